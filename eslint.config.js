@@ -1,0 +1,75 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/**
+ * The package graph is one-way: protocol depends on nothing of ours, pillars depend on protocol,
+ * cache may read the bus, and nothing reaches into another package's files. These rules make a
+ * wrong import a lint failure rather than a review comment.
+ */
+const deepImports = {
+  group: ['@echo/*/*', '!@echo/*/package.json', '**/packages/*/src/**', '**/packages/*/dist/**', '../../*/src/**'],
+  message: 'Import another package through its public entry point only (its `exports` map).',
+};
+
+/** @param {string[]} forbidden @param {string} why */
+const graph = (forbidden, why) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [deepImports, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why }))],
+    },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  ...tseslint.configs.stylisticTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowBigInt: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-confusing-void-expression': 'off',
+      '@typescript-eslint/prefer-nullish-coalescing': 'off',
+      'no-restricted-imports': ['error', { patterns: [deepImports] }],
+    },
+  },
+  {
+    files: ['packages/protocol/**/*.ts'],
+    rules: graph(['@echo/queue', '@echo/bus', '@echo/cache'], '@echo/protocol sits below every pillar and imports none.'),
+  },
+  {
+    files: ['packages/queue/**/*.ts'],
+    rules: graph(['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.'),
+  },
+  {
+    files: ['packages/bus/**/*.ts'],
+    rules: graph(['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.'),
+  },
+  {
+    files: ['packages/cache/**/*.ts'],
+    rules: graph(['@echo/queue'], 'The cache reads the protocol and, for coherence, the bus; never the queue.'),
+  },
+  {
+    files: ['packages/testkit/src/**/*.ts'],
+    ignores: ['packages/testkit/src/**/*.test.ts'],
+    rules: graph(['@echo/queue', '@echo/bus', '@echo/cache', '@echo/protocol'], 'The testkit starts servers; it depends on no Echo package.'),
+  },
+  {
+    files: ['**/*.test.ts', '**/*.test-d.ts', 'bench/**/*.ts', 'examples/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,69 @@
+import { EchoError } from './echo-error.js';
+
+/** The stored wire version is not one this build may use (protocol.md §10). Fatal. */
+export class VersionFenceError extends EchoError {
+  override readonly code: 'foreign_version' | 'version_major_mismatch';
+  /** The value found in `{emq}:version`, or `null` when it stayed absent. */
+  readonly found: string | null;
+  /** The value this build claims. */
+  readonly expected: string;
+
+  constructor(code: 'foreign_version' | 'version_major_mismatch', found: string | null, expected: string) {
+    super(code, `version fence: ${code} (found ${found === null ? 'nothing' : JSON.stringify(found)}, expected ${expected})`);
+    this.code = code;
+    this.found = found;
+    this.expected = expected;
+  }
+}
+
+/** `SCRIPT LOAD` returned a digest other than the one computed from the source. A hard fault. */
+export class ShaMismatchError extends EchoError {
+  readonly script: string;
+  readonly expected: string;
+  readonly returned: string;
+
+  constructor(script: string, expected: string, returned: string) {
+    super('sha_mismatch', `script ${script}: SCRIPT LOAD returned ${returned}, expected ${expected}`);
+    this.script = script;
+    this.expected = expected;
+    this.returned = returned;
+  }
+}
+
+/** The server refused our credentials (`NOAUTH`, `WRONGPASS`). Fatal on reconnect. */
+export class AuthError extends EchoError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('auth', message, options);
+  }
+}
+
+/** The connection was closed by the caller, or the connector stopped after a fatal error. */
+export class ConnectionClosedError extends EchoError {
+  constructor(message = 'connection is closed', options?: ErrorOptions) {
+    super('closed', message, options);
+  }
+}
+
+/** The server could not be reached within the connect timeout. */
+export class ConnectionTimeoutError extends EchoError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('connect_timeout', message, options);
+  }
+}
+
+/** A script call's keys do not all hash to one cluster slot; refused before sending. */
+export class CrossSlotError extends EchoError {
+  readonly keys: readonly string[];
+
+  constructor(script: string, keys: readonly string[]) {
+    super('cross_slot', `script ${script}: keys span several slots: ${keys.join(', ')}`);
+    this.keys = keys;
+  }
+}
+
+/** A script touched a key it had not declared (the strict key-law mode, protocol.md §6). */
+export class KeyLawError extends EchoError {
+  constructor(message: string) {
+    super('key_law', message);
+  }
+}

@@ -1,0 +1,74 @@
+import { EchoError } from './echo-error.js';
+
+/**
+ * A script replied with an `EMQ<CLASS> <detail>` error (protocol.md §9). Known classes have their own
+ * subclass; an unknown class arrives as a plain `EmqError` so a newer server minor stays readable.
+ */
+export class EmqError extends EchoError {
+  /** The class word as sent, e.g. `EMQSTALE`. */
+  readonly errorClass: string;
+  /** The text after the class word. */
+  readonly detail: string;
+
+  constructor(errorClass: string, detail: string) {
+    super(errorClass.toLowerCase(), detail === '' ? errorClass : `${errorClass} ${detail}`);
+    this.errorClass = errorClass;
+    this.detail = detail;
+  }
+}
+
+/** `EMQKIND`: an id of the wrong namespace was offered (also raised on the host before any I/O). */
+export class KindError extends EmqError {
+  constructor(detail: string) {
+    super('EMQKIND', detail);
+  }
+}
+
+/** `EMQSTALE`: the fencing token no longer matches, or the job left `active`. */
+export class StaleError extends EmqError {
+  constructor(detail: string) {
+    super('EMQSTALE', detail);
+  }
+}
+
+/** `EMQSTALE job gone`: the job's row no longer exists. */
+export class GoneError extends EmqError {
+  constructor(detail = 'job gone') {
+    super('EMQSTALE', detail);
+  }
+}
+
+/** `EMQSTATE`: a precondition on the queue or job state failed; nothing changed. */
+export class StateError extends EmqError {
+  constructor(detail: string) {
+    super('EMQSTATE', detail);
+  }
+}
+
+/** `EMQLOCK`: the job is held by a worker and cannot be removed. */
+export class LockedError extends EmqError {
+  constructor(detail: string) {
+    super('EMQLOCK', detail);
+  }
+}
+
+/** `EMQRATE`: the queue is at its concurrency ceiling. */
+export class RateError extends EmqError {
+  constructor(detail: string) {
+    super('EMQRATE', detail);
+  }
+}
+
+/** Any other error reply from the server (`ERR …`, `WRONGTYPE …`, `NOPERM …`). */
+export class ServerError extends EchoError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('server', message, options);
+  }
+}
+
+/** XADD refused an id that is not above the stream's top item (bus.md §2.2). */
+export class NonMonotonicError extends EchoError {
+  constructor(message: string) {
+    super('non_monotonic', message);
+  }
+}
