@@ -1,1 +1,54 @@
-export {};
+/**
+ * `@echo/protocol`: everything below the language line of EchoMQ. The keyspace and its names, the
+ * branded ids, the Lua transitions and their loader, the fenced EVALSHA connector and the closed
+ * registry of error classes. The pillars build no key and write no Lua of their own.
+ *
+ * @packageDocumentation
+ */
+export * from './ids/index.js';
+export * from './keys/index.js';
+
+export { EchoError } from './errors/echo-error.js';
+export {
+  CodecError,
+  InvalidArgumentError,
+  InvalidNameError,
+  MalformedIdError,
+  UnknownStateError,
+  type NameKind,
+} from './errors/validation.js';
+export {
+  EmqError,
+  GoneError,
+  KindError,
+  LockedError,
+  NonMonotonicError,
+  RateError,
+  ServerError,
+  StaleError,
+  StateError,
+} from './errors/wire.js';
+export {
+  AuthError,
+  ConnectError,
+  ConnectionClosedError,
+  ConnectionLostError,
+  CrossSlotError,
+  KeyLawError,
+  ShaMismatchError,
+  VersionFenceError,
+} from './errors/connection.js';
+export { ERROR_CLASSES, mapReplyError, type EmqErrorFactory } from './errors/registry.js';
+
+export { parseHeader, type HeaderSlot, type ScriptHeader } from './scripts/header.js';
+export { defineScript, loadScript, sha1, type DefineScriptOptions, type Script } from './scripts/script.js';
+export { strictVariant } from './scripts/strict.js';
+export { SCRIPT_NAMES, scripts, type ScriptName } from './scripts/catalog.js';
+export { checkKeyLaw, type KeyLawViolation } from './scripts/key-law.js';
+
+export { Connection, checkCall, type BatchResult, type ScriptCall } from './connector/connection.js';
+export { type ConnectOptions, type NodeAddress, reconnectDelay } from './connector/options.js';
+export type { ConnectionStats } from './connector/stats.js';
+export { FENCE_KEY, WIRE_VERSION, claimOrVerify, judgeVersion, type FenceIo } from './connector/fence.js';
+
+export { EVENT_NAMES, encodeEvent, parseEvent, type EventName, type LifecycleEvent } from './events.js';

@@ -1,1 +1,21 @@
-export {};
+/**
+ * Real Redis and Valkey servers, standalone and clustered, for Echo's tests and yours. Nothing here
+ * mocks a server: every helper spawns (or connects to) a real one and cleans it up.
+ *
+ * @packageDocumentation
+ */
+export { findServerBinary, RedisServerNotFoundError, SERVER_BINARY_ENV, SERVER_BINARY_NAMES } from './binary.js';
+export { TEST_CLIENT_DEFAULTS, type ClientOptions, type ClusterClientOptions, type ReplyMappingMode } from './client-options.js';
+export { CLUSTER_SLOTS, startCluster, type ClusterSeed, type RedisCluster, type StartClusterOptions } from './cluster.js';
+export { NAME_PATTERN, uniqueName } from './names.js';
+export { CLUSTER_BUS_OFFSET, freeClusterPort, freePort, isPortFree, LOOPBACK } from './ports.js';
+export { isProcessAlive } from './process-utils.js';
+export { liveCount, stopAll } from './registry.js';
+export { RedisStartError, startRedis, type Persistence, type RedisServer, type StartRedisOptions } from './server.js';
+export {
+  REDIS_URL_ENV,
+  useRedis,
+  type ExternalRedisTarget,
+  type RedisTarget,
+  type SpawnedRedisTarget,
+} from './use-redis.js';

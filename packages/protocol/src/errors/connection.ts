@@ -44,10 +44,21 @@ export class ConnectionClosedError extends EchoError {
   }
 }
 
-/** The server could not be reached within the connect timeout. */
-export class ConnectionTimeoutError extends EchoError {
+/** The server could not be reached, or did not finish the handshake, within the connect timeout. */
+export class ConnectError extends EchoError {
   constructor(message: string, options?: ErrorOptions) {
-    super('connect_timeout', message, options);
+    super('connect', message, options);
+  }
+}
+
+/**
+ * The socket dropped while the call was in flight (it may or may not have run on the server), or the
+ * connector did not get back within its wait limit. In-flight calls are never replayed: the caller
+ * decides, since only it knows whether the call is safe to repeat.
+ */
+export class ConnectionLostError extends EchoError {
+  constructor(message = 'connection lost', options?: ErrorOptions) {
+    super('disconnected', message, options);
   }
 }
 

@@ -1,0 +1,28 @@
+-- @script claim
+-- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
+-- in active (queue.md §3.1). A paused queue claims nothing.
+-- @key pending    emq:{q}:pending
+-- @key active     emq:{q}:active
+-- @key meta       emq:{q}:meta
+-- @key jobroot    emq:{q}:job:
+-- @arg lease_ms   lease length in ms, from server now
+-- @include core
+-- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
+-- parent_policy} (the flow link fields are false when absent, so the host needs no second read)
+if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+local lease = tonumber(ARGV[1])
+while true do
+  local popped = redis.call('ZPOPMIN', KEYS[1])
+  local id = popped[1]
+  if not id then return {} end
+  if vid(id) then
+    local row = jkey(KEYS[4], id)
+    if redis.call('EXISTS', row) == 1 then
+      local attempts = redis.call('HINCRBY', row, 'attempts', 1)
+      redis.call('HSET', row, 'state', 'active')
+      redis.call('ZADD', KEYS[2], now_ms() + lease, id)
+      local f = redis.call('HMGET', row, 'payload', 'parent', 'parent_queue', 'parent_policy')
+      return { id, f[1], attempts, f[2], f[3], f[4] }
+    end
+  end
+end

@@ -1,0 +1,66 @@
+-- @script complete
+-- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
+-- delete the row and count the completion (queue.md §3.3, §11.4, §11.5).
+-- @key active     emq:{q}:active
+-- @key pending    emq:{q}:pending
+-- @key schedule   emq:{q}:schedule
+-- @key dead       emq:{q}:dead
+-- @key row        emq:{q}:job:<id>
+-- @key completed  emq:{q}:metrics:completed
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key laneroot   emq:{q}:g:
+-- @keys flow      mode sq: parent :dependencies, parent :processed, parent row; mode xq: emq:{q}:flow:outbox
+-- @arg id         the job's id
+-- @arg token      the attempts value the claim returned
+-- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
+-- @arg parent_id  the parent's id, or ""
+-- @arg result     the value recorded for the parent (the child's own id when it gave none)
+-- @arg parent_queue  the parent's queue, or ""
+-- @include core lanes
+-- @returns 1
+-- @error EMQSTALE job gone
+-- @error EMQSTALE complete token mismatch
+local id = ARGV[1]
+local row = KEYS[5]
+local attempts = redis.call('HGET', row, 'attempts')
+if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
+
+local was_active = redis.call('ZREM', KEYS[1], id) == 1
+local g = redis.call('HGET', row, 'group')
+if g and vid(g) then
+  local lb = lb_at(7)
+  local lane = gkey(KEYS[12], g)
+  if was_active then
+    release(lb, lane, g)
+  else
+    redis.call('ZREM', lane, id)
+    if redis.call('ZCARD', lane) == 0 then redis.call('LREM', lb.ring, 0, g) end
+  end
+elseif not was_active then
+  redis.call('ZREM', KEYS[2], id)
+end
+-- A token that still matches after a retry or delay moved the job must not leave a member behind.
+redis.call('ZREM', KEYS[3], id)
+redis.call('ZREM', KEYS[4], id)
+
+local mode = ARGV[3]
+if mode == 'sq' then
+  if redis.call('HSETNX', KEYS[14], id, ARGV[5]) == 1 then
+    local left = redis.call('DECR', KEYS[13])
+    if left <= 0 and redis.call('HGET', KEYS[15], 'state') == 'awaiting_children' then
+      redis.call('ZADD', KEYS[2], 0, ARGV[4])
+      redis.call('HSET', KEYS[15], 'state', 'pending')
+    end
+  end
+elseif mode == 'xq' then
+  redis.call('RPUSH', KEYS[13], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. ARGV[5])
+end
+
+redis.call('DEL', row)
+redis.call('HINCRBY', KEYS[6], 'count', 1)
+return 1

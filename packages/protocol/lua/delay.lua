@@ -1,0 +1,36 @@
+-- @script delay
+-- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
+-- claim; attempts is kept (queue.md §8.3).
+-- @key active     emq:{q}:active
+-- @key schedule   emq:{q}:schedule
+-- @key row        emq:{q}:job:<id>
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key laneroot   emq:{q}:g:
+-- @arg id         the job's id; must be JOB-namespaced
+-- @arg token      the attempts value the claim returned
+-- @arg mode       "in" (ms from server now) or "at" (absolute epoch ms)
+-- @arg ms         the delay or the time
+-- @include core lanes
+-- @returns 1
+-- @error EMQKIND job id must be JOB-namespaced
+-- @error EMQSTALE job gone
+-- @error EMQSTALE delay token mismatch
+-- @error EMQSTALE not active
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local row = KEYS[3]
+local attempts = redis.call('HGET', row, 'attempts')
+if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE delay token mismatch') end
+if redis.call('ZREM', KEYS[1], id) == 0 then return redis.error_reply('EMQSTALE not active') end
+local g = redis.call('HGET', row, 'group')
+if g and vid(g) then release(lb_at(4), gkey(KEYS[9], g), g) end
+local score = tonumber(ARGV[4])
+if ARGV[3] == 'in' then score = now_ms() + score end
+redis.call('HSET', row, 'state', 'scheduled')
+redis.call('ZADD', KEYS[2], score, id)
+return 1

@@ -1,0 +1,34 @@
+-- @script enqueue_flow
+-- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
+-- parent, the parent held with its open-child count (queue.md §11.3).
+-- @key parent     emq:{q}:job:<pid>
+-- @key deps       emq:{q}:job:<pid>:dependencies
+-- @key pending    emq:{q}:pending
+-- @keys children  emq:{q}:job:<cid> for each child, in ARGV order
+-- @arg pid        the parent's id; must be JOB-namespaced
+-- @arg ppayload   the parent's payload
+-- @arg n          the number of children (>= 1)
+-- @args children  cid, cpayload, cpolicy ("fp" | "id") for each child, in order
+-- @returns N landed; 0 duplicate (the parent or a child row exists; nothing written)
+-- @error EMQKIND job id must be JOB-namespaced
+local n = tonumber(ARGV[3])
+-- The namespace law runs over every id first, so a refused flow writes nothing at all.
+if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+for i = 1, n do
+  if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+-- A child id that already names a row is a collision; overwriting it would reset its token (I7).
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[3 + i]) == 1 then return 0 end
+end
+local pid = ARGV[1]
+for i = 1, n do
+  local cid = ARGV[1 + 3 * i]
+  redis.call('HSET', KEYS[3 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+    'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
+  redis.call('ZADD', KEYS[3], 0, cid)
+end
+redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
+redis.call('SET', KEYS[2], n)
+return n

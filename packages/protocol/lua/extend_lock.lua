@@ -1,0 +1,18 @@
+-- @script extend_lock
+-- @purpose Push a held job's lease deadline out; only the current holder may (queue.md §6.3).
+-- @key active     emq:{q}:active
+-- @key row        emq:{q}:job:<id>
+-- @arg id         the job's id
+-- @arg token      the attempts value the claim returned
+-- @arg lease_ms   the new lease, from server now
+-- @include core
+-- @returns 1
+-- @error EMQSTALE job gone
+-- @error EMQSTALE extend token mismatch
+-- @error EMQSTALE not active
+local attempts = redis.call('HGET', KEYS[2], 'attempts')
+if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE extend token mismatch') end
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return redis.error_reply('EMQSTALE not active') end
+redis.call('ZADD', KEYS[1], now_ms() + tonumber(ARGV[3]), ARGV[1])
+return 1

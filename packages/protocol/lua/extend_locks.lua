@@ -1,0 +1,24 @@
+-- @script extend_locks
+-- @purpose Extend many leases under one server time, skipping each id that is gone, stale or no
+-- longer active (queue.md §6.3); a worker's heartbeat for everything it holds.
+-- @key active     emq:{q}:active
+-- @key jobroot    emq:{q}:job:
+-- @arg lease_ms   the new lease, from server now
+-- @args pairs     id1, token1, id2, token2, ...
+-- @include core
+-- @returns the ids NOT extended, in input order
+local deadline = now_ms() + tonumber(ARGV[1])
+local missed = {}
+for i = 2, #ARGV, 2 do
+  local id = ARGV[i]
+  local ok = false
+  if vid(id) then
+    local attempts = redis.call('HGET', jkey(KEYS[2], id), 'attempts')
+    if attempts and attempts == ARGV[i + 1] and redis.call('ZSCORE', KEYS[1], id) then
+      redis.call('ZADD', KEYS[1], deadline, id)
+      ok = true
+    end
+  end
+  if not ok then missed[#missed + 1] = id end
+end
+return missed

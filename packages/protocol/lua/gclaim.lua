@@ -1,0 +1,47 @@
+-- @script gclaim
+-- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
+-- Fairness is the rotation itself; a lane at its ceiling or left empty leaves the ring. A paused
+-- queue claims nothing.
+-- @key ring       emq:{q}:ring
+-- @key active     emq:{q}:active
+-- @key meta       emq:{q}:meta
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key jobroot    emq:{q}:job:
+-- @key laneroot   emq:{q}:g:
+-- @arg lease_ms   lease length in ms, from server now
+-- @include core
+-- @returns {} when nothing is claimable; else {id, payload, attempts, g}
+if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+local ring = KEYS[1]
+local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+if not g then return {} end
+if not vid(g) then
+  redis.call('LREM', ring, 0, g)
+  return {}
+end
+local lane = gkey(KEYS[7], g)
+local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
+-- I6 keeps a lane at its ceiling out of the ring; this holds the line if something broke it.
+if lim and tonumber(redis.call('HGET', KEYS[4], g) or '0') >= lim then
+  redis.call('LREM', ring, 0, g)
+  return {}
+end
+while true do
+  local id = redis.call('ZPOPMIN', lane)[1]
+  if not id then
+    redis.call('LREM', ring, 0, g)
+    return {}
+  end
+  if vid(id) then
+    local row = jkey(KEYS[6], id)
+    if redis.call('EXISTS', row) == 1 then
+      local attempts = redis.call('HINCRBY', row, 'attempts', 1)
+      redis.call('HSET', row, 'state', 'active')
+      redis.call('ZADD', KEYS[2], now_ms() + tonumber(ARGV[1]), id)
+      local act = redis.call('HINCRBY', KEYS[4], g, 1)
+      if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
+      return { id, redis.call('HGET', row, 'payload'), attempts, g }
+    end
+  end
+end

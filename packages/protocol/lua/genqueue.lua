@@ -1,0 +1,26 @@
+-- @script genqueue
+-- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
+-- serviceable; idempotent by id (queue.md §5.1).
+-- @key row        emq:{q}:job:<id>
+-- @key lane       emq:{q}:g:<g>:pending
+-- @key ring       emq:{q}:ring
+-- @key paused     emq:{q}:paused
+-- @key glimit     emq:{q}:glimit
+-- @key gactive    emq:{q}:gactive
+-- @key wake       emq:{q}:wake
+-- @arg id         the job's branded id; must be JOB-namespaced
+-- @arg payload    opaque bytes, never interpreted
+-- @arg g          the group's branded id
+-- @include core lanes
+-- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
+-- @error EMQKIND job id must be JOB-namespaced
+-- @error EMQKIND group id must be a branded id
+if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local g = ARGV[3]
+-- Every later script turns the row's group into a lane key, so a bad one must never be stored.
+if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'group', g)
+redis.call('ZADD', KEYS[2], 0, ARGV[1])
+rering({ ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }, KEYS[2], g)
+return 1

@@ -1,0 +1,23 @@
+-- @script glimit
+-- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
+-- count parks the lane; raising it can return the lane to rotation.
+-- @key glimit     emq:{q}:glimit
+-- @key gactive    emq:{q}:gactive
+-- @key ring       emq:{q}:ring
+-- @key paused     emq:{q}:paused
+-- @key wake       emq:{q}:wake
+-- @key lane       emq:{q}:g:<g>:pending
+-- @arg g          the group's branded id
+-- @arg n          the ceiling (>= 1)
+-- @include core lanes
+-- @returns 1
+-- @error EMQKIND group id must be a branded id
+local g = ARGV[1]
+if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
+redis.call('HSET', KEYS[1], g, ARGV[2])
+if tonumber(redis.call('HGET', KEYS[2], g) or '0') >= tonumber(ARGV[2]) then
+  redis.call('LREM', KEYS[3], 0, g)
+else
+  rering({ glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5] }, KEYS[6], g)
+end
+return 1

@@ -1,0 +1,36 @@
+-- @script greap_group
+-- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
+-- giving its slot back (queue.md §5.6). Lapsed jobs of other groups are left to the queue-wide reaper.
+-- @key active     emq:{q}:active
+-- @key lane       emq:{q}:g:<g>:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key jobroot    emq:{q}:job:
+-- @arg g          the group's branded id (the lane's own)
+-- @arg limit      most leases to recover (default 100)
+-- @include core lanes
+-- @returns the number of jobs recovered
+local g = ARGV[1]
+-- No row can carry a group that fails vid, so such a g owns nothing to recover.
+if not vid(g) then return 0 end
+local limit = tonumber(ARGV[2]) or 100
+local lb = lb_at(3)
+local recovered = 0
+-- Scan every lapsed lease, not the first `limit`: other groups' lapses must not hide this group's.
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms())) do
+  if recovered >= limit then break end
+  if vid(id) then
+    local row = jkey(KEYS[8], id)
+    if redis.call('HGET', row, 'group') == g then
+      redis.call('ZREM', KEYS[1], id)
+      redis.call('ZADD', KEYS[2], 0, id)
+      redis.call('HSET', row, 'state', 'pending')
+      release(lb, KEYS[2], g)
+      recovered = recovered + 1
+    end
+  end
+end
+return recovered

@@ -1,0 +1,29 @@
+-- @script greassign
+-- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
+-- never from the caller; a job in flight is not moved, so counters stay with the lane that claimed it.
+-- @key row        emq:{q}:job:<id>
+-- @key dst        emq:{q}:g:<dst>:pending
+-- @key ring       emq:{q}:ring
+-- @key paused     emq:{q}:paused
+-- @key glimit     emq:{q}:glimit
+-- @key gactive    emq:{q}:gactive
+-- @key wake       emq:{q}:wake
+-- @key laneroot   emq:{q}:g:
+-- @arg id         the job's id
+-- @arg dst        the destination group's branded id
+-- @include core lanes
+-- @returns 1 moved; 0 no-op (dst is the source); -1 no row or no group; -2 not pending in its lane
+-- @error EMQKIND group id must be a branded id
+local id, dst = ARGV[1], ARGV[2]
+if not vid(dst) then return redis.error_reply('EMQKIND group id must be a branded id') end
+local src = redis.call('HGET', KEYS[1], 'group')
+if not src or not vid(src) then return -1 end
+if src == dst then return 0 end
+local from = gkey(KEYS[8], src)
+if redis.call('ZREM', from, id) == 0 then return -2 end
+redis.call('ZADD', KEYS[2], 0, id)
+redis.call('HSET', KEYS[1], 'group', dst)
+local lb = { ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }
+rering(lb, KEYS[2], dst)
+if redis.call('ZCARD', from) == 0 then redis.call('LREM', lb.ring, 0, src) end
+return 1

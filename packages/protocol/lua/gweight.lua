@@ -1,0 +1,12 @@
+-- @script gweight
+-- @purpose Set a lane's weight, its share of service under gwclaim (queue.md §5.5). A weight never
+-- changes whether a lane is serviceable, so no ring work is done.
+-- @key gweight    emq:{q}:gweight
+-- @arg g          the group's branded id
+-- @arg w          the weight (>= 1)
+-- @include core
+-- @returns 1
+-- @error EMQKIND group id must be a branded id
+if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1

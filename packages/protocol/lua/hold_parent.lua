@@ -1,0 +1,26 @@
+-- @script hold_parent
+-- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
+-- set with its own direct-child count, linked to its own parent when it is a nested node.
+-- @key parent     emq:{q}:job:<pid>
+-- @key deps       emq:{q}:job:<pid>:dependencies
+-- @arg pid        the node's id; must be JOB-namespaced
+-- @arg payload    the node's payload
+-- @arg n          its direct-child count (>= 1)
+-- @arg link_parent  the node's own parent id, or "" for a root
+-- @arg link_queue   the parent's queue when it differs from this one, else ""
+-- @arg link_policy  "fp" | "id" toward that parent, or ""
+-- @returns 1 held; 0 duplicate (the row exists; nothing written)
+-- @error EMQKIND job id must be JOB-namespaced
+local link = ARGV[4]
+if string.sub(ARGV[1], 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~= 'JOB') then
+  return redis.error_reply('EMQKIND job id must be JOB-namespaced')
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
+if link ~= '' then
+  redis.call('HSET', KEYS[1], 'parent', link)
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'parent_queue', ARGV[5]) end
+  if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'parent_policy', ARGV[6]) end
+end
+redis.call('SET', KEYS[2], ARGV[3])
+return 1

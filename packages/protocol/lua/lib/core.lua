@@ -1,0 +1,42 @@
+-- @lib core
+-- @purpose Shared procedures every transition may include: the in-script id check (protocol.md §4.6),
+-- the server clock (§11) and the only two ways a script may build a key from a value (§6.1 rooted form).
+
+-- Byte order, not the server's collation: Redis sets LC_COLLATE from its environment, so Lua's
+-- string comparison follows the locale, which is not byte order outside the C locale.
+local function emq_bytes_le(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return #a <= #b
+end
+
+-- vid(s): true iff s is a 14-byte branded id whose payload is within the 63-bit range.
+local function vid(s)
+  return type(s) == 'string' and #s == 14 and string.match(s, '^%u%u%u[0-9A-Za-z]+$') ~= nil
+    and emq_bytes_le(string.sub(s, 4), 'AzL8n0Y58m7')
+end
+
+-- now_ms(): server epoch milliseconds; read once per call so every member of a batch shares it.
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local EMQ_JOB_SUBS = { [''] = true, [':lock'] = true, [':logs'] = true, [':dependencies'] = true,
+  [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true }
+
+-- jkey(JR, id, sub): the job root plus a checked id plus an optional fixed sub-suffix.
+local function jkey(root, id, sub)
+  sub = sub or ''
+  if not vid(id) then error({ err = 'EMQKEYLAW unchecked id in rooted key' }) end
+  if not EMQ_JOB_SUBS[sub] then error({ err = 'EMQKEYLAW unknown job sub-key' }) end
+  return root .. id .. sub
+end
+
+-- gkey(GR, g): the lane root plus a checked group id plus the fixed ':pending'.
+local function gkey(root, g)
+  if not vid(g) then error({ err = 'EMQKEYLAW unchecked group in rooted key' }) end
+  return root .. g .. ':pending'
+end

@@ -1,0 +1,42 @@
+-- @lib lanes
+-- @purpose The lane bookkeeping shared by every transition that moves a grouped job (protocol.md §6.3).
+-- LB is the declared key list gactive, glimit, ring, wake, paused, in that order.
+
+-- lb_at(i): the five lane-bookkeeping keys declared from KEYS[i] on.
+local function lb_at(i)
+  return { gactive = KEYS[i], glimit = KEYS[i + 1], ring = KEYS[i + 2], wake = KEYS[i + 3], paused = KEYS[i + 4] }
+end
+
+-- serviceable(lb, lane, g): I6, minus the ring membership test.
+local function serviceable(lb, lane, g)
+  if redis.call('SISMEMBER', lb.paused, g) == 1 then return false end
+  if redis.call('ZCARD', lane) == 0 then return false end
+  local lim = redis.call('HGET', lb.glimit, g)
+  if lim then
+    local act = tonumber(redis.call('HGET', lb.gactive, g) or '0')
+    if act >= tonumber(lim) then return false end
+  end
+  return true
+end
+
+-- rering(lb, lane, g): put g back in rotation when it is serviceable and absent, and wake a consumer.
+local function rering(lb, lane, g)
+  if not serviceable(lb, lane, g) then return end
+  if redis.call('LPOS', lb.ring, g) then return end
+  redis.call('RPUSH', lb.ring, g)
+  redis.call('LPUSH', lb.wake, '1')
+  redis.call('LTRIM', lb.wake, 0, 63)
+end
+
+-- release(lb, lane, g): an active lane job left active; give its slot back and re-ring.
+local function release(lb, lane, g)
+  local act = redis.call('HINCRBY', lb.gactive, g, -1)
+  if act <= 0 then redis.call('HDEL', lb.gactive, g) end
+  rering(lb, lane, g)
+end
+
+-- wake(lb): a flat job became claimable; let one parked consumer know.
+local function wake(lb)
+  redis.call('LPUSH', lb.wake, '1')
+  redis.call('LTRIM', lb.wake, 0, 63)
+end

@@ -1,0 +1,46 @@
+-- @script remove_job
+-- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
+-- its idempotency key when it still names this job (queue.md §8.5).
+-- @key pending    emq:{q}:pending
+-- @key active     emq:{q}:active
+-- @key schedule   emq:{q}:schedule
+-- @key dead       emq:{q}:dead
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key jobroot    emq:{q}:job:
+-- @key laneroot   emq:{q}:g:
+-- @keys dedup     optional emq:{q}:de:<did>
+-- @arg id         the job's id
+-- @arg did        the idempotency key it was admitted under, or ""
+-- @include core lanes
+-- @returns 1 removed; -1 gone
+-- @error EMQLOCK job is locked
+local id = ARGV[1]
+if not vid(id) then return -1 end
+local row = jkey(KEYS[10], id)
+if redis.call('EXISTS', row) == 0 then return -1 end
+if redis.call('EXISTS', jkey(KEYS[10], id, ':lock')) == 1 or redis.call('HEXISTS', row, 'lock') == 1 then
+  return redis.error_reply('EMQLOCK job is locked')
+end
+local was_active = redis.call('ZREM', KEYS[2], id) == 1
+redis.call('ZREM', KEYS[1], id)
+redis.call('ZREM', KEYS[3], id)
+redis.call('ZREM', KEYS[4], id)
+local g = redis.call('HGET', row, 'group')
+if g and vid(g) then
+  local lb = lb_at(5)
+  local lane = gkey(KEYS[11], g)
+  redis.call('ZREM', lane, id)
+  if was_active then
+    release(lb, lane, g)
+  elseif redis.call('ZCARD', lane) == 0 then
+    redis.call('LREM', lb.ring, 0, g)
+  end
+end
+if KEYS[12] and ARGV[2] ~= '' and redis.call('GET', KEYS[12]) == id then redis.call('DEL', KEYS[12]) end
+redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
+  jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
+return 1

@@ -1,0 +1,15 @@
+-- @script repeat_advance
+-- @purpose Move a repeat's next run one cadence past server now, or drop a name whose record a
+-- cancel removed (queue.md §10.1).
+-- @key repeat     emq:{q}:repeat
+-- @key record     emq:{q}:repeat:<name>
+-- @arg name       the repeat name
+-- @arg every_ms   the cadence in ms
+-- @include core
+-- @returns 1 advanced; 0 record gone (the name is removed)
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return 0
+end
+redis.call('ZADD', KEYS[1], now_ms() + tonumber(ARGV[2]), ARGV[1])
+return 1

@@ -1,0 +1,10 @@
+-- @script repeat_cancel
+-- @purpose Stop a repeating job; the record is deleted whether or not the name was scheduled
+-- (queue.md §10.1).
+-- @key repeat     emq:{q}:repeat
+-- @key record     emq:{q}:repeat:<name>
+-- @arg name       the repeat name
+-- @returns 1 removed; 0 absent
+local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('DEL', KEYS[2])
+return removed

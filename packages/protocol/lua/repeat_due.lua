@@ -1,0 +1,7 @@
+-- @script repeat_due
+-- @purpose List the repeat names whose next run is due by the server clock, oldest first [TS].
+-- @key repeat     emq:{q}:repeat
+-- @arg limit      most names to return
+-- @include core
+-- @returns the due names, oldest first
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[1]))

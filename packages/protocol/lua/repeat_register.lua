@@ -1,0 +1,15 @@
+-- @script repeat_register
+-- @purpose Register a repeating job under a name; an existing name is left exactly as it is
+-- (queue.md §10.1). Scores come from the server clock [TS].
+-- @key repeat     emq:{q}:repeat
+-- @key record     emq:{q}:repeat:<name>
+-- @arg name       the repeat name
+-- @arg every_ms   the cadence in ms
+-- @arg template   the payload each occurrence is enqueued with
+-- @arg first_in_ms  delay before the first occurrence, from server now
+-- @include core
+-- @returns 1 registered; 0 exists (nothing changed)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('HSET', KEYS[2], 'every_ms', ARGV[2], 'template', ARGV[3])
+redis.call('ZADD', KEYS[1], now_ms() + tonumber(ARGV[4]), ARGV[1])
+return 1

@@ -1,0 +1,32 @@
+-- @script reprocess
+-- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error and keeping
+-- attempts so the next claim mints the next token (queue.md §4.3).
+-- @key row        emq:{q}:job:<id>
+-- @key dead       emq:{q}:dead
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key laneroot   emq:{q}:g:
+-- @arg id         the job's id
+-- @include core lanes
+-- @returns 1 moved; -1 gone (no row)
+-- @error EMQSTATE not dead
+local id = ARGV[1]
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('ZREM', KEYS[2], id) == 0 then return redis.error_reply('EMQSTATE not dead') end
+redis.call('HDEL', KEYS[1], 'last_error')
+redis.call('HSET', KEYS[1], 'state', 'pending')
+local lb = lb_at(4)
+local g = redis.call('HGET', KEYS[1], 'group')
+if g and vid(g) then
+  local lane = gkey(KEYS[9], g)
+  redis.call('ZADD', lane, 0, id)
+  rering(lb, lane, g)
+else
+  redis.call('ZADD', KEYS[3], 0, id)
+  wake(lb)
+end
+return 1

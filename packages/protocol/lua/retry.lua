@@ -1,0 +1,84 @@
+-- @script retry
+-- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
+-- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6).
+-- @key active     emq:{q}:active
+-- @key pending    emq:{q}:pending
+-- @key schedule   emq:{q}:schedule
+-- @key dead       emq:{q}:dead
+-- @key row        emq:{q}:job:<id>
+-- @key failed     emq:{q}:metrics:failed
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key laneroot   emq:{q}:g:
+-- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
+-- @arg id         the job's id
+-- @arg token      the attempts value the claim returned
+-- @arg delay_ms   how long to wait before the next attempt, from server now
+-- @arg max_attempts  the cap: at attempts >= cap the job dies
+-- @arg error      the failure text, kept as last_error
+-- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
+-- @arg parent_id  the parent's id, or ""
+-- @arg parent_queue  the parent's queue, or ""
+-- @include core lanes
+-- @returns "scheduled" or "dead"
+-- @error EMQSTALE job gone
+-- @error EMQSTALE retry token mismatch
+local id = ARGV[1]
+local row = KEYS[5]
+local attempts = redis.call('HGET', row, 'attempts')
+if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE retry token mismatch') end
+
+local was_active = redis.call('ZREM', KEYS[1], id) == 1
+local g = redis.call('HGET', row, 'group')
+if g and vid(g) then
+  local lb = lb_at(7)
+  local lane = gkey(KEYS[12], g)
+  if was_active then
+    release(lb, lane, g)
+  else
+    redis.call('ZREM', lane, id)
+    if redis.call('ZCARD', lane) == 0 then redis.call('LREM', lb.ring, 0, g) end
+  end
+elseif not was_active then
+  redis.call('ZREM', KEYS[2], id)
+end
+redis.call('ZREM', KEYS[3], id)
+redis.call('ZREM', KEYS[4], id)
+redis.call('HSET', row, 'last_error', ARGV[5])
+
+if tonumber(attempts) < tonumber(ARGV[4]) then
+  redis.call('HSET', row, 'state', 'scheduled')
+  redis.call('ZADD', KEYS[3], now_ms() + tonumber(ARGV[3]), id)
+  return 'scheduled'
+end
+
+redis.call('HSET', row, 'state', 'dead')
+redis.call('ZADD', KEYS[4], 0, id)
+redis.call('HINCRBY', KEYS[6], 'count', 1)
+
+local mode = ARGV[6]
+local pid = ARGV[7]
+if mode == 'sq:fp' then
+  if redis.call('EXISTS', KEYS[16]) == 1 then
+    redis.call('HSET', KEYS[13], id, ARGV[5])
+    redis.call('HSET', KEYS[16], 'state', 'dead')
+    redis.call('ZREM', KEYS[2], pid)
+    redis.call('ZADD', KEYS[4], 0, pid)
+  end
+elseif mode == 'sq:id' then
+  if redis.call('HSETNX', KEYS[14], id, ARGV[5]) == 1 then
+    local left = redis.call('DECR', KEYS[15])
+    if left <= 0 and redis.call('HGET', KEYS[16], 'state') == 'awaiting_children' then
+      redis.call('ZADD', KEYS[2], 0, pid)
+      redis.call('HSET', KEYS[16], 'state', 'pending')
+    end
+  end
+elseif mode == 'xq:fp' or mode == 'xq:id' then
+  local policy = string.sub(mode, 4)
+  redis.call('RPUSH', KEYS[13], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
+end
+return 'dead'

@@ -1,0 +1,23 @@
+-- @script state_lookup
+-- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
+-- pending job is found through its lane [TS].
+-- @key pending    emq:{q}:pending
+-- @key active     emq:{q}:active
+-- @key schedule   emq:{q}:schedule
+-- @key dead       emq:{q}:dead
+-- @key row        emq:{q}:job:<id>
+-- @key laneroot   emq:{q}:g:
+-- @arg id         the job's id
+-- @include core
+-- @returns pending | active | scheduled | dead | awaiting_children | unknown | absent
+local id = ARGV[1]
+if redis.call('ZSCORE', KEYS[1], id) then return 'pending' end
+local g = redis.call('HGET', KEYS[5], 'group')
+if g and vid(g) and redis.call('ZSCORE', gkey(KEYS[6], g), id) then return 'pending' end
+if redis.call('ZSCORE', KEYS[2], id) then return 'active' end
+if redis.call('ZSCORE', KEYS[3], id) then return 'scheduled' end
+if redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
+local state = redis.call('HGET', KEYS[5], 'state')
+if not state then return 'absent' end
+if state == 'awaiting_children' then return 'awaiting_children' end
+return 'unknown'

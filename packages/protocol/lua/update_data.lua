@@ -1,0 +1,8 @@
+-- @script update_data
+-- @purpose Replace a job's payload in place (queue.md §8.5).
+-- @key row        emq:{q}:job:<id>
+-- @arg payload    the new opaque bytes
+-- @returns 1 replaced; -1 gone
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+redis.call('HSET', KEYS[1], 'payload', ARGV[1])
+return 1

@@ -1,0 +1,423 @@
+import { Cluster, Redis } from 'ioredis';
+import {
+  AuthError,
+  ConnectError,
+  ConnectionClosedError,
+  ConnectionLostError,
+  CrossSlotError,
+  ShaMismatchError,
+  VersionFenceError,
+} from '../errors/connection.js';
+import type { EchoError } from '../errors/echo-error.js';
+import { mapReplyError } from '../errors/registry.js';
+import { InvalidArgumentError } from '../errors/validation.js';
+import { hashtag, slot } from '../keys/index.js';
+import type { Script } from '../scripts/script.js';
+import { strictVariant } from '../scripts/strict.js';
+import { deferred, within, type Deferred } from './deferred.js';
+import { claimOrVerify } from './fence.js';
+import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
+import { emptyStats, type ConnectionStats } from './stats.js';
+
+type Client = Redis | Cluster;
+type Arg = string | Buffer | number;
+
+/** One script call in a batch. */
+export interface ScriptCall {
+  readonly script: Script;
+  readonly keys: readonly string[];
+  readonly args: readonly Arg[];
+}
+
+/** The outcome of one member of a batch; members fail independently. */
+export type BatchResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: Error };
+
+/** The ioredis method that fails queued calls; private in its types, stable in its code. */
+interface Flushable {
+  flushQueue(error: Error, options: { offlineQueue: boolean; commandQueue: boolean }): void;
+}
+
+type State = 'connecting' | 'ready' | 'down' | 'closed' | 'fatal';
+
+const AUTH_FAILURE = /^(WRONGPASS|NOAUTH|NOPERM this user has no permissions to run the 'hello')/;
+
+/**
+ * A fenced connection to a Redis server or cluster: every transition goes out as EVALSHA, falls back
+ * to one `SCRIPT LOAD` on NOSCRIPT, and maps error replies through the one registry. No caller
+ * command reaches the server on a (re)connect until the version fence has passed; a fence, auth or
+ * boot failure on a reconnect stops the connection for good and fails every waiter with that error.
+ */
+export class Connection {
+  readonly options: ResolvedOptions;
+  readonly #client: Client;
+  readonly #stats = emptyStats();
+  #state: State = 'connecting';
+  #gate: Deferred<undefined> = deferred<undefined>();
+  #fatal: Error | undefined;
+  #everReady = false;
+
+  private constructor(options: ResolvedOptions) {
+    this.options = options;
+    this.#client = options.cluster ? this.#createCluster(options) : this.#createRedis(options);
+    this.#client.on('ready', () => void this.#onReady());
+    this.#client.on('close', () => this.#onClose());
+    this.#client.on('error', (error: Error) => this.#onError(error));
+  }
+
+  /**
+   * Opens and fences a connection. Resolves only once `{emq}:version` has been claimed or verified;
+   * rejects with {@link ConnectError}, {@link AuthError} or {@link VersionFenceError}.
+   */
+  static async connect(options: ConnectOptions | string = {}): Promise<Connection> {
+    const connection = new Connection(resolveOptions(options));
+    await connection.#open();
+    return connection;
+  }
+
+  /** True when talking to a Redis Cluster. */
+  get isCluster(): boolean {
+    return this.options.cluster !== undefined;
+  }
+
+  /** `ready` while fenced and usable; `closed` after {@link close}; `fatal` after a fence or auth failure. */
+  get status(): State {
+    return this.#state;
+  }
+
+  /** A snapshot of the wire counters. */
+  stats(): Readonly<ConnectionStats> {
+    return { ...this.#stats };
+  }
+
+  /** Opens another fenced connection with the same options, for blocking verbs and subscriptions. */
+  duplicate(name?: string): Promise<Connection> {
+    const o = this.options;
+    return Connection.connect({
+      host: o.host,
+      port: o.port,
+      db: o.db,
+      connectTimeoutMs: o.connectTimeoutMs,
+      reconnectWaitMs: o.reconnectWaitMs,
+      strictKeys: o.strictKeys,
+      ...(o.username === undefined ? {} : { username: o.username }),
+      ...(o.password === undefined ? {} : { password: o.password }),
+      ...(o.cluster === undefined ? {} : { cluster: o.cluster }),
+      ...(name === undefined ? (o.name === undefined ? {} : { name: o.name }) : { name }),
+    });
+  }
+
+  /**
+   * Runs one transition: EVALSHA first; on NOSCRIPT, `SCRIPT LOAD` once, check the digest, resend
+   * once. The resent call's errors map exactly like a first attempt's, so a cold script cache is
+   * invisible to the caller.
+   */
+  async run(script: Script, keys: readonly string[], args: readonly Arg[] = []): Promise<unknown> {
+    checkCall(script, keys, args);
+    if (this.#state !== 'ready') await this.#whenReady();
+    const s = this.options.strictKeys ? strictVariant(script) : script;
+    this.#stats.commands++;
+    this.#stats.evalshaCalls++;
+    try {
+      return await this.#client.call('EVALSHA', s.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!isNoScript(error)) throw this.#mapError(error, s);
+      await this.#load(s);
+      this.#stats.evalshaCalls++;
+      try {
+        return await this.#client.call('EVALSHA', s.sha, keys.length, ...keys, ...args);
+      } catch (retryError) {
+        throw this.#mapError(retryError, s);
+      }
+    }
+  }
+
+  /**
+   * Runs many transitions in one pipeline. Members are mapped one by one: a failing member never
+   * fails its neighbours. Members that met NOSCRIPT are resent once after a load.
+   */
+  async runBatch(calls: readonly ScriptCall[]): Promise<BatchResult[]> {
+    if (calls.length === 0) return [];
+    for (const call of calls) checkCall(call.script, call.keys, call.args);
+    if (this.#state !== 'ready') await this.#whenReady();
+    const variants = calls.map((c) => (this.options.strictKeys ? strictVariant(c.script) : c.script));
+    const results = await this.#pipelineEval(calls, variants, calls.map((_, i) => i));
+    const cold = results.flatMap((r, i) => (!r.ok && isNoScript(r.error) ? [i] : []));
+    if (cold.length > 0) {
+      for (const s of new Set(cold.map((i) => variants[i] as Script))) await this.#load(s);
+      const again = await this.#pipelineEval(calls, variants, cold);
+      cold.forEach((index, j) => (results[index] = again[j] as BatchResult));
+    }
+    return results.map((r, i) => (r.ok ? r : { ok: false, error: this.#mapError(r.error, variants[i] as Script) }));
+  }
+
+  /** Sends a plain command (reads, streams, pub/sub) through the same gate and error mapping. */
+  async command(name: string, ...args: Arg[]): Promise<unknown> {
+    if (this.#state !== 'ready') await this.#whenReady();
+    this.#stats.commands++;
+    try {
+      return await this.#client.call(name, ...args);
+    } catch (error) {
+      throw this.#mapError(error);
+    }
+  }
+
+  /** Like {@link command}, but bulk replies arrive as `Buffer`s (for opaque payload bytes). */
+  async commandBuffer(name: string, ...args: Arg[]): Promise<unknown> {
+    if (this.#state !== 'ready') await this.#whenReady();
+    this.#stats.commands++;
+    try {
+      return await this.#client.callBuffer(name, ...args);
+    } catch (error) {
+      throw this.#mapError(error);
+    }
+  }
+
+  /** Sends plain commands in one pipeline; each reply or error comes back in order. */
+  async pipeline(commands: readonly (readonly [string, ...Arg[]])[]): Promise<BatchResult[]> {
+    if (commands.length === 0) return [];
+    if (this.#state !== 'ready') await this.#whenReady();
+    const pipe = this.#client.pipeline();
+    for (const [name, ...args] of commands) pipe.call(name, ...args);
+    this.#stats.pipelines++;
+    this.#stats.commands += commands.length;
+    const replies = await this.#execPipeline(pipe);
+    return replies.map(([error, value]) => (error ? { ok: false, error: this.#mapError(error) } : { ok: true, value }));
+  }
+
+  /**
+   * The underlying ioredis client, for what the connector does not wrap (subscriptions, blocking
+   * reads). Commands sent through it bypass the fence gate; use it only after `connect` resolved.
+   */
+  get client(): Client {
+    return this.#client;
+  }
+
+  /**
+   * Closes the connection; every later call fails with {@link ConnectionClosedError}. Idempotent.
+   * By default pending replies are awaited (`QUIT`); `immediate` drops the socket at once, which is
+   * how a blocked read (`BLPOP`, `XREADGROUP BLOCK`) is interrupted.
+   */
+  async close(options: { immediate?: boolean } = {}): Promise<void> {
+    if (this.#state === 'closed') return;
+    const wasFatal = this.#state === 'fatal';
+    this.#state = 'closed';
+    if (!this.#gate.settled()) this.#gate.reject(new ConnectionClosedError());
+    if (wasFatal) return;
+    if (options.immediate) {
+      this.#client.disconnect(false);
+      return;
+    }
+    try {
+      await this.#client.quit();
+    } catch {
+      this.#client.disconnect(false);
+    }
+  }
+
+  #createRedis(o: ResolvedOptions): Redis {
+    return new Redis({
+      host: o.host,
+      port: o.port,
+      ...(o.username === undefined ? {} : { username: o.username }),
+      ...(o.password === undefined ? {} : { password: o.password }),
+      db: o.db,
+      ...(o.name === undefined ? {} : { connectionName: o.name }),
+      lazyConnect: true,
+      // Our gate queues callers until the fence passes; ioredis must not replay anything itself.
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      enableReadyCheck: false,
+      disableClientInfo: true,
+      maxRetriesPerRequest: null,
+      connectTimeout: o.connectTimeoutMs,
+      retryStrategy: (attempt) => (this.#state === 'closed' || this.#state === 'fatal' ? null : reconnectDelay(attempt)),
+    });
+  }
+
+  #createCluster(o: ResolvedOptions): Cluster {
+    return new Cluster(
+      (o.cluster ?? []).map((n) => ({ host: n.host, port: n.port })),
+      {
+        lazyConnect: true,
+        enableReadyCheck: true,
+        enableOfflineQueue: true,
+        maxRedirections: 16,
+        clusterRetryStrategy: (attempt) => (this.#state === 'closed' || this.#state === 'fatal' ? null : reconnectDelay(attempt)),
+        redisOptions: {
+          ...(o.username === undefined ? {} : { username: o.username }),
+          ...(o.password === undefined ? {} : { password: o.password }),
+          ...(o.name === undefined ? {} : { connectionName: o.name }),
+          disableClientInfo: true,
+          autoResendUnfulfilledCommands: false,
+          connectTimeout: o.connectTimeoutMs,
+        },
+      },
+    );
+  }
+
+  async #open(): Promise<void> {
+    const opened = (async () => {
+      await this.#client.connect();
+      await this.#gate.promise;
+    })();
+    try {
+      await within(opened, this.options.connectTimeoutMs, () => new ConnectError(`no fenced connection within ${this.options.connectTimeoutMs} ms`));
+    } catch (error) {
+      const typed = this.#fatal ?? (error instanceof ConnectError ? error : toConnectError(error, this.options));
+      this.#state = 'closed';
+      this.#client.disconnect(false);
+      throw typed;
+    }
+  }
+
+  #stopped(): boolean {
+    return this.#state === 'closed' || this.#state === 'fatal';
+  }
+
+  async #onReady(): Promise<void> {
+    if (this.#stopped()) return;
+    try {
+      await claimOrVerify({
+        get: async (key) => (await this.#client.call('GET', key)) as string | null,
+        setNx: (key, value) => this.#client.call('SET', key, value, 'NX'),
+      });
+    } catch (error) {
+      if (error instanceof VersionFenceError || isAuthFailure(error)) {
+        this.#fail(error instanceof VersionFenceError ? error : new AuthError((error as Error).message, { cause: error }));
+      }
+      // Any other failure is the socket dropping mid-fence; the close handler will reconnect.
+      return;
+    }
+    if (this.#stopped()) return;
+    this.#stats.fences++;
+    if (this.#everReady) this.#stats.reconnects++;
+    this.#everReady = true;
+    this.#state = 'ready';
+    this.#gate.resolve(undefined);
+  }
+
+  #onClose(): void {
+    // ioredis, told not to replay, silently drops the calls that were in flight when the socket
+    // closed; their promises would never settle. Fail them now: they may or may not have run.
+    if (this.#client instanceof Redis) {
+      (this.#client as unknown as Flushable).flushQueue(new ConnectionLostError('connection lost while the call was in flight'), {
+        offlineQueue: true,
+        commandQueue: true,
+      });
+    }
+    if (this.#state !== 'ready') return;
+    this.#state = 'down';
+    this.#gate = deferred<undefined>();
+  }
+
+  #onError(error: Error): void {
+    this.#stats.wireErrors++;
+    if (isAuthFailure(error)) this.#fail(new AuthError(error.message, { cause: error }));
+  }
+
+  #fail(error: EchoError): void {
+    if (this.#state === 'closed' || this.#state === 'fatal') return;
+    this.#fatal = error;
+    this.#state = 'fatal';
+    if (!this.#gate.settled()) this.#gate.reject(error);
+    else this.#gate = rejected(error);
+    this.#client.disconnect(false);
+  }
+
+  async #whenReady(): Promise<void> {
+    if (this.#state === 'closed') throw new ConnectionClosedError();
+    if (this.#state === 'fatal') throw this.#fatal ?? new ConnectionClosedError();
+    await within(this.#gate.promise, this.options.reconnectWaitMs, () => new ConnectionLostError(`not reconnected within ${this.options.reconnectWaitMs} ms`));
+  }
+
+  async #load(script: Script): Promise<void> {
+    this.#stats.scriptLoads++;
+    const targets: Client[] = this.#client instanceof Cluster ? this.#client.nodes('master') : [this.#client];
+    for (const target of targets) {
+      let digest: unknown;
+      try {
+        digest = await target.call('SCRIPT', 'LOAD', script.source);
+      } catch (error) {
+        throw this.#mapError(error, script);
+      }
+      if (digest !== script.sha) throw new ShaMismatchError(script.name, script.sha, String(digest));
+    }
+  }
+
+  async #pipelineEval(calls: readonly ScriptCall[], variants: readonly Script[], indexes: readonly number[]): Promise<BatchResult[]> {
+    const pipe = this.#client.pipeline();
+    for (const i of indexes) {
+      const call = calls[i] as ScriptCall;
+      pipe.call('EVALSHA', (variants[i] as Script).sha, call.keys.length, ...call.keys, ...call.args);
+    }
+    this.#stats.pipelines++;
+    this.#stats.commands += indexes.length;
+    this.#stats.evalshaCalls += indexes.length;
+    const replies = await this.#execPipeline(pipe);
+    return replies.map(([error, value]) => (error ? { ok: false, error } : { ok: true, value }));
+  }
+
+  async #execPipeline(pipe: ReturnType<Client['pipeline']>): Promise<[Error | null, unknown][]> {
+    let replies: [Error | null, unknown][] | null;
+    try {
+      replies = await pipe.exec();
+    } catch (error) {
+      throw this.#mapError(error);
+    }
+    if (replies === null) throw new ConnectionLostError('pipeline aborted');
+    return replies;
+  }
+
+  #mapError(error: unknown, script?: Script): Error {
+    this.#stats.wireErrors++;
+    if (this.#state === 'closed') return new ConnectionClosedError(undefined, { cause: error });
+    if (this.#state === 'fatal' && this.#fatal) return this.#fatal;
+    const mapped = mapReplyError(error, script?.errorClasses);
+    // The socket can refuse writes a moment before ioredis reports the close: hold later callers
+    // at the gate now instead of letting each of them fail the same way.
+    if (mapped instanceof ConnectionLostError) this.#onClose();
+    return mapped;
+  }
+}
+
+function rejected(error: Error): Deferred<undefined> {
+  const gate = deferred<undefined>();
+  gate.reject(error);
+  return gate;
+}
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}
+
+function isAuthFailure(error: unknown): boolean {
+  return error instanceof Error && AUTH_FAILURE.test(error.message);
+}
+
+function toConnectError(error: unknown, o: ResolvedOptions): Error {
+  if (isAuthFailure(error)) return new AuthError((error as Error).message, { cause: error });
+  const where = o.cluster ? o.cluster.map((n) => `${n.host}:${n.port}`).join(',') : `${o.host}:${o.port}`;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ConnectError(`cannot connect to ${where}: ${reason}`, { cause: error });
+}
+
+/**
+ * Checks a call against its script's header before anything is sent: the declared key count, the
+ * argument count, and that every key hashes to one cluster slot (protocol.md §3.5).
+ */
+export function checkCall(script: Script, keys: readonly string[], args: readonly Arg[]): void {
+  const h = script.header;
+  if (keys.length < h.keys.length || (h.restKeys === undefined && keys.length !== h.keys.length)) {
+    throw new InvalidArgumentError('keys', `script ${script.name} declares ${h.keys.length}${h.restKeys ? '+' : ''} keys, got ${keys.length}`);
+  }
+  if (args.length < h.args.length || (h.restArgs === undefined && args.length !== h.args.length)) {
+    throw new InvalidArgumentError('args', `script ${script.name} takes ${h.args.length}${h.restArgs ? '+' : ''} arguments, got ${args.length}`);
+  }
+  const first = keys[0];
+  if (first === undefined) return;
+  const tag = hashtag(first);
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (hashtag(key) !== tag && slot(key) !== slot(first)) throw new CrossSlotError(script.name, keys);
+  }
+}

@@ -1,0 +1,43 @@
+/** A promise with its settle functions exposed; the connector's readiness gate is one. */
+export interface Deferred<T> {
+  readonly promise: Promise<T>;
+  readonly resolve: (value: T) => void;
+  readonly reject: (error: unknown) => void;
+  readonly settled: () => boolean;
+}
+
+/** Creates a {@link Deferred} whose rejection is never reported as unhandled. */
+export function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  let done = false;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = (value) => {
+      done = true;
+      res(value);
+    };
+    reject = (error) => {
+      done = true;
+      rej(error instanceof Error ? error : new Error(String(error)));
+    };
+  });
+  // Waiters attach their own handlers; a gate nobody waits on must not crash the process.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject, settled: () => done };
+}
+
+/** Rejects with `onTimeout()` if `promise` has not settled within `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(onTimeout()), ms);
+        timer.unref();
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

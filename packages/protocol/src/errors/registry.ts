@@ -1,0 +1,54 @@
+import { ConnectionLostError, KeyLawError } from './connection.js';
+import type { EchoError } from './echo-error.js';
+import {
+  EmqError,
+  GoneError,
+  KindError,
+  LockedError,
+  NonMonotonicError,
+  RateError,
+  ServerError,
+  StaleError,
+  StateError,
+} from './wire.js';
+
+/** Builds the typed error for one `EMQ<CLASS>` word, given the detail text after it. */
+export type EmqErrorFactory = (detail: string) => EchoError;
+
+/**
+ * The closed registry of protocol error classes (protocol.md §9). This is the one place a class word
+ * becomes a type; adding a class is an additive protocol minor and lands here with its scenario.
+ */
+export const ERROR_CLASSES: Readonly<Record<string, EmqErrorFactory>> = Object.freeze({
+  EMQKIND: (detail) => new KindError(detail),
+  EMQSTALE: (detail) => (detail === 'job gone' ? new GoneError(detail) : new StaleError(detail)),
+  EMQSTATE: (detail) => new StateError(detail),
+  EMQLOCK: (detail) => new LockedError(detail),
+  EMQRATE: (detail) => new RateError(detail),
+  // Not a wire class: only our own rooted-key helpers and the strict test mode raise it, on a bug.
+  EMQKEYLAW: (detail) => new KeyLawError(detail),
+});
+
+const XADD_NOT_MONOTONIC = 'ERR The ID specified in XADD is equal or smaller than the target stream top item';
+const CONNECTION_GONE = /^(Connection is closed|Stream isn't writeable|Command aborted due to connection close)/;
+
+/**
+ * The single mapping seam from a server error reply to a typed error. Script-specific classes (from
+ * a protocol extension) are consulted first, then the closed registry; an unknown `EMQ*` word passes
+ * through as a plain {@link EmqError} so a newer minor stays readable.
+ */
+export function mapReplyError(error: unknown, extra?: Readonly<Record<string, EmqErrorFactory>>): Error {
+  if (!(error instanceof Error)) return new ServerError(String(error));
+  const message = error.message;
+  const space = message.indexOf(' ');
+  const word = space === -1 ? message : message.slice(0, space);
+  const detail = space === -1 ? '' : message.slice(space + 1);
+  if (word.startsWith('EMQ')) {
+    const factory = extra?.[word] ?? ERROR_CLASSES[word];
+    return factory ? factory(detail) : new EmqError(word, detail);
+  }
+  if (message.startsWith(XADD_NOT_MONOTONIC)) return new NonMonotonicError(message);
+  if (CONNECTION_GONE.test(message)) return new ConnectionLostError(message, { cause: error });
+  if (error.name === 'ReplyError') return new ServerError(message, { cause: error });
+  return error;
+}

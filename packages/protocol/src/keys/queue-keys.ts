@@ -1,0 +1,141 @@
+import { InvalidArgumentError } from '../errors/validation.js';
+import type { BrandedId } from '../ids/branded.js';
+import { describeValue } from '../ids/describe-value.js';
+import { assertBrandedId } from '../ids/guards.js';
+import { assertDedupId, assertQueueName, assertRepeatName, assertStreamName } from './names.js';
+import { JOB_SUBS, isJobSub } from './registry.js';
+import type { JobSub } from './registry.js';
+
+/**
+ * Every key of one queue (protocol.md §3.2). The fixed keys are computed once; the parameterised ones
+ * check their argument on every call, so a malformed id or name never becomes a key. The builders are
+ * closures, not methods, so they may be destructured and passed around.
+ */
+export interface QueueKeys {
+  /** The queue name the keys were built for. */
+  readonly queue: string;
+  /** `emq:{q}:`, the prefix every key of the queue shares. */
+  readonly base: string;
+  /** ZSET of pending job ids, score 0. */
+  readonly pending: string;
+  /** ZSET of claimed job ids, score = lease deadline. */
+  readonly active: string;
+  /** ZSET of scheduled job ids, score = run-at. */
+  readonly schedule: string;
+  /** ZSET of dead-lettered job ids, score 0. */
+  readonly dead: string;
+  /** HASH of queue settings: `paused`, `concurrency`, `max`. */
+  readonly meta: string;
+  /** STRING rate-window counter. */
+  readonly limiter: string;
+  /** LIST of serviceable group ids. */
+  readonly ring: string;
+  /** LIST of readiness tokens that consumers block on. */
+  readonly wake: string;
+  /** SET of paused group ids. */
+  readonly paused: string;
+  /** HASH group → in-flight count. */
+  readonly gactive: string;
+  /** HASH group → concurrency ceiling. */
+  readonly glimit: string;
+  /** HASH group → weight. */
+  readonly gweight: string;
+  /** ZSET of repeat names, score = next run. */
+  readonly repeat: string;
+  /** LIST of cross-queue flow signals, `flow:outbox`. */
+  readonly flowOutbox: string;
+  /** HASH `metrics:completed`. */
+  readonly metricsCompleted: string;
+  /** HASH `metrics:failed`. */
+  readonly metricsFailed: string;
+  /** LIST `metrics:completed:data`, reserved and never written. */
+  readonly metricsCompletedData: string;
+  /** LIST `metrics:failed:data`, reserved and never written. */
+  readonly metricsFailedData: string;
+  /** The lifecycle pub/sub channel `emq:{q}:events`; a channel, not a key, but it shares the slot. */
+  readonly events: string;
+  /** `emq:{q}:job:`, the root scripts concatenate a checked id onto (JR). */
+  readonly jobRoot: string;
+  /** `emq:{q}:g:`, the root scripts concatenate a checked group id onto (GR). */
+  readonly laneRoot: string;
+  /** The row `job:<id>`. @throws MalformedIdError for a bad id. */
+  readonly job: (id: BrandedId) => string;
+  /** A job subkey `job:<id>:<sub>`. @throws MalformedIdError for a bad id, InvalidArgumentError for a bad sub. */
+  readonly jobSub: (id: BrandedId, sub: JobSub) => string;
+  /** A group's lane `g:<gid>:pending`. @throws MalformedIdError for a bad group id. */
+  readonly lane: (group: BrandedId) => string;
+  /** The idempotency key `de:<did>`. @throws InvalidNameError for a bad dedup id. */
+  readonly dedup: (dedupId: string) => string;
+  /** A repeat record `repeat:<name>`. @throws InvalidNameError for a bad repeat name. */
+  readonly repeatRecord: (name: string) => string;
+  /** A stream `stream:<name>`. @throws InvalidNameError for a bad stream name. */
+  readonly stream: (name: string) => string;
+  /** A stream's archive watermark `stream:<name>:archived`. @throws InvalidNameError for a bad stream name. */
+  readonly archived: (name: string) => string;
+}
+
+/**
+ * Builds the keys of queue `q`. The queue name is the hashtag, so every key here lands in one slot.
+ *
+ * @throws InvalidNameError when `q` is not a valid queue name.
+ */
+export function queueKeys(q: string): QueueKeys {
+  assertQueueName(q);
+  const base = `emq:{${q}}:`;
+  const jobRoot = `${base}job:`;
+  const laneRoot = `${base}g:`;
+  return Object.freeze({
+    queue: q,
+    base,
+    pending: `${base}pending`,
+    active: `${base}active`,
+    schedule: `${base}schedule`,
+    dead: `${base}dead`,
+    meta: `${base}meta`,
+    limiter: `${base}limiter`,
+    ring: `${base}ring`,
+    wake: `${base}wake`,
+    paused: `${base}paused`,
+    gactive: `${base}gactive`,
+    glimit: `${base}glimit`,
+    gweight: `${base}gweight`,
+    repeat: `${base}repeat`,
+    flowOutbox: `${base}flow:outbox`,
+    metricsCompleted: `${base}metrics:completed`,
+    metricsFailed: `${base}metrics:failed`,
+    metricsCompletedData: `${base}metrics:completed:data`,
+    metricsFailedData: `${base}metrics:failed:data`,
+    events: `${base}events`,
+    jobRoot,
+    laneRoot,
+    job(id: BrandedId): string {
+      assertBrandedId(id);
+      return jobRoot + id;
+    },
+    jobSub(id: BrandedId, sub: JobSub): string {
+      assertBrandedId(id);
+      if (!isJobSub(sub)) throw new InvalidArgumentError('sub', `must be one of ${JOB_SUBS.join(', ')}, got ${JSON.stringify(describeValue(sub))}`);
+      return `${jobRoot}${id}:${sub}`;
+    },
+    lane(group: BrandedId): string {
+      assertBrandedId(group);
+      return `${laneRoot}${group}:pending`;
+    },
+    dedup(dedupId: string): string {
+      assertDedupId(dedupId);
+      return `${base}de:${dedupId}`;
+    },
+    repeatRecord(name: string): string {
+      assertRepeatName(name);
+      return `${base}repeat:${name}`;
+    },
+    stream(name: string): string {
+      assertStreamName(name);
+      return `${base}stream:${name}`;
+    },
+    archived(name: string): string {
+      assertStreamName(name);
+      return `${base}stream:${name}:archived`;
+    },
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * The fixed per-queue suffixes of the closed registry (protocol.md §3.1, `fixedType`). Any other
+ * suffix is either one of the parameterised forms or not ours.
+ */
+export const FIXED_TYPES = [
+  'pending',
+  'active',
+  'schedule',
+  'dead',
+  'meta',
+  'limiter',
+  'ring',
+  'wake',
+  'paused',
+  'gactive',
+  'glimit',
+  'gweight',
+  'repeat',
+  'flow:outbox',
+] as const;
+
+/** One fixed per-queue suffix. */
+export type FixedType = (typeof FIXED_TYPES)[number];
+
+/** The two counters with a `metrics:` key (and a reserved `:data` list each). */
+export const METRICS = ['completed', 'failed'] as const;
+
+/** A metrics counter name. */
+export type Metric = (typeof METRICS)[number];
+
+/**
+ * The closed set of job subkeys. Scripts may root a key on `job:<id>` only with one of these
+ * (protocol.md §6.1), so the parser accepts no others.
+ */
+export const JOB_SUBS = ['lock', 'logs', 'dependencies', 'processed', 'failed', 'unsuccessful'] as const;
+
+/** A job subkey suffix. */
+export type JobSub = (typeof JOB_SUBS)[number];
+
+const fixedTypes: ReadonlySet<string> = new Set(FIXED_TYPES);
+const metrics: ReadonlySet<string> = new Set(METRICS);
+const jobSubs: ReadonlySet<string> = new Set(JOB_SUBS);
+
+/** True when `value` is a registered fixed suffix. */
+export function isFixedType(value: unknown): value is FixedType {
+  return typeof value === 'string' && fixedTypes.has(value);
+}
+
+/** True when `value` is `completed` or `failed`. */
+export function isMetric(value: unknown): value is Metric {
+  return typeof value === 'string' && metrics.has(value);
+}
+
+/** True when `value` is a registered job subkey. */
+export function isJobSub(value: unknown): value is JobSub {
+  return typeof value === 'string' && jobSubs.has(value);
+}

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { EmqErrorFactory } from '../errors/registry.js';
+import { InvalidArgumentError } from '../errors/validation.js';
+import { parseHeader, type ScriptHeader } from './header.js';
+
+/**
+ * One atomic transition as the connector sends it: the exact source bytes, their lowercase SHA1
+ * (what EVALSHA names) and the header contract the call is checked against.
+ */
+export interface Script {
+  readonly name: string;
+  /** The bytes sent to `SCRIPT LOAD`: included libraries, then the file. */
+  readonly source: string;
+  /** Lowercase hex SHA1 of `source`, computed once when the script is defined. */
+  readonly sha: string;
+  /** The script's own text (its file), without the included libraries. */
+  readonly body: string;
+  readonly header: ScriptHeader;
+  /** Error classes this script adds beyond the protocol registry (protocol extensions). */
+  readonly errorClasses: Readonly<Record<string, EmqErrorFactory>> | undefined;
+}
+
+/** Options for {@link defineScript}. */
+export interface DefineScriptOptions {
+  /** The Lua text, header first. */
+  readonly source: string;
+  /** Where the text came from, for error messages. */
+  readonly origin?: string;
+  /** Extra folders searched for `@include` libraries before Echo's own `lua/lib`. */
+  readonly libDirs?: readonly URL[];
+  /** Typed errors for class words this script emits that the protocol registry does not know. */
+  readonly errorClasses?: Readonly<Record<string, EmqErrorFactory>>;
+}
+
+/** Echo's own Lua folder, one level above both `src/` and `dist/`, so it resolves from either. */
+export const LUA_DIR = new URL('../../lua/', import.meta.url);
+const LIB_DIR = new URL('lib/', LUA_DIR);
+
+/** Lowercase hex SHA1, as Redis computes it for `SCRIPT LOAD`. */
+export function sha1(text: string): string {
+  return createHash('sha1').update(text, 'utf8').digest('hex');
+}
+
+const libCache = new Map<string, string>();
+
+function readLib(name: string, dirs: readonly URL[]): string {
+  if (!/^[a-z][a-z0-9_-]*$/.test(name)) throw new InvalidArgumentError('@include', `bad library name ${name}`);
+  for (const dir of dirs) {
+    const url = new URL(`${name}.lua`, dir);
+    const cached = libCache.get(url.href);
+    if (cached !== undefined) return cached;
+    try {
+      const text = readFileSync(url, 'utf8');
+      libCache.set(url.href, text);
+      return text;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  throw new InvalidArgumentError('@include', `library ${name} not found in ${dirs.map((d) => fileURLToPath(d)).join(', ')}`);
+}
+
+/**
+ * Defines a transition from its Lua text. Libraries named by `@include` are prepended in order, so
+ * the SHA covers exactly what runs. This is also the extension point: a library author writes a
+ * `.lua` file with the same header and gets the same connector, slot check and error mapping.
+ */
+export function defineScript(options: DefineScriptOptions): Script {
+  const origin = options.origin ?? 'inline script';
+  const header = parseHeader(options.source, origin);
+  const dirs = [...(options.libDirs ?? []), LIB_DIR];
+  const libs = header.includes.map((name) => readLib(name, dirs));
+  const source = libs.length === 0 ? options.source : `${libs.join('\n')}\n${options.source}`;
+  return Object.freeze({ name: header.name, source, sha: sha1(source), body: options.source, header, errorClasses: options.errorClasses });
+}
+
+/** Reads and defines a script from a `.lua` file (a `file:` URL or a path). */
+export function loadScript(file: URL | string, options: Omit<DefineScriptOptions, 'source' | 'origin'> = {}): Script {
+  const source = readFileSync(file, 'utf8');
+  const origin = typeof file === 'string' ? file : fileURLToPath(file);
+  const script = defineScript({ ...options, source, origin });
+  const base = origin.replace(/^.*\//, '').replace(/\.lua$/, '');
+  if (base !== script.name) {
+    throw new InvalidArgumentError('script header', `${origin}: @script ${script.name} does not match the file name`);
+  }
+  return script;
+}

@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { LUA_DIR, sha1, type Script } from './script.js';
+
+const PRELUDE_URL = new URL('strict/prelude.lua', LUA_DIR);
+let prelude: string | undefined;
+const variants = new WeakMap<Script, Script>();
+
+/**
+ * The strict twin of a script: identical behaviour, but every `redis.call` first proves its keys are
+ * declared or rooted on a declared root with a checked id (protocol.md §6.1), failing with
+ * `EMQKEYLAW` otherwise. Our tests run every transition this way, so a script that builds a key from
+ * an unchecked value fails in CI rather than in a cluster.
+ */
+export function strictVariant(script: Script): Script {
+  const known = variants.get(script);
+  if (known) return known;
+  prelude ??= readFileSync(PRELUDE_URL, 'utf8');
+  const body = script.source.replace(/\bredis\.call\(/g, 'emq_strict_call(').replace(/\bredis\.pcall\(/g, 'emq_strict_pcall(');
+  const source = `${prelude}\n${body}`;
+  const strict: Script = Object.freeze({ ...script, source, sha: sha1(source) });
+  variants.set(script, strict);
+  return strict;
+}

@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkKeyLaw, defineScript, LUA_DIR_FOR_TESTS, SCRIPT_NAMES, scripts, sha1, strictVariant } from './support.js';
+
+const files = readdirSync(LUA_DIR_FOR_TESTS)
+  .filter((f) => f.endsWith('.lua'))
+  .map((f) => f.replace(/\.lua$/, ''))
+  .sort();
+
+describe('script catalog', () => {
+  it('lists exactly the .lua files of the folder', () => {
+    expect([...SCRIPT_NAMES].sort()).toEqual(files);
+  });
+
+  it.each(SCRIPT_NAMES.map((n) => [n]))('%s: header, includes and SHA agree with the file', (name) => {
+    const script = scripts()[name];
+    const file = readFileSync(new URL(`${name}.lua`, LUA_DIR_FOR_TESTS), 'utf8');
+    expect(script.name).toBe(name);
+    expect(script.body).toBe(file);
+    expect(script.source.endsWith(file)).toBe(true);
+    expect(script.sha).toBe(sha1(script.source));
+    expect(script.sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(script.header.purpose.length).toBeGreaterThan(10);
+    expect(script.header.returns.length).toBeGreaterThan(0);
+    // Every KEYS[i] the body reads is declared, unless the header admits trailing keys.
+    const highest = Math.max(0, ...[...file.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1])));
+    if (script.header.restKeys === undefined) expect(highest).toBeLessThanOrEqual(script.header.keys.length);
+    const highestArg = Math.max(0, ...[...file.matchAll(/ARGV\[(\d+)\]/g)].map((m) => Number(m[1])));
+    if (script.header.restArgs === undefined) expect(highestArg).toBeLessThanOrEqual(script.header.args.length);
+    // Every error class the body emits is listed in the header.
+    for (const m of file.matchAll(/error_reply\('(EMQ[A-Z]+ [^']+)'\)/g)) {
+      expect(script.header.errors).toContain(m[1]);
+    }
+  });
+
+  it.each(SCRIPT_NAMES.map((n) => [n]))('%s: obeys the declared-keys law (static read)', (name) => {
+    const script = scripts()[name];
+    expect(checkKeyLaw(script, script.body)).toEqual([]);
+  });
+
+  it('the static check catches a key built from ARGV and a concatenated declared key', () => {
+    const rogue = defineScript({
+      origin: 'rogue',
+      source: [
+        '-- @script rogue',
+        '-- @purpose Breaks the key law on purpose.',
+        '-- @key row emq:{q}:job:<id>',
+        '-- @arg name anything',
+        '-- @returns nothing',
+        "redis.call('GET', 'emq:{q}:' .. ARGV[1])",
+        "redis.call('DEL', KEYS[1] .. ':logs')",
+        "redis.call('EVAL', 'return 1', 0)",
+      ].join('\n'),
+    });
+    const found = checkKeyLaw(rogue, rogue.body).map((v) => v.message);
+    expect(found.some((m) => m.includes('of get is neither declared nor rooted'))).toBe(true);
+    expect(found.some((m) => m.includes('a declared key is concatenated'))).toBe(true);
+    expect(found.some((m) => m.includes('command eval is not in the key-position table'))).toBe(true);
+  });
+
+  it('the strict twin routes every call through the checker and has its own SHA', () => {
+    const script = scripts().complete;
+    const strict = strictVariant(script);
+    expect(strict.sha).not.toBe(script.sha);
+    expect(strict.source).not.toMatch(/\bredis\.call\((?!cmd)/);
+    expect(strictVariant(script)).toBe(strict);
+  });
+});

@@ -1,0 +1,49 @@
+import { useRedis, uniqueName } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkKeyLaw, Connection, EchoError, EmqError, loadScript, queueKeys, type Script } from './support.js';
+
+/** The typed error a library author ships with their transition. */
+class QuotaExhaustedError extends EchoError {
+  constructor(detail: string) {
+    super('quota_exhausted', detail);
+  }
+}
+
+const quotaTake: Script = loadScript(new URL('./fixtures/extension/quota_take.lua', import.meta.url), {
+  errorClasses: { EMQQUOTA: (detail) => new QuotaExhaustedError(detail) },
+});
+
+let conn: Connection;
+beforeAll(async () => {
+  conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
+});
+afterAll(async () => {
+  await conn.close();
+});
+
+describe('extending the protocol with a transition of your own', () => {
+  it('passes the same static key-law check as the catalog', () => {
+    expect(checkKeyLaw(quotaTake, quotaTake.body)).toEqual([]);
+    expect(quotaTake.header.errors).toEqual(['EMQQUOTA quota exhausted']);
+  });
+
+  it('runs through the same connector, strict checker and error seam', async () => {
+    const k = queueKeys(uniqueName('ext'));
+    await conn.command('HSET', k.meta, 'quota', '2');
+    await conn.command('SCRIPT', 'FLUSH');
+    expect(await conn.run(quotaTake, [k.meta], ['1'])).toBe(1);
+    expect(await conn.run(quotaTake, [k.meta], ['1'])).toBe(0);
+    const error = await conn.run(quotaTake, [k.meta], ['1']).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QuotaExhaustedError);
+    expect((error as Error).message).toBe('quota exhausted');
+  });
+
+  it('without a mapping, an unknown class still arrives typed as EmqError', async () => {
+    const bare = loadScript(new URL('./fixtures/extension/quota_take.lua', import.meta.url));
+    const k = queueKeys(uniqueName('ext'));
+    const error = await conn.run(bare, [k.meta], ['1']).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmqError);
+    expect((error as EmqError).errorClass).toBe('EMQQUOTA');
+    expect((error as EmqError).detail).toBe('quota exhausted');
+  });
+});

@@ -1,0 +1,51 @@
+import { InvalidArgumentError } from '@echo/protocol';
+
+/**
+ * A retry delay curve (queue.md §4.2). The wire takes a literal delay; the curve lives above it.
+ * `attempt` is the attempt that just failed, which equals its token (>= 1).
+ */
+export type Backoff =
+  | { readonly type: 'fixed'; readonly ms: number }
+  | { readonly type: 'exponential'; readonly base: number; readonly cap: number }
+  | { readonly type: 'jitter'; readonly inner: Backoff };
+
+/** Always `ms`. */
+export function fixed(ms: number): Backoff {
+  assertWhole('backoff ms', ms, 0);
+  return { type: 'fixed', ms };
+}
+
+/** `min(base · 2^(attempt−1), cap)`, in exact integers. */
+export function exponential(base: number, cap: number): Backoff {
+  assertWhole('backoff base', base, 1);
+  assertWhole('backoff cap', cap, 1);
+  return { type: 'exponential', base, cap };
+}
+
+/** A uniform integer in `[0, inner(attempt)]`, so a herd of failures does not retry in lockstep. */
+export function jitter(inner: Backoff): Backoff {
+  return { type: 'jitter', inner };
+}
+
+/** The delay in ms before retrying after `attempt` failed. */
+export function backoffDelay(policy: Backoff, attempt: number, random: () => number = Math.random): number {
+  assertWhole('attempt', attempt, 1);
+  switch (policy.type) {
+    case 'fixed':
+      return policy.ms;
+    case 'exponential': {
+      // Clamp the shift first: 2^(a-1) overflows a double's exact range long before a is large.
+      const shift = BigInt(Math.min(attempt - 1, 62));
+      const raw = BigInt(policy.base) << shift;
+      return raw > BigInt(policy.cap) ? policy.cap : Number(raw);
+    }
+    case 'jitter': {
+      const top = backoffDelay(policy.inner, attempt, random);
+      return top <= 0 ? 0 : Math.floor(random() * (top + 1));
+    }
+  }
+}
+
+function assertWhole(name: string, value: number, min: number): void {
+  if (!Number.isSafeInteger(value) || value < min) throw new InvalidArgumentError(name, `must be an integer >= ${min}`);
+}

@@ -1,0 +1,46 @@
+import { EchoError } from '@echo/protocol';
+
+/** Thrown by {@link CancelToken.throwIfCancelled} once the job was cancelled. */
+export class CancelledError extends EchoError {
+  readonly reason: string;
+
+  constructor(reason: string) {
+    super('cancelled', `job cancelled: ${reason}`);
+    this.reason = reason;
+  }
+}
+
+/** What a check of a {@link CancelToken} answers. */
+export type CancelCheck = { readonly cancelled: false } | { readonly cancelled: true; readonly reason: string };
+
+/**
+ * Cooperative cancellation for one running job (queue.md §6.5). Cancelling records a reason and
+ * aborts `signal` (so fetch and timers can stop too); it kills nothing. A handler that never checks
+ * runs to completion. Process-local: cancelling across nodes is out of scope.
+ */
+export class CancelToken {
+  readonly #controller = new AbortController();
+  #reason: string | undefined;
+
+  /** An `AbortSignal` aborted on cancel, for APIs that take one. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Records the cancellation; later calls keep the first reason. */
+  cancel(reason = 'cancelled'): void {
+    if (this.#reason !== undefined) return;
+    this.#reason = reason;
+    this.#controller.abort(new CancelledError(reason));
+  }
+
+  /** Never blocks. */
+  check(): CancelCheck {
+    return this.#reason === undefined ? { cancelled: false } : { cancelled: true, reason: this.#reason };
+  }
+
+  /** @throws CancelledError once cancelled. */
+  throwIfCancelled(): void {
+    if (this.#reason !== undefined) throw new CancelledError(this.#reason);
+  }
+}

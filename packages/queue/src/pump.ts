@@ -1,0 +1,74 @@
+import type { Queue } from './queue.js';
+import type { StalledOptions } from './worker-options.js';
+
+/** What one pump tick did. */
+export interface PumpTick {
+  readonly promoted: number;
+  readonly recovered: number;
+  readonly stalledDead: number;
+  readonly fired: number;
+}
+
+/**
+ * The periodic sweep a worker runs so nothing needs a separate process (queue.md §10.2, §6): promote
+ * due jobs, recover expired leases (plain reap, or the stalled sweep when configured), fire due
+ * repeats. Every step is idempotent over its set, so any number of workers may pump one queue.
+ */
+export class Pump {
+  readonly #queue: Queue;
+  readonly #stalled: StalledOptions | undefined;
+  readonly #onError: (error: unknown) => void;
+  readonly #onStalled: ((recovered: readonly string[], dead: readonly string[]) => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(
+    queue: Queue,
+    options: {
+      stalled: StalledOptions | undefined;
+      onError: (error: unknown) => void;
+      onStalled?: (recovered: readonly string[], dead: readonly string[]) => void;
+    },
+  ) {
+    this.#queue = queue;
+    this.#stalled = options.stalled;
+    this.#onError = options.onError;
+    this.#onStalled = options.onStalled;
+  }
+
+  /** Starts ticking every `periodMs`; a tick never overlaps the previous one. */
+  start(periodMs: number): void {
+    this.#timer = setInterval(() => {
+      if (this.#running) return;
+      this.#running = this.tick()
+        .then(() => undefined, this.#onError)
+        .finally(() => (this.#running = undefined));
+    }, periodMs);
+    this.#timer.unref();
+  }
+
+  /** One sweep. Batches of 100, repeated while a batch comes back full. */
+  async tick(batch = 100): Promise<PumpTick> {
+    let promoted = 0;
+    for (let moved = batch; moved === batch; promoted += moved) moved = await this.#queue.promote(batch);
+    let recovered = 0;
+    let stalledDead = 0;
+    if (this.#stalled) {
+      const sweep = await this.#queue.sweepStalled({ maxStalled: this.#stalled.maxStalled ?? 1, limit: batch });
+      recovered = sweep.recovered.length;
+      stalledDead = sweep.dead.length;
+      if (recovered + stalledDead > 0) this.#onStalled?.(sweep.recovered, sweep.dead);
+    } else {
+      for (let n = batch; n === batch; recovered += n) n = await this.#queue.reap(batch);
+    }
+    const fired = await this.#queue.fireDueRepeats(batch, (_, error) => this.#onError(error));
+    return { promoted, recovered, stalledDead, fired };
+  }
+
+  /** Stops ticking and waits for a tick in progress. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+}

@@ -1,0 +1,325 @@
+import { Connection, queueKeys, RateError, type BrandedId, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
+import * as admission from './admission.js';
+import * as claims from './claims.js';
+import { jsonCodec, type Codec } from './codec.js';
+import type { QueueContext } from './context.js';
+import * as controls from './controls.js';
+import { QueueEvents } from './events.js';
+import type { ClaimedJob, JobPosition, JobRecord } from './job.js';
+import * as lanes from './lanes.js';
+import * as reads from './reads.js';
+import * as recovery from './recovery.js';
+import * as repeat from './repeat.js';
+import * as settlement from './settlement.js';
+
+/** How a {@link Queue} reaches its server and encodes payloads. */
+export interface QueueOptions<T> {
+  /** An open connection to share; the queue does not close it. */
+  readonly connection?: Connection;
+  /** Where to connect when no `connection` is given (a URL or full options); the queue owns it. */
+  readonly connect?: ConnectOptions | string;
+  /** Payload codec; JSON by default. A queue and its workers must use the same one. */
+  readonly codec?: Codec<T>;
+}
+
+/**
+ * One queue on the EchoMQ substrate. Every state change is one EVALSHA of a protocol script; reads
+ * are single commands or read scripts. `T` is the payload type, shared with the queue's workers.
+ *
+ * @example
+ * const orders = await Queue.open<Order>('orders', { connect: process.env.REDIS_URL });
+ * const { id } = await orders.enqueue({ sku: 'A1', qty: 2 });
+ */
+export class Queue<T = unknown> {
+  readonly name: string;
+  readonly keys: QueueKeys;
+  readonly #ctx: QueueContext<T>;
+  readonly #ownsConnection: boolean;
+
+  private constructor(ctx: QueueContext<T>, ownsConnection: boolean) {
+    this.#ctx = ctx;
+    this.name = ctx.name;
+    this.keys = ctx.keys;
+    this.#ownsConnection = ownsConnection;
+  }
+
+  /**
+   * Opens a queue. The name is checked first, so a bad name fails before any socket opens.
+   * @throws InvalidNameError, ConnectError, VersionFenceError
+   */
+  static async open<T = unknown>(name: string, options: QueueOptions<T> = {}): Promise<Queue<T>> {
+    const keys = queueKeys(name);
+    const conn = options.connection ?? (await Connection.connect(options.connect ?? {}));
+    return new Queue<T>({ name, keys, conn, codec: options.codec ?? jsonCodec<T>() }, options.connection === undefined);
+  }
+
+  /** The connection this queue speaks through. */
+  get connection(): Connection {
+    return this.#ctx.conn;
+  }
+
+  /** The payload codec. */
+  get codec(): Codec<T> {
+    return this.#ctx.codec;
+  }
+
+  // Admission
+
+  /** Admits one job: now, at a time, after a delay, or under an idempotency key. Idempotent by id. */
+  enqueue(payload: T, options?: admission.EnqueueOptions): Promise<admission.EnqueueResult> {
+    return admission.enqueue(this.#ctx, payload, options);
+  }
+
+  /** Admits many jobs in pipelines; verdicts come back in input order, one per item. */
+  enqueueMany(items: readonly { readonly payload: T; readonly id?: JobId | string }[]): Promise<admission.EnqueueManyResult[]> {
+    return admission.enqueueMany(this.#ctx, items);
+  }
+
+  /** Admits a job into a fair lane. */
+  enqueueInLane(group: BrandedId | string, payload: T, options?: { readonly id?: JobId | string }): Promise<admission.EnqueueResult> {
+    return admission.enqueueInLane(this.#ctx, group, payload, options);
+  }
+
+  // Worker verbs: most callers use Worker, which drives these.
+
+  /** Leases the oldest pending job. */
+  claim(leaseMs: number): Promise<ClaimedJob<T> | undefined> {
+    return claims.claim(this.#ctx, leaseMs);
+  }
+
+  /** Leases up to `size` oldest pending jobs under one deadline. */
+  claimBatch(size: number, leaseMs: number): Promise<ClaimedJob<T>[]> {
+    return claims.claimBatch(this.#ctx, size, leaseMs);
+  }
+
+  /** Rotates the lane ring once and leases one job. */
+  laneClaim(leaseMs: number): Promise<ClaimedJob<T> | undefined> {
+    return claims.laneClaim(this.#ctx, leaseMs);
+  }
+
+  /** Rotates once and leases as many jobs as the lane's weight allows. */
+  laneWeightedClaim(leaseMs: number): Promise<ClaimedJob<T>[]> {
+    return claims.laneWeightedClaim(this.#ctx, leaseMs);
+  }
+
+  /** Rotates once and leases the lane's claimable depth. */
+  laneBatchClaim(leaseMs: number): Promise<ClaimedJob<T>[]> {
+    return claims.laneBatchClaim(this.#ctx, leaseMs);
+  }
+
+  /** Settles a held job as done; `result` feeds a flow parent. */
+  complete(job: settlement.HeldJob, result?: string): Promise<void> {
+    return settlement.complete(this.#ctx, job, result);
+  }
+
+  /** Settles a held job as failed: rescheduled, or dead at `maxAttempts`. */
+  retry(job: settlement.HeldJob, delayMs: number, maxAttempts: number, error: string): Promise<settlement.RetryOutcome> {
+    return settlement.retry(this.#ctx, job, delayMs, maxAttempts, error);
+  }
+
+  /** Hands a held job back until later without counting a failure. */
+  delay(job: settlement.HeldJob, until: number | Date): Promise<void> {
+    return settlement.delay(this.#ctx, job, until);
+  }
+
+  /** Extends one held job's lease. */
+  extendLock(job: settlement.HeldJob, leaseMs: number): Promise<void> {
+    return settlement.extendLock(this.#ctx, job, leaseMs);
+  }
+
+  /** Extends many leases at once; answers the ids that could not be extended. */
+  extendLocks(jobs: readonly settlement.HeldJob[], leaseMs: number): Promise<JobId[]> {
+    return settlement.extendLocks(this.#ctx, jobs, leaseMs);
+  }
+
+  /** Moves due scheduled jobs to pending or their lane. */
+  promote(limit?: number): Promise<number> {
+    return recovery.promote(this.#ctx, limit);
+  }
+
+  /** Recovers expired leases. */
+  reap(limit?: number): Promise<number> {
+    return recovery.reap(this.#ctx, limit);
+  }
+
+  /** Recovers expired leases, dead-lettering jobs that stalled `maxStalled` times. */
+  sweepStalled(options?: { maxStalled?: number; limit?: number }): Promise<recovery.StalledSweep> {
+    return recovery.sweepStalled(this.#ctx, options);
+  }
+
+  /** Recovers expired leases of one lane only. */
+  reapGroup(group: BrandedId | string, limit?: number): Promise<number> {
+    return recovery.reapGroup(this.#ctx, group, limit);
+  }
+
+  // Controls
+
+  /** Stops every claim; admission and recovery go on. */
+  pause(): Promise<void> {
+    return controls.pause(this.#ctx);
+  }
+
+  /** Lets claims run again. */
+  resume(): Promise<void> {
+    return controls.resume(this.#ctx);
+  }
+
+  /** Deletes waiting (and optionally scheduled) jobs; answers how many. */
+  drain(options?: { includeScheduled?: boolean }): Promise<number> {
+    return controls.drain(this.#ctx, options);
+  }
+
+  /** Deletes a paused queue entirely. */
+  obliterate(options?: { force?: boolean; budget?: number }): Promise<void> {
+    return controls.obliterate(this.#ctx, options);
+  }
+
+  /** Replaces a job's payload. */
+  updateData(id: string, payload: T): Promise<void> {
+    return controls.updateData(this.#ctx, id, payload);
+  }
+
+  /** Records a job's progress and publishes the `progress` event. */
+  updateProgress(id: string, progress: string | number): Promise<void> {
+    return controls.updateProgress(this.#ctx, id, progress);
+  }
+
+  /** Appends a log line, optionally keeping only the newest `keep`. */
+  addLog(id: string, line: string, keep?: number): Promise<number> {
+    return controls.addLog(this.#ctx, id, line, keep);
+  }
+
+  /** A job's log lines in order. */
+  getLogs(id: string): Promise<string[]> {
+    return controls.getLogs(this.#ctx, id);
+  }
+
+  /** Deletes a job unless a worker holds its lock. */
+  remove(id: string, options?: { dedupId?: string }): Promise<void> {
+    return controls.removeJob(this.#ctx, id, options);
+  }
+
+  /** Brings a dead job back to pending. */
+  reprocess(id: string): Promise<void> {
+    return recovery.reprocess(this.#ctx, id);
+  }
+
+  // Lanes
+
+  /** Caps a lane's in-flight jobs. */
+  laneLimit(group: string, limit: number): Promise<void> {
+    return lanes.laneLimit(this.#ctx, group, limit);
+  }
+
+  /** Takes a lane out of rotation. */
+  lanePause(group: string): Promise<void> {
+    return lanes.lanePause(this.#ctx, group);
+  }
+
+  /** Returns a paused lane to rotation. */
+  laneResume(group: string): Promise<void> {
+    return lanes.laneResume(this.#ctx, group);
+  }
+
+  /** Sets a lane's weight for weighted claims. */
+  laneWeight(group: string, weight: number): Promise<void> {
+    return lanes.laneWeight(this.#ctx, group, weight);
+  }
+
+  /** Moves a pending job to another lane. */
+  laneReassign(id: string, group: string): Promise<lanes.ReassignResult> {
+    return lanes.laneReassign(this.#ctx, id, group);
+  }
+
+  /** Deletes a lane's waiting jobs. */
+  laneDrain(group: string): Promise<number> {
+    return lanes.laneDrain(this.#ctx, group);
+  }
+
+  /** Pending depth per lane, in request order. */
+  laneDepths(groups: readonly string[]): Promise<number[]> {
+    return reads.laneDepths(this.#ctx, groups);
+  }
+
+  // Reads
+
+  /** Set sizes and metrics counters, read atomically in request order. */
+  counts<N extends reads.CountName>(...names: N[]): Promise<Record<N, number>> {
+    return reads.counts(this.#ctx, names);
+  }
+
+  /** Where a job sits right now. */
+  getState(id: string): Promise<JobPosition> {
+    return reads.getState(this.#ctx, id);
+  }
+
+  /** A job's row, decoded, or `undefined`. */
+  getJob(id: string): Promise<JobRecord<T> | undefined> {
+    return reads.getJob(this.#ctx, id);
+  }
+
+  /** A metrics counter. */
+  getMetrics(which: 'completed' | 'failed'): Promise<{ count: number; dataPoints: number }> {
+    return reads.getMetrics(this.#ctx, which);
+  }
+
+  /** The newest `n` pending ids, newest first. */
+  browse(n: number): Promise<JobId[]> {
+    return reads.browse(this.#ctx, n);
+  }
+
+  /** The job id parked under an idempotency key. */
+  getDedupJobId(dedupId: string): Promise<JobId | undefined> {
+    return reads.getDedupJobId(this.#ctx, dedupId);
+  }
+
+  /** True when `meta.concurrency` is set and that many jobs are active; consult before claiming. */
+  async isMaxed(): Promise<boolean> {
+    try {
+      await reads.assertNotMaxed(this.#ctx);
+      return false;
+    } catch (error) {
+      if (error instanceof RateError) return true;
+      throw error;
+    }
+  }
+
+  /** ms the rate window still refuses work; 0 when not limited. */
+  getRateLimitTtl(max?: number): Promise<number> {
+    return reads.getRateLimitTtl(this.#ctx, max);
+  }
+
+  // Repeat
+
+  /** Registers a repeating job; an existing name is left as it is. */
+  registerRepeat(name: string, options: repeat.RepeatOptions<T>): Promise<'registered' | 'exists'> {
+    return repeat.registerRepeat(this.#ctx, name, options);
+  }
+
+  /** Stops a repeating job. */
+  cancelRepeat(name: string): Promise<'cancelled' | 'absent'> {
+    return repeat.cancelRepeat(this.#ctx, name);
+  }
+
+  /** How many repeats are registered. */
+  repeatCount(): Promise<number> {
+    return repeat.repeatCount(this.#ctx);
+  }
+
+  /** Fires every due repeat once; the worker's pump calls this on each tick. */
+  fireDueRepeats(batch?: number, onError?: (name: string, error: unknown) => void): Promise<number> {
+    return repeat.fireDueRepeats(this.#ctx, batch, onError);
+  }
+
+  // Events
+
+  /** Opens a listener for this queue's lifecycle events on a connection of its own. */
+  events(): Promise<QueueEvents> {
+    return QueueEvents.open(this.#ctx.conn, this.name);
+  }
+
+  /** Closes the connection if the queue opened it. */
+  async close(): Promise<void> {
+    if (this.#ownsConnection) await this.#ctx.conn.close();
+  }
+}

@@ -1,0 +1,82 @@
+import { InvalidArgumentError } from '@echo/protocol';
+import { fixed, type Backoff } from './backoff.js';
+import type { ClaimedJob } from './job.js';
+
+/** Which claim a worker uses: the flat pending set, or the fair lanes. */
+export type ClaimSource = 'flat' | 'lanes';
+
+/** Stalled-job accounting, in place of the plain reaper (queue.md §6.2). */
+export interface StalledOptions {
+  /** Lapses that dead-letter a job. Default 1. */
+  readonly maxStalled?: number;
+}
+
+/** How a worker runs. Every field has a production default. */
+export interface WorkerOptions {
+  /** Jobs run at once. Default 1. */
+  readonly concurrency?: number;
+  /** Where claims come from. Default `flat`. */
+  readonly source?: ClaimSource;
+  /** Lease length in ms; extended while the handler runs. Default 30000. */
+  readonly leaseMs?: number;
+  /** How often held leases are extended. Default half the lease, clamped to [1, lease−1]. */
+  readonly extendEveryMs?: number;
+  /** Attempts before a job is dead-lettered. Default 3. */
+  readonly maxAttempts?: number;
+  /** Delay curve between attempts. Default fixed(1000). */
+  readonly backoff?: Backoff;
+  /** How long an idle worker blocks on the wake list before looking again. Default 1000 ms. */
+  readonly blockMs?: number;
+  /** Period of the built-in pump (promote, reap or stalled sweep, repeats). Default 1000 ms; 0 turns it off. */
+  readonly maintenanceMs?: number;
+  /** Use the stalled sweep instead of the plain reaper. */
+  readonly stalled?: StalledOptions;
+  /** Publish `completed`/`failed` events after each verdict. Default true. */
+  readonly publishEvents?: boolean;
+  /** Write the worker-presence marker `job:<id>:lock`, so `remove` refuses held jobs. Default true. */
+  readonly lockMarkers?: boolean;
+  /** Ask the queue's concurrency gate (`meta.concurrency`) before each claim. Default false. */
+  readonly respectConcurrencyGate?: boolean;
+  /** How long `close()` waits for running handlers. Default 30000 ms. */
+  readonly closeTimeoutMs?: number;
+  /** Called with errors the worker survives (a failed maintenance tick, a lost lease, a lost socket). */
+  readonly onError?: (error: unknown, job?: ClaimedJob<unknown>) => void;
+}
+
+/** {@link WorkerOptions} with defaults applied and values checked. */
+export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'stalled' | 'onError'>> & {
+  readonly stalled: StalledOptions | undefined;
+  readonly onError: (error: unknown, job?: ClaimedJob<unknown>) => void;
+};
+
+function positive(name: string, value: number, min = 1): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new InvalidArgumentError(name, `must be an integer >= ${min}`);
+  return value;
+}
+
+/** Validates options at the boundary: a bad value fails `start`, never a running worker. */
+export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOptions {
+  const leaseMs = positive('leaseMs', options.leaseMs ?? 30_000, 2);
+  const extend = options.extendEveryMs ?? Math.floor(leaseMs / 2);
+  // Checked at run time too: JavaScript callers are not held to the type.
+  const source: unknown = options.source;
+  if (source !== undefined && source !== 'flat' && source !== 'lanes') {
+    throw new InvalidArgumentError('source', "must be 'flat' or 'lanes'");
+  }
+  return {
+    concurrency: positive('concurrency', options.concurrency ?? 1),
+    source: options.source ?? 'flat',
+    leaseMs,
+    extendEveryMs: Math.min(Math.max(positive('extendEveryMs', extend), 1), leaseMs - 1),
+    maxAttempts: positive('maxAttempts', options.maxAttempts ?? 3),
+    backoff: options.backoff ?? fixed(1000),
+    blockMs: positive('blockMs', options.blockMs ?? 1000, 10),
+    maintenanceMs: positive('maintenanceMs', options.maintenanceMs ?? 1000, 0),
+    stalled: options.stalled,
+    publishEvents: options.publishEvents ?? true,
+    lockMarkers: options.lockMarkers ?? true,
+    respectConcurrencyGate: options.respectConcurrencyGate ?? false,
+    closeTimeoutMs: positive('closeTimeoutMs', options.closeTimeoutMs ?? 30_000, 0),
+    onError: options.onError ?? (() => undefined),
+  };
+}

@@ -1,0 +1,72 @@
+import { useRedis, uniqueName } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Connection } from '@echo/protocol';
+import { exponential, Queue, Worker, type ClaimedJob } from '../src/index.js';
+
+let conn: Connection;
+beforeAll(async () => {
+  conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
+});
+afterAll(async () => {
+  await conn.close();
+});
+
+function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = async (): Promise<void> => {
+      if (await check()) return resolve();
+      if (Date.now() - started > timeoutMs) return reject(new Error('condition not met in time'));
+      setTimeout(() => void tick(), 10);
+    };
+    void tick();
+  });
+}
+
+describe('Worker', () => {
+  it('runs every job once with concurrency and leaves nothing behind', async () => {
+    const queue = await Queue.open<{ n: number }>(uniqueName('w'), { connection: conn });
+    const seen: number[] = [];
+    const worker = await Worker.start(queue, async (job) => {
+      seen.push(job.payload.n);
+      await new Promise((r) => setTimeout(r, 1));
+    }, { concurrency: 8 });
+    await queue.enqueueMany(Array.from({ length: 200 }, (_, n) => ({ payload: { n } })));
+    await until(() => seen.length === 200);
+    await worker.close();
+    expect(new Set(seen).size).toBe(200);
+    expect(await queue.counts('pending', 'active', 'completed')).toEqual({ pending: 0, active: 0, completed: 200 });
+    expect(worker.stats().completed).toBe(200);
+  });
+
+  it('retries along the backoff curve and dead-letters at the cap with last_error kept', async () => {
+    const queue = await Queue.open<string>(uniqueName('w'), { connection: conn });
+    const attempts: number[] = [];
+    const worker = await Worker.start(queue, (job: ClaimedJob<string>) => {
+      attempts.push(job.attempts);
+      throw new Error(`boom ${job.attempts}`);
+    }, { maxAttempts: 3, backoff: exponential(1, 10), maintenanceMs: 20, blockMs: 50 });
+    const { id } = await queue.enqueue('poison');
+    await until(async () => (await queue.getState(id)) === 'dead');
+    await worker.close();
+    expect(attempts).toEqual([1, 2, 3]);
+    const row = await queue.getJob(id);
+    expect(row?.lastError).toBe('boom 3');
+    expect(row?.state).toBe('dead');
+    expect(worker.stats()).toMatchObject({ retried: 2, dead: 1, completed: 0 });
+  });
+
+  it('wakes a parked worker promptly when a job arrives', async () => {
+    const queue = await Queue.open<string>(uniqueName('w'), { connection: conn });
+    let doneAt = 0;
+    const worker = await Worker.start(queue, () => {
+      doneAt = Date.now();
+    }, { blockMs: 5000 });
+    await new Promise((r) => setTimeout(r, 100));
+    const sentAt = Date.now();
+    await queue.enqueue('x');
+    await until(() => doneAt > 0);
+    await worker.close();
+    expect(doneAt - sentAt).toBeLessThan(500);
+  });
+});
