@@ -55,6 +55,7 @@ export class Connection {
   #gate: Deferred<undefined> = deferred<undefined>();
   #fatal: Error | undefined;
   #everReady = false;
+  readonly #loading = new Map<string, Promise<void>>();
 
   private constructor(options: ResolvedOptions) {
     this.options = options;
@@ -330,7 +331,17 @@ export class Connection {
     await within(this.#gate.promise, this.options.reconnectWaitMs, () => new ConnectionLostError(`not reconnected within ${this.options.reconnectWaitMs} ms`));
   }
 
-  async #load(script: Script): Promise<void> {
+  /** Concurrent NOSCRIPT replies for one script share a single load. */
+  #load(script: Script): Promise<void> {
+    let loading = this.#loading.get(script.sha);
+    if (!loading) {
+      loading = this.#loadNow(script).finally(() => this.#loading.delete(script.sha));
+      this.#loading.set(script.sha, loading);
+    }
+    return loading;
+  }
+
+  async #loadNow(script: Script): Promise<void> {
     this.#stats.scriptLoads++;
     const targets: Client[] = this.#client instanceof Cluster ? this.#client.nodes('master') : [this.#client];
     for (const target of targets) {

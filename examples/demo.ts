@@ -1,0 +1,138 @@
+/**
+ * Echo demo: a producer and a pool of workers over a realistic job mix, with a live progress bar
+ * and a closing summary. Uses REDIS_URL when set, otherwise starts a throwaway redis-server through
+ * @echo/testkit and stops it at the end.
+ *
+ *   pnpm demo                 # throwaway server
+ *   REDIS_URL=redis://127.0.0.1:6379 pnpm demo
+ */
+import { Connection, type JobId } from '@echo/protocol';
+import { BatchWorker, exponential, Queue, Worker, type BatchVerdict, type ClaimedJob } from '@echo/queue';
+import { startRedis, type RedisServer } from '@echo/testkit';
+
+interface OrderJob {
+  readonly order: number;
+  /** What the handler will do with it, so the mix is reproducible. */
+  readonly kind: 'ok' | 'flaky' | 'slow' | 'poison';
+}
+
+const TOTAL = Number(process.env.DEMO_JOBS ?? 5000);
+const WORKERS = 3;
+const queueName = `demo.orders.${Date.now().toString(36)}`;
+
+function kindOf(i: number): OrderJob['kind'] {
+  if (i === 42) return 'poison';
+  if (i % 25 === 0) return 'flaky';
+  if (i % 40 === 0) return 'slow';
+  return 'ok';
+}
+
+const flakyFailures = new Map<JobId, number>();
+
+async function handle(job: ClaimedJob<OrderJob>): Promise<string> {
+  const { kind, order } = job.payload;
+  if (kind === 'poison') throw new Error(`order ${order} is malformed`);
+  if (kind === 'flaky' && job.attempts < 2) {
+    flakyFailures.set(job.id, (flakyFailures.get(job.id) ?? 0) + 1);
+    throw new Error(`payment gateway timeout for order ${order}`);
+  }
+  if (kind === 'slow') await new Promise((r) => setTimeout(r, 20));
+  return `shipped ${order}`;
+}
+
+function bar(done: number, total: number, width = 32): string {
+  const filled = Math.round((done / total) * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total}`;
+}
+
+async function main(): Promise<void> {
+  let server: RedisServer | undefined;
+  const url = process.env.REDIS_URL ?? (server = await startRedis()).url;
+  console.log(`Echo demo on ${url}${server ? ' (throwaway server from @echo/testkit)' : ''}\n`);
+  const conn = await Connection.connect(url);
+  const orders = await Queue.open<OrderJob>(queueName, { connection: conn });
+  const events = await orders.events();
+  let completed = 0;
+  let retried = 0;
+  let dead = 0;
+  events.on((event) => {
+    if (event.event === 'completed') completed++;
+    else if (event.event === 'failed' && event.fields.outcome === 'dead') dead++;
+    else if (event.event === 'failed') retried++;
+  });
+
+  const started = Date.now();
+  const workers = await Promise.all(
+    Array.from({ length: WORKERS }, () =>
+      Worker.start(orders, handle, { concurrency: 16, maxAttempts: 3, backoff: exponential(20, 200), maintenanceMs: 50, blockMs: 200 }),
+    ),
+  );
+  const batch = await BatchWorker.start(
+    orders,
+    async (jobs) => {
+      const verdicts = new Map<string, BatchVerdict>();
+      await Promise.all(
+        jobs.map((job) =>
+          handle(job).then(
+            () => verdicts.set(job.id, 'ok'),
+            (error: unknown) => verdicts.set(job.id, { error: error instanceof Error ? error.message : String(error) }),
+          ),
+        ),
+      );
+      return verdicts;
+    },
+    { size: 50, maxAttempts: 3, backoff: exponential(20, 200), maintenanceMs: 50, blockMs: 200 },
+  );
+
+  // The producer: most orders now, a tenth scheduled a little later, in pipelined batches.
+  const now: { payload: OrderJob }[] = [];
+  for (let i = 0; i < TOTAL; i++) {
+    if (i % 10 === 7) await orders.enqueue({ order: i, kind: kindOf(i) }, { delayMs: 200 + (i % 300) });
+    else now.push({ payload: { order: i, kind: kindOf(i) } });
+  }
+  await orders.enqueueMany(now);
+
+  const interactive = process.stdout.isTTY;
+  let lastLine = '';
+  for (;;) {
+    const counts = await orders.counts('pending', 'active', 'schedule', 'completed', 'dead');
+    const line = `${bar(counts.completed + counts.dead, TOTAL)}  active ${String(counts.active).padStart(3)}  scheduled ${String(counts.schedule).padStart(4)}  dead ${counts.dead}`;
+    if (interactive) process.stdout.write(`\r${line}`);
+    else if (line !== lastLine && (counts.completed + counts.dead) % 1000 < 200) console.log(line);
+    lastLine = line;
+    if (counts.completed + counts.dead >= TOTAL) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const seconds = (Date.now() - started) / 1000;
+  if (interactive) process.stdout.write('\n');
+
+  await Promise.all([...workers.map((w) => w.close()), batch.close()]);
+  await new Promise((r) => setTimeout(r, 50));
+  const [deadJob] = (await conn.command('ZRANGE', orders.keys.dead, 0, 0)) as JobId[];
+  const poison = deadJob ? await orders.getJob(deadJob) : undefined;
+  const final = await orders.counts('completed', 'failed', 'pending', 'active', 'schedule', 'dead');
+
+  console.log('\nSummary');
+  console.log(`  jobs          ${TOTAL} in ${seconds.toFixed(2)} s  (${Math.round(TOTAL / seconds)} jobs/s, ${WORKERS} workers x 16 + 1 batch worker)`);
+  console.log(`  completed     ${final.completed}`);
+  console.log(`  retries       ${retried} (flaky orders failing once before shipping, and the poison order's first two attempts)`);
+  console.log(`  dead-lettered ${final.dead}${poison ? `: ${poison.id} after ${poison.attempts} attempts, last_error "${poison.lastError ?? ''}"` : ''}`);
+  console.log(`  events seen   ${completed} completed, ${dead} dead`);
+  console.log(`  left behind   pending ${final.pending}, active ${final.active}, scheduled ${final.schedule}`);
+  console.log(`  wire          ${conn.stats().evalshaCalls} EVALSHA calls, ${conn.stats().scriptLoads} script loads`);
+
+  await events.close();
+  await orders.pause();
+  await orders.obliterate({ force: true });
+  await conn.close();
+  await server?.stop();
+  if (final.completed + final.dead !== TOTAL || final.dead !== 1) {
+    console.error('demo: unexpected totals');
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,162 @@
+import { InvalidArgumentError, type JobId } from '@echo/protocol';
+import type { ClaimedJob } from './job.js';
+import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
+import type { Queue } from './queue.js';
+import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
+import { completeJob, delayJob, failJob, type Settled } from './settle.js';
+import { decideBatch } from './shaping.js';
+import { jobContext, type JobContext } from './worker.js';
+import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
+
+/** Verdicts per member id; a member missing here is retried as `missing verdict`. */
+export type BatchVerdicts = ReadonlyMap<string, BatchVerdict> | Readonly<Record<string, BatchVerdict>>;
+
+/** Runs one batch; return a verdict per member, or throw to retry every member with the reason. */
+export type BatchHandler<T> = (jobs: readonly ClaimedJob<T>[], contexts: ReadonlyMap<JobId, JobContext>) => Promise<BatchVerdicts> | BatchVerdicts;
+
+/** How a batch worker runs, on top of the single-job options. */
+export interface BatchWorkerOptions extends Omit<WorkerOptions, 'concurrency' | 'respectConcurrencyGate'> {
+  /** Most jobs per batch. Default 50. */
+  readonly size?: number;
+  /** Batches in flight at once. Default 1. */
+  readonly concurrency?: number;
+  /**
+   * Shaping (queue.md §7): wait until `minSize` jobs are pending, or `timeoutMs` has passed with at
+   * least one, before claiming. Without it a batch is claimed as soon as any job is pending.
+   */
+  readonly shape?: { readonly minSize: number; readonly timeoutMs: number; readonly pollMs?: number };
+  /** Called with each settled batch's partition (completed, retried, dead, delayed). */
+  readonly onBatch?: (partition: BatchPartition<JobId>) => void;
+}
+
+/**
+ * Claims up to `size` jobs in one script under one deadline and hands them to a handler together.
+ * Each member is settled on its own with its own token, so one poisoned member retries alone while
+ * the others complete; each publishes its own event.
+ */
+export class BatchWorker<T = unknown> {
+  readonly queue: Queue<T>;
+  readonly #rt: WorkerRuntime<T>;
+  readonly #handler: BatchHandler<T>;
+  readonly #size: number;
+  readonly #shape: BatchWorkerOptions['shape'];
+  readonly #onBatch: BatchWorkerOptions['onBatch'];
+  readonly #now: () => number;
+
+  private constructor(rt: WorkerRuntime<T>, handler: BatchHandler<T>, options: BatchWorkerOptions, now: () => number) {
+    this.#rt = rt;
+    this.queue = rt.queue;
+    this.#handler = handler;
+    this.#size = options.size ?? 50;
+    this.#shape = options.shape;
+    this.#onBatch = options.onBatch;
+    this.#now = now;
+  }
+
+  /**
+   * Starts a batch worker on `queue`.
+   * @throws InvalidArgumentError for a bad option, before anything starts.
+   */
+  static async start<T>(queue: Queue<T>, handler: BatchHandler<T>, options: BatchWorkerOptions = {}, now: () => number = Date.now): Promise<BatchWorker<T>> {
+    const size = options.size ?? 50;
+    if (!Number.isSafeInteger(size) || size < 1) throw new InvalidArgumentError('size', 'must be a positive integer');
+    if (options.shape) decideBatch(0, 0, options.shape.minSize, options.shape.timeoutMs);
+    const resolved = resolveWorkerOptions(options);
+    const blocking = await queue.connection.duplicate('echo-batch-wake');
+    const worker = new BatchWorker(new WorkerRuntime(queue, resolved, blocking), handler, options, now);
+    worker.#rt.start(resolved.concurrency, () => worker.#slot());
+    return worker;
+  }
+
+  /** A snapshot of this worker's counters. */
+  stats(): Readonly<WorkerStats> {
+    return { ...this.#rt.stats };
+  }
+
+  async #slot(): Promise<void> {
+    const rt = this.#rt;
+    let since = this.#now();
+    while (rt.isRunning()) {
+      try {
+        if (this.#shape && !(await this.#ready(since))) continue;
+        const jobs = await this.#claim();
+        if (jobs.length === 0) {
+          await rt.idle.wait();
+          since = this.#now();
+          continue;
+        }
+        rt.idle.wakeOne();
+        await this.#run(jobs);
+        since = this.#now();
+      } catch (error) {
+        if (!rt.isRunning()) return;
+        rt.options.onError(error);
+        await rt.idle.wait();
+      }
+    }
+  }
+
+  /** Watches the pending depth without claiming; true at the flush moment. */
+  async #ready(since: number): Promise<boolean> {
+    const shape = this.#shape;
+    if (!shape) return true;
+    const depth = (await this.queue.counts('pending')).pending;
+    const decision = decideBatch(depth, this.#now() - since, shape.minSize, shape.timeoutMs);
+    if (decision.action === 'flush') return true;
+    if (depth === 0) await this.#rt.idle.wait();
+    else await sleep(shape.pollMs ?? Math.max(5, Math.floor(shape.timeoutMs / 4)));
+    return false;
+  }
+
+  #claim(): Promise<ClaimedJob<T>[]> {
+    const o = this.#rt.options;
+    return o.source === 'lanes' ? this.queue.laneBatchClaim(o.leaseMs) : this.queue.claimBatch(this.#size, o.leaseMs);
+  }
+
+  async #run(jobs: readonly ClaimedJob<T>[]): Promise<void> {
+    const rt = this.#rt;
+    const contexts = new Map(jobs.map((job) => [job.id, jobContext(rt, job)] as const));
+    let verdicts: BatchVerdicts | undefined;
+    let thrown: { reason: unknown } | undefined;
+    try {
+      verdicts = await this.#handler(jobs, contexts);
+    } catch (reason) {
+      thrown = { reason };
+    }
+    const settled = new Map<JobId, { verdict: BatchVerdict; outcome: SettleOutcome }>();
+    await Promise.all(
+      jobs.map(async (job) => {
+        const verdict: BatchVerdict = thrown ? { error: errorText(thrown.reason) } : (lookup(verdicts, job.id) ?? { error: 'missing verdict' });
+        let outcome: Settled;
+        try {
+          if (verdict === 'ok') outcome = await completeJob(rt, job, undefined);
+          else if ('delay' in verdict) outcome = await delayJob(rt, job, verdict.delay);
+          else outcome = await failJob(rt, job, verdict.error);
+        } finally {
+          rt.locks.untrack(job);
+        }
+        settled.set(job.id, { verdict, outcome });
+      }),
+    );
+    this.#onBatch?.(partitionBatch(jobs.map((j) => j.id), settled));
+  }
+
+  /** Stops claiming, lets a running batch finish, closes the wake connection. Idempotent. */
+  close(): Promise<void> {
+    return this.#rt.close();
+  }
+}
+
+function lookup(verdicts: BatchVerdicts | undefined, id: string): BatchVerdict | undefined {
+  if (!verdicts) return undefined;
+  if (isMap(verdicts)) return verdicts.get(id);
+  return Object.hasOwn(verdicts, id) ? verdicts[id] : undefined;
+}
+
+function isMap(verdicts: BatchVerdicts): verdicts is ReadonlyMap<string, BatchVerdict> {
+  return verdicts instanceof Map;
+}
+
+function errorText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
+}

@@ -1,0 +1,114 @@
+import type { Connection, EventName, JobId } from '@echo/protocol';
+import { publishEvent } from './events.js';
+import { IdleSlots } from './idle.js';
+import { LockPlane } from './lock-plane.js';
+import { Pump } from './pump.js';
+import type { Queue } from './queue.js';
+import type { ResolvedWorkerOptions } from './worker-options.js';
+
+/** Counters a worker keeps about its own work. */
+export interface WorkerStats {
+  completed: number;
+  retried: number;
+  dead: number;
+  delayed: number;
+  /** Settlements refused because the lease was lost (reaped and re-claimed, or removed). */
+  lost: number;
+}
+
+/**
+ * What every kind of worker shares: the wake connection and its single blocking read, the idle
+ * slots, the lock plane, the pump and an orderly shutdown. A worker only brings its slot loop.
+ */
+export class WorkerRuntime<T> {
+  readonly queue: Queue<T>;
+  readonly options: ResolvedWorkerOptions;
+  readonly idle = new IdleSlots();
+  readonly locks: LockPlane;
+  readonly stats: WorkerStats = { completed: 0, retried: 0, dead: 0, delayed: 0, lost: 0 };
+  readonly #blocking: Connection;
+  readonly #pump: Pump;
+  readonly #slots: Promise<void>[] = [];
+  #parker: Promise<void> | undefined;
+  #running = true;
+  #closing: Promise<void> | undefined;
+
+  constructor(queue: Queue<T>, options: ResolvedWorkerOptions, blocking: Connection) {
+    this.queue = queue;
+    this.options = options;
+    this.#blocking = blocking;
+    const onError = (error: unknown): void => options.onError(error);
+    const erased = queue as unknown as Queue;
+    this.locks = new LockPlane(erased, { leaseMs: options.leaseMs, extendEveryMs: options.extendEveryMs, markers: options.lockMarkers, onError });
+    this.#pump = new Pump(erased, {
+      stalled: options.stalled,
+      onError,
+      onStalled: (recovered, dead) => {
+        for (const id of recovered) this.publish('stalled', id as JobId, { outcome: 'recovered' });
+        for (const id of dead) this.publish('stalled', id as JobId, { outcome: 'dead' });
+      },
+    });
+  }
+
+  /** Starts the pump, `count` slot loops and the one blocking read that wakes them. */
+  start(count: number, slot: () => Promise<void>): void {
+    if (this.options.maintenanceMs > 0) this.#pump.start(this.options.maintenanceMs);
+    for (let i = 0; i < count; i++) this.#slots.push(slot());
+    this.#parker = this.#park();
+  }
+
+  /** False once `close()` began. Read through a method so a check after an await is not narrowed away. */
+  isRunning(): boolean {
+    return this.#running;
+  }
+
+  /** Publishes a lifecycle event when events are on; never fails the caller. */
+  publish(event: EventName, id: JobId, extra: Readonly<Record<string, string>> = {}): void {
+    if (this.options.publishEvents) publishEvent(this.queue.connection, this.queue.keys.events, event, id, extra, this.options.onError);
+  }
+
+  /** The one blocking read: wakes one parked slot per token or per beat. */
+  async #park(): Promise<void> {
+    const seconds = (this.options.blockMs / 1000).toFixed(3);
+    while (this.#running) {
+      await this.idle.whenSomeoneWaits();
+      if (!this.isRunning()) return;
+      try {
+        await this.#blocking.command('BLPOP', this.queue.keys.wake, seconds);
+      } catch (error) {
+        if (!this.isRunning()) return;
+        this.options.onError(error);
+        await sleep(Math.min(this.options.blockMs, 250));
+      }
+      this.idle.wakeOne();
+    }
+  }
+
+  /**
+   * Stops claiming, lets running handlers finish (up to `closeTimeoutMs`, then fires their cancel
+   * tokens and stops waiting; their leases lapse and the reaper hands them on), and closes the wake
+   * connection. Idempotent. The queue's own connection stays open.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#running = false;
+    this.idle.releaseAll();
+    await this.#blocking.close({ immediate: true });
+    const drained = Promise.all(this.#slots).then(() => true);
+    const patience = sleep(this.options.closeTimeoutMs).then(() => false);
+    if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');
+    await Promise.race([drained, sleep(1000)]);
+    this.locks.stop();
+    await this.#pump.stop();
+    await this.#parker;
+  }
+}
+
+/** A timer that never keeps the process alive on its own. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,79 @@
+import { ConnectionLostError, GoneError, StaleError } from '@echo/protocol';
+import { backoffDelay } from './backoff.js';
+import type { ClaimedJob } from './job.js';
+import type { WorkerRuntime } from './runtime.js';
+
+/** How a member's settlement ended: its verdict stood, or the lease had been lost. */
+export type Settled = 'ok' | 'scheduled' | 'dead' | 'stale' | 'gone';
+
+/**
+ * Runs a settlement, surviving a socket drop: the call is sent once more after the reconnect (the
+ * first may or may not have landed). After a drop, `gone` on a completion means the first one
+ * landed. A refusal means the lease was lost: counted, reported, and never thrown at the worker.
+ */
+async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send: () => Promise<void>, completing: boolean): Promise<'ok' | 'stale' | 'gone'> {
+  try {
+    await send();
+    return 'ok';
+  } catch (error) {
+    let last = error;
+    if (error instanceof ConnectionLostError) {
+      try {
+        await send();
+        return 'ok';
+      } catch (again) {
+        if (completing && again instanceof GoneError) return 'ok';
+        last = again;
+      }
+    }
+    if (last instanceof StaleError || last instanceof GoneError) rt.stats.lost++;
+    rt.options.onError(last, job);
+    return last instanceof GoneError ? 'gone' : 'stale';
+  }
+}
+
+function resultText(result: unknown): string | undefined {
+  if (result === undefined) return undefined;
+  return typeof result === 'string' ? result : JSON.stringify(result);
+}
+
+/** Completes a job with its handler's result and publishes `completed`. */
+export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, result: unknown): Promise<Settled> {
+  const erased = rt as unknown as WorkerRuntime<unknown>;
+  const outcome = await settle(erased, job, () => rt.queue.complete(job, resultText(result)), true);
+  if (outcome !== 'ok') return outcome;
+  rt.stats.completed++;
+  rt.publish('completed', job.id);
+  return 'ok';
+}
+
+/** Retries a job along the backoff curve (dead at `maxAttempts`) and publishes `failed` with the outcome. */
+export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown): Promise<Settled> {
+  const text = reason instanceof Error ? reason.message : String(reason);
+  const delayMs = backoffDelay(rt.options.backoff, Math.max(job.attempts, 1));
+  const verdict: { outcome: 'scheduled' | 'dead' } = { outcome: 'scheduled' };
+  const erased = rt as unknown as WorkerRuntime<unknown>;
+  const outcome = await settle(
+    erased,
+    job,
+    async () => {
+      verdict.outcome = await rt.queue.retry(job, delayMs, rt.options.maxAttempts, text);
+    },
+    false,
+  );
+  if (outcome !== 'ok') return outcome;
+  if (verdict.outcome === 'dead') rt.stats.dead++;
+  else rt.stats.retried++;
+  rt.publish('failed', job.id, { outcome: verdict.outcome });
+  return verdict.outcome;
+}
+
+/** Hands a job back for `ms` without counting a failure and publishes `delayed`. */
+export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: number): Promise<Settled> {
+  const erased = rt as unknown as WorkerRuntime<unknown>;
+  const outcome = await settle(erased, job, () => rt.queue.delay(job, ms), false);
+  if (outcome !== 'ok') return outcome;
+  rt.stats.delayed++;
+  rt.publish('delayed', job.id);
+  return 'ok';
+}
