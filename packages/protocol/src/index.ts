@@ -52,3 +52,17 @@ export type { ConnectionStats } from './connector/stats.js';
 export { FENCE_KEY, WIRE_VERSION, claimOrVerify, judgeVersion, type FenceIo } from './connector/fence.js';
 
 export { EVENT_NAMES, encodeEvent, parseEvent, type EventName, type LifecycleEvent } from './events.js';
+export {
+  JOB_FIELDS,
+  ROW_STATES,
+  hashReply,
+  parseJobRow,
+  parseMeta,
+  parseRepeatRecord,
+  type JobField,
+  type JobRow,
+  type ParentPolicy,
+  type QueueMeta,
+  type RepeatRecord,
+  type RowState,
+} from './records.js';

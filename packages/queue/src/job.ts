@@ -1,15 +1,10 @@
-import type { BrandedId, JobId } from '@echo/protocol';
-import { CodecError } from '@echo/protocol';
+import { CodecError, parseJobRow, type BrandedId, type JobId, type ParentPolicy, type RowState } from '@echo/protocol';
 import type { Codec } from './codec.js';
+
+export type { ParentPolicy, RowState };
 
 /** Where a job sits, as `state_lookup` answers (protocol.md §5.3). */
 export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'unknown' | 'absent';
-
-/** The values a row's `state` field takes. */
-export type RowState = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children';
-
-/** How a flow child's failure reaches its parent: `fp` fails the parent, `id` ignores the dependency. */
-export type ParentPolicy = 'fp' | 'id';
 
 /** A flow child's link to its parent, read from the row. */
 export interface ParentLink {
@@ -82,30 +77,27 @@ export function parentLink(parent: unknown, parentQueue: unknown, policy: unknow
   };
 }
 
-const KNOWN_FIELDS = new Set(['state', 'attempts', 'payload', 'group', 'last_error', 'progress', 'stalled', 'parent', 'parent_queue', 'parent_policy']);
-
-/** Turns an HGETALL reply into a typed record, keeping unknown fields aside. */
-export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Record<string, string>): JobRecord<T> {
-  const extra: Record<string, string> = {};
-  for (const [key, value] of Object.entries(flat)) if (!KNOWN_FIELDS.has(key)) extra[key] = value;
-  const raw = flat.payload ?? '';
+/** Turns a stored row into a typed, decoded record; `undefined` when the row does not exist. */
+export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Readonly<Record<string, string>>): JobRecord<T> | undefined {
+  const row = parseJobRow(flat);
+  if (!row) return undefined;
   let payload: T;
   try {
-    payload = codec.decode(raw);
+    payload = codec.decode(row.payload);
   } catch (error) {
     throw new CodecError(`job ${id}: ${(error as Error).message}`, { cause: error });
   }
   return {
     id,
-    state: flat.state ?? 'unknown',
-    attempts: Number(flat.attempts ?? '0'),
+    state: row.rawState ?? 'unknown',
+    attempts: row.attempts,
     payload,
-    rawPayload: raw,
-    group: flat.group,
-    lastError: flat.last_error,
-    progress: flat.progress,
-    stalled: Number(flat.stalled ?? '0'),
-    parent: parentLink(flat.parent, flat.parent_queue, flat.parent_policy, queue),
-    extra,
+    rawPayload: row.payload,
+    group: row.group,
+    lastError: row.lastError,
+    progress: row.progress,
+    stalled: row.stalled,
+    parent: parentLink(row.parent, row.parentQueue, row.parentPolicy, queue),
+    extra: row.unknown,
   };
 }

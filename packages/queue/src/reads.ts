@@ -1,4 +1,4 @@
-import { assertBrandedId, assertDedupId, InvalidArgumentError, scripts, UnknownStateError, type BrandedId, type JobId } from '@echo/protocol';
+import { assertBrandedId, assertDedupId, hashReply, InvalidArgumentError, scripts, UnknownStateError, type BrandedId, type JobId } from '@echo/protocol';
 import type { QueueContext } from './context.js';
 import { jobRecord, type JobPosition, type JobRecord } from './job.js';
 
@@ -44,18 +44,8 @@ export async function getState<T>(ctx: QueueContext<T>, id: string): Promise<Job
 /** The job's row, decoded, or `undefined` when it does not exist. */
 export async function getJob<T>(ctx: QueueContext<T>, id: string): Promise<JobRecord<T> | undefined> {
   assertBrandedId(id);
-  const flat = await ctx.conn.command('HGETALL', ctx.keys.job(id));
-  const record = toRecord(flat);
-  return Object.keys(record).length === 0 ? undefined : jobRecord(id as JobId, ctx.name, ctx.codec, record);
-}
-
-function toRecord(reply: unknown): Record<string, string> {
-  if (Array.isArray(reply)) {
-    const out: Record<string, string> = {};
-    for (let i = 0; i + 1 < reply.length; i += 2) out[String(reply[i])] = String(reply[i + 1]);
-    return out;
-  }
-  return (reply ?? {}) as Record<string, string>;
+  const reply = await ctx.conn.command('HGETALL', ctx.keys.job(id));
+  return jobRecord(id as JobId, ctx.name, ctx.codec, hashReply(reply));
 }
 
 /** A metrics counter and its reserved data series length (always 0: the series is never written). */

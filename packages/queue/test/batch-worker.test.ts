@@ -33,15 +33,16 @@ describe('BatchWorker', () => {
         for (const job of jobs) {
           if (job.attempts > 1) verdicts.set(job.id, 'ok');
           else if (job.payload.n === 3) verdicts.set(job.id, { error: 'bad three' });
-          else if (job.payload.n === 4) verdicts.set(job.id, { delay: 10 });
+          else if (job.payload.n === 4) verdicts.set(job.id, { delay: 400 });
           else if (job.payload.n !== 5) verdicts.set(job.id, 'ok');
         }
         return verdicts;
       },
-      { size: 8, backoff: fixed(5), maintenanceMs: 20, blockMs: 50, onBatch: (p) => partitions.push(p) },
+      { size: 8, backoff: fixed(400), maintenanceMs: 20, blockMs: 50, onBatch: (p) => partitions.push(p) },
     );
     await until(async () => (await queue.counts('completed')).completed === 20);
     await worker.close();
+    // The retried and delayed members are held back 400 ms, so the first pass is exactly 20 jobs.
     expect(sizes.slice(0, 3)).toEqual([8, 8, 4]);
     const first = partitions.slice(0, 3);
     expect(first.flatMap((p) => p.completed)).toHaveLength(17);
