@@ -23,6 +23,7 @@ export {
   KindError,
   LockedError,
   NonMonotonicError,
+  PermissionError,
   RateError,
   ServerError,
   StaleError,
@@ -66,3 +67,4 @@ export {
   type RepeatRecord,
   type RowState,
 } from './records.js';
+export { queueAclRules } from './acl.js';

@@ -68,6 +68,11 @@ export class BatchWorker<T = unknown> {
     return worker;
   }
 
+  /** The error that stopped this worker by itself, if any (see {@link Worker.fatalError}). */
+  get fatalError(): Error | undefined {
+    return this.#rt.fatalError;
+  }
+
   /** A snapshot of this worker's counters. */
   stats(): Readonly<WorkerStats> {
     return { ...this.#rt.stats };
@@ -89,8 +94,7 @@ export class BatchWorker<T = unknown> {
         await this.#run(jobs);
         since = this.#now();
       } catch (error) {
-        if (!rt.isRunning()) return;
-        rt.options.onError(error);
+        if (!rt.isRunning() || rt.report(error)) return;
         await rt.idle.wait();
       }
     }

@@ -1,4 +1,4 @@
-import type { Connection, EventName, JobId } from '@echo/protocol';
+import { AuthError, ConnectionClosedError, VersionFenceError, type Connection, type EventName, type JobId } from '@echo/protocol';
 import { publishEvent } from './events.js';
 import { IdleSlots } from './idle.js';
 import { LockPlane } from './lock-plane.js';
@@ -32,6 +32,7 @@ export class WorkerRuntime<T> {
   #parker: Promise<void> | undefined;
   #running = true;
   #closing: Promise<void> | undefined;
+  #fatal: Error | undefined;
 
   constructor(queue: Queue<T>, options: ResolvedWorkerOptions, blocking: Connection) {
     this.queue = queue;
@@ -62,6 +63,29 @@ export class WorkerRuntime<T> {
     return this.#running;
   }
 
+  /** The error that stopped this worker for good (a fence, auth or closed connection), if any. */
+  get fatalError(): Error | undefined {
+    return this.#fatal;
+  }
+
+  /**
+   * Reports an error a slot or the wake read met. A fence refusal, an auth failure or a closed
+   * connection will not heal by retrying, so the worker stops itself instead of spinning; anything
+   * else is reported and survived. Answers whether the caller should stop.
+   */
+  report(error: unknown): boolean {
+    if (error instanceof VersionFenceError || error instanceof AuthError || error instanceof ConnectionClosedError) {
+      if (this.#running && !this.#fatal) {
+        this.#fatal = error;
+        this.options.onError(error);
+        void this.close();
+      }
+      return true;
+    }
+    this.options.onError(error);
+    return false;
+  }
+
   /** Publishes a lifecycle event when events are on; never fails the caller. */
   publish(event: EventName, id: JobId, extra: Readonly<Record<string, string>> = {}): void {
     if (this.options.publishEvents) publishEvent(this.queue.connection, this.queue.keys.events, event, id, extra, this.options.onError);
@@ -76,8 +100,7 @@ export class WorkerRuntime<T> {
       try {
         await this.#blocking.command('BLPOP', this.queue.keys.wake, seconds);
       } catch (error) {
-        if (!this.isRunning()) return;
-        this.options.onError(error);
+        if (!this.isRunning() || this.report(error)) return;
         await sleep(Math.min(this.options.blockMs, 250));
       }
       this.idle.wakeOne();

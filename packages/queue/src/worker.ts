@@ -74,6 +74,14 @@ export class Worker<T = unknown> {
     return { ...this.#rt.stats };
   }
 
+  /**
+   * The error that stopped this worker by itself (the store's fence changed to another major, auth
+   * was refused, or the queue's connection was closed); `undefined` while healthy.
+   */
+  get fatalError(): Error | undefined {
+    return this.#rt.fatalError;
+  }
+
   /** Jobs currently running here. */
   get running(): number {
     return this.#rt.locks.size;
@@ -86,8 +94,7 @@ export class Worker<T = unknown> {
       try {
         job = await this.#claim();
       } catch (error) {
-        if (!rt.isRunning()) return;
-        rt.options.onError(error);
+        if (!rt.isRunning() || rt.report(error)) return;
         await rt.idle.wait();
         continue;
       }

@@ -6,6 +6,7 @@ import {
   KindError,
   LockedError,
   NonMonotonicError,
+  PermissionError,
   RateError,
   ServerError,
   StaleError,
@@ -48,6 +49,7 @@ export function mapReplyError(error: unknown, extra?: Readonly<Record<string, Em
     return factory ? factory(detail) : new EmqError(word, detail);
   }
   if (message.startsWith(XADD_NOT_MONOTONIC)) return new NonMonotonicError(message);
+  if (message.startsWith('NOPERM')) return new PermissionError(message, { cause: error });
   if (CONNECTION_GONE.test(message)) return new ConnectionLostError(message, { cause: error });
   if (error.name === 'ReplyError') return new ServerError(message, { cause: error });
   return error;

@@ -61,8 +61,8 @@ export class RateError extends EmqError {
 
 /** Any other error reply from the server (`ERR …`, `WRONGTYPE …`, `NOPERM …`). */
 export class ServerError extends EchoError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('server', message, options);
+  constructor(message: string, options?: ErrorOptions, code = 'server') {
+    super(code, message, options);
   }
 }
 
@@ -70,5 +70,15 @@ export class ServerError extends EchoError {
 export class NonMonotonicError extends EchoError {
   constructor(message: string) {
     super('non_monotonic', message);
+  }
+}
+
+/**
+ * The server's ACL refused a command, key or channel to this connection's user (`NOPERM`). Nothing
+ * ran; the user needs the grant named in the message (see the README's least-privilege ACL lines).
+ */
+export class PermissionError extends ServerError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options, 'permission');
   }
 }
