@@ -7,11 +7,13 @@
 -- @key jobroot    emq:{q}:job:
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
+-- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
 -- @include core
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy} in mint order;
 -- its length is min(size, depth), or empty when paused
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
 local size = tonumber(ARGV[2])
+local marker = tonumber(ARGV[3] or '0') or 0
 local popped = redis.call('ZPOPMIN', KEYS[1], size)
 local out = {}
 if #popped == 0 then return out end
@@ -24,6 +26,7 @@ for i = 1, #popped, 2 do
       local attempts = redis.call('HINCRBY', row, 'attempts', 1)
       redis.call('HSET', row, 'state', 'active')
       redis.call('ZADD', KEYS[2], deadline, id)
+      if marker > 0 then redis.call('SET', jkey(KEYS[4], id, ':lock'), attempts, 'PX', marker) end
       local f = redis.call('HMGET', row, 'payload', 'parent', 'parent_queue', 'parent_policy')
       out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4] }
     end

@@ -6,11 +6,14 @@
 -- @key meta       emq:{q}:meta
 -- @key jobroot    emq:{q}:job:
 -- @arg lease_ms   lease length in ms, from server now
+-- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
+-- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
 -- @include core
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy} (the flow link fields are false when absent, so the host needs no second read)
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
 local lease = tonumber(ARGV[1])
+local marker = tonumber(ARGV[2] or '0') or 0
 while true do
   local popped = redis.call('ZPOPMIN', KEYS[1])
   local id = popped[1]
@@ -21,6 +24,7 @@ while true do
       local attempts = redis.call('HINCRBY', row, 'attempts', 1)
       redis.call('HSET', row, 'state', 'active')
       redis.call('ZADD', KEYS[2], now_ms() + lease, id)
+      if marker > 0 then redis.call('SET', jkey(KEYS[4], id, ':lock'), attempts, 'PX', marker) end
       local f = redis.call('HMGET', row, 'payload', 'parent', 'parent_queue', 'parent_policy')
       return { id, f[1], attempts, f[2], f[3], f[4] }
     end

@@ -26,12 +26,12 @@
 -- @error EMQSTALE complete token mismatch
 local id = ARGV[1]
 local row = KEYS[5]
-local attempts = redis.call('HGET', row, 'attempts')
+local f = redis.call('HMGET', row, 'attempts', 'group', 'state')
+local attempts, g, state = f[1], f[2], f[3]
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
 
 local was_active = redis.call('ZREM', KEYS[1], id) == 1
-local g = redis.call('HGET', row, 'group')
 if g and vid(g) then
   local lb = lb_at(7)
   local lane = gkey(KEYS[12], g)
@@ -44,9 +44,10 @@ if g and vid(g) then
 elseif not was_active then
   redis.call('ZREM', KEYS[2], id)
 end
--- A token that still matches after a retry or delay moved the job must not leave a member behind.
-redis.call('ZREM', KEYS[3], id)
-redis.call('ZREM', KEYS[4], id)
+-- A token that still matches after a retry or delay moved the job must not leave a member behind;
+-- the row's state names the set it sits in (I2), so the common path pays for neither.
+if state == 'scheduled' then redis.call('ZREM', KEYS[3], id) end
+if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
 
 local mode = ARGV[3]
 if mode == 'sq' then

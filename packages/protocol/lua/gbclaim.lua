@@ -9,9 +9,11 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @arg lease_ms   lease length in ms, from server now
+-- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core
 -- @returns a list of {id, payload, attempts, g}, oldest first, all from one lane; empty when nothing is
 -- claimable
+local marker = tonumber(ARGV[2] or '0') or 0
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
 local ring = KEYS[1]
 local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
@@ -40,6 +42,7 @@ for i = 1, #popped, 2 do
       local attempts = redis.call('HINCRBY', row, 'attempts', 1)
       redis.call('HSET', row, 'state', 'active')
       redis.call('ZADD', KEYS[2], deadline, id)
+      if marker > 0 then redis.call('SET', jkey(KEYS[6], id, ':lock'), attempts, 'PX', marker) end
       out[#out + 1] = { id, redis.call('HGET', row, 'payload'), attempts, g }
     end
   end

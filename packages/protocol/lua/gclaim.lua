@@ -10,8 +10,10 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @arg lease_ms   lease length in ms, from server now
+-- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g}
+local marker = tonumber(ARGV[2] or '0') or 0
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
 local ring = KEYS[1]
 local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
@@ -39,6 +41,7 @@ while true do
       local attempts = redis.call('HINCRBY', row, 'attempts', 1)
       redis.call('HSET', row, 'state', 'active')
       redis.call('ZADD', KEYS[2], now_ms() + tonumber(ARGV[1]), id)
+      if marker > 0 then redis.call('SET', jkey(KEYS[6], id, ':lock'), attempts, 'PX', marker) end
       local act = redis.call('HINCRBY', KEYS[4], g, 1)
       if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
       return { id, redis.call('HGET', row, 'payload'), attempts, g }

@@ -93,6 +93,8 @@ export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | 
 
 /** How many admissions go out in one pipeline; bounds memory and per-pipeline latency. */
 const CHUNK = 1000;
+/** One wake token per this many admissions in a batch. */
+const WAKE_EVERY = 16;
 
 /**
  * Admits many jobs in pipelines of EVALSHAs (queue.md §2.3). Verdicts come back in input order, one
@@ -103,9 +105,13 @@ export async function enqueueMany<T>(
   items: readonly { readonly payload: T; readonly id?: JobId | string }[],
 ): Promise<EnqueueManyResult[]> {
   const { keys, conn } = ctx;
-  const prepared = items.map((item) => {
+  const prepared = items.map((item, i) => {
     const id = resolveId(item.id);
-    return { id, call: { script: scripts().enqueue, keys: [keys.job(id), keys.pending, keys.wake], args: [id, ctx.codec.encode(item.payload)] } satisfies ScriptCall };
+    // A wake token per job would cost two server commands each; one every WAKE_EVERY jobs (and on
+    // the last) wakes as many parked consumers as the capped wake list can hold anyway.
+    const wake = i % WAKE_EVERY === WAKE_EVERY - 1 || i === items.length - 1;
+    const k = wake ? [keys.job(id), keys.pending, keys.wake] : [keys.job(id), keys.pending];
+    return { id, call: { script: scripts().enqueue, keys: k, args: [id, ctx.codec.encode(item.payload)] } satisfies ScriptCall };
   });
   const out: EnqueueManyResult[] = [];
   for (let start = 0; start < prepared.length; start += CHUNK) {

@@ -3,13 +3,16 @@ import type { ClaimedJob } from './job.js';
 import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
 import type { Queue } from './queue.js';
 import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeJob, delayJob, failJob, type Settled } from './settle.js';
+import { completeJob, delayJob, failJob, keepsRow, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
 import { jobContext, type JobContext } from './worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
 
-/** Verdicts per member id; a member missing here is retried as `missing verdict`. */
-export type BatchVerdicts = ReadonlyMap<string, BatchVerdict> | Readonly<Record<string, BatchVerdict>>;
+/**
+ * Verdicts per member id; a member missing here is retried as `missing verdict`. The single word
+ * `'ok'` completes every member.
+ */
+export type BatchVerdicts = 'ok' | ReadonlyMap<string, BatchVerdict> | Readonly<Record<string, BatchVerdict>>;
 
 /** Runs one batch; return a verdict per member, or throw to retry every member with the reason. */
 export type BatchHandler<T> = (jobs: readonly ClaimedJob<T>[], contexts: ReadonlyMap<JobId, JobContext>) => Promise<BatchVerdicts> | BatchVerdicts;
@@ -114,7 +117,8 @@ export class BatchWorker<T = unknown> {
 
   #claim(): Promise<ClaimedJob<T>[]> {
     const o = this.#rt.options;
-    return o.source === 'lanes' ? this.queue.laneBatchClaim(o.leaseMs) : this.queue.claimBatch(this.#size, o.leaseMs);
+    const claim = this.#rt.locks.claimOptions;
+    return o.source === 'lanes' ? this.queue.laneBatchClaim(o.leaseMs, claim) : this.queue.claimBatch(this.#size, o.leaseMs, claim);
   }
 
   async #run(jobs: readonly ClaimedJob<T>[]): Promise<void> {
@@ -131,13 +135,13 @@ export class BatchWorker<T = unknown> {
     await Promise.all(
       jobs.map(async (job) => {
         const verdict: BatchVerdict = thrown ? { error: errorText(thrown.reason) } : (lookup(verdicts, job.id) ?? { error: 'missing verdict' });
-        let outcome: Settled;
+        let outcome: Settled = 'stale';
         try {
           if (verdict === 'ok') outcome = await completeJob(rt, job, undefined);
           else if ('delay' in verdict) outcome = await delayJob(rt, job, verdict.delay);
           else outcome = await failJob(rt, job, verdict.error);
         } finally {
-          rt.locks.untrack(job);
+          rt.locks.untrack(job, keepsRow(outcome, verdict !== 'ok'));
         }
         settled.set(job.id, { verdict, outcome });
       }),
@@ -152,12 +156,13 @@ export class BatchWorker<T = unknown> {
 }
 
 function lookup(verdicts: BatchVerdicts | undefined, id: string): BatchVerdict | undefined {
-  if (!verdicts) return undefined;
+  if (verdicts === undefined) return undefined;
+  if (verdicts === 'ok') return 'ok';
   if (isMap(verdicts)) return verdicts.get(id);
   return Object.hasOwn(verdicts, id) ? verdicts[id] : undefined;
 }
 
-function isMap(verdicts: BatchVerdicts): verdicts is ReadonlyMap<string, BatchVerdict> {
+function isMap(verdicts: Exclude<BatchVerdicts, 'ok'>): verdicts is ReadonlyMap<string, BatchVerdict> {
   return verdicts instanceof Map;
 }
 

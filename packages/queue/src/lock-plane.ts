@@ -38,20 +38,28 @@ export class LockPlane {
     return this.#held.size;
   }
 
-  /** Starts tracking a claimed job; writes its presence marker without waiting for the reply. */
-  track(job: ClaimedJob<unknown>, cancel: CancelToken): void {
-    this.#held.set(job.id, { job, cancel });
-    if (this.#markers) {
-      this.#queue.connection
-        .command('SET', this.#queue.keys.jobSub(job.id, 'lock'), String(job.attempts), 'PX', this.#markerTtlMs)
-        .catch(this.#onError);
-    }
+  /**
+   * What claims pass so the claim script itself writes each job's presence marker (twice the
+   * lease, refreshed every beat): the lock plane then costs no extra round trip per job.
+   */
+  get claimOptions(): { markerTtlMs?: number } {
+    return this.#markers ? { markerTtlMs: this.#markerTtlMs } : {};
   }
 
-  /** Stops tracking a settled job and drops its marker; never touches `active`. */
-  untrack(job: ClaimedJob<unknown>): void {
+  /** Starts tracking a claimed job. */
+  track(job: ClaimedJob<unknown>, cancel: CancelToken): void {
+    this.#held.set(job.id, { job, cancel });
+  }
+
+  /**
+   * Stops tracking a settled job; never touches `active`. `dropMarker` is set when the job stays
+   * (rescheduled, delayed, dead): its marker must go so `remove` works again. After a completion
+   * the row is gone and the marker only waits out its TTL; after a lost lease the marker belongs
+   * to the new holder and must not be deleted.
+   */
+  untrack(job: ClaimedJob<unknown>, dropMarker: boolean): void {
     this.#held.delete(job.id);
-    if (this.#markers) this.#queue.connection.command('DEL', this.#queue.keys.jobSub(job.id, 'lock')).catch(this.#onError);
+    if (this.#markers && dropMarker) this.#queue.connection.command('DEL', this.#queue.keys.jobSub(job.id, 'lock')).catch(this.#onError);
   }
 
   /** Cancels every held job's token (on a close that ran out of patience). */

@@ -83,28 +83,28 @@ export class Queue<T = unknown> {
   // Worker verbs: most callers use Worker, which drives these.
 
   /** Leases the oldest pending job. */
-  claim(leaseMs: number): Promise<ClaimedJob<T> | undefined> {
-    return claims.claim(this.#ctx, leaseMs);
+  claim(leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T> | undefined> {
+    return claims.claim(this.#ctx, leaseMs, options);
   }
 
   /** Leases up to `size` oldest pending jobs under one deadline. */
-  claimBatch(size: number, leaseMs: number): Promise<ClaimedJob<T>[]> {
-    return claims.claimBatch(this.#ctx, size, leaseMs);
+  claimBatch(size: number, leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T>[]> {
+    return claims.claimBatch(this.#ctx, size, leaseMs, options);
   }
 
   /** Rotates the lane ring once and leases one job. */
-  laneClaim(leaseMs: number): Promise<ClaimedJob<T> | undefined> {
-    return claims.laneClaim(this.#ctx, leaseMs);
+  laneClaim(leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T> | undefined> {
+    return claims.laneClaim(this.#ctx, leaseMs, options);
   }
 
   /** Rotates once and leases as many jobs as the lane's weight allows. */
-  laneWeightedClaim(leaseMs: number): Promise<ClaimedJob<T>[]> {
-    return claims.laneWeightedClaim(this.#ctx, leaseMs);
+  laneWeightedClaim(leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T>[]> {
+    return claims.laneWeightedClaim(this.#ctx, leaseMs, options);
   }
 
   /** Rotates once and leases the lane's claimable depth. */
-  laneBatchClaim(leaseMs: number): Promise<ClaimedJob<T>[]> {
-    return claims.laneBatchClaim(this.#ctx, leaseMs);
+  laneBatchClaim(leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T>[]> {
+    return claims.laneBatchClaim(this.#ctx, leaseMs, options);
   }
 
   /** Settles a held job as done; `result` feeds a flow parent. */

@@ -77,3 +77,8 @@ export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: 
   rt.publish('delayed', job.id);
   return 'ok';
 }
+
+/** True when a settlement left the job's row in place (rescheduled, delayed or dead), so its marker must go. */
+export function keepsRow(outcome: Settled, notCompleting: boolean): boolean {
+  return outcome === 'scheduled' || outcome === 'dead' || (outcome === 'ok' && notCompleting);
+}

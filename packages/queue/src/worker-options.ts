@@ -39,7 +39,10 @@ export interface WorkerOptions {
   readonly respectConcurrencyGate?: boolean;
   /** How long `close()` waits for running handlers. Default 30000 ms. */
   readonly closeTimeoutMs?: number;
-  /** Called with errors the worker survives (a failed maintenance tick, a lost lease, a lost socket). */
+  /**
+   * Called with errors the worker survives (a failed maintenance tick, a lost lease, a lost socket)
+   * and with the one that stops it. Default: a one-line `console.warn`.
+   */
   readonly onError?: (error: unknown, job?: ClaimedJob<unknown>) => void;
 }
 
@@ -52,6 +55,12 @@ export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'stalled' | 'on
 function positive(name: string, value: number, min = 1): number {
   if (!Number.isSafeInteger(value) || value < min) throw new InvalidArgumentError(name, `must be an integer >= ${min}`);
   return value;
+}
+
+/** Without a handler, survivable errors still reach the operator: silence would hide a sick worker. */
+function defaultOnError(error: unknown, job?: ClaimedJob<unknown>): void {
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  console.warn(`[echo worker]${job ? ` job ${job.id}:` : ''} ${what}`);
 }
 
 /** Validates options at the boundary: a bad value fails `start`, never a running worker. */
@@ -77,6 +86,6 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     lockMarkers: options.lockMarkers ?? true,
     respectConcurrencyGate: options.respectConcurrencyGate ?? false,
     closeTimeoutMs: positive('closeTimeoutMs', options.closeTimeoutMs ?? 30_000, 0),
-    onError: options.onError ?? (() => undefined),
+    onError: options.onError ?? defaultOnError,
   };
 }

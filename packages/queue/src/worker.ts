@@ -2,7 +2,7 @@ import { CancelToken } from './cancel.js';
 import type { ClaimedJob } from './job.js';
 import type { Queue } from './queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeJob, failJob } from './settle.js';
+import { completeJob, failJob, keepsRow, type Settled } from './settle.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
 /** What a handler gets besides the job: cancellation and the job's own side channels. */
@@ -111,7 +111,8 @@ export class Worker<T = unknown> {
   async #claim(): Promise<ClaimedJob<T> | undefined> {
     const o = this.options;
     if (o.respectConcurrencyGate && (await this.queue.isMaxed())) return undefined;
-    return o.source === 'lanes' ? this.queue.laneClaim(o.leaseMs) : this.queue.claim(o.leaseMs);
+    const claim = this.#rt.locks.claimOptions;
+    return o.source === 'lanes' ? this.queue.laneClaim(o.leaseMs, claim) : this.queue.claim(o.leaseMs, claim);
   }
 
   async #run(job: ClaimedJob<T>): Promise<void> {
@@ -123,11 +124,11 @@ export class Worker<T = unknown> {
     } catch (reason) {
       failure = { reason };
     }
+    let settled: Settled = 'stale';
     try {
-      if (failure) await failJob(this.#rt, job, failure.reason);
-      else await completeJob(this.#rt, job, result);
+      settled = failure ? await failJob(this.#rt, job, failure.reason) : await completeJob(this.#rt, job, result);
     } finally {
-      this.#rt.locks.untrack(job);
+      this.#rt.locks.untrack(job, keepsRow(settled, failure !== undefined));
     }
   }
 
