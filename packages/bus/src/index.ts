@@ -1,1 +1,37 @@
-export {};
+/**
+ * `@echo/bus`: the event-bus pillar of EchoMQ. Two halves share each queue's `{q}` slot:
+ *
+ * - the events channel `emq:{q}:events`, a broadcast of lifecycle events, at most once;
+ * - the stream logs `emq:{q}:stream:<name>`, durable and replayable records under EVT ids, with
+ *   consumer groups (at least once), retention and time-window reads.
+ *
+ * Start with {@link Bus}; the functional verbs below it take a `Connection` for code that already
+ * holds one.
+ *
+ * @packageDocumentation
+ */
+export { Bus, type BusOptions, type BusRetentionTarget } from './bus.js';
+export { Stream, type ReadRange, type WindowOptions } from './stream.js';
+
+export { EventsListener, eventNameOf, listen, type EventListener, type EventSubscriber, type EventsListenerStats, type ListenOptions } from './events-listener.js';
+export { publish } from './publish.js';
+
+export { append, appendBatch, appendId, type AppendOptions, type EvtMinter } from './append.js';
+export { read, readSince, readWindow, type ReadBound } from './read.js';
+export { trim, type TrimWindow } from './trim.js';
+export { RetentionDriver, type RetentionOptions, type RetentionOutcome, type RetentionTarget, type RetentionWindow } from './retention.js';
+export { clearArchived, getArchived, putArchived } from './archive.js';
+export { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
+export {
+  GroupConsumer,
+  consume,
+  type ConsumeOptions,
+  type GroupConsumerStats,
+  type GroupEntry,
+  type GroupHandler,
+} from './group-consumer.js';
+
+export type { StreamEntry, StreamFields } from './fields.js';
+export { maxidCeil, minidFloor, type Instant } from './instant.js';
+export { xaddId } from './xadd-id.js';
+export { BatchAppendError, Resp3RequiredError, type BatchAppendResult } from './errors.js';

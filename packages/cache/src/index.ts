@@ -1,1 +1,28 @@
-export {};
+/**
+ * `@echo/cache`: declared two-tier near-cache tables for EchoMQ. Cache-aside reads with one fill per
+ * herd of misses, L2 frames `version ++ value` under `ecc:{<table>}:<id>`, jittered expiry, a
+ * bounded L1 that degrades to pass-through, and coherence by newer-wins version messages over a
+ * broadcast channel or server-assisted tracking.
+ *
+ * @packageDocumentation
+ */
+export { Cache, type CacheOptions } from './cache.js';
+export { Table, type Fetched, type Source } from './table.js';
+export {
+  COHERENCE_LANES,
+  SPEC_DEFAULTS,
+  type Coherence,
+  type Loader,
+  type TableSettings,
+  type TableSpec,
+} from './spec.js';
+export { Versioned, versioned } from './versioned.js';
+export { bufferCodec, jsonCodec, stringCodec, type CacheCodec } from './codec.js';
+export type { Row } from './l1.js';
+export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from './stats.js';
+export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NoSuchCacheError, TrackingArmError } from './errors.js';
+export { MESSAGE_LENGTH, encodeMessage, newer, parseMessage, type CoherenceMessage } from './coherence/message.js';
+export { DRAIN_BATCH } from './coherence/broadcast.js';
+export { INVALIDATE_CHANNEL } from './coherence/tracking.js';
+export { decodeFrame, encodeFrame, type Frame } from './frame.js';
+export { expiresAt } from './expiry.js';

@@ -31,6 +31,9 @@ local row = KEYS[5]
 local attempts = redis.call('HGET', row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE retry token mismatch') end
+-- A resend after a dropped reply finds the job already dead under the same token: report the
+-- verdict again without counting the failure twice or firing the flow arm again.
+if redis.call('HGET', row, 'state') == 'dead' and redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
 
 local was_active = redis.call('ZREM', KEYS[1], id) == 1
 local g = redis.call('HGET', row, 'group')

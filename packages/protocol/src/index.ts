@@ -47,7 +47,8 @@ export { strictVariant } from './scripts/strict.js';
 export { SCRIPT_NAMES, scripts, type ScriptName } from './scripts/catalog.js';
 export { checkKeyLaw, type KeyLawViolation } from './scripts/key-law.js';
 
-export { Connection, checkCall, type BatchResult, type ScriptCall } from './connector/connection.js';
+export { Connection, type BatchResult, type ScriptCall } from './connector/connection.js';
+export { checkCall, type Arg } from './connector/call-shape.js';
 export { type ConnectOptions, type NodeAddress, reconnectDelay } from './connector/options.js';
 export type { ConnectionStats } from './connector/stats.js';
 export { FENCE_KEY, WIRE_VERSION, claimOrVerify, judgeVersion, type FenceIo } from './connector/fence.js';

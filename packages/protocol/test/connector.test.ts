@@ -204,4 +204,28 @@ describe('reconnect', () => {
       await c.close();
     }
   });
+
+  it('re-issues its subscriptions after a reconnect, once the fence has passed', async () => {
+    const sub = await Connection.connect({ url: server.url, name: 'echo-sub' });
+    const admin = server.client();
+    const got: string[] = [];
+    sub.onMessage((channel, message) => got.push(`${channel}:${message}`));
+    try {
+      await sub.subscribe('emq:{subq}:events');
+      await admin.publish('emq:{subq}:events', 'one');
+      await new Promise((r) => setTimeout(r, 50));
+      await admin.call('CLIENT', 'KILL', 'SKIPME', 'yes', 'TYPE', 'pubsub');
+      for (let i = 0; i < 100 && sub.stats().reconnects === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && got.length < 2; i++) {
+        await admin.publish('emq:{subq}:events', 'two');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(got[0]).toBe('emq:{subq}:events:one');
+      expect(got).toContain('emq:{subq}:events:two');
+      expect(sub.stats().fences).toBe(2);
+    } finally {
+      admin.disconnect();
+      await sub.close();
+    }
+  });
 });

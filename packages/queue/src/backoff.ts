@@ -32,8 +32,11 @@ export function backoffDelay(policy: Backoff, attempt: number, random: () => num
   assertWhole('attempt', attempt, 1);
   switch (policy.type) {
     case 'fixed':
+      assertWhole('backoff ms', policy.ms, 0);
       return policy.ms;
     case 'exponential': {
+      assertWhole('backoff base', policy.base, 1);
+      assertWhole('backoff cap', policy.cap, 1);
       // Clamp the shift first: 2^(a-1) overflows a double's exact range long before a is large.
       const shift = BigInt(Math.min(attempt - 1, 62));
       const raw = BigInt(policy.base) << shift;

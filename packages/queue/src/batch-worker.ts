@@ -3,7 +3,7 @@ import type { ClaimedJob } from './job.js';
 import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
 import type { Queue } from './queue.js';
 import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeJob, delayJob, failJob, keepsRow, type Settled } from './settle.js';
+import { completeJob, delayJob, failJob, ownsMarker, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
 import { jobContext, type JobContext } from './worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
@@ -141,7 +141,7 @@ export class BatchWorker<T = unknown> {
           else if ('delay' in verdict) outcome = await delayJob(rt, job, verdict.delay);
           else outcome = await failJob(rt, job, verdict.error);
         } finally {
-          rt.locks.untrack(job, keepsRow(outcome, verdict !== 'ok'));
+          rt.locks.untrack(job, ownsMarker(outcome));
         }
         settled.set(job.id, { verdict, outcome });
       }),

@@ -25,7 +25,7 @@ export class QueueEvents {
   private constructor(conn: Connection, channel: string) {
     this.#conn = conn;
     this.channel = channel;
-    conn.client.on('message', (from: string, message: string) => {
+    conn.onMessage((from, message) => {
       if (from !== this.channel) return;
       const event = parseEvent(message);
       if (!event) return;
@@ -37,7 +37,7 @@ export class QueueEvents {
   static async open(conn: Connection, queue: string): Promise<QueueEvents> {
     const channel = queueKeys(queue).events;
     const own = await conn.duplicate();
-    await own.client.subscribe(channel);
+    await own.subscribe(channel);
     return new QueueEvents(own, channel);
   }
 

@@ -52,10 +52,9 @@ export class LockPlane {
   }
 
   /**
-   * Stops tracking a settled job; never touches `active`. `dropMarker` is set when the job stays
-   * (rescheduled, delayed, dead): its marker must go so `remove` works again. After a completion
-   * the row is gone and the marker only waits out its TTL; after a lost lease the marker belongs
-   * to the new holder and must not be deleted.
+   * Stops tracking a settled job; never touches `active`. `dropMarker` is set when our settlement
+   * landed: the marker must go so `remove` works again (also on a job re-admitted under the same
+   * id). After a lost lease the marker belongs to the new holder and must stay.
    */
   untrack(job: ClaimedJob<unknown>, dropMarker: boolean): void {
     this.#held.delete(job.id);

@@ -8,10 +8,16 @@ export type Settled = 'ok' | 'scheduled' | 'dead' | 'stale' | 'gone';
 
 /**
  * Runs a settlement, surviving a socket drop: the call is sent once more after the reconnect (the
- * first may or may not have landed). After a drop, `gone` on a completion means the first one
- * landed. A refusal means the lease was lost: counted, reported, and never thrown at the worker.
+ * first may or may not have landed). `landedIfRefused` tells which refusal of the resend means the
+ * first one landed (`gone` after a completion, `not active` after a delay). Any other refusal
+ * means the lease was lost: counted, reported, and never thrown at the worker.
  */
-async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send: () => Promise<void>, completing: boolean): Promise<'ok' | 'stale' | 'gone'> {
+async function settle(
+  rt: WorkerRuntime<unknown>,
+  job: ClaimedJob<unknown>,
+  send: () => Promise<void>,
+  landedIfRefused: (error: unknown) => boolean,
+): Promise<'ok' | 'stale' | 'gone'> {
   try {
     await send();
     return 'ok';
@@ -22,7 +28,7 @@ async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send
         await send();
         return 'ok';
       } catch (again) {
-        if (completing && again instanceof GoneError) return 'ok';
+        if (landedIfRefused(again)) return 'ok';
         last = again;
       }
     }
@@ -40,7 +46,7 @@ function resultText(result: unknown): string | undefined {
 /** Completes a job with its handler's result and publishes `completed`. */
 export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, result: unknown): Promise<Settled> {
   const erased = rt as unknown as WorkerRuntime<unknown>;
-  const outcome = await settle(erased, job, () => rt.queue.complete(job, resultText(result)), true);
+  const outcome = await settle(erased, job, () => rt.queue.complete(job, resultText(result)), (e) => e instanceof GoneError);
   if (outcome !== 'ok') return outcome;
   rt.stats.completed++;
   rt.publish('completed', job.id);
@@ -59,7 +65,7 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
     async () => {
       verdict.outcome = await rt.queue.retry(job, delayMs, rt.options.maxAttempts, text);
     },
-    false,
+    () => false,
   );
   if (outcome !== 'ok') return outcome;
   if (verdict.outcome === 'dead') rt.stats.dead++;
@@ -71,14 +77,17 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
 /** Hands a job back for `ms` without counting a failure and publishes `delayed`. */
 export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: number): Promise<Settled> {
   const erased = rt as unknown as WorkerRuntime<unknown>;
-  const outcome = await settle(erased, job, () => rt.queue.delay(job, ms), false);
+  const outcome = await settle(erased, job, () => rt.queue.delay(job, ms), (e) => e instanceof StaleError && e.detail === 'not active');
   if (outcome !== 'ok') return outcome;
   rt.stats.delayed++;
   rt.publish('delayed', job.id);
   return 'ok';
 }
 
-/** True when a settlement left the job's row in place (rescheduled, delayed or dead), so its marker must go. */
-export function keepsRow(outcome: Settled, notCompleting: boolean): boolean {
-  return outcome === 'scheduled' || outcome === 'dead' || (outcome === 'ok' && notCompleting);
+/**
+ * True when our own settlement landed, so the presence marker is ours to drop. After a lost lease
+ * (`stale`, `gone`) the marker belongs to the new holder and must stay.
+ */
+export function ownsMarker(outcome: Settled): boolean {
+  return outcome === 'ok' || outcome === 'scheduled' || outcome === 'dead';
 }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '@echo/protocol';
-import { fixed, type Backoff } from './backoff.js';
+import { backoffDelay, fixed, type Backoff } from './backoff.js';
 import type { ClaimedJob } from './job.js';
 
 /** Which claim a worker uses: the flat pending set, or the fair lanes. */
@@ -72,13 +72,20 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
   if (source !== undefined && source !== 'flat' && source !== 'lanes') {
     throw new InvalidArgumentError('source', "must be 'flat' or 'lanes'");
   }
+  if (options.stalled !== undefined) positive('stalled.maxStalled', options.stalled.maxStalled ?? 1);
+  const backoff = options.backoff ?? fixed(1000);
+  // Walk the curve once now: a policy that cannot produce a delay would otherwise fail every retry.
+  for (const attempt of [1, 2, 64]) {
+    const delay = backoffDelay(backoff, attempt, () => 0.5);
+    if (!Number.isSafeInteger(delay) || delay < 0) throw new InvalidArgumentError('backoff', 'must produce whole, non-negative delays');
+  }
   return {
     concurrency: positive('concurrency', options.concurrency ?? 1),
     source: options.source ?? 'flat',
     leaseMs,
     extendEveryMs: Math.min(Math.max(positive('extendEveryMs', extend), 1), leaseMs - 1),
     maxAttempts: positive('maxAttempts', options.maxAttempts ?? 3),
-    backoff: options.backoff ?? fixed(1000),
+    backoff,
     blockMs: positive('blockMs', options.blockMs ?? 1000, 10),
     maintenanceMs: positive('maintenanceMs', options.maintenanceMs ?? 1000, 0),
     stalled: options.stalled,

@@ -2,7 +2,7 @@ import { CancelToken } from './cancel.js';
 import type { ClaimedJob } from './job.js';
 import type { Queue } from './queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeJob, failJob, keepsRow, type Settled } from './settle.js';
+import { completeJob, failJob, ownsMarker, type Settled } from './settle.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
 /** What a handler gets besides the job: cancellation and the job's own side channels. */
@@ -128,7 +128,7 @@ export class Worker<T = unknown> {
     try {
       settled = failure ? await failJob(this.#rt, job, failure.reason) : await completeJob(this.#rt, job, result);
     } finally {
-      this.#rt.locks.untrack(job, keepsRow(settled, failure !== undefined));
+      this.#rt.locks.untrack(job, ownsMarker(settled));
     }
   }
 

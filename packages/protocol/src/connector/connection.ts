@@ -4,23 +4,21 @@ import {
   ConnectError,
   ConnectionClosedError,
   ConnectionLostError,
-  CrossSlotError,
   ShaMismatchError,
   VersionFenceError,
 } from '../errors/connection.js';
 import type { EchoError } from '../errors/echo-error.js';
 import { mapReplyError } from '../errors/registry.js';
-import { InvalidArgumentError } from '../errors/validation.js';
-import { hashtag, slot } from '../keys/index.js';
 import type { Script } from '../scripts/script.js';
 import { strictVariant } from '../scripts/strict.js';
+import { checkCall, type Arg } from './call-shape.js';
 import { deferred, within, type Deferred } from './deferred.js';
 import { claimOrVerify } from './fence.js';
+import { createCluster, createRedis } from './clients.js';
 import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
 import { emptyStats, type ConnectionStats } from './stats.js';
 
 type Client = Redis | Cluster;
-type Arg = string | Buffer | number;
 
 /** One script call in a batch. */
 export interface ScriptCall {
@@ -56,10 +54,12 @@ export class Connection {
   #fatal: Error | undefined;
   #everReady = false;
   readonly #loading = new Map<string, Promise<void>>();
+  readonly #channels = new Set<string>();
 
   private constructor(options: ResolvedOptions) {
     this.options = options;
-    this.#client = options.cluster ? this.#createCluster(options) : this.#createRedis(options);
+    const retry = (attempt: number): number | null => (this.#stopped() ? null : reconnectDelay(attempt));
+    this.#client = options.cluster ? createCluster(options, retry) : createRedis(options, retry);
     this.#client.on('ready', () => void this.#onReady());
     this.#client.on('close', () => this.#onClose());
     this.#client.on('error', (error: Error) => this.#onError(error));
@@ -173,6 +173,38 @@ export class Connection {
     }
   }
 
+  /**
+   * Subscribes this connection to pub/sub channels (use a dedicated connection: see
+   * {@link duplicate}). The set is kept and re-issued after every reconnect, once the fence has
+   * passed. Messages arrive through {@link onMessage}. At most once: anything published while the
+   * socket was down is gone.
+   */
+  async subscribe(...channels: string[]): Promise<void> {
+    if (this.#state !== 'ready') await this.#whenReady();
+    for (const channel of channels) this.#channels.add(channel);
+    this.#stats.commands++;
+    try {
+      await this.#client.subscribe(...channels);
+    } catch (error) {
+      throw this.#mapError(error);
+    }
+  }
+
+  /** Leaves channels; they are no longer re-issued after a reconnect. */
+  async unsubscribe(...channels: string[]): Promise<void> {
+    for (const channel of channels) this.#channels.delete(channel);
+    if (this.#state !== 'ready') return;
+    await this.#client.unsubscribe(...channels).catch((error: unknown) => {
+      throw this.#mapError(error);
+    });
+  }
+
+  /** Calls `listener` for every pub/sub message this connection receives; answers a remover. */
+  onMessage(listener: (channel: string, message: string) => void): () => void {
+    this.#client.on('message', listener);
+    return () => this.#client.off('message', listener);
+  }
+
   /** Sends plain commands in one pipeline; each reply or error comes back in order. */
   async pipeline(commands: readonly (readonly [string, ...Arg[]])[]): Promise<BatchResult[]> {
     if (commands.length === 0) return [];
@@ -215,47 +247,6 @@ export class Connection {
     }
   }
 
-  #createRedis(o: ResolvedOptions): Redis {
-    return new Redis({
-      host: o.host,
-      port: o.port,
-      ...(o.username === undefined ? {} : { username: o.username }),
-      ...(o.password === undefined ? {} : { password: o.password }),
-      db: o.db,
-      ...(o.name === undefined ? {} : { connectionName: o.name }),
-      lazyConnect: true,
-      // Our gate queues callers until the fence passes; ioredis must not replay anything itself.
-      enableOfflineQueue: false,
-      autoResendUnfulfilledCommands: false,
-      enableReadyCheck: false,
-      disableClientInfo: true,
-      maxRetriesPerRequest: null,
-      connectTimeout: o.connectTimeoutMs,
-      retryStrategy: (attempt) => (this.#state === 'closed' || this.#state === 'fatal' ? null : reconnectDelay(attempt)),
-    });
-  }
-
-  #createCluster(o: ResolvedOptions): Cluster {
-    return new Cluster(
-      (o.cluster ?? []).map((n) => ({ host: n.host, port: n.port })),
-      {
-        lazyConnect: true,
-        enableReadyCheck: true,
-        enableOfflineQueue: true,
-        maxRedirections: 16,
-        clusterRetryStrategy: (attempt) => (this.#state === 'closed' || this.#state === 'fatal' ? null : reconnectDelay(attempt)),
-        redisOptions: {
-          ...(o.username === undefined ? {} : { username: o.username }),
-          ...(o.password === undefined ? {} : { password: o.password }),
-          ...(o.name === undefined ? {} : { connectionName: o.name }),
-          disableClientInfo: true,
-          autoResendUnfulfilledCommands: false,
-          connectTimeout: o.connectTimeoutMs,
-        },
-      },
-    );
-  }
-
   async #open(): Promise<void> {
     const opened = (async () => {
       await this.#client.connect();
@@ -294,6 +285,11 @@ export class Connection {
     if (this.#everReady) this.#stats.reconnects++;
     this.#everReady = true;
     this.#state = 'ready';
+    if (this.#channels.size > 0) {
+      this.#client.subscribe(...this.#channels).catch(() => {
+        // A drop during the re-subscribe leads to another reconnect, which tries again.
+      });
+    }
     this.#gate.resolve(undefined);
   }
 
@@ -410,25 +406,4 @@ function toConnectError(error: unknown, o: ResolvedOptions): Error {
   const where = o.cluster ? o.cluster.map((n) => `${n.host}:${n.port}`).join(',') : `${o.host}:${o.port}`;
   const reason = error instanceof Error ? error.message : String(error);
   return new ConnectError(`cannot connect to ${where}: ${reason}`, { cause: error });
-}
-
-/**
- * Checks a call against its script's header before anything is sent: the declared key count, the
- * argument count, and that every key hashes to one cluster slot (protocol.md §3.5).
- */
-export function checkCall(script: Script, keys: readonly string[], args: readonly Arg[]): void {
-  const h = script.header;
-  if (keys.length < h.keys.length || (h.restKeys === undefined && keys.length !== h.keys.length)) {
-    throw new InvalidArgumentError('keys', `script ${script.name} declares ${h.keys.length}${h.restKeys ? '+' : ''} keys, got ${keys.length}`);
-  }
-  if (args.length < h.args.length || (h.restArgs === undefined && args.length !== h.args.length)) {
-    throw new InvalidArgumentError('args', `script ${script.name} takes ${h.args.length}${h.restArgs ? '+' : ''} arguments, got ${args.length}`);
-  }
-  const first = keys[0];
-  if (first === undefined) return;
-  const tag = hashtag(first);
-  for (let i = 1; i < keys.length; i++) {
-    const key = keys[i] as string;
-    if (hashtag(key) !== tag && slot(key) !== slot(first)) throw new CrossSlotError(script.name, keys);
-  }
 }

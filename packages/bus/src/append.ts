@@ -1,0 +1,92 @@
+import { mintId, type Connection, type EvtId } from '@echo/protocol';
+import { BatchAppendError, type BatchAppendResult } from './errors.js';
+import { flattenFields, ID_FIELD, type StreamFields } from './fields.js';
+import { streamKey } from './keys.js';
+import { parseEvtId, xaddId } from './xadd-id.js';
+
+/**
+ * Where appended records get their ids. `IdMinter` from `@echo/protocol` fits as is; inject one with
+ * its own clock to mint at chosen instants, or with a configured node.
+ */
+export interface EvtMinter {
+  mint(namespace: 'EVT'): EvtId;
+}
+
+/** Options shared by the minting appends. */
+export interface AppendOptions {
+  /** Mints the record ids. Default: the process-wide minter behind `mintId`. */
+  readonly minter?: EvtMinter;
+}
+
+function mint(options: AppendOptions): EvtId {
+  // A custom minter is checked like any caller-supplied id: a stream admits EVT ids only.
+  return options.minter === undefined ? mintId('EVT') : parseEvtId(options.minter.mint('EVT'));
+}
+
+function xaddArgs(key: string, id: EvtId, flat: readonly string[]): [string, ...string[]] {
+  // The explicit id, never `*`: the wire never mints, so the record's place is fixed by its id.
+  return ['XADD', key, xaddId(id), ID_FIELD, id, ...flat];
+}
+
+/**
+ * Appends a record with an id the caller supplies (bus.md §2.2). The id and the fields are checked
+ * before any I/O, so a refused call writes nothing, not even an empty stream.
+ *
+ * @returns the id, as the receipt.
+ * @throws MalformedIdError when `id` is not a branded id; KindError when it is not EVT.
+ * @throws InvalidArgumentError when `fields` is not flat strings or uses the reserved `id` field.
+ * @throws NonMonotonicError when the stream already holds an id at or above this one; never retried with `*`.
+ */
+export async function appendId(conn: Connection, queue: string, name: string, id: string, fields: StreamFields = {}): Promise<EvtId> {
+  const evt = parseEvtId(id);
+  const flat = flattenFields(fields);
+  const [command, ...args] = xaddArgs(streamKey(queue, name), evt, flat);
+  await conn.command(command, ...args);
+  return evt;
+}
+
+/**
+ * Appends a record under a freshly minted EVT id (bus.md §2.2). Append never trims; retention is
+ * {@link trim}'s job.
+ *
+ * @returns the minted id, as the receipt.
+ * @throws InvalidArgumentError when `fields` is not flat strings or uses the reserved `id` field.
+ * @throws NonMonotonicError when another writer put a higher id on the stream first.
+ */
+export async function append(conn: Connection, queue: string, name: string, fields: StreamFields = {}, options: AppendOptions = {}): Promise<EvtId> {
+  const key = streamKey(queue, name);
+  const flat = flattenFields(fields);
+  // Minted last, after every check, so a refused call spends no id.
+  const id = mint(options);
+  const [command, ...args] = xaddArgs(key, id, flat);
+  await conn.command(command, ...args);
+  return id;
+}
+
+/**
+ * Appends many records in one pipeline, minting one id per record in order (bus.md §2.2). Every
+ * record is checked before anything is sent.
+ *
+ * @returns the receipts, in append order.
+ * @throws InvalidArgumentError when any record is not flat strings or uses the reserved `id` field.
+ * @throws BatchAppendError when any XADD was refused; it says which members landed.
+ */
+export async function appendBatch(
+  conn: Connection,
+  queue: string,
+  name: string,
+  records: readonly StreamFields[],
+  options: AppendOptions = {},
+): Promise<EvtId[]> {
+  const key = streamKey(queue, name);
+  const flats = records.map((fields, i) => flattenFields(fields, `records[${i}]`));
+  if (flats.length === 0) return [];
+  const ids = flats.map(() => mint(options));
+  const replies = await conn.pipeline(flats.map((flat, i) => xaddArgs(key, ids[i] as EvtId, flat)));
+  const results = replies.map((reply, i): BatchAppendResult => {
+    const id = ids[i] as EvtId;
+    return reply.ok ? { ok: true, id } : { ok: false, id, error: reply.error };
+  });
+  if (results.some((r) => !r.ok)) throw new BatchAppendError(results);
+  return ids;
+}

@@ -1,0 +1,113 @@
+import type { Connection, EvtId } from '@echo/protocol';
+import { append, appendBatch, appendId, type AppendOptions, type EvtMinter } from './append.js';
+import { clearArchived, getArchived, putArchived } from './archive.js';
+import type { StreamEntry, StreamFields } from './fields.js';
+import { consume, type ConsumeOptions, type GroupConsumer, type GroupHandler } from './group-consumer.js';
+import { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
+import type { Instant } from './instant.js';
+import { streamKey } from './keys.js';
+import { read, readSince, readWindow, type ReadBound } from './read.js';
+import { trim, type TrimWindow } from './trim.js';
+
+/** The range of a {@link Stream.read}; every field is optional. */
+export interface ReadRange {
+  /** Inclusive start: `-` (default) or an EVT id. */
+  readonly from?: ReadBound;
+  /** Inclusive end: `+` (default) or an EVT id. */
+  readonly to?: ReadBound;
+  /** At most this many entries. */
+  readonly count?: number;
+}
+
+/** A limit on a time-window read. */
+export interface WindowOptions {
+  /** At most this many entries. */
+  readonly count?: number;
+}
+
+/**
+ * One stream log, `emq:{q}:stream:<name>` (bus.md §2): the verbs of the pillar bound to a connection,
+ * a queue and a name. Cheap to create; holds no resources of its own.
+ */
+export class Stream {
+  /** The queue namespace; the stream shares its slot. */
+  readonly queue: string;
+  /** The stream name. */
+  readonly name: string;
+  /** `emq:{q}:stream:<name>`. */
+  readonly key: string;
+  readonly #conn: Connection;
+  readonly #append: AppendOptions;
+
+  /**
+   * @param minter mints the ids of {@link append} and {@link appendBatch}; default the process-wide minter.
+   * @throws InvalidNameError for a bad queue or stream name.
+   */
+  constructor(conn: Connection, queue: string, name: string, minter?: EvtMinter) {
+    this.key = streamKey(queue, name);
+    this.#conn = conn;
+    this.queue = queue;
+    this.name = name;
+    this.#append = minter === undefined ? {} : { minter };
+  }
+
+  /** Appends a record under a freshly minted EVT id and answers the id. See {@link append}. */
+  append(fields: StreamFields = {}): Promise<EvtId> {
+    return append(this.#conn, this.queue, this.name, fields, this.#append);
+  }
+
+  /** Appends a record under an EVT id the caller supplies. See {@link appendId}. */
+  appendId(id: string, fields: StreamFields = {}): Promise<EvtId> {
+    return appendId(this.#conn, this.queue, this.name, id, fields);
+  }
+
+  /** Appends many records in one pipeline and answers their ids in order. See {@link appendBatch}. */
+  appendBatch(records: readonly StreamFields[]): Promise<EvtId[]> {
+    return appendBatch(this.#conn, this.queue, this.name, records, this.#append);
+  }
+
+  /** Reads records in mint order, bounds inclusive. See {@link read}. */
+  read(range: ReadRange = {}): Promise<StreamEntry[]> {
+    return read(this.#conn, this.queue, this.name, range.from, range.to, range.count);
+  }
+
+  /** Reads the records minted in `[t0, t1]`, inclusive to the millisecond. See {@link readWindow}. */
+  readWindow(t0: Instant, t1: Instant, options: WindowOptions = {}): Promise<StreamEntry[]> {
+    return readWindow(this.#conn, this.queue, this.name, t0, t1, options.count);
+  }
+
+  /** Reads the records minted at or after `t0`. See {@link readSince}. */
+  readSince(t0: Instant, options: WindowOptions = {}): Promise<StreamEntry[]> {
+    return readSince(this.#conn, this.queue, this.name, t0, options.count);
+  }
+
+  /** Trims with `XTRIM` and answers the number removed. See {@link trim}. */
+  trim(window: TrimWindow): Promise<number> {
+    return trim(this.#conn, this.queue, this.name, window);
+  }
+
+  /** Stores the archive watermark. See {@link putArchived}. */
+  putArchived(watermark: string): Promise<void> {
+    return putArchived(this.#conn, this.queue, this.name, watermark);
+  }
+
+  /** Reads the archive watermark, `undefined` when none is set. See {@link getArchived}. */
+  getArchived(): Promise<EvtId | undefined> {
+    return getArchived(this.#conn, this.queue, this.name);
+  }
+
+  /** Deletes the archive watermark. See {@link clearArchived}. */
+  clearArchived(): Promise<boolean> {
+    return clearArchived(this.#conn, this.queue, this.name);
+  }
+
+  /** Opens a consumer group; an existing one is accepted. See {@link openGroup}. */
+  openGroup(group: string, start: GroupStart): Promise<OpenGroupResult> {
+    return openGroup(this.#conn, this.queue, this.name, group, start);
+  }
+
+  /** Starts a group consumer on a dedicated connection. See {@link GroupConsumer}. */
+  consume(group: string, handler: GroupHandler, options: ConsumeOptions): Promise<GroupConsumer> {
+    return consume(this.#conn, this.queue, this.name, group, handler, options);
+  }
+}

@@ -1,0 +1,30 @@
+import type { EvtId, JobId } from '@echo/protocol';
+import { describe, expectTypeOf, it } from 'vitest';
+import type { Bus, ConsumeOptions, GroupEntry, Stream, StreamEntry, TrimWindow } from '../src/index.js';
+
+describe('the public types', () => {
+  it('answers EVT-branded receipts and entries', () => {
+    expectTypeOf<Stream['append']>().returns.toEqualTypeOf<Promise<EvtId>>();
+    expectTypeOf<Stream['appendBatch']>().returns.toEqualTypeOf<Promise<EvtId[]>>();
+    expectTypeOf<StreamEntry[0]>().toEqualTypeOf<EvtId>();
+    expectTypeOf<GroupEntry['id']>().toEqualTypeOf<EvtId>();
+    expectTypeOf<EvtId>().not.toEqualTypeOf<JobId>();
+  });
+
+  it('makes the group start and the consumer name mandatory', () => {
+    expectTypeOf<{ consumer: 'c' }>().not.toExtend<ConsumeOptions>();
+    expectTypeOf<{ start: 'head' }>().not.toExtend<ConsumeOptions>();
+    expectTypeOf<{ start: 'latest'; consumer: 'c' }>().not.toExtend<ConsumeOptions>();
+    expectTypeOf<{ start: 'new'; consumer: 'c' }>().toExtend<ConsumeOptions>();
+  });
+
+  it('takes either a maxlen or a minid window', () => {
+    expectTypeOf<{ maxlen: 5 }>().toExtend<TrimWindow>();
+    expectTypeOf<{ minid: Date; approx: false }>().toExtend<TrimWindow>();
+    expectTypeOf<{ approx: true }>().not.toExtend<TrimWindow>();
+  });
+
+  it('publishes known event names only', () => {
+    expectTypeOf<Bus['publish']>().parameter(0).toEqualTypeOf<'progress' | 'completed' | 'failed' | 'delayed' | 'stalled' | 'scheduled'>();
+  });
+});

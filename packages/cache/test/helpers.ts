@@ -1,0 +1,32 @@
+import { Connection } from '@echo/protocol';
+import { uniqueName, useRedis } from '@echo/testkit';
+
+/** A fenced connection to the shared test server, with the scripts' strict key check on. */
+export async function connect(url?: string): Promise<Connection> {
+  return Connection.connect({ url: url ?? (await useRedis()).url, strictKeys: true });
+}
+
+/** A table name no other test uses, so files share one server without colliding. */
+export function tableName(prefix = 'c'): string {
+  return uniqueName(prefix);
+}
+
+/** Polls `check` every 5 ms until it holds, or fails after `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await sleep(5);
+  }
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A manual monotonic clock for expiry tests. */
+export function manualClock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
+  let t = start;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
