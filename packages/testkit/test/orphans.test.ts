@@ -78,6 +78,7 @@ describe('no orphaned servers', () => {
   it('kills the server when the host dies of an uncaught exception', async () => {
     const host = await runHost('throw');
     expect(isProcessAlive(host.pid)).toBe(true);
+    host.signal('SIGUSR2');
     expect(await host.exited()).toEqual({ code: 1, signal: null });
     expect(host.stderr()).toContain('boom: uncaught on purpose');
     await expectGone(host.pid);
