@@ -31,19 +31,7 @@ local attempts, g, state = f[1], f[2], f[3]
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
 
-local was_active = redis.call('ZREM', KEYS[1], id) == 1
-if g and vid(g) then
-  local lb = lb_at(7)
-  local lane = gkey(KEYS[12], g)
-  if was_active then
-    release(lb, lane, g)
-  else
-    redis.call('ZREM', lane, id)
-    if redis.call('ZCARD', lane) == 0 then redis.call('LREM', lb.ring, 0, g) end
-  end
-elseif not was_active then
-  redis.call('ZREM', KEYS[2], id)
-end
+leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, g)
 -- A token that still matches after a retry or delay moved the job must not leave a member behind;
 -- the row's state names the set it sits in (I2), so the common path pays for neither.
 if state == 'scheduled' then redis.call('ZREM', KEYS[3], id) end

@@ -22,15 +22,7 @@ for _, id in ipairs(expired) do
   if vid(id) then
     local row = jkey(KEYS[8], id)
     if redis.call('EXISTS', row) == 1 then
-      local g = redis.call('HGET', row, 'group')
-      if g and vid(g) then
-        local lane = gkey(KEYS[9], g)
-        redis.call('ZADD', lane, 0, id)
-        release(lb, lane, g)
-      else
-        redis.call('ZADD', KEYS[2], 0, id)
-        flat = flat + 1
-      end
+      if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), true) then flat = flat + 1 end
       redis.call('HSET', row, 'state', 'pending')
       recovered = recovered + 1
     end

@@ -35,20 +35,7 @@ if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE retry token misma
 -- verdict again without counting the failure twice or firing the flow arm again.
 if redis.call('HGET', row, 'state') == 'dead' and redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
 
-local was_active = redis.call('ZREM', KEYS[1], id) == 1
-local g = redis.call('HGET', row, 'group')
-if g and vid(g) then
-  local lb = lb_at(7)
-  local lane = gkey(KEYS[12], g)
-  if was_active then
-    release(lb, lane, g)
-  else
-    redis.call('ZREM', lane, id)
-    if redis.call('ZCARD', lane) == 0 then redis.call('LREM', lb.ring, 0, g) end
-  end
-elseif not was_active then
-  redis.call('ZREM', KEYS[2], id)
-end
+leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, redis.call('HGET', row, 'group'))
 redis.call('ZREM', KEYS[3], id)
 redis.call('ZREM', KEYS[4], id)
 redis.call('HSET', row, 'last_error', ARGV[5])

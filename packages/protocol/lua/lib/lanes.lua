@@ -40,3 +40,35 @@ local function wake(lb)
   redis.call('LPUSH', lb.wake, '1')
   redis.call('LTRIM', lb.wake, 0, 63)
 end
+
+-- leave_active(active, pending, lb, laneroot, id, g): what every settlement does first. The job
+-- leaves active (releasing its lane slot when grouped); a job settled by a token that still
+-- matches after a reap also leaves the pending set or lane it was put back in.
+local function leave_active(active, pending, lb, laneroot, id, g)
+  local was_active = redis.call('ZREM', active, id) == 1
+  if g and vid(g) then
+    local lane = gkey(laneroot, g)
+    if was_active then
+      release(lb, lane, g)
+    else
+      redis.call('ZREM', lane, id)
+      if redis.call('ZCARD', lane) == 0 then redis.call('LREM', lb.ring, 0, g) end
+    end
+  elseif not was_active then
+    redis.call('ZREM', pending, id)
+  end
+end
+
+-- requeue(pending, lb, laneroot, id, g, releasing): put a job back where a claim finds it: its
+-- lane (re-ringing, and giving back its slot when it held one) or flat pending. Answers true for a
+-- flat job, so the caller can wake a consumer once per call.
+local function requeue(pending, lb, laneroot, id, g, releasing)
+  if g and vid(g) then
+    local lane = gkey(laneroot, g)
+    redis.call('ZADD', lane, 0, id)
+    if releasing then release(lb, lane, g) else rering(lb, lane, g) end
+    return false
+  end
+  redis.call('ZADD', pending, 0, id)
+  return true
+end
