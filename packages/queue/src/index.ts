@@ -25,3 +25,5 @@ export { BatchWorker, type BatchHandler, type BatchVerdicts, type BatchWorkerOpt
 export type { WorkerStats } from './runtime.js';
 export type { ClaimSource, StalledOptions, WorkerOptions } from './worker-options.js';
 export type { PumpTick } from './pump.js';
+export { FlowCycleError, FlowTooDeepError, MAX_FLOW_DEPTH, type FlowChild, type FlowResult, type FlowSpec } from './flow-shape.js';
+export type { OutboxSweep } from './flows.js';

@@ -7,12 +7,14 @@ export interface PumpTick {
   readonly recovered: number;
   readonly stalledDead: number;
   readonly fired: number;
+  /** Cross-queue flow signals delivered from this queue's outbox. */
+  readonly delivered: number;
 }
 
 /**
  * The periodic sweep a worker runs so nothing needs a separate process (queue.md §10.2, §6): promote
  * due jobs, recover expired leases (plain reap, or the stalled sweep when configured), fire due
- * repeats. Every step is idempotent over its set, so any number of workers may pump one queue.
+ * repeats, deliver the flow outbox. Every step is idempotent over its set, so any number of workers may pump one queue.
  */
 export class Pump {
   readonly #queue: Queue;
@@ -62,7 +64,10 @@ export class Pump {
       for (let n = batch; n === batch; recovered += n) n = await this.#queue.reap(batch);
     }
     const fired = await this.#queue.fireDueRepeats(batch, (_, error) => this.#onError(error));
-    return { promoted, recovered, stalledDead, fired };
+    const sweep = await this.#queue.deliverOutbox(batch);
+    if (sweep.error !== undefined) this.#onError(sweep.error);
+    if (sweep.poisoned) this.#onError(new Error(`flow outbox ${this.#queue.keys.flowOutbox} holds a malformed entry; remove it to unblock delivery`));
+    return { promoted, recovered, stalledDead, fired, delivered: sweep.delivered };
   }
 
   /** Stops ticking and waits for a tick in progress. */

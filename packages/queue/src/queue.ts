@@ -6,6 +6,8 @@ import type { QueueContext } from './context.js';
 import * as controls from './controls.js';
 import { QueueEvents } from './events.js';
 import type { ClaimedJob, JobPosition, JobRecord } from './job.js';
+import * as flows from './flows.js';
+import type { FlowResult, FlowSpec } from './flow-shape.js';
 import * as lanes from './lanes.js';
 import * as reads from './reads.js';
 import * as recovery from './recovery.js';
@@ -309,6 +311,46 @@ export class Queue<T = unknown> {
   /** Fires every due repeat once; the worker's pump calls this on each tick. */
   fireDueRepeats(batch?: number, onError?: (name: string, error: unknown) => void): Promise<number> {
     return repeat.fireDueRepeats(this.#ctx, batch, onError);
+  }
+
+  // Flows
+
+  /** Adds a flow: a parent held until its children (in this or other queues, nested) finish. */
+  addFlow(spec: FlowSpec<T>): Promise<FlowResult> {
+    return flows.addFlow(this.#ctx, spec);
+  }
+
+  /** Adds many flows; one that fails to land is left out of the answer without stopping the rest. */
+  addFlowBulk(specs: readonly FlowSpec<T>[], onError?: (index: number, error: unknown) => void): Promise<FlowResult[]> {
+    return flows.addFlowBulk(this.#ctx, specs, onError);
+  }
+
+  /** Results left by a parent's completed children, child id → result. */
+  childrenValues(parentId: string): Promise<Record<string, string>> {
+    return flows.childrenValues(this.#ctx, parentId);
+  }
+
+  /** Failures of children whose death the parent ignored, child id → error. */
+  ignoredFailures(parentId: string): Promise<Record<string, string>> {
+    return flows.ignoredFailures(this.#ctx, parentId);
+  }
+
+  /** How many of a parent's children are still open. */
+  dependencies(parentId: string): Promise<number> {
+    return flows.dependencies(this.#ctx, parentId);
+  }
+
+  /** Delivers this queue's cross-queue flow signals to their parents; the worker's pump calls this. */
+  deliverOutbox(batch?: number): Promise<flows.OutboxSweep> {
+    return flows.deliverOutbox(this.#ctx, batch);
+  }
+
+  /**
+   * After a flow child died failing its parent in this queue, lets the failure climb on when that
+   * parent has a parent of its own (queue.md §11.7). The worker calls this; answers whether it did.
+   */
+  propagateFlowFailure(parentId: JobId, error: string): Promise<boolean> {
+    return flows.reemitIfDead(this.#ctx, this.name, parentId, error);
   }
 
   // Events

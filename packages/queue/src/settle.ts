@@ -68,8 +68,13 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
     () => false,
   );
   if (outcome !== 'ok') return outcome;
-  if (verdict.outcome === 'dead') rt.stats.dead++;
-  else rt.stats.retried++;
+  if (verdict.outcome === 'dead') {
+    rt.stats.dead++;
+    const parent = job.parent;
+    if (parent?.queue === rt.queue.name && parent.policy === 'fp') {
+      await rt.queue.propagateFlowFailure(parent.id, text).catch((error: unknown) => rt.options.onError(error, job));
+    }
+  } else rt.stats.retried++;
   rt.publish('failed', job.id, { outcome: verdict.outcome });
   return verdict.outcome;
 }

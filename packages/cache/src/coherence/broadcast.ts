@@ -56,7 +56,8 @@ export class BroadcastLane implements CoherenceLane {
     const lane = new BroadcastLane(target, subscriber, capacity);
     subscriber.client.on('messageBuffer', (channel: Buffer, message: unknown) => lane.#receive(channel, message));
     try {
-      await subscriber.client.subscribe(lane.#channel);
+      // Through the connector, which re-issues it after every reconnect once the fence has passed.
+      await subscriber.subscribe(lane.#channel);
     } catch (error) {
       await subscriber.close({ immediate: true });
       throw error;

@@ -1,0 +1,95 @@
+import { assertBrandedId, EchoError, InvalidArgumentError, mintId, queueKeys, type JobId } from '@echo/protocol';
+
+/** The deepest tree a flow may have, the root counting as level 1 (queue.md §11.2). */
+export const MAX_FLOW_DEPTH = 8;
+
+/** A flow's tree repeats an id. */
+export class FlowCycleError extends EchoError {
+  readonly id: string;
+
+  constructor(id: string) {
+    super('flow_cycle', `flow repeats job id ${id}`);
+    this.id = id;
+  }
+}
+
+/** A flow's tree is deeper than {@link MAX_FLOW_DEPTH}. */
+export class FlowTooDeepError extends EchoError {
+  readonly maxDepth: number;
+
+  constructor(maxDepth: number) {
+    super('flow_too_deep', `flow is deeper than ${maxDepth} levels`);
+    this.maxDepth = maxDepth;
+  }
+}
+
+/** One child of a flow node; `children` makes it a node of its own. */
+export interface FlowChild<T> {
+  readonly payload: T;
+  /** Minted when omitted. */
+  readonly id?: JobId | string;
+  /** The child's queue; the parent's when omitted. */
+  readonly queue?: string;
+  /** The child's death fails the parent (the default). */
+  readonly failParentOnFailure?: boolean;
+  /** The child's death counts as done for the parent; wins over `failParentOnFailure`. */
+  readonly ignoreDependencyOnFailure?: boolean;
+  readonly children?: readonly FlowChild<T>[];
+}
+
+/** A flow: a parent held until its children finish. */
+export interface FlowSpec<T> {
+  readonly parent: { readonly payload: T; readonly id?: JobId | string };
+  readonly children: readonly FlowChild<T>[];
+}
+
+/** A validated node: ids resolved, queue names checked, policy decided. */
+export interface FlowNode {
+  readonly id: JobId;
+  readonly queue: string;
+  readonly payload: unknown;
+  readonly policy: 'fp' | 'id';
+  readonly children: readonly FlowNode[];
+}
+
+/** What a landed flow answers: the node's id and its children's, nested. */
+export interface FlowResult {
+  readonly id: JobId;
+  readonly queue: string;
+  readonly children: readonly FlowResult[];
+}
+
+function resolve(id: JobId | string | undefined): JobId {
+  if (id === undefined) return mintId('JOB');
+  assertBrandedId(id);
+  return id as JobId;
+}
+
+/**
+ * Validates a whole flow before any wire I/O (queue.md §11.2): every id branded, every queue name
+ * valid, no id twice, depth within the cap, no node without children. The JOB namespace is left
+ * to the scripts (EMQKIND), exactly as for plain admission.
+ */
+export function shapeFlow<T>(queue: string, spec: FlowSpec<T>): FlowNode {
+  queueKeys(queue);
+  const seen = new Set<string>();
+  const visit = (payload: unknown, id: JobId, q: string, policy: 'fp' | 'id', children: readonly FlowChild<T>[] | undefined, depth: number): FlowNode => {
+    if (depth > MAX_FLOW_DEPTH) throw new FlowTooDeepError(MAX_FLOW_DEPTH);
+    if (seen.has(id)) throw new FlowCycleError(id);
+    seen.add(id);
+    const kids = (children ?? []).map((c) => {
+      const childQueue = c.queue ?? q;
+      queueKeys(childQueue);
+      return visit(c.payload, resolve(c.id), childQueue, c.ignoreDependencyOnFailure ? 'id' : 'fp', c.children, depth + 1);
+    });
+    if (children !== undefined && kids.length === 0) throw new InvalidArgumentError('children', `node ${id} has an empty children list; it would be held for ever`);
+    return { id, queue: q, payload, policy, children: kids };
+  };
+  if (spec.children.length === 0) throw new InvalidArgumentError('children', 'a flow needs at least one child; its parent would be held for ever');
+  return visit(spec.parent.payload, resolve(spec.parent.id), queue, 'fp', spec.children, 1);
+}
+
+/** A flat flow whose children all share the parent's queue lands in one atomic script. */
+export function isAtomic(root: FlowNode): boolean {
+  return root.children.every((c) => c.children.length === 0 && c.queue === root.queue);
+}

@@ -1,0 +1,142 @@
+import { hashReply, queueKeys, scripts, type JobId } from '@echo/protocol';
+import type { QueueContext } from './context.js';
+import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
+import { failEntry, parseOutboxEntry } from './outbox.js';
+
+function result(node: FlowNode): FlowResult {
+  return { id: node.id, queue: node.queue, children: node.children.map(result) };
+}
+
+/**
+ * Adds a flow (queue.md §11): the parent is held in `awaiting_children` until every child is done,
+ * then released to pending as an ordinary job. A flat flow in one queue lands in one atomic script;
+ * a flow across queues or with grandchildren lands node by node, parents first, and fails closed:
+ * on the first node that does not land the call throws and the parent stays held (retry by id; the
+ * scripts answer duplicate for what already landed).
+ */
+export async function addFlow<T>(ctx: QueueContext<T>, spec: FlowSpec<T>): Promise<FlowResult> {
+  const root = shapeFlow(ctx.name, spec);
+  const encode = (payload: unknown): string => ctx.codec.encode(payload as T);
+  if (isAtomic(root)) {
+    const k = ctx.keys;
+    const args: string[] = [root.id, encode(root.payload), String(root.children.length)];
+    for (const c of root.children) args.push(c.id, encode(c.payload), c.policy);
+    await ctx.conn.run(scripts().enqueue_flow, [k.job(root.id), k.jobSub(root.id, 'dependencies'), k.pending, ...root.children.map((c) => k.job(c.id))], args);
+    return result(root);
+  }
+  await land(ctx, root, undefined, encode);
+  return result(root);
+}
+
+async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: FlowNode | undefined, encode: (p: unknown) => string): Promise<void> {
+  const k = queueKeys(node.queue);
+  const parentQueue = parent && parent.queue !== node.queue ? parent.queue : '';
+  if (node.children.length > 0) {
+    await ctx.conn.run(
+      scripts().hold_parent,
+      [k.job(node.id), k.jobSub(node.id, 'dependencies')],
+      [node.id, encode(node.payload), node.children.length, parent?.id ?? '', parentQueue, parent ? node.policy : ''],
+    );
+    for (const child of node.children) await land(ctx, child, node, encode);
+    return;
+  }
+  if (!parent) return;
+  await ctx.conn.run(scripts().enqueue_flow_child, [k.job(node.id), k.pending], [node.id, encode(node.payload), parent.id, parentQueue, node.policy]);
+}
+
+/**
+ * Adds many flows (queue.md §11.8). Every flow is validated before any wire I/O; each then lands on
+ * its own, and one that fails to land is left out of the answer (its parent stays held) without
+ * stopping the others. `onError` hears why.
+ */
+export async function addFlowBulk<T>(ctx: QueueContext<T>, specs: readonly FlowSpec<T>[], onError?: (index: number, error: unknown) => void): Promise<FlowResult[]> {
+  for (const spec of specs) shapeFlow(ctx.name, spec);
+  const landed: FlowResult[] = [];
+  for (const [index, spec] of specs.entries()) {
+    try {
+      landed.push(await addFlow(ctx, spec));
+    } catch (error) {
+      onError?.(index, error);
+    }
+  }
+  return landed;
+}
+
+/** The results the parent's completed children left, child id → result (its own id when none). */
+export async function childrenValues<T>(ctx: QueueContext<T>, parentId: JobId | string): Promise<Record<string, string>> {
+  return hashReply(await ctx.conn.command('HGETALL', ctx.keys.jobSub(parentId as JobId, 'processed')));
+}
+
+/** The failures of children whose death the parent ignored, child id → error. */
+export async function ignoredFailures<T>(ctx: QueueContext<T>, parentId: JobId | string): Promise<Record<string, string>> {
+  return hashReply(await ctx.conn.command('HGETALL', ctx.keys.jobSub(parentId as JobId, 'unsuccessful')));
+}
+
+/** How many of the parent's children are still open (an absent counter reads 0). */
+export async function dependencies<T>(ctx: QueueContext<T>, parentId: JobId | string): Promise<number> {
+  return Number((await ctx.conn.command('GET', ctx.keys.jobSub(parentId as JobId, 'dependencies'))) ?? 0);
+}
+
+/**
+ * When a node died failing its parent and has a parent of its own, the failure climbs one level:
+ * a fail-entry goes into the node's own queue outbox (queue.md §11.7), delivered by the next sweep.
+ */
+export async function reemitIfDead<T>(ctx: QueueContext<T>, queue: string, nodeId: JobId, error: string): Promise<boolean> {
+  const k = queueKeys(queue);
+  const [state, parent, parentQueue, policy] = (await ctx.conn.command('HMGET', k.job(nodeId), 'state', 'parent', 'parent_queue', 'parent_policy')) as (string | null)[];
+  if (state !== 'dead' || !parent) return false;
+  const entry = failEntry(parentQueue ?? queue, parent, nodeId, policy === 'id' ? 'id' : 'fp', error);
+  await ctx.conn.command('RPUSH', k.flowOutbox, entry);
+  return true;
+}
+
+/** What one outbox sweep did. */
+export interface OutboxSweep {
+  readonly delivered: number;
+  /** An entry that does not parse blocks the outbox until an operator removes it. */
+  readonly poisoned: boolean;
+  /** Why delivery stopped early, when a delivery failed; the next sweep tries again. */
+  readonly error?: unknown;
+}
+
+/**
+ * Delivers this queue's cross-queue flow signals in order on their parents' slots, then trims what
+ * was delivered (queue.md §11.5). Delivery comes before removal, so a crash can only redeliver; the
+ * scripts' HSETNX guards make redelivery harmless. Stops at a malformed entry or a failed delivery.
+ */
+export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promise<OutboxSweep> {
+  const raw = (await ctx.conn.command('LRANGE', ctx.keys.flowOutbox, 0, batch - 1)) as string[];
+  let delivered = 0;
+  let poisoned = false;
+  let failure: { error: unknown } | undefined;
+  for (const text of raw) {
+    const entry = parseOutboxEntry(text);
+    if (!entry) {
+      poisoned = true;
+      break;
+    }
+    const p = queueKeys(entry.parentQueue);
+    try {
+      if (entry.kind === 'complete') {
+        await ctx.conn.run(
+          scripts().flow_deliver,
+          [p.jobSub(entry.parentId, 'dependencies'), p.jobSub(entry.parentId, 'processed'), p.job(entry.parentId), p.pending],
+          [entry.childId, entry.result, entry.parentId],
+        );
+      } else {
+        const reply = await ctx.conn.run(
+          scripts().flow_fail_deliver,
+          [p.jobSub(entry.parentId, 'dependencies'), p.jobSub(entry.parentId, 'failed'), p.jobSub(entry.parentId, 'unsuccessful'), p.job(entry.parentId), p.pending, p.dead],
+          [entry.childId, entry.error, entry.policy, entry.parentId],
+        );
+        if (reply === 2) await reemitIfDead(ctx, entry.parentQueue, entry.parentId, entry.error);
+      }
+    } catch (error) {
+      failure = { error };
+      break;
+    }
+    delivered++;
+  }
+  if (delivered > 0) await ctx.conn.command('LTRIM', ctx.keys.flowOutbox, delivered, -1);
+  return failure ? { delivered, poisoned, error: failure.error } : { delivered, poisoned };
+}
