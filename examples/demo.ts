@@ -1,6 +1,7 @@
 /**
  * Echo demo: a producer and a pool of workers over a realistic job mix, with a live progress bar
- * and a closing summary. Uses REDIS_URL when set, otherwise starts a throwaway redis-server through
+ * and a closing summary; then the bus (an audit stream, a time window, a consumer group) and the
+ * cache (single flight over a herd of misses). Uses REDIS_URL when set, otherwise starts a throwaway redis-server through
  * @echo/testkit and stops it at the end.
  *
  *   pnpm demo                 # throwaway server
@@ -9,6 +10,8 @@
 import { Connection, type JobId } from '@echo/protocol';
 import { BatchWorker, exponential, Queue, Worker, type BatchVerdict, type ClaimedJob } from '@echo/queue';
 import { startRedis, type RedisServer } from '@echo/testkit';
+import { busDemo } from './demo-bus.js';
+import { cacheDemo } from './demo-cache.js';
 
 interface OrderJob {
   readonly order: number;
@@ -121,9 +124,13 @@ async function main(): Promise<void> {
   console.log(`  left behind   pending ${final.pending}, active ${final.active}, scheduled ${final.schedule}`);
   console.log(`  wire          ${conn.stats().evalshaCalls} EVALSHA calls, ${conn.stats().scriptLoads} script loads`);
 
+  await busDemo(conn, queueName);
+  await cacheDemo(conn, `demo.customers.${Date.now().toString(36)}`);
+
   await events.close();
   await orders.pause();
   await orders.obliterate({ force: true });
+  await conn.command('DEL', orders.keys.stream('audit'));
   await conn.close();
   await server?.stop();
   if (final.completed + final.dead !== TOTAL || final.dead !== 1) {
