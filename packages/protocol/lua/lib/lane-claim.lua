@@ -1,0 +1,45 @@
+-- @lib lane-claim
+-- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
+-- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
+-- meta, gactive, glimit, jobroot, laneroot.
+
+-- lane_claim(cap, lease, marker): cap(g) bounds K beyond depth and limit (nil: the whole depth).
+local function lane_claim(cap, lease, marker)
+  if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+  local ring = KEYS[1]
+  local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+  if not g then return {} end
+  if not vid(g) then
+    redis.call('LREM', ring, 0, g)
+    return {}
+  end
+  local lane = gkey(KEYS[7], g)
+  local k = redis.call('ZCARD', lane)
+  if cap then k = math.min(k, cap(g)) end
+  local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
+  local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
+  if lim then k = math.min(k, lim - act) end
+  if k <= 0 then
+    redis.call('LREM', ring, 0, g)
+    return {}
+  end
+  local popped = redis.call('ZPOPMIN', lane, k)
+  local deadline = now_ms() + lease
+  local out = {}
+  for i = 1, #popped, 2 do
+    local id = popped[i]
+    if vid(id) then
+      local row = jkey(KEYS[6], id)
+      if redis.call('EXISTS', row) == 1 then
+        local attempts = redis.call('HINCRBY', row, 'attempts', 1)
+        redis.call('HSET', row, 'state', 'active')
+        redis.call('ZADD', KEYS[2], deadline, id)
+        if marker > 0 then redis.call('SET', jkey(KEYS[6], id, ':lock'), attempts, 'PX', marker) end
+        out[#out + 1] = { id, redis.call('HGET', row, 'payload'), attempts, g }
+      end
+    end
+  end
+  if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
+  if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
+  return out
+end
