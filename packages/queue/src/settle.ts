@@ -8,16 +8,12 @@ export type Settled = 'ok' | 'scheduled' | 'dead' | 'stale' | 'gone';
 
 /**
  * Runs a settlement, surviving a socket drop: the call is sent once more after the reconnect (the
- * first may or may not have landed). `landedIfRefused` tells which refusal of the resend means the
- * first one landed (`gone` after a completion, `not active` after a delay). Any other refusal
- * means the lease was lost: counted, reported, and never thrown at the worker.
+ * first may or may not have landed). A refusal of the resend is read as a lost lease, even though
+ * our first call may have landed: `gone` after a drop is also what a job completed by the worker
+ * that reaped it answers, and claiming someone else's verdict would publish a false event. So a
+ * landed-then-refused settlement is under-counted, never double-counted. Never thrown at the worker.
  */
-async function settle(
-  rt: WorkerRuntime<unknown>,
-  job: ClaimedJob<unknown>,
-  send: () => Promise<void>,
-  landedIfRefused: (error: unknown) => boolean,
-): Promise<'ok' | 'stale' | 'gone'> {
+async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send: () => Promise<void>): Promise<'ok' | 'stale' | 'gone'> {
   try {
     await send();
     return 'ok';
@@ -28,7 +24,6 @@ async function settle(
         await send();
         return 'ok';
       } catch (again) {
-        if (landedIfRefused(again)) return 'ok';
         last = again;
       }
     }
@@ -46,7 +41,7 @@ function resultText(result: unknown): string | undefined {
 /** Completes a job with its handler's result and publishes `completed`. */
 export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, result: unknown): Promise<Settled> {
   const erased = rt as unknown as WorkerRuntime<unknown>;
-  const outcome = await settle(erased, job, () => rt.queue.complete(job, resultText(result)), (e) => e instanceof GoneError);
+  const outcome = await settle(erased, job, () => rt.queue.complete(job, resultText(result)));
   if (outcome !== 'ok') return outcome;
   rt.stats.completed++;
   rt.publish('completed', job.id);
@@ -65,7 +60,6 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
     async () => {
       verdict.outcome = await rt.queue.retry(job, delayMs, rt.options.maxAttempts, text);
     },
-    () => false,
   );
   if (outcome !== 'ok') return outcome;
   if (verdict.outcome === 'dead') {
@@ -82,7 +76,7 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
 /** Hands a job back for `ms` without counting a failure and publishes `delayed`. */
 export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: number): Promise<Settled> {
   const erased = rt as unknown as WorkerRuntime<unknown>;
-  const outcome = await settle(erased, job, () => rt.queue.delay(job, ms), (e) => e instanceof StaleError && e.detail === 'not active');
+  const outcome = await settle(erased, job, () => rt.queue.delay(job, ms));
   if (outcome !== 'ok') return outcome;
   rt.stats.delayed++;
   rt.publish('delayed', job.id);

@@ -277,7 +277,9 @@ export class Connection {
       if (error instanceof VersionFenceError || isAuthFailure(error)) {
         this.#fail(error instanceof VersionFenceError ? error : new AuthError((error as Error).message, { cause: error }));
       }
-      // Any other failure is the socket dropping mid-fence; the close handler will reconnect.
+      // Anything else (the socket dropping mid-fence, or -LOADING while the server replays its
+      // AOF) must not leave an open socket behind a closed gate: drop it and let backoff retry.
+      else if (!this.#stopped()) this.#client.disconnect(true);
       return;
     }
     if (this.#stopped()) return;
