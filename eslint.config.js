@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
  * wrong import a lint failure rather than a review comment.
  */
 const deepImports = {
-  group: ['@echo/*/*', '!@echo/*/package.json', '**/packages/*/src/**', '**/packages/*/dist/**', '../../*/src/**'],
+  group: ['@echo/*/*', '!@echo/*/package.json', '!@echo/testkit/conformance', '**/packages/*/src/**', '**/packages/*/dist/**', '../../*/src/**'],
   message: 'Import another package through its public entry point only (its `exports` map).',
 };
 

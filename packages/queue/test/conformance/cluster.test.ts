@@ -1,26 +1,16 @@
-/** The conformance scenarios against a 3-master Redis Cluster. */
+/** The shipped conformance suite against a 3-master Redis Cluster, through the real Queue and workers. */
+import { Connection } from '@echo/protocol';
 import { startCluster } from '@echo/testkit';
 import { describe } from 'vitest';
-import { Connection } from '@echo/protocol';
 import { conformanceSuite } from './suite.js';
+import { queueTarget } from './target.js';
 
-describe('conformance: 3-master cluster', { timeout: 30_000 }, () => {
+describe('conformance: 3-master cluster', () => {
   conformanceSuite(async () => {
     const cluster = await startCluster({ masters: 3 });
     const conn = await Connection.connect({ cluster: cluster.seeds, strictKeys: true });
     return {
-      conn,
-      // Scripts are cached per node: every master must forget them for the NOSCRIPT path to run.
-      flushScripts: async () => {
-        for (const node of cluster.nodes) {
-          const client = node.client();
-          try {
-            await client.call('SCRIPT', 'FLUSH');
-          } finally {
-            client.disconnect();
-          }
-        }
-      },
+      target: queueTarget(conn),
       close: async () => {
         await conn.close();
         await cluster.stop();
