@@ -1,6 +1,8 @@
 -- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
--- delete the row and count the completion (queue.md §3.3, §11.4, §11.5).
+-- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
+-- :logs go with it (nothing can read them once the row is gone), and the `completed` event can be
+-- published in the same step, so a worker's success path is one round trip.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -13,6 +15,8 @@
 -- @key wake       emq:{q}:wake
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
+-- @key jobroot    emq:{q}:job: [TS]
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row; mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
@@ -20,6 +24,7 @@
 -- @arg parent_id  the parent's id, or ""
 -- @arg result     the value recorded for the parent (the child's own id when it gave none)
 -- @arg parent_queue  the parent's queue, or ""
+-- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
 -- @include core lanes
 -- @returns 1
 -- @error EMQSTALE job gone
@@ -39,17 +44,18 @@ if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
 
 local mode = ARGV[3]
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[14], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[13])
-    if left <= 0 and redis.call('HGET', KEYS[15], 'state') == 'awaiting_children' then
+  if redis.call('HSETNX', KEYS[16], id, ARGV[5]) == 1 then
+    local left = redis.call('DECR', KEYS[15])
+    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
       redis.call('ZADD', KEYS[2], 0, ARGV[4])
-      redis.call('HSET', KEYS[15], 'state', 'pending')
+      redis.call('HSET', KEYS[17], 'state', 'pending')
     end
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[13], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[15], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. ARGV[5])
 end
 
-redis.call('DEL', row)
+redis.call('DEL', row, jkey(KEYS[13], id, ':lock'), jkey(KEYS[13], id, ':logs'))
 redis.call('HINCRBY', KEYS[6], 'count', 1)
+if ARGV[7] == '1' then redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id })) end
 return 1

@@ -77,7 +77,7 @@ class Q {
 
   /** complete in mode sq (parent in this queue), xq (parent in `parentQueue`) or plain. */
   complete(id: string, token: number, link?: { pid: string; result: string; parent?: Q }): Promise<unknown> {
-    const keys = this.settleKeys(id, this.k.metricsCompleted);
+    const keys = [...this.settleKeys(id, this.k.metricsCompleted), this.k.jobRoot, this.k.events];
     if (!link) return conn.run(scripts().complete, keys, [id, String(token), '', '', '', '']);
     if (!link.parent) {
       return conn.run(

@@ -64,7 +64,7 @@ class Lanes {
     const k = this.k;
     return conn.run(
       scripts().complete,
-      [k.active, k.pending, k.schedule, k.dead, k.job(id as BrandedId), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot],
+      [k.active, k.pending, k.schedule, k.dead, k.job(id as BrandedId), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot, k.jobRoot, k.events],
       [id, String(token), '', '', '', ''],
     );
   }

@@ -45,6 +45,8 @@ export class BatchWorker<T = unknown> {
   readonly #shape: BatchWorkerOptions['shape'];
   readonly #onBatch: BatchWorkerOptions['onBatch'];
   readonly #now: () => number;
+  /** Batch settlements sent but not yet answered; close() waits for them. */
+  readonly #settling = new Set<Promise<void>>();
 
   private constructor(rt: WorkerRuntime<T>, handler: BatchHandler<T>, options: BatchWorkerOptions, now: () => number) {
     this.#rt = rt;
@@ -94,13 +96,17 @@ export class BatchWorker<T = unknown> {
           continue;
         }
         rt.idle.wakeOne();
-        await this.#run(jobs);
+        // The settlements go out first; the next claim follows them on the same socket at once.
+        const { settling } = await this.#run(jobs);
+        this.#settling.add(settling);
+        void settling.finally(() => this.#settling.delete(settling));
         since = this.#now();
       } catch (error) {
-        if (!rt.isRunning() || rt.report(error)) return;
+        if (!rt.isRunning() || rt.report(error)) break;
         await rt.idle.wait();
       }
     }
+    await Promise.all(this.#settling);
   }
 
   /** Watches the pending depth without claiming; true at the flush moment. */
@@ -121,7 +127,8 @@ export class BatchWorker<T = unknown> {
     return o.source === 'lanes' ? this.queue.laneBatchClaim(o.leaseMs, claim) : this.queue.claimBatch(this.#size, o.leaseMs, claim);
   }
 
-  async #run(jobs: readonly ClaimedJob<T>[]): Promise<void> {
+  /** Runs the handler; answers the batch's settlement in flight (wrapped, so it is not awaited here). */
+  async #run(jobs: readonly ClaimedJob<T>[]): Promise<{ settling: Promise<void> }> {
     const rt = this.#rt;
     const contexts = new Map(jobs.map((job) => [job.id, jobContext(rt, job)] as const));
     let verdicts: BatchVerdicts | undefined;
@@ -131,6 +138,11 @@ export class BatchWorker<T = unknown> {
     } catch (reason) {
       thrown = { reason };
     }
+    return { settling: this.#settle(jobs, verdicts, thrown).catch((error: unknown) => rt.options.onError(error)) };
+  }
+
+  async #settle(jobs: readonly ClaimedJob<T>[], verdicts: BatchVerdicts | undefined, thrown: { reason: unknown } | undefined): Promise<void> {
+    const rt = this.#rt;
     const settled = new Map<JobId, { verdict: BatchVerdict; outcome: SettleOutcome }>();
     await Promise.all(
       jobs.map(async (job) => {
@@ -141,7 +153,7 @@ export class BatchWorker<T = unknown> {
           else if ('delay' in verdict) outcome = await delayJob(rt, job, verdict.delay);
           else outcome = await failJob(rt, job, verdict.error);
         } finally {
-          rt.locks.untrack(job, ownsMarker(outcome));
+          rt.locks.untrack(job, ownsMarker(outcome, verdict === 'ok'));
         }
         settled.set(job.id, { verdict, outcome });
       }),

@@ -19,11 +19,16 @@ export type CancelCheck = { readonly cancelled: false } | { readonly cancelled: 
  * runs to completion. Process-local: cancelling across nodes is out of scope.
  */
 export class CancelToken {
-  readonly #controller = new AbortController();
+  // Made on first use: most jobs never look at their signal, and a controller per job is not free.
+  #controller: AbortController | undefined;
   #reason: string | undefined;
 
   /** An `AbortSignal` aborted on cancel, for APIs that take one. */
   get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#reason !== undefined) this.#controller.abort(new CancelledError(this.#reason));
+    }
     return this.#controller.signal;
   }
 
@@ -31,7 +36,7 @@ export class CancelToken {
   cancel(reason = 'cancelled'): void {
     if (this.#reason !== undefined) return;
     this.#reason = reason;
-    this.#controller.abort(new CancelledError(reason));
+    this.#controller?.abort(new CancelledError(reason));
   }
 
   /** Never blocks. */

@@ -110,8 +110,8 @@ export class Queue<T = unknown> {
   }
 
   /** Settles a held job as done; `result` feeds a flow parent. */
-  complete(job: settlement.HeldJob, result?: string): Promise<void> {
-    return settlement.complete(this.#ctx, job, result);
+  complete(job: settlement.HeldJob, result?: string, options?: settlement.CompleteOptions): Promise<void> {
+    return settlement.complete(this.#ctx, job, result, options);
   }
 
   /** Settles a held job as failed: rescheduled, or dead at `maxAttempts`. */

@@ -38,13 +38,14 @@ function resultText(result: unknown): string | undefined {
   return typeof result === 'string' ? result : JSON.stringify(result);
 }
 
-/** Completes a job with its handler's result and publishes `completed`. */
+/** Completes a job with its handler's result; the script publishes `completed` and drops the marker. */
 export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, result: unknown): Promise<Settled> {
   const erased = rt as unknown as WorkerRuntime<unknown>;
-  const outcome = await settle(erased, job, () => rt.queue.complete(job, resultText(result)));
+  // The event goes out inside the complete script itself: atomic with the verdict, no extra call.
+  const publish = rt.options.publishEvents;
+  const outcome = await settle(erased, job, () => rt.queue.complete(job, resultText(result), { publish }));
   if (outcome !== 'ok') return outcome;
   rt.stats.completed++;
-  rt.publish('completed', job.id);
   return 'ok';
 }
 
@@ -84,9 +85,11 @@ export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: 
 }
 
 /**
- * True when our own settlement landed, so the presence marker is ours to drop. After a lost lease
+ * True when our own settlement landed and left the row, so the presence marker is ours to drop. After a lost lease
  * (`stale`, `gone`) the marker belongs to the new holder and must stay.
  */
-export function ownsMarker(outcome: Settled): boolean {
+export function ownsMarker(outcome: Settled, completing: boolean): boolean {
+  // A landed completion already deleted the marker inside the script.
+  if (completing && outcome === 'ok') return false;
   return outcome === 'ok' || outcome === 'scheduled' || outcome === 'dead';
 }

@@ -9,6 +9,12 @@ export interface HeldJob {
   readonly parent?: ParentLink | undefined;
 }
 
+/** Options for {@link complete}. */
+export interface CompleteOptions {
+  /** Publish the `completed` event inside the same script, atomically with the verdict. */
+  readonly publish?: boolean;
+}
+
 /** The retry verdict: rescheduled for another attempt, or dead-lettered at the cap. */
 export type RetryOutcome = 'scheduled' | 'dead';
 
@@ -24,12 +30,13 @@ function token(job: HeldJob): string {
 
 /**
  * Settles a held job as done (queue.md §3.3). For a flow child the parent is fed in the same atomic
- * step: directly when it shares the queue, through this queue's outbox otherwise.
+ * step: directly when it shares the queue, through this queue's outbox otherwise. The row leaves
+ * with its `:lock` and `:logs`.
  * @throws StaleError when the token no longer matches; GoneError when the job no longer exists.
  */
-export async function complete<T>(ctx: QueueContext<T>, job: HeldJob, result?: string): Promise<void> {
+export async function complete<T>(ctx: QueueContext<T>, job: HeldJob, result?: string, options: CompleteOptions = {}): Promise<void> {
   assertBrandedId(job.id);
-  const keys = settleKeys(ctx, job, ctx.keys.metricsCompleted);
+  const keys = [...settleKeys(ctx, job, ctx.keys.metricsCompleted), ctx.keys.jobRoot, ctx.keys.events];
   const value = result ?? job.id;
   const parent = job.parent;
   let mode = '';
@@ -43,7 +50,9 @@ export async function complete<T>(ctx: QueueContext<T>, job: HeldJob, result?: s
     }
   }
   const parentQueue = parent && mode === 'xq' ? queueKeys(parent.queue).queue : '';
-  await ctx.conn.run(scripts().complete, keys, [job.id, token(job), mode, parent?.id ?? '', value, parentQueue]);
+  const args = [job.id, token(job), mode, parent?.id ?? '', value, parentQueue];
+  if (options.publish) args.push('1');
+  await ctx.conn.run(scripts().complete, keys, args);
 }
 
 /**

@@ -26,7 +26,9 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>): JobCont
   rt.locks.track(job, cancel);
   return {
     cancel,
-    signal: cancel.signal,
+    get signal() {
+      return cancel.signal;
+    },
     progress: (value) => rt.queue.updateProgress(job.id, value),
     log: (line) => rt.queue.addLog(job.id, line),
   };
@@ -48,6 +50,8 @@ export class Worker<T = unknown> {
   readonly options: ResolvedWorkerOptions;
   readonly #handler: Handler<T>;
   readonly #rt: WorkerRuntime<T>;
+  /** Settlements sent but not yet answered; close() waits for them. */
+  readonly #settling = new Set<Promise<void>>();
 
   private constructor(rt: WorkerRuntime<T>, handler: Handler<T>) {
     this.#rt = rt;
@@ -104,8 +108,13 @@ export class Worker<T = unknown> {
       }
       // Found work: there may be more, so pass the wake on before running this one.
       rt.idle.wakeOne();
-      await this.#run(job);
+      const { settling } = await this.#run(job);
+      // The settlement is already on the socket; the next claim goes out right behind it, so the
+      // two share a round trip and the server still runs them in order.
+      this.#settling.add(settling);
+      void settling.finally(() => this.#settling.delete(settling));
     }
+    await Promise.all(this.#settling);
   }
 
   async #claim(): Promise<ClaimedJob<T> | undefined> {
@@ -115,7 +124,8 @@ export class Worker<T = unknown> {
     return o.source === 'lanes' ? this.queue.laneClaim(o.leaseMs, claim) : this.queue.claim(o.leaseMs, claim);
   }
 
-  async #run(job: ClaimedJob<T>): Promise<void> {
+  /** Runs the handler; answers the settlement in flight (wrapped, so awaiting this does not wait for it). */
+  async #run(job: ClaimedJob<T>): Promise<{ settling: Promise<void> }> {
     const context = jobContext(this.#rt, job);
     let result: unknown;
     let failure: { reason: unknown } | undefined;
@@ -124,11 +134,17 @@ export class Worker<T = unknown> {
     } catch (reason) {
       failure = { reason };
     }
+    return { settling: this.#settle(job, result, failure) };
+  }
+
+  async #settle(job: ClaimedJob<T>, result: unknown, failure: { reason: unknown } | undefined): Promise<void> {
     let settled: Settled = 'stale';
     try {
       settled = failure ? await failJob(this.#rt, job, failure.reason) : await completeJob(this.#rt, job, result);
+    } catch (error) {
+      this.options.onError(error, job);
     } finally {
-      this.#rt.locks.untrack(job, ownsMarker(settled));
+      this.#rt.locks.untrack(job, ownsMarker(settled, failure === undefined));
     }
   }
 
