@@ -3,7 +3,7 @@ import type { ClaimedJob } from './job.js';
 import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
 import type { Queue } from './queue.js';
 import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeJob, delayJob, failJob, ownsMarker, type Settled } from './settle.js';
+import { completeJobs, delayJob, failJob, ownsMarker, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
 import { jobContext, type JobContext } from './worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
@@ -143,21 +143,30 @@ export class BatchWorker<T = unknown> {
 
   async #settle(jobs: readonly ClaimedJob<T>[], verdicts: BatchVerdicts | undefined, thrown: { reason: unknown } | undefined): Promise<void> {
     const rt = this.#rt;
+    const verdictOf = (job: ClaimedJob<T>): BatchVerdict =>
+      thrown ? { error: errorText(thrown.reason) } : (lookup(verdicts, job.id) ?? { error: 'missing verdict' });
     const settled = new Map<JobId, { verdict: BatchVerdict; outcome: SettleOutcome }>();
-    await Promise.all(
-      jobs.map(async (job) => {
-        const verdict: BatchVerdict = thrown ? { error: errorText(thrown.reason) } : (lookup(verdicts, job.id) ?? { error: 'missing verdict' });
-        let outcome: Settled = 'stale';
-        try {
-          if (verdict === 'ok') outcome = await completeJob(rt, job, undefined);
-          else if ('delay' in verdict) outcome = await delayJob(rt, job, verdict.delay);
-          else outcome = await failJob(rt, job, verdict.error);
-        } finally {
-          rt.locks.untrack(job, ownsMarker(outcome, verdict === 'ok'));
-        }
-        settled.set(job.id, { verdict, outcome });
-      }),
-    );
+    const ok = jobs.filter((job) => verdictOf(job) === 'ok');
+    const rest = jobs.filter((job) => verdictOf(job) !== 'ok');
+    // Successes go out as one script; failures and delays are rarer and settle one by one.
+    const completing = completeJobs(rt, ok).then((outcomes) => {
+      for (const job of ok) {
+        const outcome = outcomes.get(job.id) ?? 'stale';
+        rt.locks.untrack(job, ownsMarker(outcome, true));
+        settled.set(job.id, { verdict: 'ok', outcome });
+      }
+    });
+    const others = rest.map(async (job) => {
+      const verdict = verdictOf(job);
+      let outcome: Settled = 'stale';
+      try {
+        outcome = typeof verdict === 'object' && 'delay' in verdict ? await delayJob(rt, job, verdict.delay) : await failJob(rt, job, (verdict as { error: string }).error);
+      } finally {
+        rt.locks.untrack(job, ownsMarker(outcome, false));
+      }
+      settled.set(job.id, { verdict, outcome });
+    });
+    await Promise.all([completing, ...others]);
     this.#onBatch?.(partitionBatch(jobs.map((j) => j.id), settled));
   }
 

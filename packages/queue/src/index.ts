@@ -7,7 +7,7 @@
  */
 export { Queue, type QueueOptions } from './queue.js';
 export type { EnqueueManyResult, EnqueueOptions, EnqueueResult } from './admission.js';
-export type { CompleteOptions, HeldJob, RetryOutcome } from './settlement.js';
+export type { CompleteManyOutcome, CompleteOptions, HeldJob, RetryOutcome } from './settlement.js';
 export type { ClaimOptions } from './claims.js';
 export type { StalledSweep } from './recovery.js';
 export type { ReassignResult } from './lanes.js';

@@ -114,6 +114,11 @@ export class Queue<T = unknown> {
     return settlement.complete(this.#ctx, job, result, options);
   }
 
+  /** Settles many held plain jobs as done in one script; one outcome per job, in order. */
+  completeMany(jobs: readonly settlement.HeldJob[], options?: settlement.CompleteOptions): Promise<settlement.CompleteManyOutcome[]> {
+    return settlement.completeMany(this.#ctx, jobs, options);
+  }
+
   /** Settles a held job as failed: rescheduled, or dead at `maxAttempts`. */
   retry(job: settlement.HeldJob, delayMs: number, maxAttempts: number, error: string): Promise<settlement.RetryOutcome> {
     return settlement.retry(this.#ctx, job, delayMs, maxAttempts, error);

@@ -1,4 +1,5 @@
 import { ConnectionLostError, GoneError, StaleError } from '@echo/protocol';
+import type { CompleteManyOutcome } from './settlement.js';
 import { backoffDelay } from './backoff.js';
 import type { ClaimedJob } from './job.js';
 import type { WorkerRuntime } from './runtime.js';
@@ -47,6 +48,40 @@ export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, r
   if (outcome !== 'ok') return outcome;
   rt.stats.completed++;
   return 'ok';
+}
+
+/**
+ * Completes many plain jobs in one script (a batch's successes). Members refused as stale or gone
+ * lost their lease and are counted so; after a socket drop the whole call is resent once, with the
+ * same reading of refusals as {@link completeJob}. Flow children are completed one by one.
+ */
+export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[]): Promise<Map<string, Settled>> {
+  const out = new Map<string, Settled>();
+  const plain = jobs.filter((job) => job.parent === undefined);
+  const publish = rt.options.publishEvents;
+  let outcomes: CompleteManyOutcome[] | undefined;
+  try {
+    outcomes = await rt.queue.completeMany(plain, { publish });
+  } catch (error) {
+    if (error instanceof ConnectionLostError) outcomes = await rt.queue.completeMany(plain, { publish }).catch(() => undefined);
+    if (!outcomes) rt.options.onError(error);
+  }
+  // A flow child must feed its parent, which only the single complete does.
+  const individually = jobs.filter((job) => job.parent !== undefined);
+  plain.forEach((job, i) => {
+    const outcome = outcomes?.[i] ?? 'stale';
+    if (outcome === 'flow') {
+      individually.push(job);
+    } else if (outcome === 'ok') {
+      rt.stats.completed++;
+      out.set(job.id, 'ok');
+    } else {
+      rt.stats.lost++;
+      out.set(job.id, outcome);
+    }
+  });
+  await Promise.all(individually.map(async (job) => out.set(job.id, await completeJob(rt, job, undefined))));
+  return out;
 }
 
 /** Retries a job along the backoff curve (dead at `maxAttempts`) and publishes `failed` with the outcome. */

@@ -55,6 +55,28 @@ export async function complete<T>(ctx: QueueContext<T>, job: HeldJob, result?: s
   await ctx.conn.run(scripts().complete, keys, args);
 }
 
+/** How one member of {@link completeMany} ended. */
+export type CompleteManyOutcome = 'ok' | 'gone' | 'stale' | 'flow';
+
+const BATCH_CODES: Readonly<Record<number, CompleteManyOutcome>> = { 1: 'ok', [-1]: 'gone', [-2]: 'stale', [-3]: 'flow' };
+
+/**
+ * Settles many held plain jobs as done in one script, each fenced on its own token [TS]. Answers
+ * one outcome per job, in order; a flow child answers `flow` and must go through {@link complete}.
+ */
+export async function completeMany<T>(ctx: QueueContext<T>, jobs: readonly HeldJob[], options: CompleteOptions = {}): Promise<CompleteManyOutcome[]> {
+  if (jobs.length === 0) return [];
+  const k = ctx.keys;
+  const args: string[] = [options.publish ? '1' : ''];
+  for (const job of jobs) {
+    assertBrandedId(job.id);
+    args.push(job.id, token(job));
+  }
+  const keys = [k.active, k.pending, k.schedule, k.dead, k.metricsCompleted, ...laneBookkeeping(k), k.laneRoot, k.jobRoot, k.events];
+  const codes = (await ctx.conn.run(scripts().complete_batch, keys, args)) as number[];
+  return codes.map((code) => BATCH_CODES[code] ?? 'gone');
+}
+
 /**
  * Settles a held job as failed (queue.md §4.1): rescheduled after `delayMs`, or dead-lettered once
  * its attempts reach `maxAttempts`, with `error` kept as `last_error` either way.

@@ -86,4 +86,20 @@ describe('BatchWorker', () => {
     await expect(BatchWorker.start(queue, () => ({}), { size: 0 })).rejects.toThrow(/size/);
     await expect(BatchWorker.start(queue, () => ({}), { shape: { minSize: 0, timeoutMs: 10 } })).rejects.toThrow(/minSize/);
   });
+
+  it('completeMany settles each member on its own token in one script', async () => {
+    const queue = await Queue.open<number>(uniqueName('bw'), { connection: conn });
+    await queue.enqueueMany([1, 2, 3].map((payload) => ({ payload })));
+    const [a, b, c] = await queue.claimBatch(3, 30_000, { markerTtlMs: 60_000 });
+    await conn.command('DEL', queue.keys.job(c!.id));
+    const before = conn.stats().evalshaCalls;
+    const outcomes = await queue.completeMany([a!, { id: b!.id, attempts: 7 }, c!]);
+    expect(conn.stats().evalshaCalls - before).toBe(1);
+    expect(outcomes).toEqual(['ok', 'stale', 'gone']);
+    expect(await conn.command('EXISTS', queue.keys.job(a!.id), queue.keys.jobSub(a!.id, 'lock'))).toBe(0);
+    expect(await queue.getState(b!.id)).toBe('active');
+    // c's id stays in active without a row until the reaper drops it; nothing is recreated.
+    expect(await queue.counts('completed', 'active')).toEqual({ completed: 1, active: 2 });
+    expect(await queue.completeMany([])).toEqual([]);
+  });
 });

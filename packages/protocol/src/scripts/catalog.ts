@@ -18,6 +18,7 @@ export const SCRIPT_NAMES = [
   'gbclaim',
   // settlement
   'complete',
+  'complete_batch',
   'retry',
   'delay',
   'extend_lock',
