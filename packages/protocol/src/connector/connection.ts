@@ -13,6 +13,7 @@ import type { Script } from '../scripts/script.js';
 import { strictVariant } from '../scripts/strict.js';
 import { checkCall, type Arg } from './call-shape.js';
 import { deferred, within, type Deferred } from './deferred.js';
+import { isAuthFailure, isNoScript, rejected, toConnectError } from './failures.js';
 import { claimOrVerify } from './fence.js';
 import { createCluster, createRedis } from './clients.js';
 import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
@@ -36,8 +37,6 @@ interface Flushable {
 }
 
 type State = 'connecting' | 'ready' | 'down' | 'closed' | 'fatal';
-
-const AUTH_FAILURE = /^(WRONGPASS|NOAUTH|NOPERM this user has no permissions to run the 'hello')/;
 
 /**
  * A fenced connection to a Redis server or cluster: every transition goes out as EVALSHA, falls back
@@ -387,25 +386,4 @@ export class Connection {
     if (mapped instanceof ConnectionLostError) this.#onClose();
     return mapped;
   }
-}
-
-function rejected(error: Error): Deferred<undefined> {
-  const gate = deferred<undefined>();
-  gate.reject(error);
-  return gate;
-}
-
-function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOSCRIPT');
-}
-
-function isAuthFailure(error: unknown): boolean {
-  return error instanceof Error && AUTH_FAILURE.test(error.message);
-}
-
-function toConnectError(error: unknown, o: ResolvedOptions): Error {
-  if (isAuthFailure(error)) return new AuthError((error as Error).message, { cause: error });
-  const where = o.cluster ? o.cluster.map((n) => `${n.host}:${n.port}`).join(',') : `${o.host}:${o.port}`;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new ConnectError(`cannot connect to ${where}: ${reason}`, { cause: error });
 }
