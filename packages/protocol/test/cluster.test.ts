@@ -1,7 +1,7 @@
 import { startCluster, uniqueName, type RedisCluster } from '@echo/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, CrossSlotError, FENCE_KEY, StaleError, VersionFenceError, WIRE_VERSION, mintId, queueKeys, scripts, slot } from './support.js';
+import { Connection, CrossSlotError, FENCE_KEY, ShaMismatchError, StaleError, VersionFenceError, WIRE_VERSION, mintId, queueKeys, scripts, slot, type Script } from './support.js';
 
 let cluster: RedisCluster;
 let conn: Connection;
@@ -78,4 +78,55 @@ describe('connector on a 3-master Redis Cluster', () => {
       client.disconnect();
     }
   });
+
+  it('fails hard on a SHA mismatch from a node, as on a standalone server', async () => {
+    const plain = await Connection.connect({ cluster: cluster.seeds, strictKeys: false });
+    try {
+      const forged: Script = { ...scripts().queue_pause, sha: 'f'.repeat(40) };
+      await expect(plain.run(forged, [queueKeys(uniqueName('csha')).meta], [])).rejects.toBeInstanceOf(ShaMismatchError);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('accepts a stored fence of the same major and leaves it as it is', async () => {
+    const client = cluster.client();
+    try {
+      await client.set(FENCE_KEY, 'echomq:3.9.9');
+      const c = await Connection.connect({ cluster: cluster.seeds });
+      expect(await c.command('GET', FENCE_KEY)).toBe('echomq:3.9.9');
+      await c.close();
+    } finally {
+      await client.set(FENCE_KEY, WIRE_VERSION);
+      client.disconnect();
+    }
+  });
+
+  it('stops for good when the fence changed while every node connection was down', async () => {
+    const c = await Connection.connect({ cluster: cluster.seeds, name: 'echo-cfence' });
+    const admins = cluster.nodes.map((n) => new Redis({ host: n.host, port: n.port }));
+    try {
+      expect(await enqueueOn(c, uniqueName('cf'))).toBe(1);
+      await cluster.client().set(FENCE_KEY, 'echomq:4.0.0');
+      for (const admin of admins) await admin.call('CLIENT', 'KILL', 'SKIPME', 'yes', 'TYPE', 'normal');
+      let error: unknown;
+      for (let i = 0; i < 20; i++) {
+        error = await enqueueOn(c, uniqueName('cf')).catch((e: unknown) => e);
+        if (error instanceof VersionFenceError) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(error).toBeInstanceOf(VersionFenceError);
+      expect(c.status).toBe('fatal');
+    } finally {
+      await cluster.client().set(FENCE_KEY, WIRE_VERSION);
+      for (const admin of admins) admin.disconnect();
+      await c.close();
+    }
+  });
 });
+
+function enqueueOn(c: Connection, q: string): Promise<unknown> {
+  const k = queueKeys(q);
+  const id = mintId('JOB');
+  return c.run(scripts().enqueue, [k.job(id), k.pending], [id, 'p']);
+}
