@@ -21,6 +21,8 @@ const WARMUP = intOption('warmup', 1, 0);
 const WARMUP_JOBS = intOption('warmup-jobs', Math.min(JOBS, 2_000));
 const CONCURRENCY = intOption('concurrency', 50);
 const BATCH = intOption('batch', 50);
+/** Batches the Echo BatchWorker keeps in flight (its `concurrency`); 1 is its default. */
+const BATCH_INFLIGHT = intOption('batch-inflight', 1);
 const CHUNK = intOption('chunk', 1_000);
 const SAMPLE = intOption('sample', 200);
 const PAD = intOption('pad', 64, 0);
@@ -268,7 +270,7 @@ async function echoRound(admin: Admin, target: BenchTarget, n: number): Promise<
         }
         return verdicts;
       },
-      { size: BATCH, onError: (error) => batchErrors.push(error) },
+      { size: BATCH, concurrency: BATCH_INFLIGHT, onError: (error) => batchErrors.push(error) },
     );
     let batchMs = 0;
     try {
@@ -354,7 +356,7 @@ function render(header: readonly string[], bull: readonly Round[], echo: readonl
     `- jobs per run: ${JOBS}; measured rounds: ${ROUNDS} (interleaved BullMQ, Echo; FLUSHALL before each run); warm-up rounds: ${WARMUP} of ${WARMUP_JOBS} jobs, not counted`,
     `- payload: \`{ i, pad: 'x'.repeat(${PAD}) }\`; handlers read the payload and return`,
     `- BullMQ: addBulk in batches of ${CHUNK}; Worker concurrency ${CONCURRENCY}, removeOnComplete ${BULL_REMOVE_ON_COMPLETE}, other options default`,
-    `- Echo: enqueueMany; Worker concurrency ${CONCURRENCY}, default options (events on, lock markers on); batch mode = BatchWorker size ${BATCH}, default options (one batch in flight, events on, lock markers on), handler answers 'ok' per member; reference row = bare claimBatch(${BATCH}) + concurrent complete() loop (no events, lock markers, pump or wake connection)`,
+    `- Echo: enqueueMany; Worker concurrency ${CONCURRENCY}, default options (events on, lock markers on); batch mode = BatchWorker size ${BATCH}, ${BATCH_INFLIGHT} batch(es) in flight, otherwise default options (events on, lock markers on), handler answers 'ok' per member; reference row = bare claimBatch(${BATCH}) + concurrent complete() loop (no events, lock markers, pump or wake connection)`,
     '',
     'Cells: median (min–max) over the measured rounds. Ratio: Echo/BullMQ taken within each round, then median (min–max).',
     'Throughput rows: higher is better, ratio > 1 means Echo is faster. Memory, command and CPU rows: lower is better, ratio < 1 means Echo uses less.',
