@@ -34,9 +34,19 @@ async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send
   }
 }
 
-function resultText(result: unknown): string | undefined {
-  if (result === undefined) return undefined;
-  return typeof result === 'string' ? result : JSON.stringify(result);
+/**
+ * The text a handler's return value leaves for a flow parent. A value JSON cannot carry (a bigint,
+ * a cycle) must not keep the job from completing: it is reported and the parent records the
+ * child's id instead, as for a handler that returned nothing.
+ */
+function resultText(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, result: unknown): string | undefined {
+  if (result === undefined || typeof result === 'string') return result;
+  try {
+    return JSON.stringify(result);
+  } catch (error) {
+    rt.options.onError(error, job);
+    return undefined;
+  }
 }
 
 /** Completes a job with its handler's result; the script publishes `completed` and drops the marker. */
@@ -44,7 +54,8 @@ export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, r
   const erased = rt as unknown as WorkerRuntime<unknown>;
   // The event goes out inside the complete script itself: atomic with the verdict, no extra call.
   const publish = rt.options.publishEvents;
-  const outcome = await settle(erased, job, () => rt.queue.complete(job, resultText(result), { publish }));
+  const text = resultText(erased, job, result);
+  const outcome = await settle(erased, job, () => rt.queue.complete(job, text, { publish }));
   if (outcome !== 'ok') return outcome;
   rt.stats.completed++;
   return 'ok';

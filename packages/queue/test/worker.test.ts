@@ -70,3 +70,16 @@ describe('Worker', () => {
     expect(doneAt - sentAt).toBeLessThan(500);
   });
 });
+
+describe('Worker results', () => {
+  it('completes a job whose handler returns a value JSON cannot carry, and reports it', async () => {
+    const queue = await Queue.open<string>(uniqueName('w'), { connection: conn });
+    const errors: unknown[] = [];
+    const worker = await Worker.start(queue, () => 10n, { onError: (e) => errors.push(e), blockMs: 50 });
+    const { id } = await queue.enqueue('x');
+    await until(async () => (await queue.getState(id)) === 'absent');
+    await worker.close();
+    expect(await queue.counts('completed')).toEqual({ completed: 1 });
+    expect(errors.some((e) => e instanceof TypeError)).toBe(true);
+  });
+});
