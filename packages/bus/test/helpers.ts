@@ -1,5 +1,5 @@
 import { Connection, queueKeys } from '@echo/protocol';
-import { useRedis } from '@echo/testkit';
+import { useRedis, waitFor } from '@echo/testkit';
 
 /** A fenced connection to the shared test server. */
 export async function connect(): Promise<Connection> {
@@ -8,19 +8,7 @@ export async function connect(): Promise<Connection> {
 
 /** Resolves once `check` holds, polling every 10 ms; rejects after `timeoutMs`. */
 export function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = async (): Promise<void> => {
-      try {
-        if (await check()) return resolve();
-      } catch (error) {
-        return reject(error instanceof Error ? error : new Error(String(error)));
-      }
-      if (Date.now() - started > timeoutMs) return reject(new Error('condition not met in time'));
-      setTimeout(() => void tick(), 10);
-    };
-    void tick();
-  });
+  return waitFor(check, { timeoutMs });
 }
 
 /** The conformance harness purge: every key of the queue, in one DEL. */
@@ -29,7 +17,4 @@ export async function purge(conn: Connection, queue: string): Promise<void> {
   if (keys.length > 0) await conn.command('DEL', ...keys);
 }
 
-/** Sleeps `ms`. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { sleep } from '@echo/testkit';

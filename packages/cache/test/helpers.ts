@@ -1,5 +1,5 @@
 import { Connection } from '@echo/protocol';
-import { uniqueName, useRedis } from '@echo/testkit';
+import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 
 /** A fenced connection to the shared test server, with the scripts' strict key check on. */
 export async function connect(url?: string): Promise<Connection> {
@@ -12,18 +12,11 @@ export function tableName(prefix = 'c'): string {
 }
 
 /** Polls `check` every 5 ms until it holds, or fails after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await sleep(5);
-  }
+export function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  return waitFor(check, { timeoutMs, everyMs: 5 });
 }
 
-/** Resolves after `ms`. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { sleep } from '@echo/testkit';
 
 /** A manual monotonic clock for expiry tests. */
 export function manualClock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {

@@ -24,7 +24,7 @@ export function useStrictConnection(): void {
   });
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep } from '@echo/testkit';
 
 /** The lane verbs of one fresh queue, each a single script call with the catalog's key order. */
 export class Lanes {

@@ -1,5 +1,5 @@
 import { Connection } from '@echo/protocol';
-import { useRedis, uniqueName } from '@echo/testkit';
+import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, fixed, type BatchPartition } from '../src/index.js';
 
@@ -11,12 +11,8 @@ afterAll(async () => {
   await conn.close();
 });
 
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  return waitFor(check, { timeoutMs });
 }
 
 describe('BatchWorker', () => {

@@ -1,5 +1,5 @@
 import { Connection, mintId } from '@echo/protocol';
-import { useRedis, uniqueName } from '@echo/testkit';
+import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlowCycleError, FlowTooDeepError, Queue, Worker, type FlowChild } from '../src/index.js';
 
@@ -13,12 +13,8 @@ afterAll(async () => {
 
 const fast = { maintenanceMs: 20, blockMs: 50, maxAttempts: 1 } as const;
 
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+function until(check: () => boolean | Promise<boolean>, timeoutMs = 8000): Promise<void> {
+  return waitFor(check, { timeoutMs });
 }
 
 interface Step {

@@ -1,4 +1,4 @@
-import { useRedis, uniqueName } from '@echo/testkit';
+import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from '@echo/protocol';
 import { exponential, Queue, Worker, type ClaimedJob } from '../src/index.js';
@@ -12,15 +12,7 @@ afterAll(async () => {
 });
 
 function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = async (): Promise<void> => {
-      if (await check()) return resolve();
-      if (Date.now() - started > timeoutMs) return reject(new Error('condition not met in time'));
-      setTimeout(() => void tick(), 10);
-    };
-    void tick();
-  });
+  return waitFor(check, { timeoutMs });
 }
 
 describe('Worker', () => {

@@ -19,3 +19,4 @@ export {
   type RedisTarget,
   type SpawnedRedisTarget,
 } from './use-redis.js';
+export { rejection, sleep, waitFor, type WaitOptions } from './wait.js';

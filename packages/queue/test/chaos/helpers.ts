@@ -6,20 +6,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Connection, JobId, LifecycleEvent } from '@echo/protocol';
+import { waitFor } from '@echo/testkit';
 import type { Queue } from '../../src/index.js';
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { sleep } from '@echo/testkit';
 
 /** Polls `check` every `everyMs` until it answers true; rejects with `what` after `timeoutMs`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await sleep(everyMs);
-  }
+export function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<void> {
+  return waitFor(check, { what, timeoutMs, everyMs });
 }
 
 /** Counts lifecycle events per job id, by event name. */

@@ -2,27 +2,14 @@
  * Small vitest helpers the worker-behaviour tests share. The conformance scenarios themselves ship
  * in `@echo/testkit/conformance` and bring their own (assertions by error name, no vitest).
  */
+import { waitFor } from '@echo/testkit';
 import { expect } from 'vitest';
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export { rejection, sleep } from '@echo/testkit';
 
-/** Polls `check` every 10 ms until it holds; fails with `what` after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-/** Awaits a promise that must reject, and answers the rejection for further checks. */
-export async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, but the call succeeded');
+/** Polls `check` until it holds; fails naming `what` after `timeoutMs`. */
+export function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  return waitFor(check, { what, timeoutMs });
 }
 
 /** HGETALL as a plain object, whichever reply shape the client maps to. */

@@ -1,27 +1,14 @@
 /** Small helpers the scenarios share: waiting, error checks by name, and raw reads of the keyspace. */
 import assert from 'node:assert/strict';
+import { waitFor } from '../wait.js';
 import type { ScenarioEnv } from './scenario.js';
 import type { QueueLike } from './types.js';
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export { rejection, sleep } from '../wait.js';
 
-/** Polls `check` every 10 ms until it holds; fails naming `what` after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-/** Awaits a promise that must reject, and answers the rejection. */
-export async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new assert.AssertionError({ message: 'expected a rejection, but the call succeeded' });
+/** Polls `check` until it holds; fails naming `what` after `timeoutMs`. */
+export function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  return waitFor(check, { what, timeoutMs });
 }
 
 /** Runs a function that must throw synchronously, and answers what it threw. */
