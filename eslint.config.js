@@ -12,15 +12,37 @@ const deepImports = {
   message: 'Import another package through its public entry point only (its `exports` map).',
 };
 
-/** @param {string[]} forbidden @param {string} why */
-const graph = (forbidden, why) => ({
+/** @param {string[]} forbidden @param {string} why @param {object[]} [paths] */
+const graph = (forbidden, why, paths = []) => ({
   'no-restricted-imports': [
     'error',
     {
+      paths,
       patterns: [deepImports, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why }))],
     },
   ],
 });
+
+/**
+ * A pillar is a thin reading of the substrate: it sends typed transitions (`transitions.*` through
+ * `execute`) and never names a script, builds a KEYS array or holds the driver.
+ */
+const thinPillar = [
+  {
+    name: '@echo/protocol',
+    importNames: ['scripts', 'SCRIPT_NAMES', 'bind', 'defineScript', 'loadScript', 'strictVariant', 'checkCall'],
+    message: 'Pillars send typed transitions (`transitions.*` with `execute`), not scripts with KEYS arrays.',
+  },
+];
+const pillarSyntax = {
+  'no-restricted-syntax': [
+    'error',
+    {
+      selector: "CallExpression[callee.property.type='Identifier'][callee.property.name=/^(run|runBatch)$/]",
+      message: 'Pillars send typed transitions with `execute`/`executeAll`, never `run(script, keys, args)`.',
+    },
+  ],
+};
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/coverage/**'] },
@@ -51,12 +73,24 @@ export default tseslint.config(
     rules: graph(['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.'),
   },
   {
+    files: ['packages/queue/src/**/*.ts'],
+    rules: { ...graph(['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.', thinPillar), ...pillarSyntax },
+  },
+  {
     files: ['packages/bus/**/*.ts'],
     rules: graph(['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.'),
   },
   {
+    files: ['packages/bus/src/**/*.ts'],
+    rules: { ...graph(['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.', thinPillar), ...pillarSyntax },
+  },
+  {
     files: ['packages/cache/**/*.ts'],
     rules: graph(['@echo/queue'], 'The cache reads the protocol and, for coherence, the bus; never the queue.'),
+  },
+  {
+    files: ['packages/cache/src/**/*.ts'],
+    rules: { ...graph(['@echo/queue'], 'The cache reads the protocol and, for coherence, the bus; never the queue.', thinPillar), ...pillarSyntax },
   },
   {
     files: ['packages/testkit/src/**/*.ts'],

@@ -1,4 +1,4 @@
-import { type BrandedId, type Connection, assertBrandedId, cacheKey, mintId, scripts } from '@echo/protocol';
+import { type BrandedId, type Connection, assertBrandedId, cacheKey, execute, mintId, transitions } from '@echo/protocol';
 import { BroadcastLane, publishCoherence } from './coherence/broadcast.js';
 import type { CoherenceLane, CoherenceTarget } from './coherence/lane.js';
 import { newer } from './coherence/message.js';
@@ -198,8 +198,7 @@ export class Table<T, K extends string = string> {
     this.#live();
     checkKind(this.name, this.kind, id);
     assertBrandedId(version);
-    const dropped = await this.#runtime.connection.run(scripts().coherence_drop, [cacheKey(this.name, id)], [version]);
-    return Number(dropped) === 1;
+    return execute(this.#runtime.connection, transitions.coherenceDrop({ table: this.name, id, version }));
   }
 
   /** A snapshot of the counters (cache.md §8), L1's `size`, and the lane's counters. */

@@ -10,6 +10,7 @@
 -- @key wake       emq:{q}:wake
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
+-- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the hand-back
 -- @arg id         the job's id; must be JOB-namespaced
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "in" (ms from server now) or "at" (absolute epoch ms)
@@ -32,5 +33,6 @@ if g and vid(g) then release(lb_at(4), gkey(KEYS[9], g), g) end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
 redis.call('HSET', row, 'state', 'scheduled')
+redis.call('DEL', jkey(KEYS[10], id, ':lock'))
 redis.call('ZADD', KEYS[2], score, id)
 return 1

@@ -4,18 +4,22 @@
 -- @key active     emq:{q}:active
 -- @key jobroot    emq:{q}:job:
 -- @arg lease_ms   the new lease, from server now
+-- @arg marker_ms  [TS] when > 0, each extended job's worker-presence marker :lock is pushed out to
+-- this many ms in the same step, so the lock plane's beat writes nothing itself; "" or 0: none
 -- @args pairs     id1, token1, id2, token2, ...
 -- @include core
 -- @returns the ids NOT extended, in input order
 local deadline = now_ms() + tonumber(ARGV[1])
+local marker = tonumber(ARGV[2]) or 0
 local missed = {}
-for i = 2, #ARGV, 2 do
+for i = 3, #ARGV, 2 do
   local id = ARGV[i]
   local ok = false
   if vid(id) then
     local attempts = redis.call('HGET', jkey(KEYS[2], id), 'attempts')
     if attempts and attempts == ARGV[i + 1] and redis.call('ZSCORE', KEYS[1], id) then
       redis.call('ZADD', KEYS[1], deadline, id)
+      if marker > 0 then redis.call('PEXPIRE', jkey(KEYS[2], id, ':lock'), marker) end
       ok = true
     end
   end

@@ -1,6 +1,7 @@
 -- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
--- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6).
+-- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
+-- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 14+.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -13,6 +14,8 @@
 -- @key wake       emq:{q}:wake
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
+-- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the settlement,
+-- so the lock plane writes nothing after it
 -- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
@@ -38,6 +41,7 @@ if redis.call('HGET', row, 'state') == 'dead' and redis.call('ZSCORE', KEYS[4], 
 leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, redis.call('HGET', row, 'group'))
 redis.call('ZREM', KEYS[3], id)
 redis.call('ZREM', KEYS[4], id)
+redis.call('DEL', jkey(KEYS[13], id, ':lock'))
 redis.call('HSET', row, 'last_error', ARGV[5])
 
 if tonumber(attempts) < tonumber(ARGV[4]) then
@@ -53,22 +57,22 @@ redis.call('HINCRBY', KEYS[6], 'count', 1)
 local mode = ARGV[6]
 local pid = ARGV[7]
 if mode == 'sq:fp' then
-  if redis.call('EXISTS', KEYS[16]) == 1 then
-    redis.call('HSET', KEYS[13], id, ARGV[5])
-    redis.call('HSET', KEYS[16], 'state', 'dead')
+  if redis.call('EXISTS', KEYS[17]) == 1 then
+    redis.call('HSET', KEYS[14], id, ARGV[5])
+    redis.call('HSET', KEYS[17], 'state', 'dead')
     redis.call('ZREM', KEYS[2], pid)
     redis.call('ZADD', KEYS[4], 0, pid)
   end
 elseif mode == 'sq:id' then
-  if redis.call('HSETNX', KEYS[14], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[15])
-    if left <= 0 and redis.call('HGET', KEYS[16], 'state') == 'awaiting_children' then
+  if redis.call('HSETNX', KEYS[15], id, ARGV[5]) == 1 then
+    local left = redis.call('DECR', KEYS[16])
+    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
       redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', KEYS[16], 'state', 'pending')
+      redis.call('HSET', KEYS[17], 'state', 'pending')
     end
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', KEYS[13], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[14], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
 end
 return 'dead'

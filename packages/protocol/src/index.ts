@@ -48,6 +48,13 @@ export { SCRIPT_NAMES, scripts, type ScriptName } from './scripts/catalog.js';
 export { checkKeyLaw, type KeyLawViolation } from './scripts/key-law.js';
 
 export { Connection, type BatchResult, type ScriptCall } from './connector/connection.js';
+
+export * as transitions from './transitions/index.js';
+export { bind, type BindInput } from './transitions/bind.js';
+export { compileKeyShape, type KeyResolver, type KeyScope } from './transitions/key-shapes.js';
+export { execute, executeAll, transition, type Settled, type Transition } from './transitions/transition.js';
+export { flowLink, type FlowLink } from './transitions/values.js';
+export type { ClaimedRow, HeldJob } from './transitions/index.js';
 export { checkCall, type Arg } from './connector/call-shape.js';
 export { type ConnectOptions, type NodeAddress, reconnectDelay } from './connector/options.js';
 export type { ConnectionStats } from './connector/stats.js';

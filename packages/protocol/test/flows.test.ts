@@ -2,9 +2,9 @@ import { uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from '../src/connector/connection.js';
 import { GoneError, KindError } from '../src/errors/wire.js';
-import { mintId, type BrandedId } from '../src/ids/index.js';
+import { mintId, type BrandedId, type JobId } from '../src/ids/index.js';
 import { queueKeys, slot, type QueueKeys } from '../src/keys/index.js';
-import { scripts } from '../src/scripts/catalog.js';
+import * as t from '../src/transitions/index.js';
 
 type Policy = 'fp' | 'id';
 type Claimed = [string, string, number, ...unknown[]];
@@ -20,6 +20,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await conn.close();
 });
+
+/** Sends a typed transition and answers its raw reply, which these tests read literally. */
+function raw(tr: { script: Parameters<Connection['run']>[0]; keys: readonly string[]; args: Parameters<Connection['run']>[2] }): Promise<unknown> {
+  return conn.run(tr.script, tr.keys, tr.args);
+}
 
 function cmd<T = unknown>(name: string, ...args: (string | number)[]): Promise<T> {
   return conn.command(name, ...args) as Promise<T>;
@@ -49,69 +54,41 @@ class Q {
   }
 
   addFlow(pid: BrandedId, payload: string, children: readonly [BrandedId, string, Policy][]): Promise<unknown> {
-    const k = this.k;
-    return conn.run(
-      scripts().enqueue_flow,
-      [k.job(pid), k.jobSub(pid, 'dependencies'), k.pending, ...children.map(([cid]) => k.job(cid))],
-      [pid, payload, children.length, ...children.flat()],
-    );
+    return raw(t.enqueueFlow({ queue: this.k.queue, parent: { id: pid, payload }, children: children.map(([id, p, policy]) => ({ id, payload: p, policy })) }));
   }
 
   hold(pid: BrandedId, payload: string, n: number, link: [string, string, string] = ['', '', '']): Promise<unknown> {
-    return conn.run(scripts().hold_parent, [this.k.job(pid), this.k.jobSub(pid, 'dependencies')], [pid, payload, n, ...link]);
+    const [id, queue, policy] = link;
+    return raw(t.holdParent({ queue: this.k.queue, id: pid, payload, children: n, link: id === '' ? undefined : { id, queue, policy: policy as Policy } }));
   }
 
   addChild(cid: BrandedId, payload: string, pid: string, pqueue: string, policy: Policy): Promise<unknown> {
-    return conn.run(scripts().enqueue_flow_child, [this.k.job(cid), this.k.pending], [cid, payload, pid, pqueue, policy]);
+    return raw(t.enqueueFlowChild({ queue: this.k.queue, id: cid, payload, parent: { id: pid, queue: pqueue, policy } }));
   }
 
   async claim(): Promise<Claimed | []> {
-    const k = this.k;
-    return (await conn.run(scripts().claim, [k.pending, k.active, k.meta, k.jobRoot], [30_000])) as Claimed | [];
-  }
-
-  private settleKeys(id: string, metrics: string): string[] {
-    const k = this.k;
-    return [k.active, k.pending, k.schedule, k.dead, k.job(id as BrandedId), metrics, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot];
+    return (await raw(t.claim({ queue: this.k.queue, leaseMs: 30_000 }))) as Claimed | [];
   }
 
   /** complete in mode sq (parent in this queue), xq (parent in `parentQueue`) or plain. */
   complete(id: string, token: number, link?: { pid: string; result: string; parent?: Q }): Promise<unknown> {
-    const keys = [...this.settleKeys(id, this.k.metricsCompleted), this.k.jobRoot, this.k.events];
-    if (!link) return conn.run(scripts().complete, keys, [id, String(token), '', '', '', '']);
-    if (!link.parent) {
-      return conn.run(
-        scripts().complete,
-        [...keys, this.sub(link.pid, 'dependencies'), this.sub(link.pid, 'processed'), this.k.job(link.pid as BrandedId)],
-        [id, String(token), 'sq', link.pid, link.result, ''],
-      );
-    }
-    return conn.run(scripts().complete, [...keys, this.k.flowOutbox], [id, String(token), 'xq', link.pid, link.result, link.parent.k.queue]);
+    const parent = link ? { id: link.pid as JobId, queue: (link.parent ?? this).k.queue, policy: 'fp' as const } : undefined;
+    return raw(t.complete({ queue: this.k.queue, job: { id, attempts: token, parent }, ...(link ? { result: link.result } : {}) }));
   }
 
   /** retry at the cap (max 1), so the child dies and its flow failure arm runs. */
   kill(id: string, token: number, error: string, mode: string, pid: string, parent?: Q): Promise<unknown> {
-    const keys = this.settleKeys(id, this.k.metricsFailed);
-    const flow = mode.startsWith('sq')
-      ? [this.sub(pid, 'failed'), this.sub(pid, 'unsuccessful'), this.sub(pid, 'dependencies'), this.k.job(pid as BrandedId)]
-      : [this.k.flowOutbox];
-    return conn.run(scripts().retry, [...keys, ...flow], [id, String(token), 0, 1, error, mode, pid, parent?.k.queue ?? '']);
+    const policy = mode.endsWith(':id') ? 'id' : 'fp';
+    const link = { id: pid as JobId, queue: (parent ?? this).k.queue, policy } as const;
+    return raw(t.retry({ queue: this.k.queue, job: { id, attempts: token, parent: link }, delayMs: 0, maxAttempts: 1, error }));
   }
 
   deliver(cid: string, result: string, pid: string): Promise<unknown> {
-    return conn.run(
-      scripts().flow_deliver,
-      [this.sub(pid, 'dependencies'), this.sub(pid, 'processed'), this.k.job(pid as BrandedId), this.k.pending],
-      [cid, result, pid],
-    );
+    return raw(t.flowDeliver({ parentQueue: this.k.queue, parentId: pid, childId: cid, result }));
   }
 
   failDeliver(cid: string, error: string, policy: string, pid: string): Promise<unknown> {
-    return conn.run(
-      scripts().flow_fail_deliver,
-      [this.sub(pid, 'dependencies'), this.sub(pid, 'failed'), this.sub(pid, 'unsuccessful'), this.k.job(pid as BrandedId), this.k.pending, this.k.dead],
-      [cid, error, policy, pid],
-    );
+    return raw(t.flowFailDeliver({ parentQueue: this.k.queue, parentId: pid, childId: cid, error, policy: policy as Policy }));
   }
 
   deps(pid: string): Promise<string | null> {

@@ -1,13 +1,4 @@
-import {
-  assertBrandedId,
-  assertDedupId,
-  InvalidArgumentError,
-  mintId,
-  scripts,
-  type BrandedId,
-  type JobId,
-  type ScriptCall,
-} from '@echo/protocol';
+import { assertBrandedId, execute, executeAll, InvalidArgumentError, mintId, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
 import type { QueueContext } from './context.js';
 
 /** Options for one admission. */
@@ -39,56 +30,36 @@ function resolveId(id: JobId | string | undefined): JobId {
   return id as JobId;
 }
 
-function wholeMs(name: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min) throw new InvalidArgumentError(name, `must be an integer >= ${min}`);
-  return value;
-}
-
 /** Admits one job: immediate, scheduled, or under an idempotency key (queue.md §2). */
 export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
-  const { keys, conn } = ctx;
   const id = resolveId(options.id);
   const raw = ctx.codec.encode(payload);
   const timed = options.runAt !== undefined || options.delayMs !== undefined;
   if (timed && options.dedupId !== undefined) throw new InvalidArgumentError('options', 'dedupId cannot be combined with runAt or delayMs');
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
+  const admit = { queue: ctx.name, id, payload: raw };
 
   if (timed) {
-    const [mode, ms] =
-      options.runAt !== undefined
-        ? ['at', wholeMs('runAt', options.runAt instanceof Date ? options.runAt.getTime() : options.runAt, 0)]
-        : ['in', wholeMs('delayMs', options.delayMs ?? 0, 0)];
-    const reply = await conn.run(scripts().schedule, [keys.job(id), keys.schedule], [id, raw, mode, ms]);
-    return reply === 1 ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: id };
+    const when = options.runAt !== undefined ? { at: options.runAt instanceof Date ? options.runAt.getTime() : options.runAt } : { inMs: options.delayMs ?? 0 };
+    return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when })));
   }
-
   if (options.dedupId !== undefined) {
-    assertDedupId(options.dedupId);
-    const ttl = options.dedupTtlMs === undefined ? '' : wholeMs('dedupTtlMs', options.dedupTtlMs, 1);
-    const reply = (await conn.run(scripts().enqueue_dedup, [keys.job(id), keys.pending, keys.dedup(options.dedupId), keys.wake], [id, raw, ttl])) as [
-      number,
-      string,
-    ];
-    if (reply[0] === 1) return { status: 'enqueued', id };
-    return { status: 'duplicate', id, existingId: reply[1] as JobId };
+    const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
+    const reply = await execute(ctx.conn, t.enqueueDedup({ ...admit, dedupId: options.dedupId, ...ttl, wake: true }));
+    return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
   }
+  return verdict(id, await execute(ctx.conn, t.enqueue({ ...admit, wake: true })));
+}
 
-  const reply = await conn.run(scripts().enqueue, [keys.job(id), keys.pending, keys.wake], [id, raw]);
-  return reply === 1 ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: id };
+function verdict(id: JobId, admission: t.Admission): EnqueueResult {
+  return admission === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: id };
 }
 
 /** Admits a job into a lane (queue.md §5.1). */
 export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | string, payload: T, options: { readonly id?: JobId | string } = {}): Promise<EnqueueResult> {
-  const { keys, conn } = ctx;
   assertBrandedId(group);
   const id = resolveId(options.id);
-  const raw = ctx.codec.encode(payload);
-  const reply = await conn.run(
-    scripts().genqueue,
-    [keys.job(id), keys.lane(group), keys.ring, keys.paused, keys.glimit, keys.gactive, keys.wake],
-    [id, raw, group],
-  );
-  return reply === 1 ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: id };
+  return verdict(id, await execute(ctx.conn, t.laneEnqueue({ queue: ctx.name, id, payload: ctx.codec.encode(payload), group })));
 }
 
 /** How many admissions go out in one pipeline; bounds memory and per-pipeline latency. */
@@ -104,23 +75,20 @@ export async function enqueueMany<T>(
   ctx: QueueContext<T>,
   items: readonly { readonly payload: T; readonly id?: JobId | string }[],
 ): Promise<EnqueueManyResult[]> {
-  const { keys, conn } = ctx;
   const prepared = items.map((item, i) => {
     const id = resolveId(item.id);
     // A wake token per job would cost two server commands each; one every WAKE_EVERY jobs (and on
     // the last) wakes as many parked consumers as the capped wake list can hold anyway.
     const wake = i % WAKE_EVERY === WAKE_EVERY - 1 || i === items.length - 1;
-    const k = wake ? [keys.job(id), keys.pending, keys.wake] : [keys.job(id), keys.pending];
-    return { id, call: { script: scripts().enqueue, keys: k, args: [id, ctx.codec.encode(item.payload)] } satisfies ScriptCall };
+    return { id, call: t.enqueue({ queue: ctx.name, id, payload: ctx.codec.encode(item.payload), wake }) };
   });
   const out: EnqueueManyResult[] = [];
   for (let start = 0; start < prepared.length; start += CHUNK) {
     const chunk = prepared.slice(start, start + CHUNK);
-    const results = await conn.runBatch(chunk.map((p) => p.call));
+    const results = await executeAll(ctx.conn, chunk.map((p) => p.call));
     results.forEach((result, i) => {
       const id = (chunk[i] as (typeof chunk)[number]).id;
-      if (!result.ok) out.push({ status: 'failed', id, error: result.error });
-      else out.push(result.value === 1 ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: id });
+      out.push(result.ok ? verdict(id, result.value) : { status: 'failed', id, error: result.error });
     });
   }
   return out;

@@ -3,7 +3,7 @@ import type { ClaimedJob } from './job.js';
 import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
 import type { Queue } from './queue.js';
 import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeJobs, delayJob, failJob, ownsMarker, type Settled } from './settle.js';
+import { completeJobs, delayJob, failJob, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
 import { jobContext, type JobContext } from './worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
@@ -152,17 +152,17 @@ export class BatchWorker<T = unknown> {
     const completing = completeJobs(rt, ok).then((outcomes) => {
       for (const job of ok) {
         const outcome = outcomes.get(job.id) ?? 'stale';
-        rt.locks.untrack(job, ownsMarker(outcome, true));
+        rt.locks.untrack(job);
         settled.set(job.id, { verdict: 'ok', outcome });
       }
     });
     const others = rest.map(async (job) => {
       const verdict = verdictOf(job);
-      let outcome: Settled = 'stale';
+      let outcome: Settled;
       try {
         outcome = typeof verdict === 'object' && 'delay' in verdict ? await delayJob(rt, job, verdict.delay) : await failJob(rt, job, (verdict as { error: string }).error);
       } finally {
-        rt.locks.untrack(job, ownsMarker(outcome, false));
+        rt.locks.untrack(job);
       }
       settled.set(job.id, { verdict, outcome });
     });

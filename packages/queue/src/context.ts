@@ -9,7 +9,3 @@ export interface QueueContext<T> {
   readonly codec: Codec<T>;
 }
 
-/** The five lane-bookkeeping keys (LB in protocol.md), in their declared order. */
-export function laneBookkeeping(keys: QueueKeys): string[] {
-  return [keys.gactive, keys.glimit, keys.ring, keys.wake, keys.paused];
-}

@@ -1,4 +1,4 @@
-import { hashReply, queueKeys, scripts, type JobId } from '@echo/protocol';
+import { execute, hashReply, queueKeys, transitions as t, type JobId } from '@echo/protocol';
 import type { QueueContext } from './context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
 import { failEntry, parseOutboxEntry } from './outbox.js';
@@ -18,10 +18,8 @@ export async function addFlow<T>(ctx: QueueContext<T>, spec: FlowSpec<T>): Promi
   const root = shapeFlow(ctx.name, spec);
   const encode = (payload: unknown): string => ctx.codec.encode(payload as T);
   if (isAtomic(root)) {
-    const k = ctx.keys;
-    const args: string[] = [root.id, encode(root.payload), String(root.children.length)];
-    for (const c of root.children) args.push(c.id, encode(c.payload), c.policy);
-    await ctx.conn.run(scripts().enqueue_flow, [k.job(root.id), k.jobSub(root.id, 'dependencies'), k.pending, ...root.children.map((c) => k.job(c.id))], args);
+    const children = root.children.map((c) => ({ id: c.id, payload: encode(c.payload), policy: c.policy }));
+    await execute(ctx.conn, t.enqueueFlow({ queue: ctx.name, parent: { id: root.id, payload: encode(root.payload) }, children }));
     return result(root);
   }
   await land(ctx, root, undefined, encode);
@@ -29,19 +27,15 @@ export async function addFlow<T>(ctx: QueueContext<T>, spec: FlowSpec<T>): Promi
 }
 
 async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: FlowNode | undefined, encode: (p: unknown) => string): Promise<void> {
-  const k = queueKeys(node.queue);
   const parentQueue = parent && parent.queue !== node.queue ? parent.queue : '';
+  const link = parent ? { id: parent.id, queue: parentQueue, policy: node.policy } : undefined;
   if (node.children.length > 0) {
-    await ctx.conn.run(
-      scripts().hold_parent,
-      [k.job(node.id), k.jobSub(node.id, 'dependencies')],
-      [node.id, encode(node.payload), node.children.length, parent?.id ?? '', parentQueue, parent ? node.policy : ''],
-    );
+    await execute(ctx.conn, t.holdParent({ queue: node.queue, id: node.id, payload: encode(node.payload), children: node.children.length, link }));
     for (const child of node.children) await land(ctx, child, node, encode);
     return;
   }
-  if (!parent) return;
-  await ctx.conn.run(scripts().enqueue_flow_child, [k.job(node.id), k.pending], [node.id, encode(node.payload), parent.id, parentQueue, node.policy]);
+  if (!link) return;
+  await execute(ctx.conn, t.enqueueFlowChild({ queue: node.queue, id: node.id, payload: encode(node.payload), parent: link }));
 }
 
 /**
@@ -115,21 +109,13 @@ export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promi
       poisoned = true;
       break;
     }
-    const p = queueKeys(entry.parentQueue);
+    const target = { parentQueue: entry.parentQueue, parentId: entry.parentId, childId: entry.childId };
     try {
       if (entry.kind === 'complete') {
-        await ctx.conn.run(
-          scripts().flow_deliver,
-          [p.jobSub(entry.parentId, 'dependencies'), p.jobSub(entry.parentId, 'processed'), p.job(entry.parentId), p.pending],
-          [entry.childId, entry.result, entry.parentId],
-        );
+        await execute(ctx.conn, t.flowDeliver({ ...target, result: entry.result }));
       } else {
-        const reply = await ctx.conn.run(
-          scripts().flow_fail_deliver,
-          [p.jobSub(entry.parentId, 'dependencies'), p.jobSub(entry.parentId, 'failed'), p.jobSub(entry.parentId, 'unsuccessful'), p.job(entry.parentId), p.pending, p.dead],
-          [entry.childId, entry.error, entry.policy, entry.parentId],
-        );
-        if (reply === 2) await reemitIfDead(ctx, entry.parentQueue, entry.parentId, entry.error);
+        const verdict = await execute(ctx.conn, t.flowFailDeliver({ ...target, error: entry.error, policy: entry.policy }));
+        if (verdict === 'parent_dead') await reemitIfDead(ctx, entry.parentQueue, entry.parentId, entry.error);
       }
     } catch (error) {
       failure = { error };

@@ -1,4 +1,4 @@
-import { CodecError, parseJobRow, type BrandedId, type JobId, type ParentPolicy, type RowState } from '@echo/protocol';
+import { CodecError, flowLink, parseJobRow, type BrandedId, type FlowLink, type JobId, type ParentPolicy, type RowState } from '@echo/protocol';
 import type { Codec } from './codec.js';
 
 export type { ParentPolicy, RowState };
@@ -7,12 +7,7 @@ export type { ParentPolicy, RowState };
 export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'unknown' | 'absent';
 
 /** A flow child's link to its parent, read from the row. */
-export interface ParentLink {
-  readonly id: JobId;
-  /** The parent's queue; equal to the child's own when they share one. */
-  readonly queue: string;
-  readonly policy: ParentPolicy;
-}
+export type ParentLink = FlowLink;
 
 /**
  * A job leased to this worker. `token` is the attempts value the claim minted; every settlement
@@ -67,16 +62,6 @@ export function claimedJob<T>(
   };
 }
 
-/** Reads the parent link fields; an unknown policy reads as `fp` (queue.md §3.4). */
-export function parentLink(parent: unknown, parentQueue: unknown, policy: unknown, ownQueue: string): ParentLink | undefined {
-  if (typeof parent !== 'string' || parent === '') return undefined;
-  return {
-    id: parent as JobId,
-    queue: typeof parentQueue === 'string' && parentQueue !== '' ? parentQueue : ownQueue,
-    policy: policy === 'id' ? 'id' : 'fp',
-  };
-}
-
 /** Turns a stored row into a typed, decoded record; `undefined` when the row does not exist. */
 export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Readonly<Record<string, string>>): JobRecord<T> | undefined {
   const row = parseJobRow(flat);
@@ -97,7 +82,7 @@ export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Re
     lastError: row.lastError,
     progress: row.progress,
     stalled: row.stalled,
-    parent: parentLink(row.parent, row.parentQueue, row.parentPolicy, queue),
+    parent: flowLink(row.parent, row.parentQueue, row.parentPolicy, queue),
     extra: row.unknown,
   };
 }

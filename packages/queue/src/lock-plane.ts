@@ -52,13 +52,11 @@ export class LockPlane {
   }
 
   /**
-   * Stops tracking a settled job; never touches `active`. `dropMarker` is set when our settlement
-   * landed: the marker must go so `remove` works again (also on a job re-admitted under the same
-   * id). After a lost lease the marker belongs to the new holder and must stay.
+   * Stops tracking a settled job; writes nothing. A settlement that landed deleted the marker in
+   * its own script; after a lost lease the marker belongs to the new holder and must stay.
    */
-  untrack(job: ClaimedJob<unknown>, dropMarker: boolean): void {
+  untrack(job: ClaimedJob<unknown>): void {
     this.#held.delete(job.id);
-    if (this.#markers && dropMarker) this.#queue.connection.command('DEL', this.#queue.keys.jobSub(job.id, 'lock')).catch(this.#onError);
   }
 
   /** Cancels every held job's token (on a close that ran out of patience). */
@@ -66,18 +64,17 @@ export class LockPlane {
     for (const { cancel } of this.#held.values()) cancel.cancel(reason);
   }
 
-  /** One heartbeat: extend every held lease, refresh markers, and fire tokens of jobs we lost. */
+  /**
+   * One heartbeat: extend every held lease and refresh its marker in one script, and fire the tokens
+   * of jobs we lost.
+   */
   async beat(): Promise<void> {
     if (this.#held.size === 0) return;
     const held = [...this.#held.values()];
     try {
-      const missed = new Set(await this.#queue.extendLocks(held.map((h) => h.job), this.#leaseMs));
-      for (const { job, cancel } of held) {
-        if (missed.has(job.id)) cancel.cancel('lease lost');
-        else if (this.#markers) {
-          this.#queue.connection.command('PEXPIRE', this.#queue.keys.jobSub(job.id, 'lock'), this.#markerTtlMs).catch(this.#onError);
-        }
-      }
+      const marker = this.#markers ? this.#markerTtlMs : undefined;
+      const missed = new Set(await this.#queue.extendLocks(held.map((h) => h.job), this.#leaseMs, marker));
+      for (const { job, cancel } of held) if (missed.has(job.id)) cancel.cancel('lease lost');
     } catch (error) {
       this.#onError(error);
     }

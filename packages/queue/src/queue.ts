@@ -134,9 +134,12 @@ export class Queue<T = unknown> {
     return settlement.extendLock(this.#ctx, job, leaseMs);
   }
 
-  /** Extends many leases at once; answers the ids that could not be extended. */
-  extendLocks(jobs: readonly settlement.HeldJob[], leaseMs: number): Promise<JobId[]> {
-    return settlement.extendLocks(this.#ctx, jobs, leaseMs);
+  /**
+   * Extends many leases at once, refreshing each one's `:lock` marker to `markerTtlMs` when given;
+   * answers the ids that could not be extended.
+   */
+  extendLocks(jobs: readonly settlement.HeldJob[], leaseMs: number, markerTtlMs?: number): Promise<JobId[]> {
+    return settlement.extendLocks(this.#ctx, jobs, leaseMs, markerTtlMs);
   }
 
   /** Moves due scheduled jobs to pending or their lane. */

@@ -1,4 +1,4 @@
-import { assertRepeatName, InvalidArgumentError, mintId, scripts } from '@echo/protocol';
+import { execute, InvalidArgumentError, mintId, transitions as t } from '@echo/protocol';
 import type { QueueContext } from './context.js';
 
 /** A repeat registration: every `everyMs`, enqueue `template` under a freshly minted id. */
@@ -16,18 +16,14 @@ function whole(name: string, value: number, min: number): number {
 
 /** Registers a repeating job; an existing name is left exactly as it is (queue.md §10.1). */
 export async function registerRepeat<T>(ctx: QueueContext<T>, name: string, options: RepeatOptions<T>): Promise<'registered' | 'exists'> {
-  assertRepeatName(name);
   const every = whole('everyMs', options.everyMs, 1);
-  const first = whole('firstInMs', options.firstInMs ?? every, 0);
-  const reply = await ctx.conn.run(scripts().repeat_register, [ctx.keys.repeat, ctx.keys.repeatRecord(name)], [name, every, ctx.codec.encode(options.template), first]);
-  return reply === 1 ? 'registered' : 'exists';
+  const firstInMs = options.firstInMs ?? every;
+  return execute(ctx.conn, t.repeatRegister({ queue: ctx.name, name, everyMs: every, template: ctx.codec.encode(options.template), firstInMs }));
 }
 
 /** Stops a repeating job. */
 export async function cancelRepeat<T>(ctx: QueueContext<T>, name: string): Promise<'cancelled' | 'absent'> {
-  assertRepeatName(name);
-  const reply = await ctx.conn.run(scripts().repeat_cancel, [ctx.keys.repeat, ctx.keys.repeatRecord(name)], [name]);
-  return reply === 1 ? 'cancelled' : 'absent';
+  return execute(ctx.conn, t.repeatCancel({ queue: ctx.name, name }));
 }
 
 /** How many repeats are registered. */
@@ -41,20 +37,17 @@ export async function repeatCount<T>(ctx: QueueContext<T>): Promise<number> {
  * so occurrences are at-least-once. Answers how many fired.
  */
 export async function fireDueRepeats<T>(ctx: QueueContext<T>, batch = 100, onError?: (name: string, error: unknown) => void): Promise<number> {
-  const k = ctx.keys;
-  const names = (await ctx.conn.run(scripts().repeat_due, [k.repeat], [whole('batch', batch, 1)])) as string[];
+  const names = await execute(ctx.conn, t.repeatDue({ queue: ctx.name, limit: batch }));
   let fired = 0;
   for (const name of names) {
     try {
-      const record = k.repeatRecord(name);
-      const [every, template] = (await ctx.conn.command('HMGET', record, 'every_ms', 'template')) as [string | null, string | null];
+      const [every, template] = (await ctx.conn.command('HMGET', ctx.keys.repeatRecord(name), 'every_ms', 'template')) as [string | null, string | null];
       if (every === null || template === null) {
-        await ctx.conn.run(scripts().repeat_cancel, [k.repeat, record], [name]);
+        await execute(ctx.conn, t.repeatCancel({ queue: ctx.name, name }));
         continue;
       }
-      const id = mintId('JOB');
-      await ctx.conn.run(scripts().enqueue, [k.job(id), k.pending, k.wake], [id, template]);
-      await ctx.conn.run(scripts().repeat_advance, [k.repeat, record], [name, every]);
+      await execute(ctx.conn, t.enqueue({ queue: ctx.name, id: mintId('JOB'), payload: template, wake: true }));
+      await execute(ctx.conn, t.repeatAdvance({ queue: ctx.name, name, everyMs: every }));
       fired++;
     } catch (error) {
       onError?.(name, error);

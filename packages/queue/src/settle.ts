@@ -130,12 +130,3 @@ export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: 
   return 'ok';
 }
 
-/**
- * True when our own settlement landed and left the row, so the presence marker is ours to drop. After a lost lease
- * (`stale`, `gone`) the marker belongs to the new holder and must stay.
- */
-export function ownsMarker(outcome: Settled, completing: boolean): boolean {
-  // A landed completion already deleted the marker inside the script.
-  if (completing && outcome === 'ok') return false;
-  return outcome === 'ok' || outcome === 'scheduled' || outcome === 'dead';
-}

@@ -2,7 +2,7 @@ import { CancelToken } from './cancel.js';
 import type { ClaimedJob } from './job.js';
 import type { Queue } from './queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeJob, failJob, ownsMarker, type Settled } from './settle.js';
+import { completeJob, failJob } from './settle.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
 /** What a handler gets besides the job: cancellation and the job's own side channels. */
@@ -138,13 +138,12 @@ export class Worker<T = unknown> {
   }
 
   async #settle(job: ClaimedJob<T>, result: unknown, failure: { reason: unknown } | undefined): Promise<void> {
-    let settled: Settled = 'stale';
     try {
-      settled = failure ? await failJob(this.#rt, job, failure.reason) : await completeJob(this.#rt, job, result);
+      await (failure ? failJob(this.#rt, job, failure.reason) : completeJob(this.#rt, job, result));
     } catch (error) {
       this.options.onError(error, job);
     } finally {
-      this.#rt.locks.untrack(job, ownsMarker(settled, failure === undefined));
+      this.#rt.locks.untrack(job);
     }
   }
 

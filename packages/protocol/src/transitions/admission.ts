@@ -1,0 +1,85 @@
+import type { JobId } from '../ids/branded.js';
+import { assertDedupId } from '../keys/names.js';
+import { scripts } from '../scripts/catalog.js';
+import { bind } from './bind.js';
+import { transition, type Transition } from './transition.js';
+import { admitted, idArg, whole } from './values.js';
+
+/** The verdict of an admission: a new row, or a row that already existed (nothing written). */
+export type Admission = 'enqueued' | 'duplicate';
+
+/** What every admission names: where, which id, what bytes. */
+export interface AdmitInput {
+  readonly queue: string;
+  readonly id: JobId | string;
+  /** The encoded payload; never interpreted. */
+  readonly payload: string;
+}
+
+/** Input of {@link enqueue}. */
+export interface EnqueueInput extends AdmitInput {
+  /** Also push one token on the wake list, so a parked consumer wakes [TS]. */
+  readonly wake?: boolean;
+}
+
+/** `enqueue`: admits a fresh job to the flat pending set; idempotent by id (queue.md §2.1). */
+export function enqueue(input: EnqueueInput): Transition<Admission> {
+  const id = idArg(input.id);
+  const call = bind(scripts().enqueue, { scope: { q: input.queue, id }, args: { id, payload: input.payload }, optional: input.wake === true });
+  return transition(call, admitted);
+}
+
+/** Input of {@link enqueueDedup}. */
+export interface EnqueueDedupInput extends EnqueueInput {
+  /** The idempotency key. */
+  readonly dedupId: string;
+  /** How long the key holds, in ms; forever when omitted. */
+  readonly ttlMs?: number;
+}
+
+/** The verdict of a keyed admission; `existingId` names the job the key or the row points at. */
+export interface DedupAdmission {
+  readonly status: Admission;
+  readonly existingId: JobId;
+}
+
+/** `enqueue_dedup`: admits a job under an idempotency key (queue.md §2.2). */
+export function enqueueDedup(input: EnqueueDedupInput): Transition<DedupAdmission> {
+  const id = idArg(input.id);
+  assertDedupId(input.dedupId);
+  const ttl = input.ttlMs === undefined ? '' : whole('dedupTtlMs', input.ttlMs, 1);
+  const call = bind(scripts().enqueue_dedup, {
+    scope: { q: input.queue, id, did: input.dedupId },
+    args: { id, payload: input.payload, ttl_ms: ttl },
+    optional: input.wake === true,
+  });
+  return transition(call, (reply) => {
+    const [code, existing] = reply as [number, string];
+    return { status: code === 1 ? 'enqueued' : 'duplicate', existingId: existing as JobId };
+  });
+}
+
+/** Input of {@link schedule}: exactly one of `at` (epoch ms) and `inMs` (from the server's now). */
+export type ScheduleInput = AdmitInput & ({ readonly at: number; readonly inMs?: never } | { readonly inMs: number; readonly at?: never });
+
+/** `schedule`: admits a job to run no earlier than a time (queue.md §2.4). */
+export function schedule(input: ScheduleInput): Transition<Admission> {
+  const id = idArg(input.id);
+  const [mode, ms] = input.at !== undefined ? ['at', whole('runAt', input.at, 0)] : ['in', whole('delayMs', input.inMs, 0)];
+  const call = bind(scripts().schedule, { scope: { q: input.queue, id }, args: { id, payload: input.payload, mode, ms } });
+  return transition(call, admitted);
+}
+
+/** Input of {@link laneEnqueue}. */
+export interface LaneEnqueueInput extends AdmitInput {
+  /** The lane's group id. */
+  readonly group: string;
+}
+
+/** `genqueue`: admits a job into a lane (queue.md §5.1). */
+export function laneEnqueue(input: LaneEnqueueInput): Transition<Admission> {
+  const id = idArg(input.id);
+  const g = idArg(input.group);
+  const call = bind(scripts().genqueue, { scope: { q: input.queue, id, g }, args: { id, payload: input.payload, g } });
+  return transition(call, admitted);
+}

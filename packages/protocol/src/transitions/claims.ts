@@ -1,0 +1,86 @@
+import type { BrandedId, JobId } from '../ids/branded.js';
+import { scripts } from '../scripts/catalog.js';
+import type { Script } from '../scripts/script.js';
+import { bind } from './bind.js';
+import { transition, type Transition } from './transition.js';
+import { flowLink, whole, type FlowLink } from './values.js';
+
+/** A job a claim leased: its raw payload, its token and where it came from. */
+export interface ClaimedRow {
+  readonly id: JobId;
+  /** The payload bytes as stored; decoding is the pillar's concern. */
+  readonly payload: string;
+  /** The attempt number minted by this claim; also the fencing token. */
+  readonly attempts: number;
+  /** The lane the job was claimed from (lane claims only). */
+  readonly group: BrandedId | undefined;
+  /** Set when the job is a flow child (flat claims only: lanes carry no flows). */
+  readonly parent: FlowLink | undefined;
+}
+
+/** What every claim takes. */
+export interface ClaimInput {
+  readonly queue: string;
+  /** Lease length in ms, from the server's now. */
+  readonly leaseMs: number;
+  /**
+   * Also write each claimed job's worker-presence marker `job:<id>:lock` (holding the token) for
+   * this many ms, in the same script [TS].
+   */
+  readonly markerTtlMs?: number;
+}
+
+type FlatEntry = [string, string, number, string | null, string | null, string | null];
+type LaneEntry = [string, string, number, string];
+
+function markerArgs(input: ClaimInput): number[] {
+  return input.markerTtlMs === undefined ? [] : [whole('markerTtlMs', input.markerTtlMs, 1)];
+}
+
+function fromFlat(queue: string, e: FlatEntry): ClaimedRow {
+  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: undefined, parent: flowLink(e[3], e[4], e[5], queue) };
+}
+
+function fromLane(e: LaneEntry): ClaimedRow {
+  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: e[3] as BrandedId, parent: undefined };
+}
+
+function leaseCall(script: Script, input: ClaimInput, args: Readonly<Record<string, number>> = {}) {
+  return bind(script, {
+    scope: { q: input.queue },
+    args: { lease_ms: whole('leaseMs', input.leaseMs, 1), ...args },
+    restArgs: markerArgs(input),
+  });
+}
+
+/** `claim`: leases the oldest pending job, or answers `undefined` (queue.md §3.1). */
+export function claim(input: ClaimInput): Transition<ClaimedRow | undefined> {
+  return transition(leaseCall(scripts().claim, input), (reply) => {
+    const e = reply as FlatEntry | [];
+    return e.length === 0 ? undefined : fromFlat(input.queue, e);
+  });
+}
+
+/** `bclaim`: leases up to `size` oldest pending jobs under one deadline (queue.md §7). */
+export function claimBatch(input: ClaimInput & { readonly size: number }): Transition<ClaimedRow[]> {
+  const call = leaseCall(scripts().bclaim, input, { size: whole('size', input.size, 1) });
+  return transition(call, (reply) => (reply as FlatEntry[]).map((e) => fromFlat(input.queue, e)));
+}
+
+/** `gclaim`: rotates the ring one step and leases one job from that lane (queue.md §5.2). */
+export function laneClaim(input: ClaimInput): Transition<ClaimedRow | undefined> {
+  return transition(leaseCall(scripts().gclaim, input), (reply) => {
+    const e = reply as LaneEntry | [];
+    return e.length === 0 ? undefined : fromLane(e);
+  });
+}
+
+/** `gwclaim`: rotates once and leases as many jobs from that lane as its weight allows (queue.md §5.5). */
+export function laneWeightedClaim(input: ClaimInput): Transition<ClaimedRow[]> {
+  return transition(leaseCall(scripts().gwclaim, input), (reply) => (reply as LaneEntry[]).map(fromLane));
+}
+
+/** `gbclaim`: rotates once and leases the whole claimable depth of that lane, up to its limit (queue.md §7). */
+export function laneBatchClaim(input: ClaimInput): Transition<ClaimedRow[]> {
+  return transition(leaseCall(scripts().gbclaim, input), (reply) => (reply as LaneEntry[]).map(fromLane));
+}

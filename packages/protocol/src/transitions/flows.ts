@@ -1,0 +1,116 @@
+import type { JobId } from '../ids/branded.js';
+import type { ParentPolicy } from '../records.js';
+import { scripts } from '../scripts/catalog.js';
+import { bind } from './bind.js';
+import { keysOf } from './key-shapes.js';
+import { transition, type Transition } from './transition.js';
+import { admitted, idArg, int, whole } from './values.js';
+
+/** One child of a flat flow: its id, encoded payload and failure policy. */
+export interface FlowChildInput {
+  readonly id: JobId | string;
+  readonly payload: string;
+  readonly policy: ParentPolicy;
+}
+
+/**
+ * `enqueue_flow`: lands a parent and its children in one queue in one step (queue.md §11.2);
+ * answers how many landed, 0 when the parent or a child already existed (nothing written).
+ */
+export function enqueueFlow(input: {
+  readonly queue: string;
+  readonly parent: { readonly id: JobId | string; readonly payload: string };
+  readonly children: readonly FlowChildInput[];
+}): Transition<number> {
+  const pid = idArg(input.parent.id);
+  const k = keysOf(input.queue);
+  const rest: string[] = [];
+  for (const c of input.children) rest.push(idArg(c.id), c.payload, c.policy);
+  const call = bind(scripts().enqueue_flow, {
+    scope: { q: input.queue, pid },
+    args: { pid, ppayload: input.parent.payload, n: String(input.children.length) },
+    restKeys: input.children.map((c) => k.job(c.id as JobId)),
+    restArgs: rest,
+  });
+  return transition(call, int);
+}
+
+/** Where a held parent reports to when it is itself a child (a grandchild flow). */
+export interface FlowLinkInput {
+  readonly id: JobId | string;
+  /** The link's queue when it differs from the node's own; "" otherwise. */
+  readonly queue: string;
+  readonly policy: ParentPolicy;
+}
+
+/** `hold_parent`: admits a parent held in `awaiting_children` until `n` children are done (queue.md §11.3). */
+export function holdParent(input: {
+  readonly queue: string;
+  readonly id: JobId | string;
+  readonly payload: string;
+  readonly children: number;
+  readonly link?: FlowLinkInput | undefined;
+}): Transition<'enqueued' | 'duplicate'> {
+  const pid = idArg(input.id);
+  const call = bind(scripts().hold_parent, {
+    scope: { q: input.queue, pid },
+    args: {
+      pid,
+      payload: input.payload,
+      n: whole('children', input.children, 1),
+      link_parent: input.link === undefined ? '' : idArg(input.link.id),
+      link_queue: input.link?.queue ?? '',
+      link_policy: input.link?.policy ?? '',
+    },
+  });
+  return transition(call, admitted);
+}
+
+/** `enqueue_flow_child`: admits one child of a held parent (queue.md §11.3). */
+export function enqueueFlowChild(input: {
+  readonly queue: string;
+  readonly id: JobId | string;
+  readonly payload: string;
+  readonly parent: FlowLinkInput;
+}): Transition<'enqueued' | 'duplicate'> {
+  const cid = idArg(input.id);
+  const call = bind(scripts().enqueue_flow_child, {
+    scope: { qc: input.queue, cid },
+    args: { cid, payload: input.payload, pid: idArg(input.parent.id), pqueue: input.parent.queue, policy: input.parent.policy },
+  });
+  return transition(call, admitted);
+}
+
+/** `flow_deliver`: records a child's completion on its parent's slot (queue.md §11.5). */
+export function flowDeliver(input: {
+  readonly parentQueue: string;
+  readonly parentId: JobId | string;
+  readonly childId: JobId | string;
+  readonly result: string;
+}): Transition<'applied' | 'duplicate'> {
+  const pid = idArg(input.parentId);
+  const call = bind(scripts().flow_deliver, { scope: { qp: input.parentQueue, pid }, args: { cid: input.childId, result: input.result, pid } });
+  return transition(call, (reply) => (int(reply) === 1 ? 'applied' : 'duplicate'));
+}
+
+/** The verdict of a failure delivery: nothing written, applied, or applied and the parent died. */
+export type FailDelivery = 'duplicate' | 'applied' | 'parent_dead';
+
+/** `flow_fail_deliver`: records a child's failure on its parent's slot under the child's policy (queue.md §11.6). */
+export function flowFailDeliver(input: {
+  readonly parentQueue: string;
+  readonly parentId: JobId | string;
+  readonly childId: JobId | string;
+  readonly error: string;
+  readonly policy: ParentPolicy;
+}): Transition<FailDelivery> {
+  const pid = idArg(input.parentId);
+  const call = bind(scripts().flow_fail_deliver, {
+    scope: { qp: input.parentQueue, pid },
+    args: { cid: input.childId, error: input.error, policy: input.policy, pid },
+  });
+  return transition(call, (reply) => {
+    const n = int(reply);
+    return n === 2 ? 'parent_dead' : n === 1 ? 'applied' : 'duplicate';
+  });
+}

@@ -1,0 +1,25 @@
+/**
+ * The typed transitions: one pure function per script of the catalog, each building its call from
+ * the script header (KEYS and ARGV in header order) and pairing it with its reply reader. Pillars
+ * send them with {@link execute}; they never see a KEYS array or a script name.
+ *
+ * @packageDocumentation
+ */
+export { enqueue, enqueueDedup, laneEnqueue, schedule } from './admission.js';
+export type { Admission, AdmitInput, DedupAdmission, EnqueueDedupInput, EnqueueInput, LaneEnqueueInput, ScheduleInput } from './admission.js';
+export { claim, claimBatch, laneBatchClaim, laneClaim, laneWeightedClaim } from './claims.js';
+export type { ClaimedRow, ClaimInput } from './claims.js';
+export { complete, completeBatch, delay, extendLock, extendLocks, retry } from './settlement.js';
+export type { BatchCompletion, CompleteBatchInput, CompleteInput, DelayInput, HeldJob, RetryInput, RetryOutcome, SettleInput } from './settlement.js';
+export { promote, reap, reapGroup, reprocess, sweepStalled } from './recovery.js';
+export type { StalledSweep } from './recovery.js';
+export { addLog, drain, obliterate, pauseQueue, removeJob, resumeQueue, updateData, updateProgress } from './operator.js';
+export { laneDrain, laneLimit, lanePause, laneReassign, laneResume, laneWeight } from './lanes.js';
+export type { LaneInput, ReassignResult } from './lanes.js';
+export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
+export type { CountName, JobPosition } from './reads.js';
+export { repeatAdvance, repeatCancel, repeatDue, repeatRegister } from './repeat.js';
+export type { RepeatInput } from './repeat.js';
+export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, holdParent } from './flows.js';
+export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
+export { coherenceDrop } from './cache.js';

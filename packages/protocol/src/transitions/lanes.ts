@@ -1,0 +1,56 @@
+import type { JobId } from '../ids/branded.js';
+import { scripts } from '../scripts/catalog.js';
+import { bind } from './bind.js';
+import { transition, type Transition } from './transition.js';
+import { idArg, int, whole } from './values.js';
+
+/** What every lane control names. */
+export interface LaneInput {
+  readonly queue: string;
+  /** The lane's group id. */
+  readonly group: string;
+}
+
+const done = (): void => undefined;
+
+/** `glimit`: caps a lane's in-flight jobs; lowering it parks the lane, raising it may return it (queue.md §5.3). */
+export function laneLimit(input: LaneInput & { readonly limit: number }): Transition<void> {
+  const g = idArg(input.group);
+  return transition(bind(scripts().glimit, { scope: { q: input.queue, g }, args: { g, n: whole('limit', input.limit, 1) } }), done);
+}
+
+/** `gpause`: takes a lane out of rotation; its backlog and in-flight work are untouched (queue.md §5.4). */
+export function lanePause(input: LaneInput): Transition<void> {
+  const g = idArg(input.group);
+  return transition(bind(scripts().gpause, { scope: { q: input.queue }, args: { g } }), done);
+}
+
+/** `gresume`: returns a paused lane to rotation, waking a consumer if it has work. */
+export function laneResume(input: LaneInput): Transition<void> {
+  const g = idArg(input.group);
+  return transition(bind(scripts().gresume, { scope: { q: input.queue, g }, args: { g } }), done);
+}
+
+/** `gweight`: sets how many jobs a weighted claim serves from this lane per rotation (queue.md §5.5). */
+export function laneWeight(input: LaneInput & { readonly weight: number }): Transition<void> {
+  const g = idArg(input.group);
+  return transition(bind(scripts().gweight, { scope: { q: input.queue }, args: { g, w: whole('weight', input.weight, 1) } }), done);
+}
+
+/** The verdict of moving a pending job to another lane. */
+export type ReassignResult = 'reassigned' | 'noop' | 'not_found' | 'not_pending';
+
+const REASSIGN: Readonly<Record<number, ReassignResult>> = { 1: 'reassigned', 0: 'noop', [-2]: 'not_pending' };
+
+/** `greassign`: moves a pending job to lane `to`; the source lane comes from the row (queue.md §5.6). */
+export function laneReassign(input: { readonly queue: string; readonly id: JobId | string; readonly to: string }): Transition<ReassignResult> {
+  const id = idArg(input.id);
+  const dst = idArg(input.to);
+  return transition(bind(scripts().greassign, { scope: { q: input.queue, id, dst }, args: { id, dst } }), (r) => REASSIGN[int(r)] ?? 'not_found');
+}
+
+/** `gdrain`: deletes a lane's waiting jobs with their rows and sub-keys; answers how many (queue.md §5.6). */
+export function laneDrain(input: LaneInput): Transition<number> {
+  const g = idArg(input.group);
+  return transition(bind(scripts().gdrain, { scope: { q: input.queue, g }, args: { g } }), int);
+}

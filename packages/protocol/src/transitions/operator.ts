@@ -1,0 +1,84 @@
+import type { JobId } from '../ids/branded.js';
+import { GoneError } from '../errors/wire.js';
+import { assertDedupId } from '../keys/names.js';
+import { scripts } from '../scripts/catalog.js';
+import { bind } from './bind.js';
+import { keysOf } from './key-shapes.js';
+import { transition, type Transition } from './transition.js';
+import { idArg, int, whole } from './values.js';
+
+/** Reads 1 / -1 replies: -1 means the row is gone. */
+function found(reply: unknown): number {
+  const n = int(reply);
+  if (n === -1) throw new GoneError();
+  return n;
+}
+
+/** `queue_pause`: stops every claim on the queue (queue.md §8.1). */
+export function pauseQueue(input: { readonly queue: string }): Transition<void> {
+  return transition(bind(scripts().queue_pause, { scope: { q: input.queue } }), () => undefined);
+}
+
+/** `queue_resume`: lets claims run again. */
+export function resumeQueue(input: { readonly queue: string }): Transition<void> {
+  return transition(bind(scripts().queue_resume, { scope: { q: input.queue } }), () => undefined);
+}
+
+/** `drain`: deletes every waiting job, and scheduled ones when asked; answers how many (queue.md §8.4). */
+export function drain(input: { readonly queue: string; readonly includeScheduled?: boolean }): Transition<number> {
+  return transition(bind(scripts().drain, { scope: { q: input.queue }, optional: input.includeScheduled === true }), int);
+}
+
+/**
+ * `obliterate`: deletes a paused queue in bounded steps; answers whether more remains (call again).
+ * `repeatNames` are the names the host read from the repeat set: their records go in this step.
+ */
+export function obliterate(input: {
+  readonly queue: string;
+  readonly force?: boolean;
+  readonly budget: number;
+  readonly repeatNames: readonly string[];
+}): Transition<'done' | 'more'> {
+  const k = keysOf(input.queue);
+  const call = bind(scripts().obliterate, {
+    scope: { q: input.queue },
+    args: { force: input.force ? 'force' : '', budget: whole('budget', input.budget, 1) },
+    restKeys: input.repeatNames.map((name) => k.repeatRecord(name)),
+    restArgs: input.repeatNames,
+  });
+  return transition(call, (reply) => (int(reply) === 0 ? 'done' : 'more'));
+}
+
+/** `update_data`: replaces a job's payload. The reply reader throws GoneError for a missing job. */
+export function updateData(input: { readonly queue: string; readonly id: JobId | string; readonly payload: string }): Transition<void> {
+  const id = idArg(input.id);
+  return transition(bind(scripts().update_data, { scope: { q: input.queue, id }, args: { payload: input.payload } }), (r) => void found(r));
+}
+
+/** `update_progress`: records progress and publishes the `progress` event in the same step. */
+export function updateProgress(input: { readonly queue: string; readonly id: JobId | string; readonly progress: string }): Transition<void> {
+  const id = idArg(input.id);
+  return transition(bind(scripts().update_progress, { scope: { q: input.queue, id }, args: { id, progress: input.progress } }), (r) => void found(r));
+}
+
+/** `add_log`: appends a log line, keeping the newest `keep` when `keep > 0`; answers the length. */
+export function addLog(input: { readonly queue: string; readonly id: JobId | string; readonly line: string; readonly keep?: number }): Transition<number> {
+  const id = idArg(input.id);
+  const keep = whole('keep', input.keep ?? 0, 0);
+  return transition(bind(scripts().add_log, { scope: { q: input.queue, id }, args: { line: input.line, keep: keep === 0 ? '' : keep } }), found);
+}
+
+/**
+ * `remove_job`: deletes a job wherever it sits unless a worker holds it, and releases its
+ * idempotency key when given and still naming it (queue.md §8.5). Throws GoneError or LockedError.
+ */
+export function removeJob(input: { readonly queue: string; readonly id: JobId | string; readonly dedupId?: string }): Transition<void> {
+  const id = idArg(input.id);
+  if (input.dedupId !== undefined) assertDedupId(input.dedupId);
+  const call = bind(scripts().remove_job, {
+    scope: { q: input.queue, id, ...(input.dedupId === undefined ? {} : { did: input.dedupId }) },
+    args: { id, did: input.dedupId ?? '' },
+    optional: input.dedupId !== undefined,
+  });
+  return transition(call, (r) => void found(r));
+}

@@ -1,0 +1,66 @@
+import type { JobId } from '../ids/branded.js';
+import { UnknownStateError } from '../errors/validation.js';
+import { scripts } from '../scripts/catalog.js';
+import { bind } from './bind.js';
+import { keysOf } from './key-shapes.js';
+import { transition, type Transition } from './transition.js';
+import { idArg, int, ints, whole } from './values.js';
+
+/** The names `counts` accepts: the four sets, and the two metrics counters (queue.md §9.1). */
+export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed';
+
+const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm', 'pending' | 'active' | 'schedule' | 'dead' | 'metricsCompleted' | 'metricsFailed']>> = {
+  pending: ['z', 'pending'],
+  active: ['z', 'active'],
+  schedule: ['z', 'schedule'],
+  dead: ['z', 'dead'],
+  completed: ['m', 'metricsCompleted'],
+  failed: ['m', 'metricsFailed'],
+};
+
+/**
+ * `counts`: reads several counters in one atomic step, in request order. An unknown name is refused
+ * with UnknownStateError before anything is sent.
+ */
+export function counts<N extends CountName>(input: { readonly queue: string; readonly names: readonly N[] }): Transition<Record<N, number>> {
+  const k = keysOf(input.queue);
+  const keys: string[] = [];
+  const kinds: string[] = [];
+  for (const name of input.names as readonly string[]) {
+    const target = Object.hasOwn(TARGETS, name) ? TARGETS[name as CountName] : undefined;
+    if (target === undefined) throw new UnknownStateError(name);
+    kinds.push(target[0]);
+    keys.push(k[target[1]]);
+  }
+  return transition(bind(scripts().counts, { scope: { q: input.queue }, restKeys: keys, restArgs: kinds }), (reply) => {
+    const values = ints(reply);
+    const out = {} as Record<N, number>;
+    input.names.forEach((name, i) => (out[name] = values[i] ?? 0));
+    return out;
+  });
+}
+
+/** Where a job sits, as `state_lookup` answers (protocol.md §5.3). */
+export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'unknown' | 'absent';
+
+/** `state_lookup`: where a job sits right now. */
+export function stateLookup(input: { readonly queue: string; readonly id: JobId | string }): Transition<JobPosition> {
+  const id = idArg(input.id);
+  return transition(bind(scripts().state_lookup, { scope: { q: input.queue, id }, args: { id } }), (reply) => reply as JobPosition);
+}
+
+/** `is_maxed`: resolves when there is room to claim; the script's RateError says the queue is at its ceiling. */
+export function isMaxed(input: { readonly queue: string }): Transition<void> {
+  return transition(bind(scripts().is_maxed, { scope: { q: input.queue } }), () => undefined);
+}
+
+/** `rate_ttl`: ms the rate window still refuses work; 0 when not limited (queue.md §9.3). */
+export function rateTtl(input: { readonly queue: string; readonly max: number }): Transition<number> {
+  return transition(bind(scripts().rate_ttl, { scope: { q: input.queue }, args: { max: whole('max', input.max, 0) } }), int);
+}
+
+/** `lane_counts`: pending depth per lane, in request order. */
+export function laneCounts(input: { readonly queue: string; readonly groups: readonly string[] }): Transition<number[]> {
+  const groups = input.groups.map((g) => idArg(g));
+  return transition(bind(scripts().lane_counts, { scope: { q: input.queue }, restArgs: groups }), ints);
+}

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError, MalformedIdError, UnknownStateError, type JobId } from '../index.js';
+import { scripts } from '../scripts/catalog.js';
+import { bind } from './bind.js';
+import * as t from './index.js';
+
+// Argument-shape tests: each transition's KEYS and ARGV, written out literally, with no server. The
+// literals are the wire: swapping two `@key` lines in a header, or two values in a binding, fails here.
+const J = 'JOB0Nb1VTbfnu4';
+const P = 'JOB0Nb1VTbfnu5' as JobId;
+const G = 'USR0Nb1VTbfnu4';
+const q = (type: string): string => `emq:{orders}:${type}`;
+const LB = [q('gactive'), q('glimit'), q('ring'), q('wake'), q('paused')];
+
+function shape(tr: { keys: readonly string[]; args: readonly unknown[]; script: { name: string } }): { script: string; keys: string[]; args: unknown[] } {
+  return { script: tr.script.name, keys: [...tr.keys], args: [...tr.args] };
+}
+
+describe('admission', () => {
+  it('enqueue, with and without the wake list', () => {
+    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p' }))).toEqual({ script: 'enqueue', keys: [q(`job:${J}`), q('pending')], args: [J, 'p'] });
+    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', wake: true })).keys).toEqual([q(`job:${J}`), q('pending'), q('wake')]);
+  });
+  it('enqueue_dedup', () => {
+    expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd1', ttlMs: 500, wake: true }))).toEqual({
+      script: 'enqueue_dedup',
+      keys: [q(`job:${J}`), q('pending'), q('de:d1'), q('wake')],
+      args: [J, 'p', 500],
+    });
+  });
+  it('schedule at and in', () => {
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5 }))).toEqual({ script: 'schedule', keys: [q(`job:${J}`), q('schedule')], args: [J, 'p', 'at', 5] });
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7 })).args).toEqual([J, 'p', 'in', 7]);
+  });
+  it('genqueue', () => {
+    expect(shape(t.laneEnqueue({ queue: 'orders', id: J, payload: 'p', group: G }))).toEqual({
+      script: 'genqueue',
+      keys: [q(`job:${J}`), q(`g:${G}:pending`), q('ring'), q('paused'), q('glimit'), q('gactive'), q('wake')],
+      args: [J, 'p', G],
+    });
+  });
+});
+
+describe('claims', () => {
+  const flat = [q('pending'), q('active'), q('meta'), q('job:')];
+  const lane = [q('ring'), q('active'), q('meta'), q('gactive'), q('glimit'), q('job:'), q('g:')];
+  it('claim and bclaim, with and without markers', () => {
+    expect(shape(t.claim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'claim', keys: flat, args: [100] });
+    expect(shape(t.claim({ queue: 'orders', leaseMs: 100, markerTtlMs: 200 })).args).toEqual([100, 200]);
+    expect(shape(t.claimBatch({ queue: 'orders', leaseMs: 100, size: 5 }))).toEqual({ script: 'bclaim', keys: flat, args: [100, 5] });
+  });
+  it('lane claims', () => {
+    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: lane, args: [100] });
+    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight')], args: [100] });
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: lane, args: [100, 9] });
+  });
+  it('reads claim replies into rows with their flow link', () => {
+    const row = t.claim({ queue: 'orders', leaseMs: 100 }).parse([J, 'p', 2, P, null, 'id']);
+    expect(row).toEqual({ id: J, payload: 'p', attempts: 2, group: undefined, parent: { id: P, queue: 'orders', policy: 'id' } });
+    expect(t.claim({ queue: 'orders', leaseMs: 100 }).parse([])).toBeUndefined();
+    expect(t.laneClaim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, G])).toMatchObject({ group: G, parent: undefined });
+  });
+});
+
+describe('settlement', () => {
+  const settle = (metric: string): string[] => [q('active'), q('pending'), q('schedule'), q('dead'), q(`job:${J}`), q(`metrics:${metric}`), ...LB, q('g:')];
+  it('complete: plain, same-queue parent, cross-queue parent', () => {
+    expect(shape(t.complete({ queue: 'orders', job: { id: J, attempts: 3 }, publish: true }))).toEqual({
+      script: 'complete',
+      keys: [...settle('completed'), q('job:'), q('events')],
+      args: [J, '3', '', '', J, '', '1'],
+    });
+    const same = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'orders', policy: 'fp' } }, result: 'r' });
+    expect(shape(same).keys.slice(14)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`)]);
+    expect(shape(same).args).toEqual([J, '1', 'sq', P, 'r', '']);
+    const cross = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'billing', policy: 'fp' } } });
+    expect(shape(cross).keys.slice(14)).toEqual([q('flow:outbox')]);
+    expect(shape(cross).args).toEqual([J, '1', 'xq', P, J, 'billing']);
+  });
+  it('complete_batch', () => {
+    expect(shape(t.completeBatch({ queue: 'orders', jobs: [{ id: J, attempts: 1 }, { id: P, attempts: 2 }] }))).toEqual({
+      script: 'complete_batch',
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events')],
+      args: ['', J, '1', P, '2'],
+    });
+    expect(t.completeBatch({ queue: 'orders', jobs: [] }).parse([1, -1, -2, -3])).toEqual(['ok', 'gone', 'stale', 'flow']);
+  });
+  it('retry: plain and with a parent', () => {
+    expect(shape(t.retry({ queue: 'orders', job: { id: J, attempts: 2 }, delayMs: 10, maxAttempts: 3, error: 'boom' }))).toEqual({
+      script: 'retry',
+      keys: [...settle('failed'), q('job:')],
+      args: [J, '2', 10, 3, 'boom', '', '', ''],
+    });
+    const child = t.retry({ queue: 'orders', job: { id: J, attempts: 2, parent: { id: P, queue: 'orders', policy: 'id' } }, delayMs: 0, maxAttempts: 1, error: 'e' });
+    expect(shape(child).keys.slice(13)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`)]);
+    expect(shape(child).args.slice(5)).toEqual(['sq:id', P, '']);
+  });
+  it('delay and lease extensions', () => {
+    expect(shape(t.delay({ queue: 'orders', job: { id: J, attempts: 1 }, until: 50 }))).toEqual({
+      script: 'delay',
+      keys: [q('active'), q('schedule'), q(`job:${J}`), ...LB, q('g:'), q('job:')],
+      args: [J, '1', 'in', 50],
+    });
+    expect(shape(t.extendLock({ queue: 'orders', job: { id: J, attempts: 4 }, leaseMs: 9 }))).toEqual({ script: 'extend_lock', keys: [q('active'), q(`job:${J}`)], args: [J, '4', 9] });
+    expect(shape(t.extendLocks({ queue: 'orders', jobs: [{ id: J, attempts: 4 }], leaseMs: 9, markerTtlMs: 18 }))).toEqual({
+      script: 'extend_locks',
+      keys: [q('active'), q('job:')],
+      args: [9, 18, J, '4'],
+    });
+  });
+});
+
+describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
+  it('recovery', () => {
+    expect(shape(t.promote({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
+    expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:')]);
+    expect(shape(t.reapGroup({ queue: 'orders', group: G, limit: 2 }))).toEqual({
+      script: 'greap_group',
+      keys: [q('active'), q(`g:${G}:pending`), ...LB, q('job:')],
+      args: [G, 2],
+    });
+    expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:')]);
+  });
+  it('operator', () => {
+    expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('schedule')]);
+    expect(shape(t.removeJob({ queue: 'orders', id: J, dedupId: 'd' }))).toEqual({
+      script: 'remove_job',
+      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('de:d')],
+      args: [J, 'd'],
+    });
+    expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
+    expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).keys).toEqual([q(`job:${J}`), q('events')]);
+    const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
+    expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
+    expect(ob.keys).toHaveLength(21);
+    expect(ob.args).toEqual(['', 10, 'r1']);
+  });
+  it('lanes', () => {
+    expect(shape(t.laneLimit({ queue: 'orders', group: G, limit: 2 }))).toEqual({
+      script: 'glimit',
+      keys: [q('glimit'), q('gactive'), q('ring'), q('paused'), q('wake'), q(`g:${G}:pending`)],
+      args: [G, 2],
+    });
+    expect(shape(t.laneReassign({ queue: 'orders', id: J, to: G })).keys.slice(0, 2)).toEqual([q(`job:${J}`), q(`g:${G}:pending`)]);
+    expect(t.laneReassign({ queue: 'orders', id: J, to: G }).parse(-1)).toBe('not_found');
+  });
+  it('reads', () => {
+    expect(shape(t.counts({ queue: 'orders', names: ['dead', 'completed'] }))).toEqual({ script: 'counts', keys: [q('dead'), q('metrics:completed')], args: ['z', 'm'] });
+    expect(t.counts({ queue: 'orders', names: ['dead', 'completed'] }).parse([1, 2])).toEqual({ dead: 1, completed: 2 });
+    expect(() => t.counts({ queue: 'orders', names: ['toString' as 'dead'] })).toThrow(UnknownStateError);
+    expect(shape(t.stateLookup({ queue: 'orders', id: J })).keys).toEqual([q('pending'), q('active'), q('schedule'), q('dead'), q(`job:${J}`), q('g:')]);
+  });
+  it('repeat and flows', () => {
+    expect(shape(t.repeatRegister({ queue: 'orders', name: 'r', everyMs: 5, template: 'p', firstInMs: 0 }))).toEqual({
+      script: 'repeat_register',
+      keys: [q('repeat'), q('repeat:r')],
+      args: ['r', 5, 'p', 0],
+    });
+    expect(shape(t.enqueueFlow({ queue: 'orders', parent: { id: P, payload: 'pp' }, children: [{ id: J, payload: 'c', policy: 'fp' }] }))).toEqual({
+      script: 'enqueue_flow',
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q(`job:${J}`)],
+      args: [P, 'pp', '1', J, 'c', 'fp'],
+    });
+    expect(shape(t.enqueueFlowChild({ queue: 'billing', id: J, payload: 'c', parent: { id: P, queue: 'orders', policy: 'fp' } }))).toEqual({
+      script: 'enqueue_flow_child',
+      keys: ['emq:{billing}:job:' + J, 'emq:{billing}:pending'],
+      args: [J, 'c', P, 'orders', 'fp'],
+    });
+    expect(shape(t.flowFailDeliver({ parentQueue: 'orders', parentId: P, childId: J, error: 'e', policy: 'fp' })).keys).toEqual([
+      q(`job:${P}:dependencies`),
+      q(`job:${P}:failed`),
+      q(`job:${P}:unsuccessful`),
+      q(`job:${P}`),
+      q('pending'),
+      q('dead'),
+    ]);
+  });
+  it('cache', () => {
+    expect(shape(t.coherenceDrop({ table: 'users', id: G, version: J }))).toEqual({ script: 'coherence_drop', keys: [`ecc:{users}:${G}`], args: [J] });
+  });
+});
+
+describe('bind', () => {
+  it('refuses a missing, an unknown or a trailing value, and a bad id, before anything is sent', () => {
+    const s = scripts().enqueue;
+    expect(() => bind(s, { scope: { q: 'orders', id: J }, args: { id: J } })).toThrow(InvalidArgumentError);
+    expect(() => bind(s, { scope: { q: 'orders', id: J }, args: { id: J, payload: 'p', extra: 1 } })).toThrow(/extra/);
+    expect(() => bind(s, { scope: { q: 'orders', id: J }, args: { id: J, payload: 'p' }, restArgs: ['x'] })).toThrow(InvalidArgumentError);
+    expect(() => bind(s, { scope: { q: 'orders' }, args: { id: J, payload: 'p' } })).toThrow(/id/);
+    expect(() => t.enqueue({ queue: 'orders', id: 'nope', payload: 'p' })).toThrow(MalformedIdError);
+    expect(() => t.claim({ queue: 'orders', leaseMs: 0 })).toThrow(InvalidArgumentError);
+  });
+});
