@@ -33,9 +33,9 @@ const LB_TABLE = /^\{\s*(\w+\s*=\s*KEYS\[\d+\]\s*,\s*)*\w+\s*=\s*KEYS\[\d+\]\s*,
 
 /**
  * Reads a script's body (its own file, after the vetted libraries) and checks the law of
- * protocol.md §6.1 statically. A key expression is a declared `KEYS[i]`, a name bound to one, a
- * lane bookkeeping field, or a `jkey`/`gkey` call (the only builders, which check the id with `vid`
- * at run time); then:
+ * protocol.md §6.1 statically. A key expression is a declared `KEYS[i]` (a literal i within the
+ * header), a name bound to one, a lane bookkeeping field, or a `jkey`/`gkey` call (the only
+ * builders, which check the id with `vid` at run time); then:
  * - every key argument of every `redis.call` is a key expression;
  * - every builder's root is a declared root: a `KEYS[n]` (or a name bound to one) whose header
  *   shape ends `:job:` for `jkey`, `:g:` for `gkey`;
@@ -56,8 +56,14 @@ export function checkKeyLaw(script: Script, body: string): KeyLawViolation[] {
   const flag = (line: number, message: string): void => {
     violations.push({ script: script.name, line, message });
   };
+  // A literal index must name a declared slot: past the header, KEYS[n] is nil at run time.
+  const declared = (expr: string): boolean => {
+    if (!KEY_INDEX.test(expr)) return false;
+    const n = /^KEYS\[(\d+)\]$/.exec(expr)?.[1];
+    return n === undefined || script.header.restKeys !== undefined || (Number(n) >= 1 && Number(n) <= script.header.keys.length);
+  };
   const isKey = (expr: string): boolean =>
-    KEY_INDEX.test(expr) || BUILDER_CALL.test(expr) || LB_FIELD.test(expr) || keyVars.has(expr);
+    declared(expr) || BUILDER_CALL.test(expr) || LB_FIELD.test(expr) || keyVars.has(expr);
 
   code.forEach((text) => {
     const bound = new RegExp(`${STATEMENT}(KEYS\\[[^\\]]+\\]|jkey\\(|gkey\\()`).exec(text);
