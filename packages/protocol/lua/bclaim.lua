@@ -8,7 +8,7 @@
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core
+-- @include core lease
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy} in mint order;
 -- its length is min(size, depth), or empty when paused
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
@@ -20,16 +20,8 @@ if #popped == 0 then return out end
 local deadline = now_ms() + tonumber(ARGV[1])
 for i = 1, #popped, 2 do
   local id = popped[i]
-  if vid(id) then
-    local row = jkey(KEYS[4], id)
-    if redis.call('EXISTS', row) == 1 then
-      local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-      redis.call('HSET', row, 'state', 'active')
-      redis.call('ZADD', KEYS[2], deadline, id)
-      if marker > 0 then redis.call('SET', jkey(KEYS[4], id, ':lock'), attempts, 'PX', marker) end
-      local f = redis.call('HMGET', row, 'payload', 'parent', 'parent_queue', 'parent_policy')
-      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4] }
-    end
-  end
+  local attempts, f = lease_job(KEYS[2], KEYS[4], id, deadline, marker,
+    'payload', 'parent', 'parent_queue', 'parent_policy')
+  if attempts then out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4] } end
 end
 return out

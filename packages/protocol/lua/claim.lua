@@ -8,25 +8,17 @@
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
--- @include core
+-- @include core lease
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy} (the flow link fields are false when absent, so the host needs no second read)
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
+-- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
 while true do
-  local popped = redis.call('ZPOPMIN', KEYS[1])
-  local id = popped[1]
+  local id = redis.call('ZPOPMIN', KEYS[1])[1]
   if not id then return {} end
-  if vid(id) then
-    local row = jkey(KEYS[4], id)
-    if redis.call('EXISTS', row) == 1 then
-      local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-      redis.call('HSET', row, 'state', 'active')
-      redis.call('ZADD', KEYS[2], now_ms() + lease, id)
-      if marker > 0 then redis.call('SET', jkey(KEYS[4], id, ':lock'), attempts, 'PX', marker) end
-      local f = redis.call('HMGET', row, 'payload', 'parent', 'parent_queue', 'parent_policy')
-      return { id, f[1], attempts, f[2], f[3], f[4] }
-    end
-  end
+  local attempts, f = lease_job(KEYS[2], KEYS[4], id, now_ms() + lease, marker,
+    'payload', 'parent', 'parent_queue', 'parent_policy')
+  if attempts then return { id, f[1], attempts, f[2], f[3], f[4] } end
 end

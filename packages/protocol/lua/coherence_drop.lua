@@ -3,6 +3,7 @@
 -- stale message never removes a newer row (cache.md §7.4).
 -- @key entry      ecc:{t}:<id>
 -- @arg version    the 14-byte branded version the message carries
+-- @include core
 -- @returns 1 dropped; 0 kept (absent, or not older)
 local stored = redis.call('GET', KEYS[1])
 if not stored then return 0 end
@@ -10,16 +11,9 @@ if #stored < 14 then
   redis.call('DEL', KEYS[1])
   return 1
 end
--- Byte order, spelled out: Lua's < follows the server's LC_COLLATE, which need not be bytewise.
-local a, b = string.sub(ARGV[1], 4, 14), string.sub(stored, 4, 14)
-for i = 1, math.max(#a, #b) do
-  local x, y = string.byte(a, i) or -1, string.byte(b, i) or -1
-  if x ~= y then
-    if x > y then
-      redis.call('DEL', KEYS[1])
-      return 1
-    end
-    return 0
-  end
+-- Versions compare by their payload bytes (core's byte order, not the server's collation).
+if not emq_bytes_le(string.sub(ARGV[1], 4, 14), string.sub(stored, 4, 14)) then
+  redis.call('DEL', KEYS[1])
+  return 1
 end
 return 0

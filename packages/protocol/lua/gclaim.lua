@@ -11,7 +11,7 @@
 -- @key laneroot   emq:{q}:g:
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core
+-- @include core lease
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g}
 local marker = tonumber(ARGV[2] or '0') or 0
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
@@ -35,16 +35,10 @@ while true do
     redis.call('LREM', ring, 0, g)
     return {}
   end
-  if vid(id) then
-    local row = jkey(KEYS[6], id)
-    if redis.call('EXISTS', row) == 1 then
-      local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-      redis.call('HSET', row, 'state', 'active')
-      redis.call('ZADD', KEYS[2], now_ms() + tonumber(ARGV[1]), id)
-      if marker > 0 then redis.call('SET', jkey(KEYS[6], id, ':lock'), attempts, 'PX', marker) end
-      local act = redis.call('HINCRBY', KEYS[4], g, 1)
-      if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
-      return { id, redis.call('HGET', row, 'payload'), attempts, g }
-    end
+  local attempts, f = lease_job(KEYS[2], KEYS[6], id, now_ms() + tonumber(ARGV[1]), marker, 'payload')
+  if attempts then
+    local act = redis.call('HINCRBY', KEYS[4], g, 1)
+    if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
+    return { id, f[1], attempts, g }
   end
 end

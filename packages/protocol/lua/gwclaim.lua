@@ -12,7 +12,7 @@
 -- @key gweight    emq:{q}:gweight
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lane-claim
+-- @include core lease lane-claim
 -- @returns a list of {id, payload, attempts, g}, oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0

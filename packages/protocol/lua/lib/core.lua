@@ -1,9 +1,15 @@
 -- @lib core
 -- @purpose Shared procedures every transition may include: the in-script id check (protocol.md §4.6),
--- the server clock (§11) and the only two ways a script may build a key from a value (§6.1 rooted form).
+-- the only two ways a script may build a key from a value (§6.1 rooted form) and the server clock (§11).
+--
+-- Everything above the `core: end of the pure part` line touches no server state. The strict twin
+-- (src/scripts/strict.ts) opens its prelude with that part, cut from this very file: the prelude's
+-- guard must run before any library does (each library call is routed through it), so it cannot
+-- reach the definitions the script includes after it, and a copy of its own would be a second
+-- definition of the id check and the key builders that could drift from this one.
 
--- Byte order, not the server's collation: Redis sets LC_COLLATE from its environment, so Lua's
--- string comparison follows the locale, which is not byte order outside the C locale.
+-- emq_bytes_le(a, b): a <= b in byte order, not the server's collation: Redis sets LC_COLLATE from
+-- its environment, so Lua's string comparison follows the locale, which is not byte order outside C.
 local function emq_bytes_le(a, b)
   for i = 1, math.min(#a, #b) do
     local x, y = string.byte(a, i), string.byte(b, i)
@@ -16,12 +22,6 @@ end
 local function vid(s)
   return type(s) == 'string' and #s == 14 and string.match(s, '^%u%u%u[0-9A-Za-z]+$') ~= nil
     and emq_bytes_le(string.sub(s, 4), 'AzL8n0Y58m7')
-end
-
--- now_ms(): server epoch milliseconds; read once per call so every member of a batch shares it.
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
 local EMQ_JOB_SUBS = { [''] = true, [':lock'] = true, [':logs'] = true, [':dependencies'] = true,
@@ -39,4 +39,11 @@ end
 local function gkey(root, g)
   if not vid(g) then error({ err = 'EMQKEYLAW unchecked group in rooted key' }) end
   return root .. g .. ':pending'
+end
+-- core: end of the pure part
+
+-- now_ms(): server epoch milliseconds; read once per call so every member of a batch shares it.
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end

@@ -1,7 +1,7 @@
 -- @lib lane-claim
 -- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
 -- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
--- meta, gactive, glimit, jobroot, laneroot.
+-- meta, gactive, glimit, jobroot, laneroot. Needs core and lease.
 
 -- lane_claim(cap, lease, marker): cap(g) bounds K beyond depth and limit (nil: the whole depth).
 local function lane_claim(cap, lease, marker)
@@ -28,16 +28,8 @@ local function lane_claim(cap, lease, marker)
   local out = {}
   for i = 1, #popped, 2 do
     local id = popped[i]
-    if vid(id) then
-      local row = jkey(KEYS[6], id)
-      if redis.call('EXISTS', row) == 1 then
-        local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-        redis.call('HSET', row, 'state', 'active')
-        redis.call('ZADD', KEYS[2], deadline, id)
-        if marker > 0 then redis.call('SET', jkey(KEYS[6], id, ':lock'), attempts, 'PX', marker) end
-        out[#out + 1] = { id, redis.call('HGET', row, 'payload'), attempts, g }
-      end
-    end
+    local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload')
+    if attempts then out[#out + 1] = { id, f[1], attempts, g } end
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end

@@ -72,3 +72,26 @@ local function requeue(pending, lb, laneroot, id, g, releasing)
   redis.call('ZADD', pending, 0, id)
   return true
 end
+
+-- requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing): promote and reap are one move
+-- read from two sets. Up to `limit` members of `set` whose score is due by server now leave it and
+-- go back where a claim finds them (see requeue; `releasing` gives back the lane slot a lease held),
+-- with their row marked pending. Ids that fail the check or whose row vanished are dropped, never
+-- recreated. Answers how many jobs moved.
+local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing)
+  local due = redis.call('ZRANGEBYSCORE', set, '-inf', now_ms(), 'LIMIT', 0, limit)
+  local moved, flat = 0, 0
+  for _, id in ipairs(due) do
+    redis.call('ZREM', set, id)
+    if vid(id) then
+      local row = jkey(jobroot, id)
+      if redis.call('EXISTS', row) == 1 then
+        if requeue(pending, lb, laneroot, id, redis.call('HGET', row, 'group'), releasing) then flat = flat + 1 end
+        redis.call('HSET', row, 'state', 'pending')
+        moved = moved + 1
+      end
+    end
+  end
+  if flat > 0 then wake(lb) end
+  return moved
+end

@@ -1,64 +1,33 @@
 -- @lib strict-prelude
--- @purpose Test-mode guard for the key law (protocol.md §6.1). Every redis.call in the wrapped script
--- is routed through emq_strict_call, which refuses any key that is neither declared in KEYS nor a
--- declared root (ending ':job:' or ':g:') followed by a checked id and an allowed fixed suffix.
+-- @purpose Test-mode guard for the key law (protocol.md §6.1): the run-time reading of the law that
+-- src/scripts/key-law.ts reads statically. strict.ts opens the prelude with core's pure part (vid,
+-- jkey, gkey) and EMQ_KEY_ARGS, written from the static reader's key-position table, then this file.
+-- Every redis.call of the wrapped script goes through emq_strict_call, and every jkey/gkey call
+-- through emq_strict_jkey/emq_strict_gkey. A key passes when it is declared in KEYS, or when this
+-- call built it with a builder whose root is a declared root (a key ending ':job:' for jkey, ':g:'
+-- for gkey): the same two forms the static reader admits, nothing read off the value's shape.
 local emq_declared = {}
-local emq_roots = {}
-for _, k in ipairs(KEYS) do
-  emq_declared[k] = true
-  if string.sub(k, -5) == ':job:' then
-    emq_roots[#emq_roots + 1] = { k, 'job' }
-  elseif string.sub(k, -3) == ':g:' then
-    emq_roots[#emq_roots + 1] = { k, 'g' }
+for _, k in ipairs(KEYS) do emq_declared[k] = true end
+local emq_built = {}
+
+local function emq_strict_root(root, tail, builder)
+  if type(root) ~= 'string' or not emq_declared[root] or string.sub(root, -#tail) ~= tail then
+    error({ err = 'EMQKEYLAW ' .. builder .. ' on ' .. tostring(root) .. ', which is not a declared root' })
   end
 end
-local EMQ_STRICT_JOB_SUBS = { [''] = true, [':lock'] = true, [':logs'] = true, [':dependencies'] = true,
-  [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true }
--- Byte order, not the server's collation: Redis sets LC_COLLATE from its environment, so Lua's
--- string comparison follows the locale, which is not byte order outside the C locale.
-local function emq_strict_bytes_le(a, b)
-  for i = 1, math.min(#a, #b) do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then return x < y end
-  end
-  return #a <= #b
+local function emq_strict_jkey(root, id, sub)
+  emq_strict_root(root, ':job:', 'jkey')
+  local key = jkey(root, id, sub)
+  emq_built[key] = true
+  return key
+end
+local function emq_strict_gkey(root, g)
+  emq_strict_root(root, ':g:', 'gkey')
+  local key = gkey(root, g)
+  emq_built[key] = true
+  return key
 end
 
-local function emq_strict_vid(s)
-  return type(s) == 'string' and #s == 14 and string.match(s, '^%u%u%u[0-9A-Za-z]+$') ~= nil
-    and emq_strict_bytes_le(string.sub(s, 4), 'AzL8n0Y58m7')
-end
-local function emq_key_ok(key)
-  if type(key) ~= 'string' then return false end
-  if emq_declared[key] then return true end
-  for _, r in ipairs(emq_roots) do
-    local root = r[1]
-    if string.sub(key, 1, #root) == root then
-      local rest = string.sub(key, #root + 1)
-      local suffix = string.sub(rest, 15)
-      if emq_strict_vid(string.sub(rest, 1, 14)) then
-        if r[2] == 'job' and EMQ_STRICT_JOB_SUBS[suffix] then return true end
-        if r[2] == 'g' and suffix == ':pending' then return true end
-      end
-    end
-  end
-  return false
-end
--- How many leading arguments of each command are keys: 1, 2, or 'all'; 0 for none.
-local EMQ_KEY_ARGS = {
-  time = 0, publish = 1,
-  get = 1, set = 1, setnx = 1, psetex = 1, incr = 1, incrby = 1, decr = 1, decrby = 1, getdel = 1,
-  pexpire = 1, expire = 1, pttl = 1, ttl = 1, type = 1, strlen = 1,
-  hget = 1, hset = 1, hsetnx = 1, hdel = 1, hincrby = 1, hmget = 1, hgetall = 1, hexists = 1, hkeys = 1,
-  hlen = 1, hvals = 1,
-  zadd = 1, zrem = 1, zcard = 1, zscore = 1, zrange = 1, zrangebyscore = 1, zrangebylex = 1,
-  zrevrangebylex = 1, zpopmin = 1, zrank = 1, zcount = 1, zmscore = 1,
-  lpush = 1, rpush = 1, lpop = 1, rpop = 1, lrem = 1, lpos = 1, lrange = 1, ltrim = 1, llen = 1, lindex = 1,
-  sadd = 1, srem = 1, sismember = 1, smembers = 1, scard = 1,
-  xadd = 1, xrange = 1, xtrim = 1, xlen = 1,
-  lmove = 2, rpoplpush = 2,
-  del = 'all', exists = 'all', unlink = 'all',
-}
 local function emq_strict_check(cmd, ...)
   local spec = EMQ_KEY_ARGS[string.lower(cmd)]
   if spec == nil then error({ err = 'EMQKEYLAW command unknown to the strict checker: ' .. tostring(cmd) }) end
@@ -66,7 +35,7 @@ local function emq_strict_check(cmd, ...)
   if spec == 'all' then n = select('#', ...) end
   for i = 1, n do
     local k = select(i, ...)
-    if not emq_key_ok(k) then
+    if type(k) ~= 'string' or not (emq_declared[k] or emq_built[k]) then
       error({ err = 'EMQKEYLAW undeclared key ' .. tostring(k) .. ' in ' .. tostring(cmd) })
     end
   end

@@ -7,8 +7,11 @@ export interface KeyLawViolation {
   readonly message: string;
 }
 
-/** How many leading arguments of each command are keys (mirrors lua/strict/prelude.lua). */
-const KEY_ARGS: Readonly<Record<string, number | 'all'>> = {
+/**
+ * How many leading arguments of each command are keys: a count, or `'all'`. The one table of key
+ * positions: the static reader checks against it and the strict twin's guard is written from it.
+ */
+export const KEY_ARGS: Readonly<Record<string, number | 'all'>> = {
   time: 0, publish: 1, get: 1, set: 1, setnx: 1, psetex: 1, incr: 1, incrby: 1, decr: 1, decrby: 1,
   getdel: 1, pexpire: 1, expire: 1, pttl: 1, ttl: 1, type: 1, strlen: 1, hget: 1, hset: 1, hsetnx: 1,
   hdel: 1, hincrby: 1, hmget: 1, hgetall: 1, hexists: 1, hkeys: 1, hlen: 1, hvals: 1, zadd: 1, zrem: 1,
@@ -18,44 +21,102 @@ const KEY_ARGS: Readonly<Record<string, number | 'all'>> = {
   xrange: 1, xtrim: 1, xlen: 1, lmove: 2, rpoplpush: 2, del: 'all', exists: 'all', unlink: 'all',
 };
 
-/** Parameter names that, by convention, carry a key into a local function. */
+/** Parameter names that, by convention, carry a key into a local function (checked at each call). */
 const KEY_PARAMS = new Set(['set', 'lane', 'key', 'record', 'root']);
-const KEY_CALL = /^(jkey|gkey)\(/;
+const BUILDERS: Readonly<Record<string, string>> = { jkey: ':job:', gkey: ':g:' };
+const BUILDER_CALL = /^(jkey|gkey)\(/;
 const KEY_INDEX = /^KEYS\[[^\]]+\]$/;
 const LB_FIELD = /^lb\.(gactive|glimit|ring|wake|paused)$/;
+/** An assignment statement's target (group 1): at a line's start or after a keyword, never a table field. */
+const STATEMENT = String.raw`(?:^|\bthen\b|\bdo\b|\belse\b|;)\s*(?:local\s+)?(\w+)\s*=(?!=)\s*`;
+const LB_TABLE = /^\{\s*(\w+\s*=\s*KEYS\[\d+\]\s*,\s*)*\w+\s*=\s*KEYS\[\d+\]\s*,?\s*\}$/;
 
 /**
  * Reads a script's body (its own file, after the vetted libraries) and checks the law of
- * protocol.md §6.1 statically:
- * - every key argument of every `redis.call` is a declared `KEYS[i]`, a name bound to one, a lane
- *   bookkeeping field, or a `jkey`/`gkey` call (the only builders, which check the id with `vid`);
- * - no declared key is ever concatenated with anything (only the vetted builders concatenate);
- * - no command outside the known table is used, so every key position is accounted for.
- * The strict runtime mode proves the same property on every call our tests make.
+ * protocol.md §6.1 statically. A key expression is a declared `KEYS[i]` (a literal i within the
+ * header), a name bound to one, a lane bookkeeping field, or a `jkey`/`gkey` call (the only
+ * builders, which check the id with `vid` at run time); then:
+ * - every key argument of every `redis.call` is a key expression;
+ * - every builder's root is a declared root: a `KEYS[n]` (or a name bound to one) whose header
+ *   shape ends `:job:` for `jkey`, `:g:` for `gkey`;
+ * - a name that holds a key is never rebound to anything else, and a local function whose parameter
+ *   carries a key (by name: `set`, `lane`, `key`, `record`, `root`) gets a key expression there at
+ *   every call;
+ * - no declared key is ever concatenated with anything (only the builders concatenate);
+ * - no command outside {@link KEY_ARGS} is used, so every key position is accounted for.
+ * The strict twin reads the same law at run time; a table-driven test holds the two to one verdict.
  */
 export function checkKeyLaw(script: Script, body: string): KeyLawViolation[] {
   const violations: KeyLawViolation[] = [];
   const keyVars = new Set<string>(KEY_PARAMS);
+  /** Names bound to a fixed `KEYS[n]`, so a builder's root can be traced to its header slot. */
+  const boundIndex = new Map<string, number>();
   const lines = body.split('\n');
+  const code = lines.map(stripComment);
   const flag = (line: number, message: string): void => {
     violations.push({ script: script.name, line, message });
   };
+  // A literal index must name a declared slot: past the header, KEYS[n] is nil at run time.
+  const declared = (expr: string): boolean => {
+    if (!KEY_INDEX.test(expr)) return false;
+    const n = /^KEYS\[(\d+)\]$/.exec(expr)?.[1];
+    return n === undefined || script.header.restKeys !== undefined || (Number(n) >= 1 && Number(n) <= script.header.keys.length);
+  };
+  const isKey = (expr: string): boolean =>
+    declared(expr) || BUILDER_CALL.test(expr) || LB_FIELD.test(expr) || keyVars.has(expr);
 
-  lines.forEach((text, i) => {
-    const code = stripComment(text);
-    const bound = /local\s+(\w+)\s*=\s*(KEYS\[[^\]]+\]|jkey\(|gkey\()/.exec(code);
-    if (bound?.[1]) keyVars.add(bound[1]);
-    const loop = /for\s+\w+\s*,\s*(\w+)\s+in\s+ipairs\(\s*(KEYS\s*\)|\{\s*KEYS)/.exec(code);
+  code.forEach((text) => {
+    const bound = new RegExp(`${STATEMENT}(KEYS\\[[^\\]]+\\]|jkey\\(|gkey\\()`).exec(text);
+    if (bound?.[1]) {
+      keyVars.add(bound[1]);
+      const index = /^KEYS\[(\d+)\]$/.exec(bound[2] ?? '');
+      if (index?.[1]) boundIndex.set(bound[1], Number(index[1]));
+    }
+    const loop = /for\s+\w+\s*,\s*(\w+)\s+in\s+ipairs\(\s*(KEYS\s*\)|\{\s*KEYS)/.exec(text);
     if (loop?.[1]) keyVars.add(loop[1]);
-    for (const concat of code.matchAll(/(\S+)\s*\.\.|\.\.\s*(\S+)/g)) {
+  });
+
+  code.forEach((text, i) => {
+    for (const concat of text.matchAll(/(\S+)\s*\.\.|\.\.\s*(\S+)/g)) {
       const operand = (concat[1] ?? concat[2] ?? '').replace(/[(),]/g, '');
       if (operand.startsWith('KEYS[') || (keyVars.has(operand) && !KEY_PARAMS.has(operand))) {
-        flag(i + 1, `a declared key is concatenated: ${code.trim()}`);
+        flag(i + 1, `a declared key is concatenated: ${text.trim()}`);
+      }
+    }
+    const assign = new RegExp(`${STATEMENT}(.*)$`).exec(text);
+    if (assign) {
+      const name = assign[1] ?? '';
+      const value = (assign[2] ?? '').trim();
+      if (name === 'lb') {
+        if (!value.startsWith('lb_at(') && !LB_TABLE.test(value)) flag(i + 1, `lb is bound to ${value}, not the declared lane keys`);
+      } else if (keyVars.has(name) && !isKey(value) && value !== 'nil') {
+        flag(i + 1, `${name} holds a key and is bound to ${value}, which is neither declared nor rooted`);
       }
     }
   });
 
-  for (const call of findCalls(body)) {
+  for (const fn of body.matchAll(/local\s+function\s+(\w+)\s*\(([^)]*)\)/g)) {
+    const params = (fn[2] ?? '').split(',').map((p) => p.trim());
+    const keyAt = params.flatMap((p, j) => (KEY_PARAMS.has(p) ? [j] : []));
+    if (keyAt.length === 0) continue;
+    for (const call of findCalls(body, new RegExp(`(?<!function\\s+)(?<![\\w.:])${fn[1] ?? ''}\\(`, 'g'))) {
+      for (const j of keyAt) {
+        const arg = call.args[j] ?? 'nil';
+        if (!isKey(arg)) flag(call.line, `key parameter ${params[j] ?? ''} of ${fn[1] ?? ''} gets ${arg}, which is neither declared nor rooted`);
+      }
+    }
+  }
+
+  for (const [builder, tail] of Object.entries(BUILDERS)) {
+    for (const call of findCalls(body, new RegExp(`(?<!function\\s+)(?<![\\w.:])${builder}\\(`, 'g'))) {
+      const root = call.args[0] ?? '';
+      const n = Number(/^KEYS\[(\d+)\]$/.exec(root)?.[1] ?? boundIndex.get(root) ?? Number.NaN);
+      const shape = script.header.keys[n - 1]?.doc.split(/\s+/)[0] ?? '';
+      if (!shape.endsWith(tail)) flag(call.line, `${builder} root ${root} is not a declared root ending ${tail}`);
+    }
+  }
+
+  for (const call of findCalls(body, /redis\.p?call\(/g)) {
     const command = unquote(call.args[0] ?? '').toLowerCase();
     const arity = KEY_ARGS[command];
     if (arity === undefined) {
@@ -65,8 +126,7 @@ export function checkKeyLaw(script: Script, body: string): KeyLawViolation[] {
     const keyArgs = arity === 'all' ? call.args.slice(1) : call.args.slice(1, 1 + arity);
     for (const arg of keyArgs) {
       const expr = arg.trim();
-      const ok = KEY_INDEX.test(expr) || KEY_CALL.test(expr) || LB_FIELD.test(expr) || keyVars.has(expr);
-      if (!ok) flag(call.line, `key argument ${expr} of ${command} is neither declared nor rooted`);
+      if (!isKey(expr)) flag(call.line, `key argument ${expr} of ${command} is neither declared nor rooted`);
     }
   }
   return violations;
@@ -86,10 +146,9 @@ interface Call {
   readonly args: string[];
 }
 
-/** Finds `redis.call(...)`/`redis.pcall(...)` and splits their arguments at top-level commas. */
-function findCalls(source: string): Call[] {
+/** Finds the calls `pattern` opens (it ends at the open paren) and splits their arguments at top-level commas. */
+function findCalls(source: string, pattern: RegExp): Call[] {
   const calls: Call[] = [];
-  const pattern = /redis\.p?call\(/g;
   for (let match = pattern.exec(source); match; match = pattern.exec(source)) {
     const line = source.slice(0, match.index).split('\n').length;
     const args: string[] = [];
