@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { LUA_DIR, sha1, type Script } from './script.js';
+import { LUA_STRICT } from './generated/lua-sources.js';
+import type { Script } from './script.js';
+import { sha1 } from './source.js';
 
-const PRELUDE_URL = new URL('strict/prelude.lua', LUA_DIR);
-let prelude: string | undefined;
 const variants = new WeakMap<Script, Script>();
 
 /**
@@ -14,9 +13,8 @@ const variants = new WeakMap<Script, Script>();
 export function strictVariant(script: Script): Script {
   const known = variants.get(script);
   if (known) return known;
-  prelude ??= readFileSync(PRELUDE_URL, 'utf8');
   const body = script.source.replace(/\bredis\.call\(/g, 'emq_strict_call(').replace(/\bredis\.pcall\(/g, 'emq_strict_pcall(');
-  const source = `${prelude}\n${body}`;
+  const source = `${LUA_STRICT.prelude}\n${body}`;
   const strict: Script = Object.freeze({ ...script, source, sha: sha1(source) });
   variants.set(script, strict);
   return strict;
