@@ -1,6 +1,6 @@
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkKeyLaw, Connection, EchoError, EmqError, loadScript, queueKeys, type Script } from './support.js';
+import { checkKeyLaw, Connection, defineScript, EchoError, EmqError, loadScript, queueKeys, type Script } from './support.js';
 
 /** The typed error a library author ships with their transition. */
 class QuotaExhaustedError extends EchoError {
@@ -45,5 +45,26 @@ describe('extending the protocol with a transition of your own', () => {
     expect(error).toBeInstanceOf(EmqError);
     expect((error as EmqError).errorClass).toBe('EMQQUOTA');
     expect((error as EmqError).detail).toBe('quota exhausted');
+  });
+
+  it("a script defined from a string includes Echo's libraries from the build and its own from libDirs", async () => {
+    const quotaPeek = defineScript({
+      origin: 'quota_peek (inline)',
+      libDirs: [new URL('./fixtures/extension/lib/', import.meta.url)],
+      source: [
+        '-- @script quota_peek',
+        '-- @purpose Reads the quota and the server clock without taking anything.',
+        '-- @key quota      emq:{q}:meta',
+        '-- @include core quota',
+        '-- @returns { units left, 1 when the server clock reads past 2020 }',
+        'return { quota_left(KEYS[1]), now_ms() > 1577836800000 and 1 or 0 }',
+      ].join('\n'),
+    });
+    expect(quotaPeek.source).toContain('local function now_ms()');
+    expect(quotaPeek.source).toContain('local function quota_left(meta)');
+    expect(checkKeyLaw(quotaPeek, quotaPeek.body)).toEqual([]);
+    const k = queueKeys(uniqueName('ext'));
+    await conn.command('HSET', k.meta, 'quota', '5');
+    expect(await conn.run(quotaPeek, [k.meta], [])).toEqual([5, 1]);
   });
 });

@@ -1,8 +1,13 @@
-import { loadScript, LUA_DIR, type Script } from './script.js';
+import { InvalidArgumentError } from '../errors/validation.js';
+import { LUA_LIBS, LUA_SCRIPTS } from './generated/lua-sources.js';
+import { parseHeader } from './header.js';
+import type { Script } from './script.js';
+import { composeSource } from './source.js';
 
 /**
  * Every transition of the protocol (protocol.md §7), one `.lua` file each. The list is checked
- * against the folder by a test, so a script cannot be added without being catalogued or vice versa.
+ * against the folder by a test, so a script cannot be added without being catalogued or vice versa;
+ * the type checker holds it to the generated module, so a name without a file does not compile.
  */
 export const SCRIPT_NAMES = [
   // admission
@@ -71,10 +76,23 @@ export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 const loaded = new Map<ScriptName, Script>();
 
+/**
+ * Builds a transition from the module the build generated from `lua/`. The SHA is the generator's,
+ * trusted rather than recomputed: a test recomputes every one against the composed source and
+ * regenerates the module to prove it is current, and the connector checks the digest `SCRIPT LOAD`
+ * returns against it.
+ */
 function load(name: ScriptName): Script {
   let script = loaded.get(name);
   if (!script) {
-    script = loadScript(new URL(`${name}.lua`, LUA_DIR));
+    const { body, includes, sha } = LUA_SCRIPTS[name];
+    const libs = includes.map((lib) => {
+      const text = Object.hasOwn(LUA_LIBS, lib) ? LUA_LIBS[lib] : undefined;
+      if (text === undefined) throw new InvalidArgumentError('@include', `${name}: library ${lib} is not in the build`);
+      return text;
+    });
+    const header = parseHeader(body, `lua/${name}.lua`);
+    script = Object.freeze({ name, source: composeSource(libs, body), sha, body, header, errorClasses: undefined });
     loaded.set(name, script);
   }
   return script;
@@ -88,8 +106,9 @@ const catalog = Object.freeze(
 ) as Readonly<Record<ScriptName, Script>>;
 
 /**
- * The catalog of protocol transitions. Each script is read from its file and hashed on first use,
- * then kept; sources and SHAs come from the files themselves, never from strings pasted into code.
+ * The catalog of protocol transitions. Sources and SHAs are compiled from the `.lua` files into the
+ * package at build time (nothing is read from disk, so bundlers work); each script is assembled on
+ * first use, then kept.
  */
 export function scripts(): Readonly<Record<ScriptName, Script>> {
   return catalog;

@@ -1,9 +1,12 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EmqErrorFactory } from '../errors/registry.js';
 import { InvalidArgumentError } from '../errors/validation.js';
+import { LUA_LIBS } from './generated/lua-sources.js';
 import { parseHeader, type ScriptHeader } from './header.js';
+import { composeSource, sha1 } from './source.js';
+
+export { sha1 } from './source.js';
 
 /**
  * One atomic transition as the connector sends it: the exact source bytes, their lowercase SHA1
@@ -13,7 +16,10 @@ export interface Script {
   readonly name: string;
   /** The bytes sent to `SCRIPT LOAD`: included libraries, then the file. */
   readonly source: string;
-  /** Lowercase hex SHA1 of `source`, computed once when the script is defined. */
+  /**
+   * Lowercase hex SHA1 of `source`: computed by the build for the catalog's transitions, and once
+   * when the script is defined for {@link defineScript} and {@link loadScript}.
+   */
   readonly sha: string;
   /** The script's own text (its file), without the included libraries. */
   readonly body: string;
@@ -28,19 +34,13 @@ export interface DefineScriptOptions {
   readonly source: string;
   /** Where the text came from, for error messages. */
   readonly origin?: string;
-  /** Extra folders searched for `@include` libraries before Echo's own `lua/lib`. */
+  /**
+   * Folders searched, in order, for `@include` libraries before Echo's own (`core`, `lanes`,
+   * `lane-claim`), which travel inside the package and are never read from disk.
+   */
   readonly libDirs?: readonly URL[];
   /** Typed errors for class words this script emits that the protocol registry does not know. */
   readonly errorClasses?: Readonly<Record<string, EmqErrorFactory>>;
-}
-
-/** Echo's own Lua folder, one level above both `src/` and `dist/`, so it resolves from either. */
-export const LUA_DIR = new URL('../../lua/', import.meta.url);
-const LIB_DIR = new URL('lib/', LUA_DIR);
-
-/** Lowercase hex SHA1, as Redis computes it for `SCRIPT LOAD`. */
-export function sha1(text: string): string {
-  return createHash('sha1').update(text, 'utf8').digest('hex');
 }
 
 const libCache = new Map<string, string>();
@@ -59,7 +59,11 @@ function readLib(name: string, dirs: readonly URL[]): string {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
-  throw new InvalidArgumentError('@include', `library ${name} not found in ${dirs.map((d) => fileURLToPath(d)).join(', ')}`);
+  // Own properties only: a library named like an Object.prototype member must not resolve.
+  const builtIn = Object.hasOwn(LUA_LIBS, name) ? LUA_LIBS[name] : undefined;
+  if (builtIn !== undefined) return builtIn;
+  const searched = [...dirs.map((d) => fileURLToPath(d)), `Echo's own libraries (${Object.keys(LUA_LIBS).join(', ')})`];
+  throw new InvalidArgumentError('@include', `library ${name} not found in ${searched.join(', ')}`);
 }
 
 /**
@@ -70,9 +74,8 @@ function readLib(name: string, dirs: readonly URL[]): string {
 export function defineScript(options: DefineScriptOptions): Script {
   const origin = options.origin ?? 'inline script';
   const header = parseHeader(options.source, origin);
-  const dirs = [...(options.libDirs ?? []), LIB_DIR];
-  const libs = header.includes.map((name) => readLib(name, dirs));
-  const source = libs.length === 0 ? options.source : `${libs.join('\n')}\n${options.source}`;
+  const libs = header.includes.map((name) => readLib(name, options.libDirs ?? []));
+  const source = composeSource(libs, options.source);
   return Object.freeze({ name: header.name, source, sha: sha1(source), body: options.source, header, errorClasses: options.errorClasses });
 }
 

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { LUA_LIBS, LUA_STRICT } from './generated/lua-sources.js';
 import { KEY_ARGS } from './key-law.js';
-import { LUA_DIR, sha1, type Script } from './script.js';
+import type { Script } from './script.js';
+import { sha1 } from './source.js';
 
-const PRELUDE_URL = new URL('strict/prelude.lua', LUA_DIR);
-const CORE_URL = new URL('lib/core.lua', LUA_DIR);
 /** The line of `lib/core.lua` that closes its part with no server call (ids and key builders). */
 const CORE_PURE_END = '-- core: end of the pure part';
 let prelude: string | undefined;
@@ -12,14 +11,14 @@ const variants = new WeakMap<Script, Script>();
 /**
  * The guard prepended to every strict twin. Its three parts each have one definition elsewhere, so
  * the run-time law cannot drift from the static one:
- * - core's pure part (`vid`, `jkey`, `gkey`), cut from `lib/core.lua` itself: the guard runs
+ * - core's pure part (`vid`, `jkey`, `gkey`), cut from `lib/core.lua` as the build compiled it in: the guard runs
  *   before the script's own libraries, so it cannot reach the copy the script includes;
  * - `EMQ_KEY_ARGS`, written from {@link KEY_ARGS}, the table the static reader checks against;
  * - `strict/prelude.lua`, the guard proper.
  */
 export function strictPrelude(): string {
   if (prelude !== undefined) return prelude;
-  const core = readFileSync(CORE_URL, 'utf8');
+  const core = LUA_LIBS.core ?? '';
   const end = core.indexOf(CORE_PURE_END);
   if (end === -1) throw new Error(`lib/core.lua lost its '${CORE_PURE_END}' line`);
   const pure = core.slice(0, end);
@@ -27,7 +26,7 @@ export function strictPrelude(): string {
   const table = Object.entries(KEY_ARGS)
     .map(([command, arity]) => `['${command}'] = ${typeof arity === 'number' ? String(arity) : `'${arity}'`}`)
     .join(', ');
-  prelude = `${pure}\nlocal EMQ_KEY_ARGS = { ${table} }\n${readFileSync(PRELUDE_URL, 'utf8')}`;
+  prelude = `${pure}\nlocal EMQ_KEY_ARGS = { ${table} }\n${LUA_STRICT.prelude}`;
   return prelude;
 }
 
