@@ -31,4 +31,6 @@ export async function busDemo(conn: Connection, queue: string): Promise<void> {
   console.log(`  stream        ${ids.length} EVT records appended in one pipeline; XADD ids follow mint order`);
   console.log(`  time travel   readWindow(before, now) returned ${window.length} records, first ${window[0]?.[0] ?? '-'}`);
   console.log(`  group         ${handled} deliveries for ${ids.length} records (${redelivered} redelivered after a failure), ${refundsSeen.size} refunds`);
+  // The demo leaves nothing behind: the stream goes with its group in one transition.
+  await audit.drop();
 }

@@ -130,7 +130,6 @@ async function main(): Promise<void> {
   await events.close();
   await orders.pause();
   await orders.obliterate({ force: true });
-  await conn.command('DEL', orders.keys.stream('audit'));
   await conn.close();
   await server?.stop();
   if (final.completed + final.dead !== TOTAL || final.dead !== 1) {

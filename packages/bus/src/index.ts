@@ -21,6 +21,7 @@ export { read, readSince, readWindow, type ReadBound } from './read.js';
 export { trim, type TrimWindow } from './trim.js';
 export { RetentionDriver, type RetentionOptions, type RetentionOutcome, type RetentionTarget, type RetentionWindow } from './retention.js';
 export { clearArchived, getArchived, putArchived } from './archive.js';
+export { dropStream } from './drop.js';
 export { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
 export {
   GroupConsumer,

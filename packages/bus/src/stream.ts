@@ -1,6 +1,7 @@
 import type { Connection, EvtId } from '@echo/protocol';
 import { append, appendBatch, appendId, type AppendOptions, type EvtMinter } from './append.js';
 import { clearArchived, getArchived, putArchived } from './archive.js';
+import { dropStream } from './drop.js';
 import type { StreamEntry, StreamFields } from './fields.js';
 import { consume, type ConsumeOptions, type GroupConsumer, type GroupHandler } from './group-consumer.js';
 import { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
@@ -99,6 +100,11 @@ export class Stream {
   /** Deletes the archive watermark. See {@link clearArchived}. */
   clearArchived(): Promise<boolean> {
     return clearArchived(this.#conn, this.queue, this.name);
+  }
+
+  /** Deletes the whole stream with its groups and watermark, atomically. See {@link dropStream}. */
+  drop(): Promise<boolean> {
+    return dropStream(this.#conn, this.queue, this.name);
   }
 
   /** Opens a consumer group; an existing one is accepted. See {@link openGroup}. */

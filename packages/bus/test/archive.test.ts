@@ -48,3 +48,21 @@ describe('conformance 78 stream_archived', () => {
     expect(conn.stats().commands).toBe(before);
   });
 });
+
+describe('dropping a stream', () => {
+  it('deletes the entries, the groups and the watermark in one step, and says whether there was a stream', async () => {
+    queue = `${uniqueName('bus')}.stream_drop`;
+    const bus = await Bus.open(queue, { connection: conn });
+    const stream = bus.stream('audit');
+    await stream.append({ a: '1' });
+    await stream.openGroup('readers', 'head');
+    await stream.putArchived(mintId('EVT'));
+    const keys = [`emq:{${queue}}:stream:audit`, `emq:{${queue}}:stream:audit:archived`];
+    expect(await conn.command('EXISTS', ...keys)).toBe(2);
+
+    expect(await stream.drop()).toBe(true);
+    expect(await conn.command('EXISTS', ...keys)).toBe(0);
+    expect(await stream.read()).toEqual([]);
+    expect(await stream.drop()).toBe(false);
+  });
+});

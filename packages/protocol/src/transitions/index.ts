@@ -23,3 +23,4 @@ export type { RepeatInput } from './repeat.js';
 export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, holdParent } from './flows.js';
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
 export { coherenceDrop } from './cache.js';
+export { streamDrop } from './streams.js';

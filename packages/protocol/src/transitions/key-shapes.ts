@@ -31,6 +31,8 @@ export interface KeyScope {
   readonly did?: string;
   /** A repeat name: `<name>`. */
   readonly name?: string;
+  /** A stream name: `<stream>`. */
+  readonly stream?: string;
 }
 
 /** Builds one declared key from a scope, through the keyspace builders (which validate). */
@@ -64,7 +66,7 @@ const FIXED: Readonly<Record<string, keyof QueueKeys>> = {
   'g:': 'laneRoot',
 };
 
-const ID_VARS: ReadonlySet<string> = new Set<IdVar>(['id', 'pid', 'cid', 'g', 'dst', 'did', 'name']);
+const ID_VARS: ReadonlySet<string> = new Set<IdVar>(['id', 'pid', 'cid', 'g', 'dst', 'did', 'name', 'stream']);
 
 /** The queue-keys object of a name, kept for the hot path: building one costs ~25 string joins. */
 const keysCache = new Map<string, QueueKeys>();
@@ -121,6 +123,12 @@ function queueResolver(queueVar: QueueVar, suffix: string, shape: string): KeyRe
   if (m?.[1]) {
     const v = idVar(m[1], shape);
     return (scope) => keys(scope).repeatRecord(need(scope, v, shape));
+  }
+  m = /^stream:<(\w+)>(:archived)?$/.exec(suffix);
+  if (m?.[1]) {
+    const v = idVar(m[1], shape);
+    const archived = m[2] !== undefined;
+    return (scope) => (archived ? keys(scope).archived(need(scope, v, shape)) : keys(scope).stream(need(scope, v, shape)));
   }
   throw new InvalidArgumentError('script header', `key shape ${shape} is not in the keyspace registry`);
 }

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, MalformedIdError, UnknownStateError, type JobId } from '../index.js';
-import { scripts } from '../scripts/catalog.js';
+import { SCRIPT_NAMES, scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import * as t from './index.js';
 
@@ -12,7 +12,10 @@ const G = 'USR0Nb1VTbfnu4';
 const q = (type: string): string => `emq:{orders}:${type}`;
 const LB = [q('gactive'), q('glimit'), q('ring'), q('wake'), q('paused')];
 
+const seen = new Set<string>();
+
 function shape(tr: { keys: readonly string[]; args: readonly unknown[]; script: { name: string } }): { script: string; keys: string[]; args: unknown[] } {
+  seen.add(tr.script.name);
   return { script: tr.script.name, keys: [...tr.keys], args: [...tr.args] };
 }
 
@@ -176,9 +179,53 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       q('dead'),
     ]);
   });
+  it('streams', () => {
+    expect(shape(t.streamDrop({ queue: 'orders', stream: 'audit' }))).toEqual({ script: 'stream_drop', keys: [q('stream:audit'), q('stream:audit:archived')], args: [] });
+  });
   it('cache', () => {
     expect(shape(t.coherenceDrop({ table: 'users', id: G, version: J }))).toEqual({ script: 'coherence_drop', keys: [`ecc:{users}:${G}`], args: [J] });
   });
+});
+
+describe('the rest of the catalog', () => {
+  it('one-key and no-argument transitions', () => {
+    expect(shape(t.updateData({ queue: 'orders', id: J, payload: 'p' }))).toEqual({ script: 'update_data', keys: [q(`job:${J}`)], args: ['p'] });
+    expect(shape(t.pauseQueue({ queue: 'orders' }))).toEqual({ script: 'queue_pause', keys: [q('meta')], args: [] });
+    expect(shape(t.resumeQueue({ queue: 'orders' }))).toEqual({ script: 'queue_resume', keys: [q('meta')], args: [] });
+    expect(shape(t.isMaxed({ queue: 'orders' }))).toEqual({ script: 'is_maxed', keys: [q('meta'), q('active')], args: [] });
+    expect(shape(t.rateTtl({ queue: 'orders', max: 3 }))).toEqual({ script: 'rate_ttl', keys: [q('limiter'), q('meta')], args: [3] });
+    expect(shape(t.laneCounts({ queue: 'orders', groups: [G] }))).toEqual({ script: 'lane_counts', keys: [q('g:')], args: [G] });
+  });
+  it('lane controls', () => {
+    expect(shape(t.lanePause({ queue: 'orders', group: G }))).toEqual({ script: 'gpause', keys: [q('paused'), q('ring')], args: [G] });
+    expect(shape(t.laneResume({ queue: 'orders', group: G }))).toEqual({
+      script: 'gresume',
+      keys: [q('paused'), q('ring'), q('glimit'), q('gactive'), q('wake'), q(`g:${G}:pending`)],
+      args: [G],
+    });
+    expect(shape(t.laneWeight({ queue: 'orders', group: G, weight: 3 }))).toEqual({ script: 'gweight', keys: [q('gweight')], args: [G, 3] });
+    expect(shape(t.laneDrain({ queue: 'orders', group: G }))).toEqual({ script: 'gdrain', keys: [q(`g:${G}:pending`), q('ring'), q('job:')], args: [G] });
+  });
+  it('repeat bookkeeping and flow holds', () => {
+    expect(shape(t.repeatCancel({ queue: 'orders', name: 'r' }))).toEqual({ script: 'repeat_cancel', keys: [q('repeat'), q('repeat:r')], args: ['r'] });
+    expect(shape(t.repeatAdvance({ queue: 'orders', name: 'r', everyMs: '5' }))).toEqual({ script: 'repeat_advance', keys: [q('repeat'), q('repeat:r')], args: ['r', 5] });
+    expect(shape(t.repeatDue({ queue: 'orders', limit: 4 }))).toEqual({ script: 'repeat_due', keys: [q('repeat')], args: [4] });
+    expect(shape(t.holdParent({ queue: 'orders', id: P, payload: 'p', children: 2, link: { id: J, queue: 'billing', policy: 'id' } }))).toEqual({
+      script: 'hold_parent',
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`)],
+      args: [P, 'p', 2, J, 'billing', 'id'],
+    });
+    expect(shape(t.flowDeliver({ parentQueue: 'orders', parentId: P, childId: J, result: 'r' }))).toEqual({
+      script: 'flow_deliver',
+      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending')],
+      args: [J, 'r', P],
+    });
+  });
+});
+
+afterAll(() => {
+  // Every script of the catalog has a typed transition, and each one's wire shape is written out above.
+  expect([...seen].sort()).toEqual([...SCRIPT_NAMES].sort());
 });
 
 describe('bind', () => {

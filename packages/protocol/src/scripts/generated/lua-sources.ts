@@ -319,6 +319,7 @@ export type LuaScriptName =
   | 'retry'
   | 'schedule'
   | 'state_lookup'
+  | 'stream_drop'
   | 'sweep_stalled'
   | 'update_data'
   | 'update_progress';
@@ -1737,6 +1738,20 @@ local state = redis.call('HGET', KEYS[5], 'state')
 if not state then return 'absent' end
 if state == 'awaiting_children' then return 'awaiting_children' end
 return 'unknown'
+`,
+  },
+  stream_drop: {
+    sha: 'c2f0e66b794d6b2542d375b863040f63703d38fd',
+    includes: [],
+    body: `-- @script stream_drop
+-- @purpose [TS] Drop a stream log in one step: the stream (its consumer groups go with it) and its
+-- archive watermark, so no reader sees a watermark for a stream that is gone (bus.md §2, §8).
+-- @key stream     emq:{q}:stream:<stream>
+-- @key archived   emq:{q}:stream:<stream>:archived
+-- @returns 1 dropped; 0 there was no stream
+local existed = redis.call('EXISTS', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+return existed
 `,
   },
   sweep_stalled: {
