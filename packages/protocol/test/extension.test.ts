@@ -1,6 +1,6 @@
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkKeyLaw, Connection, defineScript, EchoError, EmqError, loadScript, queueKeys, type Script } from './support.js';
+import { bind, checkKeyLaw, Connection, defineScript, EchoError, EmqError, execute, loadScript, queueKeys, transition, type Script, type Transition } from './support.js';
 
 /** The typed error a library author ships with their transition. */
 class QuotaExhaustedError extends EchoError {
@@ -12,6 +12,11 @@ class QuotaExhaustedError extends EchoError {
 const quotaTake: Script = loadScript(new URL('./fixtures/extension/quota_take.lua', import.meta.url), {
   errorClasses: { EMQQUOTA: (detail) => new QuotaExhaustedError(detail) },
 });
+
+/** The typed function a library author puts on top: names in, a typed verdict out, no KEYS array. */
+function takeQuota(input: { queue: string; amount: number }): Transition<number> {
+  return transition(bind(quotaTake, { scope: { q: input.queue }, args: { amount: input.amount } }), Number);
+}
 
 let conn: Connection;
 beforeAll(async () => {
@@ -66,5 +71,15 @@ describe('extending the protocol with a transition of your own', () => {
     const k = queueKeys(uniqueName('ext'));
     await conn.command('HSET', k.meta, 'quota', '5');
     expect(await conn.run(quotaPeek, [k.meta], [])).toEqual([5, 1]);
+  });
+
+  it('binds through the header like the catalog: a typed function, its argument shape, its reply', async () => {
+    const queue = uniqueName('ext');
+    const t = takeQuota({ queue, amount: 2 });
+    expect([...t.keys]).toEqual([`emq:{${queue}}:meta`]);
+    expect([...t.args]).toEqual([2]);
+    await conn.command('HSET', queueKeys(queue).meta, 'quota', '3');
+    expect(await execute(conn, t)).toBe(1);
+    await expect(execute(conn, takeQuota({ queue, amount: 2 }))).rejects.toBeInstanceOf(QuotaExhaustedError);
   });
 });
