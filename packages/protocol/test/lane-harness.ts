@@ -4,7 +4,8 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { Connection } from '../src/connector/connection.js';
 import { mintId, type BrandedId } from '../src/ids/index.js';
 import { queueKeys, type QueueKeys } from '../src/keys/index.js';
-import { scripts } from '../src/scripts/catalog.js';
+import * as t from '../src/transitions/index.js';
+import type { Transition } from '../src/transitions/transition.js';
 
 /** One claimed lane job as the lane claims return it: {id, payload, attempts, g}. */
 export type Entry = [string, string, number, string];
@@ -26,7 +27,12 @@ export function useStrictConnection(): void {
 
 export { sleep } from '@echo/testkit';
 
-/** The lane verbs of one fresh queue, each a single script call with the catalog's key order. */
+/** Sends a typed transition and answers its raw reply, which the lane tests read literally. */
+function raw(tr: Transition<unknown>): Promise<unknown> {
+  return conn.run(tr.script, tr.keys, tr.args);
+}
+
+/** The lane verbs of one fresh queue, each a typed transition sent as it is. */
 export class Lanes {
   readonly k: QueueKeys;
 
@@ -39,72 +45,57 @@ export class Lanes {
   }
 
   async add(g: BrandedId, payload = 'p', id: BrandedId = mintId('JOB')): Promise<string> {
-    const k = this.k;
-    const r = await conn.run(scripts().genqueue, [k.job(id), k.lane(g), k.ring, k.paused, k.glimit, k.gactive, k.wake], [id, payload, g]);
+    const r = await raw(t.laneEnqueue({ queue: this.k.queue, id, payload, group: g }));
     expect(r).toBe(1);
     return id;
   }
 
-  private claimKeys(): string[] {
-    const k = this.k;
-    return [k.ring, k.active, k.meta, k.gactive, k.glimit, k.jobRoot, k.laneRoot];
-  }
-
   async claim(leaseMs = 30_000): Promise<Entry | []> {
-    return (await conn.run(scripts().gclaim, this.claimKeys(), [leaseMs])) as Entry | [];
+    return (await raw(t.laneClaim({ queue: this.k.queue, leaseMs }))) as Entry | [];
   }
 
   async wclaim(leaseMs = 30_000): Promise<Entry[]> {
-    return (await conn.run(scripts().gwclaim, [...this.claimKeys(), this.k.gweight], [leaseMs])) as Entry[];
+    return (await raw(t.laneWeightedClaim({ queue: this.k.queue, leaseMs }))) as Entry[];
   }
 
   async bclaim(leaseMs = 30_000): Promise<Entry[]> {
-    return (await conn.run(scripts().gbclaim, this.claimKeys(), [leaseMs])) as Entry[];
+    return (await raw(t.laneBatchClaim({ queue: this.k.queue, leaseMs }))) as Entry[];
   }
 
   async complete(id: string, token: number | string): Promise<unknown> {
-    const k = this.k;
-    return conn.run(
-      scripts().complete,
-      [k.active, k.pending, k.schedule, k.dead, k.job(id as BrandedId), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot, k.jobRoot, k.events],
-      [id, String(token), '', '', '', ''],
-    );
+    return raw(t.complete({ queue: this.k.queue, job: { id, attempts: Number(token) } }));
   }
 
   weight(g: string, w: number): Promise<unknown> {
-    return conn.run(scripts().gweight, [this.k.gweight], [g, w]);
+    return raw(t.laneWeight({ queue: this.k.queue, group: g, weight: w }));
   }
 
   pause(g: string): Promise<unknown> {
-    return conn.run(scripts().gpause, [this.k.paused, this.k.ring], [g]);
+    return raw(t.lanePause({ queue: this.k.queue, group: g }));
   }
 
   resume(g: BrandedId): Promise<unknown> {
-    const k = this.k;
-    return conn.run(scripts().gresume, [k.paused, k.ring, k.glimit, k.gactive, k.wake, k.lane(g)], [g]);
+    return raw(t.laneResume({ queue: this.k.queue, group: g }));
   }
 
   limit(g: BrandedId, n: number): Promise<unknown> {
-    const k = this.k;
-    return conn.run(scripts().glimit, [k.glimit, k.gactive, k.ring, k.paused, k.wake, k.lane(g)], [g, n]);
+    return raw(t.laneLimit({ queue: this.k.queue, group: g, limit: n }));
   }
 
   reassign(id: BrandedId, dst: BrandedId): Promise<unknown> {
-    const k = this.k;
-    return conn.run(scripts().greassign, [k.job(id), k.lane(dst), k.ring, k.paused, k.glimit, k.gactive, k.wake, k.laneRoot], [id, dst]);
+    return raw(t.laneReassign({ queue: this.k.queue, id, to: dst }));
   }
 
   drain(g: BrandedId): Promise<unknown> {
-    return conn.run(scripts().gdrain, [this.k.lane(g), this.k.ring, this.k.jobRoot], [g]);
+    return raw(t.laneDrain({ queue: this.k.queue, group: g }));
   }
 
   reapGroup(g: BrandedId, limit = 100): Promise<unknown> {
-    const k = this.k;
-    return conn.run(scripts().greap_group, [k.active, k.lane(g), k.gactive, k.glimit, k.ring, k.wake, k.paused, k.jobRoot], [g, limit]);
+    return raw(t.reapGroup({ queue: this.k.queue, group: g, limit }));
   }
 
   depths(...groups: string[]): Promise<number[]> {
-    return conn.run(scripts().lane_counts, [this.k.laneRoot], groups) as Promise<number[]>;
+    return raw(t.laneCounts({ queue: this.k.queue, groups })) as Promise<number[]>;
   }
 
   /** `ZRANGE key 0 -1 WITHSCORES` as [member, score] pairs, whatever the reply protocol. */

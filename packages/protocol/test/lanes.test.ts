@@ -212,8 +212,9 @@ describe('lane controls', () => {
     const q = new Lanes('lanes');
     const a = mintId('PRT');
     for (const call of [
-      () => q.weight('nope', 2),
-      () => q.pause('nope'),
+      // Sent raw on purpose: the typed transitions refuse 'nope' before sending; this is the script's own guard.
+      () => conn.run(scripts().gweight, [q.k.gweight], ['nope', 2]),
+      () => conn.run(scripts().gpause, [q.k.paused, q.k.ring], ['nope']),
       () => conn.run(scripts().gresume, [q.k.paused, q.k.ring, q.k.glimit, q.k.gactive, q.k.wake, q.k.lane(a)], ['nope']),
       () => conn.run(scripts().glimit, [q.k.glimit, q.k.gactive, q.k.ring, q.k.paused, q.k.wake, q.k.lane(a)], ['nope', 1]),
       () => conn.run(scripts().gdrain, [q.k.lane(a), q.k.ring, q.k.jobRoot], ['nope']),
@@ -232,7 +233,9 @@ describe('lane controls', () => {
     await q.add(a);
     await q.add(a);
     await q.add(b);
-    expect(await q.depths(a, b, mintId('PRT'), 'junk')).toEqual([2, 1, 0, 0]);
+    expect(await q.depths(a, b, mintId('PRT'))).toEqual([2, 1, 0]);
+    // The script's own answer for an id that fails vid; the typed transition refuses it before sending.
+    expect(await conn.run(scripts().lane_counts, [q.k.laneRoot], [a, 'junk'])).toEqual([2, 0]);
     expect(await q.depths()).toEqual([]);
   });
 });
