@@ -31,6 +31,7 @@ export {
 } from './errors/wire.js';
 export {
   AuthError,
+  ClusterUnavailableError,
   ConnectError,
   ConnectionClosedError,
   ConnectionLostError,

@@ -57,8 +57,21 @@ export class ConnectError extends EchoError {
  * decides, since only it knows whether the call is safe to repeat.
  */
 export class ConnectionLostError extends EchoError {
-  constructor(message = 'connection lost', options?: ErrorOptions) {
-    super('disconnected', message, options);
+  constructor(message = 'connection lost', options?: ErrorOptions, code = 'disconnected') {
+    super(code, message, options);
+  }
+}
+
+/**
+ * A Redis Cluster could not bring the call to the primary of its slot: the slot's master is down
+ * and no replica has taken over yet (a failover: `CLUSTERDOWN`, `MOVED`/`TRYAGAIN` loops, or the
+ * client's redirections ran out against a closed node). A {@link ConnectionLostError}, so retry
+ * logic written for a dropped socket covers it: the call may have run if a socket dropped under
+ * it, and is never replayed by the connector. The driver's own error is the `cause`.
+ */
+export class ClusterUnavailableError extends ConnectionLostError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options, 'cluster_unavailable');
   }
 }
 
