@@ -37,6 +37,7 @@ export {
   ConnectionLostError,
   CrossSlotError,
   KeyLawError,
+  OutageReport,
   ShaMismatchError,
   VersionFenceError,
 } from './errors/connection.js';

@@ -4,7 +4,7 @@ import { CLUSTER_SLOTS, isProcessAlive, startCluster, type RedisCluster } from '
 let cluster: RedisCluster;
 
 beforeAll(async () => {
-  cluster = await startCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 1_000 });
+  cluster = await startCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
 }, 30_000);
 
 afterAll(async () => {

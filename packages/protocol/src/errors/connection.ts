@@ -75,6 +75,32 @@ export class ClusterUnavailableError extends ConnectionLostError {
   }
 }
 
+/**
+ * Not a failure but the report of one: for a stretch, calls could not reach a primary (a dropped
+ * socket, a cluster master failing over), and the errors of that stretch were counted instead of
+ * reported one by one. Sent through an `onError` hook once the stretch is over (`ongoing` false),
+ * or while it lasts unusually long (`ongoing` true). The first error of the stretch is the `cause`.
+ */
+export class OutageReport extends EchoError {
+  /** `Date.now()` of the first error. */
+  readonly startedAt: number;
+  /** From the first error until calls got through again (or until now, while ongoing). */
+  readonly durationMs: number;
+  /** Errors folded into this report, the first included. */
+  readonly absorbed: number;
+  /** True while calls still do not get through. */
+  readonly ongoing: boolean;
+
+  constructor(startedAt: number, durationMs: number, absorbed: number, ongoing: boolean, options?: ErrorOptions) {
+    const seconds = (durationMs / 1000).toFixed(1);
+    super('outage', `${ongoing ? 'no primary reachable for' : 'recovered after'} ${seconds} s without a primary (${absorbed} errors absorbed)`, options);
+    this.startedAt = startedAt;
+    this.durationMs = durationMs;
+    this.absorbed = absorbed;
+    this.ongoing = ongoing;
+  }
+}
+
 /** A script call's keys do not all hash to one cluster slot; refused before sending. */
 export class CrossSlotError extends EchoError {
   readonly keys: readonly string[];
