@@ -4,7 +4,6 @@ import {
   ConnectError,
   ConnectionClosedError,
   ConnectionLostError,
-  ShaMismatchError,
   VersionFenceError,
 } from '../errors/connection.js';
 import { EchoError } from '../errors/echo-error.js';
@@ -15,6 +14,7 @@ import { checkCall, type Arg } from './call-shape.js';
 import { deferred, within, type Deferred } from './deferred.js';
 import { isAuthFailure, isNoScript, rejected, toConnectError } from './failures.js';
 import { claimOrVerify } from './fence.js';
+import { checkDigest, loadOnMasters } from './script-load.js';
 import { createCluster, createRedis } from './clients.js';
 import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
 import { emptyStats, type ConnectionStats } from './stats.js';
@@ -371,28 +371,17 @@ export class Connection {
     return loading;
   }
 
-  /**
-   * Loads a script where it was missing. On a cluster every master the client knows gets it, but a
-   * master that does not answer is skipped, not fatal: during a failover the client still lists
-   * the dead one, and a failed load must never close the gate for the whole cluster. A node the
-   * load missed (a replica promoted since) answers NOSCRIPT again and gets the source itself.
-   */
+  /** Loads a script where it was missing: on the server, or on every master that answers. */
   async #loadNow(script: Script): Promise<void> {
     this.#stats.scriptLoads++;
-    if (this.#client instanceof Redis) {
-      let digest: unknown;
-      try {
-        digest = await this.#client.call('SCRIPT', 'LOAD', script.source);
-      } catch (error) {
-        throw this.#mapError(error, script);
-      }
-      if (digest !== script.sha) throw new ShaMismatchError(script.name, script.sha, String(digest));
-      return;
+    if (!(this.#client instanceof Redis)) return loadOnMasters(this.#client, script);
+    let digest: unknown;
+    try {
+      digest = await this.#client.call('SCRIPT', 'LOAD', script.source);
+    } catch (error) {
+      throw this.#mapError(error, script);
     }
-    const digests = await Promise.allSettled(this.#client.nodes('master').map((node) => node.call('SCRIPT', 'LOAD', script.source)));
-    for (const d of digests) {
-      if (d.status === 'fulfilled' && d.value !== script.sha) throw new ShaMismatchError(script.name, script.sha, String(d.value));
-    }
+    checkDigest(script, digest);
   }
 
   /**
