@@ -31,11 +31,13 @@ export {
 } from './errors/wire.js';
 export {
   AuthError,
+  ClusterUnavailableError,
   ConnectError,
   ConnectionClosedError,
   ConnectionLostError,
   CrossSlotError,
   KeyLawError,
+  OutageReport,
   ShaMismatchError,
   VersionFenceError,
 } from './errors/connection.js';

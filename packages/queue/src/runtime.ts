@@ -2,6 +2,7 @@ import { AuthError, ConnectionClosedError, VersionFenceError, type Connection, t
 import { publishEvent } from './events.js';
 import { IdleSlots } from './idle.js';
 import { LockPlane } from './lock-plane.js';
+import { OutageFunnel } from './outage.js';
 import { Pump } from './pump.js';
 import type { Queue } from './queue.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
@@ -28,6 +29,7 @@ export class WorkerRuntime<T> {
   readonly stats: WorkerStats = { completed: 0, retried: 0, dead: 0, delayed: 0, lost: 0 };
   readonly #blocking: Connection;
   readonly #pump: Pump;
+  readonly #outages: OutageFunnel;
   readonly #slots: Promise<void>[] = [];
   #parker: Promise<void> | undefined;
   #running = true;
@@ -36,9 +38,11 @@ export class WorkerRuntime<T> {
 
   constructor(queue: Queue<T>, options: ResolvedWorkerOptions, blocking: Connection) {
     this.queue = queue;
-    this.options = options;
+    // Every error the worker reports passes the funnel: one report per outage, not one per call.
+    this.#outages = new OutageFunnel(options.onError, () => queue.connection.command('EXISTS', queue.keys.pending));
+    this.options = { ...options, onError: this.#outages.onError };
     this.#blocking = blocking;
-    const onError = (error: unknown): void => options.onError(error);
+    const onError = (error: unknown): void => this.options.onError(error);
     const erased = queue as unknown as Queue;
     this.locks = new LockPlane(erased, { leaseMs: options.leaseMs, extendEveryMs: options.extendEveryMs, markers: options.lockMarkers, onError });
     this.#pump = new Pump(erased, {
@@ -128,6 +132,7 @@ export class WorkerRuntime<T> {
     this.locks.stop();
     await this.#pump.stop();
     await this.#parker;
+    this.#outages.stop();
   }
 }
 

@@ -2,17 +2,51 @@ import { ConnectionLostError, GoneError, StaleError } from '@echo/protocol';
 import type { CompleteManyOutcome } from './settlement.js';
 import { backoffDelay } from './backoff.js';
 import type { ClaimedJob } from './job.js';
-import type { WorkerRuntime } from './runtime.js';
+import { sleep, type WorkerRuntime } from './runtime.js';
 
 /** How a member's settlement ended: its verdict stood, or the lease had been lost. */
 export type Settled = 'ok' | 'scheduled' | 'dead' | 'stale' | 'gone';
 
+/** First pause between resends of a settlement that reached no primary; doubles up to the cap. */
+const RESEND_FIRST_MS = 50;
+const RESEND_CAP_MS = 1_000;
+
 /**
- * Runs a settlement, surviving a socket drop: the call is sent once more after the reconnect (the
- * first may or may not have landed). A refusal of the resend is read as a lost lease, even though
- * our first call may have landed: `gone` after a drop is also what a job completed by the worker
- * that reaped it answers, and claiming someone else's verdict would publish a false event. So a
- * landed-then-refused settlement is under-counted, never double-counted. Never thrown at the worker.
+ * Did the call fail to reach a primary: a dropped socket ({@link ConnectionLostError}) or a cluster
+ * slot whose master is failing over (`ClusterUnavailableError`, one of them)? Such a settlement may
+ * be sent again: its fencing token makes a second landing impossible.
+ */
+function unreached(error: unknown): boolean {
+  return error instanceof ConnectionLostError;
+}
+
+/**
+ * Sends `send` again while it fails without reaching a primary, backing off, for up to one lease
+ * from the first failure: a cluster failover lasts seconds, so one resend would fall inside it and
+ * leave the job to wait out its lease. After a lease the job may have been reaped and the token
+ * would refuse us anyway. Answers the result or throws the last error.
+ */
+async function resend<R>(rt: WorkerRuntime<unknown>, first: unknown, send: () => Promise<R>): Promise<R> {
+  const deadline = Date.now() + rt.options.leaseMs;
+  let last = first;
+  for (let pause = 0; unreached(last) && Date.now() < deadline; pause = Math.min(RESEND_CAP_MS, Math.max(RESEND_FIRST_MS, pause * 2))) {
+    if (pause > 0) await sleep(pause);
+    try {
+      return await send();
+    } catch (again) {
+      last = again;
+    }
+  }
+  throw last;
+}
+
+/**
+ * Runs a settlement, surviving a socket drop or a failover: the call is sent again until it
+ * reaches a primary ({@link resend}; the first may or may not have landed). A refusal of a resend
+ * is read as a lost lease, even though our first call may have landed: `gone` after a drop is also
+ * what a job completed by the worker that reaped it answers, and claiming someone else's verdict
+ * would publish a false event. So a landed-then-refused settlement is under-counted, never
+ * double-counted. Never thrown at the worker.
  */
 async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send: () => Promise<void>): Promise<'ok' | 'stale' | 'gone'> {
   try {
@@ -20,13 +54,13 @@ async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send
     return 'ok';
   } catch (error) {
     let last = error;
-    if (error instanceof ConnectionLostError) {
-      try {
-        await send();
+    try {
+      if (unreached(error)) {
+        await resend(rt, error, send);
         return 'ok';
-      } catch (again) {
-        last = again;
       }
+    } catch (again) {
+      last = again;
     }
     if (last instanceof StaleError || last instanceof GoneError) rt.stats.lost++;
     rt.options.onError(last, job);
@@ -74,7 +108,7 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
   try {
     outcomes = await rt.queue.completeMany(plain, { publish });
   } catch (error) {
-    if (error instanceof ConnectionLostError) outcomes = await rt.queue.completeMany(plain, { publish }).catch(() => undefined);
+    outcomes = unreached(error) ? await resend(rt as WorkerRuntime<unknown>, error, () => rt.queue.completeMany(plain, { publish })).catch(() => undefined) : undefined;
     if (!outcomes) rt.options.onError(error);
   }
   // A flow child must feed its parent, which only the single complete does.

@@ -40,8 +40,9 @@ export interface WorkerOptions {
   /** How long `close()` waits for running handlers. Default 30000 ms. */
   readonly closeTimeoutMs?: number;
   /**
-   * Called with errors the worker survives (a failed maintenance tick, a lost lease, a lost socket)
-   * and with the one that stops it. Default: a one-line `console.warn`.
+   * Called with errors the worker survives (a failed maintenance tick, a lost lease) and with the
+   * one that stops it. Calls that reached no primary (a lost socket, a cluster failover) are folded
+   * into one `OutageReport` per outage, with its duration. Default: a one-line `console.warn`.
    */
   readonly onError?: (error: unknown, job?: ClaimedJob<unknown>) => void;
 }

@@ -7,6 +7,7 @@
 export { findServerBinary, RedisServerNotFoundError, SERVER_BINARY_ENV, SERVER_BINARY_NAMES } from './binary.js';
 export { TEST_CLIENT_DEFAULTS, type ClientOptions, type ClusterClientOptions, type ReplyMappingMode } from './client-options.js';
 export { CLUSTER_SLOTS, startCluster, type ClusterSeed, type RedisCluster, type StartClusterOptions } from './cluster.js';
+export type { ClusterFailovers, Failover, HealthOptions } from './cluster-failover.js';
 export { NAME_PATTERN, uniqueName } from './names.js';
 export { CLUSTER_BUS_OFFSET, freeClusterPort, freePort, isPortFree, LOOPBACK } from './ports.js';
 export { isProcessAlive } from './process-utils.js';

@@ -1,13 +1,12 @@
-import { Cluster, Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import {
   AuthError,
   ConnectError,
   ConnectionClosedError,
   ConnectionLostError,
-  ShaMismatchError,
   VersionFenceError,
 } from '../errors/connection.js';
-import type { EchoError } from '../errors/echo-error.js';
+import { EchoError } from '../errors/echo-error.js';
 import { mapReplyError } from '../errors/registry.js';
 import type { Script } from '../scripts/script.js';
 import { strictVariant } from '../scripts/strict.js';
@@ -15,6 +14,7 @@ import { checkCall, type Arg } from './call-shape.js';
 import { deferred, within, type Deferred } from './deferred.js';
 import { isAuthFailure, isNoScript, rejected, toConnectError } from './failures.js';
 import { claimOrVerify } from './fence.js';
+import { checkDigest, loadOnMasters } from './script-load.js';
 import { createCluster, createRedis } from './clients.js';
 import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
 import { emptyStats, type ConnectionStats } from './stats.js';
@@ -38,6 +38,9 @@ interface Flushable {
 
 type State = 'connecting' | 'ready' | 'down' | 'closed' | 'fatal';
 
+/** How soon a failed heal of the gate looks at the client again. */
+const HEAL_RETRY_MS = 250;
+
 /**
  * A fenced connection to a Redis server or cluster: every transition goes out as EVALSHA, falls back
  * to one `SCRIPT LOAD` on NOSCRIPT, and maps error replies through the one registry. No caller
@@ -54,6 +57,7 @@ export class Connection {
   #everReady = false;
   readonly #loading = new Map<string, Promise<void>>();
   readonly #channels = new Set<string>();
+  #healing: Promise<void> | undefined;
 
   private constructor(options: ResolvedOptions) {
     this.options = options;
@@ -126,7 +130,8 @@ export class Connection {
       try {
         return await this.#client.call('EVALSHA', s.sha, keys.length, ...keys, ...args);
       } catch (retryError) {
-        throw this.#mapError(retryError, s);
+        if (!isNoScript(retryError) || !this.isCluster) throw this.#mapError(retryError, s);
+        return this.#evalSource(s, keys, args);
       }
     }
   }
@@ -146,8 +151,19 @@ export class Connection {
       for (const s of new Set(cold.map((i) => variants[i] as Script))) await this.#load(s);
       const again = await this.#pipelineEval(calls, variants, cold);
       cold.forEach((index, j) => (results[index] = again[j] as BatchResult));
+      if (this.isCluster) {
+        for (const index of cold) {
+          const r = results[index] as BatchResult;
+          if (r.ok || !isNoScript(r.error)) continue;
+          const call = calls[index] as ScriptCall;
+          results[index] = await this.#evalSource(variants[index] as Script, call.keys, call.args).then(
+            (value): BatchResult => ({ ok: true, value }),
+            (error: unknown): BatchResult => ({ ok: false, error: error as Error }),
+          );
+        }
+      }
     }
-    return results.map((r, i) => (r.ok ? r : { ok: false, error: this.#mapError(r.error, variants[i] as Script) }));
+    return results.map((r, i) => (r.ok || r.error instanceof EchoError ? r : { ok: false, error: this.#mapError(r.error, variants[i] as Script) }));
   }
 
   /** Sends a plain command (reads, streams, pub/sub) through the same gate and error mapping. */
@@ -265,7 +281,7 @@ export class Connection {
     return this.#state === 'closed' || this.#state === 'fatal';
   }
 
-  async #onReady(): Promise<void> {
+  async #onReady(healing = false): Promise<void> {
     if (this.#stopped()) return;
     try {
       await claimOrVerify({
@@ -278,6 +294,8 @@ export class Connection {
       }
       // Anything else (the socket dropping mid-fence, or -LOADING while the server replays its
       // AOF) must not leave an open socket behind a closed gate: drop it and let backoff retry.
+      // A heal only looks again later: dropping a whole cluster for one slow slot would not help.
+      else if (healing) this.#healLater();
       else if (!this.#stopped()) this.#client.disconnect(true);
       return;
     }
@@ -325,7 +343,22 @@ export class Connection {
   async #whenReady(): Promise<void> {
     if (this.#state === 'closed') throw new ConnectionClosedError();
     if (this.#state === 'fatal') throw this.#fatal ?? new ConnectionClosedError();
+    this.#heal();
     await within(this.#gate.promise, this.options.reconnectWaitMs, () => new ConnectionLostError(`not reconnected within ${this.options.reconnectWaitMs} ms`));
+  }
+
+  /**
+   * The gate follows the client's health, not one event: a client that reports itself ready behind
+   * a closed gate is fenced again now rather than waiting for a `ready` event that may never come
+   * (a Cluster client stays ready through a failover and emits none).
+   */
+  #heal(): void {
+    if (this.#state !== 'down' || this.#client.status !== 'ready' || this.#healing !== undefined) return;
+    this.#healing = this.#onReady(true).finally(() => (this.#healing = undefined));
+  }
+
+  #healLater(): void {
+    setTimeout(() => this.#heal(), HEAL_RETRY_MS).unref();
   }
 
   /** Concurrent NOSCRIPT replies for one script share a single load. */
@@ -338,17 +371,29 @@ export class Connection {
     return loading;
   }
 
+  /** Loads a script where it was missing: on the server, or on every master that answers. */
   async #loadNow(script: Script): Promise<void> {
     this.#stats.scriptLoads++;
-    const targets: Client[] = this.#client instanceof Cluster ? this.#client.nodes('master') : [this.#client];
-    for (const target of targets) {
-      let digest: unknown;
-      try {
-        digest = await target.call('SCRIPT', 'LOAD', script.source);
-      } catch (error) {
-        throw this.#mapError(error, script);
-      }
-      if (digest !== script.sha) throw new ShaMismatchError(script.name, script.sha, String(digest));
+    if (!(this.#client instanceof Redis)) return loadOnMasters(this.#client, script);
+    let digest: unknown;
+    try {
+      digest = await this.#client.call('SCRIPT', 'LOAD', script.source);
+    } catch (error) {
+      throw this.#mapError(error, script);
+    }
+    checkDigest(script, digest);
+  }
+
+  /**
+   * Runs a script by its source on the node that owns its keys, which caches it there: the cluster
+   * fallback for a node no load reached. Counted as a load.
+   */
+  async #evalSource(script: Script, keys: readonly string[], args: readonly Arg[]): Promise<unknown> {
+    this.#stats.scriptLoads++;
+    try {
+      return await this.#client.call('EVAL', script.source, keys.length, ...keys, ...args);
+    } catch (error) {
+      throw this.#mapError(error, script);
     }
   }
 
@@ -382,8 +427,10 @@ export class Connection {
     if (this.#state === 'fatal' && this.#fatal) return this.#fatal;
     const mapped = mapReplyError(error, script?.errorClasses);
     // The socket can refuse writes a moment before ioredis reports the close: hold later callers
-    // at the gate now instead of letting each of them fail the same way.
-    if (mapped instanceof ConnectionLostError) this.#onClose();
+    // at the gate now instead of letting each of them fail the same way. Not on a cluster: there a
+    // fault is one slot's (its master is failing over) while the others serve, and the client's
+    // own close/ready events track the whole.
+    if (mapped instanceof ConnectionLostError && this.#client instanceof Redis) this.#onClose();
     return mapped;
   }
 }

@@ -11,9 +11,16 @@ export function rejected(error: Error): Deferred<undefined> {
   return gate;
 }
 
-/** The server does not have the script cached (a restart, a SCRIPT FLUSH, a failover). */
+/** `NOSCRIPT` as the reply itself, or as the last error inside a driver's wrapper message. */
+const NO_SCRIPT = /(?:^|: )NOSCRIPT\b/;
+
+/**
+ * The server does not have the script cached (a restart, a SCRIPT FLUSH, a promoted replica). The
+ * cluster client may report it wrapped ("Too many Cluster redirections. Last error: ReplyError:
+ * NOSCRIPT ..."), so it is recognised wherever it sits after a `: `.
+ */
 export function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+  return error instanceof Error && NO_SCRIPT.test(error.message);
 }
 
 /** Credentials refused: retrying with the same ones cannot help, so it is fatal. */

@@ -57,8 +57,47 @@ export class ConnectError extends EchoError {
  * decides, since only it knows whether the call is safe to repeat.
  */
 export class ConnectionLostError extends EchoError {
-  constructor(message = 'connection lost', options?: ErrorOptions) {
-    super('disconnected', message, options);
+  constructor(message = 'connection lost', options?: ErrorOptions, code = 'disconnected') {
+    super(code, message, options);
+  }
+}
+
+/**
+ * A Redis Cluster could not bring the call to the primary of its slot: the slot's master is down
+ * and no replica has taken over yet (a failover: `CLUSTERDOWN`, `MOVED`/`TRYAGAIN` loops, or the
+ * client's redirections ran out against a closed node). A {@link ConnectionLostError}, so retry
+ * logic written for a dropped socket covers it: the call may have run if a socket dropped under
+ * it, and is never replayed by the connector. The driver's own error is the `cause`.
+ */
+export class ClusterUnavailableError extends ConnectionLostError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options, 'cluster_unavailable');
+  }
+}
+
+/**
+ * Not a failure but the report of one: for a stretch, calls could not reach a primary (a dropped
+ * socket, a cluster master failing over), and the errors of that stretch were counted instead of
+ * reported one by one. Sent through an `onError` hook once the stretch is over (`ongoing` false),
+ * or while it lasts unusually long (`ongoing` true). The first error of the stretch is the `cause`.
+ */
+export class OutageReport extends EchoError {
+  /** `Date.now()` of the first error. */
+  readonly startedAt: number;
+  /** From the first error until calls got through again (or until now, while ongoing). */
+  readonly durationMs: number;
+  /** Errors folded into this report, the first included. */
+  readonly absorbed: number;
+  /** True while calls still do not get through. */
+  readonly ongoing: boolean;
+
+  constructor(startedAt: number, durationMs: number, absorbed: number, ongoing: boolean, options?: ErrorOptions) {
+    const seconds = (durationMs / 1000).toFixed(1);
+    super('outage', `${ongoing ? 'no primary reachable for' : 'recovered after'} ${seconds} s without a primary (${absorbed} errors absorbed)`, options);
+    this.startedAt = startedAt;
+    this.durationMs = durationMs;
+    this.absorbed = absorbed;
+    this.ongoing = ongoing;
   }
 }
 

@@ -1,4 +1,4 @@
-import { ConnectionLostError, KeyLawError } from './connection.js';
+import { ClusterUnavailableError, ConnectionLostError, KeyLawError } from './connection.js';
 import type { EchoError } from './echo-error.js';
 import {
   EmqError,
@@ -32,6 +32,19 @@ export const ERROR_CLASSES: Readonly<Record<string, EmqErrorFactory>> = Object.f
 
 const XADD_NOT_MONOTONIC = 'ERR The ID specified in XADD is equal or smaller than the target stream top item';
 const CONNECTION_GONE = /^(Connection is closed|Stream isn't writeable|Command aborted due to connection close)/;
+/** Replies a cluster node gives instead of running a call whose slot it cannot serve now. */
+const NOT_SERVED = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\b/;
+/** ioredis' wrapper once a call's redirections ran out; the last node's error follows, named. */
+const REDIRECTIONS_SPENT = /^Too many Cluster redirections\. Last error: (?:[A-Za-z]*Error: )?/;
+
+/** The error under ioredis' redirection wrapper, as the reply it was (so it maps like one). */
+function lastRedirection(error: Error): Error | undefined {
+  const spent = REDIRECTIONS_SPENT.exec(error.message);
+  if (!spent) return undefined;
+  const inner = new Error(error.message.slice(spent[0].length), { cause: error });
+  inner.name = 'ReplyError';
+  return inner;
+}
 
 /**
  * The single mapping seam from a server error reply to a typed error. Script-specific classes (from
@@ -40,6 +53,15 @@ const CONNECTION_GONE = /^(Connection is closed|Stream isn't writeable|Command a
  */
 export function mapReplyError(error: unknown, extra?: Readonly<Record<string, EmqErrorFactory>>): Error {
   if (!(error instanceof Error)) return new ServerError(String(error));
+  const wrapped = lastRedirection(error);
+  if (wrapped) {
+    // Redirections end on a closed node or a refusal during a failover: no primary took the call.
+    if (CONNECTION_GONE.test(wrapped.message) || NOT_SERVED.test(wrapped.message)) {
+      return new ClusterUnavailableError(`no primary reachable for the call's slot: ${wrapped.message}`, { cause: error });
+    }
+    // Anything else (a script's own error after a redirect) was a real reply: map it as one.
+    return mapReplyError(wrapped, extra);
+  }
   const message = error.message;
   const space = message.indexOf(' ');
   const word = space === -1 ? message : message.slice(0, space);
@@ -51,6 +73,7 @@ export function mapReplyError(error: unknown, extra?: Readonly<Record<string, Em
   if (message.startsWith(XADD_NOT_MONOTONIC)) return new NonMonotonicError(message);
   if (message.startsWith('NOPERM')) return new PermissionError(message, { cause: error });
   if (CONNECTION_GONE.test(message)) return new ConnectionLostError(message, { cause: error });
+  if (NOT_SERVED.test(message)) return new ClusterUnavailableError(`slot not served: ${message}`, { cause: error });
   if (error.name === 'ReplyError') return new ServerError(message, { cause: error });
   return error;
 }

@@ -1,0 +1,147 @@
+/**
+ * Chaos: a Redis Cluster master is SIGKILLed under load and its replica promoted. Producers and
+ * workers on its slots must see only typed errors, every settlement cut off by the kill must be
+ * resent once the replica serves (not left to wait out its 30 s lease), and each worker the
+ * failover touched must report it once, with its duration.
+ */
+import { Connection, ConnectionLostError, EchoError, OutageReport, slot, type JobId } from '@echo/protocol';
+import { startCluster, uniqueName, type RedisCluster, type RedisServer } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue, Worker } from '../../src/index.js';
+import { rowsLeft, sleep, until } from './helpers.js';
+
+const LEASE_MS = 30_000;
+
+let cluster: RedisCluster;
+let conn: Connection;
+const workers: Worker[] = [];
+
+beforeAll(async () => {
+  cluster = await startCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
+  conn = await Connection.connect({ cluster: cluster.seeds });
+}, 30_000);
+
+afterAll(async () => {
+  await conn.close({ immediate: true });
+  await Promise.all(workers.map((w) => w.close()));
+  await cluster.stop();
+});
+
+/** `count` queue names whose keys live on `master` (or, with `not`, anywhere else). */
+async function queuesOn(master: RedisServer, count: number, not = false): Promise<string[]> {
+  const out: string[] = [];
+  while (out.length < count) {
+    const name = uniqueName('fo');
+    const probe = await Queue.open(name, { connection: conn });
+    if (((await cluster.masterOf(slot(probe.keys.pending))) === master) !== not) out.push(name);
+  }
+  return out;
+}
+
+/** One queue under load: a producer that retries what did not reach a primary, and a worker. */
+interface Lane {
+  readonly queue: Queue<number>;
+  readonly worker: Worker<number>;
+  readonly produced: JobId[];
+  readonly producerErrors: unknown[];
+  readonly workerErrors: unknown[];
+}
+
+describe('chaos: a cluster master SIGKILLed under running workers', () => {
+  it('sees typed errors only, resends cut-off settlements, and reports the failover once per worker', async () => {
+    const victim = cluster.masters[0] as RedisServer;
+    const names = [...(await queuesOn(victim, 2)), ...(await queuesOn(victim, 2, true))];
+    const executions = new Map<string, number>();
+    const completedAt = new Map<string, number>();
+    let producing = true;
+
+    const lanes: Lane[] = await Promise.all(
+      names.map(async (name) => {
+        const queue = await Queue.open<number>(name, { connection: conn });
+        const workerErrors: unknown[] = [];
+        const worker = await Worker.start(
+          queue,
+          async (job) => {
+            executions.set(job.id, (executions.get(job.id) ?? 0) + 1);
+            await sleep(5);
+            completedAt.set(job.id, Date.now());
+          },
+          { concurrency: 4, leaseMs: LEASE_MS, maintenanceMs: 250, blockMs: 200, onError: (e) => workerErrors.push(e) },
+        );
+        workers.push(worker as Worker);
+        return { queue, worker, produced: [], producerErrors: [], workerErrors };
+      }),
+    );
+    const producers = lanes.map(async (lane) => {
+      let n = 0;
+      while (producing) {
+        const id = `${lane.queue.name}-${n++}`;
+        // Enqueue is idempotent by id: a call that may or may not have landed is simply sent again.
+        for (;;) {
+          try {
+            const verdict = await lane.queue.enqueue(n, { dedupId: id });
+            lane.produced.push(verdict.status === 'duplicate' ? verdict.existingId : verdict.id);
+            break;
+          } catch (error) {
+            lane.producerErrors.push(error);
+            if (!(error instanceof ConnectionLostError)) break;
+            await sleep(50);
+          }
+        }
+        await sleep(5);
+      }
+    });
+
+    await until('work flowing', () => completedAt.size >= 200, 15_000);
+    const failover = await cluster.failover(victim, { timeoutMs: 20_000 });
+    await sleep(1_000);
+    producing = false;
+    await Promise.all(producers);
+    const ids = lanes.flatMap((lane) => lane.produced);
+    await until('every produced job ran', () => ids.every((id) => completedAt.has(id)), 15_000);
+    const drainedAt = Date.now();
+    // Rows leave with their completion: none may be stuck waiting out a lease.
+    for (const lane of lanes) await until(`${lane.queue.name} settled`, async () => (await rowsLeft(conn, lane.queue, lane.produced)) === 0, 5_000);
+
+    const twice = [...executions].filter(([, n]) => n > 1).map(([id]) => id);
+    const producerErrors = lanes.flatMap((lane) => lane.producerErrors);
+    const workerErrors = lanes.flatMap((lane) => lane.workerErrors);
+    const reports = lanes.map((lane) => lane.workerErrors.filter((e): e is OutageReport => e instanceof OutageReport));
+    const byClass = (errors: unknown[]): Record<string, number> =>
+      errors.reduce<Record<string, number>>((acc, e) => {
+        const name = e instanceof Error ? e.constructor.name : typeof e;
+        acc[name] = (acc[name] ?? 0) + 1;
+        return acc;
+      }, {});
+    console.log(
+      JSON.stringify({
+        failoverMs: failover.healedAt - failover.killedAt,
+        jobs: ids.length,
+        lastJobAfterHealMs: drainedAt - failover.healedAt,
+        ranTwice: twice.length,
+        producerErrors: byClass(producerErrors),
+        workerErrors: byClass(workerErrors),
+        reports: reports.map((r) => r.map((o) => `${o.message} ongoing=${String(o.ongoing)}`)),
+        lost: lanes.map((lane) => lane.worker.stats().lost),
+      }),
+    );
+
+    for (const error of [...producerErrors, ...workerErrors]) expect(error).toBeInstanceOf(EchoError);
+    for (const error of producerErrors) expect(error).toBeInstanceOf(ConnectionLostError);
+    // Workers hear one report per failover, never the errors it folded in.
+    for (const error of workerErrors) expect(error).toBeInstanceOf(OutageReport);
+    for (const [i, lane] of reports.entries()) {
+      expect(lane.length).toBeLessThanOrEqual(1);
+      if (i < 2) expect(lane).toHaveLength(1);
+      for (const report of lane) {
+        expect(report.ongoing).toBe(false);
+        expect(report.durationMs).toBeGreaterThan(0);
+        expect(report.cause).toBeInstanceOf(ConnectionLostError);
+      }
+    }
+    expect(twice).toEqual([]);
+    expect(lanes.map((lane) => lane.worker.stats().lost)).toEqual([0, 0, 0, 0]);
+    // Nothing waited out its lease: the last job ran well within one lease of the promotion.
+    expect(drainedAt - failover.healedAt).toBeLessThan(LEASE_MS / 2);
+  }, 60_000);
+});
