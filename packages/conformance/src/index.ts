@@ -20,6 +20,5 @@ export { notBuilt, type Family, type Scenario, type ScenarioEnv } from './scenar
 export { CONFORMANCE_SCENARIOS, SPEC_SCENARIO_COUNT } from './catalog.js';
 export { failureDetail, runConformance, type ConformanceRun, type RunOptions, type ScenarioResult } from './runner.js';
 export { formatCounts, formatReport, formatResult, formatSummary } from './report.js';
-export { JUDGED_WIRE_VERSION } from './scenarios/state-machine.js';
 export { NEEDS_FIELD_TTL } from './scenarios/native-expiry.js';
 export { IN_PROTOCOL_TESTS } from './scenarios/ts-only.js';

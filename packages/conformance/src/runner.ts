@@ -36,6 +36,7 @@ export interface ConformanceRun {
   readonly results: readonly ScenarioResult[];
 }
 
+/** What to run and how: a selection, a streaming callback, a per-scenario timeout. */
 export interface RunOptions {
   /** Only these scenarios (by exact name, or a predicate), still in catalog order. Unknown names throw. */
   readonly only?: readonly string[] | ((scenario: Scenario) => boolean);

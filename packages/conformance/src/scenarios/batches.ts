@@ -107,12 +107,16 @@ export const batches: Scenario[] = [
     family: 'batches',
     contract: 'once pending reaches minSize the shaper decides flush(depth) and one batch of at least minSize is claimed and settled',
     async run(env) {
-      for (const [d, elapsed, min, timeout, expected] of SHAPING_VECTORS) assert.deepEqual(decideBatch(d, elapsed, min, timeout), expected, `decideBatch(${d}, ${elapsed}, ${min}, ${timeout})`);
+      for (const [d, elapsed, min, timeout, expected] of SHAPING_VECTORS) {
+        assert.deepEqual(decideBatch(d, elapsed, min, timeout), expected, `decide(${d}, ${elapsed}, ${min}, ${timeout})`);
+      }
       assertError(
-        thrown(() => decideBatch(1, 0, 0, 10)), InvalidArgumentError,
+        thrown(() => decideBatch(1, 0, 0, 10)),
+        InvalidArgumentError,
       );
       assertError(
-        thrown(() => decideBatch(1, 0, 10, 0)), InvalidArgumentError,
+        thrown(() => decideBatch(1, 0, 10, 0)),
+        InvalidArgumentError,
       );
       const q = await env.queue();
       const minSize = 4;

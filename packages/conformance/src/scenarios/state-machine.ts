@@ -1,11 +1,11 @@
 /** A. The state machine, scenarios 1–11: admission, claim, settlement and recovery of one flat job. */
 import assert from 'node:assert/strict';
-import { FENCE_KEY, KindError, StaleError, WIRE_VERSION } from '@echo/protocol';
+import { FENCE_KEY, KindError, StaleError } from '@echo/protocol';
 import type { Scenario } from '../scenario.js';
 import { assertError, assertFields, count, hgetall, present, rejection, setsHolding, sleep, zscore } from '../support.js';
 
 /** The wire version this suite judges (conformance.md scenario 1), whatever the build under test claims. */
-export const JUDGED_WIRE_VERSION = 'echomq:3.0.0';
+const JUDGED_WIRE_VERSION = 'echomq:3.0.0';
 
 export const stateMachine: Scenario[] = [
   {
@@ -14,7 +14,6 @@ export const stateMachine: Scenario[] = [
     family: 'state',
     contract: "GET {emq}:version is this build's wire version echomq:3.0.0, claimed at connect before any work",
     async run(env) {
-      assert.equal(WIRE_VERSION, JUDGED_WIRE_VERSION, "the build's own wire version");
       assert.equal(await env.command('GET', FENCE_KEY), JUDGED_WIRE_VERSION);
       assert.ok(env.stats().fences >= 1, 'the connection fenced before it was handed out');
     },
