@@ -4,13 +4,17 @@ import tseslint from 'typescript-eslint';
 
 /**
  * The package graph is one-way: protocol depends on nothing of ours, pillars depend on protocol,
- * cache may read the bus, and nothing reaches into another package's files. These rules make a
- * wrong import a lint failure rather than a review comment.
+ * cache may read the bus, the conformance suite sits on top (protocol, queue, bus and the testkit's
+ * servers) and nothing imports it, and nothing reaches into another package's files. These rules
+ * make a wrong import a lint failure rather than a review comment.
  */
 const deepImports = {
-  group: ['@echo/*/*', '!@echo/*/package.json', '!@echo/testkit/conformance', '**/packages/*/src/**', '**/packages/*/dist/**', '../../*/src/**'],
+  group: ['@echo/*/*', '!@echo/*/package.json', '**/packages/*/src/**', '**/packages/*/dist/**', '../../*/src/**'],
   message: 'Import another package through its public entry point only (its `exports` map).',
 };
+
+/** The top of the graph: it runs the suite against the packages, so no package, bench or example may import it. */
+const conformance = { group: ['@echo/conformance', '@echo/conformance/*'], message: '@echo/conformance sits on top of the graph; nothing imports it.' };
 
 /** @param {string[]} forbidden @param {string} why @param {object[]} [paths] */
 const graph = (forbidden, why, paths = []) => ({
@@ -18,7 +22,7 @@ const graph = (forbidden, why, paths = []) => ({
     'error',
     {
       paths,
-      patterns: [deepImports, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why }))],
+      patterns: [deepImports, conformance, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why }))],
     },
   ],
 });
@@ -61,7 +65,7 @@ export default tseslint.config(
       '@typescript-eslint/no-confusing-void-expression': 'off',
       '@typescript-eslint/prefer-nullish-coalescing': 'off',
       '@typescript-eslint/non-nullable-type-assertion-style': 'off',
-      'no-restricted-imports': ['error', { patterns: [deepImports] }],
+      'no-restricted-imports': ['error', { patterns: [deepImports, conformance] }],
     },
   },
   {
@@ -91,6 +95,10 @@ export default tseslint.config(
   {
     files: ['packages/cache/src/**/*.ts'],
     rules: { ...graph(['@echo/queue'], 'The cache reads the protocol and, for coherence, the bus; never the queue.', thinPillar), ...pillarSyntax },
+  },
+  {
+    files: ['packages/conformance/**/*.ts'],
+    rules: graph(['@echo/cache'], '@echo/conformance judges the queue and the bus; it reads protocol, queue, bus and the testkit, never the cache.'),
   },
   {
     files: ['packages/testkit/src/**/*.ts'],

@@ -1,0 +1,57 @@
+/** The TS-only extensions, appended after scenario 79 under the additive-minor law. */
+import assert from 'node:assert/strict';
+import type { JobId } from '@echo/protocol';
+import { fill } from './batches.js';
+import { notBuilt, type Scenario } from '../scenario.js';
+import { count, present, setsHolding } from '../support.js';
+
+/** Why the three protocol-internal extensions are not run through a target. */
+export const IN_PROTOCOL_TESTS = "runs in @echo/protocol's own tests";
+
+export const tsOnly: Scenario[] = [
+  {
+    name: 'ts_fence_major',
+    family: 'ts',
+    contract: 'echomq:3.9.9 is accepted; echomq:4.0.0 gives VersionFenceError(version_major_mismatch); garbage gives foreign_version; a fence error on reconnect stops the connector for good',
+    // It rewrites the server-wide fence and kills connections, so it owns a server of its own there.
+    skip: IN_PROTOCOL_TESTS,
+    run: notBuilt,
+  },
+  {
+    name: 'ts_declared_keys',
+    family: 'ts',
+    contract: 'every catalogued script keeps the §6 key law: KEYS share one slot, and every built key has a declared root left of .. and a vid-checked value right of it',
+    skip: IN_PROTOCOL_TESTS,
+    run: notBuilt,
+  },
+  {
+    name: 'ts_vectors',
+    family: 'ts',
+    contract: 'the protocol.md §3.5 and §4.4 vectors and the bus.md §3 vectors all pass',
+    skip: IN_PROTOCOL_TESTS,
+    run: notBuilt,
+  },
+  {
+    name: 'ts_complete_cleans',
+    family: 'ts',
+    contract: 'completing, with the still-matching token, a job a retry put in schedule (or dead) leaves the id in neither schedule nor dead',
+    async run(env) {
+      const q = await env.queue();
+      const [scheduled, dead] = (await fill(env, q, 2)) as [JobId, JobId];
+      const [s, d] = await q.claimBatch(2, 30_000);
+      const held = [present(s, 'the first member'), present(d, 'the second member')] as const;
+      assert.equal(await q.retry(held[0], 60_000, 3, 'later'), 'scheduled');
+      assert.equal(await q.retry(held[1], 0, 1, 'dead'), 'dead');
+      assert.deepEqual(await setsHolding(env, q, scheduled), ['schedule']);
+      assert.deepEqual(await setsHolding(env, q, dead), ['dead']);
+      await q.complete(held[0]);
+      await q.complete(held[1]);
+      for (const id of [scheduled, dead]) {
+        assert.deepEqual(await setsHolding(env, q, id), []);
+        assert.equal(await count(env, 'EXISTS', q.keys.job(id)), 0);
+      }
+      assert.equal(await q.promote(), 0);
+      assert.deepEqual({ ...(await q.counts('completed', 'schedule', 'dead')) }, { completed: 2, schedule: 0, dead: 0 });
+    },
+  },
+];
