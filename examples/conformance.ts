@@ -34,7 +34,7 @@ function realQueue(queue: QueueLike): Queue {
 /** Every capability the suite knows, from the real packages over one fenced connection. */
 function target(conn: Connection): ConformanceTarget {
   return {
-    ...serverHarness(conn.client),
+    ...serverHarness(conn),
     wire: {
       command: (name, ...args) => conn.command(name, ...args),
       run: (name, keys, args = []) => {

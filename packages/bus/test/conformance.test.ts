@@ -22,7 +22,7 @@ const BUS_SCENARIOS = CONFORMANCE_SCENARIOS.filter((s) => s.needs.includes('open
 
 function busTarget(conn: Connection): ConformanceTarget {
   return {
-    ...serverHarness(conn.client),
+    ...serverHarness(conn),
     wire: { command: (name, ...args) => conn.command(name, ...args), stats: () => conn.stats() },
     mintId: (namespace) => mintId(namespace),
     openBus: (name) => Bus.open(name, { connection: conn }),

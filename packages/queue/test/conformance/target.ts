@@ -24,7 +24,7 @@ function realQueue(queue: QueueLike): Queue {
 /** The queue-side target: queues, workers, batch workers, a pool of connections and the host kit. */
 export function queueTarget(conn: Connection): ConformanceTarget {
   return {
-    ...serverHarness(conn.client),
+    ...serverHarness(conn),
     wire: {
       command: (name, ...args) => conn.command(name, ...args),
       run: (name, keys, args = []) => conn.run(scriptNamed(name), keys, args),

@@ -1,13 +1,19 @@
 /**
  * The harness members of a target that only the server itself can answer (flushing scripts,
- * scanning keys, listing clients), built from the ioredis client under a caller's connection. They
- * go to each master directly: a cluster caches scripts and holds keys per node.
+ * scanning keys, listing clients), built from a connection that lists its masters (or a raw ioredis
+ * client). They go to each master directly: a cluster caches scripts and holds keys per node.
  */
 import { Cluster, type Redis } from 'ioredis';
 import type { ConformanceTarget, NodeLike, WireArg } from './types.js';
 
+/** A connection that answers its masters itself, as the protocol's `Connection.masters()` does. */
+export interface MastersSource {
+  masters(): readonly NodeLike[];
+}
+
 /** Every master of `client`, each answering commands itself. */
-export function mastersOf(client: Redis | Cluster): NodeLike[] {
+export function mastersOf(client: Redis | Cluster | MastersSource): readonly NodeLike[] {
+  if ('masters' in client) return client.masters();
   const nodes = client instanceof Cluster ? client.nodes('master') : [client];
   return nodes.map((node) => ({ command: (name: string, ...args: WireArg[]) => node.call(name, ...args) }));
 }
@@ -24,7 +30,7 @@ async function scanNode(node: NodeLike, pattern: string): Promise<string[]> {
 }
 
 /** `flushScripts`, `scanKeys` and `nodes` for a target whose connection runs on `client`. */
-export function serverHarness(client: Redis | Cluster): Pick<ConformanceTarget, 'flushScripts' | 'scanKeys'> & Required<Pick<ConformanceTarget, 'nodes'>> {
+export function serverHarness(client: Redis | Cluster | MastersSource): Pick<ConformanceTarget, 'flushScripts' | 'scanKeys'> & Required<Pick<ConformanceTarget, 'nodes'>> {
   return {
     async flushScripts() {
       for (const node of mastersOf(client)) await node.command('SCRIPT', 'FLUSH');

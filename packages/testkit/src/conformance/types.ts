@@ -41,8 +41,8 @@ export interface NodeLike {
 export interface SubscriberLike {
   command(name: string, ...args: WireArg[]): Promise<unknown>;
   pipeline(commands: readonly (readonly [string, ...WireArg[]])[]): Promise<readonly BatchResultLike[]>;
-  /** Adds a pub/sub message listener; answers its remover. */
-  onMessage(listener: (channel: string, message: string) => void): () => void;
+  /** Subscribes to channels; `onMessage` hears every message on them. Resolves once confirmed. */
+  subscribe(channels: readonly string[], options: { readonly onMessage: (message: { readonly channel: string; readonly payload: string }) => void }): Promise<unknown>;
   close(): Promise<void>;
 }
 
