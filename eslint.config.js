@@ -12,15 +12,31 @@ const deepImports = {
   message: 'Import another package through its public entry point only (its `exports` map).',
 };
 
-/** @param {string[]} forbidden @param {string} why */
-const graph = (forbidden, why) => ({
+/** @param {string[]} forbidden @param {string} why @param {{ group: string[], message: string }[]} [extra] */
+const graph = (forbidden, why, extra = []) => ({
   'no-restricted-imports': [
     'error',
     {
-      patterns: [deepImports, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why }))],
+      patterns: [deepImports, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why })), ...extra],
     },
   ],
 });
+
+/** The pillars reach Redis through the protocol's `Connection` only; their tests may still drive ioredis. */
+const noDriver = {
+  group: ['ioredis', 'ioredis/*'],
+  message: 'A pillar talks to Redis through @echo/protocol (Connection and its primitives), never through ioredis.',
+};
+
+/**
+ * A pillar's rule, over its whole package and, stricter, over its `src` (a later block replaces the
+ * rule for the files it matches, so the `src` block repeats the graph and adds the driver ban).
+ * @param {string} pillar @param {string[]} forbidden @param {string} why
+ */
+const pillar = (pillar, forbidden, why) => [
+  { files: [`packages/${pillar}/**/*.ts`], rules: graph(forbidden, why) },
+  { files: [`packages/${pillar}/src/**/*.ts`], rules: graph(forbidden, why, [noDriver]) },
+];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/coverage/**'] },
@@ -46,18 +62,9 @@ export default tseslint.config(
     files: ['packages/protocol/**/*.ts'],
     rules: graph(['@echo/queue', '@echo/bus', '@echo/cache'], '@echo/protocol sits below every pillar and imports none.'),
   },
-  {
-    files: ['packages/queue/**/*.ts'],
-    rules: graph(['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.'),
-  },
-  {
-    files: ['packages/bus/**/*.ts'],
-    rules: graph(['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.'),
-  },
-  {
-    files: ['packages/cache/**/*.ts'],
-    rules: graph(['@echo/queue'], 'The cache reads the protocol and, for coherence, the bus; never the queue.'),
-  },
+  ...pillar('queue', ['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.'),
+  ...pillar('bus', ['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.'),
+  ...pillar('cache', ['@echo/queue'], 'The cache reads the protocol and, for coherence, the bus; never the queue.'),
   {
     files: ['packages/testkit/src/**/*.ts'],
     ignores: ['packages/testkit/src/**/*.test.ts'],
