@@ -16,13 +16,22 @@ const deepImports = {
 /** The top of the graph: it runs the suite against the packages, so no package, bench or example may import it. */
 const conformance = { group: ['@echo/conformance', '@echo/conformance/*'], message: '@echo/conformance sits on top of the graph; nothing imports it.' };
 
-/** @param {string[]} forbidden @param {string} why @param {object[]} [paths] */
-const graph = (forbidden, why, paths = []) => ({
+/** The pillars reach Redis through the protocol's `Connection` only; their tests may still drive ioredis. */
+const noDriver = {
+  group: ['ioredis', 'ioredis/*'],
+  message: 'A pillar talks to Redis through @echo/protocol (Connection and its primitives), never through ioredis.',
+};
+
+/**
+ * @param {string[]} forbidden @param {string} why @param {object[]} [paths]
+ * @param {{ group: string[], message: string }[]} [extra]
+ */
+const graph = (forbidden, why, paths = [], extra = []) => ({
   'no-restricted-imports': [
     'error',
     {
       paths,
-      patterns: [deepImports, conformance, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why }))],
+      patterns: [deepImports, conformance, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why })), ...extra],
     },
   ],
 });
@@ -78,7 +87,7 @@ export default tseslint.config(
   },
   {
     files: ['packages/queue/src/**/*.ts'],
-    rules: { ...graph(['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.', thinPillar), ...pillarSyntax },
+    rules: { ...graph(['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.', thinPillar, [noDriver]), ...pillarSyntax },
   },
   {
     files: ['packages/bus/**/*.ts'],
@@ -86,7 +95,7 @@ export default tseslint.config(
   },
   {
     files: ['packages/bus/src/**/*.ts'],
-    rules: { ...graph(['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.', thinPillar), ...pillarSyntax },
+    rules: { ...graph(['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.', thinPillar, [noDriver]), ...pillarSyntax },
   },
   {
     files: ['packages/cache/**/*.ts'],
@@ -94,7 +103,7 @@ export default tseslint.config(
   },
   {
     files: ['packages/cache/src/**/*.ts'],
-    rules: { ...graph(['@echo/queue'], 'The cache reads the protocol and, for coherence, the bus; never the queue.', thinPillar), ...pillarSyntax },
+    rules: { ...graph(['@echo/queue'], 'The cache reads the protocol and, for coherence, the bus; never the queue.', thinPillar, [noDriver]), ...pillarSyntax },
   },
   {
     files: ['packages/conformance/**/*.ts'],

@@ -13,7 +13,17 @@
 export { Bus, type BusOptions, type BusRetentionTarget } from './bus.js';
 export { Stream, type ReadRange, type WindowOptions } from './stream.js';
 
-export { EventsListener, eventNameOf, listen, type EventListener, type EventSubscriber, type EventsListenerStats, type ListenOptions } from './events-listener.js';
+export {
+  EventsListener,
+  eventNameOf,
+  listen,
+  type EventListener,
+  type EventSubscriber,
+  type EventsListenerStats,
+  type LifecycleEventMap,
+  type LifecycleEventOf,
+  type ListenOptions,
+} from './events-listener.js';
 export { publish } from './publish.js';
 
 export { append, appendBatch, appendId, type AppendOptions, type EvtMinter } from './append.js';
@@ -35,4 +45,6 @@ export {
 export type { StreamEntry, StreamFields } from './fields.js';
 export { maxidCeil, minidFloor, type Instant } from './instant.js';
 export { xaddId } from './xadd-id.js';
-export { BatchAppendError, Resp3RequiredError, type BatchAppendResult } from './errors.js';
+export { BatchAppendError, type BatchAppendResult } from './errors.js';
+// Raised by the connector's subscribe; re-exported under its old home.
+export { Resp3RequiredError } from '@echo/protocol';

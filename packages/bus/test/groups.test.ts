@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { ConnectionLostError, InvalidArgumentError, ServerError, mintId, type Connection, type EvtId } from '@echo/protocol';
-import { uniqueName } from '@echo/testkit';
+import { uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, xaddId, type GroupConsumer, type GroupEntry, type Stream } from '../src/index.js';
 import { autoclaimReply, readGroupEntries } from '../src/replies.js';
@@ -234,11 +233,13 @@ describe('GroupConsumer', () => {
     // leaves behind. Inside MULTI, the blocked read of the real c1 is only served after EXEC, and by then
     // the entry is no longer new.
     const id = mintId('EVT');
-    await (conn.client as Redis)
+    const admin = (await useRedis()).client();
+    await admin
       .multi()
       .call('XADD', stream.key, xaddId(id), 'id', id, 'n', 'lost')
       .call('XREADGROUP', 'GROUP', 'g', 'c1', 'COUNT', '10', 'STREAMS', stream.key, '>')
-      .exec();
+      .exec()
+      .finally(() => admin.disconnect());
     await sleep(100);
     expect(seen).toEqual([]);
     expect((await pending(stream, 'g')).map((p) => p[1])).toEqual(['c1']);

@@ -41,9 +41,8 @@ describe('conformance 74 stream_verbs', () => {
     const key = queueKeys(queue).stream('verbs');
     const own = await conn.duplicate();
     const pushes: string[] = [];
-    own.client.on('message', (_channel: string, message: string) => pushes.push(message));
     try {
-      await own.command('SUBSCRIBE', `${queue}.push`);
+      await own.subscribe([`${queue}.push`], { onMessage: ({ payload }) => pushes.push(payload) });
 
       // XADD with a server id.
       const first = mintId('EVT');

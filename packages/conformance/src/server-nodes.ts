@@ -1,21 +1,16 @@
 /**
  * What only the server itself can answer (flushing scripts, scanning keys, listing and killing
- * clients), asked of every master directly: a cluster caches scripts and holds keys per node. This
- * is the one place the suite reaches past the connector, through its underlying client.
+ * clients), asked of every master directly: a cluster caches scripts and holds keys per node. The
+ * connector's `masters()` sends each command to one node through its gate and error mapping.
  */
-import { Cluster } from 'ioredis';
-import type { Arg, Connection } from '@echo/protocol';
+import type { Connection, MasterNode } from '@echo/protocol';
 
 /** One master, answering commands itself (`CLIENT LIST`, `PUBSUB NUMSUB`, `SCRIPT FLUSH`). */
-export interface ServerNode {
-  command(name: string, ...args: Arg[]): Promise<unknown>;
-}
+export type ServerNode = Pick<MasterNode, 'command'>;
 
 /** Every master behind `conn`, each answering commands itself. */
-export function mastersOf(conn: Connection): ServerNode[] {
-  const client = conn.client;
-  const nodes = client instanceof Cluster ? client.nodes('master') : [client];
-  return nodes.map((node) => ({ command: (name: string, ...args: Arg[]) => node.call(name, ...args) }));
+export function mastersOf(conn: Connection): readonly ServerNode[] {
+  return conn.masters();
 }
 
 /** Every key matching `pattern` on one node (SCAN, never KEYS). */

@@ -38,6 +38,7 @@ export {
   CrossSlotError,
   KeyLawError,
   OutageReport,
+  Resp3RequiredError,
   ShaMismatchError,
   VersionFenceError,
 } from './errors/connection.js';
@@ -57,12 +58,28 @@ export { compileKeyShape, type KeyResolver, type KeyScope } from './transitions/
 export { execute, executeAll, transition, type Settled, type Transition } from './transitions/transition.js';
 export { flowLink, type FlowLink } from './transitions/values.js';
 export type { ClaimedRow, HeldJob } from './transitions/index.js';
+export type { MasterNode } from './connector/masters.js';
+export type { PubSubMessage, Payload, SubscribeOptions, Subscription, SubscriptionEvents } from './connector/subscription.js';
+export { INVALIDATE_CHANNEL, type Tracking, type TrackingEvents, type TrackingOptions } from './connector/tracking.js';
 export { checkCall, type Arg } from './connector/call-shape.js';
 export { type ConnectOptions, type NodeAddress, reconnectDelay } from './connector/options.js';
 export type { ConnectionStats } from './connector/stats.js';
 export { FENCE_KEY, WIRE_VERSION, claimOrVerify, judgeVersion, type FenceIo } from './connector/fence.js';
 
 export { EVENT_NAMES, encodeEvent, parseEvent, type EventName, type LifecycleEvent } from './events.js';
+export {
+  EventsListener,
+  eventNameOf,
+  type EventListener,
+  type EventSubscriber,
+  type EventsListenerParts,
+  type EventsListenerStats,
+  type LifecycleEventMap,
+  type LifecycleEventOf,
+  type ListenOptions,
+  type RawLifecycleMessage,
+} from './events-listener.js';
+export { TypedEmitter, type Listener, type ListenerErrorHandler } from './typed-emitter.js';
 export {
   JOB_FIELDS,
   ROW_STATES,

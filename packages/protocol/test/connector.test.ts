@@ -209,9 +209,8 @@ describe('reconnect', () => {
     const sub = await Connection.connect({ url: server.url, name: 'echo-sub' });
     const admin = server.client();
     const got: string[] = [];
-    sub.onMessage((channel, message) => got.push(`${channel}:${message}`));
     try {
-      await sub.subscribe('emq:{subq}:events');
+      await sub.subscribe(['emq:{subq}:events'], { onMessage: ({ channel, payload }) => got.push(`${channel}:${payload}`) });
       await admin.publish('emq:{subq}:events', 'one');
       await new Promise((r) => setTimeout(r, 50));
       await admin.call('CLIENT', 'KILL', 'SKIPME', 'yes', 'TYPE', 'pubsub');

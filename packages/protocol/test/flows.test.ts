@@ -14,7 +14,7 @@ let conn: Connection;
 beforeAll(async () => {
   const server = await useRedis();
   conn = await Connection.connect({ url: server.url, strictKeys: true });
-  expect(conn.options.strictKeys).toBe(true);
+  expect(conn.strictKeys).toBe(true);
 });
 
 afterAll(async () => {

@@ -18,7 +18,7 @@ export function useStrictConnection(): void {
   const server = await useRedis();
   // Strict: every script runs through the key-law checker, so an undeclared key fails the test.
   conn = await Connection.connect({ url: server.url, strictKeys: true });
-  expect(conn.options.strictKeys).toBe(true);
+  expect(conn.strictKeys).toBe(true);
   });
   afterAll(async () => {
     await conn.close();

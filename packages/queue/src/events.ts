@@ -1,5 +1,4 @@
-import type { Connection} from '@echo/protocol';
-import { encodeEvent, parseEvent, queueKeys, type EventName, type JobId, type LifecycleEvent } from '@echo/protocol';
+import { EventsListener, encodeEvent, type Connection, type EventName, type EventsListenerParts, type JobId, type LifecycleEvent, type ListenOptions } from '@echo/protocol';
 
 /**
  * Publishes a lifecycle event after a verdict (queue.md §12). Best effort by contract: a failed
@@ -9,42 +8,25 @@ export function publishEvent(conn: Connection, channel: string, event: EventName
   conn.command('PUBLISH', channel, encodeEvent(event, id, extra)).catch((error: unknown) => onError?.(error));
 }
 
-/** A listener for one queue's lifecycle events. */
-export type EventListener = (event: LifecycleEvent) => void;
+export type { EventListener } from '@echo/protocol';
 
 /**
- * Listens to a queue's events channel on its own connection (bus.md §1.3). Delivery is at most
- * once: events published while nobody listens, or between a socket drop and the re-subscribe, are
- * gone. The subscription is re-issued after every reconnect.
+ * A queue's lifecycle events on their own connection (bus.md §1.3): the protocol's one
+ * {@link EventsListener}, typed per event name (`on('completed', …)`), plus {@link waitFor}.
+ * Delivery is at most once: events published while nobody listens, or between a socket drop and the
+ * re-subscribe, are gone. The subscription is re-issued after every reconnect.
  */
-export class QueueEvents {
-  readonly channel: string;
-  readonly #conn: Connection;
-  readonly #listeners = new Set<EventListener>();
-
-  private constructor(conn: Connection, channel: string) {
-    this.#conn = conn;
-    this.channel = channel;
-    conn.onMessage((from, message) => {
-      if (from !== this.channel) return;
-      const event = parseEvent(message);
-      if (!event) return;
-      for (const listener of this.#listeners) listener(event);
-    });
+export class QueueEvents extends EventsListener {
+  protected constructor(parts: EventsListenerParts) {
+    super(parts);
   }
 
-  /** Opens a dedicated connection (duplicated from `conn`) and subscribes to `queue`'s channel. */
-  static async open(conn: Connection, queue: string): Promise<QueueEvents> {
-    const channel = queueKeys(queue).events;
-    const own = await conn.duplicate();
-    await own.subscribe(channel);
-    return new QueueEvents(own, channel);
-  }
-
-  /** Adds a listener; answers a function that removes it. */
-  on(listener: EventListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+  /**
+   * Opens a dedicated connection (duplicated from `conn`) and subscribes to `queue`'s channel.
+   * Without `onError`, a listener that throws is rethrown on a later tick.
+   */
+  static override open(conn: Connection, queue: string, options: ListenOptions = {}): Promise<QueueEvents> {
+    return EventsListener.attach(conn, queue, options, (parts) => new QueueEvents(parts));
   }
 
   /**
@@ -57,7 +39,7 @@ export class QueueEvents {
         off();
         reject(new Error(`no verdict for ${id} within ${timeoutMs} ms`));
       }, timeoutMs);
-      const off = this.on((event) => {
+      const off = this.on('*', (event) => {
         if (event.job !== id) return;
         if (event.event === 'completed' || (event.event === 'failed' && event.fields.outcome === 'dead')) {
           clearTimeout(timer);
@@ -66,11 +48,5 @@ export class QueueEvents {
         }
       });
     });
-  }
-
-  /** Unsubscribes and closes the connection. */
-  async close(): Promise<void> {
-    this.#listeners.clear();
-    await this.#conn.close();
   }
 }

@@ -97,12 +97,11 @@ export class WorkerRuntime<T> {
 
   /** The one blocking read: wakes one parked slot per token or per beat. */
   async #park(): Promise<void> {
-    const seconds = (this.options.blockMs / 1000).toFixed(3);
     while (this.#running) {
       await this.idle.whenSomeoneWaits();
       if (!this.isRunning()) return;
       try {
-        await this.#blocking.command('BLPOP', this.queue.keys.wake, seconds);
+        await this.#blocking.blockingPop(this.queue.keys.wake, this.options.blockMs);
       } catch (error) {
         if (!this.isRunning() || this.report(error)) return;
         await sleep(Math.min(this.options.blockMs, 250));

@@ -54,10 +54,9 @@ export class BroadcastLane implements CoherenceLane {
   static async start(connection: Connection, target: CoherenceTarget, capacity: number): Promise<BroadcastLane> {
     const subscriber = await connection.duplicate(`echo-cache-coh-${target.name}`);
     const lane = new BroadcastLane(target, subscriber, capacity);
-    subscriber.client.on('messageBuffer', (channel: Buffer, message: unknown) => lane.#receive(channel, message));
     try {
       // Through the connector, which re-issues it after every reconnect once the fence has passed.
-      await subscriber.subscribe(lane.#channel);
+      await subscriber.subscribe([lane.#channel], { buffers: true, onMessage: ({ payload }) => lane.#receive(payload) });
     } catch (error) {
       await subscriber.close({ immediate: true });
       throw error;
@@ -85,9 +84,9 @@ export class BroadcastLane implements CoherenceLane {
     await this.#subscriber.close({ immediate: true });
   }
 
-  #receive(channel: Buffer, payload: unknown): void {
-    if (this.#stopped || channel.toString('latin1') !== this.#channel) return;
-    const message = Buffer.isBuffer(payload) ? parseMessage(payload) : null;
+  #receive(payload: Buffer): void {
+    if (this.#stopped) return;
+    const message = parseMessage(payload);
     if (message === null) {
       this.#malformed++;
       return;

@@ -42,9 +42,8 @@ async function streamVerbs(env: ScenarioEnv): Promise<void> {
   const key = (await env.bus()).stream('verbs').key;
   const own = await env.subscriber();
   const pushes: string[] = [];
-  own.onMessage((_channel, message) => pushes.push(message));
   const channel = `${env.name()}.push`;
-  await own.command('SUBSCRIBE', channel);
+  await own.subscribe([channel], { onMessage: ({ payload }) => pushes.push(payload) });
 
   const first = env.mintId('EVT');
   const xid1 = String(await own.command('XADD', key, '*', 'id', first, 'k', 'v1'));

@@ -1,27 +1,69 @@
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, Redis, type Command, type RedisOptions } from 'ioredis';
+import type { Arg } from './call-shape.js';
+import type { InFlight } from './in-flight.js';
 import type { ResolvedOptions } from './options.js';
 
+/**
+ * A standalone client that records every call it writes in the connector's {@link InFlight}
+ * registry, through the driver's public `sendCommand`, which every call and pipeline member passes.
+ */
+class TrackedRedis extends Redis {
+  readonly #inFlight: InFlight;
+
+  constructor(options: Omit<RedisOptions, 'replyMapping'>, inFlight: InFlight) {
+    super(options);
+    this.#inFlight = inFlight;
+  }
+
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    this.#inFlight.add(command);
+    return super.sendCommand(command, stream);
+  }
+}
+
+/** The raw calls a {@link Wire}'s `prepare` step makes, after the fence and before the gate opens. */
+export interface PrepareIo {
+  call(name: string, ...args: Arg[]): Promise<unknown>;
+  subscribe(channel: string): Promise<void>;
+}
+
+/**
+ * What a dedicated connection the connector opens for itself does beyond a plain one: speak RESP2,
+ * run a step after every fence before its gate opens, and hear its socket's messages and losses
+ * first-hand.
+ */
+export interface Wire {
+  readonly resp2?: boolean;
+  readonly prepare?: (io: PrepareIo) => Promise<void>;
+  readonly sink?: (channel: string, payload: unknown) => void;
+  readonly onLost?: () => void;
+}
+
 /** The ioredis client for one server, configured so the connector owns replay, resubscribe and readiness. */
-export function createRedis(o: ResolvedOptions, retry: (attempt: number) => number | null): Redis {
-  return new Redis({
-    host: o.host,
-    port: o.port,
-    ...(o.username === undefined ? {} : { username: o.username }),
-    ...(o.password === undefined ? {} : { password: o.password }),
-    db: o.db,
-    ...(o.name === undefined ? {} : { connectionName: o.name }),
-    lazyConnect: true,
-    // Our gate queues callers until the fence passes; ioredis must not replay anything itself.
-    enableOfflineQueue: false,
-    autoResendUnfulfilledCommands: false,
-    // We re-issue subscriptions ourselves, after the fence: ioredis would send them first.
-    autoResubscribe: false,
-    enableReadyCheck: false,
-    disableClientInfo: true,
-    maxRetriesPerRequest: null,
-    connectTimeout: o.connectTimeoutMs,
-    retryStrategy: retry,
-  });
+export function createRedis(o: ResolvedOptions, retry: (attempt: number) => number | null, inFlight: InFlight, wire: Wire = {}): Redis {
+  return new TrackedRedis(
+    {
+      host: o.host,
+      port: o.port,
+      ...(o.username === undefined ? {} : { username: o.username }),
+      ...(o.password === undefined ? {} : { password: o.password }),
+      db: o.db,
+      ...(o.name === undefined ? {} : { connectionName: o.name }),
+      ...(wire.resp2 === true ? { protocol: 2 as const } : {}),
+      lazyConnect: true,
+      // Our gate queues callers until the fence passes; ioredis must not replay anything itself.
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      // We re-issue subscriptions ourselves, after the fence: ioredis would send them first.
+      autoResubscribe: false,
+      enableReadyCheck: false,
+      disableClientInfo: true,
+      maxRetriesPerRequest: null,
+      connectTimeout: o.connectTimeoutMs,
+      retryStrategy: retry,
+    },
+    inFlight,
+  );
 }
 
 /** The ioredis cluster client; the same ownership rules, per node. */

@@ -8,6 +8,8 @@ import {
 } from '../errors/connection.js';
 import { EchoError } from '../errors/echo-error.js';
 import { mapReplyError } from '../errors/registry.js';
+import { InvalidArgumentError } from '../errors/validation.js';
+import { ServerError } from '../errors/wire.js';
 import type { Script } from '../scripts/script.js';
 import { strictVariant } from '../scripts/strict.js';
 import { checkCall, type Arg } from './call-shape.js';
@@ -15,9 +17,14 @@ import { deferred, within, type Deferred } from './deferred.js';
 import { isAuthFailure, isNoScript, rejected, toConnectError } from './failures.js';
 import { claimOrVerify } from './fence.js';
 import { checkDigest, loadOnMasters } from './script-load.js';
-import { createCluster, createRedis } from './clients.js';
+import { createCluster, createRedis, type Wire } from './clients.js';
+import { InFlight } from './in-flight.js';
+import { masterNodes, type MasterNode } from './masters.js';
 import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
 import { emptyStats, type ConnectionStats } from './stats.js';
+import { checkNames, PubSub } from './pub-sub.js';
+import type { AnySubscribeOptions, Payload, SubscribeOptions, Subscription } from './subscription.js';
+import { Tracking, type TrackingOptions } from './tracking.js';
 
 type Client = Redis | Cluster;
 
@@ -31,11 +38,6 @@ export interface ScriptCall {
 /** The outcome of one member of a batch; members fail independently. */
 export type BatchResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: Error };
 
-/** The ioredis method that fails queued calls; private in its types, stable in its code. */
-interface Flushable {
-  flushQueue(error: Error, options: { offlineQueue: boolean; commandQueue: boolean }): void;
-}
-
 type State = 'connecting' | 'ready' | 'down' | 'closed' | 'fatal';
 
 /** How soon a failed heal of the gate looks at the client again. */
@@ -48,24 +50,41 @@ const HEAL_RETRY_MS = 250;
  * boot failure on a reconnect stops the connection for good and fails every waiter with that error.
  */
 export class Connection {
-  readonly options: ResolvedOptions;
+  readonly #options: ResolvedOptions;
+  readonly #wire: Wire;
   readonly #client: Client;
+  readonly #inFlight = new InFlight();
   readonly #stats = emptyStats();
   #state: State = 'connecting';
   #gate: Deferred<undefined> = deferred<undefined>();
   #fatal: Error | undefined;
   #everReady = false;
   readonly #loading = new Map<string, Promise<void>>();
-  readonly #channels = new Set<string>();
   #healing: Promise<void> | undefined;
+  readonly #pubSub: PubSub;
 
-  private constructor(options: ResolvedOptions) {
-    this.options = options;
+  private constructor(options: ResolvedOptions, wire: Wire = {}) {
+    this.#options = options;
+    this.#wire = wire;
     const retry = (attempt: number): number | null => (this.#stopped() ? null : reconnectDelay(attempt));
-    this.#client = options.cluster ? createCluster(options, retry) : createRedis(options, retry);
+    this.#client = options.cluster ? createCluster(options, retry) : createRedis(options, retry, this.#inFlight, wire);
+    this.#pubSub = new PubSub({
+      client: this.#client,
+      ready: () => this.#whenReady(),
+      isReady: () => this.#state === 'ready',
+      mapError: (error) => this.#mapError(error),
+      sent: () => {
+        this.#stats.commands++;
+      },
+    });
     this.#client.on('ready', () => void this.#onReady());
     this.#client.on('close', () => this.#onClose());
     this.#client.on('error', (error: Error) => this.#onError(error));
+    this.#client.on('messageBuffer', (channel: Buffer | string, payload: unknown) => {
+      const name = typeof channel === 'string' ? channel : channel.toString();
+      this.#wire.sink?.(name, payload);
+      this.#pubSub.deliver(name, payload);
+    });
   }
 
   /**
@@ -80,7 +99,17 @@ export class Connection {
 
   /** True when talking to a Redis Cluster. */
   get isCluster(): boolean {
-    return this.options.cluster !== undefined;
+    return this.#options.cluster !== undefined;
+  }
+
+  /** True when every script runs as its strict twin, which refuses undeclared keys (protocol.md §6). */
+  get strictKeys(): boolean {
+    return this.#options.strictKeys;
+  }
+
+  /** The `CLIENT SETNAME` this connection uses, if any. */
+  get name(): string | undefined {
+    return this.#options.name;
   }
 
   /** `ready` while fenced and usable; `closed` after {@link close}; `fatal` after a fence or auth failure. */
@@ -94,20 +123,10 @@ export class Connection {
   }
 
   /** Opens another fenced connection with the same options, for blocking verbs and subscriptions. */
-  duplicate(name?: string): Promise<Connection> {
-    const o = this.options;
-    return Connection.connect({
-      host: o.host,
-      port: o.port,
-      db: o.db,
-      connectTimeoutMs: o.connectTimeoutMs,
-      reconnectWaitMs: o.reconnectWaitMs,
-      strictKeys: o.strictKeys,
-      ...(o.username === undefined ? {} : { username: o.username }),
-      ...(o.password === undefined ? {} : { password: o.password }),
-      ...(o.cluster === undefined ? {} : { cluster: o.cluster }),
-      ...(name === undefined ? (o.name === undefined ? {} : { name: o.name }) : { name }),
-    });
+  async duplicate(name?: string): Promise<Connection> {
+    const connection = new Connection(this.#named(name));
+    await connection.#open();
+    return connection;
   }
 
   /**
@@ -118,7 +137,7 @@ export class Connection {
   async run(script: Script, keys: readonly string[], args: readonly Arg[] = []): Promise<unknown> {
     checkCall(script, keys, args);
     if (this.#state !== 'ready') await this.#whenReady();
-    const s = this.options.strictKeys ? strictVariant(script) : script;
+    const s = this.#options.strictKeys ? strictVariant(script) : script;
     this.#stats.commands++;
     this.#stats.evalshaCalls++;
     try {
@@ -144,7 +163,7 @@ export class Connection {
     if (calls.length === 0) return [];
     for (const call of calls) checkCall(call.script, call.keys, call.args);
     if (this.#state !== 'ready') await this.#whenReady();
-    const variants = calls.map((c) => (this.options.strictKeys ? strictVariant(c.script) : c.script));
+    const variants = calls.map((c) => (this.#options.strictKeys ? strictVariant(c.script) : c.script));
     const results = await this.#pipelineEval(calls, variants, calls.map((_, i) => i));
     const cold = results.flatMap((r, i) => (!r.ok && isNoScript(r.error) ? [i] : []));
     if (cold.length > 0) {
@@ -188,38 +207,6 @@ export class Connection {
     }
   }
 
-  /**
-   * Subscribes this connection to pub/sub channels (use a dedicated connection: see
-   * {@link duplicate}). The set is kept and re-issued after every reconnect, once the fence has
-   * passed. Messages arrive through {@link onMessage}. At most once: anything published while the
-   * socket was down is gone.
-   */
-  async subscribe(...channels: string[]): Promise<void> {
-    if (this.#state !== 'ready') await this.#whenReady();
-    for (const channel of channels) this.#channels.add(channel);
-    this.#stats.commands++;
-    try {
-      await this.#client.subscribe(...channels);
-    } catch (error) {
-      throw this.#mapError(error);
-    }
-  }
-
-  /** Leaves channels; they are no longer re-issued after a reconnect. */
-  async unsubscribe(...channels: string[]): Promise<void> {
-    for (const channel of channels) this.#channels.delete(channel);
-    if (this.#state !== 'ready') return;
-    await this.#client.unsubscribe(...channels).catch((error: unknown) => {
-      throw this.#mapError(error);
-    });
-  }
-
-  /** Calls `listener` for every pub/sub message this connection receives; answers a remover. */
-  onMessage(listener: (channel: string, message: string) => void): () => void {
-    this.#client.on('message', listener);
-    return () => this.#client.off('message', listener);
-  }
-
   /** Sends plain commands in one pipeline; each reply or error comes back in order. */
   async pipeline(commands: readonly (readonly [string, ...Arg[]])[]): Promise<BatchResult[]> {
     if (commands.length === 0) return [];
@@ -233,11 +220,66 @@ export class Connection {
   }
 
   /**
-   * The underlying ioredis client, for what the connector does not wrap (subscriptions, blocking
-   * reads). Commands sent through it bypass the fence gate; use it only after `connect` resolved.
+   * Pops the head of list `key`, waiting up to `timeoutMs` (0: until a push or {@link close}) for
+   * one to arrive (`BLPOP`). Answers the popped value, or `null` on timeout. It holds the socket
+   * while it waits, so call it on a dedicated connection (see {@link duplicate});
+   * `close({ immediate: true })` interrupts it with {@link ConnectionClosedError}.
+   *
+   * @throws InvalidArgumentError for an empty key or a timeout that is not a non-negative integer.
    */
-  get client(): Client {
-    return this.#client;
+  async blockingPop(key: string, timeoutMs: number): Promise<string | null> {
+    if (typeof key !== 'string' || key === '') throw new InvalidArgumentError('key', 'must be a non-empty string');
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) throw new InvalidArgumentError('timeoutMs', 'must be a non-negative integer (0 waits until a push or close)');
+    const reply = await this.command('BLPOP', key, (timeoutMs / 1000).toFixed(3));
+    if (reply === null) return null;
+    const value = (reply as readonly unknown[])[1];
+    return Buffer.isBuffer(value) ? value.toString() : String(value);
+  }
+
+  /**
+   * Subscribes to pub/sub channels (use a dedicated connection: see {@link duplicate}). Resolves
+   * once the server confirmed the subscription, so a message published after that arrives. The
+   * connector keeps the channels and re-issues them after every reconnect, once the version fence
+   * has passed; each confirmation is a `subscribed` event. At most once: a message published while
+   * the socket was down is gone.
+   *
+   * @throws InvalidArgumentError for an empty channel list or an empty channel name.
+   * @throws Resp3RequiredError when the server negotiated RESP2 (protocol.md §12).
+   */
+  subscribe(channels: readonly string[], options?: SubscribeOptions): Promise<Subscription>;
+  subscribe(channels: readonly string[], options: SubscribeOptions<true> & { readonly buffers: true }): Promise<Subscription<Buffer>>;
+  subscribe(channels: readonly string[], options: AnySubscribeOptions = {}): Promise<Subscription<Payload>> {
+    return this.#pubSub.subscribe(channels, options);
+  }
+
+  /**
+   * Opens a dedicated connection, with these options, that reports every write under `prefixes`
+   * by any client: server-assisted client-side caching in broadcast mode. `onInvalidate` is in
+   * place before tracking is first turned on. After every reconnect the fence runs, then tracking
+   * is turned on again, and the handle emits `armed`; invalidations sent while the socket was down
+   * are lost, which its `lost` event announces.
+   *
+   * @throws InvalidArgumentError on a cluster (tracking is per node: one connection cannot cover a
+   *   prefix) or for an empty prefix list.
+   * @throws a typed error (for example PermissionError) when the server refuses to turn tracking on.
+   */
+  async openTracking(prefixes: readonly string[], onInvalidate: (keys: readonly string[] | null) => void, options: TrackingOptions = {}): Promise<Tracking> {
+    if (this.isCluster) throw new InvalidArgumentError('tracking', 'needs a standalone server: on a cluster, tracking is per node');
+    checkNames('prefixes', prefixes);
+    const [tracking, wire, bind] = Tracking.create(prefixes, onInvalidate, options.onListenerError);
+    const connection = new Connection(this.#named(options.name), wire);
+    bind(() => connection.close({ immediate: true }));
+    await connection.#open();
+    return tracking;
+  }
+
+  /** Every master (one on a standalone server), each answering commands itself: `SCRIPT FLUSH`, `SCAN`. */
+  masters(): readonly MasterNode[] {
+    return masterNodes(this.#client, async (node, name, args) => {
+      if (this.#state !== 'ready') await this.#whenReady();
+      this.#stats.commands++;
+      return this.#mapped(() => node.call(name, ...args));
+    });
   }
 
   /**
@@ -250,6 +292,7 @@ export class Connection {
     const wasFatal = this.#state === 'fatal';
     this.#state = 'closed';
     if (!this.#gate.settled()) this.#gate.reject(new ConnectionClosedError());
+    this.#pubSub.endAll();
     if (wasFatal) return;
     if (options.immediate) {
       this.#client.disconnect(false);
@@ -262,15 +305,55 @@ export class Connection {
     }
   }
 
+  /** These options, under another `CLIENT SETNAME` when one is given. */
+  #named(name: string | undefined): ResolvedOptions {
+    return name === undefined ? this.#options : { ...this.#options, name };
+  }
+
+  /** Sends straight to the socket (no gate), mapping a failure like every other call. */
+  async #mapped<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw this.#mapError(error);
+    }
+  }
+
+  /**
+   * Runs the connection's own step after a fence, before the gate opens. A refusal on the first
+   * connect is a configuration error and fails it; on a later one the socket is dropped so that
+   * the step is retried on the reconnect schedule. Answers whether the gate may open.
+   */
+  async #prepare(): Promise<boolean> {
+    const prepare = this.#wire.prepare;
+    if (prepare === undefined) return true;
+    try {
+      await prepare({
+        call: (name, ...args) => this.#mapped(() => this.#client.call(name, ...args)),
+        subscribe: (channel) =>
+          this.#mapped(async () => {
+            await this.#client.subscribe(channel);
+          }),
+      });
+      return !this.#stopped();
+    } catch (error) {
+      // A lost socket is retried by the reconnect its close already scheduled.
+      if (this.#stopped() || error instanceof ConnectionLostError) return false;
+      if (!this.#everReady) this.#fail(error instanceof EchoError ? error : new ServerError(String(error), { cause: error }));
+      else this.#client.disconnect(true);
+      return false;
+    }
+  }
+
   async #open(): Promise<void> {
     const opened = (async () => {
       await this.#client.connect();
       await this.#gate.promise;
     })();
     try {
-      await within(opened, this.options.connectTimeoutMs, () => new ConnectError(`no fenced connection within ${this.options.connectTimeoutMs} ms`));
+      await within(opened, this.#options.connectTimeoutMs, () => new ConnectError(`no fenced connection within ${this.#options.connectTimeoutMs} ms`));
     } catch (error) {
-      const typed = this.#fatal ?? (error instanceof ConnectError ? error : toConnectError(error, this.options));
+      const typed = this.#fatal ?? (error instanceof ConnectError ? error : toConnectError(error, this.#options));
       this.#state = 'closed';
       this.#client.disconnect(false);
       throw typed;
@@ -299,28 +382,20 @@ export class Connection {
       else if (!this.#stopped()) this.#client.disconnect(true);
       return;
     }
-    if (this.#stopped()) return;
+    if (this.#stopped() || !(await this.#prepare())) return;
     this.#stats.fences++;
     if (this.#everReady) this.#stats.reconnects++;
     this.#everReady = true;
     this.#state = 'ready';
-    if (this.#channels.size > 0) {
-      this.#client.subscribe(...this.#channels).catch(() => {
-        // A drop during the re-subscribe leads to another reconnect, which tries again.
-      });
-    }
+    this.#pubSub.resubscribe();
     this.#gate.resolve(undefined);
   }
 
   #onClose(): void {
     // ioredis, told not to replay, silently drops the calls that were in flight when the socket
     // closed; their promises would never settle. Fail them now: they may or may not have run.
-    if (this.#client instanceof Redis) {
-      (this.#client as unknown as Flushable).flushQueue(new ConnectionLostError('connection lost while the call was in flight'), {
-        offlineQueue: true,
-        commandQueue: true,
-      });
-    }
+    this.#inFlight.failAll(() => new ConnectionLostError('connection lost while the call was in flight'));
+    this.#wire.onLost?.();
     if (this.#state !== 'ready') return;
     this.#state = 'down';
     this.#gate = deferred<undefined>();
@@ -344,7 +419,7 @@ export class Connection {
     if (this.#state === 'closed') throw new ConnectionClosedError();
     if (this.#state === 'fatal') throw this.#fatal ?? new ConnectionClosedError();
     this.#heal();
-    await within(this.#gate.promise, this.options.reconnectWaitMs, () => new ConnectionLostError(`not reconnected within ${this.options.reconnectWaitMs} ms`));
+    await within(this.#gate.promise, this.#options.reconnectWaitMs, () => new ConnectionLostError(`not reconnected within ${this.#options.reconnectWaitMs} ms`));
   }
 
   /**

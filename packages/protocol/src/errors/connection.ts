@@ -117,3 +117,14 @@ export class KeyLawError extends EchoError {
     super('key_law', message);
   }
 }
+
+/**
+ * A subscription was asked of a connection that negotiated RESP2 (protocol.md §12): there, pushes
+ * and replies cannot share one socket, so the connector's own fence could not run after a
+ * reconnect.
+ */
+export class Resp3RequiredError extends EchoError {
+  constructor(message = 'subscriptions require a RESP3 connection') {
+    super('requires_resp3', message);
+  }
+}

@@ -1,0 +1,44 @@
+/** What the registry needs of one sent command: whether it settled, and a way to fail it. */
+export interface Settleable {
+  readonly isSettled: boolean;
+  reject(error: Error): void;
+}
+
+/** Below this many entries the registry never sweeps. */
+const MIN_SWEEP = 256;
+
+/**
+ * The calls written to one socket and not yet answered. The driver is told never to replay a call
+ * after a reconnect, and then drops the calls that were in flight when the socket closed without
+ * settling them; the connector fails them itself through this registry, since only the caller knows
+ * whether a call that may or may not have run is safe to send again.
+ *
+ * Settled calls are swept lazily, when the registry has doubled since the last sweep, so the hot
+ * path costs one set insertion per call and no extra promise reaction.
+ */
+export class InFlight {
+  #calls = new Set<Settleable>();
+  #sweepAt = MIN_SWEEP;
+
+  /** How many calls the registry holds; settled ones linger until the next sweep. */
+  get size(): number {
+    return this.#calls.size;
+  }
+
+  /** Registers a call as written. */
+  add(call: Settleable): void {
+    this.#calls.add(call);
+    if (this.#calls.size < this.#sweepAt) return;
+    for (const done of this.#calls) if (done.isSettled) this.#calls.delete(done);
+    this.#sweepAt = Math.max(MIN_SWEEP, this.#calls.size * 2);
+  }
+
+  /** Fails every call still waiting with a fresh `error()`; the registry starts empty again. */
+  failAll(error: () => Error): void {
+    if (this.#calls.size === 0) return;
+    const calls = this.#calls;
+    this.#calls = new Set();
+    this.#sweepAt = MIN_SWEEP;
+    for (const call of calls) if (!call.isSettled) call.reject(error());
+  }
+}

@@ -1,0 +1,98 @@
+import type { Cluster, Redis } from 'ioredis';
+import { ConnectionClosedError, ConnectionLostError, Resp3RequiredError } from '../errors/connection.js';
+import { InvalidArgumentError } from '../errors/validation.js';
+import { ChannelRegistry } from './channels.js';
+import { Subscription, type AnySubscribeOptions, type Payload, type SubscriptionSink } from './subscription.js';
+
+/** What the pub/sub side needs of its connection: the socket, the gate, the error mapping, the counter. */
+export interface PubSubPort {
+  readonly client: Redis | Cluster;
+  /** Resolves once the connection is fenced and usable; rejects when it never will be. */
+  ready(): Promise<void>;
+  isReady(): boolean;
+  mapError(error: unknown): Error;
+  /** Counts one command sent. */
+  sent(): void;
+}
+
+/** Checks a list of names (channels, prefixes) at the boundary, before any I/O. */
+export function checkNames(what: string, names: readonly string[]): void {
+  if (!Array.isArray(names) || names.length === 0) throw new InvalidArgumentError(what, 'must be a non-empty array');
+  for (const name of names) if (typeof name !== 'string' || name === '') throw new InvalidArgumentError(what, 'every entry must be a non-empty string');
+}
+
+/**
+ * The subscriptions of one connection (protocol.md §12): a set of channels kept across reconnects
+ * and re-issued once the fence has passed, each message routed to the subscriptions holding its
+ * channel.
+ */
+export class PubSub {
+  readonly #port: PubSubPort;
+  readonly #channels = new ChannelRegistry();
+
+  constructor(port: PubSubPort) {
+    this.#port = port;
+  }
+
+  async subscribe(channels: readonly string[], options: AnySubscribeOptions): Promise<Subscription<Payload>> {
+    checkNames('channels', channels);
+    const port = this.#port;
+    if (!port.isReady()) await port.ready();
+    // Under RESP2 a subscribed socket takes no other command, so the fence could not run on it.
+    if (!port.client.isCluster && (port.client as Redis).condition?.protocol !== 3) throw new Resp3RequiredError();
+    const [subscription, sink] = Subscription.create<Payload>(channels, options.buffers === true, (s) => this.#leave(s), options.onListenerError);
+    if (options.onMessage) subscription.on('message', options.onMessage as (message: unknown) => void);
+    // Held before the SUBSCRIBE goes out: a message can follow its confirmation in one read.
+    this.#channels.hold(sink);
+    port.sent();
+    try {
+      await port.client.subscribe(...sink.channels);
+    } catch (error) {
+      this.#channels.release(sink);
+      sink.end();
+      throw port.mapError(error);
+    }
+    sink.subscribed();
+    return subscription;
+  }
+
+  /** Hands one message off the socket to the subscriptions holding its channel. */
+  deliver(channel: string, payload: unknown): void {
+    this.#channels.deliver(channel, payload);
+  }
+
+  /** Re-issues every kept channel (the fence has just passed); each holder hears `subscribed`. */
+  resubscribe(): void {
+    if (this.#channels.size === 0) return;
+    const channels = this.#channels.channels();
+    this.#port.sent();
+    this.#port.client.subscribe(...channels).then(
+      () => {
+        for (const sink of this.#channels.holders(channels)) sink.subscribed();
+      },
+      (error: unknown) => {
+        const mapped = this.#port.mapError(error);
+        // A drop during the re-subscribe leads to another reconnect, which tries again.
+        if (mapped instanceof ConnectionLostError || mapped instanceof ConnectionClosedError) return;
+        for (const sink of this.#channels.holders(channels)) sink.error(mapped);
+      },
+    );
+  }
+
+  /** Ends every subscription (the connection closed). */
+  endAll(): void {
+    this.#channels.endAll();
+  }
+
+  async #leave(sink: SubscriptionSink): Promise<void> {
+    const orphaned = this.#channels.release(sink);
+    // Off the socket now, or, while it is down, simply not re-issued.
+    if (orphaned.length === 0 || !this.#port.isReady()) return;
+    this.#port.sent();
+    try {
+      await this.#port.client.unsubscribe(...orphaned);
+    } catch (error) {
+      throw this.#port.mapError(error);
+    }
+  }
+}

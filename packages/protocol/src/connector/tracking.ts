@@ -1,0 +1,124 @@
+import { TypedEmitter, type Listener, type ListenerErrorHandler } from '../typed-emitter.js';
+import type { PrepareIo, Wire } from './clients.js';
+
+/** The channel the server publishes redirected invalidations on. */
+export const INVALIDATE_CHANNEL = '__redis__:invalidate';
+
+/** What a {@link Tracking} reports. */
+export interface TrackingEvents {
+  /**
+   * Keys under a tracked prefix were written (or expired, or evicted), by anyone. `null` means the
+   * server dropped its whole tracking table (`FLUSHALL`, `FLUSHDB`, memory pressure): treat every
+   * tracked key as changed.
+   */
+  readonly invalidate: readonly string[] | null;
+  /**
+   * Tracking is on again after a reconnect. Invalidations sent while the socket was down are lost,
+   * so whatever was read before this moment may be stale. The payload counts arms, the first
+   * (which happens before `openTracking` resolves) included.
+   */
+  readonly armed: number;
+  /** The socket dropped: until the next `armed`, no invalidation can arrive. */
+  readonly lost: undefined;
+}
+
+/** How {@link Connection.openTracking} opens its connection. */
+export interface TrackingOptions {
+  /** `CLIENT SETNAME` for the dedicated connection, to find it in `CLIENT LIST`. */
+  readonly name?: string;
+  /** Called with what a listener threw; without it, a throw is rethrown on a later tick. */
+  readonly onListenerError?: ListenerErrorHandler;
+}
+
+/**
+ * Server-assisted client-side caching in broadcast mode (`CLIENT TRACKING ON BCAST PREFIX …`) on a
+ * dedicated connection: any write under a tracked prefix, by any client, is reported as an
+ * `invalidate` event.
+ *
+ * The server delivers invalidations either as RESP3 `invalidate` pushes or, with `REDIRECT`, as
+ * messages on `__redis__:invalidate` to a subscribed RESP2 connection; its rule is the same for
+ * both. The driver under the connector hands only pub/sub pushes to the application and discards
+ * an `invalidate` push, so this connection speaks RESP2 and redirects to itself.
+ *
+ * After every (re)connect the version fence runs first, then tracking is turned on, then the
+ * connection subscribes; only then is it `armed`.
+ */
+export class Tracking extends TypedEmitter<TrackingEvents> {
+  /** The tracked key prefixes. */
+  readonly prefixes: readonly string[];
+  #close: () => Promise<void> = () => Promise.resolve();
+  #armed = false;
+  #arms = 0;
+  #generation = 0;
+  #closed = false;
+
+  private constructor(prefixes: readonly string[], onListenerError?: ListenerErrorHandler) {
+    super(onListenerError);
+    this.prefixes = Object.freeze([...prefixes]);
+  }
+
+  /**
+   * Creates a handle, how its dedicated connection differs from a plain one (RESP2, the arm step
+   * after every fence, its messages and losses), and the hook that binds its close to it.
+   *
+   * @internal The connector's constructor; callers get a handle from `Connection.openTracking`.
+   */
+  static create(prefixes: readonly string[], onInvalidate: Listener<readonly string[] | null>, onListenerError?: ListenerErrorHandler): [Tracking, Wire, (close: () => Promise<void>) => void] {
+    const tracking = new Tracking(prefixes, onListenerError);
+    tracking.on('invalidate', onInvalidate);
+    const wire: Wire = {
+      resp2: true,
+      prepare: (io) => tracking.#arm(io),
+      onLost: () => tracking.#lost(),
+      sink: (channel, payload) => tracking.#receive(channel, payload),
+    };
+    return [tracking, wire, (close) => (tracking.#close = close)];
+  }
+
+  /** Whether invalidations are being delivered now. */
+  get armed(): boolean {
+    return this.#armed;
+  }
+
+  /** How many times tracking was turned on. */
+  get arms(): number {
+    return this.#arms;
+  }
+
+  /** Closes the dedicated connection (tracking dies with it) and drops every listener. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#armed = false;
+    this.removeAllListeners();
+    await this.#close();
+  }
+
+  async #arm(io: PrepareIo): Promise<void> {
+    const generation = this.#generation;
+    const id = String(await io.call('CLIENT', 'ID'));
+    await io.call('CLIENT', 'TRACKING', 'ON', 'REDIRECT', id, 'BCAST', ...this.prefixes.flatMap((p) => ['PREFIX', p]));
+    await io.subscribe(INVALIDATE_CHANNEL);
+    // A close during the arm means this arm's socket is gone; the next one arms again.
+    if (generation !== this.#generation || this.#closed) return;
+    this.#armed = true;
+    this.emit('armed', ++this.#arms);
+  }
+
+  #lost(): void {
+    this.#generation++;
+    if (!this.#armed) return;
+    this.#armed = false;
+    this.emit('lost', undefined);
+  }
+
+  #receive(channel: string, payload: unknown): void {
+    if (this.#closed || channel !== INVALIDATE_CHANNEL) return;
+    if (payload === null || payload === undefined) {
+      this.emit('invalidate', null);
+      return;
+    }
+    const keys = (Array.isArray(payload) ? (payload as unknown[]) : [payload]).map((key) => (Buffer.isBuffer(key) ? key.toString() : String(key)));
+    this.emit('invalidate', keys);
+  }
+}
