@@ -1,5 +1,5 @@
 /** The per-scenario environment: sub-queue names, cleanups and the purge. */
-import { mintId } from '@echo/protocol';
+import { execute, mintId } from '@echo/protocol';
 import type { ScenarioEnv } from './scenario.js';
 import type { ConformanceTarget } from './target.js';
 
@@ -36,6 +36,7 @@ export function scenarioEnv(target: ConformanceTarget, base: string, scenario: s
     bus: (suffix) => target.openBus(name(suffix)),
     command: (command, ...args) => conn.command(command, ...args),
     run: (script, keys, args = []) => target.runScript(script, keys, args),
+    execute: (transition) => execute(conn, transition),
     stats: () => conn.stats(),
     flushScripts: () => target.flushScripts(),
     scanKeys: (pattern) => target.scanKeys(pattern),

@@ -1,5 +1,5 @@
 import type { Bus } from '@echo/bus';
-import type { Arg, BrandedId, Connection, ConnectionStats, ScriptName } from '@echo/protocol';
+import type { Arg, BrandedId, Connection, ConnectionStats, ScriptName, Transition } from '@echo/protocol';
 import type { BatchHandler, BatchWorker, BatchWorkerOptions, Handler, Queue, QueueEvents, Worker, WorkerOptions } from '@echo/queue';
 import type { ConformanceTarget } from './target.js';
 import type { ServerNode } from './server-nodes.js';
@@ -35,6 +35,8 @@ export interface ScenarioEnv {
   command(name: string, ...args: Arg[]): Promise<unknown>;
   /** A catalogued script through the target's connection. */
   run(script: ScriptName, keys: readonly string[], args?: readonly Arg[]): Promise<unknown>;
+  /** A typed transition through the target's connection (a host step no pillar exposes, say). */
+  execute<R>(transition: Transition<R>): Promise<R>;
   /** The connection's counters now. */
   stats(): Readonly<ConnectionStats>;
   flushScripts(): Promise<void>;

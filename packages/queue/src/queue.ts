@@ -1,18 +1,18 @@
 import { Connection, queueKeys, RateError, type BrandedId, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
-import * as admission from './admission.js';
-import * as claims from './claims.js';
+import * as admission from './producer/admission.js';
+import * as claims from './lease/claims.js';
 import { jsonCodec, type Codec } from './codec.js';
-import type { QueueContext } from './context.js';
-import * as controls from './controls.js';
-import { QueueEvents } from './events.js';
+import { registerContext, type QueueContext } from './context.js';
+import * as controls from './admin/controls.js';
+import { QueueEvents } from './reads/events.js';
 import type { ClaimedJob, JobPosition, JobRecord } from './job.js';
-import * as flows from './flows.js';
-import type { FlowResult, FlowSpec } from './flow-shape.js';
-import * as lanes from './lanes.js';
-import * as reads from './reads.js';
-import * as recovery from './recovery.js';
-import * as repeat from './repeat.js';
-import * as settlement from './settlement.js';
+import * as flows from './flows/flows.js';
+import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
+import * as lanes from './admin/lanes.js';
+import * as reads from './reads/reads.js';
+import * as recovery from './lease/recovery.js';
+import * as repeat from './producer/repeat.js';
+import * as settlement from './lease/settlement.js';
 
 /** How a {@link Queue} reaches its server and encodes payloads. */
 export interface QueueOptions<T> {
@@ -43,6 +43,7 @@ export class Queue<T = unknown> {
     this.name = ctx.name;
     this.keys = ctx.keys;
     this.#ownsConnection = ownsConnection;
+    registerContext(this, ctx);
   }
 
   /**
@@ -353,13 +354,6 @@ export class Queue<T = unknown> {
     return flows.deliverOutbox(this.#ctx, batch);
   }
 
-  /**
-   * After a flow child died failing its parent in this queue, lets the failure climb on when that
-   * parent has a parent of its own (queue.md §11.7). The worker calls this; answers whether it did.
-   */
-  propagateFlowFailure(parentId: JobId, error: string): Promise<boolean> {
-    return flows.reemitIfDead(this.#ctx, this.name, parentId, error);
-  }
 
   // Events
 

@@ -1,6 +1,6 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { startRedis, uniqueName, waitFor, type RedisServer } from '@echo/testkit';
-import { Connection } from '@echo/protocol';
+import { Connection, mintId } from '@echo/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, fixed, Queue, Worker } from '../src/index.js';
 
@@ -44,7 +44,7 @@ function clientCommands(): string[] {
 }
 
 describe('wire: a worker writes only through transitions', () => {
-  it('admission, claims, completions, retries, dead letters, lock markers and removal send no direct write', async () => {
+  it('admission, claims, completions, retries, dead letters, lock markers, removal and flow failures send no direct write', async () => {
     const conn = await Connection.connect({ url: server.url });
     const queue = await Queue.open<{ n: number }>(uniqueName('wire'), { connection: conn });
     const done = new Set<number>();
@@ -67,6 +67,17 @@ describe('wire: a worker writes only through transitions', () => {
     await batch.close();
     const { id } = await queue.enqueue({ n: 999 });
     await queue.remove(id);
+
+    // A failure climbing a three-level flow: the leaf dies, kills its parent in the same step, and
+    // the host re-emit carries it to the root through the outbox.
+    const flows = await Queue.open<string>(uniqueName('wire-flow'), { connection: conn });
+    const [root, node, leaf] = ['root', 'node', 'leaf'].map(() => mintId('JOB'));
+    await flows.addFlow({ parent: { id: root, payload: 'root' }, children: [{ id: node, payload: 'node', children: [{ id: leaf, payload: 'leaf' }] }] });
+    const failing = await Worker.start(flows, () => {
+      throw new Error('leaf died');
+    }, { maxAttempts: 1, maintenanceMs: 20, blockMs: 50 });
+    await waitFor(async () => (await flows.getState(root)) === 'dead', { timeoutMs: 10_000 });
+    await failing.close();
     await conn.close();
 
     const seen = clientCommands();

@@ -1,6 +1,6 @@
 /** G. Flows, scenarios 52–55: ignore-dependency, bulk admission and three-level trees. */
 import assert from 'node:assert/strict';
-import { KindError, type JobId } from '@echo/protocol';
+import { KindError, transitions, type JobId } from '@echo/protocol';
 import type { Queue } from '@echo/queue';
 import { claimed, deps, failedChildren, otherSlot, sweep } from './flows.js';
 import type { Scenario, ScenarioEnv } from '../scenario.js';
@@ -153,12 +153,12 @@ export const flowTrees: Scenario[] = [
       assert.equal(await q.getState(node), 'dead');
       assert.deepEqual(await failedChildren(env, q, node), { [leaf]: 'leaf died' });
       assert.equal(await q.getState(root), 'awaiting_children');
-      assert.equal(await q.propagateFlowFailure(node, 'leaf died'), true);
+      assert.equal(await env.execute(transitions.flowReemit({ queue: q.name, id: node, error: 'leaf died' })), true);
       await sweep(q, 1);
       assert.equal(await q.getState(root), 'dead');
       assert.deepEqual(await failedChildren(env, q, root), { [node]: 'leaf died' });
       // A repeated delivery fails the root only once.
-      assert.equal(await q.propagateFlowFailure(node, 'leaf died'), true);
+      assert.equal(await env.execute(transitions.flowReemit({ queue: q.name, id: node, error: 'leaf died' })), true);
       await sweep(q, 1);
       assert.equal(await count(env, 'HLEN', q.keys.jobSub(root, 'failed')), 1);
       assert.equal(await q.getState(root), 'dead');
@@ -188,7 +188,7 @@ export const flowTrees: Scenario[] = [
         children: [{ id: chain[1], payload: 'mid-1', children: [{ id: chain[2], payload: 'mid-2', children: [{ id: chain[3], payload: 'bottom' }] }] }],
       });
       await kill(q, chain[3], 'bottom died');
-      assert.equal(await q.propagateFlowFailure(chain[2], 'bottom died'), true);
+      assert.equal(await env.execute(transitions.flowReemit({ queue: q.name, id: chain[2], error: 'bottom died' })), true);
       assert.equal(await sweepAll(q), 2);
       for (const id of chain) assert.equal(await q.getState(id), 'dead', `chain member ${id}`);
       assert.deepEqual(await failedChildren(env, q, chain[0]), { [chain[1]]: 'bottom died' });
@@ -204,7 +204,7 @@ export const flowTrees: Scenario[] = [
       });
       await kill(q, ileaf, 'leaf died');
       assert.equal(await q.getState(inode), 'dead');
-      assert.equal(await q.propagateFlowFailure(inode, 'leaf died'), true);
+      assert.equal(await env.execute(transitions.flowReemit({ queue: q.name, id: inode, error: 'leaf died' })), true);
       await sweep(q, 1);
       assert.equal(await q.dependencies(iroot), 1);
       assert.deepEqual({ ...(await q.ignoredFailures(iroot)) }, { [inode]: 'leaf died' });

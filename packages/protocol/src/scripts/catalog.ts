@@ -67,6 +67,8 @@ export const SCRIPT_NAMES = [
   'enqueue_flow_child',
   'flow_deliver',
   'flow_fail_deliver',
+  'flow_reemit',
+  'flow_outbox_trim',
   // streams
   'stream_drop',
   // cache

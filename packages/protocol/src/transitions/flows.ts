@@ -114,3 +114,18 @@ export function flowFailDeliver(input: {
     return n === 2 ? 'parent_dead' : n === 1 ? 'applied' : 'duplicate';
   });
 }
+
+/**
+ * `flow_reemit` [TS]: the host step of queue.md §11.7. When node `id` of `queue` is dead and has a
+ * parent, a fail-entry for that parent goes into `queue`'s outbox; answers whether one did.
+ */
+export function flowReemit(input: { readonly queue: string; readonly id: JobId | string; readonly error: string }): Transition<boolean> {
+  const id = idArg(input.id);
+  const call = bind(scripts().flow_reemit, { scope: { q: input.queue, id }, args: { id, queue: keysOf(input.queue).queue, error: input.error } });
+  return transition(call, (reply) => int(reply) === 1);
+}
+
+/** `flow_outbox_trim` [TS]: drops the `delivered` entries a sweep delivered from the outbox head; answers how many are left. */
+export function flowOutboxTrim(input: { readonly queue: string; readonly delivered: number }): Transition<number> {
+  return transition(bind(scripts().flow_outbox_trim, { scope: { q: input.queue }, args: { delivered: whole('delivered', input.delivered, 0) } }), int);
+}

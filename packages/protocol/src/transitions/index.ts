@@ -20,7 +20,7 @@ export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
 export type { CountName, JobPosition } from './reads.js';
 export { repeatAdvance, repeatCancel, repeatDue, repeatRegister } from './repeat.js';
 export type { RepeatInput } from './repeat.js';
-export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, holdParent } from './flows.js';
+export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, holdParent } from './flows.js';
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
 export { coherenceDrop } from './cache.js';
 export { streamDrop } from './streams.js';

@@ -179,6 +179,12 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       q('dead'),
     ]);
   });
+  it('flow outbox trim', () => {
+    expect(shape(t.flowOutboxTrim({ queue: 'orders', delivered: 3 }))).toEqual({ script: 'flow_outbox_trim', keys: [q('flow:outbox')], args: [3] });
+  });
+  it('flow re-emit', () => {
+    expect(shape(t.flowReemit({ queue: 'orders', id: J, error: 'e' }))).toEqual({ script: 'flow_reemit', keys: [q(`job:${J}`), q('flow:outbox')], args: [J, 'orders', 'e'] });
+  });
   it('streams', () => {
     expect(shape(t.streamDrop({ queue: 'orders', stream: 'audit' }))).toEqual({ script: 'stream_drop', keys: [q('stream:audit'), q('stream:audit:archived')], args: [] });
   });

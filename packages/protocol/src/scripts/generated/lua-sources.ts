@@ -290,6 +290,8 @@ export type LuaScriptName =
   | 'extend_locks'
   | 'flow_deliver'
   | 'flow_fail_deliver'
+  | 'flow_outbox_trim'
+  | 'flow_reemit'
   | 'gbclaim'
   | 'gclaim'
   | 'gdrain'
@@ -880,6 +882,45 @@ redis.call('HSET', KEYS[4], 'state', 'dead')
 redis.call('ZREM', KEYS[5], pid)
 redis.call('ZADD', KEYS[6], 0, pid)
 return 2
+`,
+  },
+  flow_outbox_trim: {
+    sha: '85d45ad1f65ace87c8e5e63d62ae625e61e52aa1',
+    includes: [],
+    body: `-- @script flow_outbox_trim
+-- @purpose [TS] Drop the entries an outbox sweep has delivered, from the head of the outbox
+-- (queue.md §11.5: delivery before removal, so a crash between the two can only redeliver, and the
+-- delivery scripts' HSETNX guards make that harmless). A transition so no client writes the key.
+-- @key outbox     emq:{q}:flow:outbox
+-- @arg delivered  how many entries from the head were delivered
+-- @returns the entries left
+local n = tonumber(ARGV[1])
+if n and n > 0 then redis.call('LTRIM', KEYS[1], n, -1) end
+return redis.call('LLEN', KEYS[1])
+`,
+  },
+  flow_reemit: {
+    sha: '47b0fc748f7806f7fadd980fbf9e79810a79dd72',
+    includes: [],
+    body: `-- @script flow_reemit
+-- @purpose [TS] The host re-emit of queue.md §11.7 in one step: when a node died through a
+-- fail-parent arm and has a parent of its own, push a fail-entry for that parent into the node's own
+-- queue outbox, delivered by the next sweep. Reading the row and pushing in one script leaves no gap
+-- for a reprocess to slip into, and the client writes no protocol key itself.
+-- @key row        emq:{q}:job:<id>
+-- @key outbox     emq:{q}:flow:outbox
+-- @arg id         the node's id
+-- @arg queue      the node's own queue name: the parent's queue when the row names none
+-- @arg error      the failure text carried up
+-- @returns 1 pushed; 0 the node is not dead or has no parent (nothing written)
+local f = redis.call('HMGET', KEYS[1], 'state', 'parent', 'parent_queue', 'parent_policy')
+if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
+local pq = f[3]
+if not pq or pq == '' then pq = ARGV[2] end
+local policy = 'fp'
+if f[4] == 'id' then policy = 'id' end
+redis.call('RPUSH', KEYS[2], '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. ARGV[1] .. '\\0' .. policy .. '\\0' .. ARGV[3])
+return 1
 `,
   },
   gbclaim: {

@@ -1,6 +1,6 @@
 import { assertBrandedId, assertDedupId, execute, hashReply, InvalidArgumentError, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
-import type { QueueContext } from './context.js';
-import { jobRecord, type JobPosition, type JobRecord } from './job.js';
+import type { QueueContext } from '../context.js';
+import { jobRecord, type JobPosition, type JobRecord } from '../job.js';
 
 /** The names `counts` accepts: the four sets, and the two metrics counters (queue.md §9.1). */
 export type CountName = t.CountName;

@@ -1,4 +1,4 @@
-import type { Queue } from './queue.js';
+import type { Queue } from '../queue.js';
 import type { StalledOptions } from './worker-options.js';
 
 /** What one pump tick did. */

@@ -1,5 +1,5 @@
 import { assertBrandedId, execute, executeAll, InvalidArgumentError, mintId, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
-import type { QueueContext } from './context.js';
+import type { QueueContext } from '../context.js';
 
 /** Options for one admission. */
 export interface EnqueueOptions {

@@ -1,7 +1,9 @@
 import { ConnectionLostError, GoneError, StaleError } from '@echo/protocol';
-import type { CompleteManyOutcome } from './settlement.js';
+import { contextOf } from '../context.js';
+import { reemitIfDead } from '../flows/flows.js';
+import type { CompleteManyOutcome } from '../lease/settlement.js';
 import { backoffDelay } from './backoff.js';
-import type { ClaimedJob } from './job.js';
+import type { ClaimedJob } from '../job.js';
 import { sleep, type WorkerRuntime } from './runtime.js';
 
 /** How a member's settlement ended: its verdict stood, or the lease had been lost. */
@@ -147,7 +149,7 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
     rt.stats.dead++;
     const parent = job.parent;
     if (parent?.queue === rt.queue.name && parent.policy === 'fp') {
-      await rt.queue.propagateFlowFailure(parent.id, text).catch((error: unknown) => rt.options.onError(error, job));
+      await reemitIfDead(contextOf(rt.queue), rt.queue.name, parent.id, text).catch((error: unknown) => rt.options.onError(error, job));
     }
   } else rt.stats.retried++;
   rt.publish('failed', job.id, { outcome: verdict.outcome });

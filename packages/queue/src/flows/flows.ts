@@ -1,7 +1,7 @@
-import { execute, hashReply, queueKeys, transitions as t, type JobId } from '@echo/protocol';
-import type { QueueContext } from './context.js';
+import { execute, hashReply, transitions as t, type JobId } from '@echo/protocol';
+import type { QueueContext } from '../context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
-import { failEntry, parseOutboxEntry } from './outbox.js';
+import { parseOutboxEntry } from './outbox.js';
 
 function result(node: FlowNode): FlowResult {
   return { id: node.id, queue: node.queue, children: node.children.map(result) };
@@ -76,12 +76,7 @@ export async function dependencies<T>(ctx: QueueContext<T>, parentId: JobId | st
  * a fail-entry goes into the node's own queue outbox (queue.md §11.7), delivered by the next sweep.
  */
 export async function reemitIfDead<T>(ctx: QueueContext<T>, queue: string, nodeId: JobId, error: string): Promise<boolean> {
-  const k = queueKeys(queue);
-  const [state, parent, parentQueue, policy] = (await ctx.conn.command('HMGET', k.job(nodeId), 'state', 'parent', 'parent_queue', 'parent_policy')) as (string | null)[];
-  if (state !== 'dead' || !parent) return false;
-  const entry = failEntry(parentQueue ?? queue, parent, nodeId, policy === 'id' ? 'id' : 'fp', error);
-  await ctx.conn.command('RPUSH', k.flowOutbox, entry);
-  return true;
+  return execute(ctx.conn, t.flowReemit({ queue, id: nodeId, error }));
 }
 
 /** What one outbox sweep did. */
@@ -123,6 +118,6 @@ export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promi
     }
     delivered++;
   }
-  if (delivered > 0) await ctx.conn.command('LTRIM', ctx.keys.flowOutbox, delivered, -1);
+  if (delivered > 0) await execute(ctx.conn, t.flowOutboxTrim({ queue: ctx.name, delivered }));
   return failure ? { delivered, poisoned, error: failure.error } : { delivered, poisoned };
 }

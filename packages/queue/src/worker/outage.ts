@@ -1,5 +1,5 @@
 import { ConnectionLostError, OutageReport } from '@echo/protocol';
-import type { ClaimedJob } from './job.js';
+import type { ClaimedJob } from '../job.js';
 
 type OnError = (error: unknown, job?: ClaimedJob<unknown>) => void;
 

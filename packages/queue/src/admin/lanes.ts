@@ -1,5 +1,5 @@
 import { execute, transitions as t } from '@echo/protocol';
-import type { QueueContext } from './context.js';
+import type { QueueContext } from '../context.js';
 
 /** The verdict of moving a pending job to another lane. */
 export type ReassignResult = t.ReassignResult;

@@ -1,6 +1,6 @@
 import { CancelToken } from './cancel.js';
-import type { ClaimedJob } from './job.js';
-import type { Queue } from './queue.js';
+import type { ClaimedJob } from '../job.js';
+import type { Queue } from '../queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
 import { completeJob, failJob } from './settle.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';

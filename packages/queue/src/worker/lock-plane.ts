@@ -1,7 +1,7 @@
 import type { JobId } from '@echo/protocol';
 import type { CancelToken } from './cancel.js';
-import type { ClaimedJob } from './job.js';
-import type { Queue } from './queue.js';
+import type { ClaimedJob } from '../job.js';
+import type { Queue } from '../queue.js';
 
 interface Held {
   readonly job: ClaimedJob<unknown>;

@@ -1,5 +1,5 @@
 import { assertBrandedId, execute, GoneError, transitions as t, type JobId } from '@echo/protocol';
-import type { QueueContext } from './context.js';
+import type { QueueContext } from '../context.js';
 
 function checkedId(id: string): JobId {
   assertBrandedId(id);

@@ -1,10 +1,10 @@
 import { AuthError, ConnectionClosedError, VersionFenceError, type Connection, type EventName, type JobId } from '@echo/protocol';
-import { publishEvent } from './events.js';
+import { publishEvent } from '../reads/events.js';
 import { IdleSlots } from './idle.js';
 import { LockPlane } from './lock-plane.js';
 import { OutageFunnel } from './outage.js';
 import { Pump } from './pump.js';
-import type { Queue } from './queue.js';
+import type { Queue } from '../queue.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
 /** Counters a worker keeps about its own work. */

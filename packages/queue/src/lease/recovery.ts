@@ -1,5 +1,5 @@
 import { execute, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
-import type { QueueContext } from './context.js';
+import type { QueueContext } from '../context.js';
 
 /** What one stalled sweep did. */
 export type StalledSweep = t.StalledSweep;

@@ -1,5 +1,5 @@
 import { execute, InvalidArgumentError, mintId, transitions as t } from '@echo/protocol';
-import type { QueueContext } from './context.js';
+import type { QueueContext } from '../context.js';
 
 /** A repeat registration: every `everyMs`, enqueue `template` under a freshly minted id. */
 export interface RepeatOptions<T> {

@@ -44,7 +44,3 @@ export function parseOutboxEntry(entry: string): OutboxEntry | undefined {
   return { kind: 'complete', parentQueue, parentId: parentId as JobId, childId: childId as JobId, result };
 }
 
-/** Builds a fail-entry, as the retry script and the host re-emit write it. */
-export function failEntry(parentQueue: string, parentId: string, childId: string, policy: 'fp' | 'id', error: string): string {
-  return ['', 'fail', parentQueue, parentId, childId, policy, error].join(NUL);
-}

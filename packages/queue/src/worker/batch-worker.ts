@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type JobId } from '@echo/protocol';
-import type { ClaimedJob } from './job.js';
+import type { ClaimedJob } from '../job.js';
 import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
-import type { Queue } from './queue.js';
+import type { Queue } from '../queue.js';
 import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
 import { completeJobs, delayJob, failJob, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
@@ -44,31 +44,29 @@ export class BatchWorker<T = unknown> {
   readonly #size: number;
   readonly #shape: BatchWorkerOptions['shape'];
   readonly #onBatch: BatchWorkerOptions['onBatch'];
-  readonly #now: () => number;
   /** Batch settlements sent but not yet answered; close() waits for them. */
   readonly #settling = new Set<Promise<void>>();
 
-  private constructor(rt: WorkerRuntime<T>, handler: BatchHandler<T>, options: BatchWorkerOptions, now: () => number) {
+  private constructor(rt: WorkerRuntime<T>, handler: BatchHandler<T>, options: BatchWorkerOptions) {
     this.#rt = rt;
     this.queue = rt.queue;
     this.#handler = handler;
     this.#size = options.size ?? 50;
     this.#shape = options.shape;
     this.#onBatch = options.onBatch;
-    this.#now = now;
   }
 
   /**
    * Starts a batch worker on `queue`.
    * @throws InvalidArgumentError for a bad option, before anything starts.
    */
-  static async start<T>(queue: Queue<T>, handler: BatchHandler<T>, options: BatchWorkerOptions = {}, now: () => number = Date.now): Promise<BatchWorker<T>> {
+  static async start<T>(queue: Queue<T>, handler: BatchHandler<T>, options: BatchWorkerOptions = {}): Promise<BatchWorker<T>> {
     const size = options.size ?? 50;
     if (!Number.isSafeInteger(size) || size < 1) throw new InvalidArgumentError('size', 'must be a positive integer');
     if (options.shape) decideBatch(0, 0, options.shape.minSize, options.shape.timeoutMs);
     const resolved = resolveWorkerOptions(options);
     const blocking = await queue.connection.duplicate('echo-batch-wake');
-    const worker = new BatchWorker(new WorkerRuntime(queue, resolved, blocking), handler, options, now);
+    const worker = new BatchWorker(new WorkerRuntime(queue, resolved, blocking), handler, options);
     worker.#rt.start(resolved.concurrency, () => worker.#slot());
     return worker;
   }
@@ -85,14 +83,14 @@ export class BatchWorker<T = unknown> {
 
   async #slot(): Promise<void> {
     const rt = this.#rt;
-    let since = this.#now();
+    let since = Date.now();
     while (rt.isRunning()) {
       try {
         if (this.#shape && !(await this.#ready(since))) continue;
         const jobs = await this.#claim();
         if (jobs.length === 0) {
           await rt.idle.wait();
-          since = this.#now();
+          since = Date.now();
           continue;
         }
         rt.idle.wakeOne();
@@ -100,7 +98,7 @@ export class BatchWorker<T = unknown> {
         const { settling } = await this.#run(jobs);
         this.#settling.add(settling);
         void settling.finally(() => this.#settling.delete(settling));
-        since = this.#now();
+        since = Date.now();
       } catch (error) {
         if (!rt.isRunning() || rt.report(error)) break;
         await rt.idle.wait();
@@ -114,7 +112,7 @@ export class BatchWorker<T = unknown> {
     const shape = this.#shape;
     if (!shape) return true;
     const depth = (await this.queue.counts('pending')).pending;
-    const decision = decideBatch(depth, this.#now() - since, shape.minSize, shape.timeoutMs);
+    const decision = decideBatch(depth, Date.now() - since, shape.minSize, shape.timeoutMs);
     if (decision.action === 'flush') return true;
     if (depth === 0) await this.#rt.idle.wait();
     else await sleep(shape.pollMs ?? Math.max(5, Math.floor(shape.timeoutMs / 4)));

@@ -1,6 +1,6 @@
 import { execute, transitions as t, type ClaimedRow } from '@echo/protocol';
-import type { QueueContext } from './context.js';
-import { claimedJob, type ClaimedJob } from './job.js';
+import type { QueueContext } from '../context.js';
+import { claimedJob, type ClaimedJob } from '../job.js';
 
 /** Options every claim takes. */
 export interface ClaimOptions {

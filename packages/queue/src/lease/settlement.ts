@@ -1,5 +1,5 @@
 import { execute, transitions as t, type HeldJob, type JobId } from '@echo/protocol';
-import type { QueueContext } from './context.js';
+import type { QueueContext } from '../context.js';
 
 export type { HeldJob };
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '@echo/protocol';
 import { backoffDelay, fixed, type Backoff } from './backoff.js';
-import type { ClaimedJob } from './job.js';
+import type { ClaimedJob } from '../job.js';
 
 /** Which claim a worker uses: the flat pending set, or the fair lanes. */
 export type ClaimSource = 'flat' | 'lanes';
