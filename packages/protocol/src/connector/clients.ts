@@ -1,7 +1,11 @@
 import { Cluster, Redis, type Command, type RedisOptions } from 'ioredis';
+import { ConnectionLostError } from '../errors/connection.js';
 import type { Arg } from './call-shape.js';
 import type { InFlight } from './in-flight.js';
 import type { ResolvedOptions } from './options.js';
+
+/** The driver client behind one connection: one server, or a cluster. */
+export type Client = Redis | Cluster;
 
 /**
  * A standalone client that records every call it writes in the connector's {@link InFlight}
@@ -86,4 +90,16 @@ export function createCluster(o: ResolvedOptions, retry: (attempt: number) => nu
       },
     },
   );
+}
+
+/** Sends a pipeline and answers its replies in order; a pipeline that never went out is a lost connection. */
+export async function execPipeline(pipe: ReturnType<Client['pipeline']>, mapError: (error: unknown) => Error): Promise<[Error | null, unknown][]> {
+  let replies: [Error | null, unknown][] | null;
+  try {
+    replies = await pipe.exec();
+  } catch (error) {
+    throw mapError(error);
+  }
+  if (replies === null) throw new ConnectionLostError('pipeline aborted');
+  return replies;
 }

@@ -1,0 +1,229 @@
+import { Redis } from 'ioredis';
+import { AuthError, ConnectError, ConnectionClosedError, ConnectionLostError, VersionFenceError } from '../errors/connection.js';
+import { EchoError } from '../errors/echo-error.js';
+import { mapReplyError } from '../errors/registry.js';
+import { ServerError } from '../errors/wire.js';
+import type { Script } from '../scripts/script.js';
+import type { Client, Wire } from './clients.js';
+import { deferred, within, type Deferred } from './deferred.js';
+import { isAuthFailure, rejected, toConnectError } from './failures.js';
+import { claimOrVerify } from './fence.js';
+import type { InFlight } from './in-flight.js';
+import type { ResolvedOptions } from './options.js';
+import type { ConnectionStats } from './stats.js';
+
+/** Where a connection stands: fenced and usable (`ready`), waiting for a fence, or stopped for good. */
+export type ConnectionState = 'connecting' | 'ready' | 'down' | 'closed' | 'fatal';
+
+/** How soon a failed heal of the gate looks at the client again. */
+const HEAL_RETRY_MS = 250;
+
+/** What the gate needs of its connection: the socket and its settings, the counters, and the pub/sub side. */
+export interface GatePort {
+  readonly client: Client;
+  readonly options: ResolvedOptions;
+  readonly wire: Wire;
+  readonly inFlight: InFlight;
+  readonly stats: ConnectionStats;
+  /** The fence has just passed on a (re)connected socket, before waiters are let through. */
+  fenced(): void;
+  /** The connection closed: end what it holds open for callers (subscriptions). */
+  ended(): void;
+}
+
+/**
+ * The readiness gate of one connection and the state machine behind it. No caller command reaches
+ * the server on a (re)connect until the version fence has passed and the connection's own step has
+ * run; a fence, auth or boot failure on a reconnect stops the connection for good and fails every
+ * waiter with that error. Error replies are mapped here too, because what a failure means depends on
+ * the state: after a close every failure is a {@link ConnectionClosedError}, after a fatal one it is
+ * that error.
+ */
+export class Gate {
+  readonly #port: GatePort;
+  #state: ConnectionState = 'connecting';
+  #gate: Deferred<undefined> = deferred<undefined>();
+  #fatal: Error | undefined;
+  #everReady = false;
+  #healing: Promise<void> | undefined;
+
+  constructor(port: GatePort) {
+    this.#port = port;
+    const client = port.client;
+    client.on('ready', () => void this.#onReady());
+    client.on('close', () => this.#onClose());
+    client.on('error', (error: Error) => this.#onError(error));
+  }
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  /** Closed or fatal: the connection will never be usable again. */
+  stopped(): boolean {
+    return this.#state === 'closed' || this.#state === 'fatal';
+  }
+
+  /** Connects and waits for the first fence, within the connect timeout; fails typed and closed. */
+  async open(): Promise<void> {
+    const { client, options } = this.#port;
+    const opened = (async () => {
+      await client.connect();
+      await this.#gate.promise;
+    })();
+    try {
+      await within(opened, options.connectTimeoutMs, () => new ConnectError(`no fenced connection within ${options.connectTimeoutMs} ms`));
+    } catch (error) {
+      const typed = this.#fatal ?? (error instanceof ConnectError ? error : toConnectError(error, options));
+      this.#state = 'closed';
+      client.disconnect(false);
+      throw typed;
+    }
+  }
+
+  /** Resolves once the connection is fenced and usable; rejects when it is stopped or does not come back in time. */
+  async whenReady(): Promise<void> {
+    if (this.#state === 'closed') throw new ConnectionClosedError();
+    if (this.#state === 'fatal') throw this.#fatal ?? new ConnectionClosedError();
+    this.#heal();
+    const wait = this.#port.options.reconnectWaitMs;
+    await within(this.#gate.promise, wait, () => new ConnectionLostError(`not reconnected within ${wait} ms`));
+  }
+
+  /** Closes the gate for good and the socket with it (see `Connection.close`). Idempotent. */
+  async close(immediate: boolean | undefined): Promise<void> {
+    if (this.#state === 'closed') return;
+    const wasFatal = this.#state === 'fatal';
+    this.#state = 'closed';
+    if (!this.#gate.settled()) this.#gate.reject(new ConnectionClosedError());
+    this.#port.ended();
+    if (wasFatal) return;
+    const client = this.#port.client;
+    if (immediate) {
+      client.disconnect(false);
+      return;
+    }
+    try {
+      await client.quit();
+    } catch {
+      client.disconnect(false);
+    }
+  }
+
+  /** Sends straight to the socket (no gate), mapping a failure like every other call. */
+  async mapped<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw this.mapError(error);
+    }
+  }
+
+  /** Types a failure through the one registry, in light of the connection's state. */
+  mapError(error: unknown, script?: Script): Error {
+    this.#port.stats.wireErrors++;
+    if (this.#state === 'closed') return new ConnectionClosedError(undefined, { cause: error });
+    if (this.#state === 'fatal' && this.#fatal) return this.#fatal;
+    const mapped = mapReplyError(error, script?.errorClasses);
+    // The socket can refuse writes a moment before ioredis reports the close: hold later callers
+    // at the gate now instead of letting each of them fail the same way. Not on a cluster: there a
+    // fault is one slot's (its master is failing over) while the others serve, and the client's
+    // own close/ready events track the whole.
+    if (mapped instanceof ConnectionLostError && this.#port.client instanceof Redis) this.#onClose();
+    return mapped;
+  }
+
+  async #onReady(healing = false): Promise<void> {
+    if (this.stopped()) return;
+    const client = this.#port.client;
+    try {
+      await claimOrVerify({
+        get: async (key) => (await client.call('GET', key)) as string | null,
+        setNx: (key, value) => client.call('SET', key, value, 'NX'),
+      });
+    } catch (error) {
+      if (error instanceof VersionFenceError || isAuthFailure(error)) {
+        this.#fail(error instanceof VersionFenceError ? error : new AuthError((error as Error).message, { cause: error }));
+      }
+      // Anything else (the socket dropping mid-fence, or -LOADING while the server replays its
+      // AOF) must not leave an open socket behind a closed gate: drop it and let backoff retry.
+      // A heal only looks again later: dropping a whole cluster for one slow slot would not help.
+      else if (healing) this.#healLater();
+      else if (!this.stopped()) client.disconnect(true);
+      return;
+    }
+    if (this.stopped() || !(await this.#prepare())) return;
+    const stats = this.#port.stats;
+    stats.fences++;
+    if (this.#everReady) stats.reconnects++;
+    this.#everReady = true;
+    this.#state = 'ready';
+    this.#port.fenced();
+    this.#gate.resolve(undefined);
+  }
+
+  /**
+   * Runs the connection's own step after a fence, before the gate opens. A refusal on the first
+   * connect is a configuration error and fails it; on a later one the socket is dropped so that
+   * the step is retried on the reconnect schedule. Answers whether the gate may open.
+   */
+  async #prepare(): Promise<boolean> {
+    const { client, wire } = this.#port;
+    const prepare = wire.prepare;
+    if (prepare === undefined) return true;
+    try {
+      await prepare({
+        call: (name, ...args) => this.mapped(() => client.call(name, ...args)),
+        subscribe: (channel) =>
+          this.mapped(async () => {
+            await client.subscribe(channel);
+          }),
+      });
+      return !this.stopped();
+    } catch (error) {
+      // A lost socket is retried by the reconnect its close already scheduled.
+      if (this.stopped() || error instanceof ConnectionLostError) return false;
+      if (!this.#everReady) this.#fail(error instanceof EchoError ? error : new ServerError(String(error), { cause: error }));
+      else client.disconnect(true);
+      return false;
+    }
+  }
+
+  #onClose(): void {
+    // ioredis, told not to replay, silently drops the calls that were in flight when the socket
+    // closed; their promises would never settle. Fail them now: they may or may not have run.
+    this.#port.inFlight.failAll(() => new ConnectionLostError('connection lost while the call was in flight'));
+    this.#port.wire.onLost?.();
+    if (this.#state !== 'ready') return;
+    this.#state = 'down';
+    this.#gate = deferred<undefined>();
+  }
+
+  #onError(error: Error): void {
+    this.#port.stats.wireErrors++;
+    if (isAuthFailure(error)) this.#fail(new AuthError(error.message, { cause: error }));
+  }
+
+  #fail(error: EchoError): void {
+    if (this.stopped()) return;
+    this.#fatal = error;
+    this.#state = 'fatal';
+    if (!this.#gate.settled()) this.#gate.reject(error);
+    else this.#gate = rejected(error);
+    this.#port.client.disconnect(false);
+  }
+
+  /**
+   * The gate follows the client's health, not one event: a client that reports itself ready behind
+   * a closed gate is fenced again now rather than waiting for a `ready` event that may never come
+   * (a Cluster client stays ready through a failover and emits none).
+   */
+  #heal(): void {
+    if (this.#state !== 'down' || this.#port.client.status !== 'ready' || this.#healing !== undefined) return;
+    this.#healing = this.#onReady(true).finally(() => (this.#healing = undefined));
+  }
+
+  #healLater(): void {
+    setTimeout(() => this.#heal(), HEAL_RETRY_MS).unref();
+  }
+}
