@@ -12,6 +12,7 @@ import * as lanes from './admin/lanes.js';
 import * as reads from './reads/reads.js';
 import * as recovery from './lease/recovery.js';
 import * as repeat from './producer/repeat.js';
+import * as schedulers from './producer/schedulers.js';
 import * as settlement from './lease/settlement.js';
 
 /** How a {@link Queue} reaches its server and encodes payloads. */
@@ -319,7 +320,25 @@ export class Queue<T = unknown> {
 
   /** Fires every due repeat once; the worker's pump calls this on each tick. */
   fireDueRepeats(batch?: number, onError?: (name: string, error: unknown) => void): Promise<number> {
-    return repeat.fireDueRepeats(this.#ctx, batch, onError);
+    return schedulers.fireDueSchedulers(this.#ctx, batch, onError);
+  }
+
+  /**
+   * Creates or updates a job scheduler: every `everyMs`, or on a cron pattern in a time zone, with
+   * an optional window and run limit [TS]. An upsert: an unchanged cadence keeps its next run.
+   */
+  upsertScheduler(id: string, cadence: schedulers.SchedulerCadence, template: T, options?: schedulers.SchedulerOptions): Promise<'created' | 'updated'> {
+    return schedulers.upsertScheduler(this.#ctx, id, cadence, template, options);
+  }
+
+  /** Every job scheduler of the queue (repeats included), soonest first. */
+  getSchedulers(): Promise<schedulers.SchedulerInfo<T>[]> {
+    return schedulers.getSchedulers(this.#ctx);
+  }
+
+  /** Removes a job scheduler; answers whether there was one. */
+  removeScheduler(id: string): Promise<boolean> {
+    return schedulers.removeScheduler(this.#ctx, id);
   }
 
   // Flows

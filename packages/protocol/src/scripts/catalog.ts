@@ -61,6 +61,9 @@ export const SCRIPT_NAMES = [
   'repeat_cancel',
   'repeat_advance',
   'repeat_due',
+  'scheduler_upsert',
+  'scheduler_due',
+  'scheduler_fire',
   // flows
   'enqueue_flow',
   'hold_parent',

@@ -18,8 +18,8 @@ export { laneDrain, laneLimit, lanePause, laneReassign, laneResume, laneWeight }
 export type { LaneInput, ReassignResult } from './lanes.js';
 export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
 export type { CountName, JobPosition } from './reads.js';
-export { repeatAdvance, repeatCancel, repeatDue, repeatRegister } from './repeat.js';
-export type { RepeatInput } from './repeat.js';
+export { repeatAdvance, repeatCancel, repeatDue, repeatRegister, schedulerDue, schedulerFire, schedulerUpsert } from './repeat.js';
+export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, SchedulerUpsertInput } from './repeat.js';
 export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, holdParent } from './flows.js';
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
 export { coherenceDrop } from './cache.js';

@@ -212,6 +212,24 @@ describe('the rest of the catalog', () => {
     expect(shape(t.laneWeight({ queue: 'orders', group: G, weight: 3 }))).toEqual({ script: 'gweight', keys: [q('gweight')], args: [G, 3] });
     expect(shape(t.laneDrain({ queue: 'orders', group: G }))).toEqual({ script: 'gdrain', keys: [q(`g:${G}:pending`), q('ring'), q('job:')], args: [G] });
   });
+  it('job schedulers', () => {
+    expect(shape(t.schedulerUpsert({ queue: 'orders', name: 'r', cadence: { cron: '0 * * * *', tz: 'Europe/Paris' }, template: 'p', first: { at: 9 }, limit: 3 }))).toEqual({
+      script: 'scheduler_upsert',
+      keys: [q('repeat'), q('repeat:r')],
+      args: ['r', '', '0 * * * *', 'Europe/Paris', 'p', 'at', 9, '', '', 3],
+    });
+    expect(shape(t.schedulerUpsert({ queue: 'orders', name: 'r', cadence: { everyMs: 50 }, template: 'p', first: { inMs: 0 }, startAt: 1, endAt: 2 })).args).toEqual([
+      'r', 50, '', '', 'p', 'in', 0, 1, 2, '',
+    ]);
+    expect(shape(t.schedulerDue({ queue: 'orders', limit: 10 }))).toEqual({ script: 'scheduler_due', keys: [q('repeat')], args: [10] });
+    expect(t.schedulerDue({ queue: 'orders', limit: 10 }).parse(['a', '5', 'b', '6'])).toEqual([{ name: 'a', due: 5 }, { name: 'b', due: 6 }]);
+    expect(t.schedulerDue({ queue: 'orders', limit: 10 }).parse([['a', 5]])).toEqual([{ name: 'a', due: 5 }]);
+    expect(shape(t.schedulerFire({ queue: 'orders', name: 'r', due: 5, id: J, nextAt: 7 }))).toEqual({
+      script: 'scheduler_fire',
+      keys: [q('repeat'), q('repeat:r'), q(`job:${J}`), q('pending'), q('wake')],
+      args: ['r', '5', J, 7],
+    });
+  });
   it('repeat bookkeeping and flow holds', () => {
     expect(shape(t.repeatCancel({ queue: 'orders', name: 'r' }))).toEqual({ script: 'repeat_cancel', keys: [q('repeat'), q('repeat:r')], args: ['r'] });
     expect(shape(t.repeatAdvance({ queue: 'orders', name: 'r', everyMs: '5' }))).toEqual({ script: 'repeat_advance', keys: [q('repeat'), q('repeat:r')], args: ['r', 5] });

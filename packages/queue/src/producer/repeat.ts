@@ -1,4 +1,4 @@
-import { execute, InvalidArgumentError, mintId, transitions as t } from '@echo/protocol';
+import { execute, InvalidArgumentError, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 
 /** A repeat registration: every `everyMs`, enqueue `template` under a freshly minted id. */
@@ -29,29 +29,4 @@ export async function cancelRepeat<T>(ctx: QueueContext<T>, name: string): Promi
 /** How many repeats are registered. */
 export async function repeatCount<T>(ctx: QueueContext<T>): Promise<number> {
   return (await ctx.conn.command('ZCARD', ctx.keys.repeat)) as number;
-}
-
-/**
- * Fires every due repeat once (queue.md §10.2): a fresh id per occurrence, straight to pending,
- * then the cadence advances. A crash between the two fires the occurrence again under a new id,
- * so occurrences are at-least-once. Answers how many fired.
- */
-export async function fireDueRepeats<T>(ctx: QueueContext<T>, batch = 100, onError?: (name: string, error: unknown) => void): Promise<number> {
-  const names = await execute(ctx.conn, t.repeatDue({ queue: ctx.name, limit: batch }));
-  let fired = 0;
-  for (const name of names) {
-    try {
-      const [every, template] = (await ctx.conn.command('HMGET', ctx.keys.repeatRecord(name), 'every_ms', 'template')) as [string | null, string | null];
-      if (every === null || template === null) {
-        await execute(ctx.conn, t.repeatCancel({ queue: ctx.name, name }));
-        continue;
-      }
-      await execute(ctx.conn, t.enqueue({ queue: ctx.name, id: mintId('JOB'), payload: template, wake: true }));
-      await execute(ctx.conn, t.repeatAdvance({ queue: ctx.name, name, everyMs: every }));
-      fired++;
-    } catch (error) {
-      onError?.(name, error);
-    }
-  }
-  return fired;
 }

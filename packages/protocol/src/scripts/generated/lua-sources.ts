@@ -320,6 +320,9 @@ export type LuaScriptName =
   | 'reprocess'
   | 'retry'
   | 'schedule'
+  | 'scheduler_due'
+  | 'scheduler_fire'
+  | 'scheduler_upsert'
   | 'state_lookup'
   | 'stream_drop'
   | 'sweep_stalled'
@@ -1750,6 +1753,123 @@ local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
 redis.call('HSET', KEYS[1], 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2])
 redis.call('ZADD', KEYS[2], score, ARGV[1])
+return 1
+`,
+  },
+  scheduler_due: {
+    sha: '38811b7f7c688cfaf6673ee01e346254cd93ef69',
+    includes: ['core'],
+    body: `-- @script scheduler_due
+-- @purpose [TS] The due schedulers with the occurrence each is due for (queue.md §10.1 \`due\`, with
+-- scores): the host fires each through scheduler_fire, which compares the score, so pumps in any
+-- number of processes fire an occurrence once.
+-- @key repeat     emq:{q}:repeat
+-- @arg limit      at most this many names
+-- @include core
+-- @returns a flat list name1, score1, name2, score2, ... oldest first
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+`,
+  },
+  scheduler_fire: {
+    sha: 'e4f5dd119ddeb147eda023c15283188174b03755',
+    includes: ['core'],
+    body: `-- @script scheduler_fire
+-- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
+-- while the name is still due for the occurrence the host read, enqueue the template under a fresh
+-- id, count the run, and move the name to its next occurrence, or retire it once its window or run
+-- limit is spent. A pump that lost the race to another process changes nothing, so an occurrence is
+-- enqueued once however many pumps run. A missed stretch (downtime) fires once, then the next
+-- occurrence after now: no burst.
+-- @key repeat     emq:{q}:repeat
+-- @key record     emq:{q}:repeat:<name>
+-- @key row        emq:{q}:job:<id>
+-- @key pending    emq:{q}:pending
+-- @key wake       emq:{q}:wake
+-- @arg name       the scheduler's name
+-- @arg due        the score scheduler_due answered for it
+-- @arg id         a fresh JOB id for this occurrence
+-- @arg next_at    for a cron scheduler, the host's next occurrence after now (epoch ms); "" otherwise
+-- @include core
+-- @returns 1 fired; 0 not fired (no longer due for that occurrence, or retired); -1 record gone (the
+-- name is removed)
+-- @error EMQKIND job id must be JOB-namespaced
+if string.sub(ARGV[3], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+local f = redis.call('HMGET', KEYS[2], 'template', 'every_ms', 'end_ms', 'limit', 'count')
+local template, every, ends, limit, count = f[1], tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5] or '0')
+if not template then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return -1
+end
+local now = now_ms()
+local function retire()
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('DEL', KEYS[2])
+end
+if (ends and now > ends) or (limit and count >= limit) then
+  retire()
+  return 0
+end
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', '0', 'payload', template)
+  redis.call('ZADD', KEYS[4], 0, ARGV[3])
+  redis.call('LPUSH', KEYS[5], '1')
+  redis.call('LTRIM', KEYS[5], 0, 63)
+end
+count = redis.call('HINCRBY', KEYS[2], 'count', 1)
+local next_at = tonumber(ARGV[4])
+if every then next_at = now + every end
+if not next_at or (limit and count >= limit) or (ends and next_at > ends) then
+  retire()
+else
+  redis.call('ZADD', KEYS[1], next_at, ARGV[1])
+end
+return 1
+`,
+  },
+  scheduler_upsert: {
+    sha: '99ae534d1e31ed54c3344d9a937cb42009f080da',
+    includes: ['core'],
+    body: `-- @script scheduler_upsert
+-- @purpose [TS] Create or update a job scheduler under a repeat name (queue.md §10.1 extended): an
+-- every-ms cadence (the spec's record, \`every_ms\` + \`template\`) or a cron pattern with a time zone
+-- (\`cron\`, \`tz\`; the host computes occurrences), with an optional window (\`start_ms\`, \`end_ms\`) and a
+-- run \`limit\`. An update keeps the next run when the cadence is unchanged, so a deploy that upserts
+-- every scheduler shifts none of them; a changed cadence takes the first run the host computed. The
+-- run \`count\` survives updates.
+-- @key repeat     emq:{q}:repeat
+-- @key record     emq:{q}:repeat:<name>
+-- @arg name       the scheduler's (repeat) name
+-- @arg every_ms   the cadence in ms, or "" for a cron scheduler
+-- @arg cron       the cron pattern, or ""
+-- @arg tz         the IANA time zone of the pattern, or ""
+-- @arg template   the payload each occurrence is enqueued with
+-- @arg mode       "in": \`first\` is ms from server now; "at": \`first\` is absolute epoch ms
+-- @arg first      when the first occurrence is due
+-- @arg start_ms   no occurrence before this epoch ms, or ""
+-- @arg end_ms     no occurrence after this epoch ms, or ""
+-- @arg limit      at most this many occurrences in all, or ""
+-- @include core
+-- @returns 1 created; 0 updated
+local existed = redis.call('EXISTS', KEYS[2]) == 1
+local same = false
+if existed then
+  local old = redis.call('HMGET', KEYS[2], 'every_ms', 'cron', 'tz')
+  same = (old[1] or '') == ARGV[2] and (old[2] or '') == ARGV[3] and (old[3] or '') == ARGV[4]
+end
+local fields = { every_ms = ARGV[2], cron = ARGV[3], tz = ARGV[4], start_ms = ARGV[8], end_ms = ARGV[9], limit = ARGV[10] }
+for field, value in pairs(fields) do
+  if value == '' then redis.call('HDEL', KEYS[2], field) else redis.call('HSET', KEYS[2], field, value) end
+end
+redis.call('HSET', KEYS[2], 'template', ARGV[5])
+if same and redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local first = tonumber(ARGV[7])
+if ARGV[6] == 'in' then first = now_ms() + first end
+local start = tonumber(ARGV[8])
+if start and first < start then first = start end
+redis.call('ZADD', KEYS[1], first, ARGV[1])
+if existed then return 0 end
 return 1
 `,
   },

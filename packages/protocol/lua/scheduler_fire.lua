@@ -1,0 +1,53 @@
+-- @script scheduler_fire
+-- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
+-- while the name is still due for the occurrence the host read, enqueue the template under a fresh
+-- id, count the run, and move the name to its next occurrence, or retire it once its window or run
+-- limit is spent. A pump that lost the race to another process changes nothing, so an occurrence is
+-- enqueued once however many pumps run. A missed stretch (downtime) fires once, then the next
+-- occurrence after now: no burst.
+-- @key repeat     emq:{q}:repeat
+-- @key record     emq:{q}:repeat:<name>
+-- @key row        emq:{q}:job:<id>
+-- @key pending    emq:{q}:pending
+-- @key wake       emq:{q}:wake
+-- @arg name       the scheduler's name
+-- @arg due        the score scheduler_due answered for it
+-- @arg id         a fresh JOB id for this occurrence
+-- @arg next_at    for a cron scheduler, the host's next occurrence after now (epoch ms); "" otherwise
+-- @include core
+-- @returns 1 fired; 0 not fired (no longer due for that occurrence, or retired); -1 record gone (the
+-- name is removed)
+-- @error EMQKIND job id must be JOB-namespaced
+if string.sub(ARGV[3], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+local f = redis.call('HMGET', KEYS[2], 'template', 'every_ms', 'end_ms', 'limit', 'count')
+local template, every, ends, limit, count = f[1], tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5] or '0')
+if not template then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  return -1
+end
+local now = now_ms()
+local function retire()
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('DEL', KEYS[2])
+end
+if (ends and now > ends) or (limit and count >= limit) then
+  retire()
+  return 0
+end
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', '0', 'payload', template)
+  redis.call('ZADD', KEYS[4], 0, ARGV[3])
+  redis.call('LPUSH', KEYS[5], '1')
+  redis.call('LTRIM', KEYS[5], 0, 63)
+end
+count = redis.call('HINCRBY', KEYS[2], 'count', 1)
+local next_at = tonumber(ARGV[4])
+if every then next_at = now + every end
+if not next_at or (limit and count >= limit) or (ends and next_at > ends) then
+  retire()
+else
+  redis.call('ZADD', KEYS[1], next_at, ARGV[1])
+end
+return 1
