@@ -6,7 +6,7 @@ import type { FixedType } from './registry.js';
 import { BUNDLE_KEY, LOCKS_KEY, VERSION_KEY, migrationKey } from './reserve.js';
 
 /** The {@link QueueKeys} field of each fixed suffix; `satisfies` makes a missing type a compile error. */
-const FIXED_FIELD = {
+export const FIXED_FIELD = {
   pending: 'pending',
   active: 'active',
   schedule: 'schedule',

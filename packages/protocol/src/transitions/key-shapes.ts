@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import type { BrandedId } from '../ids/branded.js';
 import { cacheKey } from '../keys/cache-keys.js';
+import { FIXED_FIELD } from '../keys/format-key.js';
 import { queueKeys, type QueueKeys } from '../keys/queue-keys.js';
 import { isJobSub } from '../keys/registry.js';
 
@@ -41,23 +42,13 @@ export type KeyResolver = (scope: KeyScope) => string;
 type QueueVar = 'q' | 'qp' | 'qc';
 type IdVar = Exclude<keyof KeyScope, QueueVar | 't'>;
 
-/** Fixed suffixes and the {@link QueueKeys} field that holds each. */
+/**
+ * Every suffix a header may name without a placeholder and the {@link QueueKeys} field that holds
+ * it: the registry's fixed types, plus the metrics keys, the events channel and the two roots.
+ */
 const FIXED: Readonly<Record<string, keyof QueueKeys>> = {
-  pending: 'pending',
-  active: 'active',
-  schedule: 'schedule',
-  dead: 'dead',
-  meta: 'meta',
-  limiter: 'limiter',
-  ring: 'ring',
-  wake: 'wake',
-  paused: 'paused',
-  gactive: 'gactive',
-  glimit: 'glimit',
-  gweight: 'gweight',
-  repeat: 'repeat',
+  ...FIXED_FIELD,
   events: 'events',
-  'flow:outbox': 'flowOutbox',
   'metrics:completed': 'metricsCompleted',
   'metrics:failed': 'metricsFailed',
   'metrics:completed:data': 'metricsCompletedData',
