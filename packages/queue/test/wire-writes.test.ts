@@ -71,7 +71,9 @@ describe('wire: a worker writes only through transitions', () => {
     // A failure climbing a three-level flow: the leaf dies, kills its parent in the same step, and
     // the host re-emit carries it to the root through the outbox.
     const flows = await Queue.open<string>(uniqueName('wire-flow'), { connection: conn });
-    const [root, node, leaf] = ['root', 'node', 'leaf'].map(() => mintId('JOB'));
+    const root = mintId('JOB');
+    const node = mintId('JOB');
+    const leaf = mintId('JOB');
     await flows.addFlow({ parent: { id: root, payload: 'root' }, children: [{ id: node, payload: 'node', children: [{ id: leaf, payload: 'leaf' }] }] });
     const failing = await Worker.start(flows, () => {
       throw new Error('leaf died');
