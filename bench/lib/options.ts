@@ -9,7 +9,8 @@ function rawOption(name: string): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg.startsWith(`${flag}=`)) return arg.slice(flag.length + 1);
-    if (arg === flag) return argv[i + 1];
+    // A bare flag (`--quick`, then nothing or another flag) is a yes.
+    if (arg === flag) return argv[i + 1] === undefined || argv[i + 1]?.startsWith('--') ? 'true' : argv[i + 1];
   }
   return process.env[name.toUpperCase().replace(/-/g, '_')];
 }

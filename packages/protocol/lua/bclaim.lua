@@ -12,16 +12,5 @@
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy} in mint order;
 -- its length is min(size, depth), or empty when paused
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
-local size = tonumber(ARGV[2])
 local marker = tonumber(ARGV[3] or '0') or 0
-local popped = redis.call('ZPOPMIN', KEYS[1], size)
-local out = {}
-if #popped == 0 then return out end
-local deadline = now_ms() + tonumber(ARGV[1])
-for i = 1, #popped, 2 do
-  local id = popped[i]
-  local attempts, f = lease_job(KEYS[2], KEYS[4], id, deadline, marker,
-    'payload', 'parent', 'parent_queue', 'parent_policy')
-  if attempts then out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4] } end
-end
-return out
+return lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], tonumber(ARGV[2])), tonumber(ARGV[1]), marker)

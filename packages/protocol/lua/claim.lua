@@ -16,9 +16,8 @@ local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
 -- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
 while true do
-  local id = redis.call('ZPOPMIN', KEYS[1])[1]
-  if not id then return {} end
-  local attempts, f = lease_job(KEYS[2], KEYS[4], id, now_ms() + lease, marker,
-    'payload', 'parent', 'parent_queue', 'parent_policy')
-  if attempts then return { id, f[1], attempts, f[2], f[3], f[4] } end
+  local popped = redis.call('ZPOPMIN', KEYS[1])
+  if #popped == 0 then return {} end
+  local out = lease_popped(KEYS[2], KEYS[4], popped, lease, marker)
+  if out[1] then return out[1] end
 end

@@ -8,7 +8,7 @@
 export { Queue, type QueueOptions } from './queue.js';
 export type { EnqueueManyResult, EnqueueOptions, EnqueueResult } from './producer/admission.js';
 export type { CompleteManyOutcome, CompleteOptions, HeldJob, RetryOutcome } from './lease/settlement.js';
-export type { ClaimOptions } from './lease/claims.js';
+export type { ClaimOptions, RoundOptions, RoundResult } from './lease/claims.js';
 export type { StalledSweep } from './lease/recovery.js';
 export type { ReassignResult } from './admin/lanes.js';
 export type { CountName } from './reads/reads.js';

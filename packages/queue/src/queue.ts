@@ -96,6 +96,14 @@ export class Queue<T = unknown> {
     return claims.claimBatch(this.#ctx, size, leaseMs, options);
   }
 
+  /**
+   * Completes held plain jobs, then leases up to `size` oldest pending jobs, in one script: a busy
+   * worker's round trip. One outcome per job, in order (a flow child answers `flow`: complete it alone).
+   */
+  completeAndClaim(jobs: readonly settlement.HeldJob[], size: number, leaseMs: number, options?: claims.RoundOptions): Promise<claims.RoundResult<T>> {
+    return claims.completeAndClaim(this.#ctx, jobs, size, leaseMs, options);
+  }
+
   /** Rotates the lane ring once and leases one job. */
   laneClaim(leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T> | undefined> {
     return claims.laneClaim(this.#ctx, leaseMs, options);

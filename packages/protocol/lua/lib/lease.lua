@@ -3,17 +3,55 @@
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
 -- same step. Needs core.
 
--- lease_job(active, root, id, deadline, marker, ...): leases job `id` of job root `root` until
--- `deadline` (server ms). Answers nil, touching nothing, when id is not a checked id or its row is
--- gone (the caller skips it); else the new token (attempts) and the HMGET of the named row fields.
+-- lease_row(root, id, marker, ...): the row half of a lease on job `id` of job root `root`. Answers
+-- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
+-- the new token (attempts) and the named row fields, read before the write. One HMGET reads the
+-- token and the fields together and one HSET writes the token and the state: the same effect as
+-- HINCRBY attempts 1 then HSET state active (queue.md §3.1 steps 3-4), as the script is atomic. The
+-- first named field must be one every creation writes (payload), so a row without it is gone.
 -- marker > 0 writes job:<id>:lock = token with that TTL in ms.
-local function lease_job(active, root, id, deadline, marker, ...)
+local function lease_row(root, id, marker, ...)
   if not vid(id) then return nil end
   local row = jkey(root, id)
-  if redis.call('EXISTS', row) == 0 then return nil end
-  local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-  redis.call('HSET', row, 'state', 'active')
-  redis.call('ZADD', active, deadline, id)
+  local f = redis.call('HMGET', row, 'attempts', ...)
+  if not f[1] and not f[2] then return nil end
+  local attempts = (tonumber(f[1]) or 0) + 1
+  redis.call('HSET', row, 'attempts', attempts, 'state', 'active')
   if marker > 0 then redis.call('SET', jkey(root, id, ':lock'), attempts, 'PX', marker) end
-  return attempts, redis.call('HMGET', row, ...)
+  table.remove(f, 1)
+  return attempts, f
+end
+
+-- lease_job(active, root, id, deadline, marker, ...): lease_row, then the job's deadline in active.
+local function lease_job(active, root, id, deadline, marker, ...)
+  local attempts, f = lease_row(root, id, marker, ...)
+  if attempts then redis.call('ZADD', active, deadline, id) end
+  return attempts, f
+end
+
+-- lease_popped(active, root, popped, lease, marker): leases the ids of a ZPOPMIN reply (id, score,
+-- ...) under one deadline, with one ZADD for all of them, and answers the flat claim entries
+-- {id, payload, attempts, parent, parent_queue, parent_policy} in pop order (the flow link fields
+-- are false when absent, so the host needs no second read). Skipped ids are dropped.
+local function lease_popped(active, root, popped, lease, marker)
+  local out = {}
+  if #popped == 0 then return out end
+  local deadline = now_ms() + lease
+  local scored = {}
+  for i = 1, #popped, 2 do
+    local id = popped[i]
+    local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy')
+    if attempts then
+      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4] }
+      scored[#scored + 1] = deadline
+      scored[#scored + 1] = id
+      -- Lua's unpack is bounded by its C stack; score the members in slices well below it.
+      if #scored >= 2000 then
+        redis.call('ZADD', active, unpack(scored))
+        scored = {}
+      end
+    end
+  end
+  if #scored > 0 then redis.call('ZADD', active, unpack(scored)) end
+  return out
 end

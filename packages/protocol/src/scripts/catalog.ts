@@ -12,6 +12,7 @@ import { composeSource } from './source.js';
 export const SCRIPT_NAMES = [
   // admission
   'enqueue',
+  'enqueue_many',
   'enqueue_dedup',
   'schedule',
   'genqueue',
@@ -24,6 +25,7 @@ export const SCRIPT_NAMES = [
   // settlement
   'complete',
   'complete_batch',
+  'complete_claim',
   'retry',
   'delay',
   'extend_lock',

@@ -29,6 +29,32 @@ export function enqueue(input: EnqueueInput): Transition<Admission> {
   return transition(call, admitted);
 }
 
+/** The verdict of one item of {@link enqueueMany}: admitted, already there, or refused (nothing written). */
+export type ManyAdmission = Admission | 'kind' | 'malformed';
+
+const MANY_CODES: Readonly<Record<number, ManyAdmission>> = { 1: 'enqueued', 0: 'duplicate', [-1]: 'kind', [-2]: 'malformed' };
+
+/** Input of {@link enqueueMany}. */
+export interface EnqueueManyInput {
+  readonly queue: string;
+  /** The jobs to admit; every id is checked here, its namespace by the script. */
+  readonly items: readonly { readonly id: JobId | string; readonly payload: string }[];
+  /** Also push one wake token when any job was admitted, so a parked consumer wakes. */
+  readonly wake?: boolean;
+}
+
+/**
+ * `enqueue_many` [TS]: admits many jobs to the flat pending set in one script, one verdict per item
+ * in input order (queue.md §2.3). `kind` is the EMQKIND refusal of one item; its neighbours still
+ * go in.
+ */
+export function enqueueMany(input: EnqueueManyInput): Transition<ManyAdmission[]> {
+  const items: string[] = [];
+  for (const item of input.items) items.push(idArg(item.id), item.payload);
+  const call = bind(scripts().enqueue_many, { scope: { q: input.queue }, restArgs: items, optional: input.wake === true });
+  return transition(call, (reply) => (reply as number[]).map((code) => MANY_CODES[code] ?? 'malformed'));
+}
+
 /** Input of {@link enqueueDedup}. */
 export interface EnqueueDedupInput extends EnqueueInput {
   /** The idempotency key. */

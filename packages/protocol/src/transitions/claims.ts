@@ -30,14 +30,16 @@ export interface ClaimInput {
   readonly markerTtlMs?: number;
 }
 
-type FlatEntry = [string, string, number, string | null, string | null, string | null];
+/** One flat claim entry as the scripts answer it: id, payload, attempts, then the flow link fields. */
+export type FlatEntry = [string, string, number, string | null, string | null, string | null];
 type LaneEntry = [string, string, number, string];
 
 function markerArgs(input: ClaimInput): number[] {
   return input.markerTtlMs === undefined ? [] : [whole('markerTtlMs', input.markerTtlMs, 1)];
 }
 
-function fromFlat(queue: string, e: FlatEntry): ClaimedRow {
+/** Reads a flat claim entry of `queue` into a row. */
+export function fromFlat(queue: string, e: FlatEntry): ClaimedRow {
   return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: undefined, parent: flowLink(e[3], e[4], e[5], queue) };
 }
 

@@ -5,12 +5,14 @@
  *
  * @packageDocumentation
  */
-export { enqueue, enqueueDedup, laneEnqueue, schedule } from './admission.js';
-export type { Admission, AdmitInput, DedupAdmission, EnqueueDedupInput, EnqueueInput, LaneEnqueueInput, ScheduleInput } from './admission.js';
+export { enqueue, enqueueDedup, enqueueMany, laneEnqueue, schedule } from './admission.js';
+export type { Admission, AdmitInput, DedupAdmission, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, LaneEnqueueInput, ManyAdmission, ScheduleInput } from './admission.js';
 export { claim, claimBatch, laneBatchClaim, laneClaim, laneWeightedClaim } from './claims.js';
 export type { ClaimedRow, ClaimInput } from './claims.js';
 export { complete, completeBatch, delay, extendLock, extendLocks, retry } from './settlement.js';
 export type { BatchCompletion, CompleteBatchInput, CompleteInput, DelayInput, HeldJob, RetryInput, RetryOutcome, SettleInput } from './settlement.js';
+export { completeAndClaim } from './rounds.js';
+export type { CompleteAndClaimInput, Round } from './rounds.js';
 export { promote, reap, reapGroup, reprocess, sweepStalled } from './recovery.js';
 export type { StalledSweep } from './recovery.js';
 export { addLog, drain, obliterate, pauseQueue, removeJob, resumeQueue, updateData, updateProgress } from './operator.js';

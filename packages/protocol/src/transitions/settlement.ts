@@ -63,6 +63,11 @@ export type BatchCompletion = 'ok' | 'gone' | 'stale' | 'flow';
 
 const BATCH_CODES: Readonly<Record<number, BatchCompletion>> = { 1: 'ok', [-1]: 'gone', [-2]: 'stale', [-3]: 'flow' };
 
+/** Reads the per-member codes of a batch completion (complete_batch, complete_claim). */
+export function batchCompletions(codes: readonly number[]): BatchCompletion[] {
+  return codes.map((code) => BATCH_CODES[code] ?? 'gone');
+}
+
 /** Input of {@link completeBatch}. */
 export interface CompleteBatchInput {
   readonly queue: string;
@@ -76,7 +81,7 @@ export function completeBatch(input: CompleteBatchInput): Transition<BatchComple
   const pairs: string[] = [];
   for (const job of input.jobs) pairs.push(idArg(job.id), tokenArg(job.attempts));
   const call = bind(scripts().complete_batch, { scope: { q: input.queue }, args: { publish: input.publish ? '1' : '' }, restArgs: pairs });
-  return transition(call, (reply) => (reply as number[]).map((code) => BATCH_CODES[code] ?? 'gone'));
+  return transition(call, (reply) => batchCompletions(reply as number[]));
 }
 
 /** The retry verdict: rescheduled for another attempt, or dead-lettered at the cap. */

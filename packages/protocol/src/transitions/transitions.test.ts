@@ -24,6 +24,16 @@ describe('admission', () => {
     expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p' }))).toEqual({ script: 'enqueue', keys: [q(`job:${J}`), q('pending')], args: [J, 'p'] });
     expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', wake: true })).keys).toEqual([q(`job:${J}`), q('pending'), q('wake')]);
   });
+  it('enqueue_many: rooted rows, items as trailing values, the wake list optional', () => {
+    expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }, { id: P, payload: 'b' }] }))).toEqual({
+      script: 'enqueue_many',
+      keys: [q('job:'), q('pending')],
+      args: [J, 'a', P, 'b'],
+    });
+    expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }], wake: true })).keys).toEqual([q('job:'), q('pending'), q('wake')]);
+    expect(t.enqueueMany({ queue: 'orders', items: [] }).parse([1, 0, -1, -2])).toEqual(['enqueued', 'duplicate', 'kind', 'malformed']);
+    expect(() => t.enqueueMany({ queue: 'orders', items: [{ id: 'nope', payload: 'a' }] })).toThrow(MalformedIdError);
+  });
   it('enqueue_dedup', () => {
     expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd1', ttlMs: 500, wake: true }))).toEqual({
       script: 'enqueue_dedup',
@@ -87,6 +97,20 @@ describe('settlement', () => {
       args: ['', J, '1', P, '2'],
     });
     expect(t.completeBatch({ queue: 'orders', jobs: [] }).parse([1, -1, -2, -3])).toEqual(['ok', 'gone', 'stale', 'flow']);
+  });
+  it('complete_claim: the complete_batch keys plus meta, then publish, lease, size, marker and the pairs', () => {
+    expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [{ id: J, attempts: 1 }], size: 4, leaseMs: 100, markerTtlMs: 200, publish: true }))).toEqual({
+      script: 'complete_claim',
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta')],
+      args: ['1', 100, 4, 200, J, '1'],
+    });
+    expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [], size: 0, leaseMs: 5 })).args).toEqual(['', 5, 0, 0]);
+    const round = t.completeAndClaim({ queue: 'orders', jobs: [], size: 1, leaseMs: 5 }).parse([[1, -3], [[J, 'p', 1, P, 'billing', null]]]);
+    expect(round).toEqual({
+      completions: ['ok', 'flow'],
+      claimed: [{ id: J, payload: 'p', attempts: 1, group: undefined, parent: { id: P, queue: 'billing', policy: 'fp' } }],
+    });
+    expect(() => t.completeAndClaim({ queue: 'orders', jobs: [], size: -1, leaseMs: 5 })).toThrow(InvalidArgumentError);
   });
   it('retry: plain and with a parent', () => {
     expect(shape(t.retry({ queue: 'orders', job: { id: J, attempts: 2 }, delayMs: 10, maxAttempts: 3, error: 'boom' }))).toEqual({

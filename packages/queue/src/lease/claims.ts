@@ -1,4 +1,4 @@
-import { execute, transitions as t, type ClaimedRow } from '@echo/protocol';
+import { execute, transitions as t, type ClaimedRow, type HeldJob } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { claimedJob, type ClaimedJob } from '../job.js';
 
@@ -15,7 +15,8 @@ function input<T>(ctx: QueueContext<T>, leaseMs: number, options: ClaimOptions):
   return options.markerTtlMs === undefined ? { queue: ctx.name, leaseMs } : { queue: ctx.name, leaseMs, markerTtlMs: options.markerTtlMs };
 }
 
-function decode<T>(ctx: QueueContext<T>, row: ClaimedRow): ClaimedJob<T> {
+/** Builds the claimed job of a leased row; the payload decodes on first read. */
+export function decode<T>(ctx: QueueContext<T>, row: ClaimedRow): ClaimedJob<T> {
   return claimedJob(ctx.codec, { id: row.id, raw: row.payload, attempts: row.attempts, group: row.group, parent: row.parent });
 }
 
@@ -47,4 +48,26 @@ export async function laneWeightedClaim<T>(ctx: QueueContext<T>, leaseMs: number
 export async function laneBatchClaim<T>(ctx: QueueContext<T>, leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
   const rows = await execute(ctx.conn, t.laneBatchClaim(input(ctx, leaseMs, options)));
   return rows.map((row) => decode(ctx, row));
+}
+
+/** Options of {@link completeAndClaim}. */
+export interface RoundOptions extends ClaimOptions {
+  /** Publish the `completed` event of each completed job inside the same script. */
+  readonly publish?: boolean;
+}
+
+/** What one {@link completeAndClaim} did: an outcome per completed job, in order, and the jobs claimed. */
+export interface RoundResult<T> {
+  readonly completions: t.BatchCompletion[];
+  readonly claimed: ClaimedJob<T>[];
+}
+
+/**
+ * Completes held plain jobs (each fenced on its own token; a flow child answers `flow` and must go
+ * through complete) and then leases up to `size` oldest pending jobs, in one script [TS]: a busy
+ * worker's whole round in one round trip.
+ */
+export async function completeAndClaim<T>(ctx: QueueContext<T>, jobs: readonly HeldJob[], size: number, leaseMs: number, options: RoundOptions = {}): Promise<RoundResult<T>> {
+  const round = await execute(ctx.conn, t.completeAndClaim({ ...input(ctx, leaseMs, options), jobs, size, publish: options.publish === true }));
+  return { completions: round.completions, claimed: round.claimed.map((row) => decode(ctx, row)) };
 }

@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, executeAll, InvalidArgumentError, mintId, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
+import { assertBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 
 /** Options for one admission. */
@@ -62,34 +62,37 @@ export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | 
   return verdict(id, await execute(ctx.conn, t.laneEnqueue({ queue: ctx.name, id, payload: ctx.codec.encode(payload), group })));
 }
 
-/** How many admissions go out in one pipeline; bounds memory and per-pipeline latency. */
+/** How many admissions one script call carries: bounds the time the server spends in one call. */
 const CHUNK = 1000;
-/** One wake token per this many admissions in a batch. */
-const WAKE_EVERY = 16;
+
+function manyVerdict(id: JobId, admission: t.ManyAdmission): EnqueueManyResult {
+  if (admission === 'kind') return { status: 'failed', id, error: new KindError('job id must be JOB-namespaced') };
+  if (admission === 'malformed') return { status: 'failed', id, error: new MalformedIdError(id, 'refused by the id check') };
+  return verdict(id, admission);
+}
 
 /**
- * Admits many jobs in pipelines of EVALSHAs (queue.md §2.3). Verdicts come back in input order, one
- * per item; a refused item never fails its neighbours. Items are validated before anything is sent.
+ * Admits many jobs, one script call per chunk of {@link CHUNK} (queue.md §2.3), the chunks sent in
+ * one pipeline. Verdicts come back in input order, one per item; a refused item never fails its
+ * neighbours. Items are validated and encoded before anything is sent.
  */
 export async function enqueueMany<T>(
   ctx: QueueContext<T>,
   items: readonly { readonly payload: T; readonly id?: JobId | string }[],
 ): Promise<EnqueueManyResult[]> {
-  const prepared = items.map((item, i) => {
-    const id = resolveId(item.id);
-    // A wake token per job would cost two server commands each; one every WAKE_EVERY jobs (and on
-    // the last) wakes as many parked consumers as the capped wake list can hold anyway.
-    const wake = i % WAKE_EVERY === WAKE_EVERY - 1 || i === items.length - 1;
-    return { id, call: t.enqueue({ queue: ctx.name, id, payload: ctx.codec.encode(item.payload), wake }) };
-  });
+  const prepared = items.map((item) => ({ id: resolveId(item.id), payload: ctx.codec.encode(item.payload) }));
+  if (prepared.length === 0) return [];
+  const chunks: (typeof prepared)[] = [];
+  for (let start = 0; start < prepared.length; start += CHUNK) chunks.push(prepared.slice(start, start + CHUNK));
+  // One wake token per chunk: the capped wake list could not hold one per job anyway.
+  const results = await executeAll(ctx.conn, chunks.map((chunk) => t.enqueueMany({ queue: ctx.name, items: chunk, wake: true })));
   const out: EnqueueManyResult[] = [];
-  for (let start = 0; start < prepared.length; start += CHUNK) {
-    const chunk = prepared.slice(start, start + CHUNK);
-    const results = await executeAll(ctx.conn, chunk.map((p) => p.call));
-    results.forEach((result, i) => {
-      const id = (chunk[i] as (typeof chunk)[number]).id;
-      out.push(result.ok ? verdict(id, result.value) : { status: 'failed', id, error: result.error });
+  results.forEach((result, c) => {
+    const chunk = chunks[c] as (typeof chunks)[number];
+    chunk.forEach(({ id }, i) => {
+      const admission = result.ok ? result.value[i] : undefined;
+      out.push(admission === undefined ? { status: 'failed', id, error: result.ok ? new Error('enqueue_many answered no verdict for this item') : result.error } : manyVerdict(id, admission));
     });
-  }
+  });
   return out;
 }

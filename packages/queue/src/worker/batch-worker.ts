@@ -3,10 +3,13 @@ import type { ClaimedJob } from '../job.js';
 import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
 import type { Queue } from '../queue.js';
 import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeJobs, delayJob, failJob, type Settled } from './settle.js';
+import { completeAndClaimJobs, completeJobs, delayJob, failJob, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
 import { jobContext, type JobContext } from './worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
+
+/** Batches a BatchWorker keeps in flight unless told otherwise. */
+const DEFAULT_BATCHES_IN_FLIGHT = 2;
 
 /**
  * Verdicts per member id; a member missing here is retried as `missing verdict`. The single word
@@ -21,7 +24,11 @@ export type BatchHandler<T> = (jobs: readonly ClaimedJob<T>[], contexts: Readonl
 export interface BatchWorkerOptions extends Omit<WorkerOptions, 'concurrency' | 'respectConcurrencyGate'> {
   /** Most jobs per batch. Default 50. */
   readonly size?: number;
-  /** Batches in flight at once. Default 1. */
+  /**
+   * Batches in flight at once. Default 2: while one batch's settlement (with the next claim) is on
+   * the wire, the other batch's handler runs, so a handler that waits on I/O does not leave the
+   * worker idle for a round trip per batch. Use 1 for batches that must run one at a time.
+   */
   readonly concurrency?: number;
   /**
    * Shaping (queue.md §7): wait until `minSize` jobs are pending, or `timeoutMs` has passed with at
@@ -64,7 +71,7 @@ export class BatchWorker<T = unknown> {
     const size = options.size ?? 50;
     if (!Number.isSafeInteger(size) || size < 1) throw new InvalidArgumentError('size', 'must be a positive integer');
     if (options.shape) decideBatch(0, 0, options.shape.minSize, options.shape.timeoutMs);
-    const resolved = resolveWorkerOptions(options);
+    const resolved = resolveWorkerOptions({ ...options, concurrency: options.concurrency ?? DEFAULT_BATCHES_IN_FLIGHT });
     const blocking = await queue.connection.duplicate('echo-batch-wake');
     const worker = new BatchWorker(new WorkerRuntime(queue, resolved, blocking), handler, options);
     worker.#rt.start(resolved.concurrency, () => worker.#slot());
@@ -84,20 +91,26 @@ export class BatchWorker<T = unknown> {
   async #slot(): Promise<void> {
     const rt = this.#rt;
     let since = Date.now();
-    while (rt.isRunning()) {
+    /** The next batch, when the last round claimed it together with the settlement. */
+    let carried: ClaimedJob<T>[] | undefined;
+    for (;;) {
       try {
-        if (this.#shape && !(await this.#ready(since))) continue;
-        const jobs = await this.#claim();
+        let jobs = carried;
+        carried = undefined;
+        if (jobs === undefined) {
+          if (!rt.isRunning()) break;
+          if (this.#shape && !(await this.#ready(since))) continue;
+          jobs = await this.#claim();
+        }
         if (jobs.length === 0) {
+          if (!rt.isRunning()) break;
           await rt.idle.wait();
           since = Date.now();
           continue;
         }
         rt.idle.wakeOne();
-        // The settlements go out first; the next claim follows them on the same socket at once.
-        const { settling } = await this.#run(jobs);
-        this.#settling.add(settling);
-        void settling.finally(() => this.#settling.delete(settling));
+        // A batch claimed after close() began still runs: it is leased to us.
+        carried = await this.#run(jobs);
         since = Date.now();
       } catch (error) {
         if (!rt.isRunning() || rt.report(error)) break;
@@ -125,8 +138,12 @@ export class BatchWorker<T = unknown> {
     return o.source === 'lanes' ? this.queue.laneBatchClaim(o.leaseMs, claim) : this.queue.claimBatch(this.#size, o.leaseMs, claim);
   }
 
-  /** Runs the handler; answers the batch's settlement in flight (wrapped, so it is not awaited here). */
-  async #run(jobs: readonly ClaimedJob<T>[]): Promise<{ settling: Promise<void> }> {
+  /**
+   * Runs the handler and settles the batch. When the next batch may be claimed in the same script
+   * (flat source, no shaping, still running), the successes and that claim go as one call and the
+   * next batch is answered; otherwise the settlement is left in flight and the caller claims.
+   */
+  async #run(jobs: readonly ClaimedJob<T>[]): Promise<ClaimedJob<T>[] | undefined> {
     const rt = this.#rt;
     const contexts = new Map(jobs.map((job) => [job.id, jobContext(rt, job)] as const));
     let verdicts: BatchVerdicts | undefined;
@@ -136,18 +153,32 @@ export class BatchWorker<T = unknown> {
     } catch (reason) {
       thrown = { reason };
     }
-    return { settling: this.#settle(jobs, verdicts, thrown).catch((error: unknown) => rt.options.onError(error)) };
+    const fuse = rt.isRunning() && this.#shape === undefined && rt.options.source === 'flat';
+    const next = fuse ? deferred<ClaimedJob<T>[]>() : undefined;
+    const settling = this.#settle(jobs, verdicts, thrown, next).catch((error: unknown) => {
+      rt.options.onError(error);
+      next?.resolve([]);
+    });
+    this.#settling.add(settling);
+    void settling.finally(() => this.#settling.delete(settling));
+    return next?.promise;
   }
 
-  async #settle(jobs: readonly ClaimedJob<T>[], verdicts: BatchVerdicts | undefined, thrown: { reason: unknown } | undefined): Promise<void> {
+  async #settle(
+    jobs: readonly ClaimedJob<T>[],
+    verdicts: BatchVerdicts | undefined,
+    thrown: { reason: unknown } | undefined,
+    next: Deferred<ClaimedJob<T>[]> | undefined,
+  ): Promise<void> {
     const rt = this.#rt;
     const verdictOf = (job: ClaimedJob<T>): BatchVerdict =>
       thrown ? { error: errorText(thrown.reason) } : (lookup(verdicts, job.id) ?? { error: 'missing verdict' });
     const settled = new Map<JobId, { verdict: BatchVerdict; outcome: SettleOutcome }>();
     const ok = jobs.filter((job) => verdictOf(job) === 'ok');
     const rest = jobs.filter((job) => verdictOf(job) !== 'ok');
-    // Successes go out as one script; failures and delays are rarer and settle one by one.
-    const completing = completeJobs(rt, ok).then((outcomes) => {
+    // Successes go out as one script, with the next batch's claim when it may ride along; failures
+    // and delays are rarer and settle one by one.
+    const completing = (next ? this.#completeAndClaim(ok, next) : completeJobs(rt, ok)).then((outcomes) => {
       for (const job of ok) {
         const outcome = outcomes.get(job.id) ?? 'stale';
         rt.locks.untrack(job);
@@ -166,6 +197,14 @@ export class BatchWorker<T = unknown> {
     });
     await Promise.all([completing, ...others]);
     this.#onBatch?.(partitionBatch(jobs.map((j) => j.id), settled));
+  }
+
+  /** The fused round: completes `ok` and claims the next batch, handed to `next` as soon as it lands. */
+  async #completeAndClaim(ok: readonly ClaimedJob<T>[], next: Deferred<ClaimedJob<T>[]>): Promise<Map<string, Settled>> {
+    const round = await completeAndClaimJobs(this.#rt, ok, this.#size);
+    if (round.error !== undefined) next.reject(round.error);
+    else next.resolve(round.claimed);
+    return round.outcomes;
   }
 
   /** Stops claiming, lets a running batch finish, closes the wake connection. Idempotent. */
@@ -187,4 +226,20 @@ function isMap(verdicts: Exclude<BatchVerdicts, 'ok'>): verdicts is ReadonlyMap<
 
 function errorText(reason: unknown): string {
   return reason instanceof Error ? reason.message : String(reason);
+}
+
+interface Deferred<R> {
+  readonly promise: Promise<R>;
+  readonly resolve: (value: R) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+function deferred<R>(): Deferred<R> {
+  let resolve!: (value: R) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<R>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }

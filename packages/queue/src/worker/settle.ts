@@ -75,7 +75,7 @@ async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send
  * a cycle) must not keep the job from completing: it is reported and the parent records the
  * child's id instead, as for a handler that returned nothing.
  */
-function resultText(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, result: unknown): string | undefined {
+export function resultText(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, result: unknown): string | undefined {
   if (result === undefined || typeof result === 'string') return result;
   try {
     return JSON.stringify(result);
@@ -129,6 +129,49 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
   });
   await Promise.all(individually.map(async (job) => out.set(job.id, await completeJob(rt, job, undefined))));
   return out;
+}
+
+/** What {@link completeAndClaimJobs} did: how each job settled, the jobs it claimed, and why it claimed none. */
+export interface RoundOutcome<T> {
+  readonly outcomes: Map<string, Settled>;
+  readonly claimed: ClaimedJob<T>[];
+  /** Set when the fused call failed: the completions were sent again on their own, nothing was claimed. */
+  readonly error?: unknown;
+}
+
+/**
+ * One round of a busy worker: completes the plain jobs and claims up to `size` next jobs in one
+ * script (`complete_claim`); flow children are completed alone, as only `complete` feeds a parent.
+ * A member refused as stale or gone lost its lease: counted and reported as the single path does.
+ * If the call fails, the completions go again through {@link completeJobs} (resent while no primary
+ * answers) and the error is handed back for the claim.
+ */
+export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], size: number): Promise<RoundOutcome<T>> {
+  const plain = jobs.filter((job) => job.parent === undefined);
+  const alone = jobs.filter((job) => job.parent !== undefined);
+  const o = rt.options;
+  let round: { completions: readonly CompleteManyOutcome[]; claimed: ClaimedJob<T>[] };
+  try {
+    round = await rt.queue.completeAndClaim(plain, size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
+  } catch (error) {
+    return { outcomes: await completeJobs(rt, jobs), claimed: [], error };
+  }
+  const out = new Map<string, Settled>();
+  plain.forEach((job, i) => {
+    const outcome = round.completions[i] ?? 'stale';
+    if (outcome === 'flow') {
+      alone.push(job);
+    } else if (outcome === 'ok') {
+      rt.stats.completed++;
+      out.set(job.id, 'ok');
+    } else {
+      rt.stats.lost++;
+      o.onError(outcome === 'gone' ? new GoneError() : new StaleError('complete token mismatch'), job);
+      out.set(job.id, outcome);
+    }
+  });
+  await Promise.all(alone.map(async (job) => out.set(job.id, await completeJob(rt, job, undefined))));
+  return { outcomes: out, claimed: round.claimed };
 }
 
 /** Retries a job along the backoff curve (dead at `maxAttempts`) and publishes `failed` with the outcome. */

@@ -2,7 +2,7 @@ import { CancelToken } from './cancel.js';
 import type { ClaimedJob } from '../job.js';
 import type { Queue } from '../queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeJob, failJob } from './settle.js';
+import { Rounds } from './rounds.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
 /** What a handler gets besides the job: cancellation and the job's own side channels. */
@@ -50,14 +50,14 @@ export class Worker<T = unknown> {
   readonly options: ResolvedWorkerOptions;
   readonly #handler: Handler<T>;
   readonly #rt: WorkerRuntime<T>;
-  /** Settlements sent but not yet answered; close() waits for them. */
-  readonly #settling = new Set<Promise<void>>();
+  readonly #rounds: Rounds<T>;
 
   private constructor(rt: WorkerRuntime<T>, handler: Handler<T>) {
     this.#rt = rt;
     this.queue = rt.queue;
     this.options = rt.options;
     this.#handler = handler;
+    this.#rounds = new Rounds(rt, () => this.#claim());
   }
 
   /**
@@ -93,30 +93,31 @@ export class Worker<T = unknown> {
 
   async #slot(): Promise<void> {
     const rt = this.#rt;
-    while (rt.isRunning()) {
+    let next = this.#rounds.take();
+    for (;;) {
       let job: ClaimedJob<T> | undefined;
       try {
-        job = await this.#claim();
+        job = await next;
       } catch (error) {
-        if (!rt.isRunning() || rt.report(error)) return;
-        await rt.idle.wait();
+        if (!rt.isRunning() || rt.report(error)) break;
+        job = undefined;
+      }
+      if (job) {
+        // Found work: there may be more, so pass the wake on before running this one. A job that
+        // arrives after close() began still runs: it is leased to us.
+        rt.idle.wakeOne();
+        next = this.#run(job);
         continue;
       }
-      if (!job) {
-        await rt.idle.wait();
-        continue;
-      }
-      // Found work: there may be more, so pass the wake on before running this one.
-      rt.idle.wakeOne();
-      const { settling } = await this.#run(job);
-      // The settlement is already on the socket; the next claim goes out right behind it, so the
-      // two share a round trip and the server still runs them in order.
-      this.#settling.add(settling);
-      void settling.finally(() => this.#settling.delete(settling));
+      if (!rt.isRunning()) break;
+      await rt.idle.wait();
+      if (!rt.isRunning()) break;
+      next = this.#rounds.take();
     }
-    await Promise.all(this.#settling);
+    await this.#rounds.drain();
   }
 
+  /** A slot's own claim, for rounds that cannot claim in the fused script (lanes, the gate). */
   async #claim(): Promise<ClaimedJob<T> | undefined> {
     const o = this.options;
     if (o.respectConcurrencyGate && (await this.queue.isMaxed())) return undefined;
@@ -124,8 +125,11 @@ export class Worker<T = unknown> {
     return o.source === 'lanes' ? this.queue.laneClaim(o.leaseMs, claim) : this.queue.claim(o.leaseMs, claim);
   }
 
-  /** Runs the handler; answers the settlement in flight (wrapped, so awaiting this does not wait for it). */
-  async #run(job: ClaimedJob<T>): Promise<{ settling: Promise<void> }> {
+  /**
+   * Runs the handler, hands its verdict to the round of this turn and answers the next job: a
+   * success and the next claim travel in one script; a failure settles on its own.
+   */
+  async #run(job: ClaimedJob<T>): Promise<ClaimedJob<T> | undefined> {
     const context = jobContext(this.#rt, job);
     let result: unknown;
     let failure: { reason: unknown } | undefined;
@@ -134,17 +138,10 @@ export class Worker<T = unknown> {
     } catch (reason) {
       failure = { reason };
     }
-    return { settling: this.#settle(job, result, failure) };
-  }
-
-  async #settle(job: ClaimedJob<T>, result: unknown, failure: { reason: unknown } | undefined): Promise<void> {
-    try {
-      await (failure ? failJob(this.#rt, job, failure.reason) : completeJob(this.#rt, job, result));
-    } catch (error) {
-      this.options.onError(error, job);
-    } finally {
-      this.#rt.locks.untrack(job);
-    }
+    const settling = failure ? this.#rounds.fail(job, failure.reason) : this.#rounds.complete(job, result);
+    void settling.then(() => this.#rt.locks.untrack(job));
+    if (!this.#rt.isRunning()) return undefined;
+    return this.#rounds.take();
   }
 
   /**

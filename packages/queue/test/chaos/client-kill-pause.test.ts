@@ -7,15 +7,29 @@ import { Connection, type JobId } from '@echo/protocol';
 import { startRedis, uniqueName, type RedisServer } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue, Worker, type QueueEvents } from '../../src/index.js';
+import { BatchWorker, Queue, Worker, type ClaimedJob, type QueueEvents, type WorkerStats } from '../../src/index.js';
 import { EventTally, occurrences, rowsLeft, sleep, until } from './helpers.js';
 
 const JOBS = 2_000;
 
+interface ConsumerOptions {
+  readonly leaseMs: number;
+  readonly maintenanceMs: number;
+  readonly blockMs: number;
+  readonly onError: (error: unknown) => void;
+}
+
 let server: RedisServer;
 let admin: Redis;
 let conn: Connection;
-let worker: Worker | undefined;
+/** What the test reads of either consumer. */
+interface Consumer {
+  stats(): Readonly<WorkerStats>;
+  readonly fatalError: Error | undefined;
+  close(): Promise<void>;
+}
+
+let worker: Consumer | undefined;
 let events: QueueEvents | undefined;
 
 beforeAll(async () => {
@@ -34,7 +48,24 @@ afterAll(async () => {
 });
 
 describe('chaos: CLIENT KILL and CLIENT PAUSE under a running worker', () => {
-  it(`completes ${JOBS} jobs exactly once through two client kills and a pause`, async () => {
+  // The one-by-one Worker coalesces its slots' settlements and claims into rounds; the BatchWorker
+  // keeps several batches in flight, each claimed together with the previous one's settlement.
+  const consumers: [string, (queue: Queue<{ n: number }>, run: (job: ClaimedJob<{ n: number }>) => Promise<void>, options: ConsumerOptions) => Promise<Consumer>][] = [
+    ['Worker', (queue, run, options) => Worker.start(queue, run, { ...options, concurrency: 8 })],
+    [
+      'BatchWorker with 3 batches in flight',
+      (queue, run, options) =>
+        BatchWorker.start(
+          queue,
+          async (jobs): Promise<'ok'> => {
+            await Promise.all(jobs.map(run));
+            return 'ok';
+          },
+          { ...options, size: 8, concurrency: 3 },
+        ),
+    ],
+  ];
+  it.each(consumers)(`completes ${JOBS} jobs exactly once through two client kills and a pause (%s)`, async (_name, start) => {
     const started = Date.now();
     const queue = await Queue.open<{ n: number }>(uniqueName('kill'), { connection: conn });
     const tally = new EventTally();
@@ -46,21 +77,20 @@ describe('chaos: CLIENT KILL and CLIENT PAUSE under a running worker', () => {
 
     const executions = new Map<string, number>();
     const errors: string[] = [];
-    const w = await Worker.start(
+    const w = await start(
       queue,
       async (job) => {
         executions.set(job.id, (executions.get(job.id) ?? 0) + 1);
         await sleep(10);
       },
       {
-        concurrency: 8,
         leaseMs: 1_000,
         maintenanceMs: 100,
         blockMs: 200,
         onError: (error) => errors.push(error instanceof Error ? error.constructor.name : String(error)),
       },
     );
-    worker = w as Worker;
+    worker = w;
 
     // The chaos, triggered by progress so it always lands mid-run.
     const chaos: string[] = [];
@@ -122,5 +152,6 @@ describe('chaos: CLIENT KILL and CLIENT PAUSE under a running worker', () => {
     // completion whose reply a kill cut off is resent, and a `gone` answer to the resend cannot
     // prove the first one landed; see partition.test.ts.)
     expect(w.stats().completed).toBeLessThanOrEqual(JOBS);
+    await w.close();
   }, 90_000);
 });

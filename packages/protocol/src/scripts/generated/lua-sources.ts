@@ -195,19 +195,113 @@ end
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
 -- same step. Needs core.
 
--- lease_job(active, root, id, deadline, marker, ...): leases job \`id\` of job root \`root\` until
--- \`deadline\` (server ms). Answers nil, touching nothing, when id is not a checked id or its row is
--- gone (the caller skips it); else the new token (attempts) and the HMGET of the named row fields.
+-- lease_row(root, id, marker, ...): the row half of a lease on job \`id\` of job root \`root\`. Answers
+-- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
+-- the new token (attempts) and the named row fields, read before the write. One HMGET reads the
+-- token and the fields together and one HSET writes the token and the state: the same effect as
+-- HINCRBY attempts 1 then HSET state active (queue.md §3.1 steps 3-4), as the script is atomic. The
+-- first named field must be one every creation writes (payload), so a row without it is gone.
 -- marker > 0 writes job:<id>:lock = token with that TTL in ms.
-local function lease_job(active, root, id, deadline, marker, ...)
+local function lease_row(root, id, marker, ...)
   if not vid(id) then return nil end
   local row = jkey(root, id)
-  if redis.call('EXISTS', row) == 0 then return nil end
-  local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-  redis.call('HSET', row, 'state', 'active')
-  redis.call('ZADD', active, deadline, id)
+  local f = redis.call('HMGET', row, 'attempts', ...)
+  if not f[1] and not f[2] then return nil end
+  local attempts = (tonumber(f[1]) or 0) + 1
+  redis.call('HSET', row, 'attempts', attempts, 'state', 'active')
   if marker > 0 then redis.call('SET', jkey(root, id, ':lock'), attempts, 'PX', marker) end
-  return attempts, redis.call('HMGET', row, ...)
+  table.remove(f, 1)
+  return attempts, f
+end
+
+-- lease_job(active, root, id, deadline, marker, ...): lease_row, then the job's deadline in active.
+local function lease_job(active, root, id, deadline, marker, ...)
+  local attempts, f = lease_row(root, id, marker, ...)
+  if attempts then redis.call('ZADD', active, deadline, id) end
+  return attempts, f
+end
+
+-- lease_popped(active, root, popped, lease, marker): leases the ids of a ZPOPMIN reply (id, score,
+-- ...) under one deadline, with one ZADD for all of them, and answers the flat claim entries
+-- {id, payload, attempts, parent, parent_queue, parent_policy} in pop order (the flow link fields
+-- are false when absent, so the host needs no second read). Skipped ids are dropped.
+local function lease_popped(active, root, popped, lease, marker)
+  local out = {}
+  if #popped == 0 then return out end
+  local deadline = now_ms() + lease
+  local scored = {}
+  for i = 1, #popped, 2 do
+    local id = popped[i]
+    local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy')
+    if attempts then
+      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4] }
+      scored[#scored + 1] = deadline
+      scored[#scored + 1] = id
+      -- Lua's unpack is bounded by its C stack; score the members in slices well below it.
+      if #scored >= 2000 then
+        redis.call('ZADD', active, unpack(scored))
+        scored = {}
+      end
+    end
+  end
+  if #scored > 0 then redis.call('ZADD', active, unpack(scored)) end
+  return out
+end
+`,
+  settle: `-- @lib settle
+-- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
+-- of complete (queue.md §3.3) for a job that is not a flow child. Needs core and lanes.
+
+-- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
+local function zrem_all(set, ids)
+  local removed = 0
+  for i = 1, #ids, 1000 do
+    removed = removed + redis.call('ZREM', set, unpack(ids, i, math.min(i + 999, #ids)))
+  end
+  return removed
+end
+
+-- complete_held(k, first, publish): completes the (id, token) pairs of ARGV from index \`first\` on.
+-- k names the declared keys: active, pending, schedule, dead, completed, lb (lb_at), laneroot,
+-- jobroot, events. Answers one code per pair, in order: 1 completed; -1 gone; -2 token mismatch;
+-- -3 a flow child (left untouched: it must settle through complete, which feeds its parent).
+local function complete_held(k, first, publish)
+  local out = {}
+  local flat = {}
+  local done = 0
+  for i = first, #ARGV, 2 do
+    local id = ARGV[i]
+    local code = -1
+    if vid(id) then
+      local row = jkey(k.jobroot, id)
+      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent')
+      if f[1] then
+        if f[1] ~= ARGV[i + 1] then
+          code = -2
+        elseif f[4] then
+          code = -3
+        else
+          if f[2] and vid(f[2]) then
+            leave_active(k.active, k.pending, k.lb, k.laneroot, id, f[2])
+          else
+            flat[#flat + 1] = id
+          end
+          if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
+          if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
+          redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
+          if publish then redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id })) end
+          done = done + 1
+          code = 1
+        end
+      end
+    end
+    out[#out + 1] = code
+  end
+  -- leave_active for the flat members, one ZREM for all: a member that was not active (reaped, its
+  -- token still matching) sits in pending instead (I1), and only then is pending touched at all.
+  if #flat > 0 and zrem_all(k.active, flat) < #flat then zrem_all(k.pending, flat) end
+  if done > 0 then redis.call('HINCRBY', k.completed, 'count', done) end
+  return out
 end
 `,
 };
@@ -279,6 +373,7 @@ export type LuaScriptName =
   | 'coherence_drop'
   | 'complete'
   | 'complete_batch'
+  | 'complete_claim'
   | 'counts'
   | 'delay'
   | 'drain'
@@ -286,6 +381,7 @@ export type LuaScriptName =
   | 'enqueue_dedup'
   | 'enqueue_flow'
   | 'enqueue_flow_child'
+  | 'enqueue_many'
   | 'extend_lock'
   | 'extend_locks'
   | 'flow_deliver'
@@ -353,7 +449,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'f673d4e27e7fdbfb298b622832e344483fc6102d',
+    sha: 'd367456ba3880d87460639ae3ef7f510f4d17556',
     includes: ['core', 'lease'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -369,23 +465,12 @@ return len
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy} in mint order;
 -- its length is min(size, depth), or empty when paused
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
-local size = tonumber(ARGV[2])
 local marker = tonumber(ARGV[3] or '0') or 0
-local popped = redis.call('ZPOPMIN', KEYS[1], size)
-local out = {}
-if #popped == 0 then return out end
-local deadline = now_ms() + tonumber(ARGV[1])
-for i = 1, #popped, 2 do
-  local id = popped[i]
-  local attempts, f = lease_job(KEYS[2], KEYS[4], id, deadline, marker,
-    'payload', 'parent', 'parent_queue', 'parent_policy')
-  if attempts then out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4] } end
-end
-return out
+return lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], tonumber(ARGV[2])), tonumber(ARGV[1]), marker)
 `,
   },
   claim: {
-    sha: 'c30a58ec5a55c18c152d12c9684a76d026140bda',
+    sha: 'cdb9c1e5c91e53d642981e8aff947e743e376600',
     includes: ['core', 'lease'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -405,11 +490,10 @@ local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
 -- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
 while true do
-  local id = redis.call('ZPOPMIN', KEYS[1])[1]
-  if not id then return {} end
-  local attempts, f = lease_job(KEYS[2], KEYS[4], id, now_ms() + lease, marker,
-    'payload', 'parent', 'parent_queue', 'parent_policy')
-  if attempts then return { id, f[1], attempts, f[2], f[3], f[4] } end
+  local popped = redis.call('ZPOPMIN', KEYS[1])
+  if #popped == 0 then return {} end
+  local out = lease_popped(KEYS[2], KEYS[4], popped, lease, marker)
+  if out[1] then return out[1] end
 end
 `,
   },
@@ -504,8 +588,8 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '4619db6f9fd5f38c39067abe67ecbd40e3f25bdf',
-    includes: ['core', 'lanes'],
+    sha: '15446df72622c20daccc9973ac5d3aff671d94c4',
+    includes: ['core', 'lanes', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
 -- same effects as complete: a batch worker's successes cost one round trip instead of one each.
@@ -525,37 +609,53 @@ return 1
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
 -- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
 -- @args pairs     id1, token1, id2, token2, ...
--- @include core lanes
+-- @include core lanes settle
 -- @returns one code per pair, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
-local out = {}
-local lb = lb_at(6)
-local done = 0
-for i = 2, #ARGV, 2 do
-  local id = ARGV[i]
-  local code = -1
-  if vid(id) then
-    local row = jkey(KEYS[12], id)
-    local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent')
-    if f[1] then
-      if f[1] ~= ARGV[i + 1] then
-        code = -2
-      elseif f[4] then
-        code = -3
-      else
-        leave_active(KEYS[1], KEYS[2], lb, KEYS[11], id, f[2])
-        if f[3] == 'scheduled' then redis.call('ZREM', KEYS[3], id) end
-        if f[3] == 'dead' then redis.call('ZREM', KEYS[4], id) end
-        redis.call('DEL', row, jkey(KEYS[12], id, ':lock'), jkey(KEYS[12], id, ':logs'))
-        if ARGV[1] == '1' then redis.call('PUBLISH', KEYS[13], cjson.encode({ event = 'completed', job = id })) end
-        done = done + 1
-        code = 1
-      end
-    end
-  end
-  out[#out + 1] = code
+local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
+  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+return complete_held(held, 2, ARGV[1] == '1')
+`,
+  },
+  complete_claim: {
+    sha: 'bc9b1d0d34ca3b539658945e825b756c9a926471',
+    includes: ['core', 'lanes', 'lease', 'settle'],
+    body: `-- @script complete_claim
+-- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
+-- complete_batch does (each fenced on its own token; a flow child answers -3 and is left for
+-- complete), then lease up to \`size\` of the oldest pending jobs as bclaim does (a paused queue
+-- claims nothing). A worker whose handlers finish together pays one script call per round, not two
+-- per job.
+-- @key active     emq:{q}:active
+-- @key pending    emq:{q}:pending
+-- @key schedule   emq:{q}:schedule
+-- @key dead       emq:{q}:dead
+-- @key completed  emq:{q}:metrics:completed
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key laneroot   emq:{q}:g:
+-- @key jobroot    emq:{q}:job:
+-- @key events     emq:{q}:events (a channel, declared so no name is built)
+-- @key meta       emq:{q}:meta
+-- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
+-- @arg lease_ms   lease length in ms of the claimed jobs, from server now
+-- @arg size       most jobs to claim after settling (0 claims nothing)
+-- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
+-- @args pairs     id1, token1, id2, token2, ... of the jobs to complete (none is fine)
+-- @include core lanes lease settle
+-- @returns {codes, claimed}: one code per pair as complete_batch answers (1 completed; -1 gone;
+-- -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them
+local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
+  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+local codes = complete_held(held, 5, ARGV[1] == '1')
+local size = tonumber(ARGV[3])
+local claimed = {}
+if size > 0 and redis.call('HEXISTS', KEYS[14], 'paused') == 0 then
+  claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], size), tonumber(ARGV[2]), tonumber(ARGV[4]))
 end
-if done > 0 then redis.call('HINCRBY', KEYS[5], 'count', done) end
-return out
+return { codes, claimed }
 `,
   },
   counts: {
@@ -771,6 +871,56 @@ redis.call('ZADD', KEYS[2], 0, ARGV[1])
 return 1
 `,
   },
+  enqueue_many: {
+    sha: '9d8d9b93310e0bd46b919e510fb30855a0023ad6',
+    includes: ['core'],
+    body: `-- @script enqueue_many
+-- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
+-- admits one (queue.md §2.1, §2.3): the namespace law first, then the duplicate check, then the row
+-- {state: pending, attempts: "0", payload}. Rows are rooted on the job root, each id checked here.
+-- One ZADD scores every new member and one token wakes a parked consumer. An item refused never
+-- fails its neighbours.
+-- @key jobroot    emq:{q}:job:
+-- @key pending    emq:{q}:pending
+-- @keys wake      optional emq:{q}:wake (when declared, one token wakes a parked consumer if any job was admitted)
+-- @args items     id1, payload1, id2, payload2, ...
+-- @include core
+-- @returns one code per item, in order: 1 enqueued; 0 duplicate (the row exists; nothing written);
+-- -1 the id is not JOB-namespaced (the EMQKIND refusal; nothing written); -2 the id fails the id
+-- check (nothing written)
+local out = {}
+local scored = {}
+for i = 1, #ARGV, 2 do
+  local id = ARGV[i]
+  local code
+  if string.sub(id, 1, 3) ~= 'JOB' then
+    code = -1
+  elseif not vid(id) then
+    code = -2
+  else
+    local row = jkey(KEYS[1], id)
+    if redis.call('EXISTS', row) == 1 then
+      code = 0
+    else
+      redis.call('HSET', row, 'state', 'pending', 'attempts', '0', 'payload', ARGV[i + 1])
+      scored[#scored + 1] = 0
+      scored[#scored + 1] = id
+      code = 1
+    end
+  end
+  out[#out + 1] = code
+end
+-- Lua's unpack is bounded by its C stack; score the members in slices well below it.
+for i = 1, #scored, 2000 do
+  redis.call('ZADD', KEYS[2], unpack(scored, i, math.min(i + 1999, #scored)))
+end
+if KEYS[3] and #scored > 0 then
+  redis.call('LPUSH', KEYS[3], '1')
+  redis.call('LTRIM', KEYS[3], 0, 63)
+end
+return out
+`,
+  },
   extend_lock: {
     sha: 'b3e333cdd51e250104f9bb67daa8f34f4674dd50',
     includes: ['core'],
@@ -927,7 +1077,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'b6e3120f5aae57624e37de6e295fe8b365e8bd90',
+    sha: 'a578d44378105f12cc09f6cd48ebbd04b65ce522',
     includes: ['core', 'lease', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -949,7 +1099,7 @@ return lane_claim(nil, tonumber(ARGV[1]), marker)
 `,
   },
   gclaim: {
-    sha: '27f8a150eb7cf6586105e45802d686b3e35e2bf8',
+    sha: '3b71edf9842207225d97aa760406f7a8db6de503',
     includes: ['core', 'lease'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -1201,7 +1351,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '1476e27fb06ba25e85e4675c14b5432f2198aa4d',
+    sha: '8bb09f7b04e062da018a24d68bec4d0c2d27340e',
     includes: ['core', 'lease', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came

@@ -1,0 +1,37 @@
+-- @script complete_claim
+-- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
+-- complete_batch does (each fenced on its own token; a flow child answers -3 and is left for
+-- complete), then lease up to `size` of the oldest pending jobs as bclaim does (a paused queue
+-- claims nothing). A worker whose handlers finish together pays one script call per round, not two
+-- per job.
+-- @key active     emq:{q}:active
+-- @key pending    emq:{q}:pending
+-- @key schedule   emq:{q}:schedule
+-- @key dead       emq:{q}:dead
+-- @key completed  emq:{q}:metrics:completed
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key laneroot   emq:{q}:g:
+-- @key jobroot    emq:{q}:job:
+-- @key events     emq:{q}:events (a channel, declared so no name is built)
+-- @key meta       emq:{q}:meta
+-- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
+-- @arg lease_ms   lease length in ms of the claimed jobs, from server now
+-- @arg size       most jobs to claim after settling (0 claims nothing)
+-- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
+-- @args pairs     id1, token1, id2, token2, ... of the jobs to complete (none is fine)
+-- @include core lanes lease settle
+-- @returns {codes, claimed}: one code per pair as complete_batch answers (1 completed; -1 gone;
+-- -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them
+local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
+  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+local codes = complete_held(held, 5, ARGV[1] == '1')
+local size = tonumber(ARGV[3])
+local claimed = {}
+if size > 0 and redis.call('HEXISTS', KEYS[14], 'paused') == 0 then
+  claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], size), tonumber(ARGV[2]), tonumber(ARGV[4]))
+end
+return { codes, claimed }

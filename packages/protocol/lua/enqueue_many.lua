@@ -1,0 +1,45 @@
+-- @script enqueue_many
+-- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
+-- admits one (queue.md §2.1, §2.3): the namespace law first, then the duplicate check, then the row
+-- {state: pending, attempts: "0", payload}. Rows are rooted on the job root, each id checked here.
+-- One ZADD scores every new member and one token wakes a parked consumer. An item refused never
+-- fails its neighbours.
+-- @key jobroot    emq:{q}:job:
+-- @key pending    emq:{q}:pending
+-- @keys wake      optional emq:{q}:wake (when declared, one token wakes a parked consumer if any job was admitted)
+-- @args items     id1, payload1, id2, payload2, ...
+-- @include core
+-- @returns one code per item, in order: 1 enqueued; 0 duplicate (the row exists; nothing written);
+-- -1 the id is not JOB-namespaced (the EMQKIND refusal; nothing written); -2 the id fails the id
+-- check (nothing written)
+local out = {}
+local scored = {}
+for i = 1, #ARGV, 2 do
+  local id = ARGV[i]
+  local code
+  if string.sub(id, 1, 3) ~= 'JOB' then
+    code = -1
+  elseif not vid(id) then
+    code = -2
+  else
+    local row = jkey(KEYS[1], id)
+    if redis.call('EXISTS', row) == 1 then
+      code = 0
+    else
+      redis.call('HSET', row, 'state', 'pending', 'attempts', '0', 'payload', ARGV[i + 1])
+      scored[#scored + 1] = 0
+      scored[#scored + 1] = id
+      code = 1
+    end
+  end
+  out[#out + 1] = code
+end
+-- Lua's unpack is bounded by its C stack; score the members in slices well below it.
+for i = 1, #scored, 2000 do
+  redis.call('ZADD', KEYS[2], unpack(scored, i, math.min(i + 1999, #scored)))
+end
+if KEYS[3] and #scored > 0 then
+  redis.call('LPUSH', KEYS[3], '1')
+  redis.call('LTRIM', KEYS[3], 0, 63)
+end
+return out

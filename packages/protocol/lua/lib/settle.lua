@@ -1,0 +1,55 @@
+-- @lib settle
+-- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
+-- of complete (queue.md §3.3) for a job that is not a flow child. Needs core and lanes.
+
+-- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
+local function zrem_all(set, ids)
+  local removed = 0
+  for i = 1, #ids, 1000 do
+    removed = removed + redis.call('ZREM', set, unpack(ids, i, math.min(i + 999, #ids)))
+  end
+  return removed
+end
+
+-- complete_held(k, first, publish): completes the (id, token) pairs of ARGV from index `first` on.
+-- k names the declared keys: active, pending, schedule, dead, completed, lb (lb_at), laneroot,
+-- jobroot, events. Answers one code per pair, in order: 1 completed; -1 gone; -2 token mismatch;
+-- -3 a flow child (left untouched: it must settle through complete, which feeds its parent).
+local function complete_held(k, first, publish)
+  local out = {}
+  local flat = {}
+  local done = 0
+  for i = first, #ARGV, 2 do
+    local id = ARGV[i]
+    local code = -1
+    if vid(id) then
+      local row = jkey(k.jobroot, id)
+      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent')
+      if f[1] then
+        if f[1] ~= ARGV[i + 1] then
+          code = -2
+        elseif f[4] then
+          code = -3
+        else
+          if f[2] and vid(f[2]) then
+            leave_active(k.active, k.pending, k.lb, k.laneroot, id, f[2])
+          else
+            flat[#flat + 1] = id
+          end
+          if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
+          if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
+          redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
+          if publish then redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id })) end
+          done = done + 1
+          code = 1
+        end
+      end
+    end
+    out[#out + 1] = code
+  end
+  -- leave_active for the flat members, one ZREM for all: a member that was not active (reaped, its
+  -- token still matching) sits in pending instead (I1), and only then is pending touched at all.
+  if #flat > 0 and zrem_all(k.active, flat) < #flat then zrem_all(k.pending, flat) end
+  if done > 0 then redis.call('HINCRBY', k.completed, 'count', done) end
+  return out
+end

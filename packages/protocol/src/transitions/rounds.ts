@@ -1,0 +1,45 @@
+import { scripts } from '../scripts/catalog.js';
+import { bind } from './bind.js';
+import { fromFlat, type ClaimedRow, type ClaimInput, type FlatEntry } from './claims.js';
+import { batchCompletions, type BatchCompletion, type HeldJob } from './settlement.js';
+import { transition, type Transition } from './transition.js';
+import { idArg, tokenArg, whole } from './values.js';
+
+/** Input of {@link completeAndClaim}. */
+export interface CompleteAndClaimInput extends ClaimInput {
+  /** The held jobs to complete first (plain jobs; a flow child answers `flow`). May be empty. */
+  readonly jobs: readonly HeldJob[];
+  /** Most jobs to claim after settling; 0 claims nothing. */
+  readonly size: number;
+  /** Publish a `completed` event per settled job in the same step. */
+  readonly publish?: boolean;
+}
+
+/** What one worker round did: an outcome per completed job, in order, and the jobs it claimed. */
+export interface Round {
+  readonly completions: BatchCompletion[];
+  readonly claimed: ClaimedRow[];
+}
+
+/**
+ * `complete_claim` [TS]: completes the held jobs as {@link completeBatch} does, then leases up to
+ * `size` oldest pending jobs as {@link claimBatch} does, in one script: a busy worker's round trip.
+ */
+export function completeAndClaim(input: CompleteAndClaimInput): Transition<Round> {
+  const pairs: string[] = [];
+  for (const job of input.jobs) pairs.push(idArg(job.id), tokenArg(job.attempts));
+  const call = bind(scripts().complete_claim, {
+    scope: { q: input.queue },
+    args: {
+      publish: input.publish ? '1' : '',
+      lease_ms: whole('leaseMs', input.leaseMs, 1),
+      size: whole('size', input.size, 0),
+      marker: input.markerTtlMs === undefined ? 0 : whole('markerTtlMs', input.markerTtlMs, 1),
+    },
+    restArgs: pairs,
+  });
+  return transition(call, (reply) => {
+    const [codes, claimed] = reply as [number[], FlatEntry[]];
+    return { completions: batchCompletions(codes), claimed: claimed.map((e) => fromFlat(input.queue, e)) };
+  });
+}

@@ -1,0 +1,118 @@
+import type { ClaimedJob } from '../job.js';
+import type { WorkerRuntime } from './runtime.js';
+import { completeAndClaimJobs, completeJob, completeJobs, failJob, resultText, type Settled } from './settle.js';
+
+interface Want<T> {
+  readonly resolve: (job: ClaimedJob<T> | undefined) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Done<T> {
+  readonly job: ClaimedJob<T>;
+  readonly resolve: (outcome: Settled) => void;
+}
+
+/**
+ * Coalesces a worker's traffic per event-loop turn. Slots whose handlers finished in the same turn
+ * hand their plain successes here, and slots wanting work ask here; at the end of the turn one
+ * script completes every success and claims a job for every slot that asked (`complete_claim`), so a
+ * busy worker pays one round trip per round, not two per job. Handlers still see one job each;
+ * failures, delays and flow children settle one by one outside it.
+ *
+ * Where the fused script does not apply (lane claims, the concurrency gate) the round is the
+ * successes in one `complete_batch` plus the slots' own claims.
+ */
+export class Rounds<T> {
+  readonly #rt: WorkerRuntime<T>;
+  /** True when a round may claim with `complete_claim` (flat source, no gate to ask first). */
+  readonly #fused: boolean;
+  /** The claim a slot makes on its own when the round is not fused. */
+  readonly #claimOne: () => Promise<ClaimedJob<T> | undefined>;
+  #done: Done<T>[] = [];
+  #wants: Want<T>[] = [];
+  #scheduled = false;
+  readonly #inflight = new Set<Promise<void>>();
+
+  constructor(rt: WorkerRuntime<T>, claimOne: () => Promise<ClaimedJob<T> | undefined>) {
+    this.#rt = rt;
+    this.#fused = rt.options.source === 'flat' && !rt.options.respectConcurrencyGate;
+    this.#claimOne = claimOne;
+  }
+
+  /**
+   * Queues a plain job's completion for this turn's round; answers how it settled. A flow child
+   * is completed alone at once: only `complete` feeds its parent with the handler's result.
+   */
+  complete(job: ClaimedJob<T>, result: unknown): Promise<Settled> {
+    if (job.parent !== undefined) return this.#track(completeJob(this.#rt, job, result));
+    // Nothing reads a plain job's result, but a value JSON cannot carry is still reported, as for a flow child.
+    resultText(this.#rt, job, result);
+    return this.#track(
+      new Promise<Settled>((resolve) => {
+        this.#done.push({ job, resolve });
+        this.#schedule();
+      }),
+    );
+  }
+
+  /** Retries a failed job along the backoff curve, on its own (failures are rare and carry a reason each). */
+  fail(job: ClaimedJob<T>, reason: unknown): Promise<Settled> {
+    return this.#track(failJob(this.#rt, job, reason));
+  }
+
+  /** Asks for the next job in this turn's round; answers `undefined` when none was claimable. */
+  take(): Promise<ClaimedJob<T> | undefined> {
+    return new Promise((resolve, reject) => {
+      this.#wants.push({ resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Waits for every settlement sent or queued (on close). */
+  async drain(): Promise<void> {
+    while (this.#inflight.size > 0) await Promise.all(this.#inflight);
+  }
+
+  #track<R>(p: Promise<R>): Promise<R> {
+    const settled = p.then(() => undefined, () => undefined);
+    this.#inflight.add(settled);
+    void settled.then(() => this.#inflight.delete(settled));
+    return p;
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // setImmediate runs after the I/O callbacks of this turn: every slot whose handler finished on
+    // the same reply has queued its success and its want by then.
+    setImmediate(() => void this.#flush());
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false;
+    const done = this.#done;
+    const wants = this.#wants;
+    this.#done = [];
+    this.#wants = [];
+    const rt = this.#rt;
+    if (!rt.isRunning()) for (const want of wants.splice(0)) want.resolve(undefined);
+    if (this.#fused && (wants.length > 0 || done.length > 0)) {
+      await this.#fusedRound(done, wants);
+      return;
+    }
+    if (done.length > 0) void this.#completeAll(done);
+    for (const want of wants) this.#claimOne().then(want.resolve, want.reject);
+  }
+
+  async #fusedRound(done: readonly Done<T>[], wants: readonly Want<T>[]): Promise<void> {
+    const round = await this.#track(completeAndClaimJobs(this.#rt, done.map((d) => d.job), wants.length));
+    for (const d of done) d.resolve(round.outcomes.get(d.job.id) ?? 'stale');
+    if (round.error !== undefined) for (const want of wants) want.reject(round.error);
+    else wants.forEach((want, i) => want.resolve(round.claimed[i]));
+  }
+
+  async #completeAll(done: readonly Done<T>[]): Promise<void> {
+    const outcomes = await completeJobs(this.#rt, done.map((d) => d.job));
+    for (const d of done) d.resolve(outcomes.get(d.job.id) ?? 'stale');
+  }
+}
