@@ -5,8 +5,12 @@ type OnError = (error: unknown, job?: ClaimedJob<unknown>) => void;
 
 /** How often a probe asks whether calls get through again. */
 const PROBE_EVERY_MS = 250;
-/** How long after the last absorbed error a probe must succeed before the outage counts as over. */
-const QUIET_MS = 500;
+/**
+ * How long after the last absorbed error probes must keep succeeding before the outage counts as
+ * over. A cluster keeps throwing stragglers for a while after a promotion (slot refreshes, cut-off
+ * rounds resent with backoff up to 1 s); a shorter wait reports one failover as two.
+ */
+const QUIET_MS = 2_000;
 /** An outage this long is reported while it lasts, once, besides its end. */
 const LONG_MS = 30_000;
 
@@ -16,6 +20,8 @@ interface Open {
   lastAt: number;
   absorbed: number;
   toldLong: boolean;
+  /** When a probe first got through after the last absorbed error: the outage's end, once it holds. */
+  recoveredAt: number | undefined;
 }
 
 /**
@@ -46,9 +52,10 @@ export class OutageFunnel {
     if (this.#open) {
       this.#open.absorbed++;
       this.#open.lastAt = now;
+      this.#open.recoveredAt = undefined;
       return;
     }
-    this.#open = { startedAt: now, first: error, lastAt: now, absorbed: 1, toldLong: false };
+    this.#open = { startedAt: now, first: error, lastAt: now, absorbed: 1, toldLong: false, recoveredAt: undefined };
     this.#schedule();
   };
 
@@ -74,9 +81,10 @@ export class OutageFunnel {
     );
     if (this.#open !== open) return;
     const now = Date.now();
+    if (reached) open.recoveredAt ??= now;
     if (reached && now - open.lastAt >= QUIET_MS) {
       this.#open = undefined;
-      this.#report(new OutageReport(open.startedAt, now - open.startedAt, open.absorbed, false, { cause: open.first }));
+      this.#report(new OutageReport(open.startedAt, (open.recoveredAt ?? now) - open.startedAt, open.absorbed, false, { cause: open.first }));
       return;
     }
     if (!open.toldLong && now - open.startedAt >= LONG_MS) {

@@ -103,6 +103,10 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
     // Rows leave with their completion: none may be stuck waiting out a lease.
     for (const lane of lanes) await until(`${lane.queue.name} settled`, async () => (await rowsLeft(conn, lane.queue, lane.produced)) === 0, 5_000);
 
+    // A worker closes its outage after calls have got through quietly for a while: wait for the report.
+    for (const lane of lanes.slice(0, 2)) {
+      await until(`${lane.queue.name} reported its outage`, () => lane.workerErrors.some((e) => e instanceof OutageReport), 10_000);
+    }
     const twice = [...executions].filter(([, n]) => n > 1).map(([id]) => id);
     const producerErrors = lanes.flatMap((lane) => lane.producerErrors);
     const workerErrors = lanes.flatMap((lane) => lane.workerErrors);
