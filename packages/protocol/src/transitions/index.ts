@@ -22,5 +22,5 @@ export { repeatAdvance, repeatCancel, repeatDue, repeatRegister } from './repeat
 export type { RepeatInput } from './repeat.js';
 export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, holdParent } from './flows.js';
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
-export { coherenceDrop } from './cache.js';
+export { cacheClear, cacheDelete, cacheRead, cacheRelease, cacheTagDelete, cacheWrite, coherenceDrop, type CacheReadReply } from './cache.js';
 export { streamDrop } from './streams.js';
