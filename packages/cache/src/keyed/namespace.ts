@@ -294,7 +294,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     for (;;) {
       let reply;
       try {
-        reply = await this.#l2('read', () => execute(this.#rt.connection, transitions.cacheRead({ namespace: this.name, key, token, leaseMs: hard ?? this.#o.leaseMs, hex })));
+        reply = await this.#l2('read', () => execute(this.#rt.connection, transitions.cacheRead({ namespace: this.name, key, token, leaseMs: Math.max(this.#o.leaseMs, hard ?? 0), hex })));
       } catch (error) {
         if (this.#breaker === null) throw error;
         if (stale !== undefined && local !== undefined) return this.#fallback(key, local);

@@ -121,7 +121,7 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
     codec,
     ttl: lifetime('ttl', options.ttl, 30_000),
     grace: nonNegative('grace', options.grace, 0),
-    timeouts: checkTimeouts(options.timeouts),
+    timeouts: { soft: 0, ...checkTimeouts(options.timeouts) },
     leaseMs: positive('leaseMs', options.leaseMs, 5000),
     maxSize: positive('maxSize', options.maxSize, 10_000),
     read,
