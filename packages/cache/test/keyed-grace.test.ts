@@ -33,7 +33,7 @@ describe('keyed namespaces: grace, timeouts, per-call control', () => {
     const ns = await cache.namespace<string>({ name: tableName('kg'), ttl: 50, grace: 10_000 });
     await ns.set('k', 'old');
     await sleep(60);
-    const fast = await ns.getOrSetEntry('k', async () => 'fresh', { timeouts: { soft: 500 } });
+    const fast = await ns.getOrSetEntry('k', () => Promise.resolve('fresh'), { timeouts: { soft: 500 } });
     expect(fast).toMatchObject({ value: 'fresh', source: 'fill' });
     await sleep(60);
     const started = Date.now();

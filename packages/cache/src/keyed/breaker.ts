@@ -101,7 +101,7 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(error as Error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       },
     );
   });

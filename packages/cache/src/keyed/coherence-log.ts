@@ -75,6 +75,11 @@ export class CoherenceLog {
     return { read: this.#read, replays: this.#replays, gaps: this.#gaps, lastId: this.#lastId };
   }
 
+  /** True once {@link stop} was called. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
@@ -108,7 +113,7 @@ export class CoherenceLog {
         }
         backoff = 10;
       } catch {
-        if (this.#stopped) return;
+        if (this.stopped) return;
         this.#recovering = true;
         this.#checkGap = true;
         this.#hooks.lost();

@@ -5,23 +5,26 @@ import {
   assertCacheEntryKey,
   assertCacheTag,
   cacheEntryKey,
-  cacheTagKey,
   execute,
   mintId,
   transitions,
 } from '@echo/protocol';
 import { randomBytes } from 'node:crypto';
 import { newer } from '../coherence/message.js';
-import { FactoryTimeoutError, L2UnavailableError, NoSuchCacheError } from '../errors.js';
+import { FactoryTimeoutError, NoSuchCacheError } from '../errors.js';
 import { type Flight, Flights } from '../single-flight.js';
-import { BreakerOpen, Breaker, withTimeout } from './breaker.js';
-import { CoherenceLog, type LogEntry } from './coherence-log.js';
+import { applyLog } from './apply-log.js';
+import { type BulkTarget, VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
+import { CoherenceLog } from './coherence-log.js';
 import { decodeEntryFrame, encodeEntryFrame, type EntryFrame } from './entry-frame.js';
 import { type KeyedCounters, type KeyedSource, type NamespaceEvents, type NamespaceStats, emptyKeyedCounters } from './events.js';
+import { L2Guard } from './l2-guard.js';
 import { L2Reads } from './l2-reads.js';
+import { ScriptBatch } from './script-batch.js';
 import { type Entry, RecencyL1 } from './lru.js';
 import { type Factory, type GetOrSetOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
 import { admitDecoded, admitOwned, handOut } from './read-mode.js';
+import { Waiters } from './waiters.js';
 
 /** A keyed read with where it came from. */
 export interface KeyedRead<T> {
@@ -31,10 +34,6 @@ export interface KeyedRead<T> {
   readonly version: BrandedId | undefined;
 }
 
-/** The namespace whose versions mint every keyed write's version. */
-const VERSION_KIND = 'VER';
-/** Batch size of the deletes after a clear or a tag delete. */
-const DELETE_BATCH = 500;
 
 /** What a namespace takes from its directory. */
 export interface NamespaceRuntime {
@@ -59,10 +58,11 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   readonly #rt: NamespaceRuntime;
   readonly #l1: RecencyL1<T>;
   readonly #reads: L2Reads;
+  readonly #scripts: ScriptBatch;
   readonly #flights = new Flights<KeyedRead<T>>();
   readonly #counters: KeyedCounters = emptyKeyedCounters();
-  readonly #waiters = new Map<string, Set<() => void>>();
-  readonly #breaker: Breaker | null;
+  readonly #waiters = new Waiters();
+  readonly #guard: L2Guard;
   #log: CoherenceLog | null = null;
   #sweeper: NodeJS.Timeout | undefined;
   /** Unix ms since which the coherence feed may have missed entries; 0 while it is trusted. */
@@ -76,13 +76,18 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#rt = runtime;
     this.#l1 = new RecencyL1(options.maxSize);
     this.#reads = new L2Reads(runtime.connection);
-    this.#breaker =
-      options.outage === null
-        ? null
-        : new Breaker(options.outage.failures, options.outage.openMs, runtime.now, () => {
-            this.#suspect();
-            this.emit('breaker', { state: 'open' });
-          });
+    this.#scripts = new ScriptBatch(runtime.connection);
+    this.#guard = new L2Guard(options.outage, runtime.now, {
+      opened: () => {
+        this.#suspect();
+        this.emit('breaker', { state: 'open' });
+      },
+      closed: () => this.emit('breaker', { state: 'closed' }),
+      failed: (op, error) => {
+        this.#counters.l2Errors++;
+        this.emit('l2-error', { op, error });
+      },
+    });
   }
 
   /** @internal Use `Cache.namespace`. */
@@ -97,7 +102,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
           lost: () => ns.#suspect(),
           gap: () => ns.#flush(),
           caughtUp: (issuedAt) => {
-            if (ns.#suspectSince !== 0 && issuedAt >= ns.#suspectSince && (ns.#breaker?.closed ?? true)) ns.#suspectSince = 0;
+            if (ns.#suspectSince !== 0 && issuedAt >= ns.#suspectSince && (ns.#guard.breaker?.closed ?? true)) ns.#suspectSince = 0;
           },
         },
         runtime.now,
@@ -109,8 +114,16 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /** The value at `key`: fresh from L1 or L2, or stale within its grace; `undefined` when absent. */
-  async get(key: string): Promise<T | undefined> {
-    return (await this.getEntry(key))?.value;
+  get(key: string): Promise<T | undefined> {
+    // The hit path allocates nothing but the promise: a key found in L1 was checked when it went in.
+    const entry = this.#l1.get(key);
+    if (entry !== undefined && !this.#stopped && this.#rt.now() < entry.expiresAt && this.#trusted(entry)) {
+      entry.used = true;
+      this.#counters.hits++;
+      if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
+      return Promise.resolve(this.#o.read === 'clone' ? handOut('clone', entry.value) : entry.value);
+    }
+    return this.getEntry(key).then((read) => read?.value);
   }
 
   /** Like {@link get}, with the source and version. */
@@ -123,9 +136,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#counters.misses++;
     let frame: Buffer | null;
     try {
-      frame = await this.#l2('get', () => this.#reads.read(cacheEntryKey(this.name, key)));
+      frame = await this.#guard.call('get', () => this.#reads.read(cacheEntryKey(this.name, key)));
     } catch (error) {
-      if (this.#breaker === null) throw error;
+      if (!this.#guard.fallsBack) throw error;
       return entry !== undefined && now < entry.graceUntil ? this.#fallback(key, entry) : undefined;
     }
     if (frame === null) return undefined;
@@ -205,7 +218,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     if (keys.length === 0) return 0;
     for (const key of keys) this.#drop(key);
     const version = mintId(VERSION_KIND);
-    return this.#l2Write('delete', () => execute(this.#rt.connection, transitions.cacheDelete({ namespace: this.name, keys, version, maxlen: this.#o.logMaxLen })));
+    return this.#guard.write('delete', () => execute(this.#rt.connection, transitions.cacheDelete({ namespace: this.name, keys, version, maxlen: this.#o.logMaxLen })));
   }
 
   /** Deletes every entry written with `tag`, here first, then in L2; answers how many L2 held. */
@@ -213,37 +226,14 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#live();
     assertCacheTag(tag);
     for (const [key, entry] of this.#l1.entries()) if (entry.tags.includes(tag)) this.#drop(key);
-    const names = (await this.#l2Write('deleteByTag', () => this.#rt.connection.command('SMEMBERS', cacheTagKey(this.name, tag)))) as string[];
-    let deleted = 0;
-    for (let i = 0; i < names.length; i += DELETE_BATCH) {
-      const keys = names.slice(i, i + DELETE_BATCH);
-      for (const key of keys) this.#drop(key);
-      const version = mintId(VERSION_KIND);
-      deleted += await this.#l2Write('deleteByTag', () =>
-        execute(this.#rt.connection, transitions.cacheTagDelete({ namespace: this.name, tag, keys, version, maxlen: this.#o.logMaxLen })),
-      );
-    }
-    return deleted;
+    return deleteTagged(this.#bulk(), tag);
   }
 
   /** Empties the namespace: this L1 at once, every other process's through the log, then L2's entries. */
   async clear(): Promise<void> {
     this.#live();
     this.#flush();
-    const version = mintId(VERSION_KIND);
-    await this.#l2Write('clear', () => execute(this.#rt.connection, transitions.cacheClear({ namespace: this.name, version, maxlen: this.#o.logMaxLen })));
-    const prefix = cacheEntryKey(this.name, 'x').slice(0, -1);
-    for (const master of this.#rt.connection.masters()) {
-      let cursor = '0';
-      do {
-        const [next, found] = (await master.command('SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', DELETE_BATCH)) as [string, string[]];
-        cursor = next;
-        const keys = found.map((k) => k.slice(prefix.length));
-        if (keys.length > 0) {
-          await execute(this.#rt.connection, transitions.cacheDelete({ namespace: this.name, keys, version, maxlen: this.#o.logMaxLen, announce: false }));
-        }
-      } while (cursor !== '0');
-    }
+    await clearEntries(this.#bulk(), mintId(VERSION_KIND));
   }
 
   /** Counters, L1 state, the log reader's and the breaker's. */
@@ -254,8 +244,8 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       evictions: this.#l1.evictions,
       expired: this.#l1.expired,
       log: this.#log?.stats() ?? null,
-      breaker: this.#breaker?.state ?? null,
-      breakerOpens: this.#breaker?.opens ?? 0,
+      breaker: this.#guard.breaker?.state ?? null,
+      breakerOpens: this.#guard.breaker?.opens ?? 0,
     };
   }
 
@@ -275,7 +265,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#rt.onStop(this.name);
     clearInterval(this.#sweeper);
     this.#l1.clear();
-    for (const wake of [...this.#waiters.values()].flatMap((set) => [...set])) wake();
+    this.#waiters.wakeAll();
     await this.#log?.stop();
   }
 
@@ -285,7 +275,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     const local = this.#l1.get(key);
     const now = this.#rt.now();
     let stale: { value: T; version: BrandedId } | undefined = local !== undefined && now < local.graceUntil ? local : undefined;
-    if (options.forceFresh === true) return this.#runFactory(key, factory, options, flight, stale, '');
+    if (options.forceFresh === true) return this.#runFactory(key, factory, options, flight, undefined, '');
     const token = randomBytes(9).toString('base64url');
     const hard = options.timeouts?.hard;
     const deadline = now + (hard ?? this.#o.leaseMs * 3);
@@ -294,9 +284,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     for (;;) {
       let reply;
       try {
-        reply = await this.#l2('read', () => execute(this.#rt.connection, transitions.cacheRead({ namespace: this.name, key, token, leaseMs: Math.max(this.#o.leaseMs, hard ?? 0), hex })));
+        reply = await this.#guard.call('read', () => this.#scripts.send(transitions.cacheRead({ namespace: this.name, key, token, leaseMs: Math.max(this.#o.leaseMs, hard ?? 0), hex })));
       } catch (error) {
-        if (this.#breaker === null) throw error;
+        if (!this.#guard.fallsBack) throw error;
         if (stale !== undefined && local !== undefined) return this.#fallback(key, local);
         return this.#runFactory(key, factory, options, flight, undefined, null);
       }
@@ -314,7 +304,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       if (this.#rt.now() >= deadline) throw new FactoryTimeoutError(key, hard ?? this.#o.leaseMs * 3);
       this.#counters.leaseWaits++;
       waited = true;
-      await this.#waitFor(key, Math.min(Math.max(reply.pttl, 1) + 2, deadline - this.#rt.now()));
+      const until = Math.min(Math.max(reply.pttl, 1) + 2, deadline - this.#rt.now());
+      // Without a log there is nothing to wake on: poll, at most at the lease's expiry.
+      await this.#waiters.wait(key, this.#log === null ? Math.min(until, 20) : until);
       this.#live();
     }
   }
@@ -345,7 +337,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       const value = await factory(ctx);
       const lifetimes = { ttl, grace: nonNegative('grace', options.grace, this.#o.grace) };
       if (token === null) {
-        this.#admit(key, admitOwned(this.#o.read, value, () => this.#roundTrip(value)), version, lifetimes, tags, flight);
+        this.#admit(key, admitOwned(this.#o.read, value, () => this.#o.codec.decode(Buffer.from(this.#o.codec.encode(value)))), version, lifetimes, tags, flight);
         this.#counters.fallbacks++;
         return { value, source: 'fallback-fill', version: undefined };
       }
@@ -382,26 +374,28 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   async #write(key: string, value: T, lifetimes: { ttl: number; grace: number }, tags: readonly string[], token: string, version: BrandedId, flight: Flight | null): Promise<void> {
     const now = this.#rt.now();
     const expiresAt = lifetimes.ttl === Infinity ? 0 : now + lifetimes.ttl;
-    const frame = encodeEntryFrame(version, expiresAt, this.#o.codec.encode(value));
+    const encoded = this.#o.codec.encode(value);
+    const frame = encodeEntryFrame(version, expiresAt, encoded);
+    const owned = (): T => admitOwned(this.#o.read, value, () => this.#o.codec.decode(typeof encoded === 'string' ? Buffer.from(encoded) : encoded));
     const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
-    const written = await this.#l2Write('set', () =>
-      execute(this.#rt.connection, transitions.cacheWrite({ namespace: this.name, key, frame, px, token, maxlen: this.#o.logMaxLen, tags })),
-      () => this.#admit(key, admitOwned(this.#o.read, value, () => this.#roundTrip(value)), version, lifetimes, tags, flight),
+    const written = await this.#guard.write('set', () =>
+      this.#scripts.send(transitions.cacheWrite({ namespace: this.name, key, frame, px, token, maxlen: this.#o.logMaxLen, tags })),
+      () => this.#admit(key, owned(), version, lifetimes, tags, flight),
     );
     if (!written) {
       this.#counters.fillsRefused++;
       return;
     }
-    this.#admit(key, admitOwned(this.#o.read, value, () => this.#roundTrip(value)), version, lifetimes, tags, flight);
+    this.#admit(key, owned(), version, lifetimes, tags, flight);
   }
 
   // ---- L1 -----------------------------------------------------------------------------------
 
-  #hit(key: string, entry: Entry<T>): KeyedRead<T> {
+  #hit(key: string, entry: Entry<T>): { readonly value: T; readonly source: 'hit'; readonly version: BrandedId } {
     entry.used = true;
     this.#counters.hits++;
     if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-    return { value: handOut(this.#o.read, entry.value), source: 'hit', version: entry.version };
+    return { value: this.#o.read === 'clone' ? handOut('clone', entry.value) : entry.value, source: 'hit', version: entry.version };
   }
 
   #stale(key: string, value: T, version: BrandedId, reason: NamespaceEvents['stale']['reason']): KeyedRead<T> {
@@ -419,7 +413,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   #trusted(entry: Entry<T>): boolean {
     // After a lost feed, entries admitted before it may have missed a delete: L2 decides, unless
     // L2 is the thing that is down (the outage mode's fallback serves them on purpose).
-    return this.#suspectSince === 0 || entry.admittedAt >= this.#suspectSince || !(this.#breaker?.closed ?? true);
+    return this.#suspectSince === 0 || entry.admittedAt >= this.#suspectSince || !(this.#guard.breaker?.closed ?? true);
   }
 
   #admitFrame(key: string, frame: EntryFrame, flight: Flight | undefined): T {
@@ -437,7 +431,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   #put(key: string, entry: Entry<T>, flight: Flight | undefined): void {
-    if (this.#stopped) return;
+    if (this.#stopped || !this.#o.l1) return;
     // A write or delete announced while this load ran is newer than what it read.
     if (flight !== undefined && (flight.spoiled || (flight.newest !== null && newer(flight.newest, entry.version)))) return;
     const existing = this.#l1.get(key);
@@ -457,102 +451,31 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     for (const flight of this.#flights.flights()) flight.spoiled = true;
   }
 
-  #roundTrip(value: T): T {
-    return this.#o.codec.decode(Buffer.from(this.#o.codec.encode(value)));
-  }
-
   #lifetimes(options: WriteOptions): { ttl: number; grace: number } {
     return { ttl: lifetime('ttl', options.ttl, this.#o.ttl), grace: nonNegative('grace', options.grace, this.#o.grace) };
   }
 
   // ---- coherence ----------------------------------------------------------------------------
 
-  #apply(entries: readonly LogEntry[]): void {
-    for (const entry of entries) {
-      if (entry.op === 'c') {
-        let dropped = 0;
-        for (const [key, row] of this.#l1.entries()) {
-          if (newer(entry.version, row.version)) {
-            this.#l1.delete(key);
-            dropped++;
-          }
-        }
-        for (const flight of this.#flights.flights()) flight.spoiled = true;
-        this.#counters.cohApplied += dropped;
-        this.emit('coherence', { op: 'c', keys: [], dropped });
-        continue;
-      }
-      let dropped = 0;
-      for (const key of entry.keys) {
-        if (entry.op !== 'r') {
-          const flight = this.#flights.flight(key);
-          if (flight !== undefined && (flight.newest === null || newer(entry.version, flight.newest))) flight.newest = entry.version;
-          const row = this.#l1.get(key);
-          if (row !== undefined && newer(entry.version, row.version)) {
-            this.#l1.delete(key);
-            dropped++;
-          }
-        }
-        const waiters = this.#waiters.get(key);
-        if (waiters !== undefined) for (const wake of waiters) wake();
-      }
-      if (entry.op === 'r') continue;
-      this.#counters.cohApplied += dropped;
-      this.#counters.cohStale += entry.keys.length - dropped;
-      if (dropped > 0 && this.listenerCount('coherence') !== 0) this.emit('coherence', { op: entry.op, keys: entry.keys, dropped });
-    }
+  #apply(entries: Parameters<typeof applyLog>[0]): void {
+    applyLog(entries, {
+      l1: this.#l1,
+      counters: this.#counters,
+      waiters: this.#waiters,
+      flight: (key) => this.#flights.flight(key),
+      flights: () => this.#flights.flights(),
+      applied: (event) => {
+        if (event.op === 'c' || this.listenerCount('coherence') !== 0) this.emit('coherence', event);
+      },
+    });
   }
 
   #suspect(): void {
     if (this.#suspectSince === 0) this.#suspectSince = this.#rt.now();
   }
 
-  #waitFor(key: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      let set = this.#waiters.get(key);
-      if (set === undefined) this.#waiters.set(key, (set = new Set()));
-      const waiters = set;
-      const done = (): void => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        if (waiters.size === 0 && this.#waiters.get(key) === waiters) this.#waiters.delete(key);
-        resolve();
-      };
-      // Without a log there is nothing to wake on: poll, at most at the lease's expiry.
-      const timer = setTimeout(done, this.#log === null ? Math.min(ms, 20) : Math.max(ms, 1));
-      waiters.add(done);
-    });
-  }
-
-  // ---- L2 calls under the outage mode -------------------------------------------------------
-
-  async #l2<R>(op: string, call: () => Promise<R>): Promise<R> {
-    const breaker = this.#breaker;
-    if (breaker === null) return call();
-    if (!breaker.allow()) throw new BreakerOpen();
-    try {
-      const result = await withTimeout(call(), (this.#o.outage as { l2TimeoutMs: number }).l2TimeoutMs);
-      const wasOpen = !breaker.closed;
-      breaker.success();
-      if (wasOpen) this.emit('breaker', { state: 'closed' });
-      return result;
-    } catch (error) {
-      breaker.failure();
-      this.#counters.l2Errors++;
-      this.emit('l2-error', { op, error });
-      throw error;
-    }
-  }
-
-  /** A write's L2 call: outside the outage mode its error passes through; inside it, `onFallback` runs and the caller gets L2UnavailableError. */
-  async #l2Write<R>(op: string, call: () => Promise<R>, onFallback?: () => void): Promise<R> {
-    try {
-      return await this.#l2(op, call);
-    } catch (error) {
-      if (this.#breaker === null) throw error;
-      onFallback?.();
-      throw new L2UnavailableError(op, error instanceof BreakerOpen ? 'the circuit breaker is open' : error);
-    }
+  #bulk(): BulkTarget {
+    return { connection: this.#rt.connection, name: this.name, logMaxLen: this.#o.logMaxLen, guard: this.#guard, drop: (key) => this.#drop(key) };
   }
 
   #live(): void {

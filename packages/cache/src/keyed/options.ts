@@ -63,6 +63,8 @@ export interface NamespaceOptions<T> {
   readonly maxSize?: number;
   /** What an L1 hit hands back. Default `frozen`. */
   readonly read?: ReadMode;
+  /** Keep an L1 at all; `false` makes every read go to L2 (an L2-only cache). Default true. */
+  readonly l1?: boolean;
   /** Read the namespace's coherence log, so writes elsewhere reach this L1. Default true. */
   readonly coherence?: boolean;
   /** The coherence log's approximate length bound. Default 10000. */
@@ -83,13 +85,14 @@ export interface ResolvedNamespace<T> {
   readonly leaseMs: number;
   readonly maxSize: number;
   readonly read: ReadMode;
+  readonly l1: boolean;
   readonly coherence: boolean;
   readonly logMaxLen: number;
   readonly sweepMs: number;
   readonly outage: Required<OutageOptions> | null;
 }
 
-const FIELDS = new Set(['name', 'codec', 'ttl', 'grace', 'timeouts', 'leaseMs', 'maxSize', 'read', 'coherence', 'logMaxLen', 'sweepMs', 'outage']);
+const FIELDS = new Set(['name', 'codec', 'ttl', 'grace', 'timeouts', 'leaseMs', 'maxSize', 'read', 'l1', 'coherence', 'logMaxLen', 'sweepMs', 'outage']);
 
 /**
  * Checks a namespace declaration and applies its defaults; unknown fields are refused.
@@ -105,7 +108,6 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
   if (typeof codec.encode !== 'function' || typeof codec.decode !== 'function') throw new InvalidArgumentError('codec', 'must have encode and decode functions');
   const read = options.read ?? 'frozen';
   if (!READ_MODES.includes(read)) throw new InvalidArgumentError('read', 'must be frozen, clone or shared');
-  if (options.coherence !== undefined && typeof options.coherence !== 'boolean') throw new InvalidArgumentError('coherence', 'must be a boolean');
   const outage = options.outage ?? false;
   let resolvedOutage: Required<OutageOptions> | null = null;
   if (outage !== false) {
@@ -125,7 +127,8 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
     leaseMs: positive('leaseMs', options.leaseMs, 5000),
     maxSize: positive('maxSize', options.maxSize, 10_000),
     read,
-    coherence: options.coherence ?? true,
+    l1: bool('l1', options.l1, true),
+    coherence: bool('coherence', options.coherence, true),
     logMaxLen: positive('logMaxLen', options.logMaxLen, 10_000),
     sweepMs: positive('sweepMs', options.sweepMs, 1000),
     outage: resolvedOutage,
@@ -147,7 +150,7 @@ export function checkTags(tags: readonly string[] | undefined): readonly string[
   if (tags === undefined) return [];
   if (!Array.isArray(tags)) throw new InvalidArgumentError('tags', 'must be an array of strings');
   for (const tag of tags) assertCacheTag(tag);
-  return Object.freeze([...new Set(tags)]);
+  return Object.freeze([...new Set<string>(tags as readonly string[])]);
 }
 
 /** A positive integer ms lifetime, or `Infinity` for no expiry. */
@@ -165,5 +168,11 @@ export function positive(field: string, value: unknown, fallback: number): numbe
 export function nonNegative(field: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new InvalidArgumentError(field, 'must be a non-negative integer');
+  return value;
+}
+
+function bool(field: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new InvalidArgumentError(field, 'must be a boolean');
   return value;
 }
