@@ -99,11 +99,11 @@ export default tseslint.config(
   },
   {
     files: ['packages/cache/**/*.ts'],
-    rules: graph(['@echo/queue'], 'The cache reads the protocol and, for coherence, the bus; never the queue.'),
+    rules: graph(['@echo/queue', '@echo/bus'], 'A pillar depends on @echo/protocol only; the cache reads no other pillar (its coherence log is its own).'),
   },
   {
     files: ['packages/cache/src/**/*.ts'],
-    rules: { ...graph(['@echo/queue'], 'The cache reads the protocol and, for coherence, the bus; never the queue.', thinPillar, [noDriver]), ...pillarSyntax },
+    rules: { ...graph(['@echo/queue', '@echo/bus'], 'A pillar depends on @echo/protocol only; the cache reads no other pillar (its coherence log is its own).', thinPillar, [noDriver]), ...pillarSyntax },
   },
   {
     files: ['packages/conformance/**/*.ts'],

@@ -1,6 +1,8 @@
 import { type Connection, InvalidArgumentError } from '@echo/protocol';
 import { CacheExistsError, NoSuchCacheError } from './errors.js';
 import { type TableSettings, type TableSpec, resolveSpec } from './spec.js';
+import { Namespace } from './keyed/namespace.js';
+import { type NamespaceOptions, resolveNamespace } from './keyed/options.js';
 import { Table } from './table.js';
 
 /** Options for a {@link Cache}. */
@@ -9,6 +11,8 @@ export interface CacheOptions {
   readonly now?: () => number;
   /** Uniform in `[0, 1)` for expiry jitter; default `Math.random`. Injectable for tests. */
   readonly random?: () => number;
+  /** Unix milliseconds for keyed namespaces; default `Date.now`. Injectable for tests. */
+  readonly wallNow?: () => number;
 }
 
 /**
@@ -35,6 +39,9 @@ export class Cache {
   // Tables being started, so two concurrent declarations of one name cannot both succeed and a
   // close can wait for them.
   readonly #starting = new Map<string, Promise<unknown>>();
+  readonly #namespaces = new Map<string, Namespace<never>>();
+  /** Wall-clock ms for keyed namespaces, whose expiry is shared with L2 frames. */
+  readonly #wallNow: () => number;
   #closed = false;
 
   /** @throws InvalidArgumentError when `now` or `random` is given but is not a function. */
@@ -44,6 +51,32 @@ export class Cache {
     this.#connection = connection;
     this.#now = options.now ?? (() => performance.now());
     this.#random = options.random ?? Math.random;
+    if (options.wallNow !== undefined && typeof options.wallNow !== 'function') throw new InvalidArgumentError('wallNow', 'must be a function');
+    this.#wallNow = options.wallNow ?? Date.now;
+  }
+
+  /**
+   * Opens a keyed namespace ([TS]): any string key, `get`/`set`/`getOrSet`/`delete`/tags, writes that
+   * carry their own coherence, and one load per key across processes. The value type comes from the
+   * codec or is given: `cache.namespace<User>({ name: 'users' })`.
+   *
+   * @throws InvalidNameError, InvalidArgumentError for a bad option; CacheExistsError for a name
+   *   already open in this directory.
+   */
+  async namespace<T>(options: NamespaceOptions<T>): Promise<Namespace<T>> {
+    if (this.#closed) throw new InvalidArgumentError('cache', 'is closed');
+    const resolved = resolveNamespace(options);
+    const slot = `ns:${resolved.name}`;
+    if (this.#namespaces.has(resolved.name) || this.#starting.has(slot)) throw new CacheExistsError(resolved.name);
+    const opening = Namespace.open(resolved, { connection: this.#connection, now: this.#wallNow, onStop: (name) => this.#namespaces.delete(name) });
+    this.#starting.set(slot, opening);
+    try {
+      const ns = await opening;
+      this.#namespaces.set(resolved.name, ns as unknown as Namespace<never>);
+      return ns;
+    } finally {
+      this.#starting.delete(slot);
+    }
   }
 
   /**
@@ -102,6 +135,6 @@ export class Cache {
     this.#closed = true;
     // A table still starting joins the directory before this wait ends, so it is stopped below.
     await Promise.allSettled(this.#starting.values());
-    await Promise.all(Array.from(this.#tables.values(), (table) => table.stop()));
+    await Promise.all([...Array.from(this.#tables.values(), (table) => table.stop()), ...Array.from(this.#namespaces.values(), (ns) => ns.stop())]);
   }
 }

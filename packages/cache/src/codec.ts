@@ -9,6 +9,11 @@ export interface CacheCodec<T> {
   encode(value: T): Buffer | string;
   /** The value from the bytes after the 14-byte version. */
   decode(bytes: Buffer): T;
+  /**
+   * True when the bytes may not be valid UTF-8. Keyed namespaces then ask their scripts for hex
+   * replies, because script replies reach the cache as UTF-8 text. Default false.
+   */
+  readonly binary?: boolean;
 }
 
 /**
@@ -49,6 +54,7 @@ export const stringCodec: CacheCodec<string> = {
 
 /** Stores bytes as they are. */
 export const bufferCodec: CacheCodec<Buffer> = {
+  binary: true,
   encode(value: Buffer): Buffer {
     if (!Buffer.isBuffer(value)) throw new CodecError('the buffer codec carries Buffers only');
     return value;

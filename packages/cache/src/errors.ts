@@ -85,3 +85,31 @@ function describe(value: unknown): string {
     return Object.prototype.toString.call(value);
   }
 }
+
+/**
+ * A factory ran past its hard timeout, or a caller waited past it for another process's load. The
+ * factory itself goes on in the background and fills the entry when it answers.
+ */
+export class FactoryTimeoutError extends EchoError {
+  readonly key: string;
+  readonly timeoutMs: number;
+
+  constructor(key: string, timeoutMs: number) {
+    super('factory_timeout', `cache factory for ${JSON.stringify(key)} took longer than ${timeoutMs} ms`);
+    this.key = key;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * A write could not reach L2 (outage mode: it failed or the breaker is open). The local L1 has
+ * already been changed: a delete is gone locally, a set is held locally.
+ */
+export class L2UnavailableError extends EchoError {
+  readonly op: string;
+
+  constructor(op: string, cause: unknown) {
+    super('l2_unavailable', `cache ${op} could not reach L2: ${describe(cause)}`, { cause });
+    this.op = op;
+  }
+}

@@ -26,7 +26,7 @@ export async function publishCoherence(connection: Connection, table: string, id
  * ring, drained in arrival order by one applier. The subscriber callback only parses and pushes,
  * so a slow applier costs dropped (counted) messages, never a blocked socket.
  *
- * Kept in one file, with {@link publishCoherence}, so that it can move onto `@echo/bus` whole.
+ * Kept in one file, with {@link publishCoherence}: the declared tables' lane (keyed namespaces use their log).
  */
 export class BroadcastLane implements CoherenceLane {
   readonly admitting = true;

@@ -1,4 +1,4 @@
-import { cacheKey } from './cache-keys.js';
+import { cacheEntryKey, cacheKey, cacheLeaseKey, cacheLogKey, cacheTagKey } from './cache-keys.js';
 import type { ParsedKey } from './parse-key.js';
 import { queueKeys } from './queue-keys.js';
 import type { QueueKeys } from './queue-keys.js';
@@ -58,6 +58,14 @@ export function formatKey(parts: ParsedKey): string {
       return parts.member === 'migration' ? migrationKey(parts.queue) : RESERVE_MEMBER[parts.member];
     case 'cache':
       return cacheKey(parts.table, parts.id);
+    case 'cacheEntry':
+      return cacheEntryKey(parts.table, parts.key);
+    case 'cacheLease':
+      return cacheLeaseKey(parts.table, parts.key);
+    case 'cacheTag':
+      return cacheTagKey(parts.table, parts.tag);
+    case 'cacheLog':
+      return cacheLogKey(parts.table);
     case 'unclassified':
       return parts.key;
   }

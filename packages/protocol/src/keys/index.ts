@@ -1,4 +1,19 @@
-export { cacheChannel, cacheKey, cachePrefix, cohQueueName } from './cache-keys.js';
+export {
+  MAX_CACHE_ENTRY_KEY,
+  MAX_CACHE_TAG,
+  assertCacheEntryKey,
+  assertCacheTag,
+  cacheChannel,
+  cacheEntryKey,
+  cacheKey,
+  cacheLeaseKey,
+  cacheLogKey,
+  cachePrefix,
+  cacheTagKey,
+  cohQueueName,
+  isCacheEntryKey,
+  isCacheTag,
+} from './cache-keys.js';
 export { formatKey } from './format-key.js';
 export {
   MAX_CACHE_TABLE,

@@ -145,6 +145,21 @@ describe('parseKey: unclassified', () => {
     expect(parseKey(key)).toEqual({ kind: 'unclassified', key });
   });
 
+  it('reads the keyed namespace forms [TS] and round-trips them', () => {
+    const forms = [
+      ['ecc:{users}:k:user:42', { kind: 'cacheEntry', table: 'users', key: 'user:42' }],
+      ['ecc:{users}:l:https://x.test/a?b=1', { kind: 'cacheLease', table: 'users', key: 'https://x.test/a?b=1' }],
+      ['ecc:{users}:tag:team:7', { kind: 'cacheTag', table: 'users', tag: 'team:7' }],
+      ['ecc:{users}:log', { kind: 'cacheLog', table: 'users' }],
+    ] as const;
+    for (const [key, parts] of forms) {
+      expect(parseKey(key)).toEqual(parts);
+      expect(formatKey(parts)).toBe(key);
+    }
+    expect(parseKey('ecc:{users}:k:').kind).toBe('unclassified');
+    expect(parseKey('ecc:{users}:x:a').kind).toBe('unclassified');
+  });
+
   it('leaves pub/sub channels unclassified; they are not keys', () => {
     expect(parseKey(queueKeys(q).events).kind).toBe('unclassified');
     expect(parseKey(cacheChannel('users')).kind).toBe('unclassified');
@@ -218,7 +233,7 @@ describe('round-trip law (protocol.md §3.4)', () => {
         const parsed = parseKey(key);
         if (parsed.kind === 'unclassified') return;
         expect(formatKey(parsed)).toBe(key);
-        if (parsed.kind !== 'reserve' && parsed.kind !== 'cache') expect(slot(key)).toBe(slot(`{${parsed.queue}}`));
+        if (parsed.kind !== 'reserve' && 'queue' in parsed) expect(slot(key)).toBe(slot(`{${parsed.queue}}`));
       }),
       { numRuns: 20_000 },
     );

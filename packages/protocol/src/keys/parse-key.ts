@@ -1,6 +1,7 @@
 import type { BrandedId } from '../ids/branded.js';
 import { ID_LENGTH } from '../ids/codec.js';
 import { isBrandedId } from '../ids/guards.js';
+import { isCacheEntryKey, isCacheTag } from './cache-keys.js';
 import { isCacheTable, isDedupId, isQueueName, isRepeatName, isStreamName } from './names.js';
 import { isFixedType, isJobSub, isMetric } from './registry.js';
 import type { FixedType, JobSub, Metric } from './registry.js';
@@ -21,6 +22,9 @@ export type ParsedKey =
   | { readonly kind: 'reserve'; readonly member: 'version' | 'locks' | 'bundle' }
   | { readonly kind: 'reserve'; readonly member: 'migration'; readonly queue: string }
   | { readonly kind: 'cache'; readonly table: string; readonly id: BrandedId }
+  | { readonly kind: 'cacheEntry' | 'cacheLease'; readonly table: string; readonly key: string }
+  | { readonly kind: 'cacheTag'; readonly table: string; readonly tag: string }
+  | { readonly kind: 'cacheLog'; readonly table: string }
   | { readonly kind: 'unclassified'; readonly key: string };
 
 /** The `kind` of a {@link ParsedKey}. */
@@ -100,8 +104,15 @@ function parseReserve(key: string): ParsedKey | null {
 
 function parseCacheKey(key: string): ParsedKey | null {
   const parts = splitTagged(key, CACHE_PREFIX);
-  if (parts === null || !isCacheTable(parts[0]) || !isBrandedId(parts[1])) return null;
-  return { kind: 'cache', table: parts[0], id: parts[1] };
+  if (parts === null || !isCacheTable(parts[0])) return null;
+  const [table, rest] = parts;
+  if (isBrandedId(rest)) return { kind: 'cache', table, id: rest };
+  // The keyed namespace forms [TS]; none can be a branded id, which starts with three capitals.
+  if (rest === 'log') return { kind: 'cacheLog', table };
+  if (rest.startsWith('k:') && isCacheEntryKey(rest.slice(2))) return { kind: 'cacheEntry', table, key: rest.slice(2) };
+  if (rest.startsWith('l:') && isCacheEntryKey(rest.slice(2))) return { kind: 'cacheLease', table, key: rest.slice(2) };
+  if (rest.startsWith('tag:') && isCacheTag(rest.slice(4))) return { kind: 'cacheTag', table, tag: rest.slice(4) };
+  return null;
 }
 
 /**

@@ -78,6 +78,12 @@ export const SCRIPT_NAMES = [
   'stream_drop',
   // cache
   'coherence_drop',
+  'cache_read',
+  'cache_write',
+  'cache_release',
+  'cache_delete',
+  'cache_tag_delete',
+  'cache_clear',
 ] as const;
 
 /** The name of one protocol transition. */

@@ -1,8 +1,10 @@
+import { InvalidArgumentError } from '../errors/validation.js';
 import type { BrandedId } from '../ids/branded.js';
+import { cacheEntryKey, cacheTagKey } from '../keys/cache-keys.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
-import { idArg, int } from './values.js';
+import { idArg, int, whole } from './values.js';
 
 /**
  * `coherence_drop`: deletes a row's L2 frame only when `version` is newer than the frame's, or the
@@ -12,4 +14,134 @@ export function coherenceDrop(input: { readonly table: string; readonly id: Bran
   const id = idArg(input.id);
   const call = bind(scripts().coherence_drop, { scope: { t: input.table, id }, args: { version: idArg(input.version) } });
   return transition(call, (reply) => int(reply) === 1);
+}
+
+/** What `cache_read` found: a fresh frame, the caller's lease, another caller's lease, or nothing. */
+export interface CacheReadReply {
+  /** `fresh`: a frame before its soft expiry; `leased`: the lease is now the caller's; `busy`: another caller holds it; `none`: no fresh frame, no lease asked. */
+  readonly status: 'fresh' | 'leased' | 'busy' | 'none';
+  /** The frame as the script answered it (hex when asked), stale or fresh; `null` when absent. */
+  readonly frame: string | null;
+  /** For `busy`: the lease's remaining ms. */
+  readonly pttl: number;
+}
+
+const READ_STATUS = ['none', 'fresh', 'leased', 'busy'] as const;
+
+/**
+ * `cache_read` [TS]: reads a keyed entry and, when it is missing or past its soft expiry and a
+ * `token` is given, takes the entry's load lease in the same step.
+ */
+export function cacheRead(input: {
+  readonly namespace: string;
+  readonly key: string;
+  /** The lease token to take; omit to read without leasing. */
+  readonly token?: string;
+  readonly leaseMs: number;
+  /** Answer the frame hex-encoded, for binary values (script replies arrive as UTF-8 text). */
+  readonly hex?: boolean;
+}): Transition<CacheReadReply> {
+  const call = bind(scripts().cache_read, {
+    scope: { t: input.namespace, key: input.key },
+    args: { token: input.token ?? '', leaseMs: whole('leaseMs', input.leaseMs, 1), hex: input.hex === true ? '1' : '0' },
+  });
+  return transition(call, (reply) => {
+    const [status, frame, pttl] = reply as [unknown, unknown, unknown];
+    return {
+      status: READ_STATUS[Number(status)] ?? 'none',
+      frame: typeof frame === 'string' ? frame : Buffer.isBuffer(frame) ? frame.toString('latin1') : null,
+      pttl: Number(pttl ?? 0),
+    };
+  });
+}
+
+/**
+ * `cache_write` [TS]: writes a keyed entry's frame, adds it to its tags' sets, and appends `s` to
+ * the namespace's coherence log, in one step. Newer wins: a stored frame at least as new is kept.
+ * With a `token` (a fill), it writes only while that lease is held, and gives the lease back.
+ *
+ * @returns whether the frame was written.
+ */
+export function cacheWrite(input: {
+  readonly namespace: string;
+  readonly key: string;
+  /** `version(14) ++ soft expiry(13 digits) ++ value`. */
+  readonly frame: Buffer | string;
+  /** L2 lifetime in ms; 0 keeps the entry without expiry. */
+  readonly px: number;
+  readonly token?: string;
+  /** The coherence log's approximate bound. */
+  readonly maxlen: number;
+  readonly tags?: readonly string[];
+}): Transition<boolean> {
+  const call = bind(scripts().cache_write, {
+    scope: { t: input.namespace, key: input.key },
+    args: { frame: input.frame, px: whole('px', input.px, 0), token: input.token ?? '', maxlen: whole('maxlen', input.maxlen, 1), name: input.key },
+    restKeys: (input.tags ?? []).map((tag) => cacheTagKey(input.namespace, tag)),
+  });
+  return transition(call, (reply) => int(reply) === 1);
+}
+
+/**
+ * `cache_release` [TS]: gives back a load lease whose loader failed and appends `r` to the log, so
+ * callers waiting in other processes retry at once. Answers whether the lease was the caller's.
+ */
+export function cacheRelease(input: { readonly namespace: string; readonly key: string; readonly token: string; readonly maxlen: number }): Transition<boolean> {
+  if (typeof input.token !== 'string' || input.token === '') throw new InvalidArgumentError('token', 'must be a non-empty string');
+  const call = bind(scripts().cache_release, {
+    scope: { t: input.namespace, key: input.key },
+    args: { token: input.token, maxlen: whole('maxlen', input.maxlen, 1), name: input.key },
+  });
+  return transition(call, (reply) => int(reply) === 1);
+}
+
+/**
+ * `cache_delete` [TS]: deletes keyed entries and appends one `d` naming them all to the log, in
+ * one step; `announce: false` deletes quietly (the batches that follow a clear). Answers how many
+ * existed.
+ */
+export function cacheDelete(input: {
+  readonly namespace: string;
+  readonly keys: readonly string[];
+  readonly version: BrandedId | string;
+  readonly maxlen: number;
+  readonly announce?: boolean;
+}): Transition<number> {
+  if (input.keys.length === 0) throw new InvalidArgumentError('keys', 'must name at least one entry');
+  const call = bind(scripts().cache_delete, {
+    scope: { t: input.namespace },
+    args: { version: idArg(input.version), maxlen: whole('maxlen', input.maxlen, 1), announce: input.announce === false ? '0' : '1' },
+    restKeys: input.keys.map((key) => cacheEntryKey(input.namespace, key)),
+    restArgs: input.keys,
+  });
+  return transition(call, int);
+}
+
+/**
+ * `cache_tag_delete` [TS]: deletes the entries of `keys` that are still in `tag`'s set (read by the
+ * caller just before) and appends one `d` naming them to the log. Answers how many went.
+ */
+export function cacheTagDelete(input: {
+  readonly namespace: string;
+  readonly tag: string;
+  readonly keys: readonly string[];
+  readonly version: BrandedId | string;
+  readonly maxlen: number;
+}): Transition<number> {
+  const call = bind(scripts().cache_tag_delete, {
+    scope: { t: input.namespace, tag: input.tag },
+    args: { version: idArg(input.version), maxlen: whole('maxlen', input.maxlen, 1) },
+    restKeys: input.keys.map((key) => cacheEntryKey(input.namespace, key)),
+    restArgs: input.keys,
+  });
+  return transition(call, int);
+}
+
+/** `cache_clear` [TS]: appends `c` to the log, so every process drops entries older than `version`. */
+export function cacheClear(input: { readonly namespace: string; readonly version: BrandedId | string; readonly maxlen: number }): Transition<string> {
+  const call = bind(scripts().cache_clear, {
+    scope: { t: input.namespace },
+    args: { version: idArg(input.version), maxlen: whole('maxlen', input.maxlen, 1) },
+  });
+  return transition(call, (reply) => String(reply));
 }

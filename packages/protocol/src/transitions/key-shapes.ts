@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import type { BrandedId } from '../ids/branded.js';
-import { cacheKey } from '../keys/cache-keys.js';
+import { cacheEntryKey, cacheKey, cacheLeaseKey, cacheLogKey, cacheTagKey } from '../keys/cache-keys.js';
 import { FIXED_FIELD } from '../keys/format-key.js';
 import { queueKeys, type QueueKeys } from '../keys/queue-keys.js';
 import { isJobSub } from '../keys/registry.js';
@@ -34,6 +34,10 @@ export interface KeyScope {
   readonly name?: string;
   /** A stream name: `<stream>`. */
   readonly stream?: string;
+  /** A keyed cache entry's key: `<key>` in `ecc:{t}:k:<key>` and `ecc:{t}:l:<key>`. */
+  readonly key?: string;
+  /** A keyed cache tag: `<tag>` in `ecc:{t}:tag:<tag>`. */
+  readonly tag?: string;
 }
 
 /** Builds one declared key from a scope, through the keyspace builders (which validate). */
@@ -57,7 +61,7 @@ const FIXED: Readonly<Record<string, keyof QueueKeys>> = {
   'g:': 'laneRoot',
 };
 
-const ID_VARS: ReadonlySet<string> = new Set<IdVar>(['id', 'pid', 'cid', 'g', 'dst', 'did', 'name', 'stream']);
+const ID_VARS: ReadonlySet<string> = new Set<IdVar>(['id', 'pid', 'cid', 'g', 'dst', 'did', 'name', 'stream', 'key', 'tag']);
 
 /** The queue-keys object of a name, kept for the hot path: building one costs ~25 string joins. */
 const keysCache = new Map<string, QueueKeys>();
@@ -132,6 +136,13 @@ function queueResolver(queueVar: QueueVar, suffix: string, shape: string): KeyRe
 export function compileKeyShape(shape: string): KeyResolver {
   const queue = /^emq:\{(q|qp|qc)\}:(.+)$/.exec(shape);
   if (queue?.[1] && queue[2]) return queueResolver(queue[1] as QueueVar, queue[2], shape);
+  if (shape === 'ecc:{t}:log') return (scope) => cacheLogKey(need(scope, 't', shape));
+  const keyed = /^ecc:\{t\}:(k|l|tag):<(\w+)>$/.exec(shape);
+  if (keyed?.[1] && keyed[2]) {
+    const v = idVar(keyed[2], shape);
+    const build = keyed[1] === 'k' ? cacheEntryKey : keyed[1] === 'l' ? cacheLeaseKey : cacheTagKey;
+    return (scope) => build(need(scope, 't', shape), need(scope, v, shape));
+  }
   const cache = /^ecc:\{t\}:<(\w+)>$/.exec(shape);
   if (cache?.[1]) {
     const v = idVar(cache[1], shape);

@@ -215,6 +215,45 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
   it('cache', () => {
     expect(shape(t.coherenceDrop({ table: 'users', id: G, version: J }))).toEqual({ script: 'coherence_drop', keys: [`ecc:{users}:${G}`], args: [J] });
   });
+  it('keyed cache entries [TS]', () => {
+    const e = (k: string): string => `ecc:{users}:k:${k}`;
+    expect(shape(t.cacheRead({ namespace: 'users', key: 'user:42', token: 'tok', leaseMs: 500 }))).toEqual({
+      script: 'cache_read',
+      keys: [e('user:42'), 'ecc:{users}:l:user:42'],
+      args: ['tok', 500, '0'],
+    });
+    expect(shape(t.cacheRead({ namespace: 'users', key: 'a', leaseMs: 1, hex: true })).args).toEqual(['', 1, '1']);
+    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 0, maxlen: 100, tags: ['x', 'y'] }))).toEqual({
+      script: 'cache_write',
+      keys: [e('a'), 'ecc:{users}:l:a', 'ecc:{users}:log', 'ecc:{users}:tag:x', 'ecc:{users}:tag:y'],
+      args: ['F', 0, '', 100, 'a'],
+    });
+    expect(shape(t.cacheRelease({ namespace: 'users', key: 'a', token: 'tok', maxlen: 9 }))).toEqual({
+      script: 'cache_release',
+      keys: ['ecc:{users}:l:a', 'ecc:{users}:log'],
+      args: ['tok', 9, 'a'],
+    });
+    expect(shape(t.cacheDelete({ namespace: 'users', keys: ['a', 'b'], version: J, maxlen: 9 }))).toEqual({
+      script: 'cache_delete',
+      keys: ['ecc:{users}:log', e('a'), e('b')],
+      args: [J, 9, '1', 'a', 'b'],
+    });
+    expect(shape(t.cacheDelete({ namespace: 'users', keys: ['a'], version: J, maxlen: 9, announce: false })).args[2]).toBe('0');
+    expect(shape(t.cacheTagDelete({ namespace: 'users', tag: 'x', keys: ['a'], version: J, maxlen: 9 }))).toEqual({
+      script: 'cache_tag_delete',
+      keys: ['ecc:{users}:log', 'ecc:{users}:tag:x', e('a')],
+      args: [J, 9, 'a'],
+    });
+    expect(shape(t.cacheClear({ namespace: 'users', version: J, maxlen: 9 }))).toEqual({ script: 'cache_clear', keys: ['ecc:{users}:log'], args: [J, 9] });
+  });
+  it('keyed cache keys are validated before anything is built', () => {
+    expect(() => t.cacheRead({ namespace: 'users', key: 'a{b}', leaseMs: 1 })).toThrow(InvalidArgumentError);
+    expect(() => t.cacheRead({ namespace: 'users', key: '', leaseMs: 1 })).toThrow(InvalidArgumentError);
+    expect(() => t.cacheRead({ namespace: 'users', key: 'a\nb', leaseMs: 1 })).toThrow(InvalidArgumentError);
+    expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 0, maxlen: 1, tags: ['t}'] })).toThrow(InvalidArgumentError);
+    expect(() => t.cacheDelete({ namespace: 'users', keys: [], version: J, maxlen: 1 })).toThrow(InvalidArgumentError);
+    expect(() => t.cacheRelease({ namespace: 'users', key: 'a', token: '', maxlen: 1 })).toThrow(InvalidArgumentError);
+  });
 });
 
 describe('the rest of the catalog', () => {

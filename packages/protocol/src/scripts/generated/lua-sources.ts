@@ -369,6 +369,12 @@ end
 export type LuaScriptName =
   | 'add_log'
   | 'bclaim'
+  | 'cache_clear'
+  | 'cache_delete'
+  | 'cache_read'
+  | 'cache_release'
+  | 'cache_tag_delete'
+  | 'cache_write'
   | 'claim'
   | 'coherence_drop'
   | 'complete'
@@ -467,6 +473,171 @@ return len
 if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
 return lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], tonumber(ARGV[2])), tonumber(ARGV[1]), marker)
+`,
+  },
+  cache_clear: {
+    sha: '29a591aefb3c7c2a5d26b6d5b72df9ffb941b4d9',
+    includes: ['core'],
+    body: `-- @script cache_clear
+-- @purpose [TS] Announce that a keyed namespace is cleared: every process drops L1 entries older than the
+-- version. The entries themselves are deleted after, in batches (\`cache_delete\` in quiet mode).
+-- @key log        ecc:{t}:log
+-- @arg version    the clear's 14-byte version
+-- @arg maxlen     the log's approximate bound
+-- @include core
+-- @returns the log entry's id
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'c', 'k', '')
+`,
+  },
+  cache_delete: {
+    sha: 'd31ec739ffa587d75e274207ed9969d0fc0a80c7',
+    includes: ['core'],
+    body: `-- @script cache_delete
+-- @purpose [TS] Delete keyed cache entries and announce the delete on the coherence log, in one step.
+-- @key log        ecc:{t}:log
+-- @keys entries   ecc:{t}:k:<key> the entries (on clear: any key of the namespace, deleted quietly)
+-- @arg version    the delete's 14-byte version
+-- @arg maxlen     the log's approximate bound
+-- @arg announce   '1' writes the log entry; '0' deletes quietly (the batches after a clear)
+-- @args names     the entries' keys, one per trailing key
+-- @include core
+-- @returns how many keys existed and were deleted
+local deleted = 0
+local names = {}
+for i = 2, #KEYS do
+  deleted = deleted + redis.call('DEL', KEYS[i])
+  names[#names + 1] = ARGV[i + 2]
+end
+if ARGV[3] == '1' and #names > 0 then
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
+end
+return deleted
+`,
+  },
+  cache_read: {
+    sha: 'eb0afa35fc02c9d4c0e1c50f89aff764da01812a',
+    includes: ['core'],
+    body: `-- @script cache_read
+-- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
+-- load lease in the same step, so exactly one caller across every process runs the loader.
+-- @key entry      ecc:{t}:k:<key>
+-- @key lease      ecc:{t}:l:<key>
+-- @arg token      the caller's lease token; '' reads without asking for the lease
+-- @arg leaseMs    the lease's lifetime in ms
+-- @arg hex        '1' answers the frame hex-encoded (binary codecs: script replies arrive as UTF-8 text)
+-- @include core
+-- @returns {status, frame|nil, pttl}: 1 fresh frame; 2 the lease is the caller's (frame: a stale one,
+-- for grace); 3 another caller holds the lease for pttl ms more; 0 no fresh frame and no lease asked
+local frame = redis.call('GET', KEYS[1])
+local out = frame
+if frame and ARGV[3] == '1' then
+  out = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
+end
+if frame and #frame >= 27 then
+  -- Frame: version(14) ++ soft expiry (13 decimal digits of Unix ms; 0 never) ++ value.
+  local expiry = tonumber(string.sub(frame, 15, 27)) or 0
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if expiry == 0 or expiry > now then return {1, out, 0} end
+end
+if ARGV[1] == '' then return {0, out or false, 0} end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {2, out or false, 0} end
+return {3, out or false, redis.call('PTTL', KEYS[2])}
+`,
+  },
+  cache_release: {
+    sha: '3fbde09c0c0cd45fbce04ba3ca3b259b0d81ab9d',
+    includes: ['core'],
+    body: `-- @script cache_release
+-- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
+-- callers waiting in other processes retry at once instead of at the lease's expiry.
+-- @key lease      ecc:{t}:l:<key>
+-- @key log        ecc:{t}:log
+-- @arg token      the lease token the caller took
+-- @arg maxlen     the log's approximate bound
+-- @arg name       the entry's key
+-- @include core
+-- @returns 1 released; 0 the lease was not the caller's
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'v', '', 'o', 'r', 'k', ARGV[3])
+return 1
+`,
+  },
+  cache_tag_delete: {
+    sha: 'c47ebe0c5b99a101dbc9ad238c7579237a878a5f',
+    includes: ['core'],
+    body: `-- @script cache_tag_delete
+-- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
+-- caller read the tag's set first; only keys still in it go, and an entry tagged since is newer and stays.
+-- @key log        ecc:{t}:log
+-- @key tag        ecc:{t}:tag:<tag>
+-- @keys entries   ecc:{t}:k:<key> the entries the caller read from the tag's set
+-- @arg version    the delete's 14-byte version
+-- @arg maxlen     the log's approximate bound
+-- @args names     the entries' keys, one per trailing key
+-- @include core
+-- @returns how many entries were deleted
+local names = {}
+for i = 3, #KEYS do
+  local name = ARGV[i]
+  if redis.call('SISMEMBER', KEYS[2], name) == 1 then
+    names[#names + 1] = name
+    redis.call('DEL', KEYS[i])
+    redis.call('SREM', KEYS[2], name)
+  end
+end
+if redis.call('SCARD', KEYS[2]) == 0 then redis.call('DEL', KEYS[2]) end
+if #names > 0 then
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
+end
+return #names
+`,
+  },
+  cache_write: {
+    sha: '8870ee1ab6de35af991fdb1d4a56d24695f422a0',
+    includes: ['core'],
+    body: `-- @script cache_write
+-- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
+-- newer wins (a frame at least as new is kept), and a fill writes only while it holds its lease.
+-- @key entry      ecc:{t}:k:<key>
+-- @key lease      ecc:{t}:l:<key>
+-- @key log        ecc:{t}:log
+-- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets
+-- @arg frame      version(14) ++ soft expiry(13 digits) ++ value
+-- @arg px         the L2 lifetime in ms (ttl + grace); 0 keeps the entry without expiry
+-- @arg token      the fill's lease token; '' for a plain write
+-- @arg maxlen     the log's approximate bound
+-- @arg name       the entry's key, as the log and the tag sets name it
+-- @include core
+-- @returns 1 written; 0 refused (the lease is no longer the fill's, or a newer frame is stored)
+local version = string.sub(ARGV[1], 1, 14)
+local px = tonumber(ARGV[2])
+if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return 0 end
+local stored = redis.call('GET', KEYS[1])
+if stored and #stored >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(stored, 4, 14)) then
+  if ARGV[3] ~= '' then redis.call('DEL', KEYS[2]) end
+  return 0
+end
+if px > 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', px)
+else
+  redis.call('SET', KEYS[1], ARGV[1])
+end
+for i = 4, #KEYS do
+  local fresh = redis.call('EXISTS', KEYS[i]) == 0
+  redis.call('SADD', KEYS[i], ARGV[5])
+  -- A tag set lives as long as its longest-lived entry.
+  local left = redis.call('PTTL', KEYS[i])
+  if px == 0 then
+    if left >= 0 then redis.call('PERSIST', KEYS[i]) end
+  elseif fresh or (left >= 0 and left < px) then
+    redis.call('PEXPIRE', KEYS[i], px)
+  end
+end
+if ARGV[3] ~= '' then redis.call('DEL', KEYS[2]) end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'v', version, 'o', 's', 'k', ARGV[5])
+return 1
 `,
   },
   claim: {

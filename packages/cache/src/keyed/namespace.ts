@@ -1,0 +1,488 @@
+import {
+  type BrandedId,
+  type Connection,
+  TypedEmitter,
+  assertCacheEntryKey,
+  assertCacheTag,
+  cacheEntryKey,
+  execute,
+  mintId,
+  transitions,
+} from '@echo/protocol';
+import { randomBytes } from 'node:crypto';
+import { newer } from '../coherence/message.js';
+import { FactoryTimeoutError, NoSuchCacheError } from '../errors.js';
+import { type Flight, Flights } from '../single-flight.js';
+import { applyLog } from './apply-log.js';
+import { type BulkTarget, VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
+import { CoherenceLog } from './coherence-log.js';
+import { decodeEntryFrame, encodeEntryFrame, type EntryFrame } from './entry-frame.js';
+import { type KeyedCounters, type KeyedSource, type NamespaceEvents, type NamespaceStats, emptyKeyedCounters } from './events.js';
+import { L2Guard } from './l2-guard.js';
+import { L2Reads } from './l2-reads.js';
+import { ScriptBatch } from './script-batch.js';
+import { type Entry, RecencyL1 } from './lru.js';
+import { type Factory, type GetOrSetOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
+import { admitDecoded, admitOwned, handOut } from './read-mode.js';
+import { Waiters } from './waiters.js';
+
+/** A keyed read with where it came from. */
+export interface KeyedRead<T> {
+  readonly value: T;
+  readonly source: KeyedSource;
+  /** The version of the entry served; absent for a fallback fill that never reached L2. */
+  readonly version: BrandedId | undefined;
+}
+
+
+/** What a namespace takes from its directory. */
+export interface NamespaceRuntime {
+  readonly connection: Connection;
+  /** Unix ms; injectable for tests. */
+  readonly now: () => number;
+  readonly onStop: (name: string) => void;
+}
+
+/**
+ * A keyed cache namespace ([TS]): any string key, two tiers (an LRU L1 and L2 frames under
+ * `ecc:{<name>}:k:<key>`), writes that carry their own coherence through the namespace's log, grace
+ * and factory timeouts, and one load per key across every process (a fenced lease in L2).
+ *
+ * Obtain one from `Cache.namespace`. Events: see {@link NamespaceEvents}.
+ *
+ * @typeParam T the value type, carried by the namespace's codec.
+ */
+export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
+  readonly name: string;
+  readonly #o: ResolvedNamespace<T>;
+  readonly #rt: NamespaceRuntime;
+  readonly #l1: RecencyL1<T>;
+  readonly #reads: L2Reads;
+  readonly #scripts: ScriptBatch;
+  readonly #flights = new Flights<KeyedRead<T>>();
+  readonly #counters: KeyedCounters = emptyKeyedCounters();
+  readonly #waiters = new Waiters();
+  readonly #guard: L2Guard;
+  #log: CoherenceLog | null = null;
+  #sweeper: NodeJS.Timeout | undefined;
+  /** Unix ms since which the coherence feed may have missed entries; 0 while it is trusted. */
+  #suspectSince = 0;
+  #stopped = false;
+
+  private constructor(options: ResolvedNamespace<T>, runtime: NamespaceRuntime) {
+    super();
+    this.name = options.name;
+    this.#o = options;
+    this.#rt = runtime;
+    this.#l1 = new RecencyL1(options.maxSize);
+    this.#reads = new L2Reads(runtime.connection);
+    this.#scripts = new ScriptBatch(runtime.connection);
+    this.#guard = new L2Guard(options.outage, runtime.now, {
+      opened: () => {
+        this.#suspect();
+        this.emit('breaker', { state: 'open' });
+      },
+      closed: () => this.emit('breaker', { state: 'closed' }),
+      failed: (op, error) => {
+        this.#counters.l2Errors++;
+        this.emit('l2-error', { op, error });
+      },
+    });
+  }
+
+  /** @internal Use `Cache.namespace`. */
+  static async open<T>(options: ResolvedNamespace<T>, runtime: NamespaceRuntime): Promise<Namespace<T>> {
+    const ns = new Namespace(options, runtime);
+    if (options.coherence) {
+      ns.#log = await CoherenceLog.start(
+        runtime.connection,
+        options.name,
+        {
+          apply: (entries) => ns.#apply(entries),
+          lost: () => ns.#suspect(),
+          gap: () => ns.#flush(),
+          caughtUp: (issuedAt) => {
+            if (ns.#suspectSince !== 0 && issuedAt >= ns.#suspectSince && (ns.#guard.breaker?.closed ?? true)) ns.#suspectSince = 0;
+          },
+        },
+        runtime.now,
+      );
+    }
+    ns.#sweeper = setInterval(() => ns.#l1.sweep(runtime.now()), options.sweepMs);
+    ns.#sweeper.unref();
+    return ns;
+  }
+
+  /** The value at `key`: fresh from L1 or L2, or stale within its grace; `undefined` when absent. */
+  get(key: string): Promise<T | undefined> {
+    // The hit path allocates nothing but the promise: a key found in L1 was checked when it went in.
+    const entry = this.#l1.get(key);
+    if (entry !== undefined && !this.#stopped && this.#rt.now() < entry.expiresAt && this.#trusted(entry)) {
+      entry.used = true;
+      this.#counters.hits++;
+      if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
+      return Promise.resolve(this.#o.read === 'clone' ? handOut('clone', entry.value) : entry.value);
+    }
+    return this.getEntry(key).then((read) => read?.value);
+  }
+
+  /** Like {@link get}, with the source and version. */
+  async getEntry(key: string): Promise<KeyedRead<T> | undefined> {
+    this.#live();
+    assertCacheEntryKey(key);
+    const entry = this.#l1.get(key);
+    const now = this.#rt.now();
+    if (entry !== undefined && now < entry.expiresAt && this.#trusted(entry)) return this.#hit(key, entry);
+    this.#counters.misses++;
+    let frame: Buffer | null;
+    try {
+      frame = await this.#guard.call('get', () => this.#reads.read(cacheEntryKey(this.name, key)));
+    } catch (error) {
+      if (!this.#guard.fallsBack) throw error;
+      return entry !== undefined && now < entry.graceUntil ? this.#fallback(key, entry) : undefined;
+    }
+    if (frame === null) return undefined;
+    const decoded = decodeEntryFrame(cacheEntryKey(this.name, key), frame);
+    const value = this.#admitFrame(key, decoded, undefined);
+    if (decoded.expiresAt !== 0 && decoded.expiresAt <= now) return this.#stale(key, value, decoded.version, 'refreshing');
+    this.#counters.l2Hits++;
+    return { value: handOut(this.#o.read, value), source: 'l2', version: decoded.version };
+  }
+
+  /** Reads many keys; absent ones answer `undefined`. Their L2 reads go out as one `MGET`. */
+  async getMany(keys: readonly string[]): Promise<(T | undefined)[]> {
+    return Promise.all(keys.map((key) => this.get(key)));
+  }
+
+  /** True when `key` holds a value, fresh or in grace. */
+  async has(key: string): Promise<boolean> {
+    return (await this.getEntry(key)) !== undefined;
+  }
+
+  /**
+   * The value at `key`, or the factory's: one load per key across every process. A miss takes the
+   * key's lease in L2 in the same script that reads it; callers elsewhere wait for the fill's
+   * coherence entry (or the lease's expiry) instead of loading. A stale value in grace is served
+   * while one refresh runs; a factory that throws during grace leaves the stale value served.
+   *
+   * @throws FactoryTimeoutError past `timeouts.hard`; the factory's own error when there is no stale value.
+   */
+  async getOrSet(key: string, factory: Factory<T>, options: GetOrSetOptions = {}): Promise<T> {
+    return (await this.getOrSetEntry(key, factory, options)).value;
+  }
+
+  /** {@link getOrSet} with no expiry. */
+  async getOrSetForever(key: string, factory: Factory<T>, options: Omit<GetOrSetOptions, 'ttl'> = {}): Promise<T> {
+    return this.getOrSet(key, factory, { ...options, ttl: Infinity });
+  }
+
+  /** Like {@link getOrSet}, with the source and version. */
+  async getOrSetEntry(key: string, factory: Factory<T>, options: GetOrSetOptions = {}): Promise<KeyedRead<T>> {
+    this.#live();
+    assertCacheEntryKey(key);
+    if (typeof factory !== 'function') throw new TypeError('factory must be a function');
+    const entry = this.#l1.get(key);
+    if (options.forceFresh !== true && entry !== undefined && this.#rt.now() < entry.expiresAt && this.#trusted(entry)) return this.#hit(key, entry);
+    this.#counters.misses++;
+    if (this.listenerCount('miss') !== 0) this.emit('miss', { key });
+    const running = this.#flights.join(key);
+    if (running !== undefined) {
+      this.#counters.coalesced++;
+      return running.then((read) => ({ ...read, value: handOut(this.#o.read, read.value) }));
+    }
+    const checked = { ...options, tags: checkTags(options.tags), timeouts: { ...this.#o.timeouts, ...checkTimeouts(options.timeouts) } };
+    return this.#flights.start(key, (flight) => this.#load(key, factory, checked, flight));
+  }
+
+  /** Writes `value` to both tiers and tells every process; newer wins everywhere. */
+  async set(key: string, value: T, options: WriteOptions = {}): Promise<void> {
+    this.#live();
+    assertCacheEntryKey(key);
+    await this.#write(key, value, this.#lifetimes(options), checkTags(options.tags), '', mintId(VERSION_KIND), null);
+  }
+
+  /** {@link set} with no expiry. */
+  async setForever(key: string, value: T, options: Omit<WriteOptions, 'ttl'> = {}): Promise<void> {
+    return this.set(key, value, { ...options, ttl: Infinity });
+  }
+
+  /** Deletes `key` here first, then in L2 with its coherence entry. @throws L2UnavailableError (outage mode) after the local delete. */
+  async delete(key: string): Promise<boolean> {
+    return (await this.deleteMany([key])) > 0;
+  }
+
+  /** Deletes keys here first, then in L2 in one step; answers how many L2 held. */
+  async deleteMany(keys: readonly string[]): Promise<number> {
+    this.#live();
+    for (const key of keys) assertCacheEntryKey(key);
+    if (keys.length === 0) return 0;
+    for (const key of keys) this.#drop(key);
+    const version = mintId(VERSION_KIND);
+    return this.#guard.write('delete', () => execute(this.#rt.connection, transitions.cacheDelete({ namespace: this.name, keys, version, maxlen: this.#o.logMaxLen })));
+  }
+
+  /** Deletes every entry written with `tag`, here first, then in L2; answers how many L2 held. */
+  async deleteByTag(tag: string): Promise<number> {
+    this.#live();
+    assertCacheTag(tag);
+    for (const [key, entry] of this.#l1.entries()) if (entry.tags.includes(tag)) this.#drop(key);
+    return deleteTagged(this.#bulk(), tag);
+  }
+
+  /** Empties the namespace: this L1 at once, every other process's through the log, then L2's entries. */
+  async clear(): Promise<void> {
+    this.#live();
+    this.#flush();
+    await clearEntries(this.#bulk(), mintId(VERSION_KIND));
+  }
+
+  /** Counters, L1 state, the log reader's and the breaker's. */
+  stats(): NamespaceStats {
+    return {
+      ...this.#counters,
+      size: this.#l1.size,
+      evictions: this.#l1.evictions,
+      expired: this.#l1.expired,
+      log: this.#log?.stats() ?? null,
+      breaker: this.#guard.breaker?.state ?? null,
+      breakerOpens: this.#guard.breaker?.opens ?? 0,
+    };
+  }
+
+  /** The L1 entry for `key`, live or not, without counting a read. For tests and diagnostics. */
+  peek(key: string): Readonly<Entry<T>> | undefined {
+    return this.#l1.get(key);
+  }
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Stops the log reader and the sweeper and empties L1. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#rt.onStop(this.name);
+    clearInterval(this.#sweeper);
+    this.#l1.clear();
+    this.#waiters.wakeAll();
+    await this.#log?.stop();
+  }
+
+  // ---- the load path: lease, wait, factory -------------------------------------------------
+
+  async #load(key: string, factory: Factory<T>, options: GetOrSetOptions, flight: Flight): Promise<KeyedRead<T>> {
+    const local = this.#l1.get(key);
+    const now = this.#rt.now();
+    let stale: { value: T; version: BrandedId } | undefined = local !== undefined && now < local.graceUntil ? local : undefined;
+    if (options.forceFresh === true) return this.#runFactory(key, factory, options, flight, undefined, '');
+    const token = randomBytes(9).toString('base64url');
+    const hard = options.timeouts?.hard;
+    const deadline = now + (hard ?? this.#o.leaseMs * 3);
+    const hex = this.#o.codec.binary === true;
+    let waited = false;
+    for (;;) {
+      let reply;
+      try {
+        reply = await this.#guard.call('read', () => this.#scripts.send(transitions.cacheRead({ namespace: this.name, key, token, leaseMs: Math.max(this.#o.leaseMs, hard ?? 0), hex })));
+      } catch (error) {
+        if (!this.#guard.fallsBack) throw error;
+        if (stale !== undefined && local !== undefined) return this.#fallback(key, local);
+        return this.#runFactory(key, factory, options, flight, undefined, null);
+      }
+      const frame = reply.frame === null ? undefined : decodeEntryFrame(cacheEntryKey(this.name, key), reply.frame, hex);
+      if (reply.status === 'fresh' && frame !== undefined) {
+        const value = this.#admitFrame(key, frame, flight);
+        if (waited) this.#counters.peerFills++;
+        else this.#counters.l2Hits++;
+        return { value, source: waited ? 'peer' : 'l2', version: frame.version };
+      }
+      // A stale frame still in L2 is within its grace: the server drops it when grace ends.
+      if (stale === undefined && frame !== undefined && this.#o.grace > 0) stale = { value: this.#admitFrame(key, frame, flight), version: frame.version };
+      if (reply.status === 'leased') return this.#runFactory(key, factory, options, flight, stale, token);
+      if (stale !== undefined) return this.#stale(key, stale.value, stale.version, 'refreshing');
+      if (this.#rt.now() >= deadline) throw new FactoryTimeoutError(key, hard ?? this.#o.leaseMs * 3);
+      this.#counters.leaseWaits++;
+      waited = true;
+      const until = Math.min(Math.max(reply.pttl, 1) + 2, deadline - this.#rt.now());
+      // Without a log there is nothing to wake on: poll, at most at the lease's expiry.
+      await this.#waiters.wait(key, this.#log === null ? Math.min(until, 20) : until);
+      this.#live();
+    }
+  }
+
+  /**
+   * Runs the factory under the soft and hard timeouts. `token` is the lease to fill under, `''` for
+   * an unfenced write (forceFresh), or `null` when L2 is unreachable (the answer stays in L1).
+   */
+  async #runFactory(
+    key: string,
+    factory: Factory<T>,
+    options: GetOrSetOptions,
+    flight: Flight,
+    stale: { value: T; version: BrandedId } | undefined,
+    token: string | null,
+  ): Promise<KeyedRead<T>> {
+    const version = mintId(VERSION_KIND);
+    const started = this.#rt.now();
+    let ttl = lifetime('ttl', options.ttl, this.#o.ttl);
+    let tags = options.tags ?? [];
+    const ctx = {
+      key,
+      stale: stale?.value,
+      setTtl: (ms: number) => void (ttl = lifetime('ttl', ms, ttl)),
+      setTags: (next: readonly string[]) => void (tags = checkTags(next)),
+    };
+    const filled = (async (): Promise<KeyedRead<T>> => {
+      const value = await factory(ctx);
+      const lifetimes = { ttl, grace: nonNegative('grace', options.grace, this.#o.grace) };
+      if (token === null) {
+        this.#admit(key, admitOwned(this.#o.read, value, () => this.#o.codec.decode(Buffer.from(this.#o.codec.encode(value)))), version, lifetimes, tags, flight);
+        this.#counters.fallbacks++;
+        return { value, source: 'fallback-fill', version: undefined };
+      }
+      await this.#write(key, value, lifetimes, tags, token, version, flight);
+      this.#counters.fills++;
+      if (this.listenerCount('fill') !== 0) this.emit('fill', { key, version, ms: this.#rt.now() - started });
+      return { value, source: 'fill', version };
+    })();
+    const failed = (error: unknown): void => {
+      this.#counters.factoryErrors++;
+      this.emit('factory-error', { key, error });
+      if (token !== null && token !== '') void execute(this.#rt.connection, transitions.cacheRelease({ namespace: this.name, key, token, maxlen: this.#o.logMaxLen })).catch(() => undefined);
+    };
+    const { soft, hard } = options.timeouts ?? {};
+    const raced: Promise<KeyedRead<T> | 'soft' | 'hard'>[] = [filled];
+    if (stale !== undefined && soft !== undefined) raced.push(delay(soft, 'soft'));
+    if (hard !== undefined) raced.push(delay(hard, 'hard'));
+    try {
+      const first = raced.length === 1 ? await filled : await Promise.race(raced);
+      if (first === 'soft' || first === 'hard') {
+        filled.catch(failed);
+        if (first === 'hard') throw new FactoryTimeoutError(key, hard ?? 0);
+        return this.#stale(key, (stale as { value: T }).value, (stale as { version: BrandedId }).version, 'soft-timeout');
+      }
+      return first;
+    } catch (error) {
+      if (error instanceof FactoryTimeoutError) throw error;
+      failed(error);
+      if (stale !== undefined) return this.#stale(key, stale.value, stale.version, 'factory-error');
+      throw error;
+    }
+  }
+
+  async #write(key: string, value: T, lifetimes: { ttl: number; grace: number }, tags: readonly string[], token: string, version: BrandedId, flight: Flight | null): Promise<void> {
+    const now = this.#rt.now();
+    const expiresAt = lifetimes.ttl === Infinity ? 0 : now + lifetimes.ttl;
+    const encoded = this.#o.codec.encode(value);
+    const frame = encodeEntryFrame(version, expiresAt, encoded);
+    const owned = (): T => admitOwned(this.#o.read, value, () => this.#o.codec.decode(typeof encoded === 'string' ? Buffer.from(encoded) : encoded));
+    const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
+    const written = await this.#guard.write('set', () =>
+      this.#scripts.send(transitions.cacheWrite({ namespace: this.name, key, frame, px, token, maxlen: this.#o.logMaxLen, tags })),
+      () => this.#admit(key, owned(), version, lifetimes, tags, flight),
+    );
+    if (!written) {
+      this.#counters.fillsRefused++;
+      return;
+    }
+    this.#admit(key, owned(), version, lifetimes, tags, flight);
+  }
+
+  // ---- L1 -----------------------------------------------------------------------------------
+
+  #hit(key: string, entry: Entry<T>): { readonly value: T; readonly source: 'hit'; readonly version: BrandedId } {
+    entry.used = true;
+    this.#counters.hits++;
+    if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
+    return { value: this.#o.read === 'clone' ? handOut('clone', entry.value) : entry.value, source: 'hit', version: entry.version };
+  }
+
+  #stale(key: string, value: T, version: BrandedId, reason: NamespaceEvents['stale']['reason']): KeyedRead<T> {
+    this.#counters.staleServed++;
+    this.emit('stale', { key, reason });
+    return { value: handOut(this.#o.read, value), source: 'stale', version };
+  }
+
+  #fallback(key: string, entry: Entry<T>): KeyedRead<T> {
+    this.#counters.fallbacks++;
+    this.emit('stale', { key, reason: 'outage' });
+    return { value: handOut(this.#o.read, entry.value), source: 'fallback-l1', version: entry.version };
+  }
+
+  #trusted(entry: Entry<T>): boolean {
+    // After a lost feed, entries admitted before it may have missed a delete: L2 decides, unless
+    // L2 is the thing that is down (the outage mode's fallback serves them on purpose).
+    return this.#suspectSince === 0 || entry.admittedAt >= this.#suspectSince || !(this.#guard.breaker?.closed ?? true);
+  }
+
+  #admitFrame(key: string, frame: EntryFrame, flight: Flight | undefined): T {
+    const value = admitDecoded(this.#o.read, this.#o.codec.decode(frame.bytes));
+    const now = this.#rt.now();
+    const expiresAt = frame.expiresAt === 0 ? Infinity : frame.expiresAt;
+    this.#put(key, { value, version: frame.version, expiresAt, graceUntil: expiresAt === Infinity ? Infinity : expiresAt + this.#o.grace, admittedAt: now, tags: [], used: false }, flight);
+    return value;
+  }
+
+  #admit(key: string, value: T, version: BrandedId, lifetimes: { ttl: number; grace: number }, tags: readonly string[], flight: Flight | null): void {
+    const now = this.#rt.now();
+    const expiresAt = now + lifetimes.ttl;
+    this.#put(key, { value, version, expiresAt, graceUntil: expiresAt + lifetimes.grace, admittedAt: now, tags, used: false }, flight ?? undefined);
+  }
+
+  #put(key: string, entry: Entry<T>, flight: Flight | undefined): void {
+    if (this.#stopped || !this.#o.l1) return;
+    // A write or delete announced while this load ran is newer than what it read.
+    if (flight !== undefined && (flight.spoiled || (flight.newest !== null && newer(flight.newest, entry.version)))) return;
+    const existing = this.#l1.get(key);
+    if (existing !== undefined && newer(existing.version, entry.version)) return;
+    this.#l1.set(key, entry, this.#rt.now());
+  }
+
+  #drop(key: string): void {
+    this.#l1.delete(key);
+    const flight = this.#flights.flight(key);
+    if (flight !== undefined) flight.spoiled = true;
+  }
+
+  #flush(): void {
+    this.#counters.flushes++;
+    this.#l1.clear();
+    for (const flight of this.#flights.flights()) flight.spoiled = true;
+  }
+
+  #lifetimes(options: WriteOptions): { ttl: number; grace: number } {
+    return { ttl: lifetime('ttl', options.ttl, this.#o.ttl), grace: nonNegative('grace', options.grace, this.#o.grace) };
+  }
+
+  // ---- coherence ----------------------------------------------------------------------------
+
+  #apply(entries: Parameters<typeof applyLog>[0]): void {
+    applyLog(entries, {
+      l1: this.#l1,
+      counters: this.#counters,
+      waiters: this.#waiters,
+      flight: (key) => this.#flights.flight(key),
+      flights: () => this.#flights.flights(),
+      applied: (event) => {
+        if (event.op === 'c' || this.listenerCount('coherence') !== 0) this.emit('coherence', event);
+      },
+    });
+  }
+
+  #suspect(): void {
+    if (this.#suspectSince === 0) this.#suspectSince = this.#rt.now();
+  }
+
+  #bulk(): BulkTarget {
+    return { connection: this.#rt.connection, name: this.name, logMaxLen: this.#o.logMaxLen, guard: this.#guard, drop: (key) => this.#drop(key) };
+  }
+
+  #live(): void {
+    if (this.#stopped) throw new NoSuchCacheError(this.name);
+  }
+}
+
+function delay<V>(ms: number, value: V): Promise<V> {
+  return new Promise((resolve) => setTimeout(() => resolve(value), ms).unref());
+}

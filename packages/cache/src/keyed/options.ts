@@ -1,0 +1,178 @@
+import { InvalidArgumentError, assertCacheTable, assertCacheTag } from '@echo/protocol';
+import { type CacheCodec, jsonCodec } from '../codec.js';
+import type { OutageOptions } from './breaker.js';
+import { READ_MODES, type ReadMode } from './read-mode.js';
+
+/** Soft and hard limits on a factory's run (bentocache's model). */
+export interface Timeouts {
+  /**
+   * With a stale value in grace: after this many ms the stale value is answered and the factory
+   * goes on in the background to refresh the entry. `0` answers the stale value at once
+   * (stale-while-revalidate). Without a stale value it does nothing. Default 0.
+   */
+  readonly soft?: number;
+  /** After this many ms the call fails with `FactoryTimeoutError`; the factory goes on in the background. */
+  readonly hard?: number;
+}
+
+/** Per-write options. */
+export interface WriteOptions {
+  /** Fresh lifetime in ms; default the namespace's `ttl`. */
+  readonly ttl?: number;
+  /** How long after `ttl` a stale value may still be served (grace), in ms; default the namespace's. */
+  readonly grace?: number;
+  /** Tags for {@link Namespace.deleteByTag}. */
+  readonly tags?: readonly string[];
+}
+
+/** Per-call options of `getOrSet`. */
+export interface GetOrSetOptions extends WriteOptions {
+  readonly timeouts?: Timeouts;
+  /** Skip both tiers and run the factory (its answer replaces the entry everywhere). */
+  readonly forceFresh?: boolean;
+}
+
+/** What a factory may read and decide about the entry it loads. */
+export interface FactoryContext<T> {
+  readonly key: string;
+  /** The stale value in grace, when there is one. */
+  readonly stale: T | undefined;
+  /** Sets this entry's fresh lifetime from what was loaded (adaptive caching); `Infinity` keeps it forever. */
+  setTtl(ms: number): void;
+  /** Replaces the entry's tags. */
+  setTags(tags: readonly string[]): void;
+}
+
+/** Loads a missing entry. */
+export type Factory<T> = (ctx: FactoryContext<T>) => T | Promise<T>;
+
+/** A keyed namespace's declaration. Only `name` is required. */
+export interface NamespaceOptions<T> {
+  /** `^[A-Za-z0-9._-]{1,120}$`; the L2 hashtag. */
+  readonly name: string;
+  /** Default {@link jsonCodec}; every process sharing the namespace must share it. */
+  readonly codec?: CacheCodec<T>;
+  /** Fresh lifetime in ms. Default 30000. */
+  readonly ttl?: number;
+  /** Grace after `ttl`, in ms; 0 turns grace off. Default 0. */
+  readonly grace?: number;
+  readonly timeouts?: Timeouts;
+  /** The cross-process load lease's lifetime, ms: a crashed loader blocks others at most this long. Default 5000. */
+  readonly leaseMs?: number;
+  /** The most L1 entries; a full L1 evicts the least recently used. Default 10000. */
+  readonly maxSize?: number;
+  /** What an L1 hit hands back. Default `frozen`. */
+  readonly read?: ReadMode;
+  /** Keep an L1 at all; `false` makes every read go to L2 (an L2-only cache). Default true. */
+  readonly l1?: boolean;
+  /** Read the namespace's coherence log, so writes elsewhere reach this L1. Default true. */
+  readonly coherence?: boolean;
+  /** The coherence log's approximate length bound. Default 10000. */
+  readonly logMaxLen?: number;
+  /** How often L1 drops entries past their grace, ms. Default 1000. */
+  readonly sweepMs?: number;
+  /** Opt into the outage mode: L2 errors and stalls fall back to L1, grace and the factory. Default off. */
+  readonly outage?: boolean | OutageOptions;
+}
+
+/** A namespace declaration with defaults applied. */
+export interface ResolvedNamespace<T> {
+  readonly name: string;
+  readonly codec: CacheCodec<T>;
+  readonly ttl: number;
+  readonly grace: number;
+  readonly timeouts: Timeouts;
+  readonly leaseMs: number;
+  readonly maxSize: number;
+  readonly read: ReadMode;
+  readonly l1: boolean;
+  readonly coherence: boolean;
+  readonly logMaxLen: number;
+  readonly sweepMs: number;
+  readonly outage: Required<OutageOptions> | null;
+}
+
+const FIELDS = new Set(['name', 'codec', 'ttl', 'grace', 'timeouts', 'leaseMs', 'maxSize', 'read', 'l1', 'coherence', 'logMaxLen', 'sweepMs', 'outage']);
+
+/**
+ * Checks a namespace declaration and applies its defaults; unknown fields are refused.
+ *
+ * @throws InvalidNameError for a bad name; InvalidArgumentError for any other bad field.
+ */
+export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNamespace<T> {
+  const raw: unknown = options;
+  if (typeof raw !== 'object' || raw === null) throw new InvalidArgumentError('options', 'must be an object');
+  for (const field of Object.keys(options)) if (!FIELDS.has(field)) throw new InvalidArgumentError(`options.${field}`, 'is not a namespace option');
+  assertCacheTable(options.name);
+  const codec = options.codec ?? jsonCodec<T>();
+  if (typeof codec.encode !== 'function' || typeof codec.decode !== 'function') throw new InvalidArgumentError('codec', 'must have encode and decode functions');
+  const read = options.read ?? 'frozen';
+  if (!READ_MODES.includes(read)) throw new InvalidArgumentError('read', 'must be frozen, clone or shared');
+  const outage = options.outage ?? false;
+  let resolvedOutage: Required<OutageOptions> | null = null;
+  if (outage !== false) {
+    const o: OutageOptions = outage === true ? {} : outage;
+    resolvedOutage = {
+      l2TimeoutMs: positive('outage.l2TimeoutMs', o.l2TimeoutMs, 250),
+      failures: positive('outage.failures', o.failures, 3),
+      openMs: positive('outage.openMs', o.openMs, 2000),
+    };
+  }
+  return {
+    name: options.name,
+    codec,
+    ttl: lifetime('ttl', options.ttl, 30_000),
+    grace: nonNegative('grace', options.grace, 0),
+    timeouts: { soft: 0, ...checkTimeouts(options.timeouts) },
+    leaseMs: positive('leaseMs', options.leaseMs, 5000),
+    maxSize: positive('maxSize', options.maxSize, 10_000),
+    read,
+    l1: bool('l1', options.l1, true),
+    coherence: bool('coherence', options.coherence, true),
+    logMaxLen: positive('logMaxLen', options.logMaxLen, 10_000),
+    sweepMs: positive('sweepMs', options.sweepMs, 1000),
+    outage: resolvedOutage,
+  };
+}
+
+/** Checks per-call timeouts. */
+export function checkTimeouts(timeouts: Timeouts | undefined): Timeouts {
+  if (timeouts === undefined) return {};
+  if (typeof timeouts !== 'object') throw new InvalidArgumentError('timeouts', 'must be an object');
+  return {
+    ...(timeouts.soft !== undefined ? { soft: nonNegative('timeouts.soft', timeouts.soft, 0) } : {}),
+    ...(timeouts.hard !== undefined ? { hard: positive('timeouts.hard', timeouts.hard, 1) } : {}),
+  };
+}
+
+/** Checks a tag list; answers a frozen copy. */
+export function checkTags(tags: readonly string[] | undefined): readonly string[] {
+  if (tags === undefined) return [];
+  if (!Array.isArray(tags)) throw new InvalidArgumentError('tags', 'must be an array of strings');
+  for (const tag of tags) assertCacheTag(tag);
+  return Object.freeze([...new Set<string>(tags as readonly string[])]);
+}
+
+/** A positive integer ms lifetime, or `Infinity` for no expiry. */
+export function lifetime(field: string, value: unknown, fallback: number): number {
+  if (value === Infinity) return Infinity;
+  return positive(field, value, fallback);
+}
+
+export function positive(field: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new InvalidArgumentError(field, 'must be a positive integer');
+  return value;
+}
+
+export function nonNegative(field: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new InvalidArgumentError(field, 'must be a non-negative integer');
+  return value;
+}
+
+function bool(field: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new InvalidArgumentError(field, 'must be a boolean');
+  return value;
+}

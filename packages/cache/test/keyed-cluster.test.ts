@@ -1,0 +1,51 @@
+import { Connection, slot } from '@echo/protocol';
+import { startCluster, type RedisCluster } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cache } from '../src/index.js';
+import { tableName, until } from './helpers.js';
+
+let cluster: RedisCluster;
+let connA: Connection;
+let connB: Connection;
+let cacheA: Cache;
+let cacheB: Cache;
+
+beforeAll(async () => {
+  cluster = await startCluster({ masters: 3 });
+  [connA, connB] = await Promise.all([Connection.connect({ cluster: cluster.seeds, strictKeys: true }), Connection.connect({ cluster: cluster.seeds, strictKeys: true })]);
+  cacheA = new Cache(connA);
+  cacheB = new Cache(connB);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([cacheA.close(), cacheB.close()]);
+  await Promise.all([connA.close(), connB.close()]);
+  await cluster.stop();
+});
+
+describe('keyed namespaces on a 3-master cluster', { timeout: 30_000 }, () => {
+  it('every verb works in namespaces on different slots, coherence included', async () => {
+    const names = Array.from({ length: 6 }, () => tableName('kc'));
+    // Several namespaces, so more than one master holds some.
+    expect(new Set(names.map((n) => Math.floor(slot(`{${n}}`) / 5462))).size).toBeGreaterThan(1);
+    for (const name of names) {
+      const a = await cacheA.namespace<number>({ name });
+      const b = await cacheB.namespace<number>({ name });
+      await a.set('k1', 1, { tags: ['t'] });
+      expect(await a.getOrSet('k2', () => 2, { tags: ['t'] })).toBe(2);
+      await a.set('k3', 3);
+      expect(await b.getMany(['k1', 'k2', 'k3', 'k4'])).toEqual([1, 2, 3, undefined]);
+      await a.set('k3', 33);
+      await until(() => b.peek('k3') === undefined);
+      expect(await b.get('k3')).toBe(33);
+      expect(await a.deleteByTag('t')).toBe(2);
+      await until(() => b.peek('k1') === undefined && b.peek('k2') === undefined);
+      expect(await b.has('k1')).toBe(false);
+      expect(await a.deleteMany(['k3'])).toBe(1);
+      await a.set('k5', 5);
+      expect(await b.get('k5')).toBe(5);
+      await a.clear();
+      await until(() => b.peek('k5') === undefined);
+      expect(await b.get('k5')).toBeUndefined();
+    }
+  });
+});

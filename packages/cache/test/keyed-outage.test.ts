@@ -1,0 +1,96 @@
+/**
+ * The outage mode against a real stopped server (SIGSTOP: the socket stays open and every call
+ * stalls, the hardest kind of outage to notice), and coherence across a dropped connection.
+ */
+import { Connection } from '@echo/protocol';
+import { startRedis, type RedisServer } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cache, L2UnavailableError, type NamespaceEvents } from '../src/index.js';
+import { connect, sleep, tableName, until } from './helpers.js';
+
+let server: RedisServer;
+let conn: Connection;
+let cache: Cache;
+beforeAll(async () => {
+  server = await startRedis();
+  conn = await Connection.connect({ url: server.url, reconnectWaitMs: 5000 });
+  cache = new Cache(conn);
+});
+afterAll(async () => {
+  process.kill(server.pid, 'SIGCONT');
+  await cache.close();
+  await conn.close({ immediate: true });
+  await server.stop();
+});
+
+describe('keyed namespaces: the outage mode', { timeout: 30_000 }, () => {
+  it('with L2 stopped: hits still answer, grace and the factory stand in, deletes go locally first, the breaker opens and closes', async () => {
+    const ns = await cache.namespace<string>({ name: tableName('ko'), ttl: 200, grace: 60_000, outage: { l2TimeoutMs: 100, failures: 2, openMs: 300 } });
+    const breaker: NamespaceEvents['breaker'][] = [];
+    ns.on('breaker', (e) => breaker.push(e));
+    await ns.set('hot', 'h');
+    await ns.set('graced', 'g', { ttl: 1 });
+    await ns.set('doomed', 'd');
+    await sleep(5);
+    process.kill(server.pid, 'SIGSTOP');
+    try {
+      expect(await ns.getEntry('hot')).toMatchObject({ value: 'h', source: 'hit' });
+      expect(await ns.getOrSetEntry('graced', () => 'never')).toMatchObject({ value: 'g', source: 'fallback-l1' });
+      expect(await ns.getOrSetEntry('cold', () => 'loaded')).toMatchObject({ value: 'loaded', source: 'fallback-fill' });
+      await expect(ns.delete('doomed')).rejects.toThrow(L2UnavailableError);
+      expect(ns.peek('doomed')).toBeUndefined();
+      expect(ns.stats().breaker).toBe('open');
+      // While open, calls do not wait on L2 at all.
+      const t = performance.now();
+      expect(await ns.getOrSetEntry('cold2', () => 'loaded2')).toMatchObject({ source: 'fallback-fill' });
+      expect(performance.now() - t).toBeLessThan(50);
+    } finally {
+      process.kill(server.pid, 'SIGCONT');
+    }
+    await sleep(350);
+    // The probe goes to L2 and closes the breaker; the delete that failed is visible as not done.
+    await until(async () => (await ns.getEntry('doomed')) !== undefined);
+    expect(ns.stats()).toMatchObject({ breaker: 'closed', breakerOpens: 1 });
+    expect(breaker.map((e) => e.state)).toEqual(['open', 'closed']);
+    expect(ns.stats().l2Errors).toBeGreaterThanOrEqual(2);
+  });
+
+  it('without the mode, an L2 error fails the call, and a delete still goes locally first', async () => {
+    const ns = await cache.namespace<string>({ name: tableName('ko') });
+    await ns.set('k', 'v');
+    const dead = await Connection.connect({ url: server.url, reconnectWaitMs: 100 });
+    const local = new Cache(dead);
+    const other = await local.namespace<string>({ name: ns.name, coherence: false });
+    expect(await other.get('k')).toBe('v');
+    await dead.command('CLIENT', 'PAUSE', 300, 'ALL').catch(() => undefined);
+    await dead.close({ immediate: true });
+    await expect(other.delete('k')).rejects.toThrow();
+    expect(other.peek('k')).toBeUndefined();
+    await local.close();
+  });
+});
+
+describe('keyed namespaces: coherence across a dropped connection', { timeout: 30_000 }, () => {
+  it('the log reader resumes where it stopped: a write made while it was down is applied, L1 is not flushed', async () => {
+    const name = tableName('kr');
+    const a = await cache.namespace<string>({ name });
+    const connB = await connect(server.url);
+    const cacheB = new Cache(connB);
+    const b = await cacheB.namespace<string>({ name });
+    await a.set('k', 'one');
+    await a.set('other', 'x');
+    expect(await b.get('k')).toBe('one');
+    expect(await b.get('other')).toBe('x');
+    const list = String(await conn.command('CLIENT', 'LIST'));
+    const id = /^id=(\d+) .* name=echo-cache-log-(\S+)/m.exec(list.split('\n').filter((l) => l.includes(`name=echo-cache-log-${name} `))[1] ?? '')?.[1];
+    expect(id).toBeDefined();
+    await conn.command('CLIENT', 'KILL', 'ID', id as string);
+    await a.set('k', 'two');
+    await until(() => b.peek('k') === undefined);
+    expect(await b.get('k')).toBe('two');
+    expect(b.peek('other')?.value).toBe('x');
+    expect(b.stats()).toMatchObject({ flushes: 0 });
+    await cacheB.close();
+    await connB.close();
+  });
+});

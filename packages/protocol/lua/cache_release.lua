@@ -1,0 +1,14 @@
+-- @script cache_release
+-- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
+-- callers waiting in other processes retry at once instead of at the lease's expiry.
+-- @key lease      ecc:{t}:l:<key>
+-- @key log        ecc:{t}:log
+-- @arg token      the lease token the caller took
+-- @arg maxlen     the log's approximate bound
+-- @arg name       the entry's key
+-- @include core
+-- @returns 1 released; 0 the lease was not the caller's
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'v', '', 'o', 'r', 'k', ARGV[3])
+return 1

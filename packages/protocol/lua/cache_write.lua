@@ -1,0 +1,41 @@
+-- @script cache_write
+-- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
+-- newer wins (a frame at least as new is kept), and a fill writes only while it holds its lease.
+-- @key entry      ecc:{t}:k:<key>
+-- @key lease      ecc:{t}:l:<key>
+-- @key log        ecc:{t}:log
+-- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets
+-- @arg frame      version(14) ++ soft expiry(13 digits) ++ value
+-- @arg px         the L2 lifetime in ms (ttl + grace); 0 keeps the entry without expiry
+-- @arg token      the fill's lease token; '' for a plain write
+-- @arg maxlen     the log's approximate bound
+-- @arg name       the entry's key, as the log and the tag sets name it
+-- @include core
+-- @returns 1 written; 0 refused (the lease is no longer the fill's, or a newer frame is stored)
+local version = string.sub(ARGV[1], 1, 14)
+local px = tonumber(ARGV[2])
+if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return 0 end
+local stored = redis.call('GET', KEYS[1])
+if stored and #stored >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(stored, 4, 14)) then
+  if ARGV[3] ~= '' then redis.call('DEL', KEYS[2]) end
+  return 0
+end
+if px > 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', px)
+else
+  redis.call('SET', KEYS[1], ARGV[1])
+end
+for i = 4, #KEYS do
+  local fresh = redis.call('EXISTS', KEYS[i]) == 0
+  redis.call('SADD', KEYS[i], ARGV[5])
+  -- A tag set lives as long as its longest-lived entry.
+  local left = redis.call('PTTL', KEYS[i])
+  if px == 0 then
+    if left >= 0 then redis.call('PERSIST', KEYS[i]) end
+  elseif fresh or (left >= 0 and left < px) then
+    redis.call('PEXPIRE', KEYS[i], px)
+  end
+end
+if ARGV[3] ~= '' then redis.call('DEL', KEYS[2]) end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'v', version, 'o', 's', 'k', ARGV[5])
+return 1
