@@ -9,7 +9,6 @@
 export { Cache, type CacheOptions } from './cache.js';
 export { Table, type Fetched, type Source } from './table.js';
 export {
-  COHERENCE_LANES,
   SPEC_DEFAULTS,
   type Coherence,
   type Loader,
@@ -17,12 +16,7 @@ export {
   type TableSpec,
 } from './spec.js';
 export { Versioned, versioned } from './versioned.js';
-export { bufferCodec, jsonCodec, stringCodec, type CacheCodec } from './codec.js';
+export { bufferCodec, stringCodec, type CacheCodec } from './codec.js';
 export type { Row } from './l1.js';
 export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from './stats.js';
 export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NoSuchCacheError, TrackingArmError } from './errors.js';
-export { MESSAGE_LENGTH, encodeMessage, newer, parseMessage, type CoherenceMessage } from './coherence/message.js';
-export { DRAIN_BATCH } from './coherence/broadcast.js';
-export { INVALIDATE_CHANNEL } from './coherence/tracking.js';
-export { decodeFrame, encodeFrame, type Frame } from './frame.js';
-export { expiresAt } from './expiry.js';
