@@ -33,7 +33,9 @@ for (const p of process.argv.slice(1)) {
     if (/^#{2,3} /.test(line)) {
       let j = i + 1;
       while (j < lines.length && lines[j].trim() === "") j++;
-      if (j === lines.length || /^#{1,3} /.test(lines[j])) fail("a heading with nothing under it");
+      // A version (##) needs a change-type section or an entry; a change type (###) needs an entry.
+      const next = /^## /.test(line) ? /^#{1,2} / : /^#{1,3} /;
+      if (j === lines.length || next.test(lines[j])) fail("a heading with nothing under it");
     }
     if (/^\s*- (Updated dependencies \[)?[0-9a-f]{7,40}\b/.test(line)) fail("a bare commit hash");
     if (line.includes("<!--order:")) fail("an ordering marker left behind");
