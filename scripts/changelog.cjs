@@ -1,7 +1,7 @@
 // The changelog generator `changeset version` uses (see .changeset/config.json). The repository has
 // no public URL yet, so entries carry no commit hash: a bare hash links nowhere for a reader on npm.
-// Each entry starts with an `<!--order:SECONDS-->` marker, the time of the commit that added its
-// changeset, which `scripts/tidy-changelogs.ts` sorts by (oldest first) and removes; changesets
+// Each entry's first line ends with an `<!--order:SECONDS-->` marker (inline, so the markdown
+// formatter changesets runs leaves the list alone), the time of the commit that added its changeset, which `scripts/tidy-changelogs.ts` sorts by (oldest first) and removes; changesets
 // itself lists entries in file-name order.
 'use strict';
 const { execFileSync } = require('node:child_process');
@@ -19,12 +19,12 @@ function orderOf(commit) {
 async function getReleaseLine(changeset) {
   const [first, ...rest] = changeset.summary.split('\n').map((line) => line.trimEnd());
   const more = rest.length > 0 ? `\n${rest.map((line) => (line === '' ? '' : `  ${line}`)).join('\n')}` : '';
-  return `<!--order:${orderOf(changeset.commit)}-->- ${first}${more}`;
+  return `- ${first} <!--order:${orderOf(changeset.commit)}-->${more}`;
 }
 
 async function getDependencyReleaseLine(_changesets, updated) {
   if (updated.length === 0) return '';
-  return `<!--order:${Number.MAX_SAFE_INTEGER}-->- Updated dependencies: ${updated.map((d) => `${d.name}@${d.newVersion}`).join(', ')}`;
+  return `- Updated dependencies: ${updated.map((d) => `${d.name}@${d.newVersion}`).join(', ')} <!--order:${Number.MAX_SAFE_INTEGER}-->`;
 }
 
 module.exports = { getReleaseLine, getDependencyReleaseLine };

@@ -2,7 +2,7 @@
  * Runs after `changeset version` (`pnpm version-packages`) over every package's CHANGELOG.md:
  *
  * - entries within a section are put in the order their changesets were committed (the generator
- *   marks each with `<!--order:SECONDS-->`), and the markers are removed;
+ *   ends each entry's first line with `<!--order:SECONDS-->`), and the markers are removed;
  * - a version heading with nothing under it, which a fixed-group release writes for a package with
  *   no change of its own, gets a line that says so.
  */
@@ -11,7 +11,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const MARK = /^<!--order:(\d+)-->/;
+/** An entry's first line: a top-level bullet whose line ends with the generator's marker. */
+const MARK = / ?<!--order:(\d+)-->$/;
 const NO_CHANGES = '- No changes of its own: released to keep the fixed group (@echo/protocol, queue, bus, cache, conformance) on one version.';
 
 /** One section's entries, each a first line and its continuation lines, sorted by their marker. */
@@ -19,8 +20,8 @@ function sortEntries(lines: string[]): string[] {
   const entries: { order: number; lines: string[] }[] = [];
   const before: string[] = [];
   for (const line of lines) {
-    const mark = MARK.exec(line);
-    if (mark) entries.push({ order: Number(mark[1]), lines: [line.slice(mark[0].length)] });
+    const mark = line.startsWith('- ') ? MARK.exec(line) : null;
+    if (mark) entries.push({ order: Number(mark[1]), lines: [line.slice(0, mark.index)] });
     else if (entries.length > 0) entries.at(-1)?.lines.push(line);
     else before.push(line);
   }
