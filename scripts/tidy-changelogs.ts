@@ -25,8 +25,16 @@ function sortEntries(lines: string[]): string[] {
     else if (entries.length > 0) entries.at(-1)?.lines.push(line);
     else before.push(line);
   }
+  if (entries.length === 0) return before;
+  // Blank lines between entries were wherever changesets put them; a section gets one at its end.
+  const trimmed = (lines: string[]): string[] => {
+    const out = [...lines];
+    while (out.length > 0 && (out.at(-1) ?? '').trim() === '') out.pop();
+    return out;
+  };
   // Array.prototype.sort is stable: entries from one commit keep their order.
-  return [...before, ...entries.sort((a, b) => a.order - b.order).flatMap((e) => e.lines)];
+  const sorted = entries.sort((a, b) => a.order - b.order).flatMap((e) => trimmed(e.lines));
+  return [...before, ...sorted, ''];
 }
 
 export function tidy(text: string): string {
