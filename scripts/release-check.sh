@@ -30,7 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-say() { echo "release-check: $*"; }
+say() { echo "release-check [$(($(date +%s) - started)) s]: $*"; }
 fail() { echo "release-check: FAIL $*" >&2; exit 1; }
 # Runs a command quietly; on failure prints what it said and stops.
 quiet() {
@@ -116,11 +116,23 @@ make_app() {
   printf '@echo:registry=http://127.0.0.1:9/\nfetch-retries=0\naudit=false\nfund=false\nupdate-notifier=false\n' >"$dir/.npmrc"
 }
 
+# Both resolutions at once (two processes: each spends most of its time reading declarations).
+typecheck() {
+  local dir="$1" label="$2" mode pids=()
+  for mode in nodenext bundler; do
+    "$bin/tsc" -p "$dir/tsconfig.$mode.json" >"$dir/tsc-$mode.log" 2>&1 &
+    pids+=($!)
+  done
+  for mode in nodenext bundler; do
+    wait "${pids[0]}" || { cat "$dir/tsc-$mode.log" >&2; fail "$label: typecheck under $mode"; }
+    pids=("${pids[@]:1}")
+  done
+}
+
 # Typecheck under both resolutions, run on Node, bundle and run the lone file, require() from CJS.
 try_app() {
   local dir="$1" label="$2"
-  quiet "$bin/tsc" -p "$dir/tsconfig.nodenext.json"
-  quiet "$bin/tsc" -p "$dir/tsconfig.bundler.json"
+  typecheck "$dir" "$label"
   # Unbundled: the packages as Node resolves them from node_modules.
   quiet "$bin/esbuild" "$dir/src/app.ts" --bundle --packages=external --platform=node --format=esm --target=node20 --outfile="$dir/out/app.mjs" --log-level=warning
   local ran
@@ -135,30 +147,48 @@ try_app() {
   say "$label: nodenext+bundler typecheck, run $ran, esbuild bundle ran, $required"
 }
 
-# 3. Each pillar alone, from npm and from pnpm.
+# 3. Each pillar alone, from npm and from pnpm. The installs are mostly waiting on the registry
+# (for ioredis), so all of them run at once; the checks after them run one app at a time.
+install() {
+  local dir="$1"
+  shift
+  (cd "$dir" && "$@") >"$dir/install.log" 2>&1
+}
+apps=()
+pids=()
 for pillar in "${PILLARS[@]}"; do
   dir="$work/apps/npm-$pillar"
   make_app "$dir" "$pillar.ts"
-  (cd "$dir" && quiet npm install --no-package-lock "$(tgz protocol)" "$(tgz "$pillar")")
-  try_app "$dir" "npm  @echo/$pillar"
+  install "$dir" npm install --no-package-lock "$(tgz protocol)" "$(tgz "$pillar")" &
+  apps+=("$dir"); pids+=($!)
 
   dir="$work/apps/pnpm-$pillar"
   make_app "$dir" "$pillar.ts"
   # pnpm resolves a tarball's own dependencies from the registry; the override points the
   # protocol at its tarball instead.
   printf 'packages: []\nupdateNotifier: false\noverrides:\n  "@echo/protocol": "file:%s"\n' "$(tgz protocol)" >"$dir/pnpm-workspace.yaml"
-  (cd "$dir" && quiet pnpm add "$(tgz protocol)" "$(tgz "$pillar")")
-  try_app "$dir" "pnpm @echo/$pillar"
+  install "$dir" pnpm add "$(tgz protocol)" "$(tgz "$pillar")" &
+  apps+=("$dir"); pids+=($!)
 done
-
-# 4. Everything at once: types of every entry point, require() of every entry point, the packed bin.
 dir="$work/apps/npm-all"
 make_app "$dir" everything.ts
 all=()
 for p in "${PACKAGES[@]}"; do all+=("$(tgz "$p")"); done
-(cd "$dir" && quiet npm install --no-package-lock "${all[@]}")
-quiet "$bin/tsc" -p "$dir/tsconfig.nodenext.json"
-quiet "$bin/tsc" -p "$dir/tsconfig.bundler.json"
+install "$dir" npm install --no-package-lock "${all[@]}" &
+apps+=("$dir"); pids+=($!)
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || { cat "${apps[$i]}/install.log" >&2; fail "install in ${apps[$i]##*/}"; }
+done
+say "installed ${#apps[@]} fresh apps from the tarballs (npm and pnpm, the @echo scope pointing at nothing)"
+
+for pillar in "${PILLARS[@]}"; do
+  try_app "$work/apps/npm-$pillar" "npm  @echo/$pillar"
+  try_app "$work/apps/pnpm-$pillar" "pnpm @echo/$pillar"
+done
+
+# 4. Everything at once: types of every entry point, require() of every entry point, the packed bin.
+dir="$work/apps/npm-all"
+typecheck "$dir" "all packages"
 required="$(cd "$dir" && node require-all.cjs 2>&1)" || { echo "$required" >&2; fail "all packages: require() from CommonJS"; }
 conformance="$(cd "$dir" && ./node_modules/.bin/echo-conformance --only fence 2>&1)" || { echo "$conformance" >&2; fail "the packed echo-conformance bin"; }
 say "all packages: nodenext+bundler typecheck, $required"
