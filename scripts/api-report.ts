@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Extractor, ExtractorConfig, type ExtractorMessage } from '@microsoft/api-extractor';
+import { Extractor, ExtractorConfig, ExtractorLogLevel, type ExtractorMessage } from '@microsoft/api-extractor';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGES = ['protocol', 'queue', 'bus', 'cache', 'testkit', 'conformance'] as const;
@@ -57,16 +57,16 @@ function extract(entry: Entry, update: boolean, temp: string): { ok: boolean; ch
       dtsRollup: { enabled: false },
       tsdocMetadata: { enabled: false },
       messages: {
-        compilerMessageReporting: { default: { logLevel: 'warning' } },
+        compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Warning } },
         extractorMessageReporting: {
-          default: { logLevel: 'warning', addToApiReportFile: true },
+          default: { logLevel: ExtractorLogLevel.Warning, addToApiReportFile: true },
           // Release tags (@public/@beta) are a Rush convention we do not use: everything exported is public.
-          'ae-missing-release-tag': { logLevel: 'none', addToApiReportFile: false },
+          'ae-missing-release-tag': { logLevel: ExtractorLogLevel.None, addToApiReportFile: false },
           // A doc comment's {@link} to a member is a documentation matter; the report tracks the surface.
-          'ae-unresolved-link': { logLevel: 'none', addToApiReportFile: false },
+          'ae-unresolved-link': { logLevel: ExtractorLogLevel.None, addToApiReportFile: false },
         },
         // TSDoc style is lint's business, not the report's.
-        tsdocMessageReporting: { default: { logLevel: 'none' } },
+        tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
       },
     },
     configObjectFullPath: undefined,
@@ -77,7 +77,7 @@ function extract(entry: Entry, update: boolean, temp: string): { ok: boolean; ch
     localBuild: update,
     messageCallback(message: ExtractorMessage) {
       message.handled = true;
-      if (message.logLevel === 'error' || message.logLevel === 'warning') messages.push(`  ${message.formatMessageWithoutLocation()}`);
+      if (message.logLevel === ExtractorLogLevel.Error || message.logLevel === ExtractorLogLevel.Warning) messages.push(`  ${message.formatMessageWithoutLocation()}`);
     },
   });
   for (const line of messages) console.error(line);
