@@ -59,10 +59,10 @@ export function tidy(text: string): string {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     filled.push(line);
-    if (!line.startsWith("## ")) continue;
+    if (!line.startsWith('## ')) continue;
     let j = i + 1;
     while (j < lines.length && (lines[j] ?? '').trim() === '') j++;
-    if (j === lines.length || (lines[j] ?? '').startsWith("## ")) filled.push('', NO_CHANGES);
+    if (j === lines.length || (lines[j] ?? '').startsWith('## ')) filled.push('', NO_CHANGES);
   }
   return filled.join('\n');
 }
