@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
  * make a wrong import a lint failure rather than a review comment.
  */
 const deepImports = {
-  group: ['@echo/*/*', '!@echo/*/package.json', '**/packages/*/src/**', '**/packages/*/dist/**', '../../*/src/**'],
+  group: ['@echo/*/*', '!@echo/*/package.json', '!@echo/queue/internal', '**/packages/*/src/**', '**/packages/*/dist/**', '../../*/src/**'],
   message: 'Import another package through its public entry point only (its `exports` map).',
 };
 

@@ -9,7 +9,6 @@
 export { Cache, type CacheOptions } from './cache.js';
 export { Table, type Fetched, type Source } from './table.js';
 export {
-  COHERENCE_LANES,
   SPEC_DEFAULTS,
   type Coherence,
   type Loader,
@@ -17,19 +16,13 @@ export {
   type TableSpec,
 } from './spec.js';
 export { Versioned, versioned } from './versioned.js';
-export { bufferCodec, jsonCodec, stringCodec, type CacheCodec } from './codec.js';
+export { bufferCodec, stringCodec, type CacheCodec } from './codec.js';
 export type { Row } from './l1.js';
 export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from './stats.js';
 export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NoSuchCacheError, TrackingArmError } from './errors.js';
-export { MESSAGE_LENGTH, encodeMessage, newer, parseMessage, type CoherenceMessage } from './coherence/message.js';
-export { DRAIN_BATCH } from './coherence/broadcast.js';
-export { INVALIDATE_CHANNEL } from './coherence/tracking.js';
-export { decodeFrame, encodeFrame, type Frame } from './frame.js';
-export { expiresAt } from './expiry.js';
 export { Namespace, type KeyedRead } from './keyed/namespace.js';
 export type { Factory, FactoryContext, GetOrSetOptions, NamespaceOptions, Timeouts, WriteOptions } from './keyed/options.js';
 export type { KeyedCounters, KeyedSource, NamespaceEvents, NamespaceStats } from './keyed/events.js';
 export type { OutageOptions, BreakerState } from './keyed/breaker.js';
-export { READ_MODES, deepFreeze, type ReadMode } from './keyed/read-mode.js';
-export { decodeEntryFrame, encodeEntryFrame, type EntryFrame } from './keyed/entry-frame.js';
 export { FactoryTimeoutError, L2UnavailableError } from './errors.js';
+export { READ_MODES, type ReadMode } from './keyed/read-mode.js';

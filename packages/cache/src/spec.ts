@@ -34,7 +34,7 @@ export interface TableSpec<T, K extends string = string> {
   readonly coherence?: Coherence;
   /** Broadcast lane ring size, a positive integer. Default 4096. */
   readonly ringCapacity?: number;
-  /** Default {@link jsonCodec}. */
+  /** Default: JSON as UTF-8, refusing values JSON cannot carry. */
   readonly codec?: CacheCodec<T>;
 }
 

@@ -1,6 +1,6 @@
 import { MalformedIdError, type BrandedId, encodeId, mintId } from '@echo/protocol';
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_LENGTH, encodeMessage, newer, parseMessage } from '../src/index.js';
+import { MESSAGE_LENGTH, encodeMessage, newer, parseMessage } from '../src/coherence/message.js';
 
 const id = (ns: string, s: bigint): BrandedId => encodeId(ns, s);
 

@@ -2,7 +2,9 @@ import { Connection, InvalidArgumentError, cacheKey, mintId } from '@echo/protoc
 import { type RedisServer, startRedis, uniqueName } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cache, INVALIDATE_CHANNEL, TrackingArmError, type TrackingStats, encodeFrame } from '../src/index.js';
+import { INVALIDATE_CHANNEL } from '../src/coherence/tracking.js';
+import { encodeFrame } from '../src/frame.js';
+import { Cache, TrackingArmError, type TrackingStats } from '../src/index.js';
 import { sleep, tableName, until } from './helpers.js';
 
 // Its own server: these tests FLUSHALL and kill connections, which would disturb files sharing one.

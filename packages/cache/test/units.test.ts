@@ -1,6 +1,9 @@
 import { CodecError, KindError, mintId } from '@echo/protocol';
 import { describe, expect, it } from 'vitest';
-import { CorruptL2FrameError, FlightCrashedError, bufferCodec, decodeFrame, encodeFrame, expiresAt, jsonCodec, stringCodec } from '../src/index.js';
+import { jsonCodec } from '../src/codec.js';
+import { expiresAt } from '../src/expiry.js';
+import { decodeFrame, encodeFrame } from '../src/frame.js';
+import { CorruptL2FrameError, FlightCrashedError, bufferCodec, stringCodec } from '../src/index.js';
 import { Ring } from '../src/coherence/ring.js';
 import { checkKind } from '../src/kind-law.js';
 import { Flights } from '../src/single-flight.js';

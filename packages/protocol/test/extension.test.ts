@@ -73,6 +73,17 @@ describe('extending the protocol with a transition of your own', () => {
     expect(await conn.run(quotaPeek, [k.meta], [])).toEqual([5, 1]);
   });
 
+  it('holds error classes to the EMQ<CLASS> form, in the header and in the typed factories', () => {
+    const source = (error: string): string =>
+      ['-- @script quota_odd', '-- @purpose A refusal under a word of the wrong form.', `-- @error ${error}`, '-- @returns nothing', 'return 0'].join('\n');
+    expect(() => defineScript({ source: source('QUOTA exhausted') })).toThrow(/@error QUOTA is not of the form EMQ<CLASS>/);
+    expect(() => defineScript({ source: source('EMQquota exhausted') })).toThrow(/EMQ<CLASS>/);
+    expect(() => defineScript({ source: source('EMQQUOTA exhausted'), errorClasses: { QUOTA: (d) => new QuotaExhaustedError(d) } })).toThrow(
+      /QUOTA is not of the form EMQ<CLASS>/,
+    );
+    expect(defineScript({ source: source('EMQQUOTA exhausted'), errorClasses: { EMQQUOTA: (d) => new QuotaExhaustedError(d) } }).name).toBe('quota_odd');
+  });
+
   it('binds through the header like the catalog: a typed function, its argument shape, its reply', async () => {
     const queue = uniqueName('ext');
     const t = takeQuota({ queue, amount: 2 });

@@ -18,8 +18,7 @@ export type { ClaimedJob, JobPosition, JobRecord, ParentLink, ParentPolicy, RowS
 export { jsonCodec, rawCodec, type Codec } from './codec.js';
 export { backoffDelay, exponential, fixed, jitter, type Backoff } from './worker/backoff.js';
 export { CancelledError, CancelToken, type CancelCheck } from './worker/cancel.js';
-export { decideBatch, type ShapeDecision } from './worker/shaping.js';
-export { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './worker/partition.js';
+export type { BatchPartition, BatchVerdict } from './worker/partition.js';
 export { QueueEvents, type EventListener } from './reads/events.js';
 export { Worker, type Handler, type JobContext } from './worker/worker.js';
 export { BatchWorker, type BatchHandler, type BatchVerdicts, type BatchWorkerOptions } from './worker/batch-worker.js';

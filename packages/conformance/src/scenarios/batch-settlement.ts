@@ -1,7 +1,8 @@
 /** K. Batches, scenarios 71–73: the partition of a settled batch, and delaying a member. */
 import assert from 'node:assert/strict';
 import { GoneError, StaleError, type JobId } from '@echo/protocol';
-import { partitionBatch, type BatchVerdict, type ClaimedJob, type SettleOutcome } from '@echo/queue';
+import type { BatchVerdict, ClaimedJob } from '@echo/queue';
+import { partitionBatch, type SettleOutcome } from '@echo/queue/internal';
 import { depth, fill } from './batches.js';
 import type { Scenario } from '../scenario.js';
 import { assertError, assertFields, hgetall, present, rejection, setsHolding, sleep, zscore } from '../support.js';

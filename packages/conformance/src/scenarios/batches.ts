@@ -1,7 +1,8 @@
 /** K. Batches, scenarios 62–67: flat batch claims and the shaper. */
 import assert from 'node:assert/strict';
 import { InvalidArgumentError, type JobId, type LifecycleEvent } from '@echo/protocol';
-import { decideBatch, fixed, type BatchPartition, type BatchVerdict, type Queue, type ShapeDecision } from '@echo/queue';
+import { fixed, type BatchPartition, type BatchVerdict, type Queue } from '@echo/queue';
+import { decideBatch, type ShapeDecision } from '@echo/queue/internal';
 import type { Scenario, ScenarioEnv } from '../scenario.js';
 import { assertError, assertFields, count, hgetall, sleep, thrown, until, zscore } from '../support.js';
 

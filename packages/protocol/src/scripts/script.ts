@@ -74,9 +74,28 @@ function readLib(name: string, dirs: readonly URL[]): string {
 export function defineScript(options: DefineScriptOptions): Script {
   const origin = options.origin ?? 'inline script';
   const header = parseHeader(options.source, origin);
+  checkErrorClasses(header, options.errorClasses, origin);
   const libs = header.includes.map((name) => readLib(name, options.libDirs ?? []));
   const source = composeSource(libs, options.source);
   return Object.freeze({ name: header.name, source, sha: sha1(source), body: options.source, header, errorClasses: options.errorClasses });
+}
+
+/** An error class word: `EMQ` then capitals, the only form the reply mapper reads as a class. */
+const ERROR_CLASS = /^EMQ[A-Z]+$/;
+
+/**
+ * Holds a script's error classes to the `EMQ<CLASS>` form: every `@error` line starts with one, and
+ * every typed factory is keyed by one. A word of another form would reach callers as a plain
+ * server error, and a factory under it would never be consulted.
+ */
+function checkErrorClasses(header: ScriptHeader, classes: DefineScriptOptions['errorClasses'], origin: string): void {
+  for (const line of header.errors) {
+    const word = line.split(/\s+/)[0] ?? '';
+    if (!ERROR_CLASS.test(word)) throw new InvalidArgumentError('script header', `${origin}: @error ${word} is not of the form EMQ<CLASS>`);
+  }
+  for (const word of Object.keys(classes ?? {})) {
+    if (!ERROR_CLASS.test(word)) throw new InvalidArgumentError('errorClasses', `${origin}: ${word} is not of the form EMQ<CLASS>`);
+  }
 }
 
 /** Reads and defines a script from a `.lua` file (a `file:` URL or a path). */

@@ -1,0 +1,14 @@
+/**
+ * Every published entry point, imported together: the release check typechecks this under
+ * `nodenext` and `bundler` in an app that installed every tarball at once.
+ */
+import * as bus from '@echo/bus';
+import * as cache from '@echo/cache';
+import * as conformance from '@echo/conformance';
+import * as protocol from '@echo/protocol';
+import * as queue from '@echo/queue';
+import * as queueInternal from '@echo/queue/internal';
+import * as testkit from '@echo/testkit';
+
+const entryPoints: readonly object[] = [bus, cache, conformance, protocol, queue, queueInternal, testkit];
+console.log(entryPoints.length);
