@@ -23,4 +23,14 @@ export type { RepeatInput } from './repeat.js';
 export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, holdParent } from './flows.js';
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
 export { coherenceDrop } from './cache.js';
-export { streamDrop } from './streams.js';
+export {
+  streamClaim,
+  streamDeadLetter,
+  streamDrop,
+  streamRedrive,
+  type ClaimedEntry,
+  type DeadLetterMove,
+  type StreamClaimInput,
+  type StreamClaimReply,
+  type StreamRedriveReply,
+} from './streams.js';
