@@ -88,7 +88,7 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
   }
 
   async next(): Promise<IteratorResult<StreamEntry>> {
-    while (this.#buffer.length === 0) {
+    while (this.#buffer.length === 0 || this.#closed) {
       if (this.#closed) return { done: true, value: undefined };
       try {
         await this.#fill();
@@ -118,7 +118,11 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
     await this.#conn?.close({ immediate: true });
   }
 
-  async #fill(): Promise<void> {
+  /**
+   * Opens the tail's connection and fixes its position, which the first read otherwise does. Await
+   * it when `from: 'new'` must exclude nothing appended after this point.
+   */
+  async ready(): Promise<void> {
     this.#conn ??= await this.#parent.duplicate(this.#options.connectionName);
     if (this.#closed) {
       await this.#conn.close({ immediate: true });
@@ -126,6 +130,11 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
     }
     // `$` is resolved once, to the top's id, so no record appended between two reads is skipped.
     this.#cursor ??= rawEntries(await this.#conn.command('XREVRANGE', this.key, '+', '-', 'COUNT', '1'))[0]?.xid ?? '0-0';
+  }
+
+  async #fill(): Promise<void> {
+    await this.ready();
+    if (this.#conn === undefined || this.#cursor === undefined || this.#closed) return;
     const raw = readGroupEntries(await this.#conn.command('XREAD', 'COUNT', this.#count, 'BLOCK', this.#block, 'STREAMS', this.key, this.#cursor));
     for (const e of raw) {
       this.#cursor = e.xid;
