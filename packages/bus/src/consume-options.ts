@@ -31,12 +31,14 @@ export type Verdict = 'ack' | 'retry' | { readonly retryInMs: number } | { reado
  * Handles one entry. Returning nothing (or `'ack'`) acks it; throwing retries it (see
  * {@link Verdict}). Must be idempotent (bus.md §7.3).
  */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- returning nothing acks, so a plain procedure is a handler
 export type GroupHandler = (entry: GroupEntry) => void | Verdict | Promise<void | Verdict>;
 
 /**
  * Handles the entries of one read together: returns nothing to ack them all, or one verdict per
  * entry, in order. Throwing retries them all.
  */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- returning nothing acks them all
 export type GroupBatchHandler = (entries: readonly GroupEntry[]) => void | readonly Verdict[] | Promise<void | readonly Verdict[]>;
 
 /** How a {@link GroupConsumer} runs. */

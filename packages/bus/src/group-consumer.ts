@@ -7,7 +7,6 @@ import {
   type GroupConsumerStats,
   type GroupEntry,
   type GroupHandler,
-  type Verdict,
 } from './consume-options.js';
 import { entryFromPairs, type StreamFields } from './fields.js';
 import { assertMemberName, openGroup } from './group.js';
@@ -297,7 +296,7 @@ export class GroupConsumer {
         const entry = entries[i];
         if (entry === undefined) continue;
         this.#stats.delivered++;
-        let verdict: void | Verdict;
+        let verdict: unknown;
         try {
           verdict = await handler(entry);
         } catch (error) {
@@ -317,7 +316,7 @@ export class GroupConsumer {
     const entries = all.filter((e): e is GroupEntry => e !== undefined);
     if (entries.length === 0) return [];
     this.#stats.delivered += entries.length;
-    let verdicts: void | readonly Verdict[];
+    let verdicts: unknown;
     try {
       verdicts = await handler(entries);
     } catch (error) {
@@ -328,12 +327,13 @@ export class GroupConsumer {
       const error = new InvalidArgumentError('verdicts', `must be one per entry (${entries.length}), got ${Array.isArray(verdicts) ? verdicts.length : typeof verdicts}`);
       return all.map((e) => (e === undefined ? undefined : this.#failed(thrown(error), error, e)));
     }
+    const list = verdicts as readonly unknown[] | undefined;
     let j = 0;
-    return all.map((e) => (e === undefined ? undefined : this.#judged(verdicts?.[j++], e)));
+    return all.map((e) => (e === undefined ? undefined : this.#judged(list?.[j++], e)));
   }
 
-  #judged(verdict: void | Verdict | undefined, entry: GroupEntry): Outcome {
-    const outcome = outcomeOf(verdict ?? undefined);
+  #judged(verdict: unknown, entry: GroupEntry): Outcome {
+    const outcome = outcomeOf(verdict);
     if (outcome !== undefined) {
       if (outcome.kind === 'retry') this.#stats.failed++;
       return outcome;

@@ -1,5 +1,4 @@
 import { execute, transitions, type Connection } from '@echo/protocol';
-import type { Verdict } from './consume-options.js';
 
 /** What became of one handled entry. */
 export type Outcome =
@@ -43,17 +42,18 @@ export function thrown(error: unknown): Outcome {
 }
 
 /**
- * The outcome a verdict asks for; anything that is not a verdict is a retry, reported by the
+ * The outcome a verdict (see `Verdict`) asks for; anything that is not a verdict is a retry, reported by the
  * caller, so a typo in a handler never acks an entry.
  */
-export function outcomeOf(verdict: Verdict | undefined): Outcome | undefined {
+export function outcomeOf(verdict: unknown): Outcome | undefined {
   if (verdict === undefined || verdict === 'ack') return { kind: 'ack' };
   if (verdict === 'retry') return { kind: 'retry', reason: 'retry' };
-  if (typeof verdict === 'object') {
-    if ('retryInMs' in verdict && Number.isSafeInteger(verdict.retryInMs) && verdict.retryInMs >= 0) {
-      return { kind: 'retry', reason: 'retry', delayMs: verdict.retryInMs };
+  if (typeof verdict === 'object' && verdict !== null) {
+    const v = verdict as Partial<Record<'retryInMs' | 'deadLetter', unknown>>;
+    if (typeof v.retryInMs === 'number' && Number.isSafeInteger(v.retryInMs) && v.retryInMs >= 0) {
+      return { kind: 'retry', reason: 'retry', delayMs: v.retryInMs };
     }
-    if ('deadLetter' in verdict && typeof verdict.deadLetter === 'string') return { kind: 'dead', reason: verdict.deadLetter };
+    if (typeof v.deadLetter === 'string') return { kind: 'dead', reason: v.deadLetter };
   }
   return undefined;
 }

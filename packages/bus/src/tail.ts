@@ -82,18 +82,23 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
     this.#block = String(block);
   }
 
+  /** True once {@link close} was called (or a `for await` broke out). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** The id of the last record handed out: pass it as `{ after }` to resume there. */
   get lastId(): EvtId | undefined {
     return this.#last;
   }
 
-  async next(): Promise<IteratorResult<StreamEntry>> {
+  async next(): Promise<IteratorResult<StreamEntry, undefined>> {
     while (this.#buffer.length === 0 || this.#closed) {
       if (this.#closed) return { done: true, value: undefined };
       try {
         await this.#fill();
       } catch (error) {
-        if (this.#closed) return { done: true, value: undefined };
+        if (this.closed) return { done: true, value: undefined };
         if (!(error instanceof ConnectionLostError)) throw error;
       }
     }
@@ -103,7 +108,7 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
   }
 
   /** Called by `break` in a `for await`: closes the tail. */
-  async return(): Promise<IteratorResult<StreamEntry>> {
+  async return(): Promise<IteratorResult<StreamEntry, undefined>> {
     await this.close();
     return { done: true, value: undefined };
   }

@@ -128,7 +128,7 @@ describe('redrive', () => {
     await until(async () => (await stream.deadLetters()).length === 2 && other.length === 2);
 
     healthy = true;
-    expect(await stream.redrive({ ids: [y] })).toEqual({ redriven: 1, left: [] });
+    expect(await stream.redrive({ ids: [y as EvtId] })).toEqual({ redriven: 1, left: [] });
     await until(() => seen.length === 3);
     expect(seen[2]).toEqual([y, 1]);
     expect((await stream.deadLetters()).map((d) => d.id)).toEqual([x]);
