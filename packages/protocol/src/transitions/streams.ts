@@ -49,7 +49,7 @@ export interface StreamClaimInput extends StreamScope {
 }
 
 function claimReply(reply: unknown): StreamClaimReply {
-  const [cursor, rows, dead] = reply as [string, [string, number, unknown[]][], number];
+  const [cursor, rows, dead] = reply as [string, [string, unknown, unknown[]][], unknown];
   return { cursor, entries: rows.map(([xid, attempts, pairs]) => ({ xid, attempts: Number(attempts), pairs })), deadLettered: Number(dead) };
 }
 
@@ -109,7 +109,7 @@ export interface StreamRedriveReply {
 export function streamRedrive(input: StreamScope & { readonly records: readonly string[] }): Transition<StreamRedriveReply> {
   if (input.records.length === 0) throw new InvalidArgumentError('records', 'must name at least one dead-letter record');
   return transition(bind(scripts().stream_redrive, { scope: { q: input.queue, stream: input.stream }, restArgs: input.records }), (reply) => {
-    const [redriven, left] = reply as [number, string[]];
+    const [redriven, left] = reply as [unknown, string[]];
     return { redriven: Number(redriven), left };
   });
 }
