@@ -1,4 +1,4 @@
-import { Connection, assertQueueName, queueKeys, type ConnectOptions, type EventName } from '@echo/protocol';
+import { Connection, assertQueueName, queueKeys, type ConnectOptions, type EventName, type JobId } from '@echo/protocol';
 import type { EvtMinter } from './append.js';
 import { listen, type EventsListener, type ListenOptions } from './events-listener.js';
 import { publish } from './publish.js';
@@ -84,7 +84,7 @@ export class Bus {
   }
 
   /** Publishes a lifecycle event, at most once. See {@link publish}. */
-  publish(event: EventName, job: string, extra: Readonly<Record<string, string>> = {}): Promise<void> {
+  publish(event: EventName, job: JobId, extra: Readonly<Record<string, string>> = {}): Promise<void> {
     return publish(this.#conn, this.queue, event, job, extra);
   }
 

@@ -1,81 +1,49 @@
-import { ConnectionLostError, InvalidArgumentError, type Connection, type EvtId } from '@echo/protocol';
+import { ConnectionLostError, InvalidArgumentError, execute, transitions, type Connection, type EvtId } from '@echo/protocol';
+import {
+  settingsOf,
+  type ConsumeOptions,
+  type ConsumerSettings,
+  type GroupBatchHandler,
+  type GroupConsumerStats,
+  type GroupEntry,
+  type GroupHandler,
+} from './consume-options.js';
 import { entryFromPairs, type StreamFields } from './fields.js';
-import { assertMemberName, openGroup, type GroupStart } from './group.js';
+import { assertMemberName, openGroup } from './group.js';
 import { streamKey } from './keys.js';
-import { autoclaimReply, deliveryCount, readGroupEntries, type RawEntry } from './replies.js';
+import { readGroupEntries } from './replies.js';
+import { outcomeOf, sendSettlements, thrown, type Outcome, type SettleTarget, type Settlement } from './settle.js';
 
-/** What a group handler receives: the same shape as the job consumer's handler (bus.md §7.2). */
-export interface GroupEntry {
-  /** The record's EVT id, the dedup key: delivery is at least once and may be out of order. */
-  readonly id: EvtId;
-  /** The record's fields, without `id`. */
-  readonly payload: StreamFields;
-  /** How many times the entry has been delivered, this delivery included; not a failure count. */
+/** An entry as delivered: its XADD id, its delivery count, and its field list. */
+interface Delivered {
+  readonly xid: string;
   readonly attempts: number;
-  /** The group the entry was delivered to. */
-  readonly group: string;
+  readonly pairs: readonly unknown[];
 }
 
-/**
- * Handles one entry. Returning (or resolving) acks it; throwing (or rejecting) leaves it pending, to
- * be delivered again once it has been idle for `minIdleMs`. Must be idempotent (bus.md §7.3).
- */
-export type GroupHandler = (entry: GroupEntry) => void | Promise<void>;
+/** The two handler forms, told apart by how the consumer was started. */
+type Handling = { readonly each: GroupHandler } | { readonly batch: GroupBatchHandler };
 
-/** How a {@link GroupConsumer} runs. */
-export interface ConsumeOptions {
-  /** Where the group starts if it does not exist yet; required, there is no default (bus.md §7.1). */
-  readonly start: GroupStart;
-  /**
-   * This consumer's name within the group. Keep it stable across restarts: a consumer that comes
-   * back under the same name gets its own backlog at once, instead of after `minIdleMs`.
-   */
-  readonly consumer: string;
-  /** How long an entry must sit unacked before any consumer may claim it. Default 30000 ms. */
-  readonly minIdleMs?: number;
-  /** How long one blocking read waits for new entries; also the claim period. Default 1000 ms. */
-  readonly beatMs?: number;
-  /** Entries per read or claim. Default 100. */
-  readonly count?: number;
-  /** `CLIENT SETNAME` for the dedicated connection, so it can be found in `CLIENT LIST`. */
-  readonly connectionName?: string;
-  /**
-   * Called with every error the loop survives: a handler's throw (with its entry), an entry that
-   * carries no EVT id, a lost connection. The loop keeps going. Default: ignore.
-   */
-  readonly onError?: (error: unknown, entry?: GroupEntry) => void;
-}
-
-/** Counters since start. */
-export interface GroupConsumerStats {
-  /** Handler calls. */
-  readonly delivered: number;
-  /** Entries acked after their handler returned. */
-  readonly acked: number;
-  /** Handler throws, plus entries that could not be read as records; all left pending. */
-  readonly failed: number;
-  /** Entries taken over by `XAUTOCLAIM` (from peers, or this consumer's own idle failures). */
-  readonly claimed: number;
-  /** This consumer's own pending entries found at start, or again after a lost connection. */
-  readonly recovered: number;
-}
-
-function positive(name: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min) throw new InvalidArgumentError(name, `must be an integer >= ${min}, got ${String(value)}`);
-  return value;
-}
+const NO_SETTLEMENT: Promise<void> = Promise.resolve();
 
 /**
  * One consumer of a stream's consumer group (bus.md §7.2), on a connection of its own because its
- * reads block. At start it works through its own pending entries; then on every beat it claims
- * entries that peers (or it) left idle for `minIdleMs`, and blocks up to `beatMs` for new ones.
- * Delivery is at least once: an entry whose handler throws stays pending and comes back later.
+ * reads block. At start it works through its own pending entries; then, once per beat, it claims
+ * entries that peers (or it) left idle for `minIdleMs`, and in between it reads new entries,
+ * blocking up to `beatMs` when there are none.
+ *
+ * Each read is settled in one go: its acks coalesced into one `XACK`, sent with the next read
+ * right behind it on the same socket, so a busy stream costs about two commands per `count`
+ * entries. Delivery counts come from the reads and claims themselves (a new entry is on its first
+ * delivery; a claim reads the count in the same script). Delivery is at least once: an entry whose
+ * handler throws stays pending and comes back later, up to `maxDeliveries`, after which it goes to
+ * the stream's dead-letter stream.
  *
  * @example
  * ```ts
- * const consumer = await GroupConsumer.start(conn, 'orders', 'audit', 'indexer', async ({ id, payload }) => {
+ * const consumer = await stream.consume('indexer', async ({ id, payload }) => {
  *   await index.upsert(id, payload); // idempotent: `id` is the dedup key
- * }, { start: 'head', consumer: `indexer-${hostname()}` });
+ * }, { start: 'head', consumer: `indexer-${hostname()}`, concurrency: 8, maxDeliveries: 5 });
  * // …
  * await consumer.close();
  * ```
@@ -91,54 +59,76 @@ export class GroupConsumer {
   readonly consumer: string;
   readonly #conn: Connection;
   readonly #key: string;
-  readonly #handler: GroupHandler;
-  readonly #minIdle: string;
-  readonly #beat: string;
-  readonly #count: string;
-  readonly #beatMs: number;
-  readonly #onError: (error: unknown, entry?: GroupEntry) => void;
-  #cursor = '0-0';
+  readonly #handling: Handling;
+  readonly #settings: ConsumerSettings;
+  readonly #target: SettleTarget;
+  readonly #readArgs: string[];
+  #claimCursor = '0-0';
+  #nextClaimAt = 0;
   #stopping = false;
   #exited = false;
-  // True from an entry's XPENDING through its XACK: close() must not cut the socket under it.
-  #settling = false;
+  // True while handlers run: close() must not cut the socket under their settlement.
+  #busy = false;
+  // The settlement sent with the read now in flight; close() waits for its replies before cutting.
+  #settled: Promise<void> = NO_SETTLEMENT;
   #wake: (() => void) | undefined;
   #done: Promise<void> = Promise.resolve();
-  #stats = { delivered: 0, acked: 0, failed: 0, claimed: 0, recovered: 0 };
+  #stats = { delivered: 0, acked: 0, failed: 0, claimed: 0, recovered: 0, deadLettered: 0 };
 
-  private constructor(conn: Connection, queue: string, stream: string, group: string, handler: GroupHandler, options: ConsumeOptions) {
+  private constructor(conn: Connection, queue: string, stream: string, group: string, handling: Handling, settings: ConsumerSettings) {
     this.#conn = conn;
     this.queue = queue;
     this.stream = stream;
     this.group = group;
-    this.consumer = options.consumer;
+    this.consumer = settings.consumer;
     this.#key = streamKey(queue, stream);
-    this.#handler = handler;
-    this.#minIdle = String(options.minIdleMs ?? 30_000);
-    this.#beatMs = options.beatMs ?? 1000;
-    this.#beat = String(this.#beatMs);
-    this.#count = String(options.count ?? 100);
-    this.#onError = options.onError ?? (() => undefined);
+    this.#handling = handling;
+    this.#settings = settings;
+    this.#target = {
+      queue,
+      stream,
+      key: this.#key,
+      group,
+      consumer: settings.consumer,
+      minIdleMs: settings.minIdleMs,
+      maxDeliveries: settings.maxDeliveries,
+    };
+    this.#readArgs = ['GROUP', group, settings.consumer, 'BLOCK', String(settings.beatMs), 'COUNT', String(settings.count), 'STREAMS', this.#key, '>'];
   }
 
   /**
    * Opens the group (an existing one is fine), opens a dedicated connection duplicated from `conn`,
-   * and starts the loop. Options are checked first, so a bad value fails here and sends nothing.
+   * and starts the loop with a per-entry handler. Options are checked first, so a bad value fails
+   * here and sends nothing.
    *
    * @throws InvalidArgumentError for a bad option, name or handler.
    * @throws ServerError when the group cannot be opened (for example `WRONGTYPE`).
    */
-  static async start(conn: Connection, queue: string, stream: string, group: string, handler: GroupHandler, options: ConsumeOptions): Promise<GroupConsumer> {
+  static start(conn: Connection, queue: string, stream: string, group: string, handler: GroupHandler, options: ConsumeOptions): Promise<GroupConsumer> {
+    if (typeof handler !== 'function') return Promise.reject(new InvalidArgumentError('handler', 'must be a function'));
+    return GroupConsumer.#start(conn, queue, stream, group, { each: handler }, options);
+  }
+
+  /**
+   * Like {@link start}, with a handler that takes each read's entries together and answers one
+   * verdict per entry (or nothing, to ack them all). `concurrency` does not apply.
+   *
+   * @throws InvalidArgumentError for a bad option, name or handler.
+   * @throws ServerError when the group cannot be opened.
+   */
+  static startBatch(conn: Connection, queue: string, stream: string, group: string, handler: GroupBatchHandler, options: ConsumeOptions): Promise<GroupConsumer> {
+    if (typeof handler !== 'function') return Promise.reject(new InvalidArgumentError('handler', 'must be a function'));
+    return GroupConsumer.#start(conn, queue, stream, group, { batch: handler }, options);
+  }
+
+  static async #start(conn: Connection, queue: string, stream: string, group: string, handling: Handling, options: ConsumeOptions): Promise<GroupConsumer> {
     streamKey(queue, stream);
     assertMemberName(group, 'group');
     assertMemberName(options.consumer, 'consumer');
-    if (typeof handler !== 'function') throw new InvalidArgumentError('handler', 'must be a function');
-    positive('minIdleMs', options.minIdleMs ?? 30_000, 0);
-    positive('beatMs', options.beatMs ?? 1000, 1);
-    positive('count', options.count ?? 100, 1);
+    const settings = settingsOf(options);
     await openGroup(conn, queue, stream, group, options.start);
     const own = await conn.duplicate(options.connectionName);
-    const consumer = new GroupConsumer(own, queue, stream, group, handler, options);
+    const consumer = new GroupConsumer(own, queue, stream, group, handling, settings);
     consumer.#done = consumer.#run();
     return consumer;
   }
@@ -157,15 +147,17 @@ export class GroupConsumer {
   }
 
   /**
-   * Stops the loop and closes the dedicated connection. A handler that is running finishes and its
-   * entry is acked first; a blocked read is cut at once (any entry it was about to hand over stays
-   * pending, for this consumer's next start or a peer's claim). Idempotent.
+   * Stops the loop and closes the dedicated connection. Handlers that are running finish and their
+   * entries are settled first; entries of the same read not yet started stay pending. A blocked
+   * read is cut at once (any entry it was about to hand over stays pending, for this consumer's
+   * next start or a peer's claim). Idempotent.
    */
   async close(): Promise<void> {
     if (!this.#stopping) {
       this.#stopping = true;
       this.#wake?.();
-      if (!this.#settling) await this.#conn.close({ immediate: true });
+      await this.#settled;
+      if (!this.#busy) await this.#conn.close({ immediate: true });
     }
     await this.#done;
     await this.#conn.close();
@@ -176,10 +168,10 @@ export class GroupConsumer {
     while (!this.#stopping && this.#usable()) {
       const failure = await this.#guard(async () => {
         if (recover) {
-          await this.#recoverSelf();
+          await this.#walk('self');
           recover = false;
         }
-        await this.#claimIdle();
+        if (Date.now() >= this.#nextClaimAt) await this.#walk('idle');
         await this.#readNew();
       });
       if (failure instanceof ConnectionLostError) {
@@ -189,9 +181,10 @@ export class GroupConsumer {
         recover = true;
       } else if (failure !== undefined && this.running) {
         // Anything else (a deleted group, a key of the wrong type) would fail again at once.
-        await this.#pause(this.#beatMs);
+        await this.#pause(this.#settings.beatMs);
       }
     }
+    await this.#settled;
     this.#exited = true;
   }
 
@@ -201,7 +194,7 @@ export class GroupConsumer {
       await step();
       return undefined;
     } catch (error) {
-      if (!this.#stopping) this.#onError(error);
+      if (!this.#stopping) this.#settings.onError(error);
       return error ?? new Error('undefined thrown');
     }
   }
@@ -212,88 +205,161 @@ export class GroupConsumer {
   }
 
   /**
-   * Works through this consumer's own pending entries: at start, and again after a lost
-   * connection. The cursor moves past each batch, so an entry whose handler keeps failing is left
-   * for the claim path instead of being re-read for ever.
+   * Walks entries delivered before: this consumer's own pending ones (`self`, at start and after a
+   * lost connection; the cursor moves past each batch, so an entry whose handler keeps failing is
+   * left to the claim path instead of being re-read for ever), or anyone's idle ones (`idle`, once
+   * a beat; the cursor is carried between beats so a deep backlog is walked once).
    */
-  async #recoverSelf(): Promise<void> {
-    let cursor = '0';
-    while (!this.#stopping) {
-      const entries = readGroupEntries(
-        await this.#conn.command('XREADGROUP', 'GROUP', this.group, this.consumer, 'COUNT', this.#count, 'STREAMS', this.#key, cursor),
+  async #walk(mode: 'self' | 'idle'): Promise<void> {
+    let cursor = mode === 'self' ? '0-0' : this.#claimCursor;
+    do {
+      if (this.#stopping) return;
+      const reply = await execute(
+        this.#conn,
+        transitions.streamClaim({
+          queue: this.queue,
+          stream: this.stream,
+          group: this.group,
+          consumer: this.consumer,
+          mode,
+          cursor,
+          count: this.#settings.count,
+          minIdleMs: this.#settings.minIdleMs,
+          maxDeliveries: this.#settings.maxDeliveries,
+        }),
       );
-      const last = entries.at(-1);
-      if (last === undefined) return;
-      this.#stats.recovered += entries.length;
-      await this.#settleAll(entries);
-      cursor = last.xid;
+      cursor = reply.cursor;
+      this.#stats.deadLettered += reply.deadLettered;
+      if (mode === 'self') this.#stats.recovered += reply.entries.length;
+      else this.#stats.claimed += reply.entries.length;
+      await this.#handle(reply.entries);
+      await this.#settled;
+      // An idle walk takes one batch a beat; a cursor left mid-way resumes on the next pass at once.
+    } while (mode === 'self' && cursor !== '0-0');
+    if (mode === 'idle') {
+      this.#claimCursor = cursor;
+      this.#nextClaimAt = cursor === '0-0' ? Date.now() + this.#settings.beatMs : 0;
     }
-  }
-
-  /**
-   * Claims entries idle for at least `minIdleMs`, whoever holds them; the server measures idleness,
-   * so no host clock is involved. The cursor is carried between beats so a deep backlog is walked
-   * once rather than re-scanned from the start each time.
-   */
-  async #claimIdle(): Promise<void> {
-    if (this.#stopping) return;
-    const reply = autoclaimReply(
-      await this.#conn.command('XAUTOCLAIM', this.#key, this.group, this.consumer, this.#minIdle, this.#cursor, 'COUNT', this.#count),
-    );
-    this.#cursor = reply.cursor;
-    this.#stats.claimed += reply.entries.length;
-    await this.#settleAll(reply.entries);
   }
 
   async #readNew(): Promise<void> {
     if (this.#stopping) return;
-    const reply = await this.#conn.command(
-      'XREADGROUP', 'GROUP', this.group, this.consumer, 'BLOCK', this.#beat, 'COUNT', this.#count, 'STREAMS', this.#key, '>',
-    );
-    await this.#settleAll(readGroupEntries(reply));
+    const raw = readGroupEntries(await this.#conn.command('XREADGROUP', ...this.#readArgs));
+    // The settlement sent with this read has had its replies by now (they came first).
+    await this.#settled;
+    // A new entry is on its first delivery: `>` only hands over entries never delivered before.
+    const delivered: Delivered[] = [];
+    for (const e of raw) if (e.pairs !== null) delivered.push({ xid: e.xid, attempts: 1, pairs: e.pairs });
+    await this.#handle(delivered);
   }
 
-  async #settleAll(entries: readonly RawEntry[]): Promise<void> {
-    for (const entry of entries) {
-      // A stop is honoured between entries, never inside one; the rest stay pending.
-      if (this.#stopping) return;
-      this.#settling = true;
+  /** Runs the handler over entries and sends their settlement without waiting for it. */
+  async #handle(delivered: readonly Delivered[]): Promise<void> {
+    if (delivered.length === 0 || this.#stopping) return;
+    const entries: (GroupEntry | undefined)[] = [];
+    const settlements: Settlement[] = [];
+    for (const d of delivered) {
+      let id: EvtId;
+      let payload: StreamFields;
       try {
-        await this.#settle(entry);
-      } finally {
-        this.#settling = false;
+        [id, payload] = entryFromPairs(d.xid, d.pairs);
+      } catch (error) {
+        // Not a record this bus wrote. Left pending rather than dropped: at least once, even for
+        // it; past maxDeliveries a claim moves it to the dead-letter stream.
+        this.#stats.failed++;
+        this.#settings.onError(error);
+        entries.push(undefined);
+        continue;
       }
+      entries.push({ id, payload, attempts: d.attempts, group: this.group });
     }
+    this.#busy = true;
+    try {
+      const outcomes = 'each' in this.#handling ? await this.#runEach(this.#handling.each, entries) : await this.#runBatch(this.#handling.batch, entries);
+      outcomes.forEach((outcome, i) => {
+        const d = delivered[i] as Delivered;
+        if (outcome !== undefined) settlements.push({ xid: d.xid, attempts: d.attempts, outcome });
+      });
+    } finally {
+      this.#busy = false;
+    }
+    if (settlements.length > 0) this.#settle(settlements);
   }
 
-  async #settle(raw: RawEntry): Promise<void> {
-    if (raw.pairs === null) {
-      // Trimmed away while pending: nothing is left to deliver, so only the bookkeeping goes.
-      await this.#conn.command('XACK', this.#key, this.group, raw.xid);
-      return;
-    }
-    let id: EvtId;
-    let payload: StreamFields;
+  /** Up to `concurrency` handler calls at a time; a stop starts no new one. */
+  async #runEach(handler: GroupHandler, entries: readonly (GroupEntry | undefined)[]): Promise<(Outcome | undefined)[]> {
+    const outcomes: (Outcome | undefined)[] = new Array<Outcome | undefined>(entries.length);
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (!this.#stopping && next < entries.length) {
+        const i = next++;
+        const entry = entries[i];
+        if (entry === undefined) continue;
+        this.#stats.delivered++;
+        let verdict: unknown;
+        try {
+          verdict = await handler(entry);
+        } catch (error) {
+          outcomes[i] = this.#failed(thrown(error), error, entry);
+          continue;
+        }
+        outcomes[i] = this.#judged(verdict, entry);
+      }
+    };
+    const lanes = Math.min(this.#settings.concurrency, entries.length);
+    if (lanes === 1) await lane();
+    else await Promise.all(Array.from({ length: lanes }, lane));
+    return outcomes;
+  }
+
+  async #runBatch(handler: GroupBatchHandler, all: readonly (GroupEntry | undefined)[]): Promise<(Outcome | undefined)[]> {
+    const entries = all.filter((e): e is GroupEntry => e !== undefined);
+    if (entries.length === 0) return [];
+    this.#stats.delivered += entries.length;
+    let verdicts: unknown;
     try {
-      [id, payload] = entryFromPairs(raw.xid, raw.pairs);
+      verdicts = await handler(entries);
     } catch (error) {
-      // Not a record this bus wrote. Left pending rather than dropped: at least once, even for it.
-      this.#stats.failed++;
-      this.#onError(error);
-      return;
+      const outcome = thrown(error);
+      return all.map((e) => (e === undefined ? undefined : this.#failed(outcome, error, e)));
     }
-    const attempts = deliveryCount(await this.#conn.command('XPENDING', this.#key, this.group, raw.xid, raw.xid, '1'));
-    const entry: GroupEntry = { id, payload, attempts, group: this.group };
-    this.#stats.delivered++;
-    try {
-      await this.#handler(entry);
-    } catch (error) {
-      this.#stats.failed++;
-      this.#onError(error, entry);
-      return;
+    if (verdicts !== undefined && (!Array.isArray(verdicts) || verdicts.length !== entries.length)) {
+      const error = new InvalidArgumentError('verdicts', `must be one per entry (${entries.length}), got ${Array.isArray(verdicts) ? verdicts.length : typeof verdicts}`);
+      return all.map((e) => (e === undefined ? undefined : this.#failed(thrown(error), error, e)));
     }
-    await this.#conn.command('XACK', this.#key, this.group, raw.xid);
-    this.#stats.acked++;
+    const list = verdicts as readonly unknown[] | undefined;
+    let j = 0;
+    return all.map((e) => (e === undefined ? undefined : this.#judged(list?.[j++], e)));
+  }
+
+  #judged(verdict: unknown, entry: GroupEntry): Outcome {
+    const outcome = outcomeOf(verdict);
+    if (outcome !== undefined) {
+      if (outcome.kind === 'retry') this.#stats.failed++;
+      return outcome;
+    }
+    const error = new InvalidArgumentError('verdict', `must be 'ack', 'retry', { retryInMs } or { deadLetter }, got ${JSON.stringify(verdict)}`);
+    return this.#failed(thrown(error), error, entry);
+  }
+
+  #failed(outcome: Outcome, error: unknown, entry: GroupEntry): Outcome {
+    this.#stats.failed++;
+    this.#settings.onError(error, entry);
+    return outcome;
+  }
+
+  /** Sends a settlement; its replies are awaited before the next one, or by close(). */
+  #settle(settlements: readonly Settlement[]): void {
+    this.#settled = sendSettlements(this.#conn, this.#target, settlements).then(
+      (counts) => {
+        this.#stats.acked += counts.acked;
+        this.#stats.deadLettered += counts.deadLettered;
+      },
+      (error: unknown) => {
+        // The entries stay pending: a peer's claim, or this consumer's recovery, hands them over again.
+        if (!this.#stopping || !(error instanceof ConnectionLostError)) this.#settings.onError(error);
+      },
+    );
   }
 
   /** Waits `ms`, or less when close() wakes it. */
@@ -311,9 +377,14 @@ export class GroupConsumer {
 }
 
 /**
- * Starts a {@link GroupConsumer}: opens the group if needed, then consumes on a dedicated
- * connection until closed.
+ * Starts a {@link GroupConsumer} with a per-entry handler: opens the group if needed, then consumes
+ * on a dedicated connection until closed.
  */
 export function consume(conn: Connection, queue: string, stream: string, group: string, handler: GroupHandler, options: ConsumeOptions): Promise<GroupConsumer> {
   return GroupConsumer.start(conn, queue, stream, group, handler, options);
+}
+
+/** Starts a {@link GroupConsumer} with a batch handler. See {@link GroupConsumer.startBatch}. */
+export function consumeBatch(conn: Connection, queue: string, stream: string, group: string, handler: GroupBatchHandler, options: ConsumeOptions): Promise<GroupConsumer> {
+  return GroupConsumer.startBatch(conn, queue, stream, group, handler, options);
 }

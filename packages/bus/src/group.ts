@@ -1,11 +1,18 @@
-import { InvalidArgumentError, ServerError, type Connection } from '@echo/protocol';
+import { InvalidArgumentError, ServerError, type Connection, type EvtId } from '@echo/protocol';
+import { instantMs, MAX_TAIL, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
+import { xaddId } from './xadd-id.js';
 
 /**
- * Where a new group starts reading (bus.md §7.1): `new` sees only entries appended after it was
- * created (`$`), `head` sees the whole stream (`0`). There is deliberately no default.
+ * Where a new group starts reading (bus.md §7.1). There is deliberately no default.
+ *
+ * - `new` sees only entries appended after it was created (`$`);
+ * - `head` sees the whole stream (`0`);
+ * - `{ at }` [TS] sees the entries minted at or after an instant, to the millisecond;
+ * - `{ after }` [TS] sees the entries after an EVT id (not the id itself), e.g. the last one a
+ *   previous reader handled.
  */
-export type GroupStart = 'new' | 'head';
+export type GroupStart = 'new' | 'head' | { readonly at: Instant } | { readonly after: EvtId };
 
 /** Whether {@link openGroup} created the group or found it already there. */
 export type OpenGroupResult = 'created' | 'exists';
@@ -23,21 +30,46 @@ export function assertMemberName(value: unknown, argument: string): asserts valu
 }
 
 /**
- * Opens a consumer group: `XGROUP CREATE key group <$|0> MKSTREAM`. A group that already exists
+ * The group's last-delivered id for a start: the group then delivers every entry above it.
+ *
+ * @throws InvalidArgumentError for anything but the four forms of {@link GroupStart}.
+ */
+export function startId(start: GroupStart): string {
+  // Checked at run time too: JavaScript callers are not held to the type, and there is no default.
+  const value: unknown = start;
+  if (value === 'new') return '$';
+  if (value === 'head') return '0';
+  if (typeof value === 'object' && value !== null) {
+    if ('at' in value) {
+      const ms = instantMs(value.at as Instant, 'start.at');
+      // Everything minted in an earlier millisecond is below `<ms-1>-<max tail>`; `0` when there is none.
+      return ms === 0 ? '0' : `${ms - 1}-${MAX_TAIL}`;
+    }
+    if ('after' in value && typeof value.after === 'string') {
+      try {
+        return xaddId(value.after);
+      } catch (error) {
+        throw new InvalidArgumentError('start.after', `must be an EVT id: ${(error as Error).message}`);
+      }
+    }
+  }
+  throw new InvalidArgumentError('start', `must be "new", "head", { at } or { after }, got ${JSON.stringify(value)}`);
+}
+
+/**
+ * Opens a consumer group: `XGROUP CREATE key group <start> MKSTREAM`. A group that already exists
  * (`BUSYGROUP`) is accepted and left as it is, so every consumer may open its group on start.
  * There is no verb to destroy a group.
  *
- * @throws InvalidArgumentError when `start` is not `new` or `head`, or `group` is not a usable name.
+ * @throws InvalidArgumentError when `start` is not a {@link GroupStart}, or `group` is not a usable name.
  * @throws ServerError for any other refusal, such as `WRONGTYPE`.
  */
 export async function openGroup(conn: Connection, queue: string, name: string, group: string, start: GroupStart): Promise<OpenGroupResult> {
   const key = streamKey(queue, name);
   assertMemberName(group, 'group');
-  // Checked at run time too: JavaScript callers are not held to the type, and there is no default.
-  const start_: unknown = start;
-  if (start_ !== 'new' && start_ !== 'head') throw new InvalidArgumentError('start', `must be "new" or "head", got ${JSON.stringify(start_)}`);
+  const id = startId(start);
   try {
-    await conn.command('XGROUP', 'CREATE', key, group, start === 'new' ? '$' : '0', 'MKSTREAM');
+    await conn.command('XGROUP', 'CREATE', key, group, id, 'MKSTREAM');
     return 'created';
   } catch (error) {
     if (error instanceof ServerError && error.message.startsWith('BUSYGROUP')) return 'exists';

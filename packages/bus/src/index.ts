@@ -33,14 +33,11 @@ export { RetentionDriver, type RetentionOptions, type RetentionOutcome, type Ret
 export { clearArchived, getArchived, putArchived } from './archive.js';
 export { dropStream } from './drop.js';
 export { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
-export {
-  GroupConsumer,
-  consume,
-  type ConsumeOptions,
-  type GroupConsumerStats,
-  type GroupEntry,
-  type GroupHandler,
-} from './group-consumer.js';
+export { GroupConsumer, consume, consumeBatch } from './group-consumer.js';
+export type { ConsumeOptions, GroupBatchHandler, GroupConsumerStats, GroupEntry, GroupHandler, Verdict } from './consume-options.js';
+export { deadLetters, redrive, type DeadLetter, type DeadLetterRange, type RedriveResult, type RedriveTarget } from './dead-letters.js';
+export { lag, type ConsumerLag, type GroupLag } from './lag.js';
+export { StreamTail, type TailOptions, type TailStart } from './tail.js';
 
 export type { StreamEntry, StreamFields } from './fields.js';
 export { maxidCeil, minidFloor, type Instant } from './instant.js';

@@ -12,3 +12,8 @@ export function streamKey(queue: string, name: string): string {
 export function archivedKey(queue: string, name: string): string {
   return queueKeys(queue).archived(name);
 }
+
+/** `emq:{q}:stream:<name>:dead`, the stream's dead-letter stream [TS]. */
+export function deadLettersKey(queue: string, name: string): string {
+  return queueKeys(queue).deadLetters(name);
+}

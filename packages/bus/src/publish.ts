@@ -1,4 +1,4 @@
-import { EVENT_NAMES, InvalidArgumentError, encodeEvent, queueKeys, type Connection, type EventName } from '@echo/protocol';
+import { EVENT_NAMES, InvalidArgumentError, encodeEvent, queueKeys, type Connection, type EventName, type JobId } from '@echo/protocol';
 
 const KNOWN = new Set<string>(EVENT_NAMES);
 
@@ -8,11 +8,12 @@ const KNOWN = new Set<string>(EVENT_NAMES);
  * discarded, and nobody listening is still success. For an event that must survive, append it to a
  * stream as well.
  *
+ * @param job the job's id: a `JobId`, so a plain string does not compile (it would fail at run time).
  * @param extra flat string fields such as `outcome`; `event` and `job` are reserved.
  * @throws MalformedIdError when `job` is not a branded id.
  * @throws InvalidArgumentError for an unknown event name or a field that is reserved or not a string.
  */
-export async function publish(conn: Connection, queue: string, event: EventName, job: string, extra: Readonly<Record<string, string>> = {}): Promise<void> {
+export async function publish(conn: Connection, queue: string, event: EventName, job: JobId, extra: Readonly<Record<string, string>> = {}): Promise<void> {
   const channel = queueKeys(queue).events;
   if (!KNOWN.has(event)) throw new InvalidArgumentError('event', `must be one of ${EVENT_NAMES.join(', ')}, got ${JSON.stringify(event)}`);
   if (typeof extra !== 'object' || (extra as object | null) === null) throw new InvalidArgumentError('extra', 'must be a flat object of string fields');

@@ -61,17 +61,3 @@ export function autoclaimReply(reply: unknown): AutoclaimReply {
   if (!Array.isArray(deleted)) throw unexpected('XAUTOCLAIM', reply);
   return { cursor: reply[0], entries: rawEntries(reply[1], 'XAUTOCLAIM'), deleted: deleted.map(String) };
 }
-
-/**
- * The delivery count from `XPENDING key g <xid> <xid> 1`: the 4th element of the first row, or 1
- * when there is no row (the entry was acked or claimed away meanwhile).
- */
-export function deliveryCount(reply: unknown): number {
-  if (!Array.isArray(reply)) throw unexpected('XPENDING', reply);
-  const row: unknown = reply[0];
-  if (row === undefined) return 1;
-  if (!Array.isArray(row)) throw unexpected('XPENDING', reply);
-  const count = Number(row[3]);
-  if (!Number.isSafeInteger(count) || count < 1) throw unexpected('XPENDING', reply);
-  return count;
-}

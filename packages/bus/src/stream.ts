@@ -3,10 +3,14 @@ import { append, appendBatch, appendId, type AppendOptions, type EvtMinter } fro
 import { clearArchived, getArchived, putArchived } from './archive.js';
 import { dropStream } from './drop.js';
 import type { StreamEntry, StreamFields } from './fields.js';
-import { consume, type ConsumeOptions, type GroupConsumer, type GroupHandler } from './group-consumer.js';
+import type { ConsumeOptions, GroupBatchHandler, GroupHandler } from './consume-options.js';
+import { deadLetters, redrive, type DeadLetter, type DeadLetterRange, type RedriveResult, type RedriveTarget } from './dead-letters.js';
+import { consume, consumeBatch, type GroupConsumer } from './group-consumer.js';
+import { lag, type GroupLag } from './lag.js';
+import { StreamTail, type TailOptions } from './tail.js';
 import { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
 import type { Instant } from './instant.js';
-import { streamKey } from './keys.js';
+import { deadLettersKey, streamKey } from './keys.js';
 import { read, readSince, readWindow, type ReadBound } from './read.js';
 import { trim, type TrimWindow } from './trim.js';
 
@@ -37,6 +41,8 @@ export class Stream {
   readonly name: string;
   /** `emq:{q}:stream:<name>`. */
   readonly key: string;
+  /** `emq:{q}:stream:<name>:dead`, where its groups' dead letters go [TS]. */
+  readonly deadLettersKey: string;
   readonly #conn: Connection;
   readonly #append: AppendOptions;
 
@@ -46,6 +52,7 @@ export class Stream {
    */
   constructor(conn: Connection, queue: string, name: string, minter?: EvtMinter) {
     this.key = streamKey(queue, name);
+    this.deadLettersKey = deadLettersKey(queue, name);
     this.#conn = conn;
     this.queue = queue;
     this.name = name;
@@ -115,5 +122,30 @@ export class Stream {
   /** Starts a group consumer on a dedicated connection. See {@link GroupConsumer}. */
   consume(group: string, handler: GroupHandler, options: ConsumeOptions): Promise<GroupConsumer> {
     return consume(this.#conn, this.queue, this.name, group, handler, options);
+  }
+
+  /** Starts a group consumer with a batch handler. See {@link GroupConsumer.startBatch}. */
+  consumeBatch(group: string, handler: GroupBatchHandler, options: ConsumeOptions): Promise<GroupConsumer> {
+    return consumeBatch(this.#conn, this.queue, this.name, group, handler, options);
+  }
+
+  /** Reads this stream's dead letters, oldest first. See {@link deadLetters}. */
+  deadLetters(range: DeadLetterRange = {}): Promise<DeadLetter[]> {
+    return deadLetters(this.#conn, this.queue, this.name, range);
+  }
+
+  /** Puts dead letters back in front of their group. See {@link redrive}. */
+  redrive(target: RedriveTarget): Promise<RedriveResult> {
+    return redrive(this.#conn, this.queue, this.name, target);
+  }
+
+  /** The lag of every group of this stream, or of one. See {@link lag}. */
+  lag(group?: string): Promise<GroupLag[]> {
+    return lag(this.#conn, this.queue, this.name, group);
+  }
+
+  /** A plain tail of this stream, without a group, as an async iterator. See {@link StreamTail}. */
+  tail(options: TailOptions = {}): StreamTail {
+    return new StreamTail(this.#conn, this.queue, this.name, options);
   }
 }

@@ -16,6 +16,9 @@ describe('the public types', () => {
     expectTypeOf<{ start: 'head' }>().not.toExtend<ConsumeOptions>();
     expectTypeOf<{ start: 'latest'; consumer: 'c' }>().not.toExtend<ConsumeOptions>();
     expectTypeOf<{ start: 'new'; consumer: 'c' }>().toExtend<ConsumeOptions>();
+    expectTypeOf<{ start: { at: Date }; consumer: 'c' }>().toExtend<ConsumeOptions>();
+    expectTypeOf<{ start: { after: EvtId }; consumer: 'c' }>().toExtend<ConsumeOptions>();
+    expectTypeOf<{ start: { after: string }; consumer: 'c' }>().not.toExtend<ConsumeOptions>();
   });
 
   it('takes either a maxlen or a minid window', () => {
@@ -26,5 +29,8 @@ describe('the public types', () => {
 
   it('publishes known event names only', () => {
     expectTypeOf<Bus['publish']>().parameter(0).toEqualTypeOf<'progress' | 'completed' | 'failed' | 'delayed' | 'stalled' | 'scheduled'>();
+    // A job id, not any string: `"job-0"` no longer compiles.
+    expectTypeOf<Bus['publish']>().parameter(1).toEqualTypeOf<JobId>();
+    expectTypeOf<'job-0'>().not.toExtend<Parameters<Bus['publish']>[1]>();
   });
 });

@@ -44,6 +44,47 @@ describe('on a 3-master cluster', () => {
     expect(await stream.clearArchived()).toBe(true);
   });
 
+  it('dead-letters, claims past max deliveries and redrives on the queue slot', async () => {
+    const queue = uniqueName('cl');
+    const stream = (await Bus.open(queue, { connection: conn })).stream('jobs');
+    expect(slot(stream.deadLettersKey)).toBe(slot(stream.key));
+    const [crashed, bad] = await stream.appendBatch([{ n: 'crashed' }, { n: 'bad' }]);
+    await stream.openGroup('g', 'head');
+    // `crashed` was read by a consumer that died: its next claim is past maxDeliveries 1.
+    await conn.command('XREADGROUP', 'GROUP', 'g', 'dead-one', 'COUNT', '1', 'STREAMS', stream.key, '>');
+    let healthy = false;
+    const seen: [string | undefined, number][] = [];
+    const consumer = await stream.consume(
+      'g',
+      (e) => {
+        seen.push([e.payload.n, e.attempts]);
+        return healthy ? 'ack' : { deadLetter: 'not yet' };
+      },
+      { start: 'head', consumer: 'c1', beatMs: 50, minIdleMs: 20, maxDeliveries: 1 },
+    );
+    try {
+      await until(async () => (await stream.deadLetters()).length === 2);
+      expect(new Map((await stream.deadLetters()).map((d) => [d.id, d.reason]))).toEqual(
+        new Map([
+          [crashed, 'max deliveries exceeded'],
+          [bad, 'not yet'],
+        ]),
+      );
+      healthy = true;
+      expect((await stream.redrive({ all: true })).redriven).toBe(2);
+      await until(() => seen.length === 3);
+      expect(seen.slice(1).sort()).toEqual([
+        ['bad', 1],
+        ['crashed', 1],
+      ]);
+      const [lag] = await stream.lag('g');
+      expect(lag?.undelivered).toBe(0);
+    } finally {
+      await consumer.close();
+    }
+    expect(await stream.drop()).toBe(true);
+  });
+
   it('delivers lifecycle events through the cluster subscriber', async () => {
     const queue = uniqueName('cl');
     const bus = await Bus.open(queue, { connection: conn });

@@ -84,7 +84,7 @@ describe('the events channel', () => {
   it('publish checks its arguments before any I/O; zero receivers is still success', async () => {
     const queue = uniqueName('ev');
     const before = conn.stats().commands;
-    await expect(publish(conn, queue, 'completed', 'nope')).rejects.toThrow(MalformedIdError);
+    await expect(publish(conn, queue, 'completed', 'nope' as never)).rejects.toThrow(MalformedIdError);
     await expect(publish(conn, queue, 'exploded' as never, mintId('JOB'))).rejects.toThrow(InvalidArgumentError);
     await expect(publish(conn, queue, 'completed', mintId('JOB'), { job: 'x' })).rejects.toThrow(/reserved/);
     await expect(publish(conn, queue, 'completed', mintId('JOB'), { n: 1 } as never)).rejects.toThrow(InvalidArgumentError);

@@ -54,6 +54,8 @@ export function formatKey(parts: ParsedKey): string {
       return queueKeys(parts.queue).repeatRecord(parts.name);
     case 'stream':
       return parts.archived ? queueKeys(parts.queue).archived(parts.name) : queueKeys(parts.queue).stream(parts.name);
+    case 'deadLetters':
+      return queueKeys(parts.queue).deadLetters(parts.name);
     case 'reserve':
       return parts.member === 'migration' ? migrationKey(parts.queue) : RESERVE_MEMBER[parts.member];
     case 'cache':

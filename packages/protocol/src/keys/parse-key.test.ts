@@ -56,6 +56,8 @@ describe('parseKey: every registry row (protocol.md §3.2)', () => {
     expect(parseKey('emq:{orders}:stream:audit')).toEqual({ kind: 'stream', queue: q, name: 'audit', archived: false });
     expect(parseKey('emq:{orders}:stream:audit:archived')).toEqual({ kind: 'stream', queue: q, name: 'audit', archived: true });
     expect(parseKey('emq:{orders}:stream:archived')).toEqual({ kind: 'stream', queue: q, name: 'archived', archived: false });
+    expect(parseKey('emq:{orders}:stream:audit:dead')).toEqual({ kind: 'deadLetters', queue: q, name: 'audit' });
+    expect(parseKey('emq:{orders}:stream:dead')).toEqual({ kind: 'stream', queue: q, name: 'dead', archived: false });
   });
 
   it('the reserve members', () => {
@@ -186,6 +188,7 @@ const parts: fc.Arbitrary<ParsedKey> = fc.oneof(
   fc.record({ kind: fc.constant('dedup' as const), queue, dedupId: name(255) }),
   fc.record({ kind: fc.constant('repeatRecord' as const), queue, name: name(255) }),
   fc.record({ kind: fc.constant('stream' as const), queue, name: name(128), archived: fc.boolean() }),
+  fc.record({ kind: fc.constant('deadLetters' as const), queue, name: name(128) }),
   fc.record({ kind: fc.constant('reserve' as const), member: fc.constantFrom('version' as const, 'locks' as const, 'bundle' as const) }),
   fc.record({ kind: fc.constant('reserve' as const), member: fc.constant('migration' as const), queue }),
   fc.record({ kind: fc.constant('cache' as const), table: name(120), id }),

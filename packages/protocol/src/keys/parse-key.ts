@@ -19,6 +19,7 @@ export type ParsedKey =
   | { readonly kind: 'dedup'; readonly queue: string; readonly dedupId: string }
   | { readonly kind: 'repeatRecord'; readonly queue: string; readonly name: string }
   | { readonly kind: 'stream'; readonly queue: string; readonly name: string; readonly archived: boolean }
+  | { readonly kind: 'deadLetters'; readonly queue: string; readonly name: string }
   | { readonly kind: 'reserve'; readonly member: 'version' | 'locks' | 'bundle' }
   | { readonly kind: 'reserve'; readonly member: 'migration'; readonly queue: string }
   | { readonly kind: 'cache'; readonly table: string; readonly id: BrandedId }
@@ -33,6 +34,7 @@ export type ParsedKeyKind = ParsedKey['kind'];
 const QUEUE_PREFIX = 'emq:{';
 const CACHE_PREFIX = 'ecc:{';
 const ARCHIVED = ':archived';
+const DEAD = ':dead';
 const LANE_TAIL = ':pending';
 
 /**
@@ -61,7 +63,11 @@ function parseLane(queue: string, rest: string): ParsedKey | null {
 }
 
 function parseStream(queue: string, rest: string): ParsedKey | null {
-  // A stream name has no `:`, so a trailing `:archived` can only be the watermark suffix.
+  // A stream name has no `:`, so a trailing `:archived` or `:dead` can only be a suffix.
+  if (rest.endsWith(DEAD)) {
+    const name = rest.slice(0, -DEAD.length);
+    return isStreamName(name) ? { kind: 'deadLetters', queue, name } : null;
+  }
   const archived = rest.endsWith(ARCHIVED);
   const name = archived ? rest.slice(0, -ARCHIVED.length) : rest;
   return isStreamName(name) ? { kind: 'stream', queue, name, archived } : null;

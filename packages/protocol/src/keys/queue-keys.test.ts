@@ -79,6 +79,7 @@ describe('queueKeys parameterised keys', () => {
     expect(keys.repeatRecord('nightly_report')).toBe('emq:{orders}:repeat:nightly_report');
     expect(keys.stream('audit')).toBe('emq:{orders}:stream:audit');
     expect(keys.archived('audit')).toBe('emq:{orders}:stream:audit:archived');
+    expect(keys.deadLetters('audit')).toBe('emq:{orders}:stream:audit:dead');
   });
 });
 

@@ -72,6 +72,11 @@ export interface QueueKeys {
   readonly stream: (name: string) => string;
   /** A stream's archive watermark `stream:<name>:archived`. @throws InvalidNameError for a bad stream name. */
   readonly archived: (name: string) => string;
+  /**
+   * [TS] A stream's dead-letter stream `stream:<name>:dead`: entries its consumer groups gave up on,
+   * each with its reason, attempts and original id. @throws InvalidNameError for a bad stream name.
+   */
+  readonly deadLetters: (name: string) => string;
 }
 
 /**
@@ -136,6 +141,10 @@ export function queueKeys(q: string): QueueKeys {
     archived(name: string): string {
       assertStreamName(name);
       return `${base}stream:${name}:archived`;
+    },
+    deadLetters(name: string): string {
+      assertStreamName(name);
+      return `${base}stream:${name}:dead`;
     },
   });
 }

@@ -76,6 +76,9 @@ export const SCRIPT_NAMES = [
   'flow_outbox_trim',
   // streams
   'stream_drop',
+  'stream_claim',
+  'stream_dead_letter',
+  'stream_redrive',
   // cache
   'coherence_drop',
   'cache_read',

@@ -18,7 +18,7 @@ export const KEY_ARGS: Readonly<Record<string, number | 'all'>> = {
   zcard: 1, zscore: 1, zrange: 1, zrangebyscore: 1, zrangebylex: 1, zrevrangebylex: 1, zpopmin: 1,
   zrank: 1, zcount: 1, zmscore: 1, lpush: 1, rpush: 1, lpop: 1, rpop: 1, lrem: 1, lpos: 1, lrange: 1,
   ltrim: 1, llen: 1, lindex: 1, sadd: 1, srem: 1, sismember: 1, smembers: 1, scard: 1, xadd: 1,
-  xrange: 1, xtrim: 1, xlen: 1, persist: 1, lmove: 2, rpoplpush: 2, del: 'all', exists: 'all', unlink: 'all',
+  xrange: 1, xtrim: 1, xlen: 1, xack: 1, xautoclaim: 1, xpending: 1, xclaim: 1, xdel: 1, persist: 1, lmove: 2, rpoplpush: 2, del: 'all', exists: 'all', unlink: 'all',
 };
 
 /** Parameter names that, by convention, carry a key into a local function (checked at each call). */

@@ -25,4 +25,14 @@ export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, Schedule
 export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, holdParent } from './flows.js';
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
 export { cacheClear, cacheDelete, cacheRead, cacheRelease, cacheTagDelete, cacheWrite, coherenceDrop, type CacheReadReply } from './cache.js';
-export { streamDrop } from './streams.js';
+export {
+  streamClaim,
+  streamDeadLetter,
+  streamDrop,
+  streamRedrive,
+  type ClaimedEntry,
+  type DeadLetterMove,
+  type StreamClaimInput,
+  type StreamClaimReply,
+  type StreamRedriveReply,
+} from './streams.js';

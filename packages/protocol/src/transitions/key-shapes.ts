@@ -119,11 +119,13 @@ function queueResolver(queueVar: QueueVar, suffix: string, shape: string): KeyRe
     const v = idVar(m[1], shape);
     return (scope) => keys(scope).repeatRecord(need(scope, v, shape));
   }
-  m = /^stream:<(\w+)>(:archived)?$/.exec(suffix);
+  m = /^stream:<(\w+)>(:archived|:dead)?$/.exec(suffix);
   if (m?.[1]) {
     const v = idVar(m[1], shape);
-    const archived = m[2] !== undefined;
-    return (scope) => (archived ? keys(scope).archived(need(scope, v, shape)) : keys(scope).stream(need(scope, v, shape)));
+    const part = m[2];
+    if (part === ':archived') return (scope) => keys(scope).archived(need(scope, v, shape));
+    if (part === ':dead') return (scope) => keys(scope).deadLetters(need(scope, v, shape));
+    return (scope) => keys(scope).stream(need(scope, v, shape));
   }
   throw new InvalidArgumentError('script header', `key shape ${shape} is not in the keyspace registry`);
 }

@@ -1,9 +1,115 @@
+import { InvalidArgumentError } from '../errors/validation.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
-import { int } from './values.js';
+import { int, whole } from './values.js';
+
+/** Names a stream of a queue. */
+interface StreamScope {
+  readonly queue: string;
+  readonly stream: string;
+}
 
 /** `stream_drop` [TS]: deletes a stream log with its consumer groups and its archive watermark. */
-export function streamDrop(input: { readonly queue: string; readonly stream: string }): Transition<boolean> {
+export function streamDrop(input: StreamScope): Transition<boolean> {
   return transition(bind(scripts().stream_drop, { scope: { q: input.queue, stream: input.stream } }), (reply) => int(reply) === 1);
+}
+
+/** One entry handed over by {@link streamClaim}, as the server holds it. */
+export interface ClaimedEntry {
+  /** The entry's XADD id. */
+  readonly xid: string;
+  /** Its delivery count, this delivery included. */
+  readonly attempts: number;
+  /** Its `field value …` list. */
+  readonly pairs: readonly unknown[];
+}
+
+/** What {@link streamClaim} answers. */
+export interface StreamClaimReply {
+  /** Where the next call resumes; `0-0` once the walk reached the end. */
+  readonly cursor: string;
+  readonly entries: readonly ClaimedEntry[];
+  /** Entries moved to the dead-letter stream instead, being past `maxDeliveries`. */
+  readonly deadLettered: number;
+}
+
+/** Input of {@link streamClaim}. */
+export interface StreamClaimInput extends StreamScope {
+  readonly group: string;
+  readonly consumer: string;
+  /** `self`: this consumer's own pending entries; `idle`: anyone's entries idle for `minIdleMs`. */
+  readonly mode: 'self' | 'idle';
+  /** `0-0` to start a walk, else the cursor the previous call answered. */
+  readonly cursor: string;
+  readonly count: number;
+  readonly minIdleMs: number;
+  /** 0: no limit. */
+  readonly maxDeliveries: number;
+}
+
+function claimReply(reply: unknown): StreamClaimReply {
+  const [cursor, rows, dead] = reply as [string, [string, unknown, unknown[]][], unknown];
+  return { cursor, entries: rows.map(([xid, attempts, pairs]) => ({ xid, attempts: Number(attempts), pairs })), deadLettered: Number(dead) };
+}
+
+/**
+ * `stream_claim` [TS]: hands a group consumer entries delivered before, each with its delivery count
+ * read in the same step (no XPENDING per entry on the wire); an entry past `maxDeliveries` is
+ * dead-lettered and acked instead.
+ */
+export function streamClaim(input: StreamClaimInput): Transition<StreamClaimReply> {
+  const args = {
+    group: input.group,
+    consumer: input.consumer,
+    mode: input.mode,
+    cursor: input.cursor,
+    count: whole('count', input.count, 1),
+    min_idle: whole('minIdleMs', input.minIdleMs, 0),
+    max_deliveries: whole('maxDeliveries', input.maxDeliveries, 0),
+  };
+  return transition(bind(scripts().stream_claim, { scope: { q: input.queue, stream: input.stream }, args }), claimReply);
+}
+
+/** One entry a consumer gives up on. */
+export interface DeadLetterMove {
+  readonly xid: string;
+  readonly attempts: number;
+  readonly reason: string;
+}
+
+/**
+ * `stream_dead_letter` [TS]: moves entries of `group` to the stream's dead-letter stream with their
+ * reason, attempts and original id, and acks them, atomically. Answers the records written.
+ *
+ * @throws InvalidArgumentError for an empty list.
+ */
+export function streamDeadLetter(input: StreamScope & { readonly group: string; readonly consumer: string; readonly entries: readonly DeadLetterMove[] }): Transition<number> {
+  if (input.entries.length === 0) throw new InvalidArgumentError('entries', 'must name at least one entry');
+  const restArgs = input.entries.flatMap((e) => [e.xid, String(whole('attempts', e.attempts, 0)), e.reason]);
+  return transition(
+    bind(scripts().stream_dead_letter, { scope: { q: input.queue, stream: input.stream }, args: { group: input.group, consumer: input.consumer }, restArgs }),
+    int,
+  );
+}
+
+/** What {@link streamRedrive} answers. */
+export interface StreamRedriveReply {
+  readonly redriven: number;
+  /** Dead-letter record ids left in place: their entry was trimmed away or their group is gone. */
+  readonly left: readonly string[];
+}
+
+/**
+ * `stream_redrive` [TS]: makes the entries of dead-letter records pending again for their group
+ * (delivery count reset, claimable at once) and deletes the records, atomically.
+ *
+ * @throws InvalidArgumentError for an empty list.
+ */
+export function streamRedrive(input: StreamScope & { readonly records: readonly string[] }): Transition<StreamRedriveReply> {
+  if (input.records.length === 0) throw new InvalidArgumentError('records', 'must name at least one dead-letter record');
+  return transition(bind(scripts().stream_redrive, { scope: { q: input.queue, stream: input.stream }, restArgs: input.records }), (reply) => {
+    const [redriven, left] = reply as [unknown, string[]];
+    return { redriven: Number(redriven), left };
+  });
 }

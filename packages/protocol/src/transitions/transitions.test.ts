@@ -211,6 +211,17 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
   });
   it('streams', () => {
     expect(shape(t.streamDrop({ queue: 'orders', stream: 'audit' }))).toEqual({ script: 'stream_drop', keys: [q('stream:audit'), q('stream:audit:archived')], args: [] });
+    const dl = [q('stream:audit'), q('stream:audit:dead')];
+    expect(
+      shape(t.streamClaim({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', mode: 'idle', cursor: '0-0', count: 100, minIdleMs: 30_000, maxDeliveries: 5 })),
+    ).toEqual({ script: 'stream_claim', keys: dl, args: ['g', 'c', 'idle', '0-0', 100, 30_000, 5] });
+    expect(() => t.streamClaim({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', mode: 'self', cursor: '0-0', count: 0, minIdleMs: 0, maxDeliveries: 0 })).toThrow(/count/);
+    expect(
+      shape(t.streamDeadLetter({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', entries: [{ xid: '1-1', attempts: 3, reason: 'boom' }, { xid: '1-2', attempts: 1, reason: 'bad' }] })),
+    ).toEqual({ script: 'stream_dead_letter', keys: dl, args: ['g', 'c', '1-1', '3', 'boom', '1-2', '1', 'bad'] });
+    expect(() => t.streamDeadLetter({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', entries: [] })).toThrow(/entries/);
+    expect(shape(t.streamRedrive({ queue: 'orders', stream: 'audit', records: ['5-0', '6-0'] }))).toEqual({ script: 'stream_redrive', keys: dl, args: ['5-0', '6-0'] });
+    expect(() => t.streamRedrive({ queue: 'orders', stream: 'audit', records: [] })).toThrow(/records/);
   });
   it('cache', () => {
     expect(shape(t.coherenceDrop({ table: 'users', id: G, version: J }))).toEqual({ script: 'coherence_drop', keys: [`ecc:{users}:${G}`], args: [J] });

@@ -304,6 +304,42 @@ local function complete_held(k, first, publish)
   return out
 end
 `,
+  streams: `-- @lib streams
+-- @purpose [TS] The dead-letter move of a stream log's consumer groups (bus.md §7): an entry that has
+-- used up its deliveries is copied, with where it came from and why, to the stream's dead-letter
+-- stream and acked for its group, in the same step. Needs no other library.
+
+-- dead_letter(stream, dead, group, consumer, xid, attempts, reason): copies entry \`xid\` of \`stream\`
+-- to \`dead\` (server-minted id: the dead-letter stream is not an EVT log), then XACKs it for \`group\`.
+-- The record is \`id <EVT> xid <xid> group <g> consumer <c> reason <text> attempts <n>\` followed by
+-- the entry's own fields, so a reader splits it by position, never by name. An entry trimmed away
+-- meanwhile is only acked. Answers 1 when a record was written, else 0.
+local function dead_letter(stream, dead, group, consumer, xid, attempts, reason)
+  local found = redis.call('XRANGE', stream, xid, xid)[1]
+  local moved = 0
+  if found then
+    local fields = found[2]
+    local id, skip = '', -1
+    for i = 1, #fields, 2 do
+      if fields[i] == 'id' then
+        id, skip = fields[i + 1], i
+        break
+      end
+    end
+    local out = { 'id', id, 'xid', xid, 'group', group, 'consumer', consumer, 'reason', reason, 'attempts', tostring(attempts) }
+    for i = 1, #fields, 2 do
+      if i ~= skip then
+        out[#out + 1] = fields[i]
+        out[#out + 1] = fields[i + 1]
+      end
+    end
+    redis.call('XADD', dead, '*', unpack(out))
+    moved = 1
+  end
+  redis.call('XACK', stream, group, xid)
+  return moved
+end
+`,
 };
 
 /** The name of one strict-mode file (`lua/strict`). */
@@ -426,7 +462,10 @@ export type LuaScriptName =
   | 'scheduler_fire'
   | 'scheduler_upsert'
   | 'state_lookup'
+  | 'stream_claim'
+  | 'stream_dead_letter'
   | 'stream_drop'
+  | 'stream_redrive'
   | 'sweep_stalled'
   | 'update_data'
   | 'update_progress';
@@ -2222,6 +2261,92 @@ if state == 'awaiting_children' then return 'awaiting_children' end
 return 'unknown'
 `,
   },
+  stream_claim: {
+    sha: '8796fd0411c470a7950856702fa1d44bfcb10bb5',
+    includes: ['streams'],
+    body: `-- @script stream_claim
+-- @purpose [TS] Hand a group consumer entries that were delivered before, with their delivery
+-- counts, in one step (bus.md §7.2): either its own pending entries from a cursor (mode \`self\`, the
+-- recovery at start) or entries idle for at least min_idle whoever holds them (mode \`idle\`,
+-- XAUTOCLAIM). Both bump the delivery count. An entry past max_deliveries is moved to the
+-- dead-letter stream and acked instead of being handed over; one deleted from the stream is acked.
+-- @key stream     emq:{q}:stream:<stream>
+-- @key dead       emq:{q}:stream:<stream>:dead
+-- @arg group      the consumer group
+-- @arg consumer   the consumer that takes the entries
+-- @arg mode       \`self\` or \`idle\`
+-- @arg cursor     where the walk resumes: \`0-0\` to start
+-- @arg count      at most this many entries
+-- @arg min_idle   ms an entry must have been idle (mode \`idle\`; ignored for \`self\`)
+-- @arg max_deliveries  0: no limit; else an entry delivered more often than this is dead-lettered
+-- @include streams
+-- @returns {next_cursor, {xid, attempts, {field, value, ...}, ...}, dead_lettered}; next_cursor is
+-- \`0-0\` once the walk has reached the end
+-- @error NOGROUP the group does not exist
+local stream = KEYS[1]
+local dead = KEYS[2]
+local group, consumer, mode, cursor = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local count, max = tonumber(ARGV[5]), tonumber(ARGV[7])
+local claimed, nextCursor
+if mode == 'self' then
+  -- Own entries after the cursor; XCLAIM to self bumps the count as a re-read would.
+  local start = cursor == '0-0' and '-' or '(' .. cursor
+  local rows = redis.call('XPENDING', stream, group, start, '+', count, consumer)
+  if #rows == 0 then return { '0-0', {}, 0 } end
+  local ids = {}
+  for i, row in ipairs(rows) do ids[i] = row[1] end
+  claimed = redis.call('XCLAIM', stream, group, consumer, 0, unpack(ids))
+  nextCursor = ids[#ids]
+  -- XCLAIM leaves out (and drops from the pending list) entries deleted from the stream.
+  local present = {}
+  for _, entry in ipairs(claimed) do present[entry[1]] = true end
+  for _, id in ipairs(ids) do
+    if not present[id] then redis.call('XACK', stream, group, id) end
+  end
+else
+  local reply = redis.call('XAUTOCLAIM', stream, group, consumer, ARGV[6], cursor, 'COUNT', count)
+  nextCursor, claimed = reply[1], reply[2]
+end
+local out, deadCount = {}, 0
+for _, entry in ipairs(claimed) do
+  local xid, fields = entry[1], entry[2]
+  if not fields then
+    redis.call('XACK', stream, group, xid)
+  else
+    local row = redis.call('XPENDING', stream, group, xid, xid, 1)[1]
+    local attempts = row and row[4] or 1
+    if max > 0 and attempts > max then
+      dead_letter(stream, dead, group, consumer, xid, attempts, 'max deliveries exceeded')
+      deadCount = deadCount + 1
+    else
+      out[#out + 1] = { xid, attempts, fields }
+    end
+  end
+end
+return { nextCursor, out, deadCount }
+`,
+  },
+  stream_dead_letter: {
+    sha: '056d002b6004f736a8a10ace7c2443e63e3cf961',
+    includes: ['streams'],
+    body: `-- @script stream_dead_letter
+-- @purpose [TS] Move entries of a consumer group to the stream's dead-letter stream, each with its
+-- reason, attempts and original id, and ack them, in one step (bus.md §7.2): what a consumer does
+-- when a handler fails an entry on its last allowed delivery, or rejects it outright.
+-- @key stream     emq:{q}:stream:<stream>
+-- @key dead       emq:{q}:stream:<stream>:dead
+-- @arg group      the consumer group
+-- @arg consumer   the consumer that gave up on the entries
+-- @args triples   xid attempts reason, per entry
+-- @include streams
+-- @returns the number of records written (an entry trimmed away meanwhile is only acked)
+local moved = 0
+for i = 3, #ARGV, 3 do
+  moved = moved + dead_letter(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[i], ARGV[i + 1], ARGV[i + 2])
+end
+return moved
+`,
+  },
   stream_drop: {
     sha: 'c2f0e66b794d6b2542d375b863040f63703d38fd',
     includes: [],
@@ -2234,6 +2359,46 @@ return 'unknown'
 local existed = redis.call('EXISTS', KEYS[1])
 redis.call('DEL', KEYS[1], KEYS[2])
 return existed
+`,
+  },
+  stream_redrive: {
+    sha: '3e39b4622a2444fbe288708ad42ab53a0f9e0fe6',
+    includes: [],
+    body: `-- @script stream_redrive
+-- @purpose [TS] Put dead-lettered entries back in front of their group, in one step (bus.md §7.2):
+-- each record's original entry is made pending again for its group (XCLAIM FORCE, delivery count
+-- reset, idle since the epoch, so the next claim of any consumer takes it at once) and the record is
+-- deleted. The entry keeps its id; other groups of the stream see nothing. A record whose entry was
+-- trimmed away, or whose group is gone, stays where it is.
+-- @key stream     emq:{q}:stream:<stream>
+-- @key dead       emq:{q}:stream:<stream>:dead
+-- @args ids       ids of dead-letter records (their XADD ids in the dead-letter stream)
+-- @returns {redriven, {dead-letter id left in place, ...}}
+local stream = KEYS[1]
+local dead = KEYS[2]
+local now = redis.call('TIME')
+local idle = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local redriven, left = 0, {}
+for i = 1, #ARGV do
+  local rec = redis.call('XRANGE', dead, ARGV[i], ARGV[i])[1]
+  if rec then
+    local f = rec[2]
+    -- The fixed head: id, xid, group, consumer (see lib/streams.lua).
+    local xid, group, consumer = f[4], f[6], f[8]
+    local ok = false
+    if redis.call('XRANGE', stream, xid, xid)[1] then
+      local claim = redis.pcall('XCLAIM', stream, group, consumer, 0, xid, 'IDLE', idle, 'RETRYCOUNT', 0, 'FORCE', 'JUSTID')
+      ok = type(claim) == 'table' and claim.err == nil
+    end
+    if ok then
+      redis.call('XDEL', dead, ARGV[i])
+      redriven = redriven + 1
+    else
+      left[#left + 1] = ARGV[i]
+    end
+  end
+end
+return { redriven, left }
 `,
   },
   sweep_stalled: {

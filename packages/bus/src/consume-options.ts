@@ -1,0 +1,124 @@
+import { InvalidArgumentError, type EvtId } from '@echo/protocol';
+import type { StreamFields } from './fields.js';
+import type { GroupStart } from './group.js';
+
+/** What a group handler receives: the same shape as the job consumer's handler (bus.md §7.2). */
+export interface GroupEntry {
+  /** The record's EVT id, the dedup key: delivery is at least once and may be out of order. */
+  readonly id: EvtId;
+  /** The record's fields, without `id`. */
+  readonly payload: StreamFields;
+  /** How many times the entry has been delivered, this delivery included; not a failure count. */
+  readonly attempts: number;
+  /** The group the entry was delivered to. */
+  readonly group: string;
+}
+
+/**
+ * What a handler says about one entry.
+ *
+ * - `'ack'` (or returning nothing): done, acked.
+ * - `'retry'` (or throwing): left pending, delivered again once idle for `minIdleMs`.
+ * - `{ retryInMs }`: delivered again no sooner than that many ms (at most `minIdleMs`: the server
+ *   cannot date a delivery in the future, so a longer wait needs a longer `minIdleMs`).
+ * - `{ deadLetter: reason }`: moved to the dead-letter stream at once, with the reason.
+ *
+ * A retry on the entry's last allowed delivery (`maxDeliveries`) dead-letters it instead.
+ */
+export type Verdict = 'ack' | 'retry' | { readonly retryInMs: number } | { readonly deadLetter: string };
+
+/**
+ * Handles one entry. Returning nothing (or `'ack'`) acks it; throwing retries it (see
+ * {@link Verdict}). Must be idempotent (bus.md §7.3).
+ */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- returning nothing acks, so a plain procedure is a handler
+export type GroupHandler = (entry: GroupEntry) => void | Verdict | Promise<void | Verdict>;
+
+/**
+ * Handles the entries of one read together: returns nothing to ack them all, or one verdict per
+ * entry, in order. Throwing retries them all.
+ */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- returning nothing acks them all
+export type GroupBatchHandler = (entries: readonly GroupEntry[]) => void | readonly Verdict[] | Promise<void | readonly Verdict[]>;
+
+/** How a {@link GroupConsumer} runs. */
+export interface ConsumeOptions {
+  /** Where the group starts if it does not exist yet; required, there is no default (bus.md §7.1). */
+  readonly start: GroupStart;
+  /**
+   * This consumer's name within the group. Keep it stable across restarts: a consumer that comes
+   * back under the same name gets its own backlog at once, instead of after `minIdleMs`.
+   */
+  readonly consumer: string;
+  /** How long an entry must sit unacked before any consumer may claim it. Default 30000 ms. */
+  readonly minIdleMs?: number;
+  /** How long one blocking read waits for new entries; also the claim period. Default 1000 ms. */
+  readonly beatMs?: number;
+  /** Entries per read or claim. Default 100. */
+  readonly count?: number;
+  /** Handler calls in flight at once, for a per-entry handler. Default 1. */
+  readonly concurrency?: number;
+  /**
+   * Deliveries an entry may have. Past it (a retry on the last one, or a claim beyond it after
+   * crashes) the entry is moved to the stream's dead-letter stream with its reason and attempts,
+   * and acked. Default: no limit.
+   */
+  readonly maxDeliveries?: number;
+  /** `CLIENT SETNAME` for the dedicated connection, so it can be found in `CLIENT LIST`. */
+  readonly connectionName?: string;
+  /**
+   * Called with every error the loop survives: a handler's throw (with its entry), an entry that
+   * carries no EVT id, a lost connection. The loop keeps going. Default: ignore.
+   */
+  readonly onError?: (error: unknown, entry?: GroupEntry) => void;
+}
+
+/** Counters since start. */
+export interface GroupConsumerStats {
+  /** Entries handed to a handler. */
+  readonly delivered: number;
+  /** Entries acked after their handler said so. */
+  readonly acked: number;
+  /** Retries (throws and retry verdicts), plus entries that could not be read as records. */
+  readonly failed: number;
+  /** Entries taken over by a claim (from peers, or this consumer's own idle failures). */
+  readonly claimed: number;
+  /** This consumer's own pending entries found at start, or again after a lost connection. */
+  readonly recovered: number;
+  /** Entries this consumer moved to the dead-letter stream. */
+  readonly deadLettered: number;
+}
+
+/** The checked, defaulted options. */
+export interface ConsumerSettings {
+  readonly consumer: string;
+  readonly minIdleMs: number;
+  readonly beatMs: number;
+  readonly count: number;
+  readonly concurrency: number;
+  /** 0: no limit. */
+  readonly maxDeliveries: number;
+  readonly onError: (error: unknown, entry?: GroupEntry) => void;
+}
+
+function whole(name: string, value: number, min: number): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new InvalidArgumentError(name, `must be an integer >= ${min}, got ${String(value)}`);
+  return value;
+}
+
+/**
+ * Checks and defaults the options, before anything is sent.
+ *
+ * @throws InvalidArgumentError for a bad value.
+ */
+export function settingsOf(options: ConsumeOptions): ConsumerSettings {
+  return {
+    consumer: options.consumer,
+    minIdleMs: whole('minIdleMs', options.minIdleMs ?? 30_000, 0),
+    beatMs: whole('beatMs', options.beatMs ?? 1000, 1),
+    count: whole('count', options.count ?? 100, 1),
+    concurrency: whole('concurrency', options.concurrency ?? 1, 1),
+    maxDeliveries: options.maxDeliveries === undefined ? 0 : whole('maxDeliveries', options.maxDeliveries, 1),
+    onError: options.onError ?? (() => undefined),
+  };
+}

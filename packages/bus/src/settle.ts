@@ -1,0 +1,96 @@
+import { execute, transitions, type Connection } from '@echo/protocol';
+
+/** What became of one handled entry. */
+export type Outcome =
+  | { readonly kind: 'ack' }
+  | { readonly kind: 'retry'; readonly reason: string; readonly delayMs?: number }
+  | { readonly kind: 'dead'; readonly reason: string };
+
+/** One entry to settle: its XADD id, its delivery count and its outcome. */
+export interface Settlement {
+  readonly xid: string;
+  readonly attempts: number;
+  readonly outcome: Outcome;
+}
+
+/** Where settlements go. */
+export interface SettleTarget {
+  readonly queue: string;
+  readonly stream: string;
+  readonly key: string;
+  readonly group: string;
+  readonly consumer: string;
+  readonly minIdleMs: number;
+  /** 0: no limit. */
+  readonly maxDeliveries: number;
+}
+
+/** How many entries a settlement acked, dead-lettered and left for a retry. */
+export interface SettleCounts {
+  acked: number;
+  deadLettered: number;
+  retried: number;
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** The outcome of a handler's throw. */
+export function thrown(error: unknown): Outcome {
+  return { kind: 'retry', reason: reasonOf(error) };
+}
+
+/**
+ * The outcome a verdict (see `Verdict`) asks for; anything that is not a verdict is a retry, reported by the
+ * caller, so a typo in a handler never acks an entry.
+ */
+export function outcomeOf(verdict: unknown): Outcome | undefined {
+  if (verdict === undefined || verdict === 'ack') return { kind: 'ack' };
+  if (verdict === 'retry') return { kind: 'retry', reason: 'retry' };
+  if (typeof verdict === 'object' && verdict !== null) {
+    const v = verdict as Partial<Record<'retryInMs' | 'deadLetter', unknown>>;
+    if (typeof v.retryInMs === 'number' && Number.isSafeInteger(v.retryInMs) && v.retryInMs >= 0) {
+      return { kind: 'retry', reason: 'retry', delayMs: v.retryInMs };
+    }
+    if (typeof v.deadLetter === 'string') return { kind: 'dead', reason: v.deadLetter };
+  }
+  return undefined;
+}
+
+/**
+ * Sends what a batch of outcomes needs, all at once and without waiting between commands, so the
+ * caller can put its next read right behind them on the same socket: one `XACK` for every ack, one
+ * `stream_dead_letter` for every entry given up on, and one `XCLAIM … IDLE … JUSTID` per retry
+ * delay (JUSTID leaves the delivery count alone). A plain retry sends nothing: the entry stays
+ * pending and comes back once idle for `minIdleMs`.
+ */
+export function sendSettlements(conn: Connection, to: SettleTarget, items: readonly Settlement[]): Promise<SettleCounts> {
+  const acks: string[] = [];
+  const dead: { xid: string; attempts: number; reason: string }[] = [];
+  const delayed = new Map<number, string[]>();
+  let retried = 0;
+  for (const { xid, attempts, outcome } of items) {
+    if (outcome.kind === 'ack') acks.push(xid);
+    else if (outcome.kind === 'dead' || (to.maxDeliveries > 0 && attempts >= to.maxDeliveries)) dead.push({ xid, attempts, reason: outcome.reason });
+    else {
+      retried++;
+      if (outcome.delayMs !== undefined) {
+        // Claimable once idle for minIdle: dating the delivery minIdle - delay ago makes that `delay` from now.
+        const idle = Math.max(0, to.minIdleMs - outcome.delayMs);
+        const list = delayed.get(idle) ?? [];
+        list.push(xid);
+        delayed.set(idle, list);
+      }
+    }
+  }
+  const sends: Promise<unknown>[] = [];
+  if (acks.length > 0) sends.push(conn.command('XACK', to.key, to.group, ...acks));
+  if (dead.length > 0) {
+    sends.push(execute(conn, transitions.streamDeadLetter({ queue: to.queue, stream: to.stream, group: to.group, consumer: to.consumer, entries: dead })));
+  }
+  for (const [idle, xids] of delayed) {
+    sends.push(conn.command('XCLAIM', to.key, to.group, to.consumer, '0', ...xids, 'IDLE', String(idle), 'JUSTID'));
+  }
+  return Promise.all(sends).then(() => ({ acked: acks.length, deadLettered: dead.length, retried }));
+}
