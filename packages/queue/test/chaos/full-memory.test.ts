@@ -63,7 +63,7 @@ describe('chaos: Redis at maxmemory under noeviction', () => {
     const keys = await allKeys();
     const strays = keys.filter((k) => !k.startsWith('ballast:') && parseKey(k).kind === 'unclassified');
     expect(strays).toEqual([]);
-    const rows = new Set(keys.flatMap((k) => {
+    const rows = new Set<string>(keys.flatMap((k) => {
       const parsed = parseKey(k);
       return parsed.kind === 'job' && parsed.sub === null ? [parsed.id] : [];
     }));
