@@ -42,6 +42,7 @@ export {
   ShaMismatchError,
   VersionFenceError,
 } from './errors/connection.js';
+export { EvictionPolicyError, NotReplicatedError, OutOfMemoryError } from './errors/durability.js';
 export { ERROR_CLASSES, mapReplyError, type EmqErrorFactory } from './errors/registry.js';
 
 export { parseHeader, type HeaderSlot, type ScriptHeader } from './scripts/header.js';
@@ -62,7 +63,7 @@ export type { MasterNode } from './connector/masters.js';
 export type { PubSubMessage, Payload, SubscribeOptions, Subscription, SubscriptionEvents } from './connector/subscription.js';
 export { INVALIDATE_CHANNEL, type Tracking, type TrackingEvents, type TrackingOptions } from './connector/tracking.js';
 export { checkCall, type Arg } from './connector/call-shape.js';
-export { type ConnectOptions, type NodeAddress, reconnectDelay } from './connector/options.js';
+export { type ConnectOptions, type EvictionPolicyMode, type NodeAddress, type SentinelConfig, reconnectDelay } from './connector/options.js';
 export type { ConnectionStats } from './connector/stats.js';
 export { FENCE_KEY, WIRE_VERSION, claimOrVerify, judgeVersion, type FenceIo } from './connector/fence.js';
 

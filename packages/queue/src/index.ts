@@ -14,6 +14,7 @@ export type { ReassignResult } from './admin/lanes.js';
 export type { CountName } from './reads/reads.js';
 export type { RepeatOptions } from './producer/repeat.js';
 export type { SchedulerCadence, SchedulerInfo, SchedulerOptions } from './producer/schedulers.js';
+export type { Durability } from './producer/durability.js';
 export type { ClaimedJob, JobPosition, JobRecord, ParentLink, ParentPolicy, RowState } from './job.js';
 export { jsonCodec, rawCodec, type Codec } from './codec.js';
 export { backoffDelay, exponential, fixed, jitter, type Backoff } from './worker/backoff.js';

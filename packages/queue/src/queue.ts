@@ -11,6 +11,7 @@ import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
 import * as lanes from './admin/lanes.js';
 import * as reads from './reads/reads.js';
 import * as recovery from './lease/recovery.js';
+import * as durability from './producer/durability.js';
 import * as repeat from './producer/repeat.js';
 import * as schedulers from './producer/schedulers.js';
 import * as settlement from './lease/settlement.js';
@@ -23,6 +24,13 @@ export interface QueueOptions<T> {
   readonly connect?: ConnectOptions | string;
   /** Payload codec; JSON by default. A queue and its workers must use the same one. */
   readonly codec?: Codec<T>;
+  /**
+   * When an admission counts as done (`enqueue`, `enqueueMany`, `enqueueInLane`). Default
+   * `primary`. With `replicated`, each call also waits (`WAIT`) until a replica confirmed it, and
+   * fails with `NotReplicatedError` when none did in time; the job then stands on the primary, and
+   * resending it by id or `dedupId` is safe. Costs one round trip per call; needs `+wait` under an ACL.
+   */
+  readonly durability?: durability.Durability;
 }
 
 /**
@@ -38,9 +46,11 @@ export class Queue<T = unknown> {
   readonly keys: QueueKeys;
   readonly #ctx: QueueContext<T>;
   readonly #ownsConnection: boolean;
+  readonly #replication: durability.ReplicationPolicy | undefined;
 
-  private constructor(ctx: QueueContext<T>, ownsConnection: boolean) {
+  private constructor(ctx: QueueContext<T>, ownsConnection: boolean, replication?: durability.ReplicationPolicy) {
     this.#ctx = ctx;
+    this.#replication = replication;
     this.name = ctx.name;
     this.keys = ctx.keys;
     this.#ownsConnection = ownsConnection;
@@ -49,12 +59,13 @@ export class Queue<T = unknown> {
 
   /**
    * Opens a queue. The name is checked first, so a bad name fails before any socket opens.
-   * @throws InvalidNameError, ConnectError, VersionFenceError
+   * @throws InvalidNameError, InvalidArgumentError, ConnectError, VersionFenceError
    */
   static async open<T = unknown>(name: string, options: QueueOptions<T> = {}): Promise<Queue<T>> {
     const keys = queueKeys(name);
+    const replication = durability.resolveDurability(options.durability);
     const conn = options.connection ?? (await Connection.connect(options.connect ?? {}));
-    return new Queue<T>({ name, keys, conn, codec: options.codec ?? jsonCodec<T>() }, options.connection === undefined);
+    return new Queue<T>({ name, keys, conn, codec: options.codec ?? jsonCodec<T>() }, options.connection === undefined, replication);
   }
 
   /** The connection this queue speaks through. */
@@ -69,19 +80,45 @@ export class Queue<T = unknown> {
 
   // Admission
 
-  /** Admits one job: now, at a time, after a delay, or under an idempotency key. Idempotent by id. */
+  /**
+   * Admits one job: now, at a time, after a delay, or under an idempotency key. Idempotent by id.
+   * @throws NotReplicatedError under `durability: 'replicated'` when no replica confirmed in time.
+   */
   enqueue(payload: T, options?: admission.EnqueueOptions): Promise<admission.EnqueueResult> {
-    return admission.enqueue(this.#ctx, payload, options);
+    return this.#durably(() => admission.enqueue(this.#ctx, payload, options));
   }
 
-  /** Admits many jobs in pipelines; verdicts come back in input order, one per item. */
+  /**
+   * Admits many jobs in pipelines; verdicts come back in input order, one per item. Under
+   * `durability: 'replicated'` one `WAIT` covers the whole call; when it falls short (or the
+   * connection drops while it waits), every admitted item is answered as failed with that error
+   * (`NotReplicatedError`), under its id, so resending the failed items is an idempotent retry.
+   */
   enqueueMany(items: readonly { readonly payload: T; readonly id?: JobId | string }[]): Promise<admission.EnqueueManyResult[]> {
-    return admission.enqueueMany(this.#ctx, items);
+    return this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed);
   }
 
   /** Admits a job into a fair lane. */
   enqueueInLane(group: BrandedId | string, payload: T, options?: { readonly id?: JobId | string }): Promise<admission.EnqueueResult> {
-    return admission.enqueueInLane(this.#ctx, group, payload, options);
+    return this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options));
+  }
+
+  /**
+   * Runs an admission, then waits for its replication when the queue asks for it; `shortfall`
+   * turns a failed confirmation into the answer instead of an exception.
+   */
+  async #durably<R>(admit: () => Promise<R>, shortfall?: (result: R, error: Error) => R): Promise<R> {
+    const policy = this.#replication;
+    if (policy === undefined) return admit();
+    const reconnects = this.#ctx.conn.stats().reconnects;
+    const result = await admit();
+    try {
+      await durability.confirmReplicated(this.#ctx.conn, this.keys, policy, reconnects);
+    } catch (error) {
+      if (shortfall === undefined || !(error instanceof Error)) throw error;
+      return shortfall(result, error);
+    }
+    return result;
   }
 
   // Worker verbs: most callers use Worker, which drives these.

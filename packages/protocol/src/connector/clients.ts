@@ -49,6 +49,7 @@ export function createRedis(o: ResolvedOptions, retry: (attempt: number) => numb
     {
       host: o.host,
       port: o.port,
+      ...sentinelOptions(o),
       ...(o.username === undefined ? {} : { username: o.username }),
       ...(o.password === undefined ? {} : { password: o.password }),
       db: o.db,
@@ -68,6 +69,23 @@ export function createRedis(o: ResolvedOptions, retry: (attempt: number) => numb
     },
     inFlight,
   );
+}
+
+/**
+ * Under Sentinel, ioredis asks the sentinels for the primary on every (re)connect, so the retry
+ * schedule, fence and replay rules above apply unchanged; the failover detector drops the socket as
+ * soon as a sentinel announces a new primary, instead of waiting for the old one's socket to fail.
+ */
+function sentinelOptions(o: ResolvedOptions): Partial<RedisOptions> {
+  const sentinel = o.sentinel;
+  if (sentinel === undefined) return {};
+  return {
+    sentinels: sentinel.sentinels.map((n) => ({ host: n.host, port: n.port })),
+    name: sentinel.name,
+    ...(sentinel.username === undefined ? {} : { sentinelUsername: sentinel.username }),
+    ...(sentinel.password === undefined ? {} : { sentinelPassword: sentinel.password }),
+    failoverDetector: true,
+  };
 }
 
 /** The ioredis cluster client; the same ownership rules, per node. */

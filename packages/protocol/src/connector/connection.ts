@@ -5,6 +5,7 @@ import { createCluster, createRedis, execPipeline, type Client, type Wire } from
 import { Gate, type ConnectionState } from './gate.js';
 import { InFlight } from './in-flight.js';
 import { masterNodes, type MasterNode } from './masters.js';
+import { checkEvictionPolicy } from './memory-policy.js';
 import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
 import { checkNames, PubSub } from './pub-sub.js';
 import { ScriptRunner, type BatchResult, type ScriptCall } from './script-runner.js';
@@ -68,11 +69,20 @@ export class Connection {
 
   /**
    * Opens and fences a connection. Resolves only once `{emq}:version` has been claimed or verified;
-   * rejects with {@link ConnectError}, {@link AuthError} or {@link VersionFenceError}.
+   * rejects with {@link ConnectError}, {@link AuthError} or {@link VersionFenceError}, or with
+   * `EvictionPolicyError` when a master may evict keys (see `ConnectOptions.evictionPolicy`).
    */
   static async connect(options: ConnectOptions | string = {}): Promise<Connection> {
-    const connection = new Connection(resolveOptions(options));
+    const resolved = resolveOptions(options);
+    const connection = new Connection(resolved);
     await connection.#gate.open();
+    try {
+      const sentinel = resolved.sentinel;
+      await checkEvictionPolicy(connection.masters(), resolved.evictionPolicy, resolved.onWarning, sentinel && (() => `the primary of ${sentinel.name}`));
+    } catch (error) {
+      await connection.close({ immediate: true });
+      throw error;
+    }
     return connection;
   }
 

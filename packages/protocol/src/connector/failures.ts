@@ -31,7 +31,8 @@ export function isAuthFailure(error: unknown): boolean {
 /** A first connect that failed, typed and naming where it tried. */
 export function toConnectError(error: unknown, o: ResolvedOptions): Error {
   if (isAuthFailure(error)) return new AuthError((error as Error).message, { cause: error });
-  const where = o.cluster ? o.cluster.map((n) => `${n.host}:${n.port}`).join(',') : `${o.host}:${o.port}`;
+  const nodes = o.cluster ?? o.sentinel?.sentinels;
+  const where = nodes ? nodes.map((n) => `${n.host}:${n.port}`).join(',') : `${o.host}:${o.port}`;
   const reason = error instanceof Error ? error.message : String(error);
   return new ConnectError(`cannot connect to ${where}: ${reason}`, { cause: error });
 }

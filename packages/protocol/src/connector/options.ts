@@ -1,3 +1,4 @@
+import type { EchoError } from '../errors/echo-error.js';
 import { InvalidArgumentError } from '../errors/validation.js';
 
 /** A cluster seed node. */
@@ -5,6 +6,27 @@ export interface NodeAddress {
   readonly host: string;
   readonly port: number;
 }
+
+/**
+ * A primary watched by Redis Sentinel: the connector asks the sentinels where the primary of
+ * `name` is on every (re)connect, so after a failover it reconnects to the promoted replica.
+ */
+export interface SentinelConfig {
+  /** Some or all of the sentinels; the first that answers is asked. */
+  readonly sentinels: readonly NodeAddress[];
+  /** The monitored master's name (`sentinel monitor <name> ...`). */
+  readonly name: string;
+  /** Credentials for the sentinels themselves, when they differ from the data nodes'. */
+  readonly username?: string;
+  readonly password?: string;
+}
+
+/**
+ * What to do when a server may evict keys (`maxmemory-policy` other than `noeviction`): `refuse`
+ * fails the connect with {@link EvictionPolicyError}, `warn` reports it through `onWarning` and
+ * goes on, `allow` does not check (no `INFO` is sent).
+ */
+export type EvictionPolicyMode = 'refuse' | 'warn' | 'allow';
 
 /** How to reach the server and how patient to be. */
 export interface ConnectOptions {
@@ -18,6 +40,16 @@ export interface ConnectOptions {
   readonly db?: number;
   /** Seed nodes of a Redis Cluster; the same API then runs over the cluster. */
   readonly cluster?: readonly NodeAddress[];
+  /** Reach the primary through Redis Sentinel; `host`, `port` and `url`'s address are then ignored. */
+  readonly sentinel?: SentinelConfig;
+  /**
+   * Checked once at connect, on every master: a server that may evict keys can lose jobs. Default
+   * `refuse`. When the user may not run `INFO` (ACL), the policy cannot be read: that is reported
+   * through `onWarning` and the connect goes on.
+   */
+  readonly evictionPolicy?: EvictionPolicyMode;
+  /** Hears the connector's warnings (eviction policy); default `process.emitWarning`. */
+  readonly onWarning?: (warning: EchoError) => void;
   /** `CLIENT SETNAME` on every (re)connect, to find our connections in `CLIENT LIST`. */
   readonly name?: string;
   /** How long the first connect (socket, handshake and fence) may take. Default 10000 ms. */
@@ -39,6 +71,9 @@ export interface ResolvedOptions {
   readonly password: string | undefined;
   readonly db: number;
   readonly cluster: readonly NodeAddress[] | undefined;
+  readonly sentinel: SentinelConfig | undefined;
+  readonly evictionPolicy: EvictionPolicyMode;
+  readonly onWarning: (warning: EchoError) => void;
   readonly name: string | undefined;
   readonly connectTimeoutMs: number;
   readonly reconnectWaitMs: number;
@@ -49,6 +84,23 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a positive integer');
   return value;
+}
+
+const EVICTION_MODES: readonly EvictionPolicyMode[] = ['refuse', 'warn', 'allow'];
+
+function defaultWarning(warning: EchoError): void {
+  process.emitWarning(warning.message, { code: `ECHO_${warning.code.toUpperCase()}` });
+}
+
+function checkSentinel(opts: ConnectOptions): void {
+  const sentinel = opts.sentinel;
+  if (sentinel === undefined) return;
+  if (opts.cluster !== undefined) throw new InvalidArgumentError('sentinel', 'give cluster or sentinel, not both');
+  if (sentinel.sentinels.length === 0) throw new InvalidArgumentError('sentinel', 'needs at least one sentinel address');
+  if (typeof sentinel.name !== 'string' || sentinel.name === '') throw new InvalidArgumentError('sentinel', 'needs the monitored master name');
+  for (const node of sentinel.sentinels) {
+    if (!Number.isInteger(node.port) || node.port <= 0 || node.port > 65535) throw new InvalidArgumentError('sentinel', `port must be 1..65535, got ${node.port}`);
+  }
 }
 
 /** Validates options at the boundary so a bad URL or port fails before any socket opens. */
@@ -77,6 +129,9 @@ export function resolveOptions(options: ConnectOptions | string = {}): ResolvedO
   if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new InvalidArgumentError('port', 'must be 1..65535');
   if (!Number.isInteger(db) || db < 0) throw new InvalidArgumentError('db', 'must be a non-negative integer');
   if (opts.cluster?.length === 0) throw new InvalidArgumentError('cluster', 'needs at least one seed node');
+  checkSentinel(opts);
+  const evictionPolicy = opts.evictionPolicy ?? 'refuse';
+  if (!EVICTION_MODES.includes(evictionPolicy)) throw new InvalidArgumentError('evictionPolicy', `must be one of ${EVICTION_MODES.join(', ')}`);
   return {
     host,
     port,
@@ -84,6 +139,9 @@ export function resolveOptions(options: ConnectOptions | string = {}): ResolvedO
     password,
     db,
     cluster: opts.cluster,
+    sentinel: opts.sentinel,
+    evictionPolicy,
+    onWarning: opts.onWarning ?? defaultWarning,
     name: opts.name,
     connectTimeoutMs: positive('connectTimeoutMs', opts.connectTimeoutMs, 10_000),
     reconnectWaitMs: positive('reconnectWaitMs', opts.reconnectWaitMs, 30_000),

@@ -1,4 +1,5 @@
 import { ClusterUnavailableError, ConnectionLostError, KeyLawError } from './connection.js';
+import { OutOfMemoryError } from './durability.js';
 import type { EchoError } from './echo-error.js';
 import {
   EmqError,
@@ -34,6 +35,10 @@ const XADD_NOT_MONOTONIC = 'ERR The ID specified in XADD is equal or smaller tha
 const CONNECTION_GONE = /^(Connection is closed|Stream isn't writeable|Command aborted due to connection close)/;
 /** Replies a cluster node gives instead of running a call whose slot it cannot serve now. */
 const NOT_SERVED = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\b/;
+/** `maxmemory` reached under `noeviction`; inside a script the reply names the script after it. */
+const OUT_OF_MEMORY = /^OOM\b/;
+/** A write sent to a replica: under Sentinel, the node we reached was demoted (or not promoted yet). */
+const READ_ONLY = /^READONLY\b/;
 /** ioredis' wrapper once a call's redirections ran out; the last node's error follows, named. */
 const REDIRECTIONS_SPENT = /^Too many Cluster redirections\. Last error: (?:[A-Za-z]*Error: )?/;
 
@@ -72,6 +77,10 @@ export function mapReplyError(error: unknown, extra?: Readonly<Record<string, Em
   }
   if (message.startsWith(XADD_NOT_MONOTONIC)) return new NonMonotonicError(message);
   if (message.startsWith('NOPERM')) return new PermissionError(message, { cause: error });
+  if (OUT_OF_MEMORY.test(message)) return new OutOfMemoryError(message, { cause: error });
+  // Nothing ran, but the primary is elsewhere: a lost connection to the primary, so the gate drops
+  // the socket and the reconnect asks Sentinel again; callers retry as after any dropped socket.
+  if (READ_ONLY.test(message)) return new ConnectionLostError(`reached a read-only replica, not the primary: ${message}`, { cause: error }, 'read_only_replica');
   if (CONNECTION_GONE.test(message)) return new ConnectionLostError(message, { cause: error });
   if (NOT_SERVED.test(message)) return new ClusterUnavailableError(`slot not served: ${message}`, { cause: error });
   if (error.name === 'ReplyError') return new ServerError(message, { cause: error });

@@ -1,0 +1,81 @@
+/**
+ * The connector under Redis Sentinel: it finds the primary through the sentinels, and after the
+ * primary is SIGKILLed it follows the promoted replica, fences it, reloads its scripts and goes on;
+ * callers meanwhile see typed errors only.
+ */
+import { startSentinel, type SentinelGroup } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Connection, ConnectionLostError, EchoError, FENCE_KEY, InvalidArgumentError, mintId, queueKeys, scripts, WIRE_VERSION } from './support.js';
+
+let group: SentinelGroup;
+
+beforeAll(async () => {
+  group = await startSentinel({ downAfterMs: 1_000 });
+}, 30_000);
+
+afterAll(async () => {
+  await group.stop();
+});
+
+describe('connecting through Sentinel', () => {
+  it('refuses a malformed Sentinel configuration before any socket opens', async () => {
+    await expect(Connection.connect({ sentinel: { sentinels: [], name: 'echo' } })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(Connection.connect({ sentinel: { sentinels: group.sentinelSeeds, name: '' } })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(Connection.connect({ sentinel: { sentinels: group.sentinelSeeds, name: 'echo' }, cluster: group.sentinelSeeds })).rejects.toBeInstanceOf(
+      InvalidArgumentError,
+    );
+  });
+
+  it('follows a SIGKILLed primary to its promoted replica, with typed errors only', async () => {
+    const conn = await Connection.connect({ sentinel: { sentinels: group.sentinelSeeds, name: group.masterName }, strictKeys: true });
+    const k = queueKeys('sentinel');
+    const acked: string[] = [];
+    const errors: unknown[] = [];
+    const state = { running: true };
+    const traffic = (async () => {
+      while (state.running) {
+        const id = mintId('JOB');
+        try {
+          await conn.run(scripts().enqueue, [k.job(id), k.pending], [id, 'p']);
+          acked.push(id);
+        } catch (error) {
+          errors.push(error);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const before = acked.length;
+      const failover = await group.failover({ timeoutMs: 20_000 });
+      const healedAt = failover.healedAt;
+      // Calls get through again on the promoted replica.
+      const deadline = Date.now() + 15_000;
+      while (acked.length < before + 50 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      const resumedMs = Date.now() - healedAt;
+      state.running = false;
+      await traffic;
+      expect(acked.length).toBeGreaterThanOrEqual(before + 50);
+      for (const error of errors) {
+        expect(error).toBeInstanceOf(EchoError);
+        expect(error).toBeInstanceOf(ConnectionLostError);
+      }
+      expect(conn.stats().reconnects).toBeGreaterThanOrEqual(1);
+      const promoted = failover.promoted.client();
+      try {
+        // The fence was verified on the promoted node (the claim replicated before the kill).
+        expect(await promoted.get(FENCE_KEY)).toBe(WIRE_VERSION);
+      } finally {
+        promoted.disconnect();
+      }
+      console.log(
+        JSON.stringify({ failoverMs: healedAt - failover.killedAt, resumedMs, acked: acked.length, errors: errors.map((e) => (e as EchoError).code) }),
+      );
+    } finally {
+      state.running = false;
+      await traffic;
+      await conn.close({ immediate: true });
+    }
+  }, 45_000);
+});

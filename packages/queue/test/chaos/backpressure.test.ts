@@ -1,0 +1,115 @@
+/**
+ * Chaos: a producer ten times faster than its workers. The backlog grows in Redis by the
+ * documented bytes per pending job (nothing is dropped or refused), and once the producer stops a
+ * full-speed worker drains the deep queue at the rate it reaches on a shallow one.
+ * `ECHO_BACKPRESSURE_S` sets the overload phase (default 15 s; 60 s for the long run).
+ */
+import { Connection } from '@echo/protocol';
+import { startRedis, type RedisServer } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue, Worker } from '../../src/index.js';
+import { sleep, until } from './helpers.js';
+
+const OVERLOAD_S = Number(process.env.ECHO_BACKPRESSURE_S ?? 15);
+/** The slow workers: 2 at a time, 20 ms each, about 100 jobs/s. */
+const SLOW = { concurrency: 2, handlerMs: 20 };
+/** The producer: a batch of 50 every 50 ms, about 1,000 jobs/s. */
+const BATCH = 50;
+const EVERY_MS = 50;
+
+let server: RedisServer;
+let conn: Connection;
+
+beforeAll(async () => {
+  server = await startRedis();
+  conn = await Connection.connect({ url: server.url });
+});
+
+afterAll(async () => {
+  await conn.close();
+  await server.stop();
+});
+
+async function usedMemory(): Promise<number> {
+  return Number(/used_memory:(\d+)/.exec(String(await conn.command('INFO', 'memory')))?.[1]);
+}
+
+/** Jobs/s of a no-op worker (concurrency 32) over `queue`'s current backlog of `count`. */
+async function drainRate(queue: Queue<number>, count: number, ran: Set<string>): Promise<number> {
+  const started = performance.now();
+  const worker = await Worker.start(queue, (job) => void ran.add(job.id), { concurrency: 32, blockMs: 100 });
+  try {
+    await until('drained', async () => (await queue.counts('pending', 'active')).pending === 0 && ran.size >= count, 120_000, 20);
+  } finally {
+    await worker.close();
+  }
+  return count / ((performance.now() - started) / 1000);
+}
+
+describe('chaos: a producer ten times faster than its workers', () => {
+  it('holds the backlog at the documented size, loses nothing, and drains at full speed', async () => {
+    // The reference: the same fast worker on a shallow queue.
+    const shallow = await Queue.open<number>('bp-shallow', { connection: conn });
+    const shallowCount = 3_000;
+    for (let i = 0; i < shallowCount; i += 1000) await shallow.enqueueMany(Array.from({ length: 1000 }, (_, j) => ({ payload: i + j })));
+    const shallowRate = await drainRate(shallow, shallowCount, new Set());
+
+    const queue = await Queue.open<number>('bp-deep', { connection: conn });
+    const ran = new Set<string>();
+    const slow = await Worker.start(
+      queue,
+      async (job) => {
+        ran.add(job.id);
+        await sleep(SLOW.handlerMs);
+      },
+      { concurrency: SLOW.concurrency, blockMs: 100 },
+    );
+    const memBefore = await usedMemory();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const acked = new Set<string>();
+    const refused: unknown[] = [];
+    const stopAt = Date.now() + OVERLOAD_S * 1000;
+    let n = 0;
+    while (Date.now() < stopAt) {
+      const tick = Date.now();
+      const results = await queue.enqueueMany(Array.from({ length: BATCH }, () => ({ payload: n++ })));
+      for (const r of results) {
+        if (r.status === 'failed') refused.push(r.error);
+        else acked.add(r.id);
+      }
+      await sleep(Math.max(0, EVERY_MS - (Date.now() - tick)));
+    }
+    await slow.close();
+    const { pending } = await queue.counts('pending');
+    const memAfter = await usedMemory();
+    const bytesPerPending = (memAfter - memBefore) / Math.max(1, pending);
+    const producedRate = acked.size / OVERLOAD_S;
+    const slowRate = ran.size / OVERLOAD_S;
+
+    const backlog = acked.size - ran.size;
+    const deepRate = await drainRate(queue, acked.size, ran);
+    const figures = {
+      overloadS: OVERLOAD_S,
+      producedPerS: Math.round(producedRate),
+      workedPerS: Math.round(slowRate),
+      backlog,
+      pendingAtStop: pending,
+      redisGrowthBytes: memAfter - memBefore,
+      bytesPerPendingJob: Math.round(bytesPerPending),
+      nodeHeapGrowthBytes: process.memoryUsage().heapUsed - heapBefore,
+      drainPerS: Math.round(deepRate),
+      shallowPerS: Math.round(shallowRate),
+      lost: [...acked].filter((id) => !ran.has(id)).length,
+    };
+    console.log(JSON.stringify(figures));
+    expect(refused).toEqual([]);
+    expect(producedRate).toBeGreaterThan(5 * slowRate);
+    expect(figures.lost).toBe(0);
+    // The job row (a small hash) plus its pending ZSET entry: a few hundred bytes each.
+    expect(bytesPerPending).toBeGreaterThan(100);
+    expect(bytesPerPending).toBeLessThan(1_500);
+    // A deep queue does not slow the claim: a ZSET pop is O(log n).
+    expect(deepRate).toBeGreaterThan(0.5 * shallowRate);
+    expect(await queue.counts('pending', 'active')).toEqual({ pending: 0, active: 0 });
+  }, 60_000 + OVERLOAD_S * 4_000);
+});
