@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Connection } from '@echo/protocol';
 import { LIST_STATES, type ListState } from '@echo/queue';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import { routePath } from 'hono/route';
 import { Admin } from '../inspect/admin.js';
 import { cacheTableViews, type CacheStatsSource } from '../inspect/caches.js';
 import { errorReply } from './errors.js';
@@ -84,11 +85,15 @@ export function createDashboard(options: DashboardOptions): Hono {
     return undefined;
   });
 
-  app.get('/', (c) => {
-    // The page calls the API by relative URL, so it must be served under a trailing slash.
-    if (!c.req.path.endsWith('/')) return c.redirect(`${c.req.path}/`);
+  // The page calls the API by relative URL, so it is served only under a trailing slash. The raw
+  // URL decides: a host app that is not strict hands `/base/` to the `/` route with the slash
+  // trimmed from `c.req.path`, and a strict one hands it to no route but the catch-all.
+  const page = (c: Context): Response | Promise<Response> => {
+    const path = new URL(c.req.url).pathname;
+    if (!path.endsWith('/')) return c.redirect(`${path}/`);
     return c.html(renderPage({ title: options.title ?? 'Echo', readOnly, pollMs: options.pollMs ?? 1000 }));
-  });
+  };
+  app.get('/', page);
 
   const api = new Hono();
   api.get('/queues', async (c) => c.json({ queues: await admin.summaries(), workers: (await admin.workers()) ?? null, at: Date.now() }));
@@ -119,5 +124,6 @@ export function createDashboard(options: DashboardOptions): Hono {
   api.get('/streams', async (c) => c.json({ streams: await admin.streams() }));
   api.get('/caches', async (c) => c.json({ tables: cacheTableViews(await admin.cacheTables(), options.cache), local: options.cache !== undefined }));
   app.route('/api', api);
+  app.get('*', (c) => (new URL(c.req.url).pathname === `${routePath(c).replace(/\/\*$/, '')}/` ? page(c) : c.notFound()));
   return app;
 }

@@ -18,7 +18,9 @@ export const CLIENT_SCRIPT = String.raw`
     if (props) for (var k in props) {
       if (k === 'text') node.textContent = props[k];
       else if (k === 'className') node.className = props[k];
-      else if (k === 'onclick') node.onclick = props[k];
+      else if (k === 'onclick') node.onclick = (function (handler) {
+        return function (event) { event.preventDefault(); return handler.call(this, event); };
+      })(props[k]);
       else node.setAttribute(k, props[k]);
     }
     for (var i = 2; i < arguments.length; i++) if (arguments[i] != null) node.appendChild(arguments[i]);
@@ -54,7 +56,7 @@ export const CLIENT_SCRIPT = String.raw`
       var prev = last[q.name], seconds = prev ? (now - prev.at) / 1000 : 0;
       var rate = function (k) { return prev && seconds > 0 ? (Math.max(0, q.counts[k] - prev.counts[k]) / seconds).toFixed(1) : '–'; };
       last[q.name] = { at: now, counts: q.counts };
-      var name = el('a', { text: q.name, onclick: function () { openQueue(q.name); } });
+      var name = el('a', { href: '#', text: q.name, onclick: function () { openQueue(q.name); } });
       var control = config.readOnly ? null : el('button', {
         text: q.paused ? 'resume' : 'pause', 'data-action': q.paused ? 'resume' : 'pause',
         onclick: act('queues/' + enc(q.name) + (q.paused ? '/resume' : '/pause')),
@@ -101,7 +103,7 @@ export const CLIENT_SCRIPT = String.raw`
         buttons.appendChild(el('button', { text: 'remove', 'data-action': 'remove', onclick: act('queues/' + q + '/jobs/' + job.id + '/remove') }));
       }
       return el('tr', { 'data-job': job.id },
-        el('td', null, el('a', { text: job.id, onclick: function () { view.detail = job.id; refresh(); } })),
+        el('td', null, el('a', { href: '#', text: job.id, onclick: function () { view.detail = job.id; refresh(); } })),
         num(job.attempts), td(when(job.at)), td(job.payload, 'payload'), td(job.lastError, 'error'), buttons);
     }));
   }

@@ -35,8 +35,8 @@ export function renderPage(settings: PageSettings): string {
   <section>
     <h2>Queues <small id="workers"></small></h2>
     <table id="queues"><thead><tr>
-      <th>queue</th><th>state</th><th>pending</th><th>scheduled</th><th>active</th><th>dead</th>
-      <th>completed</th><th>failed</th><th>done/s</th><th>failed/s</th><th></th>
+      <th>queue</th><th>state</th><th class="num">pending</th><th class="num">scheduled</th><th class="num">active</th><th class="num">dead</th>
+      <th class="num">completed</th><th class="num">failed</th><th class="num">done/s</th><th class="num">failed/s</th><th></th>
     </tr></thead><tbody></tbody></table>
   </section>
   <section id="jobs" hidden>
@@ -45,21 +45,21 @@ export function renderPage(settings: PageSettings): string {
     <div class="bar"><button id="retry-all" data-action="retry-all">Retry all dead</button>
       <span id="page-info"></span><button id="prev">‹ prev</button><button id="next">next ›</button></div>
     <table id="job-list"><thead><tr>
-      <th>id</th><th>attempts</th><th>when</th><th>payload</th><th>last error</th><th></th>
+      <th>id</th><th class="num">attempts</th><th>when</th><th>payload</th><th>last error</th><th></th>
     </tr></thead><tbody></tbody></table>
     <div id="detail" hidden></div>
   </section>
   <section>
     <h2>Streams</h2>
     <table id="streams"><thead><tr>
-      <th>queue</th><th>stream</th><th>length</th><th>last id</th><th>group</th><th>consumers</th><th>pending</th><th>lag</th>
+      <th>queue</th><th>stream</th><th class="num">length</th><th>last id</th><th>group</th><th class="num">consumers</th><th class="num">pending</th><th class="num">lag</th>
     </tr></thead><tbody></tbody></table>
   </section>
   <section>
     <h2>Cache tables</h2>
     <p id="cache-note" class="note"></p>
     <table id="caches"><thead><tr>
-      <th>table</th><th>kind</th><th>L2 rows</th><th>L1 size</th><th>hits</th><th>misses</th><th>hit ratio</th><th>L2 hit ratio</th>
+      <th>table</th><th>kind</th><th class="num">L2 rows</th><th class="num">L1 size</th><th class="num">hits</th><th class="num">misses</th><th class="num">hit ratio</th><th class="num">L2 hit ratio</th>
     </tr></thead><tbody></tbody></table>
   </section>
 </main>

@@ -11,7 +11,7 @@ section { background: #fff; border: 1px solid var(--line); border-radius: 6px; p
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
 th { color: var(--muted); font-weight: 500; font-size: 12px; }
-td.num { text-align: right; } td.payload, td.error { max-width: 320px; overflow: hidden; text-overflow: ellipsis; font-family: ui-monospace, monospace; font-size: 12px; }
+td.num, th.num { text-align: right; } td.payload, td.error { max-width: 320px; overflow: hidden; text-overflow: ellipsis; font-family: ui-monospace, monospace; font-size: 12px; }
 td.error { color: var(--bad); }
 a { color: var(--accent); cursor: pointer; text-decoration: none; } a:hover { text-decoration: underline; }
 button { font: inherit; padding: 2px 10px; border: 1px solid var(--line); border-radius: 4px; background: #fff; cursor: pointer; }
