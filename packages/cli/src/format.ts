@@ -10,7 +10,7 @@ function text(cell: Cell): string {
 export function table(headers: readonly string[], rows: readonly (readonly Cell[])[]): string {
   const cells = rows.map((row) => row.map(text));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]?.length ?? 0)));
-  const numeric = headers.map((_, i) => rows.length > 0 && rows.every((row) => typeof row[i] === 'number' || row[i] === null || row[i] === undefined));
+  const numeric = headers.map((_, i) => rows.some((row) => typeof row[i] === 'number') && rows.every((row) => typeof row[i] === 'number' || row[i] === null || row[i] === undefined));
   const line = (row: readonly string[]): string =>
     row
       .map((cell, i) => (numeric[i] === true ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
