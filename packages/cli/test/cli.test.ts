@@ -180,5 +180,7 @@ describe('emq', () => {
     expect((await emq(['frobnicate'])).err).toMatch(/unknown command "frobnicate"/);
     expect(await emq(['queues', '--bogus'])).toMatchObject({ code: EXIT.usage });
     expect(await emq(['job', 'q'])).toMatchObject({ code: EXIT.usage });
+    expect(await emq(['queues', '--cluster', 'nonsense'])).toMatchObject({ code: EXIT.usage });
+    expect(await emq(['queues', '--timeout', 'soon'])).toMatchObject({ code: EXIT.usage });
   });
 });
