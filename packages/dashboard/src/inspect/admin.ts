@@ -1,6 +1,6 @@
 import { Connection, GoneError, hashReply, parseMeta, StateError, type ConnectOptions } from '@echo/protocol';
 import { Queue, rawCodec, type ListOptions, type ListState } from '@echo/queue';
-import { discoverCacheTables, discoverQueues, discoverStreams, type CacheTableRef } from './discover.js';
+import { discoverCacheTables, discoverQueues, discoverStreams, type CacheTableRef, type StreamRef } from './discover.js';
 import { streamInfo, type StreamInfo } from './streams.js';
 import { jobView, listedView, type JobDetail, type JobListView, type QueueRates, type QueueSummary } from './views.js';
 import { workerConnections } from './workers.js';
@@ -67,10 +67,24 @@ export class Admin {
     return discoverQueues(this.connection);
   }
 
-  /** The stream logs on the server with their groups and lag. */
-  async streams(): Promise<StreamInfo[]> {
-    const refs = await discoverStreams(this.connection);
-    const infos = await Promise.all(refs.map((ref) => streamInfo(this.connection, ref.queue, ref.name).catch(() => undefined)));
+  /** The stream logs on the server (SCAN over every master), sorted by queue then name. */
+  streamRefs(): Promise<StreamRef[]> {
+    return discoverStreams(this.connection);
+  }
+
+  /**
+   * The stream logs with their groups and lag: those named, or every one on the server. A stream
+   * dropped since it was found is left out.
+   */
+  async streams(refs?: readonly StreamRef[]): Promise<StreamInfo[]> {
+    const infos = await Promise.all(
+      (refs ?? (await this.streamRefs())).map((ref) =>
+        streamInfo(this.connection, ref.queue, ref.name).catch((error: unknown) => {
+          if (error instanceof GoneError) return undefined;
+          throw error;
+        }),
+      ),
+    );
     return infos.filter((info) => info !== undefined);
   }
 
@@ -103,9 +117,9 @@ export class Admin {
     return { name, paused, concurrency, counts: { ...rest, scheduled: schedule } };
   }
 
-  /** Summaries of every queue on the server. */
-  async summaries(): Promise<QueueSummary[]> {
-    return Promise.all((await this.queues()).map((name) => this.summary(name)));
+  /** Summaries of the queues named, or of every queue on the server. */
+  async summaries(names?: readonly string[]): Promise<QueueSummary[]> {
+    return Promise.all((names ?? (await this.queues())).map((name) => this.summary(name)));
   }
 
   /**

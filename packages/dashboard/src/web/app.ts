@@ -30,6 +30,27 @@ export interface DashboardOptions {
   readonly pollMs?: number;
   /** The page title. Default "Echo". */
   readonly title?: string;
+  /**
+   * How long a discovery (a SCAN of the whole keyspace for queues, streams and cache tables) is
+   * reused, ms. Counts, jobs and lag are read fresh on every poll; only the list of names waits.
+   * Default 5000.
+   */
+  readonly discoverMs?: number;
+}
+
+/** `read()`, reused for `ttlMs`; concurrent callers share one read in flight. */
+function reused<V>(ttlMs: number, read: () => Promise<V>): () => Promise<V> {
+  let held: { value: Promise<V>; at: number } | undefined;
+  return () => {
+    const now = performance.now();
+    if (held === undefined || now - held.at > ttlMs) {
+      const value = read();
+      held = { value, at: now };
+      // A failed discovery is not kept: the next poll tries again.
+      value.catch(() => (held = undefined));
+    }
+    return held.value;
+  };
 }
 
 /** Writes need this header: a cross-site form cannot send it, so a forged POST is refused. */
@@ -63,6 +84,10 @@ export function createDashboard(options: DashboardOptions): Hono {
   const admin = options.connection instanceof Admin ? options.connection : Admin.over(options.connection);
   const readOnly = options.readOnly === true;
   const app = new Hono();
+  const discoverMs = options.discoverMs ?? 5000;
+  const queueNames = reused(discoverMs, () => admin.queues());
+  const streamRefs = reused(discoverMs, () => admin.streamRefs());
+  const cacheTables = reused(discoverMs, () => admin.cacheTables());
 
   app.onError((error, c) => {
     const reply = errorReply(error);
@@ -96,7 +121,7 @@ export function createDashboard(options: DashboardOptions): Hono {
   app.get('/', page);
 
   const api = new Hono();
-  api.get('/queues', async (c) => c.json({ queues: await admin.summaries(), workers: (await admin.workers()) ?? null, at: Date.now() }));
+  api.get('/queues', async (c) => c.json({ queues: await admin.summaries(await queueNames()), workers: (await admin.workers()) ?? null, at: Date.now() }));
   api.get('/queues/:queue', async (c) => c.json(await admin.summary(c.req.param('queue'))));
   api.get('/queues/:queue/jobs', async (c) => {
     const state = listState(c.req.query('state'));
@@ -121,8 +146,8 @@ export function createDashboard(options: DashboardOptions): Hono {
     await admin.resume(c.req.param('queue'));
     return c.json({ ok: true });
   });
-  api.get('/streams', async (c) => c.json({ streams: await admin.streams() }));
-  api.get('/caches', async (c) => c.json({ tables: cacheTableViews(await admin.cacheTables(), options.cache), local: options.cache !== undefined }));
+  api.get('/streams', async (c) => c.json({ streams: await admin.streams(await streamRefs()) }));
+  api.get('/caches', async (c) => c.json({ tables: cacheTableViews(await cacheTables(), options.cache), local: options.cache !== undefined }));
   app.route('/api', api);
   app.get('*', (c) => (new URL(c.req.url).pathname === `${routePath(c).replace(/\/\*$/, '')}/` ? page(c) : c.notFound()));
   return app;
