@@ -5,8 +5,10 @@ import tseslint from 'typescript-eslint';
 /**
  * The package graph is one-way: protocol depends on nothing of ours, pillars depend on protocol,
  * cache may read the bus, the conformance suite sits on top (protocol, queue, bus and the testkit's
- * servers) and nothing imports it, and nothing reaches into another package's files. These rules
- * make a wrong import a lint failure rather than a review comment.
+ * servers) and nothing imports it, the operator tools sit on top as well (the dashboard reads the
+ * pillars, the CLI reads them and the dashboard, nothing imports the CLI), and nothing reaches into
+ * another package's files. These rules make a wrong import a lint failure rather than a review
+ * comment.
  */
 const deepImports = {
   group: ['@echo/*/*', '!@echo/*/package.json', '!@echo/queue/internal', '**/packages/*/src/**', '**/packages/*/dist/**', '../../*/src/**'],
@@ -15,6 +17,10 @@ const deepImports = {
 
 /** The top of the graph: it runs the suite against the packages, so no package, bench or example may import it. */
 const conformance = { group: ['@echo/conformance', '@echo/conformance/*'], message: '@echo/conformance sits on top of the graph; nothing imports it.' };
+
+/** The operator tools sit on top too: the CLI serves the dashboard (`emq dashboard`), and nothing imports the CLI. */
+const cli = { group: ['@echo/cli', '@echo/cli/*'], message: '@echo/cli is a tool on top of the graph; nothing imports it.' };
+const dashboard = { group: ['@echo/dashboard', '@echo/dashboard/*'], message: '@echo/dashboard is a tool on top of the graph; only @echo/cli imports it.' };
 
 /** The pillars reach Redis through the protocol's `Connection` only; their tests may still drive ioredis. */
 const noDriver = {
@@ -25,13 +31,14 @@ const noDriver = {
 /**
  * @param {string[]} forbidden @param {string} why @param {object[]} [paths]
  * @param {{ group: string[], message: string }[]} [extra]
+ * @param {{ group: string[], message: string }[]} [tops] the tools on top of the graph this package may not import
  */
-const graph = (forbidden, why, paths = [], extra = []) => ({
+const graph = (forbidden, why, paths = [], extra = [], tops = [cli, dashboard]) => ({
   'no-restricted-imports': [
     'error',
     {
       paths,
-      patterns: [deepImports, conformance, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why })), ...extra],
+      patterns: [deepImports, conformance, ...tops, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why })), ...extra],
     },
   ],
 });
@@ -74,7 +81,7 @@ export default tseslint.config(
       '@typescript-eslint/no-confusing-void-expression': 'off',
       '@typescript-eslint/prefer-nullish-coalescing': 'off',
       '@typescript-eslint/non-nullable-type-assertion-style': 'off',
-      'no-restricted-imports': ['error', { patterns: [deepImports, conformance] }],
+      'no-restricted-imports': ['error', { patterns: [deepImports, conformance, cli, dashboard] }],
     },
   },
   {
@@ -108,6 +115,22 @@ export default tseslint.config(
   {
     files: ['packages/conformance/**/*.ts'],
     rules: graph(['@echo/cache'], '@echo/conformance judges the queue and the bus; it reads protocol, queue, bus and the testkit, never the cache.'),
+  },
+  {
+    files: ['packages/dashboard/**/*.ts'],
+    rules: graph(['@echo/conformance'], 'The dashboard reads protocol, queue, bus and cache; the testkit only in tests.'),
+  },
+  {
+    files: ['packages/dashboard/src/**/*.ts'],
+    rules: graph(['@echo/testkit'], 'The dashboard ships no test servers.', [], [noDriver]),
+  },
+  {
+    files: ['packages/cli/**/*.ts'],
+    rules: graph(['@echo/conformance'], 'The CLI reads protocol, queue, bus, cache and the dashboard; the testkit only in tests.', [], [], [cli]),
+  },
+  {
+    files: ['packages/cli/src/**/*.ts'],
+    rules: graph(['@echo/testkit'], 'The CLI ships no test servers.', [], [noDriver], [cli]),
   },
   {
     files: ['packages/testkit/src/**/*.ts'],

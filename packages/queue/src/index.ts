@@ -12,6 +12,7 @@ export type { ClaimOptions, RoundOptions, RoundResult } from './lease/claims.js'
 export type { StalledSweep } from './lease/recovery.js';
 export type { ReassignResult } from './admin/lanes.js';
 export type { CountName } from './reads/reads.js';
+export { LIST_STATES, type JobPage, type ListedJob, type ListOptions, type ListState } from './reads/listing.js';
 export type { RepeatOptions } from './producer/repeat.js';
 export type { SchedulerCadence, SchedulerInfo, SchedulerOptions } from './producer/schedulers.js';
 export type { Durability } from './producer/durability.js';

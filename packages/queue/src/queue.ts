@@ -10,6 +10,7 @@ import * as flows from './flows/flows.js';
 import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
 import * as lanes from './admin/lanes.js';
 import * as reads from './reads/reads.js';
+import * as listing from './reads/listing.js';
 import * as recovery from './lease/recovery.js';
 import * as durability from './producer/durability.js';
 import * as repeat from './producer/repeat.js';
@@ -323,6 +324,11 @@ export class Queue<T = unknown> {
   /** The newest `n` pending ids, newest first. */
   browse(n: number): Promise<JobId[]> {
     return reads.browse(this.#ctx, n);
+  }
+
+  /** One page of the jobs in a state's set, with their rows, in the set's order. */
+  listJobs(state: listing.ListState, options?: listing.ListOptions): Promise<listing.JobPage<T>> {
+    return listing.listJobs(this.#ctx, state, options);
   }
 
   /** The job id parked under an idempotency key. */

@@ -1,0 +1,81 @@
+import type { Admin, QueueRates, QueueSummary } from '@echo/dashboard';
+import { requireQueue, type CommandContext } from '../context.js';
+import { fields, json, table } from '../format.js';
+
+function summaryRow(q: QueueSummary): (string | number)[] {
+  const c = q.counts;
+  return [q.name, q.paused ? 'paused' : 'running', c.pending, c.scheduled, c.active, c.dead, c.completed, c.failed];
+}
+
+const SUMMARY_HEADERS = ['QUEUE', 'STATE', 'PENDING', 'SCHEDULED', 'ACTIVE', 'DEAD', 'COMPLETED', 'FAILED'];
+
+/** `emq queues`: every queue on the server with its counts. */
+export async function queuesCommand(ctx: CommandContext): Promise<void> {
+  const summaries = await (await ctx.admin()).summaries();
+  if (ctx.json) ctx.io.out(json({ queues: summaries }));
+  else if (summaries.length === 0) ctx.io.out('no queues on this server\n');
+  else ctx.io.out(table(SUMMARY_HEADERS, summaries.map(summaryRow)));
+}
+
+/** What `emq stats` prints as JSON. */
+interface Stats extends QueueSummary {
+  readonly rates: Omit<QueueRates, 'name'>;
+  /** Worker connections on the server, every queue together; `null` without `CLIENT LIST`. */
+  readonly serverWorkers: number | null;
+}
+
+async function stats(admin: Admin, name: string, windowMs: number): Promise<Stats> {
+  const [summary, rates, workers] = await Promise.all([admin.summary(name), admin.rates(name, windowMs), admin.workers()]);
+  const { name: _name, ...rest } = rates;
+  return { ...summary, rates: rest, serverWorkers: workers ?? null };
+}
+
+function statsText(s: Stats): string {
+  const c = s.counts;
+  return fields([
+    ['queue', s.name],
+    ['state', s.paused ? 'paused' : 'running'],
+    ['concurrency', s.concurrency === 0 ? 'unlimited' : s.concurrency],
+    ['pending', c.pending],
+    ['scheduled', c.scheduled],
+    ['active', c.active],
+    ['dead', c.dead],
+    ['completed', c.completed],
+    ['failed', c.failed],
+    ['completed/s', `${s.rates.completedPerSec} (over ${s.rates.windowMs} ms)`],
+    ['failed/s', `${s.rates.failedPerSec} (over ${s.rates.windowMs} ms)`],
+    ['workers', s.serverWorkers === null ? 'unknown (CLIENT LIST refused)' : `${s.serverWorkers} connected to the server (all queues)`],
+  ]);
+}
+
+/**
+ * `emq stats <queue>`: counts, pause state, rates and workers. Rates are the change of the
+ * monotonic completed/failed counters over `--interval` ms.
+ */
+export async function statsCommand(ctx: CommandContext, name: string, intervalMs: number): Promise<void> {
+  const admin = await ctx.admin();
+  await requireQueue(admin, name);
+  const s = await stats(admin, name, intervalMs);
+  ctx.io.out(ctx.json ? json(s) : statsText(s));
+}
+
+/**
+ * `emq watch <queue>`: `stats` redrawn every `--interval` ms until Ctrl-C (or `--count` frames).
+ * On a terminal each frame replaces the last; otherwise frames are appended, one JSON line each
+ * under `--json`.
+ */
+export async function watchCommand(ctx: CommandContext, name: string, intervalMs: number, count: number | undefined): Promise<void> {
+  const admin = await ctx.admin();
+  await requireQueue(admin, name);
+  const { io } = ctx;
+  const stopped = (): boolean => io.signal.aborted;
+  for (let frame = 1; !stopped(); frame++) {
+    // The rate window is the refresh interval itself, so each frame costs one wait.
+    const s = await stats(admin, name, intervalMs);
+    if (stopped()) break;
+    if (ctx.json) io.out(JSON.stringify({ at: Date.now(), ...s }) + '\n');
+    else if (io.isTty) io.out(`\x1b[H\x1b[2J${statsText(s)}\n(every ${intervalMs} ms; Ctrl-C to stop)\n`);
+    else io.out(`${new Date().toISOString()}\n${statsText(s)}\n`);
+    if (count !== undefined && frame >= count) break;
+  }
+}

@@ -1,0 +1,144 @@
+import type { ConnectOptions, NodeAddress } from '@echo/protocol';
+import { Admin } from '@echo/dashboard';
+import { cac, type CAC } from 'cac';
+import { dashboardCommand } from './commands/dashboard.js';
+import { jobCommand, jobsCommand, listState } from './commands/jobs.js';
+import { queuesCommand, statsCommand, watchCommand } from './commands/queues.js';
+import { lagCommand, streamsCommand } from './commands/streams.js';
+import { controlCommand, drainCommand, retryCommand } from './commands/writes.js';
+import { intFlag, type CommandContext } from './context.js';
+import { EXIT, exitCodeOf, UsageError, type ExitCode } from './exit-codes.js';
+import type { CliIo } from './io.js';
+
+/** The options every command shares (cac camel-cases them). */
+interface GlobalFlags {
+  readonly url?: string;
+  readonly cluster?: string;
+  readonly json?: boolean;
+  readonly timeout?: number | string;
+}
+
+const DEFAULT_URL = 'redis://127.0.0.1:6379';
+
+function seeds(list: string): NodeAddress[] {
+  return list.split(',').map((seed) => {
+    const at = seed.lastIndexOf(':');
+    const port = Number(seed.slice(at + 1));
+    if (at <= 0 || !Number.isInteger(port)) throw new UsageError(`--cluster: ${JSON.stringify(seed)} is not host:port`);
+    return { host: seed.slice(0, at), port };
+  });
+}
+
+/** `--cluster` or `ECHO_CLUSTER_SEEDS` first, then `--url`, `REDIS_URL`, and the local default. */
+function connectOptions(flags: GlobalFlags, env: CliIo['env']): ConnectOptions {
+  const timeout = intFlag('timeout', flags.timeout, 5000, 1);
+  const common = { name: 'emq-cli', connectTimeoutMs: timeout, reconnectWaitMs: timeout };
+  const cluster = flags.cluster ?? env.ECHO_CLUSTER_SEEDS;
+  if (cluster !== undefined && cluster !== '') return { ...common, cluster: seeds(cluster) };
+  return { ...common, url: flags.url ?? (env.REDIS_URL || DEFAULT_URL) };
+}
+
+type Flags = GlobalFlags & Record<string, unknown>;
+type Run = () => Promise<void>;
+
+/** Declares every command; each action only selects what to run, so errors surface in one place. */
+function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select: (run: Run) => void): CAC {
+  const cli = cac('emq');
+  // cac calls an action with the positional arguments, then the parsed options.
+  const on =
+    (run: (c: CommandContext, flags: Flags, args: unknown[]) => Promise<void>) =>
+    (...parsed: unknown[]): void => {
+      const flags = parsed[parsed.length - 1] as Flags;
+      select(() => run(ctx(flags), flags, parsed.slice(0, -1)));
+    };
+  // Positional arguments arrive as strings; a number-looking one is still text here (a job id).
+  const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+
+  cli.option('--url <url>', 'server URL (default: $REDIS_URL, then redis://127.0.0.1:6379)');
+  cli.option('--cluster <seeds>', 'cluster seed nodes host:port,host:port (default: $ECHO_CLUSTER_SEEDS)');
+  cli.option('--json', 'print JSON instead of tables');
+  cli.option('--timeout <ms>', 'connect and reconnect patience in ms (default 5000)');
+
+  cli.command('queues', 'list the queues on the server with their counts').action(on((c) => queuesCommand(c)));
+  cli
+    .command('stats <queue>', 'counts, pause state, completed/failed per second and workers')
+    .option('--interval <ms>', 'rate window in ms (default 1000)')
+    .action(on((c, f, [q]) => statsCommand(c, str(q), intFlag('interval', f.interval, 1000, 50, 600_000))));
+  cli
+    .command('jobs <queue>', 'one page of a state\'s jobs, oldest first')
+    .option('--state <state>', 'pending | scheduled | active | dead (default: dead)')
+    .option('--offset <n>', 'index of the first job (default 0)')
+    .option('--limit <n>', 'jobs per page, 1..1000 (default 50)')
+    .action(on((c, f, [q]) => jobsCommand(c, str(q), listState(f.state ?? 'dead'), intFlag('offset', f.offset, 0, 0), intFlag('limit', f.limit, 50, 1, 1000))));
+  cli.command('job <queue> <id>', 'one job: payload, attempts, last error, logs').action(on((c, _f, [q, id]) => jobCommand(c, str(q), str(id))));
+  cli
+    .command('retry <queue> [id]', 'bring a dead job back to pending (reprocess)')
+    .option('--all-dead', 'retry every dead job of the queue')
+    .action(on((c, f, [q, id]) => retryCommand(c, str(q), id === undefined ? undefined : str(id), f.allDead === true)));
+  cli.command('pause <queue>', 'stop claims on a queue (admission and recovery go on)').action(on((c, _f, [q]) => controlCommand(c, 'pause', str(q))));
+  cli.command('resume <queue>', 'let claims run again').action(on((c, _f, [q]) => controlCommand(c, 'resume', str(q))));
+  cli
+    .command('drain <queue>', 'delete the waiting jobs of a queue')
+    .option('--include-scheduled', 'delete scheduled jobs too')
+    .action(on((c, f, [q]) => drainCommand(c, str(q), f.includeScheduled === true)));
+  cli.command('streams', 'list the stream logs with their groups and largest lag').action(on((c) => streamsCommand(c)));
+  cli.command('lag <queue> <stream>', 'consumer-group lag of one stream').action(on((c, _f, [q, s]) => lagCommand(c, str(q), str(s))));
+  cli
+    .command('watch <queue>', 'stats, refreshed until Ctrl-C')
+    .option('--interval <ms>', 'refresh interval and rate window in ms (default 1000)')
+    .option('--count <n>', 'stop after n refreshes')
+    .action(on((c, f, [q]) => watchCommand(c, str(q), intFlag('interval', f.interval, 1000, 50, 600_000), f.count === undefined ? undefined : intFlag('count', f.count, 1, 1))));
+  cli
+    .command('dashboard', 'serve the web dashboard (@echo/dashboard) until Ctrl-C')
+    .option('--port <port>', 'port to listen on (default 3000; 0 picks one)')
+    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+    .option('--read-only', 'refuse retry, remove, pause and resume')
+    .action(
+      on((_c, f) =>
+        dashboardCommand(io, {
+          connect: connectOptions(f, io.env),
+          port: intFlag('port', f.port, 3000, 0, 65_535),
+          host: typeof f.host === 'string' ? f.host : '127.0.0.1',
+          readOnly: f.readOnly === true,
+        }),
+      ),
+    );
+  cli.help();
+  return cli;
+}
+
+/**
+ * Runs `emq` with `argv` (the arguments after the binary's name) and answers the exit status;
+ * see {@link EXIT}. Errors are printed to `io.err` as one line, never as a stack.
+ */
+export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  let admin: Promise<Admin> | undefined;
+  const context = (flags: GlobalFlags): CommandContext => ({
+    io,
+    json: flags.json === true,
+    admin: () => (admin ??= Admin.connect(connectOptions(flags, io.env))),
+  });
+  let run: Run | undefined;
+  try {
+    const cli = program(context, io, (r) => (run = r));
+    const parsed = cli.parse(['node', 'emq', ...argv], { run: false });
+    if (parsed.options.help === true) return EXIT.ok;
+    if (cli.matchedCommand === undefined) {
+      const word = parsed.args[0];
+      if (word === undefined) {
+        cli.outputHelp();
+        return EXIT.usage;
+      }
+      throw new UsageError(`unknown command ${JSON.stringify(word)} (emq --help lists them)`);
+    }
+    cli.runMatchedCommand();
+    if (run === undefined) throw new UsageError('no command to run');
+    await run();
+    return EXIT.ok;
+  } catch (error) {
+    io.err(`emq: ${error instanceof Error ? error.message : String(error)}\n`);
+    return exitCodeOf(error);
+  } finally {
+    if (admin !== undefined) await admin.then((a) => a.close()).catch(() => undefined);
+  }
+}

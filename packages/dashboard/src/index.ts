@@ -1,0 +1,16 @@
+/**
+ * `@echo/dashboard`: a web dashboard for EchoMQ. Queues with live counts and throughput, jobs per
+ * state with payload, logs, error and attempts, dead-letter retry and remove, pause and resume,
+ * streams with their groups and lag, and cache tables. A Hono app to mount in your own server
+ * ({@link createDashboard}) or to serve alone ({@link serveDashboard}, or `emq dashboard` from
+ * `@echo/cli`). {@link Admin} is the read and write layer under it, usable on its own.
+ *
+ * @packageDocumentation
+ */
+export { createDashboard, WRITE_HEADER, type Access, type AuthorizeHook, type DashboardOptions } from './web/app.js';
+export { serveDashboard, type RunningDashboard, type ServeOptions } from './web/serve.js';
+export { Admin, type RetryAllResult } from './inspect/admin.js';
+export { cacheTableViews, type CacheCounters, type CacheStatsSource, type CacheTableView } from './inspect/caches.js';
+export { discoverCacheTables, discoverQueues, discoverStreams, scanKeys, type CacheTableRef, type StreamRef } from './inspect/discover.js';
+export type { GroupInfo, StreamInfo } from './inspect/streams.js';
+export type { JobDetail, JobListView, JobView, QueueCounts, QueueRates, QueueSummary } from './inspect/views.js';

@@ -1,0 +1,218 @@
+import { Connection, GoneError, hashReply, parseMeta, StateError, type ConnectOptions } from '@echo/protocol';
+import { Queue, rawCodec, type ListOptions, type ListState } from '@echo/queue';
+import { discoverCacheTables, discoverQueues, discoverStreams, type CacheTableRef, type StreamRef } from './discover.js';
+import { streamInfo, type StreamInfo } from './streams.js';
+import { jobView, listedView, type JobDetail, type JobListView, type QueueRates, type QueueSummary } from './views.js';
+import { workerConnections } from './workers.js';
+
+/** What {@link Admin.retryAllDead} did. */
+export interface RetryAllResult {
+  /** Dead jobs brought back to pending. */
+  readonly retried: number;
+  /** Dead jobs that moved or vanished before their turn (another operator, a remove). */
+  readonly skipped: number;
+}
+
+const RETRY_PAGE = 200;
+
+/**
+ * The reads and writes an operator needs across every queue, stream and cache table on one server
+ * or cluster. Reads are plain commands and read scripts; every write is a queue transition
+ * (`reprocess`, `remove`, `pause`, `resume`, `drain`) through `@echo/queue`. Queues are opened with
+ * the raw codec, so payloads are shown as stored, whatever codec their producers use.
+ *
+ * @example
+ * const admin = await Admin.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+ * for (const name of await admin.queues()) console.log(await admin.summary(name));
+ * await admin.close();
+ */
+export class Admin {
+  /** The connection every read and write goes through. */
+  readonly connection: Connection;
+  readonly #owns: boolean;
+  readonly #queues = new Map<string, Queue<string>>();
+
+  private constructor(connection: Connection, owns: boolean) {
+    this.connection = connection;
+    this.#owns = owns;
+  }
+
+  /** An admin over an open connection, which {@link close} leaves open. */
+  static over(connection: Connection): Admin {
+    return new Admin(connection, false);
+  }
+
+  /**
+   * Connects (a URL or full options); {@link close} closes that connection.
+   * @throws ConnectError, AuthError, VersionFenceError
+   */
+  static async connect(options: ConnectOptions | string): Promise<Admin> {
+    return new Admin(await Connection.connect(options), true);
+  }
+
+  /** A raw-codec handle on queue `name`, opened once. @throws InvalidNameError */
+  async queue(name: string): Promise<Queue<string>> {
+    let queue = this.#queues.get(name);
+    if (queue === undefined) {
+      queue = await Queue.open(name, { connection: this.connection, codec: rawCodec });
+      this.#queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  // Discovery
+
+  /** The queues on the server (SCAN over every master), sorted by name. */
+  queues(): Promise<string[]> {
+    return discoverQueues(this.connection);
+  }
+
+  /** The stream logs on the server (SCAN over every master), sorted by queue then name. */
+  streamRefs(): Promise<StreamRef[]> {
+    return discoverStreams(this.connection);
+  }
+
+  /**
+   * The stream logs with their groups and lag: those named, or every one on the server. A stream
+   * dropped since it was found is left out.
+   */
+  async streams(refs?: readonly StreamRef[]): Promise<StreamInfo[]> {
+    const infos = await Promise.all(
+      (refs ?? (await this.streamRefs())).map((ref) =>
+        streamInfo(this.connection, ref.queue, ref.name).catch((error: unknown) => {
+          if (error instanceof GoneError) return undefined;
+          throw error;
+        }),
+      ),
+    );
+    return infos.filter((info) => info !== undefined);
+  }
+
+  /** One stream with its groups. @throws GoneError when it does not exist; InvalidNameError. */
+  stream(queue: string, name: string): Promise<StreamInfo> {
+    return streamInfo(this.connection, queue, name);
+  }
+
+  /** The cache tables with L2 rows on the server. Hit ratios live in each process's `Cache`. */
+  cacheTables(): Promise<CacheTableRef[]> {
+    return discoverCacheTables(this.connection);
+  }
+
+  /** Worker connections on the server, all queues together; `undefined` without `CLIENT LIST`. */
+  workers(): Promise<number | undefined> {
+    return workerConnections(this.connection);
+  }
+
+  // Queue reads
+
+  /** Counters, pause state and ceiling of one queue; a queue with no keys reads as all zero. */
+  async summary(name: string): Promise<QueueSummary> {
+    const queue = await this.queue(name);
+    const [counts, meta] = await Promise.all([
+      queue.counts('pending', 'active', 'schedule', 'dead', 'completed', 'failed'),
+      this.connection.command('HGETALL', queue.keys.meta),
+    ]);
+    const { paused, concurrency } = parseMeta(hashReply(meta));
+    const { schedule, ...rest } = counts;
+    return { name, paused, concurrency, counts: { ...rest, scheduled: schedule } };
+  }
+
+  /** Summaries of the queues named, or of every queue on the server. */
+  async summaries(names?: readonly string[]): Promise<QueueSummary[]> {
+    return Promise.all((names ?? (await this.queues())).map((name) => this.summary(name)));
+  }
+
+  /**
+   * Completions and failures per second: the metrics counters read twice, `windowMs` apart. The
+   * counters only grow, so the difference is what finished in the window.
+   */
+  async rates(name: string, windowMs = 1000): Promise<QueueRates> {
+    const queue = await this.queue(name);
+    const first = await queue.counts('completed', 'failed');
+    const t0 = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const second = await queue.counts('completed', 'failed');
+    const elapsed = performance.now() - t0;
+    const perSec = (delta: number): number => Math.round((delta * 1000 * 10) / elapsed) / 10;
+    return { name, completedPerSec: perSec(second.completed - first.completed), failedPerSec: perSec(second.failed - first.failed), windowMs: Math.round(elapsed) };
+  }
+
+  /** One page of a state's jobs, oldest (or soonest due) first. @throws InvalidArgumentError */
+  async jobs(name: string, state: ListState, options: ListOptions = {}): Promise<JobListView> {
+    const page = await (await this.queue(name)).listJobs(state, options);
+    return { queue: name, state, total: page.total, offset: page.offset, jobs: page.jobs.map((job) => listedView(state, job)) };
+  }
+
+  /** One job with its logs. @throws GoneError when it does not exist; MalformedIdError. */
+  async job(name: string, id: string): Promise<JobDetail> {
+    const queue = await this.queue(name);
+    const [position, record] = await Promise.all([queue.getState(id), queue.getJob(id)]);
+    if (record === undefined || position === 'absent') throw new GoneError(`job ${id} not found in queue ${name}`);
+    const logs = await queue.getLogs(id).catch((error: unknown) => {
+      if (error instanceof GoneError) return [];
+      throw error;
+    });
+    return { ...jobView(id, position, record, record.rawPayload, null), logs };
+  }
+
+  // Writes: each one transition.
+
+  /** Brings a dead job back to pending (`reprocess`). @throws GoneError; StateError("not dead"). */
+  async retry(name: string, id: string): Promise<void> {
+    await (await this.queue(name)).reprocess(id);
+  }
+
+  /** Brings every dead job back, a page at a time, one `reprocess` each. */
+  async retryAllDead(name: string): Promise<RetryAllResult> {
+    const queue = await this.queue(name);
+    let retried = 0;
+    let skipped = 0;
+    const seen = new Set<string>();
+    for (;;) {
+      const page = await queue.listJobs('dead', { offset: 0, limit: RETRY_PAGE });
+      const fresh = page.jobs.filter((job) => !seen.has(job.id));
+      // A job that stays dead after a refused reprocess would come back on every page.
+      if (fresh.length === 0) return { retried, skipped };
+      const outcomes = await Promise.all(
+        fresh.map(async (job) => {
+          seen.add(job.id);
+          try {
+            await queue.reprocess(job.id);
+            return true;
+          } catch (error) {
+            if (error instanceof GoneError || error instanceof StateError) return false;
+            throw error;
+          }
+        }),
+      );
+      const done = outcomes.filter(Boolean).length;
+      retried += done;
+      skipped += outcomes.length - done;
+    }
+  }
+
+  /** Deletes a job (`remove_job`). @throws GoneError; LockedError while a worker holds it. */
+  async remove(name: string, id: string): Promise<void> {
+    await (await this.queue(name)).remove(id);
+  }
+
+  /** Stops claims on a queue (`pause_queue`). */
+  async pause(name: string): Promise<void> {
+    await (await this.queue(name)).pause();
+  }
+
+  /** Lets claims run again (`resume_queue`). */
+  async resume(name: string): Promise<void> {
+    await (await this.queue(name)).resume();
+  }
+
+  /** Deletes waiting jobs, and scheduled ones when asked (`drain`); answers how many. */
+  async drain(name: string, options: { includeScheduled?: boolean } = {}): Promise<number> {
+    return (await this.queue(name)).drain(options);
+  }
+
+  /** Closes the connection when this admin opened it. */
+  async close(): Promise<void> {
+    if (this.#owns) await this.connection.close();
+  }
+}

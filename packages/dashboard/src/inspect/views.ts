@@ -1,0 +1,86 @@
+import type { JobPosition, JobRecord, ListedJob, ListState } from '@echo/queue';
+
+/** The six counters of a queue (the four sets and the two metrics counters). */
+export interface QueueCounts {
+  readonly pending: number;
+  readonly active: number;
+  readonly scheduled: number;
+  readonly dead: number;
+  /** Jobs completed since the queue was created (the `metrics:completed` counter). */
+  readonly completed: number;
+  /** Jobs dead-lettered since the queue was created (the `metrics:failed` counter). */
+  readonly failed: number;
+}
+
+/** What an operator sees of one queue. */
+export interface QueueSummary {
+  readonly name: string;
+  readonly paused: boolean;
+  /** `meta.concurrency`, the queue-wide in-flight ceiling; 0 when unset. */
+  readonly concurrency: number;
+  readonly counts: QueueCounts;
+}
+
+/** Completions and failures per second over a sampling window. */
+export interface QueueRates {
+  readonly name: string;
+  readonly completedPerSec: number;
+  readonly failedPerSec: number;
+  /** The window the two reads spanned, ms. */
+  readonly windowMs: number;
+}
+
+/** A job as JSON carries it: the payload as stored text, absent fields as `null`. */
+export interface JobView {
+  readonly id: string;
+  /** The set the listing read it from, or where `state_lookup` places it. */
+  readonly position: ListState | JobPosition;
+  /** The row's own `state` field. */
+  readonly state: string | null;
+  /** Run-at (scheduled) or lease deadline (active), ms since the epoch; `null` otherwise. */
+  readonly at: number | null;
+  readonly attempts: number;
+  readonly payload: string | null;
+  readonly lastError: string | null;
+  readonly progress: string | null;
+  readonly stalled: number;
+  readonly group: string | null;
+  readonly parent: { readonly queue: string; readonly id: string; readonly policy: string } | null;
+}
+
+/** A job with its log lines. */
+export interface JobDetail extends JobView {
+  readonly logs: string[];
+}
+
+/** A page of job views. */
+export interface JobListView {
+  readonly queue: string;
+  readonly state: ListState;
+  readonly total: number;
+  readonly offset: number;
+  readonly jobs: JobView[];
+}
+
+/** Builds a {@link JobView} from a row (or its absence) and where it was found. */
+export function jobView(id: string, position: ListState | JobPosition, record: JobRecord<string> | undefined, rawPayload: string | undefined, at: number | null): JobView {
+  return {
+    id,
+    position,
+    state: record?.state ?? null,
+    at,
+    attempts: record?.attempts ?? 0,
+    payload: record?.rawPayload ?? rawPayload ?? null,
+    lastError: record?.lastError ?? null,
+    progress: record?.progress ?? null,
+    stalled: record?.stalled ?? 0,
+    group: record?.group ?? null,
+    parent: record?.parent === undefined ? null : { queue: record.parent.queue, id: record.parent.id, policy: record.parent.policy },
+  };
+}
+
+/** The view of one listed job; the score is a time only for the timed sets. */
+export function listedView(state: ListState, job: ListedJob<string>): JobView {
+  const at = state === 'scheduled' || state === 'active' ? job.score : null;
+  return jobView(job.id, state, job.record, job.rawPayload, at);
+}

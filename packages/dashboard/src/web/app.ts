@@ -1,0 +1,154 @@
+import { InvalidArgumentError, type Connection } from '@echo/protocol';
+import { LIST_STATES, type ListState } from '@echo/queue';
+import { Hono, type Context } from 'hono';
+import { routePath } from 'hono/route';
+import { Admin } from '../inspect/admin.js';
+import { cacheTableViews, type CacheStatsSource } from '../inspect/caches.js';
+import { errorReply } from './errors.js';
+import { renderPage } from './page.js';
+
+/** Whether a request reads or changes something. */
+export type Access = 'read' | 'write';
+
+/**
+ * Decides whether a request may go on. Answer `true` to allow, `false` for a plain 403, or a
+ * `Response` to send instead (a 401 with `WWW-Authenticate`, a redirect to a login page).
+ */
+export type AuthorizeHook = (request: Request, access: Access) => boolean | Response | Promise<boolean | Response>;
+
+/** How a dashboard reaches the server and what it allows. */
+export interface DashboardOptions {
+  /** The connection to read and write through (left open), or an {@link Admin} over one. */
+  readonly connection: Connection | Admin;
+  /** Refuse every write (retry, remove, pause, resume) with 403 and hide their buttons. Default false. */
+  readonly readOnly?: boolean;
+  /** Called before every request; see {@link AuthorizeHook}. Default: allow all. */
+  readonly authorize?: AuthorizeHook;
+  /** This process's cache directory (an `@echo/cache` `Cache`), for hit ratios. */
+  readonly cache?: CacheStatsSource;
+  /** How often the page polls, ms. Default 1000. */
+  readonly pollMs?: number;
+  /** The page title. Default "Echo". */
+  readonly title?: string;
+  /**
+   * How long a discovery (a SCAN of the whole keyspace for queues, streams and cache tables) is
+   * reused, ms. Counts, jobs and lag are read fresh on every poll; only the list of names waits.
+   * Default 5000.
+   */
+  readonly discoverMs?: number;
+}
+
+/** `read()`, reused for `ttlMs`; concurrent callers share one read in flight. */
+function reused<V>(ttlMs: number, read: () => Promise<V>): () => Promise<V> {
+  let held: { value: Promise<V>; at: number } | undefined;
+  return () => {
+    const now = performance.now();
+    if (held === undefined || now - held.at > ttlMs) {
+      const value = read();
+      held = { value, at: now };
+      // A failed discovery is not kept: the next poll tries again.
+      value.catch(() => (held = undefined));
+    }
+    return held.value;
+  };
+}
+
+/** Writes need this header: a cross-site form cannot send it, so a forged POST is refused. */
+export const WRITE_HEADER = 'x-echo-dashboard';
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function listState(value: string | undefined): ListState {
+  const state = value ?? 'pending';
+  if (!(LIST_STATES as readonly string[]).includes(state)) throw new InvalidArgumentError('state', `must be one of ${LIST_STATES.join(', ')}`);
+  return state as ListState;
+}
+
+function whole(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(name, 'must be an integer');
+  return n;
+}
+
+/**
+ * The dashboard as a Hono app: an HTML page at `/` that polls a JSON API under `/api`. Mount it in
+ * a Hono app with `app.route('/queues', createDashboard({ connection }))`, hand `dashboard.fetch`
+ * to any server that speaks web `Request`/`Response`, or serve it alone with `serveDashboard`.
+ *
+ * @example
+ * const app = new Hono();
+ * app.route('/admin/queues', createDashboard({ connection, readOnly: true, authorize: (req) => isStaff(req) }));
+ */
+export function createDashboard(options: DashboardOptions): Hono {
+  const admin = options.connection instanceof Admin ? options.connection : Admin.over(options.connection);
+  const readOnly = options.readOnly === true;
+  const app = new Hono();
+  const discoverMs = options.discoverMs ?? 5000;
+  const queueNames = reused(discoverMs, () => admin.queues());
+  const streamRefs = reused(discoverMs, () => admin.streamRefs());
+  const cacheTables = reused(discoverMs, () => admin.cacheTables());
+
+  app.onError((error, c) => {
+    const reply = errorReply(error);
+    if (reply.status === 500) console.error('echo dashboard:', error);
+    return c.json(reply.body, reply.status);
+  });
+
+  app.use(async (c, next) => {
+    const access: Access = WRITE_METHODS.has(c.req.method) ? 'write' : 'read';
+    if (access === 'write') {
+      if (readOnly) return c.json({ error: 'ReadOnly', message: 'this dashboard is read-only' }, 403);
+      if (c.req.header(WRITE_HEADER) !== '1') return c.json({ error: 'Forbidden', message: `writes need the ${WRITE_HEADER} header` }, 403);
+    }
+    if (options.authorize !== undefined) {
+      const verdict = await options.authorize(c.req.raw, access);
+      if (verdict instanceof Response) return verdict;
+      if (!verdict) return c.json({ error: 'Forbidden', message: 'not allowed' }, 403);
+    }
+    await next();
+    return undefined;
+  });
+
+  // The page calls the API by relative URL, so it is served only under a trailing slash. The raw
+  // URL decides: a host app that is not strict hands `/base/` to the `/` route with the slash
+  // trimmed from `c.req.path`, and a strict one hands it to no route but the catch-all.
+  const page = (c: Context): Response | Promise<Response> => {
+    const path = new URL(c.req.url).pathname;
+    if (!path.endsWith('/')) return c.redirect(`${path}/`);
+    return c.html(renderPage({ title: options.title ?? 'Echo', readOnly, pollMs: options.pollMs ?? 1000 }));
+  };
+  app.get('/', page);
+
+  const api = new Hono();
+  api.get('/queues', async (c) => c.json({ queues: await admin.summaries(await queueNames()), workers: (await admin.workers()) ?? null, at: Date.now() }));
+  api.get('/queues/:queue', async (c) => c.json(await admin.summary(c.req.param('queue'))));
+  api.get('/queues/:queue/jobs', async (c) => {
+    const state = listState(c.req.query('state'));
+    const page = { offset: whole('offset', c.req.query('offset'), 0), limit: whole('limit', c.req.query('limit'), 25) };
+    return c.json(await admin.jobs(c.req.param('queue'), state, page));
+  });
+  api.get('/queues/:queue/jobs/:id', async (c) => c.json(await admin.job(c.req.param('queue'), c.req.param('id'))));
+  api.post('/queues/:queue/jobs/:id/retry', async (c) => {
+    await admin.retry(c.req.param('queue'), c.req.param('id'));
+    return c.json({ ok: true });
+  });
+  api.post('/queues/:queue/jobs/:id/remove', async (c) => {
+    await admin.remove(c.req.param('queue'), c.req.param('id'));
+    return c.json({ ok: true });
+  });
+  api.post('/queues/:queue/retry-dead', async (c) => c.json(await admin.retryAllDead(c.req.param('queue'))));
+  api.post('/queues/:queue/pause', async (c) => {
+    await admin.pause(c.req.param('queue'));
+    return c.json({ ok: true });
+  });
+  api.post('/queues/:queue/resume', async (c) => {
+    await admin.resume(c.req.param('queue'));
+    return c.json({ ok: true });
+  });
+  api.get('/streams', async (c) => c.json({ streams: await admin.streams(await streamRefs()) }));
+  api.get('/caches', async (c) => c.json({ tables: cacheTableViews(await cacheTables(), options.cache), local: options.cache !== undefined }));
+  app.route('/api', api);
+  app.get('*', (c) => (new URL(c.req.url).pathname === `${routePath(c).replace(/\/\*$/, '')}/` ? page(c) : c.notFound()));
+  return app;
+}

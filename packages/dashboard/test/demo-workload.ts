@@ -1,0 +1,73 @@
+import { Bus } from '@echo/bus';
+import { Cache } from '@echo/cache';
+import { mintId, type Connection, type JobId } from '@echo/protocol';
+import { Queue, Worker } from '@echo/queue';
+
+/** An order; `declined` orders fail their first attempt. */
+export interface Order {
+  readonly sku: string;
+  readonly qty: number;
+  readonly declined?: boolean;
+}
+
+/** A small live system for the dashboard to show: what the browser test drives and screenshots. */
+export interface DemoWorkload {
+  readonly orders: Queue<Order>;
+  /** The order that went dead with "card declined", waiting for an operator's retry. */
+  readonly declined: JobId;
+  readonly cache: Cache;
+  stop(): Promise<void>;
+}
+
+/**
+ * `orders`: a worker completes a steady trickle of orders and dead-letters a declined one (one
+ * attempt allowed, so a retry is its second and succeeds); `emails`: paused with a backlog;
+ * `reports`: scheduled for later; an `audit` stream with a lagging consumer group; a `users` cache
+ * table read through with some hits.
+ */
+export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload> {
+  const orders = await Queue.open<Order>('orders', { connection: conn });
+  const worker = await Worker.start(
+    orders,
+    async (job, ctx) => {
+      await ctx.log(`charging ${job.payload.qty} x ${job.payload.sku}`);
+      if (job.payload.declined === true && job.attempts === 1) throw new Error('card declined');
+    },
+    { concurrency: 4, maxAttempts: 1, blockMs: 200, maintenanceMs: 100 },
+  );
+  const events = await orders.events();
+  const { id: declined } = await orders.enqueue({ sku: 'B7', qty: 3, declined: true });
+  await events.waitFor(declined);
+  await events.close();
+  await orders.enqueueMany(Array.from({ length: 40 }, (_, n) => ({ payload: { sku: `A${n % 5}`, qty: 1 + (n % 3) } })));
+  const trickle = setInterval(() => void orders.enqueue({ sku: 'A1', qty: 1 }).catch(() => undefined), 150);
+
+  const emails = await Queue.open<{ to: string }>('emails', { connection: conn });
+  await emails.pause();
+  await emails.enqueueMany(Array.from({ length: 12 }, (_, n) => ({ payload: { to: `user${n}@example.com` } })));
+  const reports = await Queue.open<{ day: string }>('reports', { connection: conn });
+  await reports.enqueue({ day: 'monday' }, { delayMs: 3_600_000 });
+  await reports.enqueue({ day: 'tuesday' }, { delayMs: 7_200_000 });
+
+  const audit = (await Bus.open('orders', { connection: conn })).stream('audit');
+  await audit.appendBatch(Array.from({ length: 25 }, (_, n) => ({ order: String(n) })));
+  await audit.openGroup('billing', 'head');
+  await conn.command('XREADGROUP', 'GROUP', 'billing', 'billing-1', 'COUNT', 20, 'STREAMS', audit.key, '>');
+  await audit.openGroup('analytics', 'new');
+
+  const cache = new Cache(conn);
+  const users = await cache.declare({ name: 'users', kind: 'USR', loader: (id) => ({ id, plan: 'pro' }) });
+  const ids = Array.from({ length: 6 }, () => mintId('USR'));
+  for (const id of [...ids, ...ids, ...ids.slice(0, 3)]) await users.fetch(id);
+
+  return {
+    orders,
+    declined,
+    cache,
+    stop: async () => {
+      clearInterval(trickle);
+      await worker.close();
+      await cache.close();
+    },
+  };
+}

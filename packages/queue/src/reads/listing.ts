@@ -1,0 +1,108 @@
+import { CodecError, hashReply, InvalidArgumentError, type BatchResult, type JobId } from '@echo/protocol';
+import type { QueueContext } from '../context.js';
+import { jobRecord, type JobRecord } from '../job.js';
+
+/** The four sets a queue's jobs sit in, as {@link listJobs} names them. */
+export type ListState = 'pending' | 'scheduled' | 'active' | 'dead';
+
+/** The states {@link listJobs} accepts, in lifecycle order. */
+export const LIST_STATES: readonly ListState[] = ['pending', 'scheduled', 'active', 'dead'];
+
+/** Which slice of a set to read. */
+export interface ListOptions {
+  /** Index of the first job, 0 = the set's first member; default 0. */
+  readonly offset?: number;
+  /** At most this many jobs, 1..1000; default 50. */
+  readonly limit?: number;
+}
+
+/** One job of a {@link JobPage}. */
+export interface ListedJob<T> {
+  readonly id: JobId;
+  /**
+   * The set's score: the run-at time (ms) for `scheduled`, the lease deadline (ms) for `active`,
+   * 0 for `pending` and `dead`.
+   */
+  readonly score: number;
+  /**
+   * The row, decoded with the queue's codec; `undefined` when the job left between the two reads
+   * (the page is not a snapshot), or when the payload did not decode (see `rawPayload`).
+   */
+  readonly record: JobRecord<T> | undefined;
+  /** The payload as stored, also when the codec refused it; `undefined` when the row is gone. */
+  readonly rawPayload: string | undefined;
+}
+
+/** A page of one set, in the set's order. */
+export interface JobPage<T> {
+  readonly state: ListState;
+  /** Members of the set when it was read. */
+  readonly total: number;
+  readonly offset: number;
+  readonly jobs: ListedJob<T>[];
+}
+
+/**
+ * Pending and dead are score-0 ZSETs, so index order is lexical order, which is mint order (oldest
+ * first, queue.md §2.1); scheduled and active are ordered by due time and lease deadline.
+ */
+const SET_OF = { pending: 'pending', scheduled: 'schedule', active: 'active', dead: 'dead' } as const;
+
+function bounded(name: string, value: number, min: number, max: number): number {
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new InvalidArgumentError(name, `must be an integer in ${min}..${max}`);
+  return value;
+}
+
+function reply(result: BatchResult | undefined): unknown {
+  if (result === undefined) throw new Error('missing pipeline reply');
+  if (!result.ok) throw result.error;
+  return result.value;
+}
+
+/**
+ * Reads one page of a state's set and the rows behind it: the set size and the slice in one
+ * pipeline, then the rows in another. Plain reads, no script; the two steps are not atomic, so a
+ * job that moved on in between comes back with `record: undefined`.
+ *
+ * @throws InvalidArgumentError for an unknown state, a negative offset or a limit outside 1..1000.
+ */
+export async function listJobs<T>(ctx: QueueContext<T>, state: ListState, options: ListOptions = {}): Promise<JobPage<T>> {
+  if (!Object.hasOwn(SET_OF, state)) throw new InvalidArgumentError('state', `must be one of ${LIST_STATES.join(', ')}`);
+  const offset = bounded('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
+  const limit = bounded('limit', options.limit ?? 50, 1, 1000);
+  const key = ctx.keys[SET_OF[state]];
+  const [card, range] = await ctx.conn.pipeline([
+    ['ZCARD', key],
+    ['ZRANGE', key, offset, offset + limit - 1, 'WITHSCORES'],
+  ]);
+  const total = Number(reply(card));
+  const members = scored(reply(range) as unknown[]);
+  const rows = await ctx.conn.pipeline(members.map(([id]) => ['HGETALL', ctx.keys.job(id)] as const));
+  const jobs = members.map(([id, score], i): ListedJob<T> => {
+    const flat = hashReply(reply(rows[i]));
+    return { id, score, ...decoded(ctx, id, flat) };
+  });
+  return { state, total, offset, jobs };
+}
+
+/** Pairs a `WITHSCORES` reply (flat under RESP2, pairs under RESP3). */
+function scored(raw: readonly unknown[]): [JobId, number][] {
+  const out: [JobId, number][] = [];
+  if (raw.length > 0 && Array.isArray(raw[0])) {
+    for (const pair of raw as unknown[][]) out.push([String(pair[0]) as JobId, Number(pair[1])]);
+    return out;
+  }
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([String(raw[i]) as JobId, Number(raw[i + 1])]);
+  return out;
+}
+
+function decoded<T>(ctx: QueueContext<T>, id: JobId, flat: Record<string, string>): Pick<ListedJob<T>, 'record' | 'rawPayload'> {
+  const rawPayload = flat.payload;
+  try {
+    return { record: jobRecord(id, ctx.name, ctx.codec, flat), rawPayload };
+  } catch (error) {
+    // One undecodable payload must not hide the rest of the page.
+    if (error instanceof CodecError) return { record: undefined, rawPayload };
+    throw error;
+  }
+}
