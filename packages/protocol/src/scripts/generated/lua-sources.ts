@@ -2262,7 +2262,7 @@ return 'unknown'
 `,
   },
   stream_claim: {
-    sha: '8796fd0411c470a7950856702fa1d44bfcb10bb5',
+    sha: 'c0e864534d6807fca58520753251c74a1c2c2ba6',
     includes: ['streams'],
     body: `-- @script stream_claim
 -- @purpose [TS] Hand a group consumer entries that were delivered before, with their delivery
@@ -2281,8 +2281,8 @@ return 'unknown'
 -- @arg max_deliveries  0: no limit; else an entry delivered more often than this is dead-lettered
 -- @include streams
 -- @returns {next_cursor, {xid, attempts, {field, value, ...}, ...}, dead_lettered}; next_cursor is
--- \`0-0\` once the walk has reached the end
--- @error NOGROUP the group does not exist
+-- \`0-0\` once the walk has reached the end; the server's own NOGROUP error when the group does not
+-- exist (a server reply, not a class of this script)
 local stream = KEYS[1]
 local dead = KEYS[2]
 local group, consumer, mode, cursor = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
