@@ -13,8 +13,11 @@ const QUEUE_SCRIPT_COMMANDS = [
   'sadd', 'srem', 'sismember', 'smembers',
 ] as const;
 
-/** Commands the queue host sends directly: reads, the wake read, events and lock markers. */
-const QUEUE_HOST_COMMANDS = ['blpop', 'publish', 'hgetall', 'hmget', 'hget', 'zcard', 'zrange', 'exists', 'lrange', 'llen', 'pexpire', 'subscribe', 'unsubscribe'] as const;
+/**
+ * Commands the queue host sends directly: reads, the wake read, events, `info` (the connect-time
+ * eviction-policy check) and `wait` (admissions under `durability: 'replicated'`).
+ */
+const QUEUE_HOST_COMMANDS = ['blpop', 'publish', 'hgetall', 'hmget', 'hget', 'zcard', 'zrange', 'exists', 'lrange', 'llen', 'pexpire', 'subscribe', 'unsubscribe', 'info', 'wait'] as const;
 
 /**
  * The least-privilege ACL rules for a user that runs the queue pillar on the given queues and
