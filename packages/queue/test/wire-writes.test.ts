@@ -81,7 +81,8 @@ describe('wire: a worker writes only through transitions', () => {
     await conn.close();
 
     const seen = clientCommands();
-    expect(seen.filter((c) => c === 'EVALSHA').length).toBeGreaterThan(100);
+    // Enough traffic went by to mean something; fused rounds send far fewer calls than jobs.
+    expect(seen.filter((c) => c === 'EVALSHA').length).toBeGreaterThan(30);
     const writes = seen.filter((c) => !READS.has(c) && !CLIENT_WRITES_ALLOWED.has(c));
     expect(writes).toEqual([]);
   });
