@@ -41,13 +41,17 @@ function emitCost(listening: boolean): number {
 
 async function oneByOne(url: string, listening: boolean, round: number): Promise<number> {
   let heard = 0;
-  const offs = listening ? TELEMETRY_HOOK_NAMES.filter((n) => n.startsWith('emq.job.')).map((n) => onHook(n, () => void heard++)) : [];
+  const offs = listening ? TELEMETRY_HOOK_NAMES.filter((n) => n.startsWith('emq.job.')).map((n) => onHook(n, () => {
+    heard++;
+  })) : [];
   const queue = await Queue.open<number>(`tel-${listening ? 'on' : 'off'}-${round}`, { connect: url });
   try {
     for (let at = 0; at < JOBS; at += 1_000) await queue.enqueueMany(Array.from({ length: Math.min(1_000, JOBS - at) }, (_, i) => ({ payload: at + i })));
     let done = 0;
     const t0 = performance.now();
-    const worker = await Worker.start(queue, () => void done++, { concurrency: 50 });
+    const worker = await Worker.start(queue, () => {
+      done++;
+    }, { concurrency: 50 });
     await waitUntil(() => done >= JOBS && worker.stats().completed >= JOBS, 120_000, 'the queue to drain');
     const perSecond = JOBS / ((performance.now() - t0) / 1000);
     await worker.close();

@@ -16,7 +16,6 @@ export async function heardAdmission<R extends Admitted | readonly Admitted[]>(q
   if (!enqueueHook.hasSubscribers) return admit();
   const started = performance.now();
   const result = await admit();
-  if (!enqueueHook.hasSubscribers) return result;
   const all: readonly Admitted[] = isMany(result) ? result : [result];
   const jobIds = all.filter((r) => r.status !== 'failed').map((r) => r.id);
   if (jobIds.length > 0) enqueueHook.publish({ queue, jobIds, count: jobIds.length, durationMs: performance.now() - started, delayed });

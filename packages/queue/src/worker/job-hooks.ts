@@ -82,7 +82,7 @@ export function batchSettled(
 }
 
 function errorOf(verdict: unknown): string {
-  return typeof verdict === 'object' && verdict !== null && 'error' in verdict ? String((verdict as { error: unknown }).error) : 'failed';
+  return typeof verdict === 'object' && verdict !== null && 'error' in verdict ? String(verdict.error) : 'failed';
 }
 
 /** Emits `emq.job.stalled` for the ids the pump recovered or dead-lettered. */
