@@ -69,12 +69,21 @@ try {
   const on: number[] = [];
   const emitOff: number[] = [];
   const emitOn: number[] = [];
+  // Warm both paths so the first measured round is not the JIT's.
+  emitCost(false);
+  emitCost(true);
   for (let round = 0; round < ROUNDS; round++) {
     progress(`round ${round + 1}/${ROUNDS}`);
     emitOff.push(emitCost(false));
     emitOn.push(emitCost(true));
-    off.push(await oneByOne(server.url, false, round));
-    on.push(await oneByOne(server.url, true, round));
+    // Alternate which side goes first, so a warm-up or drift does not always favour one side.
+    if (round % 2 === 0) {
+      off.push(await oneByOne(server.url, false, round));
+      on.push(await oneByOne(server.url, true, round));
+    } else {
+      on.push(await oneByOne(server.url, true, round));
+      off.push(await oneByOne(server.url, false, round));
+    }
   }
   const markdown = [
     `# Telemetry hooks: cost (${JOBS} jobs, ${ROUNDS} rounds, ${EMITS} emits; Node ${process.version})`,
