@@ -18,6 +18,7 @@ export interface JobHookBase {
 
 /** `emq.job.enqueue`: one admission call landed (one job, or a whole `enqueueMany`). */
 export interface JobEnqueueEvent {
+  /** The queue's name (the `{q}` of its keys). */
   readonly queue: string;
   /** The ids admitted (or found duplicate) by this call, in input order. */
   readonly jobIds: readonly string[];
@@ -56,8 +57,11 @@ export type JobDeadEvent = JobFailEvent & { readonly outcome: 'dead' };
 
 /** `emq.job.stalled`: the pump found a lapsed lease; the job was recovered or dead-lettered. */
 export interface JobStalledEvent {
+  /** The queue's name (the `{q}` of its keys). */
   readonly queue: string;
+  /** The job's id. */
   readonly jobId: string;
+  /** What became of the job. */
   readonly outcome: 'recovered' | 'dead';
 }
 
@@ -73,6 +77,7 @@ export interface StreamHookBase {
 export interface StreamAppendEvent extends StreamHookBase {
   /** The record ids, in append order. */
   readonly ids: readonly string[];
+  /** How many items the call or event covered. */
   readonly count: number;
   /** Wall time of the call, ms. */
   readonly durationMs: number;
@@ -80,10 +85,13 @@ export interface StreamAppendEvent extends StreamHookBase {
 
 /** `emq.stream.consume`: a group consumer ran its handler over one delivery of entries. */
 export interface StreamConsumeEvent extends StreamHookBase {
+  /** The consumer group's name. */
   readonly group: string;
+  /** The consumer's name within its group. */
   readonly consumer: string;
   /** The entry ids handed to the handler. */
   readonly ids: readonly string[];
+  /** How many items the call or event covered. */
   readonly count: number;
   /** Handler wall time over the whole delivery, ms. */
   readonly durationMs: number;
@@ -91,14 +99,19 @@ export interface StreamConsumeEvent extends StreamHookBase {
 
 /** `emq.stream.ack`: a settlement of entries was sent (acked, retried or dead-lettered counts). */
 export interface StreamAckEvent extends StreamHookBase {
+  /** The consumer group's name. */
   readonly group: string;
+  /** Entries acknowledged. */
   readonly acked: number;
+  /** Entries left or scheduled for another delivery. */
   readonly retried: number;
 }
 
 /** `emq.stream.dead_letter`: entries were moved to the dead-letter stream. */
 export interface StreamDeadLetterEvent extends StreamHookBase {
+  /** The consumer group's name. */
   readonly group: string;
+  /** How many items the call or event covered. */
   readonly count: number;
 }
 
@@ -112,6 +125,7 @@ export interface CacheHookBase {
 
 /** `emq.cache.hit`: a read answered from a tier; `tier` says which. */
 export interface CacheHitEvent extends CacheHookBase {
+  /** `l1`: this process's memory; `l2`: the server. */
   readonly tier: 'l1' | 'l2';
 }
 
@@ -129,6 +143,8 @@ export type CacheStaleEvent = CacheHookBase;
 
 /** `emq.cache.evict`: entries left L1 for space (LRU), not by invalidation. */
 export interface CacheEvictEvent {
+  /** The table (keyed namespace) name. */
   readonly table: string;
+  /** How many items the call or event covered. */
   readonly count: number;
 }

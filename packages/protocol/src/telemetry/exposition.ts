@@ -12,18 +12,23 @@ export type Labels = Readonly<Record<string, string>>;
 
 /** One sample: a value under labels. For a histogram, {@link HistogramValue}. */
 export interface Sample {
+  /** The sample's labels. */
   readonly labels: Labels;
+  /** The sample's value. */
   readonly value: number;
 }
 
 /** A histogram's state under one label set: cumulative bucket counts, the sum and the count. */
 export interface HistogramValue {
+  /** The label set this histogram state is kept under. */
   readonly labels: Labels;
   /** Upper bounds, ascending; `+Inf` is implied. */
   readonly bounds: readonly number[];
   /** Observations at or below each bound (cumulative), same length as `bounds`. */
   readonly buckets: readonly number[];
+  /** The sum of every observation. */
   readonly sum: number;
+  /** How many observations there were. */
   readonly count: number;
 }
 

@@ -18,23 +18,42 @@ import type {
   StreamDeadLetterEvent,
 } from './events.js';
 
-/** Every telemetry hook by its `diagnostics_channel` name, with the payload it carries. */
+/**
+ * Every telemetry hook by its `diagnostics_channel` name, with the payload it carries (each
+ * payload type documents when its hook fires).
+ */
 export interface TelemetryHookMap {
+  /** See {@link JobEnqueueEvent}. */
   'emq.job.enqueue': JobEnqueueEvent;
+  /** See {@link JobStartEvent}. */
   'emq.job.start': JobStartEvent;
+  /** See {@link JobCompleteEvent}. */
   'emq.job.complete': JobCompleteEvent;
+  /** See {@link JobFailEvent}. */
   'emq.job.fail': JobFailEvent;
+  /** See {@link JobRetryEvent}. */
   'emq.job.retry': JobRetryEvent;
+  /** See {@link JobDeadEvent}. */
   'emq.job.dead': JobDeadEvent;
+  /** See {@link JobStalledEvent}. */
   'emq.job.stalled': JobStalledEvent;
+  /** See {@link StreamAppendEvent}. */
   'emq.stream.append': StreamAppendEvent;
+  /** See {@link StreamConsumeEvent}. */
   'emq.stream.consume': StreamConsumeEvent;
+  /** See {@link StreamAckEvent}. */
   'emq.stream.ack': StreamAckEvent;
+  /** See {@link StreamDeadLetterEvent}. */
   'emq.stream.dead_letter': StreamDeadLetterEvent;
+  /** See {@link CacheHitEvent}. */
   'emq.cache.hit': CacheHitEvent;
+  /** See {@link CacheMissEvent}. */
   'emq.cache.miss': CacheMissEvent;
+  /** See {@link CacheFillEvent}. */
   'emq.cache.fill': CacheFillEvent;
+  /** See {@link CacheStaleEvent}. */
   'emq.cache.stale': CacheStaleEvent;
+  /** See {@link CacheEvictEvent}. */
   'emq.cache.evict': CacheEvictEvent;
 }
 
@@ -47,6 +66,7 @@ export type TelemetryHookName = keyof TelemetryHookMap;
  * read per emit point and allocates nothing.
  */
 export interface Hook<M> {
+  /** The channel name, e.g. `emq.job.complete`. */
   readonly name: string | symbol;
   /** True while at least one listener is subscribed. */
   readonly hasSubscribers: boolean;
