@@ -1,5 +1,5 @@
 import { Connection, hooks, onHook, TELEMETRY_HOOK_NAMES, type TelemetryHookMap, type TelemetryHookName } from '@echo/protocol';
-import { useRedis, uniqueName, waitFor } from '@echo/testkit';
+import { sleep, useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, fixed, Queue, Worker } from '../src/index.js';
 
@@ -76,6 +76,19 @@ describe('emq.job.* hooks', () => {
     expect(heard.filter(([n]) => n === 'emq.job.start')).toHaveLength(3);
     expect(heard.filter(([n]) => n === 'emq.job.complete')).toHaveLength(2);
     expect(heard.filter(([n]) => n === 'emq.job.dead').map(([, e]) => (e as TelemetryHookMap['emq.job.dead']).error)).toEqual(['two']);
+  });
+
+  it('fire stalled when the pump recovers a lapsed lease, then complete on the next attempt', async () => {
+    const queue = await Queue.open<string>(uniqueName('tel-stall'), { connection: conn });
+    const heard = listen(queue.name);
+    const { id } = await queue.enqueue('s');
+    await queue.claim(30);
+    await sleep(60);
+    const worker = await Worker.start(queue, () => undefined, { blockMs: 50, maintenanceMs: 20, stalled: { maxStalled: 2 } });
+    await waitFor(() => heard.some(([n]) => n === 'emq.job.complete'), { what: 'the completion', timeoutMs: 10_000 });
+    await worker.close();
+    expect(heard.find(([n]) => n === 'emq.job.stalled')?.[1]).toEqual({ queue: queue.name, jobId: id, outcome: 'recovered' });
+    expect(heard.find(([n]) => n === 'emq.job.complete')?.[1]).toMatchObject({ jobId: id, attempt: 2 });
   });
 
   it('have no subscriber once every listener is gone: a worker then builds no payload', async () => {
