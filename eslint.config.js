@@ -133,6 +133,10 @@ export default tseslint.config(
     rules: graph(['@echo/testkit'], 'The CLI ships no test servers.', [], [noDriver], [cli]),
   },
   {
+    files: ['packages/otel/src/**/*.ts'],
+    rules: graph(['@echo/queue', '@echo/bus', '@echo/cache', '@echo/testkit'], '@echo/otel reads the hooks of @echo/protocol only; it needs no pillar.', [], [noDriver]),
+  },
+  {
     files: ['packages/testkit/src/**/*.ts'],
     ignores: ['packages/testkit/src/**/*.test.ts'],
     rules: graph(['@echo/queue', '@echo/bus', '@echo/cache', '@echo/protocol'], 'The testkit starts servers; it depends on no Echo package.'),

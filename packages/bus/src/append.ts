@@ -2,6 +2,7 @@ import { mintId, type Connection, type EvtId } from '@echo/protocol';
 import { BatchAppendError, type BatchAppendResult } from './errors.js';
 import { flattenFields, ID_FIELD, type StreamFields } from './fields.js';
 import { streamKey } from './keys.js';
+import { appendClock, appended } from './stream-hooks.js';
 import { parseEvtId, xaddId } from './xadd-id.js';
 
 /**
@@ -41,7 +42,9 @@ export async function appendId(conn: Connection, queue: string, name: string, id
   const evt = parseEvtId(id);
   const flat = flattenFields(fields);
   const [command, ...args] = xaddArgs(streamKey(queue, name), evt, flat);
+  const started = appendClock();
   await conn.command(command, ...args);
+  appended(queue, name, [evt], started);
   return evt;
 }
 
@@ -59,7 +62,9 @@ export async function append(conn: Connection, queue: string, name: string, fiel
   // Minted last, after every check, so a refused call spends no id.
   const id = mint(options);
   const [command, ...args] = xaddArgs(key, id, flat);
+  const started = appendClock();
   await conn.command(command, ...args);
+  appended(queue, name, [id], started);
   return id;
 }
 
@@ -82,11 +87,13 @@ export async function appendBatch(
   const flats = records.map((fields, i) => flattenFields(fields, `records[${i}]`));
   if (flats.length === 0) return [];
   const ids = flats.map(() => mint(options));
+  const started = appendClock();
   const replies = await conn.pipeline(flats.map((flat, i) => xaddArgs(key, ids[i] as EvtId, flat)));
   const results = replies.map((reply, i): BatchAppendResult => {
     const id = ids[i] as EvtId;
     return reply.ok ? { ok: true, id } : { ok: false, id, error: reply.error };
   });
   if (results.some((r) => !r.ok)) throw new BatchAppendError(results);
+  appended(queue, name, ids, started);
   return ids;
 }

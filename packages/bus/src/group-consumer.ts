@@ -13,6 +13,7 @@ import { assertMemberName, openGroup } from './group.js';
 import { streamKey } from './keys.js';
 import { readGroupEntries } from './replies.js';
 import { outcomeOf, sendSettlements, thrown, type Outcome, type SettleTarget, type Settlement } from './settle.js';
+import { consumeClock, consumed } from './stream-hooks.js';
 
 /** An entry as delivered: its XADD id, its delivery count, and its field list. */
 interface Delivered {
@@ -274,8 +275,10 @@ export class GroupConsumer {
       entries.push({ id, payload, attempts: d.attempts, group: this.group });
     }
     this.#busy = true;
+    const started = consumeClock();
     try {
       const outcomes = 'each' in this.#handling ? await this.#runEach(this.#handling.each, entries) : await this.#runBatch(this.#handling.batch, entries);
+      consumed(this, entries, started);
       outcomes.forEach((outcome, i) => {
         const d = delivered[i] as Delivered;
         if (outcome !== undefined) settlements.push({ xid: d.xid, attempts: d.attempts, outcome });

@@ -1,4 +1,5 @@
 import { execute, transitions, type Connection } from '@echo/protocol';
+import { settledEntries } from './stream-hooks.js';
 
 /** What became of one handled entry. */
 export type Outcome =
@@ -92,5 +93,9 @@ export function sendSettlements(conn: Connection, to: SettleTarget, items: reado
   for (const [idle, xids] of delayed) {
     sends.push(conn.command('XCLAIM', to.key, to.group, to.consumer, '0', ...xids, 'IDLE', String(idle), 'JUSTID'));
   }
-  return Promise.all(sends).then(() => ({ acked: acks.length, deadLettered: dead.length, retried }));
+  return Promise.all(sends).then(() => {
+    const counts = { acked: acks.length, deadLettered: dead.length, retried };
+    settledEntries(to, counts);
+    return counts;
+  });
 }

@@ -10,6 +10,7 @@
 export { createDashboard, WRITE_HEADER, type Access, type AuthorizeHook, type DashboardOptions } from './web/app.js';
 export { serveDashboard, type RunningDashboard, type ServeOptions } from './web/serve.js';
 export { Admin, type RetryAllResult } from './inspect/admin.js';
+export { prometheusMetrics, serverMetricFamilies, type MetricsOptions } from './inspect/metrics.js';
 export { cacheTableViews, type CacheCounters, type CacheStatsSource, type CacheTableView } from './inspect/caches.js';
 export { discoverCacheTables, discoverQueues, discoverStreams, scanKeys, type CacheTableRef, type StreamRef } from './inspect/discover.js';
 export type { GroupInfo, StreamInfo } from './inspect/streams.js';

@@ -27,12 +27,16 @@ function closure(dir: string, seen = new Set<string>()): Set<string> {
 
 describe('package graph', () => {
   it('an app that installs only @echo/queue (or the bus, or the cache) pulls in no tool', () => {
-    const tools = ['@echo/cli', '@echo/dashboard', 'hono', '@hono/node-server', 'cac', 'playwright-core'];
+    const tools = ['@echo/cli', '@echo/dashboard', '@echo/otel', '@opentelemetry/api', 'prom-client', 'hono', '@hono/node-server', 'cac', 'playwright-core'];
     for (const pillar of ['queue', 'bus', 'cache']) {
       expect([...closure(pillar)].filter((dep) => tools.includes(dep))).toEqual([]);
     }
     // croner reads cron patterns for the queue's job schedulers; nothing else comes along.
     expect([...closure('queue')].sort()).toEqual(['@echo/protocol', 'croner', 'ioredis']);
+  });
+
+  it('OpenTelemetry comes only with @echo/otel, which needs no pillar', () => {
+    expect([...closure('otel')].sort()).toEqual(['@echo/protocol', '@opentelemetry/api', 'ioredis']);
   });
 
   it('the dashboard needs no CLI, and the CLI brings the dashboard for `emq dashboard`', () => {

@@ -96,3 +96,4 @@ export {
   type RowState,
 } from './records.js';
 export { queueAclRules } from './acl.js';
+export * from './telemetry/index.js';

@@ -2,6 +2,7 @@ import { Connection, queueKeys, RateError, type BrandedId, type ConnectOptions, 
 import * as admission from './producer/admission.js';
 import * as claims from './lease/claims.js';
 import { jsonCodec, type Codec } from './codec.js';
+import { heardAdmission } from './enqueue-hook.js';
 import { registerContext, type QueueContext } from './context.js';
 import * as controls from './admin/controls.js';
 import { QueueEvents } from './reads/events.js';
@@ -86,7 +87,7 @@ export class Queue<T = unknown> {
    * @throws NotReplicatedError under `durability: 'replicated'` when no replica confirmed in time.
    */
   enqueue(payload: T, options?: admission.EnqueueOptions): Promise<admission.EnqueueResult> {
-    return this.#durably(() => admission.enqueue(this.#ctx, payload, options));
+    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, () => this.#durably(() => admission.enqueue(this.#ctx, payload, options)));
   }
 
   /**
@@ -96,12 +97,12 @@ export class Queue<T = unknown> {
    * (`NotReplicatedError`), under its id, so resending the failed items is an idempotent retry.
    */
   enqueueMany(items: readonly { readonly payload: T; readonly id?: JobId | string }[]): Promise<admission.EnqueueManyResult[]> {
-    return this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed);
+    return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
   }
 
   /** Admits a job into a fair lane. */
   enqueueInLane(group: BrandedId | string, payload: T, options?: { readonly id?: JobId | string }): Promise<admission.EnqueueResult> {
-    return this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options));
+    return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options)));
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { BrandedId } from '@echo/protocol';
+import { cacheEvict } from './cache-hooks.js';
 
 /** An L1 entry of a keyed namespace. Times are Unix ms, like the L2 frame's expiry. */
 export interface Entry<T> {
@@ -26,9 +27,12 @@ export class RecencyL1<T> {
   readonly #maxSize: number;
   #evictions = 0;
   #expired = 0;
+  /** The table name the `emq.cache.evict` hook reports. */
+  readonly #table: string;
 
-  constructor(maxSize: number) {
+  constructor(maxSize: number, table = '') {
     this.#maxSize = maxSize;
+    this.#table = table;
   }
 
   get size(): number {
@@ -101,6 +105,7 @@ export class RecencyL1<T> {
       }
       this.#rows.delete(key);
       this.#evictions++;
+      cacheEvict(this.#table, 1);
       return;
     }
     // Every entry was used since the last pass: evict the oldest.
@@ -108,6 +113,7 @@ export class RecencyL1<T> {
     if (oldest.done !== true) {
       this.#rows.delete(oldest.value);
       this.#evictions++;
+      cacheEvict(this.#table, 1);
     }
   }
 }

@@ -14,6 +14,7 @@ import { newer } from '../coherence/message.js';
 import { FactoryTimeoutError, NoSuchCacheError } from '../errors.js';
 import { type Flight, Flights } from '../single-flight.js';
 import { applyLog } from './apply-log.js';
+import { cacheFill, cacheHit, cacheMiss, cacheStale } from './cache-hooks.js';
 import { type BulkTarget, VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
 import { CoherenceLog } from './coherence-log.js';
 import { decodeEntryFrame, encodeEntryFrame, type EntryFrame } from './entry-frame.js';
@@ -74,7 +75,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.name = options.name;
     this.#o = options;
     this.#rt = runtime;
-    this.#l1 = new RecencyL1(options.maxSize);
+    this.#l1 = new RecencyL1(options.maxSize, options.name);
     this.#reads = new L2Reads(runtime.connection);
     this.#scripts = new ScriptBatch(runtime.connection);
     this.#guard = new L2Guard(options.outage, runtime.now, {
@@ -120,6 +121,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     if (entry !== undefined && !this.#stopped && this.#rt.now() < entry.expiresAt && this.#trusted(entry)) {
       entry.used = true;
       this.#counters.hits++;
+      cacheHit(this.name, key, 'l1');
       if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
       return Promise.resolve(this.#o.read === 'clone' ? handOut('clone', entry.value) : entry.value);
     }
@@ -141,11 +143,15 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       if (!this.#guard.fallsBack) throw error;
       return entry !== undefined && now < entry.graceUntil ? this.#fallback(key, entry) : undefined;
     }
-    if (frame === null) return undefined;
+    if (frame === null) {
+      cacheMiss(this.name, key);
+      return undefined;
+    }
     const decoded = decodeEntryFrame(cacheEntryKey(this.name, key), frame);
     const value = this.#admitFrame(key, decoded, undefined);
     if (decoded.expiresAt !== 0 && decoded.expiresAt <= now) return this.#stale(key, value, decoded.version, 'refreshing');
     this.#counters.l2Hits++;
+    cacheHit(this.name, key, 'l2');
     return { value: handOut(this.#o.read, value), source: 'l2', version: decoded.version };
   }
 
@@ -184,6 +190,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     const entry = this.#l1.get(key);
     if (options.forceFresh !== true && entry !== undefined && this.#rt.now() < entry.expiresAt && this.#trusted(entry)) return this.#hit(key, entry);
     this.#counters.misses++;
+    cacheMiss(this.name, key);
     if (this.listenerCount('miss') !== 0) this.emit('miss', { key });
     const running = this.#flights.join(key);
     if (running !== undefined) {
@@ -343,6 +350,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       }
       await this.#write(key, value, lifetimes, tags, token, version, flight);
       this.#counters.fills++;
+      cacheFill(this.name, key, this.#rt.now() - started);
       if (this.listenerCount('fill') !== 0) this.emit('fill', { key, version, ms: this.#rt.now() - started });
       return { value, source: 'fill', version };
     })();
@@ -394,12 +402,14 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   #hit(key: string, entry: Entry<T>): { readonly value: T; readonly source: 'hit'; readonly version: BrandedId } {
     entry.used = true;
     this.#counters.hits++;
+    cacheHit(this.name, key, 'l1');
     if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
     return { value: this.#o.read === 'clone' ? handOut('clone', entry.value) : entry.value, source: 'hit', version: entry.version };
   }
 
   #stale(key: string, value: T, version: BrandedId, reason: NamespaceEvents['stale']['reason']): KeyedRead<T> {
     this.#counters.staleServed++;
+    cacheStale(this.name, key);
     this.emit('stale', { key, reason });
     return { value: handOut(this.#o.read, value), source: 'stale', version };
   }

@@ -1,9 +1,9 @@
 /** D. Watch plane (33–37) and E. Parity closer (38–43). */
 import assert from 'node:assert/strict';
-import { GoneError, StaleError } from '@echo/protocol';
+import { GoneError, StaleError, emitHook, hooks, onHook, type JobCompleteEvent } from '@echo/protocol';
 import { CancelledError, CancelToken } from '@echo/queue';
-import { notBuilt, type Scenario } from '../scenario.js';
-import { assertError, count, hgetall, present, rejection, setsHolding, sleep, thrown, zscore } from '../support.js';
+import type { Scenario } from '../scenario.js';
+import { assertError, count, hgetall, present, rejection, setsHolding, sleep, thrown, until, zscore } from '../support.js';
 
 export const watchPlane: Scenario[] = [
   {
@@ -71,8 +71,39 @@ export const watchPlane: Scenario[] = [
     name: 'telemetry',
     family: 'watch',
     contract: 'a listener on the emq.job.complete hook receives duration and job id; with no hook, emitting costs nothing',
-    skip: 'not built',
-    run: notBuilt,
+    // The TS hook is the diagnostics channel `emq.job.complete`; other scenarios may run beside
+    // this one in the process, so the listener keeps only this queue's events.
+    async run(env) {
+      const q = await env.queue();
+      const heard: JobCompleteEvent[] = [];
+      const off = onHook('emq.job.complete', (event) => {
+        if (event.queue === q.name) heard.push(event);
+      });
+      env.defer(off);
+      const worker = await env.startWorker(q, () => 'done', { blockMs: 50 });
+      const { id } = await q.enqueue('t');
+      await until(() => heard.length === 1, 'the emq.job.complete hook to fire');
+      const [real] = heard;
+      assert.deepEqual([real?.jobId, real?.attempt, real?.queue], [id, 1, q.name]);
+      assert.ok((real?.durationMs ?? -1) >= 0, 'the hook carries a duration');
+      // The payload reaches the listener as emitted: a measured 1234 ms reads back 1234.
+      hooks.job.complete.publish({ queue: q.name, jobId: id, attempt: 1, durationMs: 1234 });
+      assert.deepEqual(heard[1], { queue: q.name, jobId: id, attempt: 1, durationMs: 1234 });
+      off();
+      // No listener: the payload is never built, and a real completion reaches nobody.
+      if (!hooks.job.complete.hasSubscribers) {
+        let built = false;
+        emitHook(hooks.job.complete, () => {
+          built = true;
+          return { queue: q.name, jobId: id, attempt: 1, durationMs: 0 };
+        });
+        assert.equal(built, false, 'with no hook the payload is not built');
+      }
+      await q.enqueue('u');
+      await until(async () => (await env.command('HGET', q.keys.metricsCompleted, 'count')) === '2', 'the second completion');
+      await worker.close();
+      assert.equal(heard.length, 2, 'a detached listener hears nothing');
+    },
   },
   {
     no: 37,

@@ -1,9 +1,10 @@
-import { InvalidArgumentError, type Connection } from '@echo/protocol';
+import { EXPOSITION_CONTENT_TYPE, InvalidArgumentError, type Connection, type HookMetrics } from '@echo/protocol';
 import { LIST_STATES, type ListState } from '@echo/queue';
 import { Hono, type Context } from 'hono';
 import { routePath } from 'hono/route';
 import { Admin } from '../inspect/admin.js';
 import { cacheTableViews, type CacheStatsSource } from '../inspect/caches.js';
+import { prometheusMetrics } from '../inspect/metrics.js';
 import { errorReply } from './errors.js';
 import { renderPage } from './page.js';
 
@@ -36,6 +37,11 @@ export interface DashboardOptions {
    * Default 5000.
    */
   readonly discoverMs?: number;
+  /**
+   * This process's hook counters, added to `/metrics` (the server's figures are there either way).
+   * Pass `false` to serve no `/metrics` route.
+   */
+  readonly metrics?: HookMetrics | false;
 }
 
 /** `read()`, reused for `ttlMs`; concurrent callers share one read in flight. */
@@ -119,6 +125,14 @@ export function createDashboard(options: DashboardOptions): Hono {
     return c.html(renderPage({ title: options.title ?? 'Echo', readOnly, pollMs: options.pollMs ?? 1000 }));
   };
   app.get('/', page);
+  if (options.metrics !== false) {
+    const hooks = options.metrics;
+    app.get('/metrics', async (c) => {
+      const names = { queues: await queueNames(), streams: await streamRefs(), cacheTables: await cacheTables() };
+      const text = await prometheusMetrics(admin, { ...names, ...(hooks ? { hooks } : {}), ...(options.cache ? { cache: options.cache } : {}) });
+      return c.body(text, 200, { 'content-type': EXPOSITION_CONTENT_TYPE });
+    });
+  }
 
   const api = new Hono();
   api.get('/queues', async (c) => c.json({ queues: await admin.summaries(await queueNames()), workers: (await admin.workers()) ?? null, at: Date.now() }));

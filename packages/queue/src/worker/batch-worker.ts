@@ -5,6 +5,7 @@ import type { Queue } from '../queue.js';
 import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
 import { completeAndClaimJobs, completeJobs, delayJob, failJob, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
+import { batchSettled, jobsStarted } from './job-hooks.js';
 import { jobContext, type JobContext } from './worker.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
 
@@ -146,6 +147,7 @@ export class BatchWorker<T = unknown> {
   async #run(jobs: readonly ClaimedJob<T>[]): Promise<ClaimedJob<T>[] | undefined> {
     const rt = this.#rt;
     const contexts = new Map(jobs.map((job) => [job.id, jobContext(rt, job)] as const));
+    jobsStarted(rt.queue.name, jobs);
     let verdicts: BatchVerdicts | undefined;
     let thrown: { reason: unknown } | undefined;
     try {
@@ -196,6 +198,7 @@ export class BatchWorker<T = unknown> {
       settled.set(job.id, { verdict, outcome });
     });
     await Promise.all([completing, ...others]);
+    batchSettled(rt.queue.name, jobs, settled);
     this.#onBatch?.(partitionBatch(jobs.map((j) => j.id), settled));
   }
 

@@ -1,6 +1,7 @@
 import { AuthError, ConnectionClosedError, VersionFenceError, type Connection, type EventName, type JobId } from '@echo/protocol';
 import { publishEvent } from '../reads/events.js';
 import { IdleSlots } from './idle.js';
+import { jobsStalled } from './job-hooks.js';
 import { LockPlane } from './lock-plane.js';
 import { OutageFunnel } from './outage.js';
 import { Pump } from './pump.js';
@@ -49,6 +50,7 @@ export class WorkerRuntime<T> {
       stalled: options.stalled,
       onError,
       onStalled: (recovered, dead) => {
+        jobsStalled(queue.name, recovered, dead);
         for (const id of recovered) this.publish('stalled', id as JobId, { outcome: 'recovered' });
         for (const id of dead) this.publish('stalled', id as JobId, { outcome: 'dead' });
       },

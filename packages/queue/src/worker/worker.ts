@@ -1,4 +1,5 @@
 import { CancelToken } from './cancel.js';
+import { jobSettled, jobStarted } from './job-hooks.js';
 import type { ClaimedJob } from '../job.js';
 import type { Queue } from '../queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
@@ -133,6 +134,7 @@ export class Worker<T = unknown> {
     const context = jobContext(this.#rt, job);
     let result: unknown;
     let failure: { reason: unknown } | undefined;
+    jobStarted(this.queue.name, job);
     try {
       result = await this.#handler(job, context);
     } catch (reason) {
@@ -140,6 +142,7 @@ export class Worker<T = unknown> {
     }
     const settling = failure ? this.#rounds.fail(job, failure.reason) : this.#rounds.complete(job, result);
     void settling.then(() => this.#rt.locks.untrack(job));
+    jobSettled(this.queue.name, job, failure, settling);
     if (!this.#rt.isRunning()) return undefined;
     return this.#rounds.take();
   }
