@@ -43,4 +43,4 @@ for (const p of process.argv.slice(1)) {
 }
 if (bad) process.exit(1);
 console.log(`changesets-check: changeset version writes clean changelogs for ${seen.join(", ")}`);
-' protocol queue bus cache testkit conformance
+' protocol queue bus cache testkit conformance cli dashboard

@@ -8,7 +8,10 @@
 #      protocol it depends on) from the tarballs: typecheck a consumer under `nodenext` and
 #      `bundler`, run it on Node against a real redis-server, bundle it with esbuild and run the lone
 #      file, and require() every entry point from CommonJS;
-#   4. one npm app with every tarball: typecheck every entry point, require() them all, and run the
+#   4. the tools: a fresh npm app with @echo/dashboard alone that serves it on a free port and
+#      loads the page (bundled and not) and require()s it; fresh npm and pnpm apps with
+#      @echo/cli alone that run the packed `emq` bin (`--help`, `queues --json`) on the server;
+#   5. one npm app with every tarball: typecheck every entry point, require() them all, and run the
 #      packed `echo-conformance` bin on one scenario.
 #
 # Apps live outside the repository and the @echo scope points at nothing, so nothing can resolve
@@ -19,7 +22,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 started=$(date +%s)
 
-PACKAGES=(protocol queue bus cache testkit conformance)
+PACKAGES=(protocol queue bus cache testkit conformance cli dashboard)
 PILLARS=(queue bus cache)
 bin="$root/node_modules/.bin"
 work="$(mktemp -d "${TMPDIR:-/tmp}/echo-release-XXXXXX")"
@@ -58,6 +61,16 @@ for p in "${PACKAGES[@]}"; do
     grep -qx "$f" <<<"$listing" || fail "$p: $f missing from the tarball"
   done
   if [ -f "packages/$p/CHANGELOG.md" ]; then grep -qx package/CHANGELOG.md <<<"$listing" || fail "$p: CHANGELOG.md not shipped"; fi
+  # Each bin ships and starts with a node shebang (npm links it as an executable).
+  for target in $(node -e 'const b = JSON.parse(process.argv[1]).bin ?? {}; for (const t of typeof b === "string" ? [b] : Object.values(b)) console.log(t.replace(/^\.\//, ""))' "$manifest"); do
+    grep -qx "package/$target" <<<"$listing" || fail "$p: bin $target missing from the tarball"
+    [ "$(tar xzf "$t" -O "package/$target" | head -1)" = '#!/usr/bin/env node' ] || fail "$p: bin $target has no node shebang"
+  done
+  # A README image or link into the package's own published files (on unpkg) names a file it ships.
+  name="$(node -e 'console.log(JSON.parse(process.argv[1]).name)' "$manifest")"
+  for path in $(tar xzf "$t" -O package/README.md | grep -oE "https://unpkg\.com/$name(@[^/]+)?/[^) \"]+" | sed -E "s|^https://unpkg\.com/$name(@[^/]+)?/||"); do
+    grep -qx "package/$path" <<<"$listing" || fail "$p: the README links $path on unpkg, which the tarball does not ship"
+  done
 done
 # The manifests as written: prepack builds (a fresh clone packs no empty tarball), ioredis is a
 # caret range (one copy shared with the app, patch fixes flow), READMEs link nothing relative
@@ -76,7 +89,7 @@ for (const p of process.argv.slice(1)) {
   for (const link of readme.matchAll(/\]\((?!https?:|#)([^)]+)\)/g)) { console.error(`${p}: README links ${link[1]}, which breaks on npm`); bad++; }
 }
 process.exit(bad ? 1 : 0);' "${PACKAGES[@]}" || fail "package manifests"
-say "tarballs: exports without @echo/source, no tests, README/LICENSE/dist present; prepack, ioredis ^, no relative README links"
+say "tarballs: exports without @echo/source, no tests, README/LICENSE/dist/bins present; prepack, ioredis ^, no relative README links"
 
 # 2. Lint the tarballs as published.
 for p in "${PACKAGES[@]}"; do
@@ -131,8 +144,13 @@ typecheck() {
 
 # Typecheck under both resolutions, run on Node, bundle and run the lone file, require() from CJS.
 try_app() {
-  local dir="$1" label="$2"
-  typecheck "$dir" "$label"
+  typecheck "$1" "$2"
+  run_app "$1" "$2" "nodenext+bundler typecheck, "
+}
+
+# Run on Node, bundle and run the lone file, require() from CJS; $3 prefixes the report line.
+run_app() {
+  local dir="$1" label="$2" done="${3:-}"
   # Unbundled: the packages as Node resolves them from node_modules.
   quiet "$bin/esbuild" "$dir/src/app.ts" --bundle --packages=external --platform=node --format=esm --target=node20 --outfile="$dir/out/app.mjs" --log-level=warning
   local ran
@@ -144,7 +162,7 @@ try_app() {
   (cd "$dir/lone" && quiet node app.mjs) || fail "$label: the bundled app failed"
   local required
   required="$(cd "$dir" && node require-all.cjs 2>&1)" || { echo "$required" >&2; fail "$label: require() from CommonJS"; }
-  say "$label: nodenext+bundler typecheck, run $ran, esbuild bundle ran, $required"
+  say "$label: ${done}run $ran, esbuild bundle ran, $required"
 }
 
 # 3. Each pillar alone, from npm and from pnpm. The installs are mostly waiting on the registry
@@ -170,6 +188,31 @@ for pillar in "${PILLARS[@]}"; do
   install "$dir" pnpm add "$(tgz protocol)" "$(tgz "$pillar")" &
   apps+=("$dir"); pids+=($!)
 done
+# The tools: the dashboard alone (with the protocol and queue it depends on), the CLI alone (with
+# those and the dashboard).
+dir="$work/apps/npm-dashboard"
+make_app "$dir" dashboard.ts
+install "$dir" npm install --no-package-lock "$(tgz protocol)" "$(tgz queue)" "$(tgz dashboard)" &
+apps+=("$dir"); pids+=($!)
+cli_deps=(protocol queue dashboard)
+dir="$work/apps/npm-cli"
+mkdir -p "$dir"
+cp "$root/scripts/release-check/require-all.cjs" "$dir/require-all.cjs"
+printf '{ "name": "echo-cli-user", "version": "1.0.0", "private": true }\n' >"$dir/package.json"
+printf '@echo:registry=http://127.0.0.1:9/\nfetch-retries=0\naudit=false\nfund=false\nupdate-notifier=false\n' >"$dir/.npmrc"
+install "$dir" npm install --no-package-lock "$(tgz cli)" $(for p in "${cli_deps[@]}"; do tgz "$p"; done) &
+apps+=("$dir"); pids+=($!)
+dir="$work/apps/pnpm-cli"
+mkdir -p "$dir"
+cp "$work/apps/npm-cli/"{require-all.cjs,package.json,.npmrc} "$dir/"
+{
+  printf 'packages: []\nupdateNotifier: false\noverrides:\n'
+  for p in "${cli_deps[@]}"; do printf '  "@echo/%s": "file:%s"\n' "$p" "$(tgz "$p")"; done
+} >"$dir/pnpm-workspace.yaml"
+# Under pnpm's strict layout the packed bin finds only what the packages declare.
+install "$dir" pnpm add "$(tgz cli)" &
+apps+=("$dir"); pids+=($!)
+
 dir="$work/apps/npm-all"
 make_app "$dir" everything.ts
 all=()
@@ -186,7 +229,30 @@ for pillar in "${PILLARS[@]}"; do
   try_app "$work/apps/pnpm-$pillar" "pnpm @echo/$pillar"
 done
 
-# 4. Everything at once: types of every entry point, require() of every entry point, the packed bin.
+# 4. The tools. The dashboard: serve and load it, bundled and not, and require() it. Its types are
+# checked under both resolutions with every other entry point in step 5.
+run_app "$work/apps/npm-dashboard" "npm  @echo/dashboard"
+# The CLI: the packed `emq` bin as a user runs it, on the server above, with a queue to find.
+(cd "$work/apps/npm-cli" && node --input-type=module -e "
+import { Queue } from '@echo/queue';
+const queue = await Queue.open('release-cli', { connect: process.env.REDIS_URL });
+await queue.enqueue('x');
+await queue.close();") || fail "seeding a queue for the CLI"
+for pm in npm pnpm; do
+  dir="$work/apps/$pm-cli"
+  help="$(cd "$dir" && ./node_modules/.bin/emq --help 2>&1)" || { echo "$help" >&2; fail "$pm @echo/cli: emq --help"; }
+  grep -q 'queues' <<<"$help" || { echo "$help" >&2; fail "$pm @echo/cli: emq --help lists no queues command"; }
+  listed="$(cd "$dir" && ./node_modules/.bin/emq queues --json --url "$REDIS_URL" 2>"$dir/emq.err")" || { cat "$dir/emq.err" >&2; fail "$pm @echo/cli: emq queues --json"; }
+  found="$(node -e '
+const { queues } = JSON.parse(process.argv[1]);
+const q = queues.find((s) => s.name === "release-cli");
+if (!q || q.counts.pending !== 1) process.exit(1);
+console.log(`${queues.length} queue(s), release-cli pending ${q.counts.pending}`);' "$listed")" || { echo "$listed" >&2; fail "$pm @echo/cli: emq queues --json did not list release-cli with its job"; }
+  required="$(cd "$dir" && node require-all.cjs 2>&1)" || { echo "$required" >&2; fail "$pm @echo/cli: require() from CommonJS"; }
+  say "$(printf '%-4s' "$pm") @echo/cli: emq --help, emq queues --json ($found), $required"
+done
+
+# 5. Everything at once: types of every entry point, require() of every entry point, the packed bin.
 dir="$work/apps/npm-all"
 typecheck "$dir" "all packages"
 required="$(cd "$dir" && node require-all.cjs 2>&1)" || { echo "$required" >&2; fail "all packages: require() from CommonJS"; }

@@ -4,11 +4,13 @@
  */
 import * as bus from '@echo/bus';
 import * as cache from '@echo/cache';
+import * as cli from '@echo/cli';
 import * as conformance from '@echo/conformance';
+import * as dashboard from '@echo/dashboard';
 import * as protocol from '@echo/protocol';
 import * as queue from '@echo/queue';
 import * as queueInternal from '@echo/queue/internal';
 import * as testkit from '@echo/testkit';
 
-const entryPoints: readonly object[] = [bus, cache, conformance, protocol, queue, queueInternal, testkit];
+const entryPoints: readonly object[] = [bus, cache, cli, conformance, dashboard, protocol, queue, queueInternal, testkit];
 console.log(entryPoints.length);
