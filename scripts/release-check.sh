@@ -22,7 +22,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 started=$(date +%s)
 
-PACKAGES=(protocol queue bus cache testkit conformance cli dashboard)
+PACKAGES=(protocol queue bus cache testkit conformance cli dashboard otel)
 PILLARS=(queue bus cache)
 bin="$root/node_modules/.bin"
 work="$(mktemp -d "${TMPDIR:-/tmp}/echo-release-XXXXXX")"

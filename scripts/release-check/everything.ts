@@ -7,10 +7,11 @@ import * as cache from '@echo/cache';
 import * as cli from '@echo/cli';
 import * as conformance from '@echo/conformance';
 import * as dashboard from '@echo/dashboard';
+import * as otel from '@echo/otel';
 import * as protocol from '@echo/protocol';
 import * as queue from '@echo/queue';
 import * as queueInternal from '@echo/queue/internal';
 import * as testkit from '@echo/testkit';
 
-const entryPoints: readonly object[] = [bus, cache, cli, conformance, dashboard, protocol, queue, queueInternal, testkit];
+const entryPoints: readonly object[] = [bus, cache, cli, conformance, dashboard, otel, protocol, queue, queueInternal, testkit];
 console.log(entryPoints.length);
