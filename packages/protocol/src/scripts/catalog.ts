@@ -43,6 +43,8 @@ export const SCRIPT_NAMES = [
   'remove_job',
   'queue_pause',
   'queue_resume',
+  'gate_set',
+  'rate_limit',
   'drain',
   'gdrain',
   'obliterate',

@@ -19,6 +19,8 @@ export { addLog, drain, obliterate, pauseQueue, removeJob, resumeQueue, updateDa
 export { laneDrain, laneLimit, lanePause, laneReassign, laneResume, laneWeight } from './lanes.js';
 export type { LaneInput, ReassignResult } from './lanes.js';
 export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
+export { rateLimit, setGates } from './gates.js';
+export type { GatesInput, RateLimit } from './gates.js';
 export type { CountName, JobPosition } from './reads.js';
 export { repeatAdvance, repeatCancel, repeatDue, repeatRegister, schedulerDue, schedulerFire, schedulerUpsert } from './repeat.js';
 export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, SchedulerUpsertInput } from './repeat.js';

@@ -1,11 +1,12 @@
-import { InvalidArgumentError, type JobId } from '@echo/protocol';
+import { InvalidArgumentError, type JobId, type Listener } from '@echo/protocol';
 import type { ClaimedJob } from '../job.js';
 import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
 import type { Queue } from '../queue.js';
 import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
 import { completeAndClaimJobs, completeJobs, delayJob, failJob, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
-import { jobContext, type JobContext } from './worker.js';
+import type { WorkerEvents } from './events.js';
+import { jobContext, type JobContext, type RunState } from './job-context.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
 
 /** Batches a BatchWorker keeps in flight unless told otherwise. */
@@ -143,15 +144,30 @@ export class BatchWorker<T = unknown> {
    * (flat source, no shaping, still running), the successes and that claim go as one call and the
    * next batch is answered; otherwise the settlement is left in flight and the caller claims.
    */
-  async #run(jobs: readonly ClaimedJob<T>[]): Promise<ClaimedJob<T>[] | undefined> {
+  async #run(claimed: readonly ClaimedJob<T>[]): Promise<ClaimedJob<T>[] | undefined> {
+    let jobs = claimed;
     const rt = this.#rt;
-    const contexts = new Map(jobs.map((job) => [job.id, jobContext(rt, job)] as const));
+    const states = new Map<JobId, RunState>();
+    const contexts = new Map(
+      jobs.map((job) => {
+        const state: RunState = { moved: undefined, over: false };
+        states.set(job.id, state);
+        return [job.id, jobContext(rt, job, state)] as const;
+      }),
+    );
     let verdicts: BatchVerdicts | undefined;
     let thrown: { reason: unknown } | undefined;
     try {
       verdicts = await this.#handler(jobs, contexts);
     } catch (reason) {
       thrown = { reason };
+    }
+    for (const state of states.values()) state.over = true;
+    // Jobs the handler moved itself are settled already: their verdicts are not applied.
+    const moved = jobs.filter((job) => states.get(job.id)?.moved !== undefined);
+    if (moved.length > 0) {
+      await Promise.all(moved.map((job) => states.get(job.id)?.moved));
+      jobs = jobs.filter((job) => states.get(job.id)?.moved === undefined);
     }
     const fuse = rt.isRunning() && this.#shape === undefined && rt.options.source === 'flat';
     const next = fuse ? deferred<ClaimedJob<T>[]>() : undefined;
@@ -183,6 +199,7 @@ export class BatchWorker<T = unknown> {
         const outcome = outcomes.get(job.id) ?? 'stale';
         rt.locks.untrack(job);
         settled.set(job.id, { verdict: 'ok', outcome });
+        if (outcome === 'ok') rt.events.fire('completed', { job, result: undefined });
       }
     });
     const others = rest.map(async (job) => {
@@ -194,6 +211,9 @@ export class BatchWorker<T = unknown> {
         rt.locks.untrack(job);
       }
       settled.set(job.id, { verdict, outcome });
+      if ((outcome === 'scheduled' || outcome === 'dead') && typeof verdict === 'object' && 'error' in verdict) {
+        rt.events.fire('failed', { job, error: verdict.error, outcome });
+      }
     });
     await Promise.all([completing, ...others]);
     this.#onBatch?.(partitionBatch(jobs.map((j) => j.id), settled));
@@ -205,6 +225,21 @@ export class BatchWorker<T = unknown> {
     if (round.error !== undefined) next.reject(round.error);
     else next.resolve(round.claimed);
     return round.outcomes;
+  }
+
+  /** Listens to one of this worker's events ({@link WorkerEvents}; `completed` carries no result here); answers a remover. */
+  on<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): () => void {
+    return this.#rt.events.on(event, listener);
+  }
+
+  /** Like {@link on}, for the next event only. */
+  once<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): () => void {
+    return this.#rt.events.once(event, listener);
+  }
+
+  /** Removes a listener; answers whether it was there. */
+  off<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): boolean {
+    return this.#rt.events.off(event, listener);
   }
 
   /** Stops claiming, lets a running batch finish, closes the wake connection. Idempotent. */
