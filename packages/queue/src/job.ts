@@ -97,7 +97,7 @@ export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Re
     group: row.group,
     lastError: row.lastError,
     progress: row.progress,
-    name: row.unknown['name'],
+    name: row.unknown.name,
     stalled: row.stalled,
     parent: flowLink(row.parent, row.parentQueue, row.parentPolicy, queue),
     extra: row.unknown,

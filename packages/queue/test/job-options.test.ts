@@ -60,7 +60,7 @@ describe('per-job options in the row', () => {
     const { id } = await q.enqueue('a', { name: 'ship', attempts: 4, backoff, timeoutMs: 250 });
     const row = await hgetall(conn, q.keys.job(id));
     expect(row).toMatchObject({ state: 'pending', attempts: '0', payload: '"a"', name: 'ship', max_attempts: '4', timeout_ms: '250' });
-    expect(JSON.parse(row['backoff'] ?? '')).toEqual(backoff);
+    expect(JSON.parse(row.backoff ?? '')).toEqual(backoff);
     expect((await q.getJob(id))?.name).toBe('ship');
     const job = await q.claim(1000);
     expect(job).toMatchObject({ id, name: 'ship', maxAttempts: 4, backoff, timeoutMs: 250, attempts: 1 });

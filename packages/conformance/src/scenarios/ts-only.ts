@@ -62,7 +62,7 @@ export const tsOnly: Scenario[] = [
       const q = await env.queue();
       const { id } = await q.enqueue('x', { name: 'ship', attempts: 1, timeoutMs: 500 });
       const row = await hgetall(env, q.keys.job(id));
-      assert.deepEqual([row['state'], row['attempts'], row['name'], row['max_attempts'], row['timeout_ms'], row['backoff']], ['pending', '0', 'ship', '1', '500', undefined]);
+      assert.deepEqual([row.state, row.attempts, row.name, row.max_attempts, row.timeout_ms, row.backoff], ['pending', '0', 'ship', '1', '500', undefined]);
       const job = present(await q.claim(30_000), 'the claimed job');
       assert.deepEqual([job.id, job.name, job.maxAttempts, job.timeoutMs, job.backoff], [id, 'ship', 1, 500, undefined]);
       assert.equal(await q.retry(job, 0, job.maxAttempts ?? 3, 'no'), 'dead');

@@ -42,6 +42,6 @@ export function completeAndClaim(input: CompleteAndClaimInput): Transition<Round
   });
   return transition(call, (reply) => {
     const [codes, claimed, limited] = reply as [number[], FlatEntry[], number | undefined];
-    return { completions: batchCompletions(codes), claimed: claimed.map((e) => fromFlat(input.queue, e)), limitedMs: Number(limited ?? 0) };
+    return { completions: batchCompletions(codes), claimed: claimed.map((e) => fromFlat(input.queue, e)), limitedMs: limited ?? 0 };
   });
 }

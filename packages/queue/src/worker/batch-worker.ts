@@ -166,7 +166,7 @@ export class BatchWorker<T = unknown> {
     // Jobs the handler moved itself are settled already: their verdicts are not applied.
     const moved = jobs.filter((job) => states.get(job.id)?.moved !== undefined);
     if (moved.length > 0) {
-      await Promise.all(moved.map((job) => states.get(job.id)?.moved));
+      await Promise.all(moved.map((job) => states.get(job.id)?.moved ?? Promise.resolve()));
       jobs = jobs.filter((job) => states.get(job.id)?.moved === undefined);
     }
     const fuse = rt.isRunning() && this.#shape === undefined && rt.options.source === 'flat';

@@ -185,7 +185,7 @@ const FALLBACK_DELAY_MS = 1000;
  * or function. A function that throws or answers no whole, non-negative ms is reported and the
  * retry waits {@link FALLBACK_DELAY_MS}: a bad function must not lose the job.
  */
-function retryDelay(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, reason: unknown): number {
+function retryDelay<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown): number {
   const attempt = Math.max(job.attempts, 1);
   if (job.backoff !== undefined) return backoffDelay(job.backoff, attempt);
   const policy = rt.options.backoff;
@@ -205,7 +205,7 @@ function retryDelay(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, reason
 /** Retries a job along the backoff curve (dead at `maxAttempts`) and publishes `failed` with the outcome. */
 export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown): Promise<Settled> {
   const text = reason instanceof Error ? reason.message : String(reason);
-  const delayMs = retryDelay(rt as unknown as WorkerRuntime<unknown>, job, reason);
+  const delayMs = retryDelay(rt, job, reason);
   // An unrecoverable failure caps the attempts at this one, so the retry dead-letters it at once.
   const cap = reason instanceof UnrecoverableError ? Math.max(job.attempts, 1) : (job.maxAttempts ?? rt.options.maxAttempts);
   const verdict: { outcome: 'scheduled' | 'dead' } = { outcome: 'scheduled' };

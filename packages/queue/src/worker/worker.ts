@@ -62,7 +62,7 @@ export class Worker<T = unknown> {
     const resolved = resolveWorkerOptions(options);
     const blocking = await queue.connection.duplicate('echo-worker-wake');
     const worker = new Worker(new WorkerRuntime(queue, resolved, blocking), handler);
-    if (options.autorun !== false) worker.run();
+    if (options.autorun !== false) worker.#begin();
     return worker;
   }
 
@@ -71,6 +71,10 @@ export class Worker<T = unknown> {
    * Idempotent; a closed worker stays closed.
    */
   run(): void {
+    this.#begin();
+  }
+
+  #begin(): void {
     if (this.#started || !this.#rt.isRunning()) return;
     this.#started = true;
     this.#rt.start(this.options.concurrency, () => this.#slot());
