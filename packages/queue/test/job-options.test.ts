@@ -96,6 +96,30 @@ describe('per-job options in the row', () => {
   });
 });
 
+describe('dedupId with a delay', () => {
+  it('a keyed delayed job is scheduled once; later admissions under the key report it', async () => {
+    const q = await open<string>();
+    const key = uniqueName('k');
+    const first = await q.enqueue('a', { dedupId: key, delayMs: 60_000, name: 'later' });
+    expect(first.status).toBe('enqueued');
+    expect(await hgetall(conn, q.keys.job(first.id))).toMatchObject({ state: 'scheduled', name: 'later' });
+    const again = await q.enqueue('b', { dedupId: key, runAt: Date.now() + 1000 });
+    expect(again).toMatchObject({ status: 'duplicate', existingId: first.id });
+    const now = await q.enqueue('c', { dedupId: key });
+    expect(now).toMatchObject({ status: 'duplicate', existingId: first.id });
+    expect(await q.counts('schedule', 'pending')).toEqual({ schedule: 1, pending: 0 });
+    expect(await q.getDedupJobId(key)).toBe(first.id);
+  });
+
+  it('the key keeps its TTL', async () => {
+    const q = await open<string>();
+    const key = uniqueName('k');
+    await q.enqueue('a', { dedupId: key, dedupTtlMs: 60_000, delayMs: 10 });
+    const ttl = Number(await conn.command('PTTL', q.keys.dedup(key)));
+    expect(ttl).toBeGreaterThan(50_000);
+  });
+});
+
 describe('priorities', () => {
   it('a higher priority is claimed first, FIFO within one, and keeps its place across a retry', async () => {
     const q = await open<string>();

@@ -90,4 +90,20 @@ export const tsOnly: Scenario[] = [
       assert.ok((await q.getRateLimitTtl()) > 0);
     },
   },
+  {
+    name: 'ts_schedule_dedup',
+    family: 'ts',
+    contract: 'a timed admission under a dedup id writes a scheduled row, its schedule entry and de:<did> in one step; a second one under the key reports the first id and writes nothing',
+    async run(env) {
+      const q = await env.queue();
+      const did = `d${env.mintId('JOB')}`;
+      const first = await q.enqueue('a', { dedupId: did, delayMs: 60_000 });
+      assert.equal(first.status, 'enqueued');
+      assert.equal(await env.command('GET', q.keys.dedup(did)), first.id);
+      assert.deepEqual(await setsHolding(env, q, first.id), ['schedule']);
+      const second = await q.enqueue('b', { dedupId: did, delayMs: 5 });
+      assert.deepEqual([second.status, second.status === 'duplicate' ? second.existingId : undefined], ['duplicate', first.id]);
+      assert.equal(await count(env, 'EXISTS', q.keys.job(second.id)), 0);
+    },
+  },
 ];

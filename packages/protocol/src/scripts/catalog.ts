@@ -15,6 +15,7 @@ export const SCRIPT_NAMES = [
   'enqueue_many',
   'enqueue_dedup',
   'schedule',
+  'schedule_dedup',
   'genqueue',
   // claims
   'claim',

@@ -99,6 +99,31 @@ export function schedule(input: ScheduleInput): Transition<Admission> {
   return transition(call, admitted);
 }
 
+/** Input of {@link scheduleDedup}: a timed admission under an idempotency key. */
+export type ScheduleDedupInput = ScheduleInput & {
+  /** The idempotency key. */
+  readonly dedupId: string;
+  /** How long the key holds, in ms; forever when omitted. */
+  readonly ttlMs?: number;
+};
+
+/** `schedule_dedup` [TS]: a timed admission under an idempotency key, in one step. */
+export function scheduleDedup(input: ScheduleDedupInput): Transition<DedupAdmission> {
+  const id = idArg(input.id);
+  assertDedupId(input.dedupId);
+  const [mode, ms] = input.at !== undefined ? ['at', whole('runAt', input.at, 0)] : ['in', whole('delayMs', input.inMs, 0)];
+  const ttl = input.ttlMs === undefined ? '' : whole('dedupTtlMs', input.ttlMs, 1);
+  const call = bind(scripts().schedule_dedup, {
+    scope: { q: input.queue, id, did: input.dedupId },
+    args: { id, payload: input.payload, mode, ms, ttl_ms: ttl },
+    restArgs: jobOptionArgs(input.options),
+  });
+  return transition(call, (reply) => {
+    const [code, existing] = reply as [number, string];
+    return { status: code === 1 ? 'enqueued' : 'duplicate', existingId: existing as JobId };
+  });
+}
+
 /** Input of {@link laneEnqueue}. */
 export interface LaneEnqueueInput extends AdmitInput {
   /** The lane's group id. */

@@ -47,7 +47,7 @@ export interface EnqueueOptions extends JobOptions {
   readonly runAt?: number | Date;
   /** Run no earlier than this many ms from the server's now. */
   readonly delayMs?: number;
-  /** An idempotency key: later admissions under it report the first job's id. */
+  /** An idempotency key: later admissions under it report the first job's id. Combines with `runAt`/`delayMs`. */
   readonly dedupId?: string;
   /** How long the idempotency key holds, in ms; forever when omitted. */
   readonly dedupTtlMs?: number;
@@ -73,14 +73,16 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
   const id = resolveId(options.id);
   const raw = ctx.codec.encode(payload);
   const timed = options.runAt !== undefined || options.delayMs !== undefined;
-  if (timed && options.dedupId !== undefined) throw new InvalidArgumentError('options', 'dedupId cannot be combined with runAt or delayMs');
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
   const fields = jobOptionFields(options);
   const admit = { queue: ctx.name, id, payload: raw, ...(fields === undefined ? {} : { options: fields }) };
 
   if (timed) {
     const when = options.runAt !== undefined ? { at: options.runAt instanceof Date ? options.runAt.getTime() : options.runAt } : { inMs: options.delayMs ?? 0 };
-    return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when })));
+    if (options.dedupId === undefined) return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when })));
+    const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
+    const reply = await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, dedupId: options.dedupId, ...ttl }));
+    return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
   }
   if (options.dedupId !== undefined) {
     const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
