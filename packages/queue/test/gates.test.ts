@@ -6,7 +6,7 @@
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, InvalidArgumentError } from '@echo/protocol';
-import { Queue, Worker } from '../src/index.js';
+import { BatchWorker, Queue, Worker } from '../src/index.js';
 import { expectError, rejection, until } from './worker-harness.js';
 
 let conn: Connection;
@@ -145,6 +145,22 @@ describe('rate limit', () => {
       expect(done.length).toBeLessThanOrEqual(max * windows);
     } finally {
       await Promise.all(workers.map((w) => w.close()));
+    }
+  });
+
+  it('a BatchWorker under a rate limit wakes when the window reopens', async () => {
+    const q = await open<string>();
+    await q.setRateLimit({ max: 5, durationMs: 300 });
+    await fill(q, 15);
+    let done = 0;
+    const worker = await BatchWorker.start(q, (jobs) => {
+      done += jobs.length;
+      return 'ok';
+    }, { size: 10, concurrency: 1, maintenanceMs: 0, blockMs: 5_000, onError: () => undefined });
+    try {
+      await until(() => done === 15, 'three windows of five', 5_000);
+    } finally {
+      await worker.close();
     }
   });
 });

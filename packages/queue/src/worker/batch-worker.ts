@@ -54,6 +54,7 @@ export class BatchWorker<T = unknown> {
   readonly #onBatch: BatchWorkerOptions['onBatch'];
   /** Batch settlements sent but not yet answered; close() waits for them. */
   readonly #settling = new Set<Promise<void>>();
+  #limitTimer: NodeJS.Timeout | undefined;
 
   private constructor(rt: WorkerRuntime<T>, handler: BatchHandler<T>, options: BatchWorkerOptions) {
     this.#rt = rt;
@@ -224,6 +225,14 @@ export class BatchWorker<T = unknown> {
     const round = await completeAndClaimJobs(this.#rt, ok, this.#size);
     if (round.error !== undefined) next.reject(round.error);
     else next.resolve(round.claimed);
+    // Refused by the rate limit: no wake token will come when the window reopens, so set one.
+    if (round.limitedMs > 0 && this.#limitTimer === undefined) {
+      this.#limitTimer = setTimeout(() => {
+        this.#limitTimer = undefined;
+        this.#rt.idle.wakeOne();
+      }, round.limitedMs);
+      this.#limitTimer.unref();
+    }
     return round.outcomes;
   }
 
