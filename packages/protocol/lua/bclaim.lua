@@ -5,12 +5,17 @@
 -- @key active     emq:{q}:active
 -- @key meta       emq:{q}:meta
 -- @key jobroot    emq:{q}:job:
+-- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core lease
--- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy} in mint order;
+-- @include core lease gate
+-- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
+-- max_attempts, backoff, timeout_ms} ([TS] the last four, false when absent) in mint order;
 -- its length is min(size, depth), or empty when paused
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
+if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
-return lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], tonumber(ARGV[2])), tonumber(ARGV[1]), marker)
+local out = lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], room), tonumber(ARGV[1]), marker)
+gate_count(KEYS[5], window, #out)
+return out

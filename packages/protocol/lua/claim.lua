@@ -1,17 +1,21 @@
 -- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
--- in active (queue.md §3.1). A paused queue claims nothing.
+-- in active (queue.md §3.1). A paused queue claims nothing; nor does one at its [TS] concurrency cap
+-- or rate limit (lib gate).
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key meta       emq:{q}:meta
 -- @key jobroot    emq:{q}:job:
+-- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
--- @include core lease
+-- @include core lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
--- parent_policy} (the flow link fields are false when absent, so the host needs no second read)
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+-- parent_policy, name, max_attempts, backoff, timeout_ms} (absent fields are false, so the host
+-- needs no second read; the last four are the [TS] per-job options)
+local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
+if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
 -- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
@@ -19,5 +23,8 @@ while true do
   local popped = redis.call('ZPOPMIN', KEYS[1])
   if #popped == 0 then return {} end
   local out = lease_popped(KEYS[2], KEYS[4], popped, lease, marker)
-  if out[1] then return out[1] end
+  if out[1] then
+    gate_count(KEYS[5], window, 1)
+    return out[1]
+  end
 end

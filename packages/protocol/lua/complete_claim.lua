@@ -18,20 +18,29 @@
 -- @key jobroot    emq:{q}:job:
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
 -- @key meta       emq:{q}:meta
+-- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
 -- @args pairs     id1, token1, id2, token2, ... of the jobs to complete (none is fine)
--- @include core lanes lease settle
--- @returns {codes, claimed}: one code per pair as complete_batch answers (1 completed; -1 gone;
--- -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them
+-- @include core lanes lease settle gate
+-- @returns {codes, claimed, limited_ms}: one code per pair as complete_batch answers (1 completed;
+-- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
+-- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
+-- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
 local codes = complete_held(held, 5, ARGV[1] == '1')
 local size = tonumber(ARGV[3])
 local claimed = {}
-if size > 0 and redis.call('HEXISTS', KEYS[14], 'paused') == 0 then
-  claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], size), tonumber(ARGV[2]), tonumber(ARGV[4]))
+local limited = 0
+if size > 0 then
+  local room, wait, window = gate_room(KEYS[14], KEYS[1], KEYS[15], size)
+  limited = wait
+  if room > 0 then
+    claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], room), tonumber(ARGV[2]), tonumber(ARGV[4]))
+    gate_count(KEYS[15], window, #claimed)
+  end
 end
-return { codes, claimed }
+return { codes, claimed, limited }

@@ -8,10 +8,12 @@
 -- @key glimit     emq:{q}:glimit
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lease lane-claim
--- @returns a list of {id, payload, attempts, g}, oldest first, all from one lane; empty when nothing is
+-- @include core lease gate lane-claim
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
+-- last four, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0
-return lane_claim(nil, tonumber(ARGV[1]), marker)
+return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])

@@ -11,6 +11,8 @@
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @arg g          the group's branded id
+-- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
+-- backoff (a curve spec as JSON), timeout_ms; the spec fields are written after them and win
 -- @include core lanes
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -20,7 +22,9 @@ local g = ARGV[3]
 -- Every later script turns the row's group into a lane key, so a bad one must never be stored.
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'group', g)
+local f = { unpack(ARGV, 4) }
+for _, v in ipairs({ 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'group', g }) do f[#f + 1] = v end
+redis.call('HSET', KEYS[1], unpack(f))
 redis.call('ZADD', KEYS[2], 0, ARGV[1])
 rering({ ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }, KEYS[2], g)
 return 1

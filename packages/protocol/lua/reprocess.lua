@@ -26,7 +26,7 @@ if g and vid(g) then
   redis.call('ZADD', lane, 0, id)
   rering(lb, lane, g)
 else
-  redis.call('ZADD', KEYS[3], 0, id)
+  redis.call('ZADD', KEYS[3], flat_score(KEYS[1]), id)
   wake(lb)
 end
 return 1

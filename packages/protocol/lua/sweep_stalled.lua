@@ -44,7 +44,7 @@ for _, id in ipairs(expired) do
           redis.call('ZADD', lane, 0, id)
           rering(lb, lane, g)
         else
-          redis.call('ZADD', KEYS[2], 0, id)
+          redis.call('ZADD', KEYS[2], flat_score(row), id)
           flat = flat + 1
         end
         redis.call('HSET', row, 'state', 'pending')

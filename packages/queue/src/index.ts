@@ -6,26 +6,30 @@
  * @packageDocumentation
  */
 export { Queue, type QueueOptions } from './queue.js';
-export type { EnqueueManyResult, EnqueueOptions, EnqueueResult } from './producer/admission.js';
+export type { EnqueueManyResult, EnqueueOptions, EnqueueResult, JobOptions, LaneEnqueueOptions } from './producer/admission.js';
 export type { CompleteManyOutcome, CompleteOptions, HeldJob, RetryOutcome } from './lease/settlement.js';
 export type { ClaimOptions, RoundOptions, RoundResult } from './lease/claims.js';
 export type { StalledSweep } from './lease/recovery.js';
 export type { ReassignResult } from './admin/lanes.js';
+export type { RateLimit } from './admin/gates.js';
 export type { CountName } from './reads/reads.js';
 export { LIST_STATES, type JobPage, type ListedJob, type ListOptions, type ListState } from './reads/listing.js';
 export type { RepeatOptions } from './producer/repeat.js';
 export type { SchedulerCadence, SchedulerInfo, SchedulerOptions } from './producer/schedulers.js';
 export type { Durability } from './producer/durability.js';
+export { DEFAULT_MAX_PAYLOAD_BYTES, PayloadTooLargeError } from './producer/payload-limit.js';
 export type { ClaimedJob, JobPosition, JobRecord, ParentLink, ParentPolicy, RowState } from './job.js';
 export { jsonCodec, rawCodec, type Codec } from './codec.js';
 export { backoffDelay, exponential, fixed, jitter, type Backoff } from './worker/backoff.js';
 export { CancelledError, CancelToken, type CancelCheck } from './worker/cancel.js';
 export type { BatchPartition, BatchVerdict } from './worker/partition.js';
 export { QueueEvents, type EventListener } from './reads/events.js';
-export { Worker, type Handler, type JobContext } from './worker/worker.js';
+export { Worker, type Handler, type JobContext, type WorkerStartOptions } from './worker/worker.js';
 export { BatchWorker, type BatchHandler, type BatchVerdicts, type BatchWorkerOptions } from './worker/batch-worker.js';
 export type { WorkerStats } from './worker/runtime.js';
-export type { ClaimSource, StalledOptions, WorkerOptions } from './worker/worker-options.js';
+export type { BackoffFunction, ClaimSource, StalledOptions, WorkerOptions } from './worker/worker-options.js';
+export { JobTimeoutError, UnrecoverableError } from './worker/errors.js';
+export type { WorkerEvents } from './worker/events.js';
 export type { PumpTick } from './worker/pump.js';
 export { FlowCycleError, FlowTooDeepError, MAX_FLOW_DEPTH, type FlowChild, type FlowResult, type FlowSpec } from './flows/flow-shape.js';
 export type { OutboxSweep } from './flows/flows.js';

@@ -1,5 +1,6 @@
-import { CodecError, flowLink, parseJobRow, type BrandedId, type FlowLink, type JobId, type ParentPolicy, type RowState } from '@echo/protocol';
+import { CodecError, flowLink, parseJobRow, type BrandedId, type FlowLink, type JobId, type JobOptionFields, type ParentPolicy, type RowState } from '@echo/protocol';
 import type { Codec } from './codec.js';
+import { parseBackoff, type Backoff } from './worker/backoff.js';
 
 export type { ParentPolicy, RowState };
 
@@ -25,6 +26,14 @@ export interface ClaimedJob<T> {
   readonly group: BrandedId | undefined;
   /** Set when the job is a flow child. */
   readonly parent: ParentLink | undefined;
+  /** The job's name, when it was enqueued with one. */
+  readonly name: string | undefined;
+  /** The job's own attempt cap; the worker's `maxAttempts` applies when absent. */
+  readonly maxAttempts: number | undefined;
+  /** The job's own retry curve; the worker's `backoff` applies when absent. */
+  readonly backoff: Backoff | undefined;
+  /** How long one attempt may run before it fails with `JobTimeoutError`; no limit when absent. */
+  readonly timeoutMs: number | undefined;
 }
 
 /** The job row as stored (protocol.md §5.1). Unknown fields are kept in `extra` and never interpreted. */
@@ -38,6 +47,8 @@ export interface JobRecord<T> {
   readonly group: string | undefined;
   readonly lastError: string | undefined;
   readonly progress: string | undefined;
+  /** The job's name, when it was enqueued with one. */
+  readonly name: string | undefined;
   readonly stalled: number;
   readonly parent: ParentLink | undefined;
   readonly extra: Readonly<Record<string, string>>;
@@ -46,15 +57,20 @@ export interface JobRecord<T> {
 /** Builds a claimed job whose payload decodes lazily. */
 export function claimedJob<T>(
   codec: Codec<T>,
-  fields: { id: JobId; raw: string; attempts: number; group: BrandedId | undefined; parent: ParentLink | undefined },
+  fields: { id: JobId; raw: string; attempts: number; group: BrandedId | undefined; parent: ParentLink | undefined; options?: JobOptionFields },
 ): ClaimedJob<T> {
   let decoded: { value: T } | undefined;
+  const o = fields.options ?? {};
   return {
     id: fields.id,
     rawPayload: fields.raw,
     attempts: fields.attempts,
     group: fields.group,
     parent: fields.parent,
+    name: o.name,
+    maxAttempts: o.maxAttempts,
+    backoff: o.backoff === undefined ? undefined : parseBackoff(o.backoff),
+    timeoutMs: o.timeoutMs,
     get payload(): T {
       decoded ??= { value: codec.decode(fields.raw) };
       return decoded.value;
@@ -81,6 +97,7 @@ export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Re
     group: row.group,
     lastError: row.lastError,
     progress: row.progress,
+    name: row.unknown.name,
     stalled: row.stalled,
     parent: flowLink(row.parent, row.parentQueue, row.parentPolicy, queue),
     extra: row.unknown,

@@ -5,6 +5,7 @@ import { jsonCodec, type Codec } from './codec.js';
 import { heardAdmission } from './enqueue-hook.js';
 import { registerContext, type QueueContext } from './context.js';
 import * as controls from './admin/controls.js';
+import * as gates from './admin/gates.js';
 import { QueueEvents } from './reads/events.js';
 import type { ClaimedJob, JobPosition, JobRecord } from './job.js';
 import * as flows from './flows/flows.js';
@@ -14,6 +15,7 @@ import * as reads from './reads/reads.js';
 import * as listing from './reads/listing.js';
 import * as recovery from './lease/recovery.js';
 import * as durability from './producer/durability.js';
+import { limitedCodec, resolvePayloadLimit } from './producer/payload-limit.js';
 import * as repeat from './producer/repeat.js';
 import * as schedulers from './producer/schedulers.js';
 import * as settlement from './lease/settlement.js';
@@ -33,6 +35,12 @@ export interface QueueOptions<T> {
    * resending it by id or `dedupId` is safe. Costs one round trip per call; needs `+wait` under an ACL.
    */
   readonly durability?: durability.Durability;
+  /**
+   * The largest encoded payload admitted, in UTF-8 bytes. Default 1 MiB
+   * (`DEFAULT_MAX_PAYLOAD_BYTES`); `Infinity` turns the check off. Over it, the call throws
+   * `PayloadTooLargeError` and writes nothing.
+   */
+  readonly maxPayloadBytes?: number;
 }
 
 /**
@@ -66,8 +74,9 @@ export class Queue<T = unknown> {
   static async open<T = unknown>(name: string, options: QueueOptions<T> = {}): Promise<Queue<T>> {
     const keys = queueKeys(name);
     const replication = durability.resolveDurability(options.durability);
+    const codec = limitedCodec(options.codec ?? jsonCodec<T>(), resolvePayloadLimit(options.maxPayloadBytes));
     const conn = options.connection ?? (await Connection.connect(options.connect ?? {}));
-    return new Queue<T>({ name, keys, conn, codec: options.codec ?? jsonCodec<T>() }, options.connection === undefined, replication);
+    return new Queue<T>({ name, keys, conn, codec }, options.connection === undefined, replication);
   }
 
   /** The connection this queue speaks through. */
@@ -101,7 +110,7 @@ export class Queue<T = unknown> {
   }
 
   /** Admits a job into a fair lane. */
-  enqueueInLane(group: BrandedId | string, payload: T, options?: { readonly id?: JobId | string }): Promise<admission.EnqueueResult> {
+  enqueueInLane(group: BrandedId | string, payload: T, options?: admission.LaneEnqueueOptions): Promise<admission.EnqueueResult> {
     return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options)));
   }
 
@@ -221,6 +230,32 @@ export class Queue<T = unknown> {
   /** Lets claims run again. */
   resume(): Promise<void> {
     return controls.resume(this.#ctx);
+  }
+
+  /**
+   * Sets the queue's rate limit (`{ max, durationMs }`: at most `max` jobs claimed per window),
+   * enforced on the server by every claim, so workers in any number of processes share it; `null`
+   * lifts it. A changed limit starts a fresh window.
+   * @throws InvalidArgumentError for a limit that is not two whole numbers >= 1.
+   */
+  setRateLimit(limit: gates.RateLimit | null): Promise<void> {
+    return gates.setRateLimit(this.#ctx, limit);
+  }
+
+  /**
+   * Caps the jobs active at once across every worker (`meta.concurrency`), enforced by the claims;
+   * `null` lifts it.
+   */
+  setGlobalConcurrency(concurrency: number | null): Promise<void> {
+    return gates.setGlobalConcurrency(this.#ctx, concurrency);
+  }
+
+  /**
+   * Refuses every claim for `ms` from now, for a handler that got a 429. Needs a rate limit on the
+   * queue: answers false, writing nothing, when there is none.
+   */
+  rateLimit(ms: number): Promise<boolean> {
+    return gates.rateLimit(this.#ctx, ms);
   }
 
   /** Deletes waiting (and optionally scheduled) jobs; answers how many. */

@@ -18,6 +18,18 @@ afterAll(async () => {
 });
 
 describe('least-privilege ACL for the queue pillar', () => {
+  it('a worker on a queue its user has no rights on stops with PermissionError as its fatalError', async () => {
+    const conn = await Connection.connect({ host: server.host, port: server.port, username: 'orders', password: 'orders-pw' });
+    const billing = await Queue.open<number>('billing', { connection: conn });
+    const errors: unknown[] = [];
+    const worker = await Worker.start(billing, () => undefined, { maintenanceMs: 0, blockMs: 50, onError: (error) => errors.push(error) });
+    const closed = new Promise<void>((resolve) => worker.once('closed', () => resolve()));
+    await closed;
+    expect(worker.fatalError).toBeInstanceOf(PermissionError);
+    expect(errors.length).toBeLessThanOrEqual(2);
+    await conn.close();
+  });
+
   it('runs the orders queue end to end as a user limited to its keys', async () => {
     const conn = await Connection.connect({ host: server.host, port: server.port, username: 'orders', password: 'orders-pw' });
     const orders = await Queue.open<number>('orders', { connection: conn });

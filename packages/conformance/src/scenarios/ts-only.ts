@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { JobId } from '@echo/protocol';
 import { fill } from './batches.js';
 import { notBuilt, type Scenario } from '../scenario.js';
-import { count, present, setsHolding } from '../support.js';
+import { count, hgetall, present, setsHolding } from '../support.js';
 
 /** Why the three protocol-internal extensions are not run through a target. */
 export const IN_PROTOCOL_TESTS = "runs in @echo/protocol's own tests";
@@ -52,6 +52,58 @@ export const tsOnly: Scenario[] = [
       }
       assert.equal(await q.promote(), 0);
       assert.deepEqual({ ...(await q.counts('completed', 'schedule', 'dead')) }, { completed: 2, schedule: 0, dead: 0 });
+    },
+  },
+  {
+    name: 'ts_job_options',
+    family: 'ts',
+    contract: 'per-job options are row fields name, max_attempts, backoff, timeout_ms written by the admission; the claim answers them after the six spec fields, and a retry capped at the row\'s max_attempts dead-letters',
+    async run(env) {
+      const q = await env.queue();
+      const { id } = await q.enqueue('x', { name: 'ship', attempts: 1, timeoutMs: 500 });
+      const row = await hgetall(env, q.keys.job(id));
+      assert.deepEqual([row.state, row.attempts, row.name, row.max_attempts, row.timeout_ms, row.backoff], ['pending', '0', 'ship', '1', '500', undefined]);
+      const job = present(await q.claim(30_000), 'the claimed job');
+      assert.deepEqual([job.id, job.name, job.maxAttempts, job.timeoutMs, job.backoff], [id, 'ship', 1, 500, undefined]);
+      assert.equal(await q.retry(job, 0, job.maxAttempts ?? 3, 'no'), 'dead');
+    },
+  },
+  {
+    name: 'ts_claim_gates',
+    family: 'ts',
+    contract: 'claims enforce meta.concurrency against active and meta.max per meta.duration ms through the limiter counter (a STRING with the window as its TTL); complete_claim answers the ms until the window reopens',
+    async run(env) {
+      const q = await env.queue();
+      await fill(env, q, 4);
+      await q.setGlobalConcurrency(1);
+      assert.equal((await q.claimBatch(4, 30_000)).length, 1);
+      assert.equal(await q.claim(30_000), undefined);
+      await q.setGlobalConcurrency(null);
+      await q.setRateLimit({ max: 2, durationMs: 60_000 });
+      assert.equal((await q.claimBatch(4, 30_000)).length, 2);
+      assert.equal(await env.command('GET', q.keys.limiter), '2');
+      const pttl = Number(await env.command('PTTL', q.keys.limiter));
+      assert.ok(pttl > 0 && pttl <= 60_000, `limiter PTTL ${String(pttl)}`);
+      const round = await q.completeAndClaim([], 1, 30_000);
+      assert.deepEqual(round.claimed, []);
+      assert.ok(round.limitedMs > 0 && round.limitedMs <= 60_000);
+      assert.ok((await q.getRateLimitTtl()) > 0);
+    },
+  },
+  {
+    name: 'ts_schedule_dedup',
+    family: 'ts',
+    contract: 'a timed admission under a dedup id writes a scheduled row, its schedule entry and de:<did> in one step; a second one under the key reports the first id and writes nothing',
+    async run(env) {
+      const q = await env.queue();
+      const did = `d${env.mintId('JOB')}`;
+      const first = await q.enqueue('a', { dedupId: did, delayMs: 60_000 });
+      assert.equal(first.status, 'enqueued');
+      assert.equal(await env.command('GET', q.keys.dedup(did)), first.id);
+      assert.deepEqual(await setsHolding(env, q, first.id), ['schedule']);
+      const second = await q.enqueue('b', { dedupId: did, delayMs: 5 });
+      assert.deepEqual([second.status, second.status === 'duplicate' ? second.existingId : undefined], ['duplicate', first.id]);
+      assert.equal(await count(env, 'EXISTS', q.keys.job(second.id)), 0);
     },
   },
 ];

@@ -1,11 +1,13 @@
 -- @lib lane-claim
 -- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
 -- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
--- meta, gactive, glimit, jobroot, laneroot. Needs core and lease.
+-- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate.
 
--- lane_claim(cap, lease, marker): cap(g) bounds K beyond depth and limit (nil: the whole depth).
-local function lane_claim(cap, lease, marker)
-  if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+-- lane_claim(cap, lease, marker, limiter): cap(g) bounds K beyond depth and limit (nil: the whole
+-- depth); [TS] the gates of lib gate bound it too, counted on `limiter`.
+local function lane_claim(cap, lease, marker, limiter)
+  local room, _, window = gate_room(KEYS[3], KEYS[2], limiter, math.huge)
+  if room < 1 then return {} end
   local ring = KEYS[1]
   local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
   if not g then return {} end
@@ -16,6 +18,7 @@ local function lane_claim(cap, lease, marker)
   local lane = gkey(KEYS[7], g)
   local k = redis.call('ZCARD', lane)
   if cap then k = math.min(k, cap(g)) end
+  k = math.min(k, room)
   local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
   local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
   if lim then k = math.min(k, lim - act) end
@@ -28,10 +31,11 @@ local function lane_claim(cap, lease, marker)
   local out = {}
   for i = 1, #popped, 2 do
     local id = popped[i]
-    local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload')
-    if attempts then out[#out + 1] = { id, f[1], attempts, g } end
+    local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
+    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5] } end
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
+  gate_count(limiter, window, #out)
   if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
   return out
 end

@@ -59,17 +59,24 @@ local function leave_active(active, pending, lb, laneroot, id, g)
   end
 end
 
--- requeue(pending, lb, laneroot, id, g, releasing): put a job back where a claim finds it: its
--- lane (re-ringing, and giving back its slot when it held one) or flat pending. Answers true for a
--- flat job, so the caller can wake a consumer once per call.
-local function requeue(pending, lb, laneroot, id, g, releasing)
+-- [TS] flat_score(row): the pending score of a flat job, -priority (0 without one), so ZPOPMIN serves
+-- the highest priority first and, within equal scores, lexical (mint) order as before.
+local function flat_score(row)
+  return 0 - (tonumber(redis.call('HGET', row, 'priority')) or 0)
+end
+
+-- requeue(pending, lb, laneroot, id, g, releasing, score): put a job back where a claim finds it:
+-- its lane (re-ringing, and giving back its slot when it held one) or flat pending at `score` (its
+-- [TS] -priority; 0 when nil). Answers true for a flat job, so the caller can wake a consumer once
+-- per call.
+local function requeue(pending, lb, laneroot, id, g, releasing, score)
   if g and vid(g) then
     local lane = gkey(laneroot, g)
     redis.call('ZADD', lane, 0, id)
     if releasing then release(lb, lane, g) else rering(lb, lane, g) end
     return false
   end
-  redis.call('ZADD', pending, 0, id)
+  redis.call('ZADD', pending, score or 0, id)
   return true
 end
 
@@ -86,7 +93,8 @@ local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing
     if vid(id) then
       local row = jkey(jobroot, id)
       if redis.call('EXISTS', row) == 1 then
-        if requeue(pending, lb, laneroot, id, redis.call('HGET', row, 'group'), releasing) then flat = flat + 1 end
+        local f = redis.call('HMGET', row, 'group', 'priority')
+        if requeue(pending, lb, laneroot, id, f[1], releasing, 0 - (tonumber(f[2]) or 0)) then flat = flat + 1 end
         redis.call('HSET', row, 'state', 'pending')
         moved = moved + 1
       end

@@ -3,6 +3,9 @@
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
 -- same step. Needs core.
 
+-- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields.
+local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms' }
+
 -- lease_row(root, id, marker, ...): the row half of a lease on job `id` of job root `root`. Answers
 -- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
 -- the new token (attempts) and the named row fields, read before the write. One HMGET reads the
@@ -31,8 +34,9 @@ end
 
 -- lease_popped(active, root, popped, lease, marker): leases the ids of a ZPOPMIN reply (id, score,
 -- ...) under one deadline, with one ZADD for all of them, and answers the flat claim entries
--- {id, payload, attempts, parent, parent_queue, parent_policy} in pop order (the flow link fields
--- are false when absent, so the host needs no second read). Skipped ids are dropped.
+-- {id, payload, attempts, parent, parent_queue, parent_policy, name, max_attempts, backoff,
+-- timeout_ms} in pop order (absent fields are false, so the host needs no second read; the last
+-- four are the [TS] per-job options, after the spec's six). Skipped ids are dropped.
 local function lease_popped(active, root, popped, lease, marker)
   local out = {}
   if #popped == 0 then return out end
@@ -40,9 +44,9 @@ local function lease_popped(active, root, popped, lease, marker)
   local scored = {}
   for i = 1, #popped, 2 do
     local id = popped[i]
-    local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy')
+    local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy', unpack(JOB_OPTIONS))
     if attempts then
-      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4] }
+      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8] }
       scored[#scored + 1] = deadline
       scored[#scored + 1] = id
       -- Lua's unpack is bounded by its C stack; score the members in slices well below it.

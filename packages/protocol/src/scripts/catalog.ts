@@ -15,6 +15,7 @@ export const SCRIPT_NAMES = [
   'enqueue_many',
   'enqueue_dedup',
   'schedule',
+  'schedule_dedup',
   'genqueue',
   // claims
   'claim',
@@ -43,6 +44,8 @@ export const SCRIPT_NAMES = [
   'remove_job',
   'queue_pause',
   'queue_resume',
+  'gate_set',
+  'rate_limit',
   'drain',
   'gdrain',
   'obliterate',

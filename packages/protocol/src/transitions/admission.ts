@@ -3,7 +3,7 @@ import { assertDedupId } from '../keys/names.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
-import { admitted, idArg, whole } from './values.js';
+import { admitted, idArg, jobOptionArgs, whole, type JobOptionFields } from './values.js';
 
 /** The verdict of an admission: a new row, or a row that already existed (nothing written). */
 export type Admission = 'enqueued' | 'duplicate';
@@ -14,6 +14,8 @@ export interface AdmitInput {
   readonly id: JobId | string;
   /** The encoded payload; never interpreted. */
   readonly payload: string;
+  /** Per-job options written into the row with it [TS]. */
+  readonly options?: JobOptionFields;
 }
 
 /** Input of {@link enqueue}. */
@@ -25,7 +27,7 @@ export interface EnqueueInput extends AdmitInput {
 /** `enqueue`: admits a fresh job to the flat pending set; idempotent by id (queue.md §2.1). */
 export function enqueue(input: EnqueueInput): Transition<Admission> {
   const id = idArg(input.id);
-  const call = bind(scripts().enqueue, { scope: { q: input.queue, id }, args: { id, payload: input.payload }, optional: input.wake === true });
+  const call = bind(scripts().enqueue, { scope: { q: input.queue, id }, args: { id, payload: input.payload }, restArgs: jobOptionArgs(input.options), optional: input.wake === true });
   return transition(call, admitted);
 }
 
@@ -77,6 +79,7 @@ export function enqueueDedup(input: EnqueueDedupInput): Transition<DedupAdmissio
   const call = bind(scripts().enqueue_dedup, {
     scope: { q: input.queue, id, did: input.dedupId },
     args: { id, payload: input.payload, ttl_ms: ttl },
+    restArgs: jobOptionArgs(input.options),
     optional: input.wake === true,
   });
   return transition(call, (reply) => {
@@ -92,8 +95,33 @@ export type ScheduleInput = AdmitInput & ({ readonly at: number; readonly inMs?:
 export function schedule(input: ScheduleInput): Transition<Admission> {
   const id = idArg(input.id);
   const [mode, ms] = input.at !== undefined ? ['at', whole('runAt', input.at, 0)] : ['in', whole('delayMs', input.inMs, 0)];
-  const call = bind(scripts().schedule, { scope: { q: input.queue, id }, args: { id, payload: input.payload, mode, ms } });
+  const call = bind(scripts().schedule, { scope: { q: input.queue, id }, args: { id, payload: input.payload, mode, ms }, restArgs: jobOptionArgs(input.options) });
   return transition(call, admitted);
+}
+
+/** Input of {@link scheduleDedup}: a timed admission under an idempotency key. */
+export type ScheduleDedupInput = ScheduleInput & {
+  /** The idempotency key. */
+  readonly dedupId: string;
+  /** How long the key holds, in ms; forever when omitted. */
+  readonly ttlMs?: number;
+};
+
+/** `schedule_dedup` [TS]: a timed admission under an idempotency key, in one step. */
+export function scheduleDedup(input: ScheduleDedupInput): Transition<DedupAdmission> {
+  const id = idArg(input.id);
+  assertDedupId(input.dedupId);
+  const [mode, ms] = input.at !== undefined ? ['at', whole('runAt', input.at, 0)] : ['in', whole('delayMs', input.inMs, 0)];
+  const ttl = input.ttlMs === undefined ? '' : whole('dedupTtlMs', input.ttlMs, 1);
+  const call = bind(scripts().schedule_dedup, {
+    scope: { q: input.queue, id, did: input.dedupId },
+    args: { id, payload: input.payload, mode, ms, ttl_ms: ttl },
+    restArgs: jobOptionArgs(input.options),
+  });
+  return transition(call, (reply) => {
+    const [code, existing] = reply as [number, string];
+    return { status: code === 1 ? 'enqueued' : 'duplicate', existingId: existing as JobId };
+  });
 }
 
 /** Input of {@link laneEnqueue}. */
@@ -106,6 +134,6 @@ export interface LaneEnqueueInput extends AdmitInput {
 export function laneEnqueue(input: LaneEnqueueInput): Transition<Admission> {
   const id = idArg(input.id);
   const g = idArg(input.group);
-  const call = bind(scripts().genqueue, { scope: { q: input.queue, id, g }, args: { id, payload: input.payload, g } });
+  const call = bind(scripts().genqueue, { scope: { q: input.queue, id, g }, args: { id, payload: input.payload, g }, restArgs: jobOptionArgs(input.options) });
   return transition(call, admitted);
 }

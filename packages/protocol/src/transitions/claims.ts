@@ -3,7 +3,7 @@ import { scripts } from '../scripts/catalog.js';
 import type { Script } from '../scripts/script.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
-import { flowLink, whole, type FlowLink } from './values.js';
+import { flowLink, readJobOptions, whole, type FlowLink, type JobOptionFields } from './values.js';
 
 /** A job a claim leased: its raw payload, its token and where it came from. */
 export interface ClaimedRow {
@@ -16,6 +16,8 @@ export interface ClaimedRow {
   readonly group: BrandedId | undefined;
   /** Set when the job is a flow child (flat claims only: lanes carry no flows). */
   readonly parent: FlowLink | undefined;
+  /** The per-job options the row carries [TS]; empty when it carries none. */
+  readonly options: JobOptionFields;
 }
 
 /** What every claim takes. */
@@ -30,9 +32,13 @@ export interface ClaimInput {
   readonly markerTtlMs?: number;
 }
 
-/** One flat claim entry as the scripts answer it: id, payload, attempts, then the flow link fields. */
-export type FlatEntry = [string, string, number, string | null, string | null, string | null];
-type LaneEntry = [string, string, number, string];
+type Opt = string | null | false | undefined;
+/**
+ * One flat claim entry as the scripts answer it: id, payload, attempts, the flow link fields, then
+ * the [TS] per-job option fields (an older script answers only the first six).
+ */
+export type FlatEntry = [string, string, number, string | null, string | null, string | null, Opt?, Opt?, Opt?, Opt?];
+type LaneEntry = [string, string, number, string, Opt?, Opt?, Opt?, Opt?];
 
 function markerArgs(input: ClaimInput): number[] {
   return input.markerTtlMs === undefined ? [] : [whole('markerTtlMs', input.markerTtlMs, 1)];
@@ -40,11 +46,11 @@ function markerArgs(input: ClaimInput): number[] {
 
 /** Reads a flat claim entry of `queue` into a row. */
 export function fromFlat(queue: string, e: FlatEntry): ClaimedRow {
-  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: undefined, parent: flowLink(e[3], e[4], e[5], queue) };
+  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: undefined, parent: flowLink(e[3], e[4], e[5], queue), options: readJobOptions(e[6], e[7], e[8], e[9]) };
 }
 
 function fromLane(e: LaneEntry): ClaimedRow {
-  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: e[3] as BrandedId, parent: undefined };
+  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: e[3] as BrandedId, parent: undefined, options: readJobOptions(e[4], e[5], e[6], e[7]) };
 }
 
 function leaseCall(script: Script, input: ClaimInput, args: Readonly<Record<string, number>> = {}) {

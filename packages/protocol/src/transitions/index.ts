@@ -5,8 +5,8 @@
  *
  * @packageDocumentation
  */
-export { enqueue, enqueueDedup, enqueueMany, laneEnqueue, schedule } from './admission.js';
-export type { Admission, AdmitInput, DedupAdmission, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, LaneEnqueueInput, ManyAdmission, ScheduleInput } from './admission.js';
+export { enqueue, enqueueDedup, enqueueMany, laneEnqueue, schedule, scheduleDedup } from './admission.js';
+export type { Admission, AdmitInput, DedupAdmission, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, LaneEnqueueInput, ManyAdmission, ScheduleDedupInput, ScheduleInput } from './admission.js';
 export { claim, claimBatch, laneBatchClaim, laneClaim, laneWeightedClaim } from './claims.js';
 export type { ClaimedRow, ClaimInput } from './claims.js';
 export { complete, completeBatch, delay, extendLock, extendLocks, retry } from './settlement.js';
@@ -19,6 +19,8 @@ export { addLog, drain, obliterate, pauseQueue, removeJob, resumeQueue, updateDa
 export { laneDrain, laneLimit, lanePause, laneReassign, laneResume, laneWeight } from './lanes.js';
 export type { LaneInput, ReassignResult } from './lanes.js';
 export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
+export { rateLimit, setGates } from './gates.js';
+export type { GatesInput, RateLimit } from './gates.js';
 export type { CountName, JobPosition } from './reads.js';
 export { repeatAdvance, repeatCancel, repeatDue, repeatRegister, schedulerDue, schedulerFire, schedulerUpsert } from './repeat.js';
 export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, SchedulerUpsertInput } from './repeat.js';

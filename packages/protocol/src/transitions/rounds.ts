@@ -19,6 +19,8 @@ export interface CompleteAndClaimInput extends ClaimInput {
 export interface Round {
   readonly completions: BatchCompletion[];
   readonly claimed: ClaimedRow[];
+  /** When the rate limit refused the claim [TS]: ms until its window reopens; else 0. */
+  readonly limitedMs: number;
 }
 
 /**
@@ -39,7 +41,7 @@ export function completeAndClaim(input: CompleteAndClaimInput): Transition<Round
     restArgs: pairs,
   });
   return transition(call, (reply) => {
-    const [codes, claimed] = reply as [number[], FlatEntry[]];
-    return { completions: batchCompletions(codes), claimed: claimed.map((e) => fromFlat(input.queue, e)) };
+    const [codes, claimed, limited] = reply as [number[], FlatEntry[], number | undefined];
+    return { completions: batchCompletions(codes), claimed: claimed.map((e) => fromFlat(input.queue, e)), limitedMs: limited ?? 0 };
   });
 }

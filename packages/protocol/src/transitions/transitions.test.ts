@@ -24,6 +24,18 @@ describe('admission', () => {
     expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p' }))).toEqual({ script: 'enqueue', keys: [q(`job:${J}`), q('pending')], args: [J, 'p'] });
     expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', wake: true })).keys).toEqual([q(`job:${J}`), q('pending'), q('wake')]);
   });
+  it('per-job option fields travel as trailing field/value pairs of every single admission [TS]', () => {
+    const options = { name: 'ship', maxAttempts: 4, backoff: '{"type":"fixed","ms":5}', timeoutMs: 250 };
+    const pairs = ['name', 'ship', 'max_attempts', '4', 'backoff', '{"type":"fixed","ms":5}', 'timeout_ms', '250'];
+    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', options })).args).toEqual([J, 'p', ...pairs]);
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7, options: { name: 'n' } })).args).toEqual([J, 'p', 'in', 7, 'name', 'n']);
+    expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd', options: { timeoutMs: 3 } })).args).toEqual([J, 'p', '', 'timeout_ms', '3']);
+    expect(shape(t.laneEnqueue({ queue: 'orders', id: J, payload: 'p', group: G, options: { maxAttempts: 1 } })).args).toEqual([J, 'p', G, 'max_attempts', '1']);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { name: '' } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { name: 'x'.repeat(257) } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { maxAttempts: 0 } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { timeoutMs: 1.5 } })).toThrow(InvalidArgumentError);
+  });
   it('enqueue_many: rooted rows, items as trailing values, the wake list optional', () => {
     expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }, { id: P, payload: 'b' }] }))).toEqual({
       script: 'enqueue_many',
@@ -45,6 +57,15 @@ describe('admission', () => {
     expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5 }))).toEqual({ script: 'schedule', keys: [q(`job:${J}`), q('schedule')], args: [J, 'p', 'at', 5] });
     expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7 })).args).toEqual([J, 'p', 'in', 7]);
   });
+  it('schedule_dedup [TS]: the schedule keys plus the dedup key, the schedule args plus the TTL, then option pairs', () => {
+    expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 7, dedupId: 'd1', ttlMs: 500, options: { name: 'n' } }))).toEqual({
+      script: 'schedule_dedup',
+      keys: [q(`job:${J}`), q('schedule'), q('de:d1')],
+      args: [J, 'p', 'in', 7, 500, 'name', 'n'],
+    });
+    expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' })).args).toEqual([J, 'p', 'at', 5, '']);
+    expect(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' }).parse([2, P])).toEqual({ status: 'duplicate', existingId: P });
+  });
   it('genqueue', () => {
     expect(shape(t.laneEnqueue({ queue: 'orders', id: J, payload: 'p', group: G }))).toEqual({
       script: 'genqueue',
@@ -55,7 +76,7 @@ describe('admission', () => {
 });
 
 describe('claims', () => {
-  const flat = [q('pending'), q('active'), q('meta'), q('job:')];
+  const flat = [q('pending'), q('active'), q('meta'), q('job:'), q('limiter')];
   const lane = [q('ring'), q('active'), q('meta'), q('gactive'), q('glimit'), q('job:'), q('g:')];
   it('claim and bclaim, with and without markers', () => {
     expect(shape(t.claim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'claim', keys: flat, args: [100] });
@@ -63,15 +84,21 @@ describe('claims', () => {
     expect(shape(t.claimBatch({ queue: 'orders', leaseMs: 100, size: 5 }))).toEqual({ script: 'bclaim', keys: flat, args: [100, 5] });
   });
   it('lane claims', () => {
-    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: lane, args: [100] });
-    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight')], args: [100] });
-    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: lane, args: [100, 9] });
+    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter')], args: [100] });
+    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter')], args: [100] });
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter')], args: [100, 9] });
   });
   it('reads claim replies into rows with their flow link', () => {
     const row = t.claim({ queue: 'orders', leaseMs: 100 }).parse([J, 'p', 2, P, null, 'id']);
-    expect(row).toEqual({ id: J, payload: 'p', attempts: 2, group: undefined, parent: { id: P, queue: 'orders', policy: 'id' } });
+    expect(row).toEqual({ id: J, payload: 'p', attempts: 2, group: undefined, parent: { id: P, queue: 'orders', policy: 'id' }, options: {} });
     expect(t.claim({ queue: 'orders', leaseMs: 100 }).parse([])).toBeUndefined();
-    expect(t.laneClaim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, G])).toMatchObject({ group: G, parent: undefined });
+    expect(t.laneClaim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, G])).toMatchObject({ group: G, parent: undefined, options: {} });
+  });
+  it('reads the per-job option fields after the spec fields, false meaning absent', () => {
+    const full = t.claim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, false, false, false, 'ship', '4', '{"type":"fixed","ms":5}', '250']);
+    expect(full?.options).toEqual({ name: 'ship', maxAttempts: 4, backoff: '{"type":"fixed","ms":5}', timeoutMs: 250 });
+    expect(t.claim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, false, false, false, false, false, false, false])?.options).toEqual({});
+    expect(t.laneClaim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, G, 'ship', false, false, '9'])?.options).toEqual({ name: 'ship', timeoutMs: 9 });
   });
 });
 
@@ -98,18 +125,20 @@ describe('settlement', () => {
     });
     expect(t.completeBatch({ queue: 'orders', jobs: [] }).parse([1, -1, -2, -3])).toEqual(['ok', 'gone', 'stale', 'flow']);
   });
-  it('complete_claim: the complete_batch keys plus meta, then publish, lease, size, marker and the pairs', () => {
+  it('complete_claim: the complete_batch keys plus meta and limiter, then publish, lease, size, marker and the pairs', () => {
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [{ id: J, attempts: 1 }], size: 4, leaseMs: 100, markerTtlMs: 200, publish: true }))).toEqual({
       script: 'complete_claim',
-      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta')],
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter')],
       args: ['1', 100, 4, 200, J, '1'],
     });
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [], size: 0, leaseMs: 5 })).args).toEqual(['', 5, 0, 0]);
     const round = t.completeAndClaim({ queue: 'orders', jobs: [], size: 1, leaseMs: 5 }).parse([[1, -3], [[J, 'p', 1, P, 'billing', null]]]);
     expect(round).toEqual({
       completions: ['ok', 'flow'],
-      claimed: [{ id: J, payload: 'p', attempts: 1, group: undefined, parent: { id: P, queue: 'billing', policy: 'fp' } }],
+      claimed: [{ id: J, payload: 'p', attempts: 1, group: undefined, parent: { id: P, queue: 'billing', policy: 'fp' }, options: {} }],
+      limitedMs: 0,
     });
+    expect(t.completeAndClaim({ queue: 'orders', jobs: [], size: 1, leaseMs: 5 }).parse([[], [], 250]).limitedMs).toBe(250);
     expect(() => t.completeAndClaim({ queue: 'orders', jobs: [], size: -1, leaseMs: 5 })).toThrow(InvalidArgumentError);
   });
   it('retry: plain and with a parent', () => {
@@ -274,6 +303,15 @@ describe('the rest of the catalog', () => {
     expect(shape(t.resumeQueue({ queue: 'orders' }))).toEqual({ script: 'queue_resume', keys: [q('meta')], args: [] });
     expect(shape(t.isMaxed({ queue: 'orders' }))).toEqual({ script: 'is_maxed', keys: [q('meta'), q('active')], args: [] });
     expect(shape(t.rateTtl({ queue: 'orders', max: 3 }))).toEqual({ script: 'rate_ttl', keys: [q('limiter'), q('meta')], args: [3] });
+    const gates = [q('meta'), q('limiter')];
+    expect(shape(t.setGates({ queue: 'orders', concurrency: 4, limiter: { max: 10, durationMs: 1000 } }))).toEqual({ script: 'gate_set', keys: gates, args: ['4', '10', '1000'] });
+    expect(shape(t.setGates({ queue: 'orders', concurrency: null })).args).toEqual(['0', '', '']);
+    expect(shape(t.setGates({ queue: 'orders', limiter: null })).args).toEqual(['', '0', '']);
+    expect(() => t.setGates({ queue: 'orders', concurrency: 0 })).toThrow(InvalidArgumentError);
+    expect(() => t.setGates({ queue: 'orders', limiter: { max: 1, durationMs: 0 } })).toThrow(InvalidArgumentError);
+    expect(shape(t.rateLimit({ queue: 'orders', ms: 500 }))).toEqual({ script: 'rate_limit', keys: gates, args: [500] });
+    expect(t.rateLimit({ queue: 'orders', ms: 500 }).parse(0)).toBe(false);
+    expect(() => t.rateLimit({ queue: 'orders', ms: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.laneCounts({ queue: 'orders', groups: [G] }))).toEqual({ script: 'lane_counts', keys: [q('g:')], args: [G] });
   });
   it('lane controls', () => {
@@ -331,7 +369,7 @@ describe('bind', () => {
     const s = scripts().enqueue;
     expect(() => bind(s, { scope: { q: 'orders', id: J }, args: { id: J } })).toThrow(InvalidArgumentError);
     expect(() => bind(s, { scope: { q: 'orders', id: J }, args: { id: J, payload: 'p', extra: 1 } })).toThrow(/extra/);
-    expect(() => bind(s, { scope: { q: 'orders', id: J }, args: { id: J, payload: 'p' }, restArgs: ['x'] })).toThrow(InvalidArgumentError);
+    expect(() => bind(scripts().queue_pause, { scope: { q: 'orders' }, restArgs: ['x'] })).toThrow(InvalidArgumentError);
     expect(() => bind(s, { scope: { q: 'orders' }, args: { id: J, payload: 'p' } })).toThrow(/id/);
     expect(() => t.enqueue({ queue: 'orders', id: 'nope', payload: 'p' })).toThrow(MalformedIdError);
     expect(() => t.claim({ queue: 'orders', leaseMs: 0 })).toThrow(InvalidArgumentError);

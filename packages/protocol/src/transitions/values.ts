@@ -58,3 +58,70 @@ export function strings<S extends string = string>(reply: unknown): S[] {
 export function admitted(reply: unknown): 'enqueued' | 'duplicate' {
   return Number(reply) === 1 ? 'enqueued' : 'duplicate';
 }
+
+/**
+ * The per-job options a row may carry [TS] (fields `name`, `max_attempts`, `backoff`,
+ * `timeout_ms`), written by the admissions and answered by every claim after the spec's fields.
+ * `backoff` is the pillar's curve spec as text; the protocol never interprets it.
+ */
+export interface JobOptionFields {
+  /** A label handlers and events see; at most {@link MAX_JOB_NAME} characters. */
+  readonly name?: string;
+  /** Attempts before the job is dead-lettered, in place of the worker's default. */
+  readonly maxAttempts?: number;
+  /** The retry curve, encoded by the pillar. */
+  readonly backoff?: string;
+  /** How long one attempt may run, in ms. */
+  readonly timeoutMs?: number;
+  /**
+   * Flat pending order: higher first, mint order within one priority; the pending entry scores
+   * `-priority`. 0 (the default) is not written. Integers within ±{@link MAX_PRIORITY}.
+   */
+  readonly priority?: number;
+}
+
+/** The largest priority magnitude admitted: scores stay exact and compact. */
+export const MAX_PRIORITY = 2_097_152;
+
+/** The longest job name admitted, in characters. */
+export const MAX_JOB_NAME = 256;
+
+/** The row field/value pairs of `options`, checked, for an admission's trailing arguments. */
+export function jobOptionArgs(options: JobOptionFields | undefined): string[] {
+  if (options === undefined) return [];
+  const out: string[] = [];
+  // Checked as unknown: JavaScript callers are not held to the type.
+  const name: unknown = options.name;
+  if (name !== undefined) {
+    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_JOB_NAME) {
+      throw new InvalidArgumentError('name', `must be a string of 1 to ${String(MAX_JOB_NAME)} characters`);
+    }
+    out.push('name', name);
+  }
+  if (options.maxAttempts !== undefined) out.push('max_attempts', String(whole('attempts', options.maxAttempts, 1)));
+  const backoff: unknown = options.backoff;
+  if (backoff !== undefined) {
+    if (typeof backoff !== 'string') throw new InvalidArgumentError('backoff', 'must be the encoded curve');
+    out.push('backoff', backoff);
+  }
+  if (options.timeoutMs !== undefined) out.push('timeout_ms', String(whole('timeoutMs', options.timeoutMs, 1)));
+  if (options.priority !== undefined && options.priority !== 0) {
+    if (!Number.isSafeInteger(options.priority) || Math.abs(options.priority) > MAX_PRIORITY) {
+      throw new InvalidArgumentError('priority', `must be an integer within ±${String(MAX_PRIORITY)}`);
+    }
+    out.push('priority', String(options.priority));
+  }
+  return out;
+}
+
+/** Reads the per-job option fields of a claim entry (false or missing when absent). */
+export function readJobOptions(name: unknown, maxAttempts: unknown, backoff: unknown, timeoutMs: unknown): JobOptionFields {
+  const out: { name?: string; maxAttempts?: number; backoff?: string; timeoutMs?: number } = {};
+  if (typeof name === 'string') out.name = name;
+  const max = typeof maxAttempts === 'string' ? Number(maxAttempts) : NaN;
+  if (Number.isSafeInteger(max) && max >= 1) out.maxAttempts = max;
+  if (typeof backoff === 'string') out.backoff = backoff;
+  const timeout = typeof timeoutMs === 'string' ? Number(timeoutMs) : NaN;
+  if (Number.isSafeInteger(timeout) && timeout >= 1) out.timeoutMs = timeout;
+  return out;
+}

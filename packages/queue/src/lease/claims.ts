@@ -17,7 +17,7 @@ function input<T>(ctx: QueueContext<T>, leaseMs: number, options: ClaimOptions):
 
 /** Builds the claimed job of a leased row; the payload decodes on first read. */
 export function decode<T>(ctx: QueueContext<T>, row: ClaimedRow): ClaimedJob<T> {
-  return claimedJob(ctx.codec, { id: row.id, raw: row.payload, attempts: row.attempts, group: row.group, parent: row.parent });
+  return claimedJob(ctx.codec, { id: row.id, raw: row.payload, attempts: row.attempts, group: row.group, parent: row.parent, options: row.options });
 }
 
 /** Leases the oldest pending job, or answers `undefined` when none is claimable (queue.md §3.1). */
@@ -60,6 +60,8 @@ export interface RoundOptions extends ClaimOptions {
 export interface RoundResult<T> {
   readonly completions: t.BatchCompletion[];
   readonly claimed: ClaimedJob<T>[];
+  /** When the queue's rate limit refused the claim: ms until its window reopens; else 0. */
+  readonly limitedMs: number;
 }
 
 /**
@@ -69,5 +71,5 @@ export interface RoundResult<T> {
  */
 export async function completeAndClaim<T>(ctx: QueueContext<T>, jobs: readonly HeldJob[], size: number, leaseMs: number, options: RoundOptions = {}): Promise<RoundResult<T>> {
   const round = await execute(ctx.conn, t.completeAndClaim({ ...input(ctx, leaseMs, options), jobs, size, publish: options.publish === true }));
-  return { completions: round.completions, claimed: round.claimed.map((row) => decode(ctx, row)) };
+  return { completions: round.completions, claimed: round.claimed.map((row) => decode(ctx, row)), limitedMs: round.limitedMs };
 }

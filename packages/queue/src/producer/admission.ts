@@ -1,15 +1,53 @@
-import { assertBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
+import { assertBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { encodeBackoff, type Backoff } from '../worker/backoff.js';
+
+/**
+ * Per-job options kept in the job's row [TS] and read back by the claim itself, so a worker pays
+ * no extra round trip for them. Each one overrides the worker's setting of the same purpose.
+ */
+export interface JobOptions {
+  /** A label the handler (`job.name`), `getJob` and listings see; 1 to 256 characters. */
+  readonly name?: string;
+  /** Attempts before the job is dead-lettered, in place of the worker's `maxAttempts`. */
+  readonly attempts?: number;
+  /** The retry curve, in place of the worker's `backoff`. */
+  readonly backoff?: Backoff;
+  /**
+   * How long one attempt may run, in ms: past it the handler's `signal` aborts and the attempt
+   * fails with `JobTimeoutError` (retried like any failure). No limit when omitted.
+   */
+  readonly timeoutMs?: number;
+}
+
+/** The row fields of `options`, checked; `undefined` when there are none, so plain admissions send nothing more. */
+export function jobOptionFields(options: JobOptions & { readonly priority?: number }): JobOptionFields | undefined {
+  const { name, attempts, backoff, timeoutMs, priority } = options;
+  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0)) return undefined;
+  return {
+    ...(priority === undefined || priority === 0 ? {} : { priority }),
+    ...(name === undefined ? {} : { name }),
+    ...(attempts === undefined ? {} : { maxAttempts: attempts }),
+    ...(backoff === undefined ? {} : { backoff: encodeBackoff(backoff) }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  };
+}
 
 /** Options for one admission. */
-export interface EnqueueOptions {
+export interface EnqueueOptions extends JobOptions {
+  /**
+   * Claim order [TS]: a higher priority is claimed first, FIFO (mint order) within one priority;
+   * default 0, negative values wait behind it; integers within ±2,097,152. It is kept across
+   * retries, delays and recovery. Lanes ignore it: a lane job is served by the rotation.
+   */
+  readonly priority?: number;
   /** The job's id; minted here when omitted. Enqueue is idempotent by id, so a retry is safe. */
   readonly id?: JobId | string;
   /** Run no earlier than this absolute time (epoch ms, or a Date). */
   readonly runAt?: number | Date;
   /** Run no earlier than this many ms from the server's now. */
   readonly delayMs?: number;
-  /** An idempotency key: later admissions under it report the first job's id. */
+  /** An idempotency key: later admissions under it report the first job's id. Combines with `runAt`/`delayMs`. */
   readonly dedupId?: string;
   /** How long the idempotency key holds, in ms; forever when omitted. */
   readonly dedupTtlMs?: number;
@@ -35,13 +73,16 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
   const id = resolveId(options.id);
   const raw = ctx.codec.encode(payload);
   const timed = options.runAt !== undefined || options.delayMs !== undefined;
-  if (timed && options.dedupId !== undefined) throw new InvalidArgumentError('options', 'dedupId cannot be combined with runAt or delayMs');
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
-  const admit = { queue: ctx.name, id, payload: raw };
+  const fields = jobOptionFields(options);
+  const admit = { queue: ctx.name, id, payload: raw, ...(fields === undefined ? {} : { options: fields }) };
 
   if (timed) {
     const when = options.runAt !== undefined ? { at: options.runAt instanceof Date ? options.runAt.getTime() : options.runAt } : { inMs: options.delayMs ?? 0 };
-    return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when })));
+    if (options.dedupId === undefined) return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when })));
+    const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
+    const reply = await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, dedupId: options.dedupId, ...ttl }));
+    return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
   }
   if (options.dedupId !== undefined) {
     const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
@@ -55,11 +96,19 @@ function verdict(id: JobId, admission: t.Admission): EnqueueResult {
   return admission === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: id };
 }
 
+/** Options for an admission into a lane. */
+export interface LaneEnqueueOptions extends JobOptions {
+  /** The job's id; minted here when omitted. */
+  readonly id?: JobId | string;
+}
+
 /** Admits a job into a lane (queue.md §5.1). */
-export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | string, payload: T, options: { readonly id?: JobId | string } = {}): Promise<EnqueueResult> {
+export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | string, payload: T, options: LaneEnqueueOptions = {}): Promise<EnqueueResult> {
   assertBrandedId(group);
   const id = resolveId(options.id);
-  return verdict(id, await execute(ctx.conn, t.laneEnqueue({ queue: ctx.name, id, payload: ctx.codec.encode(payload), group })));
+  const fields = jobOptionFields(options);
+  const admit = { queue: ctx.name, id, payload: ctx.codec.encode(payload), group, ...(fields === undefined ? {} : { options: fields }) };
+  return verdict(id, await execute(ctx.conn, t.laneEnqueue(admit)));
 }
 
 /** How many admissions one script call carries: bounds the time the server spends in one call. */

@@ -52,3 +52,39 @@ export function backoffDelay(policy: Backoff, attempt: number, random: () => num
 function assertWhole(name: string, value: number, min: number): void {
   if (!Number.isSafeInteger(value) || value < min) throw new InvalidArgumentError(name, `must be an integer >= ${min}`);
 }
+
+/** A backoff as a row stores it [TS]: its JSON, checked by walking the curve once. */
+export function encodeBackoff(policy: Backoff): string {
+  checkCurve(policy);
+  return JSON.stringify(policy);
+}
+
+/**
+ * Reads a stored backoff; `undefined` when the text is not a curve this version knows (a newer
+ * writer's, or a hand-edited row), so the worker's own curve applies instead of failing the job.
+ */
+export function parseBackoff(text: string): Backoff | undefined {
+  try {
+    const policy = JSON.parse(text) as Backoff;
+    checkCurve(policy);
+    return policy;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Walks a curve at a few attempts: a policy that cannot produce a delay would otherwise fail every
+ * retry. @throws InvalidArgumentError when it cannot.
+ */
+export function checkCurve(policy: Backoff): void {
+  for (const attempt of [1, 2, 64]) {
+    let delay: number;
+    try {
+      delay = backoffDelay(policy, attempt, () => 0.5);
+    } catch {
+      delay = NaN;
+    }
+    if (!Number.isSafeInteger(delay) || delay < 0) throw new InvalidArgumentError('backoff', 'must produce whole, non-negative delays');
+  }
+}

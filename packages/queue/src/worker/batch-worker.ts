@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type JobId } from '@echo/protocol';
+import { InvalidArgumentError, type JobId, type Listener } from '@echo/protocol';
 import type { ClaimedJob } from '../job.js';
 import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
 import type { Queue } from '../queue.js';
@@ -6,7 +6,8 @@ import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
 import { completeAndClaimJobs, completeJobs, delayJob, failJob, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
 import { batchSettled, jobsStarted } from './job-hooks.js';
-import { jobContext, type JobContext } from './worker.js';
+import type { WorkerEvents } from './events.js';
+import { jobContext, type JobContext, type RunState } from './job-context.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
 
 /** Batches a BatchWorker keeps in flight unless told otherwise. */
@@ -54,6 +55,7 @@ export class BatchWorker<T = unknown> {
   readonly #onBatch: BatchWorkerOptions['onBatch'];
   /** Batch settlements sent but not yet answered; close() waits for them. */
   readonly #settling = new Set<Promise<void>>();
+  #limitTimer: NodeJS.Timeout | undefined;
 
   private constructor(rt: WorkerRuntime<T>, handler: BatchHandler<T>, options: BatchWorkerOptions) {
     this.#rt = rt;
@@ -144,9 +146,17 @@ export class BatchWorker<T = unknown> {
    * (flat source, no shaping, still running), the successes and that claim go as one call and the
    * next batch is answered; otherwise the settlement is left in flight and the caller claims.
    */
-  async #run(jobs: readonly ClaimedJob<T>[]): Promise<ClaimedJob<T>[] | undefined> {
+  async #run(claimed: readonly ClaimedJob<T>[]): Promise<ClaimedJob<T>[] | undefined> {
+    let jobs = claimed;
     const rt = this.#rt;
-    const contexts = new Map(jobs.map((job) => [job.id, jobContext(rt, job)] as const));
+    const states = new Map<JobId, RunState>();
+    const contexts = new Map(
+      jobs.map((job) => {
+        const state: RunState = { moved: undefined, over: false };
+        states.set(job.id, state);
+        return [job.id, jobContext(rt, job, state)] as const;
+      }),
+    );
     jobsStarted(rt.queue.name, jobs);
     let verdicts: BatchVerdicts | undefined;
     let thrown: { reason: unknown } | undefined;
@@ -154,6 +164,13 @@ export class BatchWorker<T = unknown> {
       verdicts = await this.#handler(jobs, contexts);
     } catch (reason) {
       thrown = { reason };
+    }
+    for (const state of states.values()) state.over = true;
+    // Jobs the handler moved itself are settled already: their verdicts are not applied.
+    const moved = jobs.filter((job) => states.get(job.id)?.moved !== undefined);
+    if (moved.length > 0) {
+      await Promise.all(moved.map((job) => states.get(job.id)?.moved ?? Promise.resolve()));
+      jobs = jobs.filter((job) => states.get(job.id)?.moved === undefined);
     }
     const fuse = rt.isRunning() && this.#shape === undefined && rt.options.source === 'flat';
     const next = fuse ? deferred<ClaimedJob<T>[]>() : undefined;
@@ -185,6 +202,7 @@ export class BatchWorker<T = unknown> {
         const outcome = outcomes.get(job.id) ?? 'stale';
         rt.locks.untrack(job);
         settled.set(job.id, { verdict: 'ok', outcome });
+        if (outcome === 'ok') rt.events.fire('completed', { job, result: undefined });
       }
     });
     const others = rest.map(async (job) => {
@@ -196,6 +214,9 @@ export class BatchWorker<T = unknown> {
         rt.locks.untrack(job);
       }
       settled.set(job.id, { verdict, outcome });
+      if ((outcome === 'scheduled' || outcome === 'dead') && typeof verdict === 'object' && 'error' in verdict) {
+        rt.events.fire('failed', { job, error: verdict.error, outcome });
+      }
     });
     await Promise.all([completing, ...others]);
     batchSettled(rt.queue.name, jobs, settled);
@@ -207,7 +228,30 @@ export class BatchWorker<T = unknown> {
     const round = await completeAndClaimJobs(this.#rt, ok, this.#size);
     if (round.error !== undefined) next.reject(round.error);
     else next.resolve(round.claimed);
+    // Refused by the rate limit: no wake token will come when the window reopens, so set one.
+    if (round.limitedMs > 0 && this.#limitTimer === undefined) {
+      this.#limitTimer = setTimeout(() => {
+        this.#limitTimer = undefined;
+        this.#rt.idle.wakeOne();
+      }, round.limitedMs);
+      this.#limitTimer.unref();
+    }
     return round.outcomes;
+  }
+
+  /** Listens to one of this worker's events ({@link WorkerEvents}; `completed` carries no result here); answers a remover. */
+  on<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): () => void {
+    return this.#rt.events.on(event, listener);
+  }
+
+  /** Like {@link on}, for the next event only. */
+  once<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): () => void {
+    return this.#rt.events.once(event, listener);
+  }
+
+  /** Removes a listener; answers whether it was there. */
+  off<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): boolean {
+    return this.#rt.events.off(event, listener);
   }
 
   /** Stops claiming, lets a running batch finish, closes the wake connection. Idempotent. */

@@ -22,21 +22,26 @@ export class CancelToken {
   // Made on first use: most jobs never look at their signal, and a controller per job is not free.
   #controller: AbortController | undefined;
   #reason: string | undefined;
+  #error: CancelledError | undefined;
 
   /** An `AbortSignal` aborted on cancel, for APIs that take one. */
   get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
-      if (this.#reason !== undefined) this.#controller.abort(new CancelledError(this.#reason));
+      if (this.#reason !== undefined) this.#controller.abort(this.#error ?? new CancelledError(this.#reason));
     }
     return this.#controller.signal;
   }
 
-  /** Records the cancellation; later calls keep the first reason. */
-  cancel(reason = 'cancelled'): void {
+  /**
+   * Records the cancellation; later calls keep the first reason. `error` becomes the signal's abort
+   * reason (a {@link CancelledError} naming `reason` when omitted).
+   */
+  cancel(reason = 'cancelled', error?: CancelledError): void {
     if (this.#reason !== undefined) return;
     this.#reason = reason;
-    this.#controller?.abort(new CancelledError(reason));
+    this.#error = error;
+    this.#controller?.abort(error ?? new CancelledError(reason));
   }
 
   /** Never blocks. */
@@ -46,6 +51,6 @@ export class CancelToken {
 
   /** @throws CancelledError once cancelled. */
   throwIfCancelled(): void {
-    if (this.#reason !== undefined) throw new CancelledError(this.#reason);
+    if (this.#reason !== undefined) throw this.#error ?? new CancelledError(this.#reason);
   }
 }

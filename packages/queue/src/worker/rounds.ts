@@ -32,6 +32,7 @@ export class Rounds<T> {
   #wants: Want<T>[] = [];
   #scheduled = false;
   readonly #inflight = new Set<Promise<void>>();
+  #limitTimer: NodeJS.Timeout | undefined;
 
   constructor(rt: WorkerRuntime<T>, claimOne: () => Promise<ClaimedJob<T> | undefined>) {
     this.#rt = rt;
@@ -109,6 +110,21 @@ export class Rounds<T> {
     for (const d of done) d.resolve(round.outcomes.get(d.job.id) ?? 'stale');
     if (round.error !== undefined) for (const want of wants) want.reject(round.error);
     else wants.forEach((want, i) => want.resolve(round.claimed[i]));
+    if (round.limitedMs > 0) this.#wakeAfter(round.limitedMs);
+  }
+
+  /**
+   * The rate limit refused this round's claim: its slots park, and nothing would wake them when the
+   * window reopens (no job arrives to push a wake token), so one is woken then and the relay passes
+   * it on. One timer at a time: later refusals in the same window change nothing.
+   */
+  #wakeAfter(ms: number): void {
+    if (this.#limitTimer !== undefined) return;
+    this.#limitTimer = setTimeout(() => {
+      this.#limitTimer = undefined;
+      this.#rt.idle.wakeOne();
+    }, ms);
+    this.#limitTimer.unref();
   }
 
   async #completeAll(done: readonly Done<T>[]): Promise<void> {

@@ -1,5 +1,6 @@
-import { AuthError, ConnectionClosedError, VersionFenceError, type Connection, type EventName, type JobId } from '@echo/protocol';
+import { AuthError, ConnectionClosedError, PermissionError, VersionFenceError, type Connection, type EventName, type JobId } from '@echo/protocol';
 import { publishEvent } from '../reads/events.js';
+import { WorkerEmitter } from './events.js';
 import { IdleSlots } from './idle.js';
 import { jobsStalled } from './job-hooks.js';
 import { LockPlane } from './lock-plane.js';
@@ -28,6 +29,8 @@ export class WorkerRuntime<T> {
   readonly idle = new IdleSlots();
   readonly locks: LockPlane;
   readonly stats: WorkerStats = { completed: 0, retried: 0, dead: 0, delayed: 0, lost: 0 };
+  /** The worker's typed events; a listener that throws is reported to `onError`. */
+  readonly events: WorkerEmitter<T>;
   readonly #blocking: Connection;
   readonly #pump: Pump;
   readonly #outages: OutageFunnel;
@@ -36,11 +39,24 @@ export class WorkerRuntime<T> {
   #running = true;
   #closing: Promise<void> | undefined;
   #fatal: Error | undefined;
+  readonly #closingSignal: { promise: Promise<void>; resolve: () => void } = (() => {
+    let resolve: () => void = () => undefined;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  })();
 
   constructor(queue: Queue<T>, options: ResolvedWorkerOptions, blocking: Connection) {
     this.queue = queue;
     // Every error the worker reports passes the funnel: one report per outage, not one per call.
-    this.#outages = new OutageFunnel(options.onError, () => queue.connection.command('EXISTS', queue.keys.pending));
+    const report = options.onError;
+    this.events = new WorkerEmitter<T>((error) => report(error));
+    this.#outages = new OutageFunnel(
+      (error, job) => {
+        report(error, job);
+        this.events.fire('error', { error, job });
+      },
+      () => queue.connection.command('EXISTS', queue.keys.pending),
+    );
     this.options = { ...options, onError: this.#outages.onError };
     this.#blocking = blocking;
     const onError = (error: unknown): void => this.options.onError(error);
@@ -51,8 +67,14 @@ export class WorkerRuntime<T> {
       onError,
       onStalled: (recovered, dead) => {
         jobsStalled(queue.name, recovered, dead);
-        for (const id of recovered) this.publish('stalled', id as JobId, { outcome: 'recovered' });
-        for (const id of dead) this.publish('stalled', id as JobId, { outcome: 'dead' });
+        for (const id of recovered) {
+          this.publish('stalled', id as JobId, { outcome: 'recovered' });
+          this.events.fire('stalled', { id: id as JobId, outcome: 'recovered' });
+        }
+        for (const id of dead) {
+          this.publish('stalled', id as JobId, { outcome: 'dead' });
+          this.events.fire('stalled', { id: id as JobId, outcome: 'dead' });
+        }
       },
     });
   }
@@ -62,6 +84,11 @@ export class WorkerRuntime<T> {
     if (this.options.maintenanceMs > 0) this.#pump.start(this.options.maintenanceMs);
     for (let i = 0; i < count; i++) this.#slots.push(slot());
     this.#parker = this.#park();
+  }
+
+  /** Resolves once `close()` began (or the worker stopped itself). */
+  whenClosing(): Promise<void> {
+    return this.#closingSignal.promise;
   }
 
   /** False once `close()` began. Read through a method so a check after an await is not narrowed away. */
@@ -75,12 +102,14 @@ export class WorkerRuntime<T> {
   }
 
   /**
-   * Reports an error a slot or the wake read met. A fence refusal, an auth failure or a closed
-   * connection will not heal by retrying, so the worker stops itself instead of spinning; anything
-   * else is reported and survived. Answers whether the caller should stop.
+   * Reports an error a slot or the wake read met. A fence refusal, an auth failure, an ACL refusal
+   * (the user lacks rights on this queue's keys or scripts) or a closed connection will not heal by
+   * retrying, so the worker stops itself instead of spinning; anything else is reported and
+   * survived. Answers whether the caller should stop.
    */
   report(error: unknown): boolean {
-    if (error instanceof VersionFenceError || error instanceof AuthError || error instanceof ConnectionClosedError) {
+    const fatal = error instanceof VersionFenceError || error instanceof AuthError || error instanceof PermissionError || error instanceof ConnectionClosedError;
+    if (fatal) {
       if (this.#running && !this.#fatal) {
         this.#fatal = error;
         this.options.onError(error);
@@ -124,6 +153,7 @@ export class WorkerRuntime<T> {
 
   async #shutdown(): Promise<void> {
     this.#running = false;
+    this.#closingSignal.resolve();
     this.idle.releaseAll();
     await this.#blocking.close({ immediate: true });
     const drained = Promise.all(this.#slots).then(() => true);
@@ -134,6 +164,7 @@ export class WorkerRuntime<T> {
     await this.#pump.stop();
     await this.#parker;
     this.#outages.stop();
+    this.events.fire('closed', undefined);
   }
 }
 

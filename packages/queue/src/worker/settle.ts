@@ -1,8 +1,9 @@
-import { ConnectionLostError, GoneError, StaleError } from '@echo/protocol';
+import { ConnectionLostError, GoneError, InvalidArgumentError, StaleError } from '@echo/protocol';
 import { contextOf } from '../context.js';
 import { reemitIfDead } from '../flows/flows.js';
 import type { CompleteManyOutcome } from '../lease/settlement.js';
 import { backoffDelay } from './backoff.js';
+import { UnrecoverableError } from './errors.js';
 import type { ClaimedJob } from '../job.js';
 import { sleep, type WorkerRuntime } from './runtime.js';
 
@@ -135,6 +136,8 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
 export interface RoundOutcome<T> {
   readonly outcomes: Map<string, Settled>;
   readonly claimed: ClaimedJob<T>[];
+  /** When the rate limit refused the claim: ms until its window reopens; else 0. */
+  readonly limitedMs: number;
   /** Set when the fused call failed: the completions were sent again on their own, nothing was claimed. */
   readonly error?: unknown;
 }
@@ -150,11 +153,11 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
   const plain = jobs.filter((job) => job.parent === undefined);
   const alone = jobs.filter((job) => job.parent !== undefined);
   const o = rt.options;
-  let round: { completions: readonly CompleteManyOutcome[]; claimed: ClaimedJob<T>[] };
+  let round: { completions: readonly CompleteManyOutcome[]; claimed: ClaimedJob<T>[]; limitedMs: number };
   try {
     round = await rt.queue.completeAndClaim(plain, size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
   } catch (error) {
-    return { outcomes: await completeJobs(rt, jobs), claimed: [], error };
+    return { outcomes: await completeJobs(rt, jobs), claimed: [], limitedMs: 0, error };
   }
   const out = new Map<string, Settled>();
   plain.forEach((job, i) => {
@@ -171,20 +174,47 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
     }
   });
   await Promise.all(alone.map(async (job) => out.set(job.id, await completeJob(rt, job, undefined))));
-  return { outcomes: out, claimed: round.claimed };
+  return { outcomes: out, claimed: round.claimed, limitedMs: round.limitedMs };
+}
+
+/** The delay used when a worker's backoff function fails or answers something that is not a delay. */
+const FALLBACK_DELAY_MS = 1000;
+
+/**
+ * The wait before the next attempt: the job's own curve when it has one, else the worker's curve
+ * or function. A function that throws or answers no whole, non-negative ms is reported and the
+ * retry waits {@link FALLBACK_DELAY_MS}: a bad function must not lose the job.
+ */
+function retryDelay<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown): number {
+  const attempt = Math.max(job.attempts, 1);
+  if (job.backoff !== undefined) return backoffDelay(job.backoff, attempt);
+  const policy = rt.options.backoff;
+  if (typeof policy !== 'function') return backoffDelay(policy, attempt);
+  let ms: unknown;
+  try {
+    ms = policy(attempt, reason, job);
+  } catch (error) {
+    rt.options.onError(error, job);
+    return FALLBACK_DELAY_MS;
+  }
+  if (typeof ms === 'number' && Number.isSafeInteger(ms) && ms >= 0) return ms;
+  rt.options.onError(new InvalidArgumentError('backoff', `the function answered ${String(ms)}, not a whole, non-negative delay in ms`), job);
+  return FALLBACK_DELAY_MS;
 }
 
 /** Retries a job along the backoff curve (dead at `maxAttempts`) and publishes `failed` with the outcome. */
 export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown): Promise<Settled> {
   const text = reason instanceof Error ? reason.message : String(reason);
-  const delayMs = backoffDelay(rt.options.backoff, Math.max(job.attempts, 1));
+  const delayMs = retryDelay(rt, job, reason);
+  // An unrecoverable failure caps the attempts at this one, so the retry dead-letters it at once.
+  const cap = reason instanceof UnrecoverableError ? Math.max(job.attempts, 1) : (job.maxAttempts ?? rt.options.maxAttempts);
   const verdict: { outcome: 'scheduled' | 'dead' } = { outcome: 'scheduled' };
   const erased = rt as unknown as WorkerRuntime<unknown>;
   const outcome = await settle(
     erased,
     job,
     async () => {
-      verdict.outcome = await rt.queue.retry(job, delayMs, rt.options.maxAttempts, text);
+      verdict.outcome = await rt.queue.retry(job, delayMs, cap, text);
     },
   );
   if (outcome !== 'ok') return outcome;
@@ -200,7 +230,7 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
 }
 
 /** Hands a job back for `ms` without counting a failure and publishes `delayed`. */
-export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: number): Promise<Settled> {
+export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: number | Date): Promise<Settled> {
   const erased = rt as unknown as WorkerRuntime<unknown>;
   const outcome = await settle(erased, job, () => rt.queue.delay(job, ms));
   if (outcome !== 'ok') return outcome;

@@ -1,6 +1,12 @@
 import { InvalidArgumentError } from '@echo/protocol';
-import { backoffDelay, fixed, type Backoff } from './backoff.js';
+import { checkCurve, fixed, type Backoff } from './backoff.js';
 import type { ClaimedJob } from '../job.js';
+
+/**
+ * A worker's own retry rule: the delay in ms before the next attempt, given the attempt that just
+ * failed (1 on the first), the error the handler threw and the job. A job's own `backoff` wins.
+ */
+export type BackoffFunction = (attempt: number, error: unknown, job: ClaimedJob<unknown>) => number;
 
 /** Which claim a worker uses: the flat pending set, or the fair lanes. */
 export type ClaimSource = 'flat' | 'lanes';
@@ -21,10 +27,10 @@ export interface WorkerOptions {
   readonly leaseMs?: number;
   /** How often held leases are extended. Default half the lease, clamped to [1, lease−1]. */
   readonly extendEveryMs?: number;
-  /** Attempts before a job is dead-lettered. Default 3. */
+  /** Attempts before a job is dead-lettered, for jobs enqueued without `attempts`. Default 3. */
   readonly maxAttempts?: number;
-  /** Delay curve between attempts. Default fixed(1000). */
-  readonly backoff?: Backoff;
+  /** Delay curve or function between attempts, for jobs enqueued without `backoff`. Default fixed(1000). */
+  readonly backoff?: Backoff | BackoffFunction;
   /** How long an idle worker blocks on the wake list before looking again. Default 1000 ms. */
   readonly blockMs?: number;
   /** Period of the built-in pump (promote, reap or stalled sweep, repeats). Default 1000 ms; 0 turns it off. */
@@ -76,10 +82,7 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
   if (options.stalled !== undefined) positive('stalled.maxStalled', options.stalled.maxStalled ?? 1);
   const backoff = options.backoff ?? fixed(1000);
   // Walk the curve once now: a policy that cannot produce a delay would otherwise fail every retry.
-  for (const attempt of [1, 2, 64]) {
-    const delay = backoffDelay(backoff, attempt, () => 0.5);
-    if (!Number.isSafeInteger(delay) || delay < 0) throw new InvalidArgumentError('backoff', 'must produce whole, non-negative delays');
-  }
+  if (typeof backoff !== 'function') checkCurve(backoff);
   return {
     concurrency: positive('concurrency', options.concurrency ?? 1),
     source: options.source ?? 'flat',

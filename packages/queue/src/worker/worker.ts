@@ -1,38 +1,26 @@
-import { CancelToken } from './cancel.js';
 import { jobSettled, jobStarted } from './job-hooks.js';
+import type { Listener } from '@echo/protocol';
 import type { ClaimedJob } from '../job.js';
+import { JobTimeoutError } from './errors.js';
+import type { WorkerEvents } from './events.js';
+import { jobContext, type JobContext, type RunState } from './job-context.js';
 import type { Queue } from '../queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
 import { Rounds } from './rounds.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
-/** What a handler gets besides the job: cancellation and the job's own side channels. */
-export interface JobContext {
-  /** Fired when the worker closes past its patience, or the job's lease was lost. */
-  readonly cancel: CancelToken;
-  /** Aborted together with `cancel`, for APIs that take an `AbortSignal`. */
-  readonly signal: AbortSignal;
-  /** Records progress and publishes the `progress` event. */
-  progress(value: string | number): Promise<void>;
-  /** Appends a line to the job's log. */
-  log(line: string): Promise<number>;
-}
+export { jobContext, type JobContext } from './job-context.js';
 
-/** Runs one job. Return a value to complete it (the value feeds a flow parent); throw to retry it. */
+/**
+ * Runs one job. Return a value to complete it (the value feeds a flow parent); throw to retry it
+ * (`UnrecoverableError` dead-letters it at once); or call `context.moveToDelayed` to step it.
+ */
 export type Handler<T> = (job: ClaimedJob<T>, context: JobContext) => unknown;
 
-/** Builds the per-job context and tracks the job in the lock plane. */
-export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>): JobContext {
-  const cancel = new CancelToken();
-  rt.locks.track(job, cancel);
-  return {
-    cancel,
-    get signal() {
-      return cancel.signal;
-    },
-    progress: (value) => rt.queue.updateProgress(job.id, value),
-    log: (line) => rt.queue.addLog(job.id, line),
-  };
+/** How a {@link Worker} starts, on top of how it runs. */
+export interface WorkerStartOptions extends WorkerOptions {
+  /** Start claiming at once. Default true; with false, call {@link Worker.run} when ready. */
+  readonly autorun?: boolean;
 }
 
 /**
@@ -52,6 +40,11 @@ export class Worker<T = unknown> {
   readonly #handler: Handler<T>;
   readonly #rt: WorkerRuntime<T>;
   readonly #rounds: Rounds<T>;
+  /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
+  #busy = false;
+  #started = false;
+  /** Set while paused: slots wait on it before claiming. */
+  #paused: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
 
   private constructor(rt: WorkerRuntime<T>, handler: Handler<T>) {
     this.#rt = rt;
@@ -66,12 +59,61 @@ export class Worker<T = unknown> {
    * and settlements share the queue's connection.
    * @throws InvalidArgumentError for a bad option, before anything starts.
    */
-  static async start<T>(queue: Queue<T>, handler: Handler<T>, options: WorkerOptions = {}): Promise<Worker<T>> {
+  static async start<T>(queue: Queue<T>, handler: Handler<T>, options: WorkerStartOptions = {}): Promise<Worker<T>> {
     const resolved = resolveWorkerOptions(options);
     const blocking = await queue.connection.duplicate('echo-worker-wake');
     const worker = new Worker(new WorkerRuntime(queue, resolved, blocking), handler);
-    worker.#rt.start(resolved.concurrency, () => worker.#slot());
+    if (options.autorun !== false) worker.#begin();
     return worker;
+  }
+
+  /**
+   * Starts claiming, for a worker started with `autorun: false` (listeners attached first, say).
+   * Idempotent; a closed worker stays closed.
+   */
+  run(): void {
+    this.#begin();
+  }
+
+  #begin(): void {
+    if (this.#started || !this.#rt.isRunning()) return;
+    this.#started = true;
+    this.#rt.start(this.options.concurrency, () => this.#slot());
+  }
+
+  /**
+   * Stops this worker claiming (other workers go on); running handlers finish and settle as usual.
+   * Leases of running jobs are still extended. Idempotent.
+   */
+  pause(): void {
+    this.#paused ??= deferred();
+  }
+
+  /** Lets a paused worker claim again. */
+  resume(): void {
+    const paused = this.#paused;
+    this.#paused = undefined;
+    paused?.resolve();
+  }
+
+  /** True between {@link pause} and {@link resume}. */
+  get isPaused(): boolean {
+    return this.#paused !== undefined;
+  }
+
+  /** Listens to one of this worker's events ({@link WorkerEvents}); answers a remover. */
+  on<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): () => void {
+    return this.#rt.events.on(event, listener);
+  }
+
+  /** Like {@link on}, for the next event only. */
+  once<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): () => void {
+    return this.#rt.events.once(event, listener);
+  }
+
+  /** Removes a listener; answers whether it was there. */
+  off<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): boolean {
+    return this.#rt.events.off(event, listener);
   }
 
   /** A snapshot of this worker's counters. */
@@ -81,7 +123,8 @@ export class Worker<T = unknown> {
 
   /**
    * The error that stopped this worker by itself (the store's fence changed to another major, auth
-   * was refused, or the queue's connection was closed); `undefined` while healthy.
+   * was refused, the user lacks ACL rights on the queue (`PermissionError`), or the queue's
+   * connection was closed); `undefined` while healthy.
    */
   get fatalError(): Error | undefined {
     return this.#rt.fatalError;
@@ -104,6 +147,7 @@ export class Worker<T = unknown> {
         job = undefined;
       }
       if (job) {
+        this.#busy = true;
         // Found work: there may be more, so pass the wake on before running this one. A job that
         // arrives after close() began still runs: it is leased to us.
         rt.idle.wakeOne();
@@ -111,7 +155,13 @@ export class Worker<T = unknown> {
         continue;
       }
       if (!rt.isRunning()) break;
+      if (this.#busy && !this.#paused) {
+        this.#busy = false;
+        rt.events.fire('drained', undefined);
+      }
       await rt.idle.wait();
+      // A paused worker waits for resume (or close) before it claims again.
+      while (this.#paused && rt.isRunning()) await Promise.race([this.#paused.promise, rt.whenClosing()]);
       if (!rt.isRunning()) break;
       next = this.#rounds.take();
     }
@@ -131,20 +181,62 @@ export class Worker<T = unknown> {
    * success and the next claim travel in one script; a failure settles on its own.
    */
   async #run(job: ClaimedJob<T>): Promise<ClaimedJob<T> | undefined> {
-    const context = jobContext(this.#rt, job);
+    const state: RunState = { moved: undefined, over: false };
+    const context = jobContext(this.#rt, job, state);
     let result: unknown;
     let failure: { reason: unknown } | undefined;
     jobStarted(this.queue.name, job);
     try {
-      result = await this.#handler(job, context);
+      result = job.timeoutMs === undefined ? await this.#handler(job, context) : await this.#timed(job, context, job.timeoutMs);
     } catch (reason) {
       failure = { reason };
     }
-    const settling = failure ? this.#rounds.fail(job, failure.reason) : this.#rounds.complete(job, result);
+    state.over = true;
+    const events = this.#rt.events;
+    let settling: Promise<unknown>;
+    if (state.moved !== undefined) {
+      // The handler settled its own job (a step): completing it now would undo the move.
+      if (failure && !(failure.reason instanceof JobTimeoutError)) this.#rt.options.onError(failure.reason, job);
+      settling = state.moved;
+    } else if (failure) {
+      const reason = failure.reason;
+      const verdict = this.#rounds.fail(job, reason);
+      jobSettled(this.queue.name, job, failure, verdict);
+      settling = verdict.then((outcome) => {
+        if (outcome === 'scheduled' || outcome === 'dead') events.fire('failed', { job, error: reason, outcome });
+      });
+    } else {
+      const verdict = this.#rounds.complete(job, result);
+      jobSettled(this.queue.name, job, failure, verdict);
+      settling = verdict.then((outcome) => {
+        if (outcome === 'ok') events.fire('completed', { job, result });
+      });
+    }
     void settling.then(() => this.#rt.locks.untrack(job));
-    jobSettled(this.queue.name, job, failure, settling);
-    if (!this.#rt.isRunning()) return undefined;
+    if (!this.#rt.isRunning() || this.#paused) return undefined;
     return this.#rounds.take();
+  }
+
+  /**
+   * Runs the handler under its job's time limit: past it the context's signal aborts with a
+   * {@link JobTimeoutError} and the attempt fails with it, without waiting for the handler any
+   * longer (a handler that ignores its signal runs on, and its late result is dropped).
+   */
+  #timed(job: ClaimedJob<T>, context: JobContext, timeoutMs: number): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new JobTimeoutError(timeoutMs);
+        context.cancel.cancel(error.message, error);
+        reject(error);
+      }, timeoutMs);
+    });
+    const running = new Promise<unknown>((resolve) => {
+      resolve(this.#handler(job, context));
+    });
+    // The loser of the race must not surface as an unhandled rejection.
+    running.catch(() => undefined);
+    return Promise.race([running, expired]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -154,4 +246,10 @@ export class Worker<T = unknown> {
   close(): Promise<void> {
     return this.#rt.close();
   }
+}
+
+function deferred(): { readonly promise: Promise<void>; readonly resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }

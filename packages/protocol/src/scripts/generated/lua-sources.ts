@@ -54,14 +54,51 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 `,
+  gate: `-- @lib gate
+-- @purpose [TS] The gates a claim passes on the server, read from meta in one HMGET: the queue-wide
+-- pause, the global concurrency cap (meta.concurrency against ZCARD active, queue.md §9.2, here
+-- enforced) and the rate limiter (meta.max jobs per meta.duration ms). The limiter key keeps the
+-- shape queue.md §9.4 asks of a writer: a STRING counter incremented once per claimed job, with
+-- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged.
+
+-- gate_room(meta, active, limiter, want): how many jobs this claim may lease now (0..want), then
+-- the ms until the rate window reopens when the limiter is what refused (0 otherwise), then the
+-- window to count claimed jobs under (0: no limiter). A paused queue answers 0, 0, 0.
+local function gate_room(meta, active, limiter, want)
+  local m = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration')
+  if m[1] then return 0, 0, 0 end
+  local room = want
+  local cap = tonumber(m[2] or '') or 0
+  if cap > 0 then room = math.min(room, cap - redis.call('ZCARD', active)) end
+  local max = tonumber(m[3] or '') or 0
+  local window = tonumber(m[4] or '') or 0
+  if max <= 0 or window <= 0 then return math.max(room, 0), 0, 0 end
+  local used = tonumber(redis.call('GET', limiter) or '0') or 0
+  if used >= max then
+    local ttl = redis.call('PTTL', limiter)
+    if ttl > 0 then return 0, ttl, window end
+    -- A counter without a deadline can only be a broken writer's: start a fresh window.
+    redis.call('DEL', limiter)
+    used = 0
+  end
+  return math.max(math.min(room, max - used), 0), 0, window
+end
+
+-- gate_count(limiter, window, n): counts n claimed jobs in the current rate window.
+local function gate_count(limiter, window, n)
+  if window > 0 and n > 0 and redis.call('INCRBY', limiter, n) == n then redis.call('PEXPIRE', limiter, window) end
+end
+`,
   'lane-claim': `-- @lib lane-claim
 -- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
 -- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
--- meta, gactive, glimit, jobroot, laneroot. Needs core and lease.
+-- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate.
 
--- lane_claim(cap, lease, marker): cap(g) bounds K beyond depth and limit (nil: the whole depth).
-local function lane_claim(cap, lease, marker)
-  if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+-- lane_claim(cap, lease, marker, limiter): cap(g) bounds K beyond depth and limit (nil: the whole
+-- depth); [TS] the gates of lib gate bound it too, counted on \`limiter\`.
+local function lane_claim(cap, lease, marker, limiter)
+  local room, _, window = gate_room(KEYS[3], KEYS[2], limiter, math.huge)
+  if room < 1 then return {} end
   local ring = KEYS[1]
   local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
   if not g then return {} end
@@ -72,6 +109,7 @@ local function lane_claim(cap, lease, marker)
   local lane = gkey(KEYS[7], g)
   local k = redis.call('ZCARD', lane)
   if cap then k = math.min(k, cap(g)) end
+  k = math.min(k, room)
   local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
   local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
   if lim then k = math.min(k, lim - act) end
@@ -84,10 +122,11 @@ local function lane_claim(cap, lease, marker)
   local out = {}
   for i = 1, #popped, 2 do
     local id = popped[i]
-    local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload')
-    if attempts then out[#out + 1] = { id, f[1], attempts, g } end
+    local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
+    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5] } end
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
+  gate_count(limiter, window, #out)
   if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
   return out
 end
@@ -153,17 +192,24 @@ local function leave_active(active, pending, lb, laneroot, id, g)
   end
 end
 
--- requeue(pending, lb, laneroot, id, g, releasing): put a job back where a claim finds it: its
--- lane (re-ringing, and giving back its slot when it held one) or flat pending. Answers true for a
--- flat job, so the caller can wake a consumer once per call.
-local function requeue(pending, lb, laneroot, id, g, releasing)
+-- [TS] flat_score(row): the pending score of a flat job, -priority (0 without one), so ZPOPMIN serves
+-- the highest priority first and, within equal scores, lexical (mint) order as before.
+local function flat_score(row)
+  return 0 - (tonumber(redis.call('HGET', row, 'priority')) or 0)
+end
+
+-- requeue(pending, lb, laneroot, id, g, releasing, score): put a job back where a claim finds it:
+-- its lane (re-ringing, and giving back its slot when it held one) or flat pending at \`score\` (its
+-- [TS] -priority; 0 when nil). Answers true for a flat job, so the caller can wake a consumer once
+-- per call.
+local function requeue(pending, lb, laneroot, id, g, releasing, score)
   if g and vid(g) then
     local lane = gkey(laneroot, g)
     redis.call('ZADD', lane, 0, id)
     if releasing then release(lb, lane, g) else rering(lb, lane, g) end
     return false
   end
-  redis.call('ZADD', pending, 0, id)
+  redis.call('ZADD', pending, score or 0, id)
   return true
 end
 
@@ -180,7 +226,8 @@ local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing
     if vid(id) then
       local row = jkey(jobroot, id)
       if redis.call('EXISTS', row) == 1 then
-        if requeue(pending, lb, laneroot, id, redis.call('HGET', row, 'group'), releasing) then flat = flat + 1 end
+        local f = redis.call('HMGET', row, 'group', 'priority')
+        if requeue(pending, lb, laneroot, id, f[1], releasing, 0 - (tonumber(f[2]) or 0)) then flat = flat + 1 end
         redis.call('HSET', row, 'state', 'pending')
         moved = moved + 1
       end
@@ -194,6 +241,9 @@ end
 -- @purpose The lease every claim grants (queue.md §3.1, §5.2, §7): mint the next token, mark the row
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
 -- same step. Needs core.
+
+-- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields.
+local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms' }
 
 -- lease_row(root, id, marker, ...): the row half of a lease on job \`id\` of job root \`root\`. Answers
 -- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
@@ -223,8 +273,9 @@ end
 
 -- lease_popped(active, root, popped, lease, marker): leases the ids of a ZPOPMIN reply (id, score,
 -- ...) under one deadline, with one ZADD for all of them, and answers the flat claim entries
--- {id, payload, attempts, parent, parent_queue, parent_policy} in pop order (the flow link fields
--- are false when absent, so the host needs no second read). Skipped ids are dropped.
+-- {id, payload, attempts, parent, parent_queue, parent_policy, name, max_attempts, backoff,
+-- timeout_ms} in pop order (absent fields are false, so the host needs no second read; the last
+-- four are the [TS] per-job options, after the spec's six). Skipped ids are dropped.
 local function lease_popped(active, root, popped, lease, marker)
   local out = {}
   if #popped == 0 then return out end
@@ -232,9 +283,9 @@ local function lease_popped(active, root, popped, lease, marker)
   local scored = {}
   for i = 1, #popped, 2 do
     local id = popped[i]
-    local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy')
+    local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy', unpack(JOB_OPTIONS))
     if attempts then
-      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4] }
+      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8] }
       scored[#scored + 1] = deadline
       scored[#scored + 1] = id
       -- Lua's unpack is bounded by its C stack; score the members in slices well below it.
@@ -430,6 +481,7 @@ export type LuaScriptName =
   | 'flow_fail_deliver'
   | 'flow_outbox_trim'
   | 'flow_reemit'
+  | 'gate_set'
   | 'gbclaim'
   | 'gclaim'
   | 'gdrain'
@@ -448,6 +500,7 @@ export type LuaScriptName =
   | 'promote'
   | 'queue_pause'
   | 'queue_resume'
+  | 'rate_limit'
   | 'rate_ttl'
   | 'reap'
   | 'remove_job'
@@ -458,6 +511,7 @@ export type LuaScriptName =
   | 'reprocess'
   | 'retry'
   | 'schedule'
+  | 'schedule_dedup'
   | 'scheduler_due'
   | 'scheduler_fire'
   | 'scheduler_upsert'
@@ -494,8 +548,8 @@ return len
 `,
   },
   bclaim: {
-    sha: 'd367456ba3880d87460639ae3ef7f510f4d17556',
-    includes: ['core', 'lease'],
+    sha: 'd68867190269b464b1ef5372091df6df430cbb4c',
+    includes: ['core', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
 -- (queue.md §7). Each member gets its own token and is settled on its own.
@@ -503,15 +557,20 @@ return len
 -- @key active     emq:{q}:active
 -- @key meta       emq:{q}:meta
 -- @key jobroot    emq:{q}:job:
+-- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core lease
--- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy} in mint order;
+-- @include core lease gate
+-- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
+-- max_attempts, backoff, timeout_ms} ([TS] the last four, false when absent) in mint order;
 -- its length is min(size, depth), or empty when paused
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
+if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
-return lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], tonumber(ARGV[2])), tonumber(ARGV[1]), marker)
+local out = lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], room), tonumber(ARGV[1]), marker)
+gate_count(KEYS[5], window, #out)
+return out
 `,
   },
   cache_clear: {
@@ -680,22 +739,26 @@ return 1
 `,
   },
   claim: {
-    sha: 'cdb9c1e5c91e53d642981e8aff947e743e376600',
-    includes: ['core', 'lease'],
+    sha: 'd5d9d7734f7fbc8bc41a5460742283f5bed0615e',
+    includes: ['core', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
--- in active (queue.md §3.1). A paused queue claims nothing.
+-- in active (queue.md §3.1). A paused queue claims nothing; nor does one at its [TS] concurrency cap
+-- or rate limit (lib gate).
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key meta       emq:{q}:meta
 -- @key jobroot    emq:{q}:job:
+-- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
--- @include core lease
+-- @include core lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
--- parent_policy} (the flow link fields are false when absent, so the host needs no second read)
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+-- parent_policy, name, max_attempts, backoff, timeout_ms} (absent fields are false, so the host
+-- needs no second read; the last four are the [TS] per-job options)
+local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
+if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
 -- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
@@ -703,7 +766,10 @@ while true do
   local popped = redis.call('ZPOPMIN', KEYS[1])
   if #popped == 0 then return {} end
   local out = lease_popped(KEYS[2], KEYS[4], popped, lease, marker)
-  if out[1] then return out[1] end
+  if out[1] then
+    gate_count(KEYS[5], window, 1)
+    return out[1]
+  end
 end
 `,
   },
@@ -732,7 +798,7 @@ return 0
 `,
   },
   complete: {
-    sha: '4ba26abdbac3fbdee5af56c3aafa25089d3e4346',
+    sha: 'eec25ae9b6978f53d0879bb43bd2bbc110c69ca9',
     includes: ['core', 'lanes'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -798,7 +864,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '15446df72622c20daccc9973ac5d3aff671d94c4',
+    sha: '224b6289d9bdcb8226824add608810069c209972',
     includes: ['core', 'lanes', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -827,8 +893,8 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'bc9b1d0d34ca3b539658945e825b756c9a926471',
-    includes: ['core', 'lanes', 'lease', 'settle'],
+    sha: '0e7bc14356f2986888c88851a2af0ed0c6d09570',
+    includes: ['core', 'lanes', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
 -- complete_batch does (each fenced on its own token; a flow child answers -3 and is left for
@@ -849,23 +915,32 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @key jobroot    emq:{q}:job:
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
 -- @key meta       emq:{q}:meta
+-- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
 -- @args pairs     id1, token1, id2, token2, ... of the jobs to complete (none is fine)
--- @include core lanes lease settle
--- @returns {codes, claimed}: one code per pair as complete_batch answers (1 completed; -1 gone;
--- -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them
+-- @include core lanes lease settle gate
+-- @returns {codes, claimed, limited_ms}: one code per pair as complete_batch answers (1 completed;
+-- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
+-- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
+-- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
 local codes = complete_held(held, 5, ARGV[1] == '1')
 local size = tonumber(ARGV[3])
 local claimed = {}
-if size > 0 and redis.call('HEXISTS', KEYS[14], 'paused') == 0 then
-  claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], size), tonumber(ARGV[2]), tonumber(ARGV[4]))
+local limited = 0
+if size > 0 then
+  local room, wait, window = gate_room(KEYS[14], KEYS[1], KEYS[15], size)
+  limited = wait
+  if room > 0 then
+    claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], room), tonumber(ARGV[2]), tonumber(ARGV[4]))
+    gate_count(KEYS[15], window, #claimed)
+  end
 end
-return { codes, claimed }
+return { codes, claimed, limited }
 `,
   },
   counts: {
@@ -889,7 +964,7 @@ return out
 `,
   },
   delay: {
-    sha: '47473aac2a01a340ca64e202e16e5349bac26596',
+    sha: '5b77acade4df32300f025f0d677957b5f4b15680',
     includes: ['core', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -961,7 +1036,7 @@ return deleted
 `,
   },
   enqueue: {
-    sha: 'dafa2488c977a947f33281f61f45e1a390fed118',
+    sha: 'e9c5ecb12895604f8cc2c866f73b12523d1b75a2',
     includes: [],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -970,12 +1045,22 @@ return deleted
 -- @keys wake      optional emq:{q}:wake [TS]: when declared, one token wakes a parked consumer
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
+-- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- spec fields are written after them and win
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2])
-redis.call('ZADD', KEYS[2], 0, ARGV[1])
+local f = { unpack(ARGV, 3) }
+-- [TS] A priority pair scores the pending entry -priority: higher first, mint order within one.
+local score = 0
+for i = 1, #f - 1, 2 do
+  if f[i] == 'priority' then score = 0 - (tonumber(f[i + 1]) or 0) end
+end
+for _, v in ipairs({ 'state', 'pending', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
+redis.call('HSET', KEYS[1], unpack(f))
+redis.call('ZADD', KEYS[2], score, ARGV[1])
 if KEYS[3] then
   redis.call('LPUSH', KEYS[3], '1')
   redis.call('LTRIM', KEYS[3], 0, 63)
@@ -984,7 +1069,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: 'cc3503fb0f716d1ba9b964fa449fab3940373e51',
+    sha: '9df02178771ec55f0a68c6a391f416f86aaa2a6a',
     includes: [],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -996,14 +1081,24 @@ return 1
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
+-- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- spec fields are written after them and win
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 local parked = redis.call('GET', KEYS[3])
 if parked then return { 2, parked } end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
-redis.call('HSET', KEYS[1], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2])
-redis.call('ZADD', KEYS[2], 0, ARGV[1])
+local f = { unpack(ARGV, 4) }
+-- [TS] A priority pair scores the pending entry -priority: higher first, mint order within one.
+local score = 0
+for i = 1, #f - 1, 2 do
+  if f[i] == 'priority' then score = 0 - (tonumber(f[i + 1]) or 0) end
+end
+for _, v in ipairs({ 'state', 'pending', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
+redis.call('HSET', KEYS[1], unpack(f))
+redis.call('ZADD', KEYS[2], score, ARGV[1])
 if ARGV[3] == '' then
   redis.call('SET', KEYS[3], ARGV[1], 'NX')
 else
@@ -1286,9 +1381,37 @@ redis.call('RPUSH', KEYS[2], '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. ARG
 return 1
 `,
   },
+  gate_set: {
+    sha: '2ed13afe5df3dc6cfb5ff9af2fcbe691c8e497b8',
+    includes: [],
+    body: `-- @script gate_set
+-- @purpose [TS] Set or clear the claim gates kept in meta that the claims enforce (lib gate): the
+-- global concurrency cap \`concurrency\`, and the rate limit of \`max\` jobs per \`duration\` ms. Clearing
+-- or changing the rate limit drops the current window's counter, so the new limit starts afresh.
+-- @key meta       emq:{q}:meta
+-- @key limiter    emq:{q}:limiter
+-- @arg concurrency  "" leaves it; "0" clears it; else the cap on active jobs across all workers
+-- @arg max          "" leaves the rate limit; "0" clears it; else the jobs one window admits
+-- @arg duration     the window in ms when max is set; else ""
+-- @returns 1
+if ARGV[1] == '0' then
+  redis.call('HDEL', KEYS[1], 'concurrency')
+elseif ARGV[1] ~= '' then
+  redis.call('HSET', KEYS[1], 'concurrency', ARGV[1])
+end
+if ARGV[2] == '0' then
+  redis.call('HDEL', KEYS[1], 'max', 'duration')
+  redis.call('DEL', KEYS[2])
+elseif ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], 'max', ARGV[2], 'duration', ARGV[3])
+  redis.call('DEL', KEYS[2])
+end
+return 1
+`,
+  },
   gbclaim: {
-    sha: 'a578d44378105f12cc09f6cd48ebbd04b65ce522',
-    includes: ['core', 'lease', 'lane-claim'],
+    sha: '1aadf46ec74691300486b11cc1af8791f174e63a',
+    includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
 -- all under one deadline, so the batch is homogeneous (queue.md §7). A paused queue claims nothing.
@@ -1299,18 +1422,20 @@ return 1
 -- @key glimit     emq:{q}:glimit
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lease lane-claim
--- @returns a list of {id, payload, attempts, g}, oldest first, all from one lane; empty when nothing is
+-- @include core lease gate lane-claim
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
+-- last four, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0
-return lane_claim(nil, tonumber(ARGV[1]), marker)
+return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
 `,
   },
   gclaim: {
-    sha: '3b71edf9842207225d97aa760406f7a8db6de503',
-    includes: ['core', 'lease'],
+    sha: '279faf9d6629052b01cc59d4a547e197ae2b8019',
+    includes: ['core', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
 -- Fairness is the rotation itself; a lane at its ceiling or left empty leaves the ring. A paused
@@ -1322,12 +1447,15 @@ return lane_claim(nil, tonumber(ARGV[1]), marker)
 -- @key glimit     emq:{q}:glimit
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lease
--- @returns {} when nothing is claimable; else {id, payload, attempts, g}
+-- @include core lease gate
+-- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
+-- backoff, timeout_ms} (the last four are the [TS] per-job options; false when absent)
 local marker = tonumber(ARGV[2] or '0') or 0
-if redis.call('HEXISTS', KEYS[3], 'paused') == 1 then return {} end
+local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
+if room < 1 then return {} end
 local ring = KEYS[1]
 local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
 if not g then return {} end
@@ -1348,11 +1476,12 @@ while true do
     redis.call('LREM', ring, 0, g)
     return {}
   end
-  local attempts, f = lease_job(KEYS[2], KEYS[6], id, now_ms() + tonumber(ARGV[1]), marker, 'payload')
+  local attempts, f = lease_job(KEYS[2], KEYS[6], id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
   if attempts then
+    gate_count(KEYS[8], window, 1)
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
-    return { id, f[1], attempts, g }
+    return { id, f[1], attempts, g, f[2], f[3], f[4], f[5] }
   end
 end
 `,
@@ -1386,7 +1515,7 @@ return n
 `,
   },
   genqueue: {
-    sha: 'c09d7b098c9480ae7e3d48c944eab57cc88d033b',
+    sha: '7a0cb08891f3f0a07ebdc983c84628126d7a3f88',
     includes: ['core', 'lanes'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -1401,6 +1530,8 @@ return n
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @arg g          the group's branded id
+-- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
+-- backoff (a curve spec as JSON), timeout_ms; the spec fields are written after them and win
 -- @include core lanes
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -1410,14 +1541,16 @@ local g = ARGV[3]
 -- Every later script turns the row's group into a lane key, so a bad one must never be stored.
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'group', g)
+local f = { unpack(ARGV, 4) }
+for _, v in ipairs({ 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'group', g }) do f[#f + 1] = v end
+redis.call('HSET', KEYS[1], unpack(f))
 redis.call('ZADD', KEYS[2], 0, ARGV[1])
 rering({ ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }, KEYS[2], g)
 return 1
 `,
   },
   glimit: {
-    sha: '5f3512e7af5129b3b0ddc0421683a817d7875bd2',
+    sha: '53b2981fa564a88066f41104f5e4cae944464ba9',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -1463,7 +1596,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: '72a3ce044bbebd1eb88f3cba598a483458801f9c',
+    sha: '860014c4b6dca1d1d2f64ffebbdf9fbce1f0301c',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -1504,7 +1637,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: 'ba59260df7780868138ba633a212e882ed92459f',
+    sha: '0ab6186d8f3206dded5d3b8d6634302eefd10bfd',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -1538,7 +1671,7 @@ return 1
 `,
   },
   gresume: {
-    sha: '0bf2c8cb226819a6bbbb0fcd9c97e59dbf4cec3f',
+    sha: '9848a0e8a08a78bf7a48d1755d53c48f36c3828b',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -1561,8 +1694,8 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '8bb09f7b04e062da018a24d68bec4d0c2d27340e',
-    includes: ['core', 'lease', 'lane-claim'],
+    sha: '60a6677e554e36a49aaa2fba872ff09e38dd9bbf',
+    includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
 -- up, all under one deadline, never past its ceiling (queue.md §5.5). Weight shapes the share of
@@ -1575,17 +1708,19 @@ return 1
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key gweight    emq:{q}:gweight
+-- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lease lane-claim
--- @returns a list of {id, payload, attempts, g}, oldest first, all from one lane; empty when nothing is
+-- @include core lease gate lane-claim
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
+-- last four, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
 end
-return lane_claim(weight, tonumber(ARGV[1]), marker)
+return lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9])
 `,
   },
   gweight: {
@@ -1769,7 +1904,7 @@ return 0
 `,
   },
   promote: {
-    sha: 'b818b3bd857986423b15be5da83b918c92922a09',
+    sha: '67c0c66c2760d28d3c1b2ce363f9e5155b13d094',
     includes: ['core', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -1812,6 +1947,23 @@ redis.call('HDEL', KEYS[1], 'paused')
 return 1
 `,
   },
+  rate_limit: {
+    sha: '2da3a0ee9ecfc52ea0f55edef6cdfd405a7ed514',
+    includes: [],
+    body: `-- @script rate_limit
+-- @purpose [TS] Close the queue's rate window for \`ms\` from now (a handler that got a 429): the
+-- limiter counter is set to meta.max with that deadline, so every claim (lib gate) and rate_ttl
+-- read the queue as limited until then. A queue without a rate limit has no window to close.
+-- @key meta       emq:{q}:meta
+-- @key limiter    emq:{q}:limiter
+-- @arg ms         how long to refuse claims, in ms (>= 1)
+-- @returns 1 the window is closed; 0 the queue has no rate limit (nothing written)
+local max = tonumber(redis.call('HGET', KEYS[1], 'max') or '') or 0
+if max <= 0 or not redis.call('HGET', KEYS[1], 'duration') then return 0 end
+redis.call('SET', KEYS[2], max, 'PX', ARGV[1])
+return 1
+`,
+  },
   rate_ttl: {
     sha: 'e148fff497766edd32a6b755b00c4b1bc3ace99c',
     includes: [],
@@ -1832,7 +1984,7 @@ return 0
 `,
   },
   reap: {
-    sha: 'b429cb7ac9171a4b86bb36beeab13cb59f37a867',
+    sha: 'fc23e9bf35f966735bbf0be916f92430d962075e',
     includes: ['core', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -1855,7 +2007,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'ac65b061795aed2b6f14abaeab3c716813fb402f',
+    sha: 'b0db09150517b262815a94d4dbee5a321a450e0d',
     includes: ['core', 'lanes'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -1973,7 +2125,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '330cf9a512fb417f46962caeb7dd024a324e8604',
+    sha: 'aec2d43cc7b0721d5a7c9ae464559fe54abf0563',
     includes: ['core', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error and keeping
@@ -2003,14 +2155,14 @@ if g and vid(g) then
   redis.call('ZADD', lane, 0, id)
   rering(lb, lane, g)
 else
-  redis.call('ZADD', KEYS[3], 0, id)
+  redis.call('ZADD', KEYS[3], flat_score(KEYS[1]), id)
   wake(lb)
 end
 return 1
 `,
   },
   retry: {
-    sha: '6753b543b90d47966e56fb3a2a07475acb085320',
+    sha: '248551a3f13659ccf9e68cc008c1b1d4e300b4b3',
     includes: ['core', 'lanes'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -2093,7 +2245,7 @@ return 'dead'
 `,
   },
   schedule: {
-    sha: '41f621695d2e451a0a6f2eb87c9a0ac7907c173b',
+    sha: 'f44fea31ff2fe647eb1fdd51b5f3cb732f7f0229',
     includes: ['core'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -2104,6 +2256,9 @@ return 'dead'
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
+-- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
+-- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending);
+-- the spec fields are written after them and win
 -- @include core
 -- @returns 1 scheduled; 0 duplicate (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -2111,9 +2266,47 @@ if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
-redis.call('HSET', KEYS[1], 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2])
+local f = { unpack(ARGV, 5) }
+for _, v in ipairs({ 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
+redis.call('HSET', KEYS[1], unpack(f))
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 return 1
+`,
+  },
+  schedule_dedup: {
+    sha: 'af0ce8a3af63ec6c86f6c27678e26dbbfcdda7aa',
+    includes: ['core'],
+    body: `-- @script schedule_dedup
+-- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
+-- admission of enqueue_dedup (queue.md §2.2) with the timing of schedule (§2.4), in one step.
+-- @key row        emq:{q}:job:<id>
+-- @key schedule   emq:{q}:schedule
+-- @key dedup      emq:{q}:de:<did>
+-- @arg id         the job's branded id; must be JOB-namespaced
+-- @arg payload    opaque bytes
+-- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
+-- @arg ms         the time or the delay, in ms
+-- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
+-- @args fields    per-job option pairs written into the row with it, as schedule takes them
+-- @include core
+-- @returns {1, id} scheduled; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
+-- @error EMQKIND job id must be JOB-namespaced
+if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local parked = redis.call('GET', KEYS[3])
+if parked then return { 2, parked } end
+if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
+local score = tonumber(ARGV[4])
+if ARGV[3] == 'in' then score = now_ms() + score end
+local f = { unpack(ARGV, 6) }
+for _, v in ipairs({ 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
+redis.call('HSET', KEYS[1], unpack(f))
+redis.call('ZADD', KEYS[2], score, ARGV[1])
+if ARGV[5] == '' then
+  redis.call('SET', KEYS[3], ARGV[1], 'NX')
+else
+  redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[5])
+end
+return { 1, ARGV[1] }
 `,
   },
   scheduler_due: {
@@ -2402,7 +2595,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '74b1ad3294a0fe268aadc05ab1ea11c6515cc8bf',
+    sha: '06f62c5817177ca68f3c3062b4f8c53605d7a538',
     includes: ['core', 'lanes'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -2450,7 +2643,7 @@ for _, id in ipairs(expired) do
           redis.call('ZADD', lane, 0, id)
           rering(lb, lane, g)
         else
-          redis.call('ZADD', KEYS[2], 0, id)
+          redis.call('ZADD', KEYS[2], flat_score(row), id)
           flat = flat + 1
         end
         redis.call('HSET', row, 'state', 'pending')

@@ -1,0 +1,23 @@
+-- @script gate_set
+-- @purpose [TS] Set or clear the claim gates kept in meta that the claims enforce (lib gate): the
+-- global concurrency cap `concurrency`, and the rate limit of `max` jobs per `duration` ms. Clearing
+-- or changing the rate limit drops the current window's counter, so the new limit starts afresh.
+-- @key meta       emq:{q}:meta
+-- @key limiter    emq:{q}:limiter
+-- @arg concurrency  "" leaves it; "0" clears it; else the cap on active jobs across all workers
+-- @arg max          "" leaves the rate limit; "0" clears it; else the jobs one window admits
+-- @arg duration     the window in ms when max is set; else ""
+-- @returns 1
+if ARGV[1] == '0' then
+  redis.call('HDEL', KEYS[1], 'concurrency')
+elseif ARGV[1] ~= '' then
+  redis.call('HSET', KEYS[1], 'concurrency', ARGV[1])
+end
+if ARGV[2] == '0' then
+  redis.call('HDEL', KEYS[1], 'max', 'duration')
+  redis.call('DEL', KEYS[2])
+elseif ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], 'max', ARGV[2], 'duration', ARGV[3])
+  redis.call('DEL', KEYS[2])
+end
+return 1

@@ -1,0 +1,405 @@
+/**
+ * Per-job options (name, attempts, backoff, timeoutMs) kept in the row and answered by the claim,
+ * the worker's backoff function, UnrecoverableError, and step jobs (`moveToDelayed`). Standalone:
+ * every option lives in the job's own row.
+ */
+import { useRedis, uniqueName } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Connection, InvalidArgumentError, type JobId } from '@echo/protocol';
+import {
+  BatchWorker,
+  DEFAULT_MAX_PAYLOAD_BYTES,
+  exponential,
+  fixed,
+  JobTimeoutError,
+  PayloadTooLargeError,
+  Queue,
+  UnrecoverableError,
+  Worker,
+  type ClaimedJob,
+  type Handler,
+  type WorkerOptions,
+} from '../src/index.js';
+import { expectError, hgetall, rejection, until } from './worker-harness.js';
+
+let conn: Connection;
+const opened: Queue[] = [];
+
+beforeAll(async () => {
+  conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
+}, 30_000);
+afterAll(async () => {
+  for (const q of opened) {
+    const keys = (await q.connection.command('KEYS', `emq:{${q.name}}:*`)) as string[];
+    if (keys.length > 0) await q.connection.command('DEL', ...keys);
+  }
+  await conn.close();
+});
+
+async function open<T>(): Promise<Queue<T>> {
+  const q = await Queue.open<T>(uniqueName('jo'), { connection: conn });
+  opened.push(q);
+  return q;
+}
+
+async function withWorker<T>(q: Queue<T>, handler: Handler<T>, options: WorkerOptions, body: (worker: Worker<T>) => Promise<void>): Promise<void> {
+  const worker = await Worker.start(q, handler, { maintenanceMs: 20, blockMs: 50, onError: () => undefined, ...options });
+  try {
+    await body(worker);
+  } finally {
+    await worker.close();
+  }
+}
+
+const stateOf = async (q: Queue, id: JobId): Promise<string | undefined> => (await q.getJob(id))?.state;
+
+describe('per-job options in the row', () => {
+  it('are written with the job and answered by the claim itself, on every admission path', async () => {
+    const q = await open<string>();
+    const backoff = exponential(10, 80);
+    const { id } = await q.enqueue('a', { name: 'ship', attempts: 4, backoff, timeoutMs: 250 });
+    const row = await hgetall(conn, q.keys.job(id));
+    expect(row).toMatchObject({ state: 'pending', attempts: '0', payload: '"a"', name: 'ship', max_attempts: '4', timeout_ms: '250' });
+    expect(JSON.parse(row.backoff ?? '')).toEqual(backoff);
+    expect((await q.getJob(id))?.name).toBe('ship');
+    const job = await q.claim(1000);
+    expect(job).toMatchObject({ id, name: 'ship', maxAttempts: 4, backoff, timeoutMs: 250, attempts: 1 });
+
+    const plain = await q.enqueue('b');
+    expect(await q.claim(1000)).toMatchObject({ id: plain.id, name: undefined, maxAttempts: undefined, backoff: undefined, timeoutMs: undefined });
+
+    const later = await q.enqueue('c', { name: 'later', delayMs: 60_000 });
+    expect(await hgetall(conn, q.keys.job(later.id))).toMatchObject({ state: 'scheduled', name: 'later' });
+    const keyed = await q.enqueue('d', { name: 'keyed', dedupId: uniqueName('d') });
+    expect(await hgetall(conn, q.keys.job(keyed.id))).toMatchObject({ state: 'pending', name: 'keyed' });
+  });
+
+  it('reach a lane claim too', async () => {
+    const q = await open<string>();
+    const group = 'USR0Nb1VTbfnu4';
+    const { id } = await q.enqueueInLane(group, 'x', { name: 'lane-job', attempts: 2 });
+    expect(await q.laneClaim(1000)).toMatchObject({ id, group, name: 'lane-job', maxAttempts: 2 });
+  });
+
+  it('a bad option is refused with a typed error and writes nothing', async () => {
+    const q = await open<string>();
+    const bad = [
+      { name: '' },
+      { name: 'n'.repeat(257) },
+      { attempts: 0 },
+      { timeoutMs: -1 },
+      { backoff: { type: 'fixed', ms: -1 } as const },
+      { backoff: { type: 'exponential', base: 0, cap: 1 } as const },
+    ];
+    for (const options of bad) expectError(await rejection(q.enqueue('x', options)), InvalidArgumentError);
+    expect(await conn.command('KEYS', `emq:{${q.name}}:*`)).toEqual([]);
+  });
+});
+
+describe('dedupId with a delay', () => {
+  it('a keyed delayed job is scheduled once; later admissions under the key report it', async () => {
+    const q = await open<string>();
+    const key = uniqueName('k');
+    const first = await q.enqueue('a', { dedupId: key, delayMs: 60_000, name: 'later' });
+    expect(first.status).toBe('enqueued');
+    expect(await hgetall(conn, q.keys.job(first.id))).toMatchObject({ state: 'scheduled', name: 'later' });
+    const again = await q.enqueue('b', { dedupId: key, runAt: Date.now() + 1000 });
+    expect(again).toMatchObject({ status: 'duplicate', existingId: first.id });
+    const now = await q.enqueue('c', { dedupId: key });
+    expect(now).toMatchObject({ status: 'duplicate', existingId: first.id });
+    expect(await q.counts('schedule', 'pending')).toEqual({ schedule: 1, pending: 0 });
+    expect(await q.getDedupJobId(key)).toBe(first.id);
+  });
+
+  it('the key keeps its TTL', async () => {
+    const q = await open<string>();
+    const key = uniqueName('k');
+    await q.enqueue('a', { dedupId: key, dedupTtlMs: 60_000, delayMs: 10 });
+    const ttl = Number(await conn.command('PTTL', q.keys.dedup(key)));
+    expect(ttl).toBeGreaterThan(50_000);
+  });
+});
+
+describe('priorities', () => {
+  it('a higher priority is claimed first, FIFO within one, and keeps its place across a retry', async () => {
+    const q = await open<string>();
+    const a = await q.enqueue('a');
+    const low = await q.enqueue('low', { priority: -1 });
+    const c = await q.enqueue('c', { priority: 5 });
+    const b = await q.enqueue('b', { priority: 0 });
+    const d = await q.enqueue('d', { priority: 5, delayMs: 0 });
+    expect(await q.promote()).toBe(1);
+    const e = await q.enqueue('e', { priority: 5, dedupId: uniqueName('p') });
+    const order: JobId[] = [];
+    for (const job of await q.claimBatch(3, 1000)) order.push(job.id);
+    expect(order).toEqual([c.id, d.id, e.id]);
+    const first = await q.claim(1000);
+    expect(first?.id).toBe(a.id);
+    // Retried, it comes back through the schedule and promote at its own priority: before b.
+    const held = await q.claimBatch(1, 1000);
+    expect(held.map((j) => j.id)).toEqual([b.id]);
+    const retried = held[0];
+    if (retried === undefined) throw new Error('no job');
+    expect(await q.retry(retried, 0, 3, 'again')).toBe('scheduled');
+    await q.enqueue('f');
+    expect(await q.promote()).toBe(1);
+    expect((await q.claim(1000))?.id).toBe(b.id);
+    expect((await q.claim(1000))?.rawPayload).toBe('"f"');
+    expect((await q.claim(1000))?.id).toBe(low.id);
+  });
+
+  it('a prioritized job reprocessed from the dead set keeps its priority', async () => {
+    const q = await open<string>();
+    const hi = await q.enqueue('hi', { priority: 3 });
+    const job = await q.claim(1000);
+    if (job === undefined) throw new Error('no job');
+    expect(await q.retry(job, 0, 1, 'dead')).toBe('dead');
+    const plain = await q.enqueue('plain');
+    await q.reprocess(hi.id);
+    expect((await q.claim(1000))?.id).toBe(hi.id);
+    expect((await q.claim(1000))?.id).toBe(plain.id);
+  });
+
+  it('a bad priority is refused and writes nothing', async () => {
+    const q = await open<string>();
+    for (const priority of [1.5, 2_097_153, Number.NaN]) expectError(await rejection(q.enqueue('x', { priority })), InvalidArgumentError);
+    expect(await conn.command('KEYS', `emq:{${q.name}}:*`)).toEqual([]);
+  });
+});
+
+describe('attempts, backoff and unrecoverable failures', () => {
+  it("a job's own attempts cap overrides the worker's", async () => {
+    const q = await open<string>();
+    const once = await q.enqueue('once', { attempts: 1 });
+    const usual = await q.enqueue('usual');
+    const seen: Record<string, number> = {};
+    await withWorker(
+      q,
+      (job) => {
+        seen[job.id] = job.attempts;
+        throw new Error(`boom ${String(job.attempts)}`);
+      },
+      { maxAttempts: 3, backoff: fixed(0) },
+      async () => {
+        await until(async () => (await stateOf(q, once.id)) === 'dead' && (await stateOf(q, usual.id)) === 'dead', 'both dead');
+      },
+    );
+    expect(seen[once.id]).toBe(1);
+    expect(seen[usual.id]).toBe(3);
+    expect((await q.getJob(once.id))?.lastError).toBe('boom 1');
+  });
+
+  it("a job's own backoff overrides the worker's; the worker's function sees attempt, error and job", async () => {
+    const q = await open<string>();
+    // The worker's curve would park a retry for a minute; the job's own curve retries at once.
+    const own = await q.enqueue('own', { backoff: fixed(0), attempts: 2 });
+    const calls: { attempt: number; message: string; id: JobId; name: string | undefined }[] = [];
+    const curve = (attempt: number, error: unknown, job: ClaimedJob<unknown>): number => {
+      calls.push({ attempt, message: (error as Error).message, id: job.id, name: job.name });
+      return 0;
+    };
+    const viaFunction = await q.enqueue('fn', { name: 'fn-job', attempts: 3 });
+    await withWorker(
+      q,
+      (job) => {
+        throw new Error(`no ${job.payload}`);
+      },
+      { backoff: curve },
+      async () => {
+        await until(async () => (await stateOf(q, own.id)) === 'dead' && (await stateOf(q, viaFunction.id)) === 'dead', 'both dead');
+      },
+    );
+    expect(calls.filter((c) => c.id === own.id)).toEqual([]);
+    expect(calls.filter((c) => c.id === viaFunction.id)).toEqual([
+      { attempt: 1, message: 'no fn', id: viaFunction.id, name: 'fn-job' },
+      { attempt: 2, message: 'no fn', id: viaFunction.id, name: 'fn-job' },
+      { attempt: 3, message: 'no fn', id: viaFunction.id, name: 'fn-job' },
+    ]);
+  });
+
+  it('a backoff function that answers no delay is reported and the job still retries', async () => {
+    const q = await open<string>();
+    const { id } = await q.enqueue('x', { attempts: 2 });
+    const errors: unknown[] = [];
+    await withWorker(
+      q,
+      () => {
+        throw new Error('x');
+      },
+      { backoff: () => -5, onError: (error) => errors.push(error) },
+      async () => {
+        await until(async () => (await stateOf(q, id)) === 'dead', 'dead after the fallback delay');
+      },
+    );
+    expect(errors.some((e) => e instanceof InvalidArgumentError)).toBe(true);
+  });
+
+  it('UnrecoverableError dead-letters at once, whatever attempts are left', async () => {
+    const q = await open<string>();
+    const { id } = await q.enqueue('x', { attempts: 10 });
+    let runs = 0;
+    await withWorker(
+      q,
+      () => {
+        runs++;
+        throw new UnrecoverableError('account deleted');
+      },
+      { maxAttempts: 10, backoff: fixed(0) },
+      async (worker) => {
+        await until(() => worker.stats().dead === 1, 'dead');
+      },
+    );
+    expect(runs).toBe(1);
+    expect(await q.getJob(id)).toMatchObject({ state: 'dead', attempts: 1, lastError: 'account deleted' });
+  });
+});
+
+describe('timeoutMs', () => {
+  it("aborts the handler's signal with JobTimeoutError and fails the attempt", async () => {
+    const q = await open<string>();
+    const { id } = await q.enqueue('slow', { timeoutMs: 50, attempts: 1 });
+    const reasons: unknown[] = [];
+    await withWorker(
+      q,
+      (_job, ctx) =>
+        new Promise((_, reject) => {
+          ctx.signal.addEventListener('abort', () => {
+            reasons.push(ctx.signal.reason);
+            reject(ctx.signal.reason as Error);
+          });
+        }),
+      {},
+      async (worker) => {
+        await until(() => worker.stats().dead === 1, 'dead by timeout');
+      },
+    );
+    expect(reasons).toHaveLength(1);
+    expectError(reasons[0], JobTimeoutError);
+    expect((reasons[0] as JobTimeoutError).timeoutMs).toBe(50);
+    expect((await q.getJob(id))?.lastError).toBe('job cancelled: timed out after 50 ms');
+  });
+
+  it('fails the attempt even when the handler ignores its signal, and drops the late result', async () => {
+    const q = await open<string>();
+    const { id } = await q.enqueue('stubborn', { timeoutMs: 50, attempts: 1 });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await withWorker(
+      q,
+      async () => {
+        await held;
+        return 'late';
+      },
+      {},
+      async (worker) => {
+        await until(() => worker.stats().dead === 1, 'dead while the handler still runs');
+        expect(worker.stats().completed).toBe(0);
+        release();
+      },
+    );
+    expect(await stateOf(q, id)).toBe('dead');
+  });
+});
+
+describe('step jobs', () => {
+  it('moveToDelayed settles the job as delayed and the worker does not complete it', async () => {
+    const q = await open<string>();
+    const { id } = await q.enqueue('step');
+    const steps: number[] = [];
+    await withWorker(
+      q,
+      async (job, ctx) => {
+        steps.push(job.attempts);
+        if (steps.length === 1) {
+          await ctx.moveToDelayed(30);
+          // The job is no longer active: the move landed before the handler returned.
+          expect(await q.getState(job.id)).toBe('scheduled');
+          return 'ignored';
+        }
+        return 'done';
+      },
+      {},
+      async (worker) => {
+        await until(() => worker.stats().completed === 1, 'completed on the second step');
+        expect(worker.stats()).toMatchObject({ delayed: 1, completed: 1, retried: 0, lost: 0 });
+      },
+    );
+    expect(steps).toEqual([1, 2]);
+    expect(await q.getState(id)).toBe('absent');
+  });
+
+  it('a throw after the move is reported, not retried; a second move or a bad time is refused', async () => {
+    const q = await open<string>();
+    const { id } = await q.enqueue('step');
+    const errors: unknown[] = [];
+    const refusals: unknown[] = [];
+    await withWorker(
+      q,
+      async (_job, ctx) => {
+        refusals.push(await rejection(ctx.moveToDelayed(-1)));
+        await ctx.moveToDelayed(60_000);
+        refusals.push(await rejection(ctx.moveToDelayed(10)));
+        throw new Error('after the move');
+      },
+      { onError: (error) => errors.push(error) },
+      async (worker) => {
+        await until(() => errors.length > 0, 'the late throw reported');
+        expect(worker.stats()).toMatchObject({ delayed: 1, retried: 0, completed: 0 });
+      },
+    );
+    expect(refusals).toHaveLength(2);
+    for (const r of refusals) expectError(r, InvalidArgumentError);
+    expect(await q.getJob(id)).toMatchObject({ state: 'scheduled', attempts: 1, lastError: undefined });
+  });
+
+  it('in a BatchWorker, a moved job is left out of the batch verdicts', async () => {
+    const q = await open<string>();
+    const a = await q.enqueue('a');
+    const b = await q.enqueue('b');
+    const worker = await BatchWorker.start(
+      q,
+      async (_jobs, contexts) => {
+        await contexts.get(a.id)?.moveToDelayed(60_000);
+        return 'ok' as const;
+      },
+      { size: 10, maintenanceMs: 20, blockMs: 50, onError: () => undefined },
+    );
+    try {
+      await until(() => worker.stats().completed === 1, 'b completed');
+    } finally {
+      await worker.close();
+    }
+    expect(await q.getState(a.id)).toBe('scheduled');
+    expect(await q.getState(b.id)).toBe('absent');
+  });
+});
+
+describe('payload size limit', () => {
+  it('refuses an encoded payload over the default 1 MiB with a typed error, writing nothing', async () => {
+    const q = await open<string>();
+    expect(DEFAULT_MAX_PAYLOAD_BYTES).toBe(1_048_576);
+    // JSON adds two quote bytes: this one encodes to exactly the limit, the next to one byte more.
+    await q.enqueue('x'.repeat(DEFAULT_MAX_PAYLOAD_BYTES - 2));
+    const error = await rejection(q.enqueue('x'.repeat(DEFAULT_MAX_PAYLOAD_BYTES - 1)));
+    expectError(error, PayloadTooLargeError);
+    expect(error).toMatchObject({ bytes: DEFAULT_MAX_PAYLOAD_BYTES + 1, limit: DEFAULT_MAX_PAYLOAD_BYTES });
+    expect(await q.counts('pending')).toMatchObject({ pending: 1 });
+  });
+
+  it("counts UTF-8 bytes against a queue's own limit, on every admission path", async () => {
+    const name = uniqueName('jo');
+    const q = await Queue.open<string>(name, { connection: conn, maxPayloadBytes: 100 });
+    opened.push(q as Queue);
+    await q.enqueue('a'.repeat(98));
+    // 49 two-byte characters and the quotes: 100 bytes; one more is over.
+    await q.enqueue('é'.repeat(49));
+    expectError(await rejection(q.enqueue('é'.repeat(50))), PayloadTooLargeError);
+    expectError(await rejection(q.enqueue('é'.repeat(50), { delayMs: 10 })), PayloadTooLargeError);
+    expectError(await rejection(q.enqueueInLane('USR0Nb1VTbfnu4', 'b'.repeat(200))), PayloadTooLargeError);
+    expectError(await rejection(q.enqueueMany([{ payload: 'ok' }, { payload: 'c'.repeat(200) }])), PayloadTooLargeError);
+    expect(await q.counts('pending', 'schedule')).toMatchObject({ pending: 2, schedule: 0 });
+    const unlimited = await Queue.open<string>(name, { connection: conn, maxPayloadBytes: Number.POSITIVE_INFINITY });
+    await unlimited.enqueue('d'.repeat(200));
+    for (const bad of [0, 1.5, -1]) expectError(await rejection(Queue.open(name, { connection: conn, maxPayloadBytes: bad })), InvalidArgumentError);
+  });
+});
