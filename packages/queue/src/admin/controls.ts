@@ -1,5 +1,6 @@
 import { assertBrandedId, execute, GoneError, transitions as t, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { encodeProgress, type Progress } from '../reads/progress.js';
 
 function checkedId(id: string): JobId {
   assertBrandedId(id);
@@ -42,8 +43,8 @@ export async function updateData<T>(ctx: QueueContext<T>, id: string, payload: T
 }
 
 /** Records progress and publishes the `progress` event atomically. @throws GoneError. */
-export async function updateProgress<T>(ctx: QueueContext<T>, id: string, progress: string | number): Promise<void> {
-  await execute(ctx.conn, t.updateProgress({ queue: ctx.name, id, progress: String(progress) }));
+export async function updateProgress<T>(ctx: QueueContext<T>, id: string, progress: Progress): Promise<void> {
+  await execute(ctx.conn, t.updateProgress({ queue: ctx.name, id, ...encodeProgress(progress) }));
 }
 
 /** Appends a log line, keeping only the newest `keep` lines when `keep > 0`; answers the length. */

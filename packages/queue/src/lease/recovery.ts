@@ -1,4 +1,4 @@
-import { execute, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
+import { execute, GoneError, StateError, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 
 /** What one stalled sweep did. */
@@ -7,6 +7,21 @@ export type StalledSweep = t.StalledSweep;
 /** Moves up to `limit` due scheduled jobs to their lane or to pending; answers how many (queue.md §8.2). */
 export async function promote<T>(ctx: QueueContext<T>, limit = 100): Promise<number> {
   return execute(ctx.conn, t.promote({ queue: ctx.name, limit }));
+}
+
+/** Promotes as {@link promote} does and answers how long until the schedule's head falls due. */
+export async function promoteNext<T>(ctx: QueueContext<T>, limit = 100): Promise<t.PromoteNext> {
+  return execute(ctx.conn, t.promoteNext({ queue: ctx.name, limit }));
+}
+
+/**
+ * Releases one scheduled job now, or moves its due time to `inMs` from server now.
+ * @throws GoneError when the job does not exist; StateError("not scheduled") when it is not waiting on a time.
+ */
+export async function rescheduleJob<T>(ctx: QueueContext<T>, id: JobId | string, inMs?: number): Promise<void> {
+  const answer = await execute(ctx.conn, t.rescheduleJob({ queue: ctx.name, id, ...(inMs === undefined ? {} : { inMs }) }));
+  if (answer === 'gone') throw new GoneError();
+  if (answer === 'not_scheduled') throw new StateError('not scheduled');
 }
 
 /** Recovers up to `limit` expired leases; answers how many (queue.md §6.1). */

@@ -1,5 +1,6 @@
 import { assertBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { publishEvent } from '../reads/events.js';
 
 /** Options for one admission. */
 export interface EnqueueOptions {
@@ -34,14 +35,18 @@ function resolveId(id: JobId | string | undefined): JobId {
 export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
   const id = resolveId(options.id);
   const raw = ctx.codec.encode(payload);
-  const timed = options.runAt !== undefined || options.delayMs !== undefined;
+  // A zero delay is due now: it goes straight to pending, as BullMQ users expect.
+  const timed = options.runAt !== undefined || (options.delayMs !== undefined && options.delayMs !== 0);
   if (timed && options.dedupId !== undefined) throw new InvalidArgumentError('options', 'dedupId cannot be combined with runAt or delayMs');
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
   const admit = { queue: ctx.name, id, payload: raw };
 
   if (timed) {
     const when = options.runAt !== undefined ? { at: options.runAt instanceof Date ? options.runAt.getTime() : options.runAt } : { inMs: options.delayMs ?? 0 };
-    return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when })));
+    const result = verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
+    // BullMQ users build on `delayed` at admission; best effort, after the verdict (queue.md §12).
+    if (result.status === 'enqueued') publishEvent(ctx.conn, ctx.keys.events, 'delayed', id, 'at' in when ? { runAt: String(when.at) } : { delayMs: String(when.inMs) });
+    return result;
   }
   if (options.dedupId !== undefined) {
     const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };

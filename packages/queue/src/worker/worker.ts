@@ -3,6 +3,7 @@ import type { ClaimedJob } from '../job.js';
 import type { Queue } from '../queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
 import { Rounds } from './rounds.js';
+import { unencodable } from './result-encoding.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
 /** What a handler gets besides the job: cancellation and the job's own side channels. */
@@ -138,6 +139,7 @@ export class Worker<T = unknown> {
     } catch (reason) {
       failure = { reason };
     }
+    failure ??= unencodable(result);
     const settling = failure ? this.#rounds.fail(job, failure.reason) : this.#rounds.complete(job, result);
     void settling.then(() => this.#rt.locks.untrack(job));
     if (!this.#rt.isRunning()) return undefined;

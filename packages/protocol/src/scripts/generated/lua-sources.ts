@@ -446,6 +446,7 @@ export type LuaScriptName =
   | 'lane_counts'
   | 'obliterate'
   | 'promote'
+  | 'promote_next'
   | 'queue_pause'
   | 'queue_resume'
   | 'rate_ttl'
@@ -456,7 +457,9 @@ export type LuaScriptName =
   | 'repeat_due'
   | 'repeat_register'
   | 'reprocess'
+  | 'reschedule_job'
   | 'retry'
+  | 'retry_dead'
   | 'schedule'
   | 'scheduler_due'
   | 'scheduler_fire'
@@ -932,23 +935,44 @@ return 1
 `,
   },
   drain: {
-    sha: '2aacea8f5c0c9a6e35df866ab0c5368639ddd2a6',
+    sha: '4b79f0536e5847fac17affff22dd0004d6831110',
     includes: ['core'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
--- sub-keys; active jobs and repeat registrations are untouched (queue.md §8.4).
+-- sub-keys; active jobs and repeat registrations are untouched (queue.md §8.4). [TS] A flow parent
+-- in this queue waiting on drained children is not left stuck: its open-child count drops by the
+-- children drained; a parent with no open child left is deleted too (it was waiting as well), and
+-- so on up a nested tree; one with children still active or elsewhere runs when those finish. A
+-- parent in another queue is left as it is: this script cannot reach its slot.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
 -- @keys schedule  optional emq:{q}:schedule; drained only when declared
 -- @include core
 -- @returns the number of jobs deleted
+local function wipe(id)
+  redis.call('DEL', jkey(KEYS[1], id), jkey(KEYS[1], id, ':logs'), jkey(KEYS[1], id, ':lock'),
+    jkey(KEYS[1], id, ':dependencies'), jkey(KEYS[1], id, ':processed'), jkey(KEYS[1], id, ':failed'),
+    jkey(KEYS[1], id, ':unsuccessful'))
+end
+
+-- drained[pid]: children of pid (a parent in this queue) deleted and not yet taken off its count;
+-- parents: the ids to settle, in the order their counts came in (an id may appear more than once).
+local drained, parents = {}, {}
+local function note_parent(id)
+  local link = redis.call('HMGET', jkey(KEYS[1], id), 'parent', 'parent_queue')
+  local pid, pq = link[1], link[2]
+  if pid and vid(pid) and (not pq or pq == '') then
+    drained[pid] = (drained[pid] or 0) + 1
+    parents[#parents + 1] = pid
+  end
+end
+
 local function purge(set)
   local n = 0
   for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do
     if vid(id) then
-      redis.call('DEL', jkey(KEYS[1], id), jkey(KEYS[1], id, ':logs'), jkey(KEYS[1], id, ':lock'),
-        jkey(KEYS[1], id, ':dependencies'), jkey(KEYS[1], id, ':processed'), jkey(KEYS[1], id, ':failed'),
-        jkey(KEYS[1], id, ':unsuccessful'))
+      note_parent(id)
+      wipe(id)
       n = n + 1
     end
   end
@@ -957,6 +981,23 @@ local function purge(set)
 end
 local deleted = purge(KEYS[2])
 if KEYS[3] then deleted = deleted + purge(KEYS[3]) end
+
+-- Settle the parents, walking up: a deleted parent counts as a drained child of its own parent.
+local i = 1
+while i <= #parents do
+  local pid = parents[i]
+  local count = drained[pid]
+  drained[pid] = 0
+  if count > 0 and redis.call('HGET', jkey(KEYS[1], pid), 'state') == 'awaiting_children' then
+    local left = redis.call('DECRBY', jkey(KEYS[1], pid, ':dependencies'), count)
+    if left <= 0 then
+      note_parent(pid)
+      wipe(pid)
+      deleted = deleted + 1
+    end
+  end
+  i = i + 1
+end
 return deleted
 `,
   },
@@ -1790,6 +1831,35 @@ local releasing = false -- a scheduled job held no lease, so no lane slot goes b
 return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
 `,
   },
+  promote_next: {
+    sha: 'ea334b4f888a804ac308dc882a7cc784b1a6ad37',
+    includes: ['core', 'lanes'],
+    body: `-- @script promote_next
+-- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
+-- left in the schedule falls due, so a worker can wake at that moment instead of at its next
+-- maintenance tick. The wait is measured on the server clock, so host clock skew does not matter.
+-- @key schedule   emq:{q}:schedule
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key jobroot    emq:{q}:job:
+-- @key laneroot   emq:{q}:g:
+-- @arg limit      most ids to move
+-- @include core lanes
+-- @returns {moved, wait}: the number of jobs moved, and ms until the earliest remaining scheduled
+-- job is due (0 when it is due already), or -1 when the schedule is empty
+local releasing = false -- a scheduled job held no lease, so no lane slot goes back
+local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #head == 0 then return { moved, -1 } end
+local wait = math.floor(tonumber(head[2]) - now_ms())
+if wait < 0 then wait = 0 end
+return { moved, wait }
+`,
+  },
   queue_pause: {
     sha: 'bf7c409db9f83afd1f66c63ba77df474b0965783',
     includes: [],
@@ -2009,6 +2079,54 @@ end
 return 1
 `,
   },
+  reschedule_job: {
+    sha: '6772f2967bcc77f050b890ca6f13032e4f0d6963',
+    includes: ['core', 'lanes'],
+    body: `-- @script reschedule_job
+-- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
+-- (a promote of one id, queue.md §8.2); \`in\` sets its due time to server now + ms. A job that became
+-- the earliest in the schedule pushes a due hint \`d:<ms>\` on the wake list, so a parked worker
+-- re-arms its wake-up deadline (a consumer that does not know hints reads it as one spurious wake).
+-- @key schedule   emq:{q}:schedule
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key row        emq:{q}:job:<id>
+-- @key laneroot   emq:{q}:g:
+-- @arg id         the job's id; must be JOB-namespaced
+-- @arg mode       "now" or "in"
+-- @arg ms         for "in": the new delay in ms from server now (ignored for "now")
+-- @include core lanes
+-- @returns 1 moved; 0 the job is not scheduled (nothing changed); -1 gone (no row)
+-- @error EMQKIND job id must be JOB-namespaced
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if redis.call('EXISTS', KEYS[8]) == 0 then
+  redis.call('ZREM', KEYS[1], id)
+  return -1
+end
+if not redis.call('ZSCORE', KEYS[1], id) then return 0 end
+local lb = lb_at(3)
+if ARGV[2] == 'now' then
+  redis.call('ZREM', KEYS[1], id)
+  local releasing = false
+  if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing) then wake(lb) end
+  redis.call('HSET', KEYS[8], 'state', 'pending')
+  return 1
+end
+local ms = tonumber(ARGV[3])
+redis.call('ZADD', KEYS[1], now_ms() + ms, id)
+local head = redis.call('ZRANGE', KEYS[1], 0, 0)
+if head[1] == id then
+  redis.call('LPUSH', KEYS[6], 'd:' .. string.format('%d', ms))
+  redis.call('LTRIM', KEYS[6], 0, 63)
+end
+return 1
+`,
+  },
   retry: {
     sha: '6753b543b90d47966e56fb3a2a07475acb085320',
     includes: ['core', 'lanes'],
@@ -2092,14 +2210,57 @@ end
 return 'dead'
 `,
   },
+  retry_dead: {
+    sha: '2bd02de314bc9240b91f7cb9a99f2b51b56728d6',
+    includes: ['core', 'lanes'],
+    body: `-- @script retry_dead
+-- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
+-- bulk form of reprocess (queue.md §4.3), bounded so one call never holds the server long. Each row
+-- loses last_error and keeps attempts; a grouped job goes back to its lane (re-ringing it), any
+-- other to flat pending. A member whose row vanished is dropped, never recreated.
+-- @key dead       emq:{q}:dead
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key jobroot    emq:{q}:job:
+-- @key laneroot   emq:{q}:g:
+-- @arg limit      most jobs to move
+-- @include core lanes
+-- @returns the number of jobs moved back
+local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local lb = lb_at(3)
+local moved, flat = 0, 0
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[1], id)
+  if vid(id) then
+    local row = jkey(KEYS[8], id)
+    if redis.call('EXISTS', row) == 1 then
+      redis.call('HDEL', row, 'last_error')
+      redis.call('HSET', row, 'state', 'pending')
+      local releasing = false
+      if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing) then flat = flat + 1 end
+      moved = moved + 1
+    end
+  end
+end
+if flat > 0 then wake(lb) end
+return moved
+`,
+  },
   schedule: {
-    sha: '41f621695d2e451a0a6f2eb87c9a0ac7907c173b',
+    sha: '1c3101293d702c73d7226846b6ad731e0b3f5246',
     includes: ['core'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
 -- clock (\`in\`) (queue.md §2.4).
 -- @key row        emq:{q}:job:<id>
 -- @key schedule   emq:{q}:schedule
+-- @keys wake      optional emq:{q}:wake [TS]: when declared, a job that became the earliest in the
+-- schedule pushes a due hint \`d:<ms until due>\`, so a parked worker wakes at its due time (a consumer
+-- that does not know hints reads it as one spurious wake)
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
@@ -2109,10 +2270,17 @@ return 'dead'
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local now = now_ms()
 local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then score = now_ms() + score end
+if ARGV[3] == 'in' then score = now + score end
 redis.call('HSET', KEYS[1], 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2])
 redis.call('ZADD', KEYS[2], score, ARGV[1])
+if KEYS[3] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
+  local wait = score - now
+  if wait < 0 then wait = 0 end
+  redis.call('LPUSH', KEYS[3], 'd:' .. string.format('%d', wait))
+  redis.call('LTRIM', KEYS[3], 0, 63)
+end
 return 1
 `,
   },
@@ -2477,7 +2645,7 @@ return 1
 `,
   },
   update_progress: {
-    sha: 'fd73ef4fcb8ae6b61b8a99cb33ec5048513badb3',
+    sha: '5d69def8fd5f9612bb1d4a148dc089a1a167418e',
     includes: [],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
@@ -2486,10 +2654,21 @@ return 1
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
 -- @arg id         the job's id
 -- @arg progress   the progress text
+-- @args kind      optional [TS] "number" or "json": how the text decodes, so a number comes back a
+-- number; kept on the row as progress_type and published as the event's progress_type field (every
+-- field stays a string, as bus.md §1.1 requires). Without it the progress is plain text.
 -- @returns 1 recorded; -1 gone (nothing published)
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local kind = ARGV[3]
 redis.call('HSET', KEYS[1], 'progress', ARGV[2])
-redis.call('PUBLISH', KEYS[2], cjson.encode({ event = 'progress', job = ARGV[1], progress = ARGV[2] }))
+local event = { event = 'progress', job = ARGV[1], progress = ARGV[2] }
+if kind == 'number' or kind == 'json' then
+  redis.call('HSET', KEYS[1], 'progress_type', kind)
+  event.progress_type = kind
+else
+  redis.call('HDEL', KEYS[1], 'progress_type')
+end
+redis.call('PUBLISH', KEYS[2], cjson.encode(event))
 return 1
 `,
   },
