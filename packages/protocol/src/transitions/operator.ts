@@ -60,8 +60,8 @@ export function updateProgress(input: {
   readonly queue: string;
   readonly id: JobId | string;
   readonly progress: string;
-  /** How `progress` decodes [TS]; plain text when omitted. */
-  readonly kind?: 'number' | 'json';
+  /** How `progress` decodes when it is not what it looks like [TS]: numeric text, or JSON. */
+  readonly kind?: 'string' | 'json';
 }): Transition<void> {
   const id = idArg(input.id);
   const call = bind(scripts().update_progress, { scope: { q: input.queue, id }, args: { id, progress: input.progress }, restArgs: input.kind === undefined ? [] : [input.kind] });

@@ -168,7 +168,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).keys).toEqual([q(`job:${J}`), q('events')]);
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).args).toEqual([J, '5']);
-    expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'number' })).args).toEqual([J, '5', 'number']);
+    expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
     expect(ob.keys).toHaveLength(21);

@@ -2645,7 +2645,7 @@ return 1
 `,
   },
   update_progress: {
-    sha: '5d69def8fd5f9612bb1d4a148dc089a1a167418e',
+    sha: '471971182cd218c9e1c0994cdc4ff9fd930f76bf',
     includes: [],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
@@ -2654,15 +2654,16 @@ return 1
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
 -- @arg id         the job's id
 -- @arg progress   the progress text
--- @args kind      optional [TS] "number" or "json": how the text decodes, so a number comes back a
--- number; kept on the row as progress_type and published as the event's progress_type field (every
--- field stays a string, as bus.md §1.1 requires). Without it the progress is plain text.
+-- @args kind      optional [TS] "string" or "json": how the text decodes when it is not what it looks
+-- like (text that reads as a number, or a JSON value); kept on the row as progress_type and
+-- published as the event's progress_type field (every field stays a string, as bus.md §1.1
+-- requires). Without it the event is exactly the spec's, and numeric text reads as a number.
 -- @returns 1 recorded; -1 gone (nothing published)
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local kind = ARGV[3]
 redis.call('HSET', KEYS[1], 'progress', ARGV[2])
 local event = { event = 'progress', job = ARGV[1], progress = ARGV[2] }
-if kind == 'number' or kind == 'json' then
+if kind == 'string' or kind == 'json' then
   redis.call('HSET', KEYS[1], 'progress_type', kind)
   event.progress_type = kind
 else
