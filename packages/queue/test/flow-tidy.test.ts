@@ -1,5 +1,5 @@
 import { Connection, parseKey } from '@echo/protocol';
-import { uniqueName, useRedis } from '@echo/testkit';
+import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 
@@ -48,5 +48,25 @@ describe('drain and flows', () => {
     const parent = await queue.claim(30_000);
     expect(parent?.id).toBe(flow.id);
     expect(await queue.childrenValues(flow.id)).toEqual({ [running.id]: 'done' });
+  });
+});
+
+describe('a child that stalls past the threshold', () => {
+  it('fails its parent under fail-parent, and releases it under ignore', async () => {
+    const queue = await Queue.open<string>(uniqueName('tidy'), { connection: conn });
+    const strict = await queue.addFlow({ parent: { payload: 'p1' }, children: [{ payload: 'c1', failParentOnFailure: true }] });
+    const lenient = await queue.addFlow({ parent: { payload: 'p2' }, children: [{ payload: 'c2', ignoreDependencyOnFailure: true }] });
+    const first = await queue.claim(1);
+    const second = await queue.claim(1);
+    if (first === undefined || second === undefined) throw new Error('children not claimed');
+    const dead: string[] = [];
+    await waitFor(async () => {
+      dead.push(...(await queue.sweepStalled({ maxStalled: 1 })).dead);
+      return dead.length === 2;
+    }, { what: 'both children to die stalled', timeoutMs: 5000 });
+    expect(await queue.getState(strict.id)).toBe('dead');
+    expect(await queue.getJob(strict.id)).toMatchObject({ state: 'dead' });
+    expect(await queue.getState(lenient.id)).toBe('pending');
+    expect(await queue.ignoredFailures(lenient.id)).toEqual({ [lenient.children[0]?.id ?? 'missing']: 'stalled' });
   });
 });

@@ -58,10 +58,17 @@ export interface StalledSweep {
  * `sweep_stalled`: counts each expired lease as a stall; below `maxStalled` the job is recovered, at
  * it the job is dead-lettered with `last_error` "stalled" (queue.md §6.2).
  */
-export function sweepStalled(input: { readonly queue: string; readonly maxStalled: number; readonly limit: number }): Transition<StalledSweep> {
+export function sweepStalled(input: {
+  readonly queue: string;
+  readonly maxStalled: number;
+  readonly limit: number;
+  /** Declare the flow outbox, so a dead child of a parent in another queue leaves a fail entry [TS]. */
+  readonly outbox?: boolean;
+}): Transition<StalledSweep> {
   const call = bind(scripts().sweep_stalled, {
     scope: { q: input.queue },
     args: { max_stalled: whole('maxStalled', input.maxStalled, 1), limit: whole('limit', input.limit, 1) },
+    optional: input.outbox === true,
   });
   return transition(call, (reply) => {
     const [recovered, dead] = reply as [JobId[], JobId[]];

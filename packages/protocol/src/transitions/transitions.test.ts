@@ -151,6 +151,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(() => t.retryDead({ queue: 'orders', limit: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
     expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:')]);
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('flow:outbox')]);
     expect(shape(t.reapGroup({ queue: 'orders', group: G, limit: 2 }))).toEqual({
       script: 'greap_group',
       keys: [q('active'), q(`g:${G}:pending`), ...LB, q('job:')],

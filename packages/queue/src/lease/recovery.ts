@@ -31,10 +31,12 @@ export async function reap<T>(ctx: QueueContext<T>, limit = 100): Promise<number
 
 /**
  * Counts each expired lease as a stall: below `maxStalled` the job is recovered, at it the job is
- * dead-lettered with `last_error` "stalled" (queue.md §6.2).
+ * dead-lettered with `last_error` "stalled" (queue.md §6.2), running its flow failure arm as a
+ * retry at the cap does.
  */
 export async function sweepStalled<T>(ctx: QueueContext<T>, options: { maxStalled?: number; limit?: number } = {}): Promise<StalledSweep> {
-  return execute(ctx.conn, t.sweepStalled({ queue: ctx.name, maxStalled: options.maxStalled ?? 1, limit: options.limit ?? 100 }));
+  // The outbox is declared so a stalled child's death reaches a parent in another queue too.
+  return execute(ctx.conn, t.sweepStalled({ queue: ctx.name, maxStalled: options.maxStalled ?? 1, limit: options.limit ?? 100, outbox: true }));
 }
 
 /** Recovers expired leases of one lane only (queue.md §5.6). */
