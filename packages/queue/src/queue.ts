@@ -295,7 +295,12 @@ export class Queue<T = unknown> {
     return controls.getLogs(this.#ctx, id);
   }
 
-  /** Deletes a job unless a worker holds its lock. */
+  /**
+   * Deletes a job unless a worker holds its lock. A flow parent still waiting on children is
+   * refused (remove them first, or drain) [TS]; removing a child counts its parent (in this queue)
+   * down as if the child had finished, so the parent still runs.
+   * @throws LockedError when a worker holds it; StateError("parent awaiting children").
+   */
   remove(id: string, options?: { dedupId?: string }): Promise<void> {
     return controls.removeJob(this.#ctx, id, options);
   }

@@ -1,4 +1,4 @@
-import { Connection, parseKey } from '@echo/protocol';
+import { Connection, parseKey, StateError } from '@echo/protocol';
 import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
@@ -68,5 +68,23 @@ describe('a child that stalls past the threshold', () => {
     expect(await queue.getJob(strict.id)).toMatchObject({ state: 'dead' });
     expect(await queue.getState(lenient.id)).toBe('pending');
     expect(await queue.ignoredFailures(lenient.id)).toEqual({ [lenient.children[0]?.id ?? 'missing']: 'stalled' });
+  });
+});
+
+describe('remove and flows', () => {
+  it('refuses a parent awaiting children; removing its children lets it run; nothing is orphaned', async () => {
+    const queue = await Queue.open<string>(uniqueName('tidy'), { connection: conn });
+    const flow = await queue.addFlow({ parent: { payload: 'p' }, children: [{ payload: 'a' }, { payload: 'b' }] });
+    const error = await queue.remove(flow.id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateError);
+    expect(await queue.getState(flow.id)).toBe('awaiting_children');
+    const [a, b] = flow.children;
+    if (a === undefined || b === undefined) throw new Error('two children expected');
+    await queue.remove(a.id);
+    expect(await queue.dependencies(flow.id)).toBe(1);
+    await queue.remove(b.id);
+    expect(await queue.getState(flow.id)).toBe('pending');
+    await queue.remove(flow.id);
+    expect(await jobKeys(queue)).toEqual([]);
   });
 });
