@@ -11,7 +11,7 @@ export type { CompleteManyOutcome, CompleteOptions, HeldJob, RetryOutcome } from
 export type { ClaimOptions, RoundOptions, RoundResult } from './lease/claims.js';
 export type { StalledSweep } from './lease/recovery.js';
 export type { ReassignResult } from './admin/lanes.js';
-export type { RetryJobsOptions } from './admin/bulk.js';
+export type { CleanOptions, RetryJobsOptions } from './admin/bulk.js';
 export type { CountName } from './reads/reads.js';
 export { LIST_STATES, type JobPage, type ListedJob, type ListOptions, type ListState } from './reads/listing.js';
 export type { RepeatOptions } from './producer/repeat.js';

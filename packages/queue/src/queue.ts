@@ -266,6 +266,15 @@ export class Queue<T = unknown> {
     return bulk.retryJobs(this.#ctx, options);
   }
 
+  /**
+   * Deletes dead jobs created at least `olderThanMs` ago, oldest first, up to `limit` (default
+   * 1000), in bounded chunks [TS]; answers how many.
+   * @throws InvalidArgumentError for another state, a negative age or a bad limit.
+   */
+  clean(options: bulk.CleanOptions): Promise<number> {
+    return bulk.clean(this.#ctx, options);
+  }
+
   /** Deletes a paused queue entirely. */
   obliterate(options?: { force?: boolean; budget?: number }): Promise<void> {
     return controls.obliterate(this.#ctx, options);

@@ -63,4 +63,19 @@ describe('admin reads and bulk moves', () => {
     await expect(queue.retryJobs({ state: 'dead', chunk: 1001 })).rejects.toBeInstanceOf(InvalidArgumentError);
     expect(await queue.counts('dead')).toEqual({ dead: 1 });
   });
+
+  it('clean deletes dead jobs older than the age, oldest first, up to the limit, and nothing live', async () => {
+    const queue = await Queue.open<number>(uniqueName('adm'), { connection: conn });
+    const ids = await morgue(queue, 5);
+    expect(await queue.clean({ state: 'dead', olderThanMs: 3_600_000 })).toBe(0);
+    expect(await queue.clean({ state: 'dead', olderThanMs: 0, limit: 2 })).toBe(2);
+    const left = await queue.listJobs('dead');
+    expect(left.jobs.map((j) => j.id)).toEqual(ids.slice(2).reverse());
+    expect(await queue.getJob(ids[0] ?? '')).toBeUndefined();
+    const live = await queue.enqueue(9);
+    expect(await queue.clean({ state: 'dead', olderThanMs: 0 })).toBe(3);
+    expect(await queue.counts('dead', 'pending')).toEqual({ dead: 0, pending: 1 });
+    expect(await queue.getState(live.id)).toBe('pending');
+    await expect(queue.clean({ state: 'dead', olderThanMs: -1 })).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
 });

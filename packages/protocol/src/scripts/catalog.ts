@@ -39,6 +39,7 @@ export const SCRIPT_NAMES = [
   'greap_group',
   'reprocess',
   'retry_dead',
+  'clean_dead',
   // operator and mutation
   'update_data',
   'update_progress',

@@ -100,3 +100,12 @@ export function reprocess(input: { readonly queue: string; readonly id: JobId | 
 export function retryDead(input: { readonly queue: string; readonly limit: number }): Transition<number> {
   return transition(bind(scripts().retry_dead, { scope: { q: input.queue }, args: { limit: whole('limit', input.limit, 1) } }), int);
 }
+
+/**
+ * `clean_dead` [TS]: deletes the given dead jobs with their rows and sub-keys; an id no longer dead
+ * is left alone. Answers how many were deleted.
+ */
+export function cleanDead(input: { readonly queue: string; readonly ids: readonly (JobId | string)[] }): Transition<number> {
+  const ids = input.ids.map(idArg);
+  return transition(bind(scripts().clean_dead, { scope: { q: input.queue }, restArgs: ids }), int);
+}

@@ -1,4 +1,4 @@
-import { execute, InvalidArgumentError, transitions as t } from '@echo/protocol';
+import { execute, idUnixMs, InvalidArgumentError, isBrandedId, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 
 /** What {@link retryJobs} takes. */
@@ -32,4 +32,49 @@ export async function retryJobs<T>(ctx: QueueContext<T>, options: RetryJobsOptio
     if (step < want) break;
   }
   return moved;
+}
+
+/** What {@link clean} takes. */
+export interface CleanOptions {
+  /** The state to clean; only `dead` keeps finished jobs (a completed job's row goes at completion). */
+  readonly state: 'dead';
+  /** Only jobs created at least this long ago (by the time in their id), in ms. */
+  readonly olderThanMs: number;
+  /** At most this many jobs; default 1000. */
+  readonly limit?: number;
+}
+
+/** Dead jobs deleted per script call. */
+const CLEAN_CHUNK = 500;
+
+/**
+ * Deletes dead jobs created at least `olderThanMs` ago, oldest first, up to `limit`, in chunks of
+ * {@link CLEAN_CHUNK} per `clean_dead` call. Age is read from the job id (ids carry their mint time,
+ * and the dead set sorts by id), so no row is read to decide. Answers how many were deleted.
+ *
+ * @throws InvalidArgumentError for another state, a negative age or a limit below 1.
+ */
+export async function clean<T>(ctx: QueueContext<T>, options: CleanOptions): Promise<number> {
+  if ((options.state as string) !== 'dead') throw new InvalidArgumentError('state', "must be 'dead'");
+  if (!Number.isSafeInteger(options.olderThanMs) || options.olderThanMs < 0) throw new InvalidArgumentError('olderThanMs', 'must be a non-negative integer');
+  const limit = options.limit ?? 1000;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidArgumentError('limit', 'must be a positive integer');
+  const cutoff = Date.now() - options.olderThanMs;
+  let deleted = 0;
+  while (deleted < limit) {
+    const want = Math.min(CLEAN_CHUNK, limit - deleted);
+    const oldest = (await ctx.conn.command('ZRANGE', ctx.keys.dead, 0, want - 1)) as string[];
+    const ids: string[] = [];
+    for (const id of oldest) {
+      // The set sorts by id, so the first id young enough to keep ends the scan.
+      if (!isBrandedId(id)) continue;
+      if (idUnixMs(id) > cutoff) break;
+      ids.push(id);
+    }
+    if (ids.length === 0) break;
+    const step = await execute(ctx.conn, t.cleanDead({ queue: ctx.name, ids }));
+    deleted += step;
+    if (step < ids.length || ids.length < oldest.length) break;
+  }
+  return deleted;
 }
