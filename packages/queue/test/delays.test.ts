@@ -148,3 +148,16 @@ describe('the progress event', () => {
     await q.close();
   });
 });
+
+describe('the removed event', () => {
+  it('is published after a job is removed', async () => {
+    const q = await open<string>();
+    const events = await q.events();
+    const seen = events.next((event) => event.event === 'removed');
+    const { id } = await q.enqueue('gone soon');
+    await q.remove(id);
+    expect(await seen).toEqual({ event: 'removed', job: id, fields: {} });
+    await events.close();
+    await q.close();
+  });
+});
