@@ -1,6 +1,9 @@
 -- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
--- its idempotency key when it still names this job (queue.md §8.5).
+-- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
+-- still waiting on children is refused (remove the children first, or drain), and removing a child
+-- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
+-- parent runs once its other children are done instead of waiting forever.
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key schedule   emq:{q}:schedule
@@ -18,12 +21,27 @@
 -- @include core lanes
 -- @returns 1 removed; -1 gone
 -- @error EMQLOCK job is locked
+-- @error EMQSTATE parent awaiting children
 local id = ARGV[1]
 if not vid(id) then return -1 end
 local row = jkey(KEYS[10], id)
 if redis.call('EXISTS', row) == 0 then return -1 end
 if redis.call('EXISTS', jkey(KEYS[10], id, ':lock')) == 1 or redis.call('HEXISTS', row, 'lock') == 1 then
   return redis.error_reply('EMQLOCK job is locked')
+end
+local link = redis.call('HMGET', row, 'state', 'parent', 'parent_queue')
+if link[1] == 'awaiting_children' then return redis.error_reply('EMQSTATE parent awaiting children') end
+local pid, pq = link[2], link[3]
+if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
+  local prow = jkey(KEYS[10], pid)
+  if redis.call('HGET', prow, 'state') == 'awaiting_children' then
+    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
+    if left <= 0 then
+      redis.call('ZADD', KEYS[1], 0, pid)
+      redis.call('HSET', prow, 'state', 'pending')
+      wake(lb_at(5))
+    end
+  end
 end
 local was_active = redis.call('ZREM', KEYS[2], id) == 1
 redis.call('ZREM', KEYS[1], id)

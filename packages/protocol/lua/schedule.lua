@@ -3,6 +3,9 @@
 -- clock (`in`) (queue.md §2.4).
 -- @key row        emq:{q}:job:<id>
 -- @key schedule   emq:{q}:schedule
+-- @keys wake      optional emq:{q}:wake [TS]: when declared, a job that became the earliest in the
+-- schedule pushes a due hint `d:<ms until due>`, so a parked worker wakes at its due time (a consumer
+-- that does not know hints reads it as one spurious wake)
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
@@ -15,10 +18,17 @@
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local now = now_ms()
 local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then score = now_ms() + score end
+if ARGV[3] == 'in' then score = now + score end
 local f = { unpack(ARGV, 5) }
 for _, v in ipairs({ 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
 redis.call('HSET', KEYS[1], unpack(f))
 redis.call('ZADD', KEYS[2], score, ARGV[1])
+if KEYS[3] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
+  local wait = score - now
+  if wait < 0 then wait = 0 end
+  redis.call('LPUSH', KEYS[3], 'd:' .. string.format('%d', wait))
+  redis.call('LTRIM', KEYS[3], 0, 63)
+end
 return 1

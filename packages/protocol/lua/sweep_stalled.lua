@@ -1,6 +1,9 @@
 -- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
--- the job is dead-lettered with last_error "stalled" (queue.md §6.2).
+-- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
+-- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
+-- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
+-- fail entry goes into this queue's flow outbox when that key is declared.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -12,6 +15,8 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
+-- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
 -- @include core lanes
@@ -20,6 +25,36 @@ local lb = lb_at(5)
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
 local max_stalled = tonumber(ARGV[1])
 local recovered, dead, flat = {}, {}, 0
+
+-- fail_parent(id): the flow failure arm of a child that just died stalled.
+local function fail_parent(id)
+  local link = redis.call('HMGET', jkey(KEYS[10], id), 'parent', 'parent_queue', 'parent_policy')
+  local pid, pq, policy = link[1], link[2], link[3]
+  if not pid or not vid(pid) then return end
+  if policy ~= 'id' then policy = 'fp' end
+  if pq and pq ~= '' then
+    if KEYS[12] then
+      redis.call('RPUSH', KEYS[12], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
+    end
+    return
+  end
+  local prow = jkey(KEYS[10], pid)
+  if policy == 'fp' then
+    if redis.call('EXISTS', prow) == 1 then
+      redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
+      redis.call('HSET', prow, 'state', 'dead')
+      redis.call('ZREM', KEYS[2], pid)
+      redis.call('ZADD', KEYS[3], 0, pid)
+    end
+  elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
+    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
+    if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
+      redis.call('ZADD', KEYS[2], 0, pid)
+      redis.call('HSET', prow, 'state', 'pending')
+      flat = flat + 1
+    end
+  end
+end
 for _, id in ipairs(expired) do
   redis.call('ZREM', KEYS[1], id)
   if vid(id) then
@@ -38,6 +73,7 @@ for _, id in ipairs(expired) do
         redis.call('ZADD', KEYS[3], 0, id)
         redis.call('HINCRBY', KEYS[4], 'count', 1)
         if lane then rering(lb, lane, g) end
+        fail_parent(id)
         dead[#dead + 1] = id
       else
         if lane then

@@ -1,7 +1,10 @@
 import { assertBrandedId } from './ids/guards.js';
 
-/** The lifecycle event names of queue.md §12; anything else off the wire reads as `unknown`. */
-export const EVENT_NAMES = ['progress', 'completed', 'failed', 'delayed', 'stalled', 'scheduled'] as const;
+/**
+ * The lifecycle event names of queue.md §12, plus `removed` [TS] (a job deleted by `remove`);
+ * anything else off the wire reads as `unknown`.
+ */
+export const EVENT_NAMES = ['progress', 'completed', 'failed', 'delayed', 'stalled', 'scheduled', 'removed'] as const;
 
 /** One lifecycle event name. */
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -12,6 +12,7 @@ export type { ClaimOptions, RoundOptions, RoundResult } from './lease/claims.js'
 export type { StalledSweep } from './lease/recovery.js';
 export type { ReassignResult } from './admin/lanes.js';
 export type { RateLimit } from './admin/gates.js';
+export type { CleanOptions, RetryJobsOptions } from './admin/bulk.js';
 export type { CountName } from './reads/reads.js';
 export { LIST_STATES, type JobPage, type ListedJob, type ListOptions, type ListState } from './reads/listing.js';
 export type { RepeatOptions } from './producer/repeat.js';
@@ -24,7 +25,9 @@ export { backoffDelay, exponential, fixed, jitter, type Backoff } from './worker
 export { CancelledError, CancelToken, type CancelCheck } from './worker/cancel.js';
 export type { BatchPartition, BatchVerdict } from './worker/partition.js';
 export { QueueEvents, type EventListener } from './reads/events.js';
+export { progressValue, type Progress } from './reads/progress.js';
 export { Worker, type Handler, type JobContext, type WorkerStartOptions } from './worker/worker.js';
+export { ResultEncodingError } from './worker/result-encoding.js';
 export { BatchWorker, type BatchHandler, type BatchVerdicts, type BatchWorkerOptions } from './worker/batch-worker.js';
 export type { WorkerStats } from './worker/runtime.js';
 export type { BackoffFunction, ClaimSource, StalledOptions, WorkerOptions } from './worker/worker-options.js';

@@ -4,9 +4,11 @@ import * as claims from './lease/claims.js';
 import { jsonCodec, type Codec } from './codec.js';
 import { heardAdmission } from './enqueue-hook.js';
 import { registerContext, type QueueContext } from './context.js';
+import * as bulk from './admin/bulk.js';
 import * as controls from './admin/controls.js';
 import * as gates from './admin/gates.js';
 import { QueueEvents } from './reads/events.js';
+import type { Progress } from './reads/progress.js';
 import type { ClaimedJob, JobPosition, JobRecord } from './job.js';
 import * as flows from './flows/flows.js';
 import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
@@ -200,9 +202,33 @@ export class Queue<T = unknown> {
     return settlement.extendLocks(this.#ctx, jobs, leaseMs, markerTtlMs);
   }
 
-  /** Moves due scheduled jobs to pending or their lane. */
-  promote(limit?: number): Promise<number> {
-    return recovery.promote(this.#ctx, limit);
+  /** Moves up to `limit` due scheduled jobs to pending or their lane; answers how many. */
+  promote(limit?: number): Promise<number>;
+  /**
+   * Runs one scheduled (delayed, or waiting out a retry backoff) job now: it goes to pending, or
+   * its lane, at once [TS].
+   * @throws GoneError when the job does not exist; StateError("not scheduled") when it is not waiting on a time.
+   */
+  promote(id: JobId | string): Promise<void>;
+  async promote(target?: number | JobId | string): Promise<unknown> {
+    if (typeof target !== 'string') return recovery.promote(this.#ctx, target);
+    await recovery.rescheduleJob(this.#ctx, target);
+    return undefined;
+  }
+
+  /**
+   * Moves a scheduled job's due time to `delayMs` from the server's now [TS]. A parked worker re-arms
+   * its wake-up, so an earlier time is honoured.
+   * @throws GoneError when the job does not exist; StateError("not scheduled") when it is not waiting
+   * on a time; InvalidArgumentError for a negative or fractional delay.
+   */
+  changeDelay(id: JobId | string, delayMs: number): Promise<void> {
+    return recovery.rescheduleJob(this.#ctx, id, delayMs);
+  }
+
+  /** Promotes as {@link promote} does and answers how long until the schedule's head falls due [TS]. */
+  promoteNext(limit?: number): Promise<{ readonly moved: number; readonly nextInMs: number }> {
+    return recovery.promoteNext(this.#ctx, limit);
   }
 
   /** Recovers expired leases. */
@@ -263,6 +289,28 @@ export class Queue<T = unknown> {
     return controls.drain(this.#ctx, options);
   }
 
+  /** True while the queue-wide pause stands. */
+  isPaused(): Promise<boolean> {
+    return reads.isPaused(this.#ctx);
+  }
+
+  /**
+   * Brings dead jobs back to pending, oldest first, in bounded chunks [TS]; answers how many moved.
+   * @throws InvalidArgumentError for another state, a bad count or chunk.
+   */
+  retryJobs(options: bulk.RetryJobsOptions): Promise<number> {
+    return bulk.retryJobs(this.#ctx, options);
+  }
+
+  /**
+   * Deletes dead jobs created at least `olderThanMs` ago, oldest first, up to `limit` (default
+   * 1000), in bounded chunks [TS]; answers how many.
+   * @throws InvalidArgumentError for another state, a negative age or a bad limit.
+   */
+  clean(options: bulk.CleanOptions): Promise<number> {
+    return bulk.clean(this.#ctx, options);
+  }
+
   /** Deletes a paused queue entirely. */
   obliterate(options?: { force?: boolean; budget?: number }): Promise<void> {
     return controls.obliterate(this.#ctx, options);
@@ -273,8 +321,12 @@ export class Queue<T = unknown> {
     return controls.updateData(this.#ctx, id, payload);
   }
 
-  /** Records a job's progress and publishes the `progress` event. */
-  updateProgress(id: string, progress: string | number): Promise<void> {
+  /**
+   * Records a job's progress and publishes the `progress` event. A number or an object keeps its
+   * type for listeners: read it back with `progressValue(event)`.
+   * @throws InvalidArgumentError for a non-finite number or an object JSON cannot encode; GoneError when the job does not exist.
+   */
+  updateProgress(id: string, progress: Progress): Promise<void> {
     return controls.updateProgress(this.#ctx, id, progress);
   }
 
@@ -288,7 +340,12 @@ export class Queue<T = unknown> {
     return controls.getLogs(this.#ctx, id);
   }
 
-  /** Deletes a job unless a worker holds its lock. */
+  /**
+   * Deletes a job unless a worker holds its lock. A flow parent still waiting on children is
+   * refused (remove them first, or drain) [TS]; removing a child counts its parent (in this queue)
+   * down as if the child had finished, so the parent still runs.
+   * @throws LockedError when a worker holds it; StateError("parent awaiting children").
+   */
   remove(id: string, options?: { dedupId?: string }): Promise<void> {
     return controls.removeJob(this.#ctx, id, options);
   }

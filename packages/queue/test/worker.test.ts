@@ -64,14 +64,13 @@ describe('Worker', () => {
 });
 
 describe('Worker results', () => {
-  it('completes a job whose handler returns a value JSON cannot carry, and reports it', async () => {
+  it('fails the attempt of a handler that returns a value JSON cannot carry, with a typed error', async () => {
     const queue = await Queue.open<string>(uniqueName('w'), { connection: conn });
-    const errors: unknown[] = [];
-    const worker = await Worker.start(queue, () => 10n, { onError: (e) => errors.push(e), blockMs: 50 });
+    const worker = await Worker.start(queue, () => 10n, { blockMs: 50, maxAttempts: 1, onError: () => undefined });
     const { id } = await queue.enqueue('x');
-    await until(async () => (await queue.getState(id)) === 'absent');
+    await until(async () => (await queue.getState(id)) === 'dead');
     await worker.close();
-    expect(await queue.counts('completed')).toEqual({ completed: 1 });
-    expect(errors.some((e) => e instanceof TypeError)).toBe(true);
+    expect(await queue.counts('completed', 'dead')).toEqual({ completed: 0, dead: 1 });
+    expect((await queue.getJob(id))?.lastError).toMatch(/^handler result cannot be encoded: /);
   });
 });

@@ -33,10 +33,14 @@ export const SCRIPT_NAMES = [
   'extend_locks',
   // release and recovery
   'promote',
+  'promote_next',
+  'reschedule_job',
   'reap',
   'sweep_stalled',
   'greap_group',
   'reprocess',
+  'retry_dead',
+  'clean_dead',
   // operator and mutation
   'update_data',
   'update_progress',

@@ -89,13 +89,17 @@ export function enqueueDedup(input: EnqueueDedupInput): Transition<DedupAdmissio
 }
 
 /** Input of {@link schedule}: exactly one of `at` (epoch ms) and `inMs` (from the server's now). */
-export type ScheduleInput = AdmitInput & ({ readonly at: number; readonly inMs?: never } | { readonly inMs: number; readonly at?: never });
+export type ScheduleInput = AdmitInput &
+  ({ readonly at: number; readonly inMs?: never } | { readonly inMs: number; readonly at?: never }) & {
+    /** Also push a due hint on the wake list when the job became the earliest scheduled one [TS]. */
+    readonly wake?: boolean;
+  };
 
 /** `schedule`: admits a job to run no earlier than a time (queue.md §2.4). */
 export function schedule(input: ScheduleInput): Transition<Admission> {
   const id = idArg(input.id);
   const [mode, ms] = input.at !== undefined ? ['at', whole('runAt', input.at, 0)] : ['in', whole('delayMs', input.inMs, 0)];
-  const call = bind(scripts().schedule, { scope: { q: input.queue, id }, args: { id, payload: input.payload, mode, ms }, restArgs: jobOptionArgs(input.options) });
+  const call = bind(scripts().schedule, { scope: { q: input.queue, id }, args: { id, payload: input.payload, mode, ms }, restArgs: jobOptionArgs(input.options), optional: input.wake === true });
   return transition(call, admitted);
 }
 

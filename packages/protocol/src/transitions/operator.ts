@@ -56,9 +56,16 @@ export function updateData(input: { readonly queue: string; readonly id: JobId |
 }
 
 /** `update_progress`: records progress and publishes the `progress` event in the same step. */
-export function updateProgress(input: { readonly queue: string; readonly id: JobId | string; readonly progress: string }): Transition<void> {
+export function updateProgress(input: {
+  readonly queue: string;
+  readonly id: JobId | string;
+  readonly progress: string;
+  /** How `progress` decodes when it is not what it looks like [TS]: numeric text, or JSON. */
+  readonly kind?: 'string' | 'json';
+}): Transition<void> {
   const id = idArg(input.id);
-  return transition(bind(scripts().update_progress, { scope: { q: input.queue, id }, args: { id, progress: input.progress } }), (r) => void found(r));
+  const call = bind(scripts().update_progress, { scope: { q: input.queue, id }, args: { id, progress: input.progress }, restArgs: input.kind === undefined ? [] : [input.kind] });
+  return transition(call, (r) => void found(r));
 }
 
 /** `add_log`: appends a log line, keeping the newest `keep` when `keep > 0`; answers the length. */

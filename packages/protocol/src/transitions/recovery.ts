@@ -3,11 +3,44 @@ import { GoneError } from '../errors/wire.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
-import { idArg, int, whole } from './values.js';
+import { idArg, int, ints, whole } from './values.js';
 
 /** `promote`: moves up to `limit` due scheduled jobs to their lane or to pending; answers how many (queue.md §8.2). */
 export function promote(input: { readonly queue: string; readonly limit: number }): Transition<number> {
   return transition(bind(scripts().promote, { scope: { q: input.queue }, args: { limit: whole('limit', input.limit, 1) } }), int);
+}
+
+/** What {@link promoteNext} did, and when the schedule next falls due. */
+export interface PromoteNext {
+  readonly moved: number;
+  /** ms (server clock) until the earliest job left in the schedule is due; 0 when due already; -1 when none. */
+  readonly nextInMs: number;
+}
+
+/**
+ * `promote_next` [TS]: promotes as {@link promote} does, then answers how long until the earliest
+ * remaining scheduled job falls due, so a worker can wake at that moment.
+ */
+export function promoteNext(input: { readonly queue: string; readonly limit: number }): Transition<PromoteNext> {
+  return transition(bind(scripts().promote_next, { scope: { q: input.queue }, args: { limit: whole('limit', input.limit, 1) } }), (reply) => {
+    const [moved, next] = ints(reply);
+    return { moved: moved ?? 0, nextInMs: next ?? -1 };
+  });
+}
+
+/** How {@link rescheduleJob} ended: moved, not in the schedule (nothing changed), or no such job. */
+export type Rescheduled = 'moved' | 'not_scheduled' | 'gone';
+
+const RESCHEDULED: Readonly<Record<number, Rescheduled>> = { 1: 'moved', 0: 'not_scheduled', [-1]: 'gone' };
+
+/**
+ * `reschedule_job` [TS]: releases one scheduled job now (`inMs` omitted) or sets its due time to
+ * server now + `inMs`. A job that became the earliest pushes a due hint on the wake list.
+ */
+export function rescheduleJob(input: { readonly queue: string; readonly id: JobId | string; readonly inMs?: number }): Transition<Rescheduled> {
+  const id = idArg(input.id);
+  const [mode, ms] = input.inMs === undefined ? ['now', 0] : ['in', whole('delayMs', input.inMs, 0)];
+  return transition(bind(scripts().reschedule_job, { scope: { q: input.queue, id }, args: { id, mode, ms } }), (reply) => RESCHEDULED[int(reply)] ?? 'gone');
 }
 
 /** `reap`: recovers up to `limit` expired leases; answers how many (queue.md §6.1). */
@@ -25,10 +58,17 @@ export interface StalledSweep {
  * `sweep_stalled`: counts each expired lease as a stall; below `maxStalled` the job is recovered, at
  * it the job is dead-lettered with `last_error` "stalled" (queue.md §6.2).
  */
-export function sweepStalled(input: { readonly queue: string; readonly maxStalled: number; readonly limit: number }): Transition<StalledSweep> {
+export function sweepStalled(input: {
+  readonly queue: string;
+  readonly maxStalled: number;
+  readonly limit: number;
+  /** Declare the flow outbox, so a dead child of a parent in another queue leaves a fail entry [TS]. */
+  readonly outbox?: boolean;
+}): Transition<StalledSweep> {
   const call = bind(scripts().sweep_stalled, {
     scope: { q: input.queue },
     args: { max_stalled: whole('maxStalled', input.maxStalled, 1), limit: whole('limit', input.limit, 1) },
+    optional: input.outbox === true,
   });
   return transition(call, (reply) => {
     const [recovered, dead] = reply as [JobId[], JobId[]];
@@ -51,4 +91,21 @@ export function reprocess(input: { readonly queue: string; readonly id: JobId | 
   return transition(bind(scripts().reprocess, { scope: { q: input.queue, id }, args: { id } }), (reply) => {
     if (int(reply) === -1) throw new GoneError();
   });
+}
+
+/**
+ * `retry_dead` [TS]: brings up to `limit` dead jobs back to pending (their lane when grouped),
+ * clearing `last_error`; answers how many moved. The bulk, bounded form of {@link reprocess}.
+ */
+export function retryDead(input: { readonly queue: string; readonly limit: number }): Transition<number> {
+  return transition(bind(scripts().retry_dead, { scope: { q: input.queue }, args: { limit: whole('limit', input.limit, 1) } }), int);
+}
+
+/**
+ * `clean_dead` [TS]: deletes the given dead jobs with their rows and sub-keys; an id no longer dead
+ * is left alone. Answers how many were deleted.
+ */
+export function cleanDead(input: { readonly queue: string; readonly ids: readonly (JobId | string)[] }): Transition<number> {
+  const ids = input.ids.map(idArg);
+  return transition(bind(scripts().clean_dead, { scope: { q: input.queue }, restArgs: ids }), int);
 }

@@ -56,6 +56,7 @@ describe('admission', () => {
   it('schedule at and in', () => {
     expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5 }))).toEqual({ script: 'schedule', keys: [q(`job:${J}`), q('schedule')], args: [J, 'p', 'at', 5] });
     expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7 })).args).toEqual([J, 'p', 'in', 7]);
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7, wake: true })).keys).toEqual([q(`job:${J}`), q('schedule'), q('wake')]);
   });
   it('schedule_dedup [TS]: the schedule keys plus the dedup key, the schedule args plus the TTL, then option pairs', () => {
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 7, dedupId: 'd1', ttlMs: 500, options: { name: 'n' } }))).toEqual({
@@ -169,8 +170,19 @@ describe('settlement', () => {
 describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
   it('recovery', () => {
     expect(shape(t.promote({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
+    expect(shape(t.promoteNext({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote_next', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
+    expect(t.promoteNext({ queue: 'orders', limit: 5 }).parse([2, -1])).toEqual({ moved: 2, nextInMs: -1 });
+    expect(shape(t.rescheduleJob({ queue: 'orders', id: J }))).toEqual({ script: 'reschedule_job', keys: [q('schedule'), q('pending'), ...LB, q(`job:${J}`), q('g:')], args: [J, 'now', 0] });
+    expect(shape(t.rescheduleJob({ queue: 'orders', id: J, inMs: 250 })).args).toEqual([J, 'in', 250]);
+    expect(t.rescheduleJob({ queue: 'orders', id: J }).parse(0)).toBe('not_scheduled');
+    expect(() => t.rescheduleJob({ queue: 'orders', id: J, inMs: -1 })).toThrow(InvalidArgumentError);
+    expect(shape(t.retryDead({ queue: 'orders', limit: 7 }))).toEqual({ script: 'retry_dead', keys: [q('dead'), q('pending'), ...LB, q('job:'), q('g:')], args: [7] });
+    expect(() => t.retryDead({ queue: 'orders', limit: 0 })).toThrow(InvalidArgumentError);
+    expect(shape(t.cleanDead({ queue: 'orders', ids: [J, P] }))).toEqual({ script: 'clean_dead', keys: [q('dead'), q('job:')], args: [J, P] });
+    expect(() => t.cleanDead({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
     expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:')]);
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('flow:outbox')]);
     expect(shape(t.reapGroup({ queue: 'orders', group: G, limit: 2 }))).toEqual({
       script: 'greap_group',
       keys: [q('active'), q(`g:${G}:pending`), ...LB, q('job:')],
@@ -187,6 +199,8 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     });
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).keys).toEqual([q(`job:${J}`), q('events')]);
+    expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).args).toEqual([J, '5']);
+    expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
     expect(ob.keys).toHaveLength(21);

@@ -1,5 +1,7 @@
 import { assertBrandedId, execute, GoneError, transitions as t, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { publishEvent } from '../reads/events.js';
+import { encodeProgress, type Progress } from '../reads/progress.js';
 
 function checkedId(id: string): JobId {
   assertBrandedId(id);
@@ -42,8 +44,8 @@ export async function updateData<T>(ctx: QueueContext<T>, id: string, payload: T
 }
 
 /** Records progress and publishes the `progress` event atomically. @throws GoneError. */
-export async function updateProgress<T>(ctx: QueueContext<T>, id: string, progress: string | number): Promise<void> {
-  await execute(ctx.conn, t.updateProgress({ queue: ctx.name, id, progress: String(progress) }));
+export async function updateProgress<T>(ctx: QueueContext<T>, id: string, progress: Progress): Promise<void> {
+  await execute(ctx.conn, t.updateProgress({ queue: ctx.name, id, ...encodeProgress(progress) }));
 }
 
 /** Appends a log line, keeping only the newest `keep` lines when `keep > 0`; answers the length. */
@@ -71,4 +73,6 @@ export async function getLogs<T>(ctx: QueueContext<T>, id: string): Promise<stri
  */
 export async function removeJob<T>(ctx: QueueContext<T>, id: string, options: { dedupId?: string } = {}): Promise<void> {
   await execute(ctx.conn, t.removeJob({ queue: ctx.name, id, ...(options.dedupId === undefined ? {} : { dedupId: options.dedupId }) }));
+  // Best effort, after the verdict (queue.md §12); a job that was not there raised GoneError above.
+  publishEvent(ctx.conn, ctx.keys.events, 'removed', id as JobId);
 }

@@ -32,6 +32,7 @@ export function jobOptionFields(options: JobOptions & { readonly priority?: numb
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   };
 }
+import { publishEvent } from '../reads/events.js';
 
 /** Options for one admission. */
 export interface EnqueueOptions extends JobOptions {
@@ -72,16 +73,26 @@ function resolveId(id: JobId | string | undefined): JobId {
 export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
   const id = resolveId(options.id);
   const raw = ctx.codec.encode(payload);
-  const timed = options.runAt !== undefined || options.delayMs !== undefined;
+  // A zero delay is due now: it goes straight to pending, as BullMQ users expect.
+  const timed = options.runAt !== undefined || (options.delayMs !== undefined && options.delayMs !== 0);
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
   const fields = jobOptionFields(options);
   const admit = { queue: ctx.name, id, payload: raw, ...(fields === undefined ? {} : { options: fields }) };
 
   if (timed) {
     const when = options.runAt !== undefined ? { at: options.runAt instanceof Date ? options.runAt.getTime() : options.runAt } : { inMs: options.delayMs ?? 0 };
-    if (options.dedupId === undefined) return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when })));
+    const delayed = (status: 'enqueued' | 'duplicate'): void => {
+      // BullMQ users build on `delayed` at admission; best effort, after the verdict (queue.md §12).
+      if (status === 'enqueued') publishEvent(ctx.conn, ctx.keys.events, 'delayed', id, 'at' in when ? { runAt: String(when.at) } : { delayMs: String(when.inMs) });
+    };
+    if (options.dedupId === undefined) {
+      const result = verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
+      delayed(result.status);
+      return result;
+    }
     const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
     const reply = await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, dedupId: options.dedupId, ...ttl }));
+    delayed(reply.status);
     return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
   }
   if (options.dedupId !== undefined) {

@@ -33,7 +33,7 @@ export interface ListedJob<T> {
   readonly rawPayload: string | undefined;
 }
 
-/** A page of one set, in the set's order. */
+/** A page of one set: pending in claim order, scheduled by due time, active by lease deadline, dead newest first. */
 export interface JobPage<T> {
   readonly state: ListState;
   /** Members of the set when it was read. */
@@ -44,9 +44,14 @@ export interface JobPage<T> {
 
 /**
  * Pending and dead are score-0 ZSETs, so index order is lexical order, which is mint order (oldest
- * first, queue.md §2.1); scheduled and active are ordered by due time and lease deadline.
+ * first, queue.md §2.1): pending is read in that order, which is claim order; dead is read newest
+ * first, as an operator looks at a morgue. Scheduled and active are ordered by due time and lease
+ * deadline.
  */
 const SET_OF = { pending: 'pending', scheduled: 'schedule', active: 'active', dead: 'dead' } as const;
+
+/** The states read from the set's far end (newest first). */
+const NEWEST_FIRST: ReadonlySet<ListState> = new Set(['dead']);
 
 function bounded(name: string, value: number, min: number, max: number): number {
   if (!Number.isSafeInteger(value) || value < min || value > max) throw new InvalidArgumentError(name, `must be an integer in ${min}..${max}`);
@@ -73,7 +78,7 @@ export async function listJobs<T>(ctx: QueueContext<T>, state: ListState, option
   const key = ctx.keys[SET_OF[state]];
   const [card, range] = await ctx.conn.pipeline([
     ['ZCARD', key],
-    ['ZRANGE', key, offset, offset + limit - 1, 'WITHSCORES'],
+    ['ZRANGE', key, offset, offset + limit - 1, ...(NEWEST_FIRST.has(state) ? ['REV'] : []), 'WITHSCORES'],
   ]);
   const total = Number(reply(card));
   const members = scored(reply(range) as unknown[]);

@@ -67,3 +67,8 @@ export async function laneDepths<T>(ctx: QueueContext<T>, groups: readonly (Bran
   if (groups.length === 0) return [];
   return execute(ctx.conn, t.laneCounts({ queue: ctx.name, groups }));
 }
+
+/** True while the queue-wide pause stands (queue.md §8.1): claims answer nothing, all else goes on. */
+export async function isPaused<T>(ctx: QueueContext<T>): Promise<boolean> {
+  return Number(await ctx.conn.command('HEXISTS', ctx.keys.meta, 'paused')) === 1;
+}

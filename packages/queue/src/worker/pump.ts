@@ -21,6 +21,7 @@ export class Pump {
   readonly #stalled: StalledOptions | undefined;
   readonly #onError: (error: unknown) => void;
   readonly #onStalled: ((recovered: readonly string[], dead: readonly string[]) => void) | undefined;
+  readonly #onNextDue: ((inMs: number) => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
 
@@ -30,12 +31,15 @@ export class Pump {
       stalled: StalledOptions | undefined;
       onError: (error: unknown) => void;
       onStalled?: (recovered: readonly string[], dead: readonly string[]) => void;
+      /** Told when the schedule's head falls due after a tick, so the worker can wake on time. */
+      onNextDue?: (inMs: number) => void;
     },
   ) {
     this.#queue = queue;
     this.#stalled = options.stalled;
     this.#onError = options.onError;
     this.#onStalled = options.onStalled;
+    this.#onNextDue = options.onNextDue;
   }
 
   /** Starts ticking every `periodMs`; a tick never overlaps the previous one. */
@@ -52,7 +56,11 @@ export class Pump {
   /** One sweep. Batches of 100, repeated while a batch comes back full. */
   async tick(batch = 100): Promise<PumpTick> {
     let promoted = 0;
-    for (let moved = batch; moved === batch; promoted += moved) moved = await this.#queue.promote(batch);
+    for (let moved = batch; moved === batch; promoted += moved) {
+      const step = await this.#queue.promoteNext(batch);
+      moved = step.moved;
+      if (moved < batch && step.nextInMs >= 0) this.#onNextDue?.(step.nextInMs);
+    }
     let recovered = 0;
     let stalledDead = 0;
     if (this.#stalled) {

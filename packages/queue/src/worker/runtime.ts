@@ -1,6 +1,7 @@
 import { AuthError, ConnectionClosedError, PermissionError, VersionFenceError, type Connection, type EventName, type JobId } from '@echo/protocol';
 import { publishEvent } from '../reads/events.js';
 import { WorkerEmitter } from './events.js';
+import { DueClock } from './due-clock.js';
 import { IdleSlots } from './idle.js';
 import { jobsStalled } from './job-hooks.js';
 import { LockPlane } from './lock-plane.js';
@@ -28,6 +29,8 @@ export class WorkerRuntime<T> {
   readonly options: ResolvedWorkerOptions;
   readonly idle = new IdleSlots();
   readonly locks: LockPlane;
+  /** Wakes the worker when the schedule's head falls due. */
+  readonly due: DueClock;
   readonly stats: WorkerStats = { completed: 0, retried: 0, dead: 0, delayed: 0, lost: 0 };
   /** The worker's typed events; a listener that throws is reported to `onError`. */
   readonly events: WorkerEmitter<T>;
@@ -61,10 +64,12 @@ export class WorkerRuntime<T> {
     this.#blocking = blocking;
     const onError = (error: unknown): void => this.options.onError(error);
     const erased = queue as unknown as Queue;
+    this.due = new DueClock(erased, onError);
     this.locks = new LockPlane(erased, { leaseMs: options.leaseMs, extendEveryMs: options.extendEveryMs, markers: options.lockMarkers, onError });
     this.#pump = new Pump(erased, {
       stalled: options.stalled,
       onError,
+      onNextDue: (inMs) => this.due.expect(inMs),
       onStalled: (recovered, dead) => {
         jobsStalled(queue.name, recovered, dead);
         for (const id of recovered) {
@@ -82,6 +87,7 @@ export class WorkerRuntime<T> {
   /** Starts the pump, `count` slot loops and the one blocking read that wakes them. */
   start(count: number, slot: () => Promise<void>): void {
     if (this.options.maintenanceMs > 0) this.#pump.start(this.options.maintenanceMs);
+    this.due.expect(0);
     for (let i = 0; i < count; i++) this.#slots.push(slot());
     this.#parker = this.#park();
   }
@@ -132,7 +138,9 @@ export class WorkerRuntime<T> {
       await this.idle.whenSomeoneWaits();
       if (!this.isRunning()) return;
       try {
-        await this.#blocking.blockingPop(this.queue.keys.wake, this.options.blockMs);
+        const token = await this.#blocking.blockingPop(this.queue.keys.wake, this.options.blockMs);
+        // A due hint names no claimable job: it arms the due clock, and the slot stays parked.
+        if (token !== null && this.due.hint(token)) continue;
       } catch (error) {
         if (!this.isRunning() || this.report(error)) return;
         await sleep(Math.min(this.options.blockMs, 250));
@@ -153,6 +161,8 @@ export class WorkerRuntime<T> {
 
   async #shutdown(): Promise<void> {
     this.#running = false;
+    // A closing worker promotes nothing more: its queue's state stays as the caller left it.
+    await this.due.stop();
     this.#closingSignal.resolve();
     this.idle.releaseAll();
     await this.#blocking.close({ immediate: true });

@@ -224,7 +224,10 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
     if (parent?.queue === rt.queue.name && parent.policy === 'fp') {
       await reemitIfDead(contextOf(rt.queue), rt.queue.name, parent.id, text).catch((error: unknown) => rt.options.onError(error, job));
     }
-  } else rt.stats.retried++;
+  } else {
+    rt.stats.retried++;
+    rt.due.expect(delayMs);
+  }
   rt.publish('failed', job.id, { outcome: verdict.outcome });
   return verdict.outcome;
 }
@@ -235,6 +238,7 @@ export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: 
   const outcome = await settle(erased, job, () => rt.queue.delay(job, ms));
   if (outcome !== 'ok') return outcome;
   rt.stats.delayed++;
+  rt.due.expect(ms instanceof Date ? ms.getTime() - Date.now() : ms);
   rt.publish('delayed', job.id);
   return 'ok';
 }

@@ -7,6 +7,7 @@ import { jobContext, type JobContext, type RunState } from './job-context.js';
 import type { Queue } from '../queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
 import { Rounds } from './rounds.js';
+import { unencodable } from './result-encoding.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
 export { jobContext, type JobContext } from './job-context.js';
@@ -192,6 +193,7 @@ export class Worker<T = unknown> {
       failure = { reason };
     }
     state.over = true;
+    failure ??= unencodable(result);
     const events = this.#rt.events;
     let settling: Promise<unknown>;
     if (state.moved !== undefined) {

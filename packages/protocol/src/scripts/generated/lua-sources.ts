@@ -463,6 +463,7 @@ export type LuaScriptName =
   | 'cache_tag_delete'
   | 'cache_write'
   | 'claim'
+  | 'clean_dead'
   | 'coherence_drop'
   | 'complete'
   | 'complete_batch'
@@ -498,6 +499,7 @@ export type LuaScriptName =
   | 'lane_counts'
   | 'obliterate'
   | 'promote'
+  | 'promote_next'
   | 'queue_pause'
   | 'queue_resume'
   | 'rate_limit'
@@ -509,7 +511,9 @@ export type LuaScriptName =
   | 'repeat_due'
   | 'repeat_register'
   | 'reprocess'
+  | 'reschedule_job'
   | 'retry'
+  | 'retry_dead'
   | 'schedule'
   | 'schedule_dedup'
   | 'scheduler_due'
@@ -773,6 +777,30 @@ while true do
 end
 `,
   },
+  clean_dead: {
+    sha: '1005ad326e9a00f674cbf8b7455df8843f563a3c',
+    includes: ['core'],
+    body: `-- @script clean_dead
+-- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
+-- morgue. The host picks the ids (oldest first, by age); an id no longer in the dead set (it was
+-- reprocessed or removed meanwhile) is left alone, so a clean never deletes a live job.
+-- @key dead       emq:{q}:dead
+-- @key jobroot    emq:{q}:job:
+-- @args ids       the dead job ids to delete
+-- @include core
+-- @returns the number of jobs deleted
+local n = 0
+for _, id in ipairs(ARGV) do
+  if vid(id) and redis.call('ZREM', KEYS[1], id) == 1 then
+    redis.call('DEL', jkey(KEYS[2], id), jkey(KEYS[2], id, ':logs'), jkey(KEYS[2], id, ':lock'),
+      jkey(KEYS[2], id, ':dependencies'), jkey(KEYS[2], id, ':processed'), jkey(KEYS[2], id, ':failed'),
+      jkey(KEYS[2], id, ':unsuccessful'))
+    n = n + 1
+  end
+end
+return n
+`,
+  },
   coherence_drop: {
     sha: '42067729fd1941cb9788f91877f01293a321d2eb',
     includes: ['core'],
@@ -1007,23 +1035,44 @@ return 1
 `,
   },
   drain: {
-    sha: '2aacea8f5c0c9a6e35df866ab0c5368639ddd2a6',
+    sha: '4b79f0536e5847fac17affff22dd0004d6831110',
     includes: ['core'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
--- sub-keys; active jobs and repeat registrations are untouched (queue.md §8.4).
+-- sub-keys; active jobs and repeat registrations are untouched (queue.md §8.4). [TS] A flow parent
+-- in this queue waiting on drained children is not left stuck: its open-child count drops by the
+-- children drained; a parent with no open child left is deleted too (it was waiting as well), and
+-- so on up a nested tree; one with children still active or elsewhere runs when those finish. A
+-- parent in another queue is left as it is: this script cannot reach its slot.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
 -- @keys schedule  optional emq:{q}:schedule; drained only when declared
 -- @include core
 -- @returns the number of jobs deleted
+local function wipe(id)
+  redis.call('DEL', jkey(KEYS[1], id), jkey(KEYS[1], id, ':logs'), jkey(KEYS[1], id, ':lock'),
+    jkey(KEYS[1], id, ':dependencies'), jkey(KEYS[1], id, ':processed'), jkey(KEYS[1], id, ':failed'),
+    jkey(KEYS[1], id, ':unsuccessful'))
+end
+
+-- drained[pid]: children of pid (a parent in this queue) deleted and not yet taken off its count;
+-- parents: the ids to settle, in the order their counts came in (an id may appear more than once).
+local drained, parents = {}, {}
+local function note_parent(id)
+  local link = redis.call('HMGET', jkey(KEYS[1], id), 'parent', 'parent_queue')
+  local pid, pq = link[1], link[2]
+  if pid and vid(pid) and (not pq or pq == '') then
+    drained[pid] = (drained[pid] or 0) + 1
+    parents[#parents + 1] = pid
+  end
+end
+
 local function purge(set)
   local n = 0
   for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do
     if vid(id) then
-      redis.call('DEL', jkey(KEYS[1], id), jkey(KEYS[1], id, ':logs'), jkey(KEYS[1], id, ':lock'),
-        jkey(KEYS[1], id, ':dependencies'), jkey(KEYS[1], id, ':processed'), jkey(KEYS[1], id, ':failed'),
-        jkey(KEYS[1], id, ':unsuccessful'))
+      note_parent(id)
+      wipe(id)
       n = n + 1
     end
   end
@@ -1032,6 +1081,23 @@ local function purge(set)
 end
 local deleted = purge(KEYS[2])
 if KEYS[3] then deleted = deleted + purge(KEYS[3]) end
+
+-- Settle the parents, walking up: a deleted parent counts as a drained child of its own parent.
+local i = 1
+while i <= #parents do
+  local pid = parents[i]
+  local count = drained[pid]
+  drained[pid] = 0
+  if count > 0 and redis.call('HGET', jkey(KEYS[1], pid), 'state') == 'awaiting_children' then
+    local left = redis.call('DECRBY', jkey(KEYS[1], pid, ':dependencies'), count)
+    if left <= 0 then
+      note_parent(pid)
+      wipe(pid)
+      deleted = deleted + 1
+    end
+  end
+  i = i + 1
+end
 return deleted
 `,
   },
@@ -1925,6 +1991,35 @@ local releasing = false -- a scheduled job held no lease, so no lane slot goes b
 return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
 `,
   },
+  promote_next: {
+    sha: '1cb2bd96806321dcf3fcceb36b6a93c6b90aa8ce',
+    includes: ['core', 'lanes'],
+    body: `-- @script promote_next
+-- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
+-- left in the schedule falls due, so a worker can wake at that moment instead of at its next
+-- maintenance tick. The wait is measured on the server clock, so host clock skew does not matter.
+-- @key schedule   emq:{q}:schedule
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key jobroot    emq:{q}:job:
+-- @key laneroot   emq:{q}:g:
+-- @arg limit      most ids to move
+-- @include core lanes
+-- @returns {moved, wait}: the number of jobs moved, and ms until the earliest remaining scheduled
+-- job is due (0 when it is due already), or -1 when the schedule is empty
+local releasing = false -- a scheduled job held no lease, so no lane slot goes back
+local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #head == 0 then return { moved, -1 } end
+local wait = math.floor(tonumber(head[2]) - now_ms())
+if wait < 0 then wait = 0 end
+return { moved, wait }
+`,
+  },
   queue_pause: {
     sha: 'bf7c409db9f83afd1f66c63ba77df474b0965783',
     includes: [],
@@ -2007,11 +2102,14 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'b0db09150517b262815a94d4dbee5a321a450e0d',
+    sha: 'd1d5b3171bc24727836331e3b17f6a4eed259145',
     includes: ['core', 'lanes'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
--- its idempotency key when it still names this job (queue.md §8.5).
+-- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
+-- still waiting on children is refused (remove the children first, or drain), and removing a child
+-- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
+-- parent runs once its other children are done instead of waiting forever.
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key schedule   emq:{q}:schedule
@@ -2029,12 +2127,27 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @include core lanes
 -- @returns 1 removed; -1 gone
 -- @error EMQLOCK job is locked
+-- @error EMQSTATE parent awaiting children
 local id = ARGV[1]
 if not vid(id) then return -1 end
 local row = jkey(KEYS[10], id)
 if redis.call('EXISTS', row) == 0 then return -1 end
 if redis.call('EXISTS', jkey(KEYS[10], id, ':lock')) == 1 or redis.call('HEXISTS', row, 'lock') == 1 then
   return redis.error_reply('EMQLOCK job is locked')
+end
+local link = redis.call('HMGET', row, 'state', 'parent', 'parent_queue')
+if link[1] == 'awaiting_children' then return redis.error_reply('EMQSTATE parent awaiting children') end
+local pid, pq = link[2], link[3]
+if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
+  local prow = jkey(KEYS[10], pid)
+  if redis.call('HGET', prow, 'state') == 'awaiting_children' then
+    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
+    if left <= 0 then
+      redis.call('ZADD', KEYS[1], 0, pid)
+      redis.call('HSET', prow, 'state', 'pending')
+      wake(lb_at(5))
+    end
+  end
 end
 local was_active = redis.call('ZREM', KEYS[2], id) == 1
 redis.call('ZREM', KEYS[1], id)
@@ -2161,6 +2274,54 @@ end
 return 1
 `,
   },
+  reschedule_job: {
+    sha: 'aa8fb815d9ce56f1490266b0f50eca673a32b408',
+    includes: ['core', 'lanes'],
+    body: `-- @script reschedule_job
+-- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
+-- (a promote of one id, queue.md §8.2); \`in\` sets its due time to server now + ms. A job that became
+-- the earliest in the schedule pushes a due hint \`d:<ms>\` on the wake list, so a parked worker
+-- re-arms its wake-up deadline (a consumer that does not know hints reads it as one spurious wake).
+-- @key schedule   emq:{q}:schedule
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key row        emq:{q}:job:<id>
+-- @key laneroot   emq:{q}:g:
+-- @arg id         the job's id; must be JOB-namespaced
+-- @arg mode       "now" or "in"
+-- @arg ms         for "in": the new delay in ms from server now (ignored for "now")
+-- @include core lanes
+-- @returns 1 moved; 0 the job is not scheduled (nothing changed); -1 gone (no row)
+-- @error EMQKIND job id must be JOB-namespaced
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if redis.call('EXISTS', KEYS[8]) == 0 then
+  redis.call('ZREM', KEYS[1], id)
+  return -1
+end
+if not redis.call('ZSCORE', KEYS[1], id) then return 0 end
+local lb = lb_at(3)
+if ARGV[2] == 'now' then
+  redis.call('ZREM', KEYS[1], id)
+  local releasing = false
+  if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing) then wake(lb) end
+  redis.call('HSET', KEYS[8], 'state', 'pending')
+  return 1
+end
+local ms = tonumber(ARGV[3])
+redis.call('ZADD', KEYS[1], now_ms() + ms, id)
+local head = redis.call('ZRANGE', KEYS[1], 0, 0)
+if head[1] == id then
+  redis.call('LPUSH', KEYS[6], 'd:' .. string.format('%d', ms))
+  redis.call('LTRIM', KEYS[6], 0, 63)
+end
+return 1
+`,
+  },
   retry: {
     sha: '248551a3f13659ccf9e68cc008c1b1d4e300b4b3',
     includes: ['core', 'lanes'],
@@ -2244,14 +2405,57 @@ end
 return 'dead'
 `,
   },
+  retry_dead: {
+    sha: '627a1af954de2ca24e93bf9c69410594735b31a9',
+    includes: ['core', 'lanes'],
+    body: `-- @script retry_dead
+-- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
+-- bulk form of reprocess (queue.md §4.3), bounded so one call never holds the server long. Each row
+-- loses last_error and keeps attempts; a grouped job goes back to its lane (re-ringing it), any
+-- other to flat pending. A member whose row vanished is dropped, never recreated.
+-- @key dead       emq:{q}:dead
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key jobroot    emq:{q}:job:
+-- @key laneroot   emq:{q}:g:
+-- @arg limit      most jobs to move
+-- @include core lanes
+-- @returns the number of jobs moved back
+local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local lb = lb_at(3)
+local moved, flat = 0, 0
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[1], id)
+  if vid(id) then
+    local row = jkey(KEYS[8], id)
+    if redis.call('EXISTS', row) == 1 then
+      redis.call('HDEL', row, 'last_error')
+      redis.call('HSET', row, 'state', 'pending')
+      local releasing = false
+      if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing) then flat = flat + 1 end
+      moved = moved + 1
+    end
+  end
+end
+if flat > 0 then wake(lb) end
+return moved
+`,
+  },
   schedule: {
-    sha: 'f44fea31ff2fe647eb1fdd51b5f3cb732f7f0229',
+    sha: '8e61e9d95329da38fa0fb296171cf2583f381d31',
     includes: ['core'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
 -- clock (\`in\`) (queue.md §2.4).
 -- @key row        emq:{q}:job:<id>
 -- @key schedule   emq:{q}:schedule
+-- @keys wake      optional emq:{q}:wake [TS]: when declared, a job that became the earliest in the
+-- schedule pushes a due hint \`d:<ms until due>\`, so a parked worker wakes at its due time (a consumer
+-- that does not know hints reads it as one spurious wake)
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
@@ -2264,12 +2468,19 @@ return 'dead'
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local now = now_ms()
 local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then score = now_ms() + score end
+if ARGV[3] == 'in' then score = now + score end
 local f = { unpack(ARGV, 5) }
 for _, v in ipairs({ 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
 redis.call('HSET', KEYS[1], unpack(f))
 redis.call('ZADD', KEYS[2], score, ARGV[1])
+if KEYS[3] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
+  local wait = score - now
+  if wait < 0 then wait = 0 end
+  redis.call('LPUSH', KEYS[3], 'd:' .. string.format('%d', wait))
+  redis.call('LTRIM', KEYS[3], 0, 63)
+end
 return 1
 `,
   },
@@ -2595,11 +2806,14 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '06f62c5817177ca68f3c3062b4f8c53605d7a538',
+    sha: 'c19f2542ecb0d2f83f0f476021549ea03c31db13',
     includes: ['core', 'lanes'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
--- the job is dead-lettered with last_error "stalled" (queue.md §6.2).
+-- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
+-- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
+-- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
+-- fail entry goes into this queue's flow outbox when that key is declared.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -2611,6 +2825,8 @@ return { redriven, left }
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
+-- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
 -- @include core lanes
@@ -2619,6 +2835,36 @@ local lb = lb_at(5)
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
 local max_stalled = tonumber(ARGV[1])
 local recovered, dead, flat = {}, {}, 0
+
+-- fail_parent(id): the flow failure arm of a child that just died stalled.
+local function fail_parent(id)
+  local link = redis.call('HMGET', jkey(KEYS[10], id), 'parent', 'parent_queue', 'parent_policy')
+  local pid, pq, policy = link[1], link[2], link[3]
+  if not pid or not vid(pid) then return end
+  if policy ~= 'id' then policy = 'fp' end
+  if pq and pq ~= '' then
+    if KEYS[12] then
+      redis.call('RPUSH', KEYS[12], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
+    end
+    return
+  end
+  local prow = jkey(KEYS[10], pid)
+  if policy == 'fp' then
+    if redis.call('EXISTS', prow) == 1 then
+      redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
+      redis.call('HSET', prow, 'state', 'dead')
+      redis.call('ZREM', KEYS[2], pid)
+      redis.call('ZADD', KEYS[3], 0, pid)
+    end
+  elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
+    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
+    if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
+      redis.call('ZADD', KEYS[2], 0, pid)
+      redis.call('HSET', prow, 'state', 'pending')
+      flat = flat + 1
+    end
+  end
+end
 for _, id in ipairs(expired) do
   redis.call('ZREM', KEYS[1], id)
   if vid(id) then
@@ -2637,6 +2883,7 @@ for _, id in ipairs(expired) do
         redis.call('ZADD', KEYS[3], 0, id)
         redis.call('HINCRBY', KEYS[4], 'count', 1)
         if lane then rering(lb, lane, g) end
+        fail_parent(id)
         dead[#dead + 1] = id
       else
         if lane then
@@ -2670,7 +2917,7 @@ return 1
 `,
   },
   update_progress: {
-    sha: 'fd73ef4fcb8ae6b61b8a99cb33ec5048513badb3',
+    sha: '471971182cd218c9e1c0994cdc4ff9fd930f76bf',
     includes: [],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
@@ -2679,10 +2926,22 @@ return 1
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
 -- @arg id         the job's id
 -- @arg progress   the progress text
+-- @args kind      optional [TS] "string" or "json": how the text decodes when it is not what it looks
+-- like (text that reads as a number, or a JSON value); kept on the row as progress_type and
+-- published as the event's progress_type field (every field stays a string, as bus.md §1.1
+-- requires). Without it the event is exactly the spec's, and numeric text reads as a number.
 -- @returns 1 recorded; -1 gone (nothing published)
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local kind = ARGV[3]
 redis.call('HSET', KEYS[1], 'progress', ARGV[2])
-redis.call('PUBLISH', KEYS[2], cjson.encode({ event = 'progress', job = ARGV[1], progress = ARGV[2] }))
+local event = { event = 'progress', job = ARGV[1], progress = ARGV[2] }
+if kind == 'string' or kind == 'json' then
+  redis.call('HSET', KEYS[1], 'progress_type', kind)
+  event.progress_type = kind
+else
+  redis.call('HDEL', KEYS[1], 'progress_type')
+end
+redis.call('PUBLISH', KEYS[2], cjson.encode(event))
 return 1
 `,
   },

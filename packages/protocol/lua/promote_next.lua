@@ -1,0 +1,24 @@
+-- @script promote_next
+-- @purpose [TS] Promote as `promote` does (queue.md §8.2), then say how long until the earliest job
+-- left in the schedule falls due, so a worker can wake at that moment instead of at its next
+-- maintenance tick. The wait is measured on the server clock, so host clock skew does not matter.
+-- @key schedule   emq:{q}:schedule
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key jobroot    emq:{q}:job:
+-- @key laneroot   emq:{q}:g:
+-- @arg limit      most ids to move
+-- @include core lanes
+-- @returns {moved, wait}: the number of jobs moved, and ms until the earliest remaining scheduled
+-- job is due (0 when it is due already), or -1 when the schedule is empty
+local releasing = false -- a scheduled job held no lease, so no lane slot goes back
+local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if #head == 0 then return { moved, -1 } end
+local wait = math.floor(tonumber(head[2]) - now_ms())
+if wait < 0 then wait = 0 end
+return { moved, wait }

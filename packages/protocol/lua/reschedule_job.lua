@@ -1,0 +1,43 @@
+-- @script reschedule_job
+-- @purpose [TS] Move one scheduled job in time: `now` releases it at once to its lane or to pending
+-- (a promote of one id, queue.md §8.2); `in` sets its due time to server now + ms. A job that became
+-- the earliest in the schedule pushes a due hint `d:<ms>` on the wake list, so a parked worker
+-- re-arms its wake-up deadline (a consumer that does not know hints reads it as one spurious wake).
+-- @key schedule   emq:{q}:schedule
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key row        emq:{q}:job:<id>
+-- @key laneroot   emq:{q}:g:
+-- @arg id         the job's id; must be JOB-namespaced
+-- @arg mode       "now" or "in"
+-- @arg ms         for "in": the new delay in ms from server now (ignored for "now")
+-- @include core lanes
+-- @returns 1 moved; 0 the job is not scheduled (nothing changed); -1 gone (no row)
+-- @error EMQKIND job id must be JOB-namespaced
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if redis.call('EXISTS', KEYS[8]) == 0 then
+  redis.call('ZREM', KEYS[1], id)
+  return -1
+end
+if not redis.call('ZSCORE', KEYS[1], id) then return 0 end
+local lb = lb_at(3)
+if ARGV[2] == 'now' then
+  redis.call('ZREM', KEYS[1], id)
+  local releasing = false
+  if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing) then wake(lb) end
+  redis.call('HSET', KEYS[8], 'state', 'pending')
+  return 1
+end
+local ms = tonumber(ARGV[3])
+redis.call('ZADD', KEYS[1], now_ms() + ms, id)
+local head = redis.call('ZRANGE', KEYS[1], 0, 0)
+if head[1] == id then
+  redis.call('LPUSH', KEYS[6], 'd:' .. string.format('%d', ms))
+  redis.call('LTRIM', KEYS[6], 0, 63)
+end
+return 1

@@ -1,0 +1,80 @@
+import { execute, idUnixMs, InvalidArgumentError, isBrandedId, transitions as t } from '@echo/protocol';
+import type { QueueContext } from '../context.js';
+
+/** What {@link retryJobs} takes. */
+export interface RetryJobsOptions {
+  /** The state to bring back from; only `dead` holds failed jobs. */
+  readonly state: 'dead';
+  /** At most this many jobs; every dead job when omitted. */
+  readonly count?: number;
+  /** Jobs moved per script call, 1..1000; default 500. Bounds how long one call holds the server. */
+  readonly chunk?: number;
+}
+
+/**
+ * Brings dead jobs back to pending (their lane when grouped), oldest first, in bounded chunks: each
+ * chunk is one `retry_dead` call, so a morgue of millions never blocks the server. Answers how many
+ * moved. Jobs that die while it runs may be picked up too; that is the point of a retry-all.
+ *
+ * @throws InvalidArgumentError for another state, a count below 1 or a chunk outside 1..1000.
+ */
+export async function retryJobs<T>(ctx: QueueContext<T>, options: RetryJobsOptions): Promise<number> {
+  if ((options.state as string) !== 'dead') throw new InvalidArgumentError('state', "must be 'dead'");
+  const count = options.count ?? Number.MAX_SAFE_INTEGER;
+  if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError('count', 'must be a positive integer');
+  const chunk = options.chunk ?? 500;
+  if (!Number.isSafeInteger(chunk) || chunk < 1 || chunk > 1000) throw new InvalidArgumentError('chunk', 'must be an integer in 1..1000');
+  let moved = 0;
+  while (moved < count) {
+    const want = Math.min(chunk, count - moved);
+    const step = await execute(ctx.conn, t.retryDead({ queue: ctx.name, limit: want }));
+    moved += step;
+    if (step < want) break;
+  }
+  return moved;
+}
+
+/** What {@link clean} takes. */
+export interface CleanOptions {
+  /** The state to clean; only `dead` keeps finished jobs (a completed job's row goes at completion). */
+  readonly state: 'dead';
+  /** Only jobs created at least this long ago (by the time in their id), in ms. */
+  readonly olderThanMs: number;
+  /** At most this many jobs; default 1000. */
+  readonly limit?: number;
+}
+
+/** Dead jobs deleted per script call. */
+const CLEAN_CHUNK = 500;
+
+/**
+ * Deletes dead jobs created at least `olderThanMs` ago, oldest first, up to `limit`, in chunks of
+ * {@link CLEAN_CHUNK} per `clean_dead` call. Age is read from the job id (ids carry their mint time,
+ * and the dead set sorts by id), so no row is read to decide. Answers how many were deleted.
+ *
+ * @throws InvalidArgumentError for another state, a negative age or a limit below 1.
+ */
+export async function clean<T>(ctx: QueueContext<T>, options: CleanOptions): Promise<number> {
+  if ((options.state as string) !== 'dead') throw new InvalidArgumentError('state', "must be 'dead'");
+  if (!Number.isSafeInteger(options.olderThanMs) || options.olderThanMs < 0) throw new InvalidArgumentError('olderThanMs', 'must be a non-negative integer');
+  const limit = options.limit ?? 1000;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidArgumentError('limit', 'must be a positive integer');
+  const cutoff = Date.now() - options.olderThanMs;
+  let deleted = 0;
+  while (deleted < limit) {
+    const want = Math.min(CLEAN_CHUNK, limit - deleted);
+    const oldest = (await ctx.conn.command('ZRANGE', ctx.keys.dead, 0, want - 1)) as string[];
+    const ids: string[] = [];
+    for (const id of oldest) {
+      // The set sorts by id, so the first id young enough to keep ends the scan.
+      if (!isBrandedId(id)) continue;
+      if (idUnixMs(id) > cutoff) break;
+      ids.push(id);
+    }
+    if (ids.length === 0) break;
+    const step = await execute(ctx.conn, t.cleanDead({ queue: ctx.name, ids }));
+    deleted += step;
+    if (step < ids.length || ids.length < oldest.length) break;
+  }
+  return deleted;
+}

@@ -1,0 +1,90 @@
+import { Connection, parseKey, StateError } from '@echo/protocol';
+import { uniqueName, useRedis, waitFor } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from '../src/index.js';
+
+let conn: Connection;
+beforeAll(async () => {
+  conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
+});
+afterAll(async () => {
+  await conn.close();
+});
+
+/** Every job-scoped key of `queue`, as `id` or `id:sub`, after checking nothing is unclassified. */
+async function jobKeys(queue: Queue): Promise<string[]> {
+  const keys = (await conn.command('KEYS', `emq:{${queue.name}}:*`)) as string[];
+  const out: string[] = [];
+  for (const key of keys) {
+    const parsed = parseKey(key);
+    expect(parsed.kind, key).not.toBe('unclassified');
+    if (parsed.kind === 'job') out.push(parsed.sub === null ? parsed.id : `${parsed.id}${parsed.sub}`);
+  }
+  return out.sort();
+}
+
+describe('drain and flows', () => {
+  it('deletes a parent whose children were all drained, up a nested tree, and leaves no orphan', async () => {
+    const queue = await Queue.open<string>(uniqueName('tidy'), { connection: conn });
+    const flow = await queue.addFlow({
+      parent: { payload: 'root' },
+      children: [{ payload: 'a' }, { payload: 'mid', children: [{ payload: 'leaf' }] }],
+    });
+    expect(await queue.drain()).toBe(4);
+    expect(await queue.getState(flow.id)).toBe('absent');
+    expect(await jobKeys(queue)).toEqual([]);
+  });
+
+  it('keeps a parent with a child still running; it runs once that child completes', async () => {
+    const queue = await Queue.open<string>(uniqueName('tidy'), { connection: conn });
+    const flow = await queue.addFlow({ parent: { payload: 'root' }, children: [{ payload: 'a' }, { payload: 'b' }] });
+    const running = await queue.claim(30_000);
+    if (running === undefined) throw new Error('nothing claimed');
+    expect(await queue.drain()).toBe(1);
+    expect(await queue.getState(flow.id)).toBe('awaiting_children');
+    expect(await queue.dependencies(flow.id)).toBe(1);
+    await queue.complete(running, 'done');
+    expect(await queue.getState(flow.id)).toBe('pending');
+    const parent = await queue.claim(30_000);
+    expect(parent?.id).toBe(flow.id);
+    expect(await queue.childrenValues(flow.id)).toEqual({ [running.id]: 'done' });
+  });
+});
+
+describe('a child that stalls past the threshold', () => {
+  it('fails its parent under fail-parent, and releases it under ignore', async () => {
+    const queue = await Queue.open<string>(uniqueName('tidy'), { connection: conn });
+    const strict = await queue.addFlow({ parent: { payload: 'p1' }, children: [{ payload: 'c1', failParentOnFailure: true }] });
+    const lenient = await queue.addFlow({ parent: { payload: 'p2' }, children: [{ payload: 'c2', ignoreDependencyOnFailure: true }] });
+    const first = await queue.claim(1);
+    const second = await queue.claim(1);
+    if (first === undefined || second === undefined) throw new Error('children not claimed');
+    const dead: string[] = [];
+    await waitFor(async () => {
+      dead.push(...(await queue.sweepStalled({ maxStalled: 1 })).dead);
+      return dead.length === 2;
+    }, { what: 'both children to die stalled', timeoutMs: 5000 });
+    expect(await queue.getState(strict.id)).toBe('dead');
+    expect(await queue.getJob(strict.id)).toMatchObject({ state: 'dead' });
+    expect(await queue.getState(lenient.id)).toBe('pending');
+    expect(await queue.ignoredFailures(lenient.id)).toEqual({ [lenient.children[0]?.id ?? 'missing']: 'stalled' });
+  });
+});
+
+describe('remove and flows', () => {
+  it('refuses a parent awaiting children; removing its children lets it run; nothing is orphaned', async () => {
+    const queue = await Queue.open<string>(uniqueName('tidy'), { connection: conn });
+    const flow = await queue.addFlow({ parent: { payload: 'p' }, children: [{ payload: 'a' }, { payload: 'b' }] });
+    const error = await queue.remove(flow.id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateError);
+    expect(await queue.getState(flow.id)).toBe('awaiting_children');
+    const [a, b] = flow.children;
+    if (a === undefined || b === undefined) throw new Error('two children expected');
+    await queue.remove(a.id);
+    expect(await queue.dependencies(flow.id)).toBe(1);
+    await queue.remove(b.id);
+    expect(await queue.getState(flow.id)).toBe('pending');
+    await queue.remove(flow.id);
+    expect(await jobKeys(queue)).toEqual([]);
+  });
+});
