@@ -94,11 +94,12 @@ describe('emq', () => {
     const ids = await deadJobs(queue, 5);
     const first = await emq(['jobs', 'pages', '--state', 'dead', '--limit', '2']);
     expect(first.code).toBe(EXIT.ok);
-    expect(first.out).toContain(`${ids[0]}  `);
-    expect(first.out).toMatch(/boom 1$/m);
+    // Dead jobs list newest first.
+    expect(first.out).toContain(`${ids[4]}  `);
+    expect(first.out).toMatch(/boom 3$/m);
     expect(first.out).toMatch(/^1-2 of 5; next page: --offset 2$/m);
     const last = await jsonOf<{ total: number; jobs: { id: string; lastError: string; attempts: number }[] }>(['jobs', 'pages', '--state', 'dead', '--offset', '4']);
-    expect(last.jobs.map((j) => [j.id, j.lastError, j.attempts])).toEqual([[ids[4], 'boom 4', 1]]);
+    expect(last.jobs.map((j) => [j.id, j.lastError, j.attempts])).toEqual([[ids[0], 'boom 0', 1]]);
 
     const job = await emq(['job', 'pages', ids[0]!]);
     expect(job.code).toBe(EXIT.ok);

@@ -70,8 +70,9 @@ describe('Admin', () => {
     await queue.addLog(ids[0]!, 'first line');
     const page = await admin.jobs('dead', 'dead', { limit: 2 });
     expect(page.total).toBe(3);
+    // Dead jobs list newest first.
     expect(page.jobs.map((j) => [j.id, j.attempts, j.lastError, j.payload])).toEqual([
-      [ids[0], 1, 'boom 0', '{"n":0}'],
+      [ids[2], 1, 'boom 2', '{"n":2}'],
       [ids[1], 1, 'boom 1', '{"n":1}'],
     ]);
     expect(await admin.job('dead', ids[0]!)).toMatchObject({ position: 'dead', state: 'dead', logs: ['first line'], lastError: 'boom 0' });

@@ -127,7 +127,8 @@ describe('priorities', () => {
     const low = await q.enqueue('low', { priority: -1 });
     const c = await q.enqueue('c', { priority: 5 });
     const b = await q.enqueue('b', { priority: 0 });
-    const d = await q.enqueue('d', { priority: 5, delayMs: 0 });
+    // A due time in the past still goes through the schedule (delayMs: 0 goes straight to pending).
+    const d = await q.enqueue('d', { priority: 5, runAt: Date.now() - 1000 });
     expect(await q.promote()).toBe(1);
     const e = await q.enqueue('e', { priority: 5, dedupId: uniqueName('p') });
     const order: JobId[] = [];
