@@ -13,7 +13,7 @@
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms; the spec fields are written after them and win
--- @include core lanes
+-- @include core lanes admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQKIND group id must be a branded id
@@ -22,9 +22,8 @@ local g = ARGV[3]
 -- Every later script turns the row's group into a lane key, so a bad one must never be stored.
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local f = { unpack(ARGV, 4) }
-for _, v in ipairs({ 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'group', g }) do f[#f + 1] = v end
-redis.call('HSET', KEYS[1], unpack(f))
+-- Lanes ignore priority: the lane is FIFO and the rotation serves it.
+admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
 redis.call('ZADD', KEYS[2], 0, ARGV[1])
 rering({ ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }, KEYS[2], g)
 return 1

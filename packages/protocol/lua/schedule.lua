@@ -13,7 +13,7 @@
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending);
 -- the spec fields are written after them and win
--- @include core
+-- @include core admit
 -- @returns 1 scheduled; 0 duplicate (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
@@ -21,9 +21,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local now = now_ms()
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now + score end
-local f = { unpack(ARGV, 5) }
-for _, v in ipairs({ 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
-redis.call('HSET', KEYS[1], unpack(f))
+admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 5) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 if KEYS[3] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
   local wait = score - now

@@ -10,7 +10,7 @@
 -- @arg ms         the time or the delay, in ms
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields    per-job option pairs written into the row with it, as schedule takes them
--- @include core
+-- @include core admit
 -- @returns {1, id} scheduled; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
@@ -19,13 +19,7 @@ if parked then return { 2, parked } end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
-local f = { unpack(ARGV, 6) }
-for _, v in ipairs({ 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
-redis.call('HSET', KEYS[1], unpack(f))
+admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 6) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
-if ARGV[5] == '' then
-  redis.call('SET', KEYS[3], ARGV[1], 'NX')
-else
-  redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[5])
-end
+park_dedup(KEYS[3], ARGV[1], ARGV[5])
 return { 1, ARGV[1] }

@@ -4,6 +4,34 @@ import type { LuaScriptSource } from '../source.js';
 
 /** Echo's `@include` libraries (`lua/lib`), by name. */
 export const LUA_LIBS: Readonly<Record<string, string>> = {
+  admit: `-- @lib admit
+-- @purpose What every admission script writes the same way: a fresh job row and an idempotency key.
+
+-- admit_row(row, state, payload, fields, extra): write a fresh row. \`fields\` are the [TS] per-job
+-- option pairs the host sent; the spec fields (\`state\`, \`attempts = "0"\`, \`payload\`, then \`extra\`
+-- pairs such as a lane's \`group\`) are written after them, so they win. Answers the row's flat
+-- pending score: [TS] -priority (higher first, mint order within one), 0 without one.
+local function admit_row(row, state, payload, fields, extra)
+  local score = 0
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'priority' then score = 0 - (tonumber(fields[i + 1]) or 0) end
+  end
+  for _, v in ipairs({ 'state', state, 'attempts', '0', 'payload', payload }) do fields[#fields + 1] = v end
+  for _, v in ipairs(extra or {}) do fields[#fields + 1] = v end
+  redis.call('HSET', row, unpack(fields))
+  return score
+end
+
+-- park_dedup(key, id, ttl_ms): the idempotency key names the first job admitted under it, for
+-- \`ttl_ms\` ms, or for ever when it is "".
+local function park_dedup(key, id, ttl_ms)
+  if ttl_ms == '' then
+    redis.call('SET', key, id, 'NX')
+  else
+    redis.call('SET', key, id, 'NX', 'PX', ttl_ms)
+  end
+end
+`,
   core: `-- @lib core
 -- @purpose Shared procedures every transition may include: the in-script id check (protocol.md §4.6),
 -- the only two ways a script may build a key from a value (§6.1 rooted form) and the server clock (§11).
@@ -1102,8 +1130,8 @@ return deleted
 `,
   },
   enqueue: {
-    sha: 'e9c5ecb12895604f8cc2c866f73b12523d1b75a2',
-    includes: [],
+    sha: '9fde403180284ecff885da9bdb3c9f7c64ba52e4',
+    includes: ['admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
 -- @key row        emq:{q}:job:<id>
@@ -1114,18 +1142,12 @@ return deleted
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
 -- spec fields are written after them and win
+-- @include admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local f = { unpack(ARGV, 3) }
--- [TS] A priority pair scores the pending entry -priority: higher first, mint order within one.
-local score = 0
-for i = 1, #f - 1, 2 do
-  if f[i] == 'priority' then score = 0 - (tonumber(f[i + 1]) or 0) end
-end
-for _, v in ipairs({ 'state', 'pending', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
-redis.call('HSET', KEYS[1], unpack(f))
+local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 3) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 if KEYS[3] then
   redis.call('LPUSH', KEYS[3], '1')
@@ -1135,8 +1157,8 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '9df02178771ec55f0a68c6a391f416f86aaa2a6a',
-    includes: [],
+    sha: '8bb9bffaa572845f56cfc9691809ba043e2e9364',
+    includes: ['admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
 -- TTL, and later admissions under it report that id (queue.md §2.2).
@@ -1150,26 +1172,16 @@ return 1
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
 -- spec fields are written after them and win
+-- @include admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 local parked = redis.call('GET', KEYS[3])
 if parked then return { 2, parked } end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
-local f = { unpack(ARGV, 4) }
--- [TS] A priority pair scores the pending entry -priority: higher first, mint order within one.
-local score = 0
-for i = 1, #f - 1, 2 do
-  if f[i] == 'priority' then score = 0 - (tonumber(f[i + 1]) or 0) end
-end
-for _, v in ipairs({ 'state', 'pending', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
-redis.call('HSET', KEYS[1], unpack(f))
+local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
-if ARGV[3] == '' then
-  redis.call('SET', KEYS[3], ARGV[1], 'NX')
-else
-  redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[3])
-end
+park_dedup(KEYS[3], ARGV[1], ARGV[3])
 if KEYS[4] then
   redis.call('LPUSH', KEYS[4], '1')
   redis.call('LTRIM', KEYS[4], 0, 63)
@@ -1581,8 +1593,8 @@ return n
 `,
   },
   genqueue: {
-    sha: '7a0cb08891f3f0a07ebdc983c84628126d7a3f88',
-    includes: ['core', 'lanes'],
+    sha: 'cafa8190644d5a7f82ee121d398a9d197fe5d704',
+    includes: ['core', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
 -- serviceable; idempotent by id (queue.md §5.1).
@@ -1598,7 +1610,7 @@ return n
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms; the spec fields are written after them and win
--- @include core lanes
+-- @include core lanes admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQKIND group id must be a branded id
@@ -1607,9 +1619,8 @@ local g = ARGV[3]
 -- Every later script turns the row's group into a lane key, so a bad one must never be stored.
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local f = { unpack(ARGV, 4) }
-for _, v in ipairs({ 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'group', g }) do f[#f + 1] = v end
-redis.call('HSET', KEYS[1], unpack(f))
+-- Lanes ignore priority: the lane is FIFO and the rotation serves it.
+admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
 redis.call('ZADD', KEYS[2], 0, ARGV[1])
 rering({ ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }, KEYS[2], g)
 return 1
@@ -2446,8 +2457,8 @@ return moved
 `,
   },
   schedule: {
-    sha: '8e61e9d95329da38fa0fb296171cf2583f381d31',
-    includes: ['core'],
+    sha: 'db76d08b193fac5fd7ee47ce9afa063d083a2529',
+    includes: ['core', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
 -- clock (\`in\`) (queue.md §2.4).
@@ -2463,7 +2474,7 @@ return moved
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending);
 -- the spec fields are written after them and win
--- @include core
+-- @include core admit
 -- @returns 1 scheduled; 0 duplicate (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
@@ -2471,9 +2482,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local now = now_ms()
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now + score end
-local f = { unpack(ARGV, 5) }
-for _, v in ipairs({ 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
-redis.call('HSET', KEYS[1], unpack(f))
+admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 5) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 if KEYS[3] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
   local wait = score - now
@@ -2485,8 +2494,8 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: 'af0ce8a3af63ec6c86f6c27678e26dbbfcdda7aa',
-    includes: ['core'],
+    sha: '674d6955745e9e0062d2a339812db8ae3df0dac1',
+    includes: ['core', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
 -- admission of enqueue_dedup (queue.md §2.2) with the timing of schedule (§2.4), in one step.
@@ -2499,7 +2508,7 @@ return 1
 -- @arg ms         the time or the delay, in ms
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields    per-job option pairs written into the row with it, as schedule takes them
--- @include core
+-- @include core admit
 -- @returns {1, id} scheduled; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
@@ -2508,15 +2517,9 @@ if parked then return { 2, parked } end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
-local f = { unpack(ARGV, 6) }
-for _, v in ipairs({ 'state', 'scheduled', 'attempts', '0', 'payload', ARGV[2] }) do f[#f + 1] = v end
-redis.call('HSET', KEYS[1], unpack(f))
+admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 6) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
-if ARGV[5] == '' then
-  redis.call('SET', KEYS[3], ARGV[1], 'NX')
-else
-  redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[5])
-end
+park_dedup(KEYS[3], ARGV[1], ARGV[5])
 return { 1, ARGV[1] }
 `,
   },
