@@ -29,7 +29,7 @@ local lb = lb_at(3)
 if ARGV[2] == 'now' then
   redis.call('ZREM', KEYS[1], id)
   local releasing = false
-  if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing) then wake(lb) end
+  if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing, flat_score(KEYS[8])) then wake(lb) end
   redis.call('HSET', KEYS[8], 'state', 'pending')
   return 1
 end

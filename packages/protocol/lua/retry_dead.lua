@@ -26,7 +26,7 @@ for _, id in ipairs(ids) do
       redis.call('HDEL', row, 'last_error')
       redis.call('HSET', row, 'state', 'pending')
       local releasing = false
-      if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing) then flat = flat + 1 end
+      if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
       moved = moved + 1
     end
   end

@@ -32,6 +32,23 @@ describe('admin reads and bulk moves', () => {
     expect(await queue.isPaused()).toBe(false);
   });
 
+  it('a prioritized job keeps its priority when retryJobs or promote(id) puts it back in pending', async () => {
+    const queue = await Queue.open<number>(uniqueName('adm'), { connection: conn });
+    const dead = await queue.enqueue(1, { priority: 4 });
+    const job = await queue.claim(30_000);
+    // Admitted first, so mint order alone would put it ahead of the other two.
+    const plain = await queue.enqueue(3);
+    expect(job?.id).toBe(dead.id);
+    if (job === undefined) throw new Error('nothing to claim');
+    expect(await queue.retry(job, 0, 1, 'boom')).toBe('dead');
+    const later = await queue.enqueue(2, { priority: 4, delayMs: 60_000 });
+    expect(await queue.retryJobs({ state: 'dead', count: 10 })).toBe(1);
+    await queue.promote(later.id);
+    // Both come back ahead of the earlier job admitted without a priority, in mint order between them.
+    const order = (await queue.claimBatch(3, 30_000)).map((j) => j.id);
+    expect(order).toEqual([dead.id, later.id, plain.id]);
+  });
+
   it('lists dead jobs newest first, with their errors', async () => {
     const queue = await Queue.open<number>(uniqueName('adm'), { connection: conn });
     const ids = await morgue(queue, 5);

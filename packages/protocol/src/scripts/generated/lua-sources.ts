@@ -2286,7 +2286,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: 'aa8fb815d9ce56f1490266b0f50eca673a32b408',
+    sha: '72fe753ca29509faa89e703d4ecca7d8b63624e4',
     includes: ['core', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -2319,7 +2319,7 @@ local lb = lb_at(3)
 if ARGV[2] == 'now' then
   redis.call('ZREM', KEYS[1], id)
   local releasing = false
-  if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing) then wake(lb) end
+  if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing, flat_score(KEYS[8])) then wake(lb) end
   redis.call('HSET', KEYS[8], 'state', 'pending')
   return 1
 end
@@ -2417,7 +2417,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: '627a1af954de2ca24e93bf9c69410594735b31a9',
+    sha: '59ffd16f223da6e5e28fccf58f2713aa63a173a8',
     includes: ['core', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -2447,7 +2447,7 @@ for _, id in ipairs(ids) do
       redis.call('HDEL', row, 'last_error')
       redis.call('HSET', row, 'state', 'pending')
       local releasing = false
-      if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing) then flat = flat + 1 end
+      if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
       moved = moved + 1
     end
   end
