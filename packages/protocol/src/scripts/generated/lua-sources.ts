@@ -695,14 +695,16 @@ return 1
 `,
   },
   cache_tag_delete: {
-    sha: 'c47ebe0c5b99a101dbc9ad238c7579237a878a5f',
+    sha: 'ee0813f929824662d12dbc77afeca6078c79a23a',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
--- caller read the tag's set first; only keys still in it go, and an entry tagged since is newer and stays.
+-- caller read the tag's fields first; an entry goes only while it still carries the tag: its stored frame
+-- is the write that tagged it (a later write without the tag, a delete or an expiry leave the field stale,
+-- and a stale field is dropped without touching the entry). An entry tagged since the read is not named.
 -- @key log        ecc:{t}:log
--- @key tag        ecc:{t}:tag:<tag>
--- @keys entries   ecc:{t}:k:<key> the entries the caller read from the tag's set
+-- @key tag        ecc:{t}:tag:<tag> a hash of entry key -> the version that carried the tag
+-- @keys entries   ecc:{t}:k:<key> the entries the caller read from the tag's hash
 -- @arg version    the delete's 14-byte version
 -- @arg maxlen     the log's approximate bound
 -- @args names     the entries' keys, one per trailing key
@@ -711,13 +713,16 @@ return 1
 local names = {}
 for i = 3, #KEYS do
   local name = ARGV[i]
-  if redis.call('SISMEMBER', KEYS[2], name) == 1 then
-    names[#names + 1] = name
-    redis.call('DEL', KEYS[i])
-    redis.call('SREM', KEYS[2], name)
+  local tagged = redis.call('HGET', KEYS[2], name)
+  if tagged then
+    local stored = redis.call('GET', KEYS[i])
+    if stored and string.sub(stored, 1, 14) == tagged then
+      names[#names + 1] = name
+      redis.call('DEL', KEYS[i])
+    end
+    redis.call('HDEL', KEYS[2], name)
   end
 end
-if redis.call('SCARD', KEYS[2]) == 0 then redis.call('DEL', KEYS[2]) end
 if #names > 0 then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
 end
@@ -725,7 +730,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: '8870ee1ab6de35af991fdb1d4a56d24695f422a0',
+    sha: '03b7e47e2d9ded290d6107312d402981d6d8bcbc',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -733,7 +738,7 @@ return #names
 -- @key entry      ecc:{t}:k:<key>
 -- @key lease      ecc:{t}:l:<key>
 -- @key log        ecc:{t}:log
--- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets
+-- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets: hashes of entry key -> the version that carried the tag
 -- @arg frame      version(14) ++ soft expiry(13 digits) ++ value
 -- @arg px         the L2 lifetime in ms (ttl + grace); 0 keeps the entry without expiry
 -- @arg token      the fill's lease token; '' for a plain write
@@ -756,7 +761,9 @@ else
 end
 for i = 4, #KEYS do
   local fresh = redis.call('EXISTS', KEYS[i]) == 0
-  redis.call('SADD', KEYS[i], ARGV[5])
+  -- The version says which write carried the tag: a later write without it leaves this field stale,
+  -- and a tag delete then spares the entry (cache_tag_delete compares it with the stored frame).
+  redis.call('HSET', KEYS[i], ARGV[5], version)
   -- A tag set lives as long as its longest-lived entry.
   local left = redis.call('PTTL', KEYS[i])
   if px == 0 then
