@@ -7,6 +7,7 @@ import type { KeyedRead } from './events.js';
 import type { FillHost, StaleValue } from './fill-host.js';
 import { type Factory, type GetOrSetOptions, checkTags, lifetime, nonNegative } from './options.js';
 import { admitOwned } from './read-mode.js';
+import { writeEntry } from './write-entry.js';
 
 /**
  * Runs the factory for `key` under the call's soft and hard timeouts and writes what it answers.
@@ -48,7 +49,7 @@ export async function runFactory<T>(
       host.counters.fallbacks++;
       return { value, source: 'fallback-fill', version: undefined };
     }
-    await host.write(key, value, lifetimes, tags, token, version, flight);
+    await writeEntry(host, key, value, lifetimes, tags, token, version, flight);
     host.counters.fills++;
     cacheFill(host.name, key, host.now() - started);
     host.filled({ key, version, ms: host.now() - started });

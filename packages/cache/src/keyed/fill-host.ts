@@ -21,9 +21,10 @@ export interface Lifetimes {
 }
 
 /**
- * What the fill path (the lease loop and the factory run) takes from its namespace: the tiers, the
- * L2 guard, the counters, and the namespace's own steps for admitting, writing and serving stale.
- * The namespace owns the state; the fill path only decides the order of the steps.
+ * What the fill and write paths (the lease loop, the factory run, the entry write) take from their
+ * namespace: the tiers, the L2 guard, the counters, and the namespace's own steps for admitting to
+ * L1 and serving stale.
+ * The namespace owns the state; those paths only decide the order of the steps.
  */
 export interface FillHost<T> {
   readonly name: string;
@@ -44,8 +45,6 @@ export interface FillHost<T> {
   admitFrame(key: string, frame: EntryFrame, flight: Flight | undefined): T;
   /** Puts a value this process holds into L1 (unless news made it stale). */
   admit(key: string, value: T, version: BrandedId, lifetimes: Lifetimes, tags: readonly string[], flight: Flight | null): void;
-  /** Writes to L2 (under `token` for a fill) and then L1. */
-  write(key: string, value: T, lifetimes: Lifetimes, tags: readonly string[], token: string, version: BrandedId, flight: Flight | null): Promise<void>;
   /** Serves a stale value in grace, counted and reported with `reason`. */
   stale(key: string, value: T, version: BrandedId, reason: NamespaceEvents['stale']['reason']): KeyedRead<T>;
   /** Serves an L1 entry because L2 is unreachable (outage mode). */

@@ -16,7 +16,7 @@ import { applyLog } from './apply-log.js';
 import { cacheHit, cacheMiss, cacheStale } from './cache-hooks.js';
 import { type BulkTarget, VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
 import { CoherenceLog } from './coherence-log.js';
-import { decodeEntryFrame, encodeEntryFrame, type EntryFrame } from './entry-frame.js';
+import { decodeEntryFrame, type EntryFrame } from './entry-frame.js';
 import { type KeyedCounters, type KeyedRead, type NamespaceEvents, type NamespaceStats, emptyKeyedCounters } from './events.js';
 import type { FillHost, Lifetimes } from './fill-host.js';
 import { L2Guard } from './l2-guard.js';
@@ -25,8 +25,9 @@ import { loadThroughLease } from './lease-load.js';
 import { ScriptBatch } from './script-batch.js';
 import { type Entry, RecencyL1 } from './lru.js';
 import { type Factory, type GetOrSetOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
-import { admitDecoded, admitOwned, handOut } from './read-mode.js';
+import { admitDecoded, handOut } from './read-mode.js';
 import { Waiters } from './waiters.js';
+import { writeEntry } from './write-entry.js';
 
 /** What a namespace takes from its directory. */
 export interface NamespaceRuntime {
@@ -199,7 +200,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   async set(key: string, value: T, options: WriteOptions = {}): Promise<void> {
     this.#live();
     assertCacheEntryKey(key);
-    await this.#write(key, value, this.#lifetimes(options), checkTags(options.tags), '', mintId(VERSION_KIND), null);
+    await writeEntry(this.#fill, key, value, this.#lifetimes(options), checkTags(options.tags), '', mintId(VERSION_KIND), null);
   }
 
   /** {@link set} with no expiry. */
@@ -268,24 +269,6 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#l1.clear();
     this.#waiters.wakeAll();
     await this.#log?.stop();
-  }
-
-  async #write(key: string, value: T, lifetimes: Lifetimes, tags: readonly string[], token: string, version: BrandedId, flight: Flight | null): Promise<void> {
-    const now = this.#rt.now();
-    const expiresAt = lifetimes.ttl === Infinity ? 0 : now + lifetimes.ttl;
-    const encoded = this.#o.codec.encode(value);
-    const frame = encodeEntryFrame(version, expiresAt, encoded);
-    const owned = (): T => admitOwned(this.#o.read, value, () => this.#o.codec.decode(typeof encoded === 'string' ? Buffer.from(encoded) : encoded));
-    const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
-    const written = await this.#guard.write('set', () =>
-      this.#scripts.send(transitions.cacheWrite({ namespace: this.name, key, frame, px, token, maxlen: this.#o.logMaxLen, tags })),
-      () => this.#admit(key, owned(), version, lifetimes, tags, flight),
-    );
-    if (!written) {
-      this.#counters.fillsRefused++;
-      return;
-    }
-    this.#admit(key, owned(), version, lifetimes, tags, flight);
   }
 
   // ---- L1 -----------------------------------------------------------------------------------
@@ -375,13 +358,13 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     if (this.#suspectSince === 0) this.#suspectSince = this.#rt.now();
   }
 
-  /** The namespace as the fill path sees it (lease-load.ts, factory-run.ts). */
+  /** The namespace as the fill and write paths see it (lease-load.ts, factory-run.ts, write-entry.ts). */
   #fillHost(): FillHost<T> {
     return {
       name: this.name,
       options: this.#o,
       connection: this.#rt.connection,
-      now: this.#rt.now,
+      now: () => this.#rt.now(),
       guard: this.#guard,
       scripts: this.#scripts,
       counters: this.#counters,
@@ -391,7 +374,6 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       live: () => this.#live(),
       admitFrame: (key, frame, flight) => this.#admitFrame(key, frame, flight),
       admit: (key, value, version, lifetimes, tags, flight) => this.#admit(key, value, version, lifetimes, tags, flight),
-      write: (key, value, lifetimes, tags, token, version, flight) => this.#write(key, value, lifetimes, tags, token, version, flight),
       stale: (key, value, version, reason) => this.#stale(key, value, version, reason),
       fallback: (key, entry) => this.#fallback(key, entry),
       filled: (event) => {
