@@ -64,6 +64,8 @@ export class Worker<T = unknown> {
     const resolved = resolveWorkerOptions(options);
     const blocking = await queue.connection.duplicate('echo-worker-wake');
     const worker = new Worker(new WorkerRuntime(queue, resolved, blocking), handler);
+    // Listed by queue.getWorkers() from the moment start() resolves, claiming or not.
+    await worker.#rt.announce();
     if (options.autorun !== false) worker.#begin();
     return worker;
   }
