@@ -16,7 +16,13 @@ describe('grate [TS]: a lane`s own rate limit', () => {
     expect(await q.hgetall(q.k.grate)).toEqual({ [a]: '3:1000' });
     expect(await q.rate(a, null)).toBe(1);
     expect(await q.cmd('EXISTS', q.k.grate)).toBe(0);
-    const bad = await conn.run(scripts().grate, [q.k.grate], ['nope', '3', '1000']).catch((e: unknown) => e);
+    // A lane out of rotation wakes nobody; one in rotation wakes a consumer when its limit changes.
+    expect(await q.cmd('LLEN', q.k.wake)).toBe(0);
+    await q.add(a);
+    await q.cmd('DEL', q.k.wake);
+    await q.rate(a, null);
+    expect(await q.cmd('LRANGE', q.k.wake, 0, -1)).toEqual(['1']);
+    const bad = await conn.run(scripts().grate, [q.k.grate, q.k.ring, q.k.wake], ['nope', '3', '1000']).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(KindError);
     expect(await q.cmd('EXISTS', q.k.grate)).toBe(0);
   });
@@ -84,6 +90,23 @@ describe('grate [TS]: a lane`s own rate limit', () => {
     expect(await take(3)).toBe(3);
     expect(await take(3)).toBe(1);
     expect(await q.bclaim()).toHaveLength(0);
+  });
+
+  it('gbclaim with a size [TS] scales each lane`s batch by its weight against the heaviest', async () => {
+    const q = new Lanes('grate');
+    const heavy = mintId('PRT');
+    const light = mintId('PRT');
+    for (let i = 0; i < 40; i++) await q.add(heavy);
+    for (let i = 0; i < 40; i++) await q.add(light);
+    await q.weight(heavy, 3);
+    const sizes = new Map<string, number[]>();
+    for (let i = 0; i < 4; i++) {
+      const rows = await execute(conn, t.laneBatchClaim({ queue: q.k.queue, leaseMs: 30_000, size: 12 }));
+      const g = rows[0]?.group as string;
+      sizes.set(g, [...(sizes.get(g) ?? []), rows.length]);
+    }
+    expect(sizes.get(heavy)).toEqual([12, 12]);
+    expect(sizes.get(light)).toEqual([4, 4]);
   });
 
   it('costs a lane without a limit nothing: no grate key is written by claims', async () => {

@@ -39,7 +39,7 @@ describe('BatchWorker: the controls a Worker has', () => {
     const seen: number[] = [];
     const worker = await BatchWorker.start(
       queue,
-      async (jobs) => {
+      async (jobs): Promise<'ok'> => {
         seen.push(...jobs.map((j) => j.payload));
         if (jobs.some((j) => j.payload === 1)) await held;
         return 'ok';
@@ -74,7 +74,7 @@ describe('BatchWorker: timeoutMs is per member', () => {
     let started = 0;
     const worker = await BatchWorker.start(
       queue,
-      async (jobs, contexts) => {
+      async (jobs, contexts): Promise<'ok'> => {
         started = Date.now();
         for (const job of jobs) contexts.get(job.id)?.signal.addEventListener('abort', () => aborted.set(job.payload, contexts.get(job.id)?.signal.reason));
         await sleep(600);

@@ -1538,7 +1538,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'bdc5bf744bd00d75e8a1e4cc253cfcb1abcfcc79',
+    sha: '50e1f1726cf4d35ebc38b29fc58f90b43cbbac25',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -1552,10 +1552,12 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
+-- @key gweight    emq:{q}:gweight [TS]: read only with a size, to scale each lane's batch by its weight
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's \`size\`); absent, the
--- whole claimable depth
+-- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's \`size\`), scaled by
+-- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
+-- absent, the whole claimable depth
 -- @include core lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
 -- last four, false when absent), oldest first, all from one lane; empty when nothing is
@@ -1563,7 +1565,15 @@ return 1
 local marker = tonumber(ARGV[2] or '0') or 0
 local size = tonumber(ARGV[3] or '')
 local cap = nil
-if size and size >= 1 then cap = function() return size end end
+if size and size >= 1 then
+  -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.
+  local heaviest = 1
+  for _, w in ipairs(redis.call('HVALS', KEYS[10])) do heaviest = math.max(heaviest, tonumber(w) or 1) end
+  cap = function(g)
+    local w = math.max(tonumber(redis.call('HGET', KEYS[10], g) or '1') or 1, 1)
+    return math.max(math.floor(size * w / heaviest), 1)
+  end
+end
 return lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 `,
   },
@@ -1731,18 +1741,21 @@ return 1
 `,
   },
   grate: {
-    sha: '2902a9f62c335fa500821395b1e0efd8ba4fd64d',
-    includes: ['core'],
+    sha: '9ce00af6057a695d4c31a5082bfc8901234fb67e',
+    includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
 -- \`duration\` ms, enforced by the lane claims (gclaim, gwclaim, gbclaim; lib gate) on top of the
 -- queue's limiter, so workers in any number of processes share it. Setting a limit starts a fresh
--- window. The ring is untouched: a claim passes over a lane out of budget until its window reopens.
+-- window. The ring is untouched: a claim passes over a lane out of budget until its window reopens;
+-- a lane in rotation wakes a consumer, as its fresh window (or no limit) may have room now.
 -- @key grate      emq:{q}:grate [TS]: HASH group → "max:duration" (then ":window_end:used" once counted)
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
 -- @arg g          the group's branded id
 -- @arg max        jobs per window (>= 1); "0" lifts the limit
 -- @arg duration   the window in ms (>= 1) when max is set; else ""
--- @include core
+-- @include core lanes
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
 local g = ARGV[1]
@@ -1752,6 +1765,7 @@ if ARGV[2] == '0' then
 else
   redis.call('HSET', KEYS[1], g, ARGV[2] .. ':' .. ARGV[3])
 end
+if redis.call('LPOS', KEYS[2], g) then wake({ wake = KEYS[3] }) end
 return 1
 `,
   },
