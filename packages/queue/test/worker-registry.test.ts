@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Connection } from '@echo/protocol';
+import { Connection, execute, mintId, transitions } from '@echo/protocol';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker } from '../src/index.js';
@@ -65,6 +65,17 @@ describe('queue.getWorkers() [TS]', () => {
     await until(() => worker.fatalError !== undefined, 'the worker to stop itself');
     expect(await observer.getWorkers()).toHaveLength(1);
     await until(async () => (await observer.getWorkers()).length === 0, 'the entry to lapse', 4000);
+  });
+
+  it('obliterate deletes the registry and the lanes` rate limits with the rest of the queue', async () => {
+    const queue = await Queue.open(uniqueName('reg'), { connection: conn });
+    // An entry left by a worker that died without a word, and a lane limit.
+    await execute(conn, transitions.workerBeat({ queue: queue.name, id: 'gone', ttlMs: 60_000, info: '{}' }));
+    await queue.laneRateLimit(mintId('TEN'), { max: 1, durationMs: 1000 });
+    expect(await conn.command('EXISTS', queue.keys.workers, queue.keys.workersInfo, queue.keys.grate)).toBe(3);
+    await queue.pause();
+    await queue.obliterate();
+    expect(await conn.command('EXISTS', queue.keys.workers, queue.keys.workersInfo, queue.keys.grate)).toBe(0);
   });
 
   it('refuses a bad name before anything starts', async () => {
