@@ -1,7 +1,7 @@
 import { Connection } from '@echo/protocol';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchWorker, JobTimeoutError, Queue, fixed, type ClaimedJob } from '../src/index.js';
+import { BatchWorker, JobTimeoutError, Queue, fixed } from '../src/index.js';
 import { sleep, until } from './worker-harness.js';
 
 let conn: Connection;
@@ -82,7 +82,7 @@ describe('BatchWorker: timeoutMs is per member', () => {
       },
       { ...quick, size: 10, concurrency: 1, shape: { minSize: 2, timeoutMs: 2000, pollMs: 10 } },
     );
-    worker.on('failed', ({ job, error, outcome }) => failed.push({ payload: (job as ClaimedJob<string>).payload, error, outcome, at: Date.now() }));
+    worker.on('failed', ({ job, error, outcome }) => failed.push({ payload: (job).payload, error, outcome, at: Date.now() }));
     await until(async () => (await queue.counts('completed', 'dead')).completed === 1 && failed.length === 1, 'one completion, one timeout');
     await worker.close();
     expect(failed[0]?.payload).toBe('short');

@@ -58,14 +58,14 @@ function describe(id: string, lapsesAt: number, info: string | undefined): Worke
   }
   return {
     id,
-    name: str(d['name']),
-    kind: d['kind'] === 'batch' ? 'batch' : 'worker',
-    host: str(d['host']),
-    pid: num(d['pid']),
-    concurrency: num(d['concurrency']),
-    active: num(d['active']),
-    startedAt: num(d['startedAt']),
-    lastBeatAt: lapsesAt - num(d['ttlMs']),
+    name: str(d.name),
+    kind: d.kind === 'batch' ? 'batch' : 'worker',
+    host: str(d.host),
+    pid: num(d.pid),
+    concurrency: num(d.concurrency),
+    active: num(d.active),
+    startedAt: num(d.startedAt),
+    lastBeatAt: lapsesAt - num(d.ttlMs),
     lapsesAt,
   };
 }

@@ -114,7 +114,10 @@ export class BatchWorker<T = unknown> {
    * usual, their leases extended. Idempotent.
    */
   pause(): void {
-    this.#paused ??= deferred<void>();
+    if (this.#paused) return;
+    let resolve: () => void = () => undefined;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.#paused = { promise, resolve };
   }
 
   /** Lets a paused worker claim again. */

@@ -114,11 +114,11 @@ export class WorkerRuntime<T> {
    * a slot's would, anything else is reported and the next beat tries again.
    */
   async announce(): Promise<void> {
-    if (!this.#running) return;
+    if (!this.isRunning()) return;
     try {
       await this.presence.beat();
     } catch (error) {
-      if (this.#running) this.report(error);
+      if (this.isRunning()) this.report(error);
     }
   }
 
