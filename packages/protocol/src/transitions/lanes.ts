@@ -22,7 +22,9 @@ export function laneLimit(input: LaneInput & { readonly limit: number }): Transi
 
 /** A lane's own rate limit: at most `max` of its jobs claimed per window of `durationMs`. */
 export interface LaneRateLimit {
+  /** Jobs of the lane claimed per window (>= 1). */
   readonly max: number;
+  /** The window in ms (>= 1); it opens at the first claim after the last one ended. */
   readonly durationMs: number;
 }
 

@@ -20,7 +20,9 @@ export interface WorkerEntry {
 
 /** What `worker_list` answers: the server's now and the live entries, soonest to lapse first. */
 export interface WorkerList {
+  /** The server's clock when it read, epoch ms. */
   readonly now: number;
+  /** The entries whose lapse time is after `now`. */
   readonly workers: WorkerEntry[];
 }
 

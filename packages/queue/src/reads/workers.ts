@@ -9,7 +9,9 @@ export interface WorkerInfo {
   readonly name: string;
   /** `worker` for a {@link Worker}, `batch` for a {@link BatchWorker}. */
   readonly kind: 'worker' | 'batch';
+  /** The host it runs on (`os.hostname()`). */
   readonly host: string;
+  /** Its process id on that host. */
   readonly pid: number;
   /** Its `concurrency` option (batches in flight, for a batch worker). */
   readonly concurrency: number;
