@@ -6,7 +6,7 @@
  */
 import { Queue, Worker } from '@echo/queue';
 
-const [url, name, source, workersArg] = process.argv.slice(2);
+const [url, name, source, workersArg, blockArg] = process.argv.slice(2);
 if (url === undefined || name === undefined) throw new Error('rate-child needs <url> <queue> <flat|lanes> <workers>');
 const lanes = source === 'lanes';
 
@@ -16,7 +16,7 @@ const workers = await Promise.all(
   Array.from({ length: Number(workersArg ?? '2') }, () =>
     Worker.start(queue, () => {
       ran++;
-    }, { concurrency: 8, source: lanes ? 'lanes' : 'flat', blockMs: 50, maintenanceMs: 0 }),
+    }, { concurrency: 8, source: lanes ? 'lanes' : 'flat', blockMs: Number(blockArg ?? '1000'), maintenanceMs: 0 }),
   ),
 );
 process.send?.({ type: 'ready' });
