@@ -15,6 +15,7 @@ import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
 import * as lanes from './admin/lanes.js';
 import * as reads from './reads/reads.js';
 import * as listing from './reads/listing.js';
+import * as workers from './reads/workers.js';
 import * as recovery from './lease/recovery.js';
 import * as durability from './producer/durability.js';
 import { limitedCodec, resolvePayloadLimit } from './producer/payload-limit.js';
@@ -164,8 +165,8 @@ export class Queue<T = unknown> {
     return claims.laneWeightedClaim(this.#ctx, leaseMs, options);
   }
 
-  /** Rotates once and leases the lane's claimable depth. */
-  laneBatchClaim(leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T>[]> {
+  /** Rotates once and leases the lane's claimable depth, up to `size` [TS] when given. */
+  laneBatchClaim(leaseMs: number, options?: claims.LaneBatchOptions): Promise<ClaimedJob<T>[]> {
     return claims.laneBatchClaim(this.#ctx, leaseMs, options);
   }
 
@@ -362,6 +363,18 @@ export class Queue<T = unknown> {
     return lanes.laneLimit(this.#ctx, group, limit);
   }
 
+  /**
+   * Sets a lane's own rate limit [TS] (`{ max, durationMs }`: at most `max` of its jobs claimed per
+   * window), enforced on the server by the lane claims on top of the queue's limit
+   * ({@link setRateLimit}), so workers in any number of processes share it; `null` lifts it. A lane
+   * out of budget stays in rotation and is passed over until its window reopens; a set limit
+   * starts a fresh window.
+   * @throws InvalidArgumentError for a limit that is not two whole numbers >= 1; MalformedIdError for a bad group.
+   */
+  laneRateLimit(group: string, limit: lanes.LaneRateLimit | null): Promise<void> {
+    return lanes.laneRateLimit(this.#ctx, group, limit);
+  }
+
   /** Takes a lane out of rotation. */
   lanePause(group: string): Promise<void> {
     return lanes.lanePause(this.#ctx, group);
@@ -422,6 +435,16 @@ export class Queue<T = unknown> {
   /** One page of the jobs in a state's set, with their rows, in the set's order. */
   listJobs(state: listing.ListState, options?: listing.ListOptions): Promise<listing.JobPage<T>> {
     return listing.listJobs(this.#ctx, state, options);
+  }
+
+  /**
+   * The live workers of this queue [TS], soonest to lapse first, at most `limit` (default 1000):
+   * name, host, pid, concurrency, jobs held and last beat of each. A worker beats on its lease
+   * heartbeat (`extendEveryMs`) and drops out three missed beats (at least 1 s) after its last one;
+   * `close()` removes it at once.
+   */
+  getWorkers(limit?: number): Promise<workers.WorkerInfo[]> {
+    return workers.getWorkers(this.#ctx, limit);
   }
 
   /** The job id parked under an idempotency key. */

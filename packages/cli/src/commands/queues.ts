@@ -1,6 +1,7 @@
 import type { Admin, QueueRates, QueueSummary } from '@echo/dashboard';
+import type { WorkerInfo } from '@echo/queue';
 import { requireQueue, type CommandContext } from '../context.js';
-import { fields, json, table } from '../format.js';
+import { fields, json, table, when } from '../format.js';
 
 function summaryRow(q: QueueSummary): (string | number)[] {
   const c = q.counts;
@@ -22,12 +23,19 @@ interface Stats extends QueueSummary {
   readonly rates: Omit<QueueRates, 'name'>;
   /** Worker connections on the server, every queue together; `null` without `CLIENT LIST`. */
   readonly serverWorkers: number | null;
+  /** The queue's live workers, from its registry. */
+  readonly workers: readonly WorkerInfo[];
 }
 
 async function stats(admin: Admin, name: string, windowMs: number): Promise<Stats> {
-  const [summary, rates, workers] = await Promise.all([admin.summary(name), admin.rates(name, windowMs), admin.workers()]);
+  const [summary, rates, connected, workers] = await Promise.all([admin.summary(name), admin.rates(name, windowMs), admin.workers(), admin.queueWorkers(name)]);
   const { name: _name, ...rest } = rates;
-  return { ...summary, rates: rest, serverWorkers: workers ?? null };
+  return { ...summary, rates: rest, serverWorkers: connected ?? null, workers };
+}
+
+/** One registry entry as a line: who, where, how busy, and when it last beat. */
+function workerLine(w: WorkerInfo): string {
+  return `${w.name} (${w.kind}, ${w.host} pid ${String(w.pid)}) ${String(w.active)}/${String(w.concurrency)} held, last beat ${when(w.lastBeatAt) ?? '-'} UTC`;
 }
 
 function statsText(s: Stats): string {
@@ -45,6 +53,8 @@ function statsText(s: Stats): string {
     ['completed/s', `${s.rates.completedPerSec} (over ${s.rates.windowMs} ms)`],
     ['failed/s', `${s.rates.failedPerSec} (over ${s.rates.windowMs} ms)`],
     ['workers', s.serverWorkers === null ? 'unknown (CLIENT LIST refused)' : `${s.serverWorkers} connected to the server (all queues)`],
+    ['live workers', s.workers.length],
+    ...s.workers.map((w): [string, string] => ['  worker', workerLine(w)]),
   ]);
 }
 

@@ -106,4 +106,46 @@ export const tsOnly: Scenario[] = [
       assert.equal(await count(env, 'EXISTS', q.keys.job(second.id)), 0);
     },
   },
+  {
+    name: 'ts_lane_rate',
+    family: 'ts',
+    contract: 'grate holds a lane\'s own limit as max:duration (then :window_end:used); lane claims pass over a lane out of budget, keep it in the ring, and count their leases; a queue limit and a lane limit both bound a claim',
+    async run(env) {
+      const q = await env.queue();
+      const [limited, free] = [env.mintId('PRT'), env.mintId('PRT')];
+      for (let i = 0; i < 4; i++) {
+        await q.enqueueInLane(limited, 'l');
+        await q.enqueueInLane(free, 'f');
+      }
+      await q.laneRateLimit(limited, { max: 2, durationMs: 60_000 });
+      assert.equal((await hgetall(env, q.keys.grate))[limited], '2:60000');
+      const groups: string[] = [];
+      for (let i = 0; i < 6; i++) groups.push(present(await q.laneClaim(30_000), `claim ${String(i + 1)}`).group ?? '');
+      assert.deepEqual([groups.filter((g) => g === limited).length, groups.filter((g) => g === free).length], [2, 4]);
+      assert.equal(await q.laneClaim(30_000), undefined);
+      assert.match((await hgetall(env, q.keys.grate))[limited] ?? '', /^2:60000:\d+:2$/);
+      assert.ok(((await env.command('LRANGE', q.keys.ring, 0, -1)) as string[]).includes(limited));
+      await q.laneRateLimit(limited, null);
+      await q.setRateLimit({ max: 1, durationMs: 60_000 });
+      assert.equal((await q.laneBatchClaim(30_000)).length, 1);
+      assert.equal((await q.laneBatchClaim(30_000)).length, 0);
+    },
+  },
+  {
+    name: 'ts_worker_registry',
+    family: 'ts',
+    contract: 'a running worker has an entry in workers (ZSET id -> lapse time, server ms) and workers:info (id -> JSON description); getWorkers lists it while its lapse time is ahead of the server clock, and a clean close removes both at once',
+    async run(env) {
+      const q = await env.queue();
+      const worker = await env.startWorker(q, () => undefined, { name: 'conformance', concurrency: 2, maintenanceMs: 0 });
+      const listed = present((await q.getWorkers())[0], 'the worker\'s entry');
+      assert.deepEqual([listed.name, listed.concurrency], ['conformance', 2]);
+      assert.equal(Number(await env.command('ZSCORE', q.keys.workers, listed.id)), listed.lapsesAt);
+      const info = JSON.parse(String(await env.command('HGET', q.keys.workersInfo, listed.id))) as { name?: unknown };
+      assert.equal(info.name, 'conformance');
+      await worker.close();
+      assert.deepEqual(await q.getWorkers(), []);
+      assert.equal(await count(env, 'EXISTS', q.keys.workers, q.keys.workersInfo), 0);
+    },
+  },
 ];

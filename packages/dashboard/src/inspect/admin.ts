@@ -1,5 +1,5 @@
 import { Connection, GoneError, hashReply, parseMeta, StateError, type ConnectOptions } from '@echo/protocol';
-import { Queue, rawCodec, type ListOptions, type ListState } from '@echo/queue';
+import { Queue, rawCodec, type ListOptions, type ListState, type WorkerInfo } from '@echo/queue';
 import { discoverCacheTables, discoverQueues, discoverStreams, type CacheTableRef, type StreamRef } from './discover.js';
 import { streamInfo, type StreamInfo } from './streams.js';
 import { jobView, listedView, type JobDetail, type JobListView, type QueueRates, type QueueSummary } from './views.js';
@@ -101,6 +101,11 @@ export class Admin {
   /** Worker connections on the server, all queues together; `undefined` without `CLIENT LIST`. */
   workers(): Promise<number | undefined> {
     return workerConnections(this.connection);
+  }
+
+  /** The live workers of one queue, from its registry (`queue.getWorkers()`). */
+  async queueWorkers(name: string): Promise<WorkerInfo[]> {
+    return (await this.queue(name)).getWorkers();
   }
 
   // Queue reads

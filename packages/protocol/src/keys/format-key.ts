@@ -21,6 +21,9 @@ export const FIXED_FIELD = {
   gweight: 'gweight',
   repeat: 'repeat',
   'flow:outbox': 'flowOutbox',
+  workers: 'workers',
+  'workers:info': 'workersInfo',
+  grate: 'grate',
 } as const satisfies Record<FixedType, keyof QueueKeys>;
 
 const RESERVE_MEMBER = { version: VERSION_KEY, locks: LOCKS_KEY, bundle: BUNDLE_KEY } as const;

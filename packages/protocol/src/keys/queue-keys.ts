@@ -44,6 +44,12 @@ export interface QueueKeys {
   readonly repeat: string;
   /** LIST of cross-queue flow signals, `flow:outbox`. */
   readonly flowOutbox: string;
+  /** [TS] ZSET of live worker ids, score = the server time their registry entry lapses (`getWorkers`). */
+  readonly workers: string;
+  /** [TS] HASH worker id → its description (JSON: name, host, pid, concurrency, active, started), `workers:info`. */
+  readonly workersInfo: string;
+  /** [TS] HASH group → the lane's rate limit and its current window, `max:durationMs[:windowEnd:used]`. */
+  readonly grate: string;
   /** HASH `metrics:completed`. */
   readonly metricsCompleted: string;
   /** HASH `metrics:failed`. */
@@ -106,6 +112,9 @@ export function queueKeys(q: string): QueueKeys {
     gweight: `${base}gweight`,
     repeat: `${base}repeat`,
     flowOutbox: `${base}flow:outbox`,
+    workers: `${base}workers`,
+    workersInfo: `${base}workers:info`,
+    grate: `${base}grate`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,
     metricsCompletedData: `${base}metrics:completed:data`,

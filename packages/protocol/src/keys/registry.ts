@@ -17,6 +17,9 @@ export const FIXED_TYPES = [
   'gweight',
   'repeat',
   'flow:outbox',
+  'workers',
+  'workers:info',
+  'grate',
 ] as const;
 
 /** One fixed per-queue suffix. */

@@ -59,12 +59,17 @@ export const SCRIPT_NAMES = [
   'gresume',
   'glimit',
   'greassign',
+  'grate',
   // reads
   'counts',
   'state_lookup',
   'rate_ttl',
   'is_maxed',
   'lane_counts',
+  // [TS] worker registry
+  'worker_beat',
+  'worker_leave',
+  'worker_list',
   // repeat
   'repeat_register',
   'repeat_cancel',

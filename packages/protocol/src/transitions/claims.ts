@@ -88,7 +88,16 @@ export function laneWeightedClaim(input: ClaimInput): Transition<ClaimedRow[]> {
   return transition(leaseCall(scripts().gwclaim, input), (reply) => (reply as LaneEntry[]).map(fromLane));
 }
 
-/** `gbclaim`: rotates once and leases the whole claimable depth of that lane, up to its limit (queue.md §7). */
-export function laneBatchClaim(input: ClaimInput): Transition<ClaimedRow[]> {
-  return transition(leaseCall(scripts().gbclaim, input), (reply) => (reply as LaneEntry[]).map(fromLane));
+/**
+ * `gbclaim`: rotates once and leases the whole claimable depth of that lane, up to its limit
+ * (queue.md §7), and [TS] up to `size` jobs when given.
+ */
+export function laneBatchClaim(input: ClaimInput & { readonly size?: number }): Transition<ClaimedRow[]> {
+  let call = leaseCall(scripts().gbclaim, input);
+  if (input.size !== undefined) {
+    // The size rides after the marker slot, which then reads 0 (no marker) when none was asked for.
+    const marker = input.markerTtlMs === undefined ? 0 : whole('markerTtlMs', input.markerTtlMs, 1);
+    call = { ...call, args: [call.args[0] as number, marker, whole('size', input.size, 1)] };
+  }
+  return transition(call, (reply) => (reply as LaneEntry[]).map(fromLane));
 }

@@ -85,9 +85,12 @@ describe('claims', () => {
     expect(shape(t.claimBatch({ queue: 'orders', leaseMs: 100, size: 5 }))).toEqual({ script: 'bclaim', keys: flat, args: [100, 5] });
   });
   it('lane claims', () => {
-    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter')], args: [100] });
-    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter')], args: [100] });
-    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter')], args: [100, 9] });
+    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter'), q('grate')], args: [100] });
+    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter'), q('grate')], args: [100] });
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter'), q('grate'), q('gweight')], args: [100, 9] });
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, size: 5 })).args).toEqual([100, 0, 5]);
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9, size: 5 })).args).toEqual([100, 9, 5]);
+    expect(() => t.laneBatchClaim({ queue: 'orders', leaseMs: 100, size: 0 })).toThrow(InvalidArgumentError);
   });
   it('reads claim replies into rows with their flow link', () => {
     const row = t.claim({ queue: 'orders', leaseMs: 100 }).parse([J, 'p', 2, P, null, 'id']);
@@ -203,7 +206,8 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
-    expect(ob.keys).toHaveLength(21);
+    expect(ob.keys).toHaveLength(24);
+    expect(ob.keys.slice(20, 23)).toEqual([q('workers'), q('workers:info'), q('grate')]);
     expect(ob.args).toEqual(['', 10, 'r1']);
   });
   it('lanes', () => {
@@ -337,6 +341,26 @@ describe('the rest of the catalog', () => {
     });
     expect(shape(t.laneWeight({ queue: 'orders', group: G, weight: 3 }))).toEqual({ script: 'gweight', keys: [q('gweight')], args: [G, 3] });
     expect(shape(t.laneDrain({ queue: 'orders', group: G }))).toEqual({ script: 'gdrain', keys: [q(`g:${G}:pending`), q('ring'), q('job:')], args: [G] });
+    expect(shape(t.laneRateLimit({ queue: 'orders', group: G, limit: { max: 5, durationMs: 1000 } }))).toEqual({ script: 'grate', keys: [q('grate'), q('ring'), q('wake')], args: [G, '5', '1000'] });
+    expect(shape(t.laneRateLimit({ queue: 'orders', group: G, limit: null })).args).toEqual([G, '0', '']);
+    expect(() => t.laneRateLimit({ queue: 'orders', group: G, limit: { max: 0, durationMs: 1 } })).toThrow(InvalidArgumentError);
+    expect(() => t.laneRateLimit({ queue: 'orders', group: 'nope', limit: null })).toThrow(MalformedIdError);
+  });
+  it('worker registry', () => {
+    const reg = [q('workers'), q('workers:info')];
+    expect(shape(t.workerBeat({ queue: 'orders', id: 'w1', ttlMs: 300, info: '{}' }))).toEqual({ script: 'worker_beat', keys: reg, args: ['w1', 300, '{}'] });
+    expect(shape(t.workerLeave({ queue: 'orders', id: 'w1' }))).toEqual({ script: 'worker_leave', keys: reg, args: ['w1'] });
+    expect(shape(t.workerList({ queue: 'orders', limit: 10 }))).toEqual({ script: 'worker_list', keys: reg, args: [10] });
+    expect(t.workerList({ queue: 'orders', limit: 10 }).parse([5, 'w1', 9, '{}', 'w2', 8, false])).toEqual({
+      now: 5,
+      workers: [
+        { id: 'w1', lapsesAt: 9, info: '{}' },
+        { id: 'w2', lapsesAt: 8, info: undefined },
+      ],
+    });
+    expect(t.workerList({ queue: 'orders', limit: 1 }).parse([5])).toEqual({ now: 5, workers: [] });
+    expect(() => t.workerBeat({ queue: 'orders', id: '', ttlMs: 1, info: '' })).toThrow(InvalidArgumentError);
+    expect(() => t.workerBeat({ queue: 'orders', id: 'w', ttlMs: 0, info: '' })).toThrow(InvalidArgumentError);
   });
   it('job schedulers', () => {
     expect(shape(t.schedulerUpsert({ queue: 'orders', name: 'r', cadence: { cron: '0 * * * *', tz: 'Europe/Paris' }, template: 'p', first: { at: 9 }, limit: 3 }))).toEqual({

@@ -7,6 +7,7 @@ import { jobContext, type JobContext, type RunState } from './job-context.js';
 import type { Queue } from '../queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
 import { Rounds } from './rounds.js';
+import { LaneFeed } from './lane-feed.js';
 import { unencodable } from './result-encoding.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
@@ -41,6 +42,8 @@ export class Worker<T = unknown> {
   readonly #handler: Handler<T>;
   readonly #rt: WorkerRuntime<T>;
   readonly #rounds: Rounds<T>;
+  /** Weighted lane claims and their spare jobs, for `source: 'lanes'`. */
+  readonly #lanes: LaneFeed<T> | undefined;
   /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
   #busy = false;
   #started = false;
@@ -53,6 +56,7 @@ export class Worker<T = unknown> {
     this.options = rt.options;
     this.#handler = handler;
     this.#rounds = new Rounds(rt, () => this.#claim());
+    this.#lanes = rt.options.source === 'lanes' ? new LaneFeed(rt) : undefined;
   }
 
   /**
@@ -64,6 +68,8 @@ export class Worker<T = unknown> {
     const resolved = resolveWorkerOptions(options);
     const blocking = await queue.connection.duplicate('echo-worker-wake');
     const worker = new Worker(new WorkerRuntime(queue, resolved, blocking), handler);
+    // Listed by queue.getWorkers() from the moment start() resolves, claiming or not.
+    await worker.#rt.announce();
     if (options.autorun !== false) worker.#begin();
     return worker;
   }
@@ -147,6 +153,8 @@ export class Worker<T = unknown> {
         if (!rt.isRunning() || rt.report(error)) break;
         job = undefined;
       }
+      // Spares of a weighted lane claim are leased to us: they run even while paused or closing.
+      job ??= this.#lanes?.spare();
       if (job) {
         this.#busy = true;
         // Found work: there may be more, so pass the wake on before running this one. A job that
@@ -173,8 +181,7 @@ export class Worker<T = unknown> {
   async #claim(): Promise<ClaimedJob<T> | undefined> {
     const o = this.options;
     if (o.respectConcurrencyGate && (await this.queue.isMaxed())) return undefined;
-    const claim = this.#rt.locks.claimOptions;
-    return o.source === 'lanes' ? this.queue.laneClaim(o.leaseMs, claim) : this.queue.claim(o.leaseMs, claim);
+    return this.#lanes ? this.#lanes.next() : this.queue.claim(o.leaseMs, this.#rt.locks.claimOptions);
   }
 
   /**

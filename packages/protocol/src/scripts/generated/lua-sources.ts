@@ -87,7 +87,8 @@ end
 -- pause, the global concurrency cap (meta.concurrency against ZCARD active, queue.md §9.2, here
 -- enforced) and the rate limiter (meta.max jobs per meta.duration ms). The limiter key keeps the
 -- shape queue.md §9.4 asks of a writer: a STRING counter incremented once per claimed job, with
--- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged.
+-- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. The lane claims also
+-- pass each lane's own rate limit (the grate hash), on top of the queue's.
 
 -- gate_room(meta, active, limiter, want): how many jobs this claim may lease now (0..want), then
 -- the ms until the rate window reopens when the limiter is what refused (0 otherwise), then the
@@ -116,19 +117,63 @@ end
 local function gate_count(limiter, window, n)
   if window > 0 and n > 0 and redis.call('INCRBY', limiter, n) == n then redis.call('PEXPIRE', limiter, window) end
 end
+
+-- [TS] A lane's own rate limit lives in the grate hash, field g = "max:duration" as set, then
+-- "max:duration:window_end:used" once a claim counted in a window (a fixed window that starts at
+-- the first claim after the last one ended, as the queue's limiter does).
+
+-- lane_rate_room(grate, g): how many jobs lane g may lease now under its rate limit (math.huge
+-- without one), then the window state lane_rate_count writes back (nil without a limit).
+local function lane_rate_room(grate, g)
+  local v = redis.call('HGET', grate, g)
+  if not v then return math.huge, nil end
+  local max, dur, tail = string.match(v, '^(%d+):(%d+)(.*)$')
+  max, dur = tonumber(max), tonumber(dur)
+  if not max or not dur or max < 1 or dur < 1 then return math.huge, nil end
+  local now = now_ms()
+  local ends, used = string.match(tail, '^:(%d+):(%d+)$')
+  ends, used = tonumber(ends) or 0, tonumber(used) or 0
+  if ends <= now then ends, used = now + dur, 0 end
+  return math.max(max - used, 0), { max, dur, ends, used }
+end
+
+-- lane_rate_count(grate, g, state, n): counts n claimed jobs in lane g's current window.
+local function lane_rate_count(grate, g, state, n)
+  if state and n > 0 then
+    redis.call('HSET', grate, g, string.format('%d:%d:%d:%d', state[1], state[2], state[3], state[4] + n))
+  end
+end
+
+-- lane_next(ring, grate): rotate the ring to the next lane with room in its own rate window. A lane
+-- out of budget is passed over and stays in rotation (its window reopens by time alone, and nothing
+-- else would put it back), at most one full turn. Answers the lane, its room and its window state;
+-- nil when the ring is empty or every lane in it is out of budget.
+local function lane_next(ring, grate)
+  if redis.call('EXISTS', grate) == 0 then
+    return redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT'), math.huge, nil
+  end
+  for _ = 1, redis.call('LLEN', ring) do
+    local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+    if not g then return nil end
+    local room, state = lane_rate_room(grate, g)
+    if room > 0 then return g, room, state end
+  end
+  return nil
+end
 `,
   'lane-claim': `-- @lib lane-claim
 -- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
 -- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
 -- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate.
 
--- lane_claim(cap, lease, marker, limiter): cap(g) bounds K beyond depth and limit (nil: the whole
--- depth); [TS] the gates of lib gate bound it too, counted on \`limiter\`.
-local function lane_claim(cap, lease, marker, limiter)
+-- lane_claim(cap, lease, marker, limiter, grate): cap(g) bounds K beyond depth and limit (nil: the
+-- whole depth); [TS] the gates of lib gate bound it too, counted on \`limiter\`, and so does the
+-- lane's own rate limit in \`grate\` (a lane out of budget is passed over for the next one).
+local function lane_claim(cap, lease, marker, limiter, grate)
   local room, _, window = gate_room(KEYS[3], KEYS[2], limiter, math.huge)
   if room < 1 then return {} end
   local ring = KEYS[1]
-  local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+  local g, lane_room, rate = lane_next(ring, grate)
   if not g then return {} end
   if not vid(g) then
     redis.call('LREM', ring, 0, g)
@@ -137,7 +182,7 @@ local function lane_claim(cap, lease, marker, limiter)
   local lane = gkey(KEYS[7], g)
   local k = redis.call('ZCARD', lane)
   if cap then k = math.min(k, cap(g)) end
-  k = math.min(k, room)
+  k = math.min(k, room, lane_room)
   local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
   local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
   if lim then k = math.min(k, lim - act) end
@@ -155,6 +200,7 @@ local function lane_claim(cap, lease, marker, limiter)
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
+  lane_rate_count(grate, g, rate, #out)
   if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
   return out
 end
@@ -517,6 +563,7 @@ export type LuaScriptName =
   | 'genqueue'
   | 'glimit'
   | 'gpause'
+  | 'grate'
   | 'greap_group'
   | 'greassign'
   | 'gresume'
@@ -554,7 +601,10 @@ export type LuaScriptName =
   | 'stream_redrive'
   | 'sweep_stalled'
   | 'update_data'
-  | 'update_progress';
+  | 'update_progress'
+  | 'worker_beat'
+  | 'worker_leave'
+  | 'worker_list';
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
@@ -580,7 +630,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'd68867190269b464b1ef5372091df6df430cbb4c',
+    sha: '8c53629346646aba9f1b126957f88ed85389bad9',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -778,7 +828,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'd5d9d7734f7fbc8bc41a5460742283f5bed0615e',
+    sha: '4b2e721aa2aa07637ada92d0dc8b10004a9d7416',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -956,7 +1006,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '0e7bc14356f2986888c88851a2af0ed0c6d09570',
+    sha: '33a3bdb4ce37bf492d9d44d91b53c5f3518d0090',
     includes: ['core', 'lanes', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1495,7 +1545,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '1aadf46ec74691300486b11cc1af8791f174e63a',
+    sha: '50e1f1726cf4d35ebc38b29fc58f90b43cbbac25',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -1508,18 +1558,34 @@ return 1
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
+-- @key gweight    emq:{q}:gweight [TS]: read only with a size, to scale each lane's batch by its weight
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
+-- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's \`size\`), scaled by
+-- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
+-- absent, the whole claimable depth
 -- @include core lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
 -- last four, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0
-return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
+local size = tonumber(ARGV[3] or '')
+local cap = nil
+if size and size >= 1 then
+  -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.
+  local heaviest = 1
+  for _, w in ipairs(redis.call('HVALS', KEYS[10])) do heaviest = math.max(heaviest, tonumber(w) or 1) end
+  cap = function(g)
+    local w = math.max(tonumber(redis.call('HGET', KEYS[10], g) or '1') or 1, 1)
+    return math.max(math.floor(size * w / heaviest), 1)
+  end
+end
+return lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 `,
   },
   gclaim: {
-    sha: '279faf9d6629052b01cc59d4a547e197ae2b8019',
+    sha: 'd4c4b4da2be1ebc39aa4d6fcd31e28a09edd2c59',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -1533,6 +1599,7 @@ return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core lease gate
@@ -1542,7 +1609,7 @@ local marker = tonumber(ARGV[2] or '0') or 0
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
 local ring = KEYS[1]
-local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+local g, _, rate = lane_next(ring, KEYS[9])
 if not g then return {} end
 if not vid(g) then
   redis.call('LREM', ring, 0, g)
@@ -1564,6 +1631,7 @@ while true do
   local attempts, f = lease_job(KEYS[2], KEYS[6], id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
   if attempts then
     gate_count(KEYS[8], window, 1)
+    lane_rate_count(KEYS[9], g, rate, 1)
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
     return { id, f[1], attempts, g, f[2], f[3], f[4], f[5] }
@@ -1679,6 +1747,35 @@ redis.call('LREM', KEYS[2], 0, ARGV[1])
 return 1
 `,
   },
+  grate: {
+    sha: '9ce00af6057a695d4c31a5082bfc8901234fb67e',
+    includes: ['core', 'lanes'],
+    body: `-- @script grate
+-- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
+-- \`duration\` ms, enforced by the lane claims (gclaim, gwclaim, gbclaim; lib gate) on top of the
+-- queue's limiter, so workers in any number of processes share it. Setting a limit starts a fresh
+-- window. The ring is untouched: a claim passes over a lane out of budget until its window reopens;
+-- a lane in rotation wakes a consumer, as its fresh window (or no limit) may have room now.
+-- @key grate      emq:{q}:grate [TS]: HASH group → "max:duration" (then ":window_end:used" once counted)
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @arg g          the group's branded id
+-- @arg max        jobs per window (>= 1); "0" lifts the limit
+-- @arg duration   the window in ms (>= 1) when max is set; else ""
+-- @include core lanes
+-- @returns 1
+-- @error EMQKIND group id must be a branded id
+local g = ARGV[1]
+if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
+if ARGV[2] == '0' then
+  redis.call('HDEL', KEYS[1], g)
+else
+  redis.call('HSET', KEYS[1], g, ARGV[2] .. ':' .. ARGV[3])
+end
+if redis.call('LPOS', KEYS[2], g) then wake({ wake = KEYS[3] }) end
+return 1
+`,
+  },
   greap_group: {
     sha: '860014c4b6dca1d1d2f64ffebbdf9fbce1f0301c',
     includes: ['core', 'lanes'],
@@ -1778,7 +1875,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '60a6677e554e36a49aaa2fba872ff09e38dd9bbf',
+    sha: '3924186068147d37bbd341b00b68d79d047af8a8',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -1793,6 +1890,7 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key gweight    emq:{q}:gweight
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core lease gate lane-claim
@@ -1804,7 +1902,7 @@ local marker = tonumber(ARGV[2] or '0') or 0
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
 end
-return lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9])
+return lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 `,
   },
   gweight: {
@@ -1889,7 +1987,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '4b1378dea17fc416fee4bd1e267716e04c4d8819',
+    sha: '19c352a52726a881997c781e145f6730169588c7',
     includes: ['core'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -1914,6 +2012,9 @@ return out
 -- @key outbox     emq:{q}:flow:outbox
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key workers    emq:{q}:workers [TS]
+-- @key workers_info  emq:{q}:workers:info [TS]
+-- @key grate      emq:{q}:grate [TS]
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
@@ -1976,14 +2077,14 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[18 + i]
+  local record = KEYS[21 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0
 `,
   },
@@ -2953,6 +3054,73 @@ else
 end
 redis.call('PUBLISH', KEYS[2], cjson.encode(event))
 return 1
+`,
+  },
+  worker_beat: {
+    sha: '08849d9cf506c1b4b8561493d68202a46a682ba8',
+    includes: ['core'],
+    body: `-- @script worker_beat
+-- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
+-- now lapses at server now + ttl_ms and its description is replaced. Up to 16 entries that lapsed
+-- already are dropped on the way, so a worker that died without a word leaves the registry without a
+-- sweeper of its own.
+-- @key workers    emq:{q}:workers [TS]: ZSET worker id → the server ms its entry lapses
+-- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description (opaque here)
+-- @arg id         the worker's id (a registry member, never part of a key)
+-- @arg ttl_ms     how long the entry stands without another beat (>= 1)
+-- @arg info       the worker's description
+-- @include core
+-- @returns the server ms at which the entry lapses
+local now = now_ms()
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 16)
+if #lapsed > 0 then
+  redis.call('ZREM', KEYS[1], unpack(lapsed))
+  redis.call('HDEL', KEYS[2], unpack(lapsed))
+end
+local deadline = now + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], deadline, ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return deadline
+`,
+  },
+  worker_leave: {
+    sha: '5d2dfa9174e2ae185a2d0111c1df90c7bf49049b',
+    includes: [],
+    body: `-- @script worker_leave
+-- @purpose [TS] A worker's clean exit from the queue's worker registry: its entry goes at once
+-- rather than lapsing.
+-- @key workers    emq:{q}:workers [TS]: ZSET worker id → the server ms its entry lapses
+-- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description
+-- @arg id         the worker's id
+-- @returns 1 the entry was there; 0 it was not
+redis.call('HDEL', KEYS[2], ARGV[1])
+return redis.call('ZREM', KEYS[1], ARGV[1])
+`,
+  },
+  worker_list: {
+    sha: '2ed54e72acc87b965b822e5ca3867edf2cdf292c',
+    includes: ['core'],
+    body: `-- @script worker_list
+-- @purpose [TS] Read the live entries of the queue's worker registry under the server's clock: an
+-- entry whose lapse time passed is left out (the next beat drops it). Writes nothing.
+-- @key workers    emq:{q}:workers [TS]: ZSET worker id → the server ms its entry lapses
+-- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description
+-- @arg limit      most entries to answer (>= 1), soonest to lapse first
+-- @include core
+-- @returns {now, id1, lapses1, info1, id2, ...}; an entry without a description answers false for it
+local now = now_ms()
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+local out = { now }
+if #live == 0 then return out end
+local ids = {}
+for i = 1, #live, 2 do ids[#ids + 1] = live[i] end
+local info = redis.call('HMGET', KEYS[2], unpack(ids))
+for i, id in ipairs(ids) do
+  out[#out + 1] = id
+  out[#out + 1] = tonumber(live[i * 2])
+  out[#out + 1] = info[i]
+end
+return out
 `,
   },
 };
