@@ -44,6 +44,12 @@ export interface QueueKeys {
   readonly repeat: string;
   /** LIST of cross-queue flow signals, `flow:outbox`. */
   readonly flowOutbox: string;
+  /**
+   * [TS] SET of the ids of parents held in `awaiting_children` (flow parents and step jobs waiting on
+   * children they added), kept by every script that moves a parent in or out of that state, so the
+   * count is one SCARD.
+   */
+  readonly waitingChildren: string;
   /** HASH `metrics:completed`. */
   readonly metricsCompleted: string;
   /** HASH `metrics:failed`. */
@@ -106,6 +112,7 @@ export function queueKeys(q: string): QueueKeys {
     gweight: `${base}gweight`,
     repeat: `${base}repeat`,
     flowOutbox: `${base}flow:outbox`,
+    waitingChildren: `${base}waiting-children`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,
     metricsCompletedData: `${base}metrics:completed:data`,

@@ -29,6 +29,8 @@ export const SCRIPT_NAMES = [
   'complete_claim',
   'retry',
   'delay',
+  'add_children',
+  'wait_children',
   'extend_lock',
   'extend_locks',
   // release and recovery

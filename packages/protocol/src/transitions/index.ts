@@ -26,6 +26,8 @@ export { repeatAdvance, repeatCancel, repeatDue, repeatRegister, schedulerDue, s
 export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, SchedulerUpsertInput } from './repeat.js';
 export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, holdParent } from './flows.js';
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
+export { addChildren, waitChildren } from './steps.js';
+export type { AddChildrenInput, AddChildrenOutcome } from './steps.js';
 export { cacheClear, cacheDelete, cacheRead, cacheRelease, cacheTagDelete, cacheWrite, coherenceDrop, type CacheReadReply } from './cache.js';
 export {
   streamClaim,

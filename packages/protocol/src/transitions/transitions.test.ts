@@ -112,7 +112,7 @@ describe('settlement', () => {
       args: [J, '3', '', '', J, '', '1'],
     });
     const same = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'orders', policy: 'fp' } }, result: 'r' });
-    expect(shape(same).keys.slice(14)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`)]);
+    expect(shape(same).keys.slice(14)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(same).args).toEqual([J, '1', 'sq', P, 'r', '']);
     const cross = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'billing', policy: 'fp' } } });
     expect(shape(cross).keys.slice(14)).toEqual([q('flow:outbox')]);
@@ -149,8 +149,25 @@ describe('settlement', () => {
       args: [J, '2', 10, 3, 'boom', '', '', ''],
     });
     const child = t.retry({ queue: 'orders', job: { id: J, attempts: 2, parent: { id: P, queue: 'orders', policy: 'id' } }, delayMs: 0, maxAttempts: 1, error: 'e' });
-    expect(shape(child).keys.slice(13)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`)]);
+    expect(shape(child).keys.slice(13)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(child).args.slice(5)).toEqual(['sq:id', P, '']);
+  });
+  it('step jobs: add_children and wait_children', () => {
+    const held = { id: J, attempts: 2 };
+    expect(shape(t.addChildren({ queue: 'orders', job: held, local: [{ id: P, payload: 'c', policy: 'id' }], remote: 1 }))).toEqual({
+      script: 'add_children',
+      keys: [q(`job:${J}`), q('active'), q(`job:${J}:dependencies`), q('pending'), q(`job:${P}`)],
+      args: [J, '2', '1', P, 'c', 'id'],
+    });
+    expect(shape(t.addChildren({ queue: 'orders', job: held, local: [], remote: -2 })).args).toEqual([J, '2', '-2']);
+    expect(t.addChildren({ queue: 'orders', job: held, local: [], remote: 0 }).parse(3)).toEqual({ open: 3 });
+    expect(t.addChildren({ queue: 'orders', job: held, local: [], remote: 0 }).parse(-1)).toBe('duplicate');
+    expect(() => t.addChildren({ queue: 'orders', job: held, local: [], remote: 0.5 })).toThrow(InvalidArgumentError);
+    expect(shape(t.waitChildren({ queue: 'orders', job: held }))).toEqual({
+      script: 'wait_children',
+      keys: [q('active'), q(`job:${J}`), q(`job:${J}:dependencies`), q('waiting-children'), q('job:')],
+      args: [J, '2'],
+    });
   });
   it('delay and lease extensions', () => {
     expect(shape(t.delay({ queue: 'orders', job: { id: J, attempts: 1 }, until: 50 }))).toEqual({
@@ -181,8 +198,8 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.cleanDead({ queue: 'orders', ids: [J, P] }))).toEqual({ script: 'clean_dead', keys: [q('dead'), q('job:')], args: [J, P] });
     expect(() => t.cleanDead({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
-    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:')]);
-    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('flow:outbox')]);
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('waiting-children')]);
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('flow:outbox')]);
     expect(shape(t.reapGroup({ queue: 'orders', group: G, limit: 2 }))).toEqual({
       script: 'greap_group',
       keys: [q('active'), q(`g:${G}:pending`), ...LB, q('job:')],
@@ -191,10 +208,10 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:')]);
   });
   it('operator', () => {
-    expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('schedule')]);
+    expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('waiting-children'), q('schedule')]);
     expect(shape(t.removeJob({ queue: 'orders', id: J, dedupId: 'd' }))).toEqual({
       script: 'remove_job',
-      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('de:d')],
+      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('de:d')],
       args: [J, 'd'],
     });
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
@@ -203,7 +220,8 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
-    expect(ob.keys).toHaveLength(21);
+    expect(ob.keys).toHaveLength(22);
+    expect(ob.keys[20]).toBe(q('waiting-children'));
     expect(ob.args).toEqual(['', 10, 'r1']);
   });
   it('lanes', () => {
@@ -219,6 +237,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.counts({ queue: 'orders', names: ['dead', 'completed'] }))).toEqual({ script: 'counts', keys: [q('dead'), q('metrics:completed')], args: ['z', 'm'] });
     expect(t.counts({ queue: 'orders', names: ['dead', 'completed'] }).parse([1, 2])).toEqual({ dead: 1, completed: 2 });
     expect(() => t.counts({ queue: 'orders', names: ['toString' as 'dead'] })).toThrow(UnknownStateError);
+    expect(shape(t.counts({ queue: 'orders', names: ['awaiting_children'] }))).toEqual({ script: 'counts', keys: [q('waiting-children')], args: ['s'] });
     expect(shape(t.stateLookup({ queue: 'orders', id: J })).keys).toEqual([q('pending'), q('active'), q('schedule'), q('dead'), q(`job:${J}`), q('g:')]);
   });
   it('repeat and flows', () => {
@@ -229,7 +248,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     });
     expect(shape(t.enqueueFlow({ queue: 'orders', parent: { id: P, payload: 'pp' }, children: [{ id: J, payload: 'c', policy: 'fp' }] }))).toEqual({
       script: 'enqueue_flow',
-      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q(`job:${J}`)],
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q('waiting-children'), q(`job:${J}`)],
       args: [P, 'pp', '1', J, 'c', 'fp'],
     });
     expect(shape(t.enqueueFlowChild({ queue: 'billing', id: J, payload: 'c', parent: { id: P, queue: 'orders', policy: 'fp' } }))).toEqual({
@@ -244,6 +263,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       q(`job:${P}`),
       q('pending'),
       q('dead'),
+      q('waiting-children'),
     ]);
   });
   it('flow outbox trim', () => {
@@ -336,7 +356,7 @@ describe('the rest of the catalog', () => {
       args: [G],
     });
     expect(shape(t.laneWeight({ queue: 'orders', group: G, weight: 3 }))).toEqual({ script: 'gweight', keys: [q('gweight')], args: [G, 3] });
-    expect(shape(t.laneDrain({ queue: 'orders', group: G }))).toEqual({ script: 'gdrain', keys: [q(`g:${G}:pending`), q('ring'), q('job:')], args: [G] });
+    expect(shape(t.laneDrain({ queue: 'orders', group: G }))).toEqual({ script: 'gdrain', keys: [q(`g:${G}:pending`), q('ring'), q('job:'), q('waiting-children')], args: [G] });
   });
   it('job schedulers', () => {
     expect(shape(t.schedulerUpsert({ queue: 'orders', name: 'r', cadence: { cron: '0 * * * *', tz: 'Europe/Paris' }, template: 'p', first: { at: 9 }, limit: 3 }))).toEqual({
@@ -362,12 +382,12 @@ describe('the rest of the catalog', () => {
     expect(shape(t.repeatDue({ queue: 'orders', limit: 4 }))).toEqual({ script: 'repeat_due', keys: [q('repeat')], args: [4] });
     expect(shape(t.holdParent({ queue: 'orders', id: P, payload: 'p', children: 2, link: { id: J, queue: 'billing', policy: 'id' } }))).toEqual({
       script: 'hold_parent',
-      keys: [q(`job:${P}`), q(`job:${P}:dependencies`)],
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('waiting-children')],
       args: [P, 'p', 2, J, 'billing', 'id'],
     });
     expect(shape(t.flowDeliver({ parentQueue: 'orders', parentId: P, childId: J, result: 'r' }))).toEqual({
       script: 'flow_deliver',
-      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending')],
+      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children')],
       args: [J, 'r', P],
     });
   });
