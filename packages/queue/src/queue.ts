@@ -11,7 +11,8 @@ import { QueueEvents } from './reads/events.js';
 import type { Progress } from './reads/progress.js';
 import type { ClaimedJob, JobPosition, JobRecord } from './job.js';
 import * as flows from './flows/flows.js';
-import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
+import * as steps from './flows/steps.js';
+import type { FlowChild, FlowResult, FlowSpec } from './flows/flow-shape.js';
 import * as lanes from './admin/lanes.js';
 import * as reads from './reads/reads.js';
 import * as listing from './reads/listing.js';
@@ -187,6 +188,23 @@ export class Queue<T = unknown> {
   /** Hands a held job back until later without counting a failure. */
   delay(job: settlement.HeldJob, until: number | Date): Promise<void> {
     return settlement.delay(this.#ctx, job, until);
+  }
+
+  /**
+   * Adds children to a held job, which becomes their flow parent (same queue or others, nested, with
+   * the fail-parent / ignore policies of flows) [TS]; the job stays active until it calls
+   * {@link Queue.waitForChildren}. A worker's handler uses `ctx.addChildren`.
+   */
+  addChildren(job: settlement.HeldJob, children: readonly FlowChild<T>[]): Promise<FlowResult[]> {
+    return steps.addChildren(this.#ctx, job, children);
+  }
+
+  /**
+   * Moves a held job with open children to `awaiting_children` [TS]; it runs again once they are
+   * done. Answers how many it waits on, 0 when none is open (nothing changed).
+   */
+  waitForChildren(job: settlement.HeldJob): Promise<number> {
+    return steps.waitForChildren(this.#ctx, job);
   }
 
   /** Extends one held job's lease. */
