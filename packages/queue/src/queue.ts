@@ -107,8 +107,10 @@ export class Queue<T = unknown> {
    * `durability: 'replicated'` one `WAIT` covers the whole call; when it falls short (or the
    * connection drops while it waits), every admitted item is answered as failed with that error
    * (`NotReplicatedError`), under its id, so resending the failed items is an idempotent retry.
+   * Each item may carry the options `enqueue` takes (name, attempts, backoff, timeoutMs, priority,
+   * runAt/delayMs, dedupId); items without any cost exactly what they did before options existed.
    */
-  enqueueMany(items: readonly { readonly payload: T; readonly id?: JobId | string }[]): Promise<admission.EnqueueManyResult[]> {
+  enqueueMany(items: readonly admission.EnqueueManyItem<T>[]): Promise<admission.EnqueueManyResult[]> {
     return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
   }
 

@@ -13,6 +13,7 @@ export const SCRIPT_NAMES = [
   // admission
   'enqueue',
   'enqueue_many',
+  'enqueue_many_with',
   'enqueue_dedup',
   'schedule',
   'schedule_dedup',

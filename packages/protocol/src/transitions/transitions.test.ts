@@ -46,6 +46,21 @@ describe('admission', () => {
     expect(t.enqueueMany({ queue: 'orders', items: [] }).parse([1, 0, -1, -2])).toEqual(['enqueued', 'duplicate', 'kind', 'malformed']);
     expect(() => t.enqueueMany({ queue: 'orders', items: [{ id: 'nope', payload: 'a' }] })).toThrow(MalformedIdError);
   });
+  it('enqueue_many_with: per item its time mode and its option pairs, counted', () => {
+    const items = [
+      { id: J, payload: 'a', options: { name: 'n', priority: 3 } },
+      { id: P, payload: 'b', inMs: 50 },
+      { id: J, payload: 'c', at: 9, options: { maxAttempts: 2 } },
+      { id: P, payload: 'd', inMs: 0 },
+    ];
+    expect(shape(t.enqueueManyWith({ queue: 'orders', items, wake: true }))).toEqual({
+      script: 'enqueue_many_with',
+      keys: [q('job:'), q('pending'), q('schedule'), q('wake')],
+      args: [J, 'a', '', '0', '4', 'name', 'n', 'priority', '3', P, 'b', 'in', '50', '0', J, 'c', 'at', '9', '2', 'max_attempts', '2', P, 'd', '', '0', '0'],
+    });
+    expect(t.enqueueManyWith({ queue: 'orders', items: [] }).parse([1, 0, -1, -2])).toEqual(['enqueued', 'duplicate', 'kind', 'malformed']);
+    expect(() => t.enqueueManyWith({ queue: 'orders', items: [{ id: J, payload: 'a', inMs: -1 }] })).toThrow(InvalidArgumentError);
+  });
   it('enqueue_dedup', () => {
     expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd1', ttlMs: 500, wake: true }))).toEqual({
       script: 'enqueue_dedup',
