@@ -190,8 +190,32 @@ type Batch = { readonly kind: 'many'; readonly members: readonly number[] } | { 
  * Items are validated and encoded before anything is sent: a bad one throws and nothing is written.
  */
 export async function enqueueMany<T>(ctx: QueueContext<T>, items: readonly EnqueueManyItem<T>[]): Promise<EnqueueManyResult[]> {
-  const prepared = items.map((item) => prepare(ctx, item));
+  // The common case pays one cheap scan for options and nothing else.
+  return items.every(isPlain) ? enqueuePlain(ctx, items) : enqueueMixed(ctx, items);
+}
+
+/** Plain items only: chunks of `enqueue_many`, one pipeline, verdicts in input order. */
+async function enqueuePlain<T>(ctx: QueueContext<T>, items: readonly EnqueueManyItem<T>[]): Promise<EnqueueManyResult[]> {
+  const prepared = items.map((item) => ({ id: resolveId(item.id), payload: ctx.codec.encode(item.payload) }));
   if (prepared.length === 0) return [];
+  const chunks: (typeof prepared)[] = [];
+  for (let start = 0; start < prepared.length; start += CHUNK) chunks.push(prepared.slice(start, start + CHUNK));
+  // One wake token per chunk: the capped wake list could not hold one per job anyway.
+  const results = await executeAll(ctx.conn, chunks.map((chunk) => t.enqueueMany({ queue: ctx.name, items: chunk, wake: true })));
+  const out: EnqueueManyResult[] = [];
+  results.forEach((result, c) => {
+    const chunk = chunks[c] as (typeof chunks)[number];
+    chunk.forEach(({ id }, i) => {
+      const admission = result.ok ? result.value[i] : undefined;
+      out.push(admission === undefined ? { status: 'failed', id, error: result.ok ? new Error('enqueue_many answered no verdict for this item') : result.error } : manyVerdict(id, admission));
+    });
+  });
+  return out;
+}
+
+/** Items with options among them: each routed to its script, every call in one pipeline. */
+async function enqueueMixed<T>(ctx: QueueContext<T>, items: readonly EnqueueManyItem<T>[]): Promise<EnqueueManyResult[]> {
+  const prepared = items.map((item) => prepare(ctx, item));
   const plain: number[] = [];
   const withOptions: number[] = [];
   const batches: Batch[] = [];
@@ -202,7 +226,6 @@ export async function enqueueMany<T>(ctx: QueueContext<T>, items: readonly Enque
   });
   const calls: Transition<t.ManyAdmission[] | t.DedupAdmission>[] = [];
   const order: Batch[] = [];
-  // One wake token per chunk: the capped wake list could not hold one per job anyway.
   for (let start = 0; start < plain.length; start += CHUNK) {
     const members = plain.slice(start, start + CHUNK);
     order.push({ kind: 'many', members });
