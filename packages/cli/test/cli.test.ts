@@ -65,10 +65,10 @@ describe('emq', () => {
     await billing.enqueue(3, { delayMs: 60_000 });
     const table = await emq(['queues']);
     expect(table.code).toBe(EXIT.ok);
-    expect(table.out).toMatch(/^QUEUE\s+STATE\s+PENDING\s+SCHEDULED\s+ACTIVE\s+DEAD\s+COMPLETED\s+FAILED$/m);
-    expect(table.out).toMatch(/^billing\s+running\s+2\s+1\s+0\s+0\s+0\s+0$/m);
+    expect(table.out).toMatch(/^QUEUE\s+STATE\s+PENDING\s+SCHEDULED\s+ACTIVE\s+DEAD\s+AWAITING\s+COMPLETED\s+FAILED$/m);
+    expect(table.out).toMatch(/^billing\s+running\s+2\s+1\s+0\s+0\s+0\s+0\s+0$/m);
     const { queues } = await jsonOf<{ queues: { name: string; counts: Record<string, number> }[] }>(['queues']);
-    expect(queues.find((q) => q.name === 'billing')?.counts).toEqual({ pending: 2, active: 0, scheduled: 1, dead: 0, completed: 0, failed: 0 });
+    expect(queues.find((q) => q.name === 'billing')?.counts).toEqual({ pending: 2, active: 0, scheduled: 1, dead: 0, awaitingChildren: 0, completed: 0, failed: 0 });
   });
 
   it('shows stats with rates and workers, and refuses unknown or bad queues', async () => {

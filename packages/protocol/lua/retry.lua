@@ -16,7 +16,9 @@
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the settlement,
 -- so the lock plane writes nothing after it
--- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
+-- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
+-- emq:{q}:waiting-children (optional: a parent leaving `awaiting_children` leaves that index); mode
+-- xq:*: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg delay_ms   how long to wait before the next attempt, from server now
@@ -25,7 +27,7 @@
 -- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
--- @include core lanes
+-- @include core lanes fanin
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -59,17 +61,11 @@ local pid = ARGV[7]
 if mode == 'sq:fp' then
   if redis.call('EXISTS', KEYS[17]) == 1 then
     redis.call('HSET', KEYS[14], id, ARGV[5])
-    redis.call('HSET', KEYS[17], 'state', 'dead')
-    redis.call('ZREM', KEYS[2], pid)
-    redis.call('ZADD', KEYS[4], 0, pid)
+    fail_parent_row(KEYS[17], KEYS[2], KEYS[4], KEYS[18], pid)
   end
 elseif mode == 'sq:id' then
   if redis.call('HSETNX', KEYS[15], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[16])
-    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', KEYS[17], 'state', 'pending')
-    end
+    count_down(KEYS[16], KEYS[17], KEYS[2], KEYS[18], pid, 1, KEYS[10])
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)

@@ -3,7 +3,8 @@
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
--- fail entry goes into this queue's flow outbox when that key is declared.
+-- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
+-- `awaiting_children` leaves the index of waiting parents.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -15,11 +16,12 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core lanes
+-- @include core lanes fanin
 -- @returns {recovered_ids, dead_ids}
 local lb = lb_at(5)
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
@@ -33,8 +35,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[12] then
-      redis.call('RPUSH', KEYS[12], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
+    if KEYS[13] then
+      redis.call('RPUSH', KEYS[13], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
     end
     return
   end
@@ -42,15 +44,11 @@ local function fail_parent(id)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
-      redis.call('HSET', prow, 'state', 'dead')
-      redis.call('ZREM', KEYS[2], pid)
-      redis.call('ZADD', KEYS[3], 0, pid)
+      fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', prow, 'state', 'pending')
+    local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
+    if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
       flat = flat + 1
     end
   end

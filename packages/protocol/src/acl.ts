@@ -6,11 +6,11 @@ const CONNECTOR_COMMANDS = ['hello', 'ping', 'client|setname', 'get', 'set', 'ev
 
 /** Commands the queue's scripts run inside EVALSHA; ACLs apply to these too. */
 const QUEUE_SCRIPT_COMMANDS = [
-  'time', 'exists', 'del', 'get', 'set', 'decr', 'pttl', 'publish',
+  'time', 'exists', 'del', 'get', 'set', 'decr', 'decrby', 'incrby', 'pttl', 'publish',
   'hget', 'hset', 'hsetnx', 'hdel', 'hexists', 'hincrby', 'hkeys', 'hmget', 'hvals',
   'zadd', 'zrem', 'zcard', 'zscore', 'zrange', 'zrangebyscore', 'zpopmin',
   'lpush', 'rpush', 'lrem', 'ltrim', 'lrange', 'llen', 'lpos', 'lmove',
-  'sadd', 'srem', 'sismember', 'smembers',
+  'sadd', 'srem', 'sismember', 'smembers', 'scard', 'spop',
 ] as const;
 
 /**

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { Queue, type QueueOptions } from './queue.js';
-export type { EnqueueManyResult, EnqueueOptions, EnqueueResult, JobOptions, LaneEnqueueOptions } from './producer/admission.js';
+export type { EnqueueManyItem, EnqueueManyResult, EnqueueOptions, EnqueueResult, JobOptions, LaneEnqueueOptions } from './producer/admission.js';
 export type { CompleteManyOutcome, CompleteOptions, HeldJob, RetryOutcome } from './lease/settlement.js';
 export type { ClaimOptions, LaneBatchOptions, RoundOptions, RoundResult } from './lease/claims.js';
 export type { StalledSweep } from './lease/recovery.js';

@@ -11,7 +11,8 @@ import { QueueEvents } from './reads/events.js';
 import type { Progress } from './reads/progress.js';
 import type { ClaimedJob, JobPosition, JobRecord } from './job.js';
 import * as flows from './flows/flows.js';
-import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
+import * as steps from './flows/steps.js';
+import type { FlowChild, FlowResult, FlowSpec } from './flows/flow-shape.js';
 import * as lanes from './admin/lanes.js';
 import * as reads from './reads/reads.js';
 import * as listing from './reads/listing.js';
@@ -107,8 +108,10 @@ export class Queue<T = unknown> {
    * `durability: 'replicated'` one `WAIT` covers the whole call; when it falls short (or the
    * connection drops while it waits), every admitted item is answered as failed with that error
    * (`NotReplicatedError`), under its id, so resending the failed items is an idempotent retry.
+   * Each item may carry the options `enqueue` takes (name, attempts, backoff, timeoutMs, priority,
+   * runAt/delayMs, dedupId); items without any cost exactly what they did before options existed.
    */
-  enqueueMany(items: readonly { readonly payload: T; readonly id?: JobId | string }[]): Promise<admission.EnqueueManyResult[]> {
+  enqueueMany(items: readonly admission.EnqueueManyItem<T>[]): Promise<admission.EnqueueManyResult[]> {
     return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
   }
 
@@ -188,6 +191,23 @@ export class Queue<T = unknown> {
   /** Hands a held job back until later without counting a failure. */
   delay(job: settlement.HeldJob, until: number | Date): Promise<void> {
     return settlement.delay(this.#ctx, job, until);
+  }
+
+  /**
+   * Adds children to a held job, which becomes their flow parent (same queue or others, nested, with
+   * the fail-parent / ignore policies of flows) [TS]; the job stays active until it calls
+   * {@link Queue.waitForChildren}. A worker's handler uses `ctx.addChildren`.
+   */
+  addChildren(job: settlement.HeldJob, children: readonly FlowChild<T>[]): Promise<FlowResult[]> {
+    return steps.addChildren(this.#ctx, job, children);
+  }
+
+  /**
+   * Moves a held job with open children to `awaiting_children` [TS]; it runs again once they are
+   * done. Answers how many it waits on, 0 when none is open (nothing changed).
+   */
+  waitForChildren(job: settlement.HeldJob): Promise<number> {
+    return steps.waitForChildren(this.#ctx, job);
   }
 
   /** Extends one held job's lease. */

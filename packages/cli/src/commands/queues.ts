@@ -5,10 +5,10 @@ import { fields, json, table, when } from '../format.js';
 
 function summaryRow(q: QueueSummary): (string | number)[] {
   const c = q.counts;
-  return [q.name, q.paused ? 'paused' : 'running', c.pending, c.scheduled, c.active, c.dead, c.completed, c.failed];
+  return [q.name, q.paused ? 'paused' : 'running', c.pending, c.scheduled, c.active, c.dead, c.awaitingChildren, c.completed, c.failed];
 }
 
-const SUMMARY_HEADERS = ['QUEUE', 'STATE', 'PENDING', 'SCHEDULED', 'ACTIVE', 'DEAD', 'COMPLETED', 'FAILED'];
+const SUMMARY_HEADERS = ['QUEUE', 'STATE', 'PENDING', 'SCHEDULED', 'ACTIVE', 'DEAD', 'AWAITING', 'COMPLETED', 'FAILED'];
 
 /** `emq queues`: every queue on the server with its counts. */
 export async function queuesCommand(ctx: CommandContext): Promise<void> {
@@ -48,6 +48,7 @@ function statsText(s: Stats): string {
     ['scheduled', c.scheduled],
     ['active', c.active],
     ['dead', c.dead],
+    ['awaiting children', c.awaitingChildren],
     ['completed', c.completed],
     ['failed', c.failed],
     ['completed/s', `${s.rates.completedPerSec} (over ${s.rates.windowMs} ms)`],

@@ -1,6 +1,6 @@
 /** The TS-only extensions, appended after scenario 79 under the additive-minor law. */
 import assert from 'node:assert/strict';
-import type { JobId } from '@echo/protocol';
+import { StaleError, type JobId } from '@echo/protocol';
 import { fill } from './batches.js';
 import { notBuilt, type Scenario } from '../scenario.js';
 import { count, hgetall, present, setsHolding } from '../support.js';
@@ -146,6 +146,28 @@ export const tsOnly: Scenario[] = [
       await worker.close();
       assert.deepEqual(await q.getWorkers(), []);
       assert.equal(await count(env, 'EXISTS', q.keys.workers, q.keys.workersInfo), 0);
+    },
+  },
+  {
+    name: 'ts_wait_children',
+    family: 'ts',
+    contract: 'a held job adds children (add_children, fenced on its token) and waits for them (wait_children): it leaves active for awaiting_children and joins emq:{q}:waiting-children; the last child\'s completion puts it back in pending at -priority and takes it out of the index; a stale token is refused with StaleError',
+    async run(env) {
+      const q = await env.queue();
+      const { id } = await q.enqueue('parent', { priority: 2 });
+      const job = present(await q.claim(30_000), 'the claimed parent');
+      const stale = { ...job, attempts: job.attempts + 1 };
+      await assert.rejects(q.waitForChildren(stale), StaleError);
+      const [child] = await q.addChildren(job, [{ payload: 'c' }]);
+      assert.equal(await q.waitForChildren(job), 1);
+      assert.equal(await env.command('HGET', q.keys.job(id), 'state'), 'awaiting_children');
+      assert.equal(await count(env, 'SISMEMBER', q.keys.waitingChildren, id), 1);
+      assert.deepEqual(await q.counts('awaiting_children'), { awaiting_children: 1 });
+      const held = present(await q.claim(30_000), 'the claimed child');
+      assert.equal(held.id, child?.id);
+      await q.complete(held, 'r');
+      assert.equal(await env.command('ZSCORE', q.keys.pending, id), '-2');
+      assert.equal(await count(env, 'EXISTS', q.keys.waitingChildren), 0);
     },
   },
 ];

@@ -24,6 +24,7 @@ export const FIXED_FIELD = {
   workers: 'workers',
   'workers:info': 'workersInfo',
   grate: 'grate',
+  'waiting-children': 'waitingChildren',
 } as const satisfies Record<FixedType, keyof QueueKeys>;
 
 const RESERVE_MEMBER = { version: VERSION_KEY, locks: LOCKS_KEY, bundle: BUNDLE_KEY } as const;

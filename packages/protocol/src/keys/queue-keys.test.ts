@@ -32,6 +32,7 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       workers: 'emq:{orders}:workers',
       workersInfo: 'emq:{orders}:workers:info',
       grate: 'emq:{orders}:grate',
+      waitingChildren: 'emq:{orders}:waiting-children',
       metricsCompleted: 'emq:{orders}:metrics:completed',
       metricsFailed: 'emq:{orders}:metrics:failed',
       metricsCompletedData: 'emq:{orders}:metrics:completed:data',

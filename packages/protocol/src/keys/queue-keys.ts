@@ -50,6 +50,12 @@ export interface QueueKeys {
   readonly workersInfo: string;
   /** [TS] HASH group → the lane's rate limit and its current window, `max:durationMs[:windowEnd:used]`. */
   readonly grate: string;
+  /**
+   * [TS] SET of the ids of parents held in `awaiting_children` (flow parents and step jobs waiting on
+   * children they added), kept by every script that moves a parent in or out of that state, so the
+   * count is one SCARD.
+   */
+  readonly waitingChildren: string;
   /** HASH `metrics:completed`. */
   readonly metricsCompleted: string;
   /** HASH `metrics:failed`. */
@@ -115,6 +121,7 @@ export function queueKeys(q: string): QueueKeys {
     workers: `${base}workers`,
     workersInfo: `${base}workers:info`,
     grate: `${base}grate`,
+    waitingChildren: `${base}waiting-children`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,
     metricsCompletedData: `${base}metrics:completed:data`,

@@ -20,6 +20,7 @@ export const FIXED_TYPES = [
   'workers',
   'workers:info',
   'grate',
+  'waiting-children',
 ] as const;
 
 /** One fixed per-queue suffix. */

@@ -5,8 +5,8 @@
  *
  * @packageDocumentation
  */
-export { enqueue, enqueueDedup, enqueueMany, laneEnqueue, schedule, scheduleDedup } from './admission.js';
-export type { Admission, AdmitInput, DedupAdmission, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, LaneEnqueueInput, ManyAdmission, ScheduleDedupInput, ScheduleInput } from './admission.js';
+export { enqueue, enqueueDedup, enqueueMany, enqueueManyWith, laneEnqueue, schedule, scheduleDedup } from './admission.js';
+export type { Admission, AdmitInput, DedupAdmission, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, EnqueueManyWithInput, ManyItemWith, LaneEnqueueInput, ManyAdmission, ScheduleDedupInput, ScheduleInput } from './admission.js';
 export { claim, claimBatch, laneBatchClaim, laneClaim, laneWeightedClaim } from './claims.js';
 export type { ClaimedRow, ClaimInput } from './claims.js';
 export { complete, completeBatch, delay, extendLock, extendLocks, retry } from './settlement.js';
@@ -28,6 +28,8 @@ export { repeatAdvance, repeatCancel, repeatDue, repeatRegister, schedulerDue, s
 export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, SchedulerUpsertInput } from './repeat.js';
 export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, holdParent } from './flows.js';
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
+export { addChildren, waitChildren } from './steps.js';
+export type { AddChildrenInput, AddChildrenOutcome } from './steps.js';
 export { cacheClear, cacheDelete, cacheRead, cacheRelease, cacheTagDelete, cacheWrite, coherenceDrop, type CacheReadReply } from './cache.js';
 export {
   streamClaim,

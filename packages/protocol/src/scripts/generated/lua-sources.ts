@@ -82,6 +82,43 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 `,
+  fanin: `-- @lib fanin
+-- @purpose [TS] How a parent leaves \`awaiting_children\` (queue.md §11.4–§11.6) in one place, so the
+-- index of waiting parents (emq:{q}:waiting-children) stays exact and a parent keeps its priority.
+-- Needs lanes (flat_score).
+
+-- release_parent(prow, pending, wc, pid, wakekey): the parent's last open child settled. It re-enters
+-- pending at its own score (-priority) and leaves the index; \`wakekey\` (optional) wakes one parked
+-- consumer. \`wc\` may be nil for a caller that did not declare the index (an older host).
+local function release_parent(prow, pending, wc, pid, wakekey)
+  redis.call('ZADD', pending, flat_score(prow), pid)
+  redis.call('HSET', prow, 'state', 'pending')
+  if wc then redis.call('SREM', wc, pid) end
+  if wakekey then
+    redis.call('LPUSH', wakekey, '1')
+    redis.call('LTRIM', wakekey, 0, 63)
+  end
+end
+
+-- count_down(deps, prow, pending, wc, pid, n, wakekey): n children of a parent settled for it; at
+-- zero open children a parent still waiting is released. The state guard keeps a parent a
+-- fail-parent sibling killed (or one still running its step) where it is. Answers what is left.
+local function count_down(deps, prow, pending, wc, pid, n, wakekey)
+  local left = redis.call('DECRBY', deps, n)
+  if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
+    release_parent(prow, pending, wc, pid, wakekey)
+  end
+  return left
+end
+
+-- fail_parent_row(prow, pending, dead, wc, pid): a fail-parent child died; its parent dies with it.
+local function fail_parent_row(prow, pending, dead, wc, pid)
+  redis.call('HSET', prow, 'state', 'dead')
+  redis.call('ZREM', pending, pid)
+  redis.call('ZADD', dead, 0, pid)
+  if wc then redis.call('SREM', wc, pid) end
+end
+`,
   gate: `-- @lib gate
 -- @purpose [TS] The gates a claim passes on the server, read from meta in one HMGET: the queue-wide
 -- pause, the global concurrency cap (meta.concurrency against ZCARD active, queue.md §9.2, here
@@ -465,6 +502,56 @@ local function dead_letter(stream, dead, group, consumer, xid, attempts, reason)
   return moved
 end
 `,
+  tidy: `-- @lib tidy
+-- @purpose [TS] What a drain (queue-wide or of one lane) does to flow parents in the same queue
+-- (queue.md §8.4, §5.6): a parent waiting on drained children has its open-child count lowered by
+-- them; one with no open child left is deleted too (it was waiting as well), and so on up a nested
+-- tree. A parent in another queue is left as it is: a drain cannot reach its slot. Needs core.
+
+-- wipe_job(jr, id): delete a job's row and every sub-key.
+local function wipe_job(jr, id)
+  redis.call('DEL', jkey(jr, id), jkey(jr, id, ':logs'), jkey(jr, id, ':lock'), jkey(jr, id, ':dependencies'),
+    jkey(jr, id, ':processed'), jkey(jr, id, ':failed'), jkey(jr, id, ':unsuccessful'))
+end
+
+-- tidy_tally(jr): a record of drained children per same-queue parent, in the order counts came in.
+local function tidy_tally(jr)
+  return { jr = jr, drained = {}, parents = {} }
+end
+
+-- tidy_note(t, id): job \`id\` is about to be deleted; if its parent is in this queue, count it there.
+local function tidy_note(t, id)
+  local link = redis.call('HMGET', jkey(t.jr, id), 'parent', 'parent_queue')
+  local pid, pq = link[1], link[2]
+  if pid and vid(pid) and (not pq or pq == '') then
+    t.drained[pid] = (t.drained[pid] or 0) + 1
+    t.parents[#t.parents + 1] = pid
+  end
+end
+
+-- tidy_settle(t, wc): settle the noted parents, walking up: a deleted parent counts as a drained
+-- child of its own parent, and leaves the index of waiting parents \`wc\`. Answers how many parents
+-- were deleted.
+local function tidy_settle(t, wc)
+  local deleted, i = 0, 1
+  while i <= #t.parents do
+    local pid = t.parents[i]
+    local count = t.drained[pid]
+    t.drained[pid] = 0
+    if count > 0 and redis.call('HGET', jkey(t.jr, pid), 'state') == 'awaiting_children' then
+      local left = redis.call('DECRBY', jkey(t.jr, pid, ':dependencies'), count)
+      if left <= 0 then
+        tidy_note(t, pid)
+        wipe_job(t.jr, pid)
+        if wc then redis.call('SREM', wc, pid) end
+        deleted = deleted + 1
+      end
+    end
+    i = i + 1
+  end
+  return deleted
+end
+`,
 };
 
 /** The name of one strict-mode file (`lua/strict`). */
@@ -528,6 +615,7 @@ end
 
 /** The name of one transition file (`lua/*.lua`). */
 export type LuaScriptName =
+  | 'add_children'
   | 'add_log'
   | 'bclaim'
   | 'cache_clear'
@@ -550,6 +638,7 @@ export type LuaScriptName =
   | 'enqueue_flow'
   | 'enqueue_flow_child'
   | 'enqueue_many'
+  | 'enqueue_many_with'
   | 'extend_lock'
   | 'extend_locks'
   | 'flow_deliver'
@@ -602,12 +691,61 @@ export type LuaScriptName =
   | 'sweep_stalled'
   | 'update_data'
   | 'update_progress'
+  | 'wait_children'
   | 'worker_beat'
   | 'worker_leave'
   | 'worker_list';
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
+  add_children: {
+    sha: 'e4c513cb9e6895e6870c27e41151642142cdca9d',
+    includes: ['core'],
+    body: `-- @script add_children
+-- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
+-- fenced on its token while it is active, its open-child count grows by every child it adds, and its
+-- same-queue leaf children land pending and linked to it in the same step. Children elsewhere (or
+-- with children of their own) land after, through enqueue_flow_child / hold_parent; the count they
+-- add is counted here first, so a child that finishes early can never release the parent too soon.
+-- A negative \`remote\` (with no local children) takes back what did not land. The job itself stays
+-- active: it waits only when it moves itself with wait_children.
+-- @key row        emq:{q}:job:<id>
+-- @key active     emq:{q}:active
+-- @key deps       emq:{q}:job:<id>:dependencies
+-- @key pending    emq:{q}:pending
+-- @keys children  emq:{q}:job:<cid> for each local child, in ARGV order
+-- @arg id         the running job's id; must be JOB-namespaced
+-- @arg token      the attempts value the claim returned
+-- @arg remote     how many children land elsewhere (may be negative to take back a count)
+-- @args children  cid, cpayload, cpolicy ("fp" | "id") for each local child, in order
+-- @include core
+-- @returns the open-child count after the call; -1 a local child's row exists (nothing written)
+-- @error EMQKIND job id must be JOB-namespaced
+-- @error EMQSTALE job gone
+-- @error EMQSTALE add_children token mismatch
+-- @error EMQSTALE not active
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local n = (#ARGV - 3) / 3
+for i = 1, n do
+  if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+end
+local attempts = redis.call('HGET', KEYS[1], 'attempts')
+if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children token mismatch') end
+if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE not active') end
+-- A child id that already names a row is a collision; overwriting it would reset its token (I7).
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return -1 end
+end
+for i = 1, n do
+  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+    'parent', id, 'parent_policy', ARGV[3 + 3 * i])
+  redis.call('ZADD', KEYS[4], 0, ARGV[1 + 3 * i])
+end
+return redis.call('INCRBY', KEYS[3], n + tonumber(ARGV[3]))
+`,
+  },
   add_log: {
     sha: '93bbb77d13246bfc1fb58c7790cf056be4639991',
     includes: [],
@@ -911,8 +1049,8 @@ return 0
 `,
   },
   complete: {
-    sha: 'eec25ae9b6978f53d0879bb43bd2bbc110c69ca9',
-    includes: ['core', 'lanes'],
+    sha: 'b2f675d275dcbbbef26e97a9b27c6f071a376c69',
+    includes: ['core', 'lanes', 'fanin'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
@@ -932,7 +1070,8 @@ return 0
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
--- @keys flow      mode sq: parent :dependencies, parent :processed, parent row; mode xq: emq:{q}:flow:outbox
+-- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
+-- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
@@ -940,7 +1079,7 @@ return 0
 -- @arg result     the value recorded for the parent (the child's own id when it gave none)
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
--- @include core lanes
+-- @include core lanes fanin
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -960,11 +1099,7 @@ if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
 local mode = ARGV[3]
 if mode == 'sq' then
   if redis.call('HSETNX', KEYS[16], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[15])
-    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, ARGV[4])
-      redis.call('HSET', KEYS[17], 'state', 'pending')
-    end
+    count_down(KEYS[15], KEYS[17], KEYS[2], KEYS[18], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
   redis.call('RPUSH', KEYS[15], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. ARGV[5])
@@ -1057,18 +1192,21 @@ return { codes, claimed, limited }
 `,
   },
   counts: {
-    sha: 'e3f303e47183602e6e37d15c8fb7ec53e205a157',
+    sha: '33e49edf63cda6654372f44730215ff4d0c85ffb',
     includes: [],
     body: `-- @script counts
 -- @purpose Read several counters in one atomic step: set sizes and metrics counts, in request order
 -- (queue.md §9.1).
--- @keys targets   the requested set keys and/or emq:{q}:metrics:* keys, in request order
--- @args kinds     one per key: "z" (ZCARD) or "m" (HGET count, absent reads 0)
+-- @keys targets   the requested set keys and/or emq:{q}:metrics:* keys, in request order ([TS] and
+-- emq:{q}:waiting-children)
+-- @args kinds     one per key: "z" (ZCARD), "m" (HGET count, absent reads 0) or [TS] "s" (SCARD)
 -- @returns a list of integers in request order
 local out = {}
 for i, key in ipairs(KEYS) do
   if ARGV[i] == 'z' then
     out[i] = redis.call('ZCARD', key)
+  elseif ARGV[i] == 's' then
+    out[i] = redis.call('SCARD', key)
   else
     out[i] = tonumber(redis.call('HGET', key, 'count') or '0')
   end
@@ -1120,44 +1258,30 @@ return 1
 `,
   },
   drain: {
-    sha: '4b79f0536e5847fac17affff22dd0004d6831110',
-    includes: ['core'],
+    sha: '9fa5a63aed7ab0403653fecd563c55f2d84d9667',
+    includes: ['core', 'tidy'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
 -- sub-keys; active jobs and repeat registrations are untouched (queue.md §8.4). [TS] A flow parent
 -- in this queue waiting on drained children is not left stuck: its open-child count drops by the
--- children drained; a parent with no open child left is deleted too (it was waiting as well), and
--- so on up a nested tree; one with children still active or elsewhere runs when those finish. A
--- parent in another queue is left as it is: this script cannot reach its slot.
+-- children drained; a parent with no open child left is deleted too (it was waiting as well, and it
+-- leaves the index of waiting parents), and so on up a nested tree; one with children still active
+-- or elsewhere runs when those finish. A parent in another queue is left as it is: this script
+-- cannot reach its slot.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @keys schedule  optional emq:{q}:schedule; drained only when declared
--- @include core
+-- @include core tidy
 -- @returns the number of jobs deleted
-local function wipe(id)
-  redis.call('DEL', jkey(KEYS[1], id), jkey(KEYS[1], id, ':logs'), jkey(KEYS[1], id, ':lock'),
-    jkey(KEYS[1], id, ':dependencies'), jkey(KEYS[1], id, ':processed'), jkey(KEYS[1], id, ':failed'),
-    jkey(KEYS[1], id, ':unsuccessful'))
-end
-
--- drained[pid]: children of pid (a parent in this queue) deleted and not yet taken off its count;
--- parents: the ids to settle, in the order their counts came in (an id may appear more than once).
-local drained, parents = {}, {}
-local function note_parent(id)
-  local link = redis.call('HMGET', jkey(KEYS[1], id), 'parent', 'parent_queue')
-  local pid, pq = link[1], link[2]
-  if pid and vid(pid) and (not pq or pq == '') then
-    drained[pid] = (drained[pid] or 0) + 1
-    parents[#parents + 1] = pid
-  end
-end
+local tally = tidy_tally(KEYS[1])
 
 local function purge(set)
   local n = 0
   for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do
     if vid(id) then
-      note_parent(id)
-      wipe(id)
+      tidy_note(tally, id)
+      wipe_job(KEYS[1], id)
       n = n + 1
     end
   end
@@ -1165,25 +1289,8 @@ local function purge(set)
   return n
 end
 local deleted = purge(KEYS[2])
-if KEYS[3] then deleted = deleted + purge(KEYS[3]) end
-
--- Settle the parents, walking up: a deleted parent counts as a drained child of its own parent.
-local i = 1
-while i <= #parents do
-  local pid = parents[i]
-  local count = drained[pid]
-  drained[pid] = 0
-  if count > 0 and redis.call('HGET', jkey(KEYS[1], pid), 'state') == 'awaiting_children' then
-    local left = redis.call('DECRBY', jkey(KEYS[1], pid, ':dependencies'), count)
-    if left <= 0 then
-      note_parent(pid)
-      wipe(pid)
-      deleted = deleted + 1
-    end
-  end
-  i = i + 1
-end
-return deleted
+if KEYS[4] then deleted = deleted + purge(KEYS[4]) end
+return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
@@ -1247,14 +1354,16 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: '8a027a40d859680c8656b68a7698b9fe4bff1891',
+    sha: 'b6465903311fa4c16e731c8066b38c4b1c123169',
     includes: [],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
--- parent, the parent held with its open-child count (queue.md §11.3).
+-- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent joins the index
+-- of waiting parents (KEYS[4]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @keys children  emq:{q}:job:<cid> for each child, in ARGV order
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
@@ -1271,17 +1380,18 @@ end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[3 + i]) == 1 then return 0 end
+  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return 0 end
 end
 local pid = ARGV[1]
 for i = 1, n do
   local cid = ARGV[1 + 3 * i]
-  redis.call('HSET', KEYS[3 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[3], 0, cid)
 end
 redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
 redis.call('SET', KEYS[2], n)
+redis.call('SADD', KEYS[4], pid)
 return n
 `,
   },
@@ -1361,6 +1471,73 @@ end
 return out
 `,
   },
+  enqueue_many_with: {
+    sha: 'a2037b9efda3a89c0f4a161c6509945d3f0153ae',
+    includes: ['core', 'admit'],
+    body: `-- @script enqueue_many_with
+-- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
+-- options of §2.1 and §2.4): each item exactly as enqueue (now) or schedule (at a time) admits one,
+-- its option pairs written into its row by the same admit_row. An item refused never fails its
+-- neighbours. Plain items go through enqueue_many, whose shape this one leaves untouched.
+-- @key jobroot    emq:{q}:job:
+-- @key pending    emq:{q}:pending
+-- @key schedule   emq:{q}:schedule
+-- @keys wake      optional emq:{q}:wake (when declared: one token if any job went to pending, and a due
+-- hint \`d:<ms>\` when a scheduled item became the earliest in the schedule, as schedule pushes)
+-- @args items     per item: id, payload, mode ("" now, "in" ms from server now, "at" epoch ms), ms,
+-- n (how many option values follow: field/value pairs as enqueue takes them), then those n values
+-- @include core admit
+-- @returns one code per item, in order: 1 admitted; 0 duplicate (the row exists; nothing written);
+-- -1 the id is not JOB-namespaced (nothing written); -2 the id fails the id check (nothing written)
+local out = {}
+local now = nil
+local flat, earliest = 0, nil
+local i = 1
+while i <= #ARGV do
+  local id, payload, mode, ms, n = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
+  local fields = {}
+  for j = 1, n do fields[j] = ARGV[i + 4 + j] end
+  i = i + 5 + n
+  local code
+  if string.sub(id, 1, 3) ~= 'JOB' then
+    code = -1
+  elseif not vid(id) then
+    code = -2
+  else
+    local row = jkey(KEYS[1], id)
+    if redis.call('EXISTS', row) == 1 then
+      code = 0
+    elseif mode == '' then
+      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields), id)
+      flat = flat + 1
+      code = 1
+    else
+      now = now or now_ms()
+      local due = tonumber(ms)
+      if mode == 'in' then due = now + due end
+      admit_row(row, 'scheduled', payload, fields)
+      redis.call('ZADD', KEYS[3], due, id)
+      if not earliest or due < earliest then earliest = due end
+      code = 1
+    end
+  end
+  out[#out + 1] = code
+end
+if KEYS[4] then
+  if flat > 0 then redis.call('LPUSH', KEYS[4], '1') end
+  if earliest then
+    local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+    if head[2] and tonumber(head[2]) >= earliest then
+      local wait = earliest - now
+      if wait < 0 then wait = 0 end
+      redis.call('LPUSH', KEYS[4], 'd:' .. string.format('%d', wait))
+    end
+  end
+  redis.call('LTRIM', KEYS[4], 0, 63)
+end
+return out
+`,
+  },
   extend_lock: {
     sha: 'b3e333cdd51e250104f9bb67daa8f34f4674dd50',
     includes: ['core'],
@@ -1418,62 +1595,60 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '9566209b094b3e80fc5b646a996e00bc2c397a57',
-    includes: [],
+    sha: '4df65c495bf9c860f38384f6d2063aa10d8e9131',
+    includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
 -- the result once, count the child down once, and release the parent at zero. Redelivery is a no-op.
+-- [TS] A released parent keeps its priority score and leaves the index of waiting parents.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key processed  emq:{qp}:job:<pid>:processed
 -- @key parent     emq:{qp}:job:<pid>
 -- @key pending    emq:{qp}:pending
+-- @key waiting    emq:{qp}:waiting-children [TS]
 -- @arg cid        the child's id
 -- @arg result     the child's result (its own id when it gave none)
 -- @arg pid        the parent's id
+-- @include core lanes fanin
 -- @returns 1 applied; 0 duplicate, or the parent row is gone (nothing written; the entry is spent)
 if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
-if redis.call('DECR', KEYS[1]) <= 0 and redis.call('HGET', KEYS[3], 'state') == 'awaiting_children' then
-  redis.call('ZADD', KEYS[4], 0, ARGV[3])
-  redis.call('HSET', KEYS[3], 'state', 'pending')
-end
+count_down(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[3], 1)
 return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '4b68967aec375334016fae7657903e2862270f9f',
-    includes: [],
+    sha: '867c1046eccda671b5a09d4e8fb78e1854eedd71',
+    includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
 -- kills the parent; ignore-dependency records the failure and counts the child down. Each child's
--- failure applies once; redelivery is a no-op.
+-- failure applies once; redelivery is a no-op. [TS] A parent leaving \`awaiting_children\` leaves the
+-- index of waiting parents; a released one keeps its priority score.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key failed     emq:{qp}:job:<pid>:failed
 -- @key unsuccessful  emq:{qp}:job:<pid>:unsuccessful
 -- @key parent     emq:{qp}:job:<pid>
 -- @key pending    emq:{qp}:pending
 -- @key dead       emq:{qp}:dead
+-- @key waiting    emq:{qp}:waiting-children [TS]
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
 -- @arg policy     "fp" | "id" (anything else reads as fp)
 -- @arg pid        the parent's id
+-- @include core lanes fanin
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
 if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
 if ARGV[3] == 'id' then
   if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
-  if redis.call('DECR', KEYS[1]) <= 0 and redis.call('HGET', KEYS[4], 'state') == 'awaiting_children' then
-    redis.call('ZADD', KEYS[5], 0, pid)
-    redis.call('HSET', KEYS[4], 'state', 'pending')
-  end
+  count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
   return 1
 end
 if redis.call('HSETNX', KEYS[2], cid, ARGV[2]) == 0 then return 0 end
-redis.call('HSET', KEYS[4], 'state', 'dead')
-redis.call('ZREM', KEYS[5], pid)
-redis.call('ZADD', KEYS[6], 0, pid)
+fail_parent_row(KEYS[4], KEYS[5], KEYS[6], KEYS[7], pid)
 return 2
 `,
   },
@@ -1640,31 +1815,36 @@ end
 `,
   },
   gdrain: {
-    sha: '23f7cd0221c5143f39d2306289ac44cfdd9338ce',
-    includes: ['core'],
+    sha: 'a60cb18a143c6b36c842d1fc4f32d4f02a04b9d1',
+    includes: ['core', 'tidy'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
--- entry (queue.md §5.6). In-flight jobs, counters, settings and other lanes are untouched.
+-- entry (queue.md §5.6). In-flight jobs, counters, settings and other lanes are untouched. [TS] Flow
+-- parents in this queue are tidied as drain tidies them: a parent whose children were all drained is
+-- deleted with them (and leaves the index of waiting parents), one with a child still open has its
+-- count lowered.
 -- @key lane       emq:{q}:g:<g>:pending
 -- @key ring       emq:{q}:ring
 -- @key jobroot    emq:{q}:job:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @arg g          the group's branded id (the lane's own)
--- @include core
--- @returns the number of jobs deleted
+-- @include core tidy
+-- @returns the number of jobs deleted (parents included)
 -- @error EMQKIND group id must be a branded id
 if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
 local JR = KEYS[3]
+local tally = tidy_tally(JR)
 local n = 0
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   if vid(id) then
-    redis.call('DEL', jkey(JR, id), jkey(JR, id, ':logs'), jkey(JR, id, ':lock'), jkey(JR, id, ':dependencies'),
-      jkey(JR, id, ':processed'), jkey(JR, id, ':failed'), jkey(JR, id, ':unsuccessful'))
+    tidy_note(tally, id)
+    wipe_job(JR, id)
     n = n + 1
   end
 end
 redis.call('DEL', KEYS[1])
 redis.call('LREM', KEYS[2], 0, ARGV[1])
-return n
+return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
@@ -1923,13 +2103,15 @@ return 1
 `,
   },
   hold_parent: {
-    sha: '7ac4bd8625324e43eca51e1f7582844ff3d05e8d',
+    sha: '64e5739af767cda018ba0e65f53d28e768c797ff',
     includes: [],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
--- set with its own direct-child count, linked to its own parent when it is a nested node.
+-- set with its own direct-child count, linked to its own parent when it is a nested node. [TS] It
+-- joins the index of waiting parents (KEYS[3]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @arg pid        the node's id; must be JOB-namespaced
 -- @arg payload    the node's payload
 -- @arg n          its direct-child count (>= 1)
@@ -1950,6 +2132,7 @@ if link ~= '' then
   if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'parent_policy', ARGV[6]) end
 end
 redis.call('SET', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[1])
 return 1
 `,
   },
@@ -1987,11 +2170,12 @@ return out
 `,
   },
   obliterate: {
-    sha: '19c352a52726a881997c781e145f6730169588c7',
+    sha: 'ee7e259bd5cd6a820e0c8d7a0beffbc268918ea7',
     includes: ['core'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
--- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1.
+-- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1. [TS]
+-- Parents awaiting children sit in no set: they are found through the index of waiting parents.
 -- @key meta       emq:{q}:meta
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
@@ -2012,6 +2196,7 @@ return out
 -- @key outbox     emq:{q}:flow:outbox
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @key workers    emq:{q}:workers [TS]
 -- @key workers_info  emq:{q}:workers:info [TS]
 -- @key grate      emq:{q}:grate [TS]
@@ -2053,6 +2238,12 @@ if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply(
 for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5] }) do
   if not purge(set) then return 1 end
 end
+if budget <= 0 and redis.call('SCARD', KEYS[21]) > 0 then return 1 end
+for _, id in ipairs(redis.call('SPOP', KEYS[21], math.max(budget, 1))) do
+  drop_job(id)
+  budget = budget - 1
+end
+if redis.call('SCARD', KEYS[21]) > 0 then return 1 end
 
 local groups, seen = {}, {}
 local function note(list)
@@ -2077,14 +2268,14 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[21 + i]
+  local record = KEYS[22 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0
 `,
   },
@@ -2221,14 +2412,15 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'd1d5b3171bc24727836331e3b17f6a4eed259145',
-    includes: ['core', 'lanes'],
+    sha: '15d9dda755a45bf69b8a8bb3cab37649a6974344',
+    includes: ['core', 'lanes', 'fanin'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
 -- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
 -- still waiting on children is refused (remove the children first, or drain), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
--- parent runs once its other children are done instead of waiting forever.
+-- parent runs once its other children are done instead of waiting forever (at its priority score,
+-- leaving the index of waiting parents).
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key schedule   emq:{q}:schedule
@@ -2240,10 +2432,11 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core lanes
+-- @include core lanes fanin
 -- @returns 1 removed; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
@@ -2260,12 +2453,7 @@ local pid, pq = link[2], link[3]
 if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
   local prow = jkey(KEYS[10], pid)
   if redis.call('HGET', prow, 'state') == 'awaiting_children' then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 then
-      redis.call('ZADD', KEYS[1], 0, pid)
-      redis.call('HSET', prow, 'state', 'pending')
-      wake(lb_at(5))
-    end
+    count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[1], KEYS[12], pid, 1, KEYS[8])
   end
 end
 local was_active = redis.call('ZREM', KEYS[2], id) == 1
@@ -2283,7 +2471,7 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[12] and ARGV[2] ~= '' and redis.call('GET', KEYS[12]) == id then redis.call('DEL', KEYS[12]) end
+if KEYS[13] and ARGV[2] ~= '' and redis.call('GET', KEYS[13]) == id then redis.call('DEL', KEYS[13]) end
 redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
   jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
 return 1
@@ -2442,8 +2630,8 @@ return 1
 `,
   },
   retry: {
-    sha: '248551a3f13659ccf9e68cc008c1b1d4e300b4b3',
-    includes: ['core', 'lanes'],
+    sha: 'b5b487747f176de1cafe87ffaa7b17807ab96eda',
+    includes: ['core', 'lanes', 'fanin'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
 -- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
@@ -2462,7 +2650,9 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the settlement,
 -- so the lock plane writes nothing after it
--- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
+-- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
+-- emq:{q}:waiting-children (optional: a parent leaving \`awaiting_children\` leaves that index); mode
+-- xq:*: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg delay_ms   how long to wait before the next attempt, from server now
@@ -2471,7 +2661,7 @@ return 1
 -- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
--- @include core lanes
+-- @include core lanes fanin
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -2505,17 +2695,11 @@ local pid = ARGV[7]
 if mode == 'sq:fp' then
   if redis.call('EXISTS', KEYS[17]) == 1 then
     redis.call('HSET', KEYS[14], id, ARGV[5])
-    redis.call('HSET', KEYS[17], 'state', 'dead')
-    redis.call('ZREM', KEYS[2], pid)
-    redis.call('ZADD', KEYS[4], 0, pid)
+    fail_parent_row(KEYS[17], KEYS[2], KEYS[4], KEYS[18], pid)
   end
 elseif mode == 'sq:id' then
   if redis.call('HSETNX', KEYS[15], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[16])
-    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', KEYS[17], 'state', 'pending')
-    end
+    count_down(KEYS[16], KEYS[17], KEYS[2], KEYS[18], pid, 1, KEYS[10])
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
@@ -2917,14 +3101,15 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: 'c19f2542ecb0d2f83f0f476021549ea03c31db13',
-    includes: ['core', 'lanes'],
+    sha: 'd514ed3ceb5d0183cf9a34110e8aa6cad7cd4736',
+    includes: ['core', 'lanes', 'fanin'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
--- fail entry goes into this queue's flow outbox when that key is declared.
+-- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
+-- \`awaiting_children\` leaves the index of waiting parents.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -2936,11 +3121,12 @@ return { redriven, left }
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core lanes
+-- @include core lanes fanin
 -- @returns {recovered_ids, dead_ids}
 local lb = lb_at(5)
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
@@ -2954,8 +3140,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[12] then
-      redis.call('RPUSH', KEYS[12], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
+    if KEYS[13] then
+      redis.call('RPUSH', KEYS[13], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
     end
     return
   end
@@ -2963,15 +3149,11 @@ local function fail_parent(id)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
-      redis.call('HSET', prow, 'state', 'dead')
-      redis.call('ZREM', KEYS[2], pid)
-      redis.call('ZADD', KEYS[3], 0, pid)
+      fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', prow, 'state', 'pending')
+    local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
+    if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
       flat = flat + 1
     end
   end
@@ -3054,6 +3236,46 @@ else
 end
 redis.call('PUBLISH', KEYS[2], cjson.encode(event))
 return 1
+`,
+  },
+  wait_children: {
+    sha: 'd8ae3b9084a7c19d41d6bca3861891bb2189c3ae',
+    includes: ['core'],
+    body: `-- @script wait_children
+-- @purpose [TS] A step job waits for the children it added (BullMQ's moveToWaitingChildren): fenced
+-- on its token while it is active, a job with open children leaves active for \`awaiting_children\`,
+-- gives back its lease and its :lock marker, and joins the index of waiting parents; the worker
+-- leaves it alone. When its last child settles, the fan-in puts it back in pending at its priority
+-- score and its handler runs again. A job with no open child is left as it is (the handler goes on).
+-- A lane job is refused: the fan-in releases parents to flat pending, which would take it off its lane.
+-- @key active     emq:{q}:active
+-- @key row        emq:{q}:job:<id>
+-- @key deps       emq:{q}:job:<id>:dependencies
+-- @key waiting    emq:{q}:waiting-children
+-- @key jobroot    emq:{q}:job:
+-- @arg id         the job's id; must be JOB-namespaced
+-- @arg token      the attempts value the claim returned
+-- @include core
+-- @returns the open-child count it now waits on; 0 none open (nothing changed)
+-- @error EMQKIND job id must be JOB-namespaced
+-- @error EMQSTALE job gone
+-- @error EMQSTALE wait_children token mismatch
+-- @error EMQSTALE not active
+-- @error EMQSTATE a lane job cannot wait for children
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local f = redis.call('HMGET', KEYS[2], 'attempts', 'group')
+if not f[1] then return redis.error_reply('EMQSTALE job gone') end
+if f[1] ~= ARGV[2] then return redis.error_reply('EMQSTALE wait_children token mismatch') end
+if not redis.call('ZSCORE', KEYS[1], id) then return redis.error_reply('EMQSTALE not active') end
+if f[2] and vid(f[2]) then return redis.error_reply('EMQSTATE a lane job cannot wait for children') end
+local open = tonumber(redis.call('GET', KEYS[3]) or '0')
+if open <= 0 then return 0 end
+redis.call('ZREM', KEYS[1], id)
+redis.call('HSET', KEYS[2], 'state', 'awaiting_children')
+redis.call('DEL', jkey(KEYS[5], id, ':lock'))
+redis.call('SADD', KEYS[4], id)
+return open
 `,
   },
   worker_beat: {
