@@ -98,7 +98,7 @@ export class Queue<T = unknown> {
    * @throws NotReplicatedError under `durability: 'replicated'` when no replica confirmed in time.
    */
   enqueue(payload: T, options?: admission.EnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, () => this.#durably(() => admission.enqueue(this.#ctx, payload, options)));
+    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, 1, (trace) => this.#durably(() => admission.enqueue(this.#ctx, payload, options, trace)));
   }
 
   /**
@@ -108,12 +108,12 @@ export class Queue<T = unknown> {
    * (`NotReplicatedError`), under its id, so resending the failed items is an idempotent retry.
    */
   enqueueMany(items: readonly { readonly payload: T; readonly id?: JobId | string }[]): Promise<admission.EnqueueManyResult[]> {
-    return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
+    return heardAdmission(this.name, false, items.length, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
   }
 
   /** Admits a job into a fair lane. */
   enqueueInLane(group: BrandedId | string, payload: T, options?: admission.LaneEnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options)));
+    return heardAdmission(this.name, false, 1, (trace) => this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options, trace)));
   }
 
   /**

@@ -6,6 +6,7 @@ import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
 import { completeAndClaimJobs, completeJobs, delayJob, failJob, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
 import { batchSettled, jobsStarted } from './job-hooks.js';
+import { processTraced, tracedRun } from './job-trace.js';
 import type { WorkerEvents } from './events.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
@@ -161,7 +162,7 @@ export class BatchWorker<T = unknown> {
     let verdicts: BatchVerdicts | undefined;
     let thrown: { reason: unknown } | undefined;
     try {
-      verdicts = await this.#handler(jobs, contexts);
+      verdicts = processTraced() ? await tracedRun(rt.queue.name, jobs, true, () => this.#handler(jobs, contexts)) : await this.#handler(jobs, contexts);
     } catch (reason) {
       thrown = { reason };
     }

@@ -151,7 +151,7 @@ local function lane_claim(cap, lease, marker, limiter)
   for i = 1, #popped, 2 do
     local id = popped[i]
     local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
-    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5] } end
+    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
@@ -270,8 +270,9 @@ end
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
 -- same step. Needs core.
 
--- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields.
-local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms' }
+-- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields:
+-- the options, then the producer's W3C trace context (traceparent, tracestate).
+local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'traceparent', 'tracestate' }
 
 -- lease_row(root, id, marker, ...): the row half of a lease on job \`id\` of job root \`root\`. Answers
 -- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
@@ -302,8 +303,8 @@ end
 -- lease_popped(active, root, popped, lease, marker): leases the ids of a ZPOPMIN reply (id, score,
 -- ...) under one deadline, with one ZADD for all of them, and answers the flat claim entries
 -- {id, payload, attempts, parent, parent_queue, parent_policy, name, max_attempts, backoff,
--- timeout_ms} in pop order (absent fields are false, so the host needs no second read; the last
--- four are the [TS] per-job options, after the spec's six). Skipped ids are dropped.
+-- timeout_ms, traceparent, tracestate} in pop order (absent fields are false, so the host needs no
+-- second read; the last six are the [TS] per-job fields, after the spec's six). Skipped ids are dropped.
 local function lease_popped(active, root, popped, lease, marker)
   local out = {}
   if #popped == 0 then return out end
@@ -313,7 +314,7 @@ local function lease_popped(active, root, popped, lease, marker)
     local id = popped[i]
     local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy', unpack(JOB_OPTIONS))
     if attempts then
-      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8] }
+      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10] }
       scored[#scored + 1] = deadline
       scored[#scored + 1] = id
       -- Lua's unpack is bounded by its C stack; score the members in slices well below it.
@@ -580,7 +581,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'd68867190269b464b1ef5372091df6df430cbb4c',
+    sha: 'a5c816ab509ea24e4fe20ca9863c6afc1aeab398',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -595,7 +596,8 @@ return len
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
 -- @include core lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
--- max_attempts, backoff, timeout_ms} ([TS] the last four, false when absent) in mint order;
+-- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
+-- absent) in mint order;
 -- its length is min(size, depth), or empty when paused
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
 if room < 1 then return {} end
@@ -771,7 +773,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'd5d9d7734f7fbc8bc41a5460742283f5bed0615e',
+    sha: 'ca38bad2099a4b544dca406ee77862a6ac48fd58',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -787,8 +789,9 @@ return 1
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
 -- @include core lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
--- parent_policy, name, max_attempts, backoff, timeout_ms} (absent fields are false, so the host
--- needs no second read; the last four are the [TS] per-job options)
+-- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
+-- are false, so the host needs no second read; the last six are the [TS] per-job options and the
+-- producer's W3C trace context)
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
@@ -949,7 +952,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '0e7bc14356f2986888c88851a2af0ed0c6d09570',
+    sha: '3a212949f0e0fbd9c19cd6d1d8ac24108fd61b21',
     includes: ['core', 'lanes', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1130,7 +1133,7 @@ return deleted
 `,
   },
   enqueue: {
-    sha: '9fde403180284ecff885da9bdb3c9f7c64ba52e4',
+    sha: 'b2fac6a9d8ee1c0311aa8f51d65225020be5a609',
     includes: ['admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1140,7 +1143,8 @@ return deleted
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
+-- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
 -- @include admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
@@ -1157,7 +1161,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '8bb9bffaa572845f56cfc9691809ba043e2e9364',
+    sha: '77a1a5939fd221f6a9ac24e16c555075639ac9f3',
     includes: ['admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1170,7 +1174,8 @@ return 1
 -- @arg payload    opaque bytes
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
+-- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
 -- @include admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
@@ -1488,7 +1493,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '1aadf46ec74691300486b11cc1af8791f174e63a',
+    sha: '84a69003a490dde82365f994494b02bf1aebf4b9',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -1504,15 +1509,15 @@ return 1
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core lease gate lane-claim
--- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
--- last four, false when absent), oldest first, all from one lane; empty when nothing is
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
+-- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0
 return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
 `,
   },
   gclaim: {
-    sha: '279faf9d6629052b01cc59d4a547e197ae2b8019',
+    sha: '66af8eb59dc31589382dfa79cbf72a02e1a49459',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -1530,7 +1535,8 @@ return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
--- backoff, timeout_ms} (the last four are the [TS] per-job options; false when absent)
+-- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
+-- trace context; false when absent)
 local marker = tonumber(ARGV[2] or '0') or 0
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
@@ -1559,7 +1565,7 @@ while true do
     gate_count(KEYS[8], window, 1)
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
-    return { id, f[1], attempts, g, f[2], f[3], f[4], f[5] }
+    return { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
   end
 end
 `,
@@ -1593,7 +1599,7 @@ return n
 `,
   },
   genqueue: {
-    sha: 'cafa8190644d5a7f82ee121d398a9d197fe5d704',
+    sha: 'b1b96639aece9779a5ef20d80e279166ab25712b',
     includes: ['core', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -1609,7 +1615,8 @@ return n
 -- @arg payload    opaque bytes, never interpreted
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms; the spec fields are written after them and win
+-- backoff (a curve spec as JSON), timeout_ms, traceparent, tracestate (the producer's W3C trace
+-- context); the spec fields are written after them and win
 -- @include core lanes admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -1771,7 +1778,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '60a6677e554e36a49aaa2fba872ff09e38dd9bbf',
+    sha: '239526160b53519765fa59ef57c1326683634259',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -1789,8 +1796,8 @@ return 1
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core lease gate lane-claim
--- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
--- last four, false when absent), oldest first, all from one lane; empty when nothing is
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
+-- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
@@ -2457,7 +2464,7 @@ return moved
 `,
   },
   schedule: {
-    sha: 'db76d08b193fac5fd7ee47ce9afa063d083a2529',
+    sha: '92c6c1d93eb76b29fc99cbfc41e72aa053490e4e',
     includes: ['core', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -2472,7 +2479,8 @@ return moved
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending);
+-- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending),
+-- traceparent, tracestate (the producer's W3C trace context);
 -- the spec fields are written after them and win
 -- @include core admit
 -- @returns 1 scheduled; 0 duplicate (nothing written)
