@@ -15,7 +15,9 @@ export interface TraceContext {
  * start hook, and the admission reads them back (see `TraceHooks`). Anything else left on it is ignored.
  */
 export interface TraceCarrier {
+  /** The producer span's `traceparent`. */
   traceparent?: string;
+  /** Its `tracestate`, when it has vendor entries. */
   tracestate?: string;
 }
 
