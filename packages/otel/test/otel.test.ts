@@ -143,6 +143,15 @@ describe('instrumentEcho: traces', () => {
     expect(named('bulk insert')[0]?.parentSpanContext?.spanId).toBe(batch?.spanContext().spanId);
   });
 
+  it('a refused admission ends its producer span with an error status', async () => {
+    const q = await Queue.open<string>(name('refused'), { connection: conn });
+    otel = instrumentEcho({ tracerProvider, meterProvider: false });
+    await expect(q.enqueue('x', { name: '' })).rejects.toThrow();
+    const [producer] = named(`${q.name} send`);
+    expect(producer?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(producer?.events.map((e) => e.name)).toEqual(['exception']);
+  });
+
   it('an app with no instrumentation writes no trace field into the row', async () => {
     const q = await Queue.open<string>(name('plain'), { connection: conn });
     const app = tracerProvider.getTracer('app');
