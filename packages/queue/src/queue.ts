@@ -100,7 +100,7 @@ export class Queue<T = unknown> {
    * @throws NotReplicatedError under `durability: 'replicated'` when no replica confirmed in time.
    */
   enqueue(payload: T, options?: admission.EnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, () => this.#durably(() => admission.enqueue(this.#ctx, payload, options)));
+    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, 1, (trace) => this.#durably(() => admission.enqueue(this.#ctx, payload, options, trace)));
   }
 
   /**
@@ -112,12 +112,12 @@ export class Queue<T = unknown> {
    * runAt/delayMs, dedupId); items without any cost exactly what they did before options existed.
    */
   enqueueMany(items: readonly admission.EnqueueManyItem<T>[]): Promise<admission.EnqueueManyResult[]> {
-    return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
+    return heardAdmission(this.name, false, items.length, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
   }
 
   /** Admits a job into a fair lane. */
   enqueueInLane(group: BrandedId | string, payload: T, options?: admission.LaneEnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options)));
+    return heardAdmission(this.name, false, 1, (trace) => this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options, trace)));
   }
 
   /**

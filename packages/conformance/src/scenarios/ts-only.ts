@@ -1,6 +1,7 @@
 /** The TS-only extensions, appended after scenario 79 under the additive-minor law. */
 import assert from 'node:assert/strict';
-import { StaleError, type JobId } from '@echo/protocol';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { StaleError, type EnqueueTraceContext, type JobId } from '@echo/protocol';
 import { fill } from './batches.js';
 import { notBuilt, type Scenario } from '../scenario.js';
 import { count, hgetall, present, setsHolding } from '../support.js';
@@ -66,6 +67,37 @@ export const tsOnly: Scenario[] = [
       const job = present(await q.claim(30_000), 'the claimed job');
       assert.deepEqual([job.id, job.name, job.maxAttempts, job.timeoutMs, job.backoff], [id, 'ship', 1, 500, undefined]);
       assert.equal(await q.retry(job, 0, job.maxAttempts ?? 3, 'no'), 'dead');
+    },
+  },
+  {
+    name: 'ts_trace_context',
+    family: 'ts',
+    contract: 'a subscriber of tracing:emq.job.enqueue:start that fills the carrier gets row fields traceparent, tracestate written by the admission; the claim answers them after the per-job options; with nobody subscribed the row carries neither',
+    async run(env) {
+      const q = await env.queue();
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const fill = (message: unknown): void => {
+        const ctx = message as EnqueueTraceContext;
+        // Scenarios may share the process: only this scenario's queue is traced.
+        if (ctx.queue !== q.name) return;
+        ctx.carrier.traceparent = traceparent;
+        ctx.carrier.tracestate = 'ro=1';
+      };
+      subscribe('tracing:emq.job.enqueue:start', fill);
+      let traced: JobId;
+      try {
+        traced = (await q.enqueue('x', { name: 'ship' })).id;
+      } finally {
+        unsubscribe('tracing:emq.job.enqueue:start', fill);
+      }
+      const row = await hgetall(env, q.keys.job(traced));
+      assert.deepEqual([row.state, row.name, row.traceparent, row.tracestate], ['pending', 'ship', traceparent, 'ro=1']);
+      const job = present(await q.claim(30_000), 'the claimed job');
+      assert.deepEqual([job.id, job.name, job.trace], [traced, 'ship', { traceparent, tracestate: 'ro=1' }]);
+      const { id: plain } = await q.enqueue('y');
+      const bare = await hgetall(env, q.keys.job(plain));
+      assert.deepEqual([bare.traceparent, bare.tracestate], [undefined, undefined]);
+      assert.equal(present(await q.claim(30_000), 'the plain job').trace, undefined);
     },
   },
   {

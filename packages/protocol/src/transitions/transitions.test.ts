@@ -36,6 +36,16 @@ describe('admission', () => {
     expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { maxAttempts: 0 } })).toThrow(InvalidArgumentError);
     expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { timeoutMs: 1.5 } })).toThrow(InvalidArgumentError);
   });
+  it('the producer trace context travels as traceparent/tracestate pairs, checked before anything is sent [TS]', () => {
+    const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { name: 'n', trace: { traceparent: tp } } })).args).toEqual([J, 'p', 'name', 'n', 'traceparent', tp]);
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5, options: { trace: { traceparent: tp, tracestate: 'ro=1' } } })).args).toEqual([J, 'p', 'at', 5, 'traceparent', tp, 'tracestate', 'ro=1']);
+    expect(shape(t.laneEnqueue({ queue: 'orders', id: J, payload: 'p', group: G, options: { trace: { traceparent: tp, tracestate: '' } } })).args).toEqual([J, 'p', G, 'traceparent', tp]);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: 'nope' } } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: tp.toUpperCase() } } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: tp, tracestate: 'x'.repeat(513) } } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: tp, tracestate: 'a=\n' } } })).toThrow(InvalidArgumentError);
+  });
   it('enqueue_many: rooted rows, items as trailing values, the wake list optional', () => {
     expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }, { id: P, payload: 'b' }] }))).toEqual({
       script: 'enqueue_many',
@@ -118,6 +128,9 @@ describe('claims', () => {
     expect(full?.options).toEqual({ name: 'ship', maxAttempts: 4, backoff: '{"type":"fixed","ms":5}', timeoutMs: 250 });
     expect(t.claim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, false, false, false, false, false, false, false])?.options).toEqual({});
     expect(t.laneClaim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, G, 'ship', false, false, '9'])?.options).toEqual({ name: 'ship', timeoutMs: 9 });
+    const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    expect(t.claim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, false, false, false, false, false, false, false, tp, 'ro=1'])?.options).toEqual({ trace: { traceparent: tp, tracestate: 'ro=1' } });
+    expect(t.laneClaim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, G, false, false, false, false, tp, false])?.options).toEqual({ trace: { traceparent: tp } });
   });
 });
 

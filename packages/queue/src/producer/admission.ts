@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type Transition } from '@echo/protocol';
+import { assertBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { encodeBackoff, type Backoff } from '../worker/backoff.js';
 
@@ -20,11 +20,15 @@ export interface JobOptions {
   readonly timeoutMs?: number;
 }
 
-/** The row fields of `options`, checked; `undefined` when there are none, so plain admissions send nothing more. */
-export function jobOptionFields(options: JobOptions & { readonly priority?: number }): JobOptionFields | undefined {
+/**
+ * The row fields of `options` (and of the producer's trace context, when a tracing subscriber gave
+ * one), checked; `undefined` when there are none, so plain admissions send nothing more.
+ */
+export function jobOptionFields(options: JobOptions & { readonly priority?: number }, trace?: TraceContext): JobOptionFields | undefined {
   const { name, attempts, backoff, timeoutMs, priority } = options;
-  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0)) return undefined;
+  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0) && trace === undefined) return undefined;
   return {
+    ...(trace === undefined ? {} : { trace }),
     ...(priority === undefined || priority === 0 ? {} : { priority }),
     ...(name === undefined ? {} : { name }),
     ...(attempts === undefined ? {} : { maxAttempts: attempts }),
@@ -69,14 +73,17 @@ function resolveId(id: JobId | string | undefined): JobId {
   return id as JobId;
 }
 
-/** Admits one job: immediate, scheduled, or under an idempotency key (queue.md §2). */
-export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+/**
+ * Admits one job: immediate, scheduled, or under an idempotency key (queue.md §2). `trace` is the
+ * producer's context a tracing subscriber supplied; it goes into the row [TS].
+ */
+export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: EnqueueOptions = {}, trace?: TraceContext): Promise<EnqueueResult> {
   const id = resolveId(options.id);
   const raw = ctx.codec.encode(payload);
   // A zero delay is due now: it goes straight to pending, as BullMQ users expect.
   const timed = options.runAt !== undefined || (options.delayMs !== undefined && options.delayMs !== 0);
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
-  const fields = jobOptionFields(options);
+  const fields = jobOptionFields(options, trace);
   const admit = { queue: ctx.name, id, payload: raw, ...(fields === undefined ? {} : { options: fields }) };
 
   if (timed) {
@@ -113,11 +120,11 @@ export interface LaneEnqueueOptions extends JobOptions {
   readonly id?: JobId | string;
 }
 
-/** Admits a job into a lane (queue.md §5.1). */
-export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | string, payload: T, options: LaneEnqueueOptions = {}): Promise<EnqueueResult> {
+/** Admits a job into a lane (queue.md §5.1); `trace` as for {@link enqueue}. */
+export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | string, payload: T, options: LaneEnqueueOptions = {}, trace?: TraceContext): Promise<EnqueueResult> {
   assertBrandedId(group);
   const id = resolveId(options.id);
-  const fields = jobOptionFields(options);
+  const fields = jobOptionFields(options, trace);
   const admit = { queue: ctx.name, id, payload: ctx.codec.encode(payload), group, ...(fields === undefined ? {} : { options: fields }) };
   return verdict(id, await execute(ctx.conn, t.laneEnqueue(admit)));
 }

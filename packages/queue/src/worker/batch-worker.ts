@@ -6,6 +6,7 @@ import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
 import { completeAndClaimJobs, completeJobs, delayJob, failJob, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
 import { batchSettled, jobsStarted } from './job-hooks.js';
+import { processTraced, tracedRun } from './job-trace.js';
 import type { WorkerEvents } from './events.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
@@ -225,7 +226,8 @@ export class BatchWorker<T = unknown> {
     let thrown: { reason: unknown } | undefined;
     const timers = armBatchTimeouts(rt, jobs, contexts, states);
     try {
-      const handled = new Promise<BatchVerdicts>((resolve) => resolve(this.#handler(jobs, contexts)));
+      const run = (): BatchVerdicts | Promise<BatchVerdicts> => this.#handler(jobs, contexts);
+      const handled = new Promise<BatchVerdicts>((resolve) => resolve(processTraced() ? tracedRun(rt.queue.name, jobs, true, run) : run()));
       // The loser of the race must not surface as an unhandled rejection.
       handled.catch(() => undefined);
       verdicts = timers ? await Promise.race([handled, timers.allExpired.then(() => undefined)]) : await handled;

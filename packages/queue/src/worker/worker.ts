@@ -1,4 +1,5 @@
 import { jobSettled, jobStarted } from './job-hooks.js';
+import { processTraced, tracedRun } from './job-trace.js';
 import type { Listener } from '@echo/protocol';
 import type { ClaimedJob } from '../job.js';
 import { JobTimeoutError } from './errors.js';
@@ -195,7 +196,7 @@ export class Worker<T = unknown> {
     let failure: { reason: unknown } | undefined;
     jobStarted(this.queue.name, job);
     try {
-      result = job.timeoutMs === undefined ? await this.#handler(job, context) : await this.#timed(job, context, job.timeoutMs);
+      result = processTraced() ? await tracedRun(this.queue.name, [job], false, () => this.#call(job, context)) : await this.#call(job, context);
     } catch (reason) {
       failure = { reason };
     }
@@ -224,6 +225,11 @@ export class Worker<T = unknown> {
     void settling.then(() => this.#rt.locks.untrack(job));
     if (!this.#rt.isRunning() || this.#paused) return undefined;
     return this.#rounds.take();
+  }
+
+  /** The handler call itself: under the job's time limit when it has one. */
+  #call(job: ClaimedJob<T>, context: JobContext): unknown {
+    return job.timeoutMs === undefined ? this.#handler(job, context) : this.#timed(job, context, job.timeoutMs);
   }
 
   /**

@@ -233,7 +233,7 @@ local function lane_claim(cap, lease, marker, limiter, grate)
   for i = 1, #popped, 2 do
     local id = popped[i]
     local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
-    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5] } end
+    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
@@ -353,8 +353,9 @@ end
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
 -- same step. Needs core.
 
--- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields.
-local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms' }
+-- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields:
+-- the options, then the producer's W3C trace context (traceparent, tracestate).
+local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'traceparent', 'tracestate' }
 
 -- lease_row(root, id, marker, ...): the row half of a lease on job \`id\` of job root \`root\`. Answers
 -- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
@@ -385,8 +386,8 @@ end
 -- lease_popped(active, root, popped, lease, marker): leases the ids of a ZPOPMIN reply (id, score,
 -- ...) under one deadline, with one ZADD for all of them, and answers the flat claim entries
 -- {id, payload, attempts, parent, parent_queue, parent_policy, name, max_attempts, backoff,
--- timeout_ms} in pop order (absent fields are false, so the host needs no second read; the last
--- four are the [TS] per-job options, after the spec's six). Skipped ids are dropped.
+-- timeout_ms, traceparent, tracestate} in pop order (absent fields are false, so the host needs no
+-- second read; the last six are the [TS] per-job fields, after the spec's six). Skipped ids are dropped.
 local function lease_popped(active, root, popped, lease, marker)
   local out = {}
   if #popped == 0 then return out end
@@ -396,7 +397,7 @@ local function lease_popped(active, root, popped, lease, marker)
     local id = popped[i]
     local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy', unpack(JOB_OPTIONS))
     if attempts then
-      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8] }
+      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10] }
       scored[#scored + 1] = deadline
       scored[#scored + 1] = id
       -- Lua's unpack is bounded by its C stack; score the members in slices well below it.
@@ -768,7 +769,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '8c53629346646aba9f1b126957f88ed85389bad9',
+    sha: '4fe96d0d08c786aabdd0c944f46a4fa1e5d6df71',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -783,7 +784,8 @@ return len
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
 -- @include core lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
--- max_attempts, backoff, timeout_ms} ([TS] the last four, false when absent) in mint order;
+-- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
+-- absent) in mint order;
 -- its length is min(size, depth), or empty when paused
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
 if room < 1 then return {} end
@@ -966,7 +968,7 @@ return 1
 `,
   },
   claim: {
-    sha: '4b2e721aa2aa07637ada92d0dc8b10004a9d7416',
+    sha: '97a3c9e6456f9039313df70167a31569aee9ea83',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -982,8 +984,9 @@ return 1
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
 -- @include core lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
--- parent_policy, name, max_attempts, backoff, timeout_ms} (absent fields are false, so the host
--- needs no second read; the last four are the [TS] per-job options)
+-- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
+-- are false, so the host needs no second read; the last six are the [TS] per-job options and the
+-- producer's W3C trace context)
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
@@ -1141,7 +1144,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '33a3bdb4ce37bf492d9d44d91b53c5f3518d0090',
+    sha: '11d06939178eaf07f1aabb14004bc9ab3d48c3f4',
     includes: ['core', 'lanes', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1294,7 +1297,7 @@ return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
-    sha: '9fde403180284ecff885da9bdb3c9f7c64ba52e4',
+    sha: 'b2fac6a9d8ee1c0311aa8f51d65225020be5a609',
     includes: ['admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1304,7 +1307,8 @@ return deleted + tidy_settle(tally, KEYS[3])
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
+-- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
 -- @include admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
@@ -1321,7 +1325,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '8bb9bffaa572845f56cfc9691809ba043e2e9364',
+    sha: '77a1a5939fd221f6a9ac24e16c555075639ac9f3',
     includes: ['admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1334,7 +1338,8 @@ return 1
 -- @arg payload    opaque bytes
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
+-- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
 -- @include admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
@@ -1720,7 +1725,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '50e1f1726cf4d35ebc38b29fc58f90b43cbbac25',
+    sha: 'e4f2a2bcf222f1111f634d4e3d4a7dcd2ac8e6cf',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -1741,8 +1746,8 @@ return 1
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
 -- absent, the whole claimable depth
 -- @include core lease gate lane-claim
--- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
--- last four, false when absent), oldest first, all from one lane; empty when nothing is
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
+-- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0
 local size = tonumber(ARGV[3] or '')
@@ -1760,7 +1765,7 @@ return lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 `,
   },
   gclaim: {
-    sha: 'd4c4b4da2be1ebc39aa4d6fcd31e28a09edd2c59',
+    sha: '1dfa5fd0f5ded759db3da4beab91d92e28d71534',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -1779,7 +1784,8 @@ return lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
--- backoff, timeout_ms} (the last four are the [TS] per-job options; false when absent)
+-- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
+-- trace context; false when absent)
 local marker = tonumber(ARGV[2] or '0') or 0
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
@@ -1809,7 +1815,7 @@ while true do
     lane_rate_count(KEYS[9], g, rate, 1)
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
-    return { id, f[1], attempts, g, f[2], f[3], f[4], f[5] }
+    return { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
   end
 end
 `,
@@ -1848,7 +1854,7 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: 'cafa8190644d5a7f82ee121d398a9d197fe5d704',
+    sha: 'b1b96639aece9779a5ef20d80e279166ab25712b',
     includes: ['core', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -1864,7 +1870,8 @@ return n + tidy_settle(tally, KEYS[4])
 -- @arg payload    opaque bytes, never interpreted
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms; the spec fields are written after them and win
+-- backoff (a curve spec as JSON), timeout_ms, traceparent, tracestate (the producer's W3C trace
+-- context); the spec fields are written after them and win
 -- @include core lanes admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -2055,7 +2062,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '3924186068147d37bbd341b00b68d79d047af8a8',
+    sha: 'd90c19408890282b946cab5539536f32c93f3965',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -2074,8 +2081,8 @@ return 1
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core lease gate lane-claim
--- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
--- last four, false when absent), oldest first, all from one lane; empty when nothing is
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
+-- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
@@ -2749,7 +2756,7 @@ return moved
 `,
   },
   schedule: {
-    sha: 'db76d08b193fac5fd7ee47ce9afa063d083a2529',
+    sha: '92c6c1d93eb76b29fc99cbfc41e72aa053490e4e',
     includes: ['core', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -2764,7 +2771,8 @@ return moved
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending);
+-- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending),
+-- traceparent, tracestate (the producer's W3C trace context);
 -- the spec fields are written after them and win
 -- @include core admit
 -- @returns 1 scheduled; 0 duplicate (nothing written)
