@@ -43,8 +43,10 @@ export class Connection {
     const whenReady = (): Promise<void> => this.#gate.whenReady();
     this.#pubSub = new PubSub({
       client,
+      options,
       ready: whenReady,
       isReady,
+      stopped: () => this.#gate.stopped(),
       mapError,
       sent: () => {
         stats.commands++;
