@@ -164,7 +164,8 @@ export class Connection {
     if (commands.length === 0) return [];
     if (this.#gate.state !== 'ready') await this.#gate.whenReady();
     const pipe = this.#client.pipeline();
-    for (const [name, ...args] of commands) pipe.call(name, ...args);
+    // Spread as given: a destructured copy per command is measurable at pipeline sizes.
+    for (const command of commands) pipe.call(...command);
     this.#stats.pipelines++;
     this.#stats.commands += commands.length;
     const replies = await execPipeline(pipe, (error) => this.#gate.mapError(error));
