@@ -4,7 +4,7 @@ import { InvalidArgumentError } from '../errors/validation.js';
 import { ChannelRegistry } from './channels.js';
 import { ClusterSubscriber } from './cluster-subscriber.js';
 import type { ResolvedOptions } from './options.js';
-import { Subscription, type AnySubscribeOptions, type Payload, type SubscriptionSink } from './subscription.js';
+import { createSubscription, type AnySubscribeOptions, type Payload, type Subscription, type SubscriptionSink } from './subscription.js';
 
 /** What the pub/sub side needs of its connection: the socket, the gate, the error mapping, the counter. */
 export interface PubSubPort {
@@ -59,7 +59,7 @@ export class PubSub {
     if (!port.isReady()) await port.ready();
     // Under RESP2 a subscribed socket takes no other command, so the fence could not run on it.
     if (!port.client.isCluster && (port.client as Redis).condition?.protocol !== 3) throw new Resp3RequiredError();
-    const [subscription, sink] = Subscription.create<Payload>(channels, options.buffers === true, (s) => this.#leave(s), options.onListenerError);
+    const [subscription, sink] = createSubscription<Payload>(channels, options.buffers === true, (s) => this.#leave(s), options.onListenerError);
     if (options.onMessage) subscription.on('message', options.onMessage as (message: unknown) => void);
     // Held before the SUBSCRIBE goes out: a message can follow its confirmation in one read.
     this.#channels.hold(sink);
