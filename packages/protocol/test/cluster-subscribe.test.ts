@@ -86,3 +86,49 @@ describe('cluster subscriptions owned by the connector', () => {
 
   it('survives 20 kills of every socket of its connection (subscriber and node connections alike)', () => killDrill(true), 120_000);
 });
+
+describe('cluster subscriptions when the subscriber node dies', () => {
+  it('moves to another master when its node is SIGKILLed, and delivers there', async () => {
+    const withReplicas = await startCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
+    const c = await Connection.connect({ cluster: withReplicas.seeds, reconnectWaitMs: 10_000 });
+    const name = uniqueName('cfo');
+    const channel = `${name}.ch`;
+    const got: string[] = [];
+    const direct = (port: number): Redis => new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1, retryStrategy: () => null });
+    try {
+      const own = await c.duplicate(name);
+      const subscription = await own.subscribe([channel], { onMessage: ({ payload }) => got.push(payload) });
+      /** The running node holding our subscriber, if any. */
+      const holder = async (): Promise<(typeof withReplicas.nodes)[number] | undefined> => {
+        for (const node of withReplicas.nodes) {
+          if (!node.running) continue;
+          const admin = direct(node.port);
+          try {
+            const list = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
+            if (list.split('\n').some((line) => line.includes(` name=${name} `) && !line.includes(' sub=0 '))) return node;
+          } finally {
+            admin.disconnect();
+          }
+        }
+        return undefined;
+      };
+      const first = await holder();
+      expect(first).toBeDefined();
+      await withReplicas.failover(first as (typeof withReplicas.nodes)[number]);
+      await waitFor(async () => (await holder()) !== undefined, { what: 'a subscriber on a surviving node', timeoutMs: 15_000 });
+      expect(await holder()).not.toBe(first);
+      const publisher = direct((await holder())?.port ?? 0);
+      try {
+        await publisher.publish(channel, 'after');
+      } finally {
+        publisher.disconnect();
+      }
+      await waitFor(() => got.includes('after'), { what: 'delivery after the failover' });
+      expect(subscription.confirmations).toBe(2);
+      await own.close();
+    } finally {
+      await c.close({ immediate: true });
+      await withReplicas.stop();
+    }
+  }, 90_000);
+});
