@@ -4,16 +4,16 @@
 -- in this queue waiting on drained children is not left stuck: its open-child count drops by the
 -- children drained; a parent with no open child left is deleted too (it was waiting as well), and
 -- so on up a nested tree; one with children still active or elsewhere runs when those finish. A
--- parent in another queue is left as it is: this script cannot reach its slot.
+-- parent in another queue is left as it is: this script cannot reach its slot. [TS] Each deleted
+-- job releases the idempotency key its row names.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @keys schedule  optional emq:{q}:schedule; drained only when declared
--- @include core
+-- @include core retain
 -- @returns the number of jobs deleted
 local function wipe(id)
-  redis.call('DEL', jkey(KEYS[1], id), jkey(KEYS[1], id, ':logs'), jkey(KEYS[1], id, ':lock'),
-    jkey(KEYS[1], id, ':dependencies'), jkey(KEYS[1], id, ':processed'), jkey(KEYS[1], id, ':failed'),
-    jkey(KEYS[1], id, ':unsuccessful'))
+  wipe_released(KEYS[1], KEYS[3], id)
 end
 
 -- drained[pid]: children of pid (a parent in this queue) deleted and not yet taken off its count;
@@ -41,7 +41,7 @@ local function purge(set)
   return n
 end
 local deleted = purge(KEYS[2])
-if KEYS[3] then deleted = deleted + purge(KEYS[3]) end
+if KEYS[4] then deleted = deleted + purge(KEYS[4]) end
 
 -- Settle the parents, walking up: a deleted parent counts as a drained child of its own parent.
 local i = 1

@@ -1,6 +1,8 @@
 -- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
 -- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1.
+-- [TS] Each job releases the idempotency key its row names; retained completed jobs and the two
+-- retention indexes go too.
 -- @key meta       emq:{q}:meta
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
@@ -21,11 +23,14 @@
 -- @key outbox     emq:{q}:flow:outbox
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key retained   emq:{q}:completed [TS]: retained completed ids
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
 -- @args names     the repeat names matching the declared records, in order
--- @include core
+-- @include core retain
 -- @returns 0 done; 1 more remains (call again)
 -- @error EMQSTATE not paused
 -- @error EMQSTATE active jobs present
@@ -37,10 +42,7 @@ local budget = tonumber(ARGV[2])
 local JR = KEYS[19]
 
 local function drop_job(id)
-  if vid(id) then
-    redis.call('DEL', jkey(JR, id), jkey(JR, id, ':logs'), jkey(JR, id, ':lock'), jkey(JR, id, ':dependencies'),
-      jkey(JR, id, ':processed'), jkey(JR, id, ':failed'), jkey(JR, id, ':unsuccessful'))
-  end
+  if vid(id) then wipe_released(JR, KEYS[23], id) end
 end
 
 -- Deletes up to the remaining budget from one set; true when the set is now empty.
@@ -56,7 +58,7 @@ local function purge(set)
 end
 
 if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
-for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5] }) do
+for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5], KEYS[21], KEYS[22] }) do
   if not purge(set) then return 1 end
 end
 
@@ -83,7 +85,7 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[18 + i]
+  local record = KEYS[21 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end

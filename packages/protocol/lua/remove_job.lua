@@ -1,6 +1,8 @@
 -- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
--- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
+-- its idempotency key when it still names this job (queue.md §8.5). [TS] The key the row itself
+-- names (its `dedup` field) is released too, so the caller need not pass it; a retained finished job
+-- is removed like any other. [TS] Flows stay whole: a parent
 -- still waiting on children is refused (remove the children first, or drain), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
 -- parent runs once its other children are done instead of waiting forever.
@@ -15,10 +17,11 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core lanes
+-- @include core lanes retain
 -- @returns 1 removed; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
@@ -58,7 +61,6 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[12] and ARGV[2] ~= '' and redis.call('GET', KEYS[12]) == id then redis.call('DEL', KEYS[12]) end
-redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
-  jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
+if KEYS[13] and ARGV[2] ~= '' and redis.call('GET', KEYS[13]) == id then redis.call('DEL', KEYS[13]) end
+wipe_released(KEYS[10], KEYS[12], id)
 return 1

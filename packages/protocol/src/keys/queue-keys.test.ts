@@ -29,6 +29,8 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       gweight: 'emq:{orders}:gweight',
       repeat: 'emq:{orders}:repeat',
       flowOutbox: 'emq:{orders}:flow:outbox',
+      completed: 'emq:{orders}:completed',
+      deadAt: 'emq:{orders}:dead:at',
       metricsCompleted: 'emq:{orders}:metrics:completed',
       metricsFailed: 'emq:{orders}:metrics:failed',
       metricsCompletedData: 'emq:{orders}:metrics:completed:data',
@@ -36,6 +38,7 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       events: 'emq:{orders}:events',
       jobRoot: 'emq:{orders}:job:',
       laneRoot: 'emq:{orders}:g:',
+      dedupRoot: 'emq:{orders}:de:',
     });
   });
 

@@ -44,6 +44,13 @@ export interface QueueKeys {
   readonly repeat: string;
   /** LIST of cross-queue flow signals, `flow:outbox`. */
   readonly flowOutbox: string;
+  /**
+   * [TS] ZSET of retained completed job ids, score = finish time (ms). Empty unless the queue's
+   * retention keeps completed jobs.
+   */
+  readonly completed: string;
+  /** [TS] ZSET of dead job ids, score = finish time (ms): what failed retention trims and `clean` ages by. */
+  readonly deadAt: string;
   /** HASH `metrics:completed`. */
   readonly metricsCompleted: string;
   /** HASH `metrics:failed`. */
@@ -58,6 +65,8 @@ export interface QueueKeys {
   readonly jobRoot: string;
   /** `emq:{q}:g:`, the root scripts concatenate a checked group id onto (GR). */
   readonly laneRoot: string;
+  /** [TS] `emq:{q}:de:`, the root scripts concatenate a checked idempotency key onto (DR). */
+  readonly dedupRoot: string;
   /** The row `job:<id>`. @throws MalformedIdError for a bad id. */
   readonly job: (id: BrandedId) => string;
   /** A job subkey `job:<id>:<sub>`. @throws MalformedIdError for a bad id, InvalidArgumentError for a bad sub. */
@@ -106,6 +115,8 @@ export function queueKeys(q: string): QueueKeys {
     gweight: `${base}gweight`,
     repeat: `${base}repeat`,
     flowOutbox: `${base}flow:outbox`,
+    completed: `${base}completed`,
+    deadAt: `${base}dead:at`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,
     metricsCompletedData: `${base}metrics:completed:data`,
@@ -113,6 +124,7 @@ export function queueKeys(q: string): QueueKeys {
     events: `${base}events`,
     jobRoot,
     laneRoot,
+    dedupRoot: `${base}de:`,
     job(id: BrandedId): string {
       assertBrandedId(id);
       return jobRoot + id;

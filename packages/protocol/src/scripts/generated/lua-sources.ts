@@ -74,6 +74,18 @@ local function gkey(root, g)
   if not vid(g) then error({ err = 'EMQKEYLAW unchecked group in rooted key' }) end
   return root .. g .. ':pending'
 end
+-- [TS] vdid(s): true iff s is an idempotency key (a dedup id or business key) by the name grammar
+-- of protocol.md §1: 1..255 bytes of [A-Za-z0-9._-].
+local function vdid(s)
+  return type(s) == 'string' and #s >= 1 and #s <= 255 and string.match(s, '^[A-Za-z0-9._-]+$') ~= nil
+end
+
+-- [TS] dkey(DR, did): the idempotency root \`emq:{q}:de:\` plus a checked key, so a script can release
+-- the key a row names (its \`dedup\` field) without the host declaring it.
+local function dkey(root, did)
+  if not vdid(did) then error({ err = 'EMQKEYLAW unchecked idempotency key in rooted key' }) end
+  return root .. did
+end
 -- core: end of the pure part
 
 -- now_ms(): server epoch milliseconds; read once per call so every member of a batch shares it.
@@ -327,9 +339,119 @@ local function lease_popped(active, root, popped, lease, marker)
   return out
 end
 `,
+  retain: `-- @lib retain
+-- @purpose [TS] What a job leaves behind when it ends: the retention of finished rows (queue meta's
+-- \`keep_*\` fields) and the release of the idempotency key a row names. Needs core.
+--
+-- Policy, read from the queue meta so every process settles by the same rule:
+--   keep_completed_count  completed rows kept (newest by finish time); absent = 0, keep none: the
+--                         row is deleted as queue.md §3.3 says, at today's cost
+--   keep_completed_age    ms a completed row is kept at most; absent = no age bound
+--   keep_failed_count     dead rows kept; absent = RETAIN_FAILED_DEFAULT; -1 = no count bound
+--   keep_failed_age       ms a dead row is kept at most; absent = no age bound
+-- A finished row carries \`finished_at\` (server ms); a completed one \`state = completed\` and, when the
+-- handler gave one, \`result\`. A row names its idempotency key in \`dedup\` and, for a business key,
+-- how long the key outlives the job in \`dedup_keep\` (ms).
+
+local RETAIN_FAILED_DEFAULT = 10000
+-- Most members one settlement trims: bounded work per call; each call adds one, so a set over its
+-- bound after a policy change still converges.
+local RETAIN_TRIM = 8
+
+-- keep_policy(meta): the four bounds; count -1 means unbounded, age nil means no age bound.
+local function keep_policy(meta)
+  local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age')
+  return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }
+end
+
+-- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…).
+local function wipe_job(root, id)
+  redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
+    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'))
+end
+
+-- release_key(DR, id, did, keep): frees the idempotency key \`did\` once its job \`id\` ended, when the
+-- key still names that job. A business key (\`keep\` ms) stays that long from now; a key parked with a
+-- TTL is left to expire by it; one without is deleted.
+local function release_key(root, id, did, keep)
+  if not vdid(did) then return end
+  local key = dkey(root, did)
+  if redis.call('GET', key) ~= id then return end
+  if keep and tonumber(keep) then
+    redis.call('PEXPIRE', key, tonumber(keep))
+  elseif redis.call('PTTL', key) == -1 then
+    redis.call('DEL', key)
+  end
+end
+
+-- wipe_released(JR, DR, id): deletes a job that is removed rather than finished (remove, drain,
+-- clean, obliterate) with its sub-keys, releasing the idempotency key its row names (a key with a
+-- TTL is left to expire by it).
+local function wipe_released(jr, dr, id)
+  local did = redis.call('HGET', jkey(jr, id), 'dedup')
+  if did then release_key(dr, id, did, nil) end
+  wipe_job(jr, id)
+end
+
+-- trim_finished(set, JR, count, age, now, still): drops the oldest members of a retention index past
+-- its bounds, at most RETAIN_TRIM; a member's row is wiped only when still(id) says it is still that
+-- finished job (an index member can outlive its state: a reprocessed or removed job).
+local function trim_finished(set, root, count, age, now, still)
+  local ids = {}
+  if age then
+    ids = redis.call('ZRANGEBYSCORE', set, '-inf', now - age, 'LIMIT', 0, RETAIN_TRIM)
+  end
+  if #ids < RETAIN_TRIM and count >= 0 then
+    local over = redis.call('ZCARD', set) - #ids - count
+    if over > 0 then
+      for _, id in ipairs(redis.call('ZRANGE', set, #ids, #ids + math.min(over, RETAIN_TRIM - #ids) - 1)) do ids[#ids + 1] = id end
+    end
+  end
+  for _, id in ipairs(ids) do
+    redis.call('ZREM', set, id)
+    if vid(id) and still(id) then wipe_job(root, id) end
+  end
+end
+
+-- finish_completed(k, id, row, result, dedup, keep, policy): the row's end on completion. k names
+-- jobroot, completed (the index) and deroot. Keeping none deletes the row and its sub-keys, and reads
+-- no clock.
+local function finish_completed(k, id, row, result, dedup, keep, policy)
+  if dedup then release_key(k.deroot, id, dedup, keep) end
+  if policy.ccount == 0 then
+    wipe_job(k.jobroot, id)
+    return
+  end
+  local now = now_ms()
+  redis.call('DEL', jkey(k.jobroot, id, ':lock'))
+  if result and result ~= '' then
+    redis.call('HSET', row, 'state', 'completed', 'finished_at', now, 'result', result)
+  else
+    redis.call('HSET', row, 'state', 'completed', 'finished_at', now)
+  end
+  redis.call('ZADD', k.completed, now, id)
+  trim_finished(k.completed, k.jobroot, policy.ccount, policy.cage, now, function(old)
+    return redis.call('HGET', jkey(k.jobroot, old), 'state') == 'completed'
+  end)
+end
+
+-- finish_dead(k, id, row, now, policy): a dead-lettered row's end: stamped, indexed by finish time,
+-- its idempotency key released, the dead set trimmed to the policy. k names jobroot, dead, deadat,
+-- deroot.
+local function finish_dead(k, id, row, now, policy)
+  local f = redis.call('HMGET', row, 'dedup', 'dedup_keep')
+  if f[1] then release_key(k.deroot, id, f[1], f[2]) end
+  redis.call('HSET', row, 'finished_at', now)
+  redis.call('ZADD', k.deadat, now, id)
+  trim_finished(k.deadat, k.jobroot, policy.fcount, policy.fage, now, function(old)
+    return redis.call('ZREM', k.dead, old) == 1
+  end)
+end
+`,
   settle: `-- @lib settle
 -- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
--- of complete (queue.md §3.3) for a job that is not a flow child. Needs core and lanes.
+-- of complete (queue.md §3.3) for a job that is not a flow child, retention and idempotency-key
+-- release included. Needs core, lanes and retain.
 
 -- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
 local function zrem_all(set, ids)
@@ -340,21 +462,25 @@ local function zrem_all(set, ids)
   return removed
 end
 
--- complete_held(k, first, publish): completes the (id, token) pairs of ARGV from index \`first\` on.
--- k names the declared keys: active, pending, schedule, dead, completed, lb (lb_at), laneroot,
--- jobroot, events. Answers one code per pair, in order: 1 completed; -1 gone; -2 token mismatch;
--- -3 a flow child (left untouched: it must settle through complete, which feeds its parent).
+-- complete_held(k, first, publish): completes the (id, token, result) triples of ARGV from index
+-- \`first\` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
+-- completed (the metrics counter), lb (lb_at), laneroot, jobroot, events, meta, retained (the
+-- retention index), deroot. Answers one code per triple, in order: 1 completed; -1 gone (a row
+-- already completed too); -2 token mismatch; -3 a flow child (left untouched: it must settle
+-- through complete, which feeds its parent).
 local function complete_held(k, first, publish)
   local out = {}
   local flat = {}
   local done = 0
-  for i = first, #ARGV, 2 do
+  local policy = keep_policy(k.meta)
+  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
+  for i = first, #ARGV, 3 do
     local id = ARGV[i]
     local code = -1
     if vid(id) then
       local row = jkey(k.jobroot, id)
-      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent')
-      if f[1] then
+      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent', 'dedup', 'dedup_keep')
+      if f[1] and f[3] ~= 'completed' then
         if f[1] ~= ARGV[i + 1] then
           code = -2
         elseif f[4] then
@@ -367,8 +493,15 @@ local function complete_held(k, first, publish)
           end
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
-          redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
-          if publish then redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id })) end
+          local result = ARGV[i + 2] or ''
+          finish_completed(ended, id, row, result, f[5], f[6], policy)
+          if publish then
+            if result ~= '' then
+              redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id, result = result }))
+            else
+              redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id }))
+            end
+          end
           done = done + 1
           code = 1
         end
@@ -434,7 +567,7 @@ export const LUA_STRICT: Readonly<Record<LuaStrictName, string>> = {
 -- Every redis.call of the wrapped script goes through emq_strict_call, and every jkey/gkey call
 -- through emq_strict_jkey/emq_strict_gkey. A key passes when it is declared in KEYS, or when this
 -- call built it with a builder whose root is a declared root (a key ending ':job:' for jkey, ':g:'
--- for gkey): the same two forms the static reader admits, nothing read off the value's shape.
+-- for gkey, ':de:' for dkey): the same two forms the static reader admits, nothing read off the value's shape.
 local emq_declared = {}
 for _, k in ipairs(KEYS) do emq_declared[k] = true end
 local emq_built = {}
@@ -453,6 +586,13 @@ end
 local function emq_strict_gkey(root, g)
   emq_strict_root(root, ':g:', 'gkey')
   local key = gkey(root, g)
+  emq_built[key] = true
+  return key
+end
+
+local function emq_strict_dkey(root, did)
+  emq_strict_root(root, ':de:', 'dkey')
+  local key = dkey(root, did)
   emq_built[key] = true
   return key
 end
@@ -491,6 +631,7 @@ export type LuaScriptName =
   | 'cache_tag_delete'
   | 'cache_write'
   | 'claim'
+  | 'clean_completed'
   | 'clean_dead'
   | 'coherence_drop'
   | 'complete'
@@ -540,6 +681,7 @@ export type LuaScriptName =
   | 'repeat_register'
   | 'reprocess'
   | 'reschedule_job'
+  | 'retention_set'
   | 'retry'
   | 'retry_dead'
   | 'schedule'
@@ -580,7 +722,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'd68867190269b464b1ef5372091df6df430cbb4c',
+    sha: 'c0eb83702b8f0683aea11c5ad744dee3b45e93ad',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -606,7 +748,7 @@ return out
 `,
   },
   cache_clear: {
-    sha: '29a591aefb3c7c2a5d26b6d5b72df9ffb941b4d9',
+    sha: '1b54d027b106b8690fa89120d3aad0a676fcdf70',
     includes: ['core'],
     body: `-- @script cache_clear
 -- @purpose [TS] Announce that a keyed namespace is cleared: every process drops L1 entries older than the
@@ -620,7 +762,7 @@ return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o
 `,
   },
   cache_delete: {
-    sha: 'd31ec739ffa587d75e274207ed9969d0fc0a80c7',
+    sha: '4555f1e9654211000deb39f7745ae12f72479cf8',
     includes: ['core'],
     body: `-- @script cache_delete
 -- @purpose [TS] Delete keyed cache entries and announce the delete on the coherence log, in one step.
@@ -645,7 +787,7 @@ return deleted
 `,
   },
   cache_read: {
-    sha: 'eb0afa35fc02c9d4c0e1c50f89aff764da01812a',
+    sha: 'a9949a779e6d86a59dd9f1d406dbb3865ff8bc0b',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
@@ -676,7 +818,7 @@ return {3, out or false, redis.call('PTTL', KEYS[2])}
 `,
   },
   cache_release: {
-    sha: '3fbde09c0c0cd45fbce04ba3ca3b259b0d81ab9d',
+    sha: '9fa1bacb8e11d072d47c9f9dcb37a4d9bcafb236',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
@@ -695,7 +837,7 @@ return 1
 `,
   },
   cache_tag_delete: {
-    sha: 'c47ebe0c5b99a101dbc9ad238c7579237a878a5f',
+    sha: '19f44c7b35acd0d3563dbb60ba9c1d41dcf021d4',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
@@ -725,7 +867,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: '8870ee1ab6de35af991fdb1d4a56d24695f422a0',
+    sha: '0928ea27f2d94a6e6a866409db1487b5d5492c9a',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -771,7 +913,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'd5d9d7734f7fbc8bc41a5460742283f5bed0615e',
+    sha: 'fdc188465c07677e4a4d0d53ecba616eda56c336',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -805,24 +947,49 @@ while true do
 end
 `,
   },
-  clean_dead: {
-    sha: '1005ad326e9a00f674cbf8b7455df8843f563a3c',
-    includes: ['core'],
-    body: `-- @script clean_dead
--- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
--- morgue. The host picks the ids (oldest first, by age); an id no longer in the dead set (it was
--- reprocessed or removed meanwhile) is left alone, so a clean never deletes a live job.
--- @key dead       emq:{q}:dead
+  clean_completed: {
+    sha: '8c0f43e18596577f0547c9191f6cd81a85efd57c',
+    includes: ['core', 'retain'],
+    body: `-- @script clean_completed
+-- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
+-- clean of the completed index. The host picks the ids (oldest finished first); an id whose row is
+-- no longer a completed job only leaves the index, so a clean never deletes a live job.
+-- @key retained   emq:{q}:completed
 -- @key jobroot    emq:{q}:job:
--- @args ids       the dead job ids to delete
--- @include core
+-- @args ids       the completed job ids to delete
+-- @include core retain
 -- @returns the number of jobs deleted
 local n = 0
 for _, id in ipairs(ARGV) do
+  redis.call('ZREM', KEYS[1], id)
+  if vid(id) and redis.call('HGET', jkey(KEYS[2], id), 'state') == 'completed' then
+    wipe_job(KEYS[2], id)
+    n = n + 1
+  end
+end
+return n
+`,
+  },
+  clean_dead: {
+    sha: '6524ba7bf7fd49b1171e2b2da6f565bf03356ad3',
+    includes: ['core', 'retain'],
+    body: `-- @script clean_dead
+-- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
+-- morgue. The host picks the ids (oldest first, by age); an id no longer in the dead set (it was
+-- reprocessed or removed meanwhile) is left alone, so a clean never deletes a live job. [TS] A
+-- deleted job leaves the finish-time index and releases the idempotency key its row names.
+-- @key dead       emq:{q}:dead
+-- @key jobroot    emq:{q}:job:
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
+-- @args ids       the dead job ids to delete
+-- @include core retain
+-- @returns the number of jobs deleted
+local n = 0
+for _, id in ipairs(ARGV) do
+  redis.call('ZREM', KEYS[3], id)
   if vid(id) and redis.call('ZREM', KEYS[1], id) == 1 then
-    redis.call('DEL', jkey(KEYS[2], id), jkey(KEYS[2], id, ':logs'), jkey(KEYS[2], id, ':lock'),
-      jkey(KEYS[2], id, ':dependencies'), jkey(KEYS[2], id, ':processed'), jkey(KEYS[2], id, ':failed'),
-      jkey(KEYS[2], id, ':unsuccessful'))
+    wipe_released(KEYS[2], KEYS[4], id)
     n = n + 1
   end
 end
@@ -830,7 +997,7 @@ return n
 `,
   },
   coherence_drop: {
-    sha: '42067729fd1941cb9788f91877f01293a321d2eb',
+    sha: '32ee94abe1447e289e8f9f178b9eec86600a27a2',
     includes: ['core'],
     body: `-- @script coherence_drop
 -- @purpose Drop an L2 frame only when a coherence message names a strictly newer version, so a late,
@@ -854,13 +1021,18 @@ return 0
 `,
   },
   complete: {
-    sha: 'eec25ae9b6978f53d0879bb43bd2bbc110c69ca9',
-    includes: ['core', 'lanes'],
+    sha: '3df4f1ae4bf4e540909c6747a07b1871346ee4f9',
+    includes: ['core', 'lanes', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
--- :logs go with it (nothing can read them once the row is gone), and the \`completed\` event can be
--- published in the same step, so a worker's success path is one round trip.
+-- :logs go with it (nothing can read them once the row is gone), and so do a flow parent's
+-- :processed and :dependencies; the \`completed\` event can be published in the same step (with the
+-- result), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
+-- queue meta keeps completed jobs, the row stays as \`state = completed\` with \`finished_at\` and
+-- \`result\`, indexed in emq:{q}:completed and trimmed to the policy; the idempotency key the row names
+-- is released either way. A row already completed answers as a gone one, so a resend cannot count
+-- twice.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -875,23 +1047,28 @@ return 0
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
+-- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row; mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
 -- @arg parent_id  the parent's id, or ""
--- @arg result     the value recorded for the parent (the child's own id when it gave none)
+-- @arg result     the handler's result text, "" for none [TS]: recorded for the parent (the child's
+-- own id when ""), kept on a retained row and carried by the event
 -- @arg parent_queue  the parent's queue, or ""
--- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
--- @include core lanes
+-- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel,
+-- with "result" when there is one
+-- @include core lanes retain
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
 local id = ARGV[1]
 local row = KEYS[5]
-local f = redis.call('HMGET', row, 'attempts', 'group', 'state')
+local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'dedup', 'dedup_keep')
 local attempts, g, state = f[1], f[2], f[3]
-if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if not attempts or state == 'completed' then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
 
 leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, g)
@@ -901,31 +1078,43 @@ if state == 'scheduled' then redis.call('ZREM', KEYS[3], id) end
 if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
 
 local mode = ARGV[3]
+local result = ARGV[5]
+local recorded = result
+if recorded == '' then recorded = id end
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[16], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[15])
-    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, ARGV[4])
-      redis.call('HSET', KEYS[17], 'state', 'pending')
+  if redis.call('HSETNX', KEYS[19], id, recorded) == 1 then
+    local left = redis.call('DECR', KEYS[18])
+    if left <= 0 and redis.call('HGET', KEYS[20], 'state') == 'awaiting_children' then
+      redis.call('ZADD', KEYS[2], flat_score(KEYS[20]), ARGV[4])
+      redis.call('HSET', KEYS[20], 'state', 'pending')
     end
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[15], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[18], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
 end
 
-redis.call('DEL', row, jkey(KEYS[13], id, ':lock'), jkey(KEYS[13], id, ':logs'))
+finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5],
+  keep_policy(KEYS[15]))
 redis.call('HINCRBY', KEYS[6], 'count', 1)
-if ARGV[7] == '1' then redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id })) end
+if ARGV[7] == '1' then
+  if result ~= '' then
+    redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id, result = result }))
+  else
+    redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id }))
+  end
+end
 return 1
 `,
   },
   complete_batch: {
-    sha: '224b6289d9bdcb8226824add608810069c209972',
-    includes: ['core', 'lanes', 'settle'],
+    sha: '3c28f8285d847f3ea373c7f2eca0224ebaf8c94a',
+    includes: ['core', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
 -- same effects as complete: a batch worker's successes cost one round trip instead of one each.
 -- Only plain jobs: a flow child answers -3 and must settle through complete, which feeds its parent.
+-- [TS] Each member is retained or deleted by the queue's retention policy and releases the
+-- idempotency key its row names, as complete does.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -939,18 +1128,23 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job:
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
--- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
--- @args pairs     id1, token1, id2, token2, ...
--- @include core lanes settle
--- @returns one code per pair, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
+-- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
+-- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one)
+-- for each completed member, else ""
+-- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
+-- @include core lanes retain settle
+-- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+held.meta, held.retained, held.deroot = KEYS[14], KEYS[15], KEYS[16]
 return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '0e7bc14356f2986888c88851a2af0ed0c6d09570',
-    includes: ['core', 'lanes', 'lease', 'settle', 'gate'],
+    sha: '55c0327218f21871bbe2b4e97247a349056d31a0',
+    includes: ['core', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
 -- complete_batch does (each fenced on its own token; a flow child answers -3 and is left for
@@ -972,18 +1166,22 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
 -- @key meta       emq:{q}:meta
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
--- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
+-- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time (meta holds the policy)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
+-- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one)
+-- for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
--- @args pairs     id1, token1, id2, token2, ... of the jobs to complete (none is fine)
--- @include core lanes lease settle gate
--- @returns {codes, claimed, limited_ms}: one code per pair as complete_batch answers (1 completed;
+-- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
+-- @include core lanes lease retain settle gate
+-- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
 -- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
 -- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+held.meta, held.retained, held.deroot = KEYS[14], KEYS[16], KEYS[17]
 local codes = complete_held(held, 5, ARGV[1] == '1')
 local size = tonumber(ARGV[3])
 local claimed = {}
@@ -1020,7 +1218,7 @@ return out
 `,
   },
   delay: {
-    sha: '5b77acade4df32300f025f0d677957b5f4b15680',
+    sha: '25fafbcc712ad1bc89fc474ae61ddc6600077719',
     includes: ['core', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -1063,24 +1261,24 @@ return 1
 `,
   },
   drain: {
-    sha: '4b79f0536e5847fac17affff22dd0004d6831110',
-    includes: ['core'],
+    sha: '62d23fd3f31aca353b7a08459e463ebaff1b46ef',
+    includes: ['core', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
 -- sub-keys; active jobs and repeat registrations are untouched (queue.md §8.4). [TS] A flow parent
 -- in this queue waiting on drained children is not left stuck: its open-child count drops by the
 -- children drained; a parent with no open child left is deleted too (it was waiting as well), and
 -- so on up a nested tree; one with children still active or elsewhere runs when those finish. A
--- parent in another queue is left as it is: this script cannot reach its slot.
+-- parent in another queue is left as it is: this script cannot reach its slot. [TS] Each deleted
+-- job releases the idempotency key its row names.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @keys schedule  optional emq:{q}:schedule; drained only when declared
--- @include core
+-- @include core retain
 -- @returns the number of jobs deleted
 local function wipe(id)
-  redis.call('DEL', jkey(KEYS[1], id), jkey(KEYS[1], id, ':logs'), jkey(KEYS[1], id, ':lock'),
-    jkey(KEYS[1], id, ':dependencies'), jkey(KEYS[1], id, ':processed'), jkey(KEYS[1], id, ':failed'),
-    jkey(KEYS[1], id, ':unsuccessful'))
+  wipe_released(KEYS[1], KEYS[3], id)
 end
 
 -- drained[pid]: children of pid (a parent in this queue) deleted and not yet taken off its count;
@@ -1108,7 +1306,7 @@ local function purge(set)
   return n
 end
 local deleted = purge(KEYS[2])
-if KEYS[3] then deleted = deleted + purge(KEYS[3]) end
+if KEYS[4] then deleted = deleted + purge(KEYS[4]) end
 
 -- Settle the parents, walking up: a deleted parent counts as a drained child of its own parent.
 local i = 1
@@ -1255,7 +1453,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: '9d8d9b93310e0bd46b919e510fb30855a0023ad6',
+    sha: 'a4790d94cba18c8eb43e51cdc3755060cb722dee',
     includes: ['core'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -1305,7 +1503,7 @@ return out
 `,
   },
   extend_lock: {
-    sha: 'b3e333cdd51e250104f9bb67daa8f34f4674dd50',
+    sha: '8bd81c10517bea43c3aaab6be38d17ff05a75492',
     includes: ['core'],
     body: `-- @script extend_lock
 -- @purpose Push a held job's lease deadline out; only the current holder may (queue.md §6.3).
@@ -1328,7 +1526,7 @@ return 1
 `,
   },
   extend_locks: {
-    sha: 'c6aa325666a28735c4f00911fd19f8ceee906e99',
+    sha: 'a8fe21984a213df865bfa05c425e198b673acd6f',
     includes: ['core'],
     body: `-- @script extend_locks
 -- @purpose Extend many leases under one server time, skipping each id that is gone, stale or no
@@ -1488,7 +1686,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '1aadf46ec74691300486b11cc1af8791f174e63a',
+    sha: 'ffe0e4e86a9efae2c47efc61137d1b186e6037a6',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -1512,7 +1710,7 @@ return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
 `,
   },
   gclaim: {
-    sha: '279faf9d6629052b01cc59d4a547e197ae2b8019',
+    sha: 'f2de4001fdaac6bd0eb9ba029da0e4ca6ae9940f',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -1565,7 +1763,7 @@ end
 `,
   },
   gdrain: {
-    sha: '23f7cd0221c5143f39d2306289ac44cfdd9338ce',
+    sha: 'ca965a4fffc39969673f993483156d1d2fdb8053',
     includes: ['core'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
@@ -1593,7 +1791,7 @@ return n
 `,
   },
   genqueue: {
-    sha: 'cafa8190644d5a7f82ee121d398a9d197fe5d704',
+    sha: '9bc83e71b95115a41f25cd085e4104be07b862e4',
     includes: ['core', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -1627,7 +1825,7 @@ return 1
 `,
   },
   glimit: {
-    sha: '53b2981fa564a88066f41104f5e4cae944464ba9',
+    sha: 'd1234326f51d7e834f9c479ba8cf91ebc1817ab2',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -1655,7 +1853,7 @@ return 1
 `,
   },
   gpause: {
-    sha: '7f60d0d124df18f9795a62a69508591a444c0496',
+    sha: '24ecfa89b1c1ce08f4c273fdff970f97ba814543',
     includes: ['core'],
     body: `-- @script gpause
 -- @purpose Take one lane out of rotation (queue.md §5.4); its backlog and in-flight work are untouched.
@@ -1673,7 +1871,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: '860014c4b6dca1d1d2f64ffebbdf9fbce1f0301c',
+    sha: '9778b3af5911e8631f1c6a5a0578587442fa5f4a',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -1714,7 +1912,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: '0ab6186d8f3206dded5d3b8d6634302eefd10bfd',
+    sha: '7e2452e21718bd2b9e27fd49dd989acc31d98abc',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -1748,7 +1946,7 @@ return 1
 `,
   },
   gresume: {
-    sha: '9848a0e8a08a78bf7a48d1755d53c48f36c3828b',
+    sha: '203cbb59e1b527d653b7e7cdbddcf2595e633773',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -1771,7 +1969,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '60a6677e554e36a49aaa2fba872ff09e38dd9bbf',
+    sha: '2f6e9c370323fec610290c81b13a54b735db5065',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -1801,7 +1999,7 @@ return lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9])
 `,
   },
   gweight: {
-    sha: 'b7572e016c40de236fc60cccea37097691a1711a',
+    sha: '35854758d4aa7935e209df549a62d73b48eb0a7b',
     includes: ['core'],
     body: `-- @script gweight
 -- @purpose Set a lane's weight, its share of service under gwclaim (queue.md §5.5). A weight never
@@ -1866,7 +2064,7 @@ return 0
 `,
   },
   lane_counts: {
-    sha: 'a7dc2f7f7a2bb447ca853358af6b6fb315ac651f',
+    sha: 'd62c48c0479c42af06e18781535083e2743ce960',
     includes: ['core'],
     body: `-- @script lane_counts
 -- @purpose Read the depth of several lanes in one atomic step (queue.md §5.6).
@@ -1882,11 +2080,13 @@ return out
 `,
   },
   obliterate: {
-    sha: '4b1378dea17fc416fee4bd1e267716e04c4d8819',
-    includes: ['core'],
+    sha: 'a41e6d3b278bd78ecaa9edc4d2c5b9c291ce8bb5',
+    includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
 -- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1.
+-- [TS] Each job releases the idempotency key its row names; retained completed jobs and the two
+-- retention indexes go too.
 -- @key meta       emq:{q}:meta
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
@@ -1907,11 +2107,14 @@ return out
 -- @key outbox     emq:{q}:flow:outbox
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key retained   emq:{q}:completed [TS]: retained completed ids
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
 -- @args names     the repeat names matching the declared records, in order
--- @include core
+-- @include core retain
 -- @returns 0 done; 1 more remains (call again)
 -- @error EMQSTATE not paused
 -- @error EMQSTATE active jobs present
@@ -1923,10 +2126,7 @@ local budget = tonumber(ARGV[2])
 local JR = KEYS[19]
 
 local function drop_job(id)
-  if vid(id) then
-    redis.call('DEL', jkey(JR, id), jkey(JR, id, ':logs'), jkey(JR, id, ':lock'), jkey(JR, id, ':dependencies'),
-      jkey(JR, id, ':processed'), jkey(JR, id, ':failed'), jkey(JR, id, ':unsuccessful'))
-  end
+  if vid(id) then wipe_released(JR, KEYS[23], id) end
 end
 
 -- Deletes up to the remaining budget from one set; true when the set is now empty.
@@ -1942,7 +2142,7 @@ local function purge(set)
 end
 
 if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
-for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5] }) do
+for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5], KEYS[21], KEYS[22] }) do
   if not purge(set) then return 1 end
 end
 
@@ -1969,7 +2169,7 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[18 + i]
+  local record = KEYS[21 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
@@ -1981,7 +2181,7 @@ return 0
 `,
   },
   promote: {
-    sha: '67c0c66c2760d28d3c1b2ce363f9e5155b13d094',
+    sha: 'ab6e3d9e796e8d9fb98a10e4c598439e9bbef129',
     includes: ['core', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -2003,7 +2203,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   promote_next: {
-    sha: '1cb2bd96806321dcf3fcceb36b6a93c6b90aa8ce',
+    sha: '82d122397c2af80f17a718f34fdce9687d641548',
     includes: ['core', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -2090,7 +2290,7 @@ return 0
 `,
   },
   reap: {
-    sha: 'fc23e9bf35f966735bbf0be916f92430d962075e',
+    sha: '3d37a9690a0453c35e7397f8b6844c9416192572',
     includes: ['core', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -2113,11 +2313,13 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'd1d5b3171bc24727836331e3b17f6a4eed259145',
-    includes: ['core', 'lanes'],
+    sha: '5acbfaa458681e14c64c12047a8ae891de354a21',
+    includes: ['core', 'lanes', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
--- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
+-- its idempotency key when it still names this job (queue.md §8.5). [TS] The key the row itself
+-- names (its \`dedup\` field) is released too, so the caller need not pass it; a retained finished job
+-- is removed like any other. [TS] Flows stay whole: a parent
 -- still waiting on children is refused (remove the children first, or drain), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
 -- parent runs once its other children are done instead of waiting forever.
@@ -2132,10 +2334,11 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core lanes
+-- @include core lanes retain
 -- @returns 1 removed; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
@@ -2175,14 +2378,13 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[12] and ARGV[2] ~= '' and redis.call('GET', KEYS[12]) == id then redis.call('DEL', KEYS[12]) end
-redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
-  jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
+if KEYS[13] and ARGV[2] ~= '' and redis.call('GET', KEYS[13]) == id then redis.call('DEL', KEYS[13]) end
+wipe_released(KEYS[10], KEYS[12], id)
 return 1
 `,
   },
   repeat_advance: {
-    sha: '69b4550c4ae996d0f940aa34cc4bf1346f2c40d8',
+    sha: '4a9fd1ac19544db2985c58f4c77b549ca3adb9b5',
     includes: ['core'],
     body: `-- @script repeat_advance
 -- @purpose Move a repeat's next run one cadence past server now, or drop a name whose record a
@@ -2217,7 +2419,7 @@ return removed
 `,
   },
   repeat_due: {
-    sha: '321df8ca002506390a7b16836604fdac9843489d',
+    sha: '7619e44c83060ec81ce3153a55d4a7cc8d5203fc',
     includes: ['core'],
     body: `-- @script repeat_due
 -- @purpose List the repeat names whose next run is due by the server clock, oldest first [TS].
@@ -2229,7 +2431,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumb
 `,
   },
   repeat_register: {
-    sha: 'c114485df6ee82f69d5842bd6abdbd014b6dc18a',
+    sha: '47801de135c62f4bfe4bc364c7d155577cbfca45',
     includes: ['core'],
     body: `-- @script repeat_register
 -- @purpose Register a repeating job under a name; an existing name is left exactly as it is
@@ -2249,7 +2451,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: 'aec2d43cc7b0721d5a7c9ae464559fe54abf0563',
+    sha: 'ffd296a13772a9eb61463cef32ce927f4c9082e6',
     includes: ['core', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error and keeping
@@ -2286,7 +2488,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: '72fe753ca29509faa89e703d4ecca7d8b63624e4',
+    sha: '7ac3fb1acba5961a802c8c59a8b1d1382e42ebf0',
     includes: ['core', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -2333,13 +2535,40 @@ end
 return 1
 `,
   },
+  retention_set: {
+    sha: '621ce9b6f87231bd9d3f46c72b37d743804fb327',
+    includes: [],
+    body: `-- @script retention_set
+-- @purpose [TS] Set the queue's finished-job retention in meta (lib retain reads it at every
+-- completion and dead-lettering): how many completed and dead jobs are kept, and for how long.
+-- Stored in the queue, not per process, so every worker settles by the same rule.
+-- @key meta       emq:{q}:meta
+-- @arg completed_count  completed jobs kept; "0" keeps none (the row is deleted, queue.md §3.3)
+-- @arg completed_age    ms a completed job is kept at most; "" for no age bound
+-- @arg failed_count     dead jobs kept; "-1" for no count bound; "" for the default (10000)
+-- @arg failed_age       ms a dead job is kept at most; "" for no age bound
+-- @returns 1
+local fields = { 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age' }
+for i, field in ipairs(fields) do
+  if ARGV[i] == '' then
+    redis.call('HDEL', KEYS[1], field)
+  else
+    redis.call('HSET', KEYS[1], field, ARGV[i])
+  end
+end
+return 1
+`,
+  },
   retry: {
-    sha: '248551a3f13659ccf9e68cc008c1b1d4e300b4b3',
-    includes: ['core', 'lanes'],
+    sha: 'df7b5877fa500da73b70b29d37817860c60b37ee',
+    includes: ['core', 'lanes', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
 -- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
--- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 14+.
+-- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 17+. [TS] A
+-- dead row gets \`finished_at\`, enters emq:{q}:dead:at at that time, releases the idempotency key it
+-- names, and the dead set is trimmed to the queue's failed-retention policy (lib retain). A parent
+-- failed by its child under \`fp\` is stamped and indexed the same way.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -2354,6 +2583,9 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the settlement,
 -- so the lock plane writes nothing after it
+-- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
@@ -2363,18 +2595,19 @@ return 1
 -- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
--- @include core lanes
+-- @include core lanes retain
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
 local id = ARGV[1]
 local row = KEYS[5]
-local attempts = redis.call('HGET', row, 'attempts')
-if not attempts then return redis.error_reply('EMQSTALE job gone') end
+local head = redis.call('HMGET', row, 'attempts', 'state')
+local attempts = head[1]
+if not attempts or head[2] == 'completed' then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE retry token mismatch') end
 -- A resend after a dropped reply finds the job already dead under the same token: report the
 -- verdict again without counting the failure twice or firing the flow arm again.
-if redis.call('HGET', row, 'state') == 'dead' and redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
+if head[2] == 'dead' and redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
 
 leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, redis.call('HGET', row, 'group'))
 redis.call('ZREM', KEYS[3], id)
@@ -2394,30 +2627,34 @@ redis.call('HINCRBY', KEYS[6], 'count', 1)
 
 local mode = ARGV[6]
 local pid = ARGV[7]
+local now = now_ms()
+local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = KEYS[16] }
 if mode == 'sq:fp' then
-  if redis.call('EXISTS', KEYS[17]) == 1 then
-    redis.call('HSET', KEYS[14], id, ARGV[5])
-    redis.call('HSET', KEYS[17], 'state', 'dead')
+  if redis.call('EXISTS', KEYS[20]) == 1 then
+    redis.call('HSET', KEYS[17], id, ARGV[5])
+    redis.call('HSET', KEYS[20], 'state', 'dead', 'finished_at', now)
     redis.call('ZREM', KEYS[2], pid)
     redis.call('ZADD', KEYS[4], 0, pid)
+    redis.call('ZADD', KEYS[15], now, pid)
   end
 elseif mode == 'sq:id' then
-  if redis.call('HSETNX', KEYS[15], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[16])
-    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', KEYS[17], 'state', 'pending')
+  if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
+    local left = redis.call('DECR', KEYS[19])
+    if left <= 0 and redis.call('HGET', KEYS[20], 'state') == 'awaiting_children' then
+      redis.call('ZADD', KEYS[2], flat_score(KEYS[20]), pid)
+      redis.call('HSET', KEYS[20], 'state', 'pending')
     end
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', KEYS[14], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[17], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
 end
+finish_dead(ended, id, row, now, keep_policy(KEYS[14]))
 return 'dead'
 `,
   },
   retry_dead: {
-    sha: '59ffd16f223da6e5e28fccf58f2713aa63a173a8',
+    sha: 'f14f4f39f887b26fae7429bda412b8153cf707d0',
     includes: ['core', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -2457,7 +2694,7 @@ return moved
 `,
   },
   schedule: {
-    sha: 'db76d08b193fac5fd7ee47ce9afa063d083a2529',
+    sha: '34a693dbd2ad3d217f15a3ce1673aacff4722b7c',
     includes: ['core', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -2494,7 +2731,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '674d6955745e9e0062d2a339812db8ae3df0dac1',
+    sha: '11e86785150d681ec782c61179b7d67a2b97824a',
     includes: ['core', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -2524,7 +2761,7 @@ return { 1, ARGV[1] }
 `,
   },
   scheduler_due: {
-    sha: '38811b7f7c688cfaf6673ee01e346254cd93ef69',
+    sha: '9c71ee294c22b17c8c7705a88cd6961a25fc3466',
     includes: ['core'],
     body: `-- @script scheduler_due
 -- @purpose [TS] The due schedulers with the occurrence each is due for (queue.md §10.1 \`due\`, with
@@ -2538,7 +2775,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIM
 `,
   },
   scheduler_fire: {
-    sha: 'e4f5dd119ddeb147eda023c15283188174b03755',
+    sha: 'a86586968839245125ec9c13c12e462c294a30ea',
     includes: ['core'],
     body: `-- @script scheduler_fire
 -- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
@@ -2596,7 +2833,7 @@ return 1
 `,
   },
   scheduler_upsert: {
-    sha: '99ae534d1e31ed54c3344d9a937cb42009f080da',
+    sha: '83410b38727fc8ff44d6d9141f4cad1ae26b751d',
     includes: ['core'],
     body: `-- @script scheduler_upsert
 -- @purpose [TS] Create or update a job scheduler under a repeat name (queue.md §10.1 extended): an
@@ -2641,7 +2878,7 @@ return 1
 `,
   },
   state_lookup: {
-    sha: '95064a9c2cad71eda27d25f0a27148344fb4ee06',
+    sha: '600c89640d60f7b577e308efc13522f77641b076',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
@@ -2809,14 +3046,15 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: 'c19f2542ecb0d2f83f0f476021549ea03c31db13',
-    includes: ['core', 'lanes'],
+    sha: '6ced00f8089c9f4dfcf7f29d3e226df58ee0cb36',
+    includes: ['core', 'lanes', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
--- fail entry goes into this queue's flow outbox when that key is declared.
+-- fail entry goes into this queue's flow outbox when that key is declared. [TS] A job dead so is
+-- stamped, indexed and trimmed as retry's dead arm does (lib retain).
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -2828,14 +3066,19 @@ return { redriven, left }
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core lanes
+-- @include core lanes retain
 -- @returns {recovered_ids, dead_ids}
 local lb = lb_at(5)
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
+local now = now_ms()
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local ended, keep = { jobroot = KEYS[10], dead = KEYS[3], deadat = KEYS[13], deroot = KEYS[14] }, nil
 local max_stalled = tonumber(ARGV[1])
 local recovered, dead, flat = {}, {}, 0
 
@@ -2846,8 +3089,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[12] then
-      redis.call('RPUSH', KEYS[12], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
+    if KEYS[15] then
+      redis.call('RPUSH', KEYS[15], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
     end
     return
   end
@@ -2855,14 +3098,15 @@ local function fail_parent(id)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
-      redis.call('HSET', prow, 'state', 'dead')
+      redis.call('HSET', prow, 'state', 'dead', 'finished_at', now)
       redis.call('ZREM', KEYS[2], pid)
       redis.call('ZADD', KEYS[3], 0, pid)
+      redis.call('ZADD', KEYS[13], now, pid)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
     local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
     if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, pid)
+      redis.call('ZADD', KEYS[2], flat_score(prow), pid)
       redis.call('HSET', prow, 'state', 'pending')
       flat = flat + 1
     end
@@ -2887,6 +3131,8 @@ for _, id in ipairs(expired) do
         redis.call('HINCRBY', KEYS[4], 'count', 1)
         if lane then rering(lb, lane, g) end
         fail_parent(id)
+        keep = keep or keep_policy(KEYS[12])
+        finish_dead(ended, id, row, now, keep)
         dead[#dead + 1] = id
       else
         if lane then
