@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields } from '@echo/protocol';
+import { assertBrandedId, assertDedupId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { encodeBackoff, type Backoff } from '../worker/backoff.js';
 
@@ -52,6 +52,32 @@ export interface EnqueueOptions extends JobOptions {
   readonly dedupId?: string;
   /** How long the idempotency key holds, in ms; forever when omitted. */
   readonly dedupTtlMs?: number;
+  /**
+   * [TS] A business key (`'order-42'`): the admission is idempotent on it while the job lives and
+   * for `keyRetentionMs` after it ends, delayed jobs included; `getJobByKey` finds the job. The
+   * same mechanism as `dedupId` (one namespace) with a different release rule: a dedup id without a
+   * TTL is released when its job ends, a business key is kept for its window. 1 to 255 characters of
+   * `A-Z a-z 0-9 . _ -` (anything else, `:` `{` `}` and spaces included, is refused with
+   * InvalidNameError). Exclusive with `dedupId`.
+   */
+  readonly key?: string;
+  /** [TS] How long a business key outlives its job, in ms; default one hour (`DEFAULT_KEY_RETENTION_MS`). */
+  readonly keyRetentionMs?: number;
+}
+
+/** How long a business key outlives its job by default: one hour. */
+export const DEFAULT_KEY_RETENTION_MS = 3_600_000;
+
+/** The idempotency key of an admission and its release rule, or `undefined` for a plain one. */
+function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number } | undefined {
+  if (options.key !== undefined) {
+    if (options.dedupId !== undefined || options.dedupTtlMs !== undefined) throw new InvalidArgumentError('key', 'give key or dedupId, not both');
+    assertDedupId(options.key);
+    return { dedupId: options.key, keepMs: options.keyRetentionMs ?? DEFAULT_KEY_RETENTION_MS };
+  }
+  if (options.keyRetentionMs !== undefined) throw new InvalidArgumentError('keyRetentionMs', 'needs a key');
+  if (options.dedupId === undefined) return undefined;
+  return { dedupId: options.dedupId, ...(options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs }) };
 }
 
 /** The verdict of one admission. */
@@ -77,6 +103,7 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
   const timed = options.runAt !== undefined || (options.delayMs !== undefined && options.delayMs !== 0);
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
   const fields = jobOptionFields(options);
+  const key = keyed(options);
   const admit = { queue: ctx.name, id, payload: raw, ...(fields === undefined ? {} : { options: fields }) };
 
   if (timed) {
@@ -85,19 +112,17 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
       // BullMQ users build on `delayed` at admission; best effort, after the verdict (queue.md §12).
       if (status === 'enqueued') publishEvent(ctx.conn, ctx.keys.events, 'delayed', id, 'at' in when ? { runAt: String(when.at) } : { delayMs: String(when.inMs) });
     };
-    if (options.dedupId === undefined) {
+    if (key === undefined) {
       const result = verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
       delayed(result.status);
       return result;
     }
-    const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
-    const reply = await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, dedupId: options.dedupId, ...ttl }));
+    const reply = await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, ...key }));
     delayed(reply.status);
     return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
   }
-  if (options.dedupId !== undefined) {
-    const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
-    const reply = await execute(ctx.conn, t.enqueueDedup({ ...admit, dedupId: options.dedupId, ...ttl, wake: true }));
+  if (key !== undefined) {
+    const reply = await execute(ctx.conn, t.enqueueDedup({ ...admit, ...key, wake: true }));
     return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
   }
   return verdict(id, await execute(ctx.conn, t.enqueue({ ...admit, wake: true })));
