@@ -63,6 +63,8 @@ describe('retention', () => {
     expect(last?.result).toBe('{"n":2}');
     expect(last?.finishedAt).toBeGreaterThan(0);
     expect(await q.getResult(ids[1] as JobId)).toBe('{"n":1}');
+    expect(await q.getState(ids[1] as JobId)).toBe('completed');
+    expect(await q.counts('retained', 'completed')).toEqual({ retained: 2, completed: 3 });
     const page = await q.listJobs('completed');
     expect(page.total).toBe(2);
     expect(page.jobs.map((j) => j.id)).toEqual([ids[2], ids[1]]);

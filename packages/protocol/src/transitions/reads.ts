@@ -6,10 +6,14 @@ import { keysOf } from './key-shapes.js';
 import { transition, type Transition } from './transition.js';
 import { idArg, int, ints, whole } from './values.js';
 
-/** The names `counts` accepts: the four sets, and the two metrics counters (queue.md §9.1). */
-export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed';
+/**
+ * The names `counts` accepts: the four sets, and the two metrics counters (queue.md §9.1); [TS]
+ * `retained` is the number of completed jobs kept by retention.
+ */
+export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed' | 'retained';
 
-const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm', 'pending' | 'active' | 'schedule' | 'dead' | 'metricsCompleted' | 'metricsFailed']>> = {
+const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm', 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'metricsCompleted' | 'metricsFailed']>> = {
+  retained: ['z', 'completed'],
   pending: ['z', 'pending'],
   active: ['z', 'active'],
   schedule: ['z', 'schedule'],
@@ -41,7 +45,8 @@ export function counts<N extends CountName>(input: { readonly queue: string; rea
 }
 
 /** Where a job sits, as `state_lookup` answers (protocol.md §5.3). */
-export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'unknown' | 'absent';
+/** Where a job sits; [TS] `completed` is a finished row kept by the queue's retention. */
+export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'unknown' | 'absent';
 
 /** `state_lookup`: where a job sits right now. */
 export function stateLookup(input: { readonly queue: string; readonly id: JobId | string }): Transition<JobPosition> {

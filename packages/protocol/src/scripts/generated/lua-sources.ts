@@ -2878,11 +2878,12 @@ return 1
 `,
   },
   state_lookup: {
-    sha: '600c89640d60f7b577e308efc13522f77641b076',
+    sha: '12236b0aff0075377136d46fa38296467c4788c4',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
--- pending job is found through its lane [TS].
+-- pending job is found through its lane [TS]. [TS] A completed row kept by retention reports
+-- \`completed\`.
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key schedule   emq:{q}:schedule
@@ -2891,7 +2892,7 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @arg id         the job's id
 -- @include core
--- @returns pending | active | scheduled | dead | awaiting_children | unknown | absent
+-- @returns pending | active | scheduled | dead | awaiting_children | completed | unknown | absent
 local id = ARGV[1]
 if redis.call('ZSCORE', KEYS[1], id) then return 'pending' end
 local g = redis.call('HGET', KEYS[5], 'group')
@@ -2902,6 +2903,7 @@ if redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
 local state = redis.call('HGET', KEYS[5], 'state')
 if not state then return 'absent' end
 if state == 'awaiting_children' then return 'awaiting_children' end
+if state == 'completed' then return 'completed' end
 return 'unknown'
 `,
   },
