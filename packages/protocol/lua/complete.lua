@@ -3,7 +3,7 @@
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
 -- :logs go with it (nothing can read them once the row is gone), and so do a flow parent's
 -- :processed and :dependencies; the `completed` event can be published in the same step (with the
--- result), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
+-- result when results are kept), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
 -- queue meta keeps completed jobs, the row stays as `state = completed` with `finished_at` and
 -- `result`, indexed in emq:{q}:completed and trimmed to the policy; the idempotency key the row names
 -- is released either way. A row already completed answers as a gone one, so a resend cannot count
@@ -34,7 +34,8 @@
 -- own id when ""), kept on a retained row and carried by the event
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel,
--- with "result" when there is one
+-- with "result" when there is one and the queue keeps completed jobs (with none kept, the event is
+-- the spec's, queue.md §12)
 -- @include core lanes retain
 -- @returns 1
 -- @error EMQSTALE job gone
@@ -68,11 +69,11 @@ elseif mode == 'xq' then
   redis.call('RPUSH', KEYS[18], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. recorded)
 end
 
-finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5],
-  keep_policy(KEYS[15]))
+local policy = keep_policy(KEYS[15])
+finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 if ARGV[7] == '1' then
-  if result ~= '' then
+  if result ~= '' and policy.ccount ~= 0 then
     redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id, result = result }))
   else
     redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id }))

@@ -20,7 +20,8 @@
 -- @key meta       emq:{q}:meta [TS]: the retention policy
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
--- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one)
+-- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one and
+-- the queue keeps completed jobs)
 -- for each completed member, else ""
 -- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
 -- @include core lanes retain settle

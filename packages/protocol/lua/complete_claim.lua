@@ -21,7 +21,8 @@
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time (meta holds the policy)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
--- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one)
+-- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one and
+-- the queue keeps completed jobs)
 -- for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)

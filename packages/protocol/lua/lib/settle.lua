@@ -46,7 +46,7 @@ local function complete_held(k, first, publish)
           local result = ARGV[i + 2] or ''
           finish_completed(ended, id, row, result, f[5], f[6], policy)
           if publish then
-            if result ~= '' then
+            if result ~= '' and policy.ccount ~= 0 then
               redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id, result = result }))
             else
               redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id }))

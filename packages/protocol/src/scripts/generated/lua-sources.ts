@@ -496,7 +496,7 @@ local function complete_held(k, first, publish)
           local result = ARGV[i + 2] or ''
           finish_completed(ended, id, row, result, f[5], f[6], policy)
           if publish then
-            if result ~= '' then
+            if result ~= '' and policy.ccount ~= 0 then
               redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id, result = result }))
             else
               redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id }))
@@ -1021,14 +1021,14 @@ return 0
 `,
   },
   complete: {
-    sha: '3df4f1ae4bf4e540909c6747a07b1871346ee4f9',
+    sha: 'd5d745469ff4314fced6a3421d9347d042f75362',
     includes: ['core', 'lanes', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
 -- :logs go with it (nothing can read them once the row is gone), and so do a flow parent's
 -- :processed and :dependencies; the \`completed\` event can be published in the same step (with the
--- result), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
+-- result when results are kept), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
 -- queue meta keeps completed jobs, the row stays as \`state = completed\` with \`finished_at\` and
 -- \`result\`, indexed in emq:{q}:completed and trimmed to the policy; the idempotency key the row names
 -- is released either way. A row already completed answers as a gone one, so a resend cannot count
@@ -1059,7 +1059,8 @@ return 0
 -- own id when ""), kept on a retained row and carried by the event
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel,
--- with "result" when there is one
+-- with "result" when there is one and the queue keeps completed jobs (with none kept, the event is
+-- the spec's, queue.md §12)
 -- @include core lanes retain
 -- @returns 1
 -- @error EMQSTALE job gone
@@ -1093,11 +1094,11 @@ elseif mode == 'xq' then
   redis.call('RPUSH', KEYS[18], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
 end
 
-finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5],
-  keep_policy(KEYS[15]))
+local policy = keep_policy(KEYS[15])
+finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 if ARGV[7] == '1' then
-  if result ~= '' then
+  if result ~= '' and policy.ccount ~= 0 then
     redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id, result = result }))
   else
     redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id }))
@@ -1107,7 +1108,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '3c28f8285d847f3ea373c7f2eca0224ebaf8c94a',
+    sha: 'e672891ba0125471770cb73f820e42ae34f9ba14',
     includes: ['core', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1131,7 +1132,8 @@ return 1
 -- @key meta       emq:{q}:meta [TS]: the retention policy
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
--- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one)
+-- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one and
+-- the queue keeps completed jobs)
 -- for each completed member, else ""
 -- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
 -- @include core lanes retain settle
@@ -1143,7 +1145,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '55c0327218f21871bbe2b4e97247a349056d31a0',
+    sha: '7d3a24d6a9146cc29e57b8587c8edf2316179a6d',
     includes: ['core', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1168,7 +1170,8 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time (meta holds the policy)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
--- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one)
+-- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one and
+-- the queue keeps completed jobs)
 -- for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
@@ -2451,11 +2454,11 @@ return 1
 `,
   },
   reprocess: {
-    sha: 'ffd296a13772a9eb61463cef32ce927f4c9082e6',
+    sha: '01466fddd78aae0c3288f0d7d75070fe2e4e2819',
     includes: ['core', 'lanes'],
     body: `-- @script reprocess
--- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error and keeping
--- attempts so the next claim mints the next token (queue.md §4.3).
+-- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
+-- finished_at) and keeping attempts so the next claim mints the next token (queue.md §4.3).
 -- @key row        emq:{q}:job:<id>
 -- @key dead       emq:{q}:dead
 -- @key pending    emq:{q}:pending
@@ -2472,7 +2475,7 @@ return 1
 local id = ARGV[1]
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('ZREM', KEYS[2], id) == 0 then return redis.error_reply('EMQSTATE not dead') end
-redis.call('HDEL', KEYS[1], 'last_error')
+redis.call('HDEL', KEYS[1], 'last_error', 'finished_at')
 redis.call('HSET', KEYS[1], 'state', 'pending')
 local lb = lb_at(4)
 local g = redis.call('HGET', KEYS[1], 'group')
@@ -2654,13 +2657,13 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'f14f4f39f887b26fae7429bda412b8153cf707d0',
+    sha: 'fbe42c32361c5be2f3277ab6f0d5243110417b04',
     includes: ['core', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
 -- bulk form of reprocess (queue.md §4.3), bounded so one call never holds the server long. Each row
--- loses last_error and keeps attempts; a grouped job goes back to its lane (re-ringing it), any
--- other to flat pending. A member whose row vanished is dropped, never recreated.
+-- loses last_error (and [TS] finished_at) and keeps attempts; a grouped job goes back to its lane
+-- (re-ringing it), any other to flat pending. A member whose row vanished is dropped, never recreated.
 -- @key dead       emq:{q}:dead
 -- @key pending    emq:{q}:pending
 -- @key gactive    emq:{q}:gactive
@@ -2681,7 +2684,7 @@ for _, id in ipairs(ids) do
   if vid(id) then
     local row = jkey(KEYS[8], id)
     if redis.call('EXISTS', row) == 1 then
-      redis.call('HDEL', row, 'last_error')
+      redis.call('HDEL', row, 'last_error', 'finished_at')
       redis.call('HSET', row, 'state', 'pending')
       local releasing = false
       if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
