@@ -10,7 +10,9 @@
 --   keep_failed_age       ms a dead row is kept at most; absent = no age bound
 -- A finished row carries `finished_at` (server ms); a completed one `state = completed` and, when the
 -- handler gave one, `result`. A row names its idempotency key in `dedup` and, for a business key,
--- how long the key outlives the job in `dedup_keep` (ms).
+-- how long the key outlives the job in `dedup_keep` (ms). A flow parent's row says `flow = parent`
+-- (enqueue_flow, hold_parent): only such a row owns :processed, :dependencies, :failed and
+-- :unsuccessful, so a plain job's deletion touches its row, :lock and :logs alone, as before.
 
 local RETAIN_FAILED_DEFAULT = 10000
 -- Most members one settlement trims: bounded work per call; each call adds one, so a set over its
@@ -72,13 +74,17 @@ local function trim_finished(set, root, count, age, now, still)
   end
 end
 
--- finish_completed(k, id, row, result, dedup, keep, policy): the row's end on completion. k names
--- jobroot, completed (the index) and deroot. Keeping none deletes the row and its sub-keys, and reads
--- no clock.
-local function finish_completed(k, id, row, result, dedup, keep, policy)
+-- finish_completed(k, id, row, result, dedup, keep, parent, policy): the row's end on completion. k
+-- names jobroot, completed (the index) and deroot; `parent` is the row's `flow` field. Keeping none
+-- deletes the row and its sub-keys (a plain job's three, a flow parent's seven) and reads no clock.
+local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
   if dedup then release_key(k.deroot, id, dedup, keep) end
   if policy.ccount == 0 then
-    wipe_job(k.jobroot, id)
+    if parent == 'parent' then
+      wipe_job(k.jobroot, id)
+    else
+      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
+    end
     return
   end
   local now = now_ms()

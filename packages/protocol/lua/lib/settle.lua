@@ -29,7 +29,7 @@ local function complete_held(k, first, publish)
     local code = -1
     if vid(id) then
       local row = jkey(k.jobroot, id)
-      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent', 'dedup', 'dedup_keep')
+      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent', 'dedup', 'dedup_keep', 'flow')
       if f[1] and f[3] ~= 'completed' then
         if f[1] ~= ARGV[i + 1] then
           code = -2
@@ -44,7 +44,7 @@ local function complete_held(k, first, publish)
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           local result = ARGV[i + 2] or ''
-          finish_completed(ended, id, row, result, f[5], f[6], policy)
+          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
           if publish then
             if result ~= '' and policy.ccount ~= 0 then
               redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id, result = result }))

@@ -351,7 +351,9 @@ end
 --   keep_failed_age       ms a dead row is kept at most; absent = no age bound
 -- A finished row carries \`finished_at\` (server ms); a completed one \`state = completed\` and, when the
 -- handler gave one, \`result\`. A row names its idempotency key in \`dedup\` and, for a business key,
--- how long the key outlives the job in \`dedup_keep\` (ms).
+-- how long the key outlives the job in \`dedup_keep\` (ms). A flow parent's row says \`flow = parent\`
+-- (enqueue_flow, hold_parent): only such a row owns :processed, :dependencies, :failed and
+-- :unsuccessful, so a plain job's deletion touches its row, :lock and :logs alone, as before.
 
 local RETAIN_FAILED_DEFAULT = 10000
 -- Most members one settlement trims: bounded work per call; each call adds one, so a set over its
@@ -413,13 +415,17 @@ local function trim_finished(set, root, count, age, now, still)
   end
 end
 
--- finish_completed(k, id, row, result, dedup, keep, policy): the row's end on completion. k names
--- jobroot, completed (the index) and deroot. Keeping none deletes the row and its sub-keys, and reads
--- no clock.
-local function finish_completed(k, id, row, result, dedup, keep, policy)
+-- finish_completed(k, id, row, result, dedup, keep, parent, policy): the row's end on completion. k
+-- names jobroot, completed (the index) and deroot; \`parent\` is the row's \`flow\` field. Keeping none
+-- deletes the row and its sub-keys (a plain job's three, a flow parent's seven) and reads no clock.
+local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
   if dedup then release_key(k.deroot, id, dedup, keep) end
   if policy.ccount == 0 then
-    wipe_job(k.jobroot, id)
+    if parent == 'parent' then
+      wipe_job(k.jobroot, id)
+    else
+      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
+    end
     return
   end
   local now = now_ms()
@@ -479,7 +485,7 @@ local function complete_held(k, first, publish)
     local code = -1
     if vid(id) then
       local row = jkey(k.jobroot, id)
-      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent', 'dedup', 'dedup_keep')
+      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent', 'dedup', 'dedup_keep', 'flow')
       if f[1] and f[3] ~= 'completed' then
         if f[1] ~= ARGV[i + 1] then
           code = -2
@@ -494,7 +500,7 @@ local function complete_held(k, first, publish)
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           local result = ARGV[i + 2] or ''
-          finish_completed(ended, id, row, result, f[5], f[6], policy)
+          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
           if publish then
             if result ~= '' and policy.ccount ~= 0 then
               redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id, result = result }))
@@ -948,7 +954,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '8c0f43e18596577f0547c9191f6cd81a85efd57c',
+    sha: '617ba8b031db570c68ca68225509908ef1ff46c5',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -971,7 +977,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '6524ba7bf7fd49b1171e2b2da6f565bf03356ad3',
+    sha: '52ab5f26783f8e594bde871031d0683db76db441',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1021,7 +1027,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'd5d745469ff4314fced6a3421d9347d042f75362',
+    sha: '0ba41b0106723728d2b8383b3227ee59d9cff45d',
     includes: ['core', 'lanes', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1067,7 +1073,7 @@ return 0
 -- @error EMQSTALE complete token mismatch
 local id = ARGV[1]
 local row = KEYS[5]
-local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'dedup', 'dedup_keep')
+local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'dedup', 'dedup_keep', 'flow')
 local attempts, g, state = f[1], f[2], f[3]
 if not attempts or state == 'completed' then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
@@ -1095,7 +1101,7 @@ elseif mode == 'xq' then
 end
 
 local policy = keep_policy(KEYS[15])
-finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], policy)
+finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 if ARGV[7] == '1' then
   if result ~= '' and policy.ccount ~= 0 then
@@ -1108,7 +1114,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'e672891ba0125471770cb73f820e42ae34f9ba14',
+    sha: '244f6c97e5adbffdaf46fcfe733713eea90c7755',
     includes: ['core', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1145,7 +1151,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '7d3a24d6a9146cc29e57b8587c8edf2316179a6d',
+    sha: '522e2fb7e7847870d219af2106968299fbe2fbf7',
     includes: ['core', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1264,7 +1270,7 @@ return 1
 `,
   },
   drain: {
-    sha: '62d23fd3f31aca353b7a08459e463ebaff1b46ef',
+    sha: '45b334eeb0140862d4cb59682347c56d0ac5fa48',
     includes: ['core', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -1391,11 +1397,13 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: '8a027a40d859680c8656b68a7698b9fe4bff1891',
+    sha: '7664b94b4c1dcd52551fcecb50504cc731e66498',
     includes: [],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
--- parent, the parent held with its open-child count (queue.md §11.3).
+-- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent row carries
+-- \`flow = parent\`, so the script that deletes it at completion knows to take :processed and
+-- :dependencies along without probing for them.
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key pending    emq:{q}:pending
@@ -1424,7 +1432,7 @@ for i = 1, n do
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[3], 0, cid)
 end
-redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
+redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 redis.call('SET', KEYS[2], n)
 return n
 `,
@@ -2019,11 +2027,12 @@ return 1
 `,
   },
   hold_parent: {
-    sha: '7ac4bd8625324e43eca51e1f7582844ff3d05e8d',
+    sha: '1a501cfef6a1400c63bf590643173dc4367808b8',
     includes: [],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
--- set with its own direct-child count, linked to its own parent when it is a nested node.
+-- set with its own direct-child count, linked to its own parent when it is a nested node. [TS] The
+-- row carries \`flow = parent\` (see enqueue_flow).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @arg pid        the node's id; must be JOB-namespaced
@@ -2039,7 +2048,7 @@ if string.sub(ARGV[1], 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) 
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
+redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 if link ~= '' then
   redis.call('HSET', KEYS[1], 'parent', link)
   if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'parent_queue', ARGV[5]) end
@@ -2083,7 +2092,7 @@ return out
 `,
   },
   obliterate: {
-    sha: 'a41e6d3b278bd78ecaa9edc4d2c5b9c291ce8bb5',
+    sha: '1fce1302abdca56338ec5e9ca31bd91a0296d699',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -2316,7 +2325,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '5acbfaa458681e14c64c12047a8ae891de354a21',
+    sha: '060c0ad6e8e8f69c75fd6429535a5ad0b35967a6',
     includes: ['core', 'lanes', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -2563,7 +2572,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'df7b5877fa500da73b70b29d37817860c60b37ee',
+    sha: 'b94a1fa95f90399e650b6b2bff704542b4e9880a',
     includes: ['core', 'lanes', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3051,7 +3060,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '6ced00f8089c9f4dfcf7f29d3e226df58ee0cb36',
+    sha: '412fbdc66b0c3aba837d5117bf7944ad77379271',
     includes: ['core', 'lanes', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
