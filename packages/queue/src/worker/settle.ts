@@ -105,13 +105,14 @@ export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, r
  */
 export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], results?: ReadonlyMap<string, string>): Promise<Map<string, Settled>> {
   const out = new Map<string, Settled>();
-  const plain = withResults(jobs.filter((job) => job.parent === undefined), results);
+  const plain = jobs.filter((job) => job.parent === undefined);
+  const held = heldWithResults(plain, results);
   const publish = rt.options.publishEvents;
   let outcomes: CompleteManyOutcome[] | undefined;
   try {
-    outcomes = await rt.queue.completeMany(plain, { publish });
+    outcomes = await rt.queue.completeMany(held, { publish });
   } catch (error) {
-    outcomes = unreached(error) ? await resend(rt as WorkerRuntime<unknown>, error, () => rt.queue.completeMany(plain, { publish })).catch(() => undefined) : undefined;
+    outcomes = unreached(error) ? await resend(rt as WorkerRuntime<unknown>, error, () => rt.queue.completeMany(held, { publish })).catch(() => undefined) : undefined;
     if (!outcomes) rt.options.onError(error);
   }
   // A flow child must feed its parent, which only the single complete does.
@@ -136,12 +137,9 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
  * The held form of plain jobs with the result text each handler left, so a batch or a round keeps
  * it as the single complete does (retained rows, the `completed` event).
  */
-function withResults<T>(jobs: readonly ClaimedJob<T>[], results: ReadonlyMap<string, string> | undefined): (ClaimedJob<T> & HeldJob)[] {
-  if (results === undefined || results.size === 0) return [...jobs];
-  return jobs.map((job) => {
-    const result = results.get(job.id);
-    return result === undefined ? job : Object.assign(Object.create(job) as ClaimedJob<T>, { result });
-  });
+function heldWithResults<T>(jobs: readonly ClaimedJob<T>[], results: ReadonlyMap<string, string> | undefined): readonly HeldJob[] {
+  if (results === undefined || results.size === 0) return jobs;
+  return jobs.map((job): HeldJob => ({ id: job.id, attempts: job.attempts, result: results.get(job.id) }));
 }
 
 /** What {@link completeAndClaimJobs} did: how each job settled, the jobs it claimed, and why it claimed none. */
@@ -162,12 +160,12 @@ export interface RoundOutcome<T> {
  * answers) and the error is handed back for the claim.
  */
 export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], size: number, results?: ReadonlyMap<string, string>): Promise<RoundOutcome<T>> {
-  const plain = withResults(jobs.filter((job) => job.parent === undefined), results);
+  const plain = jobs.filter((job) => job.parent === undefined);
   const alone = jobs.filter((job) => job.parent !== undefined);
   const o = rt.options;
   let round: { completions: readonly CompleteManyOutcome[]; claimed: ClaimedJob<T>[]; limitedMs: number };
   try {
-    round = await rt.queue.completeAndClaim(plain, size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
+    round = await rt.queue.completeAndClaim(heldWithResults(plain, results), size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
   } catch (error) {
     return { outcomes: await completeJobs(rt, jobs, results), claimed: [], limitedMs: 0, error };
   }
