@@ -212,9 +212,10 @@ describe('flow parents', () => {
     await q.connection.command('HSET', q.keys.job(flow.id), 'priority', '5');
     const child = await q.claim(30_000);
     if (child === undefined) throw new Error('no child');
-    const plain = await q.enqueue('plain');
+    const plain = await q.enqueue('plain', { priority: 3 });
     await q.complete(child, 'c');
-    // The parent is back in pending ahead of the plain job: its priority survived.
+    // The parent (priority 5) is back in pending ahead of the plain job (priority 3): at score 0 it
+    // would come after it.
     const next = await q.claim(30_000);
     expect(next?.id).toBe(flow.id);
     if (next === undefined) throw new Error('no parent');
