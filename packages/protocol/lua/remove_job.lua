@@ -18,6 +18,8 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
+-- @key retained   emq:{q}:completed [TS]: a retained completed job leaves its index
+-- @key deadat     emq:{q}:dead:at [TS]: a dead job leaves its finish-time index
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
@@ -61,6 +63,8 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[13] and ARGV[2] ~= '' and redis.call('GET', KEYS[13]) == id then redis.call('DEL', KEYS[13]) end
+redis.call('ZREM', KEYS[13], id)
+redis.call('ZREM', KEYS[14], id)
+if KEYS[15] and ARGV[2] ~= '' and redis.call('GET', KEYS[15]) == id then redis.call('DEL', KEYS[15]) end
 wipe_released(KEYS[10], KEYS[12], id)
 return 1

@@ -10,6 +10,7 @@
 -- @key wake       emq:{q}:wake
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
+-- @key deadat     emq:{q}:dead:at [TS]: the job leaves the finish-time index with the dead set
 -- @arg id         the job's id
 -- @include core lanes
 -- @returns 1 moved; -1 gone (no row)
@@ -17,6 +18,7 @@
 local id = ARGV[1]
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('ZREM', KEYS[2], id) == 0 then return redis.error_reply('EMQSTATE not dead') end
+redis.call('ZREM', KEYS[10], id)
 redis.call('HDEL', KEYS[1], 'last_error', 'finished_at')
 redis.call('HSET', KEYS[1], 'state', 'pending')
 local lb = lb_at(4)

@@ -12,6 +12,7 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key deadat     emq:{q}:dead:at [TS]: each job leaves the finish-time index with the dead set
 -- @arg limit      most jobs to move
 -- @include core lanes
 -- @returns the number of jobs moved back
@@ -20,6 +21,7 @@ local lb = lb_at(3)
 local moved, flat = 0, 0
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[10], id)
   if vid(id) then
     local row = jkey(KEYS[8], id)
     if redis.call('EXISTS', row) == 1 then

@@ -109,7 +109,15 @@ describe('retention', () => {
     expect(failed.jobs[0]?.record?.finishedAt).toBeGreaterThan(0);
     // Created long enough ago is not enough: they finished just now.
     expect(await q.clean({ state: 'failed', olderThanMs: 60_000 })).toBe(0);
-    expect(await q.clean({ state: 'dead', olderThanMs: 0 })).toBe(2);
+    // A job brought back, or removed, leaves the finish-time index with the dead set.
+    await q.reprocess(ids[2] as JobId);
+    expect((await q.listJobs('failed')).jobs.map((j) => j.id)).toEqual([ids[3]]);
+    await q.remove(ids[2] as JobId);
+    await q.enqueue(9);
+    ids.push(await killOne(q));
+    expect(await q.retryJobs({ state: 'dead', count: 1 })).toBe(1);
+    expect((await q.listJobs('failed')).jobs.map((j) => j.id)).toEqual([ids[4]]);
+    expect(await q.clean({ state: 'dead', olderThanMs: 0 })).toBe(1);
     expect(await q.counts('dead')).toEqual({ dead: 0 });
   });
 

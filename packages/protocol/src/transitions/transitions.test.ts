@@ -182,7 +182,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.rescheduleJob({ queue: 'orders', id: J, inMs: 250 })).args).toEqual([J, 'in', 250]);
     expect(t.rescheduleJob({ queue: 'orders', id: J }).parse(0)).toBe('not_scheduled');
     expect(() => t.rescheduleJob({ queue: 'orders', id: J, inMs: -1 })).toThrow(InvalidArgumentError);
-    expect(shape(t.retryDead({ queue: 'orders', limit: 7 }))).toEqual({ script: 'retry_dead', keys: [q('dead'), q('pending'), ...LB, q('job:'), q('g:')], args: [7] });
+    expect(shape(t.retryDead({ queue: 'orders', limit: 7 }))).toEqual({ script: 'retry_dead', keys: [q('dead'), q('pending'), ...LB, q('job:'), q('g:'), q('dead:at')], args: [7] });
     expect(() => t.retryDead({ queue: 'orders', limit: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.cleanDead({ queue: 'orders', ids: [J, P] }))).toEqual({ script: 'clean_dead', keys: [q('dead'), q('job:'), q('dead:at'), q('de:')], args: [J, P] });
     expect(shape(t.cleanCompleted({ queue: 'orders', ids: [J] }))).toEqual({ script: 'clean_completed', keys: [q('completed'), q('job:')], args: [J] });
@@ -197,7 +197,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       keys: [q('active'), q(`g:${G}:pending`), ...LB, q('job:')],
       args: [G, 2],
     });
-    expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:')]);
+    expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:'), q('dead:at')]);
   });
   it('operator', () => {
     expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('de:'), q('schedule')]);
@@ -210,7 +210,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(() => t.retentionSet({ queue: 'orders', completed: { count: -2 } })).toThrow(InvalidArgumentError);
     expect(shape(t.removeJob({ queue: 'orders', id: J, dedupId: 'd' }))).toEqual({
       script: 'remove_job',
-      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('de:'), q('de:d')],
+      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('de:'), q('completed'), q('dead:at'), q('de:d')],
       args: [J, 'd'],
     });
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });

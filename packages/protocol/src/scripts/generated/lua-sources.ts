@@ -2325,7 +2325,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '060c0ad6e8e8f69c75fd6429535a5ad0b35967a6',
+    sha: 'a02dc9943f20b3ef58af4bf14f4620effbc4ab3d',
     includes: ['core', 'lanes', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -2347,6 +2347,8 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
+-- @key retained   emq:{q}:completed [TS]: a retained completed job leaves its index
+-- @key deadat     emq:{q}:dead:at [TS]: a dead job leaves its finish-time index
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
@@ -2390,7 +2392,9 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[13] and ARGV[2] ~= '' and redis.call('GET', KEYS[13]) == id then redis.call('DEL', KEYS[13]) end
+redis.call('ZREM', KEYS[13], id)
+redis.call('ZREM', KEYS[14], id)
+if KEYS[15] and ARGV[2] ~= '' and redis.call('GET', KEYS[15]) == id then redis.call('DEL', KEYS[15]) end
 wipe_released(KEYS[10], KEYS[12], id)
 return 1
 `,
@@ -2463,7 +2467,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '01466fddd78aae0c3288f0d7d75070fe2e4e2819',
+    sha: '09881bbaf576686ded94e80855abbe27d2284fa7',
     includes: ['core', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -2477,6 +2481,7 @@ return 1
 -- @key wake       emq:{q}:wake
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
+-- @key deadat     emq:{q}:dead:at [TS]: the job leaves the finish-time index with the dead set
 -- @arg id         the job's id
 -- @include core lanes
 -- @returns 1 moved; -1 gone (no row)
@@ -2484,6 +2489,7 @@ return 1
 local id = ARGV[1]
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('ZREM', KEYS[2], id) == 0 then return redis.error_reply('EMQSTATE not dead') end
+redis.call('ZREM', KEYS[10], id)
 redis.call('HDEL', KEYS[1], 'last_error', 'finished_at')
 redis.call('HSET', KEYS[1], 'state', 'pending')
 local lb = lb_at(4)
@@ -2666,7 +2672,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'fbe42c32361c5be2f3277ab6f0d5243110417b04',
+    sha: 'b08900529ea82e121823be2ec25ae9960d1b5421',
     includes: ['core', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -2682,6 +2688,7 @@ return 'dead'
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key deadat     emq:{q}:dead:at [TS]: each job leaves the finish-time index with the dead set
 -- @arg limit      most jobs to move
 -- @include core lanes
 -- @returns the number of jobs moved back
@@ -2690,6 +2697,7 @@ local lb = lb_at(3)
 local moved, flat = 0, 0
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[10], id)
   if vid(id) then
     local row = jkey(KEYS[8], id)
     if redis.call('EXISTS', row) == 1 then
