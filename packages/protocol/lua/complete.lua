@@ -25,7 +25,8 @@
 -- @key meta       emq:{q}:meta [TS]: the retention policy
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
--- @keys flow      mode sq: parent :dependencies, parent :processed, parent row; mode xq: emq:{q}:flow:outbox
+-- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
+-- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
@@ -36,7 +37,7 @@
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel,
 -- with "result" when there is one and the queue keeps completed jobs (with none kept, the event is
 -- the spec's, queue.md §12)
--- @include core lanes retain
+-- @include core lanes fanin retain
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -59,11 +60,7 @@ local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
   if redis.call('HSETNX', KEYS[19], id, recorded) == 1 then
-    local left = redis.call('DECR', KEYS[18])
-    if left <= 0 and redis.call('HGET', KEYS[20], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], flat_score(KEYS[20]), ARGV[4])
-      redis.call('HSET', KEYS[20], 'state', 'pending')
-    end
+    count_down(KEYS[18], KEYS[20], KEYS[2], KEYS[21], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
   redis.call('RPUSH', KEYS[18], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. recorded)

@@ -5,7 +5,8 @@
 -- is removed like any other. [TS] Flows stay whole: a parent
 -- still waiting on children is refused (remove the children first, or drain), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
--- parent runs once its other children are done instead of waiting forever.
+-- parent runs once its other children are done instead of waiting forever (at its priority score,
+-- leaving the index of waiting parents).
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key schedule   emq:{q}:schedule
@@ -17,13 +18,14 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @key retained   emq:{q}:completed [TS]: a retained completed job leaves its index
 -- @key deadat     emq:{q}:dead:at [TS]: a dead job leaves its finish-time index
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core lanes retain
+-- @include core lanes fanin retain
 -- @returns 1 removed; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
@@ -40,12 +42,7 @@ local pid, pq = link[2], link[3]
 if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
   local prow = jkey(KEYS[10], pid)
   if redis.call('HGET', prow, 'state') == 'awaiting_children' then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 then
-      redis.call('ZADD', KEYS[1], 0, pid)
-      redis.call('HSET', prow, 'state', 'pending')
-      wake(lb_at(5))
-    end
+    count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[1], KEYS[12], pid, 1, KEYS[8])
   end
 end
 local was_active = redis.call('ZREM', KEYS[2], id) == 1
@@ -63,8 +60,8 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-redis.call('ZREM', KEYS[13], id)
 redis.call('ZREM', KEYS[14], id)
-if KEYS[15] and ARGV[2] ~= '' and redis.call('GET', KEYS[15]) == id then redis.call('DEL', KEYS[15]) end
-wipe_released(KEYS[10], KEYS[12], id)
+redis.call('ZREM', KEYS[15], id)
+if KEYS[16] and ARGV[2] ~= '' and redis.call('GET', KEYS[16]) == id then redis.call('DEL', KEYS[16]) end
+wipe_released(KEYS[10], KEYS[13], id)
 return 1

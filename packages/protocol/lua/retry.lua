@@ -22,7 +22,9 @@
 -- @key meta       emq:{q}:meta [TS]: the retention policy
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
--- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
+-- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
+-- emq:{q}:waiting-children (optional: a parent leaving `awaiting_children` leaves that index); mode
+-- xq:*: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg delay_ms   how long to wait before the next attempt, from server now
@@ -31,7 +33,7 @@
 -- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
--- @include core lanes retain
+-- @include core lanes fanin retain
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -68,18 +70,13 @@ local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = 
 if mode == 'sq:fp' then
   if redis.call('EXISTS', KEYS[20]) == 1 then
     redis.call('HSET', KEYS[17], id, ARGV[5])
-    redis.call('HSET', KEYS[20], 'state', 'dead', 'finished_at', now)
-    redis.call('ZREM', KEYS[2], pid)
-    redis.call('ZADD', KEYS[4], 0, pid)
+    fail_parent_row(KEYS[20], KEYS[2], KEYS[4], KEYS[21], pid)
+    redis.call('HSET', KEYS[20], 'finished_at', now)
     redis.call('ZADD', KEYS[15], now, pid)
   end
 elseif mode == 'sq:id' then
   if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[19])
-    if left <= 0 and redis.call('HGET', KEYS[20], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], flat_score(KEYS[20]), pid)
-      redis.call('HSET', KEYS[20], 'state', 'pending')
-    end
+    count_down(KEYS[19], KEYS[20], KEYS[2], KEYS[21], pid, 1, KEYS[10])
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)

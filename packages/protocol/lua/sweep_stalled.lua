@@ -3,8 +3,9 @@
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
--- fail entry goes into this queue's flow outbox when that key is declared. [TS] A job dead so is
--- stamped, indexed and trimmed as retry's dead arm does (lib retain).
+-- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
+-- `awaiting_children` leaves the index of waiting parents. [TS] A job dead so is stamped, indexed
+-- and trimmed as retry's dead arm does (lib retain).
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -16,6 +17,7 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @key meta       emq:{q}:meta [TS]: the retention policy
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
@@ -23,12 +25,12 @@
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core lanes retain
+-- @include core lanes fanin retain
 -- @returns {recovered_ids, dead_ids}
 local lb = lb_at(5)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
-local ended, keep = { jobroot = KEYS[10], dead = KEYS[3], deadat = KEYS[13], deroot = KEYS[14] }, nil
+local ended, keep = { jobroot = KEYS[10], dead = KEYS[3], deadat = KEYS[14], deroot = KEYS[15] }, nil
 local max_stalled = tonumber(ARGV[1])
 local recovered, dead, flat = {}, {}, 0
 
@@ -39,8 +41,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[15] then
-      redis.call('RPUSH', KEYS[15], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
+    if KEYS[16] then
+      redis.call('RPUSH', KEYS[16], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
     end
     return
   end
@@ -48,16 +50,13 @@ local function fail_parent(id)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
-      redis.call('HSET', prow, 'state', 'dead', 'finished_at', now)
-      redis.call('ZREM', KEYS[2], pid)
-      redis.call('ZADD', KEYS[3], 0, pid)
-      redis.call('ZADD', KEYS[13], now, pid)
+      fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
+      redis.call('HSET', prow, 'finished_at', now)
+      redis.call('ZADD', KEYS[14], now, pid)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], flat_score(prow), pid)
-      redis.call('HSET', prow, 'state', 'pending')
+    local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
+    if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
       flat = flat + 1
     end
   end
@@ -81,7 +80,7 @@ for _, id in ipairs(expired) do
         redis.call('HINCRBY', KEYS[4], 'count', 1)
         if lane then rering(lb, lane, g) end
         fail_parent(id)
-        keep = keep or keep_policy(KEYS[12])
+        keep = keep or keep_policy(KEYS[13])
         finish_dead(ended, id, row, now, keep)
         dead[#dead + 1] = id
       else

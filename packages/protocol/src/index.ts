@@ -95,5 +95,5 @@ export {
   type RepeatRecord,
   type RowState,
 } from './records.js';
-export { queueAclRules } from './acl.js';
+export { busAclRules, cacheAclRules, queueAclRules } from './acl.js';
 export * from './telemetry/index.js';

@@ -25,12 +25,6 @@ local function keep_policy(meta)
   return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }
 end
 
--- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…).
-local function wipe_job(root, id)
-  redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
-    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'))
-end
-
 -- release_key(DR, id, did, keep): frees the idempotency key `did` once its job `id` ended, when the
 -- key still names that job. A business key (`keep` ms) stays that long from now; a key parked with a
 -- TTL is left to expire by it; one without is deleted.

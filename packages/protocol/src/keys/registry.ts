@@ -18,6 +18,10 @@ export const FIXED_TYPES = [
   'gweight',
   'repeat',
   'flow:outbox',
+  'workers',
+  'workers:info',
+  'grate',
+  'waiting-children',
   'completed',
   'dead:at',
 ] as const;

@@ -7,12 +7,15 @@ import { transition, type Transition } from './transition.js';
 import { idArg, int, ints, whole } from './values.js';
 
 /**
- * The names `counts` accepts: the four sets, and the two metrics counters (queue.md §9.1); [TS]
- * `retained` is the number of completed jobs kept by retention.
+ * The names `counts` accepts: the four sets, the two metrics counters (queue.md §9.1), [TS]
+ * `awaiting_children`, the parents held until their children settle (the index of waiting parents),
+ * and [TS] `retained`, the number of completed jobs kept by retention.
  */
-export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed' | 'retained';
+export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed' | 'awaiting_children' | 'retained';
 
-const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm', 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'metricsCompleted' | 'metricsFailed']>> = {
+type Target = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'metricsCompleted' | 'metricsFailed' | 'waitingChildren';
+
+const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm' | 's', Target]>> = {
   retained: ['z', 'completed'],
   pending: ['z', 'pending'],
   active: ['z', 'active'],
@@ -20,6 +23,7 @@ const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm', 'pending' | 'acti
   dead: ['z', 'dead'],
   completed: ['m', 'metricsCompleted'],
   failed: ['m', 'metricsFailed'],
+  awaiting_children: ['s', 'waitingChildren'],
 };
 
 /**
@@ -44,8 +48,7 @@ export function counts<N extends CountName>(input: { readonly queue: string; rea
   });
 }
 
-/** Where a job sits, as `state_lookup` answers (protocol.md §5.3). */
-/** Where a job sits; [TS] `completed` is a finished row kept by the queue's retention. */
+/** Where a job sits, as `state_lookup` answers (protocol.md §5.3); [TS] `completed` is a finished row kept by the queue's retention. */
 export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'unknown' | 'absent';
 
 /** `state_lookup`: where a job sits right now. */

@@ -36,6 +36,16 @@ describe('admission', () => {
     expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { maxAttempts: 0 } })).toThrow(InvalidArgumentError);
     expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { timeoutMs: 1.5 } })).toThrow(InvalidArgumentError);
   });
+  it('the producer trace context travels as traceparent/tracestate pairs, checked before anything is sent [TS]', () => {
+    const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { name: 'n', trace: { traceparent: tp } } })).args).toEqual([J, 'p', 'name', 'n', 'traceparent', tp]);
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5, options: { trace: { traceparent: tp, tracestate: 'ro=1' } } })).args).toEqual([J, 'p', 'at', 5, 'traceparent', tp, 'tracestate', 'ro=1']);
+    expect(shape(t.laneEnqueue({ queue: 'orders', id: J, payload: 'p', group: G, options: { trace: { traceparent: tp, tracestate: '' } } })).args).toEqual([J, 'p', G, 'traceparent', tp]);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: 'nope' } } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: tp.toUpperCase() } } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: tp, tracestate: 'x'.repeat(513) } } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: tp, tracestate: 'a=\n' } } })).toThrow(InvalidArgumentError);
+  });
   it('enqueue_many: rooted rows, items as trailing values, the wake list optional', () => {
     expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }, { id: P, payload: 'b' }] }))).toEqual({
       script: 'enqueue_many',
@@ -45,6 +55,21 @@ describe('admission', () => {
     expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }], wake: true })).keys).toEqual([q('job:'), q('pending'), q('wake')]);
     expect(t.enqueueMany({ queue: 'orders', items: [] }).parse([1, 0, -1, -2])).toEqual(['enqueued', 'duplicate', 'kind', 'malformed']);
     expect(() => t.enqueueMany({ queue: 'orders', items: [{ id: 'nope', payload: 'a' }] })).toThrow(MalformedIdError);
+  });
+  it('enqueue_many_with: per item its time mode and its option pairs, counted', () => {
+    const items = [
+      { id: J, payload: 'a', options: { name: 'n', priority: 3 } },
+      { id: P, payload: 'b', inMs: 50 },
+      { id: J, payload: 'c', at: 9, options: { maxAttempts: 2 } },
+      { id: P, payload: 'd', inMs: 0 },
+    ];
+    expect(shape(t.enqueueManyWith({ queue: 'orders', items, wake: true }))).toEqual({
+      script: 'enqueue_many_with',
+      keys: [q('job:'), q('pending'), q('schedule'), q('wake')],
+      args: [J, 'a', '', '0', '4', 'name', 'n', 'priority', '3', P, 'b', 'in', '50', '0', J, 'c', 'at', '9', '2', 'max_attempts', '2', P, 'd', '', '0', '0'],
+    });
+    expect(t.enqueueManyWith({ queue: 'orders', items: [] }).parse([1, 0, -1, -2])).toEqual(['enqueued', 'duplicate', 'kind', 'malformed']);
+    expect(() => t.enqueueManyWith({ queue: 'orders', items: [{ id: J, payload: 'a', inMs: -1 }] })).toThrow(InvalidArgumentError);
   });
   it('enqueue_dedup', () => {
     expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd1', ttlMs: 500, wake: true }))).toEqual({
@@ -91,9 +116,12 @@ describe('claims', () => {
     expect(shape(t.claimBatch({ queue: 'orders', leaseMs: 100, size: 5 }))).toEqual({ script: 'bclaim', keys: flat, args: [100, 5] });
   });
   it('lane claims', () => {
-    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter')], args: [100] });
-    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter')], args: [100] });
-    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter')], args: [100, 9] });
+    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter'), q('grate')], args: [100] });
+    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter'), q('grate')], args: [100] });
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter'), q('grate'), q('gweight')], args: [100, 9] });
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, size: 5 })).args).toEqual([100, 0, 5]);
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9, size: 5 })).args).toEqual([100, 9, 5]);
+    expect(() => t.laneBatchClaim({ queue: 'orders', leaseMs: 100, size: 0 })).toThrow(InvalidArgumentError);
   });
   it('reads claim replies into rows with their flow link', () => {
     const row = t.claim({ queue: 'orders', leaseMs: 100 }).parse([J, 'p', 2, P, null, 'id']);
@@ -106,6 +134,9 @@ describe('claims', () => {
     expect(full?.options).toEqual({ name: 'ship', maxAttempts: 4, backoff: '{"type":"fixed","ms":5}', timeoutMs: 250 });
     expect(t.claim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, false, false, false, false, false, false, false])?.options).toEqual({});
     expect(t.laneClaim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, G, 'ship', false, false, '9'])?.options).toEqual({ name: 'ship', timeoutMs: 9 });
+    const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    expect(t.claim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, false, false, false, false, false, false, false, tp, 'ro=1'])?.options).toEqual({ trace: { traceparent: tp, tracestate: 'ro=1' } });
+    expect(t.laneClaim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, G, false, false, false, false, tp, false])?.options).toEqual({ trace: { traceparent: tp } });
   });
 });
 
@@ -118,7 +149,7 @@ describe('settlement', () => {
       args: [J, '3', '', '', '', '', '1'],
     });
     const same = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'orders', policy: 'fp' } }, result: 'r' });
-    expect(shape(same).keys.slice(17)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`)]);
+    expect(shape(same).keys.slice(17)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(same).args).toEqual([J, '1', 'sq', P, 'r', '']);
     const cross = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'billing', policy: 'fp' } } });
     expect(shape(cross).keys.slice(17)).toEqual([q('flow:outbox')]);
@@ -155,8 +186,25 @@ describe('settlement', () => {
       args: [J, '2', 10, 3, 'boom', '', '', ''],
     });
     const child = t.retry({ queue: 'orders', job: { id: J, attempts: 2, parent: { id: P, queue: 'orders', policy: 'id' } }, delayMs: 0, maxAttempts: 1, error: 'e' });
-    expect(shape(child).keys.slice(16)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`)]);
+    expect(shape(child).keys.slice(16)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(child).args.slice(5)).toEqual(['sq:id', P, '']);
+  });
+  it('step jobs: add_children and wait_children', () => {
+    const held = { id: J, attempts: 2 };
+    expect(shape(t.addChildren({ queue: 'orders', job: held, local: [{ id: P, payload: 'c', policy: 'id' }], remote: 1 }))).toEqual({
+      script: 'add_children',
+      keys: [q(`job:${J}`), q('active'), q(`job:${J}:dependencies`), q('pending'), q(`job:${P}`)],
+      args: [J, '2', '1', P, 'c', 'id'],
+    });
+    expect(shape(t.addChildren({ queue: 'orders', job: held, local: [], remote: -2 })).args).toEqual([J, '2', '-2']);
+    expect(t.addChildren({ queue: 'orders', job: held, local: [], remote: 0 }).parse(3)).toEqual({ open: 3 });
+    expect(t.addChildren({ queue: 'orders', job: held, local: [], remote: 0 }).parse(-1)).toBe('duplicate');
+    expect(() => t.addChildren({ queue: 'orders', job: held, local: [], remote: 0.5 })).toThrow(InvalidArgumentError);
+    expect(shape(t.waitChildren({ queue: 'orders', job: held }))).toEqual({
+      script: 'wait_children',
+      keys: [q('active'), q(`job:${J}`), q(`job:${J}:dependencies`), q('waiting-children'), q('job:')],
+      args: [J, '2'],
+    });
   });
   it('delay and lease extensions', () => {
     expect(shape(t.delay({ queue: 'orders', job: { id: J, attempts: 1 }, until: 50 }))).toEqual({
@@ -189,7 +237,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(() => t.cleanCompleted({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(() => t.cleanDead({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
-    const ended = [q('meta'), q('dead:at'), q('de:')];
+    const ended = [q('waiting-children'), q('meta'), q('dead:at'), q('de:')];
     expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), ...ended]);
     expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), ...ended, q('flow:outbox')]);
     expect(shape(t.reapGroup({ queue: 'orders', group: G, limit: 2 }))).toEqual({
@@ -200,7 +248,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:'), q('dead:at')]);
   });
   it('operator', () => {
-    expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('de:'), q('schedule')]);
+    expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('waiting-children'), q('de:'), q('schedule')]);
     expect(shape(t.retentionSet({ queue: 'orders', completed: { count: 100, ageMs: 5000 }, failed: { count: Number.POSITIVE_INFINITY } }))).toEqual({
       script: 'retention_set',
       keys: [q('meta')],
@@ -210,7 +258,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(() => t.retentionSet({ queue: 'orders', completed: { count: -2 } })).toThrow(InvalidArgumentError);
     expect(shape(t.removeJob({ queue: 'orders', id: J, dedupId: 'd' }))).toEqual({
       script: 'remove_job',
-      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('de:'), q('completed'), q('dead:at'), q('de:d')],
+      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('de:'), q('completed'), q('dead:at'), q('de:d')],
       args: [J, 'd'],
     });
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
@@ -219,8 +267,10 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
-    expect(ob.keys).toHaveLength(24);
-    expect(ob.keys.slice(20, 23)).toEqual([q('completed'), q('dead:at'), q('de:')]);
+    expect(ob.keys).toHaveLength(28);
+    expect(ob.keys[20]).toBe(q('waiting-children'));
+    expect(ob.keys.slice(21, 24)).toEqual([q('workers'), q('workers:info'), q('grate')]);
+    expect(ob.keys.slice(24, 27)).toEqual([q('completed'), q('dead:at'), q('de:')]);
     expect(ob.args).toEqual(['', 10, 'r1']);
   });
   it('lanes', () => {
@@ -236,6 +286,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.counts({ queue: 'orders', names: ['dead', 'completed'] }))).toEqual({ script: 'counts', keys: [q('dead'), q('metrics:completed')], args: ['z', 'm'] });
     expect(t.counts({ queue: 'orders', names: ['dead', 'completed'] }).parse([1, 2])).toEqual({ dead: 1, completed: 2 });
     expect(() => t.counts({ queue: 'orders', names: ['toString' as 'dead'] })).toThrow(UnknownStateError);
+    expect(shape(t.counts({ queue: 'orders', names: ['awaiting_children'] }))).toEqual({ script: 'counts', keys: [q('waiting-children')], args: ['s'] });
     expect(shape(t.stateLookup({ queue: 'orders', id: J })).keys).toEqual([q('pending'), q('active'), q('schedule'), q('dead'), q(`job:${J}`), q('g:')]);
   });
   it('repeat and flows', () => {
@@ -246,7 +297,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     });
     expect(shape(t.enqueueFlow({ queue: 'orders', parent: { id: P, payload: 'pp' }, children: [{ id: J, payload: 'c', policy: 'fp' }] }))).toEqual({
       script: 'enqueue_flow',
-      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q(`job:${J}`)],
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q('waiting-children'), q(`job:${J}`)],
       args: [P, 'pp', '1', J, 'c', 'fp'],
     });
     expect(shape(t.enqueueFlowChild({ queue: 'billing', id: J, payload: 'c', parent: { id: P, queue: 'orders', policy: 'fp' } }))).toEqual({
@@ -261,6 +312,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       q(`job:${P}`),
       q('pending'),
       q('dead'),
+      q('waiting-children'),
     ]);
   });
   it('flow outbox trim', () => {
@@ -353,7 +405,27 @@ describe('the rest of the catalog', () => {
       args: [G],
     });
     expect(shape(t.laneWeight({ queue: 'orders', group: G, weight: 3 }))).toEqual({ script: 'gweight', keys: [q('gweight')], args: [G, 3] });
-    expect(shape(t.laneDrain({ queue: 'orders', group: G }))).toEqual({ script: 'gdrain', keys: [q(`g:${G}:pending`), q('ring'), q('job:')], args: [G] });
+    expect(shape(t.laneDrain({ queue: 'orders', group: G }))).toEqual({ script: 'gdrain', keys: [q(`g:${G}:pending`), q('ring'), q('job:'), q('waiting-children')], args: [G] });
+    expect(shape(t.laneRateLimit({ queue: 'orders', group: G, limit: { max: 5, durationMs: 1000 } }))).toEqual({ script: 'grate', keys: [q('grate'), q('ring'), q('wake')], args: [G, '5', '1000'] });
+    expect(shape(t.laneRateLimit({ queue: 'orders', group: G, limit: null })).args).toEqual([G, '0', '']);
+    expect(() => t.laneRateLimit({ queue: 'orders', group: G, limit: { max: 0, durationMs: 1 } })).toThrow(InvalidArgumentError);
+    expect(() => t.laneRateLimit({ queue: 'orders', group: 'nope', limit: null })).toThrow(MalformedIdError);
+  });
+  it('worker registry', () => {
+    const reg = [q('workers'), q('workers:info')];
+    expect(shape(t.workerBeat({ queue: 'orders', id: 'w1', ttlMs: 300, info: '{}' }))).toEqual({ script: 'worker_beat', keys: reg, args: ['w1', 300, '{}'] });
+    expect(shape(t.workerLeave({ queue: 'orders', id: 'w1' }))).toEqual({ script: 'worker_leave', keys: reg, args: ['w1'] });
+    expect(shape(t.workerList({ queue: 'orders', limit: 10 }))).toEqual({ script: 'worker_list', keys: reg, args: [10] });
+    expect(t.workerList({ queue: 'orders', limit: 10 }).parse([5, 'w1', 9, '{}', 'w2', 8, false])).toEqual({
+      now: 5,
+      workers: [
+        { id: 'w1', lapsesAt: 9, info: '{}' },
+        { id: 'w2', lapsesAt: 8, info: undefined },
+      ],
+    });
+    expect(t.workerList({ queue: 'orders', limit: 1 }).parse([5])).toEqual({ now: 5, workers: [] });
+    expect(() => t.workerBeat({ queue: 'orders', id: '', ttlMs: 1, info: '' })).toThrow(InvalidArgumentError);
+    expect(() => t.workerBeat({ queue: 'orders', id: 'w', ttlMs: 0, info: '' })).toThrow(InvalidArgumentError);
   });
   it('job schedulers', () => {
     expect(shape(t.schedulerUpsert({ queue: 'orders', name: 'r', cadence: { cron: '0 * * * *', tz: 'Europe/Paris' }, template: 'p', first: { at: 9 }, limit: 3 }))).toEqual({
@@ -379,12 +451,12 @@ describe('the rest of the catalog', () => {
     expect(shape(t.repeatDue({ queue: 'orders', limit: 4 }))).toEqual({ script: 'repeat_due', keys: [q('repeat')], args: [4] });
     expect(shape(t.holdParent({ queue: 'orders', id: P, payload: 'p', children: 2, link: { id: J, queue: 'billing', policy: 'id' } }))).toEqual({
       script: 'hold_parent',
-      keys: [q(`job:${P}`), q(`job:${P}:dependencies`)],
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('waiting-children')],
       args: [P, 'p', 2, J, 'billing', 'id'],
     });
     expect(shape(t.flowDeliver({ parentQueue: 'orders', parentId: P, childId: J, result: 'r' }))).toEqual({
       script: 'flow_deliver',
-      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending')],
+      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children')],
       args: [J, 'r', P],
     });
   });

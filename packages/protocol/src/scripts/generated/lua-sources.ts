@@ -93,13 +93,57 @@ local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+
+-- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…).
+local function wipe_job(root, id)
+  redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
+    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'))
+end
+`,
+  fanin: `-- @lib fanin
+-- @purpose [TS] How a parent leaves \`awaiting_children\` (queue.md §11.4–§11.6) in one place, so the
+-- index of waiting parents (emq:{q}:waiting-children) stays exact and a parent keeps its priority.
+-- Needs lanes (flat_score).
+
+-- release_parent(prow, pending, wc, pid, wakekey): the parent's last open child settled. It re-enters
+-- pending at its own score (-priority) and leaves the index; \`wakekey\` (optional) wakes one parked
+-- consumer. \`wc\` may be nil for a caller that did not declare the index (an older host).
+local function release_parent(prow, pending, wc, pid, wakekey)
+  redis.call('ZADD', pending, flat_score(prow), pid)
+  redis.call('HSET', prow, 'state', 'pending')
+  if wc then redis.call('SREM', wc, pid) end
+  if wakekey then
+    redis.call('LPUSH', wakekey, '1')
+    redis.call('LTRIM', wakekey, 0, 63)
+  end
+end
+
+-- count_down(deps, prow, pending, wc, pid, n, wakekey): n children of a parent settled for it; at
+-- zero open children a parent still waiting is released. The state guard keeps a parent a
+-- fail-parent sibling killed (or one still running its step) where it is. Answers what is left.
+local function count_down(deps, prow, pending, wc, pid, n, wakekey)
+  local left = redis.call('DECRBY', deps, n)
+  if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
+    release_parent(prow, pending, wc, pid, wakekey)
+  end
+  return left
+end
+
+-- fail_parent_row(prow, pending, dead, wc, pid): a fail-parent child died; its parent dies with it.
+local function fail_parent_row(prow, pending, dead, wc, pid)
+  redis.call('HSET', prow, 'state', 'dead')
+  redis.call('ZREM', pending, pid)
+  redis.call('ZADD', dead, 0, pid)
+  if wc then redis.call('SREM', wc, pid) end
+end
 `,
   gate: `-- @lib gate
 -- @purpose [TS] The gates a claim passes on the server, read from meta in one HMGET: the queue-wide
 -- pause, the global concurrency cap (meta.concurrency against ZCARD active, queue.md §9.2, here
 -- enforced) and the rate limiter (meta.max jobs per meta.duration ms). The limiter key keeps the
 -- shape queue.md §9.4 asks of a writer: a STRING counter incremented once per claimed job, with
--- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged.
+-- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. The lane claims also
+-- pass each lane's own rate limit (the grate hash), on top of the queue's.
 
 -- gate_room(meta, active, limiter, want): how many jobs this claim may lease now (0..want), then
 -- the ms until the rate window reopens when the limiter is what refused (0 otherwise), then the
@@ -128,19 +172,63 @@ end
 local function gate_count(limiter, window, n)
   if window > 0 and n > 0 and redis.call('INCRBY', limiter, n) == n then redis.call('PEXPIRE', limiter, window) end
 end
+
+-- [TS] A lane's own rate limit lives in the grate hash, field g = "max:duration" as set, then
+-- "max:duration:window_end:used" once a claim counted in a window (a fixed window that starts at
+-- the first claim after the last one ended, as the queue's limiter does).
+
+-- lane_rate_room(grate, g): how many jobs lane g may lease now under its rate limit (math.huge
+-- without one), then the window state lane_rate_count writes back (nil without a limit).
+local function lane_rate_room(grate, g)
+  local v = redis.call('HGET', grate, g)
+  if not v then return math.huge, nil end
+  local max, dur, tail = string.match(v, '^(%d+):(%d+)(.*)$')
+  max, dur = tonumber(max), tonumber(dur)
+  if not max or not dur or max < 1 or dur < 1 then return math.huge, nil end
+  local now = now_ms()
+  local ends, used = string.match(tail, '^:(%d+):(%d+)$')
+  ends, used = tonumber(ends) or 0, tonumber(used) or 0
+  if ends <= now then ends, used = now + dur, 0 end
+  return math.max(max - used, 0), { max, dur, ends, used }
+end
+
+-- lane_rate_count(grate, g, state, n): counts n claimed jobs in lane g's current window.
+local function lane_rate_count(grate, g, state, n)
+  if state and n > 0 then
+    redis.call('HSET', grate, g, string.format('%d:%d:%d:%d', state[1], state[2], state[3], state[4] + n))
+  end
+end
+
+-- lane_next(ring, grate): rotate the ring to the next lane with room in its own rate window. A lane
+-- out of budget is passed over and stays in rotation (its window reopens by time alone, and nothing
+-- else would put it back), at most one full turn. Answers the lane, its room and its window state;
+-- nil when the ring is empty or every lane in it is out of budget.
+local function lane_next(ring, grate)
+  if redis.call('EXISTS', grate) == 0 then
+    return redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT'), math.huge, nil
+  end
+  for _ = 1, redis.call('LLEN', ring) do
+    local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+    if not g then return nil end
+    local room, state = lane_rate_room(grate, g)
+    if room > 0 then return g, room, state end
+  end
+  return nil
+end
 `,
   'lane-claim': `-- @lib lane-claim
 -- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
 -- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
 -- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate.
 
--- lane_claim(cap, lease, marker, limiter): cap(g) bounds K beyond depth and limit (nil: the whole
--- depth); [TS] the gates of lib gate bound it too, counted on \`limiter\`.
-local function lane_claim(cap, lease, marker, limiter)
+-- lane_claim(cap, lease, marker, limiter, grate): cap(g) bounds K beyond depth and limit (nil: the
+-- whole depth); [TS] the gates of lib gate bound it too, counted on \`limiter\`, and so does the
+-- lane's own rate limit in \`grate\` (a lane out of budget is passed over for the next one).
+local function lane_claim(cap, lease, marker, limiter, grate)
   local room, _, window = gate_room(KEYS[3], KEYS[2], limiter, math.huge)
   if room < 1 then return {} end
   local ring = KEYS[1]
-  local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+  local g, lane_room, rate = lane_next(ring, grate)
   if not g then return {} end
   if not vid(g) then
     redis.call('LREM', ring, 0, g)
@@ -149,7 +237,7 @@ local function lane_claim(cap, lease, marker, limiter)
   local lane = gkey(KEYS[7], g)
   local k = redis.call('ZCARD', lane)
   if cap then k = math.min(k, cap(g)) end
-  k = math.min(k, room)
+  k = math.min(k, room, lane_room)
   local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
   local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
   if lim then k = math.min(k, lim - act) end
@@ -163,10 +251,11 @@ local function lane_claim(cap, lease, marker, limiter)
   for i = 1, #popped, 2 do
     local id = popped[i]
     local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
-    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5] } end
+    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
+  lane_rate_count(grate, g, rate, #out)
   if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
   return out
 end
@@ -282,8 +371,9 @@ end
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
 -- same step. Needs core.
 
--- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields.
-local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms' }
+-- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields:
+-- the options, then the producer's W3C trace context (traceparent, tracestate).
+local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'traceparent', 'tracestate' }
 
 -- lease_row(root, id, marker, ...): the row half of a lease on job \`id\` of job root \`root\`. Answers
 -- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
@@ -314,8 +404,8 @@ end
 -- lease_popped(active, root, popped, lease, marker): leases the ids of a ZPOPMIN reply (id, score,
 -- ...) under one deadline, with one ZADD for all of them, and answers the flat claim entries
 -- {id, payload, attempts, parent, parent_queue, parent_policy, name, max_attempts, backoff,
--- timeout_ms} in pop order (absent fields are false, so the host needs no second read; the last
--- four are the [TS] per-job options, after the spec's six). Skipped ids are dropped.
+-- timeout_ms, traceparent, tracestate} in pop order (absent fields are false, so the host needs no
+-- second read; the last six are the [TS] per-job fields, after the spec's six). Skipped ids are dropped.
 local function lease_popped(active, root, popped, lease, marker)
   local out = {}
   if #popped == 0 then return out end
@@ -325,7 +415,7 @@ local function lease_popped(active, root, popped, lease, marker)
     local id = popped[i]
     local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy', unpack(JOB_OPTIONS))
     if attempts then
-      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8] }
+      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10] }
       scored[#scored + 1] = deadline
       scored[#scored + 1] = id
       -- Lua's unpack is bounded by its C stack; score the members in slices well below it.
@@ -364,12 +454,6 @@ local RETAIN_TRIM = 8
 local function keep_policy(meta)
   local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age')
   return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }
-end
-
--- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…).
-local function wipe_job(root, id)
-  redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
-    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'))
 end
 
 -- release_key(DR, id, did, keep): frees the idempotency key \`did\` once its job \`id\` ended, when the
@@ -558,6 +642,52 @@ local function dead_letter(stream, dead, group, consumer, xid, attempts, reason)
   return moved
 end
 `,
+  tidy: `-- @lib tidy
+-- @purpose [TS] What a drain (queue-wide or of one lane) does to flow parents in the same queue
+-- (queue.md §8.4, §5.6): a parent waiting on drained children has its open-child count lowered by
+-- them; one with no open child left is deleted too (it was waiting as well), and so on up a nested
+-- tree. A parent in another queue is left as it is: a drain cannot reach its slot. Needs core.
+
+-- tidy_tally(jr, wipe): a record of drained children per same-queue parent, in the order counts came
+-- in. \`wipe(id)\` (optional; core's wipe_job by default) deletes a parent the drain takes with its
+-- children, so a host can release what the row names as well.
+local function tidy_tally(jr, wipe)
+  return { jr = jr, drained = {}, parents = {}, wipe = wipe }
+end
+
+-- tidy_note(t, id): job \`id\` is about to be deleted; if its parent is in this queue, count it there.
+local function tidy_note(t, id)
+  local link = redis.call('HMGET', jkey(t.jr, id), 'parent', 'parent_queue')
+  local pid, pq = link[1], link[2]
+  if pid and vid(pid) and (not pq or pq == '') then
+    t.drained[pid] = (t.drained[pid] or 0) + 1
+    t.parents[#t.parents + 1] = pid
+  end
+end
+
+-- tidy_settle(t, wc): settle the noted parents, walking up: a deleted parent counts as a drained
+-- child of its own parent, and leaves the index of waiting parents \`wc\`. Answers how many parents
+-- were deleted.
+local function tidy_settle(t, wc)
+  local deleted, i = 0, 1
+  while i <= #t.parents do
+    local pid = t.parents[i]
+    local count = t.drained[pid]
+    t.drained[pid] = 0
+    if count > 0 and redis.call('HGET', jkey(t.jr, pid), 'state') == 'awaiting_children' then
+      local left = redis.call('DECRBY', jkey(t.jr, pid, ':dependencies'), count)
+      if left <= 0 then
+        tidy_note(t, pid)
+        if t.wipe then t.wipe(pid) else wipe_job(t.jr, pid) end
+        if wc then redis.call('SREM', wc, pid) end
+        deleted = deleted + 1
+      end
+    end
+    i = i + 1
+  end
+  return deleted
+end
+`,
 };
 
 /** The name of one strict-mode file (`lua/strict`). */
@@ -628,6 +758,7 @@ end
 
 /** The name of one transition file (`lua/*.lua`). */
 export type LuaScriptName =
+  | 'add_children'
   | 'add_log'
   | 'bclaim'
   | 'cache_clear'
@@ -651,6 +782,7 @@ export type LuaScriptName =
   | 'enqueue_flow'
   | 'enqueue_flow_child'
   | 'enqueue_many'
+  | 'enqueue_many_with'
   | 'extend_lock'
   | 'extend_locks'
   | 'flow_deliver'
@@ -664,6 +796,7 @@ export type LuaScriptName =
   | 'genqueue'
   | 'glimit'
   | 'gpause'
+  | 'grate'
   | 'greap_group'
   | 'greassign'
   | 'gresume'
@@ -702,10 +835,64 @@ export type LuaScriptName =
   | 'stream_redrive'
   | 'sweep_stalled'
   | 'update_data'
-  | 'update_progress';
+  | 'update_progress'
+  | 'wait_children'
+  | 'worker_beat'
+  | 'worker_leave'
+  | 'worker_list';
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
+  add_children: {
+    sha: 'dc210b13b8cb973b6bcba09cd7dbc469171c4d07',
+    includes: ['core'],
+    body: `-- @script add_children
+-- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
+-- fenced on its token while it is active, its open-child count grows by every child it adds, and its
+-- same-queue leaf children land pending and linked to it in the same step. Children elsewhere (or
+-- with children of their own) land after, through enqueue_flow_child / hold_parent; the count they
+-- add is counted here first, so a child that finishes early can never release the parent too soon.
+-- A negative \`remote\` (with no local children) takes back what did not land. The job itself stays
+-- active: it waits only when it moves itself with wait_children. Its row is marked \`flow = parent\`
+-- (see enqueue_flow), so its completion takes :processed and :dependencies along with the row.
+-- @key row        emq:{q}:job:<id>
+-- @key active     emq:{q}:active
+-- @key deps       emq:{q}:job:<id>:dependencies
+-- @key pending    emq:{q}:pending
+-- @keys children  emq:{q}:job:<cid> for each local child, in ARGV order
+-- @arg id         the running job's id; must be JOB-namespaced
+-- @arg token      the attempts value the claim returned
+-- @arg remote     how many children land elsewhere (may be negative to take back a count)
+-- @args children  cid, cpayload, cpolicy ("fp" | "id") for each local child, in order
+-- @include core
+-- @returns the open-child count after the call; -1 a local child's row exists (nothing written)
+-- @error EMQKIND job id must be JOB-namespaced
+-- @error EMQSTALE job gone
+-- @error EMQSTALE add_children token mismatch
+-- @error EMQSTALE not active
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local n = (#ARGV - 3) / 3
+for i = 1, n do
+  if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+end
+local attempts = redis.call('HGET', KEYS[1], 'attempts')
+if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children token mismatch') end
+if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE not active') end
+-- A child id that already names a row is a collision; overwriting it would reset its token (I7).
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return -1 end
+end
+redis.call('HSET', KEYS[1], 'flow', 'parent')
+for i = 1, n do
+  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+    'parent', id, 'parent_policy', ARGV[3 + 3 * i])
+  redis.call('ZADD', KEYS[4], 0, ARGV[1 + 3 * i])
+end
+return redis.call('INCRBY', KEYS[3], n + tonumber(ARGV[3]))
+`,
+  },
   add_log: {
     sha: '93bbb77d13246bfc1fb58c7790cf056be4639991',
     includes: [],
@@ -728,7 +915,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'c0eb83702b8f0683aea11c5ad744dee3b45e93ad',
+    sha: '37848310fb0af8c97d58e9f54af9fb2375632339',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -743,7 +930,8 @@ return len
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
 -- @include core lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
--- max_attempts, backoff, timeout_ms} ([TS] the last four, false when absent) in mint order;
+-- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
+-- absent) in mint order;
 -- its length is min(size, depth), or empty when paused
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
 if room < 1 then return {} end
@@ -754,7 +942,7 @@ return out
 `,
   },
   cache_clear: {
-    sha: '1b54d027b106b8690fa89120d3aad0a676fcdf70',
+    sha: '4418182b6bd5bff2ca8350fd7df139dfc187ce24',
     includes: ['core'],
     body: `-- @script cache_clear
 -- @purpose [TS] Announce that a keyed namespace is cleared: every process drops L1 entries older than the
@@ -768,7 +956,7 @@ return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o
 `,
   },
   cache_delete: {
-    sha: '4555f1e9654211000deb39f7745ae12f72479cf8',
+    sha: '7013fc53413e479f5e0a3234702feca2f7af8d63',
     includes: ['core'],
     body: `-- @script cache_delete
 -- @purpose [TS] Delete keyed cache entries and announce the delete on the coherence log, in one step.
@@ -793,7 +981,7 @@ return deleted
 `,
   },
   cache_read: {
-    sha: 'a9949a779e6d86a59dd9f1d406dbb3865ff8bc0b',
+    sha: '072bab670ef47ae1230240b79eb4568ce6255ba3',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
@@ -824,7 +1012,7 @@ return {3, out or false, redis.call('PTTL', KEYS[2])}
 `,
   },
   cache_release: {
-    sha: '9fa1bacb8e11d072d47c9f9dcb37a4d9bcafb236',
+    sha: '12ae073fcdeeb52430cec1b395a514cfb8818312',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
@@ -843,14 +1031,16 @@ return 1
 `,
   },
   cache_tag_delete: {
-    sha: '19f44c7b35acd0d3563dbb60ba9c1d41dcf021d4',
+    sha: '44a31da8546b60fa956bec8c4b2bdc88721765f8',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
--- caller read the tag's set first; only keys still in it go, and an entry tagged since is newer and stays.
+-- caller read the tag's fields first; an entry goes only while it still carries the tag: its stored frame
+-- is the write that tagged it (a later write without the tag, a delete or an expiry leave the field stale,
+-- and a stale field is dropped without touching the entry). An entry tagged since the read is not named.
 -- @key log        ecc:{t}:log
--- @key tag        ecc:{t}:tag:<tag>
--- @keys entries   ecc:{t}:k:<key> the entries the caller read from the tag's set
+-- @key tag        ecc:{t}:tag:<tag> a hash of entry key -> the version that carried the tag
+-- @keys entries   ecc:{t}:k:<key> the entries the caller read from the tag's hash
 -- @arg version    the delete's 14-byte version
 -- @arg maxlen     the log's approximate bound
 -- @args names     the entries' keys, one per trailing key
@@ -859,13 +1049,16 @@ return 1
 local names = {}
 for i = 3, #KEYS do
   local name = ARGV[i]
-  if redis.call('SISMEMBER', KEYS[2], name) == 1 then
-    names[#names + 1] = name
-    redis.call('DEL', KEYS[i])
-    redis.call('SREM', KEYS[2], name)
+  local tagged = redis.call('HGET', KEYS[2], name)
+  if tagged then
+    local stored = redis.call('GET', KEYS[i])
+    if stored and string.sub(stored, 1, 14) == tagged then
+      names[#names + 1] = name
+      redis.call('DEL', KEYS[i])
+    end
+    redis.call('HDEL', KEYS[2], name)
   end
 end
-if redis.call('SCARD', KEYS[2]) == 0 then redis.call('DEL', KEYS[2]) end
 if #names > 0 then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
 end
@@ -873,7 +1066,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: '0928ea27f2d94a6e6a866409db1487b5d5492c9a',
+    sha: 'dae27d0c198995389e5b84b151aef357e5a07cd9',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -881,7 +1074,7 @@ return #names
 -- @key entry      ecc:{t}:k:<key>
 -- @key lease      ecc:{t}:l:<key>
 -- @key log        ecc:{t}:log
--- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets
+-- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets: hashes of entry key -> the version that carried the tag
 -- @arg frame      version(14) ++ soft expiry(13 digits) ++ value
 -- @arg px         the L2 lifetime in ms (ttl + grace); 0 keeps the entry without expiry
 -- @arg token      the fill's lease token; '' for a plain write
@@ -904,7 +1097,9 @@ else
 end
 for i = 4, #KEYS do
   local fresh = redis.call('EXISTS', KEYS[i]) == 0
-  redis.call('SADD', KEYS[i], ARGV[5])
+  -- The version says which write carried the tag: a later write without it leaves this field stale,
+  -- and a tag delete then spares the entry (cache_tag_delete compares it with the stored frame).
+  redis.call('HSET', KEYS[i], ARGV[5], version)
   -- A tag set lives as long as its longest-lived entry.
   local left = redis.call('PTTL', KEYS[i])
   if px == 0 then
@@ -919,7 +1114,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'fdc188465c07677e4a4d0d53ecba616eda56c336',
+    sha: '79cea98ed2c678501d02eca54b44dad10c465421',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -935,8 +1130,9 @@ return 1
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
 -- @include core lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
--- parent_policy, name, max_attempts, backoff, timeout_ms} (absent fields are false, so the host
--- needs no second read; the last four are the [TS] per-job options)
+-- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
+-- are false, so the host needs no second read; the last six are the [TS] per-job options and the
+-- producer's W3C trace context)
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
@@ -954,7 +1150,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '617ba8b031db570c68ca68225509908ef1ff46c5',
+    sha: '3c30b2c588b9548c4c5e391cc231eb2b6353c8b3',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -977,7 +1173,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '52ab5f26783f8e594bde871031d0683db76db441',
+    sha: '1cc260bbdc88dec1cb5a11e2640f1571c49358db',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1003,7 +1199,7 @@ return n
 `,
   },
   coherence_drop: {
-    sha: '32ee94abe1447e289e8f9f178b9eec86600a27a2',
+    sha: '9f58d127904425d20cecf19bbea150c6ec2f2836',
     includes: ['core'],
     body: `-- @script coherence_drop
 -- @purpose Drop an L2 frame only when a coherence message names a strictly newer version, so a late,
@@ -1027,8 +1223,8 @@ return 0
 `,
   },
   complete: {
-    sha: '0ba41b0106723728d2b8383b3227ee59d9cff45d',
-    includes: ['core', 'lanes', 'retain'],
+    sha: '6a7815753d5a36ef5569876fffc0b1c560f74f22',
+    includes: ['core', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
@@ -1056,7 +1252,8 @@ return 0
 -- @key meta       emq:{q}:meta [TS]: the retention policy
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
--- @keys flow      mode sq: parent :dependencies, parent :processed, parent row; mode xq: emq:{q}:flow:outbox
+-- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
+-- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
@@ -1067,7 +1264,7 @@ return 0
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel,
 -- with "result" when there is one and the queue keeps completed jobs (with none kept, the event is
 -- the spec's, queue.md §12)
--- @include core lanes retain
+-- @include core lanes fanin retain
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -1090,11 +1287,7 @@ local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
   if redis.call('HSETNX', KEYS[19], id, recorded) == 1 then
-    local left = redis.call('DECR', KEYS[18])
-    if left <= 0 and redis.call('HGET', KEYS[20], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], flat_score(KEYS[20]), ARGV[4])
-      redis.call('HSET', KEYS[20], 'state', 'pending')
-    end
+    count_down(KEYS[18], KEYS[20], KEYS[2], KEYS[21], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
   redis.call('RPUSH', KEYS[18], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
@@ -1114,7 +1307,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '244f6c97e5adbffdaf46fcfe733713eea90c7755',
+    sha: '68216cffdc0235f49fa20a668c92b7b6ca5f2628',
     includes: ['core', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1151,7 +1344,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '522e2fb7e7847870d219af2106968299fbe2fbf7',
+    sha: '36695f2240d7171ff5989580057736cc45a4055a',
     includes: ['core', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1207,18 +1400,21 @@ return { codes, claimed, limited }
 `,
   },
   counts: {
-    sha: 'e3f303e47183602e6e37d15c8fb7ec53e205a157',
+    sha: '33e49edf63cda6654372f44730215ff4d0c85ffb',
     includes: [],
     body: `-- @script counts
 -- @purpose Read several counters in one atomic step: set sizes and metrics counts, in request order
 -- (queue.md §9.1).
--- @keys targets   the requested set keys and/or emq:{q}:metrics:* keys, in request order
--- @args kinds     one per key: "z" (ZCARD) or "m" (HGET count, absent reads 0)
+-- @keys targets   the requested set keys and/or emq:{q}:metrics:* keys, in request order ([TS] and
+-- emq:{q}:waiting-children)
+-- @args kinds     one per key: "z" (ZCARD), "m" (HGET count, absent reads 0) or [TS] "s" (SCARD)
 -- @returns a list of integers in request order
 local out = {}
 for i, key in ipairs(KEYS) do
   if ARGV[i] == 'z' then
     out[i] = redis.call('ZCARD', key)
+  elseif ARGV[i] == 's' then
+    out[i] = redis.call('SCARD', key)
   else
     out[i] = tonumber(redis.call('HGET', key, 'count') or '0')
   end
@@ -1227,7 +1423,7 @@ return out
 `,
   },
   delay: {
-    sha: '25fafbcc712ad1bc89fc474ae61ddc6600077719',
+    sha: '83ee5e2c782241bb80d87562270d625d42882a64',
     includes: ['core', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -1270,43 +1466,33 @@ return 1
 `,
   },
   drain: {
-    sha: '45b334eeb0140862d4cb59682347c56d0ac5fa48',
-    includes: ['core', 'retain'],
+    sha: 'df218f9c38f9222abf8dfaa63574154d17721559',
+    includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
 -- sub-keys; active jobs and repeat registrations are untouched (queue.md §8.4). [TS] A flow parent
 -- in this queue waiting on drained children is not left stuck: its open-child count drops by the
--- children drained; a parent with no open child left is deleted too (it was waiting as well), and
--- so on up a nested tree; one with children still active or elsewhere runs when those finish. A
--- parent in another queue is left as it is: this script cannot reach its slot. [TS] Each deleted
--- job releases the idempotency key its row names.
+-- children drained; a parent with no open child left is deleted too (it was waiting as well, and it
+-- leaves the index of waiting parents), and so on up a nested tree; one with children still active
+-- or elsewhere runs when those finish. A parent in another queue is left as it is: this script
+-- cannot reach its slot. [TS] Each deleted job releases the idempotency key its row names.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @keys schedule  optional emq:{q}:schedule; drained only when declared
--- @include core retain
+-- @include core tidy retain
 -- @returns the number of jobs deleted
 local function wipe(id)
-  wipe_released(KEYS[1], KEYS[3], id)
+  wipe_released(KEYS[1], KEYS[4], id)
 end
-
--- drained[pid]: children of pid (a parent in this queue) deleted and not yet taken off its count;
--- parents: the ids to settle, in the order their counts came in (an id may appear more than once).
-local drained, parents = {}, {}
-local function note_parent(id)
-  local link = redis.call('HMGET', jkey(KEYS[1], id), 'parent', 'parent_queue')
-  local pid, pq = link[1], link[2]
-  if pid and vid(pid) and (not pq or pq == '') then
-    drained[pid] = (drained[pid] or 0) + 1
-    parents[#parents + 1] = pid
-  end
-end
+local tally = tidy_tally(KEYS[1], wipe)
 
 local function purge(set)
   local n = 0
   for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do
     if vid(id) then
-      note_parent(id)
+      tidy_note(tally, id)
       wipe(id)
       n = n + 1
     end
@@ -1315,29 +1501,12 @@ local function purge(set)
   return n
 end
 local deleted = purge(KEYS[2])
-if KEYS[4] then deleted = deleted + purge(KEYS[4]) end
-
--- Settle the parents, walking up: a deleted parent counts as a drained child of its own parent.
-local i = 1
-while i <= #parents do
-  local pid = parents[i]
-  local count = drained[pid]
-  drained[pid] = 0
-  if count > 0 and redis.call('HGET', jkey(KEYS[1], pid), 'state') == 'awaiting_children' then
-    local left = redis.call('DECRBY', jkey(KEYS[1], pid, ':dependencies'), count)
-    if left <= 0 then
-      note_parent(pid)
-      wipe(pid)
-      deleted = deleted + 1
-    end
-  end
-  i = i + 1
-end
-return deleted
+if KEYS[5] then deleted = deleted + purge(KEYS[5]) end
+return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
-    sha: '9fde403180284ecff885da9bdb3c9f7c64ba52e4',
+    sha: 'b2fac6a9d8ee1c0311aa8f51d65225020be5a609',
     includes: ['admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1347,7 +1516,8 @@ return deleted
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
+-- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
 -- @include admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
@@ -1364,7 +1534,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '8bb9bffaa572845f56cfc9691809ba043e2e9364',
+    sha: '77a1a5939fd221f6a9ac24e16c555075639ac9f3',
     includes: ['admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1377,7 +1547,8 @@ return 1
 -- @arg payload    opaque bytes
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
+-- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
 -- @include admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
@@ -1397,16 +1568,18 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: '7664b94b4c1dcd52551fcecb50504cc731e66498',
+    sha: '6e25fca3385d7109e4d8505d85b99369cfd9323e',
     includes: [],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
 -- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent row carries
 -- \`flow = parent\`, so the script that deletes it at completion knows to take :processed and
--- :dependencies along without probing for them.
+-- :dependencies along without probing for them. [TS] The parent joins the index of waiting parents
+-- (KEYS[4]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @keys children  emq:{q}:job:<cid> for each child, in ARGV order
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
@@ -1423,17 +1596,18 @@ end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[3 + i]) == 1 then return 0 end
+  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return 0 end
 end
 local pid = ARGV[1]
 for i = 1, n do
   local cid = ARGV[1 + 3 * i]
-  redis.call('HSET', KEYS[3 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[3], 0, cid)
 end
 redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 redis.call('SET', KEYS[2], n)
+redis.call('SADD', KEYS[4], pid)
 return n
 `,
   },
@@ -1464,7 +1638,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: 'a4790d94cba18c8eb43e51cdc3755060cb722dee',
+    sha: '934291b9b2fe8c99a1f830af3fe5082f188e06a3',
     includes: ['core'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -1513,8 +1687,75 @@ end
 return out
 `,
   },
+  enqueue_many_with: {
+    sha: '7a09659b48a85b6434c0c5112490eb4b57fe4de2',
+    includes: ['core', 'admit'],
+    body: `-- @script enqueue_many_with
+-- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
+-- options of §2.1 and §2.4): each item exactly as enqueue (now) or schedule (at a time) admits one,
+-- its option pairs written into its row by the same admit_row. An item refused never fails its
+-- neighbours. Plain items go through enqueue_many, whose shape this one leaves untouched.
+-- @key jobroot    emq:{q}:job:
+-- @key pending    emq:{q}:pending
+-- @key schedule   emq:{q}:schedule
+-- @keys wake      optional emq:{q}:wake (when declared: one token if any job went to pending, and a due
+-- hint \`d:<ms>\` when a scheduled item became the earliest in the schedule, as schedule pushes)
+-- @args items     per item: id, payload, mode ("" now, "in" ms from server now, "at" epoch ms), ms,
+-- n (how many option values follow: field/value pairs as enqueue takes them), then those n values
+-- @include core admit
+-- @returns one code per item, in order: 1 admitted; 0 duplicate (the row exists; nothing written);
+-- -1 the id is not JOB-namespaced (nothing written); -2 the id fails the id check (nothing written)
+local out = {}
+local now = nil
+local flat, earliest = 0, nil
+local i = 1
+while i <= #ARGV do
+  local id, payload, mode, ms, n = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
+  local fields = {}
+  for j = 1, n do fields[j] = ARGV[i + 4 + j] end
+  i = i + 5 + n
+  local code
+  if string.sub(id, 1, 3) ~= 'JOB' then
+    code = -1
+  elseif not vid(id) then
+    code = -2
+  else
+    local row = jkey(KEYS[1], id)
+    if redis.call('EXISTS', row) == 1 then
+      code = 0
+    elseif mode == '' then
+      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields), id)
+      flat = flat + 1
+      code = 1
+    else
+      now = now or now_ms()
+      local due = tonumber(ms)
+      if mode == 'in' then due = now + due end
+      admit_row(row, 'scheduled', payload, fields)
+      redis.call('ZADD', KEYS[3], due, id)
+      if not earliest or due < earliest then earliest = due end
+      code = 1
+    end
+  end
+  out[#out + 1] = code
+end
+if KEYS[4] then
+  if flat > 0 then redis.call('LPUSH', KEYS[4], '1') end
+  if earliest then
+    local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+    if head[2] and tonumber(head[2]) >= earliest then
+      local wait = earliest - now
+      if wait < 0 then wait = 0 end
+      redis.call('LPUSH', KEYS[4], 'd:' .. string.format('%d', wait))
+    end
+  end
+  redis.call('LTRIM', KEYS[4], 0, 63)
+end
+return out
+`,
+  },
   extend_lock: {
-    sha: '8bd81c10517bea43c3aaab6be38d17ff05a75492',
+    sha: 'e62af5fd75884dfad91ac7cb42c1e08fd4121950',
     includes: ['core'],
     body: `-- @script extend_lock
 -- @purpose Push a held job's lease deadline out; only the current holder may (queue.md §6.3).
@@ -1537,7 +1778,7 @@ return 1
 `,
   },
   extend_locks: {
-    sha: 'a8fe21984a213df865bfa05c425e198b673acd6f',
+    sha: 'cefc2d9009891a4193e520a7b0c26093258a5154',
     includes: ['core'],
     body: `-- @script extend_locks
 -- @purpose Extend many leases under one server time, skipping each id that is gone, stale or no
@@ -1570,62 +1811,60 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '9566209b094b3e80fc5b646a996e00bc2c397a57',
-    includes: [],
+    sha: '97b0cc9614d24f23c24a275c44a54935486c82f4',
+    includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
 -- the result once, count the child down once, and release the parent at zero. Redelivery is a no-op.
+-- [TS] A released parent keeps its priority score and leaves the index of waiting parents.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key processed  emq:{qp}:job:<pid>:processed
 -- @key parent     emq:{qp}:job:<pid>
 -- @key pending    emq:{qp}:pending
+-- @key waiting    emq:{qp}:waiting-children [TS]
 -- @arg cid        the child's id
 -- @arg result     the child's result (its own id when it gave none)
 -- @arg pid        the parent's id
+-- @include core lanes fanin
 -- @returns 1 applied; 0 duplicate, or the parent row is gone (nothing written; the entry is spent)
 if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
-if redis.call('DECR', KEYS[1]) <= 0 and redis.call('HGET', KEYS[3], 'state') == 'awaiting_children' then
-  redis.call('ZADD', KEYS[4], 0, ARGV[3])
-  redis.call('HSET', KEYS[3], 'state', 'pending')
-end
+count_down(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[3], 1)
 return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '4b68967aec375334016fae7657903e2862270f9f',
-    includes: [],
+    sha: '444c180f4f0939a3fdc5a324ff7cb9382afea950',
+    includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
 -- kills the parent; ignore-dependency records the failure and counts the child down. Each child's
--- failure applies once; redelivery is a no-op.
+-- failure applies once; redelivery is a no-op. [TS] A parent leaving \`awaiting_children\` leaves the
+-- index of waiting parents; a released one keeps its priority score.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key failed     emq:{qp}:job:<pid>:failed
 -- @key unsuccessful  emq:{qp}:job:<pid>:unsuccessful
 -- @key parent     emq:{qp}:job:<pid>
 -- @key pending    emq:{qp}:pending
 -- @key dead       emq:{qp}:dead
+-- @key waiting    emq:{qp}:waiting-children [TS]
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
 -- @arg policy     "fp" | "id" (anything else reads as fp)
 -- @arg pid        the parent's id
+-- @include core lanes fanin
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
 if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
 if ARGV[3] == 'id' then
   if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
-  if redis.call('DECR', KEYS[1]) <= 0 and redis.call('HGET', KEYS[4], 'state') == 'awaiting_children' then
-    redis.call('ZADD', KEYS[5], 0, pid)
-    redis.call('HSET', KEYS[4], 'state', 'pending')
-  end
+  count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
   return 1
 end
 if redis.call('HSETNX', KEYS[2], cid, ARGV[2]) == 0 then return 0 end
-redis.call('HSET', KEYS[4], 'state', 'dead')
-redis.call('ZREM', KEYS[5], pid)
-redis.call('ZADD', KEYS[6], 0, pid)
+fail_parent_row(KEYS[4], KEYS[5], KEYS[6], KEYS[7], pid)
 return 2
 `,
   },
@@ -1697,7 +1936,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'ffe0e4e86a9efae2c47efc61137d1b186e6037a6',
+    sha: '8f6f0699dd22c97b9cf0f5e19ee2555044ac1c91',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -1710,18 +1949,34 @@ return 1
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
+-- @key gweight    emq:{q}:gweight [TS]: read only with a size, to scale each lane's batch by its weight
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
+-- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's \`size\`), scaled by
+-- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
+-- absent, the whole claimable depth
 -- @include core lease gate lane-claim
--- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
--- last four, false when absent), oldest first, all from one lane; empty when nothing is
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
+-- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0
-return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
+local size = tonumber(ARGV[3] or '')
+local cap = nil
+if size and size >= 1 then
+  -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.
+  local heaviest = 1
+  for _, w in ipairs(redis.call('HVALS', KEYS[10])) do heaviest = math.max(heaviest, tonumber(w) or 1) end
+  cap = function(g)
+    local w = math.max(tonumber(redis.call('HGET', KEYS[10], g) or '1') or 1, 1)
+    return math.max(math.floor(size * w / heaviest), 1)
+  end
+end
+return lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 `,
   },
   gclaim: {
-    sha: 'f2de4001fdaac6bd0eb9ba029da0e4ca6ae9940f',
+    sha: '42b4e234cc4d384235f15dfe2251da0d7271fdfd',
     includes: ['core', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -1735,16 +1990,18 @@ return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
--- backoff, timeout_ms} (the last four are the [TS] per-job options; false when absent)
+-- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
+-- trace context; false when absent)
 local marker = tonumber(ARGV[2] or '0') or 0
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
 local ring = KEYS[1]
-local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+local g, _, rate = lane_next(ring, KEYS[9])
 if not g then return {} end
 if not vid(g) then
   redis.call('LREM', ring, 0, g)
@@ -1766,43 +2023,49 @@ while true do
   local attempts, f = lease_job(KEYS[2], KEYS[6], id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
   if attempts then
     gate_count(KEYS[8], window, 1)
+    lane_rate_count(KEYS[9], g, rate, 1)
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
-    return { id, f[1], attempts, g, f[2], f[3], f[4], f[5] }
+    return { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
   end
 end
 `,
   },
   gdrain: {
-    sha: 'ca965a4fffc39969673f993483156d1d2fdb8053',
-    includes: ['core'],
+    sha: 'f4b38800299b2ae0121794b655cca56754c0fa9a',
+    includes: ['core', 'tidy'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
--- entry (queue.md §5.6). In-flight jobs, counters, settings and other lanes are untouched.
+-- entry (queue.md §5.6). In-flight jobs, counters, settings and other lanes are untouched. [TS] Flow
+-- parents in this queue are tidied as drain tidies them: a parent whose children were all drained is
+-- deleted with them (and leaves the index of waiting parents), one with a child still open has its
+-- count lowered.
 -- @key lane       emq:{q}:g:<g>:pending
 -- @key ring       emq:{q}:ring
 -- @key jobroot    emq:{q}:job:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @arg g          the group's branded id (the lane's own)
--- @include core
--- @returns the number of jobs deleted
+-- @include core tidy
+-- @returns the number of jobs deleted (parents included)
 -- @error EMQKIND group id must be a branded id
 if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
 local JR = KEYS[3]
+local tally = tidy_tally(JR)
 local n = 0
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   if vid(id) then
-    redis.call('DEL', jkey(JR, id), jkey(JR, id, ':logs'), jkey(JR, id, ':lock'), jkey(JR, id, ':dependencies'),
-      jkey(JR, id, ':processed'), jkey(JR, id, ':failed'), jkey(JR, id, ':unsuccessful'))
+    tidy_note(tally, id)
+    wipe_job(JR, id)
     n = n + 1
   end
 end
 redis.call('DEL', KEYS[1])
 redis.call('LREM', KEYS[2], 0, ARGV[1])
-return n
+return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '9bc83e71b95115a41f25cd085e4104be07b862e4',
+    sha: '407996648ae11a01ed93f357b120672f46e66d75',
     includes: ['core', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -1818,7 +2081,8 @@ return n
 -- @arg payload    opaque bytes, never interpreted
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms; the spec fields are written after them and win
+-- backoff (a curve spec as JSON), timeout_ms, traceparent, tracestate (the producer's W3C trace
+-- context); the spec fields are written after them and win
 -- @include core lanes admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -1836,7 +2100,7 @@ return 1
 `,
   },
   glimit: {
-    sha: 'd1234326f51d7e834f9c479ba8cf91ebc1817ab2',
+    sha: '917316bf8cbb2c61893eb0100baa8df58e5c2c2e',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -1864,7 +2128,7 @@ return 1
 `,
   },
   gpause: {
-    sha: '24ecfa89b1c1ce08f4c273fdff970f97ba814543',
+    sha: '913b9f559e7435b3b0a2d5e8afc83c36ac06fae0',
     includes: ['core'],
     body: `-- @script gpause
 -- @purpose Take one lane out of rotation (queue.md §5.4); its backlog and in-flight work are untouched.
@@ -1881,8 +2145,37 @@ redis.call('LREM', KEYS[2], 0, ARGV[1])
 return 1
 `,
   },
+  grate: {
+    sha: '035a475bda08ae6ca053cc91833555ae2c97af9b',
+    includes: ['core', 'lanes'],
+    body: `-- @script grate
+-- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
+-- \`duration\` ms, enforced by the lane claims (gclaim, gwclaim, gbclaim; lib gate) on top of the
+-- queue's limiter, so workers in any number of processes share it. Setting a limit starts a fresh
+-- window. The ring is untouched: a claim passes over a lane out of budget until its window reopens;
+-- a lane in rotation wakes a consumer, as its fresh window (or no limit) may have room now.
+-- @key grate      emq:{q}:grate [TS]: HASH group → "max:duration" (then ":window_end:used" once counted)
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @arg g          the group's branded id
+-- @arg max        jobs per window (>= 1); "0" lifts the limit
+-- @arg duration   the window in ms (>= 1) when max is set; else ""
+-- @include core lanes
+-- @returns 1
+-- @error EMQKIND group id must be a branded id
+local g = ARGV[1]
+if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
+if ARGV[2] == '0' then
+  redis.call('HDEL', KEYS[1], g)
+else
+  redis.call('HSET', KEYS[1], g, ARGV[2] .. ':' .. ARGV[3])
+end
+if redis.call('LPOS', KEYS[2], g) then wake({ wake = KEYS[3] }) end
+return 1
+`,
+  },
   greap_group: {
-    sha: '9778b3af5911e8631f1c6a5a0578587442fa5f4a',
+    sha: '2d29fb71dab6d0139e5fb3d67019c351d20c84f6',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -1923,7 +2216,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: '7e2452e21718bd2b9e27fd49dd989acc31d98abc',
+    sha: 'fd8773d13d293c0c1d0caa4d22295dd04f09e5a6',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -1957,7 +2250,7 @@ return 1
 `,
   },
   gresume: {
-    sha: '203cbb59e1b527d653b7e7cdbddcf2595e633773',
+    sha: 'e9738a01c0d951b21fdb3f92d20c41e9d8233519',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -1980,7 +2273,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '2f6e9c370323fec610290c81b13a54b735db5065',
+    sha: 'b8ba48d5848b2371def835f3404eb0603c42092d',
     includes: ['core', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -1995,22 +2288,23 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key gweight    emq:{q}:gweight
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core lease gate lane-claim
--- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
--- last four, false when absent), oldest first, all from one lane; empty when nothing is
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
+-- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable
 local marker = tonumber(ARGV[2] or '0') or 0
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
 end
-return lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9])
+return lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 `,
   },
   gweight: {
-    sha: '35854758d4aa7935e209df549a62d73b48eb0a7b',
+    sha: '99b1dedb160132ce375ee6c2fa9720b4fb943cce',
     includes: ['core'],
     body: `-- @script gweight
 -- @purpose Set a lane's weight, its share of service under gwclaim (queue.md §5.5). A weight never
@@ -2027,14 +2321,16 @@ return 1
 `,
   },
   hold_parent: {
-    sha: '1a501cfef6a1400c63bf590643173dc4367808b8',
+    sha: 'aae4436a71d57af27cc1f2fdb8a313a5677e0b15',
     includes: [],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
 -- set with its own direct-child count, linked to its own parent when it is a nested node. [TS] The
--- row carries \`flow = parent\` (see enqueue_flow).
+-- row carries \`flow = parent\` (see enqueue_flow). [TS] It joins the index of waiting parents
+-- (KEYS[3]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @arg pid        the node's id; must be JOB-namespaced
 -- @arg payload    the node's payload
 -- @arg n          its direct-child count (>= 1)
@@ -2055,6 +2351,7 @@ if link ~= '' then
   if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'parent_policy', ARGV[6]) end
 end
 redis.call('SET', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[1])
 return 1
 `,
   },
@@ -2076,7 +2373,7 @@ return 0
 `,
   },
   lane_counts: {
-    sha: 'd62c48c0479c42af06e18781535083e2743ce960',
+    sha: '2188de7c77621d5ffdbaaf91ebd3f49983efbe6b',
     includes: ['core'],
     body: `-- @script lane_counts
 -- @purpose Read the depth of several lanes in one atomic step (queue.md §5.6).
@@ -2092,11 +2389,12 @@ return out
 `,
   },
   obliterate: {
-    sha: '1fce1302abdca56338ec5e9ca31bd91a0296d699',
+    sha: '953eabb630da77ececb25ea78db2eabf74f9f57f',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
--- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1.
+-- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1. [TS]
+-- Parents awaiting children sit in no set: they are found through the index of waiting parents.
 -- [TS] Each job releases the idempotency key its row names; retained completed jobs and the two
 -- retention indexes go too.
 -- @key meta       emq:{q}:meta
@@ -2119,6 +2417,10 @@ return out
 -- @key outbox     emq:{q}:flow:outbox
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
+-- @key workers    emq:{q}:workers [TS]
+-- @key workers_info  emq:{q}:workers:info [TS]
+-- @key grate      emq:{q}:grate [TS]
 -- @key retained   emq:{q}:completed [TS]: retained completed ids
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
@@ -2138,7 +2440,7 @@ local budget = tonumber(ARGV[2])
 local JR = KEYS[19]
 
 local function drop_job(id)
-  if vid(id) then wipe_released(JR, KEYS[23], id) end
+  if vid(id) then wipe_released(JR, KEYS[27], id) end
 end
 
 -- Deletes up to the remaining budget from one set; true when the set is now empty.
@@ -2154,9 +2456,15 @@ local function purge(set)
 end
 
 if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
-for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5], KEYS[21], KEYS[22] }) do
+for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5], KEYS[25], KEYS[26] }) do
   if not purge(set) then return 1 end
 end
+if budget <= 0 and redis.call('SCARD', KEYS[21]) > 0 then return 1 end
+for _, id in ipairs(redis.call('SPOP', KEYS[21], math.max(budget, 1))) do
+  drop_job(id)
+  budget = budget - 1
+end
+if redis.call('SCARD', KEYS[21]) > 0 then return 1 end
 
 local groups, seen = {}, {}
 local function note(list)
@@ -2181,19 +2489,19 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[21 + i]
+  local record = KEYS[25 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0
 `,
   },
   promote: {
-    sha: 'ab6e3d9e796e8d9fb98a10e4c598439e9bbef129',
+    sha: '7280c4e3436ee106531a6caf26283b700b8a79e7',
     includes: ['core', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -2215,7 +2523,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   promote_next: {
-    sha: '82d122397c2af80f17a718f34fdce9687d641548',
+    sha: 'b1776daf4425f6e2b9e5ce9587be2c8431f4e098',
     includes: ['core', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -2302,7 +2610,7 @@ return 0
 `,
   },
   reap: {
-    sha: '3d37a9690a0453c35e7397f8b6844c9416192572',
+    sha: '6180d3185a08aa56116b3fdacef803255452772e',
     includes: ['core', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -2325,8 +2633,8 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'a02dc9943f20b3ef58af4bf14f4620effbc4ab3d',
-    includes: ['core', 'lanes', 'retain'],
+    sha: '89d2323c03767b456b1ae910a100d092d4718e04',
+    includes: ['core', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
 -- its idempotency key when it still names this job (queue.md §8.5). [TS] The key the row itself
@@ -2334,7 +2642,8 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- is removed like any other. [TS] Flows stay whole: a parent
 -- still waiting on children is refused (remove the children first, or drain), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
--- parent runs once its other children are done instead of waiting forever.
+-- parent runs once its other children are done instead of waiting forever (at its priority score,
+-- leaving the index of waiting parents).
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key schedule   emq:{q}:schedule
@@ -2346,13 +2655,14 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @key retained   emq:{q}:completed [TS]: a retained completed job leaves its index
 -- @key deadat     emq:{q}:dead:at [TS]: a dead job leaves its finish-time index
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core lanes retain
+-- @include core lanes fanin retain
 -- @returns 1 removed; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
@@ -2369,12 +2679,7 @@ local pid, pq = link[2], link[3]
 if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
   local prow = jkey(KEYS[10], pid)
   if redis.call('HGET', prow, 'state') == 'awaiting_children' then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 then
-      redis.call('ZADD', KEYS[1], 0, pid)
-      redis.call('HSET', prow, 'state', 'pending')
-      wake(lb_at(5))
-    end
+    count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[1], KEYS[12], pid, 1, KEYS[8])
   end
 end
 local was_active = redis.call('ZREM', KEYS[2], id) == 1
@@ -2392,15 +2697,15 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-redis.call('ZREM', KEYS[13], id)
 redis.call('ZREM', KEYS[14], id)
-if KEYS[15] and ARGV[2] ~= '' and redis.call('GET', KEYS[15]) == id then redis.call('DEL', KEYS[15]) end
-wipe_released(KEYS[10], KEYS[12], id)
+redis.call('ZREM', KEYS[15], id)
+if KEYS[16] and ARGV[2] ~= '' and redis.call('GET', KEYS[16]) == id then redis.call('DEL', KEYS[16]) end
+wipe_released(KEYS[10], KEYS[13], id)
 return 1
 `,
   },
   repeat_advance: {
-    sha: '4a9fd1ac19544db2985c58f4c77b549ca3adb9b5',
+    sha: '3cf6c442ca9c83e437484a99de4a9f487424df5b',
     includes: ['core'],
     body: `-- @script repeat_advance
 -- @purpose Move a repeat's next run one cadence past server now, or drop a name whose record a
@@ -2435,7 +2740,7 @@ return removed
 `,
   },
   repeat_due: {
-    sha: '7619e44c83060ec81ce3153a55d4a7cc8d5203fc',
+    sha: '027ac4304d8d4f9efd0ee94183995361cd2c5bc5',
     includes: ['core'],
     body: `-- @script repeat_due
 -- @purpose List the repeat names whose next run is due by the server clock, oldest first [TS].
@@ -2447,7 +2752,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumb
 `,
   },
   repeat_register: {
-    sha: '47801de135c62f4bfe4bc364c7d155577cbfca45',
+    sha: 'c5a0c34a0d116bdb9be54ce01e6b668aa1554ace',
     includes: ['core'],
     body: `-- @script repeat_register
 -- @purpose Register a repeating job under a name; an existing name is left exactly as it is
@@ -2467,7 +2772,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '09881bbaf576686ded94e80855abbe27d2284fa7',
+    sha: '9ab6cd1198e83c5223d25d27532281575120022d',
     includes: ['core', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -2506,7 +2811,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: '7ac3fb1acba5961a802c8c59a8b1d1382e42ebf0',
+    sha: 'cb9470991ad4959eadef25b5b34a5fc92ca79b6f',
     includes: ['core', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -2578,8 +2883,8 @@ return 1
 `,
   },
   retry: {
-    sha: 'b94a1fa95f90399e650b6b2bff704542b4e9880a',
-    includes: ['core', 'lanes', 'retain'],
+    sha: '2ae0ce264c65310637da6ab0fd30af625a394ab4',
+    includes: ['core', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
 -- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
@@ -2604,7 +2909,9 @@ return 1
 -- @key meta       emq:{q}:meta [TS]: the retention policy
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
--- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
+-- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
+-- emq:{q}:waiting-children (optional: a parent leaving \`awaiting_children\` leaves that index); mode
+-- xq:*: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg delay_ms   how long to wait before the next attempt, from server now
@@ -2613,7 +2920,7 @@ return 1
 -- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
--- @include core lanes retain
+-- @include core lanes fanin retain
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -2650,18 +2957,13 @@ local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = 
 if mode == 'sq:fp' then
   if redis.call('EXISTS', KEYS[20]) == 1 then
     redis.call('HSET', KEYS[17], id, ARGV[5])
-    redis.call('HSET', KEYS[20], 'state', 'dead', 'finished_at', now)
-    redis.call('ZREM', KEYS[2], pid)
-    redis.call('ZADD', KEYS[4], 0, pid)
+    fail_parent_row(KEYS[20], KEYS[2], KEYS[4], KEYS[21], pid)
+    redis.call('HSET', KEYS[20], 'finished_at', now)
     redis.call('ZADD', KEYS[15], now, pid)
   end
 elseif mode == 'sq:id' then
   if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[19])
-    if left <= 0 and redis.call('HGET', KEYS[20], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], flat_score(KEYS[20]), pid)
-      redis.call('HSET', KEYS[20], 'state', 'pending')
-    end
+    count_down(KEYS[19], KEYS[20], KEYS[2], KEYS[21], pid, 1, KEYS[10])
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
@@ -2672,7 +2974,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'b08900529ea82e121823be2ec25ae9960d1b5421',
+    sha: 'fbffc6e9a018b5dc213ad6aa8a8013375ba348f9',
     includes: ['core', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -2714,7 +3016,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '34a693dbd2ad3d217f15a3ce1673aacff4722b7c',
+    sha: '101706aede2945c3bb114a883b6c230056fe7f5d',
     includes: ['core', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -2729,7 +3031,8 @@ return moved
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending);
+-- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending),
+-- traceparent, tracestate (the producer's W3C trace context);
 -- the spec fields are written after them and win
 -- @include core admit
 -- @returns 1 scheduled; 0 duplicate (nothing written)
@@ -2751,7 +3054,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '11e86785150d681ec782c61179b7d67a2b97824a',
+    sha: '292f16c9c2068dbcd9985bbe33dee2845a4c9595',
     includes: ['core', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -2781,7 +3084,7 @@ return { 1, ARGV[1] }
 `,
   },
   scheduler_due: {
-    sha: '9c71ee294c22b17c8c7705a88cd6961a25fc3466',
+    sha: 'eb76b1987a6e6ffba2a529b3b1b822d9a3433ed7',
     includes: ['core'],
     body: `-- @script scheduler_due
 -- @purpose [TS] The due schedulers with the occurrence each is due for (queue.md §10.1 \`due\`, with
@@ -2795,7 +3098,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIM
 `,
   },
   scheduler_fire: {
-    sha: 'a86586968839245125ec9c13c12e462c294a30ea',
+    sha: '5f8480f2d4c9f3e26b50e3797b5fbea4f711fe5d',
     includes: ['core'],
     body: `-- @script scheduler_fire
 -- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
@@ -2853,7 +3156,7 @@ return 1
 `,
   },
   scheduler_upsert: {
-    sha: '83410b38727fc8ff44d6d9141f4cad1ae26b751d',
+    sha: '3b16a68c480796f75751050fb2dbd41ccfb23d80',
     includes: ['core'],
     body: `-- @script scheduler_upsert
 -- @purpose [TS] Create or update a job scheduler under a repeat name (queue.md §10.1 extended): an
@@ -2898,7 +3201,7 @@ return 1
 `,
   },
   state_lookup: {
-    sha: '12236b0aff0075377136d46fa38296467c4788c4',
+    sha: '810ce8429adf494d03cdae0644a16945f4e591ce',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
@@ -3068,15 +3371,16 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '412fbdc66b0c3aba837d5117bf7944ad77379271',
-    includes: ['core', 'lanes', 'retain'],
+    sha: 'e143d017c3ba463de8fdf5913fec0c188e960e55',
+    includes: ['core', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
--- fail entry goes into this queue's flow outbox when that key is declared. [TS] A job dead so is
--- stamped, indexed and trimmed as retry's dead arm does (lib retain).
+-- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
+-- \`awaiting_children\` leaves the index of waiting parents. [TS] A job dead so is stamped, indexed
+-- and trimmed as retry's dead arm does (lib retain).
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -3088,6 +3392,7 @@ return { redriven, left }
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @key meta       emq:{q}:meta [TS]: the retention policy
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
@@ -3095,12 +3400,12 @@ return { redriven, left }
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core lanes retain
+-- @include core lanes fanin retain
 -- @returns {recovered_ids, dead_ids}
 local lb = lb_at(5)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
-local ended, keep = { jobroot = KEYS[10], dead = KEYS[3], deadat = KEYS[13], deroot = KEYS[14] }, nil
+local ended, keep = { jobroot = KEYS[10], dead = KEYS[3], deadat = KEYS[14], deroot = KEYS[15] }, nil
 local max_stalled = tonumber(ARGV[1])
 local recovered, dead, flat = {}, {}, 0
 
@@ -3111,8 +3416,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[15] then
-      redis.call('RPUSH', KEYS[15], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
+    if KEYS[16] then
+      redis.call('RPUSH', KEYS[16], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
     end
     return
   end
@@ -3120,16 +3425,13 @@ local function fail_parent(id)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
-      redis.call('HSET', prow, 'state', 'dead', 'finished_at', now)
-      redis.call('ZREM', KEYS[2], pid)
-      redis.call('ZADD', KEYS[3], 0, pid)
-      redis.call('ZADD', KEYS[13], now, pid)
+      fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
+      redis.call('HSET', prow, 'finished_at', now)
+      redis.call('ZADD', KEYS[14], now, pid)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], flat_score(prow), pid)
-      redis.call('HSET', prow, 'state', 'pending')
+    local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
+    if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
       flat = flat + 1
     end
   end
@@ -3153,7 +3455,7 @@ for _, id in ipairs(expired) do
         redis.call('HINCRBY', KEYS[4], 'count', 1)
         if lane then rering(lb, lane, g) end
         fail_parent(id)
-        keep = keep or keep_policy(KEYS[12])
+        keep = keep or keep_policy(KEYS[13])
         finish_dead(ended, id, row, now, keep)
         dead[#dead + 1] = id
       else
@@ -3214,6 +3516,113 @@ else
 end
 redis.call('PUBLISH', KEYS[2], cjson.encode(event))
 return 1
+`,
+  },
+  wait_children: {
+    sha: '7c1904219789ce08f1ea0b090075deba8512efbb',
+    includes: ['core'],
+    body: `-- @script wait_children
+-- @purpose [TS] A step job waits for the children it added (BullMQ's moveToWaitingChildren): fenced
+-- on its token while it is active, a job with open children leaves active for \`awaiting_children\`,
+-- gives back its lease and its :lock marker, and joins the index of waiting parents; the worker
+-- leaves it alone. When its last child settles, the fan-in puts it back in pending at its priority
+-- score and its handler runs again. A job with no open child is left as it is (the handler goes on).
+-- A lane job is refused: the fan-in releases parents to flat pending, which would take it off its lane.
+-- @key active     emq:{q}:active
+-- @key row        emq:{q}:job:<id>
+-- @key deps       emq:{q}:job:<id>:dependencies
+-- @key waiting    emq:{q}:waiting-children
+-- @key jobroot    emq:{q}:job:
+-- @arg id         the job's id; must be JOB-namespaced
+-- @arg token      the attempts value the claim returned
+-- @include core
+-- @returns the open-child count it now waits on; 0 none open (nothing changed)
+-- @error EMQKIND job id must be JOB-namespaced
+-- @error EMQSTALE job gone
+-- @error EMQSTALE wait_children token mismatch
+-- @error EMQSTALE not active
+-- @error EMQSTATE a lane job cannot wait for children
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local f = redis.call('HMGET', KEYS[2], 'attempts', 'group')
+if not f[1] then return redis.error_reply('EMQSTALE job gone') end
+if f[1] ~= ARGV[2] then return redis.error_reply('EMQSTALE wait_children token mismatch') end
+if not redis.call('ZSCORE', KEYS[1], id) then return redis.error_reply('EMQSTALE not active') end
+if f[2] and vid(f[2]) then return redis.error_reply('EMQSTATE a lane job cannot wait for children') end
+local open = tonumber(redis.call('GET', KEYS[3]) or '0')
+if open <= 0 then return 0 end
+redis.call('ZREM', KEYS[1], id)
+redis.call('HSET', KEYS[2], 'state', 'awaiting_children')
+redis.call('DEL', jkey(KEYS[5], id, ':lock'))
+redis.call('SADD', KEYS[4], id)
+return open
+`,
+  },
+  worker_beat: {
+    sha: '544cdc8d831e650b6cde140371a17dfcb0b562de',
+    includes: ['core'],
+    body: `-- @script worker_beat
+-- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
+-- now lapses at server now + ttl_ms and its description is replaced. Up to 16 entries that lapsed
+-- already are dropped on the way, so a worker that died without a word leaves the registry without a
+-- sweeper of its own.
+-- @key workers    emq:{q}:workers [TS]: ZSET worker id → the server ms its entry lapses
+-- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description (opaque here)
+-- @arg id         the worker's id (a registry member, never part of a key)
+-- @arg ttl_ms     how long the entry stands without another beat (>= 1)
+-- @arg info       the worker's description
+-- @include core
+-- @returns the server ms at which the entry lapses
+local now = now_ms()
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 16)
+if #lapsed > 0 then
+  redis.call('ZREM', KEYS[1], unpack(lapsed))
+  redis.call('HDEL', KEYS[2], unpack(lapsed))
+end
+local deadline = now + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], deadline, ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return deadline
+`,
+  },
+  worker_leave: {
+    sha: '5d2dfa9174e2ae185a2d0111c1df90c7bf49049b',
+    includes: [],
+    body: `-- @script worker_leave
+-- @purpose [TS] A worker's clean exit from the queue's worker registry: its entry goes at once
+-- rather than lapsing.
+-- @key workers    emq:{q}:workers [TS]: ZSET worker id → the server ms its entry lapses
+-- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description
+-- @arg id         the worker's id
+-- @returns 1 the entry was there; 0 it was not
+redis.call('HDEL', KEYS[2], ARGV[1])
+return redis.call('ZREM', KEYS[1], ARGV[1])
+`,
+  },
+  worker_list: {
+    sha: '9ad96475a60c8c329ecc77b2fd3a8726b41eece3',
+    includes: ['core'],
+    body: `-- @script worker_list
+-- @purpose [TS] Read the live entries of the queue's worker registry under the server's clock: an
+-- entry whose lapse time passed is left out (the next beat drops it). Writes nothing.
+-- @key workers    emq:{q}:workers [TS]: ZSET worker id → the server ms its entry lapses
+-- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description
+-- @arg limit      most entries to answer (>= 1), soonest to lapse first
+-- @include core
+-- @returns {now, id1, lapses1, info1, id2, ...}; an entry without a description answers false for it
+local now = now_ms()
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+local out = { now }
+if #live == 0 then return out end
+local ids = {}
+for i = 1, #live, 2 do ids[#ids + 1] = live[i] end
+local info = redis.call('HMGET', KEYS[2], unpack(ids))
+for i, id in ipairs(ids) do
+  out[#out + 1] = id
+  out[#out + 1] = tonumber(live[i * 2])
+  out[#out + 1] = info[i]
+end
+return out
 `,
   },
 };
