@@ -18,6 +18,7 @@ import { stateMachine } from './scenarios/state-machine.js';
 import { stateTimers } from './scenarios/state-timers.js';
 import { streams } from './scenarios/streams.js';
 import { tsOnly } from './scenarios/ts-only.js';
+import { tsRetention } from './scenarios/ts-retention.js';
 import { parityCloser, watchPlane } from './scenarios/watch.js';
 import type { Scenario } from './scenario.js';
 
@@ -45,4 +46,5 @@ export const CONFORMANCE_SCENARIOS: readonly Scenario[] = Object.freeze([
   ...batchSettlement,
   ...streams,
   ...tsOnly,
+  ...tsRetention,
 ]);

@@ -2,6 +2,8 @@
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
 -- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1. [TS]
 -- Parents awaiting children sit in no set: they are found through the index of waiting parents.
+-- [TS] Each job releases the idempotency key its row names; retained completed jobs and the two
+-- retention indexes go too.
 -- @key meta       emq:{q}:meta
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
@@ -26,11 +28,14 @@
 -- @key workers    emq:{q}:workers [TS]
 -- @key workers_info  emq:{q}:workers:info [TS]
 -- @key grate      emq:{q}:grate [TS]
+-- @key retained   emq:{q}:completed [TS]: retained completed ids
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
 -- @args names     the repeat names matching the declared records, in order
--- @include core
+-- @include core retain
 -- @returns 0 done; 1 more remains (call again)
 -- @error EMQSTATE not paused
 -- @error EMQSTATE active jobs present
@@ -42,10 +47,7 @@ local budget = tonumber(ARGV[2])
 local JR = KEYS[19]
 
 local function drop_job(id)
-  if vid(id) then
-    redis.call('DEL', jkey(JR, id), jkey(JR, id, ':logs'), jkey(JR, id, ':lock'), jkey(JR, id, ':dependencies'),
-      jkey(JR, id, ':processed'), jkey(JR, id, ':failed'), jkey(JR, id, ':unsuccessful'))
-  end
+  if vid(id) then wipe_released(JR, KEYS[27], id) end
 end
 
 -- Deletes up to the remaining budget from one set; true when the set is now empty.
@@ -61,7 +63,7 @@ local function purge(set)
 end
 
 if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
-for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5] }) do
+for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5], KEYS[25], KEYS[26] }) do
   if not purge(set) then return 1 end
 end
 if budget <= 0 and redis.call('SCARD', KEYS[21]) > 0 then return 1 end
@@ -94,7 +96,7 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[22 + i]
+  local record = KEYS[25 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end

@@ -1,6 +1,8 @@
 -- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
--- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
+-- its idempotency key when it still names this job (queue.md §8.5). [TS] The key the row itself
+-- names (its `dedup` field) is released too, so the caller need not pass it; a retained finished job
+-- is removed like any other. [TS] Flows stay whole: a parent
 -- still waiting on children is refused (remove the children first, or drain), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
 -- parent runs once its other children are done instead of waiting forever (at its priority score,
@@ -17,10 +19,13 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
+-- @key retained   emq:{q}:completed [TS]: a retained completed job leaves its index
+-- @key deadat     emq:{q}:dead:at [TS]: a dead job leaves its finish-time index
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core lanes fanin
+-- @include core lanes fanin retain
 -- @returns 1 removed; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
@@ -55,7 +60,8 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[13] and ARGV[2] ~= '' and redis.call('GET', KEYS[13]) == id then redis.call('DEL', KEYS[13]) end
-redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
-  jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
+redis.call('ZREM', KEYS[14], id)
+redis.call('ZREM', KEYS[15], id)
+if KEYS[16] and ARGV[2] ~= '' and redis.call('GET', KEYS[16]) == id then redis.call('DEL', KEYS[16]) end
+wipe_released(KEYS[10], KEYS[13], id)
 return 1

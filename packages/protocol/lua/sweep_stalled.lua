@@ -4,7 +4,8 @@
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
 -- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
--- `awaiting_children` leaves the index of waiting parents.
+-- `awaiting_children` leaves the index of waiting parents. [TS] A job dead so is stamped, indexed
+-- and trimmed as retry's dead arm does (lib retain).
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -17,14 +18,19 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core lanes fanin
+-- @include core lanes fanin retain
 -- @returns {recovered_ids, dead_ids}
 local lb = lb_at(5)
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
+local now = now_ms()
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local ended, keep = { jobroot = KEYS[10], dead = KEYS[3], deadat = KEYS[14], deroot = KEYS[15] }, nil
 local max_stalled = tonumber(ARGV[1])
 local recovered, dead, flat = {}, {}, 0
 
@@ -35,8 +41,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[13] then
-      redis.call('RPUSH', KEYS[13], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
+    if KEYS[16] then
+      redis.call('RPUSH', KEYS[16], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
     end
     return
   end
@@ -45,6 +51,8 @@ local function fail_parent(id)
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
       fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
+      redis.call('HSET', prow, 'finished_at', now)
+      redis.call('ZADD', KEYS[14], now, pid)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
@@ -72,6 +80,8 @@ for _, id in ipairs(expired) do
         redis.call('HINCRBY', KEYS[4], 'count', 1)
         if lane then rering(lb, lane, g) end
         fail_parent(id)
+        keep = keep or keep_policy(KEYS[13])
+        finish_dead(ended, id, row, now, keep)
         dead[#dead + 1] = id
       else
         if lane then

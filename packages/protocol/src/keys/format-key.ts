@@ -25,6 +25,8 @@ export const FIXED_FIELD = {
   'workers:info': 'workersInfo',
   grate: 'grate',
   'waiting-children': 'waitingChildren',
+  completed: 'completed',
+  'dead:at': 'deadAt',
 } as const satisfies Record<FixedType, keyof QueueKeys>;
 
 const RESERVE_MEMBER = { version: VERSION_KEY, locks: LOCKS_KEY, bundle: BUNDLE_KEY } as const;

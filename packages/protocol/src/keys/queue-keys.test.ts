@@ -33,6 +33,8 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       workersInfo: 'emq:{orders}:workers:info',
       grate: 'emq:{orders}:grate',
       waitingChildren: 'emq:{orders}:waiting-children',
+      completed: 'emq:{orders}:completed',
+      deadAt: 'emq:{orders}:dead:at',
       metricsCompleted: 'emq:{orders}:metrics:completed',
       metricsFailed: 'emq:{orders}:metrics:failed',
       metricsCompletedData: 'emq:{orders}:metrics:completed:data',
@@ -40,6 +42,7 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       events: 'emq:{orders}:events',
       jobRoot: 'emq:{orders}:job:',
       laneRoot: 'emq:{orders}:g:',
+      dedupRoot: 'emq:{orders}:de:',
     });
   });
 

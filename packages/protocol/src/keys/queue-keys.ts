@@ -56,6 +56,13 @@ export interface QueueKeys {
    * count is one SCARD.
    */
   readonly waitingChildren: string;
+  /**
+   * [TS] ZSET of retained completed job ids, score = finish time (ms). Empty unless the queue's
+   * retention keeps completed jobs.
+   */
+  readonly completed: string;
+  /** [TS] ZSET of dead job ids, score = finish time (ms): what failed retention trims and `clean` ages by. */
+  readonly deadAt: string;
   /** HASH `metrics:completed`. */
   readonly metricsCompleted: string;
   /** HASH `metrics:failed`. */
@@ -70,6 +77,8 @@ export interface QueueKeys {
   readonly jobRoot: string;
   /** `emq:{q}:g:`, the root scripts concatenate a checked group id onto (GR). */
   readonly laneRoot: string;
+  /** [TS] `emq:{q}:de:`, the root scripts concatenate a checked idempotency key onto (DR). */
+  readonly dedupRoot: string;
   /** The row `job:<id>`. @throws MalformedIdError for a bad id. */
   readonly job: (id: BrandedId) => string;
   /** A job subkey `job:<id>:<sub>`. @throws MalformedIdError for a bad id, InvalidArgumentError for a bad sub. */
@@ -122,6 +131,8 @@ export function queueKeys(q: string): QueueKeys {
     workersInfo: `${base}workers:info`,
     grate: `${base}grate`,
     waitingChildren: `${base}waiting-children`,
+    completed: `${base}completed`,
+    deadAt: `${base}dead:at`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,
     metricsCompletedData: `${base}metrics:completed:data`,
@@ -129,6 +140,7 @@ export function queueKeys(q: string): QueueKeys {
     events: `${base}events`,
     jobRoot,
     laneRoot,
+    dedupRoot: `${base}de:`,
     job(id: BrandedId): string {
       assertBrandedId(id);
       return jobRoot + id;
