@@ -12,7 +12,8 @@ import { entryFromPairs, type StreamFields } from './fields.js';
 import { assertMemberName, openGroup } from './group.js';
 import { streamKey } from './keys.js';
 import { readGroupEntries } from './replies.js';
-import { outcomeOf, sendSettlements, thrown, type Outcome, type SettleTarget, type Settlement } from './settle.js';
+import { batchCall, eachCall, runBatch, runEach, type RunScope } from './handler-runs.js';
+import { sendSettlements, type SettleTarget, type Settlement } from './settle.js';
 import { consumeClock, consumed } from './stream-hooks.js';
 
 /** An entry as delivered: its XADD id, its delivery count, and its field list. */
@@ -75,6 +76,7 @@ export class GroupConsumer {
   #wake: (() => void) | undefined;
   #done: Promise<void> = Promise.resolve();
   #stats = { delivered: 0, acked: 0, failed: 0, claimed: 0, recovered: 0, deadLettered: 0 };
+  readonly #scope: RunScope;
 
   private constructor(conn: Connection, queue: string, stream: string, group: string, handling: Handling, settings: ConsumerSettings) {
     this.#conn = conn;
@@ -94,6 +96,7 @@ export class GroupConsumer {
       minIdleMs: settings.minIdleMs,
       maxDeliveries: settings.maxDeliveries,
     };
+    this.#scope = { concurrency: settings.concurrency, stats: this.#stats, onError: settings.onError, stopping: () => this.#stopping };
     this.#readArgs = ['GROUP', group, settings.consumer, 'BLOCK', String(settings.beatMs), 'COUNT', String(settings.count), 'STREAMS', this.#key, '>'];
   }
 
@@ -277,7 +280,7 @@ export class GroupConsumer {
     this.#busy = true;
     const started = consumeClock();
     try {
-      const outcomes = 'each' in this.#handling ? await this.#runEach(this.#handling.each, entries) : await this.#runBatch(this.#handling.batch, entries);
+      const outcomes = 'each' in this.#handling ? await runEach(this.#scope, entries, eachCall(this.#handling.each)) : await runBatch(this.#scope, entries, batchCall(this.#handling.batch));
       consumed(this, entries, started);
       outcomes.forEach((outcome, i) => {
         const d = delivered[i] as Delivered;
@@ -287,68 +290,6 @@ export class GroupConsumer {
       this.#busy = false;
     }
     if (settlements.length > 0) this.#settle(settlements);
-  }
-
-  /** Up to `concurrency` handler calls at a time; a stop starts no new one. */
-  async #runEach(handler: GroupHandler, entries: readonly (GroupEntry | undefined)[]): Promise<(Outcome | undefined)[]> {
-    const outcomes: (Outcome | undefined)[] = new Array<Outcome | undefined>(entries.length);
-    let next = 0;
-    const lane = async (): Promise<void> => {
-      while (!this.#stopping && next < entries.length) {
-        const i = next++;
-        const entry = entries[i];
-        if (entry === undefined) continue;
-        this.#stats.delivered++;
-        let verdict: unknown;
-        try {
-          verdict = await handler(entry);
-        } catch (error) {
-          outcomes[i] = this.#failed(thrown(error), error, entry);
-          continue;
-        }
-        outcomes[i] = this.#judged(verdict, entry);
-      }
-    };
-    const lanes = Math.min(this.#settings.concurrency, entries.length);
-    if (lanes === 1) await lane();
-    else await Promise.all(Array.from({ length: lanes }, lane));
-    return outcomes;
-  }
-
-  async #runBatch(handler: GroupBatchHandler, all: readonly (GroupEntry | undefined)[]): Promise<(Outcome | undefined)[]> {
-    const entries = all.filter((e): e is GroupEntry => e !== undefined);
-    if (entries.length === 0) return [];
-    this.#stats.delivered += entries.length;
-    let verdicts: unknown;
-    try {
-      verdicts = await handler(entries);
-    } catch (error) {
-      const outcome = thrown(error);
-      return all.map((e) => (e === undefined ? undefined : this.#failed(outcome, error, e)));
-    }
-    if (verdicts !== undefined && (!Array.isArray(verdicts) || verdicts.length !== entries.length)) {
-      const error = new InvalidArgumentError('verdicts', `must be one per entry (${entries.length}), got ${Array.isArray(verdicts) ? verdicts.length : typeof verdicts}`);
-      return all.map((e) => (e === undefined ? undefined : this.#failed(thrown(error), error, e)));
-    }
-    const list = verdicts as readonly unknown[] | undefined;
-    let j = 0;
-    return all.map((e) => (e === undefined ? undefined : this.#judged(list?.[j++], e)));
-  }
-
-  #judged(verdict: unknown, entry: GroupEntry): Outcome {
-    const outcome = outcomeOf(verdict);
-    if (outcome !== undefined) {
-      if (outcome.kind === 'retry') this.#stats.failed++;
-      return outcome;
-    }
-    const error = new InvalidArgumentError('verdict', `must be 'ack', 'retry', { retryInMs } or { deadLetter }, got ${JSON.stringify(verdict)}`);
-    return this.#failed(thrown(error), error, entry);
-  }
-
-  #failed(outcome: Outcome, error: unknown, entry: GroupEntry): Outcome {
-    this.#stats.failed++;
-    this.#settings.onError(error, entry);
-    return outcome;
   }
 
   /** Sends a settlement; its replies are awaited before the next one, or by close(). */
