@@ -1,4 +1,4 @@
-import { ConnectionLostError, InvalidArgumentError, execute, transitions, type Connection, type EvtId } from '@echo/protocol';
+import { ConnectionLostError, InvalidArgumentError, execute, transitions, type Connection, type EvtId, type TraceContext } from '@echo/protocol';
 import {
   settingsOf,
   type ConsumeOptions,
@@ -12,9 +12,11 @@ import { entryFromPairs, type StreamFields } from './fields.js';
 import { assertMemberName, openGroup } from './group.js';
 import { streamKey } from './keys.js';
 import { readGroupEntries } from './replies.js';
-import { batchCall, eachCall, runBatch, runEach, type RunScope } from './handler-runs.js';
+import { runHandling, type Handling, type RunScope } from './handler-runs.js';
 import { sendSettlements, type SettleTarget, type Settlement } from './settle.js';
 import { consumeClock, consumed } from './stream-hooks.js';
+import { processTraced, traceWrap } from './stream-trace.js';
+import { tracedEntryFromPairs } from './trace-fields.js';
 
 /** An entry as delivered: its XADD id, its delivery count, and its field list. */
 interface Delivered {
@@ -22,9 +24,6 @@ interface Delivered {
   readonly attempts: number;
   readonly pairs: readonly unknown[];
 }
-
-/** The two handler forms, told apart by how the consumer was started. */
-type Handling = { readonly each: GroupHandler } | { readonly batch: GroupBatchHandler };
 
 const NO_SETTLEMENT: Promise<void> = Promise.resolve();
 
@@ -261,12 +260,18 @@ export class GroupConsumer {
   async #handle(delivered: readonly Delivered[]): Promise<void> {
     if (delivered.length === 0 || this.#stopping) return;
     const entries: (GroupEntry | undefined)[] = [];
+    // The producers' contexts, by slot, when the stream carries them in its records.
+    const contexts: (TraceContext | undefined)[] = [];
     const settlements: Settlement[] = [];
     for (const d of delivered) {
       let id: EvtId;
       let payload: StreamFields;
       try {
-        [id, payload] = entryFromPairs(d.xid, d.pairs);
+        if (this.#settings.traceContext) {
+          const read = tracedEntryFromPairs(d.xid, d.pairs);
+          [id, payload] = read.entry;
+          contexts[entries.length] = read.trace;
+        } else [id, payload] = entryFromPairs(d.xid, d.pairs);
       } catch (error) {
         // Not a record this bus wrote. Left pending rather than dropped: at least once, even for
         // it; past maxDeliveries a claim moves it to the dead-letter stream.
@@ -280,7 +285,7 @@ export class GroupConsumer {
     this.#busy = true;
     const started = consumeClock();
     try {
-      const outcomes = 'each' in this.#handling ? await runEach(this.#scope, entries, eachCall(this.#handling.each)) : await runBatch(this.#scope, entries, batchCall(this.#handling.batch));
+      const outcomes = await runHandling(this.#scope, this.#handling, entries, processTraced() ? traceWrap(this, entries, contexts) : undefined);
       consumed(this, entries, started);
       outcomes.forEach((outcome, i) => {
         const d = delivered[i] as Delivered;

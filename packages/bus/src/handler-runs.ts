@@ -92,12 +92,26 @@ export async function runBatch(
   return all.map((e) => (e === undefined ? undefined : judged(scope, list?.[j++], e)));
 }
 
-/** Runs a per-entry handler as is. */
-export function eachCall(handler: GroupHandler): (entry: GroupEntry) => unknown {
-  return (entry) => handler(entry);
-}
+/** The two handler forms, told apart by how the consumer was started. */
+export type Handling = { readonly each: GroupHandler } | { readonly batch: GroupBatchHandler };
 
-/** Runs a batch handler as is. */
-export function batchCall(handler: GroupBatchHandler): (entries: readonly GroupEntry[]) => unknown {
-  return (entries) => handler(entries);
+/**
+ * Wraps one handler call over the entries at `slots` (for example in a tracing channel) and
+ * answers what `run` answers.
+ */
+export type CallWrap = (slots: readonly number[], batch: boolean, run: () => unknown) => unknown;
+
+/** Runs the consumer's handler over a read's entries, each call through `wrap` when one is given. */
+export function runHandling(scope: RunScope, handling: Handling, entries: readonly (GroupEntry | undefined)[], wrap?: CallWrap): Promise<(Outcome | undefined)[]> {
+  if ('each' in handling) {
+    const handler = handling.each;
+    return runEach(scope, entries, wrap === undefined ? (entry) => handler(entry) : (entry, i) => wrap([i], false, () => handler(entry)));
+  }
+  const handler = handling.batch;
+  if (wrap === undefined) return runBatch(scope, entries, (batch) => handler(batch));
+  const slots: number[] = [];
+  entries.forEach((e, i) => {
+    if (e !== undefined) slots.push(i);
+  });
+  return runBatch(scope, entries, (batch) => wrap(slots, true, () => handler(batch)));
 }
