@@ -146,7 +146,7 @@ export class Stream {
 
   /** Reads this stream's dead letters, oldest first. See {@link deadLetters}. */
   deadLetters(range: DeadLetterRange = {}): Promise<DeadLetter[]> {
-    return deadLetters(this.#conn, this.queue, this.name, range);
+    return deadLetters(this.#conn, this.queue, this.name, range, this.#trace);
   }
 
   /** Puts dead letters back in front of their group. See {@link redrive}. */

@@ -183,4 +183,15 @@ describe('stream trace context', () => {
     expect((errors[0] as Error).message).toBe('boom');
     expect((await stream.lag('g'))[0]?.pending).toBe(1);
   });
+
+  it('a dead letter of a stream that carries trace context reads back without the trace fields', async () => {
+    const queue = uniqueName('tc-dead');
+    const stream = (await Bus.open(queue, { connection: conn })).stream('audit', { traceContext: true });
+    fillCarriers(queue, { traceparent: TP });
+    const id = await stream.append({ n: '1' });
+    const consumer = await stream.consume('g', () => ({ deadLetter: 'no' }), { start: 'head', consumer: 'c1', beatMs: 50 });
+    await until(() => consumer.stats().deadLettered === 1);
+    await consumer.close();
+    expect((await stream.deadLetters()).map((d) => [d.id, d.payload])).toEqual([[id, { n: '1' }]]);
+  });
 });
