@@ -3,6 +3,8 @@ import { BatchAppendError, type BatchAppendResult } from './errors.js';
 import { flattenFields, ID_FIELD, type StreamFields } from './fields.js';
 import { streamKey } from './keys.js';
 import { appendClock, appended } from './stream-hooks.js';
+import { appendTraced, tracedAppend } from './stream-trace.js';
+import { refuseTraceFields, type TraceContextOption } from './trace-fields.js';
 import { parseEvtId, xaddId, xaddIdOf } from './xadd-id.js';
 
 /**
@@ -14,7 +16,7 @@ export interface EvtMinter {
 }
 
 /** Options shared by the minting appends. */
-export interface AppendOptions {
+export interface AppendOptions extends TraceContextOption {
   /** Mints the record ids. Default: the process-wide minter behind `mintId`. */
   readonly minter?: EvtMinter;
 }
@@ -40,9 +42,25 @@ function mint(minter: EvtMinter | undefined): Minted {
   return { id, xid: xaddId(id) };
 }
 
-function xaddArgs(key: string, minted: Minted, flat: readonly string[]): [string, ...string[]] {
+function xaddArgs(key: string, minted: Minted, flat: readonly string[], extra: readonly string[]): [string, ...string[]] {
   // The explicit id, never `*`: the wire never mints, so the record's place is fixed by its id.
-  return ['XADD', key, minted.xid, ID_FIELD, minted.id, ...flat];
+  // Trace fields go after the caller's, so a reader that does not strip them sees them last.
+  return extra.length === 0 ? ['XADD', key, minted.xid, ID_FIELD, minted.id, ...flat] : ['XADD', key, minted.xid, ID_FIELD, minted.id, ...flat, ...extra];
+}
+
+/** Checks a record's fields; on a stream that carries trace context, its reserved names too. */
+function checked(fields: StreamFields, carried: boolean, argument = 'fields'): string[] {
+  const flat = flattenFields(fields, argument);
+  if (carried) refuseTraceFields(fields, argument);
+  return flat;
+}
+
+function one(id: EvtId): readonly string[] {
+  return [id];
+}
+
+function same(ids: readonly EvtId[]): readonly string[] {
+  return ids;
 }
 
 /**
@@ -51,17 +69,23 @@ function xaddArgs(key: string, minted: Minted, flat: readonly string[]): [string
  *
  * @returns the id, as the receipt.
  * @throws MalformedIdError when `id` is not a branded id; KindError when it is not EVT.
- * @throws InvalidArgumentError when `fields` is not flat strings or uses the reserved `id` field.
+ * @throws InvalidArgumentError when `fields` is not flat strings or uses the reserved `id` field (or,
+ *   with `traceContext`, `_tp`/`_ts`).
  * @throws NonMonotonicError when the stream already holds an id at or above this one; never retried with `*`.
  */
-export async function appendId(conn: Connection, queue: string, name: string, id: string, fields: StreamFields = {}): Promise<EvtId> {
+export async function appendId(conn: Connection, queue: string, name: string, id: string, fields: StreamFields = {}, options: TraceContextOption = {}): Promise<EvtId> {
   const evt = parseEvtId(id);
-  const flat = flattenFields(fields);
-  const [command, ...args] = xaddArgs(streamKey(queue, name), { id: evt, xid: xaddId(evt) }, flat);
-  const started = appendClock();
-  await conn.command(command, ...args);
-  appended(queue, name, [evt], started);
-  return evt;
+  const carried = options.traceContext === true;
+  const flat = checked(fields, carried);
+  const key = streamKey(queue, name);
+  const send = async (extra: readonly string[]): Promise<EvtId> => {
+    const [command, ...args] = xaddArgs(key, { id: evt, xid: xaddId(evt) }, flat, extra);
+    const started = appendClock();
+    await conn.command(command, ...args);
+    appended(queue, name, [evt], started);
+    return evt;
+  };
+  return appendTraced() ? tracedAppend(queue, name, 1, carried, one, send) : send([]);
 }
 
 /**
@@ -69,19 +93,24 @@ export async function appendId(conn: Connection, queue: string, name: string, id
  * {@link trim}'s job.
  *
  * @returns the minted id, as the receipt.
- * @throws InvalidArgumentError when `fields` is not flat strings or uses the reserved `id` field.
+ * @throws InvalidArgumentError when `fields` is not flat strings or uses the reserved `id` field (or,
+ *   with `traceContext`, `_tp`/`_ts`).
  * @throws NonMonotonicError when another writer put a higher id on the stream first.
  */
 export async function append(conn: Connection, queue: string, name: string, fields: StreamFields = {}, options: AppendOptions = {}): Promise<EvtId> {
   const key = streamKey(queue, name);
-  const flat = flattenFields(fields);
+  const carried = options.traceContext === true;
+  const flat = checked(fields, carried);
   // Minted last, after every check, so a refused call spends no id.
   const minted = mint(options.minter);
-  const [command, ...args] = xaddArgs(key, minted, flat);
-  const started = appendClock();
-  await conn.command(command, ...args);
-  appended(queue, name, [minted.id], started);
-  return minted.id;
+  const send = async (extra: readonly string[]): Promise<EvtId> => {
+    const [command, ...args] = xaddArgs(key, minted, flat, extra);
+    const started = appendClock();
+    await conn.command(command, ...args);
+    appended(queue, name, [minted.id], started);
+    return minted.id;
+  };
+  return appendTraced() ? tracedAppend(queue, name, 1, carried, one, send) : send([]);
 }
 
 /**
@@ -89,7 +118,8 @@ export async function append(conn: Connection, queue: string, name: string, fiel
  * record is checked before anything is sent.
  *
  * @returns the receipts, in append order.
- * @throws InvalidArgumentError when any record is not flat strings or uses the reserved `id` field.
+ * @throws InvalidArgumentError when any record is not flat strings or uses the reserved `id` field (or,
+ *   with `traceContext`, `_tp`/`_ts`).
  * @throws BatchAppendError when any XADD was refused; it says which members landed.
  */
 export async function appendBatch(
@@ -100,15 +130,21 @@ export async function appendBatch(
   options: AppendOptions = {},
 ): Promise<EvtId[]> {
   const key = streamKey(queue, name);
-  const flats = records.map((fields, i) => flattenFields(fields, `records[${i}]`));
+  const carried = options.traceContext === true;
+  const flats = records.map((fields, i) => checked(fields, carried, `records[${i}]`));
   if (flats.length === 0) return [];
   const ids: EvtId[] = new Array<EvtId>(flats.length);
-  const commands: [string, ...string[]][] = new Array<[string, ...string[]]>(flats.length);
+  const minted: Minted[] = new Array<Minted>(flats.length);
   for (let i = 0; i < flats.length; i++) {
-    const minted = mint(options.minter);
-    ids[i] = minted.id;
-    commands[i] = xaddArgs(key, minted, flats[i] as string[]);
+    minted[i] = mint(options.minter);
+    ids[i] = (minted[i] as Minted).id;
   }
+  // One producer context for the whole call: every record of the batch carries the same one.
+  const send = (extra: readonly string[]): Promise<EvtId[]> => sendBatch(conn, queue, name, ids, flats.map((flat, i) => xaddArgs(key, minted[i] as Minted, flat, extra)));
+  return appendTraced() ? tracedAppend(queue, name, ids.length, carried, same, send) : send([]);
+}
+
+async function sendBatch(conn: Connection, queue: string, name: string, ids: EvtId[], commands: [string, ...string[]][]): Promise<EvtId[]> {
   const started = appendClock();
   const replies = await conn.pipeline(commands);
   // The results are built only when something was refused: the common case answers the ids as they are.

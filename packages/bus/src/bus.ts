@@ -3,7 +3,7 @@ import type { EvtMinter } from './append.js';
 import { listen, type EventsListener, type ListenOptions } from './events-listener.js';
 import { publish } from './publish.js';
 import { RetentionDriver, type RetentionOptions, type RetentionWindow } from './retention.js';
-import { Stream } from './stream.js';
+import { Stream, type StreamOptions } from './stream.js';
 
 /** How {@link Bus.open} reaches the server. */
 export interface BusOptions {
@@ -70,12 +70,14 @@ export class Bus {
   }
 
   /**
-   * The stream log `name` of this queue.
+   * The stream log `name` of this queue. `{ traceContext: true }` carries the producer's W3C trace
+   * context in each record (see {@link StreamOptions}); every process that writes or reads the
+   * stream should open it with the same option.
    *
    * @throws InvalidNameError for a bad stream name.
    */
-  stream(name: string): Stream {
-    return new Stream(this.#conn, this.queue, name, this.#minter);
+  stream(name: string, options: StreamOptions = {}): Stream {
+    return new Stream(this.#conn, this.queue, name, this.#minter, options);
   }
 
   /** Listens to this queue's lifecycle events on a dedicated connection. See {@link EventsListener}. */

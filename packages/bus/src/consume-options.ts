@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type EvtId } from '@echo/protocol';
 import type { StreamFields } from './fields.js';
 import type { GroupStart } from './group.js';
+import type { TraceContextOption } from './trace-fields.js';
 
 /** What a group handler receives: the same shape as the job consumer's handler (bus.md §7.2). */
 export interface GroupEntry {
@@ -41,8 +42,11 @@ export type GroupHandler = (entry: GroupEntry) => void | Verdict | Promise<void 
 // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- returning nothing acks them all
 export type GroupBatchHandler = (entries: readonly GroupEntry[]) => void | readonly Verdict[] | Promise<void | readonly Verdict[]>;
 
-/** How a {@link GroupConsumer} runs. */
-export interface ConsumeOptions {
+/**
+ * How a {@link GroupConsumer} runs. `traceContext` reads the trace fields of a stream that carries
+ * them: stripped from the payload, and handed to the `emq.stream.process` tracing channel.
+ */
+export interface ConsumeOptions extends TraceContextOption {
   /** Where the group starts if it does not exist yet; required, there is no default (bus.md §7.1). */
   readonly start: GroupStart;
   /**
@@ -98,6 +102,7 @@ export interface ConsumerSettings {
   readonly concurrency: number;
   /** 0: no limit. */
   readonly maxDeliveries: number;
+  readonly traceContext: boolean;
   readonly onError: (error: unknown, entry?: GroupEntry) => void;
 }
 
@@ -119,6 +124,7 @@ export function settingsOf(options: ConsumeOptions): ConsumerSettings {
     count: whole('count', options.count ?? 100, 1),
     concurrency: whole('concurrency', options.concurrency ?? 1, 1),
     maxDeliveries: options.maxDeliveries === undefined ? 0 : whole('maxDeliveries', options.maxDeliveries, 1),
+    traceContext: options.traceContext === true,
     onError: options.onError ?? (() => undefined),
   };
 }

@@ -2,6 +2,7 @@ import { InvalidArgumentError, execute, transitions, type Connection, type EvtId
 import type { StreamFields } from './fields.js';
 import { deadLettersKey, streamKey } from './keys.js';
 import { rawEntries } from './replies.js';
+import { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './trace-fields.js';
 
 /**
  * A record of the dead-letter stream `emq:{q}:stream:<name>:dead` [TS]: an entry a consumer group
@@ -24,18 +25,21 @@ export interface DeadLetter {
   readonly attempts: number;
   /** When it was moved, Unix ms (server clock). */
   readonly deadAt: number;
-  /** The entry's fields, without `id`. */
+  /** The entry's fields, without `id` (nor, read with `traceContext`, `_tp`/`_ts`). */
   readonly payload: StreamFields;
 }
 
 /** The fixed head of a record, by position: `id`, `xid`, `group`, `consumer`, `reason`, `attempts`. */
 const HEAD = 12;
 
-function deadLetterOf(record: string, pairs: readonly unknown[]): DeadLetter {
+function deadLetterOf(record: string, pairs: readonly unknown[], carried: boolean): DeadLetter {
   const at = (i: number): string => String(pairs[i]);
   const rest = pairs.slice(HEAD);
   const fields: [string, string][] = [];
-  for (let i = 0; i + 1 < rest.length; i += 2) fields.push([String(rest[i]), String(rest[i + 1])]);
+  for (let i = 0; i + 1 < rest.length; i += 2) {
+    const field = String(rest[i]);
+    if (!carried || (field !== TRACEPARENT_FIELD && field !== TRACESTATE_FIELD)) fields.push([field, String(rest[i + 1])]);
+  }
   return {
     record,
     // As the entry carried it: a foreign entry (no EVT id) can be dead-lettered too.
@@ -64,12 +68,12 @@ export interface DeadLetterRange {
  * @throws InvalidArgumentError for a bad `count`.
  * @throws InvalidNameError for a bad queue or stream name.
  */
-export async function deadLetters(conn: Connection, queue: string, name: string, range: DeadLetterRange = {}): Promise<DeadLetter[]> {
+export async function deadLetters(conn: Connection, queue: string, name: string, range: DeadLetterRange = {}, options: TraceContextOption = {}): Promise<DeadLetter[]> {
   const key = deadLettersKey(queue, name);
   const count = range.count ?? 100;
   if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError('count', `must be a positive integer, got ${String(count)}`);
   const from = range.after === undefined ? '-' : `(${range.after}`;
-  return rawEntries(await conn.command('XRANGE', key, from, '+', 'COUNT', String(count))).map((e) => deadLetterOf(e.xid, e.pairs ?? []));
+  return rawEntries(await conn.command('XRANGE', key, from, '+', 'COUNT', String(count))).map((e) => deadLetterOf(e.xid, e.pairs ?? [], options.traceContext === true));
 }
 
 /** Which dead letters a {@link redrive} puts back. */

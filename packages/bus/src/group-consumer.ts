@@ -1,4 +1,4 @@
-import { ConnectionLostError, InvalidArgumentError, execute, transitions, type Connection, type EvtId } from '@echo/protocol';
+import { ConnectionLostError, InvalidArgumentError, execute, transitions, type Connection, type EvtId, type TraceContext } from '@echo/protocol';
 import {
   settingsOf,
   type ConsumeOptions,
@@ -12,8 +12,11 @@ import { entryFromPairs, type StreamFields } from './fields.js';
 import { assertMemberName, openGroup } from './group.js';
 import { streamKey } from './keys.js';
 import { readGroupEntries } from './replies.js';
-import { outcomeOf, sendSettlements, thrown, type Outcome, type SettleTarget, type Settlement } from './settle.js';
+import { runHandling, type Handling, type RunScope } from './handler-runs.js';
+import { sendSettlements, type SettleTarget, type Settlement } from './settle.js';
 import { consumeClock, consumed } from './stream-hooks.js';
+import { processTraced, traceWrap } from './stream-trace.js';
+import { tracedEntryFromPairs } from './trace-fields.js';
 
 /** An entry as delivered: its XADD id, its delivery count, and its field list. */
 interface Delivered {
@@ -21,9 +24,6 @@ interface Delivered {
   readonly attempts: number;
   readonly pairs: readonly unknown[];
 }
-
-/** The two handler forms, told apart by how the consumer was started. */
-type Handling = { readonly each: GroupHandler } | { readonly batch: GroupBatchHandler };
 
 const NO_SETTLEMENT: Promise<void> = Promise.resolve();
 
@@ -75,6 +75,7 @@ export class GroupConsumer {
   #wake: (() => void) | undefined;
   #done: Promise<void> = Promise.resolve();
   #stats = { delivered: 0, acked: 0, failed: 0, claimed: 0, recovered: 0, deadLettered: 0 };
+  readonly #scope: RunScope;
 
   private constructor(conn: Connection, queue: string, stream: string, group: string, handling: Handling, settings: ConsumerSettings) {
     this.#conn = conn;
@@ -94,6 +95,7 @@ export class GroupConsumer {
       minIdleMs: settings.minIdleMs,
       maxDeliveries: settings.maxDeliveries,
     };
+    this.#scope = { concurrency: settings.concurrency, stats: this.#stats, onError: settings.onError, stopping: () => this.#stopping };
     this.#readArgs = ['GROUP', group, settings.consumer, 'BLOCK', String(settings.beatMs), 'COUNT', String(settings.count), 'STREAMS', this.#key, '>'];
   }
 
@@ -258,12 +260,18 @@ export class GroupConsumer {
   async #handle(delivered: readonly Delivered[]): Promise<void> {
     if (delivered.length === 0 || this.#stopping) return;
     const entries: (GroupEntry | undefined)[] = [];
+    // The producers' contexts, by slot, when the stream carries them in its records.
+    const contexts: (TraceContext | undefined)[] = [];
     const settlements: Settlement[] = [];
     for (const d of delivered) {
       let id: EvtId;
       let payload: StreamFields;
       try {
-        [id, payload] = entryFromPairs(d.xid, d.pairs);
+        if (this.#settings.traceContext) {
+          const read = tracedEntryFromPairs(d.xid, d.pairs);
+          [id, payload] = read.entry;
+          contexts[entries.length] = read.trace;
+        } else [id, payload] = entryFromPairs(d.xid, d.pairs);
       } catch (error) {
         // Not a record this bus wrote. Left pending rather than dropped: at least once, even for
         // it; past maxDeliveries a claim moves it to the dead-letter stream.
@@ -277,7 +285,7 @@ export class GroupConsumer {
     this.#busy = true;
     const started = consumeClock();
     try {
-      const outcomes = 'each' in this.#handling ? await this.#runEach(this.#handling.each, entries) : await this.#runBatch(this.#handling.batch, entries);
+      const outcomes = await runHandling(this.#scope, this.#handling, entries, processTraced() ? traceWrap(this, entries, contexts) : undefined);
       consumed(this, entries, started);
       outcomes.forEach((outcome, i) => {
         const d = delivered[i] as Delivered;
@@ -287,68 +295,6 @@ export class GroupConsumer {
       this.#busy = false;
     }
     if (settlements.length > 0) this.#settle(settlements);
-  }
-
-  /** Up to `concurrency` handler calls at a time; a stop starts no new one. */
-  async #runEach(handler: GroupHandler, entries: readonly (GroupEntry | undefined)[]): Promise<(Outcome | undefined)[]> {
-    const outcomes: (Outcome | undefined)[] = new Array<Outcome | undefined>(entries.length);
-    let next = 0;
-    const lane = async (): Promise<void> => {
-      while (!this.#stopping && next < entries.length) {
-        const i = next++;
-        const entry = entries[i];
-        if (entry === undefined) continue;
-        this.#stats.delivered++;
-        let verdict: unknown;
-        try {
-          verdict = await handler(entry);
-        } catch (error) {
-          outcomes[i] = this.#failed(thrown(error), error, entry);
-          continue;
-        }
-        outcomes[i] = this.#judged(verdict, entry);
-      }
-    };
-    const lanes = Math.min(this.#settings.concurrency, entries.length);
-    if (lanes === 1) await lane();
-    else await Promise.all(Array.from({ length: lanes }, lane));
-    return outcomes;
-  }
-
-  async #runBatch(handler: GroupBatchHandler, all: readonly (GroupEntry | undefined)[]): Promise<(Outcome | undefined)[]> {
-    const entries = all.filter((e): e is GroupEntry => e !== undefined);
-    if (entries.length === 0) return [];
-    this.#stats.delivered += entries.length;
-    let verdicts: unknown;
-    try {
-      verdicts = await handler(entries);
-    } catch (error) {
-      const outcome = thrown(error);
-      return all.map((e) => (e === undefined ? undefined : this.#failed(outcome, error, e)));
-    }
-    if (verdicts !== undefined && (!Array.isArray(verdicts) || verdicts.length !== entries.length)) {
-      const error = new InvalidArgumentError('verdicts', `must be one per entry (${entries.length}), got ${Array.isArray(verdicts) ? verdicts.length : typeof verdicts}`);
-      return all.map((e) => (e === undefined ? undefined : this.#failed(thrown(error), error, e)));
-    }
-    const list = verdicts as readonly unknown[] | undefined;
-    let j = 0;
-    return all.map((e) => (e === undefined ? undefined : this.#judged(list?.[j++], e)));
-  }
-
-  #judged(verdict: unknown, entry: GroupEntry): Outcome {
-    const outcome = outcomeOf(verdict);
-    if (outcome !== undefined) {
-      if (outcome.kind === 'retry') this.#stats.failed++;
-      return outcome;
-    }
-    const error = new InvalidArgumentError('verdict', `must be 'ack', 'retry', { retryInMs } or { deadLetter }, got ${JSON.stringify(verdict)}`);
-    return this.#failed(thrown(error), error, entry);
-  }
-
-  #failed(outcome: Outcome, error: unknown, entry: GroupEntry): Outcome {
-    this.#stats.failed++;
-    this.#settings.onError(error, entry);
-    return outcome;
   }
 
   /** Sends a settlement; its replies are awaited before the next one, or by close(). */

@@ -11,7 +11,8 @@
  * @packageDocumentation
  */
 export { Bus, type BusOptions, type BusRetentionTarget } from './bus.js';
-export { Stream, type ReadRange, type WindowOptions } from './stream.js';
+export { Stream, type ReadRange, type StreamOptions, type WindowOptions } from './stream.js';
+export { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './trace-fields.js';
 
 export {
   EventsListener,

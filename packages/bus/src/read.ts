@@ -3,6 +3,7 @@ import type { StreamEntry } from './fields.js';
 import { instantMs, maxidCeil, minidFloor, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
 import { streamEntries } from './replies.js';
+import type { TraceContextOption } from './trace-fields.js';
 import { xaddId } from './xadd-id.js';
 
 /**
@@ -27,21 +28,21 @@ function countArgs(count: number | undefined): string[] {
   return ['COUNT', String(count)];
 }
 
-async function xrange(conn: Connection, key: string, from: string, to: string, count: number | undefined): Promise<StreamEntry[]> {
-  return streamEntries(await conn.command('XRANGE', key, from, to, ...countArgs(count)));
+async function xrange(conn: Connection, key: string, from: string, to: string, count: number | undefined, options: TraceContextOption): Promise<StreamEntry[]> {
+  return streamEntries(await conn.command('XRANGE', key, from, to, ...countArgs(count)), options.traceContext === true);
 }
 
 /**
  * Reads records in stream order, which is also id order and mint order (bus.md §4), with
  * `XRANGE key from to [COUNT n]`. Both bounds are inclusive.
  *
- * @returns `[id, fields]` pairs; `fields` never includes `id`.
+ * @returns `[id, fields]` pairs; `fields` never includes `id` (nor, with `traceContext`, `_tp`/`_ts`).
  * @throws InvalidArgumentError for a bound that is neither `-`, `+` nor an EVT id, or a bad `count`.
  * @throws MalformedIdError when an entry on the stream carries no EVT id (a foreign writer).
  */
-export async function read(conn: Connection, queue: string, name: string, from: ReadBound = '-', to: ReadBound = '+', count?: number): Promise<StreamEntry[]> {
+export async function read(conn: Connection, queue: string, name: string, from: ReadBound = '-', to: ReadBound = '+', count?: number, options: TraceContextOption = {}): Promise<StreamEntry[]> {
   const key = streamKey(queue, name);
-  return xrange(conn, key, bound(from, 'from'), bound(to, 'to'), count);
+  return xrange(conn, key, bound(from, 'from'), bound(to, 'to'), count, options);
 }
 
 /**
@@ -51,12 +52,12 @@ export async function read(conn: Connection, queue: string, name: string, from: 
  *
  * @throws InvalidArgumentError when `t1` is before `t0` (nothing is sent), or either is not an instant.
  */
-export async function readWindow(conn: Connection, queue: string, name: string, t0: Instant, t1: Instant, count?: number): Promise<StreamEntry[]> {
+export async function readWindow(conn: Connection, queue: string, name: string, t0: Instant, t1: Instant, count?: number, options: TraceContextOption = {}): Promise<StreamEntry[]> {
   const key = streamKey(queue, name);
   const from = instantMs(t0, 't0');
   const to = instantMs(t1, 't1');
   if (to < from) throw new InvalidArgumentError('t1', `must not be before t0 (${to} < ${from})`);
-  return xrange(conn, key, minidFloor(from), maxidCeil(to), count);
+  return xrange(conn, key, minidFloor(from), maxidCeil(to), count, options);
 }
 
 /**
@@ -64,7 +65,7 @@ export async function readWindow(conn: Connection, queue: string, name: string, 
  *
  * @throws InvalidArgumentError when `t0` is not an instant, or for a bad `count`.
  */
-export async function readSince(conn: Connection, queue: string, name: string, t0: Instant, count?: number): Promise<StreamEntry[]> {
+export async function readSince(conn: Connection, queue: string, name: string, t0: Instant, count?: number, options: TraceContextOption = {}): Promise<StreamEntry[]> {
   const key = streamKey(queue, name);
-  return xrange(conn, key, minidFloor(instantMs(t0, 't0')), '+', count);
+  return xrange(conn, key, minidFloor(instantMs(t0, 't0')), '+', count, options);
 }

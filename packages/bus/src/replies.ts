@@ -1,5 +1,6 @@
 import { ServerError } from '@echo/protocol';
-import { entryFromPairs, type StreamEntry } from './fields.js';
+import type { StreamEntry } from './fields.js';
+import { readEntry } from './trace-fields.js';
 
 /** An entry as the server sends it: its XADD id, and its field list (`null` once deleted). */
 export interface RawEntry {
@@ -23,9 +24,12 @@ export function rawEntries(reply: unknown, what = 'XRANGE'): RawEntry[] {
   });
 }
 
-/** Reads entries that must all still exist (XRANGE never returns deleted ones). */
-export function streamEntries(reply: unknown): StreamEntry[] {
-  return rawEntries(reply).map((e) => entryFromPairs(e.xid, e.pairs ?? []));
+/**
+ * Reads entries that must all still exist (XRANGE never returns deleted ones); `carried` strips
+ * the trace fields of a stream that carries them.
+ */
+export function streamEntries(reply: unknown, carried = false): StreamEntry[] {
+  return rawEntries(reply).map((e) => readEntry(e.xid, e.pairs ?? [], carried));
 }
 
 /**

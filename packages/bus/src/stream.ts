@@ -13,6 +13,15 @@ import type { Instant } from './instant.js';
 import { deadLettersKey, streamKey } from './keys.js';
 import { read, readSince, readWindow, type ReadBound } from './read.js';
 import { trim, type TrimWindow } from './trim.js';
+import type { TraceContextOption } from './trace-fields.js';
+
+/**
+ * How a {@link Stream} writes and reads its records. `traceContext: true` carries the producer's
+ * W3C trace context in each record (the reserved [TS] fields `_tp`/`_ts`, written when a tracing
+ * subscriber such as `@echo/otel` supplies a context) and strips it on every read; see
+ * {@link TraceContextOption}. Open the stream with the same option wherever it is written or read.
+ */
+export type StreamOptions = TraceContextOption;
 
 /** The range of a {@link Stream.read}; every field is optional. */
 export interface ReadRange {
@@ -43,20 +52,26 @@ export class Stream {
   readonly key: string;
   /** `emq:{q}:stream:<name>:dead`, where its groups' dead letters go [TS]. */
   readonly deadLettersKey: string;
+  /** True when records carry trace context (`_tp`/`_ts`) [TS]. */
+  readonly traceContext: boolean;
   readonly #conn: Connection;
   readonly #append: AppendOptions;
+  readonly #trace: TraceContextOption;
 
   /**
    * @param minter mints the ids of {@link append} and {@link appendBatch}; default the process-wide minter.
+   * @param options whether records carry trace context.
    * @throws InvalidNameError for a bad queue or stream name.
    */
-  constructor(conn: Connection, queue: string, name: string, minter?: EvtMinter) {
+  constructor(conn: Connection, queue: string, name: string, minter?: EvtMinter, options: StreamOptions = {}) {
     this.key = streamKey(queue, name);
     this.deadLettersKey = deadLettersKey(queue, name);
     this.#conn = conn;
     this.queue = queue;
     this.name = name;
-    this.#append = minter === undefined ? {} : { minter };
+    this.traceContext = options.traceContext === true;
+    this.#trace = this.traceContext ? { traceContext: true } : {};
+    this.#append = minter === undefined ? this.#trace : { minter, ...this.#trace };
   }
 
   /** Appends a record under a freshly minted EVT id and answers the id. See {@link append}. */
@@ -66,7 +81,7 @@ export class Stream {
 
   /** Appends a record under an EVT id the caller supplies. See {@link appendId}. */
   appendId(id: string, fields: StreamFields = {}): Promise<EvtId> {
-    return appendId(this.#conn, this.queue, this.name, id, fields);
+    return appendId(this.#conn, this.queue, this.name, id, fields, this.#trace);
   }
 
   /** Appends many records in one pipeline and answers their ids in order. See {@link appendBatch}. */
@@ -76,17 +91,17 @@ export class Stream {
 
   /** Reads records in mint order, bounds inclusive. See {@link read}. */
   read(range: ReadRange = {}): Promise<StreamEntry[]> {
-    return read(this.#conn, this.queue, this.name, range.from, range.to, range.count);
+    return read(this.#conn, this.queue, this.name, range.from, range.to, range.count, this.#trace);
   }
 
   /** Reads the records minted in `[t0, t1]`, inclusive to the millisecond. See {@link readWindow}. */
   readWindow(t0: Instant, t1: Instant, options: WindowOptions = {}): Promise<StreamEntry[]> {
-    return readWindow(this.#conn, this.queue, this.name, t0, t1, options.count);
+    return readWindow(this.#conn, this.queue, this.name, t0, t1, options.count, this.#trace);
   }
 
   /** Reads the records minted at or after `t0`. See {@link readSince}. */
   readSince(t0: Instant, options: WindowOptions = {}): Promise<StreamEntry[]> {
-    return readSince(this.#conn, this.queue, this.name, t0, options.count);
+    return readSince(this.#conn, this.queue, this.name, t0, options.count, this.#trace);
   }
 
   /** Trims with `XTRIM` and answers the number removed. See {@link trim}. */
@@ -121,17 +136,17 @@ export class Stream {
 
   /** Starts a group consumer on a dedicated connection. See {@link GroupConsumer}. */
   consume(group: string, handler: GroupHandler, options: ConsumeOptions): Promise<GroupConsumer> {
-    return consume(this.#conn, this.queue, this.name, group, handler, options);
+    return consume(this.#conn, this.queue, this.name, group, handler, { ...this.#trace, ...options });
   }
 
   /** Starts a group consumer with a batch handler. See {@link GroupConsumer.startBatch}. */
   consumeBatch(group: string, handler: GroupBatchHandler, options: ConsumeOptions): Promise<GroupConsumer> {
-    return consumeBatch(this.#conn, this.queue, this.name, group, handler, options);
+    return consumeBatch(this.#conn, this.queue, this.name, group, handler, { ...this.#trace, ...options });
   }
 
   /** Reads this stream's dead letters, oldest first. See {@link deadLetters}. */
   deadLetters(range: DeadLetterRange = {}): Promise<DeadLetter[]> {
-    return deadLetters(this.#conn, this.queue, this.name, range);
+    return deadLetters(this.#conn, this.queue, this.name, range, this.#trace);
   }
 
   /** Puts dead letters back in front of their group. See {@link redrive}. */
@@ -146,6 +161,6 @@ export class Stream {
 
   /** A plain tail of this stream, without a group, as an async iterator. See {@link StreamTail}. */
   tail(options: TailOptions = {}): StreamTail {
-    return new StreamTail(this.#conn, this.queue, this.name, options);
+    return new StreamTail(this.#conn, this.queue, this.name, { ...this.#trace, ...options });
   }
 }

@@ -1,15 +1,16 @@
 import { ConnectionLostError, InvalidArgumentError, type Connection, type EvtId } from '@echo/protocol';
-import { entryFromPairs, type StreamEntry } from './fields.js';
+import type { StreamEntry } from './fields.js';
 import { instantMs, MAX_TAIL, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
 import { rawEntries, readGroupEntries } from './replies.js';
+import { readEntry, type TraceContextOption } from './trace-fields.js';
 import { xaddId } from './xadd-id.js';
 
 /** Where a {@link StreamTail} starts. */
 export type TailStart = 'new' | 'head' | { readonly after: EvtId } | { readonly at: Instant };
 
-/** How a {@link StreamTail} reads. */
-export interface TailOptions {
+/** How a {@link StreamTail} reads; `traceContext` strips the trace fields of a stream that carries them. */
+export interface TailOptions extends TraceContextOption {
   /**
    * `new` (default): entries appended after the tail opened; `head`: the whole stream; `{ after }`:
    * entries after an id (resume from the last one seen); `{ at }`: entries minted at or after an instant.
@@ -143,7 +144,7 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
     const raw = readGroupEntries(await this.#conn.command('XREAD', 'COUNT', this.#count, 'BLOCK', this.#block, 'STREAMS', this.key, this.#cursor));
     for (const e of raw) {
       this.#cursor = e.xid;
-      if (e.pairs !== null) this.#buffer.push(entryFromPairs(e.xid, e.pairs));
+      if (e.pairs !== null) this.#buffer.push(readEntry(e.xid, e.pairs, this.#options.traceContext === true));
     }
   }
 }

@@ -1,8 +1,8 @@
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { onHook, traces, type EnqueueTraceContext, type ProcessTraceContext, type ProcessedJob } from '@echo/protocol';
 import { ATTR, SYSTEM } from './attributes.js';
 import { Recent } from './recent.js';
+import { errorText, on } from './trace-channel.js';
 import { extractSpan, injectSpan } from './w3c.js';
 
 /** Bounds on what the job spans keep in memory. */
@@ -19,24 +19,6 @@ function jobKey(queue: string, jobId: string): string {
 
 function attemptKey(queue: string, jobId: string, attempt: number): string {
   return `${jobKey(queue, jobId)}\u0000${String(attempt)}`;
-}
-
-type TraceEvent = 'start' | 'end' | 'asyncStart' | 'asyncEnd' | 'error';
-
-/** Subscribes `fn` to one event of a tracing channel; answers the function that unsubscribes it. */
-function on(channel: Readonly<Record<TraceEvent, { readonly name: string | symbol }>>, event: TraceEvent, fn: (message: never) => void): () => void {
-  const name = channel[event].name;
-  const listener = (message: unknown): void => {
-    fn(message as never);
-  };
-  subscribe(name, listener);
-  return () => {
-    unsubscribe(name, listener);
-  };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : typeof error === 'string' ? error : 'failed';
 }
 
 /**

@@ -1,7 +1,7 @@
 /** The TS-only extensions, appended after scenario 79 under the additive-minor law. */
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { StaleError, type EnqueueTraceContext, type JobId } from '@echo/protocol';
+import { InvalidArgumentError, StaleError, type AppendTraceContext, type EnqueueTraceContext, type JobId } from '@echo/protocol';
 import { fill } from './batches.js';
 import { notBuilt, type Scenario } from '../scenario.js';
 import { count, hgetall, present, setsHolding } from '../support.js';
@@ -200,6 +200,38 @@ export const tsOnly: Scenario[] = [
       await q.complete(held, 'r');
       assert.equal(await env.command('ZSCORE', q.keys.pending, id), '-2');
       assert.equal(await count(env, 'EXISTS', q.keys.waitingChildren), 0);
+    },
+  },
+  {
+    name: 'ts_stream_trace_context',
+    family: 'ts',
+    contract: 'on a stream opened with traceContext, a subscriber of tracing:emq.stream.append:start that fills the carrier gets record fields _tp, _ts after the caller fields; reads strip them; a caller field _tp is refused with InvalidArgumentError and nothing is written; a stream without the option writes id and the caller fields only',
+    async run(env) {
+      const bus = await env.bus();
+      const traced = bus.stream('traced', { traceContext: true });
+      const plain = bus.stream('plain');
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const fill = (message: unknown): void => {
+        const ctx = message as AppendTraceContext;
+        // Scenarios may share the process: only this scenario's bus is traced.
+        if (ctx.queue !== bus.queue) return;
+        ctx.carrier.traceparent = traceparent;
+        ctx.carrier.tracestate = 'ro=1';
+      };
+      subscribe('tracing:emq.stream.append:start', fill);
+      let withContext: string;
+      let without: string;
+      try {
+        withContext = await traced.append({ n: '1' });
+        without = await plain.append({ n: '1' });
+        await assert.rejects(traced.append({ _tp: 'x' }), InvalidArgumentError);
+      } finally {
+        unsubscribe('tracing:emq.stream.append:start', fill);
+      }
+      const raw = async (key: string): Promise<unknown> => ((await env.command('XRANGE', key, '-', '+')) as [string, string[]][]).map(([, pairs]) => pairs);
+      assert.deepEqual(await raw(traced.key), [['id', withContext, 'n', '1', '_tp', traceparent, '_ts', 'ro=1']]);
+      assert.deepEqual(await raw(plain.key), [['id', without, 'n', '1']]);
+      assert.deepEqual(await traced.read(), [[withContext, { n: '1' }]]);
     },
   },
 ];

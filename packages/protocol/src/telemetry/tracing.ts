@@ -66,14 +66,78 @@ export interface ProcessTraceContext {
 }
 
 /**
+ * The context object of the `emq.stream.append` tracing channel, published around one append call
+ * (`append`, `appendId`, or a whole `appendBatch`). A `start` subscriber runs in the caller's async
+ * context, before anything is sent, and may write the producer's W3C context into `carrier`; a
+ * stream opened with `traceContext: true` writes it into each record as the reserved [TS] fields
+ * `_tp`/`_ts`. Other streams write nothing, whatever the carrier holds.
+ */
+export interface AppendTraceContext {
+  /** The queue's name. */
+  readonly queue: string;
+  /** The stream's name. */
+  readonly stream: string;
+  /** How many records the call carries. */
+  readonly count: number;
+  /** True when the stream writes the carrier into its records (`traceContext: true`). */
+  readonly carried: boolean;
+  /** Filled by a `start` subscriber, read once the subscribers ran. */
+  readonly carrier: TraceCarrier;
+  /** The ids of the records appended, set before `asyncEnd`. */
+  ids?: readonly string[];
+  /** Set by the channel before `error`: what the append threw. */
+  error?: unknown;
+}
+
+/** One stream entry a handler run covers, as the `emq.stream.process` tracing channel describes it. */
+export interface ProcessedEntry {
+  /** The record's EVT id. */
+  readonly id: string;
+  /** Its delivery count, this delivery included. */
+  readonly attempts: number;
+  /** The producer's context, read from the record; absent when it carries none (or the stream does not carry them). */
+  readonly trace?: TraceContext | undefined;
+}
+
+/**
+ * The context object of the `emq.stream.process` tracing channel, published around one group
+ * handler call: one entry for a per-entry handler, the read's entries for a batch handler
+ * (`batch: true`). As with `emq.job.process`, a `start` subscriber may set `enter` and the handler
+ * runs inside it; a second subscriber wraps the first.
+ */
+export interface StreamProcessTraceContext {
+  /** The queue's name. */
+  readonly queue: string;
+  /** The stream's name. */
+  readonly stream: string;
+  /** The consumer group. */
+  readonly group: string;
+  /** The consumer's name within the group. */
+  readonly consumer: string;
+  /** True for a batch handler: one call over `entries`. */
+  readonly batch: boolean;
+  /** The entries the call covers, in delivery order. */
+  readonly entries: readonly ProcessedEntry[];
+  /** Set by a `start` subscriber: the handler runs as `enter(handler)`. */
+  enter?: Enter;
+  /** Set by the channel before `error`: what the handler threw. */
+  error?: unknown;
+}
+
+/**
  * The tracing channels (Node's `diagnostics_channel.tracingChannel`): `emq.job.enqueue` around an
- * admission call, `emq.job.process` around a handler run. With nobody subscribed the call is made
- * as it is, after one `hasSubscribers` read, and the row is written without trace fields.
+ * admission call, `emq.job.process` around a job handler run, `emq.stream.append` around a stream
+ * append call and `emq.stream.process` around a group handler call. With nobody subscribed the call
+ * is made as it is, after one `hasSubscribers` read, and nothing is written for trace context.
  */
 export const traces: {
   readonly enqueue: TracingChannel<unknown, EnqueueTraceContext>;
   readonly process: TracingChannel<unknown, ProcessTraceContext>;
+  readonly streamAppend: TracingChannel<unknown, AppendTraceContext>;
+  readonly streamProcess: TracingChannel<unknown, StreamProcessTraceContext>;
 } = {
   enqueue: tracingChannel<unknown, EnqueueTraceContext>('emq.job.enqueue'),
   process: tracingChannel<unknown, ProcessTraceContext>('emq.job.process'),
+  streamAppend: tracingChannel<unknown, AppendTraceContext>('emq.stream.append'),
+  streamProcess: tracingChannel<unknown, StreamProcessTraceContext>('emq.stream.process'),
 };
