@@ -17,6 +17,8 @@
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row; mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
@@ -25,7 +27,7 @@
 -- @arg result     the value recorded for the parent (the child's own id when it gave none)
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
--- @include core lanes
+-- @include core events lanes
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -44,18 +46,21 @@ if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
 
 local mode = ARGV[3]
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[16], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[15])
-    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
+  if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
+    local left = redis.call('DECR', KEYS[17])
+    if left <= 0 and redis.call('HGET', KEYS[19], 'state') == 'awaiting_children' then
       redis.call('ZADD', KEYS[2], 0, ARGV[4])
-      redis.call('HSET', KEYS[17], 'state', 'pending')
+      redis.call('HSET', KEYS[19], 'state', 'pending')
     end
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[15], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[17], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. ARGV[5])
 end
 
 redis.call('DEL', row, jkey(KEYS[13], id, ':lock'), jkey(KEYS[13], id, ':logs'))
 redis.call('HINCRBY', KEYS[6], 'count', 1)
-if ARGV[7] == '1' then redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id })) end
+if ARGV[7] == '1' then
+  ev_open(KEYS[14], KEYS[16], KEYS[15])
+  ev_emit('completed', id)
+end
 return 1

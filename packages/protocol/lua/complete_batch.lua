@@ -15,10 +15,13 @@
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job:
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
 -- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
 -- @args pairs     id1, token1, id2, token2, ...
--- @include core lanes settle
+-- @include core events lanes settle
 -- @returns one code per pair, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
-  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
+ev_open(KEYS[13], KEYS[15], KEYS[14])
 return complete_held(held, 2, ARGV[1] == '1')

@@ -1,6 +1,7 @@
 -- @lib settle
 -- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
--- of complete (queue.md §3.3) for a job that is not a flow child. Needs core and lanes.
+-- of complete (queue.md §3.3) for a job that is not a flow child. Needs core, events (opened by
+-- the script) and lanes.
 
 -- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
 local function zrem_all(set, ids)
@@ -13,7 +14,7 @@ end
 
 -- complete_held(k, first, publish): completes the (id, token) pairs of ARGV from index `first` on.
 -- k names the declared keys: active, pending, schedule, dead, completed, lb (lb_at), laneroot,
--- jobroot, events. Answers one code per pair, in order: 1 completed; -1 gone; -2 token mismatch;
+-- jobroot. `publish` publishes (and journals) `completed` per member through lib events. Answers one code per pair, in order: 1 completed; -1 gone; -2 token mismatch;
 -- -3 a flow child (left untouched: it must settle through complete, which feeds its parent).
 local function complete_held(k, first, publish)
   local out = {}
@@ -39,7 +40,7 @@ local function complete_held(k, first, publish)
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
-          if publish then redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id })) end
+          if publish then ev_emit('completed', id) end
           done = done + 1
           code = 1
         end

@@ -21,6 +21,7 @@ export const FIXED_FIELD = {
   gweight: 'gweight',
   repeat: 'repeat',
   'flow:outbox': 'flowOutbox',
+  journal: 'journal',
 } as const satisfies Record<FixedType, keyof QueueKeys>;
 
 const RESERVE_MEMBER = { version: VERSION_KEY, locks: LOCKS_KEY, bundle: BUNDLE_KEY } as const;

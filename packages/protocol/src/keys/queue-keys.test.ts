@@ -29,6 +29,7 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       gweight: 'emq:{orders}:gweight',
       repeat: 'emq:{orders}:repeat',
       flowOutbox: 'emq:{orders}:flow:outbox',
+      journal: 'emq:{orders}:journal',
       metricsCompleted: 'emq:{orders}:metrics:completed',
       metricsFailed: 'emq:{orders}:metrics:failed',
       metricsCompletedData: 'emq:{orders}:metrics:completed:data',

@@ -44,6 +44,11 @@ export interface QueueKeys {
   readonly repeat: string;
   /** LIST of cross-queue flow signals, `flow:outbox`. */
   readonly flowOutbox: string;
+  /**
+   * [TS] STREAM `journal`: the durable twin of the events channel, written by the scripts that
+   * publish when the queue's journal is on (meta `journal` = its MAXLEN ~ bound).
+   */
+  readonly journal: string;
   /** HASH `metrics:completed`. */
   readonly metricsCompleted: string;
   /** HASH `metrics:failed`. */
@@ -106,6 +111,7 @@ export function queueKeys(q: string): QueueKeys {
     gweight: `${base}gweight`,
     repeat: `${base}repeat`,
     flowOutbox: `${base}flow:outbox`,
+    journal: `${base}journal`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,
     metricsCompletedData: `${base}metrics:completed:data`,

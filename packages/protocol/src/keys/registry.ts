@@ -17,6 +17,7 @@ export const FIXED_TYPES = [
   'gweight',
   'repeat',
   'flow:outbox',
+  'journal',
 ] as const;
 
 /** One fixed per-queue suffix. */

@@ -49,6 +49,7 @@ export const SCRIPT_NAMES = [
   'queue_pause',
   'queue_resume',
   'gate_set',
+  'events_set',
   'rate_limit',
   'drain',
   'gdrain',

@@ -21,6 +21,8 @@ export type { LaneInput, ReassignResult } from './lanes.js';
 export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
 export { rateLimit, setGates } from './gates.js';
 export type { GatesInput, RateLimit } from './gates.js';
+export { setEvents } from './events.js';
+export type { EventsSettingsInput } from './events.js';
 export type { CountName, JobPosition } from './reads.js';
 export { repeatAdvance, repeatCancel, repeatDue, repeatRegister, schedulerDue, schedulerFire, schedulerUpsert } from './repeat.js';
 export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, SchedulerUpsertInput } from './repeat.js';

@@ -21,8 +21,8 @@ function shape(tr: { keys: readonly string[]; args: readonly unknown[]; script: 
 
 describe('admission', () => {
   it('enqueue, with and without the wake list', () => {
-    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p' }))).toEqual({ script: 'enqueue', keys: [q(`job:${J}`), q('pending')], args: [J, 'p'] });
-    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', wake: true })).keys).toEqual([q(`job:${J}`), q('pending'), q('wake')]);
+    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p' }))).toEqual({ script: 'enqueue', keys: [q(`job:${J}`), q('pending'), q('events'), q('meta'), q('journal')], args: [J, 'p'] });
+    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', wake: true })).keys).toEqual([q(`job:${J}`), q('pending'), q('events'), q('meta'), q('journal'), q('wake')]);
   });
   it('per-job option fields travel as trailing field/value pairs of every single admission [TS]', () => {
     const options = { name: 'ship', maxAttempts: 4, backoff: '{"type":"fixed","ms":5}', timeoutMs: 250 };
@@ -39,17 +39,17 @@ describe('admission', () => {
   it('enqueue_many: rooted rows, items as trailing values, the wake list optional', () => {
     expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }, { id: P, payload: 'b' }] }))).toEqual({
       script: 'enqueue_many',
-      keys: [q('job:'), q('pending')],
+      keys: [q('job:'), q('pending'), q('events'), q('meta'), q('journal')],
       args: [J, 'a', P, 'b'],
     });
-    expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }], wake: true })).keys).toEqual([q('job:'), q('pending'), q('wake')]);
+    expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }], wake: true })).keys).toEqual([q('job:'), q('pending'), q('events'), q('meta'), q('journal'), q('wake')]);
     expect(t.enqueueMany({ queue: 'orders', items: [] }).parse([1, 0, -1, -2])).toEqual(['enqueued', 'duplicate', 'kind', 'malformed']);
     expect(() => t.enqueueMany({ queue: 'orders', items: [{ id: 'nope', payload: 'a' }] })).toThrow(MalformedIdError);
   });
   it('enqueue_dedup', () => {
     expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd1', ttlMs: 500, wake: true }))).toEqual({
       script: 'enqueue_dedup',
-      keys: [q(`job:${J}`), q('pending'), q('de:d1'), q('wake')],
+      keys: [q(`job:${J}`), q('pending'), q('de:d1'), q('events'), q('meta'), q('journal'), q('wake')],
       args: [J, 'p', 500],
     });
   });
@@ -77,7 +77,7 @@ describe('admission', () => {
 });
 
 describe('claims', () => {
-  const flat = [q('pending'), q('active'), q('meta'), q('job:'), q('limiter')];
+  const flat = [q('pending'), q('active'), q('meta'), q('job:'), q('limiter'), q('events'), q('journal')];
   const lane = [q('ring'), q('active'), q('meta'), q('gactive'), q('glimit'), q('job:'), q('g:')];
   it('claim and bclaim, with and without markers', () => {
     expect(shape(t.claim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'claim', keys: flat, args: [100] });
@@ -108,20 +108,20 @@ describe('settlement', () => {
   it('complete: plain, same-queue parent, cross-queue parent', () => {
     expect(shape(t.complete({ queue: 'orders', job: { id: J, attempts: 3 }, publish: true }))).toEqual({
       script: 'complete',
-      keys: [...settle('completed'), q('job:'), q('events')],
+      keys: [...settle('completed'), q('job:'), q('events'), q('meta'), q('journal')],
       args: [J, '3', '', '', J, '', '1'],
     });
     const same = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'orders', policy: 'fp' } }, result: 'r' });
-    expect(shape(same).keys.slice(14)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`)]);
+    expect(shape(same).keys.slice(16)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`)]);
     expect(shape(same).args).toEqual([J, '1', 'sq', P, 'r', '']);
     const cross = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'billing', policy: 'fp' } } });
-    expect(shape(cross).keys.slice(14)).toEqual([q('flow:outbox')]);
+    expect(shape(cross).keys.slice(16)).toEqual([q('flow:outbox')]);
     expect(shape(cross).args).toEqual([J, '1', 'xq', P, J, 'billing']);
   });
   it('complete_batch', () => {
     expect(shape(t.completeBatch({ queue: 'orders', jobs: [{ id: J, attempts: 1 }, { id: P, attempts: 2 }] }))).toEqual({
       script: 'complete_batch',
-      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events')],
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('journal')],
       args: ['', J, '1', P, '2'],
     });
     expect(t.completeBatch({ queue: 'orders', jobs: [] }).parse([1, -1, -2, -3])).toEqual(['ok', 'gone', 'stale', 'flow']);
@@ -129,7 +129,7 @@ describe('settlement', () => {
   it('complete_claim: the complete_batch keys plus meta and limiter, then publish, lease, size, marker and the pairs', () => {
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [{ id: J, attempts: 1 }], size: 4, leaseMs: 100, markerTtlMs: 200, publish: true }))).toEqual({
       script: 'complete_claim',
-      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter')],
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter'), q('journal')],
       args: ['1', 100, 4, 200, J, '1'],
     });
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [], size: 0, leaseMs: 5 })).args).toEqual(['', 5, 0, 0]);
@@ -198,7 +198,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       args: [J, 'd'],
     });
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
-    expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).keys).toEqual([q(`job:${J}`), q('events')]);
+    expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).keys).toEqual([q(`job:${J}`), q('events'), q('meta'), q('journal')]);
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).args).toEqual([J, '5']);
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
@@ -323,6 +323,11 @@ describe('the rest of the catalog', () => {
     expect(shape(t.setGates({ queue: 'orders', limiter: null })).args).toEqual(['', '0', '']);
     expect(() => t.setGates({ queue: 'orders', concurrency: 0 })).toThrow(InvalidArgumentError);
     expect(() => t.setGates({ queue: 'orders', limiter: { max: 1, durationMs: 0 } })).toThrow(InvalidArgumentError);
+    const events = [q('meta'), q('journal')];
+    expect(shape(t.setEvents({ queue: 'orders', chatty: true, journal: 1000 }))).toEqual({ script: 'events_set', keys: events, args: ['1', '1000'] });
+    expect(shape(t.setEvents({ queue: 'orders', chatty: false })).args).toEqual(['0', '']);
+    expect(shape(t.setEvents({ queue: 'orders', journal: null })).args).toEqual(['', '0']);
+    expect(() => t.setEvents({ queue: 'orders', journal: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.rateLimit({ queue: 'orders', ms: 500 }))).toEqual({ script: 'rate_limit', keys: gates, args: [500] });
     expect(t.rateLimit({ queue: 'orders', ms: 500 }).parse(0)).toBe(false);
     expect(() => t.rateLimit({ queue: 'orders', ms: 0 })).toThrow(InvalidArgumentError);

@@ -82,6 +82,77 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 `,
+  events: `-- @lib events
+-- @purpose [TS] The one way a script publishes a lifecycle event (queue.md §12, bus.md §1): a flat
+-- JSON object of strings on emq:{q}:events and, when the queue's journal is on, the same fields
+-- appended to emq:{q}:journal in the same atomic step (the durable twin of the at-most-once channel).
+-- The queue's settings are read from meta once per call by ev_open: meta \`events\` = "all" turns on
+-- the chatty events (waiting, active, drained: one or more per job on the hot paths, so opt-in);
+-- meta \`journal\` = N > 0 appends every published event, trimmed MAXLEN ~ N. A script that never
+-- calls ev_open publishes nothing through this library. Queue-level events (drained) carry
+-- \`job\` = "" [TS]: the format keeps both fields, and an empty id is never a job's.
+
+local EMQ_EV = { channel = false, journal = false, meta = false, read = false, chatty = false, maxlen = 0 }
+
+-- ev_open(channel, journal, meta): where this call publishes and where the queue's settings are.
+-- Nothing is read yet: a call that publishes nothing pays nothing.
+local function ev_open(channel, journal, meta)
+  EMQ_EV.channel = channel
+  EMQ_EV.journal = journal
+  EMQ_EV.meta = meta
+  EMQ_EV.read = false
+end
+
+-- ev_settings(): reads meta \`events\` and \`journal\` once per call, on first need.
+local function ev_settings()
+  if EMQ_EV.read or not EMQ_EV.meta then return end
+  local m = redis.call('HMGET', EMQ_EV.meta, 'events', 'journal')
+  EMQ_EV.chatty = m[1] == 'all'
+  EMQ_EV.maxlen = tonumber(m[2] or '') or 0
+  EMQ_EV.read = true
+end
+
+-- ev_emit(name, job, extra): publishes {event = name, job = job, extra...} (extra: a table of string
+-- fields, or nil), and journals it when the journal is on.
+local function ev_emit(name, job, extra)
+  local channel = EMQ_EV.channel
+  if not channel then return end
+  local event = { event = name, job = job }
+  local flat = {}
+  if extra then
+    for k, v in pairs(extra) do
+      event[k] = v
+      flat[#flat + 1] = k
+      flat[#flat + 1] = v
+    end
+  end
+  redis.call('PUBLISH', channel, cjson.encode(event))
+  ev_settings()
+  if EMQ_EV.maxlen > 0 then
+    redis.call('XADD', EMQ_EV.journal, 'MAXLEN', '~', EMQ_EV.maxlen, '*', 'event', name, 'job', job, unpack(flat))
+  end
+end
+
+-- ev_chatty_on(): true when the chatty events are on, so a loop can skip its work when they are not.
+local function ev_chatty_on()
+  ev_settings()
+  return EMQ_EV.chatty
+end
+
+-- ev_chatty(name, job, extra): ev_emit for the opt-in events; nothing unless meta \`events\` = "all".
+local function ev_chatty(name, job, extra)
+  if ev_chatty_on() then ev_emit(name, job, extra) end
+end
+
+-- ev_claimed(set, entries): after a flat claim from pending \`set\`, \`active\` (with the attempt) for
+-- each leased entry {id, payload, attempts, ...}, then \`drained\` when the claim emptied \`set\`. Only
+-- when the chatty events are on: a queue that did not ask pays the one meta read, no publish.
+local function ev_claimed(set, entries)
+  if #entries == 0 or not ev_chatty_on() then return end
+  for _, e in ipairs(entries) do ev_emit('active', e[1], { attempt = tostring(e[3]) }) end
+  if redis.call('ZCARD', set) == 0 then ev_emit('drained', '') end
+end
+`,
   gate: `-- @lib gate
 -- @purpose [TS] The gates a claim passes on the server, read from meta in one HMGET: the queue-wide
 -- pause, the global concurrency cap (meta.concurrency against ZCARD active, queue.md §9.2, here
@@ -329,7 +400,8 @@ end
 `,
   settle: `-- @lib settle
 -- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
--- of complete (queue.md §3.3) for a job that is not a flow child. Needs core and lanes.
+-- of complete (queue.md §3.3) for a job that is not a flow child. Needs core, events (opened by
+-- the script) and lanes.
 
 -- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
 local function zrem_all(set, ids)
@@ -342,7 +414,7 @@ end
 
 -- complete_held(k, first, publish): completes the (id, token) pairs of ARGV from index \`first\` on.
 -- k names the declared keys: active, pending, schedule, dead, completed, lb (lb_at), laneroot,
--- jobroot, events. Answers one code per pair, in order: 1 completed; -1 gone; -2 token mismatch;
+-- jobroot. \`publish\` publishes (and journals) \`completed\` per member through lib events. Answers one code per pair, in order: 1 completed; -1 gone; -2 token mismatch;
 -- -3 a flow child (left untouched: it must settle through complete, which feeds its parent).
 local function complete_held(k, first, publish)
   local out = {}
@@ -368,7 +440,7 @@ local function complete_held(k, first, publish)
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
-          if publish then redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id })) end
+          if publish then ev_emit('completed', id) end
           done = done + 1
           code = 1
         end
@@ -504,6 +576,7 @@ export type LuaScriptName =
   | 'enqueue_flow'
   | 'enqueue_flow_child'
   | 'enqueue_many'
+  | 'events_set'
   | 'extend_lock'
   | 'extend_locks'
   | 'flow_deliver'
@@ -580,8 +653,8 @@ return len
 `,
   },
   bclaim: {
-    sha: 'd68867190269b464b1ef5372091df6df430cbb4c',
-    includes: ['core', 'lease', 'gate'],
+    sha: '83711d6f9a94c23ee5d58c4923f245b55459691c',
+    includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
 -- (queue.md §7). Each member gets its own token and is settled on its own.
@@ -590,18 +663,23 @@ return len
 -- @key meta       emq:{q}:meta
 -- @key jobroot    emq:{q}:job:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core lease gate
+-- @include core events lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms} ([TS] the last four, false when absent) in mint order;
--- its length is min(size, depth), or empty when paused
+-- its length is min(size, depth), or empty when paused. [TS] Publishes \`active\` per job and
+-- \`drained\` when the claim emptied pending, when meta \`events\` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
+ev_open(KEYS[6], KEYS[7], KEYS[3])
 if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
 local out = lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], room), tonumber(ARGV[1]), marker)
 gate_count(KEYS[5], window, #out)
+ev_claimed(KEYS[1], out)
 return out
 `,
   },
@@ -771,8 +849,8 @@ return 1
 `,
   },
   claim: {
-    sha: 'd5d9d7734f7fbc8bc41a5460742283f5bed0615e',
-    includes: ['core', 'lease', 'gate'],
+    sha: 'ed29b371fc9bcb0c04edec0d93dcbd5daa532eb1',
+    includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
 -- in active (queue.md §3.1). A paused queue claims nothing; nor does one at its [TS] concurrency cap
@@ -782,14 +860,18 @@ return 1
 -- @key meta       emq:{q}:meta
 -- @key jobroot    emq:{q}:job:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
--- @include core lease gate
+-- @include core events lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms} (absent fields are false, so the host
--- needs no second read; the last four are the [TS] per-job options)
+-- needs no second read; the last four are the [TS] per-job options). [TS] Publishes \`active\` (with
+-- the attempt) for the job and \`drained\` when it was the last pending one, when meta \`events\` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
+ev_open(KEYS[6], KEYS[7], KEYS[3])
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
@@ -800,6 +882,7 @@ while true do
   local out = lease_popped(KEYS[2], KEYS[4], popped, lease, marker)
   if out[1] then
     gate_count(KEYS[5], window, 1)
+    ev_claimed(KEYS[1], out)
     return out[1]
   end
 end
@@ -854,8 +937,8 @@ return 0
 `,
   },
   complete: {
-    sha: 'eec25ae9b6978f53d0879bb43bd2bbc110c69ca9',
-    includes: ['core', 'lanes'],
+    sha: '836232ab841f39d60ac6e3e0081be5358fd104c1',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
@@ -875,6 +958,8 @@ return 0
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row; mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
@@ -883,7 +968,7 @@ return 0
 -- @arg result     the value recorded for the parent (the child's own id when it gave none)
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
--- @include core lanes
+-- @include core events lanes
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -902,26 +987,29 @@ if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
 
 local mode = ARGV[3]
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[16], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[15])
-    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
+  if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
+    local left = redis.call('DECR', KEYS[17])
+    if left <= 0 and redis.call('HGET', KEYS[19], 'state') == 'awaiting_children' then
       redis.call('ZADD', KEYS[2], 0, ARGV[4])
-      redis.call('HSET', KEYS[17], 'state', 'pending')
+      redis.call('HSET', KEYS[19], 'state', 'pending')
     end
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[15], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[17], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. ARGV[5])
 end
 
 redis.call('DEL', row, jkey(KEYS[13], id, ':lock'), jkey(KEYS[13], id, ':logs'))
 redis.call('HINCRBY', KEYS[6], 'count', 1)
-if ARGV[7] == '1' then redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id })) end
+if ARGV[7] == '1' then
+  ev_open(KEYS[14], KEYS[16], KEYS[15])
+  ev_emit('completed', id)
+end
 return 1
 `,
   },
   complete_batch: {
-    sha: '224b6289d9bdcb8226824add608810069c209972',
-    includes: ['core', 'lanes', 'settle'],
+    sha: 'de007823738c9546277ae0256adf96c39ee75669',
+    includes: ['core', 'events', 'lanes', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
 -- same effects as complete: a batch worker's successes cost one round trip instead of one each.
@@ -939,18 +1027,21 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job:
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
 -- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
 -- @args pairs     id1, token1, id2, token2, ...
--- @include core lanes settle
+-- @include core events lanes settle
 -- @returns one code per pair, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
-  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
+ev_open(KEYS[13], KEYS[15], KEYS[14])
 return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '0e7bc14356f2986888c88851a2af0ed0c6d09570',
-    includes: ['core', 'lanes', 'lease', 'settle', 'gate'],
+    sha: '59aedcf339f51fa6586ca1e3c98dd4e04700256b',
+    includes: ['core', 'events', 'lanes', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
 -- complete_batch does (each fenced on its own token; a flow child answers -3 and is left for
@@ -972,18 +1063,21 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
 -- @key meta       emq:{q}:meta
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
 -- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
 -- @args pairs     id1, token1, id2, token2, ... of the jobs to complete (none is fine)
--- @include core lanes lease settle gate
+-- @include core events lanes lease settle gate
 -- @returns {codes, claimed, limited_ms}: one code per pair as complete_batch answers (1 completed;
 -- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
--- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long
+-- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long. [TS]
+-- \`active\` and \`drained\` for the claimed jobs as claim publishes them (lib events)
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
-  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
+ev_open(KEYS[13], KEYS[16], KEYS[14])
 local codes = complete_held(held, 5, ARGV[1] == '1')
 local size = tonumber(ARGV[3])
 local claimed = {}
@@ -994,6 +1088,7 @@ if size > 0 then
   if room > 0 then
     claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], room), tonumber(ARGV[2]), tonumber(ARGV[4]))
     gate_count(KEYS[15], window, #claimed)
+    ev_claimed(KEYS[2], claimed)
   end
 end
 return { codes, claimed, limited }
@@ -1130,41 +1225,50 @@ return deleted
 `,
   },
   enqueue: {
-    sha: '9fde403180284ecff885da9bdb3c9f7c64ba52e4',
-    includes: ['admit'],
+    sha: '7f5bd7018b5a4a71dd5078e92569784c416486c1',
+    includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
 -- @key row        emq:{q}:job:<id>
 -- @key pending    emq:{q}:pending
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake [TS]: when declared, one token wakes a parked consumer
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
 -- spec fields are written after them and win
--- @include admit
--- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
+-- @include events admit
+-- @returns 1 enqueued; 0 duplicate (the row exists; nothing written). [TS] An admitted job publishes
+-- \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 3) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
-if KEYS[3] then
-  redis.call('LPUSH', KEYS[3], '1')
-  redis.call('LTRIM', KEYS[3], 0, 63)
+ev_open(KEYS[3], KEYS[5], KEYS[4])
+ev_chatty('waiting', ARGV[1])
+if KEYS[6] then
+  redis.call('LPUSH', KEYS[6], '1')
+  redis.call('LTRIM', KEYS[6], 0, 63)
 end
 return 1
 `,
   },
   enqueue_dedup: {
-    sha: '8bb9bffaa572845f56cfc9691809ba043e2e9364',
-    includes: ['admit'],
+    sha: '14810be63e0bea7a7c82ed4bbe31a15632ccb179',
+    includes: ['events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
 -- TTL, and later admissions under it report that id (queue.md §2.2).
 -- @key row        emq:{q}:job:<id>
 -- @key pending    emq:{q}:pending
 -- @key dedup      emq:{q}:de:<did>
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake [TS]
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
@@ -1172,19 +1276,27 @@ return 1
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
 -- spec fields are written after them and win
--- @include admit
--- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
+-- @include events admit
+-- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but
+-- [TS] the \`deduplicated\` event: the parked id as \`job\`, the dedup id as \`dedup\`, this admission's
+-- id as \`refused\`). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
-if parked then return { 2, parked } end
+if parked then
+  -- The key's own tail is the dedup id: read back as a value, never used to build a key.
+  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  return { 2, parked }
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
 local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[3])
-if KEYS[4] then
-  redis.call('LPUSH', KEYS[4], '1')
-  redis.call('LTRIM', KEYS[4], 0, 63)
+ev_chatty('waiting', ARGV[1])
+if KEYS[7] then
+  redis.call('LPUSH', KEYS[7], '1')
+  redis.call('LTRIM', KEYS[7], 0, 63)
 end
 return { 1, ARGV[1] }
 `,
@@ -1255,8 +1367,8 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: '9d8d9b93310e0bd46b919e510fb30855a0023ad6',
-    includes: ['core'],
+    sha: '3b62a601fc364dd2752d6768fa04762d0c1bee6a',
+    includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
 -- admits one (queue.md §2.1, §2.3): the namespace law first, then the duplicate check, then the row
@@ -1265,12 +1377,15 @@ return 1
 -- fails its neighbours.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake (when declared, one token wakes a parked consumer if any job was admitted)
 -- @args items     id1, payload1, id2, payload2, ...
--- @include core
+-- @include core events
 -- @returns one code per item, in order: 1 enqueued; 0 duplicate (the row exists; nothing written);
 -- -1 the id is not JOB-namespaced (the EMQKIND refusal; nothing written); -2 the id fails the id
--- check (nothing written)
+-- check (nothing written). [TS] Each admitted job publishes \`waiting\` when meta \`events\` = all
 local out = {}
 local scored = {}
 for i = 1, #ARGV, 2 do
@@ -1297,11 +1412,43 @@ end
 for i = 1, #scored, 2000 do
   redis.call('ZADD', KEYS[2], unpack(scored, i, math.min(i + 1999, #scored)))
 end
-if KEYS[3] and #scored > 0 then
-  redis.call('LPUSH', KEYS[3], '1')
-  redis.call('LTRIM', KEYS[3], 0, 63)
+ev_open(KEYS[3], KEYS[5], KEYS[4])
+if #scored > 0 and ev_chatty_on() then
+  for i = 2, #scored, 2 do ev_emit('waiting', scored[i]) end
+end
+if KEYS[6] and #scored > 0 then
+  redis.call('LPUSH', KEYS[6], '1')
+  redis.call('LTRIM', KEYS[6], 0, 63)
 end
 return out
+`,
+  },
+  events_set: {
+    sha: '0f48aad32b53df32e97bd7a551669a7d713ad195',
+    includes: [],
+    body: `-- @script events_set
+-- @purpose [TS] Set the queue's lifecycle-event settings in meta, read by every script that publishes
+-- through lib events: \`events\` = "all" turns on the chatty events (waiting, active, drained), and
+-- \`journal\` = N > 0 appends every published event to emq:{q}:journal, trimmed MAXLEN ~ N. Turning
+-- the journal off keeps what it holds, so a reader can still catch up; trimming it to a smaller
+-- bound happens here, at once, so the new bound holds before the next event.
+-- @key meta       emq:{q}:meta
+-- @key journal    emq:{q}:journal
+-- @arg chatty     "" leaves it; "1" turns the chatty events on; "0" off
+-- @arg journal    "" leaves it; "0" turns the journal off; else its MAXLEN ~ bound
+-- @returns 1
+if ARGV[1] == '1' then
+  redis.call('HSET', KEYS[1], 'events', 'all')
+elseif ARGV[1] == '0' then
+  redis.call('HDEL', KEYS[1], 'events')
+end
+if ARGV[2] == '0' then
+  redis.call('HDEL', KEYS[1], 'journal')
+elseif ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], 'journal', ARGV[2])
+  redis.call('XTRIM', KEYS[2], 'MAXLEN', '~', ARGV[2])
+end
+return 1
 `,
   },
   extend_lock: {
@@ -2920,31 +3067,35 @@ return 1
 `,
   },
   update_progress: {
-    sha: '471971182cd218c9e1c0994cdc4ff9fd930f76bf',
-    includes: [],
+    sha: '9386426359e5d964c3299fa229ca7c99e09fbe30',
+    includes: ['events'],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
 -- (queue.md §8.5, bus.md §1).
 -- @key row        emq:{q}:job:<id>
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's id
 -- @arg progress   the progress text
 -- @args kind      optional [TS] "string" or "json": how the text decodes when it is not what it looks
 -- like (text that reads as a number, or a JSON value); kept on the row as progress_type and
 -- published as the event's progress_type field (every field stays a string, as bus.md §1.1
 -- requires). Without it the event is exactly the spec's, and numeric text reads as a number.
+-- @include events
 -- @returns 1 recorded; -1 gone (nothing published)
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local kind = ARGV[3]
 redis.call('HSET', KEYS[1], 'progress', ARGV[2])
-local event = { event = 'progress', job = ARGV[1], progress = ARGV[2] }
+local extra = { progress = ARGV[2] }
 if kind == 'string' or kind == 'json' then
   redis.call('HSET', KEYS[1], 'progress_type', kind)
-  event.progress_type = kind
+  extra.progress_type = kind
 else
   redis.call('HDEL', KEYS[1], 'progress_type')
 end
-redis.call('PUBLISH', KEYS[2], cjson.encode(event))
+ev_open(KEYS[2], KEYS[4], KEYS[3])
+ev_emit('progress', ARGV[1], extra)
 return 1
 `,
   },

@@ -1,0 +1,202 @@
+import type { JobId, LifecycleEvent } from '@echo/protocol';
+import { startCluster, startRedis, type RedisCluster, type RedisServer } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { progressValue, Queue, Worker, type QueueEvents, type WorkerOptions } from '../src/index.js';
+import { until } from './worker-harness.js';
+
+const FAST: WorkerOptions = { maintenanceMs: 0, blockMs: 200, concurrency: 1 };
+
+let server: RedisServer;
+let n = 0;
+
+beforeAll(async () => {
+  server = await startRedis();
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+async function open<T>(): Promise<Queue<T>> {
+  return Queue.open<T>(`lifecycle-${String(++n)}-${String(process.pid)}`, { connect: { host: server.host, port: server.port, strictKeys: true } });
+}
+
+/** Every parsed event a listener sees, in arrival order. */
+function record(events: QueueEvents): LifecycleEvent[] {
+  const seen: LifecycleEvent[] = [];
+  events.on('*', (event) => seen.push(event));
+  return seen;
+}
+
+describe('the chatty events (waiting, active, drained)', () => {
+  it('are not published until the queue asks for them', async () => {
+    const q = await open<string>();
+    const events = await q.events();
+    const seen = record(events);
+    const { id } = await q.enqueue('quiet');
+    const job = await q.claim(1000);
+    expect(job?.id).toBe(id);
+    // Messages on one channel arrive in publish order: once the marker is here, anything the
+    // admission or the claim published would be too.
+    await q.updateProgress(id, 1);
+    await until(() => seen.some((e) => e.event === 'progress'), 'the marker');
+    expect(seen.map((e) => e.event)).toEqual(['progress']);
+    await events.close();
+    await q.close();
+  });
+
+  it('follow a job through admission, claim and completion, with the attempt and the drain', async () => {
+    const q = await open<string>();
+    await q.setEvents({ chatty: true });
+    const events = await q.events();
+    const seen = record(events);
+    const { id } = await q.enqueue('one');
+    const done = events.waitFor(id as JobId, 5000);
+    const worker = await Worker.start(q, () => undefined, FAST);
+    await done;
+    await worker.close();
+    const trail = seen.map((e) => [e.event, e.job, e.fields]);
+    expect(trail).toEqual([
+      ['waiting', id, {}],
+      ['active', id, { attempt: '1' }],
+      ['drained', '', {}],
+      ['completed', id, {}],
+    ]);
+    await events.close();
+    await q.close();
+  });
+
+  it('cover bulk admission: one waiting per admitted job, none for a duplicate', async () => {
+    const q = await open<string>();
+    await q.setEvents({ chatty: true });
+    const events = await q.events();
+    const waiting: string[] = [];
+    events.on('waiting', (e) => waiting.push(e.job));
+    const first = await q.enqueueMany([{ payload: 'a' }, { payload: 'b' }]);
+    const ids = first.map((r) => ('id' in r ? r.id : ''));
+    await q.enqueueMany([{ payload: 'again', id: ids[0] ?? '' }, { payload: 'c' }]);
+    await until(() => waiting.length >= 3, 'three waiting events');
+    await q.updateProgress(ids[0] ?? '', 1);
+    await events.next((e) => e.event === 'progress');
+    expect(waiting).toHaveLength(3);
+    expect(waiting.slice(0, 2)).toEqual(ids);
+    await q.setEvents({ chatty: false });
+    await q.enqueue('after');
+    await q.updateProgress(ids[1] ?? '', 2);
+    await events.next((e) => e.event === 'progress' && e.job === ids[1]);
+    expect(waiting).toHaveLength(3);
+    await events.close();
+    await q.close();
+  });
+});
+
+describe('the deduplicated event', () => {
+  it('names the job already parked, the dedup id and the id turned away', async () => {
+    const q = await open<string>();
+    const events = await q.events();
+    const first = await q.enqueue('x', { dedupId: 'order-42' });
+    const seen = events.next((e) => e.event === 'deduplicated');
+    const second = await q.enqueue('x again', { dedupId: 'order-42' });
+    expect(second.status).toBe('duplicate');
+    const event = await seen;
+    expect(event.job).toBe(first.id);
+    expect(event.fields).toEqual({ dedup: 'order-42', refused: expect.stringMatching(/^JOB/) as unknown });
+    expect(event.fields.refused).not.toBe(first.id);
+    await events.close();
+    await q.close();
+  });
+});
+
+describe('the events journal', () => {
+  it('replays exactly the completions a listener missed, from its last id; the channel replays nothing', async () => {
+    const q = await open<string>();
+    await q.setEvents({ journal: 10_000 });
+    const first = await q.enqueue('before');
+    const reader = q.journal({ from: 'head' });
+    const worker = await Worker.start(q, () => undefined, FAST);
+    const seenFirst = await reader.next();
+    expect(seenFirst.value?.event).toEqual({ event: 'completed', job: first.id, fields: {} });
+    const lastId = reader.lastId ?? '';
+    await reader.close();
+
+    // Down: N jobs complete while nobody reads the journal or listens on the channel.
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) ids.push((await q.enqueue(`job ${String(i)}`)).id);
+    await until(async () => (await q.getMetrics('completed')).count === 26, 'every job completed');
+    await worker.close();
+
+    const late = await q.events();
+    const onChannel = record(late);
+    const resumed = q.journal({ from: { after: lastId }, blockMs: 100 });
+    const replayed: string[] = [];
+    for await (const { event } of resumed) {
+      if (event.event === 'completed') replayed.push(event.job);
+      if (replayed.length === ids.length) break;
+    }
+    expect(replayed).toEqual(ids);
+    // Nothing more is journaled after them, and nothing of the past arrived on the channel.
+    const rest = q.journal({ from: { after: resumed.lastId ?? '' }, blockMs: 50 });
+    await rest.ready();
+    const more = await Promise.race([rest.next(), new Promise<'none'>((resolve) => setTimeout(() => resolve('none'), 300))]);
+    expect(more).toBe('none');
+    await rest.close();
+    expect(onChannel).toEqual([]);
+    await late.close();
+    await q.close();
+  });
+
+  it('journals progress with its type, and stops when turned off, keeping what it holds', async () => {
+    const q = await open<string>();
+    await q.setEvents({ journal: 100 });
+    const { id } = await q.enqueue('p');
+    await q.updateProgress(id, 42);
+    await q.updateProgress(id, '42');
+    await q.setEvents({ journal: null });
+    await q.updateProgress(id, 7);
+    const reader = q.journal({ from: 'head', blockMs: 50 });
+    const values = [];
+    for await (const { event } of reader) {
+      values.push(progressValue(event));
+      if (values.length === 2) break;
+    }
+    expect(values).toEqual([42, '42']);
+    expect(await q.connection.command('XLEN', q.keys.journal)).toBe(2);
+    await q.close();
+  });
+
+  it('refuses a bad start before any read', async () => {
+    const q = await open<string>();
+    expect(() => q.journal({ from: { after: 'nope' } })).toThrow(/from/);
+    expect(() => q.journal({ count: 0 })).toThrow(/count/);
+    await q.close();
+  });
+});
+
+describe('events on a 3-master cluster', () => {
+  let cluster: RedisCluster;
+  beforeAll(async () => {
+    cluster = await startCluster({ masters: 3 });
+  }, 60_000);
+  afterAll(async () => {
+    await cluster.stop();
+  });
+
+  it('publishes and journals in the queue slot, and a resumed reader catches up', async () => {
+    const q = await Queue.open<string>(`lifecycle-cluster-${String(process.pid)}`, { connect: { cluster: cluster.seeds, strictKeys: true } });
+    await q.setEvents({ chatty: true, journal: 1000 });
+    const events = await q.events();
+    const { id } = await q.enqueue('c', { dedupId: 'c-1' });
+    await q.enqueue('c', { dedupId: 'c-1' });
+    const done = events.waitFor(id as JobId, 10_000);
+    const worker = await Worker.start(q, () => undefined, FAST);
+    await done;
+    await worker.close();
+    const names: string[] = [];
+    for await (const { event } of q.journal({ from: 'head', blockMs: 100 })) {
+      names.push(event.event);
+      if (event.event === 'completed') break;
+    }
+    expect(names).toEqual(['waiting', 'deduplicated', 'active', 'drained', 'completed']);
+    await events.close();
+    await q.close();
+  });
+});
