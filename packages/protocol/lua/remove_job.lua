@@ -15,11 +15,14 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core lanes
--- @returns 1 removed; -1 gone
+-- @include core events lanes
+-- @returns 1 removed, publishing `removed` [TS]; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
 local id = ARGV[1]
@@ -58,7 +61,9 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[12] and ARGV[2] ~= '' and redis.call('GET', KEYS[12]) == id then redis.call('DEL', KEYS[12]) end
+if KEYS[15] and ARGV[2] ~= '' and redis.call('GET', KEYS[15]) == id then redis.call('DEL', KEYS[15]) end
 redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
   jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
+ev_open(KEYS[12], KEYS[14], KEYS[13])
+ev_emit('removed', id)
 return 1

@@ -1,7 +1,7 @@
 -- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
 -- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
--- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 14+.
+-- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 17+, after the [TS] event keys.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -16,6 +16,9 @@
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the settlement,
 -- so the lock plane writes nothing after it
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
@@ -25,7 +28,8 @@
 -- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
--- @include core lanes
+-- @args publish   optional "1" [TS]: publish `failed` with its `outcome` (scheduled or dead) in the same step
+-- @include core events lanes
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -47,32 +51,40 @@ redis.call('HSET', row, 'last_error', ARGV[5])
 if tonumber(attempts) < tonumber(ARGV[4]) then
   redis.call('HSET', row, 'state', 'scheduled')
   redis.call('ZADD', KEYS[3], now_ms() + tonumber(ARGV[3]), id)
+  if ARGV[9] == '1' then
+    ev_open(KEYS[14], KEYS[16], KEYS[15])
+    ev_emit('failed', id, { outcome = 'scheduled' })
+  end
   return 'scheduled'
 end
 
 redis.call('HSET', row, 'state', 'dead')
 redis.call('ZADD', KEYS[4], 0, id)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
+if ARGV[9] == '1' then
+  ev_open(KEYS[14], KEYS[16], KEYS[15])
+  ev_emit('failed', id, { outcome = 'dead' })
+end
 
 local mode = ARGV[6]
 local pid = ARGV[7]
 if mode == 'sq:fp' then
-  if redis.call('EXISTS', KEYS[17]) == 1 then
-    redis.call('HSET', KEYS[14], id, ARGV[5])
-    redis.call('HSET', KEYS[17], 'state', 'dead')
+  if redis.call('EXISTS', KEYS[20]) == 1 then
+    redis.call('HSET', KEYS[17], id, ARGV[5])
+    redis.call('HSET', KEYS[20], 'state', 'dead')
     redis.call('ZREM', KEYS[2], pid)
     redis.call('ZADD', KEYS[4], 0, pid)
   end
 elseif mode == 'sq:id' then
-  if redis.call('HSETNX', KEYS[15], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[16])
-    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
+  if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
+    local left = redis.call('DECR', KEYS[19])
+    if left <= 0 and redis.call('HGET', KEYS[20], 'state') == 'awaiting_children' then
       redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', KEYS[17], 'state', 'pending')
+      redis.call('HSET', KEYS[20], 'state', 'pending')
     end
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', KEYS[14], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[17], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
 end
 return 'dead'

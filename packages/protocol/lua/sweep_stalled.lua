@@ -15,12 +15,16 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core lanes
--- @returns {recovered_ids, dead_ids}
+-- @include core events lanes
+-- @returns {recovered_ids, dead_ids}; [TS] each id is published as `stalled` with its `outcome`
+-- (recovered or dead) in the same step
 local lb = lb_at(5)
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
 local max_stalled = tonumber(ARGV[1])
@@ -33,8 +37,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[12] then
-      redis.call('RPUSH', KEYS[12], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
+    if KEYS[15] then
+      redis.call('RPUSH', KEYS[15], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
     end
     return
   end
@@ -90,4 +94,7 @@ for _, id in ipairs(expired) do
   end
 end
 if flat > 0 then wake(lb) end
+ev_open(KEYS[12], KEYS[14], KEYS[13])
+for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
+for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
 return { recovered, dead }

@@ -11,6 +11,9 @@ export const EVENT_NAMES = ['progress', 'completed', 'failed', 'delayed', 'stall
 /** One lifecycle event name. */
 export type EventName = (typeof EVENT_NAMES)[number];
 
+/** An event that carries no extra fields of its own; a foreign one may still bring some. */
+export type NoExtraFields = Readonly<Record<string, string>>;
+
 /**
  * The extra fields each event carries as our scripts and hosts publish them (every value a string,
  * bus.md §1.1). They are optional in the type because a message off the wire is not ours to trust:
@@ -20,7 +23,7 @@ export interface LifecycleEventFields {
   /** `progress`: the value as text; `progress_type` says how text that is not a number decodes. */
   readonly progress: { readonly progress?: string; readonly progress_type?: string };
   /** `completed`: no extra fields. */
-  readonly completed: Readonly<Record<never, never>>;
+  readonly completed: NoExtraFields;
   /** `failed`: `outcome` is `scheduled` (it will retry) or `dead`. */
   readonly failed: { readonly outcome?: string };
   /** `delayed`: `runAt` (epoch ms) or `delayMs` when known. */
@@ -28,19 +31,19 @@ export interface LifecycleEventFields {
   /** `stalled`: `outcome` is `recovered` or `dead`. */
   readonly stalled: { readonly outcome?: string };
   /** `scheduled`: no extra fields. */
-  readonly scheduled: Readonly<Record<never, never>>;
+  readonly scheduled: NoExtraFields;
   /** `removed`: no extra fields. */
-  readonly removed: Readonly<Record<never, never>>;
+  readonly removed: NoExtraFields;
   /** `waiting` [TS, chatty]: no extra fields. */
-  readonly waiting: Readonly<Record<never, never>>;
+  readonly waiting: NoExtraFields;
   /** `active` [TS, chatty]: `attempt` is the attempt the claim started (1 for the first). */
   readonly active: { readonly attempt?: string };
   /** `deduplicated` [TS]: `job` is the job already parked; `dedup` the key, `refused` the id turned away. */
   readonly deduplicated: { readonly dedup?: string; readonly refused?: string };
   /** `drained` [TS, chatty]: a queue-level event, `job` is `""`. */
-  readonly drained: Readonly<Record<never, never>>;
+  readonly drained: NoExtraFields;
   /** A name outside the known set: whatever fields it came with. */
-  readonly unknown: Readonly<Record<never, never>>;
+  readonly unknown: NoExtraFields;
 }
 
 /** A lifecycle event as published on `emq:{q}:events` (bus.md §1.1): flat, every value a string. */

@@ -181,13 +181,13 @@ export class Queue<T = unknown> {
   }
 
   /** Settles a held job as failed: rescheduled, or dead at `maxAttempts`. */
-  retry(job: settlement.HeldJob, delayMs: number, maxAttempts: number, error: string): Promise<settlement.RetryOutcome> {
-    return settlement.retry(this.#ctx, job, delayMs, maxAttempts, error);
+  retry(job: settlement.HeldJob, delayMs: number, maxAttempts: number, error: string, options?: settlement.SettleOptions): Promise<settlement.RetryOutcome> {
+    return settlement.retry(this.#ctx, job, delayMs, maxAttempts, error, options);
   }
 
   /** Hands a held job back until later without counting a failure. */
-  delay(job: settlement.HeldJob, until: number | Date): Promise<void> {
-    return settlement.delay(this.#ctx, job, until);
+  delay(job: settlement.HeldJob, until: number | Date, options?: settlement.SettleOptions): Promise<void> {
+    return settlement.delay(this.#ctx, job, until, options);
   }
 
   /** Extends one held job's lease. */

@@ -1,4 +1,4 @@
-import type { JobId, LifecycleEvent } from '@echo/protocol';
+import type { LifecycleEvent } from '@echo/protocol';
 import { startCluster, startRedis, type RedisCluster, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressValue, Queue, Worker, type QueueEvents, type WorkerOptions } from '../src/index.js';
@@ -50,7 +50,7 @@ describe('the chatty events (waiting, active, drained)', () => {
     const events = await q.events();
     const seen = record(events);
     const { id } = await q.enqueue('one');
-    const done = events.waitFor(id as JobId, 5000);
+    const done = events.waitFor(id, 5000);
     const worker = await Worker.start(q, () => undefined, FAST);
     await done;
     await worker.close();
@@ -75,14 +75,16 @@ describe('the chatty events (waiting, active, drained)', () => {
     const ids = first.map((r) => ('id' in r ? r.id : ''));
     await q.enqueueMany([{ payload: 'again', id: ids[0] ?? '' }, { payload: 'c' }]);
     await until(() => waiting.length >= 3, 'three waiting events');
+    const marker = events.next((e) => e.event === 'progress');
     await q.updateProgress(ids[0] ?? '', 1);
-    await events.next((e) => e.event === 'progress');
+    await marker;
     expect(waiting).toHaveLength(3);
     expect(waiting.slice(0, 2)).toEqual(ids);
     await q.setEvents({ chatty: false });
     await q.enqueue('after');
+    const second = events.next((e) => e.event === 'progress' && e.job === ids[1]);
     await q.updateProgress(ids[1] ?? '', 2);
-    await events.next((e) => e.event === 'progress' && e.job === ids[1]);
+    await second;
     expect(waiting).toHaveLength(3);
     await events.close();
     await q.close();
@@ -163,6 +165,38 @@ describe('the events journal', () => {
     await q.close();
   });
 
+  it('journals the settlement and admin events with their verdicts, in the order they happened', async () => {
+    const q = await open<string>();
+    await q.setEvents({ journal: 1000 });
+    const reader = q.journal({ from: 'head', blockMs: 100 });
+    const { id: a } = await q.enqueue('a');
+    const held = await q.claim(60_000);
+    if (held === undefined) throw new Error('nothing claimed');
+    expect(await q.retry(held, 0, 3, 'boom', { publish: true })).toBe('scheduled');
+    await q.promote(a);
+    const again = await q.claim(60_000);
+    if (again === undefined) throw new Error('nothing claimed');
+    await q.delay(again, 60_000, { publish: true });
+    const { id: b } = await q.enqueue('b', { delayMs: 60_000 });
+    await q.remove(b);
+    const { id: c } = await q.enqueue('c');
+    await q.claim(1);
+    await until(async () => (await q.sweepStalled({ maxStalled: 1 })).dead.length === 1, 'the lapsed lease swept');
+    const trail: [string, string, Readonly<Record<string, string>>][] = [];
+    for await (const { event } of reader) {
+      trail.push([event.event, event.job, event.fields]);
+      if (event.event === 'stalled') break;
+    }
+    expect(trail.map(([name, job, fields]) => [name, job, name === 'delayed' && job === a ? Object.keys(fields) : fields])).toEqual([
+      ['failed', a, { outcome: 'scheduled' }],
+      ['delayed', a, ['runAt']],
+      ['delayed', b, { delayMs: '60000' }],
+      ['removed', b, {}],
+      ['stalled', c, { outcome: 'dead' }],
+    ]);
+    await q.close();
+  });
+
   it('refuses a bad start before any read', async () => {
     const q = await open<string>();
     expect(() => q.journal({ from: { after: 'nope' } })).toThrow(/from/);
@@ -186,7 +220,7 @@ describe('events on a 3-master cluster', () => {
     const events = await q.events();
     const { id } = await q.enqueue('c', { dedupId: 'c-1' });
     await q.enqueue('c', { dedupId: 'c-1' });
-    const done = events.waitFor(id as JobId, 10_000);
+    const done = events.waitFor(id, 10_000);
     const worker = await Worker.start(q, () => undefined, FAST);
     await done;
     await worker.close();

@@ -54,14 +54,14 @@ describe('admission', () => {
     });
   });
   it('schedule at and in', () => {
-    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5 }))).toEqual({ script: 'schedule', keys: [q(`job:${J}`), q('schedule')], args: [J, 'p', 'at', 5] });
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5 }))).toEqual({ script: 'schedule', keys: [q(`job:${J}`), q('schedule'), q('events'), q('meta'), q('journal')], args: [J, 'p', 'at', 5] });
     expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7 })).args).toEqual([J, 'p', 'in', 7]);
-    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7, wake: true })).keys).toEqual([q(`job:${J}`), q('schedule'), q('wake')]);
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7, wake: true })).keys).toEqual([q(`job:${J}`), q('schedule'), q('events'), q('meta'), q('journal'), q('wake')]);
   });
   it('schedule_dedup [TS]: the schedule keys plus the dedup key, the schedule args plus the TTL, then option pairs', () => {
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 7, dedupId: 'd1', ttlMs: 500, options: { name: 'n' } }))).toEqual({
       script: 'schedule_dedup',
-      keys: [q(`job:${J}`), q('schedule'), q('de:d1')],
+      keys: [q(`job:${J}`), q('schedule'), q('de:d1'), q('events'), q('meta'), q('journal')],
       args: [J, 'p', 'in', 7, 500, 'name', 'n'],
     });
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' })).args).toEqual([J, 'p', 'at', 5, '']);
@@ -145,19 +145,21 @@ describe('settlement', () => {
   it('retry: plain and with a parent', () => {
     expect(shape(t.retry({ queue: 'orders', job: { id: J, attempts: 2 }, delayMs: 10, maxAttempts: 3, error: 'boom' }))).toEqual({
       script: 'retry',
-      keys: [...settle('failed'), q('job:')],
+      keys: [...settle('failed'), q('job:'), q('events'), q('meta'), q('journal')],
       args: [J, '2', 10, 3, 'boom', '', '', ''],
     });
+    expect(shape(t.retry({ queue: 'orders', job: { id: J, attempts: 2 }, delayMs: 10, maxAttempts: 3, error: 'boom', publish: true })).args).toEqual([J, '2', 10, 3, 'boom', '', '', '', '1']);
     const child = t.retry({ queue: 'orders', job: { id: J, attempts: 2, parent: { id: P, queue: 'orders', policy: 'id' } }, delayMs: 0, maxAttempts: 1, error: 'e' });
-    expect(shape(child).keys.slice(13)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`)]);
+    expect(shape(child).keys.slice(16)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`)]);
     expect(shape(child).args.slice(5)).toEqual(['sq:id', P, '']);
   });
   it('delay and lease extensions', () => {
     expect(shape(t.delay({ queue: 'orders', job: { id: J, attempts: 1 }, until: 50 }))).toEqual({
       script: 'delay',
-      keys: [q('active'), q('schedule'), q(`job:${J}`), ...LB, q('g:'), q('job:')],
+      keys: [q('active'), q('schedule'), q(`job:${J}`), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('journal')],
       args: [J, '1', 'in', 50],
     });
+    expect(shape(t.delay({ queue: 'orders', job: { id: J, attempts: 1 }, until: 50, publish: true })).args).toEqual([J, '1', 'in', 50, '1']);
     expect(shape(t.extendLock({ queue: 'orders', job: { id: J, attempts: 4 }, leaseMs: 9 }))).toEqual({ script: 'extend_lock', keys: [q('active'), q(`job:${J}`)], args: [J, '4', 9] });
     expect(shape(t.extendLocks({ queue: 'orders', jobs: [{ id: J, attempts: 4 }], leaseMs: 9, markerTtlMs: 18 }))).toEqual({
       script: 'extend_locks',
@@ -181,8 +183,8 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.cleanDead({ queue: 'orders', ids: [J, P] }))).toEqual({ script: 'clean_dead', keys: [q('dead'), q('job:')], args: [J, P] });
     expect(() => t.cleanDead({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
-    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:')]);
-    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('flow:outbox')]);
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')]);
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal'), q('flow:outbox')]);
     expect(shape(t.reapGroup({ queue: 'orders', group: G, limit: 2 }))).toEqual({
       script: 'greap_group',
       keys: [q('active'), q(`g:${G}:pending`), ...LB, q('job:')],
@@ -194,7 +196,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('schedule')]);
     expect(shape(t.removeJob({ queue: 'orders', id: J, dedupId: 'd' }))).toEqual({
       script: 'remove_job',
-      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('de:d')],
+      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal'), q('de:d')],
       args: [J, 'd'],
     });
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });

@@ -1,6 +1,5 @@
 import { assertBrandedId, execute, GoneError, transitions as t, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
-import { publishEvent } from '../reads/events.js';
 import { encodeProgress, type Progress } from '../reads/progress.js';
 
 function checkedId(id: string): JobId {
@@ -72,9 +71,8 @@ export async function getLogs<T>(ctx: QueueContext<T>, id: string): Promise<stri
  * @throws GoneError; LockedError while locked.
  */
 export async function removeJob<T>(ctx: QueueContext<T>, id: string, options: { dedupId?: string } = {}): Promise<void> {
+  // The script publishes `removed` in the same step; a job that was not there raises GoneError.
   await execute(ctx.conn, t.removeJob({ queue: ctx.name, id, ...(options.dedupId === undefined ? {} : { dedupId: options.dedupId }) }));
-  // Best effort, after the verdict (queue.md §12); a job that was not there raised GoneError above.
-  publishEvent(ctx.conn, ctx.keys.events, 'removed', id as JobId);
 }
 
 /** What {@link setEvents} changes; a setting left out is kept. */

@@ -32,7 +32,6 @@ export function jobOptionFields(options: JobOptions & { readonly priority?: numb
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   };
 }
-import { publishEvent } from '../reads/events.js';
 
 /** Options for one admission. */
 export interface EnqueueOptions extends JobOptions {
@@ -81,18 +80,10 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
 
   if (timed) {
     const when = options.runAt !== undefined ? { at: options.runAt instanceof Date ? options.runAt.getTime() : options.runAt } : { inMs: options.delayMs ?? 0 };
-    const delayed = (status: 'enqueued' | 'duplicate'): void => {
-      // BullMQ users build on `delayed` at admission; best effort, after the verdict (queue.md §12).
-      if (status === 'enqueued') publishEvent(ctx.conn, ctx.keys.events, 'delayed', id, 'at' in when ? { runAt: String(when.at) } : { delayMs: String(when.inMs) });
-    };
-    if (options.dedupId === undefined) {
-      const result = verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
-      delayed(result.status);
-      return result;
-    }
+    // BullMQ users build on `delayed` at admission: both scripts publish it with the verdict.
+    if (options.dedupId === undefined) return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
     const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
     const reply = await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, dedupId: options.dedupId, ...ttl }));
-    delayed(reply.status);
     return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
   }
   if (options.dedupId !== undefined) {

@@ -122,7 +122,7 @@ export class EventsJournal implements AsyncIterableIterator<JournalEntry> {
       try {
         await this.#fill();
       } catch (error) {
-        if (this.#closed) return { done: true, value: undefined };
+        if (this.closed) return { done: true, value: undefined };
         if (!(error instanceof ConnectionLostError)) throw error;
       }
     }

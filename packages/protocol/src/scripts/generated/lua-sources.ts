@@ -1115,8 +1115,8 @@ return out
 `,
   },
   delay: {
-    sha: '5b77acade4df32300f025f0d677957b5f4b15680',
-    includes: ['core', 'lanes'],
+    sha: '6a5cdccdd3c528af81fa12b658a6c5a688ff8ce1',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
 -- claim; attempts is kept (queue.md §8.3).
@@ -1130,11 +1130,15 @@ return out
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the hand-back
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's id; must be JOB-namespaced
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "in" (ms from server now) or "at" (absolute epoch ms)
 -- @arg ms         the delay or the time
--- @include core lanes
+-- @args publish   optional "1" [TS]: publish \`delayed\` with \`runAt\` (epoch ms) in the same step
+-- @include core events lanes
 -- @returns 1
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQSTALE job gone
@@ -1154,6 +1158,10 @@ if ARGV[3] == 'in' then score = now_ms() + score end
 redis.call('HSET', row, 'state', 'scheduled')
 redis.call('DEL', jkey(KEYS[10], id, ':lock'))
 redis.call('ZADD', KEYS[2], score, id)
+if ARGV[5] == '1' then
+  ev_open(KEYS[11], KEYS[13], KEYS[12])
+  ev_emit('delayed', id, { runAt = string.format('%d', score) })
+end
 return 1
 `,
   },
@@ -2260,8 +2268,8 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'd1d5b3171bc24727836331e3b17f6a4eed259145',
-    includes: ['core', 'lanes'],
+    sha: '3b8cd2b38ce0a6868fb6f140de4e93c38d41744d',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
 -- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
@@ -2279,11 +2287,14 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core lanes
--- @returns 1 removed; -1 gone
+-- @include core events lanes
+-- @returns 1 removed, publishing \`removed\` [TS]; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
 local id = ARGV[1]
@@ -2322,9 +2333,11 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[12] and ARGV[2] ~= '' and redis.call('GET', KEYS[12]) == id then redis.call('DEL', KEYS[12]) end
+if KEYS[15] and ARGV[2] ~= '' and redis.call('GET', KEYS[15]) == id then redis.call('DEL', KEYS[15]) end
 redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
   jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
+ev_open(KEYS[12], KEYS[14], KEYS[13])
+ev_emit('removed', id)
 return 1
 `,
   },
@@ -2481,12 +2494,12 @@ return 1
 `,
   },
   retry: {
-    sha: '248551a3f13659ccf9e68cc008c1b1d4e300b4b3',
-    includes: ['core', 'lanes'],
+    sha: '777281b77e52123c30b221a3e667ab1de37bc9b8',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
 -- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
--- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 14+.
+-- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 17+, after the [TS] event keys.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -2501,6 +2514,9 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the settlement,
 -- so the lock plane writes nothing after it
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
@@ -2510,7 +2526,8 @@ return 1
 -- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
--- @include core lanes
+-- @args publish   optional "1" [TS]: publish \`failed\` with its \`outcome\` (scheduled or dead) in the same step
+-- @include core events lanes
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -2532,33 +2549,41 @@ redis.call('HSET', row, 'last_error', ARGV[5])
 if tonumber(attempts) < tonumber(ARGV[4]) then
   redis.call('HSET', row, 'state', 'scheduled')
   redis.call('ZADD', KEYS[3], now_ms() + tonumber(ARGV[3]), id)
+  if ARGV[9] == '1' then
+    ev_open(KEYS[14], KEYS[16], KEYS[15])
+    ev_emit('failed', id, { outcome = 'scheduled' })
+  end
   return 'scheduled'
 end
 
 redis.call('HSET', row, 'state', 'dead')
 redis.call('ZADD', KEYS[4], 0, id)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
+if ARGV[9] == '1' then
+  ev_open(KEYS[14], KEYS[16], KEYS[15])
+  ev_emit('failed', id, { outcome = 'dead' })
+end
 
 local mode = ARGV[6]
 local pid = ARGV[7]
 if mode == 'sq:fp' then
-  if redis.call('EXISTS', KEYS[17]) == 1 then
-    redis.call('HSET', KEYS[14], id, ARGV[5])
-    redis.call('HSET', KEYS[17], 'state', 'dead')
+  if redis.call('EXISTS', KEYS[20]) == 1 then
+    redis.call('HSET', KEYS[17], id, ARGV[5])
+    redis.call('HSET', KEYS[20], 'state', 'dead')
     redis.call('ZREM', KEYS[2], pid)
     redis.call('ZADD', KEYS[4], 0, pid)
   end
 elseif mode == 'sq:id' then
-  if redis.call('HSETNX', KEYS[15], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[16])
-    if left <= 0 and redis.call('HGET', KEYS[17], 'state') == 'awaiting_children' then
+  if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
+    local left = redis.call('DECR', KEYS[19])
+    if left <= 0 and redis.call('HGET', KEYS[20], 'state') == 'awaiting_children' then
       redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', KEYS[17], 'state', 'pending')
+      redis.call('HSET', KEYS[20], 'state', 'pending')
     end
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', KEYS[14], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[17], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
 end
 return 'dead'
 `,
@@ -2604,13 +2629,16 @@ return moved
 `,
   },
   schedule: {
-    sha: 'db76d08b193fac5fd7ee47ce9afa063d083a2529',
-    includes: ['core', 'admit'],
+    sha: 'a44f3fb406559052686a5b913cb58c3b4bce8135',
+    includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
 -- clock (\`in\`) (queue.md §2.4).
 -- @key row        emq:{q}:job:<id>
 -- @key schedule   emq:{q}:schedule
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake [TS]: when declared, a job that became the earliest in the
 -- schedule pushes a due hint \`d:<ms until due>\`, so a parked worker wakes at its due time (a consumer
 -- that does not know hints reads it as one spurious wake)
@@ -2621,8 +2649,9 @@ return moved
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending);
 -- the spec fields are written after them and win
--- @include core admit
--- @returns 1 scheduled; 0 duplicate (nothing written)
+-- @include core events admit
+-- @returns 1 scheduled, publishing \`delayed\` [TS] with \`delayMs\` (mode in) or \`runAt\` (mode at);
+-- 0 duplicate (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -2631,42 +2660,54 @@ local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now + score end
 admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 5) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
-if KEYS[3] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
+ev_open(KEYS[3], KEYS[5], KEYS[4])
+if ARGV[3] == 'in' then ev_emit('delayed', ARGV[1], { delayMs = ARGV[4] }) else ev_emit('delayed', ARGV[1], { runAt = ARGV[4] }) end
+if KEYS[6] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
   local wait = score - now
   if wait < 0 then wait = 0 end
-  redis.call('LPUSH', KEYS[3], 'd:' .. string.format('%d', wait))
-  redis.call('LTRIM', KEYS[3], 0, 63)
+  redis.call('LPUSH', KEYS[6], 'd:' .. string.format('%d', wait))
+  redis.call('LTRIM', KEYS[6], 0, 63)
 end
 return 1
 `,
   },
   schedule_dedup: {
-    sha: '674d6955745e9e0062d2a339812db8ae3df0dac1',
-    includes: ['core', 'admit'],
+    sha: 'f5a6bb5c584d4d3d9d9c86e9f39789f85277a680',
+    includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
 -- admission of enqueue_dedup (queue.md §2.2) with the timing of schedule (§2.4), in one step.
 -- @key row        emq:{q}:job:<id>
 -- @key schedule   emq:{q}:schedule
 -- @key dedup      emq:{q}:de:<did>
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields    per-job option pairs written into the row with it, as schedule takes them
--- @include core admit
--- @returns {1, id} scheduled; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
+-- @include core events admit
+-- @returns {1, id} scheduled, publishing \`delayed\` as schedule does; {0, id} row duplicate; {2, parked}
+-- dedup hit (nothing written but the \`deduplicated\` event, as enqueue_dedup publishes it)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
-if parked then return { 2, parked } end
+if parked then
+  -- The key's own tail is the dedup id: read back as a value, never used to build a key.
+  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  return { 2, parked }
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
 admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 6) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[5])
+if ARGV[3] == 'in' then ev_emit('delayed', ARGV[1], { delayMs = ARGV[4] }) else ev_emit('delayed', ARGV[1], { runAt = ARGV[4] }) end
 return { 1, ARGV[1] }
 `,
   },
@@ -2956,8 +2997,8 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: 'c19f2542ecb0d2f83f0f476021549ea03c31db13',
-    includes: ['core', 'lanes'],
+    sha: 'fee2b4363bf6ad5121ffd20a616021edbcc84aec',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
@@ -2975,12 +3016,16 @@ return { redriven, left }
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core lanes
--- @returns {recovered_ids, dead_ids}
+-- @include core events lanes
+-- @returns {recovered_ids, dead_ids}; [TS] each id is published as \`stalled\` with its \`outcome\`
+-- (recovered or dead) in the same step
 local lb = lb_at(5)
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
 local max_stalled = tonumber(ARGV[1])
@@ -2993,8 +3038,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[12] then
-      redis.call('RPUSH', KEYS[12], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
+    if KEYS[15] then
+      redis.call('RPUSH', KEYS[15], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
     end
     return
   end
@@ -3050,6 +3095,9 @@ for _, id in ipairs(expired) do
   end
 end
 if flat > 0 then wake(lb) end
+ev_open(KEYS[12], KEYS[14], KEYS[13])
+for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
+for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
 return { recovered, dead }
 `,
   },
