@@ -86,6 +86,7 @@ export const SCRIPT_NAMES = [
   'stream_drop',
   'stream_claim',
   'stream_dead_letter',
+  'stream_nack',
   'stream_redrive',
   // cache
   'coherence_drop',

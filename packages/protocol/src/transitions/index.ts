@@ -33,10 +33,12 @@ export {
   streamClaim,
   streamDeadLetter,
   streamDrop,
+  streamNack,
   streamRedrive,
   type ClaimedEntry,
   type DeadLetterMove,
   type StreamClaimInput,
   type StreamClaimReply,
+  type StreamNackInput,
   type StreamRedriveReply,
 } from './streams.js';

@@ -267,6 +267,11 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(() => t.streamDeadLetter({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', entries: [] })).toThrow(/entries/);
     expect(shape(t.streamRedrive({ queue: 'orders', stream: 'audit', records: ['5-0', '6-0'] }))).toEqual({ script: 'stream_redrive', keys: dl, args: ['5-0', '6-0'] });
     expect(() => t.streamRedrive({ queue: 'orders', stream: 'audit', records: [] })).toThrow(/records/);
+    const nack = { queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', xids: ['1-1', '1-2'], minIdleMs: 30_000 };
+    expect(shape(t.streamNack({ ...nack, delayMs: 5_000 }))).toEqual({ script: 'stream_nack', keys: [q('stream:audit')], args: ['g', 'c', 25_000, '1-1', '1-2'] });
+    expect(shape(t.streamNack({ ...nack, delayMs: 60_000 })).args[2]).toBe(0);
+    expect(() => t.streamNack({ ...nack, xids: [], delayMs: 1 })).toThrow(/xids/);
+    expect(() => t.streamNack({ ...nack, delayMs: -1 })).toThrow(/delayMs/);
   });
   it('cache', () => {
     expect(shape(t.coherenceDrop({ table: 'users', id: G, version: J }))).toEqual({ script: 'coherence_drop', keys: [`ecc:{users}:${G}`], args: [J] });
