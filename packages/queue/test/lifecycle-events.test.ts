@@ -91,6 +91,20 @@ describe('the chatty events (waiting, active, drained)', () => {
   });
 });
 
+describe('the waiting event on promotion', () => {
+  it('is published for each due job the promote step moves to pending', async () => {
+    const q = await open<string>();
+    await q.setEvents({ chatty: true });
+    const events = await q.events();
+    const { id } = await q.enqueue('later', { delayMs: 30 });
+    const waiting = events.next((e) => e.event === 'waiting');
+    await until(async () => (await q.promote()) === 1, 'the due job promoted');
+    expect(await waiting).toEqual({ event: 'waiting', job: id, fields: {} });
+    await events.close();
+    await q.close();
+  });
+});
+
 describe('the deduplicated event', () => {
   it('names the job already parked, the dedup id and the id turned away', async () => {
     const q = await open<string>();

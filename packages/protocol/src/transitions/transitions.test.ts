@@ -171,8 +171,8 @@ describe('settlement', () => {
 
 describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
   it('recovery', () => {
-    expect(shape(t.promote({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
-    expect(shape(t.promoteNext({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote_next', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
+    expect(shape(t.promote({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')], args: [5] });
+    expect(shape(t.promoteNext({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote_next', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')], args: [5] });
     expect(t.promoteNext({ queue: 'orders', limit: 5 }).parse([2, -1])).toEqual({ moved: 2, nextInMs: -1 });
     expect(shape(t.rescheduleJob({ queue: 'orders', id: J }))).toEqual({ script: 'reschedule_job', keys: [q('schedule'), q('pending'), ...LB, q(`job:${J}`), q('g:')], args: [J, 'now', 0] });
     expect(shape(t.rescheduleJob({ queue: 'orders', id: J, inMs: 250 })).args).toEqual([J, 'in', 250]);

@@ -316,8 +316,8 @@ end
 -- read from two sets. Up to \`limit\` members of \`set\` whose score is due by server now leave it and
 -- go back where a claim finds them (see requeue; \`releasing\` gives back the lane slot a lease held),
 -- with their row marked pending. Ids that fail the check or whose row vanished are dropped, never
--- recreated. Answers how many jobs moved.
-local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing)
+-- recreated. Answers how many jobs moved; \`moved_one\`, when given, is called with each moved id.
+local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing, moved_one)
   local due = redis.call('ZRANGEBYSCORE', set, '-inf', now_ms(), 'LIMIT', 0, limit)
   local moved, flat = 0, 0
   for _, id in ipairs(due) do
@@ -329,6 +329,7 @@ local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing
         if requeue(pending, lb, laneroot, id, f[1], releasing, 0 - (tonumber(f[2]) or 0)) then flat = flat + 1 end
         redis.call('HSET', row, 'state', 'pending')
         moved = moved + 1
+        if moved_one then moved_one(id) end
       end
     end
   end
@@ -938,7 +939,7 @@ return 0
 `,
   },
   complete: {
-    sha: '836232ab841f39d60ac6e3e0081be5358fd104c1',
+    sha: '8f4765d5609ecc4dad9f6b000d8801619883df66',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1009,7 +1010,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'de007823738c9546277ae0256adf96c39ee75669',
+    sha: 'e268df31c41cebb01b2020b64367e1ae09b222dd',
     includes: ['core', 'events', 'lanes', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1041,7 +1042,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '59aedcf339f51fa6586ca1e3c98dd4e04700256b',
+    sha: '92dc6621b0294cc0e8ee4bec0c82ffb5ca98d0b8',
     includes: ['core', 'events', 'lanes', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1116,7 +1117,7 @@ return out
 `,
   },
   delay: {
-    sha: '6a5cdccdd3c528af81fa12b658a6c5a688ff8ce1',
+    sha: 'a661fa31c88573270ec9347487f29273f2170fd6',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -1749,7 +1750,7 @@ return n
 `,
   },
   genqueue: {
-    sha: 'cafa8190644d5a7f82ee121d398a9d197fe5d704',
+    sha: 'd574fe84059829756faf7ea909ca8de3f94633a4',
     includes: ['core', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -1783,7 +1784,7 @@ return 1
 `,
   },
   glimit: {
-    sha: '53b2981fa564a88066f41104f5e4cae944464ba9',
+    sha: '671f3d3f339690990a1c7c8d9ed1de69078902cc',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -1829,7 +1830,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: '860014c4b6dca1d1d2f64ffebbdf9fbce1f0301c',
+    sha: '2e236f1f2771824a9e4a722188de923ecec40a34',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -1870,7 +1871,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: '0ab6186d8f3206dded5d3b8d6634302eefd10bfd',
+    sha: 'a00b4453c1d166c3696346519f4820bcb24acbc4',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -1904,7 +1905,7 @@ return 1
 `,
   },
   gresume: {
-    sha: '9848a0e8a08a78bf7a48d1755d53c48f36c3828b',
+    sha: 'd85b11f7a913b37f7f91681595932ab3ba4e57f2',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -2137,8 +2138,8 @@ return 0
 `,
   },
   promote: {
-    sha: '67c0c66c2760d28d3c1b2ce363f9e5155b13d094',
-    includes: ['core', 'lanes'],
+    sha: '4f4f8066fd5a4ddaa202b6bc75220b7a618be8b0',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
 -- (queue.md §8.2). Rows that vanished are dropped, never recreated.
@@ -2151,16 +2152,22 @@ return 0
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg limit      most ids to move
--- @include core lanes
--- @returns the number of jobs moved
+-- @include core events lanes
+-- @returns the number of jobs moved; [TS] each publishes \`waiting\` when meta \`events\` = all
 local releasing = false -- a scheduled job held no lease, so no lane slot goes back
-return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+ev_open(KEYS[10], KEYS[12], KEYS[11])
+local waiting = nil
+if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
+return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
 `,
   },
   promote_next: {
-    sha: '1cb2bd96806321dcf3fcceb36b6a93c6b90aa8ce',
-    includes: ['core', 'lanes'],
+    sha: '78f77090e3e00bf2c795223ff123413061874c0d',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
 -- left in the schedule falls due, so a worker can wake at that moment instead of at its next
@@ -2174,12 +2181,19 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg limit      most ids to move
--- @include core lanes
+-- @include core events lanes
 -- @returns {moved, wait}: the number of jobs moved, and ms until the earliest remaining scheduled
--- job is due (0 when it is due already), or -1 when the schedule is empty
+-- job is due (0 when it is due already), or -1 when the schedule is empty. [TS] Each moved job
+-- publishes \`waiting\` when meta \`events\` = all
 local releasing = false -- a scheduled job held no lease, so no lane slot goes back
-local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+ev_open(KEYS[10], KEYS[12], KEYS[11])
+local waiting = nil
+if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
+local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if #head == 0 then return { moved, -1 } end
 local wait = math.floor(tonumber(head[2]) - now_ms())
@@ -2246,7 +2260,7 @@ return 0
 `,
   },
   reap: {
-    sha: 'fc23e9bf35f966735bbf0be916f92430d962075e',
+    sha: '24bea4fd6a4c631bfa92711a5a37624e31c7fe57',
     includes: ['core', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -2269,7 +2283,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '3b8cd2b38ce0a6868fb6f140de4e93c38d41744d',
+    sha: 'ba873ce5be65dd6cffb9705cdc4d29fd0c6aefc6',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -2410,7 +2424,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: 'aec2d43cc7b0721d5a7c9ae464559fe54abf0563',
+    sha: 'a06c17284e0a35deda5d7bd4081addc3bb3fcca5',
     includes: ['core', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error and keeping
@@ -2447,7 +2461,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: '72fe753ca29509faa89e703d4ecca7d8b63624e4',
+    sha: '2f6f4f1f95fe9acde23c6a48c914e7b41cf45892',
     includes: ['core', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -2495,7 +2509,7 @@ return 1
 `,
   },
   retry: {
-    sha: '777281b77e52123c30b221a3e667ab1de37bc9b8',
+    sha: '425884437f00d712de11635e63db3a2312abe2b8',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -2590,7 +2604,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: '59ffd16f223da6e5e28fccf58f2713aa63a173a8',
+    sha: '1137fdbbaf47df0cbeaf52c70c3aceba75eaab1e',
     includes: ['core', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -3025,7 +3039,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: 'fee2b4363bf6ad5121ffd20a616021edbcc84aec',
+    sha: 'c97097f7f8b1f8d144d235cf7893756014eb18c6',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
