@@ -10,11 +10,14 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lease gate
+-- @include core events lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
--- backoff, timeout_ms} (the last four are the [TS] per-job options; false when absent)
+-- backoff, timeout_ms} (the last four are the [TS] per-job options; false when absent). [TS] Publishes `active` per claimed job when meta `events` = all (no
+-- `drained`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
@@ -43,6 +46,9 @@ while true do
     gate_count(KEYS[8], window, 1)
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
-    return { id, f[1], attempts, g, f[2], f[3], f[4], f[5] }
+    local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5] }
+    ev_open(KEYS[9], KEYS[10], KEYS[3])
+    ev_active({ entry })
+    return entry
   end
 end

@@ -91,6 +91,28 @@ describe('the chatty events (waiting, active, drained)', () => {
   });
 });
 
+describe('the active event on lane claims', () => {
+  it('is published for each job a lane claim leases, with its attempt', async () => {
+    const q = await open<string>();
+    await q.setEvents({ chatty: true });
+    const events = await q.events();
+    const active: [string, string | undefined][] = [];
+    events.on('active', (e) => active.push([e.job, e.fields.attempt]));
+    const group = 'USR0Nb1VTbfnu4';
+    const { id: first } = await q.enqueueInLane(group, 'a');
+    const { id: second } = await q.enqueueInLane(group, 'b');
+    expect((await q.laneClaim(60_000))?.id).toBe(first);
+    expect((await q.laneWeightedClaim(60_000)).map((j) => j.id)).toEqual([second]);
+    await until(() => active.length === 2, 'two active events');
+    expect(active).toEqual([
+      [first, '1'],
+      [second, '1'],
+    ]);
+    await events.close();
+    await q.close();
+  });
+});
+
 describe('the waiting event on promotion', () => {
   it('is published for each due job the promote step moves to pending', async () => {
     const q = await open<string>();

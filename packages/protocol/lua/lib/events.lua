@@ -60,11 +60,18 @@ local function ev_chatty(name, job, extra)
   if ev_chatty_on() then ev_emit(name, job, extra) end
 end
 
+-- ev_active(entries): `active` (with the attempt) for each leased claim entry {id, payload,
+-- attempts, ...}, when the chatty events are on.
+local function ev_active(entries)
+  if #entries == 0 or not ev_chatty_on() then return end
+  for _, e in ipairs(entries) do ev_emit('active', e[1], { attempt = tostring(e[3]) }) end
+end
+
 -- ev_claimed(set, entries): after a flat claim from pending `set`, `active` (with the attempt) for
 -- each leased entry {id, payload, attempts, ...}, then `drained` when the claim emptied `set`. Only
 -- when the chatty events are on: a queue that did not ask pays the one meta read, no publish.
 local function ev_claimed(set, entries)
   if #entries == 0 or not ev_chatty_on() then return end
-  for _, e in ipairs(entries) do ev_emit('active', e[1], { attempt = tostring(e[3]) }) end
+  ev_active(entries)
   if redis.call('ZCARD', set) == 0 then ev_emit('drained', '') end
 end

@@ -85,9 +85,10 @@ describe('claims', () => {
     expect(shape(t.claimBatch({ queue: 'orders', leaseMs: 100, size: 5 }))).toEqual({ script: 'bclaim', keys: flat, args: [100, 5] });
   });
   it('lane claims', () => {
-    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter')], args: [100] });
-    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter')], args: [100] });
-    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter')], args: [100, 9] });
+    const ev = [q('events'), q('journal')];
+    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter'), ...ev], args: [100] });
+    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter'), ...ev], args: [100] });
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter'), ...ev], args: [100, 9] });
   });
   it('reads claim replies into rows with their flow link', () => {
     const row = t.claim({ queue: 'orders', leaseMs: 100 }).parse([J, 'p', 2, P, null, 'id']);

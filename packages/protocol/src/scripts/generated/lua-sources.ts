@@ -144,12 +144,19 @@ local function ev_chatty(name, job, extra)
   if ev_chatty_on() then ev_emit(name, job, extra) end
 end
 
+-- ev_active(entries): \`active\` (with the attempt) for each leased claim entry {id, payload,
+-- attempts, ...}, when the chatty events are on.
+local function ev_active(entries)
+  if #entries == 0 or not ev_chatty_on() then return end
+  for _, e in ipairs(entries) do ev_emit('active', e[1], { attempt = tostring(e[3]) }) end
+end
+
 -- ev_claimed(set, entries): after a flat claim from pending \`set\`, \`active\` (with the attempt) for
 -- each leased entry {id, payload, attempts, ...}, then \`drained\` when the claim emptied \`set\`. Only
 -- when the chatty events are on: a queue that did not ask pays the one meta read, no publish.
 local function ev_claimed(set, entries)
   if #entries == 0 or not ev_chatty_on() then return end
-  for _, e in ipairs(entries) do ev_emit('active', e[1], { attempt = tostring(e[3]) }) end
+  ev_active(entries)
   if redis.call('ZCARD', set) == 0 then ev_emit('drained', '') end
 end
 `,
@@ -655,7 +662,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '83711d6f9a94c23ee5d58c4923f245b55459691c',
+    sha: 'b58f630944cb6c2cba56f2013ebbb2fed632156b',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -851,7 +858,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'ed29b371fc9bcb0c04edec0d93dcbd5daa532eb1',
+    sha: 'c2dba8d2c1767d5d58f337bdb9c45d93541bb432',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -939,7 +946,7 @@ return 0
 `,
   },
   complete: {
-    sha: '8f4765d5609ecc4dad9f6b000d8801619883df66',
+    sha: '0a2e886216754d1f83a86ff9ddc0ff2b3c2ea2c4',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1010,7 +1017,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'e268df31c41cebb01b2020b64367e1ae09b222dd',
+    sha: '0862e5ffc5fe710ade1c6c9dd83795396cf4661c',
     includes: ['core', 'events', 'lanes', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1042,7 +1049,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '92dc6621b0294cc0e8ee4bec0c82ffb5ca98d0b8',
+    sha: 'f3fc8d17124675374bdbb64b3ab5cb80189b6da0',
     includes: ['core', 'events', 'lanes', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1117,7 +1124,7 @@ return out
 `,
   },
   delay: {
-    sha: 'a661fa31c88573270ec9347487f29273f2170fd6',
+    sha: '60fd679cefe8e2a5a3270c1d408955c4ae4b6e8c',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -1235,7 +1242,7 @@ return deleted
 `,
   },
   enqueue: {
-    sha: '7f5bd7018b5a4a71dd5078e92569784c416486c1',
+    sha: '576e6ef94fd288070d5dd7d4897b528da5a88fa2',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1268,7 +1275,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '14810be63e0bea7a7c82ed4bbe31a15632ccb179',
+    sha: '4f195680b62e95c50231bcaf68562f6bbc433de5',
     includes: ['events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1377,7 +1384,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: '3b62a601fc364dd2752d6768fa04762d0c1bee6a',
+    sha: '2fa969f96b7cc0cdb9f1c99f6ca03b57edd48630',
     includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -1645,8 +1652,8 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '1aadf46ec74691300486b11cc1af8791f174e63a',
-    includes: ['core', 'lease', 'gate', 'lane-claim'],
+    sha: 'c7fb4b295e923ccd8686158e217497a201eb6366',
+    includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
 -- all under one deadline, so the batch is homogeneous (queue.md §7). A paused queue claims nothing.
@@ -1658,19 +1665,25 @@ return 1
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lease gate lane-claim
+-- @include core events lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
 -- last four, false when absent), oldest first, all from one lane; empty when nothing is
--- claimable
+-- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
+-- \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
-return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
+local out = lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
+ev_open(KEYS[9], KEYS[10], KEYS[3])
+ev_active(out)
+return out
 `,
   },
   gclaim: {
-    sha: '279faf9d6629052b01cc59d4a547e197ae2b8019',
-    includes: ['core', 'lease', 'gate'],
+    sha: '478688b1a8b5390901a49975541033e21f876403',
+    includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
 -- Fairness is the rotation itself; a lane at its ceiling or left empty leaves the ring. A paused
@@ -1683,11 +1696,14 @@ return lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lease gate
+-- @include core events lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
--- backoff, timeout_ms} (the last four are the [TS] per-job options; false when absent)
+-- backoff, timeout_ms} (the last four are the [TS] per-job options; false when absent). [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
+-- \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
@@ -1716,7 +1732,10 @@ while true do
     gate_count(KEYS[8], window, 1)
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
-    return { id, f[1], attempts, g, f[2], f[3], f[4], f[5] }
+    local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5] }
+    ev_open(KEYS[9], KEYS[10], KEYS[3])
+    ev_active({ entry })
+    return entry
   end
 end
 `,
@@ -1928,8 +1947,8 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '60a6677e554e36a49aaa2fba872ff09e38dd9bbf',
-    includes: ['core', 'lease', 'gate', 'lane-claim'],
+    sha: 'f5e22969f85970c230aa07121b1e47a0d2905652',
+    includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
 -- up, all under one deadline, never past its ceiling (queue.md §5.5). Weight shapes the share of
@@ -1943,18 +1962,24 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key gweight    emq:{q}:gweight
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lease gate lane-claim
+-- @include core events lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
 -- last four, false when absent), oldest first, all from one lane; empty when nothing is
--- claimable
+-- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
+-- \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
 end
-return lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9])
+local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9])
+ev_open(KEYS[10], KEYS[11], KEYS[3])
+ev_active(out)
+return out
 `,
   },
   gweight: {
@@ -2138,7 +2163,7 @@ return 0
 `,
   },
   promote: {
-    sha: '4f4f8066fd5a4ddaa202b6bc75220b7a618be8b0',
+    sha: '1f6801309a29aa29d2560c06d2881091afad8b6a',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -2166,7 +2191,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   promote_next: {
-    sha: '78f77090e3e00bf2c795223ff123413061874c0d',
+    sha: 'a9d36426e3f79296426a38a578b7448c0ab2f981',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -2283,7 +2308,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'ba873ce5be65dd6cffb9705cdc4d29fd0c6aefc6',
+    sha: 'f8e7452449416fa905a4d3fc662e8b0c10d3ac8b',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -2509,7 +2534,7 @@ return 1
 `,
   },
   retry: {
-    sha: '425884437f00d712de11635e63db3a2312abe2b8',
+    sha: '5131ef338e2991f42193dfa9e68a6cdc4d63e35a',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -2644,7 +2669,7 @@ return moved
 `,
   },
   schedule: {
-    sha: 'a44f3fb406559052686a5b913cb58c3b4bce8135',
+    sha: 'be8b1cc749af67bc1d09155010a080dd719973ec',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -2687,7 +2712,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: 'f5a6bb5c584d4d3d9d9c86e9f39789f85277a680',
+    sha: '7c1410ff9d712931cf422602cb10393d5e51ae4f',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3039,7 +3064,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: 'c97097f7f8b1f8d144d235cf7893756014eb18c6',
+    sha: '7901bb2f0af964d77ef13c0097fc5e02e7fc0ce6',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -3157,7 +3182,7 @@ return 1
 `,
   },
   update_progress: {
-    sha: '9386426359e5d964c3299fa229ca7c99e09fbe30',
+    sha: '4b574543c08cb0452922b5bb7492038a5ebd0adb',
     includes: ['events'],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
