@@ -125,6 +125,25 @@ describe('the waiting event on promotion', () => {
     await events.close();
     await q.close();
   });
+
+  it('is published by promote(id), retryJobs and a lane admission too', async () => {
+    const q = await open<string>();
+    await q.setEvents({ chatty: true });
+    const events = await q.events();
+    const waiting: string[] = [];
+    events.on('waiting', (e) => waiting.push(e.job));
+    const { id: later } = await q.enqueue('later', { delayMs: 60_000 });
+    await q.promote(later);
+    const held = await q.claim(60_000);
+    if (held === undefined) throw new Error('nothing claimed');
+    await q.retry(held, 0, 1, 'dead at once');
+    await q.retryJobs({ state: 'dead', count: 10 });
+    const { id: laned } = await q.enqueueInLane('USR0Nb1VTbfnu4', 'in a lane');
+    await until(() => waiting.length === 3, 'three waiting events');
+    expect(waiting).toEqual([later, later, laned]);
+    await events.close();
+    await q.close();
+  });
 });
 
 describe('the deduplicated event', () => {

@@ -70,7 +70,7 @@ describe('admission', () => {
   it('genqueue', () => {
     expect(shape(t.laneEnqueue({ queue: 'orders', id: J, payload: 'p', group: G }))).toEqual({
       script: 'genqueue',
-      keys: [q(`job:${J}`), q(`g:${G}:pending`), q('ring'), q('paused'), q('glimit'), q('gactive'), q('wake')],
+      keys: [q(`job:${J}`), q(`g:${G}:pending`), q('ring'), q('paused'), q('glimit'), q('gactive'), q('wake'), q('events'), q('meta'), q('journal')],
       args: [J, 'p', G],
     });
   });
@@ -175,11 +175,11 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.promote({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')], args: [5] });
     expect(shape(t.promoteNext({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote_next', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')], args: [5] });
     expect(t.promoteNext({ queue: 'orders', limit: 5 }).parse([2, -1])).toEqual({ moved: 2, nextInMs: -1 });
-    expect(shape(t.rescheduleJob({ queue: 'orders', id: J }))).toEqual({ script: 'reschedule_job', keys: [q('schedule'), q('pending'), ...LB, q(`job:${J}`), q('g:')], args: [J, 'now', 0] });
+    expect(shape(t.rescheduleJob({ queue: 'orders', id: J }))).toEqual({ script: 'reschedule_job', keys: [q('schedule'), q('pending'), ...LB, q(`job:${J}`), q('g:'), q('events'), q('meta'), q('journal')], args: [J, 'now', 0] });
     expect(shape(t.rescheduleJob({ queue: 'orders', id: J, inMs: 250 })).args).toEqual([J, 'in', 250]);
     expect(t.rescheduleJob({ queue: 'orders', id: J }).parse(0)).toBe('not_scheduled');
     expect(() => t.rescheduleJob({ queue: 'orders', id: J, inMs: -1 })).toThrow(InvalidArgumentError);
-    expect(shape(t.retryDead({ queue: 'orders', limit: 7 }))).toEqual({ script: 'retry_dead', keys: [q('dead'), q('pending'), ...LB, q('job:'), q('g:')], args: [7] });
+    expect(shape(t.retryDead({ queue: 'orders', limit: 7 }))).toEqual({ script: 'retry_dead', keys: [q('dead'), q('pending'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')], args: [7] });
     expect(() => t.retryDead({ queue: 'orders', limit: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.cleanDead({ queue: 'orders', ids: [J, P] }))).toEqual({ script: 'clean_dead', keys: [q('dead'), q('job:')], args: [J, P] });
     expect(() => t.cleanDead({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);

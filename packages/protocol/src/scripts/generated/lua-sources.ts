@@ -1769,8 +1769,8 @@ return n
 `,
   },
   genqueue: {
-    sha: 'd574fe84059829756faf7ea909ca8de3f94633a4',
-    includes: ['core', 'lanes', 'admit'],
+    sha: 'd8173bf211901eb000c4215aaa62fd64138cf052',
+    includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
 -- serviceable; idempotent by id (queue.md §5.1).
@@ -1781,13 +1781,17 @@ return n
 -- @key glimit     emq:{q}:glimit
 -- @key gactive    emq:{q}:gactive
 -- @key wake       emq:{q}:wake
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms; the spec fields are written after them and win
--- @include core lanes admit
--- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
+-- @include core events lanes admit
+-- @returns 1 enqueued, publishing \`waiting\` [TS] when meta \`events\` = all; 0 duplicate (the row
+-- exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQKIND group id must be a branded id
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
@@ -1799,6 +1803,8 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
 redis.call('ZADD', KEYS[2], 0, ARGV[1])
 rering({ ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }, KEYS[2], g)
+ev_open(KEYS[8], KEYS[10], KEYS[9])
+ev_chatty('waiting', ARGV[1])
 return 1
 `,
   },
@@ -2486,8 +2492,8 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: '2f6f4f1f95fe9acde23c6a48c914e7b41cf45892',
-    includes: ['core', 'lanes'],
+    sha: '2e72f8a5c1360806d521527a6a2316a0bb3d55c6',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
 -- (a promote of one id, queue.md §8.2); \`in\` sets its due time to server now + ms. A job that became
@@ -2502,11 +2508,14 @@ return 1
 -- @key paused     emq:{q}:paused
 -- @key row        emq:{q}:job:<id>
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's id; must be JOB-namespaced
 -- @arg mode       "now" or "in"
 -- @arg ms         for "in": the new delay in ms from server now (ignored for "now")
--- @include core lanes
--- @returns 1 moved; 0 the job is not scheduled (nothing changed); -1 gone (no row)
+-- @include core events lanes
+-- @returns 1 moved (mode now publishes \`waiting\` [TS] when meta \`events\` = all); 0 the job is not scheduled (nothing changed); -1 gone (no row)
 -- @error EMQKIND job id must be JOB-namespaced
 local id = ARGV[1]
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
@@ -2521,6 +2530,8 @@ if ARGV[2] == 'now' then
   local releasing = false
   if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing, flat_score(KEYS[8])) then wake(lb) end
   redis.call('HSET', KEYS[8], 'state', 'pending')
+  ev_open(KEYS[10], KEYS[12], KEYS[11])
+  ev_chatty('waiting', id)
   return 1
 end
 local ms = tonumber(ARGV[3])
@@ -2629,8 +2640,8 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: '1137fdbbaf47df0cbeaf52c70c3aceba75eaab1e',
-    includes: ['core', 'lanes'],
+    sha: 'c06c398e31c88c1451078f73e8fde8d412731b98',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
 -- bulk form of reprocess (queue.md §4.3), bounded so one call never holds the server long. Each row
@@ -2645,12 +2656,17 @@ return 'dead'
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg limit      most jobs to move
--- @include core lanes
--- @returns the number of jobs moved back
+-- @include core events lanes
+-- @returns the number of jobs moved back; [TS] each publishes \`waiting\` when meta \`events\` = all
 local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 local lb = lb_at(3)
 local moved, flat = 0, 0
+ev_open(KEYS[10], KEYS[12], KEYS[11])
+local chatty = ev_chatty_on()
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[1], id)
   if vid(id) then
@@ -2661,6 +2677,7 @@ for _, id in ipairs(ids) do
       local releasing = false
       if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
       moved = moved + 1
+      if chatty then ev_emit('waiting', id) end
     end
   end
 end
