@@ -34,6 +34,8 @@
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
 ev_open(KEYS[13], KEYS[16], KEYS[14])
+-- One read of meta serves the completed events and the claim's gates.
+gate_read(KEYS[14])
 local codes = complete_held(held, 5, ARGV[1] == '1')
 local size = tonumber(ARGV[3])
 local claimed = {}

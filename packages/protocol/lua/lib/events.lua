@@ -16,16 +16,21 @@ local function ev_open(channel, journal, meta)
   EMQ_EV.channel = channel
   EMQ_EV.journal = journal
   EMQ_EV.meta = meta
-  EMQ_EV.read = false
+end
+
+-- ev_seed(events, journal): the settings as a caller already read them from meta (lib gate reads
+-- them with the claim gates), so this call reads meta no second time.
+local function ev_seed(events, journal)
+  EMQ_EV.chatty = events == 'all'
+  EMQ_EV.maxlen = tonumber(journal or '') or 0
+  EMQ_EV.read = true
 end
 
 -- ev_settings(): reads meta `events` and `journal` once per call, on first need.
 local function ev_settings()
   if EMQ_EV.read or not EMQ_EV.meta then return end
   local m = redis.call('HMGET', EMQ_EV.meta, 'events', 'journal')
-  EMQ_EV.chatty = m[1] == 'all'
-  EMQ_EV.maxlen = tonumber(m[2] or '') or 0
-  EMQ_EV.read = true
+  ev_seed(m[1], m[2])
 end
 
 -- ev_emit(name, job, extra): publishes {event = name, job = job, extra...} (extra: a table of string

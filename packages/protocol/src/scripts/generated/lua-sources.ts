@@ -100,16 +100,21 @@ local function ev_open(channel, journal, meta)
   EMQ_EV.channel = channel
   EMQ_EV.journal = journal
   EMQ_EV.meta = meta
-  EMQ_EV.read = false
+end
+
+-- ev_seed(events, journal): the settings as a caller already read them from meta (lib gate reads
+-- them with the claim gates), so this call reads meta no second time.
+local function ev_seed(events, journal)
+  EMQ_EV.chatty = events == 'all'
+  EMQ_EV.maxlen = tonumber(journal or '') or 0
+  EMQ_EV.read = true
 end
 
 -- ev_settings(): reads meta \`events\` and \`journal\` once per call, on first need.
 local function ev_settings()
   if EMQ_EV.read or not EMQ_EV.meta then return end
   local m = redis.call('HMGET', EMQ_EV.meta, 'events', 'journal')
-  EMQ_EV.chatty = m[1] == 'all'
-  EMQ_EV.maxlen = tonumber(m[2] or '') or 0
-  EMQ_EV.read = true
+  ev_seed(m[1], m[2])
 end
 
 -- ev_emit(name, job, extra): publishes {event = name, job = job, extra...} (extra: a table of string
@@ -165,13 +170,27 @@ end
 -- pause, the global concurrency cap (meta.concurrency against ZCARD active, queue.md §9.2, here
 -- enforced) and the rate limiter (meta.max jobs per meta.duration ms). The limiter key keeps the
 -- shape queue.md §9.4 asks of a writer: a STRING counter incremented once per claimed job, with
--- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged.
+-- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. Needs events: the same
+-- HMGET reads the queue's event settings, so a claim pays no second read of meta for them.
+
+local EMQ_GATE_META = false
+
+-- gate_read(meta): the gate fields and the event settings of meta, read in one HMGET once per call
+-- (a script may read them early, before it settles, and the claim reuses them: nothing it settles
+-- touches meta).
+local function gate_read(meta)
+  if not EMQ_GATE_META then
+    EMQ_GATE_META = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration', 'events', 'journal')
+    ev_seed(EMQ_GATE_META[5], EMQ_GATE_META[6])
+  end
+  return EMQ_GATE_META
+end
 
 -- gate_room(meta, active, limiter, want): how many jobs this claim may lease now (0..want), then
 -- the ms until the rate window reopens when the limiter is what refused (0 otherwise), then the
 -- window to count claimed jobs under (0: no limiter). A paused queue answers 0, 0, 0.
 local function gate_room(meta, active, limiter, want)
-  local m = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration')
+  local m = gate_read(meta)
   if m[1] then return 0, 0, 0 end
   local room = want
   local cap = tonumber(m[2] or '') or 0
@@ -662,7 +681,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'b58f630944cb6c2cba56f2013ebbb2fed632156b',
+    sha: '5ec2fa68becd87ae20f87da71ab851cbe7e7cf10',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -858,7 +877,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'c2dba8d2c1767d5d58f337bdb9c45d93541bb432',
+    sha: '8102a9ec86402660aef600c916ebdf76ff1dfbf5',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -946,7 +965,7 @@ return 0
 `,
   },
   complete: {
-    sha: '0a2e886216754d1f83a86ff9ddc0ff2b3c2ea2c4',
+    sha: '012653dacf60005ee45d9a2806ce1f6cb52275b1',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1017,7 +1036,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '0862e5ffc5fe710ade1c6c9dd83795396cf4661c',
+    sha: 'bc376ac9c7da72fea797f4d5c8ef10fa877bbeeb',
     includes: ['core', 'events', 'lanes', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1049,7 +1068,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'f3fc8d17124675374bdbb64b3ab5cb80189b6da0',
+    sha: '34cfe5aec36688da785f438f4b064a6e5b2579af',
     includes: ['core', 'events', 'lanes', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1087,6 +1106,8 @@ return complete_held(held, 2, ARGV[1] == '1')
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
 ev_open(KEYS[13], KEYS[16], KEYS[14])
+-- One read of meta serves the completed events and the claim's gates.
+gate_read(KEYS[14])
 local codes = complete_held(held, 5, ARGV[1] == '1')
 local size = tonumber(ARGV[3])
 local claimed = {}
@@ -1124,7 +1145,7 @@ return out
 `,
   },
   delay: {
-    sha: '60fd679cefe8e2a5a3270c1d408955c4ae4b6e8c',
+    sha: '79f9db1da69d1d08c7fe22e96bebe83f18ec6b48',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -1242,7 +1263,7 @@ return deleted
 `,
   },
   enqueue: {
-    sha: '576e6ef94fd288070d5dd7d4897b528da5a88fa2',
+    sha: 'e64a7f1c0539e8caa395631f15eb3485ee028b73',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1275,7 +1296,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '4f195680b62e95c50231bcaf68562f6bbc433de5',
+    sha: '068d884b421ae38e879d13b9ce85ae44b64e2aa8',
     includes: ['events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1384,7 +1405,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: '2fa969f96b7cc0cdb9f1c99f6ca03b57edd48630',
+    sha: 'aa9fabd0ddd2a1de65953bc0b51cff5646b1c3e2',
     includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -1652,7 +1673,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'c7fb4b295e923ccd8686158e217497a201eb6366',
+    sha: 'c2ac796c69aec7a5cc0d1e141125ed80f403812c',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -1682,7 +1703,7 @@ return out
 `,
   },
   gclaim: {
-    sha: '478688b1a8b5390901a49975541033e21f876403',
+    sha: '2d57cb10ac5bd5942d0504d7691786785a1333f3',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -1769,7 +1790,7 @@ return n
 `,
   },
   genqueue: {
-    sha: 'd8173bf211901eb000c4215aaa62fd64138cf052',
+    sha: '3167b3383e6791ff049f99f552cc45dac8a9fb44',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -1953,7 +1974,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'f5e22969f85970c230aa07121b1e47a0d2905652',
+    sha: '4baa326d545ab7e30db6a68d3510cb1858b90dff',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -2169,7 +2190,7 @@ return 0
 `,
   },
   promote: {
-    sha: '1f6801309a29aa29d2560c06d2881091afad8b6a',
+    sha: '2b0c1ba2c1e58b699b25d978d94d1fce0b6b5c1e',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -2197,7 +2218,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   promote_next: {
-    sha: 'a9d36426e3f79296426a38a578b7448c0ab2f981',
+    sha: '5d441e3bf0ccded4d8c9764fc95feca2156e1118',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -2314,7 +2335,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'f8e7452449416fa905a4d3fc662e8b0c10d3ac8b',
+    sha: '9510e600601a18439b18c9659f682eacae6473b8',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -2492,7 +2513,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: '2e72f8a5c1360806d521527a6a2316a0bb3d55c6',
+    sha: '62a37bf8f50222e346224a7c5e3bec8cec18201a',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -2545,7 +2566,7 @@ return 1
 `,
   },
   retry: {
-    sha: '5131ef338e2991f42193dfa9e68a6cdc4d63e35a',
+    sha: '9c811c28d8a15a259e567e921fc146f7d7ebb7cb',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -2640,7 +2661,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'c06c398e31c88c1451078f73e8fde8d412731b98',
+    sha: 'e5b126cb1686dec045156c152a5f6679483447e1',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -2686,7 +2707,7 @@ return moved
 `,
   },
   schedule: {
-    sha: 'be8b1cc749af67bc1d09155010a080dd719973ec',
+    sha: '5ae360d7374ba6e59ba7dc768e5b637a92609b5e',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -2729,7 +2750,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '7c1410ff9d712931cf422602cb10393d5e51ae4f',
+    sha: 'f6792fcb9113a2932a99d6ebe3fd7227f99d34a2',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3081,7 +3102,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '7901bb2f0af964d77ef13c0097fc5e02e7fc0ce6',
+    sha: '629c8f261770cf7ea131403f41d979b96b135749',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -3199,7 +3220,7 @@ return 1
 `,
   },
   update_progress: {
-    sha: '4b574543c08cb0452922b5bb7492038a5ebd0adb',
+    sha: 'd4d4498c522d3a344a7a4fc1fafac28d3ec6e5ae',
     includes: ['events'],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
