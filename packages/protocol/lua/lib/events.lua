@@ -2,9 +2,9 @@
 -- @purpose [TS] The one way a script publishes a lifecycle event (queue.md §12, bus.md §1): a flat
 -- JSON object of strings on emq:{q}:events and, when the queue's journal is on, the same fields
 -- appended to emq:{q}:journal in the same atomic step (the durable twin of the at-most-once channel).
--- The queue's settings are read from meta once per call by ev_open: meta `events` = "all" turns on
--- the chatty events (waiting, active, drained: one or more per job on the hot paths, so opt-in);
--- meta `journal` = N > 0 appends every published event, trimmed MAXLEN ~ N. A script that never
+-- The queue's settings are read from meta once per call, on first need (a claim's gate read seeds
+-- them, see lib gate): meta `events` = "all" turns on the chatty events (waiting, active, drained:
+-- one or more per job on the hot paths, so opt-in); meta `journal` = N > 0 appends every published event, trimmed MAXLEN ~ N. A script that never
 -- calls ev_open publishes nothing through this library. Queue-level events (drained) carry
 -- `job` = "" [TS]: the format keeps both fields, and an empty id is never a job's.
 

@@ -86,9 +86,9 @@ end
 -- @purpose [TS] The one way a script publishes a lifecycle event (queue.md §12, bus.md §1): a flat
 -- JSON object of strings on emq:{q}:events and, when the queue's journal is on, the same fields
 -- appended to emq:{q}:journal in the same atomic step (the durable twin of the at-most-once channel).
--- The queue's settings are read from meta once per call by ev_open: meta \`events\` = "all" turns on
--- the chatty events (waiting, active, drained: one or more per job on the hot paths, so opt-in);
--- meta \`journal\` = N > 0 appends every published event, trimmed MAXLEN ~ N. A script that never
+-- The queue's settings are read from meta once per call, on first need (a claim's gate read seeds
+-- them, see lib gate): meta \`events\` = "all" turns on the chatty events (waiting, active, drained:
+-- one or more per job on the hot paths, so opt-in); meta \`journal\` = N > 0 appends every published event, trimmed MAXLEN ~ N. A script that never
 -- calls ev_open publishes nothing through this library. Queue-level events (drained) carry
 -- \`job\` = "" [TS]: the format keeps both fields, and an empty id is never a job's.
 
@@ -681,7 +681,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '5ec2fa68becd87ae20f87da71ab851cbe7e7cf10',
+    sha: 'fa5023bef125b8efa915849d21c4ffea6a7262b0',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -877,7 +877,7 @@ return 1
 `,
   },
   claim: {
-    sha: '8102a9ec86402660aef600c916ebdf76ff1dfbf5',
+    sha: '6d329c1beba0907e5f3d315bb44c1a65338e1123',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -965,7 +965,7 @@ return 0
 `,
   },
   complete: {
-    sha: '012653dacf60005ee45d9a2806ce1f6cb52275b1',
+    sha: '31214d33ddbf4ba36f3a11795b5593fe18cd3871',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1036,7 +1036,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'bc376ac9c7da72fea797f4d5c8ef10fa877bbeeb',
+    sha: '31cb72edb547416ad43cac4956c2747318c95969',
     includes: ['core', 'events', 'lanes', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1068,7 +1068,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '34cfe5aec36688da785f438f4b064a6e5b2579af',
+    sha: '2106b5252857f253138af8169fa70857bd26e070',
     includes: ['core', 'events', 'lanes', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1145,7 +1145,7 @@ return out
 `,
   },
   delay: {
-    sha: '79f9db1da69d1d08c7fe22e96bebe83f18ec6b48',
+    sha: '25a021879852e46fa8ed4ab034dba800c7fed965',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -1263,7 +1263,7 @@ return deleted
 `,
   },
   enqueue: {
-    sha: 'e64a7f1c0539e8caa395631f15eb3485ee028b73',
+    sha: '4fc873e6051a7114a23588cb128c511f4110a38a',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1296,7 +1296,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '068d884b421ae38e879d13b9ce85ae44b64e2aa8',
+    sha: 'a7462761ad154eaae58e3cb6d3a1cafa0124cb9d',
     includes: ['events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1405,7 +1405,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: 'aa9fabd0ddd2a1de65953bc0b51cff5646b1c3e2',
+    sha: '115db3f0b0567a327b7f7d7abbd7f80b8fbe4ea7',
     includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -1673,7 +1673,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'c2ac796c69aec7a5cc0d1e141125ed80f403812c',
+    sha: 'f2737ea7f867958a919e9a8ac81fe65009a12d31',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -1703,7 +1703,7 @@ return out
 `,
   },
   gclaim: {
-    sha: '2d57cb10ac5bd5942d0504d7691786785a1333f3',
+    sha: 'a54e9bc327521070c7b41af3bb9733ebee0ac3b9',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -1790,7 +1790,7 @@ return n
 `,
   },
   genqueue: {
-    sha: '3167b3383e6791ff049f99f552cc45dac8a9fb44',
+    sha: '846784fe0849ba80ae023503a3e9b838bcf91fd6',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -1974,7 +1974,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '4baa326d545ab7e30db6a68d3510cb1858b90dff',
+    sha: '9737073cdbf3d88a0de547d6bf1eb49b6cb36ac5',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -2190,7 +2190,7 @@ return 0
 `,
   },
   promote: {
-    sha: '2b0c1ba2c1e58b699b25d978d94d1fce0b6b5c1e',
+    sha: '1a193391c84bbbc9af1cfa741b998d5f28b1b76f',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -2218,7 +2218,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   promote_next: {
-    sha: '5d441e3bf0ccded4d8c9764fc95feca2156e1118',
+    sha: '00ba74829be592f6891a58e4c6d6b0396dd9014c',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -2335,7 +2335,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '9510e600601a18439b18c9659f682eacae6473b8',
+    sha: 'fa6f14759909ff78648c5bd992bdb3959e8a81e2',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -2513,7 +2513,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: '62a37bf8f50222e346224a7c5e3bec8cec18201a',
+    sha: '9ed40340551fa9895c812badde23933207bd57f3',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -2566,7 +2566,7 @@ return 1
 `,
   },
   retry: {
-    sha: '9c811c28d8a15a259e567e921fc146f7d7ebb7cb',
+    sha: 'eb23d39ac4c8ba9aa4c16787974f24912ab28296',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -2661,7 +2661,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'e5b126cb1686dec045156c152a5f6679483447e1',
+    sha: 'e7eafb5c199ea8e6bf5be354825e7d94baf7d495',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -2707,7 +2707,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '5ae360d7374ba6e59ba7dc768e5b637a92609b5e',
+    sha: 'ba1f1f364921d10e332c7415d3da1a0142427aa0',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -2750,7 +2750,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: 'f6792fcb9113a2932a99d6ebe3fd7227f99d34a2',
+    sha: '6dc232e88240d3faf85bfdcb654fcd54690d5791',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3102,7 +3102,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '629c8f261770cf7ea131403f41d979b96b135749',
+    sha: '9c425ae4707ca469836d3af51b7d0e8fc4d12850',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -3220,7 +3220,7 @@ return 1
 `,
   },
   update_progress: {
-    sha: 'd4d4498c522d3a344a7a4fc1fafac28d3ec6e5ae',
+    sha: '9763b31ebf6f6c11811ce155b1aa71f43f521c82',
     includes: ['events'],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
