@@ -1,9 +1,9 @@
-import { mintId, type Connection, type EvtId } from '@echo/protocol';
+import { IdMinter, mintIdParts, type Connection, type EvtId } from '@echo/protocol';
 import { BatchAppendError, type BatchAppendResult } from './errors.js';
 import { flattenFields, ID_FIELD, type StreamFields } from './fields.js';
 import { streamKey } from './keys.js';
 import { appendClock, appended } from './stream-hooks.js';
-import { parseEvtId, xaddId } from './xadd-id.js';
+import { parseEvtId, xaddId, xaddIdOf } from './xadd-id.js';
 
 /**
  * Where appended records get their ids. `IdMinter` from `@echo/protocol` fits as is; inject one with
@@ -19,14 +19,30 @@ export interface AppendOptions {
   readonly minter?: EvtMinter;
 }
 
-function mint(options: AppendOptions): EvtId {
-  // A custom minter is checked like any caller-supplied id: a stream admits EVT ids only.
-  return options.minter === undefined ? mintId('EVT') : parseEvtId(options.minter.mint('EVT'));
+/** A freshly minted record id and its XADD id. */
+interface Minted {
+  readonly id: EvtId;
+  readonly xid: string;
 }
 
-function xaddArgs(key: string, id: EvtId, flat: readonly string[]): [string, ...string[]] {
+function mint(minter: EvtMinter | undefined): Minted {
+  // Our own minters answer the snowflake's fields beside the id: the XADD id needs no decode.
+  if (minter === undefined) {
+    const minted = mintIdParts('EVT');
+    return { id: minted.id, xid: xaddIdOf(minted) };
+  }
+  if (minter instanceof IdMinter) {
+    const minted = minter.mintParts('EVT');
+    return { id: minted.id, xid: xaddIdOf(minted) };
+  }
+  // A custom minter is checked like any caller-supplied id: a stream admits EVT ids only.
+  const id = parseEvtId(minter.mint('EVT'));
+  return { id, xid: xaddId(id) };
+}
+
+function xaddArgs(key: string, minted: Minted, flat: readonly string[]): [string, ...string[]] {
   // The explicit id, never `*`: the wire never mints, so the record's place is fixed by its id.
-  return ['XADD', key, xaddId(id), ID_FIELD, id, ...flat];
+  return ['XADD', key, minted.xid, ID_FIELD, minted.id, ...flat];
 }
 
 /**
@@ -41,7 +57,7 @@ function xaddArgs(key: string, id: EvtId, flat: readonly string[]): [string, ...
 export async function appendId(conn: Connection, queue: string, name: string, id: string, fields: StreamFields = {}): Promise<EvtId> {
   const evt = parseEvtId(id);
   const flat = flattenFields(fields);
-  const [command, ...args] = xaddArgs(streamKey(queue, name), evt, flat);
+  const [command, ...args] = xaddArgs(streamKey(queue, name), { id: evt, xid: xaddId(evt) }, flat);
   const started = appendClock();
   await conn.command(command, ...args);
   appended(queue, name, [evt], started);
@@ -60,12 +76,12 @@ export async function append(conn: Connection, queue: string, name: string, fiel
   const key = streamKey(queue, name);
   const flat = flattenFields(fields);
   // Minted last, after every check, so a refused call spends no id.
-  const id = mint(options);
-  const [command, ...args] = xaddArgs(key, id, flat);
+  const minted = mint(options.minter);
+  const [command, ...args] = xaddArgs(key, minted, flat);
   const started = appendClock();
   await conn.command(command, ...args);
-  appended(queue, name, [id], started);
-  return id;
+  appended(queue, name, [minted.id], started);
+  return minted.id;
 }
 
 /**
@@ -86,14 +102,19 @@ export async function appendBatch(
   const key = streamKey(queue, name);
   const flats = records.map((fields, i) => flattenFields(fields, `records[${i}]`));
   if (flats.length === 0) return [];
-  const ids = flats.map(() => mint(options));
+  const ids: EvtId[] = new Array<EvtId>(flats.length);
+  const commands: [string, ...string[]][] = new Array<[string, ...string[]]>(flats.length);
+  for (let i = 0; i < flats.length; i++) {
+    const minted = mint(options.minter);
+    ids[i] = minted.id;
+    commands[i] = xaddArgs(key, minted, flats[i] as string[]);
+  }
   const started = appendClock();
-  const replies = await conn.pipeline(flats.map((flat, i) => xaddArgs(key, ids[i] as EvtId, flat)));
-  const results = replies.map((reply, i): BatchAppendResult => {
-    const id = ids[i] as EvtId;
-    return reply.ok ? { ok: true, id } : { ok: false, id, error: reply.error };
-  });
-  if (results.some((r) => !r.ok)) throw new BatchAppendError(results);
+  const replies = await conn.pipeline(commands);
+  // The results are built only when something was refused: the common case answers the ids as they are.
+  if (replies.some((reply) => !reply.ok)) {
+    throw new BatchAppendError(replies.map((reply, i): BatchAppendResult => (reply.ok ? { ok: true, id: ids[i] as EvtId } : { ok: false, id: ids[i] as EvtId, error: reply.error })));
+  }
   appended(queue, name, ids, started);
   return ids;
 }

@@ -1,4 +1,4 @@
-import { ID_EPOCH_MS, decodeId, parseId, type EvtId } from '@echo/protocol';
+import { ID_EPOCH_MS, decodeId, parseId, type EvtId, type MintedId } from '@echo/protocol';
 
 const EPOCH = BigInt(ID_EPOCH_MS);
 const TAIL_MASK = 0x3fffffn;
@@ -26,4 +26,12 @@ export function parseEvtId(id: string): EvtId {
 export function xaddId(id: string): string {
   const s = decodeId(parseEvtId(id)).snowflake;
   return `${(s >> 22n) + EPOCH}-${s & TAIL_MASK}`;
+}
+
+/**
+ * The XADD id of a record minted just now, from the fields its minter answered beside it: the same
+ * string as {@link xaddId} of the id, without decoding it again.
+ */
+export function xaddIdOf(minted: MintedId<'EVT'>): string {
+  return `${minted.unixMs}-${minted.node * 4096 + minted.seq}`;
 }

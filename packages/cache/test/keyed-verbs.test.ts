@@ -89,6 +89,29 @@ describe('keyed namespaces: the verbs', () => {
     expect(await b.getMany(['p1', 'p2', 'p3'])).toEqual([undefined, undefined, 3]);
   });
 
+  it('tags: an entry re-set without a tag is spared by that tag, and its stale membership goes', async () => {
+    const name = tableName('kv');
+    const a = await cacheA.namespace<number>({ name });
+    const b = await cacheB.namespace<number>({ name });
+    const tagKey = `ecc:{${name}}:tag:team:7`;
+    await a.set('kept', 1, { tags: ['team:7'] });
+    await b.set('kept', 2, { tags: ['other'] });
+    await a.set('gone', 3, { tags: ['team:7'] });
+    await a.set('gone', 4, { tags: ['team:7', 'other'] });
+    await a.set('deleted', 5, { tags: ['team:7'] });
+    await a.delete('deleted');
+    expect(await connA.command('HLEN', tagKey)).toBe(3);
+    expect(await a.deleteByTag('team:7')).toBe(1);
+    expect(await a.getMany(['kept', 'gone', 'deleted'])).toEqual([2, undefined, undefined]);
+    await until(() => b.peek('gone') === undefined);
+    expect(await b.get('kept')).toBe(2);
+    // Every field was read and judged: the stale ones went with the deleted one.
+    expect(await connA.command('EXISTS', tagKey)).toBe(0);
+    expect(await a.deleteByTag('other')).toBe(1);
+    await until(() => b.peek('kept') === undefined);
+    expect(await b.get('kept')).toBeUndefined();
+  });
+
   it('clear empties L2 and every L1', async () => {
     const name = tableName('kv');
     const a = await cacheA.namespace<number>({ name });

@@ -65,22 +65,25 @@ describe('emq', () => {
     await billing.enqueue(3, { delayMs: 60_000 });
     const table = await emq(['queues']);
     expect(table.code).toBe(EXIT.ok);
-    expect(table.out).toMatch(/^QUEUE\s+STATE\s+PENDING\s+SCHEDULED\s+ACTIVE\s+DEAD\s+COMPLETED\s+FAILED$/m);
-    expect(table.out).toMatch(/^billing\s+running\s+2\s+1\s+0\s+0\s+0\s+0$/m);
+    expect(table.out).toMatch(/^QUEUE\s+STATE\s+PENDING\s+SCHEDULED\s+ACTIVE\s+DEAD\s+AWAITING\s+COMPLETED\s+FAILED$/m);
+    expect(table.out).toMatch(/^billing\s+running\s+2\s+1\s+0\s+0\s+0\s+0\s+0$/m);
     const { queues } = await jsonOf<{ queues: { name: string; counts: Record<string, number> }[] }>(['queues']);
-    expect(queues.find((q) => q.name === 'billing')?.counts).toEqual({ pending: 2, active: 0, scheduled: 1, dead: 0, completed: 0, failed: 0 });
+    expect(queues.find((q) => q.name === 'billing')?.counts).toEqual({ pending: 2, active: 0, scheduled: 1, dead: 0, awaitingChildren: 0, completed: 0, failed: 0 });
   });
 
   it('shows stats with rates and workers, and refuses unknown or bad queues', async () => {
     const queue = await Queue.open<{ n: number }>('stats', { connection: conn });
-    const worker = await Worker.start(queue, () => undefined, { blockMs: 100 });
+    const worker = await Worker.start(queue, () => undefined, { blockMs: 100, name: 'stats-worker', concurrency: 3 });
     await queue.enqueueMany(Array.from({ length: 10 }, (_, n) => ({ payload: { n } })));
     const text = await emq(['stats', 'stats', '--interval', '100']);
     expect(text.code).toBe(EXIT.ok);
     expect(text.out).toMatch(/^completed\/s:\s+[\d.]+ \(over \d+ ms\)$/m);
     expect(text.out).toMatch(/^workers:\s+1 connected to the server \(all queues\)$/m);
-    const stats = await jsonOf<{ counts: { completed: number }; rates: { windowMs: number }; serverWorkers: number }>(['stats', 'stats', '--interval', '100']);
+    expect(text.out).toMatch(/^live workers:\s+1$/m);
+    expect(text.out).toMatch(/^ {2}worker:\s+stats-worker \(worker, \S+ pid \d+\) 0\/3 held, last beat \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/m);
+    const stats = await jsonOf<{ counts: { completed: number }; rates: { windowMs: number }; serverWorkers: number; workers: { name: string }[] }>(['stats', 'stats', '--interval', '100']);
     expect(stats.serverWorkers).toBe(1);
+    expect(stats.workers.map((w) => w.name)).toEqual(['stats-worker']);
     expect(stats.rates.windowMs).toBeGreaterThanOrEqual(100);
     await worker.close();
 

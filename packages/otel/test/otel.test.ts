@@ -1,8 +1,9 @@
 import { Bus } from '@echo/bus';
 import { Connection } from '@echo/protocol';
-import { Queue, Worker } from '@echo/queue';
+import { BatchWorker, Queue, Worker } from '@echo/queue';
 import { startRedis, uniqueName, waitFor, type RedisServer } from '@echo/testkit';
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,8 @@ const meterProvider = new MeterProvider({ readers: [reader] });
 let otel: EchoInstrumentation | undefined;
 
 beforeAll(async () => {
+  // What NodeSDK registers: without a context manager no span is ever current.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   server = await startRedis();
   conn = await Connection.connect({ url: server.url, strictKeys: true });
 });
@@ -27,6 +30,7 @@ afterEach(() => {
   spans.reset();
 });
 afterAll(async () => {
+  context.disable();
   await meterProvider.shutdown();
   await tracerProvider.shutdown();
   await conn.close();
@@ -80,6 +84,87 @@ describe('instrumentEcho: traces', () => {
     expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: 'card declined' });
     expect(failed.attributes['echomq.job.outcome']).toBe('dead');
     expect(failed.events.map((e) => e.name)).toEqual(['exception']);
+  });
+
+  it('carries the producer context in the job row: the consumer span is its child, and a span the handler starts is the consumer span\'s', async () => {
+    const q = await Queue.open<string>(name('row'), { connection: conn });
+    const app = tracerProvider.getTracer('app');
+    // The producing instrumentation is stopped before the worker runs: nothing of the producer
+    // survives in memory, so the parent can only come from the row, as in another process.
+    const producing = instrumentEcho({ tracerProvider, meterProvider: false });
+    const { id } = await app.startActiveSpan('checkout', async (span) => {
+      try {
+        return await q.enqueue('x');
+      } finally {
+        span.end();
+      }
+    });
+    producing.stop();
+    const [checkout] = named('checkout');
+    const [producer] = named(`${q.name} send`);
+    expect(producer?.parentSpanContext?.spanId).toBe(checkout?.spanContext().spanId);
+    const row = await q.getJob(id);
+    expect(row?.extra.traceparent).toBe(`00-${producer?.spanContext().traceId ?? ''}-${producer?.spanContext().spanId ?? ''}-01`);
+
+    otel = instrumentEcho({ tracerProvider, meterProvider: false });
+    const worker = await Worker.start(q, async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      app.startSpan('db query').end();
+    }, { blockMs: 50 });
+    await waitFor(() => named(`${q.name} process`).length === 1 && named('db query').length === 1, { what: 'the consumer and handler spans' });
+    await worker.close();
+    const [consumer] = named(`${q.name} process`);
+    const [db] = named('db query');
+    expect(consumer?.spanContext().traceId).toBe(checkout?.spanContext().traceId);
+    expect(consumer?.parentSpanContext).toMatchObject({ spanId: producer?.spanContext().spanId, isRemote: true });
+    expect(consumer?.links.map((l) => l.context.spanId)).toEqual([producer?.spanContext().spanId]);
+    expect(consumer?.attributes['echomq.job.outcome']).toBe('completed');
+    expect(db?.parentSpanContext?.spanId).toBe(consumer?.spanContext().spanId);
+    expect(db?.spanContext().traceId).toBe(checkout?.spanContext().traceId);
+  });
+
+  it('a BatchWorker run is one consumer span linked to each member\'s producer; the handler runs inside it', async () => {
+    const q = await Queue.open<number>(name('bw'), { connection: conn });
+    otel = instrumentEcho({ tracerProvider, meterProvider: false });
+    for (const n of [1, 2, 3]) await q.enqueue(n);
+    const app = tracerProvider.getTracer('app');
+    const worker = await BatchWorker.start(q, () => {
+      app.startSpan('bulk insert').end();
+      return 'ok';
+    }, { size: 10, blockMs: 50 });
+    await waitFor(() => named('bulk insert').length === 1, { what: 'the batch handler span' });
+    await worker.close();
+    await waitFor(() => named(`${q.name} process`).length === 1, { what: 'the batch span' });
+    const [batch] = named(`${q.name} process`);
+    const producers = named(`${q.name} send`).map((s) => s.spanContext().spanId);
+    expect(batch?.parentSpanContext).toBeUndefined();
+    expect(batch?.attributes['messaging.batch.message_count']).toBe(3);
+    expect(batch?.links.map((l) => l.context.spanId).sort()).toEqual([...producers].sort());
+    expect(named('bulk insert')[0]?.parentSpanContext?.spanId).toBe(batch?.spanContext().spanId);
+  });
+
+  it('a refused admission ends its producer span with an error status', async () => {
+    const q = await Queue.open<string>(name('refused'), { connection: conn });
+    otel = instrumentEcho({ tracerProvider, meterProvider: false });
+    await expect(q.enqueue('x', { name: '' })).rejects.toThrow();
+    const [producer] = named(`${q.name} send`);
+    expect(producer?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(producer?.events.map((e) => e.name)).toEqual(['exception']);
+  });
+
+  it('an app with no instrumentation writes no trace field into the row', async () => {
+    const q = await Queue.open<string>(name('plain'), { connection: conn });
+    const app = tracerProvider.getTracer('app');
+    const { id } = await app.startActiveSpan('checkout', async (span) => {
+      try {
+        return await q.enqueue('x');
+      } finally {
+        span.end();
+      }
+    });
+    const fields = Object.keys((await conn.command('HGETALL', q.keys.job(id))) as Record<string, string>);
+    expect(fields.filter((f) => f.startsWith('trace'))).toEqual([]);
+    expect((await q.getJob(id))?.extra).toEqual({});
   });
 
   it('links every job of a batch admission to the one producer span', async () => {
@@ -139,10 +224,12 @@ describe('instrumentEcho: metrics', () => {
   });
 
   it('pays nothing once stopped: the hooks have no listener left', async () => {
-    const { hooks } = await import('@echo/protocol');
+    const { hooks, traces } = await import('@echo/protocol');
     const started = instrumentEcho({ tracerProvider, meterProvider });
     expect(hooks.job.complete.hasSubscribers).toBe(true);
+    expect(traces.enqueue.hasSubscribers && traces.process.hasSubscribers).toBe(true);
     started.stop();
+    expect(traces.enqueue.hasSubscribers || traces.process.hasSubscribers).toBe(false);
     expect(hooks.job.complete.hasSubscribers).toBe(false);
     expect(hooks.stream.append.hasSubscribers).toBe(false);
   });

@@ -13,7 +13,8 @@
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
 -- @include core events lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
--- max_attempts, backoff, timeout_ms} ([TS] the last four, false when absent) in mint order;
+-- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
+-- absent) in mint order;
 -- its length is min(size, depth), or empty when paused. [TS] Publishes `active` per job and
 -- `drained` when the claim emptied pending, when meta `events` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))

@@ -4,7 +4,7 @@
 -- @key entry      ecc:{t}:k:<key>
 -- @key lease      ecc:{t}:l:<key>
 -- @key log        ecc:{t}:log
--- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets
+-- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets: hashes of entry key -> the version that carried the tag
 -- @arg frame      version(14) ++ soft expiry(13 digits) ++ value
 -- @arg px         the L2 lifetime in ms (ttl + grace); 0 keeps the entry without expiry
 -- @arg token      the fill's lease token; '' for a plain write
@@ -27,7 +27,9 @@ else
 end
 for i = 4, #KEYS do
   local fresh = redis.call('EXISTS', KEYS[i]) == 0
-  redis.call('SADD', KEYS[i], ARGV[5])
+  -- The version says which write carried the tag: a later write without it leaves this field stale,
+  -- and a tag delete then spares the entry (cache_tag_delete compares it with the stored frame).
+  redis.call('HSET', KEYS[i], ARGV[5], version)
   -- A tag set lives as long as its longest-lived entry.
   local left = redis.call('PTTL', KEYS[i])
   if px == 0 then

@@ -14,9 +14,10 @@
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
 -- @include core events lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
--- parent_policy, name, max_attempts, backoff, timeout_ms} (absent fields are false, so the host
--- needs no second read; the last four are the [TS] per-job options). [TS] Publishes `active` (with
--- the attempt) for the job and `drained` when it was the last pending one, when meta `events` = all
+-- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
+-- are false, so the host needs no second read; the last six are the [TS] per-job options and the
+-- producer's W3C trace context). [TS] Publishes `active` (with the attempt) for the job and
+-- `drained` when it was the last pending one, when meta `events` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
 ev_open(KEYS[6], KEYS[7], KEYS[3])
 if room < 1 then return {} end

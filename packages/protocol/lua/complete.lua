@@ -19,7 +19,8 @@
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
--- @keys flow      mode sq: parent :dependencies, parent :processed, parent row; mode xq: emq:{q}:flow:outbox
+-- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
+-- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
@@ -27,7 +28,7 @@
 -- @arg result     the value recorded for the parent (the child's own id when it gave none)
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
--- @include core events lanes
+-- @include core events lanes fanin
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -47,11 +48,7 @@ if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
 local mode = ARGV[3]
 if mode == 'sq' then
   if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[17])
-    if left <= 0 and redis.call('HGET', KEYS[19], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, ARGV[4])
-      redis.call('HSET', KEYS[19], 'state', 'pending')
-    end
+    count_down(KEYS[17], KEYS[19], KEYS[2], KEYS[20], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
   redis.call('RPUSH', KEYS[17], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. ARGV[5])

@@ -2,38 +2,24 @@
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
 -- sub-keys; active jobs and repeat registrations are untouched (queue.md §8.4). [TS] A flow parent
 -- in this queue waiting on drained children is not left stuck: its open-child count drops by the
--- children drained; a parent with no open child left is deleted too (it was waiting as well), and
--- so on up a nested tree; one with children still active or elsewhere runs when those finish. A
--- parent in another queue is left as it is: this script cannot reach its slot.
+-- children drained; a parent with no open child left is deleted too (it was waiting as well, and it
+-- leaves the index of waiting parents), and so on up a nested tree; one with children still active
+-- or elsewhere runs when those finish. A parent in another queue is left as it is: this script
+-- cannot reach its slot.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @keys schedule  optional emq:{q}:schedule; drained only when declared
--- @include core
+-- @include core tidy
 -- @returns the number of jobs deleted
-local function wipe(id)
-  redis.call('DEL', jkey(KEYS[1], id), jkey(KEYS[1], id, ':logs'), jkey(KEYS[1], id, ':lock'),
-    jkey(KEYS[1], id, ':dependencies'), jkey(KEYS[1], id, ':processed'), jkey(KEYS[1], id, ':failed'),
-    jkey(KEYS[1], id, ':unsuccessful'))
-end
-
--- drained[pid]: children of pid (a parent in this queue) deleted and not yet taken off its count;
--- parents: the ids to settle, in the order their counts came in (an id may appear more than once).
-local drained, parents = {}, {}
-local function note_parent(id)
-  local link = redis.call('HMGET', jkey(KEYS[1], id), 'parent', 'parent_queue')
-  local pid, pq = link[1], link[2]
-  if pid and vid(pid) and (not pq or pq == '') then
-    drained[pid] = (drained[pid] or 0) + 1
-    parents[#parents + 1] = pid
-  end
-end
+local tally = tidy_tally(KEYS[1])
 
 local function purge(set)
   local n = 0
   for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do
     if vid(id) then
-      note_parent(id)
-      wipe(id)
+      tidy_note(tally, id)
+      wipe_job(KEYS[1], id)
       n = n + 1
     end
   end
@@ -41,22 +27,5 @@ local function purge(set)
   return n
 end
 local deleted = purge(KEYS[2])
-if KEYS[3] then deleted = deleted + purge(KEYS[3]) end
-
--- Settle the parents, walking up: a deleted parent counts as a drained child of its own parent.
-local i = 1
-while i <= #parents do
-  local pid = parents[i]
-  local count = drained[pid]
-  drained[pid] = 0
-  if count > 0 and redis.call('HGET', jkey(KEYS[1], pid), 'state') == 'awaiting_children' then
-    local left = redis.call('DECRBY', jkey(KEYS[1], pid, ':dependencies'), count)
-    if left <= 0 then
-      note_parent(pid)
-      wipe(pid)
-      deleted = deleted + 1
-    end
-  end
-  i = i + 1
-end
-return deleted
+if KEYS[4] then deleted = deleted + purge(KEYS[4]) end
+return deleted + tidy_settle(tally, KEYS[3])

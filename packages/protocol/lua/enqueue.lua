@@ -9,7 +9,8 @@
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
+-- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
 -- @include events admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written). [TS] An admitted job publishes

@@ -12,7 +12,8 @@
 -- @arg payload    opaque bytes
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
+-- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
 -- @include events admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but

@@ -1,9 +1,11 @@
 -- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
--- parent, the parent held with its open-child count (queue.md §11.3).
+-- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent joins the index
+-- of waiting parents (KEYS[4]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @keys children  emq:{q}:job:<cid> for each child, in ARGV order
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
@@ -20,15 +22,16 @@ end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[3 + i]) == 1 then return 0 end
+  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return 0 end
 end
 local pid = ARGV[1]
 for i = 1, n do
   local cid = ARGV[1 + 3 * i]
-  redis.call('HSET', KEYS[3 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[3], 0, cid)
 end
 redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
 redis.call('SET', KEYS[2], n)
+redis.call('SADD', KEYS[4], pid)
 return n

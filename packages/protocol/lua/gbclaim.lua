@@ -9,17 +9,33 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
+-- @key gweight    emq:{q}:gweight [TS]: read only with a size, to scale each lane's batch by its weight
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
+-- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's `size`), scaled by
+-- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
+-- absent, the whole claimable depth
 -- @include core events lease gate lane-claim
--- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
--- last four, false when absent), oldest first, all from one lane; empty when nothing is
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
+-- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes `active` per claimed job when meta `events` = all (no
 -- `drained`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
-local out = lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
-ev_open(KEYS[9], KEYS[10], KEYS[3])
+local size = tonumber(ARGV[3] or '')
+local cap = nil
+if size and size >= 1 then
+  -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.
+  local heaviest = 1
+  for _, w in ipairs(redis.call('HVALS', KEYS[10])) do heaviest = math.max(heaviest, tonumber(w) or 1) end
+  cap = function(g)
+    local w = math.max(tonumber(redis.call('HGET', KEYS[10], g) or '1') or 1, 1)
+    return math.max(math.floor(size * w / heaviest), 1)
+  end
+end
+local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
+ev_open(KEYS[11], KEYS[12], KEYS[3])
 ev_active(out)
 return out

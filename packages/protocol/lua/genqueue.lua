@@ -15,7 +15,8 @@
 -- @arg payload    opaque bytes, never interpreted
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms; the spec fields are written after them and win
+-- backoff (a curve spec as JSON), timeout_ms, traceparent, tracestate (the producer's W3C trace
+-- context); the spec fields are written after them and win
 -- @include core events lanes admit
 -- @returns 1 enqueued, publishing `waiting` [TS] when meta `events` = all; 0 duplicate (the row
 -- exists; nothing written)

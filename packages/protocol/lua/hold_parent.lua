@@ -1,8 +1,10 @@
 -- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
--- set with its own direct-child count, linked to its own parent when it is a nested node.
+-- set with its own direct-child count, linked to its own parent when it is a nested node. [TS] It
+-- joins the index of waiting parents (KEYS[3]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @arg pid        the node's id; must be JOB-namespaced
 -- @arg payload    the node's payload
 -- @arg n          its direct-child count (>= 1)
@@ -23,4 +25,5 @@ if link ~= '' then
   if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'parent_policy', ARGV[6]) end
 end
 redis.call('SET', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[1])
 return 1

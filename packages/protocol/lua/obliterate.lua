@@ -1,6 +1,7 @@
 -- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
--- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1.
+-- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1. [TS]
+-- Parents awaiting children sit in no set: they are found through the index of waiting parents.
 -- @key meta       emq:{q}:meta
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
@@ -21,6 +22,10 @@
 -- @key outbox     emq:{q}:flow:outbox
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
+-- @key workers    emq:{q}:workers [TS]
+-- @key workers_info  emq:{q}:workers:info [TS]
+-- @key grate      emq:{q}:grate [TS]
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
@@ -59,6 +64,12 @@ if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply(
 for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5] }) do
   if not purge(set) then return 1 end
 end
+if budget <= 0 and redis.call('SCARD', KEYS[21]) > 0 then return 1 end
+for _, id in ipairs(redis.call('SPOP', KEYS[21], math.max(budget, 1))) do
+  drop_job(id)
+  budget = budget - 1
+end
+if redis.call('SCARD', KEYS[21]) > 0 then return 1 end
 
 local groups, seen = {}, {}
 local function note(list)
@@ -83,12 +94,12 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[18 + i]
+  local record = KEYS[22 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0

@@ -3,7 +3,8 @@
 -- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
 -- still waiting on children is refused (remove the children first, or drain), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
--- parent runs once its other children are done instead of waiting forever.
+-- parent runs once its other children are done instead of waiting forever (at its priority score,
+-- leaving the index of waiting parents).
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key schedule   emq:{q}:schedule
@@ -15,13 +16,14 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core events lanes
+-- @include core events lanes fanin
 -- @returns 1 removed, publishing `removed` [TS]; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
@@ -38,12 +40,7 @@ local pid, pq = link[2], link[3]
 if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
   local prow = jkey(KEYS[10], pid)
   if redis.call('HGET', prow, 'state') == 'awaiting_children' then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 then
-      redis.call('ZADD', KEYS[1], 0, pid)
-      redis.call('HSET', prow, 'state', 'pending')
-      wake(lb_at(5))
-    end
+    count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[1], KEYS[12], pid, 1, KEYS[8])
   end
 end
 local was_active = redis.call('ZREM', KEYS[2], id) == 1
@@ -61,9 +58,9 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[15] and ARGV[2] ~= '' and redis.call('GET', KEYS[15]) == id then redis.call('DEL', KEYS[15]) end
+if KEYS[16] and ARGV[2] ~= '' and redis.call('GET', KEYS[16]) == id then redis.call('DEL', KEYS[16]) end
 redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
   jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
-ev_open(KEYS[12], KEYS[14], KEYS[13])
+ev_open(KEYS[13], KEYS[15], KEYS[14])
 ev_emit('removed', id)
 return 1

@@ -19,7 +19,9 @@
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
--- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
+-- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
+-- emq:{q}:waiting-children (optional: a parent leaving `awaiting_children` leaves that index); mode
+-- xq:*: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg delay_ms   how long to wait before the next attempt, from server now
@@ -29,7 +31,7 @@
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish `failed` with its `outcome` (scheduled or dead) in the same step
--- @include core events lanes
+-- @include core events lanes fanin
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -71,17 +73,11 @@ local pid = ARGV[7]
 if mode == 'sq:fp' then
   if redis.call('EXISTS', KEYS[20]) == 1 then
     redis.call('HSET', KEYS[17], id, ARGV[5])
-    redis.call('HSET', KEYS[20], 'state', 'dead')
-    redis.call('ZREM', KEYS[2], pid)
-    redis.call('ZADD', KEYS[4], 0, pid)
+    fail_parent_row(KEYS[20], KEYS[2], KEYS[4], KEYS[21], pid)
   end
 elseif mode == 'sq:id' then
   if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[19])
-    if left <= 0 and redis.call('HGET', KEYS[20], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', KEYS[20], 'state', 'pending')
-    end
+    count_down(KEYS[19], KEYS[20], KEYS[2], KEYS[21], pid, 1, KEYS[10])
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)

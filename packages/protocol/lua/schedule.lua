@@ -14,7 +14,8 @@
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending);
+-- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending),
+-- traceparent, tracestate (the producer's W3C trace context);
 -- the spec fields are written after them and win
 -- @include core events admit
 -- @returns 1 scheduled, publishing `delayed` [TS] with `delayMs` (mode in) or `runAt` (mode at);

@@ -3,7 +3,8 @@
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
--- fail entry goes into this queue's flow outbox when that key is declared.
+-- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
+-- `awaiting_children` leaves the index of waiting parents.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -15,6 +16,7 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
@@ -22,7 +24,7 @@
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core events lanes
+-- @include core events lanes fanin
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as `stalled` with its `outcome`
 -- (recovered or dead) in the same step
 local lb = lb_at(5)
@@ -37,8 +39,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[15] then
-      redis.call('RPUSH', KEYS[15], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
+    if KEYS[16] then
+      redis.call('RPUSH', KEYS[16], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
     end
     return
   end
@@ -46,15 +48,11 @@ local function fail_parent(id)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
-      redis.call('HSET', prow, 'state', 'dead')
-      redis.call('ZREM', KEYS[2], pid)
-      redis.call('ZADD', KEYS[3], 0, pid)
+      fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', prow, 'state', 'pending')
+    local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
+    if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
       flat = flat + 1
     end
   end
@@ -94,7 +92,7 @@ for _, id in ipairs(expired) do
   end
 end
 if flat > 0 then wake(lb) end
-ev_open(KEYS[12], KEYS[14], KEYS[13])
+ev_open(KEYS[13], KEYS[15], KEYS[14])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
 for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
 return { recovered, dead }

@@ -1,4 +1,4 @@
-import { assertQueueName } from './keys/names.js';
+import { assertCacheTable, assertQueueName } from './keys/names.js';
 import { FENCE_KEY } from './connector/fence.js';
 
 /** Commands the connector itself sends: the handshake, the fence, EVALSHA and its NOSCRIPT fallback. */
@@ -6,11 +6,11 @@ const CONNECTOR_COMMANDS = ['hello', 'ping', 'client|setname', 'get', 'set', 'ev
 
 /** Commands the queue's scripts run inside EVALSHA; ACLs apply to these too. */
 const QUEUE_SCRIPT_COMMANDS = [
-  'time', 'exists', 'del', 'get', 'set', 'decr', 'pttl', 'publish',
-  'hget', 'hset', 'hsetnx', 'hdel', 'hexists', 'hincrby', 'hkeys', 'hmget',
+  'time', 'exists', 'del', 'get', 'set', 'decr', 'decrby', 'incrby', 'pttl', 'publish',
+  'hget', 'hset', 'hsetnx', 'hdel', 'hexists', 'hincrby', 'hkeys', 'hmget', 'hvals',
   'zadd', 'zrem', 'zcard', 'zscore', 'zrange', 'zrangebyscore', 'zpopmin',
   'lpush', 'rpush', 'lrem', 'ltrim', 'lrange', 'llen', 'lpos', 'lmove',
-  'sadd', 'srem', 'sismember', 'smembers',
+  'sadd', 'srem', 'sismember', 'smembers', 'scard', 'spop',
   // The events journal (when a queue turns it on) and its trim.
   'xadd', 'xtrim',
 ] as const;
@@ -41,4 +41,76 @@ export function queueAclRules(queues: readonly string[]): string[] {
     ...queues.map((q) => `~emq:{${q}}:*`),
     ...queues.map((q) => `&emq:{${q}}:events`),
   ];
+}
+
+/** Commands the bus's stream scripts run inside EVALSHA (claims past the limit, dead letters, redrive, drop). */
+const BUS_SCRIPT_COMMANDS = ['time', 'exists', 'del', 'xadd', 'xack', 'xclaim', 'xautoclaim', 'xpending', 'xrange', 'xdel'] as const;
+
+/**
+ * Commands the bus host sends: appends, reads, groups, settlement, lag, trimming, the archive
+ * watermark, the events channel, and `info` (the connect-time eviction-policy check).
+ */
+const BUS_HOST_COMMANDS = [
+  'get', 'set', 'del', 'xadd', 'xrange', 'xrevrange', 'xread', 'xreadgroup', 'xack', 'xclaim', 'xtrim',
+  'xgroup|create', 'xinfo|groups', 'xinfo|consumers', 'xinfo|stream', 'xpending',
+  'publish', 'subscribe', 'unsubscribe', 'info',
+] as const;
+
+/** Commands the cache's scripts run inside EVALSHA: the lease read, the fenced write, deletes, tags, the log. */
+const CACHE_SCRIPT_COMMANDS = ['time', 'exists', 'get', 'set', 'del', 'pttl', 'pexpire', 'persist', 'hget', 'hset', 'hdel', 'xadd'] as const;
+
+/**
+ * Commands the cache host sends: L2 reads (`MGET`), declared tables' plain writes, tag and clear
+ * walks, the coherence log reader, the broadcast lane, the tracking lane, and `info` (the connect-time
+ * eviction-policy check).
+ */
+const CACHE_HOST_COMMANDS = [
+  'get', 'mget', 'set', 'del', 'hkeys', 'scan', 'xread', 'xrevrange', 'xinfo|stream',
+  'publish', 'subscribe', 'unsubscribe', 'client|id', 'client|tracking', 'info',
+] as const;
+
+function rules(commands: Iterable<string>, patterns: readonly string[], channels: readonly string[]): string[] {
+  return [
+    'resetkeys',
+    'resetchannels',
+    '-@all',
+    ...[...new Set(commands)].sort().map((c) => `+${c}`),
+    `%RW~${FENCE_KEY}`,
+    ...patterns.map((p) => `~${p}`),
+    ...channels.map((c) => `&${c}`),
+  ];
+}
+
+/**
+ * The least-privilege ACL rules for a user that runs the bus pillar (stream logs, consumer groups,
+ * dead letters, the events channel) on the given queues and nothing else. Feed them to
+ * `ACL SETUSER <name> on ><password> ...rules`; another queue's streams are refused with `NOPERM`,
+ * which Echo reports as a typed `PermissionError`.
+ *
+ * @throws InvalidNameError for a bad queue name.
+ */
+export function busAclRules(queues: readonly string[]): string[] {
+  for (const q of queues) assertQueueName(q);
+  return rules(
+    [...CONNECTOR_COMMANDS, ...BUS_SCRIPT_COMMANDS, ...BUS_HOST_COMMANDS],
+    queues.map((q) => `emq:{${q}}:*`),
+    queues.map((q) => `emq:{${q}}:events`),
+  );
+}
+
+/**
+ * The least-privilege ACL rules for a user that runs the cache pillar on the given namespaces (keyed
+ * namespaces and declared tables share the `ecc:{<name>}:` prefix) and nothing else: their keys, their
+ * coherence channels, and the tracking lane's invalidation channel. Feed them to
+ * `ACL SETUSER <name> on ><password> ...rules`.
+ *
+ * @throws InvalidNameError for a bad namespace or table name.
+ */
+export function cacheAclRules(namespaces: readonly string[]): string[] {
+  for (const n of namespaces) assertCacheTable(n);
+  return rules(
+    [...CONNECTOR_COMMANDS, ...CACHE_SCRIPT_COMMANDS, ...CACHE_HOST_COMMANDS],
+    namespaces.map((n) => `ecc:{${n}}:*`),
+    [...namespaces.map((n) => `ecc:{${n}}:coh`), '__redis__:invalidate'],
+  );
 }

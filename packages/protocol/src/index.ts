@@ -52,6 +52,7 @@ export { SCRIPT_NAMES, scripts, type ScriptName } from './scripts/catalog.js';
 export { checkKeyLaw, type KeyLawViolation } from './scripts/key-law.js';
 
 export { Connection, type BatchResult, type ScriptCall } from './connector/connection.js';
+export type { ConnectionState } from './connector/gate.js';
 
 export * as transitions from './transitions/index.js';
 export { bind, type BindInput } from './transitions/bind.js';
@@ -95,5 +96,5 @@ export {
   type RepeatRecord,
   type RowState,
 } from './records.js';
-export { queueAclRules } from './acl.js';
+export { busAclRules, cacheAclRules, queueAclRules } from './acl.js';
 export * from './telemetry/index.js';

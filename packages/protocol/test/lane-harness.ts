@@ -87,6 +87,10 @@ export class Lanes {
     return raw(t.laneLimit({ queue: this.k.queue, group: g, limit: n }));
   }
 
+  rate(g: BrandedId, limit: t.LaneRateLimit | null): Promise<unknown> {
+    return raw(t.laneRateLimit({ queue: this.k.queue, group: g, limit }));
+  }
+
   reassign(id: BrandedId, dst: BrandedId): Promise<unknown> {
     return raw(t.laneReassign({ queue: this.k.queue, id, to: dst }));
   }

@@ -217,7 +217,7 @@ describe('lane controls', () => {
       () => conn.run(scripts().gpause, [q.k.paused, q.k.ring], ['nope']),
       () => conn.run(scripts().gresume, [q.k.paused, q.k.ring, q.k.glimit, q.k.gactive, q.k.wake, q.k.lane(a)], ['nope']),
       () => conn.run(scripts().glimit, [q.k.glimit, q.k.gactive, q.k.ring, q.k.paused, q.k.wake, q.k.lane(a)], ['nope', 1]),
-      () => conn.run(scripts().gdrain, [q.k.lane(a), q.k.ring, q.k.jobRoot], ['nope']),
+      () => conn.run(scripts().gdrain, [q.k.lane(a), q.k.ring, q.k.jobRoot, q.k.waitingChildren], ['nope']),
     ]) {
       const error = await call().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(KindError);

@@ -6,14 +6,15 @@
  * @packageDocumentation
  */
 export { Queue, type QueueOptions } from './queue.js';
-export type { EnqueueManyResult, EnqueueOptions, EnqueueResult, JobOptions, LaneEnqueueOptions } from './producer/admission.js';
+export type { EnqueueManyItem, EnqueueManyResult, EnqueueOptions, EnqueueResult, JobOptions, LaneEnqueueOptions } from './producer/admission.js';
 export type { CompleteManyOutcome, CompleteOptions, HeldJob, RetryOutcome } from './lease/settlement.js';
-export type { ClaimOptions, RoundOptions, RoundResult } from './lease/claims.js';
+export type { ClaimOptions, LaneBatchOptions, RoundOptions, RoundResult } from './lease/claims.js';
 export type { StalledSweep } from './lease/recovery.js';
-export type { ReassignResult } from './admin/lanes.js';
+export type { LaneRateLimit, ReassignResult } from './admin/lanes.js';
 export type { RateLimit } from './admin/gates.js';
 export type { CleanOptions, RetryJobsOptions } from './admin/bulk.js';
 export type { CountName } from './reads/reads.js';
+export type { WorkerInfo } from './reads/workers.js';
 export { LIST_STATES, type JobPage, type ListedJob, type ListOptions, type ListState } from './reads/listing.js';
 export type { RepeatOptions } from './producer/repeat.js';
 export type { SchedulerCadence, SchedulerInfo, SchedulerOptions } from './producer/schedulers.js';

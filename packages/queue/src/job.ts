@@ -1,4 +1,4 @@
-import { CodecError, flowLink, parseJobRow, type BrandedId, type FlowLink, type JobId, type JobOptionFields, type ParentPolicy, type RowState } from '@echo/protocol';
+import { CodecError, flowLink, parseJobRow, type BrandedId, type FlowLink, type JobId, type JobOptionFields, type ParentPolicy, type RowState, type TraceContext } from '@echo/protocol';
 import type { Codec } from './codec.js';
 import { parseBackoff, type Backoff } from './worker/backoff.js';
 
@@ -34,6 +34,11 @@ export interface ClaimedJob<T> {
   readonly backoff: Backoff | undefined;
   /** How long one attempt may run before it fails with `JobTimeoutError`; no limit when absent. */
   readonly timeoutMs: number | undefined;
+  /**
+   * The producer's W3C trace context, written into the row at admission when a tracing subscriber
+   * (such as `@echo/otel`) was listening; absent otherwise.
+   */
+  readonly trace: TraceContext | undefined;
 }
 
 /** The job row as stored (protocol.md §5.1). Unknown fields are kept in `extra` and never interpreted. */
@@ -71,6 +76,7 @@ export function claimedJob<T>(
     maxAttempts: o.maxAttempts,
     backoff: o.backoff === undefined ? undefined : parseBackoff(o.backoff),
     timeoutMs: o.timeoutMs,
+    trace: o.trace,
     get payload(): T {
       decoded ??= { value: codec.decode(fields.raw) };
       return decoded.value;

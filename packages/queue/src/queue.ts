@@ -12,10 +12,12 @@ import { EventsJournal, type JournalOptions } from './reads/journal.js';
 import type { Progress } from './reads/progress.js';
 import type { ClaimedJob, JobPosition, JobRecord } from './job.js';
 import * as flows from './flows/flows.js';
-import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
+import * as steps from './flows/steps.js';
+import type { FlowChild, FlowResult, FlowSpec } from './flows/flow-shape.js';
 import * as lanes from './admin/lanes.js';
 import * as reads from './reads/reads.js';
 import * as listing from './reads/listing.js';
+import * as workers from './reads/workers.js';
 import * as recovery from './lease/recovery.js';
 import * as durability from './producer/durability.js';
 import { limitedCodec, resolvePayloadLimit } from './producer/payload-limit.js';
@@ -99,7 +101,7 @@ export class Queue<T = unknown> {
    * @throws NotReplicatedError under `durability: 'replicated'` when no replica confirmed in time.
    */
   enqueue(payload: T, options?: admission.EnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, () => this.#durably(() => admission.enqueue(this.#ctx, payload, options)));
+    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, 1, (trace) => this.#durably(() => admission.enqueue(this.#ctx, payload, options, trace)));
   }
 
   /**
@@ -107,14 +109,16 @@ export class Queue<T = unknown> {
    * `durability: 'replicated'` one `WAIT` covers the whole call; when it falls short (or the
    * connection drops while it waits), every admitted item is answered as failed with that error
    * (`NotReplicatedError`), under its id, so resending the failed items is an idempotent retry.
+   * Each item may carry the options `enqueue` takes (name, attempts, backoff, timeoutMs, priority,
+   * runAt/delayMs, dedupId); items without any cost exactly what they did before options existed.
    */
-  enqueueMany(items: readonly { readonly payload: T; readonly id?: JobId | string }[]): Promise<admission.EnqueueManyResult[]> {
-    return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
+  enqueueMany(items: readonly admission.EnqueueManyItem<T>[]): Promise<admission.EnqueueManyResult[]> {
+    return heardAdmission(this.name, false, items.length, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
   }
 
   /** Admits a job into a fair lane. */
   enqueueInLane(group: BrandedId | string, payload: T, options?: admission.LaneEnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, false, () => this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options)));
+    return heardAdmission(this.name, false, 1, (trace) => this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options, trace)));
   }
 
   /**
@@ -165,8 +169,8 @@ export class Queue<T = unknown> {
     return claims.laneWeightedClaim(this.#ctx, leaseMs, options);
   }
 
-  /** Rotates once and leases the lane's claimable depth. */
-  laneBatchClaim(leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T>[]> {
+  /** Rotates once and leases the lane's claimable depth, up to `size` [TS] when given. */
+  laneBatchClaim(leaseMs: number, options?: claims.LaneBatchOptions): Promise<ClaimedJob<T>[]> {
     return claims.laneBatchClaim(this.#ctx, leaseMs, options);
   }
 
@@ -188,6 +192,23 @@ export class Queue<T = unknown> {
   /** Hands a held job back until later without counting a failure. */
   delay(job: settlement.HeldJob, until: number | Date, options?: settlement.SettleOptions): Promise<void> {
     return settlement.delay(this.#ctx, job, until, options);
+  }
+
+  /**
+   * Adds children to a held job, which becomes their flow parent (same queue or others, nested, with
+   * the fail-parent / ignore policies of flows) [TS]; the job stays active until it calls
+   * {@link Queue.waitForChildren}. A worker's handler uses `ctx.addChildren`.
+   */
+  addChildren(job: settlement.HeldJob, children: readonly FlowChild<T>[]): Promise<FlowResult[]> {
+    return steps.addChildren(this.#ctx, job, children);
+  }
+
+  /**
+   * Moves a held job with open children to `awaiting_children` [TS]; it runs again once they are
+   * done. Answers how many it waits on, 0 when none is open (nothing changed).
+   */
+  waitForChildren(job: settlement.HeldJob): Promise<number> {
+    return steps.waitForChildren(this.#ctx, job);
   }
 
   /** Extends one held job's lease. */
@@ -363,6 +384,18 @@ export class Queue<T = unknown> {
     return lanes.laneLimit(this.#ctx, group, limit);
   }
 
+  /**
+   * Sets a lane's own rate limit [TS] (`{ max, durationMs }`: at most `max` of its jobs claimed per
+   * window), enforced on the server by the lane claims on top of the queue's limit
+   * ({@link setRateLimit}), so workers in any number of processes share it; `null` lifts it. A lane
+   * out of budget stays in rotation and is passed over until its window reopens; a set limit
+   * starts a fresh window.
+   * @throws InvalidArgumentError for a limit that is not two whole numbers >= 1; MalformedIdError for a bad group.
+   */
+  laneRateLimit(group: string, limit: lanes.LaneRateLimit | null): Promise<void> {
+    return lanes.laneRateLimit(this.#ctx, group, limit);
+  }
+
   /** Takes a lane out of rotation. */
   lanePause(group: string): Promise<void> {
     return lanes.lanePause(this.#ctx, group);
@@ -423,6 +456,16 @@ export class Queue<T = unknown> {
   /** One page of the jobs in a state's set, with their rows, in the set's order. */
   listJobs(state: listing.ListState, options?: listing.ListOptions): Promise<listing.JobPage<T>> {
     return listing.listJobs(this.#ctx, state, options);
+  }
+
+  /**
+   * The live workers of this queue [TS], soonest to lapse first, at most `limit` (default 1000):
+   * name, host, pid, concurrency, jobs held and last beat of each. A worker beats on its lease
+   * heartbeat (`extendEveryMs`) and drops out three missed beats (at least 1 s) after its last one;
+   * `close()` removes it at once.
+   */
+  getWorkers(limit?: number): Promise<workers.WorkerInfo[]> {
+    return workers.getWorkers(this.#ctx, limit);
   }
 
   /** The job id parked under an idempotency key. */

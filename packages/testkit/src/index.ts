@@ -8,6 +8,7 @@ export { findServerBinary, RedisServerNotFoundError, SERVER_BINARY_ENV, SERVER_B
 export { TEST_CLIENT_DEFAULTS, type ClientOptions, type ClusterClientOptions, type ReplyMappingMode } from './client-options.js';
 export { CLUSTER_SLOTS, startCluster, type ClusterSeed, type RedisCluster, type StartClusterOptions } from './cluster.js';
 export type { ClusterFailovers, Failover, HealthOptions } from './cluster-failover.js';
+export { startLinkProxy, type LinkMode, type LinkProxy, type LinkProxyOptions } from './link-proxy.js';
 export { NAME_PATTERN, uniqueName } from './names.js';
 export { CLUSTER_BUS_OFFSET, freeClusterPort, freePort, isPortFree, LOOPBACK } from './ports.js';
 export { isProcessAlive } from './process-utils.js';

@@ -17,11 +17,12 @@ export interface BulkTarget {
 }
 
 /**
- * The L2 side of `deleteByTag`: reads the tag's set, then deletes its members in batches, each
- * batch one `cache_tag_delete` that also announces it. Answers how many entries went.
+ * The L2 side of `deleteByTag`: reads the keys in the tag's hash, then deletes them in batches, each
+ * batch one `cache_tag_delete` that also announces it (and spares an entry re-written without the
+ * tag since). Answers how many entries went.
  */
 export async function deleteTagged(target: BulkTarget, tag: string): Promise<number> {
-  const names = (await target.guard.write('deleteByTag', () => target.connection.command('SMEMBERS', cacheTagKey(target.name, tag)))) as string[];
+  const names = (await target.guard.write('deleteByTag', () => target.connection.command('HKEYS', cacheTagKey(target.name, tag)))) as string[];
   let deleted = 0;
   for (let i = 0; i < names.length; i += DELETE_BATCH) {
     const keys = names.slice(i, i + DELETE_BATCH);

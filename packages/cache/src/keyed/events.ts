@@ -1,3 +1,5 @@
+import type { BrandedId } from '@echo/protocol';
+
 /** Where a keyed read's value came from. */
 export type KeyedSource =
   /** A fresh L1 entry. */
@@ -72,4 +74,12 @@ export interface NamespaceStats extends Readonly<KeyedCounters> {
   readonly log: { readonly read: number; readonly replays: number; readonly gaps: number; readonly lastId: string } | null;
   readonly breaker: 'closed' | 'open' | 'half-open' | null;
   readonly breakerOpens: number;
+}
+
+/** A keyed read with where it came from. */
+export interface KeyedRead<T> {
+  readonly value: T;
+  readonly source: KeyedSource;
+  /** The version of the entry served; absent for a fallback fill that never reached L2. */
+  readonly version: BrandedId | undefined;
 }

@@ -9,32 +9,25 @@ import {
   mintId,
   transitions,
 } from '@echo/protocol';
-import { randomBytes } from 'node:crypto';
 import { newer } from '../coherence/message.js';
-import { FactoryTimeoutError, NoSuchCacheError } from '../errors.js';
+import { NoSuchCacheError } from '../errors.js';
 import { type Flight, Flights } from '../single-flight.js';
 import { applyLog } from './apply-log.js';
-import { cacheFill, cacheHit, cacheMiss, cacheStale } from './cache-hooks.js';
+import { cacheHit, cacheMiss, cacheStale } from './cache-hooks.js';
 import { type BulkTarget, VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
 import { CoherenceLog } from './coherence-log.js';
-import { decodeEntryFrame, encodeEntryFrame, type EntryFrame } from './entry-frame.js';
-import { type KeyedCounters, type KeyedSource, type NamespaceEvents, type NamespaceStats, emptyKeyedCounters } from './events.js';
+import { decodeEntryFrame, type EntryFrame } from './entry-frame.js';
+import { type KeyedCounters, type KeyedRead, type NamespaceEvents, type NamespaceStats, emptyKeyedCounters } from './events.js';
+import type { FillHost, Lifetimes } from './fill-host.js';
 import { L2Guard } from './l2-guard.js';
 import { L2Reads } from './l2-reads.js';
+import { loadThroughLease } from './lease-load.js';
 import { ScriptBatch } from './script-batch.js';
 import { type Entry, RecencyL1 } from './lru.js';
 import { type Factory, type GetOrSetOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
-import { admitDecoded, admitOwned, handOut } from './read-mode.js';
+import { admitDecoded, handOut } from './read-mode.js';
 import { Waiters } from './waiters.js';
-
-/** A keyed read with where it came from. */
-export interface KeyedRead<T> {
-  readonly value: T;
-  readonly source: KeyedSource;
-  /** The version of the entry served; absent for a fallback fill that never reached L2. */
-  readonly version: BrandedId | undefined;
-}
-
+import { writeEntry } from './write-entry.js';
 
 /** What a namespace takes from its directory. */
 export interface NamespaceRuntime {
@@ -64,6 +57,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   readonly #counters: KeyedCounters = emptyKeyedCounters();
   readonly #waiters = new Waiters();
   readonly #guard: L2Guard;
+  readonly #fill: FillHost<T>;
   #log: CoherenceLog | null = null;
   #sweeper: NodeJS.Timeout | undefined;
   /** Unix ms since which the coherence feed may have missed entries; 0 while it is trusted. */
@@ -89,6 +83,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
         this.emit('l2-error', { op, error });
       },
     });
+    this.#fill = this.#fillHost();
   }
 
   /** @internal Use `Cache.namespace`. */
@@ -198,14 +193,14 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       return running.then((read) => ({ ...read, value: handOut(this.#o.read, read.value) }));
     }
     const checked = { ...options, tags: checkTags(options.tags), timeouts: { ...this.#o.timeouts, ...checkTimeouts(options.timeouts) } };
-    return this.#flights.start(key, (flight) => this.#load(key, factory, checked, flight));
+    return this.#flights.start(key, (flight) => loadThroughLease(this.#fill, key, factory, checked, flight));
   }
 
   /** Writes `value` to both tiers and tells every process; newer wins everywhere. */
   async set(key: string, value: T, options: WriteOptions = {}): Promise<void> {
     this.#live();
     assertCacheEntryKey(key);
-    await this.#write(key, value, this.#lifetimes(options), checkTags(options.tags), '', mintId(VERSION_KIND), null);
+    await writeEntry(this.#fill, key, value, this.#lifetimes(options), checkTags(options.tags), '', mintId(VERSION_KIND), null);
   }
 
   /** {@link set} with no expiry. */
@@ -276,127 +271,6 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     await this.#log?.stop();
   }
 
-  // ---- the load path: lease, wait, factory -------------------------------------------------
-
-  async #load(key: string, factory: Factory<T>, options: GetOrSetOptions, flight: Flight): Promise<KeyedRead<T>> {
-    const local = this.#l1.get(key);
-    const now = this.#rt.now();
-    let stale: { value: T; version: BrandedId } | undefined = local !== undefined && now < local.graceUntil ? local : undefined;
-    if (options.forceFresh === true) return this.#runFactory(key, factory, options, flight, undefined, '');
-    const token = randomBytes(9).toString('base64url');
-    const hard = options.timeouts?.hard;
-    const deadline = now + (hard ?? this.#o.leaseMs * 3);
-    const hex = this.#o.codec.binary === true;
-    let waited = false;
-    for (;;) {
-      let reply;
-      try {
-        reply = await this.#guard.call('read', () => this.#scripts.send(transitions.cacheRead({ namespace: this.name, key, token, leaseMs: Math.max(this.#o.leaseMs, hard ?? 0), hex })));
-      } catch (error) {
-        if (!this.#guard.fallsBack) throw error;
-        if (stale !== undefined && local !== undefined) return this.#fallback(key, local);
-        return this.#runFactory(key, factory, options, flight, undefined, null);
-      }
-      const frame = reply.frame === null ? undefined : decodeEntryFrame(cacheEntryKey(this.name, key), reply.frame, hex);
-      if (reply.status === 'fresh' && frame !== undefined) {
-        const value = this.#admitFrame(key, frame, flight);
-        if (waited) this.#counters.peerFills++;
-        else this.#counters.l2Hits++;
-        return { value, source: waited ? 'peer' : 'l2', version: frame.version };
-      }
-      // A stale frame still in L2 is within its grace: the server drops it when grace ends.
-      if (stale === undefined && frame !== undefined && this.#o.grace > 0) stale = { value: this.#admitFrame(key, frame, flight), version: frame.version };
-      if (reply.status === 'leased') return this.#runFactory(key, factory, options, flight, stale, token);
-      if (stale !== undefined) return this.#stale(key, stale.value, stale.version, 'refreshing');
-      if (this.#rt.now() >= deadline) throw new FactoryTimeoutError(key, hard ?? this.#o.leaseMs * 3);
-      this.#counters.leaseWaits++;
-      waited = true;
-      const until = Math.min(Math.max(reply.pttl, 1) + 2, deadline - this.#rt.now());
-      // Without a log there is nothing to wake on: poll, at most at the lease's expiry.
-      await this.#waiters.wait(key, this.#log === null ? Math.min(until, 20) : until);
-      this.#live();
-    }
-  }
-
-  /**
-   * Runs the factory under the soft and hard timeouts. `token` is the lease to fill under, `''` for
-   * an unfenced write (forceFresh), or `null` when L2 is unreachable (the answer stays in L1).
-   */
-  async #runFactory(
-    key: string,
-    factory: Factory<T>,
-    options: GetOrSetOptions,
-    flight: Flight,
-    stale: { value: T; version: BrandedId } | undefined,
-    token: string | null,
-  ): Promise<KeyedRead<T>> {
-    const version = mintId(VERSION_KIND);
-    const started = this.#rt.now();
-    let ttl = lifetime('ttl', options.ttl, this.#o.ttl);
-    let tags = options.tags ?? [];
-    const ctx = {
-      key,
-      stale: stale?.value,
-      setTtl: (ms: number) => void (ttl = lifetime('ttl', ms, ttl)),
-      setTags: (next: readonly string[]) => void (tags = checkTags(next)),
-    };
-    const filled = (async (): Promise<KeyedRead<T>> => {
-      const value = await factory(ctx);
-      const lifetimes = { ttl, grace: nonNegative('grace', options.grace, this.#o.grace) };
-      if (token === null) {
-        this.#admit(key, admitOwned(this.#o.read, value, () => this.#o.codec.decode(Buffer.from(this.#o.codec.encode(value)))), version, lifetimes, tags, flight);
-        this.#counters.fallbacks++;
-        return { value, source: 'fallback-fill', version: undefined };
-      }
-      await this.#write(key, value, lifetimes, tags, token, version, flight);
-      this.#counters.fills++;
-      cacheFill(this.name, key, this.#rt.now() - started);
-      if (this.listenerCount('fill') !== 0) this.emit('fill', { key, version, ms: this.#rt.now() - started });
-      return { value, source: 'fill', version };
-    })();
-    const failed = (error: unknown): void => {
-      this.#counters.factoryErrors++;
-      this.emit('factory-error', { key, error });
-      if (token !== null && token !== '') void execute(this.#rt.connection, transitions.cacheRelease({ namespace: this.name, key, token, maxlen: this.#o.logMaxLen })).catch(() => undefined);
-    };
-    const { soft, hard } = options.timeouts ?? {};
-    const raced: Promise<KeyedRead<T> | 'soft' | 'hard'>[] = [filled];
-    if (stale !== undefined && soft !== undefined) raced.push(delay(soft, 'soft'));
-    if (hard !== undefined) raced.push(delay(hard, 'hard'));
-    try {
-      const first = raced.length === 1 ? await filled : await Promise.race(raced);
-      if (first === 'soft' || first === 'hard') {
-        filled.catch(failed);
-        if (first === 'hard') throw new FactoryTimeoutError(key, hard ?? 0);
-        return this.#stale(key, (stale as { value: T }).value, (stale as { version: BrandedId }).version, 'soft-timeout');
-      }
-      return first;
-    } catch (error) {
-      if (error instanceof FactoryTimeoutError) throw error;
-      failed(error);
-      if (stale !== undefined) return this.#stale(key, stale.value, stale.version, 'factory-error');
-      throw error;
-    }
-  }
-
-  async #write(key: string, value: T, lifetimes: { ttl: number; grace: number }, tags: readonly string[], token: string, version: BrandedId, flight: Flight | null): Promise<void> {
-    const now = this.#rt.now();
-    const expiresAt = lifetimes.ttl === Infinity ? 0 : now + lifetimes.ttl;
-    const encoded = this.#o.codec.encode(value);
-    const frame = encodeEntryFrame(version, expiresAt, encoded);
-    const owned = (): T => admitOwned(this.#o.read, value, () => this.#o.codec.decode(typeof encoded === 'string' ? Buffer.from(encoded) : encoded));
-    const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
-    const written = await this.#guard.write('set', () =>
-      this.#scripts.send(transitions.cacheWrite({ namespace: this.name, key, frame, px, token, maxlen: this.#o.logMaxLen, tags })),
-      () => this.#admit(key, owned(), version, lifetimes, tags, flight),
-    );
-    if (!written) {
-      this.#counters.fillsRefused++;
-      return;
-    }
-    this.#admit(key, owned(), version, lifetimes, tags, flight);
-  }
-
   // ---- L1 -----------------------------------------------------------------------------------
 
   #hit(key: string, entry: Entry<T>): { readonly value: T; readonly source: 'hit'; readonly version: BrandedId } {
@@ -434,7 +308,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return value;
   }
 
-  #admit(key: string, value: T, version: BrandedId, lifetimes: { ttl: number; grace: number }, tags: readonly string[], flight: Flight | null): void {
+  #admit(key: string, value: T, version: BrandedId, lifetimes: Lifetimes, tags: readonly string[], flight: Flight | null): void {
     const now = this.#rt.now();
     const expiresAt = now + lifetimes.ttl;
     this.#put(key, { value, version, expiresAt, graceUntil: expiresAt + lifetimes.grace, admittedAt: now, tags, used: false }, flight ?? undefined);
@@ -461,7 +335,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     for (const flight of this.#flights.flights()) flight.spoiled = true;
   }
 
-  #lifetimes(options: WriteOptions): { ttl: number; grace: number } {
+  #lifetimes(options: WriteOptions): Lifetimes {
     return { ttl: lifetime('ttl', options.ttl, this.#o.ttl), grace: nonNegative('grace', options.grace, this.#o.grace) };
   }
 
@@ -484,6 +358,31 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     if (this.#suspectSince === 0) this.#suspectSince = this.#rt.now();
   }
 
+  /** The namespace as the fill and write paths see it (lease-load.ts, factory-run.ts, write-entry.ts). */
+  #fillHost(): FillHost<T> {
+    return {
+      name: this.name,
+      options: this.#o,
+      connection: this.#rt.connection,
+      now: () => this.#rt.now(),
+      guard: this.#guard,
+      scripts: this.#scripts,
+      counters: this.#counters,
+      waiters: this.#waiters,
+      hasLog: () => this.#log !== null,
+      peek: (key) => this.#l1.get(key),
+      live: () => this.#live(),
+      admitFrame: (key, frame, flight) => this.#admitFrame(key, frame, flight),
+      admit: (key, value, version, lifetimes, tags, flight) => this.#admit(key, value, version, lifetimes, tags, flight),
+      stale: (key, value, version, reason) => this.#stale(key, value, version, reason),
+      fallback: (key, entry) => this.#fallback(key, entry),
+      filled: (event) => {
+        if (this.listenerCount('fill') !== 0) this.emit('fill', event);
+      },
+      factoryFailed: (event) => this.emit('factory-error', event),
+    };
+  }
+
   #bulk(): BulkTarget {
     return { connection: this.#rt.connection, name: this.name, logMaxLen: this.#o.logMaxLen, guard: this.#guard, drop: (key) => this.#drop(key) };
   }
@@ -491,8 +390,4 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   #live(): void {
     if (this.#stopped) throw new NoSuchCacheError(this.name);
   }
-}
-
-function delay<V>(ms: number, value: V): Promise<V> {
-  return new Promise((resolve) => setTimeout(() => resolve(value), ms).unref());
 }

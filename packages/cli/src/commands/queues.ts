@@ -1,13 +1,14 @@
 import type { Admin, QueueRates, QueueSummary } from '@echo/dashboard';
+import type { WorkerInfo } from '@echo/queue';
 import { requireQueue, type CommandContext } from '../context.js';
-import { fields, json, table } from '../format.js';
+import { fields, json, table, when } from '../format.js';
 
 function summaryRow(q: QueueSummary): (string | number)[] {
   const c = q.counts;
-  return [q.name, q.paused ? 'paused' : 'running', c.pending, c.scheduled, c.active, c.dead, c.completed, c.failed];
+  return [q.name, q.paused ? 'paused' : 'running', c.pending, c.scheduled, c.active, c.dead, c.awaitingChildren, c.completed, c.failed];
 }
 
-const SUMMARY_HEADERS = ['QUEUE', 'STATE', 'PENDING', 'SCHEDULED', 'ACTIVE', 'DEAD', 'COMPLETED', 'FAILED'];
+const SUMMARY_HEADERS = ['QUEUE', 'STATE', 'PENDING', 'SCHEDULED', 'ACTIVE', 'DEAD', 'AWAITING', 'COMPLETED', 'FAILED'];
 
 /** `emq queues`: every queue on the server with its counts. */
 export async function queuesCommand(ctx: CommandContext): Promise<void> {
@@ -22,12 +23,19 @@ interface Stats extends QueueSummary {
   readonly rates: Omit<QueueRates, 'name'>;
   /** Worker connections on the server, every queue together; `null` without `CLIENT LIST`. */
   readonly serverWorkers: number | null;
+  /** The queue's live workers, from its registry. */
+  readonly workers: readonly WorkerInfo[];
 }
 
 async function stats(admin: Admin, name: string, windowMs: number): Promise<Stats> {
-  const [summary, rates, workers] = await Promise.all([admin.summary(name), admin.rates(name, windowMs), admin.workers()]);
+  const [summary, rates, connected, workers] = await Promise.all([admin.summary(name), admin.rates(name, windowMs), admin.workers(), admin.queueWorkers(name)]);
   const { name: _name, ...rest } = rates;
-  return { ...summary, rates: rest, serverWorkers: workers ?? null };
+  return { ...summary, rates: rest, serverWorkers: connected ?? null, workers };
+}
+
+/** One registry entry as a line: who, where, how busy, and when it last beat. */
+function workerLine(w: WorkerInfo): string {
+  return `${w.name} (${w.kind}, ${w.host} pid ${String(w.pid)}) ${String(w.active)}/${String(w.concurrency)} held, last beat ${when(w.lastBeatAt) ?? '-'} UTC`;
 }
 
 function statsText(s: Stats): string {
@@ -40,11 +48,14 @@ function statsText(s: Stats): string {
     ['scheduled', c.scheduled],
     ['active', c.active],
     ['dead', c.dead],
+    ['awaiting children', c.awaitingChildren],
     ['completed', c.completed],
     ['failed', c.failed],
     ['completed/s', `${s.rates.completedPerSec} (over ${s.rates.windowMs} ms)`],
     ['failed/s', `${s.rates.failedPerSec} (over ${s.rates.windowMs} ms)`],
     ['workers', s.serverWorkers === null ? 'unknown (CLIENT LIST refused)' : `${s.serverWorkers} connected to the server (all queues)`],
+    ['live workers', s.workers.length],
+    ...s.workers.map((w): [string, string] => ['  worker', workerLine(w)]),
   ]);
 }
 

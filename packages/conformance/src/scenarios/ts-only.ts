@@ -1,6 +1,7 @@
 /** The TS-only extensions, appended after scenario 79 under the additive-minor law. */
 import assert from 'node:assert/strict';
-import type { JobId } from '@echo/protocol';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { StaleError, type EnqueueTraceContext, type JobId } from '@echo/protocol';
 import { fill } from './batches.js';
 import { notBuilt, type Scenario } from '../scenario.js';
 import { count, hgetall, present, setsHolding } from '../support.js';
@@ -69,6 +70,37 @@ export const tsOnly: Scenario[] = [
     },
   },
   {
+    name: 'ts_trace_context',
+    family: 'ts',
+    contract: 'a subscriber of tracing:emq.job.enqueue:start that fills the carrier gets row fields traceparent, tracestate written by the admission; the claim answers them after the per-job options; with nobody subscribed the row carries neither',
+    async run(env) {
+      const q = await env.queue();
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const fill = (message: unknown): void => {
+        const ctx = message as EnqueueTraceContext;
+        // Scenarios may share the process: only this scenario's queue is traced.
+        if (ctx.queue !== q.name) return;
+        ctx.carrier.traceparent = traceparent;
+        ctx.carrier.tracestate = 'ro=1';
+      };
+      subscribe('tracing:emq.job.enqueue:start', fill);
+      let traced: JobId;
+      try {
+        traced = (await q.enqueue('x', { name: 'ship' })).id;
+      } finally {
+        unsubscribe('tracing:emq.job.enqueue:start', fill);
+      }
+      const row = await hgetall(env, q.keys.job(traced));
+      assert.deepEqual([row.state, row.name, row.traceparent, row.tracestate], ['pending', 'ship', traceparent, 'ro=1']);
+      const job = present(await q.claim(30_000), 'the claimed job');
+      assert.deepEqual([job.id, job.name, job.trace], [traced, 'ship', { traceparent, tracestate: 'ro=1' }]);
+      const { id: plain } = await q.enqueue('y');
+      const bare = await hgetall(env, q.keys.job(plain));
+      assert.deepEqual([bare.traceparent, bare.tracestate], [undefined, undefined]);
+      assert.equal(present(await q.claim(30_000), 'the plain job').trace, undefined);
+    },
+  },
+  {
     name: 'ts_claim_gates',
     family: 'ts',
     contract: 'claims enforce meta.concurrency against active and meta.max per meta.duration ms through the limiter counter (a STRING with the window as its TTL); complete_claim answers the ms until the window reopens',
@@ -104,6 +136,70 @@ export const tsOnly: Scenario[] = [
       const second = await q.enqueue('b', { dedupId: did, delayMs: 5 });
       assert.deepEqual([second.status, second.status === 'duplicate' ? second.existingId : undefined], ['duplicate', first.id]);
       assert.equal(await count(env, 'EXISTS', q.keys.job(second.id)), 0);
+    },
+  },
+  {
+    name: 'ts_lane_rate',
+    family: 'ts',
+    contract: 'grate holds a lane\'s own limit as max:duration (then :window_end:used); lane claims pass over a lane out of budget, keep it in the ring, and count their leases; a queue limit and a lane limit both bound a claim',
+    async run(env) {
+      const q = await env.queue();
+      const [limited, free] = [env.mintId('PRT'), env.mintId('PRT')];
+      for (let i = 0; i < 4; i++) {
+        await q.enqueueInLane(limited, 'l');
+        await q.enqueueInLane(free, 'f');
+      }
+      await q.laneRateLimit(limited, { max: 2, durationMs: 60_000 });
+      assert.equal((await hgetall(env, q.keys.grate))[limited], '2:60000');
+      const groups: string[] = [];
+      for (let i = 0; i < 6; i++) groups.push(present(await q.laneClaim(30_000), `claim ${String(i + 1)}`).group ?? '');
+      assert.deepEqual([groups.filter((g) => g === limited).length, groups.filter((g) => g === free).length], [2, 4]);
+      assert.equal(await q.laneClaim(30_000), undefined);
+      assert.match((await hgetall(env, q.keys.grate))[limited] ?? '', /^2:60000:\d+:2$/);
+      assert.ok(((await env.command('LRANGE', q.keys.ring, 0, -1)) as string[]).includes(limited));
+      await q.laneRateLimit(limited, null);
+      await q.setRateLimit({ max: 1, durationMs: 60_000 });
+      assert.equal((await q.laneBatchClaim(30_000)).length, 1);
+      assert.equal((await q.laneBatchClaim(30_000)).length, 0);
+    },
+  },
+  {
+    name: 'ts_worker_registry',
+    family: 'ts',
+    contract: 'a running worker has an entry in workers (ZSET id -> lapse time, server ms) and workers:info (id -> JSON description); getWorkers lists it while its lapse time is ahead of the server clock, and a clean close removes both at once',
+    async run(env) {
+      const q = await env.queue();
+      const worker = await env.startWorker(q, () => undefined, { name: 'conformance', concurrency: 2, maintenanceMs: 0 });
+      const listed = present((await q.getWorkers())[0], 'the worker\'s entry');
+      assert.deepEqual([listed.name, listed.concurrency], ['conformance', 2]);
+      assert.equal(Number(await env.command('ZSCORE', q.keys.workers, listed.id)), listed.lapsesAt);
+      const info = JSON.parse(String(await env.command('HGET', q.keys.workersInfo, listed.id))) as { name?: unknown };
+      assert.equal(info.name, 'conformance');
+      await worker.close();
+      assert.deepEqual(await q.getWorkers(), []);
+      assert.equal(await count(env, 'EXISTS', q.keys.workers, q.keys.workersInfo), 0);
+    },
+  },
+  {
+    name: 'ts_wait_children',
+    family: 'ts',
+    contract: 'a held job adds children (add_children, fenced on its token) and waits for them (wait_children): it leaves active for awaiting_children and joins emq:{q}:waiting-children; the last child\'s completion puts it back in pending at -priority and takes it out of the index; a stale token is refused with StaleError',
+    async run(env) {
+      const q = await env.queue();
+      const { id } = await q.enqueue('parent', { priority: 2 });
+      const job = present(await q.claim(30_000), 'the claimed parent');
+      const stale = { ...job, attempts: job.attempts + 1 };
+      await assert.rejects(q.waitForChildren(stale), StaleError);
+      const [child] = await q.addChildren(job, [{ payload: 'c' }]);
+      assert.equal(await q.waitForChildren(job), 1);
+      assert.equal(await env.command('HGET', q.keys.job(id), 'state'), 'awaiting_children');
+      assert.equal(await count(env, 'SISMEMBER', q.keys.waitingChildren, id), 1);
+      assert.deepEqual(await q.counts('awaiting_children'), { awaiting_children: 1 });
+      const held = present(await q.claim(30_000), 'the claimed child');
+      assert.equal(held.id, child?.id);
+      await q.complete(held, 'r');
+      assert.equal(await env.command('ZSCORE', q.keys.pending, id), '-2');
+      assert.equal(await count(env, 'EXISTS', q.keys.waitingChildren), 0);
     },
   },
 ];

@@ -1,5 +1,5 @@
 import { Connection, GoneError, hashReply, parseMeta, StateError, type ConnectOptions } from '@echo/protocol';
-import { Queue, rawCodec, type ListOptions, type ListState } from '@echo/queue';
+import { Queue, rawCodec, type ListOptions, type ListState, type WorkerInfo } from '@echo/queue';
 import { discoverCacheTables, discoverQueues, discoverStreams, type CacheTableRef, type StreamRef } from './discover.js';
 import { streamInfo, type StreamInfo } from './streams.js';
 import { jobView, listedView, type JobDetail, type JobListView, type QueueRates, type QueueSummary } from './views.js';
@@ -103,18 +103,23 @@ export class Admin {
     return workerConnections(this.connection);
   }
 
+  /** The live workers of one queue, from its registry (`queue.getWorkers()`). */
+  async queueWorkers(name: string): Promise<WorkerInfo[]> {
+    return (await this.queue(name)).getWorkers();
+  }
+
   // Queue reads
 
   /** Counters, pause state and ceiling of one queue; a queue with no keys reads as all zero. */
   async summary(name: string): Promise<QueueSummary> {
     const queue = await this.queue(name);
     const [counts, meta] = await Promise.all([
-      queue.counts('pending', 'active', 'schedule', 'dead', 'completed', 'failed'),
+      queue.counts('pending', 'active', 'schedule', 'dead', 'awaiting_children', 'completed', 'failed'),
       this.connection.command('HGETALL', queue.keys.meta),
     ]);
     const { paused, concurrency } = parseMeta(hashReply(meta));
-    const { schedule, ...rest } = counts;
-    return { name, paused, concurrency, counts: { ...rest, scheduled: schedule } };
+    const { schedule, awaiting_children: awaitingChildren, ...rest } = counts;
+    return { name, paused, concurrency, counts: { ...rest, scheduled: schedule, awaitingChildren } };
   }
 
   /** Summaries of the queues named, or of every queue on the server. */

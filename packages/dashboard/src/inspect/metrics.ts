@@ -43,6 +43,7 @@ export async function serverMetricFamilies(admin: Admin, options: MetricsOptions
   for (const s of summaries) {
     const queue = s.name;
     for (const state of ['pending', 'active', 'scheduled', 'dead'] as const) depth.push({ labels: { queue, state }, value: s.counts[state] });
+    depth.push({ labels: { queue, state: 'awaiting_children' }, value: s.counts.awaitingChildren });
     completed.push({ labels: { queue }, value: s.counts.completed });
     failed.push({ labels: { queue }, value: s.counts.failed });
     paused.push({ labels: { queue }, value: s.paused ? 1 : 0 });

@@ -6,6 +6,8 @@ export interface QueueCounts {
   readonly active: number;
   readonly scheduled: number;
   readonly dead: number;
+  /** Flow parents and step jobs held until their children are done. */
+  readonly awaitingChildren: number;
   /** Jobs completed since the queue was created (the `metrics:completed` counter). */
   readonly completed: number;
   /** Jobs dead-lettered since the queue was created (the `metrics:failed` counter). */

@@ -63,7 +63,7 @@ export const CLIENT_SCRIPT = String.raw`
       });
       rows.push(el('tr', { 'data-queue': q.name },
         el('td', null, name), td(q.paused ? 'paused' : 'running', q.paused ? 'paused' : 'running'),
-        num(q.counts.pending), num(q.counts.scheduled), num(q.counts.active), num(q.counts.dead),
+        num(q.counts.pending), num(q.counts.scheduled), num(q.counts.active), num(q.counts.dead), num(q.counts.awaitingChildren),
         num(q.counts.completed), num(q.counts.failed), td(rate('completed'), 'num'), td(rate('failed'), 'num'),
         el('td', null, control)));
       if (view.queue === q.name) renderStates(q.counts);

@@ -35,7 +35,7 @@ export function renderPage(settings: PageSettings): string {
   <section>
     <h2>Queues <small id="workers"></small></h2>
     <table id="queues"><thead><tr>
-      <th>queue</th><th>state</th><th class="num">pending</th><th class="num">scheduled</th><th class="num">active</th><th class="num">dead</th>
+      <th>queue</th><th>state</th><th class="num">pending</th><th class="num">scheduled</th><th class="num">active</th><th class="num">dead</th><th class="num">awaiting children</th>
       <th class="num">completed</th><th class="num">failed</th><th class="num">done/s</th><th class="num">failed/s</th><th></th>
     </tr></thead><tbody></tbody></table>
   </section>

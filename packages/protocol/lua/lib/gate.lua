@@ -3,7 +3,8 @@
 -- pause, the global concurrency cap (meta.concurrency against ZCARD active, queue.md §9.2, here
 -- enforced) and the rate limiter (meta.max jobs per meta.duration ms). The limiter key keeps the
 -- shape queue.md §9.4 asks of a writer: a STRING counter incremented once per claimed job, with
--- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. Needs events: the same
+-- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. The lane claims also
+-- pass each lane's own rate limit (the grate hash), on top of the queue's. Needs events: the same
 -- HMGET reads the queue's event settings, so a claim pays no second read of meta for them.
 
 local EMQ_GATE_META = false
@@ -45,4 +46,47 @@ end
 -- gate_count(limiter, window, n): counts n claimed jobs in the current rate window.
 local function gate_count(limiter, window, n)
   if window > 0 and n > 0 and redis.call('INCRBY', limiter, n) == n then redis.call('PEXPIRE', limiter, window) end
+end
+
+-- [TS] A lane's own rate limit lives in the grate hash, field g = "max:duration" as set, then
+-- "max:duration:window_end:used" once a claim counted in a window (a fixed window that starts at
+-- the first claim after the last one ended, as the queue's limiter does).
+
+-- lane_rate_room(grate, g): how many jobs lane g may lease now under its rate limit (math.huge
+-- without one), then the window state lane_rate_count writes back (nil without a limit).
+local function lane_rate_room(grate, g)
+  local v = redis.call('HGET', grate, g)
+  if not v then return math.huge, nil end
+  local max, dur, tail = string.match(v, '^(%d+):(%d+)(.*)$')
+  max, dur = tonumber(max), tonumber(dur)
+  if not max or not dur or max < 1 or dur < 1 then return math.huge, nil end
+  local now = now_ms()
+  local ends, used = string.match(tail, '^:(%d+):(%d+)$')
+  ends, used = tonumber(ends) or 0, tonumber(used) or 0
+  if ends <= now then ends, used = now + dur, 0 end
+  return math.max(max - used, 0), { max, dur, ends, used }
+end
+
+-- lane_rate_count(grate, g, state, n): counts n claimed jobs in lane g's current window.
+local function lane_rate_count(grate, g, state, n)
+  if state and n > 0 then
+    redis.call('HSET', grate, g, string.format('%d:%d:%d:%d', state[1], state[2], state[3], state[4] + n))
+  end
+end
+
+-- lane_next(ring, grate): rotate the ring to the next lane with room in its own rate window. A lane
+-- out of budget is passed over and stays in rotation (its window reopens by time alone, and nothing
+-- else would put it back), at most one full turn. Answers the lane, its room and its window state;
+-- nil when the ring is empty or every lane in it is out of budget.
+local function lane_next(ring, grate)
+  if redis.call('EXISTS', grate) == 0 then
+    return redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT'), math.huge, nil
+  end
+  for _ = 1, redis.call('LLEN', ring) do
+    local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+    if not g then return nil end
+    local room, state = lane_rate_room(grate, g)
+    if room > 0 then return g, room, state end
+  end
+  return nil
 end

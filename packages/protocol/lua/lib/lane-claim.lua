@@ -3,13 +3,14 @@
 -- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
 -- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate.
 
--- lane_claim(cap, lease, marker, limiter): cap(g) bounds K beyond depth and limit (nil: the whole
--- depth); [TS] the gates of lib gate bound it too, counted on `limiter`.
-local function lane_claim(cap, lease, marker, limiter)
+-- lane_claim(cap, lease, marker, limiter, grate): cap(g) bounds K beyond depth and limit (nil: the
+-- whole depth); [TS] the gates of lib gate bound it too, counted on `limiter`, and so does the
+-- lane's own rate limit in `grate` (a lane out of budget is passed over for the next one).
+local function lane_claim(cap, lease, marker, limiter, grate)
   local room, _, window = gate_room(KEYS[3], KEYS[2], limiter, math.huge)
   if room < 1 then return {} end
   local ring = KEYS[1]
-  local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+  local g, lane_room, rate = lane_next(ring, grate)
   if not g then return {} end
   if not vid(g) then
     redis.call('LREM', ring, 0, g)
@@ -18,7 +19,7 @@ local function lane_claim(cap, lease, marker, limiter)
   local lane = gkey(KEYS[7], g)
   local k = redis.call('ZCARD', lane)
   if cap then k = math.min(k, cap(g)) end
-  k = math.min(k, room)
+  k = math.min(k, room, lane_room)
   local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
   local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
   if lim then k = math.min(k, lim - act) end
@@ -32,10 +33,11 @@ local function lane_claim(cap, lease, marker, limiter)
   for i = 1, #popped, 2 do
     local id = popped[i]
     local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
-    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5] } end
+    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
+  lane_rate_count(grate, g, rate, #out)
   if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
   return out
 end

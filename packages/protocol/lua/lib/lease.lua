@@ -3,8 +3,9 @@
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
 -- same step. Needs core.
 
--- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields.
-local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms' }
+-- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields:
+-- the options, then the producer's W3C trace context (traceparent, tracestate).
+local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'traceparent', 'tracestate' }
 
 -- lease_row(root, id, marker, ...): the row half of a lease on job `id` of job root `root`. Answers
 -- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
@@ -35,8 +36,8 @@ end
 -- lease_popped(active, root, popped, lease, marker): leases the ids of a ZPOPMIN reply (id, score,
 -- ...) under one deadline, with one ZADD for all of them, and answers the flat claim entries
 -- {id, payload, attempts, parent, parent_queue, parent_policy, name, max_attempts, backoff,
--- timeout_ms} in pop order (absent fields are false, so the host needs no second read; the last
--- four are the [TS] per-job options, after the spec's six). Skipped ids are dropped.
+-- timeout_ms, traceparent, tracestate} in pop order (absent fields are false, so the host needs no
+-- second read; the last six are the [TS] per-job fields, after the spec's six). Skipped ids are dropped.
 local function lease_popped(active, root, popped, lease, marker)
   local out = {}
   if #popped == 0 then return out end
@@ -46,7 +47,7 @@ local function lease_popped(active, root, popped, lease, marker)
     local id = popped[i]
     local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy', unpack(JOB_OPTIONS))
     if attempts then
-      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8] }
+      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10] }
       scored[#scored + 1] = deadline
       scored[#scored + 1] = id
       -- Lua's unpack is bounded by its C stack; score the members in slices well below it.

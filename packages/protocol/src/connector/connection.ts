@@ -11,7 +11,7 @@ import { checkNames, PubSub } from './pub-sub.js';
 import { ScriptRunner, type BatchResult, type ScriptCall } from './script-runner.js';
 import { emptyStats, type ConnectionStats } from './stats.js';
 import type { AnySubscribeOptions, Payload, SubscribeOptions, Subscription } from './subscription.js';
-import { Tracking, type TrackingOptions } from './tracking.js';
+import { createTracking, type Tracking, type TrackingOptions } from './tracking.js';
 
 export type { BatchResult, ScriptCall } from './script-runner.js';
 
@@ -43,8 +43,10 @@ export class Connection {
     const whenReady = (): Promise<void> => this.#gate.whenReady();
     this.#pubSub = new PubSub({
       client,
+      options,
       ready: whenReady,
       isReady,
+      stopped: () => this.#gate.stopped(),
       mapError,
       sent: () => {
         stats.commands++;
@@ -122,6 +124,8 @@ export class Connection {
    * Runs one transition: EVALSHA first; on NOSCRIPT, `SCRIPT LOAD` once, check the digest, resend
    * once. The resent call's errors map exactly like a first attempt's, so a cold script cache is
    * invisible to the caller.
+   *
+   * @internal The wire under `execute`; callers send typed transitions with `execute(conn, t)`.
    */
   run(script: Script, keys: readonly string[], args: readonly Arg[] = []): Promise<unknown> {
     return this.#scripts.run(script, keys, args);
@@ -130,6 +134,8 @@ export class Connection {
   /**
    * Runs many transitions in one pipeline. Members are mapped one by one: a failing member never
    * fails its neighbours. Members that met NOSCRIPT are resent once after a load.
+   *
+   * @internal The wire under `executeAll`; callers send typed transitions with `executeAll(conn, ts)`.
    */
   runBatch(calls: readonly ScriptCall[]): Promise<BatchResult[]> {
     return this.#scripts.runBatch(calls);
@@ -162,7 +168,8 @@ export class Connection {
     if (commands.length === 0) return [];
     if (this.#gate.state !== 'ready') await this.#gate.whenReady();
     const pipe = this.#client.pipeline();
-    for (const [name, ...args] of commands) pipe.call(name, ...args);
+    // Spread as given: a destructured copy per command is measurable at pipeline sizes.
+    for (const command of commands) pipe.call(...command);
     this.#stats.pipelines++;
     this.#stats.commands += commands.length;
     const replies = await execPipeline(pipe, (error) => this.#gate.mapError(error));
@@ -216,7 +223,7 @@ export class Connection {
   async openTracking(prefixes: readonly string[], onInvalidate: (keys: readonly string[] | null) => void, options: TrackingOptions = {}): Promise<Tracking> {
     if (this.isCluster) throw new InvalidArgumentError('tracking', 'needs a standalone server: on a cluster, tracking is per node');
     checkNames('prefixes', prefixes);
-    const [tracking, wire, bind] = Tracking.create(prefixes, onInvalidate, options.onListenerError);
+    const [tracking, wire, bind] = createTracking(prefixes, onInvalidate, options.onListenerError);
     const connection = new Connection(this.#named(options.name), wire);
     bind(() => connection.close({ immediate: true }));
     await connection.#gate.open();

@@ -14,30 +14,34 @@ const MIN_SWEEP = 256;
  * whether a call that may or may not have run is safe to send again.
  *
  * Settled calls are swept lazily, when the registry has doubled since the last sweep, so the hot
- * path costs one set insertion per call and no extra promise reaction.
+ * path costs one array push per call and no extra promise reaction. An array, not a set: a call is
+ * registered once and only ever leaves in a sweep, and a set would hash every command object.
  */
 export class InFlight {
-  #calls = new Set<Settleable>();
+  #calls: Settleable[] = [];
   #sweepAt = MIN_SWEEP;
 
   /** How many calls the registry holds; settled ones linger until the next sweep. */
   get size(): number {
-    return this.#calls.size;
+    return this.#calls.length;
   }
 
   /** Registers a call as written. */
   add(call: Settleable): void {
-    this.#calls.add(call);
-    if (this.#calls.size < this.#sweepAt) return;
-    for (const done of this.#calls) if (done.isSettled) this.#calls.delete(done);
-    this.#sweepAt = Math.max(MIN_SWEEP, this.#calls.size * 2);
+    const calls = this.#calls;
+    calls.push(call);
+    if (calls.length < this.#sweepAt) return;
+    let kept = 0;
+    for (const pending of calls) if (!pending.isSettled) calls[kept++] = pending;
+    calls.length = kept;
+    this.#sweepAt = Math.max(MIN_SWEEP, kept * 2);
   }
 
   /** Fails every call still waiting with a fresh `error()`; the registry starts empty again. */
   failAll(error: () => Error): void {
-    if (this.#calls.size === 0) return;
+    if (this.#calls.length === 0) return;
     const calls = this.#calls;
-    this.#calls = new Set();
+    this.#calls = [];
     this.#sweepAt = MIN_SWEEP;
     for (const call of calls) if (!call.isSettled) call.reject(error());
   }

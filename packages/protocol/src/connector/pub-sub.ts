@@ -2,14 +2,19 @@ import type { Cluster, Redis } from 'ioredis';
 import { ConnectionClosedError, ConnectionLostError, Resp3RequiredError } from '../errors/connection.js';
 import { InvalidArgumentError } from '../errors/validation.js';
 import { ChannelRegistry } from './channels.js';
-import { Subscription, type AnySubscribeOptions, type Payload, type SubscriptionSink } from './subscription.js';
+import { ClusterSubscriber } from './cluster-subscriber.js';
+import type { ResolvedOptions } from './options.js';
+import { createSubscription, type AnySubscribeOptions, type Payload, type Subscription, type SubscriptionSink } from './subscription.js';
 
 /** What the pub/sub side needs of its connection: the socket, the gate, the error mapping, the counter. */
 export interface PubSubPort {
   readonly client: Redis | Cluster;
+  readonly options: ResolvedOptions;
   /** Resolves once the connection is fenced and usable; rejects when it never will be. */
   ready(): Promise<void>;
   isReady(): boolean;
+  /** Closed or fatal: the connection will never be usable again. */
+  stopped(): boolean;
   mapError(error: unknown): Error;
   /** Counts one command sent. */
   sent(): void;
@@ -24,14 +29,28 @@ export function checkNames(what: string, names: readonly string[]): void {
 /**
  * The subscriptions of one connection (protocol.md §12): a set of channels kept across reconnects
  * and re-issued once the fence has passed, each message routed to the subscriptions holding its
- * channel.
+ * channel. On a standalone server (or Sentinel's primary) the channels ride the connection's own
+ * socket and are re-issued after its fence; on a cluster they ride one socket of their own, which
+ * {@link ClusterSubscriber} reopens and re-issues them on.
  */
 export class PubSub {
   readonly #port: PubSubPort;
   readonly #channels = new ChannelRegistry();
+  readonly #cluster: ClusterSubscriber | undefined;
 
   constructor(port: PubSubPort) {
     this.#port = port;
+    const client = port.client;
+    this.#cluster = client.isCluster
+      ? new ClusterSubscriber({
+          cluster: client as Cluster,
+          options: port.options,
+          ready: () => port.ready(),
+          stopped: () => port.stopped(),
+          deliver: (channel, payload) => this.deliver(channel, payload),
+          reconnected: (socket) => this.#reissue(socket),
+        })
+      : undefined;
   }
 
   async subscribe(channels: readonly string[], options: AnySubscribeOptions): Promise<Subscription<Payload>> {
@@ -40,13 +59,14 @@ export class PubSub {
     if (!port.isReady()) await port.ready();
     // Under RESP2 a subscribed socket takes no other command, so the fence could not run on it.
     if (!port.client.isCluster && (port.client as Redis).condition?.protocol !== 3) throw new Resp3RequiredError();
-    const [subscription, sink] = Subscription.create<Payload>(channels, options.buffers === true, (s) => this.#leave(s), options.onListenerError);
+    const [subscription, sink] = createSubscription<Payload>(channels, options.buffers === true, (s) => this.#leave(s), options.onListenerError);
     if (options.onMessage) subscription.on('message', options.onMessage as (message: unknown) => void);
     // Held before the SUBSCRIBE goes out: a message can follow its confirmation in one read.
     this.#channels.hold(sink);
     port.sent();
     try {
-      await port.client.subscribe(...sink.channels);
+      const socket = this.#cluster ? await this.#cluster.socket() : port.client;
+      await socket.subscribe(...sink.channels);
     } catch (error) {
       this.#channels.release(sink);
       sink.end();
@@ -61,12 +81,25 @@ export class PubSub {
     this.#channels.deliver(channel, payload);
   }
 
-  /** Re-issues every kept channel (the fence has just passed); each holder hears `subscribed`. */
+  /**
+   * Re-issues every kept channel (the fence has just passed); each holder hears `subscribed`. A
+   * cluster's channels do not ride the fenced client: its subscriber socket re-issues them itself.
+   */
   resubscribe(): void {
+    if (this.#cluster === undefined) this.#reissue(this.#port.client as Redis);
+  }
+
+  /** Ends every subscription (the connection closed). */
+  endAll(): void {
+    this.#cluster?.close();
+    this.#channels.endAll();
+  }
+
+  #reissue(socket: Redis): void {
     if (this.#channels.size === 0) return;
     const channels = this.#channels.channels();
     this.#port.sent();
-    this.#port.client.subscribe(...channels).then(
+    socket.subscribe(...channels).then(
       () => {
         for (const sink of this.#channels.holders(channels)) sink.subscribed();
       },
@@ -79,18 +112,14 @@ export class PubSub {
     );
   }
 
-  /** Ends every subscription (the connection closed). */
-  endAll(): void {
-    this.#channels.endAll();
-  }
-
   async #leave(sink: SubscriptionSink): Promise<void> {
     const orphaned = this.#channels.release(sink);
     // Off the socket now, or, while it is down, simply not re-issued.
-    if (orphaned.length === 0 || !this.#port.isReady()) return;
+    const socket = this.#cluster ? this.#cluster.current() : this.#port.isReady() ? this.#port.client : undefined;
+    if (orphaned.length === 0 || socket === undefined) return;
     this.#port.sent();
     try {
-      await this.#port.client.unsubscribe(...orphaned);
+      await socket.unsubscribe(...orphaned);
     } catch (error) {
       throw this.#port.mapError(error);
     }

@@ -49,6 +49,18 @@ export interface SubscriptionSink {
 }
 
 /**
+ * Creates a subscription and the sink its connector delivers to. The connector's constructor, set
+ * once by the class's static block (it reaches the subscription's private state); not exported from
+ * the package: callers get subscriptions from `Connection.subscribe`.
+ */
+export let createSubscription: <P extends Payload>(
+  channels: readonly string[],
+  buffers: boolean,
+  leave: (sink: SubscriptionSink) => Promise<void>,
+  onListenerError?: ListenerErrorHandler,
+) => [Subscription<P>, SubscriptionSink];
+
+/**
  * A set of channels subscribed on one connection, with its own typed listeners. The connector keeps
  * it across reconnects (at most once: a message published while the socket was down is gone) until
  * {@link unsubscribe} or the connection's close.
@@ -69,32 +81,29 @@ export class Subscription<P extends Payload = string> extends TypedEmitter<Subsc
     this.#leave = leave;
   }
 
-  /**
-   * Creates a subscription and the sink its connector delivers to.
-   *
-   * @internal The connector's constructor; callers get subscriptions from `Connection.subscribe`.
-   */
-  static create<P extends Payload>(channels: readonly string[], buffers: boolean, leave: (sink: SubscriptionSink) => Promise<void>, onListenerError?: ListenerErrorHandler): [Subscription<P>, SubscriptionSink] {
-    const subscription = new Subscription<P>(channels, buffers, () => leave(sink), onListenerError);
-    const sink: SubscriptionSink = {
-      channels: subscription.channels,
-      message: (channel, payload) => {
-        if (subscription.#left) return;
-        const decoded = (buffers ? payload : payload.toString()) as P;
-        subscription.emit('message', { channel, payload: decoded });
-      },
-      subscribed: () => {
-        if (!subscription.#left) subscription.emit('subscribed', ++subscription.#confirmations);
-      },
-      error: (error) => {
-        if (!subscription.#left) subscription.emit('error', error);
-      },
-      end: () => {
-        subscription.#left = true;
-        subscription.removeAllListeners();
-      },
+  static {
+    createSubscription = <P extends Payload>(channels: readonly string[], buffers: boolean, leave: (sink: SubscriptionSink) => Promise<void>, onListenerError?: ListenerErrorHandler): [Subscription<P>, SubscriptionSink] => {
+      const subscription = new Subscription<P>(channels, buffers, () => leave(sink), onListenerError);
+      const sink: SubscriptionSink = {
+        channels: subscription.channels,
+        message: (channel, payload) => {
+          if (subscription.#left) return;
+          const decoded = (buffers ? payload : payload.toString()) as P;
+          subscription.emit('message', { channel, payload: decoded });
+        },
+        subscribed: () => {
+          if (!subscription.#left) subscription.emit('subscribed', ++subscription.#confirmations);
+        },
+        error: (error) => {
+          if (!subscription.#left) subscription.emit('error', error);
+        },
+        end: () => {
+          subscription.#left = true;
+          subscription.removeAllListeners();
+        },
+      };
+      return [subscription, sink];
     };
-    return [subscription, sink];
   }
 
   /** How many times the server confirmed the subscription: 1 once open, one more per reconnect. */

@@ -31,6 +31,18 @@ export interface TrackingOptions {
 }
 
 /**
+ * Creates a handle, how its dedicated connection differs from a plain one (RESP2, the arm step after
+ * every fence, its messages and losses), and the hook that binds its close to it. The connector's
+ * constructor, set once by the class's static block (it reaches the handle's private state); not
+ * exported from the package: callers get a handle from `Connection.openTracking`.
+ */
+export let createTracking: (
+  prefixes: readonly string[],
+  onInvalidate: Listener<readonly string[] | null>,
+  onListenerError?: ListenerErrorHandler,
+) => [Tracking, Wire, (close: () => Promise<void>) => void];
+
+/**
  * Server-assisted client-side caching in broadcast mode (`CLIENT TRACKING ON BCAST PREFIX …`) on a
  * dedicated connection: any write under a tracked prefix, by any client, is reported as an
  * `invalidate` event.
@@ -57,22 +69,18 @@ export class Tracking extends TypedEmitter<TrackingEvents> {
     this.prefixes = Object.freeze([...prefixes]);
   }
 
-  /**
-   * Creates a handle, how its dedicated connection differs from a plain one (RESP2, the arm step
-   * after every fence, its messages and losses), and the hook that binds its close to it.
-   *
-   * @internal The connector's constructor; callers get a handle from `Connection.openTracking`.
-   */
-  static create(prefixes: readonly string[], onInvalidate: Listener<readonly string[] | null>, onListenerError?: ListenerErrorHandler): [Tracking, Wire, (close: () => Promise<void>) => void] {
-    const tracking = new Tracking(prefixes, onListenerError);
-    tracking.on('invalidate', onInvalidate);
-    const wire: Wire = {
-      resp2: true,
-      prepare: (io) => tracking.#arm(io),
-      onLost: () => tracking.#lost(),
-      sink: (channel, payload) => tracking.#receive(channel, payload),
+  static {
+    createTracking = (prefixes, onInvalidate, onListenerError) => {
+      const tracking = new Tracking(prefixes, onListenerError);
+      tracking.on('invalidate', onInvalidate);
+      const wire: Wire = {
+        resp2: true,
+        prepare: (io) => tracking.#arm(io),
+        onLost: () => tracking.#lost(),
+        sink: (channel, payload) => tracking.#receive(channel, payload),
+      };
+      return [tracking, wire, (close) => (tracking.#close = close)];
     };
-    return [tracking, wire, (close) => (tracking.#close = close)];
   }
 
   /** Whether invalidations are being delivered now. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, MalformedIdError } from '../errors/validation.js';
-import { ID_LENGTH, MAX_PAYLOAD, decodeId, encodeId, isNamespace } from './codec.js';
+import { ID_LENGTH, MAX_PAYLOAD, decodeId, encodeFields, encodeId, isNamespace } from './codec.js';
 import { MAX_SNOWFLAKE, snowflakeParts } from './snowflake.js';
 
 /** The characters of an ASCII string, one per element. */
@@ -173,6 +173,41 @@ describe('properties', () => {
         expect(ia < ib).toBe(a < b);
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('encodeFields, the float-only encoder the minter uses', () => {
+  /** encodeFields of a snowflake, split into its `ts` and `tail` as a minter holds them. */
+  function viaFields(ns: string, s: bigint): string {
+    return encodeFields(ns, Number(s >> 22n), Number(s & 0x3fffffn));
+  }
+
+  it('writes the bytes of encodeId at the edges: zero, 2^63 - 1, every power and neighbour of 2 and of 62', () => {
+    const edges = new Set<bigint>([0n, 1n, MAX_SNOWFLAKE, MAX_SNOWFLAKE - 1n]);
+    for (let k = 0n; k < 63n; k++) for (const d of [-1n, 0n, 1n]) edges.add((1n << k) + d);
+    // Multiples of 62^6 and their neighbours are where a float quotient could round up past the floor.
+    for (let k = 0n; k <= 10n; k++) for (const d of [-1n, 0n, 1n]) edges.add(62n ** k + d);
+    for (let m = 1n; m < 1n << 27n; m = m * 3n + 1n) for (const d of [-1n, 0n, 1n]) edges.add(m * 62n ** 6n + d);
+    let checked = 0;
+    for (const s of edges) {
+      if (s < 0n || s > MAX_SNOWFLAKE) continue;
+      expect(viaFields('EVT', s), String(s)).toBe(encodeId('EVT', s));
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(250);
+  });
+
+  it('writes the bytes of encodeId for any namespace and snowflake', () => {
+    const nearMultiple = fc.tuple(fc.bigInt({ min: 0n, max: (MAX_SNOWFLAKE / 62n ** 6n) - 1n }), fc.bigInt({ min: -3n, max: 3n })).map(([m, d]) => {
+      const s = m * 62n ** 6n + d;
+      return s < 0n ? 0n : s;
+    });
+    fc.assert(
+      fc.property(namespaceArb, fc.oneof(snowflakeArb, nearMultiple), (ns, s) => {
+        expect(viaFields(ns, s)).toBe(encodeId(ns, s));
+      }),
+      { numRuns: 20_000 },
     );
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { InvalidArgumentError } from '../errors/validation.js';
 import type { BrandedId } from './branded.js';
-import { IdMinter, NODE_COUNT, assertNodeId } from './minter.js';
+import { IdMinter, NODE_COUNT, assertNodeId, type MintedId } from './minter.js';
 
 /** Process-wide id settings for {@link configureIds}. */
 export interface IdsConfig {
@@ -65,4 +65,15 @@ export function configureIds(config: IdsConfig): void {
 export function mintId<NS extends string>(namespace: NS): BrandedId<NS> {
   processMinter ??= new IdMinter({ node: defaultNodeId() });
   return processMinter.mint(namespace);
+}
+
+/**
+ * Mints like {@link mintId}, and answers the snowflake's fields beside the id (see
+ * `IdMinter.mintParts`).
+ *
+ * @throws InvalidArgumentError when `namespace` is not three `A`–`Z` bytes, or the node source is invalid.
+ */
+export function mintIdParts<NS extends string>(namespace: NS): MintedId<NS> {
+  processMinter ??= new IdMinter({ node: defaultNodeId() });
+  return processMinter.mintParts(namespace);
 }

@@ -1,11 +1,11 @@
 export type { BrandedId, EvtId, JobId } from './branded.js';
 export { ID_LENGTH, MAX_PAYLOAD, decodeId, encodeId, isNamespace } from './codec.js';
 export type { DecodedId } from './codec.js';
-export { configureIds, defaultNodeId, mintId } from './default-minter.js';
+export { configureIds, defaultNodeId, mintId, mintIdParts } from './default-minter.js';
 export type { IdsConfig } from './default-minter.js';
 export { assertBrandedId, idUnixMs, isBrandedId, parseId } from './guards.js';
 export { hash32 } from './hash32.js';
 export { IdMinter } from './minter.js';
-export type { IdMinterOptions } from './minter.js';
+export type { IdMinterOptions, MintedId } from './minter.js';
 export { ID_EPOCH_MS, MAX_SNOWFLAKE, snowflakeParts } from './snowflake.js';
 export type { SnowflakeParts } from './snowflake.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/validation.js';
-import { decodeId } from './codec.js';
+import { decodeId, encodeId } from './codec.js';
 import { IdMinter } from './minter.js';
 import { ID_EPOCH_MS, snowflakeParts } from './snowflake.js';
 
@@ -80,6 +80,32 @@ describe('IdMinter (protocol.md §4.3)', () => {
 
   it('refuses a clock that is not finite', () => {
     expect(() => new IdMinter({ node: 0, now: () => Number.NaN }).mint('JOB')).toThrow(InvalidArgumentError);
+  });
+
+  it('mints the bytes of encodeId(nextSnowflake()), and mintParts answers the fields the id decodes to', () => {
+    // Twin minters on one clock: one through the bigint path, one through each fast path.
+    let now = T;
+    const clock = (): number => now;
+    const reference = new IdMinter({ node: 777, now: clock });
+    const fast = new IdMinter({ node: 777, now: clock });
+    const parts = new IdMinter({ node: 777, now: clock });
+    for (let i = 0; i < 20_000; i++) {
+      // Mostly the same millisecond (the sequence carries), sometimes a jump forward or back.
+      if (i % 997 === 0) now += 1 + (i % 5000);
+      if (i % 1999 === 0) now -= 3;
+      const expected = encodeId('EVT', reference.nextSnowflake());
+      expect(fast.mint('EVT')).toBe(expected);
+      const minted = parts.mintParts('EVT');
+      expect(minted.id).toBe(expected);
+      const decoded = partsOf(expected);
+      expect({ unixMs: minted.unixMs, node: minted.node, seq: minted.seq }).toEqual({ unixMs: decoded.unixMs, node: decoded.node, seq: decoded.seq });
+    }
+  });
+
+  it('mintParts refuses a bad namespace without spending a sequence number', () => {
+    const minter = new IdMinter({ node: 3, now: () => T });
+    expect(() => minter.mintParts('evt')).toThrow(InvalidArgumentError);
+    expect(minter.mintParts('EVT').seq).toBe(0);
   });
 
   it('mints up to the last 41-bit millisecond and refuses past it', () => {

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import type { BrandedId } from './branded.js';
-import { encodeId, isNamespace } from './codec.js';
+import { encodeFields, isNamespace } from './codec.js';
 import { describeValue } from './describe-value.js';
 import { ID_EPOCH_MS } from './snowflake.js';
 
@@ -26,6 +26,21 @@ export interface IdMinterOptions {
 }
 
 /**
+ * A freshly minted id with the fields of its snowflake, read off the minter's clock rather than
+ * decoded back from the id.
+ */
+export interface MintedId<NS extends string = string> {
+  /** The id, byte for byte what {@link IdMinter.mint} would have answered. */
+  readonly id: BrandedId<NS>;
+  /** The mint's Unix milliseconds (the snowflake's `ts` plus {@link ID_EPOCH_MS}). */
+  readonly unixMs: number;
+  /** The minting node, 0..1023. */
+  readonly node: number;
+  /** The per-millisecond sequence, 0..4095. */
+  readonly seq: number;
+}
+
+/**
  * Checks that `node` is an integer in 0..1023.
  *
  * @throws InvalidArgumentError otherwise.
@@ -33,6 +48,12 @@ export interface IdMinterOptions {
 export function assertNodeId(node: unknown, argument = 'node'): asserts node is number {
   if (typeof node !== 'number' || !Number.isInteger(node) || node < 0 || node >= NODE_COUNT) {
     throw new InvalidArgumentError(argument, `must be an integer in 0..1023, got ${describeValue(node)}`);
+  }
+}
+
+function assertNamespace(namespace: string): void {
+  if (!isNamespace(namespace)) {
+    throw new InvalidArgumentError('namespace', `must be exactly three bytes A-Z, got ${JSON.stringify(describeValue(namespace))}`);
   }
 }
 
@@ -46,6 +67,8 @@ export class IdMinter {
   readonly node: number;
   readonly #now: () => number;
   readonly #nodeBits: bigint;
+  /** `node << 12`, the tail of every snowflake before its sequence. */
+  readonly #tail: number;
   #clock: number;
 
   /** @throws InvalidArgumentError when `node` is not an integer in 0..1023. */
@@ -53,6 +76,7 @@ export class IdMinter {
     assertNodeId(options.node);
     this.node = options.node;
     this.#nodeBits = BigInt(options.node) << 12n;
+    this.#tail = options.node * SEQ_SPAN;
     this.#now = options.now ?? Date.now;
     // The node sits above the sequence in a snowflake, so a new node minting in the predecessor's last
     // millisecond could sort below it; starting at the next millisecond keeps the order strict.
@@ -66,12 +90,7 @@ export class IdMinter {
    * @throws InvalidArgumentError when the clock reads a non-finite time or one past the 41-bit range.
    */
   nextSnowflake(): bigint {
-    const now = this.#now();
-    if (!Number.isFinite(now)) throw new InvalidArgumentError('now', `clock returned ${now}`);
-    const candidate = Math.floor(now - ID_EPOCH_MS) * SEQ_SPAN;
-    const clock = Math.max(candidate, this.#clock + 1);
-    if (clock > MAX_CLOCK) throw new InvalidArgumentError('now', 'clock is past the 41-bit timestamp range');
-    this.#clock = clock;
+    const clock = this.#advance();
     return (BigInt(Math.floor(clock / SEQ_SPAN)) << 22n) | this.#nodeBits | BigInt(clock % SEQ_SPAN);
   }
 
@@ -82,9 +101,33 @@ export class IdMinter {
    * @throws InvalidArgumentError when `namespace` is not three `A`–`Z` bytes.
    */
   mint<NS extends string>(namespace: NS): BrandedId<NS> {
-    if (!isNamespace(namespace)) {
-      throw new InvalidArgumentError('namespace', `must be exactly three bytes A-Z, got ${JSON.stringify(describeValue(namespace))}`);
-    }
-    return encodeId(namespace, this.nextSnowflake());
+    assertNamespace(namespace);
+    const clock = this.#advance();
+    return encodeFields(namespace, Math.floor(clock / SEQ_SPAN), this.#tail + (clock % SEQ_SPAN));
+  }
+
+  /**
+   * Mints like {@link mint}, and answers the snowflake's fields beside the id, so a caller that
+   * needs the time or the sequence (a stream's XADD id) does not decode the id it just minted.
+   *
+   * @throws InvalidArgumentError when `namespace` is not three `A`–`Z` bytes.
+   */
+  mintParts<NS extends string>(namespace: NS): MintedId<NS> {
+    assertNamespace(namespace);
+    const clock = this.#advance();
+    const ts = Math.floor(clock / SEQ_SPAN);
+    const seq = clock % SEQ_SPAN;
+    return { id: encodeFields(namespace, ts, this.#tail + seq), unixMs: ts + ID_EPOCH_MS, node: this.node, seq };
+  }
+
+  /** Moves the logical clock `ts << 12 | seq` on by one mint and answers it. */
+  #advance(): number {
+    const now = this.#now();
+    if (!Number.isFinite(now)) throw new InvalidArgumentError('now', `clock returned ${now}`);
+    const candidate = Math.floor(now - ID_EPOCH_MS) * SEQ_SPAN;
+    const clock = Math.max(candidate, this.#clock + 1);
+    if (clock > MAX_CLOCK) throw new InvalidArgumentError('now', 'clock is past the 41-bit timestamp range');
+    this.#clock = clock;
+    return clock;
   }
 }

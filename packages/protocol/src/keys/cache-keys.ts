@@ -123,7 +123,8 @@ export function cacheLeaseKey(namespace: string, key: string): string {
 }
 
 /**
- * The set of keys written with a tag, `ecc:{<namespace>}:tag:<tag>` ([TS]).
+ * The keys written with a tag, `ecc:{<namespace>}:tag:<tag>` ([TS]): a hash of entry key to the
+ * version of the write that carried the tag, so a tag delete spares an entry re-written without it.
  *
  * @throws InvalidNameError for a bad namespace; InvalidArgumentError for a bad tag.
  */

@@ -21,6 +21,10 @@ export const FIXED_FIELD = {
   gweight: 'gweight',
   repeat: 'repeat',
   'flow:outbox': 'flowOutbox',
+  workers: 'workers',
+  'workers:info': 'workersInfo',
+  grate: 'grate',
+  'waiting-children': 'waitingChildren',
   journal: 'journal',
 } as const satisfies Record<FixedType, keyof QueueKeys>;
 

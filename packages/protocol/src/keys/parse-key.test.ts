@@ -52,6 +52,11 @@ describe('parseKey: every registry row (protocol.md §3.2)', () => {
     expect(parseKey('emq:{orders}:repeat')).toEqual({ kind: 'fixed', queue: q, type: 'repeat' });
   });
 
+  it('the index of parents awaiting children [TS]', () => {
+    expect(parseKey('emq:{orders}:waiting-children')).toEqual({ kind: 'fixed', queue: q, type: 'waiting-children' });
+    expect(formatKey({ kind: 'fixed', queue: q, type: 'waiting-children' })).toBe(queueKeys(q).waitingChildren);
+  });
+
   it('a stream and its watermark', () => {
     expect(parseKey('emq:{orders}:stream:audit')).toEqual({ kind: 'stream', queue: q, name: 'audit', archived: false });
     expect(parseKey('emq:{orders}:stream:audit:archived')).toEqual({ kind: 'stream', queue: q, name: 'audit', archived: true });
@@ -92,7 +97,6 @@ describe('parseKey: unclassified', () => {
     'emq:{orders}:completed',
     'emq:{orders}:failed',
     'emq:{orders}:prioritized',
-    'emq:{orders}:waiting-children',
     'emq:{orders}:events',
     'emq:{orders}:pending:x',
     'emq:{orders}:flow',

@@ -44,6 +44,18 @@ export interface QueueKeys {
   readonly repeat: string;
   /** LIST of cross-queue flow signals, `flow:outbox`. */
   readonly flowOutbox: string;
+  /** [TS] ZSET of live worker ids, score = the server time their registry entry lapses (`getWorkers`). */
+  readonly workers: string;
+  /** [TS] HASH worker id → its description (JSON: name, host, pid, concurrency, active, started), `workers:info`. */
+  readonly workersInfo: string;
+  /** [TS] HASH group → the lane's rate limit and its current window, `max:durationMs[:windowEnd:used]`. */
+  readonly grate: string;
+  /**
+   * [TS] SET of the ids of parents held in `awaiting_children` (flow parents and step jobs waiting on
+   * children they added), kept by every script that moves a parent in or out of that state, so the
+   * count is one SCARD.
+   */
+  readonly waitingChildren: string;
   /**
    * [TS] STREAM `journal`: the durable twin of the events channel, written by the scripts that
    * publish when the queue's journal is on (meta `journal` = its MAXLEN ~ bound).
@@ -111,6 +123,10 @@ export function queueKeys(q: string): QueueKeys {
     gweight: `${base}gweight`,
     repeat: `${base}repeat`,
     flowOutbox: `${base}flow:outbox`,
+    workers: `${base}workers`,
+    workersInfo: `${base}workers:info`,
+    grate: `${base}grate`,
+    waitingChildren: `${base}waiting-children`,
     journal: `${base}journal`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,

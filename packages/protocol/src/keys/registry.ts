@@ -17,6 +17,10 @@ export const FIXED_TYPES = [
   'gweight',
   'repeat',
   'flow:outbox',
+  'workers',
+  'workers:info',
+  'grate',
+  'waiting-children',
   'journal',
 ] as const;
 

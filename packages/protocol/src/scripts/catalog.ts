@@ -13,6 +13,7 @@ export const SCRIPT_NAMES = [
   // admission
   'enqueue',
   'enqueue_many',
+  'enqueue_many_with',
   'enqueue_dedup',
   'schedule',
   'schedule_dedup',
@@ -29,6 +30,8 @@ export const SCRIPT_NAMES = [
   'complete_claim',
   'retry',
   'delay',
+  'add_children',
+  'wait_children',
   'extend_lock',
   'extend_locks',
   // release and recovery
@@ -60,12 +63,17 @@ export const SCRIPT_NAMES = [
   'gresume',
   'glimit',
   'greassign',
+  'grate',
   // reads
   'counts',
   'state_lookup',
   'rate_ttl',
   'is_maxed',
   'lane_counts',
+  // [TS] worker registry
+  'worker_beat',
+  'worker_leave',
+  'worker_list',
   // repeat
   'repeat_register',
   'repeat_cancel',

@@ -14,3 +14,5 @@ export {
   type Sample,
 } from './exposition.js';
 export { DEFAULT_SECONDS_BUCKETS, HookMetrics, type HookMetricsOptions } from './hook-metrics.js';
+export { MAX_TRACESTATE, isTraceparent, isTracestate, traceContextOf, type TraceCarrier, type TraceContext } from './trace-context.js';
+export { traces, type Enter, type EnqueueTraceContext, type ProcessTraceContext, type ProcessedJob } from './tracing.js';

@@ -57,6 +57,42 @@ export function enqueueMany(input: EnqueueManyInput): Transition<ManyAdmission[]
   return transition(call, (reply) => (reply as number[]).map((code) => MANY_CODES[code] ?? 'malformed'));
 }
 
+/** One item of {@link enqueueManyWith}: a job with its per-job options and, optionally, a time. */
+export interface ManyItemWith {
+  readonly id: JobId | string;
+  readonly payload: string;
+  /** Row options, written as enqueue writes them. */
+  readonly options?: JobOptionFields;
+  /** Run no earlier than this absolute time (epoch ms). */
+  readonly at?: number;
+  /** Run no earlier than this many ms from the server's now; 0 or absent with no `at` admits to pending. */
+  readonly inMs?: number;
+}
+
+/** Input of {@link enqueueManyWith}. */
+export interface EnqueueManyWithInput {
+  readonly queue: string;
+  readonly items: readonly ManyItemWith[];
+  /** Push a wake token (pending) and a due hint (scheduled), as enqueue and schedule do. */
+  readonly wake?: boolean;
+}
+
+/**
+ * `enqueue_many_with` [TS]: admits many jobs carrying per-job options (and a time, for scheduled
+ * ones) in one script, one verdict per item in input order, as {@link enqueueMany} answers.
+ */
+export function enqueueManyWith(input: EnqueueManyWithInput): Transition<ManyAdmission[]> {
+  const items: string[] = [];
+  for (const item of input.items) {
+    const fields = jobOptionArgs(item.options);
+    const [mode, ms] =
+      item.at !== undefined ? ['at', String(whole('runAt', item.at, 0))] : item.inMs !== undefined && item.inMs !== 0 ? ['in', String(whole('delayMs', item.inMs, 0))] : ['', '0'];
+    items.push(idArg(item.id), item.payload, mode, ms, String(fields.length), ...fields);
+  }
+  const call = bind(scripts().enqueue_many_with, { scope: { q: input.queue }, restArgs: items, optional: input.wake === true });
+  return transition(call, (reply) => (reply as number[]).map((code) => MANY_CODES[code] ?? 'malformed'));
+}
+
 /** Input of {@link enqueueDedup}. */
 export interface EnqueueDedupInput extends EnqueueInput {
   /** The idempotency key. */

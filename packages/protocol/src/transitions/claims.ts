@@ -35,10 +35,10 @@ export interface ClaimInput {
 type Opt = string | null | false | undefined;
 /**
  * One flat claim entry as the scripts answer it: id, payload, attempts, the flow link fields, then
- * the [TS] per-job option fields (an older script answers only the first six).
+ * the [TS] per-job option fields and trace context (an older script answers only the first six).
  */
-export type FlatEntry = [string, string, number, string | null, string | null, string | null, Opt?, Opt?, Opt?, Opt?];
-type LaneEntry = [string, string, number, string, Opt?, Opt?, Opt?, Opt?];
+export type FlatEntry = [string, string, number, string | null, string | null, string | null, Opt?, Opt?, Opt?, Opt?, Opt?, Opt?];
+type LaneEntry = [string, string, number, string, Opt?, Opt?, Opt?, Opt?, Opt?, Opt?];
 
 function markerArgs(input: ClaimInput): number[] {
   return input.markerTtlMs === undefined ? [] : [whole('markerTtlMs', input.markerTtlMs, 1)];
@@ -46,11 +46,11 @@ function markerArgs(input: ClaimInput): number[] {
 
 /** Reads a flat claim entry of `queue` into a row. */
 export function fromFlat(queue: string, e: FlatEntry): ClaimedRow {
-  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: undefined, parent: flowLink(e[3], e[4], e[5], queue), options: readJobOptions(e[6], e[7], e[8], e[9]) };
+  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: undefined, parent: flowLink(e[3], e[4], e[5], queue), options: readJobOptions(e[6], e[7], e[8], e[9], e[10], e[11]) };
 }
 
 function fromLane(e: LaneEntry): ClaimedRow {
-  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: e[3] as BrandedId, parent: undefined, options: readJobOptions(e[4], e[5], e[6], e[7]) };
+  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: e[3] as BrandedId, parent: undefined, options: readJobOptions(e[4], e[5], e[6], e[7], e[8], e[9]) };
 }
 
 function leaseCall(script: Script, input: ClaimInput, args: Readonly<Record<string, number>> = {}) {
@@ -88,7 +88,16 @@ export function laneWeightedClaim(input: ClaimInput): Transition<ClaimedRow[]> {
   return transition(leaseCall(scripts().gwclaim, input), (reply) => (reply as LaneEntry[]).map(fromLane));
 }
 
-/** `gbclaim`: rotates once and leases the whole claimable depth of that lane, up to its limit (queue.md §7). */
-export function laneBatchClaim(input: ClaimInput): Transition<ClaimedRow[]> {
-  return transition(leaseCall(scripts().gbclaim, input), (reply) => (reply as LaneEntry[]).map(fromLane));
+/**
+ * `gbclaim`: rotates once and leases the whole claimable depth of that lane, up to its limit
+ * (queue.md §7), and [TS] up to `size` jobs when given.
+ */
+export function laneBatchClaim(input: ClaimInput & { readonly size?: number }): Transition<ClaimedRow[]> {
+  let call = leaseCall(scripts().gbclaim, input);
+  if (input.size !== undefined) {
+    // The size rides after the marker slot, which then reads 0 (no marker) when none was asked for.
+    const marker = input.markerTtlMs === undefined ? 0 : whole('markerTtlMs', input.markerTtlMs, 1);
+    call = { ...call, args: [call.args[0] as number, marker, whole('size', input.size, 1)] };
+  }
+  return transition(call, (reply) => (reply as LaneEntry[]).map(fromLane));
 }

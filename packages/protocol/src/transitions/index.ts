@@ -5,8 +5,8 @@
  *
  * @packageDocumentation
  */
-export { enqueue, enqueueDedup, enqueueMany, laneEnqueue, schedule, scheduleDedup } from './admission.js';
-export type { Admission, AdmitInput, DedupAdmission, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, LaneEnqueueInput, ManyAdmission, ScheduleDedupInput, ScheduleInput } from './admission.js';
+export { enqueue, enqueueDedup, enqueueMany, enqueueManyWith, laneEnqueue, schedule, scheduleDedup } from './admission.js';
+export type { Admission, AdmitInput, DedupAdmission, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, EnqueueManyWithInput, ManyItemWith, LaneEnqueueInput, ManyAdmission, ScheduleDedupInput, ScheduleInput } from './admission.js';
 export { claim, claimBatch, laneBatchClaim, laneClaim, laneWeightedClaim } from './claims.js';
 export type { ClaimedRow, ClaimInput } from './claims.js';
 export { complete, completeBatch, delay, extendLock, extendLocks, retry } from './settlement.js';
@@ -16,8 +16,10 @@ export type { CompleteAndClaimInput, Round } from './rounds.js';
 export { cleanDead, promote, promoteNext, reap, reapGroup, reprocess, rescheduleJob, retryDead, sweepStalled } from './recovery.js';
 export type { PromoteNext, Rescheduled, StalledSweep } from './recovery.js';
 export { addLog, drain, obliterate, pauseQueue, removeJob, resumeQueue, updateData, updateProgress } from './operator.js';
-export { laneDrain, laneLimit, lanePause, laneReassign, laneResume, laneWeight } from './lanes.js';
-export type { LaneInput, ReassignResult } from './lanes.js';
+export { laneDrain, laneLimit, lanePause, laneRateLimit, laneReassign, laneResume, laneWeight } from './lanes.js';
+export type { LaneInput, LaneRateLimit, ReassignResult } from './lanes.js';
+export { workerBeat, workerLeave, workerList } from './workers.js';
+export type { WorkerEntry, WorkerList } from './workers.js';
 export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
 export { rateLimit, setGates } from './gates.js';
 export type { GatesInput, RateLimit } from './gates.js';
@@ -28,6 +30,8 @@ export { repeatAdvance, repeatCancel, repeatDue, repeatRegister, schedulerDue, s
 export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, SchedulerUpsertInput } from './repeat.js';
 export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, holdParent } from './flows.js';
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
+export { addChildren, waitChildren } from './steps.js';
+export type { AddChildrenInput, AddChildrenOutcome } from './steps.js';
 export { cacheClear, cacheDelete, cacheRead, cacheRelease, cacheTagDelete, cacheWrite, coherenceDrop, type CacheReadReply } from './cache.js';
 export {
   streamClaim,

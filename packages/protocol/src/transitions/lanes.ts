@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '../errors/validation.js';
 import type { JobId } from '../ids/branded.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
@@ -17,6 +18,32 @@ const done = (): void => undefined;
 export function laneLimit(input: LaneInput & { readonly limit: number }): Transition<void> {
   const g = idArg(input.group);
   return transition(bind(scripts().glimit, { scope: { q: input.queue, g }, args: { g, n: whole('limit', input.limit, 1) } }), done);
+}
+
+/** A lane's own rate limit: at most `max` of its jobs claimed per window of `durationMs`. */
+export interface LaneRateLimit {
+  /** Jobs of the lane claimed per window (>= 1). */
+  readonly max: number;
+  /** The window in ms (>= 1); it opens at the first claim after the last one ended. */
+  readonly durationMs: number;
+}
+
+/**
+ * `grate` [TS]: sets a lane's own rate limit, enforced by the lane claims on top of the queue's
+ * limiter, or lifts it (`null`). Setting one starts a fresh window.
+ */
+export function laneRateLimit(input: LaneInput & { readonly limit: LaneRateLimit | null }): Transition<void> {
+  const g = idArg(input.group);
+  let max = '0';
+  let duration = '';
+  if (input.limit !== null) {
+    // Checked as unknown: JavaScript callers are not held to the type.
+    const limit: unknown = input.limit;
+    if (typeof limit !== 'object' || limit === null) throw new InvalidArgumentError('limit', 'must be { max, durationMs } or null');
+    max = String(whole('limit.max', input.limit.max, 1));
+    duration = String(whole('limit.durationMs', input.limit.durationMs, 1));
+  }
+  return transition(bind(scripts().grate, { scope: { q: input.queue }, args: { g, max, duration } }), done);
 }
 
 /** `gpause`: takes a lane out of rotation; its backlog and in-flight work are untouched (queue.md §5.4). */

@@ -6,16 +6,22 @@ import { keysOf } from './key-shapes.js';
 import { transition, type Transition } from './transition.js';
 import { idArg, int, ints, whole } from './values.js';
 
-/** The names `counts` accepts: the four sets, and the two metrics counters (queue.md §9.1). */
-export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed';
+/**
+ * The names `counts` accepts: the four sets, the two metrics counters (queue.md §9.1) and [TS]
+ * `awaiting_children`, the parents held until their children settle (the index of waiting parents).
+ */
+export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed' | 'awaiting_children';
 
-const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm', 'pending' | 'active' | 'schedule' | 'dead' | 'metricsCompleted' | 'metricsFailed']>> = {
+type Target = 'pending' | 'active' | 'schedule' | 'dead' | 'metricsCompleted' | 'metricsFailed' | 'waitingChildren';
+
+const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm' | 's', Target]>> = {
   pending: ['z', 'pending'],
   active: ['z', 'active'],
   schedule: ['z', 'schedule'],
   dead: ['z', 'dead'],
   completed: ['m', 'metricsCompleted'],
   failed: ['m', 'metricsFailed'],
+  awaiting_children: ['s', 'waitingChildren'],
 };
 
 /**

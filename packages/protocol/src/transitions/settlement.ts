@@ -36,12 +36,13 @@ export function complete(input: CompleteInput): Transition<void> {
   const id = idArg(input.job.id);
   const parent = input.job.parent;
   const same = parent?.queue === input.queue;
+  const k = keysOf(input.queue);
   const flowKeys =
     parent === undefined
       ? []
       : same
-        ? [keysOf(input.queue).jobSub(parent.id, 'dependencies'), keysOf(input.queue).jobSub(parent.id, 'processed'), keysOf(input.queue).job(parent.id)]
-        : [keysOf(input.queue).flowOutbox];
+        ? [k.jobSub(parent.id, 'dependencies'), k.jobSub(parent.id, 'processed'), k.job(parent.id), k.waitingChildren]
+        : [k.flowOutbox];
   const call = bind(scripts().complete, {
     scope: { q: input.queue, id },
     args: {
@@ -112,7 +113,7 @@ export function retry(input: RetryInput): Transition<RetryOutcome> {
     parent === undefined
       ? []
       : same
-        ? [k.jobSub(parent.id, 'failed'), k.jobSub(parent.id, 'unsuccessful'), k.jobSub(parent.id, 'dependencies'), k.job(parent.id)]
+        ? [k.jobSub(parent.id, 'failed'), k.jobSub(parent.id, 'unsuccessful'), k.jobSub(parent.id, 'dependencies'), k.job(parent.id), k.waitingChildren]
         : [k.flowOutbox];
   const call = bind(scripts().retry, {
     scope: { q: input.queue, id },

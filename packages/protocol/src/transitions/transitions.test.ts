@@ -36,6 +36,16 @@ describe('admission', () => {
     expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { maxAttempts: 0 } })).toThrow(InvalidArgumentError);
     expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { timeoutMs: 1.5 } })).toThrow(InvalidArgumentError);
   });
+  it('the producer trace context travels as traceparent/tracestate pairs, checked before anything is sent [TS]', () => {
+    const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { name: 'n', trace: { traceparent: tp } } })).args).toEqual([J, 'p', 'name', 'n', 'traceparent', tp]);
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5, options: { trace: { traceparent: tp, tracestate: 'ro=1' } } })).args).toEqual([J, 'p', 'at', 5, 'traceparent', tp, 'tracestate', 'ro=1']);
+    expect(shape(t.laneEnqueue({ queue: 'orders', id: J, payload: 'p', group: G, options: { trace: { traceparent: tp, tracestate: '' } } })).args).toEqual([J, 'p', G, 'traceparent', tp]);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: 'nope' } } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: tp.toUpperCase() } } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: tp, tracestate: 'x'.repeat(513) } } })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { trace: { traceparent: tp, tracestate: 'a=\n' } } })).toThrow(InvalidArgumentError);
+  });
   it('enqueue_many: rooted rows, items as trailing values, the wake list optional', () => {
     expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }, { id: P, payload: 'b' }] }))).toEqual({
       script: 'enqueue_many',
@@ -45,6 +55,21 @@ describe('admission', () => {
     expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }], wake: true })).keys).toEqual([q('job:'), q('pending'), q('events'), q('meta'), q('journal'), q('wake')]);
     expect(t.enqueueMany({ queue: 'orders', items: [] }).parse([1, 0, -1, -2])).toEqual(['enqueued', 'duplicate', 'kind', 'malformed']);
     expect(() => t.enqueueMany({ queue: 'orders', items: [{ id: 'nope', payload: 'a' }] })).toThrow(MalformedIdError);
+  });
+  it('enqueue_many_with: per item its time mode and its option pairs, counted', () => {
+    const items = [
+      { id: J, payload: 'a', options: { name: 'n', priority: 3 } },
+      { id: P, payload: 'b', inMs: 50 },
+      { id: J, payload: 'c', at: 9, options: { maxAttempts: 2 } },
+      { id: P, payload: 'd', inMs: 0 },
+    ];
+    expect(shape(t.enqueueManyWith({ queue: 'orders', items, wake: true }))).toEqual({
+      script: 'enqueue_many_with',
+      keys: [q('job:'), q('pending'), q('schedule'), q('events'), q('meta'), q('journal'), q('wake')],
+      args: [J, 'a', '', '0', '4', 'name', 'n', 'priority', '3', P, 'b', 'in', '50', '0', J, 'c', 'at', '9', '2', 'max_attempts', '2', P, 'd', '', '0', '0'],
+    });
+    expect(t.enqueueManyWith({ queue: 'orders', items: [] }).parse([1, 0, -1, -2])).toEqual(['enqueued', 'duplicate', 'kind', 'malformed']);
+    expect(() => t.enqueueManyWith({ queue: 'orders', items: [{ id: J, payload: 'a', inMs: -1 }] })).toThrow(InvalidArgumentError);
   });
   it('enqueue_dedup', () => {
     expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd1', ttlMs: 500, wake: true }))).toEqual({
@@ -86,9 +111,12 @@ describe('claims', () => {
   });
   it('lane claims', () => {
     const ev = [q('events'), q('journal')];
-    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter'), ...ev], args: [100] });
-    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter'), ...ev], args: [100] });
-    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter'), ...ev], args: [100, 9] });
+    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter'), q('grate'), ...ev], args: [100] });
+    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter'), q('grate'), ...ev], args: [100] });
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter'), q('grate'), q('gweight'), ...ev], args: [100, 9] });
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, size: 5 })).args).toEqual([100, 0, 5]);
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9, size: 5 })).args).toEqual([100, 9, 5]);
+    expect(() => t.laneBatchClaim({ queue: 'orders', leaseMs: 100, size: 0 })).toThrow(InvalidArgumentError);
   });
   it('reads claim replies into rows with their flow link', () => {
     const row = t.claim({ queue: 'orders', leaseMs: 100 }).parse([J, 'p', 2, P, null, 'id']);
@@ -101,6 +129,9 @@ describe('claims', () => {
     expect(full?.options).toEqual({ name: 'ship', maxAttempts: 4, backoff: '{"type":"fixed","ms":5}', timeoutMs: 250 });
     expect(t.claim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, false, false, false, false, false, false, false])?.options).toEqual({});
     expect(t.laneClaim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, G, 'ship', false, false, '9'])?.options).toEqual({ name: 'ship', timeoutMs: 9 });
+    const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    expect(t.claim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, false, false, false, false, false, false, false, tp, 'ro=1'])?.options).toEqual({ trace: { traceparent: tp, tracestate: 'ro=1' } });
+    expect(t.laneClaim({ queue: 'orders', leaseMs: 1 }).parse([J, 'p', 1, G, false, false, false, false, tp, false])?.options).toEqual({ trace: { traceparent: tp } });
   });
 });
 
@@ -113,7 +144,7 @@ describe('settlement', () => {
       args: [J, '3', '', '', J, '', '1'],
     });
     const same = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'orders', policy: 'fp' } }, result: 'r' });
-    expect(shape(same).keys.slice(16)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`)]);
+    expect(shape(same).keys.slice(16)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(same).args).toEqual([J, '1', 'sq', P, 'r', '']);
     const cross = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'billing', policy: 'fp' } } });
     expect(shape(cross).keys.slice(16)).toEqual([q('flow:outbox')]);
@@ -151,8 +182,25 @@ describe('settlement', () => {
     });
     expect(shape(t.retry({ queue: 'orders', job: { id: J, attempts: 2 }, delayMs: 10, maxAttempts: 3, error: 'boom', publish: true })).args).toEqual([J, '2', 10, 3, 'boom', '', '', '', '1']);
     const child = t.retry({ queue: 'orders', job: { id: J, attempts: 2, parent: { id: P, queue: 'orders', policy: 'id' } }, delayMs: 0, maxAttempts: 1, error: 'e' });
-    expect(shape(child).keys.slice(16)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`)]);
+    expect(shape(child).keys.slice(16)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(child).args.slice(5)).toEqual(['sq:id', P, '']);
+  });
+  it('step jobs: add_children and wait_children', () => {
+    const held = { id: J, attempts: 2 };
+    expect(shape(t.addChildren({ queue: 'orders', job: held, local: [{ id: P, payload: 'c', policy: 'id' }], remote: 1 }))).toEqual({
+      script: 'add_children',
+      keys: [q(`job:${J}`), q('active'), q(`job:${J}:dependencies`), q('pending'), q(`job:${P}`)],
+      args: [J, '2', '1', P, 'c', 'id'],
+    });
+    expect(shape(t.addChildren({ queue: 'orders', job: held, local: [], remote: -2 })).args).toEqual([J, '2', '-2']);
+    expect(t.addChildren({ queue: 'orders', job: held, local: [], remote: 0 }).parse(3)).toEqual({ open: 3 });
+    expect(t.addChildren({ queue: 'orders', job: held, local: [], remote: 0 }).parse(-1)).toBe('duplicate');
+    expect(() => t.addChildren({ queue: 'orders', job: held, local: [], remote: 0.5 })).toThrow(InvalidArgumentError);
+    expect(shape(t.waitChildren({ queue: 'orders', job: held }))).toEqual({
+      script: 'wait_children',
+      keys: [q('active'), q(`job:${J}`), q(`job:${J}:dependencies`), q('waiting-children'), q('job:')],
+      args: [J, '2'],
+    });
   });
   it('delay and lease extensions', () => {
     expect(shape(t.delay({ queue: 'orders', job: { id: J, attempts: 1 }, until: 50 }))).toEqual({
@@ -184,8 +232,8 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.cleanDead({ queue: 'orders', ids: [J, P] }))).toEqual({ script: 'clean_dead', keys: [q('dead'), q('job:')], args: [J, P] });
     expect(() => t.cleanDead({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
-    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')]);
-    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal'), q('flow:outbox')]);
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('events'), q('meta'), q('journal')]);
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('events'), q('meta'), q('journal'), q('flow:outbox')]);
     expect(shape(t.reapGroup({ queue: 'orders', group: G, limit: 2 }))).toEqual({
       script: 'greap_group',
       keys: [q('active'), q(`g:${G}:pending`), ...LB, q('job:')],
@@ -194,10 +242,10 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:')]);
   });
   it('operator', () => {
-    expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('schedule')]);
+    expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('waiting-children'), q('schedule')]);
     expect(shape(t.removeJob({ queue: 'orders', id: J, dedupId: 'd' }))).toEqual({
       script: 'remove_job',
-      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal'), q('de:d')],
+      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('events'), q('meta'), q('journal'), q('de:d')],
       args: [J, 'd'],
     });
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
@@ -206,7 +254,9 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
-    expect(ob.keys).toHaveLength(21);
+    expect(ob.keys).toHaveLength(25);
+    expect(ob.keys[20]).toBe(q('waiting-children'));
+    expect(ob.keys.slice(21, 24)).toEqual([q('workers'), q('workers:info'), q('grate')]);
     expect(ob.args).toEqual(['', 10, 'r1']);
   });
   it('lanes', () => {
@@ -222,6 +272,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.counts({ queue: 'orders', names: ['dead', 'completed'] }))).toEqual({ script: 'counts', keys: [q('dead'), q('metrics:completed')], args: ['z', 'm'] });
     expect(t.counts({ queue: 'orders', names: ['dead', 'completed'] }).parse([1, 2])).toEqual({ dead: 1, completed: 2 });
     expect(() => t.counts({ queue: 'orders', names: ['toString' as 'dead'] })).toThrow(UnknownStateError);
+    expect(shape(t.counts({ queue: 'orders', names: ['awaiting_children'] }))).toEqual({ script: 'counts', keys: [q('waiting-children')], args: ['s'] });
     expect(shape(t.stateLookup({ queue: 'orders', id: J })).keys).toEqual([q('pending'), q('active'), q('schedule'), q('dead'), q(`job:${J}`), q('g:')]);
   });
   it('repeat and flows', () => {
@@ -232,7 +283,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     });
     expect(shape(t.enqueueFlow({ queue: 'orders', parent: { id: P, payload: 'pp' }, children: [{ id: J, payload: 'c', policy: 'fp' }] }))).toEqual({
       script: 'enqueue_flow',
-      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q(`job:${J}`)],
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q('waiting-children'), q(`job:${J}`)],
       args: [P, 'pp', '1', J, 'c', 'fp'],
     });
     expect(shape(t.enqueueFlowChild({ queue: 'billing', id: J, payload: 'c', parent: { id: P, queue: 'orders', policy: 'fp' } }))).toEqual({
@@ -247,6 +298,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       q(`job:${P}`),
       q('pending'),
       q('dead'),
+      q('waiting-children'),
     ]);
   });
   it('flow outbox trim', () => {
@@ -349,7 +401,27 @@ describe('the rest of the catalog', () => {
       args: [G],
     });
     expect(shape(t.laneWeight({ queue: 'orders', group: G, weight: 3 }))).toEqual({ script: 'gweight', keys: [q('gweight')], args: [G, 3] });
-    expect(shape(t.laneDrain({ queue: 'orders', group: G }))).toEqual({ script: 'gdrain', keys: [q(`g:${G}:pending`), q('ring'), q('job:')], args: [G] });
+    expect(shape(t.laneDrain({ queue: 'orders', group: G }))).toEqual({ script: 'gdrain', keys: [q(`g:${G}:pending`), q('ring'), q('job:'), q('waiting-children')], args: [G] });
+    expect(shape(t.laneRateLimit({ queue: 'orders', group: G, limit: { max: 5, durationMs: 1000 } }))).toEqual({ script: 'grate', keys: [q('grate'), q('ring'), q('wake')], args: [G, '5', '1000'] });
+    expect(shape(t.laneRateLimit({ queue: 'orders', group: G, limit: null })).args).toEqual([G, '0', '']);
+    expect(() => t.laneRateLimit({ queue: 'orders', group: G, limit: { max: 0, durationMs: 1 } })).toThrow(InvalidArgumentError);
+    expect(() => t.laneRateLimit({ queue: 'orders', group: 'nope', limit: null })).toThrow(MalformedIdError);
+  });
+  it('worker registry', () => {
+    const reg = [q('workers'), q('workers:info')];
+    expect(shape(t.workerBeat({ queue: 'orders', id: 'w1', ttlMs: 300, info: '{}' }))).toEqual({ script: 'worker_beat', keys: reg, args: ['w1', 300, '{}'] });
+    expect(shape(t.workerLeave({ queue: 'orders', id: 'w1' }))).toEqual({ script: 'worker_leave', keys: reg, args: ['w1'] });
+    expect(shape(t.workerList({ queue: 'orders', limit: 10 }))).toEqual({ script: 'worker_list', keys: reg, args: [10] });
+    expect(t.workerList({ queue: 'orders', limit: 10 }).parse([5, 'w1', 9, '{}', 'w2', 8, false])).toEqual({
+      now: 5,
+      workers: [
+        { id: 'w1', lapsesAt: 9, info: '{}' },
+        { id: 'w2', lapsesAt: 8, info: undefined },
+      ],
+    });
+    expect(t.workerList({ queue: 'orders', limit: 1 }).parse([5])).toEqual({ now: 5, workers: [] });
+    expect(() => t.workerBeat({ queue: 'orders', id: '', ttlMs: 1, info: '' })).toThrow(InvalidArgumentError);
+    expect(() => t.workerBeat({ queue: 'orders', id: 'w', ttlMs: 0, info: '' })).toThrow(InvalidArgumentError);
   });
   it('job schedulers', () => {
     expect(shape(t.schedulerUpsert({ queue: 'orders', name: 'r', cadence: { cron: '0 * * * *', tz: 'Europe/Paris' }, template: 'p', first: { at: 9 }, limit: 3 }))).toEqual({
@@ -375,12 +447,12 @@ describe('the rest of the catalog', () => {
     expect(shape(t.repeatDue({ queue: 'orders', limit: 4 }))).toEqual({ script: 'repeat_due', keys: [q('repeat')], args: [4] });
     expect(shape(t.holdParent({ queue: 'orders', id: P, payload: 'p', children: 2, link: { id: J, queue: 'billing', policy: 'id' } }))).toEqual({
       script: 'hold_parent',
-      keys: [q(`job:${P}`), q(`job:${P}:dependencies`)],
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('waiting-children')],
       args: [P, 'p', 2, J, 'billing', 'id'],
     });
     expect(shape(t.flowDeliver({ parentQueue: 'orders', parentId: P, childId: J, result: 'r' }))).toEqual({
       script: 'flow_deliver',
-      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending')],
+      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children')],
       args: [J, 'r', P],
     });
   });

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from '../errors/validation.js';
 import type { JobId } from '../ids/branded.js';
 import { assertBrandedId } from '../ids/guards.js';
 import type { ParentPolicy } from '../records.js';
+import { isTraceparent, isTracestate, MAX_TRACESTATE, type TraceContext } from '../telemetry/trace-context.js';
 
 /** A whole number of at least `min`, or a typed refusal before anything is sent. */
 export function whole(name: string, value: number, min: number): number {
@@ -61,8 +62,9 @@ export function admitted(reply: unknown): 'enqueued' | 'duplicate' {
 
 /**
  * The per-job options a row may carry [TS] (fields `name`, `max_attempts`, `backoff`,
- * `timeout_ms`), written by the admissions and answered by every claim after the spec's fields.
- * `backoff` is the pillar's curve spec as text; the protocol never interprets it.
+ * `timeout_ms`, `traceparent`, `tracestate`), written by the admissions and answered by every claim
+ * after the spec's fields (`priority` is written, not answered). `backoff` is the pillar's curve
+ * spec as text and the trace fields are W3C text; the protocol interprets neither.
  */
 export interface JobOptionFields {
   /** A label handlers and events see; at most {@link MAX_JOB_NAME} characters. */
@@ -78,6 +80,8 @@ export interface JobOptionFields {
    * `-priority`. 0 (the default) is not written. Integers within ±{@link MAX_PRIORITY}.
    */
   readonly priority?: number;
+  /** The producer's W3C trace context: fields `traceparent` and (when present) `tracestate`. */
+  readonly trace?: TraceContext;
 }
 
 /** The largest priority magnitude admitted: scores stay exact and compact. */
@@ -111,17 +115,30 @@ export function jobOptionArgs(options: JobOptionFields | undefined): string[] {
     }
     out.push('priority', String(options.priority));
   }
+  if (options.trace !== undefined) out.push(...traceArgs(options.trace));
   return out;
 }
 
-/** Reads the per-job option fields of a claim entry (false or missing when absent). */
-export function readJobOptions(name: unknown, maxAttempts: unknown, backoff: unknown, timeoutMs: unknown): JobOptionFields {
-  const out: { name?: string; maxAttempts?: number; backoff?: string; timeoutMs?: number } = {};
+function traceArgs(trace: TraceContext): string[] {
+  if (!isTraceparent(trace.traceparent)) throw new InvalidArgumentError('traceparent', 'must be a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)');
+  const state: unknown = trace.tracestate;
+  if (state === undefined || state === '') return ['traceparent', trace.traceparent];
+  if (!isTracestate(state)) throw new InvalidArgumentError('tracestate', `must be printable ASCII of at most ${String(MAX_TRACESTATE)} characters`);
+  return ['traceparent', trace.traceparent, 'tracestate', state];
+}
+
+/**
+ * Reads the per-job option fields of a claim entry (false or missing when absent), in the order
+ * the claims answer them: name, max_attempts, backoff, timeout_ms, traceparent, tracestate.
+ */
+export function readJobOptions(name: unknown, maxAttempts: unknown, backoff: unknown, timeoutMs: unknown, traceparent?: unknown, tracestate?: unknown): JobOptionFields {
+  const out: { name?: string; maxAttempts?: number; backoff?: string; timeoutMs?: number; trace?: TraceContext } = {};
   if (typeof name === 'string') out.name = name;
   const max = typeof maxAttempts === 'string' ? Number(maxAttempts) : NaN;
   if (Number.isSafeInteger(max) && max >= 1) out.maxAttempts = max;
   if (typeof backoff === 'string') out.backoff = backoff;
   const timeout = typeof timeoutMs === 'string' ? Number(timeoutMs) : NaN;
   if (Number.isSafeInteger(timeout) && timeout >= 1) out.timeoutMs = timeout;
+  if (typeof traceparent === 'string') out.trace = typeof tracestate === 'string' ? { traceparent, tracestate } : { traceparent };
   return out;
 }

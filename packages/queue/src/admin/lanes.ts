@@ -4,9 +4,17 @@ import type { QueueContext } from '../context.js';
 /** The verdict of moving a pending job to another lane. */
 export type ReassignResult = t.ReassignResult;
 
+/** A lane's own rate limit: at most `max` of its jobs claimed per window of `durationMs`. */
+export type LaneRateLimit = t.LaneRateLimit;
+
 /** Caps a lane's in-flight jobs; lowering it parks the lane, raising it may return it (queue.md §5.3). */
 export async function laneLimit<T>(ctx: QueueContext<T>, g: string, n: number): Promise<void> {
   await execute(ctx.conn, t.laneLimit({ queue: ctx.name, group: g, limit: n }));
+}
+
+/** Sets or lifts a lane's own rate limit [TS], enforced by the lane claims. */
+export async function laneRateLimit<T>(ctx: QueueContext<T>, g: string, limit: LaneRateLimit | null): Promise<void> {
+  await execute(ctx.conn, t.laneRateLimit({ queue: ctx.name, group: g, limit }));
 }
 
 /** Takes a lane out of rotation; its backlog and in-flight work are untouched (queue.md §5.4). */

@@ -3,7 +3,7 @@ import type { QueueContext } from '../context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
 import { parseOutboxEntry } from './outbox.js';
 
-function result(node: FlowNode): FlowResult {
+export function result(node: FlowNode): FlowResult {
   return { id: node.id, queue: node.queue, children: node.children.map(result) };
 }
 
@@ -26,16 +26,27 @@ export async function addFlow<T>(ctx: QueueContext<T>, spec: FlowSpec<T>): Promi
   return result(root);
 }
 
-async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: FlowNode | undefined, encode: (p: unknown) => string): Promise<void> {
+/** Where a node reports to: its parent's id and queue. */
+export interface ParentRef {
+  readonly id: JobId;
+  readonly queue: string;
+}
+
+/**
+ * Lands one node and, depth first, its subtree: a node with children is held, a leaf enqueued,
+ * linked to `parent`. Answers the node's own verdict (a duplicate node's subtree is landed anyway:
+ * the scripts answer duplicate for what exists, so a retry by id completes a half-landed flow).
+ */
+export async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: ParentRef | undefined, encode: (p: unknown) => string): Promise<'enqueued' | 'duplicate'> {
   const parentQueue = parent && parent.queue !== node.queue ? parent.queue : '';
   const link = parent ? { id: parent.id, queue: parentQueue, policy: node.policy } : undefined;
   if (node.children.length > 0) {
-    await execute(ctx.conn, t.holdParent({ queue: node.queue, id: node.id, payload: encode(node.payload), children: node.children.length, link }));
+    const verdict = await execute(ctx.conn, t.holdParent({ queue: node.queue, id: node.id, payload: encode(node.payload), children: node.children.length, link }));
     for (const child of node.children) await land(ctx, child, node, encode);
-    return;
+    return verdict;
   }
-  if (!link) return;
-  await execute(ctx.conn, t.enqueueFlowChild({ queue: node.queue, id: node.id, payload: encode(node.payload), parent: link }));
+  if (!link) return 'duplicate';
+  return execute(ctx.conn, t.enqueueFlowChild({ queue: node.queue, id: node.id, payload: encode(node.payload), parent: link }));
 }
 
 /**

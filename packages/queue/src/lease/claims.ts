@@ -44,9 +44,16 @@ export async function laneWeightedClaim<T>(ctx: QueueContext<T>, leaseMs: number
   return rows.map((row) => decode(ctx, row));
 }
 
-/** Rotates once and leases the whole claimable depth of that lane, up to its limit (queue.md §7). */
-export async function laneBatchClaim<T>(ctx: QueueContext<T>, leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
-  const rows = await execute(ctx.conn, t.laneBatchClaim(input(ctx, leaseMs, options)));
+/** Options of a lane batch claim. */
+export interface LaneBatchOptions extends ClaimOptions {
+  /** The most jobs to lease [TS]; without it, the lane's whole claimable depth. */
+  readonly size?: number;
+}
+
+/** Rotates once and leases the claimable depth of that lane (up to `size`), up to its limit (queue.md §7). */
+export async function laneBatchClaim<T>(ctx: QueueContext<T>, leaseMs: number, options: LaneBatchOptions = {}): Promise<ClaimedJob<T>[]> {
+  const base = input(ctx, leaseMs, options);
+  const rows = await execute(ctx.conn, t.laneBatchClaim(options.size === undefined ? base : { ...base, size: options.size }));
   return rows.map((row) => decode(ctx, row));
 }
 

@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields } from '@echo/protocol';
+import { assertBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { encodeBackoff, type Backoff } from '../worker/backoff.js';
 
@@ -20,11 +20,15 @@ export interface JobOptions {
   readonly timeoutMs?: number;
 }
 
-/** The row fields of `options`, checked; `undefined` when there are none, so plain admissions send nothing more. */
-export function jobOptionFields(options: JobOptions & { readonly priority?: number }): JobOptionFields | undefined {
+/**
+ * The row fields of `options` (and of the producer's trace context, when a tracing subscriber gave
+ * one), checked; `undefined` when there are none, so plain admissions send nothing more.
+ */
+export function jobOptionFields(options: JobOptions & { readonly priority?: number }, trace?: TraceContext): JobOptionFields | undefined {
   const { name, attempts, backoff, timeoutMs, priority } = options;
-  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0)) return undefined;
+  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0) && trace === undefined) return undefined;
   return {
+    ...(trace === undefined ? {} : { trace }),
     ...(priority === undefined || priority === 0 ? {} : { priority }),
     ...(name === undefined ? {} : { name }),
     ...(attempts === undefined ? {} : { maxAttempts: attempts }),
@@ -68,14 +72,17 @@ function resolveId(id: JobId | string | undefined): JobId {
   return id as JobId;
 }
 
-/** Admits one job: immediate, scheduled, or under an idempotency key (queue.md §2). */
-export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+/**
+ * Admits one job: immediate, scheduled, or under an idempotency key (queue.md §2). `trace` is the
+ * producer's context a tracing subscriber supplied; it goes into the row [TS].
+ */
+export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: EnqueueOptions = {}, trace?: TraceContext): Promise<EnqueueResult> {
   const id = resolveId(options.id);
   const raw = ctx.codec.encode(payload);
   // A zero delay is due now: it goes straight to pending, as BullMQ users expect.
   const timed = options.runAt !== undefined || (options.delayMs !== undefined && options.delayMs !== 0);
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
-  const fields = jobOptionFields(options);
+  const fields = jobOptionFields(options, trace);
   const admit = { queue: ctx.name, id, payload: raw, ...(fields === undefined ? {} : { options: fields }) };
 
   if (timed) {
@@ -104,11 +111,11 @@ export interface LaneEnqueueOptions extends JobOptions {
   readonly id?: JobId | string;
 }
 
-/** Admits a job into a lane (queue.md §5.1). */
-export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | string, payload: T, options: LaneEnqueueOptions = {}): Promise<EnqueueResult> {
+/** Admits a job into a lane (queue.md §5.1); `trace` as for {@link enqueue}. */
+export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | string, payload: T, options: LaneEnqueueOptions = {}, trace?: TraceContext): Promise<EnqueueResult> {
   assertBrandedId(group);
   const id = resolveId(options.id);
-  const fields = jobOptionFields(options);
+  const fields = jobOptionFields(options, trace);
   const admit = { queue: ctx.name, id, payload: ctx.codec.encode(payload), group, ...(fields === undefined ? {} : { options: fields }) };
   return verdict(id, await execute(ctx.conn, t.laneEnqueue(admit)));
 }
@@ -122,15 +129,71 @@ function manyVerdict(id: JobId, admission: t.ManyAdmission): EnqueueManyResult {
   return verdict(id, admission);
 }
 
+/** One item of {@link enqueueMany}: a payload and, optionally, the options {@link enqueue} takes. */
+export interface EnqueueManyItem<T> extends EnqueueOptions {
+  readonly payload: T;
+}
+
+/** An item with no option at all: it goes through `enqueue_many`, exactly as before options existed. */
+function isPlain(item: EnqueueManyItem<unknown>): boolean {
+  return (
+    item.name === undefined &&
+    item.attempts === undefined &&
+    item.backoff === undefined &&
+    item.timeoutMs === undefined &&
+    (item.priority === undefined || item.priority === 0) &&
+    item.runAt === undefined &&
+    (item.delayMs === undefined || item.delayMs === 0) &&
+    item.dedupId === undefined
+  );
+}
+
+/** An item prepared for the wire: checked, encoded, and routed. */
+interface Prepared {
+  readonly id: JobId;
+  readonly payload: string;
+  /** Where it goes: `plain` (enqueue_many), `with` (enqueue_many_with) or its own keyed admission. */
+  readonly route: 'plain' | 'with' | 'keyed';
+  readonly fields?: JobOptionFields;
+  readonly when?: { readonly at: number } | { readonly inMs: number };
+  readonly item: EnqueueManyItem<unknown>;
+}
+
+function prepare<T>(ctx: QueueContext<T>, item: EnqueueManyItem<T>): Prepared {
+  const id = resolveId(item.id);
+  const payload = ctx.codec.encode(item.payload);
+  if (isPlain(item)) return { id, payload, route: 'plain', item };
+  if (item.runAt !== undefined && item.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
+  const fields = jobOptionFields(item);
+  const timed = item.runAt !== undefined || (item.delayMs !== undefined && item.delayMs !== 0);
+  const when = !timed ? undefined : item.runAt !== undefined ? { at: item.runAt instanceof Date ? item.runAt.getTime() : item.runAt } : { inMs: item.delayMs ?? 0 };
+  return { id, payload, route: item.dedupId === undefined ? 'with' : 'keyed', item, ...(fields === undefined ? {} : { fields }), ...(when === undefined ? {} : { when }) };
+}
+
+/** The keyed admission of one item: `enqueue_dedup`, or `schedule_dedup` for a timed one. */
+function keyedTransition(queue: string, p: Prepared): Transition<t.DedupAdmission> {
+  const did = p.item.dedupId as string;
+  const base = { queue, id: p.id, payload: p.payload, dedupId: did, ...(p.fields === undefined ? {} : { options: p.fields }), ...(p.item.dedupTtlMs === undefined ? {} : { ttlMs: p.item.dedupTtlMs }) };
+  return p.when === undefined ? t.enqueueDedup({ ...base, wake: true }) : t.scheduleDedup({ ...base, ...p.when });
+}
+
+type Batch = { readonly kind: 'many'; readonly members: readonly number[] } | { readonly kind: 'keyed'; readonly member: number };
+
 /**
- * Admits many jobs, one script call per chunk of {@link CHUNK} (queue.md §2.3), the chunks sent in
- * one pipeline. Verdicts come back in input order, one per item; a refused item never fails its
- * neighbours. Items are validated and encoded before anything is sent.
+ * Admits many jobs in one pipeline (queue.md §2.3). Each item may carry the options
+ * {@link enqueue} takes. Plain items go {@link CHUNK} to a call of `enqueue_many`; items with row
+ * options or a time go {@link CHUNK} to a call of `enqueue_many_with` [TS]; an item with a
+ * `dedupId` goes alone through its keyed admission. Every call travels in the same pipeline, and
+ * verdicts come back in input order, one per item; a refused item never fails its neighbours.
+ * Items are validated and encoded before anything is sent: a bad one throws and nothing is written.
  */
-export async function enqueueMany<T>(
-  ctx: QueueContext<T>,
-  items: readonly { readonly payload: T; readonly id?: JobId | string }[],
-): Promise<EnqueueManyResult[]> {
+export async function enqueueMany<T>(ctx: QueueContext<T>, items: readonly EnqueueManyItem<T>[]): Promise<EnqueueManyResult[]> {
+  // The common case pays one cheap scan for options and nothing else.
+  return items.every(isPlain) ? enqueuePlain(ctx, items) : enqueueMixed(ctx, items);
+}
+
+/** Plain items only: chunks of `enqueue_many`, one pipeline, verdicts in input order. */
+async function enqueuePlain<T>(ctx: QueueContext<T>, items: readonly EnqueueManyItem<T>[]): Promise<EnqueueManyResult[]> {
   const prepared = items.map((item) => ({ id: resolveId(item.id), payload: ctx.codec.encode(item.payload) }));
   if (prepared.length === 0) return [];
   const chunks: (typeof prepared)[] = [];
@@ -145,5 +208,57 @@ export async function enqueueMany<T>(
       out.push(admission === undefined ? { status: 'failed', id, error: result.ok ? new Error('enqueue_many answered no verdict for this item') : result.error } : manyVerdict(id, admission));
     });
   });
+  return out;
+}
+
+/** Items with options among them: each routed to its script, every call in one pipeline. */
+async function enqueueMixed<T>(ctx: QueueContext<T>, items: readonly EnqueueManyItem<T>[]): Promise<EnqueueManyResult[]> {
+  const prepared = items.map((item) => prepare(ctx, item));
+  const plain: number[] = [];
+  const withOptions: number[] = [];
+  const batches: Batch[] = [];
+  prepared.forEach((p, i) => {
+    if (p.route === 'plain') plain.push(i);
+    else if (p.route === 'with') withOptions.push(i);
+    else batches.push({ kind: 'keyed', member: i });
+  });
+  const calls: Transition<t.ManyAdmission[] | t.DedupAdmission>[] = [];
+  const order: Batch[] = [];
+  for (let start = 0; start < plain.length; start += CHUNK) {
+    const members = plain.slice(start, start + CHUNK);
+    order.push({ kind: 'many', members });
+    calls.push(t.enqueueMany({ queue: ctx.name, items: members.map((i) => prepared[i] as Prepared), wake: true }));
+  }
+  for (let start = 0; start < withOptions.length; start += CHUNK) {
+    const members = withOptions.slice(start, start + CHUNK);
+    order.push({ kind: 'many', members });
+    const list = members.map((i) => {
+      const p = prepared[i] as Prepared;
+      return { id: p.id, payload: p.payload, ...(p.fields === undefined ? {} : { options: p.fields }), ...p.when };
+    });
+    calls.push(t.enqueueManyWith({ queue: ctx.name, items: list, wake: true }));
+  }
+  for (const batch of batches) {
+    order.push(batch);
+    if (batch.kind === 'keyed') calls.push(keyedTransition(ctx.name, prepared[batch.member] as Prepared));
+  }
+  const results = await executeAll(ctx.conn, calls);
+  const out: EnqueueManyResult[] = new Array<EnqueueManyResult>(prepared.length);
+  results.forEach((result, c) => {
+    const batch = order[c] as Batch;
+    if (batch.kind === 'keyed') {
+      const { id } = prepared[batch.member] as Prepared;
+      const reply = result.ok ? (result.value as t.DedupAdmission) : undefined;
+      out[batch.member] =
+        reply === undefined ? { status: 'failed', id, error: result.ok ? new Error('no verdict') : result.error } : reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
+      return;
+    }
+    batch.members.forEach((member, i) => {
+      const { id } = prepared[member] as Prepared;
+      const admission = result.ok ? (result.value as t.ManyAdmission[])[i] : undefined;
+      out[member] = admission === undefined ? { status: 'failed', id, error: result.ok ? new Error('enqueue_many answered no verdict for this item') : result.error } : manyVerdict(id, admission);
+    });
+  });
+  // `delayed` for a timed item is published by its admission script, in the same step (queue.md §12).
   return out;
 }

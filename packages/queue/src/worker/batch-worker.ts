@@ -6,9 +6,11 @@ import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
 import { completeAndClaimJobs, completeJobs, delayJob, failJob, type Settled } from './settle.js';
 import { decideBatch } from './shaping.js';
 import { batchSettled, jobsStarted } from './job-hooks.js';
+import { processTraced, tracedRun } from './job-trace.js';
 import type { WorkerEvents } from './events.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
+import { armBatchTimeouts } from './batch-timeouts.js';
 
 /** Batches a BatchWorker keeps in flight unless told otherwise. */
 const DEFAULT_BATCHES_IN_FLIGHT = 2;
@@ -39,12 +41,18 @@ export interface BatchWorkerOptions extends Omit<WorkerOptions, 'concurrency' | 
   readonly shape?: { readonly minSize: number; readonly timeoutMs: number; readonly pollMs?: number };
   /** Called with each settled batch's partition (completed, retried, dead, delayed). */
   readonly onBatch?: (partition: BatchPartition<JobId>) => void;
+  /** Start claiming at once. Default true; with false, call {@link BatchWorker.run} when ready. */
+  readonly autorun?: boolean;
 }
 
 /**
  * Claims up to `size` jobs in one script under one deadline and hands them to a handler together.
  * Each member is settled on its own with its own token, so one poisoned member retries alone while
  * the others complete; each publishes its own event.
+ *
+ * A member's `timeoutMs` is its own: past it, that member's context aborts with `JobTimeoutError`
+ * and the member fails at once, whatever verdict the handler gives it later; the rest of the batch
+ * waits for the handler. Once every member has run out of time the handler is not awaited longer.
  */
 export class BatchWorker<T = unknown> {
   readonly queue: Queue<T>;
@@ -56,6 +64,11 @@ export class BatchWorker<T = unknown> {
   /** Batch settlements sent but not yet answered; close() waits for them. */
   readonly #settling = new Set<Promise<void>>();
   #limitTimer: NodeJS.Timeout | undefined;
+  #started = false;
+  /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
+  #busy = false;
+  /** Set while paused: slots wait on it before claiming. */
+  #paused: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
 
   private constructor(rt: WorkerRuntime<T>, handler: BatchHandler<T>, options: BatchWorkerOptions) {
     this.#rt = rt;
@@ -76,9 +89,53 @@ export class BatchWorker<T = unknown> {
     if (options.shape) decideBatch(0, 0, options.shape.minSize, options.shape.timeoutMs);
     const resolved = resolveWorkerOptions({ ...options, concurrency: options.concurrency ?? DEFAULT_BATCHES_IN_FLIGHT });
     const blocking = await queue.connection.duplicate('echo-batch-wake');
-    const worker = new BatchWorker(new WorkerRuntime(queue, resolved, blocking), handler, options);
-    worker.#rt.start(resolved.concurrency, () => worker.#slot());
+    const worker = new BatchWorker(new WorkerRuntime(queue, resolved, blocking, 'batch'), handler, options);
+    // Listed by queue.getWorkers() from the moment start() resolves, claiming or not.
+    await worker.#rt.announce();
+    if (options.autorun !== false) worker.#begin();
     return worker;
+  }
+
+  /**
+   * Starts claiming, for a worker started with `autorun: false` (listeners attached first, say).
+   * Idempotent; a closed worker stays closed.
+   */
+  run(): void {
+    this.#begin();
+  }
+
+  #begin(): void {
+    if (this.#started || !this.#rt.isRunning()) return;
+    this.#started = true;
+    this.#rt.start(this.#rt.options.concurrency, () => this.#slot());
+  }
+
+  /**
+   * Stops this worker claiming (other workers go on); batches already claimed run and settle as
+   * usual, their leases extended. Idempotent.
+   */
+  pause(): void {
+    if (this.#paused) return;
+    let resolve: () => void = () => undefined;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.#paused = { promise, resolve };
+  }
+
+  /** Lets a paused worker claim again. */
+  resume(): void {
+    const paused = this.#paused;
+    this.#paused = undefined;
+    paused?.resolve();
+  }
+
+  /** True between {@link pause} and {@link resume}. */
+  get isPaused(): boolean {
+    return this.#paused !== undefined;
+  }
+
+  /** Jobs currently held here (members of running batches). */
+  get running(): number {
+    return this.#rt.locks.size;
   }
 
   /** The error that stopped this worker by itself, if any (see {@link Worker.fatalError}). */
@@ -101,16 +158,23 @@ export class BatchWorker<T = unknown> {
         let jobs = carried;
         carried = undefined;
         if (jobs === undefined) {
+          // A paused worker waits for resume (or close) before it claims again.
+          while (this.#paused && rt.isRunning()) await Promise.race([this.#paused.promise, rt.whenClosing()]);
           if (!rt.isRunning()) break;
           if (this.#shape && !(await this.#ready(since))) continue;
           jobs = await this.#claim();
         }
         if (jobs.length === 0) {
           if (!rt.isRunning()) break;
+          if (this.#busy && !this.#paused) {
+            this.#busy = false;
+            rt.events.fire('drained', undefined);
+          }
           await rt.idle.wait();
           since = Date.now();
           continue;
         }
+        this.#busy = true;
         rt.idle.wakeOne();
         // A batch claimed after close() began still runs: it is leased to us.
         carried = await this.#run(jobs);
@@ -138,7 +202,7 @@ export class BatchWorker<T = unknown> {
   #claim(): Promise<ClaimedJob<T>[]> {
     const o = this.#rt.options;
     const claim = this.#rt.locks.claimOptions;
-    return o.source === 'lanes' ? this.queue.laneBatchClaim(o.leaseMs, claim) : this.queue.claimBatch(this.#size, o.leaseMs, claim);
+    return o.source === 'lanes' ? this.queue.laneBatchClaim(o.leaseMs, { ...claim, size: this.#size }) : this.queue.claimBatch(this.#size, o.leaseMs, claim);
   }
 
   /**
@@ -160,10 +224,17 @@ export class BatchWorker<T = unknown> {
     jobsStarted(rt.queue.name, jobs);
     let verdicts: BatchVerdicts | undefined;
     let thrown: { reason: unknown } | undefined;
+    const timers = armBatchTimeouts(rt, jobs, contexts, states);
     try {
-      verdicts = await this.#handler(jobs, contexts);
+      const run = (): BatchVerdicts | Promise<BatchVerdicts> => this.#handler(jobs, contexts);
+      const handled = new Promise<BatchVerdicts>((resolve) => resolve(processTraced() ? tracedRun(rt.queue.name, jobs, true, run) : run()));
+      // The loser of the race must not surface as an unhandled rejection.
+      handled.catch(() => undefined);
+      verdicts = timers ? await Promise.race([handled, timers.allExpired.then(() => undefined)]) : await handled;
     } catch (reason) {
       thrown = { reason };
+    } finally {
+      timers?.clear();
     }
     for (const state of states.values()) state.over = true;
     // Jobs the handler moved itself are settled already: their verdicts are not applied.
@@ -172,7 +243,7 @@ export class BatchWorker<T = unknown> {
       await Promise.all(moved.map((job) => states.get(job.id)?.moved ?? Promise.resolve()));
       jobs = jobs.filter((job) => states.get(job.id)?.moved === undefined);
     }
-    const fuse = rt.isRunning() && this.#shape === undefined && rt.options.source === 'flat';
+    const fuse = rt.isRunning() && !this.#paused && this.#shape === undefined && rt.options.source === 'flat';
     const next = fuse ? deferred<ClaimedJob<T>[]>() : undefined;
     const settling = this.#settle(jobs, verdicts, thrown, next).catch((error: unknown) => {
       rt.options.onError(error);

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, StaleError } from '@echo/protocol';
 import { CancelToken } from './cancel.js';
 import type { ClaimedJob } from '../job.js';
+import type { FlowChild, FlowResult } from '../flows/flow-shape.js';
 import type { WorkerRuntime } from './runtime.js';
 import { delayJob, type Settled } from './settle.js';
 
@@ -23,11 +24,32 @@ export interface JobContext {
    * lost (or the attempt timed out) before the move landed.
    */
   moveToDelayed(until: number | Date): Promise<void>;
+  /**
+   * Adds children to this job, which becomes their flow parent (in this queue or others, nested,
+   * with the fail-parent / ignore policies of flows). The job stays this handler's: call
+   * {@link JobContext.moveToWaitingChildren} to wait for them. Answers the landed children.
+   * @throws StaleError when the lease was lost; InvalidArgumentError for a bad flow or a same-queue
+   * child id already in use (nothing was added).
+   */
+  addChildren(children: readonly FlowChild<unknown>[]): Promise<FlowResult[]>;
+  /**
+   * A step job's wait for its children: while any child is open, the job leaves active for
+   * `awaiting_children` (fenced by its token, its lease given back) and answers true; the worker
+   * then leaves it alone when the handler returns (its return value is dropped), and its handler
+   * runs again, as a new claim, once the last child is done (read their results with
+   * {@link JobContext.childrenValues}). With no child open it answers false, changes nothing, and the
+   * handler goes on. Call it before the handler returns; after a true answer, return.
+   * @throws StaleError when the lease was lost; StateError for a lane job; InvalidArgumentError after
+   * another move.
+   */
+  moveToWaitingChildren(): Promise<boolean>;
+  /** The results this job's completed children left, child id → result (their id when none). */
+  childrenValues(): Promise<Record<string, string>>;
 }
 
 /** What the worker learns from a run's context: whether the handler settled its own job. */
 export interface RunState {
-  /** Set once `moveToDelayed` was called: the settlement the handler asked for. */
+  /** Set once `moveToDelayed` or `moveToWaitingChildren` moved the job: the settlement the handler asked for. */
   moved: Promise<Settled> | undefined;
   /** Set when the worker stopped waiting for the handler (it returned, threw or timed out). */
   over: boolean;
@@ -58,5 +80,36 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
       state.moved = delayJob(rt, job, until);
       if ((await state.moved) !== 'ok') throw new StaleError('the lease was lost before the move landed');
     },
+    addChildren(children) {
+      if (state.moved !== undefined) throw new InvalidArgumentError('addChildren', 'the job was already moved');
+      return rt.queue.addChildren(job, children as readonly FlowChild<T>[]);
+    },
+    async moveToWaitingChildren() {
+      if (state.moved !== undefined) throw new InvalidArgumentError('moveToWaitingChildren', 'the job was already moved');
+      if (state.over || cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to move');
+      // Stop extending first, as for a delay: once it waits the job is not active and a beat would
+      // read it as lost. With nothing open the job stays ours and is tracked again.
+      rt.locks.untrack(job);
+      // Marked moved at once, as a delay is, so a handler that returns without awaiting is not
+      // completed over its own move; the mark is lifted when nothing was open or the call failed.
+      const open = rt.queue.waitForChildren(job);
+      state.moved = open.then(
+        (): Settled => 'ok',
+        (): Settled => 'stale',
+      );
+      let waiting: number;
+      try {
+        waiting = await open;
+      } catch (error) {
+        state.moved = undefined;
+        rt.locks.track(job, cancel);
+        throw error;
+      }
+      if (waiting > 0) return true;
+      state.moved = undefined;
+      rt.locks.track(job, cancel);
+      return false;
+    },
+    childrenValues: () => rt.queue.childrenValues(job.id),
   };
 }

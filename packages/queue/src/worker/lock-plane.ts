@@ -21,14 +21,20 @@ export class LockPlane {
   readonly #markerTtlMs: number;
   readonly #markers: boolean;
   readonly #onError: (error: unknown) => void;
+  readonly #onBeat: (() => Promise<void>) | undefined;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(queue: Queue, options: { leaseMs: number; extendEveryMs: number; markers: boolean; onError: (error: unknown) => void }) {
+  /**
+   * `onBeat` rides on every beat, held jobs or not (the worker's registry entry): it costs the
+   * worker no timer of its own, and goes out beside the lease extension.
+   */
+  constructor(queue: Queue, options: { leaseMs: number; extendEveryMs: number; markers: boolean; onError: (error: unknown) => void; onBeat?: () => Promise<void> }) {
     this.#queue = queue;
     this.#leaseMs = options.leaseMs;
     this.#markerTtlMs = options.leaseMs * 2;
     this.#markers = options.markers;
     this.#onError = options.onError;
+    this.#onBeat = options.onBeat;
     this.#timer = setInterval(() => void this.beat(), options.extendEveryMs);
     this.#timer.unref();
   }
@@ -66,10 +72,11 @@ export class LockPlane {
 
   /**
    * One heartbeat: extend every held lease and refresh its marker in one script, and fire the tokens
-   * of jobs we lost.
+   * of jobs we lost; `onBeat` goes out beside it.
    */
   async beat(): Promise<void> {
-    if (this.#held.size === 0) return;
+    const also = this.#onBeat?.();
+    if (this.#held.size === 0) return also;
     const held = [...this.#held.values()];
     try {
       const marker = this.#markers ? this.#markerTtlMs : undefined;
@@ -78,6 +85,7 @@ export class LockPlane {
     } catch (error) {
       this.#onError(error);
     }
+    await also;
   }
 
   /** Stops the heartbeat. */

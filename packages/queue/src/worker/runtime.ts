@@ -5,6 +5,7 @@ import { IdleSlots } from './idle.js';
 import { jobsStalled } from './job-hooks.js';
 import { LockPlane } from './lock-plane.js';
 import { OutageFunnel } from './outage.js';
+import { Presence } from './presence.js';
 import { Pump } from './pump.js';
 import type { Queue } from '../queue.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
@@ -35,6 +36,8 @@ export class WorkerRuntime<T> {
   readonly events: WorkerEmitter<T>;
   readonly #blocking: Connection;
   readonly #pump: Pump;
+  /** This worker's entry in the queue's registry, beaten by the lock plane. */
+  readonly presence: Presence;
   readonly #outages: OutageFunnel;
   readonly #slots: Promise<void>[] = [];
   #parker: Promise<void> | undefined;
@@ -47,7 +50,7 @@ export class WorkerRuntime<T> {
     return { promise, resolve };
   })();
 
-  constructor(queue: Queue<T>, options: ResolvedWorkerOptions, blocking: Connection) {
+  constructor(queue: Queue<T>, options: ResolvedWorkerOptions, blocking: Connection, kind: 'worker' | 'batch' = 'worker') {
     this.queue = queue;
     // Every error the worker reports passes the funnel: one report per outage, not one per call.
     const report = options.onError;
@@ -64,7 +67,20 @@ export class WorkerRuntime<T> {
     const onError = (error: unknown): void => this.options.onError(error);
     const erased = queue as unknown as Queue;
     this.due = new DueClock(erased, onError);
-    this.locks = new LockPlane(erased, { leaseMs: options.leaseMs, extendEveryMs: options.extendEveryMs, markers: options.lockMarkers, onError });
+    this.presence = new Presence(erased, {
+      name: options.name,
+      kind,
+      concurrency: options.concurrency,
+      beatMs: options.extendEveryMs,
+      active: () => this.locks.size,
+    });
+    this.locks = new LockPlane(erased, {
+      leaseMs: options.leaseMs,
+      extendEveryMs: options.extendEveryMs,
+      markers: options.lockMarkers,
+      onError,
+      onBeat: () => this.announce(),
+    });
     this.#pump = new Pump(erased, {
       stalled: options.stalled,
       onError,
@@ -88,6 +104,20 @@ export class WorkerRuntime<T> {
     this.due.expect(0);
     for (let i = 0; i < count; i++) this.#slots.push(slot());
     this.#parker = this.#park();
+  }
+
+  /**
+   * Writes this worker's registry entry now (the lock plane repeats it on every beat). Never
+   * rejects: a refusal that will not heal (an ACL without rights on the queue) stops the worker as
+   * a slot's would, anything else is reported and the next beat tries again.
+   */
+  async announce(): Promise<void> {
+    if (!this.isRunning()) return;
+    try {
+      await this.presence.beat();
+    } catch (error) {
+      if (this.isRunning()) this.report(error);
+    }
   }
 
   /** Resolves once `close()` began (or the worker stopped itself). */
@@ -164,6 +194,9 @@ export class WorkerRuntime<T> {
     if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');
     await Promise.race([drained, sleep(1000)]);
     this.locks.stop();
+    // A clean close leaves the registry at once; a worker stopped by a fatal error cannot reach
+    // the server, and its entry lapses instead.
+    if (!this.#fatal) await this.presence.leave().catch((error: unknown) => this.options.onError(error));
     await this.#pump.stop();
     await this.#parker;
     this.#outages.stop();

@@ -19,6 +19,12 @@ export interface StalledOptions {
 
 /** How a worker runs. Every field has a production default. */
 export interface WorkerOptions {
+  /**
+   * How `queue.getWorkers()` names this worker. Default `<host>:<pid>`. The registry entry is
+   * written on each lease beat (every `extendEveryMs`) and lapses after three missed beats (at
+   * least 1 s); `close()` removes it at once.
+   */
+  readonly name?: string;
   /** Jobs run at once. Default 1. */
   readonly concurrency?: number;
   /** Where claims come from. Default `flat`. */
@@ -58,7 +64,8 @@ export interface WorkerOptions {
 }
 
 /** {@link WorkerOptions} with defaults applied and values checked. */
-export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'stalled' | 'onError'>> & {
+export type ResolvedWorkerOptions = Required<Omit<WorkerOptions, 'stalled' | 'onError' | 'name'>> & {
+  readonly name: string | undefined;
   readonly stalled: StalledOptions | undefined;
   readonly onError: (error: unknown, job?: ClaimedJob<unknown>) => void;
 };
@@ -87,7 +94,12 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
   const backoff = options.backoff ?? fixed(1000);
   // Walk the curve once now: a policy that cannot produce a delay would otherwise fail every retry.
   if (typeof backoff !== 'function') checkCurve(backoff);
+  const name: unknown = options.name;
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0 || name.length > 200)) {
+    throw new InvalidArgumentError('name', 'must be a string of 1 to 200 characters');
+  }
   return {
+    name: options.name,
     concurrency: positive('concurrency', options.concurrency ?? 1),
     source: options.source ?? 'flat',
     leaseMs,

@@ -1,4 +1,5 @@
 import { jobSettled, jobStarted } from './job-hooks.js';
+import { processTraced, tracedRun } from './job-trace.js';
 import type { Listener } from '@echo/protocol';
 import type { ClaimedJob } from '../job.js';
 import { JobTimeoutError } from './errors.js';
@@ -7,6 +8,7 @@ import { jobContext, type JobContext, type RunState } from './job-context.js';
 import type { Queue } from '../queue.js';
 import { WorkerRuntime, type WorkerStats } from './runtime.js';
 import { Rounds } from './rounds.js';
+import { LaneFeed } from './lane-feed.js';
 import { unencodable } from './result-encoding.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
@@ -41,6 +43,8 @@ export class Worker<T = unknown> {
   readonly #handler: Handler<T>;
   readonly #rt: WorkerRuntime<T>;
   readonly #rounds: Rounds<T>;
+  /** Weighted lane claims and their spare jobs, for `source: 'lanes'`. */
+  readonly #lanes: LaneFeed<T> | undefined;
   /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
   #busy = false;
   #started = false;
@@ -53,6 +57,7 @@ export class Worker<T = unknown> {
     this.options = rt.options;
     this.#handler = handler;
     this.#rounds = new Rounds(rt, () => this.#claim());
+    this.#lanes = rt.options.source === 'lanes' ? new LaneFeed(rt) : undefined;
   }
 
   /**
@@ -64,6 +69,8 @@ export class Worker<T = unknown> {
     const resolved = resolveWorkerOptions(options);
     const blocking = await queue.connection.duplicate('echo-worker-wake');
     const worker = new Worker(new WorkerRuntime(queue, resolved, blocking), handler);
+    // Listed by queue.getWorkers() from the moment start() resolves, claiming or not.
+    await worker.#rt.announce();
     if (options.autorun !== false) worker.#begin();
     return worker;
   }
@@ -147,6 +154,8 @@ export class Worker<T = unknown> {
         if (!rt.isRunning() || rt.report(error)) break;
         job = undefined;
       }
+      // Spares of a weighted lane claim are leased to us: they run even while paused or closing.
+      job ??= this.#lanes?.spare();
       if (job) {
         this.#busy = true;
         // Found work: there may be more, so pass the wake on before running this one. A job that
@@ -173,8 +182,7 @@ export class Worker<T = unknown> {
   async #claim(): Promise<ClaimedJob<T> | undefined> {
     const o = this.options;
     if (o.respectConcurrencyGate && (await this.queue.isMaxed())) return undefined;
-    const claim = this.#rt.locks.claimOptions;
-    return o.source === 'lanes' ? this.queue.laneClaim(o.leaseMs, claim) : this.queue.claim(o.leaseMs, claim);
+    return this.#lanes ? this.#lanes.next() : this.queue.claim(o.leaseMs, this.#rt.locks.claimOptions);
   }
 
   /**
@@ -188,7 +196,7 @@ export class Worker<T = unknown> {
     let failure: { reason: unknown } | undefined;
     jobStarted(this.queue.name, job);
     try {
-      result = job.timeoutMs === undefined ? await this.#handler(job, context) : await this.#timed(job, context, job.timeoutMs);
+      result = processTraced() ? await tracedRun(this.queue.name, [job], false, () => this.#call(job, context)) : await this.#call(job, context);
     } catch (reason) {
       failure = { reason };
     }
@@ -217,6 +225,11 @@ export class Worker<T = unknown> {
     void settling.then(() => this.#rt.locks.untrack(job));
     if (!this.#rt.isRunning() || this.#paused) return undefined;
     return this.#rounds.take();
+  }
+
+  /** The handler call itself: under the job's time limit when it has one. */
+  #call(job: ClaimedJob<T>, context: JobContext): unknown {
+    return job.timeoutMs === undefined ? this.#handler(job, context) : this.#timed(job, context, job.timeoutMs);
   }
 
   /**

@@ -165,12 +165,50 @@ local function ev_claimed(set, entries)
   if redis.call('ZCARD', set) == 0 then ev_emit('drained', '') end
 end
 `,
+  fanin: `-- @lib fanin
+-- @purpose [TS] How a parent leaves \`awaiting_children\` (queue.md §11.4–§11.6) in one place, so the
+-- index of waiting parents (emq:{q}:waiting-children) stays exact and a parent keeps its priority.
+-- Needs lanes (flat_score).
+
+-- release_parent(prow, pending, wc, pid, wakekey): the parent's last open child settled. It re-enters
+-- pending at its own score (-priority) and leaves the index; \`wakekey\` (optional) wakes one parked
+-- consumer. \`wc\` may be nil for a caller that did not declare the index (an older host).
+local function release_parent(prow, pending, wc, pid, wakekey)
+  redis.call('ZADD', pending, flat_score(prow), pid)
+  redis.call('HSET', prow, 'state', 'pending')
+  if wc then redis.call('SREM', wc, pid) end
+  if wakekey then
+    redis.call('LPUSH', wakekey, '1')
+    redis.call('LTRIM', wakekey, 0, 63)
+  end
+end
+
+-- count_down(deps, prow, pending, wc, pid, n, wakekey): n children of a parent settled for it; at
+-- zero open children a parent still waiting is released. The state guard keeps a parent a
+-- fail-parent sibling killed (or one still running its step) where it is. Answers what is left.
+local function count_down(deps, prow, pending, wc, pid, n, wakekey)
+  local left = redis.call('DECRBY', deps, n)
+  if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
+    release_parent(prow, pending, wc, pid, wakekey)
+  end
+  return left
+end
+
+-- fail_parent_row(prow, pending, dead, wc, pid): a fail-parent child died; its parent dies with it.
+local function fail_parent_row(prow, pending, dead, wc, pid)
+  redis.call('HSET', prow, 'state', 'dead')
+  redis.call('ZREM', pending, pid)
+  redis.call('ZADD', dead, 0, pid)
+  if wc then redis.call('SREM', wc, pid) end
+end
+`,
   gate: `-- @lib gate
 -- @purpose [TS] The gates a claim passes on the server, read from meta in one HMGET: the queue-wide
 -- pause, the global concurrency cap (meta.concurrency against ZCARD active, queue.md §9.2, here
 -- enforced) and the rate limiter (meta.max jobs per meta.duration ms). The limiter key keeps the
 -- shape queue.md §9.4 asks of a writer: a STRING counter incremented once per claimed job, with
--- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. Needs events: the same
+-- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. The lane claims also
+-- pass each lane's own rate limit (the grate hash), on top of the queue's. Needs events: the same
 -- HMGET reads the queue's event settings, so a claim pays no second read of meta for them.
 
 local EMQ_GATE_META = false
@@ -213,19 +251,63 @@ end
 local function gate_count(limiter, window, n)
   if window > 0 and n > 0 and redis.call('INCRBY', limiter, n) == n then redis.call('PEXPIRE', limiter, window) end
 end
+
+-- [TS] A lane's own rate limit lives in the grate hash, field g = "max:duration" as set, then
+-- "max:duration:window_end:used" once a claim counted in a window (a fixed window that starts at
+-- the first claim after the last one ended, as the queue's limiter does).
+
+-- lane_rate_room(grate, g): how many jobs lane g may lease now under its rate limit (math.huge
+-- without one), then the window state lane_rate_count writes back (nil without a limit).
+local function lane_rate_room(grate, g)
+  local v = redis.call('HGET', grate, g)
+  if not v then return math.huge, nil end
+  local max, dur, tail = string.match(v, '^(%d+):(%d+)(.*)$')
+  max, dur = tonumber(max), tonumber(dur)
+  if not max or not dur or max < 1 or dur < 1 then return math.huge, nil end
+  local now = now_ms()
+  local ends, used = string.match(tail, '^:(%d+):(%d+)$')
+  ends, used = tonumber(ends) or 0, tonumber(used) or 0
+  if ends <= now then ends, used = now + dur, 0 end
+  return math.max(max - used, 0), { max, dur, ends, used }
+end
+
+-- lane_rate_count(grate, g, state, n): counts n claimed jobs in lane g's current window.
+local function lane_rate_count(grate, g, state, n)
+  if state and n > 0 then
+    redis.call('HSET', grate, g, string.format('%d:%d:%d:%d', state[1], state[2], state[3], state[4] + n))
+  end
+end
+
+-- lane_next(ring, grate): rotate the ring to the next lane with room in its own rate window. A lane
+-- out of budget is passed over and stays in rotation (its window reopens by time alone, and nothing
+-- else would put it back), at most one full turn. Answers the lane, its room and its window state;
+-- nil when the ring is empty or every lane in it is out of budget.
+local function lane_next(ring, grate)
+  if redis.call('EXISTS', grate) == 0 then
+    return redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT'), math.huge, nil
+  end
+  for _ = 1, redis.call('LLEN', ring) do
+    local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+    if not g then return nil end
+    local room, state = lane_rate_room(grate, g)
+    if room > 0 then return g, room, state end
+  end
+  return nil
+end
 `,
   'lane-claim': `-- @lib lane-claim
 -- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
 -- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
 -- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate.
 
--- lane_claim(cap, lease, marker, limiter): cap(g) bounds K beyond depth and limit (nil: the whole
--- depth); [TS] the gates of lib gate bound it too, counted on \`limiter\`.
-local function lane_claim(cap, lease, marker, limiter)
+-- lane_claim(cap, lease, marker, limiter, grate): cap(g) bounds K beyond depth and limit (nil: the
+-- whole depth); [TS] the gates of lib gate bound it too, counted on \`limiter\`, and so does the
+-- lane's own rate limit in \`grate\` (a lane out of budget is passed over for the next one).
+local function lane_claim(cap, lease, marker, limiter, grate)
   local room, _, window = gate_room(KEYS[3], KEYS[2], limiter, math.huge)
   if room < 1 then return {} end
   local ring = KEYS[1]
-  local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+  local g, lane_room, rate = lane_next(ring, grate)
   if not g then return {} end
   if not vid(g) then
     redis.call('LREM', ring, 0, g)
@@ -234,7 +316,7 @@ local function lane_claim(cap, lease, marker, limiter)
   local lane = gkey(KEYS[7], g)
   local k = redis.call('ZCARD', lane)
   if cap then k = math.min(k, cap(g)) end
-  k = math.min(k, room)
+  k = math.min(k, room, lane_room)
   local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
   local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
   if lim then k = math.min(k, lim - act) end
@@ -248,10 +330,11 @@ local function lane_claim(cap, lease, marker, limiter)
   for i = 1, #popped, 2 do
     local id = popped[i]
     local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
-    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5] } end
+    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
+  lane_rate_count(grate, g, rate, #out)
   if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
   return out
 end
@@ -368,8 +451,9 @@ end
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
 -- same step. Needs core.
 
--- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields.
-local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms' }
+-- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields:
+-- the options, then the producer's W3C trace context (traceparent, tracestate).
+local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'traceparent', 'tracestate' }
 
 -- lease_row(root, id, marker, ...): the row half of a lease on job \`id\` of job root \`root\`. Answers
 -- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
@@ -400,8 +484,8 @@ end
 -- lease_popped(active, root, popped, lease, marker): leases the ids of a ZPOPMIN reply (id, score,
 -- ...) under one deadline, with one ZADD for all of them, and answers the flat claim entries
 -- {id, payload, attempts, parent, parent_queue, parent_policy, name, max_attempts, backoff,
--- timeout_ms} in pop order (absent fields are false, so the host needs no second read; the last
--- four are the [TS] per-job options, after the spec's six). Skipped ids are dropped.
+-- timeout_ms, traceparent, tracestate} in pop order (absent fields are false, so the host needs no
+-- second read; the last six are the [TS] per-job fields, after the spec's six). Skipped ids are dropped.
 local function lease_popped(active, root, popped, lease, marker)
   local out = {}
   if #popped == 0 then return out end
@@ -411,7 +495,7 @@ local function lease_popped(active, root, popped, lease, marker)
     local id = popped[i]
     local attempts, f = lease_row(root, id, marker, 'payload', 'parent', 'parent_queue', 'parent_policy', unpack(JOB_OPTIONS))
     if attempts then
-      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8] }
+      out[#out + 1] = { id, f[1], attempts, f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10] }
       scored[#scored + 1] = deadline
       scored[#scored + 1] = id
       -- Lua's unpack is bounded by its C stack; score the members in slices well below it.
@@ -518,6 +602,56 @@ local function dead_letter(stream, dead, group, consumer, xid, attempts, reason)
   return moved
 end
 `,
+  tidy: `-- @lib tidy
+-- @purpose [TS] What a drain (queue-wide or of one lane) does to flow parents in the same queue
+-- (queue.md §8.4, §5.6): a parent waiting on drained children has its open-child count lowered by
+-- them; one with no open child left is deleted too (it was waiting as well), and so on up a nested
+-- tree. A parent in another queue is left as it is: a drain cannot reach its slot. Needs core.
+
+-- wipe_job(jr, id): delete a job's row and every sub-key.
+local function wipe_job(jr, id)
+  redis.call('DEL', jkey(jr, id), jkey(jr, id, ':logs'), jkey(jr, id, ':lock'), jkey(jr, id, ':dependencies'),
+    jkey(jr, id, ':processed'), jkey(jr, id, ':failed'), jkey(jr, id, ':unsuccessful'))
+end
+
+-- tidy_tally(jr): a record of drained children per same-queue parent, in the order counts came in.
+local function tidy_tally(jr)
+  return { jr = jr, drained = {}, parents = {} }
+end
+
+-- tidy_note(t, id): job \`id\` is about to be deleted; if its parent is in this queue, count it there.
+local function tidy_note(t, id)
+  local link = redis.call('HMGET', jkey(t.jr, id), 'parent', 'parent_queue')
+  local pid, pq = link[1], link[2]
+  if pid and vid(pid) and (not pq or pq == '') then
+    t.drained[pid] = (t.drained[pid] or 0) + 1
+    t.parents[#t.parents + 1] = pid
+  end
+end
+
+-- tidy_settle(t, wc): settle the noted parents, walking up: a deleted parent counts as a drained
+-- child of its own parent, and leaves the index of waiting parents \`wc\`. Answers how many parents
+-- were deleted.
+local function tidy_settle(t, wc)
+  local deleted, i = 0, 1
+  while i <= #t.parents do
+    local pid = t.parents[i]
+    local count = t.drained[pid]
+    t.drained[pid] = 0
+    if count > 0 and redis.call('HGET', jkey(t.jr, pid), 'state') == 'awaiting_children' then
+      local left = redis.call('DECRBY', jkey(t.jr, pid, ':dependencies'), count)
+      if left <= 0 then
+        tidy_note(t, pid)
+        wipe_job(t.jr, pid)
+        if wc then redis.call('SREM', wc, pid) end
+        deleted = deleted + 1
+      end
+    end
+    i = i + 1
+  end
+  return deleted
+end
+`,
 };
 
 /** The name of one strict-mode file (`lua/strict`). */
@@ -581,6 +715,7 @@ end
 
 /** The name of one transition file (`lua/*.lua`). */
 export type LuaScriptName =
+  | 'add_children'
   | 'add_log'
   | 'bclaim'
   | 'cache_clear'
@@ -603,6 +738,7 @@ export type LuaScriptName =
   | 'enqueue_flow'
   | 'enqueue_flow_child'
   | 'enqueue_many'
+  | 'enqueue_many_with'
   | 'events_set'
   | 'extend_lock'
   | 'extend_locks'
@@ -617,6 +753,7 @@ export type LuaScriptName =
   | 'genqueue'
   | 'glimit'
   | 'gpause'
+  | 'grate'
   | 'greap_group'
   | 'greassign'
   | 'gresume'
@@ -655,10 +792,62 @@ export type LuaScriptName =
   | 'stream_redrive'
   | 'sweep_stalled'
   | 'update_data'
-  | 'update_progress';
+  | 'update_progress'
+  | 'wait_children'
+  | 'worker_beat'
+  | 'worker_leave'
+  | 'worker_list';
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
+  add_children: {
+    sha: 'e4c513cb9e6895e6870c27e41151642142cdca9d',
+    includes: ['core'],
+    body: `-- @script add_children
+-- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
+-- fenced on its token while it is active, its open-child count grows by every child it adds, and its
+-- same-queue leaf children land pending and linked to it in the same step. Children elsewhere (or
+-- with children of their own) land after, through enqueue_flow_child / hold_parent; the count they
+-- add is counted here first, so a child that finishes early can never release the parent too soon.
+-- A negative \`remote\` (with no local children) takes back what did not land. The job itself stays
+-- active: it waits only when it moves itself with wait_children.
+-- @key row        emq:{q}:job:<id>
+-- @key active     emq:{q}:active
+-- @key deps       emq:{q}:job:<id>:dependencies
+-- @key pending    emq:{q}:pending
+-- @keys children  emq:{q}:job:<cid> for each local child, in ARGV order
+-- @arg id         the running job's id; must be JOB-namespaced
+-- @arg token      the attempts value the claim returned
+-- @arg remote     how many children land elsewhere (may be negative to take back a count)
+-- @args children  cid, cpayload, cpolicy ("fp" | "id") for each local child, in order
+-- @include core
+-- @returns the open-child count after the call; -1 a local child's row exists (nothing written)
+-- @error EMQKIND job id must be JOB-namespaced
+-- @error EMQSTALE job gone
+-- @error EMQSTALE add_children token mismatch
+-- @error EMQSTALE not active
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local n = (#ARGV - 3) / 3
+for i = 1, n do
+  if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+end
+local attempts = redis.call('HGET', KEYS[1], 'attempts')
+if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children token mismatch') end
+if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE not active') end
+-- A child id that already names a row is a collision; overwriting it would reset its token (I7).
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return -1 end
+end
+for i = 1, n do
+  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+    'parent', id, 'parent_policy', ARGV[3 + 3 * i])
+  redis.call('ZADD', KEYS[4], 0, ARGV[1 + 3 * i])
+end
+return redis.call('INCRBY', KEYS[3], n + tonumber(ARGV[3]))
+`,
+  },
   add_log: {
     sha: '93bbb77d13246bfc1fb58c7790cf056be4639991',
     includes: [],
@@ -681,7 +870,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'fa5023bef125b8efa915849d21c4ffea6a7262b0',
+    sha: '48b84ceed6f5e2fb4b304e1ce6fb5565bcac1fb3',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -698,7 +887,8 @@ return len
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
 -- @include core events lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
--- max_attempts, backoff, timeout_ms} ([TS] the last four, false when absent) in mint order;
+-- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
+-- absent) in mint order;
 -- its length is min(size, depth), or empty when paused. [TS] Publishes \`active\` per job and
 -- \`drained\` when the claim emptied pending, when meta \`events\` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
@@ -801,14 +991,16 @@ return 1
 `,
   },
   cache_tag_delete: {
-    sha: 'c47ebe0c5b99a101dbc9ad238c7579237a878a5f',
+    sha: 'ee0813f929824662d12dbc77afeca6078c79a23a',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
--- caller read the tag's set first; only keys still in it go, and an entry tagged since is newer and stays.
+-- caller read the tag's fields first; an entry goes only while it still carries the tag: its stored frame
+-- is the write that tagged it (a later write without the tag, a delete or an expiry leave the field stale,
+-- and a stale field is dropped without touching the entry). An entry tagged since the read is not named.
 -- @key log        ecc:{t}:log
--- @key tag        ecc:{t}:tag:<tag>
--- @keys entries   ecc:{t}:k:<key> the entries the caller read from the tag's set
+-- @key tag        ecc:{t}:tag:<tag> a hash of entry key -> the version that carried the tag
+-- @keys entries   ecc:{t}:k:<key> the entries the caller read from the tag's hash
 -- @arg version    the delete's 14-byte version
 -- @arg maxlen     the log's approximate bound
 -- @args names     the entries' keys, one per trailing key
@@ -817,13 +1009,16 @@ return 1
 local names = {}
 for i = 3, #KEYS do
   local name = ARGV[i]
-  if redis.call('SISMEMBER', KEYS[2], name) == 1 then
-    names[#names + 1] = name
-    redis.call('DEL', KEYS[i])
-    redis.call('SREM', KEYS[2], name)
+  local tagged = redis.call('HGET', KEYS[2], name)
+  if tagged then
+    local stored = redis.call('GET', KEYS[i])
+    if stored and string.sub(stored, 1, 14) == tagged then
+      names[#names + 1] = name
+      redis.call('DEL', KEYS[i])
+    end
+    redis.call('HDEL', KEYS[2], name)
   end
 end
-if redis.call('SCARD', KEYS[2]) == 0 then redis.call('DEL', KEYS[2]) end
 if #names > 0 then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
 end
@@ -831,7 +1026,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: '8870ee1ab6de35af991fdb1d4a56d24695f422a0',
+    sha: '03b7e47e2d9ded290d6107312d402981d6d8bcbc',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -839,7 +1034,7 @@ return #names
 -- @key entry      ecc:{t}:k:<key>
 -- @key lease      ecc:{t}:l:<key>
 -- @key log        ecc:{t}:log
--- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets
+-- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets: hashes of entry key -> the version that carried the tag
 -- @arg frame      version(14) ++ soft expiry(13 digits) ++ value
 -- @arg px         the L2 lifetime in ms (ttl + grace); 0 keeps the entry without expiry
 -- @arg token      the fill's lease token; '' for a plain write
@@ -862,7 +1057,9 @@ else
 end
 for i = 4, #KEYS do
   local fresh = redis.call('EXISTS', KEYS[i]) == 0
-  redis.call('SADD', KEYS[i], ARGV[5])
+  -- The version says which write carried the tag: a later write without it leaves this field stale,
+  -- and a tag delete then spares the entry (cache_tag_delete compares it with the stored frame).
+  redis.call('HSET', KEYS[i], ARGV[5], version)
   -- A tag set lives as long as its longest-lived entry.
   local left = redis.call('PTTL', KEYS[i])
   if px == 0 then
@@ -877,7 +1074,7 @@ return 1
 `,
   },
   claim: {
-    sha: '6d329c1beba0907e5f3d315bb44c1a65338e1123',
+    sha: 'e1f61db0679c14717e35ada7353d9b58c8239230',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -895,9 +1092,10 @@ return 1
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
 -- @include core events lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
--- parent_policy, name, max_attempts, backoff, timeout_ms} (absent fields are false, so the host
--- needs no second read; the last four are the [TS] per-job options). [TS] Publishes \`active\` (with
--- the attempt) for the job and \`drained\` when it was the last pending one, when meta \`events\` = all
+-- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
+-- are false, so the host needs no second read; the last six are the [TS] per-job options and the
+-- producer's W3C trace context). [TS] Publishes \`active\` (with the attempt) for the job and
+-- \`drained\` when it was the last pending one, when meta \`events\` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
 ev_open(KEYS[6], KEYS[7], KEYS[3])
 if room < 1 then return {} end
@@ -965,8 +1163,8 @@ return 0
 `,
   },
   complete: {
-    sha: '31214d33ddbf4ba36f3a11795b5593fe18cd3871',
-    includes: ['core', 'events', 'lanes'],
+    sha: '5c6d8dccdf06ea7d3633c3291617f86e37267ddb',
+    includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
@@ -988,7 +1186,8 @@ return 0
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
--- @keys flow      mode sq: parent :dependencies, parent :processed, parent row; mode xq: emq:{q}:flow:outbox
+-- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
+-- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
@@ -996,7 +1195,7 @@ return 0
 -- @arg result     the value recorded for the parent (the child's own id when it gave none)
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
--- @include core events lanes
+-- @include core events lanes fanin
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -1016,11 +1215,7 @@ if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
 local mode = ARGV[3]
 if mode == 'sq' then
   if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[17])
-    if left <= 0 and redis.call('HGET', KEYS[19], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, ARGV[4])
-      redis.call('HSET', KEYS[19], 'state', 'pending')
-    end
+    count_down(KEYS[17], KEYS[19], KEYS[2], KEYS[20], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
   redis.call('RPUSH', KEYS[17], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. ARGV[5])
@@ -1068,7 +1263,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '2106b5252857f253138af8169fa70857bd26e070',
+    sha: 'b387c4a2efdb78c2190b924f10cc47769e4d818f',
     includes: ['core', 'events', 'lanes', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1125,18 +1320,21 @@ return { codes, claimed, limited }
 `,
   },
   counts: {
-    sha: 'e3f303e47183602e6e37d15c8fb7ec53e205a157',
+    sha: '33e49edf63cda6654372f44730215ff4d0c85ffb',
     includes: [],
     body: `-- @script counts
 -- @purpose Read several counters in one atomic step: set sizes and metrics counts, in request order
 -- (queue.md §9.1).
--- @keys targets   the requested set keys and/or emq:{q}:metrics:* keys, in request order
--- @args kinds     one per key: "z" (ZCARD) or "m" (HGET count, absent reads 0)
+-- @keys targets   the requested set keys and/or emq:{q}:metrics:* keys, in request order ([TS] and
+-- emq:{q}:waiting-children)
+-- @args kinds     one per key: "z" (ZCARD), "m" (HGET count, absent reads 0) or [TS] "s" (SCARD)
 -- @returns a list of integers in request order
 local out = {}
 for i, key in ipairs(KEYS) do
   if ARGV[i] == 'z' then
     out[i] = redis.call('ZCARD', key)
+  elseif ARGV[i] == 's' then
+    out[i] = redis.call('SCARD', key)
   else
     out[i] = tonumber(redis.call('HGET', key, 'count') or '0')
   end
@@ -1196,44 +1394,30 @@ return 1
 `,
   },
   drain: {
-    sha: '4b79f0536e5847fac17affff22dd0004d6831110',
-    includes: ['core'],
+    sha: '9fa5a63aed7ab0403653fecd563c55f2d84d9667',
+    includes: ['core', 'tidy'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
 -- sub-keys; active jobs and repeat registrations are untouched (queue.md §8.4). [TS] A flow parent
 -- in this queue waiting on drained children is not left stuck: its open-child count drops by the
--- children drained; a parent with no open child left is deleted too (it was waiting as well), and
--- so on up a nested tree; one with children still active or elsewhere runs when those finish. A
--- parent in another queue is left as it is: this script cannot reach its slot.
+-- children drained; a parent with no open child left is deleted too (it was waiting as well, and it
+-- leaves the index of waiting parents), and so on up a nested tree; one with children still active
+-- or elsewhere runs when those finish. A parent in another queue is left as it is: this script
+-- cannot reach its slot.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @keys schedule  optional emq:{q}:schedule; drained only when declared
--- @include core
+-- @include core tidy
 -- @returns the number of jobs deleted
-local function wipe(id)
-  redis.call('DEL', jkey(KEYS[1], id), jkey(KEYS[1], id, ':logs'), jkey(KEYS[1], id, ':lock'),
-    jkey(KEYS[1], id, ':dependencies'), jkey(KEYS[1], id, ':processed'), jkey(KEYS[1], id, ':failed'),
-    jkey(KEYS[1], id, ':unsuccessful'))
-end
-
--- drained[pid]: children of pid (a parent in this queue) deleted and not yet taken off its count;
--- parents: the ids to settle, in the order their counts came in (an id may appear more than once).
-local drained, parents = {}, {}
-local function note_parent(id)
-  local link = redis.call('HMGET', jkey(KEYS[1], id), 'parent', 'parent_queue')
-  local pid, pq = link[1], link[2]
-  if pid and vid(pid) and (not pq or pq == '') then
-    drained[pid] = (drained[pid] or 0) + 1
-    parents[#parents + 1] = pid
-  end
-end
+local tally = tidy_tally(KEYS[1])
 
 local function purge(set)
   local n = 0
   for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do
     if vid(id) then
-      note_parent(id)
-      wipe(id)
+      tidy_note(tally, id)
+      wipe_job(KEYS[1], id)
       n = n + 1
     end
   end
@@ -1241,29 +1425,12 @@ local function purge(set)
   return n
 end
 local deleted = purge(KEYS[2])
-if KEYS[3] then deleted = deleted + purge(KEYS[3]) end
-
--- Settle the parents, walking up: a deleted parent counts as a drained child of its own parent.
-local i = 1
-while i <= #parents do
-  local pid = parents[i]
-  local count = drained[pid]
-  drained[pid] = 0
-  if count > 0 and redis.call('HGET', jkey(KEYS[1], pid), 'state') == 'awaiting_children' then
-    local left = redis.call('DECRBY', jkey(KEYS[1], pid, ':dependencies'), count)
-    if left <= 0 then
-      note_parent(pid)
-      wipe(pid)
-      deleted = deleted + 1
-    end
-  end
-  i = i + 1
-end
-return deleted
+if KEYS[4] then deleted = deleted + purge(KEYS[4]) end
+return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
-    sha: '4fc873e6051a7114a23588cb128c511f4110a38a',
+    sha: '28d70af29cf4bb038af44a261dde590bbfe9510b',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1276,7 +1443,8 @@ return deleted
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
+-- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
 -- @include events admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written). [TS] An admitted job publishes
@@ -1296,7 +1464,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: 'a7462761ad154eaae58e3cb6d3a1cafa0124cb9d',
+    sha: 'ffccf2dd310e2858a483611d44e4815b3498170e',
     includes: ['events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1312,7 +1480,8 @@ return 1
 -- @arg payload    opaque bytes
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority); the
+-- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
+-- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
 -- @include events admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but
@@ -1340,14 +1509,16 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: '8a027a40d859680c8656b68a7698b9fe4bff1891',
+    sha: 'b6465903311fa4c16e731c8066b38c4b1c123169',
     includes: [],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
--- parent, the parent held with its open-child count (queue.md §11.3).
+-- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent joins the index
+-- of waiting parents (KEYS[4]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @keys children  emq:{q}:job:<cid> for each child, in ARGV order
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
@@ -1364,17 +1535,18 @@ end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[3 + i]) == 1 then return 0 end
+  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return 0 end
 end
 local pid = ARGV[1]
 for i = 1, n do
   local cid = ARGV[1 + 3 * i]
-  redis.call('HSET', KEYS[3 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[3], 0, cid)
 end
 redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
 redis.call('SET', KEYS[2], n)
+redis.call('SADD', KEYS[4], pid)
 return n
 `,
   },
@@ -1457,6 +1629,81 @@ end
 if KEYS[6] and #scored > 0 then
   redis.call('LPUSH', KEYS[6], '1')
   redis.call('LTRIM', KEYS[6], 0, 63)
+end
+return out
+`,
+  },
+  enqueue_many_with: {
+    sha: '8de1dfd9d95c7db7f475f1bc56734427f0b8252f',
+    includes: ['core', 'events', 'admit'],
+    body: `-- @script enqueue_many_with
+-- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
+-- options of §2.1 and §2.4): each item exactly as enqueue (now) or schedule (at a time) admits one,
+-- its option pairs written into its row by the same admit_row. An item refused never fails its
+-- neighbours. Plain items go through enqueue_many, whose shape this one leaves untouched.
+-- @key jobroot    emq:{q}:job:
+-- @key pending    emq:{q}:pending
+-- @key schedule   emq:{q}:schedule
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @keys wake      optional emq:{q}:wake (when declared: one token if any job went to pending, and a due
+-- hint \`d:<ms>\` when a scheduled item became the earliest in the schedule, as schedule pushes)
+-- @args items     per item: id, payload, mode ("" now, "in" ms from server now, "at" epoch ms), ms,
+-- n (how many option values follow: field/value pairs as enqueue takes them), then those n values
+-- @include core events admit
+-- @returns one code per item, in order: 1 admitted; 0 duplicate (the row exists; nothing written);
+-- -1 the id is not JOB-namespaced (nothing written); -2 the id fails the id check (nothing written).
+-- [TS] A scheduled item publishes \`delayed\` with \`delayMs\` (mode in) or \`runAt\` (mode at), as
+-- schedule does; an item admitted now publishes \`waiting\` when meta \`events\` = all
+ev_open(KEYS[4], KEYS[6], KEYS[5])
+local out = {}
+local now = nil
+local flat, earliest = 0, nil
+local i = 1
+while i <= #ARGV do
+  local id, payload, mode, ms, n = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
+  local fields = {}
+  for j = 1, n do fields[j] = ARGV[i + 4 + j] end
+  i = i + 5 + n
+  local code
+  if string.sub(id, 1, 3) ~= 'JOB' then
+    code = -1
+  elseif not vid(id) then
+    code = -2
+  else
+    local row = jkey(KEYS[1], id)
+    if redis.call('EXISTS', row) == 1 then
+      code = 0
+    elseif mode == '' then
+      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields), id)
+      flat = flat + 1
+      ev_chatty('waiting', id)
+      code = 1
+    else
+      now = now or now_ms()
+      local due = tonumber(ms)
+      if mode == 'in' then due = now + due end
+      admit_row(row, 'scheduled', payload, fields)
+      redis.call('ZADD', KEYS[3], due, id)
+      if not earliest or due < earliest then earliest = due end
+      if mode == 'in' then ev_emit('delayed', id, { delayMs = ms }) else ev_emit('delayed', id, { runAt = ms }) end
+      code = 1
+    end
+  end
+  out[#out + 1] = code
+end
+if KEYS[7] then
+  if flat > 0 then redis.call('LPUSH', KEYS[7], '1') end
+  if earliest then
+    local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+    if head[2] and tonumber(head[2]) >= earliest then
+      local wait = earliest - now
+      if wait < 0 then wait = 0 end
+      redis.call('LPUSH', KEYS[7], 'd:' .. string.format('%d', wait))
+    end
+  end
+  redis.call('LTRIM', KEYS[7], 0, 63)
 end
 return out
 `,
@@ -1546,62 +1793,60 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '9566209b094b3e80fc5b646a996e00bc2c397a57',
-    includes: [],
+    sha: 'f8470521b2a159261261bf32ba81935075f37cad',
+    includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
 -- the result once, count the child down once, and release the parent at zero. Redelivery is a no-op.
+-- [TS] A released parent keeps its priority score and leaves the index of waiting parents.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key processed  emq:{qp}:job:<pid>:processed
 -- @key parent     emq:{qp}:job:<pid>
 -- @key pending    emq:{qp}:pending
+-- @key waiting    emq:{qp}:waiting-children [TS]
 -- @arg cid        the child's id
 -- @arg result     the child's result (its own id when it gave none)
 -- @arg pid        the parent's id
+-- @include core lanes fanin
 -- @returns 1 applied; 0 duplicate, or the parent row is gone (nothing written; the entry is spent)
 if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
-if redis.call('DECR', KEYS[1]) <= 0 and redis.call('HGET', KEYS[3], 'state') == 'awaiting_children' then
-  redis.call('ZADD', KEYS[4], 0, ARGV[3])
-  redis.call('HSET', KEYS[3], 'state', 'pending')
-end
+count_down(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[3], 1)
 return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '4b68967aec375334016fae7657903e2862270f9f',
-    includes: [],
+    sha: 'ae3df0b202ae37473c1a5ef259e36411605c0b88',
+    includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
 -- kills the parent; ignore-dependency records the failure and counts the child down. Each child's
--- failure applies once; redelivery is a no-op.
+-- failure applies once; redelivery is a no-op. [TS] A parent leaving \`awaiting_children\` leaves the
+-- index of waiting parents; a released one keeps its priority score.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key failed     emq:{qp}:job:<pid>:failed
 -- @key unsuccessful  emq:{qp}:job:<pid>:unsuccessful
 -- @key parent     emq:{qp}:job:<pid>
 -- @key pending    emq:{qp}:pending
 -- @key dead       emq:{qp}:dead
+-- @key waiting    emq:{qp}:waiting-children [TS]
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
 -- @arg policy     "fp" | "id" (anything else reads as fp)
 -- @arg pid        the parent's id
+-- @include core lanes fanin
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
 if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
 if ARGV[3] == 'id' then
   if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
-  if redis.call('DECR', KEYS[1]) <= 0 and redis.call('HGET', KEYS[4], 'state') == 'awaiting_children' then
-    redis.call('ZADD', KEYS[5], 0, pid)
-    redis.call('HSET', KEYS[4], 'state', 'pending')
-  end
+  count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
   return 1
 end
 if redis.call('HSETNX', KEYS[2], cid, ARGV[2]) == 0 then return 0 end
-redis.call('HSET', KEYS[4], 'state', 'dead')
-redis.call('ZREM', KEYS[5], pid)
-redis.call('ZADD', KEYS[6], 0, pid)
+fail_parent_row(KEYS[4], KEYS[5], KEYS[6], KEYS[7], pid)
 return 2
 `,
   },
@@ -1673,7 +1918,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'f2737ea7f867958a919e9a8ac81fe65009a12d31',
+    sha: 'fc02abcad1e7857b597a196cdb694148798059f1',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -1686,24 +1931,40 @@ return 1
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
+-- @key gweight    emq:{q}:gweight [TS]: read only with a size, to scale each lane's batch by its weight
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
+-- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's \`size\`), scaled by
+-- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
+-- absent, the whole claimable depth
 -- @include core events lease gate lane-claim
--- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
--- last four, false when absent), oldest first, all from one lane; empty when nothing is
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
+-- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
 -- \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
-local out = lane_claim(nil, tonumber(ARGV[1]), marker, KEYS[8])
-ev_open(KEYS[9], KEYS[10], KEYS[3])
+local size = tonumber(ARGV[3] or '')
+local cap = nil
+if size and size >= 1 then
+  -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.
+  local heaviest = 1
+  for _, w in ipairs(redis.call('HVALS', KEYS[10])) do heaviest = math.max(heaviest, tonumber(w) or 1) end
+  cap = function(g)
+    local w = math.max(tonumber(redis.call('HGET', KEYS[10], g) or '1') or 1, 1)
+    return math.max(math.floor(size * w / heaviest), 1)
+  end
+end
+local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
+ev_open(KEYS[11], KEYS[12], KEYS[3])
 ev_active(out)
 return out
 `,
   },
   gclaim: {
-    sha: 'a54e9bc327521070c7b41af3bb9733ebee0ac3b9',
+    sha: '016a136d5802b97be2dee10a015f2e6a9ab7489e',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -1717,19 +1978,21 @@ return out
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core events lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
--- backoff, timeout_ms} (the last four are the [TS] per-job options; false when absent). [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
--- \`drained\`: a lane claim does not see the whole queue)
+-- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
+-- trace context; false when absent). [TS] Publishes \`active\` per claimed job when meta \`events\` =
+-- all (no \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
 local ring = KEYS[1]
-local g = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
+local g, _, rate = lane_next(ring, KEYS[9])
 if not g then return {} end
 if not vid(g) then
   redis.call('LREM', ring, 0, g)
@@ -1751,10 +2014,11 @@ while true do
   local attempts, f = lease_job(KEYS[2], KEYS[6], id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
   if attempts then
     gate_count(KEYS[8], window, 1)
+    lane_rate_count(KEYS[9], g, rate, 1)
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
-    local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5] }
-    ev_open(KEYS[9], KEYS[10], KEYS[3])
+    local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
+    ev_open(KEYS[10], KEYS[11], KEYS[3])
     ev_active({ entry })
     return entry
   end
@@ -1762,35 +2026,40 @@ end
 `,
   },
   gdrain: {
-    sha: '23f7cd0221c5143f39d2306289ac44cfdd9338ce',
-    includes: ['core'],
+    sha: 'a60cb18a143c6b36c842d1fc4f32d4f02a04b9d1',
+    includes: ['core', 'tidy'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
--- entry (queue.md §5.6). In-flight jobs, counters, settings and other lanes are untouched.
+-- entry (queue.md §5.6). In-flight jobs, counters, settings and other lanes are untouched. [TS] Flow
+-- parents in this queue are tidied as drain tidies them: a parent whose children were all drained is
+-- deleted with them (and leaves the index of waiting parents), one with a child still open has its
+-- count lowered.
 -- @key lane       emq:{q}:g:<g>:pending
 -- @key ring       emq:{q}:ring
 -- @key jobroot    emq:{q}:job:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @arg g          the group's branded id (the lane's own)
--- @include core
--- @returns the number of jobs deleted
+-- @include core tidy
+-- @returns the number of jobs deleted (parents included)
 -- @error EMQKIND group id must be a branded id
 if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
 local JR = KEYS[3]
+local tally = tidy_tally(JR)
 local n = 0
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
   if vid(id) then
-    redis.call('DEL', jkey(JR, id), jkey(JR, id, ':logs'), jkey(JR, id, ':lock'), jkey(JR, id, ':dependencies'),
-      jkey(JR, id, ':processed'), jkey(JR, id, ':failed'), jkey(JR, id, ':unsuccessful'))
+    tidy_note(tally, id)
+    wipe_job(JR, id)
     n = n + 1
   end
 end
 redis.call('DEL', KEYS[1])
 redis.call('LREM', KEYS[2], 0, ARGV[1])
-return n
+return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '846784fe0849ba80ae023503a3e9b838bcf91fd6',
+    sha: 'fbf062f1640229c7600c4c21b3ad3ddba7ffe238',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -1809,7 +2078,8 @@ return n
 -- @arg payload    opaque bytes, never interpreted
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms; the spec fields are written after them and win
+-- backoff (a curve spec as JSON), timeout_ms, traceparent, tracestate (the producer's W3C trace
+-- context); the spec fields are written after them and win
 -- @include core events lanes admit
 -- @returns 1 enqueued, publishing \`waiting\` [TS] when meta \`events\` = all; 0 duplicate (the row
 -- exists; nothing written)
@@ -1872,6 +2142,35 @@ return 1
 if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('LREM', KEYS[2], 0, ARGV[1])
+return 1
+`,
+  },
+  grate: {
+    sha: 'd66ef1ed92c029a664d4b8ff75de9cbf7b896221',
+    includes: ['core', 'lanes'],
+    body: `-- @script grate
+-- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
+-- \`duration\` ms, enforced by the lane claims (gclaim, gwclaim, gbclaim; lib gate) on top of the
+-- queue's limiter, so workers in any number of processes share it. Setting a limit starts a fresh
+-- window. The ring is untouched: a claim passes over a lane out of budget until its window reopens;
+-- a lane in rotation wakes a consumer, as its fresh window (or no limit) may have room now.
+-- @key grate      emq:{q}:grate [TS]: HASH group → "max:duration" (then ":window_end:used" once counted)
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @arg g          the group's branded id
+-- @arg max        jobs per window (>= 1); "0" lifts the limit
+-- @arg duration   the window in ms (>= 1) when max is set; else ""
+-- @include core lanes
+-- @returns 1
+-- @error EMQKIND group id must be a branded id
+local g = ARGV[1]
+if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
+if ARGV[2] == '0' then
+  redis.call('HDEL', KEYS[1], g)
+else
+  redis.call('HSET', KEYS[1], g, ARGV[2] .. ':' .. ARGV[3])
+end
+if redis.call('LPOS', KEYS[2], g) then wake({ wake = KEYS[3] }) end
 return 1
 `,
   },
@@ -1974,7 +2273,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '9737073cdbf3d88a0de547d6bf1eb49b6cb36ac5',
+    sha: '407baffe0eb7b4a1ebfe27b91203f9b9cc12ea1c',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -1989,13 +2288,14 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key gweight    emq:{q}:gweight
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- @include core events lease gate lane-claim
--- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms} ([TS] the
--- last four, false when absent), oldest first, all from one lane; empty when nothing is
+-- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
+-- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
 -- \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
@@ -2003,8 +2303,8 @@ local marker = tonumber(ARGV[2] or '0') or 0
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
 end
-local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9])
-ev_open(KEYS[10], KEYS[11], KEYS[3])
+local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
+ev_open(KEYS[11], KEYS[12], KEYS[3])
 ev_active(out)
 return out
 `,
@@ -2027,13 +2327,15 @@ return 1
 `,
   },
   hold_parent: {
-    sha: '7ac4bd8625324e43eca51e1f7582844ff3d05e8d',
+    sha: '64e5739af767cda018ba0e65f53d28e768c797ff',
     includes: [],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
--- set with its own direct-child count, linked to its own parent when it is a nested node.
+-- set with its own direct-child count, linked to its own parent when it is a nested node. [TS] It
+-- joins the index of waiting parents (KEYS[3]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @arg pid        the node's id; must be JOB-namespaced
 -- @arg payload    the node's payload
 -- @arg n          its direct-child count (>= 1)
@@ -2054,6 +2356,7 @@ if link ~= '' then
   if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'parent_policy', ARGV[6]) end
 end
 redis.call('SET', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[1])
 return 1
 `,
   },
@@ -2091,11 +2394,12 @@ return out
 `,
   },
   obliterate: {
-    sha: '4b1378dea17fc416fee4bd1e267716e04c4d8819',
+    sha: 'ee7e259bd5cd6a820e0c8d7a0beffbc268918ea7',
     includes: ['core'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
--- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1.
+-- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1. [TS]
+-- Parents awaiting children sit in no set: they are found through the index of waiting parents.
 -- @key meta       emq:{q}:meta
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
@@ -2116,6 +2420,10 @@ return out
 -- @key outbox     emq:{q}:flow:outbox
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
+-- @key workers    emq:{q}:workers [TS]
+-- @key workers_info  emq:{q}:workers:info [TS]
+-- @key grate      emq:{q}:grate [TS]
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
@@ -2154,6 +2462,12 @@ if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply(
 for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5] }) do
   if not purge(set) then return 1 end
 end
+if budget <= 0 and redis.call('SCARD', KEYS[21]) > 0 then return 1 end
+for _, id in ipairs(redis.call('SPOP', KEYS[21], math.max(budget, 1))) do
+  drop_job(id)
+  budget = budget - 1
+end
+if redis.call('SCARD', KEYS[21]) > 0 then return 1 end
 
 local groups, seen = {}, {}
 local function note(list)
@@ -2178,14 +2492,14 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[18 + i]
+  local record = KEYS[22 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0
 `,
   },
@@ -2335,14 +2649,15 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'fa6f14759909ff78648c5bd992bdb3959e8a81e2',
-    includes: ['core', 'events', 'lanes'],
+    sha: 'df858f25f8f9f817241aff3c46d9581c1e3115c2',
+    includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
 -- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
 -- still waiting on children is refused (remove the children first, or drain), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
--- parent runs once its other children are done instead of waiting forever.
+-- parent runs once its other children are done instead of waiting forever (at its priority score,
+-- leaving the index of waiting parents).
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key schedule   emq:{q}:schedule
@@ -2354,13 +2669,14 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core events lanes
+-- @include core events lanes fanin
 -- @returns 1 removed, publishing \`removed\` [TS]; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
@@ -2377,12 +2693,7 @@ local pid, pq = link[2], link[3]
 if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
   local prow = jkey(KEYS[10], pid)
   if redis.call('HGET', prow, 'state') == 'awaiting_children' then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 then
-      redis.call('ZADD', KEYS[1], 0, pid)
-      redis.call('HSET', prow, 'state', 'pending')
-      wake(lb_at(5))
-    end
+    count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[1], KEYS[12], pid, 1, KEYS[8])
   end
 end
 local was_active = redis.call('ZREM', KEYS[2], id) == 1
@@ -2400,10 +2711,10 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[15] and ARGV[2] ~= '' and redis.call('GET', KEYS[15]) == id then redis.call('DEL', KEYS[15]) end
+if KEYS[16] and ARGV[2] ~= '' and redis.call('GET', KEYS[16]) == id then redis.call('DEL', KEYS[16]) end
 redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
   jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
-ev_open(KEYS[12], KEYS[14], KEYS[13])
+ev_open(KEYS[13], KEYS[15], KEYS[14])
 ev_emit('removed', id)
 return 1
 `,
@@ -2566,8 +2877,8 @@ return 1
 `,
   },
   retry: {
-    sha: 'eb23d39ac4c8ba9aa4c16787974f24912ab28296',
-    includes: ['core', 'events', 'lanes'],
+    sha: 'd5bd0368ea3518eab7447e1859f58c18ed3d6d10',
+    includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
 -- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
@@ -2589,7 +2900,9 @@ return 1
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
--- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row; mode xq:*: emq:{q}:flow:outbox
+-- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
+-- emq:{q}:waiting-children (optional: a parent leaving \`awaiting_children\` leaves that index); mode
+-- xq:*: emq:{q}:flow:outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg delay_ms   how long to wait before the next attempt, from server now
@@ -2599,7 +2912,7 @@ return 1
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish \`failed\` with its \`outcome\` (scheduled or dead) in the same step
--- @include core events lanes
+-- @include core events lanes fanin
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -2641,17 +2954,11 @@ local pid = ARGV[7]
 if mode == 'sq:fp' then
   if redis.call('EXISTS', KEYS[20]) == 1 then
     redis.call('HSET', KEYS[17], id, ARGV[5])
-    redis.call('HSET', KEYS[20], 'state', 'dead')
-    redis.call('ZREM', KEYS[2], pid)
-    redis.call('ZADD', KEYS[4], 0, pid)
+    fail_parent_row(KEYS[20], KEYS[2], KEYS[4], KEYS[21], pid)
   end
 elseif mode == 'sq:id' then
   if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    local left = redis.call('DECR', KEYS[19])
-    if left <= 0 and redis.call('HGET', KEYS[20], 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', KEYS[20], 'state', 'pending')
-    end
+    count_down(KEYS[19], KEYS[20], KEYS[2], KEYS[21], pid, 1, KEYS[10])
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
@@ -2707,7 +3014,7 @@ return moved
 `,
   },
   schedule: {
-    sha: 'ba1f1f364921d10e332c7415d3da1a0142427aa0',
+    sha: '98e8e66b7656689fea07cd91907c1f3364a072fa',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -2725,7 +3032,8 @@ return moved
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
--- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending);
+-- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending),
+-- traceparent, tracestate (the producer's W3C trace context);
 -- the spec fields are written after them and win
 -- @include core events admit
 -- @returns 1 scheduled, publishing \`delayed\` [TS] with \`delayMs\` (mode in) or \`runAt\` (mode at);
@@ -3102,14 +3410,15 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '9c425ae4707ca469836d3af51b7d0e8fc4d12850',
-    includes: ['core', 'events', 'lanes'],
+    sha: 'd6c289277be0a2d68d5701a326ee4b52a587c503',
+    includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
--- fail entry goes into this queue's flow outbox when that key is declared.
+-- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
+-- \`awaiting_children\` leaves the index of waiting parents.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -3121,6 +3430,7 @@ return { redriven, left }
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key waiting    emq:{q}:waiting-children [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
@@ -3128,7 +3438,7 @@ return { redriven, left }
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core events lanes
+-- @include core events lanes fanin
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as \`stalled\` with its \`outcome\`
 -- (recovered or dead) in the same step
 local lb = lb_at(5)
@@ -3143,8 +3453,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[15] then
-      redis.call('RPUSH', KEYS[15], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
+    if KEYS[16] then
+      redis.call('RPUSH', KEYS[16], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
     end
     return
   end
@@ -3152,15 +3462,11 @@ local function fail_parent(id)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
-      redis.call('HSET', prow, 'state', 'dead')
-      redis.call('ZREM', KEYS[2], pid)
-      redis.call('ZADD', KEYS[3], 0, pid)
+      fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
-    local left = redis.call('DECR', jkey(KEYS[10], pid, ':dependencies'))
-    if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
-      redis.call('ZADD', KEYS[2], 0, pid)
-      redis.call('HSET', prow, 'state', 'pending')
+    local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
+    if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
       flat = flat + 1
     end
   end
@@ -3200,7 +3506,7 @@ for _, id in ipairs(expired) do
   end
 end
 if flat > 0 then wake(lb) end
-ev_open(KEYS[12], KEYS[14], KEYS[13])
+ev_open(KEYS[13], KEYS[15], KEYS[14])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
 for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
 return { recovered, dead }
@@ -3250,6 +3556,113 @@ end
 ev_open(KEYS[2], KEYS[4], KEYS[3])
 ev_emit('progress', ARGV[1], extra)
 return 1
+`,
+  },
+  wait_children: {
+    sha: 'd8ae3b9084a7c19d41d6bca3861891bb2189c3ae',
+    includes: ['core'],
+    body: `-- @script wait_children
+-- @purpose [TS] A step job waits for the children it added (BullMQ's moveToWaitingChildren): fenced
+-- on its token while it is active, a job with open children leaves active for \`awaiting_children\`,
+-- gives back its lease and its :lock marker, and joins the index of waiting parents; the worker
+-- leaves it alone. When its last child settles, the fan-in puts it back in pending at its priority
+-- score and its handler runs again. A job with no open child is left as it is (the handler goes on).
+-- A lane job is refused: the fan-in releases parents to flat pending, which would take it off its lane.
+-- @key active     emq:{q}:active
+-- @key row        emq:{q}:job:<id>
+-- @key deps       emq:{q}:job:<id>:dependencies
+-- @key waiting    emq:{q}:waiting-children
+-- @key jobroot    emq:{q}:job:
+-- @arg id         the job's id; must be JOB-namespaced
+-- @arg token      the attempts value the claim returned
+-- @include core
+-- @returns the open-child count it now waits on; 0 none open (nothing changed)
+-- @error EMQKIND job id must be JOB-namespaced
+-- @error EMQSTALE job gone
+-- @error EMQSTALE wait_children token mismatch
+-- @error EMQSTALE not active
+-- @error EMQSTATE a lane job cannot wait for children
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local f = redis.call('HMGET', KEYS[2], 'attempts', 'group')
+if not f[1] then return redis.error_reply('EMQSTALE job gone') end
+if f[1] ~= ARGV[2] then return redis.error_reply('EMQSTALE wait_children token mismatch') end
+if not redis.call('ZSCORE', KEYS[1], id) then return redis.error_reply('EMQSTALE not active') end
+if f[2] and vid(f[2]) then return redis.error_reply('EMQSTATE a lane job cannot wait for children') end
+local open = tonumber(redis.call('GET', KEYS[3]) or '0')
+if open <= 0 then return 0 end
+redis.call('ZREM', KEYS[1], id)
+redis.call('HSET', KEYS[2], 'state', 'awaiting_children')
+redis.call('DEL', jkey(KEYS[5], id, ':lock'))
+redis.call('SADD', KEYS[4], id)
+return open
+`,
+  },
+  worker_beat: {
+    sha: '08849d9cf506c1b4b8561493d68202a46a682ba8',
+    includes: ['core'],
+    body: `-- @script worker_beat
+-- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
+-- now lapses at server now + ttl_ms and its description is replaced. Up to 16 entries that lapsed
+-- already are dropped on the way, so a worker that died without a word leaves the registry without a
+-- sweeper of its own.
+-- @key workers    emq:{q}:workers [TS]: ZSET worker id → the server ms its entry lapses
+-- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description (opaque here)
+-- @arg id         the worker's id (a registry member, never part of a key)
+-- @arg ttl_ms     how long the entry stands without another beat (>= 1)
+-- @arg info       the worker's description
+-- @include core
+-- @returns the server ms at which the entry lapses
+local now = now_ms()
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 16)
+if #lapsed > 0 then
+  redis.call('ZREM', KEYS[1], unpack(lapsed))
+  redis.call('HDEL', KEYS[2], unpack(lapsed))
+end
+local deadline = now + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], deadline, ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return deadline
+`,
+  },
+  worker_leave: {
+    sha: '5d2dfa9174e2ae185a2d0111c1df90c7bf49049b',
+    includes: [],
+    body: `-- @script worker_leave
+-- @purpose [TS] A worker's clean exit from the queue's worker registry: its entry goes at once
+-- rather than lapsing.
+-- @key workers    emq:{q}:workers [TS]: ZSET worker id → the server ms its entry lapses
+-- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description
+-- @arg id         the worker's id
+-- @returns 1 the entry was there; 0 it was not
+redis.call('HDEL', KEYS[2], ARGV[1])
+return redis.call('ZREM', KEYS[1], ARGV[1])
+`,
+  },
+  worker_list: {
+    sha: '2ed54e72acc87b965b822e5ca3867edf2cdf292c',
+    includes: ['core'],
+    body: `-- @script worker_list
+-- @purpose [TS] Read the live entries of the queue's worker registry under the server's clock: an
+-- entry whose lapse time passed is left out (the next beat drops it). Writes nothing.
+-- @key workers    emq:{q}:workers [TS]: ZSET worker id → the server ms its entry lapses
+-- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description
+-- @arg limit      most entries to answer (>= 1), soonest to lapse first
+-- @include core
+-- @returns {now, id1, lapses1, info1, id2, ...}; an entry without a description answers false for it
+local now = now_ms()
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+local out = { now }
+if #live == 0 then return out end
+local ids = {}
+for i = 1, #live, 2 do ids[#ids + 1] = live[i] end
+local info = redis.call('HMGET', KEYS[2], unpack(ids))
+for i, id in ipairs(ids) do
+  out[#out + 1] = id
+  out[#out + 1] = tonumber(live[i * 2])
+  out[#out + 1] = info[i]
+end
+return out
 `,
   },
 };

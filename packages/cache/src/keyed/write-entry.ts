@@ -1,0 +1,39 @@
+import { type BrandedId, transitions } from '@echo/protocol';
+import type { Flight } from '../single-flight.js';
+import { encodeEntryFrame } from './entry-frame.js';
+import type { FillHost, Lifetimes } from './fill-host.js';
+import { admitOwned } from './read-mode.js';
+
+/**
+ * Writes `value` to L2 (one `cache_write`, which also appends its coherence entry; under `token`
+ * for a fill, `''` for a plain write) and then to this L1. A refused write (the fill lost its lease,
+ * or L2 holds a newer frame) leaves L1 alone and is counted; in the outage mode an unreachable L2
+ * still gets the value into L1 before the caller sees `L2UnavailableError`.
+ */
+export async function writeEntry<T>(
+  host: FillHost<T>,
+  key: string,
+  value: T,
+  lifetimes: Lifetimes,
+  tags: readonly string[],
+  token: string,
+  version: BrandedId,
+  flight: Flight | null,
+): Promise<void> {
+  const o = host.options;
+  const expiresAt = lifetimes.ttl === Infinity ? 0 : host.now() + lifetimes.ttl;
+  const encoded = o.codec.encode(value);
+  const frame = encodeEntryFrame(version, expiresAt, encoded);
+  const owned = (): T => admitOwned(o.read, value, () => o.codec.decode(typeof encoded === 'string' ? Buffer.from(encoded) : encoded));
+  const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
+  const written = await host.guard.write(
+    'set',
+    () => host.scripts.send(transitions.cacheWrite({ namespace: host.name, key, frame, px, token, maxlen: o.logMaxLen, tags })),
+    () => host.admit(key, owned(), version, lifetimes, tags, flight),
+  );
+  if (!written) {
+    host.counters.fillsRefused++;
+    return;
+  }
+  host.admit(key, owned(), version, lifetimes, tags, flight);
+}

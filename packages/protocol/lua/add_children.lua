@@ -1,0 +1,43 @@
+-- @script add_children
+-- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
+-- fenced on its token while it is active, its open-child count grows by every child it adds, and its
+-- same-queue leaf children land pending and linked to it in the same step. Children elsewhere (or
+-- with children of their own) land after, through enqueue_flow_child / hold_parent; the count they
+-- add is counted here first, so a child that finishes early can never release the parent too soon.
+-- A negative `remote` (with no local children) takes back what did not land. The job itself stays
+-- active: it waits only when it moves itself with wait_children.
+-- @key row        emq:{q}:job:<id>
+-- @key active     emq:{q}:active
+-- @key deps       emq:{q}:job:<id>:dependencies
+-- @key pending    emq:{q}:pending
+-- @keys children  emq:{q}:job:<cid> for each local child, in ARGV order
+-- @arg id         the running job's id; must be JOB-namespaced
+-- @arg token      the attempts value the claim returned
+-- @arg remote     how many children land elsewhere (may be negative to take back a count)
+-- @args children  cid, cpayload, cpolicy ("fp" | "id") for each local child, in order
+-- @include core
+-- @returns the open-child count after the call; -1 a local child's row exists (nothing written)
+-- @error EMQKIND job id must be JOB-namespaced
+-- @error EMQSTALE job gone
+-- @error EMQSTALE add_children token mismatch
+-- @error EMQSTALE not active
+local id = ARGV[1]
+if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local n = (#ARGV - 3) / 3
+for i = 1, n do
+  if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+end
+local attempts = redis.call('HGET', KEYS[1], 'attempts')
+if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children token mismatch') end
+if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE not active') end
+-- A child id that already names a row is a collision; overwriting it would reset its token (I7).
+for i = 1, n do
+  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return -1 end
+end
+for i = 1, n do
+  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+    'parent', id, 'parent_policy', ARGV[3 + 3 * i])
+  redis.call('ZADD', KEYS[4], 0, ARGV[1 + 3 * i])
+end
+return redis.call('INCRBY', KEYS[3], n + tonumber(ARGV[3]))

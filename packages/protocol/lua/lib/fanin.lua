@@ -1,0 +1,36 @@
+-- @lib fanin
+-- @purpose [TS] How a parent leaves `awaiting_children` (queue.md §11.4–§11.6) in one place, so the
+-- index of waiting parents (emq:{q}:waiting-children) stays exact and a parent keeps its priority.
+-- Needs lanes (flat_score).
+
+-- release_parent(prow, pending, wc, pid, wakekey): the parent's last open child settled. It re-enters
+-- pending at its own score (-priority) and leaves the index; `wakekey` (optional) wakes one parked
+-- consumer. `wc` may be nil for a caller that did not declare the index (an older host).
+local function release_parent(prow, pending, wc, pid, wakekey)
+  redis.call('ZADD', pending, flat_score(prow), pid)
+  redis.call('HSET', prow, 'state', 'pending')
+  if wc then redis.call('SREM', wc, pid) end
+  if wakekey then
+    redis.call('LPUSH', wakekey, '1')
+    redis.call('LTRIM', wakekey, 0, 63)
+  end
+end
+
+-- count_down(deps, prow, pending, wc, pid, n, wakekey): n children of a parent settled for it; at
+-- zero open children a parent still waiting is released. The state guard keeps a parent a
+-- fail-parent sibling killed (or one still running its step) where it is. Answers what is left.
+local function count_down(deps, prow, pending, wc, pid, n, wakekey)
+  local left = redis.call('DECRBY', deps, n)
+  if left <= 0 and redis.call('HGET', prow, 'state') == 'awaiting_children' then
+    release_parent(prow, pending, wc, pid, wakekey)
+  end
+  return left
+end
+
+-- fail_parent_row(prow, pending, dead, wc, pid): a fail-parent child died; its parent dies with it.
+local function fail_parent_row(prow, pending, dead, wc, pid)
+  redis.call('HSET', prow, 'state', 'dead')
+  redis.call('ZREM', pending, pid)
+  redis.call('ZADD', dead, 0, pid)
+  if wc then redis.call('SREM', wc, pid) end
+end

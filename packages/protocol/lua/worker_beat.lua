@@ -1,0 +1,22 @@
+-- @script worker_beat
+-- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
+-- now lapses at server now + ttl_ms and its description is replaced. Up to 16 entries that lapsed
+-- already are dropped on the way, so a worker that died without a word leaves the registry without a
+-- sweeper of its own.
+-- @key workers    emq:{q}:workers [TS]: ZSET worker id → the server ms its entry lapses
+-- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description (opaque here)
+-- @arg id         the worker's id (a registry member, never part of a key)
+-- @arg ttl_ms     how long the entry stands without another beat (>= 1)
+-- @arg info       the worker's description
+-- @include core
+-- @returns the server ms at which the entry lapses
+local now = now_ms()
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 16)
+if #lapsed > 0 then
+  redis.call('ZREM', KEYS[1], unpack(lapsed))
+  redis.call('HDEL', KEYS[2], unpack(lapsed))
+end
+local deadline = now + tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], deadline, ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return deadline

@@ -1,0 +1,185 @@
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { LOOPBACK } from './ports.js';
+
+/** What the proxy does with the bytes the target sends back to the connected side. */
+export type LinkMode =
+  /** Forwarded at once. */
+  | { readonly kind: 'open' }
+  /** Kept in the proxy, in order, until {@link LinkProxy.release} (or lost with the link). */
+  | { readonly kind: 'hold' }
+  /** Forwarded `ms` after they arrived, in order: a slow link. */
+  | { readonly kind: 'lag'; readonly ms: number };
+
+/** Options for {@link startLinkProxy}. */
+export interface LinkProxyOptions {
+  /** Where the proxy forwards to (a server's `host` and `port`). */
+  readonly target: { readonly host: string; readonly port: number };
+}
+
+/** A TCP proxy on a loopback port in front of one server; see {@link startLinkProxy}. */
+export interface LinkProxy {
+  /** Always `127.0.0.1`. */
+  readonly host: string;
+  /** The proxy's own port: point the client (a replica's `--replicaof`) here. */
+  readonly port: number;
+  /** The current mode of the target-to-client direction. */
+  readonly mode: LinkMode;
+  /** Bytes held now (mode `hold`), over all connections. */
+  readonly heldBytes: number;
+  /** Open proxied connections. */
+  readonly connections: number;
+  /** Keeps what the target sends from now on (the client-to-target direction still flows). */
+  hold(): void;
+  /** Delays what the target sends by `ms` from now on; what is held is sent first. */
+  lag(ms: number): void;
+  /** Sends what is held and forwards at once from now on. */
+  release(): void;
+  /**
+   * Drops every proxied connection now; what is held is lost with them, as when the target dies
+   * before sending it. New connections are accepted (and forwarded at once).
+   */
+  cut(): void;
+  /** Drops every proxied connection and stops listening. Idempotent. */
+  close(): Promise<void>;
+}
+
+interface Pair {
+  readonly client: Socket;
+  readonly upstream: Socket;
+  held: Buffer[];
+}
+
+class TcpLinkProxy implements LinkProxy {
+  readonly host = LOOPBACK;
+  readonly #server: Server;
+  readonly #pairs = new Set<Pair>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #mode: LinkMode = { kind: 'open' };
+  #closed: Promise<void> | undefined;
+
+  constructor(server: Server) {
+    this.#server = server;
+  }
+
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  get mode(): LinkMode {
+    return this.#mode;
+  }
+
+  get heldBytes(): number {
+    let bytes = 0;
+    for (const pair of this.#pairs) for (const chunk of pair.held) bytes += chunk.length;
+    return bytes;
+  }
+
+  get connections(): number {
+    return this.#pairs.size;
+  }
+
+  accept(client: Socket, target: LinkProxyOptions['target']): void {
+    client.on('error', () => undefined);
+    const upstream = connect(target.port, target.host);
+    upstream.on('error', () => undefined);
+    const pair: Pair = { client, upstream, held: [] };
+    this.#pairs.add(pair);
+    client.on('data', (chunk: Buffer) => upstream.write(chunk));
+    upstream.on('data', (chunk: Buffer) => this.#downstream(pair, chunk));
+    const end = (): void => {
+      // Bytes still held die with the link: the target that sent them is gone.
+      pair.held = [];
+      this.#pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+  }
+
+  #downstream(pair: Pair, chunk: Buffer): void {
+    const mode = this.#mode;
+    if (mode.kind === 'open') pair.client.write(chunk);
+    else if (mode.kind === 'hold') pair.held.push(chunk);
+    else this.#later(pair, chunk, mode.ms);
+  }
+
+  #later(pair: Pair, chunk: Buffer, ms: number): void {
+    // Timers of one delay fire in the order they were set, so the stream keeps its order.
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      if (this.#pairs.has(pair)) pair.client.write(chunk);
+    }, ms);
+    this.#timers.add(timer);
+  }
+
+  #flush(): void {
+    for (const pair of this.#pairs) {
+      for (const chunk of pair.held) pair.client.write(chunk);
+      pair.held = [];
+    }
+  }
+
+  hold(): void {
+    this.#mode = { kind: 'hold' };
+  }
+
+  lag(ms: number): void {
+    if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`lag must be a whole number of ms >= 0, got ${String(ms)}`);
+    this.#flush();
+    this.#mode = { kind: 'lag', ms };
+  }
+
+  release(): void {
+    this.#flush();
+    this.#mode = { kind: 'open' };
+  }
+
+  cut(): void {
+    for (const pair of [...this.#pairs]) {
+      pair.held = [];
+      pair.client.destroy();
+      pair.upstream.destroy();
+    }
+    this.#pairs.clear();
+    this.#mode = { kind: 'open' };
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= new Promise((resolve) => {
+      for (const timer of this.#timers) clearTimeout(timer);
+      this.#timers.clear();
+      for (const pair of this.#pairs) {
+        pair.client.destroy();
+        pair.upstream.destroy();
+      }
+      this.#pairs.clear();
+      this.#server.close(() => resolve());
+    });
+    return this.#closed;
+  }
+}
+
+/**
+ * Starts a TCP proxy on a free loopback port in front of `target`, whose target-to-client direction
+ * can be held, slowed or released. Put it between a primary and its replica
+ * (`--replicaof 127.0.0.1 <proxy.port>`) to open the asynchronous replication window as wide as a
+ * test needs: writes the primary acknowledged stay in the proxy, not on the replica, and `WAIT`
+ * cannot count the replica until they are released. The replica's own acks flow through untouched.
+ *
+ * Close it when done; it holds a listening socket.
+ */
+export async function startLinkProxy(options: LinkProxyOptions): Promise<LinkProxy> {
+  const server = createServer();
+  const proxy = new TcpLinkProxy(server);
+  server.on('connection', (client) => proxy.accept(client, options.target));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, LOOPBACK, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return proxy;
+}

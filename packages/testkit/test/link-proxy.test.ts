@@ -1,0 +1,59 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLinkProxy, startRedis, waitFor, type LinkProxy, type RedisServer } from '../src/index.js';
+
+let primary: RedisServer;
+let replica: RedisServer;
+let proxy: LinkProxy;
+let writer: Redis;
+let reader: Redis;
+
+beforeAll(async () => {
+  primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0'] });
+  proxy = await startLinkProxy({ target: primary });
+  replica = await startRedis({ args: ['--replicaof', proxy.host, String(proxy.port)] });
+  writer = primary.client();
+  reader = replica.client();
+  await waitFor(async () => (await reader.info('replication')).includes('master_link_status:up'), { what: 'replica linked', timeoutMs: 10_000 });
+}, 20_000);
+
+afterAll(async () => {
+  await proxy.close();
+  await replica.stop();
+  await primary.stop();
+});
+
+describe('startLinkProxy between a primary and its replica', () => {
+  it('holds the replication stream: acknowledged writes stay off the replica and WAIT counts no replica, until released', async () => {
+    await writer.set('before', '1');
+    expect(await writer.call('WAIT', '1', '2000')).toBe(1);
+    proxy.hold();
+    await writer.set('held', '1');
+    expect(await writer.call('WAIT', '1', '300')).toBe(0);
+    expect(proxy.heldBytes).toBeGreaterThan(0);
+    expect(await reader.get('held')).toBeNull();
+    proxy.release();
+    expect(proxy.heldBytes).toBe(0);
+    expect(await writer.call('WAIT', '1', '2000')).toBe(1);
+    expect(await reader.get('held')).toBe('1');
+  });
+
+  it('lags the stream: WAIT 1 returns only after the delay', async () => {
+    proxy.lag(150);
+    const t0 = performance.now();
+    await writer.set('lagged', '1');
+    expect(await writer.call('WAIT', '1', '5000')).toBe(1);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
+    proxy.release();
+    expect(await reader.get('lagged')).toBe('1');
+  });
+
+  it('cut drops the link with what it held; the replica reconnects and resyncs', async () => {
+    proxy.hold();
+    await writer.set('lost-with-link', '1');
+    proxy.cut();
+    expect(proxy.connections).toBe(0);
+    await waitFor(async () => (await writer.call('WAIT', '1', '200')) === 1, { what: 'replica back', timeoutMs: 10_000 });
+    expect(await reader.get('lost-with-link')).toBe('1');
+  });
+});
