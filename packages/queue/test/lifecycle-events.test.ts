@@ -220,6 +220,18 @@ describe('the events journal', () => {
     await q.close();
   });
 
+  it('obliterate deletes the journal with the rest of the queue', async () => {
+    const q = await open<string>();
+    await q.setEvents({ journal: 100 });
+    const { id } = await q.enqueue('o');
+    await q.remove(id);
+    expect(await q.connection.command('EXISTS', q.keys.journal)).toBe(1);
+    await q.pause();
+    await q.obliterate();
+    expect(await q.connection.command('EXISTS', q.keys.journal)).toBe(0);
+    await q.close();
+  });
+
   it('journals the settlement and admin events with their verdicts, in the order they happened', async () => {
     const q = await open<string>();
     await q.setEvents({ journal: 1000 });

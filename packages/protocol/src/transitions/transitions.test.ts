@@ -254,9 +254,9 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
-    expect(ob.keys).toHaveLength(25);
+    expect(ob.keys).toHaveLength(26);
     expect(ob.keys[20]).toBe(q('waiting-children'));
-    expect(ob.keys.slice(21, 24)).toEqual([q('workers'), q('workers:info'), q('grate')]);
+    expect(ob.keys.slice(21, 25)).toEqual([q('workers'), q('workers:info'), q('grate'), q('journal')]);
     expect(ob.args).toEqual(['', 10, 'r1']);
   });
   it('lanes', () => {

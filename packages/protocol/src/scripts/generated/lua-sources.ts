@@ -2394,7 +2394,7 @@ return out
 `,
   },
   obliterate: {
-    sha: 'ee7e259bd5cd6a820e0c8d7a0beffbc268918ea7',
+    sha: '4f0526168b538e5b90b4ecba087b2f045dcdb9d0',
     includes: ['core'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -2424,6 +2424,7 @@ return out
 -- @key workers    emq:{q}:workers [TS]
 -- @key workers_info  emq:{q}:workers:info [TS]
 -- @key grate      emq:{q}:grate [TS]
+-- @key journal    emq:{q}:journal [TS]: the events journal (lib events)
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
@@ -2492,14 +2493,14 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[22 + i]
+  local record = KEYS[23 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0
 `,
   },
