@@ -220,6 +220,23 @@ describe('the events journal', () => {
     await q.close();
   });
 
+  it('journals `delayed` and chatty `waiting` for enqueueMany items with options, from their script', async () => {
+    const q = await open<string>();
+    await q.setEvents({ chatty: true, journal: 100 });
+    const [now, later] = await q.enqueueMany([{ payload: 'n', priority: 2 }, { payload: 'l', delayMs: 60_000 }]);
+    const reader = q.journal({ from: 'head', blockMs: 50 });
+    const trail: [string, string, Readonly<Record<string, string>>][] = [];
+    for await (const { event } of reader) {
+      trail.push([event.event, event.job, event.fields]);
+      if (trail.length === 2) break;
+    }
+    expect(trail).toEqual([
+      ['waiting', now?.id, {}],
+      ['delayed', later?.id, { delayMs: '60000' }],
+    ]);
+    await q.close();
+  });
+
   it('obliterate deletes the journal with the rest of the queue', async () => {
     const q = await open<string>();
     await q.setEvents({ journal: 100 });
