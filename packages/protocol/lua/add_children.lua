@@ -5,7 +5,8 @@
 -- with children of their own) land after, through enqueue_flow_child / hold_parent; the count they
 -- add is counted here first, so a child that finishes early can never release the parent too soon.
 -- A negative `remote` (with no local children) takes back what did not land. The job itself stays
--- active: it waits only when it moves itself with wait_children.
+-- active: it waits only when it moves itself with wait_children. Its row is marked `flow = parent`
+-- (see enqueue_flow), so its completion takes :processed and :dependencies along with the row.
 -- @key row        emq:{q}:job:<id>
 -- @key active     emq:{q}:active
 -- @key deps       emq:{q}:job:<id>:dependencies
@@ -35,6 +36,7 @@ if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE
 for i = 1, n do
   if redis.call('EXISTS', KEYS[4 + i]) == 1 then return -1 end
 end
+redis.call('HSET', KEYS[1], 'flow', 'parent')
 for i = 1, n do
   redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', id, 'parent_policy', ARGV[3 + 3 * i])

@@ -1,18 +1,20 @@
 -- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
 -- morgue. The host picks the ids (oldest first, by age); an id no longer in the dead set (it was
--- reprocessed or removed meanwhile) is left alone, so a clean never deletes a live job.
+-- reprocessed or removed meanwhile) is left alone, so a clean never deletes a live job. [TS] A
+-- deleted job leaves the finish-time index and releases the idempotency key its row names.
 -- @key dead       emq:{q}:dead
 -- @key jobroot    emq:{q}:job:
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @args ids       the dead job ids to delete
--- @include core
+-- @include core retain
 -- @returns the number of jobs deleted
 local n = 0
 for _, id in ipairs(ARGV) do
+  redis.call('ZREM', KEYS[3], id)
   if vid(id) and redis.call('ZREM', KEYS[1], id) == 1 then
-    redis.call('DEL', jkey(KEYS[2], id), jkey(KEYS[2], id, ':logs'), jkey(KEYS[2], id, ':lock'),
-      jkey(KEYS[2], id, ':dependencies'), jkey(KEYS[2], id, ':processed'), jkey(KEYS[2], id, ':failed'),
-      jkey(KEYS[2], id, ':unsuccessful'))
+    wipe_released(KEYS[2], KEYS[4], id)
     n = n + 1
   end
 end

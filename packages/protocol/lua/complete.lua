@@ -1,8 +1,13 @@
 -- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
--- :logs go with it (nothing can read them once the row is gone), and the `completed` event can be
--- published in the same step, so a worker's success path is one round trip.
+-- :logs go with it (nothing can read them once the row is gone), and so do a flow parent's
+-- :processed and :dependencies; the `completed` event can be published in the same step (with the
+-- result when results are kept), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
+-- queue meta keeps completed jobs, the row stays as `state = completed` with `finished_at` and
+-- `result`, indexed in emq:{q}:completed and trimmed to the policy; the idempotency key the row names
+-- is released either way. A row already completed answers as a gone one, so a resend cannot count
+-- twice.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -17,7 +22,9 @@
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
+-- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
 -- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
@@ -25,18 +32,21 @@
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
 -- @arg parent_id  the parent's id, or ""
--- @arg result     the value recorded for the parent (the child's own id when it gave none)
+-- @arg result     the handler's result text, "" for none [TS]: recorded for the parent (the child's
+-- own id when ""), kept on a retained row and carried by the event
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
--- @include core events lanes fanin
+-- (and the journal, lib events), with "result" when there is one and the queue keeps completed jobs
+-- (with none kept, the event is the spec's, queue.md §12)
+-- @include core events lanes fanin retain
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
 local id = ARGV[1]
 local row = KEYS[5]
-local f = redis.call('HMGET', row, 'attempts', 'group', 'state')
+local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'dedup', 'dedup_keep', 'flow')
 local attempts, g, state = f[1], f[2], f[3]
-if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if not attempts or state == 'completed' then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
 
 leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, g)
@@ -46,18 +56,26 @@ if state == 'scheduled' then redis.call('ZREM', KEYS[3], id) end
 if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
 
 local mode = ARGV[3]
+local result = ARGV[5]
+local recorded = result
+if recorded == '' then recorded = id end
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    count_down(KEYS[17], KEYS[19], KEYS[2], KEYS[20], ARGV[4], 1, KEYS[10])
+  if redis.call('HSETNX', KEYS[20], id, recorded) == 1 then
+    count_down(KEYS[19], KEYS[21], KEYS[2], KEYS[22], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[17], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[19], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. recorded)
 end
 
-redis.call('DEL', row, jkey(KEYS[13], id, ':lock'), jkey(KEYS[13], id, ':logs'))
+local policy = keep_policy(KEYS[15])
+finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 if ARGV[7] == '1' then
-  ev_open(KEYS[14], KEYS[16], KEYS[15])
-  ev_emit('completed', id)
+  ev_open(KEYS[14], KEYS[18], KEYS[15])
+  if result ~= '' and policy.ccount ~= 0 then
+    ev_emit('completed', id, { result = result })
+  else
+    ev_emit('completed', id)
+  end
 end
 return 1

@@ -2,6 +2,8 @@
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
 -- same effects as complete: a batch worker's successes cost one round trip instead of one each.
 -- Only plain jobs: a flow child answers -3 and must settle through complete, which feeds its parent.
+-- [TS] Each member is retained or deleted by the queue's retention policy and releases the
+-- idempotency key its row names, as complete does.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -15,13 +17,17 @@
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job:
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
+-- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
--- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
--- @args pairs     id1, token1, id2, token2, ...
--- @include core events lanes settle
--- @returns one code per pair, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
+-- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
+-- there is one and the queue keeps completed jobs) for each completed member, else ""
+-- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
+-- @include core events lanes retain settle
+-- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-ev_open(KEYS[13], KEYS[15], KEYS[14])
+held.meta, held.retained, held.deroot = KEYS[14], KEYS[15], KEYS[16]
+ev_open(KEYS[13], KEYS[17], KEYS[14])
 return complete_held(held, 2, ARGV[1] == '1')

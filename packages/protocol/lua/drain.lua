@@ -5,21 +5,25 @@
 -- children drained; a parent with no open child left is deleted too (it was waiting as well, and it
 -- leaves the index of waiting parents), and so on up a nested tree; one with children still active
 -- or elsewhere runs when those finish. A parent in another queue is left as it is: this script
--- cannot reach its slot.
+-- cannot reach its slot. [TS] Each deleted job releases the idempotency key its row names.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @keys schedule  optional emq:{q}:schedule; drained only when declared
--- @include core tidy
+-- @include core tidy retain
 -- @returns the number of jobs deleted
-local tally = tidy_tally(KEYS[1])
+local function wipe(id)
+  wipe_released(KEYS[1], KEYS[4], id)
+end
+local tally = tidy_tally(KEYS[1], wipe)
 
 local function purge(set)
   local n = 0
   for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do
     if vid(id) then
       tidy_note(tally, id)
-      wipe_job(KEYS[1], id)
+      wipe(id)
       n = n + 1
     end
   end
@@ -27,5 +31,5 @@ local function purge(set)
   return n
 end
 local deleted = purge(KEYS[2])
-if KEYS[4] then deleted = deleted + purge(KEYS[4]) end
+if KEYS[5] then deleted = deleted + purge(KEYS[5]) end
 return deleted + tidy_settle(tally, KEYS[3])

@@ -1,7 +1,9 @@
 -- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
--- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent joins the index
--- of waiting parents (KEYS[4]).
+-- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent row carries
+-- `flow = parent`, so the script that deletes it at completion knows to take :processed and
+-- :dependencies along without probing for them. [TS] The parent joins the index of waiting parents
+-- (KEYS[4]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key pending    emq:{q}:pending
@@ -31,7 +33,7 @@ for i = 1, n do
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[3], 0, cid)
 end
-redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
+redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 redis.call('SET', KEYS[2], n)
 redis.call('SADD', KEYS[4], pid)
 return n

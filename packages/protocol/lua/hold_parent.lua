@@ -1,7 +1,8 @@
 -- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
--- set with its own direct-child count, linked to its own parent when it is a nested node. [TS] It
--- joins the index of waiting parents (KEYS[3]).
+-- set with its own direct-child count, linked to its own parent when it is a nested node. [TS] The
+-- row carries `flow = parent` (see enqueue_flow). [TS] It joins the index of waiting parents
+-- (KEYS[3]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key waiting    emq:{q}:waiting-children [TS]
@@ -18,7 +19,7 @@ if string.sub(ARGV[1], 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) 
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
+redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 if link ~= '' then
   redis.call('HSET', KEYS[1], 'parent', link)
   if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'parent_queue', ARGV[5]) end

@@ -2,6 +2,8 @@
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
 -- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1. [TS]
 -- Parents awaiting children sit in no set: they are found through the index of waiting parents.
+-- [TS] Each job releases the idempotency key its row names; retained completed jobs and the two
+-- retention indexes go too.
 -- @key meta       emq:{q}:meta
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
@@ -26,12 +28,15 @@
 -- @key workers    emq:{q}:workers [TS]
 -- @key workers_info  emq:{q}:workers:info [TS]
 -- @key grate      emq:{q}:grate [TS]
+-- @key retained   emq:{q}:completed [TS]: retained completed ids
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @key journal    emq:{q}:journal [TS]: the events journal (lib events)
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
 -- @args names     the repeat names matching the declared records, in order
--- @include core
+-- @include core retain
 -- @returns 0 done; 1 more remains (call again)
 -- @error EMQSTATE not paused
 -- @error EMQSTATE active jobs present
@@ -43,10 +48,7 @@ local budget = tonumber(ARGV[2])
 local JR = KEYS[19]
 
 local function drop_job(id)
-  if vid(id) then
-    redis.call('DEL', jkey(JR, id), jkey(JR, id, ':logs'), jkey(JR, id, ':lock'), jkey(JR, id, ':dependencies'),
-      jkey(JR, id, ':processed'), jkey(JR, id, ':failed'), jkey(JR, id, ':unsuccessful'))
-  end
+  if vid(id) then wipe_released(JR, KEYS[27], id) end
 end
 
 -- Deletes up to the remaining budget from one set; true when the set is now empty.
@@ -62,7 +64,7 @@ local function purge(set)
 end
 
 if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
-for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5] }) do
+for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5], KEYS[25], KEYS[26] }) do
   if not purge(set) then return 1 end
 end
 if budget <= 0 and redis.call('SCARD', KEYS[21]) > 0 then return 1 end
@@ -95,12 +97,12 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[23 + i]
+  local record = KEYS[26 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[28], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0

@@ -1,6 +1,8 @@
 -- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
--- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
+-- its idempotency key when it still names this job (queue.md §8.5). [TS] The key the row itself
+-- names (its `dedup` field) is released too, so the caller need not pass it; a retained finished job
+-- is removed like any other. [TS] Flows stay whole: a parent
 -- still waiting on children is refused (remove the children first, or drain), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
 -- parent runs once its other children are done instead of waiting forever (at its priority score,
@@ -17,13 +19,16 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
+-- @key retained   emq:{q}:completed [TS]: a retained completed job leaves its index
+-- @key deadat     emq:{q}:dead:at [TS]: a dead job leaves its finish-time index
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core events lanes fanin
+-- @include core events lanes fanin retain
 -- @returns 1 removed, publishing `removed` [TS]; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
@@ -58,9 +63,10 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[16] and ARGV[2] ~= '' and redis.call('GET', KEYS[16]) == id then redis.call('DEL', KEYS[16]) end
-redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
-  jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
-ev_open(KEYS[13], KEYS[15], KEYS[14])
+redis.call('ZREM', KEYS[14], id)
+redis.call('ZREM', KEYS[15], id)
+if KEYS[19] and ARGV[2] ~= '' and redis.call('GET', KEYS[19]) == id then redis.call('DEL', KEYS[19]) end
+wipe_released(KEYS[10], KEYS[13], id)
+ev_open(KEYS[16], KEYS[18], KEYS[17])
 ev_emit('removed', id)
 return 1

@@ -1,6 +1,6 @@
 -- @script reprocess
--- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error and keeping
--- attempts so the next claim mints the next token (queue.md §4.3).
+-- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
+-- finished_at) and keeping attempts so the next claim mints the next token (queue.md §4.3).
 -- @key row        emq:{q}:job:<id>
 -- @key dead       emq:{q}:dead
 -- @key pending    emq:{q}:pending
@@ -10,6 +10,7 @@
 -- @key wake       emq:{q}:wake
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
+-- @key deadat     emq:{q}:dead:at [TS]: the job leaves the finish-time index with the dead set
 -- @arg id         the job's id
 -- @include core lanes
 -- @returns 1 moved; -1 gone (no row)
@@ -17,7 +18,8 @@
 local id = ARGV[1]
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('ZREM', KEYS[2], id) == 0 then return redis.error_reply('EMQSTATE not dead') end
-redis.call('HDEL', KEYS[1], 'last_error')
+redis.call('ZREM', KEYS[10], id)
+redis.call('HDEL', KEYS[1], 'last_error', 'finished_at')
 redis.call('HSET', KEYS[1], 'state', 'pending')
 local lb = lb_at(4)
 local g = redis.call('HGET', KEYS[1], 'group')

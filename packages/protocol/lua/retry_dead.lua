@@ -1,8 +1,8 @@
 -- @script retry_dead
 -- @purpose [TS] Bring up to `limit` dead jobs back to be claimed, oldest death-set member first: the
 -- bulk form of reprocess (queue.md §4.3), bounded so one call never holds the server long. Each row
--- loses last_error and keeps attempts; a grouped job goes back to its lane (re-ringing it), any
--- other to flat pending. A member whose row vanished is dropped, never recreated.
+-- loses last_error (and [TS] finished_at) and keeps attempts; a grouped job goes back to its lane
+-- (re-ringing it), any other to flat pending. A member whose row vanished is dropped, never recreated.
 -- @key dead       emq:{q}:dead
 -- @key pending    emq:{q}:pending
 -- @key gactive    emq:{q}:gactive
@@ -12,6 +12,7 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key deadat     emq:{q}:dead:at [TS]: each job leaves the finish-time index with the dead set
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
@@ -21,14 +22,15 @@
 local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 local lb = lb_at(3)
 local moved, flat = 0, 0
-ev_open(KEYS[10], KEYS[12], KEYS[11])
+ev_open(KEYS[11], KEYS[13], KEYS[12])
 local chatty = ev_chatty_on()
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[10], id)
   if vid(id) then
     local row = jkey(KEYS[8], id)
     if redis.call('EXISTS', row) == 1 then
-      redis.call('HDEL', row, 'last_error')
+      redis.call('HDEL', row, 'last_error', 'finished_at')
       redis.call('HSET', row, 'state', 'pending')
       local releasing = false
       if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end

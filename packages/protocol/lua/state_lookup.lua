@@ -1,6 +1,7 @@
 -- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
--- pending job is found through its lane [TS].
+-- pending job is found through its lane [TS]. [TS] A completed row kept by retention reports
+-- `completed`.
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key schedule   emq:{q}:schedule
@@ -9,7 +10,7 @@
 -- @key laneroot   emq:{q}:g:
 -- @arg id         the job's id
 -- @include core
--- @returns pending | active | scheduled | dead | awaiting_children | unknown | absent
+-- @returns pending | active | scheduled | dead | awaiting_children | completed | unknown | absent
 local id = ARGV[1]
 if redis.call('ZSCORE', KEYS[1], id) then return 'pending' end
 local g = redis.call('HGET', KEYS[5], 'group')
@@ -20,4 +21,5 @@ if redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
 local state = redis.call('HGET', KEYS[5], 'state')
 if not state then return 'absent' end
 if state == 'awaiting_children' then return 'awaiting_children' end
+if state == 'completed' then return 'completed' end
 return 'unknown'

@@ -4,7 +4,8 @@
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
 -- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
--- `awaiting_children` leaves the index of waiting parents.
+-- `awaiting_children` leaves the index of waiting parents. [TS] A job dead so is stamped, indexed
+-- and trimmed as retry's dead arm does (lib retain).
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -17,18 +18,22 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core events lanes fanin
+-- @include core events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as `stalled` with its `outcome`
 -- (recovered or dead) in the same step
 local lb = lb_at(5)
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
+local now = now_ms()
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local ended, keep = { jobroot = KEYS[10], dead = KEYS[3], deadat = KEYS[14], deroot = KEYS[15] }, nil
 local max_stalled = tonumber(ARGV[1])
 local recovered, dead, flat = {}, {}, 0
 
@@ -39,8 +44,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[16] then
-      redis.call('RPUSH', KEYS[16], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
+    if KEYS[18] then
+      redis.call('RPUSH', KEYS[18], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
     end
     return
   end
@@ -49,6 +54,8 @@ local function fail_parent(id)
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
       fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
+      redis.call('HSET', prow, 'finished_at', now)
+      redis.call('ZADD', KEYS[14], now, pid)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
@@ -76,6 +83,8 @@ for _, id in ipairs(expired) do
         redis.call('HINCRBY', KEYS[4], 'count', 1)
         if lane then rering(lb, lane, g) end
         fail_parent(id)
+        keep = keep or keep_policy(KEYS[13])
+        finish_dead(ended, id, row, now, keep)
         dead[#dead + 1] = id
       else
         if lane then
@@ -92,7 +101,7 @@ for _, id in ipairs(expired) do
   end
 end
 if flat > 0 then wake(lb) end
-ev_open(KEYS[13], KEYS[15], KEYS[14])
+ev_open(KEYS[16], KEYS[17], KEYS[13])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
 for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
 return { recovered, dead }

@@ -145,7 +145,7 @@ describe('enqueue_flow', () => {
     const c2 = mintId('JOB');
     expect(await q.addFlow(pid, 'parent', [[c1, 'one', 'fp'], [c2, 'two', 'id']])).toBe(2);
     expect(await q.deps(pid)).toBe('2');
-    expect(await q.row(pid)).toEqual({ state: 'awaiting_children', attempts: '0', payload: 'parent' });
+    expect(await q.row(pid)).toEqual({ state: 'awaiting_children', attempts: '0', payload: 'parent', flow: 'parent' });
     for (const set of [q.k.pending, q.k.active, q.k.schedule, q.k.dead]) expect(await q.inSet(set, pid)).toBe(false);
     expect(await q.row(c1)).toEqual({ state: 'pending', attempts: '0', payload: 'one', parent: pid, parent_policy: 'fp' });
     expect(await q.row(c2)).toEqual({ state: 'pending', attempts: '0', payload: 'two', parent: pid, parent_policy: 'id' });
@@ -234,7 +234,7 @@ describe('cross-queue flows', () => {
     const pid = mintId('JOB');
     const cid = mintId('JOB');
     expect(await parentQ.hold(pid, 'parent', 1)).toBe(1);
-    expect(await parentQ.row(pid)).toEqual({ state: 'awaiting_children', attempts: '0', payload: 'parent' });
+    expect(await parentQ.row(pid)).toEqual({ state: 'awaiting_children', attempts: '0', payload: 'parent', flow: 'parent' });
     expect(await childQ.addChild(cid, 'child', pid, parentQ.k.queue, 'fp')).toBe(1);
     expect(await childQ.row(cid)).toEqual({
       state: 'pending',
@@ -291,6 +291,7 @@ describe('cross-queue flows', () => {
       state: 'awaiting_children',
       attempts: '0',
       payload: 'node',
+      flow: 'parent',
       parent: root,
       parent_queue: 'elsewhere',
       parent_policy: 'id',

@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 export { Queue, type QueueOptions } from './queue.js';
-export type { EnqueueManyItem, EnqueueManyResult, EnqueueOptions, EnqueueResult, JobOptions, LaneEnqueueOptions } from './producer/admission.js';
+export { DEFAULT_KEY_RETENTION_MS, type EnqueueManyItem, type EnqueueManyResult, type EnqueueOptions, type EnqueueResult, type JobOptions, type LaneEnqueueOptions } from './producer/admission.js';
+export { DEFAULT_FAILED_KEEP, JobFailedError, JobNotFoundError, WaitTimeoutError, type Finished, type KeepBound, type KeepPolicy } from './reads/finished.js';
 export type { CompleteManyOutcome, CompleteOptions, HeldJob, RetryOutcome } from './lease/settlement.js';
 export type { ClaimOptions, LaneBatchOptions, RoundOptions, RoundResult } from './lease/claims.js';
 export type { StalledSweep } from './lease/recovery.js';

@@ -5,7 +5,7 @@ import { parseBackoff, type Backoff } from './worker/backoff.js';
 export type { ParentPolicy, RowState };
 
 /** Where a job sits, as `state_lookup` answers (protocol.md §5.3). */
-export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'unknown' | 'absent';
+export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'unknown' | 'absent';
 
 /** A flow child's link to its parent, read from the row. */
 export type ParentLink = FlowLink;
@@ -56,6 +56,15 @@ export interface JobRecord<T> {
   readonly name: string | undefined;
   readonly stalled: number;
   readonly parent: ParentLink | undefined;
+  /**
+   * [TS] The handler's result text on a retained completed job (`state: 'completed'`): a string
+   * result as returned, any other value as JSON. `undefined` when it gave none.
+   */
+  readonly result: string | undefined;
+  /** [TS] When the job finished (server ms), on a retained completed or a dead job. */
+  readonly finishedAt: number | undefined;
+  /** [TS] The idempotency key (dedup id or business key) the job was admitted under. */
+  readonly key: string | undefined;
   readonly extra: Readonly<Record<string, string>>;
 }
 
@@ -106,6 +115,9 @@ export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Re
     name: row.unknown.name,
     stalled: row.stalled,
     parent: flowLink(row.parent, row.parentQueue, row.parentPolicy, queue),
+    result: row.unknown.result,
+    finishedAt: row.unknown.finished_at === undefined ? undefined : Number(row.unknown.finished_at),
+    key: row.unknown.dedup,
     extra: row.unknown,
   };
 }

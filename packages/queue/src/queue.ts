@@ -24,6 +24,7 @@ import { limitedCodec, resolvePayloadLimit } from './producer/payload-limit.js';
 import * as repeat from './producer/repeat.js';
 import * as schedulers from './producer/schedulers.js';
 import * as settlement from './lease/settlement.js';
+import * as finished from './reads/finished.js';
 
 /** How a {@link Queue} reaches its server and encodes payloads. */
 export interface QueueOptions<T> {
@@ -46,6 +47,12 @@ export interface QueueOptions<T> {
    * `PayloadTooLargeError` and writes nothing.
    */
   readonly maxPayloadBytes?: number;
+  /**
+   * [TS] Finished-job retention, written into the queue's meta at open (as {@link Queue.setRetention}
+   * does) so every process settles by it. Omitted: the queue's stored policy stands; a queue never
+   * given one keeps no completed job and the newest 10,000 dead ones.
+   */
+  readonly keep?: finished.KeepPolicy;
 }
 
 /**
@@ -81,7 +88,9 @@ export class Queue<T = unknown> {
     const replication = durability.resolveDurability(options.durability);
     const codec = limitedCodec(options.codec ?? jsonCodec<T>(), resolvePayloadLimit(options.maxPayloadBytes));
     const conn = options.connection ?? (await Connection.connect(options.connect ?? {}));
-    return new Queue<T>({ name, keys, conn, codec }, options.connection === undefined, replication);
+    const queue = new Queue<T>({ name, keys, conn, codec }, options.connection === undefined, replication);
+    if (options.keep !== undefined) await queue.setRetention(options.keep);
+    return queue;
   }
 
   /** The connection this queue speaks through. */
@@ -325,8 +334,9 @@ export class Queue<T = unknown> {
   }
 
   /**
-   * Deletes dead jobs created at least `olderThanMs` ago, oldest first, up to `limit` (default
-   * 1000), in bounded chunks [TS]; answers how many.
+   * Deletes finished jobs (`completed` retained ones, or `failed`/`dead`) that finished at least
+   * `olderThanMs` ago, oldest first, up to `limit` (default 1000), in bounded chunks [TS]; answers
+   * how many.
    * @throws InvalidArgumentError for another state, a negative age or a bad limit.
    */
   clean(options: bulk.CleanOptions): Promise<number> {
@@ -456,6 +466,45 @@ export class Queue<T = unknown> {
   /** One page of the jobs in a state's set, with their rows, in the set's order. */
   listJobs(state: listing.ListState, options?: listing.ListOptions): Promise<listing.JobPage<T>> {
     return listing.listJobs(this.#ctx, state, options);
+  }
+
+  /**
+   * The job admitted under a business key (or dedup id), with its row: live, or finished and
+   * retained [TS]. `undefined` when the key is free or its job's row is gone.
+   * @throws InvalidNameError for a key outside the name grammar.
+   */
+  getJobByKey(key: string): Promise<JobRecord<T> | undefined> {
+    return finished.getJobByKey(this.#ctx, key);
+  }
+
+  /**
+   * A retained completed job's result text [TS]: a string result as the handler returned it, any
+   * other value as JSON. `undefined` while it runs, when it gave none, or when it is not retained.
+   */
+  getResult(id: string): Promise<string | undefined> {
+    return finished.getResult(this.#ctx, id);
+  }
+
+  /**
+   * Waits for a job's verdict [TS] and cannot miss one that came before the call: it subscribes,
+   * then reads the retained outcome, then listens. Resolves with the result; rejects with
+   * `JobFailedError` (carrying the failure) when it died, `JobNotFoundError` when the job is gone
+   * and not retained, `WaitTimeoutError` after `timeoutMs` (default 30 s). Pass an open
+   * `QueueEvents` to share its connection; otherwise one is opened for the wait.
+   */
+  waitUntilFinished(id: string, options: { readonly timeoutMs?: number; readonly events?: QueueEvents } = {}): Promise<finished.Finished> {
+    return finished.waitUntilFinished(this.#ctx, options.events, id, options.timeoutMs);
+  }
+
+  /**
+   * Sets the queue's finished-job retention [TS], stored in meta for every process: completed jobs
+   * kept (default none: the row is deleted at completion) and dead jobs kept (default the newest
+   * 10,000); each by `count` (newest finished first) and/or `ageMs`. Trimming runs inside the
+   * completing and dead-lettering scripts, a few members per call.
+   * @throws InvalidArgumentError for a negative or fractional bound.
+   */
+  setRetention(keep: finished.KeepPolicy): Promise<void> {
+    return finished.setRetention(this.#ctx, keep);
   }
 
   /**

@@ -67,9 +67,23 @@ describe('enqueueMany with per-item options', () => {
     expect(results[4]).toMatchObject({ status: 'enqueued' });
   });
 
+  it('admits an item with a business key through its keyed admission, as enqueue does', async () => {
+    const q = await open();
+    const first = await q.enqueueMany([{ payload: 'a', key: 'order-42', keyRetentionMs: 5_000 }, { payload: 'b', key: 'order-43', delayMs: 60_000 }]);
+    expect(first.map((r) => r.status)).toEqual(['enqueued', 'enqueued']);
+    expect(await hgetall(conn, q.keys.job(first[0]?.id as never))).toMatchObject({ state: 'pending', dedup: 'order-42', dedup_keep: '5000' });
+    expect(await q.getState(first[1]?.id as string)).toBe('scheduled');
+    const again = await q.enqueueMany([{ payload: 'c', key: 'order-42' }, { payload: 'd', key: 'order-43' }]);
+    expect(again[0]).toMatchObject({ status: 'duplicate', existingId: first[0]?.id });
+    expect(again[1]).toMatchObject({ status: 'duplicate', existingId: first[1]?.id });
+    expect(await q.counts('pending', 'schedule')).toEqual({ pending: 1, schedule: 1 });
+  });
+
   it('refuses a bad item before anything is sent', async () => {
     const q = await open();
     await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', runAt: Date.now(), delayMs: 5 }])).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', key: 'k', dedupId: 'k' }])).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', keyRetentionMs: 5 }])).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', priority: 0.5 }])).rejects.toBeInstanceOf(InvalidArgumentError);
     expect(await q.counts('pending', 'schedule')).toEqual({ pending: 0, schedule: 0 });
   });

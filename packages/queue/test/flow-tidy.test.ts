@@ -39,6 +39,20 @@ describe('drain and flows', () => {
     expect(await jobKeys(queue)).toEqual([]);
   });
 
+  it('releases the idempotency key of a step parent it deletes with its drained children', async () => {
+    const queue = await Queue.open<string>(uniqueName('tidy-key'), { connection: conn });
+    const parent = await queue.enqueue('step', { dedupId: 'step-1' });
+    const job = await queue.claim(30_000);
+    if (job === undefined) throw new Error('nothing to claim');
+    await queue.addChildren(job, [{ payload: 'a' }, { payload: 'b' }]);
+    expect(await queue.waitForChildren(job)).toBe(2);
+    expect(await queue.getDedupJobId('step-1')).toBe(parent.id);
+    expect(await queue.drain()).toBe(3);
+    expect(await queue.getState(parent.id)).toBe('absent');
+    expect(await queue.getDedupJobId('step-1')).toBeUndefined();
+    expect(await jobKeys(queue)).toEqual([]);
+  });
+
   it('keeps a parent with a child still running; it runs once that child completes', async () => {
     const queue = await Queue.open<string>(uniqueName('tidy'), { connection: conn });
     const flow = await queue.addFlow({ parent: { payload: 'root' }, children: [{ payload: 'a' }, { payload: 'b' }] });

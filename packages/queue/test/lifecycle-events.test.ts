@@ -237,6 +237,39 @@ describe('the events journal', () => {
     await q.close();
   });
 
+  it('journals `completed` with its result only while the queue keeps completed jobs: complete, batch and round alike', async () => {
+    const q = await open<string>();
+    await q.setEvents({ journal: 100 });
+    // Settles three held jobs with results, one through each completing script.
+    const settleThree = async (tag: string): Promise<string[]> => {
+      await q.enqueueMany([{ payload: 'a' }, { payload: 'b' }, { payload: 'c' }]);
+      const [a, b, c] = await q.claimBatch(3, 30_000);
+      if (a === undefined || b === undefined || c === undefined) throw new Error('three jobs expected');
+      await q.complete(a, `${tag}-a`, { publish: true });
+      await q.completeMany([{ id: b.id, attempts: b.attempts, result: `${tag}-b` }], { publish: true });
+      await q.completeAndClaim([{ id: c.id, attempts: c.attempts, result: `${tag}-c` }], 0, 1000, { publish: true });
+      return [a.id, b.id, c.id];
+    };
+    const off = await settleThree('off');
+    await q.setRetention({ completed: { count: 10 } });
+    const on = await settleThree('on');
+    const reader = q.journal({ from: 'head', blockMs: 50 });
+    const completed: [string, Readonly<Record<string, string>>][] = [];
+    for await (const { event } of reader) {
+      if (event.event === 'completed') completed.push([event.job, event.fields]);
+      if (completed.length === 6) break;
+    }
+    expect(completed).toEqual([
+      [off[0], {}],
+      [off[1], {}],
+      [off[2], {}],
+      [on[0], { result: 'on-a' }],
+      [on[1], { result: 'on-b' }],
+      [on[2], { result: 'on-c' }],
+    ]);
+    await q.close();
+  });
+
   it('obliterate deletes the journal with the rest of the queue', async () => {
     const q = await open<string>();
     await q.setEvents({ journal: 100 });

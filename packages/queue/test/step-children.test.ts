@@ -73,6 +73,8 @@ describe('a step job inside a Worker', () => {
     expect(Object.values(runs[1]?.values ?? {}).sort()).toEqual(['r-a', 'r-b']);
     expect(await awaiting(q)).toBe(0);
     expect(worker.stats()).toMatchObject({ completed: 3, lost: 0 });
+    // add_children marked it a flow parent: its fan-in keys went with its row.
+    expect(await conn.command('EXISTS', q.keys.jobSub(id, 'dependencies'), q.keys.jobSub(id, 'processed'))).toBe(0);
   });
 
   it('waits for children in another queue: delivered through the outbox by the child queue worker', async () => {

@@ -40,10 +40,28 @@ local function gkey(root, g)
   if not vid(g) then error({ err = 'EMQKEYLAW unchecked group in rooted key' }) end
   return root .. g .. ':pending'
 end
+-- [TS] vdid(s): true iff s is an idempotency key (a dedup id or business key) by the name grammar
+-- of protocol.md §1: 1..255 bytes of [A-Za-z0-9._-].
+local function vdid(s)
+  return type(s) == 'string' and #s >= 1 and #s <= 255 and string.match(s, '^[A-Za-z0-9._-]+$') ~= nil
+end
+
+-- [TS] dkey(DR, did): the idempotency root `emq:{q}:de:` plus a checked key, so a script can release
+-- the key a row names (its `dedup` field) without the host declaring it.
+local function dkey(root, did)
+  if not vdid(did) then error({ err = 'EMQKEYLAW unchecked idempotency key in rooted key' }) end
+  return root .. did
+end
 -- core: end of the pure part
 
 -- now_ms(): server epoch milliseconds; read once per call so every member of a batch shares it.
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…).
+local function wipe_job(root, id)
+  redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
+    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'))
 end

@@ -1,7 +1,7 @@
 -- @lib settle
 -- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
--- of complete (queue.md §3.3) for a job that is not a flow child. Needs core, events (opened by
--- the script) and lanes.
+-- of complete (queue.md §3.3) for a job that is not a flow child, retention and idempotency-key
+-- release included. Needs core, events (opened by the script), lanes and retain.
 
 -- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
 local function zrem_all(set, ids)
@@ -12,21 +12,26 @@ local function zrem_all(set, ids)
   return removed
 end
 
--- complete_held(k, first, publish): completes the (id, token) pairs of ARGV from index `first` on.
--- k names the declared keys: active, pending, schedule, dead, completed, lb (lb_at), laneroot,
--- jobroot. `publish` publishes (and journals) `completed` per member through lib events. Answers one code per pair, in order: 1 completed; -1 gone; -2 token mismatch;
--- -3 a flow child (left untouched: it must settle through complete, which feeds its parent).
+-- complete_held(k, first, publish): completes the (id, token, result) triples of ARGV from index
+-- `first` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
+-- completed (the metrics counter), lb (lb_at), laneroot, jobroot, meta, retained (the retention
+-- index), deroot. `publish` publishes (and journals) `completed` per member through lib events, with
+-- `result` when there is one and the queue keeps completed jobs. Answers one code per triple, in
+-- order: 1 completed; -1 gone (a row already completed too); -2 token mismatch; -3 a flow child
+-- (left untouched: it must settle through complete, which feeds its parent).
 local function complete_held(k, first, publish)
   local out = {}
   local flat = {}
   local done = 0
-  for i = first, #ARGV, 2 do
+  local policy = keep_policy(k.meta)
+  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
+  for i = first, #ARGV, 3 do
     local id = ARGV[i]
     local code = -1
     if vid(id) then
       local row = jkey(k.jobroot, id)
-      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent')
-      if f[1] then
+      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent', 'dedup', 'dedup_keep', 'flow')
+      if f[1] and f[3] ~= 'completed' then
         if f[1] ~= ARGV[i + 1] then
           code = -2
         elseif f[4] then
@@ -39,8 +44,15 @@ local function complete_held(k, first, publish)
           end
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
-          redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
-          if publish then ev_emit('completed', id) end
+          local result = ARGV[i + 2] or ''
+          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
+          if publish then
+            if result ~= '' and policy.ccount ~= 0 then
+              ev_emit('completed', id, { result = result })
+            else
+              ev_emit('completed', id)
+            end
+          end
           done = done + 1
           code = 1
         end

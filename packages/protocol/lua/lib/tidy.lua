@@ -4,15 +4,11 @@
 -- them; one with no open child left is deleted too (it was waiting as well), and so on up a nested
 -- tree. A parent in another queue is left as it is: a drain cannot reach its slot. Needs core.
 
--- wipe_job(jr, id): delete a job's row and every sub-key.
-local function wipe_job(jr, id)
-  redis.call('DEL', jkey(jr, id), jkey(jr, id, ':logs'), jkey(jr, id, ':lock'), jkey(jr, id, ':dependencies'),
-    jkey(jr, id, ':processed'), jkey(jr, id, ':failed'), jkey(jr, id, ':unsuccessful'))
-end
-
--- tidy_tally(jr): a record of drained children per same-queue parent, in the order counts came in.
-local function tidy_tally(jr)
-  return { jr = jr, drained = {}, parents = {} }
+-- tidy_tally(jr, wipe): a record of drained children per same-queue parent, in the order counts came
+-- in. `wipe(id)` (optional; core's wipe_job by default) deletes a parent the drain takes with its
+-- children, so a host can release what the row names as well.
+local function tidy_tally(jr, wipe)
+  return { jr = jr, drained = {}, parents = {}, wipe = wipe }
 end
 
 -- tidy_note(t, id): job `id` is about to be deleted; if its parent is in this queue, count it there.
@@ -38,7 +34,7 @@ local function tidy_settle(t, wc)
       local left = redis.call('DECRBY', jkey(t.jr, pid, ':dependencies'), count)
       if left <= 0 then
         tidy_note(t, pid)
-        wipe_job(t.jr, pid)
+        if t.wipe then t.wipe(pid) else wipe_job(t.jr, pid) end
         if wc then redis.call('SREM', wc, pid) end
         deleted = deleted + 1
       end

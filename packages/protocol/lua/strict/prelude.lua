@@ -5,7 +5,7 @@
 -- Every redis.call of the wrapped script goes through emq_strict_call, and every jkey/gkey call
 -- through emq_strict_jkey/emq_strict_gkey. A key passes when it is declared in KEYS, or when this
 -- call built it with a builder whose root is a declared root (a key ending ':job:' for jkey, ':g:'
--- for gkey): the same two forms the static reader admits, nothing read off the value's shape.
+-- for gkey, ':de:' for dkey): the same two forms the static reader admits, nothing read off the value's shape.
 local emq_declared = {}
 for _, k in ipairs(KEYS) do emq_declared[k] = true end
 local emq_built = {}
@@ -24,6 +24,13 @@ end
 local function emq_strict_gkey(root, g)
   emq_strict_root(root, ':g:', 'gkey')
   local key = gkey(root, g)
+  emq_built[key] = true
+  return key
+end
+
+local function emq_strict_dkey(root, did)
+  emq_strict_root(root, ':de:', 'dkey')
+  local key = dkey(root, did)
   emq_built[key] = true
   return key
 end

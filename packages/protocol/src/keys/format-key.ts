@@ -25,6 +25,8 @@ export const FIXED_FIELD = {
   'workers:info': 'workersInfo',
   grate: 'grate',
   'waiting-children': 'waitingChildren',
+  completed: 'completed',
+  'dead:at': 'deadAt',
   journal: 'journal',
 } as const satisfies Record<FixedType, keyof QueueKeys>;
 

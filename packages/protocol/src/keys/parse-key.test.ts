@@ -94,7 +94,6 @@ describe('parseKey: unclassified', () => {
     'emq:{a b}:pending',
     'emq:{orders:pending',
     'emq:{orders}:wait',
-    'emq:{orders}:completed',
     'emq:{orders}:failed',
     'emq:{orders}:prioritized',
     'emq:{orders}:events',

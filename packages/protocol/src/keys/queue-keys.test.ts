@@ -33,6 +33,8 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       workersInfo: 'emq:{orders}:workers:info',
       grate: 'emq:{orders}:grate',
       waitingChildren: 'emq:{orders}:waiting-children',
+      completed: 'emq:{orders}:completed',
+      deadAt: 'emq:{orders}:dead:at',
       journal: 'emq:{orders}:journal',
       metricsCompleted: 'emq:{orders}:metrics:completed',
       metricsFailed: 'emq:{orders}:metrics:failed',
@@ -41,6 +43,7 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       events: 'emq:{orders}:events',
       jobRoot: 'emq:{orders}:job:',
       laneRoot: 'emq:{orders}:g:',
+      dedupRoot: 'emq:{orders}:de:',
     });
   });
 

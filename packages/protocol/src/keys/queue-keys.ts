@@ -57,6 +57,13 @@ export interface QueueKeys {
    */
   readonly waitingChildren: string;
   /**
+   * [TS] ZSET of retained completed job ids, score = finish time (ms). Empty unless the queue's
+   * retention keeps completed jobs.
+   */
+  readonly completed: string;
+  /** [TS] ZSET of dead job ids, score = finish time (ms): what failed retention trims and `clean` ages by. */
+  readonly deadAt: string;
+  /**
    * [TS] STREAM `journal`: the durable twin of the events channel, written by the scripts that
    * publish when the queue's journal is on (meta `journal` = its MAXLEN ~ bound).
    */
@@ -75,6 +82,8 @@ export interface QueueKeys {
   readonly jobRoot: string;
   /** `emq:{q}:g:`, the root scripts concatenate a checked group id onto (GR). */
   readonly laneRoot: string;
+  /** [TS] `emq:{q}:de:`, the root scripts concatenate a checked idempotency key onto (DR). */
+  readonly dedupRoot: string;
   /** The row `job:<id>`. @throws MalformedIdError for a bad id. */
   readonly job: (id: BrandedId) => string;
   /** A job subkey `job:<id>:<sub>`. @throws MalformedIdError for a bad id, InvalidArgumentError for a bad sub. */
@@ -127,6 +136,8 @@ export function queueKeys(q: string): QueueKeys {
     workersInfo: `${base}workers:info`,
     grate: `${base}grate`,
     waitingChildren: `${base}waiting-children`,
+    completed: `${base}completed`,
+    deadAt: `${base}dead:at`,
     journal: `${base}journal`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,
@@ -135,6 +146,7 @@ export function queueKeys(q: string): QueueKeys {
     events: `${base}events`,
     jobRoot,
     laneRoot,
+    dedupRoot: `${base}de:`,
     job(id: BrandedId): string {
       assertBrandedId(id);
       return jobRoot + id;

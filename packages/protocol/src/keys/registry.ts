@@ -1,6 +1,7 @@
 /**
  * The fixed per-queue suffixes of the closed registry (protocol.md §3.1, `fixedType`). Any other
- * suffix is either one of the parameterised forms or not ours.
+ * suffix is either one of the parameterised forms or not ours. [TS] `completed` and `dead:at` are the
+ * retention indexes: retained completed jobs, and dead jobs, each scored by finish time.
  */
 export const FIXED_TYPES = [
   'pending',
@@ -21,6 +22,8 @@ export const FIXED_TYPES = [
   'workers:info',
   'grate',
   'waiting-children',
+  'completed',
+  'dead:at',
   'journal',
 ] as const;
 

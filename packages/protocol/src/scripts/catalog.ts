@@ -44,6 +44,8 @@ export const SCRIPT_NAMES = [
   'reprocess',
   'retry_dead',
   'clean_dead',
+  'clean_completed',
+  'retention_set',
   // operator and mutation
   'update_data',
   'update_progress',

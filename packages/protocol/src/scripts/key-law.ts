@@ -23,8 +23,8 @@ export const KEY_ARGS: Readonly<Record<string, number | 'all'>> = {
 
 /** Parameter names that, by convention, carry a key into a local function (checked at each call). */
 const KEY_PARAMS = new Set(['set', 'lane', 'key', 'record', 'root']);
-const BUILDERS: Readonly<Record<string, string>> = { jkey: ':job:', gkey: ':g:' };
-const BUILDER_CALL = /^(jkey|gkey)\(/;
+const BUILDERS: Readonly<Record<string, string>> = { jkey: ':job:', gkey: ':g:', dkey: ':de:' };
+const BUILDER_CALL = /^(jkey|gkey|dkey)\(/;
 const KEY_INDEX = /^KEYS\[[^\]]+\]$/;
 const LB_FIELD = /^lb\.(gactive|glimit|ring|wake|paused)$/;
 /** An assignment statement's target (group 1): at a line's start or after a keyword, never a table field. */
@@ -66,7 +66,7 @@ export function checkKeyLaw(script: Script, body: string): KeyLawViolation[] {
     declared(expr) || BUILDER_CALL.test(expr) || LB_FIELD.test(expr) || keyVars.has(expr);
 
   code.forEach((text) => {
-    const bound = new RegExp(`${STATEMENT}(KEYS\\[[^\\]]+\\]|jkey\\(|gkey\\()`).exec(text);
+    const bound = new RegExp(`${STATEMENT}(KEYS\\[[^\\]]+\\]|jkey\\(|gkey\\(|dkey\\()`).exec(text);
     if (bound?.[1]) {
       keyVars.add(bound[1]);
       const index = /^KEYS\[(\d+)\]$/.exec(bound[2] ?? '');

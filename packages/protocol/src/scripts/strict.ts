@@ -32,7 +32,7 @@ export function strictPrelude(): string {
 
 /**
  * The strict twin of a script: identical behaviour, but every `redis.call` first proves its keys are
- * declared, or were built in this call by `jkey`/`gkey` from a declared root (protocol.md §6.1),
+ * declared, or were built in this call by `jkey`/`gkey`/`dkey` from a declared root (protocol.md §6.1),
  * failing with `EMQKEYLAW` otherwise. Our tests run every transition this way, so a script that
  * builds a key any other way fails in CI rather than in a cluster.
  */
@@ -43,7 +43,7 @@ export function strictVariant(script: Script): Script {
     .replace(/\bredis\.call\(/g, 'emq_strict_call(')
     .replace(/\bredis\.pcall\(/g, 'emq_strict_pcall(')
     // A call of a builder, not its definition (`local function jkey(`) in the included core.
-    .replace(/(?<!function\s+)(?<![\w.:])([jg]key)\(/g, 'emq_strict_$1(');
+    .replace(/(?<!function\s+)(?<![\w.:])([jgd]key)\(/g, 'emq_strict_$1(');
   const source = `${strictPrelude()}\n${body}`;
   const strict: Script = Object.freeze({ ...script, source, sha: sha1(source) });
   variants.set(script, strict);

@@ -3,6 +3,7 @@ import { assertDedupId } from '../keys/names.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
+import { InvalidArgumentError } from '../errors/validation.js';
 import { admitted, idArg, jobOptionArgs, whole, type JobOptionFields } from './values.js';
 
 /** The verdict of an admission: a new row, or a row that already existed (nothing written). */
@@ -99,6 +100,11 @@ export interface EnqueueDedupInput extends EnqueueInput {
   readonly dedupId: string;
   /** How long the key holds, in ms; forever when omitted. */
   readonly ttlMs?: number;
+  /**
+   * [TS] A business key: the key holds while the job lives and this many ms after it ends (instead
+   * of being released at once). Exclusive with `ttlMs`.
+   */
+  readonly keepMs?: number;
 }
 
 /** The verdict of a keyed admission; `existingId` names the job the key or the row points at. */
@@ -115,7 +121,7 @@ export function enqueueDedup(input: EnqueueDedupInput): Transition<DedupAdmissio
   const call = bind(scripts().enqueue_dedup, {
     scope: { q: input.queue, id, did: input.dedupId },
     args: { id, payload: input.payload, ttl_ms: ttl },
-    restArgs: jobOptionArgs(input.options),
+    restArgs: keyedArgs(input),
     optional: input.wake === true,
   });
   return transition(call, (reply) => {
@@ -145,7 +151,22 @@ export type ScheduleDedupInput = ScheduleInput & {
   readonly dedupId: string;
   /** How long the key holds, in ms; forever when omitted. */
   readonly ttlMs?: number;
+  /** [TS] A business key's window after the job ends, as {@link EnqueueDedupInput.keepMs}. */
+  readonly keepMs?: number;
 };
+
+/**
+ * [TS] The row fields naming the idempotency key, after the option pairs: `dedup` (so the ending
+ * scripts can release it) and, for a business key, `dedup_keep` (ms it outlives the job).
+ */
+function keyedArgs(input: { readonly options?: JobOptionFields | undefined; readonly dedupId: string; readonly ttlMs?: number | undefined; readonly keepMs?: number | undefined }): string[] {
+  const out = [...jobOptionArgs(input.options), 'dedup', input.dedupId];
+  if (input.keepMs !== undefined) {
+    if (input.ttlMs !== undefined) throw new InvalidArgumentError('keepMs', 'cannot be combined with a dedup TTL');
+    out.push('dedup_keep', String(whole('keepMs', input.keepMs, 1)));
+  }
+  return out;
+}
 
 /** `schedule_dedup` [TS]: a timed admission under an idempotency key, in one step. */
 export function scheduleDedup(input: ScheduleDedupInput): Transition<DedupAdmission> {
@@ -156,7 +177,7 @@ export function scheduleDedup(input: ScheduleDedupInput): Transition<DedupAdmiss
   const call = bind(scripts().schedule_dedup, {
     scope: { q: input.queue, id, did: input.dedupId },
     args: { id, payload: input.payload, mode, ms, ttl_ms: ttl },
-    restArgs: jobOptionArgs(input.options),
+    restArgs: keyedArgs(input),
   });
   return transition(call, (reply) => {
     const [code, existing] = reply as [number, string];

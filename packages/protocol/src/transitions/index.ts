@@ -13,9 +13,9 @@ export { complete, completeBatch, delay, extendLock, extendLocks, retry } from '
 export type { BatchCompletion, CompleteBatchInput, CompleteInput, DelayInput, HeldJob, RetryInput, RetryOutcome, SettleInput } from './settlement.js';
 export { completeAndClaim } from './rounds.js';
 export type { CompleteAndClaimInput, Round } from './rounds.js';
-export { cleanDead, promote, promoteNext, reap, reapGroup, reprocess, rescheduleJob, retryDead, sweepStalled } from './recovery.js';
+export { cleanCompleted, cleanDead, promote, promoteNext, reap, reapGroup, reprocess, rescheduleJob, retryDead, sweepStalled } from './recovery.js';
 export type { PromoteNext, Rescheduled, StalledSweep } from './recovery.js';
-export { addLog, drain, obliterate, pauseQueue, removeJob, resumeQueue, updateData, updateProgress } from './operator.js';
+export { addLog, drain, obliterate, pauseQueue, removeJob, resumeQueue, retentionSet, updateData, updateProgress, type RetentionBound } from './operator.js';
 export { laneDrain, laneLimit, lanePause, laneRateLimit, laneReassign, laneResume, laneWeight } from './lanes.js';
 export type { LaneInput, LaneRateLimit, ReassignResult } from './lanes.js';
 export { workerBeat, workerLeave, workerList } from './workers.js';

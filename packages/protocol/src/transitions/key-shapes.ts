@@ -59,6 +59,7 @@ const FIXED: Readonly<Record<string, keyof QueueKeys>> = {
   'metrics:failed:data': 'metricsFailedData',
   'job:': 'jobRoot',
   'g:': 'laneRoot',
+  'de:': 'dedupRoot',
 };
 
 const ID_VARS: ReadonlySet<string> = new Set<IdVar>(['id', 'pid', 'cid', 'g', 'dst', 'did', 'name', 'stream', 'key', 'tag']);

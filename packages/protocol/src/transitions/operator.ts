@@ -89,3 +89,37 @@ export function removeJob(input: { readonly queue: string; readonly id: JobId | 
   });
   return transition(call, (r) => void found(r));
 }
+
+/** A retention bound as {@link retentionSet} takes it: a count and an age in ms, each optional. */
+export interface RetentionBound {
+  /** Jobs kept, newest finished first; `Infinity` for no count bound. */
+  readonly count?: number;
+  /** Longest a job is kept after it finished, in ms. */
+  readonly ageMs?: number;
+}
+
+function bound(name: string, value: number | undefined, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (value === Number.POSITIVE_INFINITY) return '-1';
+  return String(whole(name, value, 0));
+}
+
+/**
+ * `retention_set` [TS]: writes the queue's finished-job retention into meta. Completed: keep none
+ * when `count` is omitted or 0. Failed (dead): the default bound (10000) when `count` is omitted.
+ */
+export function retentionSet(input: { readonly queue: string; readonly completed?: RetentionBound; readonly failed?: RetentionBound }): Transition<void> {
+  const c = input.completed ?? {};
+  const f = input.failed ?? {};
+  const completedCount = bound('keep.completed.count', c.count, '0');
+  const call = bind(scripts().retention_set, {
+    scope: { q: input.queue },
+    args: {
+      completed_count: completedCount === '-1' ? String(Number.MAX_SAFE_INTEGER) : completedCount,
+      completed_age: c.ageMs === undefined ? '' : String(whole('keep.completed.ageMs', c.ageMs, 1)),
+      failed_count: bound('keep.failed.count', f.count, ''),
+      failed_age: f.ageMs === undefined ? '' : String(whole('keep.failed.ageMs', f.ageMs, 1)),
+    },
+  });
+  return transition(call, () => undefined);
+}

@@ -7,14 +7,16 @@ import { transition, type Transition } from './transition.js';
 import { idArg, int, ints, whole } from './values.js';
 
 /**
- * The names `counts` accepts: the four sets, the two metrics counters (queue.md §9.1) and [TS]
- * `awaiting_children`, the parents held until their children settle (the index of waiting parents).
+ * The names `counts` accepts: the four sets, the two metrics counters (queue.md §9.1), [TS]
+ * `awaiting_children`, the parents held until their children settle (the index of waiting parents),
+ * and [TS] `retained`, the number of completed jobs kept by retention.
  */
-export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed' | 'awaiting_children';
+export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed' | 'awaiting_children' | 'retained';
 
-type Target = 'pending' | 'active' | 'schedule' | 'dead' | 'metricsCompleted' | 'metricsFailed' | 'waitingChildren';
+type Target = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'metricsCompleted' | 'metricsFailed' | 'waitingChildren';
 
 const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm' | 's', Target]>> = {
+  retained: ['z', 'completed'],
   pending: ['z', 'pending'],
   active: ['z', 'active'],
   schedule: ['z', 'schedule'],
@@ -46,8 +48,8 @@ export function counts<N extends CountName>(input: { readonly queue: string; rea
   });
 }
 
-/** Where a job sits, as `state_lookup` answers (protocol.md §5.3). */
-export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'unknown' | 'absent';
+/** Where a job sits, as `state_lookup` answers (protocol.md §5.3); [TS] `completed` is a finished row kept by the queue's retention. */
+export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'unknown' | 'absent';
 
 /** `state_lookup`: where a job sits right now. */
 export function stateLookup(input: { readonly queue: string; readonly id: JobId | string }): Transition<JobPosition> {

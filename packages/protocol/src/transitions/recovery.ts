@@ -109,3 +109,12 @@ export function cleanDead(input: { readonly queue: string; readonly ids: readonl
   const ids = input.ids.map(idArg);
   return transition(bind(scripts().clean_dead, { scope: { q: input.queue }, restArgs: ids }), int);
 }
+
+/**
+ * `clean_completed` [TS]: deletes the given retained completed jobs with their rows and sub-keys; an
+ * id whose row is no longer completed only leaves the index. Answers how many were deleted.
+ */
+export function cleanCompleted(input: { readonly queue: string; readonly ids: readonly (JobId | string)[] }): Transition<number> {
+  const ids = input.ids.map(idArg);
+  return transition(bind(scripts().clean_completed, { scope: { q: input.queue }, restArgs: ids }), int);
+}

@@ -1,9 +1,9 @@
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { fromFlat, type ClaimedRow, type ClaimInput, type FlatEntry } from './claims.js';
-import { batchCompletions, type BatchCompletion, type HeldJob } from './settlement.js';
+import { batchCompletions, heldTriples, type BatchCompletion, type HeldJob } from './settlement.js';
 import { transition, type Transition } from './transition.js';
-import { idArg, tokenArg, whole } from './values.js';
+import { whole } from './values.js';
 
 /** Input of {@link completeAndClaim}. */
 export interface CompleteAndClaimInput extends ClaimInput {
@@ -28,8 +28,6 @@ export interface Round {
  * `size` oldest pending jobs as {@link claimBatch} does, in one script: a busy worker's round trip.
  */
 export function completeAndClaim(input: CompleteAndClaimInput): Transition<Round> {
-  const pairs: string[] = [];
-  for (const job of input.jobs) pairs.push(idArg(job.id), tokenArg(job.attempts));
   const call = bind(scripts().complete_claim, {
     scope: { q: input.queue },
     args: {
@@ -38,7 +36,7 @@ export function completeAndClaim(input: CompleteAndClaimInput): Transition<Round
       size: whole('size', input.size, 0),
       marker: input.markerTtlMs === undefined ? 0 : whole('markerTtlMs', input.markerTtlMs, 1),
     },
-    restArgs: pairs,
+    restArgs: heldTriples(input.jobs),
   });
   return transition(call, (reply) => {
     const [codes, claimed, limited] = reply as [number[], FlatEntry[], number | undefined];

@@ -12,6 +12,11 @@ export interface HeldJob {
   readonly attempts: number;
   /** The job's flow parent, when it is a flow child. */
   readonly parent?: FlowLink | undefined;
+  /**
+   * [TS] The handler's result text, kept on a retained row and carried by the `completed` event when
+   * the job is completed in a batch or a round; none when omitted.
+   */
+  readonly result?: string | undefined;
 }
 
 /** What every settlement names: the queue and the held job. */
@@ -22,7 +27,10 @@ export interface SettleInput {
 
 /** Input of {@link complete}. */
 export interface CompleteInput extends SettleInput {
-  /** The value recorded for a flow parent; the child's own id when omitted. */
+  /**
+   * The handler's result: recorded for a flow parent (the child's own id when omitted or empty),
+   * kept on a retained row and carried by the `completed` event [TS].
+   */
   readonly result?: string;
   /** Publish the `completed` event in the same step [TS]. */
   readonly publish?: boolean;
@@ -50,7 +58,7 @@ export function complete(input: CompleteInput): Transition<void> {
       token: tokenArg(input.job.attempts),
       mode: parent === undefined ? '' : same ? 'sq' : 'xq',
       parent_id: parent?.id ?? '',
-      result: input.result ?? id,
+      result: input.result ?? '',
       parent_queue: parent !== undefined && !same ? keysOf(parent.queue).queue : '',
     },
     restKeys: flowKeys,
@@ -69,6 +77,13 @@ export function batchCompletions(codes: readonly number[]): BatchCompletion[] {
   return codes.map((code) => BATCH_CODES[code] ?? 'gone');
 }
 
+/** The (id, token, result) triples of a batch completion [TS]; result "" for none. */
+export function heldTriples(jobs: readonly HeldJob[]): string[] {
+  const out: string[] = [];
+  for (const job of jobs) out.push(idArg(job.id), tokenArg(job.attempts), job.result ?? '');
+  return out;
+}
+
 /** Input of {@link completeBatch}. */
 export interface CompleteBatchInput {
   readonly queue: string;
@@ -79,9 +94,7 @@ export interface CompleteBatchInput {
 
 /** `complete_batch` [TS]: settles many held plain jobs as done in one step, each fenced on its own token. */
 export function completeBatch(input: CompleteBatchInput): Transition<BatchCompletion[]> {
-  const pairs: string[] = [];
-  for (const job of input.jobs) pairs.push(idArg(job.id), tokenArg(job.attempts));
-  const call = bind(scripts().complete_batch, { scope: { q: input.queue }, args: { publish: input.publish ? '1' : '' }, restArgs: pairs });
+  const call = bind(scripts().complete_batch, { scope: { q: input.queue }, args: { publish: input.publish ? '1' : '' }, restArgs: heldTriples(input.jobs) });
   return transition(call, (reply) => batchCompletions(reply as number[]));
 }
 

@@ -29,7 +29,7 @@ describe('admission', () => {
     const pairs = ['name', 'ship', 'max_attempts', '4', 'backoff', '{"type":"fixed","ms":5}', 'timeout_ms', '250'];
     expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', options })).args).toEqual([J, 'p', ...pairs]);
     expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7, options: { name: 'n' } })).args).toEqual([J, 'p', 'in', 7, 'name', 'n']);
-    expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd', options: { timeoutMs: 3 } })).args).toEqual([J, 'p', '', 'timeout_ms', '3']);
+    expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd', options: { timeoutMs: 3 } })).args).toEqual([J, 'p', '', 'timeout_ms', '3', 'dedup', 'd']);
     expect(shape(t.laneEnqueue({ queue: 'orders', id: J, payload: 'p', group: G, options: { maxAttempts: 1 } })).args).toEqual([J, 'p', G, 'max_attempts', '1']);
     expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { name: '' } })).toThrow(InvalidArgumentError);
     expect(() => t.enqueue({ queue: 'orders', id: J, payload: 'p', options: { name: 'x'.repeat(257) } })).toThrow(InvalidArgumentError);
@@ -75,8 +75,14 @@ describe('admission', () => {
     expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd1', ttlMs: 500, wake: true }))).toEqual({
       script: 'enqueue_dedup',
       keys: [q(`job:${J}`), q('pending'), q('de:d1'), q('events'), q('meta'), q('journal'), q('wake')],
-      args: [J, 'p', 500],
+      args: [J, 'p', 500, 'dedup', 'd1'],
     });
+  });
+  it('a keyed admission names its key in the row [TS]: dedup, and dedup_keep for a business key', () => {
+    expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'order-42', keepMs: 60000 })).args).toEqual([J, 'p', '', 'dedup', 'order-42', 'dedup_keep', '60000']);
+    expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 5, dedupId: 'k', keepMs: 9 })).args).toEqual([J, 'p', 'in', 5, '', 'dedup', 'k', 'dedup_keep', '9']);
+    expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', ttlMs: 5, keepMs: 9 })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', keepMs: 0 })).toThrow(InvalidArgumentError);
   });
   it('schedule at and in', () => {
     expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5 }))).toEqual({ script: 'schedule', keys: [q(`job:${J}`), q('schedule'), q('events'), q('meta'), q('journal')], args: [J, 'p', 'at', 5] });
@@ -87,9 +93,9 @@ describe('admission', () => {
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 7, dedupId: 'd1', ttlMs: 500, options: { name: 'n' } }))).toEqual({
       script: 'schedule_dedup',
       keys: [q(`job:${J}`), q('schedule'), q('de:d1'), q('events'), q('meta'), q('journal')],
-      args: [J, 'p', 'in', 7, 500, 'name', 'n'],
+      args: [J, 'p', 'in', 7, 500, 'name', 'n', 'dedup', 'd1'],
     });
-    expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' })).args).toEqual([J, 'p', 'at', 5, '']);
+    expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' })).args).toEqual([J, 'p', 'at', 5, '', 'dedup', 'd1']);
     expect(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' }).parse([2, P])).toEqual({ status: 'duplicate', existingId: P });
   });
   it('genqueue', () => {
@@ -140,29 +146,29 @@ describe('settlement', () => {
   it('complete: plain, same-queue parent, cross-queue parent', () => {
     expect(shape(t.complete({ queue: 'orders', job: { id: J, attempts: 3 }, publish: true }))).toEqual({
       script: 'complete',
-      keys: [...settle('completed'), q('job:'), q('events'), q('meta'), q('journal')],
-      args: [J, '3', '', '', J, '', '1'],
+      keys: [...settle('completed'), q('job:'), q('events'), q('meta'), q('completed'), q('de:'), q('journal')],
+      args: [J, '3', '', '', '', '', '1'],
     });
     const same = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'orders', policy: 'fp' } }, result: 'r' });
-    expect(shape(same).keys.slice(16)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('waiting-children')]);
+    expect(shape(same).keys.slice(18)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(same).args).toEqual([J, '1', 'sq', P, 'r', '']);
     const cross = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'billing', policy: 'fp' } } });
-    expect(shape(cross).keys.slice(16)).toEqual([q('flow:outbox')]);
-    expect(shape(cross).args).toEqual([J, '1', 'xq', P, J, 'billing']);
+    expect(shape(cross).keys.slice(18)).toEqual([q('flow:outbox')]);
+    expect(shape(cross).args).toEqual([J, '1', 'xq', P, '', 'billing']);
   });
   it('complete_batch', () => {
-    expect(shape(t.completeBatch({ queue: 'orders', jobs: [{ id: J, attempts: 1 }, { id: P, attempts: 2 }] }))).toEqual({
+    expect(shape(t.completeBatch({ queue: 'orders', jobs: [{ id: J, attempts: 1 }, { id: P, attempts: 2, result: '{"n":1}' }] }))).toEqual({
       script: 'complete_batch',
-      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('journal')],
-      args: ['', J, '1', P, '2'],
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('completed'), q('de:'), q('journal')],
+      args: ['', J, '1', '', P, '2', '{"n":1}'],
     });
     expect(t.completeBatch({ queue: 'orders', jobs: [] }).parse([1, -1, -2, -3])).toEqual(['ok', 'gone', 'stale', 'flow']);
   });
   it('complete_claim: the complete_batch keys plus meta and limiter, then publish, lease, size, marker and the pairs', () => {
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [{ id: J, attempts: 1 }], size: 4, leaseMs: 100, markerTtlMs: 200, publish: true }))).toEqual({
       script: 'complete_claim',
-      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter'), q('journal')],
-      args: ['1', 100, 4, 200, J, '1'],
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter'), q('completed'), q('de:'), q('journal')],
+      args: ['1', 100, 4, 200, J, '1', ''],
     });
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [], size: 0, leaseMs: 5 })).args).toEqual(['', 5, 0, 0]);
     const round = t.completeAndClaim({ queue: 'orders', jobs: [], size: 1, leaseMs: 5 }).parse([[1, -3], [[J, 'p', 1, P, 'billing', null]]]);
@@ -177,12 +183,12 @@ describe('settlement', () => {
   it('retry: plain and with a parent', () => {
     expect(shape(t.retry({ queue: 'orders', job: { id: J, attempts: 2 }, delayMs: 10, maxAttempts: 3, error: 'boom' }))).toEqual({
       script: 'retry',
-      keys: [...settle('failed'), q('job:'), q('events'), q('meta'), q('journal')],
+      keys: [...settle('failed'), q('job:'), q('meta'), q('dead:at'), q('de:'), q('events'), q('journal')],
       args: [J, '2', 10, 3, 'boom', '', '', ''],
     });
     expect(shape(t.retry({ queue: 'orders', job: { id: J, attempts: 2 }, delayMs: 10, maxAttempts: 3, error: 'boom', publish: true })).args).toEqual([J, '2', 10, 3, 'boom', '', '', '', '1']);
     const child = t.retry({ queue: 'orders', job: { id: J, attempts: 2, parent: { id: P, queue: 'orders', policy: 'id' } }, delayMs: 0, maxAttempts: 1, error: 'e' });
-    expect(shape(child).keys.slice(16)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`), q('waiting-children')]);
+    expect(shape(child).keys.slice(18)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(child).args.slice(5)).toEqual(['sq:id', P, '']);
   });
   it('step jobs: add_children and wait_children', () => {
@@ -227,25 +233,35 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.rescheduleJob({ queue: 'orders', id: J, inMs: 250 })).args).toEqual([J, 'in', 250]);
     expect(t.rescheduleJob({ queue: 'orders', id: J }).parse(0)).toBe('not_scheduled');
     expect(() => t.rescheduleJob({ queue: 'orders', id: J, inMs: -1 })).toThrow(InvalidArgumentError);
-    expect(shape(t.retryDead({ queue: 'orders', limit: 7 }))).toEqual({ script: 'retry_dead', keys: [q('dead'), q('pending'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')], args: [7] });
+    expect(shape(t.retryDead({ queue: 'orders', limit: 7 }))).toEqual({ script: 'retry_dead', keys: [q('dead'), q('pending'), ...LB, q('job:'), q('g:'), q('dead:at'), q('events'), q('meta'), q('journal')], args: [7] });
     expect(() => t.retryDead({ queue: 'orders', limit: 0 })).toThrow(InvalidArgumentError);
-    expect(shape(t.cleanDead({ queue: 'orders', ids: [J, P] }))).toEqual({ script: 'clean_dead', keys: [q('dead'), q('job:')], args: [J, P] });
+    expect(shape(t.cleanDead({ queue: 'orders', ids: [J, P] }))).toEqual({ script: 'clean_dead', keys: [q('dead'), q('job:'), q('dead:at'), q('de:')], args: [J, P] });
+    expect(shape(t.cleanCompleted({ queue: 'orders', ids: [J] }))).toEqual({ script: 'clean_completed', keys: [q('completed'), q('job:')], args: [J] });
+    expect(() => t.cleanCompleted({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(() => t.cleanDead({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
-    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('events'), q('meta'), q('journal')]);
-    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('events'), q('meta'), q('journal'), q('flow:outbox')]);
+    const ended = [q('waiting-children'), q('meta'), q('dead:at'), q('de:'), q('events'), q('journal')];
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), ...ended]);
+    expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), ...ended, q('flow:outbox')]);
     expect(shape(t.reapGroup({ queue: 'orders', group: G, limit: 2 }))).toEqual({
       script: 'greap_group',
       keys: [q('active'), q(`g:${G}:pending`), ...LB, q('job:')],
       args: [G, 2],
     });
-    expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:')]);
+    expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:'), q('dead:at')]);
   });
   it('operator', () => {
-    expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('waiting-children'), q('schedule')]);
+    expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('waiting-children'), q('de:'), q('schedule')]);
+    expect(shape(t.retentionSet({ queue: 'orders', completed: { count: 100, ageMs: 5000 }, failed: { count: Number.POSITIVE_INFINITY } }))).toEqual({
+      script: 'retention_set',
+      keys: [q('meta')],
+      args: ['100', '5000', '-1', ''],
+    });
+    expect(shape(t.retentionSet({ queue: 'orders' })).args).toEqual(['0', '', '', '']);
+    expect(() => t.retentionSet({ queue: 'orders', completed: { count: -2 } })).toThrow(InvalidArgumentError);
     expect(shape(t.removeJob({ queue: 'orders', id: J, dedupId: 'd' }))).toEqual({
       script: 'remove_job',
-      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('events'), q('meta'), q('journal'), q('de:d')],
+      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('de:'), q('completed'), q('dead:at'), q('events'), q('meta'), q('journal'), q('de:d')],
       args: [J, 'd'],
     });
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
@@ -254,9 +270,10 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
-    expect(ob.keys).toHaveLength(26);
+    expect(ob.keys).toHaveLength(29);
     expect(ob.keys[20]).toBe(q('waiting-children'));
-    expect(ob.keys.slice(21, 25)).toEqual([q('workers'), q('workers:info'), q('grate'), q('journal')]);
+    expect(ob.keys.slice(21, 24)).toEqual([q('workers'), q('workers:info'), q('grate')]);
+    expect(ob.keys.slice(24, 28)).toEqual([q('completed'), q('dead:at'), q('de:'), q('journal')]);
     expect(ob.args).toEqual(['', 10, 'r1']);
   });
   it('lanes', () => {

@@ -1,4 +1,4 @@
-import { execute, idUnixMs, InvalidArgumentError, isBrandedId, transitions as t } from '@echo/protocol';
+import { execute, InvalidArgumentError, isBrandedId, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 
 /** What {@link retryJobs} takes. */
@@ -36,45 +36,51 @@ export async function retryJobs<T>(ctx: QueueContext<T>, options: RetryJobsOptio
 
 /** What {@link clean} takes. */
 export interface CleanOptions {
-  /** The state to clean; only `dead` keeps finished jobs (a completed job's row goes at completion). */
-  readonly state: 'dead';
-  /** Only jobs created at least this long ago (by the time in their id), in ms. */
+  /**
+   * The finished jobs to clean: `completed` (retained completed jobs) or `failed` / `dead` (the
+   * dead set; the two names are one state).
+   */
+  readonly state: 'completed' | 'failed' | 'dead';
+  /** Only jobs that finished at least this long ago, in ms. */
   readonly olderThanMs: number;
   /** At most this many jobs; default 1000. */
   readonly limit?: number;
 }
 
-/** Dead jobs deleted per script call. */
+/** Jobs deleted per script call. */
 const CLEAN_CHUNK = 500;
 
 /**
- * Deletes dead jobs created at least `olderThanMs` ago, oldest first, up to `limit`, in chunks of
- * {@link CLEAN_CHUNK} per `clean_dead` call. Age is read from the job id (ids carry their mint time,
- * and the dead set sorts by id), so no row is read to decide. Answers how many were deleted.
+ * Deletes finished jobs that finished at least `olderThanMs` ago, oldest first, up to `limit`, in
+ * chunks of {@link CLEAN_CHUNK} per `clean_completed` / `clean_dead` call. Age is read from the
+ * retention index the settling script wrote (finish time by the server's clock), so no row is read
+ * to decide. Answers how many were deleted. A dead job that died before this index existed has no
+ * finish time and is not reached.
  *
  * @throws InvalidArgumentError for another state, a negative age or a limit below 1.
  */
 export async function clean<T>(ctx: QueueContext<T>, options: CleanOptions): Promise<number> {
-  if ((options.state as string) !== 'dead') throw new InvalidArgumentError('state', "must be 'dead'");
+  const state = options.state as string;
+  if (state !== 'dead' && state !== 'failed' && state !== 'completed') throw new InvalidArgumentError('state', "must be 'completed', 'failed' or 'dead'");
   if (!Number.isSafeInteger(options.olderThanMs) || options.olderThanMs < 0) throw new InvalidArgumentError('olderThanMs', 'must be a non-negative integer');
   const limit = options.limit ?? 1000;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidArgumentError('limit', 'must be a positive integer');
-  const cutoff = Date.now() - options.olderThanMs;
+  const index = state === 'completed' ? ctx.keys.completed : ctx.keys.deadAt;
+  const cutoff = await serverNow(ctx) - options.olderThanMs;
   let deleted = 0;
   while (deleted < limit) {
     const want = Math.min(CLEAN_CHUNK, limit - deleted);
-    const oldest = (await ctx.conn.command('ZRANGE', ctx.keys.dead, 0, want - 1)) as string[];
-    const ids: string[] = [];
-    for (const id of oldest) {
-      // The set sorts by id, so the first id young enough to keep ends the scan.
-      if (!isBrandedId(id)) continue;
-      if (idUnixMs(id) > cutoff) break;
-      ids.push(id);
-    }
+    const ids = ((await ctx.conn.command('ZRANGE', index, '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, want)) as string[]).filter((id) => isBrandedId(id));
     if (ids.length === 0) break;
-    const step = await execute(ctx.conn, t.cleanDead({ queue: ctx.name, ids }));
+    const step = await execute(ctx.conn, state === 'completed' ? t.cleanCompleted({ queue: ctx.name, ids }) : t.cleanDead({ queue: ctx.name, ids }));
     deleted += step;
-    if (step < ids.length || ids.length < oldest.length) break;
+    if (ids.length < want) break;
   }
   return deleted;
+}
+
+/** The server's clock in ms: finish times are stamped by it, so ages are measured on it too. */
+async function serverNow<T>(ctx: QueueContext<T>): Promise<number> {
+  const [s, us] = (await ctx.conn.command('TIME')) as [string, string];
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 }

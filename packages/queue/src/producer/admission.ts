@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol';
+import { assertBrandedId, assertDedupId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { encodeBackoff, type Backoff } from '../worker/backoff.js';
 
@@ -55,6 +55,32 @@ export interface EnqueueOptions extends JobOptions {
   readonly dedupId?: string;
   /** How long the idempotency key holds, in ms; forever when omitted. */
   readonly dedupTtlMs?: number;
+  /**
+   * [TS] A business key (`'order-42'`): the admission is idempotent on it while the job lives and
+   * for `keyRetentionMs` after it ends, delayed jobs included; `getJobByKey` finds the job. The
+   * same mechanism as `dedupId` (one namespace) with a different release rule: a dedup id without a
+   * TTL is released when its job ends, a business key is kept for its window. 1 to 255 characters of
+   * `A-Z a-z 0-9 . _ -` (anything else, `:` `{` `}` and spaces included, is refused with
+   * InvalidNameError). Exclusive with `dedupId`.
+   */
+  readonly key?: string;
+  /** [TS] How long a business key outlives its job, in ms; default one hour (`DEFAULT_KEY_RETENTION_MS`). */
+  readonly keyRetentionMs?: number;
+}
+
+/** How long a business key outlives its job by default: one hour. */
+export const DEFAULT_KEY_RETENTION_MS = 3_600_000;
+
+/** The idempotency key of an admission and its release rule, or `undefined` for a plain one. */
+function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number } | undefined {
+  if (options.key !== undefined) {
+    if (options.dedupId !== undefined || options.dedupTtlMs !== undefined) throw new InvalidArgumentError('key', 'give key or dedupId, not both');
+    assertDedupId(options.key);
+    return { dedupId: options.key, keepMs: options.keyRetentionMs ?? DEFAULT_KEY_RETENTION_MS };
+  }
+  if (options.keyRetentionMs !== undefined) throw new InvalidArgumentError('keyRetentionMs', 'needs a key');
+  if (options.dedupId === undefined) return undefined;
+  return { dedupId: options.dedupId, ...(options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs }) };
 }
 
 /** The verdict of one admission. */
@@ -83,19 +109,18 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
   const timed = options.runAt !== undefined || (options.delayMs !== undefined && options.delayMs !== 0);
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
   const fields = jobOptionFields(options, trace);
+  const key = keyed(options);
   const admit = { queue: ctx.name, id, payload: raw, ...(fields === undefined ? {} : { options: fields }) };
 
   if (timed) {
     const when = options.runAt !== undefined ? { at: options.runAt instanceof Date ? options.runAt.getTime() : options.runAt } : { inMs: options.delayMs ?? 0 };
     // BullMQ users build on `delayed` at admission: both scripts publish it with the verdict.
-    if (options.dedupId === undefined) return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
-    const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
-    const reply = await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, dedupId: options.dedupId, ...ttl }));
+    if (key === undefined) return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
+    const reply = await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, ...key }));
     return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
   }
-  if (options.dedupId !== undefined) {
-    const ttl = options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs };
-    const reply = await execute(ctx.conn, t.enqueueDedup({ ...admit, dedupId: options.dedupId, ...ttl, wake: true }));
+  if (key !== undefined) {
+    const reply = await execute(ctx.conn, t.enqueueDedup({ ...admit, ...key, wake: true }));
     return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
   }
   return verdict(id, await execute(ctx.conn, t.enqueue({ ...admit, wake: true })));
@@ -144,7 +169,9 @@ function isPlain(item: EnqueueManyItem<unknown>): boolean {
     (item.priority === undefined || item.priority === 0) &&
     item.runAt === undefined &&
     (item.delayMs === undefined || item.delayMs === 0) &&
-    item.dedupId === undefined
+    item.dedupId === undefined &&
+    item.key === undefined &&
+    item.keyRetentionMs === undefined
   );
 }
 
@@ -156,6 +183,8 @@ interface Prepared {
   readonly route: 'plain' | 'with' | 'keyed';
   readonly fields?: JobOptionFields;
   readonly when?: { readonly at: number } | { readonly inMs: number };
+  /** The idempotency key (dedup id or business key) of a keyed item, with its release rule. */
+  readonly key?: { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number };
   readonly item: EnqueueManyItem<unknown>;
 }
 
@@ -165,15 +194,16 @@ function prepare<T>(ctx: QueueContext<T>, item: EnqueueManyItem<T>): Prepared {
   if (isPlain(item)) return { id, payload, route: 'plain', item };
   if (item.runAt !== undefined && item.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
   const fields = jobOptionFields(item);
+  const key = keyed(item);
   const timed = item.runAt !== undefined || (item.delayMs !== undefined && item.delayMs !== 0);
   const when = !timed ? undefined : item.runAt !== undefined ? { at: item.runAt instanceof Date ? item.runAt.getTime() : item.runAt } : { inMs: item.delayMs ?? 0 };
-  return { id, payload, route: item.dedupId === undefined ? 'with' : 'keyed', item, ...(fields === undefined ? {} : { fields }), ...(when === undefined ? {} : { when }) };
+  return { id, payload, route: key === undefined ? 'with' : 'keyed', item, ...(key === undefined ? {} : { key }), ...(fields === undefined ? {} : { fields }), ...(when === undefined ? {} : { when }) };
 }
 
 /** The keyed admission of one item: `enqueue_dedup`, or `schedule_dedup` for a timed one. */
 function keyedTransition(queue: string, p: Prepared): Transition<t.DedupAdmission> {
-  const did = p.item.dedupId as string;
-  const base = { queue, id: p.id, payload: p.payload, dedupId: did, ...(p.fields === undefined ? {} : { options: p.fields }), ...(p.item.dedupTtlMs === undefined ? {} : { ttlMs: p.item.dedupTtlMs }) };
+  const key = p.key as NonNullable<Prepared['key']>;
+  const base = { queue, id: p.id, payload: p.payload, ...key, ...(p.fields === undefined ? {} : { options: p.fields }) };
   return p.when === undefined ? t.enqueueDedup({ ...base, wake: true }) : t.scheduleDedup({ ...base, ...p.when });
 }
 
@@ -183,7 +213,7 @@ type Batch = { readonly kind: 'many'; readonly members: readonly number[] } | { 
  * Admits many jobs in one pipeline (queue.md §2.3). Each item may carry the options
  * {@link enqueue} takes. Plain items go {@link CHUNK} to a call of `enqueue_many`; items with row
  * options or a time go {@link CHUNK} to a call of `enqueue_many_with` [TS]; an item with a
- * `dedupId` goes alone through its keyed admission. Every call travels in the same pipeline, and
+ * `dedupId` or a business `key` goes alone through its keyed admission. Every call travels in the same pipeline, and
  * verdicts come back in input order, one per item; a refused item never fails its neighbours.
  * Items are validated and encoded before anything is sent: a bad one throws and nothing is written.
  */

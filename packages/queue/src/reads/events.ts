@@ -1,4 +1,4 @@
-import { EventsListener, type Connection, type EventsListenerParts, type JobId, type LifecycleEvent, type ListenOptions } from '@echo/protocol';
+import { EventsListener, queueKeys, type Connection, type EventsListenerParts, type JobId, type LifecycleEvent, type ListenOptions } from '@echo/protocol';
 
 export type { EventListener } from '@echo/protocol';
 
@@ -9,8 +9,12 @@ export type { EventListener } from '@echo/protocol';
  * re-subscribe, are gone. The subscription is re-issued after every reconnect.
  */
 export class QueueEvents extends EventsListener {
-  protected constructor(parts: EventsListenerParts) {
+  /** The connection the listener was opened from: reads of retained outcomes go through it. */
+  readonly #reads: Connection;
+
+  protected constructor(parts: EventsListenerParts, reads: Connection) {
     super(parts);
+    this.#reads = reads;
   }
 
   /**
@@ -18,27 +22,43 @@ export class QueueEvents extends EventsListener {
    * Without `onError`, a listener that throws is rethrown on a later tick.
    */
   static override open(conn: Connection, queue: string, options: ListenOptions = {}): Promise<QueueEvents> {
-    return EventsListener.attach(conn, queue, options, (parts) => new QueueEvents(parts));
+    return EventsListener.attach(conn, queue, options, (parts) => new QueueEvents(parts, conn));
   }
 
   /**
    * Resolves with the first `completed` or `failed`-and-dead event for `id`, or rejects after
-   * `timeoutMs`. Subscribe before enqueueing, or an early verdict can be missed.
+   * `timeoutMs`. A verdict from before the call is not missed when the queue retains it [TS]: the
+   * listener is already subscribed, so the job's row is read after the handler is in place, and a
+   * retained completed or dead row answers at once with the event it published (`result` or
+   * `error` in its fields). A row that does not exist yet is waited for (subscribe, then enqueue).
    */
   waitFor(id: JobId, timeoutMs = 30_000): Promise<LifecycleEvent> {
     return new Promise((resolve, reject) => {
+      let done = false;
+      const finish = (event: LifecycleEvent): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        off();
+        resolve(event);
+      };
       const timer = setTimeout(() => {
+        done = true;
         off();
         reject(new Error(`no verdict for ${id} within ${timeoutMs} ms`));
       }, timeoutMs);
       const off = this.on('*', (event) => {
         if (event.job !== id) return;
-        if (event.event === 'completed' || (event.event === 'failed' && event.fields.outcome === 'dead')) {
-          clearTimeout(timer);
-          off();
-          resolve(event);
-        }
+        if (event.event === 'completed' || (event.event === 'failed' && event.fields.outcome === 'dead')) finish(event);
       });
+      this.#reads.command('HMGET', queueKeys(this.queue).job(id), 'state', 'result', 'last_error').then(
+        (reply) => {
+          const [state, result, error] = reply as (string | null)[];
+          if (state === 'completed') finish({ event: 'completed', job: id, fields: result ? { result } : {} });
+          else if (state === 'dead') finish({ event: 'failed', job: id, fields: { outcome: 'dead', ...(error ? { error } : {}) } });
+        },
+        () => undefined,
+      );
     });
   }
 }

@@ -2,11 +2,14 @@ import { CodecError, hashReply, InvalidArgumentError, type BatchResult, type Job
 import type { QueueContext } from '../context.js';
 import { jobRecord, type JobRecord } from '../job.js';
 
-/** The four sets a queue's jobs sit in, as {@link listJobs} names them. */
-export type ListState = 'pending' | 'scheduled' | 'active' | 'dead';
+/**
+ * The sets a queue's jobs sit in, as {@link listJobs} names them: the four of the protocol, and
+ * [TS] the retained finished jobs, `completed` and `failed` (dead jobs by finish time).
+ */
+export type ListState = 'pending' | 'scheduled' | 'active' | 'dead' | 'completed' | 'failed';
 
 /** The states {@link listJobs} accepts, in lifecycle order. */
-export const LIST_STATES: readonly ListState[] = ['pending', 'scheduled', 'active', 'dead'];
+export const LIST_STATES: readonly ListState[] = ['pending', 'scheduled', 'active', 'dead', 'completed', 'failed'];
 
 /** Which slice of a set to read. */
 export interface ListOptions {
@@ -21,7 +24,7 @@ export interface ListedJob<T> {
   readonly id: JobId;
   /**
    * The set's score: the run-at time (ms) for `scheduled`, the lease deadline (ms) for `active`,
-   * 0 for `pending` and `dead`.
+   * the finish time (ms) for `completed` and `failed`, 0 for `pending` and `dead`.
    */
   readonly score: number;
   /**
@@ -48,10 +51,10 @@ export interface JobPage<T> {
  * first, as an operator looks at a morgue. Scheduled and active are ordered by due time and lease
  * deadline.
  */
-const SET_OF = { pending: 'pending', scheduled: 'schedule', active: 'active', dead: 'dead' } as const;
+const SET_OF = { pending: 'pending', scheduled: 'schedule', active: 'active', dead: 'dead', completed: 'completed', failed: 'deadAt' } as const;
 
 /** The states read from the set's far end (newest first). */
-const NEWEST_FIRST: ReadonlySet<ListState> = new Set(['dead']);
+const NEWEST_FIRST: ReadonlySet<ListState> = new Set(['dead', 'completed', 'failed']);
 
 function bounded(name: string, value: number, min: number, max: number): number {
   if (!Number.isSafeInteger(value) || value < min || value > max) throw new InvalidArgumentError(name, `must be an integer in ${min}..${max}`);

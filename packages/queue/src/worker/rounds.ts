@@ -9,6 +9,8 @@ interface Want<T> {
 
 interface Done<T> {
   readonly job: ClaimedJob<T>;
+  /** The handler's result text, when it left one: kept on a retained row and carried by the event. */
+  readonly result: string | undefined;
   readonly resolve: (outcome: Settled) => void;
 }
 
@@ -46,11 +48,10 @@ export class Rounds<T> {
    */
   complete(job: ClaimedJob<T>, result: unknown): Promise<Settled> {
     if (job.parent !== undefined) return this.#track(completeJob(this.#rt, job, result));
-    // Nothing reads a plain job's result, but a value JSON cannot carry is still reported, as for a flow child.
-    resultText(this.#rt, job, result);
+    const text = resultText(this.#rt, job, result);
     return this.#track(
       new Promise<Settled>((resolve) => {
-        this.#done.push({ job, resolve });
+        this.#done.push({ job, result: text, resolve });
         this.#schedule();
       }),
     );
@@ -106,7 +107,7 @@ export class Rounds<T> {
   }
 
   async #fusedRound(done: readonly Done<T>[], wants: readonly Want<T>[]): Promise<void> {
-    const round = await this.#track(completeAndClaimJobs(this.#rt, done.map((d) => d.job), wants.length));
+    const round = await this.#track(completeAndClaimJobs(this.#rt, done.map((d) => d.job), wants.length, resultsOf(done)));
     for (const d of done) d.resolve(round.outcomes.get(d.job.id) ?? 'stale');
     if (round.error !== undefined) for (const want of wants) want.reject(round.error);
     else wants.forEach((want, i) => want.resolve(round.claimed[i]));
@@ -128,7 +129,14 @@ export class Rounds<T> {
   }
 
   async #completeAll(done: readonly Done<T>[]): Promise<void> {
-    const outcomes = await completeJobs(this.#rt, done.map((d) => d.job));
+    const outcomes = await completeJobs(this.#rt, done.map((d) => d.job), resultsOf(done));
     for (const d of done) d.resolve(outcomes.get(d.job.id) ?? 'stale');
   }
+}
+
+/** The result texts of a round's successes, by job id. */
+function resultsOf<T>(done: readonly Done<T>[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const d of done) if (d.result !== undefined) out.set(d.job.id, d.result);
+  return out;
 }

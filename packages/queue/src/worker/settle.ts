@@ -1,7 +1,7 @@
 import { ConnectionLostError, GoneError, InvalidArgumentError, StaleError } from '@echo/protocol';
 import { contextOf } from '../context.js';
 import { reemitIfDead } from '../flows/flows.js';
-import type { CompleteManyOutcome } from '../lease/settlement.js';
+import type { CompleteManyOutcome, HeldJob } from '../lease/settlement.js';
 import { backoffDelay } from './backoff.js';
 import { UnrecoverableError } from './errors.js';
 import type { ClaimedJob } from '../job.js';
@@ -103,15 +103,16 @@ export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, r
  * lost their lease and are counted so; after a socket drop the whole call is resent once, with the
  * same reading of refusals as {@link completeJob}. Flow children are completed one by one.
  */
-export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[]): Promise<Map<string, Settled>> {
+export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], results?: ReadonlyMap<string, string>): Promise<Map<string, Settled>> {
   const out = new Map<string, Settled>();
   const plain = jobs.filter((job) => job.parent === undefined);
+  const held = heldWithResults(plain, results);
   const publish = rt.options.publishEvents;
   let outcomes: CompleteManyOutcome[] | undefined;
   try {
-    outcomes = await rt.queue.completeMany(plain, { publish });
+    outcomes = await rt.queue.completeMany(held, { publish });
   } catch (error) {
-    outcomes = unreached(error) ? await resend(rt as WorkerRuntime<unknown>, error, () => rt.queue.completeMany(plain, { publish })).catch(() => undefined) : undefined;
+    outcomes = unreached(error) ? await resend(rt as WorkerRuntime<unknown>, error, () => rt.queue.completeMany(held, { publish })).catch(() => undefined) : undefined;
     if (!outcomes) rt.options.onError(error);
   }
   // A flow child must feed its parent, which only the single complete does.
@@ -128,8 +129,17 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
       out.set(job.id, outcome);
     }
   });
-  await Promise.all(individually.map(async (job) => out.set(job.id, await completeJob(rt, job, undefined))));
+  await Promise.all(individually.map(async (job) => out.set(job.id, await completeJob(rt, job, results?.get(job.id)))));
   return out;
+}
+
+/**
+ * The held form of plain jobs with the result text each handler left, so a batch or a round keeps
+ * it as the single complete does (retained rows, the `completed` event).
+ */
+function heldWithResults<T>(jobs: readonly ClaimedJob<T>[], results: ReadonlyMap<string, string> | undefined): readonly HeldJob[] {
+  if (results === undefined || results.size === 0) return jobs;
+  return jobs.map((job): HeldJob => ({ id: job.id, attempts: job.attempts, result: results.get(job.id) }));
 }
 
 /** What {@link completeAndClaimJobs} did: how each job settled, the jobs it claimed, and why it claimed none. */
@@ -149,15 +159,15 @@ export interface RoundOutcome<T> {
  * If the call fails, the completions go again through {@link completeJobs} (resent while no primary
  * answers) and the error is handed back for the claim.
  */
-export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], size: number): Promise<RoundOutcome<T>> {
+export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], size: number, results?: ReadonlyMap<string, string>): Promise<RoundOutcome<T>> {
   const plain = jobs.filter((job) => job.parent === undefined);
   const alone = jobs.filter((job) => job.parent !== undefined);
   const o = rt.options;
   let round: { completions: readonly CompleteManyOutcome[]; claimed: ClaimedJob<T>[]; limitedMs: number };
   try {
-    round = await rt.queue.completeAndClaim(plain, size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
+    round = await rt.queue.completeAndClaim(heldWithResults(plain, results), size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
   } catch (error) {
-    return { outcomes: await completeJobs(rt, jobs), claimed: [], limitedMs: 0, error };
+    return { outcomes: await completeJobs(rt, jobs, results), claimed: [], limitedMs: 0, error };
   }
   const out = new Map<string, Settled>();
   plain.forEach((job, i) => {
@@ -173,7 +183,7 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
       out.set(job.id, outcome);
     }
   });
-  await Promise.all(alone.map(async (job) => out.set(job.id, await completeJob(rt, job, undefined))));
+  await Promise.all(alone.map(async (job) => out.set(job.id, await completeJob(rt, job, results?.get(job.id)))));
   return { outcomes: out, claimed: round.claimed, limitedMs: round.limitedMs };
 }
 

@@ -74,12 +74,30 @@ local function gkey(root, g)
   if not vid(g) then error({ err = 'EMQKEYLAW unchecked group in rooted key' }) end
   return root .. g .. ':pending'
 end
+-- [TS] vdid(s): true iff s is an idempotency key (a dedup id or business key) by the name grammar
+-- of protocol.md §1: 1..255 bytes of [A-Za-z0-9._-].
+local function vdid(s)
+  return type(s) == 'string' and #s >= 1 and #s <= 255 and string.match(s, '^[A-Za-z0-9._-]+$') ~= nil
+end
+
+-- [TS] dkey(DR, did): the idempotency root \`emq:{q}:de:\` plus a checked key, so a script can release
+-- the key a row names (its \`dedup\` field) without the host declaring it.
+local function dkey(root, did)
+  if not vdid(did) then error({ err = 'EMQKEYLAW unchecked idempotency key in rooted key' }) end
+  return root .. did
+end
 -- core: end of the pure part
 
 -- now_ms(): server epoch milliseconds; read once per call so every member of a batch shares it.
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…).
+local function wipe_job(root, id)
+  redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
+    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'))
 end
 `,
   events: `-- @lib events
@@ -509,10 +527,119 @@ local function lease_popped(active, root, popped, lease, marker)
   return out
 end
 `,
+  retain: `-- @lib retain
+-- @purpose [TS] What a job leaves behind when it ends: the retention of finished rows (queue meta's
+-- \`keep_*\` fields) and the release of the idempotency key a row names. Needs core.
+--
+-- Policy, read from the queue meta so every process settles by the same rule:
+--   keep_completed_count  completed rows kept (newest by finish time); absent = 0, keep none: the
+--                         row is deleted as queue.md §3.3 says, at today's cost
+--   keep_completed_age    ms a completed row is kept at most; absent = no age bound
+--   keep_failed_count     dead rows kept; absent = RETAIN_FAILED_DEFAULT; -1 = no count bound
+--   keep_failed_age       ms a dead row is kept at most; absent = no age bound
+-- A finished row carries \`finished_at\` (server ms); a completed one \`state = completed\` and, when the
+-- handler gave one, \`result\`. A row names its idempotency key in \`dedup\` and, for a business key,
+-- how long the key outlives the job in \`dedup_keep\` (ms). A flow parent's row says \`flow = parent\`
+-- (enqueue_flow, hold_parent): only such a row owns :processed, :dependencies, :failed and
+-- :unsuccessful, so a plain job's deletion touches its row, :lock and :logs alone, as before.
+
+local RETAIN_FAILED_DEFAULT = 10000
+-- Most members one settlement trims: bounded work per call; each call adds one, so a set over its
+-- bound after a policy change still converges.
+local RETAIN_TRIM = 8
+
+-- keep_policy(meta): the four bounds; count -1 means unbounded, age nil means no age bound.
+local function keep_policy(meta)
+  local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age')
+  return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }
+end
+
+-- release_key(DR, id, did, keep): frees the idempotency key \`did\` once its job \`id\` ended, when the
+-- key still names that job. A business key (\`keep\` ms) stays that long from now; a key parked with a
+-- TTL is left to expire by it; one without is deleted.
+local function release_key(root, id, did, keep)
+  if not vdid(did) then return end
+  local key = dkey(root, did)
+  if redis.call('GET', key) ~= id then return end
+  if keep and tonumber(keep) then
+    redis.call('PEXPIRE', key, tonumber(keep))
+  elseif redis.call('PTTL', key) == -1 then
+    redis.call('DEL', key)
+  end
+end
+
+-- wipe_released(JR, DR, id): deletes a job that is removed rather than finished (remove, drain,
+-- clean, obliterate) with its sub-keys, releasing the idempotency key its row names (a key with a
+-- TTL is left to expire by it).
+local function wipe_released(jr, dr, id)
+  local did = redis.call('HGET', jkey(jr, id), 'dedup')
+  if did then release_key(dr, id, did, nil) end
+  wipe_job(jr, id)
+end
+
+-- trim_finished(set, JR, count, age, now, still): drops the oldest members of a retention index past
+-- its bounds, at most RETAIN_TRIM; a member's row is wiped only when still(id) says it is still that
+-- finished job (an index member can outlive its state: a reprocessed or removed job).
+local function trim_finished(set, root, count, age, now, still)
+  local ids = {}
+  if age then
+    ids = redis.call('ZRANGEBYSCORE', set, '-inf', now - age, 'LIMIT', 0, RETAIN_TRIM)
+  end
+  if #ids < RETAIN_TRIM and count >= 0 then
+    local over = redis.call('ZCARD', set) - #ids - count
+    if over > 0 then
+      for _, id in ipairs(redis.call('ZRANGE', set, #ids, #ids + math.min(over, RETAIN_TRIM - #ids) - 1)) do ids[#ids + 1] = id end
+    end
+  end
+  for _, id in ipairs(ids) do
+    redis.call('ZREM', set, id)
+    if vid(id) and still(id) then wipe_job(root, id) end
+  end
+end
+
+-- finish_completed(k, id, row, result, dedup, keep, parent, policy): the row's end on completion. k
+-- names jobroot, completed (the index) and deroot; \`parent\` is the row's \`flow\` field. Keeping none
+-- deletes the row and its sub-keys (a plain job's three, a flow parent's seven) and reads no clock.
+local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
+  if dedup then release_key(k.deroot, id, dedup, keep) end
+  if policy.ccount == 0 then
+    if parent == 'parent' then
+      wipe_job(k.jobroot, id)
+    else
+      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
+    end
+    return
+  end
+  local now = now_ms()
+  redis.call('DEL', jkey(k.jobroot, id, ':lock'))
+  if result and result ~= '' then
+    redis.call('HSET', row, 'state', 'completed', 'finished_at', now, 'result', result)
+  else
+    redis.call('HSET', row, 'state', 'completed', 'finished_at', now)
+  end
+  redis.call('ZADD', k.completed, now, id)
+  trim_finished(k.completed, k.jobroot, policy.ccount, policy.cage, now, function(old)
+    return redis.call('HGET', jkey(k.jobroot, old), 'state') == 'completed'
+  end)
+end
+
+-- finish_dead(k, id, row, now, policy): a dead-lettered row's end: stamped, indexed by finish time,
+-- its idempotency key released, the dead set trimmed to the policy. k names jobroot, dead, deadat,
+-- deroot.
+local function finish_dead(k, id, row, now, policy)
+  local f = redis.call('HMGET', row, 'dedup', 'dedup_keep')
+  if f[1] then release_key(k.deroot, id, f[1], f[2]) end
+  redis.call('HSET', row, 'finished_at', now)
+  redis.call('ZADD', k.deadat, now, id)
+  trim_finished(k.deadat, k.jobroot, policy.fcount, policy.fage, now, function(old)
+    return redis.call('ZREM', k.dead, old) == 1
+  end)
+end
+`,
   settle: `-- @lib settle
 -- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
--- of complete (queue.md §3.3) for a job that is not a flow child. Needs core, events (opened by
--- the script) and lanes.
+-- of complete (queue.md §3.3) for a job that is not a flow child, retention and idempotency-key
+-- release included. Needs core, events (opened by the script), lanes and retain.
 
 -- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
 local function zrem_all(set, ids)
@@ -523,21 +650,26 @@ local function zrem_all(set, ids)
   return removed
 end
 
--- complete_held(k, first, publish): completes the (id, token) pairs of ARGV from index \`first\` on.
--- k names the declared keys: active, pending, schedule, dead, completed, lb (lb_at), laneroot,
--- jobroot. \`publish\` publishes (and journals) \`completed\` per member through lib events. Answers one code per pair, in order: 1 completed; -1 gone; -2 token mismatch;
--- -3 a flow child (left untouched: it must settle through complete, which feeds its parent).
+-- complete_held(k, first, publish): completes the (id, token, result) triples of ARGV from index
+-- \`first\` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
+-- completed (the metrics counter), lb (lb_at), laneroot, jobroot, meta, retained (the retention
+-- index), deroot. \`publish\` publishes (and journals) \`completed\` per member through lib events, with
+-- \`result\` when there is one and the queue keeps completed jobs. Answers one code per triple, in
+-- order: 1 completed; -1 gone (a row already completed too); -2 token mismatch; -3 a flow child
+-- (left untouched: it must settle through complete, which feeds its parent).
 local function complete_held(k, first, publish)
   local out = {}
   local flat = {}
   local done = 0
-  for i = first, #ARGV, 2 do
+  local policy = keep_policy(k.meta)
+  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
+  for i = first, #ARGV, 3 do
     local id = ARGV[i]
     local code = -1
     if vid(id) then
       local row = jkey(k.jobroot, id)
-      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent')
-      if f[1] then
+      local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent', 'dedup', 'dedup_keep', 'flow')
+      if f[1] and f[3] ~= 'completed' then
         if f[1] ~= ARGV[i + 1] then
           code = -2
         elseif f[4] then
@@ -550,8 +682,15 @@ local function complete_held(k, first, publish)
           end
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
-          redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
-          if publish then ev_emit('completed', id) end
+          local result = ARGV[i + 2] or ''
+          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
+          if publish then
+            if result ~= '' and policy.ccount ~= 0 then
+              ev_emit('completed', id, { result = result })
+            else
+              ev_emit('completed', id)
+            end
+          end
           done = done + 1
           code = 1
         end
@@ -608,15 +747,11 @@ end
 -- them; one with no open child left is deleted too (it was waiting as well), and so on up a nested
 -- tree. A parent in another queue is left as it is: a drain cannot reach its slot. Needs core.
 
--- wipe_job(jr, id): delete a job's row and every sub-key.
-local function wipe_job(jr, id)
-  redis.call('DEL', jkey(jr, id), jkey(jr, id, ':logs'), jkey(jr, id, ':lock'), jkey(jr, id, ':dependencies'),
-    jkey(jr, id, ':processed'), jkey(jr, id, ':failed'), jkey(jr, id, ':unsuccessful'))
-end
-
--- tidy_tally(jr): a record of drained children per same-queue parent, in the order counts came in.
-local function tidy_tally(jr)
-  return { jr = jr, drained = {}, parents = {} }
+-- tidy_tally(jr, wipe): a record of drained children per same-queue parent, in the order counts came
+-- in. \`wipe(id)\` (optional; core's wipe_job by default) deletes a parent the drain takes with its
+-- children, so a host can release what the row names as well.
+local function tidy_tally(jr, wipe)
+  return { jr = jr, drained = {}, parents = {}, wipe = wipe }
 end
 
 -- tidy_note(t, id): job \`id\` is about to be deleted; if its parent is in this queue, count it there.
@@ -642,7 +777,7 @@ local function tidy_settle(t, wc)
       local left = redis.call('DECRBY', jkey(t.jr, pid, ':dependencies'), count)
       if left <= 0 then
         tidy_note(t, pid)
-        wipe_job(t.jr, pid)
+        if t.wipe then t.wipe(pid) else wipe_job(t.jr, pid) end
         if wc then redis.call('SREM', wc, pid) end
         deleted = deleted + 1
       end
@@ -667,7 +802,7 @@ export const LUA_STRICT: Readonly<Record<LuaStrictName, string>> = {
 -- Every redis.call of the wrapped script goes through emq_strict_call, and every jkey/gkey call
 -- through emq_strict_jkey/emq_strict_gkey. A key passes when it is declared in KEYS, or when this
 -- call built it with a builder whose root is a declared root (a key ending ':job:' for jkey, ':g:'
--- for gkey): the same two forms the static reader admits, nothing read off the value's shape.
+-- for gkey, ':de:' for dkey): the same two forms the static reader admits, nothing read off the value's shape.
 local emq_declared = {}
 for _, k in ipairs(KEYS) do emq_declared[k] = true end
 local emq_built = {}
@@ -686,6 +821,13 @@ end
 local function emq_strict_gkey(root, g)
   emq_strict_root(root, ':g:', 'gkey')
   local key = gkey(root, g)
+  emq_built[key] = true
+  return key
+end
+
+local function emq_strict_dkey(root, did)
+  emq_strict_root(root, ':de:', 'dkey')
+  local key = dkey(root, did)
   emq_built[key] = true
   return key
 end
@@ -725,6 +867,7 @@ export type LuaScriptName =
   | 'cache_tag_delete'
   | 'cache_write'
   | 'claim'
+  | 'clean_completed'
   | 'clean_dead'
   | 'coherence_drop'
   | 'complete'
@@ -777,6 +920,7 @@ export type LuaScriptName =
   | 'repeat_register'
   | 'reprocess'
   | 'reschedule_job'
+  | 'retention_set'
   | 'retry'
   | 'retry_dead'
   | 'schedule'
@@ -801,7 +945,7 @@ export type LuaScriptName =
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: 'e4c513cb9e6895e6870c27e41151642142cdca9d',
+    sha: 'dc210b13b8cb973b6bcba09cd7dbc469171c4d07',
     includes: ['core'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
@@ -810,7 +954,8 @@ export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
 -- with children of their own) land after, through enqueue_flow_child / hold_parent; the count they
 -- add is counted here first, so a child that finishes early can never release the parent too soon.
 -- A negative \`remote\` (with no local children) takes back what did not land. The job itself stays
--- active: it waits only when it moves itself with wait_children.
+-- active: it waits only when it moves itself with wait_children. Its row is marked \`flow = parent\`
+-- (see enqueue_flow), so its completion takes :processed and :dependencies along with the row.
 -- @key row        emq:{q}:job:<id>
 -- @key active     emq:{q}:active
 -- @key deps       emq:{q}:job:<id>:dependencies
@@ -840,6 +985,7 @@ if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE
 for i = 1, n do
   if redis.call('EXISTS', KEYS[4 + i]) == 1 then return -1 end
 end
+redis.call('HSET', KEYS[1], 'flow', 'parent')
 for i = 1, n do
   redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', id, 'parent_policy', ARGV[3 + 3 * i])
@@ -870,7 +1016,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '48b84ceed6f5e2fb4b304e1ce6fb5565bcac1fb3',
+    sha: 'ac6bbd3fab5b8b7feedc6e179d2d568e52257630',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -902,7 +1048,7 @@ return out
 `,
   },
   cache_clear: {
-    sha: '29a591aefb3c7c2a5d26b6d5b72df9ffb941b4d9',
+    sha: '4418182b6bd5bff2ca8350fd7df139dfc187ce24',
     includes: ['core'],
     body: `-- @script cache_clear
 -- @purpose [TS] Announce that a keyed namespace is cleared: every process drops L1 entries older than the
@@ -916,7 +1062,7 @@ return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o
 `,
   },
   cache_delete: {
-    sha: 'd31ec739ffa587d75e274207ed9969d0fc0a80c7',
+    sha: '7013fc53413e479f5e0a3234702feca2f7af8d63',
     includes: ['core'],
     body: `-- @script cache_delete
 -- @purpose [TS] Delete keyed cache entries and announce the delete on the coherence log, in one step.
@@ -941,7 +1087,7 @@ return deleted
 `,
   },
   cache_read: {
-    sha: 'eb0afa35fc02c9d4c0e1c50f89aff764da01812a',
+    sha: '072bab670ef47ae1230240b79eb4568ce6255ba3',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
@@ -972,7 +1118,7 @@ return {3, out or false, redis.call('PTTL', KEYS[2])}
 `,
   },
   cache_release: {
-    sha: '3fbde09c0c0cd45fbce04ba3ca3b259b0d81ab9d',
+    sha: '12ae073fcdeeb52430cec1b395a514cfb8818312',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
@@ -991,7 +1137,7 @@ return 1
 `,
   },
   cache_tag_delete: {
-    sha: 'ee0813f929824662d12dbc77afeca6078c79a23a',
+    sha: '44a31da8546b60fa956bec8c4b2bdc88721765f8',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
@@ -1026,7 +1172,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: '03b7e47e2d9ded290d6107312d402981d6d8bcbc',
+    sha: 'dae27d0c198995389e5b84b151aef357e5a07cd9',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -1074,7 +1220,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'e1f61db0679c14717e35ada7353d9b58c8239230',
+    sha: '5b6dd3dfbb61e41718f1f853111d4ae54c91af92',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1114,24 +1260,49 @@ while true do
 end
 `,
   },
-  clean_dead: {
-    sha: '1005ad326e9a00f674cbf8b7455df8843f563a3c',
-    includes: ['core'],
-    body: `-- @script clean_dead
--- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
--- morgue. The host picks the ids (oldest first, by age); an id no longer in the dead set (it was
--- reprocessed or removed meanwhile) is left alone, so a clean never deletes a live job.
--- @key dead       emq:{q}:dead
+  clean_completed: {
+    sha: '3c30b2c588b9548c4c5e391cc231eb2b6353c8b3',
+    includes: ['core', 'retain'],
+    body: `-- @script clean_completed
+-- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
+-- clean of the completed index. The host picks the ids (oldest finished first); an id whose row is
+-- no longer a completed job only leaves the index, so a clean never deletes a live job.
+-- @key retained   emq:{q}:completed
 -- @key jobroot    emq:{q}:job:
--- @args ids       the dead job ids to delete
--- @include core
+-- @args ids       the completed job ids to delete
+-- @include core retain
 -- @returns the number of jobs deleted
 local n = 0
 for _, id in ipairs(ARGV) do
+  redis.call('ZREM', KEYS[1], id)
+  if vid(id) and redis.call('HGET', jkey(KEYS[2], id), 'state') == 'completed' then
+    wipe_job(KEYS[2], id)
+    n = n + 1
+  end
+end
+return n
+`,
+  },
+  clean_dead: {
+    sha: '1cc260bbdc88dec1cb5a11e2640f1571c49358db',
+    includes: ['core', 'retain'],
+    body: `-- @script clean_dead
+-- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
+-- morgue. The host picks the ids (oldest first, by age); an id no longer in the dead set (it was
+-- reprocessed or removed meanwhile) is left alone, so a clean never deletes a live job. [TS] A
+-- deleted job leaves the finish-time index and releases the idempotency key its row names.
+-- @key dead       emq:{q}:dead
+-- @key jobroot    emq:{q}:job:
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
+-- @args ids       the dead job ids to delete
+-- @include core retain
+-- @returns the number of jobs deleted
+local n = 0
+for _, id in ipairs(ARGV) do
+  redis.call('ZREM', KEYS[3], id)
   if vid(id) and redis.call('ZREM', KEYS[1], id) == 1 then
-    redis.call('DEL', jkey(KEYS[2], id), jkey(KEYS[2], id, ':logs'), jkey(KEYS[2], id, ':lock'),
-      jkey(KEYS[2], id, ':dependencies'), jkey(KEYS[2], id, ':processed'), jkey(KEYS[2], id, ':failed'),
-      jkey(KEYS[2], id, ':unsuccessful'))
+    wipe_released(KEYS[2], KEYS[4], id)
     n = n + 1
   end
 end
@@ -1139,7 +1310,7 @@ return n
 `,
   },
   coherence_drop: {
-    sha: '42067729fd1941cb9788f91877f01293a321d2eb',
+    sha: '9f58d127904425d20cecf19bbea150c6ec2f2836',
     includes: ['core'],
     body: `-- @script coherence_drop
 -- @purpose Drop an L2 frame only when a coherence message names a strictly newer version, so a late,
@@ -1163,13 +1334,18 @@ return 0
 `,
   },
   complete: {
-    sha: '5c6d8dccdf06ea7d3633c3291617f86e37267ddb',
-    includes: ['core', 'events', 'lanes', 'fanin'],
+    sha: 'a132930fd595f6ef0b853718f16ee6c2101c8aee',
+    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
--- :logs go with it (nothing can read them once the row is gone), and the \`completed\` event can be
--- published in the same step, so a worker's success path is one round trip.
+-- :logs go with it (nothing can read them once the row is gone), and so do a flow parent's
+-- :processed and :dependencies; the \`completed\` event can be published in the same step (with the
+-- result when results are kept), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
+-- queue meta keeps completed jobs, the row stays as \`state = completed\` with \`finished_at\` and
+-- \`result\`, indexed in emq:{q}:completed and trimmed to the policy; the idempotency key the row names
+-- is released either way. A row already completed answers as a gone one, so a resend cannot count
+-- twice.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -1184,7 +1360,9 @@ return 0
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
+-- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
 -- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
@@ -1192,18 +1370,21 @@ return 0
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
 -- @arg parent_id  the parent's id, or ""
--- @arg result     the value recorded for the parent (the child's own id when it gave none)
+-- @arg result     the handler's result text, "" for none [TS]: recorded for the parent (the child's
+-- own id when ""), kept on a retained row and carried by the event
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
--- @include core events lanes fanin
+-- (and the journal, lib events), with "result" when there is one and the queue keeps completed jobs
+-- (with none kept, the event is the spec's, queue.md §12)
+-- @include core events lanes fanin retain
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
 local id = ARGV[1]
 local row = KEYS[5]
-local f = redis.call('HMGET', row, 'attempts', 'group', 'state')
+local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'dedup', 'dedup_keep', 'flow')
 local attempts, g, state = f[1], f[2], f[3]
-if not attempts then return redis.error_reply('EMQSTALE job gone') end
+if not attempts or state == 'completed' then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
 
 leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, g)
@@ -1213,30 +1394,40 @@ if state == 'scheduled' then redis.call('ZREM', KEYS[3], id) end
 if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
 
 local mode = ARGV[3]
+local result = ARGV[5]
+local recorded = result
+if recorded == '' then recorded = id end
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    count_down(KEYS[17], KEYS[19], KEYS[2], KEYS[20], ARGV[4], 1, KEYS[10])
+  if redis.call('HSETNX', KEYS[20], id, recorded) == 1 then
+    count_down(KEYS[19], KEYS[21], KEYS[2], KEYS[22], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[17], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[19], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
 end
 
-redis.call('DEL', row, jkey(KEYS[13], id, ':lock'), jkey(KEYS[13], id, ':logs'))
+local policy = keep_policy(KEYS[15])
+finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 if ARGV[7] == '1' then
-  ev_open(KEYS[14], KEYS[16], KEYS[15])
-  ev_emit('completed', id)
+  ev_open(KEYS[14], KEYS[18], KEYS[15])
+  if result ~= '' and policy.ccount ~= 0 then
+    ev_emit('completed', id, { result = result })
+  else
+    ev_emit('completed', id)
+  end
 end
 return 1
 `,
   },
   complete_batch: {
-    sha: '31cb72edb547416ad43cac4956c2747318c95969',
-    includes: ['core', 'events', 'lanes', 'settle'],
+    sha: 'a4647aa1aa9e8df9a2c321ee9395aa2cdbb5a270',
+    includes: ['core', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
 -- same effects as complete: a batch worker's successes cost one round trip instead of one each.
 -- Only plain jobs: a flow child answers -3 and must settle through complete, which feeds its parent.
+-- [TS] Each member is retained or deleted by the queue's retention policy and releases the
+-- idempotency key its row names, as complete does.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -1250,21 +1441,25 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job:
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
+-- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
--- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
--- @args pairs     id1, token1, id2, token2, ...
--- @include core events lanes settle
--- @returns one code per pair, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
+-- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
+-- there is one and the queue keeps completed jobs) for each completed member, else ""
+-- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
+-- @include core events lanes retain settle
+-- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-ev_open(KEYS[13], KEYS[15], KEYS[14])
+held.meta, held.retained, held.deroot = KEYS[14], KEYS[15], KEYS[16]
+ev_open(KEYS[13], KEYS[17], KEYS[14])
 return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'b387c4a2efdb78c2190b924f10cc47769e4d818f',
-    includes: ['core', 'events', 'lanes', 'lease', 'settle', 'gate'],
+    sha: 'a8f9f98c72b700db6aa023af731e4d28abd6b5e2',
+    includes: ['core', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
 -- complete_batch does (each fenced on its own token; a flow child answers -3 and is left for
@@ -1286,21 +1481,25 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
 -- @key meta       emq:{q}:meta
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time (meta holds the policy)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
--- @arg publish    "1" publishes {"event":"completed","job":id} for each completed member, else ""
+-- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
+-- there is one and the queue keeps completed jobs) for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
--- @args pairs     id1, token1, id2, token2, ... of the jobs to complete (none is fine)
--- @include core events lanes lease settle gate
--- @returns {codes, claimed, limited_ms}: one code per pair as complete_batch answers (1 completed;
+-- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
+-- @include core events lanes lease retain settle gate
+-- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
 -- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
 -- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long. [TS]
 -- \`active\` and \`drained\` for the claimed jobs as claim publishes them (lib events)
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-ev_open(KEYS[13], KEYS[16], KEYS[14])
+held.meta, held.retained, held.deroot = KEYS[14], KEYS[16], KEYS[17]
+ev_open(KEYS[13], KEYS[18], KEYS[14])
 -- One read of meta serves the completed events and the claim's gates.
 gate_read(KEYS[14])
 local codes = complete_held(held, 5, ARGV[1] == '1')
@@ -1343,7 +1542,7 @@ return out
 `,
   },
   delay: {
-    sha: '25a021879852e46fa8ed4ab034dba800c7fed965',
+    sha: 'a65f8f08716d749b475b87aa89b4eea9cc1ab696',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -1394,8 +1593,8 @@ return 1
 `,
   },
   drain: {
-    sha: '9fa5a63aed7ab0403653fecd563c55f2d84d9667',
-    includes: ['core', 'tidy'],
+    sha: 'df218f9c38f9222abf8dfaa63574154d17721559',
+    includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
 -- sub-keys; active jobs and repeat registrations are untouched (queue.md §8.4). [TS] A flow parent
@@ -1403,21 +1602,25 @@ return 1
 -- children drained; a parent with no open child left is deleted too (it was waiting as well, and it
 -- leaves the index of waiting parents), and so on up a nested tree; one with children still active
 -- or elsewhere runs when those finish. A parent in another queue is left as it is: this script
--- cannot reach its slot.
+-- cannot reach its slot. [TS] Each deleted job releases the idempotency key its row names.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @keys schedule  optional emq:{q}:schedule; drained only when declared
--- @include core tidy
+-- @include core tidy retain
 -- @returns the number of jobs deleted
-local tally = tidy_tally(KEYS[1])
+local function wipe(id)
+  wipe_released(KEYS[1], KEYS[4], id)
+end
+local tally = tidy_tally(KEYS[1], wipe)
 
 local function purge(set)
   local n = 0
   for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do
     if vid(id) then
       tidy_note(tally, id)
-      wipe_job(KEYS[1], id)
+      wipe(id)
       n = n + 1
     end
   end
@@ -1425,7 +1628,7 @@ local function purge(set)
   return n
 end
 local deleted = purge(KEYS[2])
-if KEYS[4] then deleted = deleted + purge(KEYS[4]) end
+if KEYS[5] then deleted = deleted + purge(KEYS[5]) end
 return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
@@ -1509,12 +1712,14 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: 'b6465903311fa4c16e731c8066b38c4b1c123169',
+    sha: '6e25fca3385d7109e4d8505d85b99369cfd9323e',
     includes: [],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
--- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent joins the index
--- of waiting parents (KEYS[4]).
+-- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent row carries
+-- \`flow = parent\`, so the script that deletes it at completion knows to take :processed and
+-- :dependencies along without probing for them. [TS] The parent joins the index of waiting parents
+-- (KEYS[4]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key pending    emq:{q}:pending
@@ -1544,7 +1749,7 @@ for i = 1, n do
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[3], 0, cid)
 end
-redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
+redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 redis.call('SET', KEYS[2], n)
 redis.call('SADD', KEYS[4], pid)
 return n
@@ -1577,7 +1782,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: '115db3f0b0567a327b7f7d7abbd7f80b8fbe4ea7',
+    sha: '12996c1b772e4750dfa0405dac897c4888721366',
     includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -1634,7 +1839,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: '8de1dfd9d95c7db7f475f1bc56734427f0b8252f',
+    sha: '97ab0c2bdd4d01125e14256f7823c984abd1468a',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -1737,7 +1942,7 @@ return 1
 `,
   },
   extend_lock: {
-    sha: 'b3e333cdd51e250104f9bb67daa8f34f4674dd50',
+    sha: 'e62af5fd75884dfad91ac7cb42c1e08fd4121950',
     includes: ['core'],
     body: `-- @script extend_lock
 -- @purpose Push a held job's lease deadline out; only the current holder may (queue.md §6.3).
@@ -1760,7 +1965,7 @@ return 1
 `,
   },
   extend_locks: {
-    sha: 'c6aa325666a28735c4f00911fd19f8ceee906e99',
+    sha: 'cefc2d9009891a4193e520a7b0c26093258a5154',
     includes: ['core'],
     body: `-- @script extend_locks
 -- @purpose Extend many leases under one server time, skipping each id that is gone, stale or no
@@ -1793,7 +1998,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'f8470521b2a159261261bf32ba81935075f37cad',
+    sha: 'a4f726d4d46ab16a1418eb3acef83afff303bce7',
     includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -1817,7 +2022,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'ae3df0b202ae37473c1a5ef259e36411605c0b88',
+    sha: 'b89f656e0a28c9370e3a070610bad64ab0e5eea5',
     includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -1918,7 +2123,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'fc02abcad1e7857b597a196cdb694148798059f1',
+    sha: '267b05f8c888d28b42e7e326c39fe65e45828f91',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -1964,7 +2169,7 @@ return out
 `,
   },
   gclaim: {
-    sha: '016a136d5802b97be2dee10a015f2e6a9ab7489e',
+    sha: 'fb5cc84c9d71dbe4751b264f86d636dd0f3bcbe8',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2026,7 +2231,7 @@ end
 `,
   },
   gdrain: {
-    sha: 'a60cb18a143c6b36c842d1fc4f32d4f02a04b9d1',
+    sha: 'f4b38800299b2ae0121794b655cca56754c0fa9a',
     includes: ['core', 'tidy'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
@@ -2059,7 +2264,7 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: 'fbf062f1640229c7600c4c21b3ad3ddba7ffe238',
+    sha: '5aa6835450546c680fce2cc3b00e0b7f90460dad',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2100,7 +2305,7 @@ return 1
 `,
   },
   glimit: {
-    sha: '671f3d3f339690990a1c7c8d9ed1de69078902cc',
+    sha: '2e0fe6389d1f7eb6a5a1195300ceed15a0f05c91',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -2128,7 +2333,7 @@ return 1
 `,
   },
   gpause: {
-    sha: '7f60d0d124df18f9795a62a69508591a444c0496',
+    sha: '913b9f559e7435b3b0a2d5e8afc83c36ac06fae0',
     includes: ['core'],
     body: `-- @script gpause
 -- @purpose Take one lane out of rotation (queue.md §5.4); its backlog and in-flight work are untouched.
@@ -2146,7 +2351,7 @@ return 1
 `,
   },
   grate: {
-    sha: 'd66ef1ed92c029a664d4b8ff75de9cbf7b896221',
+    sha: '44b24c51226f44721c52b02918fc1260da566df7',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -2175,7 +2380,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: '2e236f1f2771824a9e4a722188de923ecec40a34',
+    sha: 'b5d380b0e4cbd4dd108110302f6d234bc2e2432a',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -2216,7 +2421,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: 'a00b4453c1d166c3696346519f4820bcb24acbc4',
+    sha: 'c3ee176c066822067fe417ac2e79e5efa1dfb182',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -2250,7 +2455,7 @@ return 1
 `,
   },
   gresume: {
-    sha: 'd85b11f7a913b37f7f91681595932ab3ba4e57f2',
+    sha: '590c97df53ab54c37acad9ef9606127043cd3807',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -2273,7 +2478,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '407baffe0eb7b4a1ebfe27b91203f9b9cc12ea1c',
+    sha: 'dd922c3408e509a0e5e024033710d326a52a4471',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -2310,7 +2515,7 @@ return out
 `,
   },
   gweight: {
-    sha: 'b7572e016c40de236fc60cccea37097691a1711a',
+    sha: '99b1dedb160132ce375ee6c2fa9720b4fb943cce',
     includes: ['core'],
     body: `-- @script gweight
 -- @purpose Set a lane's weight, its share of service under gwclaim (queue.md §5.5). A weight never
@@ -2327,12 +2532,13 @@ return 1
 `,
   },
   hold_parent: {
-    sha: '64e5739af767cda018ba0e65f53d28e768c797ff',
+    sha: 'aae4436a71d57af27cc1f2fdb8a313a5677e0b15',
     includes: [],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
--- set with its own direct-child count, linked to its own parent when it is a nested node. [TS] It
--- joins the index of waiting parents (KEYS[3]).
+-- set with its own direct-child count, linked to its own parent when it is a nested node. [TS] The
+-- row carries \`flow = parent\` (see enqueue_flow). [TS] It joins the index of waiting parents
+-- (KEYS[3]).
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key waiting    emq:{q}:waiting-children [TS]
@@ -2349,7 +2555,7 @@ if string.sub(ARGV[1], 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) 
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2])
+redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 if link ~= '' then
   redis.call('HSET', KEYS[1], 'parent', link)
   if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'parent_queue', ARGV[5]) end
@@ -2378,7 +2584,7 @@ return 0
 `,
   },
   lane_counts: {
-    sha: 'a7dc2f7f7a2bb447ca853358af6b6fb315ac651f',
+    sha: '2188de7c77621d5ffdbaaf91ebd3f49983efbe6b',
     includes: ['core'],
     body: `-- @script lane_counts
 -- @purpose Read the depth of several lanes in one atomic step (queue.md §5.6).
@@ -2394,12 +2600,14 @@ return out
 `,
   },
   obliterate: {
-    sha: '4f0526168b538e5b90b4ecba087b2f045dcdb9d0',
-    includes: ['core'],
+    sha: '93087f87f26301ba587b06d6d67e7223e55f00db',
+    includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
 -- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1. [TS]
 -- Parents awaiting children sit in no set: they are found through the index of waiting parents.
+-- [TS] Each job releases the idempotency key its row names; retained completed jobs and the two
+-- retention indexes go too.
 -- @key meta       emq:{q}:meta
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
@@ -2424,12 +2632,15 @@ return out
 -- @key workers    emq:{q}:workers [TS]
 -- @key workers_info  emq:{q}:workers:info [TS]
 -- @key grate      emq:{q}:grate [TS]
+-- @key retained   emq:{q}:completed [TS]: retained completed ids
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @key journal    emq:{q}:journal [TS]: the events journal (lib events)
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
 -- @args names     the repeat names matching the declared records, in order
--- @include core
+-- @include core retain
 -- @returns 0 done; 1 more remains (call again)
 -- @error EMQSTATE not paused
 -- @error EMQSTATE active jobs present
@@ -2441,10 +2652,7 @@ local budget = tonumber(ARGV[2])
 local JR = KEYS[19]
 
 local function drop_job(id)
-  if vid(id) then
-    redis.call('DEL', jkey(JR, id), jkey(JR, id, ':logs'), jkey(JR, id, ':lock'), jkey(JR, id, ':dependencies'),
-      jkey(JR, id, ':processed'), jkey(JR, id, ':failed'), jkey(JR, id, ':unsuccessful'))
-  end
+  if vid(id) then wipe_released(JR, KEYS[27], id) end
 end
 
 -- Deletes up to the remaining budget from one set; true when the set is now empty.
@@ -2460,7 +2668,7 @@ local function purge(set)
 end
 
 if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
-for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5] }) do
+for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5], KEYS[25], KEYS[26] }) do
   if not purge(set) then return 1 end
 end
 if budget <= 0 and redis.call('SCARD', KEYS[21]) > 0 then return 1 end
@@ -2493,19 +2701,19 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[23 + i]
+  local record = KEYS[26 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[28], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0
 `,
   },
   promote: {
-    sha: '1a193391c84bbbc9af1cfa741b998d5f28b1b76f',
+    sha: 'ebe49a6f68242dd8ac8a82079a05b36fd53a823b',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -2533,7 +2741,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   promote_next: {
-    sha: '00ba74829be592f6891a58e4c6d6b0396dd9014c',
+    sha: '7a9b66700abec729f59e677c76c7e9653e2d8485',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -2627,7 +2835,7 @@ return 0
 `,
   },
   reap: {
-    sha: '24bea4fd6a4c631bfa92711a5a37624e31c7fe57',
+    sha: 'a4f356f925778fc58a373fa75a8eb13d677fb511',
     includes: ['core', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -2650,11 +2858,13 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'df858f25f8f9f817241aff3c46d9581c1e3115c2',
-    includes: ['core', 'events', 'lanes', 'fanin'],
+    sha: 'bd6da88bf270094981010d9fb0f7018d934f6333',
+    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
--- its idempotency key when it still names this job (queue.md §8.5). [TS] Flows stay whole: a parent
+-- its idempotency key when it still names this job (queue.md §8.5). [TS] The key the row itself
+-- names (its \`dedup\` field) is released too, so the caller need not pass it; a retained finished job
+-- is removed like any other. [TS] Flows stay whole: a parent
 -- still waiting on children is refused (remove the children first, or drain), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
 -- parent runs once its other children are done instead of waiting forever (at its priority score,
@@ -2671,13 +2881,16 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
+-- @key retained   emq:{q}:completed [TS]: a retained completed job leaves its index
+-- @key deadat     emq:{q}:dead:at [TS]: a dead job leaves its finish-time index
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core events lanes fanin
+-- @include core events lanes fanin retain
 -- @returns 1 removed, publishing \`removed\` [TS]; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
@@ -2712,16 +2925,17 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-if KEYS[16] and ARGV[2] ~= '' and redis.call('GET', KEYS[16]) == id then redis.call('DEL', KEYS[16]) end
-redis.call('DEL', row, jkey(KEYS[10], id, ':logs'), jkey(KEYS[10], id, ':dependencies'),
-  jkey(KEYS[10], id, ':processed'), jkey(KEYS[10], id, ':failed'), jkey(KEYS[10], id, ':unsuccessful'))
-ev_open(KEYS[13], KEYS[15], KEYS[14])
+redis.call('ZREM', KEYS[14], id)
+redis.call('ZREM', KEYS[15], id)
+if KEYS[19] and ARGV[2] ~= '' and redis.call('GET', KEYS[19]) == id then redis.call('DEL', KEYS[19]) end
+wipe_released(KEYS[10], KEYS[13], id)
+ev_open(KEYS[16], KEYS[18], KEYS[17])
 ev_emit('removed', id)
 return 1
 `,
   },
   repeat_advance: {
-    sha: '69b4550c4ae996d0f940aa34cc4bf1346f2c40d8',
+    sha: '3cf6c442ca9c83e437484a99de4a9f487424df5b',
     includes: ['core'],
     body: `-- @script repeat_advance
 -- @purpose Move a repeat's next run one cadence past server now, or drop a name whose record a
@@ -2756,7 +2970,7 @@ return removed
 `,
   },
   repeat_due: {
-    sha: '321df8ca002506390a7b16836604fdac9843489d',
+    sha: '027ac4304d8d4f9efd0ee94183995361cd2c5bc5',
     includes: ['core'],
     body: `-- @script repeat_due
 -- @purpose List the repeat names whose next run is due by the server clock, oldest first [TS].
@@ -2768,7 +2982,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumb
 `,
   },
   repeat_register: {
-    sha: 'c114485df6ee82f69d5842bd6abdbd014b6dc18a',
+    sha: 'c5a0c34a0d116bdb9be54ce01e6b668aa1554ace',
     includes: ['core'],
     body: `-- @script repeat_register
 -- @purpose Register a repeating job under a name; an existing name is left exactly as it is
@@ -2788,11 +3002,11 @@ return 1
 `,
   },
   reprocess: {
-    sha: 'a06c17284e0a35deda5d7bd4081addc3bb3fcca5',
+    sha: '51502c846638faaab8f4bb7825065879caadd253',
     includes: ['core', 'lanes'],
     body: `-- @script reprocess
--- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error and keeping
--- attempts so the next claim mints the next token (queue.md §4.3).
+-- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
+-- finished_at) and keeping attempts so the next claim mints the next token (queue.md §4.3).
 -- @key row        emq:{q}:job:<id>
 -- @key dead       emq:{q}:dead
 -- @key pending    emq:{q}:pending
@@ -2802,6 +3016,7 @@ return 1
 -- @key wake       emq:{q}:wake
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
+-- @key deadat     emq:{q}:dead:at [TS]: the job leaves the finish-time index with the dead set
 -- @arg id         the job's id
 -- @include core lanes
 -- @returns 1 moved; -1 gone (no row)
@@ -2809,7 +3024,8 @@ return 1
 local id = ARGV[1]
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('ZREM', KEYS[2], id) == 0 then return redis.error_reply('EMQSTATE not dead') end
-redis.call('HDEL', KEYS[1], 'last_error')
+redis.call('ZREM', KEYS[10], id)
+redis.call('HDEL', KEYS[1], 'last_error', 'finished_at')
 redis.call('HSET', KEYS[1], 'state', 'pending')
 local lb = lb_at(4)
 local g = redis.call('HGET', KEYS[1], 'group')
@@ -2825,7 +3041,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: '9ed40340551fa9895c812badde23933207bd57f3',
+    sha: 'a16721c90efe6a5a8cb0963ad69bd76dfc7a8533',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -2877,13 +3093,41 @@ end
 return 1
 `,
   },
+  retention_set: {
+    sha: '621ce9b6f87231bd9d3f46c72b37d743804fb327',
+    includes: [],
+    body: `-- @script retention_set
+-- @purpose [TS] Set the queue's finished-job retention in meta (lib retain reads it at every
+-- completion and dead-lettering): how many completed and dead jobs are kept, and for how long.
+-- Stored in the queue, not per process, so every worker settles by the same rule.
+-- @key meta       emq:{q}:meta
+-- @arg completed_count  completed jobs kept; "0" keeps none (the row is deleted, queue.md §3.3)
+-- @arg completed_age    ms a completed job is kept at most; "" for no age bound
+-- @arg failed_count     dead jobs kept; "-1" for no count bound; "" for the default (10000)
+-- @arg failed_age       ms a dead job is kept at most; "" for no age bound
+-- @returns 1
+local fields = { 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age' }
+for i, field in ipairs(fields) do
+  if ARGV[i] == '' then
+    redis.call('HDEL', KEYS[1], field)
+  else
+    redis.call('HSET', KEYS[1], field, ARGV[i])
+  end
+end
+return 1
+`,
+  },
   retry: {
-    sha: 'd5bd0368ea3518eab7447e1859f58c18ed3d6d10',
-    includes: ['core', 'events', 'lanes', 'fanin'],
+    sha: '8b3b5cd5445f945916bf1b418da91cffd8cd1bdf',
+    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
 -- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
--- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 17+, after the [TS] event keys.
+-- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 19+, after the
+-- [TS] retention and event keys. [TS] A dead row gets \`finished_at\`, enters emq:{q}:dead:at at that
+-- time, releases the idempotency key it names, and the dead set is trimmed to the queue's
+-- failed-retention policy (lib retain). A parent failed by its child under \`fp\` is stamped and
+-- indexed the same way.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -2898,8 +3142,10 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the settlement,
 -- so the lock plane writes nothing after it
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
 -- emq:{q}:waiting-children (optional: a parent leaving \`awaiting_children\` leaves that index); mode
@@ -2913,18 +3159,19 @@ return 1
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish \`failed\` with its \`outcome\` (scheduled or dead) in the same step
--- @include core events lanes fanin
+-- @include core events lanes fanin retain
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
 local id = ARGV[1]
 local row = KEYS[5]
-local attempts = redis.call('HGET', row, 'attempts')
-if not attempts then return redis.error_reply('EMQSTALE job gone') end
+local head = redis.call('HMGET', row, 'attempts', 'state')
+local attempts = head[1]
+if not attempts or head[2] == 'completed' then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE retry token mismatch') end
 -- A resend after a dropped reply finds the job already dead under the same token: report the
 -- verdict again without counting the failure twice or firing the flow arm again.
-if redis.call('HGET', row, 'state') == 'dead' and redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
+if head[2] == 'dead' and redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
 
 leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, redis.call('HGET', row, 'group'))
 redis.call('ZREM', KEYS[3], id)
@@ -2936,7 +3183,7 @@ if tonumber(attempts) < tonumber(ARGV[4]) then
   redis.call('HSET', row, 'state', 'scheduled')
   redis.call('ZADD', KEYS[3], now_ms() + tonumber(ARGV[3]), id)
   if ARGV[9] == '1' then
-    ev_open(KEYS[14], KEYS[16], KEYS[15])
+    ev_open(KEYS[17], KEYS[18], KEYS[14])
     ev_emit('failed', id, { outcome = 'scheduled' })
   end
   return 'scheduled'
@@ -2946,36 +3193,41 @@ redis.call('HSET', row, 'state', 'dead')
 redis.call('ZADD', KEYS[4], 0, id)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 if ARGV[9] == '1' then
-  ev_open(KEYS[14], KEYS[16], KEYS[15])
+  ev_open(KEYS[17], KEYS[18], KEYS[14])
   ev_emit('failed', id, { outcome = 'dead' })
 end
 
 local mode = ARGV[6]
 local pid = ARGV[7]
+local now = now_ms()
+local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = KEYS[16] }
 if mode == 'sq:fp' then
-  if redis.call('EXISTS', KEYS[20]) == 1 then
-    redis.call('HSET', KEYS[17], id, ARGV[5])
-    fail_parent_row(KEYS[20], KEYS[2], KEYS[4], KEYS[21], pid)
+  if redis.call('EXISTS', KEYS[22]) == 1 then
+    redis.call('HSET', KEYS[19], id, ARGV[5])
+    fail_parent_row(KEYS[22], KEYS[2], KEYS[4], KEYS[23], pid)
+    redis.call('HSET', KEYS[22], 'finished_at', now)
+    redis.call('ZADD', KEYS[15], now, pid)
   end
 elseif mode == 'sq:id' then
-  if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    count_down(KEYS[19], KEYS[20], KEYS[2], KEYS[21], pid, 1, KEYS[10])
+  if redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
+    count_down(KEYS[21], KEYS[22], KEYS[2], KEYS[23], pid, 1, KEYS[10])
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', KEYS[17], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[19], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
 end
+finish_dead(ended, id, row, now, keep_policy(KEYS[14]))
 return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'e7eafb5c199ea8e6bf5be354825e7d94baf7d495',
+    sha: 'ca36dbba9107bd7a914767575de0c098ec6a9e34',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
 -- bulk form of reprocess (queue.md §4.3), bounded so one call never holds the server long. Each row
--- loses last_error and keeps attempts; a grouped job goes back to its lane (re-ringing it), any
--- other to flat pending. A member whose row vanished is dropped, never recreated.
+-- loses last_error (and [TS] finished_at) and keeps attempts; a grouped job goes back to its lane
+-- (re-ringing it), any other to flat pending. A member whose row vanished is dropped, never recreated.
 -- @key dead       emq:{q}:dead
 -- @key pending    emq:{q}:pending
 -- @key gactive    emq:{q}:gactive
@@ -2985,6 +3237,7 @@ return 'dead'
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key deadat     emq:{q}:dead:at [TS]: each job leaves the finish-time index with the dead set
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
@@ -2994,14 +3247,15 @@ return 'dead'
 local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 local lb = lb_at(3)
 local moved, flat = 0, 0
-ev_open(KEYS[10], KEYS[12], KEYS[11])
+ev_open(KEYS[11], KEYS[13], KEYS[12])
 local chatty = ev_chatty_on()
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[10], id)
   if vid(id) then
     local row = jkey(KEYS[8], id)
     if redis.call('EXISTS', row) == 1 then
-      redis.call('HDEL', row, 'last_error')
+      redis.call('HDEL', row, 'last_error', 'finished_at')
       redis.call('HSET', row, 'state', 'pending')
       local releasing = false
       if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
@@ -3015,7 +3269,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '98e8e66b7656689fea07cd91907c1f3364a072fa',
+    sha: '72363d14a8aa2527cbd5fcd8f8738c6850b3bbcc',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3059,7 +3313,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '6dc232e88240d3faf85bfdcb654fcd54690d5791',
+    sha: '67453a161683bd08f57bc0c197e0f6e94a0f17be',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3099,7 +3353,7 @@ return { 1, ARGV[1] }
 `,
   },
   scheduler_due: {
-    sha: '38811b7f7c688cfaf6673ee01e346254cd93ef69',
+    sha: 'eb76b1987a6e6ffba2a529b3b1b822d9a3433ed7',
     includes: ['core'],
     body: `-- @script scheduler_due
 -- @purpose [TS] The due schedulers with the occurrence each is due for (queue.md §10.1 \`due\`, with
@@ -3113,7 +3367,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIM
 `,
   },
   scheduler_fire: {
-    sha: 'e4f5dd119ddeb147eda023c15283188174b03755',
+    sha: '5f8480f2d4c9f3e26b50e3797b5fbea4f711fe5d',
     includes: ['core'],
     body: `-- @script scheduler_fire
 -- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
@@ -3171,7 +3425,7 @@ return 1
 `,
   },
   scheduler_upsert: {
-    sha: '99ae534d1e31ed54c3344d9a937cb42009f080da',
+    sha: '3b16a68c480796f75751050fb2dbd41ccfb23d80',
     includes: ['core'],
     body: `-- @script scheduler_upsert
 -- @purpose [TS] Create or update a job scheduler under a repeat name (queue.md §10.1 extended): an
@@ -3216,11 +3470,12 @@ return 1
 `,
   },
   state_lookup: {
-    sha: '95064a9c2cad71eda27d25f0a27148344fb4ee06',
+    sha: '810ce8429adf494d03cdae0644a16945f4e591ce',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
--- pending job is found through its lane [TS].
+-- pending job is found through its lane [TS]. [TS] A completed row kept by retention reports
+-- \`completed\`.
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
 -- @key schedule   emq:{q}:schedule
@@ -3229,7 +3484,7 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @arg id         the job's id
 -- @include core
--- @returns pending | active | scheduled | dead | awaiting_children | unknown | absent
+-- @returns pending | active | scheduled | dead | awaiting_children | completed | unknown | absent
 local id = ARGV[1]
 if redis.call('ZSCORE', KEYS[1], id) then return 'pending' end
 local g = redis.call('HGET', KEYS[5], 'group')
@@ -3240,6 +3495,7 @@ if redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
 local state = redis.call('HGET', KEYS[5], 'state')
 if not state then return 'absent' end
 if state == 'awaiting_children' then return 'awaiting_children' end
+if state == 'completed' then return 'completed' end
 return 'unknown'
 `,
   },
@@ -3411,15 +3667,16 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: 'd6c289277be0a2d68d5701a326ee4b52a587c503',
-    includes: ['core', 'events', 'lanes', 'fanin'],
+    sha: '70b16a232d43a03fd13a99698ffabe6c3bb95c29',
+    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
 -- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
--- \`awaiting_children\` leaves the index of waiting parents.
+-- \`awaiting_children\` leaves the index of waiting parents. [TS] A job dead so is stamped, indexed
+-- and trimmed as retry's dead arm does (lib retain).
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -3432,18 +3689,22 @@ return { redriven, left }
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
+-- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core events lanes fanin
+-- @include core events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as \`stalled\` with its \`outcome\`
 -- (recovered or dead) in the same step
 local lb = lb_at(5)
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
+local now = now_ms()
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local ended, keep = { jobroot = KEYS[10], dead = KEYS[3], deadat = KEYS[14], deroot = KEYS[15] }, nil
 local max_stalled = tonumber(ARGV[1])
 local recovered, dead, flat = {}, {}, 0
 
@@ -3454,8 +3715,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[16] then
-      redis.call('RPUSH', KEYS[16], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
+    if KEYS[18] then
+      redis.call('RPUSH', KEYS[18], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
     end
     return
   end
@@ -3464,6 +3725,8 @@ local function fail_parent(id)
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
       fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
+      redis.call('HSET', prow, 'finished_at', now)
+      redis.call('ZADD', KEYS[14], now, pid)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
@@ -3491,6 +3754,8 @@ for _, id in ipairs(expired) do
         redis.call('HINCRBY', KEYS[4], 'count', 1)
         if lane then rering(lb, lane, g) end
         fail_parent(id)
+        keep = keep or keep_policy(KEYS[13])
+        finish_dead(ended, id, row, now, keep)
         dead[#dead + 1] = id
       else
         if lane then
@@ -3507,7 +3772,7 @@ for _, id in ipairs(expired) do
   end
 end
 if flat > 0 then wake(lb) end
-ev_open(KEYS[13], KEYS[15], KEYS[14])
+ev_open(KEYS[16], KEYS[17], KEYS[13])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
 for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
 return { recovered, dead }
@@ -3560,7 +3825,7 @@ return 1
 `,
   },
   wait_children: {
-    sha: 'd8ae3b9084a7c19d41d6bca3861891bb2189c3ae',
+    sha: '7c1904219789ce08f1ea0b090075deba8512efbb',
     includes: ['core'],
     body: `-- @script wait_children
 -- @purpose [TS] A step job waits for the children it added (BullMQ's moveToWaitingChildren): fenced
@@ -3600,7 +3865,7 @@ return open
 `,
   },
   worker_beat: {
-    sha: '08849d9cf506c1b4b8561493d68202a46a682ba8',
+    sha: '544cdc8d831e650b6cde140371a17dfcb0b562de',
     includes: ['core'],
     body: `-- @script worker_beat
 -- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
@@ -3641,7 +3906,7 @@ return redis.call('ZREM', KEYS[1], ARGV[1])
 `,
   },
   worker_list: {
-    sha: '2ed54e72acc87b965b822e5ca3867edf2cdf292c',
+    sha: '9ad96475a60c8c329ecc77b2fd3a8726b41eece3',
     includes: ['core'],
     body: `-- @script worker_list
 -- @purpose [TS] Read the live entries of the queue's worker registry under the server's clock: an

@@ -1,0 +1,136 @@
+import { assertDedupId, EchoError, execute, InvalidArgumentError, transitions as t, type JobId, type LifecycleEvent } from '@echo/protocol';
+import type { QueueContext } from '../context.js';
+import type { JobRecord } from '../job.js';
+import { QueueEvents } from './events.js';
+import { getDedupJobId, getJob } from './reads.js';
+
+/** A bound on finished jobs kept: how many (newest finished first) and for how long. */
+export interface KeepBound {
+  /** Jobs kept; 0 keeps none, `Infinity` has no count bound. */
+  readonly count?: number;
+  /** Longest a job is kept after it finished, in ms; no age bound when omitted. */
+  readonly ageMs?: number;
+}
+
+/**
+ * Which finished jobs the queue keeps [TS]. Stored in the queue's meta, so every process settles by
+ * the same rule. Defaults: completed keeps none (the row is deleted at completion, as the protocol
+ * says, at no extra cost); failed (dead) keeps the newest {@link DEFAULT_FAILED_KEEP} by finish time.
+ */
+export interface KeepPolicy {
+  readonly completed?: KeepBound;
+  readonly failed?: KeepBound;
+}
+
+/** Dead jobs kept when the policy names no failed bound. */
+export const DEFAULT_FAILED_KEEP = 10_000;
+
+/** Writes the queue's retention policy (replacing the previous one as a whole). */
+export async function setRetention<T>(ctx: QueueContext<T>, keep: KeepPolicy): Promise<void> {
+  await execute(ctx.conn, t.retentionSet({ queue: ctx.name, ...(keep.completed ? { completed: keep.completed } : {}), ...(keep.failed ? { failed: keep.failed } : {}) }));
+}
+
+/** The job a business key (or dedup id) names, with its row, or `undefined`. */
+export async function getJobByKey<T>(ctx: QueueContext<T>, key: string): Promise<JobRecord<T> | undefined> {
+  assertDedupId(key);
+  const id = await getDedupJobId(ctx, key);
+  return id === undefined ? undefined : getJob(ctx, id);
+}
+
+/** A retained completed job's result text; `undefined` when it is not (or no longer) kept or gave none. */
+export async function getResult<T>(ctx: QueueContext<T>, id: string): Promise<string | undefined> {
+  const job = await getJob(ctx, id);
+  return job?.state === 'completed' ? job.result : undefined;
+}
+
+/** A job ended without completing (dead-lettered): carries its last error. */
+export class JobFailedError extends EchoError {
+  readonly jobId: JobId;
+  /** The failure text the job died with. */
+  readonly failure: string;
+  constructor(jobId: JobId, failure: string) {
+    super('job_failed', `job ${jobId} failed: ${failure}`);
+    this.jobId = jobId;
+    this.failure = failure;
+  }
+}
+
+/** A waited-for job does not exist and no retained outcome names it (never admitted, removed or trimmed). */
+export class JobNotFoundError extends EchoError {
+  readonly jobId: string;
+  constructor(jobId: string) {
+    super('job_not_found', `job ${jobId} does not exist and no outcome of it is retained`);
+    this.jobId = jobId;
+  }
+}
+
+/** No verdict arrived within the wait. */
+export class WaitTimeoutError extends EchoError {
+  readonly jobId: string;
+  constructor(jobId: string, timeoutMs: number) {
+    super('wait_timeout', `no verdict for ${jobId} within ${timeoutMs} ms`);
+    this.jobId = jobId;
+  }
+}
+
+/** What a finished wait resolves with. */
+export interface Finished {
+  readonly id: JobId;
+  /** The handler's result text, when it gave one and it was kept or published. */
+  readonly result: string | undefined;
+}
+
+/** The verdict a row already holds: completed, dead, gone, or still running (`undefined`). */
+function verdictOf<T>(id: string, row: JobRecord<T> | undefined): { ok: Finished } | { error: Error } | undefined {
+  if (row === undefined) return { error: new JobNotFoundError(id) };
+  if (row.state === 'completed') return { ok: { id: row.id, result: row.result } };
+  if (row.state === 'dead') return { error: new JobFailedError(row.id, row.lastError ?? 'dead') };
+  return undefined;
+}
+
+/**
+ * Waits for a job's verdict without missing one that came before the call: subscribes first, then
+ * reads the row (a retained outcome answers at once), then listens. Resolves with the result;
+ * rejects with {@link JobFailedError} when it died, {@link JobNotFoundError} when it is gone and not
+ * retained (with completed retention off, a job that completed before the call is gone too), and
+ * {@link WaitTimeoutError} after `timeoutMs`.
+ */
+export async function waitUntilFinished<T>(ctx: QueueContext<T>, events: QueueEvents | undefined, id: string, timeoutMs = 30_000): Promise<Finished> {
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new InvalidArgumentError('timeoutMs', 'must be a positive integer');
+  const listener = events ?? (await QueueEvents.open(ctx.conn, ctx.name));
+  try {
+    return await new Promise<Finished>((resolve, reject) => {
+      let settled = false;
+      const finish = (outcome: { ok: Finished } | { error: Error }): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        off();
+        if ('ok' in outcome) resolve(outcome.ok);
+        else reject(outcome.error);
+      };
+      const timer = setTimeout(() => finish({ error: new WaitTimeoutError(id, timeoutMs) }), timeoutMs);
+      const off = listener.on('*', (event: LifecycleEvent) => {
+        if (event.job !== id) return;
+        if (event.event === 'completed') finish({ ok: { id: id as JobId, result: event.fields.result } });
+        else if (event.event === 'failed' && event.fields.outcome === 'dead') {
+          // The event carries no reason; the dead row (kept by failed retention) does.
+          getJob(ctx, id).then(
+            (row) => finish({ error: new JobFailedError(id as JobId, row?.lastError ?? 'dead') }),
+            () => finish({ error: new JobFailedError(id as JobId, 'dead') }),
+          );
+        }
+      });
+      // Subscribed: now the row. A verdict before this read is in the row; one after it, on the channel.
+      getJob(ctx, id).then(
+        (row) => {
+          const verdict = verdictOf(id, row);
+          if (verdict) finish(verdict);
+        },
+        (error: unknown) => finish({ error: error instanceof Error ? error : new Error(String(error)) }),
+      );
+    });
+  } finally {
+    if (events === undefined) await listener.close();
+  }
+}
