@@ -23,7 +23,9 @@ local function complete_held(k, first, publish)
   local out = {}
   local flat = {}
   local done = 0
-  local policy = keep_policy(k.meta)
+  -- One read of meta serves the retention policy and the event settings.
+  local policy, m = keep_read(k.meta, 'events', 'journal')
+  if publish then ev_seed(m[5], m[6]) end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
   for i = first, #ARGV, 3 do
     local id = ARGV[i]

@@ -548,10 +548,18 @@ local RETAIN_FAILED_DEFAULT = 10000
 -- bound after a policy change still converges.
 local RETAIN_TRIM = 8
 
--- keep_policy(meta): the four bounds; count -1 means unbounded, age nil means no age bound.
+-- keep_read(meta, ...): the four bounds (count -1 means unbounded, age nil means no age bound), and
+-- the raw HMGET reply, whose fields 5+ are the extra meta fields asked for, so a script that needs
+-- other queue settings too (lib events) reads meta once.
+local function keep_read(meta, ...)
+  local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age', ...)
+  return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }, f
+end
+
+-- keep_policy(meta): the four bounds alone.
 local function keep_policy(meta)
-  local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age')
-  return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }
+  local policy = keep_read(meta)
+  return policy
 end
 
 -- release_key(DR, id, did, keep): frees the idempotency key \`did\` once its job \`id\` ended, when the
@@ -661,7 +669,9 @@ local function complete_held(k, first, publish)
   local out = {}
   local flat = {}
   local done = 0
-  local policy = keep_policy(k.meta)
+  -- One read of meta serves the retention policy and the event settings.
+  local policy, m = keep_read(k.meta, 'events', 'journal')
+  if publish then ev_seed(m[5], m[6]) end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
   for i = first, #ARGV, 3 do
     local id = ARGV[i]
@@ -1261,7 +1271,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '3c30b2c588b9548c4c5e391cc231eb2b6353c8b3',
+    sha: '64f54fcfcf0e14c6a46a375d78ef5e948d124918',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1284,7 +1294,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '1cc260bbdc88dec1cb5a11e2640f1571c49358db',
+    sha: 'ce12b8243e9f94e359ad5a18ac886d634f8f094d',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1334,7 +1344,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'a132930fd595f6ef0b853718f16ee6c2101c8aee',
+    sha: 'd41162d42773c421e8c08e87212b35bb68702d0b',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1405,11 +1415,13 @@ elseif mode == 'xq' then
   redis.call('RPUSH', KEYS[19], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
 end
 
-local policy = keep_policy(KEYS[15])
+-- One read of meta serves the retention policy and the event settings.
+local policy, m = keep_read(KEYS[15], 'events', 'journal')
 finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 if ARGV[7] == '1' then
   ev_open(KEYS[14], KEYS[18], KEYS[15])
+  ev_seed(m[5], m[6])
   if result ~= '' and policy.ccount ~= 0 then
     ev_emit('completed', id, { result = result })
   else
@@ -1420,7 +1432,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'a4647aa1aa9e8df9a2c321ee9395aa2cdbb5a270',
+    sha: 'ba68baadeee5135dfabca264e286c3fe1c6367b8',
     includes: ['core', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1458,7 +1470,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'a8f9f98c72b700db6aa023af731e4d28abd6b5e2',
+    sha: 'd859042b3fd9227f121d9689cc612f315ce24fb9',
     includes: ['core', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1593,7 +1605,7 @@ return 1
 `,
   },
   drain: {
-    sha: 'df218f9c38f9222abf8dfaa63574154d17721559',
+    sha: 'a39abc4feedd63703a2fba276a26d398786a818e',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2600,7 +2612,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '93087f87f26301ba587b06d6d67e7223e55f00db',
+    sha: 'e6a84f952f54b76a693374bef32977965e0964ec',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -2858,7 +2870,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'bd6da88bf270094981010d9fb0f7018d934f6333',
+    sha: '1a6d59bb3b548090a238497a53631cc39f8374ef',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3118,7 +3130,7 @@ return 1
 `,
   },
   retry: {
-    sha: '8b3b5cd5445f945916bf1b418da91cffd8cd1bdf',
+    sha: '34ac3baa96ae4e44d93f175c27460270f0519959',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3667,7 +3679,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '70b16a232d43a03fd13a99698ffabe6c3bb95c29',
+    sha: '5b93cd482227ef6088ed7a005262d43ee5348f1c',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
