@@ -62,8 +62,8 @@ export function outcomeOf(verdict: unknown): Outcome | undefined {
 /**
  * Sends what a batch of outcomes needs, all at once and without waiting between commands, so the
  * caller can put its next read right behind them on the same socket: one `XACK` for every ack, one
- * `stream_dead_letter` for every entry given up on, and one `XCLAIM … IDLE … JUSTID` per retry
- * delay (JUSTID leaves the delivery count alone). A plain retry sends nothing: the entry stays
+ * `stream_dead_letter` for every entry given up on, and one `stream_nack` per retry delay (it
+ * re-dates the delivery without counting one). A plain retry sends nothing: the entry stays
  * pending and comes back once idle for `minIdleMs`.
  */
 export function sendSettlements(conn: Connection, to: SettleTarget, items: readonly Settlement[]): Promise<SettleCounts> {
@@ -77,11 +77,11 @@ export function sendSettlements(conn: Connection, to: SettleTarget, items: reado
     else {
       retried++;
       if (outcome.delayMs !== undefined) {
-        // Claimable once idle for minIdle: dating the delivery minIdle - delay ago makes that `delay` from now.
-        const idle = Math.max(0, to.minIdleMs - outcome.delayMs);
-        const list = delayed.get(idle) ?? [];
+        // One stream_nack per distinct delay: it re-dates the delivery so it is claimable `delay` from now.
+        const delay = Math.min(outcome.delayMs, to.minIdleMs);
+        const list = delayed.get(delay) ?? [];
         list.push(xid);
-        delayed.set(idle, list);
+        delayed.set(delay, list);
       }
     }
   }
@@ -90,8 +90,8 @@ export function sendSettlements(conn: Connection, to: SettleTarget, items: reado
   if (dead.length > 0) {
     sends.push(execute(conn, transitions.streamDeadLetter({ queue: to.queue, stream: to.stream, group: to.group, consumer: to.consumer, entries: dead })));
   }
-  for (const [idle, xids] of delayed) {
-    sends.push(conn.command('XCLAIM', to.key, to.group, to.consumer, '0', ...xids, 'IDLE', String(idle), 'JUSTID'));
+  for (const [delayMs, xids] of delayed) {
+    sends.push(execute(conn, transitions.streamNack({ queue: to.queue, stream: to.stream, group: to.group, consumer: to.consumer, xids, delayMs, minIdleMs: to.minIdleMs })));
   }
   return Promise.all(sends).then(() => {
     const counts = { acked: acks.length, deadLettered: dead.length, retried };

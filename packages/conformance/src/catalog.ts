@@ -17,6 +17,7 @@ import { stateLanes } from './scenarios/state-lanes.js';
 import { stateMachine } from './scenarios/state-machine.js';
 import { stateTimers } from './scenarios/state-timers.js';
 import { streams } from './scenarios/streams.js';
+import { tsEvents } from './scenarios/ts-events.js';
 import { tsOnly } from './scenarios/ts-only.js';
 import { tsRetention } from './scenarios/ts-retention.js';
 import { parityCloser, watchPlane } from './scenarios/watch.js';
@@ -46,5 +47,6 @@ export const CONFORMANCE_SCENARIOS: readonly Scenario[] = Object.freeze([
   ...batchSettlement,
   ...streams,
   ...tsOnly,
+  ...tsEvents,
   ...tsRetention,
 ]);

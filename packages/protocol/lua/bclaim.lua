@@ -6,17 +6,22 @@
 -- @key meta       emq:{q}:meta
 -- @key jobroot    emq:{q}:job:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core lease gate
+-- @include core events lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
 -- absent) in mint order;
--- its length is min(size, depth), or empty when paused
+-- its length is min(size, depth), or empty when paused. [TS] Publishes `active` per job and
+-- `drained` when the claim emptied pending, when meta `events` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
+ev_open(KEYS[6], KEYS[7], KEYS[3])
 if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
 local out = lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], room), tonumber(ARGV[1]), marker)
 gate_count(KEYS[5], window, #out)
+ev_claimed(KEYS[1], out)
 return out

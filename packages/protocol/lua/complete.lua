@@ -22,9 +22,10 @@
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
--- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
 -- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
@@ -34,10 +35,10 @@
 -- @arg result     the handler's result text, "" for none [TS]: recorded for the parent (the child's
 -- own id when ""), kept on a retained row and carried by the event
 -- @arg parent_queue  the parent's queue, or ""
--- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel,
--- with "result" when there is one and the queue keeps completed jobs (with none kept, the event is
--- the spec's, queue.md §12)
--- @include core lanes fanin retain
+-- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
+-- (and the journal, lib events), with "result" when there is one and the queue keeps completed jobs
+-- (with none kept, the event is the spec's, queue.md §12)
+-- @include core events lanes fanin retain
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -59,21 +60,24 @@ local result = ARGV[5]
 local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[19], id, recorded) == 1 then
-    count_down(KEYS[18], KEYS[20], KEYS[2], KEYS[21], ARGV[4], 1, KEYS[10])
+  if redis.call('HSETNX', KEYS[20], id, recorded) == 1 then
+    count_down(KEYS[19], KEYS[21], KEYS[2], KEYS[22], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[18], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. recorded)
+  redis.call('RPUSH', KEYS[19], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. recorded)
 end
 
-local policy = keep_policy(KEYS[15])
+-- One read of meta serves the retention policy and the event settings.
+local policy, m = keep_read(KEYS[15], 'events', 'journal')
 finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 if ARGV[7] == '1' then
+  ev_open(KEYS[14], KEYS[18], KEYS[15])
+  ev_seed(m[5], m[6])
   if result ~= '' and policy.ccount ~= 0 then
-    redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id, result = result }))
+    ev_emit('completed', id, { result = result })
   else
-    redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id }))
+    ev_emit('completed', id)
   end
 end
 return 1

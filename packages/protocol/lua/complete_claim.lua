@@ -21,21 +21,25 @@
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time (meta holds the policy)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
--- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one and
--- the queue keeps completed jobs)
--- for each completed member, else ""
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
+-- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
+-- there is one and the queue keeps completed jobs) for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
 -- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
--- @include core lanes lease retain settle gate
+-- @include core events lanes lease retain settle gate
 -- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
 -- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
--- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long
+-- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long. [TS]
+-- `active` and `drained` for the claimed jobs as claim publishes them (lib events)
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
-  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
 held.meta, held.retained, held.deroot = KEYS[14], KEYS[16], KEYS[17]
+ev_open(KEYS[13], KEYS[18], KEYS[14])
+-- One read of meta serves the completed events and the claim's gates.
+gate_read(KEYS[14])
 local codes = complete_held(held, 5, ARGV[1] == '1')
 local size = tonumber(ARGV[3])
 local claimed = {}
@@ -46,6 +50,7 @@ if size > 0 then
   if room > 0 then
     claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], room), tonumber(ARGV[2]), tonumber(ARGV[4]))
     gate_count(KEYS[15], window, #claimed)
+    ev_claimed(KEYS[2], claimed)
   end
 end
 return { codes, claimed, limited }

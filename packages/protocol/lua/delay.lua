@@ -11,11 +11,15 @@
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the hand-back
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg id         the job's id; must be JOB-namespaced
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "in" (ms from server now) or "at" (absolute epoch ms)
 -- @arg ms         the delay or the time
--- @include core lanes
+-- @args publish   optional "1" [TS]: publish `delayed` with `runAt` (epoch ms) in the same step
+-- @include core events lanes
 -- @returns 1
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQSTALE job gone
@@ -35,4 +39,8 @@ if ARGV[3] == 'in' then score = now_ms() + score end
 redis.call('HSET', row, 'state', 'scheduled')
 redis.call('DEL', jkey(KEYS[10], id, ':lock'))
 redis.call('ZADD', KEYS[2], score, id)
+if ARGV[5] == '1' then
+  ev_open(KEYS[11], KEYS[13], KEYS[12])
+  ev_emit('delayed', id, { runAt = string.format('%d', score) })
+end
 return 1

@@ -2,6 +2,9 @@
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
 -- @key row        emq:{q}:job:<id>
 -- @key pending    emq:{q}:pending
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys wake      optional emq:{q}:wake [TS]: when declared, one token wakes a parked consumer
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
@@ -9,15 +12,18 @@
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
 -- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
--- @include admit
--- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
+-- @include events admit
+-- @returns 1 enqueued; 0 duplicate (the row exists; nothing written). [TS] An admitted job publishes
+-- `waiting` when meta `events` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 3) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
-if KEYS[3] then
-  redis.call('LPUSH', KEYS[3], '1')
-  redis.call('LTRIM', KEYS[3], 0, 63)
+ev_open(KEYS[3], KEYS[5], KEYS[4])
+ev_chatty('waiting', ARGV[1])
+if KEYS[6] then
+  redis.call('LPUSH', KEYS[6], '1')
+  redis.call('LTRIM', KEYS[6], 0, 63)
 end
 return 1

@@ -4,6 +4,9 @@
 -- @key row        emq:{q}:job:<id>
 -- @key pending    emq:{q}:pending
 -- @key dedup      emq:{q}:de:<did>
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys wake      optional emq:{q}:wake [TS]
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
@@ -12,18 +15,26 @@
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
 -- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
--- @include admit
--- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
+-- @include events admit
+-- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but
+-- [TS] the `deduplicated` event: the parked id as `job`, the dedup id as `dedup`, this admission's
+-- id as `refused`). [TS] An admitted job publishes `waiting` when meta `events` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
-if parked then return { 2, parked } end
+if parked then
+  -- The key's own tail is the dedup id: read back as a value, never used to build a key.
+  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  return { 2, parked }
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
 local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[3])
-if KEYS[4] then
-  redis.call('LPUSH', KEYS[4], '1')
-  redis.call('LTRIM', KEYS[4], 0, 63)
+ev_chatty('waiting', ARGV[1])
+if KEYS[7] then
+  redis.call('LPUSH', KEYS[7], '1')
+  redis.call('LTRIM', KEYS[7], 0, 63)
 end
 return { 1, ARGV[1] }

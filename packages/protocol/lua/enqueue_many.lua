@@ -6,12 +6,15 @@
 -- fails its neighbours.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys wake      optional emq:{q}:wake (when declared, one token wakes a parked consumer if any job was admitted)
 -- @args items     id1, payload1, id2, payload2, ...
--- @include core
+-- @include core events
 -- @returns one code per item, in order: 1 enqueued; 0 duplicate (the row exists; nothing written);
 -- -1 the id is not JOB-namespaced (the EMQKIND refusal; nothing written); -2 the id fails the id
--- check (nothing written)
+-- check (nothing written). [TS] Each admitted job publishes `waiting` when meta `events` = all
 local out = {}
 local scored = {}
 for i = 1, #ARGV, 2 do
@@ -38,8 +41,12 @@ end
 for i = 1, #scored, 2000 do
   redis.call('ZADD', KEYS[2], unpack(scored, i, math.min(i + 1999, #scored)))
 end
-if KEYS[3] and #scored > 0 then
-  redis.call('LPUSH', KEYS[3], '1')
-  redis.call('LTRIM', KEYS[3], 0, 63)
+ev_open(KEYS[3], KEYS[5], KEYS[4])
+if #scored > 0 and ev_chatty_on() then
+  for i = 2, #scored, 2 do ev_emit('waiting', scored[i]) end
+end
+if KEYS[6] and #scored > 0 then
+  redis.call('LPUSH', KEYS[6], '1')
+  redis.call('LTRIM', KEYS[6], 0, 63)
 end
 return out

@@ -6,13 +6,19 @@
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys wake      optional emq:{q}:wake (when declared: one token if any job went to pending, and a due
 -- hint `d:<ms>` when a scheduled item became the earliest in the schedule, as schedule pushes)
 -- @args items     per item: id, payload, mode ("" now, "in" ms from server now, "at" epoch ms), ms,
 -- n (how many option values follow: field/value pairs as enqueue takes them), then those n values
--- @include core admit
+-- @include core events admit
 -- @returns one code per item, in order: 1 admitted; 0 duplicate (the row exists; nothing written);
--- -1 the id is not JOB-namespaced (nothing written); -2 the id fails the id check (nothing written)
+-- -1 the id is not JOB-namespaced (nothing written); -2 the id fails the id check (nothing written).
+-- [TS] A scheduled item publishes `delayed` with `delayMs` (mode in) or `runAt` (mode at), as
+-- schedule does; an item admitted now publishes `waiting` when meta `events` = all
+ev_open(KEYS[4], KEYS[6], KEYS[5])
 local out = {}
 local now = nil
 local flat, earliest = 0, nil
@@ -34,6 +40,7 @@ while i <= #ARGV do
     elseif mode == '' then
       redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields), id)
       flat = flat + 1
+      ev_chatty('waiting', id)
       code = 1
     else
       now = now or now_ms()
@@ -42,21 +49,22 @@ while i <= #ARGV do
       admit_row(row, 'scheduled', payload, fields)
       redis.call('ZADD', KEYS[3], due, id)
       if not earliest or due < earliest then earliest = due end
+      if mode == 'in' then ev_emit('delayed', id, { delayMs = ms }) else ev_emit('delayed', id, { runAt = ms }) end
       code = 1
     end
   end
   out[#out + 1] = code
 end
-if KEYS[4] then
-  if flat > 0 then redis.call('LPUSH', KEYS[4], '1') end
+if KEYS[7] then
+  if flat > 0 then redis.call('LPUSH', KEYS[7], '1') end
   if earliest then
     local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
     if head[2] and tonumber(head[2]) >= earliest then
       local wait = earliest - now
       if wait < 0 then wait = 0 end
-      redis.call('LPUSH', KEYS[4], 'd:' .. string.format('%d', wait))
+      redis.call('LPUSH', KEYS[7], 'd:' .. string.format('%d', wait))
     end
   end
-  redis.call('LTRIM', KEYS[4], 0, 63)
+  redis.call('LTRIM', KEYS[7], 0, 63)
 end
 return out

@@ -11,15 +11,18 @@
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @key gweight    emq:{q}:gweight [TS]: read only with a size, to scale each lane's batch by its weight
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's `size`), scaled by
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
 -- absent, the whole claimable depth
--- @include core lease gate lane-claim
+-- @include core events lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
--- claimable
+-- claimable. [TS] Publishes `active` per claimed job when meta `events` = all (no
+-- `drained`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
 local size = tonumber(ARGV[3] or '')
 local cap = nil
@@ -32,4 +35,7 @@ if size and size >= 1 then
     return math.max(math.floor(size * w / heaviest), 1)
   end
 end
-return lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
+local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
+ev_open(KEYS[11], KEYS[12], KEYS[3])
+ev_active(out)
+return out

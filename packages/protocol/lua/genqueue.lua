@@ -8,14 +8,18 @@
 -- @key glimit     emq:{q}:glimit
 -- @key gactive    emq:{q}:gactive
 -- @key wake       emq:{q}:wake
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, traceparent, tracestate (the producer's W3C trace
 -- context); the spec fields are written after them and win
--- @include core lanes admit
--- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
+-- @include core events lanes admit
+-- @returns 1 enqueued, publishing `waiting` [TS] when meta `events` = all; 0 duplicate (the row
+-- exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQKIND group id must be a branded id
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
@@ -27,4 +31,6 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
 redis.call('ZADD', KEYS[2], 0, ARGV[1])
 rering({ ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }, KEYS[2], g)
+ev_open(KEYS[8], KEYS[10], KEYS[9])
+ev_chatty('waiting', ARGV[1])
 return 1

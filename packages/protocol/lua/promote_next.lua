@@ -11,12 +11,19 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg limit      most ids to move
--- @include core lanes
+-- @include core events lanes
 -- @returns {moved, wait}: the number of jobs moved, and ms until the earliest remaining scheduled
--- job is due (0 when it is due already), or -1 when the schedule is empty
+-- job is due (0 when it is due already), or -1 when the schedule is empty. [TS] Each moved job
+-- publishes `waiting` when meta `events` = all
 local releasing = false -- a scheduled job held no lease, so no lane slot goes back
-local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+ev_open(KEYS[10], KEYS[12], KEYS[11])
+local waiting = nil
+if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
+local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if #head == 0 then return { moved, -1 } end
 local wait = math.floor(tonumber(head[2]) - now_ms())

@@ -22,11 +22,14 @@
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @key retained   emq:{q}:completed [TS]: a retained completed job leaves its index
 -- @key deadat     emq:{q}:dead:at [TS]: a dead job leaves its finish-time index
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core lanes fanin retain
--- @returns 1 removed; -1 gone
+-- @include core events lanes fanin retain
+-- @returns 1 removed, publishing `removed` [TS]; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
 local id = ARGV[1]
@@ -62,6 +65,8 @@ if g and vid(g) then
 end
 redis.call('ZREM', KEYS[14], id)
 redis.call('ZREM', KEYS[15], id)
-if KEYS[16] and ARGV[2] ~= '' and redis.call('GET', KEYS[16]) == id then redis.call('DEL', KEYS[16]) end
+if KEYS[19] and ARGV[2] ~= '' and redis.call('GET', KEYS[19]) == id then redis.call('DEL', KEYS[19]) end
 wipe_released(KEYS[10], KEYS[13], id)
+ev_open(KEYS[16], KEYS[18], KEYS[17])
+ev_emit('removed', id)
 return 1

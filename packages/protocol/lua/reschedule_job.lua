@@ -12,11 +12,14 @@
 -- @key paused     emq:{q}:paused
 -- @key row        emq:{q}:job:<id>
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg id         the job's id; must be JOB-namespaced
 -- @arg mode       "now" or "in"
 -- @arg ms         for "in": the new delay in ms from server now (ignored for "now")
--- @include core lanes
--- @returns 1 moved; 0 the job is not scheduled (nothing changed); -1 gone (no row)
+-- @include core events lanes
+-- @returns 1 moved (mode now publishes `waiting` [TS] when meta `events` = all); 0 the job is not scheduled (nothing changed); -1 gone (no row)
 -- @error EMQKIND job id must be JOB-namespaced
 local id = ARGV[1]
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
@@ -31,6 +34,8 @@ if ARGV[2] == 'now' then
   local releasing = false
   if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing, flat_score(KEYS[8])) then wake(lb) end
   redis.call('HSET', KEYS[8], 'state', 'pending')
+  ev_open(KEYS[10], KEYS[12], KEYS[11])
+  ev_chatty('waiting', id)
   return 1
 end
 local ms = tonumber(ARGV[3])

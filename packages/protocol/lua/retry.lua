@@ -1,10 +1,11 @@
 -- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
 -- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
--- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 17+. [TS] A
--- dead row gets `finished_at`, enters emq:{q}:dead:at at that time, releases the idempotency key it
--- names, and the dead set is trimmed to the queue's failed-retention policy (lib retain). A parent
--- failed by its child under `fp` is stamped and indexed the same way.
+-- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 19+, after the
+-- [TS] retention and event keys. [TS] A dead row gets `finished_at`, enters emq:{q}:dead:at at that
+-- time, releases the idempotency key it names, and the dead set is trimmed to the queue's
+-- failed-retention policy (lib retain). A parent failed by its child under `fp` is stamped and
+-- indexed the same way.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -19,9 +20,11 @@
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the settlement,
 -- so the lock plane writes nothing after it
--- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
 -- emq:{q}:waiting-children (optional: a parent leaving `awaiting_children` leaves that index); mode
 -- xq:*: emq:{q}:flow:outbox
@@ -33,7 +36,8 @@
 -- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
--- @include core lanes fanin retain
+-- @args publish   optional "1" [TS]: publish `failed` with its `outcome` (scheduled or dead) in the same step
+-- @include core events lanes fanin retain
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -56,31 +60,39 @@ redis.call('HSET', row, 'last_error', ARGV[5])
 if tonumber(attempts) < tonumber(ARGV[4]) then
   redis.call('HSET', row, 'state', 'scheduled')
   redis.call('ZADD', KEYS[3], now_ms() + tonumber(ARGV[3]), id)
+  if ARGV[9] == '1' then
+    ev_open(KEYS[17], KEYS[18], KEYS[14])
+    ev_emit('failed', id, { outcome = 'scheduled' })
+  end
   return 'scheduled'
 end
 
 redis.call('HSET', row, 'state', 'dead')
 redis.call('ZADD', KEYS[4], 0, id)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
+if ARGV[9] == '1' then
+  ev_open(KEYS[17], KEYS[18], KEYS[14])
+  ev_emit('failed', id, { outcome = 'dead' })
+end
 
 local mode = ARGV[6]
 local pid = ARGV[7]
 local now = now_ms()
 local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = KEYS[16] }
 if mode == 'sq:fp' then
-  if redis.call('EXISTS', KEYS[20]) == 1 then
-    redis.call('HSET', KEYS[17], id, ARGV[5])
-    fail_parent_row(KEYS[20], KEYS[2], KEYS[4], KEYS[21], pid)
-    redis.call('HSET', KEYS[20], 'finished_at', now)
+  if redis.call('EXISTS', KEYS[22]) == 1 then
+    redis.call('HSET', KEYS[19], id, ARGV[5])
+    fail_parent_row(KEYS[22], KEYS[2], KEYS[4], KEYS[23], pid)
+    redis.call('HSET', KEYS[22], 'finished_at', now)
     redis.call('ZADD', KEYS[15], now, pid)
   end
 elseif mode == 'sq:id' then
-  if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    count_down(KEYS[19], KEYS[20], KEYS[2], KEYS[21], pid, 1, KEYS[10])
+  if redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
+    count_down(KEYS[21], KEYS[22], KEYS[2], KEYS[23], pid, 1, KEYS[10])
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', KEYS[17], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[19], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
 end
 finish_dead(ended, id, row, now, keep_policy(KEYS[14]))
 return 'dead'

@@ -13,12 +13,17 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key deadat     emq:{q}:dead:at [TS]: each job leaves the finish-time index with the dead set
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg limit      most jobs to move
--- @include core lanes
--- @returns the number of jobs moved back
+-- @include core events lanes
+-- @returns the number of jobs moved back; [TS] each publishes `waiting` when meta `events` = all
 local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 local lb = lb_at(3)
 local moved, flat = 0, 0
+ev_open(KEYS[11], KEYS[13], KEYS[12])
+local chatty = ev_chatty_on()
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[1], id)
   redis.call('ZREM', KEYS[10], id)
@@ -30,6 +35,7 @@ for _, id in ipairs(ids) do
       local releasing = false
       if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
       moved = moved + 1
+      if chatty then ev_emit('waiting', id) end
     end
   end
 end

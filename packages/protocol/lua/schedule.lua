@@ -3,6 +3,9 @@
 -- clock (`in`) (queue.md §2.4).
 -- @key row        emq:{q}:job:<id>
 -- @key schedule   emq:{q}:schedule
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys wake      optional emq:{q}:wake [TS]: when declared, a job that became the earliest in the
 -- schedule pushes a due hint `d:<ms until due>`, so a parked worker wakes at its due time (a consumer
 -- that does not know hints reads it as one spurious wake)
@@ -14,8 +17,9 @@
 -- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending),
 -- traceparent, tracestate (the producer's W3C trace context);
 -- the spec fields are written after them and win
--- @include core admit
--- @returns 1 scheduled; 0 duplicate (nothing written)
+-- @include core events admit
+-- @returns 1 scheduled, publishing `delayed` [TS] with `delayMs` (mode in) or `runAt` (mode at);
+-- 0 duplicate (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -24,10 +28,12 @@ local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now + score end
 admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 5) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
-if KEYS[3] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
+ev_open(KEYS[3], KEYS[5], KEYS[4])
+if ARGV[3] == 'in' then ev_emit('delayed', ARGV[1], { delayMs = ARGV[4] }) else ev_emit('delayed', ARGV[1], { runAt = ARGV[4] }) end
+if KEYS[6] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
   local wait = score - now
   if wait < 0 then wait = 0 end
-  redis.call('LPUSH', KEYS[3], 'd:' .. string.format('%d', wait))
-  redis.call('LTRIM', KEYS[3], 0, 63)
+  redis.call('LPUSH', KEYS[6], 'd:' .. string.format('%d', wait))
+  redis.call('LTRIM', KEYS[6], 0, 63)
 end
 return 1

@@ -4,22 +4,32 @@
 -- @key row        emq:{q}:job:<id>
 -- @key schedule   emq:{q}:schedule
 -- @key dedup      emq:{q}:de:<did>
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields    per-job option pairs written into the row with it, as schedule takes them
--- @include core admit
--- @returns {1, id} scheduled; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
+-- @include core events admit
+-- @returns {1, id} scheduled, publishing `delayed` as schedule does; {0, id} row duplicate; {2, parked}
+-- dedup hit (nothing written but the `deduplicated` event, as enqueue_dedup publishes it)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
-if parked then return { 2, parked } end
+if parked then
+  -- The key's own tail is the dedup id: read back as a value, never used to build a key.
+  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  return { 2, parked }
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
 admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 6) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[5])
+if ARGV[3] == 'in' then ev_emit('delayed', ARGV[1], { delayMs = ARGV[4] }) else ev_emit('delayed', ARGV[1], { runAt = ARGV[4] }) end
 return { 1, ARGV[1] }

@@ -18,15 +18,18 @@
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key waiting    emq:{q}:waiting-children [TS]
--- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core lanes fanin retain
--- @returns {recovered_ids, dead_ids}
+-- @include core events lanes fanin retain
+-- @returns {recovered_ids, dead_ids}; [TS] each id is published as `stalled` with its `outcome`
+-- (recovered or dead) in the same step
 local lb = lb_at(5)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
@@ -41,8 +44,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[16] then
-      redis.call('RPUSH', KEYS[16], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
+    if KEYS[18] then
+      redis.call('RPUSH', KEYS[18], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
     end
     return
   end
@@ -98,4 +101,7 @@ for _, id in ipairs(expired) do
   end
 end
 if flat > 0 then wake(lb) end
+ev_open(KEYS[16], KEYS[17], KEYS[13])
+for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
+for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
 return { recovered, dead }

@@ -3,22 +3,26 @@
 -- (queue.md §8.5, bus.md §1).
 -- @key row        emq:{q}:job:<id>
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg id         the job's id
 -- @arg progress   the progress text
 -- @args kind      optional [TS] "string" or "json": how the text decodes when it is not what it looks
 -- like (text that reads as a number, or a JSON value); kept on the row as progress_type and
 -- published as the event's progress_type field (every field stays a string, as bus.md §1.1
 -- requires). Without it the event is exactly the spec's, and numeric text reads as a number.
+-- @include events
 -- @returns 1 recorded; -1 gone (nothing published)
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local kind = ARGV[3]
 redis.call('HSET', KEYS[1], 'progress', ARGV[2])
-local event = { event = 'progress', job = ARGV[1], progress = ARGV[2] }
+local extra = { progress = ARGV[2] }
 if kind == 'string' or kind == 'json' then
   redis.call('HSET', KEYS[1], 'progress_type', kind)
-  event.progress_type = kind
+  extra.progress_type = kind
 else
   redis.call('HDEL', KEYS[1], 'progress_type')
 end
-redis.call('PUBLISH', KEYS[2], cjson.encode(event))
+ev_open(KEYS[2], KEYS[4], KEYS[3])
+ev_emit('progress', ARGV[1], extra)
 return 1

@@ -11,13 +11,16 @@ const QUEUE_SCRIPT_COMMANDS = [
   'zadd', 'zrem', 'zcard', 'zscore', 'zrange', 'zrangebyscore', 'zpopmin',
   'lpush', 'rpush', 'lrem', 'ltrim', 'lrange', 'llen', 'lpos', 'lmove',
   'sadd', 'srem', 'sismember', 'smembers', 'scard', 'spop',
+  // The events journal (when a queue turns it on) and its trim.
+  'xadd', 'xtrim',
 ] as const;
 
 /**
- * Commands the queue host sends directly: reads, the wake read, events, `info` (the connect-time
- * eviction-policy check) and `wait` (admissions under `durability: 'replicated'`).
+ * Commands the queue host sends directly: reads, the wake read, events and the events journal's
+ * reader, `info` (the connect-time eviction-policy check) and `wait` (admissions under
+ * `durability: 'replicated'`).
  */
-const QUEUE_HOST_COMMANDS = ['blpop', 'publish', 'hgetall', 'hmget', 'hget', 'zcard', 'zrange', 'exists', 'lrange', 'llen', 'pexpire', 'subscribe', 'unsubscribe', 'info', 'wait'] as const;
+const QUEUE_HOST_COMMANDS = ['blpop', 'publish', 'hgetall', 'hmget', 'hget', 'zcard', 'zrange', 'exists', 'lrange', 'llen', 'pexpire', 'subscribe', 'unsubscribe', 'info', 'wait', 'xread', 'xrevrange'] as const;
 
 /**
  * The least-privilege ACL rules for a user that runs the queue pillar on the given queues and

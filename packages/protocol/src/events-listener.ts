@@ -1,11 +1,11 @@
 import type { Connection } from './connector/connection.js';
 import type { Subscription } from './connector/subscription.js';
-import { EVENT_NAMES, parseEvent, type EventName, type LifecycleEvent } from './events.js';
+import { EVENT_NAMES, parseEvent, type EventName, type LifecycleEvent, type LifecycleEventFields } from './events.js';
 import { queueKeys } from './keys/index.js';
 import { TypedEmitter, type Listener, type ListenerErrorHandler } from './typed-emitter.js';
 
-/** A lifecycle event whose name is `K`. */
-export type LifecycleEventOf<K extends EventName | 'unknown'> = LifecycleEvent & { readonly event: K };
+/** A lifecycle event whose name is `K`, with the fields that event carries typed (see {@link LifecycleEventFields}). */
+export type LifecycleEventOf<K extends EventName | 'unknown'> = LifecycleEvent & { readonly event: K; readonly fields: LifecycleEventFields[K] };
 
 /** One raw message off the events channel, with the name read from it. */
 export interface RawLifecycleMessage {

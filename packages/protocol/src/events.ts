@@ -1,17 +1,55 @@
 import { assertBrandedId } from './ids/guards.js';
 
 /**
- * The lifecycle event names of queue.md §12, plus `removed` [TS] (a job deleted by `remove`);
- * anything else off the wire reads as `unknown`.
+ * The lifecycle event names of queue.md §12, plus the [TS] ones: `removed` (a job deleted by
+ * `remove`), `waiting` (a job entered pending), `active` (a job was claimed), `deduplicated` (an
+ * admission refused by its idempotency key) and `drained` (a claim emptied pending). Anything else
+ * off the wire reads as `unknown`.
  */
-export const EVENT_NAMES = ['progress', 'completed', 'failed', 'delayed', 'stalled', 'scheduled', 'removed'] as const;
+export const EVENT_NAMES = ['progress', 'completed', 'failed', 'delayed', 'stalled', 'scheduled', 'removed', 'waiting', 'active', 'deduplicated', 'drained'] as const;
 
 /** One lifecycle event name. */
 export type EventName = (typeof EVENT_NAMES)[number];
 
+/** An event that carries no extra fields of its own; a foreign one may still bring some. */
+export type NoExtraFields = Readonly<Record<string, string>>;
+
+/**
+ * The extra fields each event carries as our scripts and hosts publish them (every value a string,
+ * bus.md §1.1). They are optional in the type because a message off the wire is not ours to trust:
+ * another runtime, or an older one, may leave one out.
+ */
+export interface LifecycleEventFields {
+  /** `progress`: the value as text; `progress_type` says how text that is not a number decodes. */
+  readonly progress: { readonly progress?: string; readonly progress_type?: string };
+  /** `completed`: no extra fields. */
+  readonly completed: NoExtraFields;
+  /** `failed`: `outcome` is `scheduled` (it will retry) or `dead`. */
+  readonly failed: { readonly outcome?: string };
+  /** `delayed`: `runAt` (epoch ms) or `delayMs` when known. */
+  readonly delayed: { readonly runAt?: string; readonly delayMs?: string };
+  /** `stalled`: `outcome` is `recovered` or `dead`. */
+  readonly stalled: { readonly outcome?: string };
+  /** `scheduled`: no extra fields. */
+  readonly scheduled: NoExtraFields;
+  /** `removed`: no extra fields. */
+  readonly removed: NoExtraFields;
+  /** `waiting` [TS, chatty]: no extra fields. */
+  readonly waiting: NoExtraFields;
+  /** `active` [TS, chatty]: `attempt` is the attempt the claim started (1 for the first). */
+  readonly active: { readonly attempt?: string };
+  /** `deduplicated` [TS]: `job` is the job already parked; `dedup` the key, `refused` the id turned away. */
+  readonly deduplicated: { readonly dedup?: string; readonly refused?: string };
+  /** `drained` [TS, chatty]: a queue-level event, `job` is `""`. */
+  readonly drained: NoExtraFields;
+  /** A name outside the known set: whatever fields it came with. */
+  readonly unknown: NoExtraFields;
+}
+
 /** A lifecycle event as published on `emq:{q}:events` (bus.md §1.1): flat, every value a string. */
 export interface LifecycleEvent {
   readonly event: EventName | 'unknown';
+  /** The job's branded id; `""` for a queue-level event (`drained`) [TS]. */
   readonly job: string;
   /** Extra fields such as `progress` or `outcome`. */
   readonly fields: Readonly<Record<string, string>>;

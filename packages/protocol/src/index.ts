@@ -68,7 +68,7 @@ export { type ConnectOptions, type EvictionPolicyMode, type NodeAddress, type Se
 export type { ConnectionStats } from './connector/stats.js';
 export { FENCE_KEY, WIRE_VERSION, claimOrVerify, judgeVersion, type FenceIo } from './connector/fence.js';
 
-export { EVENT_NAMES, encodeEvent, parseEvent, type EventName, type LifecycleEvent } from './events.js';
+export { EVENT_NAMES, encodeEvent, parseEvent, type EventName, type LifecycleEvent, type LifecycleEventFields, type NoExtraFields } from './events.js';
 export {
   EventsListener,
   eventNameOf,

@@ -18,7 +18,7 @@ afterAll(async () => {
 function enqueue(q: string) {
   const k = queueKeys(q);
   const id = mintId('JOB');
-  return conn.run(scripts().enqueue, [k.job(id), k.pending], [id, 'p']);
+  return conn.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'p']);
 }
 
 describe('connector on a 3-master Redis Cluster', () => {
@@ -47,11 +47,11 @@ describe('connector on a 3-master Redis Cluster', () => {
     expect(conn.stats().scriptLoads).toBe(loads + 1);
     const k = queueKeys(q);
     const id = mintId('JOB');
-    await conn.run(scripts().enqueue, [k.job(id), k.pending], [id, 'x']);
+    await conn.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'x']);
     const error = await conn
       .run(
         scripts().complete,
-        [k.active, k.pending, k.schedule, k.dead, k.job(id), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot, k.jobRoot, k.events, k.meta, k.completed, k.dedupRoot],
+        [k.active, k.pending, k.schedule, k.dead, k.job(id), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot, k.jobRoot, k.events, k.meta, k.completed, k.dedupRoot, k.journal],
         [id, '7', '', '', id, ''],
       )
       .catch((e: unknown) => e);
@@ -61,11 +61,11 @@ describe('connector on a 3-master Redis Cluster', () => {
   it('pipelines a batch on one queue and refuses keys across slots', async () => {
     const k = queueKeys(uniqueName('cbatch'));
     const ids = [mintId('JOB'), mintId('JOB'), mintId('JOB')];
-    const results = await conn.runBatch(ids.map((id) => ({ script: scripts().enqueue, keys: [k.job(id), k.pending], args: [id, 'b'] })));
+    const results = await conn.runBatch(ids.map((id) => ({ script: scripts().enqueue, keys: [k.job(id), k.pending, k.events, k.meta, k.journal], args: [id, 'b'] })));
     expect(results.map((r) => r.ok && r.value)).toEqual([1, 1, 1]);
     const other = queueKeys(uniqueName('other'));
     const id = mintId('JOB');
-    await expect(conn.run(scripts().enqueue, [k.job(id), other.pending], [id, 'x'])).rejects.toBeInstanceOf(CrossSlotError);
+    await expect(conn.run(scripts().enqueue, [k.job(id), other.pending, other.events, other.meta, other.journal], [id, 'x'])).rejects.toBeInstanceOf(CrossSlotError);
   });
 
   it('refuses a cluster whose fence holds another major', async () => {
@@ -128,5 +128,5 @@ describe('connector on a 3-master Redis Cluster', () => {
 function enqueueOn(c: Connection, q: string): Promise<unknown> {
   const k = queueKeys(q);
   const id = mintId('JOB');
-  return c.run(scripts().enqueue, [k.job(id), k.pending], [id, 'p']);
+  return c.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'p']);
 }

@@ -32,7 +32,7 @@ afterAll(async () => {
 
 function enqueueCall(q: string, id = mintId('JOB'), payload = 'p'): [Script, string[], string[]] {
   const k = queueKeys(q);
-  return [scripts().enqueue, [k.job(id), k.pending], [id, payload]];
+  return [scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, payload]];
 }
 
 describe('EVALSHA dispatch', () => {
@@ -55,11 +55,11 @@ describe('EVALSHA dispatch', () => {
     const q = uniqueName('cold');
     const k = queueKeys(q);
     const id = mintId('JOB');
-    await conn.run(scripts().enqueue, [k.job(id), k.pending], [id, 'x']);
+    await conn.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'x']);
     const complete = (token: string) =>
       conn.run(
         scripts().complete,
-        [k.active, k.pending, k.schedule, k.dead, k.job(id), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot, k.jobRoot, k.events, k.meta, k.completed, k.dedupRoot],
+        [k.active, k.pending, k.schedule, k.dead, k.job(id), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot, k.jobRoot, k.events, k.meta, k.completed, k.dedupRoot, k.journal],
         [id, token, '', '', id, ''],
       );
     await conn.command('SCRIPT', 'FLUSH');
@@ -77,7 +77,7 @@ describe('EVALSHA dispatch', () => {
     const q = uniqueName('kind');
     const k = queueKeys(q);
     const ord = mintId('ORD');
-    const error = await conn.run(scripts().enqueue, [k.job(ord), k.pending], [ord, 'x']).catch((e: unknown) => e);
+    const error = await conn.run(scripts().enqueue, [k.job(ord), k.pending, k.events, k.meta, k.journal], [ord, 'x']).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KindError);
     expect(await conn.command('EXISTS', k.job(ord))).toBe(0);
   });
@@ -99,14 +99,14 @@ describe('EVALSHA dispatch', () => {
     const a = queueKeys(uniqueName('a'));
     const b = queueKeys(uniqueName('b'));
     const id = mintId('JOB');
-    await expect(conn.run(scripts().enqueue, [a.job(id), b.pending], [id, 'x'])).rejects.toBeInstanceOf(CrossSlotError);
+    await expect(conn.run(scripts().enqueue, [a.job(id), b.pending, b.events, b.meta, b.journal], [id, 'x'])).rejects.toBeInstanceOf(CrossSlotError);
     expect(conn.stats().commands).toBe(before);
   });
 
   it('refuses a call whose key or argument count breaks the header', async () => {
     const k = queueKeys(uniqueName('shape'));
     await expect(conn.run(scripts().queue_pause, [k.meta, k.pending], [])).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(conn.run(scripts().enqueue, [k.job(mintId('JOB')), k.pending], ['only-one'])).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(conn.run(scripts().enqueue, [k.job(mintId('JOB')), k.pending, k.events, k.meta, k.journal], ['only-one'])).rejects.toBeInstanceOf(InvalidArgumentError);
   });
 
   it('maps each member of a pipelined batch on its own', async () => {
@@ -116,9 +116,9 @@ describe('EVALSHA dispatch', () => {
     const bad = mintId('USR');
     await conn.command('SCRIPT', 'FLUSH');
     const results = await conn.runBatch([
-      { script: scripts().enqueue, keys: [k.job(good), k.pending], args: [good, 'a'] },
-      { script: scripts().enqueue, keys: [k.job(bad), k.pending], args: [bad, 'b'] },
-      { script: scripts().enqueue, keys: [k.job(good), k.pending], args: [good, 'c'] },
+      { script: scripts().enqueue, keys: [k.job(good), k.pending, k.events, k.meta, k.journal], args: [good, 'a'] },
+      { script: scripts().enqueue, keys: [k.job(bad), k.pending, k.events, k.meta, k.journal], args: [bad, 'b'] },
+      { script: scripts().enqueue, keys: [k.job(good), k.pending, k.events, k.meta, k.journal], args: [good, 'c'] },
     ]);
     expect(results[0]).toEqual({ ok: true, value: 1 });
     expect(results[1]?.ok === false && results[1].error).toBeInstanceOf(KindError);
@@ -130,7 +130,7 @@ describe('EVALSHA dispatch', () => {
     const k = queueKeys(uniqueName('wrongtype'));
     await conn.command('SET', k.pending, 'not a zset');
     const id = mintId('JOB');
-    const error = await conn.run(scripts().enqueue, [k.job(id), k.pending], [id, 'x']).catch((e: unknown) => e);
+    const error = await conn.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'x']).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServerError);
     expect((error as Error).message).toMatch(/WRONGTYPE/);
   });

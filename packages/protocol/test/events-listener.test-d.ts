@@ -12,4 +12,12 @@ describe('EventsListener.on', () => {
     // @ts-expect-error not an event name
     events.on('complted', () => undefined);
   });
+
+  it('types the fields each event carries, as optional strings off the wire', () => {
+    events.on('active', (e) => expectTypeOf(e.fields.attempt).toEqualTypeOf<string | undefined>());
+    events.on('failed', (e) => expectTypeOf(e.fields.outcome).toEqualTypeOf<string | undefined>());
+    events.on('deduplicated', (e) => expectTypeOf(e.fields.refused).toEqualTypeOf<string | undefined>());
+    events.on('drained', (e) => expectTypeOf(e.job).toEqualTypeOf<string>());
+    events.on('waiting', (e) => expectTypeOf(e.event).toEqualTypeOf<'waiting'>());
+  });
 });

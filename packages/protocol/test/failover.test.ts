@@ -35,7 +35,7 @@ async function queuesOn(c: RedisCluster, master: RedisServer, count: number): Pr
 function enqueue(c: Connection, q: string): Promise<unknown> {
   const k = queueKeys(q);
   const id = mintId('JOB');
-  return c.run(scripts().enqueue, [k.job(id), k.pending], [id, 'p']);
+  return c.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'p']);
 }
 
 /** Enqueues on each queue in a loop, noting what callers see; stops when told. */

@@ -67,7 +67,7 @@ describe('version fence', { concurrent: false }, () => {
     // Calls may meet the dying socket (ConnectionLostError) before the reconnect meets the fence.
     let error: unknown;
     for (let i = 0; i < 5; i++) {
-      error = await c.run(scripts().enqueue, [k.job(id), k.pending], [id, 'x']).catch((e: unknown) => e);
+      error = await c.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'x']).catch((e: unknown) => e);
       if (!(error instanceof ConnectionLostError)) break;
     }
     expect(error).toBeInstanceOf(VersionFenceError);

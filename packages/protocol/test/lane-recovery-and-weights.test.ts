@@ -33,7 +33,7 @@ describe('greassign', () => {
     const dst = mintId('PRT');
     expect(await q.reassign(mintId('JOB'), dst)).toBe(-1);
     const flat = mintId('JOB');
-    expect(await conn.run(scripts().enqueue, [q.k.job(flat), q.k.pending], [flat, 'p'])).toBe(1);
+    expect(await conn.run(scripts().enqueue, [q.k.job(flat), q.k.pending, q.k.events, q.k.meta, q.k.journal], [flat, 'p'])).toBe(1);
     expect(await q.reassign(flat, dst)).toBe(-1);
     const held = (await q.add(src)) as BrandedId;
     const other = await q.add(src);

@@ -27,7 +27,7 @@ describe('genqueue', () => {
     const id = await q.add(a, 'first');
     const again = await conn.run(
       scripts().genqueue,
-      [q.k.job(id as BrandedId), q.k.lane(a), q.k.ring, q.k.paused, q.k.glimit, q.k.gactive, q.k.wake],
+      [q.k.job(id as BrandedId), q.k.lane(a), q.k.ring, q.k.paused, q.k.glimit, q.k.gactive, q.k.wake, q.k.events, q.k.meta, q.k.journal],
       [id, 'second', a],
     );
     expect(again).toBe(0);
@@ -39,7 +39,7 @@ describe('genqueue', () => {
     const q = new Lanes('lanes');
     const a = mintId('PRT');
     const ord = mintId('ORD');
-    const keys = (id: BrandedId, g: BrandedId): string[] => [q.k.job(id), q.k.lane(g), q.k.ring, q.k.paused, q.k.glimit, q.k.gactive, q.k.wake];
+    const keys = (id: BrandedId, g: BrandedId): string[] => [q.k.job(id), q.k.lane(g), q.k.ring, q.k.paused, q.k.glimit, q.k.gactive, q.k.wake, q.k.events, q.k.meta, q.k.journal];
     const kind = await conn.run(scripts().genqueue, keys(ord, a), [ord, 'p', a]).catch((e: unknown) => e);
     expect(kind).toBeInstanceOf(KindError);
     expect((kind as KindError).message).toContain('job id must be JOB-namespaced');

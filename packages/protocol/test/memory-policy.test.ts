@@ -118,7 +118,7 @@ describe('a server at maxmemory under noeviction', () => {
       }
       const k = queueKeys('oom');
       const id = mintId('JOB');
-      const error = await conn.run(scripts().enqueue, [k.job(id), k.pending], [id, 'p']).then(
+      const error = await conn.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'p']).then(
         () => undefined,
         (e: unknown) => e,
       );

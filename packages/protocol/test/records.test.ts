@@ -8,7 +8,7 @@ describe('job row records', () => {
     try {
       const k = queueKeys(uniqueName('rec'));
       const id = mintId('JOB');
-      await conn.run(scripts().enqueue, [k.job(id), k.pending], [id, '{"a":1}']);
+      await conn.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, '{"a":1}']);
       await conn.command('HSET', k.job(id), 'written_by_a_newer_minor', 'x');
       const row = parseJobRow(hashReply(await conn.command('HGETALL', k.job(id))));
       expect(row).toMatchObject({ state: 'pending', rawState: 'pending', attempts: 0, payload: '{"a":1}', stalled: 0, parentPolicy: 'fp' });

@@ -36,7 +36,7 @@ describe('connecting through Sentinel', () => {
       while (state.running) {
         const id = mintId('JOB');
         try {
-          await conn.run(scripts().enqueue, [k.job(id), k.pending], [id, 'p']);
+          await conn.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'p']);
           acked.push(id);
         } catch (error) {
           errors.push(error);

@@ -27,6 +27,8 @@ export { backoffDelay, exponential, fixed, jitter, type Backoff } from './worker
 export { CancelledError, CancelToken, type CancelCheck } from './worker/cancel.js';
 export type { BatchPartition, BatchVerdict } from './worker/partition.js';
 export { QueueEvents, type EventListener } from './reads/events.js';
+export { EventsJournal, type JournalEntry, type JournalOptions, type JournalStart } from './reads/journal.js';
+export type { EventsSettings } from './admin/controls.js';
 export { progressValue, type Progress } from './reads/progress.js';
 export { Worker, type Handler, type JobContext, type WorkerStartOptions } from './worker/worker.js';
 export { ResultEncodingError } from './worker/result-encoding.js';

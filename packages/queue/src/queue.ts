@@ -8,6 +8,7 @@ import * as bulk from './admin/bulk.js';
 import * as controls from './admin/controls.js';
 import * as gates from './admin/gates.js';
 import { QueueEvents } from './reads/events.js';
+import { EventsJournal, type JournalOptions } from './reads/journal.js';
 import type { Progress } from './reads/progress.js';
 import type { ClaimedJob, JobPosition, JobRecord } from './job.js';
 import * as flows from './flows/flows.js';
@@ -193,13 +194,13 @@ export class Queue<T = unknown> {
   }
 
   /** Settles a held job as failed: rescheduled, or dead at `maxAttempts`. */
-  retry(job: settlement.HeldJob, delayMs: number, maxAttempts: number, error: string): Promise<settlement.RetryOutcome> {
-    return settlement.retry(this.#ctx, job, delayMs, maxAttempts, error);
+  retry(job: settlement.HeldJob, delayMs: number, maxAttempts: number, error: string, options?: settlement.SettleOptions): Promise<settlement.RetryOutcome> {
+    return settlement.retry(this.#ctx, job, delayMs, maxAttempts, error, options);
   }
 
   /** Hands a held job back until later without counting a failure. */
-  delay(job: settlement.HeldJob, until: number | Date): Promise<void> {
-    return settlement.delay(this.#ctx, job, until);
+  delay(job: settlement.HeldJob, until: number | Date, options?: settlement.SettleOptions): Promise<void> {
+    return settlement.delay(this.#ctx, job, until, options);
   }
 
   /**
@@ -612,9 +613,31 @@ export class Queue<T = unknown> {
 
   // Events
 
-  /** Opens a listener for this queue's lifecycle events on a connection of its own. */
+  /**
+   * Opens a listener for this queue's lifecycle events on a connection of its own. At most once:
+   * for events that must survive a disconnect, read the {@link journal}.
+   */
   events(): Promise<QueueEvents> {
     return QueueEvents.open(this.#ctx.conn, this.name);
+  }
+
+  /**
+   * Sets which lifecycle events the queue publishes: the chatty `waiting`/`active`/`drained`
+   * (off by default) and the events journal (off by default). Stored in the queue's meta, so every
+   * producer and worker of the queue follows it from its next step.
+   */
+  setEvents(settings: controls.EventsSettings): Promise<void> {
+    return controls.setEvents(this.#ctx, settings);
+  }
+
+  /**
+   * A reader of the queue's events journal (see {@link setEvents}): every journaled event from
+   * `from`, then new ones as they come, on a connection of its own. The durable twin of
+   * {@link events}: resume a reader that was away with `{ from: { after: lastId } }`.
+   * @throws InvalidArgumentError for a bad option.
+   */
+  journal(options?: JournalOptions): EventsJournal {
+    return new EventsJournal(this.#ctx.conn, this.keys.journal, options);
   }
 
   /** Closes the connection if the queue opened it. */

@@ -46,6 +46,12 @@ describe('least-privilege ACL for the queue pillar', () => {
     expect(worker.fatalError).toBeUndefined();
     expect(await orders.counts('completed', 'pending', 'active', 'schedule')).toEqual({ completed: 5, pending: 0, active: 0, schedule: 0 });
     expect(await orders.getLogs((await orders.enqueue(6)).id)).toEqual([]);
+    // The events journal: written by the scripts, read back by its reader, under the same rules.
+    await orders.setEvents({ chatty: true, journal: 100 });
+    const { id } = await orders.enqueue(7);
+    const journal = orders.journal({ from: 'head', blockMs: 50 });
+    expect((await journal.next()).value?.event).toEqual({ event: 'waiting', job: id, fields: {} });
+    await journal.close();
     await orders.pause();
     await orders.obliterate({ force: true });
     await conn.close();

@@ -4,13 +4,27 @@
 -- enforced) and the rate limiter (meta.max jobs per meta.duration ms). The limiter key keeps the
 -- shape queue.md §9.4 asks of a writer: a STRING counter incremented once per claimed job, with
 -- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. The lane claims also
--- pass each lane's own rate limit (the grate hash), on top of the queue's.
+-- pass each lane's own rate limit (the grate hash), on top of the queue's. Needs events: the same
+-- HMGET reads the queue's event settings, so a claim pays no second read of meta for them.
+
+local EMQ_GATE_META = false
+
+-- gate_read(meta): the gate fields and the event settings of meta, read in one HMGET once per call
+-- (a script may read them early, before it settles, and the claim reuses them: nothing it settles
+-- touches meta).
+local function gate_read(meta)
+  if not EMQ_GATE_META then
+    EMQ_GATE_META = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration', 'events', 'journal')
+    ev_seed(EMQ_GATE_META[5], EMQ_GATE_META[6])
+  end
+  return EMQ_GATE_META
+end
 
 -- gate_room(meta, active, limiter, want): how many jobs this claim may lease now (0..want), then
 -- the ms until the rate window reopens when the limiter is what refused (0 otherwise), then the
 -- window to count claimed jobs under (0: no limiter). A paused queue answers 0, 0, 0.
 local function gate_room(meta, active, limiter, want)
-  local m = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration')
+  local m = gate_read(meta)
   if m[1] then return 0, 0, 0 end
   local room = want
   local cap = tonumber(m[2] or '') or 0

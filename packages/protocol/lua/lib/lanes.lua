@@ -84,8 +84,8 @@ end
 -- read from two sets. Up to `limit` members of `set` whose score is due by server now leave it and
 -- go back where a claim finds them (see requeue; `releasing` gives back the lane slot a lease held),
 -- with their row marked pending. Ids that fail the check or whose row vanished are dropped, never
--- recreated. Answers how many jobs moved.
-local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing)
+-- recreated. Answers how many jobs moved; `moved_one`, when given, is called with each moved id.
+local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing, moved_one)
   local due = redis.call('ZRANGEBYSCORE', set, '-inf', now_ms(), 'LIMIT', 0, limit)
   local moved, flat = 0, 0
   for _, id in ipairs(due) do
@@ -97,6 +97,7 @@ local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing
         if requeue(pending, lb, laneroot, id, f[1], releasing, 0 - (tonumber(f[2]) or 0)) then flat = flat + 1 end
         redis.call('HSET', row, 'state', 'pending')
         moved = moved + 1
+        if moved_one then moved_one(id) end
       end
     end
   end

@@ -19,10 +19,18 @@ local RETAIN_FAILED_DEFAULT = 10000
 -- bound after a policy change still converges.
 local RETAIN_TRIM = 8
 
--- keep_policy(meta): the four bounds; count -1 means unbounded, age nil means no age bound.
+-- keep_read(meta, ...): the four bounds (count -1 means unbounded, age nil means no age bound), and
+-- the raw HMGET reply, whose fields 5+ are the extra meta fields asked for, so a script that needs
+-- other queue settings too (lib events) reads meta once.
+local function keep_read(meta, ...)
+  local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age', ...)
+  return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }, f
+end
+
+-- keep_policy(meta): the four bounds alone.
 local function keep_policy(meta)
-  local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age')
-  return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }
+  local policy = keep_read(meta)
+  return policy
 end
 
 -- release_key(DR, id, did, keep): frees the idempotency key `did` once its job `id` ended, when the

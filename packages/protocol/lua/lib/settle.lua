@@ -1,7 +1,7 @@
 -- @lib settle
 -- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
 -- of complete (queue.md §3.3) for a job that is not a flow child, retention and idempotency-key
--- release included. Needs core, lanes and retain.
+-- release included. Needs core, events (opened by the script), lanes and retain.
 
 -- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
 local function zrem_all(set, ids)
@@ -14,15 +14,18 @@ end
 
 -- complete_held(k, first, publish): completes the (id, token, result) triples of ARGV from index
 -- `first` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
--- completed (the metrics counter), lb (lb_at), laneroot, jobroot, events, meta, retained (the
--- retention index), deroot. Answers one code per triple, in order: 1 completed; -1 gone (a row
--- already completed too); -2 token mismatch; -3 a flow child (left untouched: it must settle
--- through complete, which feeds its parent).
+-- completed (the metrics counter), lb (lb_at), laneroot, jobroot, meta, retained (the retention
+-- index), deroot. `publish` publishes (and journals) `completed` per member through lib events, with
+-- `result` when there is one and the queue keeps completed jobs. Answers one code per triple, in
+-- order: 1 completed; -1 gone (a row already completed too); -2 token mismatch; -3 a flow child
+-- (left untouched: it must settle through complete, which feeds its parent).
 local function complete_held(k, first, publish)
   local out = {}
   local flat = {}
   local done = 0
-  local policy = keep_policy(k.meta)
+  -- One read of meta serves the retention policy and the event settings.
+  local policy, m = keep_read(k.meta, 'events', 'journal')
+  if publish then ev_seed(m[5], m[6]) end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
   for i = first, #ARGV, 3 do
     local id = ARGV[i]
@@ -47,9 +50,9 @@ local function complete_held(k, first, publish)
           finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
           if publish then
             if result ~= '' and policy.ccount ~= 0 then
-              redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id, result = result }))
+              ev_emit('completed', id, { result = result })
             else
-              redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id }))
+              ev_emit('completed', id)
             end
           end
           done = done + 1

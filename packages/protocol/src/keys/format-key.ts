@@ -27,6 +27,7 @@ export const FIXED_FIELD = {
   'waiting-children': 'waitingChildren',
   completed: 'completed',
   'dead:at': 'deadAt',
+  journal: 'journal',
 } as const satisfies Record<FixedType, keyof QueueKeys>;
 
 const RESERVE_MEMBER = { version: VERSION_KEY, locks: LOCKS_KEY, bundle: BUNDLE_KEY } as const;

@@ -35,6 +35,7 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       waitingChildren: 'emq:{orders}:waiting-children',
       completed: 'emq:{orders}:completed',
       deadAt: 'emq:{orders}:dead:at',
+      journal: 'emq:{orders}:journal',
       metricsCompleted: 'emq:{orders}:metrics:completed',
       metricsFailed: 'emq:{orders}:metrics:failed',
       metricsCompletedData: 'emq:{orders}:metrics:completed:data',

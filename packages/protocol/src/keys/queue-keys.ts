@@ -63,6 +63,11 @@ export interface QueueKeys {
   readonly completed: string;
   /** [TS] ZSET of dead job ids, score = finish time (ms): what failed retention trims and `clean` ages by. */
   readonly deadAt: string;
+  /**
+   * [TS] STREAM `journal`: the durable twin of the events channel, written by the scripts that
+   * publish when the queue's journal is on (meta `journal` = its MAXLEN ~ bound).
+   */
+  readonly journal: string;
   /** HASH `metrics:completed`. */
   readonly metricsCompleted: string;
   /** HASH `metrics:failed`. */
@@ -133,6 +138,7 @@ export function queueKeys(q: string): QueueKeys {
     waitingChildren: `${base}waiting-children`,
     completed: `${base}completed`,
     deadAt: `${base}dead:at`,
+    journal: `${base}journal`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,
     metricsCompletedData: `${base}metrics:completed:data`,

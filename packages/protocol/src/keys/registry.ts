@@ -24,6 +24,7 @@ export const FIXED_TYPES = [
   'waiting-children',
   'completed',
   'dead:at',
+  'journal',
 ] as const;
 
 /** One fixed per-queue suffix. */

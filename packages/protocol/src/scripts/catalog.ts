@@ -54,6 +54,7 @@ export const SCRIPT_NAMES = [
   'queue_pause',
   'queue_resume',
   'gate_set',
+  'events_set',
   'rate_limit',
   'drain',
   'gdrain',
@@ -95,6 +96,7 @@ export const SCRIPT_NAMES = [
   'stream_drop',
   'stream_claim',
   'stream_dead_letter',
+  'stream_nack',
   'stream_redrive',
   // cache
   'coherence_drop',

@@ -23,6 +23,8 @@ export type { WorkerEntry, WorkerList } from './workers.js';
 export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
 export { rateLimit, setGates } from './gates.js';
 export type { GatesInput, RateLimit } from './gates.js';
+export { setEvents } from './events.js';
+export type { EventsSettingsInput } from './events.js';
 export type { CountName, JobPosition } from './reads.js';
 export { repeatAdvance, repeatCancel, repeatDue, repeatRegister, schedulerDue, schedulerFire, schedulerUpsert } from './repeat.js';
 export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, SchedulerUpsertInput } from './repeat.js';
@@ -35,10 +37,12 @@ export {
   streamClaim,
   streamDeadLetter,
   streamDrop,
+  streamNack,
   streamRedrive,
   type ClaimedEntry,
   type DeadLetterMove,
   type StreamClaimInput,
   type StreamClaimReply,
+  type StreamNackInput,
   type StreamRedriveReply,
 } from './streams.js';

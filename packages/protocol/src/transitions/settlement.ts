@@ -109,6 +109,8 @@ export interface RetryInput extends SettleInput {
   readonly maxAttempts: number;
   /** The failure text, kept as `last_error`. */
   readonly error: string;
+  /** Publish `failed` with its `outcome` in the same step [TS]. */
+  readonly publish?: boolean;
 }
 
 /**
@@ -139,6 +141,7 @@ export function retry(input: RetryInput): Transition<RetryOutcome> {
       parent_queue: parent !== undefined && !same ? keysOf(parent.queue).queue : '',
     },
     restKeys: flowKeys,
+    restArgs: input.publish ? ['1'] : [],
   });
   return transition(call, (reply) => (reply === 'dead' ? 'dead' : 'scheduled'));
 }
@@ -146,6 +149,8 @@ export function retry(input: RetryInput): Transition<RetryOutcome> {
 /** Input of {@link delay}: `until` is ms from the server's now, or an absolute Date. */
 export interface DelayInput extends SettleInput {
   readonly until: number | Date;
+  /** Publish `delayed` with `runAt` in the same step [TS]. */
+  readonly publish?: boolean;
 }
 
 /** `delay`: hands a held job back until later without counting a failure (queue.md §8.3). */
@@ -155,6 +160,7 @@ export function delay(input: DelayInput): Transition<void> {
   const call = bind(scripts().delay, {
     scope: { q: input.queue, id },
     args: { id, token: tokenArg(input.job.attempts), mode, ms: whole('delay', ms, 0) },
+    restArgs: input.publish ? ['1'] : [],
   });
   return transition(call, () => undefined);
 }

@@ -93,6 +93,35 @@ export function streamDeadLetter(input: StreamScope & { readonly group: string; 
   );
 }
 
+/** Input of {@link streamNack}. */
+export interface StreamNackInput extends StreamScope {
+  readonly group: string;
+  readonly consumer: string;
+  /** The entries to put back. */
+  readonly xids: readonly string[];
+  /** Redeliver no sooner than this many ms from now (at most `minIdleMs`: the claim's idle floor). */
+  readonly delayMs: number;
+  /** The min-idle time the group's consumers reclaim entries at. */
+  readonly minIdleMs: number;
+}
+
+/**
+ * `stream_nack` [TS]: puts pending entries back for redelivery no sooner than `delayMs` from now,
+ * without counting a delivery: their last delivery is re-dated `minIdleMs - delayMs` ago (never
+ * less than 0), so a consumer reclaiming at `minIdleMs` takes them once the delay has passed.
+ * Answers how many were re-dated.
+ *
+ * @throws InvalidArgumentError for an empty list or a negative or fractional time.
+ */
+export function streamNack(input: StreamNackInput): Transition<number> {
+  if (input.xids.length === 0) throw new InvalidArgumentError('xids', 'must name at least one entry');
+  const idle = Math.max(0, whole('minIdleMs', input.minIdleMs, 0) - whole('delayMs', input.delayMs, 0));
+  return transition(
+    bind(scripts().stream_nack, { scope: { q: input.queue, stream: input.stream }, args: { group: input.group, consumer: input.consumer, idle_ms: idle }, restArgs: input.xids }),
+    int,
+  );
+}
+
 /** What {@link streamRedrive} answers. */
 export interface StreamRedriveReply {
   readonly redriven: number;

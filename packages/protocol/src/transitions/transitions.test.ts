@@ -21,8 +21,8 @@ function shape(tr: { keys: readonly string[]; args: readonly unknown[]; script: 
 
 describe('admission', () => {
   it('enqueue, with and without the wake list', () => {
-    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p' }))).toEqual({ script: 'enqueue', keys: [q(`job:${J}`), q('pending')], args: [J, 'p'] });
-    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', wake: true })).keys).toEqual([q(`job:${J}`), q('pending'), q('wake')]);
+    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p' }))).toEqual({ script: 'enqueue', keys: [q(`job:${J}`), q('pending'), q('events'), q('meta'), q('journal')], args: [J, 'p'] });
+    expect(shape(t.enqueue({ queue: 'orders', id: J, payload: 'p', wake: true })).keys).toEqual([q(`job:${J}`), q('pending'), q('events'), q('meta'), q('journal'), q('wake')]);
   });
   it('per-job option fields travel as trailing field/value pairs of every single admission [TS]', () => {
     const options = { name: 'ship', maxAttempts: 4, backoff: '{"type":"fixed","ms":5}', timeoutMs: 250 };
@@ -49,10 +49,10 @@ describe('admission', () => {
   it('enqueue_many: rooted rows, items as trailing values, the wake list optional', () => {
     expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }, { id: P, payload: 'b' }] }))).toEqual({
       script: 'enqueue_many',
-      keys: [q('job:'), q('pending')],
+      keys: [q('job:'), q('pending'), q('events'), q('meta'), q('journal')],
       args: [J, 'a', P, 'b'],
     });
-    expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }], wake: true })).keys).toEqual([q('job:'), q('pending'), q('wake')]);
+    expect(shape(t.enqueueMany({ queue: 'orders', items: [{ id: J, payload: 'a' }], wake: true })).keys).toEqual([q('job:'), q('pending'), q('events'), q('meta'), q('journal'), q('wake')]);
     expect(t.enqueueMany({ queue: 'orders', items: [] }).parse([1, 0, -1, -2])).toEqual(['enqueued', 'duplicate', 'kind', 'malformed']);
     expect(() => t.enqueueMany({ queue: 'orders', items: [{ id: 'nope', payload: 'a' }] })).toThrow(MalformedIdError);
   });
@@ -65,7 +65,7 @@ describe('admission', () => {
     ];
     expect(shape(t.enqueueManyWith({ queue: 'orders', items, wake: true }))).toEqual({
       script: 'enqueue_many_with',
-      keys: [q('job:'), q('pending'), q('schedule'), q('wake')],
+      keys: [q('job:'), q('pending'), q('schedule'), q('events'), q('meta'), q('journal'), q('wake')],
       args: [J, 'a', '', '0', '4', 'name', 'n', 'priority', '3', P, 'b', 'in', '50', '0', J, 'c', 'at', '9', '2', 'max_attempts', '2', P, 'd', '', '0', '0'],
     });
     expect(t.enqueueManyWith({ queue: 'orders', items: [] }).parse([1, 0, -1, -2])).toEqual(['enqueued', 'duplicate', 'kind', 'malformed']);
@@ -74,7 +74,7 @@ describe('admission', () => {
   it('enqueue_dedup', () => {
     expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd1', ttlMs: 500, wake: true }))).toEqual({
       script: 'enqueue_dedup',
-      keys: [q(`job:${J}`), q('pending'), q('de:d1'), q('wake')],
+      keys: [q(`job:${J}`), q('pending'), q('de:d1'), q('events'), q('meta'), q('journal'), q('wake')],
       args: [J, 'p', 500, 'dedup', 'd1'],
     });
   });
@@ -85,14 +85,14 @@ describe('admission', () => {
     expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', keepMs: 0 })).toThrow(InvalidArgumentError);
   });
   it('schedule at and in', () => {
-    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5 }))).toEqual({ script: 'schedule', keys: [q(`job:${J}`), q('schedule')], args: [J, 'p', 'at', 5] });
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5 }))).toEqual({ script: 'schedule', keys: [q(`job:${J}`), q('schedule'), q('events'), q('meta'), q('journal')], args: [J, 'p', 'at', 5] });
     expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7 })).args).toEqual([J, 'p', 'in', 7]);
-    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7, wake: true })).keys).toEqual([q(`job:${J}`), q('schedule'), q('wake')]);
+    expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7, wake: true })).keys).toEqual([q(`job:${J}`), q('schedule'), q('events'), q('meta'), q('journal'), q('wake')]);
   });
   it('schedule_dedup [TS]: the schedule keys plus the dedup key, the schedule args plus the TTL, then option pairs', () => {
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 7, dedupId: 'd1', ttlMs: 500, options: { name: 'n' } }))).toEqual({
       script: 'schedule_dedup',
-      keys: [q(`job:${J}`), q('schedule'), q('de:d1')],
+      keys: [q(`job:${J}`), q('schedule'), q('de:d1'), q('events'), q('meta'), q('journal')],
       args: [J, 'p', 'in', 7, 500, 'name', 'n', 'dedup', 'd1'],
     });
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' })).args).toEqual([J, 'p', 'at', 5, '', 'dedup', 'd1']);
@@ -101,14 +101,14 @@ describe('admission', () => {
   it('genqueue', () => {
     expect(shape(t.laneEnqueue({ queue: 'orders', id: J, payload: 'p', group: G }))).toEqual({
       script: 'genqueue',
-      keys: [q(`job:${J}`), q(`g:${G}:pending`), q('ring'), q('paused'), q('glimit'), q('gactive'), q('wake')],
+      keys: [q(`job:${J}`), q(`g:${G}:pending`), q('ring'), q('paused'), q('glimit'), q('gactive'), q('wake'), q('events'), q('meta'), q('journal')],
       args: [J, 'p', G],
     });
   });
 });
 
 describe('claims', () => {
-  const flat = [q('pending'), q('active'), q('meta'), q('job:'), q('limiter')];
+  const flat = [q('pending'), q('active'), q('meta'), q('job:'), q('limiter'), q('events'), q('journal')];
   const lane = [q('ring'), q('active'), q('meta'), q('gactive'), q('glimit'), q('job:'), q('g:')];
   it('claim and bclaim, with and without markers', () => {
     expect(shape(t.claim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'claim', keys: flat, args: [100] });
@@ -116,9 +116,10 @@ describe('claims', () => {
     expect(shape(t.claimBatch({ queue: 'orders', leaseMs: 100, size: 5 }))).toEqual({ script: 'bclaim', keys: flat, args: [100, 5] });
   });
   it('lane claims', () => {
-    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter'), q('grate')], args: [100] });
-    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter'), q('grate')], args: [100] });
-    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter'), q('grate'), q('gweight')], args: [100, 9] });
+    const ev = [q('events'), q('journal')];
+    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter'), q('grate'), ...ev], args: [100] });
+    expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter'), q('grate'), ...ev], args: [100] });
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter'), q('grate'), q('gweight'), ...ev], args: [100, 9] });
     expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, size: 5 })).args).toEqual([100, 0, 5]);
     expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9, size: 5 })).args).toEqual([100, 9, 5]);
     expect(() => t.laneBatchClaim({ queue: 'orders', leaseMs: 100, size: 0 })).toThrow(InvalidArgumentError);
@@ -145,20 +146,20 @@ describe('settlement', () => {
   it('complete: plain, same-queue parent, cross-queue parent', () => {
     expect(shape(t.complete({ queue: 'orders', job: { id: J, attempts: 3 }, publish: true }))).toEqual({
       script: 'complete',
-      keys: [...settle('completed'), q('job:'), q('events'), q('meta'), q('completed'), q('de:')],
+      keys: [...settle('completed'), q('job:'), q('events'), q('meta'), q('completed'), q('de:'), q('journal')],
       args: [J, '3', '', '', '', '', '1'],
     });
     const same = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'orders', policy: 'fp' } }, result: 'r' });
-    expect(shape(same).keys.slice(17)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('waiting-children')]);
+    expect(shape(same).keys.slice(18)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(same).args).toEqual([J, '1', 'sq', P, 'r', '']);
     const cross = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'billing', policy: 'fp' } } });
-    expect(shape(cross).keys.slice(17)).toEqual([q('flow:outbox')]);
+    expect(shape(cross).keys.slice(18)).toEqual([q('flow:outbox')]);
     expect(shape(cross).args).toEqual([J, '1', 'xq', P, '', 'billing']);
   });
   it('complete_batch', () => {
     expect(shape(t.completeBatch({ queue: 'orders', jobs: [{ id: J, attempts: 1 }, { id: P, attempts: 2, result: '{"n":1}' }] }))).toEqual({
       script: 'complete_batch',
-      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('completed'), q('de:')],
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('completed'), q('de:'), q('journal')],
       args: ['', J, '1', '', P, '2', '{"n":1}'],
     });
     expect(t.completeBatch({ queue: 'orders', jobs: [] }).parse([1, -1, -2, -3])).toEqual(['ok', 'gone', 'stale', 'flow']);
@@ -166,7 +167,7 @@ describe('settlement', () => {
   it('complete_claim: the complete_batch keys plus meta and limiter, then publish, lease, size, marker and the pairs', () => {
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [{ id: J, attempts: 1 }], size: 4, leaseMs: 100, markerTtlMs: 200, publish: true }))).toEqual({
       script: 'complete_claim',
-      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter'), q('completed'), q('de:')],
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter'), q('completed'), q('de:'), q('journal')],
       args: ['1', 100, 4, 200, J, '1', ''],
     });
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [], size: 0, leaseMs: 5 })).args).toEqual(['', 5, 0, 0]);
@@ -182,11 +183,12 @@ describe('settlement', () => {
   it('retry: plain and with a parent', () => {
     expect(shape(t.retry({ queue: 'orders', job: { id: J, attempts: 2 }, delayMs: 10, maxAttempts: 3, error: 'boom' }))).toEqual({
       script: 'retry',
-      keys: [...settle('failed'), q('job:'), q('meta'), q('dead:at'), q('de:')],
+      keys: [...settle('failed'), q('job:'), q('meta'), q('dead:at'), q('de:'), q('events'), q('journal')],
       args: [J, '2', 10, 3, 'boom', '', '', ''],
     });
+    expect(shape(t.retry({ queue: 'orders', job: { id: J, attempts: 2 }, delayMs: 10, maxAttempts: 3, error: 'boom', publish: true })).args).toEqual([J, '2', 10, 3, 'boom', '', '', '', '1']);
     const child = t.retry({ queue: 'orders', job: { id: J, attempts: 2, parent: { id: P, queue: 'orders', policy: 'id' } }, delayMs: 0, maxAttempts: 1, error: 'e' });
-    expect(shape(child).keys.slice(16)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`), q('waiting-children')]);
+    expect(shape(child).keys.slice(18)).toEqual([q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}:dependencies`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(child).args.slice(5)).toEqual(['sq:id', P, '']);
   });
   it('step jobs: add_children and wait_children', () => {
@@ -209,9 +211,10 @@ describe('settlement', () => {
   it('delay and lease extensions', () => {
     expect(shape(t.delay({ queue: 'orders', job: { id: J, attempts: 1 }, until: 50 }))).toEqual({
       script: 'delay',
-      keys: [q('active'), q('schedule'), q(`job:${J}`), ...LB, q('g:'), q('job:')],
+      keys: [q('active'), q('schedule'), q(`job:${J}`), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('journal')],
       args: [J, '1', 'in', 50],
     });
+    expect(shape(t.delay({ queue: 'orders', job: { id: J, attempts: 1 }, until: 50, publish: true })).args).toEqual([J, '1', 'in', 50, '1']);
     expect(shape(t.extendLock({ queue: 'orders', job: { id: J, attempts: 4 }, leaseMs: 9 }))).toEqual({ script: 'extend_lock', keys: [q('active'), q(`job:${J}`)], args: [J, '4', 9] });
     expect(shape(t.extendLocks({ queue: 'orders', jobs: [{ id: J, attempts: 4 }], leaseMs: 9, markerTtlMs: 18 }))).toEqual({
       script: 'extend_locks',
@@ -223,21 +226,21 @@ describe('settlement', () => {
 
 describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
   it('recovery', () => {
-    expect(shape(t.promote({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
-    expect(shape(t.promoteNext({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote_next', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
+    expect(shape(t.promote({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')], args: [5] });
+    expect(shape(t.promoteNext({ queue: 'orders', limit: 5 }))).toEqual({ script: 'promote_next', keys: [q('schedule'), q('pending'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')], args: [5] });
     expect(t.promoteNext({ queue: 'orders', limit: 5 }).parse([2, -1])).toEqual({ moved: 2, nextInMs: -1 });
-    expect(shape(t.rescheduleJob({ queue: 'orders', id: J }))).toEqual({ script: 'reschedule_job', keys: [q('schedule'), q('pending'), ...LB, q(`job:${J}`), q('g:')], args: [J, 'now', 0] });
+    expect(shape(t.rescheduleJob({ queue: 'orders', id: J }))).toEqual({ script: 'reschedule_job', keys: [q('schedule'), q('pending'), ...LB, q(`job:${J}`), q('g:'), q('events'), q('meta'), q('journal')], args: [J, 'now', 0] });
     expect(shape(t.rescheduleJob({ queue: 'orders', id: J, inMs: 250 })).args).toEqual([J, 'in', 250]);
     expect(t.rescheduleJob({ queue: 'orders', id: J }).parse(0)).toBe('not_scheduled');
     expect(() => t.rescheduleJob({ queue: 'orders', id: J, inMs: -1 })).toThrow(InvalidArgumentError);
-    expect(shape(t.retryDead({ queue: 'orders', limit: 7 }))).toEqual({ script: 'retry_dead', keys: [q('dead'), q('pending'), ...LB, q('job:'), q('g:'), q('dead:at')], args: [7] });
+    expect(shape(t.retryDead({ queue: 'orders', limit: 7 }))).toEqual({ script: 'retry_dead', keys: [q('dead'), q('pending'), ...LB, q('job:'), q('g:'), q('dead:at'), q('events'), q('meta'), q('journal')], args: [7] });
     expect(() => t.retryDead({ queue: 'orders', limit: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.cleanDead({ queue: 'orders', ids: [J, P] }))).toEqual({ script: 'clean_dead', keys: [q('dead'), q('job:'), q('dead:at'), q('de:')], args: [J, P] });
     expect(shape(t.cleanCompleted({ queue: 'orders', ids: [J] }))).toEqual({ script: 'clean_completed', keys: [q('completed'), q('job:')], args: [J] });
     expect(() => t.cleanCompleted({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(() => t.cleanDead({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
-    const ended = [q('waiting-children'), q('meta'), q('dead:at'), q('de:')];
+    const ended = [q('waiting-children'), q('meta'), q('dead:at'), q('de:'), q('events'), q('journal')];
     expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), ...ended]);
     expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), ...ended, q('flow:outbox')]);
     expect(shape(t.reapGroup({ queue: 'orders', group: G, limit: 2 }))).toEqual({
@@ -258,19 +261,19 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(() => t.retentionSet({ queue: 'orders', completed: { count: -2 } })).toThrow(InvalidArgumentError);
     expect(shape(t.removeJob({ queue: 'orders', id: J, dedupId: 'd' }))).toEqual({
       script: 'remove_job',
-      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('de:'), q('completed'), q('dead:at'), q('de:d')],
+      keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('de:'), q('completed'), q('dead:at'), q('events'), q('meta'), q('journal'), q('de:d')],
       args: [J, 'd'],
     });
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
-    expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).keys).toEqual([q(`job:${J}`), q('events')]);
+    expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).keys).toEqual([q(`job:${J}`), q('events'), q('meta'), q('journal')]);
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).args).toEqual([J, '5']);
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
-    expect(ob.keys).toHaveLength(28);
+    expect(ob.keys).toHaveLength(29);
     expect(ob.keys[20]).toBe(q('waiting-children'));
     expect(ob.keys.slice(21, 24)).toEqual([q('workers'), q('workers:info'), q('grate')]);
-    expect(ob.keys.slice(24, 27)).toEqual([q('completed'), q('dead:at'), q('de:')]);
+    expect(ob.keys.slice(24, 28)).toEqual([q('completed'), q('dead:at'), q('de:'), q('journal')]);
     expect(ob.args).toEqual(['', 10, 'r1']);
   });
   it('lanes', () => {
@@ -334,6 +337,11 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(() => t.streamDeadLetter({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', entries: [] })).toThrow(/entries/);
     expect(shape(t.streamRedrive({ queue: 'orders', stream: 'audit', records: ['5-0', '6-0'] }))).toEqual({ script: 'stream_redrive', keys: dl, args: ['5-0', '6-0'] });
     expect(() => t.streamRedrive({ queue: 'orders', stream: 'audit', records: [] })).toThrow(/records/);
+    const nack = { queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', xids: ['1-1', '1-2'], minIdleMs: 30_000 };
+    expect(shape(t.streamNack({ ...nack, delayMs: 5_000 }))).toEqual({ script: 'stream_nack', keys: [q('stream:audit')], args: ['g', 'c', 25_000, '1-1', '1-2'] });
+    expect(shape(t.streamNack({ ...nack, delayMs: 60_000 })).args[2]).toBe(0);
+    expect(() => t.streamNack({ ...nack, xids: [], delayMs: 1 })).toThrow(/xids/);
+    expect(() => t.streamNack({ ...nack, delayMs: -1 })).toThrow(/delayMs/);
   });
   it('cache', () => {
     expect(shape(t.coherenceDrop({ table: 'users', id: G, version: J }))).toEqual({ script: 'coherence_drop', keys: [`ecc:{users}:${G}`], args: [J] });
@@ -392,6 +400,11 @@ describe('the rest of the catalog', () => {
     expect(shape(t.setGates({ queue: 'orders', limiter: null })).args).toEqual(['', '0', '']);
     expect(() => t.setGates({ queue: 'orders', concurrency: 0 })).toThrow(InvalidArgumentError);
     expect(() => t.setGates({ queue: 'orders', limiter: { max: 1, durationMs: 0 } })).toThrow(InvalidArgumentError);
+    const events = [q('meta'), q('journal')];
+    expect(shape(t.setEvents({ queue: 'orders', chatty: true, journal: 1000 }))).toEqual({ script: 'events_set', keys: events, args: ['1', '1000'] });
+    expect(shape(t.setEvents({ queue: 'orders', chatty: false })).args).toEqual(['0', '']);
+    expect(shape(t.setEvents({ queue: 'orders', journal: null })).args).toEqual(['', '0']);
+    expect(() => t.setEvents({ queue: 'orders', journal: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.rateLimit({ queue: 'orders', ms: 500 }))).toEqual({ script: 'rate_limit', keys: gates, args: [500] });
     expect(t.rateLimit({ queue: 'orders', ms: 500 }).parse(0)).toBe(false);
     expect(() => t.rateLimit({ queue: 'orders', ms: 0 })).toThrow(InvalidArgumentError);

@@ -1,6 +1,5 @@
 import { assertBrandedId, execute, GoneError, transitions as t, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
-import { publishEvent } from '../reads/events.js';
 import { encodeProgress, type Progress } from '../reads/progress.js';
 
 function checkedId(id: string): JobId {
@@ -72,7 +71,25 @@ export async function getLogs<T>(ctx: QueueContext<T>, id: string): Promise<stri
  * @throws GoneError; LockedError while locked.
  */
 export async function removeJob<T>(ctx: QueueContext<T>, id: string, options: { dedupId?: string } = {}): Promise<void> {
+  // The script publishes `removed` in the same step; a job that was not there raises GoneError.
   await execute(ctx.conn, t.removeJob({ queue: ctx.name, id, ...(options.dedupId === undefined ? {} : { dedupId: options.dedupId }) }));
-  // Best effort, after the verdict (queue.md §12); a job that was not there raised GoneError above.
-  publishEvent(ctx.conn, ctx.keys.events, 'removed', id as JobId);
+}
+
+/** What {@link setEvents} changes; a setting left out is kept. */
+export interface EventsSettings {
+  /**
+   * Also publish the chatty events: `waiting`, `active` and `drained`. Off by default: they cost
+   * one or more publishes per job on the hot paths.
+   */
+  readonly chatty?: boolean;
+  /**
+   * Journal every published event into `emq:{q}:journal`, keeping about this many; `null` stops
+   * journaling (what the journal holds is kept).
+   */
+  readonly journal?: number | null;
+}
+
+/** Sets the queue's lifecycle-event settings, which every writer of the queue follows at once. */
+export async function setEvents<T>(ctx: QueueContext<T>, settings: EventsSettings): Promise<void> {
+  await execute(ctx.conn, t.setEvents({ queue: ctx.name, ...settings }));
 }

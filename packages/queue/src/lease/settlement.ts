@@ -9,6 +9,12 @@ export interface CompleteOptions {
   readonly publish?: boolean;
 }
 
+/** Options for {@link retry} and {@link delay}. */
+export interface SettleOptions {
+  /** Publish the settlement's event (`failed` with its `outcome`, or `delayed`) inside the same script. */
+  readonly publish?: boolean;
+}
+
 /** The retry verdict: rescheduled for another attempt, or dead-lettered at the cap. */
 export type RetryOutcome = t.RetryOutcome;
 
@@ -38,16 +44,16 @@ export async function completeMany<T>(ctx: QueueContext<T>, jobs: readonly HeldJ
  * Settles a held job as failed (queue.md §4.1): rescheduled after `delayMs`, or dead-lettered once
  * its attempts reach `maxAttempts`, with `error` kept as `last_error` either way.
  */
-export async function retry<T>(ctx: QueueContext<T>, job: HeldJob, delayMs: number, maxAttempts: number, error: string): Promise<RetryOutcome> {
-  return execute(ctx.conn, t.retry({ queue: ctx.name, job, delayMs, maxAttempts, error }));
+export async function retry<T>(ctx: QueueContext<T>, job: HeldJob, delayMs: number, maxAttempts: number, error: string, options: SettleOptions = {}): Promise<RetryOutcome> {
+  return execute(ctx.conn, t.retry({ queue: ctx.name, job, delayMs, maxAttempts, error, publish: options.publish === true }));
 }
 
 /**
  * Hands a held job back until later without counting a failure; attempts is kept (queue.md §8.3).
  * `until` is a delay in ms from the server's now, or an absolute Date.
  */
-export async function delay<T>(ctx: QueueContext<T>, job: HeldJob, until: number | Date): Promise<void> {
-  await execute(ctx.conn, t.delay({ queue: ctx.name, job, until }));
+export async function delay<T>(ctx: QueueContext<T>, job: HeldJob, until: number | Date, options: SettleOptions = {}): Promise<void> {
+  await execute(ctx.conn, t.delay({ queue: ctx.name, job, until, publish: options.publish === true }));
 }
 
 /** Pushes one held job's lease out to `leaseMs` from the server's now (queue.md §6.3). */

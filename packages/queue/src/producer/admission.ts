@@ -36,7 +36,6 @@ export function jobOptionFields(options: JobOptions & { readonly priority?: numb
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   };
 }
-import { publishEvent } from '../reads/events.js';
 
 /** Options for one admission. */
 export interface EnqueueOptions extends JobOptions {
@@ -115,17 +114,9 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
 
   if (timed) {
     const when = options.runAt !== undefined ? { at: options.runAt instanceof Date ? options.runAt.getTime() : options.runAt } : { inMs: options.delayMs ?? 0 };
-    const delayed = (status: 'enqueued' | 'duplicate'): void => {
-      // BullMQ users build on `delayed` at admission; best effort, after the verdict (queue.md §12).
-      if (status === 'enqueued') publishEvent(ctx.conn, ctx.keys.events, 'delayed', id, 'at' in when ? { runAt: String(when.at) } : { delayMs: String(when.inMs) });
-    };
-    if (key === undefined) {
-      const result = verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
-      delayed(result.status);
-      return result;
-    }
+    // BullMQ users build on `delayed` at admission: both scripts publish it with the verdict.
+    if (key === undefined) return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
     const reply = await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, ...key }));
-    delayed(reply.status);
     return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
   }
   if (key !== undefined) {
@@ -298,10 +289,6 @@ async function enqueueMixed<T>(ctx: QueueContext<T>, items: readonly EnqueueMany
       out[member] = admission === undefined ? { status: 'failed', id, error: result.ok ? new Error('enqueue_many answered no verdict for this item') : result.error } : manyVerdict(id, admission);
     });
   });
-  // BullMQ users build on `delayed` at admission; best effort, after the verdicts (queue.md §12).
-  for (const i of withOptions) {
-    const p = prepared[i] as Prepared;
-    if (p.when !== undefined && out[i]?.status === 'enqueued') publishEvent(ctx.conn, ctx.keys.events, 'delayed', p.id, 'at' in p.when ? { runAt: String(p.when.at) } : { delayMs: String(p.when.inMs) });
-  }
+  // `delayed` for a timed item is published by its admission script, in the same step (queue.md §12).
   return out;
 }

@@ -1,12 +1,4 @@
-import { EventsListener, encodeEvent, queueKeys, type Connection, type EventName, type EventsListenerParts, type JobId, type LifecycleEvent, type ListenOptions } from '@echo/protocol';
-
-/**
- * Publishes a lifecycle event after a verdict (queue.md §12). Best effort by contract: a failed
- * publish never fails the transition it reports, so errors are handed to `onError` and swallowed.
- */
-export function publishEvent(conn: Connection, channel: string, event: EventName, id: JobId, extra: Readonly<Record<string, string>> = {}, onError?: (error: unknown) => void): void {
-  conn.command('PUBLISH', channel, encodeEvent(event, id, extra)).catch((error: unknown) => onError?.(error));
-}
+import { EventsListener, queueKeys, type Connection, type EventsListenerParts, type JobId, type LifecycleEvent, type ListenOptions } from '@echo/protocol';
 
 export type { EventListener } from '@echo/protocol';
 

@@ -1,5 +1,4 @@
-import { AuthError, ConnectionClosedError, PermissionError, VersionFenceError, type Connection, type EventName, type JobId } from '@echo/protocol';
-import { publishEvent } from '../reads/events.js';
+import { AuthError, ConnectionClosedError, PermissionError, VersionFenceError, type Connection, type JobId } from '@echo/protocol';
 import { WorkerEmitter } from './events.js';
 import { DueClock } from './due-clock.js';
 import { IdleSlots } from './idle.js';
@@ -88,12 +87,11 @@ export class WorkerRuntime<T> {
       onNextDue: (inMs) => this.due.expect(inMs),
       onStalled: (recovered, dead) => {
         jobsStalled(queue.name, recovered, dead);
+        // The sweep script published `stalled` for each, in the same step as the verdict.
         for (const id of recovered) {
-          this.publish('stalled', id as JobId, { outcome: 'recovered' });
           this.events.fire('stalled', { id: id as JobId, outcome: 'recovered' });
         }
         for (const id of dead) {
-          this.publish('stalled', id as JobId, { outcome: 'dead' });
           this.events.fire('stalled', { id: id as JobId, outcome: 'dead' });
         }
       },
@@ -155,11 +153,6 @@ export class WorkerRuntime<T> {
     }
     this.options.onError(error);
     return false;
-  }
-
-  /** Publishes a lifecycle event when events are on; never fails the caller. */
-  publish(event: EventName, id: JobId, extra: Readonly<Record<string, string>> = {}): void {
-    if (this.options.publishEvents) publishEvent(this.queue.connection, this.queue.keys.events, event, id, extra, this.options.onError);
   }
 
   /** The one blocking read: wakes one parked slot per token or per beat. */

@@ -224,7 +224,8 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
     erased,
     job,
     async () => {
-      verdict.outcome = await rt.queue.retry(job, delayMs, cap, text);
+      // `failed` goes out inside the retry script, atomic with the verdict (and journaled with it).
+      verdict.outcome = await rt.queue.retry(job, delayMs, cap, text, { publish: rt.options.publishEvents });
     },
   );
   if (outcome !== 'ok') return outcome;
@@ -238,18 +239,16 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
     rt.stats.retried++;
     rt.due.expect(delayMs);
   }
-  rt.publish('failed', job.id, { outcome: verdict.outcome });
   return verdict.outcome;
 }
 
 /** Hands a job back for `ms` without counting a failure and publishes `delayed`. */
 export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: number | Date): Promise<Settled> {
   const erased = rt as unknown as WorkerRuntime<unknown>;
-  const outcome = await settle(erased, job, () => rt.queue.delay(job, ms));
+  const outcome = await settle(erased, job, () => rt.queue.delay(job, ms, { publish: rt.options.publishEvents }));
   if (outcome !== 'ok') return outcome;
   rt.stats.delayed++;
   rt.due.expect(ms instanceof Date ? ms.getTime() - Date.now() : ms);
-  rt.publish('delayed', job.id);
   return 'ok';
 }
 

@@ -43,7 +43,11 @@ export interface WorkerOptions {
   readonly maintenanceMs?: number;
   /** Use the stalled sweep instead of the plain reaper. */
   readonly stalled?: StalledOptions;
-  /** Publish `completed`/`failed` events after each verdict. Default true. */
+  /**
+   * Publish this worker's settlement events (`completed`, `failed`, `delayed`), each inside the script
+   * of its verdict. Default true. The queue-level events (`stalled`, `removed`, admission events)
+   * follow the queue's settings, not this option.
+   */
   readonly publishEvents?: boolean;
   /** Write the worker-presence marker `job:<id>:lock`, so `remove` refuses held jobs. Default true. */
   readonly lockMarkers?: boolean;

@@ -100,6 +100,89 @@ local function wipe_job(root, id)
     jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'))
 end
 `,
+  events: `-- @lib events
+-- @purpose [TS] The one way a script publishes a lifecycle event (queue.md §12, bus.md §1): a flat
+-- JSON object of strings on emq:{q}:events and, when the queue's journal is on, the same fields
+-- appended to emq:{q}:journal in the same atomic step (the durable twin of the at-most-once channel).
+-- The queue's settings are read from meta once per call, on first need (a claim's gate read seeds
+-- them, see lib gate): meta \`events\` = "all" turns on the chatty events (waiting, active, drained:
+-- one or more per job on the hot paths, so opt-in); meta \`journal\` = N > 0 appends every published event, trimmed MAXLEN ~ N. A script that never
+-- calls ev_open publishes nothing through this library. Queue-level events (drained) carry
+-- \`job\` = "" [TS]: the format keeps both fields, and an empty id is never a job's.
+
+local EMQ_EV = { channel = false, journal = false, meta = false, read = false, chatty = false, maxlen = 0 }
+
+-- ev_open(channel, journal, meta): where this call publishes and where the queue's settings are.
+-- Nothing is read yet: a call that publishes nothing pays nothing.
+local function ev_open(channel, journal, meta)
+  EMQ_EV.channel = channel
+  EMQ_EV.journal = journal
+  EMQ_EV.meta = meta
+end
+
+-- ev_seed(events, journal): the settings as a caller already read them from meta (lib gate reads
+-- them with the claim gates), so this call reads meta no second time.
+local function ev_seed(events, journal)
+  EMQ_EV.chatty = events == 'all'
+  EMQ_EV.maxlen = tonumber(journal or '') or 0
+  EMQ_EV.read = true
+end
+
+-- ev_settings(): reads meta \`events\` and \`journal\` once per call, on first need.
+local function ev_settings()
+  if EMQ_EV.read or not EMQ_EV.meta then return end
+  local m = redis.call('HMGET', EMQ_EV.meta, 'events', 'journal')
+  ev_seed(m[1], m[2])
+end
+
+-- ev_emit(name, job, extra): publishes {event = name, job = job, extra...} (extra: a table of string
+-- fields, or nil), and journals it when the journal is on.
+local function ev_emit(name, job, extra)
+  local channel = EMQ_EV.channel
+  if not channel then return end
+  local event = { event = name, job = job }
+  local flat = {}
+  if extra then
+    for k, v in pairs(extra) do
+      event[k] = v
+      flat[#flat + 1] = k
+      flat[#flat + 1] = v
+    end
+  end
+  redis.call('PUBLISH', channel, cjson.encode(event))
+  ev_settings()
+  if EMQ_EV.maxlen > 0 then
+    redis.call('XADD', EMQ_EV.journal, 'MAXLEN', '~', EMQ_EV.maxlen, '*', 'event', name, 'job', job, unpack(flat))
+  end
+end
+
+-- ev_chatty_on(): true when the chatty events are on, so a loop can skip its work when they are not.
+local function ev_chatty_on()
+  ev_settings()
+  return EMQ_EV.chatty
+end
+
+-- ev_chatty(name, job, extra): ev_emit for the opt-in events; nothing unless meta \`events\` = "all".
+local function ev_chatty(name, job, extra)
+  if ev_chatty_on() then ev_emit(name, job, extra) end
+end
+
+-- ev_active(entries): \`active\` (with the attempt) for each leased claim entry {id, payload,
+-- attempts, ...}, when the chatty events are on.
+local function ev_active(entries)
+  if #entries == 0 or not ev_chatty_on() then return end
+  for _, e in ipairs(entries) do ev_emit('active', e[1], { attempt = tostring(e[3]) }) end
+end
+
+-- ev_claimed(set, entries): after a flat claim from pending \`set\`, \`active\` (with the attempt) for
+-- each leased entry {id, payload, attempts, ...}, then \`drained\` when the claim emptied \`set\`. Only
+-- when the chatty events are on: a queue that did not ask pays the one meta read, no publish.
+local function ev_claimed(set, entries)
+  if #entries == 0 or not ev_chatty_on() then return end
+  ev_active(entries)
+  if redis.call('ZCARD', set) == 0 then ev_emit('drained', '') end
+end
+`,
   fanin: `-- @lib fanin
 -- @purpose [TS] How a parent leaves \`awaiting_children\` (queue.md §11.4–§11.6) in one place, so the
 -- index of waiting parents (emq:{q}:waiting-children) stays exact and a parent keeps its priority.
@@ -143,13 +226,27 @@ end
 -- enforced) and the rate limiter (meta.max jobs per meta.duration ms). The limiter key keeps the
 -- shape queue.md §9.4 asks of a writer: a STRING counter incremented once per claimed job, with
 -- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. The lane claims also
--- pass each lane's own rate limit (the grate hash), on top of the queue's.
+-- pass each lane's own rate limit (the grate hash), on top of the queue's. Needs events: the same
+-- HMGET reads the queue's event settings, so a claim pays no second read of meta for them.
+
+local EMQ_GATE_META = false
+
+-- gate_read(meta): the gate fields and the event settings of meta, read in one HMGET once per call
+-- (a script may read them early, before it settles, and the claim reuses them: nothing it settles
+-- touches meta).
+local function gate_read(meta)
+  if not EMQ_GATE_META then
+    EMQ_GATE_META = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration', 'events', 'journal')
+    ev_seed(EMQ_GATE_META[5], EMQ_GATE_META[6])
+  end
+  return EMQ_GATE_META
+end
 
 -- gate_room(meta, active, limiter, want): how many jobs this claim may lease now (0..want), then
 -- the ms until the rate window reopens when the limiter is what refused (0 otherwise), then the
 -- window to count claimed jobs under (0: no limiter). A paused queue answers 0, 0, 0.
 local function gate_room(meta, active, limiter, want)
-  local m = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration')
+  local m = gate_read(meta)
   if m[1] then return 0, 0, 0 end
   local room = want
   local cap = tonumber(m[2] or '') or 0
@@ -346,8 +443,8 @@ end
 -- read from two sets. Up to \`limit\` members of \`set\` whose score is due by server now leave it and
 -- go back where a claim finds them (see requeue; \`releasing\` gives back the lane slot a lease held),
 -- with their row marked pending. Ids that fail the check or whose row vanished are dropped, never
--- recreated. Answers how many jobs moved.
-local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing)
+-- recreated. Answers how many jobs moved; \`moved_one\`, when given, is called with each moved id.
+local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing, moved_one)
   local due = redis.call('ZRANGEBYSCORE', set, '-inf', now_ms(), 'LIMIT', 0, limit)
   local moved, flat = 0, 0
   for _, id in ipairs(due) do
@@ -359,6 +456,7 @@ local function requeue_due(set, pending, lb, jobroot, laneroot, limit, releasing
         if requeue(pending, lb, laneroot, id, f[1], releasing, 0 - (tonumber(f[2]) or 0)) then flat = flat + 1 end
         redis.call('HSET', row, 'state', 'pending')
         moved = moved + 1
+        if moved_one then moved_one(id) end
       end
     end
   end
@@ -450,10 +548,18 @@ local RETAIN_FAILED_DEFAULT = 10000
 -- bound after a policy change still converges.
 local RETAIN_TRIM = 8
 
--- keep_policy(meta): the four bounds; count -1 means unbounded, age nil means no age bound.
+-- keep_read(meta, ...): the four bounds (count -1 means unbounded, age nil means no age bound), and
+-- the raw HMGET reply, whose fields 5+ are the extra meta fields asked for, so a script that needs
+-- other queue settings too (lib events) reads meta once.
+local function keep_read(meta, ...)
+  local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age', ...)
+  return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }, f
+end
+
+-- keep_policy(meta): the four bounds alone.
 local function keep_policy(meta)
-  local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age')
-  return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }
+  local policy = keep_read(meta)
+  return policy
 end
 
 -- release_key(DR, id, did, keep): frees the idempotency key \`did\` once its job \`id\` ended, when the
@@ -541,7 +647,7 @@ end
   settle: `-- @lib settle
 -- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
 -- of complete (queue.md §3.3) for a job that is not a flow child, retention and idempotency-key
--- release included. Needs core, lanes and retain.
+-- release included. Needs core, events (opened by the script), lanes and retain.
 
 -- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
 local function zrem_all(set, ids)
@@ -554,15 +660,18 @@ end
 
 -- complete_held(k, first, publish): completes the (id, token, result) triples of ARGV from index
 -- \`first\` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
--- completed (the metrics counter), lb (lb_at), laneroot, jobroot, events, meta, retained (the
--- retention index), deroot. Answers one code per triple, in order: 1 completed; -1 gone (a row
--- already completed too); -2 token mismatch; -3 a flow child (left untouched: it must settle
--- through complete, which feeds its parent).
+-- completed (the metrics counter), lb (lb_at), laneroot, jobroot, meta, retained (the retention
+-- index), deroot. \`publish\` publishes (and journals) \`completed\` per member through lib events, with
+-- \`result\` when there is one and the queue keeps completed jobs. Answers one code per triple, in
+-- order: 1 completed; -1 gone (a row already completed too); -2 token mismatch; -3 a flow child
+-- (left untouched: it must settle through complete, which feeds its parent).
 local function complete_held(k, first, publish)
   local out = {}
   local flat = {}
   local done = 0
-  local policy = keep_policy(k.meta)
+  -- One read of meta serves the retention policy and the event settings.
+  local policy, m = keep_read(k.meta, 'events', 'journal')
+  if publish then ev_seed(m[5], m[6]) end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
   for i = first, #ARGV, 3 do
     local id = ARGV[i]
@@ -587,9 +696,9 @@ local function complete_held(k, first, publish)
           finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
           if publish then
             if result ~= '' and policy.ccount ~= 0 then
-              redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id, result = result }))
+              ev_emit('completed', id, { result = result })
             else
-              redis.call('PUBLISH', k.events, cjson.encode({ event = 'completed', job = id }))
+              ev_emit('completed', id)
             end
           end
           done = done + 1
@@ -783,6 +892,7 @@ export type LuaScriptName =
   | 'enqueue_flow_child'
   | 'enqueue_many'
   | 'enqueue_many_with'
+  | 'events_set'
   | 'extend_lock'
   | 'extend_locks'
   | 'flow_deliver'
@@ -832,6 +942,7 @@ export type LuaScriptName =
   | 'stream_claim'
   | 'stream_dead_letter'
   | 'stream_drop'
+  | 'stream_nack'
   | 'stream_redrive'
   | 'sweep_stalled'
   | 'update_data'
@@ -915,8 +1026,8 @@ return len
 `,
   },
   bclaim: {
-    sha: '37848310fb0af8c97d58e9f54af9fb2375632339',
-    includes: ['core', 'lease', 'gate'],
+    sha: 'ac6bbd3fab5b8b7feedc6e179d2d568e52257630',
+    includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
 -- (queue.md §7). Each member gets its own token and is settled on its own.
@@ -925,19 +1036,24 @@ return len
 -- @key meta       emq:{q}:meta
 -- @key jobroot    emq:{q}:job:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core lease gate
+-- @include core events lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
 -- absent) in mint order;
--- its length is min(size, depth), or empty when paused
+-- its length is min(size, depth), or empty when paused. [TS] Publishes \`active\` per job and
+-- \`drained\` when the claim emptied pending, when meta \`events\` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
+ev_open(KEYS[6], KEYS[7], KEYS[3])
 if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
 local out = lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], room), tonumber(ARGV[1]), marker)
 gate_count(KEYS[5], window, #out)
+ev_claimed(KEYS[1], out)
 return out
 `,
   },
@@ -1114,8 +1230,8 @@ return 1
 `,
   },
   claim: {
-    sha: '79cea98ed2c678501d02eca54b44dad10c465421',
-    includes: ['core', 'lease', 'gate'],
+    sha: '5b6dd3dfbb61e41718f1f853111d4ae54c91af92',
+    includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
 -- in active (queue.md §3.1). A paused queue claims nothing; nor does one at its [TS] concurrency cap
@@ -1125,15 +1241,19 @@ return 1
 -- @key meta       emq:{q}:meta
 -- @key jobroot    emq:{q}:job:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
--- @include core lease gate
+-- @include core events lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
 -- are false, so the host needs no second read; the last six are the [TS] per-job options and the
--- producer's W3C trace context)
+-- producer's W3C trace context). [TS] Publishes \`active\` (with the attempt) for the job and
+-- \`drained\` when it was the last pending one, when meta \`events\` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
+ev_open(KEYS[6], KEYS[7], KEYS[3])
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
@@ -1144,13 +1264,14 @@ while true do
   local out = lease_popped(KEYS[2], KEYS[4], popped, lease, marker)
   if out[1] then
     gate_count(KEYS[5], window, 1)
+    ev_claimed(KEYS[1], out)
     return out[1]
   end
 end
 `,
   },
   clean_completed: {
-    sha: '3c30b2c588b9548c4c5e391cc231eb2b6353c8b3',
+    sha: '64f54fcfcf0e14c6a46a375d78ef5e948d124918',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1173,7 +1294,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '1cc260bbdc88dec1cb5a11e2640f1571c49358db',
+    sha: 'ce12b8243e9f94e359ad5a18ac886d634f8f094d',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1223,8 +1344,8 @@ return 0
 `,
   },
   complete: {
-    sha: '6a7815753d5a36ef5569876fffc0b1c560f74f22',
-    includes: ['core', 'lanes', 'fanin', 'retain'],
+    sha: 'd41162d42773c421e8c08e87212b35bb68702d0b',
+    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
@@ -1249,9 +1370,10 @@ return 0
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built)
--- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
 -- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
@@ -1261,10 +1383,10 @@ return 0
 -- @arg result     the handler's result text, "" for none [TS]: recorded for the parent (the child's
 -- own id when ""), kept on a retained row and carried by the event
 -- @arg parent_queue  the parent's queue, or ""
--- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel,
--- with "result" when there is one and the queue keeps completed jobs (with none kept, the event is
--- the spec's, queue.md §12)
--- @include core lanes fanin retain
+-- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
+-- (and the journal, lib events), with "result" when there is one and the queue keeps completed jobs
+-- (with none kept, the event is the spec's, queue.md §12)
+-- @include core events lanes fanin retain
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -1286,29 +1408,32 @@ local result = ARGV[5]
 local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[19], id, recorded) == 1 then
-    count_down(KEYS[18], KEYS[20], KEYS[2], KEYS[21], ARGV[4], 1, KEYS[10])
+  if redis.call('HSETNX', KEYS[20], id, recorded) == 1 then
+    count_down(KEYS[19], KEYS[21], KEYS[2], KEYS[22], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[18], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
+  redis.call('RPUSH', KEYS[19], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
 end
 
-local policy = keep_policy(KEYS[15])
+-- One read of meta serves the retention policy and the event settings.
+local policy, m = keep_read(KEYS[15], 'events', 'journal')
 finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 if ARGV[7] == '1' then
+  ev_open(KEYS[14], KEYS[18], KEYS[15])
+  ev_seed(m[5], m[6])
   if result ~= '' and policy.ccount ~= 0 then
-    redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id, result = result }))
+    ev_emit('completed', id, { result = result })
   else
-    redis.call('PUBLISH', KEYS[14], cjson.encode({ event = 'completed', job = id }))
+    ev_emit('completed', id)
   end
 end
 return 1
 `,
   },
   complete_batch: {
-    sha: '68216cffdc0235f49fa20a668c92b7b6ca5f2628',
-    includes: ['core', 'lanes', 'retain', 'settle'],
+    sha: 'ba68baadeee5135dfabca264e286c3fe1c6367b8',
+    includes: ['core', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
 -- same effects as complete: a batch worker's successes cost one round trip instead of one each.
@@ -1328,24 +1453,25 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job:
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
--- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
--- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one and
--- the queue keeps completed jobs)
--- for each completed member, else ""
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
+-- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
+-- there is one and the queue keeps completed jobs) for each completed member, else ""
 -- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
--- @include core lanes retain settle
+-- @include core events lanes retain settle
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
-  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
 held.meta, held.retained, held.deroot = KEYS[14], KEYS[15], KEYS[16]
+ev_open(KEYS[13], KEYS[17], KEYS[14])
 return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '36695f2240d7171ff5989580057736cc45a4055a',
-    includes: ['core', 'lanes', 'lease', 'retain', 'settle', 'gate'],
+    sha: 'd859042b3fd9227f121d9689cc612f315ce24fb9',
+    includes: ['core', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
 -- complete_batch does (each fenced on its own token; a flow child answers -3 and is left for
@@ -1369,21 +1495,25 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time (meta holds the policy)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
--- @arg publish    "1" publishes {"event":"completed","job":id} (with "result" when there is one and
--- the queue keeps completed jobs)
--- for each completed member, else ""
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
+-- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
+-- there is one and the queue keeps completed jobs) for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
 -- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
--- @include core lanes lease retain settle gate
+-- @include core events lanes lease retain settle gate
 -- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
 -- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
--- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long
+-- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long. [TS]
+-- \`active\` and \`drained\` for the claimed jobs as claim publishes them (lib events)
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
-  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12], events = KEYS[13] }
+  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
 held.meta, held.retained, held.deroot = KEYS[14], KEYS[16], KEYS[17]
+ev_open(KEYS[13], KEYS[18], KEYS[14])
+-- One read of meta serves the completed events and the claim's gates.
+gate_read(KEYS[14])
 local codes = complete_held(held, 5, ARGV[1] == '1')
 local size = tonumber(ARGV[3])
 local claimed = {}
@@ -1394,6 +1524,7 @@ if size > 0 then
   if room > 0 then
     claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], room), tonumber(ARGV[2]), tonumber(ARGV[4]))
     gate_count(KEYS[15], window, #claimed)
+    ev_claimed(KEYS[2], claimed)
   end
 end
 return { codes, claimed, limited }
@@ -1423,8 +1554,8 @@ return out
 `,
   },
   delay: {
-    sha: '83ee5e2c782241bb80d87562270d625d42882a64',
-    includes: ['core', 'lanes'],
+    sha: 'a65f8f08716d749b475b87aa89b4eea9cc1ab696',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
 -- claim; attempts is kept (queue.md §8.3).
@@ -1438,11 +1569,15 @@ return out
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the hand-back
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's id; must be JOB-namespaced
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "in" (ms from server now) or "at" (absolute epoch ms)
 -- @arg ms         the delay or the time
--- @include core lanes
+-- @args publish   optional "1" [TS]: publish \`delayed\` with \`runAt\` (epoch ms) in the same step
+-- @include core events lanes
 -- @returns 1
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQSTALE job gone
@@ -1462,11 +1597,15 @@ if ARGV[3] == 'in' then score = now_ms() + score end
 redis.call('HSET', row, 'state', 'scheduled')
 redis.call('DEL', jkey(KEYS[10], id, ':lock'))
 redis.call('ZADD', KEYS[2], score, id)
+if ARGV[5] == '1' then
+  ev_open(KEYS[11], KEYS[13], KEYS[12])
+  ev_emit('delayed', id, { runAt = string.format('%d', score) })
+end
 return 1
 `,
   },
   drain: {
-    sha: 'df218f9c38f9222abf8dfaa63574154d17721559',
+    sha: 'a39abc4feedd63703a2fba276a26d398786a818e',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -1506,12 +1645,15 @@ return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
-    sha: 'b2fac6a9d8ee1c0311aa8f51d65225020be5a609',
-    includes: ['admit'],
+    sha: '28d70af29cf4bb038af44a261dde590bbfe9510b',
+    includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
 -- @key row        emq:{q}:job:<id>
 -- @key pending    emq:{q}:pending
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake [TS]: when declared, one token wakes a parked consumer
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
@@ -1519,29 +1661,35 @@ return deleted + tidy_settle(tally, KEYS[3])
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
 -- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
--- @include admit
--- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
+-- @include events admit
+-- @returns 1 enqueued; 0 duplicate (the row exists; nothing written). [TS] An admitted job publishes
+-- \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 3) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
-if KEYS[3] then
-  redis.call('LPUSH', KEYS[3], '1')
-  redis.call('LTRIM', KEYS[3], 0, 63)
+ev_open(KEYS[3], KEYS[5], KEYS[4])
+ev_chatty('waiting', ARGV[1])
+if KEYS[6] then
+  redis.call('LPUSH', KEYS[6], '1')
+  redis.call('LTRIM', KEYS[6], 0, 63)
 end
 return 1
 `,
   },
   enqueue_dedup: {
-    sha: '77a1a5939fd221f6a9ac24e16c555075639ac9f3',
-    includes: ['admit'],
+    sha: 'ffccf2dd310e2858a483611d44e4815b3498170e',
+    includes: ['events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
 -- TTL, and later admissions under it report that id (queue.md §2.2).
 -- @key row        emq:{q}:job:<id>
 -- @key pending    emq:{q}:pending
 -- @key dedup      emq:{q}:de:<did>
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake [TS]
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
@@ -1550,19 +1698,27 @@ return 1
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
 -- traceparent, tracestate (the producer's W3C trace context); the
 -- spec fields are written after them and win
--- @include admit
--- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
+-- @include events admit
+-- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but
+-- [TS] the \`deduplicated\` event: the parked id as \`job\`, the dedup id as \`dedup\`, this admission's
+-- id as \`refused\`). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
-if parked then return { 2, parked } end
+if parked then
+  -- The key's own tail is the dedup id: read back as a value, never used to build a key.
+  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  return { 2, parked }
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
 local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[3])
-if KEYS[4] then
-  redis.call('LPUSH', KEYS[4], '1')
-  redis.call('LTRIM', KEYS[4], 0, 63)
+ev_chatty('waiting', ARGV[1])
+if KEYS[7] then
+  redis.call('LPUSH', KEYS[7], '1')
+  redis.call('LTRIM', KEYS[7], 0, 63)
 end
 return { 1, ARGV[1] }
 `,
@@ -1638,8 +1794,8 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: '934291b9b2fe8c99a1f830af3fe5082f188e06a3',
-    includes: ['core'],
+    sha: '12996c1b772e4750dfa0405dac897c4888721366',
+    includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
 -- admits one (queue.md §2.1, §2.3): the namespace law first, then the duplicate check, then the row
@@ -1648,12 +1804,15 @@ return 1
 -- fails its neighbours.
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake (when declared, one token wakes a parked consumer if any job was admitted)
 -- @args items     id1, payload1, id2, payload2, ...
--- @include core
+-- @include core events
 -- @returns one code per item, in order: 1 enqueued; 0 duplicate (the row exists; nothing written);
 -- -1 the id is not JOB-namespaced (the EMQKIND refusal; nothing written); -2 the id fails the id
--- check (nothing written)
+-- check (nothing written). [TS] Each admitted job publishes \`waiting\` when meta \`events\` = all
 local out = {}
 local scored = {}
 for i = 1, #ARGV, 2 do
@@ -1680,16 +1839,20 @@ end
 for i = 1, #scored, 2000 do
   redis.call('ZADD', KEYS[2], unpack(scored, i, math.min(i + 1999, #scored)))
 end
-if KEYS[3] and #scored > 0 then
-  redis.call('LPUSH', KEYS[3], '1')
-  redis.call('LTRIM', KEYS[3], 0, 63)
+ev_open(KEYS[3], KEYS[5], KEYS[4])
+if #scored > 0 and ev_chatty_on() then
+  for i = 2, #scored, 2 do ev_emit('waiting', scored[i]) end
+end
+if KEYS[6] and #scored > 0 then
+  redis.call('LPUSH', KEYS[6], '1')
+  redis.call('LTRIM', KEYS[6], 0, 63)
 end
 return out
 `,
   },
   enqueue_many_with: {
-    sha: '7a09659b48a85b6434c0c5112490eb4b57fe4de2',
-    includes: ['core', 'admit'],
+    sha: '97ab0c2bdd4d01125e14256f7823c984abd1468a',
+    includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
 -- options of §2.1 and §2.4): each item exactly as enqueue (now) or schedule (at a time) admits one,
@@ -1698,13 +1861,19 @@ return out
 -- @key jobroot    emq:{q}:job:
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake (when declared: one token if any job went to pending, and a due
 -- hint \`d:<ms>\` when a scheduled item became the earliest in the schedule, as schedule pushes)
 -- @args items     per item: id, payload, mode ("" now, "in" ms from server now, "at" epoch ms), ms,
 -- n (how many option values follow: field/value pairs as enqueue takes them), then those n values
--- @include core admit
+-- @include core events admit
 -- @returns one code per item, in order: 1 admitted; 0 duplicate (the row exists; nothing written);
--- -1 the id is not JOB-namespaced (nothing written); -2 the id fails the id check (nothing written)
+-- -1 the id is not JOB-namespaced (nothing written); -2 the id fails the id check (nothing written).
+-- [TS] A scheduled item publishes \`delayed\` with \`delayMs\` (mode in) or \`runAt\` (mode at), as
+-- schedule does; an item admitted now publishes \`waiting\` when meta \`events\` = all
+ev_open(KEYS[4], KEYS[6], KEYS[5])
 local out = {}
 local now = nil
 local flat, earliest = 0, nil
@@ -1726,6 +1895,7 @@ while i <= #ARGV do
     elseif mode == '' then
       redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields), id)
       flat = flat + 1
+      ev_chatty('waiting', id)
       code = 1
     else
       now = now or now_ms()
@@ -1734,24 +1904,53 @@ while i <= #ARGV do
       admit_row(row, 'scheduled', payload, fields)
       redis.call('ZADD', KEYS[3], due, id)
       if not earliest or due < earliest then earliest = due end
+      if mode == 'in' then ev_emit('delayed', id, { delayMs = ms }) else ev_emit('delayed', id, { runAt = ms }) end
       code = 1
     end
   end
   out[#out + 1] = code
 end
-if KEYS[4] then
-  if flat > 0 then redis.call('LPUSH', KEYS[4], '1') end
+if KEYS[7] then
+  if flat > 0 then redis.call('LPUSH', KEYS[7], '1') end
   if earliest then
     local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
     if head[2] and tonumber(head[2]) >= earliest then
       local wait = earliest - now
       if wait < 0 then wait = 0 end
-      redis.call('LPUSH', KEYS[4], 'd:' .. string.format('%d', wait))
+      redis.call('LPUSH', KEYS[7], 'd:' .. string.format('%d', wait))
     end
   end
-  redis.call('LTRIM', KEYS[4], 0, 63)
+  redis.call('LTRIM', KEYS[7], 0, 63)
 end
 return out
+`,
+  },
+  events_set: {
+    sha: '0f48aad32b53df32e97bd7a551669a7d713ad195',
+    includes: [],
+    body: `-- @script events_set
+-- @purpose [TS] Set the queue's lifecycle-event settings in meta, read by every script that publishes
+-- through lib events: \`events\` = "all" turns on the chatty events (waiting, active, drained), and
+-- \`journal\` = N > 0 appends every published event to emq:{q}:journal, trimmed MAXLEN ~ N. Turning
+-- the journal off keeps what it holds, so a reader can still catch up; trimming it to a smaller
+-- bound happens here, at once, so the new bound holds before the next event.
+-- @key meta       emq:{q}:meta
+-- @key journal    emq:{q}:journal
+-- @arg chatty     "" leaves it; "1" turns the chatty events on; "0" off
+-- @arg journal    "" leaves it; "0" turns the journal off; else its MAXLEN ~ bound
+-- @returns 1
+if ARGV[1] == '1' then
+  redis.call('HSET', KEYS[1], 'events', 'all')
+elseif ARGV[1] == '0' then
+  redis.call('HDEL', KEYS[1], 'events')
+end
+if ARGV[2] == '0' then
+  redis.call('HDEL', KEYS[1], 'journal')
+elseif ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], 'journal', ARGV[2])
+  redis.call('XTRIM', KEYS[2], 'MAXLEN', '~', ARGV[2])
+end
+return 1
 `,
   },
   extend_lock: {
@@ -1811,7 +2010,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '97b0cc9614d24f23c24a275c44a54935486c82f4',
+    sha: 'a4f726d4d46ab16a1418eb3acef83afff303bce7',
     includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -1835,7 +2034,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '444c180f4f0939a3fdc5a324ff7cb9382afea950',
+    sha: 'b89f656e0a28c9370e3a070610bad64ab0e5eea5',
     includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -1936,8 +2135,8 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '8f6f0699dd22c97b9cf0f5e19ee2555044ac1c91',
-    includes: ['core', 'lease', 'gate', 'lane-claim'],
+    sha: '267b05f8c888d28b42e7e326c39fe65e45828f91',
+    includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
 -- all under one deadline, so the batch is homogeneous (queue.md §7). A paused queue claims nothing.
@@ -1951,15 +2150,18 @@ return 1
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @key gweight    emq:{q}:gweight [TS]: read only with a size, to scale each lane's batch by its weight
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's \`size\`), scaled by
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
 -- absent, the whole claimable depth
--- @include core lease gate lane-claim
+-- @include core events lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
--- claimable
+-- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
+-- \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
 local size = tonumber(ARGV[3] or '')
 local cap = nil
@@ -1972,12 +2174,15 @@ if size and size >= 1 then
     return math.max(math.floor(size * w / heaviest), 1)
   end
 end
-return lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
+local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
+ev_open(KEYS[11], KEYS[12], KEYS[3])
+ev_active(out)
+return out
 `,
   },
   gclaim: {
-    sha: '42b4e234cc4d384235f15dfe2251da0d7271fdfd',
-    includes: ['core', 'lease', 'gate'],
+    sha: 'fb5cc84c9d71dbe4751b264f86d636dd0f3bcbe8',
+    includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
 -- Fairness is the rotation itself; a lane at its ceiling or left empty leaves the ring. A paused
@@ -1991,12 +2196,15 @@ return lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 -- @key laneroot   emq:{q}:g:
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lease gate
+-- @include core events lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
 -- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
--- trace context; false when absent)
+-- trace context; false when absent). [TS] Publishes \`active\` per claimed job when meta \`events\` =
+-- all (no \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
@@ -2026,7 +2234,10 @@ while true do
     lane_rate_count(KEYS[9], g, rate, 1)
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
-    return { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
+    local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
+    ev_open(KEYS[10], KEYS[11], KEYS[3])
+    ev_active({ entry })
+    return entry
   end
 end
 `,
@@ -2065,8 +2276,8 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '407996648ae11a01ed93f357b120672f46e66d75',
-    includes: ['core', 'lanes', 'admit'],
+    sha: '5aa6835450546c680fce2cc3b00e0b7f90460dad',
+    includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
 -- serviceable; idempotent by id (queue.md §5.1).
@@ -2077,14 +2288,18 @@ return n + tidy_settle(tally, KEYS[4])
 -- @key glimit     emq:{q}:glimit
 -- @key gactive    emq:{q}:gactive
 -- @key wake       emq:{q}:wake
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, traceparent, tracestate (the producer's W3C trace
 -- context); the spec fields are written after them and win
--- @include core lanes admit
--- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
+-- @include core events lanes admit
+-- @returns 1 enqueued, publishing \`waiting\` [TS] when meta \`events\` = all; 0 duplicate (the row
+-- exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQKIND group id must be a branded id
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
@@ -2096,11 +2311,13 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
 redis.call('ZADD', KEYS[2], 0, ARGV[1])
 rering({ ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }, KEYS[2], g)
+ev_open(KEYS[8], KEYS[10], KEYS[9])
+ev_chatty('waiting', ARGV[1])
 return 1
 `,
   },
   glimit: {
-    sha: '917316bf8cbb2c61893eb0100baa8df58e5c2c2e',
+    sha: '2e0fe6389d1f7eb6a5a1195300ceed15a0f05c91',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -2146,7 +2363,7 @@ return 1
 `,
   },
   grate: {
-    sha: '035a475bda08ae6ca053cc91833555ae2c97af9b',
+    sha: '44b24c51226f44721c52b02918fc1260da566df7',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -2175,7 +2392,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: '2d29fb71dab6d0139e5fb3d67019c351d20c84f6',
+    sha: 'b5d380b0e4cbd4dd108110302f6d234bc2e2432a',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -2216,7 +2433,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: 'fd8773d13d293c0c1d0caa4d22295dd04f09e5a6',
+    sha: 'c3ee176c066822067fe417ac2e79e5efa1dfb182',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -2250,7 +2467,7 @@ return 1
 `,
   },
   gresume: {
-    sha: 'e9738a01c0d951b21fdb3f92d20c41e9d8233519',
+    sha: '590c97df53ab54c37acad9ef9606127043cd3807',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -2273,8 +2490,8 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'b8ba48d5848b2371def835f3404eb0603c42092d',
-    includes: ['core', 'lease', 'gate', 'lane-claim'],
+    sha: 'dd922c3408e509a0e5e024033710d326a52a4471',
+    includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
 -- up, all under one deadline, never past its ceiling (queue.md §5.5). Weight shapes the share of
@@ -2289,18 +2506,24 @@ return 1
 -- @key gweight    emq:{q}:gweight
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core lease gate lane-claim
+-- @include core events lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
--- claimable
+-- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
+-- \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
 end
-return lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
+local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
+ev_open(KEYS[11], KEYS[12], KEYS[3])
+ev_active(out)
+return out
 `,
   },
   gweight: {
@@ -2389,7 +2612,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '953eabb630da77ececb25ea78db2eabf74f9f57f',
+    sha: 'e6a84f952f54b76a693374bef32977965e0964ec',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -2424,6 +2647,7 @@ return out
 -- @key retained   emq:{q}:completed [TS]: retained completed ids
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
+-- @key journal    emq:{q}:journal [TS]: the events journal (lib events)
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
@@ -2489,20 +2713,20 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[25 + i]
+  local record = KEYS[26 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[28], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0
 `,
   },
   promote: {
-    sha: '7280c4e3436ee106531a6caf26283b700b8a79e7',
-    includes: ['core', 'lanes'],
+    sha: 'ebe49a6f68242dd8ac8a82079a05b36fd53a823b',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
 -- (queue.md §8.2). Rows that vanished are dropped, never recreated.
@@ -2515,16 +2739,22 @@ return 0
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg limit      most ids to move
--- @include core lanes
--- @returns the number of jobs moved
+-- @include core events lanes
+-- @returns the number of jobs moved; [TS] each publishes \`waiting\` when meta \`events\` = all
 local releasing = false -- a scheduled job held no lease, so no lane slot goes back
-return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+ev_open(KEYS[10], KEYS[12], KEYS[11])
+local waiting = nil
+if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
+return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
 `,
   },
   promote_next: {
-    sha: 'b1776daf4425f6e2b9e5ce9587be2c8431f4e098',
-    includes: ['core', 'lanes'],
+    sha: '7a9b66700abec729f59e677c76c7e9653e2d8485',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
 -- left in the schedule falls due, so a worker can wake at that moment instead of at its next
@@ -2538,12 +2768,19 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg limit      most ids to move
--- @include core lanes
+-- @include core events lanes
 -- @returns {moved, wait}: the number of jobs moved, and ms until the earliest remaining scheduled
--- job is due (0 when it is due already), or -1 when the schedule is empty
+-- job is due (0 when it is due already), or -1 when the schedule is empty. [TS] Each moved job
+-- publishes \`waiting\` when meta \`events\` = all
 local releasing = false -- a scheduled job held no lease, so no lane slot goes back
-local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+ev_open(KEYS[10], KEYS[12], KEYS[11])
+local waiting = nil
+if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
+local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
 local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 if #head == 0 then return { moved, -1 } end
 local wait = math.floor(tonumber(head[2]) - now_ms())
@@ -2610,7 +2847,7 @@ return 0
 `,
   },
   reap: {
-    sha: '6180d3185a08aa56116b3fdacef803255452772e',
+    sha: 'a4f356f925778fc58a373fa75a8eb13d677fb511',
     includes: ['core', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -2633,8 +2870,8 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '89d2323c03767b456b1ae910a100d092d4718e04',
-    includes: ['core', 'lanes', 'fanin', 'retain'],
+    sha: '1a6d59bb3b548090a238497a53631cc39f8374ef',
+    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
 -- its idempotency key when it still names this job (queue.md §8.5). [TS] The key the row itself
@@ -2659,11 +2896,14 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @key retained   emq:{q}:completed [TS]: a retained completed job leaves its index
 -- @key deadat     emq:{q}:dead:at [TS]: a dead job leaves its finish-time index
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
--- @include core lanes fanin retain
--- @returns 1 removed; -1 gone
+-- @include core events lanes fanin retain
+-- @returns 1 removed, publishing \`removed\` [TS]; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
 local id = ARGV[1]
@@ -2699,8 +2939,10 @@ if g and vid(g) then
 end
 redis.call('ZREM', KEYS[14], id)
 redis.call('ZREM', KEYS[15], id)
-if KEYS[16] and ARGV[2] ~= '' and redis.call('GET', KEYS[16]) == id then redis.call('DEL', KEYS[16]) end
+if KEYS[19] and ARGV[2] ~= '' and redis.call('GET', KEYS[19]) == id then redis.call('DEL', KEYS[19]) end
 wipe_released(KEYS[10], KEYS[13], id)
+ev_open(KEYS[16], KEYS[18], KEYS[17])
+ev_emit('removed', id)
 return 1
 `,
   },
@@ -2772,7 +3014,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '9ab6cd1198e83c5223d25d27532281575120022d',
+    sha: '51502c846638faaab8f4bb7825065879caadd253',
     includes: ['core', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -2811,8 +3053,8 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: 'cb9470991ad4959eadef25b5b34a5fc92ca79b6f',
-    includes: ['core', 'lanes'],
+    sha: 'a16721c90efe6a5a8cb0963ad69bd76dfc7a8533',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
 -- (a promote of one id, queue.md §8.2); \`in\` sets its due time to server now + ms. A job that became
@@ -2827,11 +3069,14 @@ return 1
 -- @key paused     emq:{q}:paused
 -- @key row        emq:{q}:job:<id>
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's id; must be JOB-namespaced
 -- @arg mode       "now" or "in"
 -- @arg ms         for "in": the new delay in ms from server now (ignored for "now")
--- @include core lanes
--- @returns 1 moved; 0 the job is not scheduled (nothing changed); -1 gone (no row)
+-- @include core events lanes
+-- @returns 1 moved (mode now publishes \`waiting\` [TS] when meta \`events\` = all); 0 the job is not scheduled (nothing changed); -1 gone (no row)
 -- @error EMQKIND job id must be JOB-namespaced
 local id = ARGV[1]
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
@@ -2846,6 +3091,8 @@ if ARGV[2] == 'now' then
   local releasing = false
   if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing, flat_score(KEYS[8])) then wake(lb) end
   redis.call('HSET', KEYS[8], 'state', 'pending')
+  ev_open(KEYS[10], KEYS[12], KEYS[11])
+  ev_chatty('waiting', id)
   return 1
 end
 local ms = tonumber(ARGV[3])
@@ -2883,15 +3130,16 @@ return 1
 `,
   },
   retry: {
-    sha: '2ae0ce264c65310637da6ab0fd30af625a394ab4',
-    includes: ['core', 'lanes', 'fanin', 'retain'],
+    sha: '34ac3baa96ae4e44d93f175c27460270f0519959',
+    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
 -- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
--- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 17+. [TS] A
--- dead row gets \`finished_at\`, enters emq:{q}:dead:at at that time, releases the idempotency key it
--- names, and the dead set is trimmed to the queue's failed-retention policy (lib retain). A parent
--- failed by its child under \`fp\` is stamped and indexed the same way.
+-- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 19+, after the
+-- [TS] retention and event keys. [TS] A dead row gets \`finished_at\`, enters emq:{q}:dead:at at that
+-- time, releases the idempotency key it names, and the dead set is trimmed to the queue's
+-- failed-retention policy (lib retain). A parent failed by its child under \`fp\` is stamped and
+-- indexed the same way.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -2906,9 +3154,11 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @key jobroot    emq:{q}:job: [TS]: the row's worker-presence marker :lock goes with the settlement,
 -- so the lock plane writes nothing after it
--- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
 -- emq:{q}:waiting-children (optional: a parent leaving \`awaiting_children\` leaves that index); mode
 -- xq:*: emq:{q}:flow:outbox
@@ -2920,7 +3170,8 @@ return 1
 -- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
--- @include core lanes fanin retain
+-- @args publish   optional "1" [TS]: publish \`failed\` with its \`outcome\` (scheduled or dead) in the same step
+-- @include core events lanes fanin retain
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -2943,39 +3194,47 @@ redis.call('HSET', row, 'last_error', ARGV[5])
 if tonumber(attempts) < tonumber(ARGV[4]) then
   redis.call('HSET', row, 'state', 'scheduled')
   redis.call('ZADD', KEYS[3], now_ms() + tonumber(ARGV[3]), id)
+  if ARGV[9] == '1' then
+    ev_open(KEYS[17], KEYS[18], KEYS[14])
+    ev_emit('failed', id, { outcome = 'scheduled' })
+  end
   return 'scheduled'
 end
 
 redis.call('HSET', row, 'state', 'dead')
 redis.call('ZADD', KEYS[4], 0, id)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
+if ARGV[9] == '1' then
+  ev_open(KEYS[17], KEYS[18], KEYS[14])
+  ev_emit('failed', id, { outcome = 'dead' })
+end
 
 local mode = ARGV[6]
 local pid = ARGV[7]
 local now = now_ms()
 local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = KEYS[16] }
 if mode == 'sq:fp' then
-  if redis.call('EXISTS', KEYS[20]) == 1 then
-    redis.call('HSET', KEYS[17], id, ARGV[5])
-    fail_parent_row(KEYS[20], KEYS[2], KEYS[4], KEYS[21], pid)
-    redis.call('HSET', KEYS[20], 'finished_at', now)
+  if redis.call('EXISTS', KEYS[22]) == 1 then
+    redis.call('HSET', KEYS[19], id, ARGV[5])
+    fail_parent_row(KEYS[22], KEYS[2], KEYS[4], KEYS[23], pid)
+    redis.call('HSET', KEYS[22], 'finished_at', now)
     redis.call('ZADD', KEYS[15], now, pid)
   end
 elseif mode == 'sq:id' then
-  if redis.call('HSETNX', KEYS[18], id, ARGV[5]) == 1 then
-    count_down(KEYS[19], KEYS[20], KEYS[2], KEYS[21], pid, 1, KEYS[10])
+  if redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
+    count_down(KEYS[21], KEYS[22], KEYS[2], KEYS[23], pid, 1, KEYS[10])
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', KEYS[17], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
+  redis.call('RPUSH', KEYS[19], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
 end
 finish_dead(ended, id, row, now, keep_policy(KEYS[14]))
 return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'fbffc6e9a018b5dc213ad6aa8a8013375ba348f9',
-    includes: ['core', 'lanes'],
+    sha: 'ca36dbba9107bd7a914767575de0c098ec6a9e34',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
 -- bulk form of reprocess (queue.md §4.3), bounded so one call never holds the server long. Each row
@@ -2991,12 +3250,17 @@ return 'dead'
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key deadat     emq:{q}:dead:at [TS]: each job leaves the finish-time index with the dead set
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg limit      most jobs to move
--- @include core lanes
--- @returns the number of jobs moved back
+-- @include core events lanes
+-- @returns the number of jobs moved back; [TS] each publishes \`waiting\` when meta \`events\` = all
 local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 local lb = lb_at(3)
 local moved, flat = 0, 0
+ev_open(KEYS[11], KEYS[13], KEYS[12])
+local chatty = ev_chatty_on()
 for _, id in ipairs(ids) do
   redis.call('ZREM', KEYS[1], id)
   redis.call('ZREM', KEYS[10], id)
@@ -3008,6 +3272,7 @@ for _, id in ipairs(ids) do
       local releasing = false
       if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
       moved = moved + 1
+      if chatty then ev_emit('waiting', id) end
     end
   end
 end
@@ -3016,13 +3281,16 @@ return moved
 `,
   },
   schedule: {
-    sha: '101706aede2945c3bb114a883b6c230056fe7f5d',
-    includes: ['core', 'admit'],
+    sha: '72363d14a8aa2527cbd5fcd8f8738c6850b3bbcc',
+    includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
 -- clock (\`in\`) (queue.md §2.4).
 -- @key row        emq:{q}:job:<id>
 -- @key schedule   emq:{q}:schedule
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake [TS]: when declared, a job that became the earliest in the
 -- schedule pushes a due hint \`d:<ms until due>\`, so a parked worker wakes at its due time (a consumer
 -- that does not know hints reads it as one spurious wake)
@@ -3034,8 +3302,9 @@ return moved
 -- backoff (a curve spec as JSON), timeout_ms, priority (read when promote moves it to pending),
 -- traceparent, tracestate (the producer's W3C trace context);
 -- the spec fields are written after them and win
--- @include core admit
--- @returns 1 scheduled; 0 duplicate (nothing written)
+-- @include core events admit
+-- @returns 1 scheduled, publishing \`delayed\` [TS] with \`delayMs\` (mode in) or \`runAt\` (mode at);
+-- 0 duplicate (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -3044,42 +3313,54 @@ local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now + score end
 admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 5) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
-if KEYS[3] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
+ev_open(KEYS[3], KEYS[5], KEYS[4])
+if ARGV[3] == 'in' then ev_emit('delayed', ARGV[1], { delayMs = ARGV[4] }) else ev_emit('delayed', ARGV[1], { runAt = ARGV[4] }) end
+if KEYS[6] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
   local wait = score - now
   if wait < 0 then wait = 0 end
-  redis.call('LPUSH', KEYS[3], 'd:' .. string.format('%d', wait))
-  redis.call('LTRIM', KEYS[3], 0, 63)
+  redis.call('LPUSH', KEYS[6], 'd:' .. string.format('%d', wait))
+  redis.call('LTRIM', KEYS[6], 0, 63)
 end
 return 1
 `,
   },
   schedule_dedup: {
-    sha: '292f16c9c2068dbcd9985bbe33dee2845a4c9595',
-    includes: ['core', 'admit'],
+    sha: '67453a161683bd08f57bc0c197e0f6e94a0f17be',
+    includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
 -- admission of enqueue_dedup (queue.md §2.2) with the timing of schedule (§2.4), in one step.
 -- @key row        emq:{q}:job:<id>
 -- @key schedule   emq:{q}:schedule
 -- @key dedup      emq:{q}:de:<did>
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields    per-job option pairs written into the row with it, as schedule takes them
--- @include core admit
--- @returns {1, id} scheduled; {0, id} row duplicate; {2, parked} dedup hit (nothing written)
+-- @include core events admit
+-- @returns {1, id} scheduled, publishing \`delayed\` as schedule does; {0, id} row duplicate; {2, parked}
+-- dedup hit (nothing written but the \`deduplicated\` event, as enqueue_dedup publishes it)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
-if parked then return { 2, parked } end
+if parked then
+  -- The key's own tail is the dedup id: read back as a value, never used to build a key.
+  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  return { 2, parked }
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
 admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 6) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[5])
+if ARGV[3] == 'in' then ev_emit('delayed', ARGV[1], { delayMs = ARGV[4] }) else ev_emit('delayed', ARGV[1], { runAt = ARGV[4] }) end
 return { 1, ARGV[1] }
 `,
   },
@@ -3330,6 +3611,33 @@ redis.call('DEL', KEYS[1], KEYS[2])
 return existed
 `,
   },
+  stream_nack: {
+    sha: 'eb198de46e8b91b0d788fb8757f4eecfcc99acbe',
+    includes: [],
+    body: `-- @script stream_nack
+-- @purpose [TS] Put entries of a consumer group back for redelivery no sooner than a delay, without
+-- counting a delivery (bus.md §7): each entry's last delivery is re-dated \`idle_ms\` ago (XCLAIM …
+-- IDLE … JUSTID, which leaves the delivery count alone), so it becomes claimable again once it has
+-- been idle for the group's min-idle time. An entry no longer pending (acked, or trimmed and
+-- reclaimed meanwhile) is skipped by the server.
+-- @key stream     emq:{q}:stream:<stream>
+-- @arg group      the consumer group
+-- @arg consumer   the consumer that keeps the entries
+-- @arg idle_ms    how long ago to date the last delivery: the min-idle time minus the delay, >= 0
+-- @args xids      the entries' stream ids
+-- @returns the number of entries re-dated
+local n = 0
+-- Lua's unpack is bounded by its C stack; claim in slices well below it. The options follow the ids.
+for i = 4, #ARGV, 1000 do
+  local tail = { unpack(ARGV, i, math.min(i + 999, #ARGV)) }
+  tail[#tail + 1] = 'IDLE'
+  tail[#tail + 1] = ARGV[3]
+  tail[#tail + 1] = 'JUSTID'
+  n = n + #redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], '0', unpack(tail))
+end
+return n
+`,
+  },
   stream_redrive: {
     sha: '3e39b4622a2444fbe288708ad42ab53a0f9e0fe6',
     includes: [],
@@ -3371,8 +3679,8 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: 'e143d017c3ba463de8fdf5913fec0c188e960e55',
-    includes: ['core', 'lanes', 'fanin', 'retain'],
+    sha: '5b93cd482227ef6088ed7a005262d43ee5348f1c',
+    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
@@ -3393,15 +3701,18 @@ return { redriven, left }
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
 -- @key waiting    emq:{q}:waiting-children [TS]
--- @key meta       emq:{q}:meta [TS]: the retention policy
+-- @key meta       emq:{q}:meta [TS]: the retention policy and the queue's event settings (lib retain, lib events)
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys outbox    optional emq:{q}:flow:outbox [TS]: when declared, a dead child of a parent in another
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core lanes fanin retain
--- @returns {recovered_ids, dead_ids}
+-- @include core events lanes fanin retain
+-- @returns {recovered_ids, dead_ids}; [TS] each id is published as \`stalled\` with its \`outcome\`
+-- (recovered or dead) in the same step
 local lb = lb_at(5)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
@@ -3416,8 +3727,8 @@ local function fail_parent(id)
   if not pid or not vid(pid) then return end
   if policy ~= 'id' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[16] then
-      redis.call('RPUSH', KEYS[16], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
+    if KEYS[18] then
+      redis.call('RPUSH', KEYS[18], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
     end
     return
   end
@@ -3473,6 +3784,9 @@ for _, id in ipairs(expired) do
   end
 end
 if flat > 0 then wake(lb) end
+ev_open(KEYS[16], KEYS[17], KEYS[13])
+for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
+for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
 return { recovered, dead }
 `,
   },
@@ -3490,31 +3804,35 @@ return 1
 `,
   },
   update_progress: {
-    sha: '471971182cd218c9e1c0994cdc4ff9fd930f76bf',
-    includes: [],
+    sha: '9763b31ebf6f6c11811ce155b1aa71f43f521c82',
+    includes: ['events'],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
 -- (queue.md §8.5, bus.md §1).
 -- @key row        emq:{q}:job:<id>
 -- @key events     emq:{q}:events (a channel, declared so no name is built)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's id
 -- @arg progress   the progress text
 -- @args kind      optional [TS] "string" or "json": how the text decodes when it is not what it looks
 -- like (text that reads as a number, or a JSON value); kept on the row as progress_type and
 -- published as the event's progress_type field (every field stays a string, as bus.md §1.1
 -- requires). Without it the event is exactly the spec's, and numeric text reads as a number.
+-- @include events
 -- @returns 1 recorded; -1 gone (nothing published)
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local kind = ARGV[3]
 redis.call('HSET', KEYS[1], 'progress', ARGV[2])
-local event = { event = 'progress', job = ARGV[1], progress = ARGV[2] }
+local extra = { progress = ARGV[2] }
 if kind == 'string' or kind == 'json' then
   redis.call('HSET', KEYS[1], 'progress_type', kind)
-  event.progress_type = kind
+  extra.progress_type = kind
 else
   redis.call('HDEL', KEYS[1], 'progress_type')
 end
-redis.call('PUBLISH', KEYS[2], cjson.encode(event))
+ev_open(KEYS[2], KEYS[4], KEYS[3])
+ev_emit('progress', ARGV[1], extra)
 return 1
 `,
   },

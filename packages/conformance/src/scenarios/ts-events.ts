@@ -1,0 +1,77 @@
+/** [TS] The lifecycle events our scripts publish and the events journal, appended after ts-only. */
+import assert from 'node:assert/strict';
+import { parseKey, type LifecycleEvent } from '@echo/protocol';
+import type { Scenario } from '../scenario.js';
+import { present, until } from '../support.js';
+
+/** The journal's entries as flat records, oldest first. */
+async function journalRecords(command: (name: string, ...args: string[]) => Promise<unknown>, key: string): Promise<Record<string, string>[]> {
+  const reply = (await command('XRANGE', key, '-', '+')) as [string, string[]][];
+  return reply.map(([, pairs]) => {
+    const record: Record<string, string> = {};
+    for (let i = 0; i + 1 < pairs.length; i += 2) record[pairs[i] ?? ''] = pairs[i + 1] ?? '';
+    return record;
+  });
+}
+
+export const tsEvents: Scenario[] = [
+  {
+    name: 'ts_lifecycle_events',
+    family: 'ts',
+    contract:
+      'with meta events=all, enqueue publishes waiting, a claim active {attempt} then drained {job ""} when it emptied pending, a dedup hit deduplicated {dedup, refused} for the parked job, retry failed {outcome}; every message is a flat JSON object of strings',
+    async run(env) {
+      const q = await env.queue();
+      await q.setEvents({ chatty: true });
+      const events = await env.events(q);
+      env.defer(() => events.close());
+      const raw: string[] = [];
+      const got: LifecycleEvent[] = [];
+      events.on('raw', ({ payload }) => raw.push(payload));
+      events.on('*', (e) => got.push(e));
+      const did = `d${env.mintId('JOB')}`;
+      const { id } = await q.enqueue('x', { dedupId: did });
+      const refused = await q.enqueue('y', { dedupId: did });
+      const job = present(await q.claim(30_000), 'the claimed job');
+      assert.equal(await q.retry(job, 60_000, 3, 'later', { publish: true }), 'scheduled');
+      await until(() => got.length >= 5, 'five events');
+      assert.deepEqual(
+        got.map((e) => [e.event, e.job, e.fields]),
+        [
+          ['waiting', id, {}],
+          ['deduplicated', id, { dedup: did, refused: refused.id }],
+          ['active', id, { attempt: '1' }],
+          ['drained', '', {}],
+          ['failed', id, { outcome: 'scheduled' }],
+        ],
+      );
+      for (const message of raw) {
+        const parsed = JSON.parse(message) as Record<string, unknown>;
+        assert.ok(Object.values(parsed).every((v) => typeof v === 'string'), `every value a string: ${message}`);
+      }
+    },
+  },
+  {
+    name: 'ts_events_journal',
+    family: 'ts',
+    contract:
+      'with meta journal=N, every published event is also appended, in the same step, to emq:{q}:journal (a STREAM parsed as the fixed type journal) with the same flat fields, trimmed MAXLEN ~ N; turning it off keeps what it holds',
+    async run(env) {
+      const q = await env.queue();
+      assert.deepEqual(parseKey(q.keys.journal), { kind: 'fixed', queue: q.name, type: 'journal' });
+      await q.setEvents({ journal: 100 });
+      const { id } = await q.enqueue('x');
+      await q.updateProgress(id, 42);
+      const job = present(await q.claim(30_000), 'the claimed job');
+      await q.complete(job, undefined, { publish: true });
+      await q.setEvents({ journal: null });
+      await q.enqueue('after', { delayMs: 60_000 });
+      const command = (name: string, ...args: string[]): Promise<unknown> => env.command(name, ...args);
+      assert.deepEqual(await journalRecords(command, q.keys.journal), [
+        { event: 'progress', job: id, progress: '42' },
+        { event: 'completed', job: id },
+      ]);
+      assert.equal(await env.command('TYPE', q.keys.journal), 'stream');
+    },
+  },
+];
