@@ -1,0 +1,93 @@
+/**
+ * What the queue's settings cost the one-by-one worker (a Worker at concurrency 50, the fused
+ * complete_claim round): jobs/s, server commands per job (INFO commandstats, Lua-internal calls
+ * included), Redis CPU per job and Node CPU per job, with nothing set (the default), with completed
+ * retention on (`keep: { completed: { count: 1000 } }`, so the trim runs on every completion), with
+ * a rate limit that never bites (`max` 10^9 per second: the price of the check and the count), and
+ * with every job carrying a priority. Rounds rotate through the modes; per-job CPU and commands
+ * are the figures to trust on a shared machine, jobs/s on a quiet one.
+ *
+ *   pnpm bench:settings                   # 10,000 jobs, 3 rounds per mode
+ *   pnpm bench:settings --quick           # 2,000 jobs, 1 round per mode
+ */
+import { Queue, Worker } from '@echo/queue';
+import { Admin, snapshotDelta, totalCalls } from './lib/admin.js';
+import { boolOption, intOption } from './lib/options.js';
+import { acquireTarget } from './lib/target.js';
+
+const QUICK = boolOption('quick', false);
+const JOBS = intOption('jobs', QUICK ? 2_000 : 10_000);
+const ROUNDS = intOption('rounds', QUICK ? 1 : 3);
+const CONCURRENCY = intOption('concurrency', 50);
+
+const MODES = ['plain', 'retention', 'limiter', 'priority'] as const;
+type Mode = (typeof MODES)[number];
+
+interface Figures {
+  readonly jobsPerSecond: number;
+  readonly commandsPerJob: number;
+  readonly evalshaPerJob: number;
+  readonly serverUsPerJob: number;
+  readonly clientUsPerJob: number;
+}
+
+async function round(admin: Admin, url: string, mode: Mode): Promise<Figures> {
+  await admin.flushAll();
+  const queue = await Queue.open<number>('settings-bench', { connect: url, ...(mode === 'retention' ? { keep: { completed: { count: 1000 } } } : {}) });
+  if (mode === 'limiter') await queue.setRateLimit({ max: 1_000_000_000, durationMs: 1000 });
+  await queue.enqueueMany(Array.from({ length: JOBS }, (_, i) => ({ payload: i, ...(mode === 'priority' ? { priority: i % 5 } : {}) })));
+  let done = 0;
+  let finish: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => (finish = resolve));
+  const before = await admin.snapshot();
+  const started = performance.now();
+  const worker = await Worker.start(queue, (job) => {
+    if (++done === JOBS) finish();
+    return { n: job.payload };
+  }, { concurrency: CONCURRENCY });
+  await all;
+  const elapsedMs = performance.now() - started;
+  await worker.close();
+  const after = await admin.snapshot();
+  await queue.close();
+  const delta = snapshotDelta(before, after);
+  const commands = delta.calls;
+  return {
+    jobsPerSecond: JOBS / (elapsedMs / 1000),
+    commandsPerJob: totalCalls(commands) / JOBS,
+    evalshaPerJob: (commands.get('evalsha') ?? 0) / JOBS,
+    serverUsPerJob: delta.serverCpuUs / JOBS,
+    clientUsPerJob: delta.clientCpuUs / JOBS,
+  };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+const target = await acquireTarget();
+const admin = new Admin(target);
+const url = target.url;
+const results = new Map<Mode, Figures[]>(MODES.map((m) => [m, []]));
+try {
+  for (let r = 0; r < ROUNDS; r++) {
+    // Rotate the order so no mode always runs first (or right after the same neighbour).
+    for (let i = 0; i < MODES.length; i++) {
+      const mode = MODES[(i + r) % MODES.length] as Mode;
+      results.get(mode)?.push(await round(admin, url, mode));
+    }
+  }
+} finally {
+  admin.client.disconnect();
+  await target.stop();
+}
+console.log(`settings cost: ${String(JOBS)} jobs, Worker concurrency ${String(CONCURRENCY)}, ${String(ROUNDS)} round(s) per mode (medians)`);
+console.log('mode | jobs/s | vs plain | commands/job | evalsha/job | redis CPU us/job | node CPU us/job');
+const plainRate = median((results.get('plain') ?? []).map((x) => x.jobsPerSecond));
+for (const mode of MODES) {
+  const f = results.get(mode) ?? [];
+  const m = (pick: (x: Figures) => number, digits = 2): string => median(f.map(pick)).toFixed(digits);
+  const rate = median(f.map((x) => x.jobsPerSecond));
+  console.log(`${mode} | ${rate.toFixed(0)} | ${(rate / plainRate).toFixed(2)}x | ${m((x) => x.commandsPerJob)} | ${m((x) => x.evalshaPerJob)} | ${m((x) => x.serverUsPerJob)} | ${m((x) => x.clientUsPerJob)}`);
+}
