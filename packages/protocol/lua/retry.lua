@@ -95,4 +95,6 @@ elseif mode == 'xq:fp' or mode == 'xq:id' then
   redis.call('RPUSH', KEYS[19], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
 end
 finish_dead(ended, id, row, now, keep_policy(KEYS[14]))
+ev_open(KEYS[17], KEYS[18], KEYS[14])
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 'dead'

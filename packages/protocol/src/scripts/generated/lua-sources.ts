@@ -188,6 +188,10 @@ end
 -- index of waiting parents (emq:{q}:waiting-children) stays exact and a parent keeps its priority.
 -- Needs lanes (flat_score).
 
+-- Parents this call released, in order, so a script that publishes events (lib events) can announce
+-- each one's \`waiting\` once its own events are open; fanin itself never publishes.
+local FANIN_RELEASED = {}
+
 -- release_parent(prow, pending, wc, pid, wakekey): the parent's last open child settled. It re-enters
 -- pending at its own score (-priority) and leaves the index; \`wakekey\` (optional) wakes one parked
 -- consumer. \`wc\` may be nil for a caller that did not declare the index (an older host).
@@ -195,6 +199,7 @@ local function release_parent(prow, pending, wc, pid, wakekey)
   redis.call('ZADD', pending, flat_score(prow), pid)
   redis.call('HSET', prow, 'state', 'pending')
   if wc then redis.call('SREM', wc, pid) end
+  FANIN_RELEASED[#FANIN_RELEASED + 1] = pid
   if wakekey then
     redis.call('LPUSH', wakekey, '1')
     redis.call('LTRIM', wakekey, 0, 63)
@@ -1344,7 +1349,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'd41162d42773c421e8c08e87212b35bb68702d0b',
+    sha: '5f741d458c7b798cb0543fe4ebda62edb0f64b4d',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1419,15 +1424,16 @@ end
 local policy, m = keep_read(KEYS[15], 'events', 'journal')
 finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
+ev_open(KEYS[14], KEYS[18], KEYS[15])
+ev_seed(m[5], m[6])
 if ARGV[7] == '1' then
-  ev_open(KEYS[14], KEYS[18], KEYS[15])
-  ev_seed(m[5], m[6])
   if result ~= '' and policy.ccount ~= 0 then
     ev_emit('completed', id, { result = result })
   else
     ev_emit('completed', id)
   end
 end
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
@@ -2010,7 +2016,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'a4f726d4d46ab16a1418eb3acef83afff303bce7',
+    sha: 'bd40a3d0656dfae1ab3a42ed998707ff613d29c5',
     includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2034,7 +2040,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'b89f656e0a28c9370e3a070610bad64ab0e5eea5',
+    sha: '6e4faa22c12d0605e77a72a39ae2c7d097a92b3c',
     includes: ['core', 'lanes', 'fanin'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2847,8 +2853,8 @@ return 0
 `,
   },
   reap: {
-    sha: 'a4f356f925778fc58a373fa75a8eb13d677fb511',
-    includes: ['core', 'lanes'],
+    sha: 'b076c2da4fdecacc526ee788e6c46fbf102e55e1',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
 -- attempts kept, so the next claim mints the next token and the old holder is fenced out
@@ -2862,15 +2868,21 @@ return 0
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg limit      most leases to recover (default 100)
--- @include core lanes
--- @returns the number of jobs recovered
+-- @include core events lanes
+-- @returns the number of jobs recovered; [TS] each publishes \`waiting\` when meta \`events\` = all
 local releasing = true -- an expired lease gives its lane slot back
-return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+ev_open(KEYS[10], KEYS[12], KEYS[11])
+local waiting = nil
+if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
+return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
 `,
   },
   remove_job: {
-    sha: '1a6d59bb3b548090a238497a53631cc39f8374ef',
+    sha: '721e59c0bdef80ac67e382af690217ed406c425d',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -2943,6 +2955,7 @@ if KEYS[19] and ARGV[2] ~= '' and redis.call('GET', KEYS[19]) == id then redis.c
 wipe_released(KEYS[10], KEYS[13], id)
 ev_open(KEYS[16], KEYS[18], KEYS[17])
 ev_emit('removed', id)
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
@@ -3014,8 +3027,8 @@ return 1
 `,
   },
   reprocess: {
-    sha: '51502c846638faaab8f4bb7825065879caadd253',
-    includes: ['core', 'lanes'],
+    sha: '0f5bf41c3b76114b23f3d1816778de849143c849',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
 -- finished_at) and keeping attempts so the next claim mints the next token (queue.md §4.3).
@@ -3029,9 +3042,12 @@ return 1
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
 -- @key deadat     emq:{q}:dead:at [TS]: the job leaves the finish-time index with the dead set
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's id
--- @include core lanes
--- @returns 1 moved; -1 gone (no row)
+-- @include core events lanes
+-- @returns 1 moved; -1 gone (no row); [TS] publishes \`waiting\` when meta \`events\` = all
 -- @error EMQSTATE not dead
 local id = ARGV[1]
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
@@ -3049,6 +3065,8 @@ else
   redis.call('ZADD', KEYS[3], flat_score(KEYS[1]), id)
   wake(lb)
 end
+ev_open(KEYS[11], KEYS[13], KEYS[12])
+ev_chatty('waiting', id)
 return 1
 `,
   },
@@ -3130,7 +3148,7 @@ return 1
 `,
   },
   retry: {
-    sha: '34ac3baa96ae4e44d93f175c27460270f0519959',
+    sha: '004bb2a5f39cc678158933fbe5be8e22564bffe1',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3229,6 +3247,8 @@ elseif mode == 'xq:fp' or mode == 'xq:id' then
   redis.call('RPUSH', KEYS[19], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
 end
 finish_dead(ended, id, row, now, keep_policy(KEYS[14]))
+ev_open(KEYS[17], KEYS[18], KEYS[14])
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 'dead'
 `,
   },
@@ -3679,7 +3699,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '5b93cd482227ef6088ed7a005262d43ee5348f1c',
+    sha: 'f5444727185d5728e876ae27db42e5afab69ee34',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -3787,6 +3807,7 @@ if flat > 0 then wake(lb) end
 ev_open(KEYS[16], KEYS[17], KEYS[13])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
 for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return { recovered, dead }
 `,
   },
