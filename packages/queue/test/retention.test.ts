@@ -212,6 +212,30 @@ describe('idempotency keys end with their job', () => {
   });
 });
 
+/**
+ * A step parent holding an idempotency key adds a fail-parent child in another queue, which dies:
+ * the outbox kills the parent on its own slot, where it must end as any dead-lettered job does.
+ */
+async function killParentFromElsewhere(connection: Connection): Promise<void> {
+  const q = await Queue.open<string>(uniqueName('xfp'), { connection });
+  const kids = await Queue.open<string>(uniqueName('xkid'), { connection });
+  const parent = await q.enqueue('parent', { dedupId: 'once' });
+  const held = await q.claim(30_000);
+  if (held === undefined) throw new Error('no parent');
+  await q.addChildren(held, [{ payload: 'child', queue: kids.name }]);
+  expect(await q.waitForChildren(held)).toBe(1);
+  await killOne(kids as Queue);
+  expect((await kids.deliverOutbox()).delivered).toBe(1);
+  expect(await q.getState(parent.id)).toBe('dead');
+  const failed = await q.listJobs('failed');
+  expect(failed.jobs.map((j) => j.id)).toEqual([parent.id]);
+  expect(failed.jobs[0]?.record?.finishedAt).toBeGreaterThan(0);
+  expect(await q.getDedupJobId('once')).toBeUndefined();
+  expect((await q.enqueue('again', { dedupId: 'once' })).status).toBe('enqueued');
+  expect(await q.clean({ state: 'failed', olderThanMs: 0 })).toBe(1);
+  expect(await q.getJob(parent.id)).toBeUndefined();
+}
+
 describe('flow parents', () => {
   it('a completed parent leaves no :processed or :dependencies, and comes back with its priority', async () => {
     const q = await Queue.open(uniqueName('fp'), { connection: conn });
@@ -231,6 +255,10 @@ describe('flow parents', () => {
     const left = await keysOf(q);
     expect(left.filter((k) => k.includes(':processed') || k.includes(':dependencies'))).toEqual([]);
     expect((await q.claim(30_000))?.id).toBe(plain.id);
+  });
+
+  it('a parent killed from another queue is stamped, listed as failed, cleanable, and frees its key', async () => {
+    await killParentFromElsewhere(conn);
   });
 });
 
@@ -260,5 +288,9 @@ describe('on the 3-master cluster', () => {
     expect((await q.counts('dead')).dead).toBe(1);
     expect((await q.getJobByKey('k1'))?.id).toBeUndefined();
     expect(await q.getDedupJobId('k1')).toBe(a.id);
+  });
+
+  it('a parent killed from another queue ends as a dead-lettered job on its own slot', async () => {
+    await killParentFromElsewhere(cconn);
   });
 });

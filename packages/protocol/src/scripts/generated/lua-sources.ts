@@ -960,8 +960,8 @@ export type LuaScriptName =
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: 'dc210b13b8cb973b6bcba09cd7dbc469171c4d07',
-    includes: ['core'],
+    sha: '2a8b1baf2d6963b9b62b287e7c306f65090114d8',
+    includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
 -- fenced on its token while it is active, its open-child count grows by every child it adds, and its
@@ -975,13 +975,17 @@ export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
 -- @key active     emq:{q}:active
 -- @key deps       emq:{q}:job:<id>:dependencies
 -- @key pending    emq:{q}:pending
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys children  emq:{q}:job:<cid> for each local child, in ARGV order
 -- @arg id         the running job's id; must be JOB-namespaced
 -- @arg token      the attempts value the claim returned
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id") for each local child, in order
--- @include core
--- @returns the open-child count after the call; -1 a local child's row exists (nothing written)
+-- @include core events
+-- @returns the open-child count after the call ([TS] each local child publishes \`waiting\` when meta
+-- \`events\` = all); -1 a local child's row exists (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQSTALE job gone
 -- @error EMQSTALE add_children token mismatch
@@ -998,13 +1002,19 @@ if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children toke
 if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE not active') end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return -1 end
+  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return -1 end
 end
 redis.call('HSET', KEYS[1], 'flow', 'parent')
 for i = 1, n do
-  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', id, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[4], 0, ARGV[1 + 3 * i])
+end
+if n > 0 then
+  ev_open(KEYS[5], KEYS[7], KEYS[6])
+  if ev_chatty_on() then
+    for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
+  end
 end
 return redis.call('INCRBY', KEYS[3], n + tonumber(ARGV[3]))
 `,
@@ -1730,8 +1740,8 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: '6e25fca3385d7109e4d8505d85b99369cfd9323e',
-    includes: [],
+    sha: 'ecc491a25c74d122a2be27966827da56a8fd22f4',
+    includes: ['events'],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
 -- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent row carries
@@ -1742,12 +1752,16 @@ return { 1, ARGV[1] }
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key pending    emq:{q}:pending
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys children  emq:{q}:job:<cid> for each child, in ARGV order
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
 -- @arg n          the number of children (>= 1)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id") for each child, in order
--- @returns N landed; 0 duplicate (the parent or a child row exists; nothing written)
+-- @include events
+-- @returns N landed ([TS] each child publishes \`waiting\` when meta \`events\` = all); 0 duplicate (the parent or a child row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 local n = tonumber(ARGV[3])
 -- The namespace law runs over every id first, so a refused flow writes nothing at all.
@@ -1758,18 +1772,22 @@ end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return 0 end
+  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return 0 end
 end
 local pid = ARGV[1]
 for i = 1, n do
   local cid = ARGV[1 + 3 * i]
-  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[3], 0, cid)
 end
 redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 redis.call('SET', KEYS[2], n)
 redis.call('SADD', KEYS[4], pid)
+ev_open(KEYS[5], KEYS[7], KEYS[6])
+if ev_chatty_on() then
+  for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
+end
 return n
 `,
   },
@@ -2016,37 +2034,46 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'bd40a3d0656dfae1ab3a42ed998707ff613d29c5',
-    includes: ['core', 'lanes', 'fanin'],
+    sha: 'e0915bc953c54018d1050cb0a16147c0bad7b578',
+    includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
 -- the result once, count the child down once, and release the parent at zero. Redelivery is a no-op.
--- [TS] A released parent keeps its priority score and leaves the index of waiting parents.
+-- [TS] A released parent keeps its priority score and leaves the index of waiting parents; it
+-- publishes \`waiting\` when the parent queue's meta \`events\` = all.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key processed  emq:{qp}:job:<pid>:processed
 -- @key parent     emq:{qp}:job:<pid>
 -- @key pending    emq:{qp}:pending
 -- @key waiting    emq:{qp}:waiting-children [TS]
+-- @key events     emq:{qp}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{qp}:meta [TS]: the parent queue's event settings (lib events)
+-- @key journal    emq:{qp}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg cid        the child's id
 -- @arg result     the child's result (its own id when it gave none)
 -- @arg pid        the parent's id
--- @include core lanes fanin
+-- @include core events lanes fanin
 -- @returns 1 applied; 0 duplicate, or the parent row is gone (nothing written; the entry is spent)
 if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
 count_down(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[3], 1)
+ev_open(KEYS[6], KEYS[8], KEYS[7])
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '6e4faa22c12d0605e77a72a39ae2c7d097a92b3c',
-    includes: ['core', 'lanes', 'fanin'],
+    sha: '15a979842f61095c7b2ed90789df25b4242bcd1d',
+    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
 -- kills the parent; ignore-dependency records the failure and counts the child down. Each child's
 -- failure applies once; redelivery is a no-op. [TS] A parent leaving \`awaiting_children\` leaves the
--- index of waiting parents; a released one keeps its priority score.
+-- index of waiting parents; a released one keeps its priority score and publishes \`waiting\` when the
+-- parent queue's meta \`events\` = all. [TS] A killed parent ends as a dead-lettered job does (lib
+-- retain): \`finished_at\` stamped, indexed in dead:at, its idempotency key released, the dead set
+-- trimmed to the parent queue's policy.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key failed     emq:{qp}:job:<pid>:failed
 -- @key unsuccessful  emq:{qp}:job:<pid>:unsuccessful
@@ -2054,11 +2081,18 @@ return 1
 -- @key pending    emq:{qp}:pending
 -- @key dead       emq:{qp}:dead
 -- @key waiting    emq:{qp}:waiting-children [TS]
+-- @key events     emq:{qp}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{qp}:meta [TS]: the parent queue's event settings and retention policy (lib events,
+-- lib retain)
+-- @key journal    emq:{qp}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key jobroot    emq:{qp}:job: [TS]: rows of dead jobs the retention bound trims
+-- @key deadat     emq:{qp}:dead:at [TS]: dead ids by finish time; a killed parent joins it
+-- @key deroot     emq:{qp}:de: [TS]: the root of the idempotency key the parent's row names
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
 -- @arg policy     "fp" | "id" (anything else reads as fp)
 -- @arg pid        the parent's id
--- @include core lanes fanin
+-- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
@@ -2066,10 +2100,14 @@ if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
 if ARGV[3] == 'id' then
   if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
   count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
+  ev_open(KEYS[8], KEYS[10], KEYS[9])
+  for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
 end
 if redis.call('HSETNX', KEYS[2], cid, ARGV[2]) == 0 then return 0 end
 fail_parent_row(KEYS[4], KEYS[5], KEYS[6], KEYS[7], pid)
+local ended = { jobroot = KEYS[11], dead = KEYS[6], deadat = KEYS[12], deroot = KEYS[13] }
+finish_dead(ended, pid, KEYS[4], now_ms(), keep_policy(KEYS[9]))
 return 2
 `,
   },
