@@ -3186,7 +3186,7 @@ return 1
 `,
   },
   retry: {
-    sha: '004bb2a5f39cc678158933fbe5be8e22564bffe1',
+    sha: '3df3cf39690dd73210a4075fdb0d13ef41ddcef6',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3194,8 +3194,8 @@ return 1
 -- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 19+, after the
 -- [TS] retention and event keys. [TS] A dead row gets \`finished_at\`, enters emq:{q}:dead:at at that
 -- time, releases the idempotency key it names, and the dead set is trimmed to the queue's
--- failed-retention policy (lib retain). A parent failed by its child under \`fp\` is stamped and
--- indexed the same way.
+-- failed-retention policy (lib retain). A parent failed by its child under \`fp\` ends the same way,
+-- its own idempotency key released too.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -3269,12 +3269,13 @@ local mode = ARGV[6]
 local pid = ARGV[7]
 local now = now_ms()
 local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = KEYS[16] }
+local policy = nil
 if mode == 'sq:fp' then
   if redis.call('EXISTS', KEYS[22]) == 1 then
     redis.call('HSET', KEYS[19], id, ARGV[5])
     fail_parent_row(KEYS[22], KEYS[2], KEYS[4], KEYS[23], pid)
-    redis.call('HSET', KEYS[22], 'finished_at', now)
-    redis.call('ZADD', KEYS[15], now, pid)
+    policy = policy or keep_policy(KEYS[14])
+    finish_dead(ended, pid, KEYS[22], now, policy)
   end
 elseif mode == 'sq:id' then
   if redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
@@ -3284,7 +3285,7 @@ elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
   redis.call('RPUSH', KEYS[19], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
 end
-finish_dead(ended, id, row, now, keep_policy(KEYS[14]))
+finish_dead(ended, id, row, now, policy or keep_policy(KEYS[14]))
 ev_open(KEYS[17], KEYS[18], KEYS[14])
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 'dead'
@@ -3737,7 +3738,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: 'f5444727185d5728e876ae27db42e5afab69ee34',
+    sha: '0e85cf4d2a00c849503c9e0910d470608b2b19a4',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -3745,8 +3746,9 @@ return { redriven, left }
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
 -- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
--- \`awaiting_children\` leaves the index of waiting parents. [TS] A job dead so is stamped, indexed
--- and trimmed as retry's dead arm does (lib retain).
+-- \`awaiting_children\` leaves the index of waiting parents. [TS] A job dead so, and a parent it
+-- fails, is stamped, indexed, has its idempotency key released and is trimmed as retry's dead arm
+-- does (lib retain).
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -3795,8 +3797,8 @@ local function fail_parent(id)
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
       fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
-      redis.call('HSET', prow, 'finished_at', now)
-      redis.call('ZADD', KEYS[14], now, pid)
+      keep = keep or keep_policy(KEYS[13])
+      finish_dead(ended, pid, prow, now, keep)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
