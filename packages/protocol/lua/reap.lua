@@ -18,7 +18,8 @@
 -- @include core events lanes
 -- @returns the number of jobs recovered; [TS] each publishes `waiting` when meta `events` = all
 local releasing = true -- an expired lease gives its lane slot back
+-- Meta is read only once a lease was recovered: the maintenance loop reaps on every tick, mostly
+-- finding nothing.
 ev_open(KEYS[10], KEYS[12], KEYS[11])
-local waiting = nil
-if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
+local function waiting(id) ev_chatty('waiting', id) end
 return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)

@@ -2891,7 +2891,7 @@ return 0
 `,
   },
   reap: {
-    sha: 'b076c2da4fdecacc526ee788e6c46fbf102e55e1',
+    sha: '4ea3298aa72eb82726117a155544102bcc549c83',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -2913,9 +2913,10 @@ return 0
 -- @include core events lanes
 -- @returns the number of jobs recovered; [TS] each publishes \`waiting\` when meta \`events\` = all
 local releasing = true -- an expired lease gives its lane slot back
+-- Meta is read only once a lease was recovered: the maintenance loop reaps on every tick, mostly
+-- finding nothing.
 ev_open(KEYS[10], KEYS[12], KEYS[11])
-local waiting = nil
-if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
+local function waiting(id) ev_chatty('waiting', id) end
 return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
 `,
   },
