@@ -11,13 +11,17 @@
 -- @key active     emq:{q}:active
 -- @key deps       emq:{q}:job:<id>:dependencies
 -- @key pending    emq:{q}:pending
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys children  emq:{q}:job:<cid> for each local child, in ARGV order
 -- @arg id         the running job's id; must be JOB-namespaced
 -- @arg token      the attempts value the claim returned
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id") for each local child, in order
--- @include core
--- @returns the open-child count after the call; -1 a local child's row exists (nothing written)
+-- @include core events
+-- @returns the open-child count after the call ([TS] each local child publishes `waiting` when meta
+-- `events` = all); -1 a local child's row exists (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQSTALE job gone
 -- @error EMQSTALE add_children token mismatch
@@ -34,12 +38,18 @@ if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children toke
 if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE not active') end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return -1 end
+  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return -1 end
 end
 redis.call('HSET', KEYS[1], 'flow', 'parent')
 for i = 1, n do
-  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', id, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[4], 0, ARGV[1 + 3 * i])
+end
+if n > 0 then
+  ev_open(KEYS[5], KEYS[7], KEYS[6])
+  if ev_chatty_on() then
+    for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
+  end
 end
 return redis.call('INCRBY', KEYS[3], n + tonumber(ARGV[3]))

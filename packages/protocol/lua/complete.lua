@@ -71,13 +71,14 @@ end
 local policy, m = keep_read(KEYS[15], 'events', 'journal')
 finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
+ev_open(KEYS[14], KEYS[18], KEYS[15])
+ev_seed(m[5], m[6])
 if ARGV[7] == '1' then
-  ev_open(KEYS[14], KEYS[18], KEYS[15])
-  ev_seed(m[5], m[6])
   if result ~= '' and policy.ccount ~= 0 then
     ev_emit('completed', id, { result = result })
   else
     ev_emit('completed', id)
   end
 end
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1

@@ -8,12 +8,16 @@
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key pending    emq:{q}:pending
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys children  emq:{q}:job:<cid> for each child, in ARGV order
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
 -- @arg n          the number of children (>= 1)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id") for each child, in order
--- @returns N landed; 0 duplicate (the parent or a child row exists; nothing written)
+-- @include events
+-- @returns N landed ([TS] each child publishes `waiting` when meta `events` = all); 0 duplicate (the parent or a child row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 local n = tonumber(ARGV[3])
 -- The namespace law runs over every id first, so a refused flow writes nothing at all.
@@ -24,16 +28,20 @@ end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return 0 end
+  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return 0 end
 end
 local pid = ARGV[1]
 for i = 1, n do
   local cid = ARGV[1 + 3 * i]
-  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[3], 0, cid)
 end
 redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 redis.call('SET', KEYS[2], n)
 redis.call('SADD', KEYS[4], pid)
+ev_open(KEYS[5], KEYS[7], KEYS[6])
+if ev_chatty_on() then
+  for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
+end
 return n

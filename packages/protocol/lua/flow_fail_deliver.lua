@@ -2,7 +2,10 @@
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
 -- kills the parent; ignore-dependency records the failure and counts the child down. Each child's
 -- failure applies once; redelivery is a no-op. [TS] A parent leaving `awaiting_children` leaves the
--- index of waiting parents; a released one keeps its priority score.
+-- index of waiting parents; a released one keeps its priority score and publishes `waiting` when the
+-- parent queue's meta `events` = all. [TS] A killed parent ends as a dead-lettered job does (lib
+-- retain): `finished_at` stamped, indexed in dead:at, its idempotency key released, the dead set
+-- trimmed to the parent queue's policy.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key failed     emq:{qp}:job:<pid>:failed
 -- @key unsuccessful  emq:{qp}:job:<pid>:unsuccessful
@@ -10,11 +13,18 @@
 -- @key pending    emq:{qp}:pending
 -- @key dead       emq:{qp}:dead
 -- @key waiting    emq:{qp}:waiting-children [TS]
+-- @key events     emq:{qp}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{qp}:meta [TS]: the parent queue's event settings and retention policy (lib events,
+-- lib retain)
+-- @key journal    emq:{qp}:journal [TS]: the events journal, written when meta `journal` is set
+-- @key jobroot    emq:{qp}:job: [TS]: rows of dead jobs the retention bound trims
+-- @key deadat     emq:{qp}:dead:at [TS]: dead ids by finish time; a killed parent joins it
+-- @key deroot     emq:{qp}:de: [TS]: the root of the idempotency key the parent's row names
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
 -- @arg policy     "fp" | "id" (anything else reads as fp)
 -- @arg pid        the parent's id
--- @include core lanes fanin
+-- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
@@ -22,8 +32,12 @@ if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
 if ARGV[3] == 'id' then
   if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
   count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
+  ev_open(KEYS[8], KEYS[10], KEYS[9])
+  for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
 end
 if redis.call('HSETNX', KEYS[2], cid, ARGV[2]) == 0 then return 0 end
 fail_parent_row(KEYS[4], KEYS[5], KEYS[6], KEYS[7], pid)
+local ended = { jobroot = KEYS[11], dead = KEYS[6], deadat = KEYS[12], deroot = KEYS[13] }
+finish_dead(ended, pid, KEYS[4], now_ms(), keep_policy(KEYS[9]))
 return 2

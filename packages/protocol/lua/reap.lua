@@ -11,8 +11,15 @@
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg limit      most leases to recover (default 100)
--- @include core lanes
--- @returns the number of jobs recovered
+-- @include core events lanes
+-- @returns the number of jobs recovered; [TS] each publishes `waiting` when meta `events` = all
 local releasing = true -- an expired lease gives its lane slot back
-return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+-- Meta is read only once a lease was recovered: the maintenance loop reaps on every tick, mostly
+-- finding nothing.
+ev_open(KEYS[10], KEYS[12], KEYS[11])
+local function waiting(id) ev_chatty('waiting', id) end
+return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)

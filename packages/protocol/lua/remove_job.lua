@@ -69,4 +69,5 @@ if KEYS[19] and ARGV[2] ~= '' and redis.call('GET', KEYS[19]) == id then redis.c
 wipe_released(KEYS[10], KEYS[13], id)
 ev_open(KEYS[16], KEYS[18], KEYS[17])
 ev_emit('removed', id)
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1

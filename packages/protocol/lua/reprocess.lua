@@ -11,9 +11,12 @@
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
 -- @key deadat     emq:{q}:dead:at [TS]: the job leaves the finish-time index with the dead set
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg id         the job's id
--- @include core lanes
--- @returns 1 moved; -1 gone (no row)
+-- @include core events lanes
+-- @returns 1 moved; -1 gone (no row); [TS] publishes `waiting` when meta `events` = all
 -- @error EMQSTATE not dead
 local id = ARGV[1]
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
@@ -31,4 +34,6 @@ else
   redis.call('ZADD', KEYS[3], flat_score(KEYS[1]), id)
   wake(lb)
 end
+ev_open(KEYS[11], KEYS[13], KEYS[12])
+ev_chatty('waiting', id)
 return 1

@@ -4,8 +4,8 @@
 -- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 19+, after the
 -- [TS] retention and event keys. [TS] A dead row gets `finished_at`, enters emq:{q}:dead:at at that
 -- time, releases the idempotency key it names, and the dead set is trimmed to the queue's
--- failed-retention policy (lib retain). A parent failed by its child under `fp` is stamped and
--- indexed the same way.
+-- failed-retention policy (lib retain). A parent failed by its child under `fp` ends the same way,
+-- its own idempotency key released too.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -79,12 +79,13 @@ local mode = ARGV[6]
 local pid = ARGV[7]
 local now = now_ms()
 local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = KEYS[16] }
+local policy = nil
 if mode == 'sq:fp' then
   if redis.call('EXISTS', KEYS[22]) == 1 then
     redis.call('HSET', KEYS[19], id, ARGV[5])
     fail_parent_row(KEYS[22], KEYS[2], KEYS[4], KEYS[23], pid)
-    redis.call('HSET', KEYS[22], 'finished_at', now)
-    redis.call('ZADD', KEYS[15], now, pid)
+    policy = policy or keep_policy(KEYS[14])
+    finish_dead(ended, pid, KEYS[22], now, policy)
   end
 elseif mode == 'sq:id' then
   if redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
@@ -94,5 +95,7 @@ elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
   redis.call('RPUSH', KEYS[19], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
 end
-finish_dead(ended, id, row, now, keep_policy(KEYS[14]))
+finish_dead(ended, id, row, now, policy or keep_policy(KEYS[14]))
+ev_open(KEYS[17], KEYS[18], KEYS[14])
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 'dead'

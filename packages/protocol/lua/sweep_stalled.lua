@@ -4,8 +4,9 @@
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
 -- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
--- `awaiting_children` leaves the index of waiting parents. [TS] A job dead so is stamped, indexed
--- and trimmed as retry's dead arm does (lib retain).
+-- `awaiting_children` leaves the index of waiting parents. [TS] A job dead so, and a parent it
+-- fails, is stamped, indexed, has its idempotency key released and is trimmed as retry's dead arm
+-- does (lib retain).
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -54,8 +55,8 @@ local function fail_parent(id)
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
       fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
-      redis.call('HSET', prow, 'finished_at', now)
-      redis.call('ZADD', KEYS[14], now, pid)
+      keep = keep or keep_policy(KEYS[13])
+      finish_dead(ended, pid, prow, now, keep)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
@@ -104,4 +105,5 @@ if flat > 0 then wake(lb) end
 ev_open(KEYS[16], KEYS[17], KEYS[13])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
 for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return { recovered, dead }

@@ -212,6 +212,32 @@ describe('idempotency keys end with their job', () => {
   });
 });
 
+/**
+ * A step parent holding an idempotency key adds a fail-parent child, in its own queue or (`elsewhere`)
+ * another, which dies: the parent dies with it, through the outbox when elsewhere, and must end as
+ * any dead-lettered job does.
+ */
+async function killParentThroughChild(connection: Connection, elsewhere: boolean): Promise<void> {
+  const q = await Queue.open<string>(uniqueName('xfp'), { connection });
+  const kids = elsewhere ? await Queue.open<string>(uniqueName('xkid'), { connection }) : q;
+  const parent = await q.enqueue('parent', { dedupId: 'once' });
+  const held = await q.claim(30_000);
+  if (held === undefined) throw new Error('no parent');
+  await q.addChildren(held, [{ payload: 'child', queue: kids.name }]);
+  expect(await q.waitForChildren(held)).toBe(1);
+  await killOne(kids as Queue);
+  if (elsewhere) expect((await kids.deliverOutbox()).delivered).toBe(1);
+  expect(await q.getState(parent.id)).toBe('dead');
+  const failed = await q.listJobs('failed');
+  // In its own queue the dead child is listed too.
+  expect(failed.jobs.map((j) => j.id)).toContain(parent.id);
+  expect(failed.jobs.find((j) => j.id === parent.id)?.record?.finishedAt).toBeGreaterThan(0);
+  expect(await q.getDedupJobId('once')).toBeUndefined();
+  expect((await q.enqueue('again', { dedupId: 'once' })).status).toBe('enqueued');
+  expect(await q.clean({ state: 'failed', olderThanMs: 0 })).toBe(elsewhere ? 1 : 2);
+  expect(await q.getJob(parent.id)).toBeUndefined();
+}
+
 describe('flow parents', () => {
   it('a completed parent leaves no :processed or :dependencies, and comes back with its priority', async () => {
     const q = await Queue.open(uniqueName('fp'), { connection: conn });
@@ -231,6 +257,14 @@ describe('flow parents', () => {
     const left = await keysOf(q);
     expect(left.filter((k) => k.includes(':processed') || k.includes(':dependencies'))).toEqual([]);
     expect((await q.claim(30_000))?.id).toBe(plain.id);
+  });
+
+  it('a parent killed by its child is stamped, listed as failed, cleanable, and frees its key', async () => {
+    await killParentThroughChild(conn, false);
+  });
+
+  it('so is a parent killed from another queue through the outbox', async () => {
+    await killParentThroughChild(conn, true);
   });
 });
 
@@ -260,5 +294,9 @@ describe('on the 3-master cluster', () => {
     expect((await q.counts('dead')).dead).toBe(1);
     expect((await q.getJobByKey('k1'))?.id).toBeUndefined();
     expect(await q.getDedupJobId('k1')).toBe(a.id);
+  });
+
+  it('a parent killed from another queue ends as a dead-lettered job on its own slot', async () => {
+    await killParentThroughChild(cconn, true);
   });
 });

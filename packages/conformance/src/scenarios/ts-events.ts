@@ -74,4 +74,27 @@ export const tsEvents: Scenario[] = [
       assert.equal(await env.command('TYPE', q.keys.journal), 'stream');
     },
   },
+  {
+    name: 'ts_waiting_paths',
+    family: 'ts',
+    contract:
+      'with meta events=all, waiting is published for every job entering pending, not only at admission: a flow leaf enqueue_flow lands, a parent its last child releases (complete), a lease reap recovers, a dead job reprocess brings back',
+    async run(env) {
+      const q = await env.queue();
+      await q.setEvents({ chatty: true });
+      const events = await env.events(q);
+      env.defer(() => events.close());
+      const waiting: string[] = [];
+      events.on('waiting', (e) => waiting.push(e.job));
+      const flow = await q.addFlow({ parent: { payload: 'p' }, children: [{ payload: 'c' }] });
+      const leaf = present(flow.children[0], 'the leaf').id;
+      await q.complete(present(await q.claim(30_000), 'the leaf claimed'));
+      await q.retry(present(await q.claim(1), 'the parent claimed'), 0, 1, 'dead');
+      await q.reprocess(flow.id);
+      present(await q.claim(1), 'the parent claimed again');
+      await until(async () => (await q.reap()) === 1, 'the lease reaped');
+      await until(() => waiting.length >= 4, 'four waiting events');
+      assert.deepEqual(waiting, [leaf, flow.id, flow.id, flow.id]);
+    },
+  },
 ];

@@ -3,6 +3,10 @@
 -- index of waiting parents (emq:{q}:waiting-children) stays exact and a parent keeps its priority.
 -- Needs lanes (flat_score).
 
+-- Parents this call released, in order, so a script that publishes events (lib events) can announce
+-- each one's `waiting` once its own events are open; fanin itself never publishes.
+local FANIN_RELEASED = {}
+
 -- release_parent(prow, pending, wc, pid, wakekey): the parent's last open child settled. It re-enters
 -- pending at its own score (-priority) and leaves the index; `wakekey` (optional) wakes one parked
 -- consumer. `wc` may be nil for a caller that did not declare the index (an older host).
@@ -10,6 +14,7 @@ local function release_parent(prow, pending, wc, pid, wakekey)
   redis.call('ZADD', pending, flat_score(prow), pid)
   redis.call('HSET', prow, 'state', 'pending')
   if wc then redis.call('SREM', wc, pid) end
+  FANIN_RELEASED[#FANIN_RELEASED + 1] = pid
   if wakekey then
     redis.call('LPUSH', wakekey, '1')
     redis.call('LTRIM', wakekey, 0, 63)

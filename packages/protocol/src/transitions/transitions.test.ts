@@ -195,7 +195,7 @@ describe('settlement', () => {
     const held = { id: J, attempts: 2 };
     expect(shape(t.addChildren({ queue: 'orders', job: held, local: [{ id: P, payload: 'c', policy: 'id' }], remote: 1 }))).toEqual({
       script: 'add_children',
-      keys: [q(`job:${J}`), q('active'), q(`job:${J}:dependencies`), q('pending'), q(`job:${P}`)],
+      keys: [q(`job:${J}`), q('active'), q(`job:${J}:dependencies`), q('pending'), q('events'), q('meta'), q('journal'), q(`job:${P}`)],
       args: [J, '2', '1', P, 'c', 'id'],
     });
     expect(shape(t.addChildren({ queue: 'orders', job: held, local: [], remote: -2 })).args).toEqual([J, '2', '-2']);
@@ -239,7 +239,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.cleanCompleted({ queue: 'orders', ids: [J] }))).toEqual({ script: 'clean_completed', keys: [q('completed'), q('job:')], args: [J] });
     expect(() => t.cleanCompleted({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
     expect(() => t.cleanDead({ queue: 'orders', ids: ['nope'] })).toThrow(MalformedIdError);
-    expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:')], args: [5] });
+    expect(shape(t.reap({ queue: 'orders', limit: 5 }))).toEqual({ script: 'reap', keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')], args: [5] });
     const ended = [q('waiting-children'), q('meta'), q('dead:at'), q('de:'), q('events'), q('journal')];
     expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5 })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), ...ended]);
     expect(shape(t.sweepStalled({ queue: 'orders', maxStalled: 1, limit: 5, outbox: true })).keys).toEqual([q('active'), q('pending'), q('dead'), q('metrics:failed'), ...LB, q('job:'), q('g:'), ...ended, q('flow:outbox')]);
@@ -248,7 +248,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       keys: [q('active'), q(`g:${G}:pending`), ...LB, q('job:')],
       args: [G, 2],
     });
-    expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:'), q('dead:at')]);
+    expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:'), q('dead:at'), q('events'), q('meta'), q('journal')]);
   });
   it('operator', () => {
     expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('waiting-children'), q('de:'), q('schedule')]);
@@ -300,7 +300,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     });
     expect(shape(t.enqueueFlow({ queue: 'orders', parent: { id: P, payload: 'pp' }, children: [{ id: J, payload: 'c', policy: 'fp' }] }))).toEqual({
       script: 'enqueue_flow',
-      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q('waiting-children'), q(`job:${J}`)],
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal'), q(`job:${J}`)],
       args: [P, 'pp', '1', J, 'c', 'fp'],
     });
     expect(shape(t.enqueueFlowChild({ queue: 'billing', id: J, payload: 'c', parent: { id: P, queue: 'orders', policy: 'fp' } }))).toEqual({
@@ -316,6 +316,12 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       q('pending'),
       q('dead'),
       q('waiting-children'),
+      q('events'),
+      q('meta'),
+      q('journal'),
+      q('job:'),
+      q('dead:at'),
+      q('de:'),
     ]);
   });
   it('flow outbox trim', () => {
@@ -469,7 +475,7 @@ describe('the rest of the catalog', () => {
     });
     expect(shape(t.flowDeliver({ parentQueue: 'orders', parentId: P, childId: J, result: 'r' }))).toEqual({
       script: 'flow_deliver',
-      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children')],
+      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal')],
       args: [J, 'r', P],
     });
   });

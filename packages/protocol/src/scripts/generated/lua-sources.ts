@@ -188,6 +188,10 @@ end
 -- index of waiting parents (emq:{q}:waiting-children) stays exact and a parent keeps its priority.
 -- Needs lanes (flat_score).
 
+-- Parents this call released, in order, so a script that publishes events (lib events) can announce
+-- each one's \`waiting\` once its own events are open; fanin itself never publishes.
+local FANIN_RELEASED = {}
+
 -- release_parent(prow, pending, wc, pid, wakekey): the parent's last open child settled. It re-enters
 -- pending at its own score (-priority) and leaves the index; \`wakekey\` (optional) wakes one parked
 -- consumer. \`wc\` may be nil for a caller that did not declare the index (an older host).
@@ -195,6 +199,7 @@ local function release_parent(prow, pending, wc, pid, wakekey)
   redis.call('ZADD', pending, flat_score(prow), pid)
   redis.call('HSET', prow, 'state', 'pending')
   if wc then redis.call('SREM', wc, pid) end
+  FANIN_RELEASED[#FANIN_RELEASED + 1] = pid
   if wakekey then
     redis.call('LPUSH', wakekey, '1')
     redis.call('LTRIM', wakekey, 0, 63)
@@ -955,8 +960,8 @@ export type LuaScriptName =
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: 'dc210b13b8cb973b6bcba09cd7dbc469171c4d07',
-    includes: ['core'],
+    sha: '2a8b1baf2d6963b9b62b287e7c306f65090114d8',
+    includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
 -- fenced on its token while it is active, its open-child count grows by every child it adds, and its
@@ -970,13 +975,17 @@ export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
 -- @key active     emq:{q}:active
 -- @key deps       emq:{q}:job:<id>:dependencies
 -- @key pending    emq:{q}:pending
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys children  emq:{q}:job:<cid> for each local child, in ARGV order
 -- @arg id         the running job's id; must be JOB-namespaced
 -- @arg token      the attempts value the claim returned
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id") for each local child, in order
--- @include core
--- @returns the open-child count after the call; -1 a local child's row exists (nothing written)
+-- @include core events
+-- @returns the open-child count after the call ([TS] each local child publishes \`waiting\` when meta
+-- \`events\` = all); -1 a local child's row exists (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQSTALE job gone
 -- @error EMQSTALE add_children token mismatch
@@ -993,13 +1002,19 @@ if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children toke
 if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE not active') end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return -1 end
+  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return -1 end
 end
 redis.call('HSET', KEYS[1], 'flow', 'parent')
 for i = 1, n do
-  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', id, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[4], 0, ARGV[1 + 3 * i])
+end
+if n > 0 then
+  ev_open(KEYS[5], KEYS[7], KEYS[6])
+  if ev_chatty_on() then
+    for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
+  end
 end
 return redis.call('INCRBY', KEYS[3], n + tonumber(ARGV[3]))
 `,
@@ -1344,7 +1359,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'd41162d42773c421e8c08e87212b35bb68702d0b',
+    sha: '5f741d458c7b798cb0543fe4ebda62edb0f64b4d',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1419,15 +1434,16 @@ end
 local policy, m = keep_read(KEYS[15], 'events', 'journal')
 finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
+ev_open(KEYS[14], KEYS[18], KEYS[15])
+ev_seed(m[5], m[6])
 if ARGV[7] == '1' then
-  ev_open(KEYS[14], KEYS[18], KEYS[15])
-  ev_seed(m[5], m[6])
   if result ~= '' and policy.ccount ~= 0 then
     ev_emit('completed', id, { result = result })
   else
     ev_emit('completed', id)
   end
 end
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
@@ -1724,8 +1740,8 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: '6e25fca3385d7109e4d8505d85b99369cfd9323e',
-    includes: [],
+    sha: 'ecc491a25c74d122a2be27966827da56a8fd22f4',
+    includes: ['events'],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
 -- parent, the parent held with its open-child count (queue.md §11.3). [TS] The parent row carries
@@ -1736,12 +1752,16 @@ return { 1, ARGV[1] }
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key pending    emq:{q}:pending
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys children  emq:{q}:job:<cid> for each child, in ARGV order
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
 -- @arg n          the number of children (>= 1)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id") for each child, in order
--- @returns N landed; 0 duplicate (the parent or a child row exists; nothing written)
+-- @include events
+-- @returns N landed ([TS] each child publishes \`waiting\` when meta \`events\` = all); 0 duplicate (the parent or a child row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 local n = tonumber(ARGV[3])
 -- The namespace law runs over every id first, so a refused flow writes nothing at all.
@@ -1752,18 +1772,22 @@ end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[4 + i]) == 1 then return 0 end
+  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return 0 end
 end
 local pid = ARGV[1]
 for i = 1, n do
   local cid = ARGV[1 + 3 * i]
-  redis.call('HSET', KEYS[4 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', KEYS[3], 0, cid)
 end
 redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 redis.call('SET', KEYS[2], n)
 redis.call('SADD', KEYS[4], pid)
+ev_open(KEYS[5], KEYS[7], KEYS[6])
+if ev_chatty_on() then
+  for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
+end
 return n
 `,
   },
@@ -2010,37 +2034,46 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'a4f726d4d46ab16a1418eb3acef83afff303bce7',
-    includes: ['core', 'lanes', 'fanin'],
+    sha: 'e0915bc953c54018d1050cb0a16147c0bad7b578',
+    includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
 -- the result once, count the child down once, and release the parent at zero. Redelivery is a no-op.
--- [TS] A released parent keeps its priority score and leaves the index of waiting parents.
+-- [TS] A released parent keeps its priority score and leaves the index of waiting parents; it
+-- publishes \`waiting\` when the parent queue's meta \`events\` = all.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key processed  emq:{qp}:job:<pid>:processed
 -- @key parent     emq:{qp}:job:<pid>
 -- @key pending    emq:{qp}:pending
 -- @key waiting    emq:{qp}:waiting-children [TS]
+-- @key events     emq:{qp}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{qp}:meta [TS]: the parent queue's event settings (lib events)
+-- @key journal    emq:{qp}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg cid        the child's id
 -- @arg result     the child's result (its own id when it gave none)
 -- @arg pid        the parent's id
--- @include core lanes fanin
+-- @include core events lanes fanin
 -- @returns 1 applied; 0 duplicate, or the parent row is gone (nothing written; the entry is spent)
 if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
 count_down(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[3], 1)
+ev_open(KEYS[6], KEYS[8], KEYS[7])
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'b89f656e0a28c9370e3a070610bad64ab0e5eea5',
-    includes: ['core', 'lanes', 'fanin'],
+    sha: '15a979842f61095c7b2ed90789df25b4242bcd1d',
+    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
 -- kills the parent; ignore-dependency records the failure and counts the child down. Each child's
 -- failure applies once; redelivery is a no-op. [TS] A parent leaving \`awaiting_children\` leaves the
--- index of waiting parents; a released one keeps its priority score.
+-- index of waiting parents; a released one keeps its priority score and publishes \`waiting\` when the
+-- parent queue's meta \`events\` = all. [TS] A killed parent ends as a dead-lettered job does (lib
+-- retain): \`finished_at\` stamped, indexed in dead:at, its idempotency key released, the dead set
+-- trimmed to the parent queue's policy.
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key failed     emq:{qp}:job:<pid>:failed
 -- @key unsuccessful  emq:{qp}:job:<pid>:unsuccessful
@@ -2048,11 +2081,18 @@ return 1
 -- @key pending    emq:{qp}:pending
 -- @key dead       emq:{qp}:dead
 -- @key waiting    emq:{qp}:waiting-children [TS]
+-- @key events     emq:{qp}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{qp}:meta [TS]: the parent queue's event settings and retention policy (lib events,
+-- lib retain)
+-- @key journal    emq:{qp}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key jobroot    emq:{qp}:job: [TS]: rows of dead jobs the retention bound trims
+-- @key deadat     emq:{qp}:dead:at [TS]: dead ids by finish time; a killed parent joins it
+-- @key deroot     emq:{qp}:de: [TS]: the root of the idempotency key the parent's row names
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
 -- @arg policy     "fp" | "id" (anything else reads as fp)
 -- @arg pid        the parent's id
--- @include core lanes fanin
+-- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
@@ -2060,10 +2100,14 @@ if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
 if ARGV[3] == 'id' then
   if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
   count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
+  ev_open(KEYS[8], KEYS[10], KEYS[9])
+  for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
 end
 if redis.call('HSETNX', KEYS[2], cid, ARGV[2]) == 0 then return 0 end
 fail_parent_row(KEYS[4], KEYS[5], KEYS[6], KEYS[7], pid)
+local ended = { jobroot = KEYS[11], dead = KEYS[6], deadat = KEYS[12], deroot = KEYS[13] }
+finish_dead(ended, pid, KEYS[4], now_ms(), keep_policy(KEYS[9]))
 return 2
 `,
   },
@@ -2847,8 +2891,8 @@ return 0
 `,
   },
   reap: {
-    sha: 'a4f356f925778fc58a373fa75a8eb13d677fb511',
-    includes: ['core', 'lanes'],
+    sha: '4ea3298aa72eb82726117a155544102bcc549c83',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
 -- attempts kept, so the next claim mints the next token and the old holder is fenced out
@@ -2862,15 +2906,22 @@ return 0
 -- @key paused     emq:{q}:paused
 -- @key jobroot    emq:{q}:job:
 -- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg limit      most leases to recover (default 100)
--- @include core lanes
--- @returns the number of jobs recovered
+-- @include core events lanes
+-- @returns the number of jobs recovered; [TS] each publishes \`waiting\` when meta \`events\` = all
 local releasing = true -- an expired lease gives its lane slot back
-return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing)
+-- Meta is read only once a lease was recovered: the maintenance loop reaps on every tick, mostly
+-- finding nothing.
+ev_open(KEYS[10], KEYS[12], KEYS[11])
+local function waiting(id) ev_chatty('waiting', id) end
+return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
 `,
   },
   remove_job: {
-    sha: '1a6d59bb3b548090a238497a53631cc39f8374ef',
+    sha: '721e59c0bdef80ac67e382af690217ed406c425d',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -2943,6 +2994,7 @@ if KEYS[19] and ARGV[2] ~= '' and redis.call('GET', KEYS[19]) == id then redis.c
 wipe_released(KEYS[10], KEYS[13], id)
 ev_open(KEYS[16], KEYS[18], KEYS[17])
 ev_emit('removed', id)
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
@@ -3014,8 +3066,8 @@ return 1
 `,
   },
   reprocess: {
-    sha: '51502c846638faaab8f4bb7825065879caadd253',
-    includes: ['core', 'lanes'],
+    sha: '0f5bf41c3b76114b23f3d1816778de849143c849',
+    includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
 -- finished_at) and keeping attempts so the next claim mints the next token (queue.md §4.3).
@@ -3029,9 +3081,12 @@ return 1
 -- @key paused     emq:{q}:paused
 -- @key laneroot   emq:{q}:g:
 -- @key deadat     emq:{q}:dead:at [TS]: the job leaves the finish-time index with the dead set
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg id         the job's id
--- @include core lanes
--- @returns 1 moved; -1 gone (no row)
+-- @include core events lanes
+-- @returns 1 moved; -1 gone (no row); [TS] publishes \`waiting\` when meta \`events\` = all
 -- @error EMQSTATE not dead
 local id = ARGV[1]
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
@@ -3049,6 +3104,8 @@ else
   redis.call('ZADD', KEYS[3], flat_score(KEYS[1]), id)
   wake(lb)
 end
+ev_open(KEYS[11], KEYS[13], KEYS[12])
+ev_chatty('waiting', id)
 return 1
 `,
   },
@@ -3130,7 +3187,7 @@ return 1
 `,
   },
   retry: {
-    sha: '34ac3baa96ae4e44d93f175c27460270f0519959',
+    sha: '3df3cf39690dd73210a4075fdb0d13ef41ddcef6',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3138,8 +3195,8 @@ return 1
 -- row's :lock marker is deleted in the same step (KEYS[13]); the flow keys follow at 19+, after the
 -- [TS] retention and event keys. [TS] A dead row gets \`finished_at\`, enters emq:{q}:dead:at at that
 -- time, releases the idempotency key it names, and the dead set is trimmed to the queue's
--- failed-retention policy (lib retain). A parent failed by its child under \`fp\` is stamped and
--- indexed the same way.
+-- failed-retention policy (lib retain). A parent failed by its child under \`fp\` ends the same way,
+-- its own idempotency key released too.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -3213,12 +3270,13 @@ local mode = ARGV[6]
 local pid = ARGV[7]
 local now = now_ms()
 local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = KEYS[16] }
+local policy = nil
 if mode == 'sq:fp' then
   if redis.call('EXISTS', KEYS[22]) == 1 then
     redis.call('HSET', KEYS[19], id, ARGV[5])
     fail_parent_row(KEYS[22], KEYS[2], KEYS[4], KEYS[23], pid)
-    redis.call('HSET', KEYS[22], 'finished_at', now)
-    redis.call('ZADD', KEYS[15], now, pid)
+    policy = policy or keep_policy(KEYS[14])
+    finish_dead(ended, pid, KEYS[22], now, policy)
   end
 elseif mode == 'sq:id' then
   if redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
@@ -3228,7 +3286,9 @@ elseif mode == 'xq:fp' or mode == 'xq:id' then
   local policy = string.sub(mode, 4)
   redis.call('RPUSH', KEYS[19], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
 end
-finish_dead(ended, id, row, now, keep_policy(KEYS[14]))
+finish_dead(ended, id, row, now, policy or keep_policy(KEYS[14]))
+ev_open(KEYS[17], KEYS[18], KEYS[14])
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 'dead'
 `,
   },
@@ -3679,7 +3739,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '5b93cd482227ef6088ed7a005262d43ee5348f1c',
+    sha: '0e85cf4d2a00c849503c9e0910d470608b2b19a4',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -3687,8 +3747,9 @@ return { redriven, left }
 -- so runs its failure arm as a retry at the cap does (queue.md §11.6): a parent in this queue is
 -- failed (fail-parent) or released from waiting on it (ignore); for a parent in another queue a
 -- fail entry goes into this queue's flow outbox when that key is declared. A parent leaving
--- \`awaiting_children\` leaves the index of waiting parents. [TS] A job dead so is stamped, indexed
--- and trimmed as retry's dead arm does (lib retain).
+-- \`awaiting_children\` leaves the index of waiting parents. [TS] A job dead so, and a parent it
+-- fails, is stamped, indexed, has its idempotency key released and is trimmed as retry's dead arm
+-- does (lib retain).
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key dead       emq:{q}:dead
@@ -3737,8 +3798,8 @@ local function fail_parent(id)
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
       fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
-      redis.call('HSET', prow, 'finished_at', now)
-      redis.call('ZADD', KEYS[14], now, pid)
+      keep = keep or keep_policy(KEYS[13])
+      finish_dead(ended, pid, prow, now, keep)
     end
   elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
@@ -3787,6 +3848,7 @@ if flat > 0 then wake(lb) end
 ev_open(KEYS[16], KEYS[17], KEYS[13])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
 for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return { recovered, dead }
 `,
   },
