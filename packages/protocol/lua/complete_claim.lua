@@ -38,9 +38,9 @@ local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = K
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
 held.meta, held.retained, held.deroot = KEYS[14], KEYS[16], KEYS[17]
 ev_open(KEYS[13], KEYS[18], KEYS[14])
--- One read of meta serves the completed events and the claim's gates.
-gate_read(KEYS[14])
-local codes = complete_held(held, 5, ARGV[1] == '1')
+-- One read of meta serves the claim's gates, the completed events and the retention policy.
+local m = gate_read(KEYS[14])
+local codes = complete_held(held, 5, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
 local size = tonumber(ARGV[3])
 local claimed = {}
 local limited = 0

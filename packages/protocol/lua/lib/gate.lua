@@ -9,12 +9,14 @@
 
 local EMQ_GATE_META = false
 
--- gate_read(meta): the gate fields and the event settings of meta, read in one HMGET once per call
--- (a script may read them early, before it settles, and the claim reuses them: nothing it settles
--- touches meta).
+-- gate_read(meta): the gate fields, the event settings and the retention bounds of meta (fields 7-10:
+-- keep_completed_count, keep_completed_age, keep_failed_count, keep_failed_age; lib retain's
+-- keep_of reads them), in one HMGET once per call (a script may read them early, before it settles,
+-- and the claim reuses them: nothing it settles touches meta).
 local function gate_read(meta)
   if not EMQ_GATE_META then
-    EMQ_GATE_META = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration', 'events', 'journal')
+    EMQ_GATE_META = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration', 'events', 'journal',
+      'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age')
     ev_seed(EMQ_GATE_META[5], EMQ_GATE_META[6])
   end
   return EMQ_GATE_META

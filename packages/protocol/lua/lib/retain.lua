@@ -19,12 +19,18 @@ local RETAIN_FAILED_DEFAULT = 10000
 -- bound after a policy change still converges.
 local RETAIN_TRIM = 8
 
+-- keep_of(ccount, cage, fcount, fage): the bounds from the four raw meta fields, for a script that
+-- read them in a wider HMGET of its own (lib gate's, in complete_claim).
+local function keep_of(ccount, cage, fcount, fage)
+  return { ccount = tonumber(ccount) or 0, cage = tonumber(cage), fcount = tonumber(fcount) or RETAIN_FAILED_DEFAULT, fage = tonumber(fage) }
+end
+
 -- keep_read(meta, ...): the four bounds (count -1 means unbounded, age nil means no age bound), and
 -- the raw HMGET reply, whose fields 5+ are the extra meta fields asked for, so a script that needs
 -- other queue settings too (lib events) reads meta once.
 local function keep_read(meta, ...)
   local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age', ...)
-  return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }, f
+  return keep_of(f[1], f[2], f[3], f[4]), f
 end
 
 -- keep_policy(meta): the four bounds alone.

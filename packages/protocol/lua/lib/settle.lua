@@ -12,20 +12,24 @@ local function zrem_all(set, ids)
   return removed
 end
 
--- complete_held(k, first, publish): completes the (id, token, result) triples of ARGV from index
+-- complete_held(k, first, publish, policy?): completes the (id, token, result) triples of ARGV from index
 -- `first` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
 -- completed (the metrics counter), lb (lb_at), laneroot, jobroot, meta, retained (the retention
 -- index), deroot. `publish` publishes (and journals) `completed` per member through lib events, with
 -- `result` when there is one and the queue keeps completed jobs. Answers one code per triple, in
 -- order: 1 completed; -1 gone (a row already completed too); -2 token mismatch; -3 a flow child
 -- (left untouched: it must settle through complete, which feeds its parent).
-local function complete_held(k, first, publish)
+local function complete_held(k, first, publish, policy)
   local out = {}
   local flat = {}
   local done = 0
-  -- One read of meta serves the retention policy and the event settings.
-  local policy, m = keep_read(k.meta, 'events', 'journal')
-  if publish then ev_seed(m[5], m[6]) end
+  -- One read of meta serves the retention policy and the event settings; a caller that read meta
+  -- already (complete_claim, with its gates) passes the policy and has seeded the events.
+  if not policy then
+    local m
+    policy, m = keep_read(k.meta, 'events', 'journal')
+    if publish then ev_seed(m[5], m[6]) end
+  end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
   for i = first, #ARGV, 3 do
     local id = ARGV[i]

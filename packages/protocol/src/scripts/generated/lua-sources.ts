@@ -236,12 +236,14 @@ end
 
 local EMQ_GATE_META = false
 
--- gate_read(meta): the gate fields and the event settings of meta, read in one HMGET once per call
--- (a script may read them early, before it settles, and the claim reuses them: nothing it settles
--- touches meta).
+-- gate_read(meta): the gate fields, the event settings and the retention bounds of meta (fields 7-10:
+-- keep_completed_count, keep_completed_age, keep_failed_count, keep_failed_age; lib retain's
+-- keep_of reads them), in one HMGET once per call (a script may read them early, before it settles,
+-- and the claim reuses them: nothing it settles touches meta).
 local function gate_read(meta)
   if not EMQ_GATE_META then
-    EMQ_GATE_META = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration', 'events', 'journal')
+    EMQ_GATE_META = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration', 'events', 'journal',
+      'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age')
     ev_seed(EMQ_GATE_META[5], EMQ_GATE_META[6])
   end
   return EMQ_GATE_META
@@ -553,12 +555,18 @@ local RETAIN_FAILED_DEFAULT = 10000
 -- bound after a policy change still converges.
 local RETAIN_TRIM = 8
 
+-- keep_of(ccount, cage, fcount, fage): the bounds from the four raw meta fields, for a script that
+-- read them in a wider HMGET of its own (lib gate's, in complete_claim).
+local function keep_of(ccount, cage, fcount, fage)
+  return { ccount = tonumber(ccount) or 0, cage = tonumber(cage), fcount = tonumber(fcount) or RETAIN_FAILED_DEFAULT, fage = tonumber(fage) }
+end
+
 -- keep_read(meta, ...): the four bounds (count -1 means unbounded, age nil means no age bound), and
 -- the raw HMGET reply, whose fields 5+ are the extra meta fields asked for, so a script that needs
 -- other queue settings too (lib events) reads meta once.
 local function keep_read(meta, ...)
   local f = redis.call('HMGET', meta, 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age', ...)
-  return { ccount = tonumber(f[1]) or 0, cage = tonumber(f[2]), fcount = tonumber(f[3]) or RETAIN_FAILED_DEFAULT, fage = tonumber(f[4]) }, f
+  return keep_of(f[1], f[2], f[3], f[4]), f
 end
 
 -- keep_policy(meta): the four bounds alone.
@@ -663,20 +671,24 @@ local function zrem_all(set, ids)
   return removed
 end
 
--- complete_held(k, first, publish): completes the (id, token, result) triples of ARGV from index
+-- complete_held(k, first, publish, policy?): completes the (id, token, result) triples of ARGV from index
 -- \`first\` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
 -- completed (the metrics counter), lb (lb_at), laneroot, jobroot, meta, retained (the retention
 -- index), deroot. \`publish\` publishes (and journals) \`completed\` per member through lib events, with
 -- \`result\` when there is one and the queue keeps completed jobs. Answers one code per triple, in
 -- order: 1 completed; -1 gone (a row already completed too); -2 token mismatch; -3 a flow child
 -- (left untouched: it must settle through complete, which feeds its parent).
-local function complete_held(k, first, publish)
+local function complete_held(k, first, publish, policy)
   local out = {}
   local flat = {}
   local done = 0
-  -- One read of meta serves the retention policy and the event settings.
-  local policy, m = keep_read(k.meta, 'events', 'journal')
-  if publish then ev_seed(m[5], m[6]) end
+  -- One read of meta serves the retention policy and the event settings; a caller that read meta
+  -- already (complete_claim, with its gates) passes the policy and has seeded the events.
+  if not policy then
+    local m
+    policy, m = keep_read(k.meta, 'events', 'journal')
+    if publish then ev_seed(m[5], m[6]) end
+  end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
   for i = first, #ARGV, 3 do
     local id = ARGV[i]
@@ -1041,7 +1053,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'ac6bbd3fab5b8b7feedc6e179d2d568e52257630',
+    sha: '9c10ee0a1e572dd5ff5f5e1b52a1a63743146f49',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1245,7 +1257,7 @@ return 1
 `,
   },
   claim: {
-    sha: '5b6dd3dfbb61e41718f1f853111d4ae54c91af92',
+    sha: '6ea22bab52e0921a4f406326608933b1922d2092',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1286,7 +1298,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '64f54fcfcf0e14c6a46a375d78ef5e948d124918',
+    sha: '4d3a8b925c52972f8fe566318ed45bc4b0534a9f',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1309,7 +1321,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: 'ce12b8243e9f94e359ad5a18ac886d634f8f094d',
+    sha: 'b7466071837c802897bb979c094f9ca0a56ac89c',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1359,7 +1371,7 @@ return 0
 `,
   },
   complete: {
-    sha: '5f741d458c7b798cb0543fe4ebda62edb0f64b4d',
+    sha: 'c4cb3b38026057ec458beb376781bc3f6eeafec4',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1448,7 +1460,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'ba68baadeee5135dfabca264e286c3fe1c6367b8',
+    sha: '84098ad9007c0dd525aa01d88db2165322079051',
     includes: ['core', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1486,7 +1498,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'd859042b3fd9227f121d9689cc612f315ce24fb9',
+    sha: 'c7bb4fb78e0c80d628d2324be3f477fcac378cd9',
     includes: ['core', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1528,9 +1540,9 @@ local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = K
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
 held.meta, held.retained, held.deroot = KEYS[14], KEYS[16], KEYS[17]
 ev_open(KEYS[13], KEYS[18], KEYS[14])
--- One read of meta serves the completed events and the claim's gates.
-gate_read(KEYS[14])
-local codes = complete_held(held, 5, ARGV[1] == '1')
+-- One read of meta serves the claim's gates, the completed events and the retention policy.
+local m = gate_read(KEYS[14])
+local codes = complete_held(held, 5, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
 local size = tonumber(ARGV[3])
 local claimed = {}
 local limited = 0
@@ -1621,7 +1633,7 @@ return 1
 `,
   },
   drain: {
-    sha: 'a39abc4feedd63703a2fba276a26d398786a818e',
+    sha: '205a0799f84b986a6183c8c50c7c93f9b9616955',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2064,7 +2076,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '15a979842f61095c7b2ed90789df25b4242bcd1d',
+    sha: '475b684d7c41a263c3ba42724c54156019203d32',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2179,7 +2191,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '267b05f8c888d28b42e7e326c39fe65e45828f91',
+    sha: 'e22336764ab558d63796f51dc93ecc38f2c8d829',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2225,7 +2237,7 @@ return out
 `,
   },
   gclaim: {
-    sha: 'fb5cc84c9d71dbe4751b264f86d636dd0f3bcbe8',
+    sha: 'ea08dc769fd1bce740faeb3623ed413a85420066',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2534,7 +2546,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'dd922c3408e509a0e5e024033710d326a52a4471',
+    sha: 'b41e11785cc76fbb85aacd4169684e8a108d6507',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -2656,7 +2668,7 @@ return out
 `,
   },
   obliterate: {
-    sha: 'e6a84f952f54b76a693374bef32977965e0964ec',
+    sha: '601ed1e15c33fb50b48797078ea1ee4702d765e7',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -2921,7 +2933,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '721e59c0bdef80ac67e382af690217ed406c425d',
+    sha: 'c36d1d09b6205a1cd5408fcf3a4fc4b757d70b98',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3187,7 +3199,7 @@ return 1
 `,
   },
   retry: {
-    sha: '3df3cf39690dd73210a4075fdb0d13ef41ddcef6',
+    sha: 'b2c8bb22596598463272a825948c132c1a440308',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3739,7 +3751,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '0e85cf4d2a00c849503c9e0910d470608b2b19a4',
+    sha: '1a8df661925ea41d165bd93d892ee84867f84589',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
