@@ -73,12 +73,6 @@ finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 ev_open(KEYS[14], KEYS[18], KEYS[15])
 ev_seed(m[5], m[6])
-if ARGV[7] == '1' then
-  if result ~= '' and policy.ccount ~= 0 then
-    ev_emit('completed', id, { result = result })
-  else
-    ev_emit('completed', id)
-  end
-end
+if ARGV[7] == '1' then ev_completed(id, result, policy.ccount ~= 0) end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1

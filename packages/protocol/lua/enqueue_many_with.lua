@@ -49,22 +49,20 @@ while i <= #ARGV do
       admit_row(row, 'scheduled', payload, fields)
       redis.call('ZADD', KEYS[3], due, id)
       if not earliest or due < earliest then earliest = due end
-      if mode == 'in' then ev_emit('delayed', id, { delayMs = ms }) else ev_emit('delayed', id, { runAt = ms }) end
+      ev_delayed(id, mode, ms)
       code = 1
     end
   end
   out[#out + 1] = code
 end
 if KEYS[7] then
-  if flat > 0 then redis.call('LPUSH', KEYS[7], '1') end
+  if flat > 0 then
+    redis.call('LPUSH', KEYS[7], '1')
+    redis.call('LTRIM', KEYS[7], 0, 63)
+  end
   if earliest then
     local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-    if head[2] and tonumber(head[2]) >= earliest then
-      local wait = earliest - now
-      if wait < 0 then wait = 0 end
-      redis.call('LPUSH', KEYS[7], 'd:' .. string.format('%d', wait))
-    end
+    if head[2] and tonumber(head[2]) >= earliest then due_hint(KEYS[7], earliest - now) end
   end
-  redis.call('LTRIM', KEYS[7], 0, 63)
 end
 return out

@@ -41,8 +41,5 @@ end
 local ms = tonumber(ARGV[3])
 redis.call('ZADD', KEYS[1], now_ms() + ms, id)
 local head = redis.call('ZRANGE', KEYS[1], 0, 0)
-if head[1] == id then
-  redis.call('LPUSH', KEYS[6], 'd:' .. string.format('%d', ms))
-  redis.call('LTRIM', KEYS[6], 0, 63)
-end
+if head[1] == id then due_hint(KEYS[6], ms) end
 return 1

@@ -29,11 +29,6 @@ if ARGV[3] == 'in' then score = now + score end
 admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 5) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 ev_open(KEYS[3], KEYS[5], KEYS[4])
-if ARGV[3] == 'in' then ev_emit('delayed', ARGV[1], { delayMs = ARGV[4] }) else ev_emit('delayed', ARGV[1], { runAt = ARGV[4] }) end
-if KEYS[6] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
-  local wait = score - now
-  if wait < 0 then wait = 0 end
-  redis.call('LPUSH', KEYS[6], 'd:' .. string.format('%d', wait))
-  redis.call('LTRIM', KEYS[6], 0, 63)
-end
+ev_delayed(ARGV[1], ARGV[3], ARGV[4])
+if KEYS[6] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then due_hint(KEYS[6], score - now) end
 return 1

@@ -31,5 +31,5 @@ if ARGV[3] == 'in' then score = now_ms() + score end
 admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 6) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[5])
-if ARGV[3] == 'in' then ev_emit('delayed', ARGV[1], { delayMs = ARGV[4] }) else ev_emit('delayed', ARGV[1], { runAt = ARGV[4] }) end
+ev_delayed(ARGV[1], ARGV[3], ARGV[4])
 return { 1, ARGV[1] }

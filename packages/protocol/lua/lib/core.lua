@@ -60,6 +60,14 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- due_hint(wake, wait): tells parked workers the schedule's head falls due in `wait` ms ([TS] `d:<ms>`
+-- on the wake list, which stays bounded like every wake push).
+local function due_hint(wake, wait)
+  if wait < 0 then wait = 0 end
+  redis.call('LPUSH', wake, 'd:' .. string.format('%d', wait))
+  redis.call('LTRIM', wake, 0, 63)
+end
+
 -- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…).
 local function wipe_job(root, id)
   redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),

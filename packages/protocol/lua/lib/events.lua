@@ -65,6 +65,21 @@ local function ev_chatty(name, job, extra)
   if ev_chatty_on() then ev_emit(name, job, extra) end
 end
 
+-- ev_completed(id, result, kept): `completed` for a settled job, carrying `result` only when there
+-- is one and the queue keeps completed jobs (`kept`); otherwise the spec's event (queue.md §12).
+local function ev_completed(id, result, kept)
+  if kept and result ~= '' then
+    ev_emit('completed', id, { result = result })
+  else
+    ev_emit('completed', id)
+  end
+end
+
+-- ev_delayed(id, mode, ms): `delayed` at admission, with `delayMs` (mode "in") or `runAt` (mode "at").
+local function ev_delayed(id, mode, ms)
+  if mode == 'in' then ev_emit('delayed', id, { delayMs = ms }) else ev_emit('delayed', id, { runAt = ms }) end
+end
+
 -- ev_active(entries): `active` (with the attempt) for each leased claim entry {id, payload,
 -- attempts, ...}, when the chatty events are on.
 local function ev_active(entries)

@@ -52,13 +52,7 @@ local function complete_held(k, first, publish, policy)
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           local result = ARGV[i + 2] or ''
           finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
-          if publish then
-            if result ~= '' and policy.ccount ~= 0 then
-              ev_emit('completed', id, { result = result })
-            else
-              ev_emit('completed', id)
-            end
-          end
+          if publish then ev_completed(id, result, policy.ccount ~= 0) end
           done = done + 1
           code = 1
         end

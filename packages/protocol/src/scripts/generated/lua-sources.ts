@@ -94,6 +94,14 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- due_hint(wake, wait): tells parked workers the schedule's head falls due in \`wait\` ms ([TS] \`d:<ms>\`
+-- on the wake list, which stays bounded like every wake push).
+local function due_hint(wake, wait)
+  if wait < 0 then wait = 0 end
+  redis.call('LPUSH', wake, 'd:' .. string.format('%d', wait))
+  redis.call('LTRIM', wake, 0, 63)
+end
+
 -- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…).
 local function wipe_job(root, id)
   redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
@@ -165,6 +173,21 @@ end
 -- ev_chatty(name, job, extra): ev_emit for the opt-in events; nothing unless meta \`events\` = "all".
 local function ev_chatty(name, job, extra)
   if ev_chatty_on() then ev_emit(name, job, extra) end
+end
+
+-- ev_completed(id, result, kept): \`completed\` for a settled job, carrying \`result\` only when there
+-- is one and the queue keeps completed jobs (\`kept\`); otherwise the spec's event (queue.md §12).
+local function ev_completed(id, result, kept)
+  if kept and result ~= '' then
+    ev_emit('completed', id, { result = result })
+  else
+    ev_emit('completed', id)
+  end
+end
+
+-- ev_delayed(id, mode, ms): \`delayed\` at admission, with \`delayMs\` (mode "in") or \`runAt\` (mode "at").
+local function ev_delayed(id, mode, ms)
+  if mode == 'in' then ev_emit('delayed', id, { delayMs = ms }) else ev_emit('delayed', id, { runAt = ms }) end
 end
 
 -- ev_active(entries): \`active\` (with the attempt) for each leased claim entry {id, payload,
@@ -711,13 +734,7 @@ local function complete_held(k, first, publish, policy)
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           local result = ARGV[i + 2] or ''
           finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
-          if publish then
-            if result ~= '' and policy.ccount ~= 0 then
-              ev_emit('completed', id, { result = result })
-            else
-              ev_emit('completed', id)
-            end
-          end
+          if publish then ev_completed(id, result, policy.ccount ~= 0) end
           done = done + 1
           code = 1
         end
@@ -972,7 +989,7 @@ export type LuaScriptName =
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: '2a8b1baf2d6963b9b62b287e7c306f65090114d8',
+    sha: '12a3c626c09c4647e52fbd4b5c7f9d81d953c9e6',
     includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
@@ -1053,7 +1070,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '9c10ee0a1e572dd5ff5f5e1b52a1a63743146f49',
+    sha: 'fd22bfaff42e730fa4e4993218634a4592221988',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1085,7 +1102,7 @@ return out
 `,
   },
   cache_clear: {
-    sha: '4418182b6bd5bff2ca8350fd7df139dfc187ce24',
+    sha: '749d9b3a904a0a991940e512728ac7525aa15156',
     includes: ['core'],
     body: `-- @script cache_clear
 -- @purpose [TS] Announce that a keyed namespace is cleared: every process drops L1 entries older than the
@@ -1099,7 +1116,7 @@ return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o
 `,
   },
   cache_delete: {
-    sha: '7013fc53413e479f5e0a3234702feca2f7af8d63',
+    sha: '553abb59fccd624f9384d989991a7d56cf09a3f0',
     includes: ['core'],
     body: `-- @script cache_delete
 -- @purpose [TS] Delete keyed cache entries and announce the delete on the coherence log, in one step.
@@ -1124,7 +1141,7 @@ return deleted
 `,
   },
   cache_read: {
-    sha: '072bab670ef47ae1230240b79eb4568ce6255ba3',
+    sha: '83fa3dfc3b6d6b8fd2cd10df43822ed807338920',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
@@ -1155,7 +1172,7 @@ return {3, out or false, redis.call('PTTL', KEYS[2])}
 `,
   },
   cache_release: {
-    sha: '12ae073fcdeeb52430cec1b395a514cfb8818312',
+    sha: '669cb968c1eafa057406a4c50c9baa7be5072ee4',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
@@ -1174,7 +1191,7 @@ return 1
 `,
   },
   cache_tag_delete: {
-    sha: '44a31da8546b60fa956bec8c4b2bdc88721765f8',
+    sha: 'a319a0782be5e85975f715453462a3125d44da67',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
@@ -1209,7 +1226,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: 'dae27d0c198995389e5b84b151aef357e5a07cd9',
+    sha: '2b8a70574608510cf2a80fcd670e118d5f824fb3',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -1257,7 +1274,7 @@ return 1
 `,
   },
   claim: {
-    sha: '6ea22bab52e0921a4f406326608933b1922d2092',
+    sha: '4cf16075fb12ff78d1ebbad864f2cf603cf0ae00',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1298,7 +1315,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '4d3a8b925c52972f8fe566318ed45bc4b0534a9f',
+    sha: '7018dccdd288a48c0ee89d2a270967a1369ccf82',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1321,7 +1338,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: 'b7466071837c802897bb979c094f9ca0a56ac89c',
+    sha: '33eb86e3f37afb610daefcf9b66de750a33691d3',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1347,7 +1364,7 @@ return n
 `,
   },
   coherence_drop: {
-    sha: '9f58d127904425d20cecf19bbea150c6ec2f2836',
+    sha: '952ac8f46b7541433e7971523c03c19e01dd48ca',
     includes: ['core'],
     body: `-- @script coherence_drop
 -- @purpose Drop an L2 frame only when a coherence message names a strictly newer version, so a late,
@@ -1371,7 +1388,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'c4cb3b38026057ec458beb376781bc3f6eeafec4',
+    sha: 'd90ea0dd6f070b6c27cb431e9600871ad9d7347f',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1448,19 +1465,13 @@ finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 ev_open(KEYS[14], KEYS[18], KEYS[15])
 ev_seed(m[5], m[6])
-if ARGV[7] == '1' then
-  if result ~= '' and policy.ccount ~= 0 then
-    ev_emit('completed', id, { result = result })
-  else
-    ev_emit('completed', id)
-  end
-end
+if ARGV[7] == '1' then ev_completed(id, result, policy.ccount ~= 0) end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
   complete_batch: {
-    sha: '84098ad9007c0dd525aa01d88db2165322079051',
+    sha: 'f9244660601ec768a28c3752316c5e6ac661f018',
     includes: ['core', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1498,7 +1509,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'c7bb4fb78e0c80d628d2324be3f477fcac378cd9',
+    sha: 'de9b7d94afd2b377d71005b2feb5f5a2f25cb1f3',
     includes: ['core', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1582,7 +1593,7 @@ return out
 `,
   },
   delay: {
-    sha: 'a65f8f08716d749b475b87aa89b4eea9cc1ab696',
+    sha: 'dc82d937ecd9154a088e74e6f85725314f3b789c',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -1633,7 +1644,7 @@ return 1
 `,
   },
   drain: {
-    sha: '205a0799f84b986a6183c8c50c7c93f9b9616955',
+    sha: 'bc42b3d6175b3e68d5036837774e7e49e3dfbc18',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -1673,7 +1684,7 @@ return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
-    sha: '28d70af29cf4bb038af44a261dde590bbfe9510b',
+    sha: '645d27f2c3377da219a7369f6af336341463da55',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1707,7 +1718,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: 'ffccf2dd310e2858a483611d44e4815b3498170e',
+    sha: '22aaefecada59f5cb4f47415ca9b55baa70ab965',
     includes: ['events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1752,7 +1763,7 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: 'ecc491a25c74d122a2be27966827da56a8fd22f4',
+    sha: '438b61ab6eafa96ec304b78454d7d48ac481c5a6',
     includes: ['events'],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
@@ -1830,7 +1841,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: '12996c1b772e4750dfa0405dac897c4888721366',
+    sha: '7cb6dae2b70310b5b8112caa73e1230ab4ce8dff',
     includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -1887,7 +1898,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: '97ab0c2bdd4d01125e14256f7823c984abd1468a',
+    sha: '0cb0273d9358352ac7226226fbfcfa9445be6019',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -1940,23 +1951,21 @@ while i <= #ARGV do
       admit_row(row, 'scheduled', payload, fields)
       redis.call('ZADD', KEYS[3], due, id)
       if not earliest or due < earliest then earliest = due end
-      if mode == 'in' then ev_emit('delayed', id, { delayMs = ms }) else ev_emit('delayed', id, { runAt = ms }) end
+      ev_delayed(id, mode, ms)
       code = 1
     end
   end
   out[#out + 1] = code
 end
 if KEYS[7] then
-  if flat > 0 then redis.call('LPUSH', KEYS[7], '1') end
+  if flat > 0 then
+    redis.call('LPUSH', KEYS[7], '1')
+    redis.call('LTRIM', KEYS[7], 0, 63)
+  end
   if earliest then
     local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-    if head[2] and tonumber(head[2]) >= earliest then
-      local wait = earliest - now
-      if wait < 0 then wait = 0 end
-      redis.call('LPUSH', KEYS[7], 'd:' .. string.format('%d', wait))
-    end
+    if head[2] and tonumber(head[2]) >= earliest then due_hint(KEYS[7], earliest - now) end
   end
-  redis.call('LTRIM', KEYS[7], 0, 63)
 end
 return out
 `,
@@ -1990,7 +1999,7 @@ return 1
 `,
   },
   extend_lock: {
-    sha: 'e62af5fd75884dfad91ac7cb42c1e08fd4121950',
+    sha: 'f28d9bdf8d339ad6365e3f8b71cf09f81553161d',
     includes: ['core'],
     body: `-- @script extend_lock
 -- @purpose Push a held job's lease deadline out; only the current holder may (queue.md §6.3).
@@ -2013,7 +2022,7 @@ return 1
 `,
   },
   extend_locks: {
-    sha: 'cefc2d9009891a4193e520a7b0c26093258a5154',
+    sha: '005402e887933f69e69a59c7b6b2ba28102ae7bd',
     includes: ['core'],
     body: `-- @script extend_locks
 -- @purpose Extend many leases under one server time, skipping each id that is gone, stale or no
@@ -2046,7 +2055,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'e0915bc953c54018d1050cb0a16147c0bad7b578',
+    sha: '20cfecc56afe3b597fc75cd1445e5b46f1503038',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2076,7 +2085,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '475b684d7c41a263c3ba42724c54156019203d32',
+    sha: '170d95faf299697256dac44138bdd7b8b0463963',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2191,7 +2200,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'e22336764ab558d63796f51dc93ecc38f2c8d829',
+    sha: 'e82a36c743f99f494fc44a115241cdd3009853d0',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2237,7 +2246,7 @@ return out
 `,
   },
   gclaim: {
-    sha: 'ea08dc769fd1bce740faeb3623ed413a85420066',
+    sha: '1e072df87ccabc227e6056f1574730f4088204e4',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2299,7 +2308,7 @@ end
 `,
   },
   gdrain: {
-    sha: 'f4b38800299b2ae0121794b655cca56754c0fa9a',
+    sha: 'a2cc4094c7f9268b814acbb5e358549fc6e59785',
     includes: ['core', 'tidy'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
@@ -2332,7 +2341,7 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '5aa6835450546c680fce2cc3b00e0b7f90460dad',
+    sha: '6668ee49fbf1425c8bb044f02a87f70beb11d39f',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2373,7 +2382,7 @@ return 1
 `,
   },
   glimit: {
-    sha: '2e0fe6389d1f7eb6a5a1195300ceed15a0f05c91',
+    sha: '78eb7590e72d553509d3bda2bdf19e6105b959a6',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -2401,7 +2410,7 @@ return 1
 `,
   },
   gpause: {
-    sha: '913b9f559e7435b3b0a2d5e8afc83c36ac06fae0',
+    sha: 'a79f58aeea90a8bd0da328048783a9b783462e0a',
     includes: ['core'],
     body: `-- @script gpause
 -- @purpose Take one lane out of rotation (queue.md §5.4); its backlog and in-flight work are untouched.
@@ -2419,7 +2428,7 @@ return 1
 `,
   },
   grate: {
-    sha: '44b24c51226f44721c52b02918fc1260da566df7',
+    sha: '9623b61593871d919c9fa4a1460dada104470982',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -2448,7 +2457,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: 'b5d380b0e4cbd4dd108110302f6d234bc2e2432a',
+    sha: 'd165553a779ecf57f7f7b35326826e33e4414142',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -2489,7 +2498,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: 'c3ee176c066822067fe417ac2e79e5efa1dfb182',
+    sha: '937f85088100fa8b3c9e5341a1351ee0fd0af221',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -2523,7 +2532,7 @@ return 1
 `,
   },
   gresume: {
-    sha: '590c97df53ab54c37acad9ef9606127043cd3807',
+    sha: 'd5acdf924b1c05e94e17807c5e4c9766f560f067',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -2546,7 +2555,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'b41e11785cc76fbb85aacd4169684e8a108d6507',
+    sha: '61a4a3b8a160a86e21e8cadc5407bdb560d15b5e',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -2583,7 +2592,7 @@ return out
 `,
   },
   gweight: {
-    sha: '99b1dedb160132ce375ee6c2fa9720b4fb943cce',
+    sha: '437c85dce945c0cef2b662e07f7ff5026607fc45',
     includes: ['core'],
     body: `-- @script gweight
 -- @purpose Set a lane's weight, its share of service under gwclaim (queue.md §5.5). A weight never
@@ -2652,7 +2661,7 @@ return 0
 `,
   },
   lane_counts: {
-    sha: '2188de7c77621d5ffdbaaf91ebd3f49983efbe6b',
+    sha: '6babd059aa6e0e049356a1f1a56886797ff77f9e',
     includes: ['core'],
     body: `-- @script lane_counts
 -- @purpose Read the depth of several lanes in one atomic step (queue.md §5.6).
@@ -2668,7 +2677,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '601ed1e15c33fb50b48797078ea1ee4702d765e7',
+    sha: '8dc57b1f651d1e41206411d1e6ebf3e1b529075f',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -2781,7 +2790,7 @@ return 0
 `,
   },
   promote: {
-    sha: 'ebe49a6f68242dd8ac8a82079a05b36fd53a823b',
+    sha: 'b76b91330a5f0f260e5d465c053fe8ab895ec6d5',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -2809,7 +2818,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   promote_next: {
-    sha: '7a9b66700abec729f59e677c76c7e9653e2d8485',
+    sha: '7e4a59817bca7bf32e6581fb482d57acf6b3a6b6',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -2903,7 +2912,7 @@ return 0
 `,
   },
   reap: {
-    sha: '4ea3298aa72eb82726117a155544102bcc549c83',
+    sha: '467f0609c2a90153040a3b5c8d4ea3b2aead40c1',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -2933,7 +2942,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'c36d1d09b6205a1cd5408fcf3a4fc4b757d70b98',
+    sha: '648ae4739996fa3a7338bf43dde6785d1908b082',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3011,7 +3020,7 @@ return 1
 `,
   },
   repeat_advance: {
-    sha: '3cf6c442ca9c83e437484a99de4a9f487424df5b',
+    sha: '5649a8f017674fe19755a166102d2040ef6977cf',
     includes: ['core'],
     body: `-- @script repeat_advance
 -- @purpose Move a repeat's next run one cadence past server now, or drop a name whose record a
@@ -3046,7 +3055,7 @@ return removed
 `,
   },
   repeat_due: {
-    sha: '027ac4304d8d4f9efd0ee94183995361cd2c5bc5',
+    sha: 'b2f062487efa7306d25988aa5f2981707924ff1c',
     includes: ['core'],
     body: `-- @script repeat_due
 -- @purpose List the repeat names whose next run is due by the server clock, oldest first [TS].
@@ -3058,7 +3067,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumb
 `,
   },
   repeat_register: {
-    sha: 'c5a0c34a0d116bdb9be54ce01e6b668aa1554ace',
+    sha: 'f5da1d313b307c8e0d5e81e2d9a6c6707019fab9',
     includes: ['core'],
     body: `-- @script repeat_register
 -- @purpose Register a repeating job under a name; an existing name is left exactly as it is
@@ -3078,7 +3087,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '0f5bf41c3b76114b23f3d1816778de849143c849',
+    sha: '66eb6ca9a007101fd5c85e7b3c4602850a497954',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -3122,7 +3131,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: 'a16721c90efe6a5a8cb0963ad69bd76dfc7a8533',
+    sha: 'c0c925a18ccf0d858cfcdf443c0629350bffc041',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -3167,10 +3176,7 @@ end
 local ms = tonumber(ARGV[3])
 redis.call('ZADD', KEYS[1], now_ms() + ms, id)
 local head = redis.call('ZRANGE', KEYS[1], 0, 0)
-if head[1] == id then
-  redis.call('LPUSH', KEYS[6], 'd:' .. string.format('%d', ms))
-  redis.call('LTRIM', KEYS[6], 0, 63)
-end
+if head[1] == id then due_hint(KEYS[6], ms) end
 return 1
 `,
   },
@@ -3199,7 +3205,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'b2c8bb22596598463272a825948c132c1a440308',
+    sha: 'e80bacc3c039e7a3b0694d729db1a795090f21c0',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3305,7 +3311,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'ca36dbba9107bd7a914767575de0c098ec6a9e34',
+    sha: '9c496291ca90103d6163772dd54e2ead5972aaa5',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -3353,7 +3359,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '72363d14a8aa2527cbd5fcd8f8738c6850b3bbcc',
+    sha: 'a2f98a16d17377bae0e4ec982fff677e692eabbc',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3386,18 +3392,13 @@ if ARGV[3] == 'in' then score = now + score end
 admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 5) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 ev_open(KEYS[3], KEYS[5], KEYS[4])
-if ARGV[3] == 'in' then ev_emit('delayed', ARGV[1], { delayMs = ARGV[4] }) else ev_emit('delayed', ARGV[1], { runAt = ARGV[4] }) end
-if KEYS[6] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then
-  local wait = score - now
-  if wait < 0 then wait = 0 end
-  redis.call('LPUSH', KEYS[6], 'd:' .. string.format('%d', wait))
-  redis.call('LTRIM', KEYS[6], 0, 63)
-end
+ev_delayed(ARGV[1], ARGV[3], ARGV[4])
+if KEYS[6] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then due_hint(KEYS[6], score - now) end
 return 1
 `,
   },
   schedule_dedup: {
-    sha: '67453a161683bd08f57bc0c197e0f6e94a0f17be',
+    sha: '03e8dfea4a90a0400c37493596f1c393c317800f',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3432,12 +3433,12 @@ if ARGV[3] == 'in' then score = now_ms() + score end
 admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 6) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[5])
-if ARGV[3] == 'in' then ev_emit('delayed', ARGV[1], { delayMs = ARGV[4] }) else ev_emit('delayed', ARGV[1], { runAt = ARGV[4] }) end
+ev_delayed(ARGV[1], ARGV[3], ARGV[4])
 return { 1, ARGV[1] }
 `,
   },
   scheduler_due: {
-    sha: 'eb76b1987a6e6ffba2a529b3b1b822d9a3433ed7',
+    sha: '6af9bc2bb0351f93145be90ac224803474e2d8c3',
     includes: ['core'],
     body: `-- @script scheduler_due
 -- @purpose [TS] The due schedulers with the occurrence each is due for (queue.md §10.1 \`due\`, with
@@ -3451,7 +3452,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIM
 `,
   },
   scheduler_fire: {
-    sha: '5f8480f2d4c9f3e26b50e3797b5fbea4f711fe5d',
+    sha: '4633a9f18b03cb1f54c7b2594c026eea362789b4',
     includes: ['core'],
     body: `-- @script scheduler_fire
 -- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
@@ -3509,7 +3510,7 @@ return 1
 `,
   },
   scheduler_upsert: {
-    sha: '3b16a68c480796f75751050fb2dbd41ccfb23d80',
+    sha: '475a401527a0856a6a613653316a77edfc06238f',
     includes: ['core'],
     body: `-- @script scheduler_upsert
 -- @purpose [TS] Create or update a job scheduler under a repeat name (queue.md §10.1 extended): an
@@ -3554,7 +3555,7 @@ return 1
 `,
   },
   state_lookup: {
-    sha: '810ce8429adf494d03cdae0644a16945f4e591ce',
+    sha: '7e41f10441c630e91b9777365d10286d9841025a',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
@@ -3751,7 +3752,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '1a8df661925ea41d165bd93d892ee84867f84589',
+    sha: '7d193bfcf6bc312ab26f378c7a72d4e45318544a',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -3878,7 +3879,7 @@ return 1
 `,
   },
   update_progress: {
-    sha: '9763b31ebf6f6c11811ce155b1aa71f43f521c82',
+    sha: 'ca28bb6dbb4ee391b14b84be4c55810387937092',
     includes: ['events'],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
@@ -3911,7 +3912,7 @@ return 1
 `,
   },
   wait_children: {
-    sha: '7c1904219789ce08f1ea0b090075deba8512efbb',
+    sha: 'ba2304b2603e4d20fdd665de4a25d826095756cf',
     includes: ['core'],
     body: `-- @script wait_children
 -- @purpose [TS] A step job waits for the children it added (BullMQ's moveToWaitingChildren): fenced
@@ -3951,7 +3952,7 @@ return open
 `,
   },
   worker_beat: {
-    sha: '544cdc8d831e650b6cde140371a17dfcb0b562de',
+    sha: '6993d89e06d1bb11e259e4a4e0de8ae377614749',
     includes: ['core'],
     body: `-- @script worker_beat
 -- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
@@ -3992,7 +3993,7 @@ return redis.call('ZREM', KEYS[1], ARGV[1])
 `,
   },
   worker_list: {
-    sha: '9ad96475a60c8c329ecc77b2fd3a8726b41eece3',
+    sha: 'b76b81466254fa24c6fdfbb636207ace6112b701',
     includes: ['core'],
     body: `-- @script worker_list
 -- @purpose [TS] Read the live entries of the queue's worker registry under the server's clock: an
