@@ -19,17 +19,13 @@
  *   pnpm --filter @echo/bench bench:bus-trace            # 10,000 records, 5 rounds
  *   pnpm --filter @echo/bench bench:bus-trace --quick    # a smoke run
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Bus } from '@echo/bus';
-import { instrumentEcho } from '@echo/otel';
-import { traces, type AppendTraceContext } from '@echo/protocol';
+import { traces } from '@echo/protocol';
 import { startRedis } from '@echo/testkit';
-import { context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { clientCpuUs } from './lib/admin.js';
 import { boolOption, intOption } from './lib/options.js';
 import { progress, publish, table } from './lib/report.js';
+import { closeTracing, instrument, SETUPS, type Setup, type TraceChannels } from './lib/trace-setups.js';
 import { fmt, fmtRatio, fmtSpread, pairedRatios, spread, waitUntil } from './lib/stats.js';
 
 const QUICK = process.argv.includes('--quick') || boolOption('quick', false);
@@ -37,36 +33,7 @@ const RECORDS = intOption('records', QUICK ? 2_000 : 10_000);
 const ROUNDS = intOption('rounds', QUICK ? 1 : 5);
 const IN_FLIGHT = 50;
 
-type Setup = 'off' | 'channels' | 'otel';
-const SETUPS: readonly Setup[] = ['off', 'channels', 'otel'];
-
-/** A processor that drops every ended span: the cost measured is making spans, not shipping them. */
-const dropping: SpanProcessor = {
-  onStart: () => undefined,
-  onEnd: () => undefined,
-  forceFlush: () => Promise.resolve(),
-  shutdown: () => Promise.resolve(),
-};
-const provider = new BasicTracerProvider({ spanProcessors: [dropping] });
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-
-function instrument(setup: Setup): () => void {
-  if (setup === 'otel') {
-    const otel = instrumentEcho({ tracerProvider: provider, meterProvider: false });
-    return () => otel.stop();
-  }
-  if (setup === 'off') return () => undefined;
-  const fill = (message: unknown): void => {
-    (message as AppendTraceContext).carrier.traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-  };
-  const noop = (): void => undefined;
-  subscribe(traces.streamAppend.start.name, fill);
-  subscribe(traces.streamProcess.start.name, noop);
-  return () => {
-    unsubscribe(traces.streamAppend.start.name, fill);
-    unsubscribe(traces.streamProcess.start.name, noop);
-  };
-}
+const CHANNELS: TraceChannels = { produce: traces.streamAppend.start.name, process: traces.streamProcess.start.name };
 
 interface Round {
   /** Node CPU µs per append. */
@@ -76,7 +43,7 @@ interface Round {
 }
 
 async function measure(url: string, setup: Setup, round: number): Promise<Round> {
-  const stop = instrument(setup);
+  const stop = instrument(setup, CHANNELS);
   const bus = await Bus.open(`bus-trace-${setup}-${String(round)}`, { connect: url });
   const stream = bus.stream('s', { traceContext: setup !== 'off' });
   try {
@@ -128,7 +95,6 @@ try {
   ].join('\n');
   publish('bus-trace-context.md', markdown);
 } finally {
-  context.disable();
-  await provider.shutdown();
+  await closeTracing();
   await server.stop();
 }

@@ -17,17 +17,13 @@
  *   pnpm --filter @echo/bench bench:trace             # 10,000 jobs, 5 rounds
  *   pnpm --filter @echo/bench bench:trace --quick     # a smoke run
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { instrumentEcho } from '@echo/otel';
-import { traces, type EnqueueTraceContext } from '@echo/protocol';
+import { traces } from '@echo/protocol';
 import { Queue, Worker } from '@echo/queue';
 import { startRedis } from '@echo/testkit';
-import { context } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { clientCpuUs } from './lib/admin.js';
 import { boolOption, intOption } from './lib/options.js';
 import { progress, publish, table } from './lib/report.js';
+import { closeTracing, instrument, SETUPS, type Setup, type TraceChannels } from './lib/trace-setups.js';
 import { fmt, fmtRatio, fmtSpread, pairedRatios, spread, waitUntil } from './lib/stats.js';
 
 const QUICK = process.argv.includes('--quick') || boolOption('quick', false);
@@ -35,36 +31,7 @@ const JOBS = intOption('jobs', QUICK ? 2_000 : 10_000);
 const ROUNDS = intOption('rounds', QUICK ? 1 : 5);
 const IN_FLIGHT = 50;
 
-type Setup = 'off' | 'channels' | 'otel';
-const SETUPS: readonly Setup[] = ['off', 'channels', 'otel'];
-
-/** A processor that drops every ended span: the cost measured is making spans, not shipping them. */
-const dropping: SpanProcessor = {
-  onStart: () => undefined,
-  onEnd: () => undefined,
-  forceFlush: () => Promise.resolve(),
-  shutdown: () => Promise.resolve(),
-};
-const provider = new BasicTracerProvider({ spanProcessors: [dropping] });
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-
-function instrument(setup: Setup): () => void {
-  if (setup === 'otel') {
-    const otel = instrumentEcho({ tracerProvider: provider, meterProvider: false });
-    return () => otel.stop();
-  }
-  if (setup === 'off') return () => undefined;
-  const fill = (message: unknown): void => {
-    (message as EnqueueTraceContext).carrier.traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-  };
-  const noop = (): void => undefined;
-  subscribe(traces.enqueue.start.name, fill);
-  subscribe(traces.process.start.name, noop);
-  return () => {
-    unsubscribe(traces.enqueue.start.name, fill);
-    unsubscribe(traces.process.start.name, noop);
-  };
-}
+const CHANNELS: TraceChannels = { produce: traces.enqueue.start.name, process: traces.process.start.name };
 
 interface Round {
   /** Node CPU µs per admission. */
@@ -74,7 +41,7 @@ interface Round {
 }
 
 async function measure(url: string, setup: Setup, round: number): Promise<Round> {
-  const stop = instrument(setup);
+  const stop = instrument(setup, CHANNELS);
   const queue = await Queue.open<number>(`trace-${setup}-${String(round)}`, { connect: url });
   try {
     let next = 0;
@@ -125,7 +92,6 @@ try {
   ].join('\n');
   publish('trace-context.md', markdown);
 } finally {
-  context.disable();
-  await provider.shutdown();
+  await closeTracing();
   await server.stop();
 }
