@@ -22,6 +22,19 @@ const QUEUE_SCRIPT_COMMANDS = [
  */
 const QUEUE_HOST_COMMANDS = ['blpop', 'publish', 'hgetall', 'hmget', 'hget', 'zcard', 'zrange', 'exists', 'lrange', 'llen', 'pexpire', 'subscribe', 'unsubscribe', 'info', 'wait', 'xread', 'xrevrange'] as const;
 
+/** The ACL rules for `commands`, the key `patterns` and the pub/sub `channels`, fence key included. */
+function rules(commands: Iterable<string>, patterns: readonly string[], channels: readonly string[]): string[] {
+  return [
+    'resetkeys',
+    'resetchannels',
+    '-@all',
+    ...[...new Set(commands)].sort().map((c) => `+${c}`),
+    `%RW~${FENCE_KEY}`,
+    ...patterns.map((p) => `~${p}`),
+    ...channels.map((c) => `&${c}`),
+  ];
+}
+
 /**
  * The least-privilege ACL rules for a user that runs the queue pillar on the given queues and
  * nothing else: its keys (`~emq:{q}:*`), its events channel, read-write on the fence key only, and
@@ -31,16 +44,11 @@ const QUEUE_HOST_COMMANDS = ['blpop', 'publish', 'hgetall', 'hmget', 'hget', 'zc
  */
 export function queueAclRules(queues: readonly string[]): string[] {
   for (const q of queues) assertQueueName(q);
-  const commands = new Set<string>([...CONNECTOR_COMMANDS, ...QUEUE_SCRIPT_COMMANDS, ...QUEUE_HOST_COMMANDS]);
-  return [
-    'resetkeys',
-    'resetchannels',
-    '-@all',
-    ...[...commands].sort().map((c) => `+${c}`),
-    `%RW~${FENCE_KEY}`,
-    ...queues.map((q) => `~emq:{${q}}:*`),
-    ...queues.map((q) => `&emq:{${q}}:events`),
-  ];
+  return rules(
+    [...CONNECTOR_COMMANDS, ...QUEUE_SCRIPT_COMMANDS, ...QUEUE_HOST_COMMANDS],
+    queues.map((q) => `emq:{${q}}:*`),
+    queues.map((q) => `emq:{${q}}:events`),
+  );
 }
 
 /** Commands the bus's stream scripts run inside EVALSHA (claims past the limit, dead letters, redrive, drop). */
@@ -51,7 +59,7 @@ const BUS_SCRIPT_COMMANDS = ['time', 'exists', 'del', 'xadd', 'xack', 'xclaim', 
  * watermark, the events channel, and `info` (the connect-time eviction-policy check).
  */
 const BUS_HOST_COMMANDS = [
-  'get', 'set', 'del', 'xadd', 'xrange', 'xrevrange', 'xread', 'xreadgroup', 'xack', 'xclaim', 'xtrim',
+  'get', 'set', 'del', 'xadd', 'xrange', 'xrevrange', 'xread', 'xreadgroup', 'xack', 'xtrim',
   'xgroup|create', 'xinfo|groups', 'xinfo|consumers', 'xinfo|stream', 'xpending',
   'publish', 'subscribe', 'unsubscribe', 'info',
 ] as const;
@@ -68,18 +76,6 @@ const CACHE_HOST_COMMANDS = [
   'get', 'mget', 'set', 'del', 'hkeys', 'scan', 'xread', 'xrevrange', 'xinfo|stream',
   'publish', 'subscribe', 'unsubscribe', 'client|id', 'client|tracking', 'info',
 ] as const;
-
-function rules(commands: Iterable<string>, patterns: readonly string[], channels: readonly string[]): string[] {
-  return [
-    'resetkeys',
-    'resetchannels',
-    '-@all',
-    ...[...new Set(commands)].sort().map((c) => `+${c}`),
-    `%RW~${FENCE_KEY}`,
-    ...patterns.map((p) => `~${p}`),
-    ...channels.map((c) => `&${c}`),
-  ];
-}
 
 /**
  * The least-privilege ACL rules for a user that runs the bus pillar (stream logs, consumer groups,
