@@ -44,6 +44,16 @@ export {
 } from './errors/connection.js';
 export { EvictionPolicyError, NotReplicatedError, OutOfMemoryError } from './errors/durability.js';
 export { ERROR_CLASSES, mapReplyError, type EmqErrorFactory } from './errors/registry.js';
+export {
+  DEFAULT_MAX_VALUE_BYTES,
+  UnknownOptionError,
+  ValueTooLargeError,
+  checkValueSize,
+  resolveValueLimit,
+  strictOptions,
+  type OptionCheck,
+  type OptionShape,
+} from './options/strict.js';
 
 export { parseHeader, type HeaderSlot, type ScriptHeader } from './scripts/header.js';
 export { defineScript, loadScript, sha1, type DefineScriptOptions, type Script } from './scripts/script.js';

@@ -1,0 +1,100 @@
+import { EchoError } from '../errors/echo-error.js';
+import { InvalidArgumentError } from '../errors/validation.js';
+
+/**
+ * An options object carried a key the API does not know. Thrown before anything is sent, so a
+ * typo or a peer's spelling (BullMQ's `delay`, bentocache's `skipBusNotify`) fails loudly instead of
+ * being ignored. `hint` names the option that means it here, when there is one.
+ */
+export class UnknownOptionError extends InvalidArgumentError {
+  /** The refused key, as the caller wrote it. */
+  readonly option: string;
+  /** Where it was passed, e.g. `enqueue options` or `Worker.start options`. */
+  readonly where: string;
+  /** What to write instead, when the key is a known name from a peer; otherwise undefined. */
+  readonly hint: string | undefined;
+
+  constructor(where: string, option: string, hint: string | undefined, known: readonly string[]) {
+    super(`${where}.${option}`, hint !== undefined ? `is not an option here; ${hint}` : `is not an option here (known: ${known.join(', ')})`);
+    this.option = option;
+    this.where = where;
+    this.hint = hint;
+  }
+}
+
+/** A stored value (a stream entry, a cache value) over its byte cap; nothing was written. */
+export class ValueTooLargeError extends EchoError {
+  /** What was refused, e.g. `stream entry` or `cache value`. */
+  readonly what: string;
+  /** Its encoded size in bytes. */
+  readonly bytes: number;
+  /** The cap in force. */
+  readonly limit: number;
+
+  constructor(what: string, bytes: number, limit: number) {
+    super('value_too_large', `${what} is ${String(bytes)} bytes encoded; at most ${String(limit)} are admitted`);
+    this.what = what;
+    this.bytes = bytes;
+    this.limit = limit;
+  }
+}
+
+/** The default byte cap on one stored value (a queue payload, a stream entry, a cache value): 1 MiB. */
+export const DEFAULT_MAX_VALUE_BYTES = 1_048_576;
+
+/**
+ * The shape an options object is checked against: the keys the API reads, and for foreign keys
+ * users bring from peers, the sentence that tells them what to write instead.
+ */
+export interface OptionShape {
+  readonly known: readonly string[];
+  readonly hints?: Readonly<Record<string, string>>;
+}
+
+/** A checker built once per entry point; calling it costs one pass over the caller's own keys. */
+export type OptionCheck = (options: object | undefined | null) => void;
+
+/**
+ * Builds the strict check of one entry point's options. An unknown key throws
+ * {@link UnknownOptionError} (with the peer hint when the key is a known foreign name); keys whose
+ * value is `undefined` are checked too, since a spread config that sets `delay: undefined` still
+ * shows a misunderstanding. A non-object (other than undefined/null) is refused as an argument.
+ */
+export function strictOptions(where: string, shape: OptionShape): OptionCheck {
+  const known = new Set(shape.known);
+  const hints = shape.hints ?? {};
+  const sorted = [...shape.known].sort();
+  return (options) => {
+    if (options === undefined || options === null) return;
+    if (typeof options !== 'object' || Array.isArray(options)) throw new InvalidArgumentError(where, 'must be an options object');
+    for (const key in options) {
+      if (known.has(key)) continue;
+      if (!Object.prototype.hasOwnProperty.call(options, key)) continue;
+      throw new UnknownOptionError(where, key, Object.prototype.hasOwnProperty.call(hints, key) ? hints[key] : undefined, sorted);
+    }
+  };
+}
+
+/**
+ * Checks the UTF-8 size of a value's encoded text (or bytes) against a cap, cheaply: a string of
+ * `n` UTF-16 units is at most `3n` bytes, so most values skip the byte count.
+ * @throws ValueTooLargeError over the cap.
+ */
+export function checkValueSize(what: string, encoded: string | Uint8Array, limit: number): void {
+  if (limit === Number.POSITIVE_INFINITY) return;
+  if (typeof encoded !== 'string') {
+    if (encoded.byteLength > limit) throw new ValueTooLargeError(what, encoded.byteLength, limit);
+    return;
+  }
+  if (encoded.length * 3 <= limit) return;
+  const bytes = Buffer.byteLength(encoded, 'utf8');
+  if (bytes > limit) throw new ValueTooLargeError(what, bytes, limit);
+}
+
+/** Checks a byte-cap option: a whole number >= 1, or Infinity for none; undefined gives the default. */
+export function resolveValueLimit(option: string, limit: number | undefined, fallback = DEFAULT_MAX_VALUE_BYTES): number {
+  if (limit === undefined) return fallback;
+  if (limit === Number.POSITIVE_INFINITY) return limit;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidArgumentError(option, 'must be an integer >= 1, or Infinity');
+  return limit;
+}
