@@ -25,6 +25,7 @@ import * as repeat from './producer/repeat.js';
 import * as schedulers from './producer/schedulers.js';
 import * as settlement from './lease/settlement.js';
 import * as finished from './reads/finished.js';
+import * as checks from './option-checks.js';
 
 /** How a {@link Queue} reaches its server and encodes payloads. */
 export interface QueueOptions<T> {
@@ -85,6 +86,9 @@ export class Queue<T = unknown> {
    */
   static async open<T = unknown>(name: string, options: QueueOptions<T> = {}): Promise<Queue<T>> {
     const keys = queueKeys(name);
+    checks.checkQueueOptions(options);
+    checks.checkSharedConnection(options.connection);
+    checks.checkKeepPolicy(options.keep);
     const replication = durability.resolveDurability(options.durability);
     const codec = limitedCodec(options.codec ?? jsonCodec<T>(), resolvePayloadLimit(options.maxPayloadBytes));
     const conn = options.connection ?? (await Connection.connect(options.connect ?? {}));
@@ -316,7 +320,8 @@ export class Queue<T = unknown> {
   }
 
   /** Deletes waiting (and optionally scheduled) jobs; answers how many. */
-  drain(options?: { includeScheduled?: boolean }): Promise<number> {
+  async drain(options?: { includeScheduled?: boolean }): Promise<number> {
+    checks.checkDrainOptions(options);
     return controls.drain(this.#ctx, options);
   }
 
@@ -344,7 +349,8 @@ export class Queue<T = unknown> {
   }
 
   /** Deletes a paused queue entirely. */
-  obliterate(options?: { force?: boolean; budget?: number }): Promise<void> {
+  async obliterate(options?: { force?: boolean; budget?: number }): Promise<void> {
+    checks.checkObliterateOptions(options);
     return controls.obliterate(this.#ctx, options);
   }
 
@@ -378,7 +384,8 @@ export class Queue<T = unknown> {
    * down as if the child had finished, so the parent still runs.
    * @throws LockedError when a worker holds it; StateError("parent awaiting children").
    */
-  remove(id: string, options?: { dedupId?: string }): Promise<void> {
+  async remove(id: string, options?: { dedupId?: string }): Promise<void> {
+    checks.checkRemoveOptions(options);
     return controls.removeJob(this.#ctx, id, options);
   }
 
@@ -492,7 +499,8 @@ export class Queue<T = unknown> {
    * and not retained, `WaitTimeoutError` after `timeoutMs` (default 30 s). Pass an open
    * `QueueEvents` to share its connection; otherwise one is opened for the wait.
    */
-  waitUntilFinished(id: string, options: { readonly timeoutMs?: number; readonly events?: QueueEvents } = {}): Promise<finished.Finished> {
+  async waitUntilFinished(id: string, options: { readonly timeoutMs?: number; readonly events?: QueueEvents } = {}): Promise<finished.Finished> {
+    checks.checkWaitOptions(options);
     return finished.waitUntilFinished(this.#ctx, options.events, id, options.timeoutMs);
   }
 
@@ -503,7 +511,8 @@ export class Queue<T = unknown> {
    * completing and dead-lettering scripts, a few members per call.
    * @throws InvalidArgumentError for a negative or fractional bound.
    */
-  setRetention(keep: finished.KeepPolicy): Promise<void> {
+  async setRetention(keep: finished.KeepPolicy): Promise<void> {
+    checks.checkKeepPolicy(keep);
     return finished.setRetention(this.#ctx, keep);
   }
 
@@ -626,7 +635,8 @@ export class Queue<T = unknown> {
    * (off by default) and the events journal (off by default). Stored in the queue's meta, so every
    * producer and worker of the queue follows it from its next step.
    */
-  setEvents(settings: controls.EventsSettings): Promise<void> {
+  async setEvents(settings: controls.EventsSettings): Promise<void> {
+    checks.checkEventsSettings(settings);
     return controls.setEvents(this.#ctx, settings);
   }
 
@@ -637,6 +647,7 @@ export class Queue<T = unknown> {
    * @throws InvalidArgumentError for a bad option.
    */
   journal(options?: JournalOptions): EventsJournal {
+    checks.checkJournalOptions(options);
     return new EventsJournal(this.#ctx.conn, this.keys.journal, options);
   }
 

@@ -1,5 +1,6 @@
 import { execute, InvalidArgumentError, isBrandedId, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { checkCleanOptions, checkRetryJobsOptions } from '../option-checks.js';
 
 /** What {@link retryJobs} takes. */
 export interface RetryJobsOptions {
@@ -19,6 +20,7 @@ export interface RetryJobsOptions {
  * @throws InvalidArgumentError for another state, a count below 1 or a chunk outside 1..1000.
  */
 export async function retryJobs<T>(ctx: QueueContext<T>, options: RetryJobsOptions): Promise<number> {
+  checkRetryJobsOptions(options);
   if ((options.state as string) !== 'dead') throw new InvalidArgumentError('state', "must be 'dead'");
   const count = options.count ?? Number.MAX_SAFE_INTEGER;
   if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError('count', 'must be a positive integer');
@@ -60,6 +62,7 @@ const CLEAN_CHUNK = 500;
  * @throws InvalidArgumentError for another state, a negative age or a limit below 1.
  */
 export async function clean<T>(ctx: QueueContext<T>, options: CleanOptions): Promise<number> {
+  checkCleanOptions(options);
   const state = options.state as string;
   if (state !== 'dead' && state !== 'failed' && state !== 'completed') throw new InvalidArgumentError('state', "must be 'completed', 'failed' or 'dead'");
   if (!Number.isSafeInteger(options.olderThanMs) || options.olderThanMs < 0) throw new InvalidArgumentError('olderThanMs', 'must be a non-negative integer');

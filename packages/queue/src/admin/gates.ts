@@ -1,5 +1,6 @@
 import { execute, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { checkRateLimit } from '../option-checks.js';
 
 /** A queue's rate limit: at most `max` jobs claimed per window of `durationMs`, across every worker. */
 export type RateLimit = t.RateLimit;
@@ -9,6 +10,7 @@ export type RateLimit = t.RateLimit;
  * processes share it; `null` lifts it. A changed limit starts a fresh window.
  */
 export async function setRateLimit<T>(ctx: QueueContext<T>, limit: RateLimit | null): Promise<void> {
+  checkRateLimit(limit);
   await execute(ctx.conn, t.setGates({ queue: ctx.name, limiter: limit }));
 }
 

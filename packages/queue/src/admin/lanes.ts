@@ -1,5 +1,6 @@
 import { execute, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { checkLaneRateLimit } from '../option-checks.js';
 
 /** The verdict of moving a pending job to another lane. */
 export type ReassignResult = t.ReassignResult;
@@ -14,6 +15,7 @@ export async function laneLimit<T>(ctx: QueueContext<T>, g: string, n: number): 
 
 /** Sets or lifts a lane's own rate limit [TS], enforced by the lane claims. */
 export async function laneRateLimit<T>(ctx: QueueContext<T>, g: string, limit: LaneRateLimit | null): Promise<void> {
+  checkLaneRateLimit(limit);
   await execute(ctx.conn, t.laneRateLimit({ queue: ctx.name, group: g, limit }));
 }
 

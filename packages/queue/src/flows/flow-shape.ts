@@ -1,4 +1,5 @@
 import { assertBrandedId, EchoError, InvalidArgumentError, mintId, queueKeys, type JobId } from '@echo/protocol';
+import { checkFlowChild, checkFlowParent, checkFlowSpec } from '../option-checks.js';
 
 /** The deepest tree a flow may have, the root counting as level 1 (queue.md §11.2). */
 export const MAX_FLOW_DEPTH = 8;
@@ -72,12 +73,15 @@ function resolve(id: JobId | string | undefined): JobId {
  */
 export function shapeFlow<T>(queue: string, spec: FlowSpec<T>): FlowNode {
   queueKeys(queue);
+  checkFlowSpec(spec);
+  checkFlowParent(spec.parent);
   const seen = new Set<string>();
   const visit = (payload: unknown, id: JobId, q: string, policy: 'fp' | 'id', children: readonly FlowChild<T>[] | undefined, depth: number): FlowNode => {
     if (depth > MAX_FLOW_DEPTH) throw new FlowTooDeepError(MAX_FLOW_DEPTH);
     if (seen.has(id)) throw new FlowCycleError(id);
     seen.add(id);
     const kids = (children ?? []).map((c) => {
+      checkFlowChild(c);
       const childQueue = c.queue ?? q;
       queueKeys(childQueue);
       return visit(c.payload, resolve(c.id), childQueue, c.ignoreDependencyOnFailure ? 'id' : 'fp', c.children, depth + 1);

@@ -1,5 +1,6 @@
 import { assertBrandedId, assertDedupId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { checkEnqueueOptions, checkLaneOptions, checkManyItemOptions } from '../option-checks.js';
 import { encodeBackoff, type Backoff } from '../worker/backoff.js';
 
 /**
@@ -103,6 +104,7 @@ function resolveId(id: JobId | string | undefined): JobId {
  * producer's context a tracing subscriber supplied; it goes into the row [TS].
  */
 export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: EnqueueOptions = {}, trace?: TraceContext): Promise<EnqueueResult> {
+  checkEnqueueOptions(options);
   const id = resolveId(options.id);
   const raw = ctx.codec.encode(payload);
   // A zero delay is due now: it goes straight to pending, as BullMQ users expect.
@@ -138,6 +140,7 @@ export interface LaneEnqueueOptions extends JobOptions {
 
 /** Admits a job into a lane (queue.md §5.1); `trace` as for {@link enqueue}. */
 export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | string, payload: T, options: LaneEnqueueOptions = {}, trace?: TraceContext): Promise<EnqueueResult> {
+  checkLaneOptions(options);
   assertBrandedId(group);
   const id = resolveId(options.id);
   const fields = jobOptionFields(options, trace);
@@ -218,6 +221,7 @@ type Batch = { readonly kind: 'many'; readonly members: readonly number[] } | { 
  * Items are validated and encoded before anything is sent: a bad one throws and nothing is written.
  */
 export async function enqueueMany<T>(ctx: QueueContext<T>, items: readonly EnqueueManyItem<T>[]): Promise<EnqueueManyResult[]> {
+  for (const item of items) checkManyItemOptions(item);
   // The common case pays one cheap scan for options and nothing else.
   return items.every(isPlain) ? enqueuePlain(ctx, items) : enqueueMixed(ctx, items);
 }

@@ -1,5 +1,6 @@
 import { execute, InvalidArgumentError, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { checkRepeatOptions } from '../option-checks.js';
 
 /** A repeat registration: every `everyMs`, enqueue `template` under a freshly minted id. */
 export interface RepeatOptions<T> {
@@ -16,6 +17,7 @@ function whole(name: string, value: number, min: number): number {
 
 /** Registers a repeating job; an existing name is left exactly as it is (queue.md §10.1). */
 export async function registerRepeat<T>(ctx: QueueContext<T>, name: string, options: RepeatOptions<T>): Promise<'registered' | 'exists'> {
+  checkRepeatOptions(options);
   const every = whole('everyMs', options.everyMs, 1);
   const firstInMs = options.firstInMs ?? every;
   return execute(ctx.conn, t.repeatRegister({ queue: ctx.name, name, everyMs: every, template: ctx.codec.encode(options.template), firstInMs }));

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { execute, hashReply, InvalidArgumentError, mintId, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { checkCadence, checkSchedulerOptions } from '../option-checks.js';
 
 /** When a scheduler fires: every `everyMs` (first after `firstInMs`, default one cadence), or on a cron pattern. */
 export type SchedulerCadence =
@@ -72,6 +73,8 @@ function nextMatch(cron: Cron, from: number): number | undefined {
  * @throws InvalidArgumentError for a bad cadence, pattern, time zone, window or limit.
  */
 export async function upsertScheduler<T>(ctx: QueueContext<T>, id: string, cadence: SchedulerCadence, template: T, options: SchedulerOptions = {}): Promise<'created' | 'updated'> {
+  checkCadence(cadence);
+  checkSchedulerOptions(options);
   const startAt = epoch('startAt', options.startAt);
   const endAt = epoch('endAt', options.endAt);
   if (startAt !== undefined && endAt !== undefined && endAt < startAt) throw new InvalidArgumentError('endAt', 'must not be before startAt');

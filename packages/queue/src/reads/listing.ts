@@ -1,6 +1,7 @@
 import { CodecError, hashReply, InvalidArgumentError, type BatchResult, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { jobRecord, type JobRecord } from '../job.js';
+import { checkListOptions } from '../option-checks.js';
 
 /**
  * The sets a queue's jobs sit in, as {@link listJobs} names them: the four of the protocol, and
@@ -75,6 +76,7 @@ function reply(result: BatchResult | undefined): unknown {
  * @throws InvalidArgumentError for an unknown state, a negative offset or a limit outside 1..1000.
  */
 export async function listJobs<T>(ctx: QueueContext<T>, state: ListState, options: ListOptions = {}): Promise<JobPage<T>> {
+  checkListOptions(options);
   if (!Object.hasOwn(SET_OF, state)) throw new InvalidArgumentError('state', `must be one of ${LIST_STATES.join(', ')}`);
   const offset = bounded('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
   const limit = bounded('limit', options.limit ?? 50, 1, 1000);
