@@ -3,10 +3,11 @@
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
 -- :logs go with it (nothing can read them once the row is gone), and so do a flow parent's
 -- :processed and :dependencies; the `completed` event can be published in the same step (with the
--- result when results are kept), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
+-- result when there is one), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
 -- queue meta keeps completed jobs, the row stays as `state = completed` with `finished_at` and
 -- `result`, indexed in emq:{q}:completed and trimmed to the policy; the idempotency key the row names
--- is released either way. A row already completed answers as a gone one, so a resend cannot count
+-- is released either way; [TS] with none kept, the verdict goes to emq:{q}:outcomes (MAXLEN ~ 1000)
+-- for a late waiter. A row already completed answers as a gone one, so a resend cannot count
 -- twice.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
@@ -26,6 +27,7 @@
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
+-- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
 -- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
@@ -36,8 +38,8 @@
 -- own id when ""), kept on a retained row and carried by the event
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
--- (and the journal, lib events), with "result" when there is one and the queue keeps completed jobs
--- (with none kept, the event is the spec's, queue.md §12)
+-- (and the journal, lib events), with "result" [TS] when there is one (without one, the event is the
+-- spec's, queue.md §12)
 -- @include core events lanes fanin retain
 -- @returns 1
 -- @error EMQSTALE job gone
@@ -60,19 +62,19 @@ local result = ARGV[5]
 local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[20], id, recorded) == 1 then
-    count_down(KEYS[19], KEYS[21], KEYS[2], KEYS[22], ARGV[4], 1, KEYS[10])
+  if redis.call('HSETNX', KEYS[21], id, recorded) == 1 then
+    count_down(KEYS[20], KEYS[22], KEYS[2], KEYS[23], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[19], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. recorded)
+  redis.call('RPUSH', KEYS[20], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. recorded)
 end
 
 -- One read of meta serves the retention policy and the event settings.
 local policy, m = keep_read(KEYS[15], 'events', 'journal')
-finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
+finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 ev_open(KEYS[14], KEYS[18], KEYS[15])
 ev_seed(m[5], m[6])
-if ARGV[7] == '1' then ev_completed(id, result, policy.ccount ~= 0) end
+if ARGV[7] == '1' then ev_completed(id, result) end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1

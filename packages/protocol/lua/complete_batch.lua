@@ -21,13 +21,14 @@
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
+-- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
 -- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
--- there is one and the queue keeps completed jobs) for each completed member, else ""
+-- there is one) for each completed member, else ""
 -- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
 -- @include core events lanes retain settle
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-held.meta, held.retained, held.deroot = KEYS[14], KEYS[15], KEYS[16]
+held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[15], KEYS[16], KEYS[18]
 ev_open(KEYS[13], KEYS[17], KEYS[14])
 return complete_held(held, 2, ARGV[1] == '1')

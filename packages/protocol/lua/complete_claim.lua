@@ -22,8 +22,9 @@
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time (meta holds the policy)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
+-- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
 -- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
--- there is one and the queue keeps completed jobs) for each completed member, else ""
+-- there is one) for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
@@ -36,7 +37,7 @@
 -- `active` and `drained` for the claimed jobs as claim publishes them (lib events)
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-held.meta, held.retained, held.deroot = KEYS[14], KEYS[16], KEYS[17]
+held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[16], KEYS[17], KEYS[19]
 ev_open(KEYS[13], KEYS[18], KEYS[14])
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
 local m = gate_read(KEYS[14])

@@ -32,6 +32,7 @@
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @key journal    emq:{q}:journal [TS]: the events journal (lib events)
+-- @key outcomes   emq:{q}:outcomes [TS]: recent completions (lib retain)
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
@@ -97,12 +98,12 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[26 + i]
+  local record = KEYS[27 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[28], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[28], KEYS[29], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0

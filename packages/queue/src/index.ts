@@ -22,7 +22,7 @@ export type { SchedulerCadence, SchedulerInfo, SchedulerOptions } from './produc
 export type { Durability } from './producer/durability.js';
 export { DEFAULT_MAX_PAYLOAD_BYTES, PayloadTooLargeError } from './producer/payload-limit.js';
 export type { ClaimedJob, JobPosition, JobRecord, ParentLink, ParentPolicy, RowState } from './job.js';
-export { jsonCodec, rawCodec, type Codec } from './codec.js';
+export { decodeResult, encodeResult, jsonCodec, rawCodec, resultValue, type Codec } from './codec.js';
 export { backoffDelay, exponential, fixed, jitter, type Backoff } from './worker/backoff.js';
 export { CancelledError, CancelToken, type CancelCheck } from './worker/cancel.js';
 export type { BatchPartition, BatchVerdict } from './worker/partition.js';

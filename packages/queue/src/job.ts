@@ -1,5 +1,5 @@
 import { CodecError, flowLink, parseJobRow, type BrandedId, type FlowLink, type JobId, type JobOptionFields, type ParentPolicy, type RowState, type TraceContext } from '@echo/protocol';
-import type { Codec } from './codec.js';
+import { decodeResult, type Codec } from './codec.js';
 import { parseBackoff, type Backoff } from './worker/backoff.js';
 
 export type { ParentPolicy, RowState };
@@ -57,10 +57,12 @@ export interface JobRecord<T> {
   readonly stalled: number;
   readonly parent: ParentLink | undefined;
   /**
-   * [TS] The handler's result text on a retained completed job (`state: 'completed'`): a string
-   * result as returned, any other value as JSON. `undefined` when it gave none.
+   * [TS] The handler's result on a retained completed job (`state: 'completed'`), decoded: the value
+   * the handler returned (a string, a number, an object…). `undefined` when it gave none.
    */
-  readonly result: string | undefined;
+  readonly result: unknown;
+  /** [TS] The result as the row stores it (plain text for a plain string, JSON otherwise). */
+  readonly rawResult: string | undefined;
   /** [TS] When the job finished (server ms), on a retained completed or a dead job. */
   readonly finishedAt: number | undefined;
   /** [TS] The idempotency key (dedup id or business key) the job was admitted under. */
@@ -115,7 +117,8 @@ export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Re
     name: row.unknown.name,
     stalled: row.stalled,
     parent: flowLink(row.parent, row.parentQueue, row.parentPolicy, queue),
-    result: row.unknown.result,
+    result: decodeResult(row.unknown.result),
+    rawResult: row.unknown.result,
     finishedAt: row.unknown.finished_at === undefined ? undefined : Number(row.unknown.finished_at),
     key: row.unknown.dedup,
     extra: row.unknown,

@@ -485,18 +485,22 @@ export class Queue<T = unknown> {
   }
 
   /**
-   * A retained completed job's result text [TS]: a string result as the handler returned it, any
-   * other value as JSON. `undefined` while it runs, when it gave none, or when it is not retained.
+   * A retained completed job's result [TS], decoded: the value the handler returned (a string stays
+   * a string, an object comes back as the object), as `waitUntilFinished`, `getJob` and the
+   * `completed` event (`resultValue(event)`) give it. `undefined` while it runs, when it gave none,
+   * or when it is not retained.
    */
-  getResult(id: string): Promise<string | undefined> {
+  getResult(id: string): Promise<unknown> {
     return finished.getResult(this.#ctx, id);
   }
 
   /**
    * Waits for a job's verdict [TS] and cannot miss one that came before the call: it subscribes,
-   * then reads the retained outcome, then listens. Resolves with the result; rejects with
+   * then reads the row and, when the row is gone (completed jobs are not kept by default), the
+   * queue's recent completions (about the last 1000), then listens. So it works right after
+   * `enqueue`, however fast the job ran. Resolves with the decoded result; rejects with
    * `JobFailedError` (carrying the failure) when it died, `JobNotFoundError` when the job is gone
-   * and not retained, `WaitTimeoutError` after `timeoutMs` (default 30 s). Pass an open
+   * and no verdict of it is kept, `WaitTimeoutError` after `timeoutMs` (default 30 s). Pass an open
    * `QueueEvents` to share its connection; otherwise one is opened for the wait.
    */
   async waitUntilFinished(id: string, options: { readonly timeoutMs?: number; readonly events?: QueueEvents } = {}): Promise<finished.Finished> {

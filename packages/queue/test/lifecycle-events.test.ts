@@ -237,7 +237,7 @@ describe('the events journal', () => {
     await q.close();
   });
 
-  it('journals `completed` with its result only while the queue keeps completed jobs: complete, batch and round alike', async () => {
+  it('journals `completed` with its result whether or not the queue keeps completed jobs: complete, batch and round alike', async () => {
     const q = await open<string>();
     await q.setEvents({ journal: 100 });
     // Settles three held jobs with results, one through each completing script.
@@ -260,9 +260,9 @@ describe('the events journal', () => {
       if (completed.length === 6) break;
     }
     expect(completed).toEqual([
-      [off[0], {}],
-      [off[1], {}],
-      [off[2], {}],
+      [off[0], { result: 'off-a' }],
+      [off[1], { result: 'off-b' }],
+      [off[2], { result: 'off-c' }],
       [on[0], { result: 'on-a' }],
       [on[1], { result: 'on-b' }],
       [on[2], { result: 'on-c' }],

@@ -4,7 +4,7 @@
  */
 import { startCluster, useRedis, uniqueName, type RedisCluster } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, InvalidArgumentError, InvalidNameError, parseKey, type JobId } from '@echo/protocol';
+import { Connection, InvalidArgumentError, InvalidNameError, mintId, parseKey, type JobId } from '@echo/protocol';
 import { JobFailedError, JobNotFoundError, Queue, Worker } from '../src/index.js';
 import { expectError, until } from './worker-harness.js';
 
@@ -60,9 +60,10 @@ describe('retention', () => {
     expect(await q.getJob(ids[0] as JobId)).toBeUndefined();
     const last = await q.getJob(ids[2] as JobId);
     expect(last?.state).toBe('completed');
-    expect(last?.result).toBe('{"n":2}');
+    expect(last?.result).toEqual({ n: 2 });
+    expect(last?.rawResult).toBe('{"n":2}');
     expect(last?.finishedAt).toBeGreaterThan(0);
-    expect(await q.getResult(ids[1] as JobId)).toBe('{"n":1}');
+    expect(await q.getResult(ids[1] as JobId)).toEqual({ n: 1 });
     expect(await q.getState(ids[1] as JobId)).toBe('completed');
     expect(await q.counts('retained', 'completed')).toEqual({ retained: 2, completed: 3 });
     const page = await q.listJobs('completed');
@@ -92,7 +93,7 @@ describe('retention', () => {
     } finally {
       await worker.close();
     }
-    expect(await q.getResult(ids[0] as JobId)).toBe('{"doubled":2}');
+    expect(await q.getResult(ids[0] as JobId)).toEqual({ doubled: 2 });
     expect(await q.getResult(ids[1] as JobId)).toBe('two');
   });
 
@@ -150,16 +151,15 @@ describe('waitUntilFinished', () => {
     await expect(waiting).resolves.toEqual({ id: after.id, result: 'late' });
   });
 
-  it('rejects with the failure for a dead job, and not-found for one gone and not retained', async () => {
+  it('rejects with the failure for a dead job, and not-found for a job that never was', async () => {
     const q = await Queue.open(uniqueName('wait'), { connection: conn });
     const dead = await q.enqueue(1);
     await killOne(q, 'kaput');
     const error = await q.waitUntilFinished(dead.id, { timeoutMs: 2000 }).catch((e: unknown) => e);
     expectError(error, JobFailedError);
     expect((error as JobFailedError).failure).toBe('kaput');
-    const gone = await q.enqueue(2);
-    await completeOne(q);
-    expectError(await q.waitUntilFinished(gone.id, { timeoutMs: 2000 }).catch((e: unknown) => e), JobNotFoundError);
+    const never = mintId('JOB');
+    expectError(await q.waitUntilFinished(never, { timeoutMs: 2000 }).catch((e: unknown) => e), JobNotFoundError);
   });
 });
 

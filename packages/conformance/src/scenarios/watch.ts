@@ -61,7 +61,8 @@ export const watchPlane: Scenario[] = [
       const { id } = await q.enqueue('go');
       const event = await events.waitFor(id, 5000);
       await worker.close();
-      assert.deepEqual(event, { event: 'completed', job: id, fields: {} });
+      // [TS] The event carries the handler's result (queue.md §12 lists no field; the name is the contract).
+      assert.deepEqual(event, { event: 'completed', job: id, fields: { result: 'done' } });
       assert.equal(await count(env, 'EXISTS', q.keys.job(id)), 0);
       assert.equal(await env.command('HGET', q.keys.metricsCompleted, 'count'), '1');
     },

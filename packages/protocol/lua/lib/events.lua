@@ -65,10 +65,10 @@ local function ev_chatty(name, job, extra)
   if ev_chatty_on() then ev_emit(name, job, extra) end
 end
 
--- ev_completed(id, result, kept): `completed` for a settled job, carrying `result` only when there
--- is one and the queue keeps completed jobs (`kept`); otherwise the spec's event (queue.md §12).
-local function ev_completed(id, result, kept)
-  if kept and result ~= '' then
+-- ev_completed(id, result): `completed` for a settled job, carrying [TS] `result` when the handler
+-- gave one, whether or not the row is kept; without one, the spec's event (queue.md §12).
+local function ev_completed(id, result)
+  if result ~= '' then
     ev_emit('completed', id, { result = result })
   else
     ev_emit('completed', id)

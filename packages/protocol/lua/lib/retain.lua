@@ -15,6 +15,8 @@
 -- :unsuccessful, so a plain job's deletion touches its row, :lock and :logs alone, as before.
 
 local RETAIN_FAILED_DEFAULT = 10000
+-- [TS] Recent completions kept in emq:{q}:outcomes (MAXLEN ~) when completed rows are not retained.
+local OUTCOMES_KEPT = 1000
 -- Most members one settlement trims: bounded work per call; each call adds one, so a set over its
 -- bound after a policy change still converges.
 local RETAIN_TRIM = 8
@@ -83,11 +85,18 @@ local function trim_finished(set, root, count, age, now, still)
 end
 
 -- finish_completed(k, id, row, result, dedup, keep, parent, policy): the row's end on completion. k
--- names jobroot, completed (the index) and deroot; `parent` is the row's `flow` field. Keeping none
+-- names jobroot, completed (the index), deroot and outcomes (the recent completions); `parent` is the row's `flow` field. Keeping none
 -- deletes the row and its sub-keys (a plain job's three, a flow parent's seven) and reads no clock.
 local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
   if dedup then release_key(k.deroot, id, dedup, keep) end
   if policy.ccount == 0 then
+    -- [TS] The row goes, so its verdict is kept a little while in a short stream: a waiter that
+    -- comes after a fast job finished reads it there. One command per completion, bounded memory.
+    if result and result ~= '' then
+      redis.call('XADD', k.outcomes, 'MAXLEN', '~', OUTCOMES_KEPT, '*', 'job', id, 'result', result)
+    else
+      redis.call('XADD', k.outcomes, 'MAXLEN', '~', OUTCOMES_KEPT, '*', 'job', id)
+    end
     if parent == 'parent' then
       wipe_job(k.jobroot, id)
     else

@@ -15,8 +15,8 @@ end
 -- complete_held(k, first, publish, policy?): completes the (id, token, result) triples of ARGV from index
 -- `first` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
 -- completed (the metrics counter), lb (lb_at), laneroot, jobroot, meta, retained (the retention
--- index), deroot. `publish` publishes (and journals) `completed` per member through lib events, with
--- `result` when there is one and the queue keeps completed jobs. Answers one code per triple, in
+-- index), deroot, outcomes (the recent completions). `publish` publishes (and journals) `completed` per member through lib events, with
+-- `result` when there is one. Answers one code per triple, in
 -- order: 1 completed; -1 gone (a row already completed too); -2 token mismatch; -3 a flow child
 -- (left untouched: it must settle through complete, which feeds its parent).
 local function complete_held(k, first, publish, policy)
@@ -30,7 +30,7 @@ local function complete_held(k, first, publish, policy)
     policy, m = keep_read(k.meta, 'events', 'journal')
     if publish then ev_seed(m[5], m[6]) end
   end
-  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
+  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes }
   for i = first, #ARGV, 3 do
     local id = ARGV[i]
     local code = -1
@@ -52,7 +52,7 @@ local function complete_held(k, first, publish, policy)
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           local result = ARGV[i + 2] or ''
           finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
-          if publish then ev_completed(id, result, policy.ccount ~= 0) end
+          if publish then ev_completed(id, result) end
           done = done + 1
           code = 1
         end

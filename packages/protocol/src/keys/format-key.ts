@@ -28,6 +28,7 @@ export const FIXED_FIELD = {
   completed: 'completed',
   'dead:at': 'deadAt',
   journal: 'journal',
+  outcomes: 'outcomes',
 } as const satisfies Record<FixedType, keyof QueueKeys>;
 
 const RESERVE_MEMBER = { version: VERSION_KEY, locks: LOCKS_KEY, bundle: BUNDLE_KEY } as const;

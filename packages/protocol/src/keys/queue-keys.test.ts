@@ -36,6 +36,7 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       completed: 'emq:{orders}:completed',
       deadAt: 'emq:{orders}:dead:at',
       journal: 'emq:{orders}:journal',
+      outcomes: 'emq:{orders}:outcomes',
       metricsCompleted: 'emq:{orders}:metrics:completed',
       metricsFailed: 'emq:{orders}:metrics:failed',
       metricsCompletedData: 'emq:{orders}:metrics:completed:data',

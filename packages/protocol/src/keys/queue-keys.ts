@@ -68,6 +68,12 @@ export interface QueueKeys {
    * publish when the queue's journal is on (meta `journal` = its MAXLEN ~ bound).
    */
   readonly journal: string;
+  /**
+   * [TS] STREAM `outcomes`: the recent completions of a queue that keeps no completed row (fields
+   * `job` and, when the handler gave one, `result`), trimmed MAXLEN ~ 1000 by the completing
+   * scripts, so `waitUntilFinished` called after a fast job finished still finds its verdict.
+   */
+  readonly outcomes: string;
   /** HASH `metrics:completed`. */
   readonly metricsCompleted: string;
   /** HASH `metrics:failed`. */
@@ -139,6 +145,7 @@ export function queueKeys(q: string): QueueKeys {
     completed: `${base}completed`,
     deadAt: `${base}dead:at`,
     journal: `${base}journal`,
+    outcomes: `${base}outcomes`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,
     metricsCompletedData: `${base}metrics:completed:data`,

@@ -1,7 +1,8 @@
 /**
  * The fixed per-queue suffixes of the closed registry (protocol.md §3.1, `fixedType`). Any other
  * suffix is either one of the parameterised forms or not ours. [TS] `completed` and `dead:at` are the
- * retention indexes: retained completed jobs, and dead jobs, each scored by finish time.
+ * retention indexes: retained completed jobs, and dead jobs, each scored by finish time. [TS]
+ * `outcomes` is the short stream of recent completions a waiter reads when the row is already gone.
  */
 export const FIXED_TYPES = [
   'pending',
@@ -25,6 +26,7 @@ export const FIXED_TYPES = [
   'completed',
   'dead:at',
   'journal',
+  'outcomes',
 ] as const;
 
 /** One fixed per-queue suffix. */

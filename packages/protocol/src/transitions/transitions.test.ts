@@ -146,20 +146,20 @@ describe('settlement', () => {
   it('complete: plain, same-queue parent, cross-queue parent', () => {
     expect(shape(t.complete({ queue: 'orders', job: { id: J, attempts: 3 }, publish: true }))).toEqual({
       script: 'complete',
-      keys: [...settle('completed'), q('job:'), q('events'), q('meta'), q('completed'), q('de:'), q('journal')],
+      keys: [...settle('completed'), q('job:'), q('events'), q('meta'), q('completed'), q('de:'), q('journal'), q('outcomes')],
       args: [J, '3', '', '', '', '', '1'],
     });
     const same = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'orders', policy: 'fp' } }, result: 'r' });
-    expect(shape(same).keys.slice(18)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('waiting-children')]);
+    expect(shape(same).keys.slice(19)).toEqual([q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('waiting-children')]);
     expect(shape(same).args).toEqual([J, '1', 'sq', P, 'r', '']);
     const cross = t.complete({ queue: 'orders', job: { id: J, attempts: 1, parent: { id: P, queue: 'billing', policy: 'fp' } } });
-    expect(shape(cross).keys.slice(18)).toEqual([q('flow:outbox')]);
+    expect(shape(cross).keys.slice(19)).toEqual([q('flow:outbox')]);
     expect(shape(cross).args).toEqual([J, '1', 'xq', P, '', 'billing']);
   });
   it('complete_batch', () => {
     expect(shape(t.completeBatch({ queue: 'orders', jobs: [{ id: J, attempts: 1 }, { id: P, attempts: 2, result: '{"n":1}' }] }))).toEqual({
       script: 'complete_batch',
-      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('completed'), q('de:'), q('journal')],
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('completed'), q('de:'), q('journal'), q('outcomes')],
       args: ['', J, '1', '', P, '2', '{"n":1}'],
     });
     expect(t.completeBatch({ queue: 'orders', jobs: [] }).parse([1, -1, -2, -3])).toEqual(['ok', 'gone', 'stale', 'flow']);
@@ -167,7 +167,7 @@ describe('settlement', () => {
   it('complete_claim: the complete_batch keys plus meta and limiter, then publish, lease, size, marker and the pairs', () => {
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [{ id: J, attempts: 1 }], size: 4, leaseMs: 100, markerTtlMs: 200, publish: true }))).toEqual({
       script: 'complete_claim',
-      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter'), q('completed'), q('de:'), q('journal')],
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter'), q('completed'), q('de:'), q('journal'), q('outcomes')],
       args: ['1', 100, 4, 200, J, '1', ''],
     });
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [], size: 0, leaseMs: 5 })).args).toEqual(['', 5, 0, 0]);
@@ -270,10 +270,10 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
-    expect(ob.keys).toHaveLength(29);
+    expect(ob.keys).toHaveLength(30);
     expect(ob.keys[20]).toBe(q('waiting-children'));
     expect(ob.keys.slice(21, 24)).toEqual([q('workers'), q('workers:info'), q('grate')]);
-    expect(ob.keys.slice(24, 28)).toEqual([q('completed'), q('dead:at'), q('de:'), q('journal')]);
+    expect(ob.keys.slice(24, 29)).toEqual([q('completed'), q('dead:at'), q('de:'), q('journal'), q('outcomes')]);
     expect(ob.args).toEqual(['', 10, 'r1']);
   });
   it('lanes', () => {

@@ -1,4 +1,5 @@
 import { assertDedupId, EchoError, execute, InvalidArgumentError, transitions as t, type JobId, type LifecycleEvent } from '@echo/protocol';
+import { decodeResult } from '../codec.js';
 import type { QueueContext } from '../context.js';
 import type { JobRecord } from '../job.js';
 import { QueueEvents } from './events.js';
@@ -37,8 +38,8 @@ export async function getJobByKey<T>(ctx: QueueContext<T>, key: string): Promise
   return id === undefined ? undefined : getJob(ctx, id);
 }
 
-/** A retained completed job's result text; `undefined` when it is not (or no longer) kept or gave none. */
-export async function getResult<T>(ctx: QueueContext<T>, id: string): Promise<string | undefined> {
+/** A retained completed job's result, decoded; `undefined` when it is not (or no longer) kept or gave none. */
+export async function getResult<T>(ctx: QueueContext<T>, id: string): Promise<unknown> {
   const job = await getJob(ctx, id);
   return job?.state === 'completed' ? job.result : undefined;
 }
@@ -76,8 +77,26 @@ export class WaitTimeoutError extends EchoError {
 /** What a finished wait resolves with. */
 export interface Finished {
   readonly id: JobId;
-  /** The handler's result text, when it gave one and it was kept or published. */
-  readonly result: string | undefined;
+  /**
+   * The handler's result, decoded: the value it returned (a string stays a string, an object comes
+   * back as the object); `undefined` when it gave none.
+   */
+  readonly result: unknown;
+}
+
+/**
+ * The verdict of a job whose row is gone, from the queue's recent completions [TS]
+ * (`emq:{q}:outcomes`, about the last 1000, kept only while completed rows are not): completed
+ * with its result, or `undefined` when it is not among them.
+ */
+async function recentOutcome<T>(ctx: QueueContext<T>, id: string): Promise<Finished | undefined> {
+  const entries = (await ctx.conn.command('XREVRANGE', ctx.keys.outcomes, '+', '-')) as [string, string[]][];
+  for (const [, fields] of entries) {
+    if (fields[1] !== id) continue;
+    const at = fields.indexOf('result');
+    return { id: id as JobId, result: decodeResult(at >= 0 && at % 2 === 0 ? fields[at + 1] : undefined) };
+  }
+  return undefined;
 }
 
 /** The verdict a row already holds: completed, dead, gone, or still running (`undefined`). */
@@ -88,12 +107,21 @@ function verdictOf<T>(id: string, row: JobRecord<T> | undefined): { ok: Finished
   return undefined;
 }
 
+/** The verdict already reached: from the row, else (the row gone) from the recent completions. */
+async function settledBefore<T>(ctx: QueueContext<T>, id: string): Promise<{ ok: Finished } | { error: Error } | undefined> {
+  const verdict = verdictOf(id, await getJob(ctx, id));
+  if (verdict === undefined || !('error' in verdict) || !(verdict.error instanceof JobNotFoundError)) return verdict;
+  const recent = await recentOutcome(ctx, id);
+  return recent === undefined ? verdict : { ok: recent };
+}
+
 /**
  * Waits for a job's verdict without missing one that came before the call: subscribes first, then
- * reads the row (a retained outcome answers at once), then listens. Resolves with the result;
- * rejects with {@link JobFailedError} when it died, {@link JobNotFoundError} when it is gone and not
- * retained (with completed retention off, a job that completed before the call is gone too), and
- * {@link WaitTimeoutError} after `timeoutMs`.
+ * reads the row (a retained outcome answers at once) and, when the row is gone, the queue's recent
+ * completions (where the completing script left the verdict in the same step), then listens.
+ * Resolves with the decoded result; rejects with {@link JobFailedError} when it died,
+ * {@link JobNotFoundError} when it is gone and neither retained nor among the recent completions
+ * (about the last 1000), and {@link WaitTimeoutError} after `timeoutMs`.
  */
 export async function waitUntilFinished<T>(ctx: QueueContext<T>, events: QueueEvents | undefined, id: string, timeoutMs = 30_000): Promise<Finished> {
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new InvalidArgumentError('timeoutMs', 'must be a positive integer');
@@ -112,7 +140,7 @@ export async function waitUntilFinished<T>(ctx: QueueContext<T>, events: QueueEv
       const timer = setTimeout(() => finish({ error: new WaitTimeoutError(id, timeoutMs) }), timeoutMs);
       const off = listener.on('*', (event: LifecycleEvent) => {
         if (event.job !== id) return;
-        if (event.event === 'completed') finish({ ok: { id: id as JobId, result: event.fields.result } });
+        if (event.event === 'completed') finish({ ok: { id: id as JobId, result: decodeResult(event.fields.result) } });
         else if (event.event === 'failed' && event.fields.outcome === 'dead') {
           // The event carries no reason; the dead row (kept by failed retention) does.
           getJob(ctx, id).then(
@@ -121,11 +149,11 @@ export async function waitUntilFinished<T>(ctx: QueueContext<T>, events: QueueEv
           );
         }
       });
-      // Subscribed: now the row. A verdict before this read is in the row; one after it, on the channel.
-      getJob(ctx, id).then(
-        (row) => {
-          const verdict = verdictOf(id, row);
-          if (verdict) finish(verdict);
+      // Subscribed: now the row. A verdict before this read is in the row (or, when the row went
+      // with it, in the recent completions, written in the same step); one after it, on the channel.
+      settledBefore(ctx, id).then(
+        (verdict) => {
+          if (verdict !== undefined) finish(verdict);
         },
         (error: unknown) => finish({ error: error instanceof Error ? error : new Error(String(error)) }),
       );

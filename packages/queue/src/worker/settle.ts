@@ -1,5 +1,6 @@
 import { ConnectionLostError, GoneError, InvalidArgumentError, StaleError } from '@echo/protocol';
 import { contextOf } from '../context.js';
+import { encodeResult } from '../codec.js';
 import { reemitIfDead } from '../flows/flows.js';
 import type { CompleteManyOutcome, HeldJob } from '../lease/settlement.js';
 import { backoffDelay } from './backoff.js';
@@ -77,9 +78,8 @@ async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send
  * child's id instead, as for a handler that returned nothing.
  */
 export function resultText(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, result: unknown): string | undefined {
-  if (result === undefined || typeof result === 'string') return result;
   try {
-    return JSON.stringify(result);
+    return encodeResult(result);
   } catch (error) {
     rt.options.onError(error, job);
     return undefined;

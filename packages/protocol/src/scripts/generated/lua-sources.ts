@@ -175,10 +175,10 @@ local function ev_chatty(name, job, extra)
   if ev_chatty_on() then ev_emit(name, job, extra) end
 end
 
--- ev_completed(id, result, kept): \`completed\` for a settled job, carrying \`result\` only when there
--- is one and the queue keeps completed jobs (\`kept\`); otherwise the spec's event (queue.md §12).
-local function ev_completed(id, result, kept)
-  if kept and result ~= '' then
+-- ev_completed(id, result): \`completed\` for a settled job, carrying [TS] \`result\` when the handler
+-- gave one, whether or not the row is kept; without one, the spec's event (queue.md §12).
+local function ev_completed(id, result)
+  if result ~= '' then
     ev_emit('completed', id, { result = result })
   else
     ev_emit('completed', id)
@@ -574,6 +574,8 @@ end
 -- :unsuccessful, so a plain job's deletion touches its row, :lock and :logs alone, as before.
 
 local RETAIN_FAILED_DEFAULT = 10000
+-- [TS] Recent completions kept in emq:{q}:outcomes (MAXLEN ~) when completed rows are not retained.
+local OUTCOMES_KEPT = 1000
 -- Most members one settlement trims: bounded work per call; each call adds one, so a set over its
 -- bound after a policy change still converges.
 local RETAIN_TRIM = 8
@@ -642,11 +644,18 @@ local function trim_finished(set, root, count, age, now, still)
 end
 
 -- finish_completed(k, id, row, result, dedup, keep, parent, policy): the row's end on completion. k
--- names jobroot, completed (the index) and deroot; \`parent\` is the row's \`flow\` field. Keeping none
+-- names jobroot, completed (the index), deroot and outcomes (the recent completions); \`parent\` is the row's \`flow\` field. Keeping none
 -- deletes the row and its sub-keys (a plain job's three, a flow parent's seven) and reads no clock.
 local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
   if dedup then release_key(k.deroot, id, dedup, keep) end
   if policy.ccount == 0 then
+    -- [TS] The row goes, so its verdict is kept a little while in a short stream: a waiter that
+    -- comes after a fast job finished reads it there. One command per completion, bounded memory.
+    if result and result ~= '' then
+      redis.call('XADD', k.outcomes, 'MAXLEN', '~', OUTCOMES_KEPT, '*', 'job', id, 'result', result)
+    else
+      redis.call('XADD', k.outcomes, 'MAXLEN', '~', OUTCOMES_KEPT, '*', 'job', id)
+    end
     if parent == 'parent' then
       wipe_job(k.jobroot, id)
     else
@@ -697,8 +706,8 @@ end
 -- complete_held(k, first, publish, policy?): completes the (id, token, result) triples of ARGV from index
 -- \`first\` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
 -- completed (the metrics counter), lb (lb_at), laneroot, jobroot, meta, retained (the retention
--- index), deroot. \`publish\` publishes (and journals) \`completed\` per member through lib events, with
--- \`result\` when there is one and the queue keeps completed jobs. Answers one code per triple, in
+-- index), deroot, outcomes (the recent completions). \`publish\` publishes (and journals) \`completed\` per member through lib events, with
+-- \`result\` when there is one. Answers one code per triple, in
 -- order: 1 completed; -1 gone (a row already completed too); -2 token mismatch; -3 a flow child
 -- (left untouched: it must settle through complete, which feeds its parent).
 local function complete_held(k, first, publish, policy)
@@ -712,7 +721,7 @@ local function complete_held(k, first, publish, policy)
     policy, m = keep_read(k.meta, 'events', 'journal')
     if publish then ev_seed(m[5], m[6]) end
   end
-  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot }
+  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes }
   for i = first, #ARGV, 3 do
     local id = ARGV[i]
     local code = -1
@@ -734,7 +743,7 @@ local function complete_held(k, first, publish, policy)
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           local result = ARGV[i + 2] or ''
           finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
-          if publish then ev_completed(id, result, policy.ccount ~= 0) end
+          if publish then ev_completed(id, result) end
           done = done + 1
           code = 1
         end
@@ -989,7 +998,7 @@ export type LuaScriptName =
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: '12a3c626c09c4647e52fbd4b5c7f9d81d953c9e6',
+    sha: '2e390b400354a012656213620f335592f0b2ce8e',
     includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
@@ -1070,7 +1079,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'fd22bfaff42e730fa4e4993218634a4592221988',
+    sha: '6d96ad7b8f1947617675a8342e7a3c01447837ae',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1274,7 +1283,7 @@ return 1
 `,
   },
   claim: {
-    sha: '4cf16075fb12ff78d1ebbad864f2cf603cf0ae00',
+    sha: '98abb52f80d9d3fafbcfc8156e619ce01bcadef4',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1315,7 +1324,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '7018dccdd288a48c0ee89d2a270967a1369ccf82',
+    sha: '2a96726e0ada628cfc7c38c37cd454e05764743b',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1338,7 +1347,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '33eb86e3f37afb610daefcf9b66de750a33691d3',
+    sha: '987241b863d1f348ebe49d2b870cf8a534b3e726',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1388,17 +1397,18 @@ return 0
 `,
   },
   complete: {
-    sha: 'd90ea0dd6f070b6c27cb431e9600871ad9d7347f',
+    sha: '8167fdd82e470055761363befc71f2a9c5042271',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
 -- :logs go with it (nothing can read them once the row is gone), and so do a flow parent's
 -- :processed and :dependencies; the \`completed\` event can be published in the same step (with the
--- result when results are kept), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
+-- result when there is one), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
 -- queue meta keeps completed jobs, the row stays as \`state = completed\` with \`finished_at\` and
 -- \`result\`, indexed in emq:{q}:completed and trimmed to the policy; the idempotency key the row names
--- is released either way. A row already completed answers as a gone one, so a resend cannot count
+-- is released either way; [TS] with none kept, the verdict goes to emq:{q}:outcomes (MAXLEN ~ 1000)
+-- for a late waiter. A row already completed answers as a gone one, so a resend cannot count
 -- twice.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
@@ -1418,6 +1428,7 @@ return 0
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key the row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
+-- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
 -- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
 -- @arg id         the job's id
@@ -1428,8 +1439,8 @@ return 0
 -- own id when ""), kept on a retained row and carried by the event
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
--- (and the journal, lib events), with "result" when there is one and the queue keeps completed jobs
--- (with none kept, the event is the spec's, queue.md §12)
+-- (and the journal, lib events), with "result" [TS] when there is one (without one, the event is the
+-- spec's, queue.md §12)
 -- @include core events lanes fanin retain
 -- @returns 1
 -- @error EMQSTALE job gone
@@ -1452,26 +1463,26 @@ local result = ARGV[5]
 local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[20], id, recorded) == 1 then
-    count_down(KEYS[19], KEYS[21], KEYS[2], KEYS[22], ARGV[4], 1, KEYS[10])
+  if redis.call('HSETNX', KEYS[21], id, recorded) == 1 then
+    count_down(KEYS[20], KEYS[22], KEYS[2], KEYS[23], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[19], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
+  redis.call('RPUSH', KEYS[20], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
 end
 
 -- One read of meta serves the retention policy and the event settings.
 local policy, m = keep_read(KEYS[15], 'events', 'journal')
-finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17] }, id, row, result, f[4], f[5], f[6], policy)
+finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }, id, row, result, f[4], f[5], f[6], policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 ev_open(KEYS[14], KEYS[18], KEYS[15])
 ev_seed(m[5], m[6])
-if ARGV[7] == '1' then ev_completed(id, result, policy.ccount ~= 0) end
+if ARGV[7] == '1' then ev_completed(id, result) end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
   complete_batch: {
-    sha: 'f9244660601ec768a28c3752316c5e6ac661f018',
+    sha: 'c994e7abf8556428988a9113bc96ed0d7c2a88cc',
     includes: ['core', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1496,20 +1507,21 @@ return 1
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
+-- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
 -- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
--- there is one and the queue keeps completed jobs) for each completed member, else ""
+-- there is one) for each completed member, else ""
 -- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
 -- @include core events lanes retain settle
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-held.meta, held.retained, held.deroot = KEYS[14], KEYS[15], KEYS[16]
+held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[15], KEYS[16], KEYS[18]
 ev_open(KEYS[13], KEYS[17], KEYS[14])
 return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'de9b7d94afd2b377d71005b2feb5f5a2f25cb1f3',
+    sha: '75ed6baaf1b453474ca2870ede7acf5d75352e99',
     includes: ['core', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1535,8 +1547,9 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time (meta holds the policy)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
+-- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
 -- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
--- there is one and the queue keeps completed jobs) for each completed member, else ""
+-- there is one) for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
@@ -1549,7 +1562,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- \`active\` and \`drained\` for the claimed jobs as claim publishes them (lib events)
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-held.meta, held.retained, held.deroot = KEYS[14], KEYS[16], KEYS[17]
+held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[16], KEYS[17], KEYS[19]
 ev_open(KEYS[13], KEYS[18], KEYS[14])
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
 local m = gate_read(KEYS[14])
@@ -1593,7 +1606,7 @@ return out
 `,
   },
   delay: {
-    sha: 'dc82d937ecd9154a088e74e6f85725314f3b789c',
+    sha: '2b476ad644f77fb5599fedf7051d8b971cf994db',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -1644,7 +1657,7 @@ return 1
 `,
   },
   drain: {
-    sha: 'bc42b3d6175b3e68d5036837774e7e49e3dfbc18',
+    sha: '184c84a39d4b229ea9a3094c9feac681b1e5f457',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -1684,7 +1697,7 @@ return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
-    sha: '645d27f2c3377da219a7369f6af336341463da55',
+    sha: 'ffd6df67440ebf952850eebb71a4e635c6289552',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1718,7 +1731,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '22aaefecada59f5cb4f47415ca9b55baa70ab965',
+    sha: '852e44f1978c60bec819090ba2c1b3664e320f0e',
     includes: ['events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1763,7 +1776,7 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: '438b61ab6eafa96ec304b78454d7d48ac481c5a6',
+    sha: '6fc7de6c3b2eb90cf4db0f659b78b3faec45afc4',
     includes: ['events'],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
@@ -1841,7 +1854,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: '7cb6dae2b70310b5b8112caa73e1230ab4ce8dff',
+    sha: '5c2ddc287c56a9941823f92751d5b5ac428be0e8',
     includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -1898,7 +1911,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: '0cb0273d9358352ac7226226fbfcfa9445be6019',
+    sha: 'f2d09c501210288a1e3427b99ed8f1771d781baf',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -2055,7 +2068,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '20cfecc56afe3b597fc75cd1445e5b46f1503038',
+    sha: 'e861b8eab7dd23be8ae1334924b0108a24fb1fe3',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2085,7 +2098,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '170d95faf299697256dac44138bdd7b8b0463963',
+    sha: '9fdeff31dfd568c568e5acc6b0a24bf92c6bffde',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2200,7 +2213,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'e82a36c743f99f494fc44a115241cdd3009853d0',
+    sha: 'dd3d9833d4e791c4e7df850d87a7fc410c5833cc',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2246,7 +2259,7 @@ return out
 `,
   },
   gclaim: {
-    sha: '1e072df87ccabc227e6056f1574730f4088204e4',
+    sha: '94eebe0f93e8af6e451f35f1f6b8bbdee8e03d41',
     includes: ['core', 'events', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2341,7 +2354,7 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '6668ee49fbf1425c8bb044f02a87f70beb11d39f',
+    sha: '07d64898b3b6b86872989691a4bef14eb8cb24f7',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2555,7 +2568,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '61a4a3b8a160a86e21e8cadc5407bdb560d15b5e',
+    sha: 'cca9ba8bb991debee0f2fcd38c42d300aa341229',
     includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -2677,7 +2690,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '8dc57b1f651d1e41206411d1e6ebf3e1b529075f',
+    sha: '4c77fd9201048d4faa07d393119144c61924dc3d',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -2713,6 +2726,7 @@ return out
 -- @key deadat     emq:{q}:dead:at [TS]: dead ids by finish time
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @key journal    emq:{q}:journal [TS]: the events journal (lib events)
+-- @key outcomes   emq:{q}:outcomes [TS]: recent completions (lib retain)
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
@@ -2778,19 +2792,19 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[26 + i]
+  local record = KEYS[27 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', KEYS[17], ARGV[i])
 end
 if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
 
 redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[28], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[28], KEYS[29], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
 return 0
 `,
   },
   promote: {
-    sha: 'b76b91330a5f0f260e5d465c053fe8ab895ec6d5',
+    sha: '97475d4e8d2810eaffaa4558b586ab41425d372c',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -2818,7 +2832,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   promote_next: {
-    sha: '7e4a59817bca7bf32e6581fb482d57acf6b3a6b6',
+    sha: '0a5a2ccff2c3a07d462c2ef06d33b641f2b92699',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -2912,7 +2926,7 @@ return 0
 `,
   },
   reap: {
-    sha: '467f0609c2a90153040a3b5c8d4ea3b2aead40c1',
+    sha: 'ab3e2b81b551f8c37da5300b5b1a81164b46e26a',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -2942,7 +2956,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '648ae4739996fa3a7338bf43dde6785d1908b082',
+    sha: '887d82216a4f04ce7daa1a2b943b2ca2628c7461',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3087,7 +3101,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '66eb6ca9a007101fd5c85e7b3c4602850a497954',
+    sha: '3edca45d1911b992d5b8ea5c2595ecfc14f6fae6',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -3131,7 +3145,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: 'c0c925a18ccf0d858cfcdf443c0629350bffc041',
+    sha: '21070704e8d12818a8ad93e9272894ba7c801e56',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -3205,7 +3219,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'e80bacc3c039e7a3b0694d729db1a795090f21c0',
+    sha: 'da5815a059bf6f0d70ed61ecca129b5c7441ee3e',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3311,7 +3325,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: '9c496291ca90103d6163772dd54e2ead5972aaa5',
+    sha: '1ad3a4cc61a5181348fa6c25f4f54050e5bb5b90',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -3359,7 +3373,7 @@ return moved
 `,
   },
   schedule: {
-    sha: 'a2f98a16d17377bae0e4ec982fff677e692eabbc',
+    sha: '3ec28b7a0565be80586ae8e031d90f74f3a89b37',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3398,7 +3412,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '03e8dfea4a90a0400c37493596f1c393c317800f',
+    sha: 'dfe4651a70f8e7d6eadecce007d09203ca71d711',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3752,7 +3766,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '7d193bfcf6bc312ab26f378c7a72d4e45318544a',
+    sha: '23cb76d94e237e45946f85760101175d0ac383bb',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -3879,7 +3893,7 @@ return 1
 `,
   },
   update_progress: {
-    sha: 'ca28bb6dbb4ee391b14b84be4c55810387937092',
+    sha: '8e19f38594a22e4023cfa1bb84855afaa756516a',
     includes: ['events'],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
