@@ -16,7 +16,8 @@
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, traceparent, tracestate (the producer's W3C trace
--- context); the spec fields are written after them and win
+-- context), lane (the name the producer gave the lane whose id is g); the spec fields are written
+-- after them and win
 -- @include core events lanes admit
 -- @returns 1 enqueued, publishing `waiting` [TS] when meta `events` = all; 0 duplicate (the row
 -- exists; nothing written)

@@ -12,6 +12,7 @@ export type { CompleteManyOutcome, CompleteOptions, HeldJob, RetryOutcome } from
 export type { ClaimOptions, LaneBatchOptions, RoundOptions, RoundResult } from './lease/claims.js';
 export type { StalledSweep } from './lease/recovery.js';
 export type { LaneRateLimit, ReassignResult } from './admin/lanes.js';
+export { laneGroupId, MAX_LANE_NAME } from './admin/lane-names.js';
 export type { RateLimit } from './admin/gates.js';
 export type { CleanOptions, RetryJobsOptions } from './admin/bulk.js';
 export type { CountName } from './reads/reads.js';

@@ -1,5 +1,6 @@
 import { CodecError, flowLink, parseJobRow, type BrandedId, type FlowLink, type JobId, type JobOptionFields, type ParentPolicy, type RowState, type TraceContext } from '@echo/protocol';
 import { decodeResult, type Codec } from './codec.js';
+import { laneNameOf } from './admin/lane-names.js';
 import { parseBackoff, type Backoff } from './worker/backoff.js';
 
 export type { ParentPolicy, RowState };
@@ -49,7 +50,13 @@ export interface JobRecord<T> {
   readonly attempts: number;
   readonly payload: T;
   readonly rawPayload: string;
+  /** The lane's group id on the wire, for lane jobs. */
   readonly group: string | undefined;
+  /**
+   * The lane the job sits in, as its producer named it (`'tenantA'`), or the group id when the lane
+   * was given by id; `undefined` for a job outside the lanes.
+   */
+  readonly lane: string | undefined;
   readonly lastError: string | undefined;
   readonly progress: string | undefined;
   /** The job's name, when it was enqueued with one. */
@@ -112,6 +119,7 @@ export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Re
     payload,
     rawPayload: row.payload,
     group: row.group,
+    lane: laneNameOf(row.group, row.unknown.lane),
     lastError: row.lastError,
     progress: row.progress,
     name: row.unknown.name,

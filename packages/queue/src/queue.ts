@@ -129,9 +129,16 @@ export class Queue<T = unknown> {
     return heardAdmission(this.name, false, items.length, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
   }
 
-  /** Admits a job into a fair lane. */
-  enqueueInLane(group: BrandedId | string, payload: T, options?: admission.LaneEnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, false, 1, (trace) => this.#durably(() => admission.enqueueInLane(this.#ctx, group, payload, options, trace)));
+  /**
+   * Admits a job into a fair lane, named by what you have (a tenant id, a customer name: `'tenantA'`,
+   * `'acme-corp'`; 1 to 256 characters). Lanes are served in rotation, so one busy tenant cannot
+   * starve the others. The wire keys a lane by a branded id: a name maps to one with
+   * `laneGroupId(name)` (a name that is a branded id is used as it is), and reads give the name back
+   * (`JobRecord.lane`). Every lane verb takes the same names.
+   * @throws InvalidArgumentError for an empty or over-long lane name.
+   */
+  enqueueInLane(lane: string, payload: T, options?: admission.LaneEnqueueOptions): Promise<admission.EnqueueResult> {
+    return heardAdmission(this.name, false, 1, (trace) => this.#durably(() => admission.enqueueInLane(this.#ctx, lane, payload, options, trace)));
   }
 
   /**
@@ -396,9 +403,9 @@ export class Queue<T = unknown> {
 
   // Lanes
 
-  /** Caps a lane's in-flight jobs. */
-  laneLimit(group: string, limit: number): Promise<void> {
-    return lanes.laneLimit(this.#ctx, group, limit);
+  /** Caps a lane's in-flight jobs (the lane named as in {@link enqueueInLane}). */
+  laneLimit(lane: string, limit: number): Promise<void> {
+    return lanes.laneLimit(this.#ctx, lane, limit);
   }
 
   /**
@@ -407,40 +414,40 @@ export class Queue<T = unknown> {
    * ({@link setRateLimit}), so workers in any number of processes share it; `null` lifts it. A lane
    * out of budget stays in rotation and is passed over until its window reopens; a set limit
    * starts a fresh window.
-   * @throws InvalidArgumentError for a limit that is not two whole numbers >= 1; MalformedIdError for a bad group.
+   * @throws InvalidArgumentError for a limit that is not two whole numbers >= 1, or a bad lane name.
    */
-  laneRateLimit(group: string, limit: lanes.LaneRateLimit | null): Promise<void> {
-    return lanes.laneRateLimit(this.#ctx, group, limit);
+  laneRateLimit(lane: string, limit: lanes.LaneRateLimit | null): Promise<void> {
+    return lanes.laneRateLimit(this.#ctx, lane, limit);
   }
 
   /** Takes a lane out of rotation. */
-  lanePause(group: string): Promise<void> {
-    return lanes.lanePause(this.#ctx, group);
+  lanePause(lane: string): Promise<void> {
+    return lanes.lanePause(this.#ctx, lane);
   }
 
   /** Returns a paused lane to rotation. */
-  laneResume(group: string): Promise<void> {
-    return lanes.laneResume(this.#ctx, group);
+  laneResume(lane: string): Promise<void> {
+    return lanes.laneResume(this.#ctx, lane);
   }
 
   /** Sets a lane's weight for weighted claims. */
-  laneWeight(group: string, weight: number): Promise<void> {
-    return lanes.laneWeight(this.#ctx, group, weight);
+  laneWeight(lane: string, weight: number): Promise<void> {
+    return lanes.laneWeight(this.#ctx, lane, weight);
   }
 
   /** Moves a pending job to another lane. */
-  laneReassign(id: string, group: string): Promise<lanes.ReassignResult> {
-    return lanes.laneReassign(this.#ctx, id, group);
+  laneReassign(id: string, lane: string): Promise<lanes.ReassignResult> {
+    return lanes.laneReassign(this.#ctx, id, lane);
   }
 
   /** Deletes a lane's waiting jobs. */
-  laneDrain(group: string): Promise<number> {
-    return lanes.laneDrain(this.#ctx, group);
+  laneDrain(lane: string): Promise<number> {
+    return lanes.laneDrain(this.#ctx, lane);
   }
 
-  /** Pending depth per lane, in request order. */
-  laneDepths(groups: readonly string[]): Promise<number[]> {
-    return reads.laneDepths(this.#ctx, groups);
+  /** Pending depth per lane (named as in {@link enqueueInLane}), in request order. */
+  laneDepths(names: readonly string[]): Promise<number[]> {
+    return reads.laneDepths(this.#ctx, names);
   }
 
   // Reads

@@ -47,7 +47,8 @@ function jobText(job: JobDetail): string {
     ['last error', job.lastError],
     ['progress', job.progress],
     ['stalled', job.stalled],
-    ['group', job.group],
+    ['lane', job.lane],
+    ['result', job.result === null || typeof job.result === 'string' ? job.result : JSON.stringify(job.result)],
     ['parent', job.parent === null ? null : `${job.parent.queue}/${job.parent.id} (${job.parent.policy})`],
   ]);
   const logs = job.logs.length === 0 ? '(none)\n' : job.logs.map((line) => `  ${line}`).join('\n') + '\n';

@@ -46,7 +46,15 @@ export interface JobView {
   readonly lastError: string | null;
   readonly progress: string | null;
   readonly stalled: number;
+  /** The lane's group id on the wire, for lane jobs. */
   readonly group: string | null;
+  /** The lane as its producer named it (`tenantA`), or the group id for a lane named by id. */
+  readonly lane: string | null;
+  /**
+   * A retained completed job's result, decoded as the queue reads it (`getResult`): the value the
+   * handler returned; `null` when there is none.
+   */
+  readonly result: unknown;
   readonly parent: { readonly queue: string; readonly id: string; readonly policy: string } | null;
 }
 
@@ -77,6 +85,8 @@ export function jobView(id: string, position: ListState | JobPosition, record: J
     progress: record?.progress ?? null,
     stalled: record?.stalled ?? 0,
     group: record?.group ?? null,
+    lane: record?.lane ?? null,
+    result: record?.result ?? null,
     parent: record?.parent === undefined ? null : { queue: record.parent.queue, id: record.parent.id, policy: record.parent.policy },
   };
 }

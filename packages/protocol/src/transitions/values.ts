@@ -82,6 +82,11 @@ export interface JobOptionFields {
   readonly priority?: number;
   /** The producer's W3C trace context: fields `traceparent` and (when present) `tracestate`. */
   readonly trace?: TraceContext;
+  /**
+   * [TS] The name a lane job's producer gave its lane (`'tenantA'`), kept in the row's `lane` field
+   * so reads can show it; the wire's `group` stays the branded id derived from it.
+   */
+  readonly lane?: string;
 }
 
 /** The largest priority magnitude admitted: scores stay exact and compact. */
@@ -116,6 +121,13 @@ export function jobOptionArgs(options: JobOptionFields | undefined): string[] {
     out.push('priority', String(options.priority));
   }
   if (options.trace !== undefined) out.push(...traceArgs(options.trace));
+  const lane: unknown = options.lane;
+  if (lane !== undefined) {
+    if (typeof lane !== 'string' || lane.length === 0 || lane.length > MAX_JOB_NAME) {
+      throw new InvalidArgumentError('lane', `must be a string of 1 to ${String(MAX_JOB_NAME)} characters`);
+    }
+    out.push('lane', lane);
+  }
   return out;
 }
 

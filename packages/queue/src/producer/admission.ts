@@ -1,6 +1,7 @@
-import { assertBrandedId, assertDedupId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol';
+import { assertBrandedId, assertDedupId, isBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { checkEnqueueOptions, checkLaneOptions, checkManyItemOptions } from '../option-checks.js';
+import { laneGroupId } from '../admin/lane-names.js';
 import { encodeBackoff, type Backoff } from '../worker/backoff.js';
 
 /**
@@ -141,10 +142,13 @@ export interface LaneEnqueueOptions extends JobOptions {
 /** Admits a job into a lane (queue.md §5.1); `trace` as for {@link enqueue}. */
 export async function enqueueInLane<T>(ctx: QueueContext<T>, group: BrandedId | string, payload: T, options: LaneEnqueueOptions = {}, trace?: TraceContext): Promise<EnqueueResult> {
   checkLaneOptions(options);
-  assertBrandedId(group);
+  const named = typeof group === 'string' && !isBrandedId(group);
+  const g = laneGroupId(group);
   const id = resolveId(options.id);
-  const fields = jobOptionFields(options, trace);
-  const admit = { queue: ctx.name, id, payload: ctx.codec.encode(payload), group, ...(fields === undefined ? {} : { options: fields }) };
+  const base = jobOptionFields(options, trace);
+  // A lane given by name keeps the name in the row [TS], so reads can give it back.
+  const fields = named ? { ...base, lane: group } : base;
+  const admit = { queue: ctx.name, id, payload: ctx.codec.encode(payload), group: g, ...(fields === undefined ? {} : { options: fields }) };
   return verdict(id, await execute(ctx.conn, t.laneEnqueue(admit)));
 }
 

@@ -1,6 +1,7 @@
 import { assertBrandedId, assertDedupId, execute, hashReply, InvalidArgumentError, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { jobRecord, type JobPosition, type JobRecord } from '../job.js';
+import { laneGroupId } from '../admin/lane-names.js';
 
 /** The names `counts` accepts: the four sets, and the two metrics counters (queue.md §9.1). */
 export type CountName = t.CountName;
@@ -65,7 +66,7 @@ export async function getRateLimitTtl<T>(ctx: QueueContext<T>, max = 0): Promise
 /** Pending depth per lane, in request order. */
 export async function laneDepths<T>(ctx: QueueContext<T>, groups: readonly (BrandedId | string)[]): Promise<number[]> {
   if (groups.length === 0) return [];
-  return execute(ctx.conn, t.laneCounts({ queue: ctx.name, groups }));
+  return execute(ctx.conn, t.laneCounts({ queue: ctx.name, groups: groups.map(laneGroupId) }));
 }
 
 /** True while the queue-wide pause stands (queue.md §8.1): claims answer nothing, all else goes on. */

@@ -2354,7 +2354,7 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '07d64898b3b6b86872989691a4bef14eb8cb24f7',
+    sha: '8d0e4ded12ccb40cda88e6512191fdc8fbcf06ba',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2374,7 +2374,8 @@ return n + tidy_settle(tally, KEYS[4])
 -- @arg g          the group's branded id
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, traceparent, tracestate (the producer's W3C trace
--- context); the spec fields are written after them and win
+-- context), lane (the name the producer gave the lane whose id is g); the spec fields are written
+-- after them and win
 -- @include core events lanes admit
 -- @returns 1 enqueued, publishing \`waiting\` [TS] when meta \`events\` = all; 0 duplicate (the row
 -- exists; nothing written)
