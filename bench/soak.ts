@@ -155,9 +155,9 @@ async function main(): Promise<void> {
   const drainStart = Date.now();
   let drained = false;
   for (;;) {
-    const c = await queue.counts('pending', 'active', 'schedule', 'completed', 'dead');
+    const c = await queue.counts('pending', 'active', 'scheduled', 'completed', 'dead');
     const [lag] = await feed.lag('soak-g');
-    if (c.pending + c.active + c.schedule === 0 && c.completed + c.dead >= produced && lag?.pending === 0 && lag.undelivered === 0) {
+    if (c.pending + c.active + c.scheduled === 0 && c.completed + c.dead >= produced && lag?.pending === 0 && lag.undelivered === 0) {
       drained = true;
       break;
     }
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
     await sleep(100);
   }
   const drainMs = Date.now() - drainStart;
-  const counts = await queue.counts('pending', 'active', 'schedule', 'completed', 'dead');
+  const counts = await queue.counts('pending', 'active', 'scheduled', 'completed', 'dead');
   const [lag] = await feed.lag('soak-g');
   const groupStats = consumer.stats();
   const workerStats = worker.stats();

@@ -98,8 +98,8 @@ async function main(): Promise<void> {
   const interactive = process.stdout.isTTY;
   let lastLine = '';
   for (;;) {
-    const counts = await orders.counts('pending', 'active', 'schedule', 'completed', 'dead');
-    const line = `${bar(counts.completed + counts.dead, TOTAL)}  active ${String(counts.active).padStart(3)}  scheduled ${String(counts.schedule).padStart(4)}  dead ${counts.dead}`;
+    const counts = await orders.counts('pending', 'active', 'scheduled', 'completed', 'dead');
+    const line = `${bar(counts.completed + counts.dead, TOTAL)}  active ${String(counts.active).padStart(3)}  scheduled ${String(counts.scheduled).padStart(4)}  dead ${counts.dead}`;
     if (interactive) process.stdout.write(`\r${line}`);
     else if (line !== lastLine && (counts.completed + counts.dead) % 1000 < 200) console.log(line);
     lastLine = line;
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 50));
   const [deadJob] = (await conn.command('ZRANGE', orders.keys.dead, 0, 0)) as JobId[];
   const poison = deadJob ? await orders.getJob(deadJob) : undefined;
-  const final = await orders.counts('completed', 'failed', 'pending', 'active', 'schedule', 'dead');
+  const final = await orders.counts('completed', 'failed', 'pending', 'active', 'scheduled', 'dead');
 
   console.log('\nSummary');
   console.log(`  jobs          ${TOTAL} in ${seconds.toFixed(2)} s  (${Math.round(TOTAL / seconds)} jobs/s, ${WORKERS} workers x 16 + 1 batch worker)`);
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   console.log(`  retries       ${retried} (flaky orders failing once before shipping, and the poison order's first two attempts)`);
   console.log(`  dead-lettered ${final.dead}${poison ? `: ${poison.id} after ${poison.attempts} attempts, last_error "${poison.lastError ?? ''}"` : ''}`);
   console.log(`  events seen   ${completed} completed, ${dead} dead`);
-  console.log(`  left behind   pending ${final.pending}, active ${final.active}, scheduled ${final.schedule}`);
+  console.log(`  left behind   pending ${final.pending}, active ${final.active}, scheduled ${final.scheduled}`);
   console.log(`  wire          ${conn.stats().evalshaCalls} EVALSHA calls, ${conn.stats().scriptLoads} script loads`);
 
   await busDemo(conn, queueName);

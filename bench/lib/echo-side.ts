@@ -86,7 +86,7 @@ export class EchoSide {
   }
 
   async #drained(queue: Queue<Payload>, what: string): Promise<void> {
-    const left = await queue.counts('pending', 'active', 'schedule', 'dead');
+    const left = await queue.counts('pending', 'active', 'scheduled', 'dead');
     if (Object.values(left).some((count) => count !== 0)) throw new Error(`Echo ${what}: jobs left: ${JSON.stringify(left)}`);
   }
 

@@ -5,7 +5,7 @@ import { ATTR, SYSTEM } from './attributes.js';
 /** A queue whose depth is observed: an `@echo/queue` `Queue` fits as it is. */
 export interface DepthSource {
   readonly name: string;
-  counts(...states: ('pending' | 'active' | 'schedule' | 'dead')[]): Promise<Readonly<Record<string, number>>>;
+  counts(...states: ('pending' | 'active' | 'scheduled' | 'dead')[]): Promise<Readonly<Record<string, number>>>;
 }
 
 /** One consumer group's lag, as `Stream.lag()` of `@echo/bus` or the dashboard's stream reads give it. */
@@ -24,7 +24,7 @@ export interface ObservedSources {
   readonly lag?: () => Promise<readonly LagReading[]>;
 }
 
-const DEPTH_STATES = ['pending', 'active', 'schedule', 'dead'] as const;
+const DEPTH_STATES = ['pending', 'active', 'scheduled', 'dead'] as const;
 
 /**
  * Subscribes to the hooks and records metrics: jobs enqueued, completed and failed per queue, the
@@ -48,7 +48,7 @@ export function meterHooks(meter: Meter, sources: ObservedSources = {}): () => v
     await Promise.all(
       (sources.queues ?? []).map(async (q) => {
         const counts = await q.counts(...DEPTH_STATES);
-        for (const state of DEPTH_STATES) result.observe(counts[state] ?? 0, { ...base, [ATTR.queue]: q.name, state: state === 'schedule' ? 'scheduled' : state });
+        for (const state of DEPTH_STATES) result.observe(counts[state] ?? 0, { ...base, [ATTR.queue]: q.name, state });
       }),
     );
   };

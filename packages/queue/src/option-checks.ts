@@ -1,4 +1,4 @@
-import { InvalidArgumentError, isBrandedId, strictOptions, UnknownOptionError } from '@echo/protocol';
+import { InvalidArgumentError, isBrandedId, MalformedIdError, strictOptions, UnknownOptionError } from '@echo/protocol';
 
 /*
  * The option shapes of the queue's public entry points, each checked once per call before anything
@@ -100,7 +100,7 @@ function checkBackoff(backoff: unknown): void {
 function checkId(where: string, id: unknown): void {
   if (id === undefined || isBrandedId(id)) return;
   const shown = typeof id === 'string' ? JSON.stringify(id) : typeof id;
-  throw new InvalidArgumentError(`${where}.id`, `${shown} is not a branded job id (a minted JOB… id); for your own string write { key: ${shown} }, an idempotent business key that getJobByKey finds`);
+  throw new MalformedIdError(typeof id === 'string' ? id : shown, `${where}.id must be a branded job id (a minted JOB… id of 14 characters); for your own string write { key: ${shown} }, an idempotent business key that getJobByKey finds`);
 }
 
 /** `enqueue` options (and the job options under them). */

@@ -44,7 +44,7 @@ describe('least-privilege ACL for the queue pillar', () => {
     for (let i = 0; i < 200 && (await orders.counts('completed')).completed < 5; i++) await new Promise((r) => setTimeout(r, 10));
     await worker.close();
     expect(worker.fatalError).toBeUndefined();
-    expect(await orders.counts('completed', 'pending', 'active', 'schedule')).toEqual({ completed: 5, pending: 0, active: 0, schedule: 0 });
+    expect(await orders.counts('completed', 'pending', 'active', 'scheduled')).toEqual({ completed: 5, pending: 0, active: 0, scheduled: 0 });
     expect(await orders.getLogs((await orders.enqueue(6)).id)).toEqual([]);
     // The events journal: written by the scripts, read back by its reader, under the same rules.
     await orders.setEvents({ chatty: true, journal: 100 });

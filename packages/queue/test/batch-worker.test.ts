@@ -45,7 +45,7 @@ describe('BatchWorker', () => {
     expect(first.flatMap((p) => p.retried)).toHaveLength(2);
     expect(first.flatMap((p) => p.delayed)).toHaveLength(1);
     expect(worker.stats()).toMatchObject({ completed: 20, retried: 2, delayed: 1, dead: 0 });
-    expect(await queue.counts('pending', 'active', 'schedule', 'dead')).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+    expect(await queue.counts('pending', 'active', 'scheduled', 'dead')).toEqual({ pending: 0, active: 0, scheduled: 0, dead: 0 });
   });
 
   it('retries every member with the thrown reason when the handler throws', async () => {

@@ -59,7 +59,7 @@ describe('delays on time', () => {
   it('sends delayMs: 0 straight to pending', async () => {
     const q = await open<string>();
     const { id } = await q.enqueue('now', { delayMs: 0 });
-    expect(await q.counts('pending', 'schedule')).toEqual({ pending: 1, schedule: 0 });
+    expect(await q.counts('pending', 'scheduled')).toEqual({ pending: 1, scheduled: 0 });
     expect(await q.getState(id)).toBe('pending');
     await q.close();
   });
@@ -68,13 +68,13 @@ describe('delays on time', () => {
     const q = await open<string>();
     const { id } = await q.enqueue('later', { delayMs: 3_600_000 });
     await q.promote(id);
-    expect(await q.counts('pending', 'schedule')).toEqual({ pending: 1, schedule: 0 });
+    expect(await q.counts('pending', 'scheduled')).toEqual({ pending: 1, scheduled: 0 });
     expectError(await q.promote(id).catch((e: unknown) => e), StateError);
     expectError(await q.changeDelay(id, 10).catch((e: unknown) => e), StateError);
     expectError(await q.promote('JOB0Nb1VTbfnu4' as JobId).catch((e: unknown) => e), GoneError);
     const other = await q.enqueue('other', { delayMs: 3_600_000 });
     expectError(await q.changeDelay(other.id, -5).catch((e: unknown) => e), InvalidArgumentError);
-    expect(await q.counts('pending', 'schedule')).toEqual({ pending: 1, schedule: 1 });
+    expect(await q.counts('pending', 'scheduled')).toEqual({ pending: 1, scheduled: 1 });
     await q.close();
   });
 

@@ -40,7 +40,7 @@ describe('enqueueMany with per-item options', () => {
     expect(Number(await conn.command('ZSCORE', q.keys.pending, now as string))).toBe(0);
     expect(await hgetall(conn, q.keys.job(later as never))).toMatchObject({ state: 'scheduled', name: 'later' });
     expect(Number(await conn.command('ZSCORE', q.keys.schedule, at as string))).toBe(runAt);
-    expect(await q.counts('pending', 'schedule')).toEqual({ pending: 4, schedule: 2 });
+    expect(await q.counts('pending', 'scheduled')).toEqual({ pending: 4, scheduled: 2 });
     // Priority first, then mint order: the claim reads the options back.
     expect(await q.claim(1000)).toMatchObject({ id: urgent });
     expect(await q.claim(1000)).toMatchObject({ id: plain });
@@ -76,7 +76,7 @@ describe('enqueueMany with per-item options', () => {
     const again = await q.enqueueMany([{ payload: 'c', key: 'order-42' }, { payload: 'd', key: 'order-43' }]);
     expect(again[0]).toMatchObject({ status: 'duplicate', existingId: first[0]?.id });
     expect(again[1]).toMatchObject({ status: 'duplicate', existingId: first[1]?.id });
-    expect(await q.counts('pending', 'schedule')).toEqual({ pending: 1, schedule: 1 });
+    expect(await q.counts('pending', 'scheduled')).toEqual({ pending: 1, scheduled: 1 });
   });
 
   it('refuses a bad item before anything is sent', async () => {
@@ -85,7 +85,7 @@ describe('enqueueMany with per-item options', () => {
     await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', key: 'k', dedupId: 'k' }])).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', keyRetentionMs: 5 }])).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', priority: 0.5 }])).rejects.toBeInstanceOf(InvalidArgumentError);
-    expect(await q.counts('pending', 'schedule')).toEqual({ pending: 0, schedule: 0 });
+    expect(await q.counts('pending', 'scheduled')).toEqual({ pending: 0, scheduled: 0 });
   });
 
   it('sends plain items through enqueue_many and the rest in the same pipeline', async () => {

@@ -107,7 +107,7 @@ describe('dedupId with a delay', () => {
     expect(again).toMatchObject({ status: 'duplicate', existingId: first.id });
     const now = await q.enqueue('c', { dedupId: key });
     expect(now).toMatchObject({ status: 'duplicate', existingId: first.id });
-    expect(await q.counts('schedule', 'pending')).toEqual({ schedule: 1, pending: 0 });
+    expect(await q.counts('scheduled', 'pending')).toEqual({ scheduled: 1, pending: 0 });
     expect(await q.getDedupJobId(key)).toBe(first.id);
   });
 
@@ -398,7 +398,7 @@ describe('payload size limit', () => {
     expectError(await rejection(q.enqueue('é'.repeat(50), { delayMs: 10 })), PayloadTooLargeError);
     expectError(await rejection(q.enqueueInLane('USR0Nb1VTbfnu4', 'b'.repeat(200))), PayloadTooLargeError);
     expectError(await rejection(q.enqueueMany([{ payload: 'ok' }, { payload: 'c'.repeat(200) }])), PayloadTooLargeError);
-    expect(await q.counts('pending', 'schedule')).toMatchObject({ pending: 2, schedule: 0 });
+    expect(await q.counts('pending', 'scheduled')).toMatchObject({ pending: 2, scheduled: 0 });
     const unlimited = await Queue.open<string>(name, { connection: conn, maxPayloadBytes: Number.POSITIVE_INFINITY });
     await unlimited.enqueue('d'.repeat(200));
     for (const bad of [0, 1.5, -1]) expectError(await rejection(Queue.open(name, { connection: conn, maxPayloadBytes: bad })), InvalidArgumentError);

@@ -5,7 +5,7 @@
  */
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, InvalidArgumentError, UnknownOptionError } from '@echo/protocol';
+import { Connection, MalformedIdError, UnknownOptionError, UnknownStateError } from '@echo/protocol';
 import { Queue } from '../src/index.js';
 
 let conn: Connection;
@@ -116,7 +116,7 @@ describe('strict options on the producer, read and admin entry points', () => {
   it('an id that is not a branded id names { key } and writes nothing', async () => {
     const before = await keyspace();
     const error: unknown = await q.enqueue({ n: 1 }, { id: 'order-1' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect(error).toBeInstanceOf(MalformedIdError);
     expect((error as Error).message).toContain("{ key: \"order-1\" }");
     const many: unknown = await q.enqueueMany([{ payload: { n: 1 }, id: 'order-2' }]).catch((e: unknown) => e);
     expect((many as Error).message).toContain("{ key: \"order-2\" }");
@@ -127,4 +127,29 @@ describe('strict options on the producer, read and admin entry points', () => {
     const { id } = await q.enqueue({ n: 2 }, { delayMs: 60_000, attempts: 2, name: 'later', key: uniqueName('k') });
     expect((await q.getJob(id))?.state).toBe('scheduled');
   });
+});
+
+describe('count names agree with the other reads', () => {
+  it("counts 'scheduled' as getState, listJobs, the CLI and the dashboard name it", async () => {
+    const { id } = await q.enqueue({ n: 3 }, { delayMs: 60_000 });
+    expect(await q.getState(id)).toBe('scheduled');
+    const counted = await q.counts('pending', 'scheduled');
+    expect(counted.scheduled).toBeGreaterThanOrEqual(1);
+    expect((await q.listJobs('scheduled')).total).toBe(counted.scheduled);
+    await q.remove(id);
+  });
+
+  for (const [name, hint] of [
+    ['schedule', "'scheduled'"],
+    ['delayed', "'scheduled'"],
+    ['waiting', "'pending'"],
+    ['waiting-children', "'awaiting_children'"],
+  ] as const) {
+    it(`refuses the name ${name} with the one to use`, async () => {
+      const error: unknown = await q.counts(name as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnknownStateError);
+      expect((error as UnknownStateError).hint).toContain(hint);
+      expect((error as Error).message).toContain(hint);
+    });
+  }
 });

@@ -206,7 +206,7 @@ describe('Worker behaviour', () => {
     });
     expect(seen.size).toBe(60);
     expect(ownConn.stats().reconnects).toBeGreaterThanOrEqual(1);
-    expect(await q.counts('pending', 'active', 'schedule', 'dead')).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+    expect(await q.counts('pending', 'active', 'scheduled', 'dead')).toEqual({ pending: 0, active: 0, scheduled: 0, dead: 0 });
   });
 
   it('(g) refuses invalid options in Worker.start before opening anything', async () => {

@@ -10,13 +10,13 @@ export const readPlane: Scenario[] = [
     no: 19,
     name: 'counts',
     family: 'read',
-    contract: 'with 1 active, 3 pending and 1 scheduled: pending 3, active 1, schedule 1, dead 0; the name wait gives UnknownStateError',
+    contract: 'with 1 active, 3 pending and 1 scheduled: pending 3, active 1, scheduled 1 (the schedule set), dead 0; the name wait gives UnknownStateError',
     async run(env) {
       const q = await env.queue();
       for (let n = 0; n < 4; n++) await q.enqueue(n);
       present(await q.claim(30_000), 'a claimed job');
       await q.enqueue(9, { delayMs: 60_000 });
-      assert.deepEqual({ ...(await q.counts('pending', 'active', 'schedule', 'dead')) }, { pending: 3, active: 1, schedule: 1, dead: 0 });
+      assert.deepEqual({ ...(await q.counts('pending', 'active', 'scheduled', 'dead')) }, { pending: 3, active: 1, scheduled: 1, dead: 0 });
       const sent = env.stats().commands;
       // A name outside the closed set, as an untyped caller could send it.
       assertError(await rejection(q.counts('wait' as CountName)), UnknownStateError);
@@ -156,16 +156,16 @@ export const operatorPlane: Scenario[] = [
       assert.equal((await q.claim(30_000))?.payload, 'a');
       const { id: pending } = await q.enqueue('p');
       await q.enqueue('s', { delayMs: 60_000 });
-      const sets: CountName[] = ['pending', 'active', 'schedule', 'dead'];
+      const sets: CountName[] = ['pending', 'active', 'scheduled', 'dead'];
       const before = { ...(await q.counts(...sets)) };
-      assert.deepEqual(before, { pending: 1, active: 1, schedule: 1, dead: 1 });
+      assert.deepEqual(before, { pending: 1, active: 1, scheduled: 1, dead: 1 });
       assertError(await rejection(q.obliterate()), StateError, { errorClass: 'EMQSTATE', detail: 'not paused' });
       assert.deepEqual({ ...(await q.counts(...sets)) }, before);
       assert.equal(await count(env, 'EXISTS', q.keys.job(pending)), 1);
       await q.pause();
       assertError(await rejection(q.obliterate()), StateError, { detail: 'active jobs present' });
       await q.obliterate({ force: true });
-      assert.deepEqual({ ...(await q.counts(...sets)) }, { pending: 0, active: 0, schedule: 0, dead: 0 });
+      assert.deepEqual({ ...(await q.counts(...sets)) }, { pending: 0, active: 0, scheduled: 0, dead: 0 });
       assert.equal(await count(env, 'EXISTS', q.keys.job(pending), q.keys.meta), 0);
     },
   },

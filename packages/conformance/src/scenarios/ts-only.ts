@@ -52,7 +52,7 @@ export const tsOnly: Scenario[] = [
         assert.equal(await count(env, 'EXISTS', q.keys.job(id)), 0);
       }
       assert.equal(await q.promote(), 0);
-      assert.deepEqual({ ...(await q.counts('completed', 'schedule', 'dead')) }, { completed: 2, schedule: 0, dead: 0 });
+      assert.deepEqual({ ...(await q.counts('completed', 'scheduled', 'dead')) }, { completed: 2, scheduled: 0, dead: 0 });
     },
   },
   {

@@ -114,12 +114,12 @@ export class Admin {
   async summary(name: string): Promise<QueueSummary> {
     const queue = await this.queue(name);
     const [counts, meta] = await Promise.all([
-      queue.counts('pending', 'active', 'schedule', 'dead', 'awaiting_children', 'completed', 'failed'),
+      queue.counts('pending', 'active', 'scheduled', 'dead', 'awaiting_children', 'completed', 'failed'),
       this.connection.command('HGETALL', queue.keys.meta),
     ]);
     const { paused, concurrency } = parseMeta(hashReply(meta));
-    const { schedule, awaiting_children: awaitingChildren, ...rest } = counts;
-    return { name, paused, concurrency, counts: { ...rest, scheduled: schedule, awaitingChildren } };
+    const { awaiting_children: awaitingChildren, ...rest } = counts;
+    return { name, paused, concurrency, counts: { ...rest, awaitingChildren } };
   }
 
   /** Summaries of the queues named, or of every queue on the server. */

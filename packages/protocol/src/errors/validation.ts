@@ -41,10 +41,13 @@ export class InvalidArgumentError extends EchoError {
 /** A count names a state outside the closed set (queue.md §9.1). */
 export class UnknownStateError extends EchoError {
   readonly state: string;
+  /** The name to use instead, when the refused one is a known name from the spec or a peer. */
+  readonly hint: string | undefined;
 
-  constructor(state: string) {
-    super('unknown_state', `unknown state ${JSON.stringify(state)}`);
+  constructor(state: string, hint?: string) {
+    super('unknown_state', hint === undefined ? `unknown state ${JSON.stringify(state)}` : `unknown state ${JSON.stringify(state)}; ${hint}`);
     this.state = state;
+    this.hint = hint;
   }
 }
 

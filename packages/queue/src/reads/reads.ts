@@ -1,10 +1,26 @@
-import { assertBrandedId, assertDedupId, execute, hashReply, InvalidArgumentError, transitions as t, type BrandedId, type JobId } from '@echo/protocol';
+import { assertBrandedId, assertDedupId, execute, hashReply, InvalidArgumentError, transitions as t, UnknownStateError, type BrandedId, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { jobRecord, type JobPosition, type JobRecord } from '../job.js';
 import { laneGroupId } from '../admin/lane-names.js';
 
-/** The names `counts` accepts: the four sets, and the two metrics counters (queue.md §9.1). */
-export type CountName = t.CountName;
+/**
+ * The names `counts` accepts: the four sets (queue.md §9.1; the schedule set is `scheduled` here, as
+ * `getState`, `listJobs`, the CLI, the dashboard and the Prometheus labels name it), the two metrics
+ * counters (`completed` and `failed`: every completion and failure so far), [TS] the parents
+ * `awaiting_children` and the `retained` completed rows.
+ */
+export type CountName = Exclude<t.CountName, 'schedule'> | 'scheduled';
+
+/** Names users bring (the spec's set name, BullMQ's states) and the one that means it here. */
+const COUNT_HINTS: Readonly<Record<string, string>> = {
+  schedule: "the schedule set is counted as 'scheduled' here, the name getState, listJobs, the CLI and the dashboard use",
+  delayed: "BullMQ's delayed is 'scheduled' here",
+  wait: "BullMQ's wait is 'pending' here",
+  waiting: "BullMQ's waiting is 'pending' here",
+  prioritized: "BullMQ's prioritized jobs are in 'pending' here (claimed by priority)",
+  'waiting-children': "BullMQ's waiting-children is 'awaiting_children' here",
+  paused: 'a paused queue keeps its jobs in pending: ask isPaused()',
+};
 
 /**
  * Reads several counters in one atomic step, in request order. An unknown name is refused before
@@ -12,7 +28,15 @@ export type CountName = t.CountName;
  */
 export async function counts<T, N extends CountName>(ctx: QueueContext<T>, names: readonly N[]): Promise<Record<N, number>> {
   if (names.length === 0) return {} as Record<N, number>;
-  return execute(ctx.conn, t.counts({ queue: ctx.name, names }));
+  const wire = (names as readonly string[]).map((name): t.CountName => {
+    if (name === 'scheduled') return 'schedule';
+    if (name === 'schedule' || Object.hasOwn(COUNT_HINTS, name)) throw new UnknownStateError(name, COUNT_HINTS[name]);
+    return name as t.CountName;
+  });
+  const read = (await execute(ctx.conn, t.counts({ queue: ctx.name, names: wire }))) as Record<string, number>;
+  const out: Record<string, number> = {};
+  for (const name of names as readonly string[]) out[name] = read[name === 'scheduled' ? 'schedule' : name] ?? 0;
+  return out;
 }
 
 /** Where a job sits right now: a set, `awaiting_children`, `unknown` (a row in no set) or `absent`. */

@@ -149,7 +149,7 @@ async function crashRun(server: RedisServer, label: string, options: RunOptions 
   // The backlog was real: there were jobs waiting and running to lose.
   expect(atKill.pending).toBeGreaterThan(0);
   const drainMs = Date.now() - drainStarted;
-  const counts = await producer.counts('completed', 'pending', 'active', 'schedule', 'dead');
+  const counts = await producer.counts('completed', 'pending', 'active', 'scheduled', 'dead');
   const figures: Figures = {
     acked: acked.length,
     readmitted: readmitted.length,
@@ -174,10 +174,10 @@ async function crashRun(server: RedisServer, label: string, options: RunOptions 
   expect(worker.fatalError).toBeUndefined();
   // Every acknowledged job ran, and is completed: its row is gone and it sits in no set.
   expect(acked.filter((id) => !executions.has(id))).toEqual([]);
-  expect({ pending: counts.pending, active: counts.active, schedule: counts.schedule, dead: counts.dead }).toEqual({
+  expect({ pending: counts.pending, active: counts.active, scheduled: counts.scheduled, dead: counts.dead }).toEqual({
     pending: 0,
     active: 0,
-    schedule: 0,
+    scheduled: 0,
     dead: 0,
   });
   // Every id the producer sent was eventually acknowledged, so completions match exactly, except

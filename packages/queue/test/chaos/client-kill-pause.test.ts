@@ -114,7 +114,7 @@ describe('chaos: CLIENT KILL and CLIENT PAUSE under a running worker', () => {
     await until('the last completed events', () => tally.completed.size >= JOBS, 2_000).catch(() => undefined);
     const runMs = Date.now() - started;
 
-    const final = await queue.counts('completed', 'pending', 'active', 'schedule', 'dead');
+    const final = await queue.counts('completed', 'pending', 'active', 'scheduled', 'dead');
     const rows = await rowsLeft(conn, queue, ids);
     const runs = [...executions.values()];
     const figures = {
@@ -138,10 +138,10 @@ describe('chaos: CLIENT KILL and CLIENT PAUSE under a running worker', () => {
     expect(w.fatalError).toBeUndefined();
     expect(queue.connection.stats().reconnects).toBeGreaterThanOrEqual(1);
     // Every job completed, once: nothing left anywhere, the counter exact, no id reported twice.
-    expect({ pending: final.pending, active: final.active, schedule: final.schedule, dead: final.dead }).toEqual({
+    expect({ pending: final.pending, active: final.active, scheduled: final.scheduled, dead: final.dead }).toEqual({
       pending: 0,
       active: 0,
-      schedule: 0,
+      scheduled: 0,
       dead: 0,
     });
     expect(rows).toBe(0);

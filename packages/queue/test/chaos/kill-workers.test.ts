@@ -116,8 +116,8 @@ describe('chaos: SIGKILL of worker processes', () => {
         process.env.CHAOS_VERBOSE === '1' ? 1000 : 100,
       );
     } catch (error) {
-      const c = await queue.counts('pending', 'active', 'schedule');
-      const where = `completed=${last.completed} dead=${last.dead} pending=${c.pending} active=${c.active} schedule=${c.schedule} kills=${kills}`;
+      const c = await queue.counts('pending', 'active', 'scheduled');
+      const where = `completed=${last.completed} dead=${last.dead} pending=${c.pending} active=${c.active} schedule=${c.scheduled} kills=${kills}`;
       throw new Error(`${(error as Error).message} (${where})`, { cause: error });
     } finally {
       run.done = true;
@@ -130,7 +130,7 @@ describe('chaos: SIGKILL of worker processes', () => {
     await until('the events of the last completions', () => tally.completed.size >= last.completed, 2_000).catch(() => undefined);
     await Promise.all(everyone.map((w) => killWorker(w)));
 
-    const final = await queue.counts('completed', 'dead', 'pending', 'active', 'schedule', 'failed');
+    const final = await queue.counts('completed', 'dead', 'pending', 'active', 'scheduled', 'failed');
     const runs = ((await conn.command('LRANGE', runsKey, 0, -1)) as string[]).map((line) => line.split(' ') as [string, string]);
     const runsPerId = occurrences(runs.map(([id]) => id));
     const lastRunner = new Map(runs.map(([id, pid]) => [id, Number(pid)]));
@@ -142,7 +142,7 @@ describe('chaos: SIGKILL of worker processes', () => {
     console.log(
       `[chaos:kill-workers] jobs=${JOBS} workers=${WORKERS} kills=${kills} spawned=${everyone.length} startMs=${startMs} runMs=${runMs} ` +
         `completed=${final.completed} dead=${final.dead} failed=${final.failed} pending=${final.pending} active=${final.active} ` +
-        `schedule=${final.schedule} rowsLeft=${rows} executions=${runs.length} killedPids=${killedPids.size} distinctExecuted=${runsPerId.size} ` +
+        `schedule=${final.scheduled} rowsLeft=${rows} executions=${runs.length} killedPids=${killedPids.size} distinctExecuted=${runsPerId.size} ` +
         `reExecuted=${reExecuted} completedEvents=${tally.completed.size} doubleEvents=${twice.length} ` +
         `missingEvents=${missingEvents.length} completedAtKills=${completedAtKill.join(',')}`,
     );
@@ -152,7 +152,7 @@ describe('chaos: SIGKILL of worker processes', () => {
     expect(completedAtKill.filter((c) => c < JOBS).length).toBeGreaterThanOrEqual(MIN_KILLS);
     // No job lost: every job ended completed or dead, nothing left in any set, every row gone.
     expect(final.completed + final.dead).toBe(JOBS);
-    expect({ pending: final.pending, active: final.active, schedule: final.schedule }).toEqual({ pending: 0, active: 0, schedule: 0 });
+    expect({ pending: final.pending, active: final.active, scheduled: final.scheduled }).toEqual({ pending: 0, active: 0, scheduled: 0 });
     expect(final.dead).toBe(0);
     expect(rows).toBe(0);
     // Every job ran at least once; the ones that ran again are at-least-once, not a defect.

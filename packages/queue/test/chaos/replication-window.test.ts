@@ -107,8 +107,8 @@ async function run(victim: RedisServer, durability: Durability): Promise<Figures
   // for jobs whose completion the promoted replica never saw to come back and run again.
   await until('drained', async () => {
     for (const queue of queues) {
-      const c = await queue.counts('pending', 'active', 'schedule');
-      if (c.pending + c.active + c.schedule > 0) return false;
+      const c = await queue.counts('pending', 'active', 'scheduled');
+      if (c.pending + c.active + c.scheduled > 0) return false;
     }
     return true;
   }, 30_000);
