@@ -560,12 +560,18 @@ export class Queue<T = unknown> {
 
   // Repeat
 
-  /** Registers a repeating job; an existing name is left as it is. */
+  /**
+   * The protocol's repeat verb (queue.md §10), the low-level form of {@link upsertScheduler}:
+   * registers a job enqueued every `everyMs`; an existing name is left as it is (no update). Use
+   * `upsertScheduler` to schedule: it also takes cron patterns, time zones, a window and a run
+   * limit, and updates in place. Both live in the same registry, so `getSchedulers` and
+   * `removeScheduler` see repeats too.
+   */
   registerRepeat(name: string, options: repeat.RepeatOptions<T>): Promise<'registered' | 'exists'> {
     return repeat.registerRepeat(this.#ctx, name, options);
   }
 
-  /** Stops a repeating job. */
+  /** Stops a repeating job registered by {@link registerRepeat} (`removeScheduler` does the same). */
   cancelRepeat(name: string): Promise<'cancelled' | 'absent'> {
     return repeat.cancelRepeat(this.#ctx, name);
   }
@@ -581,8 +587,12 @@ export class Queue<T = unknown> {
   }
 
   /**
-   * Creates or updates a job scheduler: every `everyMs`, or on a cron pattern in a time zone, with
-   * an optional window and run limit [TS]. An upsert: an unchanged cadence keeps its next run.
+   * How you schedule jobs (BullMQ's `repeat` / `upsertJobScheduler`): creates or updates scheduler
+   * `id`, enqueueing `template` every `everyMs` (first after `firstInMs`, default one cadence), or on
+   * a cron pattern in a time zone, with an optional window (`startAt`, `endAt`) and run `limit`
+   * [TS]. An upsert, so a deploy may declare every scheduler at start: an unchanged cadence keeps
+   * its next run. Running workers fire due occurrences, each exactly once across processes.
+   * @throws UnknownOptionError for a cadence or option key it does not read (BullMQ's `pattern`, `every`…).
    */
   upsertScheduler(id: string, cadence: schedulers.SchedulerCadence, template: T, options?: schedulers.SchedulerOptions): Promise<'created' | 'updated'> {
     return schedulers.upsertScheduler(this.#ctx, id, cadence, template, options);
