@@ -139,6 +139,11 @@ describe('count names agree with the other reads', () => {
     await q.remove(id);
   });
 
+  it("listJobs('delayed') names 'scheduled'", async () => {
+    const error: unknown = await q.listJobs('delayed' as never).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("'scheduled'");
+  });
+
   for (const [name, hint] of [
     ['schedule', "'scheduled'"],
     ['delayed', "'scheduled'"],

@@ -12,6 +12,15 @@ export type ListState = 'pending' | 'scheduled' | 'active' | 'dead' | 'completed
 /** The states {@link listJobs} accepts, in lifecycle order. */
 export const LIST_STATES: readonly ListState[] = ['pending', 'scheduled', 'active', 'dead', 'completed', 'failed'];
 
+/** State names users bring (the spec's set name, BullMQ's) and the one that means it here. */
+const STATE_HINTS: Readonly<Record<string, string>> = {
+  schedule: "the schedule set is listed as 'scheduled'",
+  delayed: "BullMQ's delayed is 'scheduled' here",
+  wait: "BullMQ's wait is 'pending' here",
+  waiting: "BullMQ's waiting is 'pending' here",
+  prioritized: "BullMQ's prioritized jobs are in 'pending' here",
+};
+
 /** Which slice of a set to read. */
 export interface ListOptions {
   /** Index of the first job, 0 = the set's first member; default 0. */
@@ -77,7 +86,10 @@ function reply(result: BatchResult | undefined): unknown {
  */
 export async function listJobs<T>(ctx: QueueContext<T>, state: ListState, options: ListOptions = {}): Promise<JobPage<T>> {
   checkListOptions(options);
-  if (!Object.hasOwn(SET_OF, state)) throw new InvalidArgumentError('state', `must be one of ${LIST_STATES.join(', ')}`);
+  if (!Object.hasOwn(SET_OF, state)) {
+    const hint = Object.hasOwn(STATE_HINTS, state) ? `; ${STATE_HINTS[state] ?? ''}` : '';
+    throw new InvalidArgumentError('state', `must be one of ${LIST_STATES.join(', ')}${hint}`);
+  }
   const offset = bounded('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
   const limit = bounded('limit', options.limit ?? 50, 1, 1000);
   const key = ctx.keys[SET_OF[state]];
