@@ -11,6 +11,8 @@
 -- @key laneroot   emq:{q}:g:
 -- @arg id         the job's id
 -- @arg dst        the destination group's branded id
+-- @args lane      [TS] optional: the name the caller gave the destination lane, written into the
+-- row's `lane` field; without it the row's `lane` is removed (it named the source)
 -- @include core lanes
 -- @returns 1 moved; 0 no-op (dst is the source); -1 no row or no group; -2 not pending in its lane
 -- @error EMQKIND group id must be a branded id
@@ -23,6 +25,7 @@ local from = gkey(KEYS[8], src)
 if redis.call('ZREM', from, id) == 0 then return -2 end
 redis.call('ZADD', KEYS[2], 0, id)
 redis.call('HSET', KEYS[1], 'group', dst)
+if ARGV[3] then redis.call('HSET', KEYS[1], 'lane', ARGV[3]) else redis.call('HDEL', KEYS[1], 'lane') end
 local lb = { ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }
 rering(lb, KEYS[2], dst)
 if redis.call('ZCARD', from) == 0 then redis.call('LREM', lb.ring, 0, src) end

@@ -51,6 +51,7 @@ describe('lane names', () => {
     await q.laneRateLimit('tenantA', { max: 5, durationMs: 1000 });
     await q.lanePause('tenantB');
     expect(await q.laneReassign(id, 'acme-corp')).toBe('reassigned');
+    expect((await q.getJob(id))?.lane).toBe('acme-corp');
     expect(await q.laneDepths(['tenantA', 'acme-corp'])).toEqual([0, 1]);
     expect(await q.laneDrain('acme-corp')).toBe(1);
     await q.laneResume('tenantB');

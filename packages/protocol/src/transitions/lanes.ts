@@ -69,11 +69,15 @@ export type ReassignResult = 'reassigned' | 'noop' | 'not_found' | 'not_pending'
 
 const REASSIGN: Readonly<Record<number, ReassignResult>> = { 1: 'reassigned', 0: 'noop', [-2]: 'not_pending' };
 
-/** `greassign`: moves a pending job to lane `to`; the source lane comes from the row (queue.md §5.6). */
-export function laneReassign(input: { readonly queue: string; readonly id: JobId | string; readonly to: string }): Transition<ReassignResult> {
+/**
+ * `greassign`: moves a pending job to lane `to`; the source lane comes from the row (queue.md §5.6).
+ * [TS] `toName`, the name the caller gave that lane, is written into the row's `lane` field.
+ */
+export function laneReassign(input: { readonly queue: string; readonly id: JobId | string; readonly to: string; readonly toName?: string }): Transition<ReassignResult> {
   const id = idArg(input.id);
   const dst = idArg(input.to);
-  return transition(bind(scripts().greassign, { scope: { q: input.queue, id, dst }, args: { id, dst } }), (r) => REASSIGN[int(r)] ?? 'not_found');
+  const rest = input.toName === undefined ? [] : [input.toName];
+  return transition(bind(scripts().greassign, { scope: { q: input.queue, id, dst }, args: { id, dst }, restArgs: rest }), (r) => REASSIGN[int(r)] ?? 'not_found');
 }
 
 /** `gdrain`: deletes a lane's waiting jobs with their rows and sub-keys; answers how many (queue.md §5.6). */

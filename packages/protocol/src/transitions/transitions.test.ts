@@ -284,6 +284,7 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     });
     expect(shape(t.laneReassign({ queue: 'orders', id: J, to: G })).keys.slice(0, 2)).toEqual([q(`job:${J}`), q(`g:${G}:pending`)]);
     expect(t.laneReassign({ queue: 'orders', id: J, to: G }).parse(-1)).toBe('not_found');
+    expect(shape(t.laneReassign({ queue: 'orders', id: J, to: G, toName: 'tenantA' })).args).toEqual([J, G, 'tenantA']);
   });
   it('reads', () => {
     expect(shape(t.counts({ queue: 'orders', names: ['dead', 'completed'] }))).toEqual({ script: 'counts', keys: [q('dead'), q('metrics:completed')], args: ['z', 'm'] });

@@ -27,9 +27,9 @@ export function laneGroupId(name: string): BrandedId {
 }
 
 /**
- * The name to show for a job's lane: the name its producer gave (the row's [TS] `lane` field) while
- * it still names the job's group, else the group id itself (a lane named by id, or a job moved by
- * `laneReassign` to a lane given by id).
+ * The name to show for a job's lane: the name its producer (or `laneReassign`) gave it, from the
+ * row's [TS] `lane` field, while that name still derives the job's group; else the group id itself
+ * (a lane named by id, or a row written by another runtime that keeps no name).
  */
 export function laneNameOf(group: string | undefined, lane: string | undefined): string | undefined {
   if (group === undefined) return undefined;

@@ -1,4 +1,4 @@
-import { execute, transitions as t } from '@echo/protocol';
+import { execute, isBrandedId, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { checkLaneRateLimit } from '../option-checks.js';
 import { laneGroupId } from './lane-names.js';
@@ -37,7 +37,9 @@ export async function laneWeight<T>(ctx: QueueContext<T>, g: string, weight: num
 
 /** Moves a pending job to lane `dst`; the source lane comes from the row, never the caller (queue.md §5.6). */
 export async function laneReassign<T>(ctx: QueueContext<T>, id: string, dst: string): Promise<ReassignResult> {
-  return execute(ctx.conn, t.laneReassign({ queue: ctx.name, id, to: laneGroupId(dst) }));
+  // A lane given by name keeps its name in the row [TS], as enqueueInLane does.
+  const named = !isBrandedId(dst);
+  return execute(ctx.conn, t.laneReassign({ queue: ctx.name, id, to: laneGroupId(dst), ...(named ? { toName: dst } : {}) }));
 }
 
 /** Deletes a lane's waiting jobs with their rows and sub-keys; answers how many (queue.md §5.6). */
