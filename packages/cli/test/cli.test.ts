@@ -118,6 +118,18 @@ describe('emq', () => {
     expect(await emq(['job', 'pages', ids[2]!])).toMatchObject({ code: EXIT.notFound });
   });
 
+  it('shows a job by its lane name and with its decoded result', async () => {
+    const queue = await Queue.open<string>('shown', { connection: conn, keep: { completed: { count: 10 } } });
+    const { id: laned } = await queue.enqueueInLane('acme-corp', 'l');
+    expect((await emq(['job', 'shown', laned])).out).toMatch(/^lane:\s+acme-corp$/m);
+    const { id } = await queue.enqueue('r');
+    const job = await queue.claim(30_000);
+    if (job === undefined) throw new Error('nothing to claim');
+    await queue.complete(job, JSON.stringify({ total: 42 }));
+    expect((await emq(['job', 'shown', id])).out).toMatch(/^result:\s+\{"total":42\}$/m);
+    expect(await jsonOf<{ result: unknown }>(['job', 'shown', id])).toMatchObject({ result: { total: 42 } });
+  });
+
   it('retries one dead job or all of them, each a reprocess', async () => {
     const queue = await Queue.open<{ n: number }>('retry', { connection: conn });
     const ids = await deadJobs(queue, 4);

@@ -85,6 +85,17 @@ describe('Admin', () => {
     expect((await admin.summary('dead')).counts).toMatchObject({ pending: 1, dead: 1 });
   });
 
+  it('shows a lane job by its lane name and a completed job with its decoded result', async () => {
+    const queue = await Queue.open<string>('named-lanes', { connection: conn, keep: { completed: { count: 10 } } });
+    const { id: laned } = await queue.enqueueInLane('acme-corp', 'l');
+    expect(await admin.job('named-lanes', laned)).toMatchObject({ lane: 'acme-corp', result: null });
+    const { id } = await queue.enqueue('r');
+    const job = await queue.claim(30_000);
+    if (job === undefined) throw new Error('nothing to claim');
+    await queue.complete(job, JSON.stringify({ total: 42 }));
+    expect(await admin.job('named-lanes', id)).toMatchObject({ position: 'completed', result: { total: 42 }, lane: null });
+  });
+
   it('retries every dead job, page after page', async () => {
     const queue = await Queue.open<{ n: number }>('dead-all', { connection: conn });
     await deadJobs(queue, 450);

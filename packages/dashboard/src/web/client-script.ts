@@ -117,6 +117,9 @@ export const CLIENT_SCRIPT = String.raw`
       el('h2', { text: 'Job ' + job.id + ' · ' + job.position + ' · attempt ' + job.attempts + (job.stalled ? ' · stalled ' + job.stalled : '') }),
       job.lastError ? el('p', { className: 'error', text: 'last error: ' + job.lastError }) : null,
       job.progress ? el('p', { text: 'progress: ' + job.progress }) : null,
+      job.lane ? el('p', { text: 'lane: ' + job.lane }) : null,
+      job.result !== null ? el('strong', { text: 'result' }) : null,
+      job.result !== null ? el('pre', { 'data-testid': 'result', text: typeof job.result === 'string' ? job.result : JSON.stringify(job.result, null, 2) }) : null,
       el('strong', { text: 'payload' }), el('pre', { 'data-testid': 'payload', text: pretty }),
       el('strong', { text: 'logs (' + job.logs.length + ')' }), el('pre', { 'data-testid': 'logs', text: job.logs.join('\n') || '(none)' }),
     ].filter(Boolean));
