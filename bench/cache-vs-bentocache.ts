@@ -45,7 +45,7 @@ interface System {
 
 async function echo(target: BenchTarget, ns: string, options: { l1?: boolean } = {}): Promise<System> {
   const connection = await Connection.connect(target.url);
-  const cache = new Cache(connection);
+  const cache = await Cache.open({ connection });
   const namespace = await cache.namespace<typeof VALUE>({ name: ns, ttl: 600_000, maxSize: 100_000, ...options });
   return {
     name: 'echo',

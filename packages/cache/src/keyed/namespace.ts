@@ -24,7 +24,8 @@ import { L2Reads } from './l2-reads.js';
 import { loadThroughLease } from './lease-load.js';
 import { ScriptBatch } from './script-batch.js';
 import { type Entry, RecencyL1 } from './lru.js';
-import { type Factory, type GetOrSetOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
+import { checkDelete, checkDeleteByTag, checkGet, checkGetOrSet, checkWrite } from '../option-checks.js';
+import { type Factory, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
 import { admitDecoded, handOut } from './read-mode.js';
 import { Waiters } from './waiters.js';
 import { writeEntry } from './write-entry.js';
@@ -110,7 +111,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /** The value at `key`: fresh from L1 or L2, or stale within its grace; `undefined` when absent. */
-  get(key: string): Promise<T | undefined> {
+  get(key: string, options?: NoOptions): Promise<T | undefined> {
+    // Options go the long way, so a refused one rejects rather than throws.
+    if (options !== undefined) return this.getEntry(key, options).then((read) => read?.value);
     // The hit path allocates nothing but the promise: a key found in L1 was checked when it went in.
     const entry = this.#l1.get(key);
     if (entry !== undefined && !this.#stopped && this.#rt.now() < entry.expiresAt && this.#trusted(entry)) {
@@ -124,7 +127,8 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /** Like {@link get}, with the source and version. */
-  async getEntry(key: string): Promise<KeyedRead<T> | undefined> {
+  async getEntry(key: string, options?: NoOptions): Promise<KeyedRead<T> | undefined> {
+    checkGet(options);
     this.#live();
     assertCacheEntryKey(key);
     const entry = this.#l1.get(key);
@@ -156,8 +160,8 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /** True when `key` holds a value, fresh or in grace. */
-  async has(key: string): Promise<boolean> {
-    return (await this.getEntry(key)) !== undefined;
+  async has(key: string, options?: NoOptions): Promise<boolean> {
+    return (await this.getEntry(key, options)) !== undefined;
   }
 
   /**
@@ -179,6 +183,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
 
   /** Like {@link getOrSet}, with the source and version. */
   async getOrSetEntry(key: string, factory: Factory<T>, options: GetOrSetOptions = {}): Promise<KeyedRead<T>> {
+    checkGetOrSet(options);
+    // Checked before anything is read: a bad lifetime must not leave a lease behind.
+    if (options.ttl !== undefined || options.grace !== undefined) this.#lifetimes(options);
     this.#live();
     assertCacheEntryKey(key);
     if (typeof factory !== 'function') throw new TypeError('factory must be a function');
@@ -198,6 +205,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
 
   /** Writes `value` to both tiers and tells every process; newer wins everywhere. */
   async set(key: string, value: T, options: WriteOptions = {}): Promise<void> {
+    checkWrite(options);
     this.#live();
     assertCacheEntryKey(key);
     await writeEntry(this.#fill, key, value, this.#lifetimes(options), checkTags(options.tags), '', mintId(VERSION_KIND), null);
@@ -209,12 +217,13 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /** Deletes `key` here first, then in L2 with its coherence entry. @throws L2UnavailableError (outage mode) after the local delete. */
-  async delete(key: string): Promise<boolean> {
-    return (await this.deleteMany([key])) > 0;
+  async delete(key: string, options?: NoOptions): Promise<boolean> {
+    return (await this.deleteMany([key], options)) > 0;
   }
 
   /** Deletes keys here first, then in L2 in one step; answers how many L2 held. */
-  async deleteMany(keys: readonly string[]): Promise<number> {
+  async deleteMany(keys: readonly string[], options?: NoOptions): Promise<number> {
+    checkDelete(options);
     this.#live();
     for (const key of keys) assertCacheEntryKey(key);
     if (keys.length === 0) return 0;
@@ -224,7 +233,8 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /** Deletes every entry written with `tag`, here first, then in L2; answers how many L2 held. */
-  async deleteByTag(tag: string): Promise<number> {
+  async deleteByTag(tag: string, options?: NoOptions): Promise<number> {
+    checkDeleteByTag(options);
     this.#live();
     assertCacheTag(tag);
     for (const [key, entry] of this.#l1.entries()) if (entry.tags.includes(tag)) this.#drop(key);

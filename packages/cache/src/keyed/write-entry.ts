@@ -1,4 +1,4 @@
-import { type BrandedId, transitions } from '@echo/protocol';
+import { type BrandedId, checkValueSize, transitions } from '@echo/protocol';
 import type { Flight } from '../single-flight.js';
 import { encodeEntryFrame } from './entry-frame.js';
 import type { FillHost, Lifetimes } from './fill-host.js';
@@ -22,7 +22,7 @@ export async function writeEntry<T>(
 ): Promise<void> {
   const o = host.options;
   const expiresAt = lifetimes.ttl === Infinity ? 0 : host.now() + lifetimes.ttl;
-  const encoded = o.codec.encode(value);
+  const encoded = encodeCapped(host, key, value);
   const frame = encodeEntryFrame(version, expiresAt, encoded);
   const owned = (): T => admitOwned(o.read, value, () => o.codec.decode(typeof encoded === 'string' ? Buffer.from(encoded) : encoded));
   const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
@@ -36,4 +36,11 @@ export async function writeEntry<T>(
     return;
   }
   host.admit(key, owned(), version, lifetimes, tags, flight);
+}
+
+/** The value's bytes for L2, refused over the namespace's cap before anything is written. */
+export function encodeCapped<T>(host: FillHost<T>, key: string, value: T): Buffer | string {
+  const encoded = host.options.codec.encode(value);
+  checkValueSize(`cache value for ${host.name}/${key}`, encoded, host.options.maxValueBytes);
+  return encoded;
 }
