@@ -6,7 +6,6 @@ import { cacheFill } from './cache-hooks.js';
 import type { KeyedRead } from './events.js';
 import type { FillHost, StaleValue } from './fill-host.js';
 import { type Factory, type GetOrSetOptions, checkTags, lifetime, nonNegative } from './options.js';
-import { admitOwned } from './read-mode.js';
 import { encodeCapped, writeEntry } from './write-entry.js';
 
 /**
@@ -46,7 +45,7 @@ export async function runFactory<T>(
     const lifetimes = { ttl, grace: nonNegative('grace', options.grace, o.grace) };
     if (token === null) {
       const encoded = encodeCapped(host, key, value);
-      host.admit(key, admitOwned(o.read, value, () => o.codec.decode(Buffer.from(encoded))), version, lifetimes, tags, flight);
+      host.admit(key, host.copies.owned(value, encoded), version, lifetimes, tags, flight);
       host.counters.fallbacks++;
       return { value, source: 'fallback-fill', version: undefined };
     }

@@ -4,6 +4,8 @@ import { cacheEvict } from './cache-hooks.js';
 /** An L1 entry of a keyed namespace. Times are Unix ms, like the L2 frame's expiry. */
 export interface Entry<T> {
   readonly value: T;
+  /** Clone mode: the value's encoding, which each hit decodes afresh. */
+  readonly encoded: string | Buffer | undefined;
   readonly version: BrandedId;
   /** Fresh until this instant; `Infinity` for an entry without expiry. */
   readonly expiresAt: number;

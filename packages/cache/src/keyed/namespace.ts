@@ -1,14 +1,4 @@
-import {
-  type BrandedId,
-  type Connection,
-  TypedEmitter,
-  assertCacheEntryKey,
-  assertCacheTag,
-  cacheEntryKey,
-  execute,
-  mintId,
-  transitions,
-} from '@echo/protocol';
+import { type BrandedId, type Connection, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
 import { newer } from '../coherence/message.js';
 import { NoSuchCacheError } from '../errors.js';
 import { type Flight, Flights } from '../single-flight.js';
@@ -26,7 +16,7 @@ import { ScriptBatch } from './script-batch.js';
 import { type Entry, RecencyL1 } from './lru.js';
 import { checkDelete, checkDeleteByTag, checkGet, checkGetOrSet, checkWrite } from '../option-checks.js';
 import { type Factory, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
-import { admitDecoded, handOut } from './read-mode.js';
+import { Copies, type Held } from './read-mode.js';
 import { Waiters } from './waiters.js';
 import { writeEntry } from './write-entry.js';
 
@@ -59,6 +49,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   readonly #waiters = new Waiters();
   readonly #guard: L2Guard;
   readonly #fill: FillHost<T>;
+  readonly #copies: Copies<T>;
   #log: CoherenceLog | null = null;
   #sweeper: NodeJS.Timeout | undefined;
   /** Unix ms since which the coherence feed may have missed entries; 0 while it is trusted. */
@@ -71,6 +62,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#o = options;
     this.#rt = runtime;
     this.#l1 = new RecencyL1(options.maxSize, options.name);
+    this.#copies = new Copies(options.codec, options.read, options.l1);
     this.#reads = new L2Reads(runtime.connection);
     this.#scripts = new ScriptBatch(runtime.connection);
     this.#guard = new L2Guard(options.outage, runtime.now, {
@@ -121,7 +113,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       this.#counters.hits++;
       cacheHit(this.name, key, 'l1');
       if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-      return Promise.resolve(this.#o.read === 'clone' ? handOut('clone', entry.value) : entry.value);
+      return Promise.resolve(this.#o.read === 'clone' ? this.#copies.out(entry) : entry.value);
     }
     return this.getEntry(key).then((read) => read?.value);
   }
@@ -151,7 +143,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     if (decoded.expiresAt !== 0 && decoded.expiresAt <= now) return this.#stale(key, value, decoded.version, 'refreshing');
     this.#counters.l2Hits++;
     cacheHit(this.name, key, 'l2');
-    return { value: handOut(this.#o.read, value), source: 'l2', version: decoded.version };
+    return { value, source: 'l2', version: decoded.version };
   }
 
   /** Reads many keys; absent ones answer `undefined`. Their L2 reads go out as one `MGET`. */
@@ -197,7 +189,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     const running = this.#flights.join(key);
     if (running !== undefined) {
       this.#counters.coalesced++;
-      return running.then((read) => ({ ...read, value: handOut(this.#o.read, read.value) }));
+      return running.then((read) => ({ ...read, value: this.#copies.joined(read.value) }));
     }
     const checked = { ...options, tags: checkTags(options.tags), timeouts: { ...this.#o.timeouts, ...checkTimeouts(options.timeouts) } };
     return this.#flights.start(key, (flight) => loadThroughLease(this.#fill, key, factory, checked, flight));
@@ -250,15 +242,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
 
   /** Counters, L1 state, the log reader's and the breaker's. */
   stats(): NamespaceStats {
-    return {
-      ...this.#counters,
-      size: this.#l1.size,
-      evictions: this.#l1.evictions,
-      expired: this.#l1.expired,
-      log: this.#log?.stats() ?? null,
-      breaker: this.#guard.breaker?.state ?? null,
-      breakerOpens: this.#guard.breaker?.opens ?? 0,
-    };
+    const { size, evictions, expired } = this.#l1;
+    const breaker = this.#guard.breaker;
+    return { ...this.#counters, size, evictions, expired, log: this.#log?.stats() ?? null, breaker: breaker?.state ?? null, breakerOpens: breaker?.opens ?? 0 };
   }
 
   /** The L1 entry for `key`, live or not, without counting a read. For tests and diagnostics. */
@@ -288,20 +274,20 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#counters.hits++;
     cacheHit(this.name, key, 'l1');
     if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-    return { value: this.#o.read === 'clone' ? handOut('clone', entry.value) : entry.value, source: 'hit', version: entry.version };
+    return { value: this.#o.read === 'clone' ? this.#copies.out(entry) : entry.value, source: 'hit', version: entry.version };
   }
 
   #stale(key: string, value: T, version: BrandedId, reason: NamespaceEvents['stale']['reason']): KeyedRead<T> {
     this.#counters.staleServed++;
     cacheStale(this.name, key);
     this.emit('stale', { key, reason });
-    return { value: handOut(this.#o.read, value), source: 'stale', version };
+    return { value, source: 'stale', version };
   }
 
   #fallback(key: string, entry: Entry<T>): KeyedRead<T> {
     this.#counters.fallbacks++;
     this.emit('stale', { key, reason: 'outage' });
-    return { value: handOut(this.#o.read, entry.value), source: 'fallback-l1', version: entry.version };
+    return { value: this.#copies.out(entry), source: 'fallback-l1', version: entry.version };
   }
 
   #trusted(entry: Entry<T>): boolean {
@@ -311,17 +297,17 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   #admitFrame(key: string, frame: EntryFrame, flight: Flight | undefined): T {
-    const value = admitDecoded(this.#o.read, this.#o.codec.decode(frame.bytes));
+    const { value, encoded } = this.#copies.fromL2(frame.bytes);
     const now = this.#rt.now();
     const expiresAt = frame.expiresAt === 0 ? Infinity : frame.expiresAt;
-    this.#put(key, { value, version: frame.version, expiresAt, graceUntil: expiresAt === Infinity ? Infinity : expiresAt + this.#o.grace, admittedAt: now, tags: [], used: false }, flight);
+    this.#put(key, { value, encoded, version: frame.version, expiresAt, graceUntil: expiresAt === Infinity ? Infinity : expiresAt + this.#o.grace, admittedAt: now, tags: [], used: false }, flight);
     return value;
   }
 
-  #admit(key: string, value: T, version: BrandedId, lifetimes: Lifetimes, tags: readonly string[], flight: Flight | null): void {
+  #admit(key: string, held: Held<T>, version: BrandedId, lifetimes: Lifetimes, tags: readonly string[], flight: Flight | null): void {
     const now = this.#rt.now();
     const expiresAt = now + lifetimes.ttl;
-    this.#put(key, { value, version, expiresAt, graceUntil: expiresAt + lifetimes.grace, admittedAt: now, tags, used: false }, flight ?? undefined);
+    this.#put(key, { value: held.value, encoded: held.encoded, version, expiresAt, graceUntil: expiresAt + lifetimes.grace, admittedAt: now, tags, used: false }, flight ?? undefined);
   }
 
   #put(key: string, entry: Entry<T>, flight: Flight | undefined): void {
@@ -377,13 +363,15 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       now: () => this.#rt.now(),
       guard: this.#guard,
       scripts: this.#scripts,
+      reads: this.#reads,
+      copies: this.#copies,
       counters: this.#counters,
       waiters: this.#waiters,
       hasLog: () => this.#log !== null,
       peek: (key) => this.#l1.get(key),
       live: () => this.#live(),
       admitFrame: (key, frame, flight) => this.#admitFrame(key, frame, flight),
-      admit: (key, value, version, lifetimes, tags, flight) => this.#admit(key, value, version, lifetimes, tags, flight),
+      admit: (key, held, version, lifetimes, tags, flight) => this.#admit(key, held, version, lifetimes, tags, flight),
       stale: (key, value, version, reason) => this.#stale(key, value, version, reason),
       fallback: (key, entry) => this.#fallback(key, entry),
       filled: (event) => {
