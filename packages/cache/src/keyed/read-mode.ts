@@ -80,7 +80,7 @@ export class Copies<T> {
   owned(value: T, encoded: string | Buffer): Held<T> {
     if (this.copies) return { value, encoded };
     if (this.#mode !== 'frozen' || !isObject(value)) return { value };
-    return { value: deepFreeze(this.#codec.decode(typeof encoded === 'string' ? Buffer.from(encoded) : encoded)) };
+    return { value: deepFreeze(this.#decode(encoded)) };
   }
 
   /** What a hit on a held entry hands out. */
