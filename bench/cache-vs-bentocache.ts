@@ -59,21 +59,27 @@ const rows: Row[] = [
     title: 'L1 hit, frozen shared value (bentocache `serialize: false`)',
     echo: {},
     bento: { l1: 'shared' },
-    prepare: async (s) => void (await s.getOrSet('hot', fill)),
+    prepare: async (s) => {
+      await s.getOrSet('hot', fill);
+    },
     run: hits(),
   },
   {
     title: "L1 hit, a private copy (`read: 'clone'`) vs bentocache's default copying L1",
     echo: { read: 'clone' },
     bento: { l1: 'copy' },
-    prepare: async (s) => void (await s.getOrSet('hot', fill)),
+    prepare: async (s) => {
+      await s.getOrSet('hot', fill);
+    },
     run: hits(),
   },
   {
     title: 'L2 read, each caller its own key, no L1 (`l1: false`; bentocache L2-only)',
     echo: { l1: false },
     bento: { l1: false },
-    prepare: async (s) => void (await Promise.all(Array.from({ length: CALLERS }, (_, c) => s.set(`r${String(c)}`, VALUE)))),
+    prepare: async (s) => {
+      await Promise.all(Array.from({ length: CALLERS }, (_, c) => s.set(`r${String(c)}`, VALUE)));
+    },
     run: (s) => loops(Math.ceil(L2_OPS / CALLERS), (c) => s.getOrSet(`r${String(c)}`, fill)),
   },
   {
