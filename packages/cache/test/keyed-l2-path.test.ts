@@ -34,6 +34,26 @@ describe('the read path off L1', () => {
     expect(after.commands - before.commands).toBe(1);
   });
 
+  it('where reads mostly miss, a miss goes straight to the lease read; once entries are found again, the plain read comes back', async () => {
+    const name = tableName('meter');
+    const ns = await cacheB.namespace<number>({ name, l1: false });
+    for (let i = 0; i < 40; i++) await ns.getOrSet(`cold${String(i)}`, () => i);
+    let before = connB.stats();
+    await ns.getOrSet('cold-last', () => 1);
+    let after = connB.stats();
+    // The lease read and the fill: two scripts, no MGET.
+    expect(after.commands - before.commands).toBe(2);
+    expect(after.evalshaCalls - before.evalshaCalls).toBe(2);
+    const writer = await cacheA.namespace<number>({ name });
+    for (let i = 0; i < 60; i++) await writer.set(`warm${String(i)}`, i);
+    for (let i = 0; i < 59; i++) expect(await ns.getOrSet(`warm${String(i)}`, () => -1)).toBe(i);
+    before = connB.stats();
+    expect(await ns.getOrSet('warm59', () => -1)).toBe(59);
+    after = connB.stats();
+    expect(after.evalshaCalls - before.evalshaCalls).toBe(0);
+    expect(after.commands - before.commands).toBe(1);
+  });
+
   it('a missing entry still takes the lease: one load across two processes', async () => {
     const name = tableName('l2m');
     const [a, b] = [await cacheA.namespace<number>({ name, l1: false }), await cacheB.namespace<number>({ name, l1: false })];

@@ -6,6 +6,7 @@ import type { L2Guard } from './l2-guard.js';
 import type { Entry } from './lru.js';
 import type { ResolvedNamespace } from './options.js';
 import type { L2Reads } from './l2-reads.js';
+import type { MissMeter } from './miss-meter.js';
 import type { Held, Copies } from './read-mode.js';
 import type { ScriptBatch } from './script-batch.js';
 import type { Waiters } from './waiters.js';
@@ -37,6 +38,8 @@ export interface FillHost<T> {
   readonly scripts: ScriptBatch;
   /** Plain reads, batched into one `MGET` per tick. */
   readonly reads: L2Reads;
+  /** Whether an L1 miss reads plainly first or takes the lease read at once. */
+  readonly misses: MissMeter;
   /** The read mode: what L1 keeps and what each caller gets. */
   readonly copies: Copies<T>;
   readonly counters: KeyedCounters;

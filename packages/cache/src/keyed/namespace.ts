@@ -16,6 +16,7 @@ import { ScriptBatch } from './script-batch.js';
 import { type Entry, RecencyL1 } from './lru.js';
 import { checkDelete, checkDeleteByTag, checkGet, checkGetOrSet, checkWrite } from '../option-checks.js';
 import { type Factory, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
+import { MissMeter } from './miss-meter.js';
 import { Copies, type Held } from './read-mode.js';
 import { Waiters } from './waiters.js';
 import { writeEntry } from './write-entry.js';
@@ -365,6 +366,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       scripts: this.#scripts,
       reads: this.#reads,
       copies: this.#copies,
+      misses: new MissMeter(),
       counters: this.#counters,
       waiters: this.#waiters,
       hasLog: () => this.#log !== null,
