@@ -100,6 +100,21 @@ describe('read modes freeze or copy only where a value is shared', () => {
     expect(y.list).toEqual([1]);
   });
 
+  it('frozen mode: a written value is decoded once, at its first hit: frozen, shared by later hits, untouched by its writer', async () => {
+    const ns = await cacheA.namespace<{ list: number[] }>({ name: tableName('frozen') });
+    const mine = { list: [1] };
+    await ns.set('k', mine);
+    mine.list.push(99);
+    const filled = await ns.getOrSet('f', () => ({ list: [5] }));
+    filled.list.push(6);
+    const first = await ns.get('k');
+    expect(first).toEqual({ list: [1] });
+    expect(Object.isFrozen(first) && Object.isFrozen(first?.list)).toBe(true);
+    expect(await ns.get('k')).toBe(first);
+    expect(await ns.get('f')).toEqual({ list: [5] });
+    expect(ns.peek('f')?.encoded).toBeUndefined();
+  });
+
   it('clone mode: each hit is a fresh copy of what was written, untouched by later mutation of any object', async () => {
     const ns = await cacheA.namespace<{ list: number[] }>({ name: tableName('clone'), read: 'clone' });
     const mine = { list: [1] };

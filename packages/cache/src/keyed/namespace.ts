@@ -114,7 +114,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       this.#counters.hits++;
       cacheHit(this.name, key, 'l1');
       if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-      return Promise.resolve(this.#o.read === 'clone' ? this.#copies.out(entry) : entry.value);
+      return Promise.resolve(entry.encoded === undefined ? entry.value : this.#copies.out(entry));
     }
     return this.getEntry(key).then((read) => read?.value);
   }
@@ -250,7 +250,10 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
 
   /** The L1 entry for `key`, live or not, without counting a read. For tests and diagnostics. */
   peek(key: string): Readonly<Entry<T>> | undefined {
-    return this.#l1.get(key);
+    const entry = this.#l1.get(key);
+    // A frozen value not yet read is decoded now, so what is peeked is what a hit would see.
+    if (entry?.encoded !== undefined && this.#o.read === 'frozen') this.#copies.out(entry);
+    return entry;
   }
 
   get stopped(): boolean {
@@ -275,7 +278,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#counters.hits++;
     cacheHit(this.name, key, 'l1');
     if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-    return { value: this.#o.read === 'clone' ? this.#copies.out(entry) : entry.value, source: 'hit', version: entry.version };
+    return { value: entry.encoded === undefined ? entry.value : this.#copies.out(entry), source: 'hit', version: entry.version };
   }
 
   #stale(key: string, value: T, version: BrandedId, reason: NamespaceEvents['stale']['reason']): KeyedRead<T> {

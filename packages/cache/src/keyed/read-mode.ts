@@ -28,10 +28,10 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** An L1 entry as the read mode sees it: the value, and in clone mode its encoding. */
+/** What L1 holds of a value: the value, or (clone mode, or a frozen value not yet read) its encoding. */
 export interface Held<T> {
-  readonly value: T;
-  readonly encoded?: string | Buffer | undefined;
+  value: T;
+  encoded?: string | Buffer | undefined;
 }
 
 function isObject(value: unknown): value is object {
@@ -73,21 +73,24 @@ export class Copies<T> {
   }
 
   /**
-   * What L1 keeps of a value its caller still holds (`set`, a factory's answer): under `frozen`, a
-   * frozen copy decoded from `encoded` (what other processes will read), so the caller's object
-   * stays theirs; under `clone`, the encoding hits decode from.
+   * What L1 keeps of a value its caller still holds (`set`, a factory's answer): under `clone`, the
+   * encoding hits decode from; under `frozen`, the encoding too, decoded into a frozen copy by the
+   * first hit (what other processes will read), so the caller's object stays theirs and a value
+   * written but never read here costs no decode. The held `value` is the caller's object until then,
+   * and is never handed out.
    */
   owned(value: T, encoded: string | Buffer): Held<T> {
-    if (this.copies) return { value, encoded };
-    if (this.#mode !== 'frozen' || !isObject(value)) return { value };
-    return { value: deepFreeze(this.#decode(encoded)) };
+    if (this.copies || (this.#mode === 'frozen' && isObject(value))) return { value, encoded };
+    return { value };
   }
 
-  /** What a hit on a held entry hands out. */
+  /** What a hit on a held entry hands out (a frozen entry not yet decoded is decoded once, here). */
   out(held: Held<T>): T {
-    if (this.#mode !== 'clone') return held.value;
-    if (held.encoded !== undefined) return this.#decode(held.encoded);
-    return isObject(held.value) ? structuredClone(held.value) : held.value;
+    if (held.encoded === undefined) return this.#mode === 'clone' && isObject(held.value) ? structuredClone(held.value) : held.value;
+    if (this.#mode === 'clone') return this.#decode(held.encoded);
+    held.value = deepFreeze(this.#decode(held.encoded));
+    held.encoded = undefined;
+    return held.value;
   }
 
   /**
