@@ -1,21 +1,19 @@
 /**
- * Echo's keyed cache namespace vs BentoCache 1.6.1 on the same server, interleaved round by round
- * (A B A B), reporting per-round ratios. Rows: L1 hit of a ~5 KB value (awaited), L2 read (L1 off,
- * one key per caller), miss + fill, a 4-process x 100-caller stampede on one cold key with a 200 ms
- * loader, and how long a write takes to reach another instance's L1 (p99).
+ * Echo's keyed cache namespace vs BentoCache 1.6.1 on the same server, every row of the keyed-cache
+ * table paired in the same run: rounds interleave the two systems (which goes first alternates), and
+ * each row reports the median (min-max) of the per-round ratios with what each side cost per
+ * operation: Node CPU µs (process.cpuUsage), Redis CPU µs (INFO cpu) and server commands (INFO
+ * commandstats, commands run inside scripts included). A ~5 KB JSON value, CALLERS concurrent callers.
  *
- *   pnpm bench:cache                          # full size
+ *   pnpm bench:cache                          # 3 rounds, about 1-2 minutes
  *   pnpm bench:cache --quick                  # smoke run (small sizes, 2 rounds)
- *   pnpm bench:cache --rounds 7 --ops 200000
+ *   pnpm bench:cache --rounds 5 --hit-ops 400000
  */
-import { Cache } from '@echo/cache';
-import { Connection } from '@echo/protocol';
-import { BentoCache, bentostore } from 'bentocache';
-import { memoryDriver } from 'bentocache/drivers/memory';
-import { redisBusDriver, redisDriver } from 'bentocache/drivers/redis';
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { type BentoShape, type System, type Value, VALUE, bento, echo } from './lib/cache-systems.js';
+import { type Cost, metered } from './lib/cpu-meter.js';
 import { boolOption, intOption } from './lib/options.js';
 import { progress, publish, table } from './lib/report.js';
 import { fmt, pairedRatios, spread } from './lib/stats.js';
@@ -23,114 +21,112 @@ import { acquireTarget, type BenchTarget } from './lib/target.js';
 
 // A bare `--quick` is a flag; `--quick=false` or QUICK=0 turn it off.
 const quick = process.argv.includes('--quick') || boolOption('quick', false);
-const ROUNDS = intOption('rounds', quick ? 2 : 5);
-const HIT_OPS = intOption('hit-ops', quick ? 20_000 : 500_000);
-const L2_OPS = intOption('l2-ops', quick ? 2_000 : 50_000);
-const FILL_OPS = intOption('fill-ops', quick ? 500 : 10_000);
-const CALLERS = intOption('callers', 100);
-const INVALIDATIONS = intOption('invalidations', quick ? 50 : 500);
+const ROUNDS = intOption('rounds', quick ? 2 : 3);
+const CALLERS = intOption('callers', 50);
+const HIT_OPS = intOption('hit-ops', quick ? 20_000 : 200_000);
+const L2_OPS = intOption('l2-ops', quick ? 2_000 : 20_000);
+const MISS_OPS = intOption('miss-ops', quick ? 1_000 : 5_000);
+const INVALIDATIONS = intOption('invalidations', quick ? 30 : 100);
 const PROCESSES = intOption('processes', 4);
+const STAMPEDE_CALLERS = intOption('stampede-callers', 100);
 const LOADER_MS = intOption('loader-ms', 200);
-const VALUE = { blob: 'x'.repeat(5000), n: 1 };
 
-interface System {
-  readonly name: string;
-  get(key: string): Promise<unknown>;
-  set(key: string, value: unknown): Promise<void>;
-  getOrSet(key: string, factory: () => Promise<unknown>): Promise<unknown>;
-  /** Resolves when this instance hears about a write to `key` by another instance. */
-  onInvalidated(key: string): Promise<void>;
-  close(): Promise<void>;
+const fill = (): Promise<Value> => Promise.resolve(VALUE);
+
+/** CALLERS concurrent loops of `per` awaited calls; answers the operation count. */
+async function loops(per: number, call: (caller: number, i: number) => Promise<unknown>): Promise<number> {
+  await Promise.all(
+    Array.from({ length: CALLERS }, async (_, c) => {
+      for (let i = 0; i < per; i++) await call(c, i);
+    }),
+  );
+  return per * CALLERS;
 }
 
-async function echo(target: BenchTarget, ns: string, options: { l1?: boolean } = {}): Promise<System> {
-  const connection = await Connection.connect(target.url);
-  const cache = new Cache(connection);
-  const namespace = await cache.namespace<typeof VALUE>({ name: ns, ttl: 600_000, maxSize: 100_000, ...options });
-  return {
-    name: 'echo',
-    get: (key) => namespace.get(key),
-    set: (key, value) => namespace.set(key, value as typeof VALUE),
-    getOrSet: (key, factory) => namespace.getOrSet(key, factory as () => Promise<typeof VALUE>),
-    onInvalidated: (key) => new Promise((resolve) => {
-      const off = namespace.on('coherence', (e) => {
-        if (e.keys.includes(key)) {
-          off();
-          resolve();
-        }
-      });
-    }),
-    close: async () => {
-      await cache.close();
-      await connection.close();
+/** One throughput row: how to open each side, then the measured work on the opened system. */
+interface Row {
+  readonly title: string;
+  readonly echo: Parameters<typeof echo>[2];
+  readonly bento: BentoShape;
+  /** Untimed preparation (writes the keys a read row reads). */
+  prepare?(system: System, round: number): Promise<void>;
+  run(system: System, round: number): Promise<number>;
+}
+
+const hits = (): ((s: System) => Promise<number>) => async (s) => loops(Math.ceil(HIT_OPS / CALLERS), () => s.getOrSet('hot', fill));
+const rows: Row[] = [
+  {
+    title: 'L1 hit, frozen shared value (bentocache `serialize: false`)',
+    echo: {},
+    bento: { l1: 'shared' },
+    prepare: async (s) => {
+      await s.getOrSet('hot', fill);
     },
-  };
-}
+    run: hits(),
+  },
+  {
+    title: "L1 hit, a private copy (`read: 'clone'`) vs bentocache's default copying L1",
+    echo: { read: 'clone' },
+    bento: { l1: 'copy' },
+    prepare: async (s) => {
+      await s.getOrSet('hot', fill);
+    },
+    run: hits(),
+  },
+  {
+    title: 'L2 read, each caller its own key, no L1 (`l1: false`; bentocache L2-only)',
+    echo: { l1: false },
+    bento: { l1: false },
+    prepare: async (s) => {
+      await Promise.all(Array.from({ length: CALLERS }, (_, c) => s.set(`r${String(c)}`, VALUE)));
+    },
+    run: (s) => loops(Math.ceil(L2_OPS / CALLERS), (c) => s.getOrSet(`r${String(c)}`, fill)),
+  },
+  {
+    title: 'miss + fill, `getOrSet` of a fresh key',
+    echo: {},
+    bento: { l1: 'shared' },
+    run: (s, round) => loops(Math.ceil(MISS_OPS / CALLERS), (c, i) => s.getOrSet(`f${String(round)}:${String(c)}:${String(i)}`, fill)),
+  },
+  {
+    title: 'miss + set, `get` then `set`',
+    echo: {},
+    bento: { l1: 'shared' },
+    run: (s, round) =>
+      loops(Math.ceil(MISS_OPS / CALLERS), async (c, i) => {
+        const key = `s${String(round)}:${String(c)}:${String(i)}`;
+        if ((await s.get(key)) === undefined) await s.set(key, VALUE);
+      }),
+  },
+  {
+    title: `one hot key, ${String(CALLERS)} callers, no L1 (Echo coalesces them)`,
+    echo: { l1: false },
+    bento: { l1: false },
+    prepare: async (s) => s.set('hot', VALUE),
+    run: (s) => loops(Math.ceil(L2_OPS / CALLERS), () => s.getOrSet('hot', fill)),
+  },
+];
 
-function bento(target: BenchTarget, ns: string, options: { l1?: boolean } = {}): System {
-  const connection = { host: target.host, port: target.port };
-  let store = bentostore();
-  if (options.l1 !== false) store = store.useL1Layer(memoryDriver({ maxItems: 100_000, serialize: false }));
-  store = store.useL2Layer(redisDriver({ connection })).useBus(redisBusDriver({ connection }));
-  const cache = new BentoCache({ default: 'c', stores: { c: store } });
-  const space = cache.namespace(ns);
-  return {
-    name: 'bentocache',
-    get: (key) => space.get({ key }),
-    set: (key, value) => space.set({ key, value, ttl: 600_000 }).then(() => undefined),
-    getOrSet: (key, factory) => space.getOrSet({ key, factory, ttl: 600_000 }),
-    onInvalidated: (key) => new Promise((resolve) => {
-      const listener = (e: { message?: { keys?: string[] } }): void => {
-        if (e.message?.keys?.some((k) => k.endsWith(key)) === true) {
-          cache.off('bus:message:received', listener);
-          resolve();
-        }
-      };
-      cache.on('bus:message:received', listener);
-    }),
-    close: () => cache.disconnectAll(),
-  };
-}
-
-/** Awaited L1 hits from one caller: ops per second. */
-async function l1Hit(system: System): Promise<number> {
-  await system.set('hot', VALUE);
-  await system.get('hot');
-  const t = performance.now();
-  for (let i = 0; i < HIT_OPS; i++) await system.get('hot');
-  return HIT_OPS / ((performance.now() - t) / 1000);
-}
-
-/** `CALLERS` concurrent callers each reading its own key through L2 (L1 off): reads per second. */
-async function l2Read(reader: System, writer: System): Promise<number> {
-  await Promise.all(Array.from({ length: CALLERS }, (_, c) => writer.set(`r${c}`, VALUE)));
-  const per = Math.ceil(L2_OPS / CALLERS);
-  const t = performance.now();
-  await Promise.all(Array.from({ length: CALLERS }, async (_, c) => {
-    for (let i = 0; i < per; i++) await reader.get(`r${c}`);
-  }));
-  return (per * CALLERS) / ((performance.now() - t) / 1000);
-}
-
-/** `CALLERS` concurrent callers, each getOrSet of fresh keys (a miss, a factory, an L2 write): fills per second. */
-async function missFill(system: System, round: number): Promise<number> {
-  const per = Math.ceil(FILL_OPS / CALLERS);
-  const t = performance.now();
-  await Promise.all(Array.from({ length: CALLERS }, async (_, c) => {
-    for (let i = 0; i < per; i++) await system.getOrSet(`f${round}:${c}:${i}`, () => Promise.resolve(VALUE));
-  }));
-  return (per * CALLERS) / ((performance.now() - t) / 1000);
+async function measure(row: Row, target: BenchTarget, side: Redis, which: 'echo' | 'bento', round: number, index: number): Promise<Cost> {
+  const ns = `${which[0] ?? ''}${String(index)}r${String(round)}`;
+  const system = which === 'echo' ? await echo(target, ns, row.echo) : bento(target, ns, row.bento);
+  try {
+    await row.prepare?.(system, round);
+    return await metered(side, () => row.run(system, round));
+  } finally {
+    await system.close();
+  }
 }
 
 /** Writes on `a`, time until `b` hears: p99 in ms. */
 async function invalidation(a: System, b: System): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < INVALIDATIONS; i++) {
-    await a.set('inv', { n: i });
+    await a.set('inv', { ...VALUE, n: i });
     await b.get('inv');
     const heard = b.onInvalidated('inv');
     const t = performance.now();
-    await a.set('inv', { n: -i });
+    await a.set('inv', { ...VALUE, n: -i });
     await heard;
     times.push(performance.now() - t);
   }
@@ -138,13 +134,13 @@ async function invalidation(a: System, b: System): Promise<number> {
   return times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] as number;
 }
 
-/** `PROCESSES` processes x `CALLERS` callers on one cold key: loader runs and wall ms. */
-async function stampede(target: BenchTarget, system: string, round: number): Promise<{ runs: number; wallMs: number }> {
-  const runsKey = `bench:runs:${system}:${round}`;
+/** PROCESSES processes x STAMPEDE_CALLERS callers on one cold key: loader runs and wall ms. */
+async function stampede(target: BenchTarget, side: Redis, system: string, round: number): Promise<{ runs: number; wallMs: number }> {
+  const runsKey = `bench:runs:${system}:${String(round)}`;
   const peer = fileURLToPath(new URL('./lib/cache-peer.ts', import.meta.url));
   const children = Array.from({ length: PROCESSES }, () =>
     spawn(process.execPath, ['--conditions=@echo/source', '--import', 'tsx', peer], {
-      env: { ...process.env, BENCH_URL: target.url, BENCH_SYSTEM: system, BENCH_CALLERS: String(CALLERS), BENCH_LOADER_MS: String(LOADER_MS), BENCH_RUNS_KEY: runsKey, BENCH_NS: `st${round}` },
+      env: { ...process.env, BENCH_URL: target.url, BENCH_SYSTEM: system, BENCH_CALLERS: String(STAMPEDE_CALLERS), BENCH_LOADER_MS: String(LOADER_MS), BENCH_RUNS_KEY: runsKey, BENCH_NS: `st${String(round)}` },
       stdio: ['pipe', 'pipe', 'inherit'],
     }),
   );
@@ -163,63 +159,63 @@ async function stampede(target: BenchTarget, system: string, round: number): Pro
         else queue.push(line);
       }
     });
-    return (): Promise<string> => new Promise((resolve) => {
-      const line = queue.shift();
-      if (line !== undefined) resolve(line);
-      else waiting.push(resolve);
-    });
+    return (): Promise<string> =>
+      new Promise((resolve) => {
+        const line = queue.shift();
+        if (line !== undefined) resolve(line);
+        else waiting.push(resolve);
+      });
   });
   await Promise.all(lines.map((next) => next()));
-  for (const child of children) child.stdin.write(`cold${round}\n`);
+  for (const child of children) child.stdin.write(`cold${String(round)}\n`);
   const answers = (await Promise.all(lines.map((next) => next()))).map((l) => JSON.parse(l) as { start: number; end: number });
   for (const child of children) child.kill('SIGKILL');
-  const side = new Redis({ host: target.host, port: target.port });
   const runs = await side.llen(runsKey);
-  await side.quit();
   return { runs, wallMs: Math.max(...answers.map((a) => a.end)) - Math.min(...answers.map((a) => a.start)) };
 }
 
 const target = await acquireTarget();
-const figures: Record<string, { echo: number[]; bento: number[] }> = {};
-const record = (row: string, e: number, b: number): void => {
-  figures[row] ??= { echo: [], bento: [] };
-  figures[row].echo.push(e);
-  figures[row].bento.push(b);
-};
-const stampedes: { echo: string[]; bento: string[] } = { echo: [], bento: [] };
+const side = new Redis({ host: target.host, port: target.port, ...(target.password !== undefined ? { password: target.password } : {}) });
+const costs = rows.map(() => ({ echo: [] as Cost[], bento: [] as Cost[] }));
+const inv = { echo: [] as number[], bento: [] as number[] };
+const stampedes = { echo: [] as string[], bento: [] as string[] };
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    progress(`round ${round + 1}/${ROUNDS}`);
-    const [e1, e2, eL2] = [await echo(target, `e${round}`), await echo(target, `e${round}`), await echo(target, `e${round}`, { l1: false })];
-    const [b1, b2, bL2] = [bento(target, `b${round}`), bento(target, `b${round}`), bento(target, `b${round}`, { l1: false })];
-    // Interleaved: each row runs Echo then BentoCache within the round.
-    record('L1 hit, awaited, ~5 KB (ops/s)', await l1Hit(e1), await l1Hit(b1));
-    record(`L2 read, ${CALLERS} callers, one key each (ops/s)`, await l2Read(eL2, e1), await l2Read(bL2, b1));
-    record(`miss + fill, ${CALLERS} callers (ops/s)`, await missFill(e1, round), await missFill(b1, round));
-    record('invalidation seen by another instance, p99 (ms)', await invalidation(e1, e2), await invalidation(b1, b2));
-    const se = await stampede(target, 'echo', round);
-    const sb = await stampede(target, 'bento', round);
-    stampedes.echo.push(`${se.runs} run / ${se.wallMs} ms`);
-    stampedes.bento.push(`${sb.runs} runs / ${sb.wallMs} ms`);
-    for (const s of [e1, e2, eL2, b1, b2, bL2]) await s.close();
+    progress(`round ${String(round + 1)}/${String(ROUNDS)}`);
+    // Interleaved: each row runs both systems back to back; who goes first alternates by round.
+    const order: ('echo' | 'bento')[] = round % 2 === 0 ? ['echo', 'bento'] : ['bento', 'echo'];
+    for (const [index, row] of rows.entries()) {
+      for (const which of order) (costs[index] as { echo: Cost[]; bento: Cost[] })[which].push(await measure(row, target, side, which, round, index));
+    }
+    const [e1, e2, b1, b2] = [await echo(target, `inv${String(round)}`), await echo(target, `inv${String(round)}`), bento(target, `inv${String(round)}`, { l1: 'shared' }), bento(target, `inv${String(round)}`, { l1: 'shared' })];
+    inv.echo.push(await invalidation(e1, e2));
+    inv.bento.push(await invalidation(b1, b2));
+    for (const s of [e1, e2, b1, b2]) await s.close();
+    const se = await stampede(target, side, 'echo', round);
+    const sb = await stampede(target, side, 'bento', round);
+    stampedes.echo.push(`${String(se.runs)} / ${String(se.wallMs)} ms`);
+    stampedes.bento.push(`${String(sb.runs)} / ${String(sb.wallMs)} ms`);
   }
 } finally {
+  side.disconnect();
   await target.stop();
 }
 
-const rows = Object.entries(figures).map(([row, f]) => {
-  const e = spread(f.echo);
-  const b = spread(f.bento);
-  // Ratios read "times better than BentoCache": throughput Echo / Bento, latency Bento / Echo.
-  const r = spread(row.includes('(ms)') ? pairedRatios(f.bento, f.echo) : pairedRatios(f.echo, f.bento));
-  return [row, fmt(e.median), fmt(b.median), `${fmt(r.median)}x (${fmt(r.min)}-${fmt(r.max)})`];
+const med = (values: readonly number[]): string => fmt(spread(values).median);
+const body = rows.map((row, i) => {
+  const c = costs[i] as { echo: Cost[]; bento: Cost[] };
+  const r = spread(pairedRatios(c.echo.map((x) => x.opsPerSec), c.bento.map((x) => x.opsPerSec)));
+  const pair = (pick: (x: Cost) => number): string => `${med(c.echo.map(pick))} / ${med(c.bento.map(pick))}`;
+  return [row.title, `**${fmt(r.median)}x** (${fmt(r.min)}-${fmt(r.max)})`, pair((x) => x.opsPerSec), pair((x) => x.nodeUs), pair((x) => x.redisUs), pair((x) => x.commands)];
 });
-rows.push([`stampede: ${PROCESSES} processes x ${CALLERS} callers, ${LOADER_MS} ms loader (loader runs / wall)`, stampedes.echo.join(', '), stampedes.bento.join(', '), 'see runs']);
+const ri = spread(pairedRatios(inv.bento, inv.echo));
+body.push(['invalidation seen by another instance, p99 ms (ratio: bentocache / Echo)', `${fmt(ri.median)}x (${fmt(ri.min)}-${fmt(ri.max)})`, `${med(inv.echo)} / ${med(inv.bento)} ms`, '', '', '']);
+body.push([`stampede, ${String(PROCESSES)} processes x ${String(STAMPEDE_CALLERS)} callers, ${String(LOADER_MS)} ms loader (loads / wall)`, 'see loads', `${stampedes.echo.join(', ')} vs ${stampedes.bento.join(', ')}`, '', '', '']);
 const md = [
-  `# Echo keyed cache vs BentoCache 1.6.1`,
+  '# Echo keyed cache vs BentoCache 1.6.1',
   '',
-  `${ROUNDS} rounds, interleaved; ratio = how many times better Echo did than BentoCache in the same round (throughput Echo/Bento, latency Bento/Echo), median (min-max).`,
+  `${String(ROUNDS)} interleaved rounds, ${String(CALLERS)} concurrent callers, a ~5 KB JSON value. Ratio: Echo / bentocache throughput in the same round, median (min-max). Per-op columns: Echo / bentocache, medians over rounds.`,
   '',
-  table(['row', 'echo (median)', 'bentocache (median)', 'ratio'], rows),
+  table(['path', 'Echo / bentocache', 'ops/s', 'Node CPU µs/op', 'Redis CPU µs/op', 'commands/op'], body),
 ].join('\n');
 publish('cache-latest.md', md);

@@ -8,7 +8,7 @@ interface Customer {
 }
 
 export async function cacheDemo(conn: Connection, table: string): Promise<void> {
-  const cache = new Cache(conn);
+  const cache = await Cache.open({ connection: conn });
   let loads = 0;
   const customers = await cache.declare({
     name: table,

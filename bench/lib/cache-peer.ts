@@ -30,7 +30,7 @@ const loader = async (): Promise<string> => {
 let getOrSet: (key: string) => Promise<unknown>;
 if (system === 'echo') {
   const connection = await Connection.connect(url.href);
-  const namespace = await new Cache(connection).namespace<string>({ name: ns });
+  const namespace = await (await Cache.open({ connection })).namespace<string>({ name: ns });
   getOrSet = (key) => namespace.getOrSet(key, loader);
 } else {
   const connection = { host: url.hostname, port: Number(url.port) };

@@ -10,7 +10,7 @@ const url = process.env.REDIS_URL;
 if (url === undefined) throw new Error('REDIS_URL is required');
 
 const connection = await Connection.connect(url);
-const cache = new Cache(connection);
+const cache = await Cache.open({ connection });
 let loads = 0;
 const users = await cache.declare({
   name: `release-users-${process.pid}`,

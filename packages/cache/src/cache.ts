@@ -1,8 +1,10 @@
-import { type Connection, InvalidArgumentError } from '@echo/protocol';
-import { CacheExistsError, NoSuchCacheError } from './errors.js';
+import { type ConnectOptions, Connection, InvalidArgumentError } from '@echo/protocol';
+import { CacheExistsError, NamespaceOptionsError, NoSuchCacheError } from './errors.js';
 import { type TableSettings, type TableSpec, resolveSpec } from './spec.js';
 import { Namespace } from './keyed/namespace.js';
-import { type NamespaceOptions, resolveNamespace } from './keyed/options.js';
+import { type NamespaceOptions, type ResolvedNamespace, resolveNamespace } from './keyed/options.js';
+import { differingOption } from './keyed/same-options.js';
+import { checkOpen } from './option-checks.js';
 import { Table } from './table.js';
 
 /** Options for a {@link Cache}. */
@@ -15,17 +17,33 @@ export interface CacheOptions {
   readonly wallNow?: () => number;
 }
 
+/** {@link Cache.open}'s options: where the connection comes from, and the directory's own options. */
+export interface CacheOpenOptions extends CacheOptions {
+  /** An open connection to share; the cache does not close it. */
+  readonly connection?: Connection;
+  /** A URL or connection options: the cache connects, and {@link Cache.close} closes that connection. */
+  readonly connect?: string | ConnectOptions;
+}
+
+/** Proves a construction came through {@link Cache.open}. */
+const OPENING = Symbol('Cache.open');
+
+interface OpenNamespace {
+  readonly resolved: ResolvedNamespace<unknown>;
+  readonly handle: Promise<Namespace<never>>;
+}
+
 /**
  * The process's cache directory (cache.md §1): every table is declared here with its full spec,
  * listed while it runs, and removed when it stops. A call for a name that was never declared fails
  * with {@link NoSuchCacheError}: tables are declared, not discovered.
  *
- * The directory does not own its connection: {@link close} stops the tables and the connections
- * their lanes opened, and leaves the caller's connection open.
+ * Open one with {@link Cache.open}. {@link close} stops the tables and namespaces and the connections
+ * their lanes opened; it closes the connection only when `Cache.open` made it (`connect`).
  *
  * @example
  * ```ts
- * const cache = new Cache(connection);
+ * const cache = await Cache.open({ connect: 'redis://127.0.0.1:6379' });
  * const users = await cache.declare({ name: 'users', kind: 'USR', loader: (id) => db.user(id) });
  * const { value, source } = await users.fetch(userId);
  * ```
@@ -39,20 +57,49 @@ export class Cache {
   // Tables being started, so two concurrent declarations of one name cannot both succeed and a
   // close can wait for them.
   readonly #starting = new Map<string, Promise<unknown>>();
-  readonly #namespaces = new Map<string, Namespace<never>>();
+  // A namespace asked for again with the same options gets the handle of the first request, even
+  // while that one is still opening.
+  readonly #namespaces = new Map<string, OpenNamespace>();
+  readonly #ownsConnection: boolean;
   /** Wall-clock ms for keyed namespaces, whose expiry is shared with L2 frames. */
   readonly #wallNow: () => number;
   #closed = false;
 
-  /** @throws InvalidArgumentError when `now` or `random` is given but is not a function. */
-  constructor(connection: Connection, options: CacheOptions = {}) {
-    if (options.now !== undefined && typeof options.now !== 'function') throw new InvalidArgumentError('now', 'must be a function');
-    if (options.random !== undefined && typeof options.random !== 'function') throw new InvalidArgumentError('random', 'must be a function');
+  private constructor(token: unknown, connection: Connection, ownsConnection: boolean, options: CacheOptions) {
+    // Plain JavaScript can still call `await Cache.open({ connection: url })`: point it at the one way to open.
+    if (token !== OPENING) throw new InvalidArgumentError('new Cache', "is not how a cache opens; use await Cache.open({ connect: 'redis://...' }) or Cache.open({ connection })");
+    this.#ownsConnection = ownsConnection;
     this.#connection = connection;
     this.#now = options.now ?? (() => performance.now());
     this.#random = options.random ?? Math.random;
-    if (options.wallNow !== undefined && typeof options.wallNow !== 'function') throw new InvalidArgumentError('wallNow', 'must be a function');
     this.#wallNow = options.wallNow ?? Date.now;
+  }
+
+  /**
+   * Opens a cache directory over a shared connection (`connection`) or one of its own (`connect`:
+   * a URL or connection options; `close()` then closes it). With neither, it connects to the
+   * connector's default (`redis://127.0.0.1:6379`).
+   *
+   * @throws UnknownOptionError for a key that is not an option (with a hint for bentocache's names);
+   *   InvalidArgumentError for both `connection` and `connect`, or a bad clock.
+   */
+  static async open(options: CacheOpenOptions = {}): Promise<Cache> {
+    const raw: unknown = options;
+    if (typeof raw === 'string') throw new InvalidArgumentError('Cache.open options', `must be an object: Cache.open({ connect: ${JSON.stringify(raw)} })`);
+    if (typeof raw !== 'object' || raw === null) throw new InvalidArgumentError('Cache.open options', 'must be an object');
+    checkOpen(options);
+    const { connection, connect, ...rest } = options;
+    if (connection !== undefined && connect !== undefined) throw new InvalidArgumentError('Cache.open options', 'take connection (shared) or connect (owned), not both');
+    // Not instanceof: two copies of the protocol package may share a process. A URL is the slip to catch.
+    if (connection !== undefined && (typeof connection !== 'object' || (connection as unknown) === null)) {
+      throw new InvalidArgumentError('connection', 'must be an open Connection; pass a URL or connection options as connect instead');
+    }
+    // Checked before connecting, so a bad clock leaves no connection behind.
+    for (const field of ['now', 'random', 'wallNow'] as const) {
+      if (rest[field] !== undefined && typeof rest[field] !== 'function') throw new InvalidArgumentError(field, 'must be a function');
+    }
+    if (connection !== undefined) return new Cache(OPENING, connection, false, rest);
+    return new Cache(OPENING, await Connection.connect(connect ?? {}), true, rest);
   }
 
   /**
@@ -60,23 +107,29 @@ export class Cache {
    * carry their own coherence, and one load per key across processes. The value type comes from the
    * codec or is given: `cache.namespace<User>({ name: 'users' })`.
    *
-   * @throws InvalidNameError, InvalidArgumentError for a bad option; CacheExistsError for a name
-   *   already open in this directory.
+   * Asked for again with the same options (after defaults; a codec is the same only when it is the
+   * same object), it answers the same handle, which is shared: stopping it stops it for every holder.
+   *
+   * @throws InvalidNameError, UnknownOptionError, InvalidArgumentError for a bad option;
+   *   NamespaceOptionsError for a name already open here with different options.
    */
   async namespace<T>(options: NamespaceOptions<T>): Promise<Namespace<T>> {
     if (this.#closed) throw new InvalidArgumentError('cache', 'is closed');
     const resolved = resolveNamespace(options);
-    const slot = `ns:${resolved.name}`;
-    if (this.#namespaces.has(resolved.name) || this.#starting.has(slot)) throw new CacheExistsError(resolved.name);
-    const opening = Namespace.open(resolved, { connection: this.#connection, now: this.#wallNow, onStop: (name) => this.#namespaces.delete(name) });
-    this.#starting.set(slot, opening);
-    try {
-      const ns = await opening;
-      this.#namespaces.set(resolved.name, ns as unknown as Namespace<never>);
-      return ns;
-    } finally {
-      this.#starting.delete(slot);
+    const open = this.#namespaces.get(resolved.name);
+    if (open !== undefined) {
+      const differs = differingOption(open.resolved, resolved);
+      if (differs !== undefined) throw new NamespaceOptionsError(resolved.name, differs);
+      return open.handle;
     }
+    const handle = Namespace.open(resolved, { connection: this.#connection, now: this.#wallNow, onStop: (name) => this.#namespaces.delete(name) });
+    const entry: OpenNamespace = { resolved, handle: handle as unknown as Promise<Namespace<never>> };
+    this.#namespaces.set(resolved.name, entry);
+    // A failed open leaves the name free for the next request.
+    handle.catch(() => {
+      if (this.#namespaces.get(resolved.name) === entry) this.#namespaces.delete(resolved.name);
+    });
+    return handle;
   }
 
   /**
@@ -128,13 +181,25 @@ export class Cache {
     return Array.from(this.#tables.values(), (table) => table.settings);
   }
 
+  /** The connection this directory speaks through. */
+  get connection(): Connection {
+    return this.#connection;
+  }
+
   /**
-   * Stops every table, including those still starting; later declarations are refused. Idempotent.
+   * Stops every table and namespace, including those still starting; later declarations are
+   * refused. Closes the connection when `Cache.open` made it. Idempotent.
    */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     // A table still starting joins the directory before this wait ends, so it is stopped below.
     await Promise.allSettled(this.#starting.values());
-    await Promise.all([...Array.from(this.#tables.values(), (table) => table.stop()), ...Array.from(this.#namespaces.values(), (ns) => ns.stop())]);
+    const namespaces = await Promise.allSettled(Array.from(this.#namespaces.values(), (ns) => ns.handle));
+    await Promise.all([
+      ...Array.from(this.#tables.values(), (table) => table.stop()),
+      ...namespaces.flatMap((ns) => (ns.status === 'fulfilled' ? [ns.value.stop()] : [])),
+    ]);
+    if (this.#ownsConnection) await this.#connection.close();
   }
 }

@@ -113,3 +113,24 @@ export class L2UnavailableError extends EchoError {
     this.op = op;
   }
 }
+
+/**
+ * A namespace already open in this directory was asked for again with different options. The same
+ * options answer the open handle; different ones would leave it unclear which TTL or codec a read
+ * obeys, so the second request is refused, naming the first option that differs.
+ */
+export class NamespaceOptionsError extends EchoError {
+  /** The namespace asked for twice. */
+  readonly namespace: string;
+  /** The option that differs, e.g. `ttl`, `codec` or `timeouts.soft`. */
+  readonly option: string;
+
+  constructor(namespace: string, option: string) {
+    super(
+      'namespace_options',
+      `namespace ${JSON.stringify(namespace)} is already open with a different ${option}; ask for it with the same options to share it, or use another name`,
+    );
+    this.namespace = namespace;
+    this.option = option;
+  }
+}

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-export { Cache, type CacheOptions } from './cache.js';
+export { Cache, type CacheOpenOptions, type CacheOptions } from './cache.js';
 export { Table, type Fetched, type Source } from './table.js';
 export {
   SPEC_DEFAULTS,
@@ -19,9 +19,9 @@ export { Versioned, versioned } from './versioned.js';
 export { bufferCodec, stringCodec, type CacheCodec } from './codec.js';
 export type { Row } from './l1.js';
 export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from './stats.js';
-export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NoSuchCacheError, TrackingArmError } from './errors.js';
+export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NamespaceOptionsError, NoSuchCacheError, TrackingArmError } from './errors.js';
 export { Namespace } from './keyed/namespace.js';
-export type { Factory, FactoryContext, GetOrSetOptions, NamespaceOptions, Timeouts, WriteOptions } from './keyed/options.js';
+export type { Factory, FactoryContext, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
 export type { KeyedCounters, KeyedRead, KeyedSource, NamespaceEvents, NamespaceStats } from './keyed/events.js';
 export type { OutageOptions, BreakerState } from './keyed/breaker.js';
 export { FactoryTimeoutError, L2UnavailableError } from './errors.js';

@@ -1,4 +1,5 @@
-import { type BrandedId, InvalidArgumentError, assertCacheTable, isNamespace } from '@echo/protocol';
+import { type BrandedId, InvalidArgumentError, assertCacheTable, isNamespace, resolveValueLimit } from '@echo/protocol';
+import { checkDeclare } from './option-checks.js';
 import { type CacheCodec, jsonCodec } from './codec.js';
 import type { Versioned } from './versioned.js';
 
@@ -36,6 +37,11 @@ export interface TableSpec<T, K extends string = string> {
   readonly ringCapacity?: number;
   /** Default: JSON as UTF-8, refusing values JSON cannot carry. */
   readonly codec?: CacheCodec<T>;
+  /**
+   * The most bytes one encoded value may take; a larger `put` or loader answer throws
+   * `ValueTooLargeError` and writes nothing. `Infinity` for no cap. Default 1 MiB.
+   */
+  readonly maxValueBytes?: number;
 }
 
 /** The settings a directory lists for a declared table: its spec without loader and codec. */
@@ -55,6 +61,7 @@ export interface ResolvedSpec<T, K extends string = string> extends TableSetting
   readonly kind: K;
   readonly loader: Loader<T, K>;
   readonly codec: CacheCodec<T>;
+  readonly maxValueBytes: number;
 }
 
 /** The defaults of cache.md §1. */
@@ -67,8 +74,6 @@ export const SPEC_DEFAULTS = Object.freeze({
   ringCapacity: 4096,
 });
 
-const FIELDS = new Set(['name', 'kind', 'loader', 'ttlMs', 'jitter', 'maxSize', 'sweepMs', 'coherence', 'ringCapacity', 'codec']);
-
 /**
  * Checks every field of a declaration and applies the defaults. Unknown fields are refused too: a
  * misspelt `ttl` silently falling back to the default would be found only in production.
@@ -79,9 +84,7 @@ export function resolveSpec<T, K extends string>(spec: TableSpec<T, K>): Resolve
   // Checked as unknown: plain JavaScript callers are not held to the declared type.
   const raw: unknown = spec;
   if (typeof raw !== 'object' || raw === null) throw new InvalidArgumentError('spec', 'must be an object');
-  for (const field of Object.keys(spec)) {
-    if (!FIELDS.has(field)) throw new InvalidArgumentError(`spec.${field}`, 'is not a cache table field');
-  }
+  checkDeclare(spec);
   assertCacheTable(spec.name);
   if (!isNamespace(spec.kind)) throw new InvalidArgumentError('kind', 'must be exactly three letters A-Z');
   if (typeof spec.loader !== 'function') throw new InvalidArgumentError('loader', 'must be a function');
@@ -104,6 +107,7 @@ export function resolveSpec<T, K extends string>(spec: TableSpec<T, K>): Resolve
     coherence,
     ringCapacity: positive('ringCapacity', spec.ringCapacity, SPEC_DEFAULTS.ringCapacity),
     codec,
+    maxValueBytes: resolveValueLimit('maxValueBytes', spec.maxValueBytes),
   };
 }
 

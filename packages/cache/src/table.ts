@@ -1,4 +1,4 @@
-import { type BrandedId, type Connection, assertBrandedId, cacheKey, execute, mintId, transitions } from '@echo/protocol';
+import { type BrandedId, type Connection, assertBrandedId, cacheKey, checkValueSize, execute, mintId, transitions } from '@echo/protocol';
 import { BroadcastLane, publishCoherence } from './coherence/broadcast.js';
 import type { CoherenceLane, CoherenceTarget } from './coherence/lane.js';
 import { newer } from './coherence/message.js';
@@ -128,7 +128,7 @@ export class Table<T, K extends string = string> {
     checkKind(this.name, this.kind, id);
     if (version !== undefined) assertBrandedId(version);
     const written = version ?? mintId(this.kind);
-    const frame = encodeFrame(written, this.#spec.codec.encode(value));
+    const frame = encodeFrame(written, this.#encode(id, value));
     await this.#runtime.connection.command('SET', cacheKey(this.name, id), frame, 'PX', this.#spec.ttlMs);
     // A fill that read the older frame before this SET must not land on top of it.
     this.#noteVersion(id, written);
@@ -235,6 +235,13 @@ export class Table<T, K extends string = string> {
     return { value: row.value, source: 'hit', version: row.version };
   }
 
+  /** The value's bytes for L2, refused over the table's cap before anything is written. */
+  #encode(id: BrandedId<K>, value: T): Buffer | string {
+    const encoded = this.#spec.codec.encode(value);
+    checkValueSize(`cache value for ${this.name}/${id}`, encoded, this.#spec.maxValueBytes);
+    return encoded;
+  }
+
   async #fill(id: BrandedId<K>, flight: Flight): Promise<Fetched<T>> {
     const defaultVersion = mintId(this.kind);
     const key = cacheKey(this.name, id);
@@ -247,7 +254,7 @@ export class Table<T, K extends string = string> {
     } else {
       const loaded = await this.#spec.loader(id);
       const { value, version } = loaded instanceof Versioned ? loaded : { value: loaded, version: defaultVersion };
-      const encoded = this.#spec.codec.encode(value);
+      const encoded = this.#encode(id, value);
       await this.#runtime.connection.command('SET', key, encodeFrame(version, encoded), 'PX', this.#spec.ttlMs);
       this.#counters.fills++;
       fetched = { value, source: 'fill', version };

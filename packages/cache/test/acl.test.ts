@@ -25,7 +25,7 @@ describe('least-privilege ACL for the cache pillar', () => {
   it('runs keyed namespaces (fills, tags, coherence across two processes, clear) as a user limited to its names', async () => {
     const [connA, connB] = await Promise.all([connectAs(), connectAs()]);
     await connA.command('SCRIPT', 'FLUSH').catch(() => undefined);
-    const [cacheA, cacheB] = [new Cache(connA), new Cache(connB)];
+    const [cacheA, cacheB] = [await Cache.open({ connection: connA }), await Cache.open({ connection: connB })];
     const a = await cacheA.namespace<string>({ name: 'users', ttl: 60_000, grace: 60_000 });
     const b = await cacheB.namespace<string>({ name: 'users', ttl: 60_000 });
 
@@ -48,7 +48,7 @@ describe('least-privilege ACL for the cache pillar', () => {
 
   it('runs declared tables with both coherence lanes', async () => {
     const [connA, connB] = await Promise.all([connectAs(), connectAs()]);
-    const [cacheA, cacheB] = [new Cache(connA), new Cache(connB)];
+    const [cacheA, cacheB] = [await Cache.open({ connection: connA }), await Cache.open({ connection: connB })];
     const a = await cacheA.declare({ name: 'sessions', kind: 'USR', loader: () => 'loaded', coherence: 'broadcast' });
     const b = await cacheB.declare({ name: 'sessions', kind: 'USR', loader: () => 'never', coherence: 'broadcast' });
     const id = mintId('USR');
@@ -71,7 +71,7 @@ describe('least-privilege ACL for the cache pillar', () => {
 
   it('gets a typed PermissionError on another namespace, and nothing is written', async () => {
     const conn = await connectAs();
-    const cache = new Cache(conn);
+    const cache = await Cache.open({ connection: conn });
     const error = await cache.namespace<string>({ name: 'orders' }).then((ns) => ns.set('k', 'v')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PermissionError);
     expect(await admin.keys('ecc:{orders}:*')).toEqual([]);

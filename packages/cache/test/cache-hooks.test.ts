@@ -7,7 +7,7 @@ let conn: Connection;
 let cache: Cache;
 beforeAll(async () => {
   conn = await connect();
-  cache = new Cache(conn);
+  cache = await Cache.open({ connection: conn });
 });
 afterAll(async () => {
   await cache.close();
@@ -31,7 +31,7 @@ describe('emq.cache.* hooks', () => {
       expect(await users.get('nobody')).toBeUndefined();
       await users.getOrSet('b', () => 'Bob');
       await users.getOrSet('c', () => 'Cid');
-      const second = new Cache(conn);
+      const second = await Cache.open({ connection: conn });
       const other = await second.namespace<string>({ name });
       expect(await other.get('a')).toBe('Ann');
       expect(heard.slice(0, 6)).toEqual([

@@ -7,7 +7,7 @@ let conn: Connection;
 let cache: Cache;
 beforeAll(async () => {
   conn = await connect();
-  cache = new Cache(conn);
+  cache = await Cache.open({ connection: conn });
 });
 afterAll(async () => {
   await cache.close();
@@ -86,7 +86,7 @@ describe('declared tables', () => {
   });
 
   it('close stops every table and refuses new ones', async () => {
-    const own = new Cache(conn);
+    const own = await Cache.open({ connection: conn });
     const a = await own.declare({ name: tableName('cl'), kind: 'USR', loader });
     const b = await own.declare({ name: tableName('cl'), kind: 'USR', loader, coherence: 'broadcast' });
     const starting = own.declare({ name: tableName('cl'), kind: 'USR', loader, coherence: 'broadcast' });

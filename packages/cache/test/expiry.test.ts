@@ -15,7 +15,7 @@ describe('jittered expiry (cache.md §6)', () => {
   it('places expiresAt at now + ttlMs + U with U at both ends of [-spread, +spread]', async () => {
     const clock = manualClock();
     let next = 0;
-    const cache = new Cache(conn, { now: clock.now, random: () => next });
+    const cache = await Cache.open({ connection: conn, now: clock.now, random: () => next });
     const t = await cache.declare({ name: tableName('j'), kind: 'USR', loader: () => 1, ttlMs: 1000, jitter: 0.2 });
     const low = mintId('USR');
     const high = mintId('USR');
@@ -35,7 +35,7 @@ describe('jittered expiry (cache.md §6)', () => {
 
   it('answers hit until expiresAt, then refills from L2', async () => {
     const clock = manualClock();
-    const cache = new Cache(conn, { now: clock.now, random: () => 0 });
+    const cache = await Cache.open({ connection: conn, now: clock.now, random: () => 0 });
     let loads = 0;
     const t = await cache.declare({ name: tableName('j'), kind: 'USR', loader: () => ++loads, ttlMs: 60_000, jitter: 0 });
     const id = mintId('USR');
@@ -51,7 +51,7 @@ describe('jittered expiry (cache.md §6)', () => {
 
   it('sweeps expired rows every sweepMs, counting swept and sweeps', async () => {
     const clock = manualClock();
-    const cache = new Cache(conn, { now: clock.now });
+    const cache = await Cache.open({ connection: conn, now: clock.now });
     const t = await cache.declare({ name: tableName('sw'), kind: 'USR', loader: () => 1, ttlMs: 100, jitter: 0, sweepMs: 10 });
     await Promise.all([t.fetch(mintId('USR')), t.fetch(mintId('USR')), t.fetch(mintId('USR'))]);
     expect(t.stats().size).toBe(3);
@@ -68,7 +68,7 @@ describe('jittered expiry (cache.md §6)', () => {
 describe('a full cache (cache.md §6)', () => {
   it('skips the insert, counts full_skips, and still answers the caller', async () => {
     const clock = manualClock();
-    const cache = new Cache(conn, { now: clock.now });
+    const cache = await Cache.open({ connection: conn, now: clock.now });
     let loads = 0;
     const t = await cache.declare({ name: tableName('full'), kind: 'USR', loader: () => ++loads, maxSize: 2, ttlMs: 60_000, jitter: 0 });
     const [a, b, c] = [mintId('USR'), mintId('USR'), mintId('USR')];
@@ -91,7 +91,7 @@ describe('a full cache (cache.md §6)', () => {
 
   it('reclaims expired rows to make room before skipping', async () => {
     const clock = manualClock();
-    const cache = new Cache(conn, { now: clock.now });
+    const cache = await Cache.open({ connection: conn, now: clock.now });
     const t = await cache.declare({ name: tableName('full'), kind: 'USR', loader: () => 1, maxSize: 2, ttlMs: 1000, jitter: 0, sweepMs: 3_600_000 });
     await t.fetch(mintId('USR'));
     clock.advance(500);

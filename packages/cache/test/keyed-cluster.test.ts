@@ -13,8 +13,8 @@ let cacheB: Cache;
 beforeAll(async () => {
   cluster = await startCluster({ masters: 3 });
   [connA, connB] = await Promise.all([Connection.connect({ cluster: cluster.seeds, strictKeys: true }), Connection.connect({ cluster: cluster.seeds, strictKeys: true })]);
-  cacheA = new Cache(connA);
-  cacheB = new Cache(connB);
+  cacheA = await Cache.open({ connection: connA });
+  cacheB = await Cache.open({ connection: connB });
 }, 60_000);
 afterAll(async () => {
   await Promise.all([cacheA.close(), cacheB.close()]);

@@ -14,7 +14,7 @@ let cache: Cache;
 beforeAll(async () => {
   server = await startRedis();
   conn = await Connection.connect({ url: server.url, reconnectWaitMs: 5000 });
-  cache = new Cache(conn);
+  cache = await Cache.open({ connection: conn });
 });
 afterAll(async () => {
   process.kill(server.pid, 'SIGCONT');
@@ -59,7 +59,7 @@ describe('keyed namespaces: the outage mode', { timeout: 30_000 }, () => {
     const ns = await cache.namespace<string>({ name: tableName('ko') });
     await ns.set('k', 'v');
     const dead = await Connection.connect({ url: server.url, reconnectWaitMs: 100 });
-    const local = new Cache(dead);
+    const local = await Cache.open({ connection: dead });
     const other = await local.namespace<string>({ name: ns.name, coherence: false });
     expect(await other.get('k')).toBe('v');
     await dead.command('CLIENT', 'PAUSE', 300, 'ALL').catch(() => undefined);
@@ -75,7 +75,7 @@ describe('keyed namespaces: coherence across a dropped connection', { timeout: 3
     const name = tableName('kr');
     const a = await cache.namespace<string>({ name });
     const connB = await connect(server.url);
-    const cacheB = new Cache(connB);
+    const cacheB = await Cache.open({ connection: connB });
     const b = await cacheB.namespace<string>({ name });
     await a.set('k', 'one');
     await a.set('other', 'x');

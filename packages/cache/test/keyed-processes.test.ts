@@ -17,7 +17,7 @@ const peers: Peer[] = [];
 beforeAll(async () => {
   url = (await useRedis()).url;
   conn = await connect(url);
-  cache = new Cache(conn);
+  cache = await Cache.open({ connection: conn });
 });
 afterAll(async () => {
   await Promise.all(peers.splice(0).map((p) => p.kill()));

@@ -14,8 +14,8 @@ let cacheA: Cache;
 let cacheB: Cache;
 beforeAll(async () => {
   [connA, connB] = await Promise.all([connect(), connect()]);
-  cacheA = new Cache(connA);
-  cacheB = new Cache(connB);
+  cacheA = await Cache.open({ connection: connA });
+  cacheB = await Cache.open({ connection: connB });
 });
 afterAll(async () => {
   await Promise.all([cacheA.close(), cacheB.close()]);

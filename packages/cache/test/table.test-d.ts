@@ -7,7 +7,7 @@ interface User {
 }
 
 declare const connection: Connection;
-const cache = new Cache(connection);
+const cache = await Cache.open({ connection });
 
 describe('Table types', () => {
   it('infers the value type from the loader and the kind from the literal', async () => {

@@ -16,7 +16,7 @@ beforeAll(async () => {
   server = await startRedis();
   conn = await Connection.connect({ url: server.url, strictKeys: true });
   other = server.client();
-  cache = new Cache(conn);
+  cache = await Cache.open({ connection: conn });
 });
 afterAll(async () => {
   await cache.close();
@@ -128,7 +128,7 @@ describe('tracking lane (cache.md §7.5)', () => {
     await other.call('ACL', 'SETUSER', user, 'on', '>pw', '~*', '&*', '+@all', '-client');
     const limited = await Connection.connect({ host: server.host, port: server.port, username: user, password: 'pw' });
     try {
-      const own = new Cache(limited);
+      const own = await Cache.open({ connection: limited });
       const name = tableName('tr');
       await expect(own.declare({ name, kind: 'USR', loader: () => 'x', coherence: 'tracking' })).rejects.toThrow(TrackingArmError);
       expect(own.has(name)).toBe(false);
@@ -141,7 +141,7 @@ describe('tracking lane (cache.md §7.5)', () => {
   it('is refused on a cluster connection before any I/O', async () => {
     // Only the two fields the lane reads first; anything else touched would throw here.
     const clustered = { isCluster: true, options: {} } as unknown as Connection;
-    const own = new Cache(clustered);
+    const own = await Cache.open({ connection: clustered });
     await expect(own.declare({ name: tableName('tr'), kind: 'USR', loader: () => 'x', coherence: 'tracking' })).rejects.toThrow(InvalidArgumentError);
   });
 });

@@ -8,7 +8,7 @@ let conn: Connection;
 let cache: Cache;
 beforeAll(async () => {
   conn = await connect();
-  cache = new Cache(conn);
+  cache = await Cache.open({ connection: conn });
 });
 afterAll(async () => {
   await cache.close();

@@ -145,7 +145,7 @@ describe('Admin', () => {
   });
 
   it('lists cache tables by their L2 rows, with hit ratios from a local directory', async () => {
-    const cache = new Cache(conn);
+    const cache = await Cache.open({ connection: conn });
     const users = await cache.declare({ name: 'users', kind: 'USR', loader: (id) => ({ id }) });
     const ids = [mintId('USR'), mintId('USR')];
     for (const id of ids) await users.fetch(id);

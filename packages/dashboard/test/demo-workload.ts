@@ -55,7 +55,7 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
   await conn.command('XREADGROUP', 'GROUP', 'billing', 'billing-1', 'COUNT', 20, 'STREAMS', audit.key, '>');
   await audit.openGroup('analytics', 'new');
 
-  const cache = new Cache(conn);
+  const cache = await Cache.open({ connection: conn });
   const users = await cache.declare({ name: 'users', kind: 'USR', loader: (id) => ({ id, plan: 'pro' }) });
   const ids = Array.from({ length: 6 }, () => mintId('USR'));
   for (const id of [...ids, ...ids, ...ids.slice(0, 3)]) await users.fetch(id);

@@ -36,7 +36,7 @@ describe('/metrics', () => {
       await bus.stream('audit').append({ n: '1' });
       await bus.stream('audit').append({ n: '2' });
       await conn.command('XGROUP', 'CREATE', queue.keys.stream('audit'), 'indexer', '0');
-      const cache = new Cache(conn);
+      const cache = await Cache.open({ connection: conn });
       const users = await cache.namespace<string>({ name: 'users' });
       await users.getOrSet('u1', () => 'Ann');
       await users.get('u1');

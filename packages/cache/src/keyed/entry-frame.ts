@@ -19,13 +19,18 @@ export interface EntryFrame {
  * (`version ++ value`) is kept for declared tables; a keyed entry also carries its soft expiry so
  * that every process, and the `cache_read` script, can tell a fresh entry from one in grace while
  * the server keeps it (its `PX` is `ttl + grace`).
+ *
+ * A text value gives a text frame (the header is ASCII, so its bytes on the wire are the same): the
+ * value is then encoded to UTF-8 once, as the command is written, instead of being copied into a
+ * Buffer here and again by the client.
  */
-export function encodeEntryFrame(version: BrandedId, expiresAt: number, value: Buffer | string): Buffer {
-  const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+export function encodeEntryFrame(version: BrandedId, expiresAt: number, value: Buffer | string): Buffer | string {
+  const expiry = String(expiresAt).padStart(EXPIRY_DIGITS, '0');
+  if (typeof value === 'string') return version + expiry + value;
   const head = Buffer.allocUnsafe(ENTRY_HEADER);
   head.write(version, 0, ID_LENGTH, 'latin1');
-  head.write(String(expiresAt).padStart(EXPIRY_DIGITS, '0'), ID_LENGTH, EXPIRY_DIGITS, 'latin1');
-  return Buffer.concat([head, bytes]);
+  head.write(expiry, ID_LENGTH, EXPIRY_DIGITS, 'latin1');
+  return Buffer.concat([head, value]);
 }
 
 /**

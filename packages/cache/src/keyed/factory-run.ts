@@ -6,8 +6,7 @@ import { cacheFill } from './cache-hooks.js';
 import type { KeyedRead } from './events.js';
 import type { FillHost, StaleValue } from './fill-host.js';
 import { type Factory, type GetOrSetOptions, checkTags, lifetime, nonNegative } from './options.js';
-import { admitOwned } from './read-mode.js';
-import { writeEntry } from './write-entry.js';
+import { encodeCapped, writeEntry } from './write-entry.js';
 
 /**
  * Runs the factory for `key` under the call's soft and hard timeouts and writes what it answers.
@@ -45,7 +44,8 @@ export async function runFactory<T>(
     const value = await factory(ctx);
     const lifetimes = { ttl, grace: nonNegative('grace', options.grace, o.grace) };
     if (token === null) {
-      host.admit(key, admitOwned(o.read, value, () => o.codec.decode(Buffer.from(o.codec.encode(value)))), version, lifetimes, tags, flight);
+      const encoded = encodeCapped(host, key, value);
+      host.admit(key, host.copies.owned(value, encoded), version, lifetimes, tags, flight);
       host.counters.fallbacks++;
       return { value, source: 'fallback-fill', version: undefined };
     }

@@ -5,6 +5,9 @@ import type { KeyedCounters, KeyedRead, NamespaceEvents } from './events.js';
 import type { L2Guard } from './l2-guard.js';
 import type { Entry } from './lru.js';
 import type { ResolvedNamespace } from './options.js';
+import type { L2Reads } from './l2-reads.js';
+import type { MissMeter } from './miss-meter.js';
+import type { Held, Copies } from './read-mode.js';
 import type { ScriptBatch } from './script-batch.js';
 import type { Waiters } from './waiters.js';
 
@@ -33,6 +36,12 @@ export interface FillHost<T> {
   readonly now: () => number;
   readonly guard: L2Guard;
   readonly scripts: ScriptBatch;
+  /** Plain reads, batched into one `MGET` per tick. */
+  readonly reads: L2Reads;
+  /** Whether an L1 miss reads plainly first or takes the lease read at once. */
+  readonly misses: MissMeter;
+  /** The read mode: what L1 keeps and what each caller gets. */
+  readonly copies: Copies<T>;
   readonly counters: KeyedCounters;
   readonly waiters: Waiters;
   /** Whether a coherence log wakes lease waiters; without one they poll. */
@@ -44,7 +53,7 @@ export interface FillHost<T> {
   /** Puts a frame read from L2 into L1 (unless news made it stale) and answers its value. */
   admitFrame(key: string, frame: EntryFrame, flight: Flight | undefined): T;
   /** Puts a value this process holds into L1 (unless news made it stale). */
-  admit(key: string, value: T, version: BrandedId, lifetimes: Lifetimes, tags: readonly string[], flight: Flight | null): void;
+  admit(key: string, held: Held<T>, version: BrandedId, lifetimes: Lifetimes, tags: readonly string[], flight: Flight | null): void;
   /** Serves a stale value in grace, counted and reported with `reason`. */
   stale(key: string, value: T, version: BrandedId, reason: NamespaceEvents['stale']['reason']): KeyedRead<T>;
   /** Serves an L1 entry because L2 is unreachable (outage mode). */

@@ -1,16 +1,20 @@
 import { cacheEntryKey, transitions } from '@echo/protocol';
-import { randomBytes } from 'node:crypto';
 import { FactoryTimeoutError } from '../errors.js';
 import type { Flight } from '../single-flight.js';
 import { decodeEntryFrame } from './entry-frame.js';
 import type { KeyedRead } from './events.js';
 import { runFactory } from './factory-run.js';
+import { nextLeaseToken } from './lease-token.js';
 import type { FillHost, StaleValue } from './fill-host.js';
 import type { Factory, GetOrSetOptions } from './options.js';
 
 /**
- * One load of `key` across every process (the single flight's body). Each round is one
- * `cache_read` that answers a fresh frame, or hands this caller the key's L2 lease (it then runs
+ * One load of `key` across every process (the single flight's body). It reads first without the
+ * lease (the tick's plain reads share one `MGET`, answered as buffers): a fresh entry costs what
+ * `GET` costs. Only a missing entry, or one past its soft expiry, goes on to the lease rounds. Where
+ * recent reads mostly missed (a cold keyspace), the plain read is skipped: the lease read answers a
+ * fresh entry as well, and a miss then costs two round trips (lease, fill) instead of three. Each
+ * round is one `cache_read` that answers a fresh frame, or hands this caller the key's L2 lease (it then runs
  * the factory), or says another process holds it (this caller waits for that fill's coherence
  * entry, or the lease's expiry, and asks again). A stale value in grace is served instead of
  * waiting. With L2 unreachable in the outage mode, an L1 value in grace is served, else the factory
@@ -22,9 +26,26 @@ export async function loadThroughLease<T>(host: FillHost<T>, key: string, factor
   const o = host.options;
   const local = host.peek(key);
   const now = host.now();
-  let stale: StaleValue<T> | undefined = local !== undefined && now < local.graceUntil ? local : undefined;
+  let stale: StaleValue<T> | undefined = local !== undefined && now < local.graceUntil ? { value: host.copies.out(local), version: local.version } : undefined;
   if (options.forceFresh === true) return runFactory(host, key, factory, options, flight, undefined, '');
-  const token = randomBytes(9).toString('base64url');
+  if (!host.misses.mostlyMissing) {
+    let first: Buffer | null;
+    try {
+      first = await host.guard.call('get', () => host.reads.read(cacheEntryKey(host.name, key)));
+    } catch (error) {
+      if (!host.guard.fallsBack) throw error;
+      if (stale !== undefined && local !== undefined) return host.fallback(key, local);
+      return runFactory(host, key, factory, options, flight, undefined, null);
+    }
+    const frame = first === null ? undefined : decodeEntryFrame(cacheEntryKey(host.name, key), first);
+    const fresh = frame !== undefined && (frame.expiresAt === 0 || frame.expiresAt > host.now());
+    host.misses.saw(fresh);
+    if (fresh) {
+      host.counters.l2Hits++;
+      return { value: host.admitFrame(key, frame, flight), source: 'l2', version: frame.version };
+    }
+  }
+  const token = nextLeaseToken();
   const hard = options.timeouts?.hard;
   const deadline = now + (hard ?? o.leaseMs * 3);
   const hex = o.codec.binary === true;
@@ -39,6 +60,7 @@ export async function loadThroughLease<T>(host: FillHost<T>, key: string, factor
       return runFactory(host, key, factory, options, flight, undefined, null);
     }
     const frame = reply.frame === null ? undefined : decodeEntryFrame(cacheEntryKey(host.name, key), reply.frame, hex);
+    if (!waited) host.misses.saw(reply.status === 'fresh');
     if (reply.status === 'fresh' && frame !== undefined) {
       const value = host.admitFrame(key, frame, flight);
       if (waited) host.counters.peerFills++;

@@ -3,7 +3,13 @@ import { cacheEvict } from './cache-hooks.js';
 
 /** An L1 entry of a keyed namespace. Times are Unix ms, like the L2 frame's expiry. */
 export interface Entry<T> {
-  readonly value: T;
+  /** The value; under `frozen`, not yet decoded while `encoded` is set (see read-mode.ts). */
+  value: T;
+  /**
+   * The value's encoding: under `clone`, what each hit decodes afresh; under `frozen`, a written
+   * value not yet decoded (the first hit decodes and freezes it, and clears this).
+   */
+  encoded: string | Buffer | undefined;
   readonly version: BrandedId;
   /** Fresh until this instant; `Infinity` for an entry without expiry. */
   readonly expiresAt: number;

@@ -1,14 +1,4 @@
-import {
-  type BrandedId,
-  type Connection,
-  TypedEmitter,
-  assertCacheEntryKey,
-  assertCacheTag,
-  cacheEntryKey,
-  execute,
-  mintId,
-  transitions,
-} from '@echo/protocol';
+import { type BrandedId, type Connection, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
 import { newer } from '../coherence/message.js';
 import { NoSuchCacheError } from '../errors.js';
 import { type Flight, Flights } from '../single-flight.js';
@@ -24,8 +14,10 @@ import { L2Reads } from './l2-reads.js';
 import { loadThroughLease } from './lease-load.js';
 import { ScriptBatch } from './script-batch.js';
 import { type Entry, RecencyL1 } from './lru.js';
-import { type Factory, type GetOrSetOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
-import { admitDecoded, handOut } from './read-mode.js';
+import { checkDelete, checkDeleteByTag, checkGet, checkGetOrSet, checkWrite } from '../option-checks.js';
+import { type Factory, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
+import { MissMeter } from './miss-meter.js';
+import { Copies, type Held } from './read-mode.js';
 import { Waiters } from './waiters.js';
 import { writeEntry } from './write-entry.js';
 
@@ -58,6 +50,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   readonly #waiters = new Waiters();
   readonly #guard: L2Guard;
   readonly #fill: FillHost<T>;
+  readonly #copies: Copies<T>;
   #log: CoherenceLog | null = null;
   #sweeper: NodeJS.Timeout | undefined;
   /** Unix ms since which the coherence feed may have missed entries; 0 while it is trusted. */
@@ -70,6 +63,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#o = options;
     this.#rt = runtime;
     this.#l1 = new RecencyL1(options.maxSize, options.name);
+    this.#copies = new Copies(options.codec, options.read, options.l1);
     this.#reads = new L2Reads(runtime.connection);
     this.#scripts = new ScriptBatch(runtime.connection);
     this.#guard = new L2Guard(options.outage, runtime.now, {
@@ -110,7 +104,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /** The value at `key`: fresh from L1 or L2, or stale within its grace; `undefined` when absent. */
-  get(key: string): Promise<T | undefined> {
+  get(key: string, options?: NoOptions): Promise<T | undefined> {
+    // Options go the long way, so a refused one rejects rather than throws.
+    if (options !== undefined) return this.getEntry(key, options).then((read) => read?.value);
     // The hit path allocates nothing but the promise: a key found in L1 was checked when it went in.
     const entry = this.#l1.get(key);
     if (entry !== undefined && !this.#stopped && this.#rt.now() < entry.expiresAt && this.#trusted(entry)) {
@@ -118,13 +114,14 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       this.#counters.hits++;
       cacheHit(this.name, key, 'l1');
       if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-      return Promise.resolve(this.#o.read === 'clone' ? handOut('clone', entry.value) : entry.value);
+      return Promise.resolve(entry.encoded === undefined ? entry.value : this.#copies.out(entry));
     }
     return this.getEntry(key).then((read) => read?.value);
   }
 
   /** Like {@link get}, with the source and version. */
-  async getEntry(key: string): Promise<KeyedRead<T> | undefined> {
+  async getEntry(key: string, options?: NoOptions): Promise<KeyedRead<T> | undefined> {
+    checkGet(options);
     this.#live();
     assertCacheEntryKey(key);
     const entry = this.#l1.get(key);
@@ -147,7 +144,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     if (decoded.expiresAt !== 0 && decoded.expiresAt <= now) return this.#stale(key, value, decoded.version, 'refreshing');
     this.#counters.l2Hits++;
     cacheHit(this.name, key, 'l2');
-    return { value: handOut(this.#o.read, value), source: 'l2', version: decoded.version };
+    return { value, source: 'l2', version: decoded.version };
   }
 
   /** Reads many keys; absent ones answer `undefined`. Their L2 reads go out as one `MGET`. */
@@ -156,8 +153,8 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /** True when `key` holds a value, fresh or in grace. */
-  async has(key: string): Promise<boolean> {
-    return (await this.getEntry(key)) !== undefined;
+  async has(key: string, options?: NoOptions): Promise<boolean> {
+    return (await this.getEntry(key, options)) !== undefined;
   }
 
   /**
@@ -179,6 +176,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
 
   /** Like {@link getOrSet}, with the source and version. */
   async getOrSetEntry(key: string, factory: Factory<T>, options: GetOrSetOptions = {}): Promise<KeyedRead<T>> {
+    checkGetOrSet(options);
+    // Checked before anything is read: a bad lifetime must not leave a lease behind.
+    if (options.ttl !== undefined || options.grace !== undefined) this.#lifetimes(options);
     this.#live();
     assertCacheEntryKey(key);
     if (typeof factory !== 'function') throw new TypeError('factory must be a function');
@@ -190,7 +190,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     const running = this.#flights.join(key);
     if (running !== undefined) {
       this.#counters.coalesced++;
-      return running.then((read) => ({ ...read, value: handOut(this.#o.read, read.value) }));
+      return running.then((read) => ({ ...read, value: this.#copies.joined(read.value) }));
     }
     const checked = { ...options, tags: checkTags(options.tags), timeouts: { ...this.#o.timeouts, ...checkTimeouts(options.timeouts) } };
     return this.#flights.start(key, (flight) => loadThroughLease(this.#fill, key, factory, checked, flight));
@@ -198,6 +198,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
 
   /** Writes `value` to both tiers and tells every process; newer wins everywhere. */
   async set(key: string, value: T, options: WriteOptions = {}): Promise<void> {
+    checkWrite(options);
     this.#live();
     assertCacheEntryKey(key);
     await writeEntry(this.#fill, key, value, this.#lifetimes(options), checkTags(options.tags), '', mintId(VERSION_KIND), null);
@@ -209,12 +210,13 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /** Deletes `key` here first, then in L2 with its coherence entry. @throws L2UnavailableError (outage mode) after the local delete. */
-  async delete(key: string): Promise<boolean> {
-    return (await this.deleteMany([key])) > 0;
+  async delete(key: string, options?: NoOptions): Promise<boolean> {
+    return (await this.deleteMany([key], options)) > 0;
   }
 
   /** Deletes keys here first, then in L2 in one step; answers how many L2 held. */
-  async deleteMany(keys: readonly string[]): Promise<number> {
+  async deleteMany(keys: readonly string[], options?: NoOptions): Promise<number> {
+    checkDelete(options);
     this.#live();
     for (const key of keys) assertCacheEntryKey(key);
     if (keys.length === 0) return 0;
@@ -224,7 +226,8 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /** Deletes every entry written with `tag`, here first, then in L2; answers how many L2 held. */
-  async deleteByTag(tag: string): Promise<number> {
+  async deleteByTag(tag: string, options?: NoOptions): Promise<number> {
+    checkDeleteByTag(options);
     this.#live();
     assertCacheTag(tag);
     for (const [key, entry] of this.#l1.entries()) if (entry.tags.includes(tag)) this.#drop(key);
@@ -240,20 +243,17 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
 
   /** Counters, L1 state, the log reader's and the breaker's. */
   stats(): NamespaceStats {
-    return {
-      ...this.#counters,
-      size: this.#l1.size,
-      evictions: this.#l1.evictions,
-      expired: this.#l1.expired,
-      log: this.#log?.stats() ?? null,
-      breaker: this.#guard.breaker?.state ?? null,
-      breakerOpens: this.#guard.breaker?.opens ?? 0,
-    };
+    const { size, evictions, expired } = this.#l1;
+    const breaker = this.#guard.breaker;
+    return { ...this.#counters, size, evictions, expired, log: this.#log?.stats() ?? null, breaker: breaker?.state ?? null, breakerOpens: breaker?.opens ?? 0 };
   }
 
   /** The L1 entry for `key`, live or not, without counting a read. For tests and diagnostics. */
   peek(key: string): Readonly<Entry<T>> | undefined {
-    return this.#l1.get(key);
+    const entry = this.#l1.get(key);
+    // A frozen value not yet read is decoded now, so what is peeked is what a hit would see.
+    if (entry?.encoded !== undefined && this.#o.read === 'frozen') this.#copies.out(entry);
+    return entry;
   }
 
   get stopped(): boolean {
@@ -278,20 +278,20 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#counters.hits++;
     cacheHit(this.name, key, 'l1');
     if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-    return { value: this.#o.read === 'clone' ? handOut('clone', entry.value) : entry.value, source: 'hit', version: entry.version };
+    return { value: entry.encoded === undefined ? entry.value : this.#copies.out(entry), source: 'hit', version: entry.version };
   }
 
   #stale(key: string, value: T, version: BrandedId, reason: NamespaceEvents['stale']['reason']): KeyedRead<T> {
     this.#counters.staleServed++;
     cacheStale(this.name, key);
     this.emit('stale', { key, reason });
-    return { value: handOut(this.#o.read, value), source: 'stale', version };
+    return { value, source: 'stale', version };
   }
 
   #fallback(key: string, entry: Entry<T>): KeyedRead<T> {
     this.#counters.fallbacks++;
     this.emit('stale', { key, reason: 'outage' });
-    return { value: handOut(this.#o.read, entry.value), source: 'fallback-l1', version: entry.version };
+    return { value: this.#copies.out(entry), source: 'fallback-l1', version: entry.version };
   }
 
   #trusted(entry: Entry<T>): boolean {
@@ -301,17 +301,17 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   #admitFrame(key: string, frame: EntryFrame, flight: Flight | undefined): T {
-    const value = admitDecoded(this.#o.read, this.#o.codec.decode(frame.bytes));
+    const { value, encoded } = this.#copies.fromL2(frame.bytes);
     const now = this.#rt.now();
     const expiresAt = frame.expiresAt === 0 ? Infinity : frame.expiresAt;
-    this.#put(key, { value, version: frame.version, expiresAt, graceUntil: expiresAt === Infinity ? Infinity : expiresAt + this.#o.grace, admittedAt: now, tags: [], used: false }, flight);
+    this.#put(key, { value, encoded, version: frame.version, expiresAt, graceUntil: expiresAt === Infinity ? Infinity : expiresAt + this.#o.grace, admittedAt: now, tags: [], used: false }, flight);
     return value;
   }
 
-  #admit(key: string, value: T, version: BrandedId, lifetimes: Lifetimes, tags: readonly string[], flight: Flight | null): void {
+  #admit(key: string, held: Held<T>, version: BrandedId, lifetimes: Lifetimes, tags: readonly string[], flight: Flight | null): void {
     const now = this.#rt.now();
     const expiresAt = now + lifetimes.ttl;
-    this.#put(key, { value, version, expiresAt, graceUntil: expiresAt + lifetimes.grace, admittedAt: now, tags, used: false }, flight ?? undefined);
+    this.#put(key, { value: held.value, encoded: held.encoded, version, expiresAt, graceUntil: expiresAt + lifetimes.grace, admittedAt: now, tags, used: false }, flight ?? undefined);
   }
 
   #put(key: string, entry: Entry<T>, flight: Flight | undefined): void {
@@ -367,13 +367,16 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       now: () => this.#rt.now(),
       guard: this.#guard,
       scripts: this.#scripts,
+      reads: this.#reads,
+      copies: this.#copies,
+      misses: new MissMeter(),
       counters: this.#counters,
       waiters: this.#waiters,
       hasLog: () => this.#log !== null,
       peek: (key) => this.#l1.get(key),
       live: () => this.#live(),
       admitFrame: (key, frame, flight) => this.#admitFrame(key, frame, flight),
-      admit: (key, value, version, lifetimes, tags, flight) => this.#admit(key, value, version, lifetimes, tags, flight),
+      admit: (key, held, version, lifetimes, tags, flight) => this.#admit(key, held, version, lifetimes, tags, flight),
       stale: (key, value, version, reason) => this.#stale(key, value, version, reason),
       fallback: (key, entry) => this.#fallback(key, entry),
       filled: (event) => {

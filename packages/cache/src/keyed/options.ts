@@ -1,4 +1,5 @@
-import { InvalidArgumentError, assertCacheTable, assertCacheTag } from '@echo/protocol';
+import { InvalidArgumentError, assertCacheTable, assertCacheTag, resolveValueLimit } from '@echo/protocol';
+import { checkNamespace, checkOutageShape, checkTimeoutShape } from '../option-checks.js';
 import { type CacheCodec, jsonCodec } from '../codec.js';
 import type { OutageOptions } from './breaker.js';
 import { READ_MODES, type ReadMode } from './read-mode.js';
@@ -24,6 +25,12 @@ export interface WriteOptions {
   /** Tags for {@link Namespace.deleteByTag}. */
   readonly tags?: readonly string[];
 }
+
+/**
+ * The options of a verb that takes none yet (`get`, `has`, `delete`, `deleteByTag`): any key is
+ * refused with `UnknownOptionError`, with a hint for bentocache's names.
+ */
+export type NoOptions = Readonly<Record<string, never>>;
 
 /** Per-call options of `getOrSet`. */
 export interface GetOrSetOptions extends WriteOptions {
@@ -73,6 +80,11 @@ export interface NamespaceOptions<T> {
   readonly sweepMs?: number;
   /** Opt into the outage mode: L2 errors and stalls fall back to L1, grace and the factory. Default off. */
   readonly outage?: boolean | OutageOptions;
+  /**
+   * The most bytes one encoded value may take; a larger `set` or factory answer throws
+   * `ValueTooLargeError` and writes nothing. `Infinity` for no cap. Default 1 MiB.
+   */
+  readonly maxValueBytes?: number;
 }
 
 /** A namespace declaration with defaults applied. */
@@ -90,19 +102,20 @@ export interface ResolvedNamespace<T> {
   readonly logMaxLen: number;
   readonly sweepMs: number;
   readonly outage: Required<OutageOptions> | null;
+  readonly maxValueBytes: number;
 }
-
-const FIELDS = new Set(['name', 'codec', 'ttl', 'grace', 'timeouts', 'leaseMs', 'maxSize', 'read', 'l1', 'coherence', 'logMaxLen', 'sweepMs', 'outage']);
 
 /**
  * Checks a namespace declaration and applies its defaults; unknown fields are refused.
  *
- * @throws InvalidNameError for a bad name; InvalidArgumentError for any other bad field.
+ * @throws InvalidNameError for a bad name; UnknownOptionError for a key that is not an option;
+ *   InvalidArgumentError for any other bad field.
  */
 export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNamespace<T> {
   const raw: unknown = options;
-  if (typeof raw !== 'object' || raw === null) throw new InvalidArgumentError('options', 'must be an object');
-  for (const field of Object.keys(options)) if (!FIELDS.has(field)) throw new InvalidArgumentError(`options.${field}`, 'is not a namespace option');
+  if (typeof raw === 'string') throw new InvalidArgumentError('namespace options', `must be an object: cache.namespace({ name: ${JSON.stringify(raw)} })`);
+  if (typeof raw !== 'object' || raw === null) throw new InvalidArgumentError('namespace options', 'must be an object');
+  checkNamespace(options);
   assertCacheTable(options.name);
   const codec = options.codec ?? jsonCodec<T>();
   if (typeof codec.encode !== 'function' || typeof codec.decode !== 'function') throw new InvalidArgumentError('codec', 'must have encode and decode functions');
@@ -111,7 +124,9 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
   const outage = options.outage ?? false;
   let resolvedOutage: Required<OutageOptions> | null = null;
   if (outage !== false) {
+    if (outage !== true && (typeof outage !== 'object' || (outage as unknown) === null)) throw new InvalidArgumentError('outage', 'must be a boolean or an object');
     const o: OutageOptions = outage === true ? {} : outage;
+    checkOutageShape(o);
     resolvedOutage = {
       l2TimeoutMs: positive('outage.l2TimeoutMs', o.l2TimeoutMs, 250),
       failures: positive('outage.failures', o.failures, 3),
@@ -132,13 +147,15 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
     logMaxLen: positive('logMaxLen', options.logMaxLen, 10_000),
     sweepMs: positive('sweepMs', options.sweepMs, 1000),
     outage: resolvedOutage,
+    maxValueBytes: resolveValueLimit('maxValueBytes', options.maxValueBytes),
   };
 }
 
 /** Checks per-call timeouts. */
 export function checkTimeouts(timeouts: Timeouts | undefined): Timeouts {
   if (timeouts === undefined) return {};
-  if (typeof timeouts !== 'object') throw new InvalidArgumentError('timeouts', 'must be an object');
+  if (typeof timeouts !== 'object' || (timeouts as unknown) === null) throw new InvalidArgumentError('timeouts', 'must be an object: { soft, hard } in milliseconds');
+  checkTimeoutShape(timeouts);
   return {
     ...(timeouts.soft !== undefined ? { soft: nonNegative('timeouts.soft', timeouts.soft, 0) } : {}),
     ...(timeouts.hard !== undefined ? { hard: positive('timeouts.hard', timeouts.hard, 1) } : {}),
@@ -159,14 +176,21 @@ export function lifetime(field: string, value: unknown, fallback: number): numbe
   return positive(field, value, fallback);
 }
 
+/** A duration string such as bentocache's `'1h'` is refused with the unit we take. */
+function notDuration(field: string, value: unknown): void {
+  if (typeof value === 'string') throw new InvalidArgumentError(field, `is milliseconds as a number here, not a duration string (${JSON.stringify(value)}); e.g. 3_600_000 for '1h'`);
+}
+
 export function positive(field: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
+  notDuration(field, value);
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new InvalidArgumentError(field, 'must be a positive integer');
   return value;
 }
 
 export function nonNegative(field: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
+  notDuration(field, value);
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new InvalidArgumentError(field, 'must be a non-negative integer');
   return value;
 }

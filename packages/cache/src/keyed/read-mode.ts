@@ -1,10 +1,16 @@
+import { type CacheCodec, jsonCodec } from '../codec.js';
+
 /**
  * What an L1 hit hands back (cache-side safety of shared objects):
  * - `frozen` (default): the stored value is deep-frozen when admitted, and every hit returns it; a
  *   caller that tries to mutate it gets a TypeError in strict mode instead of changing everyone's copy.
  *   Costs once per admission, nothing per hit.
- * - `clone`: every hit returns a `structuredClone`; the caller may mutate freely. Costs per hit.
+ * - `clone`: every hit returns a fresh copy, decoded from the encoding L1 keeps beside the value
+ *   (`JSON.parse` of the stored text for the default codec); the caller may mutate freely.
  * - `shared`: the stored object itself, as most in-memory caches do. Fastest, and unsafe to mutate.
+ *
+ * Without an L1 (`l1: false`) nothing is kept, so a value read from L2 is its caller's alone and is
+ * neither frozen nor copied; only callers that share one load get copies.
  */
 export type ReadMode = 'frozen' | 'clone' | 'shared';
 
@@ -22,22 +28,82 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/**
- * What goes into L1 for a value the caller still holds (`set`, a factory's answer): under `frozen`,
- * a copy made through the codec (what other processes will decode from L2), frozen, so the
- * caller's own object stays theirs to mutate.
- */
-export function admitOwned<T>(mode: ReadMode, value: T, roundTrip: () => T): T {
-  if (mode !== 'frozen' || typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return value;
-  return deepFreeze(roundTrip());
+/** What L1 holds of a value: the value, or (clone mode, or a frozen value not yet read) its encoding. */
+export interface Held<T> {
+  value: T;
+  encoded?: string | Buffer | undefined;
 }
 
-/** What goes into L1 for a value decoded from L2, which no caller holds yet. */
-export function admitDecoded<T>(mode: ReadMode, value: T): T {
-  return mode === 'frozen' ? deepFreeze(value) : value;
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !ArrayBuffer.isView(value);
 }
 
-/** What a hit hands out. */
-export function handOut<T>(mode: ReadMode, value: T): T {
-  return mode === 'clone' && typeof value === 'object' && value !== null ? structuredClone(value) : value;
+/** One namespace's read mode: what goes into L1 and what each caller gets out. */
+export class Copies<T> {
+  readonly #codec: CacheCodec<T>;
+  readonly #mode: ReadMode;
+  readonly #l1: boolean;
+  /** The default codec's text is kept as a string, so a clone-mode hit is one `JSON.parse`. */
+  readonly #text: boolean;
+
+  constructor(codec: CacheCodec<T>, mode: ReadMode, l1: boolean) {
+    this.#codec = codec;
+    this.#mode = mode;
+    this.#l1 = l1;
+    this.#text = codec === jsonCodec<T>();
+  }
+
+  /** True when every hit copies (clone mode with an L1). */
+  get copies(): boolean {
+    return this.#mode === 'clone' && this.#l1;
+  }
+
+  /**
+   * Decodes a frame's value bytes read from L2. The answer's `value` may be handed to the reader as
+   * it is: under `frozen` it is frozen (L1 shares it), under `clone` L1 hands out copies of
+   * `encoded`, and without an L1 nobody else holds it.
+   */
+  fromL2(bytes: Buffer): Held<T> {
+    if (this.copies) {
+      const encoded = this.#text ? bytes.toString('utf8') : Buffer.from(bytes);
+      return { value: this.#decode(encoded), encoded };
+    }
+    const value = this.#codec.decode(bytes);
+    return { value: this.#mode === 'frozen' && this.#l1 ? deepFreeze(value) : value };
+  }
+
+  /**
+   * What L1 keeps of a value its caller still holds (`set`, a factory's answer): under `clone`, the
+   * encoding hits decode from; under `frozen`, the encoding too, decoded into a frozen copy by the
+   * first hit (what other processes will read), so the caller's object stays theirs and a value
+   * written but never read here costs no decode. The held `value` is the caller's object until then,
+   * and is never handed out.
+   */
+  owned(value: T, encoded: string | Buffer): Held<T> {
+    if (this.copies || (this.#mode === 'frozen' && isObject(value))) return { value, encoded };
+    return { value };
+  }
+
+  /** What a hit on a held entry hands out (a frozen entry not yet decoded is decoded once, here). */
+  out(held: Held<T>): T {
+    if (held.encoded === undefined) return this.#mode === 'clone' && isObject(held.value) ? structuredClone(held.value) : held.value;
+    if (this.#mode === 'clone') return this.#decode(held.encoded);
+    held.value = deepFreeze(this.#decode(held.encoded));
+    held.encoded = undefined;
+    return held.value;
+  }
+
+  /**
+   * What a caller that joined another caller's load gets: its own copy where the value is not frozen
+   * (clone mode, or no L1 to freeze for), else the shared value.
+   */
+  joined(value: T): T {
+    if (this.#mode === 'shared' || (this.#mode === 'frozen' && this.#l1) || !isObject(value)) return value;
+    return structuredClone(value);
+  }
+
+  #decode(encoded: string | Buffer): T {
+    if (typeof encoded === 'string') return this.#text ? (JSON.parse(encoded) as T) : this.#codec.decode(Buffer.from(encoded, 'utf8'));
+    return this.#codec.decode(encoded);
+  }
 }

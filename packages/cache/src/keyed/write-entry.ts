@@ -1,8 +1,7 @@
-import { type BrandedId, transitions } from '@echo/protocol';
+import { type BrandedId, checkValueSize, transitions } from '@echo/protocol';
 import type { Flight } from '../single-flight.js';
 import { encodeEntryFrame } from './entry-frame.js';
 import type { FillHost, Lifetimes } from './fill-host.js';
-import { admitOwned } from './read-mode.js';
 
 /**
  * Writes `value` to L2 (one `cache_write`, which also appends its coherence entry; under `token`
@@ -22,18 +21,28 @@ export async function writeEntry<T>(
 ): Promise<void> {
   const o = host.options;
   const expiresAt = lifetimes.ttl === Infinity ? 0 : host.now() + lifetimes.ttl;
-  const encoded = o.codec.encode(value);
+  const encoded = encodeCapped(host, key, value);
   const frame = encodeEntryFrame(version, expiresAt, encoded);
-  const owned = (): T => admitOwned(o.read, value, () => o.codec.decode(typeof encoded === 'string' ? Buffer.from(encoded) : encoded));
+  // Without an L1 nothing is kept, so no copy is made.
+  const admit = (): void => {
+    if (o.l1) host.admit(key, host.copies.owned(value, encoded), version, lifetimes, tags, flight);
+  };
   const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
   const written = await host.guard.write(
     'set',
     () => host.scripts.send(transitions.cacheWrite({ namespace: host.name, key, frame, px, token, maxlen: o.logMaxLen, tags })),
-    () => host.admit(key, owned(), version, lifetimes, tags, flight),
+    admit,
   );
   if (!written) {
     host.counters.fillsRefused++;
     return;
   }
-  host.admit(key, owned(), version, lifetimes, tags, flight);
+  admit();
+}
+
+/** The value's bytes for L2, refused over the namespace's cap before anything is written. */
+export function encodeCapped<T>(host: FillHost<T>, key: string, value: T): Buffer | string {
+  const encoded = host.options.codec.encode(value);
+  checkValueSize(`cache value for ${host.name}/${key}`, encoded, host.options.maxValueBytes);
+  return encoded;
 }

@@ -1,0 +1,93 @@
+import { type OptionCheck, strictOptions } from '@echo/protocol';
+
+/*
+ * What each public entry point of the cache accepts, checked before anything is read or written:
+ * a key the API does not know is an error, never ignored. Foreign names that bentocache users
+ * bring (and a few spellings of our own options) carry a sentence naming what to write here.
+ */
+
+const MS = 'milliseconds as a number (3_600_000 for 1h)';
+
+/** Hints shared by every keyed entry point: bentocache's per-call and cache-wide options. */
+const BENTO: Readonly<Record<string, string>> = {
+  skipBusNotify: 'every write here carries its own coherence entry in the same script, so there is no bus notification to skip',
+  skipL2Write: 'every write here goes to L2 with its coherence entry; for a process-local value keep it in a Map, or declare a namespace with coherence: false',
+  lockTimeout: 'the cross-process load lease is leaseMs (declared on the namespace); waiting callers give up at timeouts.hard',
+  suppressL2Errors: "L2 errors fall back to L1, grace and the factory under the namespace's outage option (outage: true or { l2TimeoutMs, failures, openMs })",
+  gracePeriod: `grace is the option here (${MS} after ttl during which a stale value may be served)`,
+  graceBackoff: 'a failed refresh in grace is retried by the next read here; there is no backoff option',
+  timeout: 'the soft factory timeout is timeouts: { soft } here (milliseconds)',
+  hardTimeout: 'the hard factory timeout is timeouts: { hard } here (milliseconds)',
+  earlyExpiration: 'refresh-ahead is grace plus timeouts: { soft: 0 } here: a stale value is served while one refresh runs',
+  serialize: "values are encoded by the namespace's codec; an L1 hit's copy is chosen by read: 'frozen' | 'clone' | 'shared'",
+  serializer: "values are encoded by the namespace's codec option (default JSON)",
+  l2: 'a namespace always uses L2 (Redis); l1: false turns the in-process tier off',
+  driver: 'the L2 is the Redis connection given to Cache.open ({ connection } or { connect })',
+  stores: 'the L2 is the Redis connection given to Cache.open ({ connection } or { connect }); there are no named stores',
+  prefix: "the namespace's name is its L2 prefix (ecc:{<name>}:); pass it as name",
+  key: 'the key is the first argument here: get(key), getOrSet(key, factory, options)',
+  factory: 'the factory is the second argument here: getOrSet(key, factory, options)',
+  defaultValue: 'get answers undefined for a missing key; write get(key) ?? fallback',
+  onFactoryError: "a failed factory emits 'factory-error' on the namespace (ns.on('factory-error', ...))",
+  logger: 'the cache reports through events (ns.on(...)) and tracing hooks, not a logger option',
+  namespace: 'open a namespace with cache.namespace({ name, ... }) and call its verbs',
+};
+
+function check(where: string, known: readonly string[], extra: Readonly<Record<string, string>> = {}): OptionCheck {
+  return strictOptions(where, { known, hints: { ...BENTO, ...extra } });
+}
+
+/** `Cache.open`. */
+export const checkOpen = check('Cache.open options', ['connection', 'connect', 'now', 'random', 'wallNow'], {
+  url: "a URL goes in connect: Cache.open({ connect: 'redis://...' })",
+  redis: 'pass { connect: url | ConnectOptions } or { connection } (an open Connection)',
+  ttl: 'ttl is declared per namespace here: cache.namespace({ name, ttl })',
+  grace: 'grace is declared per namespace here: cache.namespace({ name, grace })',
+});
+
+/** `cache.namespace`. */
+export const checkNamespace = check(
+  'namespace options',
+  ['name', 'codec', 'ttl', 'grace', 'timeouts', 'leaseMs', 'maxSize', 'read', 'l1', 'coherence', 'logMaxLen', 'sweepMs', 'outage', 'maxValueBytes'],
+  { maxItems: 'the L1 bound is maxSize (entries)', maxEntrySize: 'the cap on one encoded value is maxValueBytes (bytes)' },
+);
+
+/** The namespace's and a call's `timeouts`. */
+export const checkTimeoutShape = check('timeouts', ['soft', 'hard'], {
+  timeout: 'the soft timeout is soft here (milliseconds)',
+  hardTimeout: 'the hard timeout is hard here (milliseconds)',
+});
+
+/** The namespace's `outage`. */
+export const checkOutageShape = check('outage', ['l2TimeoutMs', 'failures', 'openMs']);
+
+/** `set` / `setForever`. */
+export const checkWrite = check('set options', ['ttl', 'grace', 'tags'], {
+  timeouts: 'timeouts apply to a factory: pass them to getOrSet',
+  forceFresh: 'forceFresh applies to a factory: pass it to getOrSet',
+});
+
+/** `getOrSet` / `getOrSetEntry` / `getOrSetForever`. */
+export const checkGetOrSet = check('getOrSet options', ['ttl', 'grace', 'tags', 'timeouts', 'forceFresh']);
+
+const WRITE_SETS_TTL = { ttl: 'ttl is set by the write: set(key, value, { ttl }) or getOrSet(key, factory, { ttl })' };
+
+/** `get`, `getEntry`, `has`: no options, so any key is refused. */
+export const checkGet = check('get options', [], WRITE_SETS_TTL);
+
+/** `delete`, `deleteMany`: no options. */
+export const checkDelete = check('delete options', [], WRITE_SETS_TTL);
+
+/** `deleteByTag`: no options. */
+export const checkDeleteByTag = check('deleteByTag options', [], { tags: 'deleteByTag takes one tag: deleteByTag(tag); call it once per tag' });
+
+/** `cache.declare` (a table spec). */
+export const checkDeclare = strictOptions('declare spec', {
+  known: ['name', 'kind', 'loader', 'ttlMs', 'jitter', 'maxSize', 'sweepMs', 'coherence', 'ringCapacity', 'codec', 'maxValueBytes'],
+  hints: {
+    ttl: 'a table takes ttlMs (milliseconds)',
+    factory: 'a table loads through loader: (id) => value',
+    grace: 'tables have no grace; a keyed namespace has (cache.namespace({ name, grace }))',
+    tags: 'tables have no tags; a keyed namespace has (set(key, value, { tags }))',
+  },
+});

@@ -1,0 +1,133 @@
+import type { Connection } from '@echo/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cache } from '../src/index.js';
+import { connect, tableName, until } from './helpers.js';
+
+let connA: Connection;
+let connB: Connection;
+let cacheA: Cache;
+let cacheB: Cache;
+beforeAll(async () => {
+  [connA, connB] = await Promise.all([connect(), connect()]);
+  cacheA = await Cache.open({ connection: connA });
+  cacheB = await Cache.open({ connection: connB });
+});
+afterAll(async () => {
+  await Promise.all([cacheA.close(), cacheB.close()]);
+  await Promise.all([connA.close(), connB.close()]);
+});
+
+describe('the read path off L1', () => {
+  it('a getOrSet that finds fresh entries in L2 costs one MGET for the whole tick, and no script', async () => {
+    const name = tableName('l2p');
+    const writer = await cacheA.namespace<{ n: number }>({ name });
+    await Promise.all(Array.from({ length: 50 }, (_, i) => writer.set(`k${String(i)}`, { n: i })));
+    const reader = await cacheB.namespace<{ n: number }>({ name, l1: false });
+    const before = connB.stats();
+    let loads = 0;
+    const reads = await Promise.all(Array.from({ length: 50 }, (_, i) => reader.getOrSetEntry(`k${String(i)}`, () => ({ n: (loads++, -1) }))));
+    const after = connB.stats();
+    expect(loads).toBe(0);
+    expect(reads.map((r) => r.value.n)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(reads.every((r) => r.source === 'l2')).toBe(true);
+    expect(after.evalshaCalls - before.evalshaCalls).toBe(0);
+    expect(after.commands - before.commands).toBe(1);
+  });
+
+  it('where reads mostly miss, a miss goes straight to the lease read; once entries are found again, the plain read comes back', async () => {
+    const name = tableName('meter');
+    const ns = await cacheB.namespace<number>({ name, l1: false });
+    for (let i = 0; i < 40; i++) await ns.getOrSet(`cold${String(i)}`, () => i);
+    let before = connB.stats();
+    await ns.getOrSet('cold-last', () => 1);
+    let after = connB.stats();
+    // The lease read and the fill: two scripts, no MGET.
+    expect(after.commands - before.commands).toBe(2);
+    expect(after.evalshaCalls - before.evalshaCalls).toBe(2);
+    const writer = await cacheA.namespace<number>({ name });
+    for (let i = 0; i < 60; i++) await writer.set(`warm${String(i)}`, i);
+    for (let i = 0; i < 59; i++) expect(await ns.getOrSet(`warm${String(i)}`, () => -1)).toBe(i);
+    before = connB.stats();
+    expect(await ns.getOrSet('warm59', () => -1)).toBe(59);
+    after = connB.stats();
+    expect(after.evalshaCalls - before.evalshaCalls).toBe(0);
+    expect(after.commands - before.commands).toBe(1);
+  });
+
+  it('a missing entry still takes the lease: one load across two processes', async () => {
+    const name = tableName('l2m');
+    const [a, b] = [await cacheA.namespace<number>({ name, l1: false }), await cacheB.namespace<number>({ name, l1: false })];
+    let loads = 0;
+    const slow = async (): Promise<number> => {
+      loads++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return 7;
+    };
+    const [x, y] = await Promise.all([a.getOrSetEntry('k', slow), b.getOrSetEntry('k', slow)]);
+    expect([x.value, y.value]).toEqual([7, 7]);
+    expect(loads).toBe(1);
+    expect([x.source, y.source].sort()).toEqual(['fill', 'peer']);
+  });
+
+  it('lease tokens share a per-process prefix and differ by a counter', async () => {
+    const name = tableName('tok');
+    const ns = await cacheA.namespace<number>({ name });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const loads = [ns.getOrSet('a', async () => (await gate, 1)), ns.getOrSet('b', async () => (await gate, 2))];
+    const leases = [`ecc:{${name}}:l:a`, `ecc:{${name}}:l:b`];
+    await until(async () => (await connA.command('EXISTS', ...leases)) === 2);
+    const [ta, tb] = (await Promise.all(leases.map((key) => connA.command('GET', key)))) as [string, string];
+    release();
+    await Promise.all(loads);
+    expect(ta).not.toBe(tb);
+    expect(ta.slice(0, 12)).toBe(tb.slice(0, 12));
+  });
+});
+
+describe('read modes freeze or copy only where a value is shared', () => {
+  it('without an L1, values read from L2 are not frozen, and callers sharing one load get their own copies', async () => {
+    const name = tableName('nofreeze');
+    await (await cacheA.namespace<{ list: number[] }>({ name })).set('k', { list: [1] });
+    const reader = await cacheB.namespace<{ list: number[] }>({ name, l1: false });
+    const read = await reader.get('k');
+    expect(Object.isFrozen(read)).toBe(false);
+    const [x, y] = await Promise.all([reader.getOrSet('k', () => ({ list: [] })), reader.getOrSet('k', () => ({ list: [] }))]);
+    expect(x).toEqual({ list: [1] });
+    expect(y).toEqual({ list: [1] });
+    expect(x).not.toBe(y);
+    x.list.push(2);
+    expect(y.list).toEqual([1]);
+  });
+
+  it('frozen mode: a written value is decoded once, at its first hit: frozen, shared by later hits, untouched by its writer', async () => {
+    const ns = await cacheA.namespace<{ list: number[] }>({ name: tableName('frozen') });
+    const mine = { list: [1] };
+    await ns.set('k', mine);
+    mine.list.push(99);
+    const filled = await ns.getOrSet('f', () => ({ list: [5] }));
+    filled.list.push(6);
+    const first = await ns.get('k');
+    expect(first).toEqual({ list: [1] });
+    expect(Object.isFrozen(first) && Object.isFrozen(first?.list)).toBe(true);
+    expect(await ns.get('k')).toBe(first);
+    expect(await ns.get('f')).toEqual({ list: [5] });
+    expect(ns.peek('f')?.encoded).toBeUndefined();
+  });
+
+  it('clone mode: each hit is a fresh copy of what was written, untouched by later mutation of any object', async () => {
+    const ns = await cacheA.namespace<{ list: number[] }>({ name: tableName('clone'), read: 'clone' });
+    const mine = { list: [1] };
+    await ns.set('k', mine);
+    mine.list.push(99);
+    const first = await ns.get('k');
+    expect(first).toEqual({ list: [1] });
+    first?.list.push(2);
+    const second = await ns.get('k');
+    expect(second).toEqual({ list: [1] });
+    expect(second).not.toBe(first);
+    const filled = await ns.getOrSet('f', () => ({ list: [5] }));
+    filled.list.push(6);
+    expect(await ns.get('f')).toEqual({ list: [5] });
+  });
+});
