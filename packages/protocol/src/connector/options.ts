@@ -1,5 +1,6 @@
 import type { EchoError } from '../errors/echo-error.js';
 import { InvalidArgumentError } from '../errors/validation.js';
+import { checkConnectOptions, checkNodeAddress, checkSentinelOptions } from './option-check.js';
 
 /** A cluster seed node. */
 export interface NodeAddress {
@@ -95,6 +96,8 @@ function defaultWarning(warning: EchoError): void {
 function checkSentinel(opts: ConnectOptions): void {
   const sentinel = opts.sentinel;
   if (sentinel === undefined) return;
+  checkSentinelOptions(sentinel);
+  for (const node of sentinel.sentinels) checkNodeAddress(node);
   if (opts.cluster !== undefined) throw new InvalidArgumentError('sentinel', 'give cluster or sentinel, not both');
   if (sentinel.sentinels.length === 0) throw new InvalidArgumentError('sentinel', 'needs at least one sentinel address');
   if (typeof sentinel.name !== 'string' || sentinel.name === '') throw new InvalidArgumentError('sentinel', 'needs the monitored master name');
@@ -103,9 +106,17 @@ function checkSentinel(opts: ConnectOptions): void {
   }
 }
 
-/** Validates options at the boundary so a bad URL or port fails before any socket opens. */
+/**
+ * Validates options at the boundary so a bad URL or port, or a key the connector does not know,
+ * fails before any socket opens.
+ *
+ * @throws UnknownOptionError for an unknown key (with the name to use when it is an ioredis or
+ *   node-redis spelling); InvalidArgumentError for a bad value.
+ */
 export function resolveOptions(options: ConnectOptions | string = {}): ResolvedOptions {
+  if (typeof options !== 'string') checkConnectOptions(options);
   const opts: ConnectOptions = typeof options === 'string' ? { url: options } : options;
+  for (const node of opts.cluster ?? []) checkNodeAddress(node);
   let host = opts.host ?? '127.0.0.1';
   let port = opts.port ?? 6379;
   let username = opts.username;
