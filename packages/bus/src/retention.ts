@@ -1,4 +1,5 @@
 import { InvalidArgumentError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol';
+import { checkRetentionOptions, checkRetentionTarget, checkTrimWindow } from './option-checks.js';
 import { trim, trimArgs, type TrimWindow } from './trim.js';
 
 /**
@@ -48,6 +49,7 @@ function checkAgo(window: { readonly minid: { readonly ago: number } }): number 
  */
 export function checkWindow(window: RetentionWindow): void {
   if (typeof window !== 'object' || (window as object | null) === null) throw new InvalidArgumentError('window', 'must be {maxlen}, {minid} or {minid: {ago}}');
+  checkTrimWindow(window);
   if (!isRelative(window)) {
     trimArgs(window);
     return;
@@ -100,9 +102,11 @@ export class RetentionDriver {
    * Checks the whole policy at once, so a malformed window is a configuration error here rather
    * than a surprise on some later tick.
    *
-   * @throws InvalidArgumentError or InvalidNameError for a malformed target or option.
+   * @throws InvalidArgumentError or InvalidNameError for a malformed target or option
+   *   (UnknownOptionError for an unknown key).
    */
   constructor(conn: Connection, targets: readonly RetentionTarget[], options: RetentionOptions = {}) {
+    checkRetentionOptions(options);
     const intervalMs = options.intervalMs ?? 1000;
     if (!Number.isSafeInteger(intervalMs) || intervalMs < 1) throw new InvalidArgumentError('intervalMs', 'must be a positive integer');
     this.#conn = conn;
@@ -115,6 +119,7 @@ export class RetentionDriver {
       });
     this.targets = Object.freeze(
       targets.map((target) => {
+        checkRetentionTarget(target);
         assertQueueName(target.queue);
         assertStreamName(target.name);
         checkWindow(target.window);

@@ -2,6 +2,7 @@ import { ConnectionLostError, InvalidArgumentError, type Connection, type EvtId 
 import type { StreamEntry } from './fields.js';
 import { instantMs, MAX_TAIL, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
+import { checkTailOptions } from './option-checks.js';
 import { rawEntries, readGroupEntries } from './replies.js';
 import { readEntry, type TraceContextOption } from './trace-fields.js';
 import { xaddId } from './xadd-id.js';
@@ -68,9 +69,10 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
   /**
    * Checks the options; the connection opens on the first read.
    *
-   * @throws InvalidArgumentError for a bad option; InvalidNameError for a bad name.
+   * @throws InvalidArgumentError for a bad option (UnknownOptionError for an unknown one); InvalidNameError for a bad name.
    */
   constructor(conn: Connection, queue: string, name: string, options: TailOptions = {}) {
+    checkTailOptions(options);
     this.key = streamKey(queue, name);
     this.#parent = conn;
     this.#options = options;
