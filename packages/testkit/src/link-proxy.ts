@@ -1,5 +1,5 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { checkLinkTarget, checkStartLinkProxy } from './options.js';
+import { checkStartLinkProxy } from './options.js';
 import { LOOPBACK } from './ports.js';
 
 /** What the proxy does with the bytes the target sends back to the connected side. */
@@ -173,7 +173,6 @@ class TcpLinkProxy implements LinkProxy {
  */
 export async function startLinkProxy(options: LinkProxyOptions): Promise<LinkProxy> {
   checkStartLinkProxy(options);
-  checkLinkTarget(options.target);
   const server = createServer();
   const proxy = new TcpLinkProxy(server);
   server.on('connection', (client) => proxy.accept(client, options.target));

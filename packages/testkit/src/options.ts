@@ -81,8 +81,3 @@ export const checkStartLinkProxy = strictTestkitOptions('startLinkProxy options'
   lagMs: 'delay the link after start with proxy.lag(ms)',
   delay: 'delay the link after start with proxy.lag(ms)',
 });
-
-/** `startLinkProxy({ target })`. */
-export const checkLinkTarget = strictTestkitOptions('startLinkProxy options.target', ['host', 'port'], {
-  url: 'target takes host and port (server.host, server.port)',
-});

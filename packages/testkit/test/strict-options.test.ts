@@ -18,7 +18,6 @@ const rows: readonly [string, () => Promise<unknown>, string, string | undefined
   ['startSentinel name', () => startSentinel({ name: 'mymaster' } as Loose), 'name', 'masterName'],
   ['startSentinel quorum', () => startSentinel({ quorum: 2 } as Loose), 'quorum', 'majority'],
   ['startLinkProxy port', () => startLinkProxy({ target: { host: '127.0.0.1', port: 1 }, port: 7000 } as Loose as never), 'port', 'target: { host, port }'],
-  ['startLinkProxy target.url', () => startLinkProxy({ target: { host: '127.0.0.1', port: 1, url: 'redis://x' } as Loose as never }), 'url', 'host and port'],
 ];
 
 describe('strict testkit starters', () => {
