@@ -24,7 +24,8 @@ export interface SentinelConfig {
 
 /**
  * What to do when a server may evict keys (`maxmemory-policy` other than `noeviction`): `refuse`
- * fails the connect with {@link EvictionPolicyError}, `warn` reports it through `onWarning` and
+ * fails the connect with {@link EvictionPolicyError} (and, when a reconnect finds it, stops the
+ * connection: every later call fails with that error), `warn` reports it through `onWarning` and
  * goes on, `allow` does not check (no `INFO` is sent).
  */
 export type EvictionPolicyMode = 'refuse' | 'warn' | 'allow';
@@ -44,12 +45,16 @@ export interface ConnectOptions {
   /** Reach the primary through Redis Sentinel; `host`, `port` and `url`'s address are then ignored. */
   readonly sentinel?: SentinelConfig;
   /**
-   * Checked once at connect, on every master: a server that may evict keys can lose jobs. Default
-   * `refuse`. When the user may not run `INFO` (ACL), the policy cannot be read: that is reported
-   * through `onWarning` and the connect goes on.
+   * Checked on every master before the version fence is claimed, at connect and again after every
+   * reconnect: a server that may evict keys can lose jobs. Default `refuse`. A refused connect
+   * writes nothing. When the user may not run `INFO` (ACL), the policy cannot be read: that is
+   * reported through `onWarning` and the connect goes on.
    */
   readonly evictionPolicy?: EvictionPolicyMode;
-  /** Hears the connector's warnings (eviction policy); default `process.emitWarning`. */
+  /**
+   * Hears the connector's warnings (eviction policy), each once per master and policy for a
+   * connection and the ones duplicated from it; default `process.emitWarning`.
+   */
   readonly onWarning?: (warning: EchoError) => void;
   /** `CLIENT SETNAME` on every (re)connect, to find our connections in `CLIENT LIST`. */
   readonly name?: string;
