@@ -189,3 +189,13 @@ export const checkListenOptions = strictOptions('events options', {
   known: ['connectionName', 'onError'],
   hints: { name: 'CLIENT SETNAME of the listener connection is connectionName here', events: 'filter by name in the listener: events.on((e) => ...)' },
 });
+
+const POSITION_HINTS = {
+  time: 'an instant is { at: Date | Unix ms } here',
+  ms: 'an instant is { at: Date | Unix ms } here',
+  id: 'a position after an entry is { after: evtId } here',
+  from: 'a position after an entry is { after: evtId } here',
+};
+
+/** A group's `start` or a tail's `from` given as an object: `{ at }` or `{ after }`, one of them. */
+export const checkPosition = strictOptions('position', { known: ['at', 'after'], hints: POSITION_HINTS });
