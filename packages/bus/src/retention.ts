@@ -10,8 +10,11 @@ export type RetentionWindow = TrimWindow | { readonly minid: { readonly ago: num
 
 /** One stream the driver keeps trimmed. */
 export interface RetentionTarget {
+  /** The hashtag of the stream's keys: its queue, or the stream's own name on a bus without a queue. */
   readonly queue: string;
+  /** The stream name. */
   readonly name: string;
+  /** How much of it to keep. */
   readonly window: RetentionWindow;
 }
 

@@ -34,9 +34,13 @@ export type EvictionPolicyMode = 'refuse' | 'warn' | 'allow';
 export interface ConnectOptions {
   /** `redis://[user:password@]host:port[/db]`. Ignored when `cluster` is given. */
   readonly url?: string;
+  /** The server's host; default `127.0.0.1` (`url`'s host wins). */
   readonly host?: string;
+  /** The server's port; default 6379 (`url`'s port wins). */
   readonly port?: number;
+  /** The ACL user (`AUTH username password`); default the `default` user. */
   readonly username?: string;
+  /** The password (of `username`, or `requirepass`). */
   readonly password?: string;
   /** Database index; `SELECT`ed on every (re)connect. */
   readonly db?: number;
