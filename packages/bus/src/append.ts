@@ -1,7 +1,9 @@
-import { IdMinter, mintIdParts, type Connection, type EvtId } from '@echo/protocol';
+import { IdMinter, mintIdParts, resolveValueLimit, type Connection, type EvtId } from '@echo/protocol';
+import { checkEntrySize } from './entry-size.js';
 import { BatchAppendError, type BatchAppendResult } from './errors.js';
 import { flattenFields, ID_FIELD, type StreamFields } from './fields.js';
 import { streamKey } from './keys.js';
+import { checkAppendIdOptions, checkAppendOptions } from './option-checks.js';
 import { appendClock, appended } from './stream-hooks.js';
 import { appendTraced, tracedAppend } from './stream-trace.js';
 import { refuseTraceFields, type TraceContextOption } from './trace-fields.js';
@@ -15,8 +17,14 @@ export interface EvtMinter {
   mint(namespace: 'EVT'): EvtId;
 }
 
+/** Options of {@link appendId}. */
+export interface AppendIdOptions extends TraceContextOption {
+  /** The byte cap on one entry: field names and values, UTF-8. Default 1 MiB; `Infinity` for none. */
+  readonly maxEntryBytes?: number;
+}
+
 /** Options shared by the minting appends. */
-export interface AppendOptions extends TraceContextOption {
+export interface AppendOptions extends AppendIdOptions {
   /** Mints the record ids. Default: the process-wide minter behind `mintId`. */
   readonly minter?: EvtMinter;
 }
@@ -48,10 +56,11 @@ function xaddArgs(key: string, minted: Minted, flat: readonly string[], extra: r
   return extra.length === 0 ? ['XADD', key, minted.xid, ID_FIELD, minted.id, ...flat] : ['XADD', key, minted.xid, ID_FIELD, minted.id, ...flat, ...extra];
 }
 
-/** Checks a record's fields; on a stream that carries trace context, its reserved names too. */
-function checked(fields: StreamFields, carried: boolean, argument = 'fields'): string[] {
+/** Checks a record's fields and size; on a stream that carries trace context, its reserved names too. */
+function checked(fields: StreamFields, carried: boolean, limit: number, argument = 'fields'): string[] {
   const flat = flattenFields(fields, argument);
   if (carried) refuseTraceFields(fields, argument);
+  checkEntrySize(flat, limit, argument === 'fields' ? 'stream entry' : `stream entry ${argument}`);
   return flat;
 }
 
@@ -70,13 +79,15 @@ function same(ids: readonly EvtId[]): readonly string[] {
  * @returns the id, as the receipt.
  * @throws MalformedIdError when `id` is not a branded id; KindError when it is not EVT.
  * @throws InvalidArgumentError when `fields` is not flat strings or uses the reserved `id` field (or,
- *   with `traceContext`, `_tp`/`_ts`).
+ *   with `traceContext`, `_tp`/`_ts`); UnknownOptionError for an unknown option.
+ * @throws ValueTooLargeError when the entry is over `maxEntryBytes`; nothing is written.
  * @throws NonMonotonicError when the stream already holds an id at or above this one; never retried with `*`.
  */
-export async function appendId(conn: Connection, queue: string, name: string, id: string, fields: StreamFields = {}, options: TraceContextOption = {}): Promise<EvtId> {
+export async function appendId(conn: Connection, queue: string, name: string, id: string, fields: StreamFields = {}, options: AppendIdOptions = {}): Promise<EvtId> {
+  checkAppendIdOptions(options);
   const evt = parseEvtId(id);
   const carried = options.traceContext === true;
-  const flat = checked(fields, carried);
+  const flat = checked(fields, carried, resolveValueLimit('maxEntryBytes', options.maxEntryBytes));
   const key = streamKey(queue, name);
   const send = async (extra: readonly string[]): Promise<EvtId> => {
     const [command, ...args] = xaddArgs(key, { id: evt, xid: xaddId(evt) }, flat, extra);
@@ -94,13 +105,15 @@ export async function appendId(conn: Connection, queue: string, name: string, id
  *
  * @returns the minted id, as the receipt.
  * @throws InvalidArgumentError when `fields` is not flat strings or uses the reserved `id` field (or,
- *   with `traceContext`, `_tp`/`_ts`).
+ *   with `traceContext`, `_tp`/`_ts`); UnknownOptionError for an unknown option.
+ * @throws ValueTooLargeError when the entry is over `maxEntryBytes`; nothing is written.
  * @throws NonMonotonicError when another writer put a higher id on the stream first.
  */
 export async function append(conn: Connection, queue: string, name: string, fields: StreamFields = {}, options: AppendOptions = {}): Promise<EvtId> {
+  checkAppendOptions(options);
   const key = streamKey(queue, name);
   const carried = options.traceContext === true;
-  const flat = checked(fields, carried);
+  const flat = checked(fields, carried, resolveValueLimit('maxEntryBytes', options.maxEntryBytes));
   // Minted last, after every check, so a refused call spends no id.
   const minted = mint(options.minter);
   const send = async (extra: readonly string[]): Promise<EvtId> => {
@@ -119,7 +132,8 @@ export async function append(conn: Connection, queue: string, name: string, fiel
  *
  * @returns the receipts, in append order.
  * @throws InvalidArgumentError when any record is not flat strings or uses the reserved `id` field (or,
- *   with `traceContext`, `_tp`/`_ts`).
+ *   with `traceContext`, `_tp`/`_ts`); UnknownOptionError for an unknown option.
+ * @throws ValueTooLargeError when any record is over `maxEntryBytes`; none of them is written.
  * @throws BatchAppendError when any XADD was refused; it says which members landed.
  */
 export async function appendBatch(
@@ -129,9 +143,11 @@ export async function appendBatch(
   records: readonly StreamFields[],
   options: AppendOptions = {},
 ): Promise<EvtId[]> {
+  checkAppendOptions(options);
   const key = streamKey(queue, name);
   const carried = options.traceContext === true;
-  const flats = records.map((fields, i) => checked(fields, carried, `records[${i}]`));
+  const limit = resolveValueLimit('maxEntryBytes', options.maxEntryBytes);
+  const flats = records.map((fields, i) => checked(fields, carried, limit, `records[${i}]`));
   if (flats.length === 0) return [];
   const ids: EvtId[] = new Array<EvtId>(flats.length);
   const minted: Minted[] = new Array<Minted>(flats.length);

@@ -1,11 +1,22 @@
-import { Connection, assertQueueName, queueKeys, type ConnectOptions, type EventName, type JobId } from '@echo/protocol';
+import {
+  Connection,
+  InvalidArgumentError,
+  assertQueueName,
+  queueKeys,
+  resolveValueLimit,
+  type ConnectOptions,
+  type EventName,
+  type JobId,
+} from '@echo/protocol';
 import type { EvtMinter } from './append.js';
 import { listen, type EventsListener, type ListenOptions } from './events-listener.js';
+import { ownHashtag } from './keys.js';
+import { checkBusOptions, checkBusRetentionTarget } from './option-checks.js';
 import { publish } from './publish.js';
 import { RetentionDriver, type RetentionOptions, type RetentionWindow } from './retention.js';
 import { Stream, type StreamOptions } from './stream.js';
 
-/** How {@link Bus.open} reaches the server. */
+/** How {@link Bus.open} reaches the server, and the defaults of its streams. */
 export interface BusOptions {
   /** An open connection to share; the bus does not close it. */
   readonly connection?: Connection;
@@ -13,17 +24,103 @@ export interface BusOptions {
   readonly connect?: ConnectOptions | string;
   /** Mints the ids of every append through this bus. Default: the process-wide minter. */
   readonly minter?: EvtMinter;
+  /**
+   * The byte cap on one stream entry (its field names and values, UTF-8), for every stream of
+   * this bus unless the stream says otherwise. Default 1 MiB; `Infinity` for none.
+   */
+  readonly maxEntryBytes?: number;
 }
 
-/** One stream the bus's retention driver keeps trimmed; the queue is the bus's own. */
+/** One stream the bus's retention driver keeps trimmed; the bus places it. */
 export interface BusRetentionTarget {
   readonly name: string;
   readonly window: RetentionWindow;
 }
 
+/** What both kinds of bus hold. */
+interface BusCore {
+  readonly conn: Connection;
+  readonly owned: boolean;
+  readonly minter: EvtMinter | undefined;
+  readonly maxEntryBytes: number;
+}
+
+/**
+ * A bus for stream logs only, opened without a queue by `Bus.open({ connect })`. Each of its
+ * streams lives under a hashtag of its own, its name: `bus.stream('audit')` is the key
+ * `emq:{audit}:stream:audit` (with `…:dead` and `…:archived` beside it), on a cluster slot of its
+ * own. A {@link Bus} (opened with a queue) is one too, with its streams on the queue's slot.
+ *
+ * @example
+ * ```ts
+ * const bus = await Bus.open({ connect: process.env.REDIS_URL });
+ * const audit = bus.stream('audit');
+ * const id = await audit.append({ action: 'refund', amount: '12.50' });
+ * ```
+ */
+export class StreamBus {
+  /** The byte cap on one entry that the bus's streams get unless they set their own. */
+  readonly maxEntryBytes: number;
+  readonly #core: BusCore;
+
+  /**
+   * Opened by {@link Bus.open}.
+   *
+   * @param owned whether {@link close} closes `conn`.
+   */
+  protected constructor(conn: Connection, owned: boolean, minter: EvtMinter | undefined, maxEntryBytes: number) {
+    this.#core = { conn, owned, minter, maxEntryBytes };
+    this.maxEntryBytes = maxEntryBytes;
+  }
+
+  /** The connection this bus speaks through. */
+  get connection(): Connection {
+    return this.#core.conn;
+  }
+
+  /**
+   * The stream log `name`. `{ traceContext: true }` carries the producer's W3C trace context in
+   * each record (see {@link StreamOptions}); every process that writes or reads the stream should
+   * open it with the same option. `maxEntryBytes` overrides the bus's cap for this stream.
+   *
+   * @throws InvalidNameError for a bad stream name; UnknownOptionError for an unknown option.
+   */
+  stream(name: string, options: StreamOptions = {}): Stream {
+    const maxEntryBytes = options.maxEntryBytes ?? this.#core.maxEntryBytes;
+    return new Stream(this.#core.conn, this.hashtagOf(name), name, this.#core.minter, { ...options, maxEntryBytes });
+  }
+
+  /**
+   * A retention driver for streams of this bus; call `start()` on it (retention is opt-in).
+   *
+   * @throws InvalidArgumentError, InvalidNameError or UnknownOptionError for a malformed target.
+   */
+  retention(targets: readonly BusRetentionTarget[], options: RetentionOptions = {}): RetentionDriver {
+    return new RetentionDriver(
+      this.#core.conn,
+      targets.map((t) => {
+        checkBusRetentionTarget(t);
+        return { queue: this.hashtagOf(t.name), name: t.name, window: t.window };
+      }),
+      options,
+    );
+  }
+
+  /** Closes the connection if the bus opened it. Listeners and consumers close on their own. */
+  async close(): Promise<void> {
+    if (this.#core.owned) await this.#core.conn.close();
+  }
+
+  /** The hashtag stream `name` lives under: its own name here. */
+  protected hashtagOf(name: string): string {
+    return ownHashtag(name);
+  }
+}
+
 /**
  * The event bus of one queue namespace (bus.md): its lifecycle events channel, and its stream logs.
  * Everything it touches is keyed under the queue's `{q}` hashtag, so it lives on the queue's slot.
+ * For streams without a queue, open the bus without one (see {@link StreamBus}).
  *
  * @example
  * ```ts
@@ -35,76 +132,68 @@ export interface BusRetentionTarget {
  * events.on((e) => console.log(e.event, e.job));
  * ```
  */
-export class Bus {
+export class Bus extends StreamBus {
   /** The queue namespace. */
   readonly queue: string;
   /** `emq:{q}:events`. */
   readonly channel: string;
-  readonly #conn: Connection;
-  readonly #owned: boolean;
-  readonly #minter: EvtMinter | undefined;
 
-  private constructor(queue: string, conn: Connection, owned: boolean, minter: EvtMinter | undefined) {
+  private constructor(queue: string, core: BusCore) {
+    super(core.conn, core.owned, core.minter, core.maxEntryBytes);
     this.queue = queue;
     this.channel = queueKeys(queue).events;
-    this.#conn = conn;
-    this.#owned = owned;
-    this.#minter = minter;
   }
 
   /**
-   * Opens the bus of `queue`, on a shared connection or on one of its own.
+   * Opens a bus for streams only: each stream under its own hashtag (see {@link StreamBus}).
    *
-   * @throws InvalidNameError for a bad queue name, before any connection is made.
-   * @throws ConnectError, AuthError or VersionFenceError when the bus connects and that fails.
+   * @throws UnknownOptionError for an unknown option; InvalidArgumentError for a bad value; both
+   *   before any connection is made.
+   * @throws ConnectError, AuthError, VersionFenceError or EvictionPolicyError when the bus connects and that fails.
    */
-  static async open(queue: string, options: BusOptions = {}): Promise<Bus> {
-    assertQueueName(queue);
+  static open(options?: BusOptions): Promise<StreamBus>;
+  /**
+   * Opens the bus of `queue`, on a shared connection or on one of its own: its lifecycle events,
+   * and streams on the queue's slot.
+   *
+   * @throws InvalidNameError for a bad queue name; UnknownOptionError for an unknown option; both
+   *   before any connection is made.
+   * @throws ConnectError, AuthError, VersionFenceError or EvictionPolicyError when the bus connects and that fails.
+   */
+  static open(queue: string, options?: BusOptions): Promise<Bus>;
+  static async open(first?: string | BusOptions, second?: BusOptions): Promise<StreamBus> {
+    // Checked at run time too: anything but an options object (or nothing) is read as a queue
+    // name, so a JavaScript caller's number or null fails as a bad queue name.
+    const given: unknown = first;
+    let queue: string | undefined;
+    let options: BusOptions;
+    if (given === undefined || (typeof given === 'object' && given !== null)) {
+      if (second !== undefined) throw new InvalidArgumentError('Bus.open', 'takes (options) for streams only, or (queue, options)');
+      options = (given as BusOptions | undefined) ?? {};
+    } else {
+      assertQueueName(given);
+      queue = given;
+      options = second ?? {};
+    }
+    checkBusOptions(options);
+    const maxEntryBytes = resolveValueLimit('maxEntryBytes', options.maxEntryBytes);
     const conn = options.connection ?? (await Connection.connect(options.connect ?? {}));
-    return new Bus(queue, conn, options.connection === undefined, options.minter);
-  }
-
-  /** The connection this bus speaks through. */
-  get connection(): Connection {
-    return this.#conn;
-  }
-
-  /**
-   * The stream log `name` of this queue. `{ traceContext: true }` carries the producer's W3C trace
-   * context in each record (see {@link StreamOptions}); every process that writes or reads the
-   * stream should open it with the same option.
-   *
-   * @throws InvalidNameError for a bad stream name.
-   */
-  stream(name: string, options: StreamOptions = {}): Stream {
-    return new Stream(this.#conn, this.queue, name, this.#minter, options);
+    const core: BusCore = { conn, owned: options.connection === undefined, minter: options.minter, maxEntryBytes };
+    return queue === undefined ? new StreamBus(core.conn, core.owned, core.minter, core.maxEntryBytes) : new Bus(queue, core);
   }
 
   /** Listens to this queue's lifecycle events on a dedicated connection. See {@link EventsListener}. */
   events(options: ListenOptions = {}): Promise<EventsListener> {
-    return listen(this.#conn, this.queue, options);
+    return listen(this.connection, this.queue, options);
   }
 
   /** Publishes a lifecycle event, at most once. See {@link publish}. */
   publish(event: EventName, job: JobId, extra: Readonly<Record<string, string>> = {}): Promise<void> {
-    return publish(this.#conn, this.queue, event, job, extra);
+    return publish(this.connection, this.queue, event, job, extra);
   }
 
-  /**
-   * A retention driver for streams of this queue; call `start()` on it (retention is opt-in).
-   *
-   * @throws InvalidArgumentError or InvalidNameError for a malformed target.
-   */
-  retention(targets: readonly BusRetentionTarget[], options: RetentionOptions = {}): RetentionDriver {
-    return new RetentionDriver(
-      this.#conn,
-      targets.map((t) => ({ queue: this.queue, name: t.name, window: t.window })),
-      options,
-    );
-  }
-
-  /** Closes the connection if the bus opened it. Listeners and consumers close on their own. */
-  async close(): Promise<void> {
-    if (this.#owned) await this.#conn.close();
+  /** The queue's hashtag: every stream of a queue bus lives on the queue's slot. */
+  protected override hashtagOf(): string {
+    return this.queue;
   }
 }

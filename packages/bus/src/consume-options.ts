@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type EvtId } from '@echo/protocol';
 import type { StreamFields } from './fields.js';
 import type { GroupStart } from './group.js';
+import { checkConsumeOptions } from './option-checks.js';
 import type { TraceContextOption } from './trace-fields.js';
 
 /** What a group handler receives: the same shape as the job consumer's handler (bus.md §7.2). */
@@ -114,9 +115,10 @@ function whole(name: string, value: number, min: number): number {
 /**
  * Checks and defaults the options, before anything is sent.
  *
- * @throws InvalidArgumentError for a bad value.
+ * @throws InvalidArgumentError for a bad value; UnknownOptionError for an unknown option.
  */
 export function settingsOf(options: ConsumeOptions): ConsumerSettings {
+  checkConsumeOptions(options);
   return {
     consumer: options.consumer,
     minIdleMs: whole('minIdleMs', options.minIdleMs ?? 30_000, 0),

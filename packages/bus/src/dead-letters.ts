@@ -1,6 +1,7 @@
 import { InvalidArgumentError, execute, transitions, type Connection, type EvtId } from '@echo/protocol';
 import type { StreamFields } from './fields.js';
 import { deadLettersKey, streamKey } from './keys.js';
+import { checkDeadLetterRange, checkReadOptions, checkRedriveTarget } from './option-checks.js';
 import { rawEntries } from './replies.js';
 import { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './trace-fields.js';
 
@@ -65,10 +66,12 @@ export interface DeadLetterRange {
 /**
  * Reads the dead-letter stream of a stream, oldest first.
  *
- * @throws InvalidArgumentError for a bad `count`.
+ * @throws InvalidArgumentError for a bad `count`; UnknownOptionError for an unknown option.
  * @throws InvalidNameError for a bad queue or stream name.
  */
 export async function deadLetters(conn: Connection, queue: string, name: string, range: DeadLetterRange = {}, options: TraceContextOption = {}): Promise<DeadLetter[]> {
+  checkDeadLetterRange(range);
+  checkReadOptions(options);
   const key = deadLettersKey(queue, name);
   const count = range.count ?? 100;
   if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError('count', `must be a positive integer, got ${String(count)}`);
@@ -90,6 +93,7 @@ export interface RedriveResult {
 function targetFilter(target: RedriveTarget): (d: DeadLetter) => boolean {
   const value: unknown = target;
   if (typeof value !== 'object' || value === null) throw new InvalidArgumentError('target', 'must be { ids } or { all: true }');
+  checkRedriveTarget(target);
   const group = (target as { group?: unknown }).group;
   if (group !== undefined && typeof group !== 'string') throw new InvalidArgumentError('target.group', 'must be a group name');
   const inGroup = (d: DeadLetter): boolean => group === undefined || d.group === group;
@@ -107,7 +111,8 @@ function targetFilter(target: RedriveTarget): (d: DeadLetter) => boolean {
  * next claim of any consumer of that group; other groups of the stream see nothing. The records are
  * deleted in the same step. Pages of 100 records are one step each.
  *
- * @throws InvalidArgumentError for a target that is neither `{ ids }` nor `{ all: true }`.
+ * @throws InvalidArgumentError for a target that is neither `{ ids }` nor `{ all: true }`;
+ *   UnknownOptionError for an unknown key.
  */
 export async function redrive(conn: Connection, queue: string, name: string, target: RedriveTarget): Promise<RedriveResult> {
   streamKey(queue, name);

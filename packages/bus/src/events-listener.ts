@@ -3,6 +3,7 @@
  * shared with the queue's `QueueEvents`, so that `emq:{q}:events` is read by one implementation.
  */
 import { EventsListener, type Connection, type ListenOptions } from '@echo/protocol';
+import { checkListenOptions } from './option-checks.js';
 
 export {
   EventsListener,
@@ -15,7 +16,12 @@ export {
   type ListenOptions,
 } from '@echo/protocol';
 
-/** Opens an {@link EventsListener} for `queue` on a connection duplicated from `conn`. */
-export function listen(conn: Connection, queue: string, options: ListenOptions = {}): Promise<EventsListener> {
-  return EventsListener.open(conn, queue, options);
+/**
+ * Opens an {@link EventsListener} for `queue` on a connection duplicated from `conn`.
+ *
+ * @throws UnknownOptionError for an unknown option, before any connection is made.
+ */
+export async function listen(conn: Connection, queue: string, options: ListenOptions = {}): Promise<EventsListener> {
+  checkListenOptions(options);
+  return await EventsListener.open(conn, queue, options);
 }

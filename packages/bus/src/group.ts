@@ -1,6 +1,7 @@
 import { InvalidArgumentError, ServerError, type Connection, type EvtId } from '@echo/protocol';
 import { instantMs, MAX_TAIL, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
+import { checkPosition } from './option-checks.js';
 import { xaddId } from './xadd-id.js';
 
 /**
@@ -40,6 +41,8 @@ export function startId(start: GroupStart): string {
   if (value === 'new') return '$';
   if (value === 'head') return '0';
   if (typeof value === 'object' && value !== null) {
+    checkPosition(value);
+    if ('at' in value && 'after' in value) throw new InvalidArgumentError('start', 'give { at } or { after }, not both');
     if ('at' in value) {
       const ms = instantMs(value.at as Instant, 'start.at');
       // Everything minted in an earlier millisecond is below `<ms-1>-<max tail>`; `0` when there is none.

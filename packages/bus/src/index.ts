@@ -1,5 +1,6 @@
 /**
- * `@echo/bus`: the event-bus pillar of EchoMQ. Two halves share each queue's `{q}` slot:
+ * `@echo/bus`: the event-bus pillar of EchoMQ. Two halves share each queue's `{q}` slot (a bus
+ * opened without a queue has streams only, each under its own name as the hashtag):
  *
  * - the events channel `emq:{q}:events`, a broadcast of lifecycle events, at most once;
  * - the stream logs `emq:{q}:stream:<name>`, durable and replayable records under EVT ids, with
@@ -10,7 +11,7 @@
  *
  * @packageDocumentation
  */
-export { Bus, type BusOptions, type BusRetentionTarget } from './bus.js';
+export { Bus, StreamBus, type BusOptions, type BusRetentionTarget } from './bus.js';
 export { Stream, type ReadRange, type StreamOptions, type WindowOptions } from './stream.js';
 export { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './trace-fields.js';
 
@@ -27,7 +28,7 @@ export {
 } from './events-listener.js';
 export { publish } from './publish.js';
 
-export { append, appendBatch, appendId, type AppendOptions, type EvtMinter } from './append.js';
+export { append, appendBatch, appendId, type AppendIdOptions, type AppendOptions, type EvtMinter } from './append.js';
 export { read, readSince, readWindow, type ReadBound } from './read.js';
 export { trim, type TrimWindow } from './trim.js';
 export { RetentionDriver, type RetentionOptions, type RetentionOutcome, type RetentionTarget, type RetentionWindow } from './retention.js';

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Connection, type EvtId } from '@echo/protoco
 import type { StreamEntry } from './fields.js';
 import { instantMs, maxidCeil, minidFloor, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
+import { checkReadOptions } from './option-checks.js';
 import { streamEntries } from './replies.js';
 import type { TraceContextOption } from './trace-fields.js';
 import { xaddId } from './xadd-id.js';
@@ -29,6 +30,7 @@ function countArgs(count: number | undefined): string[] {
 }
 
 async function xrange(conn: Connection, key: string, from: string, to: string, count: number | undefined, options: TraceContextOption): Promise<StreamEntry[]> {
+  checkReadOptions(options);
   return streamEntries(await conn.command('XRANGE', key, from, to, ...countArgs(count)), options.traceContext === true);
 }
 

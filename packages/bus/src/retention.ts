@@ -1,4 +1,5 @@
 import { InvalidArgumentError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol';
+import { checkRetentionOptions, checkRetentionTarget, checkTrimWindow } from './option-checks.js';
 import { trim, trimArgs, type TrimWindow } from './trim.js';
 
 /**
@@ -9,8 +10,11 @@ export type RetentionWindow = TrimWindow | { readonly minid: { readonly ago: num
 
 /** One stream the driver keeps trimmed. */
 export interface RetentionTarget {
+  /** The hashtag of the stream's keys: its queue, or the stream's own name on a bus without a queue. */
   readonly queue: string;
+  /** The stream name. */
   readonly name: string;
+  /** How much of it to keep. */
   readonly window: RetentionWindow;
 }
 
@@ -48,6 +52,7 @@ function checkAgo(window: { readonly minid: { readonly ago: number } }): number 
  */
 export function checkWindow(window: RetentionWindow): void {
   if (typeof window !== 'object' || (window as object | null) === null) throw new InvalidArgumentError('window', 'must be {maxlen}, {minid} or {minid: {ago}}');
+  checkTrimWindow(window);
   if (!isRelative(window)) {
     trimArgs(window);
     return;
@@ -100,9 +105,11 @@ export class RetentionDriver {
    * Checks the whole policy at once, so a malformed window is a configuration error here rather
    * than a surprise on some later tick.
    *
-   * @throws InvalidArgumentError or InvalidNameError for a malformed target or option.
+   * @throws InvalidArgumentError or InvalidNameError for a malformed target or option
+   *   (UnknownOptionError for an unknown key).
    */
   constructor(conn: Connection, targets: readonly RetentionTarget[], options: RetentionOptions = {}) {
+    checkRetentionOptions(options);
     const intervalMs = options.intervalMs ?? 1000;
     if (!Number.isSafeInteger(intervalMs) || intervalMs < 1) throw new InvalidArgumentError('intervalMs', 'must be a positive integer');
     this.#conn = conn;
@@ -115,6 +122,7 @@ export class RetentionDriver {
       });
     this.targets = Object.freeze(
       targets.map((target) => {
+        checkRetentionTarget(target);
         assertQueueName(target.queue);
         assertStreamName(target.name);
         checkWindow(target.window);

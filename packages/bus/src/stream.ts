@@ -1,4 +1,4 @@
-import type { Connection, EvtId } from '@echo/protocol';
+import { resolveValueLimit, type Connection, type EvtId } from '@echo/protocol';
 import { append, appendBatch, appendId, type AppendOptions, type EvtMinter } from './append.js';
 import { clearArchived, getArchived, putArchived } from './archive.js';
 import { dropStream } from './drop.js';
@@ -11,6 +11,7 @@ import { StreamTail, type TailOptions } from './tail.js';
 import { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
 import type { Instant } from './instant.js';
 import { deadLettersKey, streamKey } from './keys.js';
+import { checkReadRange, checkStreamOptions, checkWindowOptions } from './option-checks.js';
 import { read, readSince, readWindow, type ReadBound } from './read.js';
 import { trim, type TrimWindow } from './trim.js';
 import type { TraceContextOption } from './trace-fields.js';
@@ -21,7 +22,14 @@ import type { TraceContextOption } from './trace-fields.js';
  * subscriber such as `@echo/otel` supplies a context) and strips it on every read; see
  * {@link TraceContextOption}. Open the stream with the same option wherever it is written or read.
  */
-export type StreamOptions = TraceContextOption;
+export interface StreamOptions extends TraceContextOption {
+  /**
+   * The byte cap on one entry: its field names and values, UTF-8. An append over it throws
+   * `ValueTooLargeError` and writes nothing (a batch: none of its records). Default: the bus's
+   * `maxEntryBytes`, else 1 MiB; `Infinity` for none.
+   */
+  readonly maxEntryBytes?: number;
+}
 
 /** The range of a {@link Stream.read}; every field is optional. */
 export interface ReadRange {
@@ -41,10 +49,13 @@ export interface WindowOptions {
 
 /**
  * One stream log, `emq:{q}:stream:<name>` (bus.md §2): the verbs of the pillar bound to a connection,
- * a queue and a name. Cheap to create; holds no resources of its own.
+ * a hashtag and a name. Cheap to create; holds no resources of its own.
  */
 export class Stream {
-  /** The queue namespace; the stream shares its slot. */
+  /**
+   * The hashtag `q` of its keys: the queue whose slot the stream shares, or, for a stream of a bus
+   * opened without a queue, the stream's own name.
+   */
   readonly queue: string;
   /** The stream name. */
   readonly name: string;
@@ -54,16 +65,21 @@ export class Stream {
   readonly deadLettersKey: string;
   /** True when records carry trace context (`_tp`/`_ts`) [TS]. */
   readonly traceContext: boolean;
+  /** The byte cap on one entry (field names and values, UTF-8). */
+  readonly maxEntryBytes: number;
   readonly #conn: Connection;
   readonly #append: AppendOptions;
   readonly #trace: TraceContextOption;
+  readonly #appendId: TraceContextOption & { readonly maxEntryBytes: number };
 
   /**
    * @param minter mints the ids of {@link append} and {@link appendBatch}; default the process-wide minter.
-   * @param options whether records carry trace context.
-   * @throws InvalidNameError for a bad queue or stream name.
+   * @param options whether records carry trace context, and the byte cap on one entry.
+   * @throws InvalidNameError for a bad queue or stream name; UnknownOptionError for an unknown option.
    */
   constructor(conn: Connection, queue: string, name: string, minter?: EvtMinter, options: StreamOptions = {}) {
+    checkStreamOptions(options);
+    this.maxEntryBytes = resolveValueLimit('maxEntryBytes', options.maxEntryBytes);
     this.key = streamKey(queue, name);
     this.deadLettersKey = deadLettersKey(queue, name);
     this.#conn = conn;
@@ -71,7 +87,8 @@ export class Stream {
     this.name = name;
     this.traceContext = options.traceContext === true;
     this.#trace = this.traceContext ? { traceContext: true } : {};
-    this.#append = minter === undefined ? this.#trace : { minter, ...this.#trace };
+    this.#appendId = { ...this.#trace, maxEntryBytes: this.maxEntryBytes };
+    this.#append = minter === undefined ? this.#appendId : { minter, ...this.#appendId };
   }
 
   /** Appends a record under a freshly minted EVT id and answers the id. See {@link append}. */
@@ -81,7 +98,7 @@ export class Stream {
 
   /** Appends a record under an EVT id the caller supplies. See {@link appendId}. */
   appendId(id: string, fields: StreamFields = {}): Promise<EvtId> {
-    return appendId(this.#conn, this.queue, this.name, id, fields, this.#trace);
+    return appendId(this.#conn, this.queue, this.name, id, fields, this.#appendId);
   }
 
   /** Appends many records in one pipeline and answers their ids in order. See {@link appendBatch}. */
@@ -90,18 +107,21 @@ export class Stream {
   }
 
   /** Reads records in mint order, bounds inclusive. See {@link read}. */
-  read(range: ReadRange = {}): Promise<StreamEntry[]> {
-    return read(this.#conn, this.queue, this.name, range.from, range.to, range.count, this.#trace);
+  async read(range: ReadRange = {}): Promise<StreamEntry[]> {
+    checkReadRange(range);
+    return await read(this.#conn, this.queue, this.name, range.from, range.to, range.count, this.#trace);
   }
 
   /** Reads the records minted in `[t0, t1]`, inclusive to the millisecond. See {@link readWindow}. */
-  readWindow(t0: Instant, t1: Instant, options: WindowOptions = {}): Promise<StreamEntry[]> {
-    return readWindow(this.#conn, this.queue, this.name, t0, t1, options.count, this.#trace);
+  async readWindow(t0: Instant, t1: Instant, options: WindowOptions = {}): Promise<StreamEntry[]> {
+    checkWindowOptions(options);
+    return await readWindow(this.#conn, this.queue, this.name, t0, t1, options.count, this.#trace);
   }
 
   /** Reads the records minted at or after `t0`. See {@link readSince}. */
-  readSince(t0: Instant, options: WindowOptions = {}): Promise<StreamEntry[]> {
-    return readSince(this.#conn, this.queue, this.name, t0, options.count, this.#trace);
+  async readSince(t0: Instant, options: WindowOptions = {}): Promise<StreamEntry[]> {
+    checkWindowOptions(options);
+    return await readSince(this.#conn, this.queue, this.name, t0, options.count, this.#trace);
   }
 
   /** Trims with `XTRIM` and answers the number removed. See {@link trim}. */

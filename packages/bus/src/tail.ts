@@ -2,6 +2,7 @@ import { ConnectionLostError, InvalidArgumentError, type Connection, type EvtId 
 import type { StreamEntry } from './fields.js';
 import { instantMs, MAX_TAIL, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
+import { checkPosition, checkTailOptions } from './option-checks.js';
 import { rawEntries, readGroupEntries } from './replies.js';
 import { readEntry, type TraceContextOption } from './trace-fields.js';
 import { xaddId } from './xadd-id.js';
@@ -29,6 +30,8 @@ function cursorOf(from: TailStart): string | undefined {
   if (value === 'new') return undefined;
   if (value === 'head') return '0-0';
   if (typeof value === 'object' && value !== null) {
+    checkPosition(value);
+    if ('at' in value && 'after' in value) throw new InvalidArgumentError('from', 'give { at } or { after }, not both');
     if ('after' in value && typeof value.after === 'string') return xaddId(value.after);
     if ('at' in value) {
       const ms = instantMs(value.at as Instant, 'from.at');
@@ -68,9 +71,10 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
   /**
    * Checks the options; the connection opens on the first read.
    *
-   * @throws InvalidArgumentError for a bad option; InvalidNameError for a bad name.
+   * @throws InvalidArgumentError for a bad option (UnknownOptionError for an unknown one); InvalidNameError for a bad name.
    */
   constructor(conn: Connection, queue: string, name: string, options: TailOptions = {}) {
+    checkTailOptions(options);
     this.key = streamKey(queue, name);
     this.#parent = conn;
     this.#options = options;

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Connection } from '@echo/protocol';
 import { instantMs, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
+import { checkTrimWindow } from './option-checks.js';
 
 /**
  * How much of a stream to keep (bus.md §5). `approx` defaults to `true` (`~`): the server then trims
@@ -17,11 +18,13 @@ export type TrimWindow =
  * The XTRIM arguments after the key. A `minid` instant becomes `<ms>-0`, so an entry minted in an
  * earlier millisecond is removed and one minted in that millisecond survives.
  *
+ * @throws UnknownOptionError for a key a window does not have.
  * @throws InvalidArgumentError for a window that is neither form, a negative or fractional
  *   `maxlen`, a bad instant, or a non-boolean `approx`.
  */
 export function trimArgs(window: TrimWindow): string[] {
   if (typeof window !== 'object' || (window as object | null) === null) throw new InvalidArgumentError('window', 'must be {maxlen} or {minid}');
+  checkTrimWindow(window);
   const approx: unknown = window.approx ?? true;
   if (typeof approx !== 'boolean') throw new InvalidArgumentError('window.approx', 'must be a boolean');
   const mode = approx ? '~' : '=';

@@ -160,14 +160,15 @@ describe('emq', () => {
 
   it('lists streams and one stream\'s group lag', async () => {
     const audit = (await Bus.open('ledger', { connection: conn })).stream('audit');
-    await audit.appendBatch(Array.from({ length: 6 }, (_, n) => ({ n: String(n) })));
+    const ids = await audit.appendBatch(Array.from({ length: 6 }, (_, n) => ({ n: String(n) })));
     await audit.openGroup('billing', 'head');
     await conn.command('XREADGROUP', 'GROUP', 'billing', 'b1', 'COUNT', 2, 'STREAMS', audit.key, '>');
     const streams = await emq(['streams']);
-    expect(streams.out).toMatch(/^ledger\s+audit\s+6\s+1\s+4\s+\S+$/m);
+    // The ids the app holds (what append returned), not the XADD ids under them.
+    expect(streams.out).toMatch(new RegExp(`^ledger\\s+audit\\s+6\\s+1\\s+4\\s+${ids[5]}$`, 'm'));
     const lag = await emq(['lag', 'ledger', 'audit']);
     expect(lag.out).toMatch(/^GROUP\s+LAG\s+PENDING\s+CONSUMERS\s+LAST DELIVERED$/m);
-    expect(lag.out).toMatch(/^billing\s+4\s+2\s+1\s+\S+$/m);
+    expect(lag.out).toMatch(new RegExp(`^billing\\s+4\\s+2\\s+1\\s+${ids[1]}$`, 'm'));
     expect(await jsonOf<{ groups: { name: string; lag: number }[] }>(['lag', 'ledger', 'audit'])).toMatchObject({ length: 6, groups: [{ name: 'billing', lag: 4, pending: 2 }] });
     expect(await emq(['lag', 'ledger', 'nope'])).toMatchObject({ code: EXIT.notFound });
   });

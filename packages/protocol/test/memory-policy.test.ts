@@ -3,8 +3,8 @@
  * and refuses (or warns about) anything but `noeviction`; a server at its `maxmemory` refuses writes
  * with a typed error that says nothing ran.
  */
-import { startRedis, type RedisServer } from '@echo/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rejection, startRedis, waitFor, type RedisServer } from '@echo/testkit';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ConnectionLostError,
   Connection,
@@ -66,6 +66,17 @@ describe('maxmemory-policy at connect', () => {
     expect((error as Error).message).toMatch(/evict.*noeviction/s);
   });
 
+  it('writes nothing when it refuses: the policy is read before the fence is claimed', async () => {
+    const raw = lru.client();
+    try {
+      await raw.flushall();
+      expect(await rejection(Connection.connect({ url: lru.url }))).toBeInstanceOf(EvictionPolicyError);
+      expect(await raw.scan('0', 'MATCH', '*', 'COUNT', 1000)).toEqual(['0', []]);
+    } finally {
+      raw.disconnect();
+    }
+  });
+
   it('warns instead when told to, and connects', async () => {
     const warnings: EchoError[] = [];
     const conn = await Connection.connect({ url: lru.url, evictionPolicy: 'warn', onWarning: (w) => warnings.push(w) });
@@ -102,6 +113,59 @@ describe('maxmemory-policy at connect', () => {
       expect(warnings).toEqual([]);
     } finally {
       await plain.stop();
+    }
+  });
+});
+
+describe('maxmemory-policy after a reconnect', () => {
+  let server: RedisServer;
+  beforeEach(async () => {
+    server = await startRedis();
+  });
+  afterEach(async () => {
+    await server.stop();
+  });
+
+  /** Turns eviction on, then cuts every connection but the admin's own, so the connector reconnects. */
+  async function evictAndCut(): Promise<void> {
+    const admin = server.client();
+    try {
+      await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    } finally {
+      admin.disconnect();
+    }
+  }
+
+  it('refuses by default: the connection stops and every call fails with EvictionPolicyError', async () => {
+    const conn = await Connection.connect({ url: server.url });
+    try {
+      expect(await conn.command('PING')).toBe('PONG');
+      await evictAndCut();
+      await waitFor(() => conn.status === 'fatal');
+      const error = await rejection(conn.command('PING'));
+      expect(error).toBeInstanceOf(EvictionPolicyError);
+      expect((error as EvictionPolicyError).policy).toBe('allkeys-lru');
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it("warns once under 'warn' and carries on", async () => {
+    const warnings: EchoError[] = [];
+    const conn = await Connection.connect({ url: server.url, evictionPolicy: 'warn', onWarning: (w) => warnings.push(w) });
+    try {
+      expect(warnings).toEqual([]);
+      await evictAndCut();
+      await waitFor(() => warnings.length > 0);
+      expect(warnings[0]).toBeInstanceOf(EvictionPolicyError);
+      expect(await conn.command('PING')).toBe('PONG');
+      // A duplicate (a blocking reader, a subscriber) does not say it again.
+      const dup = await conn.duplicate();
+      await dup.close();
+      expect(warnings).toHaveLength(1);
+    } finally {
+      await conn.close();
     }
   });
 });

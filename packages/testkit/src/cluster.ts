@@ -7,6 +7,7 @@ import { delay } from './process-utils.js';
 import { baseArgs, launchServer, type RedisServer } from './server.js';
 import { CLUSTER_SLOTS, disagreement, infoField, viewOf, type ClusterPlan } from './cluster-view.js';
 import { clusterFailovers, type ClusterFailovers } from './cluster-failover.js';
+import { checkStartCluster } from './options.js';
 
 export { CLUSTER_SLOTS } from './cluster-view.js';
 
@@ -165,6 +166,7 @@ async function form(masters: readonly RedisServer[], replicas: readonly (readonl
  * that loses the race for either is restarted on a fresh pair.
  */
 export async function startCluster(options: StartClusterOptions = {}): Promise<RedisCluster> {
+  checkStartCluster(options);
   const masters = options.masters ?? 3;
   const perMaster = options.replicasPerMaster ?? 0;
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 5_000;

@@ -11,6 +11,7 @@ export type { ClusterFailovers, Failover, HealthOptions } from './cluster-failov
 export { startLinkProxy, type LinkMode, type LinkProxy, type LinkProxyOptions } from './link-proxy.js';
 export { NAME_PATTERN, uniqueName } from './names.js';
 export { CLUSTER_BUS_OFFSET, freeClusterPort, freePort, isPortFree, LOOPBACK } from './ports.js';
+export { UnknownTestkitOptionError } from './options.js';
 export { isProcessAlive } from './process-utils.js';
 export { liveCount, stopAll } from './registry.js';
 export { startSentinel, type SentinelFailover, type SentinelGroup, type StartSentinelOptions } from './sentinel.js';

@@ -1,4 +1,5 @@
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { checkStartLinkProxy } from './options.js';
 import { LOOPBACK } from './ports.js';
 
 /** What the proxy does with the bytes the target sends back to the connected side. */
@@ -171,6 +172,7 @@ class TcpLinkProxy implements LinkProxy {
  * Close it when done; it holds a listening socket.
  */
 export async function startLinkProxy(options: LinkProxyOptions): Promise<LinkProxy> {
+  checkStartLinkProxy(options);
   const server = createServer();
   const proxy = new TcpLinkProxy(server);
   server.on('connection', (client) => proxy.accept(client, options.target));

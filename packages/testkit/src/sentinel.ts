@@ -5,6 +5,7 @@ import { findServerBinary } from './binary.js';
 import { infoField } from './cluster-view.js';
 import { freePort, LOOPBACK } from './ports.js';
 import { delay } from './process-utils.js';
+import { checkStartSentinel } from './options.js';
 import { baseArgs, launchServer, type RedisServer } from './server.js';
 
 /** Options for {@link startSentinel}. */
@@ -100,6 +101,7 @@ function field(reply: unknown, name: string): string | undefined {
  * sentinels find each other through hello messages sent every 2 s.
  */
 export async function startSentinel(options: StartSentinelOptions = {}): Promise<SentinelGroup> {
+  checkStartSentinel(options);
   const masterName = options.masterName ?? 'echo';
   const replicaCount = options.replicas ?? 1;
   const sentinelCount = options.sentinels ?? 3;

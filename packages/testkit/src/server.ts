@@ -9,6 +9,7 @@ import { TEST_CLIENT_DEFAULTS, type ClientOptions, type ReplyMappingMode } from 
 import { freePort, LOOPBACK } from './ports.js';
 import { delay, waitForExit } from './process-utils.js';
 import { probe } from './readiness.js';
+import { checkStartRedis } from './options.js';
 import { removeDirSync, track, untrack, type Disposable } from './registry.js';
 
 /** `'none'`: nothing survives a crash. `'aof'`: every write is fsynced to the AOF before the reply. */
@@ -324,6 +325,7 @@ export function baseArgs(port: number, dir: string, persistence: Persistence, pa
  *   the server exits or does not answer within `readyTimeoutMs` (message includes its log tail).
  */
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
+  checkStartRedis(options);
   const persistence = options.persistence ?? 'none';
   const extra = options.args ?? [];
   return launchServer({

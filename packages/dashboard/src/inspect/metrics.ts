@@ -2,6 +2,7 @@ import { formatExposition, type HookMetrics, type MetricFamily, type Sample } fr
 import type { Admin } from './admin.js';
 import { cacheTableViews, type CacheStatsSource } from './caches.js';
 import type { CacheTableRef, StreamRef } from './discover.js';
+import { checkMetricsOptions } from '../option-checks.js';
 
 /** What a Prometheus scrape reads besides the server. */
 export interface MetricsOptions {
@@ -31,6 +32,7 @@ function counter(name: string, help: string, samples: Sample[]): MetricFamily {
  * state, stream lengths, group lag and pending counts, and cache L2 rows.
  */
 export async function serverMetricFamilies(admin: Admin, options: MetricsOptions = {}): Promise<MetricFamily[]> {
+  checkMetricsOptions(options);
   const [summaries, streams, tables] = await Promise.all([
     admin.summaries(options.queues),
     admin.streams(options.streams),

@@ -6,6 +6,7 @@ import { Admin } from '../inspect/admin.js';
 import { cacheTableViews, type CacheStatsSource } from '../inspect/caches.js';
 import { prometheusMetrics } from '../inspect/metrics.js';
 import { errorReply } from './errors.js';
+import { checkDashboardOptions } from '../option-checks.js';
 import { renderPage } from './page.js';
 
 /** Whether a request reads or changes something. */
@@ -87,6 +88,7 @@ function whole(name: string, value: string | undefined, fallback: number): numbe
  * app.route('/admin/queues', createDashboard({ connection, readOnly: true, authorize: (req) => isStaff(req) }));
  */
 export function createDashboard(options: DashboardOptions): Hono {
+  checkDashboardOptions(options);
   const admin = options.connection instanceof Admin ? options.connection : Admin.over(options.connection);
   const readOnly = options.readOnly === true;
   const app = new Hono();

@@ -2,6 +2,7 @@ import { serve } from '@hono/node-server';
 import { Admin } from '../inspect/admin.js';
 import type { ConnectOptions } from '@echo/protocol';
 import { createDashboard, type DashboardOptions } from './app.js';
+import { checkServeOptions } from '../option-checks.js';
 
 /** Where a standalone dashboard listens, and where it connects. */
 export interface ServeOptions extends Omit<DashboardOptions, 'connection'> {
@@ -26,6 +27,7 @@ export interface RunningDashboard {
  * @throws ConnectError, AuthError, VersionFenceError when the server cannot be reached.
  */
 export async function serveDashboard(options: ServeOptions): Promise<RunningDashboard> {
+  checkServeOptions(options);
   const admin = await Admin.connect(options.connect);
   const { connect: _connect, port = 3000, host = '127.0.0.1', ...rest } = options;
   const app = createDashboard({ ...rest, connection: admin });

@@ -5,7 +5,7 @@ import { createCluster, createRedis, execPipeline, type Client, type Wire } from
 import { Gate, type ConnectionState } from './gate.js';
 import { InFlight } from './in-flight.js';
 import { masterNodes, type MasterNode } from './masters.js';
-import { checkEvictionPolicy } from './memory-policy.js';
+import { PolicyWatch } from './memory-policy.js';
 import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
 import { checkNames, PubSub } from './pub-sub.js';
 import { ScriptRunner, type BatchResult, type ScriptCall } from './script-runner.js';
@@ -29,9 +29,11 @@ export class Connection {
   readonly #gate: Gate;
   readonly #scripts: ScriptRunner;
   readonly #pubSub: PubSub;
+  readonly #policy: PolicyWatch;
 
-  private constructor(options: ResolvedOptions, wire: Wire = {}) {
+  private constructor(options: ResolvedOptions, policy: PolicyWatch, wire: Wire = {}) {
     this.#options = options;
+    this.#policy = policy;
     this.#wire = wire;
     const inFlight = new InFlight();
     const retry = (attempt: number): number | null => (this.#gate.stopped() ? null : reconnectDelay(attempt));
@@ -58,6 +60,7 @@ export class Connection {
       wire,
       inFlight,
       stats,
+      policy,
       fenced: () => this.#pubSub.resubscribe(),
       ended: () => this.#pubSub.endAll(),
     });
@@ -72,19 +75,18 @@ export class Connection {
   /**
    * Opens and fences a connection. Resolves only once `{emq}:version` has been claimed or verified;
    * rejects with {@link ConnectError}, {@link AuthError} or {@link VersionFenceError}, or with
-   * `EvictionPolicyError` when a master may evict keys (see `ConnectOptions.evictionPolicy`).
+   * `EvictionPolicyError` when a master may evict keys (see `ConnectOptions.evictionPolicy`). The
+   * policy is read before the fence is claimed, so a refused open writes nothing; it is read again
+   * on every reconnect.
+   *
+   * @throws UnknownOptionError for an option the connector does not know, before any socket opens.
    */
   static async connect(options: ConnectOptions | string = {}): Promise<Connection> {
     const resolved = resolveOptions(options);
-    const connection = new Connection(resolved);
+    const sentinel = resolved.sentinel;
+    const policy = new PolicyWatch(resolved.evictionPolicy, resolved.onWarning, sentinel && (() => `the primary of ${sentinel.name}`));
+    const connection = new Connection(resolved, policy);
     await connection.#gate.open();
-    try {
-      const sentinel = resolved.sentinel;
-      await checkEvictionPolicy(connection.masters(), resolved.evictionPolicy, resolved.onWarning, sentinel && (() => `the primary of ${sentinel.name}`));
-    } catch (error) {
-      await connection.close({ immediate: true });
-      throw error;
-    }
     return connection;
   }
 
@@ -115,7 +117,7 @@ export class Connection {
 
   /** Opens another fenced connection with the same options, for blocking verbs and subscriptions. */
   async duplicate(name?: string): Promise<Connection> {
-    const connection = new Connection(this.#named(name));
+    const connection = new Connection(this.#named(name), this.#policy);
     await connection.#gate.open();
     return connection;
   }
@@ -224,7 +226,7 @@ export class Connection {
     if (this.isCluster) throw new InvalidArgumentError('tracking', 'needs a standalone server: on a cluster, tracking is per node');
     checkNames('prefixes', prefixes);
     const [tracking, wire, bind] = createTracking(prefixes, onInvalidate, options.onListenerError);
-    const connection = new Connection(this.#named(options.name), wire);
+    const connection = new Connection(this.#named(options.name), this.#policy, wire);
     bind(() => connection.close({ immediate: true }));
     await connection.#gate.open();
     return tracking;

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { AuthError, ConnectError, ConnectionClosedError, ConnectionLostError, VersionFenceError } from '../errors/connection.js';
+import { EvictionPolicyError } from '../errors/durability.js';
 import { EchoError } from '../errors/echo-error.js';
 import { mapReplyError } from '../errors/registry.js';
 import { ServerError } from '../errors/wire.js';
@@ -9,6 +10,8 @@ import { deferred, within, type Deferred } from './deferred.js';
 import { isAuthFailure, rejected, toConnectError } from './failures.js';
 import { claimOrVerify } from './fence.js';
 import type { InFlight } from './in-flight.js';
+import { masterNodes } from './masters.js';
+import type { PolicyWatch } from './memory-policy.js';
 import type { ResolvedOptions } from './options.js';
 import type { ConnectionStats } from './stats.js';
 
@@ -25,6 +28,8 @@ export interface GatePort {
   readonly wire: Wire;
   readonly inFlight: InFlight;
   readonly stats: ConnectionStats;
+  /** The eviction-policy check, run before every fence. */
+  readonly policy: PolicyWatch;
   /** The fence has just passed on a (re)connected socket, before waiters are let through. */
   fenced(): void;
   /** The connection closed: end what it holds open for callers (subscriptions). */
@@ -137,14 +142,17 @@ export class Gate {
     if (this.stopped()) return;
     const client = this.#port.client;
     try {
+      await this.#checkPolicy();
       await claimOrVerify({
         get: async (key) => (await client.call('GET', key)) as string | null,
         setNx: (key, value) => client.call('SET', key, value, 'NX'),
       });
     } catch (error) {
-      if (error instanceof VersionFenceError || isAuthFailure(error)) {
-        this.#fail(error instanceof VersionFenceError ? error : new AuthError((error as Error).message, { cause: error }));
-      }
+      // A server that may evict has perhaps already lost keys while the socket was down, so a
+      // refusal on a reconnect stops the connection like a foreign fence does: every call then
+      // fails with the EvictionPolicyError, rather than carrying on against a lossy server.
+      if (error instanceof VersionFenceError || error instanceof EvictionPolicyError) this.#fail(error);
+      else if (isAuthFailure(error)) this.#fail(new AuthError((error as Error).message, { cause: error }));
       // Anything else (the socket dropping mid-fence, or -LOADING while the server replays its
       // AOF) must not leave an open socket behind a closed gate: drop it and let backoff retry.
       // A heal only looks again later: dropping a whole cluster for one slow slot would not help.
@@ -160,6 +168,11 @@ export class Gate {
     this.#state = 'ready';
     this.#port.fenced();
     this.#gate.resolve(undefined);
+  }
+
+  /** Reads the eviction policy of every master before the fence is claimed (see {@link PolicyWatch}). */
+  async #checkPolicy(): Promise<void> {
+    await this.#port.policy.check(masterNodes(this.#port.client, (node, name, args) => this.mapped(() => node.call(name, ...args))));
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { EchoError } from '../errors/echo-error.js';
 import { InvalidArgumentError } from '../errors/validation.js';
+import { checkConnectOptions, checkNodeAddress, checkSentinelOptions } from './option-check.js';
 
 /** A cluster seed node. */
 export interface NodeAddress {
@@ -23,7 +24,8 @@ export interface SentinelConfig {
 
 /**
  * What to do when a server may evict keys (`maxmemory-policy` other than `noeviction`): `refuse`
- * fails the connect with {@link EvictionPolicyError}, `warn` reports it through `onWarning` and
+ * fails the connect with {@link EvictionPolicyError} (and, when a reconnect finds it, stops the
+ * connection: every later call fails with that error), `warn` reports it through `onWarning` and
  * goes on, `allow` does not check (no `INFO` is sent).
  */
 export type EvictionPolicyMode = 'refuse' | 'warn' | 'allow';
@@ -32,9 +34,13 @@ export type EvictionPolicyMode = 'refuse' | 'warn' | 'allow';
 export interface ConnectOptions {
   /** `redis://[user:password@]host:port[/db]`. Ignored when `cluster` is given. */
   readonly url?: string;
+  /** The server's host; default `127.0.0.1` (`url`'s host wins). */
   readonly host?: string;
+  /** The server's port; default 6379 (`url`'s port wins). */
   readonly port?: number;
+  /** The ACL user (`AUTH username password`); default the `default` user. */
   readonly username?: string;
+  /** The password (of `username`, or `requirepass`). */
   readonly password?: string;
   /** Database index; `SELECT`ed on every (re)connect. */
   readonly db?: number;
@@ -43,12 +49,16 @@ export interface ConnectOptions {
   /** Reach the primary through Redis Sentinel; `host`, `port` and `url`'s address are then ignored. */
   readonly sentinel?: SentinelConfig;
   /**
-   * Checked once at connect, on every master: a server that may evict keys can lose jobs. Default
-   * `refuse`. When the user may not run `INFO` (ACL), the policy cannot be read: that is reported
-   * through `onWarning` and the connect goes on.
+   * Checked on every master before the version fence is claimed, at connect and again after every
+   * reconnect: a server that may evict keys can lose jobs. Default `refuse`. A refused connect
+   * writes nothing. When the user may not run `INFO` (ACL), the policy cannot be read: that is
+   * reported through `onWarning` and the connect goes on.
    */
   readonly evictionPolicy?: EvictionPolicyMode;
-  /** Hears the connector's warnings (eviction policy); default `process.emitWarning`. */
+  /**
+   * Hears the connector's warnings (eviction policy), each once per master and policy for a
+   * connection and the ones duplicated from it; default `process.emitWarning`.
+   */
   readonly onWarning?: (warning: EchoError) => void;
   /** `CLIENT SETNAME` on every (re)connect, to find our connections in `CLIENT LIST`. */
   readonly name?: string;
@@ -95,6 +105,8 @@ function defaultWarning(warning: EchoError): void {
 function checkSentinel(opts: ConnectOptions): void {
   const sentinel = opts.sentinel;
   if (sentinel === undefined) return;
+  checkSentinelOptions(sentinel);
+  for (const node of sentinel.sentinels) checkNodeAddress(node);
   if (opts.cluster !== undefined) throw new InvalidArgumentError('sentinel', 'give cluster or sentinel, not both');
   if (sentinel.sentinels.length === 0) throw new InvalidArgumentError('sentinel', 'needs at least one sentinel address');
   if (typeof sentinel.name !== 'string' || sentinel.name === '') throw new InvalidArgumentError('sentinel', 'needs the monitored master name');
@@ -103,9 +115,17 @@ function checkSentinel(opts: ConnectOptions): void {
   }
 }
 
-/** Validates options at the boundary so a bad URL or port fails before any socket opens. */
+/**
+ * Validates options at the boundary so a bad URL or port, or a key the connector does not know,
+ * fails before any socket opens.
+ *
+ * @throws UnknownOptionError for an unknown key (with the name to use when it is an ioredis or
+ *   node-redis spelling); InvalidArgumentError for a bad value.
+ */
 export function resolveOptions(options: ConnectOptions | string = {}): ResolvedOptions {
+  if (typeof options !== 'string') checkConnectOptions(options);
   const opts: ConnectOptions = typeof options === 'string' ? { url: options } : options;
+  for (const node of opts.cluster ?? []) checkNodeAddress(node);
   let host = opts.host ?? '127.0.0.1';
   let port = opts.port ?? 6379;
   let username = opts.username;

@@ -15,8 +15,9 @@ export class OutOfMemoryError extends ServerError {
 
 /**
  * The server may evict keys (`maxmemory-policy` is not `noeviction`): an evicted job row is a lost
- * job, an evicted lease or dedup key a job run twice. Raised at connect unless the connection was
- * told to only warn (`evictionPolicy: 'warn'`) or not to check (`'allow'`).
+ * job, an evicted lease or dedup key a job run twice. Raised at connect, before anything is
+ * written, and by every call of a connection whose reconnect found such a server, unless the
+ * connection was told to only warn (`evictionPolicy: 'warn'`) or not to check (`'allow'`).
  */
 export class EvictionPolicyError extends EchoError {
   /** The `maxmemory_policy` the server reported. */

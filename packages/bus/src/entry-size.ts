@@ -1,0 +1,18 @@
+import { ValueTooLargeError } from '@echo/protocol';
+
+/**
+ * Checks one entry's flattened `field value …` list against its byte cap (UTF-8, names and values
+ * together), before anything is sent. Cheap on the common path: `n` UTF-16 units are at most `3n`
+ * bytes, so the byte count runs only for entries near the cap.
+ *
+ * @throws ValueTooLargeError over the cap.
+ */
+export function checkEntrySize(flat: readonly string[], limit: number, what = 'stream entry'): void {
+  if (limit === Number.POSITIVE_INFINITY) return;
+  let units = 0;
+  for (const part of flat) units += part.length;
+  if (units * 3 <= limit) return;
+  let bytes = 0;
+  for (const part of flat) bytes += Buffer.byteLength(part, 'utf8');
+  if (bytes > limit) throw new ValueTooLargeError(what, bytes, limit);
+}

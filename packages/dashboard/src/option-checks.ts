@@ -1,0 +1,53 @@
+import { strictOptions } from '@echo/protocol';
+
+/*
+ * The strict checks of the dashboard's public entry points, built once. The hints name what
+ * Bull Board, Taskforce and Hono users tend to write.
+ */
+
+const DASHBOARD = ['connection', 'readOnly', 'authorize', 'cache', 'pollMs', 'title', 'discoverMs', 'metrics'] as const;
+
+const SHARED_HINTS: Readonly<Record<string, string>> = {
+  readonly: 'readOnly here (camel case)',
+  readOnlyMode: 'readOnly here',
+  auth: 'authorize here: a hook called before every request',
+  basicAuth: 'authorize here: a hook that reads the request and answers whether it may read or write',
+  queues: 'queues are discovered from the server (a SCAN every discoverMs); every queue is shown',
+  pollInterval: 'how often the page polls is pollMs here (milliseconds)',
+  refreshInterval: 'how often the page polls is pollMs here (milliseconds)',
+  basePath: 'mount the app under a path from your own Hono app: app.route(path, createDashboard({ connection }))',
+  uiBasePath: 'mount the app under a path from your own Hono app: app.route(path, createDashboard({ connection }))',
+  prefix: "Echo's keys are fixed by the protocol (emq:{queue}:...): there is no key prefix",
+};
+
+/** `createDashboard(options)`. */
+export const checkDashboardOptions = strictOptions('createDashboard options', {
+  known: DASHBOARD,
+  hints: {
+    ...SHARED_HINTS,
+    connect: 'createDashboard takes an open connection (connection: a Connection or an Admin); serveDashboard takes connect',
+    redis: 'an open Echo Connection (or an Admin) is connection here',
+  },
+});
+
+/** `serveDashboard(options)`. */
+export const checkServeOptions = strictOptions('serveDashboard options', {
+  known: [...DASHBOARD.filter((k) => k !== 'connection'), 'connect', 'port', 'host'],
+  hints: {
+    ...SHARED_HINTS,
+    connection: 'serveDashboard opens its own connection from connect; to share one, mount createDashboard({ connection })',
+    url: 'the server URL is connect here',
+    redis: 'the server URL or connection options is connect here',
+    hostname: 'the address to listen on is host here',
+  },
+});
+
+/** `prometheusMetrics(admin, options)` / `serverMetricFamilies(admin, options)`. */
+export const checkMetricsOptions = strictOptions('metrics options', {
+  known: ['hooks', 'cache', 'queues', 'streams', 'cacheTables'],
+  hints: {
+    queue: 'the queues to report is queues here (a list)',
+    prefix: 'metric names are fixed (emq_...); relabel in the Prometheus scrape config',
+    metrics: 'this process’s hook counters are hooks here',
+  },
+});
