@@ -29,11 +29,15 @@ function runOne(file: string, cwd: string, redisUrl: string, timeoutMs: number):
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
+      resolve({ code: code ?? -1, stdout, stderr: timedOut ? `did not exit within ${String(timeoutMs)} ms (a handle left open?)\n${stderr}` : stderr });
     });
   });
 }
@@ -47,7 +51,7 @@ export async function runBlocks(
   dir: string,
   emitted: readonly EmittedBlock[],
   server: { url: string; flush: () => Promise<void> },
-  timeoutMs = 60_000,
+  timeoutMs = 30_000,
 ): Promise<{ outcomes: RunOutcome[]; errors: BlockError[] }> {
   const outcomes: RunOutcome[] = [];
   const errors: BlockError[] = [];

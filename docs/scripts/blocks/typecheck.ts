@@ -20,7 +20,9 @@ const require = createRequire(import.meta.url);
 export function typecheckBlocks(dir: string, emitted: readonly EmittedBlock[], ambient: string, baseConfig: string): BlockError[] {
   const config = {
     extends: baseConfig,
-    compilerOptions: { noEmit: true, declaration: false, declarationMap: false, sourceMap: false },
+    // exactOptionalPropertyTypes is off because it is off in an app's `strict` tsconfig, where
+    // `{ connect: process.env.REDIS_URL }` (a string or undefined) is the idiom the examples show.
+    compilerOptions: { noEmit: true, declaration: false, declarationMap: false, sourceMap: false, exactOptionalPropertyTypes: false },
     files: [ambient, ...emitted.map((e) => e.path)],
   };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config, null, 2));
