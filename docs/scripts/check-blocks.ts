@@ -62,7 +62,9 @@ export async function checkBlocks(options: CheckOptions = {}): Promise<CheckRepo
     try {
       const result = await runBlocks(outDir, emitBlocks(outDir, 'run', runnable), {
         url: server.url,
-        flush: async () => void (await client.flushall()),
+        flush: async () => {
+          await client.flushall();
+        },
       });
       ran = result.outcomes.length;
       errors.push(...result.errors);
