@@ -53,9 +53,12 @@ export async function checkBlocks(options: CheckOptions = {}): Promise<CheckRepo
   mkdirSync(outDir, { recursive: true });
   const emitted = emitBlocks(outDir, 'check', blocks);
   const errors: BlockError[] = typecheckBlocks(outDir, emitted, join(docsDir, 'scripts/blocks/ambient.d.ts'), join(root, 'tsconfig.base.json'));
-  const runnable = blocks.filter((b) => b.mode === 'run');
+  // A block that does not type-check is not run (its error says enough); the others still are.
+  const broken = new Set(errors.map((e) => e.block));
+  const stray = errors.some((e) => e.block === undefined);
+  const runnable = stray ? [] : blocks.filter((b) => b.mode === 'run' && !broken.has(b));
   let ran = 0;
-  if (options.run !== false && runnable.length > 0 && errors.length === 0) {
+  if (options.run !== false && runnable.length > 0) {
     const { startRedis } = await import('@echo/testkit');
     const server = await startRedis();
     const client = server.client();

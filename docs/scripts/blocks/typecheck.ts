@@ -8,6 +8,8 @@ import type { EmittedBlock } from './emit.js';
 export interface BlockError {
   readonly where: string;
   readonly message: string;
+  /** The block the message is about, when it is about one. */
+  readonly block?: EmittedBlock['block'];
 }
 
 const require = createRequire(import.meta.url);
@@ -41,7 +43,7 @@ export function typecheckBlocks(dir: string, emitted: readonly EmittedBlock[], a
     }
     const emittedBlock = byPath.get(m[1] ?? '');
     const where = emittedBlock === undefined ? `${m[1] ?? ''}:${m[2] ?? ''}` : emittedBlock.origin(Number(m[2]));
-    errors.push({ where, message: m[4] ?? line });
+    errors.push({ where, message: m[4] ?? line, ...(emittedBlock === undefined ? {} : { block: emittedBlock.block }) });
   }
   if (result.status !== 0 && errors.length === 0) {
     errors.push({ where: 'tsc', message: `exited ${String(result.status)}: ${result.stdout}${result.stderr}` });
