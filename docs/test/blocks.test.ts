@@ -1,13 +1,22 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { checkBlocks } from '../scripts/check-blocks.js';
 import { extractBlocks } from '../scripts/blocks/extract.js';
 
 const docsDir = fileURLToPath(new URL('..', import.meta.url));
 /** Scratch output inside the workspace, so `@echo/*` resolve from source as they do for real blocks. */
-const scratch = (): string => mkdtempSync(join(docsDir, '.blocks', 'self-'));
+const scratches: string[] = [];
+const scratch = (): string => {
+  mkdirSync(join(docsDir, '.blocks'), { recursive: true });
+  const dir = mkdtempSync(join(docsDir, '.blocks', 'self-'));
+  scratches.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of scratches) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('the code-block checker', () => {
   it('passes every block of the docs and of every README (type-check, and the runnable ones run)', async () => {
