@@ -75,8 +75,8 @@ const EMPTY: StreamBatch = { entries: [], caughtUp: true };
  *   reads is skipped (a literal `$` would be).
  * - A read that fails with the connection reports `lost`; the next read resumes after the last id
  *   read, whatever the connector did to reconnect.
- * - Whenever it may have fallen behind (after a batch, a lost read, or a start `{ after }`), the
- *   next read is pipelined behind an `XINFO STREAM`: when the stream lost entries past the position
+ * - With a `gap` listener, whenever it may have fallen behind (after a batch, a lost read, or a
+ *   start `{ after }`), the next read is pipelined behind an `XINFO STREAM`: when the stream lost entries past the position
  *   before they were read (trimmed, or deleted), a `gap` event says so once, with the first id it
  *   still holds. It errs on the safe side: a trim that took exactly the entries up to the position
  *   also reads as a gap.
@@ -174,7 +174,8 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
       const conn = this.#conn;
       const after = this.#position;
       if (conn === undefined || after === undefined || this.#closed) return EMPTY;
-      const entries = this.#behind ? await this.#readChecked(conn, after) : await sendRead(conn, xread({ key: this.key, after, count: this.#count, blockMs: this.#blockMs }));
+      // Only a reader that listens for gaps pays for the check.
+      const entries = this.#behind && this.listenerCount('gap') > 0 ? await this.#readChecked(conn, after) : await sendRead(conn, xread({ key: this.key, after, count: this.#count, blockMs: this.#blockMs }));
       // Closed while the read was out: what it brought is not delivered.
       if (this.closed) return EMPTY;
       const last = entries.at(-1);
