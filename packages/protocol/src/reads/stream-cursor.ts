@@ -161,21 +161,22 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
   }
 
   /**
-   * Reads the next batch after the position: blocks up to `blockMs` when the cursor is caught up,
-   * and answers an empty batch on a timeout or once closed. A `gap` is emitted before the batch
-   * that follows it.
+   * Reads the next batch after the position: waits up to `blockMs` for an entry (unless `block` is
+   * false: a reader catching up after a loss wants to know at once that it has), and answers an
+   * empty batch on a timeout or once closed. A `gap` is emitted before the batch that follows it.
    *
    * @throws the connection's typed error when the read fails (after `lost` for a lost connection);
    *   the next read resumes after the position.
    */
-  async read(): Promise<StreamBatch> {
+  async read(options: { readonly block?: boolean } = {}): Promise<StreamBatch> {
+    const blockMs = options.block === false ? undefined : this.#blockMs;
     try {
       await this.ready();
       const conn = this.#conn;
       const after = this.#position;
       if (conn === undefined || after === undefined || this.#closed) return EMPTY;
       // Only a reader that listens for gaps pays for the check.
-      const entries = this.#behind && this.listenerCount('gap') > 0 ? await this.#readChecked(conn, after) : await sendRead(conn, xread({ key: this.key, after, count: this.#count, blockMs: this.#blockMs }));
+      const entries = this.#behind && this.listenerCount('gap') > 0 ? await this.#readChecked(conn, after, blockMs) : await sendRead(conn, xread({ key: this.key, after, count: this.#count, ...(blockMs === undefined ? {} : { blockMs }) }));
       // Closed while the read was out: what it brought is not delivered.
       if (this.closed) return EMPTY;
       const last = entries.at(-1);
@@ -226,8 +227,9 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
   }
 
   /** `XINFO STREAM` and the read in one pipeline, so the gap check costs no extra round trip. */
-  async #readChecked(conn: Connection, after: string): Promise<readonly StreamEntryReply[]> {
-    const [info, entries] = await sendReads(conn, [xinfoStream({ key: this.key }), xread({ key: this.key, after, count: this.#count, blockMs: this.#blockMs })]);
+  async #readChecked(conn: Connection, after: string, blockMs: number | undefined): Promise<readonly StreamEntryReply[]> {
+    const read = xread({ key: this.key, after, count: this.#count, ...(blockMs === undefined ? {} : { blockMs }) });
+    const [info, entries] = await sendReads(conn, [xinfoStream({ key: this.key }), read]);
     if (entries?.ok !== true) throw entries?.error ?? new ConnectionLostError('stream read lost');
     const list = entries.value as readonly StreamEntryReply[];
     if (info?.ok === true) this.#checkGap(info.value as StreamInfo, after, list);
