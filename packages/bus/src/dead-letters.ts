@@ -1,4 +1,4 @@
-import { InvalidArgumentError, execute, transitions, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, execute, parseDeadLetterRecord, transitions, type Connection, type EvtId } from '@echo/protocol';
 import type { StreamFields } from './fields.js';
 import { deadLettersKey, streamKey } from './keys.js';
 import { rawEntries } from './replies.js';
@@ -29,27 +29,23 @@ export interface DeadLetter {
   readonly payload: StreamFields;
 }
 
-/** The fixed head of a record, by position: `id`, `xid`, `group`, `consumer`, `reason`, `attempts`. */
-const HEAD = 12;
-
-function deadLetterOf(record: string, pairs: readonly unknown[], carried: boolean): DeadLetter {
-  const at = (i: number): string => String(pairs[i]);
-  const rest = pairs.slice(HEAD);
+function deadLetterOf(record: string, pairs: readonly string[], carried: boolean): DeadLetter {
+  const read = parseDeadLetterRecord(record, pairs);
   const fields: [string, string][] = [];
-  for (let i = 0; i + 1 < rest.length; i += 2) {
-    const field = String(rest[i]);
-    if (!carried || (field !== TRACEPARENT_FIELD && field !== TRACESTATE_FIELD)) fields.push([field, String(rest[i + 1])]);
+  for (let i = 0; i + 1 < read.fields.length; i += 2) {
+    const field = read.fields[i] as string;
+    if (!carried || (field !== TRACEPARENT_FIELD && field !== TRACESTATE_FIELD)) fields.push([field, read.fields[i + 1] as string]);
   }
   return {
     record,
     // As the entry carried it: a foreign entry (no EVT id) can be dead-lettered too.
-    id: at(1) as EvtId,
-    xid: at(3),
-    group: at(5),
-    consumer: at(7),
-    reason: at(9),
-    attempts: Number(at(11)),
-    deadAt: Number(record.slice(0, record.indexOf('-'))),
+    id: read.id as EvtId,
+    xid: read.xid,
+    group: read.group,
+    consumer: read.consumer,
+    reason: read.reason,
+    attempts: read.attempts,
+    deadAt: read.deadAt,
     payload: Object.fromEntries(fields),
   };
 }

@@ -5,7 +5,7 @@
  */
 export type WakeToken = { readonly kind: 'wake' } | { readonly kind: 'due'; readonly inMs: number };
 
-const DUE = /^d:(\d{1,15})$/;
+const DUE = /^d:(\d+)$/;
 const WAKE: WakeToken = { kind: 'wake' };
 
 /** Reads one wake-list token; anything that is not a due hint is a plain wake-up. */
