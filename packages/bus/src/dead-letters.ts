@@ -1,7 +1,6 @@
-import { InvalidArgumentError, execute, parseDeadLetterRecord, transitions, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, execute, isStreamId, parseDeadLetterRecord, reads, transitions, type Connection, type EvtId } from '@echo/protocol';
 import type { StreamFields } from './fields.js';
 import { deadLettersKey, streamKey } from './keys.js';
-import { rawEntries } from './replies.js';
 import { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './trace-fields.js';
 
 /**
@@ -61,15 +60,17 @@ export interface DeadLetterRange {
 /**
  * Reads the dead-letter stream of a stream, oldest first.
  *
- * @throws InvalidArgumentError for a bad `count`.
+ * @throws InvalidArgumentError for a bad `count` or `after`.
  * @throws InvalidNameError for a bad queue or stream name.
  */
 export async function deadLetters(conn: Connection, queue: string, name: string, range: DeadLetterRange = {}, options: TraceContextOption = {}): Promise<DeadLetter[]> {
   const key = deadLettersKey(queue, name);
   const count = range.count ?? 100;
   if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError('count', `must be a positive integer, got ${String(count)}`);
+  if (range.after !== undefined && !isStreamId(range.after)) throw new InvalidArgumentError('after', `must be a record id "<ms>-<seq>", got ${JSON.stringify(range.after)}`);
   const from = range.after === undefined ? '-' : `(${range.after}`;
-  return rawEntries(await conn.command('XRANGE', key, from, '+', 'COUNT', String(count))).map((e) => deadLetterOf(e.xid, e.pairs ?? [], options.traceContext === true));
+  const entries = await reads.sendRead(conn, reads.xrange({ key, start: from, count }));
+  return entries.map((e) => deadLetterOf(e.id, e.fields ?? [], options.traceContext === true));
 }
 
 /** Which dead letters a {@link redrive} puts back. */

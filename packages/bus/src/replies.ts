@@ -1,6 +1,4 @@
-import { parseAutoclaim, parseStreamEntries, parseStreamRead, type StreamEntryReply } from '@echo/protocol';
-import type { StreamEntry } from './fields.js';
-import { readEntry } from './trace-fields.js';
+import { parseAutoclaim, parseStreamRead, type StreamEntryReply } from '@echo/protocol';
 
 /** An entry as the server sends it: its XADD id, and its field list (`null` once deleted). */
 export interface RawEntry {
@@ -10,22 +8,6 @@ export interface RawEntry {
 
 function raw(entry: StreamEntryReply): RawEntry {
   return { xid: entry.id, pairs: entry.fields };
-}
-
-/**
- * Reads an `XRANGE`-shaped list of `[xid, [field, value, …] | nil]` (the protocol's one stream-entry
- * parser, which checks the shape: a malformed reply is a `MalformedReplyError`).
- */
-export function rawEntries(reply: unknown, what = 'XRANGE'): RawEntry[] {
-  return parseStreamEntries(reply, what).map(raw);
-}
-
-/**
- * Reads entries that must all still exist (XRANGE never returns deleted ones); `carried` strips
- * the trace fields of a stream that carries them.
- */
-export function streamEntries(reply: unknown, carried = false): StreamEntry[] {
-  return rawEntries(reply).map((e) => readEntry(e.xid, e.pairs ?? [], carried));
 }
 
 /**

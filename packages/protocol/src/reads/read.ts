@@ -1,5 +1,5 @@
 import type { Arg } from '../connector/call-shape.js';
-import type { BatchResult, Connection } from '../connector/connection.js';
+import type { Connection } from '../connector/connection.js';
 
 /**
  * A typed read: the command and its arguments, built by a pure function, paired with the parser of
@@ -27,13 +27,19 @@ export async function sendRead<T>(conn: Connection, r: Read<T>): Promise<T> {
   return r.parse(await conn.command(r.command, ...r.args));
 }
 
+/** One member of {@link sendReads}: its parsed reply, or the error it alone met. */
+export type ReadSettled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: Error };
+
+/** The settled members of {@link sendReads}, typed member by member. */
+export type ReadsSettled<R extends readonly Read<unknown>[]> = { -readonly [K in keyof R]: ReadSettled<R[K] extends Read<infer T> ? T : never> };
+
 /**
  * Sends several reads in one pipeline; each member settles on its own (a malformed or failed reply
- * fails only its member).
+ * fails only its member), typed as its read parses.
  */
-export async function sendReads(conn: Connection, rs: readonly Read<unknown>[]): Promise<BatchResult[]> {
+export async function sendReads<const R extends readonly Read<unknown>[]>(conn: Connection, rs: R): Promise<ReadsSettled<R>> {
   const replies = await conn.pipeline(rs.map((r) => [r.command, ...r.args] as const));
-  return replies.map((reply, i): BatchResult => {
+  const settled = replies.map((reply, i): ReadSettled<unknown> => {
     if (!reply.ok) return reply;
     try {
       return { ok: true, value: (rs[i] as Read<unknown>).parse(reply.value) };
@@ -41,4 +47,6 @@ export async function sendReads(conn: Connection, rs: readonly Read<unknown>[]):
       return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
     }
   });
+  // Member i settled from rs[i]'s parser, which is what the mapped type says.
+  return settled as ReadsSettled<R>;
 }

@@ -230,11 +230,10 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
   async #readChecked(conn: Connection, after: string, blockMs: number | undefined): Promise<readonly StreamEntryReply[]> {
     const read = xread({ key: this.key, after, count: this.#count, ...(blockMs === undefined ? {} : { blockMs }) });
     const [info, entries] = await sendReads(conn, [xinfoStream({ key: this.key }), read]);
-    if (entries?.ok !== true) throw entries?.error ?? new ConnectionLostError('stream read lost');
-    const list = entries.value as readonly StreamEntryReply[];
-    if (info?.ok === true) this.#checkGap(info.value as StreamInfo, after, list);
-    else if (!isNoSuchKey(info?.error)) throw info?.error ?? new ConnectionLostError('stream read lost');
-    return list;
+    if (!entries.ok) throw entries.error;
+    if (info.ok) this.#checkGap(info.value, after, entries.value);
+    else if (!isNoSuchKey(info.error)) throw info.error;
+    return entries.value;
   }
 
   /**
