@@ -13,6 +13,7 @@ export interface CoherenceEntry {
   readonly id: string;
   /** The write's version; empty for a released lease. */
   readonly version: string;
+  /** What the write did. */
   readonly op: CoherenceOp;
   /** The keys it names; none for a clear. */
   readonly keys: readonly string[];

@@ -11,10 +11,15 @@ export interface DeadLetterRecord {
   readonly record: string;
   /** The entry's `id` field as it carried it (a foreign entry may have none: empty). */
   readonly id: string;
+  /** The entry's XADD id in its stream. */
   readonly xid: string;
+  /** The group that gave up on it. */
   readonly group: string;
+  /** The consumer that moved it. */
   readonly consumer: string;
+  /** Why it was moved. */
   readonly reason: string;
+  /** Its delivery count when it was moved. */
   readonly attempts: number;
   /** When it was moved, Unix ms (server clock): the record id's time part. */
   readonly deadAt: number;

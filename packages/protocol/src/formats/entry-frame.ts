@@ -9,9 +9,11 @@ export const ENTRY_FRAME_HEADER = ID_LENGTH + EXPIRY_DIGITS;
 
 /** A keyed cache entry's L2 frame, read back. */
 export interface EntryFrame {
+  /** The write's version (the first 14 bytes). */
   readonly version: BrandedId;
   /** Unix ms after which the entry is stale (servable only in grace); 0 for never. */
   readonly expiresAt: number;
+  /** The encoded value, after the header. */
   readonly bytes: Buffer;
 }
 

@@ -7,8 +7,11 @@ import type { Connection } from '../connector/connection.js';
  * shape is testable without a server and the reply's shape is checked in one place.
  */
 export interface Read<T> {
+  /** The command name, e.g. `XRANGE`. */
   readonly command: string;
+  /** Its arguments, checked when the read was built. */
   readonly args: readonly Arg[];
+  /** Checks the reply's shape and turns it into `T`; throws MalformedReplyError otherwise. */
   readonly parse: (reply: unknown) => T;
 }
 

@@ -47,7 +47,9 @@ export interface StreamCursorEvents {
 
 /** One read's entries; `caughtUp` when the read answered everything the stream held past the position. */
 export interface StreamBatch {
+  /** The entries read, in stream order; none on a timeout or once closed. */
   readonly entries: readonly StreamEntryReply[];
+  /** Fewer than `count` came back: at the time of the read, nothing more was there. */
   readonly caughtUp: boolean;
 }
 
@@ -192,6 +194,7 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
     }
   }
 
+  /** The next entry, waiting for one as long as it takes; rides out lost reads, rethrows other errors. */
   async next(): Promise<IteratorResult<StreamEntryReply, undefined>> {
     for (;;) {
       if (this.#closed) return { done: true, value: undefined };
@@ -211,6 +214,7 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
     return { done: true, value: undefined };
   }
 
+  /** The cursor itself: `for await (const entry of cursor)`. */
   [Symbol.asyncIterator](): this {
     return this;
   }

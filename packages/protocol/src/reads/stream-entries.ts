@@ -7,13 +7,17 @@ import { isStreamId } from './stream-ids.js';
  * and `XCLAIM` answer such ids without fields).
  */
 export interface StreamEntryReply {
+  /** The entry id, `<ms>-<seq>`. */
   readonly id: string;
+  /** `field value …` as written; `null` for an entry deleted while pending. */
   readonly fields: readonly string[] | null;
 }
 
 /** The entries one stream answered in an `XREAD`/`XREADGROUP` reply. */
 export interface StreamReadReply {
+  /** The stream key. */
   readonly key: string;
+  /** Its entries after the id asked for. */
   readonly entries: readonly StreamEntryReply[];
 }
 
@@ -21,6 +25,7 @@ export interface StreamReadReply {
 export interface AutoclaimReply {
   /** Where the next scan starts; `0-0` once the pending list has been walked to its end. */
   readonly next: string;
+  /** The entries claimed (a deleted one has `fields: null` before Redis 7). */
   readonly entries: readonly StreamEntryReply[];
   /** Ids that were pending but no longer exist in the stream (the third element, from Redis 7). */
   readonly deleted: readonly string[];

@@ -46,11 +46,15 @@ function name(command: string, reply: unknown, value: unknown): string {
 
 /** Which entries an `XREADGROUP` of one stream reads. */
 export interface GroupReadInput {
+  /** The stream key. */
   readonly key: string;
+  /** The consumer group. */
   readonly group: string;
+  /** The consumer reading (created on its first read). */
   readonly consumer: string;
   /** `>` (default): entries never delivered to the group; an id: this consumer's pending history after it. */
   readonly after?: string;
+  /** Entries per read (`COUNT`). */
   readonly count?: number;
   /** Wait up to this long for an entry (`BLOCK`); absent: answer at once. */
   readonly blockMs?: number;
@@ -73,9 +77,13 @@ export function xreadgroup(input: GroupReadInput): Read<readonly StreamEntryRepl
 
 /** One consumer group of a stream, as `XINFO GROUPS` describes it. */
 export interface GroupInfo {
+  /** The group's name. */
   readonly name: string;
+  /** How many consumers it has. */
   readonly consumers: number;
+  /** Entries delivered and not yet acked. */
   readonly pending: number;
+  /** The last id delivered to any of its consumers. */
   readonly lastDeliveredId: string;
   /** Entries not yet delivered to the group; `null` when the server cannot tell (Redis 7 and later). */
   readonly lag: number | null;
@@ -102,7 +110,9 @@ export function xinfoGroups(input: { readonly key: string }): Read<GroupInfo[]> 
 
 /** One consumer of a group, as `XINFO CONSUMERS` describes it. */
 export interface ConsumerInfo {
+  /** The consumer's name. */
   readonly name: string;
+  /** Entries delivered to it and not yet acked. */
   readonly pending: number;
   /** Ms since it last read or claimed (server clock). */
   readonly idleMs: number;
@@ -120,9 +130,11 @@ export function xinfoConsumers(input: { readonly key: string; readonly group: st
 
 /** A group's pending summary, as `XPENDING key group` answers it. */
 export interface PendingSummary {
+  /** Entries delivered and not yet acked. */
   readonly count: number;
   /** The oldest pending id; `undefined` when nothing is pending. */
   readonly oldest: string | undefined;
+  /** The newest pending id; `undefined` when nothing is pending. */
   readonly newest: string | undefined;
 }
 

@@ -23,10 +23,13 @@ function bound(name: string, value: string): string {
 
 /** Which entries an `XRANGE`/`XREVRANGE` reads. */
 export interface RangeInput {
+  /** The stream key. */
   readonly key: string;
   /** The low bound for `XRANGE`, the high one for `XREVRANGE`. Default `-` (or `+` reversed). */
   readonly start?: string;
+  /** The other bound. Default `+` (or `-` reversed). */
   readonly end?: string;
+  /** At most this many (`COUNT`). */
   readonly count?: number;
 }
 
@@ -51,9 +54,11 @@ export function xtop(input: { readonly key: string }): Read<string | undefined> 
 
 /** Which entries an `XREAD` of one stream reads. */
 export interface StreamReadInput {
+  /** The stream key. */
   readonly key: string;
   /** Entries after this id (exclusive). */
   readonly after: string;
+  /** At most this many (`COUNT`). */
   readonly count?: number;
   /** Wait up to this long for an entry (`BLOCK`); absent: answer at once. */
   readonly blockMs?: number;
@@ -72,7 +77,9 @@ export function xread(input: StreamReadInput): Read<readonly StreamEntryReply[]>
 
 /** What `XINFO STREAM` tells about a stream, the parts Echo reads. */
 export interface StreamInfo {
+  /** Entries it holds. */
   readonly length: number;
+  /** The newest id it ever minted (kept when that entry is gone). */
   readonly lastGeneratedId: string;
   /** The highest id ever removed by `XDEL` or a trim; `0-0` when none was (Redis 7 and later). */
   readonly maxDeletedEntryId: string;
