@@ -94,6 +94,22 @@ describe('StreamCursor start modes', () => {
     }
   });
 
+  it('opens one connection and resolves new once when ready() and reads race', async () => {
+    const key = uniqueName('cur');
+    await add(key, 'old');
+    const name = uniqueName('cursor');
+    const cursor = new StreamCursor(conn, key, { blockMs: 50, connectionName: name });
+    try {
+      await Promise.all([cursor.ready(), cursor.ready(), cursor.read()]);
+      const named = String(await conn.command('CLIENT', 'LIST')).split('\n').filter((l) => l.includes(` name=${name} `));
+      expect(named).toHaveLength(1);
+      await add(key, 'new');
+      expect(values(await take(cursor, 1))).toEqual(['new']);
+    } finally {
+      await cursor.close();
+    }
+  });
+
   it('refuses a bad start, count or block before opening anything', () => {
     expect(() => new StreamCursor(conn, 'k', { from: { after: '$' } })).toThrow(InvalidArgumentError);
     expect(() => new StreamCursor(conn, 'k', { from: 'tail' as never })).toThrow(/from/);

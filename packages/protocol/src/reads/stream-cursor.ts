@@ -110,6 +110,7 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
   /** The front (or deleted id) a gap was last reported for. */
   #reported = STREAM_HEAD;
   #opening: Promise<Connection> | undefined;
+  #resolving: Promise<void> | undefined;
   #conn: Connection | undefined;
   #buffer: StreamEntryReply[] = [];
   #closed = false;
@@ -159,7 +160,18 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
       await conn.close({ immediate: true });
       return;
     }
-    this.#position ??= (await sendRead(conn, xtop({ key: this.key }))) ?? STREAM_HEAD;
+    if (this.#position !== undefined) return;
+    // One resolution of `new` even when ready() and a read race: a second, later top could skip entries.
+    this.#resolving ??= sendRead(conn, xtop({ key: this.key })).then(
+      (top) => {
+        this.#position ??= top ?? STREAM_HEAD;
+      },
+      (error: unknown) => {
+        this.#resolving = undefined;
+        throw error;
+      },
+    );
+    await this.#resolving;
   }
 
   /**

@@ -38,14 +38,18 @@ function text(value: unknown): string | undefined {
   return undefined;
 }
 
-function fieldList(command: string, reply: unknown, value: unknown): string[] | null {
+function fieldList(command: string, reply: unknown, value: unknown): readonly string[] | null {
   if (value === null) return null;
   if (!Array.isArray(value) || value.length % 2 !== 0) throw new MalformedReplyError(command, reply, 'an entry\'s fields are not a field/value list');
-  return value.map((item: unknown) => {
-    const s = text(item);
-    if (s === undefined) throw new MalformedReplyError(command, reply, 'a field or value is not a string');
-    return s;
-  });
+  const list: readonly unknown[] = value;
+  // The common case, all strings, keeps the client's array: no copy per entry on the consume path.
+  let allStrings = true;
+  for (const item of list) {
+    if (typeof item === 'string') continue;
+    if (!Buffer.isBuffer(item)) throw new MalformedReplyError(command, reply, 'a field or value is not a string');
+    allStrings = false;
+  }
+  return allStrings ? (list as readonly string[]) : list.map((item) => text(item) ?? '');
 }
 
 function entryOf(command: string, reply: unknown, item: unknown): StreamEntryReply {
