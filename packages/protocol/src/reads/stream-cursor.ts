@@ -78,10 +78,10 @@ const EMPTY: StreamBatch = { entries: [], caughtUp: true };
  * - A read that fails with the connection reports `lost`; the next read resumes after the last id
  *   read, whatever the connector did to reconnect.
  * - With a `gap` listener, whenever it may have fallen behind (after a batch, a lost read, or a
- *   start `{ after }`), the next read is pipelined behind an `XINFO STREAM`: when the stream lost entries past the position
- *   before they were read (trimmed, or deleted), a `gap` event says so once, with the first id it
- *   still holds. It errs on the safe side: a trim that took exactly the entries up to the position
- *   also reads as a gap.
+ *   start `{ after }`), the next read is pipelined behind an `XINFO STREAM`: when the stream lost
+ *   entries past the position before they were read (trimmed, or deleted), a `gap` event says so
+ *   once, with the first id it still holds. It errs on the safe side: a trim that took exactly the
+ *   entries up to the position also reads as a gap.
  * - {@link close} drops the connection at once, cutting a blocked read, which then answers nothing.
  *
  * Read it batch by batch with {@link read}, or entry by entry as an async iterator (which rides out
@@ -89,11 +89,12 @@ const EMPTY: StreamBatch = { entries: [], caughtUp: true };
  *
  * @example
  * ```ts
- * const cursor = new StreamCursor(conn, 'audit', { from: 'head' });
- * cursor.on('gap', (gap) => console.warn('missed entries up to', gap.deleted));
+ * const cursor = new StreamCursor(conn, 'audit', { from: { after: saved } });
+ * cursor.on('gap', (gap) => console.warn('entries lost after', gap.after, 'reading on at', gap.firstRetained));
  * for await (const entry of cursor) {
  *   console.log(entry.id, entry.fields);
- *   if (entry.id >= stopAt) break; // closes the cursor
+ *   saved = entry.id;
+ *   if (done) break; // closes the cursor
  * }
  * ```
  */
