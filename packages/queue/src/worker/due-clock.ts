@@ -1,7 +1,5 @@
+import { parseWakeToken } from '@echo/protocol';
 import type { Queue } from '../queue.js';
-
-/** The wake list's due hint (`d:<ms until due>`), pushed by the scripts that move the schedule's head. */
-const HINT = /^d:(\d+)$/;
 
 /** How many due jobs one wake-up moves; a full batch re-arms at once for the rest. */
 const BATCH = 100;
@@ -56,9 +54,9 @@ export class DueClock {
    * claimable job, so no slot should wake for it); any other token answers false.
    */
   hint(token: string): boolean {
-    const match = HINT.exec(token);
-    if (match === null) return false;
-    this.expect(Number(match[1]));
+    const parsed = parseWakeToken(token);
+    if (parsed.kind !== 'due') return false;
+    this.expect(parsed.inMs);
     return true;
   }
 
