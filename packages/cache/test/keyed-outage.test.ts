@@ -98,7 +98,7 @@ describe('keyed namespaces: coherence across a dropped connection', { timeout: 3
     const name = tableName('kg');
     const a = await cache.namespace<string>({ name });
     const connB = await connect(server.url);
-    const cacheB = new Cache(connB);
+    const cacheB = await Cache.open({ connection: connB });
     const b = await cacheB.namespace<string>({ name });
     await a.set('other', 'x');
     expect(await b.get('other')).toBe('x');
