@@ -8,9 +8,22 @@
 export { Queue, type QueueOptions } from './queue.js';
 export { DEFAULT_KEY_RETENTION_MS, type EnqueueManyItem, type EnqueueManyResult, type EnqueueOptions, type EnqueueResult, type JobOptions, type LaneEnqueueOptions } from './producer/admission.js';
 export { DEFAULT_FAILED_KEEP, JobFailedError, JobNotFoundError, WaitTimeoutError, type Finished, type KeepBound, type KeepPolicy } from './reads/finished.js';
-export type { CompleteManyOutcome, CompleteOptions, HeldJob, RetryOutcome } from './lease/settlement.js';
-export type { ClaimOptions, LaneBatchOptions, RoundOptions, RoundResult } from './lease/claims.js';
-export type { StalledSweep } from './lease/recovery.js';
+export {
+  Leases,
+  type ClaimOptions,
+  type CompleteManyOutcome,
+  type CompleteOptions,
+  type HeldFlowJob,
+  type HeldJob,
+  type LaneBatchOptions,
+  type RetryOptions,
+  type RetryOutcome,
+  type RoundOptions,
+  type RoundResult,
+  type SettleOptions,
+  type WakeChannel,
+} from './lease/leases.js';
+export { Maintenance, type PromoteNext, type StalledSweep } from './lease/maintenance.js';
 export type { LaneRateLimit, ReassignResult } from './admin/lanes.js';
 export type { RateLimit } from './admin/gates.js';
 export type { CleanOptions, RetryJobsOptions } from './admin/bulk.js';
@@ -23,7 +36,7 @@ export type { Durability } from './producer/durability.js';
 export { DEFAULT_MAX_PAYLOAD_BYTES, PayloadTooLargeError } from './producer/payload-limit.js';
 export type { ClaimedJob, JobPosition, JobRecord, ParentLink, ParentPolicy, RowState } from './job.js';
 export { jsonCodec, rawCodec, type Codec } from './codec.js';
-export { backoffDelay, exponential, fixed, jitter, type Backoff } from './worker/backoff.js';
+export { backoffDelay, exponential, fixed, jitter, type Backoff } from './backoff.js';
 export { CancelledError, CancelToken, type CancelCheck } from './worker/cancel.js';
 export type { BatchPartition, BatchVerdict } from './worker/partition.js';
 export { QueueEvents, type EventListener } from './reads/events.js';

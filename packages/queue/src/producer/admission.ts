@@ -1,6 +1,6 @@
 import { assertBrandedId, assertDedupId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
-import { encodeBackoff, type Backoff } from '../worker/backoff.js';
+import { encodeBackoff, type Backoff } from '../backoff.js';
 
 /**
  * Per-job options kept in the job's row [TS] and read back by the claim itself, so a worker pays

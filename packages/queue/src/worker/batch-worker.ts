@@ -1,9 +1,8 @@
 import { InvalidArgumentError, type JobId, type Listener } from '@echo/protocol';
 import type { ClaimedJob } from '../job.js';
 import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
-import type { Queue } from '../queue.js';
-import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeAndClaimJobs, completeJobs, delayJob, failJob, type Settled } from './settle.js';
+import { sleep, WorkerRuntime, type LeaseSource, type WorkerStats } from './runtime.js';
+import { completeAndClaimJobs, completeJobs, delayJob, failJob } from './settle.js';
 import { decideBatch } from './shaping.js';
 import { batchSettled, jobsStarted } from './job-hooks.js';
 import { processTraced, tracedRun } from './job-trace.js';
@@ -55,7 +54,8 @@ export interface BatchWorkerOptions extends Omit<WorkerOptions, 'concurrency' | 
  * waits for the handler. Once every member has run out of time the handler is not awaited longer.
  */
 export class BatchWorker<T = unknown> {
-  readonly queue: Queue<T>;
+  /** The name of the queue this worker leases from. */
+  readonly queue: string;
   readonly #rt: WorkerRuntime<T>;
   readonly #handler: BatchHandler<T>;
   readonly #size: number;
@@ -83,13 +83,13 @@ export class BatchWorker<T = unknown> {
    * Starts a batch worker on `queue`.
    * @throws InvalidArgumentError for a bad option, before anything starts.
    */
-  static async start<T>(queue: Queue<T>, handler: BatchHandler<T>, options: BatchWorkerOptions = {}): Promise<BatchWorker<T>> {
+  static async start<T>(queue: LeaseSource<T>, handler: BatchHandler<T>, options: BatchWorkerOptions = {}): Promise<BatchWorker<T>> {
     const size = options.size ?? 50;
     if (!Number.isSafeInteger(size) || size < 1) throw new InvalidArgumentError('size', 'must be a positive integer');
     if (options.shape) decideBatch(0, 0, options.shape.minSize, options.shape.timeoutMs);
     const resolved = resolveWorkerOptions({ ...options, concurrency: options.concurrency ?? DEFAULT_BATCHES_IN_FLIGHT });
-    const blocking = await queue.connection.duplicate('echo-batch-wake');
-    const worker = new BatchWorker(new WorkerRuntime(queue, resolved, blocking, 'batch'), handler, options);
+    const wake = await queue.leases().openWake('echo-batch-wake');
+    const worker = new BatchWorker(new WorkerRuntime(queue, resolved, wake, 'batch'), handler, options);
     // Listed by queue.getWorkers() from the moment start() resolves, claiming or not.
     await worker.#rt.announce();
     if (options.autorun !== false) worker.#begin();
@@ -191,7 +191,7 @@ export class BatchWorker<T = unknown> {
   async #ready(since: number): Promise<boolean> {
     const shape = this.#shape;
     if (!shape) return true;
-    const depth = (await this.queue.counts('pending')).pending;
+    const depth = await this.#rt.leases.pending();
     const decision = decideBatch(depth, Date.now() - since, shape.minSize, shape.timeoutMs);
     if (decision.action === 'flush') return true;
     if (depth === 0) await this.#rt.idle.wait();
@@ -202,7 +202,7 @@ export class BatchWorker<T = unknown> {
   #claim(): Promise<ClaimedJob<T>[]> {
     const o = this.#rt.options;
     const claim = this.#rt.locks.claimOptions;
-    return o.source === 'lanes' ? this.queue.laneBatchClaim(o.leaseMs, { ...claim, size: this.#size }) : this.queue.claimBatch(this.#size, o.leaseMs, claim);
+    return o.source === 'lanes' ? this.#rt.leases.laneBatchClaim(o.leaseMs, { ...claim, size: this.#size }) : this.#rt.leases.claimBatch(this.#size, o.leaseMs, claim);
   }
 
   /**
@@ -221,13 +221,13 @@ export class BatchWorker<T = unknown> {
         return [job.id, jobContext(rt, job, state)] as const;
       }),
     );
-    jobsStarted(rt.queue.name, jobs);
+    jobsStarted(rt.queue, jobs);
     let verdicts: BatchVerdicts | undefined;
     let thrown: { reason: unknown } | undefined;
     const timers = armBatchTimeouts(rt, jobs, contexts, states);
     try {
       const run = (): BatchVerdicts | Promise<BatchVerdicts> => this.#handler(jobs, contexts);
-      const handled = new Promise<BatchVerdicts>((resolve) => resolve(processTraced() ? tracedRun(rt.queue.name, jobs, true, run) : run()));
+      const handled = new Promise<BatchVerdicts>((resolve) => resolve(processTraced() ? tracedRun(rt.queue, jobs, true, run) : run()));
       // The loser of the race must not surface as an unhandled rejection.
       handled.catch(() => undefined);
       verdicts = timers ? await Promise.race([handled, timers.allExpired.then(() => undefined)]) : await handled;
@@ -278,7 +278,7 @@ export class BatchWorker<T = unknown> {
     });
     const others = rest.map(async (job) => {
       const verdict = verdictOf(job);
-      let outcome: Settled;
+      let outcome: SettleOutcome;
       try {
         outcome = typeof verdict === 'object' && 'delay' in verdict ? await delayJob(rt, job, verdict.delay) : await failJob(rt, job, (verdict as { error: string }).error);
       } finally {
@@ -290,12 +290,12 @@ export class BatchWorker<T = unknown> {
       }
     });
     await Promise.all([completing, ...others]);
-    batchSettled(rt.queue.name, jobs, settled);
+    batchSettled(rt.queue, jobs, settled);
     this.#onBatch?.(partitionBatch(jobs.map((j) => j.id), settled));
   }
 
   /** The fused round: completes `ok` and claims the next batch, handed to `next` as soon as it lands. */
-  async #completeAndClaim(ok: readonly ClaimedJob<T>[], next: Deferred<ClaimedJob<T>[]>): Promise<Map<string, Settled>> {
+  async #completeAndClaim(ok: readonly ClaimedJob<T>[], next: Deferred<ClaimedJob<T>[]>): Promise<Map<string, SettleOutcome>> {
     const round = await completeAndClaimJobs(this.#rt, ok, this.#size);
     if (round.error !== undefined) next.reject(round.error);
     else next.resolve(round.claimed);

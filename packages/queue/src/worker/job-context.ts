@@ -3,7 +3,8 @@ import { CancelToken } from './cancel.js';
 import type { ClaimedJob } from '../job.js';
 import type { FlowChild, FlowResult } from '../flows/flow-shape.js';
 import type { WorkerRuntime } from './runtime.js';
-import { delayJob, type Settled } from './settle.js';
+import { delayJob } from './settle.js';
+import type { SettleOutcome } from './partition.js';
 
 /** What a handler gets besides the job: cancellation and the job's own side channels. */
 export interface JobContext {
@@ -50,7 +51,7 @@ export interface JobContext {
 /** What the worker learns from a run's context: whether the handler settled its own job. */
 export interface RunState {
   /** Set once `moveToDelayed` or `moveToWaitingChildren` moved the job: the settlement the handler asked for. */
-  moved: Promise<Settled> | undefined;
+  moved: Promise<SettleOutcome> | undefined;
   /** Set when the worker stopped waiting for the handler (it returned, threw or timed out). */
   over: boolean;
 }
@@ -69,8 +70,8 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
     get signal() {
       return cancel.signal;
     },
-    progress: (value) => rt.queue.updateProgress(job.id, value),
-    log: (line) => rt.queue.addLog(job.id, line),
+    progress: (value) => rt.leases.updateProgress(job.id, value),
+    log: (line) => rt.leases.addLog(job.id, line),
     async moveToDelayed(until) {
       checkUntil(until);
       if (state.moved !== undefined) throw new InvalidArgumentError('moveToDelayed', 'the job was already moved');
@@ -82,7 +83,7 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
     },
     addChildren(children) {
       if (state.moved !== undefined) throw new InvalidArgumentError('addChildren', 'the job was already moved');
-      return rt.queue.addChildren(job, children as readonly FlowChild<T>[]);
+      return rt.leases.addChildren(job, children as readonly FlowChild<T>[]);
     },
     async moveToWaitingChildren() {
       if (state.moved !== undefined) throw new InvalidArgumentError('moveToWaitingChildren', 'the job was already moved');
@@ -92,10 +93,10 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
       rt.locks.untrack(job);
       // Marked moved at once, as a delay is, so a handler that returns without awaiting is not
       // completed over its own move; the mark is lifted when nothing was open or the call failed.
-      const open = rt.queue.waitForChildren(job);
+      const open = rt.leases.waitForChildren(job);
       state.moved = open.then(
-        (): Settled => 'ok',
-        (): Settled => 'stale',
+        (): SettleOutcome => 'ok',
+        (): SettleOutcome => 'stale',
       );
       let waiting: number;
       try {
@@ -110,6 +111,6 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
       rt.locks.track(job, cancel);
       return false;
     },
-    childrenValues: () => rt.queue.childrenValues(job.id),
+    childrenValues: () => rt.leases.childrenValues(job.id),
   };
 }

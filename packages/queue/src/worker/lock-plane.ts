@@ -1,7 +1,7 @@
 import type { JobId } from '@echo/protocol';
 import type { CancelToken } from './cancel.js';
 import type { ClaimedJob } from '../job.js';
-import type { Queue } from '../queue.js';
+import type { Leases } from '../lease/leases.js';
 
 interface Held {
   readonly job: ClaimedJob<unknown>;
@@ -15,7 +15,7 @@ interface Held {
  * can stop early: its settlement would be refused anyway.
  */
 export class LockPlane {
-  readonly #queue: Queue;
+  readonly #leases: Leases<unknown>;
   readonly #held = new Map<JobId, Held>();
   readonly #leaseMs: number;
   readonly #markerTtlMs: number;
@@ -28,8 +28,8 @@ export class LockPlane {
    * `onBeat` rides on every beat, held jobs or not (the worker's registry entry): it costs the
    * worker no timer of its own, and goes out beside the lease extension.
    */
-  constructor(queue: Queue, options: { leaseMs: number; extendEveryMs: number; markers: boolean; onError: (error: unknown) => void; onBeat?: () => Promise<void> }) {
-    this.#queue = queue;
+  constructor(leases: Leases<unknown>, options: { leaseMs: number; extendEveryMs: number; markers: boolean; onError: (error: unknown) => void; onBeat?: () => Promise<void> }) {
+    this.#leases = leases;
     this.#leaseMs = options.leaseMs;
     this.#markerTtlMs = options.leaseMs * 2;
     this.#markers = options.markers;
@@ -80,7 +80,7 @@ export class LockPlane {
     const held = [...this.#held.values()];
     try {
       const marker = this.#markers ? this.#markerTtlMs : undefined;
-      const missed = new Set(await this.#queue.extendLocks(held.map((h) => h.job), this.#leaseMs, marker));
+      const missed = new Set(await this.#leases.extendLocks(held.map((h) => h.job), this.#leaseMs, marker));
       for (const { job, cancel } of held) if (missed.has(job.id)) cancel.cancel('lease lost');
     } catch (error) {
       this.#onError(error);

@@ -1,6 +1,7 @@
 import type { ClaimedJob } from '../job.js';
 import type { WorkerRuntime } from './runtime.js';
-import { completeAndClaimJobs, completeJob, completeJobs, failJob, resultText, type Settled } from './settle.js';
+import { completeAndClaimJobs, completeJob, completeJobs, failJob, resultText } from './settle.js';
+import type { SettleOutcome } from './partition.js';
 
 interface Want<T> {
   readonly resolve: (job: ClaimedJob<T> | undefined) => void;
@@ -11,7 +12,7 @@ interface Done<T> {
   readonly job: ClaimedJob<T>;
   /** The handler's result text, when it left one: kept on a retained row and carried by the event. */
   readonly result: string | undefined;
-  readonly resolve: (outcome: Settled) => void;
+  readonly resolve: (outcome: SettleOutcome) => void;
 }
 
 /**
@@ -46,11 +47,11 @@ export class Rounds<T> {
    * Queues a plain job's completion for this turn's round; answers how it settled. A flow child
    * is completed alone at once: only `complete` feeds its parent with the handler's result.
    */
-  complete(job: ClaimedJob<T>, result: unknown): Promise<Settled> {
+  complete(job: ClaimedJob<T>, result: unknown): Promise<SettleOutcome> {
     if (job.parent !== undefined) return this.#track(completeJob(this.#rt, job, result));
     const text = resultText(this.#rt, job, result);
     return this.#track(
-      new Promise<Settled>((resolve) => {
+      new Promise<SettleOutcome>((resolve) => {
         this.#done.push({ job, result: text, resolve });
         this.#schedule();
       }),
@@ -58,7 +59,7 @@ export class Rounds<T> {
   }
 
   /** Retries a failed job along the backoff curve, on its own (failures are rare and carry a reason each). */
-  fail(job: ClaimedJob<T>, reason: unknown): Promise<Settled> {
+  fail(job: ClaimedJob<T>, reason: unknown): Promise<SettleOutcome> {
     return this.#track(failJob(this.#rt, job, reason));
   }
 

@@ -1,14 +1,10 @@
 import { ConnectionLostError, GoneError, InvalidArgumentError, StaleError } from '@echo/protocol';
-import { contextOf } from '../context.js';
-import { reemitIfDead } from '../flows/flows.js';
-import type { CompleteManyOutcome, HeldJob } from '../lease/settlement.js';
-import { backoffDelay } from './backoff.js';
+import type { CompleteManyOutcome, HeldJob } from '../lease/leases.js';
+import { backoffDelay } from '../backoff.js';
 import { UnrecoverableError } from './errors.js';
 import type { ClaimedJob } from '../job.js';
+import type { SettleOutcome } from './partition.js';
 import { sleep, type WorkerRuntime } from './runtime.js';
-
-/** How a member's settlement ended: its verdict stood, or the lease had been lost. */
-export type Settled = 'ok' | 'scheduled' | 'dead' | 'stale' | 'gone';
 
 /** First pause between resends of a settlement that reached no primary; doubles up to the cap. */
 const RESEND_FIRST_MS = 50;
@@ -29,8 +25,8 @@ function unreached(error: unknown): boolean {
  * leave the job to wait out its lease. After a lease the job may have been reaped and the token
  * would refuse us anyway. Answers the result or throws the last error.
  */
-async function resend<R>(rt: WorkerRuntime<unknown>, first: unknown, send: () => Promise<R>): Promise<R> {
-  const deadline = Date.now() + rt.options.leaseMs;
+async function resend<R>(leaseMs: number, first: unknown, send: () => Promise<R>): Promise<R> {
+  const deadline = Date.now() + leaseMs;
   let last = first;
   for (let pause = 0; unreached(last) && Date.now() < deadline; pause = Math.min(RESEND_CAP_MS, Math.max(RESEND_FIRST_MS, pause * 2))) {
     if (pause > 0) await sleep(pause);
@@ -51,7 +47,7 @@ async function resend<R>(rt: WorkerRuntime<unknown>, first: unknown, send: () =>
  * would publish a false event. So a landed-then-refused settlement is under-counted, never
  * double-counted. Never thrown at the worker.
  */
-async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send: () => Promise<void>): Promise<'ok' | 'stale' | 'gone'> {
+async function settle<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, send: () => Promise<void>): Promise<'ok' | 'stale' | 'gone'> {
   try {
     await send();
     return 'ok';
@@ -59,7 +55,7 @@ async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send
     let last = error;
     try {
       if (unreached(error)) {
-        await resend(rt, error, send);
+        await resend(rt.options.leaseMs, error, send);
         return 'ok';
       }
     } catch (again) {
@@ -76,7 +72,7 @@ async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send
  * a cycle) must not keep the job from completing: it is reported and the parent records the
  * child's id instead, as for a handler that returned nothing.
  */
-export function resultText(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, result: unknown): string | undefined {
+export function resultText<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, result: unknown): string | undefined {
   if (result === undefined || typeof result === 'string') return result;
   try {
     return JSON.stringify(result);
@@ -87,12 +83,11 @@ export function resultText(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>,
 }
 
 /** Completes a job with its handler's result; the script publishes `completed` and drops the marker. */
-export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, result: unknown): Promise<Settled> {
-  const erased = rt as unknown as WorkerRuntime<unknown>;
+export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, result: unknown): Promise<SettleOutcome> {
   // The event goes out inside the complete script itself: atomic with the verdict, no extra call.
   const publish = rt.options.publishEvents;
-  const text = resultText(erased, job, result);
-  const outcome = await settle(erased, job, () => rt.queue.complete(job, text, { publish }));
+  const text = resultText(rt, job, result);
+  const outcome = await settle(rt, job, () => rt.leases.complete(job, text, { publish }));
   if (outcome !== 'ok') return outcome;
   rt.stats.completed++;
   return 'ok';
@@ -103,16 +98,16 @@ export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, r
  * lost their lease and are counted so; after a socket drop the whole call is resent once, with the
  * same reading of refusals as {@link completeJob}. Flow children are completed one by one.
  */
-export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], results?: ReadonlyMap<string, string>): Promise<Map<string, Settled>> {
-  const out = new Map<string, Settled>();
+export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], results?: ReadonlyMap<string, string>): Promise<Map<string, SettleOutcome>> {
+  const out = new Map<string, SettleOutcome>();
   const plain = jobs.filter((job) => job.parent === undefined);
   const held = heldWithResults(plain, results);
   const publish = rt.options.publishEvents;
   let outcomes: CompleteManyOutcome[] | undefined;
   try {
-    outcomes = await rt.queue.completeMany(held, { publish });
+    outcomes = await rt.leases.completeMany(held, { publish });
   } catch (error) {
-    outcomes = unreached(error) ? await resend(rt as WorkerRuntime<unknown>, error, () => rt.queue.completeMany(held, { publish })).catch(() => undefined) : undefined;
+    outcomes = unreached(error) ? await resend(rt.options.leaseMs, error, () => rt.leases.completeMany(held, { publish })).catch(() => undefined) : undefined;
     if (!outcomes) rt.options.onError(error);
   }
   // A flow child must feed its parent, which only the single complete does.
@@ -144,7 +139,7 @@ function heldWithResults<T>(jobs: readonly ClaimedJob<T>[], results: ReadonlyMap
 
 /** What {@link completeAndClaimJobs} did: how each job settled, the jobs it claimed, and why it claimed none. */
 export interface RoundOutcome<T> {
-  readonly outcomes: Map<string, Settled>;
+  readonly outcomes: Map<string, SettleOutcome>;
   readonly claimed: ClaimedJob<T>[];
   /** When the rate limit refused the claim: ms until its window reopens; else 0. */
   readonly limitedMs: number;
@@ -165,11 +160,11 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
   const o = rt.options;
   let round: { completions: readonly CompleteManyOutcome[]; claimed: ClaimedJob<T>[]; limitedMs: number };
   try {
-    round = await rt.queue.completeAndClaim(heldWithResults(plain, results), size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
+    round = await rt.leases.completeAndClaim(heldWithResults(plain, results), size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
   } catch (error) {
     return { outcomes: await completeJobs(rt, jobs, results), claimed: [], limitedMs: 0, error };
   }
-  const out = new Map<string, Settled>();
+  const out = new Map<string, SettleOutcome>();
   plain.forEach((job, i) => {
     const outcome = round.completions[i] ?? 'stale';
     if (outcome === 'flow') {
@@ -213,28 +208,21 @@ function retryDelay<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown
 }
 
 /** Retries a job along the backoff curve (dead at `maxAttempts`) and publishes `failed` with the outcome. */
-export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown): Promise<Settled> {
+export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown): Promise<SettleOutcome> {
   const text = reason instanceof Error ? reason.message : String(reason);
   const delayMs = retryDelay(rt, job, reason);
   // An unrecoverable failure caps the attempts at this one, so the retry dead-letters it at once.
   const cap = reason instanceof UnrecoverableError ? Math.max(job.attempts, 1) : (job.maxAttempts ?? rt.options.maxAttempts);
   const verdict: { outcome: 'scheduled' | 'dead' } = { outcome: 'scheduled' };
-  const erased = rt as unknown as WorkerRuntime<unknown>;
-  const outcome = await settle(
-    erased,
-    job,
-    async () => {
-      // `failed` goes out inside the retry script, atomic with the verdict (and journaled with it).
-      verdict.outcome = await rt.queue.retry(job, delayMs, cap, text, { publish: rt.options.publishEvents });
-    },
-  );
+  // `failed` goes out inside the retry script, atomic with the verdict (and journaled with it); a
+  // flow child's death goes on up its flow from there, and a failure of that step is reported.
+  const options = { publish: rt.options.publishEvents, onFlowError: (error: unknown) => rt.options.onError(error, job) };
+  const outcome = await settle(rt, job, async () => {
+    verdict.outcome = await rt.leases.retry(job, delayMs, cap, text, options);
+  });
   if (outcome !== 'ok') return outcome;
   if (verdict.outcome === 'dead') {
     rt.stats.dead++;
-    const parent = job.parent;
-    if (parent?.queue === rt.queue.name && parent.policy === 'fp') {
-      await reemitIfDead(contextOf(rt.queue), rt.queue.name, parent.id, text).catch((error: unknown) => rt.options.onError(error, job));
-    }
   } else {
     rt.stats.retried++;
     rt.due.expect(delayMs);
@@ -243,9 +231,8 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
 }
 
 /** Hands a job back for `ms` without counting a failure and publishes `delayed`. */
-export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: number | Date): Promise<Settled> {
-  const erased = rt as unknown as WorkerRuntime<unknown>;
-  const outcome = await settle(erased, job, () => rt.queue.delay(job, ms, { publish: rt.options.publishEvents }));
+export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: number | Date): Promise<SettleOutcome> {
+  const outcome = await settle(rt, job, () => rt.leases.delay(job, ms, { publish: rt.options.publishEvents }));
   if (outcome !== 'ok') return outcome;
   rt.stats.delayed++;
   rt.due.expect(ms instanceof Date ? ms.getTime() - Date.now() : ms);

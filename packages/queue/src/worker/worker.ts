@@ -5,8 +5,7 @@ import type { ClaimedJob } from '../job.js';
 import { JobTimeoutError } from './errors.js';
 import type { WorkerEvents } from './events.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
-import type { Queue } from '../queue.js';
-import { WorkerRuntime, type WorkerStats } from './runtime.js';
+import { WorkerRuntime, type LeaseSource, type WorkerStats } from './runtime.js';
 import { Rounds } from './rounds.js';
 import { LaneFeed } from './lane-feed.js';
 import { unencodable } from './result-encoding.js';
@@ -38,7 +37,8 @@ export interface WorkerStartOptions extends WorkerOptions {
  * process.on('SIGTERM', () => void worker.close());
  */
 export class Worker<T = unknown> {
-  readonly queue: Queue<T>;
+  /** The name of the queue this worker leases from. */
+  readonly queue: string;
   readonly options: ResolvedWorkerOptions;
   readonly #handler: Handler<T>;
   readonly #rt: WorkerRuntime<T>;
@@ -65,10 +65,10 @@ export class Worker<T = unknown> {
    * and settlements share the queue's connection.
    * @throws InvalidArgumentError for a bad option, before anything starts.
    */
-  static async start<T>(queue: Queue<T>, handler: Handler<T>, options: WorkerStartOptions = {}): Promise<Worker<T>> {
+  static async start<T>(queue: LeaseSource<T>, handler: Handler<T>, options: WorkerStartOptions = {}): Promise<Worker<T>> {
     const resolved = resolveWorkerOptions(options);
-    const blocking = await queue.connection.duplicate('echo-worker-wake');
-    const worker = new Worker(new WorkerRuntime(queue, resolved, blocking), handler);
+    const wake = await queue.leases().openWake('echo-worker-wake');
+    const worker = new Worker(new WorkerRuntime(queue, resolved, wake), handler);
     // Listed by queue.getWorkers() from the moment start() resolves, claiming or not.
     await worker.#rt.announce();
     if (options.autorun !== false) worker.#begin();
@@ -181,8 +181,8 @@ export class Worker<T = unknown> {
   /** A slot's own claim, for rounds that cannot claim in the fused script (lanes, the gate). */
   async #claim(): Promise<ClaimedJob<T> | undefined> {
     const o = this.options;
-    if (o.respectConcurrencyGate && (await this.queue.isMaxed())) return undefined;
-    return this.#lanes ? this.#lanes.next() : this.queue.claim(o.leaseMs, this.#rt.locks.claimOptions);
+    if (o.respectConcurrencyGate && (await this.#rt.leases.isMaxed())) return undefined;
+    return this.#lanes ? this.#lanes.next() : this.#rt.leases.claim(o.leaseMs, this.#rt.locks.claimOptions);
   }
 
   /**
@@ -194,9 +194,9 @@ export class Worker<T = unknown> {
     const context = jobContext(this.#rt, job, state);
     let result: unknown;
     let failure: { reason: unknown } | undefined;
-    jobStarted(this.queue.name, job);
+    jobStarted(this.queue, job);
     try {
-      result = processTraced() ? await tracedRun(this.queue.name, [job], false, () => this.#call(job, context)) : await this.#call(job, context);
+      result = processTraced() ? await tracedRun(this.queue, [job], false, () => this.#call(job, context)) : await this.#call(job, context);
     } catch (reason) {
       failure = { reason };
     }
@@ -211,13 +211,13 @@ export class Worker<T = unknown> {
     } else if (failure) {
       const reason = failure.reason;
       const verdict = this.#rounds.fail(job, reason);
-      jobSettled(this.queue.name, job, failure, verdict);
+      jobSettled(this.queue, job, failure, verdict);
       settling = verdict.then((outcome) => {
         if (outcome === 'scheduled' || outcome === 'dead') events.fire('failed', { job, error: reason, outcome });
       });
     } else {
       const verdict = this.#rounds.complete(job, result);
-      jobSettled(this.queue.name, job, failure, verdict);
+      jobSettled(this.queue, job, failure, verdict);
       settling = verdict.then((outcome) => {
         if (outcome === 'ok') events.fire('completed', { job, result });
       });
