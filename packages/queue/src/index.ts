@@ -44,9 +44,10 @@ export { EventsJournal, type JournalEntry, type JournalOptions, type JournalStar
 export type { EventsSettings } from './admin/controls.js';
 export { progressValue, type Progress } from './reads/progress.js';
 export { Worker, type Handler, type JobContext, type WorkerStartOptions } from './worker/worker.js';
+export { WorkerShell } from './worker/shell.js';
 export { ResultEncodingError } from './worker/result-encoding.js';
-export { BatchWorker, type BatchHandler, type BatchVerdicts, type BatchWorkerOptions } from './worker/batch-worker.js';
-export type { WorkerStats } from './worker/runtime.js';
+export { BatchWorker, type BatchHandler, type BatchShape, type BatchVerdicts, type BatchWorkerOptions } from './worker/batch-worker.js';
+export type { LeaseSource, WorkerStats } from './worker/runtime.js';
 export type { BackoffFunction, ClaimSource, StalledOptions, WorkerOptions } from './worker/worker-options.js';
 export { JobTimeoutError, UnrecoverableError } from './worker/errors.js';
 export type { WorkerEvents } from './worker/events.js';

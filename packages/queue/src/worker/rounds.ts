@@ -1,4 +1,5 @@
 import type { ClaimedJob } from '../job.js';
+import type { PauseGate } from './pause-gate.js';
 import type { WorkerRuntime } from './runtime.js';
 import { completeAndClaimJobs, completeJob, completeJobs, failJob, resultText } from './settle.js';
 import type { SettleOutcome } from './partition.js';
@@ -27,6 +28,7 @@ interface Done<T> {
  */
 export class Rounds<T> {
   readonly #rt: WorkerRuntime<T>;
+  readonly #gate: PauseGate;
   /** True when a round may claim with `complete_claim` (flat source, no gate to ask first). */
   readonly #fused: boolean;
   /** The claim a slot makes on its own when the round is not fused. */
@@ -37,8 +39,9 @@ export class Rounds<T> {
   readonly #inflight = new Set<Promise<void>>();
   #limitTimer: NodeJS.Timeout | undefined;
 
-  constructor(rt: WorkerRuntime<T>, claimOne: () => Promise<ClaimedJob<T> | undefined>) {
+  constructor(rt: WorkerRuntime<T>, gate: PauseGate, claimOne: () => Promise<ClaimedJob<T> | undefined>) {
     this.#rt = rt;
+    this.#gate = gate;
     this.#fused = rt.options.source === 'flat' && !rt.options.respectConcurrencyGate;
     this.#claimOne = claimOne;
   }
@@ -98,7 +101,8 @@ export class Rounds<T> {
     this.#done = [];
     this.#wants = [];
     const rt = this.#rt;
-    if (!rt.isRunning()) for (const want of wants.splice(0)) want.resolve(undefined);
+    // A closing or paused worker claims nothing: its slots hear "no job" and park (or wait for resume).
+    if (!rt.isRunning() || this.#gate.paused) for (const want of wants.splice(0)) want.resolve(undefined);
     if (this.#fused && (wants.length > 0 || done.length > 0)) {
       await this.#fusedRound(done, wants);
       return;
