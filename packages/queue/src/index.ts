@@ -43,7 +43,7 @@ export { QueueEvents, type EventListener } from './reads/events.js';
 export { EventsJournal, type JournalEntry, type JournalOptions, type JournalStart } from './reads/journal.js';
 export type { EventsSettings } from './admin/controls.js';
 export { progressValue, type Progress } from './reads/progress.js';
-export { Worker, type Handler, type JobContext, type WorkerStartOptions } from './worker/worker.js';
+export { Worker, type DelayUntil, type Handler, type JobContext, type WorkerStartOptions } from './worker/worker.js';
 export { WorkerShell } from './worker/shell.js';
 export { ResultEncodingError } from './worker/result-encoding.js';
 export { BatchWorker, type BatchHandler, type BatchShape, type BatchVerdicts, type BatchWorkerOptions } from './worker/batch-worker.js';

@@ -312,7 +312,7 @@ describe('step jobs', () => {
       async (job, ctx) => {
         steps.push(job.attempts);
         if (steps.length === 1) {
-          await ctx.moveToDelayed(30);
+          await ctx.moveToDelayed({ delayMs: 30 });
           // The job is no longer active: the move landed before the handler returned.
           expect(await q.getState(job.id)).toBe('scheduled');
           return 'ignored';
@@ -337,9 +337,9 @@ describe('step jobs', () => {
     await withWorker(
       q,
       async (_job, ctx) => {
-        refusals.push(await rejection(ctx.moveToDelayed(-1)));
-        await ctx.moveToDelayed(60_000);
-        refusals.push(await rejection(ctx.moveToDelayed(10)));
+        refusals.push(await rejection(ctx.moveToDelayed({ delayMs: -1 })));
+        await ctx.moveToDelayed({ delayMs: 60_000 });
+        refusals.push(await rejection(ctx.moveToDelayed({ delayMs: 10 })));
         throw new Error('after the move');
       },
       { onError: (error) => errors.push(error) },
@@ -360,7 +360,7 @@ describe('step jobs', () => {
     const worker = await BatchWorker.start(
       q,
       async (_jobs, contexts) => {
-        await contexts.get(a.id)?.moveToDelayed(60_000);
+        await contexts.get(a.id)?.moveToDelayed({ delayMs: 60_000 });
         return 'ok' as const;
       },
       { size: 10, maintenanceMs: 20, blockMs: 50, onError: () => undefined },
