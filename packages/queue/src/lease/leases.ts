@@ -81,6 +81,18 @@ export interface WakeChannel {
 }
 
 /**
+ * The latest local time each claimed job's lease can end, by the job object: the claim's send time
+ * plus its lease. The server's deadline is its own now at the claim plus the lease, which is no
+ * earlier, so a reply read after this time may be for a lease that already ended.
+ */
+const deadlines = new WeakMap<object, number>();
+
+/** The local bound on a claimed job's first lease (see {@link deadlines}); undefined for a job not claimed here. */
+export function claimDeadline(job: object): number | undefined {
+  return deadlines.get(job);
+}
+
+/**
  * The lease side of one queue (queue.md §3, §4, §6.3, §7): claims, settlements, lock extension,
  * children, and a held job's side channels. What a {@link Worker} runs on, and the low-level form
  * of manual processing: get it with `queue.leases()`. Every settlement is fenced by the job's
@@ -101,33 +113,38 @@ export class Leases<T> {
 
   /** Leases the oldest pending job, or answers `undefined` when none is claimable (queue.md §3.1). */
   async claim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T> | undefined> {
+    const until = Date.now() + leaseMs;
     const row = await execute(this.#ctx.conn, t.claim(this.#input(leaseMs, options)));
-    return row === undefined ? undefined : this.#decode(row);
+    return row === undefined ? undefined : this.#decode(row, until);
   }
 
   /** Leases up to `size` oldest pending jobs under one deadline (queue.md §7). */
   async claimBatch(size: number, leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
+    const until = Date.now() + leaseMs;
     const rows = await execute(this.#ctx.conn, t.claimBatch({ ...this.#input(leaseMs, options), size }));
-    return rows.map((row) => this.#decode(row));
+    return rows.map((row) => this.#decode(row, until));
   }
 
   /** Rotates the lane ring one step and leases one job from that lane (queue.md §5.2). */
   async laneClaim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T> | undefined> {
+    const until = Date.now() + leaseMs;
     const row = await execute(this.#ctx.conn, t.laneClaim(this.#input(leaseMs, options)));
-    return row === undefined ? undefined : this.#decode(row);
+    return row === undefined ? undefined : this.#decode(row, until);
   }
 
   /** Rotates once and leases as many jobs from that lane as its weight allows (queue.md §5.5). */
   async laneWeightedClaim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
+    const until = Date.now() + leaseMs;
     const rows = await execute(this.#ctx.conn, t.laneWeightedClaim(this.#input(leaseMs, options)));
-    return rows.map((row) => this.#decode(row));
+    return rows.map((row) => this.#decode(row, until));
   }
 
   /** Rotates once and leases the claimable depth of that lane (up to `size` [TS]), up to its limit (queue.md §7). */
   async laneBatchClaim(leaseMs: number, options: LaneBatchOptions = {}): Promise<ClaimedJob<T>[]> {
     const base = this.#input(leaseMs, options);
+    const until = Date.now() + leaseMs;
     const rows = await execute(this.#ctx.conn, t.laneBatchClaim(options.size === undefined ? base : { ...base, size: options.size }));
-    return rows.map((row) => this.#decode(row));
+    return rows.map((row) => this.#decode(row, until));
   }
 
   /**
@@ -136,8 +153,9 @@ export class Leases<T> {
    * a busy worker's whole round in one round trip.
    */
   async completeAndClaim(jobs: readonly HeldJob[], size: number, leaseMs: number, options: RoundOptions = {}): Promise<RoundResult<T>> {
+    const until = Date.now() + leaseMs;
     const round = await execute(this.#ctx.conn, t.completeAndClaim({ ...this.#input(leaseMs, options), jobs, size, publish: options.publish === true }));
-    return { completions: round.completions, claimed: round.claimed.map((row) => this.#decode(row)), limitedMs: round.limitedMs };
+    return { completions: round.completions, claimed: round.claimed.map((row) => this.#decode(row, until)), limitedMs: round.limitedMs };
   }
 
   /** True when `meta.concurrency` is set and that many jobs are active: a claim now would be refused. */
@@ -270,8 +288,10 @@ export class Leases<T> {
     return options.markerTtlMs === undefined ? { queue, leaseMs } : { queue, leaseMs, markerTtlMs: options.markerTtlMs };
   }
 
-  /** The claimed job of a leased row; the payload decodes on first read. */
-  #decode(row: ClaimedRow): ClaimedJob<T> {
-    return claimedJob(this.#ctx.codec, { id: row.id, raw: row.payload, attempts: row.attempts, group: row.group, parent: row.parent, options: row.options });
+  /** The claimed job of a leased row, its lease bound noted; the payload decodes on first read. */
+  #decode(row: ClaimedRow, until: number): ClaimedJob<T> {
+    const job = claimedJob(this.#ctx.codec, { id: row.id, raw: row.payload, attempts: row.attempts, group: row.group, parent: row.parent, options: row.options });
+    deadlines.set(job, until);
+    return job;
   }
 }

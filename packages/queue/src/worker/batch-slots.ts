@@ -78,6 +78,8 @@ export class BatchSlots<T> {
           if (this.#shape && !(await this.#ready(since))) continue;
           jobs = await this.#claim();
         }
+        // Members whose claim reply came too late are given up: their leases may be over.
+        jobs = this.#fresh(jobs);
         if (jobs.length === 0) {
           if (!rt.isRunning()) break;
           if (this.#busy && !this.#gate.paused) {
@@ -99,6 +101,16 @@ export class BatchSlots<T> {
       }
     }
     await Promise.all(this.#settling);
+  }
+
+  /** The members with enough lease left to run; the others are given up (see `LockPlane.fresh`). */
+  #fresh(jobs: ClaimedJob<T>[]): ClaimedJob<T>[] {
+    if (jobs.every((job) => this.#rt.locks.fresh(job))) return jobs;
+    return jobs.filter((job) => {
+      if (this.#rt.locks.fresh(job)) return true;
+      this.#rt.giveUp(job);
+      return false;
+    });
   }
 
   /** Watches the pending depth without claiming; true at the flush moment. */

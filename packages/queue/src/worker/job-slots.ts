@@ -54,6 +54,12 @@ export class JobSlots<T> {
       }
       // Spares of a weighted lane claim are leased to us: they run even while paused or closing.
       job ??= this.#lanes?.spare();
+      if (job && !rt.locks.fresh(job)) {
+        // The claim's reply came too late: the lease may be over and the job run elsewhere.
+        rt.giveUp(job);
+        next = rt.isRunning() && !this.#gate.paused ? this.#rounds.take() : Promise.resolve(undefined);
+        continue;
+      }
       if (job) {
         this.#busy = true;
         // Found work: there may be more, so pass the wake on before running this one. A job that

@@ -1,4 +1,5 @@
-import { AuthError, ConnectionClosedError, PermissionError, VersionFenceError, type JobId } from '@echo/protocol';
+import { AuthError, ConnectionClosedError, PermissionError, StaleError, VersionFenceError, type JobId } from '@echo/protocol';
+import type { ClaimedJob } from '../job.js';
 import { WorkerEmitter } from './events.js';
 import { DueClock } from './due-clock.js';
 import { IdleSlots } from './idle.js';
@@ -135,6 +136,17 @@ export class WorkerRuntime<T> {
     } catch (error) {
       if (this.isRunning()) this.report(error);
     }
+  }
+
+  /**
+   * Gives up a job whose claim reply came too late to start a handler on it (see
+   * `LockPlane.fresh`): it is not run and not settled (its lease lapses, or has already been
+   * handed on, and the reaper deals with it); counted as lost and reported with the job.
+   */
+  giveUp(job: ClaimedJob<T>): void {
+    this.locks.untrack(job);
+    this.stats.lost++;
+    this.options.onError(new StaleError('the claim reply came after half the lease had run out; the job was given up, not run'), job);
   }
 
   /** Resolves once `close()` began (or the worker stopped itself). */

@@ -42,29 +42,43 @@ async function resend<R>(leaseMs: number, first: unknown, send: () => Promise<R>
 /**
  * Runs a settlement, surviving a socket drop or a failover: the call is sent again until it
  * reaches a primary ({@link resend}; the first may or may not have landed). A refusal of a resend
- * is read as a lost lease, even though our first call may have landed: `gone` after a drop is also
- * what a job completed by the worker that reaped it answers, and claiming someone else's verdict
- * would publish a false event. So a landed-then-refused settlement is under-counted, never
- * double-counted. Never thrown at the worker.
+ * is read as a lost lease, even though our first call may have landed, except for a completion
+ * answered `gone` while our lease provably held ({@link ownCompletion}): `gone` is also what a job
+ * completed by the worker that reaped it answers, and claiming someone else's verdict would
+ * publish a false event. Never thrown at the worker.
  */
-async function settle<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, send: () => Promise<void>): Promise<'ok' | 'stale' | 'gone'> {
+async function settle<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, send: () => Promise<void>, completes = false): Promise<'ok' | 'stale' | 'gone'> {
   try {
     await send();
     return 'ok';
   } catch (error) {
     let last = error;
+    let resent = false;
     try {
       if (unreached(error)) {
+        resent = true;
         await resend(rt.options.leaseMs, error, send);
         return 'ok';
       }
     } catch (again) {
       last = again;
     }
+    if (completes && resent && last instanceof GoneError && ownCompletion(rt, job, Date.now())) return 'ok';
     if (last instanceof StaleError || last instanceof GoneError) rt.stats.lost++;
     rt.options.onError(last, job);
     return last instanceof GoneError ? 'gone' : 'stale';
   }
+}
+
+/**
+ * Reads `gone`, heard on a resend of a completion, as our own first send's verdict when the answer
+ * came before the job's lease could have ended (the lock plane's bound: the claim's or the last
+ * extension's send time plus the lease). Then no reaper could have handed the job to another
+ * worker, so the only completion that can have removed it is the one we sent first, which landed
+ * though its reply was lost. After that bound the answer stays a lost lease: it may be another's.
+ */
+function ownCompletion<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, answeredAt: number): boolean {
+  return answeredAt < rt.locks.leaseUntil(job);
 }
 
 /**
@@ -87,7 +101,7 @@ export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, r
   // The event goes out inside the complete script itself: atomic with the verdict, no extra call.
   const publish = rt.options.publishEvents;
   const text = resultText(rt, job, result);
-  const outcome = await settle(rt, job, () => rt.leases.complete(job, text, { publish }));
+  const outcome = await settle(rt, job, () => rt.leases.complete(job, text, { publish }), true);
   if (outcome !== 'ok') return outcome;
   rt.stats.completed++;
   return 'ok';
@@ -95,25 +109,31 @@ export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, r
 
 /**
  * Completes many plain jobs in one script (a batch's successes). Members refused as stale or gone
- * lost their lease and are counted so; after a socket drop the whole call is resent once, with the
- * same reading of refusals as {@link completeJob}. Flow children are completed one by one.
+ * lost their lease and are counted and reported so; after a socket drop the whole call is resent,
+ * with the same reading of refusals as {@link completeJob}. `resending` says an earlier call that
+ * may have landed carried these completions (a fused round that failed), so `gone` is read as
+ * {@link ownCompletion} reads it. Flow children are completed one by one.
  */
-export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], results?: ReadonlyMap<string, string>): Promise<Map<string, SettleOutcome>> {
+export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], results?: ReadonlyMap<string, string>, resending = false): Promise<Map<string, SettleOutcome>> {
   const out = new Map<string, SettleOutcome>();
   const plain = jobs.filter((job) => job.parent === undefined);
   const held = heldWithResults(plain, results);
   const publish = rt.options.publishEvents;
   let outcomes: CompleteManyOutcome[] | undefined;
+  let resent = resending;
   try {
     outcomes = await rt.leases.completeMany(held, { publish });
   } catch (error) {
+    resent ||= unreached(error);
     outcomes = unreached(error) ? await resend(rt.options.leaseMs, error, () => rt.leases.completeMany(held, { publish })).catch(() => undefined) : undefined;
     if (!outcomes) rt.options.onError(error);
   }
+  const answeredAt = Date.now();
   // A flow child must feed its parent, which only the single complete does.
   const individually = jobs.filter((job) => job.parent !== undefined);
   plain.forEach((job, i) => {
-    const outcome = outcomes?.[i] ?? 'stale';
+    const answer = outcomes?.[i] ?? 'stale';
+    const outcome = answer === 'gone' && resent && ownCompletion(rt, job, answeredAt) ? 'ok' : answer;
     if (outcome === 'flow') {
       individually.push(job);
     } else if (outcome === 'ok') {
@@ -121,6 +141,8 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
       out.set(job.id, 'ok');
     } else {
       rt.stats.lost++;
+      // Without an answer the call's own error was reported above.
+      if (outcomes) rt.options.onError(outcome === 'gone' ? new GoneError() : new StaleError('complete token mismatch'), job);
       out.set(job.id, outcome);
     }
   });
@@ -162,7 +184,8 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
   try {
     round = await rt.leases.completeAndClaim(heldWithResults(plain, results), size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
   } catch (error) {
-    return { outcomes: await completeJobs(rt, jobs, results), claimed: [], limitedMs: 0, error };
+    // The failed call may have landed: its completions are resent, and read as such.
+    return { outcomes: await completeJobs(rt, jobs, results, unreached(error)), claimed: [], limitedMs: 0, error };
   }
   const out = new Map<string, SettleOutcome>();
   plain.forEach((job, i) => {
