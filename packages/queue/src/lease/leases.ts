@@ -254,10 +254,12 @@ export class Leases<T> {
   /**
    * Adds children to a held job, which becomes their flow parent (same queue or others, nested, with
    * the fail-parent / ignore policies of flows) [TS]; the job stays active until it calls
-   * {@link waitForChildren}. A worker's handler uses `ctx.addChildren`.
+   * {@link waitForChildren}. Children may live in other queues, with payloads of their own types.
+   * A worker's handler uses `ctx.addChildren`.
    */
-  addChildren(job: HeldJob, children: readonly FlowChild<T>[]): Promise<FlowResult[]> {
-    return addChildren(this.#ctx, job, children);
+  addChildren(job: HeldJob, children: readonly FlowChild<unknown>[]): Promise<FlowResult[]> {
+    const ctx: QueueContext<unknown> = this.#ctx;
+    return addChildren(ctx, job, children);
   }
 
   /**

@@ -113,7 +113,7 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
     },
     addChildren(children) {
       if (state.moved !== undefined) throw new InvalidArgumentError('addChildren', 'the job was already moved');
-      return rt.leases.addChildren(job, children as readonly FlowChild<T>[]);
+      return rt.leases.addChildren(job, children);
     },
     async moveToWaitingChildren() {
       if (state.moved !== undefined) throw new InvalidArgumentError('moveToWaitingChildren', 'the job was already moved');
