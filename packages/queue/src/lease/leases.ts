@@ -51,23 +51,11 @@ export interface SettleOptions {
   readonly publish?: boolean;
 }
 
-/** Options for {@link Leases.retry}. */
-export interface RetryOptions extends SettleOptions {
-  /**
-   * Hears a failure to pass a dead flow child's death on to its grandparent (the retry itself
-   * stood). Without it such a failure is thrown after the verdict landed.
-   */
-  readonly onFlowError?: (error: unknown) => void;
-}
-
 /** The retry verdict: rescheduled for another attempt, or dead-lettered at the cap. */
 export type RetryOutcome = t.RetryOutcome;
 
 /** How one member of {@link Leases.completeMany} ended. */
 export type CompleteManyOutcome = t.BatchCompletion;
-
-/** A held job as {@link Leases.retry} takes it: its flow link, when it has one, lets a death reach the flow. */
-export type HeldFlowJob = HeldJob & { readonly parent?: ParentLink | undefined };
 
 /**
  * The queue's wake list on a connection of its own: a worker's one blocking read, woken by every
@@ -206,22 +194,23 @@ export class Leases<T> {
   /**
    * Settles a held job as failed (queue.md §4.1): rescheduled after `delayMs`, or dead-lettered once
    * its attempts reach `maxAttempts`, with `error` kept as `last_error` either way. A flow child that
-   * dies under a fail-parent policy in this queue takes its parent with it in the same script; its
-   * death then goes on up the flow from here.
+   * dies under a fail-parent policy in this queue takes its parent with it in the same script; pass
+   * that death on up the flow with {@link passDeathUp}.
    */
-  async retry(job: HeldFlowJob, delayMs: number, maxAttempts: number, error: string, options: RetryOptions = {}): Promise<RetryOutcome> {
-    const ctx = this.#ctx;
-    const outcome = await execute(ctx.conn, t.retry({ queue: ctx.name, job, delayMs, maxAttempts, error, publish: options.publish === true }));
+  async retry(job: HeldJob, delayMs: number, maxAttempts: number, error: string, options: SettleOptions = {}): Promise<RetryOutcome> {
+    return execute(this.#ctx.conn, t.retry({ queue: this.#ctx.name, job, delayMs, maxAttempts, error, publish: options.publish === true }));
+  }
+
+  /**
+   * After {@link retry} dead-lettered a flow child whose fail-parent parent lives in this queue (so
+   * the parent died in the same script), sends the parent's death on to its own parent, up the
+   * tree (queue.md §11). Answers false, sending nothing, for any other job; true when the parent
+   * was dead and its death went on. Idempotent.
+   */
+  async passDeathUp(job: { readonly parent?: ParentLink | undefined }, error: string): Promise<boolean> {
     const parent = job.parent;
-    if (outcome === 'dead' && parent?.queue === ctx.name && parent.policy === 'fp') {
-      try {
-        await reemitIfDead(ctx, ctx.name, parent.id, error);
-      } catch (failure) {
-        if (options.onFlowError === undefined) throw failure;
-        options.onFlowError(failure);
-      }
-    }
-    return outcome;
+    if (parent?.queue !== this.#ctx.name || parent.policy !== 'fp') return false;
+    return reemitIfDead(this.#ctx, this.#ctx.name, parent.id, error);
   }
 
   /**

@@ -237,15 +237,15 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
   // An unrecoverable failure caps the attempts at this one, so the retry dead-letters it at once.
   const cap = reason instanceof UnrecoverableError ? Math.max(job.attempts, 1) : (job.maxAttempts ?? rt.options.maxAttempts);
   const verdict: { outcome: 'scheduled' | 'dead' } = { outcome: 'scheduled' };
-  // `failed` goes out inside the retry script, atomic with the verdict (and journaled with it); a
-  // flow child's death goes on up its flow from there, and a failure of that step is reported.
-  const options = { publish: rt.options.publishEvents, onFlowError: (error: unknown) => rt.options.onError(error, job) };
+  // `failed` goes out inside the retry script, atomic with the verdict (and journaled with it).
   const outcome = await settle(rt, job, async () => {
-    verdict.outcome = await rt.leases.retry(job, delayMs, cap, text, options);
+    verdict.outcome = await rt.leases.retry(job, delayMs, cap, text, { publish: rt.options.publishEvents });
   });
   if (outcome !== 'ok') return outcome;
   if (verdict.outcome === 'dead') {
     rt.stats.dead++;
+    // A parent that died with its child in this queue passes its death on up the flow.
+    await rt.leases.passDeathUp(job, text).catch((error: unknown) => rt.options.onError(error, job));
   } else {
     rt.stats.retried++;
     rt.due.expect(delayMs);
