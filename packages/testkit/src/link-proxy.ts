@@ -8,7 +8,14 @@ export type LinkMode =
   /** Kept in the proxy, in order, until {@link LinkProxy.release} (or lost with the link). */
   | { readonly kind: 'hold' }
   /** Forwarded `ms` after they arrived, in order: a slow link. */
-  | { readonly kind: 'lag'; readonly ms: number };
+  | { readonly kind: 'lag'; readonly ms: number }
+  /**
+   * Dropped: a half-open link. What the client sends still reaches the target and runs there, but
+   * no reply ever comes back and no reset tells the client so.
+   */
+  | { readonly kind: 'blackhole' }
+  /** Dropped both ways: nothing the client sends reaches the target, nothing comes back. */
+  | { readonly kind: 'partition' };
 
 /** Options for {@link startLinkProxy}. */
 export interface LinkProxyOptions {
@@ -32,7 +39,11 @@ export interface LinkProxy {
   hold(): void;
   /** Delays what the target sends by `ms` from now on; what is held is sent first. */
   lag(ms: number): void;
-  /** Sends what is held and forwards at once from now on. */
+  /** Drops what the target sends from now on, without a reset: a half-open link (see {@link LinkMode}). */
+  blackhole(): void;
+  /** Drops what either side sends from now on, without a reset: a silent partition. */
+  partition(): void;
+  /** Sends what is held and forwards at once, both ways, from now on. */
   release(): void;
   /**
    * Drops every proxied connection now; what is held is lost with them, as when the target dies
@@ -85,7 +96,9 @@ class TcpLinkProxy implements LinkProxy {
     upstream.on('error', () => undefined);
     const pair: Pair = { client, upstream, held: [] };
     this.#pairs.add(pair);
-    client.on('data', (chunk: Buffer) => upstream.write(chunk));
+    client.on('data', (chunk: Buffer) => {
+      if (this.#mode.kind !== 'partition') upstream.write(chunk);
+    });
     upstream.on('data', (chunk: Buffer) => this.#downstream(pair, chunk));
     const end = (): void => {
       // Bytes still held die with the link: the target that sent them is gone.
@@ -102,7 +115,8 @@ class TcpLinkProxy implements LinkProxy {
     const mode = this.#mode;
     if (mode.kind === 'open') pair.client.write(chunk);
     else if (mode.kind === 'hold') pair.held.push(chunk);
-    else this.#later(pair, chunk, mode.ms);
+    else if (mode.kind === 'lag') this.#later(pair, chunk, mode.ms);
+    // blackhole and partition: the bytes are gone, as on a link that lost them.
   }
 
   #later(pair: Pair, chunk: Buffer, ms: number): void {
@@ -129,6 +143,14 @@ class TcpLinkProxy implements LinkProxy {
     if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`lag must be a whole number of ms >= 0, got ${String(ms)}`);
     this.#flush();
     this.#mode = { kind: 'lag', ms };
+  }
+
+  blackhole(): void {
+    this.#mode = { kind: 'blackhole' };
+  }
+
+  partition(): void {
+    this.#mode = { kind: 'partition' };
   }
 
   release(): void {
@@ -163,7 +185,8 @@ class TcpLinkProxy implements LinkProxy {
 
 /**
  * Starts a TCP proxy on a free loopback port in front of `target`, whose target-to-client direction
- * can be held, slowed or released. Put it between a primary and its replica
+ * can be held, slowed, blackholed or released, and which can drop both directions (a partition).
+ * Point a client at it to see what a half-open link does to it. Put it between a primary and its replica
  * (`--replicaof 127.0.0.1 <proxy.port>`) to open the asynchronous replication window as wide as a
  * test needs: writes the primary acknowledged stay in the proxy, not on the replica, and `WAIT`
  * cannot count the replica until they are released. The replica's own acks flow through untouched.

@@ -57,3 +57,49 @@ describe('startLinkProxy between a primary and its replica', () => {
     expect(await reader.get('lost-with-link')).toBe('1');
   });
 });
+
+describe('startLinkProxy between a client and a server', () => {
+  let server: RedisServer;
+  let front: LinkProxy;
+  let direct: Redis;
+
+  beforeAll(async () => {
+    server = await startRedis();
+    front = await startLinkProxy({ target: server });
+    direct = server.client();
+  });
+  afterAll(async () => {
+    await front.close();
+    await server.stop();
+  });
+
+  /** A client through the proxy that never retries and fails a call after `ms`. */
+  function through(ms: number): Redis {
+    return server.client({ port: front.port, commandTimeout: ms, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  }
+
+  it('blackhole: the command runs on the server but its reply never comes back; release lets new replies through', async () => {
+    const client = through(400);
+    await client.ping();
+    front.blackhole();
+    await expect(client.set('bh', '1')).rejects.toThrow(/timed out/);
+    expect(await direct.get('bh')).toBe('1');
+    front.release();
+    // The lost reply left the old socket's reply stream out of step: only a new socket is usable.
+    client.disconnect();
+    const fresh = through(2_000);
+    expect(await fresh.get('bh')).toBe('1');
+    fresh.disconnect();
+  });
+
+  it('partition: the command never reaches the server', async () => {
+    const client = through(400);
+    await client.ping();
+    front.partition();
+    await expect(client.set('cut-off', '1')).rejects.toThrow(/timed out/);
+    expect(await direct.get('cut-off')).toBeNull();
+    expect(front.mode.kind).toBe('partition');
+    front.release();
+    client.disconnect();
+  });
+});
