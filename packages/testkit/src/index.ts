@@ -23,3 +23,5 @@ export {
   type SpawnedRedisTarget,
 } from './use-redis.js';
 export { rejection, sleep, waitFor, type WaitOptions } from './wait.js';
+export { checkHistory, formatOperation, formatViolation, type CheckOptions, type CheckResult, type Rule, type Violation } from './history/checker.js';
+export { History, type Operation, type Recorded } from './history/operations.js';
