@@ -38,7 +38,14 @@ describe('planFaults', () => {
 describe('runFaults', () => {
   it('refuses a schedule naming a kind it has no fault for, before injecting anything', async () => {
     let injected = 0;
-    const fault: Fault = { kind: 'x', inject: () => Promise.resolve(void injected++), heal: () => Promise.resolve() };
+    const fault: Fault = {
+      kind: 'x',
+      inject: () => {
+        injected++;
+        return Promise.resolve();
+      },
+      heal: () => Promise.resolve(),
+    };
     await expect(runFaults([{ atMs: 0, kind: 'x', holdMs: 0 }, { atMs: 1, kind: 'y', holdMs: 0 }], { x: fault })).rejects.toThrow(/no fault for kind y/);
     expect(injected).toBe(0);
   });
