@@ -43,7 +43,11 @@ export interface LinkProxy {
   blackhole(): void;
   /** Drops what either side sends from now on, without a reset: a silent partition. */
   partition(): void;
-  /** Sends what is held and forwards at once, both ways, from now on. */
+  /**
+   * Sends what is held and forwards at once, both ways, from now on. A connection that had bytes
+   * dropped (blackhole, partition) is closed instead: TCP never resumes a stream with a hole in it,
+   * so a real half-open socket ends in a reset, not in replies out of step.
+   */
   release(): void;
   /**
    * Drops every proxied connection now; what is held is lost with them, as when the target dies
@@ -58,6 +62,8 @@ interface Pair {
   readonly client: Socket;
   readonly upstream: Socket;
   held: Buffer[];
+  /** Bytes were dropped on this link: its byte stream has a hole TCP would never leave. */
+  lost: boolean;
 }
 
 class TcpLinkProxy implements LinkProxy {
@@ -94,10 +100,11 @@ class TcpLinkProxy implements LinkProxy {
     client.on('error', () => undefined);
     const upstream = connect(target.port, target.host);
     upstream.on('error', () => undefined);
-    const pair: Pair = { client, upstream, held: [] };
+    const pair: Pair = { client, upstream, held: [], lost: false };
     this.#pairs.add(pair);
     client.on('data', (chunk: Buffer) => {
       if (this.#mode.kind !== 'partition') upstream.write(chunk);
+      else pair.lost = true;
     });
     upstream.on('data', (chunk: Buffer) => this.#downstream(pair, chunk));
     const end = (): void => {
@@ -117,6 +124,7 @@ class TcpLinkProxy implements LinkProxy {
     else if (mode.kind === 'hold') pair.held.push(chunk);
     else if (mode.kind === 'lag') this.#later(pair, chunk, mode.ms);
     // blackhole and partition: the bytes are gone, as on a link that lost them.
+    else pair.lost = true;
   }
 
   #later(pair: Pair, chunk: Buffer, ms: number): void {
@@ -154,6 +162,14 @@ class TcpLinkProxy implements LinkProxy {
   }
 
   release(): void {
+    // TCP never delivers a stream with a hole in it: a link that lost bytes ends (the reset a real
+    // half-open socket meets at last) rather than resuming out of step.
+    for (const pair of [...this.#pairs]) {
+      if (!pair.lost) continue;
+      this.#pairs.delete(pair);
+      pair.client.destroy();
+      pair.upstream.destroy();
+    }
     this.#flush();
     this.#mode = { kind: 'open' };
   }
