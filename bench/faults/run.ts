@@ -5,7 +5,10 @@
  *   pnpm soak:faults -- --minutes 60                 # the nightly-style run (standalone)
  *   pnpm soak:faults -- --short                      # CI: about 90 s on standalone
  *   pnpm soak:faults -- --short --cluster   # CI: about 90 s on a 3-master cluster (+3 replicas)
- *   options: --seed N, --seconds N (instead of --minutes), --children N, --gap-ms, --hold-ms
+ *   pnpm soak:faults -- --short --sentinel  # a primary, a replica and 3 sentinels
+ *   options: --seed N, --seconds N (instead of --minutes), --children N, --gap-ms, --hold-ms,
+ *            --known rule1,rule2 (violations of these rules are printed but do not fail the run:
+ *            open findings owned elsewhere, so CI stays a gate for everything else)
  *
  * Prints the faults injected by kind, the operations recorded and judged, every violation with the
  * smallest history that shows it, and the heap and Redis memory slopes after warm-up. Exits 1 on a
@@ -26,10 +29,12 @@ import {
   processKillFault,
   runFaults,
   seededRandom,
+  sentinelFailoverFault,
   sleep,
   startCluster,
   startLinkProxy,
   startRedis,
+  startSentinel,
   uniqueName,
   type Fault,
   type FaultStep,
@@ -42,7 +47,7 @@ import { fullGc, slopePerMinute, usedMemory, type Point } from '../lib/soak-audi
 import { errorSamples, GROUPS, MixedWorkload } from './workload.js';
 
 const SHORT = boolOption('short', false);
-const TOPOLOGY = boolOption('cluster', false) ? 'cluster' : 'standalone';
+const TOPOLOGY = boolOption('cluster', false) ? 'cluster' : boolOption('sentinel', false) ? 'sentinel' : 'standalone';
 const SECONDS = intOption('seconds', SHORT ? 75 : intOption('minutes', 5) * 60);
 const SEED = intOption('seed', Date.now() % 1_000_000, 0);
 const CHILDREN = intOption('children', 2, 0);
@@ -53,6 +58,7 @@ const SAMPLE_MS = intOption('sample-ms', SHORT ? 2_000 : 10_000);
 /** Reads earlier than this after a write's ack are not judged: the coherence feed's reply timeout + its block + a margin. */
 const COHERENCE_MS = intOption('coherence-ms', 4_000);
 const REPLY_TIMEOUT_MS = 1_500;
+const KNOWN = new Set((process.argv.find((a) => a.startsWith('--known='))?.slice('--known='.length) ?? process.env.KNOWN ?? '').split(',').filter((r) => r !== ''));
 
 interface Topology {
   readonly direct: ConnectOptions;
@@ -140,6 +146,30 @@ async function cluster(clock: InjectedClock, pool: ProcessPool): Promise<Topolog
   };
 }
 
+async function sentinel(clock: InjectedClock, pool: ProcessPool): Promise<Topology> {
+  const group = await startSentinel({ replicas: 1, sentinels: 3, downAfterMs: 1_000 });
+  const random = seededRandom(SEED + 1);
+  const faults: Record<string, Fault> = {};
+  for (const fault of [
+    sentinelFailoverFault(group),
+    picked('client-pause-all', async () => clientPauseFault(await group.currentPrimary(), { pauseMs: 1_500 })),
+    processKillFault(pool, random),
+    clockJumpFault(clock, -5_000),
+    clockJumpFault(clock, 30_000),
+  ]) {
+    faults[fault.kind] = fault;
+  }
+  const via: ConnectOptions = { sentinel: { sentinels: group.sentinelSeeds.map((s) => ({ host: s.host, port: s.port })), name: group.masterName }, replyTimeoutMs: REPLY_TIMEOUT_MS };
+  return {
+    direct: via,
+    far: via,
+    childEnv: { REDIS_SENTINEL: `${group.masterName}@${group.sentinelSeeds.map((s) => `${s.host}:${s.port}`).join(',')}` },
+    faults,
+    memoryNode: () => group.currentPrimary(),
+    stop: () => group.stop(),
+  };
+}
+
 function tally(map: ReadonlyMap<string, number> | readonly [string, number][]): string {
   const entries = [...map];
   return entries.length === 0 ? 'none' : entries.map(([k, v]) => `${k} ${v}`).join(', ');
@@ -154,7 +184,7 @@ async function main(): Promise<void> {
     pids: () => late.workload?.pids() ?? [],
     respawn: (pid: number) => late.workload?.respawn(pid) ?? Promise.resolve(),
   };
-  const topology = TOPOLOGY === 'cluster' ? await cluster(clock, pool) : await standalone(clock, pool);
+  const topology = TOPOLOGY === 'cluster' ? await cluster(clock, pool) : TOPOLOGY === 'sentinel' ? await sentinel(clock, pool) : await standalone(clock, pool);
   const direct = await Connection.connect(topology.direct);
   const far = await Connection.connect(topology.far);
   const workload = new MixedWorkload({ queueName, direct, far, childEnv: topology.childEnv, clock });
@@ -203,9 +233,11 @@ async function main(): Promise<void> {
   // Drain: every acknowledged job ends, every entry is acked by both groups.
   const drainDeadline = Date.now() + DRAIN_S * 1000;
   let drained = false;
+  let left = '';
   while (Date.now() < drainDeadline) {
     const counts = await workload.producer.counts('pending', 'active', 'schedule').catch(() => undefined);
     const lag = await workload.lag().catch(() => undefined);
+    left = `jobs ${JSON.stringify(counts)}, groups ${JSON.stringify(lag)}`;
     const jobsLeft = counts === undefined ? 1 : counts.pending + counts.active + counts.schedule;
     const entriesLeft = lag === undefined ? 1 : lag.reduce((sum, l) => sum + l.pending + (l.undelivered ?? 1), 0);
     if (jobsLeft === 0 && entriesLeft === 0) {
@@ -237,7 +269,7 @@ async function main(): Promise<void> {
   const byRule = new Map<string, number>();
   for (const v of result.violations) byRule.set(v.rule, (byRule.get(v.rule) ?? 0) + 1);
   const lines = [
-    `faults run (${TOPOLOGY}, seed ${SEED}, ${SECONDS} s + drain ${Math.round((Date.now() - producedUntil) / 1000)} s${drained ? '' : ', NOT drained'})`,
+    `faults run (${TOPOLOGY}, seed ${SEED}, ${SECONDS} s + drain ${Math.round((Date.now() - producedUntil) / 1000)} s${drained ? '' : `, NOT drained: ${left}`})`,
     `  faults injected: ${tally(Object.entries(run.injected))} (total ${Object.values(run.injected).reduce((a, b) => a + b, 0)}; ${run.failed} failed to inject or heal)`,
     `  operations recorded: ${result.operations} (jobs judged ${result.judged.jobs}, cache reads judged ${result.judged.reads}, bus entries judged ${result.judged.entries})`,
     `  produced: ${c.enqueued} jobs acknowledged, ${c.appended} entries appended, ${c.cacheWrites} cache writes, ${c.cacheReads} cache reads; ${c.childrenSpawned} worker processes; ${deadLetters} dead letters`,
@@ -256,7 +288,9 @@ async function main(): Promise<void> {
   for (const v of shown) console.log(`\n${formatViolation(v)}`);
   if (result.violations.length > shown.length) console.log(`\n… and ${result.violations.length - shown.length} more`);
   if (result.violations.length > 0) console.log(`\nschedule (seed ${SEED}): ${JSON.stringify(steps)}`);
-  process.exitCode = result.violations.length > 0 || run.failed > 0 || !drained ? 1 : 0;
+  const failing = result.violations.filter((v) => !KNOWN.has(v.rule));
+  if (failing.length < result.violations.length) console.log(`\n${result.violations.length - failing.length} violations of known open findings (${[...KNOWN].join(', ')}) do not fail the run`);
+  process.exitCode = failing.length > 0 || run.failed > 0 || !drained ? 1 : 0;
 }
 
 await main();

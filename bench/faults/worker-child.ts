@@ -9,10 +9,14 @@ import type { Operation } from '@echo/testkit';
 import { startRecordedWorker, type FaultJob, type WorkerNotes } from './recorded-worker.js';
 
 const [queueName, name] = process.argv.slice(2) as [string, string];
+const address = (seed: string): { host: string; port: number } => ({ host: seed.split(':')[0] as string, port: Number(seed.split(':')[1]) });
 const cluster = process.env.REDIS_CLUSTER;
+const sentinel = process.env.REDIS_SENTINEL;
 const options: ConnectOptions = cluster
-  ? { cluster: cluster.split(',').map((seed) => ({ host: seed.split(':')[0] as string, port: Number(seed.split(':')[1]) })) }
-  : { url: process.env.REDIS_URL as string };
+  ? { cluster: cluster.split(',').map(address) }
+  : sentinel
+    ? { sentinel: { name: sentinel.split('@')[0] as string, sentinels: (sentinel.split('@')[1] as string).split(',').map(address) } }
+    : { url: process.env.REDIS_URL as string };
 const send = (message: unknown): void => {
   if (process.connected) process.send?.(message);
 };
