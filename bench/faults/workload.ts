@@ -283,6 +283,23 @@ export class MixedWorkload implements ProcessPool {
     return all.filter((l) => (GROUPS as readonly string[]).includes(l.group)).map((l) => ({ group: l.group, pending: l.pending, undelivered: l.undelivered }));
   }
 
+  /** Appended entries some group has not acknowledged yet, as the history tells. */
+  unackedEntries(): number {
+    const acks = new Map<string, Set<string>>();
+    let appended = 0;
+    for (const op of this.history.operations) {
+      if (op.type === 'bus-append') appended++;
+      else if (op.type === 'bus-ack' || op.type === 'bus-dead') {
+        const groups = acks.get(op.entry) ?? new Set<string>();
+        groups.add(op.group);
+        acks.set(op.entry, groups);
+      }
+    }
+    let done = 0;
+    for (const groups of acks.values()) if (groups.size >= GROUPS.length) done++;
+    return appended - done;
+  }
+
   /** Dead letters of the stream, recorded per group. */
   async recordDeadLetters(): Promise<number> {
     const dead = await this.#stream.deadLetters();
