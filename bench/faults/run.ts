@@ -308,7 +308,7 @@ async function main(): Promise<void> {
     shownPerRule.set(v.rule, seen + 1);
     if (seen >= 3) continue;
     const from = (v.operations[0]?.at ?? 0) - 5_000;
-    const to = v.operations.at(-1)?.at ?? 0;
+    const to = v.operations.filter((op) => op.type !== 'final').at(-1)?.at ?? 0;
     const around = run.steps.filter((step) => step.injectedAt <= to && step.healedAt >= from).map((step) => `${step.kind} +${step.injectedAt - started} ms..+${step.healedAt - started} ms`);
     console.log(`\n${replicationLosses.includes(v) ? '(replication window) ' : ''}${formatViolation(v)}\n  faults around it: ${around.join(', ') || 'none'} (first op at +${(v.operations[0]?.at ?? 0) - started} ms)`);
   }

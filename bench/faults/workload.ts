@@ -286,18 +286,19 @@ export class MixedWorkload implements ProcessPool {
   /** Appended entries some group has not acknowledged yet, as the history tells. */
   unackedEntries(): number {
     const acks = new Map<string, Set<string>>();
-    let appended = 0;
+    const appended = new Set<string>();
     for (const op of this.history.operations) {
-      if (op.type === 'bus-append') appended++;
+      if (op.type === 'bus-append') appended.add(op.entry);
       else if (op.type === 'bus-ack' || op.type === 'bus-dead') {
         const groups = acks.get(op.entry) ?? new Set<string>();
         groups.add(op.group);
         acks.set(op.entry, groups);
       }
     }
-    let done = 0;
-    for (const groups of acks.values()) if (groups.size >= GROUPS.length) done++;
-    return appended - done;
+    // An append whose reply was lost may be acked without being recorded as appended: not counted.
+    let left = 0;
+    for (const entry of appended) if ((acks.get(entry)?.size ?? 0) < GROUPS.length) left++;
+    return left;
   }
 
   /** Dead letters of the stream, recorded per group. */

@@ -62,6 +62,8 @@ interface Pair {
   readonly client: Socket;
   readonly upstream: Socket;
   held: Buffer[];
+  /** Bytes on their way under `lag`, oldest first, each with the time it is due. */
+  delayed: { readonly chunk: Buffer; readonly due: number }[];
   /** Bytes were dropped on this link: its byte stream has a hole TCP would never leave. */
   lost: boolean;
 }
@@ -100,7 +102,7 @@ class TcpLinkProxy implements LinkProxy {
     client.on('error', () => undefined);
     const upstream = connect(target.port, target.host);
     upstream.on('error', () => undefined);
-    const pair: Pair = { client, upstream, held: [], lost: false };
+    const pair: Pair = { client, upstream, held: [], delayed: [], lost: false };
     this.#pairs.add(pair);
     client.on('data', (chunk: Buffer) => {
       if (this.#mode.kind !== 'partition') upstream.write(chunk);
@@ -128,36 +130,57 @@ class TcpLinkProxy implements LinkProxy {
   }
 
   #later(pair: Pair, chunk: Buffer, ms: number): void {
-    // Timers of one delay fire in the order they were set, so the stream keeps its order.
+    pair.delayed.push({ chunk, due: Date.now() + ms });
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
-      if (this.#pairs.has(pair)) pair.client.write(chunk);
+      this.#deliverDue(pair);
     }, ms);
     this.#timers.add(timer);
   }
 
-  #flush(): void {
+  /** Writes the delayed bytes that are due, strictly in arrival order (a later, shorter lag waits its turn). */
+  #deliverDue(pair: Pair): void {
+    if (!this.#pairs.has(pair)) return;
+    const now = Date.now();
+    while (pair.delayed.length > 0 && (pair.delayed[0] as Pair['delayed'][number]).due <= now) {
+      pair.client.write((pair.delayed.shift() as Pair['delayed'][number]).chunk);
+    }
+  }
+
+  /**
+   * Ends the lag of what is on its way before the mode changes, so no byte overtakes another: it is
+   * held with the rest (`toHeld`) or delivered now, and then what is held (when `flushHeld`).
+   */
+  #settle(toHeld: boolean, flushHeld: boolean): void {
     for (const pair of this.#pairs) {
+      const delayed = pair.delayed.map((d) => d.chunk);
+      pair.delayed = [];
+      if (toHeld) pair.held = [...delayed, ...pair.held];
+      else for (const chunk of delayed) pair.client.write(chunk);
+      if (!flushHeld) continue;
       for (const chunk of pair.held) pair.client.write(chunk);
       pair.held = [];
     }
   }
 
   hold(): void {
+    this.#settle(true, false);
     this.#mode = { kind: 'hold' };
   }
 
   lag(ms: number): void {
     if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`lag must be a whole number of ms >= 0, got ${String(ms)}`);
-    this.#flush();
+    this.#settle(false, true);
     this.#mode = { kind: 'lag', ms };
   }
 
   blackhole(): void {
+    this.#settle(false, false);
     this.#mode = { kind: 'blackhole' };
   }
 
   partition(): void {
+    this.#settle(false, false);
     this.#mode = { kind: 'partition' };
   }
 
@@ -170,13 +193,14 @@ class TcpLinkProxy implements LinkProxy {
       pair.client.destroy();
       pair.upstream.destroy();
     }
-    this.#flush();
+    this.#settle(false, true);
     this.#mode = { kind: 'open' };
   }
 
   cut(): void {
     for (const pair of [...this.#pairs]) {
       pair.held = [];
+      pair.delayed = [];
       pair.client.destroy();
       pair.upstream.destroy();
     }

@@ -106,3 +106,40 @@ describe('startLinkProxy between a client and a server', () => {
     client.disconnect();
   });
 });
+
+describe('startLinkProxy keeps the byte order through mode changes', () => {
+  let server: RedisServer;
+  let front: LinkProxy;
+
+  beforeAll(async () => {
+    server = await startRedis();
+    front = await startLinkProxy({ target: server });
+  });
+  afterAll(async () => {
+    await front.close();
+    await server.stop();
+  });
+
+  it('a reply lagged before a release is not overtaken by one sent after it', async () => {
+    const client = server.client({ port: front.port });
+    try {
+      await client.ping();
+      front.lag(400);
+      const first = client.echo('first');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      front.release();
+      const second = client.echo('second');
+      // Out of order, the driver would hand 'second' to the first call.
+      expect(await Promise.all([first, second])).toEqual(['first', 'second']);
+      front.lag(300);
+      const third = client.echo('third');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      front.hold();
+      const fourth = client.echo('fourth');
+      front.release();
+      expect(await Promise.all([third, fourth])).toEqual(['third', 'fourth']);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
