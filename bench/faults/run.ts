@@ -237,11 +237,11 @@ async function main(): Promise<void> {
   let drained = false;
   let left = '';
   while (Date.now() < drainDeadline) {
-    const counts = await workload.producer.counts('pending', 'active', 'schedule').catch(() => undefined);
+    const counts = await workload.producer.counts('pending', 'active', 'scheduled').catch(() => undefined);
     const lag = await workload.lag().catch(() => undefined);
     const unacked = workload.unackedEntries();
     left = `jobs ${JSON.stringify(counts)}, entries not acked by both groups ${unacked}, groups ${JSON.stringify(lag)}`;
-    const jobsLeft = counts === undefined ? 1 : counts.pending + counts.active + counts.schedule;
+    const jobsLeft = counts === undefined ? 1 : counts.pending + counts.active + counts.scheduled;
     // The history, not the groups' lag, says whether every entry was acked: after a failover the
     // server's lag counters can stay off (reported as a finding).
     const entriesLeft = lag === undefined ? 1 : lag.reduce((sum, l) => sum + l.pending, 0) + unacked;

@@ -139,8 +139,8 @@ export class MixedWorkload implements ProcessPool {
       this.#consumers.push(consumer);
     }
 
-    const writerCache = new Cache(w.direct);
-    const readerCache = new Cache(w.far);
+    const writerCache = await Cache.open({ connection: w.direct });
+    const readerCache = await Cache.open({ connection: w.far });
     this.#caches.push(writerCache, readerCache);
     const options = { name: `${w.queueName}-c`, ttl: 600_000, logMaxLen: 10_000 };
     this.#writer = await writerCache.namespace<number>(options);
