@@ -1,4 +1,4 @@
-import { Connection, queueKeys, RateError, type BrandedId, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
+import { Connection, queueKeys, RateError, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
 import * as admission from './producer/admission.js';
 import { Leases } from './lease/leases.js';
 import { Maintenance } from './lease/maintenance.js';
