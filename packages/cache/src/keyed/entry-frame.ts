@@ -1,4 +1,4 @@
-import { type BrandedId, ID_LENGTH } from '@echo/protocol';
+import { type BrandedId, ID_LENGTH, decodeId, encodeId } from '@echo/protocol';
 import { CorruptL2FrameError } from '../errors.js';
 
 /** Digits of the soft expiry after the version: Unix milliseconds, zero-padded; 0 never expires. */
@@ -12,6 +12,23 @@ export interface EntryFrame {
   /** Unix ms after which the entry is stale (servable only in grace); 0 for never. */
   readonly expiresAt: number;
   readonly bytes: Buffer;
+}
+
+/**
+ * The version kind of a frame that holds no value ([TS]): a cached `undefined`, which no codec has
+ * to carry (JSON cannot). Its value bytes are empty. Newer-wins compares the snowflake only, so the
+ * kind changes nothing in how the frame's version orders against others.
+ */
+export const ABSENT_KIND = 'NIL';
+
+/** The version a write of `value` stores: `version` itself, or the same snowflake as {@link ABSENT_KIND} for `undefined`. */
+export function storedVersion(value: unknown, version: BrandedId): BrandedId {
+  return value === undefined ? encodeId(ABSENT_KIND, decodeId(version).snowflake) : version;
+}
+
+/** True when a frame with this version holds `undefined`. */
+export function holdsUndefined(version: string): boolean {
+  return version.startsWith(ABSENT_KIND);
 }
 
 /**
