@@ -104,11 +104,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return ns;
   }
 
-  /**
-   * The value at `key`: fresh from L1 or L2, or stale within its grace; `undefined` when absent.
-   * With `{ default }`, the default answers an absent key (missing, or a cached `undefined`/`null`).
-   */
+  /** The value at `key`, or `default` when the key is absent (missing, or a cached `undefined`/`null`); the default is not written. */
   get(key: string, options: GetOptions<T> & { readonly default: T }): Promise<T>;
+  /** The value at `key`: fresh from L1 or L2, or stale within its grace; `undefined` when absent. */
   get(key: string, options?: GetOptions<T>): Promise<T | undefined>;
   get(key: string, options?: GetOptions<T>): Promise<T | undefined> {
     // Options go the long way, so a refused one rejects rather than throws.
