@@ -6,7 +6,7 @@
 import type { Connection } from '@echo/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';
-import { connect, sleep, tableName } from './helpers.js';
+import { connect, sleep, tableName, until } from './helpers.js';
 
 let connA: Connection;
 let connB: Connection;
@@ -69,6 +69,21 @@ describe('negative caching', () => {
     // A cached absence is not a value: has says so, and get's default answers it.
     expect(await b.has('gone')).toBe(false);
     expect(await b.get('gone', { default: { id: 7 } })).toEqual({ id: 7 });
+  });
+
+  it('a cached absence gets no grace in another L1 either: once negativeTtl is over, the next getOrSet loads the row', async () => {
+    const name = tableName('kn');
+    const a = await cacheA.namespace<Row>({ name, ttl: 600_000, grace: 600_000, negativeTtl: 50 });
+    const b = await cacheB.namespace<Row>({ name, ttl: 600_000, grace: 600_000, negativeTtl: 50 });
+    expect(await a.getOrSet('late', () => null)).toBeNull();
+    expect(await b.getEntry('late')).toMatchObject({ value: null, source: 'l2' });
+    await until(async () => Number(await connA.command('EXISTS', `ecc:{${name}}:k:late`)) === 0);
+    // A slow load: a stale absence in grace would be answered at the soft timeout (0) instead.
+    const slow = async (): Promise<Row> => {
+      await sleep(30);
+      return { id: 9 };
+    };
+    expect(await b.getOrSetEntry('late', slow)).toMatchObject({ value: { id: 9 }, source: 'fill' });
   });
 
   it('a per-call negativeTtl replaces the namespace one, ctx.setTtl wins over both, and without one an absence lives ttl', async () => {

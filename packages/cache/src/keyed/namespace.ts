@@ -1,12 +1,12 @@
 import { type BrandedId, type Connection, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
-import { newer } from '../coherence/message.js';
 import { NoSuchCacheError } from '../errors.js';
-import { type Flight, Flights } from '../single-flight.js';
+import { Flights } from '../single-flight.js';
 import { applyLog } from './apply-log.js';
 import { cacheHit, cacheMiss, cacheStale } from './cache-hooks.js';
 import { type BulkTarget, VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
 import { CoherenceLog } from './coherence-log.js';
-import { decodeEntryFrame, type EntryFrame, holdsUndefined, storedVersion } from './entry-frame.js';
+import { Admission } from './admission.js';
+import { decodeEntryFrame, storedVersion } from './entry-frame.js';
 import { expireEntry, pullEntry } from './entry-steps.js';
 import { type KeyedCounters, type KeyedRead, type NamespaceEvents, type NamespaceStats, emptyKeyedCounters } from './events.js';
 import type { FillHost, Lifetimes } from './fill-host.js';
@@ -18,7 +18,7 @@ import { type Entry, RecencyL1 } from './lru.js';
 import { checkDelete, checkDeleteByTag, checkExpire, checkGet, checkGetValue, checkPull, checkWrite } from '../option-checks.js';
 import { type Factory, type GetOptions, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkGetOrSetCall, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
 import { MissMeter } from './miss-meter.js';
-import { Copies, type Held } from './read-mode.js';
+import { Copies } from './read-mode.js';
 import { Waiters } from './waiters.js';
 import { writeEntry } from './write-entry.js';
 
@@ -52,6 +52,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   readonly #guard: L2Guard;
   readonly #fill: FillHost<T>;
   readonly #copies: Copies<T>;
+  readonly #admission: Admission<T>;
   #log: CoherenceLog | null = null;
   #sweeper: NodeJS.Timeout | undefined;
   /** Unix ms since which the coherence feed may have missed entries; 0 while it is trusted. */
@@ -65,6 +66,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#rt = runtime;
     this.#l1 = new RecencyL1(options.maxSize, options.name);
     this.#copies = new Copies(options.codec, options.read, options.l1);
+    this.#admission = new Admission({ l1: this.#l1, copies: this.#copies, enabled: options.l1, grace: options.grace, now: runtime.now, stopped: () => this.#stopped });
     this.#reads = new L2Reads(runtime.connection);
     this.#scripts = new ScriptBatch(runtime.connection);
     this.#guard = new L2Guard(options.outage, runtime.now, {
@@ -150,7 +152,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       return undefined;
     }
     const decoded = decodeEntryFrame(cacheEntryKey(this.name, key), frame);
-    const value = this.#admitFrame(key, decoded, undefined);
+    const value = this.#admission.frame(key, decoded, undefined);
     if (decoded.expiresAt !== 0 && decoded.expiresAt <= now) return this.#stale(key, value, decoded.version, 'refreshing');
     this.#counters.l2Hits++;
     cacheHit(this.name, key, 'l2');
@@ -339,29 +341,6 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return this.#suspectSince === 0 || entry.admittedAt >= this.#suspectSince || !(this.#guard.breaker?.closed ?? true);
   }
 
-  #admitFrame(key: string, frame: EntryFrame, flight: Flight | undefined): T {
-    const { value, encoded } = holdsUndefined(frame.version) ? { value: undefined as T, encoded: undefined } : this.#copies.fromL2(frame.bytes);
-    const now = this.#rt.now();
-    const expiresAt = frame.expiresAt === 0 ? Infinity : frame.expiresAt;
-    this.#put(key, { value, encoded, version: frame.version, expiresAt, graceUntil: expiresAt === Infinity ? Infinity : expiresAt + this.#o.grace, admittedAt: now, tags: [], used: false }, flight);
-    return value;
-  }
-
-  #admit(key: string, held: Held<T>, version: BrandedId, lifetimes: Lifetimes, tags: readonly string[], flight: Flight | null): void {
-    const now = this.#rt.now();
-    const expiresAt = now + lifetimes.ttl;
-    this.#put(key, { value: held.value, encoded: held.encoded, version, expiresAt, graceUntil: expiresAt + lifetimes.grace, admittedAt: now, tags, used: false }, flight ?? undefined);
-  }
-
-  #put(key: string, entry: Entry<T>, flight: Flight | undefined): void {
-    if (this.#stopped || !this.#o.l1) return;
-    // A write or delete announced while this load ran is newer than what it read.
-    if (flight !== undefined && (flight.spoiled || (flight.newest !== null && newer(flight.newest, entry.version)))) return;
-    const existing = this.#l1.get(key);
-    if (existing !== undefined && newer(existing.version, entry.version)) return;
-    this.#l1.set(key, entry, this.#rt.now());
-  }
-
   #drop(key: string): void {
     this.#l1.delete(key);
     const flight = this.#flights.flight(key);
@@ -414,8 +393,8 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       hasLog: () => this.#log !== null,
       peek: (key) => this.#l1.get(key),
       live: () => this.#live(),
-      admitFrame: (key, frame, flight) => this.#admitFrame(key, frame, flight),
-      admit: (key, held, version, lifetimes, tags, flight) => this.#admit(key, held, version, lifetimes, tags, flight),
+      admitFrame: (key, frame, flight) => this.#admission.frame(key, frame, flight),
+      admit: (key, held, version, lifetimes, tags, flight) => this.#admission.held(key, held, version, lifetimes, tags, flight),
       stale: (key, value, version, reason) => this.#stale(key, value, version, reason),
       fallback: (key, entry) => this.#fallback(key, entry),
       filled: (event) => {
