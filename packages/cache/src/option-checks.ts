@@ -87,7 +87,7 @@ export const checkPull = check('pull options', [], { default: 'pull answers unde
 /** `expire`: no options. */
 export const checkExpire = check('expire options', [], {
   ...WRITE_SETS_TTL,
-  grace: "expire keeps the entry for the grace its write gave it (the namespace's grace for an entry written with ttl: Infinity)",
+  grace: "expire keeps the stale entry for the namespace's grace (cache.namespace({ name, grace }))",
 });
 
 /** `delete`, `deleteMany`: no options. */

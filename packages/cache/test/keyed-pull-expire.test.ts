@@ -80,7 +80,7 @@ describe('expire', () => {
     await a.set('user:1', { name: 'old' });
     expect(await b.getEntry('user:1')).toMatchObject({ source: 'l2' });
     expect(await a.expire('user:1')).toBe(true);
-    // Kept for the grace its write gave it, not ttl + grace.
+    // Kept for the grace, not ttl + grace.
     const left = Number(await connA.command('PTTL', entry(name, 'user:1')));
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThanOrEqual(60_000);
@@ -104,13 +104,9 @@ describe('expire', () => {
     expect(loads).toBe(1);
   });
 
-  it('an entry without grace is deleted, a missing one answers false, and one written forever keeps the namespace grace', async () => {
+  it('keeps the namespace grace (never longer than the entry had left); without grace it deletes; a missing key answers false', async () => {
     const name = tableName('ke');
     const ns = await cacheA.namespace<number>({ name, ttl: 600_000, grace: 30_000 });
-    await ns.set('nograce', 1, { grace: 0 });
-    expect(await ns.expire('nograce')).toBe(true);
-    expect(await connA.command('EXISTS', entry(name, 'nograce'))).toBe(0);
-    expect(await ns.expire('missing')).toBe(false);
     await ns.setForever('forever', 2);
     expect(Number(await connA.command('PTTL', entry(name, 'forever')))).toBe(-1);
     expect(await ns.expire('forever')).toBe(true);
@@ -118,6 +114,15 @@ describe('expire', () => {
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThanOrEqual(30_000);
     expect(await ns.getEntry('forever')).toMatchObject({ value: 2, source: 'stale' });
+    await ns.set('short', 3, { ttl: 1, grace: 5_000 });
+    expect(await ns.expire('short')).toBe(true);
+    expect(Number(await connA.command('PTTL', entry(name, 'short')))).toBeLessThanOrEqual(5_001);
+    expect(await ns.expire('missing')).toBe(false);
+    const none = await cacheA.namespace<number>({ name: tableName('ke'), ttl: 600_000 });
+    await none.set('k', 1);
+    expect(await none.expire('k')).toBe(true);
+    expect(await connA.command('EXISTS', entry(none.name, 'k'))).toBe(0);
+    expect(await none.get('k')).toBeUndefined();
   });
 
   it('an expired entry keeps its version: its tag still deletes it, and any later write wins', async () => {

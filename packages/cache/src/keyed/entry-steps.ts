@@ -21,8 +21,8 @@ export async function pullEntry<T>(target: BulkTarget, codec: CacheCodec<T>, key
 
 /**
  * The L2 side of `expire`: the entry leaves this L1 (the next read finds the stale frame in L2),
- * then `cache_expire` marks it stale at the server's clock and announces it. `grace` is what an
- * entry written without expiry keeps. Answers whether L2 held the entry.
+ * then `cache_expire` marks it stale at the server's clock, keeps it `grace` ms (the namespace's; a
+ * per-write grace is not in the frame) and announces it. Answers whether L2 held the entry.
  */
 export async function expireEntry(target: BulkTarget, grace: number, key: string): Promise<boolean> {
   assertCacheEntryKey(key);

@@ -253,10 +253,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   /**
-   * Marks `key` stale now but keeps it for its grace (bentocache's `expire`): the next `getOrSet`
-   * refreshes it, and until then a read within grace answers the stale value by the grace rules. An
-   * entry written with `ttl: Infinity` keeps the namespace's grace; one with no grace is deleted.
-   * Every process's L1 drops its fresh copy. Answers whether L2 held the entry.
+   * Marks `key` stale now but keeps it for the namespace's grace (bentocache's `expire`): the next
+   * `getOrSet` refreshes it, and until then a read answers the stale value by the grace rules. With
+   * no grace the entry is deleted. Every process's L1 drops its fresh copy. Answers whether L2 held it.
    *
    * @throws L2UnavailableError (outage mode) after the local drop.
    */

@@ -172,15 +172,15 @@ export type CacheExpireOutcome = 'absent' | 'stale' | 'deleted';
 const EXPIRE_OUTCOMES = ['absent', 'stale', 'deleted'] as const;
 
 /**
- * `cache_expire` [TS]: marks a keyed entry stale at the server's now and keeps it for the grace its
- * write gave it (`grace` for an entry written without expiry), appending `s` to the log so every
- * process drops its L1 copy; an entry with no grace left is deleted and `d` is appended instead.
+ * `cache_expire` [TS]: marks a keyed entry stale at the server's now and keeps it for `grace` ms (never
+ * longer than it had left), appending `s` to the log so every process drops its L1 copy; with no
+ * grace the entry is deleted and `d` is appended instead.
  */
 export function cacheExpire(input: {
   readonly namespace: string;
   readonly key: string;
   readonly version: BrandedId | string;
-  /** Grace in ms for an entry written without expiry. */
+  /** How long the stale entry is kept, ms (the namespace's grace); 0 deletes it. */
   readonly grace: number;
   readonly maxlen: number;
 }): Transition<CacheExpireOutcome> {
