@@ -51,7 +51,7 @@ describe('connector on a 3-master Redis Cluster', () => {
     const error = await conn
       .run(
         scripts().complete,
-        [k.active, k.pending, k.schedule, k.dead, k.job(id), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot, k.jobRoot, k.events, k.meta, k.completed, k.dedupRoot, k.journal],
+        [k.active, k.pending, k.schedule, k.dead, k.job(id), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot, k.jobRoot, k.events, k.meta, k.completed, k.dedupRoot, k.journal, k.outcomes],
         [id, '7', '', '', id, ''],
       )
       .catch((e: unknown) => e);

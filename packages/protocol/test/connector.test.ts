@@ -59,7 +59,7 @@ describe('EVALSHA dispatch', () => {
     const complete = (token: string) =>
       conn.run(
         scripts().complete,
-        [k.active, k.pending, k.schedule, k.dead, k.job(id), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot, k.jobRoot, k.events, k.meta, k.completed, k.dedupRoot, k.journal],
+        [k.active, k.pending, k.schedule, k.dead, k.job(id), k.metricsCompleted, k.gactive, k.glimit, k.ring, k.wake, k.paused, k.laneRoot, k.jobRoot, k.events, k.meta, k.completed, k.dedupRoot, k.journal, k.outcomes],
         [id, token, '', '', id, ''],
       );
     await conn.command('SCRIPT', 'FLUSH');
