@@ -98,6 +98,10 @@ export const SCRIPT_NAMES = [
   'stream_dead_letter',
   'stream_nack',
   'stream_redrive',
+  'stream_append',
+  'stream_touch',
+  'stream_order_admit',
+  'stream_order_done',
   // cache
   'coherence_drop',
   'cache_read',
