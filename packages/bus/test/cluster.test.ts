@@ -1,4 +1,4 @@
-import { Connection, mintId, slot, type LifecycleEvent } from '@echo/protocol';
+import { Connection, mintId, queueKeys, slot, type LifecycleEvent } from '@echo/protocol';
 import { startCluster, uniqueName, type RedisCluster } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type GroupEntry } from '../src/index.js';
@@ -42,6 +42,18 @@ describe('on a 3-master cluster', () => {
     }
     expect(await stream.trim({ maxlen: 1, approx: false })).toBe(2);
     expect(await stream.clearArchived()).toBe(true);
+  });
+
+  it('deduplicates appends by message id on the stream slot, for a stream of a bus without a queue too', async () => {
+    for (const bus of [await Bus.open(uniqueName('cl'), { connection: conn }), await Bus.open({ connection: conn })]) {
+      const stream = bus.stream(uniqueName('dd'));
+      expect(slot(queueKeys(stream.queue).streamPart(stream.name, 'msgids:until'))).toBe(slot(stream.key));
+      const first = await stream.append({ n: '1' }, { msgId: 'm' });
+      expect(await stream.append({ n: '1' }, { msgId: 'm' })).toEqual({ id: first.id, duplicate: true });
+      const batch = await stream.appendBatch([{ n: '2' }, { n: '3' }], { msgIds: ['m', 'k'] });
+      expect(batch.map((r) => r.duplicate)).toEqual([true, false]);
+      expect(await stream.read()).toHaveLength(2);
+    }
   });
 
   it('dead-letters, claims past max deliveries and redrives on the queue slot', async () => {
