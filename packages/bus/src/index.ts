@@ -45,6 +45,7 @@ export { RetentionDriver, type RetentionOptions, type RetentionOutcome, type Ret
 export { clearArchived, getArchived, putArchived } from './archive.js';
 export { dropStream } from './drop.js';
 export { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
+export { deleteGroup, isGroupPaused, pauseGroup, resetGroup, resumeGroup } from './group-controls.js';
 export { GroupConsumer, consume, consumeBatch } from './group-consumer.js';
 export type { ConsumeOptions, GroupBatchHandler, GroupConsumerStats, GroupEntry, GroupHandler, Verdict } from './consume-options.js';
 export { deadLetters, redrive, type DeadLetter, type DeadLetterRange, type RedriveResult, type RedriveTarget } from './dead-letters.js';

@@ -2,6 +2,7 @@ import { resolveValueLimit, type Connection, type EvtId } from '@echo/protocol';
 import { append, appendBatch, appendId, type AppendOptions, type EvtMinter } from './append.js';
 import { clearArchived, getArchived, putArchived } from './archive.js';
 import { dropStream } from './drop.js';
+import { deleteGroup, isGroupPaused, pauseGroup, resetGroup, resumeGroup } from './group-controls.js';
 import type { StreamEntry, StreamFields } from './fields.js';
 import type { ConsumeOptions, GroupBatchHandler, GroupHandler } from './consume-options.js';
 import { deadLetters, redrive, type DeadLetter, type DeadLetterRange, type RedriveResult, type RedriveTarget } from './dead-letters.js';
@@ -201,6 +202,31 @@ export class Stream {
   /** Opens a consumer group; an existing one is accepted. See {@link openGroup}. */
   openGroup(group: string, start: GroupStart): Promise<OpenGroupResult> {
     return openGroup(this.#conn, this.queue, this.name, group, start);
+  }
+
+  /** Pauses a group: its consumers everywhere stop reading and claiming. See {@link pauseGroup}. */
+  pauseGroup(group: string): Promise<void> {
+    return pauseGroup(this.#conn, this.queue, this.name, group);
+  }
+
+  /** Resumes a paused group; false when it was not paused. See {@link resumeGroup}. */
+  resumeGroup(group: string): Promise<boolean> {
+    return resumeGroup(this.#conn, this.queue, this.name, group);
+  }
+
+  /** True when the group is paused. See {@link isGroupPaused}. */
+  isGroupPaused(group: string): Promise<boolean> {
+    return isGroupPaused(this.#conn, this.queue, this.name, group);
+  }
+
+  /** Moves a group's position to a start, an instant or an entry. See {@link resetGroup}. */
+  resetGroup(group: string, to: GroupStart): Promise<void> {
+    return resetGroup(this.#conn, this.queue, this.name, group, to);
+  }
+
+  /** Deletes a group with its pending list and its state; false when there was none. See {@link deleteGroup}. */
+  deleteGroup(group: string): Promise<boolean> {
+    return deleteGroup(this.#conn, this.queue, this.name, group);
   }
 
   /** Starts a group consumer on a dedicated connection. See {@link GroupConsumer}. */

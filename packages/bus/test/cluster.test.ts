@@ -56,6 +56,33 @@ describe('on a 3-master cluster', () => {
     }
   });
 
+  it('consumes in per-key order, pauses, resets and deletes a group on the stream slot', async () => {
+    const stream = (await Bus.open({ connection: conn })).stream(uniqueName('ord'));
+    expect(slot(queueKeys(stream.queue).streamPart(stream.name, 'order'))).toBe(slot(stream.key));
+    expect(slot(queueKeys(stream.queue).streamPart(stream.name, 'paused'))).toBe(slot(stream.key));
+    await stream.appendBatch(Array.from({ length: 30 }, (_, i) => ({ k: `k${i % 3}`, seq: String(Math.floor(i / 3)) })));
+    const seen = new Map<string, number[]>();
+    const options = { start: 'head' as const, orderBy: 'k', concurrency: 3, count: 4, beatMs: 50 };
+    const record = (e: GroupEntry): void => {
+      const list = seen.get(e.payload.k ?? '') ?? [];
+      list.push(Number(e.payload.seq));
+      seen.set(e.payload.k ?? '', list);
+    };
+    const consumers = [await stream.consume('g', record, { ...options, consumer: 'c1' }), await stream.consume('g', record, { ...options, consumer: 'c2' })];
+    try {
+      await until(() => [...seen.values()].reduce((n, l) => n + l.length, 0) === 30);
+      for (const list of seen.values()) expect(list).toEqual(Array.from({ length: 10 }, (_, i) => i));
+      await stream.pauseGroup('g');
+      expect(await stream.isGroupPaused('g')).toBe(true);
+      await stream.resetGroup('g', 'head');
+      expect((await stream.lag('g'))[0]?.undelivered).toBe(30);
+    } finally {
+      await Promise.all(consumers.map((c) => c.close()));
+    }
+    expect(await stream.deleteGroup('g')).toBe(true);
+    expect(await stream.isGroupPaused('g')).toBe(false);
+  });
+
   it('dead-letters, claims past max deliveries and redrives on the queue slot', async () => {
     const queue = uniqueName('cl');
     const stream = (await Bus.open(queue, { connection: conn })).stream('jobs');

@@ -86,6 +86,10 @@ const rows: readonly [string, () => unknown, string, string | undefined][] = [
   ['append dedupWindowMs', () => audit().append({ a: '1' }, loose({ msgId: 'm1', dedupWindowMs: 10 })), 'dedupWindowMs', 'stream option'],
   ['appendBatch msgId', () => audit().appendBatch([{ a: '1' }], loose({ msgId: 'm1' })), 'msgId', 'msgIds'],
   ['appendUnique (functional) messageId', () => appendUnique(conn, 'orders', 'audit', { a: '1' }, loose({ msgId: 'm', messageId: 'm1' })), 'messageId', 'msgId'],
+  ['consume partitionKey (Kafka)', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', partitionKey: 'acct' })), 'partitionKey', 'orderBy'],
+  ['consume key', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', key: 'acct' })), 'key', 'orderBy'],
+  ['consume BackOff (JetStream)', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', BackOff: [1000] })), 'BackOff', 'backoff'],
+  ['consume retryDelays', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', retryDelays: [1000] })), 'retryDelays', 'backoff'],
   ['append (functional) maxlen', () => append(conn, 'orders', 'audit', { a: '1' }, loose({ maxlen: 5 })), 'maxlen', 'bus.retention'],
 ];
 

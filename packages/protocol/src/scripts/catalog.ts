@@ -102,6 +102,7 @@ export const SCRIPT_NAMES = [
   'stream_touch',
   'stream_order_admit',
   'stream_order_done',
+  'stream_group_forget',
   // cache
   'coherence_drop',
   'cache_read',

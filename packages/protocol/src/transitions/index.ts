@@ -43,6 +43,7 @@ export {
   streamTouch,
   streamOrderAdmit,
   streamOrderDone,
+  streamGroupForget,
   type DedupOutcome,
   type DedupRecord,
   type OrderVerdict,

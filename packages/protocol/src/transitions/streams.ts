@@ -252,3 +252,11 @@ export function streamOrderDone(input: StreamScope & { readonly group: string; r
     int,
   );
 }
+
+/**
+ * `stream_group_forget` [TS]: drops a destroyed group's paused flag and its order registry entries.
+ * Answers how many registry members went.
+ */
+export function streamGroupForget(input: StreamScope & { readonly group: string }): Transition<number> {
+  return transition(bind(scripts().stream_group_forget, { scope: { q: input.queue, stream: input.stream }, args: { group: input.group } }), int);
+}

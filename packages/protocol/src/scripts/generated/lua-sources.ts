@@ -1011,6 +1011,7 @@ export type LuaScriptName =
   | 'stream_claim'
   | 'stream_dead_letter'
   | 'stream_drop'
+  | 'stream_group_forget'
   | 'stream_nack'
   | 'stream_order_admit'
   | 'stream_order_done'
@@ -3791,6 +3792,24 @@ return moved
 local existed = redis.call('EXISTS', KEYS[1])
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
 return existed
+`,
+  },
+  stream_group_forget: {
+    sha: 'a2d50f93103f219db7072cff129a08ef628709ef',
+    includes: [],
+    body: `-- @script stream_group_forget
+-- @purpose [TS] Forget what a stream keeps beside the log for one consumer group, once the group
+-- itself is destroyed (bus.md §7): its paused flag and its entries and watermark in the order
+-- registry (see lib/order.lua), so a group created again under the name starts clean.
+-- @key order      emq:{q}:stream:<stream>:order
+-- @key paused     emq:{q}:stream:<stream>:paused
+-- @arg group      the consumer group
+-- @returns the number of registry members removed
+local order = KEYS[1]
+local paused = KEYS[2]
+local group = ARGV[1]
+redis.call('HDEL', paused, group)
+return redis.call('ZREMRANGEBYLEX', order, '[' .. group .. '\\0', '(' .. group .. '\\2')
 `,
   },
   stream_nack: {
