@@ -1,4 +1,4 @@
-import { ServerError, execute, queueKeys, transitions, type Connection } from '@echo/protocol';
+import { ServerError, execute, queueKeys, reads, transitions, type Connection } from '@echo/protocol';
 import { assertMemberName, startId, type GroupStart } from './group.js';
 import { streamKey } from './keys.js';
 
@@ -45,7 +45,8 @@ export async function isGroupPaused(conn: Connection, queue: string, name: strin
 /**
  * Moves a group's position (`XGROUP SETID`): it delivers next the entries after `to`, any
  * {@link GroupStart} (`'head'` to replay everything, `'new'` to skip to the end, `{ at }` an
- * instant, `{ after }` an entry). Entries pending in the group stay pending.
+ * instant, `{ after }` an entry). Entries pending in the group stay pending; an ordered group's
+ * registration follows the new position.
  *
  * @throws InvalidArgumentError for a bad group name or position.
  * @throws ServerError when the group does not exist (`NOGROUP`).
@@ -54,6 +55,10 @@ export async function resetGroup(conn: Connection, queue: string, name: string, 
   const key = streamKey(queue, name);
   assertMemberName(group, 'group');
   await conn.command('XGROUP', 'SETID', key, group, startId(to));
+  // An ordered group registers entries in stream order from its watermark: move it with the group,
+  // so entries delivered again are registered again in order, whoever reads them first.
+  const position = (await reads.sendRead(conn, reads.xinfoGroups({ key }))).find((g) => g.name === group)?.lastDeliveredId;
+  if (position !== undefined) await execute(conn, transitions.streamGroupForget({ queue, stream: name, group, position }));
 }
 
 /**

@@ -123,6 +123,25 @@ describe('consume with orderBy', () => {
     await zombie.close();
   });
 
+  it('replays in per-key order after a reset to the head: the registration follows the group', async () => {
+    const name = uniqueName('ord');
+    const stream = await elsewhere(name);
+    await appendKeyed(stream, 3, 10);
+    const options = { start: 'head' as const, orderBy: 'acct', concurrency: 3, count: 4, beatMs: 50 };
+    for (const round of [1, 2]) {
+      const events: Event[] = [];
+      const inFlight = { now: 0, max: 0 };
+      const running: GroupConsumer[] = [];
+      for (const c of ['c1', 'c2']) running.push(await (await elsewhere(name)).consume('g', recorder(events, c, inFlight), { ...options, consumer: c }));
+      await until(() => doneCount(events) === 30, 30_000);
+      await Promise.all(running.map((c) => c.close()));
+      expect(orderBreaches(events), `round ${round}`).toEqual([]);
+      await stream.resetGroup('g', 'head');
+    }
+    const marks = (await conn.command('ZRANGE', queueKeys(stream.queue).streamPart(name, 'order'), '0', '-1')) as string[];
+    expect(marks).toEqual([`g\u0001${'0'.repeat(20)}-${'0'.repeat(20)}`]);
+  });
+
   it('leaves entries without the field unordered, and refuses orderBy "id" before anything is written', async () => {
     const name = uniqueName('ord');
     const stream = await elsewhere(name);

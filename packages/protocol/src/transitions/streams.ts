@@ -254,9 +254,11 @@ export function streamOrderDone(input: StreamScope & { readonly group: string; r
 }
 
 /**
- * `stream_group_forget` [TS]: drops a destroyed group's paused flag and its order registry entries.
- * Answers how many registry members went.
+ * `stream_group_forget` [TS]: without `position`, drops a destroyed group's paused flag and its
+ * order registry entries; with one (the group's new last-delivered id after a reset), moves an
+ * ordered group's registration watermark there. Answers how many registry members went.
  */
-export function streamGroupForget(input: StreamScope & { readonly group: string }): Transition<number> {
-  return transition(bind(scripts().stream_group_forget, { scope: { q: input.queue, stream: input.stream }, args: { group: input.group } }), int);
+export function streamGroupForget(input: StreamScope & { readonly group: string; readonly position?: string }): Transition<number> {
+  const args = { group: input.group, position: input.position ?? '' };
+  return transition(bind(scripts().stream_group_forget, { scope: { q: input.queue, stream: input.stream }, args }), int);
 }

@@ -369,7 +369,8 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       keys: order,
       args: ['g', 'c', 'acct', '1-2', '1-2', 'a'],
     });
-    expect(shape(t.streamGroupForget({ queue: 'orders', stream: 'audit', group: 'g' }))).toEqual({ script: 'stream_group_forget', keys: [q('stream:audit:order'), q('stream:audit:paused')], args: ['g'] });
+    expect(shape(t.streamGroupForget({ queue: 'orders', stream: 'audit', group: 'g' }))).toEqual({ script: 'stream_group_forget', keys: [q('stream:audit:order'), q('stream:audit:paused')], args: ['g', ''] });
+    expect(shape(t.streamGroupForget({ queue: 'orders', stream: 'audit', group: 'g', position: '5-0' })).args).toEqual(['g', '5-0']);
     expect(shape(t.streamOrderDone({ queue: 'orders', stream: 'audit', group: 'g', entries: [{ xid: '1-2', key: '' }] }))).toEqual({ script: 'stream_order_done', keys: order, args: ['g', '1-2', ''] });
   });
   it('cache', () => {

@@ -3795,21 +3795,31 @@ return existed
 `,
   },
   stream_group_forget: {
-    sha: 'a2d50f93103f219db7072cff129a08ef628709ef',
-    includes: [],
+    sha: 'a3a5d1f025f5d577361f13da0797b9f1e0b5baf6',
+    includes: ['order'],
     body: `-- @script stream_group_forget
--- @purpose [TS] Forget what a stream keeps beside the log for one consumer group, once the group
--- itself is destroyed (bus.md §7): its paused flag and its entries and watermark in the order
--- registry (see lib/order.lua), so a group created again under the name starts clean.
+-- @purpose [TS] Forget what a stream keeps beside the log for one consumer group (bus.md §7). With
+-- no position, once the group itself is destroyed: its paused flag and its entries and watermark in
+-- the order registry (see lib/order.lua), so a group created again under the name starts clean.
+-- With a position, after the group was moved there (XGROUP SETID): an ordered group's registration
+-- watermark is set to it, so entries delivered again are registered in stream order again; a group
+-- without a watermark (not ordered) is left without one.
 -- @key order      emq:{q}:stream:<stream>:order
 -- @key paused     emq:{q}:stream:<stream>:paused
 -- @arg group      the consumer group
+-- @arg position   '' to forget the group; else its new last-delivered id
+-- @include order
 -- @returns the number of registry members removed
 local order = KEYS[1]
 local paused = KEYS[2]
-local group = ARGV[1]
-redis.call('HDEL', paused, group)
-return redis.call('ZREMRANGEBYLEX', order, '[' .. group .. '\\0', '(' .. group .. '\\2')
+local group, position = ARGV[1], ARGV[2]
+if position == '' then
+  redis.call('HDEL', paused, group)
+  return redis.call('ZREMRANGEBYLEX', order, '[' .. group .. '\\0', '(' .. group .. '\\2')
+end
+local removed = redis.call('ZREMRANGEBYLEX', order, '[' .. group .. '\\1', '(' .. group .. '\\2')
+if removed > 0 then redis.call('ZADD', order, 0, group .. '\\1' .. order_pad(position)) end
+return removed
 `,
   },
   stream_nack: {
