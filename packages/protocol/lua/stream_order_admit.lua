@@ -8,7 +8,8 @@
 -- them yet cannot be overtaken. A registered entry no longer pending (acked or dead-lettered by a
 -- consumer outside ordered mode, trimmed, redriven elsewhere) is dropped when met. An entry that
 -- waits has its idle time reset, so peers do not claim what its holder keeps; one this consumer no
--- longer holds is answered as gone.
+-- longer holds is answered as gone (asked only of entries given without `last`: those of a read were
+-- handed to this consumer by the read just before).
 -- @key stream     emq:{q}:stream:<stream>
 -- @key order      emq:{q}:stream:<stream>:order
 -- @arg group      the consumer group
@@ -47,8 +48,9 @@ end
 local out = {}
 for i = 5, #ARGV, 2 do
   local xid, k = ARGV[i], ARGV[i + 1]
-  local row = redis.call('XPENDING', stream, group, xid, xid, 1)[1]
-  if not row or row[2] ~= consumer then
+  -- Entries of a read were handed to this consumer in the call just before: only a claim's need a look.
+  local row = last ~= '' or redis.call('XPENDING', stream, group, xid, xid, 1)[1]
+  if not row or (row ~= true and row[2] ~= consumer) then
     out[#out + 1] = '-'
   else
     local pre = order_prefix(group, k)
