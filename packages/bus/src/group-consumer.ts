@@ -10,7 +10,7 @@ import {
 import { entryFromPairs, type StreamFields } from './fields.js';
 import { assertMemberName, openGroup } from './group.js';
 import { isGroupPaused } from './group-controls.js';
-import { HeldEntry } from './held-entry.js';
+import { HeldEntry, type EntryHolder } from './held-entry.js';
 import { OrderedRounds, type Delivered, type Item } from './ordered-rounds.js';
 import { streamKey } from './keys.js';
 import { runHandling, type Handling, type RunScope } from './handler-runs.js';
@@ -323,11 +323,13 @@ export class GroupConsumer {
     }
     const orderBy = this.#settings.orderBy;
     const key = orderBy === undefined ? undefined : payload[orderBy];
-    const entry = new HeldEntry(id, payload, d.attempts, this.group, () => this.#touch(d.xid));
+    const entry = new HeldEntry(id, payload, d.attempts, this.group, d.xid, this.#holder);
     return { d, entry, context, key };
   }
 
   /** Resets the idle time of an entry this consumer still holds; false when it holds it no more. */
+  readonly #holder: EntryHolder = { touch: (xid) => this.#touch(xid) };
+
   async #touch(xid: string): Promise<boolean> {
     const held = await execute(this.#conn, transitions.streamTouch({ queue: this.queue, stream: this.stream, group: this.group, consumer: this.consumer, xids: [xid] }));
     return held > 0;
