@@ -30,12 +30,12 @@ export interface AppendOptions extends AppendIdOptions {
 }
 
 /** A freshly minted record id and its XADD id. */
-interface Minted {
+export interface Minted {
   readonly id: EvtId;
   readonly xid: string;
 }
 
-function mint(minter: EvtMinter | undefined): Minted {
+export function mint(minter: EvtMinter | undefined): Minted {
   // Our own minters answer the snowflake's fields beside the id: the XADD id needs no decode.
   if (minter === undefined) {
     const minted = mintIdParts('EVT');
@@ -57,7 +57,7 @@ function xaddArgs(key: string, minted: Minted, flat: readonly string[], extra: r
 }
 
 /** Checks a record's fields and size; on a stream that carries trace context, its reserved names too. */
-function checked(fields: StreamFields, carried: boolean, limit: number, argument = 'fields'): string[] {
+export function checked(fields: StreamFields, carried: boolean, limit: number, argument = 'fields'): string[] {
   const flat = flattenFields(fields, argument);
   if (carried) refuseTraceFields(fields, argument);
   checkEntrySize(flat, limit, argument === 'fields' ? 'stream entry' : `stream entry ${argument}`);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type EvtId } from '@echo/protocol';
-import type { StreamFields } from './fields.js';
+import { ID_FIELD, type StreamFields } from './fields.js';
 import type { GroupStart } from './group.js';
 import { checkConsumeOptions } from './option-checks.js';
 import type { TraceContextOption } from './trace-fields.js';
@@ -14,6 +14,13 @@ export interface GroupEntry {
   readonly attempts: number;
   /** The group the entry was delivered to. */
   readonly group: string;
+  /**
+   * Says the handler is still working on the entry (JetStream's in-progress ack): resets its idle
+   * time on the server without counting a delivery, so no consumer's idle claim (`minIdleMs`)
+   * takes it over meanwhile. Call it more often than `minIdleMs` in a long handler. Answers false
+   * when this consumer no longer holds the entry (a peer claimed it, or it was settled).
+   */
+  inProgress(): Promise<boolean>;
 }
 
 /**
@@ -69,6 +76,23 @@ export interface ConsumeOptions extends TraceContextOption {
    * and acked. Default: no limit.
    */
   readonly maxDeliveries?: number;
+  /**
+   * Per-key order (Kafka's per-key order without partitions): entries whose field `orderBy` holds
+   * the same value are handled one after another, in stream order, across every consumer of the
+   * group that uses the same `orderBy`; entries with different values run concurrently (up to
+   * `concurrency`). An entry waits while an earlier one of its value is pending anywhere in the
+   * group, including one that failed and waits for its redelivery, or one held by a consumer that
+   * died (it is claimed after `minIdleMs`, then handled first). Entries without the field are not
+   * ordered. Default: no order.
+   */
+  readonly orderBy?: string;
+  /**
+   * Redelivery delays after a failure (JetStream's `BackOff`), in ms: the n-th redelivery of an
+   * entry waits `backoff[n - 1]`, the last delay repeating. Each must be at most `minIdleMs` (the
+   * server cannot date a delivery in the future). A verdict `{ retryInMs }` wins over it. Give the
+   * group's consumers the same list. Default: a failed entry comes back after `minIdleMs`.
+   */
+  readonly backoff?: readonly number[];
   /** `CLIENT SETNAME` for the dedicated connection, so it can be found in `CLIENT LIST`. */
   readonly connectionName?: string;
   /**
@@ -104,12 +128,36 @@ export interface ConsumerSettings {
   /** 0: no limit. */
   readonly maxDeliveries: number;
   readonly traceContext: boolean;
+  /** The order field, or undefined for no order. */
+  readonly orderBy: string | undefined;
+  /** Redelivery delays by delivery; empty: none. */
+  readonly backoff: readonly number[];
   readonly onError: (error: unknown, entry?: GroupEntry) => void;
 }
 
 function whole(name: string, value: number, min: number): number {
   if (!Number.isSafeInteger(value) || value < min) throw new InvalidArgumentError(name, `must be an integer >= ${min}, got ${String(value)}`);
   return value;
+}
+
+function orderByOf(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length === 0 || value === ID_FIELD) {
+    throw new InvalidArgumentError('orderBy', `must be the name of a record field other than "id", got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function backoffOf(value: unknown, minIdleMs: number): readonly number[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length === 0) throw new InvalidArgumentError('backoff', 'must be a non-empty list of delays in ms');
+  return (value as unknown[]).map((delay, i) => {
+    if (typeof delay !== 'number' || !Number.isSafeInteger(delay) || delay < 0) throw new InvalidArgumentError(`backoff[${i}]`, `must be an integer >= 0, got ${String(delay)}`);
+    if (delay > minIdleMs) {
+      throw new InvalidArgumentError(`backoff[${i}]`, `${delay} ms is over minIdleMs (${minIdleMs}): a redelivery cannot be dated later than that; raise minIdleMs`);
+    }
+    return delay;
+  });
 }
 
 /**
@@ -119,14 +167,17 @@ function whole(name: string, value: number, min: number): number {
  */
 export function settingsOf(options: ConsumeOptions): ConsumerSettings {
   checkConsumeOptions(options);
+  const minIdleMs = whole('minIdleMs', options.minIdleMs ?? 30_000, 0);
   return {
     consumer: options.consumer,
-    minIdleMs: whole('minIdleMs', options.minIdleMs ?? 30_000, 0),
+    minIdleMs,
     beatMs: whole('beatMs', options.beatMs ?? 1000, 1),
     count: whole('count', options.count ?? 100, 1),
     concurrency: whole('concurrency', options.concurrency ?? 1, 1),
     maxDeliveries: options.maxDeliveries === undefined ? 0 : whole('maxDeliveries', options.maxDeliveries, 1),
     traceContext: options.traceContext === true,
+    orderBy: orderByOf(options.orderBy),
+    backoff: backoffOf(options.backoff, minIdleMs),
     onError: options.onError ?? (() => undefined),
   };
 }

@@ -5,26 +5,24 @@ import {
   type ConsumerSettings,
   type GroupBatchHandler,
   type GroupConsumerStats,
-  type GroupEntry,
   type GroupHandler,
 } from './consume-options.js';
 import { entryFromPairs, type StreamFields } from './fields.js';
 import { assertMemberName, openGroup } from './group.js';
+import { isGroupPaused } from './group-controls.js';
+import { HeldEntry, type EntryHolder } from './held-entry.js';
+import { OrderedRounds, type Delivered, type Item } from './ordered-rounds.js';
 import { streamKey } from './keys.js';
 import { runHandling, type Handling, type RunScope } from './handler-runs.js';
-import { sendSettlements, type SettleTarget, type Settlement } from './settle.js';
+import { sendSettlements, type Outcome, type SettleTarget, type Settlement } from './settle.js';
 import { consumeClock, consumed } from './stream-hooks.js';
 import { processTraced, traceWrap } from './stream-trace.js';
 import { tracedEntryFromPairs } from './trace-fields.js';
 
-/** An entry as delivered: its XADD id, its delivery count, and its field list. */
-interface Delivered {
-  readonly xid: string;
-  readonly attempts: number;
-  readonly pairs: readonly unknown[];
-}
-
 const NO_SETTLEMENT: Promise<void> = Promise.resolve();
+
+/** How long a read blocks while ordered entries wait for a peer: their turn is asked about between reads. */
+const WAITING_BLOCK_MS = 50;
 
 /**
  * One consumer of a stream's consumer group (bus.md §7.2), on a connection of its own because its
@@ -64,6 +62,12 @@ export class GroupConsumer {
   readonly #target: SettleTarget;
   /** The read of new entries, built once: the same arguments every beat. */
   readonly #readNewEntries: reads.Read<readonly StreamEntryReply[]>;
+  /** The same read with a short block, while ordered entries wait for their turn. */
+  readonly #readNewBriefly: reads.Read<readonly StreamEntryReply[]>;
+  /** The per-key order of an ordered consumer. */
+  readonly #order: OrderedRounds | undefined;
+  #paused = false;
+  #nextPauseCheck = 0;
   #claimCursor = '0-0';
   #nextClaimAt = 0;
   #stopping = false;
@@ -94,9 +98,16 @@ export class GroupConsumer {
       consumer: settings.consumer,
       minIdleMs: settings.minIdleMs,
       maxDeliveries: settings.maxDeliveries,
+      backoff: settings.backoff,
+      ordered: settings.orderBy !== undefined,
     };
     this.#scope = { concurrency: settings.concurrency, stats: this.#stats, onError: settings.onError, stopping: () => this.#stopping };
     this.#readNewEntries = reads.xreadgroup({ key: this.#key, group, consumer: settings.consumer, blockMs: settings.beatMs, count: settings.count });
+    this.#readNewBriefly = reads.xreadgroup({ key: this.#key, group, consumer: settings.consumer, blockMs: Math.min(settings.beatMs, WAITING_BLOCK_MS), count: settings.count });
+    this.#order =
+      settings.orderBy === undefined
+        ? undefined
+        : new OrderedRounds(conn, { queue, stream, group, consumer: settings.consumer, orderBy: settings.orderBy }, (items) => this.#runRound(items), () => this.#stopping);
   }
 
   /**
@@ -132,6 +143,12 @@ export class GroupConsumer {
     await openGroup(conn, queue, stream, group, options.start);
     const own = await conn.duplicate(options.connectionName);
     const consumer = new GroupConsumer(own, queue, stream, group, handling, settings);
+    try {
+      await consumer.#order?.start();
+    } catch (error) {
+      await own.close();
+      throw error;
+    }
     consumer.#done = consumer.#run();
     return consumer;
   }
@@ -170,11 +187,29 @@ export class GroupConsumer {
     let recover = true;
     while (!this.#stopping && this.#usable()) {
       const failure = await this.#guard(async () => {
+        if (Date.now() >= this.#nextPauseCheck) {
+          // One HEXISTS a beat: a pause reaches every consumer of the group within a beat or two.
+          this.#paused = await isGroupPaused(this.#conn, this.queue, this.stream, this.group);
+          this.#nextPauseCheck = Date.now() + this.#settings.beatMs;
+        }
+        if (this.#paused) {
+          await this.#pause(this.#settings.beatMs);
+          return;
+        }
         if (recover) {
           await this.#walk('self');
           recover = false;
         }
         if (Date.now() >= this.#nextClaimAt) await this.#walk('idle');
+        if (this.#order !== undefined && this.#order.waiting > 0) {
+          await this.#order.recheck();
+          await this.#settled;
+          // A full backlog of waiting entries reads nothing more until some of them ran.
+          if (this.#order.waiting >= this.#settings.count) {
+            await this.#pause(WAITING_BLOCK_MS);
+            return;
+          }
+        }
         await this.#readNew();
       });
       if (failure instanceof ConnectionLostError) {
@@ -247,54 +282,80 @@ export class GroupConsumer {
 
   async #readNew(): Promise<void> {
     if (this.#stopping) return;
-    const raw = await reads.sendRead(this.#conn, this.#readNewEntries);
+    const waiting = this.#order !== undefined && this.#order.waiting > 0;
+    const raw = await reads.sendRead(this.#conn, waiting ? this.#readNewBriefly : this.#readNewEntries);
     // The settlement sent with this read has had its replies by now (they came first).
     await this.#settled;
     // A new entry is on its first delivery: `>` only hands over entries never delivered before.
     const delivered: Delivered[] = [];
     for (const e of raw) if (e.fields !== null) delivered.push({ xid: e.id, attempts: 1, pairs: e.fields });
-    await this.#handle(delivered);
+    await this.#handle(delivered, raw.at(-1)?.id);
   }
 
-  /** Runs the handler over entries and sends their settlement without waiting for it. */
-  async #handle(delivered: readonly Delivered[]): Promise<void> {
+  /**
+   * Runs the handler over entries and sends their settlement without waiting for it; in an ordered
+   * group, through the per-key order. `last` is the newest id of the read they come from.
+   */
+  async #handle(delivered: readonly Delivered[], last?: string): Promise<void> {
     if (delivered.length === 0 || this.#stopping) return;
-    const entries: (GroupEntry | undefined)[] = [];
-    // The producers' contexts, by slot, when the stream carries them in its records.
-    const contexts: (TraceContext | undefined)[] = [];
-    const settlements: Settlement[] = [];
-    for (const d of delivered) {
-      let id: EvtId;
-      let payload: StreamFields;
-      try {
-        if (this.#settings.traceContext) {
-          const read = tracedEntryFromPairs(d.xid, d.pairs);
-          [id, payload] = read.entry;
-          contexts[entries.length] = read.trace;
-        } else [id, payload] = entryFromPairs(d.xid, d.pairs);
-      } catch (error) {
-        // Not a record this bus wrote. Left pending rather than dropped: at least once, even for
-        // it; past maxDeliveries a claim moves it to the dead-letter stream.
-        this.#stats.failed++;
-        this.#settings.onError(error);
-        entries.push(undefined);
-        continue;
-      }
-      entries.push({ id, payload, attempts: d.attempts, group: this.group });
+    const items = delivered.map((d) => this.#read(d));
+    if (this.#order === undefined) await this.#runRound(items);
+    else await this.#order.admit(items, last);
+  }
+
+  /** Reads a delivered entry as a record, with its trace context and order key. */
+  #read(d: Delivered): Item {
+    let id: EvtId;
+    let payload: StreamFields;
+    let context: TraceContext | undefined;
+    try {
+      if (this.#settings.traceContext) {
+        const read = tracedEntryFromPairs(d.xid, d.pairs);
+        [id, payload] = read.entry;
+        context = read.trace;
+      } else [id, payload] = entryFromPairs(d.xid, d.pairs);
+    } catch (error) {
+      // Not a record this bus wrote. Left pending rather than dropped: at least once, even for
+      // it; past maxDeliveries a claim moves it to the dead-letter stream.
+      this.#stats.failed++;
+      this.#settings.onError(error);
+      return { d, entry: undefined, context: undefined, key: undefined };
     }
+    const orderBy = this.#settings.orderBy;
+    const key = orderBy === undefined ? undefined : payload[orderBy];
+    const entry = new HeldEntry(id, payload, d.attempts, this.group, d.xid, this.#holder);
+    return { d, entry, context, key };
+  }
+
+  /** Resets the idle time of an entry this consumer still holds; false when it holds it no more. */
+  readonly #holder: EntryHolder = { touch: (xid) => this.#touch(xid) };
+
+  async #touch(xid: string): Promise<boolean> {
+    const held = await execute(this.#conn, transitions.streamTouch({ queue: this.queue, stream: this.stream, group: this.group, consumer: this.consumer, xids: [xid] }));
+    return held > 0;
+  }
+
+  /** Runs the handler over items at once (up to `concurrency`) and sends their settlement. */
+  async #runRound(items: readonly Item[]): Promise<(Outcome | undefined)[]> {
+    const entries = items.map((item) => item.entry);
+    // The producers' contexts, by slot, when the stream carries them in its records.
+    const contexts = items.map((item) => item.context);
+    const settlements: Settlement[] = [];
     this.#busy = true;
     const started = consumeClock();
+    let outcomes: (Outcome | undefined)[];
     try {
-      const outcomes = await runHandling(this.#scope, this.#handling, entries, processTraced() ? traceWrap(this, entries, contexts) : undefined);
+      outcomes = await runHandling(this.#scope, this.#handling, entries, processTraced() ? traceWrap(this, entries, contexts) : undefined);
       consumed(this, entries, started);
       outcomes.forEach((outcome, i) => {
-        const d = delivered[i] as Delivered;
-        if (outcome !== undefined) settlements.push({ xid: d.xid, attempts: d.attempts, outcome });
+        const item = items[i] as Item;
+        if (outcome !== undefined) settlements.push({ xid: item.d.xid, attempts: item.d.attempts, outcome, ...(item.key === undefined ? {} : { key: item.key }) });
       });
     } finally {
       this.#busy = false;
     }
     if (settlements.length > 0) this.#settle(settlements);
+    return outcomes;
   }
 
   /** Sends a settlement; its replies are awaited before the next one, or by close(). */

@@ -12,7 +12,7 @@
  * @packageDocumentation
  */
 export { Bus, StreamBus, type BusOptions, type BusRetentionTarget } from './bus.js';
-export { Stream, type ReadRange, type StreamOptions, type WindowOptions } from './stream.js';
+export { Stream, type ReadRange, type StreamAppendOptions, type StreamBatchOptions, type StreamOptions, type WindowOptions } from './stream.js';
 export { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './trace-fields.js';
 
 export {
@@ -29,12 +29,23 @@ export {
 export { publish } from './publish.js';
 
 export { append, appendBatch, appendId, type AppendIdOptions, type AppendOptions, type EvtMinter } from './append.js';
+export {
+  DEFAULT_DEDUP_WINDOW_MS,
+  MAX_MSG_ID,
+  appendBatchUnique,
+  appendUnique,
+  type AppendReceipt,
+  type DedupAppendOptions,
+  type DedupBatchOptions,
+  type DedupWindowOptions,
+} from './dedup-append.js';
 export { read, readSince, readWindow, type ReadBound } from './read.js';
 export { trim, type TrimWindow } from './trim.js';
 export { RetentionDriver, type RetentionOptions, type RetentionOutcome, type RetentionTarget, type RetentionWindow } from './retention.js';
 export { clearArchived, getArchived, putArchived } from './archive.js';
 export { dropStream } from './drop.js';
 export { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
+export { deleteGroup, isGroupPaused, pauseGroup, resetGroup, resumeGroup } from './group-controls.js';
 export { GroupConsumer, consume, consumeBatch } from './group-consumer.js';
 export type { ConsumeOptions, GroupBatchHandler, GroupConsumerStats, GroupEntry, GroupHandler, Verdict } from './consume-options.js';
 export { deadLetters, redrive, type DeadLetter, type DeadLetterRange, type RedriveResult, type RedriveTarget } from './dead-letters.js';

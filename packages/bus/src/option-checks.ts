@@ -31,10 +31,17 @@ export const checkBusOptions = strictOptions('Bus.open options', {
   },
 });
 
+const WINDOW = 'how long a message id is remembered is dedupWindowMs here (milliseconds, default 2 minutes), on the stream';
+const MSG_ID = "a publish message id is msgId here: append(fields, { msgId })";
+
 /** `bus.stream(name, options)` / `new Stream(...)`. */
 export const checkStreamOptions = strictOptions('stream options', {
-  known: ['traceContext', 'maxEntryBytes'],
+  known: ['traceContext', 'maxEntryBytes', 'dedupWindowMs'],
   hints: {
+    duplicate_window: WINDOW,
+    duplicateWindow: WINDOW,
+    duplicates: WINDOW,
+    dedupWindow: WINDOW,
     maxlen: RETENTION,
     MAXLEN: RETENTION,
     max_msgs: RETENTION,
@@ -52,6 +59,45 @@ export const checkStreamOptions = strictOptions('stream options', {
 export const checkAppendOptions = strictOptions('append options', {
   known: ['minter', 'traceContext', 'maxEntryBytes'],
   hints: { maxlen: RETENTION, MAXLEN: RETENTION, id: 'a caller-minted EVT id goes through appendId(id, fields)', maxPayloadBytes: ENTRY_CAP },
+});
+
+/** `stream.append(fields, options)`: what the stream's own options do not already say. */
+export const checkStreamAppendOptions = strictOptions('append options', {
+  known: ['msgId'],
+  hints: {
+    'Nats-Msg-Id': MSG_ID,
+    msgID: MSG_ID,
+    messageId: MSG_ID,
+    jobId: MSG_ID,
+    deduplication: MSG_ID,
+    dedupId: MSG_ID,
+    dedupWindowMs: 'the dedup window is a stream option: bus.stream(name, { dedupWindowMs })',
+    id: 'a caller-minted EVT id goes through appendId(id, fields); a publish message id is msgId',
+    maxlen: RETENTION,
+    MAXLEN: RETENTION,
+  },
+});
+
+/** `stream.appendBatch(records, options)`. */
+export const checkStreamBatchOptions = strictOptions('appendBatch options', {
+  known: ['msgIds'],
+  hints: {
+    msgId: 'a batch takes one message id per record: { msgIds: [...] }',
+    dedupWindowMs: 'the dedup window is a stream option: bus.stream(name, { dedupWindowMs })',
+    maxlen: RETENTION,
+  },
+});
+
+/** The functional `appendUnique` options. */
+export const checkDedupAppendOptions = strictOptions('appendUnique options', {
+  known: ['minter', 'traceContext', 'maxEntryBytes', 'msgId', 'dedupWindowMs'],
+  hints: { 'Nats-Msg-Id': MSG_ID, messageId: MSG_ID, duplicate_window: WINDOW, duplicateWindow: WINDOW, maxPayloadBytes: ENTRY_CAP },
+});
+
+/** The functional `appendBatchUnique` options. */
+export const checkDedupBatchOptions = strictOptions('appendBatchUnique options', {
+  known: ['minter', 'traceContext', 'maxEntryBytes', 'msgIds', 'dedupWindowMs'],
+  hints: { msgId: 'a batch takes one message id per record: { msgIds: [...] }', duplicate_window: WINDOW, duplicateWindow: WINDOW, maxPayloadBytes: ENTRY_CAP },
 });
 
 /** The functional `appendId` options. */
@@ -101,12 +147,22 @@ export const checkTailOptions = strictOptions('tail options', {
 const START = "where a new group starts is start here: 'new', 'head', { at: instant } or { after: id } (required)";
 const IDLE = 'how long an entry sits unacked before it is redelivered is minIdleMs here (milliseconds)';
 const MAX_DELIVER = 'the deliveries an entry may have before it is dead-lettered is maxDeliveries here';
+const ORDER_BY = 'per-key order is orderBy here: the field whose value orders entries (same value one after another, across the group)';
+const BACKOFF = 'redelivery delays are backoff here: a list of ms, the n-th redelivery waits backoff[n - 1] (the last repeats)';
 const BEAT = 'how long one blocking read waits is beatMs here (milliseconds; also the claim period)';
 
 /** `stream.consume(group, handler, options)` / `stream.consumeBatch(...)`. */
 export const checkConsumeOptions = strictOptions('consume options', {
-  known: ['start', 'consumer', 'minIdleMs', 'beatMs', 'count', 'concurrency', 'maxDeliveries', 'connectionName', 'onError', 'traceContext'],
+  known: ['start', 'consumer', 'minIdleMs', 'beatMs', 'count', 'concurrency', 'maxDeliveries', 'connectionName', 'onError', 'traceContext', 'orderBy', 'backoff'],
   hints: {
+    key: ORDER_BY,
+    partitionKey: ORDER_BY,
+    partition: ORDER_BY,
+    groupId: ORDER_BY,
+    orderingKey: ORDER_BY,
+    BackOff: BACKOFF,
+    back_off: BACKOFF,
+    retryDelays: BACKOFF,
     durable: GROUP_IS_DURABLE,
     durable_name: GROUP_IS_DURABLE,
     durableName: GROUP_IS_DURABLE,
@@ -132,7 +188,6 @@ export const checkConsumeOptions = strictOptions('consume options', {
     batch: 'entries per read is count here; consumeBatch hands a whole read to one handler call',
     max_batch: 'entries per read is count here; consumeBatch hands a whole read to one handler call',
     max_ack_pending: 'handler calls in flight at once is concurrency here; a read holds at most count entries',
-    backoff: 'a handler returns { retryInMs } to be delivered again later (at most minIdleMs)',
   },
 });
 

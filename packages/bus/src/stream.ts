@@ -2,6 +2,7 @@ import { resolveValueLimit, type Connection, type EvtId } from '@echo/protocol';
 import { append, appendBatch, appendId, type AppendOptions, type EvtMinter } from './append.js';
 import { clearArchived, getArchived, putArchived } from './archive.js';
 import { dropStream } from './drop.js';
+import { deleteGroup, isGroupPaused, pauseGroup, resetGroup, resumeGroup } from './group-controls.js';
 import type { StreamEntry, StreamFields } from './fields.js';
 import type { ConsumeOptions, GroupBatchHandler, GroupHandler } from './consume-options.js';
 import { deadLetters, redrive, type DeadLetter, type DeadLetterRange, type RedriveResult, type RedriveTarget } from './dead-letters.js';
@@ -11,7 +12,8 @@ import { StreamTail, type TailOptions } from './tail.js';
 import { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
 import type { Instant } from './instant.js';
 import { deadLettersKey, streamKey } from './keys.js';
-import { checkReadRange, checkStreamOptions, checkWindowOptions } from './option-checks.js';
+import { checkReadRange, checkStreamAppendOptions, checkStreamBatchOptions, checkStreamOptions, checkWindowOptions } from './option-checks.js';
+import { appendBatchUnique, appendUnique, dedupWindowOf, type AppendReceipt } from './dedup-append.js';
 import { read, readSince, readWindow, type ReadBound } from './read.js';
 import { trim, type TrimWindow } from './trim.js';
 import type { TraceContextOption } from './trace-fields.js';
@@ -29,6 +31,27 @@ export interface StreamOptions extends TraceContextOption {
    * `maxEntryBytes`, else 1 MiB; `Infinity` for none.
    */
   readonly maxEntryBytes?: number;
+  /**
+   * How long a publish message id (`append(fields, { msgId })`) is remembered after its first
+   * append: a second append with it within the window is a duplicate and writes nothing. Default
+   * 120000 ms (two minutes, as JetStream). Give every writer of the stream the same window.
+   */
+  readonly dedupWindowMs?: number;
+}
+
+/** Options of {@link Stream.append} beyond the stream's own. */
+export interface StreamAppendOptions {
+  /**
+   * The publish message id (JetStream's `Nats-Msg-Id`): a second append with it within the
+   * stream's `dedupWindowMs` writes nothing and answers the first append's id.
+   */
+  readonly msgId: string;
+}
+
+/** Options of {@link Stream.appendBatch} beyond the stream's own. */
+export interface StreamBatchOptions {
+  /** One publish message id per record, in order; see {@link StreamAppendOptions.msgId}. */
+  readonly msgIds: readonly string[];
 }
 
 /** The range of a {@link Stream.read}; every field is optional. */
@@ -45,6 +68,16 @@ export interface ReadRange {
 export interface WindowOptions {
   /** At most this many entries. */
   readonly count?: number;
+}
+
+/** A rejected promise when `check` throws, so a verb that answers a promise never throws instead. */
+function refusedOr(check: () => void): Promise<never> | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
 }
 
 /**
@@ -67,6 +100,8 @@ export class Stream {
   readonly traceContext: boolean;
   /** The byte cap on one entry (field names and values, UTF-8). */
   readonly maxEntryBytes: number;
+  /** How long a publish message id is remembered, in ms. */
+  readonly dedupWindowMs: number;
   readonly #conn: Connection;
   readonly #append: AppendOptions;
   readonly #trace: TraceContextOption;
@@ -80,6 +115,7 @@ export class Stream {
   constructor(conn: Connection, queue: string, name: string, minter?: EvtMinter, options: StreamOptions = {}) {
     checkStreamOptions(options);
     this.maxEntryBytes = resolveValueLimit('maxEntryBytes', options.maxEntryBytes);
+    this.dedupWindowMs = dedupWindowOf(options.dedupWindowMs);
     this.key = streamKey(queue, name);
     this.deadLettersKey = deadLettersKey(queue, name);
     this.#conn = conn;
@@ -92,8 +128,15 @@ export class Stream {
   }
 
   /** Appends a record under a freshly minted EVT id and answers the id. See {@link append}. */
-  append(fields: StreamFields = {}): Promise<EvtId> {
-    return append(this.#conn, this.queue, this.name, fields, this.#append);
+  append(fields?: StreamFields): Promise<EvtId>;
+  /**
+   * Appends a record unless its message id was appended within the stream's dedup window, and
+   * answers `{ id, duplicate }`: the new id, or the first append's. See {@link appendUnique}.
+   */
+  append(fields: StreamFields, options: StreamAppendOptions): Promise<AppendReceipt>;
+  append(fields: StreamFields = {}, options?: StreamAppendOptions): Promise<EvtId | AppendReceipt> {
+    if (options === undefined) return append(this.#conn, this.queue, this.name, fields, this.#append);
+    return refusedOr(() => checkStreamAppendOptions(options)) ?? appendUnique(this.#conn, this.queue, this.name, fields, { ...this.#append, dedupWindowMs: this.dedupWindowMs, msgId: options.msgId });
   }
 
   /** Appends a record under an EVT id the caller supplies. See {@link appendId}. */
@@ -102,8 +145,15 @@ export class Stream {
   }
 
   /** Appends many records in one pipeline and answers their ids in order. See {@link appendBatch}. */
-  appendBatch(records: readonly StreamFields[]): Promise<EvtId[]> {
-    return appendBatch(this.#conn, this.queue, this.name, records, this.#append);
+  appendBatch(records: readonly StreamFields[]): Promise<EvtId[]>;
+  /**
+   * Appends many records in one script, one message id each: those seen within the dedup window
+   * write nothing. Answers one receipt per record. See {@link appendBatchUnique}.
+   */
+  appendBatch(records: readonly StreamFields[], options: StreamBatchOptions): Promise<AppendReceipt[]>;
+  appendBatch(records: readonly StreamFields[], options?: StreamBatchOptions): Promise<EvtId[] | AppendReceipt[]> {
+    if (options === undefined) return appendBatch(this.#conn, this.queue, this.name, records, this.#append);
+    return refusedOr(() => checkStreamBatchOptions(options)) ?? appendBatchUnique(this.#conn, this.queue, this.name, records, { ...this.#append, dedupWindowMs: this.dedupWindowMs, msgIds: options.msgIds });
   }
 
   /** Reads records in mint order, bounds inclusive. See {@link read}. */
@@ -152,6 +202,31 @@ export class Stream {
   /** Opens a consumer group; an existing one is accepted. See {@link openGroup}. */
   openGroup(group: string, start: GroupStart): Promise<OpenGroupResult> {
     return openGroup(this.#conn, this.queue, this.name, group, start);
+  }
+
+  /** Pauses a group: its consumers everywhere stop reading and claiming. See {@link pauseGroup}. */
+  pauseGroup(group: string): Promise<void> {
+    return pauseGroup(this.#conn, this.queue, this.name, group);
+  }
+
+  /** Resumes a paused group; false when it was not paused. See {@link resumeGroup}. */
+  resumeGroup(group: string): Promise<boolean> {
+    return resumeGroup(this.#conn, this.queue, this.name, group);
+  }
+
+  /** True when the group is paused. See {@link isGroupPaused}. */
+  isGroupPaused(group: string): Promise<boolean> {
+    return isGroupPaused(this.#conn, this.queue, this.name, group);
+  }
+
+  /** Moves a group's position to a start, an instant or an entry. See {@link resetGroup}. */
+  resetGroup(group: string, to: GroupStart): Promise<void> {
+    return resetGroup(this.#conn, this.queue, this.name, group, to);
+  }
+
+  /** Deletes a group with its pending list and its state; false when there was none. See {@link deleteGroup}. */
+  deleteGroup(group: string): Promise<boolean> {
+    return deleteGroup(this.#conn, this.queue, this.name, group);
   }
 
   /** Starts a group consumer on a dedicated connection. See {@link GroupConsumer}. */

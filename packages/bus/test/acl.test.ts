@@ -65,6 +65,17 @@ describe('least-privilege ACL for the bus pillar', () => {
     expect(await audit.clearArchived()).toBe(true);
     expect(await audit.trim({ maxlen: 1, approx: false })).toBeGreaterThan(0);
 
+    // The stream state beside the log: the dedup window, an ordered group and its controls.
+    expect((await audit.append({ n: 'once' }, { msgId: 'm' })).duplicate).toBe(false);
+    expect((await audit.appendBatch([{ n: 'once' }], { msgIds: ['m'] }))[0]?.duplicate).toBe(true);
+    const ordered: string[] = [];
+    consumers.push(await audit.consume('ordered', (e) => void ordered.push(e.payload.n ?? ''), { start: 'head', consumer: 'o1', orderBy: 'n', beatMs: 20 }));
+    await waitFor(() => ordered.length >= 2, { timeoutMs: 10_000 });
+    await audit.pauseGroup('ordered');
+    await audit.resetGroup('ordered', 'new');
+    expect(await audit.resumeGroup('ordered')).toBe(true);
+    expect(await audit.deleteGroup('ordered')).toBe(true);
+
     await bus.publish('completed', mintId('JOB'));
     expect((await heard).event).toBe('completed');
 

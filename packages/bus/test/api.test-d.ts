@@ -1,11 +1,16 @@
 import type { EvtId, JobId } from '@echo/protocol';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { Bus, ConsumeOptions, GroupEntry, Stream, StreamEntry, TrimWindow } from '../src/index.js';
+import type { AppendReceipt, Bus, ConsumeOptions, GroupEntry, Stream, StreamEntry, TrimWindow } from '../src/index.js';
+
+declare const stream: Stream;
 
 describe('the public types', () => {
   it('answers EVT-branded receipts and entries', () => {
-    expectTypeOf<Stream['append']>().returns.toEqualTypeOf<Promise<EvtId>>();
-    expectTypeOf<Stream['appendBatch']>().returns.toEqualTypeOf<Promise<EvtId[]>>();
+    expectTypeOf(stream.append({ a: '1' })).toEqualTypeOf<Promise<EvtId>>();
+    expectTypeOf(stream.append({ a: '1' }, { msgId: 'm' })).toEqualTypeOf<Promise<AppendReceipt>>();
+    expectTypeOf(stream.appendBatch([{ a: '1' }])).toEqualTypeOf<Promise<EvtId[]>>();
+    expectTypeOf(stream.appendBatch([{ a: '1' }], { msgIds: ['m'] })).toEqualTypeOf<Promise<AppendReceipt[]>>();
+    expectTypeOf<AppendReceipt>().toEqualTypeOf<{ readonly id: EvtId; readonly duplicate: boolean }>();
     expectTypeOf<StreamEntry[0]>().toEqualTypeOf<EvtId>();
     expectTypeOf<GroupEntry['id']>().toEqualTypeOf<EvtId>();
     expectTypeOf<EvtId>().not.toEqualTypeOf<JobId>();

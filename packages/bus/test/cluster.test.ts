@@ -1,4 +1,4 @@
-import { Connection, mintId, slot, type LifecycleEvent } from '@echo/protocol';
+import { Connection, mintId, queueKeys, slot, type LifecycleEvent } from '@echo/protocol';
 import { startCluster, uniqueName, type RedisCluster } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type GroupEntry } from '../src/index.js';
@@ -42,6 +42,46 @@ describe('on a 3-master cluster', () => {
     }
     expect(await stream.trim({ maxlen: 1, approx: false })).toBe(2);
     expect(await stream.clearArchived()).toBe(true);
+  });
+
+  it('deduplicates appends by message id on the stream slot, for a stream of a bus without a queue too', async () => {
+    for (const bus of [await Bus.open(uniqueName('cl'), { connection: conn }), await Bus.open({ connection: conn })]) {
+      const stream = bus.stream(uniqueName('dd'));
+      expect(slot(queueKeys(stream.queue).streamPart(stream.name, 'msgids:until'))).toBe(slot(stream.key));
+      const first = await stream.append({ n: '1' }, { msgId: 'm' });
+      expect(await stream.append({ n: '1' }, { msgId: 'm' })).toEqual({ id: first.id, duplicate: true });
+      const batch = await stream.appendBatch([{ n: '2' }, { n: '3' }], { msgIds: ['m', 'k'] });
+      expect(batch.map((r) => r.duplicate)).toEqual([true, false]);
+      expect(await stream.read()).toHaveLength(2);
+    }
+  });
+
+  it('consumes in per-key order, pauses, resets and deletes a group on the stream slot', async () => {
+    const stream = (await Bus.open({ connection: conn })).stream(uniqueName('ord'));
+    expect(slot(queueKeys(stream.queue).streamPart(stream.name, 'order'))).toBe(slot(stream.key));
+    expect(slot(queueKeys(stream.queue).streamPart(stream.name, 'paused'))).toBe(slot(stream.key));
+    await stream.appendBatch(Array.from({ length: 30 }, (_, i) => ({ k: `k${i % 3}`, seq: String(Math.floor(i / 3)) })));
+    const seen = new Map<string, number[]>();
+    const options = { start: 'head' as const, orderBy: 'k', concurrency: 3, count: 4, beatMs: 50 };
+    const record = (e: GroupEntry): void => {
+      const list = seen.get(e.payload.k ?? '') ?? [];
+      list.push(Number(e.payload.seq));
+      seen.set(e.payload.k ?? '', list);
+    };
+    const consumers = [await stream.consume('g', record, { ...options, consumer: 'c1' }), await stream.consume('g', record, { ...options, consumer: 'c2' })];
+    try {
+      await until(() => [...seen.values()].reduce((n, l) => n + l.length, 0) === 30);
+      for (const list of seen.values()) expect(list).toEqual(Array.from({ length: 10 }, (_, i) => i));
+      await stream.pauseGroup('g');
+      expect(await stream.isGroupPaused('g')).toBe(true);
+    } finally {
+      await Promise.all(consumers.map((c) => c.close()));
+    }
+    // Reset with no consumer running: a pause takes hold within a beat or two, not at once.
+    await stream.resetGroup('g', 'head');
+    expect((await stream.lag('g'))[0]?.undelivered).toBe(30);
+    expect(await stream.deleteGroup('g')).toBe(true);
+    expect(await stream.isGroupPaused('g')).toBe(false);
   });
 
   it('dead-letters, claims past max deliveries and redrives on the queue slot', async () => {

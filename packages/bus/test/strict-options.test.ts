@@ -6,7 +6,7 @@
 import { Connection, UnknownOptionError } from '@echo/protocol';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { append, Bus, type StreamBus } from '../src/index.js';
+import { append, appendUnique, Bus, type StreamBus } from '../src/index.js';
 
 let server: RedisServer;
 let conn: Connection;
@@ -80,6 +80,16 @@ const rows: readonly [string, () => unknown, string, string | undefined][] = [
   ['retention window MINID', () => streamBus.retention([{ name: 'audit', window: loose({ MINID: 0 }) }]), 'MINID', 'minid here'],
   ['retention interval', () => streamBus.retention([], loose({ interval: 100 })), 'interval', 'intervalMs'],
   ['events name', () => queueBus.events(loose({ name: 'listener' })), 'name', 'connectionName'],
+  ['stream duplicate_window (JetStream)', () => streamBus.stream('audit', loose({ duplicate_window: 120_000 })), 'duplicate_window', 'dedupWindowMs'],
+  ['append Nats-Msg-Id', () => audit().append({ a: '1' }, loose({ 'Nats-Msg-Id': 'm1' })), 'Nats-Msg-Id', 'msgId'],
+  ['append jobId (BullMQ)', () => audit().append({ a: '1' }, loose({ jobId: 'm1' })), 'jobId', 'msgId'],
+  ['append dedupWindowMs', () => audit().append({ a: '1' }, loose({ msgId: 'm1', dedupWindowMs: 10 })), 'dedupWindowMs', 'stream option'],
+  ['appendBatch msgId', () => audit().appendBatch([{ a: '1' }], loose({ msgId: 'm1' })), 'msgId', 'msgIds'],
+  ['appendUnique (functional) messageId', () => appendUnique(conn, 'orders', 'audit', { a: '1' }, loose({ msgId: 'm', messageId: 'm1' })), 'messageId', 'msgId'],
+  ['consume partitionKey (Kafka)', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', partitionKey: 'acct' })), 'partitionKey', 'orderBy'],
+  ['consume key', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', key: 'acct' })), 'key', 'orderBy'],
+  ['consume BackOff (JetStream)', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', BackOff: [1000] })), 'BackOff', 'backoff'],
+  ['consume retryDelays', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', retryDelays: [1000] })), 'retryDelays', 'backoff'],
   ['append (functional) maxlen', () => append(conn, 'orders', 'audit', { a: '1' }, loose({ maxlen: 5 })), 'maxlen', 'bus.retention'],
 ];
 

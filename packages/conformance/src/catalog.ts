@@ -20,6 +20,7 @@ import { streams } from './scenarios/streams.js';
 import { tsEvents } from './scenarios/ts-events.js';
 import { tsOnly } from './scenarios/ts-only.js';
 import { tsRetention } from './scenarios/ts-retention.js';
+import { tsStreamState } from './scenarios/ts-stream-state.js';
 import { parityCloser, watchPlane } from './scenarios/watch.js';
 import type { Scenario } from './scenario.js';
 
@@ -49,4 +50,5 @@ export const CONFORMANCE_SCENARIOS: readonly Scenario[] = Object.freeze([
   ...tsOnly,
   ...tsEvents,
   ...tsRetention,
+  ...tsStreamState,
 ]);

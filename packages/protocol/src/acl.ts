@@ -51,17 +51,23 @@ export function queueAclRules(queues: readonly string[]): string[] {
   );
 }
 
-/** Commands the bus's stream scripts run inside EVALSHA (claims past the limit, dead letters, redrive, drop). */
-const BUS_SCRIPT_COMMANDS = ['time', 'exists', 'del', 'xadd', 'xack', 'xclaim', 'xautoclaim', 'xpending', 'xrange', 'xdel'] as const;
+/**
+ * Commands the bus's stream scripts run inside EVALSHA (claims past the limit, dead letters, redrive,
+ * drop, the publish dedup window, the order registry of ordered groups, group forgetting).
+ */
+const BUS_SCRIPT_COMMANDS = [
+  'time', 'exists', 'del', 'xadd', 'xack', 'xclaim', 'xautoclaim', 'xpending', 'xrange', 'xdel',
+  'hget', 'hset', 'hdel', 'pttl', 'pexpire', 'zadd', 'zrem', 'zscore', 'zrangebyscore', 'zrangebylex', 'zrevrangebylex', 'zremrangebylex',
+] as const;
 
 /**
- * Commands the bus host sends: appends, reads, groups, settlement, lag, trimming, the archive
- * watermark, the events channel, and `info` (the connect-time eviction-policy check).
+ * Commands the bus host sends: appends, reads, groups and their controls (reset, delete, the paused
+ * flag), settlement, lag, trimming, the archive watermark, the events channel, and `info` (the connect-time eviction-policy check).
  */
 const BUS_HOST_COMMANDS = [
   'get', 'set', 'del', 'xadd', 'xrange', 'xrevrange', 'xread', 'xreadgroup', 'xack', 'xtrim',
-  'xgroup|create', 'xinfo|groups', 'xinfo|consumers', 'xinfo|stream', 'xpending',
-  'publish', 'subscribe', 'unsubscribe', 'info',
+  'xgroup|create', 'xgroup|setid', 'xgroup|destroy', 'xinfo|groups', 'xinfo|consumers', 'xinfo|stream', 'xpending',
+  'hset', 'hdel', 'hexists', 'publish', 'subscribe', 'unsubscribe', 'info',
 ] as const;
 
 /** Commands the cache's scripts run inside EVALSHA: the lease read, the fenced write, deletes and pulls, tags, the log. */

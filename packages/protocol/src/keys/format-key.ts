@@ -64,6 +64,8 @@ export function formatKey(parts: ParsedKey): string {
       return parts.archived ? queueKeys(parts.queue).archived(parts.name) : queueKeys(parts.queue).stream(parts.name);
     case 'deadLetters':
       return queueKeys(parts.queue).deadLetters(parts.name);
+    case 'streamPart':
+      return queueKeys(parts.queue).streamPart(parts.name, parts.part);
     case 'reserve':
       return parts.member === 'migration' ? migrationKey(parts.queue) : RESERVE_MEMBER[parts.member];
     case 'cache':

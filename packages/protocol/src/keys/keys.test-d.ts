@@ -41,7 +41,7 @@ describe('key types', () => {
     const parsed = parseKey('emq:{orders}:job:JOB0Nb1VTbfnu4');
     expectTypeOf(parsed).toEqualTypeOf<ParsedKey>();
     expectTypeOf<ParsedKeyKind>().toEqualTypeOf<
-      'fixed' | 'metrics' | 'job' | 'lane' | 'dedup' | 'repeatRecord' | 'stream' | 'deadLetters' | 'reserve' | 'cache' | 'cacheEntry' | 'cacheLease' | 'cacheTag' | 'cacheLog' | 'unclassified'
+      'fixed' | 'metrics' | 'job' | 'lane' | 'dedup' | 'repeatRecord' | 'stream' | 'deadLetters' | 'streamPart' | 'reserve' | 'cache' | 'cacheEntry' | 'cacheLease' | 'cacheTag' | 'cacheLog' | 'unclassified'
     >();
     if (parsed.kind === 'job') {
       expectTypeOf(parsed.id).toEqualTypeOf<BrandedId>();

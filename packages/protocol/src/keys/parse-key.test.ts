@@ -9,7 +9,7 @@ import { formatKey } from './format-key.js';
 import { parseKey } from './parse-key.js';
 import type { ParsedKey } from './parse-key.js';
 import { queueKeys } from './queue-keys.js';
-import { FIXED_TYPES, JOB_SUBS } from './registry.js';
+import { FIXED_TYPES, JOB_SUBS, STREAM_PARTS } from './registry.js';
 import { BUNDLE_KEY, LOCKS_KEY, VERSION_KEY, migrationKey } from './reserve.js';
 import { slot } from './slot.js';
 
@@ -63,6 +63,11 @@ describe('parseKey: every registry row (protocol.md §3.2)', () => {
     expect(parseKey('emq:{orders}:stream:archived')).toEqual({ kind: 'stream', queue: q, name: 'archived', archived: false });
     expect(parseKey('emq:{orders}:stream:audit:dead')).toEqual({ kind: 'deadLetters', queue: q, name: 'audit' });
     expect(parseKey('emq:{orders}:stream:dead')).toEqual({ kind: 'stream', queue: q, name: 'dead', archived: false });
+    expect(parseKey('emq:{orders}:stream:audit:msgids')).toEqual({ kind: 'streamPart', queue: q, name: 'audit', part: 'msgids' });
+    expect(parseKey('emq:{orders}:stream:audit:msgids:until')).toEqual({ kind: 'streamPart', queue: q, name: 'audit', part: 'msgids:until' });
+    expect(parseKey('emq:{orders}:stream:audit:order')).toEqual({ kind: 'streamPart', queue: q, name: 'audit', part: 'order' });
+    expect(parseKey('emq:{orders}:stream:audit:paused')).toEqual({ kind: 'streamPart', queue: q, name: 'audit', part: 'paused' });
+    expect(parseKey('emq:{orders}:stream:order')).toEqual({ kind: 'stream', queue: q, name: 'order', archived: false });
   });
 
   it('the reserve members', () => {
@@ -192,6 +197,7 @@ const parts: fc.Arbitrary<ParsedKey> = fc.oneof(
   fc.record({ kind: fc.constant('repeatRecord' as const), queue, name: name(255) }),
   fc.record({ kind: fc.constant('stream' as const), queue, name: name(128), archived: fc.boolean() }),
   fc.record({ kind: fc.constant('deadLetters' as const), queue, name: name(128) }),
+  fc.record({ kind: fc.constant('streamPart' as const), queue, name: name(128), part: fc.constantFrom(...STREAM_PARTS) }),
   fc.record({ kind: fc.constant('reserve' as const), member: fc.constantFrom('version' as const, 'locks' as const, 'bundle' as const) }),
   fc.record({ kind: fc.constant('reserve' as const), member: fc.constant('migration' as const), queue }),
   fc.record({ kind: fc.constant('cache' as const), table: name(120), id }),

@@ -3,8 +3,8 @@ import { ID_LENGTH } from '../ids/codec.js';
 import { isBrandedId } from '../ids/guards.js';
 import { isCacheEntryKey, isCacheTag } from './cache-keys.js';
 import { isCacheTable, isDedupId, isQueueName, isRepeatName, isStreamName } from './names.js';
-import { isFixedType, isJobSub, isMetric } from './registry.js';
-import type { FixedType, JobSub, Metric } from './registry.js';
+import { isFixedType, isJobSub, isMetric, isStreamPart } from './registry.js';
+import type { FixedType, JobSub, Metric, StreamPart } from './registry.js';
 import { RESERVE_PREFIX } from './reserve.js';
 
 /**
@@ -20,6 +20,7 @@ export type ParsedKey =
   | { readonly kind: 'repeatRecord'; readonly queue: string; readonly name: string }
   | { readonly kind: 'stream'; readonly queue: string; readonly name: string; readonly archived: boolean }
   | { readonly kind: 'deadLetters'; readonly queue: string; readonly name: string }
+  | { readonly kind: 'streamPart'; readonly queue: string; readonly name: string; readonly part: StreamPart }
   | { readonly kind: 'reserve'; readonly member: 'version' | 'locks' | 'bundle' }
   | { readonly kind: 'reserve'; readonly member: 'migration'; readonly queue: string }
   | { readonly kind: 'cache'; readonly table: string; readonly id: BrandedId }
@@ -64,6 +65,12 @@ function parseLane(queue: string, rest: string): ParsedKey | null {
 
 function parseStream(queue: string, rest: string): ParsedKey | null {
   // A stream name has no `:`, so a trailing `:archived` or `:dead` can only be a suffix.
+  const colon = rest.indexOf(':');
+  if (colon > 0) {
+    const part = rest.slice(colon + 1);
+    const partName = rest.slice(0, colon);
+    if (isStreamPart(part)) return isStreamName(partName) ? { kind: 'streamPart', queue, name: partName, part } : null;
+  }
   if (rest.endsWith(DEAD)) {
     const name = rest.slice(0, -DEAD.length);
     return isStreamName(name) ? { kind: 'deadLetters', queue, name } : null;

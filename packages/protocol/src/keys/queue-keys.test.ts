@@ -89,6 +89,7 @@ describe('queueKeys parameterised keys', () => {
     expect(keys.stream('audit')).toBe('emq:{orders}:stream:audit');
     expect(keys.archived('audit')).toBe('emq:{orders}:stream:audit:archived');
     expect(keys.deadLetters('audit')).toBe('emq:{orders}:stream:audit:dead');
+    expect(keys.streamPart('audit', 'msgids:until')).toBe('emq:{orders}:stream:audit:msgids:until');
   });
 });
 

@@ -4,7 +4,7 @@ import { describeValue } from '../ids/describe-value.js';
 import { assertBrandedId } from '../ids/guards.js';
 import { assertDedupId, assertQueueName, assertRepeatName, assertStreamName } from './names.js';
 import { JOB_SUBS, isJobSub } from './registry.js';
-import type { JobSub } from './registry.js';
+import type { JobSub, StreamPart } from './registry.js';
 
 /**
  * Every key of one queue (protocol.md §3.2). The fixed keys are computed once; the parameterised ones
@@ -109,6 +109,12 @@ export interface QueueKeys {
    * each with its reason, attempts and original id. @throws InvalidNameError for a bad stream name.
    */
   readonly deadLetters: (name: string) => string;
+  /**
+   * [TS] A stream's state beside the log, `stream:<name>:<part>` (see {@link STREAM_PARTS}): its
+   * publish-dedup window (`msgids`, `msgids:until`), its per-key order registry (`order`) and its
+   * paused groups (`paused`). @throws InvalidNameError for a bad stream name.
+   */
+  readonly streamPart: (name: string, part: StreamPart) => string;
 }
 
 /**
@@ -186,6 +192,10 @@ export function queueKeys(q: string): QueueKeys {
     deadLetters(name: string): string {
       assertStreamName(name);
       return `${base}stream:${name}:dead`;
+    },
+    streamPart(name: string, part: StreamPart): string {
+      assertStreamName(name);
+      return `${base}stream:${name}:${part}`;
     },
   });
 }

@@ -65,3 +65,22 @@ export function isMetric(value: unknown): value is Metric {
 export function isJobSub(value: unknown): value is JobSub {
   return typeof value === 'string' && jobSubs.has(value);
 }
+
+/**
+ * [TS] The state a stream keeps beside its log, as `stream:<name>:<part>`: `msgids` (a hash of
+ * publish message id to the EVT id it was first appended under) and `msgids:until` (a sorted set of
+ * the same message ids by when their dedup window ends), `order` (the per-key order registry of the
+ * stream's consumer groups: a sorted set of `<group>\0<len>:<key>\0<xid>` members, read by lex
+ * range) and `paused` (a hash of the stream's paused consumer groups).
+ */
+export const STREAM_PARTS = ['msgids', 'msgids:until', 'order', 'paused'] as const;
+
+/** One part of a stream's state. */
+export type StreamPart = (typeof STREAM_PARTS)[number];
+
+const streamParts: ReadonlySet<string> = new Set(STREAM_PARTS);
+
+/** True when `value` is a registered stream part. */
+export function isStreamPart(value: unknown): value is StreamPart {
+  return typeof value === 'string' && streamParts.has(value);
+}

@@ -98,6 +98,11 @@ export const SCRIPT_NAMES = [
   'stream_dead_letter',
   'stream_nack',
   'stream_redrive',
+  'stream_append',
+  'stream_touch',
+  'stream_order_admit',
+  'stream_order_done',
+  'stream_group_forget',
   // cache
   'coherence_drop',
   'cache_read',

@@ -15,7 +15,7 @@ export const KEY_ARGS: Readonly<Record<string, number | 'all'>> = {
   time: 0, publish: 1, get: 1, set: 1, setnx: 1, psetex: 1, incr: 1, incrby: 1, decr: 1, decrby: 1,
   getdel: 1, pexpire: 1, expire: 1, pttl: 1, ttl: 1, type: 1, strlen: 1, hget: 1, hset: 1, hsetnx: 1,
   hdel: 1, hincrby: 1, hmget: 1, hgetall: 1, hexists: 1, hkeys: 1, hlen: 1, hvals: 1, zadd: 1, zrem: 1,
-  zcard: 1, zscore: 1, zrange: 1, zrangebyscore: 1, zrangebylex: 1, zrevrangebylex: 1, zpopmin: 1,
+  zcard: 1, zscore: 1, zrange: 1, zrangebyscore: 1, zrangebylex: 1, zrevrangebylex: 1, zremrangebylex: 1, zpopmin: 1,
   zrank: 1, zcount: 1, zmscore: 1, lpush: 1, rpush: 1, lpop: 1, rpop: 1, lrem: 1, lpos: 1, lrange: 1,
   ltrim: 1, llen: 1, lindex: 1, sadd: 1, srem: 1, sismember: 1, smembers: 1, scard: 1, spop: 1, xadd: 1,
   xrange: 1, xtrim: 1, xlen: 1, xack: 1, xautoclaim: 1, xpending: 1, xclaim: 1, xdel: 1, persist: 1, lmove: 2, rpoplpush: 2, del: 'all', exists: 'all', unlink: 'all',

@@ -3,7 +3,7 @@ import type { BrandedId } from '../ids/branded.js';
 import { cacheEntryKey, cacheKey, cacheLeaseKey, cacheLogKey, cacheTagKey } from '../keys/cache-keys.js';
 import { FIXED_FIELD } from '../keys/format-key.js';
 import { queueKeys, type QueueKeys } from '../keys/queue-keys.js';
-import { isJobSub } from '../keys/registry.js';
+import { isJobSub, isStreamPart } from '../keys/registry.js';
 
 /**
  * The names a header's key shapes may use. `{q}`, `{qp}` and `{qc}` are queues (the queue itself,
@@ -119,6 +119,12 @@ function queueResolver(queueVar: QueueVar, suffix: string, shape: string): KeyRe
   if (m?.[1]) {
     const v = idVar(m[1], shape);
     return (scope) => keys(scope).repeatRecord(need(scope, v, shape));
+  }
+  m = /^stream:<(\w+)>:(.+)$/.exec(suffix);
+  if (m?.[1] && m[2] && isStreamPart(m[2])) {
+    const v = idVar(m[1], shape);
+    const part = m[2];
+    return (scope) => keys(scope).streamPart(need(scope, v, shape), part);
   }
   m = /^stream:<(\w+)>(:archived|:dead)?$/.exec(suffix);
   if (m?.[1]) {

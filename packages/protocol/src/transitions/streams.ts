@@ -1,3 +1,4 @@
+import { mapReplyError } from '../errors/registry.js';
 import { InvalidArgumentError } from '../errors/validation.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
@@ -141,4 +142,123 @@ export function streamRedrive(input: StreamScope & { readonly records: readonly 
     const [redriven, left] = reply as [unknown, string[]];
     return { redriven: Number(redriven), left };
   });
+}
+
+/** One record of {@link streamAppend}: the message id it is deduplicated by, its XADD id and fields. */
+export interface DedupRecord {
+  /** The publish message id; a second record with it inside the window is a duplicate. */
+  readonly msgId: string;
+  /** The record's XADD id. */
+  readonly xid: string;
+  /** `id <EVT> field value …`: the `id` field first. */
+  readonly fields: readonly string[];
+}
+
+/** What became of one record of {@link streamAppend}. */
+export type DedupOutcome =
+  | { readonly kind: 'appended' }
+  | { readonly kind: 'duplicate'; readonly first: string }
+  | { readonly kind: 'refused'; readonly error: Error };
+
+/**
+ * `stream_append` [TS]: appends records under a publish deduplication window (JetStream's message-id
+ * window): a record whose message id was appended within `windowMs` is not written and answers the
+ * EVT id it was first appended under. A refused XADD (a non-monotonic id) is answered as its typed
+ * error, and the other records still go.
+ *
+ * @throws InvalidArgumentError for no records, a window below 1 ms or a record whose fields do not
+ *   start with `id`.
+ */
+export function streamAppend(input: StreamScope & { readonly windowMs: number; readonly records: readonly DedupRecord[] }): Transition<DedupOutcome[]> {
+  if (input.records.length === 0) throw new InvalidArgumentError('records', 'must hold at least one record');
+  const restArgs: string[] = [];
+  for (const r of input.records) {
+    if (r.fields[0] !== 'id' || r.fields.length % 2 !== 0) throw new InvalidArgumentError('fields', 'must be field/value pairs starting with the id field');
+    restArgs.push(r.msgId, r.xid, String(r.fields.length), ...r.fields);
+  }
+  return transition(
+    bind(scripts().stream_append, { scope: { q: input.queue, stream: input.stream }, args: { window_ms: whole('windowMs', input.windowMs, 1) }, restArgs }),
+    (reply) =>
+      (reply as [string, string?][]).map(([kind, detail]): DedupOutcome => {
+        if (kind === 'ok') return { kind: 'appended' };
+        if (kind === 'dup') return { kind: 'duplicate', first: String(detail) };
+        const error = new Error(String(detail));
+        error.name = 'ReplyError';
+        return { kind: 'refused', error: mapReplyError(error) };
+      }),
+  );
+}
+
+/**
+ * `stream_touch` [TS]: resets the idle time of entries `consumer` still holds, without counting a
+ * delivery (JetStream's in-progress ack), so no peer's idle claim takes them while they are worked
+ * on. Answers how many were still held.
+ *
+ * @throws InvalidArgumentError for an empty list.
+ */
+export function streamTouch(input: StreamScope & { readonly group: string; readonly consumer: string; readonly xids: readonly string[] }): Transition<number> {
+  if (input.xids.length === 0) throw new InvalidArgumentError('xids', 'must name at least one entry');
+  return transition(bind(scripts().stream_touch, { scope: { q: input.queue, stream: input.stream }, args: { group: input.group, consumer: input.consumer }, restArgs: input.xids }), int);
+}
+
+/** One entry of an ordered group: its XADD id and the value of its order field. */
+export interface OrderedEntry {
+  readonly xid: string;
+  readonly key: string;
+}
+
+/** What {@link streamOrderAdmit} answers for one entry. */
+export type OrderVerdict =
+  /** It is the head of its key: it may run now. */
+  | { readonly kind: 'head' }
+  /** It waits for `after`, the entry before it of the same key, still pending in the group. */
+  | { readonly kind: 'wait'; readonly after: string }
+  /** This consumer no longer holds it (acked, or claimed by a peer). */
+  | { readonly kind: 'gone' };
+
+/** Input of {@link streamOrderAdmit}. */
+export interface StreamOrderAdmitInput extends StreamScope {
+  readonly group: string;
+  readonly consumer: string;
+  /** The field whose value orders the entries. */
+  readonly orderBy: string;
+  /** The newest id of the read the entries come from, to register everything up to it; omit for a claim. */
+  readonly last?: string;
+  readonly entries: readonly OrderedEntry[];
+}
+
+/**
+ * `stream_order_admit` [TS]: registers entries of an ordered group under their keys, in stream order
+ * whoever read them, and answers for each whether it is the head of its key or what it waits for.
+ */
+export function streamOrderAdmit(input: StreamOrderAdmitInput): Transition<OrderVerdict[]> {
+  const args = { group: input.group, consumer: input.consumer, order_by: input.orderBy, last: input.last ?? '' };
+  return transition(
+    bind(scripts().stream_order_admit, { scope: { q: input.queue, stream: input.stream }, args, restArgs: input.entries.flatMap((e) => [e.xid, e.key]) }),
+    (reply) => (reply as string[]).map((r): OrderVerdict => (r === '' ? { kind: 'head' } : r === '-' ? { kind: 'gone' } : { kind: 'wait', after: r })),
+  );
+}
+
+/**
+ * `stream_order_done` [TS]: acks entries of an ordered group and takes them out of the order
+ * registry in one step (a `key` of `''` is only acked). Answers how many this call acked.
+ *
+ * @throws InvalidArgumentError for an empty list.
+ */
+export function streamOrderDone(input: StreamScope & { readonly group: string; readonly entries: readonly OrderedEntry[] }): Transition<number> {
+  if (input.entries.length === 0) throw new InvalidArgumentError('entries', 'must name at least one entry');
+  return transition(
+    bind(scripts().stream_order_done, { scope: { q: input.queue, stream: input.stream }, args: { group: input.group }, restArgs: input.entries.flatMap((e) => [e.xid, e.key]) }),
+    int,
+  );
+}
+
+/**
+ * `stream_group_forget` [TS]: without `position`, drops a destroyed group's paused flag and its
+ * order registry entries; with one (the group's new last-delivered id after a reset), moves an
+ * ordered group's registration watermark there. Answers how many registry members went.
+ */
+export function streamGroupForget(input: StreamScope & { readonly group: string; readonly position?: string }): Transition<number> {
+  const args = { group: input.group, position: input.position ?? '' };
+  return transition(bind(scripts().stream_group_forget, { scope: { q: input.queue, stream: input.stream }, args }), int);
 }

@@ -332,7 +332,11 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.flowReemit({ queue: 'orders', id: J, error: 'e' }))).toEqual({ script: 'flow_reemit', keys: [q(`job:${J}`), q('flow:outbox')], args: [J, 'orders', 'e'] });
   });
   it('streams', () => {
-    expect(shape(t.streamDrop({ queue: 'orders', stream: 'audit' }))).toEqual({ script: 'stream_drop', keys: [q('stream:audit'), q('stream:audit:archived')], args: [] });
+    expect(shape(t.streamDrop({ queue: 'orders', stream: 'audit' }))).toEqual({
+      script: 'stream_drop',
+      keys: ['', ':archived', ':msgids', ':msgids:until', ':order', ':paused'].map((part) => q(`stream:audit${part}`)),
+      args: [],
+    });
     const dl = [q('stream:audit'), q('stream:audit:dead')];
     expect(
       shape(t.streamClaim({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', mode: 'idle', cursor: '0-0', count: 100, minIdleMs: 30_000, maxDeliveries: 5 })),
@@ -349,6 +353,25 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.streamNack({ ...nack, delayMs: 60_000 })).args[2]).toBe(0);
     expect(() => t.streamNack({ ...nack, xids: [], delayMs: 1 })).toThrow(/xids/);
     expect(() => t.streamNack({ ...nack, delayMs: -1 })).toThrow(/delayMs/);
+  });
+  it('stream dedup, progress and order [TS]', () => {
+    expect(shape(t.streamAppend({ queue: 'orders', stream: 'audit', windowMs: 120_000, records: [{ msgId: 'm1', xid: '1-1', fields: ['id', 'EVT', 'a', '1'] }] }))).toEqual({
+      script: 'stream_append',
+      keys: [q('stream:audit'), q('stream:audit:msgids'), q('stream:audit:msgids:until')],
+      args: [120_000, 'm1', '1-1', '4', 'id', 'EVT', 'a', '1'],
+    });
+    expect(() => t.streamAppend({ queue: 'orders', stream: 'audit', windowMs: 0, records: [{ msgId: 'm', xid: '1-1', fields: ['id', 'E'] }] })).toThrow(/windowMs/);
+    expect(() => t.streamAppend({ queue: 'orders', stream: 'audit', windowMs: 1, records: [{ msgId: 'm', xid: '1-1', fields: ['a', '1'] }] })).toThrow(/fields/);
+    expect(shape(t.streamTouch({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', xids: ['1-1'] }))).toEqual({ script: 'stream_touch', keys: [q('stream:audit')], args: ['g', 'c', '1-1'] });
+    const order = [q('stream:audit'), q('stream:audit:order')];
+    expect(shape(t.streamOrderAdmit({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', orderBy: 'acct', last: '1-2', entries: [{ xid: '1-2', key: 'a' }] }))).toEqual({
+      script: 'stream_order_admit',
+      keys: order,
+      args: ['g', 'c', 'acct', '1-2', '1-2', 'a'],
+    });
+    expect(shape(t.streamGroupForget({ queue: 'orders', stream: 'audit', group: 'g' }))).toEqual({ script: 'stream_group_forget', keys: [q('stream:audit:order'), q('stream:audit:paused')], args: ['g', ''] });
+    expect(shape(t.streamGroupForget({ queue: 'orders', stream: 'audit', group: 'g', position: '5-0' })).args).toEqual(['g', '5-0']);
+    expect(shape(t.streamOrderDone({ queue: 'orders', stream: 'audit', group: 'g', entries: [{ xid: '1-2', key: '' }] }))).toEqual({ script: 'stream_order_done', keys: order, args: ['g', '1-2', ''] });
   });
   it('cache', () => {
     expect(shape(t.coherenceDrop({ table: 'users', id: G, version: J }))).toEqual({ script: 'coherence_drop', keys: [`ecc:{users}:${G}`], args: [J] });

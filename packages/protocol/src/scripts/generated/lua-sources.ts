@@ -557,6 +557,31 @@ local function lease_popped(active, root, popped, lease, marker)
   return out
 end
 `,
+  order: `-- @lib order
+-- @purpose [TS] The per-key order registry of a stream's consumer groups (bus.md §7, ordered
+-- consumption): one sorted set per stream, every member at score 0 and read by lex range. An entry
+-- of group g whose order field holds k is \`g \\0 <#k>:k \\0 <padded xid>\`; the length prefix keeps a
+-- key that holds \`\\0\` from reading as another key's prefix, and the padding makes lex order the
+-- stream order. Group g's registration watermark (the highest id registered) is \`g \\1 <padded xid>\`.
+-- Needs no other library.
+
+-- order_pad(xid): the xid with both parts zero-padded to 20 digits, so lex order = stream order.
+local function order_pad(xid)
+  local ms, seq = string.match(xid, '^(%d+)-(%d+)$')
+  return string.rep('0', 20 - #ms) .. ms .. '-' .. string.rep('0', 20 - #seq) .. seq
+end
+
+-- order_unpad(padded): the xid a padded member tail stands for.
+local function order_unpad(padded)
+  local ms, seq = string.match(padded, '^0*(%d+)-0*(%d+)$')
+  return ms .. '-' .. seq
+end
+
+-- order_prefix(group, k): the members of group's entries keyed k start with this.
+local function order_prefix(group, k)
+  return group .. '\\0' .. #k .. ':' .. k .. '\\0'
+end
+`,
   retain: `-- @lib retain
 -- @purpose [TS] What a job leaves behind when it ends: the retention of finished rows (queue meta's
 -- \`keep_*\` fields) and the release of the idempotency key a row names. Needs core.
@@ -984,11 +1009,16 @@ export type LuaScriptName =
   | 'scheduler_fire'
   | 'scheduler_upsert'
   | 'state_lookup'
+  | 'stream_append'
   | 'stream_claim'
   | 'stream_dead_letter'
   | 'stream_drop'
+  | 'stream_group_forget'
   | 'stream_nack'
+  | 'stream_order_admit'
+  | 'stream_order_done'
   | 'stream_redrive'
+  | 'stream_touch'
   | 'sweep_stalled'
   | 'update_data'
   | 'update_progress'
@@ -3663,6 +3693,63 @@ if state == 'completed' then return 'completed' end
 return 'unknown'
 `,
   },
+  stream_append: {
+    sha: '48f90c70f3515bcb0b237d6c34663138f52dc13b',
+    includes: [],
+    body: `-- @script stream_append
+-- @purpose [TS] Append records to a stream log under a publish deduplication window (bus.md §2.2, as
+-- JetStream's message-id window): each record carries a message id; one whose id was appended within
+-- the window is not written and answers the EVT id it was first appended under. The window of an id
+-- runs from its first append, by the server's clock; a duplicate does not extend it. Every record of
+-- a call is decided in the same step, so two writers racing on one id cannot both land it. A record
+-- whose XADD the server refuses (a non-monotonic id) is reported and the rest still go.
+-- @key stream     emq:{q}:stream:<stream>
+-- @key msgids     emq:{q}:stream:<stream>:msgids
+-- @key until      emq:{q}:stream:<stream>:msgids:until
+-- @arg window_ms  how long a message id is remembered after its first append, > 0
+-- @args records   per record: msgid, xid, field count n, then n field/value items (the \`id\` field first)
+-- @returns per record, in order: {'ok'} appended; {'dup', first EVT id} a duplicate, not written;
+-- {'err', message} the server refused its XADD
+local stream = KEYS[1]
+local msgids = KEYS[2]
+local untilKey = KEYS[3]
+local window = tonumber(ARGV[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- Ids whose window ended are forgotten a slice at a time, so no call pays for a long backlog.
+local expired = redis.call('ZRANGEBYSCORE', untilKey, '-inf', now, 'LIMIT', 0, 100)
+if #expired > 0 then
+  redis.call('HDEL', msgids, unpack(expired))
+  redis.call('ZREM', untilKey, unpack(expired))
+end
+local out = {}
+local i = 2
+while i <= #ARGV do
+  local msgid, xid, n = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local fields = { unpack(ARGV, i + 3, i + 2 + n) }
+  i = i + 3 + n
+  local first = redis.call('HGET', msgids, msgid)
+  local live = first and tonumber(redis.call('ZSCORE', untilKey, msgid) or '0') > now
+  if live then
+    out[#out + 1] = { 'dup', first }
+  else
+    local added = redis.pcall('XADD', stream, xid, unpack(fields))
+    if type(added) == 'table' and added.err then
+      out[#out + 1] = { 'err', added.err }
+    else
+      -- fields[2] is the record's EVT id: the caller puts the \`id\` field first.
+      redis.call('HSET', msgids, msgid, fields[2])
+      redis.call('ZADD', untilKey, now + window, msgid)
+      out[#out + 1] = { 'ok' }
+    end
+  end
+end
+-- Both keys outlive every id they hold, and go when appends with ids stop.
+if redis.call('PTTL', msgids) < window then redis.call('PEXPIRE', msgids, window) end
+if redis.call('PTTL', untilKey) < window then redis.call('PEXPIRE', untilKey, window) end
+return out
+`,
+  },
   stream_claim: {
     sha: 'c0e864534d6807fca58520753251c74a1c2c2ba6',
     includes: ['streams'],
@@ -3750,17 +3837,50 @@ return moved
 `,
   },
   stream_drop: {
-    sha: 'c2f0e66b794d6b2542d375b863040f63703d38fd',
+    sha: '75b007c42fd54e3695c77899d66cac7b0adc56d4',
     includes: [],
     body: `-- @script stream_drop
--- @purpose [TS] Drop a stream log in one step: the stream (its consumer groups go with it) and its
--- archive watermark, so no reader sees a watermark for a stream that is gone (bus.md §2, §8).
+-- @purpose [TS] Drop a stream log in one step: the stream (its consumer groups go with it), its
+-- archive watermark, and its state beside the log (the publish-dedup window, the order registry and
+-- the paused groups), so no reader sees state for a stream that is gone (bus.md §2, §8).
 -- @key stream     emq:{q}:stream:<stream>
 -- @key archived   emq:{q}:stream:<stream>:archived
+-- @key msgids     emq:{q}:stream:<stream>:msgids
+-- @key until      emq:{q}:stream:<stream>:msgids:until
+-- @key order      emq:{q}:stream:<stream>:order
+-- @key paused     emq:{q}:stream:<stream>:paused
 -- @returns 1 dropped; 0 there was no stream
 local existed = redis.call('EXISTS', KEYS[1])
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
 return existed
+`,
+  },
+  stream_group_forget: {
+    sha: 'a3a5d1f025f5d577361f13da0797b9f1e0b5baf6',
+    includes: ['order'],
+    body: `-- @script stream_group_forget
+-- @purpose [TS] Forget what a stream keeps beside the log for one consumer group (bus.md §7). With
+-- no position, once the group itself is destroyed: its paused flag and its entries and watermark in
+-- the order registry (see lib/order.lua), so a group created again under the name starts clean.
+-- With a position, after the group was moved there (XGROUP SETID): an ordered group's registration
+-- watermark is set to it, so entries delivered again are registered in stream order again; a group
+-- without a watermark (not ordered) is left without one.
+-- @key order      emq:{q}:stream:<stream>:order
+-- @key paused     emq:{q}:stream:<stream>:paused
+-- @arg group      the consumer group
+-- @arg position   '' to forget the group; else its new last-delivered id
+-- @include order
+-- @returns the number of registry members removed
+local order = KEYS[1]
+local paused = KEYS[2]
+local group, position = ARGV[1], ARGV[2]
+if position == '' then
+  redis.call('HDEL', paused, group)
+  return redis.call('ZREMRANGEBYLEX', order, '[' .. group .. '\\0', '(' .. group .. '\\2')
+end
+local removed = redis.call('ZREMRANGEBYLEX', order, '[' .. group .. '\\1', '(' .. group .. '\\2')
+if removed > 0 then redis.call('ZADD', order, 0, group .. '\\1' .. order_pad(position)) end
+return removed
 `,
   },
   stream_nack: {
@@ -3788,6 +3908,110 @@ for i = 4, #ARGV, 1000 do
   n = n + #redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], '0', unpack(tail))
 end
 return n
+`,
+  },
+  stream_order_admit: {
+    sha: '66086d460d5c2dd07b9e54ae34e7db876b5dbbf5',
+    includes: ['order'],
+    body: `-- @script stream_order_admit
+-- @purpose [TS] Admit entries a consumer of an ordered group holds (bus.md §7, ordered
+-- consumption): each is registered under its key (see lib/order.lua) and answered with the entry
+-- it must wait for, the one before it of the same key still pending in the group, or nothing when
+-- it is the head of its key and may run now. Registration follows stream order whoever read the
+-- entries: given \`last\` (the id of the newest entry of a read), every entry between the group's
+-- watermark and \`last\` is registered too, so a peer that read earlier entries and has not admitted
+-- them yet cannot be overtaken. A registered entry no longer pending (acked or dead-lettered by a
+-- consumer outside ordered mode, trimmed, redriven elsewhere) is dropped when met. An entry that
+-- waits has its idle time reset, so peers do not claim what its holder keeps; one this consumer no
+-- longer holds is answered as gone (asked only of entries given without \`last\`: those of a read were
+-- handed to this consumer by the read just before).
+-- @key stream     emq:{q}:stream:<stream>
+-- @key order      emq:{q}:stream:<stream>:order
+-- @arg group      the consumer group
+-- @arg consumer   the consumer that holds the entries
+-- @arg order_by   the field whose value orders the entries
+-- @arg last       the newest id of the read the entries come from; '' to register only the entries given
+-- @args pairs     xid, key per entry
+-- @include order
+-- @returns per entry, in order: '' it may run; the xid it waits for; '-' this consumer no longer holds it
+local stream = KEYS[1]
+local order = KEYS[2]
+local group, consumer, by, last = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+if last ~= '' then
+  local mark = redis.call('ZRANGEBYLEX', order, '[' .. group .. '\\1', '(' .. group .. '\\2', 'LIMIT', 0, 1)[1]
+  local lastPadded = order_pad(last)
+  if mark then
+    local seen = string.sub(mark, #group + 2)
+    if lastPadded > seen then
+      local gap = redis.call('XRANGE', stream, '(' .. order_unpad(seen), last, 'COUNT', 10000)
+      for _, e in ipairs(gap) do
+        local f = e[2]
+        for j = 1, #f, 2 do
+          if f[j] == by then
+            redis.call('ZADD', order, 'NX', 0, order_prefix(group, f[j + 1]) .. order_pad(e[1]))
+            break
+          end
+        end
+      end
+      redis.call('ZREM', order, mark)
+      redis.call('ZADD', order, 0, group .. '\\1' .. lastPadded)
+    end
+  else
+    redis.call('ZADD', order, 0, group .. '\\1' .. lastPadded)
+  end
+end
+local out = {}
+for i = 5, #ARGV, 2 do
+  local xid, k = ARGV[i], ARGV[i + 1]
+  -- Entries of a read were handed to this consumer in the call just before: only a claim's need a look.
+  local row = last ~= '' or redis.call('XPENDING', stream, group, xid, xid, 1)[1]
+  if not row or (row ~= true and row[2] ~= consumer) then
+    out[#out + 1] = '-'
+  else
+    local pre = order_prefix(group, k)
+    local member = pre .. order_pad(xid)
+    redis.call('ZADD', order, 'NX', 0, member)
+    local before = ''
+    while true do
+      local prev = redis.call('ZREVRANGEBYLEX', order, '(' .. member, '[' .. pre, 'LIMIT', 0, 1)[1]
+      if not prev then break end
+      local pxid = order_unpad(string.sub(prev, #pre + 1))
+      if redis.call('XPENDING', stream, group, pxid, pxid, 1)[1] then
+        before = pxid
+        break
+      end
+      redis.call('ZREM', order, prev)
+    end
+    if before ~= '' then redis.call('XCLAIM', stream, group, consumer, 0, xid, 'JUSTID') end
+    out[#out + 1] = before
+  end
+end
+return out
+`,
+  },
+  stream_order_done: {
+    sha: '68ca1fc9c766133a3189066e7c0f12376a7d9112',
+    includes: ['order'],
+    body: `-- @script stream_order_done
+-- @purpose [TS] Settle entries of an ordered group (bus.md §7, ordered consumption): each is acked
+-- and leaves the order registry in the same step, so the next entry of its key becomes the head
+-- the moment this one is done. An entry without a key (its order field missing) is only acked.
+-- @key stream     emq:{q}:stream:<stream>
+-- @key order      emq:{q}:stream:<stream>:order
+-- @arg group      the consumer group
+-- @args pairs     xid, key per entry ('' for an entry without a key)
+-- @include order
+-- @returns the number of entries acked by this call
+local stream = KEYS[1]
+local order = KEYS[2]
+local group = ARGV[1]
+local acked = 0
+for i = 2, #ARGV, 2 do
+  local xid, k = ARGV[i], ARGV[i + 1]
+  acked = acked + redis.call('XACK', stream, group, xid)
+  if k ~= '' then redis.call('ZREM', order, order_prefix(group, k) .. order_pad(xid)) end
+end
+return acked
 `,
   },
   stream_redrive: {
@@ -3828,6 +4052,32 @@ for i = 1, #ARGV do
   end
 end
 return { redriven, left }
+`,
+  },
+  stream_touch: {
+    sha: '3ce9a8958060c1c45590df31d03a642f5bcf8bee',
+    includes: [],
+    body: `-- @script stream_touch
+-- @purpose [TS] Report progress on entries a consumer is still working on (JetStream's in-progress
+-- ack, bus.md §7.2): each entry this consumer still holds has its idle time reset (XCLAIM to itself
+-- with JUSTID, which leaves the delivery count alone), so no peer's idle claim takes it over. An
+-- entry another consumer took meanwhile, or that is no longer pending, is left alone.
+-- @key stream     emq:{q}:stream:<stream>
+-- @arg group      the consumer group
+-- @arg consumer   the consumer that holds the entries
+-- @args xids      the entries' stream ids
+-- @returns the number of entries still held by \`consumer\` and re-dated now
+local stream = KEYS[1]
+local group, consumer = ARGV[1], ARGV[2]
+local n = 0
+for i = 3, #ARGV do
+  local row = redis.call('XPENDING', stream, group, ARGV[i], ARGV[i], 1)[1]
+  if row and row[2] == consumer then
+    redis.call('XCLAIM', stream, group, consumer, 0, ARGV[i], 'JUSTID')
+    n = n + 1
+  end
+end
+return n
 `,
   },
   sweep_stalled: {

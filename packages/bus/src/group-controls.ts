@@ -1,0 +1,85 @@
+import { ServerError, execute, queueKeys, reads, transitions, type Connection } from '@echo/protocol';
+import { assertMemberName, startId, type GroupStart } from './group.js';
+import { streamKey } from './keys.js';
+
+/*
+ * The operator's verbs on a consumer group (JetStream's consumer pause, reset and delete): what
+ * every consumer of the group sees, kept on the server beside the stream, so they act on consumers
+ * in any process.
+ */
+
+/** `emq:{q}:stream:<name>:paused` [TS], a hash of the stream's paused groups. */
+export function pausedKey(queue: string, name: string): string {
+  return queueKeys(queue).streamPart(name, 'paused');
+}
+
+/**
+ * Pauses a group: its consumers, in every process, stop reading and claiming within a beat or
+ * two (`beatMs`); handlers already running finish and are settled. Nothing is lost: entries stay
+ * in the stream and in the group's pending list until {@link resumeGroup}.
+ *
+ * @throws InvalidArgumentError for a bad group name; InvalidNameError for a bad stream name.
+ */
+export async function pauseGroup(conn: Connection, queue: string, name: string, group: string): Promise<void> {
+  assertMemberName(group, 'group');
+  await conn.command('HSET', pausedKey(queue, name), group, String(Date.now()));
+}
+
+/**
+ * Resumes a paused group; its consumers pick up where the group stood within a beat.
+ *
+ * @returns false when the group was not paused.
+ * @throws InvalidArgumentError for a bad group name.
+ */
+export async function resumeGroup(conn: Connection, queue: string, name: string, group: string): Promise<boolean> {
+  assertMemberName(group, 'group');
+  return Number(await conn.command('HDEL', pausedKey(queue, name), group)) === 1;
+}
+
+/** True when the group is paused. */
+export async function isGroupPaused(conn: Connection, queue: string, name: string, group: string): Promise<boolean> {
+  assertMemberName(group, 'group');
+  return Number(await conn.command('HEXISTS', pausedKey(queue, name), group)) === 1;
+}
+
+/**
+ * Moves a group's position (`XGROUP SETID`): it delivers next the entries after `to`, any
+ * {@link GroupStart} (`'head'` to replay everything, `'new'` to skip to the end, `{ at }` an
+ * instant, `{ after }` an entry). Entries pending in the group stay pending; an ordered group's
+ * registration follows the new position.
+ *
+ * @throws InvalidArgumentError for a bad group name or position.
+ * @throws ServerError when the group does not exist (`NOGROUP`).
+ */
+export async function resetGroup(conn: Connection, queue: string, name: string, group: string, to: GroupStart): Promise<void> {
+  const key = streamKey(queue, name);
+  assertMemberName(group, 'group');
+  await conn.command('XGROUP', 'SETID', key, group, startId(to));
+  // An ordered group registers entries in stream order from its watermark: move it with the group,
+  // so entries delivered again are registered again in order, whoever reads them first.
+  const position = (await reads.sendRead(conn, reads.xinfoGroups({ key }))).find((g) => g.name === group)?.lastDeliveredId;
+  if (position !== undefined) await execute(conn, transitions.streamGroupForget({ queue, stream: name, group, position }));
+}
+
+/**
+ * Deletes a group (`XGROUP DESTROY`) with its pending list, then what the stream kept for it (its
+ * paused flag, its order registry). The stream and other groups are untouched; running consumers
+ * of the group report `NOGROUP` to `onError` until closed.
+ *
+ * @returns false when there was no such group.
+ * @throws InvalidArgumentError for a bad group name.
+ */
+export async function deleteGroup(conn: Connection, queue: string, name: string, group: string): Promise<boolean> {
+  const key = streamKey(queue, name);
+  assertMemberName(group, 'group');
+  let destroyed: boolean;
+  try {
+    destroyed = Number(await conn.command('XGROUP', 'DESTROY', key, group)) === 1;
+  } catch (error) {
+    // No stream at all: no group to delete either.
+    if (!(error instanceof ServerError) || !/no such key|requires the key to exist/i.test(error.message)) throw error;
+    destroyed = false;
+  }
+  await execute(conn, transitions.streamGroupForget({ queue, stream: name, group }));
+  return destroyed;
+}

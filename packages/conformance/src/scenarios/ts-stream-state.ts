@@ -1,0 +1,105 @@
+/**
+ * TS-only extensions of the stream log (bus.md §2, §7): the publish dedup window, the per-key order
+ * registry of ordered groups, the in-progress touch and the state a stream keeps beside the log.
+ */
+import assert from 'node:assert/strict';
+import { xaddId } from '@echo/bus';
+import { transitions, type EvtId } from '@echo/protocol';
+import type { Scenario, ScenarioEnv } from '../scenario.js';
+import { count } from '../support.js';
+
+/** The XADD ids a group read hands `consumer`, `n` at most. */
+async function readGroup(env: ScenarioEnv, key: string, consumer: string, n: number): Promise<string[]> {
+  const reply = (await env.command('XREADGROUP', 'GROUP', 'g', consumer, 'COUNT', String(n), 'STREAMS', key, '>')) as unknown[];
+  const first: unknown = reply[0];
+  const entries = (Array.isArray(first) ? first[1] : reply[1]) as [string, unknown][];
+  return entries.map(([xid]) => xid);
+}
+
+export const tsStreamState: Scenario[] = [
+  {
+    name: 'ts_stream_dedup',
+    family: 'ts',
+    contract: 'stream_append writes a record whose message id is new, answers a second one within window_ms with the first EVT id and writes nothing, keeps the ids in stream:<name>:msgids (hash) and :msgids:until (zset by window end) with a TTL no longer than the window, and stream_drop deletes them',
+    async run(env) {
+      const bus = await env.bus();
+      const stream = bus.stream('dedup');
+      const first = env.mintId('EVT') as EvtId;
+      const second = env.mintId('EVT') as EvtId;
+      const base = { queue: stream.queue, stream: stream.name, windowMs: 60_000 };
+      const landed = await env.execute(transitions.streamAppend({ ...base, records: [{ msgId: 'm', xid: xaddId(first), fields: ['id', first, 'n', '1'] }] }));
+      assert.deepEqual(landed, [{ kind: 'appended' }]);
+      const again = await env.execute(
+        transitions.streamAppend({
+          ...base,
+          records: [
+            { msgId: 'm', xid: xaddId(second), fields: ['id', second, 'n', '2'] },
+            { msgId: 'k', xid: xaddId(second), fields: ['id', second, 'n', '3'] },
+          ],
+        }),
+      );
+      assert.deepEqual(again, [{ kind: 'duplicate', first }, { kind: 'appended' }]);
+      assert.equal(await count(env, 'XLEN', stream.key), 2);
+      const msgids = `${stream.key}:msgids`;
+      assert.equal(await env.command('HGET', msgids, 'm'), first);
+      const ttl = Number(await env.command('PTTL', `${msgids}:until`));
+      assert.ok(ttl > 0 && ttl <= 60_000, `a TTL within the window, got ${ttl}`);
+      assert.equal(await stream.drop(), true);
+      assert.equal(await count(env, 'EXISTS', msgids, `${msgids}:until`), 0);
+    },
+  },
+  {
+    name: 'ts_stream_order',
+    family: 'ts',
+    contract: 'stream_order_admit registers entries of an ordered group in stream order from the group watermark up to last, whoever admits first, and answers per entry head (empty), the pending xid it waits for, or - when the consumer does not hold it; stream_order_done acks and unregisters, making the next entry of the key the head',
+    async run(env) {
+      const stream = (await env.bus()).stream('ordered');
+      await stream.appendBatch([{ k: 'a' }, { k: 'a' }, { k: 'b' }]);
+      await stream.openGroup('g', 'head');
+      const scope = { queue: stream.queue, stream: stream.name, group: 'g', orderBy: 'k' };
+      await env.execute(transitions.streamOrderAdmit({ ...scope, consumer: 'c1', last: '0-0', entries: [] }));
+      const [x1] = await readGroup(env, stream.key, 'c1', 1);
+      const [x2, x3] = await readGroup(env, stream.key, 'c2', 2);
+      assert.ok(x1 !== undefined && x2 !== undefined && x3 !== undefined, 'three entries read');
+      // c2 admits first; x1 (read by c1, not admitted yet) is registered by the gap and holds x2.
+      const late = await env.execute(transitions.streamOrderAdmit({ ...scope, consumer: 'c2', last: x3, entries: [{ xid: x2, key: 'a' }, { xid: x3, key: 'b' }] }));
+      assert.deepEqual(late, [{ kind: 'wait', after: x1 }, { kind: 'head' }]);
+      assert.deepEqual(await env.execute(transitions.streamOrderAdmit({ ...scope, consumer: 'c1', last: x1, entries: [{ xid: x1, key: 'a' }] })), [{ kind: 'head' }]);
+      assert.deepEqual(await env.execute(transitions.streamOrderAdmit({ ...scope, consumer: 'c1', entries: [{ xid: x2, key: 'a' }] })), [{ kind: 'gone' }]);
+      assert.equal(await env.execute(transitions.streamOrderDone({ queue: stream.queue, stream: stream.name, group: 'g', entries: [{ xid: x1, key: 'a' }] })), 1);
+      assert.deepEqual(await env.execute(transitions.streamOrderAdmit({ ...scope, consumer: 'c2', entries: [{ xid: x2, key: 'a' }] })), [{ kind: 'head' }]);
+      // The registry holds x2, x3 and the watermark; forgetting the group clears it.
+      assert.equal(await count(env, 'ZCARD', `${stream.key}:order`), 3);
+      await stream.pauseGroup('g');
+      assert.equal(await stream.deleteGroup('g'), true);
+      assert.equal(await count(env, 'EXISTS', `${stream.key}:order`, `${stream.key}:paused`), 0);
+    },
+  },
+  {
+    name: 'ts_stream_touch',
+    family: 'ts',
+    contract: 'stream_touch resets the idle time of entries the consumer holds without counting a delivery, and leaves entries another consumer holds',
+    async run(env) {
+      const stream = (await env.bus()).stream('touch');
+      await stream.appendBatch([{ n: '1' }, { n: '2' }]);
+      await stream.openGroup('g', 'head');
+      const [mine] = await readGroup(env, stream.key, 'c1', 1);
+      const [theirs] = await readGroup(env, stream.key, 'c2', 1);
+      assert.ok(mine !== undefined && theirs !== undefined, 'two entries read');
+      // Both idle a while; mine, read first, is the idler one until it is touched.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const scope = { queue: stream.queue, stream: stream.name, group: 'g', consumer: 'c1' };
+      assert.equal(await env.execute(transitions.streamTouch({ ...scope, xids: [mine, theirs] })), 1);
+      const rows = (await env.command('XPENDING', stream.key, 'g', '-', '+', '10')) as [string, string, number, number][];
+      const idle = (xid: string): number => Number(rows.find(([x]) => x === xid)?.[2]);
+      assert.ok(idle(mine) < idle(theirs), `the touched entry is the less idle one: ${idle(mine)} vs ${idle(theirs)}`);
+      assert.deepEqual(
+        rows.map(([xid, owner, , deliveries]) => [xid, owner, deliveries]),
+        [
+          [mine, 'c1', 1],
+          [theirs, 'c2', 1],
+        ],
+      );
+    },
+  },
+];
