@@ -100,7 +100,14 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await this.#applyKeep(queue, merged);
     const envelope = makeEnvelope(name, data, merged);
     const result = await queue.enqueue(envelope, enqueueOptions(merged));
-    return new Job(queue, result.status === 'duplicate' ? result.existingId : result.id, envelope);
+    if (result.status === 'duplicate') {
+      // BullMQ answers the job that holds the id, with its own data.
+      const existing = await queue.getJob(result.existingId);
+      return existing ? Job.fromRecord(queue, existing) : new Job(queue, result.existingId, envelope);
+    }
+    const job = new Job<DataType, ResultType, NameType>(queue, result.id, envelope);
+    if (this.listenerCount('waiting') > 0) this.emit('waiting', job);
+    return job;
   }
 
   /** Adds several jobs in one round trip. */
@@ -226,7 +233,10 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   /** Deletes the queue and every job in it; `force` also when jobs are running. */
   async obliterate(opts: { readonly force?: boolean } = {}): Promise<void> {
     strictOptions('obliterate options', { known: ['force'], hints: { count: 'Echo obliterates in bounded chunks by itself' } })(opts);
-    await (await this.#ready).obliterate({ force: opts.force ?? false });
+    const queue = await this.#ready;
+    // As in BullMQ, obliterate pauses the queue first, so no worker takes a job meanwhile.
+    await queue.pause();
+    await queue.obliterate({ force: opts.force ?? false });
   }
 
   /** Removes a job; answers 1 when it was there, 0 otherwise. Refused while a worker holds it. */
@@ -268,6 +278,35 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   /** Removes a job scheduler; answers whether it existed. */
   async removeJobScheduler(id: string): Promise<boolean> {
     return (await this.#ready).removeScheduler(id);
+  }
+
+  /** How long the queue stays rate limited, ms (0: not limited); `maxJobs` is the limiter's max. */
+  async getRateLimitTtl(maxJobs?: number): Promise<number> {
+    return (await this.#ready).getRateLimitTtl(maxJobs);
+  }
+
+  /** Not supported: the window is kept by the queue's limiter; `setRateLimit(null)` on `@echo/queue` lifts it. */
+  removeRateLimitKey(): Promise<number> {
+    return Promise.reject(new NotSupportedError('removeRateLimitKey', "the window is kept by the queue's limiter script"));
+  }
+
+  /** The id of the job that holds a deduplication id, or undefined. */
+  async getDeduplicationJobId(deduplicationId: string): Promise<string | undefined> {
+    const queue = await this.#ready;
+    const echoId = await queue.getDedupJobId(keyOfJobId(deduplicationId));
+    if (echoId === undefined) return undefined;
+    const record = await queue.getJob(echoId);
+    return record?.payload.i ?? echoId;
+  }
+
+  /** Not supported: a deduplication id is released by its job's end (or its ttl). */
+  removeDeduplicationKey(_deduplicationId: string): Promise<number> {
+    return Promise.reject(new NotSupportedError('removeDeduplicationKey', "a deduplication id is released in the script that ends its job, or by its ttl"));
+  }
+
+  /** Not supported: Echo's events go over a channel, not a stream to trim. */
+  trimEvents(_maxLength: number): Promise<number> {
+    return Promise.reject(new NotSupportedError('trimEvents', 'events travel on a channel here; the opt-in journal is trimmed by its own bound'));
   }
 
   /** Closes the queue's connection. */
