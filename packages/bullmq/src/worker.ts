@@ -285,8 +285,10 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   }
 
   #backoff(attempt: number, error: unknown, claimed: ClaimedJob<unknown>, strategy: BackoffStrategy | undefined): number {
-    const backoff = openEnvelope(claimed.payload).o?.backoff;
-    if (backoff === undefined) return 0;
+    const opts = openEnvelope(claimed.payload).o;
+    const backoff = opts?.backoff;
+    // The last attempt is not retried: BullMQ does not ask the strategy then.
+    if (backoff === undefined || attempt >= (opts?.attempts ?? 1)) return 0;
     if (typeof backoff === 'number') return Math.round(backoff);
     const delay = backoff.delay ?? 0;
     // BullMQ's jitter takes up to that fraction off the curve's delay, at random.
