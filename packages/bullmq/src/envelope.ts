@@ -23,6 +23,8 @@ export interface Envelope {
   readonly i?: string;
   /** When the job was created, epoch ms (BullMQ's `timestamp`). */
   readonly t: number;
+  /** The job scheduler that makes it, as the application named it. */
+  readonly r?: string;
   /** The options worth keeping (attempts, backoff, delay, priority, jobId). */
   readonly o?: StoredOptions;
 }

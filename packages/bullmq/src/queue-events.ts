@@ -15,17 +15,18 @@ export interface QueueEventsOptions {
 
 /** The events and their payloads, as BullMQ documents them; the second argument is the event's id. */
 export interface QueueEventsListener {
-  active: (args: { jobId: string; prev?: string }, id: string) => void;
-  waiting: (args: { jobId: string; prev?: string }, id: string) => void;
-  delayed: (args: { jobId: string; delay: number }, id: string) => void;
-  progress: (args: { jobId: string; data: unknown }, id: string) => void;
-  completed: (args: { jobId: string; returnvalue: unknown; prev?: string }, id: string) => void;
-  failed: (args: { jobId: string; failedReason: string; prev?: string }, id: string) => void;
-  removed: (args: { jobId: string; prev: string }, id: string) => void;
-  stalled: (args: { jobId: string }, id: string) => void;
-  deduplicated: (args: { jobId: string; deduplicationId: string; deduplicatedJobId: string }, id: string) => void;
-  drained: (id: string) => void;
-  error: (error: Error) => void;
+  active(args: { jobId: string; prev?: string }, id: string): void;
+  waiting(args: { jobId: string; prev?: string }, id: string): void;
+  delayed(args: { jobId: string; delay: number }, id: string): void;
+  progress(args: { jobId: string; data: unknown }, id: string): void;
+  completed(args: { jobId: string; returnvalue: unknown; prev?: string }, id: string): void;
+  failed(args: { jobId: string; failedReason: string; prev?: string }, id: string): void;
+  removed(args: { jobId: string; prev: string }, id: string): void;
+  stalled(args: { jobId: string }, id: string): void;
+  deduplicated(args: { jobId: string; deduplicationId: string; deduplicatedJobId: string }, id: string): void;
+  drained(id: string): void;
+  error(error: Error): void;
+  closed(): void;
 }
 
 const checkOptions = strictOptions('QueueEvents options', {
@@ -72,7 +73,7 @@ export class QueueEvents extends EventEmitter {
       }
     })();
     this.#ready.catch((error: unknown) => this.#emitError(error));
-    this.on('newListener', (event: string) => {
+    super.on('newListener', (event: string) => {
       if (CHATTY.has(event)) this.#chatty ??= this.#ready.then(({ queue }) => queue.setEvents({ chatty: true })).catch((error: unknown) => this.#emitError(error));
     });
   }
@@ -97,16 +98,16 @@ export class QueueEvents extends EventEmitter {
     this.emit('closed');
   }
 
-  override on<K extends keyof QueueEventsListener>(event: K | 'newListener' | 'closed', listener: QueueEventsListener[K] | ((...args: never[]) => void)): this {
-    return super.on(event, listener as (...args: unknown[]) => void);
+  override on<K extends keyof QueueEventsListener>(event: K, listener: QueueEventsListener[K]): this {
+    return super.on(event, listener);
   }
 
-  override once<K extends keyof QueueEventsListener>(event: K | 'closed', listener: QueueEventsListener[K] | (() => void)): this {
-    return super.once(event, listener as (...args: unknown[]) => void);
+  override once<K extends keyof QueueEventsListener>(event: K, listener: QueueEventsListener[K]): this {
+    return super.once(event, listener);
   }
 
-  override off<K extends keyof QueueEventsListener>(event: K | 'closed', listener: QueueEventsListener[K] | (() => void)): this {
-    return super.off(event, listener as (...args: unknown[]) => void);
+  override off<K extends keyof QueueEventsListener>(event: K, listener: QueueEventsListener[K]): this {
+    return super.off(event, listener);
   }
 
   /** Events are translated in arrival order, even when one needs a row read for its job's id. */

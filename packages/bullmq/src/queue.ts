@@ -247,23 +247,41 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return 1;
   }
 
-  /** Creates or updates a job scheduler: jobs named `template.name` made every `every` ms or on `pattern`. */
-  async upsertJobScheduler(id: string, repeat: RepeatOptions, template: { readonly name?: NameType; readonly data?: DataType; readonly opts?: JobsOptions } = {}): Promise<void> {
+  /**
+   * Creates or updates a job scheduler: jobs named `template.name` made every `every` ms or on
+   * `pattern`. Answers undefined: Echo makes each job when it falls due, so there is no first job
+   * waiting in the delayed set (BullMQ answers that job).
+   */
+  async upsertJobScheduler(id: string, repeat: RepeatOptions, template: { readonly name?: NameType; readonly data?: DataType; readonly opts?: JobsOptions } = {}): Promise<Job<DataType, ResultType, NameType> | undefined> {
     checkRepeat(repeat);
     if (repeat.key !== undefined) throw new InvalidArgumentError('repeat.key', 'the scheduler id is the first argument here');
     const opts = { ...this.defaultJobOptions, ...template.opts };
     checkOptions(opts);
     if (opts.jobId !== undefined || opts.repeat !== undefined || opts.delay !== undefined) throw new InvalidArgumentError('template.opts', 'a scheduler template takes no jobId, repeat or delay');
     const queue = await this.#ready;
-    await queue.upsertScheduler(id, schedulerCadence(repeat), makeEnvelope(template.name ?? id, template.data, opts), schedulerOptions(repeat));
+    await this.#applyKeep(queue, opts);
+    const envelope: Envelope = { ...makeEnvelope(template.name ?? id, template.data, opts), r: id };
+    await queue.upsertScheduler(keyOfJobId(id), schedulerCadence(repeat), envelope, schedulerOptions(repeat));
+    return undefined;
   }
 
-  /** The job schedulers. */
-  async getJobSchedulers(): Promise<JobSchedulerJson<DataType>[]> {
+  /** One job scheduler, or undefined. */
+  async getJobScheduler(id: string): Promise<JobSchedulerJson<DataType> | undefined> {
+    return (await this.getJobSchedulers()).find((s) => s.id === id);
+  }
+
+  /** The job schedulers, by next run time (`asc`) or latest first; `start`/`end` slice the list. */
+  async getJobSchedulers(start = 0, end = -1, asc = false): Promise<JobSchedulerJson<DataType>[]> {
+    const all = await this.#schedulers();
+    all.sort((a, b) => (asc ? a.next - b.next : b.next - a.next));
+    return all.slice(start, end < 0 ? undefined : end + 1);
+  }
+
+  async #schedulers(): Promise<JobSchedulerJson<DataType>[]> {
     const queue = await this.#ready;
     return (await queue.getSchedulers()).map((info) => ({
-      key: info.id,
-      id: info.id,
+      key: info.template.r ?? info.id,
+      id: info.template.r ?? info.id,
       name: info.template.n,
       ...(info.cron === undefined ? {} : { pattern: info.cron }),
       ...(info.everyMs === undefined ? {} : { every: info.everyMs }),
@@ -277,7 +295,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
 
   /** Removes a job scheduler; answers whether it existed. */
   async removeJobScheduler(id: string): Promise<boolean> {
-    return (await this.#ready).removeScheduler(id);
+    return (await this.#ready).removeScheduler(keyOfJobId(id));
   }
 
   /** How long the queue stays rate limited, ms (0: not limited); `maxJobs` is the limiter's max. */
@@ -321,8 +339,9 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     if (opts.jobId !== undefined) throw new InvalidArgumentError('jobId', 'a repeating job takes its id from repeat.key');
     const id = repeat.key ?? `${name}:${repeat.pattern ?? String(repeat.every)}`;
     const { repeat: _repeat, ...rest } = opts;
-    const envelope = makeEnvelope(name, data, rest);
-    await queue.upsertScheduler(id, schedulerCadence(repeat), envelope, schedulerOptions(repeat));
+    const envelope: Envelope = { ...makeEnvelope(name, data, rest), r: id };
+    await this.#applyKeep(queue, rest);
+    await queue.upsertScheduler(keyOfJobId(id), schedulerCadence(repeat), envelope, schedulerOptions(repeat));
     return new Job(queue, `repeat:${id}`, { ...envelope, i: `repeat:${id}` });
   }
 

@@ -3,7 +3,7 @@ import { InvalidArgumentError, strictOptions } from '@echo/protocol';
 import { Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import { openEnvelope, type Envelope } from './envelope.js';
-import { DelayedError, NotSupportedError, RateLimitError, WaitingChildrenError } from './errors.js';
+import { DelayedError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from './errors.js';
 import { Job, type JobProgress } from './job.js';
 import { keepBound, type KeepJobs } from './job-options.js';
 
@@ -45,15 +45,15 @@ export interface WorkerOptions {
 
 /** The worker's events and their arguments, as BullMQ emits them. */
 export interface WorkerListener<D = unknown, R = unknown, N extends string = string> {
-  active: (job: Job<D, R, N>, prev: string) => void;
-  completed: (job: Job<D, R, N>, result: R, prev: string) => void;
-  failed: (job: Job<D, R, N> | undefined, error: Error, prev: string) => void;
-  progress: (job: Job<D, R, N>, progress: JobProgress) => void;
-  drained: () => void;
-  error: (failedReason: Error) => void;
-  stalled: (jobId: string, prev: string) => void;
-  closed: () => void;
-  ready: () => void;
+  active(job: Job<D, R, N>, prev: string): void;
+  completed(job: Job<D, R, N>, result: R, prev: string): void;
+  failed(job: Job<D, R, N> | undefined, error: Error, prev: string): void;
+  progress(job: Job<D, R, N>, progress: JobProgress): void;
+  drained(): void;
+  error(failedReason: Error): void;
+  stalled(jobId: string, prev: string): void;
+  closed(): void;
+  ready(): void;
 }
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
@@ -254,8 +254,28 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
         await context.moveToDelayed({ delayMs: Math.max(this.#rateLimitMs, 0) });
         return undefined;
       }
+      if (claimed.maxAttempts === undefined && !(error instanceof UnrecoverableError)) return this.#retryFromEnvelope(claimed, context, job, error);
       throw error;
     }
+  }
+
+  /**
+   * A job made by a scheduler or a flow has no attempts in its row (those admissions take none), so
+   * the worker would fail it at once; its own `attempts` travel in the envelope, and this retries it
+   * by parking it for the backoff, the way the queue's retry would.
+   */
+  async #retryFromEnvelope(claimed: ClaimedJob<Envelope>, context: JobContext, job: Job<DataType, ResultType, NameType>, error: unknown): Promise<undefined> {
+    const attempts = openEnvelope(claimed.payload).o?.attempts ?? 1;
+    if (claimed.attempts >= attempts) throw error;
+    const delayMs = this.#backoff(claimed.attempts, error, claimed, this.opts.settings?.backoffStrategy);
+    await context.moveToDelayed({ delayMs });
+    this.#running.delete(claimed.id);
+    const err = error instanceof Error ? error : new Error(String(error));
+    job.failedReason = err.message;
+    if (err.stack !== undefined) job.stacktrace.push(err.stack);
+    job.attemptsMade = claimed.attempts;
+    this.emit('failed', job, err, 'active');
+    return undefined;
   }
 
   #wire(worker: EchoWorker<Envelope>): void {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Job, Queue, UnrecoverableError, Worker } from '../src/index.js';
+import type { Job} from '../src/index.js';
+import { Queue, UnrecoverableError, Worker } from '../src/index.js';
 import { closing, nextEvent, queueName, redisConnection } from './setup.js';
 
 const connection = await redisConnection();

@@ -32,6 +32,6 @@ export function nextEvent<A extends unknown[]>(emitter: { once(event: string, li
     emitter.once(event, ((...args: A) => {
       clearTimeout(timer);
       resolve(args);
-    }) as (...args: never[]) => void);
+    }) as unknown as (...args: never[]) => void);
   });
 }
