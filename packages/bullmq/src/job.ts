@@ -1,4 +1,4 @@
-import { JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
+import { decodeResult, JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
 import { NotSupportedError } from './errors.js';
 import type { JobsOptions } from './job-options.js';
@@ -217,9 +217,12 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return this.#hooks.context.moveToWaitingChildren();
   }
 
-  /** The children's results, keyed by child. */
-  getChildrenValues(): Promise<Record<string, string>> {
-    return this.#queue.childrenValues(this.#echoId);
+  /** The children's return values, decoded, keyed by child (`<queue>:<Echo id>`). */
+  async getChildrenValues<CT = unknown>(): Promise<Record<string, CT>> {
+    const raw = this.#hooks ? await this.#hooks.context.childrenValues() : await this.#queue.childrenValues(this.#echoId);
+    const out: Record<string, CT> = {};
+    for (const [key, text] of Object.entries(raw)) out[key] = decodeResult(text) as CT;
+    return out;
   }
 
   /**
