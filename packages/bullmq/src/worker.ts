@@ -243,7 +243,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     this.#running.set(claimed.id, job);
     this.emit('active', job, 'waiting');
     try {
-      return await this.#processor(job, job.token, context.signal);
+      // The abort signal is made on first read; a processor that takes no third argument never pays for it.
+      return await (this.#processor.length > 2 ? this.#processor(job, job.token, context.signal) : this.#processor(job, job.token));
     } catch (error) {
       if (error instanceof DelayedError || error instanceof WaitingChildrenError) {
         this.#running.delete(claimed.id);
