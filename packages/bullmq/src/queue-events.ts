@@ -15,17 +15,29 @@ export interface QueueEventsOptions {
 
 /** The events and their payloads, as BullMQ documents them; the second argument is the event's id. */
 export interface QueueEventsListener {
+  /** A worker took the job. */
   active(args: { jobId: string; prev?: string }, id: string): void;
+  /** The job waits for a worker. */
   waiting(args: { jobId: string; prev?: string }, id: string): void;
+  /** The job waits until `delay` (epoch ms). */
   delayed(args: { jobId: string; delay: number }, id: string): void;
+  /** The job reported progress. */
   progress(args: { jobId: string; data: unknown }, id: string): void;
+  /** The job completed with `returnvalue`. */
   completed(args: { jobId: string; returnvalue: unknown; prev?: string }, id: string): void;
+  /** The job failed for good with `failedReason`. */
   failed(args: { jobId: string; failedReason: string; prev?: string }, id: string): void;
+  /** The job was removed. */
   removed(args: { jobId: string; prev: string }, id: string): void;
+  /** The job's lock lapsed and it was taken back. */
   stalled(args: { jobId: string }, id: string): void;
+  /** An add was dropped: `deduplicatedJobId` was refused, `jobId` holds `deduplicationId`. */
   deduplicated(args: { jobId: string; deduplicationId: string; deduplicatedJobId: string }, id: string): void;
+  /** The last waiting job was taken. */
   drained(id: string): void;
+  /** The listener failed. */
   error(error: Error): void;
+  /** The listener closed. */
   closed(): void;
 }
 
@@ -98,14 +110,17 @@ export class QueueEvents extends EventEmitter {
     this.emit('closed');
   }
 
+  /** Listens to `event`, with BullMQ's arguments. */
   override on<K extends keyof QueueEventsListener>(event: K, listener: QueueEventsListener[K]): this {
     return super.on(event, listener);
   }
 
+  /** Listens to the next `event`. */
   override once<K extends keyof QueueEventsListener>(event: K, listener: QueueEventsListener[K]): this {
     return super.once(event, listener);
   }
 
+  /** Stops listening. */
   override off<K extends keyof QueueEventsListener>(event: K, listener: QueueEventsListener[K]): this {
     return super.off(event, listener);
   }

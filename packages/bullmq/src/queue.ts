@@ -86,11 +86,6 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await this.#ready;
   }
 
-  /** @internal The Echo queue underneath. */
-  echo(): Promise<EchoQueue<Envelope>> {
-    return this.#ready;
-  }
-
   /** Adds a job; with `repeat`, upserts a job scheduler instead. A known `jobId` returns the existing job. */
   async add(name: NameType, data: DataType, opts: JobsOptions = {}): Promise<Job<DataType, ResultType, NameType>> {
     const merged = { ...this.defaultJobOptions, ...opts };
@@ -196,15 +191,25 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return this.getJobCountByTypes('waiting', 'delayed');
   }
 
+  /** Waiting jobs without priority. */
   getWaiting(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> { return this.getJobs(['waiting'], start, end); }
+  /** Running jobs. */
   getActive(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> { return this.getJobs(['active'], start, end); }
+  /** Jobs waiting on a time (delayed, or backing off before a retry). */
   getDelayed(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> { return this.getJobs(['delayed'], start, end); }
+  /** Kept completed jobs, newest first. */
   getCompleted(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> { return this.getJobs(['completed'], start, end); }
+  /** Failed jobs, newest first. */
   getFailed(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> { return this.getJobs(['failed'], start, end); }
+  /** How many jobs wait (with or without priority). */
   getWaitingCount(): Promise<number> { return this.getJobCountByTypes('waiting'); }
+  /** How many jobs run. */
   getActiveCount(): Promise<number> { return this.getJobCountByTypes('active'); }
+  /** How many jobs wait on a time. */
   getDelayedCount(): Promise<number> { return this.getJobCountByTypes('delayed'); }
+  /** How many completed jobs are kept. */
   getCompletedCount(): Promise<number> { return this.getJobCountByTypes('completed'); }
+  /** How many jobs failed for good. */
   getFailedCount(): Promise<number> { return this.getJobCountByTypes('failed'); }
 
   /** Stops every worker of the queue from taking jobs. */

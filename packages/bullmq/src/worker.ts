@@ -45,14 +45,23 @@ export interface WorkerOptions {
 
 /** The worker's events and their arguments, as BullMQ emits them. */
 export interface WorkerListener<D = unknown, R = unknown, N extends string = string> {
+  /** The worker took the job. */
   active(job: Job<D, R, N>, prev: string): void;
+  /** The job completed with `result`. */
   completed(job: Job<D, R, N>, result: R, prev: string): void;
+  /** An attempt failed (the job may retry); `job` is undefined when it could not be read. */
   failed(job: Job<D, R, N> | undefined, error: Error, prev: string): void;
+  /** The running job reported progress. */
   progress(job: Job<D, R, N>, progress: JobProgress): void;
+  /** The queue has no waiting job left. */
   drained(): void;
+  /** The worker hit an error it survives (or the one that stopped it). */
   error(failedReason: Error): void;
+  /** A job's lock lapsed and it was taken back. */
   stalled(jobId: string, prev: string): void;
+  /** The worker closed. */
   closed(): void;
+  /** The worker is connected. */
   ready(): void;
 }
 
@@ -182,14 +191,17 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     return this.#closing;
   }
 
+  /** Listens to `event`, with BullMQ's arguments. */
   override on<K extends keyof WorkerListener<DataType, ResultType, NameType>>(event: K, listener: WorkerListener<DataType, ResultType, NameType>[K]): this {
     return super.on(event, listener);
   }
 
+  /** Listens to the next `event`. */
   override once<K extends keyof WorkerListener<DataType, ResultType, NameType>>(event: K, listener: WorkerListener<DataType, ResultType, NameType>[K]): this {
     return super.once(event, listener);
   }
 
+  /** Stops listening. */
   override off<K extends keyof WorkerListener<DataType, ResultType, NameType>>(event: K, listener: WorkerListener<DataType, ResultType, NameType>[K]): this {
     return super.off(event, listener);
   }
