@@ -1,11 +1,33 @@
-import { uniqueName, useRedis } from '@echo/testkit';
-import { afterEach } from 'vitest';
+import { Connection } from '@echo/protocol';
+import { startCluster, uniqueName, useRedis, type RedisCluster } from '@echo/testkit';
+import { afterAll, afterEach } from 'vitest';
 
-/** BullMQ's `connection` for the shared test server: `{ host, port }`, as a BullMQ app writes it. */
+/** `ECHO_BULLMQ_CLUSTER=1` runs a guide file on a 3-master cluster (`pnpm test:cluster`). */
+const ON_CLUSTER = process.env.ECHO_BULLMQ_CLUSTER === '1';
+let cluster: RedisCluster | undefined;
+let shared: Connection | undefined;
+afterAll(async () => {
+  await shared?.close();
+  await cluster?.stop();
+});
+
+/**
+ * BullMQ's `connection` for the shared test server: `{ host, port }`, as a BullMQ app writes it;
+ * on a cluster, an Echo `Connection` to it (how an app reaches a cluster through this package).
+ */
 export async function redisConnection(): Promise<{ host: string; port: number }> {
+  if (ON_CLUSTER) {
+    cluster ??= await startCluster({ masters: 3 });
+    shared ??= await Connection.connect({ cluster: cluster.seeds });
+    // The guide files spread `connection` as BullMQ's options type; a Connection stands in for it.
+    return shared as unknown as { host: string; port: number };
+  }
   const { host, port } = await useRedis();
   return { host, port };
 }
+
+/** Whether this run is on a cluster (files that read the server's keyspace skip then). */
+export const onCluster = ON_CLUSTER;
 
 /** A queue name of its own for each test. */
 export function queueName(prefix = 'bq'): string {
