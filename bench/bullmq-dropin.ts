@@ -102,11 +102,11 @@ async function main(): Promise<void> {
     const rounds: Record<System, Phase[]> = { BullMQ: [], '@echo/bullmq': [], 'Echo native': [] };
     // A warm-up round of each, not counted: script loading and JIT.
     await bullRound(bull as unknown as BullLike, admin, connection, 'BullMQ');
-    await bullRound(dropin as unknown as BullLike, admin, { host: target.host, port: target.port }, '@echo/bullmq');
+    await bullRound(dropin, admin, { host: target.host, port: target.port }, '@echo/bullmq');
     await nativeRound(admin, target);
     for (let r = 1; r <= ROUNDS; r++) {
       rounds.BullMQ.push(await bullRound(bull as unknown as BullLike, admin, connection, 'BullMQ'));
-      rounds['@echo/bullmq'].push(await bullRound(dropin as unknown as BullLike, admin, { host: target.host, port: target.port }, '@echo/bullmq'));
+      rounds['@echo/bullmq'].push(await bullRound(dropin, admin, { host: target.host, port: target.port }, '@echo/bullmq'));
       rounds['Echo native'].push(await nativeRound(admin, target));
       progress(`round ${String(r)}/${String(ROUNDS)}: ${(Object.keys(rounds) as System[]).map((s) => `${s} ${fmt(perSecond(rounds[s][r - 1]!))}/s`).join(', ')}`);
     }

@@ -3,10 +3,15 @@ import type { BackoffOptions } from './job-options.js';
 
 /** The job options a job carries with it, as BullMQ shows them on `job.opts`. */
 export interface StoredOptions {
+  /** The id the application gave. */
   readonly jobId?: string;
+  /** The delay it was added with, ms. */
   readonly delay?: number;
+  /** Its priority (1 first; absent: before every prioritized job). */
   readonly priority?: number;
+  /** Attempts before it fails for good. */
   readonly attempts?: number;
+  /** The delay between attempts. */
   readonly backoff?: number | BackoffOptions;
 }
 
