@@ -18,3 +18,24 @@ export function keyOfJobId(id: string): string {
   if (encoded.length <= 255) return encoded;
   return HASHED + createHash('sha256').update(id, 'utf8').digest('hex');
 }
+
+/** How many Echo-id → job-id pairs this process remembers for its event listeners. */
+const REMEMBERED = 10_000;
+const seen = new Map<string, string>();
+
+/**
+ * Remembers that the job Echo calls `echoId` is `jobId` to the application, so a `QueueEvents` in
+ * this process names it right even after its row is gone (a completed job is deleted by default).
+ */
+export function rememberJobId(echoId: string, jobId: string): void {
+  if (seen.size >= REMEMBERED) {
+    const oldest = seen.keys().next();
+    if (oldest.done !== true) seen.delete(oldest.value);
+  }
+  seen.set(echoId, jobId);
+}
+
+/** The application's id of a job this process added or ran with a custom id, if it remembers one. */
+export function rememberedJobId(echoId: string): string | undefined {
+  return seen.get(echoId);
+}

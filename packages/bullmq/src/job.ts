@@ -1,6 +1,7 @@
 import { decodeResult, JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
 import { NotSupportedError } from './errors.js';
+import { rememberJobId } from './ids.js';
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
 import type { QueueEvents } from './queue-events.js';
@@ -63,6 +64,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.#echoId = echoId;
     this.#hooks = hooks;
     this.id = envelope.i ?? echoId;
+    if (envelope.i !== undefined) rememberJobId(echoId, envelope.i);
     this.name = envelope.n as NameType;
     this.data = envelope.d as DataType;
     this.opts = envelope.o ?? {};

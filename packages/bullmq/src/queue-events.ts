@@ -4,6 +4,7 @@ import { progressValue, Queue as EchoQueue, resultValue, type QueueEvents as Ech
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
 import { NotSupportedError } from './errors.js';
+import { rememberedJobId } from './ids.js';
 
 /** `new QueueEvents(name, opts)`'s options. */
 export interface QueueEventsOptions {
@@ -55,8 +56,9 @@ const CHATTY = new Set<string>(['waiting', 'active', 'drained']);
 
 /**
  * BullMQ's `QueueEvents`: the queue's lifecycle events, with BullMQ's names and payloads. `jobId`
- * is the application's id (read from the job's row when first seen, so a job deleted on completion
- * before any other event of it was seen reports Echo's id). Listening to `waiting`, `active` or
+ * is the application's id (remembered from what this process added or ran, else read from the
+ * job's row when first seen; a job from elsewhere deleted on completion before any other event of
+ * it was seen reports Echo's id). Listening to `waiting`, `active` or
  * `drained` turns those events on for the queue: Echo publishes them only on request.
  */
 export class QueueEvents extends EventEmitter {
@@ -181,7 +183,7 @@ export class QueueEvents extends EventEmitter {
   }
 
   async #jobId(queue: EchoQueue<Envelope>, echoId: string): Promise<string> {
-    const known = this.#ids.get(echoId);
+    const known = this.#ids.get(echoId) ?? rememberedJobId(echoId);
     if (known !== undefined) return known;
     const record = await queue.getJob(echoId).catch(() => undefined);
     const payload = record?.payload;

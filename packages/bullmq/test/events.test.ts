@@ -49,3 +49,15 @@ describe('guide: events', () => {
     expect((await removed)[0].jobId).toBe(job.id);
   });
 });
+
+describe('QueueEvents ids', () => {
+  it('completed names a custom id even when the job row was deleted before any other event reached the listener', async () => {
+    const name = queueName();
+    const queueEvents = closing(new QueueEvents(name, { connection }));
+    const completed = nextEvent<[{ jobId: string }]>(queueEvents, 'completed');
+    await queueEvents.waitUntilReady();
+    await closing(new Queue(name, { connection })).add('paint', {}, { jobId: 'only-completed-heard' });
+    closing(new Worker(name, async () => 'ok', { connection }));
+    expect((await completed)[0].jobId).toBe('only-completed-heard');
+  });
+});
