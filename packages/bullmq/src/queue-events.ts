@@ -133,7 +133,7 @@ export class QueueEvents extends EventEmitter {
   }
 
   async #translate(event: LifecycleEvent): Promise<void> {
-    if (this.listenerCount(event.event) === 0) return;
+    if (this.listenerCount(event.event) === 0 && !(event.event === 'stalled' && this.listenerCount('failed') > 0)) return;
     const id = `${String(Date.now())}-${String(this.#seq++)}`;
     if (event.event === 'drained') {
       this.emit('drained', id);
@@ -173,6 +173,8 @@ export class QueueEvents extends EventEmitter {
         return;
       case 'stalled':
         this.emit('stalled', { jobId }, id);
+        // A job that stalled past its limit fails for good, and BullMQ reports that as `failed` too.
+        if (f.outcome === 'dead') this.emit('failed', { jobId, failedReason: 'job stalled more than allowable limit', prev: 'active' }, id);
         return;
       case 'deduplicated':
         this.emit('deduplicated', { jobId, deduplicationId: f.dedup ?? '', deduplicatedJobId: f.refused ?? '' }, id);
