@@ -21,6 +21,8 @@ const conformance = { group: ['@echo/conformance', '@echo/conformance/*'], messa
 /** The operator tools sit on top too: the CLI serves the dashboard (`emq dashboard`), and nothing imports the CLI. */
 const cli = { group: ['@echo/cli', '@echo/cli/*'], message: '@echo/cli is a tool on top of the graph; nothing imports it.' };
 const dashboard = { group: ['@echo/dashboard', '@echo/dashboard/*'], message: '@echo/dashboard is a tool on top of the graph; only @echo/cli imports it.' };
+/** The BullMQ face sits on top of the queue: an application (or the bench) imports it, no package does. */
+const bullmq = { group: ['@echo/bullmq', '@echo/bullmq/*'], message: '@echo/bullmq is a face on top of the queue; no package imports it.' };
 
 /** The pillars reach Redis through the protocol's `Connection` only; their tests may still drive ioredis. */
 const noDriver = {
@@ -38,7 +40,7 @@ const graph = (forbidden, why, paths = [], extra = [], tops = [cli, dashboard]) 
     'error',
     {
       paths,
-      patterns: [deepImports, conformance, ...tops, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why })), ...extra],
+      patterns: [deepImports, conformance, bullmq, ...tops, ...forbidden.map((name) => ({ group: [name, `${name}/*`], message: why })), ...extra],
     },
   ],
 });
@@ -113,6 +115,14 @@ export default tseslint.config(
     rules: { ...graph(['@echo/queue', '@echo/bus'], 'A pillar depends on @echo/protocol only; the cache reads no other pillar (its coherence log is its own).', thinPillar, [noDriver]), ...pillarSyntax },
   },
   {
+    files: ['packages/bullmq/**/*.ts'],
+    rules: graph(['@echo/bus', '@echo/cache'], '@echo/bullmq is a reading of the queue: it imports @echo/queue and @echo/protocol, and nothing imports it.'),
+  },
+  {
+    files: ['packages/bullmq/src/**/*.ts'],
+    rules: graph(['@echo/bus', '@echo/cache', '@echo/testkit'], '@echo/bullmq is a reading of the queue: it imports @echo/queue and @echo/protocol, and nothing imports it.', thinPillar, [noDriver]),
+  },
+  {
     files: ['packages/conformance/**/*.ts'],
     rules: graph(['@echo/cache'], '@echo/conformance judges the queue and the bus; it reads protocol, queue, bus and the testkit, never the cache.'),
   },
@@ -146,6 +156,11 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
+  },
+  {
+    // BullMQ's guides write processors as async functions that may not await; the tests keep them unchanged.
+    files: ['packages/bullmq/test/**/*.ts'],
+    rules: { '@typescript-eslint/require-await': 'off' },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Extractor, ExtractorConfig, ExtractorLogLevel, type ExtractorMessage } from '@microsoft/api-extractor';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const PACKAGES = ['protocol', 'queue', 'bus', 'cache', 'testkit', 'conformance', 'cli', 'dashboard', 'otel'] as const;
+const PACKAGES = ['protocol', 'queue', 'bus', 'cache', 'testkit', 'conformance', 'cli', 'dashboard', 'otel', 'bullmq'] as const;
 
 interface Entry {
   readonly pkg: string;

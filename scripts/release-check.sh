@@ -22,7 +22,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 started=$(date +%s)
 
-PACKAGES=(protocol queue bus cache testkit conformance cli dashboard otel)
+PACKAGES=(protocol queue bus cache testkit conformance cli dashboard otel bullmq)
 PILLARS=(queue bus cache)
 bin="$root/node_modules/.bin"
 work="$(mktemp -d "${TMPDIR:-/tmp}/echo-release-XXXXXX")"
@@ -194,6 +194,11 @@ dir="$work/apps/npm-dashboard"
 make_app "$dir" dashboard.ts
 install "$dir" npm install --no-package-lock "$(tgz protocol)" "$(tgz queue)" "$(tgz dashboard)" &
 apps+=("$dir"); pids+=($!)
+# The BullMQ face alone, with the queue and the protocol under it.
+dir="$work/apps/npm-bullmq"
+make_app "$dir" bullmq.ts
+install "$dir" npm install --no-package-lock "$(tgz protocol)" "$(tgz queue)" "$(tgz bullmq)" &
+apps+=("$dir"); pids+=($!)
 cli_deps=(protocol queue dashboard)
 dir="$work/apps/npm-cli"
 mkdir -p "$dir"
@@ -228,6 +233,8 @@ for pillar in "${PILLARS[@]}"; do
   try_app "$work/apps/npm-$pillar" "npm  @echo/$pillar"
   try_app "$work/apps/pnpm-$pillar" "pnpm @echo/$pillar"
 done
+
+try_app "$work/apps/npm-bullmq" "npm  @echo/bullmq"
 
 # 4. The tools. The dashboard: serve and load it, bundled and not, and require() it. Its types are
 # checked under both resolutions with every other entry point in step 5.

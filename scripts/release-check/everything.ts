@@ -2,6 +2,7 @@
  * Every published entry point, imported together: the release check typechecks this under
  * `nodenext` and `bundler` in an app that installed every tarball at once.
  */
+import * as bullmq from '@echo/bullmq';
 import * as bus from '@echo/bus';
 import * as cache from '@echo/cache';
 import * as cli from '@echo/cli';
@@ -13,5 +14,5 @@ import * as queue from '@echo/queue';
 import * as queueInternal from '@echo/queue/internal';
 import * as testkit from '@echo/testkit';
 
-const entryPoints: readonly object[] = [bus, cache, cli, conformance, dashboard, otel, protocol, queue, queueInternal, testkit];
+const entryPoints: readonly object[] = [bullmq, bus, cache, cli, conformance, dashboard, otel, protocol, queue, queueInternal, testkit];
 console.log(entryPoints.length);

@@ -1,0 +1,43 @@
+import { CodecError } from '@echo/protocol';
+import type { BackoffOptions } from './job-options.js';
+
+/** The job options a job carries with it, as BullMQ shows them on `job.opts`. */
+export interface StoredOptions {
+  /** The id the application gave. */
+  readonly jobId?: string;
+  /** The delay it was added with, ms. */
+  readonly delay?: number;
+  /** Its priority (1 first; absent: before every prioritized job). */
+  readonly priority?: number;
+  /** Attempts before it fails for good. */
+  readonly attempts?: number;
+  /** The delay between attempts. */
+  readonly backoff?: number | BackoffOptions;
+}
+
+/**
+ * The payload as stored: BullMQ's name, data, id and options travel with the job, because Echo's
+ * row has no place for an id outside its own alphabet, and a flow child has no name field.
+ */
+export interface Envelope {
+  /** The job's name. */
+  readonly n: string;
+  /** The job's data. */
+  readonly d: unknown;
+  /** The id the application gave (`jobId`); absent when Echo minted it. */
+  readonly i?: string;
+  /** When the job was created, epoch ms (BullMQ's `timestamp`). */
+  readonly t: number;
+  /** The job scheduler that makes it, as the application named it. */
+  readonly r?: string;
+  /** The options worth keeping (attempts, backoff, delay, priority, jobId). */
+  readonly o?: StoredOptions;
+}
+
+/** Reads an envelope back; a payload some other producer wrote is refused, not guessed at. */
+export function openEnvelope(payload: unknown): Envelope {
+  if (typeof payload !== 'object' || payload === null || !('n' in payload) || !('t' in payload)) {
+    throw new CodecError('the payload is not a @echo/bullmq job (written by another producer?)');
+  }
+  return payload as Envelope;
+}

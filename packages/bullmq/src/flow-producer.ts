@@ -1,0 +1,144 @@
+import { EventEmitter } from 'node:events';
+import { Connection, InvalidArgumentError, strictOptions } from '@echo/protocol';
+import { Queue as EchoQueue, type FlowChild, type FlowResult } from '@echo/queue';
+import { echoConnection, type ConnectionOptions } from './connection.js';
+import type { Envelope } from './envelope.js';
+import { NotSupportedError } from './errors.js';
+import { Job } from './job.js';
+import { checkOptions, type JobsOptions } from './job-options.js';
+import { makeEnvelope } from './queue.js';
+
+/** One node of a flow: a job in `queueName`, done after its `children`. */
+export interface FlowJob {
+  /** The job's name. */
+  readonly name: string;
+  /** The queue it goes to. */
+  readonly queueName: string;
+  /** The job's data. */
+  readonly data?: unknown;
+  /** Its options; on a child, `failParentOnFailure` and `ignoreDependencyOnFailure` too. */
+  readonly opts?: JobsOptions;
+  /** Jobs that must finish first. */
+  readonly children?: readonly FlowJob[];
+}
+
+/** A flow as added: each node's job and its children's nodes. */
+export interface JobNode {
+  /** The node's job. */
+  readonly job: Job;
+  /** Its children, when it has any. */
+  readonly children?: JobNode[];
+}
+
+/** `new FlowProducer(opts)`'s options. */
+export interface FlowProducerOptions {
+  /** Where Redis is: `{ host, port }`, or an Echo `Connection` to share. */
+  readonly connection?: ConnectionOptions;
+}
+
+const checkProducerOptions = strictOptions('FlowProducer options', { known: ['connection'], hints: { prefix: "Echo's keys are emq:{name}:…, with no prefix" } });
+const checkFlowJob = strictOptions('flow job', { known: ['name', 'queueName', 'data', 'opts', 'children'], hints: { prefix: "Echo's keys are emq:{name}:…, with no prefix" } });
+
+/** Options a flow node may carry: the rest of the job options are not in Echo's flow admission. */
+const FLOW_OPTIONS = new Set(['backoff', 'failParentOnFailure', 'ignoreDependencyOnFailure']);
+
+/**
+ * BullMQ's `FlowProducer`: adds a parent and its children (across queues) in one step; the parent
+ * runs when every child completed. A child with `failParentOnFailure` fails its parent when it fails
+ * for good; one with `ignoreDependencyOnFailure` lets the parent run anyway.
+ */
+export class FlowProducer extends EventEmitter {
+  readonly #connection: Promise<{ connection: Connection; owned: boolean }>;
+  readonly #queues = new Map<string, EchoQueue<Envelope>>();
+
+  constructor(opts: FlowProducerOptions = {}) {
+    super();
+    checkProducerOptions(opts);
+    const target = echoConnection(opts.connection);
+    this.#connection = 'connection' in target ? Promise.resolve({ connection: target.connection, owned: false }) : Connection.connect(target.connect).then((connection) => ({ connection, owned: true }));
+    this.#connection.catch((error: unknown) => {
+      if (this.listenerCount('error') > 0) this.emit('error', error);
+    });
+  }
+
+  /** Adds one flow; answers its tree of jobs. */
+  async add(flow: FlowJob): Promise<JobNode> {
+    check(flow, false);
+    const queue = await this.#queue(flow.queueName);
+    const children = (flow.children ?? []).map((child) => this.#child(child));
+    if (children.length === 0) throw new InvalidArgumentError('flow.children', 'a flow needs at least one child; add a lone job with Queue.add');
+    const parent = makeEnvelope(flow.name, flow.data, flow.opts ?? {});
+    const result = await queue.addFlow({ parent: { payload: parent }, children: children.map((c) => c.spec) });
+    return this.#node(flow, parent, result, children.map((c) => c.envelopes));
+  }
+
+  /** Adds several flows; answers their trees. */
+  async addBulk(flows: readonly FlowJob[]): Promise<JobNode[]> {
+    const out: JobNode[] = [];
+    for (const flow of flows) out.push(await this.add(flow));
+    return out;
+  }
+
+  /** Closes the connection it opened. */
+  async close(): Promise<void> {
+    const { connection, owned } = await this.#connection;
+    if (owned) await connection.close();
+  }
+
+  #child(flow: FlowJob): { spec: FlowChild<Envelope>; envelopes: Tree } {
+    check(flow, true);
+    const opts = flow.opts ?? {};
+    const kids = (flow.children ?? []).map((child) => this.#child(child));
+    const payload = makeEnvelope(flow.name, flow.data, opts);
+    return {
+      spec: {
+        payload,
+        queue: flow.queueName,
+        ...(kids.length === 0 ? {} : { children: kids.map((k) => k.spec) }),
+        ...(opts.failParentOnFailure === undefined ? {} : { failParentOnFailure: opts.failParentOnFailure }),
+        ...(opts.ignoreDependencyOnFailure === undefined ? {} : { ignoreDependencyOnFailure: opts.ignoreDependencyOnFailure }),
+      },
+      envelopes: { envelope: payload, flow, children: kids.map((k) => k.envelopes) },
+    };
+  }
+
+  async #node(flow: FlowJob, envelope: Envelope, result: FlowResult, children: readonly Tree[]): Promise<JobNode> {
+    const queue = await this.#queue(flow.queueName);
+    const nodes: JobNode[] = [];
+    for (const [i, child] of result.children.entries()) {
+      const tree = children[i];
+      if (tree) nodes.push(await this.#node(tree.flow, tree.envelope, child, tree.children));
+    }
+    const job = new Job(queue, result.id, envelope);
+    return nodes.length === 0 ? { job } : { job, children: nodes };
+  }
+
+  async #queue(name: string): Promise<EchoQueue<Envelope>> {
+    const known = this.#queues.get(name);
+    if (known) return known;
+    const { connection } = await this.#connection;
+    const queue = await EchoQueue.open<Envelope>(name, { connection });
+    this.#queues.set(name, queue);
+    return queue;
+  }
+}
+
+interface Tree {
+  readonly envelope: Envelope;
+  readonly flow: FlowJob;
+  readonly children: readonly Tree[];
+}
+
+function check(flow: FlowJob, child: boolean): void {
+  checkFlowJob(flow);
+  const opts = flow.opts ?? {};
+  checkOptions(opts, true);
+  for (const key of Object.keys(opts)) {
+    if (!FLOW_OPTIONS.has(key) && (opts as Record<string, unknown>)[key] !== undefined) {
+      throw new NotSupportedError(`flow job option ${key}`, "Echo's flow admission takes a child's failure policy and backoff; other options are set per queue or by Queue.add");
+    }
+  }
+  if (!child && (opts.failParentOnFailure !== undefined || opts.ignoreDependencyOnFailure !== undefined)) {
+    throw new InvalidArgumentError('flow.opts', 'failParentOnFailure and ignoreDependencyOnFailure apply to children');
+  }
+}

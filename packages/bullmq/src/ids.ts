@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+
+/** What Echo's business keys admit: 1-255 characters of `A-Z a-z 0-9 . _ -`. */
+const KEY_SAFE = /^[A-Za-z0-9._-]{1,255}$/;
+/** Marks a key that is an encoding, so a plain id that happens to look like one never collides. */
+const ENCODED = 'x-';
+const HASHED = 'h-';
+
+/**
+ * The Echo business key that stands for a BullMQ job id. BullMQ ids are any string; Echo's keys are
+ * a narrow alphabet, so an id outside it (or one starting with the markers) is carried as base64url,
+ * and one too long for that as its SHA-256. The app never sees the key: the job's own id rides in
+ * the payload envelope.
+ */
+export function keyOfJobId(id: string): string {
+  if (KEY_SAFE.test(id) && !id.startsWith(ENCODED) && !id.startsWith(HASHED)) return id;
+  const encoded = ENCODED + Buffer.from(id, 'utf8').toString('base64url');
+  if (encoded.length <= 255) return encoded;
+  return HASHED + createHash('sha256').update(id, 'utf8').digest('hex');
+}
+
+/** How many Echo-id → job-id pairs this process remembers for its event listeners. */
+const REMEMBERED = 10_000;
+const seen = new Map<string, string>();
+
+/**
+ * Remembers that the job Echo calls `echoId` is `jobId` to the application, so a `QueueEvents` in
+ * this process names it right even after its row is gone (a completed job is deleted by default).
+ */
+export function rememberJobId(echoId: string, jobId: string): void {
+  if (seen.size >= REMEMBERED) {
+    const oldest = seen.keys().next();
+    if (oldest.done !== true) seen.delete(oldest.value);
+  }
+  seen.set(echoId, jobId);
+}
+
+/** The application's id of a job this process added or ran with a custom id, if it remembers one. */
+export function rememberedJobId(echoId: string): string | undefined {
+  return seen.get(echoId);
+}

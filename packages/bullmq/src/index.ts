@@ -1,0 +1,16 @@
+/**
+ * `@echo/bullmq`: BullMQ's public API over Echo's queue, so a BullMQ application switches by
+ * changing one import. What Echo cannot honour yet throws {@link NotSupportedError}, naming the
+ * option or method; nothing is silently ignored.
+ *
+ * @packageDocumentation
+ */
+export { Queue, type JobSchedulerJson, type JobType, type QueueOptions } from './queue.js';
+export { Worker, type BackoffStrategy, type Processor, type WorkerListener, type WorkerOptions } from './worker.js';
+export { Job, type JobProgress, type JobState } from './job.js';
+export { QueueEvents, type QueueEventsListener, type QueueEventsOptions } from './queue-events.js';
+export { FlowProducer, type FlowJob, type FlowProducerOptions, type JobNode } from './flow-producer.js';
+export { DelayedError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from './errors.js';
+export type { ConnectionOptions } from './connection.js';
+export type { StoredOptions } from './envelope.js';
+export type { BackoffOptions, DeduplicationOptions, JobsOptions, KeepJobs, RepeatOptions } from './job-options.js';

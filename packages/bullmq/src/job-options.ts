@@ -1,0 +1,190 @@
+import { InvalidArgumentError, strictOptions } from '@echo/protocol';
+import type { EnqueueOptions, KeepBound } from '@echo/queue';
+import type { StoredOptions } from './envelope.js';
+import { NotSupportedError } from './errors.js';
+import { keyOfJobId } from './ids.js';
+
+/** BullMQ's retry delay: a built-in curve (`fixed`, `exponential`) or a custom type the worker knows. */
+export interface BackoffOptions {
+  /** `fixed`, `exponential`, or a name the worker's `settings.backoffStrategy` reads. */
+  readonly type: string;
+  /** The base delay in ms. */
+  readonly delay?: number;
+  /** Up to this fraction (0 to 1) of the delay is taken off at random. */
+  readonly jitter?: number;
+}
+
+/** BullMQ's retention of finished jobs: all (`false`), none (`true`), the newest `n`, or an age/count bound. */
+export type KeepJobs = boolean | number | { readonly age?: number; readonly count?: number };
+
+/** BullMQ's `repeat` option, kept as a job scheduler. */
+export interface RepeatOptions {
+  /** Every this many ms. */
+  readonly every?: number;
+  /** A cron pattern. */
+  readonly pattern?: string;
+  /** The cron pattern's time zone. */
+  readonly tz?: string;
+  /** At most this many runs. */
+  readonly limit?: number;
+  /** No run before this time. */
+  readonly startDate?: Date | string | number;
+  /** No run after this time. */
+  readonly endDate?: Date | string | number;
+  /** The scheduler's id; default `<name>:<every or pattern>`. */
+  readonly key?: string;
+}
+
+/** BullMQ's simple-mode deduplication: one job per `id` while it lives (or for `ttl` ms). */
+export interface DeduplicationOptions {
+  /** The deduplication id. */
+  readonly id: string;
+  /** Hold the id this many ms, instead of until the job ends. */
+  readonly ttl?: number;
+}
+
+/** The options of `queue.add`, as BullMQ names them. */
+export interface JobsOptions {
+  /** The job's id: any string; a second add with the same id returns the first job. */
+  readonly jobId?: string;
+  /** Wait this many ms before the job may run. */
+  readonly delay?: number;
+  /** 1 (first) to 2,097,152 (last); a job without priority runs before every prioritized one. */
+  readonly priority?: number;
+  /** Attempts before the job fails for good. Default 1. */
+  readonly attempts?: number;
+  /** The delay between attempts. */
+  readonly backoff?: number | BackoffOptions;
+  /** Finished-job retention on success (a queue-wide setting here). */
+  readonly removeOnComplete?: KeepJobs;
+  /** Finished-job retention on failure (a queue-wide setting here). */
+  readonly removeOnFail?: KeepJobs;
+  /** Makes the job repeat: kept as a job scheduler. */
+  readonly repeat?: RepeatOptions;
+  /** Drop the add while a job with this deduplication id lives. */
+  readonly deduplication?: DeduplicationOptions;
+  /** Not supported: Echo claims FIFO within a priority. */
+  readonly lifo?: boolean;
+  /** Not supported: the creation time is the producer's clock. */
+  readonly timestamp?: number;
+  /** Not supported here: add children through `FlowProducer`. */
+  readonly parent?: { readonly id: string; readonly queue: string };
+  /** Not supported: logs are kept by the queue's own bound. */
+  readonly keepLogs?: number;
+  /** Not supported: the whole failure text is kept. */
+  readonly stackTraceLimit?: number;
+  /** Not supported per job: the queue caps payloads (1 MiB). */
+  readonly sizeLimit?: number;
+  /** Flow failure options: read by `FlowProducer` only. */
+  readonly failParentOnFailure?: boolean;
+  /** Flow failure options: read by `FlowProducer` only. */
+  readonly ignoreDependencyOnFailure?: boolean;
+  /** Not supported: see `ignoreDependencyOnFailure`. */
+  readonly removeDependencyOnFailure?: boolean;
+  /** Not supported: see `failParentOnFailure`. */
+  readonly continueParentOnFailure?: boolean;
+}
+
+const UNSUPPORTED: Readonly<Record<string, string>> = {
+  lifo: "Echo claims FIFO within a priority; a LIFO claim is not in the queue's scripts yet",
+  timestamp: 'the creation time is taken when the job is added',
+  keepLogs: "logs are bounded by the queue's own log bound",
+  stackTraceLimit: 'the failure text is kept whole',
+  sizeLimit: 'payloads are capped per queue (1 MiB by default), not per job',
+  removeDependencyOnFailure: 'Echo keeps or fails the parent (failParentOnFailure, ignoreDependencyOnFailure)',
+  continueParentOnFailure: 'Echo keeps or fails the parent (failParentOnFailure, ignoreDependencyOnFailure)',
+  debounce: 'debounce mode is not in the queue yet; deduplication { id, ttl } is',
+  parent: 'add children through FlowProducer.add',
+  telemetry: 'tracing comes through @echo/otel',
+};
+
+const checkJobOptions = strictOptions('job options', {
+  known: [
+    'jobId', 'delay', 'priority', 'attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'repeat', 'deduplication',
+    'failParentOnFailure', 'ignoreDependencyOnFailure', ...Object.keys(UNSUPPORTED),
+  ],
+  hints: { delayMs: 'BullMQ spelling here: delay (ms)', key: 'BullMQ spelling here: jobId', dedupId: 'BullMQ spelling here: deduplication: { id }' },
+});
+const checkBackoff = strictOptions('job options.backoff', { known: ['type', 'delay', 'jitter'] });
+const checkDedup = strictOptions('job options.deduplication', {
+  known: ['id', 'ttl'],
+  hints: { extend: 'debounce mode (extend) is not supported yet', replace: 'debounce mode (replace) is not supported yet' },
+});
+const checkKeep = strictOptions('job options.removeOnComplete', { known: ['age', 'count'] });
+
+/** BullMQ's highest priority number; Echo's own range is the same width, higher first. */
+export const MAX_PRIORITY = 2_097_152;
+
+/** Checks a job's options and refuses what cannot be honoured, before anything is written. */
+export function checkOptions(options: JobsOptions, flowChild = false): void {
+  checkJobOptions(options);
+  for (const name of Object.keys(UNSUPPORTED)) {
+    if ((options as Record<string, unknown>)[name] !== undefined && !(name === 'lifo' && options.lifo === false)) {
+      throw new NotSupportedError(`job option ${name}`, UNSUPPORTED[name] ?? '');
+    }
+  }
+  if (!flowChild && (options.failParentOnFailure !== undefined || options.ignoreDependencyOnFailure !== undefined)) {
+    throw new NotSupportedError('job option failParentOnFailure', 'it applies to flow children: add them through FlowProducer');
+  }
+  if (options.jobId !== undefined && (typeof options.jobId !== 'string' || options.jobId === '')) throw new InvalidArgumentError('jobId', 'must be a non-empty string');
+  if (options.priority !== undefined && (!Number.isSafeInteger(options.priority) || options.priority < 0 || options.priority > MAX_PRIORITY)) {
+    throw new InvalidArgumentError('priority', `must be an integer from 0 to ${String(MAX_PRIORITY)}`);
+  }
+  if (options.delay !== undefined && (!Number.isFinite(options.delay) || options.delay < 0)) throw new InvalidArgumentError('delay', 'must be a number of ms >= 0');
+  if (options.attempts !== undefined && (!Number.isSafeInteger(options.attempts) || options.attempts < 1)) throw new InvalidArgumentError('attempts', 'must be an integer >= 1');
+  if (typeof options.backoff === 'object') {
+    checkBackoff(options.backoff);
+    if (typeof options.backoff.type !== 'string') throw new InvalidArgumentError('backoff.type', 'must be a string');
+    const { jitter } = options.backoff;
+    if (jitter !== undefined && (!Number.isFinite(jitter) || jitter < 0 || jitter > 1)) throw new InvalidArgumentError('backoff.jitter', 'must be a number from 0 to 1');
+  } else if (options.backoff !== undefined && (!Number.isFinite(options.backoff) || options.backoff < 0)) {
+    throw new InvalidArgumentError('backoff', 'must be a number of ms or { type, delay }');
+  }
+  if (options.deduplication !== undefined) checkDedup(options.deduplication);
+  for (const keep of [options.removeOnComplete, options.removeOnFail]) if (typeof keep === 'object') checkKeep(keep);
+}
+
+/** The options that travel with the job (shown on `job.opts`, read by the worker for backoff). */
+export function storedOptions(options: JobsOptions): StoredOptions | undefined {
+  const { jobId, delay, priority, attempts, backoff } = options;
+  if (jobId === undefined && delay === undefined && priority === undefined && attempts === undefined && backoff === undefined) return undefined;
+  return {
+    ...(jobId === undefined ? {} : { jobId }),
+    ...(delay === undefined ? {} : { delay }),
+    ...(priority === undefined ? {} : { priority }),
+    ...(attempts === undefined ? {} : { attempts }),
+    ...(backoff === undefined ? {} : { backoff }),
+  };
+}
+
+/**
+ * Echo's admission options for BullMQ's: `jobId` becomes a business key (so `getJob(jobId)` finds
+ * the job), priority flips to Echo's higher-first order (BullMQ runs 1 before 2, and unprioritized
+ * jobs before both), `delay` is `delayMs`.
+ */
+export function enqueueOptions(options: JobsOptions): EnqueueOptions {
+  const out: { -readonly [K in keyof EnqueueOptions]: EnqueueOptions[K] } = {};
+  if (options.jobId !== undefined) out.key = keyOfJobId(options.jobId);
+  if (options.delay !== undefined && options.delay > 0) out.delayMs = Math.round(options.delay);
+  if (options.priority !== undefined && options.priority > 0) out.priority = -options.priority;
+  if (options.attempts !== undefined) out.attempts = options.attempts;
+  if (options.deduplication !== undefined) {
+    out.dedupId = keyOfJobId(options.deduplication.id);
+    if (options.deduplication.ttl !== undefined) out.dedupTtlMs = options.deduplication.ttl;
+  }
+  if (out.key !== undefined && out.dedupId !== undefined) {
+    throw new NotSupportedError('jobId with deduplication', 'a job id is itself a deduplication key here; use one of them');
+  }
+  return out;
+}
+
+/** Echo's retention bound for BullMQ's `removeOnComplete`/`removeOnFail` (ages are seconds in BullMQ). */
+export function keepBound(keep: KeepJobs): KeepBound {
+  if (keep === true) return { count: 0 };
+  if (keep === false) return { count: Number.POSITIVE_INFINITY };
+  if (typeof keep === 'number') return { count: keep };
+  return {
+    ...(keep.count === undefined ? {} : { count: keep.count }),
+    ...(keep.age === undefined ? {} : { ageMs: keep.age * 1000 }),
+  };
+}

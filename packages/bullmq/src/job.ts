@@ -1,0 +1,269 @@
+import { decodeResult, JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
+import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
+import { NotSupportedError } from './errors.js';
+import { rememberJobId } from './ids.js';
+import type { JobsOptions } from './job-options.js';
+import type { Queue } from './queue.js';
+import type { QueueEvents } from './queue-events.js';
+
+/** A job's state, as BullMQ names them. */
+export type JobState = 'waiting' | 'prioritized' | 'active' | 'delayed' | 'completed' | 'failed' | 'waiting-children' | 'unknown';
+
+/** What a running job needs from its worker: the lease context and the progress hook. */
+export interface RunningHooks {
+  readonly context: JobContext;
+  readonly onProgress: (job: Job, progress: JobProgress) => void;
+}
+
+/** A progress value: a number, or an object. */
+export type JobProgress = number | object | string | boolean;
+
+/**
+ * A job, as BullMQ shows it: `id` is the application's `jobId` when it gave one, Echo's minted id
+ * otherwise. Built by `Queue.add`, `Queue.getJob` and for each job a `Worker` runs.
+ */
+export class Job<DataType = unknown, ReturnType = unknown, NameType extends string = string> {
+  /** The id the application sees. */
+  readonly id: string;
+  /** The job's name. */
+  readonly name: NameType;
+  /** The job's data. */
+  data: DataType;
+  /** The options it was added with (those that travel with it). */
+  readonly opts: StoredOptions;
+  /** When it was created, epoch ms. */
+  readonly timestamp: number;
+  /** The queue's name. */
+  readonly queueName: string;
+  /** The last progress reported. */
+  progress: JobProgress = 0;
+  /** Attempts that ended (failed or completed). */
+  attemptsMade = 0;
+  /** Attempts started. */
+  attemptsStarted = 0;
+  /** The processor's return value, once completed. */
+  returnvalue: ReturnType | undefined = undefined;
+  /** The last failure's message. */
+  failedReason: string | undefined = undefined;
+  /** The failures' stacks, newest last. */
+  stacktrace: string[] = [];
+  /** When the current (or last) attempt started. */
+  processedOn: number | undefined = undefined;
+  /** When the job finished. */
+  finishedOn: number | undefined = undefined;
+  /** The lease token of the running attempt, as BullMQ passes it to the processor. */
+  token: string | undefined = undefined;
+
+  readonly #queue: EchoQueue<Envelope>;
+  readonly #echoId: string;
+  readonly #hooks: RunningHooks | undefined;
+
+  /** @internal */
+  constructor(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, hooks?: RunningHooks) {
+    this.#queue = queue;
+    this.#echoId = echoId;
+    this.#hooks = hooks;
+    this.id = envelope.i ?? echoId;
+    if (envelope.i !== undefined) rememberJobId(echoId, envelope.i);
+    this.name = envelope.n as NameType;
+    this.data = envelope.d as DataType;
+    this.opts = envelope.o ?? {};
+    this.timestamp = envelope.t;
+    this.queueName = queue.name;
+  }
+
+  /** @internal A job read from its row. */
+  static fromRecord<D, R, N extends string>(queue: EchoQueue<Envelope>, record: JobRecord<Envelope>): Job<D, R, N> {
+    const job = new Job<D, R, N>(queue, record.id, openEnvelope(record.payload));
+    job.attemptsMade = record.attempts;
+    job.attemptsStarted = record.attempts;
+    if (record.progress !== undefined) job.progress = parseProgress(record.progress);
+    if (record.lastError !== undefined) {
+      job.failedReason = firstLine(record.lastError);
+      job.stacktrace = [record.lastError];
+    }
+    if (record.state === 'completed') job.returnvalue = record.result as R;
+    job.finishedOn = record.finishedAt;
+    return job;
+  }
+
+  /** @internal A job a worker claimed. */
+  static fromClaim<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, hooks: RunningHooks): Job<D, R, N> {
+    const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload), hooks);
+    job.attemptsStarted = claimed.attempts;
+    job.attemptsMade = claimed.attempts - 1;
+    job.processedOn = Date.now();
+    job.token = `${claimed.id}:${String(claimed.attempts)}`;
+    return job;
+  }
+
+  /** Adds a job to `queue` (the same as `queue.add`). */
+  static create<D, R, N extends string>(queue: Queue<D, R, N>, name: N, data: D, opts?: JobsOptions): Promise<Job<D, R, N>> {
+    return queue.add(name, data, opts);
+  }
+
+  /** Not supported: Echo keeps a job's priority from admission to the end. */
+  changePriority(_opts: { readonly priority?: number; readonly lifo?: boolean }): Promise<void> {
+    return Promise.reject(new NotSupportedError('job.changePriority', "a job's priority is fixed at admission in Echo's queue"));
+  }
+
+  /** Echo's id for this job (differs from `id` when the application gave a `jobId`). */
+  get echoId(): string {
+    return this.#echoId;
+  }
+
+  /** Reports progress: stored on the job, published as a `progress` event, and emitted by the worker. */
+  async updateProgress(progress: JobProgress): Promise<void> {
+    if (typeof progress === 'boolean') throw new NotSupportedError('job.updateProgress(boolean)', 'progress is a number, a string or an object');
+    this.progress = progress;
+    await this.#queue.updateProgress(this.#echoId, progress as number | string | Readonly<Record<string, unknown>>);
+    this.#hooks?.onProgress(this, progress);
+  }
+
+  /** Appends a line to the job's log; answers the log's length. */
+  log(line: string): Promise<number> {
+    return this.#hooks ? this.#hooks.context.log(line) : this.#queue.addLog(this.#echoId, line);
+  }
+
+  /** Where the job is now. */
+  async getState(): Promise<JobState> {
+    const position = await this.#queue.getState(this.#echoId);
+    switch (position) {
+      case 'pending':
+        return this.opts.priority !== undefined && this.opts.priority > 0 ? 'prioritized' : 'waiting';
+      case 'active':
+        return 'active';
+      case 'scheduled':
+        return 'delayed';
+      case 'completed':
+        return 'completed';
+      case 'dead':
+        return 'failed';
+      case 'awaiting_children':
+        return 'waiting-children';
+      default:
+        return 'unknown';
+    }
+  }
+
+  /** True when the job completed. */
+  async isCompleted(): Promise<boolean> {
+    return (await this.getState()) === 'completed';
+  }
+
+  /** True when the job failed for good. */
+  async isFailed(): Promise<boolean> {
+    return (await this.getState()) === 'failed';
+  }
+
+  /** True while the job waits on a time. */
+  async isDelayed(): Promise<boolean> {
+    return (await this.getState()) === 'delayed';
+  }
+
+  /** True while the job is running. */
+  async isActive(): Promise<boolean> {
+    return (await this.getState()) === 'active';
+  }
+
+  /** True while the job waits for a worker. */
+  async isWaiting(): Promise<boolean> {
+    const state = await this.getState();
+    return state === 'waiting' || state === 'prioritized';
+  }
+
+  /** Removes the job (refused while a worker holds it). */
+  remove(): Promise<void> {
+    return this.#queue.remove(this.#echoId);
+  }
+
+  /** Runs a failed job again. Only `failed` jobs can be retried here. */
+  async retry(state: 'failed' | 'completed' = 'failed'): Promise<void> {
+    if (state !== 'failed') throw new NotSupportedError("job.retry('completed')", 'a completed job is not kept as a retryable row; add it again');
+    await this.#queue.reprocess(this.#echoId);
+  }
+
+  /** Runs a delayed job now. */
+  promote(): Promise<void> {
+    return this.#queue.promote(this.#echoId);
+  }
+
+  /** Moves a delayed job's run time to `delay` ms from now. */
+  changeDelay(delay: number): Promise<void> {
+    return this.#queue.changeDelay(this.#echoId, delay);
+  }
+
+  /** Replaces the job's data. */
+  async updateData(data: DataType): Promise<void> {
+    const record = await this.#queue.getJob(this.#echoId);
+    if (!record) throw new NotSupportedError('job.updateData on a finished job', 'the row is gone');
+    await this.#queue.updateData(this.#echoId, { ...openEnvelope(record.payload), d: data });
+    this.data = data;
+  }
+
+  /**
+   * From a processor: parks the job until `timestamp` (epoch ms). Throw `DelayedError` after it, as
+   * in BullMQ; the worker then leaves the job alone.
+   */
+  async moveToDelayed(timestamp: number, _token?: string): Promise<void> {
+    if (!this.#hooks) throw new NotSupportedError('job.moveToDelayed outside a processor', 'only the worker that holds the job can move it');
+    await this.#hooks.context.moveToDelayed({ at: timestamp });
+  }
+
+  /**
+   * From a processor: parks the job until its children are done; false when none is open. Throw
+   * `WaitingChildrenError` after a true answer.
+   */
+  moveToWaitingChildren(_token?: string): Promise<boolean> {
+    if (!this.#hooks) throw new NotSupportedError('job.moveToWaitingChildren outside a processor', 'only the worker that holds the job can move it');
+    return this.#hooks.context.moveToWaitingChildren();
+  }
+
+  /** The children's return values, decoded, keyed by child (`<queue>:<Echo id>`). */
+  async getChildrenValues<CT = unknown>(): Promise<Record<string, CT>> {
+    const raw = this.#hooks ? await this.#hooks.context.childrenValues() : await this.#queue.childrenValues(this.#echoId);
+    const out: Record<string, CT> = {};
+    for (const [key, text] of Object.entries(raw)) out[key] = decodeResult(text) as CT;
+    return out;
+  }
+
+  /**
+   * Resolves with the return value once the job completes; rejects with its failure once it fails
+   * for good, or after `ttl` ms.
+   */
+  async waitUntilFinished(queueEvents: QueueEvents, ttl?: number): Promise<ReturnType> {
+    const events = await queueEvents.echoEvents();
+    try {
+      const finished = await this.#queue.waitUntilFinished(this.#echoId, { events, ...(ttl === undefined ? {} : { timeoutMs: ttl }) });
+      return finished.result as ReturnType;
+    } catch (error) {
+      if (error instanceof JobFailedError) throw new Error(firstLine(error.failure), { cause: error });
+      throw error;
+    }
+  }
+
+  /** The job as plain JSON. */
+  toJSON(): Record<string, unknown> {
+    return {
+      id: this.id, name: this.name, data: this.data, opts: this.opts, progress: this.progress, attemptsMade: this.attemptsMade,
+      returnvalue: this.returnvalue, failedReason: this.failedReason, stacktrace: this.stacktrace, timestamp: this.timestamp,
+      processedOn: this.processedOn, finishedOn: this.finishedOn, queueName: this.queueName,
+    };
+  }
+}
+
+function firstLine(text: string): string {
+  const end = text.indexOf('\n');
+  return end === -1 ? text : text.slice(0, end);
+}
+
+function parseProgress(raw: string): JobProgress {
+  if (raw === '') return 0;
+  const asNumber = Number(raw);
+  if (Number.isFinite(asNumber)) return asNumber;
+  try {
+    return JSON.parse(raw) as JobProgress;
+  } catch {
+    return raw;
+  }
+}

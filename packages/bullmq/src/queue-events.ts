@@ -1,0 +1,208 @@
+import { EventEmitter } from 'node:events';
+import { strictOptions, type LifecycleEvent } from '@echo/protocol';
+import { progressValue, Queue as EchoQueue, resultValue, type QueueEvents as EchoQueueEvents } from '@echo/queue';
+import { echoConnection, type ConnectionOptions } from './connection.js';
+import type { Envelope } from './envelope.js';
+import { NotSupportedError } from './errors.js';
+import { rememberedJobId } from './ids.js';
+
+/** `new QueueEvents(name, opts)`'s options. */
+export interface QueueEventsOptions {
+  /** Where Redis is: `{ host, port }`, or an Echo `Connection` to share. */
+  readonly connection?: ConnectionOptions;
+  /** Listen at once (default) or on `run()`. */
+  readonly autorun?: boolean;
+}
+
+/** The events and their payloads, as BullMQ documents them; the second argument is the event's id. */
+export interface QueueEventsListener {
+  /** A worker took the job. */
+  active(args: { jobId: string; prev?: string }, id: string): void;
+  /** The job waits for a worker. */
+  waiting(args: { jobId: string; prev?: string }, id: string): void;
+  /** The job waits until `delay` (epoch ms). */
+  delayed(args: { jobId: string; delay: number }, id: string): void;
+  /** The job reported progress. */
+  progress(args: { jobId: string; data: unknown }, id: string): void;
+  /** The job completed with `returnvalue`. */
+  completed(args: { jobId: string; returnvalue: unknown; prev?: string }, id: string): void;
+  /** The job failed for good with `failedReason`. */
+  failed(args: { jobId: string; failedReason: string; prev?: string }, id: string): void;
+  /** The job was removed. */
+  removed(args: { jobId: string; prev: string }, id: string): void;
+  /** The job's lock lapsed and it was taken back. */
+  stalled(args: { jobId: string }, id: string): void;
+  /** An add was dropped: `deduplicatedJobId` was refused, `jobId` holds `deduplicationId`. */
+  deduplicated(args: { jobId: string; deduplicationId: string; deduplicatedJobId: string }, id: string): void;
+  /** The last waiting job was taken. */
+  drained(id: string): void;
+  /** The listener failed. */
+  error(error: Error): void;
+  /** The listener closed. */
+  closed(): void;
+}
+
+const checkOptions = strictOptions('QueueEvents options', {
+  known: ['connection', 'autorun'],
+  hints: {
+    lastEventId: 'the events channel is at most once; replay missed events through the journal of @echo/queue (queue.journal({ from }))',
+    blockingTimeout: 'events arrive by subscription here; there is no blocking read to time',
+    prefix: "Echo's keys are emq:{name}:…, with no prefix",
+  },
+});
+
+/** The events Echo publishes only when the queue asks (`setEvents({ chatty: true })`). */
+const CHATTY = new Set<string>(['waiting', 'active', 'drained']);
+
+/**
+ * BullMQ's `QueueEvents`: the queue's lifecycle events, with BullMQ's names and payloads. `jobId`
+ * is the application's id (remembered from what this process added or ran, else read from the
+ * job's row when first seen; a job from elsewhere deleted on completion before any other event of
+ * it was seen reports Echo's id). Listening to `waiting`, `active` or
+ * `drained` turns those events on for the queue: Echo publishes them only on request.
+ */
+export class QueueEvents extends EventEmitter {
+  /** The queue's name. */
+  readonly name: string;
+  readonly #ready: Promise<{ queue: EchoQueue<Envelope>; events: EchoQueueEvents }>;
+  readonly #ids = new Map<string, string>();
+  #chain: Promise<void> = Promise.resolve();
+  #chatty: Promise<void> | undefined;
+  #seq = 0;
+
+  constructor(name: string, opts: QueueEventsOptions = {}) {
+    super();
+    checkOptions(opts);
+    if (opts.autorun === false) throw new NotSupportedError('QueueEvents option autorun: false', 'the subscription starts with the object');
+    this.name = name;
+    this.#ready = (async () => {
+      const queue = await EchoQueue.open<Envelope>(name, echoConnection(opts.connection));
+      try {
+        const events = await queue.events();
+        events.on('*', (event) => this.#enqueue(event));
+        return { queue, events };
+      } catch (error) {
+        await queue.close();
+        throw error;
+      }
+    })();
+    this.#ready.catch((error: unknown) => this.#emitError(error));
+    super.on('newListener', (event: string) => {
+      if (CHATTY.has(event)) this.#chatty ??= this.#ready.then(({ queue }) => queue.setEvents({ chatty: true })).catch((error: unknown) => this.#emitError(error));
+    });
+  }
+
+  /** Resolves once subscribed: an event published after this is received. */
+  async waitUntilReady(): Promise<void> {
+    await this.#ready;
+    await this.#chatty;
+  }
+
+  /** @internal The Echo listener underneath (for `job.waitUntilFinished`). */
+  async echoEvents(): Promise<EchoQueueEvents> {
+    return (await this.#ready).events;
+  }
+
+  /** Stops listening and closes the connection. */
+  async close(): Promise<void> {
+    const ready = await this.#ready.catch(() => undefined);
+    if (!ready) return;
+    await ready.events.close();
+    await ready.queue.close();
+    this.emit('closed');
+  }
+
+  /** Listens to `event`, with BullMQ's arguments. */
+  override on<K extends keyof QueueEventsListener>(event: K, listener: QueueEventsListener[K]): this {
+    return super.on(event, listener);
+  }
+
+  /** Listens to the next `event`. */
+  override once<K extends keyof QueueEventsListener>(event: K, listener: QueueEventsListener[K]): this {
+    return super.once(event, listener);
+  }
+
+  /** Stops listening. */
+  override off<K extends keyof QueueEventsListener>(event: K, listener: QueueEventsListener[K]): this {
+    return super.off(event, listener);
+  }
+
+  /** Events are translated in arrival order, even when one needs a row read for its job's id. */
+  #enqueue(event: LifecycleEvent): void {
+    this.#chain = this.#chain.then(() => this.#translate(event)).catch((error: unknown) => this.#emitError(error));
+  }
+
+  async #translate(event: LifecycleEvent): Promise<void> {
+    if (this.listenerCount(event.event) === 0 && !(event.event === 'stalled' && this.listenerCount('failed') > 0)) return;
+    const id = `${String(Date.now())}-${String(this.#seq++)}`;
+    if (event.event === 'drained') {
+      this.emit('drained', id);
+      return;
+    }
+    const { queue } = await this.#ready;
+    const jobId = await this.#jobId(queue, event.job);
+    const f = event.fields;
+    switch (event.event) {
+      case 'waiting':
+        this.emit('waiting', { jobId }, id);
+        return;
+      case 'active':
+        this.emit('active', { jobId, prev: 'waiting' }, id);
+        return;
+      case 'delayed':
+        this.emit('delayed', { jobId, delay: f.runAt !== undefined ? Number(f.runAt) : Date.now() + Number(f.delayMs ?? 0) }, id);
+        return;
+      case 'progress':
+        this.emit('progress', { jobId, data: progressValue(event) }, id);
+        return;
+      case 'completed':
+        this.#ids.delete(event.job);
+        this.emit('completed', { jobId, returnvalue: resultValue(event), prev: 'active' }, id);
+        return;
+      case 'failed': {
+        // Echo reports every failed attempt; BullMQ's event is the final one.
+        if (f.outcome !== 'dead') return;
+        this.#ids.delete(event.job);
+        const record = await queue.getJob(event.job);
+        this.emit('failed', { jobId, failedReason: firstLine(record?.lastError ?? ''), prev: 'active' }, id);
+        return;
+      }
+      case 'removed':
+        this.#ids.delete(event.job);
+        this.emit('removed', { jobId, prev: 'unknown' }, id);
+        return;
+      case 'stalled':
+        this.emit('stalled', { jobId }, id);
+        // A job that stalled past its limit fails for good, and BullMQ reports that as `failed` too.
+        if (f.outcome === 'dead') this.emit('failed', { jobId, failedReason: 'job stalled more than allowable limit', prev: 'active' }, id);
+        return;
+      case 'deduplicated':
+        this.emit('deduplicated', { jobId, deduplicationId: f.dedup ?? '', deduplicatedJobId: f.refused ?? '' }, id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  async #jobId(queue: EchoQueue<Envelope>, echoId: string): Promise<string> {
+    const known = this.#ids.get(echoId) ?? rememberedJobId(echoId);
+    if (known !== undefined) return known;
+    const record = await queue.getJob(echoId).catch(() => undefined);
+    const payload = record?.payload;
+    const mapped = typeof payload === 'object' && typeof payload.i === 'string' ? payload.i : echoId;
+    if (this.#ids.size > 10_000) this.#ids.clear();
+    this.#ids.set(echoId, mapped);
+    return mapped;
+  }
+
+  #emitError(error: unknown): void {
+    const err = error instanceof Error ? error : new Error(String(error));
+    if (this.listenerCount('error') > 0) this.emit('error', err);
+    else console.warn(`[@echo/bullmq] queue events ${this.name}: ${err.name}: ${err.message}`);
+  }
+}
+
+function firstLine(text: string): string {
+  const end = text.indexOf('\n');
+  return end === -1 ? text : text.slice(0, end);
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { NotSupportedError, Queue, Worker } from '../src/index.js';
+import { closing, nextEvent, queueName, redisConnection } from './setup.js';
+
+const connection = await redisConnection();
+
+describe('guide: prioritized jobs', () => {
+  it('lower numbers run first; jobs without priority run before every prioritized one; FIFO within one', async () => {
+    const name = queueName();
+    const myQueue = closing(new Queue(name, { connection }));
+    await myQueue.add('wall', { color: 'pink' }, { priority: 10 });
+    await myQueue.add('wall', { color: 'brown' }, { priority: 5 });
+    await myQueue.add('wall', { color: 'blue' }, { priority: 7 });
+    await myQueue.add('wall', { color: 'white' });
+    await myQueue.add('wall', { color: 'grey' }, { priority: 5 });
+    const order: string[] = [];
+    const worker = closing(new Worker(name, async (job) => { order.push((job.data as { color: string }).color); }, { connection }));
+    await nextEvent(worker, 'drained');
+    // The wall will be painted first brown, then blue and finally pink.
+    expect(order).toEqual(['white', 'brown', 'grey', 'blue', 'pink']);
+  });
+
+  it('getPrioritized and getWaiting list the pending jobs apart', async () => {
+    const queue = closing(new Queue(queueName(), { connection }));
+    const a = await queue.add('wall', { color: 'pink' }, { priority: 10 });
+    const b = await queue.add('wall', { color: 'white' });
+    expect((await queue.getPrioritized()).map((j) => j.id)).toEqual([a.id]);
+    expect((await queue.getWaiting()).map((j) => j.id)).toEqual([b.id]);
+    expect(await a.getState()).toBe('prioritized');
+    expect(await b.getState()).toBe('waiting');
+  });
+
+  it('a priority outside 0..2,097,152 is refused; changePriority is not supported', async () => {
+    const queue = closing(new Queue(queueName(), { connection }));
+    await expect(queue.add('wall', {}, { priority: -1 })).rejects.toThrow(/priority/);
+    await expect(queue.add('wall', {}, { priority: 2_097_153 })).rejects.toThrow(/priority/);
+    const job = await queue.add('wall', {}, { priority: 16 });
+    await expect(job.changePriority({ priority: 1 })).rejects.toBeInstanceOf(NotSupportedError);
+    expect(await queue.count()).toBe(1);
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import type { Job} from '../src/index.js';
+import { Queue, Worker } from '../src/index.js';
+import { closing, nextEvent, queueName, redisConnection } from './setup.js';
+
+const connection = await redisConnection();
+
+describe('guide: rate limiting', () => {
+  it('limiter { max: 2, duration: 500 } runs at most 2 jobs per window, for the whole queue', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const starts: number[] = [];
+    const worker = closing(new Worker(name, async () => { starts.push(Date.now()); }, { connection, limiter: { max: 2, duration: 500 }, concurrency: 4 }));
+    await worker.waitUntilReady();
+    await queue.addBulk([1, 2, 3, 4, 5].map((n) => ({ name: 'paint', data: { n } })));
+    while (starts.length < 5) await nextEvent(worker, 'completed');
+    // Five jobs at two per 500 ms window need at least two full windows.
+    expect(starts[4]! - starts[0]!).toBeGreaterThanOrEqual(900);
+    expect(await queue.getRateLimitTtl(2)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('worker.rateLimit(ms) + Worker.RateLimitError() puts the job back; it runs after the limit, not failed', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    let calls = 0;
+    const started = Date.now();
+    const worker: Worker<unknown, number> = closing(new Worker(name, async () => {
+      calls++;
+      if (calls === 1) {
+        await worker.rateLimit(300);
+        throw Worker.RateLimitError();
+      }
+      return Date.now();
+    }, { connection, limiter: { max: 1, duration: 50 } }));
+    const failed: unknown[] = [];
+    worker.on('failed', (j) => failed.push(j));
+    const completed = nextEvent<[Job, number]>(worker, 'completed');
+    await queue.add('call-api', {});
+    const [, ranAt] = await completed;
+    expect(ranAt - started).toBeGreaterThanOrEqual(290);
+    expect(calls).toBe(2);
+    expect(failed).toEqual([]);
+  });
+});
