@@ -168,6 +168,7 @@ export class Gate {
     const stats = this.#port.stats;
     stats.fences++;
     if (this.#everReady) stats.reconnects++;
+    stats.readyAt = Date.now();
     this.#everReady = true;
     this.#state = 'ready';
     this.#port.fenced();

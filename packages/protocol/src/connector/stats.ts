@@ -14,9 +14,14 @@ export interface ConnectionStats {
   fences: number;
   /** Error replies and transport faults seen. */
   wireErrors: number;
+  /**
+   * When the connection last became ready (fenced), Unix ms; 0 before it first did. A reply read
+   * after a reconnect answers a call sent no earlier than this.
+   */
+  readyAt: number;
 }
 
 /** A fresh counter set. */
 export function emptyStats(): ConnectionStats {
-  return { commands: 0, pipelines: 0, evalshaCalls: 0, scriptLoads: 0, reconnects: 0, fences: 0, wireErrors: 0 };
+  return { commands: 0, pipelines: 0, evalshaCalls: 0, scriptLoads: 0, reconnects: 0, fences: 0, wireErrors: 0, readyAt: 0 };
 }

@@ -101,38 +101,38 @@ export class Leases<T> {
 
   /** Leases the oldest pending job, or answers `undefined` when none is claimable (queue.md §3.1). */
   async claim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T> | undefined> {
-    const until = Date.now() + leaseMs;
+    const sent = Date.now();
     const row = await execute(this.#ctx.conn, t.claim(this.#input(leaseMs, options)));
-    return row === undefined ? undefined : this.#decode(row, until);
+    return row === undefined ? undefined : this.#decode(row, this.#until(sent, leaseMs));
   }
 
   /** Leases up to `size` oldest pending jobs under one deadline (queue.md §7). */
   async claimBatch(size: number, leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
-    const until = Date.now() + leaseMs;
+    const sent = Date.now();
     const rows = await execute(this.#ctx.conn, t.claimBatch({ ...this.#input(leaseMs, options), size }));
-    return rows.map((row) => this.#decode(row, until));
+    return rows.map((row) => this.#decode(row, this.#until(sent, leaseMs)));
   }
 
   /** Rotates the lane ring one step and leases one job from that lane (queue.md §5.2). */
   async laneClaim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T> | undefined> {
-    const until = Date.now() + leaseMs;
+    const sent = Date.now();
     const row = await execute(this.#ctx.conn, t.laneClaim(this.#input(leaseMs, options)));
-    return row === undefined ? undefined : this.#decode(row, until);
+    return row === undefined ? undefined : this.#decode(row, this.#until(sent, leaseMs));
   }
 
   /** Rotates once and leases as many jobs from that lane as its weight allows (queue.md §5.5). */
   async laneWeightedClaim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
-    const until = Date.now() + leaseMs;
+    const sent = Date.now();
     const rows = await execute(this.#ctx.conn, t.laneWeightedClaim(this.#input(leaseMs, options)));
-    return rows.map((row) => this.#decode(row, until));
+    return rows.map((row) => this.#decode(row, this.#until(sent, leaseMs)));
   }
 
   /** Rotates once and leases the claimable depth of that lane (up to `size` [TS]), up to its limit (queue.md §7). */
   async laneBatchClaim(leaseMs: number, options: LaneBatchOptions = {}): Promise<ClaimedJob<T>[]> {
     const base = this.#input(leaseMs, options);
-    const until = Date.now() + leaseMs;
+    const sent = Date.now();
     const rows = await execute(this.#ctx.conn, t.laneBatchClaim(options.size === undefined ? base : { ...base, size: options.size }));
-    return rows.map((row) => this.#decode(row, until));
+    return rows.map((row) => this.#decode(row, this.#until(sent, leaseMs)));
   }
 
   /**
@@ -141,9 +141,9 @@ export class Leases<T> {
    * a busy worker's whole round in one round trip.
    */
   async completeAndClaim(jobs: readonly HeldJob[], size: number, leaseMs: number, options: RoundOptions = {}): Promise<RoundResult<T>> {
-    const until = Date.now() + leaseMs;
+    const sent = Date.now();
     const round = await execute(this.#ctx.conn, t.completeAndClaim({ ...this.#input(leaseMs, options), jobs, size, publish: options.publish === true }));
-    return { completions: round.completions, claimed: round.claimed.map((row) => this.#decode(row, until)), limitedMs: round.limitedMs };
+    return { completions: round.completions, claimed: round.claimed.map((row) => this.#decode(row, this.#until(sent, leaseMs))), limitedMs: round.limitedMs };
   }
 
   /** True when `meta.concurrency` is set and that many jobs are active: a claim now would be refused. */
@@ -277,6 +277,17 @@ export class Leases<T> {
   #input(leaseMs: number, options: ClaimOptions): t.ClaimInput {
     const queue = this.#ctx.name;
     return options.markerTtlMs === undefined ? { queue, leaseMs } : { queue, leaseMs, markerTtlMs: options.markerTtlMs };
+  }
+
+  /**
+   * A local time before which a lease granted by a claim sent at `sent` cannot have ended (the
+   * server's deadline is its own now at the claim plus the lease). A call held while the
+   * connection was down goes out once it is ready again, so when the connection became ready after
+   * the send, the lease began no earlier than that: a claim that waited out an outage is not taken
+   * for a late one.
+   */
+  #until(sent: number, leaseMs: number): number {
+    return Math.max(sent, this.#ctx.conn.stats().readyAt) + leaseMs;
   }
 
   /** The claimed job of a leased row, its lease bound noted; the payload decodes on first read. */
