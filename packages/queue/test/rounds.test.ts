@@ -146,3 +146,61 @@ describe('coalescing', () => {
     expect(await queue.counts('pending', 'active', 'completed')).toEqual({ pending: 0, active: 0, completed: 300 });
   });
 });
+
+describe('claiming ahead', () => {
+  it('a Worker with short handlers holds the next job while one runs, and runs them in claim order', async () => {
+    const queue = await Queue.open<number>(uniqueName('ahead'), { connection: conn });
+    await queue.enqueueMany(Array.from({ length: 30 }, (_, i) => ({ payload: i })));
+    const order: number[] = [];
+    let mostActive = 0;
+    const worker = await Worker.start(
+      queue,
+      async (job) => {
+        order.push(job.payload);
+        // The job running now, and the one claimed ahead for this slot.
+        mostActive = Math.max(mostActive, (await queue.counts('active')).active);
+      },
+      { concurrency: 1, maintenanceMs: 0 },
+    );
+    await waitFor(() => worker.stats().completed === 30, { timeoutMs: 10_000 });
+    await worker.close();
+    expect(order).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(mostActive).toBe(2);
+    expect(await queue.counts('pending', 'active', 'completed')).toEqual({ pending: 0, active: 0, completed: 30 });
+  });
+
+  it('stops claiming ahead once handlers are long: a job claimed ahead would wait out of other workers\' reach', async () => {
+    const queue = await Queue.open<number>(uniqueName('ahead'), { connection: conn });
+    await queue.enqueueMany(Array.from({ length: 12 }, (_, i) => ({ payload: i })));
+    const activeLate: number[] = [];
+    const worker = await Worker.start(
+      queue,
+      async (job) => {
+        // The first rounds claim ahead (nothing is known of the handlers yet); from the sixth job
+        // on only the two slots' own jobs are held.
+        if (job.payload >= 6) activeLate.push((await queue.counts('active')).active);
+        await new Promise((r) => setTimeout(r, 60));
+      },
+      { concurrency: 2, maintenanceMs: 0 },
+    );
+    await waitFor(() => worker.stats().completed === 12, { timeoutMs: 10_000 });
+    await worker.close();
+    expect(activeLate).toHaveLength(6);
+    expect(Math.max(...activeLate)).toBeLessThanOrEqual(2);
+  });
+
+  it('a closing Worker runs the jobs it claimed ahead instead of leaving them leased', async () => {
+    const queue = await Queue.open<number>(uniqueName('ahead'), { connection: conn });
+    await queue.enqueueMany(Array.from({ length: 200 }, (_, i) => ({ payload: i })));
+    let ran = 0;
+    const worker = await Worker.start(queue, () => {
+      ran++;
+    }, { concurrency: 10, maintenanceMs: 0 });
+    await waitFor(() => ran >= 50, { timeoutMs: 10_000 });
+    await worker.close();
+    const { pending, active, completed } = await queue.counts('pending', 'active', 'completed');
+    expect(active).toBe(0);
+    expect(completed).toBe(ran);
+    expect(pending + completed).toBe(200);
+  });
+});
