@@ -204,3 +204,30 @@ describe('claiming ahead', () => {
     expect(pending + completed).toBe(200);
   });
 });
+
+describe('a batch held ahead', () => {
+  it('a BatchWorker with short batches holds the next batch while one runs, in claim order', async () => {
+    const queue = await Queue.open<number>(uniqueName('ahead'), { connection: conn });
+    await queue.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ payload: i })));
+    // Load the round's script first: a NOSCRIPT resend of the first round could land after the
+    // second one and swap the batches they claim.
+    await queue.leases().completeAndClaim([], 0, 1000);
+    const order: number[] = [];
+    let mostActive = 0;
+    const worker = await BatchWorker.start(
+      queue,
+      async (jobs): Promise<'ok'> => {
+        order.push(...jobs.map((job) => job.payload));
+        // The batch running now, and the one held ahead (or claimed with the last settlement).
+        mostActive = Math.max(mostActive, (await queue.counts('active')).active);
+        return 'ok';
+      },
+      { size: 5, concurrency: 1, maintenanceMs: 0 },
+    );
+    await waitFor(() => worker.stats().completed === 40, { timeoutMs: 10_000 });
+    await worker.close();
+    expect(order).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(mostActive).toBe(10);
+    expect(await queue.counts('pending', 'active', 'completed')).toEqual({ pending: 0, active: 0, completed: 40 });
+  });
+});

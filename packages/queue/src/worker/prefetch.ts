@@ -53,8 +53,7 @@ export class Prefetch<T> {
    * enough to hold one spare per slot with what is already asked for, none when it does not pay.
    */
   wanted(serving: number): number {
-    if (this.#handlerMs > PAYS_UNDER_HANDLER_MS) return 0;
-    if (this.#roundMs > 0 && this.#handlerMs > PAYS_WITHIN_ROUND_TRIPS * this.#roundMs) return 0;
+    if (!aheadPays(this.#handlerMs, this.#roundMs)) return 0;
     return Math.max(0, this.#slots - (this.#spares.length - serving) - this.#asked);
   }
 
@@ -79,6 +78,17 @@ export class Prefetch<T> {
   }
 }
 
-function mean(current: number, sample: number): number {
+/**
+ * Does claiming ahead pay, given the mean handler time and the mean round trip (ms; 0 while
+ * unknown)? Yes for short handlers: within {@link PAYS_UNDER_HANDLER_MS} and
+ * {@link PAYS_WITHIN_ROUND_TRIPS} round trips.
+ */
+export function aheadPays(handlerMs: number, roundMs: number): boolean {
+  if (handlerMs > PAYS_UNDER_HANDLER_MS) return false;
+  return roundMs === 0 || handlerMs <= PAYS_WITHIN_ROUND_TRIPS * roundMs;
+}
+
+/** A running mean that follows its newest samples (`current` 0: no sample yet). */
+export function mean(current: number, sample: number): number {
   return current === 0 ? sample : current + EWMA_WEIGHT * (sample - current);
 }
