@@ -85,7 +85,9 @@ end
 -- retention index past its bounds, at most `most` (RETAIN_TRIM when nil), and past the count bound
 -- only once it is exceeded by more than `slack` (0 when nil); a member's row is wiped only when
 -- still(id) says it is still that finished job (an index member can outlive its state: a reprocessed
--- or removed job). The members leave in one ZREM and the rows in one DEL per slice.
+-- or removed job): with every sub-key it may own, or, when still(id) answers 'plain', with its
+-- :logs alone (a plain job's :lock went at its completion). The members leave in one ZREM and the
+-- rows in one DEL per slice.
 local function trim_finished(set, root, count, age, now, still, most, slack)
   most = most or RETAIN_TRIM
   local ids = {}
@@ -104,7 +106,11 @@ local function trim_finished(set, root, count, age, now, still, most, slack)
   end
   local gone = {}
   for _, id in ipairs(ids) do
-    if vid(id) and still(id) then
+    local how = vid(id) and still(id)
+    if how == 'plain' then
+      gone[#gone + 1] = jkey(root, id)
+      gone[#gone + 1] = jkey(root, id, ':logs')
+    elseif how then
       for _, suffix in ipairs({ '', ':lock', ':logs', ':dependencies', ':processed', ':failed', ':unsuccessful' }) do
         gone[#gone + 1] = jkey(root, id, suffix)
       end
@@ -164,7 +170,10 @@ local function retain_flush(k, policy)
     redis.call('ZADD', k.completed, unpack(kept.index, i, math.min(i + 999, #kept.index)))
   end
   trim_finished(k.completed, k.jobroot, policy.ccount, policy.cage, kept.now, function(old)
-    return redis.call('HGET', jkey(k.jobroot, old), 'state') == 'completed'
+    local f = redis.call('HMGET', jkey(k.jobroot, old), 'state', 'flow')
+    if f[1] ~= 'completed' then return false end
+    if f[2] == 'parent' then return true end
+    return 'plain'
   end, RETAIN_TRIM_BULK, retain_slack(policy.ccount))
 end
 

@@ -644,7 +644,9 @@ end
 -- retention index past its bounds, at most \`most\` (RETAIN_TRIM when nil), and past the count bound
 -- only once it is exceeded by more than \`slack\` (0 when nil); a member's row is wiped only when
 -- still(id) says it is still that finished job (an index member can outlive its state: a reprocessed
--- or removed job). The members leave in one ZREM and the rows in one DEL per slice.
+-- or removed job): with every sub-key it may own, or, when still(id) answers 'plain', with its
+-- :logs alone (a plain job's :lock went at its completion). The members leave in one ZREM and the
+-- rows in one DEL per slice.
 local function trim_finished(set, root, count, age, now, still, most, slack)
   most = most or RETAIN_TRIM
   local ids = {}
@@ -663,7 +665,11 @@ local function trim_finished(set, root, count, age, now, still, most, slack)
   end
   local gone = {}
   for _, id in ipairs(ids) do
-    if vid(id) and still(id) then
+    local how = vid(id) and still(id)
+    if how == 'plain' then
+      gone[#gone + 1] = jkey(root, id)
+      gone[#gone + 1] = jkey(root, id, ':logs')
+    elseif how then
       for _, suffix in ipairs({ '', ':lock', ':logs', ':dependencies', ':processed', ':failed', ':unsuccessful' }) do
         gone[#gone + 1] = jkey(root, id, suffix)
       end
@@ -723,7 +729,10 @@ local function retain_flush(k, policy)
     redis.call('ZADD', k.completed, unpack(kept.index, i, math.min(i + 999, #kept.index)))
   end
   trim_finished(k.completed, k.jobroot, policy.ccount, policy.cage, kept.now, function(old)
-    return redis.call('HGET', jkey(k.jobroot, old), 'state') == 'completed'
+    local f = redis.call('HMGET', jkey(k.jobroot, old), 'state', 'flow')
+    if f[1] ~= 'completed' then return false end
+    if f[2] == 'parent' then return true end
+    return 'plain'
   end, RETAIN_TRIM_BULK, retain_slack(policy.ccount))
 end
 
@@ -1376,7 +1385,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '935aae37e29b3effc09723fcfd4351660ba79aaf',
+    sha: '297230a6ec07965b464faea351bb84720c2a2816',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1399,7 +1408,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '8430d791fd5a5bcc378b7446d6e9b39d34fdf035',
+    sha: 'a6aed10757028304db57582ba72d86cfebd532eb',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1449,7 +1458,7 @@ return 0
 `,
   },
   complete: {
-    sha: '3832efa0a2e162d8e4854f0d94a489c346ac5fc6',
+    sha: 'fbe796d1ed2f7fa19f5da7d72fe890db6f3fab4d',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1536,7 +1545,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '73927dc627a45b3894922b550b3f89928e5b5fc5',
+    sha: 'ddfc09c73229d8e2f5ba7e1a15a51432a62022d2',
     includes: ['core', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1575,7 +1584,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '06dd883a706070c672250b0e753e0776fdd9a073',
+    sha: '2f2cd35876deb1fa7d26e21c73b441d3f7612d70',
     includes: ['core', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1711,7 +1720,7 @@ return 1
 `,
   },
   drain: {
-    sha: '18a0beeb6811ac74117db5ff129870038a893323',
+    sha: 'eca9414f1d3ff7b7c5eb6aacdd49f0f1273aaebd',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2152,7 +2161,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'eb1b03ab268392a59aca60c292dc9bcbcf11216c',
+    sha: 'dbf8fbac20940cd56c09f9630e3a0934951b5bde',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2748,7 +2757,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '2e227b1057e1f062383b34b881578f66dca4daa8',
+    sha: '238574334c2ba8bd3cc25dd1e161a431164a4c94',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3014,7 +3023,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '557c2251cf76b9c9862e78cf7f4fa560933050d9',
+    sha: 'ce7869dd33a0cc9b8f066c74c39c5b3a391c8288',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3277,7 +3286,7 @@ return 1
 `,
   },
   retry: {
-    sha: '4f013f5e4d98062a61b2a3de7af9abf86eeadc55',
+    sha: '38647b53e66cde30fa669c565f6206e0afcfced7',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3824,7 +3833,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '95b938583849d9c30117c3bc8047ee72d0b600fa',
+    sha: '628ce2d2d572df4f5eeb4d53600c8666f3e1b8fb',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
