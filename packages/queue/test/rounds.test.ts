@@ -231,3 +231,26 @@ describe('a batch held ahead', () => {
     expect(await queue.counts('pending', 'active', 'completed')).toEqual({ pending: 0, active: 0, completed: 40 });
   });
 });
+
+describe('claiming ahead and pause', () => {
+  it('a paused Worker runs what it claimed ahead, then holds no job until resume()', async () => {
+    const queue = await Queue.open<number>(uniqueName('ahead'), { connection: conn });
+    await queue.enqueueMany(Array.from({ length: 300 }, (_, i) => ({ payload: i })));
+    let ran = 0;
+    const worker = await Worker.start(queue, () => {
+      ran++;
+    }, { concurrency: 10, maintenanceMs: 0 });
+    await waitFor(() => ran >= 40, { timeoutMs: 10_000 });
+    worker.pause();
+    // Nothing stays leased to a paused worker: its spares ran, and it claimed nothing more.
+    await waitFor(async () => (await queue.counts('active')).active === 0, { timeoutMs: 10_000 });
+    const paused = await queue.counts('pending', 'completed');
+    expect(paused.pending).toBeGreaterThan(0);
+    expect(paused.pending + paused.completed).toBe(300);
+    expect(worker.stats().completed).toBe(paused.completed);
+    worker.resume();
+    await waitFor(() => worker.stats().completed === 300, { timeoutMs: 10_000 });
+    await worker.close();
+    expect(ran).toBe(300);
+  });
+});

@@ -82,6 +82,12 @@ export class JobSlots<T> {
         rt.events.fire('drained', undefined);
       }
       await rt.idle.wait();
+      // Woken for a spare a round brought: it is leased to us, so it runs even while paused.
+      const spare = this.#rounds.spare();
+      if (spare !== undefined) {
+        next = Promise.resolve(spare);
+        continue;
+      }
       // A paused worker waits for resume (or close) before it claims again.
       await this.#gate.wait(rt.whenClosing());
       next = rt.isRunning() ? this.#rounds.take() : Promise.resolve(undefined);
