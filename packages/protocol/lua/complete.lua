@@ -5,7 +5,7 @@
 -- :processed and :dependencies; the `completed` event can be published in the same step (with the
 -- result when there is one), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
 -- queue meta keeps completed jobs, the row stays as `state = completed` with `finished_at` and
--- `result`, indexed in emq:{q}:completed and trimmed to the policy; the idempotency key the row names
+-- `result`, indexed in emq:{q}:completed and trimmed to the policy in bulk (lib retain); the idempotency key the row names
 -- is released either way; [TS] with none kept, the verdict goes to emq:{q}:outcomes (MAXLEN ~ 1000)
 -- for a late waiter. A row already completed answers as a gone one, so a resend cannot count
 -- twice.
@@ -71,7 +71,9 @@ end
 
 -- One read of meta serves the retention policy and the event settings.
 local policy, m = keep_read(KEYS[15], 'events', 'journal')
-finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }, id, row, result, f[4], f[5], f[6], policy)
+local ended = { jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }
+finish_completed(ended, id, row, result, f[4], f[5], f[6], policy)
+retain_flush(ended, policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 ev_open(KEYS[14], KEYS[18], KEYS[15])
 ev_seed(m[5], m[6])

@@ -38,8 +38,9 @@ describe('BatchWorker', () => {
     );
     await until(async () => (await queue.counts('completed')).completed === 20);
     await worker.close();
-    // The retried and delayed members are held back 400 ms, so the first pass is exactly 20 jobs.
-    expect(sizes.slice(0, 3)).toEqual([8, 8, 4]);
+    // The retried and delayed members are held back 400 ms, so the first pass is exactly 20 jobs
+    // (in an order the two slots decide: one may run a batch it held ahead before the other's).
+    expect(sizes.slice(0, 3).sort((a, b) => a - b)).toEqual([4, 8, 8]);
     const first = partitions.slice(0, 3);
     expect(first.flatMap((p) => p.completed)).toHaveLength(17);
     expect(first.flatMap((p) => p.retried)).toHaveLength(2);

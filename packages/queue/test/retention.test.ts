@@ -2,7 +2,7 @@
  * Finished-job retention, results, waitUntilFinished, idempotency-key release and business keys,
  * flow parents' sub-keys. Standalone, and the multi-key paths again on the 3-master cluster.
  */
-import { startCluster, useRedis, uniqueName, type RedisCluster } from '@echo/testkit';
+import { startCluster, startRedis, useRedis, uniqueName, type RedisCluster } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, InvalidArgumentError, InvalidNameError, mintId, parseKey, type JobId } from '@echo/protocol';
 import { JobFailedError, JobNotFoundError, Queue, Worker } from '../src/index.js';
@@ -71,6 +71,54 @@ describe('retention', () => {
     expect(page.jobs.map((j) => j.id)).toEqual([ids[2], ids[1]]);
     // Every key left on the server parses.
     for (const key of await keysOf(q)) expect(parseKey(key).kind).not.toBe('unclassified');
+  });
+
+  it('a kept completion writes its row and trims the index in bulk, within the documented slack', async () => {
+    // A server of its own: commandstats must count these calls alone.
+    const server = await startRedis();
+    const q = await Queue.open<number>('kept-bulk', { connect: { host: server.host, port: server.port }, keep: { completed: { count: 100 } } });
+    /** The server's commands so far (script-internal calls included), EVALSHAs apart. */
+    const commands = async (): Promise<{ all: number; evalsha: number }> => {
+      const stats = String(await q.connection.command('INFO', 'commandstats'));
+      let all = 0;
+      for (const m of stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (m[1] !== 'info') all += Number(m[2]);
+      return { all, evalsha: Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0) };
+    };
+    try {
+      const ids: JobId[] = [];
+      for (const r of await q.enqueueMany(Array.from({ length: 400 }, (_, i) => ({ payload: i })))) if (r.status === 'enqueued') ids.push(r.id);
+      // Warm the script cache, then count steady-state rounds of 50.
+      const first = await q.leases().claimBatch(50, 30_000);
+      expect(await q.leases().completeMany(first)).toHaveLength(50);
+      await q.connection.command('CONFIG', 'RESETSTAT');
+      let lastCount = 0;
+      for (let round = 0; round < 7; round++) {
+        const before = await commands();
+        const jobs = await q.leases().claimBatch(50, 30_000);
+        const claimedAt = await commands();
+        expect(await q.leases().completeMany(jobs, { publish: true })).toEqual(jobs.map(() => 'ok'));
+        const after = await commands();
+        lastCount = after.all - claimedAt.all - (after.evalsha - claimedAt.evalsha);
+        expect(claimedAt.all).toBeGreaterThan(before.all);
+        // Per job: the row read, the row write, the event, and the trim's state check of one older
+        // row; the clock, the lock markers' DEL, the index write and the trim are paid once per call.
+        expect(lastCount / jobs.length).toBeLessThan(4.5);
+        const retained = (await q.counts('retained')).retained;
+        expect(retained).toBeGreaterThanOrEqual(Math.min(100, 50 * (round + 2)));
+        // count / 16 = 6 rows of slack past the bound.
+        expect(retained).toBeLessThanOrEqual(106);
+      }
+      expect(lastCount).toBeGreaterThan(0);
+      // The oldest rows went with their sub-keys; the newest stayed completed, with every key parsing.
+      expect(await q.getJob(ids[0] as JobId)).toBeUndefined();
+      expect(await q.getState(ids[399] as JobId)).toBe('completed');
+      const keys = ((await q.connection.command('KEYS', '*')) as string[]).map((k) => parseKey(k));
+      expect(keys.filter((k) => k.kind === 'job').length).toBe((await q.counts('retained')).retained);
+      expect(keys.filter((k) => k.kind === 'unclassified')).toEqual([]);
+    } finally {
+      await q.close();
+      await server.stop();
+    }
   });
 
   it('a retained completed row refuses a second complete or retry as gone, counting once', async () => {

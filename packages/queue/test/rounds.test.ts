@@ -146,3 +146,111 @@ describe('coalescing', () => {
     expect(await queue.counts('pending', 'active', 'completed')).toEqual({ pending: 0, active: 0, completed: 300 });
   });
 });
+
+describe('claiming ahead', () => {
+  it('a Worker with short handlers holds the next job while one runs, and runs them in claim order', async () => {
+    const queue = await Queue.open<number>(uniqueName('ahead'), { connection: conn });
+    await queue.enqueueMany(Array.from({ length: 30 }, (_, i) => ({ payload: i })));
+    const order: number[] = [];
+    let mostActive = 0;
+    const worker = await Worker.start(
+      queue,
+      async (job) => {
+        order.push(job.payload);
+        // The job running now, and the one claimed ahead for this slot.
+        mostActive = Math.max(mostActive, (await queue.counts('active')).active);
+      },
+      { concurrency: 1, maintenanceMs: 0 },
+    );
+    await waitFor(() => worker.stats().completed === 30, { timeoutMs: 10_000 });
+    await worker.close();
+    expect(order).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(mostActive).toBe(2);
+    expect(await queue.counts('pending', 'active', 'completed')).toEqual({ pending: 0, active: 0, completed: 30 });
+  });
+
+  it('stops claiming ahead once handlers are long: a job claimed ahead would wait out of other workers\' reach', async () => {
+    const queue = await Queue.open<number>(uniqueName('ahead'), { connection: conn });
+    await queue.enqueueMany(Array.from({ length: 12 }, (_, i) => ({ payload: i })));
+    const activeLate: number[] = [];
+    const worker = await Worker.start(
+      queue,
+      async (job) => {
+        // The first rounds claim ahead (nothing is known of the handlers yet); from the sixth job
+        // on only the two slots' own jobs are held.
+        if (job.payload >= 6) activeLate.push((await queue.counts('active')).active);
+        await new Promise((r) => setTimeout(r, 60));
+      },
+      { concurrency: 2, maintenanceMs: 0 },
+    );
+    await waitFor(() => worker.stats().completed === 12, { timeoutMs: 10_000 });
+    await worker.close();
+    expect(activeLate).toHaveLength(6);
+    expect(Math.max(...activeLate)).toBeLessThanOrEqual(2);
+  });
+
+  it('a closing Worker runs the jobs it claimed ahead instead of leaving them leased', async () => {
+    const queue = await Queue.open<number>(uniqueName('ahead'), { connection: conn });
+    await queue.enqueueMany(Array.from({ length: 200 }, (_, i) => ({ payload: i })));
+    let ran = 0;
+    const worker = await Worker.start(queue, () => {
+      ran++;
+    }, { concurrency: 10, maintenanceMs: 0 });
+    await waitFor(() => ran >= 50, { timeoutMs: 10_000 });
+    await worker.close();
+    const { pending, active, completed } = await queue.counts('pending', 'active', 'completed');
+    expect(active).toBe(0);
+    expect(completed).toBe(ran);
+    expect(pending + completed).toBe(200);
+  });
+});
+
+describe('a batch held ahead', () => {
+  it('a BatchWorker with short batches holds the next batch while one runs, in claim order', async () => {
+    const queue = await Queue.open<number>(uniqueName('ahead'), { connection: conn });
+    await queue.enqueueMany(Array.from({ length: 40 }, (_, i) => ({ payload: i })));
+    // Load the round's script first: a NOSCRIPT resend of the first round could land after the
+    // second one and swap the batches they claim.
+    await queue.leases().completeAndClaim([], 0, 1000);
+    const order: number[] = [];
+    let mostActive = 0;
+    const worker = await BatchWorker.start(
+      queue,
+      async (jobs): Promise<'ok'> => {
+        order.push(...jobs.map((job) => job.payload));
+        // The batch running now, and the one held ahead (or claimed with the last settlement).
+        mostActive = Math.max(mostActive, (await queue.counts('active')).active);
+        return 'ok';
+      },
+      { size: 5, concurrency: 1, maintenanceMs: 0 },
+    );
+    await waitFor(() => worker.stats().completed === 40, { timeoutMs: 10_000 });
+    await worker.close();
+    expect(order).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(mostActive).toBe(10);
+    expect(await queue.counts('pending', 'active', 'completed')).toEqual({ pending: 0, active: 0, completed: 40 });
+  });
+});
+
+describe('claiming ahead and pause', () => {
+  it('a paused Worker runs what it claimed ahead, then holds no job until resume()', async () => {
+    const queue = await Queue.open<number>(uniqueName('ahead'), { connection: conn });
+    await queue.enqueueMany(Array.from({ length: 300 }, (_, i) => ({ payload: i })));
+    let ran = 0;
+    const worker = await Worker.start(queue, () => {
+      ran++;
+    }, { concurrency: 10, maintenanceMs: 0 });
+    await waitFor(() => ran >= 40, { timeoutMs: 10_000 });
+    worker.pause();
+    // Nothing stays leased to a paused worker: its spares ran, and it claimed nothing more.
+    await waitFor(async () => (await queue.counts('active')).active === 0, { timeoutMs: 10_000 });
+    const paused = await queue.counts('pending', 'completed');
+    expect(paused.pending).toBeGreaterThan(0);
+    expect(paused.pending + paused.completed).toBe(300);
+    expect(worker.stats().completed).toBe(paused.completed);
+    worker.resume();
+    await waitFor(() => worker.stats().completed === 300, { timeoutMs: 10_000 });
+    await worker.close();
+    expect(ran).toBe(300);
+  });
+});

@@ -17,9 +17,19 @@
 local RETAIN_FAILED_DEFAULT = 10000
 -- [TS] Recent completions kept in emq:{q}:outcomes (MAXLEN ~) when completed rows are not retained.
 local OUTCOMES_KEPT = 1000
--- Most members one settlement trims: bounded work per call; each call adds one, so a set over its
--- bound after a policy change still converges.
+-- Most members one dead-lettering trims: bounded work per call; each call adds one, so a set over
+-- its bound after a policy change still converges.
 local RETAIN_TRIM = 8
+-- Completed retention trims in bulk: a completing call trims only when the index is past its count
+-- bound by more than the slack (count / 16, at most 256; 0 under 16, so a small bound is exact), then
+-- back down to the bound, at most RETAIN_TRIM_BULK members per call. A bound of 1,000 thus holds
+-- 1,000 to 1,062 rows, and a completion pays the trim's reads and deletes once per ~62 jobs.
+local RETAIN_TRIM_BULK = 512
+
+-- retain_slack(count): how far the completed index may run past its count bound before a trim.
+local function retain_slack(count)
+  return math.min(math.floor(count / 16), 256)
+end
 
 -- keep_of(ccount, cage, fcount, fage): the bounds from the four raw meta fields, for a script that
 -- read them in a wider HMGET of its own (lib gate's, in complete_claim).
@@ -64,29 +74,58 @@ local function wipe_released(jr, dr, id)
   wipe_job(jr, id)
 end
 
--- trim_finished(set, JR, count, age, now, still): drops the oldest members of a retention index past
--- its bounds, at most RETAIN_TRIM; a member's row is wiped only when still(id) says it is still that
--- finished job (an index member can outlive its state: a reprocessed or removed job).
-local function trim_finished(set, root, count, age, now, still)
-  local ids = {}
-  if age then
-    ids = redis.call('ZRANGEBYSCORE', set, '-inf', now - age, 'LIMIT', 0, RETAIN_TRIM)
-  end
-  if #ids < RETAIN_TRIM and count >= 0 then
-    local over = redis.call('ZCARD', set) - #ids - count
-    if over > 0 then
-      for _, id in ipairs(redis.call('ZRANGE', set, #ids, #ids + math.min(over, RETAIN_TRIM - #ids) - 1)) do ids[#ids + 1] = id end
-    end
-  end
-  for _, id in ipairs(ids) do
-    redis.call('ZREM', set, id)
-    if vid(id) and still(id) then wipe_job(root, id) end
+-- del_keys(keys): DEL of every key, in slices well below Lua's unpack bound.
+local function del_keys(keys)
+  for i = 1, #keys, 1000 do
+    redis.call('DEL', unpack(keys, i, math.min(i + 999, #keys)))
   end
 end
 
+-- trim_finished(set, JR, count, age, now, still, most?, slack?): drops the oldest members of a
+-- retention index past its bounds, at most `most` (RETAIN_TRIM when nil), and past the count bound
+-- only once it is exceeded by more than `slack` (0 when nil); a member's row is wiped only when
+-- still(id) says it is still that finished job (an index member can outlive its state: a reprocessed
+-- or removed job): with every sub-key it may own, or, when still(id) answers 'plain', with its
+-- :logs alone (a plain job's :lock went at its completion). The members leave in one ZREM and the
+-- rows in one DEL per slice.
+local function trim_finished(set, root, count, age, now, still, most, slack)
+  most = most or RETAIN_TRIM
+  local ids = {}
+  if age then
+    ids = redis.call('ZRANGEBYSCORE', set, '-inf', now - age, 'LIMIT', 0, most)
+  end
+  if #ids < most and count >= 0 then
+    local over = redis.call('ZCARD', set) - #ids - count
+    if over > (slack or 0) then
+      for _, id in ipairs(redis.call('ZRANGE', set, #ids, #ids + math.min(over, most - #ids) - 1)) do ids[#ids + 1] = id end
+    end
+  end
+  if #ids == 0 then return end
+  for i = 1, #ids, 1000 do
+    redis.call('ZREM', set, unpack(ids, i, math.min(i + 999, #ids)))
+  end
+  local gone = {}
+  for _, id in ipairs(ids) do
+    local how = vid(id) and still(id)
+    if how == 'plain' then
+      gone[#gone + 1] = jkey(root, id)
+      gone[#gone + 1] = jkey(root, id, ':logs')
+    elseif how then
+      for _, suffix in ipairs({ '', ':lock', ':logs', ':dependencies', ':processed', ':failed', ':unsuccessful' }) do
+        gone[#gone + 1] = jkey(root, id, suffix)
+      end
+    end
+  end
+  del_keys(gone)
+end
+
 -- finish_completed(k, id, row, result, dedup, keep, parent, policy): the row's end on completion. k
--- names jobroot, completed (the index), deroot and outcomes (the recent completions); `parent` is the row's `flow` field. Keeping none
--- deletes the row and its sub-keys (a plain job's three, a flow parent's seven) and reads no clock.
+-- names jobroot, completed (the index), deroot and outcomes (the recent completions); `parent` is the
+-- row's `flow` field. Keeping none deletes the row and its sub-keys (a plain job's three, a flow
+-- parent's seven) and reads no clock. Keeping writes the row's own fields now (state, finish time,
+-- result) and gathers the rest in k.kept for retain_flush: the script calls it once after its last
+-- completion, so the clock read, the lock markers' DEL, the index's ZADD and the trim are paid once
+-- per call, not per job.
 local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
   if dedup then release_key(k.deroot, id, dedup, keep) end
   if policy.ccount == 0 then
@@ -104,17 +143,38 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
     end
     return
   end
-  local now = now_ms()
-  redis.call('DEL', jkey(k.jobroot, id, ':lock'))
-  if result and result ~= '' then
-    redis.call('HSET', row, 'state', 'completed', 'finished_at', now, 'result', result)
-  else
-    redis.call('HSET', row, 'state', 'completed', 'finished_at', now)
+  local kept = k.kept
+  if not kept then
+    kept = { now = now_ms(), locks = {}, index = {} }
+    k.kept = kept
   end
-  redis.call('ZADD', k.completed, now, id)
-  trim_finished(k.completed, k.jobroot, policy.ccount, policy.cage, now, function(old)
-    return redis.call('HGET', jkey(k.jobroot, old), 'state') == 'completed'
-  end)
+  if result and result ~= '' then
+    redis.call('HSET', row, 'state', 'completed', 'finished_at', kept.now, 'result', result)
+  else
+    redis.call('HSET', row, 'state', 'completed', 'finished_at', kept.now)
+  end
+  kept.locks[#kept.locks + 1] = jkey(k.jobroot, id, ':lock')
+  kept.index[#kept.index + 1] = kept.now
+  kept.index[#kept.index + 1] = id
+end
+
+-- retain_flush(k, policy): what the completions of one call gathered in k.kept (finish_completed),
+-- written at once: the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
+-- RETAIN_TRIM_BULK). Nothing when the call kept no row.
+local function retain_flush(k, policy)
+  local kept = k.kept
+  if not kept then return end
+  k.kept = nil
+  del_keys(kept.locks)
+  for i = 1, #kept.index, 1000 do
+    redis.call('ZADD', k.completed, unpack(kept.index, i, math.min(i + 999, #kept.index)))
+  end
+  trim_finished(k.completed, k.jobroot, policy.ccount, policy.cage, kept.now, function(old)
+    local f = redis.call('HMGET', jkey(k.jobroot, old), 'state', 'flow')
+    if f[1] ~= 'completed' then return false end
+    if f[2] == 'parent' then return true end
+    return 'plain'
+  end, RETAIN_TRIM_BULK, retain_slack(policy.ccount))
 end
 
 -- finish_dead(k, id, row, now, policy): a dead-lettered row's end: stamped, indexed by finish time,

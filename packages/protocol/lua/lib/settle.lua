@@ -63,6 +63,7 @@ local function complete_held(k, first, publish, policy)
   -- leave_active for the flat members, one ZREM for all: a member that was not active (reaped, its
   -- token still matching) sits in pending instead (I1), and only then is pending touched at all.
   if #flat > 0 and zrem_all(k.active, flat) < #flat then zrem_all(k.pending, flat) end
+  retain_flush(ended, policy)
   if done > 0 then redis.call('HINCRBY', k.completed, 'count', done) end
   return out
 end

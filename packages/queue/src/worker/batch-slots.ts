@@ -6,6 +6,8 @@ import { batchSettled, jobsStarted } from './job-hooks.js';
 import { processTraced, tracedRun } from './job-trace.js';
 import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
 import type { PauseGate } from './pause-gate.js';
+import { aheadPays, mean } from './prefetch.js';
+import { CancelToken } from './cancel.js';
 import { sleep, type WorkerRuntime } from './runtime.js';
 import { completeAndClaimJobs, completeJobs, delayJob, failJob } from './settle.js';
 import { decideBatch } from './shaping.js';
@@ -36,6 +38,10 @@ export interface BatchSlotOptions {
 /**
  * The slot loop of a batch worker: each slot claims up to `size` jobs in one script, hands them to
  * the handler together and settles each member with its own token.
+ *
+ * A fused slot (flat source, no shaping) also holds a batch ahead while batches are short: its
+ * first claim takes two batches, and each settlement claims the batch after next, so the handler
+ * runs the batch in hand while the round settling the last one is on the wire.
  */
 export class BatchSlots<T> {
   readonly #rt: WorkerRuntime<T>;
@@ -49,6 +55,9 @@ export class BatchSlots<T> {
   #limitTimer: NodeJS.Timeout | undefined;
   /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
   #busy = false;
+  /** Running means of a batch's handler time and of a fused round's round trip, in ms. */
+  #handlerMs = 0;
+  #roundMs = 0;
 
   constructor(rt: WorkerRuntime<T>, gate: PauseGate, handler: BatchHandler<T>, options: BatchSlotOptions) {
     this.#rt = rt;
@@ -65,22 +74,27 @@ export class BatchSlots<T> {
     let since = Date.now();
     // Start on the next turn: a worker paused right after start() claims nothing, not even its first batch.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    /** The next batch, when the last round claimed it together with the settlement. */
-    let carried: ClaimedJob<T>[] | undefined;
+    /**
+     * The next batches, oldest first: claimed by the last rounds together with their settlements,
+     * or held ahead. Leased to us, so they run even once paused or closing.
+     */
+    const carried: Promise<ClaimedJob<T>[]>[] = [];
     for (;;) {
       try {
-        let jobs = carried;
-        carried = undefined;
+        let jobs = await carried.shift();
         if (jobs === undefined) {
           // A paused worker waits for resume (or close) before it claims again.
           await this.#gate.wait(rt.whenClosing());
           if (!rt.isRunning()) break;
           if (this.#shape && !(await this.#ready(since))) continue;
           jobs = await this.#claim();
+          const ahead = this.#ahead(jobs);
+          if (ahead.length > 0) carried.push(Promise.resolve(ahead));
         }
         // Members whose claim reply came too late are given up: their leases may be over.
         jobs = this.#fresh(jobs);
         if (jobs.length === 0) {
+          if (carried.length > 0) continue;
           if (!rt.isRunning()) break;
           if (this.#busy && !this.#gate.paused) {
             this.#busy = false;
@@ -93,7 +107,8 @@ export class BatchSlots<T> {
         this.#busy = true;
         rt.idle.wakeOne();
         // A batch claimed after close() began still runs: it is leased to us.
-        carried = await this.#run(jobs);
+        const { next } = await this.#run(jobs);
+        if (next) carried.push(next);
         since = Date.now();
       } catch (error) {
         if (!rt.isRunning() || rt.report(error)) break;
@@ -125,18 +140,38 @@ export class BatchSlots<T> {
     return false;
   }
 
+  /** True when this slot settles with the next claim riding along, and so may hold a batch ahead. */
+  #fused(): boolean {
+    return this.#rt.isRunning() && !this.#gate.paused && this.#shape === undefined && this.#rt.options.source === 'flat';
+  }
+
   #claim(): Promise<ClaimedJob<T>[]> {
     const o = this.#rt.options;
     const claim = this.#rt.locks.claimOptions;
-    return o.source === 'lanes' ? this.#rt.leases.laneBatchClaim(o.leaseMs, { ...claim, size: this.#size }) : this.#rt.leases.claimBatch(this.#size, o.leaseMs, claim);
+    if (o.source === 'lanes') return this.#rt.leases.laneBatchClaim(o.leaseMs, { ...claim, size: this.#size });
+    const size = this.#fused() && aheadPays(this.#handlerMs, this.#roundMs) ? 2 * this.#size : this.#size;
+    return this.#rt.leases.claimBatch(size, o.leaseMs, claim);
+  }
+
+  /**
+   * Splits off what a claim took beyond one batch: the batch held ahead, tracked by the lock plane
+   * (its leases extended) until it runs.
+   */
+  #ahead(jobs: ClaimedJob<T>[]): ClaimedJob<T>[] {
+    if (jobs.length <= this.#size) return [];
+    const ahead = jobs.splice(this.#size);
+    for (const job of ahead) this.#rt.locks.track(job, new CancelToken());
+    return ahead;
   }
 
   /**
    * Runs the handler and settles the batch. When the next batch may be claimed in the same script
-   * (flat source, no shaping, still running), the successes and that claim go as one call and the
-   * next batch is answered; otherwise the settlement is left in flight and the caller claims.
+   * (flat source, no shaping, still running), the successes and that claim go as one call, and the
+   * next batch is answered as a promise once the handler is done, so the slot can run a batch held
+   * ahead while that round is on the wire; otherwise the settlement is left in flight and the
+   * caller claims.
    */
-  async #run(claimed: readonly ClaimedJob<T>[]): Promise<ClaimedJob<T>[] | undefined> {
+  async #run(claimed: readonly ClaimedJob<T>[]): Promise<{ next: Promise<ClaimedJob<T>[]> | undefined }> {
     let jobs = claimed;
     const rt = this.#rt;
     const states = new Map<JobId, RunState>();
@@ -151,6 +186,7 @@ export class BatchSlots<T> {
     let verdicts: BatchVerdicts | undefined;
     let thrown: { reason: unknown } | undefined;
     const timers = armBatchTimeouts(rt, jobs, contexts, states);
+    const started = performance.now();
     try {
       const run = (): BatchVerdicts | Promise<BatchVerdicts> => this.#handler(jobs, contexts);
       const handled = new Promise<BatchVerdicts>((resolve) => resolve(processTraced() ? tracedRun(rt.queue, jobs, true, run) : run()));
@@ -162,6 +198,7 @@ export class BatchSlots<T> {
     } finally {
       timers?.clear();
     }
+    this.#handlerMs = mean(this.#handlerMs, performance.now() - started);
     for (const state of states.values()) state.over = true;
     // Jobs the handler moved itself are settled already: their verdicts are not applied.
     const moved = jobs.filter((job) => states.get(job.id)?.moved !== undefined);
@@ -169,15 +206,14 @@ export class BatchSlots<T> {
       await Promise.all(moved.map((job) => states.get(job.id)?.moved ?? Promise.resolve()));
       jobs = jobs.filter((job) => states.get(job.id)?.moved === undefined);
     }
-    const fuse = rt.isRunning() && !this.#gate.paused && this.#shape === undefined && rt.options.source === 'flat';
-    const next = fuse ? deferred<ClaimedJob<T>[]>() : undefined;
+    const next = this.#fused() ? deferred<ClaimedJob<T>[]>() : undefined;
     const settling = this.#settle(jobs, verdicts, thrown, next).catch((error: unknown) => {
       rt.options.onError(error);
       next?.resolve([]);
     });
     this.#settling.add(settling);
     void settling.finally(() => this.#settling.delete(settling));
-    return next?.promise;
+    return { next: next?.promise };
   }
 
   async #settle(
@@ -222,7 +258,9 @@ export class BatchSlots<T> {
 
   /** The fused round: completes `ok` and claims the next batch, handed to `next` as soon as it lands. */
   async #completeAndClaim(ok: readonly ClaimedJob<T>[], next: Deferred<ClaimedJob<T>[]>): Promise<Map<string, SettleOutcome>> {
+    const sent = performance.now();
     const round = await completeAndClaimJobs(this.#rt, ok, this.#size);
+    this.#roundMs = mean(this.#roundMs, performance.now() - sent);
     if (round.error !== undefined) next.reject(round.error);
     else next.resolve(round.claimed);
     // Refused by the rate limit: no wake token will come when the window reopens, so set one.

@@ -52,8 +52,9 @@ export class JobSlots<T> {
         if (!rt.isRunning() || rt.report(error)) break;
         job = undefined;
       }
-      // Spares of a weighted lane claim are leased to us: they run even while paused or closing.
-      job ??= this.#lanes?.spare();
+      // Spares (of a weighted lane claim, or claimed ahead) are leased to us: they run even while
+      // paused or closing.
+      job ??= this.#lanes?.spare() ?? this.#rounds.spare();
       if (job && !rt.locks.fresh(job)) {
         // The claim's reply came too late: the lease may be over and the job run elsewhere.
         rt.giveUp(job);
@@ -68,16 +69,28 @@ export class JobSlots<T> {
         next = this.#run(job);
         continue;
       }
-      if (!rt.isRunning()) break;
+      if (!rt.isRunning()) {
+        // A round that left before close() may still bring spares: they are ours to run.
+        await this.#rounds.drain();
+        const spare = this.#rounds.spare();
+        if (spare === undefined) break;
+        next = Promise.resolve(spare);
+        continue;
+      }
       if (this.#busy && !this.#gate.paused) {
         this.#busy = false;
         rt.events.fire('drained', undefined);
       }
       await rt.idle.wait();
+      // Woken for a spare a round brought: it is leased to us, so it runs even while paused.
+      const spare = this.#rounds.spare();
+      if (spare !== undefined) {
+        next = Promise.resolve(spare);
+        continue;
+      }
       // A paused worker waits for resume (or close) before it claims again.
       await this.#gate.wait(rt.whenClosing());
-      if (!rt.isRunning()) break;
-      next = this.#rounds.take();
+      next = rt.isRunning() ? this.#rounds.take() : Promise.resolve(undefined);
     }
     await this.#rounds.drain();
   }
@@ -99,12 +112,14 @@ export class JobSlots<T> {
     let result: unknown;
     let failure: { reason: unknown } | undefined;
     jobStarted(this.#rt.queue, job);
+    const started = performance.now();
     try {
       result = processTraced() ? await tracedRun(this.#rt.queue, [job], false, () => this.#call(job, context)) : await this.#call(job, context);
     } catch (reason) {
       failure = { reason };
     }
     state.over = true;
+    this.#rounds.ran(performance.now() - started);
     failure ??= unencodable(result);
     const events = this.#rt.events;
     let settling: Promise<unknown>;

@@ -1,5 +1,6 @@
 import type { ClaimedJob } from '../job.js';
 import type { PauseGate } from './pause-gate.js';
+import { Prefetch } from './prefetch.js';
 import type { WorkerRuntime } from './runtime.js';
 import { completeAndClaimJobs, completeJob, completeJobs, failJob, resultText } from './settle.js';
 import type { SettleOutcome } from './partition.js';
@@ -23,6 +24,10 @@ interface Done<T> {
  * busy worker pays one round trip per round, not two per job. Handlers still see one job each;
  * failures, delays and flow children settle one by one outside it.
  *
+ * A fused round also claims ahead ({@link Prefetch}): a slot that wants work takes a spare, handed
+ * out only after the round that settles its last job has left, so the next round is on the wire
+ * while the handlers run, and Node and Redis work at the same time.
+ *
  * Where the fused script does not apply (lane claims, the concurrency gate) the round is the
  * successes in one `complete_batch` plus the slots' own claims.
  */
@@ -38,12 +43,24 @@ export class Rounds<T> {
   #scheduled = false;
   readonly #inflight = new Set<Promise<void>>();
   #limitTimer: NodeJS.Timeout | undefined;
+  readonly #ahead: Prefetch<T>;
 
   constructor(rt: WorkerRuntime<T>, gate: PauseGate, claimOne: () => Promise<ClaimedJob<T> | undefined>) {
     this.#rt = rt;
     this.#gate = gate;
     this.#fused = rt.options.source === 'flat' && !rt.options.respectConcurrencyGate;
     this.#claimOne = claimOne;
+    this.#ahead = new Prefetch(rt.locks, rt.options.concurrency);
+  }
+
+  /** A job claimed ahead, for a slot that may not claim (paused or closing): it is leased to us. */
+  spare(): ClaimedJob<T> | undefined {
+    return this.#ahead.take();
+  }
+
+  /** A handler ran for `ms`: the prefetch asks ahead only while handlers are short. */
+  ran(ms: number): void {
+    this.#ahead.ran(ms);
   }
 
   /**
@@ -102,20 +119,33 @@ export class Rounds<T> {
     this.#wants = [];
     const rt = this.#rt;
     // A closing or paused worker claims nothing: its slots hear "no job" and park (or wait for resume).
-    if (!rt.isRunning() || this.#gate.paused) for (const want of wants.splice(0)) want.resolve(undefined);
-    if (this.#fused && (wants.length > 0 || done.length > 0)) {
-      await this.#fusedRound(done, wants);
+    const open = rt.isRunning() && !this.#gate.paused;
+    if (!open) for (const want of wants.splice(0)) want.resolve(undefined);
+    if (!this.#fused) {
+      if (done.length > 0) void this.#completeAll(done);
+      for (const want of wants) this.#claimOne().then(want.resolve, want.reject);
       return;
     }
-    if (done.length > 0) void this.#completeAll(done);
-    for (const want of wants) this.#claimOne().then(want.resolve, want.reject);
+    const served = wants.splice(0, Math.min(wants.length, this.#ahead.held));
+    const ahead = open ? this.#ahead.wanted(served.length) : 0;
+    const round = wants.length > 0 || done.length > 0 || ahead > 0 ? this.#fusedRound(done, wants, ahead) : undefined;
+    // The round has left: the spares' handlers now run while it is on the wire.
+    for (const want of served) want.resolve(this.#ahead.take());
+    await round;
   }
 
-  async #fusedRound(done: readonly Done<T>[], wants: readonly Want<T>[]): Promise<void> {
-    const round = await this.#track(completeAndClaimJobs(this.#rt, done.map((d) => d.job), wants.length, resultsOf(done)));
+  async #fusedRound(done: readonly Done<T>[], wants: readonly Want<T>[], ahead: number): Promise<void> {
+    this.#ahead.asked(ahead);
+    const sent = performance.now();
+    const round = await this.#track(completeAndClaimJobs(this.#rt, done.map((d) => d.job), wants.length + ahead, resultsOf(done)));
+    // Every job claimed joins the spares behind those of earlier rounds, and the slots take the
+    // oldest first: jobs run in the order they were claimed, as without prefetch.
+    this.#ahead.answered(ahead, performance.now() - sent, round.error === undefined ? round.claimed : []);
     for (const d of done) d.resolve(round.outcomes.get(d.job.id) ?? 'stale');
     if (round.error !== undefined) for (const want of wants) want.reject(round.error);
-    else wants.forEach((want, i) => want.resolve(round.claimed[i]));
+    else for (const want of wants) want.resolve(this.#ahead.take());
+    // A slot that parked meanwhile would not see the spares: wake one, the relay passes it on.
+    if (this.#ahead.held > 0) this.#rt.idle.wakeOne();
     if (round.limitedMs > 0) this.#wakeAfter(round.limitedMs);
   }
 

@@ -601,9 +601,19 @@ end
 local RETAIN_FAILED_DEFAULT = 10000
 -- [TS] Recent completions kept in emq:{q}:outcomes (MAXLEN ~) when completed rows are not retained.
 local OUTCOMES_KEPT = 1000
--- Most members one settlement trims: bounded work per call; each call adds one, so a set over its
--- bound after a policy change still converges.
+-- Most members one dead-lettering trims: bounded work per call; each call adds one, so a set over
+-- its bound after a policy change still converges.
 local RETAIN_TRIM = 8
+-- Completed retention trims in bulk: a completing call trims only when the index is past its count
+-- bound by more than the slack (count / 16, at most 256; 0 under 16, so a small bound is exact), then
+-- back down to the bound, at most RETAIN_TRIM_BULK members per call. A bound of 1,000 thus holds
+-- 1,000 to 1,062 rows, and a completion pays the trim's reads and deletes once per ~62 jobs.
+local RETAIN_TRIM_BULK = 512
+
+-- retain_slack(count): how far the completed index may run past its count bound before a trim.
+local function retain_slack(count)
+  return math.min(math.floor(count / 16), 256)
+end
 
 -- keep_of(ccount, cage, fcount, fage): the bounds from the four raw meta fields, for a script that
 -- read them in a wider HMGET of its own (lib gate's, in complete_claim).
@@ -648,29 +658,58 @@ local function wipe_released(jr, dr, id)
   wipe_job(jr, id)
 end
 
--- trim_finished(set, JR, count, age, now, still): drops the oldest members of a retention index past
--- its bounds, at most RETAIN_TRIM; a member's row is wiped only when still(id) says it is still that
--- finished job (an index member can outlive its state: a reprocessed or removed job).
-local function trim_finished(set, root, count, age, now, still)
-  local ids = {}
-  if age then
-    ids = redis.call('ZRANGEBYSCORE', set, '-inf', now - age, 'LIMIT', 0, RETAIN_TRIM)
-  end
-  if #ids < RETAIN_TRIM and count >= 0 then
-    local over = redis.call('ZCARD', set) - #ids - count
-    if over > 0 then
-      for _, id in ipairs(redis.call('ZRANGE', set, #ids, #ids + math.min(over, RETAIN_TRIM - #ids) - 1)) do ids[#ids + 1] = id end
-    end
-  end
-  for _, id in ipairs(ids) do
-    redis.call('ZREM', set, id)
-    if vid(id) and still(id) then wipe_job(root, id) end
+-- del_keys(keys): DEL of every key, in slices well below Lua's unpack bound.
+local function del_keys(keys)
+  for i = 1, #keys, 1000 do
+    redis.call('DEL', unpack(keys, i, math.min(i + 999, #keys)))
   end
 end
 
+-- trim_finished(set, JR, count, age, now, still, most?, slack?): drops the oldest members of a
+-- retention index past its bounds, at most \`most\` (RETAIN_TRIM when nil), and past the count bound
+-- only once it is exceeded by more than \`slack\` (0 when nil); a member's row is wiped only when
+-- still(id) says it is still that finished job (an index member can outlive its state: a reprocessed
+-- or removed job): with every sub-key it may own, or, when still(id) answers 'plain', with its
+-- :logs alone (a plain job's :lock went at its completion). The members leave in one ZREM and the
+-- rows in one DEL per slice.
+local function trim_finished(set, root, count, age, now, still, most, slack)
+  most = most or RETAIN_TRIM
+  local ids = {}
+  if age then
+    ids = redis.call('ZRANGEBYSCORE', set, '-inf', now - age, 'LIMIT', 0, most)
+  end
+  if #ids < most and count >= 0 then
+    local over = redis.call('ZCARD', set) - #ids - count
+    if over > (slack or 0) then
+      for _, id in ipairs(redis.call('ZRANGE', set, #ids, #ids + math.min(over, most - #ids) - 1)) do ids[#ids + 1] = id end
+    end
+  end
+  if #ids == 0 then return end
+  for i = 1, #ids, 1000 do
+    redis.call('ZREM', set, unpack(ids, i, math.min(i + 999, #ids)))
+  end
+  local gone = {}
+  for _, id in ipairs(ids) do
+    local how = vid(id) and still(id)
+    if how == 'plain' then
+      gone[#gone + 1] = jkey(root, id)
+      gone[#gone + 1] = jkey(root, id, ':logs')
+    elseif how then
+      for _, suffix in ipairs({ '', ':lock', ':logs', ':dependencies', ':processed', ':failed', ':unsuccessful' }) do
+        gone[#gone + 1] = jkey(root, id, suffix)
+      end
+    end
+  end
+  del_keys(gone)
+end
+
 -- finish_completed(k, id, row, result, dedup, keep, parent, policy): the row's end on completion. k
--- names jobroot, completed (the index), deroot and outcomes (the recent completions); \`parent\` is the row's \`flow\` field. Keeping none
--- deletes the row and its sub-keys (a plain job's three, a flow parent's seven) and reads no clock.
+-- names jobroot, completed (the index), deroot and outcomes (the recent completions); \`parent\` is the
+-- row's \`flow\` field. Keeping none deletes the row and its sub-keys (a plain job's three, a flow
+-- parent's seven) and reads no clock. Keeping writes the row's own fields now (state, finish time,
+-- result) and gathers the rest in k.kept for retain_flush: the script calls it once after its last
+-- completion, so the clock read, the lock markers' DEL, the index's ZADD and the trim are paid once
+-- per call, not per job.
 local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
   if dedup then release_key(k.deroot, id, dedup, keep) end
   if policy.ccount == 0 then
@@ -688,17 +727,38 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
     end
     return
   end
-  local now = now_ms()
-  redis.call('DEL', jkey(k.jobroot, id, ':lock'))
-  if result and result ~= '' then
-    redis.call('HSET', row, 'state', 'completed', 'finished_at', now, 'result', result)
-  else
-    redis.call('HSET', row, 'state', 'completed', 'finished_at', now)
+  local kept = k.kept
+  if not kept then
+    kept = { now = now_ms(), locks = {}, index = {} }
+    k.kept = kept
   end
-  redis.call('ZADD', k.completed, now, id)
-  trim_finished(k.completed, k.jobroot, policy.ccount, policy.cage, now, function(old)
-    return redis.call('HGET', jkey(k.jobroot, old), 'state') == 'completed'
-  end)
+  if result and result ~= '' then
+    redis.call('HSET', row, 'state', 'completed', 'finished_at', kept.now, 'result', result)
+  else
+    redis.call('HSET', row, 'state', 'completed', 'finished_at', kept.now)
+  end
+  kept.locks[#kept.locks + 1] = jkey(k.jobroot, id, ':lock')
+  kept.index[#kept.index + 1] = kept.now
+  kept.index[#kept.index + 1] = id
+end
+
+-- retain_flush(k, policy): what the completions of one call gathered in k.kept (finish_completed),
+-- written at once: the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
+-- RETAIN_TRIM_BULK). Nothing when the call kept no row.
+local function retain_flush(k, policy)
+  local kept = k.kept
+  if not kept then return end
+  k.kept = nil
+  del_keys(kept.locks)
+  for i = 1, #kept.index, 1000 do
+    redis.call('ZADD', k.completed, unpack(kept.index, i, math.min(i + 999, #kept.index)))
+  end
+  trim_finished(k.completed, k.jobroot, policy.ccount, policy.cage, kept.now, function(old)
+    local f = redis.call('HMGET', jkey(k.jobroot, old), 'state', 'flow')
+    if f[1] ~= 'completed' then return false end
+    if f[2] == 'parent' then return true end
+    return 'plain'
+  end, RETAIN_TRIM_BULK, retain_slack(policy.ccount))
 end
 
 -- finish_dead(k, id, row, now, policy): a dead-lettered row's end: stamped, indexed by finish time,
@@ -779,6 +839,7 @@ local function complete_held(k, first, publish, policy)
   -- leave_active for the flat members, one ZREM for all: a member that was not active (reaped, its
   -- token still matching) sits in pending instead (I1), and only then is pending touched at all.
   if #flat > 0 and zrem_all(k.active, flat) < #flat then zrem_all(k.pending, flat) end
+  retain_flush(ended, policy)
   if done > 0 then redis.call('HINCRBY', k.completed, 'count', done) end
   return out
 end
@@ -1415,7 +1476,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '2a96726e0ada628cfc7c38c37cd454e05764743b',
+    sha: '297230a6ec07965b464faea351bb84720c2a2816',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1438,7 +1499,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '987241b863d1f348ebe49d2b870cf8a534b3e726',
+    sha: 'a6aed10757028304db57582ba72d86cfebd532eb',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1488,7 +1549,7 @@ return 0
 `,
   },
   complete: {
-    sha: '8167fdd82e470055761363befc71f2a9c5042271',
+    sha: 'fbe796d1ed2f7fa19f5da7d72fe890db6f3fab4d',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1497,7 +1558,7 @@ return 0
 -- :processed and :dependencies; the \`completed\` event can be published in the same step (with the
 -- result when there is one), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
 -- queue meta keeps completed jobs, the row stays as \`state = completed\` with \`finished_at\` and
--- \`result\`, indexed in emq:{q}:completed and trimmed to the policy; the idempotency key the row names
+-- \`result\`, indexed in emq:{q}:completed and trimmed to the policy in bulk (lib retain); the idempotency key the row names
 -- is released either way; [TS] with none kept, the verdict goes to emq:{q}:outcomes (MAXLEN ~ 1000)
 -- for a late waiter. A row already completed answers as a gone one, so a resend cannot count
 -- twice.
@@ -1563,7 +1624,9 @@ end
 
 -- One read of meta serves the retention policy and the event settings.
 local policy, m = keep_read(KEYS[15], 'events', 'journal')
-finish_completed({ jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }, id, row, result, f[4], f[5], f[6], policy)
+local ended = { jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }
+finish_completed(ended, id, row, result, f[4], f[5], f[6], policy)
+retain_flush(ended, policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 ev_open(KEYS[14], KEYS[18], KEYS[15])
 ev_seed(m[5], m[6])
@@ -1573,7 +1636,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'c994e7abf8556428988a9113bc96ed0d7c2a88cc',
+    sha: 'ddfc09c73229d8e2f5ba7e1a15a51432a62022d2',
     includes: ['core', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1612,7 +1675,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '75ed6baaf1b453474ca2870ede7acf5d75352e99',
+    sha: '2f2cd35876deb1fa7d26e21c73b441d3f7612d70',
     includes: ['core', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1748,7 +1811,7 @@ return 1
 `,
   },
   drain: {
-    sha: '184c84a39d4b229ea9a3094c9feac681b1e5f457',
+    sha: 'eca9414f1d3ff7b7c5eb6aacdd49f0f1273aaebd',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2189,7 +2252,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '9fdeff31dfd568c568e5acc6b0a24bf92c6bffde',
+    sha: 'dbf8fbac20940cd56c09f9630e3a0934951b5bde',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2785,7 +2848,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '4c77fd9201048d4faa07d393119144c61924dc3d',
+    sha: '238574334c2ba8bd3cc25dd1e161a431164a4c94',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3051,7 +3114,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '887d82216a4f04ce7daa1a2b943b2ca2628c7461',
+    sha: 'ce7869dd33a0cc9b8f066c74c39c5b3a391c8288',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3314,7 +3377,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'da5815a059bf6f0d70ed61ecca129b5c7441ee3e',
+    sha: '38647b53e66cde30fa669c565f6206e0afcfced7',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4081,7 +4144,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: '23cb76d94e237e45946f85760101175d0ac383bb',
+    sha: '628ce2d2d572df4f5eeb4d53600c8666f3e1b8fb',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
