@@ -6,7 +6,7 @@ import { parseBackoff, type Backoff } from './backoff.js';
 export type { ParentPolicy, RowState };
 
 /** Where a job sits, as `state_lookup` answers (protocol.md §5.3). */
-export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'unknown' | 'absent';
+export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'expired' | 'unknown' | 'absent';
 
 /** A flow child's link to its parent, read from the row. */
 export type ParentLink = FlowLink;

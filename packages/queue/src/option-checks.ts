@@ -32,6 +32,8 @@ const JOB_HINTS: Readonly<Record<string, string>> = {
   removeDependencyOnFailure: NO_REMOVE_DEPENDENCY,
   continueParentOnFailure: 'continueParentOnFailure is not supported: a flow child uses failParentOnFailure or ignoreDependencyOnFailure',
   telemetry: TELEMETRY,
+  ttl: "a waiting job's deadline is expireInMs here (milliseconds from admission), or expireAt for a time",
+  expireIn: 'expireIn is expireInMs here (milliseconds)',
 };
 
 const QUEUE_HINTS: Readonly<Record<string, string>> = {
@@ -46,7 +48,7 @@ const QUEUE_HINTS: Readonly<Record<string, string>> = {
   telemetry: TELEMETRY,
 };
 
-const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'key', 'keyRetentionMs'];
+const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'key', 'keyRetentionMs'];
 
 /** `Queue.open` options. */
 export const checkQueueOptions = strictOptions('Queue.open options', { known: ['connection', 'connect', 'codec', 'durability', 'maxPayloadBytes', 'keep'], hints: QUEUE_HINTS });
@@ -76,7 +78,7 @@ export function checkSharedConnection(connection: unknown): void {
 const checkEnqueueFlat = strictOptions('enqueue options', { known: ENQUEUE_KNOWN, hints: JOB_HINTS });
 const checkManyItem = strictOptions('enqueueMany item', { known: ['payload', ...ENQUEUE_KNOWN], hints: { ...JOB_HINTS, data: "BullMQ's data is payload here", opts: 'the options of enqueue sit on the item itself here, beside payload (no opts object)' } });
 const checkLaneFlat = strictOptions('enqueueInLane options', {
-  known: ['name', 'attempts', 'backoff', 'timeoutMs', 'id'],
+  known: ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'id'],
   hints: { ...JOB_HINTS, delayMs: 'a lane job runs when its lane is served: delayMs is not an option of enqueueInLane', priority: 'lanes ignore priority: a lane job is served by the rotation' },
 });
 

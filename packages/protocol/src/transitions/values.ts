@@ -87,6 +87,13 @@ export interface JobOptionFields {
    * so reads can show it; the wire's `group` stays the branded id derived from it.
    */
   readonly lane?: string;
+  /**
+   * [TS] The job's deadline as a server epoch ms (row field `expire_at`): a claim that meets the job
+   * past it settles it as `expired` instead of leasing it. Exclusive with `expireInMs`.
+   */
+  readonly expireAt?: number;
+  /** [TS] The deadline as a span from the server's now at admission, in ms (sent as `expire_in`). */
+  readonly expireInMs?: number;
 }
 
 /** The largest priority magnitude admitted: scores stay exact and compact. */
@@ -128,6 +135,9 @@ export function jobOptionArgs(options: JobOptionFields | undefined): string[] {
     }
     out.push('lane', lane);
   }
+  if (options.expireAt !== undefined && options.expireInMs !== undefined) throw new InvalidArgumentError('expireAt', 'give expireAt or expireInMs, not both');
+  if (options.expireAt !== undefined) out.push('expire_at', String(whole('expireAt', options.expireAt, 0)));
+  if (options.expireInMs !== undefined) out.push('expire_in', String(whole('expireInMs', options.expireInMs, 1)));
   return out;
 }
 

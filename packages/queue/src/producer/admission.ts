@@ -20,6 +20,15 @@ export interface JobOptions {
    * fails with `JobTimeoutError` (retried like any failure). No limit when omitted.
    */
   readonly timeoutMs?: number;
+  /**
+   * [TS] A deadline for the job to start, in ms from the server's now at admission: a job still
+   * waiting (pending, scheduled or retrying) past it is never handed to a handler; the claim that
+   * meets it settles it as `expired` (state `expired`, the `expired` event, `counts('expired')`,
+   * kept by the failed retention). Exclusive with `expireAt`.
+   */
+  readonly expireInMs?: number;
+  /** [TS] The same deadline as an absolute time (epoch ms, or a Date), read against the server's clock. */
+  readonly expireAt?: number | Date;
 }
 
 /**
@@ -27,9 +36,12 @@ export interface JobOptions {
  * one), checked; `undefined` when there are none, so plain admissions send nothing more.
  */
 export function jobOptionFields(options: JobOptions & { readonly priority?: number }, trace?: TraceContext): JobOptionFields | undefined {
-  const { name, attempts, backoff, timeoutMs, priority } = options;
-  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0) && trace === undefined) return undefined;
+  const { name, attempts, backoff, timeoutMs, priority, expireInMs, expireAt } = options;
+  const deadline = expireAt instanceof Date ? expireAt.getTime() : expireAt;
+  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0) && trace === undefined && expireInMs === undefined && deadline === undefined) return undefined;
   return {
+    ...(expireInMs === undefined ? {} : { expireInMs }),
+    ...(deadline === undefined ? {} : { expireAt: deadline }),
     ...(trace === undefined ? {} : { trace }),
     ...(priority === undefined || priority === 0 ? {} : { priority }),
     ...(name === undefined ? {} : { name }),
@@ -173,6 +185,8 @@ function isPlain(item: EnqueueManyItem<unknown>): boolean {
     item.attempts === undefined &&
     item.backoff === undefined &&
     item.timeoutMs === undefined &&
+    item.expireInMs === undefined &&
+    item.expireAt === undefined &&
     (item.priority === undefined || item.priority === 0) &&
     item.runAt === undefined &&
     (item.delayMs === undefined || item.delayMs === 0) &&

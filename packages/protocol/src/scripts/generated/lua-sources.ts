@@ -8,13 +8,19 @@ export const LUA_LIBS: Readonly<Record<string, string>> = {
 -- @purpose What every admission script writes the same way: a fresh job row and an idempotency key.
 
 -- admit_row(row, state, payload, fields, extra): write a fresh row. \`fields\` are the [TS] per-job
--- option pairs the host sent; the spec fields (\`state\`, \`attempts = "0"\`, \`payload\`, then \`extra\`
+-- option pairs the host sent ([TS] \`expire_in\` ms is written as \`expire_at\`, server ms); the spec fields (\`state\`, \`attempts = "0"\`, \`payload\`, then \`extra\`
 -- pairs such as a lane's \`group\`) are written after them, so they win. Answers the row's flat
 -- pending score: [TS] -priority (higher first, mint order within one), 0 without one.
 local function admit_row(row, state, payload, fields, extra)
   local score = 0
   for i = 1, #fields - 1, 2 do
     if fields[i] == 'priority' then score = 0 - (tonumber(fields[i + 1]) or 0) end
+    -- [TS] A deadline given as a span is kept as the server time it ends at (lib expire reads it).
+    if fields[i] == 'expire_in' then
+      local t = redis.call('TIME')
+      fields[i] = 'expire_at'
+      fields[i + 1] = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + (tonumber(fields[i + 1]) or 0))
+    end
   end
   for _, v in ipairs({ 'state', state, 'attempts', '0', 'payload', payload }) do fields[#fields + 1] = v end
   for _, v in ipairs(extra or {}) do fields[#fields + 1] = v end
@@ -206,6 +212,45 @@ local function ev_claimed(set, entries)
   if redis.call('ZCARD', set) == 0 then ev_emit('drained', '') end
 end
 `,
+  expire: `-- @lib expire
+-- @purpose [TS] Deadlines for waiting jobs: a row whose \`expire_at\` (server epoch ms) has passed is
+-- never leased; the claim that meets it settles it as \`expired\` in the same step, retained like a
+-- dead job (by the \`keep_failed_*\` policy of lib retain) in emq:{q}:expired, scored by finish time,
+-- and publishes \`expired\` (with \`expireAt\`). Needs core, events and retain. A job without the field
+-- costs nothing more: lib lease reads \`expire_at\` in the HMGET it already makes, and the clock and
+-- the policy are read only when a deadline is met.
+
+local EMQ_EXPIRE = { index = false, meta = false, deroot = false, now = false, policy = false }
+
+-- expire_open(index, meta, deroot): where this claim settles the jobs it meets past their deadline
+-- (the emq:{q}:expired index), the queue meta (its retention policy) and the idempotency root.
+local function expire_open(index, meta, deroot)
+  EMQ_EXPIRE.index = index
+  EMQ_EXPIRE.meta = meta
+  EMQ_EXPIRE.deroot = deroot
+end
+
+-- expire_due(root, id, row, at): settles job \`id\` as expired and answers true when its deadline \`at\`
+-- has passed; false (touching nothing) otherwise, or when the script opened no index.
+local function expire_due(root, id, row, at)
+  local deadline = tonumber(at)
+  if not deadline or not EMQ_EXPIRE.index then return false end
+  if not EMQ_EXPIRE.now then EMQ_EXPIRE.now = now_ms() end
+  local now = EMQ_EXPIRE.now
+  if deadline > now then return false end
+  if not EMQ_EXPIRE.policy then EMQ_EXPIRE.policy = keep_policy(EMQ_EXPIRE.meta) end
+  local policy = EMQ_EXPIRE.policy
+  local f = redis.call('HMGET', row, 'dedup', 'dedup_keep')
+  if f[1] then release_key(EMQ_EXPIRE.deroot, id, f[1], f[2]) end
+  redis.call('HSET', row, 'state', 'expired', 'finished_at', now)
+  redis.call('ZADD', EMQ_EXPIRE.index, now, id)
+  trim_finished(EMQ_EXPIRE.index, root, policy.fcount, policy.fage, now, function(old)
+    return redis.call('HGET', jkey(root, old), 'state') == 'expired'
+  end)
+  ev_emit('expired', id, { expireAt = at })
+  return true
+end
+`,
   fanin: `-- @lib fanin
 -- @purpose [TS] How a parent leaves \`awaiting_children\` (queue.md §11.4–§11.6) in one place, so the
 -- index of waiting parents (emq:{q}:waiting-children) stays exact and a parent keeps its priority.
@@ -372,13 +417,20 @@ local function lane_claim(cap, lease, marker, limiter, grate)
     redis.call('LREM', ring, 0, g)
     return {}
   end
-  local popped = redis.call('ZPOPMIN', lane, k)
   local deadline = now_ms() + lease
   local out = {}
-  for i = 1, #popped, 2 do
-    local id = popped[i]
-    local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
-    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
+  local want = k
+  -- [TS] Heads skipped (gone, or settled as expired by lib expire) are made up from the lane's next
+  -- ones; with none skipped this is the one ZPOPMIN it always was.
+  while want > 0 do
+    local popped = redis.call('ZPOPMIN', lane, want)
+    for i = 1, #popped, 2 do
+      local id = popped[i]
+      local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
+      if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
+    end
+    if #popped < 2 * want then break end
+    want = k - #out
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
@@ -497,7 +549,7 @@ end
   lease: `-- @lib lease
 -- @purpose The lease every claim grants (queue.md §3.1, §5.2, §7): mint the next token, mark the row
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
--- same step. Needs core.
+-- same step. Needs core and [TS] expire (a row past its \`expire_at\` is settled, not leased).
 
 -- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields:
 -- the options, then the producer's W3C trace context (traceparent, tracestate).
@@ -509,15 +561,19 @@ local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'tracepar
 -- token and the fields together and one HSET writes the token and the state: the same effect as
 -- HINCRBY attempts 1 then HSET state active (queue.md §3.1 steps 3-4), as the script is atomic. The
 -- first named field must be one every creation writes (payload), so a row without it is gone.
+-- [TS] The same HMGET reads \`expire_at\`: a row past it is settled as expired (lib expire) and
+-- answers nil like a gone one, so a job without a deadline costs no extra command.
 -- marker > 0 writes job:<id>:lock = token with that TTL in ms.
 local function lease_row(root, id, marker, ...)
   if not vid(id) then return nil end
   local row = jkey(root, id)
-  local f = redis.call('HMGET', row, 'attempts', ...)
-  if not f[1] and not f[2] then return nil end
+  local f = redis.call('HMGET', row, 'attempts', 'expire_at', ...)
+  if not f[1] and not f[3] then return nil end
+  if f[2] and expire_due(root, id, row, f[2]) then return nil end
   local attempts = (tonumber(f[1]) or 0) + 1
   redis.call('HSET', row, 'attempts', attempts, 'state', 'active')
   if marker > 0 then redis.call('SET', jkey(root, id, ':lock'), attempts, 'PX', marker) end
+  table.remove(f, 1)
   table.remove(f, 1)
   return attempts, f
 end
@@ -554,6 +610,22 @@ local function lease_popped(active, root, popped, lease, marker)
     end
   end
   if #scored > 0 then redis.call('ZADD', active, unpack(scored)) end
+  return out
+end
+
+-- lease_pop(active, root, set, n, lease, marker): ZPOPMIN up to \`n\` ids from \`set\` and lease them as
+-- lease_popped does; [TS] when some were skipped (gone, or settled as expired by lib expire), pops
+-- again for as many, so a batch is not cut short by dead wood. With nothing skipped it is one ZPOPMIN.
+local function lease_pop(active, root, set, n, lease, marker)
+  local out = {}
+  local want = n
+  while want > 0 do
+    local popped = redis.call('ZPOPMIN', set, want)
+    for _, e in ipairs(lease_popped(active, root, popped, lease, marker)) do out[#out + 1] = e end
+    -- A short pop means the set ran out; otherwise pop again only for the ids skipped.
+    if #popped < 2 * want then break end
+    want = n - #out
+  end
   return out
 end
 `,
@@ -1079,8 +1151,8 @@ return len
 `,
   },
   bclaim: {
-    sha: '6d96ad7b8f1947617675a8342e7a3c01447837ae',
-    includes: ['core', 'events', 'lease', 'gate'],
+    sha: '12a1ba0e41d847685f7d09a05c487913360b57bd',
+    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
 -- (queue.md §7). Each member gets its own token and is settled on its own.
@@ -1091,10 +1163,12 @@ return len
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core events lease gate
+-- @include core events retain expire lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
 -- absent) in mint order;
@@ -1102,9 +1176,10 @@ return len
 -- \`drained\` when the claim emptied pending, when meta \`events\` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
 ev_open(KEYS[6], KEYS[7], KEYS[3])
+expire_open(KEYS[8], KEYS[3], KEYS[9])
 if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
-local out = lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], room), tonumber(ARGV[1]), marker)
+local out = lease_pop(KEYS[2], KEYS[4], KEYS[1], room, tonumber(ARGV[1]), marker)
 gate_count(KEYS[5], window, #out)
 ev_claimed(KEYS[1], out)
 return out
@@ -1283,8 +1358,8 @@ return 1
 `,
   },
   claim: {
-    sha: '98abb52f80d9d3fafbcfc8156e619ce01bcadef4',
-    includes: ['core', 'events', 'lease', 'gate'],
+    sha: '2e35c489baa088a956a476c5bec2eebb05fd4e2b',
+    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
 -- in active (queue.md §3.1). A paused queue claims nothing; nor does one at its [TS] concurrency cap
@@ -1296,10 +1371,12 @@ return 1
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
--- @include core events lease gate
+-- @include core events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
 -- are false, so the host needs no second read; the last six are the [TS] per-job options and the
@@ -1307,6 +1384,7 @@ return 1
 -- \`drained\` when it was the last pending one, when meta \`events\` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
 ev_open(KEYS[6], KEYS[7], KEYS[3])
+expire_open(KEYS[8], KEYS[3], KEYS[9])
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
@@ -1521,8 +1599,8 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '75ed6baaf1b453474ca2870ede7acf5d75352e99',
-    includes: ['core', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
+    sha: '1b05f774a4c09566e7c6a045cf39f640f3d19cff',
+    includes: ['core', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
 -- complete_batch does (each fenced on its own token; a flow child answers -3 and is left for
@@ -1548,13 +1626,14 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
 -- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
 -- there is one) for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
 -- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
--- @include core events lanes lease retain settle gate
+-- @include core events lanes retain expire lease settle gate
 -- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
 -- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
@@ -1564,6 +1643,7 @@ local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = K
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
 held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[16], KEYS[17], KEYS[19]
 ev_open(KEYS[13], KEYS[18], KEYS[14])
+expire_open(KEYS[20], KEYS[14], KEYS[17])
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
 local m = gate_read(KEYS[14])
 local codes = complete_held(held, 5, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
@@ -1574,7 +1654,7 @@ if size > 0 then
   local room, wait, window = gate_room(KEYS[14], KEYS[1], KEYS[15], size)
   limited = wait
   if room > 0 then
-    claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], room), tonumber(ARGV[2]), tonumber(ARGV[4]))
+    claimed = lease_pop(KEYS[1], KEYS[12], KEYS[2], room, tonumber(ARGV[2]), tonumber(ARGV[4]))
     gate_count(KEYS[15], window, #claimed)
     ev_claimed(KEYS[2], claimed)
   end
@@ -1697,7 +1777,7 @@ return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
-    sha: 'ffd6df67440ebf952850eebb71a4e635c6289552',
+    sha: '986a8e1a5aa10f05121cd2d97607ded003d510c7',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1731,7 +1811,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '852e44f1978c60bec819090ba2c1b3664e320f0e',
+    sha: '6eba8b5b2143c2ac1d05436d02214adad9314aa1',
     includes: ['events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1911,7 +1991,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: 'f2d09c501210288a1e3427b99ed8f1771d781baf',
+    sha: '115d5d9a05d973950532492ab7467932534b74d8',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -2213,8 +2293,8 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'dd3d9833d4e791c4e7df850d87a7fc410c5833cc',
-    includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
+    sha: '4000b0ce7f95accf256a2c8ae5c45467c3d20e97',
+    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
 -- all under one deadline, so the batch is homogeneous (queue.md §7). A paused queue claims nothing.
@@ -2230,12 +2310,14 @@ return 1
 -- @key gweight    emq:{q}:gweight [TS]: read only with a size, to scale each lane's batch by its weight
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's \`size\`), scaled by
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
 -- absent, the whole claimable depth
--- @include core events lease gate lane-claim
+-- @include core events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
@@ -2252,15 +2334,16 @@ if size and size >= 1 then
     return math.max(math.floor(size * w / heaviest), 1)
   end
 end
-local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 ev_open(KEYS[11], KEYS[12], KEYS[3])
+expire_open(KEYS[13], KEYS[3], KEYS[14])
+local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 ev_active(out)
 return out
 `,
   },
   gclaim: {
-    sha: '94eebe0f93e8af6e451f35f1f6b8bbdee8e03d41',
-    includes: ['core', 'events', 'lease', 'gate'],
+    sha: '058bc3c86e6a4f59e2ff054dc0d68002f7dac4ab',
+    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
 -- Fairness is the rotation itself; a lane at its ceiling or left empty leaves the ring. A paused
@@ -2276,14 +2359,18 @@ return out
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events lease gate
+-- @include core events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
 -- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
 -- trace context; false when absent). [TS] Publishes \`active\` per claimed job when meta \`events\` =
 -- all (no \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
+ev_open(KEYS[10], KEYS[11], KEYS[3])
+expire_open(KEYS[12], KEYS[3], KEYS[13])
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
 local ring = KEYS[1]
@@ -2313,7 +2400,6 @@ while true do
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
     local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
-    ev_open(KEYS[10], KEYS[11], KEYS[3])
     ev_active({ entry })
     return entry
   end
@@ -2354,7 +2440,7 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '8d0e4ded12ccb40cda88e6512191fdc8fbcf06ba',
+    sha: '32527d39867126e523629860fc382deb92117cb6',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2572,8 +2658,8 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'cca9ba8bb991debee0f2fcd38c42d300aa341229',
-    includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
+    sha: '9d27a0800d8de61aeb99ff961fc2c58bc03d08a5',
+    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
 -- up, all under one deadline, never past its ceiling (queue.md §5.5). Weight shapes the share of
@@ -2590,9 +2676,11 @@ return 1
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events lease gate lane-claim
+-- @include core events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
@@ -2602,8 +2690,9 @@ local marker = tonumber(ARGV[2] or '0') or 0
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
 end
-local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 ev_open(KEYS[11], KEYS[12], KEYS[3])
+expire_open(KEYS[13], KEYS[3], KEYS[14])
+local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 ev_active(out)
 return out
 `,
@@ -3377,7 +3466,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '3ec28b7a0565be80586ae8e031d90f74f3a89b37',
+    sha: '5b69af221d7deb799bb7f7d3d3c4bfbd0bda9cc7',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3416,7 +3505,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: 'dfe4651a70f8e7d6eadecce007d09203ca71d711',
+    sha: '8fa9a926b48dcb9f6ab1d5742522d113a9ef8cbd',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3573,7 +3662,7 @@ return 1
 `,
   },
   state_lookup: {
-    sha: '7e41f10441c630e91b9777365d10286d9841025a',
+    sha: '4ed5bf5714b470d9840d5cb5b0bf9443a77e5128',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
@@ -3587,7 +3676,7 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @arg id         the job's id
 -- @include core
--- @returns pending | active | scheduled | dead | awaiting_children | completed | unknown | absent
+-- @returns pending | active | scheduled | dead | awaiting_children | completed | [TS] expired | unknown | absent
 local id = ARGV[1]
 if redis.call('ZSCORE', KEYS[1], id) then return 'pending' end
 local g = redis.call('HGET', KEYS[5], 'group')
@@ -3599,6 +3688,8 @@ local state = redis.call('HGET', KEYS[5], 'state')
 if not state then return 'absent' end
 if state == 'awaiting_children' then return 'awaiting_children' end
 if state == 'completed' then return 'completed' end
+-- [TS] A job a claim met past its deadline (lib expire).
+if state == 'expired' then return 'expired' end
 return 'unknown'
 `,
   },
