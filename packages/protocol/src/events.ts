@@ -39,8 +39,12 @@ export interface LifecycleEventFields {
   readonly waiting: NoExtraFields;
   /** `active` [TS, chatty]: `attempt` is the attempt the claim started (1 for the first). */
   readonly active: { readonly attempt?: string };
-  /** `deduplicated` [TS]: `job` is the job already parked; `dedup` the key, `refused` the id turned away. */
-  readonly deduplicated: { readonly dedup?: string; readonly refused?: string };
+  /**
+   * `deduplicated` [TS]: `job` is the job already parked (the one kept); `dedup` the key, `refused`
+   * the id turned away; with a dedup mode, `mode` (`extend`, `replace`, `debounce`) and `replaced`
+   * (`"1"` when the kept job took the refused admission's payload).
+   */
+  readonly deduplicated: { readonly dedup?: string; readonly refused?: string; readonly mode?: string; readonly replaced?: string };
   /** `drained` [TS, chatty]: a queue-level event, `job` is `""`. */
   readonly drained: NoExtraFields;
   /** `expired` [TS]: `expireAt` is the deadline the claim found passed (server epoch ms). */

@@ -21,8 +21,8 @@ const JOB_HINTS: Readonly<Record<string, string>> = {
   lifo: 'lifo is not supported: jobs are claimed by priority, then in admission order',
   timestamp: 'timestamp is not supported: the server stamps every job when it is admitted',
   parent: "BullMQ's parent is queue.addFlow({ parent, children }) here (a parent is held until its children finish)",
-  deduplication: "BullMQ's deduplication is dedupId (with dedupTtlMs) here, or key for a business key",
-  debounce: "BullMQ's debounce is dedupId (with dedupTtlMs) here, or key for a business key",
+  deduplication: "BullMQ's deduplication { id, ttl, extend, replace } is dedupId, dedupTtlMs and dedupMode ('extend', 'replace' or 'debounce') here, or key for a business key",
+  debounce: "BullMQ's debounce is dedupId with dedupTtlMs and dedupMode: 'debounce' here (each new add restarts the window and replaces the kept job's payload)",
   keepLogs: "BullMQ's keepLogs is the keep argument of addLog(id, line, keep) here",
   stackTraceLimit: 'stackTraceLimit is not supported: a failure keeps its error text as lastError',
   sizeLimit: "BullMQ's sizeLimit is the queue's maxPayloadBytes here (Queue.open option)",
@@ -48,7 +48,7 @@ const QUEUE_HINTS: Readonly<Record<string, string>> = {
   telemetry: TELEMETRY,
 };
 
-const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'key', 'keyRetentionMs'];
+const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'dedupMode', 'key', 'keyRetentionMs'];
 
 /** `Queue.open` options. */
 export const checkQueueOptions = strictOptions('Queue.open options', { known: ['connection', 'connect', 'codec', 'durability', 'maxPayloadBytes', 'keep'], hints: QUEUE_HINTS });

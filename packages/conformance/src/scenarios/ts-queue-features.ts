@@ -1,4 +1,4 @@
-/** TS-only queue features of issue 29: deadlines for waiting jobs. */
+/** TS-only queue features of issue 29: deadlines for waiting jobs, dedup modes. */
 import assert from 'node:assert/strict';
 import type { Scenario } from '../scenario.js';
 import { count, hgetall, present, zrange } from '../support.js';
@@ -30,6 +30,30 @@ export const tsQueueFeatures: Scenario[] = [
       assert.equal(present(await q.leases().laneClaim(30_000), 'the live lane job').id, laneLive.id);
       assert.deepEqual(new Set(await zrange(env, q.keys.expired)), new Set([late.id, batchLate.id, laneLate.id]));
       assert.equal(await q.getState(laneLate.id), 'expired');
+    },
+  },
+  {
+    name: 'ts_dedup_modes',
+    family: 'ts',
+    contract: 'an admission refused by de:<did> whose option pairs carry dedup_mode changes the parked job in the same script: replace sets its payload while its state is pending or scheduled; extend PEXPIREs the key to dedup_ttl; debounce does both and moves a scheduled parked job to the refused admission due time; without dedup_mode nothing changes',
+    async run(env) {
+      const q = await env.queue();
+      const did = (tag: string): string => `${tag}${env.mintId('JOB')}`;
+      const rep = did('r');
+      const kept = await q.enqueue('v1', { dedupId: rep, dedupMode: 'replace' });
+      assert.equal((await q.enqueue('v2', { dedupId: rep, dedupMode: 'replace' })).status, 'duplicate');
+      assert.equal((await hgetall(env, q.keys.job(kept.id))).dedup_mode, 'replace');
+      assert.equal((await q.getJob(kept.id))?.payload, 'v2');
+      await q.enqueue('v3', { dedupId: rep });
+      assert.equal((await q.getJob(kept.id))?.payload, 'v2', 'no mode, no change');
+      const deb = did('d');
+      const first = await q.enqueue('p1', { dedupId: deb, dedupTtlMs: 60_000, dedupMode: 'debounce', delayMs: 10_000 });
+      const due1 = Number(await env.command('ZSCORE', q.keys.schedule, first.id));
+      await q.enqueue('p2', { dedupId: deb, dedupTtlMs: 60_000, dedupMode: 'debounce', delayMs: 50_000 });
+      assert.ok(Number(await env.command('ZSCORE', q.keys.schedule, first.id)) - due1 >= 40_000, 'debounce moved the due time');
+      assert.equal((await q.getJob(first.id))?.payload, 'p2');
+      assert.ok(Number(await env.command('PTTL', q.keys.dedup(deb))) > 59_000);
+      assert.equal(await count(env, 'ZCARD', q.keys.schedule), 1);
     },
   },
 ];

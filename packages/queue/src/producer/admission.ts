@@ -70,6 +70,15 @@ export interface EnqueueOptions extends JobOptions {
   /** How long the idempotency key holds, in ms; forever when omitted. */
   readonly dedupTtlMs?: number;
   /**
+   * [TS] What an admission refused by `dedupId` does to the job the key names (the job kept, which
+   * the `deduplicated` event names as `job`): `'extend'` restarts the key's `dedupTtlMs` window;
+   * `'replace'` gives the kept job this payload while it still waits; `'debounce'` does both and,
+   * with `delayMs`/`runAt`, moves a still-scheduled kept job to the new time (BullMQ's
+   * `deduplication: { extend: true, replace: true }` with a delay). Without it a refused admission
+   * changes nothing. `'extend'` and `'debounce'` need `dedupTtlMs`.
+   */
+  readonly dedupMode?: t.DedupMode;
+  /**
    * [TS] A business key (`'order-42'`): the admission is idempotent on it while the job lives and
    * for `keyRetentionMs` after it ends, delayed jobs included; `getJobByKey` finds the job. The
    * same mechanism as `dedupId` (one namespace) with a different release rule: a dedup id without a
@@ -86,7 +95,8 @@ export interface EnqueueOptions extends JobOptions {
 export const DEFAULT_KEY_RETENTION_MS = 3_600_000;
 
 /** The idempotency key of an admission and its release rule, or `undefined` for a plain one. */
-function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number } | undefined {
+function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode } | undefined {
+  if (options.dedupMode !== undefined && options.dedupId === undefined) throw new InvalidArgumentError('dedupMode', 'needs a dedupId');
   if (options.key !== undefined) {
     if (options.dedupId !== undefined || options.dedupTtlMs !== undefined) throw new InvalidArgumentError('key', 'give key or dedupId, not both');
     assertDedupId(options.key);
@@ -94,7 +104,7 @@ function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly tt
   }
   if (options.keyRetentionMs !== undefined) throw new InvalidArgumentError('keyRetentionMs', 'needs a key');
   if (options.dedupId === undefined) return undefined;
-  return { dedupId: options.dedupId, ...(options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs }) };
+  return { dedupId: options.dedupId, ...(options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs }), ...(options.dedupMode === undefined ? {} : { mode: options.dedupMode }) };
 }
 
 /** The verdict of one admission. */
@@ -191,6 +201,7 @@ function isPlain(item: EnqueueManyItem<unknown>): boolean {
     item.runAt === undefined &&
     (item.delayMs === undefined || item.delayMs === 0) &&
     item.dedupId === undefined &&
+    item.dedupMode === undefined &&
     item.key === undefined &&
     item.keyRetentionMs === undefined
   );
@@ -205,7 +216,7 @@ interface Prepared {
   readonly fields?: JobOptionFields;
   readonly when?: { readonly at: number } | { readonly inMs: number };
   /** The idempotency key (dedup id or business key) of a keyed item, with its release rule. */
-  readonly key?: { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number };
+  readonly key?: { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode };
   readonly item: EnqueueManyItem<unknown>;
 }
 

@@ -5,7 +5,8 @@ import type { LuaScriptSource } from '../source.js';
 /** Echo's `@include` libraries (`lua/lib`), by name. */
 export const LUA_LIBS: Readonly<Record<string, string>> = {
   admit: `-- @lib admit
--- @purpose What every admission script writes the same way: a fresh job row and an idempotency key.
+-- @purpose What every admission script writes the same way: a fresh job row and an idempotency key,
+-- and [TS] what a keyed admission with a dedup mode does to the job it was refused for.
 
 -- admit_row(row, state, payload, fields, extra): write a fresh row. \`fields\` are the [TS] per-job
 -- option pairs the host sent ([TS] \`expire_in\` ms is written as \`expire_at\`, server ms); the spec fields (\`state\`, \`attempts = "0"\`, \`payload\`, then \`extra\`
@@ -36,6 +37,34 @@ local function park_dedup(key, id, ttl_ms)
   else
     redis.call('SET', key, id, 'NX', 'PX', ttl_ms)
   end
+end
+
+-- [TS] dedup_hit(key, parked, jobroot, payload, fields, schedule, due): what an admission refused
+-- by its idempotency key still does when its option pairs carry \`dedup_mode\` (BullMQ's extend and
+-- replace deduplication): \`extend\` restarts the key's TTL window (the \`dedup_ttl\` pair, ms);
+-- \`replace\` gives the parked job this admission's payload while it is still waiting (pending or
+-- scheduled); \`debounce\` does both and, when \`schedule\` and \`due\` are given (a timed admission) and
+-- the parked job is scheduled, moves it to \`due()\` (a function, so the clock is read only then). Answers the \`deduplicated\` event's extra fields:
+-- \`mode\`, and \`replaced\` = "1" when the payload was replaced. Without a mode it touches nothing.
+local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due)
+  local mode, ttl
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'dedup_mode' then mode = fields[i + 1] end
+    if fields[i] == 'dedup_ttl' then ttl = tonumber(fields[i + 1]) end
+  end
+  if not mode then return {} end
+  local out = { mode = mode, replaced = '0' }
+  if (mode == 'extend' or mode == 'debounce') and ttl then redis.call('PEXPIRE', key, ttl) end
+  if (mode == 'replace' or mode == 'debounce') and vid(parked) then
+    local row = jkey(jobroot, parked)
+    local state = redis.call('HGET', row, 'state')
+    if state == 'pending' or state == 'scheduled' then
+      redis.call('HSET', row, 'payload', payload)
+      out.replaced = '1'
+      if mode == 'debounce' and schedule and due and state == 'scheduled' then redis.call('ZADD', schedule, 'XX', due(), parked) end
+    end
+  end
+  return out
 end
 `,
   core: `-- @lib core
@@ -1777,7 +1806,7 @@ return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
-    sha: '986a8e1a5aa10f05121cd2d97607ded003d510c7',
+    sha: 'be6da907ef215fa5ab437f7f35b665ca8bda30f0',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -1811,8 +1840,8 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '6eba8b5b2143c2ac1d05436d02214adad9314aa1',
-    includes: ['events', 'admit'],
+    sha: '06a97b5c3e5512920c66ce3e79114fb4d3a25a59',
+    includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
 -- TTL, and later admissions under it report that id (queue.md §2.2).
@@ -1822,25 +1851,30 @@ return 1
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
 -- @keys wake      optional emq:{q}:wake [TS]
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
--- traceparent, tracestate (the producer's W3C trace context); the
--- spec fields are written after them and win
--- @include events admit
+-- traceparent, tracestate (the producer's W3C trace context), [TS] dedup_mode and dedup_ttl (what
+-- a refused admission does to the parked job: lib admit's dedup_hit); the spec fields are written
+-- after them and win
+-- @include core events admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but
--- [TS] the \`deduplicated\` event: the parked id as \`job\`, the dedup id as \`dedup\`, this admission's
--- id as \`refused\`). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
+-- [TS] the \`deduplicated\` event: the parked id as \`job\` (the job kept), the dedup id as \`dedup\`, this
+-- admission's id as \`refused\`; with a dedup mode, \`mode\` and \`replaced\`, after dedup_hit's writes). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  local extra = dedup_hit(KEYS[3], parked, KEYS[7], ARGV[2], { unpack(ARGV, 4) })
+  extra.dedup = string.match(KEYS[3], '}:de:(.*)$') or ''
+  extra.refused = ARGV[1]
+  ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
@@ -1848,9 +1882,9 @@ local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) })
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[3])
 ev_chatty('waiting', ARGV[1])
-if KEYS[7] then
-  redis.call('LPUSH', KEYS[7], '1')
-  redis.call('LTRIM', KEYS[7], 0, 63)
+if KEYS[8] then
+  redis.call('LPUSH', KEYS[8], '1')
+  redis.call('LTRIM', KEYS[8], 0, 63)
 end
 return { 1, ARGV[1] }
 `,
@@ -1991,7 +2025,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: '115d5d9a05d973950532492ab7467932534b74d8',
+    sha: '410bfa790a77c92c31338b7cb4f0d75a4ac6a478',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -2440,7 +2474,7 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '32527d39867126e523629860fc382deb92117cb6',
+    sha: '1948a622b560244666a754dcc9e8e8d9da7aa73c',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -3466,7 +3500,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '5b69af221d7deb799bb7f7d3d3c4bfbd0bda9cc7',
+    sha: 'b9d9080e4ddaf53d95a23aec6a4cd026c1ef6eca',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3505,7 +3539,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '8fa9a926b48dcb9f6ab1d5742522d113a9ef8cbd',
+    sha: '2e8c28d7734a9329cb1850fa0a2e1fb922ce51b1',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3516,12 +3550,15 @@ return 1
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
--- @args fields    per-job option pairs written into the row with it, as schedule takes them
+-- @args fields    per-job option pairs written into the row with it, as schedule takes them ([TS]
+-- dedup_mode and dedup_ttl as enqueue_dedup reads them; \`debounce\` also moves a scheduled parked job
+-- to this admission's due time)
 -- @include core events admit
 -- @returns {1, id} scheduled, publishing \`delayed\` as schedule does; {0, id} row duplicate; {2, parked}
 -- dedup hit (nothing written but the \`deduplicated\` event, as enqueue_dedup publishes it)
@@ -3531,7 +3568,15 @@ ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  -- The due time is read off the clock only when a debounce moves the parked job.
+  local due = function()
+    if ARGV[3] == 'in' then return now_ms() + tonumber(ARGV[4]) end
+    return tonumber(ARGV[4])
+  end
+  local extra = dedup_hit(KEYS[3], parked, KEYS[7], ARGV[2], { unpack(ARGV, 6) }, KEYS[2], due)
+  extra.dedup = string.match(KEYS[3], '}:de:(.*)$') or ''
+  extra.refused = ARGV[1]
+  ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
