@@ -5,7 +5,7 @@
 -- @key pending    emq:{q}:pending
 -- @key dedup      emq:{q}:de:<did>
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events) and LIFO count (lib admit)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
 -- @keys wake      optional emq:{q}:wake [TS]
@@ -14,7 +14,8 @@
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
--- traceparent, tracestate (the producer's W3C trace context), [TS] dedup_mode and dedup_ttl (what
+-- traceparent, tracestate (the producer's W3C trace context), [TS] lifo (claimed ahead of its
+-- priority, newest first, counted in meta `lifo_seq`), timestamp (the app's created time), [TS] dedup_mode and dedup_ttl (what
 -- a refused admission does to the parked job: lib admit's dedup_hit); the spec fields are written
 -- after them and win
 -- @include core events admit
@@ -34,7 +35,7 @@ if parked then
   return { 2, parked }
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
-local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) })
+local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, nil, KEYS[5])
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[3])
 ev_chatty('waiting', ARGV[1])

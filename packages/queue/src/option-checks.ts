@@ -18,8 +18,6 @@ const JOB_HINTS: Readonly<Record<string, string>> = {
   removeOnComplete: RETAIN_COMPLETED,
   removeOnFail: RETAIN_FAILED,
   repeat: "BullMQ's repeat is queue.upsertScheduler(id, { everyMs } or { cron, tz }, payload) here",
-  lifo: 'lifo is not supported: jobs are claimed by priority, then in admission order',
-  timestamp: 'timestamp is not supported: the server stamps every job when it is admitted',
   parent: "BullMQ's parent is queue.addFlow({ parent, children }) here (a parent is held until its children finish)",
   deduplication: "BullMQ's deduplication { id, ttl, extend, replace } is dedupId, dedupTtlMs and dedupMode ('extend', 'replace' or 'debounce') here, or key for a business key",
   debounce: "BullMQ's debounce is dedupId with dedupTtlMs and dedupMode: 'debounce' here (each new add restarts the window and replaces the kept job's payload)",
@@ -48,7 +46,7 @@ const QUEUE_HINTS: Readonly<Record<string, string>> = {
   telemetry: TELEMETRY,
 };
 
-const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'dedupMode', 'key', 'keyRetentionMs'];
+const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'lifo', 'timestamp', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'dedupMode', 'key', 'keyRetentionMs'];
 
 /** `Queue.open` options. */
 export const checkQueueOptions = strictOptions('Queue.open options', { known: ['connection', 'connect', 'codec', 'durability', 'maxPayloadBytes', 'keep'], hints: QUEUE_HINTS });
@@ -78,8 +76,8 @@ export function checkSharedConnection(connection: unknown): void {
 const checkEnqueueFlat = strictOptions('enqueue options', { known: ENQUEUE_KNOWN, hints: JOB_HINTS });
 const checkManyItem = strictOptions('enqueueMany item', { known: ['payload', ...ENQUEUE_KNOWN], hints: { ...JOB_HINTS, data: "BullMQ's data is payload here", opts: 'the options of enqueue sit on the item itself here, beside payload (no opts object)' } });
 const checkLaneFlat = strictOptions('enqueueInLane options', {
-  known: ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'id'],
-  hints: { ...JOB_HINTS, delayMs: 'a lane job runs when its lane is served: delayMs is not an option of enqueueInLane', priority: 'lanes ignore priority: a lane job is served by the rotation' },
+  known: ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'timestamp', 'id'],
+  hints: { ...JOB_HINTS, delayMs: 'a lane job runs when its lane is served: delayMs is not an option of enqueueInLane', priority: 'lanes ignore priority: a lane job is served by the rotation', lifo: 'lifo is not an option of enqueueInLane: a lane serves its jobs in admission order' },
 });
 
 const checkBackoffShape = strictOptions('backoff', {

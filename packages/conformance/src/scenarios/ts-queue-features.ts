@@ -1,4 +1,4 @@
-/** TS-only queue features of issue 29: deadlines for waiting jobs, dedup modes. */
+/** TS-only queue features of issue 29: deadlines for waiting jobs, dedup modes, LIFO and timestamp. */
 import assert from 'node:assert/strict';
 import type { Scenario } from '../scenario.js';
 import { count, hgetall, present, zrange } from '../support.js';
@@ -54,6 +54,22 @@ export const tsQueueFeatures: Scenario[] = [
       assert.equal((await q.getJob(first.id))?.payload, 'p2');
       assert.ok(Number(await env.command('PTTL', q.keys.dedup(deb))) > 59_000);
       assert.equal(await count(env, 'ZCARD', q.keys.schedule), 1);
+    },
+  },
+  {
+    name: 'ts_lifo_timestamp',
+    family: 'ts',
+    contract: 'an immediate admission whose option pairs carry lifo=1 scores its pending entry -priority - 0.5 - n/2^30 with n = HINCRBY meta lifo_seq 1 (mod 2^29), so it is claimed before the jobs waiting at its priority, newest first, and after every higher priority; timestamp is written into the row as given',
+    async run(env) {
+      const q = await env.queue();
+      const a = await q.enqueue('a');
+      const b = await q.enqueue('b', { lifo: true, timestamp: 1234 });
+      const c = await q.enqueue('c', { lifo: true });
+      const hi = await q.enqueue('hi', { priority: 1 });
+      assert.equal(await env.command('HGET', q.keys.meta, 'lifo_seq'), '2');
+      assert.equal(Number(await env.command('ZSCORE', q.keys.pending, b.id)), -0.5 - 1 / 2 ** 30);
+      assert.equal((await hgetall(env, q.keys.job(b.id))).timestamp, '1234');
+      assert.deepEqual(await zrange(env, q.keys.pending), [hi.id, c.id, b.id, a.id]);
     },
   },
 ];

@@ -5,11 +5,14 @@
 -- admit_row(row, state, payload, fields, extra): write a fresh row. `fields` are the [TS] per-job
 -- option pairs the host sent ([TS] `expire_in` ms is written as `expire_at`, server ms); the spec fields (`state`, `attempts = "0"`, `payload`, then `extra`
 -- pairs such as a lane's `group`) are written after them, so they win. Answers the row's flat
--- pending score: [TS] -priority (higher first, mint order within one), 0 without one.
-local function admit_row(row, state, payload, fields, extra)
+-- pending score: [TS] -priority (higher first, mint order within one), 0 without one; [TS] with a
+-- `lifo` pair and the queue's `meta` given, a score ahead of its priority's (see below).
+local function admit_row(row, state, payload, fields, extra, meta)
   local score = 0
+  local lifo = false
   for i = 1, #fields - 1, 2 do
     if fields[i] == 'priority' then score = 0 - (tonumber(fields[i + 1]) or 0) end
+    if fields[i] == 'lifo' then lifo = true end
     -- [TS] A deadline given as a span is kept as the server time it ends at (lib expire reads it).
     if fields[i] == 'expire_in' then
       local t = redis.call('TIME')
@@ -20,6 +23,13 @@ local function admit_row(row, state, payload, fields, extra)
   for _, v in ipairs({ 'state', state, 'attempts', '0', 'payload', payload }) do fields[#fields + 1] = v end
   for _, v in ipairs(extra or {}) do fields[#fields + 1] = v end
   redis.call('HSET', row, unpack(fields))
+  if lifo and meta then
+    -- [TS] LIFO: ahead of every job of its priority, the newest first. The queue's LIFO count
+    -- (meta `lifo_seq`) orders them: -priority - 0.5 - n * 2^-30 stays exact for any priority within
+    -- ±2^21 and above the next priority's -priority - 1 while n < 2^29 (then it wraps).
+    local n = redis.call('HINCRBY', meta, 'lifo_seq', 1) % 536870912
+    score = score - 0.5 - n / 1073741824
+  end
   return score
 end
 

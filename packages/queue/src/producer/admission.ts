@@ -29,17 +29,25 @@ export interface JobOptions {
   readonly expireInMs?: number;
   /** [TS] The same deadline as an absolute time (epoch ms, or a Date), read against the server's clock. */
   readonly expireAt?: number | Date;
+  /**
+   * [TS] The job's created time as the app sees it (epoch ms, or a Date), for imports: kept in the
+   * row and read back as `getJob(id).timestamp`. Informational: claim order does not read it.
+   */
+  readonly timestamp?: number | Date;
 }
 
 /**
  * The row fields of `options` (and of the producer's trace context, when a tracing subscriber gave
  * one), checked; `undefined` when there are none, so plain admissions send nothing more.
  */
-export function jobOptionFields(options: JobOptions & { readonly priority?: number }, trace?: TraceContext): JobOptionFields | undefined {
-  const { name, attempts, backoff, timeoutMs, priority, expireInMs, expireAt } = options;
+export function jobOptionFields(options: JobOptions & { readonly priority?: number; readonly lifo?: boolean }, trace?: TraceContext): JobOptionFields | undefined {
+  const { name, attempts, backoff, timeoutMs, priority, expireInMs, expireAt, lifo } = options;
   const deadline = expireAt instanceof Date ? expireAt.getTime() : expireAt;
-  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0) && trace === undefined && expireInMs === undefined && deadline === undefined) return undefined;
+  const timestamp = options.timestamp instanceof Date ? options.timestamp.getTime() : options.timestamp;
+  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0) && trace === undefined && expireInMs === undefined && deadline === undefined && lifo === undefined && timestamp === undefined) return undefined;
   return {
+    ...(lifo === undefined ? {} : { lifo }),
+    ...(timestamp === undefined ? {} : { timestamp }),
     ...(expireInMs === undefined ? {} : { expireInMs }),
     ...(deadline === undefined ? {} : { expireAt: deadline }),
     ...(trace === undefined ? {} : { trace }),
@@ -59,6 +67,12 @@ export interface EnqueueOptions extends JobOptions {
    * retries, delays and recovery. Lanes ignore it: a lane job is served by the rotation.
    */
   readonly priority?: number;
+  /**
+   * [TS] LIFO admission (BullMQ's `lifo`): claimed before every job already waiting at its
+   * priority, the newest LIFO job first. For an immediate admission only: with `runAt` or
+   * `delayMs` it is refused. A retried job goes back to its priority's FIFO order.
+   */
+  readonly lifo?: boolean;
   /** The job's id; minted here when omitted. Enqueue is idempotent by id, so a retry is safe. */
   readonly id?: JobId | string;
   /** Run no earlier than this absolute time (epoch ms, or a Date). */
@@ -133,6 +147,7 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
   // A zero delay is due now: it goes straight to pending, as BullMQ users expect.
   const timed = options.runAt !== undefined || (options.delayMs !== undefined && options.delayMs !== 0);
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
+  if (timed && options.lifo === true) throw new InvalidArgumentError('lifo', 'applies to an immediate admission, not one with runAt or delayMs');
   const fields = jobOptionFields(options, trace);
   const key = keyed(options);
   const admit = { queue: ctx.name, id, payload: raw, ...(fields === undefined ? {} : { options: fields }) };
@@ -197,6 +212,8 @@ function isPlain(item: EnqueueManyItem<unknown>): boolean {
     item.timeoutMs === undefined &&
     item.expireInMs === undefined &&
     item.expireAt === undefined &&
+    item.lifo === undefined &&
+    item.timestamp === undefined &&
     (item.priority === undefined || item.priority === 0) &&
     item.runAt === undefined &&
     (item.delayMs === undefined || item.delayMs === 0) &&
@@ -228,6 +245,7 @@ function prepare<T>(ctx: QueueContext<T>, item: EnqueueManyItem<T>): Prepared {
   const fields = jobOptionFields(item);
   const key = keyed(item);
   const timed = item.runAt !== undefined || (item.delayMs !== undefined && item.delayMs !== 0);
+  if (timed && item.lifo === true) throw new InvalidArgumentError('lifo', 'applies to an immediate admission, not one with runAt or delayMs');
   const when = !timed ? undefined : item.runAt !== undefined ? { at: item.runAt instanceof Date ? item.runAt.getTime() : item.runAt } : { inMs: item.delayMs ?? 0 };
   return { id, payload, route: key === undefined ? 'with' : 'keyed', item, ...(key === undefined ? {} : { key }), ...(fields === undefined ? {} : { fields }), ...(when === undefined ? {} : { when }) };
 }

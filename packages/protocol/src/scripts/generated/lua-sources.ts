@@ -11,11 +11,14 @@ export const LUA_LIBS: Readonly<Record<string, string>> = {
 -- admit_row(row, state, payload, fields, extra): write a fresh row. \`fields\` are the [TS] per-job
 -- option pairs the host sent ([TS] \`expire_in\` ms is written as \`expire_at\`, server ms); the spec fields (\`state\`, \`attempts = "0"\`, \`payload\`, then \`extra\`
 -- pairs such as a lane's \`group\`) are written after them, so they win. Answers the row's flat
--- pending score: [TS] -priority (higher first, mint order within one), 0 without one.
-local function admit_row(row, state, payload, fields, extra)
+-- pending score: [TS] -priority (higher first, mint order within one), 0 without one; [TS] with a
+-- \`lifo\` pair and the queue's \`meta\` given, a score ahead of its priority's (see below).
+local function admit_row(row, state, payload, fields, extra, meta)
   local score = 0
+  local lifo = false
   for i = 1, #fields - 1, 2 do
     if fields[i] == 'priority' then score = 0 - (tonumber(fields[i + 1]) or 0) end
+    if fields[i] == 'lifo' then lifo = true end
     -- [TS] A deadline given as a span is kept as the server time it ends at (lib expire reads it).
     if fields[i] == 'expire_in' then
       local t = redis.call('TIME')
@@ -26,6 +29,13 @@ local function admit_row(row, state, payload, fields, extra)
   for _, v in ipairs({ 'state', state, 'attempts', '0', 'payload', payload }) do fields[#fields + 1] = v end
   for _, v in ipairs(extra or {}) do fields[#fields + 1] = v end
   redis.call('HSET', row, unpack(fields))
+  if lifo and meta then
+    -- [TS] LIFO: ahead of every job of its priority, the newest first. The queue's LIFO count
+    -- (meta \`lifo_seq\`) orders them: -priority - 0.5 - n * 2^-30 stays exact for any priority within
+    -- ±2^21 and above the next priority's -priority - 1 while n < 2^29 (then it wraps).
+    local n = redis.call('HINCRBY', meta, 'lifo_seq', 1) % 536870912
+    score = score - 0.5 - n / 1073741824
+  end
   return score
 end
 
@@ -1806,21 +1816,22 @@ return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
-    sha: 'be6da907ef215fa5ab437f7f35b665ca8bda30f0',
+    sha: 'cea6e19a8dd51d6965d5045ad09037aa35d4746e',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
 -- @key row        emq:{q}:job:<id>
 -- @key pending    emq:{q}:pending
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events) and LIFO count (lib admit)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake [TS]: when declared, one token wakes a parked consumer
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
--- traceparent, tracestate (the producer's W3C trace context); the
+-- traceparent, tracestate (the producer's W3C trace context), [TS] lifo (claimed ahead of its
+-- priority, newest first, counted in meta \`lifo_seq\`), timestamp (the app's created time); the
 -- spec fields are written after them and win
 -- @include events admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written). [TS] An admitted job publishes
@@ -1828,7 +1839,7 @@ return deleted + tidy_settle(tally, KEYS[3])
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 3) })
+local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 3) }, nil, KEYS[4])
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 ev_open(KEYS[3], KEYS[5], KEYS[4])
 ev_chatty('waiting', ARGV[1])
@@ -1840,7 +1851,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '06a97b5c3e5512920c66ce3e79114fb4d3a25a59',
+    sha: '7aa03db5b57b110b05cabe7e77f3a30c89cd55ef',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -1849,7 +1860,7 @@ return 1
 -- @key pending    emq:{q}:pending
 -- @key dedup      emq:{q}:de:<did>
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events) and LIFO count (lib admit)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
 -- @keys wake      optional emq:{q}:wake [TS]
@@ -1858,7 +1869,8 @@ return 1
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
--- traceparent, tracestate (the producer's W3C trace context), [TS] dedup_mode and dedup_ttl (what
+-- traceparent, tracestate (the producer's W3C trace context), [TS] lifo (claimed ahead of its
+-- priority, newest first, counted in meta \`lifo_seq\`), timestamp (the app's created time), [TS] dedup_mode and dedup_ttl (what
 -- a refused admission does to the parked job: lib admit's dedup_hit); the spec fields are written
 -- after them and win
 -- @include core events admit
@@ -1878,7 +1890,7 @@ if parked then
   return { 2, parked }
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
-local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) })
+local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, nil, KEYS[5])
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[3])
 ev_chatty('waiting', ARGV[1])
@@ -2025,7 +2037,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: '410bfa790a77c92c31338b7cb4f0d75a4ac6a478',
+    sha: '539ad2dbd5513fce451e9fd2d5e426c15b87f551',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -2036,7 +2048,7 @@ return out
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events) and LIFO count (lib admit)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake (when declared: one token if any job went to pending, and a due
 -- hint \`d:<ms>\` when a scheduled item became the earliest in the schedule, as schedule pushes)
@@ -2067,7 +2079,7 @@ while i <= #ARGV do
     if redis.call('EXISTS', row) == 1 then
       code = 0
     elseif mode == '' then
-      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields), id)
+      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields, nil, KEYS[5]), id)
       flat = flat + 1
       ev_chatty('waiting', id)
       code = 1
@@ -2474,7 +2486,7 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '1948a622b560244666a754dcc9e8e8d9da7aa73c',
+    sha: '3233c57fa9955735c44e1c59fc581d366cab4fab',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -3500,7 +3512,7 @@ return moved
 `,
   },
   schedule: {
-    sha: 'b9d9080e4ddaf53d95a23aec6a4cd026c1ef6eca',
+    sha: 'ca3affc3a406af8312cff20c029e9b4e00a707fb',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3539,7 +3551,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '2e8c28d7734a9329cb1850fa0a2e1fb922ce51b1',
+    sha: 'e3ec181639216e5ca846dbe39f66dabf41421ccb',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
