@@ -30,7 +30,8 @@
 -- @arg limit      most leases to examine (default 100)
 -- @include core events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as `stalled` with its `outcome`
--- (recovered or dead) in the same step
+-- (recovered or dead) in the same step, and each dead one then as `failed` ({outcome: dead,
+-- error: stalled} [TS])
 local lb = lb_at(5)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
@@ -104,6 +105,11 @@ end
 if flat > 0 then wake(lb) end
 ev_open(KEYS[16], KEYS[17], KEYS[13])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
-for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
+-- [TS] A death by stalling is a failure: `failed` (outcome dead, error "stalled") follows each
+-- job's `stalled`, so a listener for failures hears it as it hears a retry's dead arm.
+for _, id in ipairs(dead) do
+  ev_emit('stalled', id, { outcome = 'dead' })
+  ev_emit('failed', id, { outcome = 'dead', error = 'stalled' })
+end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return { recovered, dead }

@@ -1,7 +1,7 @@
-/** TS-only queue features of issue 29: deadlines for waiting jobs, dedup modes, LIFO and timestamp. */
+/** TS-only queue features of issue 29: deadlines for waiting jobs, dedup modes, LIFO and timestamp, a stalled death as a failure. */
 import assert from 'node:assert/strict';
 import type { Scenario } from '../scenario.js';
-import { count, hgetall, present, zrange } from '../support.js';
+import { count, hgetall, present, until, zrange } from '../support.js';
 
 export const tsQueueFeatures: Scenario[] = [
   {
@@ -70,6 +70,31 @@ export const tsQueueFeatures: Scenario[] = [
       assert.equal(Number(await env.command('ZSCORE', q.keys.pending, b.id)), -0.5 - 1 / 2 ** 30);
       assert.equal((await hgetall(env, q.keys.job(b.id))).timestamp, '1234');
       assert.deepEqual(await zrange(env, q.keys.pending), [hi.id, c.id, b.id, a.id]);
+    },
+  },
+  {
+    name: 'ts_stalled_failed',
+    family: 'ts',
+    contract: 'when sweep_stalled dead-letters a job it publishes (and journals) stalled {outcome: dead} and then failed {outcome: dead, error: stalled} for it, in the same step',
+    async run(env) {
+      const q = await env.queue();
+      await q.setEvents({ journal: 100 });
+      const { id } = await q.enqueue('s');
+      present(await q.leases().claim(1), 'the job');
+      await until(async () => (await q.maintenance().sweepStalled({ maxStalled: 1 })).dead.length === 1, 'the sweep killed it');
+      const reply = (await env.command('XRANGE', q.keys.journal, '-', '+')) as [string, string[]][];
+      const records = reply.map(([, pairs]) => {
+        const record: Record<string, string> = {};
+        for (let i = 0; i + 1 < pairs.length; i += 2) record[pairs[i] ?? ''] = pairs[i + 1] ?? '';
+        return record;
+      });
+      assert.deepEqual(
+        records.filter((r) => r.job === id),
+        [
+          { event: 'stalled', job: id, outcome: 'dead' },
+          { event: 'failed', job: id, outcome: 'dead', error: 'stalled' },
+        ],
+      );
     },
   },
 ];

@@ -3918,7 +3918,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '23cb76d94e237e45946f85760101175d0ac383bb',
+    sha: '6438bca41d73b5b3eb63c59d227ba6add099431c',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -3952,7 +3952,8 @@ return { redriven, left }
 -- @arg limit      most leases to examine (default 100)
 -- @include core events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as \`stalled\` with its \`outcome\`
--- (recovered or dead) in the same step
+-- (recovered or dead) in the same step, and each dead one then as \`failed\` ({outcome: dead,
+-- error: stalled} [TS])
 local lb = lb_at(5)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
@@ -4026,7 +4027,12 @@ end
 if flat > 0 then wake(lb) end
 ev_open(KEYS[16], KEYS[17], KEYS[13])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
-for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
+-- [TS] A death by stalling is a failure: \`failed\` (outcome dead, error "stalled") follows each
+-- job's \`stalled\`, so a listener for failures hears it as it hears a retry's dead arm.
+for _, id in ipairs(dead) do
+  ev_emit('stalled', id, { outcome = 'dead' })
+  ev_emit('failed', id, { outcome = 'dead', error = 'stalled' })
+end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return { recovered, dead }
 `,
