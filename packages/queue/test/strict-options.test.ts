@@ -77,6 +77,7 @@ const rows: Record<string, Row> = {
   'enqueueInLane: delayMs': { call: () => q.enqueueInLane('tenantA', { n: 1 }, loose({ delayMs: 10 })), key: 'delayMs', hint: 'lane' },
   'enqueueInLane: jobId': { call: () => q.enqueueInLane('tenantA', { n: 1 }, loose({ jobId: 'x' })), key: 'jobId', hint: 'key' },
   'addFlow: child BullMQ queueName': { call: () => q.addFlow({ parent: { payload: { n: 0 } }, children: [loose({ payload: { n: 1 }, queueName: 'other' })] }), key: 'queueName', hint: 'queue here' },
+  'addFlow: child continueParentOnFailure': { call: () => q.addFlow({ parent: { payload: { n: 0 } }, children: [loose({ payload: { n: 1 }, continueParentOnFailure: true })] }), key: 'continueParentOnFailure', hint: 'ignoredFailures' },
   'addFlow: parent opts': { call: () => q.addFlow({ parent: loose({ payload: { n: 0 }, opts: {} }), children: [{ payload: { n: 1 } }] }), key: 'opts' },
   'addFlowBulk: spec typo': { call: () => q.addFlowBulk([{ parent: { payload: { n: 0 } }, children: [{ payload: { n: 1 } }] }, loose({ parent: { payload: { n: 0 } }, children: [{ payload: { n: 1 } }], name: 'x' })]), key: 'name' },
   'upsertScheduler: BullMQ every/pattern': { call: () => q.upsertScheduler('s1', loose({ pattern: '* * * * *' }), { n: 1 }), key: 'pattern', hint: 'cron' },
