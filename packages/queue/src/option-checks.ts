@@ -10,9 +10,7 @@ import { InvalidArgumentError, isBrandedId, MalformedIdError, strictOptions, Unk
 const RETAIN_COMPLETED = "BullMQ's removeOnComplete is the queue's retention here: keep: { completed: { count, ageMs } } on Queue.open, or queue.setRetention";
 const RETAIN_FAILED = "BullMQ's removeOnFail is the queue's retention here: keep: { failed: { count, ageMs } } on Queue.open, or queue.setRetention";
 const TELEMETRY = 'telemetry is not an option here: tracing is set up once with the telemetry hooks of @echo/protocol';
-const CONTINUE_PARENT =
-  "continueParentOnFailure (run the parent as soon as a child fails) is not built yet: a flow child's ignoreDependencyOnFailure runs the parent once its other children settle, and queue.ignoredFailures(parentId) names the children that failed";
-const NO_REMOVE_DEPENDENCY = 'removeDependencyOnFailure is not supported: a flow child uses failParentOnFailure or ignoreDependencyOnFailure';
+const NO_REMOVE_DEPENDENCY = 'removeDependencyOnFailure is not supported: a flow child uses failParentOnFailure, ignoreDependencyOnFailure or continueParentOnFailure';
 
 const JOB_HINTS: Readonly<Record<string, string>> = {
   delay: "BullMQ's delay is delayMs here (milliseconds), or runAt for a time",
@@ -30,7 +28,7 @@ const JOB_HINTS: Readonly<Record<string, string>> = {
   failParentOnFailure: 'failParentOnFailure is an option of a flow child here (queue.addFlow)',
   ignoreDependencyOnFailure: 'ignoreDependencyOnFailure is an option of a flow child here (queue.addFlow)',
   removeDependencyOnFailure: NO_REMOVE_DEPENDENCY,
-  continueParentOnFailure: CONTINUE_PARENT,
+  continueParentOnFailure: 'continueParentOnFailure is an option of a flow child here (queue.addFlow)',
   telemetry: TELEMETRY,
   ttl: "a waiting job's deadline is expireInMs here (milliseconds from admission), or expireAt for a time",
   expireIn: 'expireIn is expireInMs here (milliseconds)',
@@ -133,8 +131,8 @@ export function checkLaneOptions(options: object | null | undefined): void {
 export const checkFlowSpec = strictOptions('addFlow spec', { known: ['parent', 'children'], hints: { name: 'a flow is named by its parent job (parent: { payload, id })', queueName: 'the parent runs in the queue addFlow is called on', data: "BullMQ's data is payload here" } });
 export const checkFlowParent = strictOptions('addFlow parent', { known: ['payload', 'id'], hints: { data: "BullMQ's data is payload here", opts: 'flow jobs take no job options here', name: 'flow jobs take no name here', queueName: 'the parent runs in the queue addFlow is called on' } });
 export const checkFlowChild = strictOptions('addFlow child', {
-  known: ['payload', 'id', 'queue', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'children'],
-  hints: { data: "BullMQ's data is payload here", queueName: "BullMQ's queueName is queue here", opts: 'a flow child takes failParentOnFailure and ignoreDependencyOnFailure on itself here (no opts object)', name: 'flow jobs take no name here', removeDependencyOnFailure: NO_REMOVE_DEPENDENCY, continueParentOnFailure: CONTINUE_PARENT },
+  known: ['payload', 'id', 'queue', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'children'],
+  hints: { data: "BullMQ's data is payload here", queueName: "BullMQ's queueName is queue here", opts: 'a flow child takes failParentOnFailure, ignoreDependencyOnFailure and continueParentOnFailure on itself here (no opts object)', name: 'flow jobs take no name here', removeDependencyOnFailure: NO_REMOVE_DEPENDENCY },
 });
 
 /** `upsertScheduler` cadence and options. */

@@ -1,4 +1,5 @@
-/** TS-only queue features of issue 29: deadlines for waiting jobs, dedup modes, LIFO and timestamp, a stalled death as a failure. */
+/** TS-only queue features of issue 29: deadlines for waiting jobs, dedup modes, LIFO and timestamp, a stalled death as a failure,
+ * continueParentOnFailure. */
 import assert from 'node:assert/strict';
 import type { Scenario } from '../scenario.js';
 import { count, hgetall, present, until, zrange } from '../support.js';
@@ -95,6 +96,41 @@ export const tsQueueFeatures: Scenario[] = [
           { event: 'failed', job: id, outcome: 'dead', error: 'stalled' },
         ],
       );
+    },
+  },
+  {
+    name: 'ts_continue_parent',
+    family: 'ts',
+    contract: 'a flow child with parent_policy cp that dies (retry at the cap) records its error in the parent :unsuccessful, counts the parent :dependencies down and moves a parent still in awaiting_children to pending at once, its other children open; a sibling completing after the parent row is gone writes nothing under it',
+    async run(env) {
+      const q = await env.queue();
+      const flow = await q.addFlow({ parent: { payload: 'p' }, children: [{ payload: 'a', continueParentOnFailure: true }, { payload: 'b' }] });
+      const [a, b] = flow.children;
+      if (a === undefined || b === undefined) throw new Error('two children');
+      assert.equal((await hgetall(env, q.keys.job(a.id))).parent_policy, 'cp');
+      const held = [];
+      for (;;) {
+        const job = present(await q.leases().claim(30_000), 'a child');
+        if (job.id === a.id) {
+          assert.equal(await q.leases().retry(job, 0, 1, 'boom'), 'dead');
+          break;
+        }
+        held.push(job);
+      }
+      assert.equal((await hgetall(env, q.keys.job(flow.id))).state, 'pending');
+      assert.deepEqual(await hgetall(env, q.keys.jobSub(flow.id, 'unsuccessful')), { [a.id]: 'boom' });
+      assert.equal(await env.command('GET', q.keys.jobSub(flow.id, 'dependencies')), '1');
+      for (;;) {
+        const job = await q.leases().claim(30_000);
+        if (job === undefined) break;
+        held.push(job);
+      }
+      // The parent runs and ends (its row and sub-keys deleted) while its other child still runs.
+      await q.leases().complete(present(held.find((j) => j.id === flow.id), 'the parent'), 'partial');
+      assert.equal(await count(env, 'EXISTS', q.keys.job(flow.id)), 0);
+      const sibling = present(held.find((j) => j.id === b.id), 'the sibling');
+      await q.leases().complete(sibling, 'late');
+      assert.equal(await count(env, 'EXISTS', q.keys.jobSub(flow.id, 'processed'), q.keys.jobSub(flow.id, 'dependencies')), 0);
     },
   },
 ];

@@ -36,7 +36,7 @@ export function flowLink(parent: unknown, parentQueue: unknown, policy: unknown,
   return {
     id: parent as JobId,
     queue: typeof parentQueue === 'string' && parentQueue !== '' ? parentQueue : ownQueue,
-    policy: policy === 'id' ? 'id' : 'fp',
+    policy: policy === 'id' || policy === 'cp' ? policy : 'fp',
   };
 }
 

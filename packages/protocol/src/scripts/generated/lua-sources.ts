@@ -331,6 +331,13 @@ local function fail_parent_row(prow, pending, dead, wc, pid)
   redis.call('ZADD', dead, 0, pid)
   if wc then redis.call('SREM', wc, pid) end
 end
+
+-- [TS] continue_parent(prow, pending, wc, pid, wakekey): a continue-parent (\`cp\`) child died and was
+-- counted down; its parent runs now, its other children still open, when it still waits on them.
+-- Siblings that settle later find it out of \`awaiting_children\` (count_down's guard) or gone.
+local function continue_parent(prow, pending, wc, pid, wakekey)
+  if redis.call('HGET', prow, 'state') == 'awaiting_children' then release_parent(prow, pending, wc, pid, wakekey) end
+end
 `,
   gate: `-- @lib gate
 -- @purpose [TS] The gates a claim passes on the server, read from meta in one HMGET: the queue-wide
@@ -1109,7 +1116,7 @@ export type LuaScriptName =
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: '2e390b400354a012656213620f335592f0b2ce8e',
+    sha: '350f7da913f818485f6d257271f80805f937d7e1',
     includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
@@ -1131,7 +1138,7 @@ export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
 -- @arg id         the running job's id; must be JOB-namespaced
 -- @arg token      the attempts value the claim returned
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
--- @args children  cid, cpayload, cpolicy ("fp" | "id") for each local child, in order
+-- @args children  cid, cpayload, cpolicy ("fp" | "id" | [TS] "cp") for each local child, in order
 -- @include core events
 -- @returns the open-child count after the call ([TS] each local child publishes \`waiting\` when meta
 -- \`events\` = all); -1 a local child's row exists (nothing written)
@@ -1514,7 +1521,7 @@ return 0
 `,
   },
   complete: {
-    sha: '8167fdd82e470055761363befc71f2a9c5042271',
+    sha: 'bd3d966e2a4a66b184d515cf7bfada78b2c518dc',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1580,7 +1587,8 @@ local result = ARGV[5]
 local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[21], id, recorded) == 1 then
+  -- [TS] The row guard: a continue-parent sibling may have let the parent run and end already.
+  if redis.call('EXISTS', KEYS[22]) == 1 and redis.call('HSETNX', KEYS[21], id, recorded) == 1 then
     count_down(KEYS[20], KEYS[22], KEYS[2], KEYS[23], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
@@ -1902,7 +1910,7 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: '6fc7de6c3b2eb90cf4db0f659b78b3faec45afc4',
+    sha: 'ecbb4dc756f57c194241b43a0bb42491cba1b806',
     includes: ['events'],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
@@ -1921,7 +1929,7 @@ return { 1, ARGV[1] }
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
 -- @arg n          the number of children (>= 1)
--- @args children  cid, cpayload, cpolicy ("fp" | "id") for each child, in order
+-- @args children  cid, cpayload, cpolicy ("fp" | "id" | [TS] "cp") for each child, in order
 -- @include events
 -- @returns N landed ([TS] each child publishes \`waiting\` when meta \`events\` = all); 0 duplicate (the parent or a child row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -1954,7 +1962,7 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: '8dcd611db117b243675d7e02fc43966e7b761f3c',
+    sha: '092913d9a8fa0a55388910a4a293d2e374ee0bfd',
     includes: [],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
@@ -1965,7 +1973,7 @@ return n
 -- @arg payload    the child's payload
 -- @arg pid        the parent's id
 -- @arg pqueue     the parent's queue when it differs from this one, else ""
--- @arg policy     "fp" | "id"
+-- @arg policy     "fp" | "id" | [TS] "cp"
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' or string.sub(ARGV[3], 1, 3) ~= 'JOB' then
@@ -2194,7 +2202,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'e861b8eab7dd23be8ae1334924b0108a24fb1fe3',
+    sha: '1b7bd63268bbf096deb4d6d5cea4aec05e1b9af7',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2224,7 +2232,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '9fdeff31dfd568c568e5acc6b0a24bf92c6bffde',
+    sha: '3fe114a06e49637857512b68da3e39260eee0414',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2250,16 +2258,18 @@ return 1
 -- @key deroot     emq:{qp}:de: [TS]: the root of the idempotency key the parent's row names
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
--- @arg policy     "fp" | "id" (anything else reads as fp)
+-- @arg policy     "fp" | "id" | [TS] "cp" (as id, and a parent still waiting runs now: lib fanin
+-- continue_parent); anything else reads as fp
 -- @arg pid        the parent's id
 -- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
 if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
-if ARGV[3] == 'id' then
+if ARGV[3] == 'id' or ARGV[3] == 'cp' then
   if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
   count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
+  if ARGV[3] == 'cp' then continue_parent(KEYS[4], KEYS[5], KEYS[7], pid) end
   ev_open(KEYS[8], KEYS[10], KEYS[9])
   for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
@@ -2287,7 +2297,7 @@ return redis.call('LLEN', KEYS[1])
 `,
   },
   flow_reemit: {
-    sha: '47b0fc748f7806f7fadd980fbf9e79810a79dd72',
+    sha: '74832e419da7a6d8cab84f65f683bbfbbbc69aa8',
     includes: [],
     body: `-- @script flow_reemit
 -- @purpose [TS] The host re-emit of queue.md §11.7 in one step: when a node died through a
@@ -2305,7 +2315,7 @@ if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
 local pq = f[3]
 if not pq or pq == '' then pq = ARGV[2] end
 local policy = 'fp'
-if f[4] == 'id' then policy = 'id' end
+if f[4] == 'id' or f[4] == 'cp' then policy = f[4] end
 redis.call('RPUSH', KEYS[2], '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. ARGV[1] .. '\\0' .. policy .. '\\0' .. ARGV[3])
 return 1
 `,
@@ -3095,7 +3105,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '887d82216a4f04ce7daa1a2b943b2ca2628c7461',
+    sha: '22166f1f116d9e675ca9a0ae21819dd5c329f918',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3358,7 +3368,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'da5815a059bf6f0d70ed61ecca129b5c7441ee3e',
+    sha: 'bbfd6495ff7e42f0a9ecb144b1ffe1726abc60e4',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3395,7 +3405,8 @@ return 1
 -- @arg delay_ms   how long to wait before the next attempt, from server now
 -- @arg max_attempts  the cap: at attempts >= cap the job dies
 -- @arg error      the failure text, kept as last_error
--- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
+-- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"; [TS] "sq:cp" / "xq:cp" (continue parent: as
+-- id, and a parent still waiting runs now, its other children open; lib fanin continue_parent)
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish \`failed\` with its \`outcome\` (scheduled or dead) in the same step
@@ -3449,11 +3460,13 @@ if mode == 'sq:fp' then
     policy = policy or keep_policy(KEYS[14])
     finish_dead(ended, pid, KEYS[22], now, policy)
   end
-elseif mode == 'sq:id' then
-  if redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
+elseif mode == 'sq:id' or mode == 'sq:cp' then
+  -- [TS] The row guard: a \`cp\` sibling may have let the parent run and end before this child died.
+  if redis.call('EXISTS', KEYS[22]) == 1 and redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
     count_down(KEYS[21], KEYS[22], KEYS[2], KEYS[23], pid, 1, KEYS[10])
+    if mode == 'sq:cp' then continue_parent(KEYS[22], KEYS[2], KEYS[23], pid, KEYS[10]) end
   end
-elseif mode == 'xq:fp' or mode == 'xq:id' then
+elseif mode == 'xq:fp' or mode == 'xq:id' or mode == 'xq:cp' then
   local policy = string.sub(mode, 4)
   redis.call('RPUSH', KEYS[19], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
 end
@@ -3918,7 +3931,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '6438bca41d73b5b3eb63c59d227ba6add099431c',
+    sha: '19bc6e329d100a0e53f5281146d6f8a443f52cf2',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -3966,7 +3979,7 @@ local function fail_parent(id)
   local link = redis.call('HMGET', jkey(KEYS[10], id), 'parent', 'parent_queue', 'parent_policy')
   local pid, pq, policy = link[1], link[2], link[3]
   if not pid or not vid(pid) then return end
-  if policy ~= 'id' then policy = 'fp' end
+  if policy ~= 'id' and policy ~= 'cp' then policy = 'fp' end
   if pq and pq ~= '' then
     if KEYS[18] then
       redis.call('RPUSH', KEYS[18], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
@@ -3981,9 +3994,13 @@ local function fail_parent(id)
       keep = keep or keep_policy(KEYS[13])
       finish_dead(ended, pid, prow, now, keep)
     end
-  elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
+  elseif redis.call('EXISTS', prow) == 1 and redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
     if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
+      flat = flat + 1
+    elseif policy == 'cp' and waiting then
+      -- [TS] Continue parent: it runs now, its other children still open.
+      continue_parent(prow, KEYS[2], KEYS[12], pid)
       flat = flat + 1
     end
   end
