@@ -33,7 +33,7 @@ describe('the public types', () => {
   });
 
   it('publishes known event names only', () => {
-    expectTypeOf<Bus['publish']>().parameter(0).toEqualTypeOf<'progress' | 'completed' | 'failed' | 'delayed' | 'stalled' | 'scheduled' | 'removed' | 'waiting' | 'active' | 'deduplicated' | 'drained'>();
+    expectTypeOf<Bus['publish']>().parameter(0).toEqualTypeOf<'progress' | 'completed' | 'failed' | 'delayed' | 'stalled' | 'scheduled' | 'removed' | 'waiting' | 'active' | 'deduplicated' | 'drained' | 'expired'>();
     // A job id, not any string: `"job-0"` no longer compiles.
     expectTypeOf<Bus['publish']>().parameter(1).toEqualTypeOf<JobId>();
     expectTypeOf<'job-0'>().not.toExtend<Parameters<Bus['publish']>[1]>();

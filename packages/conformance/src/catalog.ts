@@ -19,6 +19,7 @@ import { stateTimers } from './scenarios/state-timers.js';
 import { streams } from './scenarios/streams.js';
 import { tsEvents } from './scenarios/ts-events.js';
 import { tsOnly } from './scenarios/ts-only.js';
+import { tsQueueFeatures } from './scenarios/ts-queue-features.js';
 import { tsRetention } from './scenarios/ts-retention.js';
 import { tsStreamState } from './scenarios/ts-stream-state.js';
 import { parityCloser, watchPlane } from './scenarios/watch.js';
@@ -51,4 +52,5 @@ export const CONFORMANCE_SCENARIOS: readonly Scenario[] = Object.freeze([
   ...tsEvents,
   ...tsRetention,
   ...tsStreamState,
+  ...tsQueueFeatures,
 ]);

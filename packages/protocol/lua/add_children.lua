@@ -18,7 +18,7 @@
 -- @arg id         the running job's id; must be JOB-namespaced
 -- @arg token      the attempts value the claim returned
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
--- @args children  cid, cpayload, cpolicy ("fp" | "id") for each local child, in order
+-- @args children  cid, cpayload, cpolicy ("fp" | "id" | [TS] "cp") for each local child, in order
 -- @include core events
 -- @returns the open-child count after the call ([TS] each local child publishes `waiting` when meta
 -- `events` = all); -1 a local child's row exists (nothing written)

@@ -8,10 +8,12 @@
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core events lease gate
+-- @include core events retain expire lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
 -- absent) in mint order;
@@ -19,9 +21,10 @@
 -- `drained` when the claim emptied pending, when meta `events` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
 ev_open(KEYS[6], KEYS[7], KEYS[3])
+expire_open(KEYS[8], KEYS[3], KEYS[9])
 if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
-local out = lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], room), tonumber(ARGV[1]), marker)
+local out = lease_pop(KEYS[2], KEYS[4], KEYS[1], room, tonumber(ARGV[1]), marker)
 gate_count(KEYS[5], window, #out)
 ev_claimed(KEYS[1], out)
 return out

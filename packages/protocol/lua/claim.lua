@@ -9,10 +9,12 @@
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
--- @include core events lease gate
+-- @include core events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
 -- are false, so the host needs no second read; the last six are the [TS] per-job options and the
@@ -20,6 +22,7 @@
 -- `drained` when it was the last pending one, when meta `events` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
 ev_open(KEYS[6], KEYS[7], KEYS[3])
+expire_open(KEYS[8], KEYS[3], KEYS[9])
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0

@@ -62,7 +62,8 @@ local result = ARGV[5]
 local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[21], id, recorded) == 1 then
+  -- [TS] The row guard: a continue-parent sibling may have let the parent run and end already.
+  if redis.call('EXISTS', KEYS[22]) == 1 and redis.call('HSETNX', KEYS[21], id, recorded) == 1 then
     count_down(KEYS[20], KEYS[22], KEYS[2], KEYS[23], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then

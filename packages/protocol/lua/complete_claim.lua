@@ -23,13 +23,14 @@
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set (lib events)
 -- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
 -- there is one) for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
 -- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
--- @include core events lanes lease retain settle gate
+-- @include core events lanes retain expire lease settle gate
 -- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
 -- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
@@ -39,6 +40,7 @@ local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = K
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
 held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[16], KEYS[17], KEYS[19]
 ev_open(KEYS[13], KEYS[18], KEYS[14])
+expire_open(KEYS[20], KEYS[14], KEYS[17])
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
 local m = gate_read(KEYS[14])
 local codes = complete_held(held, 5, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
@@ -49,7 +51,7 @@ if size > 0 then
   local room, wait, window = gate_room(KEYS[14], KEYS[1], KEYS[15], size)
   limited = wait
   if room > 0 then
-    claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], room), tonumber(ARGV[2]), tonumber(ARGV[4]))
+    claimed = lease_pop(KEYS[1], KEYS[12], KEYS[2], room, tonumber(ARGV[2]), tonumber(ARGV[4]))
     gate_count(KEYS[15], window, #claimed)
     ev_claimed(KEYS[2], claimed)
   end

@@ -5,36 +5,42 @@
 -- @key pending    emq:{q}:pending
 -- @key dedup      emq:{q}:de:<did>
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events) and LIFO count (lib admit)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
+-- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
 -- @keys wake      optional emq:{q}:wake [TS]
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
--- traceparent, tracestate (the producer's W3C trace context); the
--- spec fields are written after them and win
--- @include events admit
+-- traceparent, tracestate (the producer's W3C trace context), [TS] lifo (claimed ahead of its
+-- priority, newest first, counted in meta `lifo_seq`), timestamp (the app's created time), [TS] dedup_mode and dedup_ttl (what
+-- a refused admission does to the parked job: lib admit's dedup_hit); the spec fields are written
+-- after them and win
+-- @include core events admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but
--- [TS] the `deduplicated` event: the parked id as `job`, the dedup id as `dedup`, this admission's
--- id as `refused`). [TS] An admitted job publishes `waiting` when meta `events` = all
+-- [TS] the `deduplicated` event: the parked id as `job` (the job kept), the dedup id as `dedup`, this
+-- admission's id as `refused`; with a dedup mode, `mode` and `replaced`, after dedup_hit's writes). [TS] An admitted job publishes `waiting` when meta `events` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  local extra = dedup_hit(KEYS[3], parked, KEYS[7], ARGV[2], { unpack(ARGV, 4) })
+  extra.dedup = string.match(KEYS[3], '}:de:(.*)$') or ''
+  extra.refused = ARGV[1]
+  ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
-local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) })
+local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, nil, KEYS[5])
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[3])
 ev_chatty('waiting', ARGV[1])
-if KEYS[7] then
-  redis.call('LPUSH', KEYS[7], '1')
-  redis.call('LTRIM', KEYS[7], 0, 63)
+if KEYS[8] then
+  redis.call('LPUSH', KEYS[8], '1')
+  redis.call('LTRIM', KEYS[8], 0, 63)
 end
 return { 1, ARGV[1] }

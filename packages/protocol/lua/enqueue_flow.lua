@@ -15,7 +15,7 @@
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
 -- @arg n          the number of children (>= 1)
--- @args children  cid, cpayload, cpolicy ("fp" | "id") for each child, in order
+-- @args children  cid, cpayload, cpolicy ("fp" | "id" | [TS] "cp") for each child, in order
 -- @include events
 -- @returns N landed ([TS] each child publishes `waiting` when meta `events` = all); 0 duplicate (the parent or a child row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced

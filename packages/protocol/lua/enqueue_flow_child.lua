@@ -7,7 +7,7 @@
 -- @arg payload    the child's payload
 -- @arg pid        the parent's id
 -- @arg pqueue     the parent's queue when it differs from this one, else ""
--- @arg policy     "fp" | "id"
+-- @arg policy     "fp" | "id" | [TS] "cp"
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' or string.sub(ARGV[3], 1, 3) ~= 'JOB' then

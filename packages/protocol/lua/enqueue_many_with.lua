@@ -7,7 +7,7 @@
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events) and LIFO count (lib admit)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @keys wake      optional emq:{q}:wake (when declared: one token if any job went to pending, and a due
 -- hint `d:<ms>` when a scheduled item became the earliest in the schedule, as schedule pushes)
@@ -38,7 +38,7 @@ while i <= #ARGV do
     if redis.call('EXISTS', row) == 1 then
       code = 0
     elseif mode == '' then
-      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields), id)
+      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields, nil, KEYS[5]), id)
       flat = flat + 1
       ev_chatty('waiting', id)
       code = 1

@@ -22,16 +22,18 @@
 -- @key deroot     emq:{qp}:de: [TS]: the root of the idempotency key the parent's row names
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
--- @arg policy     "fp" | "id" (anything else reads as fp)
+-- @arg policy     "fp" | "id" | [TS] "cp" (as id, and a parent still waiting runs now: lib fanin
+-- continue_parent); anything else reads as fp
 -- @arg pid        the parent's id
 -- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
 if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
-if ARGV[3] == 'id' then
+if ARGV[3] == 'id' or ARGV[3] == 'cp' then
   if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
   count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
+  if ARGV[3] == 'cp' then continue_parent(KEYS[4], KEYS[5], KEYS[7], pid) end
   ev_open(KEYS[8], KEYS[10], KEYS[9])
   for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1

@@ -14,6 +14,6 @@ if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
 local pq = f[3]
 if not pq or pq == '' then pq = ARGV[2] end
 local policy = 'fp'
-if f[4] == 'id' then policy = 'id' end
+if f[4] == 'id' or f[4] == 'cp' then policy = f[4] end
 redis.call('RPUSH', KEYS[2], '\0fail\0' .. pq .. '\0' .. f[2] .. '\0' .. ARGV[1] .. '\0' .. policy .. '\0' .. ARGV[3])
 return 1

@@ -13,12 +13,14 @@
 -- @key gweight    emq:{q}:gweight [TS]: read only with a size, to scale each lane's batch by its weight
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's `size`), scaled by
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
 -- absent, the whole claimable depth
--- @include core events lease gate lane-claim
+-- @include core events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes `active` per claimed job when meta `events` = all (no
@@ -35,7 +37,8 @@ if size and size >= 1 then
     return math.max(math.floor(size * w / heaviest), 1)
   end
 end
-local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 ev_open(KEYS[11], KEYS[12], KEYS[3])
+expire_open(KEYS[13], KEYS[3], KEYS[14])
+local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 ev_active(out)
 return out

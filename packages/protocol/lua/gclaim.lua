@@ -13,14 +13,18 @@
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events lease gate
+-- @include core events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
 -- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
 -- trace context; false when absent). [TS] Publishes `active` per claimed job when meta `events` =
 -- all (no `drained`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
+ev_open(KEYS[10], KEYS[11], KEYS[3])
+expire_open(KEYS[12], KEYS[3], KEYS[13])
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
 local ring = KEYS[1]
@@ -50,7 +54,6 @@ while true do
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
     local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
-    ev_open(KEYS[10], KEYS[11], KEYS[3])
     ev_active({ entry })
     return entry
   end

@@ -14,9 +14,11 @@
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events lease gate lane-claim
+-- @include core events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes `active` per claimed job when meta `events` = all (no
@@ -26,7 +28,8 @@ local marker = tonumber(ARGV[2] or '0') or 0
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
 end
-local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 ev_open(KEYS[11], KEYS[12], KEYS[3])
+expire_open(KEYS[13], KEYS[3], KEYS[14])
+local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 ev_active(out)
 return out

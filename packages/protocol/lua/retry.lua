@@ -33,7 +33,8 @@
 -- @arg delay_ms   how long to wait before the next attempt, from server now
 -- @arg max_attempts  the cap: at attempts >= cap the job dies
 -- @arg error      the failure text, kept as last_error
--- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
+-- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"; [TS] "sq:cp" / "xq:cp" (continue parent: as
+-- id, and a parent still waiting runs now, its other children open; lib fanin continue_parent)
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish `failed` with its `outcome` (scheduled or dead) in the same step
@@ -87,11 +88,13 @@ if mode == 'sq:fp' then
     policy = policy or keep_policy(KEYS[14])
     finish_dead(ended, pid, KEYS[22], now, policy)
   end
-elseif mode == 'sq:id' then
-  if redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
+elseif mode == 'sq:id' or mode == 'sq:cp' then
+  -- [TS] The row guard: a `cp` sibling may have let the parent run and end before this child died.
+  if redis.call('EXISTS', KEYS[22]) == 1 and redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
     count_down(KEYS[21], KEYS[22], KEYS[2], KEYS[23], pid, 1, KEYS[10])
+    if mode == 'sq:cp' then continue_parent(KEYS[22], KEYS[2], KEYS[23], pid, KEYS[10]) end
   end
-elseif mode == 'xq:fp' or mode == 'xq:id' then
+elseif mode == 'xq:fp' or mode == 'xq:id' or mode == 'xq:cp' then
   local policy = string.sub(mode, 4)
   redis.call('RPUSH', KEYS[19], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
 end

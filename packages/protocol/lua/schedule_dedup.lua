@@ -7,12 +7,15 @@
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
+-- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
--- @args fields    per-job option pairs written into the row with it, as schedule takes them
+-- @args fields    per-job option pairs written into the row with it, as schedule takes them ([TS]
+-- dedup_mode and dedup_ttl as enqueue_dedup reads them; `debounce` also moves a scheduled parked job
+-- to this admission's due time)
 -- @include core events admit
 -- @returns {1, id} scheduled, publishing `delayed` as schedule does; {0, id} row duplicate; {2, parked}
 -- dedup hit (nothing written but the `deduplicated` event, as enqueue_dedup publishes it)
@@ -22,7 +25,15 @@ ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  -- The due time is read off the clock only when a debounce moves the parked job.
+  local due = function()
+    if ARGV[3] == 'in' then return now_ms() + tonumber(ARGV[4]) end
+    return tonumber(ARGV[4])
+  end
+  local extra = dedup_hit(KEYS[3], parked, KEYS[7], ARGV[2], { unpack(ARGV, 6) }, KEYS[2], due)
+  extra.dedup = string.match(KEYS[3], '}:de:(.*)$') or ''
+  extra.refused = ARGV[1]
+  ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end

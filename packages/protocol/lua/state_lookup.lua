@@ -10,7 +10,7 @@
 -- @key laneroot   emq:{q}:g:
 -- @arg id         the job's id
 -- @include core
--- @returns pending | active | scheduled | dead | awaiting_children | completed | unknown | absent
+-- @returns pending | active | scheduled | dead | awaiting_children | completed | [TS] expired | unknown | absent
 local id = ARGV[1]
 if redis.call('ZSCORE', KEYS[1], id) then return 'pending' end
 local g = redis.call('HGET', KEYS[5], 'group')
@@ -22,4 +22,6 @@ local state = redis.call('HGET', KEYS[5], 'state')
 if not state then return 'absent' end
 if state == 'awaiting_children' then return 'awaiting_children' end
 if state == 'completed' then return 'completed' end
+-- [TS] A job a claim met past its deadline (lib expire).
+if state == 'expired' then return 'expired' end
 return 'unknown'

@@ -30,7 +30,8 @@
 -- @arg limit      most leases to examine (default 100)
 -- @include core events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as `stalled` with its `outcome`
--- (recovered or dead) in the same step
+-- (recovered or dead) in the same step, and each dead one then as `failed` ({outcome: dead,
+-- error: stalled} [TS])
 local lb = lb_at(5)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
@@ -43,7 +44,7 @@ local function fail_parent(id)
   local link = redis.call('HMGET', jkey(KEYS[10], id), 'parent', 'parent_queue', 'parent_policy')
   local pid, pq, policy = link[1], link[2], link[3]
   if not pid or not vid(pid) then return end
-  if policy ~= 'id' then policy = 'fp' end
+  if policy ~= 'id' and policy ~= 'cp' then policy = 'fp' end
   if pq and pq ~= '' then
     if KEYS[18] then
       redis.call('RPUSH', KEYS[18], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
@@ -58,9 +59,13 @@ local function fail_parent(id)
       keep = keep or keep_policy(KEYS[13])
       finish_dead(ended, pid, prow, now, keep)
     end
-  elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
+  elseif redis.call('EXISTS', prow) == 1 and redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
     if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
+      flat = flat + 1
+    elseif policy == 'cp' and waiting then
+      -- [TS] Continue parent: it runs now, its other children still open.
+      continue_parent(prow, KEYS[2], KEYS[12], pid)
       flat = flat + 1
     end
   end
@@ -104,6 +109,11 @@ end
 if flat > 0 then wake(lb) end
 ev_open(KEYS[16], KEYS[17], KEYS[13])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
-for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
+-- [TS] A death by stalling is a failure: `failed` (outcome dead, error "stalled") follows each
+-- job's `stalled`, so a listener for failures hears it as it hears a retry's dead arm.
+for _, id in ipairs(dead) do
+  ev_emit('stalled', id, { outcome = 'dead' })
+  ev_emit('failed', id, { outcome = 'dead', error = 'stalled' })
+end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return { recovered, dead }

@@ -3,10 +3,11 @@ import { assertBrandedId } from './ids/guards.js';
 /**
  * The lifecycle event names of queue.md §12, plus the [TS] ones: `removed` (a job deleted by
  * `remove`), `waiting` (a job entered pending), `active` (a job was claimed), `deduplicated` (an
- * admission refused by its idempotency key) and `drained` (a claim emptied pending). Anything else
+ * admission refused by its idempotency key), `drained` (a claim emptied pending) and `expired` (a
+ * claim met a job past its deadline and settled it instead of leasing it). Anything else
  * off the wire reads as `unknown`.
  */
-export const EVENT_NAMES = ['progress', 'completed', 'failed', 'delayed', 'stalled', 'scheduled', 'removed', 'waiting', 'active', 'deduplicated', 'drained'] as const;
+export const EVENT_NAMES = ['progress', 'completed', 'failed', 'delayed', 'stalled', 'scheduled', 'removed', 'waiting', 'active', 'deduplicated', 'drained', 'expired'] as const;
 
 /** One lifecycle event name. */
 export type EventName = (typeof EVENT_NAMES)[number];
@@ -38,10 +39,16 @@ export interface LifecycleEventFields {
   readonly waiting: NoExtraFields;
   /** `active` [TS, chatty]: `attempt` is the attempt the claim started (1 for the first). */
   readonly active: { readonly attempt?: string };
-  /** `deduplicated` [TS]: `job` is the job already parked; `dedup` the key, `refused` the id turned away. */
-  readonly deduplicated: { readonly dedup?: string; readonly refused?: string };
+  /**
+   * `deduplicated` [TS]: `job` is the job already parked (the one kept); `dedup` the key, `refused`
+   * the id turned away; with a dedup mode, `mode` (`extend`, `replace`, `debounce`) and `replaced`
+   * (`"1"` when the kept job took the refused admission's payload).
+   */
+  readonly deduplicated: { readonly dedup?: string; readonly refused?: string; readonly mode?: string; readonly replaced?: string };
   /** `drained` [TS, chatty]: a queue-level event, `job` is `""`. */
   readonly drained: NoExtraFields;
+  /** `expired` [TS]: `expireAt` is the deadline the claim found passed (server epoch ms). */
+  readonly expired: { readonly expireAt?: string };
   /** A name outside the known set: whatever fields it came with. */
   readonly unknown: NoExtraFields;
 }

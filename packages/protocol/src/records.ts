@@ -24,8 +24,11 @@ export const JOB_FIELDS = [
 /** One job row field name. */
 export type JobField = (typeof JOB_FIELDS)[number];
 
-/** A flow child's failure policy: `fp` fails the parent, `id` ignores the dependency. */
-export type ParentPolicy = 'fp' | 'id';
+/**
+ * A flow child's failure policy: `fp` fails the parent, `id` ignores the dependency, [TS] `cp`
+ * continues the parent (as `id`, and the parent runs at once, its other children still open).
+ */
+export type ParentPolicy = 'fp' | 'id' | 'cp';
 
 /**
  * A job row as stored, typed. Known fields are parsed; fields this build does not know are kept in
@@ -88,7 +91,7 @@ export function parseJobRow(fields: Readonly<Record<string, string>>): JobRow | 
     stalled: count(fields.stalled),
     parent: fields.parent,
     parentQueue: fields.parent_queue,
-    parentPolicy: fields.parent_policy === 'id' ? 'id' : 'fp',
+    parentPolicy: fields.parent_policy === 'id' || fields.parent_policy === 'cp' ? fields.parent_policy : 'fp',
     lock: fields.lock,
     unknown,
   };

@@ -48,7 +48,7 @@ export { ResultEncodingError } from './worker/result-encoding.js';
 export { BatchWorker, type BatchHandler, type BatchShape, type BatchVerdicts, type BatchWorkerOptions } from './worker/batch-worker.js';
 export type { LeaseSource, WorkerStats } from './worker/runtime.js';
 export type { BackoffFunction, ClaimSource, StalledOptions, WorkerOptions } from './worker/worker-options.js';
-export { JobTimeoutError, UnrecoverableError } from './worker/errors.js';
+export { JobStalledError, JobTimeoutError, UnrecoverableError } from './worker/errors.js';
 export type { WorkerEvents } from './worker/events.js';
 export type { PumpTick } from './worker/pump.js';
 export { FlowCycleError, FlowTooDeepError, MAX_FLOW_DEPTH, type FlowChild, type FlowResult, type FlowSpec } from './flows/flow-shape.js';

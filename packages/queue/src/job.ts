@@ -6,7 +6,7 @@ import { parseBackoff, type Backoff } from './backoff.js';
 export type { ParentPolicy, RowState };
 
 /** Where a job sits, as `state_lookup` answers (protocol.md §5.3). */
-export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'unknown' | 'absent';
+export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'expired' | 'unknown' | 'absent';
 
 /** A flow child's link to its parent, read from the row. */
 export type ParentLink = FlowLink;
@@ -74,6 +74,10 @@ export interface JobRecord<T> {
   readonly finishedAt: number | undefined;
   /** [TS] The idempotency key (dedup id or business key) the job was admitted under. */
   readonly key: string | undefined;
+  /** [TS] The created time the producer gave (`timestamp` on enqueue, epoch ms); `undefined` when it gave none. */
+  readonly timestamp: number | undefined;
+  /** [TS] The deadline the job had to start by (`expireInMs`/`expireAt`, server epoch ms); `undefined` without one. */
+  readonly expireAt: number | undefined;
   readonly extra: Readonly<Record<string, string>>;
 }
 
@@ -129,6 +133,8 @@ export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Re
     rawResult: row.unknown.result,
     finishedAt: row.unknown.finished_at === undefined ? undefined : Number(row.unknown.finished_at),
     key: row.unknown.dedup,
+    timestamp: row.unknown.timestamp === undefined ? undefined : Number(row.unknown.timestamp),
+    expireAt: row.unknown.expire_at === undefined ? undefined : Number(row.unknown.expire_at),
     extra: row.unknown,
   };
 }

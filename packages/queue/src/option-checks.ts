@@ -10,7 +10,7 @@ import { InvalidArgumentError, isBrandedId, MalformedIdError, strictOptions, Unk
 const RETAIN_COMPLETED = "BullMQ's removeOnComplete is the queue's retention here: keep: { completed: { count, ageMs } } on Queue.open, or queue.setRetention";
 const RETAIN_FAILED = "BullMQ's removeOnFail is the queue's retention here: keep: { failed: { count, ageMs } } on Queue.open, or queue.setRetention";
 const TELEMETRY = 'telemetry is not an option here: tracing is set up once with the telemetry hooks of @echo/protocol';
-const NO_REMOVE_DEPENDENCY = 'removeDependencyOnFailure is not supported: a flow child uses failParentOnFailure or ignoreDependencyOnFailure';
+const NO_REMOVE_DEPENDENCY = 'removeDependencyOnFailure is not supported: a flow child uses failParentOnFailure, ignoreDependencyOnFailure or continueParentOnFailure';
 
 const JOB_HINTS: Readonly<Record<string, string>> = {
   delay: "BullMQ's delay is delayMs here (milliseconds), or runAt for a time",
@@ -18,11 +18,9 @@ const JOB_HINTS: Readonly<Record<string, string>> = {
   removeOnComplete: RETAIN_COMPLETED,
   removeOnFail: RETAIN_FAILED,
   repeat: "BullMQ's repeat is queue.upsertScheduler(id, { everyMs } or { cron, tz }, payload) here",
-  lifo: 'lifo is not supported: jobs are claimed by priority, then in admission order',
-  timestamp: 'timestamp is not supported: the server stamps every job when it is admitted',
   parent: "BullMQ's parent is queue.addFlow({ parent, children }) here (a parent is held until its children finish)",
-  deduplication: "BullMQ's deduplication is dedupId (with dedupTtlMs) here, or key for a business key",
-  debounce: "BullMQ's debounce is dedupId (with dedupTtlMs) here, or key for a business key",
+  deduplication: "BullMQ's deduplication { id, ttl, extend, replace } is dedupId, dedupTtlMs and dedupMode ('extend', 'replace' or 'debounce') here, or key for a business key",
+  debounce: "BullMQ's debounce is dedupId with dedupTtlMs and dedupMode: 'debounce' here (each new add restarts the window and replaces the kept job's payload)",
   keepLogs: "BullMQ's keepLogs is the keep argument of addLog(id, line, keep) here",
   stackTraceLimit: 'stackTraceLimit is not supported: a failure keeps its error text as lastError',
   sizeLimit: "BullMQ's sizeLimit is the queue's maxPayloadBytes here (Queue.open option)",
@@ -30,8 +28,10 @@ const JOB_HINTS: Readonly<Record<string, string>> = {
   failParentOnFailure: 'failParentOnFailure is an option of a flow child here (queue.addFlow)',
   ignoreDependencyOnFailure: 'ignoreDependencyOnFailure is an option of a flow child here (queue.addFlow)',
   removeDependencyOnFailure: NO_REMOVE_DEPENDENCY,
-  continueParentOnFailure: 'continueParentOnFailure is not supported: a flow child uses failParentOnFailure or ignoreDependencyOnFailure',
+  continueParentOnFailure: 'continueParentOnFailure is an option of a flow child here (queue.addFlow)',
   telemetry: TELEMETRY,
+  ttl: "a waiting job's deadline is expireInMs here (milliseconds from admission), or expireAt for a time",
+  expireIn: 'expireIn is expireInMs here (milliseconds)',
 };
 
 const QUEUE_HINTS: Readonly<Record<string, string>> = {
@@ -46,7 +46,7 @@ const QUEUE_HINTS: Readonly<Record<string, string>> = {
   telemetry: TELEMETRY,
 };
 
-const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'key', 'keyRetentionMs'];
+const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'lifo', 'timestamp', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'dedupMode', 'key', 'keyRetentionMs'];
 
 /** `Queue.open` options. */
 export const checkQueueOptions = strictOptions('Queue.open options', { known: ['connection', 'connect', 'codec', 'durability', 'maxPayloadBytes', 'keep'], hints: QUEUE_HINTS });
@@ -76,8 +76,8 @@ export function checkSharedConnection(connection: unknown): void {
 const checkEnqueueFlat = strictOptions('enqueue options', { known: ENQUEUE_KNOWN, hints: JOB_HINTS });
 const checkManyItem = strictOptions('enqueueMany item', { known: ['payload', ...ENQUEUE_KNOWN], hints: { ...JOB_HINTS, data: "BullMQ's data is payload here", opts: 'the options of enqueue sit on the item itself here, beside payload (no opts object)' } });
 const checkLaneFlat = strictOptions('enqueueInLane options', {
-  known: ['name', 'attempts', 'backoff', 'timeoutMs', 'id'],
-  hints: { ...JOB_HINTS, delayMs: 'a lane job runs when its lane is served: delayMs is not an option of enqueueInLane', priority: 'lanes ignore priority: a lane job is served by the rotation' },
+  known: ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'timestamp', 'id'],
+  hints: { ...JOB_HINTS, delayMs: 'a lane job runs when its lane is served: delayMs is not an option of enqueueInLane', priority: 'lanes ignore priority: a lane job is served by the rotation', lifo: 'lifo is not an option of enqueueInLane: a lane serves its jobs in admission order' },
 });
 
 const checkBackoffShape = strictOptions('backoff', {
@@ -131,8 +131,8 @@ export function checkLaneOptions(options: object | null | undefined): void {
 export const checkFlowSpec = strictOptions('addFlow spec', { known: ['parent', 'children'], hints: { name: 'a flow is named by its parent job (parent: { payload, id })', queueName: 'the parent runs in the queue addFlow is called on', data: "BullMQ's data is payload here" } });
 export const checkFlowParent = strictOptions('addFlow parent', { known: ['payload', 'id'], hints: { data: "BullMQ's data is payload here", opts: 'flow jobs take no job options here', name: 'flow jobs take no name here', queueName: 'the parent runs in the queue addFlow is called on' } });
 export const checkFlowChild = strictOptions('addFlow child', {
-  known: ['payload', 'id', 'queue', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'children'],
-  hints: { data: "BullMQ's data is payload here", queueName: "BullMQ's queueName is queue here", opts: 'a flow child takes failParentOnFailure and ignoreDependencyOnFailure on itself here (no opts object)', name: 'flow jobs take no name here', removeDependencyOnFailure: NO_REMOVE_DEPENDENCY },
+  known: ['payload', 'id', 'queue', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'children'],
+  hints: { data: "BullMQ's data is payload here", queueName: "BullMQ's queueName is queue here", opts: 'a flow child takes failParentOnFailure, ignoreDependencyOnFailure and continueParentOnFailure on itself here (no opts object)', name: 'flow jobs take no name here', removeDependencyOnFailure: NO_REMOVE_DEPENDENCY },
 });
 
 /** `upsertScheduler` cadence and options. */

@@ -37,6 +37,6 @@ describe('a queue and its workers agree on the payload type', () => {
 
   it('returns typed records and states', () => {
     expectTypeOf(orders.getJob('JOB00000000000')).resolves.toEqualTypeOf<Awaited<ReturnType<Queue<Order>['getJob']>>>();
-    expectTypeOf(orders.getState('JOB00000000000')).resolves.toEqualTypeOf<'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'unknown' | 'absent'>();
+    expectTypeOf(orders.getState('JOB00000000000')).resolves.toEqualTypeOf<'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'expired' | 'unknown' | 'absent'>();
   });
 });

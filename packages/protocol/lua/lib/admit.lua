@@ -1,18 +1,35 @@
 -- @lib admit
--- @purpose What every admission script writes the same way: a fresh job row and an idempotency key.
+-- @purpose What every admission script writes the same way: a fresh job row and an idempotency key,
+-- and [TS] what a keyed admission with a dedup mode does to the job it was refused for.
 
 -- admit_row(row, state, payload, fields, extra): write a fresh row. `fields` are the [TS] per-job
--- option pairs the host sent; the spec fields (`state`, `attempts = "0"`, `payload`, then `extra`
+-- option pairs the host sent ([TS] `expire_in` ms is written as `expire_at`, server ms); the spec fields (`state`, `attempts = "0"`, `payload`, then `extra`
 -- pairs such as a lane's `group`) are written after them, so they win. Answers the row's flat
--- pending score: [TS] -priority (higher first, mint order within one), 0 without one.
-local function admit_row(row, state, payload, fields, extra)
+-- pending score: [TS] -priority (higher first, mint order within one), 0 without one; [TS] with a
+-- `lifo` pair and the queue's `meta` given, a score ahead of its priority's (see below).
+local function admit_row(row, state, payload, fields, extra, meta)
   local score = 0
+  local lifo = false
   for i = 1, #fields - 1, 2 do
     if fields[i] == 'priority' then score = 0 - (tonumber(fields[i + 1]) or 0) end
+    if fields[i] == 'lifo' then lifo = true end
+    -- [TS] A deadline given as a span is kept as the server time it ends at (lib expire reads it).
+    if fields[i] == 'expire_in' then
+      local t = redis.call('TIME')
+      fields[i] = 'expire_at'
+      fields[i + 1] = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + (tonumber(fields[i + 1]) or 0))
+    end
   end
   for _, v in ipairs({ 'state', state, 'attempts', '0', 'payload', payload }) do fields[#fields + 1] = v end
   for _, v in ipairs(extra or {}) do fields[#fields + 1] = v end
   redis.call('HSET', row, unpack(fields))
+  if lifo and meta then
+    -- [TS] LIFO: ahead of every job of its priority, the newest first. The queue's LIFO count
+    -- (meta `lifo_seq`) orders them: -priority - 0.5 - n * 2^-30 stays exact for any priority within
+    -- ±2^21 and above the next priority's -priority - 1 while n < 2^29 (then it wraps).
+    local n = redis.call('HINCRBY', meta, 'lifo_seq', 1) % 536870912
+    score = score - 0.5 - n / 1073741824
+  end
   return score
 end
 
@@ -24,4 +41,32 @@ local function park_dedup(key, id, ttl_ms)
   else
     redis.call('SET', key, id, 'NX', 'PX', ttl_ms)
   end
+end
+
+-- [TS] dedup_hit(key, parked, jobroot, payload, fields, schedule, due): what an admission refused
+-- by its idempotency key still does when its option pairs carry `dedup_mode` (BullMQ's extend and
+-- replace deduplication): `extend` restarts the key's TTL window (the `dedup_ttl` pair, ms);
+-- `replace` gives the parked job this admission's payload while it is still waiting (pending or
+-- scheduled); `debounce` does both and, when `schedule` and `due` are given (a timed admission) and
+-- the parked job is scheduled, moves it to `due()` (a function, so the clock is read only then). Answers the `deduplicated` event's extra fields:
+-- `mode`, and `replaced` = "1" when the payload was replaced. Without a mode it touches nothing.
+local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due)
+  local mode, ttl
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'dedup_mode' then mode = fields[i + 1] end
+    if fields[i] == 'dedup_ttl' then ttl = tonumber(fields[i + 1]) end
+  end
+  if not mode then return {} end
+  local out = { mode = mode, replaced = '0' }
+  if (mode == 'extend' or mode == 'debounce') and ttl then redis.call('PEXPIRE', key, ttl) end
+  if (mode == 'replace' or mode == 'debounce') and vid(parked) then
+    local row = jkey(jobroot, parked)
+    local state = redis.call('HGET', row, 'state')
+    if state == 'pending' or state == 'scheduled' then
+      redis.call('HSET', row, 'payload', payload)
+      out.replaced = '1'
+      if mode == 'debounce' and schedule and due and state == 'scheduled' then redis.call('ZADD', schedule, 'XX', due(), parked) end
+    end
+  end
+  return out
 end

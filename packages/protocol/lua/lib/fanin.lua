@@ -39,3 +39,10 @@ local function fail_parent_row(prow, pending, dead, wc, pid)
   redis.call('ZADD', dead, 0, pid)
   if wc then redis.call('SREM', wc, pid) end
 end
+
+-- [TS] continue_parent(prow, pending, wc, pid, wakekey): a continue-parent (`cp`) child died and was
+-- counted down; its parent runs now, its other children still open, when it still waits on them.
+-- Siblings that settle later find it out of `awaiting_children` (count_down's guard) or gone.
+local function continue_parent(prow, pending, wc, pid, wakekey)
+  if redis.call('HGET', prow, 'state') == 'awaiting_children' then release_parent(prow, pending, wc, pid, wakekey) end
+end

@@ -27,13 +27,20 @@ local function lane_claim(cap, lease, marker, limiter, grate)
     redis.call('LREM', ring, 0, g)
     return {}
   end
-  local popped = redis.call('ZPOPMIN', lane, k)
   local deadline = now_ms() + lease
   local out = {}
-  for i = 1, #popped, 2 do
-    local id = popped[i]
-    local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
-    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
+  local want = k
+  -- [TS] Heads skipped (gone, or settled as expired by lib expire) are made up from the lane's next
+  -- ones; with none skipped this is the one ZPOPMIN it always was.
+  while want > 0 do
+    local popped = redis.call('ZPOPMIN', lane, want)
+    for i = 1, #popped, 2 do
+      local id = popped[i]
+      local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
+      if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
+    end
+    if #popped < 2 * want then break end
+    want = k - #out
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)

@@ -1,7 +1,7 @@
 -- @lib lease
 -- @purpose The lease every claim grants (queue.md §3.1, §5.2, §7): mint the next token, mark the row
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
--- same step. Needs core.
+-- same step. Needs core and [TS] expire (a row past its `expire_at` is settled, not leased).
 
 -- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields:
 -- the options, then the producer's W3C trace context (traceparent, tracestate).
@@ -13,15 +13,19 @@ local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'tracepar
 -- token and the fields together and one HSET writes the token and the state: the same effect as
 -- HINCRBY attempts 1 then HSET state active (queue.md §3.1 steps 3-4), as the script is atomic. The
 -- first named field must be one every creation writes (payload), so a row without it is gone.
+-- [TS] The same HMGET reads `expire_at`: a row past it is settled as expired (lib expire) and
+-- answers nil like a gone one, so a job without a deadline costs no extra command.
 -- marker > 0 writes job:<id>:lock = token with that TTL in ms.
 local function lease_row(root, id, marker, ...)
   if not vid(id) then return nil end
   local row = jkey(root, id)
-  local f = redis.call('HMGET', row, 'attempts', ...)
-  if not f[1] and not f[2] then return nil end
+  local f = redis.call('HMGET', row, 'attempts', 'expire_at', ...)
+  if not f[1] and not f[3] then return nil end
+  if f[2] and expire_due(root, id, row, f[2]) then return nil end
   local attempts = (tonumber(f[1]) or 0) + 1
   redis.call('HSET', row, 'attempts', attempts, 'state', 'active')
   if marker > 0 then redis.call('SET', jkey(root, id, ':lock'), attempts, 'PX', marker) end
+  table.remove(f, 1)
   table.remove(f, 1)
   return attempts, f
 end
@@ -58,5 +62,21 @@ local function lease_popped(active, root, popped, lease, marker)
     end
   end
   if #scored > 0 then redis.call('ZADD', active, unpack(scored)) end
+  return out
+end
+
+-- lease_pop(active, root, set, n, lease, marker): ZPOPMIN up to `n` ids from `set` and lease them as
+-- lease_popped does; [TS] when some were skipped (gone, or settled as expired by lib expire), pops
+-- again for as many, so a batch is not cut short by dead wood. With nothing skipped it is one ZPOPMIN.
+local function lease_pop(active, root, set, n, lease, marker)
+  local out = {}
+  local want = n
+  while want > 0 do
+    local popped = redis.call('ZPOPMIN', set, want)
+    for _, e in ipairs(lease_popped(active, root, popped, lease, marker)) do out[#out + 1] = e end
+    -- A short pop means the set ran out; otherwise pop again only for the ids skipped.
+    if #popped < 2 * want then break end
+    want = n - #out
+  end
   return out
 end

@@ -14,7 +14,7 @@ export type OutboxEntry =
       readonly parentQueue: string;
       readonly parentId: JobId;
       readonly childId: JobId;
-      readonly policy: 'fp' | 'id';
+      readonly policy: 'fp' | 'id' | 'cp';
       readonly error: string;
     };
 
@@ -44,7 +44,7 @@ export function parseOutboxEntry(entry: string): OutboxEntry | undefined {
     if (f?.[1] !== 'fail') return undefined;
     const [, , parentQueue = '', parentId = '', childId = '', policy = '', error = ''] = f;
     if (!isQueueName(parentQueue) || !isBrandedId(parentId) || !isBrandedId(childId)) return undefined;
-    return { kind: 'fail', parentQueue, parentId: parentId as JobId, childId: childId as JobId, policy: policy === 'id' ? 'id' : 'fp', error };
+    return { kind: 'fail', parentQueue, parentId: parentId as JobId, childId: childId as JobId, policy: policy === 'id' || policy === 'cp' ? policy : 'fp', error };
   }
   const f = fields(entry, 3);
   if (!f) return undefined;

@@ -29,6 +29,7 @@ export const FIXED_FIELD = {
   'dead:at': 'deadAt',
   journal: 'journal',
   outcomes: 'outcomes',
+  expired: 'expired',
 } as const satisfies Record<FixedType, keyof QueueKeys>;
 
 const RESERVE_MEMBER = { version: VERSION_KEY, locks: LOCKS_KEY, bundle: BUNDLE_KEY } as const;

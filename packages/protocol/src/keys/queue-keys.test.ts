@@ -37,6 +37,7 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
       deadAt: 'emq:{orders}:dead:at',
       journal: 'emq:{orders}:journal',
       outcomes: 'emq:{orders}:outcomes',
+      expired: 'emq:{orders}:expired',
       metricsCompleted: 'emq:{orders}:metrics:completed',
       metricsFailed: 'emq:{orders}:metrics:failed',
       metricsCompletedData: 'emq:{orders}:metrics:completed:data',

@@ -74,6 +74,11 @@ export interface QueueKeys {
    * scripts, so `waitUntilFinished` called after a fast job finished still finds its verdict.
    */
   readonly outcomes: string;
+  /**
+   * [TS] ZSET `expired`: the jobs a claim met past their deadline (row field `expire_at`), settled
+   * as `expired` instead of leased, scored by finish time and trimmed by the failed retention.
+   */
+  readonly expired: string;
   /** HASH `metrics:completed`. */
   readonly metricsCompleted: string;
   /** HASH `metrics:failed`. */
@@ -152,6 +157,7 @@ export function queueKeys(q: string): QueueKeys {
     deadAt: `${base}dead:at`,
     journal: `${base}journal`,
     outcomes: `${base}outcomes`,
+    expired: `${base}expired`,
     metricsCompleted: `${base}metrics:completed`,
     metricsFailed: `${base}metrics:failed`,
     metricsCompletedData: `${base}metrics:completed:data`,

@@ -3,6 +3,7 @@
  * suffix is either one of the parameterised forms or not ours. [TS] `completed` and `dead:at` are the
  * retention indexes: retained completed jobs, and dead jobs, each scored by finish time. [TS]
  * `outcomes` is the short stream of recent completions a waiter reads when the row is already gone.
+ * [TS] `expired` indexes the jobs a claim met past their deadline, scored by finish time.
  */
 export const FIXED_TYPES = [
   'pending',
@@ -27,6 +28,7 @@ export const FIXED_TYPES = [
   'dead:at',
   'journal',
   'outcomes',
+  'expired',
 ] as const;
 
 /** One fixed per-queue suffix. */

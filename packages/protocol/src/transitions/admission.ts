@@ -105,7 +105,19 @@ export interface EnqueueDedupInput extends EnqueueInput {
    * of being released at once). Exclusive with `ttlMs`.
    */
   readonly keepMs?: number;
+  /** [TS] What an admission refused by the key does to the job it names: see {@link DedupMode}. */
+  readonly mode?: DedupMode;
 }
+
+/**
+ * [TS] What a keyed admission refused by its key does to the parked job (BullMQ's deduplication
+ * modes): `extend` restarts the key's TTL window; `replace` gives the parked job the new payload
+ * while it still waits (pending or scheduled); `debounce` does both and, for a timed admission,
+ * moves a scheduled parked job to the new due time. `extend` and `debounce` need a TTL.
+ */
+export type DedupMode = 'extend' | 'replace' | 'debounce';
+
+const DEDUP_MODES: ReadonlySet<string> = new Set<DedupMode>(['extend', 'replace', 'debounce']);
 
 /** The verdict of a keyed admission; `existingId` names the job the key or the row points at. */
 export interface DedupAdmission {
@@ -153,17 +165,28 @@ export type ScheduleDedupInput = ScheduleInput & {
   readonly ttlMs?: number;
   /** [TS] A business key's window after the job ends, as {@link EnqueueDedupInput.keepMs}. */
   readonly keepMs?: number;
+  /** [TS] As {@link EnqueueDedupInput.mode}. */
+  readonly mode?: DedupMode;
 };
 
 /**
  * [TS] The row fields naming the idempotency key, after the option pairs: `dedup` (so the ending
  * scripts can release it) and, for a business key, `dedup_keep` (ms it outlives the job).
  */
-function keyedArgs(input: { readonly options?: JobOptionFields | undefined; readonly dedupId: string; readonly ttlMs?: number | undefined; readonly keepMs?: number | undefined }): string[] {
+function keyedArgs(input: { readonly options?: JobOptionFields | undefined; readonly dedupId: string; readonly ttlMs?: number | undefined; readonly keepMs?: number | undefined; readonly mode?: DedupMode | undefined }): string[] {
   const out = [...jobOptionArgs(input.options), 'dedup', input.dedupId];
   if (input.keepMs !== undefined) {
     if (input.ttlMs !== undefined) throw new InvalidArgumentError('keepMs', 'cannot be combined with a dedup TTL');
+    if (input.mode !== undefined) throw new InvalidArgumentError('dedupMode', 'applies to a dedupId, not a business key');
     out.push('dedup_keep', String(whole('keepMs', input.keepMs, 1)));
+  }
+  // Checked as unknown: JavaScript callers are not held to the type.
+  const mode: unknown = input.mode;
+  if (mode !== undefined) {
+    if (typeof mode !== 'string' || !DEDUP_MODES.has(mode)) throw new InvalidArgumentError('dedupMode', "must be 'extend', 'replace' or 'debounce'");
+    if (mode !== 'replace' && input.ttlMs === undefined) throw new InvalidArgumentError('dedupMode', `'${mode}' restarts the key's window, so it needs dedupTtlMs`);
+    out.push('dedup_mode', mode);
+    if (input.ttlMs !== undefined) out.push('dedup_ttl', String(input.ttlMs));
   }
   return out;
 }

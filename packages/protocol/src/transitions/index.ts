@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { enqueue, enqueueDedup, enqueueMany, enqueueManyWith, laneEnqueue, schedule, scheduleDedup } from './admission.js';
-export type { Admission, AdmitInput, DedupAdmission, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, EnqueueManyWithInput, ManyItemWith, LaneEnqueueInput, ManyAdmission, ScheduleDedupInput, ScheduleInput } from './admission.js';
+export type { Admission, AdmitInput, DedupAdmission, DedupMode, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, EnqueueManyWithInput, ManyItemWith, LaneEnqueueInput, ManyAdmission, ScheduleDedupInput, ScheduleInput } from './admission.js';
 export { claim, claimBatch, laneBatchClaim, laneClaim, laneWeightedClaim } from './claims.js';
 export type { ClaimedRow, ClaimInput } from './claims.js';
 export { complete, completeBatch, delay, extendLock, extendLocks, retry } from './settlement.js';

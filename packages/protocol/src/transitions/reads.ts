@@ -9,14 +9,16 @@ import { idArg, int, ints, whole } from './values.js';
 /**
  * The names `counts` accepts: the four sets, the two metrics counters (queue.md §9.1), [TS]
  * `awaiting_children`, the parents held until their children settle (the index of waiting parents),
- * and [TS] `retained`, the number of completed jobs kept by retention.
+ * [TS] `retained`, the number of completed jobs kept by retention, and [TS] `expired`, the jobs a claim
+ * met past their deadline that retention keeps.
  */
-export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed' | 'awaiting_children' | 'retained';
+export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed' | 'awaiting_children' | 'retained' | 'expired';
 
-type Target = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'metricsCompleted' | 'metricsFailed' | 'waitingChildren';
+type Target = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'metricsCompleted' | 'metricsFailed' | 'waitingChildren' | 'expired';
 
 const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm' | 's', Target]>> = {
   retained: ['z', 'completed'],
+  expired: ['z', 'expired'],
   pending: ['z', 'pending'],
   active: ['z', 'active'],
   schedule: ['z', 'schedule'],
@@ -48,8 +50,8 @@ export function counts<N extends CountName>(input: { readonly queue: string; rea
   });
 }
 
-/** Where a job sits, as `state_lookup` answers (protocol.md §5.3); [TS] `completed` is a finished row kept by the queue's retention. */
-export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'unknown' | 'absent';
+/** Where a job sits, as `state_lookup` answers (protocol.md §5.3); [TS] `completed` is a finished row kept by the queue's retention; [TS] `expired` a job a claim met past its deadline. */
+export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'expired' | 'unknown' | 'absent';
 
 /** `state_lookup`: where a job sits right now. */
 export function stateLookup(input: { readonly queue: string; readonly id: JobId | string }): Transition<JobPosition> {

@@ -74,7 +74,7 @@ describe('admission', () => {
   it('enqueue_dedup', () => {
     expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd1', ttlMs: 500, wake: true }))).toEqual({
       script: 'enqueue_dedup',
-      keys: [q(`job:${J}`), q('pending'), q('de:d1'), q('events'), q('meta'), q('journal'), q('wake')],
+      keys: [q(`job:${J}`), q('pending'), q('de:d1'), q('events'), q('meta'), q('journal'), q('job:'), q('wake')],
       args: [J, 'p', 500, 'dedup', 'd1'],
     });
   });
@@ -84,6 +84,12 @@ describe('admission', () => {
     expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', ttlMs: 5, keepMs: 9 })).toThrow(InvalidArgumentError);
     expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', keepMs: 0 })).toThrow(InvalidArgumentError);
   });
+  it('a dedup mode rides in the option pairs [TS]: dedup_mode, and dedup_ttl for the window it restarts', () => {
+    expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', ttlMs: 50, mode: 'debounce' })).args).toEqual([J, 'p', 50, 'dedup', 'k', 'dedup_mode', 'debounce', 'dedup_ttl', '50']);
+    expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 5, dedupId: 'k', mode: 'replace' })).args).toEqual([J, 'p', 'in', 5, '', 'dedup', 'k', 'dedup_mode', 'replace']);
+    expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', mode: 'extend' })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', keepMs: 9, mode: 'replace' })).toThrow(InvalidArgumentError);
+  });
   it('schedule at and in', () => {
     expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', at: 5 }))).toEqual({ script: 'schedule', keys: [q(`job:${J}`), q('schedule'), q('events'), q('meta'), q('journal')], args: [J, 'p', 'at', 5] });
     expect(shape(t.schedule({ queue: 'orders', id: J, payload: 'p', inMs: 7 })).args).toEqual([J, 'p', 'in', 7]);
@@ -92,7 +98,7 @@ describe('admission', () => {
   it('schedule_dedup [TS]: the schedule keys plus the dedup key, the schedule args plus the TTL, then option pairs', () => {
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 7, dedupId: 'd1', ttlMs: 500, options: { name: 'n' } }))).toEqual({
       script: 'schedule_dedup',
-      keys: [q(`job:${J}`), q('schedule'), q('de:d1'), q('events'), q('meta'), q('journal')],
+      keys: [q(`job:${J}`), q('schedule'), q('de:d1'), q('events'), q('meta'), q('journal'), q('job:')],
       args: [J, 'p', 'in', 7, 500, 'name', 'n', 'dedup', 'd1'],
     });
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' })).args).toEqual([J, 'p', 'at', 5, '', 'dedup', 'd1']);
@@ -108,7 +114,7 @@ describe('admission', () => {
 });
 
 describe('claims', () => {
-  const flat = [q('pending'), q('active'), q('meta'), q('job:'), q('limiter'), q('events'), q('journal')];
+  const flat = [q('pending'), q('active'), q('meta'), q('job:'), q('limiter'), q('events'), q('journal'), q('expired'), q('de:')];
   const lane = [q('ring'), q('active'), q('meta'), q('gactive'), q('glimit'), q('job:'), q('g:')];
   it('claim and bclaim, with and without markers', () => {
     expect(shape(t.claim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'claim', keys: flat, args: [100] });
@@ -116,7 +122,7 @@ describe('claims', () => {
     expect(shape(t.claimBatch({ queue: 'orders', leaseMs: 100, size: 5 }))).toEqual({ script: 'bclaim', keys: flat, args: [100, 5] });
   });
   it('lane claims', () => {
-    const ev = [q('events'), q('journal')];
+    const ev = [q('events'), q('journal'), q('expired'), q('de:')];
     expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter'), q('grate'), ...ev], args: [100] });
     expect(shape(t.laneWeightedClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gwclaim', keys: [...lane, q('gweight'), q('limiter'), q('grate'), ...ev], args: [100] });
     expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, markerTtlMs: 9 }))).toEqual({ script: 'gbclaim', keys: [...lane, q('limiter'), q('grate'), q('gweight'), ...ev], args: [100, 9] });
@@ -167,7 +173,7 @@ describe('settlement', () => {
   it('complete_claim: the complete_batch keys plus meta and limiter, then publish, lease, size, marker and the pairs', () => {
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [{ id: J, attempts: 1 }], size: 4, leaseMs: 100, markerTtlMs: 200, publish: true }))).toEqual({
       script: 'complete_claim',
-      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter'), q('completed'), q('de:'), q('journal'), q('outcomes')],
+      keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter'), q('completed'), q('de:'), q('journal'), q('outcomes'), q('expired')],
       args: ['1', 100, 4, 200, J, '1', ''],
     });
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [], size: 0, leaseMs: 5 })).args).toEqual(['', 5, 0, 0]);

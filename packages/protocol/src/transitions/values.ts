@@ -36,7 +36,7 @@ export function flowLink(parent: unknown, parentQueue: unknown, policy: unknown,
   return {
     id: parent as JobId,
     queue: typeof parentQueue === 'string' && parentQueue !== '' ? parentQueue : ownQueue,
-    policy: policy === 'id' ? 'id' : 'fp',
+    policy: policy === 'id' || policy === 'cp' ? policy : 'fp',
   };
 }
 
@@ -87,6 +87,20 @@ export interface JobOptionFields {
    * so reads can show it; the wire's `group` stays the branded id derived from it.
    */
   readonly lane?: string;
+  /**
+   * [TS] The job's deadline as a server epoch ms (row field `expire_at`): a claim that meets the job
+   * past it settles it as `expired` instead of leasing it. Exclusive with `expireInMs`.
+   */
+  readonly expireAt?: number;
+  /** [TS] The deadline as a span from the server's now at admission, in ms (sent as `expire_in`). */
+  readonly expireInMs?: number;
+  /**
+   * [TS] LIFO admission (row field `lifo`): claimed ahead of every waiting job of its priority, the
+   * newest first. Honoured by the immediate flat admissions (not by schedule or lanes).
+   */
+  readonly lifo?: boolean;
+  /** [TS] The job's created time as the app sees it, epoch ms (row field `timestamp`), for imports. */
+  readonly timestamp?: number;
 }
 
 /** The largest priority magnitude admitted: scores stay exact and compact. */
@@ -128,6 +142,13 @@ export function jobOptionArgs(options: JobOptionFields | undefined): string[] {
     }
     out.push('lane', lane);
   }
+  if (options.expireAt !== undefined && options.expireInMs !== undefined) throw new InvalidArgumentError('expireAt', 'give expireAt or expireInMs, not both');
+  if (options.expireAt !== undefined) out.push('expire_at', String(whole('expireAt', options.expireAt, 0)));
+  if (options.expireInMs !== undefined) out.push('expire_in', String(whole('expireInMs', options.expireInMs, 1)));
+  const lifo: unknown = options.lifo;
+  if (lifo !== undefined && typeof lifo !== 'boolean') throw new InvalidArgumentError('lifo', 'must be a boolean');
+  if (lifo === true) out.push('lifo', '1');
+  if (options.timestamp !== undefined) out.push('timestamp', String(whole('timestamp', options.timestamp, 0)));
   return out;
 }
 

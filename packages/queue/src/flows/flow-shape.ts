@@ -35,6 +35,13 @@ export interface FlowChild<T> {
   readonly failParentOnFailure?: boolean;
   /** The child's death counts as done for the parent; wins over `failParentOnFailure`. */
   readonly ignoreDependencyOnFailure?: boolean;
+  /**
+   * [TS] The child's death lets the parent run at once, its other children still open (BullMQ's
+   * `continueParentOnFailure`); the parent reads which child failed with
+   * `queue.ignoredFailures(parentId)`. Wins over `failParentOnFailure`; exclusive with
+   * `ignoreDependencyOnFailure`. A fail-parent sibling that dies later still fails the parent.
+   */
+  readonly continueParentOnFailure?: boolean;
   readonly children?: readonly FlowChild<T>[];
 }
 
@@ -49,7 +56,7 @@ export interface FlowNode {
   readonly id: JobId;
   readonly queue: string;
   readonly payload: unknown;
-  readonly policy: 'fp' | 'id';
+  readonly policy: 'fp' | 'id' | 'cp';
   readonly children: readonly FlowNode[];
 }
 
@@ -76,7 +83,7 @@ export function shapeFlow<T>(queue: string, spec: FlowSpec<T>): FlowNode {
   checkFlowSpec(spec);
   checkFlowParent(spec.parent);
   const seen = new Set<string>();
-  const visit = (payload: unknown, id: JobId, q: string, policy: 'fp' | 'id', children: readonly FlowChild<T>[] | undefined, depth: number): FlowNode => {
+  const visit = (payload: unknown, id: JobId, q: string, policy: 'fp' | 'id' | 'cp', children: readonly FlowChild<T>[] | undefined, depth: number): FlowNode => {
     if (depth > MAX_FLOW_DEPTH) throw new FlowTooDeepError(MAX_FLOW_DEPTH);
     if (seen.has(id)) throw new FlowCycleError(id);
     seen.add(id);
@@ -84,7 +91,9 @@ export function shapeFlow<T>(queue: string, spec: FlowSpec<T>): FlowNode {
       checkFlowChild(c);
       const childQueue = c.queue ?? q;
       queueKeys(childQueue);
-      return visit(c.payload, resolve(c.id), childQueue, c.ignoreDependencyOnFailure ? 'id' : 'fp', c.children, depth + 1);
+      if (c.continueParentOnFailure === true && c.ignoreDependencyOnFailure === true) throw new InvalidArgumentError('continueParentOnFailure', 'give continueParentOnFailure or ignoreDependencyOnFailure, not both');
+      const policy = c.ignoreDependencyOnFailure === true ? 'id' : c.continueParentOnFailure === true ? 'cp' : 'fp';
+      return visit(c.payload, resolve(c.id), childQueue, policy, c.children, depth + 1);
     });
     if (children !== undefined && kids.length === 0) throw new InvalidArgumentError('children', `node ${id} has an empty children list; it would be held for ever`);
     return { id, queue: q, payload, policy, children: kids };

@@ -1,4 +1,4 @@
-import { execute, RateError, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
+import { execute, flowLink, hashReply, parseJobRow, RateError, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { claimedJob, type ClaimedJob, type ParentLink } from '../job.js';
 import * as controls from '../admin/controls.js';
@@ -272,6 +272,19 @@ export class Leases<T> {
   /** Appends a line to a job's log; answers the log's length. */
   addLog(id: string, line: string): Promise<number> {
     return controls.addLog(this.#ctx, id, line);
+  }
+
+  /**
+   * [TS] Job `id` as a worker holding it would see it (payload, attempts, options), read from its
+   * row; `undefined` when the row is gone. For reports about a job this process does not hold: a
+   * worker hands its `failed` listeners the jobs its stalled sweep dead-lettered this way.
+   */
+  async readAsClaimed(id: JobId): Promise<ClaimedJob<T> | undefined> {
+    const row = parseJobRow(hashReply(await this.#ctx.conn.command('HGETALL', this.#ctx.keys.job(id))));
+    if (!row) return undefined;
+    const u = row.unknown;
+    const options = readJobOptions(u.name, u.max_attempts, u.backoff, u.timeout_ms, u.traceparent, u.tracestate);
+    return claimedJob(this.#ctx.codec, { id, raw: row.payload, attempts: row.attempts, group: row.group as ClaimedRow['group'], parent: flowLink(row.parent, row.parentQueue, row.parentPolicy, this.#ctx.name), options });
   }
 
   #input(leaseMs: number, options: ClaimOptions): t.ClaimInput {

@@ -20,16 +20,36 @@ export interface JobOptions {
    * fails with `JobTimeoutError` (retried like any failure). No limit when omitted.
    */
   readonly timeoutMs?: number;
+  /**
+   * [TS] A deadline for the job to start, in ms from the server's now at admission: a job still
+   * waiting (pending, scheduled or retrying) past it is never handed to a handler; the claim that
+   * meets it settles it as `expired` (state `expired`, the `expired` event, `counts('expired')`,
+   * kept by the failed retention). Exclusive with `expireAt`.
+   */
+  readonly expireInMs?: number;
+  /** [TS] The same deadline as an absolute time (epoch ms, or a Date), read against the server's clock. */
+  readonly expireAt?: number | Date;
+  /**
+   * [TS] The job's created time as the app sees it (epoch ms, or a Date), for imports: kept in the
+   * row and read back as `getJob(id).timestamp`. Informational: claim order does not read it.
+   */
+  readonly timestamp?: number | Date;
 }
 
 /**
  * The row fields of `options` (and of the producer's trace context, when a tracing subscriber gave
  * one), checked; `undefined` when there are none, so plain admissions send nothing more.
  */
-export function jobOptionFields(options: JobOptions & { readonly priority?: number }, trace?: TraceContext): JobOptionFields | undefined {
-  const { name, attempts, backoff, timeoutMs, priority } = options;
-  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0) && trace === undefined) return undefined;
+export function jobOptionFields(options: JobOptions & { readonly priority?: number; readonly lifo?: boolean }, trace?: TraceContext): JobOptionFields | undefined {
+  const { name, attempts, backoff, timeoutMs, priority, expireInMs, expireAt, lifo } = options;
+  const deadline = expireAt instanceof Date ? expireAt.getTime() : expireAt;
+  const timestamp = options.timestamp instanceof Date ? options.timestamp.getTime() : options.timestamp;
+  if (name === undefined && attempts === undefined && backoff === undefined && timeoutMs === undefined && (priority === undefined || priority === 0) && trace === undefined && expireInMs === undefined && deadline === undefined && lifo === undefined && timestamp === undefined) return undefined;
   return {
+    ...(lifo === undefined ? {} : { lifo }),
+    ...(timestamp === undefined ? {} : { timestamp }),
+    ...(expireInMs === undefined ? {} : { expireInMs }),
+    ...(deadline === undefined ? {} : { expireAt: deadline }),
     ...(trace === undefined ? {} : { trace }),
     ...(priority === undefined || priority === 0 ? {} : { priority }),
     ...(name === undefined ? {} : { name }),
@@ -47,6 +67,12 @@ export interface EnqueueOptions extends JobOptions {
    * retries, delays and recovery. Lanes ignore it: a lane job is served by the rotation.
    */
   readonly priority?: number;
+  /**
+   * [TS] LIFO admission (BullMQ's `lifo`): claimed before every job already waiting at its
+   * priority, the newest LIFO job first. For an immediate admission only: with `runAt` or
+   * `delayMs` it is refused. A retried job goes back to its priority's FIFO order.
+   */
+  readonly lifo?: boolean;
   /** The job's id; minted here when omitted. Enqueue is idempotent by id, so a retry is safe. */
   readonly id?: JobId | string;
   /** Run no earlier than this absolute time (epoch ms, or a Date). */
@@ -57,6 +83,15 @@ export interface EnqueueOptions extends JobOptions {
   readonly dedupId?: string;
   /** How long the idempotency key holds, in ms; forever when omitted. */
   readonly dedupTtlMs?: number;
+  /**
+   * [TS] What an admission refused by `dedupId` does to the job the key names (the job kept, which
+   * the `deduplicated` event names as `job`): `'extend'` restarts the key's `dedupTtlMs` window;
+   * `'replace'` gives the kept job this payload while it still waits; `'debounce'` does both and,
+   * with `delayMs`/`runAt`, moves a still-scheduled kept job to the new time (BullMQ's
+   * `deduplication: { extend: true, replace: true }` with a delay). Without it a refused admission
+   * changes nothing. `'extend'` and `'debounce'` need `dedupTtlMs`.
+   */
+  readonly dedupMode?: t.DedupMode;
   /**
    * [TS] A business key (`'order-42'`): the admission is idempotent on it while the job lives and
    * for `keyRetentionMs` after it ends, delayed jobs included; `getJobByKey` finds the job. The
@@ -74,7 +109,8 @@ export interface EnqueueOptions extends JobOptions {
 export const DEFAULT_KEY_RETENTION_MS = 3_600_000;
 
 /** The idempotency key of an admission and its release rule, or `undefined` for a plain one. */
-function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number } | undefined {
+function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode } | undefined {
+  if (options.dedupMode !== undefined && options.dedupId === undefined) throw new InvalidArgumentError('dedupMode', 'needs a dedupId');
   if (options.key !== undefined) {
     if (options.dedupId !== undefined || options.dedupTtlMs !== undefined) throw new InvalidArgumentError('key', 'give key or dedupId, not both');
     assertDedupId(options.key);
@@ -82,7 +118,7 @@ function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly tt
   }
   if (options.keyRetentionMs !== undefined) throw new InvalidArgumentError('keyRetentionMs', 'needs a key');
   if (options.dedupId === undefined) return undefined;
-  return { dedupId: options.dedupId, ...(options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs }) };
+  return { dedupId: options.dedupId, ...(options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs }), ...(options.dedupMode === undefined ? {} : { mode: options.dedupMode }) };
 }
 
 /** The verdict of one admission. */
@@ -111,6 +147,7 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
   // A zero delay is due now: it goes straight to pending, as BullMQ users expect.
   const timed = options.runAt !== undefined || (options.delayMs !== undefined && options.delayMs !== 0);
   if (options.runAt !== undefined && options.delayMs !== undefined) throw new InvalidArgumentError('options', 'give runAt or delayMs, not both');
+  if (timed && options.lifo === true) throw new InvalidArgumentError('lifo', 'applies to an immediate admission, not one with runAt or delayMs');
   const fields = jobOptionFields(options, trace);
   const key = keyed(options);
   const admit = { queue: ctx.name, id, payload: raw, ...(fields === undefined ? {} : { options: fields }) };
@@ -173,10 +210,15 @@ function isPlain(item: EnqueueManyItem<unknown>): boolean {
     item.attempts === undefined &&
     item.backoff === undefined &&
     item.timeoutMs === undefined &&
+    item.expireInMs === undefined &&
+    item.expireAt === undefined &&
+    item.lifo === undefined &&
+    item.timestamp === undefined &&
     (item.priority === undefined || item.priority === 0) &&
     item.runAt === undefined &&
     (item.delayMs === undefined || item.delayMs === 0) &&
     item.dedupId === undefined &&
+    item.dedupMode === undefined &&
     item.key === undefined &&
     item.keyRetentionMs === undefined
   );
@@ -191,7 +233,7 @@ interface Prepared {
   readonly fields?: JobOptionFields;
   readonly when?: { readonly at: number } | { readonly inMs: number };
   /** The idempotency key (dedup id or business key) of a keyed item, with its release rule. */
-  readonly key?: { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number };
+  readonly key?: { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode };
   readonly item: EnqueueManyItem<unknown>;
 }
 
@@ -203,6 +245,7 @@ function prepare<T>(ctx: QueueContext<T>, item: EnqueueManyItem<T>): Prepared {
   const fields = jobOptionFields(item);
   const key = keyed(item);
   const timed = item.runAt !== undefined || (item.delayMs !== undefined && item.delayMs !== 0);
+  if (timed && item.lifo === true) throw new InvalidArgumentError('lifo', 'applies to an immediate admission, not one with runAt or delayMs');
   const when = !timed ? undefined : item.runAt !== undefined ? { at: item.runAt instanceof Date ? item.runAt.getTime() : item.runAt } : { inMs: item.delayMs ?? 0 };
   return { id, payload, route: key === undefined ? 'with' : 'keyed', item, ...(key === undefined ? {} : { key }), ...(fields === undefined ? {} : { fields }), ...(when === undefined ? {} : { when }) };
 }

@@ -108,6 +108,7 @@ function verdictOf<T>(id: string, row: JobRecord<T> | undefined): { ok: Finished
   if (row === undefined) return { error: new JobNotFoundError(id) };
   if (row.state === 'completed') return { ok: { id: row.id, result: row.result } };
   if (row.state === 'dead') return { error: new JobFailedError(row.id, row.lastError ?? 'dead') };
+  if (row.state === 'expired') return { error: new JobFailedError(row.id, 'expired') };
   return undefined;
 }
 
@@ -123,7 +124,8 @@ async function settledBefore<T>(ctx: QueueContext<T>, id: string): Promise<{ ok:
  * Waits for a job's verdict without missing one that came before the call: subscribes first, then
  * reads the row (a retained outcome answers at once) and, when the row is gone, the queue's recent
  * completions (where the completing script left the verdict in the same step), then listens.
- * Resolves with the decoded result; rejects with {@link JobFailedError} when it died,
+ * Resolves with the decoded result; rejects with {@link JobFailedError} when it died (failure
+ * `'expired'` when a claim met it past its deadline),
  * {@link JobNotFoundError} when it is gone and neither retained nor among the recent completions
  * (about the last 1000), and {@link WaitTimeoutError} after `timeoutMs`.
  */
@@ -145,6 +147,8 @@ export async function waitUntilFinished<T>(ctx: QueueContext<T>, events: QueueEv
       const off = listener.on('*', (event: LifecycleEvent) => {
         if (event.job !== id) return;
         if (event.event === 'completed') finish({ ok: { id: id as JobId, result: decodeResult(event.fields.result) } });
+        // A claim met it past its deadline: it will never run.
+        else if (event.event === 'expired') finish({ error: new JobFailedError(id as JobId, 'expired') });
         else if (event.event === 'failed' && event.fields.outcome === 'dead') {
           // The event carries no reason; the dead row (kept by failed retention) does.
           getJob(ctx, id).then(

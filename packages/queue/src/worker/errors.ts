@@ -25,3 +25,17 @@ export class JobTimeoutError extends CancelledError {
     this.timeoutMs = timeoutMs;
   }
 }
+
+/**
+ * [TS] The failure a worker's `failed` listeners get for a job the stalled sweep dead-lettered: its
+ * lease lapsed `maxStalled` times (the holder died or hung), so it is dead with `last_error`
+ * "stalled". Reported by the worker whose sweep found it, which need not be the one that held it.
+ */
+export class JobStalledError extends EchoError {
+  readonly jobId: string;
+
+  constructor(jobId: string) {
+    super('job_stalled', `job ${jobId} stalled: its lease lapsed too many times and it was dead-lettered`);
+    this.jobId = jobId;
+  }
+}

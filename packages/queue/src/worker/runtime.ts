@@ -1,6 +1,7 @@
 import { AuthError, ConnectionClosedError, PermissionError, StaleError, VersionFenceError, type JobId } from '@echo/protocol';
 import type { ClaimedJob } from '../job.js';
 import { WorkerEmitter } from './events.js';
+import { JobStalledError } from './errors.js';
 import { DueClock } from './due-clock.js';
 import { IdleSlots } from './idle.js';
 import { jobsStalled } from './job-hooks.js';
@@ -112,8 +113,23 @@ export class WorkerRuntime<T> {
         for (const id of dead) {
           this.events.fire('stalled', { id: id as JobId, outcome: 'dead' });
         }
+        // A death by stalling is a failure: this worker's `failed` listeners hear it, with the job as
+        // its row holds it (read only when someone listens).
+        if (dead.length > 0 && this.events.listenerCount('failed') > 0) this.#reportStalledDeaths(dead);
       },
     });
+  }
+
+  /** Fires `failed` (outcome dead, {@link JobStalledError}) for each job the stalled sweep dead-lettered. */
+  #reportStalledDeaths(dead: readonly string[]): void {
+    for (const id of dead) {
+      this.leases.readAsClaimed(id as JobId).then(
+        (job) => {
+          if (job !== undefined) this.events.fire('failed', { job, error: new JobStalledError(id), outcome: 'dead' });
+        },
+        (error: unknown) => this.options.onError(error),
+      );
+    }
   }
 
   /** Starts the pump, `count` slot loops and the one blocking read that wakes them. */

@@ -5,20 +5,37 @@ import type { LuaScriptSource } from '../source.js';
 /** Echo's `@include` libraries (`lua/lib`), by name. */
 export const LUA_LIBS: Readonly<Record<string, string>> = {
   admit: `-- @lib admit
--- @purpose What every admission script writes the same way: a fresh job row and an idempotency key.
+-- @purpose What every admission script writes the same way: a fresh job row and an idempotency key,
+-- and [TS] what a keyed admission with a dedup mode does to the job it was refused for.
 
 -- admit_row(row, state, payload, fields, extra): write a fresh row. \`fields\` are the [TS] per-job
--- option pairs the host sent; the spec fields (\`state\`, \`attempts = "0"\`, \`payload\`, then \`extra\`
+-- option pairs the host sent ([TS] \`expire_in\` ms is written as \`expire_at\`, server ms); the spec fields (\`state\`, \`attempts = "0"\`, \`payload\`, then \`extra\`
 -- pairs such as a lane's \`group\`) are written after them, so they win. Answers the row's flat
--- pending score: [TS] -priority (higher first, mint order within one), 0 without one.
-local function admit_row(row, state, payload, fields, extra)
+-- pending score: [TS] -priority (higher first, mint order within one), 0 without one; [TS] with a
+-- \`lifo\` pair and the queue's \`meta\` given, a score ahead of its priority's (see below).
+local function admit_row(row, state, payload, fields, extra, meta)
   local score = 0
+  local lifo = false
   for i = 1, #fields - 1, 2 do
     if fields[i] == 'priority' then score = 0 - (tonumber(fields[i + 1]) or 0) end
+    if fields[i] == 'lifo' then lifo = true end
+    -- [TS] A deadline given as a span is kept as the server time it ends at (lib expire reads it).
+    if fields[i] == 'expire_in' then
+      local t = redis.call('TIME')
+      fields[i] = 'expire_at'
+      fields[i + 1] = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + (tonumber(fields[i + 1]) or 0))
+    end
   end
   for _, v in ipairs({ 'state', state, 'attempts', '0', 'payload', payload }) do fields[#fields + 1] = v end
   for _, v in ipairs(extra or {}) do fields[#fields + 1] = v end
   redis.call('HSET', row, unpack(fields))
+  if lifo and meta then
+    -- [TS] LIFO: ahead of every job of its priority, the newest first. The queue's LIFO count
+    -- (meta \`lifo_seq\`) orders them: -priority - 0.5 - n * 2^-30 stays exact for any priority within
+    -- ±2^21 and above the next priority's -priority - 1 while n < 2^29 (then it wraps).
+    local n = redis.call('HINCRBY', meta, 'lifo_seq', 1) % 536870912
+    score = score - 0.5 - n / 1073741824
+  end
   return score
 end
 
@@ -30,6 +47,34 @@ local function park_dedup(key, id, ttl_ms)
   else
     redis.call('SET', key, id, 'NX', 'PX', ttl_ms)
   end
+end
+
+-- [TS] dedup_hit(key, parked, jobroot, payload, fields, schedule, due): what an admission refused
+-- by its idempotency key still does when its option pairs carry \`dedup_mode\` (BullMQ's extend and
+-- replace deduplication): \`extend\` restarts the key's TTL window (the \`dedup_ttl\` pair, ms);
+-- \`replace\` gives the parked job this admission's payload while it is still waiting (pending or
+-- scheduled); \`debounce\` does both and, when \`schedule\` and \`due\` are given (a timed admission) and
+-- the parked job is scheduled, moves it to \`due()\` (a function, so the clock is read only then). Answers the \`deduplicated\` event's extra fields:
+-- \`mode\`, and \`replaced\` = "1" when the payload was replaced. Without a mode it touches nothing.
+local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due)
+  local mode, ttl
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'dedup_mode' then mode = fields[i + 1] end
+    if fields[i] == 'dedup_ttl' then ttl = tonumber(fields[i + 1]) end
+  end
+  if not mode then return {} end
+  local out = { mode = mode, replaced = '0' }
+  if (mode == 'extend' or mode == 'debounce') and ttl then redis.call('PEXPIRE', key, ttl) end
+  if (mode == 'replace' or mode == 'debounce') and vid(parked) then
+    local row = jkey(jobroot, parked)
+    local state = redis.call('HGET', row, 'state')
+    if state == 'pending' or state == 'scheduled' then
+      redis.call('HSET', row, 'payload', payload)
+      out.replaced = '1'
+      if mode == 'debounce' and schedule and due and state == 'scheduled' then redis.call('ZADD', schedule, 'XX', due(), parked) end
+    end
+  end
+  return out
 end
 `,
   core: `-- @lib core
@@ -206,6 +251,45 @@ local function ev_claimed(set, entries)
   if redis.call('ZCARD', set) == 0 then ev_emit('drained', '') end
 end
 `,
+  expire: `-- @lib expire
+-- @purpose [TS] Deadlines for waiting jobs: a row whose \`expire_at\` (server epoch ms) has passed is
+-- never leased; the claim that meets it settles it as \`expired\` in the same step, retained like a
+-- dead job (by the \`keep_failed_*\` policy of lib retain) in emq:{q}:expired, scored by finish time,
+-- and publishes \`expired\` (with \`expireAt\`). Needs core, events and retain. A job without the field
+-- costs nothing more: lib lease reads \`expire_at\` in the HMGET it already makes, and the clock and
+-- the policy are read only when a deadline is met.
+
+local EMQ_EXPIRE = { index = false, meta = false, deroot = false, now = false, policy = false }
+
+-- expire_open(index, meta, deroot): where this claim settles the jobs it meets past their deadline
+-- (the emq:{q}:expired index), the queue meta (its retention policy) and the idempotency root.
+local function expire_open(index, meta, deroot)
+  EMQ_EXPIRE.index = index
+  EMQ_EXPIRE.meta = meta
+  EMQ_EXPIRE.deroot = deroot
+end
+
+-- expire_due(root, id, row, at): settles job \`id\` as expired and answers true when its deadline \`at\`
+-- has passed; false (touching nothing) otherwise, or when the script opened no index.
+local function expire_due(root, id, row, at)
+  local deadline = tonumber(at)
+  if not deadline or not EMQ_EXPIRE.index then return false end
+  if not EMQ_EXPIRE.now then EMQ_EXPIRE.now = now_ms() end
+  local now = EMQ_EXPIRE.now
+  if deadline > now then return false end
+  if not EMQ_EXPIRE.policy then EMQ_EXPIRE.policy = keep_policy(EMQ_EXPIRE.meta) end
+  local policy = EMQ_EXPIRE.policy
+  local f = redis.call('HMGET', row, 'dedup', 'dedup_keep')
+  if f[1] then release_key(EMQ_EXPIRE.deroot, id, f[1], f[2]) end
+  redis.call('HSET', row, 'state', 'expired', 'finished_at', now)
+  redis.call('ZADD', EMQ_EXPIRE.index, now, id)
+  trim_finished(EMQ_EXPIRE.index, root, policy.fcount, policy.fage, now, function(old)
+    return redis.call('HGET', jkey(root, old), 'state') == 'expired'
+  end)
+  ev_emit('expired', id, { expireAt = at })
+  return true
+end
+`,
   fanin: `-- @lib fanin
 -- @purpose [TS] How a parent leaves \`awaiting_children\` (queue.md §11.4–§11.6) in one place, so the
 -- index of waiting parents (emq:{q}:waiting-children) stays exact and a parent keeps its priority.
@@ -246,6 +330,13 @@ local function fail_parent_row(prow, pending, dead, wc, pid)
   redis.call('ZREM', pending, pid)
   redis.call('ZADD', dead, 0, pid)
   if wc then redis.call('SREM', wc, pid) end
+end
+
+-- [TS] continue_parent(prow, pending, wc, pid, wakekey): a continue-parent (\`cp\`) child died and was
+-- counted down; its parent runs now, its other children still open, when it still waits on them.
+-- Siblings that settle later find it out of \`awaiting_children\` (count_down's guard) or gone.
+local function continue_parent(prow, pending, wc, pid, wakekey)
+  if redis.call('HGET', prow, 'state') == 'awaiting_children' then release_parent(prow, pending, wc, pid, wakekey) end
 end
 `,
   gate: `-- @lib gate
@@ -372,13 +463,20 @@ local function lane_claim(cap, lease, marker, limiter, grate)
     redis.call('LREM', ring, 0, g)
     return {}
   end
-  local popped = redis.call('ZPOPMIN', lane, k)
   local deadline = now_ms() + lease
   local out = {}
-  for i = 1, #popped, 2 do
-    local id = popped[i]
-    local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
-    if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
+  local want = k
+  -- [TS] Heads skipped (gone, or settled as expired by lib expire) are made up from the lane's next
+  -- ones; with none skipped this is the one ZPOPMIN it always was.
+  while want > 0 do
+    local popped = redis.call('ZPOPMIN', lane, want)
+    for i = 1, #popped, 2 do
+      local id = popped[i]
+      local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
+      if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
+    end
+    if #popped < 2 * want then break end
+    want = k - #out
   end
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
@@ -497,7 +595,7 @@ end
   lease: `-- @lib lease
 -- @purpose The lease every claim grants (queue.md §3.1, §5.2, §7): mint the next token, mark the row
 -- active, score its deadline in active and, when asked, write the worker-presence marker in the
--- same step. Needs core.
+-- same step. Needs core and [TS] expire (a row past its \`expire_at\` is settled, not leased).
 
 -- [TS] The per-job option fields a claim reads with the row and answers after the spec's fields:
 -- the options, then the producer's W3C trace context (traceparent, tracestate).
@@ -509,15 +607,19 @@ local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'tracepar
 -- token and the fields together and one HSET writes the token and the state: the same effect as
 -- HINCRBY attempts 1 then HSET state active (queue.md §3.1 steps 3-4), as the script is atomic. The
 -- first named field must be one every creation writes (payload), so a row without it is gone.
+-- [TS] The same HMGET reads \`expire_at\`: a row past it is settled as expired (lib expire) and
+-- answers nil like a gone one, so a job without a deadline costs no extra command.
 -- marker > 0 writes job:<id>:lock = token with that TTL in ms.
 local function lease_row(root, id, marker, ...)
   if not vid(id) then return nil end
   local row = jkey(root, id)
-  local f = redis.call('HMGET', row, 'attempts', ...)
-  if not f[1] and not f[2] then return nil end
+  local f = redis.call('HMGET', row, 'attempts', 'expire_at', ...)
+  if not f[1] and not f[3] then return nil end
+  if f[2] and expire_due(root, id, row, f[2]) then return nil end
   local attempts = (tonumber(f[1]) or 0) + 1
   redis.call('HSET', row, 'attempts', attempts, 'state', 'active')
   if marker > 0 then redis.call('SET', jkey(root, id, ':lock'), attempts, 'PX', marker) end
+  table.remove(f, 1)
   table.remove(f, 1)
   return attempts, f
 end
@@ -554,6 +656,22 @@ local function lease_popped(active, root, popped, lease, marker)
     end
   end
   if #scored > 0 then redis.call('ZADD', active, unpack(scored)) end
+  return out
+end
+
+-- lease_pop(active, root, set, n, lease, marker): ZPOPMIN up to \`n\` ids from \`set\` and lease them as
+-- lease_popped does; [TS] when some were skipped (gone, or settled as expired by lib expire), pops
+-- again for as many, so a batch is not cut short by dead wood. With nothing skipped it is one ZPOPMIN.
+local function lease_pop(active, root, set, n, lease, marker)
+  local out = {}
+  local want = n
+  while want > 0 do
+    local popped = redis.call('ZPOPMIN', set, want)
+    for _, e in ipairs(lease_popped(active, root, popped, lease, marker)) do out[#out + 1] = e end
+    -- A short pop means the set ran out; otherwise pop again only for the ids skipped.
+    if #popped < 2 * want then break end
+    want = n - #out
+  end
   return out
 end
 `,
@@ -1091,7 +1209,7 @@ export type LuaScriptName =
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: '2e390b400354a012656213620f335592f0b2ce8e',
+    sha: '350f7da913f818485f6d257271f80805f937d7e1',
     includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
@@ -1113,7 +1231,7 @@ export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
 -- @arg id         the running job's id; must be JOB-namespaced
 -- @arg token      the attempts value the claim returned
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
--- @args children  cid, cpayload, cpolicy ("fp" | "id") for each local child, in order
+-- @args children  cid, cpayload, cpolicy ("fp" | "id" | [TS] "cp") for each local child, in order
 -- @include core events
 -- @returns the open-child count after the call ([TS] each local child publishes \`waiting\` when meta
 -- \`events\` = all); -1 a local child's row exists (nothing written)
@@ -1172,8 +1290,8 @@ return len
 `,
   },
   bclaim: {
-    sha: '6d96ad7b8f1947617675a8342e7a3c01447837ae',
-    includes: ['core', 'events', 'lease', 'gate'],
+    sha: 'ecaba59aa6d172443999e7bf84462ca5877310a3',
+    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
 -- (queue.md §7). Each member gets its own token and is settled on its own.
@@ -1184,10 +1302,12 @@ return len
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core events lease gate
+-- @include core events retain expire lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
 -- absent) in mint order;
@@ -1195,9 +1315,10 @@ return len
 -- \`drained\` when the claim emptied pending, when meta \`events\` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
 ev_open(KEYS[6], KEYS[7], KEYS[3])
+expire_open(KEYS[8], KEYS[3], KEYS[9])
 if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
-local out = lease_popped(KEYS[2], KEYS[4], redis.call('ZPOPMIN', KEYS[1], room), tonumber(ARGV[1]), marker)
+local out = lease_pop(KEYS[2], KEYS[4], KEYS[1], room, tonumber(ARGV[1]), marker)
 gate_count(KEYS[5], window, #out)
 ev_claimed(KEYS[1], out)
 return out
@@ -1435,8 +1556,8 @@ return 1
 `,
   },
   claim: {
-    sha: '98abb52f80d9d3fafbcfc8156e619ce01bcadef4',
-    includes: ['core', 'events', 'lease', 'gate'],
+    sha: '481fd75718ff735ebe22d09fdbc50734d4954374',
+    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
 -- in active (queue.md §3.1). A paused queue claims nothing; nor does one at its [TS] concurrency cap
@@ -1448,10 +1569,12 @@ return 1
 -- @key limiter    emq:{q}:limiter [TS]: the rate window's counter (see lib gate)
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
--- @include core events lease gate
+-- @include core events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
 -- are false, so the host needs no second read; the last six are the [TS] per-job options and the
@@ -1459,6 +1582,7 @@ return 1
 -- \`drained\` when it was the last pending one, when meta \`events\` = all
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
 ev_open(KEYS[6], KEYS[7], KEYS[3])
+expire_open(KEYS[8], KEYS[3], KEYS[9])
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
@@ -1549,7 +1673,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'fbe796d1ed2f7fa19f5da7d72fe890db6f3fab4d',
+    sha: '590da1783b273902c6319cf02d0cc09c3f472b92',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1615,7 +1739,8 @@ local result = ARGV[5]
 local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
-  if redis.call('HSETNX', KEYS[21], id, recorded) == 1 then
+  -- [TS] The row guard: a continue-parent sibling may have let the parent run and end already.
+  if redis.call('EXISTS', KEYS[22]) == 1 and redis.call('HSETNX', KEYS[21], id, recorded) == 1 then
     count_down(KEYS[20], KEYS[22], KEYS[2], KEYS[23], ARGV[4], 1, KEYS[10])
   end
 elseif mode == 'xq' then
@@ -1675,8 +1800,8 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '2f2cd35876deb1fa7d26e21c73b441d3f7612d70',
-    includes: ['core', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
+    sha: 'bf20a9c32c0b1a4ba3f475baff4bc211f9d59909',
+    includes: ['core', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
 -- complete_batch does (each fenced on its own token; a flow child answers -3 and is left for
@@ -1702,13 +1827,14 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key a row names
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set (lib events)
 -- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
 -- there is one) for each completed member, else ""
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
 -- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
--- @include core events lanes lease retain settle gate
+-- @include core events lanes retain expire lease settle gate
 -- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
 -- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
@@ -1718,6 +1844,7 @@ local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = K
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
 held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[16], KEYS[17], KEYS[19]
 ev_open(KEYS[13], KEYS[18], KEYS[14])
+expire_open(KEYS[20], KEYS[14], KEYS[17])
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
 local m = gate_read(KEYS[14])
 local codes = complete_held(held, 5, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
@@ -1728,7 +1855,7 @@ if size > 0 then
   local room, wait, window = gate_room(KEYS[14], KEYS[1], KEYS[15], size)
   limited = wait
   if room > 0 then
-    claimed = lease_popped(KEYS[1], KEYS[12], redis.call('ZPOPMIN', KEYS[2], room), tonumber(ARGV[2]), tonumber(ARGV[4]))
+    claimed = lease_pop(KEYS[1], KEYS[12], KEYS[2], room, tonumber(ARGV[2]), tonumber(ARGV[4]))
     gate_count(KEYS[15], window, #claimed)
     ev_claimed(KEYS[2], claimed)
   end
@@ -1851,21 +1978,22 @@ return deleted + tidy_settle(tally, KEYS[3])
 `,
   },
   enqueue: {
-    sha: 'ffd6df67440ebf952850eebb71a4e635c6289552',
+    sha: 'cea6e19a8dd51d6965d5045ad09037aa35d4746e',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
 -- @key row        emq:{q}:job:<id>
 -- @key pending    emq:{q}:pending
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events) and LIFO count (lib admit)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake [TS]: when declared, one token wakes a parked consumer
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes, never interpreted
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
--- traceparent, tracestate (the producer's W3C trace context); the
+-- traceparent, tracestate (the producer's W3C trace context), [TS] lifo (claimed ahead of its
+-- priority, newest first, counted in meta \`lifo_seq\`), timestamp (the app's created time); the
 -- spec fields are written after them and win
 -- @include events admit
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written). [TS] An admitted job publishes
@@ -1873,7 +2001,7 @@ return deleted + tidy_settle(tally, KEYS[3])
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 3) })
+local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 3) }, nil, KEYS[4])
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 ev_open(KEYS[3], KEYS[5], KEYS[4])
 ev_chatty('waiting', ARGV[1])
@@ -1885,8 +2013,8 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '852e44f1978c60bec819090ba2c1b3664e320f0e',
-    includes: ['events', 'admit'],
+    sha: '7aa03db5b57b110b05cabe7e77f3a30c89cd55ef',
+    includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
 -- TTL, and later admissions under it report that id (queue.md §2.2).
@@ -1894,43 +2022,49 @@ return 1
 -- @key pending    emq:{q}:pending
 -- @key dedup      emq:{q}:de:<did>
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events) and LIFO count (lib admit)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
 -- @keys wake      optional emq:{q}:wake [TS]
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields   [TS] per-job option pairs written into the row with it: name, max_attempts,
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
--- traceparent, tracestate (the producer's W3C trace context); the
--- spec fields are written after them and win
--- @include events admit
+-- traceparent, tracestate (the producer's W3C trace context), [TS] lifo (claimed ahead of its
+-- priority, newest first, counted in meta \`lifo_seq\`), timestamp (the app's created time), [TS] dedup_mode and dedup_ttl (what
+-- a refused admission does to the parked job: lib admit's dedup_hit); the spec fields are written
+-- after them and win
+-- @include core events admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but
--- [TS] the \`deduplicated\` event: the parked id as \`job\`, the dedup id as \`dedup\`, this admission's
--- id as \`refused\`). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
+-- [TS] the \`deduplicated\` event: the parked id as \`job\` (the job kept), the dedup id as \`dedup\`, this
+-- admission's id as \`refused\`; with a dedup mode, \`mode\` and \`replaced\`, after dedup_hit's writes). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  local extra = dedup_hit(KEYS[3], parked, KEYS[7], ARGV[2], { unpack(ARGV, 4) })
+  extra.dedup = string.match(KEYS[3], '}:de:(.*)$') or ''
+  extra.refused = ARGV[1]
+  ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
-local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) })
+local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, nil, KEYS[5])
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 park_dedup(KEYS[3], ARGV[1], ARGV[3])
 ev_chatty('waiting', ARGV[1])
-if KEYS[7] then
-  redis.call('LPUSH', KEYS[7], '1')
-  redis.call('LTRIM', KEYS[7], 0, 63)
+if KEYS[8] then
+  redis.call('LPUSH', KEYS[8], '1')
+  redis.call('LTRIM', KEYS[8], 0, 63)
 end
 return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: '6fc7de6c3b2eb90cf4db0f659b78b3faec45afc4',
+    sha: 'ecbb4dc756f57c194241b43a0bb42491cba1b806',
     includes: ['events'],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
@@ -1949,7 +2083,7 @@ return { 1, ARGV[1] }
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
 -- @arg n          the number of children (>= 1)
--- @args children  cid, cpayload, cpolicy ("fp" | "id") for each child, in order
+-- @args children  cid, cpayload, cpolicy ("fp" | "id" | [TS] "cp") for each child, in order
 -- @include events
 -- @returns N landed ([TS] each child publishes \`waiting\` when meta \`events\` = all); 0 duplicate (the parent or a child row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -1982,7 +2116,7 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: '8dcd611db117b243675d7e02fc43966e7b761f3c',
+    sha: '092913d9a8fa0a55388910a4a293d2e374ee0bfd',
     includes: [],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
@@ -1993,7 +2127,7 @@ return n
 -- @arg payload    the child's payload
 -- @arg pid        the parent's id
 -- @arg pqueue     the parent's queue when it differs from this one, else ""
--- @arg policy     "fp" | "id"
+-- @arg policy     "fp" | "id" | [TS] "cp"
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' or string.sub(ARGV[3], 1, 3) ~= 'JOB' then
@@ -2065,7 +2199,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: 'f2d09c501210288a1e3427b99ed8f1771d781baf',
+    sha: '539ad2dbd5513fce451e9fd2d5e426c15b87f551',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -2076,7 +2210,7 @@ return out
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
--- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events) and LIFO count (lib admit)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @keys wake      optional emq:{q}:wake (when declared: one token if any job went to pending, and a due
 -- hint \`d:<ms>\` when a scheduled item became the earliest in the schedule, as schedule pushes)
@@ -2107,7 +2241,7 @@ while i <= #ARGV do
     if redis.call('EXISTS', row) == 1 then
       code = 0
     elseif mode == '' then
-      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields), id)
+      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields, nil, KEYS[5]), id)
       flat = flat + 1
       ev_chatty('waiting', id)
       code = 1
@@ -2222,7 +2356,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'e861b8eab7dd23be8ae1334924b0108a24fb1fe3',
+    sha: '1b7bd63268bbf096deb4d6d5cea4aec05e1b9af7',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2252,7 +2386,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'dbf8fbac20940cd56c09f9630e3a0934951b5bde',
+    sha: 'dfad7af33379b19d2f72a1cb357f775990ca0fb4',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2278,16 +2412,18 @@ return 1
 -- @key deroot     emq:{qp}:de: [TS]: the root of the idempotency key the parent's row names
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
--- @arg policy     "fp" | "id" (anything else reads as fp)
+-- @arg policy     "fp" | "id" | [TS] "cp" (as id, and a parent still waiting runs now: lib fanin
+-- continue_parent); anything else reads as fp
 -- @arg pid        the parent's id
 -- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
 if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
-if ARGV[3] == 'id' then
+if ARGV[3] == 'id' or ARGV[3] == 'cp' then
   if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
   count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
+  if ARGV[3] == 'cp' then continue_parent(KEYS[4], KEYS[5], KEYS[7], pid) end
   ev_open(KEYS[8], KEYS[10], KEYS[9])
   for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
@@ -2315,7 +2451,7 @@ return redis.call('LLEN', KEYS[1])
 `,
   },
   flow_reemit: {
-    sha: '47b0fc748f7806f7fadd980fbf9e79810a79dd72',
+    sha: '74832e419da7a6d8cab84f65f683bbfbbbc69aa8',
     includes: [],
     body: `-- @script flow_reemit
 -- @purpose [TS] The host re-emit of queue.md §11.7 in one step: when a node died through a
@@ -2333,7 +2469,7 @@ if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
 local pq = f[3]
 if not pq or pq == '' then pq = ARGV[2] end
 local policy = 'fp'
-if f[4] == 'id' then policy = 'id' end
+if f[4] == 'id' or f[4] == 'cp' then policy = f[4] end
 redis.call('RPUSH', KEYS[2], '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. ARGV[1] .. '\\0' .. policy .. '\\0' .. ARGV[3])
 return 1
 `,
@@ -2367,8 +2503,8 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'dd3d9833d4e791c4e7df850d87a7fc410c5833cc',
-    includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
+    sha: 'dc80acb704f2da873c134e8ebfbd0007c4647311',
+    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
 -- all under one deadline, so the batch is homogeneous (queue.md §7). A paused queue claims nothing.
@@ -2384,12 +2520,14 @@ return 1
 -- @key gweight    emq:{q}:gweight [TS]: read only with a size, to scale each lane's batch by its weight
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's \`size\`), scaled by
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
 -- absent, the whole claimable depth
--- @include core events lease gate lane-claim
+-- @include core events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
@@ -2406,15 +2544,16 @@ if size and size >= 1 then
     return math.max(math.floor(size * w / heaviest), 1)
   end
 end
-local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 ev_open(KEYS[11], KEYS[12], KEYS[3])
+expire_open(KEYS[13], KEYS[3], KEYS[14])
+local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 ev_active(out)
 return out
 `,
   },
   gclaim: {
-    sha: '94eebe0f93e8af6e451f35f1f6b8bbdee8e03d41',
-    includes: ['core', 'events', 'lease', 'gate'],
+    sha: '12fb2907019a9f1b30adab3cf78a9cd31b10a769',
+    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
 -- Fairness is the rotation itself; a lane at its ceiling or left empty leaves the ring. A paused
@@ -2430,14 +2569,18 @@ return out
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events lease gate
+-- @include core events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
 -- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
 -- trace context; false when absent). [TS] Publishes \`active\` per claimed job when meta \`events\` =
 -- all (no \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
+ev_open(KEYS[10], KEYS[11], KEYS[3])
+expire_open(KEYS[12], KEYS[3], KEYS[13])
 local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
 if room < 1 then return {} end
 local ring = KEYS[1]
@@ -2467,7 +2610,6 @@ while true do
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
     local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
-    ev_open(KEYS[10], KEYS[11], KEYS[3])
     ev_active({ entry })
     return entry
   end
@@ -2508,7 +2650,7 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '8d0e4ded12ccb40cda88e6512191fdc8fbcf06ba',
+    sha: '3233c57fa9955735c44e1c59fc581d366cab4fab',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2726,8 +2868,8 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'cca9ba8bb991debee0f2fcd38c42d300aa341229',
-    includes: ['core', 'events', 'lease', 'gate', 'lane-claim'],
+    sha: 'aa7b75da68e650dfe6fa8b17e5050dd83c86489f',
+    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
 -- up, all under one deadline, never past its ceiling (queue.md §5.5). Weight shapes the share of
@@ -2744,9 +2886,11 @@ return 1
 -- @key grate      emq:{q}:grate [TS]: the lanes' own rate limits; a lane out of budget is passed over
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
+-- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events lease gate lane-claim
+-- @include core events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
@@ -2756,8 +2900,9 @@ local marker = tonumber(ARGV[2] or '0') or 0
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
 end
-local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 ev_open(KEYS[11], KEYS[12], KEYS[3])
+expire_open(KEYS[13], KEYS[3], KEYS[14])
+local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 ev_active(out)
 return out
 `,
@@ -3114,7 +3259,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'ce7869dd33a0cc9b8f066c74c39c5b3a391c8288',
+    sha: 'a0ea5d83fd4b279f3a6d38f19e02253178c0fa0b',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3377,7 +3522,7 @@ return 1
 `,
   },
   retry: {
-    sha: '38647b53e66cde30fa669c565f6206e0afcfced7',
+    sha: 'a3d2454d8f8143a4ed5a944203c70b6eb726d3cc',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3414,7 +3559,8 @@ return 1
 -- @arg delay_ms   how long to wait before the next attempt, from server now
 -- @arg max_attempts  the cap: at attempts >= cap the job dies
 -- @arg error      the failure text, kept as last_error
--- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"
+-- @arg mode       "", "sq:fp", "sq:id", "xq:fp" or "xq:id"; [TS] "sq:cp" / "xq:cp" (continue parent: as
+-- id, and a parent still waiting runs now, its other children open; lib fanin continue_parent)
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish \`failed\` with its \`outcome\` (scheduled or dead) in the same step
@@ -3468,11 +3614,13 @@ if mode == 'sq:fp' then
     policy = policy or keep_policy(KEYS[14])
     finish_dead(ended, pid, KEYS[22], now, policy)
   end
-elseif mode == 'sq:id' then
-  if redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
+elseif mode == 'sq:id' or mode == 'sq:cp' then
+  -- [TS] The row guard: a \`cp\` sibling may have let the parent run and end before this child died.
+  if redis.call('EXISTS', KEYS[22]) == 1 and redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
     count_down(KEYS[21], KEYS[22], KEYS[2], KEYS[23], pid, 1, KEYS[10])
+    if mode == 'sq:cp' then continue_parent(KEYS[22], KEYS[2], KEYS[23], pid, KEYS[10]) end
   end
-elseif mode == 'xq:fp' or mode == 'xq:id' then
+elseif mode == 'xq:fp' or mode == 'xq:id' or mode == 'xq:cp' then
   local policy = string.sub(mode, 4)
   redis.call('RPUSH', KEYS[19], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
 end
@@ -3531,7 +3679,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '3ec28b7a0565be80586ae8e031d90f74f3a89b37',
+    sha: 'ca3affc3a406af8312cff20c029e9b4e00a707fb',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3570,7 +3718,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: 'dfe4651a70f8e7d6eadecce007d09203ca71d711',
+    sha: 'e3ec181639216e5ca846dbe39f66dabf41421ccb',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3581,12 +3729,15 @@ return 1
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
 -- @arg ms         the time or the delay, in ms
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
--- @args fields    per-job option pairs written into the row with it, as schedule takes them
+-- @args fields    per-job option pairs written into the row with it, as schedule takes them ([TS]
+-- dedup_mode and dedup_ttl as enqueue_dedup reads them; \`debounce\` also moves a scheduled parked job
+-- to this admission's due time)
 -- @include core events admit
 -- @returns {1, id} scheduled, publishing \`delayed\` as schedule does; {0, id} row duplicate; {2, parked}
 -- dedup hit (nothing written but the \`deduplicated\` event, as enqueue_dedup publishes it)
@@ -3596,7 +3747,15 @@ ev_open(KEYS[4], KEYS[6], KEYS[5])
 local parked = redis.call('GET', KEYS[3])
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  ev_emit('deduplicated', parked, { dedup = string.match(KEYS[3], '}:de:(.*)$') or '', refused = ARGV[1] })
+  -- The due time is read off the clock only when a debounce moves the parked job.
+  local due = function()
+    if ARGV[3] == 'in' then return now_ms() + tonumber(ARGV[4]) end
+    return tonumber(ARGV[4])
+  end
+  local extra = dedup_hit(KEYS[3], parked, KEYS[7], ARGV[2], { unpack(ARGV, 6) }, KEYS[2], due)
+  extra.dedup = string.match(KEYS[3], '}:de:(.*)$') or ''
+  extra.refused = ARGV[1]
+  ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
@@ -3727,7 +3886,7 @@ return 1
 `,
   },
   state_lookup: {
-    sha: '7e41f10441c630e91b9777365d10286d9841025a',
+    sha: '4ed5bf5714b470d9840d5cb5b0bf9443a77e5128',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
@@ -3741,7 +3900,7 @@ return 1
 -- @key laneroot   emq:{q}:g:
 -- @arg id         the job's id
 -- @include core
--- @returns pending | active | scheduled | dead | awaiting_children | completed | unknown | absent
+-- @returns pending | active | scheduled | dead | awaiting_children | completed | [TS] expired | unknown | absent
 local id = ARGV[1]
 if redis.call('ZSCORE', KEYS[1], id) then return 'pending' end
 local g = redis.call('HGET', KEYS[5], 'group')
@@ -3753,6 +3912,8 @@ local state = redis.call('HGET', KEYS[5], 'state')
 if not state then return 'absent' end
 if state == 'awaiting_children' then return 'awaiting_children' end
 if state == 'completed' then return 'completed' end
+-- [TS] A job a claim met past its deadline (lib expire).
+if state == 'expired' then return 'expired' end
 return 'unknown'
 `,
   },
@@ -4144,7 +4305,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: '628ce2d2d572df4f5eeb4d53600c8666f3e1b8fb',
+    sha: 'e4e4e65426bf5dea85d22356b6264a247ca5fe3b',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -4178,7 +4339,8 @@ return n
 -- @arg limit      most leases to examine (default 100)
 -- @include core events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as \`stalled\` with its \`outcome\`
--- (recovered or dead) in the same step
+-- (recovered or dead) in the same step, and each dead one then as \`failed\` ({outcome: dead,
+-- error: stalled} [TS])
 local lb = lb_at(5)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
@@ -4191,7 +4353,7 @@ local function fail_parent(id)
   local link = redis.call('HMGET', jkey(KEYS[10], id), 'parent', 'parent_queue', 'parent_policy')
   local pid, pq, policy = link[1], link[2], link[3]
   if not pid or not vid(pid) then return end
-  if policy ~= 'id' then policy = 'fp' end
+  if policy ~= 'id' and policy ~= 'cp' then policy = 'fp' end
   if pq and pq ~= '' then
     if KEYS[18] then
       redis.call('RPUSH', KEYS[18], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
@@ -4206,9 +4368,13 @@ local function fail_parent(id)
       keep = keep or keep_policy(KEYS[13])
       finish_dead(ended, pid, prow, now, keep)
     end
-  elseif redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
+  elseif redis.call('EXISTS', prow) == 1 and redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
     if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
+      flat = flat + 1
+    elseif policy == 'cp' and waiting then
+      -- [TS] Continue parent: it runs now, its other children still open.
+      continue_parent(prow, KEYS[2], KEYS[12], pid)
       flat = flat + 1
     end
   end
@@ -4252,7 +4418,12 @@ end
 if flat > 0 then wake(lb) end
 ev_open(KEYS[16], KEYS[17], KEYS[13])
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
-for _, id in ipairs(dead) do ev_emit('stalled', id, { outcome = 'dead' }) end
+-- [TS] A death by stalling is a failure: \`failed\` (outcome dead, error "stalled") follows each
+-- job's \`stalled\`, so a listener for failures hears it as it hears a retry's dead arm.
+for _, id in ipairs(dead) do
+  ev_emit('stalled', id, { outcome = 'dead' })
+  ev_emit('failed', id, { outcome = 'dead', error = 'stalled' })
+end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return { recovered, dead }
 `,
