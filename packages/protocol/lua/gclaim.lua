@@ -15,7 +15,7 @@
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events lease gate
+-- @include core history events lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
 -- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
 -- trace context; false when absent). [TS] Publishes `active` per claimed job when meta `events` =
@@ -50,6 +50,7 @@ while true do
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
     local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
+    hist_claimed(KEYS[6], { entry })
     ev_open(KEYS[10], KEYS[11], KEYS[3])
     ev_active({ entry })
     return entry

@@ -16,7 +16,7 @@
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events lease gate lane-claim
+-- @include core history events lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes `active` per claimed job when meta `events` = all (no
@@ -29,4 +29,5 @@ end
 local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 ev_open(KEYS[11], KEYS[12], KEYS[3])
 ev_active(out)
+hist_claimed(KEYS[6], out)
 return out

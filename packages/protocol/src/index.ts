@@ -106,5 +106,6 @@ export {
   type RepeatRecord,
   type RowState,
 } from './records.js';
+export { parseAttempts, type AttemptOutcome, type AttemptRecord } from './attempts.js';
 export { busAclRules, cacheAclRules, queueAclRules } from './acl.js';
 export * from './telemetry/index.js';
