@@ -74,6 +74,8 @@ export interface JobRecord<T> {
   readonly finishedAt: number | undefined;
   /** [TS] The idempotency key (dedup id or business key) the job was admitted under. */
   readonly key: string | undefined;
+  /** [TS] The scheduler (`upsertScheduler` id) whose occurrence this job is, when one fired it. */
+  readonly scheduler: string | undefined;
   readonly extra: Readonly<Record<string, string>>;
 }
 
@@ -129,6 +131,7 @@ export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Re
     rawResult: row.unknown.result,
     finishedAt: row.unknown.finished_at === undefined ? undefined : Number(row.unknown.finished_at),
     key: row.unknown.dedup,
+    scheduler: row.unknown.scheduler,
     extra: row.unknown,
   };
 }

@@ -16,7 +16,13 @@
 --            the spec's `count`; at a minute's first event, fields older than M minutes are dropped.
 
 local HIST_ERROR_BYTES = 1024
-local EMQ_HIST = { read = false, n = 0, minutes = 0 }
+local EMQ_HIST = { read = false, n = 0, minutes = 0, now = false }
+
+-- hist_now(): the server clock, read once per call (every record of a batch shares it).
+local function hist_now()
+  if not EMQ_HIST.now then EMQ_HIST.now = now_ms() end
+  return EMQ_HIST.now
+end
 
 -- hist_seed(history, minutes): the settings as a caller read them from meta.
 local function hist_seed(history, minutes)
@@ -38,7 +44,7 @@ end
 local function hist_claimed(root, entries)
   local n = EMQ_HIST.n
   if n <= 0 or #entries == 0 then return end
-  local at = string.format('%d', now_ms())
+  local at = string.format('%d', hist_now())
   for _, e in ipairs(entries) do
     local key = jkey(root, e[1], ':attempts')
     if redis.call('RPUSH', key, e[3] .. '\ts\t' .. at) > 2 * n - 1 then
@@ -56,7 +62,7 @@ local function hist_end(root, id, token, outcome, err)
   err = err or ''
   if #err > HIST_ERROR_BYTES then err = string.sub(err, 1, HIST_ERROR_BYTES) end
   local key = jkey(root, id, ':attempts')
-  if redis.call('RPUSH', key, token .. '\te\t' .. string.format('%d', now_ms()) .. '\t' .. outcome .. '\t' .. err) > 2 * n then
+  if redis.call('RPUSH', key, token .. '\te\t' .. string.format('%d', hist_now()) .. '\t' .. outcome .. '\t' .. err) > 2 * n then
     redis.call('LTRIM', key, -2 * n, -1)
   end
 end
@@ -65,7 +71,7 @@ end
 local function per_minute(metrics, count)
   local keep = EMQ_HIST.minutes
   if keep <= 0 or count <= 0 then return end
-  local minute = math.floor(now_ms() / 60000)
+  local minute = math.floor(hist_now() / 60000)
   if redis.call('HINCRBY', metrics, 'm:' .. minute, count) ~= count then return end
   -- A minute's first event: drop what fell out of the window (at most once a minute per hash).
   if redis.call('HLEN', metrics) <= keep + 1 then return end

@@ -363,7 +363,13 @@ end
 --            the spec's \`count\`; at a minute's first event, fields older than M minutes are dropped.
 
 local HIST_ERROR_BYTES = 1024
-local EMQ_HIST = { read = false, n = 0, minutes = 0 }
+local EMQ_HIST = { read = false, n = 0, minutes = 0, now = false }
+
+-- hist_now(): the server clock, read once per call (every record of a batch shares it).
+local function hist_now()
+  if not EMQ_HIST.now then EMQ_HIST.now = now_ms() end
+  return EMQ_HIST.now
+end
 
 -- hist_seed(history, minutes): the settings as a caller read them from meta.
 local function hist_seed(history, minutes)
@@ -385,7 +391,7 @@ end
 local function hist_claimed(root, entries)
   local n = EMQ_HIST.n
   if n <= 0 or #entries == 0 then return end
-  local at = string.format('%d', now_ms())
+  local at = string.format('%d', hist_now())
   for _, e in ipairs(entries) do
     local key = jkey(root, e[1], ':attempts')
     if redis.call('RPUSH', key, e[3] .. '\\ts\\t' .. at) > 2 * n - 1 then
@@ -403,7 +409,7 @@ local function hist_end(root, id, token, outcome, err)
   err = err or ''
   if #err > HIST_ERROR_BYTES then err = string.sub(err, 1, HIST_ERROR_BYTES) end
   local key = jkey(root, id, ':attempts')
-  if redis.call('RPUSH', key, token .. '\\te\\t' .. string.format('%d', now_ms()) .. '\\t' .. outcome .. '\\t' .. err) > 2 * n then
+  if redis.call('RPUSH', key, token .. '\\te\\t' .. string.format('%d', hist_now()) .. '\\t' .. outcome .. '\\t' .. err) > 2 * n then
     redis.call('LTRIM', key, -2 * n, -1)
   end
 end
@@ -412,7 +418,7 @@ end
 local function per_minute(metrics, count)
   local keep = EMQ_HIST.minutes
   if keep <= 0 or count <= 0 then return end
-  local minute = math.floor(now_ms() / 60000)
+  local minute = math.floor(hist_now() / 60000)
   if redis.call('HINCRBY', metrics, 'm:' .. minute, count) ~= count then return end
   -- A minute's first event: drop what fell out of the window (at most once a minute per hash).
   if redis.call('HLEN', metrics) <= keep + 1 then return end
@@ -1176,7 +1182,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '0e0e6722f5c3de767624eaaf541bd320543b58a0',
+    sha: '0957952173fe82c36a56c069edcdd6fd46dc28e6',
     includes: ['core', 'history', 'events', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1381,7 +1387,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'f60b0de8f304ab0c91fa6bd9953e958f214b4abc',
+    sha: '4ee9401661c7d32667ecb7aa754ba732d2b61b22',
     includes: ['core', 'history', 'events', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1496,7 +1502,7 @@ return 0
 `,
   },
   complete: {
-    sha: '04441ef1e1adb63463190f7dbf22e7af1025f1bb',
+    sha: 'ac700932b0e58eb658791c662b4f86acb3f1efd2',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1584,7 +1590,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'fdb1b5ff1f69f677c01e3544abd7610941caae6b',
+    sha: '8a7ddcd8a16fbd02549374fdfe9bed40e008219f',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1623,7 +1629,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '5e67daa712e1ce78a02b91fe2de6e5d3bc143ec5',
+    sha: '9d61896f85cd017237520e4d358dfb2529c87a72',
     includes: ['core', 'history', 'events', 'lanes', 'lease', 'retain', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1709,7 +1715,7 @@ return out
 `,
   },
   delay: {
-    sha: 'f6e8f3aa58976d32988dcda2dd20459778248cb0',
+    sha: 'ad5262e27aa035191bb1ca4e7ec047596df5cbc7',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -2330,7 +2336,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'af818ceadbccd297fdb66f37998814d3c8c5080b',
+    sha: '93f41ee393c3bef14720b19e4ca2c8edb4ae7395',
     includes: ['core', 'history', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2377,7 +2383,7 @@ return out
 `,
   },
   gclaim: {
-    sha: '9773b8f27a7cf012be0592e226d1dc6f1f063131',
+    sha: 'dffb80b0efe05dffc688a1957ea841524f16cc59',
     includes: ['core', 'history', 'events', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2691,7 +2697,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '0201ff52321a22c8a56d82f0bb415066ffe31ea6',
+    sha: '1b97d56ef75a5140f8189a905c1c34011e01e8f9',
     includes: ['core', 'history', 'events', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3050,7 +3056,7 @@ return 0
 `,
   },
   reap: {
-    sha: '2821e718a46a323f318bdbee145fabcbc650260c',
+    sha: 'ba2b690a56a90448e957af86cfb94b1c9c9fc0ff',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -3346,7 +3352,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'fc6ad1057c1524be8ee9fd100daf17a6b80ed17d',
+    sha: '2eaca234c548d2be01fb977b54f2b0fc2e66b0c0',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3594,7 +3600,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIM
 `,
   },
   scheduler_fire: {
-    sha: 'c40d7f793b98a3f5c93c2abf50e7dda7ecb368e4',
+    sha: 'dcf47dbb0bda6ed79d950a22cd2f0826f282b656',
     includes: ['core'],
     body: `-- @script scheduler_fire
 -- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
@@ -3602,7 +3608,8 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIM
 -- id, count the run, and move the name to its next occurrence, or retire it once its window or run
 -- limit is spent. A pump that lost the race to another process changes nothing, so an occurrence is
 -- enqueued once however many pumps run. A missed stretch (downtime) fires once, then the next
--- occurrence after now: no burst.
+-- occurrence after now: no burst. [TS] The job's row names its scheduler (\`scheduler\`), and the
+-- record keeps the last run (\`last_ms\`, \`last_job\`), so an operator can go from one to the other.
 -- @key repeat     emq:{q}:repeat
 -- @key record     emq:{q}:repeat:<name>
 -- @key row        emq:{q}:job:<id>
@@ -3635,12 +3642,13 @@ if (ends and now > ends) or (limit and count >= limit) then
   return 0
 end
 if redis.call('EXISTS', KEYS[3]) == 0 then
-  redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', '0', 'payload', template)
+  redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', ARGV[1])
   redis.call('ZADD', KEYS[4], 0, ARGV[3])
   redis.call('LPUSH', KEYS[5], '1')
   redis.call('LTRIM', KEYS[5], 0, 63)
 end
 count = redis.call('HINCRBY', KEYS[2], 'count', 1)
+redis.call('HSET', KEYS[2], 'last_ms', now, 'last_job', ARGV[3])
 local next_at = tonumber(ARGV[4])
 if every then next_at = now + every end
 if not next_at or (limit and count >= limit) or (ends and next_at > ends) then
@@ -3894,7 +3902,7 @@ return { redriven, left }
 `,
   },
   sweep_stalled: {
-    sha: '6fb8ffd6a3b350d09dc123759b4aa19cd8163a80',
+    sha: '65ef09ad505a2b40f74552b6677e9ab84bc219e5',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
