@@ -51,3 +51,15 @@ export const checkMetricsOptions = strictOptions('metrics options', {
     metrics: 'this process’s hook counters are hooks here',
   },
 });
+
+/** `POST api/queues/:queue/bulk` body: `{ action, ids }`. */
+export const checkBulkBody = strictOptions('bulk request', {
+  known: ['action', 'ids'],
+  hints: { jobs: 'the selected jobs are ids here (a list of job ids)', jobIds: 'the selected jobs are ids here' },
+});
+
+/** `POST api/streams/:queue/:stream/redrive` body: `{ ids }` or `{ all: true }`. */
+export const checkRedriveBody = strictOptions('redrive request', {
+  known: ['ids', 'all'],
+  hints: { records: 'redrive takes entry ids: { ids } (or { all: true })', id: 'redrive takes a list: { ids: [id] }' },
+});

@@ -1,5 +1,8 @@
 import { Connection, GoneError, hashReply, parseMeta, StateError, type ConnectOptions } from '@echo/protocol';
-import { Queue, rawCodec, type ListOptions, type ListState, type WorkerInfo } from '@echo/queue';
+import { Queue, rawCodec, type ListOptions, type ListState, type MinuteCount, type WorkerInfo } from '@echo/queue';
+import { bulkAct, checkBulk, type BulkResult } from './bulk.js';
+import { minuteCounts, redriveDeadLetters, schedulerViews, streamDeadLetters, type DeadLetterView, type SchedulerView } from './operations.js';
+import { searchJobs, type SearchResult } from './search.js';
 import { discoverCacheTables, discoverQueues, discoverStreams, type CacheTableRef, type StreamRef } from './discover.js';
 import { streamInfo, type StreamInfo } from './streams.js';
 import { jobView, listedView, type JobDetail, type JobListView, type QueueRates, type QueueSummary } from './views.js';
@@ -148,16 +151,46 @@ export class Admin {
     return { queue: name, state, total: page.total, offset: page.offset, jobs: page.jobs.map((job) => listedView(state, job)) };
   }
 
-  /** One job with its logs. @throws GoneError when it does not exist; MalformedIdError. */
+  /**
+   * One job with its logs, its attempt history and the scheduler that fired it.
+   * @throws GoneError when it does not exist; MalformedIdError.
+   */
   async job(name: string, id: string): Promise<JobDetail> {
     const queue = await this.queue(name);
     const [position, record] = await Promise.all([queue.getState(id), queue.getJob(id)]);
     if (record === undefined || position === 'absent') throw new GoneError(`job ${id} not found in queue ${name}`);
-    const logs = await queue.getLogs(id).catch((error: unknown) => {
-      if (error instanceof GoneError) return [];
+    const gone = <V>(fallback: V) => (error: unknown): V => {
+      if (error instanceof GoneError) return fallback;
       throw error;
-    });
-    return { ...jobView(id, position, record, record.rawPayload, null), logs };
+    };
+    const [logs, history, schedulers] = await Promise.all([
+      queue.getLogs(id).catch(gone<string[]>([])),
+      queue.getAttempts(id).catch(gone([])),
+      record.scheduler === undefined ? [] : schedulerViews(queue),
+    ]);
+    const s = schedulers.find((one) => one.id === record.scheduler);
+    const schedulerInfo = s === undefined ? null : { id: s.id, next: s.next, lastRunAt: s.lastRunAt, pattern: s.pattern };
+    return { ...jobView(id, position, record, record.rawPayload, null), logs, history, schedulerInfo };
+  }
+
+  /** Jobs of one queue found by id, business key or name (see `searchJobs`). */
+  async search(name: string, query: string): Promise<SearchResult> {
+    return searchJobs(await this.queue(name), query);
+  }
+
+  /** A queue's schedulers: pattern, next and last run, runs so far. */
+  async schedulers(name: string): Promise<SchedulerView[]> {
+    return schedulerViews(await this.queue(name));
+  }
+
+  /** A queue's completions and failed attempts per minute, the last `minutes` (kept when the queue's `minutes` setting is on). */
+  async minutes(name: string, minutes = 60): Promise<MinuteCount[]> {
+    return minuteCounts(await this.queue(name), minutes);
+  }
+
+  /** A stream's dead letters, oldest first (one page). @throws InvalidNameError */
+  deadLetters(queue: string, stream: string, range: { after?: string; count?: number } = {}): Promise<DeadLetterView[]> {
+    return streamDeadLetters(this.connection, queue, stream, range);
   }
 
   // Writes: each one transition.
@@ -194,6 +227,26 @@ export class Admin {
       retried += done;
       skipped += outcomes.length - done;
     }
+  }
+
+  /**
+   * Retries, removes or promotes each selected job, one transition each; a job that moved meanwhile
+   * is refused with its typed error and the others go on.
+   * @throws InvalidArgumentError for an unknown action or a bad id list (nothing is written).
+   */
+  async bulk(name: string, action: unknown, ids: unknown): Promise<BulkResult> {
+    const checked = checkBulk(action, ids);
+    return bulkAct(await this.queue(name), checked.action, checked.ids);
+  }
+
+  /** Removes a scheduler (`repeat_cancel`): it fires no more; jobs it enqueued stay. Answers whether it existed. */
+  async removeScheduler(name: string, id: string): Promise<boolean> {
+    return (await this.queue(name)).removeScheduler(id);
+  }
+
+  /** Puts a stream's dead letters back for their group (`stream_redrive`): the entries named, or all. */
+  redrive(queue: string, stream: string, ids: readonly string[] | 'all'): Promise<{ redriven: number; left: number }> {
+    return redriveDeadLetters(this.connection, queue, stream, ids);
   }
 
   /** Deletes a job (`remove_job`). @throws GoneError; LockedError while a worker holds it. */
