@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Connection } from '@echo/protocol';
+import { Connection, type JobId } from '@echo/protocol';
 import { startRedis } from '@echo/testkit';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,7 +122,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
   it('retries a selection of failed jobs, leaving the others dead', async () => {
     const page = await browser.newPage();
     await page.goto(`${dashboard.url}#/queue/invoices/dead`);
-    const [first, second, third] = demo.deadInvoices as [string, string, string];
+    const [first, second, third] = demo.deadInvoices as [JobId, JobId, JobId];
     await poll(() => page.locator('#job-list tr[data-job]').count()).toBe(3);
     await page.locator(`input[data-select="${first}"]`).check();
     await page.locator(`input[data-select="${third}"]`).check();
