@@ -58,7 +58,7 @@ function jobText(job: JobDetail): string {
     ['parent', job.parent === null ? null : `${job.parent.queue}/${job.parent.id} (${job.parent.policy})`],
   ]);
   const logs = job.logs.length === 0 ? '(none)\n' : job.logs.map((line) => `  ${line}`).join('\n') + '\n';
-  return `${head}attempts:\n${attemptsText(job.history)}payload:\n${payload}\nlogs:\n${logs}`;
+  return `${head}attempt history:\n${attemptsText(job.history)}payload:\n${payload}\nlogs:\n${logs}`;
 }
 
 /** `emq job <queue> <id>`: one job with payload, error, attempts and logs. */
