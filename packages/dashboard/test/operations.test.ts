@@ -9,10 +9,7 @@ import { Connection, type AttemptRecord } from '@echo/protocol';
 import { Queue, Worker, type ClaimedJob } from '@echo/queue';
 import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDashboard, WRITE_HEADER, type JobDetail } from '../src/index.js';
-import type { BulkResult } from '../src/inspect/bulk.js';
-import type { SearchResult } from '../src/inspect/search.js';
-import type { DeadLetterView, SchedulerView } from '../src/inspect/operations.js';
+import { createDashboard, WRITE_HEADER, type BulkResult, type DeadLetterView, type JobDetail, type SchedulerView, type SearchResult } from '../src/index.js';
 
 let conn: Connection;
 beforeAll(async () => {

@@ -12,18 +12,25 @@ export const BULK_MAX = 1000;
 
 /** One selected job's outcome. */
 export interface BulkOutcome {
+  /** The job id as sent. */
   readonly id: string;
+  /** True when the action was applied. */
   readonly ok: boolean;
   /** The typed error's name when it was refused (`StateError`, `GoneError`, `LockedError`…). */
   readonly error?: string;
+  /** The refusal's message. */
   readonly message?: string;
 }
 
 /** What a bulk request did, per job in request order. */
 export interface BulkResult {
+  /** The action applied. */
   readonly action: BulkAction;
+  /** Jobs it was applied to. */
   readonly done: number;
+  /** Jobs that refused it (moved or gone since the page was drawn). */
   readonly refused: number;
+  /** One outcome per distinct id, in request order. */
   readonly outcomes: BulkOutcome[];
 }
 

@@ -7,13 +7,17 @@ export type SearchMatch = 'id' | 'key' | 'name';
 
 /** A job found by {@link searchJobs}, with how it matched. */
 export interface SearchHit {
+  /** What matched: the id, the business key (or dedup id), or the name. */
   readonly match: SearchMatch;
+  /** The job found. */
   readonly job: JobView;
 }
 
 /** What a search found, and how much of the queue a by-name search looked through. */
 export interface SearchResult {
+  /** The text searched for, trimmed. */
   readonly query: string;
+  /** What was found, at most 50, by id first, then key, then name. */
   readonly hits: SearchHit[];
   /** Jobs a by-name search read, per state, at most {@link NAME_SCAN} each. */
   readonly scanned: number;
