@@ -70,6 +70,34 @@ describe('attempt history', () => {
     await expect(q.getAttempts(id)).rejects.toBeInstanceOf(GoneError);
   });
 
+  it('goes with the row on every deleting path (clean, drain, obliterate), and parses as a job sub-key', async () => {
+    const q = await Queue.open<string>(uniqueName('hist'), { connection: conn });
+    await q.setEvents({ history: 20 });
+    const worker = await Worker.start(q, () => {
+      throw new Error('boom');
+    }, { ...quick, maxAttempts: 2, backoff: () => 3_600_000 });
+    const dead = await q.enqueue('poison', { attempts: 1 });
+    const waiting = await q.enqueue('slow');
+    await waitFor(async () => (await q.getState(dead.id)) === 'dead' && (await q.getState(waiting.id)) === 'scheduled', { timeoutMs: 5000 });
+    await worker.close();
+    const subs = (await keysOf(q)).map((k) => parseKey(k)).filter((p) => p.kind === 'job' && p.sub === 'attempts');
+    expect(subs).toHaveLength(2);
+    expect(await q.clean({ state: 'dead', olderThanMs: 0 })).toBe(1);
+    expect(await q.drain({ includeScheduled: true })).toBe(1);
+    expect((await keysOf(q)).filter((k) => parseKey(k).kind === 'job')).toEqual([]);
+
+    await q.enqueue('poison');
+    const again = await Worker.start(q, () => {
+      throw new Error('boom');
+    }, { ...quick, maxAttempts: 1 });
+    await waitFor(async () => (await q.counts('dead')).dead === 1, { timeoutMs: 5000 });
+    await again.close();
+    expect((await keysOf(q)).some((k) => k.endsWith(':attempts'))).toBe(true);
+    await q.pause();
+    await q.obliterate({ force: true });
+    expect(await keysOf(q)).toEqual([]);
+  });
+
   it('writes nothing when off (the default), and a completed row that is not kept leaves no history', async () => {
     const off = await Queue.open<string>(uniqueName('hist'), { connection: conn, keep: { failed: { count: 10 } } });
     const w1 = await flaky(off, 1);
