@@ -19,3 +19,4 @@ export type { JobDetail, JobListView, JobScheduler, JobView, QueueCounts, QueueR
 export { BULK_ACTIONS, BULK_MAX, type BulkAction, type BulkOutcome, type BulkResult } from './inspect/bulk.js';
 export { NAME_SCAN, type SearchHit, type SearchMatch, type SearchResult } from './inspect/search.js';
 export { DEAD_LETTER_PAGE, type DeadLetterView, type SchedulerView } from './inspect/operations.js';
+export { discoverNamespaces, namespaceEntries, namespaceViews, type NamespaceCounters, type NamespaceEntries, type NamespaceEntry, type NamespaceRef, type NamespaceStatsSource, type NamespaceView } from './inspect/namespaces.js';

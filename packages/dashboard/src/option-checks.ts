@@ -5,7 +5,7 @@ import { strictOptions } from '@echo/protocol';
  * Bull Board, Taskforce and Hono users tend to write.
  */
 
-const DASHBOARD = ['connection', 'readOnly', 'authorize', 'cache', 'pollMs', 'title', 'discoverMs', 'metrics'] as const;
+const DASHBOARD = ['connection', 'readOnly', 'authorize', 'cache', 'namespaces', 'pollMs', 'title', 'discoverMs', 'metrics'] as const;
 
 const SHARED_HINTS: Readonly<Record<string, string>> = {
   readonly: 'readOnly here (camel case)',
@@ -62,4 +62,10 @@ export const checkBulkBody = strictOptions('bulk request', {
 export const checkRedriveBody = strictOptions('redrive request', {
   known: ['ids', 'all'],
   hints: { records: 'redrive takes entry ids: { ids } (or { all: true })', id: 'redrive takes a list: { ids: [id] }' },
+});
+
+/** `POST api/namespaces/:name/delete` body: `{ key }` or `{ tag }`. */
+export const checkCacheDeleteBody = strictOptions('cache delete request', {
+  known: ['key', 'tag'],
+  hints: { keys: 'one entry per request: { key }', tags: 'one tag per request: { tag }' },
 });

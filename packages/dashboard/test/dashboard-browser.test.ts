@@ -32,7 +32,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     cleanups.push(() => conn.close());
     demo = await startDemoWorkload(conn);
     cleanups.push(() => demo.stop());
-    dashboard = await serveDashboard({ connect: server.url, port: 0, cache: demo.cache, pollMs: 250 });
+    dashboard = await serveDashboard({ connect: server.url, port: 0, cache: demo.cache, namespaces: [demo.sessions], pollMs: 250 });
     cleanups.push(() => dashboard.close());
     // A fresh profile directory per run: nothing carries over between runs.
     const profile = mkdtempSync(join(tmpdir(), 'echo-chromium-'));
@@ -160,6 +160,23 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await poll(() => row.locator('td').nth(1).textContent()).toBe('every 86400000 ms');
     await row.locator('td').nth(4).getByRole('link').click();
     await poll(() => page.getByTestId('scheduler').textContent()).toMatch(/^from scheduler daily-report \(every 86400000 ms; next run \d{4}-\d\d-\d\d \d\d:\d\d:\d\d, last run /);
+  }, 60_000);
+
+  it('shows a keyed namespace with its hit ratio, and deletes a key and a tag', async () => {
+    const page = await browser.newPage();
+    await page.goto(dashboard.url);
+    const row = page.locator('tr[data-namespace="sessions"]');
+    await poll(() => row.locator('td').nth(6).textContent()).toBe('75.0%');
+    await row.getByRole('link', { name: 'sessions' }).click();
+    const entries = page.locator('#ns-entries tr[data-key]');
+    await poll(() => entries.count()).toBe(4);
+    await page.locator('tr[data-key="s-cy"] button[data-action="delete-key"]').click();
+    await poll(() => entries.count()).toBe(3);
+    await poll(() => demo.sessions.get('s-cy')).toBeUndefined();
+    await page.locator('tr[data-tag="team-a"] button[data-action="delete-tag"]').click();
+    await poll(() => entries.count()).toBe(1);
+    expect(await entries.getAttribute('data-key')).toBe('s-di');
+    await poll(() => demo.sessions.get('s-ann')).toBeUndefined();
   }, 60_000);
 
   it('pauses and resumes a queue from its button', async () => {

@@ -1,5 +1,5 @@
 import { Bus, type Stream } from '@echo/bus';
-import { Cache } from '@echo/cache';
+import { Cache, type Namespace } from '@echo/cache';
 import { mintId, type Connection, type JobId } from '@echo/protocol';
 import { Queue, Worker } from '@echo/queue';
 
@@ -22,6 +22,8 @@ export interface DemoWorkload {
   readonly refunds: Stream;
   readonly deadRefunds: string[];
   readonly cache: Cache;
+  /** `sessions`: a keyed namespace of four entries, tagged by team, with a few hits. */
+  readonly sessions: Namespace<{ user: string }>;
   stop(): Promise<void>;
 }
 
@@ -83,6 +85,11 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
   const users = await cache.declare({ name: 'users', kind: 'USR', loader: (id) => ({ id, plan: 'pro' }) });
   const ids = Array.from({ length: 6 }, () => mintId('USR'));
   for (const id of [...ids, ...ids, ...ids.slice(0, 3)]) await users.fetch(id);
+  const sessions = await cache.namespace<{ user: string }>({ name: 'sessions', ttl: 600_000 });
+  for (const [key, user, team] of [['s-ann', 'ann', 'team-a'], ['s-bob', 'bob', 'team-a'], ['s-cy', 'cy', 'team-b'], ['s-di', 'di', 'team-b']] as const) {
+    await sessions.set(key, { user }, { tags: [team] });
+  }
+  for (const key of ['s-ann', 's-ann', 's-bob', 's-zed']) await sessions.get(key);
 
   return {
     orders,
@@ -92,6 +99,7 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
     refunds,
     deadRefunds: refundIds,
     cache,
+    sessions,
     stop: async () => {
       clearInterval(trickle);
       await worker.close();

@@ -5,11 +5,12 @@
  * write header and the authorize hook.
  */
 import { Bus } from '@echo/bus';
+import { Cache } from '@echo/cache';
 import { Connection, type AttemptRecord } from '@echo/protocol';
 import { Queue, Worker, type ClaimedJob } from '@echo/queue';
 import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDashboard, WRITE_HEADER, type BulkResult, type DeadLetterView, type JobDetail, type SchedulerView, type SearchResult } from '../src/index.js';
+import { createDashboard, WRITE_HEADER, type BulkResult, type DeadLetterView, type JobDetail, type NamespaceEntries, type NamespaceView, type SchedulerView, type SearchResult } from '../src/index.js';
 
 let conn: Connection;
 beforeAll(async () => {
@@ -120,6 +121,40 @@ describe('operator API', () => {
     const removed = await app.request(`/api/queues/${queue.name}/schedulers/nightly/remove`, post({}));
     expect(await removed.json()).toEqual({ removed: true });
     expect(await queue.getSchedulers()).toEqual([]);
+  });
+
+  it('shows keyed namespaces with their entries, tags and this process\'s hit ratio, and deletes a key or a tag everywhere', async () => {
+    const cache = await Cache.open({ connection: conn });
+    const name = uniqueName('sess');
+    const sessions = await cache.namespace<{ user: string }>({ name, ttl: 60_000 });
+    await sessions.set('s1', { user: 'ann' }, { tags: ['team-a'] });
+    await sessions.set('s2', { user: 'bob' }, { tags: ['team-a'] });
+    await sessions.set('s3', { user: 'cy' }, { tags: ['team-b'] });
+    await sessions.get('s1');
+    await sessions.get('nope');
+    const app = createDashboard({ connection: conn, namespaces: [sessions] });
+    const list = (await (await app.request('/api/namespaces')).json()) as { namespaces: NamespaceView[]; local: boolean };
+    const view = list.namespaces.find((n) => n.name === name);
+    expect(view).toMatchObject({ entries: 3, tags: 2, local: { hits: 1, misses: 1, hitRatio: 0.5 } });
+    const page = (await (await app.request(`/api/namespaces/${name}`)).json()) as NamespaceEntries;
+    expect(page.entries.map((e) => e.key)).toEqual(['s1', 's2', 's3']);
+    expect(page.entries.every((e) => e.ttlMs !== null && e.ttlMs > 0 && e.ttlMs <= 60_000)).toBe(true);
+    expect(page.tags).toEqual([{ tag: 'team-a', entries: 2 }, { tag: 'team-b', entries: 1 }]);
+
+    const del = (body: unknown) => app.request(`/api/namespaces/${name}/delete`, post(body));
+    expect(await (await del({ key: 's3' })).json()).toEqual({ deleted: 1 });
+    // The app's own L1 hears the delete through the coherence log.
+    await waitFor(async () => (await sessions.get('s3')) === undefined, { timeoutMs: 5000 });
+    expect(await (await del({ tag: 'team-a' })).json()).toEqual({ deleted: 2 });
+    await waitFor(async () => (await sessions.get('s1')) === undefined, { timeoutMs: 5000 });
+    expect(await keysOf(`ecc:{${name}}:k:`)).toEqual([]);
+    expect((await del({ keys: ['s1'] })).status).toBe(400);
+    expect((await del({ key: 's1', tag: 'team-a' })).status).toBe(400);
+    const readOnly = createDashboard({ connection: conn, readOnly: true });
+    await sessions.set('s4', { user: 'di' });
+    expect((await readOnly.request(`/api/namespaces/${name}/delete`, post({ key: 's4' }))).status).toBe(403);
+    expect(await sessions.get('s4')).toEqual({ user: 'di' });
+    await cache.close();
   });
 
   it("lists a stream's dead letters and redrives the ones selected", async () => {

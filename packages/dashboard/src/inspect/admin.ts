@@ -3,6 +3,7 @@ import { Queue, rawCodec, type ListOptions, type ListState, type MinuteCount, ty
 import { bulkAct, checkBulk, type BulkResult } from './bulk.js';
 import { minuteCounts, redriveDeadLetters, schedulerViews, streamDeadLetters, type DeadLetterView, type SchedulerView } from './operations.js';
 import { searchJobs, type SearchResult } from './search.js';
+import { discoverNamespaces, namespaceEntries, NamespaceWriter, type NamespaceEntries, type NamespaceRef } from './namespaces.js';
 import { discoverCacheTables, discoverQueues, discoverStreams, type CacheTableRef, type StreamRef } from './discover.js';
 import { streamInfo, type StreamInfo } from './streams.js';
 import { jobView, listedView, type JobDetail, type JobListView, type QueueRates, type QueueSummary } from './views.js';
@@ -34,10 +35,12 @@ export class Admin {
   readonly connection: Connection;
   readonly #owns: boolean;
   readonly #queues = new Map<string, Queue<string>>();
+  readonly #namespaces: NamespaceWriter;
 
   private constructor(connection: Connection, owns: boolean) {
     this.connection = connection;
     this.#owns = owns;
+    this.#namespaces = new NamespaceWriter(connection);
   }
 
   /** An admin over an open connection, which {@link close} leaves open. */
@@ -99,6 +102,26 @@ export class Admin {
   /** The cache tables with L2 rows on the server. Hit ratios live in each process's `Cache`. */
   cacheTables(): Promise<CacheTableRef[]> {
     return discoverCacheTables(this.connection);
+  }
+
+  /** The keyed cache namespaces with entries or tags on the server (SCAN over every master). */
+  namespaces(): Promise<NamespaceRef[]> {
+    return discoverNamespaces(this.connection);
+  }
+
+  /** One page of a keyed namespace's entries (by key, with their TTL) and its tags. @throws InvalidNameError */
+  namespaceEntries(name: string, page: { offset?: number; limit?: number } = {}): Promise<NamespaceEntries> {
+    return namespaceEntries(this.connection, name, page);
+  }
+
+  /** Deletes one entry of a keyed namespace, announced on its coherence log so every L1 drops it. */
+  deleteCacheKey(name: string, key: string): Promise<boolean> {
+    return this.#namespaces.deleteKey(name, key);
+  }
+
+  /** Deletes every entry of a keyed namespace written with `tag`; answers how many L2 held. */
+  deleteCacheTag(name: string, tag: string): Promise<number> {
+    return this.#namespaces.deleteTag(name, tag);
   }
 
   /** Worker connections on the server, all queues together; `undefined` without `CLIENT LIST`. */
@@ -271,6 +294,7 @@ export class Admin {
 
   /** Closes the connection when this admin opened it. */
   async close(): Promise<void> {
+    await this.#namespaces.close();
     if (this.#owns) await this.connection.close();
   }
 }

@@ -4,9 +4,10 @@ import { Hono, type Context } from 'hono';
 import { routePath } from 'hono/route';
 import { Admin } from '../inspect/admin.js';
 import { cacheTableViews, type CacheStatsSource } from '../inspect/caches.js';
+import { namespaceViews, type NamespaceStatsSource } from '../inspect/namespaces.js';
 import { prometheusMetrics } from '../inspect/metrics.js';
 import { errorReply } from './errors.js';
-import { checkBulkBody, checkDashboardOptions, checkRedriveBody } from '../option-checks.js';
+import { checkBulkBody, checkCacheDeleteBody, checkDashboardOptions, checkRedriveBody } from '../option-checks.js';
 import { renderPage } from './page.js';
 
 /** Whether a request reads or changes something. */
@@ -31,6 +32,8 @@ export interface DashboardOptions {
   readonly authorize?: AuthorizeHook;
   /** This process's cache directory (an `@echo/cache` `Cache`), for hit ratios. */
   readonly cache?: CacheStatsSource;
+  /** This process's keyed namespaces (`@echo/cache` `Namespace` handles), for their hit ratios. */
+  readonly namespaces?: readonly NamespaceStatsSource[];
   /** How often the page polls, ms. Default 1000. */
   readonly pollMs?: number;
   /** The page title. Default "Echo". */
@@ -196,6 +199,21 @@ export function createDashboard(options: DashboardOptions): Hono {
       throw new InvalidArgumentError('body', 'must be { ids: [entry ids] } or { all: true }');
     }
     return c.json(await admin.redrive(c.req.param('queue'), c.req.param('stream'), body.ids));
+  });
+  const namespaceRefs = reused(discoverMs, () => admin.namespaces());
+  api.get('/namespaces', async (c) => c.json({ namespaces: namespaceViews(await namespaceRefs(), options.namespaces), local: options.namespaces !== undefined }));
+  api.get('/namespaces/:name', async (c) => {
+    const page = { offset: whole('offset', c.req.query('offset'), 0), limit: whole('limit', c.req.query('limit'), 50) };
+    if (page.offset < 0 || page.limit < 1 || page.limit > 1000) throw new InvalidArgumentError('limit', 'offset must be >= 0 and limit in 1..1000');
+    return c.json(await admin.namespaceEntries(c.req.param('name'), page));
+  });
+  api.post('/namespaces/:name/delete', async (c) => {
+    const body = await jsonBody(c);
+    checkCacheDeleteBody(body);
+    const { key, tag } = body;
+    if (typeof key === 'string' && tag === undefined) return c.json({ deleted: (await admin.deleteCacheKey(c.req.param('name'), key)) ? 1 : 0 });
+    if (typeof tag === 'string' && key === undefined) return c.json({ deleted: await admin.deleteCacheTag(c.req.param('name'), tag) });
+    throw new InvalidArgumentError('body', 'must be { key } or { tag }');
   });
   api.get('/caches', async (c) => c.json({ tables: cacheTableViews(await cacheTables(), options.cache), local: options.cache !== undefined }));
   app.route('/api', api);

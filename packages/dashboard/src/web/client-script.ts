@@ -17,7 +17,7 @@ export const CLIENT_SCRIPT = String.raw`
   var last = {};
   var statusEl = document.getElementById('status');
 
-  function blank() { return { queue: null, state: 'dead', offset: 0, limit: 25, detail: null, search: null, selected: new Set(), dlq: null, dlqSelected: new Set() }; }
+  function blank() { return { queue: null, state: 'dead', offset: 0, limit: 25, detail: null, search: null, selected: new Set(), dlq: null, dlqSelected: new Set(), ns: null }; }
   function el(tag, props) {
     var node = document.createElement(tag);
     if (props) for (var k in props) {
@@ -70,6 +70,8 @@ ${JOBS_SCRIPT}
       else if (STATES.indexOf(parts[2]) >= 0) { next.state = parts[2]; next.offset = Number(parts[3]) || 0; }
     } else if (parts[0] === 'stream' && parts[1] && parts[2]) {
       next.dlq = { queue: parts[1], stream: parts[2] };
+    } else if (parts[0] === 'namespace' && parts[1]) {
+      next.ns = parts[1];
     }
     view = next;
     document.getElementById('jobs').hidden = !view.queue;
@@ -78,6 +80,8 @@ ${JOBS_SCRIPT}
     document.getElementById('search').value = view.search || '';
     document.getElementById('dead-letters').hidden = !view.dlq;
     document.getElementById('dlq-name').textContent = view.dlq ? view.dlq.queue + '/' + view.dlq.stream : '';
+    document.getElementById('namespace').hidden = !view.ns;
+    document.getElementById('ns-name').textContent = view.ns || '';
     if (!view.detail) document.getElementById('detail').hidden = true;
     refresh();
   }
@@ -164,11 +168,38 @@ ${JOBS_SCRIPT}
     }));
   }
 
+  function ratioCell(r) { return td(r != null ? (r * 100).toFixed(1) + '%' : '–', 'num'); }
+  function renderNamespaces(body) {
+    fill(document.querySelector('#namespaces tbody'), body.namespaces.map(function (n) {
+      var l = n.local;
+      return el('tr', { 'data-namespace': n.name }, el('td', null, el('a', { href: '#/namespace/' + enc(n.name), text: n.name })),
+        num(n.entries), num(n.tags), l ? num(l.size) : td(''), l ? num(l.hits) : td(''), l ? num(l.misses) : td(''),
+        ratioCell(l && l.hitRatio), ratioCell(l && l.l2HitRatio));
+    }));
+  }
+  function renderNamespace(body) {
+    var base = 'namespaces/' + enc(view.ns) + '/delete';
+    var drop = function (what) {
+      return config.readOnly ? null : el('button', { text: 'delete', 'data-action': what.key != null ? 'delete-key' : 'delete-tag', onclick: function () {
+        this.disabled = true;
+        post(base, what).then(function (r) { say('deleted ' + r.deleted + ' entr' + (r.deleted === 1 ? 'y' : 'ies')); }, report).then(refresh);
+      } });
+    };
+    document.getElementById('ns-info').textContent = body.total + ' entr' + (body.total === 1 ? 'y' : 'ies') + ' in L2' + (body.total > body.entries.length ? ', the first ' + body.entries.length + ' by key' : '');
+    fill(document.querySelector('#ns-entries tbody'), body.entries.map(function (e) {
+      return el('tr', { 'data-key': e.key }, td(e.key), td(e.ttlMs == null ? 'no expiry' : Math.round(e.ttlMs / 1000) + ' s', 'num'), el('td', null, drop({ key: e.key })));
+    }));
+    fill(document.querySelector('#ns-tags tbody'), body.tags.map(function (t) {
+      return el('tr', { 'data-tag': t.tag }, td(t.tag), num(t.entries), el('td', null, drop({ tag: t.tag })));
+    }));
+  }
+
   var busy = false;
   function refresh() {
     if (busy) return Promise.resolve();
     busy = true;
-    var work = [api('queues').then(renderQueues), api('streams').then(renderStreams), api('caches').then(renderCaches)];
+    var work = [api('queues').then(renderQueues), api('streams').then(renderStreams), api('caches').then(renderCaches), api('namespaces').then(renderNamespaces)];
+    if (view.ns) work.push(api('namespaces/' + enc(view.ns)).then(renderNamespace));
     if (view.queue) {
       var q = enc(view.queue), shown = view;
       if (view.search != null) work.push(api('queues/' + q + '/search?q=' + enc(view.search)).then(function (r) { if (view === shown) renderSearch(r); }));

@@ -76,6 +76,18 @@ export function renderPage(settings: PageSettings): string {
     </tr></thead><tbody></tbody></table>
   </section>
   <section>
+    <h2>Keyed cache namespaces</h2>
+    <table id="namespaces"><thead><tr>
+      <th>namespace</th><th class="num">entries</th><th class="num">tags</th><th class="num">L1 size</th><th class="num">hits</th><th class="num">misses</th><th class="num">hit ratio</th><th class="num">L2 hit ratio</th>
+    </tr></thead><tbody></tbody></table>
+  </section>
+  <section id="namespace" hidden>
+    <h2>Namespace <span id="ns-name"></span> <small id="ns-info"></small></h2>
+    <table id="ns-entries"><thead><tr><th>key</th><th class="num">expires in</th><th></th></tr></thead><tbody></tbody></table>
+    <h2>Tags</h2>
+    <table id="ns-tags"><thead><tr><th>tag</th><th class="num">entries</th><th></th></tr></thead><tbody></tbody></table>
+  </section>
+  <section>
     <h2>Cache tables</h2>
     <p id="cache-note" class="note"></p>
     <table id="caches"><thead><tr>
