@@ -140,6 +140,7 @@ describe('attempt history', () => {
     await expect(q.setEvents({ history: 5000 })).rejects.toBeInstanceOf(InvalidArgumentError);
     const unknown = await q.setEvents({ attempts: 20 } as never).catch((e: unknown) => e);
     expectError(unknown, UnknownOptionError);
+    expect((unknown as UnknownOptionError).hint).toContain('history: n');
     expect(await keysOf(q)).toEqual(before);
   });
 });
