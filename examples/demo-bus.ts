@@ -2,7 +2,7 @@
 import { Bus } from '@echo/bus';
 import type { Connection } from '@echo/protocol';
 
-export async function busDemo(conn: Connection, queue: string): Promise<void> {
+export async function busDemo(conn: Connection, queue: string, keep: boolean): Promise<void> {
   const bus = await Bus.open(queue, { connection: conn });
   const audit = bus.stream('audit');
   const before = Date.now();
@@ -31,6 +31,7 @@ export async function busDemo(conn: Connection, queue: string): Promise<void> {
   console.log(`  stream        ${ids.length} EVT records appended in one pipeline; XADD ids follow mint order`);
   console.log(`  time travel   readWindow(before, now) returned ${window.length} records, first ${window[0]?.[0] ?? '-'}`);
   console.log(`  group         ${handled} deliveries for ${ids.length} records (${redelivered} redelivered after a failure), ${refundsSeen.size} refunds`);
-  // The demo leaves nothing behind: the stream goes with its group in one transition.
-  await audit.drop();
+  // The demo leaves nothing behind (the stream goes with its group in one transition), unless asked
+  // to keep it for a look with emq or the dashboard.
+  if (!keep) await audit.drop();
 }

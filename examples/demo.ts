@@ -1,17 +1,21 @@
 /**
  * Echo demo: a producer and a pool of workers over a realistic job mix, with a live progress bar
  * and a closing summary; then the bus (an audit stream, a time window, a consumer group) and the
- * cache (single flight over a herd of misses). Uses REDIS_URL when set, otherwise starts a throwaway redis-server through
+ * keyed cache (one load for a herd of misses across two caches, coherence, tags); then where to
+ * look next. Uses REDIS_URL when set, otherwise starts a throwaway redis-server through
  * @echo/testkit and stops it at the end.
  *
  *   pnpm demo                 # throwaway server
+ *   pnpm demo --keep          # then leave the server, its data and a dashboard up until Ctrl-C
  *   REDIS_URL=redis://127.0.0.1:6379 pnpm demo
+ *   DEMO_JOBS=500 pnpm demo   # a smaller run
  */
 import { Connection, type JobId } from '@echo/protocol';
 import { BatchWorker, exponential, Queue, Worker, type BatchVerdict, type ClaimedJob } from '@echo/queue';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { busDemo } from './demo-bus.js';
 import { cacheDemo } from './demo-cache.js';
+import { nextStopSignal, startDashboard } from './demo-keep.js';
 
 interface OrderJob {
   readonly order: number;
@@ -20,6 +24,7 @@ interface OrderJob {
 }
 
 const TOTAL = Number(process.env.DEMO_JOBS ?? 5000);
+const KEEP = process.argv.includes('--keep');
 const WORKERS = 3;
 const queueName = `demo.orders.${Date.now().toString(36)}`;
 
@@ -124,18 +129,38 @@ async function main(): Promise<void> {
   console.log(`  left behind   pending ${final.pending}, active ${final.active}, scheduled ${final.scheduled}`);
   console.log(`  wire          ${conn.stats().evalshaCalls} EVALSHA calls, ${conn.stats().scriptLoads} script loads`);
 
-  await busDemo(conn, queueName);
-  await cacheDemo(conn, `demo.customers.${Date.now().toString(36)}`);
+  await busDemo(conn, queueName, KEEP);
+  await cacheDemo(conn, `demo.customers.${Date.now().toString(36)}`, KEEP);
 
   await events.close();
-  await orders.pause();
-  await orders.obliterate({ force: true });
-  await conn.close();
-  await server?.stop();
+  if (!KEEP) {
+    await orders.pause();
+    await orders.obliterate({ force: true });
+  }
   if (final.completed + final.dead !== TOTAL || final.dead !== 1) {
     console.error('demo: unexpected totals');
     process.exitCode = 1;
   }
+
+  console.log('\nNext');
+  console.log('  docs          pnpm docs:dev: getting started per pillar, guides from BullMQ, bentocache and Redis Streams (docs/)');
+  if (!KEEP) {
+    console.log('  look inside   pnpm demo --keep: the same run, then this server and a dashboard stay up until Ctrl-C');
+    console.log(`  emq           REDIS_URL=<your server> pnpm --silent emq queues   (then: jobs <queue> --state dead, retry, streams, lag)`);
+  } else {
+    const emq = `REDIS_URL=${url} pnpm --silent emq`;
+    const dashboard = await startDashboard(url);
+    console.log(`  server        ${url}${server ? ' (throwaway, stopped on Ctrl-C)' : ''}`);
+    console.log(`  dashboard     ${dashboard.url}`);
+    console.log(`  emq           ${emq} jobs ${queueName} --state dead`);
+    console.log(`                ${emq} queues | streams | lag ${queueName} audit`);
+    console.log('  Ctrl-C stops the dashboard and the server.');
+    const signal = await nextStopSignal();
+    console.log(`\n${signal}: stopping`);
+    await dashboard.stop();
+  }
+  await conn.close();
+  await server?.stop();
 }
 
 main().catch((error: unknown) => {

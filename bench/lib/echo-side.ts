@@ -164,7 +164,7 @@ export class EchoSide {
     const t3 = performance.now();
     let held: ClaimedJob<Payload>[] = [];
     for (;;) {
-      const round = await queue.completeAndClaim(held, done + held.length < n ? this.#cfg.batch : 0, this.#cfg.leaseMs);
+      const round = await queue.leases().completeAndClaim(held, done + held.length < n ? this.#cfg.batch : 0, this.#cfg.leaseMs);
       done += round.completions.filter((c) => c === 'ok').length;
       held = round.claimed;
       if (held.length === 0) break;

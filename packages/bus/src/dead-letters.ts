@@ -1,8 +1,7 @@
-import { InvalidArgumentError, execute, transitions, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, execute, isStreamId, parseDeadLetterRecord, reads, transitions, type Connection, type EvtId } from '@echo/protocol';
 import type { StreamFields } from './fields.js';
 import { deadLettersKey, streamKey } from './keys.js';
 import { checkDeadLetterRange, checkReadOptions, checkRedriveTarget } from './option-checks.js';
-import { rawEntries } from './replies.js';
 import { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './trace-fields.js';
 
 /**
@@ -30,27 +29,23 @@ export interface DeadLetter {
   readonly payload: StreamFields;
 }
 
-/** The fixed head of a record, by position: `id`, `xid`, `group`, `consumer`, `reason`, `attempts`. */
-const HEAD = 12;
-
-function deadLetterOf(record: string, pairs: readonly unknown[], carried: boolean): DeadLetter {
-  const at = (i: number): string => String(pairs[i]);
-  const rest = pairs.slice(HEAD);
+function deadLetterOf(record: string, pairs: readonly string[], carried: boolean): DeadLetter {
+  const read = parseDeadLetterRecord(record, pairs);
   const fields: [string, string][] = [];
-  for (let i = 0; i + 1 < rest.length; i += 2) {
-    const field = String(rest[i]);
-    if (!carried || (field !== TRACEPARENT_FIELD && field !== TRACESTATE_FIELD)) fields.push([field, String(rest[i + 1])]);
+  for (let i = 0; i + 1 < read.fields.length; i += 2) {
+    const field = read.fields[i] as string;
+    if (!carried || (field !== TRACEPARENT_FIELD && field !== TRACESTATE_FIELD)) fields.push([field, read.fields[i + 1] as string]);
   }
   return {
     record,
     // As the entry carried it: a foreign entry (no EVT id) can be dead-lettered too.
-    id: at(1) as EvtId,
-    xid: at(3),
-    group: at(5),
-    consumer: at(7),
-    reason: at(9),
-    attempts: Number(at(11)),
-    deadAt: Number(record.slice(0, record.indexOf('-'))),
+    id: read.id as EvtId,
+    xid: read.xid,
+    group: read.group,
+    consumer: read.consumer,
+    reason: read.reason,
+    attempts: read.attempts,
+    deadAt: read.deadAt,
     payload: Object.fromEntries(fields),
   };
 }
@@ -66,7 +61,7 @@ export interface DeadLetterRange {
 /**
  * Reads the dead-letter stream of a stream, oldest first.
  *
- * @throws InvalidArgumentError for a bad `count`; UnknownOptionError for an unknown option.
+ * @throws InvalidArgumentError for a bad `count` or `after`; UnknownOptionError for an unknown option.
  * @throws InvalidNameError for a bad queue or stream name.
  */
 export async function deadLetters(conn: Connection, queue: string, name: string, range: DeadLetterRange = {}, options: TraceContextOption = {}): Promise<DeadLetter[]> {
@@ -75,8 +70,10 @@ export async function deadLetters(conn: Connection, queue: string, name: string,
   const key = deadLettersKey(queue, name);
   const count = range.count ?? 100;
   if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError('count', `must be a positive integer, got ${String(count)}`);
+  if (range.after !== undefined && !isStreamId(range.after)) throw new InvalidArgumentError('after', `must be a record id "<ms>-<seq>", got ${JSON.stringify(range.after)}`);
   const from = range.after === undefined ? '-' : `(${range.after}`;
-  return rawEntries(await conn.command('XRANGE', key, from, '+', 'COUNT', String(count))).map((e) => deadLetterOf(e.xid, e.pairs ?? [], options.traceContext === true));
+  const entries = await reads.sendRead(conn, reads.xrange({ key, start: from, count }));
+  return entries.map((e) => deadLetterOf(e.id, e.fields ?? [], options.traceContext === true));
 }
 
 /** Which dead letters a {@link redrive} puts back. */

@@ -1,4 +1,4 @@
-import { ConnectionLostError, InvalidArgumentError, execute, transitions, type Connection, type EvtId, type TraceContext } from '@echo/protocol';
+import { ConnectionLostError, InvalidArgumentError, execute, reads, transitions, type Connection, type EvtId, type StreamEntryReply, type TraceContext } from '@echo/protocol';
 import {
   settingsOf,
   type ConsumeOptions,
@@ -11,7 +11,6 @@ import {
 import { entryFromPairs, type StreamFields } from './fields.js';
 import { assertMemberName, openGroup } from './group.js';
 import { streamKey } from './keys.js';
-import { readGroupEntries } from './replies.js';
 import { runHandling, type Handling, type RunScope } from './handler-runs.js';
 import { sendSettlements, type SettleTarget, type Settlement } from './settle.js';
 import { consumeClock, consumed } from './stream-hooks.js';
@@ -63,7 +62,8 @@ export class GroupConsumer {
   readonly #handling: Handling;
   readonly #settings: ConsumerSettings;
   readonly #target: SettleTarget;
-  readonly #readArgs: string[];
+  /** The read of new entries, built once: the same arguments every beat. */
+  readonly #readNewEntries: reads.Read<readonly StreamEntryReply[]>;
   #claimCursor = '0-0';
   #nextClaimAt = 0;
   #stopping = false;
@@ -96,7 +96,7 @@ export class GroupConsumer {
       maxDeliveries: settings.maxDeliveries,
     };
     this.#scope = { concurrency: settings.concurrency, stats: this.#stats, onError: settings.onError, stopping: () => this.#stopping };
-    this.#readArgs = ['GROUP', group, settings.consumer, 'BLOCK', String(settings.beatMs), 'COUNT', String(settings.count), 'STREAMS', this.#key, '>'];
+    this.#readNewEntries = reads.xreadgroup({ key: this.#key, group, consumer: settings.consumer, blockMs: settings.beatMs, count: settings.count });
   }
 
   /**
@@ -247,12 +247,12 @@ export class GroupConsumer {
 
   async #readNew(): Promise<void> {
     if (this.#stopping) return;
-    const raw = readGroupEntries(await this.#conn.command('XREADGROUP', ...this.#readArgs));
+    const raw = await reads.sendRead(this.#conn, this.#readNewEntries);
     // The settlement sent with this read has had its replies by now (they came first).
     await this.#settled;
     // A new entry is on its first delivery: `>` only hands over entries never delivered before.
     const delivered: Delivered[] = [];
-    for (const e of raw) if (e.pairs !== null) delivered.push({ xid: e.xid, attempts: 1, pairs: e.pairs });
+    for (const e of raw) if (e.fields !== null) delivered.push({ xid: e.id, attempts: 1, pairs: e.fields });
     await this.#handle(delivered);
   }
 

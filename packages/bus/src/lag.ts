@@ -1,5 +1,4 @@
-import type { Connection } from '@echo/protocol';
-import { ServerError } from '@echo/protocol';
+import { ServerError, reads, type Connection } from '@echo/protocol';
 import { streamKey } from './keys.js';
 
 /** How far one consumer of a group is behind. */
@@ -29,20 +28,6 @@ export interface GroupLag {
   readonly consumers: readonly ConsumerLag[];
 }
 
-/** A reply the client may give as a flat `[k, v, …]` list (RESP2, or RESP3 flattened) or as a Map. */
-function record(reply: unknown): Map<string, unknown> {
-  if (reply instanceof Map) return new Map([...(reply as Map<unknown, unknown>)].map(([k, v]) => [String(k), v]));
-  if (!Array.isArray(reply)) throw new ServerError(`unexpected XINFO reply: ${JSON.stringify(reply)}`);
-  const out = new Map<string, unknown>();
-  for (let i = 0; i + 1 < reply.length; i += 2) out.set(String(reply[i]), reply[i + 1]);
-  return out;
-}
-
-function list(reply: unknown): unknown[] {
-  if (!Array.isArray(reply)) throw new ServerError(`unexpected XINFO reply: ${JSON.stringify(reply)}`);
-  return reply;
-}
-
 /**
  * The lag of every consumer group of a stream (or of one, with `group`): `XINFO GROUPS`, then, per
  * group, `XINFO CONSUMERS` and an `XPENDING` summary, all in one pipeline. A stream that does not
@@ -52,42 +37,33 @@ function list(reply: unknown): unknown[] {
  */
 export async function lag(conn: Connection, queue: string, name: string, group?: string): Promise<GroupLag[]> {
   const key = streamKey(queue, name);
-  let groups: Map<string, unknown>[];
+  let groups: reads.GroupInfo[];
   try {
-    groups = list(await conn.command('XINFO', 'GROUPS', key)).map(record);
+    groups = await reads.sendRead(conn, reads.xinfoGroups({ key }));
   } catch (error) {
-    if (error instanceof ServerError && /no such key/i.test(error.message)) return [];
+    if (reads.isNoSuchKey(error)) return [];
     throw error;
   }
-  const chosen = groups.filter((g) => group === undefined || String(g.get('name')) === group);
+  const chosen = groups.filter((g) => group === undefined || g.name === group);
   if (chosen.length === 0) return [];
-  const replies = await conn.pipeline(
-    chosen.flatMap((g) => {
-      const n = String(g.get('name'));
-      return [
-        ['XINFO', 'CONSUMERS', key, n],
-        ['XPENDING', key, n],
-      ] as const;
-    }),
-  );
+  // Two pipelines written together: one round trip, each typed by its read.
+  const [consumersReplies, pendingReplies] = await Promise.all([
+    reads.sendReads(conn, chosen.map((g) => reads.xinfoConsumers({ key, group: g.name }))),
+    reads.sendReads(conn, chosen.map((g) => reads.xpendingSummary({ key, group: g.name }))),
+  ]);
   const now = Date.now();
   return chosen.map((g, i) => {
-    const consumersReply = replies[2 * i];
-    const pendingReply = replies[2 * i + 1];
-    if (consumersReply?.ok !== true) throw consumersReply?.error ?? new ServerError('XINFO CONSUMERS failed');
-    if (pendingReply?.ok !== true) throw pendingReply?.error ?? new ServerError('XPENDING failed');
-    const summary = list(pendingReply.value);
-    const oldest = summary[1];
-    const lagValue = g.get('lag');
+    const consumers = consumersReplies[i];
+    const summary = pendingReplies[i];
+    if (consumers?.ok !== true) throw consumers?.error ?? new ServerError('XINFO CONSUMERS failed');
+    if (summary?.ok !== true) throw summary?.error ?? new ServerError('XPENDING failed');
+    const oldest = summary.value.oldest;
     return {
-      group: String(g.get('name')),
-      undelivered: lagValue === null || lagValue === undefined ? null : Number(lagValue),
-      pending: Number(summary[0]),
-      oldestPendingAgeMs: typeof oldest === 'string' ? Math.max(0, now - Number(oldest.slice(0, oldest.indexOf('-')))) : null,
-      consumers: list(consumersReply.value).map((c) => {
-        const m = record(c);
-        return { consumer: String(m.get('name')), pending: Number(m.get('pending')), idleMs: Number(m.get('idle')) };
-      }),
+      group: g.name,
+      undelivered: g.lag,
+      pending: summary.value.count,
+      oldestPendingAgeMs: oldest === undefined ? null : Math.max(0, now - Number(oldest.slice(0, oldest.indexOf('-')))),
+      consumers: consumers.value.map((c) => ({ consumer: c.name, pending: c.pending, idleMs: c.idleMs })),
     };
   });
 }

@@ -1,10 +1,9 @@
-import { InvalidArgumentError, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, reads, type Connection, type EvtId } from '@echo/protocol';
 import type { StreamEntry } from './fields.js';
 import { instantMs, maxidCeil, minidFloor, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
 import { checkReadOptions } from './option-checks.js';
-import { streamEntries } from './replies.js';
-import type { TraceContextOption } from './trace-fields.js';
+import { readEntry, type TraceContextOption } from './trace-fields.js';
 import { xaddId } from './xadd-id.js';
 
 /**
@@ -23,15 +22,11 @@ function bound(value: string, argument: string): string {
   }
 }
 
-function countArgs(count: number | undefined): string[] {
-  if (count === undefined) return [];
-  if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError('count', `must be a positive integer, got ${String(count)}`);
-  return ['COUNT', String(count)];
-}
-
-async function xrange(conn: Connection, key: string, from: string, to: string, count: number | undefined, options: TraceContextOption): Promise<StreamEntry[]> {
+async function xrange(conn: Connection, key: string, start: string, end: string, count: number | undefined, options: TraceContextOption): Promise<StreamEntry[]> {
   checkReadOptions(options);
-  return streamEntries(await conn.command('XRANGE', key, from, to, ...countArgs(count)), options.traceContext === true);
+  const entries = await reads.sendRead(conn, reads.xrange({ key, start, end, ...(count === undefined ? {} : { count }) }));
+  // XRANGE never answers a deleted entry, so every entry has its fields.
+  return entries.map((e) => readEntry(e.id, e.fields ?? [], options.traceContext === true));
 }
 
 /**

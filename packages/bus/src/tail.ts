@@ -1,9 +1,8 @@
-import { ConnectionLostError, InvalidArgumentError, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, StreamCursor, type Connection, type CursorStart, type EvtId } from '@echo/protocol';
 import type { StreamEntry } from './fields.js';
 import { instantMs, MAX_TAIL, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
 import { checkPosition, checkTailOptions } from './option-checks.js';
-import { rawEntries, readGroupEntries } from './replies.js';
 import { readEntry, type TraceContextOption } from './trace-fields.js';
 import { xaddId } from './xadd-id.js';
 
@@ -25,17 +24,16 @@ export interface TailOptions extends TraceContextOption {
   readonly connectionName?: string;
 }
 
-function cursorOf(from: TailStart): string | undefined {
+function cursorOf(from: TailStart): CursorStart {
   const value: unknown = from;
-  if (value === 'new') return undefined;
-  if (value === 'head') return '0-0';
+  if (value === 'new' || value === 'head') return value;
   if (typeof value === 'object' && value !== null) {
     checkPosition(value);
     if ('at' in value && 'after' in value) throw new InvalidArgumentError('from', 'give { at } or { after }, not both');
-    if ('after' in value && typeof value.after === 'string') return xaddId(value.after);
+    if ('after' in value && typeof value.after === 'string') return { after: xaddId(value.after) };
     if ('at' in value) {
       const ms = instantMs(value.at as Instant, 'from.at');
-      return ms === 0 ? '0-0' : `${ms - 1}-${MAX_TAIL}`;
+      return ms === 0 ? 'head' : { after: `${ms - 1}-${MAX_TAIL}` };
     }
   }
   throw new InvalidArgumentError('from', `must be "new", "head", { after } or { at }, got ${JSON.stringify(value)}`);
@@ -58,15 +56,9 @@ function cursorOf(from: TailStart): string | undefined {
 export class StreamTail implements AsyncIterableIterator<StreamEntry> {
   /** The stream key. */
   readonly key: string;
-  readonly #parent: Connection;
-  readonly #options: TailOptions;
-  readonly #count: string;
-  readonly #block: string;
-  #cursor: string | undefined;
-  #conn: Connection | undefined;
-  #buffer: StreamEntry[] = [];
+  readonly #cursor: StreamCursor;
+  readonly #traced: boolean;
   #last: EvtId | undefined;
-  #closed = false;
 
   /**
    * Checks the options; the connection opens on the first read.
@@ -76,20 +68,19 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
   constructor(conn: Connection, queue: string, name: string, options: TailOptions = {}) {
     checkTailOptions(options);
     this.key = streamKey(queue, name);
-    this.#parent = conn;
-    this.#options = options;
-    this.#cursor = cursorOf(options.from ?? 'new');
-    const count = options.count ?? 100;
-    const block = options.blockMs ?? 5000;
-    if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError('count', `must be a positive integer, got ${String(count)}`);
-    if (!Number.isSafeInteger(block) || block < 1) throw new InvalidArgumentError('blockMs', `must be a positive integer, got ${String(block)}`);
-    this.#count = String(count);
-    this.#block = String(block);
+    const from = cursorOf(options.from ?? 'new');
+    this.#cursor = new StreamCursor(conn, this.key, {
+      from,
+      count: options.count ?? 100,
+      blockMs: options.blockMs ?? 5000,
+      ...(options.connectionName === undefined ? {} : { connectionName: options.connectionName }),
+    });
+    this.#traced = options.traceContext === true;
   }
 
   /** True once {@link close} was called (or a `for await` broke out). */
   get closed(): boolean {
-    return this.#closed;
+    return this.#cursor.closed;
   }
 
   /** The id of the last record handed out: pass it as `{ after }` to resume there. */
@@ -98,18 +89,14 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
   }
 
   async next(): Promise<IteratorResult<StreamEntry, undefined>> {
-    while (this.#buffer.length === 0 || this.#closed) {
-      if (this.#closed) return { done: true, value: undefined };
-      try {
-        await this.#fill();
-      } catch (error) {
-        if (this.closed) return { done: true, value: undefined };
-        if (!(error instanceof ConnectionLostError)) throw error;
-      }
+    for (;;) {
+      const next = await this.#cursor.next();
+      if (next.done === true) return next;
+      if (next.value.fields === null) continue;
+      const entry = readEntry(next.value.id, next.value.fields, this.#traced);
+      this.#last = entry[0];
+      return { done: false, value: entry };
     }
-    const entry = this.#buffer.shift() as StreamEntry;
-    this.#last = entry[0];
-    return { done: false, value: entry };
   }
 
   /** Called by `break` in a `for await`: closes the tail. */
@@ -124,8 +111,7 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
 
   /** Stops the tail and closes its connection, cutting a blocked read at once. Idempotent. */
   async close(): Promise<void> {
-    this.#closed = true;
-    await this.#conn?.close({ immediate: true });
+    await this.#cursor.close();
   }
 
   /**
@@ -133,22 +119,6 @@ export class StreamTail implements AsyncIterableIterator<StreamEntry> {
    * it when `from: 'new'` must exclude nothing appended after this point.
    */
   async ready(): Promise<void> {
-    this.#conn ??= await this.#parent.duplicate(this.#options.connectionName);
-    if (this.#closed) {
-      await this.#conn.close({ immediate: true });
-      return;
-    }
-    // `$` is resolved once, to the top's id, so no record appended between two reads is skipped.
-    this.#cursor ??= rawEntries(await this.#conn.command('XREVRANGE', this.key, '+', '-', 'COUNT', '1'))[0]?.xid ?? '0-0';
-  }
-
-  async #fill(): Promise<void> {
-    await this.ready();
-    if (this.#conn === undefined || this.#cursor === undefined || this.#closed) return;
-    const raw = readGroupEntries(await this.#conn.command('XREAD', 'COUNT', this.#count, 'BLOCK', this.#block, 'STREAMS', this.key, this.#cursor));
-    for (const e of raw) {
-      this.#cursor = e.xid;
-      if (e.pairs !== null) this.#buffer.push(readEntry(e.xid, e.pairs, this.#options.traceContext === true));
-    }
+    await this.#cursor.ready();
   }
 }

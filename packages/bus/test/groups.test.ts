@@ -1,8 +1,7 @@
-import { ConnectionLostError, InvalidArgumentError, ServerError, mintId, type Connection, type EvtId } from '@echo/protocol';
+import { ConnectionLostError, InvalidArgumentError, ServerError, mintId, parseAutoclaim, parseOneStreamRead, type Connection, type EvtId } from '@echo/protocol';
 import { uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, xaddId, type GroupConsumer, type GroupEntry, type Stream } from '../src/index.js';
-import { autoclaimReply, readGroupEntries } from '../src/replies.js';
 import { entryFromPairs } from '../src/fields.js';
 import { connect, purge, sleep, until } from './helpers.js';
 
@@ -41,12 +40,12 @@ describe('conformance 76 stream_group', () => {
     const stream = await freshStream('stream_group');
     const [a, b] = await stream.appendBatch([{ n: 'a' }, { n: 'b' }]);
     expect(await stream.openGroup('g', 'head')).toBe('created');
-    const read = readGroupEntries(await conn.command('XREADGROUP', 'GROUP', 'g', 'reader', 'COUNT', '10', 'STREAMS', stream.key, '>'));
-    expect(read.map((e) => entryFromPairs(e.xid, e.pairs ?? [])[0])).toEqual([a, b]);
-    expect(await conn.command('XACK', stream.key, 'g', read[0]?.xid ?? '')).toBe(1);
+    const read = parseOneStreamRead(await conn.command('XREADGROUP', 'GROUP', 'g', 'reader', 'COUNT', '10', 'STREAMS', stream.key, '>'), stream.key);
+    expect(read.map((e) => entryFromPairs(e.id, e.fields ?? [])[0])).toEqual([a, b]);
+    expect(await conn.command('XACK', stream.key, 'g', read[0]?.id ?? '')).toBe(1);
 
-    const claimed = autoclaimReply(await conn.command('XAUTOCLAIM', stream.key, 'g', 'thief', '0', '0', 'COUNT', '10'));
-    expect(claimed.entries.map((e) => entryFromPairs(e.xid, e.pairs ?? [])[0])).toEqual([b]);
+    const claimed = parseAutoclaim(await conn.command('XAUTOCLAIM', stream.key, 'g', 'thief', '0', '0', 'COUNT', '10'));
+    expect(claimed.entries.map((e) => entryFromPairs(e.id, e.fields ?? [])[0])).toEqual([b]);
     expect(claimed.deleted).toEqual([]);
   });
 });
@@ -111,7 +110,7 @@ describe('GroupConsumer', () => {
     await stream.openGroup('g', 'head');
     const [lost] = await stream.appendBatch([{ n: 'lost' }]);
     // Consumer A reads and dies before acking.
-    const readByA = readGroupEntries(await conn.command('XREADGROUP', 'GROUP', 'g', 'A', 'COUNT', '10', 'STREAMS', stream.key, '>'));
+    const readByA = parseOneStreamRead(await conn.command('XREADGROUP', 'GROUP', 'g', 'A', 'COUNT', '10', 'STREAMS', stream.key, '>'), stream.key);
     expect(readByA).toHaveLength(1);
     expect((await pending(stream, 'g'))[0]?.[1]).toBe('A');
 

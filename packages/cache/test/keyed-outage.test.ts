@@ -2,7 +2,7 @@
  * The outage mode against a real stopped server (SIGSTOP: the socket stays open and every call
  * stalls, the hardest kind of outage to notice), and coherence across a dropped connection.
  */
-import { Connection } from '@echo/protocol';
+import { Connection, cacheLogKey } from '@echo/protocol';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, L2UnavailableError, type NamespaceEvents } from '../src/index.js';
@@ -90,6 +90,33 @@ describe('keyed namespaces: coherence across a dropped connection', { timeout: 3
     expect(await b.get('k')).toBe('two');
     expect(b.peek('other')?.value).toBe('x');
     expect(b.stats()).toMatchObject({ flushes: 0 });
+    await cacheB.close();
+    await connB.close();
+  });
+
+  it('the log reader finds the log trimmed past where it stopped: L1 is flushed, then reads go on', async () => {
+    const name = tableName('kg');
+    const a = await cache.namespace<string>({ name });
+    const connB = await connect(server.url);
+    const cacheB = await Cache.open({ connection: connB });
+    const b = await cacheB.namespace<string>({ name });
+    await a.set('other', 'x');
+    expect(await b.get('other')).toBe('x');
+    const list = String(await conn.command('CLIENT', 'LIST'));
+    const id = /^id=(\d+) /.exec(list.split('\n').filter((l) => l.includes(`name=echo-cache-log-${name} `))[1] ?? '')?.[1];
+    expect(id).toBeDefined();
+    await conn.command('CLIENT', 'KILL', 'ID', id as string);
+    // While b's reader is away (its reconnect waits at least 100 ms): a write, then a trim that takes it.
+    await a.set('k', 'two');
+    await conn.command('XTRIM', cacheLogKey(name), 'MAXLEN', '0');
+    await until(() => b.stats().flushes === 1);
+    expect(b.peek('other')).toBeUndefined();
+    expect(b.stats().log).toMatchObject({ gaps: 1 });
+    // The reader goes on after the gap.
+    await a.set('other', 'y');
+    expect(await b.get('other')).toBe('y');
+    await a.set('other', 'z');
+    await until(() => b.peek('other') === undefined);
     await cacheB.close();
     await connB.close();
   });

@@ -50,9 +50,9 @@ async function jsonOf<T>(args: readonly string[]): Promise<T> {
 async function deadJobs(queue: Queue<{ n: number }>, n: number): Promise<JobId[]> {
   await queue.enqueueMany(Array.from({ length: n }, (_, i) => ({ payload: { n: i } })));
   const ids: JobId[] = [];
-  for (const job of await queue.claimBatch(n, 30_000)) {
+  for (const job of await queue.leases().claimBatch(n, 30_000)) {
     await queue.addLog(job.id, `tried ${job.payload.n}`);
-    await queue.retry(job, 0, 1, `boom ${job.payload.n}`);
+    await queue.leases().retry(job, 0, 1, `boom ${job.payload.n}`);
     ids.push(job.id);
   }
   return ids;
@@ -123,9 +123,9 @@ describe('emq', () => {
     const { id: laned } = await queue.enqueueInLane('acme-corp', 'l');
     expect((await emq(['job', 'shown', laned])).out).toMatch(/^lane:\s+acme-corp$/m);
     const { id } = await queue.enqueue('r');
-    const job = await queue.claim(30_000);
+    const job = await queue.leases().claim(30_000);
     if (job === undefined) throw new Error('nothing to claim');
-    await queue.complete(job, JSON.stringify({ total: 42 }));
+    await queue.leases().complete(job, JSON.stringify({ total: 42 }));
     expect((await emq(['job', 'shown', id])).out).toMatch(/^result:\s+\{"total":42\}$/m);
     expect(await jsonOf<{ result: unknown }>(['job', 'shown', id])).toMatchObject({ result: { total: 42 } });
   });
@@ -149,7 +149,7 @@ describe('emq', () => {
     await queue.enqueueMany([{ payload: 1 }, { payload: 2 }]);
     await queue.enqueue(3, { delayMs: 60_000 });
     expect(await emq(['pause', 'controls'])).toMatchObject({ code: EXIT.ok, out: 'paused controls\n' });
-    expect(await queue.claim(1000)).toBeUndefined();
+    expect(await queue.leases().claim(1000)).toBeUndefined();
     expect(await emq(['resume', 'controls'])).toMatchObject({ code: EXIT.ok, out: 'resumed controls\n' });
     expect(await emq(['drain', 'controls'])).toMatchObject({ code: EXIT.ok, out: 'drained 2 job(s) from controls\n' });
     expect(await jsonOf<unknown>(['drain', 'controls', '--include-scheduled'])).toEqual({ ok: true, queue: 'controls', removed: 1 });

@@ -94,7 +94,7 @@ describe('emq for the operator', () => {
   it('schedulers lists pattern, next and last run; job names the scheduler that produced it', async () => {
     const queue = await Queue.open<string>(uniqueName('sched'), { connection: conn });
     await queue.upsertScheduler('nightly', { everyMs: 86_400_000, firstInMs: 0 }, 'report');
-    expect(await queue.fireDueRepeats()).toBe(1);
+    expect(await queue.maintenance().fireDueRepeats()).toBe(1);
     const list = await jsonOf<{ schedulers: { id: string; next: number; lastRunAt: number; lastJob: string; pattern: string }[] }>(['schedulers', queue.name]);
     const [s] = list.schedulers;
     expect(s).toMatchObject({ id: 'nightly', pattern: 'every 86400000 ms' });

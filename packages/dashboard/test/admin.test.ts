@@ -25,8 +25,8 @@ afterAll(async () => {
 async function deadJobs(queue: Queue<{ n: number }>, n: number): Promise<string[]> {
   await queue.enqueueMany(Array.from({ length: n }, (_, i) => ({ payload: { n: i } })));
   const ids: string[] = [];
-  for (const job of await queue.claimBatch(n, 30_000)) {
-    await queue.retry(job, 0, 1, `boom ${job.payload.n}`);
+  for (const job of await queue.leases().claimBatch(n, 30_000)) {
+    await queue.leases().retry(job, 0, 1, `boom ${job.payload.n}`);
     ids.push(job.id);
   }
   return ids;
@@ -38,8 +38,8 @@ describe('Admin', () => {
     const b = await Queue.open('disc-b', { connection: conn });
     await a.enqueue('x');
     await b.enqueue('y');
-    const job = await b.claim(30_000);
-    await b.complete(job!);
+    const job = await b.leases().claim(30_000);
+    await b.leases().complete(job!);
     await b.enqueue('later', { delayMs: 60_000 });
     await (await Bus.open('disc-c', { connection: conn })).stream('log').append({ k: 'v' });
     const names = await admin.queues();
@@ -90,9 +90,9 @@ describe('Admin', () => {
     const { id: laned } = await queue.enqueueInLane('acme-corp', 'l');
     expect(await admin.job('named-lanes', laned)).toMatchObject({ lane: 'acme-corp', result: null });
     const { id } = await queue.enqueue('r');
-    const job = await queue.claim(30_000);
+    const job = await queue.leases().claim(30_000);
     if (job === undefined) throw new Error('nothing to claim');
-    await queue.complete(job, JSON.stringify({ total: 42 }));
+    await queue.leases().complete(job, JSON.stringify({ total: 42 }));
     expect(await admin.job('named-lanes', id)).toMatchObject({ position: 'completed', result: { total: 42 }, lane: null });
   });
 
@@ -115,10 +115,10 @@ describe('Admin', () => {
   it('measures completions per second over a window', async () => {
     const queue = await Queue.open('rates', { connection: conn });
     await queue.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ payload: n })));
-    const jobs = await queue.claimBatch(20, 30_000);
+    const jobs = await queue.leases().claimBatch(20, 30_000);
     const sampling = admin.rates('rates', 400);
     await new Promise((r) => setTimeout(r, 100));
-    await queue.completeMany(jobs);
+    await queue.leases().completeMany(jobs);
     const rates = await sampling;
     expect(rates.failedPerSec).toBe(0);
     // 20 completions inside a window of at least 400 ms: at most 50/s, and more than nothing.

@@ -18,8 +18,8 @@ const write = { method: 'POST', headers: { [WRITE_HEADER]: '1' } };
 async function deadQueue(): Promise<{ queue: Queue<string>; id: string }> {
   const queue = await Queue.open<string>(uniqueName('api'), { connection: conn });
   await queue.enqueue('payload');
-  const job = await queue.claim(30_000);
-  await queue.retry(job!, 0, 1, 'boom');
+  const job = await queue.leases().claim(30_000);
+  await queue.leases().retry(job!, 0, 1, 'boom');
   return { queue, id: job!.id };
 }
 

@@ -32,8 +32,8 @@ describe('Admin on a 3-master cluster', () => {
     expect((await admin.streams()).map((s) => s.queue)).toEqual(names);
 
     const queue = await Queue.open<string>('echo', { connection: conn });
-    const job = await queue.claim(30_000);
-    await queue.retry(job!, 0, 1, 'boom');
+    const job = await queue.leases().claim(30_000);
+    await queue.leases().retry(job!, 0, 1, 'boom');
     expect((await admin.jobs('echo', 'dead')).jobs.map((j) => [j.id, j.lastError])).toEqual([[job!.id, 'boom']]);
     expect(await admin.retryAllDead('echo')).toEqual({ retried: 1, skipped: 0 });
     expect((await admin.summary('echo')).counts).toMatchObject({ pending: 1, dead: 0, failed: 1 });

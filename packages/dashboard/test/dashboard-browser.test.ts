@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Connection, type JobId } from '@echo/protocol';
 import { startRedis } from '@echo/testkit';
 import { chromium, type BrowserContext } from 'playwright-core';
@@ -12,8 +12,13 @@ import { startDemoWorkload, type DemoWorkload } from './demo-workload.js';
 const CHROMIUM = process.env.ECHO_CHROMIUM ?? '/usr/bin/chromium';
 /** Without the background-networking flags Chromium keeps dialling out of a closed network. */
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-/** Set to a path to refresh the README's screenshot from this run. */
+/** Set to a path to refresh the README's screenshot (a dead job opened) from this run. */
 const SCREENSHOT = process.env.ECHO_DASHBOARD_SCREENSHOT;
+/**
+ * Set to a folder (`docs/` of this package, which ships them) to write every screenshot the docs use:
+ * `dashboard-queues.png` (the overview) and `dashboard.png` (a dead job opened, the README's).
+ */
+const SCREENSHOTS = process.env.ECHO_DASHBOARD_SCREENSHOTS;
 
 /** Every wait on the page is for what a user would see; generous, for a loaded 2-core machine. */
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 });
@@ -58,6 +63,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await poll(async () => Number(await orders.locator('td').nth(8).textContent())).toBeGreaterThan(0);
     await poll(() => page.locator('tr[data-stream="orders/audit"]').count()).toBe(2);
     await poll(() => page.locator('tr[data-table="users"] td').nth(6).textContent()).toBe('60.0%');
+    if (SCREENSHOTS !== undefined) await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-queues.png'), fullPage: true });
 
     await orders.getByRole('link', { name: 'orders' }).click();
     const row = page.locator(`tr[data-job="${demo.declined}"]`);
@@ -66,6 +72,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await poll(() => page.getByTestId('payload').textContent()).toContain('"declined": true');
     await poll(() => page.getByTestId('logs').textContent()).toBe('charging 3 x B7');
     if (SCREENSHOT !== undefined) await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    if (SCREENSHOTS !== undefined) await page.screenshot({ path: join(SCREENSHOTS, 'dashboard.png'), fullPage: true });
 
     const events = await demo.orders.events();
     const completed = new Promise<number>((resolve) => {
@@ -110,7 +117,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await fresh.goto(page.url());
     await poll(() => timeline(fresh)).toEqual(expected);
     await poll(() => fresh.getByTestId('payload').textContent()).toContain('"n": 2');
-    if (SCREENSHOT !== undefined) await fresh.screenshot({ path: join(dirname(SCREENSHOT), 'job-timeline.png'), fullPage: true });
+    if (SCREENSHOTS !== undefined) await fresh.screenshot({ path: join(SCREENSHOTS, 'job-timeline.png'), fullPage: true });
     // Failures per minute over the last hour: two failed attempts for each of the three invoices.
     const busy = fresh.locator('#minutes .minute:not([data-failed="0"])');
     await poll(() => busy.count()).toBe(1);

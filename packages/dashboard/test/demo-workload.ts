@@ -58,7 +58,7 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
   await reports.enqueue({ day: 'monday' }, { delayMs: 3_600_000 });
   await reports.enqueue({ day: 'tuesday' }, { delayMs: 7_200_000 });
   await reports.upsertScheduler('daily-report', { everyMs: 86_400_000, firstInMs: 0 }, { day: 'today' });
-  await reports.fireDueRepeats();
+  await reports.maintenance().fireDueRepeats();
 
   const invoices = await Queue.open<{ n: number }>('invoices', { connection: conn });
   await invoices.setEvents({ history: 20, minutes: 180 });

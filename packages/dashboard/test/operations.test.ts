@@ -108,7 +108,7 @@ describe('operator API', () => {
   it('lists schedulers with pattern, next and last run, links a job to its scheduler, and removes one', async () => {
     const queue = await Queue.open<string>(uniqueName('ops'), { connection: conn });
     await queue.upsertScheduler('nightly', { everyMs: 60_000, firstInMs: 0 }, 'report');
-    expect(await queue.fireDueRepeats()).toBe(1);
+    expect(await queue.maintenance().fireDueRepeats()).toBe(1);
     const app = createDashboard({ connection: conn });
     const list = (await (await app.request(`/api/queues/${queue.name}/schedulers`)).json()) as { schedulers: SchedulerView[] };
     const [s] = list.schedulers;

@@ -109,3 +109,22 @@ export {
 export { parseAttempts, type AttemptOutcome, type AttemptRecord } from './attempts.js';
 export { busAclRules, cacheAclRules, queueAclRules } from './acl.js';
 export * from './telemetry/index.js';
+export * as reads from './reads/index.js';
+export { MalformedReplyError } from './errors/wire.js';
+export { STREAM_HEAD, compareStreamIds, isStreamId } from './reads/stream-ids.js';
+export {
+  entryFields,
+  parseAutoclaim,
+  parseOneStreamRead,
+  parseStreamEntries,
+  parseStreamRead,
+  type AutoclaimReply,
+  type StreamEntryReply,
+  type StreamReadReply,
+} from './reads/stream-entries.js';
+export { StreamCursor, type CursorStart, type StreamBatch, type StreamCursorEvents, type StreamCursorOptions, type StreamGap } from './reads/stream-cursor.js';
+export { parseCoherenceEntry, type CoherenceEntry, type CoherenceOp } from './formats/coherence-entry.js';
+export { parseOutboxEntry, type OutboxEntry } from './formats/outbox-entry.js';
+export { ENTRY_FRAME_HEADER, encodeEntryFrame, parseEntryFrame, type EntryFrame } from './formats/entry-frame.js';
+export { parseWakeToken, type WakeToken } from './formats/wake-token.js';
+export { parseDeadLetterRecord, type DeadLetterRecord } from './formats/dead-letter-record.js';

@@ -5,6 +5,7 @@ import { GoneError, KindError } from '../src/errors/wire.js';
 import { mintId, type BrandedId, type JobId } from '../src/ids/index.js';
 import { queueKeys, slot, type QueueKeys } from '../src/keys/index.js';
 import * as t from '../src/transitions/index.js';
+import { parseOutboxEntry } from '../src/formats/outbox-entry.js';
 
 type Policy = 'fp' | 'id';
 type Claimed = [string, string, number, ...unknown[]];
@@ -107,18 +108,14 @@ class Q {
 async function sweep(child: Q, parents: Record<string, Q>): Promise<number> {
   const entries = await cmd<string[]>('LRANGE', child.k.flowOutbox, 0, 99);
   let delivered = 0;
-  for (const entry of entries) {
-    const f = entry.split('\0');
+  for (const text of entries) {
+    // The protocol's one reader of what complete, retry, sweep_stalled and flow_reemit write.
+    const entry = parseOutboxEntry(text);
+    if (entry === undefined) break;
+    const parent = parents[entry.parentQueue] as Q;
     try {
-      if (f[0] === '' && f[1] === 'fail') {
-        const [, , pq, pid, cid, policy] = f as [string, string, string, string, string, string];
-        const parent = parents[pq] as Q;
-        await parent.failDeliver(cid, f.slice(6).join('\0'), policy, pid);
-      } else {
-        const [pq, pid, cid] = f as [string, string, string];
-        const parent = parents[pq] as Q;
-        await parent.deliver(cid, f.slice(3).join('\0'), pid);
-      }
+      if (entry.kind === 'fail') await parent.failDeliver(entry.childId, entry.error, entry.policy, entry.parentId);
+      else await parent.deliver(entry.childId, entry.result, entry.parentId);
     } catch {
       break;
     }

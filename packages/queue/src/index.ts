@@ -8,9 +8,20 @@
 export { Queue, type QueueOptions } from './queue.js';
 export { DEFAULT_KEY_RETENTION_MS, type EnqueueManyItem, type EnqueueManyResult, type EnqueueOptions, type EnqueueResult, type JobOptions, type LaneEnqueueOptions } from './producer/admission.js';
 export { DEFAULT_FAILED_KEEP, JobFailedError, JobNotFoundError, WaitTimeoutError, type Finished, type KeepBound, type KeepPolicy } from './reads/finished.js';
-export type { CompleteManyOutcome, CompleteOptions, HeldJob, RetryOutcome } from './lease/settlement.js';
-export type { ClaimOptions, LaneBatchOptions, RoundOptions, RoundResult } from './lease/claims.js';
-export type { StalledSweep } from './lease/recovery.js';
+export {
+  Leases,
+  type ClaimOptions,
+  type CompleteManyOutcome,
+  type CompleteOptions,
+  type HeldJob,
+  type LaneBatchOptions,
+  type RetryOutcome,
+  type RoundOptions,
+  type RoundResult,
+  type SettleOptions,
+  type WakeChannel,
+} from './lease/leases.js';
+export { Maintenance, type PromoteNext, type StalledSweep } from './lease/maintenance.js';
 export type { LaneRateLimit, ReassignResult } from './admin/lanes.js';
 export { laneGroupId, MAX_LANE_NAME } from './admin/lane-names.js';
 export type { RateLimit } from './admin/gates.js';
@@ -25,17 +36,18 @@ export type { Durability } from './producer/durability.js';
 export { DEFAULT_MAX_PAYLOAD_BYTES, PayloadTooLargeError } from './producer/payload-limit.js';
 export type { ClaimedJob, JobPosition, JobRecord, ParentLink, ParentPolicy, RowState } from './job.js';
 export { decodeResult, encodeResult, jsonCodec, rawCodec, resultValue, type Codec } from './codec.js';
-export { backoffDelay, exponential, fixed, jitter, type Backoff } from './worker/backoff.js';
+export { backoffDelay, exponential, fixed, jitter, type Backoff } from './backoff.js';
 export { CancelledError, CancelToken, type CancelCheck } from './worker/cancel.js';
 export type { BatchPartition, BatchVerdict } from './worker/partition.js';
 export { QueueEvents, type EventListener } from './reads/events.js';
 export { EventsJournal, type JournalEntry, type JournalOptions, type JournalStart } from './reads/journal.js';
 export type { EventsSettings } from './admin/controls.js';
 export { progressValue, type Progress } from './reads/progress.js';
-export { Worker, type Handler, type JobContext, type WorkerStartOptions } from './worker/worker.js';
+export { Worker, type DelayUntil, type Handler, type JobContext, type WorkerStartOptions } from './worker/worker.js';
+export { WorkerShell } from './worker/shell.js';
 export { ResultEncodingError } from './worker/result-encoding.js';
-export { BatchWorker, type BatchHandler, type BatchVerdicts, type BatchWorkerOptions } from './worker/batch-worker.js';
-export type { WorkerStats } from './worker/runtime.js';
+export { BatchWorker, type BatchHandler, type BatchShape, type BatchVerdicts, type BatchWorkerOptions } from './worker/batch-worker.js';
+export type { LeaseSource, WorkerStats } from './worker/runtime.js';
 export type { BackoffFunction, ClaimSource, StalledOptions, WorkerOptions } from './worker/worker-options.js';
 export { JobTimeoutError, UnrecoverableError } from './worker/errors.js';
 export type { WorkerEvents } from './worker/events.js';

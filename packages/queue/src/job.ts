@@ -1,7 +1,7 @@
 import { CodecError, flowLink, parseJobRow, type BrandedId, type FlowLink, type JobId, type JobOptionFields, type ParentPolicy, type RowState, type TraceContext } from '@echo/protocol';
 import { decodeResult, type Codec } from './codec.js';
 import { laneNameOf } from './admin/lane-names.js';
-import { parseBackoff, type Backoff } from './worker/backoff.js';
+import { parseBackoff, type Backoff } from './backoff.js';
 
 export type { ParentPolicy, RowState };
 

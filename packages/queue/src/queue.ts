@@ -1,30 +1,30 @@
-import { Connection, queueKeys, RateError, type AttemptRecord, type BrandedId, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
+import { Connection, queueKeys, RateError, type AttemptRecord, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
 import * as admission from './producer/admission.js';
-import * as claims from './lease/claims.js';
+import { Leases } from './lease/leases.js';
+import { Maintenance } from './lease/maintenance.js';
 import { jsonCodec, type Codec } from './codec.js';
 import { heardAdmission } from './enqueue-hook.js';
-import { registerContext, type QueueContext } from './context.js';
+import type { QueueContext } from './context.js';
 import * as bulk from './admin/bulk.js';
 import * as controls from './admin/controls.js';
 import * as gates from './admin/gates.js';
 import { QueueEvents } from './reads/events.js';
 import { EventsJournal, type JournalOptions } from './reads/journal.js';
 import type { Progress } from './reads/progress.js';
-import type { ClaimedJob, JobPosition, JobRecord } from './job.js';
+import type { JobPosition, JobRecord } from './job.js';
 import * as flows from './flows/flows.js';
-import * as steps from './flows/steps.js';
-import type { FlowChild, FlowResult, FlowSpec } from './flows/flow-shape.js';
+import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
 import * as lanes from './admin/lanes.js';
 import * as reads from './reads/reads.js';
 import * as listing from './reads/listing.js';
 import * as workers from './reads/workers.js';
 import * as history from './reads/history.js';
+import type { MinuteCount } from './reads/history.js';
 import * as recovery from './lease/recovery.js';
 import * as durability from './producer/durability.js';
 import { limitedCodec, resolvePayloadLimit } from './producer/payload-limit.js';
 import * as repeat from './producer/repeat.js';
 import * as schedulers from './producer/schedulers.js';
-import * as settlement from './lease/settlement.js';
 import * as finished from './reads/finished.js';
 import * as checks from './option-checks.js';
 
@@ -71,6 +71,8 @@ export class Queue<T = unknown> {
   readonly #ctx: QueueContext<T>;
   readonly #ownsConnection: boolean;
   readonly #replication: durability.ReplicationPolicy | undefined;
+  readonly #leases: Leases<T>;
+  readonly #maintenance: Maintenance;
 
   private constructor(ctx: QueueContext<T>, ownsConnection: boolean, replication?: durability.ReplicationPolicy) {
     this.#ctx = ctx;
@@ -78,7 +80,8 @@ export class Queue<T = unknown> {
     this.name = ctx.name;
     this.keys = ctx.keys;
     this.#ownsConnection = ownsConnection;
-    registerContext(this, ctx);
+    this.#leases = new Leases(ctx);
+    this.#maintenance = new Maintenance(ctx);
   }
 
   /**
@@ -160,103 +163,37 @@ export class Queue<T = unknown> {
     return result;
   }
 
-  // Worker verbs: most callers use Worker, which drives these.
+  // Manual processing: most callers use Worker, which drives these handles.
 
-  /** Leases the oldest pending job. */
-  claim(leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T> | undefined> {
-    return claims.claim(this.#ctx, leaseMs, options);
-  }
-
-  /** Leases up to `size` oldest pending jobs under one deadline. */
-  claimBatch(size: number, leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T>[]> {
-    return claims.claimBatch(this.#ctx, size, leaseMs, options);
+  /**
+   * The queue's lease handle: claims, settlements, lock extension and children, each one fenced
+   * script. The low-level form of processing, for a loop of your own (like {@link events} is for
+   * listening); `Worker` and `BatchWorker` run on it.
+   *
+   * @example
+   * const leases = queue.leases();
+   * const job = await leases.claim(30_000);
+   * if (job) await leases.complete(job);
+   */
+  leases(): Leases<T> {
+    return this.#leases;
   }
 
   /**
-   * Completes held plain jobs, then leases up to `size` oldest pending jobs, in one script: a busy
-   * worker's round trip. One outcome per job, in order (a flow child answers `flow`: complete it alone).
+   * The queue's maintenance handle: promote due jobs, recover expired leases, fire due repeats,
+   * deliver the flow outbox. A running worker's pump does all of it; call these only without one.
    */
-  completeAndClaim(jobs: readonly settlement.HeldJob[], size: number, leaseMs: number, options?: claims.RoundOptions): Promise<claims.RoundResult<T>> {
-    return claims.completeAndClaim(this.#ctx, jobs, size, leaseMs, options);
+  maintenance(): Maintenance {
+    return this.#maintenance;
   }
 
-  /** Rotates the lane ring once and leases one job. */
-  laneClaim(leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T> | undefined> {
-    return claims.laneClaim(this.#ctx, leaseMs, options);
-  }
-
-  /** Rotates once and leases as many jobs as the lane's weight allows. */
-  laneWeightedClaim(leaseMs: number, options?: claims.ClaimOptions): Promise<ClaimedJob<T>[]> {
-    return claims.laneWeightedClaim(this.#ctx, leaseMs, options);
-  }
-
-  /** Rotates once and leases the lane's claimable depth, up to `size` [TS] when given. */
-  laneBatchClaim(leaseMs: number, options?: claims.LaneBatchOptions): Promise<ClaimedJob<T>[]> {
-    return claims.laneBatchClaim(this.#ctx, leaseMs, options);
-  }
-
-  /** Settles a held job as done; `result` feeds a flow parent. */
-  complete(job: settlement.HeldJob, result?: string, options?: settlement.CompleteOptions): Promise<void> {
-    return settlement.complete(this.#ctx, job, result, options);
-  }
-
-  /** Settles many held plain jobs as done in one script; one outcome per job, in order. */
-  completeMany(jobs: readonly settlement.HeldJob[], options?: settlement.CompleteOptions): Promise<settlement.CompleteManyOutcome[]> {
-    return settlement.completeMany(this.#ctx, jobs, options);
-  }
-
-  /** Settles a held job as failed: rescheduled, or dead at `maxAttempts`. */
-  retry(job: settlement.HeldJob, delayMs: number, maxAttempts: number, error: string, options?: settlement.SettleOptions): Promise<settlement.RetryOutcome> {
-    return settlement.retry(this.#ctx, job, delayMs, maxAttempts, error, options);
-  }
-
-  /** Hands a held job back until later without counting a failure. */
-  delay(job: settlement.HeldJob, until: number | Date, options?: settlement.SettleOptions): Promise<void> {
-    return settlement.delay(this.#ctx, job, until, options);
-  }
-
-  /**
-   * Adds children to a held job, which becomes their flow parent (same queue or others, nested, with
-   * the fail-parent / ignore policies of flows) [TS]; the job stays active until it calls
-   * {@link Queue.waitForChildren}. A worker's handler uses `ctx.addChildren`.
-   */
-  addChildren(job: settlement.HeldJob, children: readonly FlowChild<T>[]): Promise<FlowResult[]> {
-    return steps.addChildren(this.#ctx, job, children);
-  }
-
-  /**
-   * Moves a held job with open children to `awaiting_children` [TS]; it runs again once they are
-   * done. Answers how many it waits on, 0 when none is open (nothing changed).
-   */
-  waitForChildren(job: settlement.HeldJob): Promise<number> {
-    return steps.waitForChildren(this.#ctx, job);
-  }
-
-  /** Extends one held job's lease. */
-  extendLock(job: settlement.HeldJob, leaseMs: number): Promise<void> {
-    return settlement.extendLock(this.#ctx, job, leaseMs);
-  }
-
-  /**
-   * Extends many leases at once, refreshing each one's `:lock` marker to `markerTtlMs` when given;
-   * answers the ids that could not be extended.
-   */
-  extendLocks(jobs: readonly settlement.HeldJob[], leaseMs: number, markerTtlMs?: number): Promise<JobId[]> {
-    return settlement.extendLocks(this.#ctx, jobs, leaseMs, markerTtlMs);
-  }
-
-  /** Moves up to `limit` due scheduled jobs to pending or their lane; answers how many. */
-  promote(limit?: number): Promise<number>;
   /**
    * Runs one scheduled (delayed, or waiting out a retry backoff) job now: it goes to pending, or
    * its lane, at once [TS].
    * @throws GoneError when the job does not exist; StateError("not scheduled") when it is not waiting on a time.
    */
-  promote(id: JobId | string): Promise<void>;
-  async promote(target?: number | JobId | string): Promise<unknown> {
-    if (typeof target !== 'string') return recovery.promote(this.#ctx, target);
-    await recovery.rescheduleJob(this.#ctx, target);
-    return undefined;
+  promote(id: JobId | string): Promise<void> {
+    return recovery.rescheduleJob(this.#ctx, id);
   }
 
   /**
@@ -267,26 +204,6 @@ export class Queue<T = unknown> {
    */
   changeDelay(id: JobId | string, delayMs: number): Promise<void> {
     return recovery.rescheduleJob(this.#ctx, id, delayMs);
-  }
-
-  /** Promotes as {@link promote} does and answers how long until the schedule's head falls due [TS]. */
-  promoteNext(limit?: number): Promise<{ readonly moved: number; readonly nextInMs: number }> {
-    return recovery.promoteNext(this.#ctx, limit);
-  }
-
-  /** Recovers expired leases. */
-  reap(limit?: number): Promise<number> {
-    return recovery.reap(this.#ctx, limit);
-  }
-
-  /** Recovers expired leases, dead-lettering jobs that stalled `maxStalled` times. */
-  sweepStalled(options?: { maxStalled?: number; limit?: number }): Promise<recovery.StalledSweep> {
-    return recovery.sweepStalled(this.#ctx, options);
-  }
-
-  /** Recovers expired leases of one lane only. */
-  reapGroup(group: BrandedId | string, limit?: number): Promise<number> {
-    return recovery.reapGroup(this.#ctx, group, limit);
   }
 
   // Controls
@@ -552,7 +469,7 @@ export class Queue<T = unknown> {
    * Completions and failed attempts per minute over the last `minutes` (default 60) [TS], oldest
    * first, counted while `setEvents({ minutes: m })` is on (kept `m` minutes on the server).
    */
-  getMinutes(minutes?: number): Promise<history.MinuteCount[]> {
+  getMinutes(minutes?: number): Promise<MinuteCount[]> {
     return history.getMinutes(this.#ctx, minutes);
   }
 
@@ -598,11 +515,6 @@ export class Queue<T = unknown> {
   /** How many repeats are registered. */
   repeatCount(): Promise<number> {
     return repeat.repeatCount(this.#ctx);
-  }
-
-  /** Fires every due repeat once; the worker's pump calls this on each tick. */
-  fireDueRepeats(batch?: number, onError?: (name: string, error: unknown) => void): Promise<number> {
-    return schedulers.fireDueSchedulers(this.#ctx, batch, onError);
   }
 
   /**
@@ -653,12 +565,6 @@ export class Queue<T = unknown> {
   dependencies(parentId: string): Promise<number> {
     return flows.dependencies(this.#ctx, parentId);
   }
-
-  /** Delivers this queue's cross-queue flow signals to their parents; the worker's pump calls this. */
-  deliverOutbox(batch?: number): Promise<flows.OutboxSweep> {
-    return flows.deliverOutbox(this.#ctx, batch);
-  }
-
 
   // Events
 

@@ -15,9 +15,9 @@ afterAll(async () => {
 async function morgue(queue: Queue<number>, n: number): Promise<JobId[]> {
   const ids = (await queue.enqueueMany(Array.from({ length: n }, (_, i) => ({ payload: i })))).map((r) => r.id as JobId);
   for (let i = 0; i < n; i++) {
-    const job = await queue.claim(30_000);
+    const job = await queue.leases().claim(30_000);
     if (job === undefined) throw new Error('nothing to claim');
-    expect(await queue.retry(job, 0, 1, `boom ${String(job.payload)}`)).toBe('dead');
+    expect(await queue.leases().retry(job, 0, 1, `boom ${String(job.payload)}`)).toBe('dead');
   }
   return ids;
 }
@@ -35,17 +35,17 @@ describe('admin reads and bulk moves', () => {
   it('a prioritized job keeps its priority when retryJobs or promote(id) puts it back in pending', async () => {
     const queue = await Queue.open<number>(uniqueName('adm'), { connection: conn });
     const dead = await queue.enqueue(1, { priority: 4 });
-    const job = await queue.claim(30_000);
+    const job = await queue.leases().claim(30_000);
     // Admitted first, so mint order alone would put it ahead of the other two.
     const plain = await queue.enqueue(3);
     expect(job?.id).toBe(dead.id);
     if (job === undefined) throw new Error('nothing to claim');
-    expect(await queue.retry(job, 0, 1, 'boom')).toBe('dead');
+    expect(await queue.leases().retry(job, 0, 1, 'boom')).toBe('dead');
     const later = await queue.enqueue(2, { priority: 4, delayMs: 60_000 });
     expect(await queue.retryJobs({ state: 'dead', count: 10 })).toBe(1);
     await queue.promote(later.id);
     // Both come back ahead of the earlier job admitted without a priority, in mint order between them.
-    const order = (await queue.claimBatch(3, 30_000)).map((j) => j.id);
+    const order = (await queue.leases().claimBatch(3, 30_000)).map((j) => j.id);
     expect(order).toEqual([dead.id, later.id, plain.id]);
   });
 
@@ -69,7 +69,7 @@ describe('admin reads and bulk moves', () => {
     expect(await queue.retryJobs({ state: 'dead' })).toBe(2);
     expect(await queue.counts('dead', 'pending')).toEqual({ dead: 0, pending: 7 });
     // The next claim mints the next token: attempts go on from where they were.
-    expect((await queue.claim(30_000))?.attempts).toBe(2);
+    expect((await queue.leases().claim(30_000))?.attempts).toBe(2);
   });
 
   it('retryJobs refuses bad input and changes nothing', async () => {

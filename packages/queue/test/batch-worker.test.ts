@@ -86,16 +86,16 @@ describe('BatchWorker', () => {
   it('completeMany settles each member on its own token in one script', async () => {
     const queue = await Queue.open<number>(uniqueName('bw'), { connection: conn });
     await queue.enqueueMany([1, 2, 3].map((payload) => ({ payload })));
-    const [a, b, c] = await queue.claimBatch(3, 30_000, { markerTtlMs: 60_000 });
+    const [a, b, c] = await queue.leases().claimBatch(3, 30_000, { markerTtlMs: 60_000 });
     await conn.command('DEL', queue.keys.job(c!.id));
     const before = conn.stats().evalshaCalls;
-    const outcomes = await queue.completeMany([a!, { id: b!.id, attempts: 7 }, c!]);
+    const outcomes = await queue.leases().completeMany([a!, { id: b!.id, attempts: 7 }, c!]);
     expect(conn.stats().evalshaCalls - before).toBe(1);
     expect(outcomes).toEqual(['ok', 'stale', 'gone']);
     expect(await conn.command('EXISTS', queue.keys.job(a!.id), queue.keys.jobSub(a!.id, 'lock'))).toBe(0);
     expect(await queue.getState(b!.id)).toBe('active');
     // c's id stays in active without a row until the reaper drops it; nothing is recreated.
     expect(await queue.counts('completed', 'active')).toEqual({ completed: 1, active: 2 });
-    expect(await queue.completeMany([])).toEqual([]);
+    expect(await queue.leases().completeMany([])).toEqual([]);
   });
 });

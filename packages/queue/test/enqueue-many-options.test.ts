@@ -42,9 +42,9 @@ describe('enqueueMany with per-item options', () => {
     expect(Number(await conn.command('ZSCORE', q.keys.schedule, at as string))).toBe(runAt);
     expect(await q.counts('pending', 'scheduled')).toEqual({ pending: 4, scheduled: 2 });
     // Priority first, then mint order: the claim reads the options back.
-    expect(await q.claim(1000)).toMatchObject({ id: urgent });
-    expect(await q.claim(1000)).toMatchObject({ id: plain });
-    expect(await q.claim(1000)).toMatchObject({ id: named, name: 'ship', maxAttempts: 3, timeoutMs: 500 });
+    expect(await q.leases().claim(1000)).toMatchObject({ id: urgent });
+    expect(await q.leases().claim(1000)).toMatchObject({ id: plain });
+    expect(await q.leases().claim(1000)).toMatchObject({ id: named, name: 'ship', maxAttempts: 3, timeoutMs: 500 });
   });
 
   it('answers a verdict per item: duplicates by id and by idempotency key, a wrong namespace, in input order', async () => {

@@ -42,10 +42,10 @@ describe('drain and flows', () => {
   it('releases the idempotency key of a step parent it deletes with its drained children', async () => {
     const queue = await Queue.open<string>(uniqueName('tidy-key'), { connection: conn });
     const parent = await queue.enqueue('step', { dedupId: 'step-1' });
-    const job = await queue.claim(30_000);
+    const job = await queue.leases().claim(30_000);
     if (job === undefined) throw new Error('nothing to claim');
-    await queue.addChildren(job, [{ payload: 'a' }, { payload: 'b' }]);
-    expect(await queue.waitForChildren(job)).toBe(2);
+    await queue.leases().addChildren(job, [{ payload: 'a' }, { payload: 'b' }]);
+    expect(await queue.leases().waitForChildren(job)).toBe(2);
     expect(await queue.getDedupJobId('step-1')).toBe(parent.id);
     expect(await queue.drain()).toBe(3);
     expect(await queue.getState(parent.id)).toBe('absent');
@@ -56,14 +56,14 @@ describe('drain and flows', () => {
   it('keeps a parent with a child still running; it runs once that child completes', async () => {
     const queue = await Queue.open<string>(uniqueName('tidy'), { connection: conn });
     const flow = await queue.addFlow({ parent: { payload: 'root' }, children: [{ payload: 'a' }, { payload: 'b' }] });
-    const running = await queue.claim(30_000);
+    const running = await queue.leases().claim(30_000);
     if (running === undefined) throw new Error('nothing claimed');
     expect(await queue.drain()).toBe(1);
     expect(await queue.getState(flow.id)).toBe('awaiting_children');
     expect(await queue.dependencies(flow.id)).toBe(1);
-    await queue.complete(running, 'done');
+    await queue.leases().complete(running, 'done');
     expect(await queue.getState(flow.id)).toBe('pending');
-    const parent = await queue.claim(30_000);
+    const parent = await queue.leases().claim(30_000);
     expect(parent?.id).toBe(flow.id);
     expect(await queue.childrenValues(flow.id)).toEqual({ [running.id]: 'done' });
   });
@@ -74,12 +74,12 @@ describe('a child that stalls past the threshold', () => {
     const queue = await Queue.open<string>(uniqueName('tidy'), { connection: conn });
     const strict = await queue.addFlow({ parent: { payload: 'p1' }, children: [{ payload: 'c1', failParentOnFailure: true }] });
     const lenient = await queue.addFlow({ parent: { payload: 'p2' }, children: [{ payload: 'c2', ignoreDependencyOnFailure: true }] });
-    const first = await queue.claim(1);
-    const second = await queue.claim(1);
+    const first = await queue.leases().claim(1);
+    const second = await queue.leases().claim(1);
     if (first === undefined || second === undefined) throw new Error('children not claimed');
     const dead: string[] = [];
     await waitFor(async () => {
-      dead.push(...(await queue.sweepStalled({ maxStalled: 1 })).dead);
+      dead.push(...(await queue.maintenance().sweepStalled({ maxStalled: 1 })).dead);
       return dead.length === 2;
     }, { what: 'both children to die stalled', timeoutMs: 5000 });
     expect(await queue.getState(strict.id)).toBe('dead');
@@ -139,7 +139,7 @@ describe('lane drain and flows', () => {
   it('lowers the count of a parent with a child still running; it runs once that child completes', async () => {
     const queue = await Queue.open<string>(uniqueName('tidy'), { connection: conn });
     const flow = await queue.addFlow({ parent: { payload: 'root' }, children: [{ payload: 'a' }, { payload: 'b' }] });
-    const running = await queue.claim(30_000);
+    const running = await queue.leases().claim(30_000);
     if (running === undefined) throw new Error('nothing claimed');
     const other = flow.children.find((c) => c.id !== running.id);
     if (other === undefined) throw new Error('flow shape');
@@ -147,7 +147,7 @@ describe('lane drain and flows', () => {
     expect(await queue.laneDrain(lane)).toBe(1);
     expect(await queue.getState(flow.id)).toBe('awaiting_children');
     expect(await queue.dependencies(flow.id)).toBe(1);
-    await queue.complete(running, 'done');
+    await queue.leases().complete(running, 'done');
     expect(await queue.getState(flow.id)).toBe('pending');
     expect(await awaiting(queue)).toBe(0);
     expect(await jobKeys(queue)).toEqual([flow.id, `${flow.id}dependencies`, `${flow.id}processed`].sort());

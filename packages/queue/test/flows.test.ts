@@ -82,6 +82,20 @@ describe('flows through the public API', () => {
     expect(await q1.counts('failed', 'dead')).toEqual({ failed: 0, dead: 2 });
   });
 
+  it('fails every level up in one queue: the worker passes the node`s death on to the root', async () => {
+    const q = await open();
+    const flow = await q.addFlow({
+      parent: { payload: { name: 'root' } },
+      children: [{ payload: { name: 'node' }, children: [{ payload: { name: 'leaf', fail: true } }] }],
+    });
+    const worker = await Worker.start(q, (job) => {
+      if (job.payload.fail) throw new Error(`${job.payload.name} broke`);
+    }, fast);
+    await until(async () => (await q.getState(flow.id)) === 'dead');
+    await worker.close();
+    expect(await q.getState(flow.children[0]!.id)).toBe('dead');
+  });
+
   it('lets an ignore-dependency child die without failing its parent', async () => {
     const q = await open();
     const flow = await q.addFlow({

@@ -42,18 +42,18 @@ describe('global concurrency', () => {
     const q = await open<string>();
     await fill(q, 5);
     await q.setGlobalConcurrency(2);
-    const first = await q.claimBatch(5, 30_000);
+    const first = await q.leases().claimBatch(5, 30_000);
     expect(first).toHaveLength(2);
-    expect(await q.claim(30_000)).toBeUndefined();
+    expect(await q.leases().claim(30_000)).toBeUndefined();
     const [done] = first;
     if (done === undefined) throw new Error('no job');
     // The round completes first, then claims into the room it made.
-    const round = await q.completeAndClaim([done], 5, 30_000);
+    const round = await q.leases().completeAndClaim([done], 5, 30_000);
     expect(round.completions).toEqual(['ok']);
     expect(round.claimed).toHaveLength(1);
     expect(await q.counts('active', 'pending')).toEqual({ active: 2, pending: 2 });
     await q.setGlobalConcurrency(null);
-    expect(await q.claimBatch(5, 30_000)).toHaveLength(2);
+    expect(await q.leases().claimBatch(5, 30_000)).toHaveLength(2);
   });
 
   it('caps lane claims too', async () => {
@@ -61,8 +61,8 @@ describe('global concurrency', () => {
     const group = 'USR0Nb1VTbfnu4';
     for (let i = 0; i < 3; i++) await q.enqueueInLane(group, `l${String(i)}`);
     await q.setGlobalConcurrency(1);
-    expect(await q.laneBatchClaim(30_000)).toHaveLength(1);
-    expect(await q.laneClaim(30_000)).toBeUndefined();
+    expect(await q.leases().laneBatchClaim(30_000)).toHaveLength(1);
+    expect(await q.leases().laneClaim(30_000)).toBeUndefined();
   });
 
   it('a bad cap is refused and writes nothing', async () => {
@@ -77,15 +77,15 @@ describe('rate limit', () => {
     const q = await open<string>();
     await fill(q, 6);
     await q.setRateLimit({ max: 3, durationMs: 60_000 });
-    expect(await q.claimBatch(6, 30_000)).toHaveLength(3);
-    expect(await q.claim(30_000)).toBeUndefined();
+    expect(await q.leases().claimBatch(6, 30_000)).toHaveLength(3);
+    expect(await q.leases().claim(30_000)).toBeUndefined();
     const ttl = await q.getRateLimitTtl();
     expect(ttl).toBeGreaterThan(50_000);
-    const round = await q.completeAndClaim([], 2, 30_000);
+    const round = await q.leases().completeAndClaim([], 2, 30_000);
     expect(round.claimed).toEqual([]);
     expect(round.limitedMs).toBeGreaterThan(50_000);
     await q.setRateLimit(null);
-    expect(await q.claimBatch(6, 30_000)).toHaveLength(3);
+    expect(await q.leases().claimBatch(6, 30_000)).toHaveLength(3);
     expect(await q.getRateLimitTtl()).toBe(0);
   });
 
@@ -94,10 +94,10 @@ describe('rate limit', () => {
     await q.setRateLimit({ max: 1, durationMs: 60_000 });
     await q.enqueueInLane('USR0Nb1VTbfnu4', 'a');
     await q.enqueueInLane('USR0Nb1VTbfnu4', 'b');
-    expect(await q.laneClaim(30_000)).toBeDefined();
-    expect(await q.laneClaim(30_000)).toBeUndefined();
+    expect(await q.leases().laneClaim(30_000)).toBeDefined();
+    expect(await q.leases().laneClaim(30_000)).toBeUndefined();
     await q.setRateLimit({ max: 5, durationMs: 60_000 });
-    expect(await q.laneClaim(30_000)).toBeDefined();
+    expect(await q.leases().laneClaim(30_000)).toBeDefined();
   });
 
   it('rateLimit(ms) closes the window for that long; without a limit it writes nothing', async () => {
@@ -107,7 +107,7 @@ describe('rate limit', () => {
     expect(await conn.command('EXISTS', q.keys.limiter)).toBe(0);
     await q.setRateLimit({ max: 100, durationMs: 1000 });
     expect(await q.rateLimit(60_000)).toBe(true);
-    expect(await q.claim(30_000)).toBeUndefined();
+    expect(await q.leases().claim(30_000)).toBeUndefined();
     expect(await q.getRateLimitTtl()).toBeGreaterThan(50_000);
   });
 

@@ -62,11 +62,11 @@ describe('per-job options in the row', () => {
     expect(row).toMatchObject({ state: 'pending', attempts: '0', payload: '"a"', name: 'ship', max_attempts: '4', timeout_ms: '250' });
     expect(JSON.parse(row.backoff ?? '')).toEqual(backoff);
     expect((await q.getJob(id))?.name).toBe('ship');
-    const job = await q.claim(1000);
+    const job = await q.leases().claim(1000);
     expect(job).toMatchObject({ id, name: 'ship', maxAttempts: 4, backoff, timeoutMs: 250, attempts: 1 });
 
     const plain = await q.enqueue('b');
-    expect(await q.claim(1000)).toMatchObject({ id: plain.id, name: undefined, maxAttempts: undefined, backoff: undefined, timeoutMs: undefined });
+    expect(await q.leases().claim(1000)).toMatchObject({ id: plain.id, name: undefined, maxAttempts: undefined, backoff: undefined, timeoutMs: undefined });
 
     const later = await q.enqueue('c', { name: 'later', delayMs: 60_000 });
     expect(await hgetall(conn, q.keys.job(later.id))).toMatchObject({ state: 'scheduled', name: 'later' });
@@ -78,7 +78,7 @@ describe('per-job options in the row', () => {
     const q = await open<string>();
     const group = 'USR0Nb1VTbfnu4';
     const { id } = await q.enqueueInLane(group, 'x', { name: 'lane-job', attempts: 2 });
-    expect(await q.laneClaim(1000)).toMatchObject({ id, group, name: 'lane-job', maxAttempts: 2 });
+    expect(await q.leases().laneClaim(1000)).toMatchObject({ id, group, name: 'lane-job', maxAttempts: 2 });
   });
 
   it('a bad option is refused with a typed error and writes nothing', async () => {
@@ -129,36 +129,36 @@ describe('priorities', () => {
     const b = await q.enqueue('b', { priority: 0 });
     // A due time in the past still goes through the schedule (delayMs: 0 goes straight to pending).
     const d = await q.enqueue('d', { priority: 5, runAt: Date.now() - 1000 });
-    expect(await q.promote()).toBe(1);
+    expect(await q.maintenance().promote()).toBe(1);
     const e = await q.enqueue('e', { priority: 5, dedupId: uniqueName('p') });
     const order: JobId[] = [];
-    for (const job of await q.claimBatch(3, 1000)) order.push(job.id);
+    for (const job of await q.leases().claimBatch(3, 1000)) order.push(job.id);
     expect(order).toEqual([c.id, d.id, e.id]);
-    const first = await q.claim(1000);
+    const first = await q.leases().claim(1000);
     expect(first?.id).toBe(a.id);
     // Retried, it comes back through the schedule and promote at its own priority: before b.
-    const held = await q.claimBatch(1, 1000);
+    const held = await q.leases().claimBatch(1, 1000);
     expect(held.map((j) => j.id)).toEqual([b.id]);
     const retried = held[0];
     if (retried === undefined) throw new Error('no job');
-    expect(await q.retry(retried, 0, 3, 'again')).toBe('scheduled');
+    expect(await q.leases().retry(retried, 0, 3, 'again')).toBe('scheduled');
     await q.enqueue('f');
-    expect(await q.promote()).toBe(1);
-    expect((await q.claim(1000))?.id).toBe(b.id);
-    expect((await q.claim(1000))?.rawPayload).toBe('"f"');
-    expect((await q.claim(1000))?.id).toBe(low.id);
+    expect(await q.maintenance().promote()).toBe(1);
+    expect((await q.leases().claim(1000))?.id).toBe(b.id);
+    expect((await q.leases().claim(1000))?.rawPayload).toBe('"f"');
+    expect((await q.leases().claim(1000))?.id).toBe(low.id);
   });
 
   it('a prioritized job reprocessed from the dead set keeps its priority', async () => {
     const q = await open<string>();
     const hi = await q.enqueue('hi', { priority: 3 });
-    const job = await q.claim(1000);
+    const job = await q.leases().claim(1000);
     if (job === undefined) throw new Error('no job');
-    expect(await q.retry(job, 0, 1, 'dead')).toBe('dead');
+    expect(await q.leases().retry(job, 0, 1, 'dead')).toBe('dead');
     const plain = await q.enqueue('plain');
     await q.reprocess(hi.id);
-    expect((await q.claim(1000))?.id).toBe(hi.id);
-    expect((await q.claim(1000))?.id).toBe(plain.id);
+    expect((await q.leases().claim(1000))?.id).toBe(hi.id);
+    expect((await q.leases().claim(1000))?.id).toBe(plain.id);
   });
 
   it('a bad priority is refused and writes nothing', async () => {
@@ -312,7 +312,7 @@ describe('step jobs', () => {
       async (job, ctx) => {
         steps.push(job.attempts);
         if (steps.length === 1) {
-          await ctx.moveToDelayed(30);
+          await ctx.moveToDelayed({ delayMs: 30 });
           // The job is no longer active: the move landed before the handler returned.
           expect(await q.getState(job.id)).toBe('scheduled');
           return 'ignored';
@@ -337,9 +337,9 @@ describe('step jobs', () => {
     await withWorker(
       q,
       async (_job, ctx) => {
-        refusals.push(await rejection(ctx.moveToDelayed(-1)));
-        await ctx.moveToDelayed(60_000);
-        refusals.push(await rejection(ctx.moveToDelayed(10)));
+        refusals.push(await rejection(ctx.moveToDelayed({ delayMs: -1 })));
+        await ctx.moveToDelayed({ delayMs: 60_000 });
+        refusals.push(await rejection(ctx.moveToDelayed({ delayMs: 10 })));
         throw new Error('after the move');
       },
       { onError: (error) => errors.push(error) },
@@ -360,7 +360,7 @@ describe('step jobs', () => {
     const worker = await BatchWorker.start(
       q,
       async (_jobs, contexts) => {
-        await contexts.get(a.id)?.moveToDelayed(60_000);
+        await contexts.get(a.id)?.moveToDelayed({ delayMs: 60_000 });
         return 'ok' as const;
       },
       { size: 10, maintenanceMs: 20, blockMs: 50, onError: () => undefined },

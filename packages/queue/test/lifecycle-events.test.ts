@@ -33,7 +33,7 @@ describe('the chatty events (waiting, active, drained)', () => {
     const events = await q.events();
     const seen = record(events);
     const { id } = await q.enqueue('quiet');
-    const job = await q.claim(1000);
+    const job = await q.leases().claim(1000);
     expect(job?.id).toBe(id);
     // Messages on one channel arrive in publish order: once the marker is here, anything the
     // admission or the claim published would be too.
@@ -101,8 +101,8 @@ describe('the active event on lane claims', () => {
     const group = 'USR0Nb1VTbfnu4';
     const { id: first } = await q.enqueueInLane(group, 'a');
     const { id: second } = await q.enqueueInLane(group, 'b');
-    expect((await q.laneClaim(60_000))?.id).toBe(first);
-    expect((await q.laneWeightedClaim(60_000)).map((j) => j.id)).toEqual([second]);
+    expect((await q.leases().laneClaim(60_000))?.id).toBe(first);
+    expect((await q.leases().laneWeightedClaim(60_000)).map((j) => j.id)).toEqual([second]);
     await until(() => active.length === 2, 'two active events');
     expect(active).toEqual([
       [first, '1'],
@@ -120,7 +120,7 @@ describe('the waiting event on promotion', () => {
     const events = await q.events();
     const { id } = await q.enqueue('later', { delayMs: 30 });
     const waiting = events.next((e) => e.event === 'waiting');
-    await until(async () => (await q.promote()) === 1, 'the due job promoted');
+    await until(async () => (await q.maintenance().promote()) === 1, 'the due job promoted');
     expect(await waiting).toEqual({ event: 'waiting', job: id, fields: {} });
     await events.close();
     await q.close();
@@ -134,9 +134,9 @@ describe('the waiting event on promotion', () => {
     events.on('waiting', (e) => waiting.push(e.job));
     const { id: later } = await q.enqueue('later', { delayMs: 60_000 });
     await q.promote(later);
-    const held = await q.claim(60_000);
+    const held = await q.leases().claim(60_000);
     if (held === undefined) throw new Error('nothing claimed');
-    await q.retry(held, 0, 1, 'dead at once');
+    await q.leases().retry(held, 0, 1, 'dead at once');
     await q.retryJobs({ state: 'dead', count: 10 });
     const { id: laned } = await q.enqueueInLane('USR0Nb1VTbfnu4', 'in a lane');
     await until(() => waiting.length === 3, 'three waiting events');
@@ -243,11 +243,11 @@ describe('the events journal', () => {
     // Settles three held jobs with results, one through each completing script.
     const settleThree = async (tag: string): Promise<string[]> => {
       await q.enqueueMany([{ payload: 'a' }, { payload: 'b' }, { payload: 'c' }]);
-      const [a, b, c] = await q.claimBatch(3, 30_000);
+      const [a, b, c] = await q.leases().claimBatch(3, 30_000);
       if (a === undefined || b === undefined || c === undefined) throw new Error('three jobs expected');
-      await q.complete(a, `${tag}-a`, { publish: true });
-      await q.completeMany([{ id: b.id, attempts: b.attempts, result: `${tag}-b` }], { publish: true });
-      await q.completeAndClaim([{ id: c.id, attempts: c.attempts, result: `${tag}-c` }], 0, 1000, { publish: true });
+      await q.leases().complete(a, `${tag}-a`, { publish: true });
+      await q.leases().completeMany([{ id: b.id, attempts: b.attempts, result: `${tag}-b` }], { publish: true });
+      await q.leases().completeAndClaim([{ id: c.id, attempts: c.attempts, result: `${tag}-c` }], 0, 1000, { publish: true });
       return [a.id, b.id, c.id];
     };
     const off = await settleThree('off');
@@ -287,18 +287,18 @@ describe('the events journal', () => {
     await q.setEvents({ journal: 1000 });
     const reader = q.journal({ from: 'head', blockMs: 100 });
     const { id: a } = await q.enqueue('a');
-    const held = await q.claim(60_000);
+    const held = await q.leases().claim(60_000);
     if (held === undefined) throw new Error('nothing claimed');
-    expect(await q.retry(held, 0, 3, 'boom', { publish: true })).toBe('scheduled');
+    expect(await q.leases().retry(held, 0, 3, 'boom', { publish: true })).toBe('scheduled');
     await q.promote(a);
-    const again = await q.claim(60_000);
+    const again = await q.leases().claim(60_000);
     if (again === undefined) throw new Error('nothing claimed');
-    await q.delay(again, 60_000, { publish: true });
+    await q.leases().delay(again, 60_000, { publish: true });
     const { id: b } = await q.enqueue('b', { delayMs: 60_000 });
     await q.remove(b);
     const { id: c } = await q.enqueue('c');
-    await q.claim(1);
-    await until(async () => (await q.sweepStalled({ maxStalled: 1 })).dead.length === 1, 'the lapsed lease swept');
+    await q.leases().claim(1);
+    await until(async () => (await q.maintenance().sweepStalled({ maxStalled: 1 })).dead.length === 1, 'the lapsed lease swept');
     const trail: [string, string, Readonly<Record<string, string>>][] = [];
     for await (const { event } of reader) {
       trail.push([event.event, event.job, event.fields]);

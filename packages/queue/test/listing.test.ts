@@ -31,9 +31,9 @@ describe('Queue.listJobs', () => {
     const sooner = await queue.enqueue('sooner', { delayMs: 60_000 });
     await queue.enqueue('run');
     await queue.enqueue('doomed');
-    const held = await queue.claim(30_000);
-    const doomed = await queue.claim(30_000);
-    await queue.retry(doomed!, 0, 1, 'boom');
+    const held = await queue.leases().claim(30_000);
+    const doomed = await queue.leases().claim(30_000);
+    await queue.leases().retry(doomed!, 0, 1, 'boom');
 
     const scheduled = await queue.listJobs('scheduled');
     expect(scheduled.jobs.map((j) => j.id)).toEqual([sooner.id, later.id]);

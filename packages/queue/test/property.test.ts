@@ -77,9 +77,9 @@ async function apply(queue: Queue, o: Op): Promise<unknown> {
       });
     }
     case 'claim':
-      return queue.claim(o.leaseMs);
+      return queue.leases().claim(o.leaseMs);
     case 'claimBatch':
-      return queue.claimBatch(o.size, o.leaseMs);
+      return queue.leases().claimBatch(o.size, o.leaseMs);
     case 'lane':
       return queue.enqueueInLane(resolveId(o.group) ?? 'PRT0KHTOWnGLuC', o.payload);
     case 'addLog':

@@ -58,8 +58,8 @@ describe('waitUntilFinished under the default retention', () => {
     await q.enqueueMany(Array.from({ length: total }, (_, n) => ({ payload: n })));
     let completed = 0;
     while (completed < total) {
-      const jobs = await q.claimBatch(500, 30_000);
-      await q.completeMany(jobs.map((job) => ({ id: job.id, attempts: job.attempts, result: 'ok' })));
+      const jobs = await q.leases().claimBatch(500, 30_000);
+      await q.leases().completeMany(jobs.map((job) => ({ id: job.id, attempts: job.attempts, result: 'ok' })));
       completed += jobs.length;
     }
     const length = (await conn.command('XLEN', q.keys.outcomes)) as number;
@@ -72,9 +72,9 @@ describe('waitUntilFinished under the default retention', () => {
   it('writes no recent completions while completed rows are kept', async () => {
     const q = await Queue.open<number>(uniqueName('wuf'), { connection: conn, keep: { completed: { count: 10 } } });
     const { id } = await q.enqueue(1);
-    const job = await q.claim(30_000);
+    const job = await q.leases().claim(30_000);
     if (job === undefined) throw new Error('nothing to claim');
-    await q.complete(job, 'kept');
+    await q.leases().complete(job, 'kept');
     expect(await conn.command('EXISTS', q.keys.outcomes)).toBe(0);
     await expect(q.waitUntilFinished(id, { timeoutMs: 2000 })).resolves.toEqual({ id, result: 'kept' });
     await q.close();
@@ -121,9 +121,9 @@ describe('one result shape everywhere', () => {
     try {
       const { id } = await q.enqueue(1);
       const heard = events.waitFor(id, 5000);
-      const job = await q.claim(30_000);
+      const job = await q.leases().claim(30_000);
       if (job === undefined) throw new Error('nothing to claim');
-      await q.complete(job, encodeResult({ n: 1 }), { publish: true });
+      await q.leases().complete(job, encodeResult({ n: 1 }), { publish: true });
       expect(resultValue(await heard)).toEqual({ n: 1 });
     } finally {
       await events.close();

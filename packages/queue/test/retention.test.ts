@@ -24,17 +24,17 @@ async function keysOf(q: Queue): Promise<string[]> {
 
 /** Claims one job and settles it as done with `result`. */
 async function completeOne(q: Queue, result?: string): Promise<JobId> {
-  const job = await q.claim(30_000);
+  const job = await q.leases().claim(30_000);
   if (job === undefined) throw new Error('nothing to claim');
-  await q.complete(job, result, { publish: true });
+  await q.leases().complete(job, result, { publish: true });
   return job.id;
 }
 
 /** Claims one job and kills it. */
 async function killOne(q: Queue, error = 'boom'): Promise<JobId> {
-  const job = await q.claim(30_000);
+  const job = await q.leases().claim(30_000);
   if (job === undefined) throw new Error('nothing to claim');
-  expect(await q.retry(job, 0, 1, error)).toBe('dead');
+  expect(await q.leases().retry(job, 0, 1, error)).toBe('dead');
   return job.id;
 }
 
@@ -76,11 +76,11 @@ describe('retention', () => {
   it('a retained completed row refuses a second complete or retry as gone, counting once', async () => {
     const q = await Queue.open(uniqueName('ret'), { connection: conn, keep: { completed: { count: 10 } } });
     await q.enqueue(1);
-    const job = await q.claim(30_000);
+    const job = await q.leases().claim(30_000);
     if (job === undefined) throw new Error('nothing to claim');
-    await q.complete(job, 'x');
-    await expect(q.complete(job, 'x')).rejects.toThrow(/gone/);
-    await expect(q.retry(job, 0, 1, 'e')).rejects.toThrow(/gone/);
+    await q.leases().complete(job, 'x');
+    await expect(q.leases().complete(job, 'x')).rejects.toThrow(/gone/);
+    await expect(q.leases().retry(job, 0, 1, 'e')).rejects.toThrow(/gone/);
     expect((await q.getMetrics('completed')).count).toBe(1);
   });
 
@@ -189,7 +189,7 @@ describe('idempotency keys end with their job', () => {
     const first = await q.enqueue({ order: 42 }, { key: 'order-42', delayMs: 50 });
     expect(await q.enqueue({ order: 42 }, { key: 'order-42' })).toMatchObject({ status: 'duplicate', existingId: first.id });
     expect((await q.getJobByKey('order-42'))?.id).toBe(first.id);
-    await until(async () => (await q.promote(10)) >= 0 && (await q.counts('pending')).pending === 1, 'due');
+    await until(async () => (await q.maintenance().promote(10)) >= 0 && (await q.counts('pending')).pending === 1, 'due');
     await completeOne(q, 'shipped');
     expect(await q.enqueue({ order: 42 }, { key: 'order-42' })).toMatchObject({ status: 'duplicate', existingId: first.id });
     const found = await q.getJobByKey('order-42');
@@ -221,12 +221,12 @@ async function killParentThroughChild(connection: Connection, elsewhere: boolean
   const q = await Queue.open<string>(uniqueName('xfp'), { connection });
   const kids = elsewhere ? await Queue.open<string>(uniqueName('xkid'), { connection }) : q;
   const parent = await q.enqueue('parent', { dedupId: 'once' });
-  const held = await q.claim(30_000);
+  const held = await q.leases().claim(30_000);
   if (held === undefined) throw new Error('no parent');
-  await q.addChildren(held, [{ payload: 'child', queue: kids.name }]);
-  expect(await q.waitForChildren(held)).toBe(1);
+  await q.leases().addChildren(held, [{ payload: 'child', queue: kids.name }]);
+  expect(await q.leases().waitForChildren(held)).toBe(1);
   await killOne(kids as Queue);
-  if (elsewhere) expect((await kids.deliverOutbox()).delivered).toBe(1);
+  if (elsewhere) expect((await kids.maintenance().deliverOutbox()).delivered).toBe(1);
   expect(await q.getState(parent.id)).toBe('dead');
   const failed = await q.listJobs('failed');
   // In its own queue the dead child is listed too.
@@ -244,19 +244,19 @@ describe('flow parents', () => {
     const flow = await q.addFlow({ parent: { payload: 'parent' }, children: [{ payload: 'child' }] });
     // addFlow takes no priority; the row field is what the claim order reads, so set it as one would be.
     await q.connection.command('HSET', q.keys.job(flow.id), 'priority', '5');
-    const child = await q.claim(30_000);
+    const child = await q.leases().claim(30_000);
     if (child === undefined) throw new Error('no child');
     const plain = await q.enqueue('plain', { priority: 3 });
-    await q.complete(child, 'c');
+    await q.leases().complete(child, 'c');
     // The parent (priority 5) is back in pending ahead of the plain job (priority 3): at score 0 it
     // would come after it.
-    const next = await q.claim(30_000);
+    const next = await q.leases().claim(30_000);
     expect(next?.id).toBe(flow.id);
     if (next === undefined) throw new Error('no parent');
-    await q.complete(next);
+    await q.leases().complete(next);
     const left = await keysOf(q);
     expect(left.filter((k) => k.includes(':processed') || k.includes(':dependencies'))).toEqual([]);
-    expect((await q.claim(30_000))?.id).toBe(plain.id);
+    expect((await q.leases().claim(30_000))?.id).toBe(plain.id);
   });
 
   it('a parent killed by its child is stamped, listed as failed, cleanable, and frees its key', async () => {

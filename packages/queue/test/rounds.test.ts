@@ -37,7 +37,7 @@ describe('enqueueMany', () => {
       expect(refused?.status === 'failed' ? refused.error : undefined).toBeInstanceOf(KindError);
       expect(await queue.counts('pending')).toEqual({ pending: 3 });
       // The first payload stands for the duplicate; mint order is claim order.
-      const claimed = await queue.claimBatch(10, 1000);
+      const claimed = await queue.leases().claimBatch(10, 1000);
       expect(claimed.map((j) => j.payload)).toEqual([0, 1, 4]);
       expect(await queue.enqueueMany([])).toEqual([]);
     } finally {
@@ -66,9 +66,9 @@ describe('completeAndClaim', () => {
   it('completes held jobs fenced on their tokens, then claims the next ones', async () => {
     const queue = await Queue.open<string>(uniqueName('round'), { connection: conn });
     await queue.enqueueMany(['a', 'b', 'c', 'd', 'e'].map((payload) => ({ payload })));
-    const [a, b] = await queue.claimBatch(2, 5000);
+    const [a, b] = await queue.leases().claimBatch(2, 5000);
     if (!a || !b) throw new Error('nothing claimed');
-    const round = await queue.completeAndClaim([a, { ...b, attempts: b.attempts + 1 }], 2, 5000, { markerTtlMs: 10_000 });
+    const round = await queue.leases().completeAndClaim([a, { ...b, attempts: b.attempts + 1 }], 2, 5000, { markerTtlMs: 10_000 });
     expect(round.completions).toEqual(['ok', 'stale']);
     expect(round.claimed.map((j) => [j.payload, j.attempts])).toEqual([['c', 1], ['d', 1]]);
     expect(await queue.getState(a.id)).toBe('absent');
@@ -78,7 +78,7 @@ describe('completeAndClaim', () => {
     await expect(queue.remove((round.claimed[0] ?? a).id)).rejects.toThrow();
 
     await queue.pause();
-    const paused = await queue.completeAndClaim(round.claimed, 5, 5000);
+    const paused = await queue.leases().completeAndClaim(round.claimed, 5, 5000);
     expect(paused).toEqual({ completions: ['ok', 'ok'], claimed: [], limitedMs: 0 });
     expect(await queue.counts('pending', 'completed')).toEqual({ pending: 1, completed: 3 });
   });
@@ -86,12 +86,12 @@ describe('completeAndClaim', () => {
   it('leaves a flow child for complete, which feeds its parent', async () => {
     const queue = await Queue.open<string>(uniqueName('round'), { connection: conn });
     const { id: parentId } = await queue.addFlow({ parent: { payload: 'parent' }, children: [{ payload: 'child' }] });
-    const [child] = await queue.claimBatch(1, 5000);
+    const [child] = await queue.leases().claimBatch(1, 5000);
     if (!child) throw new Error('nothing claimed');
-    const round = await queue.completeAndClaim([{ id: child.id, attempts: child.attempts }], 0, 5000);
+    const round = await queue.leases().completeAndClaim([{ id: child.id, attempts: child.attempts }], 0, 5000);
     expect(round).toEqual({ completions: ['flow'], claimed: [], limitedMs: 0 });
     expect(await queue.getState(child.id)).toBe('active');
-    await queue.complete(child, 'done');
+    await queue.leases().complete(child, 'done');
     expect(await queue.childrenValues(parentId)).toEqual({ [child.id]: 'done' });
   });
 });

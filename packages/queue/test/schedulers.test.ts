@@ -47,7 +47,7 @@ describe('job schedulers', () => {
     const name = uniqueName('sched');
     const pumps = await Promise.all([0, 1, 2].map(async () => Queue.open<{ n: number }>(name, { connection: await Connection.connect({ url }) })));
     await pumps[0]!.upsertScheduler('race', { everyMs: 60_000, firstInMs: 0 }, { n: 7 });
-    const fired = await Promise.all(pumps.map((p) => p.fireDueRepeats()));
+    const fired = await Promise.all(pumps.map((p) => p.maintenance().fireDueRepeats()));
     expect(fired.reduce((a, b) => a + b, 0)).toBe(1);
     expect(await pumps[0]!.counts('pending')).toEqual({ pending: 1 });
     for (const p of pumps) await p.connection.close();
@@ -58,7 +58,7 @@ describe('job schedulers', () => {
     await q.upsertScheduler('nightly', { everyMs: 60_000, firstInMs: 0 }, { n: 1 });
     const [before] = await q.getSchedulers();
     expect(before?.lastRunAt).toBeUndefined();
-    expect(await q.fireDueRepeats()).toBe(1);
+    expect(await q.maintenance().fireDueRepeats()).toBe(1);
     const [s] = await q.getSchedulers();
     expect(s?.lastJob).toMatch(/^JOB/);
     expect(s?.lastRunAt?.getTime()).toBeGreaterThan(0);
@@ -73,15 +73,15 @@ describe('job schedulers', () => {
     await q.upsertScheduler('thrice', { everyMs: 1, firstInMs: 0 }, { n: 3 }, { limit: 3 });
     let fired = 0;
     await waitFor(async () => {
-      fired += await q.fireDueRepeats();
+      fired += await q.maintenance().fireDueRepeats();
       return fired >= 3;
     }, { timeoutMs: 5000 });
-    expect(await q.fireDueRepeats()).toBe(0);
+    expect(await q.maintenance().fireDueRepeats()).toBe(0);
     expect(await q.getSchedulers()).toEqual([]);
     expect(await q.counts('pending')).toEqual({ pending: 3 });
 
     await q.upsertScheduler('ended', { everyMs: 1, firstInMs: 0 }, { n: 0 }, { endAt: Date.now() - 1000 });
-    expect(await q.fireDueRepeats()).toBe(0);
+    expect(await q.maintenance().fireDueRepeats()).toBe(0);
     expect(await q.getSchedulers()).toEqual([]);
 
     const startAt = Date.now() + 3_600_000;

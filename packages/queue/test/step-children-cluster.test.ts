@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 async function claimed(q: Queue<string>): Promise<ClaimedJob<string>> {
-  const job = await q.claim(30_000);
+  const job = await q.leases().claim(30_000);
   if (job === undefined) throw new Error(`nothing to claim in ${q.name}`);
   return job;
 }
@@ -41,15 +41,15 @@ describe('step jobs on a 3-master cluster', () => {
     const [parents, kids] = await apart();
     await parents.enqueue('parent', { priority: 3 });
     const job = await claimed(parents);
-    await parents.addChildren(job, [{ payload: 'here' }, { payload: 'there', queue: kids.name }]);
-    expect(await parents.waitForChildren(job)).toBe(2);
+    await parents.leases().addChildren(job, [{ payload: 'here' }, { payload: 'there', queue: kids.name }]);
+    expect(await parents.leases().waitForChildren(job)).toBe(2);
     expect(await awaiting(parents)).toBe(1);
     const here = await claimed(parents);
-    await parents.complete(here, 'r-here');
+    await parents.leases().complete(here, 'r-here');
     expect(await parents.getState(job.id)).toBe('awaiting_children');
     const there = await claimed(kids);
-    await kids.complete(there, 'r-there');
-    expect((await kids.deliverOutbox()).delivered).toBe(1);
+    await kids.leases().complete(there, 'r-there');
+    expect((await kids.maintenance().deliverOutbox()).delivered).toBe(1);
     expect(await awaiting(parents)).toBe(0);
     expect(Number(await conn.command('ZSCORE', parents.keys.pending, job.id))).toBe(-3);
     const again = await claimed(parents);

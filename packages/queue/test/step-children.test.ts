@@ -24,7 +24,7 @@ async function open(prefix = 'step'): Promise<Queue<string>> {
 }
 
 async function claimed(q: Queue<string>): Promise<ClaimedJob<string>> {
-  const job = await q.claim(30_000);
+  const job = await q.leases().claim(30_000);
   if (job === undefined) throw new Error(`nothing to claim in ${q.name}`);
   return job;
 }
@@ -140,8 +140,8 @@ describe('add_children and wait_children on the wire', () => {
     const parent = await q.enqueue('parent', { priority: 5 });
     const job = await claimed(q);
     expect(job.id).toBe(parent.id);
-    const kids = await q.addChildren(job, [{ payload: 'k1' }, { payload: 'k2', ignoreDependencyOnFailure: true }]);
-    expect(await q.waitForChildren(job)).toBe(2);
+    const kids = await q.leases().addChildren(job, [{ payload: 'k1' }, { payload: 'k2', ignoreDependencyOnFailure: true }]);
+    expect(await q.leases().waitForChildren(job)).toBe(2);
     expect(await awaiting(q)).toBe(1);
     expect(await conn.command('ZSCORE', q.keys.active, job.id)).toBeNull();
     expect(await conn.command('EXISTS', q.keys.jobSub(job.id, 'lock'))).toBe(0);
@@ -150,15 +150,15 @@ describe('add_children and wait_children on the wire', () => {
     expect(new Set([first.id, second.id])).toEqual(new Set(kids.map((k) => k.id)));
     // An id that sorts before every minted one: at equal scores it would be claimed first.
     const low = await q.enqueue('low', { id: 'JOB00000000001' });
-    await q.complete(first.id === kids[0]?.id ? first : second, 'ok');
+    await q.leases().complete(first.id === kids[0]?.id ? first : second, 'ok');
     const ignored = first.id === kids[0]?.id ? second : first;
-    expect(await q.retry(ignored, 0, 1, 'boom')).toBe('dead');
+    expect(await q.leases().retry(ignored, 0, 1, 'boom')).toBe('dead');
     expect(await awaiting(q)).toBe(0);
     expect(Number(await conn.command('ZSCORE', q.keys.pending, parent.id))).toBe(-5);
     // Priority first: the parent comes back ahead of a job that sorts before it.
     const again = await claimed(q);
     expect(again).toMatchObject({ id: parent.id, attempts: 2 });
-    expect(await q.waitForChildren(again)).toBe(0);
+    expect(await q.leases().waitForChildren(again)).toBe(0);
     expect(await q.ignoredFailures(parent.id)).toEqual({ [ignored.id]: 'boom' });
     expect((await claimed(q)).id).toBe(low.id);
   });
@@ -168,12 +168,12 @@ describe('add_children and wait_children on the wire', () => {
     const kids = await open('step-c');
     await parents.enqueue('parent');
     const job = await claimed(parents);
-    await parents.addChildren(job, [{ payload: 'doomed', queue: kids.name }]);
-    expect(await parents.waitForChildren(job)).toBe(1);
+    await parents.leases().addChildren(job, [{ payload: 'doomed', queue: kids.name }]);
+    expect(await parents.leases().waitForChildren(job)).toBe(1);
     expect(await awaiting(parents)).toBe(1);
     const child = await claimed(kids);
-    expect(await kids.retry(child, 0, 1, 'boom')).toBe('dead');
-    expect((await kids.deliverOutbox()).delivered).toBe(1);
+    expect(await kids.leases().retry(child, 0, 1, 'boom')).toBe('dead');
+    expect((await kids.maintenance().deliverOutbox()).delivered).toBe(1);
     expect(await parents.getState(job.id)).toBe('dead');
     expect(await awaiting(parents)).toBe(0);
   });
@@ -182,9 +182,9 @@ describe('add_children and wait_children on the wire', () => {
     const q = await open();
     await q.enqueue('alone');
     const job = await claimed(q);
-    expect(await q.waitForChildren(job)).toBe(0);
+    expect(await q.leases().waitForChildren(job)).toBe(0);
     expect(await q.getState(job.id)).toBe('active');
-    await q.complete(job);
+    await q.leases().complete(job);
     expect(await q.getState(job.id)).toBe('absent');
   });
 
@@ -194,10 +194,10 @@ describe('add_children and wait_children on the wire', () => {
     const job = await claimed(q);
     const stale = { ...job, attempts: job.attempts + 1 };
     const childId = 'JOB0Nb1VTbfnu9' as JobId;
-    await expect(q.addChildren(stale, [{ payload: 'c', id: childId }])).rejects.toBeInstanceOf(StaleError);
+    await expect(q.leases().addChildren(stale, [{ payload: 'c', id: childId }])).rejects.toBeInstanceOf(StaleError);
     expect(await conn.command('EXISTS', q.keys.job(childId), q.keys.jobSub(job.id, 'dependencies'))).toBe(0);
-    await q.addChildren(job, [{ payload: 'c' }]);
-    await expect(q.waitForChildren(stale)).rejects.toBeInstanceOf(StaleError);
+    await q.leases().addChildren(job, [{ payload: 'c' }]);
+    await expect(q.leases().waitForChildren(stale)).rejects.toBeInstanceOf(StaleError);
     expect(await q.getState(job.id)).toBe('active');
     expect(await awaiting(q)).toBe(0);
   });
@@ -208,12 +208,12 @@ describe('add_children and wait_children on the wire', () => {
     const { id: taken } = await q.enqueue('taken');
     await q.enqueueInLane('USR0Nb1VTbfnu4', 'lane-parent');
     const plain = await claimed(q);
-    await expect(q.addChildren(plain, [{ payload: 'c', id: taken }])).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(q.leases().addChildren(plain, [{ payload: 'c', id: taken }])).rejects.toBeInstanceOf(InvalidArgumentError);
     expect(await q.dependencies(taken)).toBe(0);
-    const laneJob = await q.laneClaim(30_000);
+    const laneJob = await q.leases().laneClaim(30_000);
     if (laneJob === undefined) throw new Error('no lane job');
-    await q.addChildren(laneJob, [{ payload: 'c' }]);
-    await expect(q.waitForChildren(laneJob)).rejects.toBeInstanceOf(StateError);
+    await q.leases().addChildren(laneJob, [{ payload: 'c' }]);
+    await expect(q.leases().waitForChildren(laneJob)).rejects.toBeInstanceOf(StateError);
     expect(await q.getState(laneJob.id)).toBe('active');
   });
 });

@@ -82,7 +82,7 @@ describe('emq.job.* hooks', () => {
     const queue = await Queue.open<string>(uniqueName('tel-stall'), { connection: conn });
     const heard = listen(queue.name);
     const { id } = await queue.enqueue('s');
-    await queue.claim(30);
+    await queue.leases().claim(30);
     await sleep(60);
     const worker = await Worker.start(queue, () => undefined, { blockMs: 50, maintenanceMs: 20, stalled: { maxStalled: 2 } });
     await waitFor(() => heard.some(([n]) => n === 'emq.job.complete'), { what: 'the completion', timeoutMs: 10_000 });

@@ -70,19 +70,19 @@ describe('trace context in the job row', () => {
     const { id } = await q.enqueue('a');
     const first = last();
     expect(await hgetall(conn, q.keys.job(id))).toMatchObject({ state: 'pending', payload: '"a"', traceparent: first.traceparent, tracestate: first.tracestate });
-    expect((await q.claim(1000))?.trace).toEqual(first);
+    expect((await q.leases().claim(1000))?.trace).toEqual(first);
 
     const timed = await q.enqueue('b', { runAt: Date.now() - 1 });
     const timedCtx = last();
     const keyed = await q.enqueue('c', { dedupId: uniqueName('k') });
     const keyedCtx = last();
-    expect(await q.promote()).toBe(1);
-    const batch = await q.claimBatch(10, 1000);
+    expect(await q.maintenance().promote()).toBe(1);
+    const batch = await q.leases().claimBatch(10, 1000);
     expect(new Map(batch.map((j) => [j.id, j.trace]))).toEqual(new Map([[keyed.id, keyedCtx], [timed.id, timedCtx]]));
 
     const next = await q.enqueue('d');
     const nextCtx = last();
-    const round = await q.completeAndClaim(batch, 5, 1000);
+    const round = await q.leases().completeAndClaim(batch, 5, 1000);
     expect(round.claimed.map((j) => [j.id, j.trace])).toEqual([[next.id, nextCtx]]);
   });
 
@@ -92,12 +92,12 @@ describe('trace context in the job row', () => {
     const group = 'USR0Nb1VTbfnu4';
     const one = await q.enqueueInLane(group, 'x');
     const oneCtx = last();
-    expect(await q.laneClaim(1000)).toMatchObject({ id: one.id, group, trace: oneCtx });
+    expect(await q.leases().laneClaim(1000)).toMatchObject({ id: one.id, group, trace: oneCtx });
     const two = await q.enqueueInLane(group, 'y');
     const twoCtx = last();
-    expect((await q.laneBatchClaim(1000)).map((j) => j.trace)).toEqual([twoCtx]);
+    expect((await q.leases().laneBatchClaim(1000)).map((j) => j.trace)).toEqual([twoCtx]);
     const three = await q.enqueueInLane(group, 'z');
-    expect((await q.laneWeightedClaim(1000)).map((j) => [j.id, j.trace])).toEqual([[three.id, last()]]);
+    expect((await q.leases().laneWeightedClaim(1000)).map((j) => [j.id, j.trace])).toEqual([[three.id, last()]]);
     expect(two.id).not.toBe(three.id);
   });
 
@@ -121,7 +121,7 @@ describe('trace context in the job row', () => {
     expect(traces.enqueue.hasSubscribers).toBe(false);
     const { id } = await q.enqueue('a');
     expect(Object.keys(await hgetall(conn, q.keys.job(id))).sort()).toEqual(['attempts', 'payload', 'state']);
-    expect((await q.claim(1000))?.trace).toBeUndefined();
+    expect((await q.leases().claim(1000))?.trace).toBeUndefined();
   });
 });
 

@@ -47,9 +47,9 @@ const PATHS: Record<string, Path> = {
     times: 1,
     run: async (q) => {
       const flow = await q.addFlow({ parent: { payload: 'parent' }, children: [{ payload: 'child' }] });
-      const child = await q.claim(60_000);
+      const child = await q.leases().claim(60_000);
       if (child === undefined) throw new Error('nothing claimed');
-      await q.complete(child);
+      await q.leases().complete(child);
       return flow.id;
     },
   },
@@ -58,10 +58,10 @@ const PATHS: Record<string, Path> = {
     run: async (q) => {
       const kids = await Queue.open<string>(`${q.name}-kids`, { connection: q.connection });
       const flow = await q.addFlow({ parent: { payload: 'parent' }, children: [{ payload: 'child', queue: kids.name }] });
-      const child = await kids.claim(60_000);
+      const child = await kids.leases().claim(60_000);
       if (child === undefined) throw new Error('nothing claimed');
-      await kids.complete(child);
-      expect((await kids.deliverOutbox()).delivered).toBe(1);
+      await kids.leases().complete(child);
+      expect((await kids.maintenance().deliverOutbox()).delivered).toBe(1);
       return flow.id;
     },
   },
@@ -74,9 +74,9 @@ const PATHS: Record<string, Path> = {
     times: 1,
     run: async (q) => {
       await q.enqueue('step');
-      const held = await q.claim(60_000);
+      const held = await q.leases().claim(60_000);
       if (held === undefined) throw new Error('nothing claimed');
-      const [leaf] = await q.addChildren(held, [{ payload: 'leaf' }]);
+      const [leaf] = await q.leases().addChildren(held, [{ payload: 'leaf' }]);
       return leaf?.id ?? '';
     },
   },
@@ -84,8 +84,8 @@ const PATHS: Record<string, Path> = {
     times: 2,
     run: async (q) => {
       const { id } = await q.enqueue('held');
-      await q.claim(1);
-      await until(async () => (await q.reap()) === 1, 'the expired lease reaped');
+      await q.leases().claim(1);
+      await until(async () => (await q.maintenance().reap()) === 1, 'the expired lease reaped');
       return id;
     },
   },
@@ -93,9 +93,9 @@ const PATHS: Record<string, Path> = {
     times: 2,
     run: async (q) => {
       const { id } = await q.enqueue('doomed');
-      const held = await q.claim(60_000);
+      const held = await q.leases().claim(60_000);
       if (held === undefined) throw new Error('nothing claimed');
-      await q.retry(held, 0, 1, 'dead at once');
+      await q.leases().retry(held, 0, 1, 'dead at once');
       await q.reprocess(id);
       return id;
     },

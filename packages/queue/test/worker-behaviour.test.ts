@@ -92,7 +92,7 @@ describe('Worker behaviour', () => {
   it('(a) hands a crashed holder\'s job to a live worker once its lease lapses, with attempts 2', async () => {
     const q = await open<string>();
     const { id } = await q.enqueue('orphan');
-    const crashed = await q.claim(100);
+    const crashed = await q.leases().claim(100);
     expect(crashed?.attempts).toBe(1);
     const seen: number[] = [];
     await withWorker(q, (job) => void seen.push(job.attempts), { leaseMs: 1_000, maintenanceMs: 20, blockMs: 50 }, async () => {
@@ -108,16 +108,16 @@ describe('Worker behaviour', () => {
     try {
       const other = await Queue.open<string>(q.name, { connection: elsewhere });
       const { id } = await q.enqueue('contested');
-      const stale = await q.claim(50);
+      const stale = await q.leases().claim(50);
       await sleep(80);
-      expect(await q.reap()).toBe(1);
-      const live = await other.claim(30_000);
+      expect(await q.maintenance().reap()).toBe(1);
+      const live = await other.leases().claim(30_000);
       expect(live?.attempts).toBe(2);
       const before = await hgetall(conn, q.keys.job(id));
-      expectError(await rejection(q.complete(stale as NonNullable<typeof stale>)), StaleError);
+      expectError(await rejection(q.leases().complete(stale as NonNullable<typeof stale>)), StaleError);
       expect(await hgetall(conn, q.keys.job(id))).toEqual(before);
       expect(await q.getState(id)).toBe('active');
-      await other.complete(live as NonNullable<typeof live>);
+      await other.leases().complete(live as NonNullable<typeof live>);
       expect(await q.counts('completed', 'active')).toEqual({ completed: 1, active: 0 });
     } finally {
       await elsewhere.close();

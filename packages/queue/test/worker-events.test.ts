@@ -93,7 +93,7 @@ describe('Worker events', () => {
     const q = await open<string>();
     const { id } = await q.enqueue('held');
     // Leased by someone who never settles: its lease lapses and the sweep hands it on.
-    expect((await q.claim(30))?.id).toBe(id);
+    expect((await q.leases().claim(30))?.id).toBe(id);
     const stalled: WorkerEvents<string>['stalled'][] = [];
     const worker = await Worker.start(q, () => 'done', { ...quiet, stalled: { maxStalled: 3 } });
     worker.on('stalled', (e) => stalled.push(e));
@@ -142,9 +142,9 @@ describe('Worker controls', () => {
       expect(worker.isPaused).toBe(true);
       await q.enqueue('second');
       // A paused worker's claim would have taken it by now; a second worker proves it was claimable.
-      const probe = await q.claim(30_000);
+      const probe = await q.leases().claim(30_000);
       expect(probe?.payload).toBe('second');
-      if (probe) await q.complete(probe);
+      if (probe) await q.leases().complete(probe);
       await q.enqueue('third');
       const resumed = new Promise<void>((resolve) => worker.once('completed', () => resolve()));
       worker.resume();

@@ -24,3 +24,21 @@ export {
   type SpawnedRedisTarget,
 } from './use-redis.js';
 export { rejection, sleep, waitFor, type WaitOptions } from './wait.js';
+export { checkHistory, formatOperation, formatViolation, type CheckOptions, type CheckResult, type Rule, type Violation } from './history/checker.js';
+export { History, type Operation, type Recorded } from './history/operations.js';
+export { InjectedClock } from './faults/clock.js';
+export {
+  aofRestartFault,
+  clientPauseFault,
+  clockJumpFault,
+  linkFault,
+  masterKillFault,
+  memoryFullFault,
+  processKillFault,
+  sentinelFailoverFault,
+  type Fault,
+  type LinkFaultMode,
+  type ProcessPool,
+} from './faults/injectors.js';
+export { seededRandom } from './faults/random.js';
+export { planFaults, runFaults, type FaultRun, type FaultStep, type PlanOptions, type RunFaultsOptions, type StepOutcome } from './faults/schedule.js';

@@ -9,7 +9,14 @@ export type LinkMode =
   /** Kept in the proxy, in order, until {@link LinkProxy.release} (or lost with the link). */
   | { readonly kind: 'hold' }
   /** Forwarded `ms` after they arrived, in order: a slow link. */
-  | { readonly kind: 'lag'; readonly ms: number };
+  | { readonly kind: 'lag'; readonly ms: number }
+  /**
+   * Dropped: a half-open link. What the client sends still reaches the target and runs there, but
+   * no reply ever comes back and no reset tells the client so.
+   */
+  | { readonly kind: 'blackhole' }
+  /** Dropped both ways: nothing the client sends reaches the target, nothing comes back. */
+  | { readonly kind: 'partition' };
 
 /** Options for {@link startLinkProxy}. */
 export interface LinkProxyOptions {
@@ -33,7 +40,15 @@ export interface LinkProxy {
   hold(): void;
   /** Delays what the target sends by `ms` from now on; what is held is sent first. */
   lag(ms: number): void;
-  /** Sends what is held and forwards at once from now on. */
+  /** Drops what the target sends from now on, without a reset: a half-open link (see {@link LinkMode}). */
+  blackhole(): void;
+  /** Drops what either side sends from now on, without a reset: a silent partition. */
+  partition(): void;
+  /**
+   * Sends what is held and forwards at once, both ways, from now on. A connection that had bytes
+   * dropped (blackhole, partition) is closed instead: TCP never resumes a stream with a hole in it,
+   * so a real half-open socket ends in a reset, not in replies out of step.
+   */
   release(): void;
   /**
    * Drops every proxied connection now; what is held is lost with them, as when the target dies
@@ -48,6 +63,10 @@ interface Pair {
   readonly client: Socket;
   readonly upstream: Socket;
   held: Buffer[];
+  /** Bytes on their way under `lag`, oldest first, each with the time it is due. */
+  delayed: { readonly chunk: Buffer; readonly due: number }[];
+  /** Bytes were dropped on this link: its byte stream has a hole TCP would never leave. */
+  lost: boolean;
 }
 
 class TcpLinkProxy implements LinkProxy {
@@ -84,9 +103,12 @@ class TcpLinkProxy implements LinkProxy {
     client.on('error', () => undefined);
     const upstream = connect(target.port, target.host);
     upstream.on('error', () => undefined);
-    const pair: Pair = { client, upstream, held: [] };
+    const pair: Pair = { client, upstream, held: [], delayed: [], lost: false };
     this.#pairs.add(pair);
-    client.on('data', (chunk: Buffer) => upstream.write(chunk));
+    client.on('data', (chunk: Buffer) => {
+      if (this.#mode.kind !== 'partition') upstream.write(chunk);
+      else pair.lost = true;
+    });
     upstream.on('data', (chunk: Buffer) => this.#downstream(pair, chunk));
     const end = (): void => {
       // Bytes still held die with the link: the target that sent them is gone.
@@ -103,43 +125,83 @@ class TcpLinkProxy implements LinkProxy {
     const mode = this.#mode;
     if (mode.kind === 'open') pair.client.write(chunk);
     else if (mode.kind === 'hold') pair.held.push(chunk);
-    else this.#later(pair, chunk, mode.ms);
+    else if (mode.kind === 'lag') this.#later(pair, chunk, mode.ms);
+    // blackhole and partition: the bytes are gone, as on a link that lost them.
+    else pair.lost = true;
   }
 
   #later(pair: Pair, chunk: Buffer, ms: number): void {
-    // Timers of one delay fire in the order they were set, so the stream keeps its order.
+    pair.delayed.push({ chunk, due: Date.now() + ms });
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
-      if (this.#pairs.has(pair)) pair.client.write(chunk);
+      this.#deliverDue(pair);
     }, ms);
     this.#timers.add(timer);
   }
 
-  #flush(): void {
+  /** Writes the delayed bytes that are due, strictly in arrival order (a later, shorter lag waits its turn). */
+  #deliverDue(pair: Pair): void {
+    if (!this.#pairs.has(pair)) return;
+    const now = Date.now();
+    while (pair.delayed.length > 0 && (pair.delayed[0] as Pair['delayed'][number]).due <= now) {
+      pair.client.write((pair.delayed.shift() as Pair['delayed'][number]).chunk);
+    }
+  }
+
+  /**
+   * Ends the lag of what is on its way before the mode changes, so no byte overtakes another: it is
+   * held with the rest (`toHeld`) or delivered now, and then what is held (when `flushHeld`).
+   */
+  #settle(toHeld: boolean, flushHeld: boolean): void {
     for (const pair of this.#pairs) {
+      const delayed = pair.delayed.map((d) => d.chunk);
+      pair.delayed = [];
+      if (toHeld) pair.held = [...delayed, ...pair.held];
+      else for (const chunk of delayed) pair.client.write(chunk);
+      if (!flushHeld) continue;
       for (const chunk of pair.held) pair.client.write(chunk);
       pair.held = [];
     }
   }
 
   hold(): void {
+    this.#settle(true, false);
     this.#mode = { kind: 'hold' };
   }
 
   lag(ms: number): void {
     if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`lag must be a whole number of ms >= 0, got ${String(ms)}`);
-    this.#flush();
+    this.#settle(false, true);
     this.#mode = { kind: 'lag', ms };
   }
 
+  blackhole(): void {
+    this.#settle(false, false);
+    this.#mode = { kind: 'blackhole' };
+  }
+
+  partition(): void {
+    this.#settle(false, false);
+    this.#mode = { kind: 'partition' };
+  }
+
   release(): void {
-    this.#flush();
+    // TCP never delivers a stream with a hole in it: a link that lost bytes ends (the reset a real
+    // half-open socket meets at last) rather than resuming out of step.
+    for (const pair of [...this.#pairs]) {
+      if (!pair.lost) continue;
+      this.#pairs.delete(pair);
+      pair.client.destroy();
+      pair.upstream.destroy();
+    }
+    this.#settle(false, true);
     this.#mode = { kind: 'open' };
   }
 
   cut(): void {
     for (const pair of [...this.#pairs]) {
       pair.held = [];
+      pair.delayed = [];
       pair.client.destroy();
       pair.upstream.destroy();
     }
@@ -164,7 +226,8 @@ class TcpLinkProxy implements LinkProxy {
 
 /**
  * Starts a TCP proxy on a free loopback port in front of `target`, whose target-to-client direction
- * can be held, slowed or released. Put it between a primary and its replica
+ * can be held, slowed, blackholed or released, and which can drop both directions (a partition).
+ * Point a client at it to see what a half-open link does to it. Put it between a primary and its replica
  * (`--replicaof 127.0.0.1 <proxy.port>`) to open the asynchronous replication window as wide as a
  * test needs: writes the primary acknowledged stay in the proxy, not on the replica, and `WAIT`
  * cannot count the replica until they are released. The replica's own acks flow through untouched.

@@ -36,15 +36,15 @@ export const batchSettlement: Scenario[] = [
 
       const q = await env.queue();
       await fill(env, q, 4);
-      const batch = await q.claimBatch(4, 30_000);
+      const batch = await q.leases().claimBatch(4, 30_000);
       assert.equal(batch.length, 4);
       const [done, again, dying, later] = batch as [ClaimedJob<unknown>, ClaimedJob<unknown>, ClaimedJob<unknown>, ClaimedJob<unknown>];
       const settled = new Map<string, Entry>();
-      await q.complete(done);
+      await q.leases().complete(done);
       settled.set(done.id, { verdict: 'ok', outcome: 'ok' });
-      settled.set(again.id, { verdict: { error: 'e' }, outcome: await q.retry(again, 60_000, 3, 'e') });
-      settled.set(dying.id, { verdict: { error: 'e' }, outcome: await q.retry(dying, 0, 1, 'e') });
-      await q.delay(later, 60_000);
+      settled.set(again.id, { verdict: { error: 'e' }, outcome: await q.leases().retry(again, 60_000, 3, 'e') });
+      settled.set(dying.id, { verdict: { error: 'e' }, outcome: await q.leases().retry(dying, 0, 1, 'e') });
+      await q.leases().delay(later, 60_000);
       settled.set(later.id, { verdict: { delay: 60_000 }, outcome: 'ok' });
       const part = partitionBatch(
         batch.map((j) => j.id),
@@ -65,15 +65,15 @@ export const batchSettlement: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const [id] = (await fill(env, q, 1)) as [JobId];
-      const [job] = await q.claimBatch(2, 30_000);
-      await q.delay(present(job, 'the claimed member'), 250);
+      const [job] = await q.leases().claimBatch(2, 30_000);
+      await q.leases().delay(present(job, 'the claimed member'), 250);
       assert.deepEqual(await hgetall(env, q.keys.job(id)), { state: 'scheduled', attempts: '1', payload: q.codec.encode(0) });
       assert.deepEqual(await setsHolding(env, q, id), ['schedule']);
-      assert.equal((await q.claimBatch(2, 30_000)).length, 0);
-      assert.equal(await q.promote(), 0);
+      assert.equal((await q.leases().claimBatch(2, 30_000)).length, 0);
+      assert.equal(await q.maintenance().promote(), 0);
       await sleep(300);
-      assert.equal(await q.promote(), 1);
-      const [next] = await q.claimBatch(2, 30_000);
+      assert.equal(await q.maintenance().promote(), 1);
+      const [next] = await q.leases().claimBatch(2, 30_000);
       assert.deepEqual([next?.id, next?.attempts], [id, 2]);
     },
   },
@@ -85,18 +85,18 @@ export const batchSettlement: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const [id] = (await fill(env, q, 1)) as [JobId];
-      const [first] = await q.claimBatch(1, 30);
+      const [first] = await q.leases().claimBatch(1, 30);
       await sleep(60);
-      assert.equal(await q.reap(), 1);
-      const second = present((await q.claimBatch(1, 30_000))[0], 'the re-claimed member');
+      assert.equal(await q.maintenance().reap(), 1);
+      const second = present((await q.leases().claimBatch(1, 30_000))[0], 'the re-claimed member');
       assert.equal(second.attempts, 2);
       const lease = await zscore(env, q.keys.active, id);
-      assertError(await rejection(q.delay(present(first, 'the first holder'), 1_000)), StaleError);
+      assertError(await rejection(q.leases().delay(present(first, 'the first holder'), 1_000)), StaleError);
       assert.equal(await zscore(env, q.keys.active, id), lease);
       assert.equal(await env.command('HGET', q.keys.job(id), 'state'), 'active');
-      await q.delay(second, 1_000);
+      await q.leases().delay(second, 1_000);
       assertFields(await hgetall(env, q.keys.job(id)), { state: 'scheduled', attempts: '2' }, 'row');
-      assertError(await rejection(q.delay({ id: env.mintId('JOB'), attempts: 1 }, 1_000)), GoneError);
+      assertError(await rejection(q.leases().delay({ id: env.mintId('JOB'), attempts: 1 }, 1_000)), GoneError);
       assert.equal(await depth(env, q), 0);
     },
   },

@@ -39,7 +39,7 @@ export const batches: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const ids = await fill(env, q, 8);
-      const batch = await q.claimBatch(4, 30_000);
+      const batch = await q.leases().claimBatch(4, 30_000);
       assert.deepEqual(
         batch.map((j) => j.id),
         ids.slice(0, 4),
@@ -67,14 +67,14 @@ export const batches: Scenario[] = [
       const q = await env.queue();
       const ids = await fill(env, q, 3);
       assert.deepEqual(
-        (await q.claimBatch(5, 30_000)).map((j) => j.id),
+        (await q.leases().claimBatch(5, 30_000)).map((j) => j.id),
         ids,
       );
-      assert.equal((await q.claimBatch(5, 30_000)).length, 0);
+      assert.equal((await q.leases().claimBatch(5, 30_000)).length, 0);
       assert.equal(await count(env, 'ZCARD', q.keys.active), 3);
       const waiting = await fill(env, q, 2);
       await q.pause();
-      assert.equal((await q.claimBatch(5, 30_000)).length, 0);
+      assert.equal((await q.leases().claimBatch(5, 30_000)).length, 0);
       assert.deepEqual(await env.command('ZRANGE', q.keys.pending, 0, -1), waiting);
     },
   },
@@ -86,18 +86,18 @@ export const batches: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const [a, b, c] = (await fill(env, q, 3)) as [JobId, JobId, JobId];
-      const batch = await q.claimBatch(3, 30_000);
+      const batch = await q.leases().claimBatch(3, 30_000);
       assert.equal(batch.length, 3);
       for (const job of batch) {
-        if (job.id === b) assert.equal(await q.retry(job, 10, 3, 'member b failed'), 'scheduled');
-        else await q.complete(job);
+        if (job.id === b) assert.equal(await q.leases().retry(job, 10, 3, 'member b failed'), 'scheduled');
+        else await q.leases().complete(job);
       }
       assertFields(await hgetall(env, q.keys.job(b)), { state: 'scheduled', last_error: 'member b failed' }, 'row b');
       assert.equal(await count(env, 'EXISTS', q.keys.job(a), q.keys.job(c)), 0);
       await sleep(30);
-      assert.equal(await q.promote(), 1);
+      assert.equal(await q.maintenance().promote(), 1);
       assert.deepEqual(
-        (await q.claimBatch(3, 30_000)).map((j) => [j.id, j.attempts]),
+        (await q.leases().claimBatch(3, 30_000)).map((j) => [j.id, j.attempts]),
         [[b, 2]],
       );
     },
@@ -126,9 +126,9 @@ export const batches: Scenario[] = [
       await fill(env, q, 1);
       const decision = decideBatch(await depth(env, q), 0, minSize, 10_000);
       assert.deepEqual(decision, { action: 'flush', size: minSize });
-      const batch = await q.claimBatch(decision.size, 30_000);
+      const batch = await q.leases().claimBatch(decision.size, 30_000);
       assert.ok(batch.length >= minSize, `a batch of at least ${minSize}`);
-      for (const job of batch) await q.complete(job);
+      for (const job of batch) await q.leases().complete(job);
       assert.deepEqual({ ...(await q.counts('pending', 'active', 'completed')) }, { pending: 0, active: 0, completed: minSize });
     },
   },
@@ -152,7 +152,7 @@ export const batches: Scenario[] = [
       const decision = decideBatch(await depth(env, q), clock.now - since, minSize, timeoutMs);
       assert.deepEqual(decision, { action: 'flush', size: 3 });
       assert.deepEqual(
-        (await q.claimBatch(decision.size, 30_000)).map((j) => j.id),
+        (await q.leases().claimBatch(decision.size, 30_000)).map((j) => j.id),
         ids,
       );
     },

@@ -10,19 +10,19 @@ const ids = (env: ScenarioEnv, n: number): JobId[] => Array.from({ length: n }, 
 
 /** Claims `id` from `q` with token 1 and completes it. */
 async function run(q: Queue, id: string, what: string): Promise<void> {
-  await q.complete(await claimed(q, id, what));
+  await q.leases().complete(await claimed(q, id, what));
 }
 
 /** Claims `id` from `q` with token 1 and retries it at the cap, so it dies and its flow arm runs. */
 async function kill(q: Queue, id: string, error: string): Promise<void> {
-  assert.equal(await q.retry(await claimed(q, id, `the dying ${id}`), 0, 1, error), 'dead');
+  assert.equal(await q.leases().retry(await claimed(q, id, `the dying ${id}`), 0, 1, error), 'dead');
 }
 
 /** Sweeps `q`'s outbox until it is empty; answers how many signals went out. */
 async function sweepAll(q: Queue): Promise<number> {
   let total = 0;
   for (;;) {
-    const done = await q.deliverOutbox();
+    const done = await q.maintenance().deliverOutbox();
     assert.equal(done.poisoned, false);
     if (done.delivered === 0) return total;
     total += done.delivered;
@@ -99,8 +99,8 @@ export const flowTrees: Scenario[] = [
       await run(q, p1, 'flow 1, released parent');
       await sweep(x, 1);
       await run(q, p2, 'flow 2, released parent');
-      assert.equal(await q.claim(30_000), undefined);
-      assert.equal(await x.claim(30_000), undefined);
+      assert.equal(await q.leases().claim(30_000), undefined);
+      assert.equal(await x.leases().claim(30_000), undefined);
       assert.equal(await q.getState(p3), 'awaiting_children');
     },
   },

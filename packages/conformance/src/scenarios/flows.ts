@@ -38,14 +38,14 @@ export async function inSet(env: ScenarioEnv, q: Queue, set: 'pending' | 'active
 
 /** Claims the next job of `q`, which must be `id` with token 1. */
 export async function claimed(q: Queue, id: string, what: string): Promise<ClaimedJob<unknown>> {
-  const job = present(await q.claim(30_000), what);
+  const job = present(await q.leases().claim(30_000), what);
   assert.deepEqual([job.id, job.attempts], [id, 1], what);
   return job;
 }
 
 /** Delivers `q`'s outbox, which must deliver exactly `n` signals. */
 export async function sweep(q: Queue, n: number): Promise<void> {
-  const done = await q.deliverOutbox();
+  const done = await q.maintenance().deliverOutbox();
   assert.deepEqual([done.delivered, done.poisoned], [n, false], `the sweep of ${q.name}`);
 }
 
@@ -79,7 +79,7 @@ export const flows: Scenario[] = [
       const first = await claimed(q, c1, 'the first child');
       const second = await claimed(q, c2, 'the second child');
       assert.deepEqual([first.parent?.id, first.parent?.policy, second.parent?.policy], [pid, 'fp', 'id']);
-      assert.equal(await q.claim(30_000), undefined);
+      assert.equal(await q.leases().claim(30_000), undefined);
     },
   },
   {
@@ -99,12 +99,12 @@ export const flows: Scenario[] = [
       });
       const j1 = await claimed(q, c1, 'child 1');
       const j2 = await claimed(q, c2, 'child 2');
-      await q.complete(j1);
-      assertError(await rejection(q.complete({ id: c1, attempts: 99, parent: j1.parent })), GoneError);
+      await q.leases().complete(j1);
+      assertError(await rejection(q.leases().complete({ id: c1, attempts: 99, parent: j1.parent })), GoneError);
       assert.equal(await deps(env, q, pid), '1');
-      assert.equal(await q.claim(30_000), undefined);
+      assert.equal(await q.leases().claim(30_000), undefined);
       assert.equal(await q.getState(pid), 'awaiting_children');
-      await q.complete(j2);
+      await q.leases().complete(j2);
       assert.equal(await deps(env, q, pid), '0');
       assert.deepEqual(await hgetall(env, q.keys.jobSub(pid, 'processed')), { [c1]: c1, [c2]: c2 });
       assert.equal(await q.getState(pid), 'pending');
@@ -131,9 +131,9 @@ export const flows: Scenario[] = [
       assert.equal(await q.dependencies(pid), 2);
       const j1 = await claimed(q, c1, 'child 1');
       const j2 = await claimed(q, c2, 'child 2');
-      await q.complete(j1, `r-${c1}`);
+      await q.leases().complete(j1, `r-${c1}`);
       assert.equal(await q.dependencies(pid), 1);
-      await q.complete(j2, `r-${c2}`);
+      await q.leases().complete(j2, `r-${c2}`);
       assert.equal(await q.dependencies(pid), 0);
       const values = { [c1]: `r-${c1}`, [c2]: `r-${c2}` };
       assert.deepEqual({ ...(await q.childrenValues(pid)) }, values);
@@ -154,11 +154,11 @@ export const flows: Scenario[] = [
       assert.equal(await parentQ.getState(pid), 'awaiting_children');
       const child = await claimed(childQ, cid, 'the child');
       assert.deepEqual(child.parent && [child.parent.id, child.parent.queue], [pid, parentQ.name]);
-      await childQ.complete(child, 'the-result');
+      await childQ.leases().complete(child, 'the-result');
       const [entry] = await outbox(env, childQ);
       assert.equal(await count(env, 'LLEN', childQ.keys.flowOutbox), 1);
       assert.equal(await deps(env, parentQ, pid), '1');
-      assert.equal(await parentQ.claim(30_000), undefined);
+      assert.equal(await parentQ.leases().claim(30_000), undefined);
 
       await sweep(childQ, 1);
       assert.deepEqual(await outbox(env, childQ), []);
@@ -189,19 +189,19 @@ export const flows: Scenario[] = [
           { id: c2, payload: 'b' },
         ],
       });
-      assert.equal(await q.retry(await claimed(q, c1, 'child 1'), 0, 1, 'boom'), 'dead');
+      assert.equal(await q.leases().retry(await claimed(q, c1, 'child 1'), 0, 1, 'boom'), 'dead');
       assert.equal(await env.command('HGET', q.keys.job(pid), 'state'), 'dead');
       assert.equal(await inSet(env, q, 'dead', pid), true);
       assert.equal(await inSet(env, q, 'dead', c1), true);
       assert.deepEqual(await failedChildren(env, q, pid), { [c1]: 'boom' });
       // The sibling's later completion cannot bring a dead parent back.
-      await q.complete(await claimed(q, c2, 'child 2'));
+      await q.leases().complete(await claimed(q, c2, 'child 2'));
       assert.equal(await env.command('HGET', q.keys.job(pid), 'state'), 'dead');
       assert.equal(await inSet(env, q, 'pending', pid), false);
 
       const childQ = await otherSlot(env, [q], 'xqf');
       const { id: xp } = await q.addFlow({ parent: { payload: 'p' }, children: [{ id: xc, payload: 'c', queue: childQ.name }] });
-      assert.equal(await childQ.retry(await claimed(childQ, xc, 'the cross child'), 0, 1, 'bad\0bytes'), 'dead');
+      assert.equal(await childQ.leases().retry(await claimed(childQ, xc, 'the cross child'), 0, 1, 'bad\0bytes'), 'dead');
       assert.equal(await inSet(env, childQ, 'dead', xc), true);
       const [entry] = await outbox(env, childQ);
       assert.equal(await q.getState(xp), 'awaiting_children');

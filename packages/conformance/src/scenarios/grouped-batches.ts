@@ -17,7 +17,7 @@ export const groupedBatches: Scenario[] = [
         await q.enqueueInLane(a, i);
         await q.enqueueInLane(b, i);
       }
-      const batch = await q.laneBatchClaim(30_000);
+      const batch = await q.leases().laneBatchClaim(30_000);
       assert.equal(batch.length, 10);
       const g = present(batch[0]?.group, 'the rotated lane');
       assert.equal(g, a, 'the rotation chose the first lane rung');
@@ -42,13 +42,13 @@ export const groupedBatches: Scenario[] = [
       const a = env.mintId('PRT');
       await q.laneLimit(a, 3);
       await fillLane(q, a, 8);
-      const batch = await q.laneBatchClaim(30_000);
+      const batch = await q.leases().laneBatchClaim(30_000);
       assert.equal(batch.length, 3);
       assert.deepEqual(await hgetall(env, q.keys.gactive), { [a]: '3' });
-      assert.equal((await q.laneBatchClaim(30_000)).length, 0);
-      await q.complete(present(batch[0], 'a batch member'));
+      assert.equal((await q.leases().laneBatchClaim(30_000)).length, 0);
+      await q.leases().complete(present(batch[0], 'a batch member'));
       assert.deepEqual(await hgetall(env, q.keys.gactive), { [a]: '2' });
-      assert.equal((await q.laneBatchClaim(30_000)).length, 1);
+      assert.equal((await q.leases().laneBatchClaim(30_000)).length, 1);
       assert.deepEqual(await hgetall(env, q.keys.gactive), { [a]: '3' });
       assert.deepEqual([...(await q.laneDepths([a]))], [4]);
     },
@@ -67,15 +67,15 @@ export const groupedBatches: Scenario[] = [
       await fillLane(q, l2, 4);
       const seen = new Set<string>();
       for (let i = 0; i < 9; i++) {
-        const batch = await q.laneBatchClaim(30_000);
+        const batch = await q.leases().laneBatchClaim(30_000);
         assert.ok(batch.length <= 2, 'a batch never passes the lane limit');
         for (const job of batch) {
           seen.add(present(job.group, 'the served lane'));
-          await q.complete(job);
+          await q.leases().complete(job);
         }
       }
       assert.ok(seen.has(l1) && seen.has(l2), 'both light lanes were served within 9 batches');
-      await drainAll(q, () => q.laneBatchClaim(30_000));
+      await drainAll(q, () => q.leases().laneBatchClaim(30_000));
       assert.deepEqual([...(await q.laneDepths([heavy, l1, l2]))], [0, 0, 0]);
       assert.deepEqual(await hgetall(env, q.keys.gactive), {});
       assert.deepEqual(await lrange(env, q.keys.ring), []);

@@ -10,7 +10,7 @@ export async function drainAll(q: Queue, claim: () => Promise<readonly ClaimedJo
   for (;;) {
     const batch = await claim();
     if (batch.length === 0) return served;
-    for (const job of batch) await q.complete(job);
+    for (const job of batch) await q.leases().complete(job);
     served += batch.length;
   }
 }
@@ -37,11 +37,11 @@ export const lanes: Scenario[] = [
       assert.equal(await env.command('HGET', q.keys.job(id), 'group'), dst);
       assert.deepEqual(await lrange(env, q.keys.ring), [dst]);
       assert.equal(await q.laneReassign(id, dst), 'noop');
-      const served = present(await q.laneClaim(30_000), 'the lane claim');
+      const served = present(await q.leases().laneClaim(30_000), 'the lane claim');
       assert.deepEqual([served.id, served.payload, served.attempts, served.group], [id, 'job', 1, dst]);
       assert.deepEqual(await hgetall(env, q.keys.gactive), { [dst]: '1' });
-      assert.equal(await q.laneClaim(30_000), undefined);
-      await q.complete(served);
+      assert.equal(await q.leases().laneClaim(30_000), undefined);
+      await q.leases().complete(served);
       assert.deepEqual(await hgetall(env, q.keys.gactive), {});
     },
   },
@@ -58,7 +58,7 @@ export const lanes: Scenario[] = [
       const { id: plain } = await q.enqueueInLane(a, 'plain');
       const { id: bJob } = await q.enqueueInLane(b, 'b');
       assert.equal(await q.registerRepeat('nightly', { everyMs: 60_000, template: 'tpl' }), 'registered');
-      assert.equal((await q.laneClaim(30_000))?.id, inFlight);
+      assert.equal((await q.leases().laneClaim(30_000))?.id, inFlight);
       assert.equal(await q.addLog(withLogs, 'line'), 1);
       assert.deepEqual(await lrange(env, q.keys.ring), [b, a]);
 
@@ -87,10 +87,10 @@ export const lanes: Scenario[] = [
       const [g, h] = [env.mintId('PRT'), env.mintId('PRT')];
       const { id: gJob } = await q.enqueueInLane(g, 'g');
       const { id: hJob } = await q.enqueueInLane(h, 'h');
-      assert.equal((await q.laneClaim(30))?.id, gJob);
-      assert.equal((await q.laneClaim(30))?.id, hJob);
+      assert.equal((await q.leases().laneClaim(30))?.id, gJob);
+      assert.equal((await q.leases().laneClaim(30))?.id, hJob);
       await sleep(60);
-      assert.equal(await q.reapGroup(g), 1);
+      assert.equal(await q.maintenance().reapGroup(g), 1);
       assert.equal(await zscore(env, q.keys.lane(g), gJob), 0);
       assert.equal(await count(env, 'ZCARD', q.keys.lane(g)), 1);
       assert.equal(await env.command('HGET', q.keys.job(gJob), 'state'), 'pending');
@@ -100,11 +100,11 @@ export const lanes: Scenario[] = [
       assert.notEqual(await zscore(env, q.keys.active, hJob), null);
       assert.deepEqual(await lrange(env, q.keys.ring), [g]);
 
-      const again = present(await q.laneClaim(30_000), 'the re-claim');
+      const again = present(await q.leases().laneClaim(30_000), 'the re-claim');
       assert.deepEqual([again.id, again.payload, again.attempts, again.group], [gJob, 'g', 2, g]);
-      await q.complete(again);
+      await q.leases().complete(again);
       assert.deepEqual(await hgetall(env, q.keys.gactive), { [h]: '1' });
-      assert.equal(await q.reapGroup(env.mintId('PRT')), 0);
+      assert.equal(await q.maintenance().reapGroup(env.mintId('PRT')), 0);
       assert.notEqual(await zscore(env, q.keys.active, hJob), null);
     },
   },
@@ -125,7 +125,7 @@ export const weightedLanes: Scenario[] = [
       await q.laneWeight(light, 1);
       const served = new Map<string, number>();
       for (let i = 0; i < 40; i++) {
-        for (const job of await q.laneWeightedClaim(30_000)) {
+        for (const job of await q.leases().laneWeightedClaim(30_000)) {
           assert.notEqual(await zscore(env, q.keys.active, job.id), null, `${job.id} has a lease score`);
           const g = present(job.group, 'the served lane');
           served.set(g, (served.get(g) ?? 0) + 1);
@@ -153,13 +153,13 @@ export const weightedLanes: Scenario[] = [
       await q.laneWeight(l2, 1);
       const seen = new Set<string>();
       for (let i = 0; i < 9; i++) {
-        for (const job of await q.laneWeightedClaim(30_000)) {
+        for (const job of await q.leases().laneWeightedClaim(30_000)) {
           seen.add(present(job.group, 'the served lane'));
-          await q.complete(job);
+          await q.leases().complete(job);
         }
       }
       assert.ok(seen.has(l1) && seen.has(l2), 'both light lanes were served within 9 claims');
-      await drainAll(q, () => q.laneWeightedClaim(30_000));
+      await drainAll(q, () => q.leases().laneWeightedClaim(30_000));
       assert.deepEqual([...(await q.laneDepths([heavy, l1, l2]))], [0, 0, 0]);
       assert.deepEqual(await lrange(env, q.keys.ring), []);
       assert.deepEqual(await hgetall(env, q.keys.gactive), {});

@@ -14,7 +14,7 @@ export const readPlane: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       for (let n = 0; n < 4; n++) await q.enqueue(n);
-      present(await q.claim(30_000), 'a claimed job');
+      present(await q.leases().claim(30_000), 'a claimed job');
       await q.enqueue(9, { delayMs: 60_000 });
       assert.deepEqual({ ...(await q.counts('pending', 'active', 'scheduled', 'dead')) }, { pending: 3, active: 1, scheduled: 1, dead: 0 });
       const sent = env.stats().commands;
@@ -31,7 +31,7 @@ export const readPlane: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id: active } = await q.enqueue('a');
-      present(await q.claim(30_000), 'a claimed job');
+      present(await q.leases().claim(30_000), 'a claimed job');
       const { id: scheduled } = await q.enqueue('s', { delayMs: 60_000 });
       const missing = env.mintId('JOB');
       assert.equal(await q.getState(active), 'active');
@@ -51,7 +51,7 @@ export const readPlane: Scenario[] = [
       const q = await env.queue();
       await q.enqueue('m');
       assert.deepEqual({ ...(await q.getMetrics('completed')) }, { count: 0, dataPoints: 0 });
-      await q.complete(present(await q.claim(30_000), 'a claimed job'));
+      await q.leases().complete(present(await q.leases().claim(30_000), 'a claimed job'));
       assert.deepEqual({ ...(await q.getMetrics('completed')) }, { count: 1, dataPoints: 0 });
       assert.deepEqual({ ...(await q.getMetrics('failed')) }, { count: 0, dataPoints: 0 });
       assert.equal(await count(env, 'EXISTS', q.keys.metricsCompletedData, q.keys.metricsFailedData, q.keys.metricsFailed), 0);
@@ -81,7 +81,7 @@ export const readPlane: Scenario[] = [
       await q.enqueue('r');
       assert.equal(await q.isMaxed(), false);
       assert.equal(await env.run('is_maxed', [q.keys.meta, q.keys.active]), 0);
-      present(await q.claim(30_000), 'a claimed job');
+      present(await q.leases().claim(30_000), 'a claimed job');
       assert.equal(await q.isMaxed(), true);
       assertError(await rejection(env.run('is_maxed', [q.keys.meta, q.keys.active])), RateError, { errorClass: 'EMQRATE' });
       assert.equal(await count(env, 'ZCARD', q.keys.active), 1);
@@ -117,10 +117,10 @@ export const operatorPlane: Scenario[] = [
       const { id } = await q.enqueue('p');
       await q.pause();
       assert.equal(await count(env, 'HEXISTS', q.keys.meta, 'paused'), 1);
-      assert.equal(await q.claim(30_000), undefined);
+      assert.equal(await q.leases().claim(30_000), undefined);
       assert.equal(await zscore(env, q.keys.pending, id), 0);
       await q.resume();
-      const job = present(await q.claim(30_000), 'the claim after resume');
+      const job = present(await q.leases().claim(30_000), 'the claim after resume');
       assert.equal(job.id, id);
       assert.equal(job.attempts, 1);
     },
@@ -133,7 +133,7 @@ export const operatorPlane: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id: active } = await q.enqueue(0);
-      present(await q.claim(30_000), 'a claimed job');
+      present(await q.leases().claim(30_000), 'a claimed job');
       const pending: JobId[] = [];
       for (let n = 1; n <= 3; n++) pending.push((await q.enqueue(n)).id);
       assert.equal(await q.drain(), 3);
@@ -151,9 +151,9 @@ export const operatorPlane: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       await q.enqueue('d');
-      assert.equal(await q.retry(present(await q.claim(30_000), 'a claimed job'), 0, 1, 'x'), 'dead');
+      assert.equal(await q.leases().retry(present(await q.leases().claim(30_000), 'a claimed job'), 0, 1, 'x'), 'dead');
       await q.enqueue('a');
-      assert.equal((await q.claim(30_000))?.payload, 'a');
+      assert.equal((await q.leases().claim(30_000))?.payload, 'a');
       const { id: pending } = await q.enqueue('p');
       await q.enqueue('s', { delayMs: 60_000 });
       const sets: CountName[] = ['pending', 'active', 'scheduled', 'dead'];
@@ -249,14 +249,14 @@ export const operatorPlane: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue('x');
-      assert.equal(await q.retry(present(await q.claim(30_000), 'a claimed job'), 0, 1, 'boom'), 'dead');
+      assert.equal(await q.leases().retry(present(await q.leases().claim(30_000), 'a claimed job'), 0, 1, 'boom'), 'dead');
       await q.reprocess(id);
       const row = await hgetall(env, q.keys.job(id));
       assert.deepEqual(row, { state: 'pending', attempts: '1', payload: q.codec.encode('x') });
       assert.deepEqual(await setsHolding(env, q, id), ['pending']);
       assertError(await rejection(q.reprocess(id)), StateError, { detail: 'not dead' });
       assert.deepEqual(await hgetall(env, q.keys.job(id)), row);
-      assert.equal((await q.claim(30_000))?.attempts, 2);
+      assert.equal((await q.leases().claim(30_000))?.attempts, 2);
     },
   },
 ];

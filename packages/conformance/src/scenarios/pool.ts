@@ -23,7 +23,7 @@ export const pool: Scenario[] = [
       assert.deepEqual(await hgetall(env, a.keys.job(id)), { state: 'pending', attempts: '0', payload: a.codec.encode({ n: 1 }) });
       assert.equal(await zscore(env, a.keys.pending, id), 0);
       assert.equal(await count(env, 'ZCARD', a.keys.pending), 1);
-      const claimed = present(await b.claim(30_000), 'a claim through the other member');
+      const claimed = present(await b.leases().claim(30_000), 'a claim through the other member');
       assert.deepEqual([claimed.id, claimed.attempts], [id, 1]);
     },
   },

@@ -17,7 +17,7 @@ export const stateLanes: Scenario[] = [
       await q.enqueueInLane(b, 'b1');
       await q.enqueueInLane(b, 'b2');
       const served = [];
-      for (let i = 0; i < 4; i++) served.push(present(await q.laneClaim(30_000), `lane claim ${i + 1}`));
+      for (let i = 0; i < 4; i++) served.push(present(await q.leases().laneClaim(30_000), `lane claim ${i + 1}`));
       assert.deepEqual(
         served.map((j) => j.group),
         [a, b, a, b],
@@ -42,13 +42,13 @@ export const stateLanes: Scenario[] = [
       const [a, b] = [env.mintId('PRT'), env.mintId('PRT')];
       for (const g of [a, a, b, b]) await q.enqueueInLane(g, g === a ? 'a' : 'b');
       await q.lanePause(a);
-      assert.equal((await q.laneClaim(30_000))?.group, b);
-      assert.equal((await q.laneClaim(30_000))?.group, b);
-      assert.equal(await q.laneClaim(30_000), undefined);
+      assert.equal((await q.leases().laneClaim(30_000))?.group, b);
+      assert.equal((await q.leases().laneClaim(30_000))?.group, b);
+      assert.equal(await q.leases().laneClaim(30_000), undefined);
       assert.deepEqual([...(await q.laneDepths([a]))], [2]);
       assert.equal(await count(env, 'ZCARD', q.keys.lane(a)), 2);
       await q.laneResume(a);
-      const resumed = present(await q.laneClaim(30_000), 'a claim after resume');
+      const resumed = present(await q.leases().laneClaim(30_000), 'a claim after resume');
       assert.equal(resumed.group, a);
       assert.equal(resumed.attempts, 1);
     },
@@ -64,12 +64,12 @@ export const stateLanes: Scenario[] = [
       await q.enqueueInLane(g, 'one');
       await q.enqueueInLane(g, 'two');
       await q.laneLimit(g, 1);
-      const first = present(await q.laneClaim(30_000), 'the first lane claim');
+      const first = present(await q.leases().laneClaim(30_000), 'the first lane claim');
       assert.equal(first.payload, 'one');
-      assert.equal(await q.laneClaim(30_000), undefined);
+      assert.equal(await q.leases().laneClaim(30_000), undefined);
       assert.equal(await env.command('HGET', q.keys.gactive, g), '1');
-      await q.complete(first);
-      const second = present(await q.laneClaim(30_000), 'the claim after complete');
+      await q.leases().complete(first);
+      const second = present(await q.leases().laneClaim(30_000), 'the claim after complete');
       assert.equal(second.payload, 'two');
       assert.equal(second.attempts, 1);
     },

@@ -80,7 +80,7 @@ export const stateMachine: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue({ n: 6 });
-      const job = present(await q.claim(30_000), 'a claimed job');
+      const job = present(await q.leases().claim(30_000), 'a claimed job');
       assert.equal(job.id, id);
       assert.deepEqual(job.payload, { n: 6 });
       assert.equal(job.attempts, 1);
@@ -96,13 +96,13 @@ export const stateMachine: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue('s');
-      assert.equal(present(await q.claim(30_000), 'a claimed job').attempts, 1);
+      assert.equal(present(await q.leases().claim(30_000), 'a claimed job').attempts, 1);
       await env.flushScripts();
       const loads = env.stats().scriptLoads;
-      assertError(await rejection(q.complete({ id, attempts: 99 })), StaleError, { errorClass: 'EMQSTALE' });
+      assertError(await rejection(q.leases().complete({ id, attempts: 99 })), StaleError, { errorClass: 'EMQSTALE' });
       assert.ok(env.stats().scriptLoads > loads, 'the NOSCRIPT path loaded the script again');
       assert.equal(await env.command('HGET', q.keys.job(id), 'attempts'), '1');
-      await q.complete({ id, attempts: 1 });
+      await q.leases().complete({ id, attempts: 1 });
       assert.equal(await count(env, 'EXISTS', q.keys.job(id)), 0);
     },
   },
@@ -114,7 +114,7 @@ export const stateMachine: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue('c');
-      await q.complete(present(await q.claim(30_000), 'a claimed job'));
+      await q.leases().complete(present(await q.leases().claim(30_000), 'a claimed job'));
       assert.equal(await count(env, 'EXISTS', q.keys.job(id)), 0);
       assert.equal(await count(env, 'ZCARD', q.keys.active), 0);
       assert.equal(await env.command('HGET', q.keys.metricsCompleted, 'count'), '1');
@@ -128,16 +128,16 @@ export const stateMachine: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue('r');
-      const first = present(await q.claim(30_000), 'a claimed job');
-      assert.equal(await q.retry(first, 10, 3, 'boom'), 'scheduled');
+      const first = present(await q.leases().claim(30_000), 'a claimed job');
+      assert.equal(await q.leases().retry(first, 10, 3, 'boom'), 'scheduled');
       assertFields(await hgetall(env, q.keys.job(id)), { state: 'scheduled', last_error: 'boom', attempts: '1' }, 'row');
       assert.deepEqual(await setsHolding(env, q, id), ['schedule']);
       await sleep(30);
-      assert.equal(await q.promote(), 1);
-      const second = present(await q.claim(30_000), 'the re-claimed job');
+      assert.equal(await q.maintenance().promote(), 1);
+      const second = present(await q.leases().claim(30_000), 'the re-claimed job');
       assert.equal(second.id, id);
       assert.equal(second.attempts, 2);
-      await q.complete(second);
+      await q.leases().complete(second);
       assert.equal(await count(env, 'EXISTS', q.keys.job(id)), 0);
     },
   },
@@ -149,7 +149,7 @@ export const stateMachine: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue('d');
-      assert.equal(await q.retry(present(await q.claim(30_000), 'a claimed job'), 0, 1, 'fatal'), 'dead');
+      assert.equal(await q.leases().retry(present(await q.leases().claim(30_000), 'a claimed job'), 0, 1, 'fatal'), 'dead');
       assertFields(await hgetall(env, q.keys.job(id)), { state: 'dead', last_error: 'fatal' }, 'row');
       assert.equal(await zscore(env, q.keys.dead, id), 0);
       assert.deepEqual(await setsHolding(env, q, id), ['dead']);
@@ -164,12 +164,12 @@ export const stateMachine: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue('r');
-      assert.equal(present(await q.claim(30), 'a claimed job').attempts, 1);
+      assert.equal(present(await q.leases().claim(30), 'a claimed job').attempts, 1);
       await sleep(60);
-      assert.equal(await q.reap(), 1);
+      assert.equal(await q.maintenance().reap(), 1);
       assert.equal(await env.command('HGET', q.keys.job(id), 'state'), 'pending');
       assert.deepEqual(await setsHolding(env, q, id), ['pending']);
-      const again = present(await q.claim(30_000), 'the re-claimed job');
+      const again = present(await q.leases().claim(30_000), 'the re-claimed job');
       assert.equal(again.id, id);
       assert.equal(again.attempts, 2);
     },

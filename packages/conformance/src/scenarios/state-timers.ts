@@ -16,10 +16,10 @@ export const stateTimers: Scenario[] = [
       const { id } = await q.enqueue('later', { delayMs: 30 });
       assert.deepEqual(await hgetall(env, q.keys.job(id)), { state: 'scheduled', attempts: '0', payload: q.codec.encode('later') });
       assert.deepEqual(await setsHolding(env, q, id), ['schedule']);
-      assert.equal(await q.claim(30_000), undefined);
+      assert.equal(await q.leases().claim(30_000), undefined);
       await sleep(50);
-      assert.equal(await q.promote(), 1);
-      const job = present(await q.claim(30_000), 'the promoted job');
+      assert.equal(await q.maintenance().promote(), 1);
+      const job = present(await q.leases().claim(30_000), 'the promoted job');
       assert.equal(job.id, id);
       assert.equal(job.payload, 'later');
       assert.equal(job.attempts, 1);
@@ -33,10 +33,10 @@ export const stateTimers: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       assert.equal(await q.registerRepeat('every10', { everyMs: 10, template: { tick: true }, firstInMs: 0 }), 'registered');
-      assert.equal(await q.fireDueRepeats(), 1);
+      assert.equal(await q.maintenance().fireDueRepeats(), 1);
       const [first] = await zrange(env, q.keys.pending);
       await sleep(25);
-      assert.equal(await q.fireDueRepeats(), 1);
+      assert.equal(await q.maintenance().fireDueRepeats(), 1);
       const all = await zrange(env, q.keys.pending);
       assert.equal(all.length, 2);
       const one = present(first, 'the first occurrence');

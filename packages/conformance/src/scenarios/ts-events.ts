@@ -32,8 +32,8 @@ export const tsEvents: Scenario[] = [
       const did = `d${env.mintId('JOB')}`;
       const { id } = await q.enqueue('x', { dedupId: did });
       const refused = await q.enqueue('y', { dedupId: did });
-      const job = present(await q.claim(30_000), 'the claimed job');
-      assert.equal(await q.retry(job, 60_000, 3, 'later', { publish: true }), 'scheduled');
+      const job = present(await q.leases().claim(30_000), 'the claimed job');
+      assert.equal(await q.leases().retry(job, 60_000, 3, 'later', { publish: true }), 'scheduled');
       await until(() => got.length >= 5, 'five events');
       assert.deepEqual(
         got.map((e) => [e.event, e.job, e.fields]),
@@ -62,8 +62,8 @@ export const tsEvents: Scenario[] = [
       await q.setEvents({ journal: 100 });
       const { id } = await q.enqueue('x');
       await q.updateProgress(id, 42);
-      const job = present(await q.claim(30_000), 'the claimed job');
-      await q.complete(job, undefined, { publish: true });
+      const job = present(await q.leases().claim(30_000), 'the claimed job');
+      await q.leases().complete(job, undefined, { publish: true });
       await q.setEvents({ journal: null });
       await q.enqueue('after', { delayMs: 60_000 });
       const command = (name: string, ...args: string[]): Promise<unknown> => env.command(name, ...args);
@@ -88,11 +88,11 @@ export const tsEvents: Scenario[] = [
       events.on('waiting', (e) => waiting.push(e.job));
       const flow = await q.addFlow({ parent: { payload: 'p' }, children: [{ payload: 'c' }] });
       const leaf = present(flow.children[0], 'the leaf').id;
-      await q.complete(present(await q.claim(30_000), 'the leaf claimed'));
-      await q.retry(present(await q.claim(1), 'the parent claimed'), 0, 1, 'dead');
+      await q.leases().complete(present(await q.leases().claim(30_000), 'the leaf claimed'));
+      await q.leases().retry(present(await q.leases().claim(1), 'the parent claimed'), 0, 1, 'dead');
       await q.reprocess(flow.id);
-      present(await q.claim(1), 'the parent claimed again');
-      await until(async () => (await q.reap()) === 1, 'the lease reaped');
+      present(await q.leases().claim(1), 'the parent claimed again');
+      await until(async () => (await q.maintenance().reap()) === 1, 'the lease reaped');
       await until(() => waiting.length >= 4, 'four waiting events');
       assert.deepEqual(waiting, [leaf, flow.id, flow.id, flow.id]);
     },

@@ -39,19 +39,19 @@ export const tsOnly: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const [scheduled, dead] = (await fill(env, q, 2)) as [JobId, JobId];
-      const [s, d] = await q.claimBatch(2, 30_000);
+      const [s, d] = await q.leases().claimBatch(2, 30_000);
       const held = [present(s, 'the first member'), present(d, 'the second member')] as const;
-      assert.equal(await q.retry(held[0], 60_000, 3, 'later'), 'scheduled');
-      assert.equal(await q.retry(held[1], 0, 1, 'dead'), 'dead');
+      assert.equal(await q.leases().retry(held[0], 60_000, 3, 'later'), 'scheduled');
+      assert.equal(await q.leases().retry(held[1], 0, 1, 'dead'), 'dead');
       assert.deepEqual(await setsHolding(env, q, scheduled), ['schedule']);
       assert.deepEqual(await setsHolding(env, q, dead), ['dead']);
-      await q.complete(held[0]);
-      await q.complete(held[1]);
+      await q.leases().complete(held[0]);
+      await q.leases().complete(held[1]);
       for (const id of [scheduled, dead]) {
         assert.deepEqual(await setsHolding(env, q, id), []);
         assert.equal(await count(env, 'EXISTS', q.keys.job(id)), 0);
       }
-      assert.equal(await q.promote(), 0);
+      assert.equal(await q.maintenance().promote(), 0);
       assert.deepEqual({ ...(await q.counts('completed', 'scheduled', 'dead')) }, { completed: 2, scheduled: 0, dead: 0 });
     },
   },
@@ -64,9 +64,9 @@ export const tsOnly: Scenario[] = [
       const { id } = await q.enqueue('x', { name: 'ship', attempts: 1, timeoutMs: 500 });
       const row = await hgetall(env, q.keys.job(id));
       assert.deepEqual([row.state, row.attempts, row.name, row.max_attempts, row.timeout_ms, row.backoff], ['pending', '0', 'ship', '1', '500', undefined]);
-      const job = present(await q.claim(30_000), 'the claimed job');
+      const job = present(await q.leases().claim(30_000), 'the claimed job');
       assert.deepEqual([job.id, job.name, job.maxAttempts, job.timeoutMs, job.backoff], [id, 'ship', 1, 500, undefined]);
-      assert.equal(await q.retry(job, 0, job.maxAttempts ?? 3, 'no'), 'dead');
+      assert.equal(await q.leases().retry(job, 0, job.maxAttempts ?? 3, 'no'), 'dead');
     },
   },
   {
@@ -92,12 +92,12 @@ export const tsOnly: Scenario[] = [
       }
       const row = await hgetall(env, q.keys.job(traced));
       assert.deepEqual([row.state, row.name, row.traceparent, row.tracestate], ['pending', 'ship', traceparent, 'ro=1']);
-      const job = present(await q.claim(30_000), 'the claimed job');
+      const job = present(await q.leases().claim(30_000), 'the claimed job');
       assert.deepEqual([job.id, job.name, job.trace], [traced, 'ship', { traceparent, tracestate: 'ro=1' }]);
       const { id: plain } = await q.enqueue('y');
       const bare = await hgetall(env, q.keys.job(plain));
       assert.deepEqual([bare.traceparent, bare.tracestate], [undefined, undefined]);
-      assert.equal(present(await q.claim(30_000), 'the plain job').trace, undefined);
+      assert.equal(present(await q.leases().claim(30_000), 'the plain job').trace, undefined);
     },
   },
   {
@@ -108,15 +108,15 @@ export const tsOnly: Scenario[] = [
       const q = await env.queue();
       await fill(env, q, 4);
       await q.setGlobalConcurrency(1);
-      assert.equal((await q.claimBatch(4, 30_000)).length, 1);
-      assert.equal(await q.claim(30_000), undefined);
+      assert.equal((await q.leases().claimBatch(4, 30_000)).length, 1);
+      assert.equal(await q.leases().claim(30_000), undefined);
       await q.setGlobalConcurrency(null);
       await q.setRateLimit({ max: 2, durationMs: 60_000 });
-      assert.equal((await q.claimBatch(4, 30_000)).length, 2);
+      assert.equal((await q.leases().claimBatch(4, 30_000)).length, 2);
       assert.equal(await env.command('GET', q.keys.limiter), '2');
       const pttl = Number(await env.command('PTTL', q.keys.limiter));
       assert.ok(pttl > 0 && pttl <= 60_000, `limiter PTTL ${String(pttl)}`);
-      const round = await q.completeAndClaim([], 1, 30_000);
+      const round = await q.leases().completeAndClaim([], 1, 30_000);
       assert.deepEqual(round.claimed, []);
       assert.ok(round.limitedMs > 0 && round.limitedMs <= 60_000);
       assert.ok((await q.getRateLimitTtl()) > 0);
@@ -152,15 +152,15 @@ export const tsOnly: Scenario[] = [
       await q.laneRateLimit(limited, { max: 2, durationMs: 60_000 });
       assert.equal((await hgetall(env, q.keys.grate))[limited], '2:60000');
       const groups: string[] = [];
-      for (let i = 0; i < 6; i++) groups.push(present(await q.laneClaim(30_000), `claim ${String(i + 1)}`).group ?? '');
+      for (let i = 0; i < 6; i++) groups.push(present(await q.leases().laneClaim(30_000), `claim ${String(i + 1)}`).group ?? '');
       assert.deepEqual([groups.filter((g) => g === limited).length, groups.filter((g) => g === free).length], [2, 4]);
-      assert.equal(await q.laneClaim(30_000), undefined);
+      assert.equal(await q.leases().laneClaim(30_000), undefined);
       assert.match((await hgetall(env, q.keys.grate))[limited] ?? '', /^2:60000:\d+:2$/);
       assert.ok(((await env.command('LRANGE', q.keys.ring, 0, -1)) as string[]).includes(limited));
       await q.laneRateLimit(limited, null);
       await q.setRateLimit({ max: 1, durationMs: 60_000 });
-      assert.equal((await q.laneBatchClaim(30_000)).length, 1);
-      assert.equal((await q.laneBatchClaim(30_000)).length, 0);
+      assert.equal((await q.leases().laneBatchClaim(30_000)).length, 1);
+      assert.equal((await q.leases().laneBatchClaim(30_000)).length, 0);
     },
   },
   {
@@ -187,17 +187,17 @@ export const tsOnly: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue('parent', { priority: 2 });
-      const job = present(await q.claim(30_000), 'the claimed parent');
+      const job = present(await q.leases().claim(30_000), 'the claimed parent');
       const stale = { ...job, attempts: job.attempts + 1 };
-      await assert.rejects(q.waitForChildren(stale), StaleError);
-      const [child] = await q.addChildren(job, [{ payload: 'c' }]);
-      assert.equal(await q.waitForChildren(job), 1);
+      await assert.rejects(q.leases().waitForChildren(stale), StaleError);
+      const [child] = await q.leases().addChildren(job, [{ payload: 'c' }]);
+      assert.equal(await q.leases().waitForChildren(job), 1);
       assert.equal(await env.command('HGET', q.keys.job(id), 'state'), 'awaiting_children');
       assert.equal(await count(env, 'SISMEMBER', q.keys.waitingChildren, id), 1);
       assert.deepEqual(await q.counts('awaiting_children'), { awaiting_children: 1 });
-      const held = present(await q.claim(30_000), 'the claimed child');
+      const held = present(await q.leases().claim(30_000), 'the claimed child');
       assert.equal(held.id, child?.id);
-      await q.complete(held, 'r');
+      await q.leases().complete(held, 'r');
       assert.equal(await env.command('ZSCORE', q.keys.pending, id), '-2');
       assert.equal(await count(env, 'EXISTS', q.keys.waitingChildren), 0);
     },

@@ -14,9 +14,9 @@ export const tsRetention: Scenario[] = [
       await q.setRetention({ completed: { count: 1 }, failed: { count: 1 } });
       assert.deepEqual(await env.command('HMGET', q.keys.meta, 'keep_completed_count', 'keep_failed_count'), ['1', '1']);
       const first = await q.enqueue('a');
-      await q.complete(present(await q.claim(30_000), 'the first job'), 'r1');
+      await q.leases().complete(present(await q.leases().claim(30_000), 'the first job'), 'r1');
       const second = await q.enqueue('b');
-      await q.complete(present(await q.claim(30_000), 'the second job'), 'r2');
+      await q.leases().complete(present(await q.leases().claim(30_000), 'the second job'), 'r2');
       const row = await hgetall(env, q.keys.job(second.id));
       assert.deepEqual([row.state, row.result], ['completed', 'r2']);
       assert.equal(await zscore(env, q.keys.completed, second.id), Number(row.finished_at));
@@ -25,7 +25,7 @@ export const tsRetention: Scenario[] = [
       const dead: JobId[] = [];
       for (const payload of ['c', 'd']) {
         const { id } = await q.enqueue(payload);
-        assert.equal(await q.retry(present(await q.claim(30_000), 'a job to kill'), 0, 1, 'boom'), 'dead');
+        assert.equal(await q.leases().retry(present(await q.leases().claim(30_000), 'a job to kill'), 0, 1, 'boom'), 'dead');
         dead.push(id);
       }
       assert.deepEqual(await zrange(env, q.keys.dead), [dead[1]]);
@@ -33,7 +33,7 @@ export const tsRetention: Scenario[] = [
       assert.ok(Number((await hgetall(env, q.keys.job(present(dead[1], 'the newest dead job')))).finished_at) > 0);
       const plain = await env.queue('plain');
       const gone = await plain.enqueue('x');
-      await plain.complete(present(await plain.claim(30_000), 'a plain job'), 'r');
+      await plain.leases().complete(present(await plain.leases().claim(30_000), 'a plain job'), 'r');
       assert.equal(await count(env, 'EXISTS', plain.keys.job(gone.id)), 0);
       assert.equal(await count(env, 'EXISTS', plain.keys.completed), 0);
     },
@@ -48,11 +48,11 @@ export const tsRetention: Scenario[] = [
       const done = did('c');
       const a = await q.enqueue('a', { dedupId: done });
       assert.equal((await hgetall(env, q.keys.job(a.id))).dedup, done);
-      await q.complete(present(await q.claim(30_000), 'the job'));
+      await q.leases().complete(present(await q.leases().claim(30_000), 'the job'));
       assert.equal(await count(env, 'EXISTS', q.keys.dedup(done)), 0);
       const dies = did('d');
       await q.enqueue('b', { dedupId: dies });
-      assert.equal(await q.retry(present(await q.claim(30_000), 'the job'), 0, 1, 'boom'), 'dead');
+      assert.equal(await q.leases().retry(present(await q.leases().claim(30_000), 'the job'), 0, 1, 'boom'), 'dead');
       assert.equal(await count(env, 'EXISTS', q.keys.dedup(dies)), 0);
       const removed = did('r');
       const c = await q.enqueue('c', { dedupId: removed });
@@ -60,7 +60,7 @@ export const tsRetention: Scenario[] = [
       assert.equal(await count(env, 'EXISTS', q.keys.dedup(removed)), 0);
       const ttl = did('t');
       const d = await q.enqueue('d', { dedupId: ttl, dedupTtlMs: 60_000 });
-      await q.complete(present(await q.claim(30_000), 'the job'));
+      await q.leases().complete(present(await q.leases().claim(30_000), 'the job'));
       assert.equal(await env.command('GET', q.keys.dedup(ttl)), d.id);
     },
   },
@@ -77,7 +77,7 @@ export const tsRetention: Scenario[] = [
       assert.equal(Number(await env.command('PTTL', q.keys.dedup(key))), -1);
       const again = await q.enqueue('b', { key, delayMs: 5_000 });
       assert.deepEqual([again.status, again.status === 'duplicate' ? again.existingId : undefined], ['duplicate', first.id]);
-      await q.complete(present(await q.claim(30_000), 'the job'));
+      await q.leases().complete(present(await q.leases().claim(30_000), 'the job'));
       const pttl = Number(await env.command('PTTL', q.keys.dedup(key)));
       assert.ok(pttl > 0 && pttl <= 60_000, `PTTL ${String(pttl)}`);
       assert.equal((await q.enqueue('c', { key })).status, 'duplicate');

@@ -14,15 +14,15 @@ export const watchPlane: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue('e');
-      const held = present(await q.claim(50), 'a claimed job');
+      const held = present(await q.leases().claim(50), 'a claimed job');
       const shortDeadline = present(await zscore(env, q.keys.active, id), 'the lease deadline');
-      await q.extendLock(held, 60_000);
+      await q.leases().extendLock(held, 60_000);
       assert.ok(present(await zscore(env, q.keys.active, id), 'the new deadline') > shortDeadline + 50_000, 'the lease was pushed out');
       await sleep(120);
-      assert.equal(await q.reap(), 0);
+      assert.equal(await q.maintenance().reap(), 0);
       assert.equal(await q.getState(id), 'active');
-      assertError(await rejection(q.extendLock({ id, attempts: 2 }, 60_000)), StaleError);
-      assertError(await rejection(q.extendLock({ id: env.mintId('JOB'), attempts: 1 }, 60_000)), GoneError);
+      assertError(await rejection(q.leases().extendLock({ id, attempts: 2 }, 60_000)), StaleError);
+      assertError(await rejection(q.leases().extendLock({ id: env.mintId('JOB'), attempts: 1 }, 60_000)), GoneError);
     },
   },
   {
@@ -33,16 +33,16 @@ export const watchPlane: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue('s');
-      present(await q.claim(30), 'a claimed job');
+      present(await q.leases().claim(30), 'a claimed job');
       await sleep(60);
-      const first = await q.sweepStalled({ maxStalled: 2 });
+      const first = await q.maintenance().sweepStalled({ maxStalled: 2 });
       assert.deepEqual([[...first.recovered], [...first.dead]], [[id], []]);
       assert.equal((await q.getJob(id))?.stalled, 1);
       const row = await hgetall(env, q.keys.job(id));
       assert.deepEqual([row.state, row.stalled], ['pending', '1']);
-      assert.equal((await q.claim(30))?.attempts, 2);
+      assert.equal((await q.leases().claim(30))?.attempts, 2);
       await sleep(60);
-      const second = await q.sweepStalled({ maxStalled: 2 });
+      const second = await q.maintenance().sweepStalled({ maxStalled: 2 });
       assert.deepEqual([[...second.recovered], [...second.dead]], [[], [id]]);
       const dead = await hgetall(env, q.keys.job(id));
       assert.deepEqual([dead.state, dead.last_error, dead.stalled], ['dead', 'stalled', '2']);
@@ -137,7 +137,7 @@ export const parityCloser: Scenario[] = [
     async run(env) {
       const q = await env.queue();
       const { id } = await q.enqueue('u');
-      present(await q.claim(30_000), 'a claimed job');
+      present(await q.leases().claim(30_000), 'a claimed job');
       assert.equal(await count(env, 'ZREM', q.keys.active, id), 1);
       assert.equal(await q.getState(id), 'unknown');
       assert.equal(await env.command('HGET', q.keys.job(id), 'state'), 'active');
@@ -154,14 +154,14 @@ export const parityCloser: Scenario[] = [
       await env.command('HSET', q.keys.meta, 'concurrency', '1');
       await q.enqueue('held');
       await q.enqueue('waiting');
-      const held = present(await q.claim(30_000), 'the held job');
+      const held = present(await q.leases().claim(30_000), 'the held job');
       const consult = async (): Promise<boolean> => {
         if (await q.isMaxed()) return false;
-        return (await q.claim(30_000)) !== undefined;
+        return (await q.leases().claim(30_000)) !== undefined;
       };
       assert.equal(await consult(), false);
       assert.deepEqual({ ...(await q.counts('active', 'pending')) }, { active: 1, pending: 1 });
-      await q.complete(held);
+      await q.leases().complete(held);
       assert.equal(await q.isMaxed(), false);
       assert.equal(await consult(), true);
       assert.deepEqual({ ...(await q.counts('active', 'pending')) }, { active: 1, pending: 0 });
@@ -195,11 +195,11 @@ export const parityCloser: Scenario[] = [
       const q = await env.queue();
       await q.enqueue('live');
       await q.enqueue('stale');
-      const live = present(await q.claim(1_000), 'the live job');
-      const other = present(await q.claim(1_000), 'the other job');
+      const live = present(await q.leases().claim(1_000), 'the live job');
+      const other = present(await q.leases().claim(1_000), 'the other job');
       const unknown = env.mintId('JOB');
       const before = present(await zscore(env, q.keys.active, live.id), 'the live deadline');
-      const missed = await q.extendLocks([live, { id: other.id, attempts: 7 }, { id: unknown, attempts: 1 }], 60_000);
+      const missed = await q.leases().extendLocks([live, { id: other.id, attempts: 7 }, { id: unknown, attempts: 1 }], 60_000);
       assert.deepEqual([...missed], [other.id, unknown]);
       assert.ok(present(await zscore(env, q.keys.active, live.id), 'the live deadline') > before + 50_000, 'the live lease was extended');
       assert.ok(present(await zscore(env, q.keys.active, other.id), 'the stale deadline') < before + 50_000, 'the stale lease was not');
@@ -214,14 +214,14 @@ export const parityCloser: Scenario[] = [
       const q = await env.queue();
       const g = env.mintId('PRT');
       const { id } = await q.enqueueInLane(g, 'lane');
-      assert.equal((await q.laneClaim(30))?.id, id);
+      assert.equal((await q.leases().laneClaim(30))?.id, id);
       await sleep(60);
-      const swept = await q.sweepStalled({ maxStalled: 2 });
+      const swept = await q.maintenance().sweepStalled({ maxStalled: 2 });
       assert.deepEqual([[...swept.recovered], [...swept.dead]], [[id], []]);
       assert.equal(await zscore(env, q.keys.lane(g), id), 0);
       assert.equal(await zscore(env, q.keys.pending, id), null);
       assert.equal(await count(env, 'HEXISTS', q.keys.gactive, g), 0);
-      const again = present(await q.laneClaim(30_000), 'the lane re-claim');
+      const again = present(await q.leases().laneClaim(30_000), 'the lane re-claim');
       assert.deepEqual([again.id, again.group, again.attempts], [id, g, 2]);
     },
   },

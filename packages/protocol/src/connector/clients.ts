@@ -2,6 +2,7 @@ import { Cluster, Redis, type Command, type RedisOptions } from 'ioredis';
 import { ConnectionLostError } from '../errors/connection.js';
 import type { Arg } from './call-shape.js';
 import type { InFlight } from './in-flight.js';
+import { Liveness } from './liveness.js';
 import type { ResolvedOptions } from './options.js';
 
 /** The driver client behind one connection: one server, or a cluster. */
@@ -9,14 +10,17 @@ export type Client = Redis | Cluster;
 
 /**
  * A standalone client that records every call it writes in the connector's {@link InFlight}
- * registry, through the driver's public `sendCommand`, which every call and pipeline member passes.
+ * registry, through the driver's public `sendCommand`, which every call and pipeline member passes,
+ * and whose socket is watched for silence (see {@link Liveness}).
  */
 class TrackedRedis extends Redis {
   readonly #inFlight: InFlight;
+  readonly liveness: Liveness | undefined;
 
-  constructor(options: Omit<RedisOptions, 'replyMapping'>, inFlight: InFlight) {
+  constructor(options: Omit<RedisOptions, 'replyMapping'>, inFlight: InFlight, replyTimeoutMs: number) {
     super(options);
     this.#inFlight = inFlight;
+    this.liveness = replyTimeoutMs > 0 ? new Liveness(this, replyTimeoutMs) : undefined;
   }
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
@@ -68,7 +72,13 @@ export function createRedis(o: ResolvedOptions, retry: (attempt: number) => numb
       retryStrategy: retry,
     },
     inFlight,
+    o.replyTimeoutMs,
   );
+}
+
+/** The silence watch of a standalone client, if it has one; a cluster watches each node itself. */
+export function livenessOf(client: Client): Liveness | undefined {
+  return client instanceof TrackedRedis ? client.liveness : undefined;
 }
 
 /**
@@ -90,7 +100,7 @@ function sentinelOptions(o: ResolvedOptions): Partial<RedisOptions> {
 
 /** The ioredis cluster client; the same ownership rules, per node. */
 export function createCluster(o: ResolvedOptions, retry: (attempt: number) => number | null): Cluster {
-  return new Cluster(
+  const cluster = new Cluster(
     (o.cluster ?? []).map((n) => ({ host: n.host, port: n.port })),
     {
       lazyConnect: true,
@@ -108,6 +118,9 @@ export function createCluster(o: ResolvedOptions, retry: (attempt: number) => nu
       },
     },
   );
+  // Every node's socket gets its own silence watch: a half-open link to one master stalls its slots.
+  if (o.replyTimeoutMs > 0) cluster.on('+node', (node: Redis) => new Liveness(node, o.replyTimeoutMs));
+  return cluster;
 }
 
 /** Sends a pipeline and answers its replies in order; a pipeline that never went out is a lost connection. */

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import type { Script } from '../scripts/script.js';
 import type { Arg } from './call-shape.js';
-import { createCluster, createRedis, execPipeline, type Client, type Wire } from './clients.js';
+import { createCluster, createRedis, execPipeline, livenessOf, type Client, type Wire } from './clients.js';
 import { Gate, type ConnectionState } from './gate.js';
 import { InFlight } from './in-flight.js';
 import { masterNodes, type MasterNode } from './masters.js';
@@ -61,6 +61,7 @@ export class Connection {
       inFlight,
       stats,
       policy,
+      liveness: livenessOf(client),
       fenced: () => this.#pubSub.resubscribe(),
       ended: () => this.#pubSub.endAll(),
     });

@@ -12,6 +12,7 @@ import { claimOrVerify } from './fence.js';
 import type { InFlight } from './in-flight.js';
 import { masterNodes } from './masters.js';
 import type { PolicyWatch } from './memory-policy.js';
+import type { Liveness } from './liveness.js';
 import type { ResolvedOptions } from './options.js';
 import type { ConnectionStats } from './stats.js';
 
@@ -30,6 +31,8 @@ export interface GatePort {
   readonly stats: ConnectionStats;
   /** The eviction-policy check, run before every fence. */
   readonly policy: PolicyWatch;
+  /** The socket's silence watch, which also knows when it last heard the server. */
+  readonly liveness: Liveness | undefined;
   /** The fence has just passed on a (re)connected socket, before waiters are let through. */
   fenced(): void;
   /** The connection closed: end what it holds open for callers (subscriptions). */
@@ -130,6 +133,7 @@ export class Gate {
     if (this.#state === 'closed') return new ConnectionClosedError(undefined, { cause: error });
     if (this.#state === 'fatal' && this.#fatal) return this.#fatal;
     const mapped = mapReplyError(error, script?.errorClasses);
+    if (mapped instanceof ConnectionLostError) this.#port.liveness?.stamp(mapped);
     // The socket can refuse writes a moment before ioredis reports the close: hold later callers
     // at the gate now instead of letting each of them fail the same way. Not on a cluster: there a
     // fault is one slot's (its master is failing over) while the others serve, and the client's
@@ -205,7 +209,11 @@ export class Gate {
   #onClose(): void {
     // ioredis, told not to replay, silently drops the calls that were in flight when the socket
     // closed; their promises would never settle. Fail them now: they may or may not have run.
-    this.#port.inFlight.failAll(() => new ConnectionLostError('connection lost while the call was in flight'));
+    const liveness = this.#port.liveness;
+    this.#port.inFlight.failAll(() => {
+      const lost = new ConnectionLostError('connection lost while the call was in flight');
+      return liveness ? liveness.stamp(lost) : lost;
+    });
     this.#port.wire.onLost?.();
     if (this.#state !== 'ready') return;
     this.#state = 'down';

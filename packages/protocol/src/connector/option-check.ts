@@ -21,6 +21,7 @@ export const checkConnectOptions = strictOptions('connect options', {
     'name',
     'connectTimeoutMs',
     'reconnectWaitMs',
+    'replyTimeoutMs',
     'strictKeys',
   ],
   hints: {
@@ -42,7 +43,8 @@ export const checkConnectOptions = strictOptions('connect options', {
     enableOfflineQueue: 'calls made while the connection is down always wait, up to reconnectWaitMs',
     lazyConnect: 'Connection.connect always connects (and fences) before it resolves',
     autoResubscribe: 'subscriptions are always re-issued after each reconnect, once the version fence has passed',
-    commandTimeout: 'there is no per-command timeout; reconnectWaitMs bounds the wait for a lost connection',
+    commandTimeout: "ioredis's commandTimeout is replyTimeoutMs here: a socket silent that long past what its oldest call asked to block for is dropped and reconnected",
+    socketTimeout: 'a silent socket is dropped after replyTimeoutMs (default 5000 ms)',
     redisOptions: 'give the connection options at the top level (host, port, username, password, name)',
   },
 });

@@ -67,6 +67,14 @@ export interface ConnectOptions {
   /** How long a call waits for a lost connection to come back before failing. Default 30000 ms. */
   readonly reconnectWaitMs?: number;
   /**
+   * How long a call may wait for its reply, beyond what a blocking call (`BLPOP`, `XREAD BLOCK`,
+   * `WAIT`) asked to block for, while the socket hears nothing at all. Past it the link is presumed
+   * dead (a half-open socket, replies blackholed): the calls waiting on it fail with
+   * `ConnectionLostError`, the socket is dropped and the connector reconnects, instead of waiting
+   * minutes for the OS to reset it. `0` turns the watch off. Default 5000 ms.
+   */
+  readonly replyTimeoutMs?: number;
+  /**
    * Route every script through its strict twin, which refuses undeclared keys (protocol.md §6).
    * Default: on when `ECHO_STRICT_KEYS=1`, as in Echo's own tests.
    */
@@ -87,12 +95,19 @@ export interface ResolvedOptions {
   readonly name: string | undefined;
   readonly connectTimeoutMs: number;
   readonly reconnectWaitMs: number;
+  readonly replyTimeoutMs: number;
   readonly strictKeys: boolean;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(name, 'must be a positive integer');
+  return value;
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(name, 'must be a non-negative integer (0 turns it off)');
   return value;
 }
 
@@ -165,6 +180,7 @@ export function resolveOptions(options: ConnectOptions | string = {}): ResolvedO
     name: opts.name,
     connectTimeoutMs: positive('connectTimeoutMs', opts.connectTimeoutMs, 10_000),
     reconnectWaitMs: positive('reconnectWaitMs', opts.reconnectWaitMs, 30_000),
+    replyTimeoutMs: nonNegative('replyTimeoutMs', opts.replyTimeoutMs, 5_000),
     strictKeys: opts.strictKeys ?? process.env.ECHO_STRICT_KEYS === '1',
   };
 }

@@ -51,6 +51,18 @@ export class ConnectError extends EchoError {
   }
 }
 
+/** When the connection that raised a {@link ConnectionLostError} last heard its server, by error. */
+const lastReplies = new WeakMap<Error, number>();
+
+/**
+ * Records when the connection that raised `error` last received anything from its server.
+ *
+ * @internal The connector stamps the errors it raises; read it as {@link ConnectionLostError.lastReplyAt}.
+ */
+export function noteLastReply(error: Error, at: number): void {
+  lastReplies.set(error, at);
+}
+
 /**
  * The socket dropped while the call was in flight (it may or may not have run on the server), or the
  * connector did not get back within its wait limit. In-flight calls are never replayed: the caller
@@ -59,6 +71,14 @@ export class ConnectError extends EchoError {
 export class ConnectionLostError extends EchoError {
   constructor(message = 'connection lost', options?: ErrorOptions, code = 'disconnected') {
     super(code, message, options);
+  }
+
+  /**
+   * `Date.now()` when the connection that raised this error last received a reply (any bytes) from
+   * its server, when it knows: the moment the link went quiet, often seconds before a call failed.
+   */
+  get lastReplyAt(): number | undefined {
+    return lastReplies.get(this);
   }
 }
 
@@ -80,18 +100,26 @@ export class ClusterUnavailableError extends ConnectionLostError {
  * socket, a cluster master failing over), and the errors of that stretch were counted instead of
  * reported one by one. Sent through an `onError` hook once the stretch is over (`ongoing` false),
  * or while it lasts unusually long (`ongoing` true). The first error of the stretch is the `cause`.
+ *
+ * The outage is dated from the last success, not from the first failure: when the `cause` is a
+ * {@link ConnectionLostError} that knows when its connection last heard the server
+ * (`lastReplyAt`, earlier than the given start), the report starts there and its duration grows by
+ * the difference. A call fails only after a timeout or a reset, seconds after the link went quiet.
  */
 export class OutageReport extends EchoError {
-  /** `Date.now()` of the first error. */
+  /** `Date.now()` of the last reply before the first error when known, else of the first error. */
   readonly startedAt: number;
-  /** From the first error until calls got through again (or until now, while ongoing). */
+  /** From {@link startedAt} until calls got through again (or until now, while ongoing). */
   readonly durationMs: number;
   /** Errors folded into this report, the first included. */
   readonly absorbed: number;
   /** True while calls still do not get through. */
   readonly ongoing: boolean;
 
-  constructor(startedAt: number, durationMs: number, absorbed: number, ongoing: boolean, options?: ErrorOptions) {
+  constructor(firstErrorAt: number, durationFromFirstError: number, absorbed: number, ongoing: boolean, options?: ErrorOptions) {
+    const quietAt = options?.cause instanceof ConnectionLostError ? options.cause.lastReplyAt : undefined;
+    const startedAt = quietAt !== undefined && quietAt < firstErrorAt ? quietAt : firstErrorAt;
+    const durationMs = durationFromFirstError + (firstErrorAt - startedAt);
     const seconds = (durationMs / 1000).toFixed(1);
     super('outage', `${ongoing ? 'no primary reachable for' : 'recovered after'} ${seconds} s without a primary (${absorbed} errors absorbed)`, options);
     this.startedAt = startedAt;

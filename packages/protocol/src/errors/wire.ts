@@ -82,3 +82,31 @@ export class PermissionError extends ServerError {
     super(message, options, 'permission');
   }
 }
+
+/**
+ * A reply did not have the shape its command answers (a stream read that is not a list of
+ * `[id, fields]`, an `XINFO` without its map): a proxy, a newer server or damage. Raised by the
+ * protocol's reply parsers instead of reading a wrong shape as data.
+ */
+export class MalformedReplyError extends ServerError {
+  /** The command whose reply it was, e.g. `XREAD`. */
+  readonly command: string;
+
+  constructor(command: string, reply: unknown, detail = 'unexpected shape') {
+    super(`malformed ${command} reply (${detail}): ${preview(reply)}`, undefined, 'malformed_reply');
+    this.command = command;
+  }
+}
+
+/** A short printable form of a reply for an error message (Buffers as text, long replies cut). */
+function preview(reply: unknown): string {
+  let text: string;
+  try {
+    // `undefined` (and functions) stringify to nothing.
+    const json = JSON.stringify(reply, (_key, value: unknown) => (typeof value === 'object' && value !== null && 'type' in value && value.type === 'Buffer' ? '<buffer>' : value));
+    text = typeof json === 'string' ? json : String(reply);
+  } catch {
+    text = String(reply);
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

@@ -1,7 +1,6 @@
-import { execute, hashReply, transitions as t, type JobId } from '@echo/protocol';
+import { execute, hashReply, parseOutboxEntry, transitions as t, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
-import { parseOutboxEntry } from './outbox.js';
 
 export function result(node: FlowNode): FlowResult {
   return { id: node.id, queue: node.queue, children: node.children.map(result) };

@@ -2,7 +2,7 @@ import { assertBrandedId, assertDedupId, isBrandedId, execute, executeAll, Inval
 import type { QueueContext } from '../context.js';
 import { checkEnqueueOptions, checkLaneOptions, checkManyItemOptions } from '../option-checks.js';
 import { laneGroupId } from '../admin/lane-names.js';
-import { encodeBackoff, type Backoff } from '../worker/backoff.js';
+import { encodeBackoff, type Backoff } from '../backoff.js';
 
 /**
  * Per-job options kept in the job's row [TS] and read back by the claim itself, so a worker pays

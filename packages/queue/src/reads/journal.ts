@@ -1,4 +1,4 @@
-import { ConnectionLostError, InvalidArgumentError, ServerError, parseEvent, type Connection, type LifecycleEvent } from '@echo/protocol';
+import { InvalidArgumentError, StreamCursor, entryFields, isStreamId, parseEvent, type Connection, type CursorStart, type LifecycleEvent } from '@echo/protocol';
 
 /** Where an {@link EventsJournal} starts reading. */
 export type JournalStart = 'head' | 'new' | { readonly after: string };
@@ -25,43 +25,16 @@ export interface JournalEntry {
   readonly event: LifecycleEvent;
 }
 
-const ENTRY_ID = /^\d{1,20}-\d{1,20}$/;
-
-function cursorOf(from: JournalStart): string | undefined {
-  const value: unknown = from;
-  if (value === 'new') return undefined;
-  if (value === 'head') return '0-0';
-  if (typeof value === 'object' && value !== null && 'after' in value && typeof value.after === 'string' && ENTRY_ID.test(value.after)) return value.after;
-  throw new InvalidArgumentError('from', `must be "head", "new" or { after: "<ms>-<seq>" }, got ${JSON.stringify(value)}`);
-}
-
-function positive(name: string, value: number): string {
-  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(name, `must be a positive integer, got ${String(value)}`);
-  return String(value);
-}
-
 /** The event a journal entry's field list holds, read exactly as a channel message is read. */
-function eventOf(pairs: readonly unknown[]): LifecycleEvent | undefined {
-  const record: Record<string, unknown> = {};
-  for (let i = 0; i + 1 < pairs.length; i += 2) record[String(pairs[i])] = pairs[i + 1];
-  return parseEvent(JSON.stringify(record));
+function eventOf(fields: readonly string[] | null): LifecycleEvent | undefined {
+  return fields === null ? undefined : parseEvent(JSON.stringify(entryFields(fields)));
 }
 
-/** The `[xid, pairs]` entries of a one-stream XREAD or XREVRANGE reply, in either RESP shape. */
-function entriesOf(reply: unknown, read: boolean): [string, readonly unknown[]][] {
-  if (reply === null) return [];
-  if (!Array.isArray(reply)) throw new ServerError(`unexpected journal reply: ${JSON.stringify(reply)}`);
-  let list: unknown = reply;
-  if (read) {
-    const first: unknown = reply[0];
-    if (first === undefined) return [];
-    list = typeof first === 'string' ? reply[1] : Array.isArray(first) ? first[1] : undefined;
-  }
-  if (!Array.isArray(list)) throw new ServerError(`unexpected journal reply: ${JSON.stringify(reply)}`);
-  return list.flatMap((item: unknown): [string, readonly unknown[]][] => {
-    if (!Array.isArray(item) || typeof item[0] !== 'string' || !Array.isArray(item[1])) return [];
-    return [[item[0], item[1] as unknown[]]];
-  });
+function startOf(from: JournalStart): CursorStart {
+  const value: unknown = from;
+  if (value === 'head' || value === 'new') return value;
+  if (typeof value === 'object' && value !== null && 'after' in value && isStreamId(value.after)) return { after: value.after };
+  throw new InvalidArgumentError('from', `must be "head", "new" or { after: "<ms>-<seq>" }, got ${JSON.stringify(value)}`);
 }
 
 /**
@@ -83,15 +56,8 @@ function entriesOf(reply: unknown, read: boolean): [string, readonly unknown[]][
 export class EventsJournal implements AsyncIterableIterator<JournalEntry> {
   /** The journal key. */
   readonly key: string;
-  readonly #parent: Connection;
-  readonly #connectionName: string | undefined;
-  readonly #count: string;
-  readonly #block: string;
-  #cursor: string | undefined;
-  #conn: Connection | undefined;
-  #buffer: JournalEntry[] = [];
+  readonly #cursor: StreamCursor;
   #last: string | undefined;
-  #closed = false;
 
   /**
    * Checks the options; the connection opens on the first read (or {@link ready}).
@@ -99,11 +65,13 @@ export class EventsJournal implements AsyncIterableIterator<JournalEntry> {
    */
   constructor(conn: Connection, key: string, options: JournalOptions = {}) {
     this.key = key;
-    this.#parent = conn;
-    this.#connectionName = options.connectionName;
-    this.#cursor = cursorOf(options.from ?? 'new');
-    this.#count = positive('count', options.count ?? 100);
-    this.#block = positive('blockMs', options.blockMs ?? 5000);
+    const from = startOf(options.from ?? 'new');
+    this.#cursor = new StreamCursor(conn, key, {
+      from,
+      count: options.count ?? 100,
+      blockMs: options.blockMs ?? 5000,
+      ...(options.connectionName === undefined ? {} : { connectionName: options.connectionName }),
+    });
   }
 
   /** The journal id of the last entry handed out: pass it as `{ after }` to resume there. */
@@ -113,22 +81,18 @@ export class EventsJournal implements AsyncIterableIterator<JournalEntry> {
 
   /** True once {@link close} was called (or a `for await` broke out). */
   get closed(): boolean {
-    return this.#closed;
+    return this.#cursor.closed;
   }
 
   async next(): Promise<IteratorResult<JournalEntry, undefined>> {
-    while (this.#buffer.length === 0 || this.#closed) {
-      if (this.#closed) return { done: true, value: undefined };
-      try {
-        await this.#fill();
-      } catch (error) {
-        if (this.closed) return { done: true, value: undefined };
-        if (!(error instanceof ConnectionLostError)) throw error;
-      }
+    for (;;) {
+      const next = await this.#cursor.next();
+      if (next.done === true) return next;
+      const event = eventOf(next.value.fields);
+      if (event === undefined) continue;
+      this.#last = next.value.id;
+      return { done: false, value: { id: next.value.id, event } };
     }
-    const entry = this.#buffer.shift() as JournalEntry;
-    this.#last = entry.id;
-    return { done: false, value: entry };
   }
 
   /** Called by `break` in a `for await`: closes the reader. */
@@ -146,29 +110,11 @@ export class EventsJournal implements AsyncIterableIterator<JournalEntry> {
    * `from: 'new'` must exclude nothing journaled after this point.
    */
   async ready(): Promise<void> {
-    this.#conn ??= await this.#parent.duplicate(this.#connectionName);
-    if (this.#closed) {
-      await this.#conn.close({ immediate: true });
-      return;
-    }
-    // `$` is resolved once, to the top's id, so nothing journaled between two reads is skipped.
-    this.#cursor ??= entriesOf(await this.#conn.command('XREVRANGE', this.key, '+', '-', 'COUNT', '1'), false)[0]?.[0] ?? '0-0';
+    await this.#cursor.ready();
   }
 
   /** Stops the reader and closes its connection, cutting a blocked read at once. Idempotent. */
   async close(): Promise<void> {
-    this.#closed = true;
-    await this.#conn?.close({ immediate: true });
-  }
-
-  async #fill(): Promise<void> {
-    await this.ready();
-    if (this.#conn === undefined || this.#cursor === undefined || this.#closed) return;
-    const reply = await this.#conn.command('XREAD', 'COUNT', this.#count, 'BLOCK', this.#block, 'STREAMS', this.key, this.#cursor);
-    for (const [id, pairs] of entriesOf(reply, true)) {
-      this.#cursor = id;
-      const event = eventOf(pairs);
-      if (event !== undefined) this.#buffer.push({ id, event });
-    }
+    await this.#cursor.close();
   }
 }

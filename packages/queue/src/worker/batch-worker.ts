@@ -1,28 +1,17 @@
-import { InvalidArgumentError, type JobId, type Listener } from '@echo/protocol';
-import type { ClaimedJob } from '../job.js';
-import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
-import type { Queue } from '../queue.js';
-import { sleep, WorkerRuntime, type WorkerStats } from './runtime.js';
-import { completeAndClaimJobs, completeJobs, delayJob, failJob, type Settled } from './settle.js';
+import { InvalidArgumentError, type JobId } from '@echo/protocol';
+import { BatchSlots, type BatchHandler, type BatchShape } from './batch-slots.js';
+import type { BatchPartition } from './partition.js';
+import { PauseGate } from './pause-gate.js';
+import { WorkerRuntime, type LeaseSource } from './runtime.js';
 import { decideBatch } from './shaping.js';
-import { batchSettled, jobsStarted } from './job-hooks.js';
-import { processTraced, tracedRun } from './job-trace.js';
-import type { WorkerEvents } from './events.js';
-import { jobContext, type JobContext, type RunState } from './job-context.js';
+import { WorkerShell } from './shell.js';
+import { checkBatchWorkerOptions } from './strict-options.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
-import { armBatchTimeouts } from './batch-timeouts.js';
+
+export type { BatchHandler, BatchShape, BatchVerdicts } from './batch-slots.js';
 
 /** Batches a BatchWorker keeps in flight unless told otherwise. */
 const DEFAULT_BATCHES_IN_FLIGHT = 2;
-
-/**
- * Verdicts per member id; a member missing here is retried as `missing verdict`. The single word
- * `'ok'` completes every member.
- */
-export type BatchVerdicts = 'ok' | ReadonlyMap<string, BatchVerdict> | Readonly<Record<string, BatchVerdict>>;
-
-/** Runs one batch; return a verdict per member, or throw to retry every member with the reason. */
-export type BatchHandler<T> = (jobs: readonly ClaimedJob<T>[], contexts: ReadonlyMap<JobId, JobContext>) => Promise<BatchVerdicts> | BatchVerdicts;
 
 /** How a batch worker runs, on top of the single-job options. */
 export interface BatchWorkerOptions extends Omit<WorkerOptions, 'concurrency' | 'respectConcurrencyGate'> {
@@ -38,7 +27,7 @@ export interface BatchWorkerOptions extends Omit<WorkerOptions, 'concurrency' | 
    * Shaping (queue.md §7): wait until `minSize` jobs are pending, or `timeoutMs` has passed with at
    * least one, before claiming. Without it a batch is claimed as soon as any job is pending.
    */
-  readonly shape?: { readonly minSize: number; readonly timeoutMs: number; readonly pollMs?: number };
+  readonly shape?: BatchShape;
   /** Called with each settled batch's partition (completed, retried, dead, delayed). */
   readonly onBatch?: (partition: BatchPartition<JobId>) => void;
   /** Start claiming at once. Default true; with false, call {@link BatchWorker.run} when ready. */
@@ -48,316 +37,32 @@ export interface BatchWorkerOptions extends Omit<WorkerOptions, 'concurrency' | 
 /**
  * Claims up to `size` jobs in one script under one deadline and hands them to a handler together.
  * Each member is settled on its own with its own token, so one poisoned member retries alone while
- * the others complete; each publishes its own event.
+ * the others complete; each publishes its own event (`completed` carries no result here).
  *
  * A member's `timeoutMs` is its own: past it, that member's context aborts with `JobTimeoutError`
  * and the member fails at once, whatever verdict the handler gives it later; the rest of the batch
  * waits for the handler. Once every member has run out of time the handler is not awaited longer.
  */
-export class BatchWorker<T = unknown> {
-  readonly queue: Queue<T>;
-  readonly #rt: WorkerRuntime<T>;
-  readonly #handler: BatchHandler<T>;
-  readonly #size: number;
-  readonly #shape: BatchWorkerOptions['shape'];
-  readonly #onBatch: BatchWorkerOptions['onBatch'];
-  /** Batch settlements sent but not yet answered; close() waits for them. */
-  readonly #settling = new Set<Promise<void>>();
-  #limitTimer: NodeJS.Timeout | undefined;
-  #started = false;
-  /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
-  #busy = false;
-  /** Set while paused: slots wait on it before claiming. */
-  #paused: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
-
+export class BatchWorker<T = unknown> extends WorkerShell<T> {
   private constructor(rt: WorkerRuntime<T>, handler: BatchHandler<T>, options: BatchWorkerOptions) {
-    this.#rt = rt;
-    this.queue = rt.queue;
-    this.#handler = handler;
-    this.#size = options.size ?? 50;
-    this.#shape = options.shape;
-    this.#onBatch = options.onBatch;
+    const gate = new PauseGate();
+    const slots = new BatchSlots(rt, gate, handler, { size: options.size ?? 50, shape: options.shape, onBatch: options.onBatch });
+    super(rt, gate, () => slots.slot());
   }
 
   /**
-   * Starts a batch worker on `queue`.
-   * @throws InvalidArgumentError for a bad option, before anything starts.
+   * Starts a batch worker on `queue` (a queue opened by `Queue.open`; the worker reads only its
+   * `leases()` and `maintenance()` handles).
+   * @throws InvalidArgumentError for a bad option, UnknownOptionError for an option it does not
+   * know, before anything starts.
    */
-  static async start<T>(queue: Queue<T>, handler: BatchHandler<T>, options: BatchWorkerOptions = {}): Promise<BatchWorker<T>> {
+  static async start<T>(queue: LeaseSource<T>, handler: BatchHandler<T>, options: BatchWorkerOptions = {}): Promise<BatchWorker<T>> {
+    checkBatchWorkerOptions(options);
     const size = options.size ?? 50;
     if (!Number.isSafeInteger(size) || size < 1) throw new InvalidArgumentError('size', 'must be a positive integer');
     if (options.shape) decideBatch(0, 0, options.shape.minSize, options.shape.timeoutMs);
     const resolved = resolveWorkerOptions({ ...options, concurrency: options.concurrency ?? DEFAULT_BATCHES_IN_FLIGHT });
-    const blocking = await queue.connection.duplicate('echo-batch-wake');
-    const worker = new BatchWorker(new WorkerRuntime(queue, resolved, blocking, 'batch'), handler, options);
-    // Listed by queue.getWorkers() from the moment start() resolves, claiming or not.
-    await worker.#rt.announce();
-    if (options.autorun !== false) worker.#begin();
-    return worker;
+    const wake = await queue.leases().openWake('echo-batch-wake');
+    return WorkerShell.boot(new BatchWorker(new WorkerRuntime(queue, resolved, wake, 'batch'), handler, options), options.autorun);
   }
-
-  /**
-   * Starts claiming, for a worker started with `autorun: false` (listeners attached first, say).
-   * Idempotent; a closed worker stays closed.
-   */
-  run(): void {
-    this.#begin();
-  }
-
-  #begin(): void {
-    if (this.#started || !this.#rt.isRunning()) return;
-    this.#started = true;
-    this.#rt.start(this.#rt.options.concurrency, () => this.#slot());
-  }
-
-  /**
-   * Stops this worker claiming (other workers go on); batches already claimed run and settle as
-   * usual, their leases extended. Idempotent.
-   */
-  pause(): void {
-    if (this.#paused) return;
-    let resolve: () => void = () => undefined;
-    const promise = new Promise<void>((r) => (resolve = r));
-    this.#paused = { promise, resolve };
-  }
-
-  /** Lets a paused worker claim again. */
-  resume(): void {
-    const paused = this.#paused;
-    this.#paused = undefined;
-    paused?.resolve();
-  }
-
-  /** True between {@link pause} and {@link resume}. */
-  get isPaused(): boolean {
-    return this.#paused !== undefined;
-  }
-
-  /** Jobs currently held here (members of running batches). */
-  get running(): number {
-    return this.#rt.locks.size;
-  }
-
-  /** The error that stopped this worker by itself, if any (see {@link Worker.fatalError}). */
-  get fatalError(): Error | undefined {
-    return this.#rt.fatalError;
-  }
-
-  /** A snapshot of this worker's counters. */
-  stats(): Readonly<WorkerStats> {
-    return { ...this.#rt.stats };
-  }
-
-  async #slot(): Promise<void> {
-    const rt = this.#rt;
-    let since = Date.now();
-    /** The next batch, when the last round claimed it together with the settlement. */
-    let carried: ClaimedJob<T>[] | undefined;
-    for (;;) {
-      try {
-        let jobs = carried;
-        carried = undefined;
-        if (jobs === undefined) {
-          // A paused worker waits for resume (or close) before it claims again.
-          while (this.#paused && rt.isRunning()) await Promise.race([this.#paused.promise, rt.whenClosing()]);
-          if (!rt.isRunning()) break;
-          if (this.#shape && !(await this.#ready(since))) continue;
-          jobs = await this.#claim();
-        }
-        if (jobs.length === 0) {
-          if (!rt.isRunning()) break;
-          if (this.#busy && !this.#paused) {
-            this.#busy = false;
-            rt.events.fire('drained', undefined);
-          }
-          await rt.idle.wait();
-          since = Date.now();
-          continue;
-        }
-        this.#busy = true;
-        rt.idle.wakeOne();
-        // A batch claimed after close() began still runs: it is leased to us.
-        carried = await this.#run(jobs);
-        since = Date.now();
-      } catch (error) {
-        if (!rt.isRunning() || rt.report(error)) break;
-        await rt.idle.wait();
-      }
-    }
-    await Promise.all(this.#settling);
-  }
-
-  /** Watches the pending depth without claiming; true at the flush moment. */
-  async #ready(since: number): Promise<boolean> {
-    const shape = this.#shape;
-    if (!shape) return true;
-    const depth = (await this.queue.counts('pending')).pending;
-    const decision = decideBatch(depth, Date.now() - since, shape.minSize, shape.timeoutMs);
-    if (decision.action === 'flush') return true;
-    if (depth === 0) await this.#rt.idle.wait();
-    else await sleep(shape.pollMs ?? Math.max(5, Math.floor(shape.timeoutMs / 4)));
-    return false;
-  }
-
-  #claim(): Promise<ClaimedJob<T>[]> {
-    const o = this.#rt.options;
-    const claim = this.#rt.locks.claimOptions;
-    return o.source === 'lanes' ? this.queue.laneBatchClaim(o.leaseMs, { ...claim, size: this.#size }) : this.queue.claimBatch(this.#size, o.leaseMs, claim);
-  }
-
-  /**
-   * Runs the handler and settles the batch. When the next batch may be claimed in the same script
-   * (flat source, no shaping, still running), the successes and that claim go as one call and the
-   * next batch is answered; otherwise the settlement is left in flight and the caller claims.
-   */
-  async #run(claimed: readonly ClaimedJob<T>[]): Promise<ClaimedJob<T>[] | undefined> {
-    let jobs = claimed;
-    const rt = this.#rt;
-    const states = new Map<JobId, RunState>();
-    const contexts = new Map(
-      jobs.map((job) => {
-        const state: RunState = { moved: undefined, over: false };
-        states.set(job.id, state);
-        return [job.id, jobContext(rt, job, state)] as const;
-      }),
-    );
-    jobsStarted(rt.queue.name, jobs);
-    let verdicts: BatchVerdicts | undefined;
-    let thrown: { reason: unknown } | undefined;
-    const timers = armBatchTimeouts(rt, jobs, contexts, states);
-    try {
-      const run = (): BatchVerdicts | Promise<BatchVerdicts> => this.#handler(jobs, contexts);
-      const handled = new Promise<BatchVerdicts>((resolve) => resolve(processTraced() ? tracedRun(rt.queue.name, jobs, true, run) : run()));
-      // The loser of the race must not surface as an unhandled rejection.
-      handled.catch(() => undefined);
-      verdicts = timers ? await Promise.race([handled, timers.allExpired.then(() => undefined)]) : await handled;
-    } catch (reason) {
-      thrown = { reason };
-    } finally {
-      timers?.clear();
-    }
-    for (const state of states.values()) state.over = true;
-    // Jobs the handler moved itself are settled already: their verdicts are not applied.
-    const moved = jobs.filter((job) => states.get(job.id)?.moved !== undefined);
-    if (moved.length > 0) {
-      await Promise.all(moved.map((job) => states.get(job.id)?.moved ?? Promise.resolve()));
-      jobs = jobs.filter((job) => states.get(job.id)?.moved === undefined);
-    }
-    const fuse = rt.isRunning() && !this.#paused && this.#shape === undefined && rt.options.source === 'flat';
-    const next = fuse ? deferred<ClaimedJob<T>[]>() : undefined;
-    const settling = this.#settle(jobs, verdicts, thrown, next).catch((error: unknown) => {
-      rt.options.onError(error);
-      next?.resolve([]);
-    });
-    this.#settling.add(settling);
-    void settling.finally(() => this.#settling.delete(settling));
-    return next?.promise;
-  }
-
-  async #settle(
-    jobs: readonly ClaimedJob<T>[],
-    verdicts: BatchVerdicts | undefined,
-    thrown: { reason: unknown } | undefined,
-    next: Deferred<ClaimedJob<T>[]> | undefined,
-  ): Promise<void> {
-    const rt = this.#rt;
-    const verdictOf = (job: ClaimedJob<T>): BatchVerdict =>
-      thrown ? { error: errorText(thrown.reason) } : (lookup(verdicts, job.id) ?? { error: 'missing verdict' });
-    const settled = new Map<JobId, { verdict: BatchVerdict; outcome: SettleOutcome }>();
-    const ok = jobs.filter((job) => verdictOf(job) === 'ok');
-    const rest = jobs.filter((job) => verdictOf(job) !== 'ok');
-    // Successes go out as one script, with the next batch's claim when it may ride along; failures
-    // and delays are rarer and settle one by one.
-    const completing = (next ? this.#completeAndClaim(ok, next) : completeJobs(rt, ok)).then((outcomes) => {
-      for (const job of ok) {
-        const outcome = outcomes.get(job.id) ?? 'stale';
-        rt.locks.untrack(job);
-        settled.set(job.id, { verdict: 'ok', outcome });
-        if (outcome === 'ok') rt.events.fire('completed', { job, result: undefined });
-      }
-    });
-    const others = rest.map(async (job) => {
-      const verdict = verdictOf(job);
-      let outcome: Settled;
-      try {
-        outcome = typeof verdict === 'object' && 'delay' in verdict ? await delayJob(rt, job, verdict.delay) : await failJob(rt, job, (verdict as { error: string }).error);
-      } finally {
-        rt.locks.untrack(job);
-      }
-      settled.set(job.id, { verdict, outcome });
-      if ((outcome === 'scheduled' || outcome === 'dead') && typeof verdict === 'object' && 'error' in verdict) {
-        rt.events.fire('failed', { job, error: verdict.error, outcome });
-      }
-    });
-    await Promise.all([completing, ...others]);
-    batchSettled(rt.queue.name, jobs, settled);
-    this.#onBatch?.(partitionBatch(jobs.map((j) => j.id), settled));
-  }
-
-  /** The fused round: completes `ok` and claims the next batch, handed to `next` as soon as it lands. */
-  async #completeAndClaim(ok: readonly ClaimedJob<T>[], next: Deferred<ClaimedJob<T>[]>): Promise<Map<string, Settled>> {
-    const round = await completeAndClaimJobs(this.#rt, ok, this.#size);
-    if (round.error !== undefined) next.reject(round.error);
-    else next.resolve(round.claimed);
-    // Refused by the rate limit: no wake token will come when the window reopens, so set one.
-    if (round.limitedMs > 0 && this.#limitTimer === undefined) {
-      this.#limitTimer = setTimeout(() => {
-        this.#limitTimer = undefined;
-        this.#rt.idle.wakeOne();
-      }, round.limitedMs);
-      this.#limitTimer.unref();
-    }
-    return round.outcomes;
-  }
-
-  /** Listens to one of this worker's events ({@link WorkerEvents}; `completed` carries no result here); answers a remover. */
-  on<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): () => void {
-    return this.#rt.events.on(event, listener);
-  }
-
-  /** Like {@link on}, for the next event only. */
-  once<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): () => void {
-    return this.#rt.events.once(event, listener);
-  }
-
-  /** Removes a listener; answers whether it was there. */
-  off<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): boolean {
-    return this.#rt.events.off(event, listener);
-  }
-
-  /** Stops claiming, lets a running batch finish, closes the wake connection. Idempotent. */
-  close(): Promise<void> {
-    return this.#rt.close();
-  }
-}
-
-function lookup(verdicts: BatchVerdicts | undefined, id: string): BatchVerdict | undefined {
-  if (verdicts === undefined) return undefined;
-  if (verdicts === 'ok') return 'ok';
-  if (isMap(verdicts)) return verdicts.get(id);
-  return Object.hasOwn(verdicts, id) ? verdicts[id] : undefined;
-}
-
-function isMap(verdicts: Exclude<BatchVerdicts, 'ok'>): verdicts is ReadonlyMap<string, BatchVerdict> {
-  return verdicts instanceof Map;
-}
-
-function errorText(reason: unknown): string {
-  return reason instanceof Error ? reason.message : String(reason);
-}
-
-interface Deferred<R> {
-  readonly promise: Promise<R>;
-  readonly resolve: (value: R) => void;
-  readonly reject: (error: unknown) => void;
-}
-
-function deferred<R>(): Deferred<R> {
-  let resolve!: (value: R) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<R>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }

@@ -1,7 +1,5 @@
-import type { Queue } from '../queue.js';
-
-/** The wake list's due hint (`d:<ms until due>`), pushed by the scripts that move the schedule's head. */
-const HINT = /^d:(\d+)$/;
+import { parseWakeToken } from '@echo/protocol';
+import type { Maintenance } from '../lease/maintenance.js';
 
 /** How many due jobs one wake-up moves; a full batch re-arms at once for the rest. */
 const BATCH = 100;
@@ -24,7 +22,7 @@ const RETRY_MS = 1_000;
  * scheduled sends nothing extra: the timer is armed only while the schedule holds a job.
  */
 export class DueClock {
-  readonly #queue: Queue;
+  readonly #maintenance: Maintenance;
   readonly #onError: (error: unknown) => void;
   #timer: NodeJS.Timeout | undefined;
   /** Local epoch ms the timer is armed for. */
@@ -34,8 +32,8 @@ export class DueClock {
   #again = false;
   #stopped = false;
 
-  constructor(queue: Queue, onError: (error: unknown) => void) {
-    this.#queue = queue;
+  constructor(maintenance: Maintenance, onError: (error: unknown) => void) {
+    this.#maintenance = maintenance;
     this.#onError = onError;
   }
 
@@ -56,9 +54,9 @@ export class DueClock {
    * claimable job, so no slot should wake for it); any other token answers false.
    */
   hint(token: string): boolean {
-    const match = HINT.exec(token);
-    if (match === null) return false;
-    this.expect(Number(match[1]));
+    const parsed = parseWakeToken(token);
+    if (parsed.kind !== 'due') return false;
+    this.expect(parsed.inMs);
     return true;
   }
 
@@ -89,7 +87,7 @@ export class DueClock {
 
   async #promote(): Promise<void> {
     try {
-      const { moved, nextInMs } = await this.#queue.promoteNext(BATCH);
+      const { moved, nextInMs } = await this.#maintenance.promoteNext(BATCH);
       this.expect(moved === BATCH ? 0 : nextInMs);
     } catch (error) {
       this.#onError(error);

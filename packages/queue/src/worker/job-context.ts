@@ -1,9 +1,17 @@
-import { InvalidArgumentError, StaleError } from '@echo/protocol';
+import { InvalidArgumentError, StaleError, strictOptions } from '@echo/protocol';
 import { CancelToken } from './cancel.js';
 import type { ClaimedJob } from '../job.js';
 import type { FlowChild, FlowResult } from '../flows/flow-shape.js';
 import type { WorkerRuntime } from './runtime.js';
-import { delayJob, type Settled } from './settle.js';
+import { delayJob } from './settle.js';
+import type { SettleOutcome } from './partition.js';
+
+/**
+ * When a moved job runs again: `{ delayMs }` from the server's now, or `{ at }` (a Date or epoch
+ * ms), or a Date. A bare number is refused: BullMQ reads it as a time and we once read it as a
+ * delay, so the unit is always named.
+ */
+export type DelayUntil = { readonly delayMs: number } | { readonly at: Date | number } | Date;
 
 /** What a handler gets besides the job: cancellation and the job's own side channels. */
 export interface JobContext {
@@ -16,14 +24,16 @@ export interface JobContext {
   /** Appends a line to the job's log. */
   log(line: string): Promise<number>;
   /**
-   * Settles the job as delayed, for `until` ms from the server's now or until a Date, without
-   * counting a failure (the next claim runs it again, its attempts kept): a step job's way to wait.
-   * The worker then leaves the job alone when the handler returns or throws; its return value is
-   * dropped. Call it at most once, before the handler returns.
-   * @throws InvalidArgumentError for a bad time, or a second move; StaleError when the lease was
-   * lost (or the attempt timed out) before the move landed.
+   * Settles the job as delayed without counting a failure (the next claim runs it again, its
+   * attempts kept): a step job's way to wait. `until` names its unit: `{ delayMs: 5000 }` from the
+   * server's now, `{ at: Date.now() + 5000 }` (epoch ms or a Date), or a Date. A bare number
+   * (BullMQ's `moveToDelayed(timestamp)`) is refused, never guessed. The worker then leaves the job
+   * alone when the handler returns or throws; its return value is dropped. Call it at most once,
+   * before the handler returns.
+   * @throws InvalidArgumentError for a bare number, a bad time or a second move; StaleError when the
+   * lease was lost (or the attempt timed out) before the move landed.
    */
-  moveToDelayed(until: number | Date): Promise<void>;
+  moveToDelayed(until: DelayUntil): Promise<void>;
   /**
    * Adds children to this job, which becomes their flow parent (in this queue or others, nested,
    * with the fail-parent / ignore policies of flows). The job stays this handler's: call
@@ -50,14 +60,35 @@ export interface JobContext {
 /** What the worker learns from a run's context: whether the handler settled its own job. */
 export interface RunState {
   /** Set once `moveToDelayed` or `moveToWaitingChildren` moved the job: the settlement the handler asked for. */
-  moved: Promise<Settled> | undefined;
+  moved: Promise<SettleOutcome> | undefined;
   /** Set when the worker stopped waiting for the handler (it returned, threw or timed out). */
   over: boolean;
 }
 
-function checkUntil(until: number | Date): void {
-  const ms = until instanceof Date ? until.getTime() : until;
-  if (!Number.isSafeInteger(ms) || ms < 0) throw new InvalidArgumentError('until', 'must be a whole, non-negative delay in ms or a valid Date');
+const checkUntilKeys = strictOptions('moveToDelayed', {
+  known: ['delayMs', 'at'],
+  hints: { delay: 'a delay is { delayMs } here (ms from now)', timestamp: 'a time is { at } here (a Date or epoch ms)' },
+});
+
+/** A whole, non-negative number of ms, or the refusal naming `what`. */
+function wholeMs(what: string, value: unknown, meaning: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new InvalidArgumentError(what, `must be ${meaning}`);
+  return value;
+}
+
+/** The delay (ms) or the time (a Date) a move asks for; refuses a bare number and a bad time. */
+export function resolveUntil(until: unknown): number | Date {
+  if (typeof until === 'number') {
+    throw new InvalidArgumentError('moveToDelayed', 'takes { delayMs } (ms from now) or { at } (a Date or epoch ms), or a Date; a bare number is ambiguous');
+  }
+  if (until instanceof Date) return new Date(wholeMs('moveToDelayed', until.getTime(), 'a valid Date'));
+  if (typeof until !== 'object' || until === null) throw new InvalidArgumentError('moveToDelayed', 'takes { delayMs }, { at } or a Date');
+  checkUntilKeys(until);
+  const has = (key: string): boolean => Object.hasOwn(until, key);
+  if (has('delayMs') === has('at')) throw new InvalidArgumentError('moveToDelayed', 'takes exactly one of delayMs and at');
+  if ('delayMs' in until) return wholeMs('moveToDelayed.delayMs', until.delayMs, 'a whole, non-negative delay in ms');
+  const at: unknown = 'at' in until ? until.at : undefined;
+  return new Date(at instanceof Date ? wholeMs('moveToDelayed.at', at.getTime(), 'a valid Date') : wholeMs('moveToDelayed.at', at, 'a Date or whole epoch ms'));
 }
 
 /** Builds the per-job context and tracks the job in the lock plane. */
@@ -69,10 +100,10 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
     get signal() {
       return cancel.signal;
     },
-    progress: (value) => rt.queue.updateProgress(job.id, value),
-    log: (line) => rt.queue.addLog(job.id, line),
-    async moveToDelayed(until) {
-      checkUntil(until);
+    progress: (value) => rt.leases.updateProgress(job.id, value),
+    log: (line) => rt.leases.addLog(job.id, line),
+    async moveToDelayed(asked) {
+      const until = resolveUntil(asked);
       if (state.moved !== undefined) throw new InvalidArgumentError('moveToDelayed', 'the job was already moved');
       if (state.over || cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to move');
       // Stop extending first: after the move the job is not active, and a beat would read it as lost.
@@ -82,7 +113,7 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
     },
     addChildren(children) {
       if (state.moved !== undefined) throw new InvalidArgumentError('addChildren', 'the job was already moved');
-      return rt.queue.addChildren(job, children as readonly FlowChild<T>[]);
+      return rt.leases.addChildren(job, children);
     },
     async moveToWaitingChildren() {
       if (state.moved !== undefined) throw new InvalidArgumentError('moveToWaitingChildren', 'the job was already moved');
@@ -92,10 +123,10 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
       rt.locks.untrack(job);
       // Marked moved at once, as a delay is, so a handler that returns without awaiting is not
       // completed over its own move; the mark is lifted when nothing was open or the call failed.
-      const open = rt.queue.waitForChildren(job);
+      const open = rt.leases.waitForChildren(job);
       state.moved = open.then(
-        (): Settled => 'ok',
-        (): Settled => 'stale',
+        (): SettleOutcome => 'ok',
+        (): SettleOutcome => 'stale',
       );
       let waiting: number;
       try {
@@ -110,6 +141,6 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
       rt.locks.track(job, cancel);
       return false;
     },
-    childrenValues: () => rt.queue.childrenValues(job.id),
+    childrenValues: () => rt.leases.childrenValues(job.id),
   };
 }

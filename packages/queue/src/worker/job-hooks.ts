@@ -1,6 +1,6 @@
 import { hooks, type JobHookBase } from '@echo/protocol';
 import type { ClaimedJob } from '../job.js';
-import type { Settled } from './settle.js';
+import type { SettleOutcome } from './partition.js';
 
 /**
  * The worker's side of the `emq.job.*` telemetry hooks. Each function is one call at its emit point
@@ -39,7 +39,7 @@ function errorText(reason: unknown): string {
  * Emits the verdict hooks of a settled job: `complete`, or `fail` plus `retry`/`dead`. A lost lease
  * (`stale`, `gone`) or a delay emits nothing: no verdict of ours stood.
  */
-export function jobVerdict(queue: string, claimed: ClaimedJob<unknown>, outcome: Settled, failure: { readonly reason: unknown } | undefined): void {
+export function jobVerdict(queue: string, claimed: ClaimedJob<unknown>, outcome: SettleOutcome, failure: { readonly reason: unknown } | undefined): void {
   const started = starts.get(claimed);
   if (started === undefined) return;
   starts.delete(claimed);
@@ -57,7 +57,7 @@ export function jobVerdict(queue: string, claimed: ClaimedJob<unknown>, outcome:
 }
 
 /** Emits the verdict hooks when `settling` resolves; attaches nothing when nobody listens. */
-export function jobSettled(queue: string, claimed: ClaimedJob<unknown>, failure: { readonly reason: unknown } | undefined, settling: Promise<Settled>): void {
+export function jobSettled(queue: string, claimed: ClaimedJob<unknown>, failure: { readonly reason: unknown } | undefined, settling: Promise<SettleOutcome>): void {
   // Nobody listening now means no verdict hook to fire; a start noted earlier goes with the job.
   if (!settledHeard() || !starts.has(claimed)) return;
   void settling.then((outcome) => {
@@ -69,7 +69,7 @@ export function jobSettled(queue: string, claimed: ClaimedJob<unknown>, failure:
 export function batchSettled(
   queue: string,
   claimed: readonly ClaimedJob<unknown>[],
-  settled: ReadonlyMap<string, { readonly verdict: unknown; readonly outcome: Settled }>,
+  settled: ReadonlyMap<string, { readonly verdict: unknown; readonly outcome: SettleOutcome }>,
 ): void {
   if (!settledHeard()) return;
   for (const one of claimed) {

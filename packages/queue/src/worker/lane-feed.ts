@@ -27,7 +27,7 @@ export class LaneFeed<T> {
     const spare = this.spare();
     if (spare) return spare;
     const rt = this.#rt;
-    const [first, ...rest] = await rt.queue.laneWeightedClaim(rt.options.leaseMs, rt.locks.claimOptions);
+    const [first, ...rest] = await rt.leases.laneWeightedClaim(rt.options.leaseMs, rt.locks.claimOptions);
     for (const job of rest) {
       const cancel = new CancelToken();
       rt.locks.track(job, cancel);

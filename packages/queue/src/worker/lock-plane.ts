@@ -1,11 +1,13 @@
 import type { JobId } from '@echo/protocol';
 import type { CancelToken } from './cancel.js';
 import type { ClaimedJob } from '../job.js';
-import type { Queue } from '../queue.js';
+import { claimDeadline, type Leases } from '../lease/leases.js';
 
 interface Held {
   readonly job: ClaimedJob<unknown>;
   readonly cancel: CancelToken;
+  /** The latest local time the lease can end: the claim's or the last extension's send time plus the lease. */
+  until: number;
 }
 
 /**
@@ -15,7 +17,7 @@ interface Held {
  * can stop early: its settlement would be refused anyway.
  */
 export class LockPlane {
-  readonly #queue: Queue;
+  readonly #leases: Leases<unknown>;
   readonly #held = new Map<JobId, Held>();
   readonly #leaseMs: number;
   readonly #markerTtlMs: number;
@@ -28,8 +30,8 @@ export class LockPlane {
    * `onBeat` rides on every beat, held jobs or not (the worker's registry entry): it costs the
    * worker no timer of its own, and goes out beside the lease extension.
    */
-  constructor(queue: Queue, options: { leaseMs: number; extendEveryMs: number; markers: boolean; onError: (error: unknown) => void; onBeat?: () => Promise<void> }) {
-    this.#queue = queue;
+  constructor(leases: Leases<unknown>, options: { leaseMs: number; extendEveryMs: number; markers: boolean; onError: (error: unknown) => void; onBeat?: () => Promise<void> }) {
+    this.#leases = leases;
     this.#leaseMs = options.leaseMs;
     this.#markerTtlMs = options.leaseMs * 2;
     this.#markers = options.markers;
@@ -54,7 +56,24 @@ export class LockPlane {
 
   /** Starts tracking a claimed job. */
   track(job: ClaimedJob<unknown>, cancel: CancelToken): void {
-    this.#held.set(job.id, { job, cancel });
+    this.#held.set(job.id, { job, cancel, until: this.leaseUntil(job) });
+  }
+
+  /**
+   * The latest local time the job's lease can end, as far as this worker knows: from its last
+   * extension while held, else from its claim. The server's deadline is no earlier.
+   */
+  leaseUntil(job: ClaimedJob<unknown>): number {
+    return this.#held.get(job.id)?.until ?? claimDeadline(job) ?? Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * True while more than half the job's lease is left: a job that arrives later than that (a claim
+   * reply delayed on the wire) may lapse before the next beat extends it, or has already been
+   * reaped and leased to someone else, so no handler should start on it.
+   */
+  fresh(job: ClaimedJob<unknown>): boolean {
+    return Date.now() < this.leaseUntil(job) - this.#leaseMs / 2;
   }
 
   /**
@@ -80,8 +99,12 @@ export class LockPlane {
     const held = [...this.#held.values()];
     try {
       const marker = this.#markers ? this.#markerTtlMs : undefined;
-      const missed = new Set(await this.#queue.extendLocks(held.map((h) => h.job), this.#leaseMs, marker));
-      for (const { job, cancel } of held) if (missed.has(job.id)) cancel.cancel('lease lost');
+      const until = Date.now() + this.#leaseMs;
+      const missed = new Set(await this.#leases.extendLocks(held.map((h) => h.job), this.#leaseMs, marker));
+      for (const h of held) {
+        if (missed.has(h.job.id)) h.cancel.cancel('lease lost');
+        else h.until = until;
+      }
     } catch (error) {
       this.#onError(error);
     }

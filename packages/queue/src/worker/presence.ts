@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
-import { execute, mintId, transitions as t } from '@echo/protocol';
-import type { Queue } from '../queue.js';
+import { mintId } from '@echo/protocol';
+import type { Maintenance } from '../lease/maintenance.js';
 import type { WorkerDescription } from '../reads/workers.js';
 
 /** Beats a worker may miss before its registry entry lapses. */
@@ -30,7 +30,7 @@ export interface PresenceOptions {
  */
 export class Presence {
   readonly id = mintId('WRK');
-  readonly #queue: Queue;
+  readonly #maintenance: Maintenance;
   readonly #options: PresenceOptions;
   readonly #ttlMs: number;
   readonly #startedAt = Date.now();
@@ -38,8 +38,8 @@ export class Presence {
   #inflight: Promise<void> | undefined;
   #left = false;
 
-  constructor(queue: Queue, options: PresenceOptions) {
-    this.#queue = queue;
+  constructor(maintenance: Maintenance, options: PresenceOptions) {
+    this.#maintenance = maintenance;
     this.#options = options;
     this.#ttlMs = presenceTtl(options.beatMs);
   }
@@ -58,7 +58,7 @@ export class Presence {
       startedAt: this.#startedAt,
       ttlMs: this.#ttlMs,
     };
-    const beat = execute(this.#queue.connection, t.workerBeat({ queue: this.#queue.name, id: this.id, ttlMs: this.#ttlMs, info: JSON.stringify(info) })).then(() => undefined);
+    const beat = this.#maintenance.beat(this.id, this.#ttlMs, JSON.stringify(info));
     this.#inflight = beat.catch(() => undefined);
     return beat;
   }
@@ -67,6 +67,6 @@ export class Presence {
   async leave(): Promise<void> {
     this.#left = true;
     await this.#inflight;
-    await execute(this.#queue.connection, t.workerLeave({ queue: this.#queue.name, id: this.id }));
+    await this.#maintenance.leave(this.id);
   }
 }

@@ -1,4 +1,4 @@
-import type { Queue } from '../queue.js';
+import type { Maintenance } from '../lease/maintenance.js';
 import type { StalledOptions } from './worker-options.js';
 
 /** What one pump tick did. */
@@ -17,7 +17,7 @@ export interface PumpTick {
  * repeats, deliver the flow outbox. Every step is idempotent over its set, so any number of workers may pump one queue.
  */
 export class Pump {
-  readonly #queue: Queue;
+  readonly #maintenance: Maintenance;
   readonly #stalled: StalledOptions | undefined;
   readonly #onError: (error: unknown) => void;
   readonly #onStalled: ((recovered: readonly string[], dead: readonly string[]) => void) | undefined;
@@ -26,7 +26,7 @@ export class Pump {
   #running: Promise<void> | undefined;
 
   constructor(
-    queue: Queue,
+    maintenance: Maintenance,
     options: {
       stalled: StalledOptions | undefined;
       onError: (error: unknown) => void;
@@ -35,7 +35,7 @@ export class Pump {
       onNextDue?: (inMs: number) => void;
     },
   ) {
-    this.#queue = queue;
+    this.#maintenance = maintenance;
     this.#stalled = options.stalled;
     this.#onError = options.onError;
     this.#onStalled = options.onStalled;
@@ -57,24 +57,24 @@ export class Pump {
   async tick(batch = 100): Promise<PumpTick> {
     let promoted = 0;
     for (let moved = batch; moved === batch; promoted += moved) {
-      const step = await this.#queue.promoteNext(batch);
+      const step = await this.#maintenance.promoteNext(batch);
       moved = step.moved;
       if (moved < batch && step.nextInMs >= 0) this.#onNextDue?.(step.nextInMs);
     }
     let recovered = 0;
     let stalledDead = 0;
     if (this.#stalled) {
-      const sweep = await this.#queue.sweepStalled({ maxStalled: this.#stalled.maxStalled ?? 1, limit: batch });
+      const sweep = await this.#maintenance.sweepStalled({ maxStalled: this.#stalled.maxStalled ?? 1, limit: batch });
       recovered = sweep.recovered.length;
       stalledDead = sweep.dead.length;
       if (recovered + stalledDead > 0) this.#onStalled?.(sweep.recovered, sweep.dead);
     } else {
-      for (let n = batch; n === batch; recovered += n) n = await this.#queue.reap(batch);
+      for (let n = batch; n === batch; recovered += n) n = await this.#maintenance.reap(batch);
     }
-    const fired = await this.#queue.fireDueRepeats(batch, (_, error) => this.#onError(error));
-    const sweep = await this.#queue.deliverOutbox(batch);
+    const fired = await this.#maintenance.fireDueRepeats(batch, (_, error) => this.#onError(error));
+    const sweep = await this.#maintenance.deliverOutbox(batch);
     if (sweep.error !== undefined) this.#onError(sweep.error);
-    if (sweep.poisoned) this.#onError(new Error(`flow outbox ${this.#queue.keys.flowOutbox} holds a malformed entry; remove it to unblock delivery`));
+    if (sweep.poisoned) this.#onError(new Error(`flow outbox ${this.#maintenance.keys.flowOutbox} holds a malformed entry; remove it to unblock delivery`));
     return { promoted, recovered, stalledDead, fired, delivered: sweep.delivered };
   }
 

@@ -1,6 +1,8 @@
 import type { ClaimedJob } from '../job.js';
+import type { PauseGate } from './pause-gate.js';
 import type { WorkerRuntime } from './runtime.js';
-import { completeAndClaimJobs, completeJob, completeJobs, failJob, resultText, type Settled } from './settle.js';
+import { completeAndClaimJobs, completeJob, completeJobs, failJob, resultText } from './settle.js';
+import type { SettleOutcome } from './partition.js';
 
 interface Want<T> {
   readonly resolve: (job: ClaimedJob<T> | undefined) => void;
@@ -11,7 +13,7 @@ interface Done<T> {
   readonly job: ClaimedJob<T>;
   /** The handler's result text, when it left one: kept on a retained row and carried by the event. */
   readonly result: string | undefined;
-  readonly resolve: (outcome: Settled) => void;
+  readonly resolve: (outcome: SettleOutcome) => void;
 }
 
 /**
@@ -26,6 +28,7 @@ interface Done<T> {
  */
 export class Rounds<T> {
   readonly #rt: WorkerRuntime<T>;
+  readonly #gate: PauseGate;
   /** True when a round may claim with `complete_claim` (flat source, no gate to ask first). */
   readonly #fused: boolean;
   /** The claim a slot makes on its own when the round is not fused. */
@@ -36,8 +39,9 @@ export class Rounds<T> {
   readonly #inflight = new Set<Promise<void>>();
   #limitTimer: NodeJS.Timeout | undefined;
 
-  constructor(rt: WorkerRuntime<T>, claimOne: () => Promise<ClaimedJob<T> | undefined>) {
+  constructor(rt: WorkerRuntime<T>, gate: PauseGate, claimOne: () => Promise<ClaimedJob<T> | undefined>) {
     this.#rt = rt;
+    this.#gate = gate;
     this.#fused = rt.options.source === 'flat' && !rt.options.respectConcurrencyGate;
     this.#claimOne = claimOne;
   }
@@ -46,11 +50,11 @@ export class Rounds<T> {
    * Queues a plain job's completion for this turn's round; answers how it settled. A flow child
    * is completed alone at once: only `complete` feeds its parent with the handler's result.
    */
-  complete(job: ClaimedJob<T>, result: unknown): Promise<Settled> {
+  complete(job: ClaimedJob<T>, result: unknown): Promise<SettleOutcome> {
     if (job.parent !== undefined) return this.#track(completeJob(this.#rt, job, result));
     const text = resultText(this.#rt, job, result);
     return this.#track(
-      new Promise<Settled>((resolve) => {
+      new Promise<SettleOutcome>((resolve) => {
         this.#done.push({ job, result: text, resolve });
         this.#schedule();
       }),
@@ -58,7 +62,7 @@ export class Rounds<T> {
   }
 
   /** Retries a failed job along the backoff curve, on its own (failures are rare and carry a reason each). */
-  fail(job: ClaimedJob<T>, reason: unknown): Promise<Settled> {
+  fail(job: ClaimedJob<T>, reason: unknown): Promise<SettleOutcome> {
     return this.#track(failJob(this.#rt, job, reason));
   }
 
@@ -97,7 +101,8 @@ export class Rounds<T> {
     this.#done = [];
     this.#wants = [];
     const rt = this.#rt;
-    if (!rt.isRunning()) for (const want of wants.splice(0)) want.resolve(undefined);
+    // A closing or paused worker claims nothing: its slots hear "no job" and park (or wait for resume).
+    if (!rt.isRunning() || this.#gate.paused) for (const want of wants.splice(0)) want.resolve(undefined);
     if (this.#fused && (wants.length > 0 || done.length > 0)) {
       await this.#fusedRound(done, wants);
       return;

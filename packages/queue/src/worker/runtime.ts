@@ -1,4 +1,5 @@
-import { AuthError, ConnectionClosedError, PermissionError, VersionFenceError, type Connection, type JobId } from '@echo/protocol';
+import { AuthError, ConnectionClosedError, PermissionError, StaleError, VersionFenceError, type JobId } from '@echo/protocol';
+import type { ClaimedJob } from '../job.js';
 import { WorkerEmitter } from './events.js';
 import { DueClock } from './due-clock.js';
 import { IdleSlots } from './idle.js';
@@ -7,7 +8,8 @@ import { LockPlane } from './lock-plane.js';
 import { OutageFunnel } from './outage.js';
 import { Presence } from './presence.js';
 import { Pump } from './pump.js';
-import type { Queue } from '../queue.js';
+import type { Leases, WakeChannel } from '../lease/leases.js';
+import type { Maintenance } from '../lease/maintenance.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
 /** Counters a worker keeps about its own work. */
@@ -24,8 +26,22 @@ export interface WorkerStats {
  * What every kind of worker shares: the wake connection and its single blocking read, the idle
  * slots, the lock plane, the pump and an orderly shutdown. A worker only brings its slot loop.
  */
+/**
+ * What a worker reads from the queue it is started on: its two handles, never the queue itself.
+ * A `Queue` is one.
+ */
+export interface LeaseSource<T> {
+  /** The queue's lease handle: claims, settlements, lock extension. */
+  leases(): Leases<T>;
+  /** The queue's maintenance handle: promote, reap, repeats, outbox, registry. */
+  maintenance(): Maintenance;
+}
+
 export class WorkerRuntime<T> {
-  readonly queue: Queue<T>;
+  /** The queue's name. */
+  readonly queue: string;
+  readonly leases: Leases<T>;
+  readonly maintenance: Maintenance;
   readonly options: ResolvedWorkerOptions;
   readonly idle = new IdleSlots();
   readonly locks: LockPlane;
@@ -34,7 +50,7 @@ export class WorkerRuntime<T> {
   readonly stats: WorkerStats = { completed: 0, retried: 0, dead: 0, delayed: 0, lost: 0 };
   /** The worker's typed events; a listener that throws is reported to `onError`. */
   readonly events: WorkerEmitter<T>;
-  readonly #blocking: Connection;
+  readonly #wake: WakeChannel;
   readonly #pump: Pump;
   /** This worker's entry in the queue's registry, beaten by the lock plane. */
   readonly presence: Presence;
@@ -50,8 +66,11 @@ export class WorkerRuntime<T> {
     return { promise, resolve };
   })();
 
-  constructor(queue: Queue<T>, options: ResolvedWorkerOptions, blocking: Connection, kind: 'worker' | 'batch' = 'worker') {
-    this.queue = queue;
+  constructor(source: LeaseSource<T>, options: ResolvedWorkerOptions, wake: WakeChannel, kind: 'worker' | 'batch' = 'worker') {
+    const maintenance = source.maintenance();
+    this.leases = source.leases();
+    this.maintenance = maintenance;
+    this.queue = maintenance.queue;
     // Every error the worker reports passes the funnel: one report per outage, not one per call.
     const report = options.onError;
     this.events = new WorkerEmitter<T>((error) => report(error));
@@ -60,33 +79,32 @@ export class WorkerRuntime<T> {
         report(error, job);
         this.events.fire('error', { error, job });
       },
-      () => queue.connection.command('EXISTS', queue.keys.pending),
+      () => maintenance.probe(),
     );
     this.options = { ...options, onError: this.#outages.onError };
-    this.#blocking = blocking;
+    this.#wake = wake;
     const onError = (error: unknown): void => this.options.onError(error);
-    const erased = queue as unknown as Queue;
-    this.due = new DueClock(erased, onError);
-    this.presence = new Presence(erased, {
+    this.due = new DueClock(maintenance, onError);
+    this.presence = new Presence(maintenance, {
       name: options.name,
       kind,
       concurrency: options.concurrency,
       beatMs: options.extendEveryMs,
       active: () => this.locks.size,
     });
-    this.locks = new LockPlane(erased, {
+    this.locks = new LockPlane(this.leases, {
       leaseMs: options.leaseMs,
       extendEveryMs: options.extendEveryMs,
       markers: options.lockMarkers,
       onError,
       onBeat: () => this.announce(),
     });
-    this.#pump = new Pump(erased, {
+    this.#pump = new Pump(maintenance, {
       stalled: options.stalled,
       onError,
       onNextDue: (inMs) => this.due.expect(inMs),
       onStalled: (recovered, dead) => {
-        jobsStalled(queue.name, recovered, dead);
+        jobsStalled(maintenance.queue, recovered, dead);
         // The sweep script published `stalled` for each, in the same step as the verdict.
         for (const id of recovered) {
           this.events.fire('stalled', { id: id as JobId, outcome: 'recovered' });
@@ -118,6 +136,17 @@ export class WorkerRuntime<T> {
     } catch (error) {
       if (this.isRunning()) this.report(error);
     }
+  }
+
+  /**
+   * Gives up a job whose claim reply came too late to start a handler on it (see
+   * `LockPlane.fresh`): it is not run and not settled (its lease lapses, or has already been
+   * handed on, and the reaper deals with it); counted as lost and reported with the job.
+   */
+  giveUp(job: ClaimedJob<T>): void {
+    this.locks.untrack(job);
+    this.stats.lost++;
+    this.options.onError(new StaleError('the claim reply came after half the lease had run out; the job was given up, not run'), job);
   }
 
   /** Resolves once `close()` began (or the worker stopped itself). */
@@ -161,7 +190,7 @@ export class WorkerRuntime<T> {
       await this.idle.whenSomeoneWaits();
       if (!this.isRunning()) return;
       try {
-        const token = await this.#blocking.blockingPop(this.queue.keys.wake, this.options.blockMs);
+        const token = await this.#wake.next(this.options.blockMs);
         // A due hint names no claimable job: it arms the due clock, and the slot stays parked.
         if (token !== null && this.due.hint(token)) continue;
       } catch (error) {
@@ -188,7 +217,7 @@ export class WorkerRuntime<T> {
     await this.due.stop();
     this.#closingSignal.resolve();
     this.idle.releaseAll();
-    await this.#blocking.close({ immediate: true });
+    await this.#wake.close();
     const drained = Promise.all(this.#slots).then(() => true);
     const patience = sleep(this.options.closeTimeoutMs).then(() => false);
     if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');

@@ -1,15 +1,11 @@
 import { ConnectionLostError, GoneError, InvalidArgumentError, StaleError } from '@echo/protocol';
-import { contextOf } from '../context.js';
 import { encodeResult } from '../codec.js';
-import { reemitIfDead } from '../flows/flows.js';
-import type { CompleteManyOutcome, HeldJob } from '../lease/settlement.js';
-import { backoffDelay } from './backoff.js';
+import type { CompleteManyOutcome, HeldJob } from '../lease/leases.js';
+import { backoffDelay } from '../backoff.js';
 import { UnrecoverableError } from './errors.js';
 import type { ClaimedJob } from '../job.js';
+import type { SettleOutcome } from './partition.js';
 import { sleep, type WorkerRuntime } from './runtime.js';
-
-/** How a member's settlement ended: its verdict stood, or the lease had been lost. */
-export type Settled = 'ok' | 'scheduled' | 'dead' | 'stale' | 'gone';
 
 /** First pause between resends of a settlement that reached no primary; doubles up to the cap. */
 const RESEND_FIRST_MS = 50;
@@ -30,8 +26,8 @@ function unreached(error: unknown): boolean {
  * leave the job to wait out its lease. After a lease the job may have been reaped and the token
  * would refuse us anyway. Answers the result or throws the last error.
  */
-async function resend<R>(rt: WorkerRuntime<unknown>, first: unknown, send: () => Promise<R>): Promise<R> {
-  const deadline = Date.now() + rt.options.leaseMs;
+async function resend<R>(leaseMs: number, first: unknown, send: () => Promise<R>): Promise<R> {
+  const deadline = Date.now() + leaseMs;
   let last = first;
   for (let pause = 0; unreached(last) && Date.now() < deadline; pause = Math.min(RESEND_CAP_MS, Math.max(RESEND_FIRST_MS, pause * 2))) {
     if (pause > 0) await sleep(pause);
@@ -47,25 +43,28 @@ async function resend<R>(rt: WorkerRuntime<unknown>, first: unknown, send: () =>
 /**
  * Runs a settlement, surviving a socket drop or a failover: the call is sent again until it
  * reaches a primary ({@link resend}; the first may or may not have landed). A refusal of a resend
- * is read as a lost lease, even though our first call may have landed: `gone` after a drop is also
- * what a job completed by the worker that reaped it answers, and claiming someone else's verdict
- * would publish a false event. So a landed-then-refused settlement is under-counted, never
- * double-counted. Never thrown at the worker.
+ * is read as a lost lease, even though our first call may have landed, except for a completion
+ * answered `gone` while our lease provably held ({@link ownCompletion}): `gone` is also what a job
+ * completed by the worker that reaped it answers, and claiming someone else's verdict would
+ * publish a false event. Never thrown at the worker.
  */
-async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send: () => Promise<void>): Promise<'ok' | 'stale' | 'gone'> {
+async function settle<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, send: () => Promise<void>, completes = false): Promise<'ok' | 'stale' | 'gone'> {
   try {
     await send();
     return 'ok';
   } catch (error) {
     let last = error;
+    let resent = false;
     try {
       if (unreached(error)) {
-        await resend(rt, error, send);
+        resent = true;
+        await resend(rt.options.leaseMs, error, send);
         return 'ok';
       }
     } catch (again) {
       last = again;
     }
+    if (completes && resent && last instanceof GoneError && ownCompletion(rt, job, Date.now())) return 'ok';
     if (last instanceof StaleError || last instanceof GoneError) rt.stats.lost++;
     rt.options.onError(last, job);
     return last instanceof GoneError ? 'gone' : 'stale';
@@ -73,11 +72,22 @@ async function settle(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, send
 }
 
 /**
+ * Reads `gone`, heard on a resend of a completion, as our own first send's verdict when the answer
+ * came before the job's lease could have ended (the lock plane's bound: the claim's or the last
+ * extension's send time plus the lease). Then no reaper could have handed the job to another
+ * worker, so the only completion that can have removed it is the one we sent first, which landed
+ * though its reply was lost. After that bound the answer stays a lost lease: it may be another's.
+ */
+function ownCompletion<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, answeredAt: number): boolean {
+  return answeredAt < rt.locks.leaseUntil(job);
+}
+
+/**
  * The text a handler's return value leaves for a flow parent. A value JSON cannot carry (a bigint,
  * a cycle) must not keep the job from completing: it is reported and the parent records the
  * child's id instead, as for a handler that returned nothing.
  */
-export function resultText(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>, result: unknown): string | undefined {
+export function resultText<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, result: unknown): string | undefined {
   try {
     return encodeResult(result);
   } catch (error) {
@@ -87,12 +97,11 @@ export function resultText(rt: WorkerRuntime<unknown>, job: ClaimedJob<unknown>,
 }
 
 /** Completes a job with its handler's result; the script publishes `completed` and drops the marker. */
-export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, result: unknown): Promise<Settled> {
-  const erased = rt as unknown as WorkerRuntime<unknown>;
+export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, result: unknown): Promise<SettleOutcome> {
   // The event goes out inside the complete script itself: atomic with the verdict, no extra call.
   const publish = rt.options.publishEvents;
-  const text = resultText(erased, job, result);
-  const outcome = await settle(erased, job, () => rt.queue.complete(job, text, { publish }));
+  const text = resultText(rt, job, result);
+  const outcome = await settle(rt, job, () => rt.leases.complete(job, text, { publish }), true);
   if (outcome !== 'ok') return outcome;
   rt.stats.completed++;
   return 'ok';
@@ -100,25 +109,31 @@ export async function completeJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, r
 
 /**
  * Completes many plain jobs in one script (a batch's successes). Members refused as stale or gone
- * lost their lease and are counted so; after a socket drop the whole call is resent once, with the
- * same reading of refusals as {@link completeJob}. Flow children are completed one by one.
+ * lost their lease and are counted and reported so; after a socket drop the whole call is resent,
+ * with the same reading of refusals as {@link completeJob}. `resending` says an earlier call that
+ * may have landed carried these completions (a fused round that failed), so `gone` is read as
+ * {@link ownCompletion} reads it. Flow children are completed one by one.
  */
-export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], results?: ReadonlyMap<string, string>): Promise<Map<string, Settled>> {
-  const out = new Map<string, Settled>();
+export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], results?: ReadonlyMap<string, string>, resending = false): Promise<Map<string, SettleOutcome>> {
+  const out = new Map<string, SettleOutcome>();
   const plain = jobs.filter((job) => job.parent === undefined);
   const held = heldWithResults(plain, results);
   const publish = rt.options.publishEvents;
   let outcomes: CompleteManyOutcome[] | undefined;
+  let resent = resending;
   try {
-    outcomes = await rt.queue.completeMany(held, { publish });
+    outcomes = await rt.leases.completeMany(held, { publish });
   } catch (error) {
-    outcomes = unreached(error) ? await resend(rt as WorkerRuntime<unknown>, error, () => rt.queue.completeMany(held, { publish })).catch(() => undefined) : undefined;
+    resent ||= unreached(error);
+    outcomes = unreached(error) ? await resend(rt.options.leaseMs, error, () => rt.leases.completeMany(held, { publish })).catch(() => undefined) : undefined;
     if (!outcomes) rt.options.onError(error);
   }
+  const answeredAt = Date.now();
   // A flow child must feed its parent, which only the single complete does.
   const individually = jobs.filter((job) => job.parent !== undefined);
   plain.forEach((job, i) => {
-    const outcome = outcomes?.[i] ?? 'stale';
+    const answer = outcomes?.[i] ?? 'stale';
+    const outcome = answer === 'gone' && resent && ownCompletion(rt, job, answeredAt) ? 'ok' : answer;
     if (outcome === 'flow') {
       individually.push(job);
     } else if (outcome === 'ok') {
@@ -126,6 +141,8 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
       out.set(job.id, 'ok');
     } else {
       rt.stats.lost++;
+      // Without an answer the call's own error was reported above.
+      if (outcomes) rt.options.onError(outcome === 'gone' ? new GoneError() : new StaleError('complete token mismatch'), job);
       out.set(job.id, outcome);
     }
   });
@@ -144,7 +161,7 @@ function heldWithResults<T>(jobs: readonly ClaimedJob<T>[], results: ReadonlyMap
 
 /** What {@link completeAndClaimJobs} did: how each job settled, the jobs it claimed, and why it claimed none. */
 export interface RoundOutcome<T> {
-  readonly outcomes: Map<string, Settled>;
+  readonly outcomes: Map<string, SettleOutcome>;
   readonly claimed: ClaimedJob<T>[];
   /** When the rate limit refused the claim: ms until its window reopens; else 0. */
   readonly limitedMs: number;
@@ -165,11 +182,12 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
   const o = rt.options;
   let round: { completions: readonly CompleteManyOutcome[]; claimed: ClaimedJob<T>[]; limitedMs: number };
   try {
-    round = await rt.queue.completeAndClaim(heldWithResults(plain, results), size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
+    round = await rt.leases.completeAndClaim(heldWithResults(plain, results), size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
   } catch (error) {
-    return { outcomes: await completeJobs(rt, jobs, results), claimed: [], limitedMs: 0, error };
+    // The failed call may have landed: its completions are resent, and read as such.
+    return { outcomes: await completeJobs(rt, jobs, results, unreached(error)), claimed: [], limitedMs: 0, error };
   }
-  const out = new Map<string, Settled>();
+  const out = new Map<string, SettleOutcome>();
   plain.forEach((job, i) => {
     const outcome = round.completions[i] ?? 'stale';
     if (outcome === 'flow') {
@@ -213,28 +231,21 @@ function retryDelay<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown
 }
 
 /** Retries a job along the backoff curve (dead at `maxAttempts`) and publishes `failed` with the outcome. */
-export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown): Promise<Settled> {
+export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reason: unknown): Promise<SettleOutcome> {
   const text = reason instanceof Error ? reason.message : String(reason);
   const delayMs = retryDelay(rt, job, reason);
   // An unrecoverable failure caps the attempts at this one, so the retry dead-letters it at once.
   const cap = reason instanceof UnrecoverableError ? Math.max(job.attempts, 1) : (job.maxAttempts ?? rt.options.maxAttempts);
   const verdict: { outcome: 'scheduled' | 'dead' } = { outcome: 'scheduled' };
-  const erased = rt as unknown as WorkerRuntime<unknown>;
-  const outcome = await settle(
-    erased,
-    job,
-    async () => {
-      // `failed` goes out inside the retry script, atomic with the verdict (and journaled with it).
-      verdict.outcome = await rt.queue.retry(job, delayMs, cap, text, { publish: rt.options.publishEvents });
-    },
-  );
+  // `failed` goes out inside the retry script, atomic with the verdict (and journaled with it).
+  const outcome = await settle(rt, job, async () => {
+    verdict.outcome = await rt.leases.retry(job, delayMs, cap, text, { publish: rt.options.publishEvents });
+  });
   if (outcome !== 'ok') return outcome;
   if (verdict.outcome === 'dead') {
     rt.stats.dead++;
-    const parent = job.parent;
-    if (parent?.queue === rt.queue.name && parent.policy === 'fp') {
-      await reemitIfDead(contextOf(rt.queue), rt.queue.name, parent.id, text).catch((error: unknown) => rt.options.onError(error, job));
-    }
+    // A parent that died with its child in this queue passes its death on up the flow.
+    await rt.leases.passDeathUp(job, text).catch((error: unknown) => rt.options.onError(error, job));
   } else {
     rt.stats.retried++;
     rt.due.expect(delayMs);
@@ -243,9 +254,8 @@ export async function failJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, reaso
 }
 
 /** Hands a job back for `ms` without counting a failure and publishes `delayed`. */
-export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: number | Date): Promise<Settled> {
-  const erased = rt as unknown as WorkerRuntime<unknown>;
-  const outcome = await settle(erased, job, () => rt.queue.delay(job, ms, { publish: rt.options.publishEvents }));
+export async function delayJob<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, ms: number | Date): Promise<SettleOutcome> {
+  const outcome = await settle(rt, job, () => rt.leases.delay(job, ms, { publish: rt.options.publishEvents }));
   if (outcome !== 'ok') return outcome;
   rt.stats.delayed++;
   rt.due.expect(ms instanceof Date ? ms.getTime() - Date.now() : ms);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '@echo/protocol';
-import { checkCurve, fixed, type Backoff } from './backoff.js';
+import { checkCurve, fixed, type Backoff } from '../backoff.js';
 import type { ClaimedJob } from '../job.js';
 
 /**

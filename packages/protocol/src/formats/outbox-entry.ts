@@ -1,6 +1,12 @@
-import { isBrandedId, isQueueName, type JobId } from '@echo/protocol';
+import type { JobId } from '../ids/branded.js';
+import { isBrandedId } from '../ids/guards.js';
+import { isQueueName } from '../keys/names.js';
 
-/** A cross-queue flow signal as it sits in a child queue's `flow:outbox` (queue.md §11.5). */
+/**
+ * A cross-queue flow signal as it sits in a child queue's `flow:outbox` (queue.md §11.5), written by
+ * `complete` (`parentQueue \0 parentId \0 childId \0 result`) and by `retry`, `sweep_stalled` and
+ * `flow_reemit` (`\0 fail \0 parentQueue \0 parentId \0 childId \0 policy \0 error`).
+ */
 export type OutboxEntry =
   | { readonly kind: 'complete'; readonly parentQueue: string; readonly parentId: JobId; readonly childId: JobId; readonly result: string }
   | {
@@ -28,7 +34,10 @@ function fields(entry: string, n: number): string[] | undefined {
   return out;
 }
 
-/** Parses one entry; `undefined` for a malformed one, which blocks its outbox until removed. */
+/**
+ * Parses one outbox entry; `undefined` for a malformed one (which blocks its outbox until removed).
+ * A policy other than `id` reads as `fp`, as queue.md §3.4 reads an unknown one.
+ */
 export function parseOutboxEntry(entry: string): OutboxEntry | undefined {
   if (entry.startsWith(NUL)) {
     const f = fields(entry, 6);
@@ -43,4 +52,3 @@ export function parseOutboxEntry(entry: string): OutboxEntry | undefined {
   if (!isQueueName(parentQueue) || !isBrandedId(parentId) || !isBrandedId(childId)) return undefined;
   return { kind: 'complete', parentQueue, parentId: parentId as JobId, childId: childId as JobId, result };
 }
-

@@ -1,0 +1,321 @@
+/**
+ * The fault run: the mixed workload of the three pillars (workload.ts) through a seeded schedule of
+ * faults from the testkit's harness, then a drain and the history checker over everything it saw.
+ *
+ *   pnpm soak:faults -- --minutes 60                 # the nightly-style run (standalone)
+ *   pnpm soak:faults -- --short                      # CI: about 90 s on standalone
+ *   pnpm soak:faults -- --short --cluster   # CI: about 90 s on a 3-master cluster (+3 replicas)
+ *   pnpm soak:faults -- --short --sentinel  # a primary, a replica and 3 sentinels
+ *   options: --seed N, --seconds N (instead of --minutes), --children N, --gap-ms, --hold-ms,
+ *            --known rule1,rule2 (violations of these rules are printed but do not fail the run:
+ *            open findings owned elsewhere, so CI stays a gate for everything else)
+ *
+ * Prints the faults injected by kind, the operations recorded and judged, every violation with the
+ * smallest history that shows it, and the heap and Redis memory slopes after warm-up. Exits 1 on a
+ * violation, on a fault that could not be injected or healed, or when the drain does not finish.
+ */
+import { Connection, type ConnectOptions } from '@echo/protocol';
+import {
+  aofRestartFault,
+  checkHistory,
+  clientPauseFault,
+  clockJumpFault,
+  formatViolation,
+  InjectedClock,
+  linkFault,
+  masterKillFault,
+  memoryFullFault,
+  planFaults,
+  processKillFault,
+  runFaults,
+  seededRandom,
+  sentinelFailoverFault,
+  sleep,
+  startCluster,
+  startLinkProxy,
+  startRedis,
+  startSentinel,
+  uniqueName,
+  type Fault,
+  type FaultStep,
+  type ProcessPool,
+  type Violation,
+  type RedisServer,
+} from '@echo/testkit';
+import { boolOption, intOption } from '../lib/options.js';
+import { progress } from '../lib/report.js';
+import { fullGc, slopePerMinute, usedMemory, type Point } from '../lib/soak-audit.js';
+import { errorSamples, GROUPS, MixedWorkload } from './workload.js';
+
+const SHORT = boolOption('short', false);
+const TOPOLOGY = boolOption('cluster', false) ? 'cluster' : boolOption('sentinel', false) ? 'sentinel' : 'standalone';
+const SECONDS = intOption('seconds', SHORT ? 75 : intOption('minutes', 5) * 60);
+const SEED = intOption('seed', Date.now() % 1_000_000, 0);
+const CHILDREN = intOption('children', 2, 0);
+const GAP_MS = intOption('gap-ms', SHORT ? 1_500 : 3_000);
+const HOLD_MS = intOption('hold-ms', 4_000);
+const DRAIN_S = intOption('drain-s', 60);
+const SAMPLE_MS = intOption('sample-ms', SHORT ? 2_000 : 10_000);
+/** Reads earlier than this after a write's ack are not judged: the coherence feed's reply timeout + its block + a margin. */
+const COHERENCE_MS = intOption('coherence-ms', 4_000);
+const REPLY_TIMEOUT_MS = 1_500;
+const REPLICATION_WINDOW_MS = intOption('replication-window-ms', 1_000, 0);
+const KNOWN = new Set((process.argv.find((a) => a.startsWith('--known='))?.slice('--known='.length) ?? process.env.KNOWN ?? '').split(',').filter((r) => r !== ''));
+
+interface Topology {
+  readonly direct: ConnectOptions;
+  readonly far: ConnectOptions;
+  readonly childEnv: Record<string, string>;
+  readonly faults: Record<string, Fault>;
+  /** A node to read `used_memory` from. */
+  memoryNode(): Promise<RedisServer>;
+  stop(): Promise<void>;
+}
+
+/** A fault whose target is picked when it is injected (the master of a slot moves with failovers). */
+function picked(kind: string, pick: () => Promise<Fault>): Fault {
+  let current: Fault | undefined;
+  return {
+    kind,
+    inject: async () => {
+      current = await pick();
+      await current.inject();
+    },
+    heal: async () => {
+      const fault = current;
+      current = undefined;
+      await fault?.heal();
+    },
+  };
+}
+
+async function standalone(clock: InjectedClock, pool: ProcessPool): Promise<Topology> {
+  const server = await startRedis({ persistence: 'aof' });
+  const proxy = await startLinkProxy({ target: server });
+  const random = seededRandom(SEED + 1);
+  const faults: Record<string, Fault> = {};
+  for (const fault of [
+    linkFault(proxy, 'hold'),
+    linkFault(proxy, 'blackhole'),
+    linkFault(proxy, 'partition'),
+    linkFault(proxy, 'lag', { lagMs: 300 }),
+    linkFault(proxy, 'cut'),
+    clientPauseFault(server, { pauseMs: 1_500 }),
+    aofRestartFault(server),
+    memoryFullFault(server),
+    processKillFault(pool, random),
+    clockJumpFault(clock, -5_000),
+    clockJumpFault(clock, 30_000),
+  ]) {
+    faults[fault.kind] = fault;
+  }
+  return {
+    direct: { url: server.url, replyTimeoutMs: REPLY_TIMEOUT_MS },
+    far: { host: proxy.host, port: proxy.port, replyTimeoutMs: REPLY_TIMEOUT_MS },
+    childEnv: { REDIS_URL: server.url },
+    faults,
+    memoryNode: () => Promise.resolve(server),
+    stop: async () => {
+      await proxy.close();
+      await server.stop();
+    },
+  };
+}
+
+async function cluster(clock: InjectedClock, pool: ProcessPool): Promise<Topology> {
+  const c = await startCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
+  const random = seededRandom(SEED + 1);
+  const slot = (): number => Math.floor(random() * 16_384);
+  const faults: Record<string, Fault> = {};
+  for (const fault of [
+    masterKillFault(c, slot),
+    picked('client-pause-all', async () => clientPauseFault(await c.masterOf(slot()), { pauseMs: 1_500 })),
+    picked('memory-full', async () => memoryFullFault(await c.masterOf(slot()))),
+    processKillFault(pool, random),
+    clockJumpFault(clock, -5_000),
+    clockJumpFault(clock, 30_000),
+  ]) {
+    faults[fault.kind] = fault;
+  }
+  const seeds = c.seeds.map((s) => ({ host: s.host, port: s.port }));
+  return {
+    direct: { cluster: seeds, replyTimeoutMs: REPLY_TIMEOUT_MS },
+    far: { cluster: seeds, replyTimeoutMs: REPLY_TIMEOUT_MS },
+    childEnv: { REDIS_CLUSTER: seeds.map((s) => `${s.host}:${s.port}`).join(',') },
+    faults,
+    memoryNode: () => c.masterOf(0),
+    stop: () => c.stop(),
+  };
+}
+
+async function sentinel(clock: InjectedClock, pool: ProcessPool): Promise<Topology> {
+  const group = await startSentinel({ replicas: 1, sentinels: 3, downAfterMs: 1_000 });
+  const random = seededRandom(SEED + 1);
+  const faults: Record<string, Fault> = {};
+  for (const fault of [
+    sentinelFailoverFault(group),
+    picked('client-pause-all', async () => clientPauseFault(await group.currentPrimary(), { pauseMs: 1_500 })),
+    processKillFault(pool, random),
+    clockJumpFault(clock, -5_000),
+    clockJumpFault(clock, 30_000),
+  ]) {
+    faults[fault.kind] = fault;
+  }
+  const via: ConnectOptions = { sentinel: { sentinels: group.sentinelSeeds.map((s) => ({ host: s.host, port: s.port })), name: group.masterName }, replyTimeoutMs: REPLY_TIMEOUT_MS };
+  return {
+    direct: via,
+    far: via,
+    childEnv: { REDIS_SENTINEL: `${group.masterName}@${group.sentinelSeeds.map((s) => `${s.host}:${s.port}`).join(',')}` },
+    faults,
+    memoryNode: () => group.currentPrimary(),
+    stop: () => group.stop(),
+  };
+}
+
+function tally(map: ReadonlyMap<string, number> | readonly [string, number][]): string {
+  const entries = [...map];
+  return entries.length === 0 ? 'none' : entries.map(([k, v]) => `${k} ${v}`).join(', ');
+}
+
+async function main(): Promise<void> {
+  const clock = new InjectedClock();
+  const queueName = uniqueName('faults');
+  // The pool must exist before the topology's process-kill fault; the workload behind it comes after.
+  const late: { workload?: MixedWorkload } = {};
+  const pool: ProcessPool = {
+    pids: () => late.workload?.pids() ?? [],
+    respawn: (pid: number) => late.workload?.respawn(pid) ?? Promise.resolve(),
+  };
+  const topology = TOPOLOGY === 'cluster' ? await cluster(clock, pool) : TOPOLOGY === 'sentinel' ? await sentinel(clock, pool) : await standalone(clock, pool);
+  const direct = await Connection.connect(topology.direct);
+  const far = await Connection.connect(topology.far);
+  const workload = new MixedWorkload({ queueName, direct, far, childEnv: topology.childEnv, clock });
+  late.workload = workload;
+  await workload.start(CHILDREN);
+
+  const steps: FaultStep[] = planFaults({
+    seed: SEED,
+    durationMs: SECONDS * 1000,
+    kinds: Object.keys(topology.faults),
+    gapMs: [Math.round(GAP_MS / 2), GAP_MS],
+    holdMs: [500, HOLD_MS],
+    warmupMs: Math.min(10_000, Math.round((SECONDS * 1000) / 6)),
+  });
+  progress(`faults: ${TOPOLOGY}, ${SECONDS} s, seed ${SEED}, ${steps.length} faults planned, ${CHILDREN} worker processes`);
+
+  // Memory samples after warm-up (a sixth of the run, at least the first fault's time).
+  const gc = fullGc();
+  const heap: Point[] = [];
+  const redis: Point[] = [];
+  const started = Date.now();
+  const warmupMs = Math.max(steps[0]?.atMs ?? 0, (SECONDS * 1000) / 6);
+  const sampling = { on: true };
+  const sampler = (async () => {
+    while (sampling.on) {
+      await sleep(SAMPLE_MS);
+      const t = Date.now() - started;
+      if (t < warmupMs) continue;
+      gc();
+      heap.push([t, process.memoryUsage().heapUsed]);
+      const bytes = await usedMemory(direct).catch(() => undefined);
+      if (bytes !== undefined) redis.push([t, bytes]);
+    }
+  })();
+
+  const run = await runFaults(steps, topology.faults, {
+    onStep: (event, step) => progress(`  +${Math.round((Date.now() - started) / 1000)} s ${event} ${step.kind}${event === 'inject' ? ` for ${step.holdMs} ms` : ''}`),
+  });
+  const remaining = started + SECONDS * 1000 - Date.now();
+  if (remaining > 0) await sleep(remaining);
+  sampling.on = false;
+  await sampler;
+  await workload.stopProducing();
+  const producedUntil = Date.now();
+
+  // Drain: every acknowledged job ends, every entry is acked by both groups.
+  const drainDeadline = Date.now() + DRAIN_S * 1000;
+  let drained = false;
+  let left = '';
+  while (Date.now() < drainDeadline) {
+    const counts = await workload.producer.counts('pending', 'active', 'scheduled').catch(() => undefined);
+    const lag = await workload.lag().catch(() => undefined);
+    const unacked = workload.unackedEntries();
+    left = `jobs ${JSON.stringify(counts)}, entries not acked by both groups ${unacked}, groups ${JSON.stringify(lag)}`;
+    const jobsLeft = counts === undefined ? 1 : counts.pending + counts.active + counts.scheduled;
+    // The history, not the groups' lag, says whether every entry was acked: after a failover the
+    // server's lag counters can stay off (reported as a finding).
+    const entriesLeft = lag === undefined ? 1 : lag.reduce((sum, l) => sum + l.pending, 0) + unacked;
+    if (jobsLeft === 0 && entriesLeft === 0) {
+      drained = true;
+      break;
+    }
+    await sleep(500);
+  }
+  const deadLetters = await workload.recordDeadLetters();
+  // Workers close first (running handlers finish and settle, their events arrive); then the jobs no
+  // settlement ended are read back from the server.
+  await workload.close();
+  for (const job of workload.openJobs) {
+    const state = await workload.producer.getState(job);
+    workload.record({ type: 'final', job, state, at: Date.now() });
+  }
+  await far.close();
+  await direct.close();
+  await topology.stop();
+
+  const result = checkHistory(workload.history.operations, { coherenceMs: COHERENCE_MS, groups: [...GROUPS], settledBefore: producedUntil });
+  const c = workload.counts;
+  const childErrors = new Map<string, number>();
+  let childOutages = 0;
+  for (const notes of workload.childNotes.values()) {
+    childOutages += notes.outages;
+    for (const [k, v] of notes.errors) childErrors.set(k, (childErrors.get(k) ?? 0) + v);
+  }
+  // A primary SIGKILLed before its replica had the last writes takes them along (asynchronous
+  // replication, a loss the design accepts and README documents): an enqueue acknowledged, or a
+  // settlement accepted, in the second before a failover's kill may be lost or undone.
+  const kills = run.steps.filter((step) => step.kind === 'master-kill' || step.kind === 'sentinel-failover').map((step) => step.injectedAt);
+  const inWindow = (at: number): boolean => kills.some((kill) => at >= kill - REPLICATION_WINDOW_MS && at <= kill + 200);
+  const excused = (v: Violation): boolean => {
+    if (v.rule === 'job-lost') return v.operations.some((op) => op.type === 'enqueue' && inWindow(op.at)) || v.operations.some((op) => op.type === 'settle' && op.accepted && inWindow(op.at));
+    if (v.rule === 'job-ended-twice') return v.operations.some((op) => op.type === 'settle' && op.accepted && inWindow(op.at));
+    return false;
+  };
+  const replicationLosses = result.violations.filter(excused);
+  const violations = result.violations.filter((v) => !excused(v));
+  const byRule = new Map<string, number>();
+  for (const v of violations) byRule.set(v.rule, (byRule.get(v.rule) ?? 0) + 1);
+  const lines = [
+    `faults run (${TOPOLOGY}, seed ${SEED}, ${SECONDS} s + drain ${Math.round((Date.now() - producedUntil) / 1000)} s${drained ? '' : `, NOT drained: ${left}`})`,
+    `  faults injected: ${tally(Object.entries(run.injected))} (total ${Object.values(run.injected).reduce((a, b) => a + b, 0)}; ${run.failed} failed to inject or heal)`,
+    `  operations recorded: ${result.operations} (jobs judged ${result.judged.jobs}, cache reads judged ${result.judged.reads}, bus entries judged ${result.judged.entries})`,
+    `  produced: ${c.enqueued} jobs acknowledged, ${c.appended} entries appended, ${c.cacheWrites} cache writes, ${c.cacheReads} cache reads; ${c.childrenSpawned} worker processes; ${deadLetters} dead letters`,
+    `  typed errors seen: enqueue ${tally(c.enqueueErrors)}; append ${tally(c.appendErrors)}; cache ${tally(c.cacheErrors)}; workers ${tally(workload.notes.errors)}; worker processes ${tally(childErrors)}`,
+    `  outage reports: ${workload.notes.outages} in-process, ${childOutages} from worker processes`,
+    `  violations: ${violations.length}${byRule.size > 0 ? ` (${tally(byRule)})` : ''}; replication-window losses (accepted by design, within ${REPLICATION_WINDOW_MS} ms before a failover's kill): ${replicationLosses.length}`,
+    `  heap slope after warm-up: ${(slopePerMinute(heap) / 1e6).toFixed(2)} MB/min over ${heap.length} samples (the history itself grows with the run: ${Math.round((result.operations / SECONDS) * 60)} ops/min)`,
+    `  redis used_memory slope after warm-up: ${(slopePerMinute(redis) / 1e3).toFixed(0)} KB/min over ${redis.length} samples`,
+  ];
+  console.log(lines.join('\n'));
+  const samples = new Map([...errorSamples, ...workload.notes.samples]);
+  for (const notes of workload.childNotes.values()) for (const [k, v] of notes.samples) if (!samples.has(k)) samples.set(k, v);
+  for (const [kind, message] of samples) console.log(`  first ${kind}: ${message.split('\n').slice(0, 4).join(' | ')}`);
+  for (const failedStep of run.steps.filter((s) => s.error !== undefined)) console.log(`  fault failed: ${failedStep.kind} at +${failedStep.atMs} ms: ${failedStep.error ?? ''}`);
+  // Each rule's first few, with the faults that were on around them.
+  const shownPerRule = new Map<string, number>();
+  for (const v of [...violations, ...replicationLosses]) {
+    const seen = shownPerRule.get(v.rule) ?? 0;
+    shownPerRule.set(v.rule, seen + 1);
+    if (seen >= 3) continue;
+    const from = (v.operations[0]?.at ?? 0) - 5_000;
+    const to = v.operations.filter((op) => op.type !== 'final').at(-1)?.at ?? 0;
+    const around = run.steps.filter((step) => step.injectedAt <= to && step.healedAt >= from).map((step) => `${step.kind} +${step.injectedAt - started} ms..+${step.healedAt - started} ms`);
+    console.log(`\n${replicationLosses.includes(v) ? '(replication window) ' : ''}${formatViolation(v)}\n  faults around it: ${around.join(', ') || 'none'} (first op at +${(v.operations[0]?.at ?? 0) - started} ms)`);
+  }
+  if (violations.length > 0) console.log(`\nschedule (seed ${SEED}): ${JSON.stringify(steps)}`);
+  const failing = violations.filter((v) => !KNOWN.has(v.rule));
+  if (failing.length < violations.length) console.log(`\n${violations.length - failing.length} violations of known open findings (${[...KNOWN].join(', ')}) do not fail the run`);
+  process.exitCode = failing.length > 0 || run.failed > 0 || !drained ? 1 : 0;
+}
+
+await main();

@@ -1,0 +1,78 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type DefaultTheme } from 'vitepress';
+
+/**
+ * The sidebar of the generated API reference (typedoc-plugin-markdown writes `api/typedoc-sidebar.json`
+ * when `pnpm run api` ran); without it the site still builds, with a pointer to the command.
+ */
+function apiSidebar(): DefaultTheme.SidebarItem[] {
+  const file = fileURLToPath(new URL('../api/typedoc-sidebar.json', import.meta.url));
+  if (!existsSync(file)) return [];
+  return JSON.parse(readFileSync(file, 'utf8')) as DefaultTheme.SidebarItem[];
+}
+
+// Built offline: no web fonts, no remote search, every link checked (VitePress fails the build on a
+// dead link, and that stays on).
+export default defineConfig({
+  title: 'Echo',
+  description: 'EchoMQ for TypeScript: a job queue, an event bus and a cache on Redis or Valkey.',
+  srcExclude: ['README.md', 'scripts/**', 'test/**', 'node_modules/**'],
+  cleanUrls: true,
+  lastUpdated: false,
+  themeConfig: {
+    search: { provider: 'local' },
+    nav: [
+      { text: 'Guide', link: '/guide/' },
+      { text: 'Coming from', link: '/coming-from/bullmq' },
+      { text: 'Concepts', link: '/concepts/protocol' },
+      { text: 'Operations', link: '/operations/' },
+      { text: 'API', link: '/api/' },
+    ],
+    sidebar: [
+      {
+        text: 'Getting started',
+        items: [
+          { text: 'Overview', link: '/guide/' },
+          { text: 'Install before the first publish', link: '/guide/install' },
+          { text: 'Queue', link: '/guide/queue' },
+          { text: 'Bus', link: '/guide/bus' },
+          { text: 'Cache', link: '/guide/cache' },
+        ],
+      },
+      {
+        text: 'Coming from',
+        items: [
+          { text: 'BullMQ', link: '/coming-from/bullmq' },
+          { text: 'bentocache', link: '/coming-from/bentocache' },
+          { text: 'Redis Streams / JetStream', link: '/coming-from/streams' },
+        ],
+      },
+      {
+        text: 'Concepts',
+        items: [
+          { text: 'The protocol and its transitions', link: '/concepts/protocol' },
+          { text: 'Leases and fencing', link: '/concepts/leases' },
+          { text: 'Delivery guarantees', link: '/concepts/delivery' },
+          { text: 'Cache coherence', link: '/concepts/coherence' },
+        ],
+      },
+      {
+        text: 'Operations',
+        items: [
+          { text: 'Overview', link: '/operations/' },
+          { text: 'Cluster and Sentinel', link: '/operations/topologies' },
+          { text: 'ACL rules', link: '/operations/acl' },
+          { text: 'Durability, eviction, memory', link: '/operations/durability' },
+          { text: 'Prometheus and OpenTelemetry', link: '/operations/telemetry' },
+          { text: 'Dashboard and CLI', link: '/operations/dashboard-cli' },
+          { text: 'Upgrades', link: '/operations/upgrades' },
+        ],
+      },
+      { text: 'Extending the protocol', link: '/extending' },
+      { text: 'Writing these docs', link: '/CONTRIBUTING' },
+      { text: 'API reference', link: '/api/', items: apiSidebar(), collapsed: true },
+    ],
+    outline: { level: [2, 3] },
+  },
+});

@@ -1,0 +1,69 @@
+/**
+ * `pnpm demo --keep`: after the run, the demo's server stays up with what the demo wrote, and a
+ * dashboard serves it (the `emq dashboard` command of @echo/cli, in a child process) until Ctrl-C.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const cliBin = fileURLToPath(new URL('../packages/cli/src/bin.ts', import.meta.url));
+
+/** A dashboard child process and the URL it serves. */
+export interface KeptDashboard {
+  readonly url: string;
+  /** Stops the dashboard (SIGINT, as Ctrl-C would) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+/** Starts `emq dashboard --port 0` against `redisUrl`; resolves once it printed where it listens. */
+export function startDashboard(redisUrl: string, timeoutMs = 30_000): Promise<KeptDashboard> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@echo/source', cliBin, 'dashboard', '--port', '0'], {
+    cwd: fileURLToPath(new URL('.', import.meta.url)),
+    env: { ...process.env, REDIS_URL: redisUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited(child);
+    clearTimeout(killer);
+  };
+  return new Promise((resolve, reject) => {
+    let printed = '';
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`the dashboard did not start within ${String(timeoutMs)} ms: ${printed}`));
+    }, timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      printed += chunk;
+      const url = /dashboard on (\S+?);/.exec(printed)?.[1];
+      if (url !== undefined) {
+        clearTimeout(timer);
+        resolve({ url, stop });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the dashboard exited with ${String(code)} before it started: ${printed}`));
+    });
+  });
+}
+
+/** Resolves with the first SIGINT or SIGTERM this process receives. */
+export function nextStopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}

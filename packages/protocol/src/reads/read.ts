@@ -1,0 +1,55 @@
+import type { Arg } from '../connector/call-shape.js';
+import type { Connection } from '../connector/connection.js';
+
+/**
+ * A typed read: the command and its arguments, built by a pure function, paired with the parser of
+ * its reply. The twin of a transition for the plain commands a pillar reads with, so the argument
+ * shape is testable without a server and the reply's shape is checked in one place.
+ */
+export interface Read<T> {
+  /** The command name, e.g. `XRANGE`. */
+  readonly command: string;
+  /** Its arguments, checked when the read was built. */
+  readonly args: readonly Arg[];
+  /** Checks the reply's shape and turns it into `T`; throws MalformedReplyError otherwise. */
+  readonly parse: (reply: unknown) => T;
+}
+
+/** Builds a {@link Read}. */
+export function read<T>(command: string, args: readonly Arg[], parse: (reply: unknown) => T): Read<T> {
+  return { command, args, parse };
+}
+
+/**
+ * Sends one read on `conn` and parses its reply.
+ *
+ * @throws MalformedReplyError when the reply has not the command's shape; the connection's typed
+ *   errors otherwise.
+ */
+export async function sendRead<T>(conn: Connection, r: Read<T>): Promise<T> {
+  return r.parse(await conn.command(r.command, ...r.args));
+}
+
+/** One member of {@link sendReads}: its parsed reply, or the error it alone met. */
+export type ReadSettled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: Error };
+
+/** The settled members of {@link sendReads}, typed member by member. */
+export type ReadsSettled<R extends readonly Read<unknown>[]> = { -readonly [K in keyof R]: ReadSettled<R[K] extends Read<infer T> ? T : never> };
+
+/**
+ * Sends several reads in one pipeline; each member settles on its own (a malformed or failed reply
+ * fails only its member), typed as its read parses.
+ */
+export async function sendReads<const R extends readonly Read<unknown>[]>(conn: Connection, rs: R): Promise<ReadsSettled<R>> {
+  const replies = await conn.pipeline(rs.map((r) => [r.command, ...r.args] as const));
+  const settled = replies.map((reply, i): ReadSettled<unknown> => {
+    if (!reply.ok) return reply;
+    try {
+      return { ok: true, value: (rs[i] as Read<unknown>).parse(reply.value) };
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+    }
+  });
+  // Member i settled from rs[i]'s parser, which is what the mapped type says.
+  return settled as ReadsSettled<R>;
+}

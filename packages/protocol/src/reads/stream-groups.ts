@@ -1,0 +1,154 @@
+import { InvalidArgumentError } from '../errors/validation.js';
+import { MalformedReplyError } from '../errors/wire.js';
+import { read, type Read } from './read.js';
+import { parseOneStreamRead, type StreamEntryReply } from './stream-entries.js';
+import { isStreamId } from './stream-ids.js';
+
+function text(name: string, value: string): string {
+  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(name, 'must be a non-empty string');
+  return value;
+}
+
+function positive(name: string, value: number): string {
+  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(name, `must be a positive integer, got ${String(value)}`);
+  return String(value);
+}
+
+/** A map reply as a `Map`: a flat `[k, v, …]` list (RESP2, RESP3's default mapping), an object or a `Map`. */
+function mapOf(command: string, reply: unknown, value: unknown): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (value instanceof Map) for (const [k, v] of value) out.set(String(k), v);
+  else if (Array.isArray(value)) {
+    const list: readonly unknown[] = value;
+    if (list.length % 2 !== 0) throw new MalformedReplyError(command, reply, 'not a field/value map');
+    for (let i = 0; i < list.length; i += 2) out.set(String(list[i]), list[i + 1]);
+  } else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) out.set(k, v);
+  else throw new MalformedReplyError(command, reply, 'not a field/value map');
+  return out;
+}
+
+function listOf(command: string, reply: unknown): readonly unknown[] {
+  if (!Array.isArray(reply)) throw new MalformedReplyError(command, reply, 'not a list');
+  return reply;
+}
+
+function count(command: string, reply: unknown, value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 0) throw new MalformedReplyError(command, reply, 'a count is not a non-negative integer');
+  return n;
+}
+
+function name(command: string, reply: unknown, value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  throw new MalformedReplyError(command, reply, 'a name is not a string');
+}
+
+/** Which entries an `XREADGROUP` of one stream reads. */
+export interface GroupReadInput {
+  /** The stream key. */
+  readonly key: string;
+  /** The consumer group. */
+  readonly group: string;
+  /** The consumer reading (created on its first read). */
+  readonly consumer: string;
+  /** `>` (default): entries never delivered to the group; an id: this consumer's pending history after it. */
+  readonly after?: string;
+  /** Entries per read (`COUNT`). */
+  readonly count?: number;
+  /** Wait up to this long for an entry (`BLOCK`); absent: answer at once. */
+  readonly blockMs?: number;
+}
+
+/**
+ * `XREADGROUP GROUP g c [BLOCK ms] [COUNT n] STREAMS key >|id`: entries of one stream for a consumer;
+ * none on a timeout. A history entry deleted meanwhile comes back with `fields: null`.
+ */
+export function xreadgroup(input: GroupReadInput): Read<readonly StreamEntryReply[]> {
+  const key = text('key', input.key);
+  const after = input.after ?? '>';
+  if (after !== '>' && !isStreamId(after)) throw new InvalidArgumentError('after', `must be ">" or "<ms>-<seq>", got ${JSON.stringify(after)}`);
+  const args = ['GROUP', text('group', input.group), text('consumer', input.consumer)];
+  if (input.blockMs !== undefined) args.push('BLOCK', positive('blockMs', input.blockMs));
+  if (input.count !== undefined) args.push('COUNT', positive('count', input.count));
+  args.push('STREAMS', key, after);
+  return read('XREADGROUP', args, (reply) => parseOneStreamRead(reply, key, 'XREADGROUP'));
+}
+
+/** One consumer group of a stream, as `XINFO GROUPS` describes it. */
+export interface GroupInfo {
+  /** The group's name. */
+  readonly name: string;
+  /** How many consumers it has. */
+  readonly consumers: number;
+  /** Entries delivered and not yet acked. */
+  readonly pending: number;
+  /** The last id delivered to any of its consumers. */
+  readonly lastDeliveredId: string;
+  /** Entries not yet delivered to the group; `null` when the server cannot tell (Redis 7 and later). */
+  readonly lag: number | null;
+}
+
+/** `XINFO GROUPS key`: the stream's consumer groups. The server refuses a stream that does not exist (`no such key`). */
+export function xinfoGroups(input: { readonly key: string }): Read<GroupInfo[]> {
+  return read('XINFO', ['GROUPS', text('key', input.key)], (reply) =>
+    listOf('XINFO GROUPS', reply).map((item) => {
+      const m = mapOf('XINFO GROUPS', reply, item);
+      const lag = m.get('lag');
+      const last = m.get('last-delivered-id');
+      if (!isStreamId(last)) throw new MalformedReplyError('XINFO GROUPS', reply, 'last-delivered-id');
+      return {
+        name: name('XINFO GROUPS', reply, m.get('name')),
+        consumers: count('XINFO GROUPS', reply, m.get('consumers')),
+        pending: count('XINFO GROUPS', reply, m.get('pending')),
+        lastDeliveredId: last,
+        lag: lag === null || lag === undefined ? null : count('XINFO GROUPS', reply, lag),
+      };
+    }),
+  );
+}
+
+/** One consumer of a group, as `XINFO CONSUMERS` describes it. */
+export interface ConsumerInfo {
+  /** The consumer's name. */
+  readonly name: string;
+  /** Entries delivered to it and not yet acked. */
+  readonly pending: number;
+  /** Ms since it last read or claimed (server clock). */
+  readonly idleMs: number;
+}
+
+/** `XINFO CONSUMERS key group`: the group's consumers. */
+export function xinfoConsumers(input: { readonly key: string; readonly group: string }): Read<ConsumerInfo[]> {
+  return read('XINFO', ['CONSUMERS', text('key', input.key), text('group', input.group)], (reply) =>
+    listOf('XINFO CONSUMERS', reply).map((item) => {
+      const m = mapOf('XINFO CONSUMERS', reply, item);
+      return { name: name('XINFO CONSUMERS', reply, m.get('name')), pending: count('XINFO CONSUMERS', reply, m.get('pending')), idleMs: count('XINFO CONSUMERS', reply, m.get('idle')) };
+    }),
+  );
+}
+
+/** A group's pending summary, as `XPENDING key group` answers it. */
+export interface PendingSummary {
+  /** Entries delivered and not yet acked. */
+  readonly count: number;
+  /** The oldest pending id; `undefined` when nothing is pending. */
+  readonly oldest: string | undefined;
+  /** The newest pending id; `undefined` when nothing is pending. */
+  readonly newest: string | undefined;
+}
+
+/** `XPENDING key group`: how many entries the group has delivered and not had acked, and their id range. */
+export function xpendingSummary(input: { readonly key: string; readonly group: string }): Read<PendingSummary> {
+  return read('XPENDING', [text('key', input.key), text('group', input.group)], (reply) => {
+    const list = listOf('XPENDING', reply);
+    if (list.length !== 4) throw new MalformedReplyError('XPENDING', reply, 'not [count, oldest, newest, consumers]');
+    const [n, oldest, newest] = list;
+    const id = (value: unknown): string | undefined => {
+      if (value === null) return undefined;
+      if (!isStreamId(value)) throw new MalformedReplyError('XPENDING', reply, 'an id is not <ms>-<seq>');
+      return value;
+    };
+    return { count: count('XPENDING', reply, n), oldest: id(oldest), newest: id(newest) };
+  });
+}

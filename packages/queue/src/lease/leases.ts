@@ -1,0 +1,288 @@
+import { execute, RateError, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
+import type { QueueContext } from '../context.js';
+import { claimedJob, type ClaimedJob, type ParentLink } from '../job.js';
+import * as controls from '../admin/controls.js';
+import { childrenValues, reemitIfDead } from '../flows/flows.js';
+import { addChildren, waitForChildren } from '../flows/steps.js';
+import type { FlowChild, FlowResult } from '../flows/flow-shape.js';
+import type { Progress } from '../reads/progress.js';
+import { assertNotMaxed } from '../reads/reads.js';
+
+export type { HeldJob };
+
+/** Options every claim takes. */
+export interface ClaimOptions {
+  /**
+   * Also write each claimed job's worker-presence marker `job:<id>:lock` (holding the token) for
+   * this many ms, in the same script, so `remove` refuses held jobs at no extra round trip.
+   */
+  readonly markerTtlMs?: number;
+}
+
+/** Options of a lane batch claim. */
+export interface LaneBatchOptions extends ClaimOptions {
+  /** The most jobs to lease [TS]; without it, the lane's whole claimable depth. */
+  readonly size?: number;
+}
+
+/** Options of {@link Leases.completeAndClaim}. */
+export interface RoundOptions extends ClaimOptions {
+  /** Publish the `completed` event of each completed job inside the same script. */
+  readonly publish?: boolean;
+}
+
+/** What one {@link Leases.completeAndClaim} did: an outcome per completed job, in order, and the jobs claimed. */
+export interface RoundResult<T> {
+  readonly completions: t.BatchCompletion[];
+  readonly claimed: ClaimedJob<T>[];
+  /** When the queue's rate limit refused the claim: ms until its window reopens; else 0. */
+  readonly limitedMs: number;
+}
+
+/** Options for {@link Leases.complete} and {@link Leases.completeMany}. */
+export interface CompleteOptions {
+  /** Publish the `completed` event inside the same script, atomically with the verdict. */
+  readonly publish?: boolean;
+}
+
+/** Options for {@link Leases.retry} and {@link Leases.delay}. */
+export interface SettleOptions {
+  /** Publish the settlement's event (`failed` with its `outcome`, or `delayed`) inside the same script. */
+  readonly publish?: boolean;
+}
+
+/** The retry verdict: rescheduled for another attempt, or dead-lettered at the cap. */
+export type RetryOutcome = t.RetryOutcome;
+
+/** How one member of {@link Leases.completeMany} ended. */
+export type CompleteManyOutcome = t.BatchCompletion;
+
+/**
+ * The queue's wake list on a connection of its own: a worker's one blocking read, woken by every
+ * admission and by due hints (`d:<ms>`).
+ */
+export interface WakeChannel {
+  /** The next token, waiting up to `blockMs`; `null` on timeout. */
+  next(blockMs: number): Promise<string | null>;
+  /** Closes the channel at once, interrupting a wait with `ConnectionClosedError`. */
+  close(): Promise<void>;
+}
+
+/**
+ * The latest local time each claimed job's lease can end, by the job object: the claim's send time
+ * plus its lease. The server's deadline is its own now at the claim plus the lease, which is no
+ * earlier, so a reply read after this time may be for a lease that already ended.
+ */
+const deadlines = new WeakMap<object, number>();
+
+/** The local bound on a claimed job's first lease (see {@link deadlines}); undefined for a job not claimed here. */
+export function claimDeadline(job: object): number | undefined {
+  return deadlines.get(job);
+}
+
+/**
+ * The lease side of one queue (queue.md §3, §4, §6.3, §7): claims, settlements, lock extension,
+ * children, and a held job's side channels. What a {@link Worker} runs on, and the low-level form
+ * of manual processing: get it with `queue.leases()`. Every settlement is fenced by the job's
+ * token (its `attempts`), so a holder whose lease lapsed and was re-claimed cannot settle it.
+ */
+export class Leases<T> {
+  /** The queue's name. */
+  readonly queue: string;
+  readonly #ctx: QueueContext<T>;
+
+  /** Built by `Queue` from its own context; get one with `queue.leases()`. */
+  constructor(ctx: QueueContext<T>) {
+    this.#ctx = ctx;
+    this.queue = ctx.name;
+  }
+
+  // Claims
+
+  /** Leases the oldest pending job, or answers `undefined` when none is claimable (queue.md §3.1). */
+  async claim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T> | undefined> {
+    const until = Date.now() + leaseMs;
+    const row = await execute(this.#ctx.conn, t.claim(this.#input(leaseMs, options)));
+    return row === undefined ? undefined : this.#decode(row, until);
+  }
+
+  /** Leases up to `size` oldest pending jobs under one deadline (queue.md §7). */
+  async claimBatch(size: number, leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
+    const until = Date.now() + leaseMs;
+    const rows = await execute(this.#ctx.conn, t.claimBatch({ ...this.#input(leaseMs, options), size }));
+    return rows.map((row) => this.#decode(row, until));
+  }
+
+  /** Rotates the lane ring one step and leases one job from that lane (queue.md §5.2). */
+  async laneClaim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T> | undefined> {
+    const until = Date.now() + leaseMs;
+    const row = await execute(this.#ctx.conn, t.laneClaim(this.#input(leaseMs, options)));
+    return row === undefined ? undefined : this.#decode(row, until);
+  }
+
+  /** Rotates once and leases as many jobs from that lane as its weight allows (queue.md §5.5). */
+  async laneWeightedClaim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
+    const until = Date.now() + leaseMs;
+    const rows = await execute(this.#ctx.conn, t.laneWeightedClaim(this.#input(leaseMs, options)));
+    return rows.map((row) => this.#decode(row, until));
+  }
+
+  /** Rotates once and leases the claimable depth of that lane (up to `size` [TS]), up to its limit (queue.md §7). */
+  async laneBatchClaim(leaseMs: number, options: LaneBatchOptions = {}): Promise<ClaimedJob<T>[]> {
+    const base = this.#input(leaseMs, options);
+    const until = Date.now() + leaseMs;
+    const rows = await execute(this.#ctx.conn, t.laneBatchClaim(options.size === undefined ? base : { ...base, size: options.size }));
+    return rows.map((row) => this.#decode(row, until));
+  }
+
+  /**
+   * Completes held plain jobs (each fenced on its own token; a flow child answers `flow` and must go
+   * through {@link complete}) and then leases up to `size` oldest pending jobs, in one script [TS]:
+   * a busy worker's whole round in one round trip.
+   */
+  async completeAndClaim(jobs: readonly HeldJob[], size: number, leaseMs: number, options: RoundOptions = {}): Promise<RoundResult<T>> {
+    const until = Date.now() + leaseMs;
+    const round = await execute(this.#ctx.conn, t.completeAndClaim({ ...this.#input(leaseMs, options), jobs, size, publish: options.publish === true }));
+    return { completions: round.completions, claimed: round.claimed.map((row) => this.#decode(row, until)), limitedMs: round.limitedMs };
+  }
+
+  /** True when `meta.concurrency` is set and that many jobs are active: a claim now would be refused. */
+  async isMaxed(): Promise<boolean> {
+    try {
+      await assertNotMaxed(this.#ctx);
+      return false;
+    } catch (error) {
+      if (error instanceof RateError) return true;
+      throw error;
+    }
+  }
+
+  /** How many jobs wait in the flat pending set (a batch worker's shaping reads it). */
+  async pending(): Promise<number> {
+    const counts = await execute(this.#ctx.conn, t.counts({ queue: this.#ctx.name, names: ['pending'] }));
+    return counts.pending;
+  }
+
+  /** Opens the queue's wake list on a connection of its own, named `label` (`CLIENT SETNAME`). */
+  async openWake(label: string): Promise<WakeChannel> {
+    const conn = await this.#ctx.conn.duplicate(label);
+    const key = this.#ctx.keys.wake;
+    return { next: (blockMs) => conn.blockingPop(key, blockMs), close: () => conn.close({ immediate: true }) };
+  }
+
+  // Settlements
+
+  /**
+   * Settles a held job as done (queue.md §3.3). For a flow child the parent is fed in the same atomic
+   * step: directly when it shares the queue, through this queue's outbox otherwise. The row leaves
+   * with its `:lock` and `:logs`.
+   * @throws StaleError when the token no longer matches; GoneError when the job no longer exists.
+   */
+  async complete(job: HeldJob, result?: string, options: CompleteOptions = {}): Promise<void> {
+    await execute(this.#ctx.conn, t.complete({ queue: this.#ctx.name, job, ...(result === undefined ? {} : { result }), publish: options.publish === true }));
+  }
+
+  /**
+   * Settles many held plain jobs as done in one script, each fenced on its own token [TS]. Answers
+   * one outcome per job, in order; a flow child answers `flow` and must go through {@link complete}.
+   */
+  async completeMany(jobs: readonly HeldJob[], options: CompleteOptions = {}): Promise<CompleteManyOutcome[]> {
+    if (jobs.length === 0) return [];
+    return execute(this.#ctx.conn, t.completeBatch({ queue: this.#ctx.name, jobs, publish: options.publish === true }));
+  }
+
+  /**
+   * Settles a held job as failed (queue.md §4.1): rescheduled after `delayMs`, or dead-lettered once
+   * its attempts reach `maxAttempts`, with `error` kept as `last_error` either way. A flow child that
+   * dies under a fail-parent policy in this queue takes its parent with it in the same script; pass
+   * that death on up the flow with {@link passDeathUp}.
+   */
+  async retry(job: HeldJob, delayMs: number, maxAttempts: number, error: string, options: SettleOptions = {}): Promise<RetryOutcome> {
+    return execute(this.#ctx.conn, t.retry({ queue: this.#ctx.name, job, delayMs, maxAttempts, error, publish: options.publish === true }));
+  }
+
+  /**
+   * After {@link retry} dead-lettered a flow child whose fail-parent parent lives in this queue (so
+   * the parent died in the same script), sends the parent's death on to its own parent, up the
+   * tree (queue.md §11). Answers false, sending nothing, for any other job; true when the parent
+   * was dead and its death went on. Idempotent.
+   */
+  async passDeathUp(job: { readonly parent?: ParentLink | undefined }, error: string): Promise<boolean> {
+    const parent = job.parent;
+    if (parent?.queue !== this.#ctx.name || parent.policy !== 'fp') return false;
+    return reemitIfDead(this.#ctx, this.#ctx.name, parent.id, error);
+  }
+
+  /**
+   * Hands a held job back until later without counting a failure; attempts is kept (queue.md §8.3).
+   * `until` is a delay in ms from the server's now, or an absolute Date.
+   */
+  async delay(job: HeldJob, until: number | Date, options: SettleOptions = {}): Promise<void> {
+    await execute(this.#ctx.conn, t.delay({ queue: this.#ctx.name, job, until, publish: options.publish === true }));
+  }
+
+  // Lock extension
+
+  /** Pushes one held job's lease out to `leaseMs` from the server's now (queue.md §6.3). */
+  async extendLock(job: HeldJob, leaseMs: number): Promise<void> {
+    await execute(this.#ctx.conn, t.extendLock({ queue: this.#ctx.name, job, leaseMs }));
+  }
+
+  /**
+   * Extends many leases under one server time; answers the ids that could NOT be extended (gone,
+   * stale or no longer active), so the caller can stop working on them. With `markerTtlMs`, each
+   * extended job's `:lock` marker is refreshed in the same step.
+   */
+  async extendLocks(jobs: readonly HeldJob[], leaseMs: number, markerTtlMs?: number): Promise<JobId[]> {
+    if (jobs.length === 0) return [];
+    return execute(this.#ctx.conn, t.extendLocks({ queue: this.#ctx.name, jobs, leaseMs, ...(markerTtlMs === undefined ? {} : { markerTtlMs }) }));
+  }
+
+  // Children and side channels of a held job
+
+  /**
+   * Adds children to a held job, which becomes their flow parent (same queue or others, nested, with
+   * the fail-parent / ignore policies of flows) [TS]; the job stays active until it calls
+   * {@link waitForChildren}. Children may live in other queues, with payloads of their own types.
+   * A worker's handler uses `ctx.addChildren`.
+   */
+  addChildren(job: HeldJob, children: readonly FlowChild<unknown>[]): Promise<FlowResult[]> {
+    const ctx: QueueContext<unknown> = this.#ctx;
+    return addChildren(ctx, job, children);
+  }
+
+  /**
+   * Moves a held job with open children to `awaiting_children` [TS]; it runs again once they are
+   * done. Answers how many it waits on, 0 when none is open (nothing changed).
+   */
+  waitForChildren(job: HeldJob): Promise<number> {
+    return waitForChildren(this.#ctx, job);
+  }
+
+  /** The results a parent's completed children left, child id → result. */
+  childrenValues(parentId: JobId | string): Promise<Record<string, string>> {
+    return childrenValues(this.#ctx, parentId);
+  }
+
+  /** Records a job's progress and publishes the `progress` event. */
+  updateProgress(id: string, progress: Progress): Promise<void> {
+    return controls.updateProgress(this.#ctx, id, progress);
+  }
+
+  /** Appends a line to a job's log; answers the log's length. */
+  addLog(id: string, line: string): Promise<number> {
+    return controls.addLog(this.#ctx, id, line);
+  }
+
+  #input(leaseMs: number, options: ClaimOptions): t.ClaimInput {
+    const queue = this.#ctx.name;
+    return options.markerTtlMs === undefined ? { queue, leaseMs } : { queue, leaseMs, markerTtlMs: options.markerTtlMs };
+  }
+
+  /** The claimed job of a leased row, its lease bound noted; the payload decodes on first read. */
+  #decode(row: ClaimedRow, until: number): ClaimedJob<T> {
+    const job = claimedJob(this.#ctx.codec, { id: row.id, raw: row.payload, attempts: row.attempts, group: row.group, parent: row.parent, options: row.options });
+    deadlines.set(job, until);
+    return job;
+  }
+}

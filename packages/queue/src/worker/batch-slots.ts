@@ -1,0 +1,269 @@
+import type { JobId } from '@echo/protocol';
+import type { ClaimedJob } from '../job.js';
+import { armBatchTimeouts } from './batch-timeouts.js';
+import { jobContext, type JobContext, type RunState } from './job-context.js';
+import { batchSettled, jobsStarted } from './job-hooks.js';
+import { processTraced, tracedRun } from './job-trace.js';
+import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './partition.js';
+import type { PauseGate } from './pause-gate.js';
+import { sleep, type WorkerRuntime } from './runtime.js';
+import { completeAndClaimJobs, completeJobs, delayJob, failJob } from './settle.js';
+import { decideBatch } from './shaping.js';
+
+/**
+ * Verdicts per member id; a member missing here is retried as `missing verdict`. The single word
+ * `'ok'` completes every member.
+ */
+export type BatchVerdicts = 'ok' | ReadonlyMap<string, BatchVerdict> | Readonly<Record<string, BatchVerdict>>;
+
+/** Runs one batch; return a verdict per member, or throw to retry every member with the reason. */
+export type BatchHandler<T> = (jobs: readonly ClaimedJob<T>[], contexts: ReadonlyMap<JobId, JobContext>) => Promise<BatchVerdicts> | BatchVerdicts;
+
+/** Shaping (queue.md §7): wait for `minSize` pending jobs, or `timeoutMs` with at least one. */
+export interface BatchShape {
+  readonly minSize: number;
+  readonly timeoutMs: number;
+  readonly pollMs?: number;
+}
+
+/** What the batch slots take besides the runtime: the batch size, shaping and the per-batch hook. */
+export interface BatchSlotOptions {
+  readonly size: number;
+  readonly shape: BatchShape | undefined;
+  readonly onBatch: ((partition: BatchPartition<JobId>) => void) | undefined;
+}
+
+/**
+ * The slot loop of a batch worker: each slot claims up to `size` jobs in one script, hands them to
+ * the handler together and settles each member with its own token.
+ */
+export class BatchSlots<T> {
+  readonly #rt: WorkerRuntime<T>;
+  readonly #gate: PauseGate;
+  readonly #handler: BatchHandler<T>;
+  readonly #size: number;
+  readonly #shape: BatchShape | undefined;
+  readonly #onBatch: BatchSlotOptions['onBatch'];
+  /** Batch settlements sent but not yet answered; close() waits for them. */
+  readonly #settling = new Set<Promise<void>>();
+  #limitTimer: NodeJS.Timeout | undefined;
+  /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
+  #busy = false;
+
+  constructor(rt: WorkerRuntime<T>, gate: PauseGate, handler: BatchHandler<T>, options: BatchSlotOptions) {
+    this.#rt = rt;
+    this.#gate = gate;
+    this.#handler = handler;
+    this.#size = options.size;
+    this.#shape = options.shape;
+    this.#onBatch = options.onBatch;
+  }
+
+  /** One slot's loop: claim a batch, run it, settle it (with the next claim when it may ride along). */
+  async slot(): Promise<void> {
+    const rt = this.#rt;
+    let since = Date.now();
+    // Start on the next turn: a worker paused right after start() claims nothing, not even its first batch.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    /** The next batch, when the last round claimed it together with the settlement. */
+    let carried: ClaimedJob<T>[] | undefined;
+    for (;;) {
+      try {
+        let jobs = carried;
+        carried = undefined;
+        if (jobs === undefined) {
+          // A paused worker waits for resume (or close) before it claims again.
+          await this.#gate.wait(rt.whenClosing());
+          if (!rt.isRunning()) break;
+          if (this.#shape && !(await this.#ready(since))) continue;
+          jobs = await this.#claim();
+        }
+        // Members whose claim reply came too late are given up: their leases may be over.
+        jobs = this.#fresh(jobs);
+        if (jobs.length === 0) {
+          if (!rt.isRunning()) break;
+          if (this.#busy && !this.#gate.paused) {
+            this.#busy = false;
+            rt.events.fire('drained', undefined);
+          }
+          await rt.idle.wait();
+          since = Date.now();
+          continue;
+        }
+        this.#busy = true;
+        rt.idle.wakeOne();
+        // A batch claimed after close() began still runs: it is leased to us.
+        carried = await this.#run(jobs);
+        since = Date.now();
+      } catch (error) {
+        if (!rt.isRunning() || rt.report(error)) break;
+        await rt.idle.wait();
+      }
+    }
+    await Promise.all(this.#settling);
+  }
+
+  /** The members with enough lease left to run; the others are given up (see `LockPlane.fresh`). */
+  #fresh(jobs: ClaimedJob<T>[]): ClaimedJob<T>[] {
+    if (jobs.every((job) => this.#rt.locks.fresh(job))) return jobs;
+    return jobs.filter((job) => {
+      if (this.#rt.locks.fresh(job)) return true;
+      this.#rt.giveUp(job);
+      return false;
+    });
+  }
+
+  /** Watches the pending depth without claiming; true at the flush moment. */
+  async #ready(since: number): Promise<boolean> {
+    const shape = this.#shape;
+    if (!shape) return true;
+    const depth = await this.#rt.leases.pending();
+    const decision = decideBatch(depth, Date.now() - since, shape.minSize, shape.timeoutMs);
+    if (decision.action === 'flush') return true;
+    if (depth === 0) await this.#rt.idle.wait();
+    else await sleep(shape.pollMs ?? Math.max(5, Math.floor(shape.timeoutMs / 4)));
+    return false;
+  }
+
+  #claim(): Promise<ClaimedJob<T>[]> {
+    const o = this.#rt.options;
+    const claim = this.#rt.locks.claimOptions;
+    return o.source === 'lanes' ? this.#rt.leases.laneBatchClaim(o.leaseMs, { ...claim, size: this.#size }) : this.#rt.leases.claimBatch(this.#size, o.leaseMs, claim);
+  }
+
+  /**
+   * Runs the handler and settles the batch. When the next batch may be claimed in the same script
+   * (flat source, no shaping, still running), the successes and that claim go as one call and the
+   * next batch is answered; otherwise the settlement is left in flight and the caller claims.
+   */
+  async #run(claimed: readonly ClaimedJob<T>[]): Promise<ClaimedJob<T>[] | undefined> {
+    let jobs = claimed;
+    const rt = this.#rt;
+    const states = new Map<JobId, RunState>();
+    const contexts = new Map(
+      jobs.map((job) => {
+        const state: RunState = { moved: undefined, over: false };
+        states.set(job.id, state);
+        return [job.id, jobContext(rt, job, state)] as const;
+      }),
+    );
+    jobsStarted(rt.queue, jobs);
+    let verdicts: BatchVerdicts | undefined;
+    let thrown: { reason: unknown } | undefined;
+    const timers = armBatchTimeouts(rt, jobs, contexts, states);
+    try {
+      const run = (): BatchVerdicts | Promise<BatchVerdicts> => this.#handler(jobs, contexts);
+      const handled = new Promise<BatchVerdicts>((resolve) => resolve(processTraced() ? tracedRun(rt.queue, jobs, true, run) : run()));
+      // The loser of the race must not surface as an unhandled rejection.
+      handled.catch(() => undefined);
+      verdicts = timers ? await Promise.race([handled, timers.allExpired.then(() => undefined)]) : await handled;
+    } catch (reason) {
+      thrown = { reason };
+    } finally {
+      timers?.clear();
+    }
+    for (const state of states.values()) state.over = true;
+    // Jobs the handler moved itself are settled already: their verdicts are not applied.
+    const moved = jobs.filter((job) => states.get(job.id)?.moved !== undefined);
+    if (moved.length > 0) {
+      await Promise.all(moved.map((job) => states.get(job.id)?.moved ?? Promise.resolve()));
+      jobs = jobs.filter((job) => states.get(job.id)?.moved === undefined);
+    }
+    const fuse = rt.isRunning() && !this.#gate.paused && this.#shape === undefined && rt.options.source === 'flat';
+    const next = fuse ? deferred<ClaimedJob<T>[]>() : undefined;
+    const settling = this.#settle(jobs, verdicts, thrown, next).catch((error: unknown) => {
+      rt.options.onError(error);
+      next?.resolve([]);
+    });
+    this.#settling.add(settling);
+    void settling.finally(() => this.#settling.delete(settling));
+    return next?.promise;
+  }
+
+  async #settle(
+    jobs: readonly ClaimedJob<T>[],
+    verdicts: BatchVerdicts | undefined,
+    thrown: { reason: unknown } | undefined,
+    next: Deferred<ClaimedJob<T>[]> | undefined,
+  ): Promise<void> {
+    const rt = this.#rt;
+    const verdictOf = (job: ClaimedJob<T>): BatchVerdict =>
+      thrown ? { error: errorText(thrown.reason) } : (lookup(verdicts, job.id) ?? { error: 'missing verdict' });
+    const settled = new Map<JobId, { verdict: BatchVerdict; outcome: SettleOutcome }>();
+    const ok = jobs.filter((job) => verdictOf(job) === 'ok');
+    const rest = jobs.filter((job) => verdictOf(job) !== 'ok');
+    // Successes go out as one script, with the next batch's claim when it may ride along; failures
+    // and delays are rarer and settle one by one.
+    const completing = (next ? this.#completeAndClaim(ok, next) : completeJobs(rt, ok)).then((outcomes) => {
+      for (const job of ok) {
+        const outcome = outcomes.get(job.id) ?? 'stale';
+        rt.locks.untrack(job);
+        settled.set(job.id, { verdict: 'ok', outcome });
+        if (outcome === 'ok') rt.events.fire('completed', { job, result: undefined });
+      }
+    });
+    const others = rest.map(async (job) => {
+      const verdict = verdictOf(job);
+      let outcome: SettleOutcome;
+      try {
+        outcome = typeof verdict === 'object' && 'delay' in verdict ? await delayJob(rt, job, verdict.delay) : await failJob(rt, job, (verdict as { error: string }).error);
+      } finally {
+        rt.locks.untrack(job);
+      }
+      settled.set(job.id, { verdict, outcome });
+      if ((outcome === 'scheduled' || outcome === 'dead') && typeof verdict === 'object' && 'error' in verdict) {
+        rt.events.fire('failed', { job, error: verdict.error, outcome });
+      }
+    });
+    await Promise.all([completing, ...others]);
+    batchSettled(rt.queue, jobs, settled);
+    this.#onBatch?.(partitionBatch(jobs.map((j) => j.id), settled));
+  }
+
+  /** The fused round: completes `ok` and claims the next batch, handed to `next` as soon as it lands. */
+  async #completeAndClaim(ok: readonly ClaimedJob<T>[], next: Deferred<ClaimedJob<T>[]>): Promise<Map<string, SettleOutcome>> {
+    const round = await completeAndClaimJobs(this.#rt, ok, this.#size);
+    if (round.error !== undefined) next.reject(round.error);
+    else next.resolve(round.claimed);
+    // Refused by the rate limit: no wake token will come when the window reopens, so set one.
+    if (round.limitedMs > 0 && this.#limitTimer === undefined) {
+      this.#limitTimer = setTimeout(() => {
+        this.#limitTimer = undefined;
+        this.#rt.idle.wakeOne();
+      }, round.limitedMs);
+      this.#limitTimer.unref();
+    }
+    return round.outcomes;
+  }
+}
+
+function lookup(verdicts: BatchVerdicts | undefined, id: string): BatchVerdict | undefined {
+  if (verdicts === undefined) return undefined;
+  if (verdicts === 'ok') return 'ok';
+  if (isMap(verdicts)) return verdicts.get(id);
+  return Object.hasOwn(verdicts, id) ? verdicts[id] : undefined;
+}
+
+function isMap(verdicts: Exclude<BatchVerdicts, 'ok'>): verdicts is ReadonlyMap<string, BatchVerdict> {
+  return verdicts instanceof Map;
+}
+
+function errorText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
+}
+
+interface Deferred<R> {
+  readonly promise: Promise<R>;
+  readonly resolve: (value: R) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+function deferred<R>(): Deferred<R> {
+  let resolve!: (value: R) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<R>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}

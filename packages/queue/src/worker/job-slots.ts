@@ -1,0 +1,160 @@
+import type { ClaimedJob } from '../job.js';
+import { JobTimeoutError } from './errors.js';
+import { jobContext, type JobContext, type RunState } from './job-context.js';
+import { jobSettled, jobStarted } from './job-hooks.js';
+import { processTraced, tracedRun } from './job-trace.js';
+import { LaneFeed } from './lane-feed.js';
+import type { PauseGate } from './pause-gate.js';
+import { unencodable } from './result-encoding.js';
+import { Rounds } from './rounds.js';
+import type { WorkerRuntime } from './runtime.js';
+
+/**
+ * Runs one job. Return a value to complete it (the value feeds a flow parent); throw to retry it
+ * (`UnrecoverableError` dead-letters it at once); or call `context.moveToDelayed` to step it.
+ */
+export type Handler<T> = (job: ClaimedJob<T>, context: JobContext) => unknown;
+
+/**
+ * The slot loop of a one-job-at-a-time worker: each slot claims a job, runs the handler on it and
+ * hands its verdict to the round of this turn, which completes it and claims the slot's next job
+ * in one script.
+ */
+export class JobSlots<T> {
+  readonly #rt: WorkerRuntime<T>;
+  readonly #gate: PauseGate;
+  readonly #handler: Handler<T>;
+  readonly #rounds: Rounds<T>;
+  /** Weighted lane claims and their spare jobs, for `source: 'lanes'`. */
+  readonly #lanes: LaneFeed<T> | undefined;
+  /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
+  #busy = false;
+
+  constructor(rt: WorkerRuntime<T>, gate: PauseGate, handler: Handler<T>) {
+    this.#rt = rt;
+    this.#gate = gate;
+    this.#handler = handler;
+    this.#rounds = new Rounds(rt, gate, () => this.#claim());
+    this.#lanes = rt.options.source === 'lanes' ? new LaneFeed(rt) : undefined;
+  }
+
+  /** One slot's loop: claim, run, settle with the next claim, park when idle. */
+  async slot(): Promise<void> {
+    const rt = this.#rt;
+    // A worker paused before it ran claims nothing, not even its first job.
+    await this.#gate.wait(rt.whenClosing());
+    let next = rt.isRunning() ? this.#rounds.take() : Promise.resolve(undefined);
+    for (;;) {
+      let job: ClaimedJob<T> | undefined;
+      try {
+        job = await next;
+      } catch (error) {
+        if (!rt.isRunning() || rt.report(error)) break;
+        job = undefined;
+      }
+      // Spares of a weighted lane claim are leased to us: they run even while paused or closing.
+      job ??= this.#lanes?.spare();
+      if (job && !rt.locks.fresh(job)) {
+        // The claim's reply came too late: the lease may be over and the job run elsewhere.
+        rt.giveUp(job);
+        next = rt.isRunning() && !this.#gate.paused ? this.#rounds.take() : Promise.resolve(undefined);
+        continue;
+      }
+      if (job) {
+        this.#busy = true;
+        // Found work: there may be more, so pass the wake on before running this one. A job that
+        // arrives after close() began still runs: it is leased to us.
+        rt.idle.wakeOne();
+        next = this.#run(job);
+        continue;
+      }
+      if (!rt.isRunning()) break;
+      if (this.#busy && !this.#gate.paused) {
+        this.#busy = false;
+        rt.events.fire('drained', undefined);
+      }
+      await rt.idle.wait();
+      // A paused worker waits for resume (or close) before it claims again.
+      await this.#gate.wait(rt.whenClosing());
+      if (!rt.isRunning()) break;
+      next = this.#rounds.take();
+    }
+    await this.#rounds.drain();
+  }
+
+  /** A slot's own claim, for rounds that cannot claim in the fused script (lanes, the gate). */
+  async #claim(): Promise<ClaimedJob<T> | undefined> {
+    const o = this.#rt.options;
+    if (o.respectConcurrencyGate && (await this.#rt.leases.isMaxed())) return undefined;
+    return this.#lanes ? this.#lanes.next() : this.#rt.leases.claim(o.leaseMs, this.#rt.locks.claimOptions);
+  }
+
+  /**
+   * Runs the handler, hands its verdict to the round of this turn and answers the next job: a
+   * success and the next claim travel in one script; a failure settles on its own.
+   */
+  async #run(job: ClaimedJob<T>): Promise<ClaimedJob<T> | undefined> {
+    const state: RunState = { moved: undefined, over: false };
+    const context = jobContext(this.#rt, job, state);
+    let result: unknown;
+    let failure: { reason: unknown } | undefined;
+    jobStarted(this.#rt.queue, job);
+    try {
+      result = processTraced() ? await tracedRun(this.#rt.queue, [job], false, () => this.#call(job, context)) : await this.#call(job, context);
+    } catch (reason) {
+      failure = { reason };
+    }
+    state.over = true;
+    failure ??= unencodable(result);
+    const events = this.#rt.events;
+    let settling: Promise<unknown>;
+    if (state.moved !== undefined) {
+      // The handler settled its own job (a step): completing it now would undo the move.
+      if (failure && !(failure.reason instanceof JobTimeoutError)) this.#rt.options.onError(failure.reason, job);
+      settling = state.moved;
+    } else if (failure) {
+      const reason = failure.reason;
+      const verdict = this.#rounds.fail(job, reason);
+      jobSettled(this.#rt.queue, job, failure, verdict);
+      settling = verdict.then((outcome) => {
+        if (outcome === 'scheduled' || outcome === 'dead') events.fire('failed', { job, error: reason, outcome });
+      });
+    } else {
+      const verdict = this.#rounds.complete(job, result);
+      jobSettled(this.#rt.queue, job, failure, verdict);
+      settling = verdict.then((outcome) => {
+        if (outcome === 'ok') events.fire('completed', { job, result });
+      });
+    }
+    void settling.then(() => this.#rt.locks.untrack(job));
+    if (!this.#rt.isRunning() || this.#gate.paused) return undefined;
+    return this.#rounds.take();
+  }
+
+  /** The handler call itself: under the job's time limit when it has one. */
+  #call(job: ClaimedJob<T>, context: JobContext): unknown {
+    return job.timeoutMs === undefined ? this.#handler(job, context) : this.#timed(job, context, job.timeoutMs);
+  }
+
+  /**
+   * Runs the handler under its job's time limit: past it the context's signal aborts with a
+   * {@link JobTimeoutError} and the attempt fails with it, without waiting for the handler any
+   * longer (a handler that ignores its signal runs on, and its late result is dropped).
+   */
+  #timed(job: ClaimedJob<T>, context: JobContext, timeoutMs: number): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new JobTimeoutError(timeoutMs);
+        context.cancel.cancel(error.message, error);
+        reject(error);
+      }, timeoutMs);
+    });
+    const running = new Promise<unknown>((resolve) => {
+      resolve(this.#handler(job, context));
+    });
+    // The loser of the race must not surface as an unhandled rejection.
+    running.catch(() => undefined);
+    return Promise.race([running, expired]).finally(() => clearTimeout(timer));
+  }
+}

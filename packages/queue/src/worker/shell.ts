@@ -1,0 +1,114 @@
+import type { Listener } from '@echo/protocol';
+import type { WorkerEvents } from './events.js';
+import type { PauseGate } from './pause-gate.js';
+import type { WorkerRuntime, WorkerStats } from './runtime.js';
+
+/**
+ * What every kind of worker offers its user: start claiming, pause and resume, listen, read its
+ * counters, close. `Worker` and `BatchWorker` are this shell around their own slot loop.
+ */
+export class WorkerShell<T> {
+  /** The name of the queue this worker leases from. */
+  readonly queue: string;
+  readonly #rt: WorkerRuntime<T>;
+  readonly #gate: PauseGate;
+  readonly #slot: () => Promise<void>;
+  #started = false;
+
+  /** @internal Built by `Worker.start` and `BatchWorker.start`. */
+  protected constructor(rt: WorkerRuntime<T>, gate: PauseGate, slot: () => Promise<void>) {
+    this.#rt = rt;
+    this.#gate = gate;
+    this.#slot = slot;
+    this.queue = rt.queue;
+  }
+
+  /**
+   * Starts claiming, for a worker started with `autorun: false` (listeners attached first, say).
+   * Idempotent; a closed worker stays closed. A worker paused before it runs claims nothing until
+   * {@link resume}.
+   */
+  run(): void {
+    this.#begin();
+  }
+
+  /**
+   * @internal The last step of `start`: lists the worker in the queue's registry (so
+   * `queue.getWorkers()` shows it from the moment `start` resolves, claiming or not), then begins
+   * claiming unless `autorun` is false.
+   */
+  protected static async boot<W extends WorkerShell<unknown>>(worker: W, autorun: boolean | undefined): Promise<W> {
+    await worker.#rt.announce();
+    if (autorun !== false) worker.#begin();
+    return worker;
+  }
+
+  #begin(): void {
+    if (this.#started || !this.#rt.isRunning()) return;
+    this.#started = true;
+    this.#rt.start(this.#rt.options.concurrency, this.#slot);
+  }
+
+  /**
+   * Stops this worker claiming (other workers go on), from its next claim on, including its first;
+   * running handlers finish and settle as usual, their leases still extended. Idempotent.
+   */
+  pause(): void {
+    this.#gate.pause();
+  }
+
+  /** Lets a paused worker claim again. */
+  resume(): void {
+    if (!this.#gate.paused) return;
+    this.#gate.resume();
+    // Slots that met the pause parked without claiming: wake one, and the relay passes it on.
+    this.#rt.idle.wakeOne();
+  }
+
+  /** True between {@link pause} and {@link resume}. */
+  get isPaused(): boolean {
+    return this.#gate.paused;
+  }
+
+  /** Listens to one of this worker's events ({@link WorkerEvents}); answers a remover. */
+  on<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): () => void {
+    return this.#rt.events.on(event, listener);
+  }
+
+  /** Like {@link on}, for the next event only. */
+  once<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): () => void {
+    return this.#rt.events.once(event, listener);
+  }
+
+  /** Removes a listener; answers whether it was there. */
+  off<K extends keyof WorkerEvents<T>>(event: K, listener: Listener<WorkerEvents<T>[K]>): boolean {
+    return this.#rt.events.off(event, listener);
+  }
+
+  /** A snapshot of this worker's counters. */
+  stats(): Readonly<WorkerStats> {
+    return { ...this.#rt.stats };
+  }
+
+  /**
+   * The error that stopped this worker by itself (the store's fence changed to another major, auth
+   * was refused, the user lacks ACL rights on the queue (`PermissionError`), or the queue's
+   * connection was closed); `undefined` while healthy.
+   */
+  get fatalError(): Error | undefined {
+    return this.#rt.fatalError;
+  }
+
+  /** Jobs currently held here (running, or members of running batches). */
+  get running(): number {
+    return this.#rt.locks.size;
+  }
+
+  /**
+   * Stops claiming, lets running handlers finish (up to `closeTimeoutMs`, then fires their cancel
+   * tokens), and closes the wake connection. Idempotent; the queue's connection stays open.
+   */
+  close(): Promise<void> {
+    return this.#rt.close();
+  }
+}

@@ -1,0 +1,112 @@
+import { strictOptions, type OptionCheck } from '@echo/protocol';
+
+/**
+ * The strict checks of the worker entry points: an option the worker does not know throws
+ * `UnknownOptionError` before anything starts. Names a BullMQ user brings get a sentence naming
+ * what means it here, or saying plainly that we have no such thing.
+ */
+
+/** Every key `WorkerOptions` reads. */
+const WORKER_KEYS = [
+  'name',
+  'concurrency',
+  'source',
+  'leaseMs',
+  'extendEveryMs',
+  'maxAttempts',
+  'backoff',
+  'blockMs',
+  'maintenanceMs',
+  'stalled',
+  'publishEvents',
+  'lockMarkers',
+  'respectConcurrencyGate',
+  'closeTimeoutMs',
+  'onError',
+] as const;
+
+/** BullMQ's `WorkerOptions` (and its `QueueBaseOptions`), mapped to ours. */
+const BULLMQ_HINTS: Readonly<Record<string, string>> = {
+  limiter: "BullMQ's limiter is a queue setting here: queue.setRateLimit({ max, durationMs }), enforced on the server for every worker",
+  attempts: "BullMQ's attempts is maxAttempts here (the cap for jobs enqueued without their own attempts)",
+  removeOnComplete: "BullMQ's removeOnComplete is queue retention here: keep: { completed: { count, ageMs } } on Queue.open, or queue.setRetention(...)",
+  removeOnFail: "BullMQ's removeOnFail is queue retention here: keep: { failed: { count, ageMs } } on Queue.open, or queue.setRetention(...)",
+  lockDuration: "BullMQ's lockDuration is leaseMs here (the lease length in ms, extended while the handler runs)",
+  lockRenewTime: "BullMQ's lockRenewTime is extendEveryMs here (how often held leases are extended)",
+  stalledInterval: "BullMQ's stalledInterval is maintenanceMs here (the period of the built-in pump that recovers expired leases)",
+  maxStalledCount: "BullMQ's maxStalledCount is stalled: { maxStalled } here",
+  skipStalledCheck: 'there is no switch for the stalled check alone: maintenanceMs: 0 turns the whole pump off (promote, recovery, repeats)',
+  skipLockRenewal: 'there is no such switch: held leases are always extended every extendEveryMs while the handler runs',
+  connection: "a worker speaks through its queue's connection here: pass connection or connect to Queue.open, then Worker.start(queue, ...)",
+  blockingConnection: "the worker opens its own wake connection from its queue's; there is nothing to pass",
+  prefix: 'there is no key prefix: the keyspace is fixed by the protocol; use another queue name or another Redis database',
+  settings: "BullMQ's settings.backoffStrategy is backoff here: a curve (fixed, exponential, jitter) or a function (attempt, error, job) => ms",
+  backoffStrategy: 'a custom backoff is backoff here: a function (attempt, error, job) => ms',
+  drainDelay: "BullMQ's drainDelay is blockMs here (how long an idle worker blocks on the wake list, in ms)",
+  runRetryDelay: 'there is no such option: a worker that meets an error waits for its next wake beat (blockMs) before it claims again',
+  useWorkerThreads: 'there are no worker threads: handlers run in the worker\'s own process; start one worker per thread or process',
+  metrics: "metrics are always counted here: read them with queue.getMetrics('completed' | 'failed')",
+  maxStartedAttempts: 'there is no separate cap on starts: maxAttempts counts every claim of a job',
+  skipVersionCheck: 'there is no such option: the version fence is checked on every connection',
+  telemetry: 'telemetry rides on diagnostics_channel hooks here (emq.job.*): subscribe with @echo/otel, no option needed',
+  timeout: 'a time limit is per job here: enqueue it with timeoutMs',
+};
+
+const STALLED_KNOWN = ['maxStalled'];
+const STALLED_HINTS = { maxStalledCount: "BullMQ's maxStalledCount is maxStalled here" };
+
+const checkWorker = strictOptions('Worker.start options', { known: [...WORKER_KEYS, 'autorun'], hints: BULLMQ_HINTS });
+const checkWorkerStalled = strictOptions('Worker.start options.stalled', { known: STALLED_KNOWN, hints: STALLED_HINTS });
+
+const checkBatch = strictOptions('BatchWorker.start options', {
+  known: [...WORKER_KEYS.filter((key) => key !== 'respectConcurrencyGate'), 'size', 'shape', 'onBatch', 'autorun'],
+  hints: {
+    ...BULLMQ_HINTS,
+    batch: "BullMQ Pro's batch: { size } is size here, and its minSize/timeout are shape: { minSize, timeoutMs }",
+    respectConcurrencyGate: 'a BatchWorker does not ask the concurrency gate before a claim; use a Worker for respectConcurrencyGate',
+  },
+});
+const checkBatchStalled = strictOptions('BatchWorker.start options.stalled', { known: STALLED_KNOWN, hints: STALLED_HINTS });
+const checkShape = strictOptions('BatchWorker.start options.shape', {
+  known: ['minSize', 'timeoutMs', 'pollMs'],
+  hints: { timeout: "BullMQ Pro's batch timeout is timeoutMs here (ms)", size: 'the batch size is size on the BatchWorker options, beside shape' },
+});
+
+const BACKOFF_HINTS = { delay: "BullMQ's backoff { type, delay } is fixed(ms) or exponential(baseMs, capMs) here (import them from @echo/queue)" };
+/** The keys of each backoff curve, by its `type`. */
+const backoffChecks: Readonly<Record<string, OptionCheck>> = {
+  fixed: strictOptions('backoff', { known: ['type', 'ms'], hints: BACKOFF_HINTS }),
+  exponential: strictOptions('backoff', { known: ['type', 'base', 'cap'], hints: BACKOFF_HINTS }),
+  jitter: strictOptions('backoff', { known: ['type', 'inner'], hints: BACKOFF_HINTS }),
+};
+
+/** Checks a backoff curve's keys (an unknown `type` is left to the curve's own check). */
+function checkBackoff(policy: unknown): void {
+  if (!isObject(policy) || !('type' in policy) || typeof policy.type !== 'string') return;
+  const check = Object.hasOwn(backoffChecks, policy.type) ? backoffChecks[policy.type] : undefined;
+  check?.(policy);
+  if ('inner' in policy) checkBackoff(policy.inner);
+}
+
+/** Checks an options object, the nested object under `stalled` and the `backoff` curve. */
+function checkNested(options: object | undefined, top: OptionCheck, stalled: OptionCheck): void {
+  top(options);
+  if (options === undefined) return;
+  if ('stalled' in options && isObject(options.stalled)) stalled(options.stalled);
+  if ('backoff' in options) checkBackoff(options.backoff);
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+/** @throws UnknownOptionError for a key `Worker.start` does not read (here or under `stalled`). */
+export function checkWorkerOptions(options: object | undefined): void {
+  checkNested(options, checkWorker, checkWorkerStalled);
+}
+
+/** @throws UnknownOptionError for a key `BatchWorker.start` does not read (here, under `stalled` or `shape`). */
+export function checkBatchWorkerOptions(options: object | undefined): void {
+  checkNested(options, checkBatch, checkBatchStalled);
+  if (options !== undefined && 'shape' in options && isObject(options.shape)) checkShape(options.shape);
+}

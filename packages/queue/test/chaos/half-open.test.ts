@@ -1,0 +1,87 @@
+/**
+ * Chaos: a worker's replies stop (a half-open link: its commands still reach the server, nothing
+ * comes back, and no reset says so). The connector's silence watch must notice within a few
+ * seconds, drop the socket and reconnect on its own; once the link heals the worker completes jobs
+ * again without waiting for the OS to reset the socket, and the outage is reported once, dated from
+ * the last reply the worker heard.
+ */
+import { Connection, OutageReport } from '@echo/protocol';
+import { startLinkProxy, startRedis, uniqueName, type LinkProxy, type RedisServer } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue, Worker } from '../../src/index.js';
+import { sleep, until } from './helpers.js';
+
+const SILENCE_MS = 8_000;
+
+let server: RedisServer;
+let proxy: LinkProxy;
+let direct: Connection;
+let viaProxy: Connection;
+let worker: Worker | undefined;
+
+beforeAll(async () => {
+  server = await startRedis();
+  proxy = await startLinkProxy({ target: server });
+  direct = await Connection.connect(server.url);
+  viaProxy = await Connection.connect({ host: proxy.host, port: proxy.port, replyTimeoutMs: 1_500 });
+});
+
+afterAll(async () => {
+  proxy.release();
+  await viaProxy.close({ immediate: true });
+  await worker?.close();
+  await direct.close();
+  await proxy.close();
+  await server.stop();
+});
+
+describe('chaos: a worker on a half-open link', () => {
+  it(`notices ${SILENCE_MS / 1000} s of silence, reconnects by itself and works again after the heal`, async () => {
+    const name = uniqueName('halfopen');
+    const producer = await Queue.open<{ n: number }>(name, { connection: direct });
+    const queue = await Queue.open<{ n: number }>(name, { connection: viaProxy });
+    const reports: OutageReport[] = [];
+    const others: unknown[] = [];
+    worker = (await Worker.start(queue, () => sleep(5), {
+      concurrency: 4,
+      leaseMs: 3_000,
+      maintenanceMs: 200,
+      blockMs: 300,
+      onError: (error) => (error instanceof OutageReport ? reports.push(error) : others.push(error)),
+    })) as Worker;
+    const w = worker;
+    let n = 0;
+    const feed = async (count: number): Promise<void> => {
+      await producer.enqueueMany(Array.from({ length: count }, () => ({ payload: { n: n++ } })));
+    };
+    await feed(50);
+    await until('worker warmed up', () => w.stats().completed >= 50, 10_000, 10);
+
+    proxy.blackhole();
+    const silentAt = Date.now();
+    await feed(200);
+    // The watch drops the silent socket within its timeout (1.5 s) plus a tick or two; the
+    // reconnects that follow hear nothing either and are dropped the same way.
+    await until('the silent socket dropped', () => viaProxy.status !== 'ready', 6_000, 20);
+    const detectedAfter = Date.now() - silentAt;
+    expect(detectedAfter).toBeLessThan(6_000);
+    const remaining = SILENCE_MS - (Date.now() - silentAt);
+    if (remaining > 0) await sleep(remaining);
+    const completedBeforeHeal = w.stats().completed;
+    proxy.release();
+    const healedAt = Date.now();
+
+    await until('jobs completed again after the heal', () => w.stats().completed >= completedBeforeHeal + 20, 10_000, 20);
+    const resumedAfter = Date.now() - healedAt;
+    await until('the outage reported', () => reports.length > 0, 10_000, 20);
+    expect(reports).toHaveLength(1);
+    const report = reports[0] as OutageReport;
+    expect(report.ongoing).toBe(false);
+    // Dated from the last reply heard, not from the first call that failed seconds later.
+    expect(report.startedAt).toBeLessThanOrEqual(silentAt + 200);
+    expect(report.durationMs).toBeGreaterThanOrEqual(SILENCE_MS - 500);
+    expect(others).toEqual([]);
+    expect(resumedAfter).toBeLessThan(8_000);
+    expect(viaProxy.stats().reconnects).toBeGreaterThanOrEqual(1);
+  }, 40_000);
+});

@@ -1,0 +1,94 @@
+/**
+ * A worker behind a TCP proxy whose server-to-client direction the test holds, lags or cuts: every
+ * completion the server accepted reaches the worker's events, whichever send landed it, and no
+ * handler starts on a claim whose reply came after half its lease.
+ */
+import { Connection, StaleError } from '@echo/protocol';
+import { startLinkProxy, startRedis, uniqueName, type LinkProxy, type RedisServer } from '@echo/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue, Worker } from '../src/index.js';
+import { until } from './worker-harness.js';
+
+let server: RedisServer;
+let direct: Connection;
+const cleanups: (() => Promise<unknown>)[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  direct = await Connection.connect(server.url);
+});
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  await direct.close();
+  await server.stop();
+});
+
+/** A proxy in front of the server, a connection through it, and the queue on both sides. */
+async function behindProxy(): Promise<{ proxy: LinkProxy; queue: Queue<number>; watch: Queue<number> }> {
+  const proxy = await startLinkProxy({ target: { host: server.host, port: server.port } });
+  const via = await Connection.connect(`redis://${proxy.host}:${String(proxy.port)}`);
+  cleanups.push(() => proxy.close(), () => via.close({ immediate: true }));
+  const name = uniqueName('link');
+  return { proxy, queue: await Queue.open<number>(name, { connection: via }), watch: await Queue.open<number>(name, { connection: direct }) };
+}
+
+describe('a worker on a faulty link', () => {
+  it('a completion whose reply was lost to a reset still reaches the completed event (and is not counted lost)', async () => {
+    const { proxy, queue, watch } = await behindProxy();
+    const { id } = await watch.enqueue(1);
+    const completed: string[] = [];
+    const errors: unknown[] = [];
+    const worker = await Worker.start(
+      queue,
+      () => {
+        // The round that completes this job (with the next claim) goes out; its reply stays here.
+        proxy.hold();
+        return 'done';
+      },
+      { concurrency: 1, leaseMs: 10_000, blockMs: 50, maintenanceMs: 0, onError: (error) => errors.push(error) },
+    );
+    cleanups.push(() => worker.close());
+    worker.on('completed', ({ job }) => completed.push(job.id));
+    await until(async () => (await watch.getState(id)) === 'absent', 'the first send to complete the job on the server');
+    // The reply is lost with the link: the worker resends, and hears that the job is gone.
+    proxy.cut();
+    await until(() => completed.length === 1, 'the completed event of the job the first send completed');
+    expect(completed).toEqual([id]);
+    expect(worker.stats()).toMatchObject({ completed: 1, lost: 0 });
+    expect(errors.filter((e) => e instanceof StaleError)).toEqual([]);
+  });
+
+  it('a claim reply that arrives after half the lease starts no handler; the job runs once, after the heal', async () => {
+    const { proxy, queue, watch } = await behindProxy();
+    const starts: { attempts: number; lagging: boolean }[] = [];
+    const givenUp: unknown[] = [];
+    let lagging = false;
+    const worker = await Worker.start(
+      queue,
+      (job) => {
+        starts.push({ attempts: job.attempts, lagging });
+      },
+      {
+        concurrency: 1,
+        leaseMs: 2_000,
+        blockMs: 50,
+        maintenanceMs: 100,
+        onError: (error) => {
+          if (error instanceof StaleError && error.message.includes('given up')) givenUp.push(error);
+        },
+      },
+    );
+    cleanups.push(() => worker.close());
+    proxy.lag(1_500);
+    lagging = true;
+    const { id } = await watch.enqueue(1);
+    await until(() => givenUp.length >= 1, 'the late claim reply to be given up', 10_000);
+    proxy.release();
+    lagging = false;
+    // Its lease lapses unheld; the pump hands it back and a timely claim runs it.
+    await until(async () => (await watch.getState(id)) === 'absent', 'the job to run and complete after the heal', 15_000);
+    expect(starts.filter((s) => s.lagging)).toEqual([]);
+    expect(starts).toHaveLength(1);
+    expect(starts[0]?.attempts).toBeGreaterThanOrEqual(2);
+  });
+});
