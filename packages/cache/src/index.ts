@@ -21,7 +21,7 @@ export type { Row } from './l1.js';
 export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from './stats.js';
 export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NamespaceOptionsError, NoSuchCacheError, TrackingArmError } from './errors.js';
 export { Namespace } from './keyed/namespace.js';
-export type { Factory, FactoryContext, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
+export type { CacheIf, Factory, FactoryContext, GetOptions, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
 export type { KeyedCounters, KeyedRead, KeyedSource, NamespaceEvents, NamespaceStats } from './keyed/events.js';
 export type { OutageOptions, BreakerState } from './keyed/breaker.js';
 export { FactoryTimeoutError, L2UnavailableError } from './errors.js';

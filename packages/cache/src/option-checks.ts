@@ -27,7 +27,7 @@ const BENTO: Readonly<Record<string, string>> = {
   prefix: "the namespace's name is its L2 prefix (ecc:{<name>}:); pass it as name",
   key: 'the key is the first argument here: get(key), getOrSet(key, factory, options)',
   factory: 'the factory is the second argument here: getOrSet(key, factory, options)',
-  defaultValue: 'get answers undefined for a missing key; write get(key) ?? fallback',
+  defaultValue: 'the fallback for an absent key is get(key, { default })',
   onFactoryError: "a failed factory emits 'factory-error' on the namespace (ns.on('factory-error', ...))",
   logger: 'the cache reports through events (ns.on(...)) and tracing hooks, not a logger option',
   namespace: 'open a namespace with cache.namespace({ name, ... }) and call its verbs',
@@ -48,7 +48,7 @@ export const checkOpen = check('Cache.open options', ['connection', 'connect', '
 /** `cache.namespace`. */
 export const checkNamespace = check(
   'namespace options',
-  ['name', 'codec', 'ttl', 'grace', 'timeouts', 'leaseMs', 'maxSize', 'read', 'l1', 'coherence', 'logMaxLen', 'sweepMs', 'outage', 'maxValueBytes'],
+  ['name', 'codec', 'ttl', 'grace', 'timeouts', 'leaseMs', 'maxSize', 'read', 'l1', 'coherence', 'logMaxLen', 'sweepMs', 'outage', 'maxValueBytes', 'negativeTtl', 'cacheIf'],
   { maxItems: 'the L1 bound is maxSize (entries)', maxEntrySize: 'the cap on one encoded value is maxValueBytes (bytes)' },
 );
 
@@ -68,12 +68,27 @@ export const checkWrite = check('set options', ['ttl', 'grace', 'tags'], {
 });
 
 /** `getOrSet` / `getOrSetEntry` / `getOrSetForever`. */
-export const checkGetOrSet = check('getOrSet options', ['ttl', 'grace', 'tags', 'timeouts', 'forceFresh']);
+export const checkGetOrSet = check('getOrSet options', ['ttl', 'grace', 'tags', 'timeouts', 'forceFresh', 'negativeTtl', 'cacheIf'], {
+  skip: 'a factory declines to cache its answer with ctx.skip(), or pass cacheIf: (value) => boolean',
+  default: 'getOrSet answers what the factory loads; a default for an absent key is get(key, { default })',
+});
 
 const WRITE_SETS_TTL = { ttl: 'ttl is set by the write: set(key, value, { ttl }) or getOrSet(key, factory, { ttl })' };
 
-/** `get`, `getEntry`, `has`: no options, so any key is refused. */
-export const checkGet = check('get options', [], WRITE_SETS_TTL);
+/** `get`: only `default`. */
+export const checkGetValue = check('get options', ['default'], WRITE_SETS_TTL);
+
+/** `getEntry`, `has`: no options, so any key is refused. */
+export const checkGet = check('get options', [], { ...WRITE_SETS_TTL, default: 'default applies to get(key, { default }); getEntry and has answer what is stored' });
+
+/** `pull`: no options. */
+export const checkPull = check('pull options', [], { default: 'pull answers undefined for an absent key; write (await ns.pull(key)) ?? fallback' });
+
+/** `expire`: no options. */
+export const checkExpire = check('expire options', [], {
+  ...WRITE_SETS_TTL,
+  grace: "expire keeps the stale entry for the namespace's grace (cache.namespace({ name, grace }))",
+});
 
 /** `delete`, `deleteMany`: no options. */
 export const checkDelete = check('delete options', [], WRITE_SETS_TTL);

@@ -22,7 +22,7 @@ function connectAs(): Promise<Connection> {
 }
 
 describe('least-privilege ACL for the cache pillar', () => {
-  it('runs keyed namespaces (fills, tags, coherence across two processes, clear) as a user limited to its names', async () => {
+  it('runs keyed namespaces (fills, tags, coherence across two processes, expire, pull, clear) as a user limited to its names', async () => {
     const [connA, connB] = await Promise.all([connectAs(), connectAs()]);
     await connA.command('SCRIPT', 'FLUSH').catch(() => undefined);
     const [cacheA, cacheB] = [await Cache.open({ connection: connA }), await Cache.open({ connection: connB })];
@@ -38,6 +38,9 @@ describe('least-privilege ACL for the cache pillar', () => {
     expect(await b.get('user:1')).toBe('Ada Lovelace');
     expect(await a.deleteByTag('team:1')).toBe(1);
     expect(await a.delete('user:1')).toBe(true);
+    await a.set('user:5', 'Eve');
+    expect(await a.expire('user:5')).toBe(true);
+    expect(await a.pull('user:5')).toBe('Eve');
     await a.set('user:4', 'Dan');
     await a.clear();
     expect(await b.get('user:4')).toBeUndefined();

@@ -48,4 +48,28 @@ describe('keyed namespaces on a 3-master cluster', { timeout: 30_000 }, () => {
       expect(await b.get('k5')).toBeUndefined();
     }
   });
+
+  it('pull, expire and a negatively cached answer (entry and log in one slot) work on every master', async () => {
+    const names = Array.from({ length: 6 }, () => tableName('kc'));
+    expect(new Set(names.map((n) => Math.floor(slot(`{${n}}`) / 5462))).size).toBeGreaterThan(1);
+    for (const name of names) {
+      const a = await cacheA.namespace<number | null>({ name, ttl: 600_000, grace: 60_000, negativeTtl: 30_000 });
+      const b = await cacheB.namespace<number | null>({ name, ttl: 600_000, grace: 60_000, negativeTtl: 30_000 });
+      await a.set('p', 1);
+      expect(await b.get('p')).toBe(1);
+      expect(await a.pull('p')).toBe(1);
+      await until(() => b.peek('p') === undefined);
+      expect(await b.get('p')).toBeUndefined();
+      await a.set('e', 2);
+      expect(await b.get('e')).toBe(2);
+      expect(await a.expire('e')).toBe(true);
+      await until(() => b.peek('e') === undefined);
+      expect(await b.getEntry('e')).toMatchObject({ value: 2, source: 'stale' });
+      let loads = 0;
+      expect(await a.getOrSet('n', () => (loads++, null))).toBeNull();
+      expect(await b.getOrSet('n', () => (loads++, null))).toBeNull();
+      expect(loads).toBe(1);
+      expect(await b.get('n', { default: 7 })).toBe(7);
+    }
+  });
 });

@@ -55,6 +55,27 @@ describe('keyed namespaces: the outage mode', { timeout: 30_000 }, () => {
     expect(ns.stats().l2Errors).toBeGreaterThanOrEqual(2);
   });
 
+  it('with L2 stopped: pull and expire drop the local copy first and report L2UnavailableError; a skipped answer still reaches its caller', async () => {
+    const ns = await cache.namespace<string>({ name: tableName('ko'), ttl: 60_000, outage: { l2TimeoutMs: 100, failures: 10, openMs: 300 } });
+    await ns.set('p', 'p');
+    await ns.set('e', 'e');
+    process.kill(server.pid, 'SIGSTOP');
+    try {
+      await expect(ns.pull('p')).rejects.toThrow(L2UnavailableError);
+      expect(ns.peek('p')).toBeUndefined();
+      await expect(ns.expire('e')).rejects.toThrow(L2UnavailableError);
+      expect(ns.peek('e')).toBeUndefined();
+      const read = await ns.getOrSetEntry('s', (ctx) => {
+        ctx.skip();
+        return 'mine';
+      });
+      expect(read).toMatchObject({ value: 'mine', source: 'uncached' });
+      expect(ns.peek('s')).toBeUndefined();
+    } finally {
+      process.kill(server.pid, 'SIGCONT');
+    }
+  });
+
   it('without the mode, an L2 error fails the call, and a delete still goes locally first', async () => {
     const ns = await cache.namespace<string>({ name: tableName('ko') });
     await ns.set('k', 'v');

@@ -55,6 +55,26 @@ describe('keyed namespaces across processes', { timeout: 60_000 }, () => {
     console.log(`stampede: loader ran once; 400 callers served in ${wall} ms (loader 200 ms)`);
   });
 
+  it('a missing row cached negatively is loaded once across processes, and not again by this one', async () => {
+    const ns = tableName('kp');
+    const runsKey = `test:{${ns}}:runs`;
+    const group = await start(ns, 2);
+    const first = await Promise.all(group.map((p) => p.ask<{ value: string; source: string }>({ op: 'absent', key: 'user:404', runsKey, negativeTtl: 30_000 })));
+    expect(first.map((a) => a.value)).toEqual(['<undefined>', '<undefined>']);
+    // One loads; the other waited on its lease (peer) or came after it (l2).
+    expect(first.filter((a) => a.source === 'fill')).toHaveLength(1);
+    expect(first.every((a) => ['fill', 'peer', 'l2'].includes(a.source))).toBe(true);
+    const again = await (group[1] as Peer).ask<{ value: string; source: string }>({ op: 'absent', key: 'user:404', runsKey });
+    expect(again).toMatchObject({ value: '<undefined>' });
+    expect(['hit', 'l2']).toContain(again.source);
+    const here = await cache.namespace<string | undefined>({ name: ns });
+    let loads = 0;
+    expect(await here.getOrSetEntry('user:404', () => String(++loads))).toMatchObject({ value: undefined, source: 'l2' });
+    expect(loads).toBe(0);
+    expect(await conn.command('LLEN', runsKey)).toBe(1);
+    expect(Number(await conn.command('PTTL', `ecc:{${ns}}:k:user:404`))).toBeLessThanOrEqual(30_000);
+  });
+
   it('a set in this process drops the row in another process through the coherence log', async () => {
     const ns = tableName('kp');
     const [peer] = await start(ns, 1);

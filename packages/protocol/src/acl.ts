@@ -64,8 +64,8 @@ const BUS_HOST_COMMANDS = [
   'publish', 'subscribe', 'unsubscribe', 'info',
 ] as const;
 
-/** Commands the cache's scripts run inside EVALSHA: the lease read, the fenced write, deletes, tags, the log. */
-const CACHE_SCRIPT_COMMANDS = ['time', 'exists', 'get', 'set', 'del', 'pttl', 'pexpire', 'persist', 'hget', 'hset', 'hdel', 'xadd'] as const;
+/** Commands the cache's scripts run inside EVALSHA: the lease read, the fenced write, deletes and pulls, tags, the log. */
+const CACHE_SCRIPT_COMMANDS = ['time', 'exists', 'get', 'getdel', 'set', 'del', 'pttl', 'pexpire', 'persist', 'hget', 'hset', 'hdel', 'xadd'] as const;
 
 /**
  * Commands the cache host sends: L2 reads (`MGET`), declared tables' plain writes, tag and clear

@@ -1,4 +1,4 @@
-import { GoneError, InvalidArgumentError, StateError, type JobId } from '@echo/protocol';
+import { GoneError, InvalidArgumentError, StateError } from '@echo/protocol';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressValue, Queue, ResultEncodingError, Worker, type WorkerOptions } from '../src/index.js';
@@ -71,7 +71,7 @@ describe('delays on time', () => {
     expect(await q.counts('pending', 'scheduled')).toEqual({ pending: 1, scheduled: 0 });
     expectError(await q.promote(id).catch((e: unknown) => e), StateError);
     expectError(await q.changeDelay(id, 10).catch((e: unknown) => e), StateError);
-    expectError(await q.promote('JOB0Nb1VTbfnu4' as JobId).catch((e: unknown) => e), GoneError);
+    expectError(await q.promote('JOB0Nb1VTbfnu4').catch((e: unknown) => e), GoneError);
     const other = await q.enqueue('other', { delayMs: 3_600_000 });
     expectError(await q.changeDelay(other.id, -5).catch((e: unknown) => e), InvalidArgumentError);
     expect(await q.counts('pending', 'scheduled')).toEqual({ pending: 1, scheduled: 1 });

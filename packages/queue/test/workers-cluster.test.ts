@@ -21,7 +21,7 @@ const quick = { maintenanceMs: 50, blockMs: 50 } as const;
 describe('worker registry and lane limits on a 3-master cluster [TS]', () => {
   it('lists and forgets workers of queues on different nodes', async () => {
     const queues = await Promise.all(Array.from({ length: 3 }, () => Queue.open(uniqueName('creg'), { connection: conn })));
-    const workers = await Promise.all(queues.map((q, i) => (i === 0 ? BatchWorker.start(q, () => 'ok', quick) : Worker.start(q, () => undefined, { ...quick, concurrency: i + 1 }))));
+    const workers = await Promise.all(queues.map((q, i): Promise<{ close(): Promise<void> }> => (i === 0 ? BatchWorker.start(q, () => 'ok', quick) : Worker.start(q, () => undefined, { ...quick, concurrency: i + 1 }))));
     for (const [i, q] of queues.entries()) {
       const listed = await q.getWorkers();
       expect(listed).toHaveLength(1);

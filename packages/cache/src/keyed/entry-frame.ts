@@ -1,7 +1,24 @@
-import { parseEntryFrame, type EntryFrame } from '@echo/protocol';
+import { decodeId, encodeId, parseEntryFrame, type BrandedId, type EntryFrame } from '@echo/protocol';
 import { CorruptL2FrameError } from '../errors.js';
 
 export { encodeEntryFrame, type EntryFrame } from '@echo/protocol';
+
+/**
+ * The version kind of a frame that holds no value ([TS]): a cached `undefined`, which no codec has
+ * to carry (JSON cannot). Its value bytes are empty. Newer-wins compares the snowflake only, so the
+ * kind changes nothing in how the frame's version orders against others.
+ */
+export const ABSENT_KIND = 'NIL';
+
+/** The version a write of `value` stores: `version` itself, or the same snowflake as {@link ABSENT_KIND} for `undefined`. */
+export function storedVersion(value: unknown, version: BrandedId): BrandedId {
+  return value === undefined ? encodeId(ABSENT_KIND, decodeId(version).snowflake) : version;
+}
+
+/** True when a frame with this version holds `undefined`. */
+export function holdsUndefined(version: string): boolean {
+  return version.startsWith(ABSENT_KIND);
+}
 
 /**
  * Reads a keyed entry's frame (the protocol's format) from the bytes GET answered, or from a

@@ -8,6 +8,8 @@ export type KeyedSource =
   | 'l2'
   /** This process ran the factory. */
   | 'fill'
+  /** This process ran the factory, which declined to cache its answer (`ctx.skip()` or `cacheIf`). */
+  | 'uncached'
   /** Another process ran the factory while this one waited on its lease. */
   | 'peer'
   /** A stale value in grace: a refresh is running, timed out softly, or failed. */
@@ -50,6 +52,8 @@ export interface KeyedCounters {
   leaseWaits: number;
   staleServed: number;
   factoryErrors: number;
+  /** Factory answers handed to their callers without being cached (`ctx.skip()` or `cacheIf`). */
+  uncached: number;
   cohApplied: number;
   cohStale: number;
   /** Whole-L1 flushes because the coherence log was trimmed past this process's position. */
@@ -62,7 +66,7 @@ export interface KeyedCounters {
 export function emptyKeyedCounters(): KeyedCounters {
   return {
     hits: 0, misses: 0, l2Hits: 0, fills: 0, fillsRefused: 0, peerFills: 0, coalesced: 0, leaseWaits: 0, staleServed: 0,
-    factoryErrors: 0, cohApplied: 0, cohStale: 0, flushes: 0, l2Errors: 0, fallbacks: 0,
+    factoryErrors: 0, uncached: 0, cohApplied: 0, cohStale: 0, flushes: 0, l2Errors: 0, fallbacks: 0,
   };
 }
 
@@ -80,6 +84,6 @@ export interface NamespaceStats extends Readonly<KeyedCounters> {
 export interface KeyedRead<T> {
   readonly value: T;
   readonly source: KeyedSource;
-  /** The version of the entry served; absent for a fallback fill that never reached L2. */
+  /** The version of the entry served; absent for an answer that was not cached (`uncached`) or never reached L2 (`fallback-fill`). */
   readonly version: BrandedId | undefined;
 }

@@ -22,7 +22,7 @@ import type { Factory, GetOrSetOptions } from './options.js';
  *
  * @throws FactoryTimeoutError when no value arrives by `timeouts.hard` (default three leases).
  */
-export async function loadThroughLease<T>(host: FillHost<T>, key: string, factory: Factory<T>, options: GetOrSetOptions, flight: Flight): Promise<KeyedRead<T>> {
+export async function loadThroughLease<T>(host: FillHost<T>, key: string, factory: Factory<T>, options: GetOrSetOptions<T>, flight: Flight): Promise<KeyedRead<T>> {
   const o = host.options;
   const local = host.peek(key);
   const now = host.now();

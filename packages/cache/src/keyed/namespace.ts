@@ -1,12 +1,13 @@
 import { type BrandedId, type Connection, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
-import { newer } from '../coherence/message.js';
 import { NoSuchCacheError } from '../errors.js';
-import { type Flight, Flights } from '../single-flight.js';
+import { Flights } from '../single-flight.js';
 import { applyLog } from './apply-log.js';
 import { cacheHit, cacheMiss, cacheStale } from './cache-hooks.js';
 import { type BulkTarget, VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
 import { CoherenceLog } from './coherence-log.js';
-import { decodeEntryFrame, type EntryFrame } from './entry-frame.js';
+import { Admission } from './admission.js';
+import { decodeEntryFrame, storedVersion } from './entry-frame.js';
+import { expireEntry, pullEntry } from './entry-steps.js';
 import { type KeyedCounters, type KeyedRead, type NamespaceEvents, type NamespaceStats, emptyKeyedCounters } from './events.js';
 import type { FillHost, Lifetimes } from './fill-host.js';
 import { L2Guard } from './l2-guard.js';
@@ -14,10 +15,10 @@ import { L2Reads } from './l2-reads.js';
 import { loadThroughLease } from './lease-load.js';
 import { ScriptBatch } from './script-batch.js';
 import { type Entry, RecencyL1 } from './lru.js';
-import { checkDelete, checkDeleteByTag, checkGet, checkGetOrSet, checkWrite } from '../option-checks.js';
-import { type Factory, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
+import { checkDelete, checkDeleteByTag, checkExpire, checkGet, checkGetValue, checkPull, checkWrite } from '../option-checks.js';
+import { type Factory, type GetOptions, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkGetOrSetCall, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
 import { MissMeter } from './miss-meter.js';
-import { Copies, type Held } from './read-mode.js';
+import { Copies } from './read-mode.js';
 import { Waiters } from './waiters.js';
 import { writeEntry } from './write-entry.js';
 
@@ -51,6 +52,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   readonly #guard: L2Guard;
   readonly #fill: FillHost<T>;
   readonly #copies: Copies<T>;
+  readonly #admission: Admission<T>;
   #log: CoherenceLog | null = null;
   #sweeper: NodeJS.Timeout | undefined;
   /** Unix ms since which the coherence feed may have missed entries; 0 while it is trusted. */
@@ -64,6 +66,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#rt = runtime;
     this.#l1 = new RecencyL1(options.maxSize, options.name);
     this.#copies = new Copies(options.codec, options.read, options.l1);
+    this.#admission = new Admission({ l1: this.#l1, copies: this.#copies, enabled: options.l1, grace: options.grace, now: runtime.now, stopped: () => this.#stopped });
     this.#reads = new L2Reads(runtime.connection);
     this.#scripts = new ScriptBatch(runtime.connection);
     this.#guard = new L2Guard(options.outage, runtime.now, {
@@ -103,10 +106,13 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return ns;
   }
 
+  /** The value at `key`, or `default` when the key is absent (missing, or a cached `undefined`/`null`); the default is not written. */
+  get(key: string, options: GetOptions<T> & { readonly default: T }): Promise<T>;
   /** The value at `key`: fresh from L1 or L2, or stale within its grace; `undefined` when absent. */
-  get(key: string, options?: NoOptions): Promise<T | undefined> {
+  get(key: string, options?: GetOptions<T>): Promise<T | undefined>;
+  get(key: string, options?: GetOptions<T>): Promise<T | undefined> {
     // Options go the long way, so a refused one rejects rather than throws.
-    if (options !== undefined) return this.getEntry(key, options).then((read) => read?.value);
+    if (options !== undefined) return this.#getOr(key, options);
     // The hit path allocates nothing but the promise: a key found in L1 was checked when it went in.
     const entry = this.#l1.get(key);
     if (entry !== undefined && !this.#stopped && this.#rt.now() < entry.expiresAt && this.#trusted(entry)) {
@@ -117,6 +123,12 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       return Promise.resolve(entry.encoded === undefined ? entry.value : this.#copies.out(entry));
     }
     return this.getEntry(key).then((read) => read?.value);
+  }
+
+  async #getOr(key: string, options: GetOptions<T>): Promise<T | undefined> {
+    checkGetValue(options);
+    const value = (await this.getEntry(key))?.value;
+    return options.default !== undefined && (value === undefined || value === null) ? options.default : value;
   }
 
   /** Like {@link get}, with the source and version. */
@@ -140,7 +152,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       return undefined;
     }
     const decoded = decodeEntryFrame(cacheEntryKey(this.name, key), frame);
-    const value = this.#admitFrame(key, decoded, undefined);
+    const value = this.#admission.frame(key, decoded, undefined);
     if (decoded.expiresAt !== 0 && decoded.expiresAt <= now) return this.#stale(key, value, decoded.version, 'refreshing');
     this.#counters.l2Hits++;
     cacheHit(this.name, key, 'l2');
@@ -152,9 +164,10 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return Promise.all(keys.map((key) => this.get(key)));
   }
 
-  /** True when `key` holds a value, fresh or in grace. */
+  /** True when `key` holds a value, fresh or in grace; a cached absence (`undefined`/`null`) is not one. */
   async has(key: string, options?: NoOptions): Promise<boolean> {
-    return (await this.getEntry(key, options)) !== undefined;
+    const value = (await this.getEntry(key, options))?.value;
+    return value !== undefined && value !== null;
   }
 
   /**
@@ -162,23 +175,24 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
    * key's lease in L2 in the same script that reads it; callers elsewhere wait for the fill's
    * coherence entry (or the lease's expiry) instead of loading. A stale value in grace is served
    * while one refresh runs; a factory that throws during grace leaves the stale value served.
+   * A factory may decline to cache its answer (`ctx.skip()`, `cacheIf`); an absent answer
+   * (`undefined`/`null`) lives `negativeTtl` when one is set (negative caching).
    *
    * @throws FactoryTimeoutError past `timeouts.hard`; the factory's own error when there is no stale value.
    */
-  async getOrSet(key: string, factory: Factory<T>, options: GetOrSetOptions = {}): Promise<T> {
+  async getOrSet(key: string, factory: Factory<T>, options: GetOrSetOptions<T> = {}): Promise<T> {
     return (await this.getOrSetEntry(key, factory, options)).value;
   }
 
   /** {@link getOrSet} with no expiry. */
-  async getOrSetForever(key: string, factory: Factory<T>, options: Omit<GetOrSetOptions, 'ttl'> = {}): Promise<T> {
+  async getOrSetForever(key: string, factory: Factory<T>, options: Omit<GetOrSetOptions<T>, 'ttl'> = {}): Promise<T> {
     return this.getOrSet(key, factory, { ...options, ttl: Infinity });
   }
 
   /** Like {@link getOrSet}, with the source and version. */
-  async getOrSetEntry(key: string, factory: Factory<T>, options: GetOrSetOptions = {}): Promise<KeyedRead<T>> {
-    checkGetOrSet(options);
+  async getOrSetEntry(key: string, factory: Factory<T>, options: GetOrSetOptions<T> = {}): Promise<KeyedRead<T>> {
     // Checked before anything is read: a bad lifetime must not leave a lease behind.
-    if (options.ttl !== undefined || options.grace !== undefined) this.#lifetimes(options);
+    checkGetOrSetCall(options);
     this.#live();
     assertCacheEntryKey(key);
     if (typeof factory !== 'function') throw new TypeError('factory must be a function');
@@ -201,7 +215,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     checkWrite(options);
     this.#live();
     assertCacheEntryKey(key);
-    await writeEntry(this.#fill, key, value, this.#lifetimes(options), checkTags(options.tags), '', mintId(VERSION_KIND), null);
+    await writeEntry(this.#fill, key, value, this.#lifetimes(options), checkTags(options.tags), '', storedVersion(value, mintId(VERSION_KIND)), null);
   }
 
   /** {@link set} with no expiry. */
@@ -223,6 +237,32 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     for (const key of keys) this.#drop(key);
     const version = mintId(VERSION_KIND);
     return this.#guard.write('delete', () => execute(this.#rt.connection, transitions.cacheDelete({ namespace: this.name, keys, version, maxlen: this.#o.logMaxLen })));
+  }
+
+  /**
+   * Reads `key` and deletes it in one step on the server (bentocache's `pull`): of two callers
+   * pulling one key, only one gets its value. The entry leaves this L1 first, and every other
+   * process's through the coherence log. Answers the value (fresh or in grace), or `undefined`.
+   *
+   * @throws L2UnavailableError (outage mode) after the local delete.
+   */
+  async pull(key: string, options?: NoOptions): Promise<T | undefined> {
+    checkPull(options);
+    this.#live();
+    return pullEntry(this.#bulk(), this.#o.codec, key);
+  }
+
+  /**
+   * Marks `key` stale now but keeps it for the namespace's grace (bentocache's `expire`): the next
+   * `getOrSet` refreshes it, and until then a read answers the stale value by the grace rules. With
+   * no grace the entry is deleted. Every process's L1 drops its fresh copy. Answers whether L2 held it.
+   *
+   * @throws L2UnavailableError (outage mode) after the local drop.
+   */
+  async expire(key: string, options?: NoOptions): Promise<boolean> {
+    checkExpire(options);
+    this.#live();
+    return expireEntry(this.#bulk(), this.#o.grace, key);
   }
 
   /** Deletes every entry written with `tag`, here first, then in L2; answers how many L2 held. */
@@ -300,29 +340,6 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return this.#suspectSince === 0 || entry.admittedAt >= this.#suspectSince || !(this.#guard.breaker?.closed ?? true);
   }
 
-  #admitFrame(key: string, frame: EntryFrame, flight: Flight | undefined): T {
-    const { value, encoded } = this.#copies.fromL2(frame.bytes);
-    const now = this.#rt.now();
-    const expiresAt = frame.expiresAt === 0 ? Infinity : frame.expiresAt;
-    this.#put(key, { value, encoded, version: frame.version, expiresAt, graceUntil: expiresAt === Infinity ? Infinity : expiresAt + this.#o.grace, admittedAt: now, tags: [], used: false }, flight);
-    return value;
-  }
-
-  #admit(key: string, held: Held<T>, version: BrandedId, lifetimes: Lifetimes, tags: readonly string[], flight: Flight | null): void {
-    const now = this.#rt.now();
-    const expiresAt = now + lifetimes.ttl;
-    this.#put(key, { value: held.value, encoded: held.encoded, version, expiresAt, graceUntil: expiresAt + lifetimes.grace, admittedAt: now, tags, used: false }, flight ?? undefined);
-  }
-
-  #put(key: string, entry: Entry<T>, flight: Flight | undefined): void {
-    if (this.#stopped || !this.#o.l1) return;
-    // A write or delete announced while this load ran is newer than what it read.
-    if (flight !== undefined && (flight.spoiled || (flight.newest !== null && newer(flight.newest, entry.version)))) return;
-    const existing = this.#l1.get(key);
-    if (existing !== undefined && newer(existing.version, entry.version)) return;
-    this.#l1.set(key, entry, this.#rt.now());
-  }
-
   #drop(key: string): void {
     this.#l1.delete(key);
     const flight = this.#flights.flight(key);
@@ -375,8 +392,8 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       hasLog: () => this.#log !== null,
       peek: (key) => this.#l1.get(key),
       live: () => this.#live(),
-      admitFrame: (key, frame, flight) => this.#admitFrame(key, frame, flight),
-      admit: (key, held, version, lifetimes, tags, flight) => this.#admit(key, held, version, lifetimes, tags, flight),
+      admitFrame: (key, frame, flight) => this.#admission.frame(key, frame, flight),
+      admit: (key, held, version, lifetimes, tags, flight) => this.#admission.held(key, held, version, lifetimes, tags, flight),
       stale: (key, value, version, reason) => this.#stale(key, value, version, reason),
       fallback: (key, entry) => this.#fallback(key, entry),
       filled: (event) => {

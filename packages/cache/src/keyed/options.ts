@@ -1,5 +1,5 @@
 import { InvalidArgumentError, assertCacheTable, assertCacheTag, resolveValueLimit } from '@echo/protocol';
-import { checkNamespace, checkOutageShape, checkTimeoutShape } from '../option-checks.js';
+import { checkGetOrSet, checkNamespace, checkOutageShape, checkTimeoutShape } from '../option-checks.js';
 import { type CacheCodec, jsonCodec } from '../codec.js';
 import type { OutageOptions } from './breaker.js';
 import { READ_MODES, type ReadMode } from './read-mode.js';
@@ -32,11 +32,34 @@ export interface WriteOptions {
  */
 export type NoOptions = Readonly<Record<string, never>>;
 
+/** Per-call options of `get`. */
+export interface GetOptions<T> {
+  /**
+   * Answered when the key is absent: missing, or holding a cached absence (`undefined` or `null`).
+   * Nothing is written.
+   */
+  readonly default?: T;
+}
+
+/** What decides, per factory answer, whether it is cached (see {@link GetOrSetOptions.cacheIf}). */
+export type CacheIf<T> = (value: T) => boolean;
+
 /** Per-call options of `getOrSet`. */
-export interface GetOrSetOptions extends WriteOptions {
+export interface GetOrSetOptions<T = unknown> extends WriteOptions {
   readonly timeouts?: Timeouts;
   /** Skip both tiers and run the factory (its answer replaces the entry everywhere). */
   readonly forceFresh?: boolean;
+  /**
+   * Fresh lifetime in ms of an absent answer (`undefined` or `null`), with no grace: a missing row
+   * is then one factory call per this long, not one per read. Default the namespace's; without one
+   * an absent answer lives as long as any other. `ctx.setTtl` still wins.
+   */
+  readonly negativeTtl?: number;
+  /**
+   * Asked with each factory answer; `false` hands the answer to its callers uncached (as
+   * `ctx.skip()` does). Replaces the namespace's `cacheIf` for this call.
+   */
+  readonly cacheIf?: CacheIf<T>;
 }
 
 /** What a factory may read and decide about the entry it loads. */
@@ -48,6 +71,12 @@ export interface FactoryContext<T> {
   setTtl(ms: number): void;
   /** Replaces the entry's tags. */
   setTags(tags: readonly string[]): void;
+  /**
+   * Declines to cache this answer: the value the factory returns goes to this call and to the calls
+   * that joined it in this process, nothing is written, and the key's lease is given back at once
+   * (callers waiting in other processes then load for themselves instead of waiting it out).
+   */
+  skip(): void;
 }
 
 /** Loads a missing entry. */
@@ -85,6 +114,13 @@ export interface NamespaceOptions<T> {
    * `ValueTooLargeError` and writes nothing. `Infinity` for no cap. Default 1 MiB.
    */
   readonly maxValueBytes?: number;
+  /**
+   * Fresh lifetime in ms of an absent factory answer (`undefined` or `null`), with no grace
+   * (negative caching). Default none: an absent answer lives `ttl` like any other.
+   */
+  readonly negativeTtl?: number;
+  /** Asked with each factory answer; `false` leaves it uncached (see `FactoryContext.skip`). Default none. */
+  readonly cacheIf?: CacheIf<T>;
 }
 
 /** A namespace declaration with defaults applied. */
@@ -103,6 +139,9 @@ export interface ResolvedNamespace<T> {
   readonly sweepMs: number;
   readonly outage: Required<OutageOptions> | null;
   readonly maxValueBytes: number;
+  readonly negativeTtl: number | undefined;
+  // A method, so a namespace handle held as Namespace<never> (the directory's) stays assignable.
+  cacheIf?(value: T): boolean;
 }
 
 /**
@@ -133,6 +172,7 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
       openMs: positive('outage.openMs', o.openMs, 2000),
     };
   }
+  checkCacheIf(options.cacheIf);
   return {
     name: options.name,
     codec,
@@ -148,6 +188,8 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
     sweepMs: positive('sweepMs', options.sweepMs, 1000),
     outage: resolvedOutage,
     maxValueBytes: resolveValueLimit('maxValueBytes', options.maxValueBytes),
+    negativeTtl: options.negativeTtl === undefined ? undefined : positive('negativeTtl', options.negativeTtl, 1),
+    ...(options.cacheIf !== undefined ? { cacheIf: options.cacheIf } : {}),
   };
 }
 
@@ -160,6 +202,20 @@ export function checkTimeouts(timeouts: Timeouts | undefined): Timeouts {
     ...(timeouts.soft !== undefined ? { soft: nonNegative('timeouts.soft', timeouts.soft, 0) } : {}),
     ...(timeouts.hard !== undefined ? { hard: positive('timeouts.hard', timeouts.hard, 1) } : {}),
   };
+}
+
+/** Checks a `getOrSet` call's options (strict names, then each value) before anything is read. */
+export function checkGetOrSetCall<T>(options: GetOrSetOptions<T>): void {
+  checkGetOrSet(options);
+  if (options.ttl !== undefined) lifetime('ttl', options.ttl, 0);
+  if (options.grace !== undefined) nonNegative('grace', options.grace, 0);
+  if (options.negativeTtl !== undefined) positive('negativeTtl', options.negativeTtl, 1);
+  checkCacheIf(options.cacheIf);
+}
+
+/** Checks a `cacheIf` predicate. */
+export function checkCacheIf(cacheIf: unknown): void {
+  if (cacheIf !== undefined && typeof cacheIf !== 'function') throw new InvalidArgumentError('cacheIf', 'must be a function (value) => boolean');
 }
 
 /** Checks a tag list; answers a frozen copy. */

@@ -7,7 +7,8 @@ import type { FillHost, Lifetimes } from './fill-host.js';
  * Writes `value` to L2 (one `cache_write`, which also appends its coherence entry; under `token`
  * for a fill, `''` for a plain write) and then to this L1. A refused write (the fill lost its lease,
  * or L2 holds a newer frame) leaves L1 alone and is counted; in the outage mode an unreachable L2
- * still gets the value into L1 before the caller sees `L2UnavailableError`.
+ * still gets the value into L1 before the caller sees `L2UnavailableError`. `version` must already
+ * be the stored one (`storedVersion`).
  */
 export async function writeEntry<T>(
   host: FillHost<T>,
@@ -40,8 +41,12 @@ export async function writeEntry<T>(
   admit();
 }
 
-/** The value's bytes for L2, refused over the namespace's cap before anything is written. */
+/**
+ * The value's bytes for L2, refused over the namespace's cap before anything is written. `undefined`
+ * is no bytes: its frame says so by its version's kind (see `storedVersion`), not through the codec.
+ */
 export function encodeCapped<T>(host: FillHost<T>, key: string, value: T): Buffer | string {
+  if (value === undefined) return '';
   const encoded = host.options.codec.encode(value);
   checkValueSize(`cache value for ${host.name}/${key}`, encoded, host.options.maxValueBytes);
   return encoded;

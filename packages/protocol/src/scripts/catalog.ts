@@ -106,6 +106,8 @@ export const SCRIPT_NAMES = [
   'cache_delete',
   'cache_tag_delete',
   'cache_clear',
+  'cache_pull',
+  'cache_expire',
 ] as const;
 
 /** The name of one protocol transition. */

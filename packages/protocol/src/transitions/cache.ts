@@ -145,3 +145,48 @@ export function cacheClear(input: { readonly namespace: string; readonly version
   });
   return transition(call, (reply) => String(reply));
 }
+
+/**
+ * `cache_pull` [TS]: reads a keyed entry and deletes it in one step, and appends a `d` naming it to
+ * the log (whether or not it existed), so other processes drop their L1 copies. Answers the frame
+ * that was deleted as the script answered it (hex when asked), or `null`.
+ */
+export function cachePull(input: {
+  readonly namespace: string;
+  readonly key: string;
+  readonly version: BrandedId | string;
+  readonly maxlen: number;
+  /** Answer the frame hex-encoded, for binary values. */
+  readonly hex?: boolean;
+}): Transition<string | null> {
+  const call = bind(scripts().cache_pull, {
+    scope: { t: input.namespace, key: input.key },
+    args: { version: idArg(input.version), maxlen: whole('maxlen', input.maxlen, 1), name: input.key, hex: input.hex === true ? '1' : '0' },
+  });
+  return transition(call, (reply) => (typeof reply === 'string' ? reply : Buffer.isBuffer(reply) ? reply.toString('latin1') : null));
+}
+
+/** What `cache_expire` did to the entry. */
+export type CacheExpireOutcome = 'absent' | 'stale' | 'deleted';
+
+const EXPIRE_OUTCOMES = ['absent', 'stale', 'deleted'] as const;
+
+/**
+ * `cache_expire` [TS]: marks a keyed entry stale at the server's now and keeps it for `grace` ms (never
+ * longer than it had left), appending `s` to the log so every process drops its L1 copy; with no
+ * grace the entry is deleted and `d` is appended instead.
+ */
+export function cacheExpire(input: {
+  readonly namespace: string;
+  readonly key: string;
+  readonly version: BrandedId | string;
+  /** How long the stale entry is kept, ms (the namespace's grace); 0 deletes it. */
+  readonly grace: number;
+  readonly maxlen: number;
+}): Transition<CacheExpireOutcome> {
+  const call = bind(scripts().cache_expire, {
+    scope: { t: input.namespace, key: input.key },
+    args: { version: idArg(input.version), grace: whole('grace', input.grace, 0), maxlen: whole('maxlen', input.maxlen, 1), name: input.key },
+  });
+  return transition(call, (reply) => EXPIRE_OUTCOMES[int(reply)] ?? 'absent');
+}

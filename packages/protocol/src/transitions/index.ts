@@ -32,7 +32,7 @@ export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutbox
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
 export { addChildren, waitChildren } from './steps.js';
 export type { AddChildrenInput, AddChildrenOutcome } from './steps.js';
-export { cacheClear, cacheDelete, cacheRead, cacheRelease, cacheTagDelete, cacheWrite, coherenceDrop, type CacheReadReply } from './cache.js';
+export { cacheClear, cacheDelete, cacheExpire, cachePull, cacheRead, cacheRelease, cacheTagDelete, cacheWrite, coherenceDrop, type CacheExpireOutcome, type CacheReadReply } from './cache.js';
 export {
   streamClaim,
   streamDeadLetter,

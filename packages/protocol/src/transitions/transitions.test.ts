@@ -383,6 +383,17 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       args: [J, 9, 'a'],
     });
     expect(shape(t.cacheClear({ namespace: 'users', version: J, maxlen: 9 }))).toEqual({ script: 'cache_clear', keys: ['ecc:{users}:log'], args: [J, 9] });
+    expect(shape(t.cachePull({ namespace: 'users', key: 'a', version: J, maxlen: 9 }))).toEqual({
+      script: 'cache_pull',
+      keys: [e('a'), 'ecc:{users}:log'],
+      args: [J, 9, 'a', '0'],
+    });
+    expect(shape(t.cachePull({ namespace: 'users', key: 'a', version: J, maxlen: 9, hex: true })).args[3]).toBe('1');
+    expect(shape(t.cacheExpire({ namespace: 'users', key: 'a', version: J, grace: 500, maxlen: 9 }))).toEqual({
+      script: 'cache_expire',
+      keys: [e('a'), 'ecc:{users}:log'],
+      args: [J, 500, 9, 'a'],
+    });
   });
   it('keyed cache keys are validated before anything is built', () => {
     expect(() => t.cacheRead({ namespace: 'users', key: 'a{b}', leaseMs: 1 })).toThrow(InvalidArgumentError);
@@ -391,6 +402,8 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 0, maxlen: 1, tags: ['t}'] })).toThrow(InvalidArgumentError);
     expect(() => t.cacheDelete({ namespace: 'users', keys: [], version: J, maxlen: 1 })).toThrow(InvalidArgumentError);
     expect(() => t.cacheRelease({ namespace: 'users', key: 'a', token: '', maxlen: 1 })).toThrow(InvalidArgumentError);
+    expect(() => t.cachePull({ namespace: 'users', key: 'a}', version: J, maxlen: 1 })).toThrow(InvalidArgumentError);
+    expect(() => t.cacheExpire({ namespace: 'users', key: 'a', version: J, grace: -1, maxlen: 1 })).toThrow(InvalidArgumentError);
   });
 });
 

@@ -77,7 +77,7 @@ async function crashRun(server: RedisServer, label: string, options: RunOptions 
     },
     { concurrency: 8, leaseMs: 2_000, maintenanceMs: 100, blockMs: 200, onError: (e) => workerErrors.push(e) },
   );
-  workers.push(worker as Worker);
+  workers.push(worker);
 
   // The producer: one enqueue at a time; an id is acknowledged only once its enqueue resolved.
   const acked: JobId[] = [];

@@ -68,7 +68,7 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
           },
           { concurrency: 4, leaseMs: LEASE_MS, maintenanceMs: 250, blockMs: 200, onError: (e) => workerErrors.push(e) },
         );
-        workers.push(worker as Worker);
+        workers.push(worker);
         return { queue, worker, produced: [], producerErrors: [], workerErrors };
       }),
     );

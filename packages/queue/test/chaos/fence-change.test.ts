@@ -63,7 +63,7 @@ describe('chaos: the version fence moves under a running worker', () => {
       },
       { concurrency: 4, leaseMs: 1_000, maintenanceMs: 100, blockMs: 200, closeTimeoutMs: 2_000, onError: (e) => errors.push(e) },
     );
-    worker = w as Worker;
+    worker = w;
     // It works before the change.
     await queue.enqueueMany(Array.from({ length: 20 }, (_, n) => ({ payload: { n } })));
     await until('20 completions', () => w.stats().completed === 20, 10_000, 10);

@@ -48,7 +48,7 @@ describe('chaos: a worker on a half-open link', () => {
       maintenanceMs: 200,
       blockMs: 300,
       onError: (error) => (error instanceof OutageReport ? reports.push(error) : others.push(error)),
-    })) as Worker;
+    }));
     const w = worker;
     let n = 0;
     const feed = async (count: number): Promise<void> => {

@@ -58,13 +58,13 @@ describe('chaos: a partitioned worker comes back after its lease lapsed', () => 
       },
       { ...options, onError: (e) => errorsA.push(e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e)) },
     );
-    workers.push(a as Worker);
+    workers.push(a);
     const { id } = await queueB.enqueue({ n: 1 });
     await until('A running the job', () => startedA, 5_000, 5);
 
     // Worker B (direct) is idle; its pump will reap A's lease once it lapses.
     const b = await Worker.start(queueB, () => undefined, options);
-    workers.push(b as Worker);
+    workers.push(b);
 
     // A finishes while partitioned: its complete goes out and is swallowed, then its sockets drop
     // (the call fails as lost, maybe-landed) and it cannot reconnect for longer than the lease.

@@ -69,7 +69,7 @@ async function run(victim: RedisServer, durability: Durability): Promise<Figures
       },
       { concurrency: 8, leaseMs: LEASE_MS, maintenanceMs: 250, blockMs: 200, onError: () => undefined },
     );
-    workers.push(worker as Worker);
+    workers.push(worker);
   }
   const producers = queues.flatMap((queue) =>
     Array.from({ length: IN_FLIGHT }, async () => {

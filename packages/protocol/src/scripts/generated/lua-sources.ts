@@ -1018,6 +1018,8 @@ export type LuaScriptName =
   | 'bclaim'
   | 'cache_clear'
   | 'cache_delete'
+  | 'cache_expire'
+  | 'cache_pull'
   | 'cache_read'
   | 'cache_release'
   | 'cache_tag_delete'
@@ -1251,6 +1253,65 @@ if ARGV[3] == '1' and #names > 0 then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
 end
 return deleted
+`,
+  },
+  cache_expire: {
+    sha: '90c08479e1cf053546a5dead9d5a4e87a85279a5',
+    includes: ['core'],
+    body: `-- @script cache_expire
+-- @purpose [TS] Mark a keyed cache entry stale now but keep it for the namespace's grace (bentocache's
+-- expire): the frame's soft expiry becomes the server's now and its L2 lifetime the grace (never longer
+-- than it had left), and an \`s\` on the coherence log makes every process drop its L1 copy (the entry
+-- keeps its own version, so tag deletes still find it and any later write wins). With no grace the entry
+-- is deleted (\`d\`).
+-- @key entry      ecc:{t}:k:<key>
+-- @key log        ecc:{t}:log
+-- @arg version    the announcement's 14-byte version, newer than the entry's
+-- @arg grace      ms to keep the stale entry: the namespace's grace (a per-write grace is not in the frame)
+-- @arg maxlen     the log's approximate bound
+-- @arg name       the entry's key, as the log names it
+-- @include core
+-- @returns 0 no entry; 1 marked stale, kept for the grace; 2 deleted (no grace)
+local frame = redis.call('GET', KEYS[1])
+if not frame or #frame < 27 then return 0 end
+local keep = tonumber(ARGV[2])
+local left = redis.call('PTTL', KEYS[1])
+if left > 0 and left < keep then keep = left end
+if keep <= 0 then
+  redis.call('DEL', KEYS[1])
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[4])
+  return 2
+end
+-- Frame: version(14) ++ soft expiry (13 decimal digits of Unix ms; 0 never) ++ value.
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('SET', KEYS[1], string.sub(frame, 1, 14) .. string.format('%013d', now) .. string.sub(frame, 28), 'PX', keep)
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 's', 'k', ARGV[4])
+return 1
+`,
+  },
+  cache_pull: {
+    sha: 'f1f312b71c535f10a3e8ef0948a40a62724aaa50',
+    includes: ['core'],
+    body: `-- @script cache_pull
+-- @purpose [TS] Read a keyed cache entry and delete it in one step (bentocache's pull), announcing the
+-- delete on the coherence log so every other process drops its L1 copy. The announcement is written
+-- whether or not L2 held the entry: an L1 elsewhere may still hold one L2 no longer has.
+-- @key entry      ecc:{t}:k:<key>
+-- @key log        ecc:{t}:log
+-- @arg version    the delete's 14-byte version
+-- @arg maxlen     the log's approximate bound
+-- @arg name       the entry's key, as the log names it
+-- @arg hex        '1' answers the frame hex-encoded (binary codecs: script replies arrive as UTF-8 text)
+-- @include core
+-- @returns the frame that was deleted (fresh or in grace; hex when asked), or nil when there was none
+local frame = redis.call('GETDEL', KEYS[1])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[3])
+if not frame then return false end
+if ARGV[4] == '1' then
+  frame = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
+end
+return frame
 `,
   },
   cache_read: {

@@ -1,0 +1,30 @@
+-- @script cache_expire
+-- @purpose [TS] Mark a keyed cache entry stale now but keep it for the namespace's grace (bentocache's
+-- expire): the frame's soft expiry becomes the server's now and its L2 lifetime the grace (never longer
+-- than it had left), and an `s` on the coherence log makes every process drop its L1 copy (the entry
+-- keeps its own version, so tag deletes still find it and any later write wins). With no grace the entry
+-- is deleted (`d`).
+-- @key entry      ecc:{t}:k:<key>
+-- @key log        ecc:{t}:log
+-- @arg version    the announcement's 14-byte version, newer than the entry's
+-- @arg grace      ms to keep the stale entry: the namespace's grace (a per-write grace is not in the frame)
+-- @arg maxlen     the log's approximate bound
+-- @arg name       the entry's key, as the log names it
+-- @include core
+-- @returns 0 no entry; 1 marked stale, kept for the grace; 2 deleted (no grace)
+local frame = redis.call('GET', KEYS[1])
+if not frame or #frame < 27 then return 0 end
+local keep = tonumber(ARGV[2])
+local left = redis.call('PTTL', KEYS[1])
+if left > 0 and left < keep then keep = left end
+if keep <= 0 then
+  redis.call('DEL', KEYS[1])
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[4])
+  return 2
+end
+-- Frame: version(14) ++ soft expiry (13 decimal digits of Unix ms; 0 never) ++ value.
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('SET', KEYS[1], string.sub(frame, 1, 14) .. string.format('%013d', now) .. string.sub(frame, 28), 'PX', keep)
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 's', 'k', ARGV[4])
+return 1
