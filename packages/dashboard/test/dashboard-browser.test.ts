@@ -124,6 +124,9 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     expect(await busy.getAttribute('data-failed')).toBe('6');
     expect(await fresh.locator('#minutes .minute').count()).toBe(60);
     expect(await fresh.locator('#minutes-total').textContent()).toBe('0 completed, 6 failed attempts in the last 60 minutes');
+    await fresh.locator('button[data-window="180"]').click();
+    await poll(() => fresh.locator('#minutes .minute').count()).toBe(180);
+    expect(await fresh.locator('#minutes-total').textContent()).toBe('0 completed, 6 failed attempts in the last 180 minutes');
   }, 90_000);
 
   it('retries a selection of failed jobs, leaving the others dead', async () => {

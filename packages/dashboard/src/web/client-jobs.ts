@@ -132,6 +132,7 @@ export const JOBS_SCRIPT = String.raw`
   function renderMinutes(body) {
     var minutes = body.minutes, top = 1, failed = 0, done = 0;
     minutes.forEach(function (m) { top = Math.max(top, m.completed, m.failed); failed += m.failed; done += m.completed; });
+    Array.prototype.forEach.call(document.querySelectorAll('[data-window]'), function (b) { b.className = Number(b.getAttribute('data-window')) === minutes.length ? 'on' : ''; });
     document.getElementById('minutes-total').textContent = done + ' completed, ' + failed + ' failed attempts in the last ' + minutes.length + ' minutes'
       + (done + failed === 0 ? ' (counted when the queue asks: queue.setEvents({ minutes: 180 }))' : '');
     fill(document.getElementById('minutes'), minutes.map(function (m) {

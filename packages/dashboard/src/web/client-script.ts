@@ -13,11 +13,12 @@ export const CLIENT_SCRIPT = String.raw`
 (function () {
   'use strict';
   var config = JSON.parse(document.getElementById('config').textContent);
-  var view = blank();
+  var view = null;
+  view = blank();
   var last = {};
   var statusEl = document.getElementById('status');
 
-  function blank() { return { queue: null, state: 'dead', offset: 0, limit: 25, detail: null, search: null, selected: new Set(), dlq: null, dlqSelected: new Set(), ns: null }; }
+  function blank() { return { queue: null, state: 'dead', offset: 0, limit: 25, detail: null, search: null, selected: new Set(), dlq: null, dlqSelected: new Set(), ns: null, window: view ? view.window : 60 }; }
   function el(tag, props) {
     var node = document.createElement(tag);
     if (props) for (var k in props) {
@@ -207,7 +208,7 @@ ${JOBS_SCRIPT}
       if (view.detail) work.push(api('queues/' + q + '/jobs/' + enc(view.detail)).then(function (r) { if (view === shown) renderDetail(r); }, function (error) {
         document.getElementById('detail').hidden = true; report(error);
       }));
-      work.push(api('queues/' + q + '/schedulers').then(renderSchedulers), api('queues/' + q + '/workers').then(renderWorkers), api('queues/' + q + '/minutes?last=60').then(renderMinutes));
+      work.push(api('queues/' + q + '/schedulers').then(renderSchedulers), api('queues/' + q + '/workers').then(renderWorkers), api('queues/' + q + '/minutes?last=' + view.window).then(renderMinutes));
     }
     if (view.dlq) work.push(api('streams/' + enc(view.dlq.queue) + '/' + enc(view.dlq.stream) + '/dead-letters').then(renderDeadLetters));
     return Promise.all(work).then(function () {
@@ -222,6 +223,9 @@ ${JOBS_SCRIPT}
     var text = document.getElementById('search').value.trim();
     location.hash = text ? link(view.queue, 'search', text) : link(view.queue, view.state);
   };
+  Array.prototype.forEach.call(document.querySelectorAll('[data-window]'), function (button) {
+    button.onclick = function () { view.window = Number(button.getAttribute('data-window')); refresh(); };
+  });
   window.addEventListener('hashchange', route);
   route();
   setInterval(refresh, config.pollMs);

@@ -53,7 +53,8 @@ export function renderPage(settings: PageSettings): string {
     <div id="detail" hidden></div>
   </section>
   <section id="queue-extras" hidden>
-    <h2>Per minute, last hour <small id="minutes-total"></small></h2>
+    <h2>Per minute <small id="minutes-total"></small></h2>
+    <nav><button data-window="60">last hour</button><button data-window="180">last 3 hours</button></nav>
     <div id="minutes" data-testid="minutes"></div>
     <p id="queue-workers" class="note"></p>
     <div id="schedulers" hidden>
