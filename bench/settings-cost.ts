@@ -3,8 +3,10 @@
  * complete_claim round): jobs/s, server commands per job (INFO commandstats, Lua-internal calls
  * included), Redis CPU per job and Node CPU per job, with nothing set (the default), with completed
  * retention on (`keep: { completed: { count: 1000 } }`, so the trim runs on every completion), with
- * a rate limit that never bites (`max` 10^9 per second: the price of the check and the count), and
- * with every job carrying a priority. Rounds rotate through the modes; per-job CPU and commands
+ * a rate limit that never bites (`max` 10^9 per second: the price of the check and the count),
+ * with every job carrying a priority, and with the operator's memory on: the attempt history
+ * (`setEvents({ history: 20 })`, alone and with completed retention, where the completion's end
+ * record is written too) and the per-minute counts (`setEvents({ minutes: 180 })`). Rounds rotate through the modes; per-job CPU and commands
  * are the figures to trust on a shared machine, jobs/s on a quiet one.
  *
  *   pnpm bench:settings                   # 10,000 jobs, 3 rounds per mode
@@ -20,7 +22,7 @@ const JOBS = intOption('jobs', QUICK ? 2_000 : 10_000);
 const ROUNDS = intOption('rounds', QUICK ? 1 : 3);
 const CONCURRENCY = intOption('concurrency', 50);
 
-const MODES = ['plain', 'retention', 'limiter', 'priority'] as const;
+const MODES = ['plain', 'retention', 'limiter', 'priority', 'history', 'history-kept', 'minutes'] as const;
 type Mode = (typeof MODES)[number];
 
 interface Figures {
@@ -33,7 +35,10 @@ interface Figures {
 
 async function round(admin: Admin, url: string, mode: Mode): Promise<Figures> {
   await admin.flushAll();
-  const queue = await Queue.open<number>('settings-bench', { connect: url, ...(mode === 'retention' ? { keep: { completed: { count: 1000 } } } : {}) });
+  const kept = mode === 'retention' || mode === 'history-kept';
+  const queue = await Queue.open<number>('settings-bench', { connect: url, ...(kept ? { keep: { completed: { count: 1000 } } } : {}) });
+  if (mode === 'history' || mode === 'history-kept') await queue.setEvents({ history: 20 });
+  if (mode === 'minutes') await queue.setEvents({ minutes: 180 });
   if (mode === 'limiter') await queue.setRateLimit({ max: 1_000_000_000, durationMs: 1000 });
   await queue.enqueueMany(Array.from({ length: JOBS }, (_, i) => ({ payload: i, ...(mode === 'priority' ? { priority: i % 5 } : {}) })));
   let done = 0;

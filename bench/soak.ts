@@ -7,8 +7,8 @@
  *
  * - every job terminal (completed, none dead, no row left) and every appended entry acked by the group
  *   (nothing pending or undelivered, no dead letter);
- * - every key left is one `parseKey` knows, and no job sub-key outlives its row except the known flow
- *   residue (a completed flow parent's `:processed` and `:dependencies`, which the protocol keeps);
+ * - every key left is one `parseKey` knows, and no job sub-key (the attempt history included: the
+ *   queue records it during the run) outlives its row except the known flow residue (a completed flow parent's `:processed` and `:dependencies`, which the protocol keeps);
  * - the memory slopes after warm-up (20 s, at most half the run), least squares, per minute, under
  *   their limits (Redis' net of the measured flow residue);
  * - once everything is closed, no timer, socket or child process beyond those alive at start, and the
@@ -73,6 +73,9 @@ async function main(): Promise<void> {
 
   // Queue: plain jobs, jobs that fail their first attempt, delayed jobs, flows of a parent and two children.
   const queue = await Queue.open<{ kind: Kind }>('soak', { connection: conn });
+  // The operator's memory on: each job's attempt history must go with its row like every sub-key
+  // (the keyspace audit below), and the per-minute counts stay within their window.
+  await queue.setEvents({ history: 20, minutes: 180 });
   const worker = await Worker.start(
     queue,
     async (job) => {

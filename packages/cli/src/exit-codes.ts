@@ -42,6 +42,13 @@ export class NotFoundError extends EchoError {
   }
 }
 
+/** Some jobs of a selection were refused (each is listed in the output): exit status 1. */
+export class SelectionError extends EchoError {
+  constructor(message: string) {
+    super('selection', message);
+  }
+}
+
 /** The exit status for an error thrown by a command. */
 export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof Error && error.name === 'CACError') return EXIT.usage;

@@ -5,7 +5,9 @@ import { dashboardCommand } from './commands/dashboard.js';
 import { jobCommand, jobsCommand, listState } from './commands/jobs.js';
 import { queuesCommand, statsCommand, watchCommand } from './commands/queues.js';
 import { lagCommand, streamsCommand } from './commands/streams.js';
+import { dlqCommand, minutesCommand, redriveCommand, schedulersCommand, searchCommand } from './commands/operator.js';
 import { controlCommand, drainCommand, retryCommand } from './commands/writes.js';
+import { VERSION } from './version.js';
 import { intFlag, type CommandContext } from './context.js';
 import { EXIT, exitCodeOf, UsageError, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
@@ -58,6 +60,7 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
   cli.option('--cluster <seeds>', 'cluster seed nodes host:port,host:port (default: $ECHO_CLUSTER_SEEDS)');
   cli.option('--json', 'print JSON instead of tables');
   cli.option('--timeout <ms>', 'connect and reconnect patience in ms (default 5000)');
+  cli.option('-v, --version', 'print the version of emq (@echo/cli)');
 
   cli.command('queues', 'list the queues on the server with their counts').action(on((c) => queuesCommand(c)));
   cli
@@ -66,15 +69,23 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
     .action(on((c, f, [q]) => statsCommand(c, str(q), intFlag('interval', f.interval, 1000, 50, 600_000))));
   cli
     .command('jobs <queue>', 'one page of a state\'s jobs, oldest first')
-    .option('--state <state>', 'pending | scheduled | active | dead (default: dead)')
+    .option('--state <state>', 'pending | scheduled | active | dead | completed | failed (default: dead)')
     .option('--offset <n>', 'index of the first job (default 0)')
     .option('--limit <n>', 'jobs per page, 1..1000 (default 50)')
     .action(on((c, f, [q]) => jobsCommand(c, str(q), listState(f.state ?? 'dead'), intFlag('offset', f.offset, 0, 0), intFlag('limit', f.limit, 50, 1, 1000))));
-  cli.command('job <queue> <id>', 'one job: payload, attempts, last error, logs').action(on((c, _f, [q, id]) => jobCommand(c, str(q), str(id))));
   cli
-    .command('retry <queue> [id]', 'bring a dead job back to pending (reprocess)')
+    .command('job <queue> <id>', 'one job: name, key, result, finish time, scheduler, attempt history, payload, logs')
+    .action(on((c, _f, [q, id]) => jobCommand(c, str(q), str(id))));
+  cli.command('search <queue> <text>', 'find jobs by id, business key (or dedup id) or name').action(on((c, _f, [q, t]) => searchCommand(c, str(q), str(t))));
+  cli
+    .command('retry <queue> [...ids]', 'bring dead jobs back to pending (reprocess): those named, or --all-dead')
     .option('--all-dead', 'retry every dead job of the queue')
-    .action(on((c, f, [q, id]) => retryCommand(c, str(q), id === undefined ? undefined : str(id), f.allDead === true)));
+    .action(on((c, f, [q, ids]) => retryCommand(c, str(q), Array.isArray(ids) ? ids.map(str) : [], f.allDead === true)));
+  cli.command('schedulers <queue>', 'the schedulers of a queue: pattern, next and last run').action(on((c, _f, [q]) => schedulersCommand(c, str(q))));
+  cli
+    .command('minutes <queue>', 'completions and failed attempts per minute')
+    .option('--last <minutes>', 'how many minutes back, 1..10080 (default 60)')
+    .action(on((c, f, [q]) => minutesCommand(c, str(q), intFlag('last', f.last, 60, 1, 10_080))));
   cli.command('pause <queue>', 'stop claims on a queue (admission and recovery go on)').action(on((c, _f, [q]) => controlCommand(c, 'pause', str(q))));
   cli.command('resume <queue>', 'let claims run again').action(on((c, _f, [q]) => controlCommand(c, 'resume', str(q))));
   cli
@@ -83,6 +94,15 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
     .action(on((c, f, [q]) => drainCommand(c, str(q), f.includeScheduled === true)));
   cli.command('streams', 'list the stream logs with their groups and largest lag').action(on((c) => streamsCommand(c)));
   cli.command('lag <queue> <stream>', 'consumer-group lag of one stream').action(on((c, _f, [q, s]) => lagCommand(c, str(q), str(s))));
+  cli
+    .command('dlq <queue> <stream>', "a stream's dead letters, oldest first")
+    .option('--limit <n>', 'dead letters per page, 1..1000 (default 100)')
+    .option('--after <record>', 'the page after this dead-letter record id')
+    .action(on((c, f, [q, s]) => dlqCommand(c, str(q), str(s), intFlag('limit', f.limit, 100, 1, 1000), typeof f.after === 'string' ? f.after : undefined)));
+  cli
+    .command('redrive <queue> <stream> [...ids]', 'put dead letters back for their group: the entries named, or --all')
+    .option('--all', "every dead letter of the stream")
+    .action(on((c, f, [q, s, ids]) => redriveCommand(c, str(q), str(s), Array.isArray(ids) ? ids.map(str) : [], f.all === true)));
   cli
     .command('watch <queue>', 'stats, refreshed until Ctrl-C')
     .option('--interval <ms>', 'refresh interval and rate window in ms (default 1000)')
@@ -123,6 +143,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     const cli = program(context, io, (r) => (run = r));
     const parsed = cli.parse(['node', 'emq', ...argv], { run: false });
     if (parsed.options.help === true) return EXIT.ok;
+    if (parsed.options.version === true) {
+      io.out(parsed.options.json === true ? JSON.stringify({ name: '@echo/cli', version: VERSION }) + '\n' : `emq ${VERSION}\n`);
+      return EXIT.ok;
+    }
     if (cli.matchedCommand === undefined) {
       const word = parsed.args[0];
       if (word === undefined) {

@@ -5,7 +5,7 @@ import { strictOptions } from '@echo/protocol';
  * Bull Board, Taskforce and Hono users tend to write.
  */
 
-const DASHBOARD = ['connection', 'readOnly', 'authorize', 'cache', 'pollMs', 'title', 'discoverMs', 'metrics'] as const;
+const DASHBOARD = ['connection', 'readOnly', 'authorize', 'cache', 'namespaces', 'pollMs', 'title', 'discoverMs', 'metrics'] as const;
 
 const SHARED_HINTS: Readonly<Record<string, string>> = {
   readonly: 'readOnly here (camel case)',
@@ -50,4 +50,22 @@ export const checkMetricsOptions = strictOptions('metrics options', {
     prefix: 'metric names are fixed (emq_...); relabel in the Prometheus scrape config',
     metrics: 'this process’s hook counters are hooks here',
   },
+});
+
+/** `POST api/queues/:queue/bulk` body: `{ action, ids }`. */
+export const checkBulkBody = strictOptions('bulk request', {
+  known: ['action', 'ids'],
+  hints: { jobs: 'the selected jobs are ids here (a list of job ids)', jobIds: 'the selected jobs are ids here' },
+});
+
+/** `POST api/streams/:queue/:stream/redrive` body: `{ ids }` or `{ all: true }`. */
+export const checkRedriveBody = strictOptions('redrive request', {
+  known: ['ids', 'all'],
+  hints: { records: 'redrive takes entry ids: { ids } (or { all: true })', id: 'redrive takes a list: { ids: [id] }' },
+});
+
+/** `POST api/namespaces/:name/delete` body: `{ key }` or `{ tag }`. */
+export const checkCacheDeleteBody = strictOptions('cache delete request', {
+  known: ['key', 'tag'],
+  hints: { keys: 'one entry per request: { key }', tags: 'one tag per request: { tag }' },
 });

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Connection } from '@echo/protocol';
+import { Connection, type JobId } from '@echo/protocol';
 import { startRedis } from '@echo/testkit';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +37,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     cleanups.push(() => conn.close());
     demo = await startDemoWorkload(conn);
     cleanups.push(() => demo.stop());
-    dashboard = await serveDashboard({ connect: server.url, port: 0, cache: demo.cache, pollMs: 250 });
+    dashboard = await serveDashboard({ connect: server.url, port: 0, cache: demo.cache, namespaces: [demo.sessions], pollMs: 250 });
     cleanups.push(() => dashboard.close());
     // A fresh profile directory per run: nothing carries over between runs.
     const profile = mkdtempSync(join(tmpdir(), 'echo-chromium-'));
@@ -89,6 +89,105 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     expect(await demo.orders.getState(demo.declined)).toBe('absent');
     expect(problems).toEqual([]);
   }, 90_000);
+
+  it('finds a job by its business key, deep-links to it and shows every attempt with its error', async () => {
+    const page = await browser.newPage();
+    await page.goto(dashboard.url);
+    await page.locator('tr[data-queue="invoices"]').getByRole('link', { name: 'invoices' }).click();
+    await page.locator('#search').fill('inv-2');
+    await page.locator('button[data-action="search"]').click();
+    const id = demo.deadInvoices[1] ?? '';
+    const hit = page.locator(`tr[data-job="${id}"]`);
+    await poll(() => hit.locator('td').nth(3).textContent()).toBe('key');
+    expect(new URL(page.url()).hash).toBe('#/queue/invoices/search/inv-2');
+    await hit.getByRole('link', { name: id }).click();
+    expect(new URL(page.url()).hash).toBe(`#/queue/invoices/job/${id}`);
+    // Each timeline row: #, started, ended, took, outcome, error; the test reads #, outcome and error.
+    const timeline = async (p: typeof page): Promise<string[][]> => {
+      const cells = await p.getByTestId('timeline').locator('tbody td').allTextContents();
+      return Array.from({ length: cells.length / 6 }, (_, r) => [cells[r * 6], cells[r * 6 + 4], cells[r * 6 + 5]].map(String));
+    };
+    const expected = [
+      ['1', 'retried', 'mail server refused invoice 2 (attempt 1)'],
+      ['2', 'failed', 'mail server refused invoice 2 (attempt 2)'],
+    ];
+    await poll(() => timeline(page)).toEqual(expected);
+    // The same URL in a fresh tab opens the same job page: a deep link.
+    const fresh = await browser.newPage();
+    await fresh.goto(page.url());
+    await poll(() => timeline(fresh)).toEqual(expected);
+    await poll(() => fresh.getByTestId('payload').textContent()).toContain('"n": 2');
+    if (SCREENSHOTS !== undefined) await fresh.screenshot({ path: join(SCREENSHOTS, 'job-timeline.png'), fullPage: true });
+    // Failures per minute over the last hour: two failed attempts for each of the three invoices.
+    const busy = fresh.locator('#minutes .minute:not([data-failed="0"])');
+    await poll(() => busy.count()).toBe(1);
+    expect(await busy.getAttribute('data-failed')).toBe('6');
+    expect(await fresh.locator('#minutes .minute').count()).toBe(60);
+    expect(await fresh.locator('#minutes-total').textContent()).toBe('0 completed, 6 failed attempts in the last 60 minutes');
+    await fresh.locator('button[data-window="180"]').click();
+    await poll(() => fresh.locator('#minutes .minute').count()).toBe(180);
+    expect(await fresh.locator('#minutes-total').textContent()).toBe('0 completed, 6 failed attempts in the last 180 minutes');
+  }, 90_000);
+
+  it('retries a selection of failed jobs, leaving the others dead', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${dashboard.url}#/queue/invoices/dead`);
+    const [first, second, third] = demo.deadInvoices as [JobId, JobId, JobId];
+    await poll(() => page.locator('#job-list tr[data-job]').count()).toBe(3);
+    await page.locator(`input[data-select="${first}"]`).check();
+    await page.locator(`input[data-select="${third}"]`).check();
+    await poll(() => page.locator('#selected-count').textContent()).toBe('2 selected');
+    await page.locator('button[data-bulk="retry"]').click();
+    await poll(() => Promise.all([first, second, third].map((id) => demo.invoices.getState(id)))).toEqual(['pending', 'dead', 'pending']);
+    await poll(() => page.locator('#job-list tr[data-job]').count()).toBe(1);
+    expect(await page.locator('#job-list tr[data-job]').getAttribute('data-job')).toBe(second);
+  }, 60_000);
+
+  it("redrives a stream's dead letters: one selected, then all", async () => {
+    const page = await browser.newPage();
+    await page.goto(dashboard.url);
+    await page.locator('tr[data-stream="orders/refunds"] a[data-action="dead-letters"]').click();
+    expect(new URL(page.url()).hash).toBe('#/stream/orders/refunds/dead-letters');
+    const letters = page.locator('#dlq-list tr[data-letter]');
+    await poll(() => letters.count()).toBe(2);
+    await poll(() => letters.first().locator('td.error').textContent()).toBe('ledger closed for the day');
+    const [r1, r2] = demo.deadRefunds as [string, string];
+    await page.locator(`input[data-select="${r1}"]`).check();
+    await page.locator('#redrive-selected').click();
+    await poll(async () => (await demo.refunds.deadLetters()).map((d) => d.id)).toEqual([r2]);
+    await poll(() => letters.count()).toBe(1);
+    await page.locator('#redrive-all').click();
+    await poll(async () => (await demo.refunds.deadLetters()).length).toBe(0);
+    await poll(() => page.locator('#dlq-info').textContent()).toBe('no dead letters');
+    const pending = (await demo.cache.connection.command('XPENDING', demo.refunds.key, 'ledger')) as [number, ...unknown[]];
+    expect(pending[0]).toBe(2);
+  }, 60_000);
+
+  it('shows which scheduler produced a job and when it runs next', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${dashboard.url}#/queue/reports/scheduled`);
+    const row = page.locator('tr[data-scheduler="daily-report"]');
+    await poll(() => row.locator('td').nth(1).textContent()).toBe('every 86400000 ms');
+    await row.locator('td').nth(4).getByRole('link').click();
+    await poll(() => page.getByTestId('scheduler').textContent()).toMatch(/^from scheduler daily-report \(every 86400000 ms; next run \d{4}-\d\d-\d\d \d\d:\d\d:\d\d, last run /);
+  }, 60_000);
+
+  it('shows a keyed namespace with its hit ratio, and deletes a key and a tag', async () => {
+    const page = await browser.newPage();
+    await page.goto(dashboard.url);
+    const row = page.locator('tr[data-namespace="sessions"]');
+    await poll(() => row.locator('td').nth(6).textContent()).toBe('75.0%');
+    await row.getByRole('link', { name: 'sessions' }).click();
+    const entries = page.locator('#ns-entries tr[data-key]');
+    await poll(() => entries.count()).toBe(4);
+    await page.locator('tr[data-key="s-cy"] button[data-action="delete-key"]').click();
+    await poll(() => entries.count()).toBe(3);
+    await poll(() => demo.sessions.get('s-cy')).toBeUndefined();
+    await page.locator('tr[data-tag="team-a"] button[data-action="delete-tag"]').click();
+    await poll(() => entries.count()).toBe(1);
+    expect(await entries.getAttribute('data-key')).toBe('s-di');
+    await poll(() => demo.sessions.get('s-ann')).toBeUndefined();
+  }, 60_000);
 
   it('pauses and resumes a queue from its button', async () => {
     const page = await browser.newPage();

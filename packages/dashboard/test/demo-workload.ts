@@ -1,5 +1,5 @@
-import { Bus } from '@echo/bus';
-import { Cache } from '@echo/cache';
+import { Bus, type Stream } from '@echo/bus';
+import { Cache, type Namespace } from '@echo/cache';
 import { mintId, type Connection, type JobId } from '@echo/protocol';
 import { Queue, Worker } from '@echo/queue';
 
@@ -15,7 +15,15 @@ export interface DemoWorkload {
   readonly orders: Queue<Order>;
   /** The order that went dead with "card declined", waiting for an operator's retry. */
   readonly declined: JobId;
+  /** `invoices`: three jobs dead after two attempts each (attempt history on), under keys `inv-1`..`inv-3`. */
+  readonly invoices: Queue<{ n: number }>;
+  readonly deadInvoices: JobId[];
+  /** `orders/refunds`: a stream whose `ledger` group dead-lettered two entries. */
+  readonly refunds: Stream;
+  readonly deadRefunds: string[];
   readonly cache: Cache;
+  /** `sessions`: a keyed namespace of four entries, tagged by team, with a few hits. */
+  readonly sessions: Namespace<{ user: string }>;
   stop(): Promise<void>;
 }
 
@@ -27,6 +35,7 @@ export interface DemoWorkload {
  */
 export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload> {
   const orders = await Queue.open<Order>('orders', { connection: conn });
+  await orders.setEvents({ history: 20, minutes: 180 });
   const worker = await Worker.start(
     orders,
     async (job, ctx) => {
@@ -36,7 +45,7 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
     { concurrency: 4, maxAttempts: 1, blockMs: 200, maintenanceMs: 100 },
   );
   const events = await orders.events();
-  const { id: declined } = await orders.enqueue({ sku: 'B7', qty: 3, declined: true });
+  const { id: declined } = await orders.enqueue({ sku: 'B7', qty: 3, declined: true }, { key: 'order-B7', name: 'charge' });
   await events.waitFor(declined);
   await events.close();
   await orders.enqueueMany(Array.from({ length: 40 }, (_, n) => ({ payload: { sku: `A${n % 5}`, qty: 1 + (n % 3) } })));
@@ -48,22 +57,49 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
   const reports = await Queue.open<{ day: string }>('reports', { connection: conn });
   await reports.enqueue({ day: 'monday' }, { delayMs: 3_600_000 });
   await reports.enqueue({ day: 'tuesday' }, { delayMs: 7_200_000 });
+  await reports.upsertScheduler('daily-report', { everyMs: 86_400_000, firstInMs: 0 }, { day: 'today' });
+  await reports.maintenance().fireDueRepeats();
+
+  const invoices = await Queue.open<{ n: number }>('invoices', { connection: conn });
+  await invoices.setEvents({ history: 20, minutes: 180 });
+  const deadInvoices: JobId[] = [];
+  for (let n = 1; n <= 3; n++) deadInvoices.push((await invoices.enqueue({ n }, { key: `inv-${String(n)}`, name: 'send-invoice' })).id);
+  const biller = await Worker.start(invoices, (job) => {
+    throw new Error(`mail server refused invoice ${String(job.payload.n)} (attempt ${String(job.attempts)})`);
+  }, { maxAttempts: 2, backoff: () => 0, blockMs: 50, maintenanceMs: 20 });
+  while ((await invoices.counts('dead')).dead < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+  await biller.close();
 
   const audit = (await Bus.open('orders', { connection: conn })).stream('audit');
   await audit.appendBatch(Array.from({ length: 25 }, (_, n) => ({ order: String(n) })));
   await audit.openGroup('billing', 'head');
   await conn.command('XREADGROUP', 'GROUP', 'billing', 'billing-1', 'COUNT', 20, 'STREAMS', audit.key, '>');
   await audit.openGroup('analytics', 'new');
+  const refunds = (await Bus.open('orders', { connection: conn })).stream('refunds');
+  const refundIds = [await refunds.append({ order: 'r1' }), await refunds.append({ order: 'r2' })];
+  const ledger = await refunds.consume('ledger', () => ({ deadLetter: 'ledger closed for the day' }), { start: 'head', consumer: 'ledger-1' });
+  while ((await refunds.deadLetters()).length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+  await ledger.close();
 
   const cache = await Cache.open({ connection: conn });
   const users = await cache.declare({ name: 'users', kind: 'USR', loader: (id) => ({ id, plan: 'pro' }) });
   const ids = Array.from({ length: 6 }, () => mintId('USR'));
   for (const id of [...ids, ...ids, ...ids.slice(0, 3)]) await users.fetch(id);
+  const sessions = await cache.namespace<{ user: string }>({ name: 'sessions', ttl: 600_000 });
+  for (const [key, user, team] of [['s-ann', 'ann', 'team-a'], ['s-bob', 'bob', 'team-a'], ['s-cy', 'cy', 'team-b'], ['s-di', 'di', 'team-b']] as const) {
+    await sessions.set(key, { user }, { tags: [team] });
+  }
+  for (const key of ['s-ann', 's-ann', 's-bob', 's-zed']) await sessions.get(key);
 
   return {
     orders,
     declined,
+    invoices,
+    deadInvoices,
+    refunds,
+    deadRefunds: refundIds,
     cache,
+    sessions,
     stop: async () => {
       clearInterval(trickle);
       await worker.close();

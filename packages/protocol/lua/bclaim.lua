@@ -13,7 +13,7 @@
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core events retain expire lease gate
+-- @include core history events retain expire lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
 -- absent) in mint order;
@@ -26,5 +26,6 @@ if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
 local out = lease_pop(KEYS[2], KEYS[4], KEYS[1], room, tonumber(ARGV[1]), marker)
 gate_count(KEYS[5], window, #out)
+hist_claimed(KEYS[4], out)
 ev_claimed(KEYS[1], out)
 return out

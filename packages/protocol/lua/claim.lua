@@ -14,7 +14,7 @@
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
--- @include core events retain expire lease gate
+-- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
 -- are false, so the host needs no second read; the last six are the [TS] per-job options and the
@@ -32,6 +32,7 @@ while true do
   if #popped == 0 then return {} end
   local out = lease_popped(KEYS[2], KEYS[4], popped, lease, marker)
   if out[1] then
+    hist_claimed(KEYS[4], out)
     gate_count(KEYS[5], window, 1)
     ev_claimed(KEYS[1], out)
     return out[1]

@@ -40,7 +40,7 @@
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
 -- (and the journal, lib events), with "result" [TS] when there is one (without one, the event is the
 -- spec's, queue.md §12)
--- @include core events lanes fanin retain
+-- @include core history events lanes fanin retain
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -71,11 +71,14 @@ elseif mode == 'xq' then
 end
 
 -- One read of meta serves the retention policy and the event settings.
-local policy, m = keep_read(KEYS[15], 'events', 'journal')
+local policy, m = keep_read(KEYS[15], 'events', 'journal', 'history', 'minutes')
+hist_seed(m[7], m[8])
 local ended = { jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }
 finish_completed(ended, id, row, result, f[4], f[5], f[6], policy)
 retain_flush(ended, policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
+hist_completed(KEYS[13], id, attempts, policy)
+per_minute(KEYS[6], 1)
 ev_open(KEYS[14], KEYS[18], KEYS[15])
 ev_seed(m[5], m[6])
 if ARGV[7] == '1' then ev_completed(id, result) end

@@ -25,7 +25,7 @@
 -- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
 -- there is one) for each completed member, else ""
 -- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
--- @include core events lanes retain settle
+-- @include core history events lanes retain settle
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }

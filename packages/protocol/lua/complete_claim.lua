@@ -30,7 +30,7 @@
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
 -- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
--- @include core events lanes retain expire lease settle gate
+-- @include core history events lanes retain expire lease settle gate
 -- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
 -- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
@@ -53,6 +53,7 @@ if size > 0 then
   if room > 0 then
     claimed = lease_pop(KEYS[1], KEYS[12], KEYS[2], room, tonumber(ARGV[2]), tonumber(ARGV[4]))
     gate_count(KEYS[15], window, #claimed)
+    hist_claimed(KEYS[12], claimed)
     ev_claimed(KEYS[2], claimed)
   end
 end

@@ -19,7 +19,7 @@
 -- @arg mode       "in" (ms from server now) or "at" (absolute epoch ms)
 -- @arg ms         the delay or the time
 -- @args publish   optional "1" [TS]: publish `delayed` with `runAt` (epoch ms) in the same step
--- @include core events lanes
+-- @include core history events lanes
 -- @returns 1
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQSTALE job gone
@@ -32,6 +32,7 @@ local attempts = redis.call('HGET', row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE delay token mismatch') end
 if redis.call('ZREM', KEYS[1], id) == 0 then return redis.error_reply('EMQSTALE not active') end
+hist_settled(KEYS[12], KEYS[10], id, attempts, 'delayed', '', nil)
 local g = redis.call('HGET', row, 'group')
 if g and vid(g) then release(lb_at(4), gkey(KEYS[9], g), g) end
 local score = tonumber(ARGV[4])

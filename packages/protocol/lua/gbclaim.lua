@@ -20,7 +20,7 @@
 -- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's `size`), scaled by
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
 -- absent, the whole claimable depth
--- @include core events retain expire lease gate lane-claim
+-- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes `active` per claimed job when meta `events` = all (no
@@ -41,4 +41,5 @@ ev_open(KEYS[11], KEYS[12], KEYS[3])
 expire_open(KEYS[13], KEYS[3], KEYS[14])
 local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 ev_active(out)
+hist_claimed(KEYS[6], out)
 return out

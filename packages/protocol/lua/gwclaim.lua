@@ -18,7 +18,7 @@
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events retain expire lease gate lane-claim
+-- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes `active` per claimed job when meta `events` = all (no
@@ -32,4 +32,5 @@ ev_open(KEYS[11], KEYS[12], KEYS[3])
 expire_open(KEYS[13], KEYS[3], KEYS[14])
 local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 ev_active(out)
+hist_claimed(KEYS[6], out)
 return out

@@ -15,11 +15,14 @@
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @arg limit      most leases to recover (default 100)
--- @include core events lanes
+-- @include core history events lanes
 -- @returns the number of jobs recovered; [TS] each publishes `waiting` when meta `events` = all
 local releasing = true -- an expired lease gives its lane slot back
 -- Meta is read only once a lease was recovered: the maintenance loop reaps on every tick, mostly
 -- finding nothing.
 ev_open(KEYS[10], KEYS[12], KEYS[11])
-local function waiting(id) ev_chatty('waiting', id) end
+local function waiting(id)
+  hist_settled(KEYS[11], KEYS[8], id, nil, 'stalled', 'lease lapsed', nil)
+  ev_chatty('waiting', id)
+end
 return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)

@@ -38,7 +38,7 @@
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish `failed` with its `outcome` (scheduled or dead) in the same step
--- @include core events lanes fanin retain
+-- @include core history events lanes fanin retain
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -57,6 +57,7 @@ redis.call('ZREM', KEYS[3], id)
 redis.call('ZREM', KEYS[4], id)
 redis.call('DEL', jkey(KEYS[13], id, ':lock'))
 redis.call('HSET', row, 'last_error', ARGV[5])
+hist_settled(KEYS[14], KEYS[13], id, attempts, tonumber(attempts) < tonumber(ARGV[4]) and 'retried' or 'failed', ARGV[5], KEYS[6])
 
 if tonumber(attempts) < tonumber(ARGV[4]) then
   redis.call('HSET', row, 'state', 'scheduled')

@@ -4,7 +4,8 @@
 -- id, count the run, and move the name to its next occurrence, or retire it once its window or run
 -- limit is spent. A pump that lost the race to another process changes nothing, so an occurrence is
 -- enqueued once however many pumps run. A missed stretch (downtime) fires once, then the next
--- occurrence after now: no burst.
+-- occurrence after now: no burst. [TS] The job's row names its scheduler (`scheduler`), and the
+-- record keeps the last run (`last_ms`, `last_job`), so an operator can go from one to the other.
 -- @key repeat     emq:{q}:repeat
 -- @key record     emq:{q}:repeat:<name>
 -- @key row        emq:{q}:job:<id>
@@ -37,12 +38,13 @@ if (ends and now > ends) or (limit and count >= limit) then
   return 0
 end
 if redis.call('EXISTS', KEYS[3]) == 0 then
-  redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', '0', 'payload', template)
+  redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', ARGV[1])
   redis.call('ZADD', KEYS[4], 0, ARGV[3])
   redis.call('LPUSH', KEYS[5], '1')
   redis.call('LTRIM', KEYS[5], 0, 63)
 end
 count = redis.call('HINCRBY', KEYS[2], 'count', 1)
+redis.call('HSET', KEYS[2], 'last_ms', now, 'last_job', ARGV[3])
 local next_at = tonumber(ARGV[4])
 if every then next_at = now + every end
 if not next_at or (limit and count >= limit) or (ends and next_at > ends) then

@@ -28,7 +28,7 @@
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core events lanes fanin retain
+-- @include core history events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as `stalled` with its `outcome`
 -- (recovered or dead) in the same step, and each dead one then as `failed` ({outcome: dead,
 -- error: stalled} [TS])
@@ -76,6 +76,7 @@ for _, id in ipairs(expired) do
     local row = jkey(KEYS[10], id)
     if redis.call('EXISTS', row) == 1 then
       local stalled = redis.call('HINCRBY', row, 'stalled', 1)
+      hist_settled(KEYS[13], KEYS[10], id, nil, 'stalled', 'lease lapsed', stalled >= max_stalled and KEYS[4] or nil)
       local g = redis.call('HGET', row, 'group')
       local lane = nil
       if g and vid(g) then

@@ -106,6 +106,7 @@ export {
   type RepeatRecord,
   type RowState,
 } from './records.js';
+export { parseAttempts, type AttemptOutcome, type AttemptRecord } from './attempts.js';
 export { busAclRules, cacheAclRules, queueAclRules } from './acl.js';
 export * from './telemetry/index.js';
 export * as reads from './reads/index.js';

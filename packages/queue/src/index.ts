@@ -28,6 +28,7 @@ export type { RateLimit } from './admin/gates.js';
 export type { CleanOptions, RetryJobsOptions } from './admin/bulk.js';
 export type { CountName } from './reads/reads.js';
 export type { WorkerInfo } from './reads/workers.js';
+export type { MinuteCount } from './reads/history.js';
 export { LIST_STATES, type JobPage, type ListedJob, type ListOptions, type ListState } from './reads/listing.js';
 export type { RepeatOptions } from './producer/repeat.js';
 export type { SchedulerCadence, SchedulerInfo, SchedulerOptions } from './producer/schedulers.js';

@@ -78,6 +78,8 @@ export interface JobRecord<T> {
   readonly timestamp: number | undefined;
   /** [TS] The deadline the job had to start by (`expireInMs`/`expireAt`, server epoch ms); `undefined` without one. */
   readonly expireAt: number | undefined;
+  /** [TS] The scheduler (`upsertScheduler` id) whose occurrence this job is, when one fired it. */
+  readonly scheduler: string | undefined;
   readonly extra: Readonly<Record<string, string>>;
 }
 
@@ -135,6 +137,7 @@ export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Re
     key: row.unknown.dedup,
     timestamp: row.unknown.timestamp === undefined ? undefined : Number(row.unknown.timestamp),
     expireAt: row.unknown.expire_at === undefined ? undefined : Number(row.unknown.expire_at),
+    scheduler: row.unknown.scheduler,
     extra: row.unknown,
   };
 }

@@ -156,6 +156,13 @@ export const checkObliterateOptions = strictOptions('obliterate options', { know
 export const checkRemoveOptions = strictOptions('remove options', { known: ['dedupId'], hints: { removeChildren: 'removeChildren is not supported: remove each child by its id' } });
 export const checkWaitOptions = strictOptions('waitUntilFinished options', { known: ['timeoutMs', 'events'], hints: { ttl: "BullMQ's ttl is timeoutMs here", queueEvents: 'pass an open QueueEvents as events' } });
 export const checkJournalOptions = strictOptions('journal options', { known: ['from', 'count', 'blockMs', 'connectionName'], hints: { lastEventId: "BullMQ's lastEventId is from: { after: id } here", blockingTimeout: "BullMQ's blockingTimeout is blockMs here" } });
-export const checkEventsSettings = strictOptions('setEvents settings', { known: ['chatty', 'journal'], hints: { maxLen: 'the journal length is journal: maxLen here' } });
+export const checkEventsSettings = strictOptions('setEvents settings', {
+  known: ['chatty', 'journal', 'history', 'minutes'],
+  hints: {
+    maxLen: 'the journal length is journal: maxLen here',
+    attempts: 'the attempt history is history: n here (the last n attempts kept per job)',
+    metrics: "BullMQ's metrics are minutes: m here (per-minute completions and failures kept m minutes)",
+  },
+});
 export const checkRateLimit = strictOptions('setRateLimit limit', { known: ['max', 'durationMs'], hints: { duration: "BullMQ's duration is durationMs here" } });
 export const checkLaneRateLimit = strictOptions('laneRateLimit limit', { known: ['max', 'durationMs'], hints: { duration: "BullMQ's duration is durationMs here" } });

@@ -1,4 +1,4 @@
-import { Connection, queueKeys, RateError, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
+import { Connection, queueKeys, RateError, type AttemptRecord, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
 import * as admission from './producer/admission.js';
 import { Leases } from './lease/leases.js';
 import { Maintenance } from './lease/maintenance.js';
@@ -18,6 +18,8 @@ import * as lanes from './admin/lanes.js';
 import * as reads from './reads/reads.js';
 import * as listing from './reads/listing.js';
 import * as workers from './reads/workers.js';
+import * as history from './reads/history.js';
+import type { MinuteCount } from './reads/history.js';
 import * as recovery from './lease/recovery.js';
 import * as durability from './producer/durability.js';
 import { limitedCodec, resolvePayloadLimit } from './producer/payload-limit.js';
@@ -451,6 +453,24 @@ export class Queue<T = unknown> {
    */
   getWorkers(limit?: number): Promise<workers.WorkerInfo[]> {
     return workers.getWorkers(this.#ctx, limit);
+  }
+
+  /**
+   * A job's attempt history [TS], oldest first: when each attempt started and ended, how (completed,
+   * retried, failed, stalled, delayed), how long it took and its error. Recorded while
+   * `setEvents({ history: n })` is on (the last `n` attempts per job), deleted with the job.
+   * @throws GoneError when the job is gone; MalformedIdError.
+   */
+  getAttempts(id: string): Promise<AttemptRecord[]> {
+    return history.getAttempts(this.#ctx, id);
+  }
+
+  /**
+   * Completions and failed attempts per minute over the last `minutes` (default 60) [TS], oldest
+   * first, counted while `setEvents({ minutes: m })` is on (kept `m` minutes on the server).
+   */
+  getMinutes(minutes?: number): Promise<MinuteCount[]> {
+    return history.getMinutes(this.#ctx, minutes);
   }
 
   /** The job id parked under an idempotency key. */

@@ -53,6 +53,21 @@ describe('job schedulers', () => {
     for (const p of pumps) await p.connection.close();
   });
 
+  it('names its scheduler on each job it fires, and keeps its last run', async () => {
+    const q = await open();
+    await q.upsertScheduler('nightly', { everyMs: 60_000, firstInMs: 0 }, { n: 1 });
+    const [before] = await q.getSchedulers();
+    expect(before?.lastRunAt).toBeUndefined();
+    expect(await q.maintenance().fireDueRepeats()).toBe(1);
+    const [s] = await q.getSchedulers();
+    expect(s?.lastJob).toMatch(/^JOB/);
+    expect(s?.lastRunAt?.getTime()).toBeGreaterThan(0);
+    expect(s?.next.getTime()).toBeGreaterThan(s?.lastRunAt?.getTime() ?? Infinity);
+    const job = await q.getJob(s?.lastJob ?? '');
+    expect(job?.scheduler).toBe('nightly');
+    expect(job?.payload).toEqual({ n: 1 });
+  });
+
   it('retires itself after its run limit, and never fires outside its window', async () => {
     const q = await open();
     await q.upsertScheduler('thrice', { everyMs: 1, firstInMs: 0 }, { n: 3 }, { limit: 3 });

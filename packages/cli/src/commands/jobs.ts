@@ -3,6 +3,7 @@ import { LIST_STATES, type ListState } from '@echo/queue';
 import { requireQueue, type CommandContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { clip, fields, json, table, when } from '../format.js';
+import { attemptsText } from './operator.js';
 
 /** Checks `--state`. */
 export function listState(value: unknown): ListState {
@@ -26,8 +27,9 @@ export async function jobsCommand(ctx: CommandContext, name: string, state: List
     return;
   }
   const timed = state === 'scheduled' || state === 'active';
-  const headers = ['ID', 'ATTEMPTS', ...(timed ? [state === 'scheduled' ? 'RUN AT (UTC)' : 'LEASE UNTIL (UTC)'] : []), 'PAYLOAD', 'LAST ERROR'];
-  const rows = page.jobs.map((j) => [j.id, j.attempts, ...(timed ? [when(j.at)] : []), clip(j.payload, 60), clip(j.lastError, 50)]);
+  const finished = state === 'completed' || state === 'failed' || state === 'dead';
+  const headers = ['ID', 'NAME', 'ATTEMPTS', ...(timed ? [state === 'scheduled' ? 'RUN AT (UTC)' : 'LEASE UNTIL (UTC)'] : []), ...(finished ? ['FINISHED (UTC)'] : []), 'PAYLOAD', 'LAST ERROR'];
+  const rows = page.jobs.map((j) => [j.id, j.name, j.attempts, ...(timed ? [when(j.at)] : []), ...(finished ? [when(j.finishedAt)] : []), clip(j.payload, 60), clip(j.lastError, 50)]);
   ctx.io.out(table(headers, rows));
   const last = offset + page.jobs.length;
   ctx.io.out(`${offset + 1}-${last} of ${page.total}${last < page.total ? `; next page: --offset ${last}` : ''}\n`);
@@ -42,7 +44,11 @@ function jobText(job: JobDetail): string {
   }
   const head = fields([
     ['id', job.id],
+    ['name', job.name],
+    ['key', job.key],
     ['position', job.position],
+    ['finished', when(job.finishedAt)],
+    ['scheduler', job.scheduler === null ? null : job.schedulerInfo === null ? `${job.scheduler} (removed since)` : `${job.scheduler} (${job.schedulerInfo.pattern}; next run ${when(job.schedulerInfo.next) ?? '-'} UTC)`],
     ['attempts', job.attempts],
     ['last error', job.lastError],
     ['progress', job.progress],
@@ -52,7 +58,7 @@ function jobText(job: JobDetail): string {
     ['parent', job.parent === null ? null : `${job.parent.queue}/${job.parent.id} (${job.parent.policy})`],
   ]);
   const logs = job.logs.length === 0 ? '(none)\n' : job.logs.map((line) => `  ${line}`).join('\n') + '\n';
-  return `${head}payload:\n${payload}\nlogs:\n${logs}`;
+  return `${head}attempt history:\n${attemptsText(job.history)}payload:\n${payload}\nlogs:\n${logs}`;
 }
 
 /** `emq job <queue> <id>`: one job with payload, error, attempts and logs. */

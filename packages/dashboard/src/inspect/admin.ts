@@ -1,5 +1,9 @@
 import { Connection, GoneError, hashReply, parseMeta, StateError, type ConnectOptions } from '@echo/protocol';
-import { Queue, rawCodec, type ListOptions, type ListState, type WorkerInfo } from '@echo/queue';
+import { Queue, rawCodec, type ListOptions, type ListState, type MinuteCount, type WorkerInfo } from '@echo/queue';
+import { bulkAct, checkBulk, type BulkResult } from './bulk.js';
+import { minuteCounts, redriveDeadLetters, schedulerViews, streamDeadLetters, type DeadLetterView, type SchedulerView } from './operations.js';
+import { searchJobs, type SearchResult } from './search.js';
+import { discoverNamespaces, namespaceEntries, NamespaceWriter, type NamespaceEntries, type NamespaceRef } from './namespaces.js';
 import { discoverCacheTables, discoverQueues, discoverStreams, type CacheTableRef, type StreamRef } from './discover.js';
 import { streamInfo, type StreamInfo } from './streams.js';
 import { jobView, listedView, type JobDetail, type JobListView, type QueueRates, type QueueSummary } from './views.js';
@@ -31,10 +35,12 @@ export class Admin {
   readonly connection: Connection;
   readonly #owns: boolean;
   readonly #queues = new Map<string, Queue<string>>();
+  readonly #namespaces: NamespaceWriter;
 
   private constructor(connection: Connection, owns: boolean) {
     this.connection = connection;
     this.#owns = owns;
+    this.#namespaces = new NamespaceWriter(connection);
   }
 
   /** An admin over an open connection, which {@link close} leaves open. */
@@ -98,6 +104,26 @@ export class Admin {
     return discoverCacheTables(this.connection);
   }
 
+  /** The keyed cache namespaces with entries or tags on the server (SCAN over every master). */
+  namespaces(): Promise<NamespaceRef[]> {
+    return discoverNamespaces(this.connection);
+  }
+
+  /** One page of a keyed namespace's entries (by key, with their TTL) and its tags. @throws InvalidNameError */
+  namespaceEntries(name: string, page: { offset?: number; limit?: number } = {}): Promise<NamespaceEntries> {
+    return namespaceEntries(this.connection, name, page);
+  }
+
+  /** Deletes one entry of a keyed namespace, announced on its coherence log so every L1 drops it. */
+  deleteCacheKey(name: string, key: string): Promise<boolean> {
+    return this.#namespaces.deleteKey(name, key);
+  }
+
+  /** Deletes every entry of a keyed namespace written with `tag`; answers how many L2 held. */
+  deleteCacheTag(name: string, tag: string): Promise<number> {
+    return this.#namespaces.deleteTag(name, tag);
+  }
+
   /** Worker connections on the server, all queues together; `undefined` without `CLIENT LIST`. */
   workers(): Promise<number | undefined> {
     return workerConnections(this.connection);
@@ -148,16 +174,46 @@ export class Admin {
     return { queue: name, state, total: page.total, offset: page.offset, jobs: page.jobs.map((job) => listedView(state, job)) };
   }
 
-  /** One job with its logs. @throws GoneError when it does not exist; MalformedIdError. */
+  /**
+   * One job with its logs, its attempt history and the scheduler that fired it.
+   * @throws GoneError when it does not exist; MalformedIdError.
+   */
   async job(name: string, id: string): Promise<JobDetail> {
     const queue = await this.queue(name);
     const [position, record] = await Promise.all([queue.getState(id), queue.getJob(id)]);
     if (record === undefined || position === 'absent') throw new GoneError(`job ${id} not found in queue ${name}`);
-    const logs = await queue.getLogs(id).catch((error: unknown) => {
-      if (error instanceof GoneError) return [];
+    const gone = <V>(fallback: V) => (error: unknown): V => {
+      if (error instanceof GoneError) return fallback;
       throw error;
-    });
-    return { ...jobView(id, position, record, record.rawPayload, null), logs };
+    };
+    const [logs, history, schedulers] = await Promise.all([
+      queue.getLogs(id).catch(gone<string[]>([])),
+      queue.getAttempts(id).catch(gone([])),
+      record.scheduler === undefined ? [] : schedulerViews(queue),
+    ]);
+    const s = schedulers.find((one) => one.id === record.scheduler);
+    const schedulerInfo = s === undefined ? null : { id: s.id, next: s.next, lastRunAt: s.lastRunAt, pattern: s.pattern };
+    return { ...jobView(id, position, record, record.rawPayload, null), logs, history, schedulerInfo };
+  }
+
+  /** Jobs of one queue found by id, business key or name (see `searchJobs`). */
+  async search(name: string, query: string): Promise<SearchResult> {
+    return searchJobs(await this.queue(name), query);
+  }
+
+  /** A queue's schedulers: pattern, next and last run, runs so far. */
+  async schedulers(name: string): Promise<SchedulerView[]> {
+    return schedulerViews(await this.queue(name));
+  }
+
+  /** A queue's completions and failed attempts per minute, the last `minutes` (kept when the queue's `minutes` setting is on). */
+  async minutes(name: string, minutes = 60): Promise<MinuteCount[]> {
+    return minuteCounts(await this.queue(name), minutes);
+  }
+
+  /** A stream's dead letters, oldest first (one page). @throws InvalidNameError */
+  deadLetters(queue: string, stream: string, range: { after?: string; count?: number } = {}): Promise<DeadLetterView[]> {
+    return streamDeadLetters(this.connection, queue, stream, range);
   }
 
   // Writes: each one transition.
@@ -196,6 +252,26 @@ export class Admin {
     }
   }
 
+  /**
+   * Retries, removes or promotes each selected job, one transition each; a job that moved meanwhile
+   * is refused with its typed error and the others go on.
+   * @throws InvalidArgumentError for an unknown action or a bad id list (nothing is written).
+   */
+  async bulk(name: string, action: unknown, ids: unknown): Promise<BulkResult> {
+    const checked = checkBulk(action, ids);
+    return bulkAct(await this.queue(name), checked.action, checked.ids);
+  }
+
+  /** Removes a scheduler (`repeat_cancel`): it fires no more; jobs it enqueued stay. Answers whether it existed. */
+  async removeScheduler(name: string, id: string): Promise<boolean> {
+    return (await this.queue(name)).removeScheduler(id);
+  }
+
+  /** Puts a stream's dead letters back for their group (`stream_redrive`): the entries named, or all. */
+  redrive(queue: string, stream: string, ids: readonly string[] | 'all'): Promise<{ redriven: number; left: number }> {
+    return redriveDeadLetters(this.connection, queue, stream, ids);
+  }
+
   /** Deletes a job (`remove_job`). @throws GoneError; LockedError while a worker holds it. */
   async remove(name: string, id: string): Promise<void> {
     await (await this.queue(name)).remove(id);
@@ -218,6 +294,7 @@ export class Admin {
 
   /** Closes the connection when this admin opened it. */
   async close(): Promise<void> {
+    await this.#namespaces.close();
     if (this.#owns) await this.connection.close();
   }
 }

@@ -1,3 +1,4 @@
+import type { AttemptRecord } from '@echo/protocol';
 import type { JobPosition, JobRecord, ListedJob, ListState } from '@echo/queue';
 
 /** The six counters of a queue (the four sets and the two metrics counters). */
@@ -35,6 +36,14 @@ export interface QueueRates {
 /** A job as JSON carries it: the payload as stored text, absent fields as `null`. */
 export interface JobView {
   readonly id: string;
+  /** The job's name, when it was enqueued with one. */
+  readonly name: string | null;
+  /** The business key (or dedup id) it was admitted under. */
+  readonly key: string | null;
+  /** The scheduler whose occurrence it is, when one fired it. */
+  readonly scheduler: string | null;
+  /** When it finished (a retained completed or a dead job), ms since the epoch; `null` otherwise. */
+  readonly finishedAt: number | null;
   /** The set the listing read it from, or where `state_lookup` places it. */
   readonly position: ListState | JobPosition;
   /** The row's own `state` field. */
@@ -58,9 +67,24 @@ export interface JobView {
   readonly parent: { readonly queue: string; readonly id: string; readonly policy: string } | null;
 }
 
-/** A job with its log lines. */
+/** The scheduler a job came from, as the job's page shows it. */
+export interface JobScheduler {
+  readonly id: string;
+  /** Its next run, ms since the epoch. */
+  readonly next: number;
+  /** Its last run, ms since the epoch; `null` before the first. */
+  readonly lastRunAt: number | null;
+  /** Its every-ms cadence or cron pattern, as text. */
+  readonly pattern: string;
+}
+
+/** A job with its log lines, its attempt history and the scheduler that fired it. */
 export interface JobDetail extends JobView {
   readonly logs: string[];
+  /** Each attempt, oldest first (recorded while the queue's `history` setting is on). */
+  readonly history: AttemptRecord[];
+  /** The scheduler that fired it, while that scheduler exists. */
+  readonly schedulerInfo: JobScheduler | null;
 }
 
 /** A page of job views. */
@@ -76,6 +100,10 @@ export interface JobListView {
 export function jobView(id: string, position: ListState | JobPosition, record: JobRecord<string> | undefined, rawPayload: string | undefined, at: number | null): JobView {
   return {
     id,
+    name: record?.name ?? null,
+    key: record?.key ?? null,
+    scheduler: record?.scheduler ?? null,
+    finishedAt: record?.finishedAt ?? null,
     position,
     state: record?.state ?? null,
     at,

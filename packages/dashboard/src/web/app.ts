@@ -4,9 +4,10 @@ import { Hono, type Context } from 'hono';
 import { routePath } from 'hono/route';
 import { Admin } from '../inspect/admin.js';
 import { cacheTableViews, type CacheStatsSource } from '../inspect/caches.js';
+import { namespaceViews, type NamespaceStatsSource } from '../inspect/namespaces.js';
 import { prometheusMetrics } from '../inspect/metrics.js';
 import { errorReply } from './errors.js';
-import { checkDashboardOptions } from '../option-checks.js';
+import { checkBulkBody, checkCacheDeleteBody, checkDashboardOptions, checkRedriveBody } from '../option-checks.js';
 import { renderPage } from './page.js';
 
 /** Whether a request reads or changes something. */
@@ -22,12 +23,17 @@ export type AuthorizeHook = (request: Request, access: Access) => boolean | Resp
 export interface DashboardOptions {
   /** The connection to read and write through (left open), or an {@link Admin} over one. */
   readonly connection: Connection | Admin;
-  /** Refuse every write (retry, remove, pause, resume) with 403 and hide their buttons. Default false. */
+  /**
+   * Refuse every write (retry, remove, promote, pause, resume, bulk actions, scheduler removal,
+   * redrive) with 403 and hide their buttons. Default false.
+   */
   readonly readOnly?: boolean;
   /** Called before every request; see {@link AuthorizeHook}. Default: allow all. */
   readonly authorize?: AuthorizeHook;
   /** This process's cache directory (an `@echo/cache` `Cache`), for hit ratios. */
   readonly cache?: CacheStatsSource;
+  /** This process's keyed namespaces (`@echo/cache` `Namespace` handles), for their hit ratios. */
+  readonly namespaces?: readonly NamespaceStatsSource[];
   /** How often the page polls, ms. Default 1000. */
   readonly pollMs?: number;
   /** The page title. Default "Echo". */
@@ -69,6 +75,13 @@ function listState(value: string | undefined): ListState {
   const state = value ?? 'pending';
   if (!(LIST_STATES as readonly string[]).includes(state)) throw new InvalidArgumentError('state', `must be one of ${LIST_STATES.join(', ')}`);
   return state as ListState;
+}
+
+/** A write's JSON body: an object, refused with a typed error otherwise. */
+async function jsonBody(c: Context): Promise<Record<string, unknown>> {
+  const body: unknown = await c.req.json().catch(() => undefined);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidArgumentError('body', 'must be a JSON object');
+  return body as Record<string, unknown>;
 }
 
 function whole(name: string, value: string | undefined, fallback: number): number {
@@ -153,6 +166,16 @@ export function createDashboard(options: DashboardOptions): Hono {
     await admin.remove(c.req.param('queue'), c.req.param('id'));
     return c.json({ ok: true });
   });
+  api.get('/queues/:queue/search', async (c) => c.json(await admin.search(c.req.param('queue'), c.req.query('q') ?? '')));
+  api.post('/queues/:queue/bulk', async (c) => {
+    const body = await jsonBody(c);
+    checkBulkBody(body);
+    return c.json(await admin.bulk(c.req.param('queue'), body.action, body.ids));
+  });
+  api.get('/queues/:queue/schedulers', async (c) => c.json({ schedulers: await admin.schedulers(c.req.param('queue')) }));
+  api.post('/queues/:queue/schedulers/:id/remove', async (c) => c.json({ removed: await admin.removeScheduler(c.req.param('queue'), c.req.param('id')) }));
+  api.get('/queues/:queue/workers', async (c) => c.json({ workers: await admin.queueWorkers(c.req.param('queue')) }));
+  api.get('/queues/:queue/minutes', async (c) => c.json({ minutes: await admin.minutes(c.req.param('queue'), whole('last', c.req.query('last'), 60)) }));
   api.post('/queues/:queue/retry-dead', async (c) => c.json(await admin.retryAllDead(c.req.param('queue'))));
   api.post('/queues/:queue/pause', async (c) => {
     await admin.pause(c.req.param('queue'));
@@ -163,6 +186,35 @@ export function createDashboard(options: DashboardOptions): Hono {
     return c.json({ ok: true });
   });
   api.get('/streams', async (c) => c.json({ streams: await admin.streams(await streamRefs()) }));
+  api.get('/streams/:queue/:stream/dead-letters', async (c) => {
+    const after = c.req.query('after');
+    const range = { count: whole('count', c.req.query('count'), 100), ...(after === undefined || after === '' ? {} : { after }) };
+    return c.json({ deadLetters: await admin.deadLetters(c.req.param('queue'), c.req.param('stream'), range) });
+  });
+  api.post('/streams/:queue/:stream/redrive', async (c) => {
+    const body = await jsonBody(c);
+    checkRedriveBody(body);
+    if (body.all === true && body.ids === undefined) return c.json(await admin.redrive(c.req.param('queue'), c.req.param('stream'), 'all'));
+    if (body.all !== undefined || !Array.isArray(body.ids) || !body.ids.every((id) => typeof id === 'string')) {
+      throw new InvalidArgumentError('body', 'must be { ids: [entry ids] } or { all: true }');
+    }
+    return c.json(await admin.redrive(c.req.param('queue'), c.req.param('stream'), body.ids));
+  });
+  const namespaceRefs = reused(discoverMs, () => admin.namespaces());
+  api.get('/namespaces', async (c) => c.json({ namespaces: namespaceViews(await namespaceRefs(), options.namespaces), local: options.namespaces !== undefined }));
+  api.get('/namespaces/:name', async (c) => {
+    const page = { offset: whole('offset', c.req.query('offset'), 0), limit: whole('limit', c.req.query('limit'), 50) };
+    if (page.offset < 0 || page.limit < 1 || page.limit > 1000) throw new InvalidArgumentError('limit', 'offset must be >= 0 and limit in 1..1000');
+    return c.json(await admin.namespaceEntries(c.req.param('name'), page));
+  });
+  api.post('/namespaces/:name/delete', async (c) => {
+    const body = await jsonBody(c);
+    checkCacheDeleteBody(body);
+    const { key, tag } = body;
+    if (typeof key === 'string' && tag === undefined) return c.json({ deleted: (await admin.deleteCacheKey(c.req.param('name'), key)) ? 1 : 0 });
+    if (typeof tag === 'string' && key === undefined) return c.json({ deleted: await admin.deleteCacheTag(c.req.param('name'), tag) });
+    throw new InvalidArgumentError('body', 'must be { key } or { tag }');
+  });
   api.get('/caches', async (c) => c.json({ tables: cacheTableViews(await cacheTables(), options.cache), local: options.cache !== undefined }));
   app.route('/api', api);
   app.get('*', (c) => (new URL(c.req.url).pathname === `${routePath(c).replace(/\/\*$/, '')}/` ? page(c) : c.notFound()));

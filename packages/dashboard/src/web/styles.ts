@@ -20,6 +20,12 @@ button:hover { border-color: var(--accent); color: var(--accent); } button:disab
 .status { margin-left: auto; color: var(--muted); font-size: 12px; } .status.bad { color: var(--bad); }
 .paused { color: var(--bad); font-weight: 600; } .running { color: var(--ok); }
 nav { display: flex; gap: 6px; margin-bottom: 8px; } nav button.on { background: var(--accent); color: #fff; border-color: var(--accent); }
+nav a.tab { padding: 2px 10px; border: 1px solid var(--line); border-radius: 4px; color: inherit; } nav a.tab.on { background: var(--accent); color: #fff; border-color: var(--accent); }
+input[type=search] { font: inherit; padding: 2px 8px; border: 1px solid var(--line); border-radius: 4px; width: 320px; }
+#minutes { display: flex; align-items: flex-end; gap: 2px; height: 64px; margin-bottom: 6px; }
+.minute { display: flex; flex-direction: column-reverse; flex: 1 1 0; max-width: 10px; } .minute i { display: block; width: 100%; }
+.minute i.done { background: var(--ok); } .minute i.fail { background: var(--bad); }
+td.outcome.failed, td.outcome.stalled { color: var(--bad); } td.outcome.completed { color: var(--ok); }
 .bar { display: flex; gap: 8px; align-items: center; margin-bottom: 6px; } .bar span { color: var(--muted); font-size: 12px; }
 #detail { margin-top: 10px; border-top: 1px solid var(--line); padding-top: 8px; }
 #detail pre { background: #f1f3f5; padding: 8px; border-radius: 4px; max-height: 240px; overflow: auto; margin: 4px 0 8px; }

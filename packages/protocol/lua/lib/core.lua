@@ -25,7 +25,7 @@ local function vid(s)
 end
 
 local EMQ_JOB_SUBS = { [''] = true, [':lock'] = true, [':logs'] = true, [':dependencies'] = true,
-  [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true }
+  [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true, [':attempts'] = true }
 
 -- jkey(JR, id, sub): the job root plus a checked id plus an optional fixed sub-suffix.
 local function jkey(root, id, sub)
@@ -68,8 +68,9 @@ local function due_hint(wake, wait)
   redis.call('LTRIM', wake, 0, 63)
 end
 
--- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…).
+-- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…,
+-- [TS] the attempt history :attempts).
 local function wipe_job(root, id)
   redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
-    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'))
+    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'), jkey(root, id, ':attempts'))
 end

@@ -4,20 +4,21 @@
 -- enforced) and the rate limiter (meta.max jobs per meta.duration ms). The limiter key keeps the
 -- shape queue.md §9.4 asks of a writer: a STRING counter incremented once per claimed job, with
 -- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. The lane claims also
--- pass each lane's own rate limit (the grate hash), on top of the queue's. Needs events: the same
+-- pass each lane's own rate limit (the grate hash), on top of the queue's. Needs events and history: the same
 -- HMGET reads the queue's event settings, so a claim pays no second read of meta for them.
 
 local EMQ_GATE_META = false
 
 -- gate_read(meta): the gate fields, the event settings and the retention bounds of meta (fields 7-10:
 -- keep_completed_count, keep_completed_age, keep_failed_count, keep_failed_age; lib retain's
--- keep_of reads them), in one HMGET once per call (a script may read them early, before it settles,
+-- keep_of reads them) and [TS] the history settings (fields 11-12, seeded into lib history), in one HMGET once per call (a script may read them early, before it settles,
 -- and the claim reuses them: nothing it settles touches meta).
 local function gate_read(meta)
   if not EMQ_GATE_META then
     EMQ_GATE_META = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration', 'events', 'journal',
-      'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age')
+      'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age', 'history', 'minutes')
     ev_seed(EMQ_GATE_META[5], EMQ_GATE_META[6])
+    hist_seed(EMQ_GATE_META[11], EMQ_GATE_META[12])
   end
   return EMQ_GATE_META
 end

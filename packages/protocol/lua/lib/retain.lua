@@ -139,7 +139,7 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
     if parent == 'parent' then
       wipe_job(k.jobroot, id)
     else
-      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
+      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'), jkey(k.jobroot, id, ':attempts'))
     end
     return
   end

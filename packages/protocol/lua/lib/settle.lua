@@ -1,7 +1,7 @@
 -- @lib settle
 -- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
 -- of complete (queue.md §3.3) for a job that is not a flow child, retention and idempotency-key
--- release included. Needs core, events (opened by the script), lanes and retain.
+-- release included. Needs core, history, events (opened by the script), lanes and retain.
 
 -- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
 local function zrem_all(set, ids)
@@ -27,8 +27,9 @@ local function complete_held(k, first, publish, policy)
   -- already (complete_claim, with its gates) passes the policy and has seeded the events.
   if not policy then
     local m
-    policy, m = keep_read(k.meta, 'events', 'journal')
+    policy, m = keep_read(k.meta, 'events', 'journal', 'history', 'minutes')
     if publish then ev_seed(m[5], m[6]) end
+    hist_seed(m[7], m[8])
   end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes }
   for i = first, #ARGV, 3 do
@@ -53,6 +54,7 @@ local function complete_held(k, first, publish, policy)
           local result = ARGV[i + 2] or ''
           finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
           if publish then ev_completed(id, result) end
+          hist_completed(k.jobroot, id, ARGV[i + 1], policy)
           done = done + 1
           code = 1
         end
@@ -65,5 +67,6 @@ local function complete_held(k, first, publish, policy)
   if #flat > 0 and zrem_all(k.active, flat) < #flat then zrem_all(k.pending, flat) end
   retain_flush(ended, policy)
   if done > 0 then redis.call('HINCRBY', k.completed, 'count', done) end
+  per_minute(k.completed, done)
   return out
 end

@@ -74,7 +74,7 @@ describe('queueKeys fixed keys (protocol.md §3.2)', () => {
 describe('queueKeys parameterised keys', () => {
   it('builds the row and every job subkey', () => {
     expect(keys.job(job)).toBe('emq:{orders}:job:JOB0Nb1VTbfnu4');
-    const subs: readonly JobSub[] = ['lock', 'logs', 'dependencies', 'processed', 'failed', 'unsuccessful'];
+    const subs: readonly JobSub[] = ['lock', 'logs', 'dependencies', 'processed', 'failed', 'unsuccessful', 'attempts'];
     expect(subs.map((sub) => keys.jobSub(job, sub))).toEqual(subs.map((sub) => `emq:{orders}:job:JOB0Nb1VTbfnu4:${sub}`));
     expect(keys.jobSub(job, 'logs')).toBe('emq:{orders}:job:JOB0Nb1VTbfnu4:logs');
   });

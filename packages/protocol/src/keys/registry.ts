@@ -42,9 +42,10 @@ export type Metric = (typeof METRICS)[number];
 
 /**
  * The closed set of job subkeys. Scripts may root a key on `job:<id>` only with one of these
- * (protocol.md §6.1), so the parser accepts no others.
+ * (protocol.md §6.1), so the parser accepts no others. [TS] `attempts` is a job's attempt history
+ * (a LIST of records, see `parseAttempts`), written when the queue meta's `history` is set.
  */
-export const JOB_SUBS = ['lock', 'logs', 'dependencies', 'processed', 'failed', 'unsuccessful'] as const;
+export const JOB_SUBS = ['lock', 'logs', 'dependencies', 'processed', 'failed', 'unsuccessful', 'attempts'] as const;
 
 /** A job subkey suffix. */
 export type JobSub = (typeof JOB_SUBS)[number];

@@ -20,11 +20,31 @@ export interface EventsSettingsInput {
    * `null` to stop journaling (what the journal holds is kept).
    */
   readonly journal?: number | null;
+  /**
+   * [TS] Keep each job's last `history` attempts (start, end, outcome, error) in
+   * `emq:{q}:job:<id>:attempts`, deleted with the row; `null` stops recording (what was written stays
+   * with its row).
+   */
+  readonly history?: number | null;
+  /**
+   * [TS] Count completions and failed attempts per minute in the metrics hashes (fields `m:<minute>`),
+   * keeping this many minutes; `null` stops counting (old minutes age out).
+   */
+  readonly minutes?: number | null;
+}
+
+function setting(name: string, value: number | null | undefined, max: number): string {
+  if (value === null) return '0';
+  if (value === undefined) return '';
+  const n = whole(name, value, 1);
+  if (n > max) throw new InvalidArgumentError(name, `must be at most ${String(max)}`);
+  return String(n);
 }
 
 /**
  * `events_set` [TS]: sets the queue's lifecycle-event settings in meta (`events`, `journal`), which
- * every script that publishes reads in the same step as its state change.
+ * every script that publishes reads in the same step as its state change, and the operator's memory
+ * (`history`, `minutes`), read by the claims and settlements with the meta read they already do.
  */
 export function setEvents(input: EventsSettingsInput): Transition<void> {
   const chatty: unknown = input.chatty;
@@ -32,6 +52,9 @@ export function setEvents(input: EventsSettingsInput): Transition<void> {
   let journal = '';
   if (input.journal === null) journal = '0';
   else if (input.journal !== undefined) journal = String(whole('journal', input.journal, 1));
-  const call = bind(scripts().events_set, { scope: { q: input.queue }, args: { chatty: chatty === undefined ? '' : chatty ? '1' : '0', journal } });
+  const history = setting('history', input.history, 1000);
+  const minutes = setting('minutes', input.minutes, 7 * 24 * 60);
+  const restArgs = history === '' && minutes === '' ? [] : [history, minutes];
+  const call = bind(scripts().events_set, { scope: { q: input.queue }, args: { chatty: chatty === undefined ? '' : chatty ? '1' : '0', journal }, restArgs });
   return transition(call, () => undefined);
 }

@@ -87,6 +87,17 @@ export interface EventsSettings {
    * journaling (what the journal holds is kept).
    */
   readonly journal?: number | null;
+  /**
+   * [TS] Keep each job's last `history` attempts (1..1000; start, end, outcome, duration, error),
+   * read by `getAttempts`; `null` stops recording. Off by default: when on, a claim costs one more
+   * command per job and an attempt's end one or two.
+   */
+  readonly history?: number | null;
+  /**
+   * [TS] Count completions and failed attempts per minute, kept this many minutes (1..10080) in the
+   * metrics hashes, read by `getMinutes`; `null` stops counting.
+   */
+  readonly minutes?: number | null;
 }
 
 /** Sets the queue's lifecycle-event settings, which every writer of the queue follows at once. */

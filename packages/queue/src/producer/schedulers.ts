@@ -33,6 +33,10 @@ export interface SchedulerInfo<T> {
   readonly next: Date;
   /** Occurrences fired so far. */
   readonly count: number;
+  /** [TS] When the last occurrence fired (server clock), `undefined` before the first. */
+  readonly lastRunAt: Date | undefined;
+  /** [TS] The id of the job the last occurrence enqueued. */
+  readonly lastJob: string | undefined;
   readonly limit: number | undefined;
   readonly startAt: Date | undefined;
   readonly endAt: Date | undefined;
@@ -114,6 +118,8 @@ export async function getSchedulers<T>(ctx: QueueContext<T>): Promise<SchedulerI
       tz: r.tz,
       next: new Date(next),
       count: num(r.count) ?? 0,
+      lastRunAt: date(r.last_ms),
+      lastJob: r.last_job,
       limit: num(r.limit),
       startAt: date(r.start_ms),
       endAt: date(r.end_ms),

@@ -104,7 +104,7 @@ local function vid(s)
 end
 
 local EMQ_JOB_SUBS = { [''] = true, [':lock'] = true, [':logs'] = true, [':dependencies'] = true,
-  [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true }
+  [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true, [':attempts'] = true }
 
 -- jkey(JR, id, sub): the job root plus a checked id plus an optional fixed sub-suffix.
 local function jkey(root, id, sub)
@@ -147,10 +147,11 @@ local function due_hint(wake, wait)
   redis.call('LTRIM', wake, 0, 63)
 end
 
--- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…).
+-- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…,
+-- [TS] the attempt history :attempts).
 local function wipe_job(root, id)
   redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
-    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'))
+    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'), jkey(root, id, ':attempts'))
 end
 `,
   events: `-- @lib events
@@ -345,20 +346,21 @@ end
 -- enforced) and the rate limiter (meta.max jobs per meta.duration ms). The limiter key keeps the
 -- shape queue.md §9.4 asks of a writer: a STRING counter incremented once per claimed job, with
 -- PEXPIRE window set when the count starts, so rate_ttl reads it unchanged. The lane claims also
--- pass each lane's own rate limit (the grate hash), on top of the queue's. Needs events: the same
+-- pass each lane's own rate limit (the grate hash), on top of the queue's. Needs events and history: the same
 -- HMGET reads the queue's event settings, so a claim pays no second read of meta for them.
 
 local EMQ_GATE_META = false
 
 -- gate_read(meta): the gate fields, the event settings and the retention bounds of meta (fields 7-10:
 -- keep_completed_count, keep_completed_age, keep_failed_count, keep_failed_age; lib retain's
--- keep_of reads them), in one HMGET once per call (a script may read them early, before it settles,
+-- keep_of reads them) and [TS] the history settings (fields 11-12, seeded into lib history), in one HMGET once per call (a script may read them early, before it settles,
 -- and the claim reuses them: nothing it settles touches meta).
 local function gate_read(meta)
   if not EMQ_GATE_META then
     EMQ_GATE_META = redis.call('HMGET', meta, 'paused', 'concurrency', 'max', 'duration', 'events', 'journal',
-      'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age')
+      'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age', 'history', 'minutes')
     ev_seed(EMQ_GATE_META[5], EMQ_GATE_META[6])
+    hist_seed(EMQ_GATE_META[11], EMQ_GATE_META[12])
   end
   return EMQ_GATE_META
 end
@@ -432,6 +434,104 @@ local function lane_next(ring, grate)
     if room > 0 then return g, room, state end
   end
   return nil
+end
+`,
+  history: `-- @lib history
+-- @purpose [TS] The operator's memory of a queue: each job's attempt history (the flight recorder)
+-- and per-minute counts of completions and failures. Both are off until the queue meta asks, so a
+-- queue that did not ask pays no command for them. Needs core.
+--
+-- Settings, read from meta with the read a script already does (or one HMGET on a failure path):
+--   history  N > 0 keeps the last N attempts of each job in emq:{q}:job:<id>:attempts, a LIST of
+--            records, oldest first, deleted with the row (core wipe_job, lib retain):
+--              start  "<token>\\ts\\t<at>"                     a claim leased the job at server ms <at>
+--              end    "<token>\\te\\t<at>\\t<outcome>\\t<error>"  outcome: completed, retried, failed
+--                     (dead-lettered), stalled or delayed; error cut to HIST_ERROR_BYTES
+--            A start and its end pair by token; the list is trimmed at each start to the last N-1
+--            attempts plus the new one. A completion whose row is not kept records no end.
+--   minutes  M > 0 counts each completion in emq:{q}:metrics:completed and each failed attempt
+--            (retried or dead) in emq:{q}:metrics:failed under the field m:<epoch minute>, next to
+--            the spec's \`count\`; at a minute's first event, fields older than M minutes are dropped.
+
+local HIST_ERROR_BYTES = 1024
+local EMQ_HIST = { read = false, n = 0, minutes = 0, now = false }
+
+-- hist_now(): the server clock, read once per call (every record of a batch shares it).
+local function hist_now()
+  if not EMQ_HIST.now then EMQ_HIST.now = now_ms() end
+  return EMQ_HIST.now
+end
+
+-- hist_seed(history, minutes): the settings as a caller read them from meta.
+local function hist_seed(history, minutes)
+  EMQ_HIST.n = tonumber(history or '') or 0
+  EMQ_HIST.minutes = tonumber(minutes or '') or 0
+  EMQ_HIST.read = true
+end
+
+-- hist_read(meta): the settings, read once per call (one HMGET) when no caller seeded them.
+local function hist_read(meta)
+  if not EMQ_HIST.read then
+    local f = redis.call('HMGET', meta, 'history', 'minutes')
+    hist_seed(f[1], f[2])
+  end
+  return EMQ_HIST
+end
+
+-- hist_claimed(root, entries): a start record for each claim entry {id, payload, attempts, ...}.
+local function hist_claimed(root, entries)
+  local n = EMQ_HIST.n
+  if n <= 0 or #entries == 0 then return end
+  local at = string.format('%d', hist_now())
+  for _, e in ipairs(entries) do
+    local key = jkey(root, e[1], ':attempts')
+    if redis.call('RPUSH', key, e[3] .. '\\ts\\t' .. at) > 2 * n - 1 then
+      redis.call('LTRIM', key, 1 - 2 * n, -1)
+    end
+  end
+end
+
+-- hist_end(root, id, token, outcome, err): the end record of attempt \`token\` (nil: the row's
+-- current attempts) of job \`id\`, whose row must still exist.
+local function hist_end(root, id, token, outcome, err)
+  local n = EMQ_HIST.n
+  if n <= 0 or not vid(id) then return end
+  token = token or redis.call('HGET', jkey(root, id), 'attempts') or ''
+  err = err or ''
+  if #err > HIST_ERROR_BYTES then err = string.sub(err, 1, HIST_ERROR_BYTES) end
+  local key = jkey(root, id, ':attempts')
+  if redis.call('RPUSH', key, token .. '\\te\\t' .. string.format('%d', hist_now()) .. '\\t' .. outcome .. '\\t' .. err) > 2 * n then
+    redis.call('LTRIM', key, -2 * n, -1)
+  end
+end
+
+-- per_minute(metrics, count): counts \`count\` events in this minute's field of a metrics hash.
+local function per_minute(metrics, count)
+  local keep = EMQ_HIST.minutes
+  if keep <= 0 or count <= 0 then return end
+  local minute = math.floor(hist_now() / 60000)
+  if redis.call('HINCRBY', metrics, 'm:' .. minute, count) ~= count then return end
+  -- A minute's first event: drop what fell out of the window (at most once a minute per hash).
+  if redis.call('HLEN', metrics) <= keep + 1 then return end
+  for _, field in ipairs(redis.call('HKEYS', metrics)) do
+    local m = tonumber(string.match(field, '^m:(%d+)$') or '')
+    if m and m <= minute - keep then redis.call('HDEL', metrics, field) end
+  end
+end
+
+-- hist_settled(meta, root, id, token, outcome, err, metrics): an attempt's end off the success path
+-- (retried, failed, stalled, delayed): reads the settings if no caller did, records the end, and
+-- counts one failure in \`metrics\` when given (the failed-attempt counter).
+local function hist_settled(meta, root, id, token, outcome, err, metrics)
+  hist_read(meta)
+  hist_end(root, id, token, outcome, err)
+  if metrics then per_minute(metrics, 1) end
+end
+
+-- hist_completed(root, id, token, policy): a completion's end record, only where the row is kept
+-- (policy.ccount ~= 0; else the row and its history are already gone). Settings seeded by the caller.
+local function hist_completed(root, id, token, policy)
+  if policy.ccount ~= 0 then hist_end(root, id, token, 'completed', '') end
 end
 `,
   'lane-claim': `-- @lib lane-claim
@@ -841,7 +941,7 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
     if parent == 'parent' then
       wipe_job(k.jobroot, id)
     else
-      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'))
+      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'), jkey(k.jobroot, id, ':attempts'))
     end
     return
   end
@@ -895,7 +995,7 @@ end
   settle: `-- @lib settle
 -- @purpose [TS] Completing many held jobs in one step, each fenced on its own token with the effects
 -- of complete (queue.md §3.3) for a job that is not a flow child, retention and idempotency-key
--- release included. Needs core, events (opened by the script), lanes and retain.
+-- release included. Needs core, history, events (opened by the script), lanes and retain.
 
 -- zrem_all(set, ids): ZREM of every id, in slices well below Lua's unpack bound. Answers how many left.
 local function zrem_all(set, ids)
@@ -921,8 +1021,9 @@ local function complete_held(k, first, publish, policy)
   -- already (complete_claim, with its gates) passes the policy and has seeded the events.
   if not policy then
     local m
-    policy, m = keep_read(k.meta, 'events', 'journal')
+    policy, m = keep_read(k.meta, 'events', 'journal', 'history', 'minutes')
     if publish then ev_seed(m[5], m[6]) end
+    hist_seed(m[7], m[8])
   end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes }
   for i = first, #ARGV, 3 do
@@ -947,6 +1048,7 @@ local function complete_held(k, first, publish, policy)
           local result = ARGV[i + 2] or ''
           finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
           if publish then ev_completed(id, result) end
+          hist_completed(k.jobroot, id, ARGV[i + 1], policy)
           done = done + 1
           code = 1
         end
@@ -959,6 +1061,7 @@ local function complete_held(k, first, publish, policy)
   if #flat > 0 and zrem_all(k.active, flat) < #flat then zrem_all(k.pending, flat) end
   retain_flush(ended, policy)
   if done > 0 then redis.call('HINCRBY', k.completed, 'count', done) end
+  per_minute(k.completed, done)
   return out
 end
 `,
@@ -1209,7 +1312,7 @@ export type LuaScriptName =
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: '350f7da913f818485f6d257271f80805f937d7e1',
+    sha: 'dd9e2e00917743f783c91e3168d71fc35a9238a1',
     includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
@@ -1290,8 +1393,8 @@ return len
 `,
   },
   bclaim: {
-    sha: 'ecaba59aa6d172443999e7bf84462ca5877310a3',
-    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate'],
+    sha: '1d98f21d17a49898cf1a61fbec1b892292b2195d',
+    includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
 -- (queue.md §7). Each member gets its own token and is settled on its own.
@@ -1307,7 +1410,7 @@ return len
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
 -- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
--- @include core events retain expire lease gate
+-- @include core history events retain expire lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
 -- absent) in mint order;
@@ -1320,12 +1423,13 @@ if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
 local out = lease_pop(KEYS[2], KEYS[4], KEYS[1], room, tonumber(ARGV[1]), marker)
 gate_count(KEYS[5], window, #out)
+hist_claimed(KEYS[4], out)
 ev_claimed(KEYS[1], out)
 return out
 `,
   },
   cache_clear: {
-    sha: '749d9b3a904a0a991940e512728ac7525aa15156',
+    sha: 'df886033ec7dde1fb69ea36ca5aae9085400e242',
     includes: ['core'],
     body: `-- @script cache_clear
 -- @purpose [TS] Announce that a keyed namespace is cleared: every process drops L1 entries older than the
@@ -1339,7 +1443,7 @@ return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o
 `,
   },
   cache_delete: {
-    sha: '553abb59fccd624f9384d989991a7d56cf09a3f0',
+    sha: 'ff85dc4f44bfd801a11ef36ff602d4b6e640082e',
     includes: ['core'],
     body: `-- @script cache_delete
 -- @purpose [TS] Delete keyed cache entries and announce the delete on the coherence log, in one step.
@@ -1364,7 +1468,7 @@ return deleted
 `,
   },
   cache_expire: {
-    sha: '4b67bbee4ab223214aaf3228012161b708630ce1',
+    sha: '90c08479e1cf053546a5dead9d5a4e87a85279a5',
     includes: ['core'],
     body: `-- @script cache_expire
 -- @purpose [TS] Mark a keyed cache entry stale now but keep it for the namespace's grace (bentocache's
@@ -1399,7 +1503,7 @@ return 1
 `,
   },
   cache_pull: {
-    sha: '4f4c3cfdfbbed684f6d0f950f7761b7ea43e9c8e',
+    sha: 'f1f312b71c535f10a3e8ef0948a40a62724aaa50',
     includes: ['core'],
     body: `-- @script cache_pull
 -- @purpose [TS] Read a keyed cache entry and delete it in one step (bentocache's pull), announcing the
@@ -1423,7 +1527,7 @@ return frame
 `,
   },
   cache_read: {
-    sha: '83fa3dfc3b6d6b8fd2cd10df43822ed807338920',
+    sha: 'e98abf32db9f6ef3d9aee2c5c1f43c4286227a11',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
@@ -1454,7 +1558,7 @@ return {3, out or false, redis.call('PTTL', KEYS[2])}
 `,
   },
   cache_release: {
-    sha: '669cb968c1eafa057406a4c50c9baa7be5072ee4',
+    sha: '7316688ed4a27ff5f4f1a2b1e0dae23dfb8736d5',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
@@ -1473,7 +1577,7 @@ return 1
 `,
   },
   cache_tag_delete: {
-    sha: 'a319a0782be5e85975f715453462a3125d44da67',
+    sha: 'a436c798af8500a3a1724a234e1213e8ca0d4ae7',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
@@ -1508,7 +1612,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: '2b8a70574608510cf2a80fcd670e118d5f824fb3',
+    sha: '973633d6003478a0ccb7352cab1b0970aabc8bc2',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -1556,8 +1660,8 @@ return 1
 `,
   },
   claim: {
-    sha: '481fd75718ff735ebe22d09fdbc50734d4954374',
-    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate'],
+    sha: 'f63b93ef173ff9f1449a2ed9eaa8f16434264313',
+    includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
 -- in active (queue.md §3.1). A paused queue claims nothing; nor does one at its [TS] concurrency cap
@@ -1574,7 +1678,7 @@ return 1
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
 -- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
--- @include core events retain expire lease gate
+-- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
 -- are false, so the host needs no second read; the last six are the [TS] per-job options and the
@@ -1592,6 +1696,7 @@ while true do
   if #popped == 0 then return {} end
   local out = lease_popped(KEYS[2], KEYS[4], popped, lease, marker)
   if out[1] then
+    hist_claimed(KEYS[4], out)
     gate_count(KEYS[5], window, 1)
     ev_claimed(KEYS[1], out)
     return out[1]
@@ -1600,7 +1705,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '297230a6ec07965b464faea351bb84720c2a2816',
+    sha: 'f0a11fac1abb19d170a57034e7d1abb6b3a2a6ce',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1623,7 +1728,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: 'a6aed10757028304db57582ba72d86cfebd532eb',
+    sha: 'dbda8735bc8521130274536d14f10b79cd1b3655',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1649,7 +1754,7 @@ return n
 `,
   },
   coherence_drop: {
-    sha: '952ac8f46b7541433e7971523c03c19e01dd48ca',
+    sha: 'dec3baa6161ce249c91de03a9eaac43bf61f36b9',
     includes: ['core'],
     body: `-- @script coherence_drop
 -- @purpose Drop an L2 frame only when a coherence message names a strictly newer version, so a late,
@@ -1673,8 +1778,8 @@ return 0
 `,
   },
   complete: {
-    sha: '590da1783b273902c6319cf02d0cc09c3f472b92',
-    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
+    sha: 'cb3886929f95796042e68767e748450905a47704',
+    includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
 -- delete the row and count the completion (queue.md §3.3, §11.4, §11.5). [TS] The row's :lock and
@@ -1717,7 +1822,7 @@ return 0
 -- @args publish   optional "1" [TS]: publish {"event":"completed","job":id} on the events channel
 -- (and the journal, lib events), with "result" [TS] when there is one (without one, the event is the
 -- spec's, queue.md §12)
--- @include core events lanes fanin retain
+-- @include core history events lanes fanin retain
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
@@ -1748,11 +1853,14 @@ elseif mode == 'xq' then
 end
 
 -- One read of meta serves the retention policy and the event settings.
-local policy, m = keep_read(KEYS[15], 'events', 'journal')
+local policy, m = keep_read(KEYS[15], 'events', 'journal', 'history', 'minutes')
+hist_seed(m[7], m[8])
 local ended = { jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }
 finish_completed(ended, id, row, result, f[4], f[5], f[6], policy)
 retain_flush(ended, policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
+hist_completed(KEYS[13], id, attempts, policy)
+per_minute(KEYS[6], 1)
 ev_open(KEYS[14], KEYS[18], KEYS[15])
 ev_seed(m[5], m[6])
 if ARGV[7] == '1' then ev_completed(id, result) end
@@ -1761,8 +1869,8 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'ddfc09c73229d8e2f5ba7e1a15a51432a62022d2',
-    includes: ['core', 'events', 'lanes', 'retain', 'settle'],
+    sha: 'f9f579bd430b452003f4550b622e430a92bca4aa',
+    includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
 -- same effects as complete: a batch worker's successes cost one round trip instead of one each.
@@ -1790,7 +1898,7 @@ return 1
 -- @arg publish    "1" publishes (and journals) {"event":"completed","job":id} (with "result" when
 -- there is one) for each completed member, else ""
 -- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
--- @include core events lanes retain settle
+-- @include core history events lanes retain settle
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
   lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
@@ -1800,8 +1908,8 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'bf20a9c32c0b1a4ba3f475baff4bc211f9d59909',
-    includes: ['core', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
+    sha: 'c73a269674f769063ed1c67488e094117437860e',
+    includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
 -- complete_batch does (each fenced on its own token; a flow child answers -3 and is left for
@@ -1834,7 +1942,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
 -- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
--- @include core events lanes retain expire lease settle gate
+-- @include core history events lanes retain expire lease settle gate
 -- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
 -- -1 gone; -2 token mismatch; -3 a flow child), then the claimed jobs as bclaim answers them (the
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
@@ -1857,6 +1965,7 @@ if size > 0 then
   if room > 0 then
     claimed = lease_pop(KEYS[1], KEYS[12], KEYS[2], room, tonumber(ARGV[2]), tonumber(ARGV[4]))
     gate_count(KEYS[15], window, #claimed)
+    hist_claimed(KEYS[12], claimed)
     ev_claimed(KEYS[2], claimed)
   end
 end
@@ -1887,8 +1996,8 @@ return out
 `,
   },
   delay: {
-    sha: '2b476ad644f77fb5599fedf7051d8b971cf994db',
-    includes: ['core', 'events', 'lanes'],
+    sha: 'ad5262e27aa035191bb1ca4e7ec047596df5cbc7',
+    includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
 -- claim; attempts is kept (queue.md §8.3).
@@ -1910,7 +2019,7 @@ return out
 -- @arg mode       "in" (ms from server now) or "at" (absolute epoch ms)
 -- @arg ms         the delay or the time
 -- @args publish   optional "1" [TS]: publish \`delayed\` with \`runAt\` (epoch ms) in the same step
--- @include core events lanes
+-- @include core history events lanes
 -- @returns 1
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQSTALE job gone
@@ -1923,6 +2032,7 @@ local attempts = redis.call('HGET', row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE delay token mismatch') end
 if redis.call('ZREM', KEYS[1], id) == 0 then return redis.error_reply('EMQSTALE not active') end
+hist_settled(KEYS[12], KEYS[10], id, attempts, 'delayed', '', nil)
 local g = redis.call('HGET', row, 'group')
 if g and vid(g) then release(lb_at(4), gkey(KEYS[9], g), g) end
 local score = tonumber(ARGV[4])
@@ -1938,7 +2048,7 @@ return 1
 `,
   },
   drain: {
-    sha: 'eca9414f1d3ff7b7c5eb6aacdd49f0f1273aaebd',
+    sha: '39533b8f84090b560b1fdba8c033048c1700d09a',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2013,7 +2123,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '7aa03db5b57b110b05cabe7e77f3a30c89cd55ef',
+    sha: '68086558c10720012de2b596d79d29e0a1dc16d1',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -2142,7 +2252,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: '5c2ddc287c56a9941823f92751d5b5ac428be0e8',
+    sha: '8de55ead667fc8237503b4c789dd617f54ac8e2f',
     includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -2199,7 +2309,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: '539ad2dbd5513fce451e9fd2d5e426c15b87f551',
+    sha: 'd2bd0d6ddd363816c52ea53ea452ead9d42ee412',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -2272,18 +2382,23 @@ return out
 `,
   },
   events_set: {
-    sha: '0f48aad32b53df32e97bd7a551669a7d713ad195',
+    sha: '1b1d4f0a49769355450b70b7d063b2fcbda0f375',
     includes: [],
     body: `-- @script events_set
 -- @purpose [TS] Set the queue's lifecycle-event settings in meta, read by every script that publishes
 -- through lib events: \`events\` = "all" turns on the chatty events (waiting, active, drained), and
 -- \`journal\` = N > 0 appends every published event to emq:{q}:journal, trimmed MAXLEN ~ N. Turning
 -- the journal off keeps what it holds, so a reader can still catch up; trimming it to a smaller
--- bound happens here, at once, so the new bound holds before the next event.
+-- bound happens here, at once, so the new bound holds before the next event. [TS] The operator's
+-- memory (lib history): \`history\` = N > 0 keeps each job's last N attempts, \`minutes\` = M > 0 keeps
+-- per-minute completion and failure counts for M minutes; turning either off keeps what was written
+-- (a job's history goes with its row, minute fields age out of the window).
 -- @key meta       emq:{q}:meta
 -- @key journal    emq:{q}:journal
 -- @arg chatty     "" leaves it; "1" turns the chatty events on; "0" off
 -- @arg journal    "" leaves it; "0" turns the journal off; else its MAXLEN ~ bound
+-- @args settings   optional [TS]: history ("" leaves it; "0" off; else attempts kept per job), then
+-- minutes ("" leaves it; "0" off; else minutes of per-minute counts kept)
 -- @returns 1
 if ARGV[1] == '1' then
   redis.call('HSET', KEYS[1], 'events', 'all')
@@ -2296,11 +2411,19 @@ elseif ARGV[2] ~= '' then
   redis.call('HSET', KEYS[1], 'journal', ARGV[2])
   redis.call('XTRIM', KEYS[2], 'MAXLEN', '~', ARGV[2])
 end
+for i, field in ipairs({ 'history', 'minutes' }) do
+  local v = ARGV[2 + i]
+  if v == '0' then
+    redis.call('HDEL', KEYS[1], field)
+  elseif v and v ~= '' then
+    redis.call('HSET', KEYS[1], field, v)
+  end
+end
 return 1
 `,
   },
   extend_lock: {
-    sha: 'f28d9bdf8d339ad6365e3f8b71cf09f81553161d',
+    sha: '0df5c98f590a593ad531909bb3160fe30c7b02bd',
     includes: ['core'],
     body: `-- @script extend_lock
 -- @purpose Push a held job's lease deadline out; only the current holder may (queue.md §6.3).
@@ -2323,7 +2446,7 @@ return 1
 `,
   },
   extend_locks: {
-    sha: '005402e887933f69e69a59c7b6b2ba28102ae7bd',
+    sha: 'ec3399834035fb62104fb07763c861bba49ca9f6',
     includes: ['core'],
     body: `-- @script extend_locks
 -- @purpose Extend many leases under one server time, skipping each id that is gone, stale or no
@@ -2356,7 +2479,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '1b7bd63268bbf096deb4d6d5cea4aec05e1b9af7',
+    sha: 'f1742a5ff588c82ca796ff97e9100b3b579c3d04',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2386,7 +2509,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'dfad7af33379b19d2f72a1cb357f775990ca0fb4',
+    sha: '59b8a6a37a63613f01e7de1e492eb28ae149dd9a',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2503,8 +2626,8 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'dc80acb704f2da873c134e8ebfbd0007c4647311',
-    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
+    sha: '796060100e0ee6df897c4996a3f41361f7307e63',
+    includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
 -- all under one deadline, so the batch is homogeneous (queue.md §7). A paused queue claims nothing.
@@ -2527,7 +2650,7 @@ return 1
 -- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's \`size\`), scaled by
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
 -- absent, the whole claimable depth
--- @include core events retain expire lease gate lane-claim
+-- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
@@ -2548,12 +2671,13 @@ ev_open(KEYS[11], KEYS[12], KEYS[3])
 expire_open(KEYS[13], KEYS[3], KEYS[14])
 local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
 ev_active(out)
+hist_claimed(KEYS[6], out)
 return out
 `,
   },
   gclaim: {
-    sha: '12fb2907019a9f1b30adab3cf78a9cd31b10a769',
-    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate'],
+    sha: 'ed2bf72f3a6a0ab4f28b77bc8b45d4372f65b995',
+    includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
 -- Fairness is the rotation itself; a lane at its ceiling or left empty leaves the ring. A paused
@@ -2573,7 +2697,7 @@ return out
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events retain expire lease gate
+-- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
 -- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
 -- trace context; false when absent). [TS] Publishes \`active\` per claimed job when meta \`events\` =
@@ -2610,6 +2734,7 @@ while true do
     local act = redis.call('HINCRBY', KEYS[4], g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
     local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
+    hist_claimed(KEYS[6], { entry })
     ev_active({ entry })
     return entry
   end
@@ -2617,7 +2742,7 @@ end
 `,
   },
   gdrain: {
-    sha: 'a2cc4094c7f9268b814acbb5e358549fc6e59785',
+    sha: '9f4e30324fea2ebf4576aaafd417ff6dce4607c5',
     includes: ['core', 'tidy'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
@@ -2650,7 +2775,7 @@ return n + tidy_settle(tally, KEYS[4])
 `,
   },
   genqueue: {
-    sha: '3233c57fa9955735c44e1c59fc581d366cab4fab',
+    sha: '0aa29f108e59de3436634769996bb85b4e0aad19',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2692,7 +2817,7 @@ return 1
 `,
   },
   glimit: {
-    sha: '78eb7590e72d553509d3bda2bdf19e6105b959a6',
+    sha: '7c157dfa6dd590cf26a506cef24f11e5a134f047',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -2720,7 +2845,7 @@ return 1
 `,
   },
   gpause: {
-    sha: 'a79f58aeea90a8bd0da328048783a9b783462e0a',
+    sha: '313c8c1d7bf75af62c701e4b8fdd10eb5b342341',
     includes: ['core'],
     body: `-- @script gpause
 -- @purpose Take one lane out of rotation (queue.md §5.4); its backlog and in-flight work are untouched.
@@ -2738,7 +2863,7 @@ return 1
 `,
   },
   grate: {
-    sha: '9623b61593871d919c9fa4a1460dada104470982',
+    sha: 'e0c3d30a6cccc2303d94d3a8943486704ddb50e0',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -2767,7 +2892,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: 'd165553a779ecf57f7f7b35326826e33e4414142',
+    sha: '1fc02e48971fec74040f57c7e6a63de8e1d6e91a',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -2808,7 +2933,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: '91873c9e956045e7ec1f796f76b734155c4db04e',
+    sha: '8a8c71895566d524184fb0e8553ee12fa7fa6c27',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -2845,7 +2970,7 @@ return 1
 `,
   },
   gresume: {
-    sha: 'd5acdf924b1c05e94e17807c5e4c9766f560f067',
+    sha: '69204c679f280f2ad48ffe47f9de5866c79345d8',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -2868,8 +2993,8 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'aa7b75da68e650dfe6fa8b17e5050dd83c86489f',
-    includes: ['core', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
+    sha: '91a5f7d9dd1d04650e14e9d1f5140dd10128e055',
+    includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
 -- up, all under one deadline, never past its ceiling (queue.md §5.5). Weight shapes the share of
@@ -2890,7 +3015,7 @@ return 1
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
--- @include core events retain expire lease gate lane-claim
+-- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
@@ -2904,11 +3029,12 @@ ev_open(KEYS[11], KEYS[12], KEYS[3])
 expire_open(KEYS[13], KEYS[3], KEYS[14])
 local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
 ev_active(out)
+hist_claimed(KEYS[6], out)
 return out
 `,
   },
   gweight: {
-    sha: '437c85dce945c0cef2b662e07f7ff5026607fc45',
+    sha: 'cbea1fe984845fedf2fb6c352d07b221e7007215',
     includes: ['core'],
     body: `-- @script gweight
 -- @purpose Set a lane's weight, its share of service under gwclaim (queue.md §5.5). A weight never
@@ -2977,7 +3103,7 @@ return 0
 `,
   },
   lane_counts: {
-    sha: '6babd059aa6e0e049356a1f1a56886797ff77f9e',
+    sha: 'e19c57be4542bed0433b8d805a70596e8554b641',
     includes: ['core'],
     body: `-- @script lane_counts
 -- @purpose Read the depth of several lanes in one atomic step (queue.md §5.6).
@@ -2993,7 +3119,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '238574334c2ba8bd3cc25dd1e161a431164a4c94',
+    sha: 'a59a5fc455228cab3582ae50f3442caa668bdb32',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3107,7 +3233,7 @@ return 0
 `,
   },
   promote: {
-    sha: '97475d4e8d2810eaffaa4558b586ab41425d372c',
+    sha: '8a6307b6dc9fdaad560f3909f6bf9c9f55c386b7',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -3135,7 +3261,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   promote_next: {
-    sha: '0a5a2ccff2c3a07d462c2ef06d33b641f2b92699',
+    sha: '8bb593d7b9f6c58c51a88f9318194d3a8d295aee',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -3229,8 +3355,8 @@ return 0
 `,
   },
   reap: {
-    sha: 'ab3e2b81b551f8c37da5300b5b1a81164b46e26a',
-    includes: ['core', 'events', 'lanes'],
+    sha: 'ba2b690a56a90448e957af86cfb94b1c9c9fc0ff',
+    includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
 -- attempts kept, so the next claim mints the next token and the old holder is fenced out
@@ -3248,18 +3374,21 @@ return 0
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @arg limit      most leases to recover (default 100)
--- @include core events lanes
+-- @include core history events lanes
 -- @returns the number of jobs recovered; [TS] each publishes \`waiting\` when meta \`events\` = all
 local releasing = true -- an expired lease gives its lane slot back
 -- Meta is read only once a lease was recovered: the maintenance loop reaps on every tick, mostly
 -- finding nothing.
 ev_open(KEYS[10], KEYS[12], KEYS[11])
-local function waiting(id) ev_chatty('waiting', id) end
+local function waiting(id)
+  hist_settled(KEYS[11], KEYS[8], id, nil, 'stalled', 'lease lapsed', nil)
+  ev_chatty('waiting', id)
+end
 return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
 `,
   },
   remove_job: {
-    sha: 'a0ea5d83fd4b279f3a6d38f19e02253178c0fa0b',
+    sha: '6fc9ecd1b5a072fd6337f47b308dc987f60cb1e0',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3337,7 +3466,7 @@ return 1
 `,
   },
   repeat_advance: {
-    sha: '5649a8f017674fe19755a166102d2040ef6977cf',
+    sha: '285ae5599189fa9008b93122f7f261ad041530bc',
     includes: ['core'],
     body: `-- @script repeat_advance
 -- @purpose Move a repeat's next run one cadence past server now, or drop a name whose record a
@@ -3372,7 +3501,7 @@ return removed
 `,
   },
   repeat_due: {
-    sha: 'b2f062487efa7306d25988aa5f2981707924ff1c',
+    sha: '0d11da79f8a733f7c98248e105c398775ec84a20',
     includes: ['core'],
     body: `-- @script repeat_due
 -- @purpose List the repeat names whose next run is due by the server clock, oldest first [TS].
@@ -3384,7 +3513,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumb
 `,
   },
   repeat_register: {
-    sha: 'f5da1d313b307c8e0d5e81e2d9a6c6707019fab9',
+    sha: '2b1dcdb453e1cedaa59d121bb65343bd45cd8fdc',
     includes: ['core'],
     body: `-- @script repeat_register
 -- @purpose Register a repeating job under a name; an existing name is left exactly as it is
@@ -3404,7 +3533,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '3edca45d1911b992d5b8ea5c2595ecfc14f6fae6',
+    sha: '032d0c9ca1ab53639f16d86b2db70de494d62e19',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -3448,7 +3577,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: '21070704e8d12818a8ad93e9272894ba7c801e56',
+    sha: '373f4d26ef78614c7236e9f5e2fee6cdd0cecd41',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -3522,8 +3651,8 @@ return 1
 `,
   },
   retry: {
-    sha: 'a3d2454d8f8143a4ed5a944203c70b6eb726d3cc',
-    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
+    sha: 'c09ac98ea48ea838f5bbfa5ccc767bec3e8bd2e5',
+    includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
 -- at the attempt cap, dead-letter it and run its flow failure arm (queue.md §4.1, §11.6). [TS] The
@@ -3564,7 +3693,7 @@ return 1
 -- @arg parent_id  the parent's id, or ""
 -- @arg parent_queue  the parent's queue, or ""
 -- @args publish   optional "1" [TS]: publish \`failed\` with its \`outcome\` (scheduled or dead) in the same step
--- @include core events lanes fanin retain
+-- @include core history events lanes fanin retain
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
@@ -3583,6 +3712,7 @@ redis.call('ZREM', KEYS[3], id)
 redis.call('ZREM', KEYS[4], id)
 redis.call('DEL', jkey(KEYS[13], id, ':lock'))
 redis.call('HSET', row, 'last_error', ARGV[5])
+hist_settled(KEYS[14], KEYS[13], id, attempts, tonumber(attempts) < tonumber(ARGV[4]) and 'retried' or 'failed', ARGV[5], KEYS[6])
 
 if tonumber(attempts) < tonumber(ARGV[4]) then
   redis.call('HSET', row, 'state', 'scheduled')
@@ -3631,7 +3761,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: '1ad3a4cc61a5181348fa6c25f4f54050e5bb5b90',
+    sha: '8dd62788cb1ff70500f9604ce15b552cab20e496',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -3679,7 +3809,7 @@ return moved
 `,
   },
   schedule: {
-    sha: 'ca3affc3a406af8312cff20c029e9b4e00a707fb',
+    sha: '7d9c612ac841aa8d7b551e67f383e88387b78e6a',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3718,7 +3848,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: 'e3ec181639216e5ca846dbe39f66dabf41421ccb',
+    sha: '0256e359a1f21d1a5d23198e558dd2c131a91ae7',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3769,7 +3899,7 @@ return { 1, ARGV[1] }
 `,
   },
   scheduler_due: {
-    sha: '6af9bc2bb0351f93145be90ac224803474e2d8c3',
+    sha: 'e87bbc895fc15f7ab94888e2cf8ec0eda1ecc023',
     includes: ['core'],
     body: `-- @script scheduler_due
 -- @purpose [TS] The due schedulers with the occurrence each is due for (queue.md §10.1 \`due\`, with
@@ -3783,7 +3913,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIM
 `,
   },
   scheduler_fire: {
-    sha: '4633a9f18b03cb1f54c7b2594c026eea362789b4',
+    sha: 'dcf47dbb0bda6ed79d950a22cd2f0826f282b656',
     includes: ['core'],
     body: `-- @script scheduler_fire
 -- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
@@ -3791,7 +3921,8 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIM
 -- id, count the run, and move the name to its next occurrence, or retire it once its window or run
 -- limit is spent. A pump that lost the race to another process changes nothing, so an occurrence is
 -- enqueued once however many pumps run. A missed stretch (downtime) fires once, then the next
--- occurrence after now: no burst.
+-- occurrence after now: no burst. [TS] The job's row names its scheduler (\`scheduler\`), and the
+-- record keeps the last run (\`last_ms\`, \`last_job\`), so an operator can go from one to the other.
 -- @key repeat     emq:{q}:repeat
 -- @key record     emq:{q}:repeat:<name>
 -- @key row        emq:{q}:job:<id>
@@ -3824,12 +3955,13 @@ if (ends and now > ends) or (limit and count >= limit) then
   return 0
 end
 if redis.call('EXISTS', KEYS[3]) == 0 then
-  redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', '0', 'payload', template)
+  redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', ARGV[1])
   redis.call('ZADD', KEYS[4], 0, ARGV[3])
   redis.call('LPUSH', KEYS[5], '1')
   redis.call('LTRIM', KEYS[5], 0, 63)
 end
 count = redis.call('HINCRBY', KEYS[2], 'count', 1)
+redis.call('HSET', KEYS[2], 'last_ms', now, 'last_job', ARGV[3])
 local next_at = tonumber(ARGV[4])
 if every then next_at = now + every end
 if not next_at or (limit and count >= limit) or (ends and next_at > ends) then
@@ -3841,7 +3973,7 @@ return 1
 `,
   },
   scheduler_upsert: {
-    sha: '475a401527a0856a6a613653316a77edfc06238f',
+    sha: '802f92005630b82b302be11dd9a561e83f93bf1e',
     includes: ['core'],
     body: `-- @script scheduler_upsert
 -- @purpose [TS] Create or update a job scheduler under a repeat name (queue.md §10.1 extended): an
@@ -3886,7 +4018,7 @@ return 1
 `,
   },
   state_lookup: {
-    sha: '4ed5bf5714b470d9840d5cb5b0bf9443a77e5128',
+    sha: 'c2b32bd616b5cc963ca030fa6a2e6ae8ca8e2664',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
@@ -4305,8 +4437,8 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: 'e4e4e65426bf5dea85d22356b6264a247ca5fe3b',
-    includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
+    sha: '1117b9d955a076b25a9e42690a25bca7f8da3f5f',
+    includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
 -- the job is dead-lettered with last_error "stalled" (queue.md §6.2). [TS] A flow child that dies
@@ -4337,7 +4469,7 @@ return n
 -- queue leaves a fail entry for it
 -- @arg max_stalled  lapses that kill a job (default 1)
 -- @arg limit      most leases to examine (default 100)
--- @include core events lanes fanin retain
+-- @include core history events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as \`stalled\` with its \`outcome\`
 -- (recovered or dead) in the same step, and each dead one then as \`failed\` ({outcome: dead,
 -- error: stalled} [TS])
@@ -4385,6 +4517,7 @@ for _, id in ipairs(expired) do
     local row = jkey(KEYS[10], id)
     if redis.call('EXISTS', row) == 1 then
       local stalled = redis.call('HINCRBY', row, 'stalled', 1)
+      hist_settled(KEYS[13], KEYS[10], id, nil, 'stalled', 'lease lapsed', stalled >= max_stalled and KEYS[4] or nil)
       local g = redis.call('HGET', row, 'group')
       local lane = nil
       if g and vid(g) then
@@ -4475,7 +4608,7 @@ return 1
 `,
   },
   wait_children: {
-    sha: 'ba2304b2603e4d20fdd665de4a25d826095756cf',
+    sha: '5d5737e815fb6cb98c3542c7b94655d34ebbbbf6',
     includes: ['core'],
     body: `-- @script wait_children
 -- @purpose [TS] A step job waits for the children it added (BullMQ's moveToWaitingChildren): fenced
@@ -4515,7 +4648,7 @@ return open
 `,
   },
   worker_beat: {
-    sha: '6993d89e06d1bb11e259e4a4e0de8ae377614749',
+    sha: '5a4d88678151ddcc1bfde6d61daeccaad960ca12',
     includes: ['core'],
     body: `-- @script worker_beat
 -- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
@@ -4556,7 +4689,7 @@ return redis.call('ZREM', KEYS[1], ARGV[1])
 `,
   },
   worker_list: {
-    sha: 'b76b81466254fa24c6fdfbb636207ace6112b701',
+    sha: '3e828626a9cc0c4c3cd07fd3eada9d19c00e205f',
     includes: ['core'],
     body: `-- @script worker_list
 -- @purpose [TS] Read the live entries of the queue's worker registry under the server's clock: an
