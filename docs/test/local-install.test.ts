@@ -51,7 +51,7 @@ describe('pnpm local-install (before the first publish)', () => {
     } catch (error) {
       stderr = (error as { stderr: string }).stderr;
     }
-    expect(stderr).toContain('no published package @echo/queu (known: bus, cache, cli, conformance, dashboard, otel, protocol, queue, testkit)');
+    expect(stderr).toContain('no published package @echo/queu (known: bullmq, bus, cache, cli, conformance, dashboard, otel, protocol, queue, testkit)');
     expect(existsSync(join(app, 'vendor'))).toBe(false);
   });
 });
