@@ -40,7 +40,7 @@ const checkProducerOptions = strictOptions('FlowProducer options', { known: ['co
 const checkFlowJob = strictOptions('flow job', { known: ['name', 'queueName', 'data', 'opts', 'children'], hints: { prefix: "Echo's keys are emq:{name}:…, with no prefix" } });
 
 /** Options a flow node may carry: the rest of the job options are not in Echo's flow admission. */
-const FLOW_OPTIONS = new Set(['backoff', 'failParentOnFailure', 'ignoreDependencyOnFailure']);
+const FLOW_OPTIONS = new Set(['backoff', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure']);
 
 /**
  * BullMQ's `FlowProducer`: adds a parent and its children (across queues) in one step; the parent
@@ -97,6 +97,7 @@ export class FlowProducer extends EventEmitter {
         ...(kids.length === 0 ? {} : { children: kids.map((k) => k.spec) }),
         ...(opts.failParentOnFailure === undefined ? {} : { failParentOnFailure: opts.failParentOnFailure }),
         ...(opts.ignoreDependencyOnFailure === undefined ? {} : { ignoreDependencyOnFailure: opts.ignoreDependencyOnFailure }),
+        ...(opts.continueParentOnFailure === undefined ? {} : { continueParentOnFailure: opts.continueParentOnFailure }),
       },
       envelopes: { envelope: payload, flow, children: kids.map((k) => k.envelopes) },
     };
@@ -138,7 +139,7 @@ function check(flow: FlowJob, child: boolean): void {
       throw new NotSupportedError(`flow job option ${key}`, "Echo's flow admission takes a child's failure policy and backoff; other options are set per queue or by Queue.add");
     }
   }
-  if (!child && (opts.failParentOnFailure !== undefined || opts.ignoreDependencyOnFailure !== undefined)) {
-    throw new InvalidArgumentError('flow.opts', 'failParentOnFailure and ignoreDependencyOnFailure apply to children');
+  if (!child && (opts.failParentOnFailure !== undefined || opts.ignoreDependencyOnFailure !== undefined || opts.continueParentOnFailure !== undefined)) {
+    throw new InvalidArgumentError('flow.opts', 'failParentOnFailure, ignoreDependencyOnFailure and continueParentOnFailure apply to children');
   }
 }

@@ -41,6 +41,10 @@ export interface DeduplicationOptions {
   readonly id: string;
   /** Hold the id this many ms, instead of until the job ends. */
   readonly ttl?: number;
+  /** Each duplicate restarts the `ttl` window (needs `ttl`). */
+  readonly extend?: boolean;
+  /** Each duplicate gives the kept job its data while the job still waits. */
+  readonly replace?: boolean;
 }
 
 /** The options of `queue.add`, as BullMQ names them. */
@@ -63,9 +67,9 @@ export interface JobsOptions {
   readonly repeat?: RepeatOptions;
   /** Drop the add while a job with this deduplication id lives. */
   readonly deduplication?: DeduplicationOptions;
-  /** Not supported: Echo claims FIFO within a priority. */
+  /** Claimed before every job already waiting at its priority (newest first). */
   readonly lifo?: boolean;
-  /** Not supported: the creation time is the producer's clock. */
+  /** The job's creation time as the app sees it (epoch ms), for imports; default the time of the add. */
   readonly timestamp?: number;
   /** Not supported here: add children through `FlowProducer`. */
   readonly parent?: { readonly id: string; readonly queue: string };
@@ -81,19 +85,16 @@ export interface JobsOptions {
   readonly ignoreDependencyOnFailure?: boolean;
   /** Not supported: see `ignoreDependencyOnFailure`. */
   readonly removeDependencyOnFailure?: boolean;
-  /** Not supported: see `failParentOnFailure`. */
+  /** Flow failure options: read by `FlowProducer` only (the parent runs at once when this child fails). */
   readonly continueParentOnFailure?: boolean;
 }
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
-  lifo: "Echo claims FIFO within a priority; a LIFO claim is not in the queue's scripts yet",
-  timestamp: 'the creation time is taken when the job is added',
   keepLogs: "logs are bounded by the queue's own log bound",
   stackTraceLimit: 'the failure text is kept whole',
   sizeLimit: 'payloads are capped per queue (1 MiB by default), not per job',
   removeDependencyOnFailure: 'Echo keeps or fails the parent (failParentOnFailure, ignoreDependencyOnFailure)',
-  continueParentOnFailure: 'Echo keeps or fails the parent (failParentOnFailure, ignoreDependencyOnFailure)',
-  debounce: 'debounce mode is not in the queue yet; deduplication { id, ttl } is',
+  debounce: "BullMQ's older debounce option is deduplication: { id, ttl, extend: true, replace: true }",
   parent: 'add children through FlowProducer.add',
   telemetry: 'tracing comes through @echo/otel',
 };
@@ -101,15 +102,12 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 const checkJobOptions = strictOptions('job options', {
   known: [
     'jobId', 'delay', 'priority', 'attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'repeat', 'deduplication',
-    'failParentOnFailure', 'ignoreDependencyOnFailure', ...Object.keys(UNSUPPORTED),
+    'lifo', 'timestamp', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', ...Object.keys(UNSUPPORTED),
   ],
   hints: { delayMs: 'BullMQ spelling here: delay (ms)', key: 'BullMQ spelling here: jobId', dedupId: 'BullMQ spelling here: deduplication: { id }' },
 });
 const checkBackoff = strictOptions('job options.backoff', { known: ['type', 'delay', 'jitter'] });
-const checkDedup = strictOptions('job options.deduplication', {
-  known: ['id', 'ttl'],
-  hints: { extend: 'debounce mode (extend) is not supported yet', replace: 'debounce mode (replace) is not supported yet' },
-});
+const checkDedup = strictOptions('job options.deduplication', { known: ['id', 'ttl', 'extend', 'replace'] });
 const checkKeep = strictOptions('job options.removeOnComplete', { known: ['age', 'count'] });
 
 /** BullMQ's highest priority number; Echo's own range is the same width, higher first. */
@@ -119,13 +117,14 @@ export const MAX_PRIORITY = 2_097_152;
 export function checkOptions(options: JobsOptions, flowChild = false): void {
   checkJobOptions(options);
   for (const name of Object.keys(UNSUPPORTED)) {
-    if ((options as Record<string, unknown>)[name] !== undefined && !(name === 'lifo' && options.lifo === false)) {
+    if ((options as Record<string, unknown>)[name] !== undefined) {
       throw new NotSupportedError(`job option ${name}`, UNSUPPORTED[name] ?? '');
     }
   }
-  if (!flowChild && (options.failParentOnFailure !== undefined || options.ignoreDependencyOnFailure !== undefined)) {
+  if (!flowChild && (options.failParentOnFailure !== undefined || options.ignoreDependencyOnFailure !== undefined || options.continueParentOnFailure !== undefined)) {
     throw new NotSupportedError('job option failParentOnFailure', 'it applies to flow children: add them through FlowProducer');
   }
+  if (options.timestamp !== undefined && (!Number.isSafeInteger(options.timestamp) || options.timestamp < 0)) throw new InvalidArgumentError('timestamp', 'must be epoch ms, an integer >= 0');
   if (options.jobId !== undefined && (typeof options.jobId !== 'string' || options.jobId === '')) throw new InvalidArgumentError('jobId', 'must be a non-empty string');
   if (options.priority !== undefined && (!Number.isSafeInteger(options.priority) || options.priority < 0 || options.priority > MAX_PRIORITY)) {
     throw new InvalidArgumentError('priority', `must be an integer from 0 to ${String(MAX_PRIORITY)}`);
@@ -168,9 +167,16 @@ export function enqueueOptions(options: JobsOptions): EnqueueOptions {
   if (options.delay !== undefined && options.delay > 0) out.delayMs = Math.round(options.delay);
   if (options.priority !== undefined && options.priority > 0) out.priority = -options.priority;
   if (options.attempts !== undefined) out.attempts = options.attempts;
+  if (options.lifo === true) out.lifo = true;
+  if (options.timestamp !== undefined) out.timestamp = options.timestamp;
   if (options.deduplication !== undefined) {
-    out.dedupId = keyOfJobId(options.deduplication.id);
-    if (options.deduplication.ttl !== undefined) out.dedupTtlMs = options.deduplication.ttl;
+    const { id, ttl, extend, replace } = options.deduplication;
+    out.dedupId = keyOfJobId(id);
+    if (ttl !== undefined) out.dedupTtlMs = ttl;
+    // BullMQ's extend restarts the window on each duplicate, replace gives the waiting job the new
+    // data; both together are its debounce.
+    if (extend === true) out.dedupMode = replace === true ? 'debounce' : 'extend';
+    else if (replace === true) out.dedupMode = 'replace';
   }
   if (out.key !== undefined && out.dedupId !== undefined) {
     throw new NotSupportedError('jobId with deduplication', 'a job id is itself a deduplication key here; use one of them');

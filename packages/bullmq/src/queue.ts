@@ -367,7 +367,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
 /** The stored payload of a job. */
 export function makeEnvelope(name: string, data: unknown, opts: JobsOptions): Envelope {
   const o = storedOptions(opts);
-  return { n: name, d: data, t: Date.now(), ...(opts.jobId === undefined ? {} : { i: opts.jobId }), ...(o === undefined ? {} : { o }) };
+  return { n: name, d: data, t: opts.timestamp ?? Date.now(), ...(opts.jobId === undefined ? {} : { i: opts.jobId }), ...(o === undefined ? {} : { o }) };
 }
 
 async function byEchoId(queue: EchoQueue<Envelope>, id: string): Promise<Awaited<ReturnType<EchoQueue<Envelope>['getJob']>>> {

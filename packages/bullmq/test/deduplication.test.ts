@@ -34,9 +34,21 @@ describe('guide: deduplication', () => {
     expect(b.id).toBe(a.id);
   });
 
-  it('debounce mode (extend, replace) is refused with NotSupportedError, and nothing is added', async () => {
+  it('debounce mode (extend + replace): each add keeps the one delayed job, with the latest data, and restarts its wait', async () => {
+    const name = queueName();
+    const myQueue = closing(new Queue(name, { connection }));
+    const first = await myQueue.add('house1', { color: 'white 1' }, { deduplication: { id: 'customValue', ttl: 5000, extend: true, replace: true }, delay: 400 });
+    const second = await myQueue.add('house1', { color: 'white 2' }, { deduplication: { id: 'customValue', ttl: 5000, extend: true, replace: true }, delay: 400 });
+    expect(second.id).toBe(first.id);
+    expect(await myQueue.getDelayedCount()).toBe(1);
+    const seen: unknown[] = [];
+    const worker = closing(new Worker(name, async (job) => { seen.push(job.data); }, { connection }));
+    await nextEvent(worker, 'completed');
+    expect(seen).toEqual([{ color: 'white 2' }]);
+  });
+
+  it('removeDeduplicationKey is refused with NotSupportedError, and nothing is added', async () => {
     const myQueue = closing(new Queue(queueName(), { connection }));
-    await expect(myQueue.add('house1', { color: 'white 1' }, { deduplication: { id: 'customValue', ttl: 5000, extend: true, replace: true } as never, delay: 5000 })).rejects.toThrow(/extend/);
     await expect(myQueue.removeDeduplicationKey('customValue')).rejects.toBeInstanceOf(NotSupportedError);
     expect(await myQueue.count()).toBe(0);
   });

@@ -58,6 +58,28 @@ describe('guide: flows', () => {
     expect(await topQueue.getFailedCount()).toBe(1);
   });
 
+  it('continueParentOnFailure: a failing child lets its parent run at once, while a sibling is still open', async () => {
+    const top = queueName('top');
+    const kids = queueName('kids');
+    const slow = queueName('slow');
+    const flow = closing(new FlowProducer({ connection }));
+    const tree = await flow.add({
+      name: 'root-job',
+      queueName: top,
+      data: {},
+      children: [
+        { name: 'child-job', data: { idx: 0 }, queueName: kids, opts: { continueParentOnFailure: true } },
+        { name: 'never-run', data: { idx: 1 }, queueName: slow },
+      ],
+    });
+    closing(new Worker(kids, async () => { throw new Error('child broke'); }, { connection }));
+    const parentRan = new Promise<string>((resolve) => {
+      closing(new Worker(top, async (job) => { resolve(job.name); return 'ran'; }, { connection }));
+    });
+    expect(await parentRan).toBe('root-job');
+    expect(tree.job.name).toBe('root-job');
+  });
+
   it('options the flow admission cannot carry are refused before anything is added', async () => {
     const name = queueName();
     const flow = closing(new FlowProducer({ connection }));

@@ -20,6 +20,21 @@ describe('guide: prioritized jobs', () => {
     expect(order).toEqual(['white', 'brown', 'grey', 'blue', 'pink']);
   });
 
+  it('lifo: a job added with lifo runs before the jobs already waiting (newest first); timestamp is the one given', async () => {
+    const name = queueName();
+    const myQueue = closing(new Queue(name, { connection }));
+    await myQueue.add('wall', { color: 'pink' });
+    await myQueue.add('wall', { color: 'brown' });
+    await myQueue.add('wall', { color: 'blue' }, { lifo: true });
+    const imported = await myQueue.add('wall', { color: 'white' }, { lifo: true, timestamp: 1_700_000_000_000 });
+    expect(imported.timestamp).toBe(1_700_000_000_000);
+    expect((await myQueue.getJob(imported.id))?.timestamp).toBe(1_700_000_000_000);
+    const order: string[] = [];
+    const worker = closing(new Worker(name, async (job) => { order.push((job.data as { color: string }).color); }, { connection }));
+    await nextEvent(worker, 'drained');
+    expect(order).toEqual(['white', 'blue', 'pink', 'brown']);
+  });
+
   it('getPrioritized and getWaiting list the pending jobs apart', async () => {
     const queue = closing(new Queue(queueName(), { connection }));
     const a = await queue.add('wall', { color: 'pink' }, { priority: 10 });

@@ -31,7 +31,7 @@ const unknownRows: Row[] = [
   { where: 'add', key: 'dedupId', hint: /deduplication/, call: (n) => closing(new Queue(n, { connection })).add('j', {}, { dedupId: 'd' } as never) },
   { where: 'add', key: 'priorty', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { priorty: 1 } as never) },
   { where: 'add backoff', key: 'kind', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { attempts: 2, backoff: { type: 'fixed', kind: 1 } } as never) },
-  { where: 'add deduplication', key: 'extend', hint: /debounce/, call: (n) => closing(new Queue(n, { connection })).add('j', {}, { deduplication: { id: 'd', extend: true } } as never) },
+  { where: 'add deduplication', key: 'mode', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { deduplication: { id: 'd', mode: 'debounce' } } as never) },
   { where: 'add repeat', key: 'immediately', hint: /not supported/, call: (n) => closing(new Queue(n, { connection })).add('j', {}, { repeat: { every: 1000, immediately: true } } as never) },
   { where: 'addBulk', key: 'delayMs', hint: /delay/, call: (n) => closing(new Queue(n, { connection })).addBulk([{ name: 'j', data: {}, opts: { delayMs: 1 } as never }]) },
   { where: 'upsertJobScheduler', key: 'cron', hint: /pattern/, call: (n) => closing(new Queue(n, { connection })).upsertJobScheduler('s', { cron: '* * * * *' } as never) },
@@ -48,8 +48,8 @@ const unknownRows: Row[] = [
 ];
 
 const unsupportedRows: Row[] = [
-  { where: 'add', key: 'lifo', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { lifo: true }) },
-  { where: 'add', key: 'timestamp', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { timestamp: 1 }) },
+  { where: 'add', key: 'keepLogs', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { keepLogs: 10 }) },
+  { where: 'add', key: 'sizeLimit', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { sizeLimit: 1024 }) },
   { where: 'add', key: 'parent', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { parent: { id: 'p', queue: 'q' } }) },
   { where: 'Queue options', key: 'prefix', call: async (n) => new Queue(n, { connection, prefix: 'bull' }) },
   { where: 'Worker options', key: 'useWorkerThreads', call: async (n) => new Worker(n, async () => 1, { connection, useWorkerThreads: true } as never) },
