@@ -188,18 +188,18 @@ for pillar in "${PILLARS[@]}"; do
   install "$dir" pnpm add "$(tgz protocol)" "$(tgz "$pillar")" &
   apps+=("$dir"); pids+=($!)
 done
-# The tools: the dashboard alone (with the protocol and queue it depends on), the CLI alone (with
-# those and the dashboard).
+# The tools: the dashboard alone (with the protocol, queue, bus and cache it depends on), the CLI
+# alone (with those and the dashboard).
 dir="$work/apps/npm-dashboard"
 make_app "$dir" dashboard.ts
-install "$dir" npm install --no-package-lock "$(tgz protocol)" "$(tgz queue)" "$(tgz dashboard)" &
+install "$dir" npm install --no-package-lock "$(tgz protocol)" "$(tgz queue)" "$(tgz bus)" "$(tgz cache)" "$(tgz dashboard)" &
 apps+=("$dir"); pids+=($!)
 # The BullMQ face alone, with the queue and the protocol under it.
 dir="$work/apps/npm-bullmq"
 make_app "$dir" bullmq.ts
 install "$dir" npm install --no-package-lock "$(tgz protocol)" "$(tgz queue)" "$(tgz bullmq)" &
 apps+=("$dir"); pids+=($!)
-cli_deps=(protocol queue dashboard)
+cli_deps=(protocol queue bus cache dashboard)
 dir="$work/apps/npm-cli"
 mkdir -p "$dir"
 cp "$root/scripts/release-check/require-all.cjs" "$dir/require-all.cjs"
