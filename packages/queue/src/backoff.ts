@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions, type OptionCheck } from '@echo/protocol';
 
 /**
  * A retry delay curve (queue.md §4.2). The wire takes a literal delay; the curve lives above it.
@@ -87,4 +87,30 @@ export function checkCurve(policy: Backoff): void {
     }
     if (!Number.isSafeInteger(delay) || delay < 0) throw new InvalidArgumentError('backoff', 'must produce whole, non-negative delays');
   }
+}
+
+const CURVE_HINTS = {
+  delay: "BullMQ's backoff { type, delay } is fixed(ms) or exponential(base, cap) here (import them from @echo/queue)",
+  jitter: 'jitter is jitter(fixed(ms)) or jitter(exponential(base, cap)) here',
+};
+/** The keys of each curve, by its `type`; a curve of no known type is checked against all of them. */
+const curveChecks: Readonly<Record<string, OptionCheck>> = {
+  fixed: strictOptions('backoff', { known: ['type', 'ms'], hints: CURVE_HINTS }),
+  exponential: strictOptions('backoff', { known: ['type', 'base', 'cap'], hints: CURVE_HINTS }),
+  jitter: strictOptions('backoff', { known: ['type', 'inner'], hints: CURVE_HINTS }),
+};
+const anyCurve = strictOptions('backoff', { known: ['type', 'ms', 'base', 'cap', 'inner'], hints: CURVE_HINTS });
+
+/**
+ * Refuses a key a backoff curve object does not have (BullMQ's `{ type, delay }` among them), inner
+ * curves included, with `UnknownOptionError`. Anything but an object (a backoff function on a
+ * worker) is left to its own check.
+ */
+export function checkCurveKeys(policy: unknown): void {
+  if (typeof policy !== 'object' || policy === null) return;
+  const type = (policy as { type?: unknown }).type;
+  const check = typeof type === 'string' && Object.hasOwn(curveChecks, type) ? curveChecks[type] : anyCurve;
+  check?.(policy);
+  const inner = (policy as { inner?: unknown }).inner;
+  if (inner !== undefined) checkCurveKeys(inner);
 }

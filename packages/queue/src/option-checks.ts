@@ -1,4 +1,5 @@
 import { InvalidArgumentError, isBrandedId, MalformedIdError, strictOptions, UnknownOptionError } from '@echo/protocol';
+import { checkCurveKeys } from './backoff.js';
 
 /*
  * The option shapes of the queue's public entry points, each checked once per call before anything
@@ -80,17 +81,10 @@ const checkLaneFlat = strictOptions('enqueueInLane options', {
   hints: { ...JOB_HINTS, delayMs: 'a lane job runs when its lane is served: delayMs is not an option of enqueueInLane', priority: 'lanes ignore priority: a lane job is served by the rotation', lifo: 'lifo is not an option of enqueueInLane: a lane serves its jobs in admission order' },
 });
 
-const checkBackoffShape = strictOptions('backoff', {
-  known: ['type', 'ms', 'base', 'cap', 'inner'],
-  hints: { delay: "BullMQ's backoff { type, delay } is fixed(ms) or exponential(base, cap) here (import them from @echo/queue)", jitter: 'jitter is jitter(fixed(ms)) or jitter(exponential(base, cap)) here' },
-});
-
 function checkBackoff(backoff: unknown): void {
   if (backoff === undefined) return;
   if (typeof backoff !== 'object' || backoff === null) throw new InvalidArgumentError('backoff', 'must be a curve made by fixed(ms), exponential(base, cap) or jitter(curve)');
-  checkBackoffShape(backoff);
-  const inner = (backoff as { inner?: unknown }).inner;
-  if (inner !== undefined) checkBackoff(inner);
+  checkCurveKeys(backoff);
 }
 
 /**

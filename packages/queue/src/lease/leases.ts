@@ -110,7 +110,8 @@ export class Leases<T> {
   async claimBatch(size: number, leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
     const sent = Date.now();
     const rows = await execute(this.#ctx.conn, t.claimBatch({ ...this.#input(leaseMs, options), size }));
-    return rows.map((row) => this.#decode(row, this.#until(sent, leaseMs)));
+    const until = this.#until(sent, leaseMs);
+    return rows.map((row) => this.#decode(row, until));
   }
 
   /** Rotates the lane ring one step and leases one job from that lane (queue.md §5.2). */
@@ -124,7 +125,8 @@ export class Leases<T> {
   async laneWeightedClaim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
     const sent = Date.now();
     const rows = await execute(this.#ctx.conn, t.laneWeightedClaim(this.#input(leaseMs, options)));
-    return rows.map((row) => this.#decode(row, this.#until(sent, leaseMs)));
+    const until = this.#until(sent, leaseMs);
+    return rows.map((row) => this.#decode(row, until));
   }
 
   /** Rotates once and leases the claimable depth of that lane (up to `size` [TS]), up to its limit (queue.md §7). */
@@ -132,7 +134,8 @@ export class Leases<T> {
     const base = this.#input(leaseMs, options);
     const sent = Date.now();
     const rows = await execute(this.#ctx.conn, t.laneBatchClaim(options.size === undefined ? base : { ...base, size: options.size }));
-    return rows.map((row) => this.#decode(row, this.#until(sent, leaseMs)));
+    const until = this.#until(sent, leaseMs);
+    return rows.map((row) => this.#decode(row, until));
   }
 
   /**
@@ -143,7 +146,8 @@ export class Leases<T> {
   async completeAndClaim(jobs: readonly HeldJob[], size: number, leaseMs: number, options: RoundOptions = {}): Promise<RoundResult<T>> {
     const sent = Date.now();
     const round = await execute(this.#ctx.conn, t.completeAndClaim({ ...this.#input(leaseMs, options), jobs, size, publish: options.publish === true }));
-    return { completions: round.completions, claimed: round.claimed.map((row) => this.#decode(row, this.#until(sent, leaseMs))), limitedMs: round.limitedMs };
+    const until = this.#until(sent, leaseMs);
+    return { completions: round.completions, claimed: round.claimed.map((row) => this.#decode(row, until)), limitedMs: round.limitedMs };
   }
 
   /** True when `meta.concurrency` is set and that many jobs are active: a claim now would be refused. */

@@ -1,4 +1,5 @@
 import { strictOptions, type OptionCheck } from '@echo/protocol';
+import { checkCurveKeys } from '../backoff.js';
 
 /**
  * The strict checks of the worker entry points: an option the worker does not know throws
@@ -72,28 +73,12 @@ const checkShape = strictOptions('BatchWorker.start options.shape', {
   hints: { timeout: "BullMQ Pro's batch timeout is timeoutMs here (ms)", size: 'the batch size is size on the BatchWorker options, beside shape' },
 });
 
-const BACKOFF_HINTS = { delay: "BullMQ's backoff { type, delay } is fixed(ms) or exponential(baseMs, capMs) here (import them from @echo/queue)" };
-/** The keys of each backoff curve, by its `type`. */
-const backoffChecks: Readonly<Record<string, OptionCheck>> = {
-  fixed: strictOptions('backoff', { known: ['type', 'ms'], hints: BACKOFF_HINTS }),
-  exponential: strictOptions('backoff', { known: ['type', 'base', 'cap'], hints: BACKOFF_HINTS }),
-  jitter: strictOptions('backoff', { known: ['type', 'inner'], hints: BACKOFF_HINTS }),
-};
-
-/** Checks a backoff curve's keys (an unknown `type` is left to the curve's own check). */
-function checkBackoff(policy: unknown): void {
-  if (!isObject(policy) || !('type' in policy) || typeof policy.type !== 'string') return;
-  const check = Object.hasOwn(backoffChecks, policy.type) ? backoffChecks[policy.type] : undefined;
-  check?.(policy);
-  if ('inner' in policy) checkBackoff(policy.inner);
-}
-
 /** Checks an options object, the nested object under `stalled` and the `backoff` curve. */
 function checkNested(options: object | undefined, top: OptionCheck, stalled: OptionCheck): void {
   top(options);
   if (options === undefined) return;
   if ('stalled' in options && isObject(options.stalled)) stalled(options.stalled);
-  if ('backoff' in options) checkBackoff(options.backoff);
+  if ('backoff' in options) checkCurveKeys(options.backoff);
 }
 
 function isObject(value: unknown): value is object {
