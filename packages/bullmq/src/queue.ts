@@ -51,6 +51,7 @@ const checkQueueOptions = strictOptions('Queue options', {
   hints: { streams: 'the events channel is Echo\'s (at most once); the durable journal is set on @echo/queue', telemetry: 'tracing comes through @echo/otel' },
 });
 
+const checkObliterateOptions = strictOptions('obliterate options', { known: ['force'], hints: { count: 'Echo obliterates in bounded chunks by itself' } });
 const LIST: Readonly<Record<string, ListState>> = { waiting: 'pending', wait: 'pending', prioritized: 'pending', paused: 'pending', active: 'active', delayed: 'scheduled', completed: 'completed', failed: 'dead' };
 const COUNT: Readonly<Record<string, CountName>> = { waiting: 'pending', wait: 'pending', active: 'active', delayed: 'scheduled', completed: 'retained', failed: 'dead', 'waiting-children': 'awaiting_children' };
 const DEFAULT_COUNTS: readonly JobType[] = ['waiting', 'active', 'delayed', 'completed', 'failed', 'waiting-children'];
@@ -237,7 +238,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
 
   /** Deletes the queue and every job in it; `force` also when jobs are running. */
   async obliterate(opts: { readonly force?: boolean } = {}): Promise<void> {
-    strictOptions('obliterate options', { known: ['force'], hints: { count: 'Echo obliterates in bounded chunks by itself' } })(opts);
+    checkObliterateOptions(opts);
     const queue = await this.#ready;
     // As in BullMQ, obliterate pauses the queue first, so no worker takes a job meanwhile.
     await queue.pause();
