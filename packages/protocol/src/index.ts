@@ -110,6 +110,7 @@ export { parseAttempts, type AttemptOutcome, type AttemptRecord } from './attemp
 export { busAclRules, cacheAclRules, queueAclRules } from './acl.js';
 export * from './telemetry/index.js';
 export * as reads from './reads/index.js';
+export * as writes from './writes/index.js';
 export { MalformedReplyError } from './errors/wire.js';
 export { STREAM_HEAD, compareStreamIds, isStreamId } from './reads/stream-ids.js';
 export {

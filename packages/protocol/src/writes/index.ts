@@ -1,0 +1,1 @@
+export { sendWrite, sendWrites, write, type Write } from './write.js';
