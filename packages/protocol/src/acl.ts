@@ -1,5 +1,6 @@
 import { assertCacheTable, assertQueueName } from './keys/names.js';
 import { FENCE_KEY } from './connector/fence.js';
+import { QUEUE_READ_COMMANDS } from './reads/queue/index.js';
 
 /** Commands the connector itself sends: the handshake, the fence, EVALSHA and its NOSCRIPT fallback. */
 const CONNECTOR_COMMANDS = ['hello', 'ping', 'client|setname', 'get', 'set', 'evalsha', 'script|load'] as const;
@@ -16,11 +17,14 @@ const QUEUE_SCRIPT_COMMANDS = [
 ] as const;
 
 /**
- * Commands the queue host sends directly: reads, the wake read, events and the events journal's
- * reader, `info` (the connect-time eviction-policy check) and `wait` (admissions under
- * `durability: 'replicated'`).
+ * Commands the queue host sends directly: its typed reads ({@link QUEUE_READ_COMMANDS}, `wait` for
+ * admissions under `durability: 'replicated'` among them), the wake read (`blpop`), the events
+ * channel (`subscribe`, `unsubscribe`), the events journal's reader (`xread`, a stream read of the
+ * protocol's StreamCursor) and `info` (the connect-time eviction-policy check). `pexpire` is sent by
+ * the scripts (the rate window, lock markers), not the host; it stays here until the script list
+ * names it.
  */
-const QUEUE_HOST_COMMANDS = ['blpop', 'publish', 'hgetall', 'hmget', 'hget', 'zcard', 'zrange', 'exists', 'lrange', 'llen', 'pexpire', 'subscribe', 'unsubscribe', 'info', 'wait', 'xread', 'xrevrange'] as const;
+const QUEUE_HOST_COMMANDS = [...QUEUE_READ_COMMANDS, 'blpop', 'subscribe', 'unsubscribe', 'xread', 'info', 'pexpire'] as const;
 
 /** The ACL rules for `commands`, the key `patterns` and the pub/sub `channels`, fence key included. */
 function rules(commands: Iterable<string>, patterns: readonly string[], channels: readonly string[]): string[] {
