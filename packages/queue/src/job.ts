@@ -1,4 +1,4 @@
-import { CodecError, flowLink, parseJobRow, type BrandedId, type FlowLink, type JobId, type JobOptionFields, type ParentPolicy, type RowState, type TraceContext } from '@echo/protocol';
+import { CodecError, flowLink, type BrandedId, type FlowLink, type JobId, type JobOptionFields, type JobRow, type ParentPolicy, type RowState, type TraceContext } from '@echo/protocol';
 import { decodeResult, type Codec } from './codec.js';
 import { laneNameOf } from './admin/lane-names.js';
 import { parseBackoff, type Backoff } from './backoff.js';
@@ -109,8 +109,7 @@ export function claimedJob<T>(
 }
 
 /** Turns a stored row into a typed, decoded record; `undefined` when the row does not exist. */
-export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, flat: Readonly<Record<string, string>>): JobRecord<T> | undefined {
-  const row = parseJobRow(flat);
+export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, row: JobRow | undefined): JobRecord<T> | undefined {
   if (!row) return undefined;
   let payload: T;
   try {

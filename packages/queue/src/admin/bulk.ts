@@ -1,4 +1,4 @@
-import { execute, InvalidArgumentError, isBrandedId, transitions as t } from '@echo/protocol';
+import { execute, InvalidArgumentError, reads, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { checkCleanOptions, checkRetryJobsOptions } from '../option-checks.js';
 
@@ -68,22 +68,17 @@ export async function clean<T>(ctx: QueueContext<T>, options: CleanOptions): Pro
   if (!Number.isSafeInteger(options.olderThanMs) || options.olderThanMs < 0) throw new InvalidArgumentError('olderThanMs', 'must be a non-negative integer');
   const limit = options.limit ?? 1000;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidArgumentError('limit', 'must be a positive integer');
-  const index = state === 'completed' ? ctx.keys.completed : ctx.keys.deadAt;
-  const cutoff = await serverNow(ctx) - options.olderThanMs;
+  const set = state === 'completed' ? 'completed' : 'deadAt';
+  // Finish times are stamped by the server's clock, so ages are measured on it too.
+  const cutoff = (await reads.sendRead(ctx.conn, reads.queue.time())) - options.olderThanMs;
   let deleted = 0;
   while (deleted < limit) {
     const want = Math.min(CLEAN_CHUNK, limit - deleted);
-    const ids = ((await ctx.conn.command('ZRANGE', index, '-inf', cutoff, 'BYSCORE', 'LIMIT', 0, want)) as string[]).filter((id) => isBrandedId(id));
+    const ids = await reads.sendRead(ctx.conn, reads.queue.scoredUpTo({ keys: ctx.keys, set, cutoff, limit: want }));
     if (ids.length === 0) break;
     const step = await execute(ctx.conn, state === 'completed' ? t.cleanCompleted({ queue: ctx.name, ids }) : t.cleanDead({ queue: ctx.name, ids }));
     deleted += step;
     if (ids.length < want) break;
   }
   return deleted;
-}
-
-/** The server's clock in ms: finish times are stamped by it, so ages are measured on it too. */
-async function serverNow<T>(ctx: QueueContext<T>): Promise<number> {
-  const [s, us] = (await ctx.conn.command('TIME')) as [string, string];
-  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
 }

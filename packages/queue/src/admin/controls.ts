@@ -1,10 +1,11 @@
-import { assertBrandedId, execute, GoneError, transitions as t, type JobId } from '@echo/protocol';
+import { assertBrandedId, execute, reads, transitions as t, type BrandedId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { ifRowExists } from '../reads/settled.js';
 import { encodeProgress, type Progress } from '../reads/progress.js';
 
-function checkedId(id: string): JobId {
+function checkedId(id: string): BrandedId {
   assertBrandedId(id);
-  return id as JobId;
+  return id;
 }
 
 /** Stops every claim on the queue; admission, promote and reap go on (queue.md §8.1). */
@@ -31,7 +32,7 @@ export async function obliterate<T>(ctx: QueueContext<T>, options: { force?: boo
   const budget = options.budget ?? 1000;
   for (;;) {
     // The repeat records are named by the set itself, so the host reads the names first (§8.4).
-    const repeatNames = (await ctx.conn.command('ZRANGE', ctx.keys.repeat, 0, -1)) as string[];
+    const repeatNames = await reads.sendRead(ctx.conn, reads.queue.repeatNames({ keys: ctx.keys }));
     const step = await execute(ctx.conn, t.obliterate({ queue: ctx.name, force: options.force === true, budget, repeatNames }));
     if (step === 'done') return;
   }
@@ -54,15 +55,9 @@ export async function addLog<T>(ctx: QueueContext<T>, id: string, line: string, 
 
 /** A job's log lines in append order. @throws GoneError when the job does not exist. */
 export async function getLogs<T>(ctx: QueueContext<T>, id: string): Promise<string[]> {
-  const jid = checkedId(id);
-  const [exists, lines] = await ctx.conn.pipeline([
-    ['EXISTS', ctx.keys.job(jid)],
-    ['LRANGE', ctx.keys.jobSub(jid, 'logs'), 0, -1],
-  ]);
-  if (!exists?.ok) throw exists?.error ?? new GoneError();
-  if (exists.value === 0) throw new GoneError();
-  if (!lines?.ok) throw lines?.error ?? new GoneError();
-  return lines.value as string[];
+  const job = { keys: ctx.keys, id: checkedId(id) };
+  const [exists, lines] = await reads.sendReads(ctx.conn, [reads.queue.jobExists(job), reads.queue.jobLogs(job)]);
+  return ifRowExists(exists, lines);
 }
 
 /**

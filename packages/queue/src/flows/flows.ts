@@ -1,4 +1,4 @@
-import { execute, hashReply, parseOutboxEntry, transitions as t, type JobId } from '@echo/protocol';
+import { assertBrandedId, execute, reads, transitions as t, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
 
@@ -68,17 +68,23 @@ export async function addFlowBulk<T>(ctx: QueueContext<T>, specs: readonly FlowS
 
 /** The results the parent's completed children left, child id → result (its own id when none). */
 export async function childrenValues<T>(ctx: QueueContext<T>, parentId: JobId | string): Promise<Record<string, string>> {
-  return hashReply(await ctx.conn.command('HGETALL', ctx.keys.jobSub(parentId as JobId, 'processed')));
+  return reads.sendRead(ctx.conn, reads.queue.childrenValues(parentOf(ctx, parentId)));
 }
 
 /** The failures of children whose death the parent ignored, child id → error. */
 export async function ignoredFailures<T>(ctx: QueueContext<T>, parentId: JobId | string): Promise<Record<string, string>> {
-  return hashReply(await ctx.conn.command('HGETALL', ctx.keys.jobSub(parentId as JobId, 'unsuccessful')));
+  return reads.sendRead(ctx.conn, reads.queue.ignoredFailures(parentOf(ctx, parentId)));
 }
 
 /** How many of the parent's children are still open (an absent counter reads 0). */
 export async function dependencies<T>(ctx: QueueContext<T>, parentId: JobId | string): Promise<number> {
-  return Number((await ctx.conn.command('GET', ctx.keys.jobSub(parentId as JobId, 'dependencies'))) ?? 0);
+  return reads.sendRead(ctx.conn, reads.queue.openChildren(parentOf(ctx, parentId)));
+}
+
+/** The input of a read about a flow parent. @throws MalformedIdError for a malformed id. */
+function parentOf<T>(ctx: QueueContext<T>, parentId: string): reads.queue.ParentInput {
+  assertBrandedId(parentId);
+  return { keys: ctx.keys, parent: parentId };
 }
 
 /**
@@ -104,12 +110,11 @@ export interface OutboxSweep {
  * scripts' HSETNX guards make redelivery harmless. Stops at a malformed entry or a failed delivery.
  */
 export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promise<OutboxSweep> {
-  const raw = (await ctx.conn.command('LRANGE', ctx.keys.flowOutbox, 0, batch - 1)) as string[];
+  const entries = await reads.sendRead(ctx.conn, reads.queue.flowOutbox({ keys: ctx.keys, count: batch }));
   let delivered = 0;
   let poisoned = false;
   let failure: { error: unknown } | undefined;
-  for (const text of raw) {
-    const entry = parseOutboxEntry(text);
+  for (const entry of entries) {
     if (!entry) {
       poisoned = true;
       break;

@@ -1,4 +1,4 @@
-import { execute, flowLink, hashReply, parseJobRow, RateError, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
+import { execute, flowLink, RateError, reads, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { claimedJob, type ClaimedJob, type ParentLink } from '../job.js';
 import * as controls from '../admin/controls.js';
@@ -284,7 +284,7 @@ export class Leases<T> {
    * worker hands its `failed` listeners the jobs its stalled sweep dead-lettered this way.
    */
   async readAsClaimed(id: JobId): Promise<ClaimedJob<T> | undefined> {
-    const row = parseJobRow(hashReply(await this.#ctx.conn.command('HGETALL', this.#ctx.keys.job(id))));
+    const row = await reads.sendRead(this.#ctx.conn, reads.queue.job({ keys: this.#ctx.keys, id }));
     if (!row) return undefined;
     const u = row.unknown;
     const options = readJobOptions(u.name, u.max_attempts, u.backoff, u.timeout_ms, u.traceparent, u.tracestate);

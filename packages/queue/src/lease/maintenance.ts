@@ -1,4 +1,4 @@
-import { execute, transitions as t, type BrandedId, type QueueKeys } from '@echo/protocol';
+import { execute, reads, transitions as t, type BrandedId, type QueueKeys } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { deliverOutbox, type OutboxSweep } from '../flows/flows.js';
 import { fireDueSchedulers } from '../producer/schedulers.js';
@@ -82,6 +82,6 @@ export class Maintenance {
 
   /** One cheap read on the queue's own slot: resolves once a call gets through (an outage's end). */
   async probe(): Promise<void> {
-    await this.#ctx.conn.command('EXISTS', this.keys.pending);
+    await reads.sendRead(this.#ctx.conn, reads.queue.probe({ keys: this.keys }));
   }
 }

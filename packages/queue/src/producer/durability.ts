@@ -1,4 +1,4 @@
-import { InvalidArgumentError, NotReplicatedError, type Connection, type QueueKeys } from '@echo/protocol';
+import { InvalidArgumentError, NotReplicatedError, reads, type Connection, type QueueKeys } from '@echo/protocol';
 import type { EnqueueManyResult } from './admission.js';
 
 /**
@@ -40,15 +40,14 @@ export function resolveDurability(durability: Durability | undefined): Replicati
  *   included): the admission stands on the primary; retrying it by id or `dedupId` is safe.
  */
 export async function confirmReplicated(conn: Connection, keys: QueueKeys, policy: ReplicationPolicy, reconnectsBefore: number): Promise<void> {
-  const wait = ['WAIT', policy.replicas, policy.timeoutMs] as const;
+  const wait = reads.queue.replicated(policy);
   let acknowledged: number;
   if (conn.isCluster) {
-    const [, waited] = await conn.pipeline([['EXISTS', keys.pending], wait]);
-    if (waited === undefined) throw new NotReplicatedError(0, policy.replicas, policy.timeoutMs);
+    const [, waited] = await reads.sendReads(conn, [reads.queue.probe({ keys }), wait]);
     if (!waited.ok) throw waited.error;
-    acknowledged = Number(waited.value);
+    acknowledged = waited.value;
   } else {
-    acknowledged = Number(await conn.command(...wait));
+    acknowledged = await reads.sendRead(conn, wait);
   }
   if (conn.stats().reconnects !== reconnectsBefore) acknowledged = 0;
   if (acknowledged < policy.replicas) throw new NotReplicatedError(acknowledged, policy.replicas, policy.timeoutMs);

@@ -1,4 +1,4 @@
-import { execute, InvalidArgumentError, transitions as t } from '@echo/protocol';
+import { execute, InvalidArgumentError, reads, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { checkRepeatOptions } from '../option-checks.js';
 
@@ -30,5 +30,5 @@ export async function cancelRepeat<T>(ctx: QueueContext<T>, name: string): Promi
 
 /** How many repeats are registered. */
 export async function repeatCount<T>(ctx: QueueContext<T>): Promise<number> {
-  return (await ctx.conn.command('ZCARD', ctx.keys.repeat)) as number;
+  return reads.sendRead(ctx.conn, reads.queue.repeatCount({ keys: ctx.keys }));
 }

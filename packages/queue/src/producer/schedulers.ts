@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { execute, hashReply, InvalidArgumentError, mintId, transitions as t } from '@echo/protocol';
+import { execute, InvalidArgumentError, mintId, reads, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { checkCadence, checkSchedulerOptions } from '../option-checks.js';
 
@@ -96,33 +96,28 @@ export async function upsertScheduler<T>(ctx: QueueContext<T>, id: string, caden
 
 /** Every scheduler of the queue, soonest first. */
 export async function getSchedulers<T>(ctx: QueueContext<T>): Promise<SchedulerInfo<T>[]> {
-  const flat = (await ctx.conn.command('ZRANGE', ctx.keys.repeat, 0, -1, 'WITHSCORES')) as unknown[];
-  const pairs: [string, number][] =
-    flat.length > 0 && Array.isArray(flat[0])
-      ? (flat as [string, unknown][]).map(([n, s]) => [n, Number(s)])
-      : Array.from({ length: flat.length / 2 }, (_, i) => [String(flat[2 * i]), Number(flat[2 * i + 1])]);
-  if (pairs.length === 0) return [];
-  const records = await ctx.conn.pipeline(pairs.map(([name]) => ['HGETALL', ctx.keys.repeatRecord(name)] as const));
+  const schedule = await reads.sendRead(ctx.conn, reads.queue.repeatSchedule({ keys: ctx.keys }));
+  if (schedule.length === 0) return [];
+  const records = await reads.sendReads(ctx.conn, schedule.map(({ name }) => reads.queue.scheduler({ keys: ctx.keys, name })));
   const out: SchedulerInfo<T>[] = [];
-  pairs.forEach(([id, next], i) => {
-    const reply = records[i];
-    if (!reply?.ok) return;
-    const r = hashReply(reply.value);
-    if (r.template === undefined) return;
-    const num = (v: string | undefined): number | undefined => (v === undefined || v === '' ? undefined : Number(v));
-    const date = (v: string | undefined): Date | undefined => (num(v) === undefined ? undefined : new Date(Number(v)));
+  const date = (ms: number | undefined): Date | undefined => (ms === undefined ? undefined : new Date(ms));
+  schedule.forEach(({ name, next }, i) => {
+    // A record gone (or unreadable) between the two reads is a scheduler no longer there.
+    const settled = records[i];
+    const r = settled?.ok === true ? settled.value : undefined;
+    if (r === undefined) return;
     out.push({
-      id,
-      everyMs: num(r.every_ms),
+      id: name,
+      everyMs: r.everyMs,
       cron: r.cron,
       tz: r.tz,
       next: new Date(next),
-      count: num(r.count) ?? 0,
-      lastRunAt: date(r.last_ms),
-      lastJob: r.last_job,
-      limit: num(r.limit),
-      startAt: date(r.start_ms),
-      endAt: date(r.end_ms),
+      count: r.count,
+      lastRunAt: date(r.lastRunAt),
+      lastJob: r.lastJob,
+      limit: r.limit,
+      startAt: date(r.startAt),
+      endAt: date(r.endAt),
       template: ctx.codec.decode(r.template),
     });
   });
@@ -145,8 +140,8 @@ export async function fireDueSchedulers<T>(ctx: QueueContext<T>, batch = 100, on
   let fired = 0;
   for (const { name, due: at } of due) {
     try {
-      const [cron, tz] = (await ctx.conn.command('HMGET', ctx.keys.repeatRecord(name), 'cron', 'tz')) as (string | null)[];
-      const nextAt = cron ? nextMatch(cronOf(cron, tz ?? undefined), Date.now() + 1) : undefined;
+      const { cron, tz } = await reads.sendRead(ctx.conn, reads.queue.cronCadence({ keys: ctx.keys, name }));
+      const nextAt = cron ? nextMatch(cronOf(cron, tz), Date.now() + 1) : undefined;
       const outcome = await execute(ctx.conn, t.schedulerFire({ queue: ctx.name, name, due: at, id: mintId('JOB'), ...(nextAt === undefined ? {} : { nextAt }) }));
       if (outcome === 'fired') fired++;
     } catch (error) {

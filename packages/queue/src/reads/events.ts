@@ -1,4 +1,4 @@
-import { EventsListener, queueKeys, type Connection, type EventsListenerParts, type JobId, type LifecycleEvent, type ListenOptions } from '@echo/protocol';
+import { EventsListener, queueKeys, reads, type Connection, type EventsListenerParts, type JobId, type LifecycleEvent, type ListenOptions } from '@echo/protocol';
 
 export type { EventListener } from '@echo/protocol';
 
@@ -51,9 +51,8 @@ export class QueueEvents extends EventsListener {
         if (event.job !== id) return;
         if (event.event === 'completed' || (event.event === 'failed' && event.fields.outcome === 'dead')) finish(event);
       });
-      this.#reads.command('HMGET', queueKeys(this.queue).job(id), 'state', 'result', 'last_error').then(
-        (reply) => {
-          const [state, result, error] = reply as (string | null)[];
+      reads.sendRead(this.#reads, reads.queue.jobVerdict({ keys: queueKeys(this.queue), id })).then(
+        ({ state, result, lastError: error }) => {
           if (state === 'completed') finish({ event: 'completed', job: id, fields: result ? { result } : {} });
           else if (state === 'dead') finish({ event: 'failed', job: id, fields: { outcome: 'dead', ...(error ? { error } : {}) } });
         },

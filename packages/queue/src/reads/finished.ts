@@ -1,4 +1,4 @@
-import { assertDedupId, EchoError, execute, InvalidArgumentError, transitions as t, type JobId, type LifecycleEvent } from '@echo/protocol';
+import { assertDedupId, EchoError, execute, InvalidArgumentError, reads, transitions as t, type JobId, type LifecycleEvent } from '@echo/protocol';
 import { decodeResult } from '../codec.js';
 import type { QueueContext } from '../context.js';
 import type { JobRecord } from '../job.js';
@@ -94,13 +94,8 @@ export interface Finished {
  * with its result, or `undefined` when it is not among them.
  */
 async function recentOutcome<T>(ctx: QueueContext<T>, id: string): Promise<Finished | undefined> {
-  const entries = (await ctx.conn.command('XREVRANGE', ctx.keys.outcomes, '+', '-')) as [string, string[]][];
-  for (const [, fields] of entries) {
-    if (fields[1] !== id) continue;
-    const at = fields.indexOf('result');
-    return { id: id as JobId, result: decodeResult(at >= 0 && at % 2 === 0 ? fields[at + 1] : undefined) };
-  }
-  return undefined;
+  const outcome = (await reads.sendRead(ctx.conn, reads.queue.outcomes({ keys: ctx.keys }))).find((o) => o.job === id);
+  return outcome === undefined ? undefined : { id: id as JobId, result: decodeResult(outcome.result) };
 }
 
 /** The verdict a row already holds: completed, dead, gone, or still running (`undefined`). */

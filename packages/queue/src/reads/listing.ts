@@ -1,7 +1,8 @@
-import { CodecError, hashReply, InvalidArgumentError, type BatchResult, type JobId } from '@echo/protocol';
+import { CodecError, InvalidArgumentError, reads, type JobId, type JobRow } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { jobRecord, type JobRecord } from '../job.js';
 import { checkListOptions } from '../option-checks.js';
+import { settledValue } from './settled.js';
 
 /**
  * The sets a queue's jobs sit in, as {@link listJobs} names them: the four of the protocol, and
@@ -71,12 +72,6 @@ function bounded(name: string, value: number, min: number, max: number): number 
   return value;
 }
 
-function reply(result: BatchResult | undefined): unknown {
-  if (result === undefined) throw new Error('missing pipeline reply');
-  if (!result.ok) throw result.error;
-  return result.value;
-}
-
 /**
  * Reads one page of a state's set and the rows behind it: the set size and the slice in one
  * pipeline, then the rows in another. Plain reads, no script; the two steps are not atomic, so a
@@ -92,36 +87,23 @@ export async function listJobs<T>(ctx: QueueContext<T>, state: ListState, option
   }
   const offset = bounded('offset', options.offset ?? 0, 0, Number.MAX_SAFE_INTEGER);
   const limit = bounded('limit', options.limit ?? 50, 1, 1000);
-  const key = ctx.keys[SET_OF[state]];
-  const [card, range] = await ctx.conn.pipeline([
-    ['ZCARD', key],
-    ['ZRANGE', key, offset, offset + limit - 1, ...(NEWEST_FIRST.has(state) ? ['REV'] : []), 'WITHSCORES'],
-  ]);
-  const total = Number(reply(card));
-  const members = scored(reply(range) as unknown[]);
-  const rows = await ctx.conn.pipeline(members.map(([id]) => ['HGETALL', ctx.keys.job(id)] as const));
-  const jobs = members.map(([id, score], i): ListedJob<T> => {
-    const flat = hashReply(reply(rows[i]));
-    return { id, score, ...decoded(ctx, id, flat) };
+  const page = { keys: ctx.keys, set: SET_OF[state] };
+  const [card, range] = await reads.sendReads(ctx.conn, [reads.queue.setSize(page), reads.queue.setPage({ ...page, offset, limit, newestFirst: NEWEST_FIRST.has(state) })]);
+  const total = settledValue(card);
+  const members = settledValue(range);
+  const rows = await reads.sendReads(ctx.conn, members.map(({ id }) => reads.queue.job({ keys: ctx.keys, id })));
+  const jobs = members.map(({ id, score }, i): ListedJob<T> => {
+    const row = rows[i];
+    if (row === undefined) throw new Error('missing pipeline reply');
+    return { id, score, ...decoded(ctx, id, settledValue(row)) };
   });
   return { state, total, offset, jobs };
 }
 
-/** Pairs a `WITHSCORES` reply (flat under RESP2, pairs under RESP3). */
-function scored(raw: readonly unknown[]): [JobId, number][] {
-  const out: [JobId, number][] = [];
-  if (raw.length > 0 && Array.isArray(raw[0])) {
-    for (const pair of raw as unknown[][]) out.push([String(pair[0]) as JobId, Number(pair[1])]);
-    return out;
-  }
-  for (let i = 0; i + 1 < raw.length; i += 2) out.push([String(raw[i]) as JobId, Number(raw[i + 1])]);
-  return out;
-}
-
-function decoded<T>(ctx: QueueContext<T>, id: JobId, flat: Record<string, string>): Pick<ListedJob<T>, 'record' | 'rawPayload'> {
-  const rawPayload = flat.payload;
+function decoded<T>(ctx: QueueContext<T>, id: JobId, row: JobRow | undefined): Pick<ListedJob<T>, 'record' | 'rawPayload'> {
+  const rawPayload = row?.payload;
   try {
-    return { record: jobRecord(id, ctx.name, ctx.codec, flat), rawPayload };
+    return { record: jobRecord(id, ctx.name, ctx.codec, row), rawPayload };
   } catch (error) {
     // One undecodable payload must not hide the rest of the page.
     if (error instanceof CodecError) return { record: undefined, rawPayload };

@@ -1,5 +1,6 @@
-import { assertBrandedId, assertDedupId, execute, hashReply, InvalidArgumentError, transitions as t, UnknownStateError, type BrandedId, type JobId } from '@echo/protocol';
+import { assertBrandedId, execute, reads, transitions as t, UnknownStateError, type BrandedId, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
+import { settledValue } from './settled.js';
 import { jobRecord, type JobPosition, type JobRecord } from '../job.js';
 import { laneGroupId } from '../admin/lane-names.js';
 
@@ -47,34 +48,25 @@ export async function getState<T>(ctx: QueueContext<T>, id: string): Promise<Job
 /** The job's row, decoded, or `undefined` when it does not exist. */
 export async function getJob<T>(ctx: QueueContext<T>, id: string): Promise<JobRecord<T> | undefined> {
   assertBrandedId(id);
-  const reply = await ctx.conn.command('HGETALL', ctx.keys.job(id));
-  return jobRecord(id as JobId, ctx.name, ctx.codec, hashReply(reply));
+  const row = await reads.sendRead(ctx.conn, reads.queue.job({ keys: ctx.keys, id }));
+  return jobRecord(id as JobId, ctx.name, ctx.codec, row);
 }
 
 /** A metrics counter and its reserved data series length (always 0: the series is never written). */
 export async function getMetrics<T>(ctx: QueueContext<T>, which: 'completed' | 'failed'): Promise<{ count: number; dataPoints: number }> {
-  const k = ctx.keys;
-  const [hash, data] = which === 'completed' ? [k.metricsCompleted, k.metricsCompletedData] : [k.metricsFailed, k.metricsFailedData];
-  const [count, points] = await ctx.conn.pipeline([
-    ['HGET', hash, 'count'],
-    ['LLEN', data],
-  ]);
-  if (!count?.ok) throw count?.error ?? new Error('no reply');
-  if (!points?.ok) throw points?.error ?? new Error('no reply');
-  return { count: Number(count.value ?? 0), dataPoints: Number(points.value) };
+  const metric = { keys: ctx.keys, which };
+  const [count, points] = await reads.sendReads(ctx.conn, [reads.queue.metricCount(metric), reads.queue.metricPoints(metric)]);
+  return { count: settledValue(count), dataPoints: settledValue(points) };
 }
 
 /** The newest `n` pending ids, newest first; mint order needs no second index (queue.md §2.1). */
 export async function browse<T>(ctx: QueueContext<T>, n: number): Promise<JobId[]> {
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('n', 'must be a positive integer');
-  return (await ctx.conn.command('ZRANGE', ctx.keys.pending, '+', '-', 'BYLEX', 'REV', 'LIMIT', 0, n)) as JobId[];
+  return reads.sendRead(ctx.conn, reads.queue.newestPending({ keys: ctx.keys, n }));
 }
 
 /** The job id parked under an idempotency key, or `undefined`. */
 export async function getDedupJobId<T>(ctx: QueueContext<T>, dedupId: string): Promise<JobId | undefined> {
-  assertDedupId(dedupId);
-  const value = (await ctx.conn.command('GET', ctx.keys.dedup(dedupId))) as string | null;
-  return value === null ? undefined : (value as JobId);
+  return reads.sendRead(ctx.conn, reads.queue.dedup({ keys: ctx.keys, dedupId }));
 }
 
 /** @throws RateError when the queue is at its `meta.concurrency` ceiling; resolves otherwise. */
@@ -95,5 +87,5 @@ export async function laneDepths<T>(ctx: QueueContext<T>, groups: readonly (Bran
 
 /** True while the queue-wide pause stands (queue.md §8.1): claims answer nothing, all else goes on. */
 export async function isPaused<T>(ctx: QueueContext<T>): Promise<boolean> {
-  return Number(await ctx.conn.command('HEXISTS', ctx.keys.meta, 'paused')) === 1;
+  return reads.sendRead(ctx.conn, reads.queue.paused({ keys: ctx.keys }));
 }

@@ -13,12 +13,12 @@ export interface ParentInput {
 }
 
 /** `HGETALL job:<parent>:processed`: the results its completed children left, child id → result. */
-export function childrenValues(input: ParentInput): Read<Readonly<Record<string, string>>> {
+export function childrenValues(input: ParentInput): Read<Record<string, string>> {
   return read('HGETALL', [input.keys.jobSub(input.parent, 'processed')], (reply) => fieldsOf('HGETALL', reply));
 }
 
 /** `HGETALL job:<parent>:unsuccessful`: the failures of children whose death it ignored, child id → error. */
-export function ignoredFailures(input: ParentInput): Read<Readonly<Record<string, string>>> {
+export function ignoredFailures(input: ParentInput): Read<Record<string, string>> {
   return read('HGETALL', [input.keys.jobSub(input.parent, 'unsuccessful')], (reply) => fieldsOf('HGETALL', reply));
 }
 

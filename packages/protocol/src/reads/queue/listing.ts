@@ -16,7 +16,7 @@ export type JobSet = (typeof JOB_SETS)[number];
 const SETS: ReadonlySet<string> = new Set(JOB_SETS);
 
 function setKey(keys: QueueKeys, set: JobSet): string {
-  if (!SETS.has(set)) throw new InvalidArgumentError('set', `must be one of ${JOB_SETS.join(', ')}, got ${JSON.stringify(String(set))}`);
+  if (!SETS.has(set)) throw new InvalidArgumentError('set', `must be one of ${JOB_SETS.join(', ')}, got ${JSON.stringify(set)}`);
   return keys[set];
 }
 

@@ -11,21 +11,24 @@ export interface MetricInput {
   readonly which: Metric;
 }
 
-function hashOf(input: MetricInput): string {
-  if (input.which === 'completed') return input.keys.metricsCompleted;
-  if (input.which === 'failed') return input.keys.metricsFailed;
-  throw new InvalidArgumentError('which', `must be 'completed' or 'failed', got ${JSON.stringify(String(input.which))}`);
+/** The counter's hash and its reserved data list. */
+function keysOf(input: MetricInput): { readonly hash: string; readonly data: string } {
+  // Checked as a value: plain JavaScript callers are not held to the type.
+  const which: unknown = input.which;
+  const k = input.keys;
+  if (which === 'completed') return { hash: k.metricsCompleted, data: k.metricsCompletedData };
+  if (which === 'failed') return { hash: k.metricsFailed, data: k.metricsFailedData };
+  throw new InvalidArgumentError('which', `must be 'completed' or 'failed', got ${JSON.stringify(which)}`);
 }
 
 /** `HGET metrics:<which> count`: every completion (or failure) so far; 0 before the first. */
 export function metricCount(input: MetricInput): Read<number> {
-  return read('HGET', [hashOf(input), 'count'], (reply) => counter('HGET', reply));
+  return read('HGET', [keysOf(input).hash, 'count'], (reply) => counter('HGET', reply));
 }
 
 /** `LLEN metrics:<which>:data`: the reserved data series' length (the series is never written). */
 export function metricPoints(input: MetricInput): Read<number> {
-  const key = hashOf(input) === input.keys.metricsCompleted ? input.keys.metricsCompletedData : input.keys.metricsFailedData;
-  return read('LLEN', [key], (reply) => integer('LLEN', reply));
+  return read('LLEN', [keysOf(input).data], (reply) => integer('LLEN', reply));
 }
 
 const MINUTE_FIELD = /^m:(\d+)$/;
@@ -36,7 +39,7 @@ const MINUTE_FIELD = /^m:(\d+)$/;
  * and are left out.
  */
 export function minuteCounts(input: MetricInput): Read<ReadonlyMap<number, number>> {
-  return read('HGETALL', [hashOf(input)], (reply) => {
+  return read('HGETALL', [keysOf(input).hash], (reply) => {
     const out = new Map<number, number>();
     for (const [field, value] of Object.entries(fieldsOf('HGETALL', reply))) {
       const minute = MINUTE_FIELD.exec(field)?.[1];

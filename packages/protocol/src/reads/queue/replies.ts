@@ -65,7 +65,7 @@ export function texts(command: string, reply: unknown): string[] {
  * a `Map` or an object under its `resp3` mapping. An absent hash reads as no fields. Own properties
  * only, so a field named `__proto__` reads back as written.
  */
-export function fieldsOf(command: string, reply: unknown): Readonly<Record<string, string>> {
+export function fieldsOf(command: string, reply: unknown): Record<string, string> {
   const pairs: [string, string][] = [];
   if (Array.isArray(reply)) {
     const flat: readonly unknown[] = reply;
