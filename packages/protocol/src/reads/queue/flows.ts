@@ -7,6 +7,7 @@ import { counter, fieldsOf, texts } from './replies.js';
 
 /** Which flow parent a read is about. */
 export interface ParentInput {
+  /** The queue's keys, from `queueKeys`. */
   readonly keys: QueueKeys;
   /** The parent job's id. */
   readonly parent: BrandedId;

@@ -8,7 +8,9 @@ import { fieldsOf, flag, jobIdOf, list, optionalText, texts } from './replies.js
 
 /** Which job a read is about: the queue's keys and the job's id (checked when the key is built). */
 export interface JobInput {
+  /** The queue's keys, from `queueKeys`. */
   readonly keys: QueueKeys;
+  /** The job's id; a malformed one is refused when the key is built (MalformedIdError). */
   readonly id: BrandedId;
 }
 

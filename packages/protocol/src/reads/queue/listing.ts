@@ -27,7 +27,9 @@ function whole(name: string, value: number, min: number): number {
 
 /** Which set a listing read is about. */
 export interface SetInput {
+  /** The queue's keys, from `queueKeys`. */
   readonly keys: QueueKeys;
+  /** The set, by its key's name. */
   readonly set: JobSet;
 }
 
@@ -38,14 +40,19 @@ export function setSize(input: SetInput): Read<number> {
 
 /** A listed member: the job's id and its score in the set (due time, lease deadline, finish time; 0 in pending and dead). */
 export interface ScoredJob {
+  /** The member. */
   readonly id: JobId;
+  /** Its score in the set. */
   readonly score: number;
 }
 
 /** One page of a set: `limit` members from `offset`, in score order or (`newestFirst`) reversed. */
 export interface PageInput extends SetInput {
+  /** Members skipped from the start (the far end when `newestFirst`), 0 or more. */
   readonly offset: number;
+  /** Members read, 1 or more. */
   readonly limit: number;
+  /** Read from the highest score down (`REV`). */
   readonly newestFirst?: boolean;
 }
 

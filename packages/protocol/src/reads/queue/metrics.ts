@@ -6,6 +6,7 @@ import { counter, fieldsOf, integer } from './replies.js';
 
 /** Which counter a metrics read is about. */
 export interface MetricInput {
+  /** The queue's keys, from `queueKeys`. */
   readonly keys: QueueKeys;
   /** `completed` or `failed`. */
   readonly which: Metric;

@@ -5,6 +5,7 @@ import { fieldsOf, integer, list, optionalText, scored, texts } from './replies.
 
 /** The queue a repeat read is about. */
 export interface RepeatInput {
+  /** The queue's keys, from `queueKeys`. */
   readonly keys: QueueKeys;
 }
 
@@ -20,6 +21,7 @@ export function repeatCount(input: RepeatInput): Read<number> {
 
 /** One registered name and when it next runs. */
 export interface RepeatDue {
+  /** The repeat (or scheduler) name. */
   readonly name: string;
   /** The next occurrence, server epoch ms. */
   readonly next: number;
@@ -36,17 +38,23 @@ export function repeatSchedule(input: RepeatInput): Read<RepeatDue[]> {
  * what it has fired, and the payload template. Times are server epoch ms.
  */
 export interface SchedulerRecord {
+  /** The interval, for an interval scheduler. */
   readonly everyMs: number | undefined;
+  /** The cron pattern, for a cron scheduler. */
   readonly cron: string | undefined;
+  /** The time zone the cron pattern is read in, when one was given. */
   readonly tz: string | undefined;
   /** Occurrences fired so far. */
   readonly count: number;
+  /** When the last occurrence fired, `undefined` before the first. */
   readonly lastRunAt: number | undefined;
   /** The id of the job the last occurrence enqueued. */
   readonly lastJob: string | undefined;
   /** At most this many occurrences. */
   readonly limit: number | undefined;
+  /** No occurrence before this. */
   readonly startAt: number | undefined;
+  /** No occurrence after this. */
   readonly endAt: number | undefined;
   /** The payload template, as encoded by the producer's codec. */
   readonly template: string;
@@ -85,7 +93,9 @@ export function scheduler(input: RepeatInput & { readonly name: string }): Read<
 
 /** A cron scheduler's cadence; both `undefined` for an interval scheduler (or one that is gone). */
 export interface CronCadence {
+  /** The cron pattern. */
   readonly cron: string | undefined;
+  /** The time zone it is read in. */
   readonly tz: string | undefined;
 }
 
