@@ -175,3 +175,14 @@ describe('bad input is refused before anything is built', () => {
     expect(build).toThrow(error);
   });
 });
+
+describe('field/value replies', () => {
+  it('keep a field named __proto__ as an own field, in every shape', () => {
+    const r = reads.queue.childrenValues({ keys, parent: id });
+    for (const reply of [['__proto__', 'x', 'a', '1'], new Map([['__proto__', 'x'], ['a', '1']])]) {
+      const fields = r.parse(reply);
+      expect(Object.keys(fields).sort()).toEqual(['__proto__', 'a']);
+      expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+    }
+  });
+});

@@ -60,23 +60,33 @@ export function texts(command: string, reply: unknown): string[] {
   return list(command, reply).map((item) => text(command, reply, item));
 }
 
+/** Sets one field; `__proto__` is defined as an own property, so it reads back as written. */
+function put(out: Record<string, string>, field: string, value: string): void {
+  if (field === '__proto__') Object.defineProperty(out, field, { value, enumerable: true, writable: true, configurable: true });
+  else out[field] = value;
+}
+
 /**
  * A field/value reply (`HGETALL`): a flat list under RESP2 and the client's default RESP3 mapping,
- * a `Map` or an object under its `resp3` mapping. An absent hash reads as no fields. Own properties
- * only, so a field named `__proto__` reads back as written.
+ * a `Map` or an object under its `resp3` mapping. An absent hash reads as no fields.
  */
 export function fieldsOf(command: string, reply: unknown): Record<string, string> {
-  const pairs: [string, string][] = [];
+  const out: Record<string, string> = {};
   if (Array.isArray(reply)) {
     const flat: readonly unknown[] = reply;
     if (flat.length % 2 !== 0) throw new MalformedReplyError(command, reply, 'not a field/value list');
-    for (let i = 0; i < flat.length; i += 2) pairs.push([text(command, reply, flat[i]), text(command, reply, flat[i + 1])]);
+    for (let i = 0; i < flat.length; i += 2) {
+      // Strings are the common case: checked inline, the row read costs no more than the untyped one did.
+      const field = flat[i];
+      const value = flat[i + 1];
+      put(out, typeof field === 'string' ? field : text(command, reply, field), typeof value === 'string' ? value : text(command, reply, value));
+    }
   } else if (reply instanceof Map) {
-    for (const [k, v] of reply) pairs.push([text(command, reply, k), text(command, reply, v)]);
+    for (const [k, v] of reply) put(out, text(command, reply, k), text(command, reply, v));
   } else if (typeof reply === 'object' && reply !== null && !Buffer.isBuffer(reply)) {
-    for (const [k, v] of Object.entries(reply)) pairs.push([k, text(command, reply, v)]);
+    for (const [k, v] of Object.entries(reply)) put(out, k, text(command, reply, v));
   } else throw new MalformedReplyError(command, reply, 'not a field/value map');
-  return Object.fromEntries(pairs);
+  return out;
 }
 
 /** A score: RESP2 sends it as a string, RESP3 as a double. */
