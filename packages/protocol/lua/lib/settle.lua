@@ -52,7 +52,7 @@ local function complete_held(k, first, publish, policy)
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           local result = ARGV[i + 2] or ''
-          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
+          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy, ARGV[i + 1])
           if publish then ev_completed(id, result) end
           hist_completed(k.jobroot, id, ARGV[i + 1], policy)
           done = done + 1

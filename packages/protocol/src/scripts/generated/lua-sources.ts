@@ -817,8 +817,13 @@ end
 -- :unsuccessful, so a plain job's deletion touches its row, :lock and :logs alone, as before.
 
 local RETAIN_FAILED_DEFAULT = 10000
--- [TS] Recent completions kept in emq:{q}:outcomes (MAXLEN ~) when completed rows are not retained.
+-- [TS] Recent completions kept in emq:{q}:outcomes when completed rows are not retained: one entry
+-- per completing call, \`jobs <n>\` then \`<id> <token>[:<result>]\` per job (protocol
+-- formats/outcomes-entry.ts reads it), trimmed (MAXLEN ~) to the entries that hold about this many
+-- completions at the size of the newest. One XADD per call, not one per job.
 local OUTCOMES_KEPT = 1000
+-- Most jobs one outcomes entry holds: keeps the XADD's arguments well below Lua's unpack bound.
+local OUTCOMES_PER_ENTRY = 1000
 -- Most members one dead-lettering trims: bounded work per call; each call adds one, so a set over
 -- its bound after a policy change still converges.
 local RETAIN_TRIM = 8
@@ -921,22 +926,30 @@ local function trim_finished(set, root, count, age, now, still, most, slack)
   del_keys(gone)
 end
 
--- finish_completed(k, id, row, result, dedup, keep, parent, policy): the row's end on completion. k
--- names jobroot, completed (the index), deroot and outcomes (the recent completions); \`parent\` is the
--- row's \`flow\` field. Keeping none deletes the row and its sub-keys (a plain job's three, a flow
--- parent's seven) and reads no clock. Keeping writes the row's own fields now (state, finish time,
--- result) and gathers the rest in k.kept for retain_flush: the script calls it once after its last
--- completion, so the clock read, the lock markers' DEL, the index's ZADD and the trim are paid once
--- per call, not per job.
-local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
+-- finish_completed(k, id, row, result, dedup, keep, parent, policy, token): the row's end on
+-- completion. k names jobroot, completed (the index), deroot and outcomes (the recent completions);
+-- \`parent\` is the row's \`flow\` field; \`token\` the attempt that completed it. Keeping none deletes
+-- the row and its sub-keys (a plain job's three, a flow parent's seven), reads no clock, and gathers
+-- the verdict in k.done for the call's one outcomes entry. Keeping writes the row's own fields now
+-- (state, finish time, result) and gathers the rest in k.kept. Either way retain_flush, called once
+-- after the call's last completion, pays the XADD, the clock read, the lock markers' DEL, the
+-- index's ZADD and the trim once per call, not per job.
+local function finish_completed(k, id, row, result, dedup, keep, parent, policy, token)
   if dedup then release_key(k.deroot, id, dedup, keep) end
   if policy.ccount == 0 then
     -- [TS] The row goes, so its verdict is kept a little while in a short stream: a waiter that
-    -- comes after a fast job finished reads it there. One command per completion, bounded memory.
+    -- comes after a fast job finished reads it there, and a worker whose resend heard \`gone\` finds
+    -- its own token there. Bounded memory.
+    local done = k.done
+    if not done then
+      done = {}
+      k.done = done
+    end
+    done[#done + 1] = id
     if result and result ~= '' then
-      redis.call('XADD', k.outcomes, 'MAXLEN', '~', OUTCOMES_KEPT, '*', 'job', id, 'result', result)
+      done[#done + 1] = token .. ':' .. result
     else
-      redis.call('XADD', k.outcomes, 'MAXLEN', '~', OUTCOMES_KEPT, '*', 'job', id)
+      done[#done + 1] = token
     end
     if parent == 'parent' then
       wipe_job(k.jobroot, id)
@@ -960,10 +973,25 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
   kept.index[#kept.index + 1] = id
 end
 
--- retain_flush(k, policy): what the completions of one call gathered in k.kept (finish_completed),
--- written at once: the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
+-- outcomes_flush(k): [TS] the verdicts finish_completed gathered in k.done, in one outcomes entry
+-- (OUTCOMES_PER_ENTRY jobs at most each), the stream trimmed to about OUTCOMES_KEPT completions.
+local function outcomes_flush(k)
+  local done = k.done
+  if not done then return end
+  k.done = nil
+  local step = OUTCOMES_PER_ENTRY * 2
+  for i = 1, #done, step do
+    local last = math.min(i + step - 1, #done)
+    local n = (last - i + 1) / 2
+    redis.call('XADD', k.outcomes, 'MAXLEN', '~', math.ceil(OUTCOMES_KEPT / n), '*', 'jobs', n, unpack(done, i, last))
+  end
+end
+
+-- retain_flush(k, policy): what the completions of one call gathered in k.done and k.kept
+-- (finish_completed), written at once: the outcomes entry, the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
 -- RETAIN_TRIM_BULK). Nothing when the call kept no row.
 local function retain_flush(k, policy)
+  outcomes_flush(k)
   local kept = k.kept
   if not kept then return end
   k.kept = nil
@@ -1046,7 +1074,7 @@ local function complete_held(k, first, publish, policy)
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           local result = ARGV[i + 2] or ''
-          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
+          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy, ARGV[i + 1])
           if publish then ev_completed(id, result) end
           hist_completed(k.jobroot, id, ARGV[i + 1], policy)
           done = done + 1
@@ -1393,7 +1421,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '1d98f21d17a49898cf1a61fbec1b892292b2195d',
+    sha: '41cc07637a4efbe9f76855a4adc71c753f800a63',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1660,7 +1688,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'f63b93ef173ff9f1449a2ed9eaa8f16434264313',
+    sha: '5ed422d7456d80806c66ba07b41d8c44ec35ddf9',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1705,7 +1733,7 @@ end
 `,
   },
   clean_completed: {
-    sha: 'f0a11fac1abb19d170a57034e7d1abb6b3a2a6ce',
+    sha: '1c7419c3063f292f47bee20a5867995a92486d6c',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1728,7 +1756,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: 'dbda8735bc8521130274536d14f10b79cd1b3655',
+    sha: 'd49463cf7435820dbef2c808d8116a852c05cae2',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1778,7 +1806,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'cb3886929f95796042e68767e748450905a47704',
+    sha: '46719ec9fb2b6eb3baa04536c120f1d4814585db',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1788,7 +1816,7 @@ return 0
 -- result when there is one), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
 -- queue meta keeps completed jobs, the row stays as \`state = completed\` with \`finished_at\` and
 -- \`result\`, indexed in emq:{q}:completed and trimmed to the policy in bulk (lib retain); the idempotency key the row names
--- is released either way; [TS] with none kept, the verdict goes to emq:{q}:outcomes (MAXLEN ~ 1000)
+-- is released either way; [TS] with none kept, the verdict goes to emq:{q}:outcomes (lib retain)
 -- for a late waiter. A row already completed answers as a gone one, so a resend cannot count
 -- twice.
 -- @key active     emq:{q}:active
@@ -1856,7 +1884,7 @@ end
 local policy, m = keep_read(KEYS[15], 'events', 'journal', 'history', 'minutes')
 hist_seed(m[7], m[8])
 local ended = { jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }
-finish_completed(ended, id, row, result, f[4], f[5], f[6], policy)
+finish_completed(ended, id, row, result, f[4], f[5], f[6], policy, attempts)
 retain_flush(ended, policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 hist_completed(KEYS[13], id, attempts, policy)
@@ -1869,7 +1897,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'f9f579bd430b452003f4550b622e430a92bca4aa',
+    sha: 'a9ed8e91f2638224123b69c0bfdfd99696799b2d',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1908,7 +1936,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'c73a269674f769063ed1c67488e094117437860e',
+    sha: '94052da6348f6cd5badbc39c17dca9a6a19b697f',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2048,7 +2076,7 @@ return 1
 `,
   },
   drain: {
-    sha: '39533b8f84090b560b1fdba8c033048c1700d09a',
+    sha: '67dc5fcf106b7816f028c54d2f339f275ce2d7ad',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2509,7 +2537,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '59b8a6a37a63613f01e7de1e492eb28ae149dd9a',
+    sha: 'c546c7deb1dffdcb73fe0a4bd121cd3ddf9224e0',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2626,7 +2654,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '796060100e0ee6df897c4996a3f41361f7307e63',
+    sha: '8a9ac3de22a811957c73cb6010345d5c8f494d6a',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2676,7 +2704,7 @@ return out
 `,
   },
   gclaim: {
-    sha: 'ed2bf72f3a6a0ab4f28b77bc8b45d4372f65b995',
+    sha: 'c5e7c886c6f9d2b014f7eea62f13b6d4e4f6d29b',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2993,7 +3021,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '91a5f7d9dd1d04650e14e9d1f5140dd10128e055',
+    sha: 'c6a8b767ebfff8912200e75b78891d7c369b5955',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3119,7 +3147,7 @@ return out
 `,
   },
   obliterate: {
-    sha: 'a59a5fc455228cab3582ae50f3442caa668bdb32',
+    sha: 'f0d187363d9c4b4700740984f76af97b0c41c867',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3388,7 +3416,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '6fc9ecd1b5a072fd6337f47b308dc987f60cb1e0',
+    sha: 'ec61fedd0e5a8f37e93afd8f031e7a118d3790ee',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3651,7 +3679,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'c09ac98ea48ea838f5bbfa5ccc767bec3e8bd2e5',
+    sha: '13b23754651da64e0142569930228ff8f5094129',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4437,7 +4465,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: '1117b9d955a076b25a9e42690a25bca7f8da3f5f',
+    sha: '67f81522bd8ed20d481e3b6ae5513a0b4aa2828e',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
