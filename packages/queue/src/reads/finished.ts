@@ -1,4 +1,4 @@
-import { assertDedupId, EchoError, execute, InvalidArgumentError, transitions as t, type JobId, type LifecycleEvent } from '@echo/protocol';
+import { assertDedupId, EchoError, execute, InvalidArgumentError, parseOutcomesEntry, transitions as t, type JobId, type LifecycleEvent } from '@echo/protocol';
 import { decodeResult } from '../codec.js';
 import type { QueueContext } from '../context.js';
 import type { JobRecord } from '../job.js';
@@ -90,15 +90,15 @@ export interface Finished {
 
 /**
  * The verdict of a job whose row is gone, from the queue's recent completions [TS]
- * (`emq:{q}:outcomes`, about the last 1000, kept only while completed rows are not): completed
+ * (`emq:{q}:outcomes`, one entry per completing call holding about the last 1000, kept only while
+ * completed rows are not; protocol's parseOutcomesEntry reads it): completed
  * with its result, or `undefined` when it is not among them.
  */
 async function recentOutcome<T>(ctx: QueueContext<T>, id: string): Promise<Finished | undefined> {
   const entries = (await ctx.conn.command('XREVRANGE', ctx.keys.outcomes, '+', '-')) as [string, string[]][];
-  for (const [, fields] of entries) {
-    if (fields[1] !== id) continue;
-    const at = fields.indexOf('result');
-    return { id: id as JobId, result: decodeResult(at >= 0 && at % 2 === 0 ? fields[at + 1] : undefined) };
+  for (const [entry, fields] of entries) {
+    const found = parseOutcomesEntry(entry, fields).outcomes.find((o) => o.job === id);
+    if (found) return { id: id as JobId, result: decodeResult(found.result) };
   }
   return undefined;
 }
