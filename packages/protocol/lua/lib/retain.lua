@@ -127,8 +127,9 @@ end
 -- finish_completed(k, id, row, result, dedup, keep, parent, policy, token): the row's end on
 -- completion. k names jobroot, completed (the index), deroot and outcomes (the recent completions);
 -- `parent` is the row's `flow` field; `token` the attempt that completed it. Keeping none deletes
--- the row and its sub-keys (a plain job's three, a flow parent's seven), reads no clock, and gathers
--- the verdict in k.done for the call's one outcomes entry. Keeping writes the row's own fields now
+-- the row and its sub-keys (a plain job's three, gathered in k.gone for one DEL per call; a flow
+-- parent's seven, at once), reads no clock, and gathers the verdict in k.done for the call's one
+-- outcomes entry. Keeping writes the row's own fields now
 -- (state, finish time, result) and gathers the rest in k.kept. Either way retain_flush, called once
 -- after the call's last completion, pays the XADD, the clock read, the lock markers' DEL, the
 -- index's ZADD and the trim once per call, not per job.
@@ -152,7 +153,17 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy,
     if parent == 'parent' then
       wipe_job(k.jobroot, id)
     else
-      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'), jkey(k.jobroot, id, ':attempts'))
+      -- [TS] A plain row and its sub-keys go in retain_flush's one DEL for the whole call: one
+      -- command per call, not per job. The caller must not complete the same id twice in a call.
+      local gone = k.gone
+      if not gone then
+        gone = {}
+        k.gone = gone
+      end
+      gone[#gone + 1] = row
+      gone[#gone + 1] = jkey(k.jobroot, id, ':lock')
+      gone[#gone + 1] = jkey(k.jobroot, id, ':logs')
+      gone[#gone + 1] = jkey(k.jobroot, id, ':attempts')
     end
     return
   end
@@ -185,10 +196,14 @@ local function outcomes_flush(k)
   end
 end
 
--- retain_flush(k, policy): what the completions of one call gathered in k.done and k.kept
--- (finish_completed), written at once: the outcomes entry, the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
+-- retain_flush(k, policy): what the completions of one call gathered in k.gone, k.done and k.kept
+-- (finish_completed), written at once: the deleted rows' DEL, the outcomes entry, the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
 -- RETAIN_TRIM_BULK). Nothing when the call kept no row.
 local function retain_flush(k, policy)
+  if k.gone then
+    del_keys(k.gone)
+    k.gone = nil
+  end
   outcomes_flush(k)
   local kept = k.kept
   if not kept then return end

@@ -929,8 +929,9 @@ end
 -- finish_completed(k, id, row, result, dedup, keep, parent, policy, token): the row's end on
 -- completion. k names jobroot, completed (the index), deroot and outcomes (the recent completions);
 -- \`parent\` is the row's \`flow\` field; \`token\` the attempt that completed it. Keeping none deletes
--- the row and its sub-keys (a plain job's three, a flow parent's seven), reads no clock, and gathers
--- the verdict in k.done for the call's one outcomes entry. Keeping writes the row's own fields now
+-- the row and its sub-keys (a plain job's three, gathered in k.gone for one DEL per call; a flow
+-- parent's seven, at once), reads no clock, and gathers the verdict in k.done for the call's one
+-- outcomes entry. Keeping writes the row's own fields now
 -- (state, finish time, result) and gathers the rest in k.kept. Either way retain_flush, called once
 -- after the call's last completion, pays the XADD, the clock read, the lock markers' DEL, the
 -- index's ZADD and the trim once per call, not per job.
@@ -954,7 +955,17 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy,
     if parent == 'parent' then
       wipe_job(k.jobroot, id)
     else
-      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'), jkey(k.jobroot, id, ':attempts'))
+      -- [TS] A plain row and its sub-keys go in retain_flush's one DEL for the whole call: one
+      -- command per call, not per job. The caller must not complete the same id twice in a call.
+      local gone = k.gone
+      if not gone then
+        gone = {}
+        k.gone = gone
+      end
+      gone[#gone + 1] = row
+      gone[#gone + 1] = jkey(k.jobroot, id, ':lock')
+      gone[#gone + 1] = jkey(k.jobroot, id, ':logs')
+      gone[#gone + 1] = jkey(k.jobroot, id, ':attempts')
     end
     return
   end
@@ -987,10 +998,14 @@ local function outcomes_flush(k)
   end
 end
 
--- retain_flush(k, policy): what the completions of one call gathered in k.done and k.kept
--- (finish_completed), written at once: the outcomes entry, the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
+-- retain_flush(k, policy): what the completions of one call gathered in k.gone, k.done and k.kept
+-- (finish_completed), written at once: the deleted rows' DEL, the outcomes entry, the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
 -- RETAIN_TRIM_BULK). Nothing when the call kept no row.
 local function retain_flush(k, policy)
+  if k.gone then
+    del_keys(k.gone)
+    k.gone = nil
+  end
   outcomes_flush(k)
   local kept = k.kept
   if not kept then return end
@@ -1054,10 +1069,13 @@ local function complete_held(k, first, publish, policy)
     hist_seed(m[7], m[8])
   end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes }
+  -- Ids completed by this call: their rows are deleted only at retain_flush, so a repeat in the
+  -- same call answers gone here, as it would once the row is gone.
+  local seen = {}
   for i = first, #ARGV, 3 do
     local id = ARGV[i]
     local code = -1
-    if vid(id) then
+    if vid(id) and not seen[id] then
       local row = jkey(k.jobroot, id)
       local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent', 'dedup', 'dedup_keep', 'flow')
       if f[1] and f[3] ~= 'completed' then
@@ -1078,6 +1096,7 @@ local function complete_held(k, first, publish, policy)
           if publish then ev_completed(id, result) end
           hist_completed(k.jobroot, id, ARGV[i + 1], policy)
           done = done + 1
+          seen[id] = true
           code = 1
         end
       end
@@ -1421,7 +1440,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '41cc07637a4efbe9f76855a4adc71c753f800a63',
+    sha: '50afa24a2e0cb953b661ed2e8555f21b71ec9e68',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1688,7 +1707,7 @@ return 1
 `,
   },
   claim: {
-    sha: '5ed422d7456d80806c66ba07b41d8c44ec35ddf9',
+    sha: '5f2633e8cabb9f25ba2d5028acf9f948840bca23',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1733,7 +1752,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '1c7419c3063f292f47bee20a5867995a92486d6c',
+    sha: '8bac24c8875e50dca076b29f1f97afdfc7c89652',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1756,7 +1775,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: 'd49463cf7435820dbef2c808d8116a852c05cae2',
+    sha: '6507e478f0c86b9b3383bd98e565e1c05277d26c',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1806,7 +1825,7 @@ return 0
 `,
   },
   complete: {
-    sha: '46719ec9fb2b6eb3baa04536c120f1d4814585db',
+    sha: '028ad0dc48396d7fcc18aa59079ebb1ac96b8ea5',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1897,7 +1916,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'a9ed8e91f2638224123b69c0bfdfd99696799b2d',
+    sha: '7fca381c37cda5aec04d21893773b835a95ee128',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1936,7 +1955,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '94052da6348f6cd5badbc39c17dca9a6a19b697f',
+    sha: '3b2dfa95780f52ec3aaed8fbc83af6a24abaf27e',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2076,7 +2095,7 @@ return 1
 `,
   },
   drain: {
-    sha: '67dc5fcf106b7816f028c54d2f339f275ce2d7ad',
+    sha: '01a001a4ebc954c2a0a06d4824f4ff746e052271',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2537,7 +2556,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'c546c7deb1dffdcb73fe0a4bd121cd3ddf9224e0',
+    sha: '2b96ceba951e80c73a03fe12ae8a6e1ad22b9ef6',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2654,7 +2673,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '8a9ac3de22a811957c73cb6010345d5c8f494d6a',
+    sha: '680e4182ac79fe50cfc05fbe3ff28ed7d2cddf4a',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2704,7 +2723,7 @@ return out
 `,
   },
   gclaim: {
-    sha: 'c5e7c886c6f9d2b014f7eea62f13b6d4e4f6d29b',
+    sha: '235b5debbbdaadf53b49a9de94c8299ea503ce84',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -3021,7 +3040,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'c6a8b767ebfff8912200e75b78891d7c369b5955',
+    sha: 'f769dbe9d021e1df249b1ce231143a7faaead658',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3147,7 +3166,7 @@ return out
 `,
   },
   obliterate: {
-    sha: 'f0d187363d9c4b4700740984f76af97b0c41c867',
+    sha: '9ce290a876c859d2152167bdd4e2c8937c4b7cbc',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3416,7 +3435,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: 'ec61fedd0e5a8f37e93afd8f031e7a118d3790ee',
+    sha: '3f0ee85bc493740b660d8bf164f740cb7fd53580',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3679,7 +3698,7 @@ return 1
 `,
   },
   retry: {
-    sha: '13b23754651da64e0142569930228ff8f5094129',
+    sha: '08cb76f7eca903530d897d236594e0c40885f4eb',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4465,7 +4484,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: '67f81522bd8ed20d481e3b6ae5513a0b4aa2828e',
+    sha: 'd9c77927fd0b2f11bd65ffe8f904fa068520b469',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
