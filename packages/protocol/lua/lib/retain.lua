@@ -124,6 +124,16 @@ local function trim_finished(set, root, count, age, now, still, most, slack)
   del_keys(gone)
 end
 
+-- gathered(k, name): the list k[name] that a call's completions fill for retain_flush, made on first use.
+local function gathered(k, name)
+  local list = k[name]
+  if not list then
+    list = {}
+    k[name] = list
+  end
+  return list
+end
+
 -- finish_completed(k, id, row, result, dedup, keep, parent, policy, token): the row's end on
 -- completion. k names jobroot, completed (the index), deroot and outcomes (the recent completions);
 -- `parent` is the row's `flow` field; `token` the attempt that completed it. Keeping none deletes
@@ -139,11 +149,7 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy,
     -- [TS] The row goes, so its verdict is kept a little while in a short stream: a waiter that
     -- comes after a fast job finished reads it there, and a worker whose resend heard `gone` finds
     -- its own token there. Bounded memory.
-    local done = k.done
-    if not done then
-      done = {}
-      k.done = done
-    end
+    local done = gathered(k, 'done')
     done[#done + 1] = id
     if result and result ~= '' then
       done[#done + 1] = token .. ':' .. result
@@ -155,11 +161,7 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy,
     else
       -- [TS] A plain row and its sub-keys go in retain_flush's one DEL for the whole call: one
       -- command per call, not per job. The caller must not complete the same id twice in a call.
-      local gone = k.gone
-      if not gone then
-        gone = {}
-        k.gone = gone
-      end
+      local gone = gathered(k, 'gone')
       gone[#gone + 1] = row
       gone[#gone + 1] = jkey(k.jobroot, id, ':lock')
       gone[#gone + 1] = jkey(k.jobroot, id, ':logs')

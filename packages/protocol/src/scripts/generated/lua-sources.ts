@@ -926,6 +926,16 @@ local function trim_finished(set, root, count, age, now, still, most, slack)
   del_keys(gone)
 end
 
+-- gathered(k, name): the list k[name] that a call's completions fill for retain_flush, made on first use.
+local function gathered(k, name)
+  local list = k[name]
+  if not list then
+    list = {}
+    k[name] = list
+  end
+  return list
+end
+
 -- finish_completed(k, id, row, result, dedup, keep, parent, policy, token): the row's end on
 -- completion. k names jobroot, completed (the index), deroot and outcomes (the recent completions);
 -- \`parent\` is the row's \`flow\` field; \`token\` the attempt that completed it. Keeping none deletes
@@ -941,11 +951,7 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy,
     -- [TS] The row goes, so its verdict is kept a little while in a short stream: a waiter that
     -- comes after a fast job finished reads it there, and a worker whose resend heard \`gone\` finds
     -- its own token there. Bounded memory.
-    local done = k.done
-    if not done then
-      done = {}
-      k.done = done
-    end
+    local done = gathered(k, 'done')
     done[#done + 1] = id
     if result and result ~= '' then
       done[#done + 1] = token .. ':' .. result
@@ -957,11 +963,7 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy,
     else
       -- [TS] A plain row and its sub-keys go in retain_flush's one DEL for the whole call: one
       -- command per call, not per job. The caller must not complete the same id twice in a call.
-      local gone = k.gone
-      if not gone then
-        gone = {}
-        k.gone = gone
-      end
+      local gone = gathered(k, 'gone')
       gone[#gone + 1] = row
       gone[#gone + 1] = jkey(k.jobroot, id, ':lock')
       gone[#gone + 1] = jkey(k.jobroot, id, ':logs')
@@ -1440,7 +1442,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '50afa24a2e0cb953b661ed2e8555f21b71ec9e68',
+    sha: 'd512fda79515c361c1e97d5282e2139d85baa4e4',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1707,7 +1709,7 @@ return 1
 `,
   },
   claim: {
-    sha: '5f2633e8cabb9f25ba2d5028acf9f948840bca23',
+    sha: 'fcbe76d7a6011ebf0096415faaf00088a94a7c71',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1752,7 +1754,7 @@ end
 `,
   },
   clean_completed: {
-    sha: '8bac24c8875e50dca076b29f1f97afdfc7c89652',
+    sha: '6cb8471947bdbc89121112d90738dcf523c140e1',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1775,7 +1777,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '6507e478f0c86b9b3383bd98e565e1c05277d26c',
+    sha: '1195edc1823b7b23a4907465ca0115a4c15057f0',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1825,7 +1827,7 @@ return 0
 `,
   },
   complete: {
-    sha: '028ad0dc48396d7fcc18aa59079ebb1ac96b8ea5',
+    sha: '47e995c1b1fd49450e43d64ddfbdf8846ac0c309',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1916,7 +1918,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '7fca381c37cda5aec04d21893773b835a95ee128',
+    sha: '5c1d893c3578a3ddb091492f8010d447327369fb',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1955,7 +1957,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '3b2dfa95780f52ec3aaed8fbc83af6a24abaf27e',
+    sha: 'ade17138b90d438da0f3bcdcc9f009c29c8ef03a',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2095,7 +2097,7 @@ return 1
 `,
   },
   drain: {
-    sha: '01a001a4ebc954c2a0a06d4824f4ff746e052271',
+    sha: '5309106dcb35402dc9000ee1ceea75795998cb7b',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2556,7 +2558,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '2b96ceba951e80c73a03fe12ae8a6e1ad22b9ef6',
+    sha: '0c1895ae1bb165bbc8336d97edf3263ece907b00',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2673,7 +2675,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '680e4182ac79fe50cfc05fbe3ff28ed7d2cddf4a',
+    sha: 'e0e3864f43fd398a795315f7a1a860726708518b',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2723,7 +2725,7 @@ return out
 `,
   },
   gclaim: {
-    sha: '235b5debbbdaadf53b49a9de94c8299ea503ce84',
+    sha: 'be9266db2816b5f66fdcf78a938e11873bcd50a5',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -3040,7 +3042,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'f769dbe9d021e1df249b1ce231143a7faaead658',
+    sha: '8c32ae4572932c6f122759dfedc1b83f5a91cd58',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3166,7 +3168,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '9ce290a876c859d2152167bdd4e2c8937c4b7cbc',
+    sha: '330fa3131109f28a31e3261c2220e765870de092',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3435,7 +3437,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '3f0ee85bc493740b660d8bf164f740cb7fd53580',
+    sha: 'ac0502059455767c265b5326fd5537bb9efc8c3b',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3698,7 +3700,7 @@ return 1
 `,
   },
   retry: {
-    sha: '08cb76f7eca903530d897d236594e0c40885f4eb',
+    sha: '92d4e2f79f999003e73c9b9b286c11244758a870',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4484,7 +4486,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: 'd9c77927fd0b2f11bd65ffe8f904fa068520b469',
+    sha: '58c5a3d55dc247aa3e1d825111e782c011e41f78',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
