@@ -12,7 +12,8 @@ import { Admin, machineHeader } from './lib/admin.js';
 import { BullSide } from './lib/bull-side.js';
 import { EchoSide, type EchoProcessing } from './lib/echo-side.js';
 import { boolOption, intOption } from './lib/options.js';
-import { clientUs, percentile, perJob, perSecond, serverUs, type BenchConfig, type Fill, type Memory, type Phase } from './lib/phase.js';
+import { goalLine } from './lib/goals.js';
+import { clientUs, percentile, perJob, perSecond, serverUs, tripsPerJob, type BenchConfig, type Fill, type Memory, type Phase } from './lib/phase.js';
 import { progress, publish, table } from './lib/report.js';
 import { fmt, fmtRatio, fmtSpread, pairedRatios, spread } from './lib/stats.js';
 import { acquireTarget } from './lib/target.js';
@@ -124,7 +125,15 @@ function render(header: readonly string[], bull: readonly Round[], echo: readonl
     row('client (Node) CPU per job, enqueue, µs (lower is better)', b((r) => clientUs(r.enqueue)), e((r) => clientUs(r.enqueue))),
     row('client (Node) CPU per job, process one by one, µs (lower is better)', b((r) => clientUs(r.process)), e((r) => clientUs(r.process))),
     row(`client (Node) CPU per job, BatchWorker vs BullMQ c${CFG.concurrency}, µs (lower is better)`, b((r) => clientUs(r.process)), e((r) => clientUs(ep(r).batch))),
+    row('round trips per job (server socket reads), enqueue (lower is better)', b((r) => tripsPerJob(r.enqueue)), e((r) => tripsPerJob(r.enqueue))),
+    row('round trips per job (server socket reads), process one by one (lower is better)', b((r) => tripsPerJob(r.process)), e((r) => tripsPerJob(r.process))),
+    row(`round trips per job (server socket reads), BatchWorker vs BullMQ c${CFG.concurrency} (lower is better)`, b((r) => tripsPerJob(r.process)), e((r) => tripsPerJob(ep(r).batch))),
   );
+  const goals = [
+    goalLine({ label: 'bulk enqueue', atLeast: 4, bull: bull.map((r) => r.enqueue), echo: echo.map((r) => r.enqueue) }),
+    goalLine({ label: `Worker one by one, c${CFG.concurrency}`, atLeast: 2, bull: bull.map((r) => r.process), echo: echo.map((r) => r.process) }),
+    goalLine({ label: `BatchWorker(${CFG.batch}) vs BullMQ c${CFG.concurrency}`, atLeast: 3.5, bull: bull.map((r) => r.process), echo: echo.map((r) => ep(r).batch) }),
+  ];
   const scaleLines = scale === undefined ? ['Scale row skipped (`--big 0`).'] : scaleTable(scale, bull, echo);
   return [
     '# Echo vs BullMQ',
@@ -141,6 +150,12 @@ function render(header: readonly string[], bull: readonly Round[], echo: readonl
     'CPU rows are CPU time, not wall time: less sensitive to a busy machine than jobs/s, though not immune (shared caches, frequency).',
     '',
     table(['measure', 'BullMQ', 'Echo', 'Echo/BullMQ'], rows),
+    '',
+    '## Goals (issue 25)',
+    '',
+    'Each goal met, or the measured reason it is not (medians over the rounds; CPU per job is load-insensitive, jobs/s is not: say whether the machine was quiet). keep.completed (≥ 0.9x of keeping nothing, ≤ 8 commands/job) is measured by `pnpm bench:settings`.',
+    '',
+    ...goals,
     '',
     ...scaleLines,
     '',

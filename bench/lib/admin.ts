@@ -43,7 +43,7 @@ export class Admin {
    * call (taken out again by {@link snapshotDelta}).
    */
   async snapshot(): Promise<Snapshot> {
-    const info = await this.info('commandstats', 'cpu');
+    const info = await this.info('commandstats', 'cpu', 'stats');
     const calls = new Map<string, number>();
     for (const [key, value] of info) {
       if (!key.startsWith('cmdstat_')) continue;
@@ -51,7 +51,7 @@ export class Admin {
       calls.set(key.slice('cmdstat_'.length), match ? Number(match[1]) : 0);
     }
     const cpuSeconds = Number(info.get('used_cpu_user') ?? 0) + Number(info.get('used_cpu_sys') ?? 0);
-    return { calls, cpuUs: cpuSeconds * 1e6, clientCpuUs: clientCpuUs() };
+    return { calls, cpuUs: cpuSeconds * 1e6, clientCpuUs: clientCpuUs(), reads: Number(info.get('total_reads_processed') ?? 0) };
   }
 
   async usedMemory(): Promise<number> {
@@ -92,6 +92,11 @@ export interface Snapshot {
   readonly cpuUs: number;
   /** This Node process's user + system CPU time, µs. */
   readonly clientCpuUs: number;
+  /**
+   * The server's socket reads so far (`total_reads_processed`): one per burst a client sent, so the
+   * round trips every client made, a pipelined burst counting once.
+   */
+  readonly reads: number;
 }
 
 /** What happened between two snapshots. */
@@ -99,6 +104,8 @@ export interface SnapshotDelta {
   readonly calls: Map<string, number>;
   readonly serverCpuUs: number;
   readonly clientCpuUs: number;
+  /** Server socket reads: round trips, a pipelined burst counting once. */
+  readonly reads: number;
 }
 
 export function clientCpuUs(): number {
@@ -107,7 +114,9 @@ export function clientCpuUs(): number {
 }
 
 export function snapshotDelta(before: Snapshot, after: Snapshot): SnapshotDelta {
-  return { calls: commandDelta(before.calls, after.calls), serverCpuUs: after.cpuUs - before.cpuUs, clientCpuUs: after.clientCpuUs - before.clientCpuUs };
+  // The later snapshot's own INFO is one read.
+  const reads = Math.max(0, after.reads - before.reads - 1);
+  return { calls: commandDelta(before.calls, after.calls), serverCpuUs: after.cpuUs - before.cpuUs, clientCpuUs: after.clientCpuUs - before.clientCpuUs, reads };
 }
 
 /** Calls made between two snapshots, per command, less the one `INFO` the first snapshot made. */

@@ -16,18 +16,22 @@ export interface Phase {
   readonly serverCpuUs: number;
   /** This Node process's CPU time (`process.cpuUsage()` delta), µs. */
   readonly clientCpuUs: number;
+  /** Server socket reads (`total_reads_processed` delta): round trips, a pipelined burst counting once. */
+  readonly reads: number;
 }
 
 /** The phase between two snapshots. */
 export function phase(ms: number, jobs: number, before: Snapshot, after: Snapshot): Phase {
   const d = snapshotDelta(before, after);
-  return { ms, jobs, commands: d.calls, serverCpuUs: d.serverCpuUs, clientCpuUs: d.clientCpuUs };
+  return { ms, jobs, commands: d.calls, serverCpuUs: d.serverCpuUs, clientCpuUs: d.clientCpuUs, reads: d.reads };
 }
 
 export const perSecond = (p: Phase): number => (p.jobs / p.ms) * 1000;
 export const perJob = (p: Phase): number => totalCalls(p.commands) / p.jobs;
 export const serverUs = (p: Phase): number => p.serverCpuUs / p.jobs;
 export const clientUs = (p: Phase): number => p.clientCpuUs / p.jobs;
+/** Round trips per job: server socket reads per job (a pipelined burst counts once). */
+export const tripsPerJob = (p: Phase): number => p.reads / p.jobs;
 
 export function payloads(n: number, pad: number): Payload[] {
   const text = 'x'.repeat(pad);

@@ -6,7 +6,7 @@
 -- result when there is one), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
 -- queue meta keeps completed jobs, the row stays as `state = completed` with `finished_at` and
 -- `result`, indexed in emq:{q}:completed and trimmed to the policy in bulk (lib retain); the idempotency key the row names
--- is released either way; [TS] with none kept, the verdict goes to emq:{q}:outcomes (MAXLEN ~ 1000)
+-- is released either way; [TS] with none kept, the verdict goes to emq:{q}:outcomes (lib retain)
 -- for a late waiter. A row already completed answers as a gone one, so a resend cannot count
 -- twice.
 -- @key active     emq:{q}:active
@@ -74,7 +74,7 @@ end
 local policy, m = keep_read(KEYS[15], 'events', 'journal', 'history', 'minutes')
 hist_seed(m[7], m[8])
 local ended = { jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }
-finish_completed(ended, id, row, result, f[4], f[5], f[6], policy)
+finish_completed(ended, id, row, result, f[4], f[5], f[6], policy, attempts)
 retain_flush(ended, policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 hist_completed(KEYS[13], id, attempts, policy)

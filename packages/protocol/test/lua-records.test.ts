@@ -11,6 +11,7 @@ import {
   parseDeadLetterRecord,
   parseEntryFrame,
   parseOutboxEntry,
+  parseOutcomesEntry,
   parseStreamEntries,
   parseWakeToken,
   queueKeys,
@@ -161,5 +162,53 @@ describe('the dead-letter record', () => {
   it('refuses a record whose head is not the six fields in order', () => {
     expect(() => parseDeadLetterRecord('1-0', ['xid', '5-0'])).toThrow(MalformedReplyError);
     expect(() => parseDeadLetterRecord('1-0', ['id', 'E', 'group', 'g', 'xid', '5-0', 'consumer', 'c', 'reason', 'r', 'attempts', '1'])).toThrow(MalformedReplyError);
+  });
+});
+
+describe('the outcomes entry', () => {
+  it('reads every job of an entry by position: id, token and result', () => {
+    expect(parseOutcomesEntry('1700000000000-3', ['jobs', '3', 'jobs', '2', 'b', '1:r:x', 'c', '4:'])).toEqual({
+      entry: '1700000000000-3',
+      at: 1_700_000_000_000,
+      outcomes: [
+        { job: 'jobs', token: 2, verdict: 'completed', result: undefined },
+        { job: 'b', token: 1, verdict: 'completed', result: 'r:x' },
+        { job: 'c', token: 4, verdict: 'completed', result: '' },
+      ],
+    });
+  });
+
+  it('reads the older one-job shape, its token unknown', () => {
+    expect(parseOutcomesEntry('5-0', ['job', 'a', 'result', 'r']).outcomes).toEqual([{ job: 'a', token: undefined, verdict: 'completed', result: 'r' }]);
+    expect(parseOutcomesEntry('5-0', ['job', 'a']).outcomes).toEqual([{ job: 'a', token: undefined, verdict: 'completed', result: undefined }]);
+  });
+
+  it('refuses an entry of neither shape', () => {
+    expect(() => parseOutcomesEntry('1-0', ['jobs', '2', 'a', '1'])).toThrow(MalformedReplyError);
+    expect(() => parseOutcomesEntry('1-0', ['jobs', '1', 'a', 'x:1'])).toThrow(MalformedReplyError);
+    expect(() => parseOutcomesEntry('1-0', ['k', 'v'])).toThrow(MalformedReplyError);
+  });
+
+  it('reads what complete and complete_batch append: one entry per call, a repeated id once', async () => {
+    const queue = uniqueName('q');
+    const ids = [mintId('JOB'), mintId('JOB'), mintId('JOB')];
+    for (const id of ids) await execute(conn, t.enqueue({ queue, id, payload: '{}' }));
+    const claimed = await execute(conn, t.claimBatch({ queue, leaseMs: 30_000, size: 3 }));
+    const [a, b, c] = claimed;
+    if (!a || !b || !c) throw new Error('claimed fewer than 3');
+    await execute(conn, t.complete({ queue, job: a, result: 'one' }));
+    // A repeat in the same call answers gone, as once the row is gone: the rows go in one DEL at the end.
+    const codes = await execute(conn, t.completeBatch({ queue, jobs: [{ id: b.id, attempts: b.attempts }, { id: c.id, attempts: c.attempts, result: '"two"' }, { id: b.id, attempts: b.attempts }] }));
+    expect(codes).toEqual(['ok', 'ok', 'gone']);
+    expect(await conn.command('EXISTS', queueKeys(queue).job(b.id), queueKeys(queue).job(c.id))).toBe(0);
+    expect(await conn.command('HGET', queueKeys(queue).metricsCompleted, 'count')).toBe('3');
+    const read = parseStreamEntries(await conn.command('XRANGE', queueKeys(queue).outcomes, '-', '+')).map((e) => parseOutcomesEntry(e.id, e.fields ?? []));
+    expect(read.map((e) => e.outcomes)).toEqual([
+      [{ job: a.id, token: a.attempts, verdict: 'completed', result: 'one' }],
+      [
+        { job: b.id, token: b.attempts, verdict: 'completed', result: undefined },
+        { job: c.id, token: c.attempts, verdict: 'completed', result: '"two"' },
+      ],
+    ]);
   });
 });

@@ -66,7 +66,7 @@ function expected(): Record<string, unknown> {
     ignoredFailures: {},
     openChildren: 2,
     flowOutbox: [expect.objectContaining({ kind: 'complete', parentId: id, childId: child, result: 'done' }), undefined],
-    outcomes: [{ job: child, result: 'r' }],
+    outcomes: [{ job: child, token: undefined, verdict: 'completed', result: 'r' }],
     time: expect.any(Number),
     probe: true,
     // A standalone server has no replica to confirm.

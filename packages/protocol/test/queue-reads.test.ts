@@ -125,8 +125,18 @@ const CASES: readonly Case[] = [
   {
     name: 'outcomes',
     sends: ['XREVRANGE', keys.outcomes, '+', '-'],
-    parses: [['entries', [['2-0', ['job', id, 'result', 'r']], ['1-0', ['job', other]], ['0-1', ['x', 'y']]], [{ job: id, result: 'r' }, { job: other, result: undefined }]]],
-    refuses: [[['x', []]], 'x'],
+    parses: [
+      [
+        'a call of two, then a one-job entry of the older shape',
+        [['2-0', ['jobs', '2', id, '3:r', other, '4']], ['1-0', ['job', other]]],
+        [
+          { job: id, token: 3, verdict: 'completed', result: 'r' },
+          { job: other, token: 4, verdict: 'completed', result: undefined },
+          { job: other, token: undefined, verdict: 'completed', result: undefined },
+        ],
+      ],
+    ],
+    refuses: [[['x', []]], 'x', [['0-1', ['x', 'y']]], [['0-2', ['jobs', '2', id, '3']]]],
   },
   { name: 'time', sends: ['TIME'], parses: [['seconds and micros', ['1700000000', '123456'], 1700000000123]], refuses: [['1'], ['x', '1'], 5] },
   { name: 'probe', sends: ['EXISTS', keys.pending], parses: [['absent', 0, false]], refuses: ['0'] },

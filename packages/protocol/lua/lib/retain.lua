@@ -15,8 +15,13 @@
 -- :unsuccessful, so a plain job's deletion touches its row, :lock and :logs alone, as before.
 
 local RETAIN_FAILED_DEFAULT = 10000
--- [TS] Recent completions kept in emq:{q}:outcomes (MAXLEN ~) when completed rows are not retained.
+-- [TS] Recent completions kept in emq:{q}:outcomes when completed rows are not retained: one entry
+-- per completing call, `jobs <n>` then `<id> <token>[:<result>]` per job (protocol
+-- formats/outcomes-entry.ts reads it), trimmed (MAXLEN ~) to the entries that hold about this many
+-- completions at the size of the newest. One XADD per call, not one per job.
 local OUTCOMES_KEPT = 1000
+-- Most jobs one outcomes entry holds: keeps the XADD's arguments well below Lua's unpack bound.
+local OUTCOMES_PER_ENTRY = 1000
 -- Most members one dead-lettering trims: bounded work per call; each call adds one, so a set over
 -- its bound after a policy change still converges.
 local RETAIN_TRIM = 8
@@ -119,27 +124,48 @@ local function trim_finished(set, root, count, age, now, still, most, slack)
   del_keys(gone)
 end
 
--- finish_completed(k, id, row, result, dedup, keep, parent, policy): the row's end on completion. k
--- names jobroot, completed (the index), deroot and outcomes (the recent completions); `parent` is the
--- row's `flow` field. Keeping none deletes the row and its sub-keys (a plain job's three, a flow
--- parent's seven) and reads no clock. Keeping writes the row's own fields now (state, finish time,
--- result) and gathers the rest in k.kept for retain_flush: the script calls it once after its last
--- completion, so the clock read, the lock markers' DEL, the index's ZADD and the trim are paid once
--- per call, not per job.
-local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
+-- gathered(k, name): the list k[name] that a call's completions fill for retain_flush, made on first use.
+local function gathered(k, name)
+  local list = k[name]
+  if not list then
+    list = {}
+    k[name] = list
+  end
+  return list
+end
+
+-- finish_completed(k, id, row, result, dedup, keep, parent, policy, token): the row's end on
+-- completion. k names jobroot, completed (the index), deroot and outcomes (the recent completions);
+-- `parent` is the row's `flow` field; `token` the attempt that completed it. Keeping none deletes
+-- the row and its sub-keys (a plain job's three, gathered in k.gone for one DEL per call; a flow
+-- parent's seven, at once), reads no clock, and gathers the verdict in k.done for the call's one
+-- outcomes entry. Keeping writes the row's own fields now
+-- (state, finish time, result) and gathers the rest in k.kept. Either way retain_flush, called once
+-- after the call's last completion, pays the XADD, the clock read, the lock markers' DEL, the
+-- index's ZADD and the trim once per call, not per job.
+local function finish_completed(k, id, row, result, dedup, keep, parent, policy, token)
   if dedup then release_key(k.deroot, id, dedup, keep) end
   if policy.ccount == 0 then
     -- [TS] The row goes, so its verdict is kept a little while in a short stream: a waiter that
-    -- comes after a fast job finished reads it there. One command per completion, bounded memory.
+    -- comes after a fast job finished reads it there, and a worker whose resend heard `gone` finds
+    -- its own token there. Bounded memory.
+    local done = gathered(k, 'done')
+    done[#done + 1] = id
     if result and result ~= '' then
-      redis.call('XADD', k.outcomes, 'MAXLEN', '~', OUTCOMES_KEPT, '*', 'job', id, 'result', result)
+      done[#done + 1] = token .. ':' .. result
     else
-      redis.call('XADD', k.outcomes, 'MAXLEN', '~', OUTCOMES_KEPT, '*', 'job', id)
+      done[#done + 1] = token
     end
     if parent == 'parent' then
       wipe_job(k.jobroot, id)
     else
-      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'), jkey(k.jobroot, id, ':attempts'))
+      -- [TS] A plain row and its sub-keys go in retain_flush's one DEL for the whole call: one
+      -- command per call, not per job. The caller must not complete the same id twice in a call.
+      local gone = gathered(k, 'gone')
+      gone[#gone + 1] = row
+      gone[#gone + 1] = jkey(k.jobroot, id, ':lock')
+      gone[#gone + 1] = jkey(k.jobroot, id, ':logs')
+      gone[#gone + 1] = jkey(k.jobroot, id, ':attempts')
     end
     return
   end
@@ -158,10 +184,29 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
   kept.index[#kept.index + 1] = id
 end
 
--- retain_flush(k, policy): what the completions of one call gathered in k.kept (finish_completed),
--- written at once: the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
+-- outcomes_flush(k): [TS] the verdicts finish_completed gathered in k.done, in one outcomes entry
+-- (OUTCOMES_PER_ENTRY jobs at most each), the stream trimmed to about OUTCOMES_KEPT completions.
+local function outcomes_flush(k)
+  local done = k.done
+  if not done then return end
+  k.done = nil
+  local step = OUTCOMES_PER_ENTRY * 2
+  for i = 1, #done, step do
+    local last = math.min(i + step - 1, #done)
+    local n = (last - i + 1) / 2
+    redis.call('XADD', k.outcomes, 'MAXLEN', '~', math.ceil(OUTCOMES_KEPT / n), '*', 'jobs', n, unpack(done, i, last))
+  end
+end
+
+-- retain_flush(k, policy): what the completions of one call gathered in k.gone, k.done and k.kept
+-- (finish_completed), written at once: the deleted rows' DEL, the outcomes entry, the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
 -- RETAIN_TRIM_BULK). Nothing when the call kept no row.
 local function retain_flush(k, policy)
+  if k.gone then
+    del_keys(k.gone)
+    k.gone = nil
+  end
+  outcomes_flush(k)
   local kept = k.kept
   if not kept then return end
   k.kept = nil

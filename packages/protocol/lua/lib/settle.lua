@@ -32,10 +32,13 @@ local function complete_held(k, first, publish, policy)
     hist_seed(m[7], m[8])
   end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes }
+  -- Ids completed by this call: their rows are deleted only at retain_flush, so a repeat in the
+  -- same call answers gone here, as it would once the row is gone.
+  local seen = {}
   for i = first, #ARGV, 3 do
     local id = ARGV[i]
     local code = -1
-    if vid(id) then
+    if vid(id) and not seen[id] then
       local row = jkey(k.jobroot, id)
       local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent', 'dedup', 'dedup_keep', 'flow')
       if f[1] and f[3] ~= 'completed' then
@@ -52,10 +55,11 @@ local function complete_held(k, first, publish, policy)
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           local result = ARGV[i + 2] or ''
-          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
+          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy, ARGV[i + 1])
           if publish then ev_completed(id, result) end
           hist_completed(k.jobroot, id, ARGV[i + 1], policy)
           done = done + 1
+          seen[id] = true
           code = 1
         end
       end

@@ -69,9 +69,10 @@ export interface QueueKeys {
    */
   readonly journal: string;
   /**
-   * [TS] STREAM `outcomes`: the recent completions of a queue that keeps no completed row (fields
-   * `job` and, when the handler gave one, `result`), trimmed MAXLEN ~ 1000 by the completing
-   * scripts, so `waitUntilFinished` called after a fast job finished still finds its verdict.
+   * [TS] STREAM `outcomes`: the recent completions of a queue that keeps no completed row, one
+   * entry per completing call (`jobs <n>`, then `<id> <token>[:<result>]` per job; read with
+   * `parseOutcomesEntry`), trimmed to about the last 1000 completions by the completing scripts, so
+   * `waitUntilFinished` called after a fast job finished still finds its verdict.
    */
   readonly outcomes: string;
   /**

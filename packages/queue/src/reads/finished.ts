@@ -90,7 +90,8 @@ export interface Finished {
 
 /**
  * The verdict of a job whose row is gone, from the queue's recent completions [TS]
- * (`emq:{q}:outcomes`, about the last 1000, kept only while completed rows are not): completed
+ * (`emq:{q}:outcomes`, one entry per completing call holding about the last 1000, kept only while
+ * completed rows are not; protocol's parseOutcomesEntry reads it): completed
  * with its result, or `undefined` when it is not among them.
  */
 async function recentOutcome<T>(ctx: QueueContext<T>, id: string): Promise<Finished | undefined> {

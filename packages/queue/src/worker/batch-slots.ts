@@ -303,5 +303,9 @@ function deferred<R>(): Deferred<R> {
     resolve = res;
     reject = rej;
   });
+  // A slot awaits its carried batches in order: one rejected while it still awaits an earlier one
+  // (or after it stopped, on close) must not surface as an unhandled rejection; the slot that
+  // awaits it still gets the error.
+  promise.catch(() => undefined);
   return { promise, resolve, reject };
 }

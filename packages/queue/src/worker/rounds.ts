@@ -40,6 +40,12 @@ export class Rounds<T> {
   readonly #claimOne: () => Promise<ClaimedJob<T> | undefined>;
   #done: Done<T>[] = [];
   #wants: Want<T>[] = [];
+  /**
+   * Wants sent in fused rounds not answered yet, oldest first. Any round's reply serves them, not
+   * only the round that carried them: a reply that brings spares while the slots wait on a later
+   * round starts their handlers at once, instead of leaving the spares idle until that round lands.
+   */
+  readonly #waiting = new Set<Want<T>>();
   #scheduled = false;
   readonly #inflight = new Set<Promise<void>>();
   #limitTimer: NodeJS.Timeout | undefined;
@@ -136,14 +142,25 @@ export class Rounds<T> {
 
   async #fusedRound(done: readonly Done<T>[], wants: readonly Want<T>[], ahead: number): Promise<void> {
     this.#ahead.asked(ahead);
+    for (const want of wants) this.#waiting.add(want);
     const sent = performance.now();
     const round = await this.#track(completeAndClaimJobs(this.#rt, done.map((d) => d.job), wants.length + ahead, resultsOf(done)));
-    // Every job claimed joins the spares behind those of earlier rounds, and the slots take the
-    // oldest first: jobs run in the order they were claimed, as without prefetch.
+    // Every job claimed joins the spares behind those of earlier rounds, and the waiting slots
+    // take the oldest first: jobs run in the order they were claimed, as without prefetch.
     this.#ahead.answered(ahead, performance.now() - sent, round.error === undefined ? round.claimed : []);
     for (const d of done) d.resolve(round.outcomes.get(d.job.id) ?? 'stale');
-    if (round.error !== undefined) for (const want of wants) want.reject(round.error);
-    else for (const want of wants) want.resolve(this.#ahead.take());
+    for (const want of this.#waiting) {
+      const job = this.#ahead.take();
+      if (job === undefined) break;
+      this.#waiting.delete(want);
+      want.resolve(job);
+    }
+    // This round's wants that no reply reached: nothing claimable now (or the call failed).
+    for (const want of wants) {
+      if (!this.#waiting.delete(want)) continue;
+      if (round.error !== undefined) want.reject(round.error);
+      else want.resolve(undefined);
+    }
     // A slot that parked meanwhile would not see the spares: wake one, the relay passes it on.
     if (this.#ahead.held > 0) this.#rt.idle.wakeOne();
     if (round.limitedMs > 0) this.#wakeAfter(round.limitedMs);

@@ -9,7 +9,7 @@ export { paused } from './meta.js';
 export { metricCount, metricPoints, minuteCounts, type MetricInput } from './metrics.js';
 export { cronCadence, parseSchedulerRecord, repeatCount, repeatNames, repeatSchedule, scheduler, type CronCadence, type RepeatDue, type RepeatInput, type SchedulerRecord } from './repeat.js';
 export { childrenValues, flowOutbox, ignoredFailures, openChildren, type ParentInput } from './flows.js';
-export { outcomes, type Outcome } from './outcomes.js';
+export { outcomes } from './outcomes.js';
 export { probe, replicated, time } from './server.js';
 
 /**

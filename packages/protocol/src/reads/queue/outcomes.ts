@@ -1,27 +1,17 @@
+import { parseOutcomesEntry, type OutcomeRecord } from '../../formats/outcomes-entry.js';
 import type { QueueKeys } from '../../keys/queue-keys.js';
 import { read, type Read } from '../read.js';
-import { entryFields, parseStreamEntries } from '../stream-entries.js';
-
-/** One recent completion [TS], as the completing scripts append it to `outcomes`. */
-export interface Outcome {
-  /** The completed job's id. */
-  readonly job: string;
-  /** The handler's result as stored, when it gave one. */
-  readonly result: string | undefined;
-}
+import { parseStreamEntries } from '../stream-entries.js';
 
 /**
  * `XREVRANGE outcomes + -`: the queue's recent completions [TS] (about the last 1000, kept while
- * completed rows are not), newest first. An entry without a `job` field is not one of ours and is
- * left out.
+ * completed rows are not), newest call first, each call's jobs in the order it completed them.
+ * Every entry goes through the one outcomes parser ({@link parseOutcomesEntry}).
  */
-export function outcomes(input: { readonly keys: QueueKeys }): Read<Outcome[]> {
+export function outcomes(input: { readonly keys: QueueKeys }): Read<OutcomeRecord[]> {
   return read('XREVRANGE', [input.keys.outcomes, '+', '-'], (reply) => {
-    const out: Outcome[] = [];
-    for (const entry of parseStreamEntries(reply, 'XREVRANGE')) {
-      const fields = entryFields(entry.fields);
-      if (fields.job !== undefined) out.push({ job: fields.job, result: fields.result });
-    }
+    const out: OutcomeRecord[] = [];
+    for (const entry of parseStreamEntries(reply, 'XREVRANGE')) if (entry.fields !== null) out.push(...parseOutcomesEntry(entry.id, entry.fields).outcomes);
     return out;
   });
 }

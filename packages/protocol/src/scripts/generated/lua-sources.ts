@@ -817,8 +817,13 @@ end
 -- :unsuccessful, so a plain job's deletion touches its row, :lock and :logs alone, as before.
 
 local RETAIN_FAILED_DEFAULT = 10000
--- [TS] Recent completions kept in emq:{q}:outcomes (MAXLEN ~) when completed rows are not retained.
+-- [TS] Recent completions kept in emq:{q}:outcomes when completed rows are not retained: one entry
+-- per completing call, \`jobs <n>\` then \`<id> <token>[:<result>]\` per job (protocol
+-- formats/outcomes-entry.ts reads it), trimmed (MAXLEN ~) to the entries that hold about this many
+-- completions at the size of the newest. One XADD per call, not one per job.
 local OUTCOMES_KEPT = 1000
+-- Most jobs one outcomes entry holds: keeps the XADD's arguments well below Lua's unpack bound.
+local OUTCOMES_PER_ENTRY = 1000
 -- Most members one dead-lettering trims: bounded work per call; each call adds one, so a set over
 -- its bound after a policy change still converges.
 local RETAIN_TRIM = 8
@@ -921,27 +926,48 @@ local function trim_finished(set, root, count, age, now, still, most, slack)
   del_keys(gone)
 end
 
--- finish_completed(k, id, row, result, dedup, keep, parent, policy): the row's end on completion. k
--- names jobroot, completed (the index), deroot and outcomes (the recent completions); \`parent\` is the
--- row's \`flow\` field. Keeping none deletes the row and its sub-keys (a plain job's three, a flow
--- parent's seven) and reads no clock. Keeping writes the row's own fields now (state, finish time,
--- result) and gathers the rest in k.kept for retain_flush: the script calls it once after its last
--- completion, so the clock read, the lock markers' DEL, the index's ZADD and the trim are paid once
--- per call, not per job.
-local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
+-- gathered(k, name): the list k[name] that a call's completions fill for retain_flush, made on first use.
+local function gathered(k, name)
+  local list = k[name]
+  if not list then
+    list = {}
+    k[name] = list
+  end
+  return list
+end
+
+-- finish_completed(k, id, row, result, dedup, keep, parent, policy, token): the row's end on
+-- completion. k names jobroot, completed (the index), deroot and outcomes (the recent completions);
+-- \`parent\` is the row's \`flow\` field; \`token\` the attempt that completed it. Keeping none deletes
+-- the row and its sub-keys (a plain job's three, gathered in k.gone for one DEL per call; a flow
+-- parent's seven, at once), reads no clock, and gathers the verdict in k.done for the call's one
+-- outcomes entry. Keeping writes the row's own fields now
+-- (state, finish time, result) and gathers the rest in k.kept. Either way retain_flush, called once
+-- after the call's last completion, pays the XADD, the clock read, the lock markers' DEL, the
+-- index's ZADD and the trim once per call, not per job.
+local function finish_completed(k, id, row, result, dedup, keep, parent, policy, token)
   if dedup then release_key(k.deroot, id, dedup, keep) end
   if policy.ccount == 0 then
     -- [TS] The row goes, so its verdict is kept a little while in a short stream: a waiter that
-    -- comes after a fast job finished reads it there. One command per completion, bounded memory.
+    -- comes after a fast job finished reads it there, and a worker whose resend heard \`gone\` finds
+    -- its own token there. Bounded memory.
+    local done = gathered(k, 'done')
+    done[#done + 1] = id
     if result and result ~= '' then
-      redis.call('XADD', k.outcomes, 'MAXLEN', '~', OUTCOMES_KEPT, '*', 'job', id, 'result', result)
+      done[#done + 1] = token .. ':' .. result
     else
-      redis.call('XADD', k.outcomes, 'MAXLEN', '~', OUTCOMES_KEPT, '*', 'job', id)
+      done[#done + 1] = token
     end
     if parent == 'parent' then
       wipe_job(k.jobroot, id)
     else
-      redis.call('DEL', row, jkey(k.jobroot, id, ':lock'), jkey(k.jobroot, id, ':logs'), jkey(k.jobroot, id, ':attempts'))
+      -- [TS] A plain row and its sub-keys go in retain_flush's one DEL for the whole call: one
+      -- command per call, not per job. The caller must not complete the same id twice in a call.
+      local gone = gathered(k, 'gone')
+      gone[#gone + 1] = row
+      gone[#gone + 1] = jkey(k.jobroot, id, ':lock')
+      gone[#gone + 1] = jkey(k.jobroot, id, ':logs')
+      gone[#gone + 1] = jkey(k.jobroot, id, ':attempts')
     end
     return
   end
@@ -960,10 +986,29 @@ local function finish_completed(k, id, row, result, dedup, keep, parent, policy)
   kept.index[#kept.index + 1] = id
 end
 
--- retain_flush(k, policy): what the completions of one call gathered in k.kept (finish_completed),
--- written at once: the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
+-- outcomes_flush(k): [TS] the verdicts finish_completed gathered in k.done, in one outcomes entry
+-- (OUTCOMES_PER_ENTRY jobs at most each), the stream trimmed to about OUTCOMES_KEPT completions.
+local function outcomes_flush(k)
+  local done = k.done
+  if not done then return end
+  k.done = nil
+  local step = OUTCOMES_PER_ENTRY * 2
+  for i = 1, #done, step do
+    local last = math.min(i + step - 1, #done)
+    local n = (last - i + 1) / 2
+    redis.call('XADD', k.outcomes, 'MAXLEN', '~', math.ceil(OUTCOMES_KEPT / n), '*', 'jobs', n, unpack(done, i, last))
+  end
+end
+
+-- retain_flush(k, policy): what the completions of one call gathered in k.gone, k.done and k.kept
+-- (finish_completed), written at once: the deleted rows' DEL, the outcomes entry, the lock markers' DEL, the index's ZADD, then the bulk trim of the index (see
 -- RETAIN_TRIM_BULK). Nothing when the call kept no row.
 local function retain_flush(k, policy)
+  if k.gone then
+    del_keys(k.gone)
+    k.gone = nil
+  end
+  outcomes_flush(k)
   local kept = k.kept
   if not kept then return end
   k.kept = nil
@@ -1026,10 +1071,13 @@ local function complete_held(k, first, publish, policy)
     hist_seed(m[7], m[8])
   end
   local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes }
+  -- Ids completed by this call: their rows are deleted only at retain_flush, so a repeat in the
+  -- same call answers gone here, as it would once the row is gone.
+  local seen = {}
   for i = first, #ARGV, 3 do
     local id = ARGV[i]
     local code = -1
-    if vid(id) then
+    if vid(id) and not seen[id] then
       local row = jkey(k.jobroot, id)
       local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'parent', 'dedup', 'dedup_keep', 'flow')
       if f[1] and f[3] ~= 'completed' then
@@ -1046,10 +1094,11 @@ local function complete_held(k, first, publish, policy)
           if f[3] == 'scheduled' then redis.call('ZREM', k.schedule, id) end
           if f[3] == 'dead' then redis.call('ZREM', k.dead, id) end
           local result = ARGV[i + 2] or ''
-          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy)
+          finish_completed(ended, id, row, result, f[5], f[6], f[7], policy, ARGV[i + 1])
           if publish then ev_completed(id, result) end
           hist_completed(k.jobroot, id, ARGV[i + 1], policy)
           done = done + 1
+          seen[id] = true
           code = 1
         end
       end
@@ -1393,7 +1442,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '1d98f21d17a49898cf1a61fbec1b892292b2195d',
+    sha: 'd512fda79515c361c1e97d5282e2139d85baa4e4',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1660,7 +1709,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'f63b93ef173ff9f1449a2ed9eaa8f16434264313',
+    sha: 'fcbe76d7a6011ebf0096415faaf00088a94a7c71',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1705,7 +1754,7 @@ end
 `,
   },
   clean_completed: {
-    sha: 'f0a11fac1abb19d170a57034e7d1abb6b3a2a6ce',
+    sha: '6cb8471947bdbc89121112d90738dcf523c140e1',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1728,7 +1777,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: 'dbda8735bc8521130274536d14f10b79cd1b3655',
+    sha: '1195edc1823b7b23a4907465ca0115a4c15057f0',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1778,7 +1827,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'cb3886929f95796042e68767e748450905a47704',
+    sha: '47e995c1b1fd49450e43d64ddfbdf8846ac0c309',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1788,7 +1837,7 @@ return 0
 -- result when there is one), so a worker's success path is one round trip. [TS] Retention (lib retain): when the
 -- queue meta keeps completed jobs, the row stays as \`state = completed\` with \`finished_at\` and
 -- \`result\`, indexed in emq:{q}:completed and trimmed to the policy in bulk (lib retain); the idempotency key the row names
--- is released either way; [TS] with none kept, the verdict goes to emq:{q}:outcomes (MAXLEN ~ 1000)
+-- is released either way; [TS] with none kept, the verdict goes to emq:{q}:outcomes (lib retain)
 -- for a late waiter. A row already completed answers as a gone one, so a resend cannot count
 -- twice.
 -- @key active     emq:{q}:active
@@ -1856,7 +1905,7 @@ end
 local policy, m = keep_read(KEYS[15], 'events', 'journal', 'history', 'minutes')
 hist_seed(m[7], m[8])
 local ended = { jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }
-finish_completed(ended, id, row, result, f[4], f[5], f[6], policy)
+finish_completed(ended, id, row, result, f[4], f[5], f[6], policy, attempts)
 retain_flush(ended, policy)
 redis.call('HINCRBY', KEYS[6], 'count', 1)
 hist_completed(KEYS[13], id, attempts, policy)
@@ -1869,7 +1918,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'f9f579bd430b452003f4550b622e430a92bca4aa',
+    sha: '5c1d893c3578a3ddb091492f8010d447327369fb',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1908,7 +1957,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'c73a269674f769063ed1c67488e094117437860e',
+    sha: 'ade17138b90d438da0f3bcdcc9f009c29c8ef03a',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2048,7 +2097,7 @@ return 1
 `,
   },
   drain: {
-    sha: '39533b8f84090b560b1fdba8c033048c1700d09a',
+    sha: '5309106dcb35402dc9000ee1ceea75795998cb7b',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2509,7 +2558,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '59b8a6a37a63613f01e7de1e492eb28ae149dd9a',
+    sha: '0c1895ae1bb165bbc8336d97edf3263ece907b00',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2626,7 +2675,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '796060100e0ee6df897c4996a3f41361f7307e63',
+    sha: 'e0e3864f43fd398a795315f7a1a860726708518b',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2676,7 +2725,7 @@ return out
 `,
   },
   gclaim: {
-    sha: 'ed2bf72f3a6a0ab4f28b77bc8b45d4372f65b995',
+    sha: 'be9266db2816b5f66fdcf78a938e11873bcd50a5',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2993,7 +3042,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '91a5f7d9dd1d04650e14e9d1f5140dd10128e055',
+    sha: '8c32ae4572932c6f122759dfedc1b83f5a91cd58',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3119,7 +3168,7 @@ return out
 `,
   },
   obliterate: {
-    sha: 'a59a5fc455228cab3582ae50f3442caa668bdb32',
+    sha: '330fa3131109f28a31e3261c2220e765870de092',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3388,7 +3437,7 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 `,
   },
   remove_job: {
-    sha: '6fc9ecd1b5a072fd6337f47b308dc987f60cb1e0',
+    sha: 'ac0502059455767c265b5326fd5537bb9efc8c3b',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3651,7 +3700,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'c09ac98ea48ea838f5bbfa5ccc767bec3e8bd2e5',
+    sha: '92d4e2f79f999003e73c9b9b286c11244758a870',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4437,7 +4486,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: '1117b9d955a076b25a9e42690a25bca7f8da3f5f',
+    sha: '58c5a3d55dc247aa3e1d825111e782c011e41f78',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
