@@ -1,4 +1,4 @@
-import { type BrandedId, type Connection, assertBrandedId, cacheKey, checkValueSize, execute, mintId, transitions } from '@echo/protocol';
+import { type BrandedId, type Connection, assertBrandedId, cacheKey, checkValueSize, execute, mintId, reads, transitions, writes } from '@echo/protocol';
 import { BroadcastLane, publishCoherence } from './coherence/broadcast.js';
 import type { CoherenceLane, CoherenceTarget } from './coherence/lane.js';
 import { newer } from './coherence/message.js';
@@ -129,7 +129,7 @@ export class Table<T, K extends string = string> {
     if (version !== undefined) assertBrandedId(version);
     const written = version ?? mintId(this.kind);
     const frame = encodeFrame(written, this.#encode(id, value));
-    await this.#runtime.connection.command('SET', cacheKey(this.name, id), frame, 'PX', this.#spec.ttlMs);
+    await writes.sendWrite(this.#runtime.connection, writes.cacheRowSet({ table: this.name, id, frame, ttlMs: this.#spec.ttlMs }));
     // A fill that read the older frame before this SET must not land on top of it.
     this.#noteVersion(id, written);
     this.#admit(id, value, written);
@@ -145,7 +145,7 @@ export class Table<T, K extends string = string> {
   async invalidate(id: BrandedId<K>): Promise<void> {
     this.#live();
     checkKind(this.name, this.kind, id);
-    await this.#runtime.connection.command('DEL', cacheKey(this.name, id));
+    await writes.sendWrite(this.#runtime.connection, writes.cacheRowDelete({ table: this.name, id }));
     this.#l1.delete(id);
     this.#spoil(id);
   }
@@ -245,9 +245,9 @@ export class Table<T, K extends string = string> {
   async #fill(id: BrandedId<K>, flight: Flight): Promise<Fetched<T>> {
     const defaultVersion = mintId(this.kind);
     const key = cacheKey(this.name, id);
-    const frame = await this.#runtime.connection.commandBuffer('GET', key);
+    const frame = await reads.sendRead(this.#runtime.connection, reads.cacheRowGet({ table: this.name, id }));
     let fetched: Fetched<T>;
-    if (Buffer.isBuffer(frame)) {
+    if (frame !== null) {
       const { version, bytes } = decodeFrame(key, frame);
       fetched = { value: this.#spec.codec.decode(bytes), source: 'l2', version };
       this.#counters.l2Hits++;
@@ -255,7 +255,7 @@ export class Table<T, K extends string = string> {
       const loaded = await this.#spec.loader(id);
       const { value, version } = loaded instanceof Versioned ? loaded : { value: loaded, version: defaultVersion };
       const encoded = this.#encode(id, value);
-      await this.#runtime.connection.command('SET', key, encodeFrame(version, encoded), 'PX', this.#spec.ttlMs);
+      await writes.sendWrite(this.#runtime.connection, writes.cacheRowSet({ table: this.name, id, frame: encodeFrame(version, encoded), ttlMs: this.#spec.ttlMs }));
       this.#counters.fills++;
       fetched = { value, source: 'fill', version };
     }

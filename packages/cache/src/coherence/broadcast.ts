@@ -1,4 +1,4 @@
-import { type BrandedId, type Connection, KindError, cacheChannel } from '@echo/protocol';
+import { type BrandedId, type Connection, KindError, cacheChannel, writes } from '@echo/protocol';
 import type { BroadcastStats } from '../stats.js';
 import type { CoherenceLane, CoherenceTarget } from './lane.js';
 import { type CoherenceMessage, encodeMessage, parseMessage } from './message.js';
@@ -18,7 +18,7 @@ export const DRAIN_BATCH = 256;
  * @throws MalformedIdError when `id` or `version` is not a branded id.
  */
 export async function publishCoherence(connection: Connection, table: string, id: BrandedId, version: BrandedId): Promise<number> {
-  return Number(await connection.command('PUBLISH', cacheChannel(table), encodeMessage(id, version)));
+  return writes.sendWrite(connection, writes.cacheCoherencePublish({ table, message: encodeMessage(id, version) }));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type BrandedId, type Connection, cacheEntryKey, cacheTagKey, execute, mintId, transitions } from '@echo/protocol';
+import { type BrandedId, type Connection, execute, mintId, reads, transitions } from '@echo/protocol';
 import type { L2Guard } from './l2-guard.js';
 
 /** The namespace whose versions mint every keyed write's version. */
@@ -22,7 +22,7 @@ export interface BulkTarget {
  * tag since). Answers how many entries went.
  */
 export async function deleteTagged(target: BulkTarget, tag: string): Promise<number> {
-  const names = (await target.guard.write('deleteByTag', () => target.connection.command('HKEYS', cacheTagKey(target.name, tag)))) as string[];
+  const names = await target.guard.write('deleteByTag', () => reads.sendRead(target.connection, reads.cacheTagMembers({ namespace: target.name, tag })));
   let deleted = 0;
   for (let i = 0; i < names.length; i += DELETE_BATCH) {
     const keys = names.slice(i, i + DELETE_BATCH);
@@ -41,13 +41,12 @@ export async function deleteTagged(target: BulkTarget, tag: string): Promise<num
  */
 export async function clearEntries(target: BulkTarget, version: BrandedId): Promise<void> {
   await target.guard.write('clear', () => execute(target.connection, transitions.cacheClear({ namespace: target.name, version, maxlen: target.logMaxLen })));
-  const prefix = cacheEntryKey(target.name, 'x').slice(0, -1);
   for (const master of target.connection.masters()) {
     let cursor = '0';
     do {
-      const [next, found] = (await master.command('SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', DELETE_BATCH)) as [string, string[]];
-      cursor = next;
-      const keys = found.map((k) => k.slice(prefix.length));
+      const step = await reads.sendRead(master, reads.cacheEntryScan({ namespace: target.name, cursor, count: DELETE_BATCH }));
+      cursor = step.cursor;
+      const keys = step.keys;
       if (keys.length > 0) {
         await execute(target.connection, transitions.cacheDelete({ namespace: target.name, keys, version, maxlen: target.logMaxLen, announce: false }));
       }
