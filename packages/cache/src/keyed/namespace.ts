@@ -335,9 +335,11 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   }
 
   #trusted(entry: Entry<T>): boolean {
-    // After a lost feed, entries admitted before it may have missed a delete: L2 decides, unless
-    // L2 is the thing that is down (the outage mode's fallback serves them on purpose).
-    return this.#suspectSince === 0 || entry.admittedAt >= this.#suspectSince || !(this.#guard.breaker?.closed ?? true);
+    // While the feed is lost no entry can be trusted (a write elsewhere may go unheard); after it,
+    // entries admitted before the loss may have missed a delete: L2 decides, unless L2 is the thing
+    // that is down (the outage mode's fallback serves them on purpose).
+    const heard = (this.#log?.live ?? true) && (this.#suspectSince === 0 || entry.admittedAt >= this.#suspectSince);
+    return heard || !(this.#guard.breaker?.closed ?? true);
   }
 
   #drop(key: string): void {
