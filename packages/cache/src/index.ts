@@ -17,7 +17,7 @@ export {
 } from './spec.js';
 export { Versioned, versioned } from './versioned.js';
 export { bufferCodec, stringCodec, type CacheCodec } from './codec.js';
-export type { Row } from './l1.js';
+export type { Row } from './core/rows.js';
 export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from './stats.js';
 export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NamespaceOptionsError, NoSuchCacheError, TrackingArmError } from './errors.js';
 export { Namespace } from './keyed/namespace.js';

@@ -7,7 +7,8 @@ import { NoSuchCacheError } from './errors.js';
 import { expiresAt } from './expiry.js';
 import { decodeFrame, encodeFrame } from './frame.js';
 import { checkKind } from './kind-law.js';
-import { L1, type Row } from './l1.js';
+import { L1 } from './core/l1.js';
+import { type Row, rowDead } from './core/rows.js';
 import { type Flight, Flights } from './single-flight.js';
 import { type ResolvedSpec, type TableSettings, settingsOf } from './spec.js';
 import { type CacheStats, emptyCounters } from './stats.js';
@@ -52,7 +53,7 @@ export class Table<T, K extends string = string> {
   readonly #spec: ResolvedSpec<T, K>;
   readonly #runtime: TableRuntime;
   readonly #counters = emptyCounters();
-  readonly #l1: L1<T>;
+  readonly #l1: L1<Row<T>>;
   readonly #flights = new Flights<Fetched<T>>();
   #lane: CoherenceLane | null = null;
   #sweeper: NodeJS.Timeout | undefined;
@@ -64,7 +65,7 @@ export class Table<T, K extends string = string> {
     this.settings = Object.freeze(settingsOf(spec));
     this.#spec = spec;
     this.#runtime = runtime;
-    this.#l1 = new L1<T>(spec.maxSize, this.#counters);
+    this.#l1 = new L1<Row<T>>({ maxSize: spec.maxSize, eviction: 'skip', dead: rowDead, name: spec.name });
   }
 
   /**
@@ -203,7 +204,8 @@ export class Table<T, K extends string = string> {
 
   /** A snapshot of the counters (cache.md §8), L1's `size`, and the lane's counters. */
   stats(): CacheStats {
-    return { ...this.#counters, size: this.#l1.size, lane: this.#lane?.stats() ?? null };
+    const l1 = this.#l1;
+    return { ...this.#counters, swept: l1.expired, fullSkips: l1.fullSkips, sweeps: l1.sweeps, size: l1.size, lane: this.#lane?.stats() ?? null };
   }
 
   /** True once {@link stop} has been called. */
@@ -271,7 +273,7 @@ export class Table<T, K extends string = string> {
     if (this.#stopped || !(this.#lane?.admitting ?? true)) return;
     const now = this.#runtime.now();
     const row: Row<T> = { value, version, expiresAt: expiresAt(now, this.#spec.ttlMs, this.#spec.jitter, this.#runtime.random) };
-    this.#l1.insert(id, row, now);
+    this.#l1.set(id, row, now);
   }
 
   #noteVersion(id: string, version: string): void {

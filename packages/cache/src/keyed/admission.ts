@@ -3,12 +3,13 @@ import { newer } from '../coherence/message.js';
 import type { Flight } from '../single-flight.js';
 import { type EntryFrame, holdsUndefined } from './entry-frame.js';
 import type { Lifetimes } from './fill-host.js';
-import type { Entry, RecencyL1 } from './lru.js';
+import type { L1 } from '../core/l1.js';
+import type { Entry } from '../core/rows.js';
 import type { Copies, Held } from './read-mode.js';
 
 /** What admission reads from its namespace. */
 export interface AdmissionHost<T> {
-  readonly l1: RecencyL1<T>;
+  readonly l1: L1<Entry<T>>;
   readonly copies: Copies<T>;
   /** The namespace keeps an L1 at all. */
   readonly enabled: boolean;

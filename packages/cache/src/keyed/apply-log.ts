@@ -2,12 +2,13 @@ import { newer } from '../coherence/message.js';
 import type { Flight } from '../single-flight.js';
 import type { LogEntry } from './coherence-log.js';
 import type { KeyedCounters, NamespaceEvents } from './events.js';
-import type { RecencyL1 } from './lru.js';
+import type { L1 } from '../core/l1.js';
+import type { Entry } from '../core/rows.js';
 import type { Waiters } from './waiters.js';
 
 /** What applying the coherence log may touch. */
 export interface ApplyTarget {
-  readonly l1: RecencyL1<unknown>;
+  readonly l1: L1<Entry<unknown>>;
   readonly counters: KeyedCounters;
   readonly waiters: Waiters;
   /** The load running in this process for `key`, so news reaching it is not overwritten by it. */

@@ -3,7 +3,7 @@ import type { Flight } from '../single-flight.js';
 import type { EntryFrame } from './entry-frame.js';
 import type { KeyedCounters, KeyedRead, NamespaceEvents } from './events.js';
 import type { L2Guard } from './l2-guard.js';
-import type { Entry } from './lru.js';
+import type { Entry } from '../core/rows.js';
 import type { ResolvedNamespace } from './options.js';
 import type { L2Reads } from './l2-reads.js';
 import type { MissMeter } from './miss-meter.js';

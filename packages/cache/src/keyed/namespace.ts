@@ -14,7 +14,8 @@ import { L2Guard } from './l2-guard.js';
 import { L2Reads } from './l2-reads.js';
 import { loadThroughLease } from './lease-load.js';
 import { ScriptBatch } from './script-batch.js';
-import { type Entry, RecencyL1 } from './lru.js';
+import { L1 } from '../core/l1.js';
+import { type Entry, entryDead } from '../core/rows.js';
 import { checkDelete, checkDeleteByTag, checkExpire, checkGet, checkGetValue, checkPull, checkWrite } from '../option-checks.js';
 import { type Factory, type GetOptions, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkGetOrSetCall, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
 import { MissMeter } from './miss-meter.js';
@@ -43,7 +44,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   readonly name: string;
   readonly #o: ResolvedNamespace<T>;
   readonly #rt: NamespaceRuntime;
-  readonly #l1: RecencyL1<T>;
+  readonly #l1: L1<Entry<T>>;
   readonly #reads: L2Reads;
   readonly #scripts: ScriptBatch;
   readonly #flights = new Flights<KeyedRead<T>>();
@@ -64,7 +65,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.name = options.name;
     this.#o = options;
     this.#rt = runtime;
-    this.#l1 = new RecencyL1(options.maxSize, options.name);
+    this.#l1 = new L1<Entry<T>>({ maxSize: options.maxSize, eviction: 'clock', dead: entryDead, name: options.name });
     this.#copies = new Copies(options.codec, options.read, options.l1);
     this.#admission = new Admission({ l1: this.#l1, copies: this.#copies, enabled: options.l1, grace: options.grace, now: runtime.now, stopped: () => this.#stopped });
     this.#reads = new L2Reads(runtime.connection);
