@@ -1,6 +1,6 @@
 import { type BrandedId, type Connection, assertBrandedId, cacheKey, checkValueSize, execute, mintId, reads, transitions, writes } from '@echo/protocol';
 import { BroadcastLane, publishCoherence } from './coherence/broadcast.js';
-import type { CoherenceLane, CoherenceTarget } from './coherence/lane.js';
+import type { CoherenceLane, CoherenceTarget } from './coherence/source.js';
 import { newer } from './coherence/message.js';
 import { TrackingLane } from './coherence/tracking.js';
 import { NoSuchCacheError } from './errors.js';
@@ -270,7 +270,7 @@ export class Table<T, K extends string = string> {
   }
 
   #admit(id: string, value: T, version: BrandedId): void {
-    if (this.#stopped || !(this.#lane?.admitting ?? true)) return;
+    if (this.#stopped || !(this.#lane?.trusted ?? true)) return;
     const now = this.#runtime.now();
     const row: Row<T> = { value, version, expiresAt: expiresAt(now, this.#spec.ttlMs, this.#spec.jitter, this.#runtime.random) };
     this.#l1.set(id, row, now);

@@ -3,15 +3,15 @@ import { NoSuchCacheError } from '../errors.js';
 import { newer } from '../coherence/message.js';
 import { type Flight, Flights } from '../single-flight.js';
 import { cacheHit, cacheStale } from '../keyed/cache-hooks.js';
-import type { CoherenceLog } from '../keyed/coherence-log.js';
+import type { CoherenceLog } from '../coherence/log.js';
 import { type EntryFrame, holdsUndefined } from '../keyed/entry-frame.js';
 import { type KeyedCounters, type KeyedRead, type NamespaceEvents, emptyKeyedCounters } from '../keyed/events.js';
-import { L2Guard } from '../keyed/l2-guard.js';
-import { L2Reads } from '../keyed/l2-reads.js';
+import { L2Guard } from '../l2/guard.js';
+import { L2Reads } from '../l2/reads.js';
 import { MissMeter } from '../keyed/miss-meter.js';
 import type { ResolvedNamespace } from '../keyed/options.js';
 import { Copies, type Held } from '../keyed/read-mode.js';
-import { ScriptBatch } from '../keyed/script-batch.js';
+import { ScriptBatch } from '../l2/scripts.js';
 import { Waiters } from '../keyed/waiters.js';
 import { L1 } from './l1.js';
 import { type Entry, entryDead } from './rows.js';
@@ -103,7 +103,7 @@ export class Tiers<T> {
     // While the feed is lost no entry can be trusted (a write elsewhere may go unheard); after it,
     // entries admitted before the loss may have missed a delete: L2 decides, unless L2 is the thing
     // that is down (the outage mode's fallback serves them on purpose).
-    const heard = (this.coherence?.live ?? true) && (this.#suspectSince === 0 || entry.admittedAt >= this.#suspectSince);
+    const heard = (this.coherence?.trusted ?? true) && (this.#suspectSince === 0 || entry.admittedAt >= this.#suspectSince);
     return heard || !(this.guard.breaker?.closed ?? true);
   }
 

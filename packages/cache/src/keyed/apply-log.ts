@@ -1,5 +1,5 @@
 import { newer } from '../coherence/message.js';
-import type { LogEntry } from './coherence-log.js';
+import type { LogEntry } from '../coherence/log.js';
 import type { Tiers } from '../core/tiers.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { LogStats } from './coherence-log.js';
+import type { LogStats } from '../coherence/log.js';
 import type { BrandedId } from '@echo/protocol';
 
 /** Where a keyed read's value came from. */

@@ -5,7 +5,7 @@ import { type Lifetimes, Tiers } from '../core/tiers.js';
 import { applyLog } from './apply-log.js';
 import { VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
 import { cacheHit, cacheMiss } from './cache-hooks.js';
-import { CoherenceLog } from './coherence-log.js';
+import { CoherenceLog } from '../coherence/log.js';
 import { decodeEntryFrame } from './entry-frame.js';
 import { expireEntry, pullEntry } from './entry-steps.js';
 import type { KeyedRead, NamespaceEvents, NamespaceStats } from './events.js';

@@ -1,4 +1,5 @@
 import { type CoherenceEntry, type Connection, StreamCursor, cacheLogKey, parseCoherenceEntry } from '@echo/protocol';
+import type { CoherenceSource } from './source.js';
 
 /** One entry of a namespace's coherence log. */
 export type LogEntry = CoherenceEntry;
@@ -50,7 +51,7 @@ const WATCH_EVERY_MS = 250;
  * applied, and only when the log lost entries past that point before they were read (the cursor's
  * `gap`) does the namespace flush L1.
  */
-export class CoherenceLog {
+export class CoherenceLog implements CoherenceSource<LogStats> {
   readonly #cursor: StreamCursor;
   readonly #hooks: LogHooks;
   readonly #now: () => number;
@@ -100,7 +101,7 @@ export class CoherenceLog {
    * false an L1 entry may be older than a write another process has acknowledged, so L1 must not
    * answer reads.
    */
-  get live(): boolean {
+  get trusted(): boolean {
     return this.#live;
   }
 
