@@ -23,6 +23,7 @@ export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NamespaceOpt
 export { Namespace } from './keyed/namespace.js';
 export type { CacheIf, Factory, FactoryContext, GetOptions, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
 export type { KeyedCounters, KeyedRead, KeyedSource, NamespaceEvents, NamespaceStats } from './keyed/events.js';
+export type { LogStats } from './coherence/log.js';
 export type { OutageOptions, BreakerState } from './l2/breaker.js';
 export { FactoryTimeoutError, L2UnavailableError } from './errors.js';
 export { READ_MODES, type ReadMode } from './keyed/read-mode.js';

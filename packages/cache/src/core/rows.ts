@@ -2,8 +2,11 @@ import type { BrandedId } from '@echo/protocol';
 
 /** A declared table's L1 row (cache.md §2). `expiresAt` is on the table's monotonic clock. */
 export interface Row<T> {
+  /** The decoded value. */
   readonly value: T;
+  /** The version of the write that produced it; newer wins. */
   readonly version: BrandedId;
+  /** Live until this instant of the table's monotonic clock. */
   readonly expiresAt: number;
 }
 

@@ -62,6 +62,8 @@ export class Tiers<T> {
   stopped = false;
   /** Unix ms since which the coherence feed may have missed entries; 0 while it is trusted. */
   #suspectSince = 0;
+  /** Every entry may answer: the feed is trusted and nothing is suspect. One field, so a hit asks one question. */
+  #clear = true;
 
   constructor(options: ResolvedNamespace<T>, connection: Connection, now: () => number, events: EventSink) {
     this.name = options.name;
@@ -96,7 +98,7 @@ export class Tiers<T> {
   /** The L1 entry for `key` if it may answer a read now: fresh, and heard about since. */
   fresh(key: string): Entry<T> | undefined {
     const entry = this.l1.get(key);
-    return entry !== undefined && !this.stopped && this.now() < entry.expiresAt && this.trusted(entry) ? entry : undefined;
+    return entry !== undefined && !this.stopped && this.now() < entry.expiresAt && (this.#clear || this.trusted(entry)) ? entry : undefined;
   }
 
   trusted(entry: Entry<T>): boolean {
@@ -180,10 +182,12 @@ export class Tiers<T> {
   /** The feed may have missed entries from now on: entries admitted before now are not trusted. */
   suspect(): void {
     if (this.#suspectSince === 0) this.#suspectSince = this.now();
+    this.#clear = false;
   }
 
   /** A log read issued at `issuedAt` caught up: entries admitted before a suspicion are trusted again. */
   caughtUp(issuedAt: number): void {
     if (this.#suspectSince !== 0 && issuedAt >= this.#suspectSince && (this.guard.breaker?.closed ?? true)) this.#suspectSince = 0;
+    this.#clear = this.#suspectSince === 0 && (this.coherence?.trusted ?? true);
   }
 }
