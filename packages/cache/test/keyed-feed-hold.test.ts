@@ -67,7 +67,8 @@ describe('keyed namespaces: a held coherence feed (issue 28)', { timeout: 30_000
       const seenAfter = performance.now() - ackedAt;
       // Block (1 s) + margin (1 s) + one watch period, with room for a loaded machine.
       expect(seenAfter).toBeLessThan(5_000);
-      expect(reader.stats().log).toMatchObject({ stalls: 1, live: false });
+      expect(reader.stats().log).toMatchObject({ live: false });
+      expect(reader.stats().log?.stalls).toBeGreaterThanOrEqual(1);
       expect(await reader.getEntry('k')).toMatchObject({ value: 2, source: 'l2' });
       expect(proxy.heldBytes).toBeGreaterThan(0);
 
