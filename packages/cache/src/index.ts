@@ -17,12 +17,13 @@ export {
 } from './spec.js';
 export { Versioned, versioned } from './versioned.js';
 export { bufferCodec, stringCodec, type CacheCodec } from './codec.js';
-export type { Row } from './l1.js';
+export type { Row } from './core/rows.js';
 export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from './stats.js';
 export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NamespaceOptionsError, NoSuchCacheError, TrackingArmError } from './errors.js';
 export { Namespace } from './keyed/namespace.js';
 export type { CacheIf, Factory, FactoryContext, GetOptions, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
 export type { KeyedCounters, KeyedRead, KeyedSource, NamespaceEvents, NamespaceStats } from './keyed/events.js';
-export type { OutageOptions, BreakerState } from './keyed/breaker.js';
+export type { LogStats } from './coherence/log.js';
+export type { OutageOptions, BreakerState } from './l2/breaker.js';
 export { FactoryTimeoutError, L2UnavailableError } from './errors.js';
 export { READ_MODES, type ReadMode } from './keyed/read-mode.js';

@@ -1,13 +1,14 @@
-import { type BrandedId, type Connection, assertBrandedId, cacheKey, checkValueSize, execute, mintId, transitions } from '@echo/protocol';
+import { type BrandedId, type Connection, assertBrandedId, cacheKey, checkValueSize, execute, mintId, reads, transitions, writes } from '@echo/protocol';
 import { BroadcastLane, publishCoherence } from './coherence/broadcast.js';
-import type { CoherenceLane, CoherenceTarget } from './coherence/lane.js';
+import type { CoherenceLane, CoherenceTarget } from './coherence/source.js';
 import { newer } from './coherence/message.js';
 import { TrackingLane } from './coherence/tracking.js';
 import { NoSuchCacheError } from './errors.js';
 import { expiresAt } from './expiry.js';
 import { decodeFrame, encodeFrame } from './frame.js';
 import { checkKind } from './kind-law.js';
-import { L1, type Row } from './l1.js';
+import { L1 } from './core/l1.js';
+import { type Row, rowDead } from './core/rows.js';
 import { type Flight, Flights } from './single-flight.js';
 import { type ResolvedSpec, type TableSettings, settingsOf } from './spec.js';
 import { type CacheStats, emptyCounters } from './stats.js';
@@ -52,7 +53,7 @@ export class Table<T, K extends string = string> {
   readonly #spec: ResolvedSpec<T, K>;
   readonly #runtime: TableRuntime;
   readonly #counters = emptyCounters();
-  readonly #l1: L1<T>;
+  readonly #l1: L1<Row<T>>;
   readonly #flights = new Flights<Fetched<T>>();
   #lane: CoherenceLane | null = null;
   #sweeper: NodeJS.Timeout | undefined;
@@ -64,7 +65,7 @@ export class Table<T, K extends string = string> {
     this.settings = Object.freeze(settingsOf(spec));
     this.#spec = spec;
     this.#runtime = runtime;
-    this.#l1 = new L1<T>(spec.maxSize, this.#counters);
+    this.#l1 = new L1<Row<T>>({ maxSize: spec.maxSize, eviction: 'skip', dead: rowDead, name: spec.name });
   }
 
   /**
@@ -129,7 +130,7 @@ export class Table<T, K extends string = string> {
     if (version !== undefined) assertBrandedId(version);
     const written = version ?? mintId(this.kind);
     const frame = encodeFrame(written, this.#encode(id, value));
-    await this.#runtime.connection.command('SET', cacheKey(this.name, id), frame, 'PX', this.#spec.ttlMs);
+    await writes.sendWrite(this.#runtime.connection, writes.cacheRowSet({ table: this.name, id, frame, ttlMs: this.#spec.ttlMs }));
     // A fill that read the older frame before this SET must not land on top of it.
     this.#noteVersion(id, written);
     this.#admit(id, value, written);
@@ -145,7 +146,7 @@ export class Table<T, K extends string = string> {
   async invalidate(id: BrandedId<K>): Promise<void> {
     this.#live();
     checkKind(this.name, this.kind, id);
-    await this.#runtime.connection.command('DEL', cacheKey(this.name, id));
+    await writes.sendWrite(this.#runtime.connection, writes.cacheRowDelete({ table: this.name, id }));
     this.#l1.delete(id);
     this.#spoil(id);
   }
@@ -203,7 +204,8 @@ export class Table<T, K extends string = string> {
 
   /** A snapshot of the counters (cache.md §8), L1's `size`, and the lane's counters. */
   stats(): CacheStats {
-    return { ...this.#counters, size: this.#l1.size, lane: this.#lane?.stats() ?? null };
+    const l1 = this.#l1;
+    return { ...this.#counters, swept: l1.expired, fullSkips: l1.fullSkips, sweeps: l1.sweeps, size: l1.size, lane: this.#lane?.stats() ?? null };
   }
 
   /** True once {@link stop} has been called. */
@@ -245,9 +247,9 @@ export class Table<T, K extends string = string> {
   async #fill(id: BrandedId<K>, flight: Flight): Promise<Fetched<T>> {
     const defaultVersion = mintId(this.kind);
     const key = cacheKey(this.name, id);
-    const frame = await this.#runtime.connection.commandBuffer('GET', key);
+    const frame = await reads.sendRead(this.#runtime.connection, reads.cacheRowGet({ table: this.name, id }));
     let fetched: Fetched<T>;
-    if (Buffer.isBuffer(frame)) {
+    if (frame !== null) {
       const { version, bytes } = decodeFrame(key, frame);
       fetched = { value: this.#spec.codec.decode(bytes), source: 'l2', version };
       this.#counters.l2Hits++;
@@ -255,7 +257,7 @@ export class Table<T, K extends string = string> {
       const loaded = await this.#spec.loader(id);
       const { value, version } = loaded instanceof Versioned ? loaded : { value: loaded, version: defaultVersion };
       const encoded = this.#encode(id, value);
-      await this.#runtime.connection.command('SET', key, encodeFrame(version, encoded), 'PX', this.#spec.ttlMs);
+      await writes.sendWrite(this.#runtime.connection, writes.cacheRowSet({ table: this.name, id, frame: encodeFrame(version, encoded), ttlMs: this.#spec.ttlMs }));
       this.#counters.fills++;
       fetched = { value, source: 'fill', version };
     }
@@ -268,10 +270,10 @@ export class Table<T, K extends string = string> {
   }
 
   #admit(id: string, value: T, version: BrandedId): void {
-    if (this.#stopped || !(this.#lane?.admitting ?? true)) return;
+    if (this.#stopped || !(this.#lane?.trusted ?? true)) return;
     const now = this.#runtime.now();
     const row: Row<T> = { value, version, expiresAt: expiresAt(now, this.#spec.ttlMs, this.#spec.jitter, this.#runtime.random) };
-    this.#l1.insert(id, row, now);
+    this.#l1.set(id, row, now);
   }
 
   #noteVersion(id: string, version: string): void {

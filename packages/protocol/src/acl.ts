@@ -1,6 +1,8 @@
 import { assertCacheTable, assertQueueName } from './keys/names.js';
 import { FENCE_KEY } from './connector/fence.js';
 import { QUEUE_READ_COMMANDS } from './reads/queue/index.js';
+import { CACHE_READ_COMMANDS } from './reads/cache/commands.js';
+import { CACHE_WRITE_COMMANDS } from './writes/cache/commands.js';
 
 /** Commands the connector itself sends: the handshake, the fence, EVALSHA and its NOSCRIPT fallback. */
 const CONNECTOR_COMMANDS = ['hello', 'ping', 'client|setname', 'get', 'set', 'evalsha', 'script|load'] as const;
@@ -78,13 +80,13 @@ const BUS_HOST_COMMANDS = [
 const CACHE_SCRIPT_COMMANDS = ['time', 'exists', 'get', 'getdel', 'set', 'del', 'pttl', 'pexpire', 'persist', 'hget', 'hset', 'hdel', 'xadd'] as const;
 
 /**
- * Commands the cache host sends: L2 reads (`MGET`), declared tables' plain writes, tag and clear
- * walks, the coherence log reader, the broadcast lane, the tracking lane, and `info` (the connect-time
- * eviction-policy check).
+ * Commands the cache host sends: its typed reads (L2 frames, tag and clear walks) and plain writes
+ * (declared tables' rows, the broadcast lane), whose lists live beside them; the coherence log
+ * reader; the broadcast and tracking lanes; and `info` (the connect-time eviction-policy check).
  */
 const CACHE_HOST_COMMANDS = [
-  'get', 'mget', 'set', 'del', 'hkeys', 'scan', 'xread', 'xrevrange', 'xinfo|stream',
-  'publish', 'subscribe', 'unsubscribe', 'client|id', 'client|tracking', 'info',
+  ...CACHE_READ_COMMANDS, ...CACHE_WRITE_COMMANDS, 'xread', 'xrevrange', 'xinfo|stream',
+  'subscribe', 'unsubscribe', 'client|id', 'client|tracking', 'info',
 ] as const;
 
 /**

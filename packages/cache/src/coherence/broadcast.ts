@@ -1,6 +1,6 @@
-import { type BrandedId, type Connection, KindError, cacheChannel } from '@echo/protocol';
+import { type BrandedId, type Connection, KindError, cacheChannel, writes } from '@echo/protocol';
 import type { BroadcastStats } from '../stats.js';
-import type { CoherenceLane, CoherenceTarget } from './lane.js';
+import type { CoherenceLane, CoherenceTarget } from './source.js';
 import { type CoherenceMessage, encodeMessage, parseMessage } from './message.js';
 import { Ring } from './ring.js';
 
@@ -18,7 +18,7 @@ export const DRAIN_BATCH = 256;
  * @throws MalformedIdError when `id` or `version` is not a branded id.
  */
 export async function publishCoherence(connection: Connection, table: string, id: BrandedId, version: BrandedId): Promise<number> {
-  return Number(await connection.command('PUBLISH', cacheChannel(table), encodeMessage(id, version)));
+  return writes.sendWrite(connection, writes.cacheCoherencePublish({ table, message: encodeMessage(id, version) }));
 }
 
 /**
@@ -29,7 +29,7 @@ export async function publishCoherence(connection: Connection, table: string, id
  * Kept in one file, with {@link publishCoherence}: the declared tables' lane (keyed namespaces use their log).
  */
 export class BroadcastLane implements CoherenceLane {
-  readonly admitting = true;
+  readonly trusted = true;
   readonly #target: CoherenceTarget;
   readonly #channel: string;
   readonly #subscriber: Connection;

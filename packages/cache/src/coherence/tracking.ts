@@ -1,7 +1,7 @@
 import { type Connection, INVALIDATE_CHANNEL, InvalidArgumentError, type Tracking, cachePrefix } from '@echo/protocol';
 import { TrackingArmError } from '../errors.js';
 import type { TrackingStats } from '../stats.js';
-import type { CoherenceLane, CoherenceTarget } from './lane.js';
+import type { CoherenceLane, CoherenceTarget } from './source.js';
 
 /** The channel the server publishes redirected invalidations on. */
 export { INVALIDATE_CHANNEL };
@@ -54,7 +54,7 @@ export class TrackingLane implements CoherenceLane {
     return lane;
   }
 
-  get admitting(): boolean {
+  get trusted(): boolean {
     return this.#tracking?.armed === true;
   }
 
@@ -65,7 +65,7 @@ export class TrackingLane implements CoherenceLane {
       invalidations: this.#invalidations,
       flushes: this.#flushes,
       malformed: this.#malformed,
-      armed: this.admitting,
+      armed: this.trusted,
     };
   }
 

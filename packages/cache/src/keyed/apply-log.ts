@@ -1,21 +1,6 @@
 import { newer } from '../coherence/message.js';
-import type { Flight } from '../single-flight.js';
-import type { LogEntry } from './coherence-log.js';
-import type { KeyedCounters, NamespaceEvents } from './events.js';
-import type { RecencyL1 } from './lru.js';
-import type { Waiters } from './waiters.js';
-
-/** What applying the coherence log may touch. */
-export interface ApplyTarget {
-  readonly l1: RecencyL1<unknown>;
-  readonly counters: KeyedCounters;
-  readonly waiters: Waiters;
-  /** The load running in this process for `key`, so news reaching it is not overwritten by it. */
-  flight(key: string): Flight | undefined;
-  flights(): Flight[];
-  /** Emits a `coherence` event (only called when a row was dropped). */
-  applied(event: NamespaceEvents['coherence']): void;
-}
+import type { LogEntry } from '../coherence/log.js';
+import type { Tiers } from '../core/tiers.js';
 
 /**
  * Applies coherence log entries in order (newer wins, cache.md §7.2, on keys): a set or delete drops
@@ -23,7 +8,7 @@ export interface ApplyTarget {
  * older entry; every entry naming a key wakes the callers waiting on that key's lease. Applying an
  * entry twice changes nothing the second time.
  */
-export function applyLog(entries: readonly LogEntry[], target: ApplyTarget): void {
+export function applyLog<T>(entries: readonly LogEntry[], target: Tiers<T>): void {
   for (const entry of entries) {
     if (entry.op === 'c') {
       let dropped = 0;
@@ -33,15 +18,15 @@ export function applyLog(entries: readonly LogEntry[], target: ApplyTarget): voi
           dropped++;
         }
       }
-      for (const flight of target.flights()) flight.spoiled = true;
+      for (const flight of target.flights.flights()) flight.spoiled = true;
       target.counters.cohApplied += dropped;
-      target.applied({ op: 'c', keys: [], dropped });
+      target.events.emit('coherence', { op: 'c', keys: [], dropped });
       continue;
     }
     let dropped = 0;
     for (const key of entry.keys) {
       if (entry.op !== 'r') {
-        const flight = target.flight(key);
+        const flight = target.flights.flight(key);
         if (flight !== undefined && (flight.newest === null || newer(entry.version, flight.newest))) flight.newest = entry.version;
         const row = target.l1.get(key);
         if (row !== undefined && newer(entry.version, row.version)) {
@@ -54,6 +39,6 @@ export function applyLog(entries: readonly LogEntry[], target: ApplyTarget): voi
     if (entry.op === 'r') continue;
     target.counters.cohApplied += dropped;
     target.counters.cohStale += entry.keys.length - dropped;
-    if (dropped > 0) target.applied({ op: entry.op, keys: entry.keys, dropped });
+    if (dropped > 0 && target.events.listenerCount('coherence') !== 0) target.events.emit('coherence', { op: entry.op, keys: entry.keys, dropped });
   }
 }

@@ -1,6 +1,6 @@
-import { type CacheCodec } from '../codec.js';
 import { assertCacheEntryKey, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
-import { type BulkTarget, VERSION_KIND } from './bulk-delete.js';
+import type { Tiers } from '../core/tiers.js';
+import { VERSION_KIND } from './bulk-delete.js';
 import { decodeEntryFrame, holdsUndefined } from './entry-frame.js';
 
 /**
@@ -8,12 +8,13 @@ import { decodeEntryFrame, holdsUndefined } from './entry-frame.js';
  * one step and announces the delete. The value is decoded for the caller alone (it was deleted
  * everywhere, so nobody else holds this copy); a cached `undefined` answers `undefined`.
  */
-export async function pullEntry<T>(target: BulkTarget, codec: CacheCodec<T>, key: string): Promise<T | undefined> {
+export async function pullEntry<T>(target: Tiers<T>, key: string): Promise<T | undefined> {
+  const codec = target.options.codec;
   assertCacheEntryKey(key);
   target.drop(key);
   const hex = codec.binary === true;
   const version = mintId(VERSION_KIND);
-  const reply = await target.guard.write('pull', () => execute(target.connection, transitions.cachePull({ namespace: target.name, key, version, maxlen: target.logMaxLen, hex })));
+  const reply = await target.guard.write('pull', () => execute(target.connection, transitions.cachePull({ namespace: target.name, key, version, maxlen: target.options.logMaxLen, hex })));
   if (reply === null) return undefined;
   const frame = decodeEntryFrame(cacheEntryKey(target.name, key), reply, hex);
   return holdsUndefined(frame.version) ? undefined : codec.decode(frame.bytes);
@@ -24,12 +25,13 @@ export async function pullEntry<T>(target: BulkTarget, codec: CacheCodec<T>, key
  * then `cache_expire` marks it stale at the server's clock, keeps it `grace` ms (the namespace's; a
  * per-write grace is not in the frame) and announces it. Answers whether L2 held the entry.
  */
-export async function expireEntry(target: BulkTarget, grace: number, key: string): Promise<boolean> {
+export async function expireEntry<T>(target: Tiers<T>, key: string): Promise<boolean> {
+  const grace = target.options.grace;
   assertCacheEntryKey(key);
   target.drop(key);
   const version = mintId(VERSION_KIND);
   const outcome = await target.guard.write('expire', () =>
-    execute(target.connection, transitions.cacheExpire({ namespace: target.name, key, version, grace, maxlen: target.logMaxLen })),
+    execute(target.connection, transitions.cacheExpire({ namespace: target.name, key, version, grace, maxlen: target.options.logMaxLen })),
   );
   return outcome !== 'absent';
 }

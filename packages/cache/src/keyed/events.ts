@@ -1,3 +1,4 @@
+import type { LogStats } from '../coherence/log.js';
 import type { BrandedId } from '@echo/protocol';
 
 /** Where a keyed read's value came from. */
@@ -75,7 +76,7 @@ export interface NamespaceStats extends Readonly<KeyedCounters> {
   readonly size: number;
   readonly evictions: number;
   readonly expired: number;
-  readonly log: { readonly read: number; readonly replays: number; readonly gaps: number; readonly lastId: string } | null;
+  readonly log: LogStats | null;
   readonly breaker: 'closed' | 'open' | 'half-open' | null;
   readonly breakerOpens: number;
 }

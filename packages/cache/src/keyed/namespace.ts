@@ -1,26 +1,16 @@
-import { type BrandedId, type Connection, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
-import { NoSuchCacheError } from '../errors.js';
-import { Flights } from '../single-flight.js';
+import { type Connection, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
+import { GetOrSet } from '../core/get-or-set.js';
+import type { Entry } from '../core/rows.js';
+import { type Lifetimes, Tiers } from '../core/tiers.js';
 import { applyLog } from './apply-log.js';
-import { cacheHit, cacheMiss, cacheStale } from './cache-hooks.js';
-import { type BulkTarget, VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
-import { CoherenceLog } from './coherence-log.js';
-import { Admission } from './admission.js';
-import { decodeEntryFrame, storedVersion } from './entry-frame.js';
+import { VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
+import { cacheHit, cacheMiss } from './cache-hooks.js';
+import { CoherenceLog } from '../coherence/log.js';
+import { decodeEntryFrame } from './entry-frame.js';
 import { expireEntry, pullEntry } from './entry-steps.js';
-import { type KeyedCounters, type KeyedRead, type NamespaceEvents, type NamespaceStats, emptyKeyedCounters } from './events.js';
-import type { FillHost, Lifetimes } from './fill-host.js';
-import { L2Guard } from './l2-guard.js';
-import { L2Reads } from './l2-reads.js';
-import { loadThroughLease } from './lease-load.js';
-import { ScriptBatch } from './script-batch.js';
-import { type Entry, RecencyL1 } from './lru.js';
+import type { KeyedRead, NamespaceEvents, NamespaceStats } from './events.js';
 import { checkDelete, checkDeleteByTag, checkExpire, checkGet, checkGetValue, checkPull, checkWrite } from '../option-checks.js';
-import { type Factory, type GetOptions, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkGetOrSetCall, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
-import { MissMeter } from './miss-meter.js';
-import { Copies } from './read-mode.js';
-import { Waiters } from './waiters.js';
-import { writeEntry } from './write-entry.js';
+import { type Factory, type GetOptions, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkGetOrSetCall, checkTags, lifetime, nonNegative } from './options.js';
 
 /** What a namespace takes from its directory. */
 export interface NamespaceRuntime {
@@ -43,65 +33,38 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   readonly name: string;
   readonly #o: ResolvedNamespace<T>;
   readonly #rt: NamespaceRuntime;
-  readonly #l1: RecencyL1<T>;
-  readonly #reads: L2Reads;
-  readonly #scripts: ScriptBatch;
-  readonly #flights = new Flights<KeyedRead<T>>();
-  readonly #counters: KeyedCounters = emptyKeyedCounters();
-  readonly #waiters = new Waiters();
-  readonly #guard: L2Guard;
-  readonly #fill: FillHost<T>;
-  readonly #copies: Copies<T>;
-  readonly #admission: Admission<T>;
-  #log: CoherenceLog | null = null;
+  // The face: verbs check their arguments here and act on the tiers; misses go to the handler.
+  readonly #t: Tiers<T>;
+  readonly #getOrSet: GetOrSet<T>;
   #sweeper: NodeJS.Timeout | undefined;
-  /** Unix ms since which the coherence feed may have missed entries; 0 while it is trusted. */
-  #suspectSince = 0;
-  #stopped = false;
 
   private constructor(options: ResolvedNamespace<T>, runtime: NamespaceRuntime) {
     super();
     this.name = options.name;
     this.#o = options;
     this.#rt = runtime;
-    this.#l1 = new RecencyL1(options.maxSize, options.name);
-    this.#copies = new Copies(options.codec, options.read, options.l1);
-    this.#admission = new Admission({ l1: this.#l1, copies: this.#copies, enabled: options.l1, grace: options.grace, now: runtime.now, stopped: () => this.#stopped });
-    this.#reads = new L2Reads(runtime.connection);
-    this.#scripts = new ScriptBatch(runtime.connection);
-    this.#guard = new L2Guard(options.outage, runtime.now, {
-      opened: () => {
-        this.#suspect();
-        this.emit('breaker', { state: 'open' });
-      },
-      closed: () => this.emit('breaker', { state: 'closed' }),
-      failed: (op, error) => {
-        this.#counters.l2Errors++;
-        this.emit('l2-error', { op, error });
-      },
-    });
-    this.#fill = this.#fillHost();
+    this.#t = new Tiers(options, runtime.connection, runtime.now, { emit: (event, payload) => this.emit(event, payload), listenerCount: (event) => this.listenerCount(event) });
+    this.#getOrSet = new GetOrSet(this.#t);
   }
 
   /** @internal Use `Cache.namespace`. */
   static async open<T>(options: ResolvedNamespace<T>, runtime: NamespaceRuntime): Promise<Namespace<T>> {
     const ns = new Namespace(options, runtime);
+    const t = ns.#t;
     if (options.coherence) {
-      ns.#log = await CoherenceLog.start(
+      t.coherence = await CoherenceLog.start(
         runtime.connection,
         options.name,
         {
-          apply: (entries) => ns.#apply(entries),
-          lost: () => ns.#suspect(),
-          gap: () => ns.#flush(),
-          caughtUp: (issuedAt) => {
-            if (ns.#suspectSince !== 0 && issuedAt >= ns.#suspectSince && (ns.#guard.breaker?.closed ?? true)) ns.#suspectSince = 0;
-          },
+          apply: (entries) => applyLog(entries, t),
+          lost: () => t.suspect(),
+          gap: () => t.flush(),
+          caughtUp: (issuedAt) => t.caughtUp(issuedAt),
         },
         runtime.now,
       );
     }
-    ns.#sweeper = setInterval(() => ns.#l1.sweep(runtime.now()), options.sweepMs);
+    ns.#sweeper = setInterval(() => t.l1.sweep(runtime.now()), options.sweepMs);
     ns.#sweeper.unref();
     return ns;
   }
@@ -114,13 +77,14 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     // Options go the long way, so a refused one rejects rather than throws.
     if (options !== undefined) return this.#getOr(key, options);
     // The hit path allocates nothing but the promise: a key found in L1 was checked when it went in.
-    const entry = this.#l1.get(key);
-    if (entry !== undefined && !this.#stopped && this.#rt.now() < entry.expiresAt && this.#trusted(entry)) {
+    const t = this.#t;
+    const entry = t.fresh(key);
+    if (entry !== undefined) {
       entry.used = true;
-      this.#counters.hits++;
+      t.counters.hits++;
       cacheHit(this.name, key, 'l1');
       if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-      return Promise.resolve(entry.encoded === undefined ? entry.value : this.#copies.out(entry));
+      return Promise.resolve(entry.encoded === undefined ? entry.value : t.copies.out(entry));
     }
     return this.getEntry(key).then((read) => read?.value);
   }
@@ -134,31 +98,32 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   /** Like {@link get}, with the source and version. */
   async getEntry(key: string, options?: NoOptions): Promise<KeyedRead<T> | undefined> {
     checkGet(options);
-    this.#live();
+    const t = this.#t;
+    t.live();
     assertCacheEntryKey(key);
-    const entry = this.#l1.get(key);
-    const now = this.#rt.now();
-    if (entry !== undefined && now < entry.expiresAt && this.#trusted(entry)) return this.#hit(key, entry);
-    this.#counters.misses++;
+    const fresh = t.fresh(key);
+    if (fresh !== undefined) return t.hit(key, fresh);
+    const entry = t.l1.get(key);
+    const now = t.now();
+    t.counters.misses++;
     let frame: Buffer | null;
     try {
-      frame = await this.#guard.call('get', () => this.#reads.read(cacheEntryKey(this.name, key)));
+      frame = await t.guard.call('get', () => t.reads.read(cacheEntryKeyOf(t, key)));
     } catch (error) {
-      if (!this.#guard.fallsBack) throw error;
-      return entry !== undefined && now < entry.graceUntil ? this.#fallback(key, entry) : undefined;
+      if (!t.guard.fallsBack) throw error;
+      return entry !== undefined && now < entry.graceUntil ? t.fallback(key, entry) : undefined;
     }
     if (frame === null) {
       cacheMiss(this.name, key);
       return undefined;
     }
-    const decoded = decodeEntryFrame(cacheEntryKey(this.name, key), frame);
-    const value = this.#admission.frame(key, decoded, undefined);
-    if (decoded.expiresAt !== 0 && decoded.expiresAt <= now) return this.#stale(key, value, decoded.version, 'refreshing');
-    this.#counters.l2Hits++;
+    const decoded = decodeEntryFrame(cacheEntryKeyOf(t, key), frame);
+    const value = t.admitFrame(key, decoded, undefined);
+    if (decoded.expiresAt !== 0 && decoded.expiresAt <= now) return t.stale(key, value, decoded.version, 'refreshing');
+    t.counters.l2Hits++;
     cacheHit(this.name, key, 'l2');
     return { value, source: 'l2', version: decoded.version };
   }
-
   /** Reads many keys; absent ones answer `undefined`. Their L2 reads go out as one `MGET`. */
   async getMany(keys: readonly string[]): Promise<(T | undefined)[]> {
     return Promise.all(keys.map((key) => this.get(key)));
@@ -193,31 +158,24 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   async getOrSetEntry(key: string, factory: Factory<T>, options: GetOrSetOptions<T> = {}): Promise<KeyedRead<T>> {
     // Checked before anything is read: a bad lifetime must not leave a lease behind.
     checkGetOrSetCall(options);
-    this.#live();
+    const t = this.#t;
+    t.live();
     assertCacheEntryKey(key);
     if (typeof factory !== 'function') throw new TypeError('factory must be a function');
-    const entry = this.#l1.get(key);
-    if (options.forceFresh !== true && entry !== undefined && this.#rt.now() < entry.expiresAt && this.#trusted(entry)) return this.#hit(key, entry);
-    this.#counters.misses++;
-    cacheMiss(this.name, key);
-    if (this.listenerCount('miss') !== 0) this.emit('miss', { key });
-    const running = this.#flights.join(key);
-    if (running !== undefined) {
-      this.#counters.coalesced++;
-      return running.then((read) => ({ ...read, value: this.#copies.joined(read.value) }));
+    if (options.forceFresh !== true) {
+      const entry = t.fresh(key);
+      if (entry !== undefined) return t.hit(key, entry);
     }
-    const checked = { ...options, tags: checkTags(options.tags), timeouts: { ...this.#o.timeouts, ...checkTimeouts(options.timeouts) } };
-    return this.#flights.start(key, (flight) => loadThroughLease(this.#fill, key, factory, checked, flight));
+    return this.#getOrSet.handle(key, factory, options);
   }
 
   /** Writes `value` to both tiers and tells every process; newer wins everywhere. */
   async set(key: string, value: T, options: WriteOptions = {}): Promise<void> {
     checkWrite(options);
-    this.#live();
+    this.#t.live();
     assertCacheEntryKey(key);
-    await writeEntry(this.#fill, key, value, this.#lifetimes(options), checkTags(options.tags), '', storedVersion(value, mintId(VERSION_KIND)), null);
+    await this.#getOrSet.set(key, value, this.#lifetimes(options), checkTags(options.tags));
   }
-
   /** {@link set} with no expiry. */
   async setForever(key: string, value: T, options: Omit<WriteOptions, 'ttl'> = {}): Promise<void> {
     return this.set(key, value, { ...options, ttl: Infinity });
@@ -231,12 +189,12 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   /** Deletes keys here first, then in L2 in one step; answers how many L2 held. */
   async deleteMany(keys: readonly string[], options?: NoOptions): Promise<number> {
     checkDelete(options);
-    this.#live();
+    this.#t.live();
     for (const key of keys) assertCacheEntryKey(key);
     if (keys.length === 0) return 0;
-    for (const key of keys) this.#drop(key);
+    for (const key of keys) this.#t.drop(key);
     const version = mintId(VERSION_KIND);
-    return this.#guard.write('delete', () => execute(this.#rt.connection, transitions.cacheDelete({ namespace: this.name, keys, version, maxlen: this.#o.logMaxLen })));
+    return this.#t.guard.write('delete', () => execute(this.#rt.connection, transitions.cacheDelete({ namespace: this.name, keys, version, maxlen: this.#o.logMaxLen })));
   }
 
   /**
@@ -248,8 +206,8 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
    */
   async pull(key: string, options?: NoOptions): Promise<T | undefined> {
     checkPull(options);
-    this.#live();
-    return pullEntry(this.#bulk(), this.#o.codec, key);
+    this.#t.live();
+    return pullEntry(this.#t, key);
   }
 
   /**
@@ -261,153 +219,64 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
    */
   async expire(key: string, options?: NoOptions): Promise<boolean> {
     checkExpire(options);
-    this.#live();
-    return expireEntry(this.#bulk(), this.#o.grace, key);
+    this.#t.live();
+    return expireEntry(this.#t, key);
   }
 
   /** Deletes every entry written with `tag`, here first, then in L2; answers how many L2 held. */
   async deleteByTag(tag: string, options?: NoOptions): Promise<number> {
     checkDeleteByTag(options);
-    this.#live();
+    this.#t.live();
     assertCacheTag(tag);
-    for (const [key, entry] of this.#l1.entries()) if (entry.tags.includes(tag)) this.#drop(key);
-    return deleteTagged(this.#bulk(), tag);
+    for (const [key, entry] of this.#t.l1.entries()) if (entry.tags.includes(tag)) this.#t.drop(key);
+    return deleteTagged(this.#t, tag);
   }
 
   /** Empties the namespace: this L1 at once, every other process's through the log, then L2's entries. */
   async clear(): Promise<void> {
-    this.#live();
-    this.#flush();
-    await clearEntries(this.#bulk(), mintId(VERSION_KIND));
+    this.#t.live();
+    this.#t.flush();
+    await clearEntries(this.#t, mintId(VERSION_KIND));
   }
 
   /** Counters, L1 state, the log reader's and the breaker's. */
   stats(): NamespaceStats {
-    const { size, evictions, expired } = this.#l1;
-    const breaker = this.#guard.breaker;
-    return { ...this.#counters, size, evictions, expired, log: this.#log?.stats() ?? null, breaker: breaker?.state ?? null, breakerOpens: breaker?.opens ?? 0 };
+    const t = this.#t;
+    const { size, evictions, expired } = t.l1;
+    const breaker = t.guard.breaker;
+    return { ...t.counters, size, evictions, expired, log: t.coherence?.stats() ?? null, breaker: breaker?.state ?? null, breakerOpens: breaker?.opens ?? 0 };
   }
 
   /** The L1 entry for `key`, live or not, without counting a read. For tests and diagnostics. */
   peek(key: string): Readonly<Entry<T>> | undefined {
-    const entry = this.#l1.get(key);
+    const entry = this.#t.l1.get(key);
     // A frozen value not yet read is decoded now, so what is peeked is what a hit would see.
-    if (entry?.encoded !== undefined && this.#o.read === 'frozen') this.#copies.out(entry);
+    if (entry?.encoded !== undefined && this.#o.read === 'frozen') this.#t.copies.out(entry);
     return entry;
   }
 
   get stopped(): boolean {
-    return this.#stopped;
+    return this.#t.stopped;
   }
 
   /** Stops the log reader and the sweeper and empties L1. Idempotent. */
   async stop(): Promise<void> {
-    if (this.#stopped) return;
-    this.#stopped = true;
+    const t = this.#t;
+    if (t.stopped) return;
+    t.stopped = true;
     this.#rt.onStop(this.name);
     clearInterval(this.#sweeper);
-    this.#l1.clear();
-    this.#waiters.wakeAll();
-    await this.#log?.stop();
-  }
-
-  // ---- L1 -----------------------------------------------------------------------------------
-
-  #hit(key: string, entry: Entry<T>): { readonly value: T; readonly source: 'hit'; readonly version: BrandedId } {
-    entry.used = true;
-    this.#counters.hits++;
-    cacheHit(this.name, key, 'l1');
-    if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-    return { value: entry.encoded === undefined ? entry.value : this.#copies.out(entry), source: 'hit', version: entry.version };
-  }
-
-  #stale(key: string, value: T, version: BrandedId, reason: NamespaceEvents['stale']['reason']): KeyedRead<T> {
-    this.#counters.staleServed++;
-    cacheStale(this.name, key);
-    this.emit('stale', { key, reason });
-    return { value, source: 'stale', version };
-  }
-
-  #fallback(key: string, entry: Entry<T>): KeyedRead<T> {
-    this.#counters.fallbacks++;
-    this.emit('stale', { key, reason: 'outage' });
-    return { value: this.#copies.out(entry), source: 'fallback-l1', version: entry.version };
-  }
-
-  #trusted(entry: Entry<T>): boolean {
-    // After a lost feed, entries admitted before it may have missed a delete: L2 decides, unless
-    // L2 is the thing that is down (the outage mode's fallback serves them on purpose).
-    return this.#suspectSince === 0 || entry.admittedAt >= this.#suspectSince || !(this.#guard.breaker?.closed ?? true);
-  }
-
-  #drop(key: string): void {
-    this.#l1.delete(key);
-    const flight = this.#flights.flight(key);
-    if (flight !== undefined) flight.spoiled = true;
-  }
-
-  #flush(): void {
-    this.#counters.flushes++;
-    this.#l1.clear();
-    for (const flight of this.#flights.flights()) flight.spoiled = true;
+    t.l1.clear();
+    t.waiters.wakeAll();
+    await t.coherence?.stop();
   }
 
   #lifetimes(options: WriteOptions): Lifetimes {
     return { ttl: lifetime('ttl', options.ttl, this.#o.ttl), grace: nonNegative('grace', options.grace, this.#o.grace) };
   }
+}
 
-  // ---- coherence ----------------------------------------------------------------------------
-
-  #apply(entries: Parameters<typeof applyLog>[0]): void {
-    applyLog(entries, {
-      l1: this.#l1,
-      counters: this.#counters,
-      waiters: this.#waiters,
-      flight: (key) => this.#flights.flight(key),
-      flights: () => this.#flights.flights(),
-      applied: (event) => {
-        if (event.op === 'c' || this.listenerCount('coherence') !== 0) this.emit('coherence', event);
-      },
-    });
-  }
-
-  #suspect(): void {
-    if (this.#suspectSince === 0) this.#suspectSince = this.#rt.now();
-  }
-
-  /** The namespace as the fill and write paths see it (lease-load.ts, factory-run.ts, write-entry.ts). */
-  #fillHost(): FillHost<T> {
-    return {
-      name: this.name,
-      options: this.#o,
-      connection: this.#rt.connection,
-      now: () => this.#rt.now(),
-      guard: this.#guard,
-      scripts: this.#scripts,
-      reads: this.#reads,
-      copies: this.#copies,
-      misses: new MissMeter(),
-      counters: this.#counters,
-      waiters: this.#waiters,
-      hasLog: () => this.#log !== null,
-      peek: (key) => this.#l1.get(key),
-      live: () => this.#live(),
-      admitFrame: (key, frame, flight) => this.#admission.frame(key, frame, flight),
-      admit: (key, held, version, lifetimes, tags, flight) => this.#admission.held(key, held, version, lifetimes, tags, flight),
-      stale: (key, value, version, reason) => this.#stale(key, value, version, reason),
-      fallback: (key, entry) => this.#fallback(key, entry),
-      filled: (event) => {
-        if (this.listenerCount('fill') !== 0) this.emit('fill', event);
-      },
-      factoryFailed: (event) => this.emit('factory-error', event),
-    };
-  }
-
-  #bulk(): BulkTarget {
-    return { connection: this.#rt.connection, name: this.name, logMaxLen: this.#o.logMaxLen, guard: this.#guard, drop: (key) => this.#drop(key) };
-  }
-
-  #live(): void {
-    if (this.#stopped) throw new NoSuchCacheError(this.name);
-  }
+/** The L2 key of `key` in the namespace of `t`. */
+function cacheEntryKeyOf(t: Tiers<unknown>, key: string): string {
+  return cacheEntryKey(t.name, key);
 }

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, assertCacheTable, assertCacheTag, resolveValueLimit } from '@echo/protocol';
 import { checkGetOrSet, checkNamespace, checkOutageShape, checkTimeoutShape } from '../option-checks.js';
 import { type CacheCodec, jsonCodec } from '../codec.js';
-import type { OutageOptions } from './breaker.js';
+import type { OutageOptions } from '../l2/breaker.js';
 import { READ_MODES, type ReadMode } from './read-mode.js';
 
 /** Soft and hard limits on a factory's run (bentocache's model). */

@@ -1,4 +1,5 @@
-export { read, sendRead, sendReads, type Read, type ReadSettled, type ReadsSettled } from './read.js';
+export { read, sendRead, sendReads, type Read, type ReadSettled, type ReadsSettled, type ReadTarget } from './read.js';
 export { isNoSuchKey, parseStreamInfo, xinfoStream, xrange, xread, xrevrange, xtop, type RangeInput, type StreamInfo, type StreamReadInput } from './streams.js';
 export { xinfoConsumers, xinfoGroups, xpendingSummary, xreadgroup, type ConsumerInfo, type GroupInfo, type GroupReadInput, type PendingSummary } from './stream-groups.js';
 export * as queue from './queue/index.js';
+export { CACHE_READ_COMMANDS, cacheEntryScan, cacheFramesGet, cacheRowGet, cacheTagMembers, type EntryScanStep } from './cache/index.js';

@@ -1,5 +1,6 @@
 import type { Arg } from '../connector/call-shape.js';
 import type { Connection } from '../connector/connection.js';
+import { InvalidArgumentError } from '../errors/validation.js';
 
 /**
  * A typed read: the command and its arguments, built by a pure function, paired with the parser of
@@ -13,11 +14,22 @@ export interface Read<T> {
   readonly args: readonly Arg[];
   /** Checks the reply's shape and turns it into `T`; throws MalformedReplyError otherwise. */
   readonly parse: (reply: unknown) => T;
+  /** Bulk replies arrive as `Buffer`s (opaque payload bytes) instead of strings. */
+  readonly buffers?: boolean;
 }
 
-/** Builds a {@link Read}. */
-export function read<T>(command: string, args: readonly Arg[], parse: (reply: unknown) => T): Read<T> {
-  return { command, args, parse };
+/** Builds a {@link Read}; `buffers` asks for bulk replies as `Buffer`s. */
+export function read<T>(command: string, args: readonly Arg[], parse: (reply: unknown) => T, options: { readonly buffers?: boolean } = {}): Read<T> {
+  return options.buffers === true ? { command, args, parse, buffers: true } : { command, args, parse };
+}
+
+/**
+ * What a read is sent on: a {@link Connection}, or one master of it (`connection.masters()`, for the
+ * per-node commands such as `SCAN`), which answers text replies only.
+ */
+export interface ReadTarget {
+  command(name: string, ...args: Arg[]): Promise<unknown>;
+  commandBuffer?(name: string, ...args: Arg[]): Promise<unknown>;
 }
 
 /**
@@ -26,8 +38,10 @@ export function read<T>(command: string, args: readonly Arg[], parse: (reply: un
  * @throws MalformedReplyError when the reply has not the command's shape; the connection's typed
  *   errors otherwise.
  */
-export async function sendRead<T>(conn: Connection, r: Read<T>): Promise<T> {
-  return r.parse(await conn.command(r.command, ...r.args));
+export async function sendRead<T>(conn: ReadTarget, r: Read<T>): Promise<T> {
+  if (r.buffers !== true) return r.parse(await conn.command(r.command, ...r.args));
+  if (conn.commandBuffer === undefined) throw new InvalidArgumentError('read', `${r.command} answers buffers, which this target cannot send`);
+  return r.parse(await conn.commandBuffer(r.command, ...r.args));
 }
 
 /** One member of {@link sendReads}: its parsed reply, or the error it alone met. */
@@ -41,6 +55,8 @@ export type ReadsSettled<R extends readonly Read<unknown>[]> = { -readonly [K in
  * fails only its member), typed as its read parses.
  */
 export async function sendReads<const R extends readonly Read<unknown>[]>(conn: Connection, rs: R): Promise<ReadsSettled<R>> {
+  // The pipeline answers text replies only; a buffer read parsed from text would be wrong, not slow.
+  for (const r of rs) if (r.buffers === true) throw new InvalidArgumentError('reads', `${r.command} answers buffers: send it with sendRead`);
   const replies = await conn.pipeline(rs.map((r) => [r.command, ...r.args] as const));
   const settled = replies.map((reply, i): ReadSettled<unknown> => {
     if (!reply.ok) return reply;

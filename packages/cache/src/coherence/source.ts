@@ -17,14 +17,20 @@ export interface CoherenceTarget {
   flush(): void;
 }
 
-/** A running coherence lane. */
-export interface CoherenceLane {
+/**
+ * A running coherence source: how one face's L1 hears about writes elsewhere. Three implementations:
+ * the keyed namespaces' log reader (log.ts) and the declared tables' broadcast and tracking lanes.
+ */
+export interface CoherenceSource<S> {
   /**
-   * Whether L1 may take rows now. A lane that has lost its feed cannot promise to hear about
-   * changes, so the table reads through to L2 until the feed is back.
+   * Whether L1 may be relied on now. A source that has lost its feed cannot promise to hear about
+   * changes, so reads go through to L2 (and a table takes no rows) until the feed is back.
    */
-  readonly admitting: boolean;
-  stats(): LaneStats;
-  /** Stops listening and releases the lane's connection. Idempotent. */
+  readonly trusted: boolean;
+  stats(): S;
+  /** Stops listening and releases the source's connection. Idempotent. */
   stop(): Promise<void>;
 }
+
+/** A declared table's lane (broadcast or tracking). */
+export type CoherenceLane = CoherenceSource<LaneStats>;

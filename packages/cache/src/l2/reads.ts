@@ -1,4 +1,4 @@
-import type { Connection } from '@echo/protocol';
+import { type Connection, reads } from '@echo/protocol';
 
 interface Waiting {
   readonly key: string;
@@ -37,7 +37,7 @@ export class L2Reads {
     this.#waiting = [];
     this.#batches++;
     try {
-      const reply = (await this.#connection.commandBuffer('MGET', ...batch.map((w) => w.key))) as (Buffer | null)[];
+      const reply = await reads.sendRead(this.#connection, reads.cacheFramesGet({ keys: batch.map((w) => w.key) }));
       for (let i = 0; i < batch.length; i++) (batch[i] as Waiting).resolve(reply[i] ?? null);
     } catch (error) {
       for (const w of batch) w.reject(error);

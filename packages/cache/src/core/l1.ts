@@ -1,0 +1,163 @@
+import { cacheEvict } from '../keyed/cache-hooks.js';
+
+/**
+ * What a full L1 does with a newcomer:
+ * - `skip`: nothing live is evicted; the newcomer is skipped and counted (`fullSkips`), once expired
+ *   rows have been reclaimed. Memory is bounded by the declaration, and a hot set larger than it
+ *   degrades to pass-through instead of thrashing (declared tables, cache.md §6).
+ * - `clock`: the least recently used row goes, by CLOCK (second chance): an approximation of LRU that
+ *   costs a hit one boolean write instead of a reorder (keyed namespaces).
+ */
+export type Eviction = 'skip' | 'clock';
+
+/** What `clock` eviction reads and writes on a row. */
+interface Recency {
+  used: boolean;
+}
+
+/** How an L1 is bounded and when its rows are dead. */
+export interface L1Settings<R> {
+  readonly maxSize: number;
+  readonly eviction: Eviction;
+  /** True when `row` can no longer be served at `now` and may be reclaimed. A method, so an L1 of a wider row type accepts it. */
+  dead(row: R, now: number): boolean;
+  /** The name the `emq.cache.evict` hook reports. */
+  readonly name: string;
+}
+
+/**
+ * The in-process tier of both faces: a `Map` bounded by `maxSize`, under one eviction setting. Under
+ * `clock` the `Map`'s insertion order is the clock face: the hand walks from the oldest row, dropping
+ * dead rows, giving a used row a second chance (moved to the back, flag cleared) and evicting the
+ * first unused one. Rows must then carry a `used` flag, which hits set.
+ */
+export class L1<R extends object> {
+  readonly #rows = new Map<string, R>();
+  readonly #settings: L1Settings<R>;
+  #evictions = 0;
+  #expired = 0;
+  #sweeps = 0;
+  #fullSkips = 0;
+
+  constructor(settings: L1Settings<R>) {
+    this.#settings = settings;
+  }
+
+  /** How many rows are held, dead ones not yet swept included. */
+  get size(): number {
+    return this.#rows.size;
+  }
+
+  /** Rows evicted to make room (`clock`). */
+  get evictions(): number {
+    return this.#evictions;
+  }
+
+  /** Dead rows deleted by a sweep or reclaimed to make room. */
+  get expired(): number {
+    return this.#expired;
+  }
+
+  /** Scheduled sweeps run. */
+  get sweeps(): number {
+    return this.#sweeps;
+  }
+
+  /** Newcomers skipped because L1 was full of live rows (`skip`). */
+  get fullSkips(): number {
+    return this.#fullSkips;
+  }
+
+  /** The row for `key`, live or not. */
+  get(key: string): R | undefined {
+    return this.#rows.get(key);
+  }
+
+  /**
+   * Inserts or replaces a row. Replacing never grows the map, so it is always allowed: refusing it
+   * would leave an older value in place. A newcomer to a full L1 goes in by the eviction setting.
+   *
+   * @returns whether the row is now in L1.
+   */
+  set(key: string, row: R, now: number): boolean {
+    if (this.#settings.eviction === 'clock') {
+      // Delete first, so a replaced row moves to the back of the clock face.
+      if (!this.#rows.delete(key) && this.#rows.size >= this.#settings.maxSize) this.#makeRoom(now);
+      this.#rows.set(key, row);
+      return true;
+    }
+    if (this.#rows.has(key) || this.#rows.size < this.#settings.maxSize || this.#reclaim(now) > 0) {
+      this.#rows.set(key, row);
+      return true;
+    }
+    this.#fullSkips++;
+    return false;
+  }
+
+  /** Deletes one row; answers whether there was one. */
+  delete(key: string): boolean {
+    return this.#rows.delete(key);
+  }
+
+  /** Deletes every row; answers how many there were. */
+  clear(): number {
+    const n = this.#rows.size;
+    this.#rows.clear();
+    return n;
+  }
+
+  /** Every row, for the rare whole-L1 walks (tags, a clear by version). */
+  entries(): IterableIterator<[string, R]> {
+    return this.#rows.entries();
+  }
+
+  /** The scheduled sweep: deletes dead rows and answers how many. */
+  sweep(now: number): number {
+    this.#sweeps++;
+    return this.#reclaim(now);
+  }
+
+  /** Deletes dead rows. Deleting while iterating a `Map` is safe: entries not yet visited are still seen. */
+  #reclaim(now: number): number {
+    let n = 0;
+    for (const [key, row] of this.#rows) {
+      if (this.#settings.dead(row, now)) {
+        this.#rows.delete(key);
+        n++;
+      }
+    }
+    this.#expired += n;
+    return n;
+  }
+
+  #makeRoom(now: number): void {
+    // Two turns of the hand at most: after one, every flag is clear.
+    let budget = this.#rows.size * 2;
+    for (const [key, row] of this.#rows) {
+      if (budget-- <= 0) break;
+      if (this.#settings.dead(row, now)) {
+        this.#rows.delete(key);
+        this.#expired++;
+        return;
+      }
+      const recency = row as R & Recency;
+      if (recency.used) {
+        recency.used = false;
+        this.#rows.delete(key);
+        this.#rows.set(key, row);
+        continue;
+      }
+      this.#evict(key);
+      return;
+    }
+    // Every row was used since the last pass: evict the oldest.
+    const oldest = this.#rows.keys().next();
+    if (oldest.done !== true) this.#evict(oldest.value);
+  }
+
+  #evict(key: string): void {
+    this.#rows.delete(key);
+    this.#evictions++;
+    cacheEvict(this.#settings.name, 1);
+  }
+}

@@ -1,0 +1,3 @@
+export { cacheCoherencePublish } from './coherence.js';
+export { cacheRowDelete, cacheRowSet } from './rows.js';
+export { CACHE_WRITE_COMMANDS } from './commands.js';
