@@ -1,4 +1,4 @@
-import { execute, transitions, type Connection } from '@echo/protocol';
+import { execute, transitions, writes, type Connection } from '@echo/protocol';
 import { settledEntries } from './stream-hooks.js';
 
 /** What became of one handled entry. */
@@ -106,7 +106,7 @@ export function sendSettlements(conn: Connection, to: SettleTarget, items: reado
     }
   }
   const sends: Promise<unknown>[] = [];
-  if (acks.length > 0 && !to.ordered) sends.push(conn.command('XACK', to.key, to.group, ...acks));
+  if (acks.length > 0 && !to.ordered) sends.push(writes.sendWrite(conn, writes.xack({ key: to.key, group: to.group, ids: acks })));
   if (dead.length > 0) {
     sends.push(execute(conn, transitions.streamDeadLetter({ queue: to.queue, stream: to.stream, group: to.group, consumer: to.consumer, entries: dead })));
   }

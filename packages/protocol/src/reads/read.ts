@@ -21,12 +21,18 @@ export function read<T>(command: string, args: readonly Arg[], parse: (reply: un
 }
 
 /**
- * Sends one read on `conn` and parses its reply.
+ * Where a single read can go: a {@link Connection}, or one master of it (`conn.masters()`) for
+ * per-node reads such as `SCAN` and `CLIENT LIST`.
+ */
+export type ReadTarget = Pick<Connection, 'command'>;
+
+/**
+ * Sends one read on `conn` (or one master of it) and parses its reply.
  *
  * @throws MalformedReplyError when the reply has not the command's shape; the connection's typed
  *   errors otherwise.
  */
-export async function sendRead<T>(conn: Connection, r: Read<T>): Promise<T> {
+export async function sendRead<T>(conn: ReadTarget, r: Read<T>): Promise<T> {
   return r.parse(await conn.command(r.command, ...r.args));
 }
 
