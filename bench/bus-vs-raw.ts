@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { Connection } from '@echo/protocol';
+import { Connection, mintId } from '@echo/protocol';
 import { Bus, type GroupConsumer, type Stream } from '@echo/bus';
 import { Admin, machineHeader, snapshotDelta, totalCalls } from './lib/admin.js';
 import { NatsPeer } from './lib/nats-peer.js';
@@ -77,15 +77,19 @@ async function echoConsume(ctx: Ctx, name: string, batch: boolean): Promise<Figu
 function measures(ctx: Ctx): Record<Name, () => Promise<Figure | undefined>> {
   const { raw, bus, nats, n } = ctx;
   return {
-    rawAppend: () =>
-      timed(ctx, async () => {
+    rawAppend: () => {
+      // The spec's record (bus.md §2.1): the `id` field first. Minted before the clock starts, so the
+      // raw side pays only for its commands.
+      const ids = Array.from({ length: n }, () => mintId('EVT'));
+      return timed(ctx, async () => {
         for (let done = 0; done < n; done += BATCH) {
           const pipe = raw.pipeline();
-          for (let i = 0; i < Math.min(BATCH, n - done); i++) pipe.xadd('raw:append', '*', 'v', VALUE);
+          for (let i = done; i < Math.min(done + BATCH, n); i++) pipe.xadd('raw:append', '*', 'id', ids[i] as string, 'v', VALUE);
           const replies = await pipe.exec();
           if (replies?.some(([error]) => error !== null)) throw new Error('raw XADD failed');
         }
-      }),
+      });
+    },
     echoAppend: () => timed(ctx, () => fill(bus.stream('append'), n)),
     natsAppend: async () => (nats === undefined ? undefined : timed(ctx, () => nats.publish(ctx.natsStream, n, new TextEncoder().encode(VALUE), BATCH))),
     rawConsume: async () => {
@@ -163,7 +167,7 @@ async function main(): Promise<void> {
       '# Echo bus vs raw ioredis and NATS JetStream',
       '',
       ...header,
-      `- records per run: ${RECORDS} of one 8-byte field; appends in batches of ${BATCH}; group reads of ${READ}; measured rounds: ${ROUNDS}, warm-up: ${WARMUP}`,
+      `- records per run: ${RECORDS} of the spec's record (its \`id\` field, then one 8-byte field) on both sides; appends in batches of ${BATCH}; group reads of ${READ}; measured rounds: ${ROUNDS}, warm-up: ${WARMUP}`,
       `- NATS: ${nats === undefined ? 'not reachable, rows skipped' : `${NATS_URL}, memory storage, async publish awaited ${BATCH} at a time, durable pull consumer (consume, ${READ} per pull) with explicit ack`}`,
       '',
       'Cells: median (min–max) over the measured rounds; ratios are taken within each round. Commands per record: every server command (INFO commandstats, script-internal calls included) over the run / records.',
@@ -171,9 +175,9 @@ async function main(): Promise<void> {
       table(
         ['path', 'raw ioredis', 'Echo', 'Echo/raw', 'NATS JetStream', 'Echo/NATS', 'goal'],
         [
-          ['append (records/s)', rate('rawAppend'), rate('echoAppend'), ratio('echoAppend', 'rawAppend'), rate('natsAppend'), ratio('echoAppend', 'natsAppend'), '>= 0.9x raw'],
-          ['group consume + ack, handler per entry, concurrency 1 (records/s)', rate('rawConsume'), rate('echoEach'), ratio('echoEach', 'rawConsume'), rate('natsConsume'), ratio('echoEach', 'natsConsume'), '>= 0.8x raw'],
-          ['group consume + ack, batch handler (records/s)', rate('rawConsume'), rate('echoBatch'), ratio('echoBatch', 'rawConsume'), rate('natsConsume'), ratio('echoBatch', 'natsConsume'), '>= 1.0x raw'],
+          ['append (records/s)', rate('rawAppend'), rate('echoAppend'), ratio('echoAppend', 'rawAppend'), rate('natsAppend'), ratio('echoAppend', 'natsAppend'), '>= 0.95x raw'],
+          ['group consume + ack, handler per entry, concurrency 1 (records/s)', rate('rawConsume'), rate('echoEach'), ratio('echoEach', 'rawConsume'), rate('natsConsume'), ratio('echoEach', 'natsConsume'), '>= 0.95x raw'],
+          ['group consume + ack, batch handler (records/s)', rate('rawConsume'), rate('echoBatch'), ratio('echoBatch', 'rawConsume'), rate('natsConsume'), ratio('echoBatch', 'natsConsume'), '>= 0.95x raw'],
           ['server commands per consumed record, per entry / batch', cmds('rawConsume'), `${cmds('echoEach')} / ${cmds('echoBatch')}`, '', '', '', '<= 0.05'],
           ['bytes per record (MEMORY USAGE; NATS: stream bytes)', fmtSpread(spread(bytes.raw)), fmtSpread(spread(bytes.echo)), fmtSpread(spread(pairedRatios(bytes.echo, bytes.raw)), fmtRatio), fmtSpread(spread(bytes.nats)), '', '<= 1.1x raw'],
         ],

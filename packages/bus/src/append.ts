@@ -1,7 +1,7 @@
-import { IdMinter, mintIdParts, resolveValueLimit, type Connection, type EvtId } from '@echo/protocol';
+import { IdMinter, mintIdParts, resolveValueLimit, writes, type Connection, type EvtId } from '@echo/protocol';
 import { checkEntrySize } from './entry-size.js';
 import { BatchAppendError, type BatchAppendResult } from './errors.js';
-import { flattenFields, ID_FIELD, type StreamFields } from './fields.js';
+import { flattenFields, type StreamFields } from './fields.js';
 import { streamKey } from './keys.js';
 import { checkAppendIdOptions, checkAppendOptions } from './option-checks.js';
 import { appendClock, appended } from './stream-hooks.js';
@@ -50,12 +50,6 @@ export function mint(minter: EvtMinter | undefined): Minted {
   return { id, xid: xaddId(id) };
 }
 
-function xaddArgs(key: string, minted: Minted, flat: readonly string[], extra: readonly string[]): [string, ...string[]] {
-  // The explicit id, never `*`: the wire never mints, so the record's place is fixed by its id.
-  // Trace fields go after the caller's, so a reader that does not strip them sees them last.
-  return extra.length === 0 ? ['XADD', key, minted.xid, ID_FIELD, minted.id, ...flat] : ['XADD', key, minted.xid, ID_FIELD, minted.id, ...flat, ...extra];
-}
-
 /** Checks a record's fields and size; on a stream that carries trace context, its reserved names too. */
 export function checked(fields: StreamFields, carried: boolean, limit: number, argument = 'fields'): string[] {
   const flat = flattenFields(fields, argument);
@@ -90,9 +84,9 @@ export async function appendId(conn: Connection, queue: string, name: string, id
   const flat = checked(fields, carried, resolveValueLimit('maxEntryBytes', options.maxEntryBytes));
   const key = streamKey(queue, name);
   const send = async (extra: readonly string[]): Promise<EvtId> => {
-    const [command, ...args] = xaddArgs(key, { id: evt, xid: xaddId(evt) }, flat, extra);
+    const write = writes.bus.appendRecord({ key, id: evt, xid: xaddId(evt), fields: flat, extra });
     const started = appendClock();
-    await conn.command(command, ...args);
+    await writes.sendWrite(conn, write);
     appended(queue, name, [evt], started);
     return evt;
   };
@@ -117,9 +111,9 @@ export async function append(conn: Connection, queue: string, name: string, fiel
   // Minted last, after every check, so a refused call spends no id.
   const minted = mint(options.minter);
   const send = async (extra: readonly string[]): Promise<EvtId> => {
-    const [command, ...args] = xaddArgs(key, minted, flat, extra);
+    const write = writes.bus.appendRecord({ key, id: minted.id, xid: minted.xid, fields: flat, extra });
     const started = appendClock();
-    await conn.command(command, ...args);
+    await writes.sendWrite(conn, write);
     appended(queue, name, [minted.id], started);
     return minted.id;
   };
@@ -156,16 +150,16 @@ export async function appendBatch(
     ids[i] = (minted[i] as Minted).id;
   }
   // One producer context for the whole call: every record of the batch carries the same one.
-  const send = (extra: readonly string[]): Promise<EvtId[]> => sendBatch(conn, queue, name, ids, flats.map((flat, i) => xaddArgs(key, minted[i] as Minted, flat, extra)));
+  const send = (extra: readonly string[]): Promise<EvtId[]> => sendBatch(conn, queue, name, ids, writes.bus.appendRecords({ key, ids: minted, fields: flats, extra }));
   return appendTraced() ? tracedAppend(queue, name, ids.length, carried, same, send) : send([]);
 }
 
-async function sendBatch(conn: Connection, queue: string, name: string, ids: EvtId[], commands: [string, ...string[]][]): Promise<EvtId[]> {
+async function sendBatch(conn: Connection, queue: string, name: string, ids: EvtId[], batch: writes.WriteBatch<writes.bus.AppendRefusals>): Promise<EvtId[]> {
   const started = appendClock();
-  const replies = await conn.pipeline(commands);
+  const refusals = await writes.sendWriteBatch(conn, batch);
   // The results are built only when something was refused: the common case answers the ids as they are.
-  if (replies.some((reply) => !reply.ok)) {
-    throw new BatchAppendError(replies.map((reply, i): BatchAppendResult => (reply.ok ? { ok: true, id: ids[i] as EvtId } : { ok: false, id: ids[i] as EvtId, error: reply.error })));
+  if (refusals !== undefined) {
+    throw new BatchAppendError(refusals.map((error, i): BatchAppendResult => (error === undefined ? { ok: true, id: ids[i] as EvtId } : { ok: false, id: ids[i] as EvtId, error })));
   }
   appended(queue, name, ids, started);
   return ids;

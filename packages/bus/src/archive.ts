@@ -1,5 +1,4 @@
-import type { Connection, EvtId } from '@echo/protocol';
-import { archivedKey } from './keys.js';
+import { reads, writes, type Connection, type EvtId } from '@echo/protocol';
 import { parseEvtId } from './xadd-id.js';
 
 /**
@@ -9,9 +8,7 @@ import { parseEvtId } from './xadd-id.js';
  * @throws MalformedIdError or KindError when `watermark` is not an EVT id; nothing is written.
  */
 export async function putArchived(conn: Connection, queue: string, name: string, watermark: string): Promise<void> {
-  const key = archivedKey(queue, name);
-  const w = parseEvtId(watermark);
-  await conn.command('SET', key, w);
+  await writes.sendWrite(conn, writes.bus.putWatermark({ queue, stream: name, watermark: parseEvtId(watermark) }));
 }
 
 /**
@@ -21,10 +18,8 @@ export async function putArchived(conn: Connection, queue: string, name: string,
  * @returns the watermark, or `undefined` when none is set.
  * @throws MalformedIdError or KindError when the key holds something other than an EVT id.
  */
-export async function getArchived(conn: Connection, queue: string, name: string): Promise<EvtId | undefined> {
-  const value = await conn.command('GET', archivedKey(queue, name));
-  if (value === null) return undefined;
-  return parseEvtId(typeof value === 'string' ? value : JSON.stringify(value));
+export function getArchived(conn: Connection, queue: string, name: string): Promise<EvtId | undefined> {
+  return reads.sendRead(conn, reads.bus.watermark({ queue, stream: name }));
 }
 
 /**
@@ -32,6 +27,6 @@ export async function getArchived(conn: Connection, queue: string, name: string)
  *
  * @returns `true` when a watermark was there to delete.
  */
-export async function clearArchived(conn: Connection, queue: string, name: string): Promise<boolean> {
-  return Number(await conn.command('DEL', archivedKey(queue, name))) === 1;
+export function clearArchived(conn: Connection, queue: string, name: string): Promise<boolean> {
+  return writes.sendWrite(conn, writes.bus.clearWatermark({ queue, stream: name }));
 }

@@ -44,14 +44,18 @@ export function flattenFields(fields: StreamFields, argument = 'fields'): string
  */
 export function entryFromPairs(xid: string, pairs: readonly unknown[]): StreamEntry {
   let id: EvtId | undefined;
-  const rest: [string, string][] = [];
+  // Filled in place, no pair per field: this runs once per consumed record.
+  const rest: Record<string, string> = {};
   for (let i = 0; i + 1 < pairs.length; i += 2) {
-    const name = String(pairs[i]);
-    const value = String(pairs[i + 1]);
+    const rawName = pairs[i];
+    const rawValue = pairs[i + 1];
+    const name = typeof rawName === 'string' ? rawName : String(rawName);
+    const value = typeof rawValue === 'string' ? rawValue : String(rawValue);
     if (name === ID_FIELD && id === undefined) id = parseEvtId(value);
-    else rest.push([name, value]);
+    // Defined as an own property, so a field named `__proto__` reads back as written.
+    else if (name === '__proto__') Object.defineProperty(rest, name, { value, enumerable: true, writable: true, configurable: true });
+    else rest[name] = value;
   }
   if (id === undefined) throw new MalformedIdError('', `stream entry ${xid} has no "id" field`);
-  // fromEntries defines own properties, so even a field named `__proto__` reads back as written.
-  return [id, Object.fromEntries(rest)];
+  return [id, rest];
 }

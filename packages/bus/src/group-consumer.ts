@@ -349,7 +349,7 @@ export class GroupConsumer {
       consumed(this, entries, started);
       outcomes.forEach((outcome, i) => {
         const item = items[i] as Item;
-        if (outcome !== undefined) settlements.push({ xid: item.d.xid, attempts: item.d.attempts, outcome, ...(item.key === undefined ? {} : { key: item.key }) });
+        if (outcome !== undefined) settlements.push(item.key === undefined ? { xid: item.d.xid, attempts: item.d.attempts, outcome } : { xid: item.d.xid, attempts: item.d.attempts, outcome, key: item.key });
       });
     } finally {
       this.#busy = false;

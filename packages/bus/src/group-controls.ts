@@ -1,4 +1,4 @@
-import { ServerError, execute, queueKeys, reads, transitions, type Connection } from '@echo/protocol';
+import { ServerError, execute, reads, transitions, writes, type Connection } from '@echo/protocol';
 import { assertMemberName, startId, type GroupStart } from './group.js';
 import { streamKey } from './keys.js';
 
@@ -7,11 +7,6 @@ import { streamKey } from './keys.js';
  * every consumer of the group sees, kept on the server beside the stream, so they act on consumers
  * in any process.
  */
-
-/** `emq:{q}:stream:<name>:paused` [TS], a hash of the stream's paused groups. */
-export function pausedKey(queue: string, name: string): string {
-  return queueKeys(queue).streamPart(name, 'paused');
-}
 
 /**
  * Pauses a group: its consumers, in every process, stop reading and claiming within a beat or
@@ -22,7 +17,7 @@ export function pausedKey(queue: string, name: string): string {
  */
 export async function pauseGroup(conn: Connection, queue: string, name: string, group: string): Promise<void> {
   assertMemberName(group, 'group');
-  await conn.command('HSET', pausedKey(queue, name), group, String(Date.now()));
+  await writes.sendWrite(conn, writes.bus.pauseGroup({ queue, stream: name, group, atMs: Date.now() }));
 }
 
 /**
@@ -33,13 +28,13 @@ export async function pauseGroup(conn: Connection, queue: string, name: string, 
  */
 export async function resumeGroup(conn: Connection, queue: string, name: string, group: string): Promise<boolean> {
   assertMemberName(group, 'group');
-  return Number(await conn.command('HDEL', pausedKey(queue, name), group)) === 1;
+  return writes.sendWrite(conn, writes.bus.resumeGroup({ queue, stream: name, group }));
 }
 
 /** True when the group is paused. */
 export async function isGroupPaused(conn: Connection, queue: string, name: string, group: string): Promise<boolean> {
   assertMemberName(group, 'group');
-  return Number(await conn.command('HEXISTS', pausedKey(queue, name), group)) === 1;
+  return reads.sendRead(conn, reads.bus.groupPaused({ queue, stream: name, group }));
 }
 
 /**
@@ -54,7 +49,7 @@ export async function isGroupPaused(conn: Connection, queue: string, name: strin
 export async function resetGroup(conn: Connection, queue: string, name: string, group: string, to: GroupStart): Promise<void> {
   const key = streamKey(queue, name);
   assertMemberName(group, 'group');
-  await conn.command('XGROUP', 'SETID', key, group, startId(to));
+  await writes.sendWrite(conn, writes.xgroupSetid({ key, group, id: startId(to) }));
   // An ordered group registers entries in stream order from its watermark: move it with the group,
   // so entries delivered again are registered again in order, whoever reads them first.
   const position = (await reads.sendRead(conn, reads.xinfoGroups({ key }))).find((g) => g.name === group)?.lastDeliveredId;
@@ -74,7 +69,7 @@ export async function deleteGroup(conn: Connection, queue: string, name: string,
   assertMemberName(group, 'group');
   let destroyed: boolean;
   try {
-    destroyed = Number(await conn.command('XGROUP', 'DESTROY', key, group)) === 1;
+    destroyed = await writes.sendWrite(conn, writes.xgroupDestroy({ key, group }));
   } catch (error) {
     // No stream at all: no group to delete either.
     if (!(error instanceof ServerError) || !/no such key|requires the key to exist/i.test(error.message)) throw error;

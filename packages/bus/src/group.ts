@@ -1,4 +1,4 @@
-import { InvalidArgumentError, ServerError, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, ServerError, writes, type Connection, type EvtId } from '@echo/protocol';
 import { instantMs, MAX_TAIL, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
 import { checkPosition } from './option-checks.js';
@@ -72,7 +72,7 @@ export async function openGroup(conn: Connection, queue: string, name: string, g
   assertMemberName(group, 'group');
   const id = startId(start);
   try {
-    await conn.command('XGROUP', 'CREATE', key, group, id, 'MKSTREAM');
+    await writes.sendWrite(conn, writes.xgroupCreate({ key, group, id, mkstream: true }));
     return 'created';
   } catch (error) {
     if (error instanceof ServerError && error.message.startsWith('BUSYGROUP')) return 'exists';

@@ -13,6 +13,10 @@ export interface RunScope {
   stopping(): boolean;
 }
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
 function failed(scope: RunScope, outcome: Outcome, error: unknown, entry: GroupEntry): Outcome {
   scope.stats.failed++;
   scope.onError(error, entry);
@@ -50,7 +54,9 @@ export async function runEach(
       scope.stats.delivered++;
       let verdict: unknown;
       try {
-        verdict = await call(entry, i);
+        verdict = call(entry, i);
+        // A synchronous handler's verdict is taken as it is: no microtask per entry.
+        if (isThenable(verdict)) verdict = await verdict;
       } catch (error) {
         outcomes[i] = failed(scope, thrown(error), error, entry);
         continue;

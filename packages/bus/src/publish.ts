@@ -1,4 +1,4 @@
-import { EVENT_NAMES, InvalidArgumentError, encodeEvent, queueKeys, type Connection, type EventName, type JobId } from '@echo/protocol';
+import { EVENT_NAMES, InvalidArgumentError, encodeEvent, queueKeys, writes, type Connection, type EventName, type JobId } from '@echo/protocol';
 
 const KNOWN = new Set<string>(EVENT_NAMES);
 
@@ -21,5 +21,5 @@ export async function publish(conn: Connection, queue: string, event: EventName,
     if (name === 'event' || name === 'job') throw new InvalidArgumentError('extra', `the field name ${JSON.stringify(name)} is reserved`);
     if (typeof value !== 'string') throw new InvalidArgumentError('extra', `field ${JSON.stringify(name)} must be a string`);
   }
-  await conn.command('PUBLISH', channel, encodeEvent(event, job, extra));
+  await writes.sendWrite(conn, writes.publish({ channel, message: encodeEvent(event, job, extra) }));
 }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol';
 import { checkRetentionOptions, checkRetentionTarget, checkTrimWindow } from './option-checks.js';
-import { trim, trimArgs, type TrimWindow } from './trim.js';
+import { trim, trimInput, type TrimWindow } from './trim.js';
 
 /**
  * A retention window: a {@link TrimWindow}, or a `minid` relative to the driver's clock,
@@ -54,11 +54,11 @@ export function checkWindow(window: RetentionWindow): void {
   if (typeof window !== 'object' || (window as object | null) === null) throw new InvalidArgumentError('window', 'must be {maxlen}, {minid} or {minid: {ago}}');
   checkTrimWindow(window);
   if (!isRelative(window)) {
-    trimArgs(window);
+    trimInput(window);
     return;
   }
   checkAgo(window);
-  trimArgs(window.approx === undefined ? { minid: 0 } : { minid: 0, approx: window.approx });
+  trimInput(window.approx === undefined ? { minid: 0 } : { minid: 0, approx: window.approx });
 }
 
 /**
@@ -71,7 +71,7 @@ export function resolveWindow(window: RetentionWindow, now: number): TrimWindow 
   if (!isRelative(window)) return window;
   const minid = now - checkAgo(window);
   const resolved: TrimWindow = window.approx === undefined ? { minid } : { minid, approx: window.approx };
-  trimArgs(resolved);
+  trimInput(resolved);
   return resolved;
 }
 

@@ -1,4 +1,4 @@
-import { execute, transitions, type Connection } from '@echo/protocol';
+import { execute, transitions, writes, type Connection } from '@echo/protocol';
 import { settledEntries } from './stream-hooks.js';
 
 /** What became of one handled entry. */
@@ -43,6 +43,9 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
+/** The one ack outcome, shared: an ack carries nothing of its own, so none is built per entry. */
+const ACK: Outcome = Object.freeze({ kind: 'ack' });
+
 /** The outcome of a handler's throw. */
 export function thrown(error: unknown): Outcome {
   return { kind: 'retry', reason: reasonOf(error) };
@@ -53,7 +56,7 @@ export function thrown(error: unknown): Outcome {
  * caller, so a typo in a handler never acks an entry.
  */
 export function outcomeOf(verdict: unknown): Outcome | undefined {
-  if (verdict === undefined || verdict === 'ack') return { kind: 'ack' };
+  if (verdict === undefined || verdict === 'ack') return ACK;
   if (verdict === 'retry') return { kind: 'retry', reason: 'retry' };
   if (typeof verdict === 'object' && verdict !== null) {
     const v = verdict as Partial<Record<'retryInMs' | 'deadLetter', unknown>>;
@@ -106,7 +109,7 @@ export function sendSettlements(conn: Connection, to: SettleTarget, items: reado
     }
   }
   const sends: Promise<unknown>[] = [];
-  if (acks.length > 0 && !to.ordered) sends.push(conn.command('XACK', to.key, to.group, ...acks));
+  if (acks.length > 0 && !to.ordered) sends.push(writes.sendWrite(conn, writes.xack({ key: to.key, group: to.group, ids: acks })));
   if (dead.length > 0) {
     sends.push(execute(conn, transitions.streamDeadLetter({ queue: to.queue, stream: to.stream, group: to.group, consumer: to.consumer, entries: dead })));
   }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Connection } from '@echo/protocol';
+import { InvalidArgumentError, writes, type Connection } from '@echo/protocol';
 import { instantMs, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
 import { checkTrimWindow } from './option-checks.js';
@@ -14,20 +14,22 @@ export type TrimWindow =
   /** Keep every entry minted at or after `minid`: the half-open window `[minid, ∞)`. */
   | { readonly minid: Instant; readonly approx?: boolean };
 
+/** What an XTRIM of some stream keeps, as the protocol's `xtrim` takes it (without the key). */
+export type TrimInput = { readonly approx: boolean } & ({ readonly maxlen: number } | { readonly minid: string });
+
 /**
- * The XTRIM arguments after the key. A `minid` instant becomes `<ms>-0`, so an entry minted in an
+ * The XTRIM a window asks for. A `minid` instant becomes `<ms>-0`, so an entry minted in an
  * earlier millisecond is removed and one minted in that millisecond survives.
  *
  * @throws UnknownOptionError for a key a window does not have.
  * @throws InvalidArgumentError for a window that is neither form, a negative or fractional
  *   `maxlen`, a bad instant, or a non-boolean `approx`.
  */
-export function trimArgs(window: TrimWindow): string[] {
+export function trimInput(window: TrimWindow): TrimInput {
   if (typeof window !== 'object' || (window as object | null) === null) throw new InvalidArgumentError('window', 'must be {maxlen} or {minid}');
   checkTrimWindow(window);
   const approx: unknown = window.approx ?? true;
   if (typeof approx !== 'boolean') throw new InvalidArgumentError('window.approx', 'must be a boolean');
-  const mode = approx ? '~' : '=';
   const hasMaxlen = 'maxlen' in window;
   if (hasMaxlen === 'minid' in window) throw new InvalidArgumentError('window', 'must have exactly one of maxlen or minid');
   if (hasMaxlen) {
@@ -35,9 +37,9 @@ export function trimArgs(window: TrimWindow): string[] {
     if (typeof maxlen !== 'number' || !Number.isSafeInteger(maxlen) || maxlen < 0) {
       throw new InvalidArgumentError('window.maxlen', `must be an integer >= 0, got ${String(maxlen)}`);
     }
-    return ['MAXLEN', mode, String(maxlen)];
+    return { approx, maxlen };
   }
-  return ['MINID', mode, `${instantMs(window.minid, 'window.minid')}-0`];
+  return { approx, minid: `${instantMs(window.minid, 'window.minid')}-0` };
 }
 
 /**
@@ -48,6 +50,5 @@ export function trimArgs(window: TrimWindow): string[] {
  */
 export async function trim(conn: Connection, queue: string, name: string, window: TrimWindow): Promise<number> {
   const key = streamKey(queue, name);
-  const args = trimArgs(window);
-  return Number(await conn.command('XTRIM', key, ...args));
+  return writes.sendWrite(conn, writes.xtrim({ key, ...trimInput(window) }));
 }

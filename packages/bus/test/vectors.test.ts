@@ -1,9 +1,14 @@
-import { InvalidArgumentError, KindError, MalformedIdError, decodeId, snowflakeParts } from '@echo/protocol';
+import { InvalidArgumentError, KindError, MalformedIdError, decodeId, snowflakeParts, writes } from '@echo/protocol';
 import { describe, expect, it } from 'vitest';
 import { eventNameOf, maxidCeil, minidFloor, xaddId } from '../src/index.js';
 import { entryFromPairs, flattenFields } from '../src/fields.js';
 import { instantMs } from '../src/instant.js';
-import { trimArgs } from '../src/trim.js';
+import { trimInput, type TrimWindow } from '../src/trim.js';
+
+/** The XTRIM arguments after the key a window sends. */
+function trimArgs(window: TrimWindow): readonly unknown[] {
+  return writes.xtrim({ key: 'k', ...trimInput(window) }).args.slice(1);
+}
 
 describe('bus.md §3: EVT ids and the XADD id', () => {
   it('EVT000xY9Wvvcd → 1704117200000-1620567 (ts 50000000, node 395, seq 2647)', () => {

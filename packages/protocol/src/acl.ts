@@ -3,6 +3,7 @@ import { FENCE_KEY } from './connector/fence.js';
 import { QUEUE_READ_COMMANDS } from './reads/queue/index.js';
 import { CACHE_READ_COMMANDS } from './reads/cache/commands.js';
 import { CACHE_WRITE_COMMANDS } from './writes/cache/commands.js';
+import { BUS_READ_COMMANDS } from './reads/bus/commands.js';
 
 /** Commands the connector itself sends: the handshake, the fence, EVALSHA and its NOSCRIPT fallback. */
 const CONNECTOR_COMMANDS = ['hello', 'ping', 'client|setname', 'get', 'set', 'evalsha', 'script|load'] as const;
@@ -67,14 +68,11 @@ const BUS_SCRIPT_COMMANDS = [
 ] as const;
 
 /**
- * Commands the bus host sends: appends, reads, groups and their controls (reset, delete, the paused
- * flag), settlement, lag, trimming, the archive watermark, the events channel, and `info` (the connect-time eviction-policy check).
+ * Commands the bus host sends: its typed reads and writes (appends, reads, groups and their
+ * controls, settlement, lag, trimming, the archive watermark, the events channel), the events
+ * listener's subscription, and `info` (the connect-time eviction-policy check).
  */
-const BUS_HOST_COMMANDS = [
-  'get', 'set', 'del', 'xadd', 'xrange', 'xrevrange', 'xread', 'xreadgroup', 'xack', 'xtrim',
-  'xgroup|create', 'xgroup|setid', 'xgroup|destroy', 'xinfo|groups', 'xinfo|consumers', 'xinfo|stream', 'xpending',
-  'hset', 'hdel', 'hexists', 'publish', 'subscribe', 'unsubscribe', 'info',
-] as const;
+const BUS_HOST_COMMANDS = [...BUS_READ_COMMANDS, 'subscribe', 'unsubscribe', 'info'] as const;
 
 /** Commands the cache's scripts run inside EVALSHA: the lease read, the fenced write, deletes and pulls, tags, the log. */
 const CACHE_SCRIPT_COMMANDS = ['time', 'exists', 'get', 'getdel', 'set', 'del', 'pttl', 'pexpire', 'persist', 'hget', 'hset', 'hdel', 'xadd'] as const;

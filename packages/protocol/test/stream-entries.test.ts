@@ -110,7 +110,14 @@ describe('parseStreamInfo (XINFO STREAM)', () => {
   const flat = ['length', 2, 'radix-tree-keys', 1, 'last-generated-id', '5-0', 'max-deleted-entry-id', '3-0', 'entries-added', 4, 'groups', 0, 'first-entry', ['4-0', ['f', 'x']], 'last-entry', ['5-0', ['f', 'y']]];
 
   it('reads the flat map of RESP2 and of the default RESP3 mapping', () => {
-    expect(reads.parseStreamInfo(flat)).toEqual({ length: 2, lastGeneratedId: '5-0', maxDeletedEntryId: '3-0', firstEntryId: '4-0' });
+    expect(reads.parseStreamInfo(flat)).toEqual({
+      length: 2,
+      lastGeneratedId: '5-0',
+      maxDeletedEntryId: '3-0',
+      firstEntryId: '4-0',
+      firstEntry: { id: '4-0', fields: ['f', 'x'] },
+      lastEntry: { id: '5-0', fields: ['f', 'y'] },
+    });
   });
 
   it('reads the object of the resp3 mapping, and an empty stream', () => {
@@ -119,12 +126,15 @@ describe('parseStreamInfo (XINFO STREAM)', () => {
       lastGeneratedId: '5-0',
       maxDeletedEntryId: '5-0',
       firstEntryId: undefined,
+      firstEntry: undefined,
+      lastEntry: undefined,
     });
   });
 
   it('refuses a reply without the fields Echo reads', () => {
     expect(() => reads.parseStreamInfo(['length', 'x'])).toThrow(MalformedReplyError);
     expect(() => reads.parseStreamInfo('OK')).toThrow(MalformedReplyError);
+    expect(() => reads.parseStreamInfo([...flat.slice(0, -1), ['5-0']])).toThrow(MalformedReplyError);
   });
 });
 

@@ -67,7 +67,7 @@ describe.each(shapes)('group reads against a live server over %s', (_shape, make
     await send('XGROUP', 'CREATE', key, 'g', '0');
     const sendRead = async <T>(r: reads.Read<T>): Promise<T> => r.parse(await send(r.command, ...r.args.map(String)));
     expect(await sendRead(reads.xreadgroup({ key, group: 'g', consumer: 'c1', count: 1 }))).toEqual([{ id: a, fields: ['f', 'a'] }]);
-    expect(await sendRead(reads.xinfoGroups({ key }))).toEqual([{ name: 'g', consumers: 1, pending: 1, lastDeliveredId: a, lag: 1 }]);
+    expect(await sendRead(reads.xinfoGroups({ key }))).toEqual([{ name: 'g', consumers: 1, pending: 1, lastDeliveredId: a, lag: 1, entriesRead: 1 }]);
     const [consumer] = await sendRead(reads.xinfoConsumers({ key, group: 'g' }));
     expect(consumer).toMatchObject({ name: 'c1', pending: 1 });
     expect(consumer?.idleMs).toBeGreaterThanOrEqual(0);

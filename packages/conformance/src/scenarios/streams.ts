@@ -1,30 +1,13 @@
 /** L. Streams, scenarios 74–79 (bus.md). */
 import assert from 'node:assert/strict';
 import { xaddId, type Stream, type StreamEntry } from '@echo/bus';
-import { IdMinter, idUnixMs, KindError, MalformedIdError, NonMonotonicError } from '@echo/protocol';
+import { entryFields, IdMinter, idUnixMs, KindError, MalformedIdError, NonMonotonicError, parseAutoclaim, parseOneStreamRead, parseStreamEntries, type StreamEntryReply } from '@echo/protocol';
 import type { Scenario, ScenarioEnv } from '../scenario.js';
 import { assertError, byteOrder, count, present, rejection, until } from '../support.js';
 
-/** The `[xid, [field, value, …]]` entries of an XRANGE, XREADGROUP (RESP2 or RESP3) or XAUTOCLAIM list. */
-function rawEntries(list: unknown): [string, unknown[]][] {
-  assert.ok(Array.isArray(list), `an entry list, got ${JSON.stringify(list)}`);
-  return list.map((item: unknown) => {
-    assert.ok(Array.isArray(item) && typeof item[0] === 'string' && Array.isArray(item[1]), `an entry, got ${JSON.stringify(item)}`);
-    return [item[0], item[1] as unknown[]];
-  });
-}
-
-/** The entries of a one-stream XREADGROUP reply: RESP2 `[[key, entries]]`, RESP3 flattened `[key, entries]`. */
-function groupEntries(reply: unknown): [string, unknown[]][] {
-  assert.ok(Array.isArray(reply), `an XREADGROUP reply, got ${JSON.stringify(reply)}`);
-  const first: unknown = reply[0];
-  return rawEntries(Array.isArray(first) ? first[1] : reply[1]);
-}
-
 /** The branded id an entry carries in its `id` field. */
-function brandedId([, pairs]: [string, unknown[]]): string {
-  const at = pairs.indexOf('id');
-  return String(at === -1 ? undefined : pairs[at + 1]);
+function brandedId(entry: StreamEntryReply): string | undefined {
+  return entryFields(entry.fields).id;
 }
 
 /** Appends one record minted at each instant (several per millisecond where instants repeat). */
@@ -54,14 +37,14 @@ async function streamVerbs(env: ScenarioEnv): Promise<void> {
   await own.command('XGROUP', 'CREATE', key, 'g', '0');
   const second = env.mintId('EVT');
   const xid2 = String(await own.command('XADD', key, '*', 'id', second, 'k', 'v2'));
-  const read = groupEntries(await own.command('XREADGROUP', 'GROUP', 'g', 'c1', 'COUNT', '10', 'STREAMS', key, '>'));
+  const read = parseOneStreamRead(await own.command('XREADGROUP', 'GROUP', 'g', 'c1', 'COUNT', '10', 'STREAMS', key, '>'), key, 'XREADGROUP');
   assert.deepEqual(read, [
-    [xid1, ['id', first, 'k', 'v1']],
-    [xid2, ['id', second, 'k', 'v2']],
+    { id: xid1, fields: ['id', first, 'k', 'v1'] },
+    { id: xid2, fields: ['id', second, 'k', 'v2'] },
   ]);
   assert.equal(Number(await own.command('XACK', key, 'g', xid1, '0-1')), 1);
-  const claimed = (await own.command('XAUTOCLAIM', key, 'g', 'c2', '0', '0', 'COUNT', '10')) as unknown[];
-  assert.deepEqual(rawEntries(claimed[1]), [[xid2, ['id', second, 'k', 'v2']]]);
+  const claimed = parseAutoclaim(await own.command('XAUTOCLAIM', key, 'g', 'c2', '0', '0', 'COUNT', '10'));
+  assert.deepEqual(claimed.entries, [{ id: xid2, fields: ['id', second, 'k', 'v2'] }]);
   const pending = (await own.command('XPENDING', key, 'g', '-', '+', '10')) as unknown[][];
   assert.deepEqual(
     pending.map((p) => [p[0], p[1], Number(p[3])]),
@@ -70,7 +53,7 @@ async function streamVerbs(env: ScenarioEnv): Promise<void> {
 
   const batch = await own.pipeline(Array.from({ length: 5 }, (_, i) => ['XADD', key, '*', 'id', env.mintId('EVT'), 'n', String(i)] as const));
   const xids = batch.map((r) => (r.ok ? String(r.value) : `failed: ${r.error.message}`));
-  const tail = rawEntries(await own.command('XRANGE', key, `(${xid2}`, '+')).map(([xid, pairs]) => [xid, pairs[3]]);
+  const tail = parseStreamEntries(await own.command('XRANGE', key, `(${xid2}`, '+')).map(({ id, fields }) => [id, fields?.[3]]);
   assert.deepEqual(
     tail,
     xids.map((xid, i) => [xid, String(i)]),
@@ -110,9 +93,9 @@ export const streams: Scenario[] = [
           [receipts[2], { n: '2', extra: 'x' }],
         ],
       );
-      const raw = rawEntries(await env.command('XRANGE', stream.key, '-', '+'));
+      const raw = parseStreamEntries(await env.command('XRANGE', stream.key, '-', '+'));
       assert.deepEqual(
-        raw.map(([xid]) => xid),
+        raw.map(({ id }) => id),
         receipts.map((id) => xaddId(id)),
       );
 
@@ -139,11 +122,11 @@ export const streams: Scenario[] = [
       const stream = (await env.bus()).stream('log');
       const [a, b] = await stream.appendBatch([{ n: 'a' }, { n: 'b' }]);
       assert.equal(await stream.openGroup('g', 'head'), 'created');
-      const read = groupEntries(await env.command('XREADGROUP', 'GROUP', 'g', 'reader', 'COUNT', '10', 'STREAMS', stream.key, '>'));
+      const read = parseOneStreamRead(await env.command('XREADGROUP', 'GROUP', 'g', 'reader', 'COUNT', '10', 'STREAMS', stream.key, '>'), stream.key, 'XREADGROUP');
       assert.deepEqual(read.map(brandedId), [a, b]);
-      assert.equal(Number(await env.command('XACK', stream.key, 'g', present(read[0], 'the first entry')[0])), 1);
-      const claimed = (await env.command('XAUTOCLAIM', stream.key, 'g', 'thief', '0', '0', 'COUNT', '10')) as unknown[];
-      assert.deepEqual(rawEntries(claimed[1]).map(brandedId), [b]);
+      assert.equal(Number(await env.command('XACK', stream.key, 'g', present(read[0], 'the first entry').id)), 1);
+      const claimed = parseAutoclaim(await env.command('XAUTOCLAIM', stream.key, 'g', 'thief', '0', '0', 'COUNT', '10'));
+      assert.deepEqual(claimed.entries.map(brandedId), [b]);
     },
   },
   {

@@ -1,17 +1,12 @@
 /** [TS] The lifecycle events our scripts publish and the events journal, appended after ts-only. */
 import assert from 'node:assert/strict';
-import { parseKey, type LifecycleEvent } from '@echo/protocol';
+import { entryFields, parseKey, parseStreamEntries, type LifecycleEvent } from '@echo/protocol';
 import type { Scenario } from '../scenario.js';
 import { present, until } from '../support.js';
 
 /** The journal's entries as flat records, oldest first. */
-async function journalRecords(command: (name: string, ...args: string[]) => Promise<unknown>, key: string): Promise<Record<string, string>[]> {
-  const reply = (await command('XRANGE', key, '-', '+')) as [string, string[]][];
-  return reply.map(([, pairs]) => {
-    const record: Record<string, string> = {};
-    for (let i = 0; i + 1 < pairs.length; i += 2) record[pairs[i] ?? ''] = pairs[i + 1] ?? '';
-    return record;
-  });
+async function journalRecords(command: (name: string, ...args: string[]) => Promise<unknown>, key: string): Promise<Readonly<Record<string, string>>[]> {
+  return parseStreamEntries(await command('XRANGE', key, '-', '+')).map(({ fields }) => entryFields(fields));
 }
 
 export const tsEvents: Scenario[] = [

@@ -1,7 +1,7 @@
 /** The TS-only extensions, appended after scenario 79 under the additive-minor law. */
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { InvalidArgumentError, StaleError, type AppendTraceContext, type EnqueueTraceContext, type JobId } from '@echo/protocol';
+import { InvalidArgumentError, parseStreamEntries, StaleError, type AppendTraceContext, type EnqueueTraceContext, type JobId } from '@echo/protocol';
 import { fill } from './batches.js';
 import { notBuilt, type Scenario } from '../scenario.js';
 import { count, hgetall, present, setsHolding } from '../support.js';
@@ -228,7 +228,7 @@ export const tsOnly: Scenario[] = [
       } finally {
         unsubscribe('tracing:emq.stream.append:start', fill);
       }
-      const raw = async (key: string): Promise<unknown> => ((await env.command('XRANGE', key, '-', '+')) as [string, string[]][]).map(([, pairs]) => pairs);
+      const raw = async (key: string): Promise<unknown> => parseStreamEntries(await env.command('XRANGE', key, '-', '+')).map(({ fields }) => fields);
       assert.deepEqual(await raw(traced.key), [['id', withContext, 'n', '1', '_tp', traceparent, '_ts', 'ro=1']]);
       assert.deepEqual(await raw(plain.key), [['id', without, 'n', '1']]);
       assert.deepEqual(await traced.read(), [[withContext, { n: '1' }]]);

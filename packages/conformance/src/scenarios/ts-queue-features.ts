@@ -1,6 +1,7 @@
 /** TS-only queue features of issue 29: deadlines for waiting jobs, dedup modes, LIFO and timestamp, a stalled death as a failure,
  * continueParentOnFailure. */
 import assert from 'node:assert/strict';
+import { entryFields, parseStreamEntries } from '@echo/protocol';
 import type { Scenario } from '../scenario.js';
 import { count, hgetall, present, until, zrange } from '../support.js';
 
@@ -83,12 +84,7 @@ export const tsQueueFeatures: Scenario[] = [
       const { id } = await q.enqueue('s');
       present(await q.leases().claim(1), 'the job');
       await until(async () => (await q.maintenance().sweepStalled({ maxStalled: 1 })).dead.length === 1, 'the sweep killed it');
-      const reply = (await env.command('XRANGE', q.keys.journal, '-', '+')) as [string, string[]][];
-      const records = reply.map(([, pairs]) => {
-        const record: Record<string, string> = {};
-        for (let i = 0; i + 1 < pairs.length; i += 2) record[pairs[i] ?? ''] = pairs[i + 1] ?? '';
-        return record;
-      });
+      const records = parseStreamEntries(await env.command('XRANGE', q.keys.journal, '-', '+')).map(({ fields }) => entryFields(fields));
       assert.deepEqual(
         records.filter((r) => r.job === id),
         [

@@ -4,16 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { xaddId } from '@echo/bus';
-import { transitions, type EvtId } from '@echo/protocol';
+import { parseOneStreamRead, transitions, type EvtId } from '@echo/protocol';
 import type { Scenario, ScenarioEnv } from '../scenario.js';
 import { count } from '../support.js';
 
 /** The XADD ids a group read hands `consumer`, `n` at most. */
 async function readGroup(env: ScenarioEnv, key: string, consumer: string, n: number): Promise<string[]> {
-  const reply = (await env.command('XREADGROUP', 'GROUP', 'g', consumer, 'COUNT', String(n), 'STREAMS', key, '>')) as unknown[];
-  const first: unknown = reply[0];
-  const entries = (Array.isArray(first) ? first[1] : reply[1]) as [string, unknown][];
-  return entries.map(([xid]) => xid);
+  const reply = await env.command('XREADGROUP', 'GROUP', 'g', consumer, 'COUNT', String(n), 'STREAMS', key, '>');
+  return parseOneStreamRead(reply, key, 'XREADGROUP').map(({ id }) => id);
 }
 
 export const tsStreamState: Scenario[] = [

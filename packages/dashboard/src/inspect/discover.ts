@@ -1,4 +1,4 @@
-import { parseKey, type Connection, type MasterNode } from '@echo/protocol';
+import { parseKey, reads, type Connection, type MasterNode } from '@echo/protocol';
 
 /** One stream log found on the server, `emq:{queue}:stream:name`. */
 export interface StreamRef {
@@ -21,10 +21,9 @@ async function scanNode(node: Pick<MasterNode, 'command'>, pattern: string, type
   const keys: string[] = [];
   let cursor = '0';
   do {
-    const args = type === undefined ? [cursor, 'MATCH', pattern, 'COUNT', 1000] : [cursor, 'MATCH', pattern, 'COUNT', 1000, 'TYPE', type];
-    const [next, batch] = (await node.command('SCAN', ...args)) as [unknown, unknown[]];
-    keys.push(...batch.map((key) => String(key)));
-    cursor = String(next);
+    const step = await reads.sendRead(node, reads.scan(type === undefined ? { cursor, match: pattern, count: 1000 } : { cursor, match: pattern, count: 1000, type }));
+    keys.push(...step.keys);
+    cursor = step.cursor;
   } while (cursor !== '0');
   return keys;
 }

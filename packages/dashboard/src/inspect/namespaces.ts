@@ -1,4 +1,4 @@
-import { assertCacheTable, cacheEntryKey, cacheTagKey, parseKey, type Connection } from '@echo/protocol';
+import { assertCacheTable, cacheEntryKey, cacheTagKey, parseKey, reads, type Connection } from '@echo/protocol';
 import { Cache, type Namespace } from '@echo/cache';
 import { scanKeys } from './discover.js';
 
@@ -113,16 +113,21 @@ export async function namespaceEntries(conn: Connection, name: string, page: { o
   const keys = entryKeys.map((k) => k.slice(prefix.length + 2)).sort();
   const shown = keys.slice(offset, offset + limit);
   const tagNames = tagKeys.map((k) => k.slice(prefix.length + 4)).sort();
-  const replies = await conn.pipeline([
-    ...shown.map((key) => ['PTTL', cacheEntryKey(name, key)] as const),
-    ...tagNames.map((tag) => ['HLEN', cacheTagKey(name, tag)] as const),
+  // One pipeline for both lists; a member that failed reads as gone (an entry) or empty (a tag).
+  const [ttls, sizes] = await Promise.all([
+    reads.sendReads(conn, shown.map((key) => reads.pttl({ key: cacheEntryKey(name, key) }))),
+    reads.sendReads(conn, tagNames.map((tag) => reads.hlen({ key: cacheTagKey(name, tag) }))),
   ]);
-  const value = (i: number): number => {
-    const reply = replies[i];
-    return reply?.ok === true ? Number(reply.value) : -2;
-  };
-  const entries = shown.map((key, i) => ({ key, ttl: value(i) })).filter((e) => e.ttl !== -2).map((e) => ({ key: e.key, ttlMs: e.ttl < 0 ? null : e.ttl }));
-  const tags = tagNames.map((tag, i) => ({ tag, entries: value(shown.length + i) })).filter((t) => t.entries > 0);
+  const entries: NamespaceEntry[] = [];
+  shown.forEach((key, i) => {
+    const ttl = ttls[i];
+    if (ttl?.ok === true && ttl.value !== undefined) entries.push({ key, ttlMs: ttl.value });
+  });
+  const tags: { tag: string; entries: number }[] = [];
+  tagNames.forEach((tag, i) => {
+    const size = sizes[i];
+    if (size?.ok === true && size.value > 0) tags.push({ tag, entries: size.value });
+  });
   return { name, total: keys.length, offset, entries, tags };
 }
 

@@ -1,5 +1,4 @@
-import { GoneError, ID_EPOCH_MS, MAX_SNOWFLAKE, encodeId, queueKeys, type Connection } from '@echo/protocol';
-import { fieldMap, numberField, textField } from './replies.js';
+import { GoneError, ID_EPOCH_MS, MAX_SNOWFLAKE, encodeId, queueKeys, reads, type Connection, type StreamEntryReply } from '@echo/protocol';
 
 /** One consumer group of a stream, as `XINFO GROUPS` reports it. */
 export interface GroupInfo {
@@ -56,16 +55,14 @@ function evtIdAt(xid: string): string {
 }
 
 /**
- * The id of an `XINFO STREAM` first/last entry (`[xid, [field, value, …]]`) as the app sees it: the
- * `id` field that carries the branded id (bus.md §2.1), else the XADD id.
+ * The id of an `XINFO STREAM` first/last entry as the app sees it: the `id` field that carries the
+ * branded id (bus.md §2.1), else the XADD id.
  */
-function entryId(entry: unknown): string | undefined {
-  if (!Array.isArray(entry) || entry.length === 0) return undefined;
-  const pairs: unknown = entry[1];
-  if (Array.isArray(pairs)) {
-    for (let i = 0; i + 1 < pairs.length; i += 2) if (String(pairs[i]) === 'id') return String(pairs[i + 1]);
-  }
-  return String(entry[0]);
+function entryId(entry: StreamEntryReply | undefined): string | undefined {
+  if (entry === undefined) return undefined;
+  const fields = entry.fields ?? [];
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'id') return fields[i + 1];
+  return entry.id;
 }
 
 /**
@@ -74,37 +71,27 @@ function entryId(entry: unknown): string | undefined {
  */
 export async function streamInfo(conn: Connection, queue: string, name: string): Promise<StreamInfo> {
   const key = queueKeys(queue).stream(name);
-  const [stream, groups] = await conn.pipeline([
-    ['XINFO', 'STREAM', key],
-    ['XINFO', 'GROUPS', key],
-  ]);
-  if (!stream?.ok) {
-    if (stream !== undefined && /no such key/i.test(stream.error.message)) throw new GoneError();
-    throw stream?.error ?? new GoneError();
-  }
-  if (!groups?.ok) throw groups?.error ?? new GoneError();
-  const info = fieldMap(stream.value);
-  const lastEntry = info.get('last-entry');
-  const lastId = entryId(lastEntry);
+  const [stream, groups] = await reads.sendReads(conn, [reads.xinfoStream({ key }), reads.xinfoGroups({ key })]);
+  if (!stream.ok) throw reads.isNoSuchKey(stream.error) ? new GoneError() : stream.error;
+  if (!groups.ok) throw groups.error;
+  const info = stream.value;
+  const lastId = entryId(info.lastEntry);
   // Group positions are read as EVT ids only on a stream whose entries carry them.
-  const echoWritten = Array.isArray(lastEntry) && lastId !== String(lastEntry[0]);
+  const echoWritten = info.lastEntry !== undefined && lastId !== info.lastEntry.id;
   const position = (xid: string): string => (echoWritten ? evtIdAt(xid) : xid);
   return {
     queue,
     name,
-    length: numberField(info, 'length') ?? 0,
-    firstId: entryId(info.get('first-entry')),
+    length: info.length,
+    firstId: entryId(info.firstEntry),
     lastId,
-    groups: (groups.value as unknown[]).map((raw) => {
-      const g = fieldMap(raw);
-      return {
-        name: textField(g, 'name') ?? '',
-        consumers: numberField(g, 'consumers') ?? 0,
-        pending: numberField(g, 'pending') ?? 0,
-        lastDeliveredId: position(textField(g, 'last-delivered-id') ?? '0-0'),
-        entriesRead: numberField(g, 'entries-read'),
-        lag: numberField(g, 'lag'),
-      };
-    }),
+    groups: groups.value.map((g) => ({
+      name: g.name,
+      consumers: g.consumers,
+      pending: g.pending,
+      lastDeliveredId: position(g.lastDeliveredId),
+      entriesRead: g.entriesRead ?? undefined,
+      lag: g.lag ?? undefined,
+    })),
   };
 }

@@ -1,4 +1,4 @@
-import { PermissionError, type Connection } from '@echo/protocol';
+import { PermissionError, reads, type Connection } from '@echo/protocol';
 
 /** The `CLIENT SETNAME`s of the connections a Worker and a BatchWorker park on. */
 const WORKER_NAMES = new Set(['echo-worker-wake', 'echo-batch-wake']);
@@ -10,14 +10,10 @@ const WORKER_NAMES = new Set(['echo-worker-wake', 'echo-batch-wake']);
  */
 export async function workerConnections(conn: Connection): Promise<number | undefined> {
   try {
-    const lists = await Promise.all(conn.masters().map((node) => node.command('CLIENT', 'LIST', 'TYPE', 'normal')));
+    const list = reads.clientList({ type: 'normal' });
+    const perNode = await Promise.all(conn.masters().map((node) => reads.sendRead(node, list)));
     let count = 0;
-    for (const list of lists) {
-      for (const line of String(list).split('\n')) {
-        const name = / name=(\S*)/.exec(line)?.[1];
-        if (name !== undefined && WORKER_NAMES.has(name)) count++;
-      }
-    }
+    for (const clients of perNode) for (const client of clients) if (WORKER_NAMES.has(client.name)) count++;
     return count;
   } catch (error) {
     if (error instanceof PermissionError) return undefined;

@@ -33,7 +33,7 @@ export interface ReadTarget {
 }
 
 /**
- * Sends one read on `conn` and parses its reply.
+ * Sends one read on `conn` (or one master of it) and parses its reply.
  *
  * @throws MalformedReplyError when the reply has not the command's shape; the connection's typed
  *   errors otherwise.

@@ -1,48 +1,9 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import { MalformedReplyError } from '../errors/wire.js';
 import { read, type Read } from './read.js';
+import { countOf as count, listOf, mapOf, positiveArg as positive, textArg as text, textOf } from './reply-shapes.js';
 import { parseOneStreamRead, type StreamEntryReply } from './stream-entries.js';
 import { isStreamId } from './stream-ids.js';
-
-function text(name: string, value: string): string {
-  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError(name, 'must be a non-empty string');
-  return value;
-}
-
-function positive(name: string, value: number): string {
-  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(name, `must be a positive integer, got ${String(value)}`);
-  return String(value);
-}
-
-/** A map reply as a `Map`: a flat `[k, v, …]` list (RESP2, RESP3's default mapping), an object or a `Map`. */
-function mapOf(command: string, reply: unknown, value: unknown): Map<string, unknown> {
-  const out = new Map<string, unknown>();
-  if (value instanceof Map) for (const [k, v] of value) out.set(String(k), v);
-  else if (Array.isArray(value)) {
-    const list: readonly unknown[] = value;
-    if (list.length % 2 !== 0) throw new MalformedReplyError(command, reply, 'not a field/value map');
-    for (let i = 0; i < list.length; i += 2) out.set(String(list[i]), list[i + 1]);
-  } else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) out.set(k, v);
-  else throw new MalformedReplyError(command, reply, 'not a field/value map');
-  return out;
-}
-
-function listOf(command: string, reply: unknown): readonly unknown[] {
-  if (!Array.isArray(reply)) throw new MalformedReplyError(command, reply, 'not a list');
-  return reply;
-}
-
-function count(command: string, reply: unknown, value: unknown): number {
-  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 0) throw new MalformedReplyError(command, reply, 'a count is not a non-negative integer');
-  return n;
-}
-
-function name(command: string, reply: unknown, value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  throw new MalformedReplyError(command, reply, 'a name is not a string');
-}
 
 /** Which entries an `XREADGROUP` of one stream reads. */
 export interface GroupReadInput {
@@ -85,8 +46,10 @@ export interface GroupInfo {
   readonly pending: number;
   /** The last id delivered to any of its consumers. */
   readonly lastDeliveredId: string;
-  /** Entries not yet delivered to the group; `null` when the server cannot tell (Redis 7 and later). */
+  /** Entries not yet delivered to the group; `null` when the server cannot tell (before Redis 7, or across deletions). */
   readonly lag: number | null;
+  /** Entries the group has read; `null` when the server cannot tell (before Redis 7). */
+  readonly entriesRead: number | null;
 }
 
 /** `XINFO GROUPS key`: the stream's consumer groups. The server refuses a stream that does not exist (`no such key`). */
@@ -95,14 +58,16 @@ export function xinfoGroups(input: { readonly key: string }): Read<GroupInfo[]> 
     listOf('XINFO GROUPS', reply).map((item) => {
       const m = mapOf('XINFO GROUPS', reply, item);
       const lag = m.get('lag');
+      const entriesRead = m.get('entries-read');
       const last = m.get('last-delivered-id');
       if (!isStreamId(last)) throw new MalformedReplyError('XINFO GROUPS', reply, 'last-delivered-id');
       return {
-        name: name('XINFO GROUPS', reply, m.get('name')),
+        name: textOf('XINFO GROUPS', reply, m.get('name')),
         consumers: count('XINFO GROUPS', reply, m.get('consumers')),
         pending: count('XINFO GROUPS', reply, m.get('pending')),
         lastDeliveredId: last,
         lag: lag === null || lag === undefined ? null : count('XINFO GROUPS', reply, lag),
+        entriesRead: entriesRead === null || entriesRead === undefined ? null : count('XINFO GROUPS', reply, entriesRead),
       };
     }),
   );
@@ -123,7 +88,7 @@ export function xinfoConsumers(input: { readonly key: string; readonly group: st
   return read('XINFO', ['CONSUMERS', text('key', input.key), text('group', input.group)], (reply) =>
     listOf('XINFO CONSUMERS', reply).map((item) => {
       const m = mapOf('XINFO CONSUMERS', reply, item);
-      return { name: name('XINFO CONSUMERS', reply, m.get('name')), pending: count('XINFO CONSUMERS', reply, m.get('pending')), idleMs: count('XINFO CONSUMERS', reply, m.get('idle')) };
+      return { name: textOf('XINFO CONSUMERS', reply, m.get('name')), pending: count('XINFO CONSUMERS', reply, m.get('pending')), idleMs: count('XINFO CONSUMERS', reply, m.get('idle')) };
     }),
   );
 }

@@ -1,18 +1,9 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import { MalformedReplyError } from '../errors/wire.js';
 import { read, type Read } from './read.js';
+import { mapOf, positiveArg as positive, textArg } from './reply-shapes.js';
 import { parseOneStreamRead, parseStreamEntries, type StreamEntryReply } from './stream-entries.js';
 import { isStreamId } from './stream-ids.js';
-
-function key(value: string): string {
-  if (typeof value !== 'string' || value === '') throw new InvalidArgumentError('key', 'must be a non-empty string');
-  return value;
-}
-
-function positive(name: string, value: number): string {
-  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(name, `must be a positive integer, got ${String(value)}`);
-  return String(value);
-}
 
 /** A range bound: `-`/`+`, an id, or an exclusive `(id`. */
 function bound(name: string, value: string): string {
@@ -35,21 +26,21 @@ export interface RangeInput {
 
 /** `XRANGE key start end [COUNT n]`: entries in id order, both bounds inclusive unless `(`. */
 export function xrange(input: RangeInput): Read<StreamEntryReply[]> {
-  const args = [key(input.key), bound('start', input.start ?? '-'), bound('end', input.end ?? '+')];
+  const args = [textArg('key', input.key), bound('start', input.start ?? '-'), bound('end', input.end ?? '+')];
   if (input.count !== undefined) args.push('COUNT', positive('count', input.count));
   return read('XRANGE', args, (reply) => parseStreamEntries(reply, 'XRANGE'));
 }
 
 /** `XREVRANGE key start end [COUNT n]`: entries newest first; `start` is the high bound. */
 export function xrevrange(input: RangeInput): Read<StreamEntryReply[]> {
-  const args = [key(input.key), bound('start', input.start ?? '+'), bound('end', input.end ?? '-')];
+  const args = [textArg('key', input.key), bound('start', input.start ?? '+'), bound('end', input.end ?? '-')];
   if (input.count !== undefined) args.push('COUNT', positive('count', input.count));
   return read('XREVRANGE', args, (reply) => parseStreamEntries(reply, 'XREVRANGE'));
 }
 
 /** `XREVRANGE key + - COUNT 1`: the id of the newest entry, `undefined` for an empty or absent stream. */
 export function xtop(input: { readonly key: string }): Read<string | undefined> {
-  return read('XREVRANGE', [key(input.key), '+', '-', 'COUNT', '1'], (reply) => parseStreamEntries(reply, 'XREVRANGE')[0]?.id);
+  return read('XREVRANGE', [textArg('key', input.key), '+', '-', 'COUNT', '1'], (reply) => parseStreamEntries(reply, 'XREVRANGE')[0]?.id);
 }
 
 /** Which entries an `XREAD` of one stream reads. */
@@ -66,7 +57,7 @@ export interface StreamReadInput {
 
 /** `XREAD [COUNT n] [BLOCK ms] STREAMS key after`: the entries of one stream after an id; none on a timeout. */
 export function xread(input: StreamReadInput): Read<readonly StreamEntryReply[]> {
-  const k = key(input.key);
+  const k = textArg('key', input.key);
   if (!isStreamId(input.after)) throw new InvalidArgumentError('after', `must be "<ms>-<seq>", got ${JSON.stringify(input.after)}`);
   const args: string[] = [];
   if (input.count !== undefined) args.push('COUNT', positive('count', input.count));
@@ -85,18 +76,20 @@ export interface StreamInfo {
   readonly maxDeletedEntryId: string;
   /** The id of the oldest entry the stream still holds, `undefined` when it is empty. */
   readonly firstEntryId: string | undefined;
+  /** The oldest entry the stream still holds, `undefined` when it is empty. */
+  readonly firstEntry: StreamEntryReply | undefined;
+  /** The newest entry the stream holds, `undefined` when it is empty. */
+  readonly lastEntry: StreamEntryReply | undefined;
 }
 
-function infoMap(reply: unknown): Map<string, unknown> {
-  const map = new Map<string, unknown>();
-  if (reply instanceof Map) for (const [k, v] of reply) map.set(String(k), v);
-  else if (Array.isArray(reply)) {
-    const list: readonly unknown[] = reply;
-    if (list.length % 2 !== 0) throw new MalformedReplyError('XINFO STREAM', reply, 'not a field/value map');
-    for (let i = 0; i < list.length; i += 2) map.set(String(list[i]), list[i + 1]);
-  } else if (typeof reply === 'object' && reply !== null) for (const [k, v] of Object.entries(reply)) map.set(k, v);
-  else throw new MalformedReplyError('XINFO STREAM', reply, 'not a field/value map');
-  return map;
+/** A first/last entry of `XINFO STREAM`: `[id, fields]`, nil for an empty stream. */
+function edgeEntry(reply: unknown, value: unknown): StreamEntryReply | undefined {
+  if (value === null || value === undefined) return undefined;
+  try {
+    return parseStreamEntries([value], 'XINFO STREAM')[0];
+  } catch {
+    throw new MalformedReplyError('XINFO STREAM', reply, 'first-entry or last-entry is not [id, fields]');
+  }
 }
 
 /**
@@ -106,19 +99,14 @@ function infoMap(reply: unknown): Map<string, unknown> {
  * @throws MalformedReplyError when a field Echo reads is missing or of the wrong type.
  */
 export function parseStreamInfo(reply: unknown): StreamInfo {
-  const map = infoMap(reply);
+  const map = mapOf('XINFO STREAM', reply);
   const length = Number(map.get('length'));
   const last = map.get('last-generated-id');
   // Servers before Redis 7 do not track deletions; reading none is the safe default for them.
   const deleted = map.get('max-deleted-entry-id') ?? '0-0';
-  const first = map.get('first-entry');
   if (!Number.isSafeInteger(length) || !isStreamId(last) || !isStreamId(deleted)) throw new MalformedReplyError('XINFO STREAM', reply, 'length, last-generated-id or max-deleted-entry-id');
-  let firstEntryId: string | undefined;
-  if (first !== null && first !== undefined) {
-    const [entry] = parseStreamEntries([first], 'XINFO STREAM');
-    firstEntryId = entry?.id;
-  }
-  return { length, lastGeneratedId: last, maxDeletedEntryId: deleted, firstEntryId };
+  const firstEntry = edgeEntry(reply, map.get('first-entry'));
+  return { length, lastGeneratedId: last, maxDeletedEntryId: deleted, firstEntryId: firstEntry?.id, firstEntry, lastEntry: edgeEntry(reply, map.get('last-entry')) };
 }
 
 /**
@@ -126,7 +114,7 @@ export function parseStreamInfo(reply: unknown): StreamInfo {
  * server refuses a stream that does not exist (`ERR no such key`): see {@link isNoSuchKey}.
  */
 export function xinfoStream(input: { readonly key: string }): Read<StreamInfo> {
-  return read('XINFO', ['STREAM', key(input.key)], parseStreamInfo);
+  return read('XINFO', ['STREAM', textArg('key', input.key)], parseStreamInfo);
 }
 
 /** True for the server's refusal to describe a stream that does not exist (`XINFO STREAM` on no key). */

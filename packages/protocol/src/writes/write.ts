@@ -1,6 +1,7 @@
 import type { Arg } from '../connector/call-shape.js';
 import type { Connection } from '../connector/connection.js';
-import { read, sendRead, sendReads, type Read, type ReadsSettled } from '../reads/read.js';
+import type { BatchResult } from '../connector/script-runner.js';
+import { read, sendRead, sendReads, type Read, type ReadsSettled, type ReadTarget } from '../reads/read.js';
 
 /**
  * A typed plain write: a command that changes data outside the Lua transitions (a consumer group's
@@ -21,11 +22,29 @@ export function write<T>(command: string, args: readonly Arg[], parse: (reply: u
  * @throws MalformedReplyError when the reply has not the command's shape; the connection's typed
  *   errors otherwise.
  */
-export function sendWrite<T>(conn: Connection, w: Write<T>): Promise<T> {
+export function sendWrite<T>(conn: ReadTarget, w: Write<T>): Promise<T> {
   return sendRead(conn, w);
 }
 
 /** Sends several writes in one pipeline; each member settles on its own, typed as its write parses. */
 export function sendWrites<const W extends readonly Write<unknown>[]>(conn: Connection, ws: W): Promise<ReadsSettled<W>> {
   return sendReads(conn, ws);
+}
+
+/**
+ * Many writes of one kind, built together and read together: the commands of one pipeline and the
+ * parser of all its replies. For hot batches (an append of a thousand records) where a
+ * {@link Write} per member would cost an object and a settled result per member; the builder makes
+ * each command once and the parser walks the replies once.
+ */
+export interface WriteBatch<T> {
+  /** The commands, each `[name, ...args]`, in send order. */
+  readonly commands: readonly (readonly [string, ...Arg[]])[];
+  /** Reads every member's reply or error, in send order; throws MalformedReplyError for a bad shape. */
+  readonly parse: (replies: readonly BatchResult[]) => T;
+}
+
+/** Sends a {@link WriteBatch} in one pipeline and parses its replies. */
+export async function sendWriteBatch<T>(conn: Connection, batch: WriteBatch<T>): Promise<T> {
+  return batch.parse(await conn.pipeline(batch.commands));
 }

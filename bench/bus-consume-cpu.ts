@@ -1,0 +1,90 @@
+/**
+ * Node CPU per consumed record: Echo's group consumers (`consume`, `consumeBatch`) against raw
+ * XREADGROUP + XACK of the same records, measured with `process.cpuUsage` (user + system) on a
+ * throwaway server. CPU per record is far less sensitive to a busy machine than wall-clock rates;
+ * the wall-clock ratio is `pnpm bench:bus`.
+ *
+ *   pnpm bench:bus-consume-cpu          # 50,000 records per run, 5 interleaved rounds
+ */
+import { Redis } from 'ioredis';
+import { Bus, type GroupConsumer } from '@echo/bus';
+import { startRedis } from '@echo/testkit';
+import { intOption } from './lib/options.js';
+
+const RECORDS = intOption('records', 50_000);
+const BATCH = intOption('batch', 1000);
+const READ = intOption('read', 100);
+const ROUNDS = intOption('rounds', 5);
+const VALUE = 'abcdefgh';
+
+async function cpuPerRecord(body: () => Promise<void>): Promise<number> {
+  const before = process.cpuUsage();
+  await body();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / RECORDS;
+}
+
+const server = await startRedis();
+const raw = new Redis(server.url);
+const bus = await Bus.open(`cpu-${process.pid}`, { connect: { url: server.url, evictionPolicy: 'allow' } });
+type Which = 'raw' | 'each' | 'batch';
+const rows: Record<Which, number>[] = [];
+let run = 0;
+
+async function filled(): Promise<string> {
+  const name = `s${run++}`;
+  const stream = bus.stream(name);
+  for (let done = 0; done < RECORDS; done += BATCH) await stream.appendBatch(Array.from({ length: Math.min(BATCH, RECORDS - done) }, () => ({ v: VALUE })));
+  return name;
+}
+
+try {
+  const rawRun = async (): Promise<number> => {
+    const key = bus.stream(await filled()).key;
+    return cpuPerRecord(async () => {
+      await raw.xgroup('CREATE', key, 'g', '0');
+      let seen = 0;
+      while (seen < RECORDS) {
+        const reply = (await raw.xreadgroup('GROUP', 'g', 'c', 'COUNT', READ, 'STREAMS', key, '>')) as [string, [string, string[]][]][] | null;
+        const ids: string[] = [];
+        for (const [id] of reply?.[0]?.[1] ?? []) ids.push(id);
+        seen += ids.length;
+        if (ids.length > 0) await raw.xack(key, 'g', ...ids);
+      }
+    });
+  };
+  const echoRun = (batch: boolean) => async (): Promise<number> => {
+    const stream = bus.stream(await filled());
+    let consumer: GroupConsumer | undefined;
+    const options = { start: 'head', consumer: 'c', count: READ } as const;
+    try {
+      return await cpuPerRecord(async () => {
+        consumer = batch ? await stream.consumeBatch('g', () => undefined, options) : await stream.consume('g', () => undefined, options);
+        const c = consumer;
+        // Polled every 20 ms, not every 1: the poll's own timers are CPU of this process too.
+        while (c.stats().acked < RECORDS) await new Promise((resolve) => setTimeout(resolve, 20));
+      });
+    } finally {
+      await consumer?.close();
+      await raw.del(stream.key);
+    }
+  };
+  const runs: Record<Which, () => Promise<number>> = { raw: rawRun, each: echoRun(false), batch: echoRun(true) };
+  for (const which of ['raw', 'each', 'batch'] as const) await runs[which]();
+  for (let round = 0; round < ROUNDS; round++) {
+    const order: Which[] = round % 2 === 0 ? ['raw', 'each', 'batch'] : ['batch', 'each', 'raw'];
+    const row = { raw: 0, each: 0, batch: 0 };
+    for (const which of order) row[which] = await runs[which]();
+    rows.push(row);
+  }
+} finally {
+  raw.disconnect();
+  await bus.close();
+  await server.stop();
+}
+const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? Number.NaN;
+for (const [i, r] of rows.entries()) {
+  console.log(`round ${i + 1}: raw ${r.raw.toFixed(2)}, each ${r.each.toFixed(2)}, batch ${r.batch.toFixed(2)} µs/record; each/raw ${(r.each / r.raw).toFixed(2)}, batch/raw ${(r.batch / r.raw).toFixed(2)}`);
+}
+const med = (pick: (r: (typeof rows)[number]) => number): string => median(rows.map(pick)).toFixed(2);
+console.log(`median µs/record: raw ${med((r) => r.raw)}, each ${med((r) => r.each)}, batch ${med((r) => r.batch)}; each/raw ${med((r) => r.each / r.raw)}, batch/raw ${med((r) => r.batch / r.raw)} (${RECORDS} records, reads of ${READ})`);

@@ -1,0 +1,3 @@
+export { watermark } from './archive.js';
+export { BUS_READ_COMMANDS } from './commands.js';
+export { groupPaused } from './paused.js';
