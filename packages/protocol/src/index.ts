@@ -129,3 +129,4 @@ export { parseOutboxEntry, type OutboxEntry } from './formats/outbox-entry.js';
 export { ENTRY_FRAME_HEADER, encodeEntryFrame, parseEntryFrame, type EntryFrame } from './formats/entry-frame.js';
 export { parseWakeToken, type WakeToken } from './formats/wake-token.js';
 export { parseDeadLetterRecord, type DeadLetterRecord } from './formats/dead-letter-record.js';
+export { parseOutcomesEntry, type OutcomeEntry } from './formats/outcomes-entry.js';

@@ -90,6 +90,17 @@ describe('checkHistory: a start never overlaps another start of the job within i
     expect(violations.map((v) => v.rule)).toEqual(['overlapping-starts']);
     expect(violations[0]?.operations.map((op) => op.type)).toEqual(['start', 'start']);
   });
+
+  it('measures the lease from the claim when the start carries its bound, not from the handler start', () => {
+    // Claimed at 0 with a 1 s lease, the handler started 40 ms later (a slow claim reply); its
+    // settlement failed and the lease lapsed at 1000; the re-claim's handler started at 1010.
+    const claimed = (token: number, at: number, leaseUntil: number): Operation => ({ type: 'start', job: 'a', token, at, leaseMs: 1_000, leaseUntil, worker: 'w1' });
+    expect(rules(history(enq('a'), claimed(1, 40, 1_000), claimed(2, 1_010, 2_005), done('a', 2, 1_020)))).toEqual([]);
+    // Without the bound the same history reads as a 30 ms overlap.
+    expect(rules(history(enq('a'), start('a', 1, 40), start('a', 2, 1_010), done('a', 2, 1_020)))).toEqual(['overlapping-starts']);
+    // A start before the bound is an overlap either way.
+    expect(rules(history(enq('a'), claimed(1, 40, 1_000), claimed(2, 990, 1_990), done('a', 2, 1_000)))).toEqual(['overlapping-starts']);
+  });
 });
 
 describe('checkHistory: cache reads are never older than the coherence bound allows', () => {

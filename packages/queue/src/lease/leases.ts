@@ -1,4 +1,4 @@
-import { execute, flowLink, hashReply, parseJobRow, RateError, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
+import { execute, flowLink, hashReply, parseJobRow, parseOutcomesEntry, RateError, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { claimedJob, type ClaimedJob, type ParentLink } from '../job.js';
 import * as controls from '../admin/controls.js';
@@ -193,6 +193,24 @@ export class Leases<T> {
   async completeMany(jobs: readonly HeldJob[], options: CompleteOptions = {}): Promise<CompleteManyOutcome[]> {
     if (jobs.length === 0) return [];
     return execute(this.#ctx.conn, t.completeBatch({ queue: this.#ctx.name, jobs, publish: options.publish === true }));
+  }
+
+  /**
+   * Whether the server holds a completion of `job` under its token [TS]: for a completion resent after
+   * its first send's reply was lost, and refused as `gone` (the row is gone or already completed),
+   * this tells whether that first send landed. Reads the row (a retained completed row keeps the
+   * `attempts` it was completed under) and, when it is gone, the queue's recent completions. Answers
+   * `undefined` when the server cannot tell: the job is in neither, or its entry does not carry the
+   * token.
+   */
+  async completedUnder(job: HeldJob): Promise<boolean | undefined> {
+    const [state, attempts] = (await this.#ctx.conn.command('HMGET', this.#ctx.keys.job(job.id as JobId), 'state', 'attempts')) as [string | null, string | null];
+    if (attempts !== null) return state === 'completed' && attempts === String(job.attempts);
+    const entries = (await this.#ctx.conn.command('XREVRANGE', this.#ctx.keys.outcomes, '+', '-')) as [string, string[]][];
+    for (const [, fields] of entries) {
+      for (const outcome of parseOutcomesEntry(fields)) if (outcome.job === job.id) return outcome.token === undefined ? undefined : outcome.token === job.attempts;
+    }
+    return undefined;
   }
 
   /**

@@ -78,6 +78,11 @@ export function isTerminal(op: Recorded): boolean {
   return (op.type === 'settle' && op.accepted && op.outcome !== 'retry') || op.type === 'removed';
 }
 
+/** When a start's lease can end at the earliest: the recorded bound, else `leaseMs` after the start. */
+function leaseEnd(start: Of<'start'>): number {
+  return start.leaseUntil ?? start.at + start.leaseMs;
+}
+
 /** The queue's promises, judged per job over that job's operations only. */
 export function checkJob(job: string, ops: readonly Recorded[]): Violation[] {
   const out: Violation[] = [];
@@ -111,16 +116,19 @@ export function checkJob(job: string, ops: readonly Recorded[]): Violation[] {
   const ordered = [...starts].sort((a, b) => a.at - b.at);
   for (let i = 0; i < ordered.length; i++) {
     const first = ordered[i] as Of<'start'>;
+    // The lease runs from the claim, not from the handler's start: with the bound the worker knew,
+    // a start before it is an overlap the server cannot have allowed.
+    const until = leaseEnd(first);
     for (let j = i + 1; j < ordered.length; j++) {
       const next = ordered[j] as Of<'start'>;
-      if (next.at >= first.at + first.leaseMs) break;
+      if (next.at >= until) break;
       if (next.token === first.token) continue;
       const finished = settles.some((s) => s.token === first.token && s.sentAt <= next.at);
       if (finished) continue;
       out.push({
         rule: 'overlapping-starts',
         subject: job,
-        message: `job ${job}: token ${next.token} started ${next.at - first.at} ms after token ${first.token}, inside its ${first.leaseMs} ms lease`,
+        message: `job ${job}: token ${next.token} started ${next.at - first.at} ms after token ${first.token}, ${until - next.at} ms before its lease could end`,
         operations: bySeq([first, next]),
       });
     }

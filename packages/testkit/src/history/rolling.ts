@@ -199,7 +199,7 @@ export class RollingChecker {
     }
     live.ops.push(op);
     if (op.type === 'enqueue') live.enqueued = true;
-    else if (op.type === 'start') live.leaseBound = Math.max(live.leaseBound, op.at + op.leaseMs);
+    else if (op.type === 'start') live.leaseBound = Math.max(live.leaseBound, op.leaseUntil ?? op.at + op.leaseMs);
     if (isTerminal(op) || (op.type === 'final' && TERMINAL_STATES.has(op.state))) live.endedAt ??= op.at;
   }
 
