@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkHistory, formatViolation, History, type Operation, type Rule } from '../src/index.js';
+import { done, enq, start } from './fixtures/history-ops.js';
 
 function history(...ops: Operation[]): History {
   const h = new History();
@@ -7,18 +8,6 @@ function history(...ops: Operation[]): History {
   return h;
 }
 
-const enq = (job: string, at = 0): Operation => ({ type: 'enqueue', job, at });
-const start = (job: string, token: number, at: number, leaseMs = 1_000, worker = 'w1'): Operation => ({ type: 'start', job, token, at, leaseMs, worker });
-const done = (job: string, token: number, sentAt: number, accepted = true, outcome: 'completed' | 'dead' | 'retry' = 'completed', worker = 'w1'): Operation => ({
-  type: 'settle',
-  job,
-  token,
-  outcome,
-  accepted,
-  sentAt,
-  at: sentAt + 1,
-  worker,
-});
 const write = (key: string, value: number, at: number, ackAt = at + 1): Operation => ({ type: 'cache-write', key, value, at, ackAt });
 const read = (key: string, value: number | null, at: number): Operation => ({ type: 'cache-read', key, value, at, reader: 'r1' });
 

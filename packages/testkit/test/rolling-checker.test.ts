@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkHistory, History, RollingChecker, type Operation } from '../src/index.js';
-
-const enq = (job: string, at: number): Operation => ({ type: 'enqueue', job, at });
-const start = (job: string, token: number, at: number, leaseMs = 1_000): Operation => ({ type: 'start', job, token, at, leaseMs, worker: 'w1' });
-const done = (job: string, token: number, sentAt: number, accepted = true, outcome: 'completed' | 'dead' | 'retry' = 'completed'): Operation => ({
-  type: 'settle',
-  job,
-  token,
-  outcome,
-  accepted,
-  sentAt,
-  at: sentAt + 1,
-  worker: 'w1',
-});
+import { done, enq, start } from './fixtures/history-ops.js';
 
 /** A steady run: every 10 ms a job is enqueued, started and completed; one cache write and read, one bus entry acked by both groups. */
 function* steady(ms: number): Generator<Operation> {
