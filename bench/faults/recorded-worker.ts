@@ -36,8 +36,8 @@ export async function startRecordedWorker(queue: Queue<FaultJob>, name: string, 
   };
   const worker = (await Worker.start(
     queue,
-    async (job) => {
-      record({ type: 'start', job: job.id, token: job.attempts, at: Date.now(), leaseMs: LEASE_MS, worker: name });
+    async (job, ctx) => {
+      record({ type: 'start', job: job.id, token: job.attempts, at: Date.now(), leaseMs: LEASE_MS, leaseUntil: ctx.leaseUntil(), worker: name });
       try {
         await sleep(2 + (job.payload.n % 8));
         if (job.payload.flaky && job.attempts === 1) throw new Error('first attempt fails');

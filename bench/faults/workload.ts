@@ -1,7 +1,8 @@
 /**
  * The mixed workload of the fault run: queue producers and workers (in this process and in child
  * processes the schedule may SIGKILL), bus appends consumed by two groups, and keyed cache writes and
- * reads on two connections. Everything it sees goes into one {@link History}.
+ * reads on two connections. Everything it sees goes into one {@link RollingChecker}, which judges it
+ * as the run goes, so an hour's run holds minutes of history, not an hour of it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,7 @@ import { Bus, type GroupConsumer, type Stream } from '@echo/bus';
 import { Cache, type Namespace } from '@echo/cache';
 import { IdMinter, type Connection } from '@echo/protocol';
 import { Queue, type Worker } from '@echo/queue';
-import { History, sleep, type InjectedClock, type Operation, type ProcessPool } from '@echo/testkit';
+import { RollingChecker, sleep, type InjectedClock, type Operation, type ProcessPool } from '@echo/testkit';
 import { startRecordedWorker, type FaultJob, type WorkerNotes } from './recorded-worker.js';
 
 const CHILD = fileURLToPath(new URL('./worker-child.ts', import.meta.url));
@@ -26,6 +27,8 @@ export interface WorkloadWiring {
   /** Environment for a worker child (`REDIS_URL` or `REDIS_CLUSTER`). */
   readonly childEnv: Readonly<Record<string, string>>;
   readonly clock: InjectedClock;
+  /** How long after a cache write's acknowledgement every reader must see it. */
+  readonly coherenceMs: number;
 }
 
 /** What the run reports besides the history. */
@@ -55,10 +58,12 @@ interface Child {
 }
 
 export class MixedWorkload implements ProcessPool {
-  readonly history = new History();
+  readonly checker: RollingChecker;
   readonly counts: WorkloadCounts = { enqueued: 0, enqueueErrors: new Map(), appended: 0, appendErrors: new Map(), cacheWrites: 0, cacheReads: 0, cacheErrors: new Map(), childrenSpawned: 0 };
   readonly notes: WorkerNotes = { errors: new Map(), samples: new Map(), outages: 0 };
   readonly childNotes = new Map<string, { errors: [string, number][]; samples: [string, string][]; outages: number }>();
+  /** When each worker process exited (SIGKILLed by the schedule), by its worker name. */
+  readonly exits = new Map<string, number>();
   readonly #wiring: WorkloadWiring;
   readonly #children = new Map<number, Child>();
   readonly #workers: Worker[] = [];
@@ -74,13 +79,14 @@ export class MixedWorkload implements ProcessPool {
 
   constructor(wiring: WorkloadWiring) {
     this.#wiring = wiring;
+    this.checker = new RollingChecker({ coherenceMs: wiring.coherenceMs, groups: GROUPS });
   }
 
   /** Acknowledged jobs no accepted terminal settlement has ended yet, by enqueue time. */
   readonly #open = new Map<string, number>();
 
   readonly record = (op: Operation): void => {
-    this.history.record(op);
+    this.checker.record(op);
     if (op.type === 'enqueue') this.#open.set(op.job, op.at);
     else if ((op.type === 'settle' && op.accepted && op.outcome !== 'retry') || op.type === 'removed' || op.type === 'final') this.#open.delete(op.job);
   };
@@ -186,7 +192,10 @@ export class MixedWorkload implements ProcessPool {
         if (message.notes) this.childNotes.set(name, message.notes);
         if (message.ready === true) resolve();
       });
-      child.once('exit', () => reject(new Error(`${name} exited before it was ready`)));
+      child.once('exit', () => {
+        this.exits.set(name, Date.now());
+        reject(new Error(`${name} exited before it was ready`));
+      });
     });
     await ready;
     this.#children.set(child.pid as number, { process: child, name });
@@ -220,6 +229,7 @@ export class MixedWorkload implements ProcessPool {
     while (this.#running) {
       await sleep(5_000);
       await this.audit(30_000).catch(() => undefined);
+      this.checker.sweep();
     }
   }
 
@@ -283,22 +293,12 @@ export class MixedWorkload implements ProcessPool {
     return all.filter((l) => (GROUPS as readonly string[]).includes(l.group)).map((l) => ({ group: l.group, pending: l.pending, undelivered: l.undelivered }));
   }
 
-  /** Appended entries some group has not acknowledged yet, as the history tells. */
+  /**
+   * Appended entries some group has not acknowledged yet, as the history tells. An append whose
+   * reply was lost may be acked without being recorded as appended: not counted.
+   */
   unackedEntries(): number {
-    const acks = new Map<string, Set<string>>();
-    const appended = new Set<string>();
-    for (const op of this.history.operations) {
-      if (op.type === 'bus-append') appended.add(op.entry);
-      else if (op.type === 'bus-ack' || op.type === 'bus-dead') {
-        const groups = acks.get(op.entry) ?? new Set<string>();
-        groups.add(op.group);
-        acks.set(op.entry, groups);
-      }
-    }
-    // An append whose reply was lost may be acked without being recorded as appended: not counted.
-    let left = 0;
-    for (const entry of appended) if ((acks.get(entry)?.size ?? 0) < GROUPS.length) left++;
-    return left;
+    return this.checker.unackedEntries;
   }
 
   /** Dead letters of the stream, recorded per group. */

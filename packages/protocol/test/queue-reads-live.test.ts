@@ -48,6 +48,7 @@ function expected(): Record<string, unknown> {
     jobLogs: ['first'],
     jobAttempts: [{ attempt: 1, startedAt: 100, endedAt: 150, outcome: 'retried', durationMs: 50, error: 'boom' }],
     jobVerdict: { state: 'pending', result: undefined, lastError: undefined },
+    jobToken: { state: 'pending', attempts: 0 },
     dedup: id,
     setSize: 0,
     setPage: [{ id: child, score: 5 }],

@@ -49,6 +49,15 @@ const CASES: readonly Case[] = [
     ],
     refuses: [['completed'], 'completed', [1, null, null]],
   },
+  {
+    name: 'jobToken',
+    sends: ['HMGET', keys.job(id), 'state', 'attempts'],
+    parses: [
+      ['a completed row', ['completed', '3'], { state: 'completed', attempts: 3 }],
+      ['an absent row', [null, null], { state: undefined, attempts: undefined }],
+    ],
+    refuses: [['completed'], 'completed', ['completed', 'x']],
+  },
   { name: 'dedup', sends: ['GET', keys.dedup('order-1')], parses: [['an id', id, id], ['nil', null, undefined]], refuses: ['not-an-id', 5] },
   { name: 'setSize', sends: ['ZCARD', keys.dead], parses: [['an integer', 3, 3]], refuses: ['3', null, 1.5] },
   {

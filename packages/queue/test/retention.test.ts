@@ -121,6 +121,15 @@ describe('retention', () => {
     }
   });
 
+  it('an age bound alone keeps completed jobs (no count bound), not none', async () => {
+    const q = await Queue.open(uniqueName('ret'), { connection: conn, keep: { completed: { ageMs: 60_000 } } });
+    const { id } = await q.enqueue(1);
+    const job = await q.leases().claim(30_000);
+    if (job === undefined) throw new Error('nothing to claim');
+    await q.leases().complete(job, 'x');
+    expect(await q.getState(id)).toBe('completed');
+  });
+
   it('a retained completed row refuses a second complete or retry as gone, counting once', async () => {
     const q = await Queue.open(uniqueName('ret'), { connection: conn, keep: { completed: { count: 10 } } });
     await q.enqueue(1);

@@ -128,10 +128,15 @@ describe('Worker behaviour', () => {
     const q = await open<string>();
     const { id } = await q.enqueue('slow');
     const runs: number[] = [];
+    // The lease bound the handler sees: at its start, within one lease of the claim; later, moved on by the extensions.
+    const bounds: { at: number; until: number }[] = [];
     const options: WorkerOptions = { concurrency: 2, leaseMs: 200, extendEveryMs: 50, maintenanceMs: 20, blockMs: 50 };
-    await withWorker(q, async (job) => {
+    await withWorker(q, async (job, ctx) => {
       runs.push(job.attempts);
-      await sleep(600);
+      bounds.push({ at: Date.now(), until: ctx.leaseUntil() });
+      await sleep(400);
+      bounds.push({ at: Date.now(), until: ctx.leaseUntil() });
+      await sleep(200);
     }, options, async (worker) => {
       await until(() => runs.length === 1, 'the handler to start');
       await sleep(400);
@@ -140,6 +145,10 @@ describe('Worker behaviour', () => {
       expect(worker.stats()).toMatchObject({ completed: 1, lost: 0 });
     });
     expect(runs).toEqual([1]);
+    const [first, later] = bounds as [{ at: number; until: number }, { at: number; until: number }];
+    expect(first.until).toBeGreaterThan(first.at);
+    expect(first.until).toBeLessThanOrEqual(first.at + 200);
+    expect(later.until).toBeGreaterThan(first.until);
   });
 
   it('(d) close() lets the in-flight job finish and claims nothing more', async () => {

@@ -26,6 +26,7 @@ export {
 export { rejection, sleep, waitFor, type WaitOptions } from './wait.js';
 export { checkHistory, formatOperation, formatViolation, type CheckOptions, type CheckResult, type Rule, type Violation } from './history/checker.js';
 export { History, type Operation, type Recorded } from './history/operations.js';
+export { RollingChecker, type RollingCheckOptions, type RollingSnapshot } from './history/rolling.js';
 export { InjectedClock } from './faults/clock.js';
 export {
   aofRestartFault,

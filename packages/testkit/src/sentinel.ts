@@ -69,6 +69,10 @@ export interface SentinelGroup {
 /** Runs `command` on a short-lived client of `node` that never retries. */
 async function ask(node: RedisServer, command: string, ...args: (string | number)[]): Promise<unknown> {
   const admin: Redis = node.client({ maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
+  // A node that is down (the primary a failover killed, a stopped sentinel) refuses the connect: the
+  // call rejects with that error, which the caller handles; without a listener ioredis would also
+  // print it as an unhandled error event.
+  admin.on('error', () => undefined);
   try {
     return await admin.call(command, ...args);
   } finally {

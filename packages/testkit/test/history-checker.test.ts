@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkHistory, formatViolation, History, type Operation, type Rule } from '../src/index.js';
+import { done, enq, start } from './fixtures/history-ops.js';
 
 function history(...ops: Operation[]): History {
   const h = new History();
@@ -7,18 +8,6 @@ function history(...ops: Operation[]): History {
   return h;
 }
 
-const enq = (job: string, at = 0): Operation => ({ type: 'enqueue', job, at });
-const start = (job: string, token: number, at: number, leaseMs = 1_000, worker = 'w1'): Operation => ({ type: 'start', job, token, at, leaseMs, worker });
-const done = (job: string, token: number, sentAt: number, accepted = true, outcome: 'completed' | 'dead' | 'retry' = 'completed', worker = 'w1'): Operation => ({
-  type: 'settle',
-  job,
-  token,
-  outcome,
-  accepted,
-  sentAt,
-  at: sentAt + 1,
-  worker,
-});
 const write = (key: string, value: number, at: number, ackAt = at + 1): Operation => ({ type: 'cache-write', key, value, at, ackAt });
 const read = (key: string, value: number | null, at: number): Operation => ({ type: 'cache-read', key, value, at, reader: 'r1' });
 
@@ -89,6 +78,17 @@ describe('checkHistory: a start never overlaps another start of the job within i
     const violations = checkHistory(h.operations).violations;
     expect(violations.map((v) => v.rule)).toEqual(['overlapping-starts']);
     expect(violations[0]?.operations.map((op) => op.type)).toEqual(['start', 'start']);
+  });
+
+  it('measures the lease from the claim when the start carries its bound, not from the handler start', () => {
+    // Claimed at 0 with a 1 s lease, the handler started 40 ms later (a slow claim reply); its
+    // settlement failed and the lease lapsed at 1000; the re-claim's handler started at 1010.
+    const claimed = (token: number, at: number, leaseUntil: number): Operation => ({ type: 'start', job: 'a', token, at, leaseMs: 1_000, leaseUntil, worker: 'w1' });
+    expect(rules(history(enq('a'), claimed(1, 40, 1_000), claimed(2, 1_010, 2_005), done('a', 2, 1_020)))).toEqual([]);
+    // Without the bound the same history reads as a 30 ms overlap.
+    expect(rules(history(enq('a'), start('a', 1, 40), start('a', 2, 1_010), done('a', 2, 1_020)))).toEqual(['overlapping-starts']);
+    // A start before the bound is an overlap either way.
+    expect(rules(history(enq('a'), claimed(1, 40, 1_000), claimed(2, 990, 1_990), done('a', 2, 1_000)))).toEqual(['overlapping-starts']);
   });
 });
 

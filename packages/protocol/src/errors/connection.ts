@@ -99,7 +99,8 @@ export class ClusterUnavailableError extends ConnectionLostError {
  * Not a failure but the report of one: for a stretch, calls could not reach a primary (a dropped
  * socket, a cluster master failing over), and the errors of that stretch were counted instead of
  * reported one by one. Sent through an `onError` hook once the stretch is over (`ongoing` false),
- * or while it lasts unusually long (`ongoing` true). The first error of the stretch is the `cause`.
+ * or while it lasts (`ongoing` true; a worker says so once, 5 s after the last reply). The first
+ * error of the stretch is the `cause`.
  *
  * The outage is dated from the last success, not from the first failure: when the `cause` is a
  * {@link ConnectionLostError} that knows when its connection last heard the server

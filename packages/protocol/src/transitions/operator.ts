@@ -106,12 +106,14 @@ function bound(name: string, value: number | undefined, fallback: string): strin
 
 /**
  * `retention_set` [TS]: writes the queue's finished-job retention into meta. Completed: keep none
- * when `count` is omitted or 0. Failed (dead): the default bound (10000) when `count` is omitted.
+ * when `count` is 0 or when neither bound is given; an `ageMs` alone keeps every completed job that
+ * young (no count bound). Failed (dead): the default bound (10000) when `count` is omitted.
  */
 export function retentionSet(input: { readonly queue: string; readonly completed?: RetentionBound; readonly failed?: RetentionBound }): Transition<void> {
   const c = input.completed ?? {};
   const f = input.failed ?? {};
-  const completedCount = bound('keep.completed.count', c.count, '0');
+  // An age bound alone asks to keep jobs that young: its count is unbounded, not the default none.
+  const completedCount = bound('keep.completed.count', c.count, c.ageMs === undefined ? '0' : '-1');
   const call = bind(scripts().retention_set, {
     scope: { q: input.queue },
     args: {

@@ -264,6 +264,8 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       args: ['100', '5000', '-1', ''],
     });
     expect(shape(t.retentionSet({ queue: 'orders' })).args).toEqual(['0', '', '', '']);
+    // An age bound alone keeps completed jobs that young, with no count bound (not none).
+    expect(shape(t.retentionSet({ queue: 'orders', completed: { ageMs: 60_000 } })).args).toEqual([String(Number.MAX_SAFE_INTEGER), '60000', '', '']);
     expect(() => t.retentionSet({ queue: 'orders', completed: { count: -2 } })).toThrow(InvalidArgumentError);
     expect(shape(t.removeJob({ queue: 'orders', id: J, dedupId: 'd' }))).toEqual({
       script: 'remove_job',

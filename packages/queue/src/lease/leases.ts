@@ -196,6 +196,21 @@ export class Leases<T> {
   }
 
   /**
+   * Whether the server holds a completion of `job` under its token [TS]: for a completion resent after
+   * its first send's reply was lost, and refused as `gone` (the row is gone or already completed),
+   * this tells whether that first send landed. Reads the row (a retained completed row keeps the
+   * `attempts` it was completed under) and, when it is gone, the queue's recent completions. Answers
+   * `undefined` when the server cannot tell: the job is in neither, or its entry does not carry the
+   * token.
+   */
+  async completedUnder(job: HeldJob): Promise<boolean | undefined> {
+    const row = await reads.sendRead(this.#ctx.conn, reads.queue.jobToken({ keys: this.#ctx.keys, id: job.id as JobId }));
+    if (row.attempts !== undefined) return row.state === 'completed' && row.attempts === job.attempts;
+    const outcome = (await reads.sendRead(this.#ctx.conn, reads.queue.outcomes({ keys: this.#ctx.keys }))).find((o) => o.job === job.id);
+    return outcome?.token === undefined ? undefined : outcome.token === job.attempts;
+  }
+
+  /**
    * Settles a held job as failed (queue.md §4.1): rescheduled after `delayMs`, or dead-lettered once
    * its attempts reach `maxAttempts`, with `error` kept as `last_error` either way. A flow child that
    * dies under a fail-parent policy in this queue takes its parent with it in the same script; pass

@@ -8,7 +8,8 @@ import { getDedupJobId, getJob } from './reads.js';
 /** A bound on finished jobs kept: how many (newest finished first) and for how long. */
 export interface KeepBound {
   /**
-   * Jobs kept; 0 keeps none, `Infinity` has no count bound. Completed jobs are trimmed in bulk: the
+   * Jobs kept; 0 keeps none, `Infinity` has no count bound. Omitted: no count bound when `ageMs`
+   * is given, else the default (completed none, failed 10,000). Completed jobs are trimmed in bulk: the
    * index may run past the bound by `count / 16` (at most 256; none under 16) before a completion
    * trims it back to the bound, so a completion does not pay a trim each time.
    */

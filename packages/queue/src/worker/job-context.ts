@@ -19,6 +19,12 @@ export interface JobContext {
   readonly cancel: CancelToken;
   /** Aborted together with `cancel`, for APIs that take an `AbortSignal`. */
   readonly signal: AbortSignal;
+  /**
+   * The latest local time (epoch ms) this attempt's lease can end, as the worker knows it: its
+   * claim's send time (or its last extension's) plus the lease. The server's deadline is no earlier,
+   * so until then no other claim can run the job.
+   */
+  leaseUntil(): number;
   /** Records progress and publishes the `progress` event. */
   progress(value: string | number): Promise<void>;
   /** Appends a line to the job's log. */
@@ -100,6 +106,7 @@ export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: R
     get signal() {
       return cancel.signal;
     },
+    leaseUntil: () => rt.locks.leaseUntil(job),
     progress: (value) => rt.leases.updateProgress(job.id, value),
     log: (line) => rt.leases.addLog(job.id, line),
     async moveToDelayed(asked) {

@@ -64,7 +64,7 @@ async function settle<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, send: () => P
     } catch (again) {
       last = again;
     }
-    if (completes && resent && last instanceof GoneError && ownCompletion(rt, job, Date.now())) return 'ok';
+    if (completes && resent && last instanceof GoneError && (await ownCompletion(rt, job, Date.now()))) return 'ok';
     if (last instanceof StaleError || last instanceof GoneError) rt.stats.lost++;
     rt.options.onError(last, job);
     return last instanceof GoneError ? 'gone' : 'stale';
@@ -72,14 +72,18 @@ async function settle<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, send: () => P
 }
 
 /**
- * Reads `gone`, heard on a resend of a completion, as our own first send's verdict when the answer
- * came before the job's lease could have ended (the lock plane's bound: the claim's or the last
- * extension's send time plus the lease). Then no reaper could have handed the job to another
- * worker, so the only completion that can have removed it is the one we sent first, which landed
- * though its reply was lost. After that bound the answer stays a lost lease: it may be another's.
+ * Reads `gone`, heard on a resend of a completion, as our own first send's verdict when it was: the
+ * first send landed though its reply was lost. Before the job's lease could have ended (the lock
+ * plane's bound: the claim's or the last extension's send time plus the lease) no reaper could have
+ * handed the job to another worker, so the only completion that can have removed it is ours. After
+ * that bound `gone` may be another worker's verdict, so the server is asked whose completion it
+ * holds (`Leases.completedUnder`: the retained row's token, or the recent completions); only
+ * a completion under our token is ours. This path is rare (a reset in the middle of a completion),
+ * so the read costs nothing on the hot path.
  */
-function ownCompletion<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, answeredAt: number): boolean {
-  return answeredAt < rt.locks.leaseUntil(job);
+async function ownCompletion<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, answeredAt: number): Promise<boolean> {
+  if (answeredAt < rt.locks.leaseUntil(job)) return true;
+  return (await rt.leases.completedUnder(job).catch(() => undefined)) === true;
 }
 
 /**
@@ -131,9 +135,9 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
   const answeredAt = Date.now();
   // A flow child must feed its parent, which only the single complete does.
   const individually = jobs.filter((job) => job.parent !== undefined);
-  plain.forEach((job, i) => {
+  for (const [i, job] of plain.entries()) {
     const answer = outcomes?.[i] ?? 'stale';
-    const outcome = answer === 'gone' && resent && ownCompletion(rt, job, answeredAt) ? 'ok' : answer;
+    const outcome = answer === 'gone' && resent && (await ownCompletion(rt, job, answeredAt)) ? 'ok' : answer;
     if (outcome === 'flow') {
       individually.push(job);
     } else if (outcome === 'ok') {
@@ -145,7 +149,7 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
       if (outcomes) rt.options.onError(outcome === 'gone' ? new GoneError() : new StaleError('complete token mismatch'), job);
       out.set(job.id, outcome);
     }
-  });
+  }
   await Promise.all(individually.map(async (job) => out.set(job.id, await completeJob(rt, job, results?.get(job.id)))));
   return out;
 }

@@ -58,7 +58,8 @@ export interface WorkerOptions {
   /**
    * Called with errors the worker survives (a failed maintenance tick, a lost lease) and with the
    * one that stops it. Calls that reached no primary (a lost socket, a cluster failover) are folded
-   * into one `OutageReport` per outage, with its duration. Default: a one-line `console.warn`.
+   * into an `OutageReport` with its duration when the outage ends, preceded (once) by one with
+   * `ongoing` set when it passes 5 s from the last reply. Default: a one-line `console.warn`.
    */
   readonly onError?: (error: unknown, job?: ClaimedJob<unknown>) => void;
 }

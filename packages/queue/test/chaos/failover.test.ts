@@ -105,7 +105,7 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
 
     // A worker closes its outage after calls have got through quietly for a while: wait for the report.
     for (const lane of lanes.slice(0, 2)) {
-      await until(`${lane.queue.name} reported its outage`, () => lane.workerErrors.some((e) => e instanceof OutageReport), 10_000);
+      await until(`${lane.queue.name} reported its outage's end`, () => lane.workerErrors.some((e) => e instanceof OutageReport && !e.ongoing), 10_000);
     }
     const twice = [...executions].filter(([, n]) => n > 1).map(([id]) => id);
     const producerErrors = lanes.flatMap((lane) => lane.producerErrors);
@@ -134,11 +134,12 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
     for (const error of producerErrors) expect(error).toBeInstanceOf(ConnectionLostError);
     // Workers hear one report per failover, never the errors it folded in.
     for (const error of workerErrors) expect(error).toBeInstanceOf(OutageReport);
+    // One outage: one end report, preceded by one ongoing report only when it lasted past the
+    // funnel's threshold (5 s from the last reply; a promotion takes 2-4.4 s here).
     for (const [i, lane] of reports.entries()) {
-      expect(lane.length).toBeLessThanOrEqual(1);
-      if (i < 2) expect(lane).toHaveLength(1);
+      if (i < 2) expect(lane.length).toBeGreaterThanOrEqual(1);
+      if (lane.length > 0) expect(lane.map((r) => r.ongoing)).toEqual(lane.length === 2 ? [true, false] : [false]);
       for (const report of lane) {
-        expect(report.ongoing).toBe(false);
         expect(report.durationMs).toBeGreaterThan(0);
         expect(report.cause).toBeInstanceOf(ConnectionLostError);
       }

@@ -52,7 +52,8 @@ export interface CheckResult {
   readonly violations: readonly Violation[];
 }
 
-const TERMINAL_STATES = new Set(['completed', 'dead', 'failed']);
+/** Server states that end a job. */
+export const TERMINAL_STATES: ReadonlySet<string> = new Set(['completed', 'dead', 'failed']);
 
 type Of<T extends Operation['type']> = Extract<Recorded, { type: T }>;
 
@@ -67,16 +68,23 @@ function groupBy<T extends Recorded>(ops: readonly T[], key: (op: T) => string):
   return map;
 }
 
-function bySeq(ops: readonly Recorded[]): Recorded[] {
+/** `ops` without repeats, in history order. */
+export function bySeq(ops: readonly Recorded[]): Recorded[] {
   return [...new Set(ops)].sort((a, b) => a.seq - b.seq);
 }
 
-function isTerminal(op: Recorded): boolean {
+/** Whether `op` ends its job on the record: an accepted terminal settlement or a removal. */
+export function isTerminal(op: Recorded): boolean {
   return (op.type === 'settle' && op.accepted && op.outcome !== 'retry') || op.type === 'removed';
 }
 
+/** When a start's lease can end at the earliest: the recorded bound, else `leaseMs` after the start. */
+function leaseEnd(start: Of<'start'>): number {
+  return start.leaseUntil ?? start.at + start.leaseMs;
+}
+
 /** The queue's promises, judged per job over that job's operations only. */
-function checkJob(job: string, ops: readonly Recorded[]): Violation[] {
+export function checkJob(job: string, ops: readonly Recorded[]): Violation[] {
   const out: Violation[] = [];
   const ends = ops.filter(isTerminal);
   const finals = ops.filter((op): op is Of<'final'> => op.type === 'final');
@@ -108,16 +116,19 @@ function checkJob(job: string, ops: readonly Recorded[]): Violation[] {
   const ordered = [...starts].sort((a, b) => a.at - b.at);
   for (let i = 0; i < ordered.length; i++) {
     const first = ordered[i] as Of<'start'>;
+    // The lease runs from the claim, not from the handler's start: with the bound the worker knew,
+    // a start before it is an overlap the server cannot have allowed.
+    const until = leaseEnd(first);
     for (let j = i + 1; j < ordered.length; j++) {
       const next = ordered[j] as Of<'start'>;
-      if (next.at >= first.at + first.leaseMs) break;
+      if (next.at >= until) break;
       if (next.token === first.token) continue;
       const finished = settles.some((s) => s.token === first.token && s.sentAt <= next.at);
       if (finished) continue;
       out.push({
         rule: 'overlapping-starts',
         subject: job,
-        message: `job ${job}: token ${next.token} started ${next.at - first.at} ms after token ${first.token}, inside its ${first.leaseMs} ms lease`,
+        message: `job ${job}: token ${next.token} started ${next.at - first.at} ms after token ${first.token}, ${until - next.at} ms before its lease could end`,
         operations: bySeq([first, next]),
       });
     }
@@ -126,7 +137,7 @@ function checkJob(job: string, ops: readonly Recorded[]): Violation[] {
 }
 
 /** Cache: no read returns a value older than the last write acknowledged `coherenceMs` before it. */
-function checkKey(key: string, ops: readonly Recorded[], coherenceMs: number): { violations: Violation[]; reads: number } {
+export function checkKey(key: string, ops: readonly Recorded[], coherenceMs: number): { violations: Violation[]; reads: number } {
   const writes = ops.filter((op): op is Of<'cache-write'> => op.type === 'cache-write').sort((a, b) => a.ackAt - b.ackAt);
   const reads = ops.filter((op): op is Of<'cache-read'> => op.type === 'cache-read');
   const out: Violation[] = [];
@@ -152,7 +163,7 @@ function checkKey(key: string, ops: readonly Recorded[], coherenceMs: number): {
 }
 
 /** Bus: every appended entry is acknowledged by every group, or sits in that group's dead letters. */
-function checkEntry(entry: string, ops: readonly Recorded[], groups: readonly string[]): Violation[] {
+export function checkEntry(entry: string, ops: readonly Recorded[], groups: readonly string[]): Violation[] {
   const out: Violation[] = [];
   for (const group of groups) {
     const done = ops.some((op) => (op.type === 'bus-ack' || op.type === 'bus-dead') && op.group === group);

@@ -6,8 +6,14 @@
 export type Operation =
   /** The server acknowledged an enqueue of `job`. */
   | { readonly type: 'enqueue'; readonly job: string; readonly at: number }
-  /** A handler started on `job` under the lease `token` (the claim's fencing token). */
-  | { readonly type: 'start'; readonly job: string; readonly token: number; readonly at: number; readonly leaseMs: number; readonly worker: string }
+  /**
+   * A handler started on `job` under the lease `token` (the claim's fencing token). `leaseUntil`,
+   * when the recorder knows it (a queue handler's `ctx.leaseUntil()`), is the worker's bound of the
+   * lease's end: its claim's send time plus the lease, which the server's deadline is no earlier
+   * than. Without it the lease is taken to end `leaseMs` after the start, which overstates it by the
+   * claim's round trip and the wait before the handler ran.
+   */
+  | { readonly type: 'start'; readonly job: string; readonly token: number; readonly at: number; readonly leaseMs: number; readonly worker: string; readonly leaseUntil?: number }
   /**
    * A settlement of `job` under `token`: `accepted` by the server, or refused (a stale or gone
    * lease). `sentAt` is when the handler finished, so no later than when it went out.

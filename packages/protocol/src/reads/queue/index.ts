@@ -3,7 +3,7 @@
  * ids, paired with the parser of its reply. {@link QUEUE_READ_COMMANDS} lists the commands they send,
  * in ACL spelling; the queue host's ACL derives from it.
  */
-export { dedup, job, jobAttempts, jobExists, jobLogs, jobVerdict, type JobInput, type JobVerdict } from './jobs.js';
+export { dedup, job, jobAttempts, jobExists, jobLogs, jobToken, jobVerdict, type JobInput, type JobToken, type JobVerdict } from './jobs.js';
 export { JOB_SETS, newestPending, scoredUpTo, setPage, setSize, type JobSet, type PageInput, type ScoredJob, type SetInput } from './listing.js';
 export { paused } from './meta.js';
 export { metricCount, metricPoints, minuteCounts, type MetricInput } from './metrics.js';

@@ -44,6 +44,29 @@ export interface JobVerdict {
   readonly lastError: string | undefined;
 }
 
+/** Whose completion a row holds: its `state` and the token (`attempts`) it was last leased under. */
+export interface JobToken {
+  /** The row's `state`; `undefined` when the row is gone. */
+  readonly state: string | undefined;
+  /** The row's `attempts`, the token of its last lease; `undefined` when the row is gone. */
+  readonly attempts: number | undefined;
+}
+
+/**
+ * `HMGET job:<id> state attempts`: the row's state and last token, so a worker whose resend heard
+ * `gone` can tell whether the completion that landed was its own.
+ */
+export function jobToken(input: JobInput): Read<JobToken> {
+  return read('HMGET', [input.keys.job(input.id), 'state', 'attempts'], (reply) => {
+    const slots = list('HMGET', reply);
+    if (slots.length !== 2) throw new MalformedReplyError('HMGET', reply, 'not 2 values');
+    const attempts = optionalText('HMGET', reply, slots[1]);
+    const token = attempts === undefined ? undefined : Number(attempts);
+    if (token !== undefined && !Number.isSafeInteger(token)) throw new MalformedReplyError('HMGET', reply, 'attempts is not an integer');
+    return { state: optionalText('HMGET', reply, slots[0]), attempts: token };
+  });
+}
+
 /** `HMGET job:<id> state result last_error`: what a waiter needs to tell a finished job. */
 export function jobVerdict(input: JobInput): Read<JobVerdict> {
   return read('HMGET', [input.keys.job(input.id), 'state', 'result', 'last_error'], (reply) => {
