@@ -56,6 +56,15 @@ const thinPillar = [
     message: 'Pillars send typed transitions (`transitions.*` with `execute`), not scripts with KEYS arrays.',
   },
 ];
+/**
+ * No raw command by name: a pillar (and the dashboard) reads and writes through the protocol's typed
+ * reads and writes (`reads.*`, `writes.*` with `sendRead`/`sendWrite`), whose builders own the
+ * argument shape and whose parsers check the reply; the ACL lists derive from them.
+ */
+const rawCommand = {
+  selector: "CallExpression[callee.property.type='Identifier'][callee.property.name=/^(command|commandBuffer|pipeline)$/]",
+  message: 'Send a typed read or write from @echo/protocol (`reads.*`/`writes.*`), never a raw command by name.',
+};
 const pillarSyntax = {
   'no-restricted-syntax': [
     'error',
@@ -63,6 +72,7 @@ const pillarSyntax = {
       selector: "CallExpression[callee.property.type='Identifier'][callee.property.name=/^(run|runBatch)$/]",
       message: 'Pillars send typed transitions with `execute`/`executeAll`, never `run(script, keys, args)`.',
     },
+    rawCommand,
   ],
 };
 
@@ -132,7 +142,7 @@ export default tseslint.config(
   },
   {
     files: ['packages/dashboard/src/**/*.ts'],
-    rules: graph(['@echo/testkit'], 'The dashboard ships no test servers.', [], [noDriver]),
+    rules: { ...graph(['@echo/testkit'], 'The dashboard ships no test servers.', [], [noDriver]), 'no-restricted-syntax': ['error', rawCommand] },
   },
   {
     files: ['packages/cli/**/*.ts'],
