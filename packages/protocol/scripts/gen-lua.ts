@@ -11,7 +11,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseHeader } from '../src/scripts/header.js';
-import { composeSource, sha1 } from '../src/scripts/source.js';
+import { composeSource, namedKeys, sha1 } from '../src/scripts/source.js';
 
 /** Echo's Lua folder in this package. */
 export const LUA_DIR = new URL('../lua/', import.meta.url);
@@ -63,7 +63,11 @@ export function renderLuaModule(luaDir: URL = LUA_DIR): string {
       if (text === undefined) throw new Error(`${origin}: @include ${lib}: no lua/lib/${lib}.lua`);
       return text;
     });
-    const sha = sha1(composeSource(included, body));
+    const named = namedKeys(header);
+    const twice = named.find((a, i) => named.findIndex((b) => b.name === a.name) !== i);
+    if (twice !== undefined) throw new Error(`${origin}: key name ${twice.name} is declared twice; the body names keys by these names`);
+    if (header.tails.length > 0 && header.restKeys === undefined) throw new Error(`${origin}: @tail without @keys`);
+    const sha = sha1(composeSource(included, body, header));
     const includes = header.includes.map((lib) => `'${lib}'`).join(', ');
     entries.push(`  ${key(name)}: {\n    sha: '${sha}',\n    includes: [${includes}],\n    body: ${literal(body)},\n  },`);
   }

@@ -136,7 +136,7 @@ function load(name: ScriptName): Script {
       return text;
     });
     const header = parseHeader(body, `lua/${name}.lua`);
-    script = Object.freeze({ name, source: composeSource(libs, body), sha, body, header, errorClasses: undefined });
+    script = Object.freeze({ name, source: composeSource(libs, body, header), sha, body, header, errorClasses: undefined });
     loaded.set(name, script);
   }
   return script;
