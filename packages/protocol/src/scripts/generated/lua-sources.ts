@@ -103,8 +103,11 @@ local function vid(s)
     and emq_bytes_le(string.sub(s, 4), 'AzL8n0Y58m7')
 end
 
-local EMQ_JOB_SUBS = { [''] = true, [':lock'] = true, [':logs'] = true, [':dependencies'] = true,
-  [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true, [':attempts'] = true }
+-- The closed set of job sub-keys (protocol.md §6.1): a set for jkey's check ('' is the row) and a list
+-- for wipe_job. scripts/gen-lua.ts writes both literals from JOB_SUBS in src/keys/registry.ts in
+-- place of the markers, so the Lua copy cannot drift from the registry.
+local EMQ_JOB_SUBS = { [''] = true, [':lock'] = true, [':logs'] = true, [':dependencies'] = true, [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true, [':attempts'] = true }
+local EMQ_JOB_SUB_LIST = { ':lock', ':logs', ':dependencies', ':processed', ':failed', ':unsuccessful', ':attempts' }
 
 -- jkey(JR, id, sub): the job root plus a checked id plus an optional fixed sub-suffix.
 local function jkey(root, id, sub)
@@ -147,11 +150,12 @@ local function due_hint(wake, wait)
   redis.call('LTRIM', wake, 0, 63)
 end
 
--- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…,
--- [TS] the attempt history :attempts).
+-- wipe_job(JR, id): a row and every registered sub-key it may own (a flow parent's :processed,
+-- :dependencies…, [TS] the attempt history :attempts), in one DEL.
 local function wipe_job(root, id)
-  redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
-    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'), jkey(root, id, ':attempts'))
+  local keys = { jkey(root, id) }
+  for i, sub in ipairs(EMQ_JOB_SUB_LIST) do keys[i + 1] = jkey(root, id, sub) end
+  redis.call('DEL', unpack(keys))
 end
 `,
   events: `-- @lib events
@@ -913,9 +917,9 @@ local function trim_finished(set, root, count, age, now, still, most, slack)
       gone[#gone + 1] = jkey(root, id)
       gone[#gone + 1] = jkey(root, id, ':logs')
     elseif how then
-      for _, suffix in ipairs({ '', ':lock', ':logs', ':dependencies', ':processed', ':failed', ':unsuccessful' }) do
-        gone[#gone + 1] = jkey(root, id, suffix)
-      end
+      -- Every registered sub-key (core's list from JOB_SUBS), the attempt history [TS] included.
+      gone[#gone + 1] = jkey(root, id)
+      for _, suffix in ipairs(EMQ_JOB_SUB_LIST) do gone[#gone + 1] = jkey(root, id, suffix) end
     end
   end
   del_keys(gone)
@@ -1309,10 +1313,13 @@ export type LuaScriptName =
   | 'worker_leave'
   | 'worker_list';
 
+/** Every transition's name, in code-unit order. */
+export const LUA_SCRIPT_NAMES: readonly LuaScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: 'cc1c04653d89fe679b76e35ccc107816bdfaeaa0',
+    sha: 'b4582e432e3dcdc6f69cabc6a18b26857cc10549',
     includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
@@ -1393,7 +1400,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'c0363207e5f6ff2518b6f1b0e7762f35d89d990a',
+    sha: 'e56485d4d32b0c43d1baa3d19bc912bba85b526b',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1429,7 +1436,7 @@ return out
 `,
   },
   cache_clear: {
-    sha: 'cdd291fb1b9af7a1f37c83d00ede67b423f15fcd',
+    sha: 'b7529c3ff675616d0d0571d6a514b7804907cf46',
     includes: ['core'],
     body: `-- @script cache_clear
 -- @purpose [TS] Announce that a keyed namespace is cleared: every process drops L1 entries older than the
@@ -1443,7 +1450,7 @@ return redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o',
 `,
   },
   cache_delete: {
-    sha: '7c841030057b7bedce82deab7b957422634cb7a6',
+    sha: '412986e394d75f29ec323b7d22e1581224567693',
     includes: ['core'],
     body: `-- @script cache_delete
 -- @purpose [TS] Delete keyed cache entries and announce the delete on the coherence log, in one step.
@@ -1468,7 +1475,7 @@ return deleted
 `,
   },
   cache_expire: {
-    sha: '0265e719becd96e95d3248ffd0ded3daf023de9b',
+    sha: '6a71925a62b0d82cef1dbfffbfcf37a0196cd542',
     includes: ['core'],
     body: `-- @script cache_expire
 -- @purpose [TS] Mark a keyed cache entry stale now but keep it for the namespace's grace (bentocache's
@@ -1503,7 +1510,7 @@ return 1
 `,
   },
   cache_pull: {
-    sha: 'c1a0e2e58ba08953bfefb10411287954eec42a35',
+    sha: '89f3ebc428af4d821eea767a86af58e25dca65a9',
     includes: ['core'],
     body: `-- @script cache_pull
 -- @purpose [TS] Read a keyed cache entry and delete it in one step (bentocache's pull), announcing the
@@ -1527,7 +1534,7 @@ return frame
 `,
   },
   cache_read: {
-    sha: '5bed5717a847376e9cabe6dbc2f819fad985ffb6',
+    sha: '1c7a759f43696be04a11e2aecc105583c4184b1f',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
@@ -1558,7 +1565,7 @@ return {3, out or false, redis.call('PTTL', k_lease)}
 `,
   },
   cache_release: {
-    sha: '23ce140be8a8ca657b499ed70d50b9fd0ef1a18e',
+    sha: 'f594362236137fa7f0576c12c75e75cc76aab671',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
@@ -1577,7 +1584,7 @@ return 1
 `,
   },
   cache_tag_delete: {
-    sha: '8dc2cce8f72648ea3a5ff5b0724c6df6bcc4a850',
+    sha: 'e3176750669ff5d70ff23305b7d94939dad0f5f7',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
@@ -1612,7 +1619,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: '4dfdbf15d813887bfe0762b7b5cec966f9b10f4b',
+    sha: '743ad2ac2e0be5efffacea498116fc05a0ca0694',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -1660,7 +1667,7 @@ return 1
 `,
   },
   claim: {
-    sha: '930c837f6b88c5d410e0e6f4337c7309cea50251',
+    sha: 'd536b03c1ba9d9c1d7ade3730f1214f388e739d2',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1705,7 +1712,7 @@ end
 `,
   },
   clean_completed: {
-    sha: 'cec724be2e8a328b07f9e4899234e4ea9ab21b84',
+    sha: '9ad4dd06191fc116d81618f44ebe3e2966172a7a',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1728,7 +1735,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '639457c7a81209207da01d0d634b7f6051a16bde',
+    sha: '1cd5c8d31fcc7be69b11f1626a0138268cee35a7',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1754,7 +1761,7 @@ return n
 `,
   },
   coherence_drop: {
-    sha: '2cf6fb1d3b20af27815e175f3e762175585edafe',
+    sha: '7f6d7e9b6228bd16ab6692f6d0f90a85d50f0d9d',
     includes: ['core'],
     body: `-- @script coherence_drop
 -- @purpose Drop an L2 frame only when a coherence message names a strictly newer version, so a late,
@@ -1778,7 +1785,7 @@ return 0
 `,
   },
   complete: {
-    sha: '10824aaeb8ef008264107c111aeb513dd7a0a69d',
+    sha: '9fead9ff3ba97fe3ace88d9ac330c9984e376066',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1871,7 +1878,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '92418f194ce801de3b50223aca8c62acd2878f48',
+    sha: 'a5c6f04ab294c63c18947020b182a22d62393e3e',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1910,7 +1917,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'e27aae6a5959be7539e2ac83d72b558ab3832243',
+    sha: '2715ec5a06aa9cf58382638b68d4b9c2f874251d',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1998,7 +2005,7 @@ return out
 `,
   },
   delay: {
-    sha: '980d3de53c5875147d3148fea7b99218061262fe',
+    sha: '6a6dd982d8f8d6dd621aeca6c3fdd79029d90fa7',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -2050,7 +2057,7 @@ return 1
 `,
   },
   drain: {
-    sha: 'a3f725d4cd1108f8ebdbf424a05704b35b3df2f2',
+    sha: '55591b1e9f65f52ffc7f1faab9bdd0377ceca56b',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2125,7 +2132,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '464de7a90d4fbe048556f79a554eb59941a2859e',
+    sha: 'f7cf8a044a43c343faea9ec22c7bbe66ecbfc057',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -2254,7 +2261,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: '4314c868be388fa74d573b4d04b105e7250c4c7f',
+    sha: 'fd4d8b1c64db903cf696dc49d8ad9863b3d6438e',
     includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -2311,7 +2318,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: '4f40a7de8e7d4f8d801001ac5c39be9592de619b',
+    sha: '6aea27af34553cd015655e72256a33658d126a19',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -2425,7 +2432,7 @@ return 1
 `,
   },
   extend_lock: {
-    sha: 'f88878309e089a68dd4346cbca7f5d5a4812c0fe',
+    sha: 'b7393630d2ff2cb8aa61e2d99992c1a1a5d63954',
     includes: ['core'],
     body: `-- @script extend_lock
 -- @purpose Push a held job's lease deadline out; only the current holder may (queue.md §6.3).
@@ -2448,7 +2455,7 @@ return 1
 `,
   },
   extend_locks: {
-    sha: '8f73638724ccf451c04a05bb1a4574edc79323a9',
+    sha: '626541a65ce2f83fde661b9e6f1a0cee5472a031',
     includes: ['core'],
     body: `-- @script extend_locks
 -- @purpose Extend many leases under one server time, skipping each id that is gone, stale or no
@@ -2481,7 +2488,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'd9d19568281c679ec904a0f098dc4b259e566b60',
+    sha: 'e57a6d947dfef775594079a4c840b38f2376f054',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2511,7 +2518,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'b533d9c01ac9d671a03c10b54b0c8839ee3aa948',
+    sha: '142f6d6715545c4ba83aaa2fe7e7b70a7a367cca',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2628,7 +2635,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '97a138e0c7172dc750f1491099789edae2134f84',
+    sha: '4edc064d2640213791e028f6a6d9c17045955598',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2678,7 +2685,7 @@ return out
 `,
   },
   gclaim: {
-    sha: '5257527d98dab7468b63be0f796c7d78ced1460d',
+    sha: '5203555365ea3f3881caf7eeb5a21a614ffc2f87',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2744,7 +2751,7 @@ end
 `,
   },
   gdrain: {
-    sha: 'd46056c64cabfea89ccdb03bae8c7e39d79a5463',
+    sha: '0c18a3ebeea952d050bd295eeb885a458ed10212',
     includes: ['core', 'tidy'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
@@ -2777,7 +2784,7 @@ return n + tidy_settle(tally, k_waiting)
 `,
   },
   genqueue: {
-    sha: '2a25692369cb260d4d4d68cd1a628e5a2e1d08b8',
+    sha: 'e3ccbada4b0a86e87bbeb8aede70c1ed02d71281',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2819,7 +2826,7 @@ return 1
 `,
   },
   glimit: {
-    sha: 'dad854afd57e8da5028a494ccd5158794dd61f22',
+    sha: 'f8647fcc622cb57bec563fdcef68ec2bc672782b',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -2847,7 +2854,7 @@ return 1
 `,
   },
   gpause: {
-    sha: 'fe5cdbe0a9ecb86d78b3e6a08584b43919546a28',
+    sha: 'fe98b5021b6557afa43d7e9ae16ce8d613c34e77',
     includes: ['core'],
     body: `-- @script gpause
 -- @purpose Take one lane out of rotation (queue.md §5.4); its backlog and in-flight work are untouched.
@@ -2865,7 +2872,7 @@ return 1
 `,
   },
   grate: {
-    sha: 'fda5999f8b8cad72e0090d569543e2785bbaaa7b',
+    sha: 'b7e8501649498d3d202c7fda32fef0c4ecd922ab',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -2894,7 +2901,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: '2441da83a485f097d8e5ce8f357de392e561cfb1',
+    sha: 'e6d49224d95d83e2e462c569a857f774981ac58d',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -2935,7 +2942,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: 'f7a378c34d1f7e9586cc7211d600abfe8588f2fc',
+    sha: '9cb0c5bce3c23a7b12b8c6a785831113996cdc88',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -2972,7 +2979,7 @@ return 1
 `,
   },
   gresume: {
-    sha: '0069448bb8bacfa80c437526f44dd60465c70a71',
+    sha: '2fa0ca0104e42f6d3746788d002748884ec2ef1b',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -2995,7 +3002,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '8a1ee168ab6ce60f4e3e7060042c84c5cfd575dd',
+    sha: '5cd94efede54df7f2d72f15974f18f95ad1c94e6',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3036,7 +3043,7 @@ return out
 `,
   },
   gweight: {
-    sha: 'ee44241774824622f1f833360706b2766afcab94',
+    sha: 'c50fb90f1f544d63411a515184be7bdb0de01799',
     includes: ['core'],
     body: `-- @script gweight
 -- @purpose Set a lane's weight, its share of service under gwclaim (queue.md §5.5). A weight never
@@ -3105,7 +3112,7 @@ return 0
 `,
   },
   lane_counts: {
-    sha: '24325279f5d5d1ad046ab1849d6ec1fedc7114e0',
+    sha: '6e50b7f6f0812e2b011b81a5c5706801c4906f97',
     includes: ['core'],
     body: `-- @script lane_counts
 -- @purpose Read the depth of several lanes in one atomic step (queue.md §5.6).
@@ -3121,7 +3128,7 @@ return out
 `,
   },
   obliterate: {
-    sha: 'd209d80b114bbeef17af092a818c69889fffa66b',
+    sha: 'd792ac96b51e0473b02acde33569feaef085361f',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3235,7 +3242,7 @@ return 0
 `,
   },
   promote: {
-    sha: '2f035bc8079863e524854743ea52e34bbc31c881',
+    sha: '41f54b8745a7e2281b0bd0db0d88c9d566f416d9',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -3263,7 +3270,7 @@ return requeue_due(k_schedule, k_pending, lb_at(3), k_jobroot, k_laneroot, tonum
 `,
   },
   promote_next: {
-    sha: '8adb311eb390b9b5b64ce900ceb6fffc1b41aa38',
+    sha: '20bb38e9d6211bec0a41e1be600c5387db6c4736',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -3357,7 +3364,7 @@ return 0
 `,
   },
   reap: {
-    sha: 'f4a6c1a64d687f1b9e02f277bd33a61bcea56d52',
+    sha: '4562ea4cd1c37a5aa1712949de64a501e592463e',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -3390,7 +3397,7 @@ return requeue_due(k_active, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumbe
 `,
   },
   remove_job: {
-    sha: 'ba65ce7bd42c9ac5c3c0cd42d7f35c1de71f6356',
+    sha: '1c5a61101cdffa54528d5665aa5fc9df0a611204',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3468,7 +3475,7 @@ return 1
 `,
   },
   repeat_advance: {
-    sha: '7a9e5bdc4dbba37c6a7d9652059586f70e888055',
+    sha: 'bcfabd11620c49bc940da3fcf945fb569be193e6',
     includes: ['core'],
     body: `-- @script repeat_advance
 -- @purpose Move a repeat's next run one cadence past server now, or drop a name whose record a
@@ -3503,7 +3510,7 @@ return removed
 `,
   },
   repeat_due: {
-    sha: '70bc225d4b7323cf02caef3427d2b0a5ec264e9f',
+    sha: '23c242f94200d242c50299aed37d6fcf21214ffc',
     includes: ['core'],
     body: `-- @script repeat_due
 -- @purpose List the repeat names whose next run is due by the server clock, oldest first [TS].
@@ -3515,7 +3522,7 @@ return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'LIMIT', 0, tonum
 `,
   },
   repeat_register: {
-    sha: '60b64466e65c6a1eb5339b31b5ad8d2c111c90ee',
+    sha: 'bebe3891bf8c496914583349d69eccf70181a25e',
     includes: ['core'],
     body: `-- @script repeat_register
 -- @purpose Register a repeating job under a name; an existing name is left exactly as it is
@@ -3535,7 +3542,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '6191e4e49df32374cef36e27d4f84c9ba1e4f1a1',
+    sha: 'bfdbd610a757bef8fa2045b9f8b0cd3433a5aae5',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -3579,7 +3586,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: 'f70cfaed8526d95e274553809ee469235aa64ad1',
+    sha: '0beed2f9c1f77270ac88ce3a95a87574aa925897',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -3653,7 +3660,7 @@ return 1
 `,
   },
   retry: {
-    sha: '2af4049728f830025b07dae8a6892e2d88100f42',
+    sha: '260595100f1d8cd12370bd669eea3351bf474c06',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3765,7 +3772,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'c3aeeb7ad90a3f821375477ded44d4ee21fe1815',
+    sha: 'e3539a64a97ed6bd14d7c7b946e747fa3c215951',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -3813,7 +3820,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '43d994912bd2ed346b80f4eed468fe43928f483b',
+    sha: '47f996a4a9e4d910c764fe47a8493778a7057063',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3852,7 +3859,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: 'be6e2876d907ac4eec39a41bac35ec3f09fd769a',
+    sha: '152e86f0e0f7ffddbbcbf0fde3d96982dcbee3b1',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3903,7 +3910,7 @@ return { 1, ARGV[1] }
 `,
   },
   scheduler_due: {
-    sha: '7447af9b168a040d74b1fef3c45ff10703824ae2',
+    sha: 'e5ae43782f0c4004720f92269e5ad4daf7b29503',
     includes: ['core'],
     body: `-- @script scheduler_due
 -- @purpose [TS] The due schedulers with the occurrence each is due for (queue.md §10.1 \`due\`, with
@@ -3917,7 +3924,7 @@ return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'WITHSCORES', 'LI
 `,
   },
   scheduler_fire: {
-    sha: '34eddf541e6b0d5173e4bc769b90cfa54c71f896',
+    sha: '49b44fd54bc691dbf37eab76b8134ed8c77df85f',
     includes: ['core'],
     body: `-- @script scheduler_fire
 -- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
@@ -3977,7 +3984,7 @@ return 1
 `,
   },
   scheduler_upsert: {
-    sha: '3f4e42c4c8ccdaf81380c38584f700fad3f04cb8',
+    sha: '997ab69d8b885f769ea126c02571287f034afa1f',
     includes: ['core'],
     body: `-- @script scheduler_upsert
 -- @purpose [TS] Create or update a job scheduler under a repeat name (queue.md §10.1 extended): an
@@ -4022,7 +4029,7 @@ return 1
 `,
   },
   state_lookup: {
-    sha: '9084c928d04df243637c97572828341537841c9a',
+    sha: '16c66ae21d06bc57a57cce6d042404eb4b59a083',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
@@ -4441,7 +4448,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: '63e76ca74be193fccf98ebcbd3a2b04977fc0889',
+    sha: 'dc63cb83b918ddc67604a263b87d3c6008cac384',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -4612,7 +4619,7 @@ return 1
 `,
   },
   wait_children: {
-    sha: 'f96910511a61dbfecb4d519c48872de27d0aa30b',
+    sha: '6a5884106ab9f76e6968e21b5fb32ba8d9835572',
     includes: ['core'],
     body: `-- @script wait_children
 -- @purpose [TS] A step job waits for the children it added (BullMQ's moveToWaitingChildren): fenced
@@ -4652,7 +4659,7 @@ return open
 `,
   },
   worker_beat: {
-    sha: 'cee6cac554a4fc6ca6b648778087cf3fb716fd6e',
+    sha: 'ee4e1885f20bdb6d01bf23b503d84dc71f95c38d',
     includes: ['core'],
     body: `-- @script worker_beat
 -- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
@@ -4693,7 +4700,7 @@ return redis.call('ZREM', k_workers, ARGV[1])
 `,
   },
   worker_list: {
-    sha: '8e0f142e70d873b56a353b8a9ec26421743aadc0',
+    sha: 'c55756df4bdf493f205d368ae3eef448f4b8923c',
     includes: ['core'],
     body: `-- @script worker_list
 -- @purpose [TS] Read the live entries of the queue's worker registry under the server's clock: an
@@ -4718,4 +4725,106 @@ end
 return out
 `,
   },
+};
+
+/** The Redis commands each transition can call (its body and the library code it reaches), in ACL spelling. */
+export const LUA_SCRIPT_COMMANDS: Readonly<Record<LuaScriptName, readonly string[]>> = {
+  add_children: ['exists', 'hget', 'hmget', 'hset', 'incrby', 'publish', 'xadd', 'zadd', 'zscore'],
+  add_log: ['exists', 'ltrim', 'rpush'],
+  bclaim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  cache_clear: ['xadd'],
+  cache_delete: ['del', 'xadd'],
+  cache_expire: ['del', 'get', 'pttl', 'set', 'time', 'xadd'],
+  cache_pull: ['getdel', 'xadd'],
+  cache_read: ['get', 'pttl', 'set', 'time'],
+  cache_release: ['del', 'get', 'xadd'],
+  cache_tag_delete: ['del', 'get', 'hdel', 'hget', 'xadd'],
+  cache_write: ['del', 'exists', 'get', 'hset', 'persist', 'pexpire', 'pttl', 'set', 'xadd'],
+  claim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  clean_completed: ['del', 'hget', 'zrem'],
+  clean_dead: ['del', 'get', 'hget', 'pexpire', 'pttl', 'zrem'],
+  coherence_drop: ['del', 'get'],
+  complete: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  complete_batch: ['del', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  complete_claim: ['del', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'incrby', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  counts: ['hget', 'scard', 'zcard'],
+  delay: ['del', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrem'],
+  drain: ['decrby', 'del', 'get', 'hget', 'hmget', 'pexpire', 'pttl', 'srem', 'zrange'],
+  enqueue: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd'],
+  enqueue_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
+  enqueue_flow: ['exists', 'hmget', 'hset', 'publish', 'sadd', 'set', 'xadd', 'zadd'],
+  enqueue_flow_child: ['exists', 'hset', 'zadd'],
+  enqueue_many: ['exists', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'xadd', 'zadd'],
+  enqueue_many_with: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
+  events_set: ['hdel', 'hset', 'xtrim'],
+  extend_lock: ['hget', 'time', 'zadd', 'zscore'],
+  extend_locks: ['hget', 'pexpire', 'time', 'zadd', 'zscore'],
+  flow_deliver: ['decrby', 'exists', 'hget', 'hmget', 'hset', 'hsetnx', 'lpush', 'ltrim', 'publish', 'srem', 'xadd', 'zadd'],
+  flow_fail_deliver: ['decrby', 'del', 'exists', 'get', 'hget', 'hmget', 'hset', 'hsetnx', 'lpush', 'ltrim', 'pexpire', 'pttl', 'publish', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  flow_outbox_trim: ['llen', 'ltrim'],
+  flow_reemit: ['hmget', 'rpush'],
+  gate_set: ['del', 'hdel', 'hset'],
+  gbclaim: ['del', 'exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'hvals', 'incrby', 'llen', 'lmove', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  gclaim: ['del', 'exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'incrby', 'llen', 'lmove', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  gdrain: ['decrby', 'del', 'hget', 'hmget', 'lrem', 'srem', 'zrange'],
+  genqueue: ['exists', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard'],
+  glimit: ['hget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'rpush', 'sismember', 'zcard'],
+  gpause: ['lrem', 'sadd'],
+  grate: ['hdel', 'hset', 'lpos', 'lpush', 'ltrim'],
+  greap_group: ['hdel', 'hget', 'hincrby', 'hset', 'lpos', 'lpush', 'ltrim', 'rpush', 'sismember', 'time', 'zadd', 'zcard', 'zrangebyscore', 'zrem'],
+  greassign: ['hdel', 'hget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'rpush', 'sismember', 'zadd', 'zcard', 'zrem'],
+  gresume: ['hget', 'lpos', 'lpush', 'ltrim', 'rpush', 'sismember', 'srem', 'zcard'],
+  gwclaim: ['del', 'exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'incrby', 'llen', 'lmove', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  gweight: ['hset'],
+  hold_parent: ['exists', 'hset', 'sadd', 'set'],
+  is_maxed: ['hget', 'zcard'],
+  lane_counts: ['zcard'],
+  obliterate: ['del', 'get', 'hexists', 'hget', 'hkeys', 'llen', 'lrange', 'pexpire', 'pttl', 'scard', 'smembers', 'spop', 'zcard', 'zrange', 'zrem'],
+  promote: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrangebyscore', 'zrem'],
+  promote_next: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  queue_pause: ['hset'],
+  queue_resume: ['hdel'],
+  rate_limit: ['hget', 'set'],
+  rate_ttl: ['get', 'hget', 'pttl'],
+  reap: ['exists', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrangebyscore', 'zrem'],
+  remove_job: ['decrby', 'del', 'exists', 'get', 'hdel', 'hexists', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'xadd', 'zadd', 'zcard', 'zrem'],
+  repeat_advance: ['exists', 'time', 'zadd', 'zrem'],
+  repeat_cancel: ['del', 'zrem'],
+  repeat_due: ['time', 'zrangebyscore'],
+  repeat_register: ['exists', 'hset', 'time', 'zadd', 'zscore'],
+  reprocess: ['exists', 'hdel', 'hget', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrem'],
+  reschedule_job: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrem', 'zscore'],
+  retention_set: ['hdel', 'hset'],
+  retry: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem', 'zscore'],
+  retry_dead: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrange', 'zrem'],
+  schedule: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
+  schedule_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
+  scheduler_due: ['time', 'zrangebyscore'],
+  scheduler_fire: ['del', 'exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'time', 'zadd', 'zrem', 'zscore'],
+  scheduler_upsert: ['exists', 'hdel', 'hmget', 'hset', 'time', 'zadd', 'zscore'],
+  state_lookup: ['hget', 'zscore'],
+  stream_append: ['hdel', 'hget', 'hset', 'pexpire', 'pttl', 'time', 'xadd', 'zadd', 'zrangebyscore', 'zrem', 'zscore'],
+  stream_claim: ['xack', 'xadd', 'xautoclaim', 'xclaim', 'xpending', 'xrange'],
+  stream_dead_letter: ['xack', 'xadd', 'xrange'],
+  stream_drop: ['del', 'exists'],
+  stream_group_forget: ['hdel', 'zadd', 'zremrangebylex'],
+  stream_nack: ['xclaim'],
+  stream_order_admit: ['xclaim', 'xpending', 'xrange', 'zadd', 'zrangebylex', 'zrem', 'zrevrangebylex'],
+  stream_order_done: ['xack', 'zrem'],
+  stream_redrive: ['time', 'xclaim', 'xdel', 'xrange'],
+  stream_touch: ['xclaim', 'xpending'],
+  sweep_stalled: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  update_data: ['exists', 'hset'],
+  update_progress: ['exists', 'hdel', 'hmget', 'hset', 'publish', 'xadd'],
+  wait_children: ['del', 'get', 'hmget', 'hset', 'sadd', 'zrem', 'zscore'],
+  worker_beat: ['hdel', 'hset', 'time', 'zadd', 'zrangebyscore', 'zrem'],
+  worker_leave: ['hdel', 'zrem'],
+  worker_list: ['hmget', 'time', 'zrangebyscore'],
+};
+
+/** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
+export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly LuaScriptName[]>> = {
+  queue: ['add_children', 'add_log', 'bclaim', 'claim', 'clean_completed', 'clean_dead', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
+  bus: ['stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch'],
+  cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };
