@@ -129,3 +129,5 @@ export { parseOutboxEntry, type OutboxEntry } from './formats/outbox-entry.js';
 export { ENTRY_FRAME_HEADER, encodeEntryFrame, parseEntryFrame, type EntryFrame } from './formats/entry-frame.js';
 export { parseWakeToken, type WakeToken } from './formats/wake-token.js';
 export { parseDeadLetterRecord, type DeadLetterRecord } from './formats/dead-letter-record.js';
+export { jsonCodec, type JsonCodec } from './formats/json-codec.js';
+export { deferred, type Deferred } from './connector/deferred.js';

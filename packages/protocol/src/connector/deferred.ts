@@ -1,4 +1,4 @@
-/** A promise with its settle functions exposed; the connector's readiness gate is one. */
+/** A promise with its settle functions exposed; the connector's readiness gate is one, and the pillars use the same. */
 export interface Deferred<T> {
   readonly promise: Promise<T>;
   readonly resolve: (value: T) => void;

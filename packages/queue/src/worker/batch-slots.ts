@@ -1,4 +1,4 @@
-import type { JobId } from '@echo/protocol';
+import { deferred, type Deferred, type JobId } from '@echo/protocol';
 import type { ClaimedJob } from '../job.js';
 import { armBatchTimeouts } from './batch-timeouts.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
@@ -288,20 +288,4 @@ function isMap(verdicts: Exclude<BatchVerdicts, 'ok'>): verdicts is ReadonlyMap<
 
 function errorText(reason: unknown): string {
   return reason instanceof Error ? reason.message : String(reason);
-}
-
-interface Deferred<R> {
-  readonly promise: Promise<R>;
-  readonly resolve: (value: R) => void;
-  readonly reject: (error: unknown) => void;
-}
-
-function deferred<R>(): Deferred<R> {
-  let resolve!: (value: R) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<R>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
