@@ -55,7 +55,7 @@ export {
   type OptionShape,
 } from './options/strict.js';
 
-export { parseHeader, type HeaderSlot, type ScriptHeader } from './scripts/header.js';
+export { parseHeader, type HeaderSlot, type HeaderTail, type ScriptHeader } from './scripts/header.js';
 export { defineScript, loadScript, sha1, type DefineScriptOptions, type Script } from './scripts/script.js';
 export { strictVariant } from './scripts/strict.js';
 export { SCRIPT_NAMES, scripts, type ScriptName } from './scripts/catalog.js';

@@ -1,11 +1,10 @@
 import { InvalidArgumentError } from '../errors/validation.js';
-import { LUA_LIBS, LUA_SCRIPT_NAMES, LUA_SCRIPTS, type LuaScriptName } from './generated/lua-sources.js';
+import { LUA_LIBS, LUA_SCRIPT_NAMES, LUA_SCRIPTS, type ScriptName } from './generated/lua-sources.js';
 import { parseHeader } from './header.js';
 import type { Script } from './script.js';
 import { composeSource } from './source.js';
 
-/** The name of one protocol transition: a `.lua` file of the package's `lua/` folder. */
-export type ScriptName = LuaScriptName;
+export type { ScriptName } from './generated/lua-sources.js';
 
 /**
  * Every transition of the protocol (protocol.md §7), one `.lua` file each, in code-unit order. The

@@ -52,9 +52,9 @@ export function counts<N extends CountName>(input: { readonly queue: string; rea
 }
 
 /** Where a job sits, as `state_lookup` answers (protocol.md §5.3); [TS] `completed` is a finished row kept by the queue's retention; [TS] `expired` a job a claim met past its deadline. */
-export type JobPosition = (typeof JOB_POSITIONS)[number];
+export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'expired' | 'unknown' | 'absent';
 
-const JOB_POSITIONS = ['pending', 'active', 'scheduled', 'dead', 'awaiting_children', 'completed', 'expired', 'unknown', 'absent'] as const;
+const JOB_POSITIONS: readonly JobPosition[] = ['pending', 'active', 'scheduled', 'dead', 'awaiting_children', 'completed', 'expired', 'unknown', 'absent'];
 
 /** `state_lookup`: where a job sits right now. */
 export function stateLookup(input: { readonly queue: string; readonly id: JobId | string }): Transition<JobPosition> {

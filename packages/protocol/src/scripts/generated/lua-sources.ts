@@ -1219,8 +1219,8 @@ end
 `,
 };
 
-/** The name of one transition file (`lua/*.lua`). */
-export type LuaScriptName =
+/** The name of one protocol transition: a transition file (`lua/*.lua`). */
+export type ScriptName =
   | 'add_children'
   | 'add_log'
   | 'bclaim'
@@ -1314,10 +1314,10 @@ export type LuaScriptName =
   | 'worker_list';
 
 /** Every transition's name, in code-unit order. */
-export const LUA_SCRIPT_NAMES: readonly LuaScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
 
 /** Every transition, by script name, with the SHA of its composed source. */
-export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
+export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
   add_children: {
     sha: 'b4582e432e3dcdc6f69cabc6a18b26857cc10549',
     includes: ['core', 'events'],
@@ -4728,7 +4728,7 @@ return out
 };
 
 /** The Redis commands each transition can call (its body and the library code it reaches), in ACL spelling. */
-export const LUA_SCRIPT_COMMANDS: Readonly<Record<LuaScriptName, readonly string[]>> = {
+export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>> = {
   add_children: ['exists', 'hget', 'hmget', 'hset', 'incrby', 'publish', 'xadd', 'zadd', 'zscore'],
   add_log: ['exists', 'ltrim', 'rpush'],
   bclaim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
@@ -4823,7 +4823,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<LuaScriptName, readonly string
 };
 
 /** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
-export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly LuaScriptName[]>> = {
+export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
   queue: ['add_children', 'add_log', 'bclaim', 'claim', 'clean_completed', 'clean_dead', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
   bus: ['stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch'],
   cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
