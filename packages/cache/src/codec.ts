@@ -16,35 +16,8 @@ export interface CacheCodec<T> {
   readonly binary?: boolean;
 }
 
-/**
- * The default codec: JSON as UTF-8. Values JSON cannot carry (`undefined`, functions, cycles,
- * `bigint`) are refused at the write, not discovered at a later read. One shared object, so two
- * declarations that both take the default name the same codec.
- */
-export function jsonCodec<T>(): CacheCodec<T> {
-  return JSON_CODEC as CacheCodec<T>;
-}
-
-const JSON_CODEC: CacheCodec<unknown> = {
-  encode(value: unknown): string {
-    let text: unknown;
-    try {
-      text = JSON.stringify(value);
-    } catch (error) {
-      throw new CodecError(`cache value cannot be encoded as JSON: ${(error as Error).message}`, { cause: error });
-    }
-    // JSON.stringify answers undefined, despite its declared type, for undefined and functions.
-    if (typeof text !== 'string') throw new CodecError('cache value cannot be encoded as JSON: it is undefined or a function');
-    return text;
-  },
-  decode(bytes: Buffer): unknown {
-    try {
-      return JSON.parse(bytes.toString('utf8'));
-    } catch (error) {
-      throw new CodecError(`cache value is not valid JSON: ${(error as Error).message}`, { cause: error });
-    }
-  },
-};
+/** The default codec: JSON as UTF-8, one shared object (a keyed namespace reads text replies for it). */
+export { jsonCodec } from '@echo/protocol';
 
 /** Stores strings as UTF-8, for callers who serialise values themselves. */
 export const stringCodec: CacheCodec<string> = {

@@ -32,24 +32,24 @@ local n = (#ARGV - 3) / 3
 for i = 1, n do
   if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 end
-local attempts = redis.call('HGET', KEYS[1], 'attempts')
+local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children token mismatch') end
-if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE not active') end
+if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
   if redis.call('EXISTS', KEYS[7 + i]) == 1 then return -1 end
 end
-redis.call('HSET', KEYS[1], 'flow', 'parent')
+redis.call('HSET', k_row, 'flow', 'parent')
 for i = 1, n do
   redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', id, 'parent_policy', ARGV[3 + 3 * i])
-  redis.call('ZADD', KEYS[4], 0, ARGV[1 + 3 * i])
+  redis.call('ZADD', k_pending, 0, ARGV[1 + 3 * i])
 end
 if n > 0 then
-  ev_open(KEYS[5], KEYS[7], KEYS[6])
+  ev_open(k_events, k_journal, k_meta)
   if ev_chatty_on() then
     for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
   end
 end
-return redis.call('INCRBY', KEYS[3], n + tonumber(ARGV[3]))
+return redis.call('INCRBY', k_deps, n + tonumber(ARGV[3]))

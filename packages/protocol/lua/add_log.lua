@@ -6,11 +6,11 @@
 -- @arg line       the text to append
 -- @arg keep       lines to keep; "" or "0" keeps all
 -- @returns the new length (at most keep); -1 gone
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local len = redis.call('RPUSH', KEYS[2], ARGV[1])
+if redis.call('EXISTS', k_row) == 0 then return -1 end
+local len = redis.call('RPUSH', k_logs, ARGV[1])
 local keep = tonumber(ARGV[2]) or 0
 if keep > 0 then
-  redis.call('LTRIM', KEYS[2], -keep, -1)
+  redis.call('LTRIM', k_logs, -keep, -1)
   if len > keep then return keep end
 end
 return len

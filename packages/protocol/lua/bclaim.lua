@@ -19,13 +19,13 @@
 -- absent) in mint order;
 -- its length is min(size, depth), or empty when paused. [TS] Publishes `active` per job and
 -- `drained` when the claim emptied pending, when meta `events` = all
-local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
-ev_open(KEYS[6], KEYS[7], KEYS[3])
-expire_open(KEYS[8], KEYS[3], KEYS[9])
+local room, _, window = gate_room(k_meta, k_active, k_limiter, tonumber(ARGV[2]))
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
-local out = lease_pop(KEYS[2], KEYS[4], KEYS[1], room, tonumber(ARGV[1]), marker)
-gate_count(KEYS[5], window, #out)
-hist_claimed(KEYS[4], out)
-ev_claimed(KEYS[1], out)
+local out = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(ARGV[1]), marker)
+gate_count(k_limiter, window, #out)
+hist_claimed(k_jobroot, out)
+ev_claimed(k_pending, out)
 return out

@@ -15,6 +15,6 @@ for i = 2, #KEYS do
   names[#names + 1] = ARGV[i + 2]
 end
 if ARGV[3] == '1' and #names > 0 then
-  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\n'))
+  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\n'))
 end
 return deleted

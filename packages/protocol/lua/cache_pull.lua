@@ -10,8 +10,8 @@
 -- @arg hex        '1' answers the frame hex-encoded (binary codecs: script replies arrive as UTF-8 text)
 -- @include core
 -- @returns the frame that was deleted (fresh or in grace; hex when asked), or nil when there was none
-local frame = redis.call('GETDEL', KEYS[1])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[3])
+local frame = redis.call('GETDEL', k_entry)
+redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[3])
 if not frame then return false end
 if ARGV[4] == '1' then
   frame = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)

@@ -9,7 +9,7 @@
 -- @include core
 -- @returns {status, frame|nil, pttl}: 1 fresh frame; 2 the lease is the caller's (frame: a stale one,
 -- for grace); 3 another caller holds the lease for pttl ms more; 0 no fresh frame and no lease asked
-local frame = redis.call('GET', KEYS[1])
+local frame = redis.call('GET', k_entry)
 local out = frame
 if frame and ARGV[3] == '1' then
   out = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
@@ -22,5 +22,5 @@ if frame and #frame >= 27 then
   if expiry == 0 or expiry > now then return {1, out, 0} end
 end
 if ARGV[1] == '' then return {0, out or false, 0} end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {2, out or false, 0} end
-return {3, out or false, redis.call('PTTL', KEYS[2])}
+if redis.call('SET', k_lease, ARGV[1], 'NX', 'PX', ARGV[2]) then return {2, out or false, 0} end
+return {3, out or false, redis.call('PTTL', k_lease)}

@@ -8,7 +8,7 @@
 -- @arg name       the entry's key
 -- @include core
 -- @returns 1 released; 0 the lease was not the caller's
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'v', '', 'o', 'r', 'k', ARGV[3])
+if redis.call('GET', k_lease) ~= ARGV[1] then return 0 end
+redis.call('DEL', k_lease)
+redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', '', 'o', 'r', 'k', ARGV[3])
 return 1

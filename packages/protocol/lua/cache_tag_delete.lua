@@ -14,17 +14,17 @@
 local names = {}
 for i = 3, #KEYS do
   local name = ARGV[i]
-  local tagged = redis.call('HGET', KEYS[2], name)
+  local tagged = redis.call('HGET', k_tag, name)
   if tagged then
     local stored = redis.call('GET', KEYS[i])
     if stored and string.sub(stored, 1, 14) == tagged then
       names[#names + 1] = name
       redis.call('DEL', KEYS[i])
     end
-    redis.call('HDEL', KEYS[2], name)
+    redis.call('HDEL', k_tag, name)
   end
 end
 if #names > 0 then
-  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\n'))
+  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\n'))
 end
 return #names

@@ -14,16 +14,16 @@
 -- @returns 1 written; 0 refused (the lease is no longer the fill's, or a newer frame is stored)
 local version = string.sub(ARGV[1], 1, 14)
 local px = tonumber(ARGV[2])
-if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return 0 end
-local stored = redis.call('GET', KEYS[1])
+if ARGV[3] ~= '' and redis.call('GET', k_lease) ~= ARGV[3] then return 0 end
+local stored = redis.call('GET', k_entry)
 if stored and #stored >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(stored, 4, 14)) then
-  if ARGV[3] ~= '' then redis.call('DEL', KEYS[2]) end
+  if ARGV[3] ~= '' then redis.call('DEL', k_lease) end
   return 0
 end
 if px > 0 then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', px)
+  redis.call('SET', k_entry, ARGV[1], 'PX', px)
 else
-  redis.call('SET', KEYS[1], ARGV[1])
+  redis.call('SET', k_entry, ARGV[1])
 end
 for i = 4, #KEYS do
   local fresh = redis.call('EXISTS', KEYS[i]) == 0
@@ -38,6 +38,6 @@ for i = 4, #KEYS do
     redis.call('PEXPIRE', KEYS[i], px)
   end
 end
-if ARGV[3] ~= '' then redis.call('DEL', KEYS[2]) end
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'v', version, 'o', 's', 'k', ARGV[5])
+if ARGV[3] ~= '' then redis.call('DEL', k_lease) end
+redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[4], '*', 'v', version, 'o', 's', 'k', ARGV[5])
 return 1

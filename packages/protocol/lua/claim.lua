@@ -20,21 +20,21 @@
 -- are false, so the host needs no second read; the last six are the [TS] per-job options and the
 -- producer's W3C trace context). [TS] Publishes `active` (with the attempt) for the job and
 -- `drained` when it was the last pending one, when meta `events` = all
-local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
-ev_open(KEYS[6], KEYS[7], KEYS[3])
-expire_open(KEYS[8], KEYS[3], KEYS[9])
+local room, _, window = gate_room(k_meta, k_active, k_limiter, 1)
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
 -- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
 while true do
-  local popped = redis.call('ZPOPMIN', KEYS[1])
+  local popped = redis.call('ZPOPMIN', k_pending)
   if #popped == 0 then return {} end
-  local out = lease_popped(KEYS[2], KEYS[4], popped, lease, marker)
+  local out = lease_popped(k_active, k_jobroot, popped, lease, marker)
   if out[1] then
-    hist_claimed(KEYS[4], out)
-    gate_count(KEYS[5], window, 1)
-    ev_claimed(KEYS[1], out)
+    hist_claimed(k_jobroot, out)
+    gate_count(k_limiter, window, 1)
+    ev_claimed(k_pending, out)
     return out[1]
   end
 end

@@ -9,9 +9,9 @@
 -- @returns the number of jobs deleted
 local n = 0
 for _, id in ipairs(ARGV) do
-  redis.call('ZREM', KEYS[1], id)
-  if vid(id) and redis.call('HGET', jkey(KEYS[2], id), 'state') == 'completed' then
-    wipe_job(KEYS[2], id)
+  redis.call('ZREM', k_retained, id)
+  if vid(id) and redis.call('HGET', jkey(k_jobroot, id), 'state') == 'completed' then
+    wipe_job(k_jobroot, id)
     n = n + 1
   end
 end

@@ -12,9 +12,9 @@
 -- @returns the number of jobs deleted
 local n = 0
 for _, id in ipairs(ARGV) do
-  redis.call('ZREM', KEYS[3], id)
-  if vid(id) and redis.call('ZREM', KEYS[1], id) == 1 then
-    wipe_released(KEYS[2], KEYS[4], id)
+  redis.call('ZREM', k_deadat, id)
+  if vid(id) and redis.call('ZREM', k_dead, id) == 1 then
+    wipe_released(k_jobroot, k_deroot, id)
     n = n + 1
   end
 end

@@ -5,15 +5,15 @@
 -- @arg version    the 14-byte branded version the message carries
 -- @include core
 -- @returns 1 dropped; 0 kept (absent, or not older)
-local stored = redis.call('GET', KEYS[1])
+local stored = redis.call('GET', k_entry)
 if not stored then return 0 end
 if #stored < 14 then
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', k_entry)
   return 1
 end
 -- Versions compare by their payload bytes (core's byte order, not the server's collation).
 if not emq_bytes_le(string.sub(ARGV[1], 4, 14), string.sub(stored, 4, 14)) then
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', k_entry)
   return 1
 end
 return 0

@@ -30,6 +30,8 @@
 -- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
 -- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
+-- @tail sq      parent_deps parent_processed parent_row waiting_children
+-- @tail xq      flow_outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
@@ -45,17 +47,17 @@
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
 local id = ARGV[1]
-local row = KEYS[5]
+local row = k_row
 local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'dedup', 'dedup_keep', 'flow')
 local attempts, g, state = f[1], f[2], f[3]
 if not attempts or state == 'completed' then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
 
-leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, g)
+leave_active(k_active, k_pending, lb_at(7), k_laneroot, id, g)
 -- A token that still matches after a retry or delay moved the job must not leave a member behind;
 -- the row's state names the set it sits in (I2), so the common path pays for neither.
-if state == 'scheduled' then redis.call('ZREM', KEYS[3], id) end
-if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
+if state == 'scheduled' then redis.call('ZREM', k_schedule, id) end
+if state == 'dead' then redis.call('ZREM', k_dead, id) end
 
 local mode = ARGV[3]
 local result = ARGV[5]
@@ -63,23 +65,23 @@ local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
   -- [TS] The row guard: a continue-parent sibling may have let the parent run and end already.
-  if redis.call('EXISTS', KEYS[22]) == 1 and redis.call('HSETNX', KEYS[21], id, recorded) == 1 then
-    count_down(KEYS[20], KEYS[22], KEYS[2], KEYS[23], ARGV[4], 1, KEYS[10])
+  if redis.call('EXISTS', k_parent_row) == 1 and redis.call('HSETNX', k_parent_processed, id, recorded) == 1 then
+    count_down(k_parent_deps, k_parent_row, k_pending, k_waiting_children, ARGV[4], 1, k_wake)
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[20], ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. recorded)
+  redis.call('RPUSH', k_flow_outbox, ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. recorded)
 end
 
 -- One read of meta serves the retention policy and the event settings.
-local policy, m = keep_read(KEYS[15], 'events', 'journal', 'history', 'minutes')
+local policy, m = keep_read(k_meta, 'events', 'journal', 'history', 'minutes')
 hist_seed(m[7], m[8])
-local ended = { jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }
+local ended = { jobroot = k_jobroot, completed = k_retained, deroot = k_deroot, outcomes = k_outcomes }
 finish_completed(ended, id, row, result, f[4], f[5], f[6], policy, attempts)
 retain_flush(ended, policy)
-redis.call('HINCRBY', KEYS[6], 'count', 1)
-hist_completed(KEYS[13], id, attempts, policy)
-per_minute(KEYS[6], 1)
-ev_open(KEYS[14], KEYS[18], KEYS[15])
+redis.call('HINCRBY', k_completed, 'count', 1)
+hist_completed(k_jobroot, id, attempts, policy)
+per_minute(k_completed, 1)
+ev_open(k_events, k_journal, k_meta)
 ev_seed(m[5], m[6])
 if ARGV[7] == '1' then ev_completed(id, result) end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end

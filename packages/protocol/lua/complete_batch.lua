@@ -27,8 +27,8 @@
 -- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
 -- @include core history events lanes retain settle
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
-local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
-  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[15], KEYS[16], KEYS[18]
-ev_open(KEYS[13], KEYS[17], KEYS[14])
+local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
+  lb = lb_at(6), laneroot = k_laneroot, jobroot = k_jobroot }
+held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
+ev_open(k_events, k_journal, k_meta)
 return complete_held(held, 2, ARGV[1] == '1')

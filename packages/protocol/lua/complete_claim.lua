@@ -36,25 +36,25 @@
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
 -- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long. [TS]
 -- `active` and `drained` for the claimed jobs as claim publishes them (lib events)
-local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
-  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[16], KEYS[17], KEYS[19]
-ev_open(KEYS[13], KEYS[18], KEYS[14])
-expire_open(KEYS[20], KEYS[14], KEYS[17])
+local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
+  lb = lb_at(6), laneroot = k_laneroot, jobroot = k_jobroot }
+held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
-local m = gate_read(KEYS[14])
+local m = gate_read(k_meta)
 local codes = complete_held(held, 5, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
 local size = tonumber(ARGV[3])
 local claimed = {}
 local limited = 0
 if size > 0 then
-  local room, wait, window = gate_room(KEYS[14], KEYS[1], KEYS[15], size)
+  local room, wait, window = gate_room(k_meta, k_active, k_limiter, size)
   limited = wait
   if room > 0 then
-    claimed = lease_pop(KEYS[1], KEYS[12], KEYS[2], room, tonumber(ARGV[2]), tonumber(ARGV[4]))
-    gate_count(KEYS[15], window, #claimed)
-    hist_claimed(KEYS[12], claimed)
-    ev_claimed(KEYS[2], claimed)
+    claimed = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(ARGV[2]), tonumber(ARGV[4]))
+    gate_count(k_limiter, window, #claimed)
+    hist_claimed(k_jobroot, claimed)
+    ev_claimed(k_pending, claimed)
   end
 end
 return { codes, claimed, limited }

@@ -27,21 +27,21 @@
 -- @error EMQSTALE not active
 local id = ARGV[1]
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-local row = KEYS[3]
+local row = k_row
 local attempts = redis.call('HGET', row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE delay token mismatch') end
-if redis.call('ZREM', KEYS[1], id) == 0 then return redis.error_reply('EMQSTALE not active') end
-hist_settled(KEYS[12], KEYS[10], id, attempts, 'delayed', '', nil)
+if redis.call('ZREM', k_active, id) == 0 then return redis.error_reply('EMQSTALE not active') end
+hist_settled(k_meta, k_jobroot, id, attempts, 'delayed', '', nil)
 local g = redis.call('HGET', row, 'group')
-if g and vid(g) then release(lb_at(4), gkey(KEYS[9], g), g) end
+if g and vid(g) then release(lb_at(4), gkey(k_laneroot, g), g) end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
 redis.call('HSET', row, 'state', 'scheduled')
-redis.call('DEL', jkey(KEYS[10], id, ':lock'))
-redis.call('ZADD', KEYS[2], score, id)
+redis.call('DEL', jkey(k_jobroot, id, ':lock'))
+redis.call('ZADD', k_schedule, score, id)
 if ARGV[5] == '1' then
-  ev_open(KEYS[11], KEYS[13], KEYS[12])
+  ev_open(k_events, k_journal, k_meta)
   ev_emit('delayed', id, { runAt = string.format('%d', score) })
 end
 return 1

@@ -14,9 +14,9 @@
 -- @include core tidy retain
 -- @returns the number of jobs deleted
 local function wipe(id)
-  wipe_released(KEYS[1], KEYS[4], id)
+  wipe_released(k_jobroot, k_deroot, id)
 end
-local tally = tidy_tally(KEYS[1], wipe)
+local tally = tidy_tally(k_jobroot, wipe)
 
 local function purge(set)
   local n = 0
@@ -30,6 +30,6 @@ local function purge(set)
   redis.call('DEL', set)
   return n
 end
-local deleted = purge(KEYS[2])
-if KEYS[5] then deleted = deleted + purge(KEYS[5]) end
-return deleted + tidy_settle(tally, KEYS[3])
+local deleted = purge(k_pending)
+if k_schedule then deleted = deleted + purge(k_schedule) end
+return deleted + tidy_settle(tally, k_waiting)

@@ -18,13 +18,13 @@
 -- `waiting` when meta `events` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 3) }, nil, KEYS[4])
-redis.call('ZADD', KEYS[2], score, ARGV[1])
-ev_open(KEYS[3], KEYS[5], KEYS[4])
+if redis.call('EXISTS', k_row) == 1 then return 0 end
+local score = admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 3) }, nil, k_meta)
+redis.call('ZADD', k_pending, score, ARGV[1])
+ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', ARGV[1])
-if KEYS[6] then
-  redis.call('LPUSH', KEYS[6], '1')
-  redis.call('LTRIM', KEYS[6], 0, 63)
+if k_wake then
+  redis.call('LPUSH', k_wake, '1')
+  redis.call('LTRIM', k_wake, 0, 63)
 end
 return 1

@@ -25,7 +25,7 @@ if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job
 for i = 1, n do
   if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', k_parent) == 1 then return 0 end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
   if redis.call('EXISTS', KEYS[7 + i]) == 1 then return 0 end
@@ -35,12 +35,12 @@ for i = 1, n do
   local cid = ARGV[1 + 3 * i]
   redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
-  redis.call('ZADD', KEYS[3], 0, cid)
+  redis.call('ZADD', k_pending, 0, cid)
 end
-redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
-redis.call('SET', KEYS[2], n)
-redis.call('SADD', KEYS[4], pid)
-ev_open(KEYS[5], KEYS[7], KEYS[6])
+redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
+redis.call('SET', k_deps, n)
+redis.call('SADD', k_waiting, pid)
+ev_open(k_events, k_journal, k_meta)
 if ev_chatty_on() then
   for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
 end

@@ -13,9 +13,9 @@
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' or string.sub(ARGV[3], 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'parent', ARGV[3],
+if redis.call('EXISTS', k_row) == 1 then return 0 end
+redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'parent', ARGV[3],
   'parent_policy', ARGV[5])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'parent_queue', ARGV[4]) end
-redis.call('ZADD', KEYS[2], 0, ARGV[1])
+if ARGV[4] ~= '' then redis.call('HSET', k_row, 'parent_queue', ARGV[4]) end
+redis.call('ZADD', k_pending, 0, ARGV[1])
 return 1

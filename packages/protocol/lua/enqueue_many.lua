@@ -25,7 +25,7 @@ for i = 1, #ARGV, 2 do
   elseif not vid(id) then
     code = -2
   else
-    local row = jkey(KEYS[1], id)
+    local row = jkey(k_jobroot, id)
     if redis.call('EXISTS', row) == 1 then
       code = 0
     else
@@ -39,14 +39,14 @@ for i = 1, #ARGV, 2 do
 end
 -- Lua's unpack is bounded by its C stack; score the members in slices well below it.
 for i = 1, #scored, 2000 do
-  redis.call('ZADD', KEYS[2], unpack(scored, i, math.min(i + 1999, #scored)))
+  redis.call('ZADD', k_pending, unpack(scored, i, math.min(i + 1999, #scored)))
 end
-ev_open(KEYS[3], KEYS[5], KEYS[4])
+ev_open(k_events, k_journal, k_meta)
 if #scored > 0 and ev_chatty_on() then
   for i = 2, #scored, 2 do ev_emit('waiting', scored[i]) end
 end
-if KEYS[6] and #scored > 0 then
-  redis.call('LPUSH', KEYS[6], '1')
-  redis.call('LTRIM', KEYS[6], 0, 63)
+if k_wake and #scored > 0 then
+  redis.call('LPUSH', k_wake, '1')
+  redis.call('LTRIM', k_wake, 0, 63)
 end
 return out

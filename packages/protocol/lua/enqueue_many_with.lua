@@ -18,7 +18,7 @@
 -- -1 the id is not JOB-namespaced (nothing written); -2 the id fails the id check (nothing written).
 -- [TS] A scheduled item publishes `delayed` with `delayMs` (mode in) or `runAt` (mode at), as
 -- schedule does; an item admitted now publishes `waiting` when meta `events` = all
-ev_open(KEYS[4], KEYS[6], KEYS[5])
+ev_open(k_events, k_journal, k_meta)
 local out = {}
 local now = nil
 local flat, earliest = 0, nil
@@ -34,11 +34,11 @@ while i <= #ARGV do
   elseif not vid(id) then
     code = -2
   else
-    local row = jkey(KEYS[1], id)
+    local row = jkey(k_jobroot, id)
     if redis.call('EXISTS', row) == 1 then
       code = 0
     elseif mode == '' then
-      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields, nil, KEYS[5]), id)
+      redis.call('ZADD', k_pending, admit_row(row, 'pending', payload, fields, nil, k_meta), id)
       flat = flat + 1
       ev_chatty('waiting', id)
       code = 1
@@ -47,7 +47,7 @@ while i <= #ARGV do
       local due = tonumber(ms)
       if mode == 'in' then due = now + due end
       admit_row(row, 'scheduled', payload, fields)
-      redis.call('ZADD', KEYS[3], due, id)
+      redis.call('ZADD', k_schedule, due, id)
       if not earliest or due < earliest then earliest = due end
       ev_delayed(id, mode, ms)
       code = 1
@@ -55,14 +55,14 @@ while i <= #ARGV do
   end
   out[#out + 1] = code
 end
-if KEYS[7] then
+if k_wake then
   if flat > 0 then
-    redis.call('LPUSH', KEYS[7], '1')
-    redis.call('LTRIM', KEYS[7], 0, 63)
+    redis.call('LPUSH', k_wake, '1')
+    redis.call('LTRIM', k_wake, 0, 63)
   end
   if earliest then
-    local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-    if head[2] and tonumber(head[2]) >= earliest then due_hint(KEYS[7], earliest - now) end
+    local head = redis.call('ZRANGE', k_schedule, 0, 0, 'WITHSCORES')
+    if head[2] and tonumber(head[2]) >= earliest then due_hint(k_wake, earliest - now) end
   end
 end
 return out

@@ -15,22 +15,22 @@
 -- minutes ("" leaves it; "0" off; else minutes of per-minute counts kept)
 -- @returns 1
 if ARGV[1] == '1' then
-  redis.call('HSET', KEYS[1], 'events', 'all')
+  redis.call('HSET', k_meta, 'events', 'all')
 elseif ARGV[1] == '0' then
-  redis.call('HDEL', KEYS[1], 'events')
+  redis.call('HDEL', k_meta, 'events')
 end
 if ARGV[2] == '0' then
-  redis.call('HDEL', KEYS[1], 'journal')
+  redis.call('HDEL', k_meta, 'journal')
 elseif ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[1], 'journal', ARGV[2])
-  redis.call('XTRIM', KEYS[2], 'MAXLEN', '~', ARGV[2])
+  redis.call('HSET', k_meta, 'journal', ARGV[2])
+  redis.call('XTRIM', k_journal, 'MAXLEN', '~', ARGV[2])
 end
 for i, field in ipairs({ 'history', 'minutes' }) do
   local v = ARGV[2 + i]
   if v == '0' then
-    redis.call('HDEL', KEYS[1], field)
+    redis.call('HDEL', k_meta, field)
   elseif v and v ~= '' then
-    redis.call('HSET', KEYS[1], field, v)
+    redis.call('HSET', k_meta, field, v)
   end
 end
 return 1

@@ -10,9 +10,9 @@
 -- @error EMQSTALE job gone
 -- @error EMQSTALE extend token mismatch
 -- @error EMQSTALE not active
-local attempts = redis.call('HGET', KEYS[2], 'attempts')
+local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE extend token mismatch') end
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return redis.error_reply('EMQSTALE not active') end
-redis.call('ZADD', KEYS[1], now_ms() + tonumber(ARGV[3]), ARGV[1])
+if not redis.call('ZSCORE', k_active, ARGV[1]) then return redis.error_reply('EMQSTALE not active') end
+redis.call('ZADD', k_active, now_ms() + tonumber(ARGV[3]), ARGV[1])
 return 1

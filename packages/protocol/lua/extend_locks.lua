@@ -16,10 +16,10 @@ for i = 3, #ARGV, 2 do
   local id = ARGV[i]
   local ok = false
   if vid(id) then
-    local attempts = redis.call('HGET', jkey(KEYS[2], id), 'attempts')
-    if attempts and attempts == ARGV[i + 1] and redis.call('ZSCORE', KEYS[1], id) then
-      redis.call('ZADD', KEYS[1], deadline, id)
-      if marker > 0 then redis.call('PEXPIRE', jkey(KEYS[2], id, ':lock'), marker) end
+    local attempts = redis.call('HGET', jkey(k_jobroot, id), 'attempts')
+    if attempts and attempts == ARGV[i + 1] and redis.call('ZSCORE', k_active, id) then
+      redis.call('ZADD', k_active, deadline, id)
+      if marker > 0 then redis.call('PEXPIRE', jkey(k_jobroot, id, ':lock'), marker) end
       ok = true
     end
   end

@@ -16,10 +16,10 @@
 -- @arg pid        the parent's id
 -- @include core events lanes fanin
 -- @returns 1 applied; 0 duplicate, or the parent row is gone (nothing written; the entry is spent)
-if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
-if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+if redis.call('EXISTS', k_parent) == 0 then return 0 end
+if redis.call('HSETNX', k_processed, ARGV[1], ARGV[2]) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
-count_down(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[3], 1)
-ev_open(KEYS[6], KEYS[8], KEYS[7])
+count_down(k_deps, k_parent, k_pending, k_waiting, ARGV[3], 1)
+ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1

@@ -29,17 +29,17 @@
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
-if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
+if redis.call('EXISTS', k_parent) == 0 then return 0 end
 if ARGV[3] == 'id' or ARGV[3] == 'cp' then
-  if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
-  count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
-  if ARGV[3] == 'cp' then continue_parent(KEYS[4], KEYS[5], KEYS[7], pid) end
-  ev_open(KEYS[8], KEYS[10], KEYS[9])
+  if redis.call('HSETNX', k_unsuccessful, cid, ARGV[2]) == 0 then return 0 end
+  count_down(k_deps, k_parent, k_pending, k_waiting, pid, 1)
+  if ARGV[3] == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid) end
+  ev_open(k_events, k_journal, k_meta)
   for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
 end
-if redis.call('HSETNX', KEYS[2], cid, ARGV[2]) == 0 then return 0 end
-fail_parent_row(KEYS[4], KEYS[5], KEYS[6], KEYS[7], pid)
-local ended = { jobroot = KEYS[11], dead = KEYS[6], deadat = KEYS[12], deroot = KEYS[13] }
-finish_dead(ended, pid, KEYS[4], now_ms(), keep_policy(KEYS[9]))
+if redis.call('HSETNX', k_failed, cid, ARGV[2]) == 0 then return 0 end
+fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid)
+local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
+finish_dead(ended, pid, k_parent, now_ms(), keep_policy(k_meta))
 return 2

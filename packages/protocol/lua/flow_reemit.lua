@@ -9,11 +9,11 @@
 -- @arg queue      the node's own queue name: the parent's queue when the row names none
 -- @arg error      the failure text carried up
 -- @returns 1 pushed; 0 the node is not dead or has no parent (nothing written)
-local f = redis.call('HMGET', KEYS[1], 'state', 'parent', 'parent_queue', 'parent_policy')
+local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue', 'parent_policy')
 if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
 local pq = f[3]
 if not pq or pq == '' then pq = ARGV[2] end
 local policy = 'fp'
 if f[4] == 'id' or f[4] == 'cp' then policy = f[4] end
-redis.call('RPUSH', KEYS[2], '\0fail\0' .. pq .. '\0' .. f[2] .. '\0' .. ARGV[1] .. '\0' .. policy .. '\0' .. ARGV[3])
+redis.call('RPUSH', k_outbox, '\0fail\0' .. pq .. '\0' .. f[2] .. '\0' .. ARGV[1] .. '\0' .. policy .. '\0' .. ARGV[3])
 return 1

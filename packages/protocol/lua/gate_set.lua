@@ -9,15 +9,15 @@
 -- @arg duration     the window in ms when max is set; else ""
 -- @returns 1
 if ARGV[1] == '0' then
-  redis.call('HDEL', KEYS[1], 'concurrency')
+  redis.call('HDEL', k_meta, 'concurrency')
 elseif ARGV[1] ~= '' then
-  redis.call('HSET', KEYS[1], 'concurrency', ARGV[1])
+  redis.call('HSET', k_meta, 'concurrency', ARGV[1])
 end
 if ARGV[2] == '0' then
-  redis.call('HDEL', KEYS[1], 'max', 'duration')
-  redis.call('DEL', KEYS[2])
+  redis.call('HDEL', k_meta, 'max', 'duration')
+  redis.call('DEL', k_limiter)
 elseif ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[1], 'max', ARGV[2], 'duration', ARGV[3])
-  redis.call('DEL', KEYS[2])
+  redis.call('HSET', k_meta, 'max', ARGV[2], 'duration', ARGV[3])
+  redis.call('DEL', k_limiter)
 end
 return 1

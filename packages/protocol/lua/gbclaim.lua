@@ -31,15 +31,15 @@ local cap = nil
 if size and size >= 1 then
   -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.
   local heaviest = 1
-  for _, w in ipairs(redis.call('HVALS', KEYS[10])) do heaviest = math.max(heaviest, tonumber(w) or 1) end
+  for _, w in ipairs(redis.call('HVALS', k_gweight)) do heaviest = math.max(heaviest, tonumber(w) or 1) end
   cap = function(g)
-    local w = math.max(tonumber(redis.call('HGET', KEYS[10], g) or '1') or 1, 1)
+    local w = math.max(tonumber(redis.call('HGET', k_gweight, g) or '1') or 1, 1)
     return math.max(math.floor(size * w / heaviest), 1)
   end
 end
-ev_open(KEYS[11], KEYS[12], KEYS[3])
-expire_open(KEYS[13], KEYS[3], KEYS[14])
-local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
+local out = lane_claim(cap, tonumber(ARGV[1]), marker, k_limiter, k_grate)
 ev_active(out)
-hist_claimed(KEYS[6], out)
+hist_claimed(k_jobroot, out)
 return out

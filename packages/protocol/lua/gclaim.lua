@@ -23,21 +23,21 @@
 -- trace context; false when absent). [TS] Publishes `active` per claimed job when meta `events` =
 -- all (no `drained`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
-ev_open(KEYS[10], KEYS[11], KEYS[3])
-expire_open(KEYS[12], KEYS[3], KEYS[13])
-local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
+local room, _, window = gate_room(k_meta, k_active, k_limiter, 1)
 if room < 1 then return {} end
-local ring = KEYS[1]
-local g, _, rate = lane_next(ring, KEYS[9])
+local ring = k_ring
+local g, _, rate = lane_next(ring, k_grate)
 if not g then return {} end
 if not vid(g) then
   redis.call('LREM', ring, 0, g)
   return {}
 end
-local lane = gkey(KEYS[7], g)
-local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
+local lane = gkey(k_laneroot, g)
+local lim = tonumber(redis.call('HGET', k_glimit, g) or '')
 -- I6 keeps a lane at its ceiling out of the ring; this holds the line if something broke it.
-if lim and tonumber(redis.call('HGET', KEYS[4], g) or '0') >= lim then
+if lim and tonumber(redis.call('HGET', k_gactive, g) or '0') >= lim then
   redis.call('LREM', ring, 0, g)
   return {}
 end
@@ -47,14 +47,14 @@ while true do
     redis.call('LREM', ring, 0, g)
     return {}
   end
-  local attempts, f = lease_job(KEYS[2], KEYS[6], id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
+  local attempts, f = lease_job(k_active, k_jobroot, id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
   if attempts then
-    gate_count(KEYS[8], window, 1)
-    lane_rate_count(KEYS[9], g, rate, 1)
-    local act = redis.call('HINCRBY', KEYS[4], g, 1)
+    gate_count(k_limiter, window, 1)
+    lane_rate_count(k_grate, g, rate, 1)
+    local act = redis.call('HINCRBY', k_gactive, g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
     local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
-    hist_claimed(KEYS[6], { entry })
+    hist_claimed(k_jobroot, { entry })
     ev_active({ entry })
     return entry
   end

@@ -13,16 +13,16 @@
 -- @returns the number of jobs deleted (parents included)
 -- @error EMQKIND group id must be a branded id
 if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
-local JR = KEYS[3]
+local JR = k_jobroot
 local tally = tidy_tally(JR)
 local n = 0
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+for _, id in ipairs(redis.call('ZRANGE', k_lane, 0, -1)) do
   if vid(id) then
     tidy_note(tally, id)
     wipe_job(JR, id)
     n = n + 1
   end
 end
-redis.call('DEL', KEYS[1])
-redis.call('LREM', KEYS[2], 0, ARGV[1])
-return n + tidy_settle(tally, KEYS[4])
+redis.call('DEL', k_lane)
+redis.call('LREM', k_ring, 0, ARGV[1])
+return n + tidy_settle(tally, k_waiting)

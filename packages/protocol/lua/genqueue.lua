@@ -27,11 +27,11 @@ if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job
 local g = ARGV[3]
 -- Every later script turns the row's group into a lane key, so a bad one must never be stored.
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', k_row) == 1 then return 0 end
 -- Lanes ignore priority: the lane is FIFO and the rotation serves it.
-admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
-redis.call('ZADD', KEYS[2], 0, ARGV[1])
-rering({ ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }, KEYS[2], g)
-ev_open(KEYS[8], KEYS[10], KEYS[9])
+admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
+redis.call('ZADD', k_lane, 0, ARGV[1])
+rering({ ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g)
+ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', ARGV[1])
 return 1

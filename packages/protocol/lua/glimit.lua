@@ -14,10 +14,10 @@
 -- @error EMQKIND group id must be a branded id
 local g = ARGV[1]
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('HSET', KEYS[1], g, ARGV[2])
-if tonumber(redis.call('HGET', KEYS[2], g) or '0') >= tonumber(ARGV[2]) then
-  redis.call('LREM', KEYS[3], 0, g)
+redis.call('HSET', k_glimit, g, ARGV[2])
+if tonumber(redis.call('HGET', k_gactive, g) or '0') >= tonumber(ARGV[2]) then
+  redis.call('LREM', k_ring, 0, g)
 else
-  rering({ glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5] }, KEYS[6], g)
+  rering({ glimit = k_glimit, gactive = k_gactive, ring = k_ring, paused = k_paused, wake = k_wake }, k_lane, g)
 end
 return 1

@@ -8,6 +8,6 @@
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
 if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('SADD', KEYS[1], ARGV[1])
-redis.call('LREM', KEYS[2], 0, ARGV[1])
+redis.call('SADD', k_paused, ARGV[1])
+redis.call('LREM', k_ring, 0, ARGV[1])
 return 1

@@ -16,9 +16,9 @@
 local g = ARGV[1]
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 if ARGV[2] == '0' then
-  redis.call('HDEL', KEYS[1], g)
+  redis.call('HDEL', k_grate, g)
 else
-  redis.call('HSET', KEYS[1], g, ARGV[2] .. ':' .. ARGV[3])
+  redis.call('HSET', k_grate, g, ARGV[2] .. ':' .. ARGV[3])
 end
-if redis.call('LPOS', KEYS[2], g) then wake({ wake = KEYS[3] }) end
+if redis.call('LPOS', k_ring, g) then wake({ wake = k_wake }) end
 return 1

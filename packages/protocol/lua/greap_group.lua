@@ -20,15 +20,15 @@ local limit = tonumber(ARGV[2]) or 100
 local lb = lb_at(3)
 local recovered = 0
 -- Scan every lapsed lease, not the first `limit`: other groups' lapses must not hide this group's.
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms())) do
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_active, '-inf', now_ms())) do
   if recovered >= limit then break end
   if vid(id) then
-    local row = jkey(KEYS[8], id)
+    local row = jkey(k_jobroot, id)
     if redis.call('HGET', row, 'group') == g then
-      redis.call('ZREM', KEYS[1], id)
-      redis.call('ZADD', KEYS[2], 0, id)
+      redis.call('ZREM', k_active, id)
+      redis.call('ZADD', k_lane, 0, id)
       redis.call('HSET', row, 'state', 'pending')
-      release(lb, KEYS[2], g)
+      release(lb, k_lane, g)
       recovered = recovered + 1
     end
   end

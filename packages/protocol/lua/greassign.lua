@@ -18,15 +18,15 @@
 -- @error EMQKIND group id must be a branded id
 local id, dst = ARGV[1], ARGV[2]
 if not vid(dst) then return redis.error_reply('EMQKIND group id must be a branded id') end
-local src = redis.call('HGET', KEYS[1], 'group')
+local src = redis.call('HGET', k_row, 'group')
 if not src or not vid(src) then return -1 end
 if src == dst then return 0 end
-local from = gkey(KEYS[8], src)
+local from = gkey(k_laneroot, src)
 if redis.call('ZREM', from, id) == 0 then return -2 end
-redis.call('ZADD', KEYS[2], 0, id)
-redis.call('HSET', KEYS[1], 'group', dst)
-if ARGV[3] then redis.call('HSET', KEYS[1], 'lane', ARGV[3]) else redis.call('HDEL', KEYS[1], 'lane') end
-local lb = { ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }
-rering(lb, KEYS[2], dst)
+redis.call('ZADD', k_dst, 0, id)
+redis.call('HSET', k_row, 'group', dst)
+if ARGV[3] then redis.call('HSET', k_row, 'lane', ARGV[3]) else redis.call('HDEL', k_row, 'lane') end
+local lb = { ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }
+rering(lb, k_dst, dst)
 if redis.call('ZCARD', from) == 0 then redis.call('LREM', lb.ring, 0, src) end
 return 1

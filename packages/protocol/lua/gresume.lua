@@ -13,6 +13,6 @@
 -- @error EMQKIND group id must be a branded id
 local g = ARGV[1]
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('SREM', KEYS[1], g)
-rering({ paused = KEYS[1], ring = KEYS[2], glimit = KEYS[3], gactive = KEYS[4], wake = KEYS[5] }, KEYS[6], g)
+redis.call('SREM', k_paused, g)
+rering({ paused = k_paused, ring = k_ring, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g)
 return 1

@@ -26,11 +26,11 @@
 local marker = tonumber(ARGV[2] or '0') or 0
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
 local function weight(g)
-  return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
+  return math.max(tonumber(redis.call('HGET', k_gweight, g) or '1') or 1, 1)
 end
-ev_open(KEYS[11], KEYS[12], KEYS[3])
-expire_open(KEYS[13], KEYS[3], KEYS[14])
-local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
+local out = lane_claim(weight, tonumber(ARGV[1]), marker, k_limiter, k_grate)
 ev_active(out)
-hist_claimed(KEYS[6], out)
+hist_claimed(k_jobroot, out)
 return out

@@ -8,5 +8,5 @@
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
 if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', k_gweight, ARGV[1], ARGV[2])
 return 1

@@ -18,13 +18,13 @@ local link = ARGV[4]
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~= 'JOB') then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
+if redis.call('EXISTS', k_parent) == 1 then return 0 end
+redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 if link ~= '' then
-  redis.call('HSET', KEYS[1], 'parent', link)
-  if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'parent_queue', ARGV[5]) end
-  if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'parent_policy', ARGV[6]) end
+  redis.call('HSET', k_parent, 'parent', link)
+  if ARGV[5] ~= '' then redis.call('HSET', k_parent, 'parent_queue', ARGV[5]) end
+  if ARGV[6] ~= '' then redis.call('HSET', k_parent, 'parent_policy', ARGV[6]) end
 end
-redis.call('SET', KEYS[2], ARGV[3])
-redis.call('SADD', KEYS[3], ARGV[1])
+redis.call('SET', k_deps, ARGV[3])
+redis.call('SADD', k_waiting, ARGV[1])
 return 1

@@ -5,8 +5,8 @@
 -- @key active     emq:{q}:active
 -- @returns 0 (room to claim)
 -- @error EMQRATE at concurrency ceiling
-local ceiling = tonumber(redis.call('HGET', KEYS[1], 'concurrency') or '0') or 0
-if ceiling > 0 and redis.call('ZCARD', KEYS[2]) >= ceiling then
+local ceiling = tonumber(redis.call('HGET', k_meta, 'concurrency') or '0') or 0
+if ceiling > 0 and redis.call('ZCARD', k_active) >= ceiling then
   return redis.error_reply('EMQRATE at concurrency ceiling')
 end
 return 0

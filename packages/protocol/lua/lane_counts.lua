@@ -6,6 +6,6 @@
 -- @returns a list of integers (ZCARD per lane) in request order; 0 for a group that fails vid
 local out = {}
 for i, g in ipairs(ARGV) do
-  if vid(g) then out[i] = redis.call('ZCARD', gkey(KEYS[1], g)) else out[i] = 0 end
+  if vid(g) then out[i] = redis.call('ZCARD', gkey(k_laneroot, g)) else out[i] = 0 end
 end
 return out

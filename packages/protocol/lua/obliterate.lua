@@ -42,14 +42,14 @@
 -- @error EMQSTATE not paused
 -- @error EMQSTATE active jobs present
 -- @error EMQSTATE outbox not empty
-if redis.call('HEXISTS', KEYS[1], 'paused') == 0 then return redis.error_reply('EMQSTATE not paused') end
+if redis.call('HEXISTS', k_meta, 'paused') == 0 then return redis.error_reply('EMQSTATE not paused') end
 local force = ARGV[1] == 'force'
-if not force and redis.call('LLEN', KEYS[18]) > 0 then return redis.error_reply('EMQSTATE outbox not empty') end
+if not force and redis.call('LLEN', k_outbox) > 0 then return redis.error_reply('EMQSTATE outbox not empty') end
 local budget = tonumber(ARGV[2])
-local JR = KEYS[19]
+local JR = k_jobroot
 
 local function drop_job(id)
-  if vid(id) then wipe_released(JR, KEYS[27], id) end
+  if vid(id) then wipe_released(JR, k_deroot, id) end
 end
 
 -- Deletes up to the remaining budget from one set; true when the set is now empty.
@@ -64,16 +64,16 @@ local function purge(set)
   return redis.call('ZCARD', set) == 0
 end
 
-if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
-for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5], KEYS[25], KEYS[26] }) do
+if not force and redis.call('ZCARD', k_active) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
+for _, set in ipairs({ k_active, k_pending, k_schedule, k_dead, k_retained, k_deadat }) do
   if not purge(set) then return 1 end
 end
-if budget <= 0 and redis.call('SCARD', KEYS[21]) > 0 then return 1 end
-for _, id in ipairs(redis.call('SPOP', KEYS[21], math.max(budget, 1))) do
+if budget <= 0 and redis.call('SCARD', k_waiting) > 0 then return 1 end
+for _, id in ipairs(redis.call('SPOP', k_waiting, math.max(budget, 1))) do
   drop_job(id)
   budget = budget - 1
 end
-if redis.call('SCARD', KEYS[21]) > 0 then return 1 end
+if redis.call('SCARD', k_waiting) > 0 then return 1 end
 
 local groups, seen = {}, {}
 local function note(list)
@@ -84,14 +84,14 @@ local function note(list)
     end
   end
 end
-note(redis.call('LRANGE', KEYS[6], 0, -1))
-note(redis.call('SMEMBERS', KEYS[7]))
-note(redis.call('HKEYS', KEYS[8]))
-note(redis.call('HKEYS', KEYS[9]))
-note(redis.call('HKEYS', KEYS[10]))
+note(redis.call('LRANGE', k_ring, 0, -1))
+note(redis.call('SMEMBERS', k_paused))
+note(redis.call('HKEYS', k_glimit))
+note(redis.call('HKEYS', k_gactive))
+note(redis.call('HKEYS', k_gweight))
 for _, g in ipairs(groups) do
   if vid(g) then
-    local lane = gkey(KEYS[20], g)
+    local lane = gkey(k_laneroot, g)
     if not purge(lane) then return 1 end
     redis.call('DEL', lane)
   end
@@ -100,10 +100,10 @@ end
 for i = 3, #ARGV do
   local record = KEYS[27 + i]
   if record then redis.call('DEL', record) end
-  redis.call('ZREM', KEYS[17], ARGV[i])
+  redis.call('ZREM', k_repeat, ARGV[i])
 end
-if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
+if redis.call('ZCARD', k_repeat) > 0 then return 1 end
 
-redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[28], KEYS[29], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+redis.call('DEL', k_completed, k_failed, k_completed_data, k_failed_data, k_gactive, k_glimit, k_gweight, k_ring, k_wake,
+  k_paused, k_repeat, k_limiter, k_outbox, k_waiting, k_workers, k_workers_info, k_grate, k_retained, k_journal, k_outcomes, k_pending, k_active, k_schedule, k_dead, k_meta)
 return 0

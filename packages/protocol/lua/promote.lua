@@ -17,7 +17,7 @@
 -- @include core events lanes
 -- @returns the number of jobs moved; [TS] each publishes `waiting` when meta `events` = all
 local releasing = false -- a scheduled job held no lease, so no lane slot goes back
-ev_open(KEYS[10], KEYS[12], KEYS[11])
+ev_open(k_events, k_journal, k_meta)
 local waiting = nil
 if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
-return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
+return requeue_due(k_schedule, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)

@@ -20,11 +20,11 @@
 -- job is due (0 when it is due already), or -1 when the schedule is empty. [TS] Each moved job
 -- publishes `waiting` when meta `events` = all
 local releasing = false -- a scheduled job held no lease, so no lane slot goes back
-ev_open(KEYS[10], KEYS[12], KEYS[11])
+ev_open(k_events, k_journal, k_meta)
 local waiting = nil
 if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
-local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
-local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local moved = requeue_due(k_schedule, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)
+local head = redis.call('ZRANGE', k_schedule, 0, 0, 'WITHSCORES')
 if #head == 0 then return { moved, -1 } end
 local wait = math.floor(tonumber(head[2]) - now_ms())
 if wait < 0 then wait = 0 end

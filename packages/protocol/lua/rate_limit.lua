@@ -6,7 +6,7 @@
 -- @key limiter    emq:{q}:limiter
 -- @arg ms         how long to refuse claims, in ms (>= 1)
 -- @returns 1 the window is closed; 0 the queue has no rate limit (nothing written)
-local max = tonumber(redis.call('HGET', KEYS[1], 'max') or '') or 0
-if max <= 0 or not redis.call('HGET', KEYS[1], 'duration') then return 0 end
-redis.call('SET', KEYS[2], max, 'PX', ARGV[1])
+local max = tonumber(redis.call('HGET', k_meta, 'max') or '') or 0
+if max <= 0 or not redis.call('HGET', k_meta, 'duration') then return 0 end
+redis.call('SET', k_limiter, max, 'PX', ARGV[1])
 return 1

@@ -20,9 +20,9 @@
 local releasing = true -- an expired lease gives its lane slot back
 -- Meta is read only once a lease was recovered: the maintenance loop reaps on every tick, mostly
 -- finding nothing.
-ev_open(KEYS[10], KEYS[12], KEYS[11])
+ev_open(k_events, k_journal, k_meta)
 local function waiting(id)
-  hist_settled(KEYS[11], KEYS[8], id, nil, 'stalled', 'lease lapsed', nil)
+  hist_settled(k_meta, k_jobroot, id, nil, 'stalled', 'lease lapsed', nil)
   ev_chatty('waiting', id)
 end
-return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
+return requeue_due(k_active, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)

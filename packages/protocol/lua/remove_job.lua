@@ -34,28 +34,28 @@
 -- @error EMQSTATE parent awaiting children
 local id = ARGV[1]
 if not vid(id) then return -1 end
-local row = jkey(KEYS[10], id)
+local row = jkey(k_jobroot, id)
 if redis.call('EXISTS', row) == 0 then return -1 end
-if redis.call('EXISTS', jkey(KEYS[10], id, ':lock')) == 1 or redis.call('HEXISTS', row, 'lock') == 1 then
+if redis.call('EXISTS', jkey(k_jobroot, id, ':lock')) == 1 or redis.call('HEXISTS', row, 'lock') == 1 then
   return redis.error_reply('EMQLOCK job is locked')
 end
 local link = redis.call('HMGET', row, 'state', 'parent', 'parent_queue')
 if link[1] == 'awaiting_children' then return redis.error_reply('EMQSTATE parent awaiting children') end
 local pid, pq = link[2], link[3]
 if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
-  local prow = jkey(KEYS[10], pid)
+  local prow = jkey(k_jobroot, pid)
   if redis.call('HGET', prow, 'state') == 'awaiting_children' then
-    count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[1], KEYS[12], pid, 1, KEYS[8])
+    count_down(jkey(k_jobroot, pid, ':dependencies'), prow, k_pending, k_waiting, pid, 1, k_wake)
   end
 end
-local was_active = redis.call('ZREM', KEYS[2], id) == 1
-redis.call('ZREM', KEYS[1], id)
-redis.call('ZREM', KEYS[3], id)
-redis.call('ZREM', KEYS[4], id)
+local was_active = redis.call('ZREM', k_active, id) == 1
+redis.call('ZREM', k_pending, id)
+redis.call('ZREM', k_schedule, id)
+redis.call('ZREM', k_dead, id)
 local g = redis.call('HGET', row, 'group')
 if g and vid(g) then
   local lb = lb_at(5)
-  local lane = gkey(KEYS[11], g)
+  local lane = gkey(k_laneroot, g)
   redis.call('ZREM', lane, id)
   if was_active then
     release(lb, lane, g)
@@ -63,11 +63,11 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-redis.call('ZREM', KEYS[14], id)
-redis.call('ZREM', KEYS[15], id)
-if KEYS[19] and ARGV[2] ~= '' and redis.call('GET', KEYS[19]) == id then redis.call('DEL', KEYS[19]) end
-wipe_released(KEYS[10], KEYS[13], id)
-ev_open(KEYS[16], KEYS[18], KEYS[17])
+redis.call('ZREM', k_retained, id)
+redis.call('ZREM', k_deadat, id)
+if k_dedup and ARGV[2] ~= '' and redis.call('GET', k_dedup) == id then redis.call('DEL', k_dedup) end
+wipe_released(k_jobroot, k_deroot, id)
+ev_open(k_events, k_journal, k_meta)
 ev_emit('removed', id)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1

@@ -7,9 +7,9 @@
 -- @arg every_ms   the cadence in ms
 -- @include core
 -- @returns 1 advanced; 0 record gone (the name is removed)
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  redis.call('ZREM', KEYS[1], ARGV[1])
+if redis.call('EXISTS', k_record) == 0 then
+  redis.call('ZREM', k_repeat, ARGV[1])
   return 0
 end
-redis.call('ZADD', KEYS[1], now_ms() + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZADD', k_repeat, now_ms() + tonumber(ARGV[2]), ARGV[1])
 return 1

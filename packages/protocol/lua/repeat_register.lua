@@ -9,7 +9,7 @@
 -- @arg first_in_ms  delay before the first occurrence, from server now
 -- @include core
 -- @returns 1 registered; 0 exists (nothing changed)
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('HSET', KEYS[2], 'every_ms', ARGV[2], 'template', ARGV[3])
-redis.call('ZADD', KEYS[1], now_ms() + tonumber(ARGV[4]), ARGV[1])
+if redis.call('ZSCORE', k_repeat, ARGV[1]) or redis.call('EXISTS', k_record) == 1 then return 0 end
+redis.call('HSET', k_record, 'every_ms', ARGV[2], 'template', ARGV[3])
+redis.call('ZADD', k_repeat, now_ms() + tonumber(ARGV[4]), ARGV[1])
 return 1

@@ -19,21 +19,21 @@
 -- @returns 1 moved; -1 gone (no row); [TS] publishes `waiting` when meta `events` = all
 -- @error EMQSTATE not dead
 local id = ARGV[1]
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('ZREM', KEYS[2], id) == 0 then return redis.error_reply('EMQSTATE not dead') end
-redis.call('ZREM', KEYS[10], id)
-redis.call('HDEL', KEYS[1], 'last_error', 'finished_at')
-redis.call('HSET', KEYS[1], 'state', 'pending')
+if redis.call('EXISTS', k_row) == 0 then return -1 end
+if redis.call('ZREM', k_dead, id) == 0 then return redis.error_reply('EMQSTATE not dead') end
+redis.call('ZREM', k_deadat, id)
+redis.call('HDEL', k_row, 'last_error', 'finished_at')
+redis.call('HSET', k_row, 'state', 'pending')
 local lb = lb_at(4)
-local g = redis.call('HGET', KEYS[1], 'group')
+local g = redis.call('HGET', k_row, 'group')
 if g and vid(g) then
-  local lane = gkey(KEYS[9], g)
+  local lane = gkey(k_laneroot, g)
   redis.call('ZADD', lane, 0, id)
   rering(lb, lane, g)
 else
-  redis.call('ZADD', KEYS[3], flat_score(KEYS[1]), id)
+  redis.call('ZADD', k_pending, flat_score(k_row), id)
   wake(lb)
 end
-ev_open(KEYS[11], KEYS[13], KEYS[12])
+ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', id)
 return 1

@@ -23,23 +23,23 @@
 -- @error EMQKIND job id must be JOB-namespaced
 local id = ARGV[1]
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-if redis.call('EXISTS', KEYS[8]) == 0 then
-  redis.call('ZREM', KEYS[1], id)
+if redis.call('EXISTS', k_row) == 0 then
+  redis.call('ZREM', k_schedule, id)
   return -1
 end
-if not redis.call('ZSCORE', KEYS[1], id) then return 0 end
+if not redis.call('ZSCORE', k_schedule, id) then return 0 end
 local lb = lb_at(3)
 if ARGV[2] == 'now' then
-  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', k_schedule, id)
   local releasing = false
-  if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing, flat_score(KEYS[8])) then wake(lb) end
-  redis.call('HSET', KEYS[8], 'state', 'pending')
-  ev_open(KEYS[10], KEYS[12], KEYS[11])
+  if requeue(k_pending, lb, k_laneroot, id, redis.call('HGET', k_row, 'group'), releasing, flat_score(k_row)) then wake(lb) end
+  redis.call('HSET', k_row, 'state', 'pending')
+  ev_open(k_events, k_journal, k_meta)
   ev_chatty('waiting', id)
   return 1
 end
 local ms = tonumber(ARGV[3])
-redis.call('ZADD', KEYS[1], now_ms() + ms, id)
-local head = redis.call('ZRANGE', KEYS[1], 0, 0)
-if head[1] == id then due_hint(KEYS[6], ms) end
+redis.call('ZADD', k_schedule, now_ms() + ms, id)
+local head = redis.call('ZRANGE', k_schedule, 0, 0)
+if head[1] == id then due_hint(k_wake, ms) end
 return 1

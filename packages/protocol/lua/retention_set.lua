@@ -11,9 +11,9 @@
 local fields = { 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age' }
 for i, field in ipairs(fields) do
   if ARGV[i] == '' then
-    redis.call('HDEL', KEYS[1], field)
+    redis.call('HDEL', k_meta, field)
   else
-    redis.call('HSET', KEYS[1], field, ARGV[i])
+    redis.call('HSET', k_meta, field, ARGV[i])
   end
 end
 return 1

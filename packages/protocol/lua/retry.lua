@@ -28,6 +28,8 @@
 -- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
 -- emq:{q}:waiting-children (optional: a parent leaving `awaiting_children` leaves that index); mode
 -- xq:*: emq:{q}:flow:outbox
+-- @tail sq      parent_failed parent_unsuccessful parent_deps parent_row waiting_children
+-- @tail xq      flow_outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg delay_ms   how long to wait before the next attempt, from server now
@@ -43,63 +45,63 @@
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
 local id = ARGV[1]
-local row = KEYS[5]
+local row = k_row
 local head = redis.call('HMGET', row, 'attempts', 'state')
 local attempts = head[1]
 if not attempts or head[2] == 'completed' then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE retry token mismatch') end
 -- A resend after a dropped reply finds the job already dead under the same token: report the
 -- verdict again without counting the failure twice or firing the flow arm again.
-if head[2] == 'dead' and redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
+if head[2] == 'dead' and redis.call('ZSCORE', k_dead, id) then return 'dead' end
 
-leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, redis.call('HGET', row, 'group'))
-redis.call('ZREM', KEYS[3], id)
-redis.call('ZREM', KEYS[4], id)
-redis.call('DEL', jkey(KEYS[13], id, ':lock'))
+leave_active(k_active, k_pending, lb_at(7), k_laneroot, id, redis.call('HGET', row, 'group'))
+redis.call('ZREM', k_schedule, id)
+redis.call('ZREM', k_dead, id)
+redis.call('DEL', jkey(k_jobroot, id, ':lock'))
 redis.call('HSET', row, 'last_error', ARGV[5])
-hist_settled(KEYS[14], KEYS[13], id, attempts, tonumber(attempts) < tonumber(ARGV[4]) and 'retried' or 'failed', ARGV[5], KEYS[6])
+hist_settled(k_meta, k_jobroot, id, attempts, tonumber(attempts) < tonumber(ARGV[4]) and 'retried' or 'failed', ARGV[5], k_failed)
 
 if tonumber(attempts) < tonumber(ARGV[4]) then
   redis.call('HSET', row, 'state', 'scheduled')
-  redis.call('ZADD', KEYS[3], now_ms() + tonumber(ARGV[3]), id)
+  redis.call('ZADD', k_schedule, now_ms() + tonumber(ARGV[3]), id)
   if ARGV[9] == '1' then
-    ev_open(KEYS[17], KEYS[18], KEYS[14])
+    ev_open(k_events, k_journal, k_meta)
     ev_emit('failed', id, { outcome = 'scheduled' })
   end
   return 'scheduled'
 end
 
 redis.call('HSET', row, 'state', 'dead')
-redis.call('ZADD', KEYS[4], 0, id)
-redis.call('HINCRBY', KEYS[6], 'count', 1)
+redis.call('ZADD', k_dead, 0, id)
+redis.call('HINCRBY', k_failed, 'count', 1)
 if ARGV[9] == '1' then
-  ev_open(KEYS[17], KEYS[18], KEYS[14])
+  ev_open(k_events, k_journal, k_meta)
   ev_emit('failed', id, { outcome = 'dead' })
 end
 
 local mode = ARGV[6]
 local pid = ARGV[7]
 local now = now_ms()
-local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = KEYS[16] }
+local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
 local policy = nil
 if mode == 'sq:fp' then
-  if redis.call('EXISTS', KEYS[22]) == 1 then
-    redis.call('HSET', KEYS[19], id, ARGV[5])
-    fail_parent_row(KEYS[22], KEYS[2], KEYS[4], KEYS[23], pid)
-    policy = policy or keep_policy(KEYS[14])
-    finish_dead(ended, pid, KEYS[22], now, policy)
+  if redis.call('EXISTS', k_parent_row) == 1 then
+    redis.call('HSET', k_parent_failed, id, ARGV[5])
+    fail_parent_row(k_parent_row, k_pending, k_dead, k_waiting_children, pid)
+    policy = policy or keep_policy(k_meta)
+    finish_dead(ended, pid, k_parent_row, now, policy)
   end
 elseif mode == 'sq:id' or mode == 'sq:cp' then
   -- [TS] The row guard: a `cp` sibling may have let the parent run and end before this child died.
-  if redis.call('EXISTS', KEYS[22]) == 1 and redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
-    count_down(KEYS[21], KEYS[22], KEYS[2], KEYS[23], pid, 1, KEYS[10])
-    if mode == 'sq:cp' then continue_parent(KEYS[22], KEYS[2], KEYS[23], pid, KEYS[10]) end
+  if redis.call('EXISTS', k_parent_row) == 1 and redis.call('HSETNX', k_parent_unsuccessful, id, ARGV[5]) == 1 then
+    count_down(k_parent_deps, k_parent_row, k_pending, k_waiting_children, pid, 1, k_wake)
+    if mode == 'sq:cp' then continue_parent(k_parent_row, k_pending, k_waiting_children, pid, k_wake) end
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' or mode == 'xq:cp' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', KEYS[19], '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
+  redis.call('RPUSH', k_flow_outbox, '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
 end
-finish_dead(ended, id, row, now, policy or keep_policy(KEYS[14]))
-ev_open(KEYS[17], KEYS[18], KEYS[14])
+finish_dead(ended, id, row, now, policy or keep_policy(k_meta))
+ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 'dead'

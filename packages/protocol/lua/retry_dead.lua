@@ -19,21 +19,21 @@
 -- @arg limit      most jobs to move
 -- @include core events lanes
 -- @returns the number of jobs moved back; [TS] each publishes `waiting` when meta `events` = all
-local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local ids = redis.call('ZRANGE', k_dead, 0, tonumber(ARGV[1]) - 1)
 local lb = lb_at(3)
 local moved, flat = 0, 0
-ev_open(KEYS[11], KEYS[13], KEYS[12])
+ev_open(k_events, k_journal, k_meta)
 local chatty = ev_chatty_on()
 for _, id in ipairs(ids) do
-  redis.call('ZREM', KEYS[1], id)
-  redis.call('ZREM', KEYS[10], id)
+  redis.call('ZREM', k_dead, id)
+  redis.call('ZREM', k_deadat, id)
   if vid(id) then
-    local row = jkey(KEYS[8], id)
+    local row = jkey(k_jobroot, id)
     if redis.call('EXISTS', row) == 1 then
       redis.call('HDEL', row, 'last_error', 'finished_at')
       redis.call('HSET', row, 'state', 'pending')
       local releasing = false
-      if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
+      if requeue(k_pending, lb, k_laneroot, id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
       moved = moved + 1
       if chatty then ev_emit('waiting', id) end
     end

@@ -22,13 +22,13 @@
 -- 0 duplicate (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', k_row) == 1 then return 0 end
 local now = now_ms()
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now + score end
-admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 5) })
-redis.call('ZADD', KEYS[2], score, ARGV[1])
-ev_open(KEYS[3], KEYS[5], KEYS[4])
+admit_row(k_row, 'scheduled', ARGV[2], { unpack(ARGV, 5) })
+redis.call('ZADD', k_schedule, score, ARGV[1])
+ev_open(k_events, k_journal, k_meta)
 ev_delayed(ARGV[1], ARGV[3], ARGV[4])
-if KEYS[6] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then due_hint(KEYS[6], score - now) end
+if k_wake and redis.call('ZRANGE', k_schedule, 0, 0)[1] == ARGV[1] then due_hint(k_wake, score - now) end
 return 1

@@ -21,8 +21,8 @@
 -- dedup hit (nothing written but the `deduplicated` event, as enqueue_dedup publishes it)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-ev_open(KEYS[4], KEYS[6], KEYS[5])
-local parked = redis.call('GET', KEYS[3])
+ev_open(k_events, k_journal, k_meta)
+local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
   -- The due time is read off the clock only when a debounce moves the parked job.
@@ -30,17 +30,17 @@ if parked then
     if ARGV[3] == 'in' then return now_ms() + tonumber(ARGV[4]) end
     return tonumber(ARGV[4])
   end
-  local extra = dedup_hit(KEYS[3], parked, KEYS[7], ARGV[2], { unpack(ARGV, 6) }, KEYS[2], due)
-  extra.dedup = string.match(KEYS[3], '}:de:(.*)$') or ''
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, ARGV[2], { unpack(ARGV, 6) }, k_schedule, due)
+  extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = ARGV[1]
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
+if redis.call('EXISTS', k_row) == 1 then return { 0, ARGV[1] } end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
-admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 6) })
-redis.call('ZADD', KEYS[2], score, ARGV[1])
-park_dedup(KEYS[3], ARGV[1], ARGV[5])
+admit_row(k_row, 'scheduled', ARGV[2], { unpack(ARGV, 6) })
+redis.call('ZADD', k_schedule, score, ARGV[1])
+park_dedup(k_dedup, ARGV[1], ARGV[5])
 ev_delayed(ARGV[1], ARGV[3], ARGV[4])
 return { 1, ARGV[1] }

@@ -20,36 +20,36 @@
 -- name is removed)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[3], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+local score = redis.call('ZSCORE', k_repeat, ARGV[1])
 if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
-local f = redis.call('HMGET', KEYS[2], 'template', 'every_ms', 'end_ms', 'limit', 'count')
+local f = redis.call('HMGET', k_record, 'template', 'every_ms', 'end_ms', 'limit', 'count')
 local template, every, ends, limit, count = f[1], tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5] or '0')
 if not template then
-  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('ZREM', k_repeat, ARGV[1])
   return -1
 end
 local now = now_ms()
 local function retire()
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  redis.call('DEL', KEYS[2])
+  redis.call('ZREM', k_repeat, ARGV[1])
+  redis.call('DEL', k_record)
 end
 if (ends and now > ends) or (limit and count >= limit) then
   retire()
   return 0
 end
-if redis.call('EXISTS', KEYS[3]) == 0 then
-  redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', ARGV[1])
-  redis.call('ZADD', KEYS[4], 0, ARGV[3])
-  redis.call('LPUSH', KEYS[5], '1')
-  redis.call('LTRIM', KEYS[5], 0, 63)
+if redis.call('EXISTS', k_row) == 0 then
+  redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', ARGV[1])
+  redis.call('ZADD', k_pending, 0, ARGV[3])
+  redis.call('LPUSH', k_wake, '1')
+  redis.call('LTRIM', k_wake, 0, 63)
 end
-count = redis.call('HINCRBY', KEYS[2], 'count', 1)
-redis.call('HSET', KEYS[2], 'last_ms', now, 'last_job', ARGV[3])
+count = redis.call('HINCRBY', k_record, 'count', 1)
+redis.call('HSET', k_record, 'last_ms', now, 'last_job', ARGV[3])
 local next_at = tonumber(ARGV[4])
 if every then next_at = now + every end
 if not next_at or (limit and count >= limit) or (ends and next_at > ends) then
   retire()
 else
-  redis.call('ZADD', KEYS[1], next_at, ARGV[1])
+  redis.call('ZADD', k_repeat, next_at, ARGV[1])
 end
 return 1

@@ -19,22 +19,22 @@
 -- @arg limit      at most this many occurrences in all, or ""
 -- @include core
 -- @returns 1 created; 0 updated
-local existed = redis.call('EXISTS', KEYS[2]) == 1
+local existed = redis.call('EXISTS', k_record) == 1
 local same = false
 if existed then
-  local old = redis.call('HMGET', KEYS[2], 'every_ms', 'cron', 'tz')
+  local old = redis.call('HMGET', k_record, 'every_ms', 'cron', 'tz')
   same = (old[1] or '') == ARGV[2] and (old[2] or '') == ARGV[3] and (old[3] or '') == ARGV[4]
 end
 local fields = { every_ms = ARGV[2], cron = ARGV[3], tz = ARGV[4], start_ms = ARGV[8], end_ms = ARGV[9], limit = ARGV[10] }
 for field, value in pairs(fields) do
-  if value == '' then redis.call('HDEL', KEYS[2], field) else redis.call('HSET', KEYS[2], field, value) end
+  if value == '' then redis.call('HDEL', k_record, field) else redis.call('HSET', k_record, field, value) end
 end
-redis.call('HSET', KEYS[2], 'template', ARGV[5])
-if same and redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('HSET', k_record, 'template', ARGV[5])
+if same and redis.call('ZSCORE', k_repeat, ARGV[1]) then return 0 end
 local first = tonumber(ARGV[7])
 if ARGV[6] == 'in' then first = now_ms() + first end
 local start = tonumber(ARGV[8])
 if start and first < start then first = start end
-redis.call('ZADD', KEYS[1], first, ARGV[1])
+redis.call('ZADD', k_repeat, first, ARGV[1])
 if existed then return 0 end
 return 1

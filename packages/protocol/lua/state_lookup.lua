@@ -12,13 +12,13 @@
 -- @include core
 -- @returns pending | active | scheduled | dead | awaiting_children | completed | [TS] expired | unknown | absent
 local id = ARGV[1]
-if redis.call('ZSCORE', KEYS[1], id) then return 'pending' end
-local g = redis.call('HGET', KEYS[5], 'group')
-if g and vid(g) and redis.call('ZSCORE', gkey(KEYS[6], g), id) then return 'pending' end
-if redis.call('ZSCORE', KEYS[2], id) then return 'active' end
-if redis.call('ZSCORE', KEYS[3], id) then return 'scheduled' end
-if redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
-local state = redis.call('HGET', KEYS[5], 'state')
+if redis.call('ZSCORE', k_pending, id) then return 'pending' end
+local g = redis.call('HGET', k_row, 'group')
+if g and vid(g) and redis.call('ZSCORE', gkey(k_laneroot, g), id) then return 'pending' end
+if redis.call('ZSCORE', k_active, id) then return 'active' end
+if redis.call('ZSCORE', k_schedule, id) then return 'scheduled' end
+if redis.call('ZSCORE', k_dead, id) then return 'dead' end
+local state = redis.call('HGET', k_row, 'state')
 if not state then return 'absent' end
 if state == 'awaiting_children' then return 'awaiting_children' end
 if state == 'completed' then return 'completed' end

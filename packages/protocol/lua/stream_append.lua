@@ -12,9 +12,9 @@
 -- @args records   per record: msgid, xid, field count n, then n field/value items (the `id` field first)
 -- @returns per record, in order: {'ok'} appended; {'dup', first EVT id} a duplicate, not written;
 -- {'err', message} the server refused its XADD
-local stream = KEYS[1]
-local msgids = KEYS[2]
-local untilKey = KEYS[3]
+local stream = k_stream
+local msgids = k_msgids
+local untilKey = k_until
 local window = tonumber(ARGV[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

@@ -17,8 +17,8 @@
 -- @returns {next_cursor, {xid, attempts, {field, value, ...}, ...}, dead_lettered}; next_cursor is
 -- `0-0` once the walk has reached the end; the server's own NOGROUP error when the group does not
 -- exist (a server reply, not a class of this script)
-local stream = KEYS[1]
-local dead = KEYS[2]
+local stream = k_stream
+local dead = k_dead
 local group, consumer, mode, cursor = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local count, max = tonumber(ARGV[5]), tonumber(ARGV[7])
 local claimed, nextCursor

@@ -9,6 +9,6 @@
 -- @key order      emq:{q}:stream:<stream>:order
 -- @key paused     emq:{q}:stream:<stream>:paused
 -- @returns 1 dropped; 0 there was no stream
-local existed = redis.call('EXISTS', KEYS[1])
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
+local existed = redis.call('EXISTS', k_stream)
+redis.call('DEL', k_stream, k_archived, k_msgids, k_until, k_order, k_paused)
 return existed

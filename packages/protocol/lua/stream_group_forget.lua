@@ -11,8 +11,8 @@
 -- @arg position   '' to forget the group; else its new last-delivered id
 -- @include order
 -- @returns the number of registry members removed
-local order = KEYS[1]
-local paused = KEYS[2]
+local order = k_order
+local paused = k_paused
 local group, position = ARGV[1], ARGV[2]
 if position == '' then
   redis.call('HDEL', paused, group)

@@ -17,6 +17,6 @@ for i = 4, #ARGV, 1000 do
   tail[#tail + 1] = 'IDLE'
   tail[#tail + 1] = ARGV[3]
   tail[#tail + 1] = 'JUSTID'
-  n = n + #redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], '0', unpack(tail))
+  n = n + #redis.call('XCLAIM', k_stream, ARGV[1], ARGV[2], '0', unpack(tail))
 end
 return n

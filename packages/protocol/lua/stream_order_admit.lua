@@ -19,8 +19,8 @@
 -- @args pairs     xid, key per entry
 -- @include order
 -- @returns per entry, in order: '' it may run; the xid it waits for; '-' this consumer no longer holds it
-local stream = KEYS[1]
-local order = KEYS[2]
+local stream = k_stream
+local order = k_order
 local group, consumer, by, last = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if last ~= '' then
   local mark = redis.call('ZRANGEBYLEX', order, '[' .. group .. '\1', '(' .. group .. '\2', 'LIMIT', 0, 1)[1]

@@ -8,8 +8,8 @@
 -- @args pairs     xid, key per entry ('' for an entry without a key)
 -- @include order
 -- @returns the number of entries acked by this call
-local stream = KEYS[1]
-local order = KEYS[2]
+local stream = k_stream
+local order = k_order
 local group = ARGV[1]
 local acked = 0
 for i = 2, #ARGV, 2 do

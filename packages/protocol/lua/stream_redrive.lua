@@ -8,8 +8,8 @@
 -- @key dead       emq:{q}:stream:<stream>:dead
 -- @args ids       ids of dead-letter records (their XADD ids in the dead-letter stream)
 -- @returns {redriven, {dead-letter id left in place, ...}}
-local stream = KEYS[1]
-local dead = KEYS[2]
+local stream = k_stream
+local dead = k_dead
 local now = redis.call('TIME')
 local idle = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local redriven, left = 0, {}

@@ -8,7 +8,7 @@
 -- @arg consumer   the consumer that holds the entries
 -- @args xids      the entries' stream ids
 -- @returns the number of entries still held by `consumer` and re-dated now
-local stream = KEYS[1]
+local stream = k_stream
 local group, consumer = ARGV[1], ARGV[2]
 local n = 0
 for i = 3, #ARGV do

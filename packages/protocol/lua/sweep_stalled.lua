@@ -34,63 +34,63 @@
 -- error: stalled} [TS])
 local lb = lb_at(5)
 local now = now_ms()
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
-local ended, keep = { jobroot = KEYS[10], dead = KEYS[3], deadat = KEYS[14], deroot = KEYS[15] }, nil
+local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local ended, keep = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }, nil
 local max_stalled = tonumber(ARGV[1])
 local recovered, dead, flat = {}, {}, 0
 
 -- fail_parent(id): the flow failure arm of a child that just died stalled.
 local function fail_parent(id)
-  local link = redis.call('HMGET', jkey(KEYS[10], id), 'parent', 'parent_queue', 'parent_policy')
+  local link = redis.call('HMGET', jkey(k_jobroot, id), 'parent', 'parent_queue', 'parent_policy')
   local pid, pq, policy = link[1], link[2], link[3]
   if not pid or not vid(pid) then return end
   if policy ~= 'id' and policy ~= 'cp' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[18] then
-      redis.call('RPUSH', KEYS[18], '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
+    if k_outbox then
+      redis.call('RPUSH', k_outbox, '\0fail\0' .. pq .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0stalled')
     end
     return
   end
-  local prow = jkey(KEYS[10], pid)
+  local prow = jkey(k_jobroot, pid)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
-      redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
-      fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
-      keep = keep or keep_policy(KEYS[13])
+      redis.call('HSET', jkey(k_jobroot, pid, ':failed'), id, 'stalled')
+      fail_parent_row(prow, k_pending, k_dead, k_waiting, pid)
+      keep = keep or keep_policy(k_meta)
       finish_dead(ended, pid, prow, now, keep)
     end
-  elseif redis.call('EXISTS', prow) == 1 and redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
+  elseif redis.call('EXISTS', prow) == 1 and redis.call('HSETNX', jkey(k_jobroot, pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
-    if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
+    if count_down(jkey(k_jobroot, pid, ':dependencies'), prow, k_pending, k_waiting, pid, 1) <= 0 and waiting then
       flat = flat + 1
     elseif policy == 'cp' and waiting then
       -- [TS] Continue parent: it runs now, its other children still open.
-      continue_parent(prow, KEYS[2], KEYS[12], pid)
+      continue_parent(prow, k_pending, k_waiting, pid)
       flat = flat + 1
     end
   end
 end
 for _, id in ipairs(expired) do
-  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', k_active, id)
   if vid(id) then
-    local row = jkey(KEYS[10], id)
+    local row = jkey(k_jobroot, id)
     if redis.call('EXISTS', row) == 1 then
       local stalled = redis.call('HINCRBY', row, 'stalled', 1)
-      hist_settled(KEYS[13], KEYS[10], id, nil, 'stalled', 'lease lapsed', stalled >= max_stalled and KEYS[4] or nil)
+      hist_settled(k_meta, k_jobroot, id, nil, 'stalled', 'lease lapsed', stalled >= max_stalled and k_failed or nil)
       local g = redis.call('HGET', row, 'group')
       local lane = nil
       if g and vid(g) then
-        lane = gkey(KEYS[11], g)
+        lane = gkey(k_laneroot, g)
         local act = redis.call('HINCRBY', lb.gactive, g, -1)
         if act <= 0 then redis.call('HDEL', lb.gactive, g) end
       end
       if stalled >= max_stalled then
         redis.call('HSET', row, 'state', 'dead', 'last_error', 'stalled')
-        redis.call('ZADD', KEYS[3], 0, id)
-        redis.call('HINCRBY', KEYS[4], 'count', 1)
+        redis.call('ZADD', k_dead, 0, id)
+        redis.call('HINCRBY', k_failed, 'count', 1)
         if lane then rering(lb, lane, g) end
         fail_parent(id)
-        keep = keep or keep_policy(KEYS[13])
+        keep = keep or keep_policy(k_meta)
         finish_dead(ended, id, row, now, keep)
         dead[#dead + 1] = id
       else
@@ -98,7 +98,7 @@ for _, id in ipairs(expired) do
           redis.call('ZADD', lane, 0, id)
           rering(lb, lane, g)
         else
-          redis.call('ZADD', KEYS[2], flat_score(row), id)
+          redis.call('ZADD', k_pending, flat_score(row), id)
           flat = flat + 1
         end
         redis.call('HSET', row, 'state', 'pending')
@@ -108,7 +108,7 @@ for _, id in ipairs(expired) do
   end
 end
 if flat > 0 then wake(lb) end
-ev_open(KEYS[16], KEYS[17], KEYS[13])
+ev_open(k_events, k_journal, k_meta)
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
 -- [TS] A death by stalling is a failure: `failed` (outcome dead, error "stalled") follows each
 -- job's `stalled`, so a listener for failures hears it as it hears a retry's dead arm.

@@ -3,6 +3,6 @@
 -- @key row        emq:{q}:job:<id>
 -- @arg payload    the new opaque bytes
 -- @returns 1 replaced; -1 gone
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-redis.call('HSET', KEYS[1], 'payload', ARGV[1])
+if redis.call('EXISTS', k_row) == 0 then return -1 end
+redis.call('HSET', k_row, 'payload', ARGV[1])
 return 1

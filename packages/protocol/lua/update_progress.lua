@@ -13,16 +13,16 @@
 -- requires). Without it the event is exactly the spec's, and numeric text reads as a number.
 -- @include events
 -- @returns 1 recorded; -1 gone (nothing published)
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('EXISTS', k_row) == 0 then return -1 end
 local kind = ARGV[3]
-redis.call('HSET', KEYS[1], 'progress', ARGV[2])
+redis.call('HSET', k_row, 'progress', ARGV[2])
 local extra = { progress = ARGV[2] }
 if kind == 'string' or kind == 'json' then
-  redis.call('HSET', KEYS[1], 'progress_type', kind)
+  redis.call('HSET', k_row, 'progress_type', kind)
   extra.progress_type = kind
 else
-  redis.call('HDEL', KEYS[1], 'progress_type')
+  redis.call('HDEL', k_row, 'progress_type')
 end
-ev_open(KEYS[2], KEYS[4], KEYS[3])
+ev_open(k_events, k_journal, k_meta)
 ev_emit('progress', ARGV[1], extra)
 return 1

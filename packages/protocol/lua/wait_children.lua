@@ -21,15 +21,15 @@
 -- @error EMQSTATE a lane job cannot wait for children
 local id = ARGV[1]
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-local f = redis.call('HMGET', KEYS[2], 'attempts', 'group')
+local f = redis.call('HMGET', k_row, 'attempts', 'group')
 if not f[1] then return redis.error_reply('EMQSTALE job gone') end
 if f[1] ~= ARGV[2] then return redis.error_reply('EMQSTALE wait_children token mismatch') end
-if not redis.call('ZSCORE', KEYS[1], id) then return redis.error_reply('EMQSTALE not active') end
+if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
 if f[2] and vid(f[2]) then return redis.error_reply('EMQSTATE a lane job cannot wait for children') end
-local open = tonumber(redis.call('GET', KEYS[3]) or '0')
+local open = tonumber(redis.call('GET', k_deps) or '0')
 if open <= 0 then return 0 end
-redis.call('ZREM', KEYS[1], id)
-redis.call('HSET', KEYS[2], 'state', 'awaiting_children')
-redis.call('DEL', jkey(KEYS[5], id, ':lock'))
-redis.call('SADD', KEYS[4], id)
+redis.call('ZREM', k_active, id)
+redis.call('HSET', k_row, 'state', 'awaiting_children')
+redis.call('DEL', jkey(k_jobroot, id, ':lock'))
+redis.call('SADD', k_waiting, id)
 return open

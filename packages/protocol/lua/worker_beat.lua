@@ -11,12 +11,12 @@
 -- @include core
 -- @returns the server ms at which the entry lapses
 local now = now_ms()
-local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 16)
+local lapsed = redis.call('ZRANGEBYSCORE', k_workers, '-inf', now, 'LIMIT', 0, 16)
 if #lapsed > 0 then
-  redis.call('ZREM', KEYS[1], unpack(lapsed))
-  redis.call('HDEL', KEYS[2], unpack(lapsed))
+  redis.call('ZREM', k_workers, unpack(lapsed))
+  redis.call('HDEL', k_info, unpack(lapsed))
 end
 local deadline = now + tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], deadline, ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('ZADD', k_workers, deadline, ARGV[1])
+redis.call('HSET', k_info, ARGV[1], ARGV[3])
 return deadline

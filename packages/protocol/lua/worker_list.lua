@@ -7,12 +7,12 @@
 -- @include core
 -- @returns {now, id1, lapses1, info1, id2, ...}; an entry without a description answers false for it
 local now = now_ms()
-local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+local live = redis.call('ZRANGEBYSCORE', k_workers, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
 local out = { now }
 if #live == 0 then return out end
 local ids = {}
 for i = 1, #live, 2 do ids[#ids + 1] = live[i] end
-local info = redis.call('HMGET', KEYS[2], unpack(ids))
+local info = redis.call('HMGET', k_info, unpack(ids))
 for i, id in ipairs(ids) do
   out[#out + 1] = id
   out[#out + 1] = tonumber(live[i * 2])

@@ -4,30 +4,31 @@ import { QUEUE_READ_COMMANDS } from './reads/queue/index.js';
 import { CACHE_READ_COMMANDS } from './reads/cache/commands.js';
 import { CACHE_WRITE_COMMANDS } from './writes/cache/commands.js';
 import { BUS_READ_COMMANDS } from './reads/bus/commands.js';
+import { LUA_PILLAR_SCRIPTS, LUA_SCRIPT_COMMANDS } from './scripts/generated/lua-sources.js';
 
 /** Commands the connector itself sends: the handshake, the fence, EVALSHA and its NOSCRIPT fallback. */
 const CONNECTOR_COMMANDS = ['hello', 'ping', 'client|setname', 'get', 'set', 'evalsha', 'script|load'] as const;
 
-/** Commands the queue's scripts run inside EVALSHA; ACLs apply to these too. */
-const QUEUE_SCRIPT_COMMANDS = [
-  'time', 'exists', 'del', 'get', 'set', 'decr', 'decrby', 'incrby', 'pttl', 'publish',
-  'hget', 'hset', 'hsetnx', 'hdel', 'hexists', 'hincrby', 'hkeys', 'hmget', 'hvals',
-  'zadd', 'zrem', 'zcard', 'zscore', 'zrange', 'zrangebyscore', 'zpopmin',
-  'lpush', 'rpush', 'lrem', 'ltrim', 'lrange', 'llen', 'lpos', 'lmove',
-  'sadd', 'srem', 'sismember', 'smembers', 'scard', 'spop',
-  // The events journal (when a queue turns it on) and its trim.
-  'xadd', 'xtrim',
-] as const;
+/**
+ * The commands a pillar's scripts run inside EVALSHA (ACLs apply to these too): the union of what
+ * each script the pillar's transitions bind calls, body and included libraries. The generator reads
+ * both from the sources (`LUA_PILLAR_SCRIPTS`, `LUA_SCRIPT_COMMANDS`), so a new call in a script
+ * widens exactly its pillar's list.
+ */
+function scriptCommands(pillar: keyof typeof LUA_PILLAR_SCRIPTS): readonly string[] {
+  return [...new Set(LUA_PILLAR_SCRIPTS[pillar].flatMap((name) => LUA_SCRIPT_COMMANDS[name]))].sort();
+}
+
+/** Commands the queue's scripts run inside EVALSHA. */
+const QUEUE_SCRIPT_COMMANDS = scriptCommands('queue');
 
 /**
  * Commands the queue host sends directly: its typed reads ({@link QUEUE_READ_COMMANDS}, `wait` for
  * admissions under `durability: 'replicated'` among them), the wake read (`blpop`), the events
  * channel (`subscribe`, `unsubscribe`), the events journal's reader (`xread`, a stream read of the
- * protocol's StreamCursor) and `info` (the connect-time eviction-policy check). `pexpire` is sent by
- * the scripts (the rate window, lock markers), not the host; it stays here until the script list
- * names it.
+ * protocol's StreamCursor) and `info` (the connect-time eviction-policy check).
  */
-const QUEUE_HOST_COMMANDS = [...QUEUE_READ_COMMANDS, 'blpop', 'subscribe', 'unsubscribe', 'xread', 'info', 'pexpire'] as const;
+const QUEUE_HOST_COMMANDS = [...QUEUE_READ_COMMANDS, 'blpop', 'subscribe', 'unsubscribe', 'xread', 'info'] as const;
 
 /** The ACL rules for `commands`, the key `patterns` and the pub/sub `channels`, fence key included. */
 function rules(commands: Iterable<string>, patterns: readonly string[], channels: readonly string[]): string[] {
@@ -58,14 +59,8 @@ export function queueAclRules(queues: readonly string[]): string[] {
   );
 }
 
-/**
- * Commands the bus's stream scripts run inside EVALSHA (claims past the limit, dead letters, redrive,
- * drop, the publish dedup window, the order registry of ordered groups, group forgetting).
- */
-const BUS_SCRIPT_COMMANDS = [
-  'time', 'exists', 'del', 'xadd', 'xack', 'xclaim', 'xautoclaim', 'xpending', 'xrange', 'xdel',
-  'hget', 'hset', 'hdel', 'pttl', 'pexpire', 'zadd', 'zrem', 'zscore', 'zrangebyscore', 'zrangebylex', 'zrevrangebylex', 'zremrangebylex',
-] as const;
+/** Commands the bus's stream scripts run inside EVALSHA. */
+const BUS_SCRIPT_COMMANDS = scriptCommands('bus');
 
 /**
  * Commands the bus host sends: its typed reads and writes (appends, reads, groups and their
@@ -74,8 +69,8 @@ const BUS_SCRIPT_COMMANDS = [
  */
 const BUS_HOST_COMMANDS = [...BUS_READ_COMMANDS, 'subscribe', 'unsubscribe', 'info'] as const;
 
-/** Commands the cache's scripts run inside EVALSHA: the lease read, the fenced write, deletes and pulls, tags, the log. */
-const CACHE_SCRIPT_COMMANDS = ['time', 'exists', 'get', 'getdel', 'set', 'del', 'pttl', 'pexpire', 'persist', 'hget', 'hset', 'hdel', 'xadd'] as const;
+/** Commands the cache's scripts run inside EVALSHA. */
+const CACHE_SCRIPT_COMMANDS = scriptCommands('cache');
 
 /**
  * Commands the cache host sends: its typed reads (L2 frames, tag and clear walks) and plain writes

@@ -55,7 +55,7 @@ export {
   type OptionShape,
 } from './options/strict.js';
 
-export { parseHeader, type HeaderSlot, type ScriptHeader } from './scripts/header.js';
+export { parseHeader, type HeaderSlot, type HeaderTail, type ScriptHeader } from './scripts/header.js';
 export { defineScript, loadScript, sha1, type DefineScriptOptions, type Script } from './scripts/script.js';
 export { strictVariant } from './scripts/strict.js';
 export { SCRIPT_NAMES, scripts, type ScriptName } from './scripts/catalog.js';
@@ -130,3 +130,5 @@ export { ENTRY_FRAME_HEADER, encodeEntryFrame, parseEntryFrame, type EntryFrame 
 export { parseWakeToken, type WakeToken } from './formats/wake-token.js';
 export { parseDeadLetterRecord, type DeadLetterRecord } from './formats/dead-letter-record.js';
 export { parseOutcomesEntry, type OutcomesEntry, type OutcomeRecord } from './formats/outcomes-entry.js';
+export { jsonCodec, type JsonCodec } from './formats/json-codec.js';
+export { deferred, type Deferred } from './connector/deferred.js';

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { keyPrelude, namedKeys } from '../src/scripts/source.js';
 import { checkKeyLaw, defineScript, LUA_DIR_FOR_TESTS, SCRIPT_NAMES, scripts, sha1, strictVariant } from './support.js';
 
 const files = readdirSync(LUA_DIR_FOR_TESTS)
@@ -33,6 +34,17 @@ describe('script catalog', () => {
     }
   });
 
+  it.each(SCRIPT_NAMES.map((n) => [n]))('%s: the body names its declared keys instead of indexing KEYS', (name) => {
+    const script = scripts()[name];
+    const code = script.body.split('\n').filter((line) => !line.trim().startsWith('--'));
+    const named = new Set(namedKeys(script.header).map((k) => k.index));
+    const indexed = code.flatMap((line) => [...line.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1])));
+    expect(indexed.filter((i) => named.has(i))).toEqual([]);
+    // Every name the body binds is bound by the prelude, and only those.
+    const prelude = keyPrelude(script.header, script.body);
+    for (const [local] of script.body.matchAll(/\bk_\w+/g)) expect(prelude).toMatch(new RegExp(`\\b${local}\\b`));
+  });
+
   it.each(SCRIPT_NAMES.map((n) => [n]))('%s: obeys the declared-keys law (static read)', (name) => {
     const script = scripts()[name];
     expect(checkKeyLaw(script, script.body)).toEqual([]);
@@ -49,12 +61,16 @@ describe('script catalog', () => {
         '-- @returns nothing',
         "redis.call('GET', 'emq:{q}:' .. ARGV[1])",
         "redis.call('DEL', KEYS[1] .. ':logs')",
+        "redis.call('DEL', k_row .. ':logs')",
+        "local alias = k_row .. ':x'",
+        "redis.call('GET', alias)",
         "redis.call('EVAL', 'return 1', 0)",
       ].join('\n'),
     });
     const found = checkKeyLaw(rogue, rogue.body).map((v) => v.message);
     expect(found.some((m) => m.includes('of get is neither declared nor rooted'))).toBe(true);
-    expect(found.some((m) => m.includes('a declared key is concatenated'))).toBe(true);
+    expect(found.filter((m) => m.includes('a declared key is concatenated'))).toHaveLength(3);
+    expect(found.some((m) => m.includes('key argument alias of get is neither declared nor rooted'))).toBe(true);
     expect(found.some((m) => m.includes('command eval is not in the key-position table'))).toBe(true);
   });
 

@@ -10,28 +10,7 @@ export interface Codec<T> {
 }
 
 /** The default codec: JSON, refusing values JSON cannot carry (undefined, functions, cycles, bigint). */
-export function jsonCodec<T>(): Codec<T> {
-  return {
-    encode(value: T): string {
-      // JSON.stringify answers undefined (despite its declared type) for undefined and functions.
-      let text: unknown;
-      try {
-        text = JSON.stringify(value);
-      } catch (error) {
-        throw new CodecError(`payload cannot be encoded as JSON: ${(error as Error).message}`, { cause: error });
-      }
-      if (typeof text !== 'string') throw new CodecError('payload cannot be encoded as JSON: it is undefined or a function');
-      return text;
-    },
-    decode(raw: string): T {
-      try {
-        return JSON.parse(raw) as T;
-      } catch (error) {
-        throw new CodecError(`payload is not valid JSON: ${(error as Error).message}`, { cause: error });
-      }
-    },
-  };
-}
+export { jsonCodec } from '@echo/protocol';
 
 /** A codec that stores strings as they are, for callers who bring their own serialisation. */
 export const rawCodec: Codec<string> = {

@@ -24,8 +24,11 @@ local function vid(s)
     and emq_bytes_le(string.sub(s, 4), 'AzL8n0Y58m7')
 end
 
-local EMQ_JOB_SUBS = { [''] = true, [':lock'] = true, [':logs'] = true, [':dependencies'] = true,
-  [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true, [':attempts'] = true }
+-- The closed set of job sub-keys (protocol.md §6.1): a set for jkey's check ('' is the row) and a list
+-- for wipe_job. scripts/gen-lua.ts writes both literals from JOB_SUBS in src/keys/registry.ts in
+-- place of the markers, so the Lua copy cannot drift from the registry.
+local EMQ_JOB_SUBS = EMQ_GENERATED_JOB_SUB_SET
+local EMQ_JOB_SUB_LIST = EMQ_GENERATED_JOB_SUB_LIST
 
 -- jkey(JR, id, sub): the job root plus a checked id plus an optional fixed sub-suffix.
 local function jkey(root, id, sub)
@@ -68,9 +71,10 @@ local function due_hint(wake, wait)
   redis.call('LTRIM', wake, 0, 63)
 end
 
--- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…,
--- [TS] the attempt history :attempts).
+-- wipe_job(JR, id): a row and every registered sub-key it may own (a flow parent's :processed,
+-- :dependencies…, [TS] the attempt history :attempts), in one DEL.
 local function wipe_job(root, id)
-  redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
-    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'), jkey(root, id, ':attempts'))
+  local keys = { jkey(root, id) }
+  for i, sub in ipairs(EMQ_JOB_SUB_LIST) do keys[i + 1] = jkey(root, id, sub) end
+  redis.call('DEL', unpack(keys))
 end

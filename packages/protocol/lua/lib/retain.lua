@@ -116,9 +116,9 @@ local function trim_finished(set, root, count, age, now, still, most, slack)
       gone[#gone + 1] = jkey(root, id)
       gone[#gone + 1] = jkey(root, id, ':logs')
     elseif how then
-      for _, suffix in ipairs({ '', ':lock', ':logs', ':dependencies', ':processed', ':failed', ':unsuccessful' }) do
-        gone[#gone + 1] = jkey(root, id, suffix)
-      end
+      -- Every registered sub-key (core's list from JOB_SUBS), the attempt history [TS] included.
+      gone[#gone + 1] = jkey(root, id)
+      for _, suffix in ipairs(EMQ_JOB_SUB_LIST) do gone[#gone + 1] = jkey(root, id, suffix) end
     end
   end
   del_keys(gone)

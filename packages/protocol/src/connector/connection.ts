@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/validation.js';
+import { MalformedReplyError } from '../errors/wire.js';
 import type { Script } from '../scripts/script.js';
 import type { Arg } from './call-shape.js';
 import { createCluster, createRedis, execPipeline, livenessOf, type Client, type Wire } from './clients.js';
@@ -192,8 +193,11 @@ export class Connection {
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) throw new InvalidArgumentError('timeoutMs', 'must be a non-negative integer (0 waits until a push or close)');
     const reply = await this.command('BLPOP', key, (timeoutMs / 1000).toFixed(3));
     if (reply === null) return null;
-    const value = (reply as readonly unknown[])[1];
-    return Buffer.isBuffer(value) ? value.toString() : String(value);
+    // BLPOP answers [key, value]; anything else is not a pop.
+    const value: unknown = Array.isArray(reply) && reply.length === 2 ? reply[1] : undefined;
+    if (typeof value === 'string') return value;
+    if (Buffer.isBuffer(value)) return value.toString();
+    throw new MalformedReplyError('BLPOP', reply, 'not [key, value]');
   }
 
   /**

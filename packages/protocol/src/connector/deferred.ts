@@ -1,8 +1,12 @@
-/** A promise with its settle functions exposed; the connector's readiness gate is one. */
+/** A promise with its settle functions exposed; the connector's readiness gate is one, and the pillars use the same. */
 export interface Deferred<T> {
+  /** Settles when {@link Deferred.resolve} or {@link Deferred.reject} is called. */
   readonly promise: Promise<T>;
+  /** Fulfils the promise with `value`. */
   readonly resolve: (value: T) => void;
+  /** Rejects the promise; a value that is not an `Error` is wrapped in one. */
   readonly reject: (error: unknown) => void;
+  /** True once either settle function ran. */
   readonly settled: () => boolean;
 }
 

@@ -9,6 +9,18 @@ export interface HeaderSlot {
 }
 
 /**
+ * [TS] Names for the trailing keys under one of their layouts (`@tail sq parent_deps parent_row`):
+ * when the caller sends the `layout` shape, `KEYS[n+1]`, `KEYS[n+2]`, ... (n fixed keys) are these.
+ * The wire is the trailing list as before; the names only let the body say which key it means.
+ */
+export interface HeaderTail {
+  /** The layout's word, as the script's mode argument or docs name it (`sq`, `xq`). */
+  readonly layout: string;
+  /** The trailing keys' names, in `KEYS` order. */
+  readonly names: readonly string[];
+}
+
+/**
  * The machine-read header every `.lua` file starts with. It is the script's contract: which keys it
  * declares and in what order, which values it takes, what it returns and which error classes it
  * may raise. Tests hold every script to it; the connector uses it to check call shapes.
@@ -20,6 +32,8 @@ export interface ScriptHeader {
   readonly keys: readonly HeaderSlot[];
   /** Present when further keys may follow the fixed ones (e.g. child rows of a flow). */
   readonly restKeys: HeaderSlot | undefined;
+  /** Named layouts of the trailing keys, when the body reads them by position. */
+  readonly tails: readonly HeaderTail[];
   /** Fixed arguments in order. */
   readonly args: readonly HeaderSlot[];
   /** Present when further arguments may follow the fixed ones. */
@@ -45,6 +59,7 @@ export function parseHeader(source: string, origin: string): ScriptHeader {
   const args: HeaderSlot[] = [];
   const includes: string[] = [];
   const errors: string[] = [];
+  const tails: HeaderTail[] = [];
   let restKeys: HeaderSlot | undefined;
   let restArgs: HeaderSlot | undefined;
   let last: { append: (text: string) => void } | undefined;
@@ -77,6 +92,13 @@ export function parseHeader(source: string, origin: string): ScriptHeader {
         errors.push(value);
         last = undefined;
         break;
+      case 'tail': {
+        const [layout, ...names] = value.split(/\s+/).filter((w) => w !== '');
+        if (layout === undefined || names.length === 0) throw new InvalidArgumentError('script header', `${origin}: @tail needs a layout and names`);
+        tails.push({ layout, names });
+        last = undefined;
+        break;
+      }
       case 'include':
         includes.push(...value.split(/\s+/).filter((s) => s !== ''));
         last = undefined;
@@ -103,7 +125,7 @@ export function parseHeader(source: string, origin: string): ScriptHeader {
   if (name === '') throw new InvalidArgumentError('script header', `${origin}: missing @script`);
   if (purpose === '') throw new InvalidArgumentError('script header', `${origin}: missing @purpose`);
   if (returns === '') throw new InvalidArgumentError('script header', `${origin}: missing @returns`);
-  return { name, purpose, keys, restKeys, args, restArgs, includes, returns, errors };
+  return { name, purpose, keys, restKeys, tails, args, restArgs, includes, returns, errors };
 }
 
 function splitSlot(value: string, origin: string, tag: string): HeaderSlot {

@@ -1,4 +1,5 @@
 import type { Script } from './script.js';
+import { keyLocal, namedKeys } from './source.js';
 
 /** One breach of the declared-keys law found by reading a script's text. */
 export interface KeyLawViolation {
@@ -29,12 +30,13 @@ const KEY_INDEX = /^KEYS\[[^\]]+\]$/;
 const LB_FIELD = /^lb\.(gactive|glimit|ring|wake|paused)$/;
 /** An assignment statement's target (group 1): at a line's start or after a keyword, never a table field. */
 const STATEMENT = String.raw`(?:^|\bthen\b|\bdo\b|\belse\b|;)\s*(?:local\s+)?(\w+)\s*=(?!=)\s*`;
-const LB_TABLE = /^\{\s*(\w+\s*=\s*KEYS\[\d+\]\s*,\s*)*\w+\s*=\s*KEYS\[\d+\]\s*,?\s*\}$/;
+const LB_SLOT = String.raw`\w+\s*=\s*(?:KEYS\[\d+\]|k_\w+)`;
+const LB_TABLE = new RegExp(String.raw`^\{\s*(${LB_SLOT}\s*,\s*)*${LB_SLOT}\s*,?\s*\}$`);
 
 /**
  * Reads a script's body (its own file, after the vetted libraries) and checks the law of
  * protocol.md §6.1 statically. A key expression is a declared `KEYS[i]` (a literal i within the
- * header), a name bound to one, a lane bookkeeping field, or a `jkey`/`gkey` call (the only
+ * header), a name bound to one (the header's own names, `k_row`, are bound to theirs), a lane bookkeeping field, or a `jkey`/`gkey` call (the only
  * builders, which check the id with `vid` at run time); then:
  * - every key argument of every `redis.call` is a key expression;
  * - every builder's root is a declared root: a `KEYS[n]` (or a name bound to one) whose header
@@ -51,6 +53,11 @@ export function checkKeyLaw(script: Script, body: string): KeyLawViolation[] {
   const keyVars = new Set<string>(KEY_PARAMS);
   /** Names bound to a fixed `KEYS[n]`, so a builder's root can be traced to its header slot. */
   const boundIndex = new Map<string, number>();
+  // The names the composed source binds for the body (source.ts keyPrelude) are declared keys.
+  for (const { name, index } of namedKeys(script.header)) {
+    keyVars.add(keyLocal(name));
+    boundIndex.set(keyLocal(name), index);
+  }
   const lines = body.split('\n');
   const code = lines.map(stripComment);
   const flag = (line: number, message: string): void => {
@@ -66,11 +73,11 @@ export function checkKeyLaw(script: Script, body: string): KeyLawViolation[] {
     declared(expr) || BUILDER_CALL.test(expr) || LB_FIELD.test(expr) || keyVars.has(expr);
 
   code.forEach((text) => {
-    const bound = new RegExp(`${STATEMENT}(KEYS\\[[^\\]]+\\]|jkey\\(|gkey\\(|dkey\\()`).exec(text);
-    if (bound?.[1]) {
+    const bound = new RegExp(`${STATEMENT}(KEYS\\[[^\\]]+\\]|k_\\w+\\b(?!\\s*\\.\\.)|jkey\\(|gkey\\(|dkey\\()`).exec(text);
+    if (bound?.[1] && (!bound[2]?.startsWith('k_') || keyVars.has(bound[2]))) {
       keyVars.add(bound[1]);
-      const index = /^KEYS\[(\d+)\]$/.exec(bound[2] ?? '');
-      if (index?.[1]) boundIndex.set(bound[1], Number(index[1]));
+      const index = /^KEYS\[(\d+)\]$/.exec(bound[2] ?? '')?.[1] ?? boundIndex.get(bound[2] ?? '');
+      if (index !== undefined) boundIndex.set(bound[1], Number(index));
     }
     const loop = /for\s+\w+\s*,\s*(\w+)\s+in\s+ipairs\(\s*(KEYS\s*\)|\{\s*KEYS)/.exec(text);
     if (loop?.[1]) keyVars.add(loop[1]);
@@ -88,7 +95,8 @@ export function checkKeyLaw(script: Script, body: string): KeyLawViolation[] {
       const name = assign[1] ?? '';
       const value = (assign[2] ?? '').trim();
       if (name === 'lb') {
-        if (!value.startsWith('lb_at(') && !LB_TABLE.test(value)) flag(i + 1, `lb is bound to ${value}, not the declared lane keys`);
+        const named = [...value.matchAll(/\bk_\w+/g)].every((m) => keyVars.has(m[0]));
+        if (!value.startsWith('lb_at(') && !(LB_TABLE.test(value) && named)) flag(i + 1, `lb is bound to ${value}, not the declared lane keys`);
       } else if (keyVars.has(name) && !isKey(value) && value !== 'nil') {
         flag(i + 1, `${name} holds a key and is bound to ${value}, which is neither declared nor rooted`);
       }

@@ -76,7 +76,7 @@ export function defineScript(options: DefineScriptOptions): Script {
   const header = parseHeader(options.source, origin);
   checkErrorClasses(header, options.errorClasses, origin);
   const libs = header.includes.map((name) => readLib(name, options.libDirs ?? []));
-  const source = composeSource(libs, options.source);
+  const source = composeSource(libs, options.source, header);
   return Object.freeze({ name: header.name, source, sha: sha1(source), body: options.source, header, errorClasses: options.errorClasses });
 }
 

@@ -5,6 +5,7 @@ import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
 import { InvalidArgumentError } from '../errors/validation.js';
 import { admitted, idArg, jobOptionArgs, whole, type JobOptionFields } from './values.js';
+import { integer, integers, text, tuple } from './reply-shape.js';
 
 /** The verdict of an admission: a new row, or a row that already existed (nothing written). */
 export type Admission = 'enqueued' | 'duplicate';
@@ -55,7 +56,7 @@ export function enqueueMany(input: EnqueueManyInput): Transition<ManyAdmission[]
   const items: string[] = [];
   for (const item of input.items) items.push(idArg(item.id), item.payload);
   const call = bind(scripts().enqueue_many, { scope: { q: input.queue }, restArgs: items, optional: input.wake === true });
-  return transition(call, (reply) => (reply as number[]).map((code) => MANY_CODES[code] ?? 'malformed'));
+  return transition(call, manyCodes);
 }
 
 /** One item of {@link enqueueManyWith}: a job with its per-job options and, optionally, a time. */
@@ -91,7 +92,7 @@ export function enqueueManyWith(input: EnqueueManyWithInput): Transition<ManyAdm
     items.push(idArg(item.id), item.payload, mode, ms, String(fields.length), ...fields);
   }
   const call = bind(scripts().enqueue_many_with, { scope: { q: input.queue }, restArgs: items, optional: input.wake === true });
-  return transition(call, (reply) => (reply as number[]).map((code) => MANY_CODES[code] ?? 'malformed'));
+  return transition(call, manyCodes);
 }
 
 /** Input of {@link enqueueDedup}. */
@@ -136,10 +137,7 @@ export function enqueueDedup(input: EnqueueDedupInput): Transition<DedupAdmissio
     restArgs: keyedArgs(input),
     optional: input.wake === true,
   });
-  return transition(call, (reply) => {
-    const [code, existing] = reply as [number, string];
-    return { status: code === 1 ? 'enqueued' : 'duplicate', existingId: existing as JobId };
-  });
+  return transition(call, dedupAdmission);
 }
 
 /** Input of {@link schedule}: exactly one of `at` (epoch ms) and `inMs` (from the server's now). */
@@ -202,10 +200,7 @@ export function scheduleDedup(input: ScheduleDedupInput): Transition<DedupAdmiss
     args: { id, payload: input.payload, mode, ms, ttl_ms: ttl },
     restArgs: keyedArgs(input),
   });
-  return transition(call, (reply) => {
-    const [code, existing] = reply as [number, string];
-    return { status: code === 1 ? 'enqueued' : 'duplicate', existingId: existing as JobId };
-  });
+  return transition(call, dedupAdmission);
 }
 
 /** Input of {@link laneEnqueue}. */
@@ -220,4 +215,15 @@ export function laneEnqueue(input: LaneEnqueueInput): Transition<Admission> {
   const g = idArg(input.group);
   const call = bind(scripts().genqueue, { scope: { q: input.queue, id, g }, args: { id, payload: input.payload, g }, restArgs: jobOptionArgs(input.options) });
   return transition(call, admitted);
+}
+
+/** Reads one verdict code per item. */
+function manyCodes(reply: unknown): ManyAdmission[] {
+  return integers(reply).map((code) => MANY_CODES[code] ?? 'malformed');
+}
+
+/** Reads `{code, id}`: 1 admitted, else the id already holding the idempotency key. */
+function dedupAdmission(reply: unknown): DedupAdmission {
+  const [code, existing] = tuple(reply, 2);
+  return { status: integer(code, 'the code') === 1 ? 'enqueued' : 'duplicate', existingId: text(existing, 'the existing id') as JobId };
 }

@@ -5,6 +5,7 @@ import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
 import { idArg, int, whole } from './values.js';
+import { tuple } from './reply-shape.js';
 
 /**
  * `coherence_drop`: deletes a row's L2 frame only when `version` is newer than the frame's, or the
@@ -46,7 +47,7 @@ export function cacheRead(input: {
     args: { token: input.token ?? '', leaseMs: whole('leaseMs', input.leaseMs, 1), hex: input.hex === true ? '1' : '0' },
   });
   return transition(call, (reply) => {
-    const [status, frame, pttl] = reply as [unknown, unknown, unknown];
+    const [status, frame, pttl] = tuple(reply, 1);
     return {
       status: READ_STATUS[Number(status)] ?? 'none',
       frame: typeof frame === 'string' ? frame : Buffer.isBuffer(frame) ? frame.toString('latin1') : null,

@@ -4,6 +4,7 @@ import type { Script } from '../scripts/script.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
 import { flowLink, readJobOptions, whole, type FlowLink, type JobOptionFields } from './values.js';
+import { integer, list, optText, text, tuple } from './reply-shape.js';
 
 /** A job a claim leased: its raw payload, its token and where it came from. */
 export interface ClaimedRow {
@@ -32,25 +33,31 @@ export interface ClaimInput {
   readonly markerTtlMs?: number;
 }
 
-type Opt = string | null | false | undefined;
-/**
- * One flat claim entry as the scripts answer it: id, payload, attempts, the flow link fields, then
- * the [TS] per-job option fields and trace context (an older script answers only the first six).
- */
-export type FlatEntry = [string, string, number, string | null, string | null, string | null, Opt?, Opt?, Opt?, Opt?, Opt?, Opt?];
-type LaneEntry = [string, string, number, string, Opt?, Opt?, Opt?, Opt?, Opt?, Opt?];
 
 function markerArgs(input: ClaimInput): number[] {
   return input.markerTtlMs === undefined ? [] : [whole('markerTtlMs', input.markerTtlMs, 1)];
 }
 
-/** Reads a flat claim entry of `queue` into a row. */
-export function fromFlat(queue: string, e: FlatEntry): ClaimedRow {
-  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: undefined, parent: flowLink(e[3], e[4], e[5], queue), options: readJobOptions(e[6], e[7], e[8], e[9], e[10], e[11]) };
+/**
+ * Reads a flat claim entry of `queue` into a row, checking its shape: id, payload, attempts, the
+ * flow link fields, then the [TS] per-job option fields and trace context (an older script answers
+ * only the first six; readJobOptions keeps only well-formed options).
+ */
+export function fromFlat(queue: string, reply: unknown): ClaimedRow {
+  const e = tuple(reply, 6, 'a claim entry');
+  const link = flowLink(optText(e[3], 'the parent'), optText(e[4], 'the parent queue'), optText(e[5], 'the parent policy'), queue);
+  return { id: text(e[0], 'the id') as JobId, payload: text(e[1], 'the payload'), attempts: integer(e[2], 'the attempts'), group: undefined, parent: link, options: readJobOptions(e[6], e[7], e[8], e[9], e[10], e[11]) };
 }
 
-function fromLane(e: LaneEntry): ClaimedRow {
-  return { id: e[0] as JobId, payload: e[1], attempts: e[2], group: e[3] as BrandedId, parent: undefined, options: readJobOptions(e[4], e[5], e[6], e[7], e[8], e[9]) };
+/** Reads a lane claim entry: id, payload, attempts, group, then the per-job options. */
+function fromLane(reply: unknown): ClaimedRow {
+  const e = tuple(reply, 4, 'a lane claim entry');
+  return { id: text(e[0], 'the id') as JobId, payload: text(e[1], 'the payload'), attempts: integer(e[2], 'the attempts'), group: text(e[3], 'the group') as BrandedId, parent: undefined, options: readJobOptions(e[4], e[5], e[6], e[7], e[8], e[9]) };
+}
+
+/** A claim's reply: an entry, or the empty list when nothing was claimable. */
+function oneOrNone(reply: unknown, read: (entry: unknown) => ClaimedRow): ClaimedRow | undefined {
+  return list(reply).length === 0 ? undefined : read(reply);
 }
 
 function leaseCall(script: Script, input: ClaimInput, args: Readonly<Record<string, number>> = {}) {
@@ -64,28 +71,26 @@ function leaseCall(script: Script, input: ClaimInput, args: Readonly<Record<stri
 /** `claim`: leases the oldest pending job, or answers `undefined` (queue.md §3.1). */
 export function claim(input: ClaimInput): Transition<ClaimedRow | undefined> {
   return transition(leaseCall(scripts().claim, input), (reply) => {
-    const e = reply as FlatEntry | [];
-    return e.length === 0 ? undefined : fromFlat(input.queue, e);
+    return oneOrNone(reply, (e) => fromFlat(input.queue, e));
   });
 }
 
 /** `bclaim`: leases up to `size` oldest pending jobs under one deadline (queue.md §7). */
 export function claimBatch(input: ClaimInput & { readonly size: number }): Transition<ClaimedRow[]> {
   const call = leaseCall(scripts().bclaim, input, { size: whole('size', input.size, 1) });
-  return transition(call, (reply) => (reply as FlatEntry[]).map((e) => fromFlat(input.queue, e)));
+  return transition(call, (reply) => list(reply).map((e) => fromFlat(input.queue, e)));
 }
 
 /** `gclaim`: rotates the ring one step and leases one job from that lane (queue.md §5.2). */
 export function laneClaim(input: ClaimInput): Transition<ClaimedRow | undefined> {
   return transition(leaseCall(scripts().gclaim, input), (reply) => {
-    const e = reply as LaneEntry | [];
-    return e.length === 0 ? undefined : fromLane(e);
+    return oneOrNone(reply, fromLane);
   });
 }
 
 /** `gwclaim`: rotates once and leases as many jobs from that lane as its weight allows (queue.md §5.5). */
 export function laneWeightedClaim(input: ClaimInput): Transition<ClaimedRow[]> {
-  return transition(leaseCall(scripts().gwclaim, input), (reply) => (reply as LaneEntry[]).map(fromLane));
+  return transition(leaseCall(scripts().gwclaim, input), (reply) => list(reply).map(fromLane));
 }
 
 /**
@@ -99,5 +104,5 @@ export function laneBatchClaim(input: ClaimInput & { readonly size?: number }): 
     const marker = input.markerTtlMs === undefined ? 0 : whole('markerTtlMs', input.markerTtlMs, 1);
     call = { ...call, args: [call.args[0] as number, marker, whole('size', input.size, 1)] };
   }
-  return transition(call, (reply) => (reply as LaneEntry[]).map(fromLane));
+  return transition(call, (reply) => list(reply).map(fromLane));
 }

@@ -5,6 +5,7 @@ import { bind } from './bind.js';
 import { keysOf } from './key-shapes.js';
 import { transition, type Transition } from './transition.js';
 import { idArg, int, ints, whole } from './values.js';
+import { word } from './reply-shape.js';
 
 /**
  * The names `counts` accepts: the four sets, the two metrics counters (queue.md §9.1), [TS]
@@ -53,10 +54,12 @@ export function counts<N extends CountName>(input: { readonly queue: string; rea
 /** Where a job sits, as `state_lookup` answers (protocol.md §5.3); [TS] `completed` is a finished row kept by the queue's retention; [TS] `expired` a job a claim met past its deadline. */
 export type JobPosition = 'pending' | 'active' | 'scheduled' | 'dead' | 'awaiting_children' | 'completed' | 'expired' | 'unknown' | 'absent';
 
+const JOB_POSITIONS: readonly JobPosition[] = ['pending', 'active', 'scheduled', 'dead', 'awaiting_children', 'completed', 'expired', 'unknown', 'absent'];
+
 /** `state_lookup`: where a job sits right now. */
 export function stateLookup(input: { readonly queue: string; readonly id: JobId | string }): Transition<JobPosition> {
   const id = idArg(input.id);
-  return transition(bind(scripts().state_lookup, { scope: { q: input.queue, id }, args: { id } }), (reply) => reply as JobPosition);
+  return transition(bind(scripts().state_lookup, { scope: { q: input.queue, id }, args: { id } }), (reply) => word(reply, JOB_POSITIONS));
 }
 
 /** `is_maxed`: resolves when there is room to claim; the script's RateError says the queue is at its ceiling. */

@@ -4,6 +4,7 @@ import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
 import { idArg, int, ints, whole } from './values.js';
+import { texts, tuple } from './reply-shape.js';
 
 /** `promote`: moves up to `limit` due scheduled jobs to their lane or to pending; answers how many (queue.md §8.2). */
 export function promote(input: { readonly queue: string; readonly limit: number }): Transition<number> {
@@ -71,8 +72,8 @@ export function sweepStalled(input: {
     optional: input.outbox === true,
   });
   return transition(call, (reply) => {
-    const [recovered, dead] = reply as [JobId[], JobId[]];
-    return { recovered, dead };
+    const [recovered, dead] = tuple(reply, 2);
+    return { recovered: texts(recovered, 'the recovered') as JobId[], dead: texts(dead, 'the dead') as JobId[] };
   });
 }
 

@@ -3,6 +3,7 @@ import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
 import { idArg, int, strings, whole } from './values.js';
+import { list, num, text, tuple } from './reply-shape.js';
 
 /** What every repeat transition names. */
 export interface RepeatInput {
@@ -98,12 +99,11 @@ export interface DueScheduler {
 /** `scheduler_due` [TS]: up to `limit` due schedulers with their due occurrence, oldest first. */
 export function schedulerDue(input: { readonly queue: string; readonly limit: number }): Transition<DueScheduler[]> {
   return transition(bind(scripts().scheduler_due, { scope: { q: input.queue }, args: { limit: whole('batch', input.limit, 1) } }), (reply) => {
-    const flat = reply as unknown[];
+    const flat = list(reply);
     // RESP3 may pair each member with its score; RESP2 interleaves them.
-    if (flat.length > 0 && Array.isArray(flat[0])) return (flat as [string, unknown][]).map(([name, due]) => ({ name, due: Number(due) }));
-    const out: DueScheduler[] = [];
-    for (let i = 0; i < flat.length; i += 2) out.push({ name: String(flat[i]), due: Number(flat[i + 1]) });
-    return out;
+    const pairs = flat.length > 0 && Array.isArray(flat[0]) ? flat.map((p) => tuple(p, 2, 'a scheduler')) : [];
+    if (pairs.length === 0) for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i], flat[i + 1]]);
+    return pairs.map(([name, due]) => ({ name: text(name, 'the name'), due: num(due, 'the due time') }));
   });
 }
 

@@ -1,9 +1,10 @@
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
-import { fromFlat, type ClaimedRow, type ClaimInput, type FlatEntry } from './claims.js';
+import { fromFlat, type ClaimedRow, type ClaimInput } from './claims.js';
 import { batchCompletions, heldTriples, type BatchCompletion, type HeldJob } from './settlement.js';
 import { transition, type Transition } from './transition.js';
 import { whole } from './values.js';
+import { integer, integers, list, tuple } from './reply-shape.js';
 
 /** Input of {@link completeAndClaim}. */
 export interface CompleteAndClaimInput extends ClaimInput {
@@ -39,7 +40,8 @@ export function completeAndClaim(input: CompleteAndClaimInput): Transition<Round
     restArgs: heldTriples(input.jobs),
   });
   return transition(call, (reply) => {
-    const [codes, claimed, limited] = reply as [number[], FlatEntry[], number | undefined];
-    return { completions: batchCompletions(codes), claimed: claimed.map((e) => fromFlat(input.queue, e)), limitedMs: limited ?? 0 };
+    const [codes, claimed, limited] = tuple(reply, 2);
+    const limitedMs = limited === undefined || limited === null ? 0 : integer(limited, 'the limit wait');
+    return { completions: batchCompletions(integers(codes, 'the codes')), claimed: list(claimed, 'the claimed').map((e) => fromFlat(input.queue, e)), limitedMs };
   });
 }

@@ -4,6 +4,7 @@ import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
 import { int, whole } from './values.js';
+import { integer, list, text, texts, tuple } from './reply-shape.js';
 
 /** Names a stream of a queue. */
 interface StreamScope {
@@ -50,8 +51,12 @@ export interface StreamClaimInput extends StreamScope {
 }
 
 function claimReply(reply: unknown): StreamClaimReply {
-  const [cursor, rows, dead] = reply as [string, [string, unknown, unknown[]][], unknown];
-  return { cursor, entries: rows.map(([xid, attempts, pairs]) => ({ xid, attempts: Number(attempts), pairs })), deadLettered: Number(dead) };
+  const [cursor, rows, dead] = tuple(reply, 3);
+  const entries = list(rows, 'the entries').map((row) => {
+    const [xid, attempts, pairs] = tuple(row, 3, 'an entry');
+    return { xid: text(xid, 'an entry id'), attempts: integer(attempts, 'the deliveries'), pairs: list(pairs, 'the fields') };
+  });
+  return { cursor: text(cursor, 'the cursor'), entries, deadLettered: integer(dead, 'the dead-lettered count') };
 }
 
 /**
@@ -139,8 +144,8 @@ export interface StreamRedriveReply {
 export function streamRedrive(input: StreamScope & { readonly records: readonly string[] }): Transition<StreamRedriveReply> {
   if (input.records.length === 0) throw new InvalidArgumentError('records', 'must name at least one dead-letter record');
   return transition(bind(scripts().stream_redrive, { scope: { q: input.queue, stream: input.stream }, restArgs: input.records }), (reply) => {
-    const [redriven, left] = reply as [unknown, string[]];
-    return { redriven: Number(redriven), left };
+    const [redriven, left] = tuple(reply, 2);
+    return { redriven: integer(redriven, 'the redriven count'), left: texts(left, 'the records left') };
   });
 }
 
@@ -179,7 +184,8 @@ export function streamAppend(input: StreamScope & { readonly windowMs: number; r
   return transition(
     bind(scripts().stream_append, { scope: { q: input.queue, stream: input.stream }, args: { window_ms: whole('windowMs', input.windowMs, 1) }, restArgs }),
     (reply) =>
-      (reply as [string, string?][]).map(([kind, detail]): DedupOutcome => {
+      list(reply).map((outcome): DedupOutcome => {
+        const [kind, detail] = tuple(outcome, 1, 'an outcome');
         if (kind === 'ok') return { kind: 'appended' };
         if (kind === 'dup') return { kind: 'duplicate', first: String(detail) };
         const error = new Error(String(detail));
@@ -235,7 +241,7 @@ export function streamOrderAdmit(input: StreamOrderAdmitInput): Transition<Order
   const args = { group: input.group, consumer: input.consumer, order_by: input.orderBy, last: input.last ?? '' };
   return transition(
     bind(scripts().stream_order_admit, { scope: { q: input.queue, stream: input.stream }, args, restArgs: input.entries.flatMap((e) => [e.xid, e.key]) }),
-    (reply) => (reply as string[]).map((r): OrderVerdict => (r === '' ? { kind: 'head' } : r === '-' ? { kind: 'gone' } : { kind: 'wait', after: r })),
+    (reply) => texts(reply).map((r): OrderVerdict => (r === '' ? { kind: 'head' } : r === '-' ? { kind: 'gone' } : { kind: 'wait', after: r })),
   );
 }
 

@@ -1,5 +1,7 @@
 import type { Connection } from '../connector/connection.js';
 import type { ScriptCall } from '../connector/connection.js';
+import { MalformedReplyError } from '../errors/wire.js';
+import { ReplyShapeError } from './reply-shape.js';
 
 /**
  * A bound transition: the call to send and how to read its reply. Building one is pure (no I/O),
@@ -13,9 +15,21 @@ export interface Transition<R> extends ScriptCall {
 /** The outcome of one member of {@link executeAll}; members fail independently. */
 export type Settled<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: Error };
 
-/** Pairs a bound call with its reply reader. */
+/**
+ * Pairs a bound call with its reply reader. A reply the reader finds of the wrong shape (its
+ * checks in reply-shape.ts) raises `MalformedReplyError` naming the script.
+ */
 export function transition<R>(call: ScriptCall, parse: (reply: unknown) => R): Transition<R> {
-  return { script: call.script, keys: call.keys, args: call.args, parse };
+  const command = `EVALSHA ${call.script.name}`;
+  const checked = (reply: unknown): R => {
+    try {
+      return parse(reply);
+    } catch (error) {
+      if (error instanceof ReplyShapeError) throw new MalformedReplyError(command, reply, error.message);
+      throw error;
+    }
+  };
+  return { script: call.script, keys: call.keys, args: call.args, parse: checked };
 }
 
 /** Sends one transition (EVALSHA, one load on NOSCRIPT) and reads its reply. */

@@ -3,6 +3,7 @@ import type { JobId } from '../ids/branded.js';
 import { assertBrandedId } from '../ids/guards.js';
 import type { ParentPolicy } from '../records.js';
 import { isTraceparent, isTracestate, MAX_TRACESTATE, type TraceContext } from '../telemetry/trace-context.js';
+import { integers, texts } from './reply-shape.js';
 
 /** A whole number of at least `min`, or a typed refusal before anything is sent. */
 export function whole(name: string, value: number, min: number): number {
@@ -47,12 +48,13 @@ export function int(reply: unknown): number {
 
 /** A list-of-integers reply. */
 export function ints(reply: unknown): number[] {
-  return (reply as unknown[]).map(Number);
+  return integers(reply);
 }
 
 /** A list-of-strings reply. */
 export function strings<S extends string = string>(reply: unknown): S[] {
-  return reply as S[];
+  // The scripts' own words: the type names them, the check proves they are strings.
+  return texts(reply) as S[];
 }
 
 /** Replies 1 / 0 as the admission verdict. */

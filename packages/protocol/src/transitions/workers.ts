@@ -3,6 +3,7 @@ import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { transition, type Transition } from './transition.js';
 import { int, whole } from './values.js';
+import { tuple } from './reply-shape.js';
 
 /** The longest worker id or description the registry takes, in characters. */
 const MAX_WORKER_ID = 256;
@@ -56,7 +57,7 @@ export function workerLeave(input: { readonly queue: string; readonly id: string
 export function workerList(input: { readonly queue: string; readonly limit: number }): Transition<WorkerList> {
   const call = bind(scripts().worker_list, { scope: { q: input.queue }, args: { limit: whole('limit', input.limit, 1) } });
   return transition(call, (reply) => {
-    const flat = reply as unknown[];
+    const flat = tuple(reply, 1);
     const workers: WorkerEntry[] = [];
     for (let i = 1; i + 2 < flat.length; i += 3) {
       const info = flat[i + 2];

@@ -1,4 +1,4 @@
-import type { JobId } from '@echo/protocol';
+import { deferred, type Deferred, type JobId } from '@echo/protocol';
 import type { ClaimedJob } from '../job.js';
 import { armBatchTimeouts } from './batch-timeouts.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
@@ -207,6 +207,10 @@ export class BatchSlots<T> {
       jobs = jobs.filter((job) => states.get(job.id)?.moved === undefined);
     }
     const next = this.#fused() ? deferred<ClaimedJob<T>[]>() : undefined;
+    // A slot awaits its carried batches in order: one rejected while it still awaits an earlier one
+    // (or after it stopped, on close) must not surface as an unhandled rejection; the slot that
+    // awaits it still gets the error.
+    next?.promise.catch(() => undefined);
     const settling = this.#settle(jobs, verdicts, thrown, next).catch((error: unknown) => {
       rt.options.onError(error);
       next?.resolve([]);
@@ -288,24 +292,4 @@ function isMap(verdicts: Exclude<BatchVerdicts, 'ok'>): verdicts is ReadonlyMap<
 
 function errorText(reason: unknown): string {
   return reason instanceof Error ? reason.message : String(reason);
-}
-
-interface Deferred<R> {
-  readonly promise: Promise<R>;
-  readonly resolve: (value: R) => void;
-  readonly reject: (error: unknown) => void;
-}
-
-function deferred<R>(): Deferred<R> {
-  let resolve!: (value: R) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<R>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // A slot awaits its carried batches in order: one rejected while it still awaits an earlier one
-  // (or after it stopped, on close) must not surface as an unhandled rejection; the slot that
-  // awaits it still gets the error.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
 }

@@ -103,8 +103,11 @@ local function vid(s)
     and emq_bytes_le(string.sub(s, 4), 'AzL8n0Y58m7')
 end
 
-local EMQ_JOB_SUBS = { [''] = true, [':lock'] = true, [':logs'] = true, [':dependencies'] = true,
-  [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true, [':attempts'] = true }
+-- The closed set of job sub-keys (protocol.md §6.1): a set for jkey's check ('' is the row) and a list
+-- for wipe_job. scripts/gen-lua.ts writes both literals from JOB_SUBS in src/keys/registry.ts in
+-- place of the markers, so the Lua copy cannot drift from the registry.
+local EMQ_JOB_SUBS = { [''] = true, [':lock'] = true, [':logs'] = true, [':dependencies'] = true, [':processed'] = true, [':failed'] = true, [':unsuccessful'] = true, [':attempts'] = true }
+local EMQ_JOB_SUB_LIST = { ':lock', ':logs', ':dependencies', ':processed', ':failed', ':unsuccessful', ':attempts' }
 
 -- jkey(JR, id, sub): the job root plus a checked id plus an optional fixed sub-suffix.
 local function jkey(root, id, sub)
@@ -147,11 +150,12 @@ local function due_hint(wake, wait)
   redis.call('LTRIM', wake, 0, 63)
 end
 
--- wipe_job(JR, id): a row and every sub-key it may own (a flow parent's :processed, :dependencies…,
--- [TS] the attempt history :attempts).
+-- wipe_job(JR, id): a row and every registered sub-key it may own (a flow parent's :processed,
+-- :dependencies…, [TS] the attempt history :attempts), in one DEL.
 local function wipe_job(root, id)
-  redis.call('DEL', jkey(root, id), jkey(root, id, ':lock'), jkey(root, id, ':logs'), jkey(root, id, ':dependencies'),
-    jkey(root, id, ':processed'), jkey(root, id, ':failed'), jkey(root, id, ':unsuccessful'), jkey(root, id, ':attempts'))
+  local keys = { jkey(root, id) }
+  for i, sub in ipairs(EMQ_JOB_SUB_LIST) do keys[i + 1] = jkey(root, id, sub) end
+  redis.call('DEL', unpack(keys))
 end
 `,
   events: `-- @lib events
@@ -918,9 +922,9 @@ local function trim_finished(set, root, count, age, now, still, most, slack)
       gone[#gone + 1] = jkey(root, id)
       gone[#gone + 1] = jkey(root, id, ':logs')
     elseif how then
-      for _, suffix in ipairs({ '', ':lock', ':logs', ':dependencies', ':processed', ':failed', ':unsuccessful' }) do
-        gone[#gone + 1] = jkey(root, id, suffix)
-      end
+      -- Every registered sub-key (core's list from JOB_SUBS), the attempt history [TS] included.
+      gone[#gone + 1] = jkey(root, id)
+      for _, suffix in ipairs(EMQ_JOB_SUB_LIST) do gone[#gone + 1] = jkey(root, id, suffix) end
     end
   end
   del_keys(gone)
@@ -1264,8 +1268,8 @@ end
 `,
 };
 
-/** The name of one transition file (`lua/*.lua`). */
-export type LuaScriptName =
+/** The name of one protocol transition: a transition file (`lua/*.lua`). */
+export type ScriptName =
   | 'add_children'
   | 'add_log'
   | 'bclaim'
@@ -1358,10 +1362,13 @@ export type LuaScriptName =
   | 'worker_leave'
   | 'worker_list';
 
+/** Every transition's name, in code-unit order. */
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+
 /** Every transition, by script name, with the SHA of its composed source. */
-export const LUA_SCRIPTS: Readonly<Record<LuaScriptName, LuaScriptSource>> = {
+export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: 'dd9e2e00917743f783c91e3168d71fc35a9238a1',
+    sha: 'b4582e432e3dcdc6f69cabc6a18b26857cc10549',
     includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
@@ -1397,31 +1404,31 @@ local n = (#ARGV - 3) / 3
 for i = 1, n do
   if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 end
-local attempts = redis.call('HGET', KEYS[1], 'attempts')
+local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children token mismatch') end
-if not redis.call('ZSCORE', KEYS[2], id) then return redis.error_reply('EMQSTALE not active') end
+if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
   if redis.call('EXISTS', KEYS[7 + i]) == 1 then return -1 end
 end
-redis.call('HSET', KEYS[1], 'flow', 'parent')
+redis.call('HSET', k_row, 'flow', 'parent')
 for i = 1, n do
   redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', id, 'parent_policy', ARGV[3 + 3 * i])
-  redis.call('ZADD', KEYS[4], 0, ARGV[1 + 3 * i])
+  redis.call('ZADD', k_pending, 0, ARGV[1 + 3 * i])
 end
 if n > 0 then
-  ev_open(KEYS[5], KEYS[7], KEYS[6])
+  ev_open(k_events, k_journal, k_meta)
   if ev_chatty_on() then
     for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
   end
 end
-return redis.call('INCRBY', KEYS[3], n + tonumber(ARGV[3]))
+return redis.call('INCRBY', k_deps, n + tonumber(ARGV[3]))
 `,
   },
   add_log: {
-    sha: '93bbb77d13246bfc1fb58c7790cf056be4639991',
+    sha: '7d1d28f01c80a679d2bf648702850cfde9ab190e',
     includes: [],
     body: `-- @script add_log
 -- @purpose Append a line to a job's log, optionally keeping only the newest \`keep\` lines
@@ -1431,18 +1438,18 @@ return redis.call('INCRBY', KEYS[3], n + tonumber(ARGV[3]))
 -- @arg line       the text to append
 -- @arg keep       lines to keep; "" or "0" keeps all
 -- @returns the new length (at most keep); -1 gone
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local len = redis.call('RPUSH', KEYS[2], ARGV[1])
+if redis.call('EXISTS', k_row) == 0 then return -1 end
+local len = redis.call('RPUSH', k_logs, ARGV[1])
 local keep = tonumber(ARGV[2]) or 0
 if keep > 0 then
-  redis.call('LTRIM', KEYS[2], -keep, -1)
+  redis.call('LTRIM', k_logs, -keep, -1)
   if len > keep then return keep end
 end
 return len
 `,
   },
   bclaim: {
-    sha: 'd512fda79515c361c1e97d5282e2139d85baa4e4',
+    sha: '660f71bfa5aec048c40b3c32e4abe48219f7c2e5',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1465,20 +1472,20 @@ return len
 -- absent) in mint order;
 -- its length is min(size, depth), or empty when paused. [TS] Publishes \`active\` per job and
 -- \`drained\` when the claim emptied pending, when meta \`events\` = all
-local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], tonumber(ARGV[2]))
-ev_open(KEYS[6], KEYS[7], KEYS[3])
-expire_open(KEYS[8], KEYS[3], KEYS[9])
+local room, _, window = gate_room(k_meta, k_active, k_limiter, tonumber(ARGV[2]))
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
-local out = lease_pop(KEYS[2], KEYS[4], KEYS[1], room, tonumber(ARGV[1]), marker)
-gate_count(KEYS[5], window, #out)
-hist_claimed(KEYS[4], out)
-ev_claimed(KEYS[1], out)
+local out = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(ARGV[1]), marker)
+gate_count(k_limiter, window, #out)
+hist_claimed(k_jobroot, out)
+ev_claimed(k_pending, out)
 return out
 `,
   },
   cache_clear: {
-    sha: 'df886033ec7dde1fb69ea36ca5aae9085400e242',
+    sha: 'b7529c3ff675616d0d0571d6a514b7804907cf46',
     includes: ['core'],
     body: `-- @script cache_clear
 -- @purpose [TS] Announce that a keyed namespace is cleared: every process drops L1 entries older than the
@@ -1488,11 +1495,11 @@ return out
 -- @arg maxlen     the log's approximate bound
 -- @include core
 -- @returns the log entry's id
-return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'c', 'k', '')
+return redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'c', 'k', '')
 `,
   },
   cache_delete: {
-    sha: 'ff85dc4f44bfd801a11ef36ff602d4b6e640082e',
+    sha: '412986e394d75f29ec323b7d22e1581224567693',
     includes: ['core'],
     body: `-- @script cache_delete
 -- @purpose [TS] Delete keyed cache entries and announce the delete on the coherence log, in one step.
@@ -1511,13 +1518,13 @@ for i = 2, #KEYS do
   names[#names + 1] = ARGV[i + 2]
 end
 if ARGV[3] == '1' and #names > 0 then
-  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
+  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
 end
 return deleted
 `,
   },
   cache_expire: {
-    sha: '90c08479e1cf053546a5dead9d5a4e87a85279a5',
+    sha: '6a71925a62b0d82cef1dbfffbfcf37a0196cd542',
     includes: ['core'],
     body: `-- @script cache_expire
 -- @purpose [TS] Mark a keyed cache entry stale now but keep it for the namespace's grace (bentocache's
@@ -1533,26 +1540,26 @@ return deleted
 -- @arg name       the entry's key, as the log names it
 -- @include core
 -- @returns 0 no entry; 1 marked stale, kept for the grace; 2 deleted (no grace)
-local frame = redis.call('GET', KEYS[1])
+local frame = redis.call('GET', k_entry)
 if not frame or #frame < 27 then return 0 end
 local keep = tonumber(ARGV[2])
-local left = redis.call('PTTL', KEYS[1])
+local left = redis.call('PTTL', k_entry)
 if left > 0 and left < keep then keep = left end
 if keep <= 0 then
-  redis.call('DEL', KEYS[1])
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[4])
+  redis.call('DEL', k_entry)
+  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[4])
   return 2
 end
 -- Frame: version(14) ++ soft expiry (13 decimal digits of Unix ms; 0 never) ++ value.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('SET', KEYS[1], string.sub(frame, 1, 14) .. string.format('%013d', now) .. string.sub(frame, 28), 'PX', keep)
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 's', 'k', ARGV[4])
+redis.call('SET', k_entry, string.sub(frame, 1, 14) .. string.format('%013d', now) .. string.sub(frame, 28), 'PX', keep)
+redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 's', 'k', ARGV[4])
 return 1
 `,
   },
   cache_pull: {
-    sha: 'f1f312b71c535f10a3e8ef0948a40a62724aaa50',
+    sha: '89f3ebc428af4d821eea767a86af58e25dca65a9',
     includes: ['core'],
     body: `-- @script cache_pull
 -- @purpose [TS] Read a keyed cache entry and delete it in one step (bentocache's pull), announcing the
@@ -1566,8 +1573,8 @@ return 1
 -- @arg hex        '1' answers the frame hex-encoded (binary codecs: script replies arrive as UTF-8 text)
 -- @include core
 -- @returns the frame that was deleted (fresh or in grace; hex when asked), or nil when there was none
-local frame = redis.call('GETDEL', KEYS[1])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[3])
+local frame = redis.call('GETDEL', k_entry)
+redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[3])
 if not frame then return false end
 if ARGV[4] == '1' then
   frame = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
@@ -1576,7 +1583,7 @@ return frame
 `,
   },
   cache_read: {
-    sha: 'e98abf32db9f6ef3d9aee2c5c1f43c4286227a11',
+    sha: '1c7a759f43696be04a11e2aecc105583c4184b1f',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
@@ -1589,7 +1596,7 @@ return frame
 -- @include core
 -- @returns {status, frame|nil, pttl}: 1 fresh frame; 2 the lease is the caller's (frame: a stale one,
 -- for grace); 3 another caller holds the lease for pttl ms more; 0 no fresh frame and no lease asked
-local frame = redis.call('GET', KEYS[1])
+local frame = redis.call('GET', k_entry)
 local out = frame
 if frame and ARGV[3] == '1' then
   out = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
@@ -1602,12 +1609,12 @@ if frame and #frame >= 27 then
   if expiry == 0 or expiry > now then return {1, out, 0} end
 end
 if ARGV[1] == '' then return {0, out or false, 0} end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {2, out or false, 0} end
-return {3, out or false, redis.call('PTTL', KEYS[2])}
+if redis.call('SET', k_lease, ARGV[1], 'NX', 'PX', ARGV[2]) then return {2, out or false, 0} end
+return {3, out or false, redis.call('PTTL', k_lease)}
 `,
   },
   cache_release: {
-    sha: '7316688ed4a27ff5f4f1a2b1e0dae23dfb8736d5',
+    sha: 'f594362236137fa7f0576c12c75e75cc76aab671',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
@@ -1619,14 +1626,14 @@ return {3, out or false, redis.call('PTTL', KEYS[2])}
 -- @arg name       the entry's key
 -- @include core
 -- @returns 1 released; 0 the lease was not the caller's
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'v', '', 'o', 'r', 'k', ARGV[3])
+if redis.call('GET', k_lease) ~= ARGV[1] then return 0 end
+redis.call('DEL', k_lease)
+redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', '', 'o', 'r', 'k', ARGV[3])
 return 1
 `,
   },
   cache_tag_delete: {
-    sha: 'a436c798af8500a3a1724a234e1213e8ca0d4ae7',
+    sha: 'e3176750669ff5d70ff23305b7d94939dad0f5f7',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
@@ -1644,24 +1651,24 @@ return 1
 local names = {}
 for i = 3, #KEYS do
   local name = ARGV[i]
-  local tagged = redis.call('HGET', KEYS[2], name)
+  local tagged = redis.call('HGET', k_tag, name)
   if tagged then
     local stored = redis.call('GET', KEYS[i])
     if stored and string.sub(stored, 1, 14) == tagged then
       names[#names + 1] = name
       redis.call('DEL', KEYS[i])
     end
-    redis.call('HDEL', KEYS[2], name)
+    redis.call('HDEL', k_tag, name)
   end
 end
 if #names > 0 then
-  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
+  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
 end
 return #names
 `,
   },
   cache_write: {
-    sha: '973633d6003478a0ccb7352cab1b0970aabc8bc2',
+    sha: '743ad2ac2e0be5efffacea498116fc05a0ca0694',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -1679,16 +1686,16 @@ return #names
 -- @returns 1 written; 0 refused (the lease is no longer the fill's, or a newer frame is stored)
 local version = string.sub(ARGV[1], 1, 14)
 local px = tonumber(ARGV[2])
-if ARGV[3] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[3] then return 0 end
-local stored = redis.call('GET', KEYS[1])
+if ARGV[3] ~= '' and redis.call('GET', k_lease) ~= ARGV[3] then return 0 end
+local stored = redis.call('GET', k_entry)
 if stored and #stored >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(stored, 4, 14)) then
-  if ARGV[3] ~= '' then redis.call('DEL', KEYS[2]) end
+  if ARGV[3] ~= '' then redis.call('DEL', k_lease) end
   return 0
 end
 if px > 0 then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', px)
+  redis.call('SET', k_entry, ARGV[1], 'PX', px)
 else
-  redis.call('SET', KEYS[1], ARGV[1])
+  redis.call('SET', k_entry, ARGV[1])
 end
 for i = 4, #KEYS do
   local fresh = redis.call('EXISTS', KEYS[i]) == 0
@@ -1703,13 +1710,13 @@ for i = 4, #KEYS do
     redis.call('PEXPIRE', KEYS[i], px)
   end
 end
-if ARGV[3] ~= '' then redis.call('DEL', KEYS[2]) end
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'v', version, 'o', 's', 'k', ARGV[5])
+if ARGV[3] ~= '' then redis.call('DEL', k_lease) end
+redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[4], '*', 'v', version, 'o', 's', 'k', ARGV[5])
 return 1
 `,
   },
   claim: {
-    sha: 'fcbe76d7a6011ebf0096415faaf00088a94a7c71',
+    sha: '35839cbca74f9c9e3feb35a7cb4333600568d0e8',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1733,28 +1740,28 @@ return 1
 -- are false, so the host needs no second read; the last six are the [TS] per-job options and the
 -- producer's W3C trace context). [TS] Publishes \`active\` (with the attempt) for the job and
 -- \`drained\` when it was the last pending one, when meta \`events\` = all
-local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[5], 1)
-ev_open(KEYS[6], KEYS[7], KEYS[3])
-expire_open(KEYS[8], KEYS[3], KEYS[9])
+local room, _, window = gate_room(k_meta, k_active, k_limiter, 1)
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
 -- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
 while true do
-  local popped = redis.call('ZPOPMIN', KEYS[1])
+  local popped = redis.call('ZPOPMIN', k_pending)
   if #popped == 0 then return {} end
-  local out = lease_popped(KEYS[2], KEYS[4], popped, lease, marker)
+  local out = lease_popped(k_active, k_jobroot, popped, lease, marker)
   if out[1] then
-    hist_claimed(KEYS[4], out)
-    gate_count(KEYS[5], window, 1)
-    ev_claimed(KEYS[1], out)
+    hist_claimed(k_jobroot, out)
+    gate_count(k_limiter, window, 1)
+    ev_claimed(k_pending, out)
     return out[1]
   end
 end
 `,
   },
   clean_completed: {
-    sha: '6cb8471947bdbc89121112d90738dcf523c140e1',
+    sha: 'f72603fa44d2f694dab27dda2bb2c707d69bc975',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1767,9 +1774,9 @@ end
 -- @returns the number of jobs deleted
 local n = 0
 for _, id in ipairs(ARGV) do
-  redis.call('ZREM', KEYS[1], id)
-  if vid(id) and redis.call('HGET', jkey(KEYS[2], id), 'state') == 'completed' then
-    wipe_job(KEYS[2], id)
+  redis.call('ZREM', k_retained, id)
+  if vid(id) and redis.call('HGET', jkey(k_jobroot, id), 'state') == 'completed' then
+    wipe_job(k_jobroot, id)
     n = n + 1
   end
 end
@@ -1777,7 +1784,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '1195edc1823b7b23a4907465ca0115a4c15057f0',
+    sha: '96ffa6168dd87a5e26302e906aced8e0b1fd7713',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1793,9 +1800,9 @@ return n
 -- @returns the number of jobs deleted
 local n = 0
 for _, id in ipairs(ARGV) do
-  redis.call('ZREM', KEYS[3], id)
-  if vid(id) and redis.call('ZREM', KEYS[1], id) == 1 then
-    wipe_released(KEYS[2], KEYS[4], id)
+  redis.call('ZREM', k_deadat, id)
+  if vid(id) and redis.call('ZREM', k_dead, id) == 1 then
+    wipe_released(k_jobroot, k_deroot, id)
     n = n + 1
   end
 end
@@ -1803,7 +1810,7 @@ return n
 `,
   },
   coherence_drop: {
-    sha: 'dec3baa6161ce249c91de03a9eaac43bf61f36b9',
+    sha: '7f6d7e9b6228bd16ab6692f6d0f90a85d50f0d9d',
     includes: ['core'],
     body: `-- @script coherence_drop
 -- @purpose Drop an L2 frame only when a coherence message names a strictly newer version, so a late,
@@ -1812,22 +1819,22 @@ return n
 -- @arg version    the 14-byte branded version the message carries
 -- @include core
 -- @returns 1 dropped; 0 kept (absent, or not older)
-local stored = redis.call('GET', KEYS[1])
+local stored = redis.call('GET', k_entry)
 if not stored then return 0 end
 if #stored < 14 then
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', k_entry)
   return 1
 end
 -- Versions compare by their payload bytes (core's byte order, not the server's collation).
 if not emq_bytes_le(string.sub(ARGV[1], 4, 14), string.sub(stored, 4, 14)) then
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', k_entry)
   return 1
 end
 return 0
 `,
   },
   complete: {
-    sha: '47e995c1b1fd49450e43d64ddfbdf8846ac0c309',
+    sha: '7ac8f36f9d49e86b3de5cec84afb6c8523c5d863',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1861,6 +1868,8 @@ return 0
 -- @key outcomes   emq:{q}:outcomes [TS]: recent completions (job, result) when no completed row is kept (lib retain)
 -- @keys flow      mode sq: parent :dependencies, parent :processed, parent row, [TS] emq:{q}:waiting-children
 -- (optional: a released parent leaves that index); mode xq: emq:{q}:flow:outbox
+-- @tail sq      parent_deps parent_processed parent_row waiting_children
+-- @tail xq      flow_outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg mode       "" (not a flow child), "sq" (parent in this queue) or "xq" (parent elsewhere)
@@ -1876,17 +1885,17 @@ return 0
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
 local id = ARGV[1]
-local row = KEYS[5]
+local row = k_row
 local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'dedup', 'dedup_keep', 'flow')
 local attempts, g, state = f[1], f[2], f[3]
 if not attempts or state == 'completed' then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
 
-leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, g)
+leave_active(k_active, k_pending, lb_at(7), k_laneroot, id, g)
 -- A token that still matches after a retry or delay moved the job must not leave a member behind;
 -- the row's state names the set it sits in (I2), so the common path pays for neither.
-if state == 'scheduled' then redis.call('ZREM', KEYS[3], id) end
-if state == 'dead' then redis.call('ZREM', KEYS[4], id) end
+if state == 'scheduled' then redis.call('ZREM', k_schedule, id) end
+if state == 'dead' then redis.call('ZREM', k_dead, id) end
 
 local mode = ARGV[3]
 local result = ARGV[5]
@@ -1894,23 +1903,23 @@ local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
   -- [TS] The row guard: a continue-parent sibling may have let the parent run and end already.
-  if redis.call('EXISTS', KEYS[22]) == 1 and redis.call('HSETNX', KEYS[21], id, recorded) == 1 then
-    count_down(KEYS[20], KEYS[22], KEYS[2], KEYS[23], ARGV[4], 1, KEYS[10])
+  if redis.call('EXISTS', k_parent_row) == 1 and redis.call('HSETNX', k_parent_processed, id, recorded) == 1 then
+    count_down(k_parent_deps, k_parent_row, k_pending, k_waiting_children, ARGV[4], 1, k_wake)
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', KEYS[20], ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
+  redis.call('RPUSH', k_flow_outbox, ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
 end
 
 -- One read of meta serves the retention policy and the event settings.
-local policy, m = keep_read(KEYS[15], 'events', 'journal', 'history', 'minutes')
+local policy, m = keep_read(k_meta, 'events', 'journal', 'history', 'minutes')
 hist_seed(m[7], m[8])
-local ended = { jobroot = KEYS[13], completed = KEYS[16], deroot = KEYS[17], outcomes = KEYS[19] }
+local ended = { jobroot = k_jobroot, completed = k_retained, deroot = k_deroot, outcomes = k_outcomes }
 finish_completed(ended, id, row, result, f[4], f[5], f[6], policy, attempts)
 retain_flush(ended, policy)
-redis.call('HINCRBY', KEYS[6], 'count', 1)
-hist_completed(KEYS[13], id, attempts, policy)
-per_minute(KEYS[6], 1)
-ev_open(KEYS[14], KEYS[18], KEYS[15])
+redis.call('HINCRBY', k_completed, 'count', 1)
+hist_completed(k_jobroot, id, attempts, policy)
+per_minute(k_completed, 1)
+ev_open(k_events, k_journal, k_meta)
 ev_seed(m[5], m[6])
 if ARGV[7] == '1' then ev_completed(id, result) end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
@@ -1918,7 +1927,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '5c1d893c3578a3ddb091492f8010d447327369fb',
+    sha: '98871a719037ad7dde91c8dc71d0c3adfbdbd048',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1949,15 +1958,15 @@ return 1
 -- @args triples   id1, token1, result1, id2, token2, result2, ... (result "" for none)
 -- @include core history events lanes retain settle
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
-local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
-  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[15], KEYS[16], KEYS[18]
-ev_open(KEYS[13], KEYS[17], KEYS[14])
+local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
+  lb = lb_at(6), laneroot = k_laneroot, jobroot = k_jobroot }
+held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
+ev_open(k_events, k_journal, k_meta)
 return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'ade17138b90d438da0f3bcdcc9f009c29c8ef03a',
+    sha: 'f936f11aab94cf472e9657315476ed670bdb8e1f',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -1997,25 +2006,25 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- concurrency cap and rate limit of lib gate apply), then the ms until the rate window reopens
 -- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long. [TS]
 -- \`active\` and \`drained\` for the claimed jobs as claim publishes them (lib events)
-local held = { active = KEYS[1], pending = KEYS[2], schedule = KEYS[3], dead = KEYS[4], completed = KEYS[5],
-  lb = lb_at(6), laneroot = KEYS[11], jobroot = KEYS[12] }
-held.meta, held.retained, held.deroot, held.outcomes = KEYS[14], KEYS[16], KEYS[17], KEYS[19]
-ev_open(KEYS[13], KEYS[18], KEYS[14])
-expire_open(KEYS[20], KEYS[14], KEYS[17])
+local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
+  lb = lb_at(6), laneroot = k_laneroot, jobroot = k_jobroot }
+held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
-local m = gate_read(KEYS[14])
+local m = gate_read(k_meta)
 local codes = complete_held(held, 5, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
 local size = tonumber(ARGV[3])
 local claimed = {}
 local limited = 0
 if size > 0 then
-  local room, wait, window = gate_room(KEYS[14], KEYS[1], KEYS[15], size)
+  local room, wait, window = gate_room(k_meta, k_active, k_limiter, size)
   limited = wait
   if room > 0 then
-    claimed = lease_pop(KEYS[1], KEYS[12], KEYS[2], room, tonumber(ARGV[2]), tonumber(ARGV[4]))
-    gate_count(KEYS[15], window, #claimed)
-    hist_claimed(KEYS[12], claimed)
-    ev_claimed(KEYS[2], claimed)
+    claimed = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(ARGV[2]), tonumber(ARGV[4]))
+    gate_count(k_limiter, window, #claimed)
+    hist_claimed(k_jobroot, claimed)
+    ev_claimed(k_pending, claimed)
   end
 end
 return { codes, claimed, limited }
@@ -2045,7 +2054,7 @@ return out
 `,
   },
   delay: {
-    sha: 'ad5262e27aa035191bb1ca4e7ec047596df5cbc7',
+    sha: '6a6dd982d8f8d6dd621aeca6c3fdd79029d90fa7',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -2076,28 +2085,28 @@ return out
 -- @error EMQSTALE not active
 local id = ARGV[1]
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-local row = KEYS[3]
+local row = k_row
 local attempts = redis.call('HGET', row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE delay token mismatch') end
-if redis.call('ZREM', KEYS[1], id) == 0 then return redis.error_reply('EMQSTALE not active') end
-hist_settled(KEYS[12], KEYS[10], id, attempts, 'delayed', '', nil)
+if redis.call('ZREM', k_active, id) == 0 then return redis.error_reply('EMQSTALE not active') end
+hist_settled(k_meta, k_jobroot, id, attempts, 'delayed', '', nil)
 local g = redis.call('HGET', row, 'group')
-if g and vid(g) then release(lb_at(4), gkey(KEYS[9], g), g) end
+if g and vid(g) then release(lb_at(4), gkey(k_laneroot, g), g) end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
 redis.call('HSET', row, 'state', 'scheduled')
-redis.call('DEL', jkey(KEYS[10], id, ':lock'))
-redis.call('ZADD', KEYS[2], score, id)
+redis.call('DEL', jkey(k_jobroot, id, ':lock'))
+redis.call('ZADD', k_schedule, score, id)
 if ARGV[5] == '1' then
-  ev_open(KEYS[11], KEYS[13], KEYS[12])
+  ev_open(k_events, k_journal, k_meta)
   ev_emit('delayed', id, { runAt = string.format('%d', score) })
 end
 return 1
 `,
   },
   drain: {
-    sha: '5309106dcb35402dc9000ee1ceea75795998cb7b',
+    sha: 'd25c09eadf2f1c15d0ec2fdc2452b68cf9a6aacd',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2115,9 +2124,9 @@ return 1
 -- @include core tidy retain
 -- @returns the number of jobs deleted
 local function wipe(id)
-  wipe_released(KEYS[1], KEYS[4], id)
+  wipe_released(k_jobroot, k_deroot, id)
 end
-local tally = tidy_tally(KEYS[1], wipe)
+local tally = tidy_tally(k_jobroot, wipe)
 
 local function purge(set)
   local n = 0
@@ -2131,13 +2140,13 @@ local function purge(set)
   redis.call('DEL', set)
   return n
 end
-local deleted = purge(KEYS[2])
-if KEYS[5] then deleted = deleted + purge(KEYS[5]) end
-return deleted + tidy_settle(tally, KEYS[3])
+local deleted = purge(k_pending)
+if k_schedule then deleted = deleted + purge(k_schedule) end
+return deleted + tidy_settle(tally, k_waiting)
 `,
   },
   enqueue: {
-    sha: 'cea6e19a8dd51d6965d5045ad09037aa35d4746e',
+    sha: '09f1ccf73ba7eee2681629585095a305990805d6',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -2159,20 +2168,20 @@ return deleted + tidy_settle(tally, KEYS[3])
 -- \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 3) }, nil, KEYS[4])
-redis.call('ZADD', KEYS[2], score, ARGV[1])
-ev_open(KEYS[3], KEYS[5], KEYS[4])
+if redis.call('EXISTS', k_row) == 1 then return 0 end
+local score = admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 3) }, nil, k_meta)
+redis.call('ZADD', k_pending, score, ARGV[1])
+ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', ARGV[1])
-if KEYS[6] then
-  redis.call('LPUSH', KEYS[6], '1')
-  redis.call('LTRIM', KEYS[6], 0, 63)
+if k_wake then
+  redis.call('LPUSH', k_wake, '1')
+  redis.call('LTRIM', k_wake, 0, 63)
 end
 return 1
 `,
   },
   enqueue_dedup: {
-    sha: '68086558c10720012de2b596d79d29e0a1dc16d1',
+    sha: 'f7cf8a044a43c343faea9ec22c7bbe66ecbfc057',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -2200,30 +2209,30 @@ return 1
 -- admission's id as \`refused\`; with a dedup mode, \`mode\` and \`replaced\`, after dedup_hit's writes). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-ev_open(KEYS[4], KEYS[6], KEYS[5])
-local parked = redis.call('GET', KEYS[3])
+ev_open(k_events, k_journal, k_meta)
+local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  local extra = dedup_hit(KEYS[3], parked, KEYS[7], ARGV[2], { unpack(ARGV, 4) })
-  extra.dedup = string.match(KEYS[3], '}:de:(.*)$') or ''
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, ARGV[2], { unpack(ARGV, 4) })
+  extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = ARGV[1]
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
-local score = admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, nil, KEYS[5])
-redis.call('ZADD', KEYS[2], score, ARGV[1])
-park_dedup(KEYS[3], ARGV[1], ARGV[3])
+if redis.call('EXISTS', k_row) == 1 then return { 0, ARGV[1] } end
+local score = admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 4) }, nil, k_meta)
+redis.call('ZADD', k_pending, score, ARGV[1])
+park_dedup(k_dedup, ARGV[1], ARGV[3])
 ev_chatty('waiting', ARGV[1])
-if KEYS[8] then
-  redis.call('LPUSH', KEYS[8], '1')
-  redis.call('LTRIM', KEYS[8], 0, 63)
+if k_wake then
+  redis.call('LPUSH', k_wake, '1')
+  redis.call('LTRIM', k_wake, 0, 63)
 end
 return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: 'ecbb4dc756f57c194241b43a0bb42491cba1b806',
+    sha: '3d81cb6ba3a82d130feb38fdf0466dc51ff559fd',
     includes: ['events'],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
@@ -2252,7 +2261,7 @@ if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job
 for i = 1, n do
   if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', k_parent) == 1 then return 0 end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
   if redis.call('EXISTS', KEYS[7 + i]) == 1 then return 0 end
@@ -2262,12 +2271,12 @@ for i = 1, n do
   local cid = ARGV[1 + 3 * i]
   redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
-  redis.call('ZADD', KEYS[3], 0, cid)
+  redis.call('ZADD', k_pending, 0, cid)
 end
-redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
-redis.call('SET', KEYS[2], n)
-redis.call('SADD', KEYS[4], pid)
-ev_open(KEYS[5], KEYS[7], KEYS[6])
+redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
+redis.call('SET', k_deps, n)
+redis.call('SADD', k_waiting, pid)
+ev_open(k_events, k_journal, k_meta)
 if ev_chatty_on() then
   for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
 end
@@ -2275,7 +2284,7 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: '092913d9a8fa0a55388910a4a293d2e374ee0bfd',
+    sha: '3e4e76221438c9511247ee52e756f2eb569f4583',
     includes: [],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
@@ -2292,16 +2301,16 @@ return n
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' or string.sub(ARGV[3], 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'parent', ARGV[3],
+if redis.call('EXISTS', k_row) == 1 then return 0 end
+redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'parent', ARGV[3],
   'parent_policy', ARGV[5])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'parent_queue', ARGV[4]) end
-redis.call('ZADD', KEYS[2], 0, ARGV[1])
+if ARGV[4] ~= '' then redis.call('HSET', k_row, 'parent_queue', ARGV[4]) end
+redis.call('ZADD', k_pending, 0, ARGV[1])
 return 1
 `,
   },
   enqueue_many: {
-    sha: '8de55ead667fc8237503b4c789dd617f54ac8e2f',
+    sha: 'fd4d8b1c64db903cf696dc49d8ad9863b3d6438e',
     includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -2330,7 +2339,7 @@ for i = 1, #ARGV, 2 do
   elseif not vid(id) then
     code = -2
   else
-    local row = jkey(KEYS[1], id)
+    local row = jkey(k_jobroot, id)
     if redis.call('EXISTS', row) == 1 then
       code = 0
     else
@@ -2344,21 +2353,21 @@ for i = 1, #ARGV, 2 do
 end
 -- Lua's unpack is bounded by its C stack; score the members in slices well below it.
 for i = 1, #scored, 2000 do
-  redis.call('ZADD', KEYS[2], unpack(scored, i, math.min(i + 1999, #scored)))
+  redis.call('ZADD', k_pending, unpack(scored, i, math.min(i + 1999, #scored)))
 end
-ev_open(KEYS[3], KEYS[5], KEYS[4])
+ev_open(k_events, k_journal, k_meta)
 if #scored > 0 and ev_chatty_on() then
   for i = 2, #scored, 2 do ev_emit('waiting', scored[i]) end
 end
-if KEYS[6] and #scored > 0 then
-  redis.call('LPUSH', KEYS[6], '1')
-  redis.call('LTRIM', KEYS[6], 0, 63)
+if k_wake and #scored > 0 then
+  redis.call('LPUSH', k_wake, '1')
+  redis.call('LTRIM', k_wake, 0, 63)
 end
 return out
 `,
   },
   enqueue_many_with: {
-    sha: 'd2bd0d6ddd363816c52ea53ea452ead9d42ee412',
+    sha: '6aea27af34553cd015655e72256a33658d126a19',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -2380,7 +2389,7 @@ return out
 -- -1 the id is not JOB-namespaced (nothing written); -2 the id fails the id check (nothing written).
 -- [TS] A scheduled item publishes \`delayed\` with \`delayMs\` (mode in) or \`runAt\` (mode at), as
 -- schedule does; an item admitted now publishes \`waiting\` when meta \`events\` = all
-ev_open(KEYS[4], KEYS[6], KEYS[5])
+ev_open(k_events, k_journal, k_meta)
 local out = {}
 local now = nil
 local flat, earliest = 0, nil
@@ -2396,11 +2405,11 @@ while i <= #ARGV do
   elseif not vid(id) then
     code = -2
   else
-    local row = jkey(KEYS[1], id)
+    local row = jkey(k_jobroot, id)
     if redis.call('EXISTS', row) == 1 then
       code = 0
     elseif mode == '' then
-      redis.call('ZADD', KEYS[2], admit_row(row, 'pending', payload, fields, nil, KEYS[5]), id)
+      redis.call('ZADD', k_pending, admit_row(row, 'pending', payload, fields, nil, k_meta), id)
       flat = flat + 1
       ev_chatty('waiting', id)
       code = 1
@@ -2409,7 +2418,7 @@ while i <= #ARGV do
       local due = tonumber(ms)
       if mode == 'in' then due = now + due end
       admit_row(row, 'scheduled', payload, fields)
-      redis.call('ZADD', KEYS[3], due, id)
+      redis.call('ZADD', k_schedule, due, id)
       if not earliest or due < earliest then earliest = due end
       ev_delayed(id, mode, ms)
       code = 1
@@ -2417,21 +2426,21 @@ while i <= #ARGV do
   end
   out[#out + 1] = code
 end
-if KEYS[7] then
+if k_wake then
   if flat > 0 then
-    redis.call('LPUSH', KEYS[7], '1')
-    redis.call('LTRIM', KEYS[7], 0, 63)
+    redis.call('LPUSH', k_wake, '1')
+    redis.call('LTRIM', k_wake, 0, 63)
   end
   if earliest then
-    local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-    if head[2] and tonumber(head[2]) >= earliest then due_hint(KEYS[7], earliest - now) end
+    local head = redis.call('ZRANGE', k_schedule, 0, 0, 'WITHSCORES')
+    if head[2] and tonumber(head[2]) >= earliest then due_hint(k_wake, earliest - now) end
   end
 end
 return out
 `,
   },
   events_set: {
-    sha: '1b1d4f0a49769355450b70b7d063b2fcbda0f375',
+    sha: 'd697015866a75de10bbde70225f32370045b3b41',
     includes: [],
     body: `-- @script events_set
 -- @purpose [TS] Set the queue's lifecycle-event settings in meta, read by every script that publishes
@@ -2450,29 +2459,29 @@ return out
 -- minutes ("" leaves it; "0" off; else minutes of per-minute counts kept)
 -- @returns 1
 if ARGV[1] == '1' then
-  redis.call('HSET', KEYS[1], 'events', 'all')
+  redis.call('HSET', k_meta, 'events', 'all')
 elseif ARGV[1] == '0' then
-  redis.call('HDEL', KEYS[1], 'events')
+  redis.call('HDEL', k_meta, 'events')
 end
 if ARGV[2] == '0' then
-  redis.call('HDEL', KEYS[1], 'journal')
+  redis.call('HDEL', k_meta, 'journal')
 elseif ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[1], 'journal', ARGV[2])
-  redis.call('XTRIM', KEYS[2], 'MAXLEN', '~', ARGV[2])
+  redis.call('HSET', k_meta, 'journal', ARGV[2])
+  redis.call('XTRIM', k_journal, 'MAXLEN', '~', ARGV[2])
 end
 for i, field in ipairs({ 'history', 'minutes' }) do
   local v = ARGV[2 + i]
   if v == '0' then
-    redis.call('HDEL', KEYS[1], field)
+    redis.call('HDEL', k_meta, field)
   elseif v and v ~= '' then
-    redis.call('HSET', KEYS[1], field, v)
+    redis.call('HSET', k_meta, field, v)
   end
 end
 return 1
 `,
   },
   extend_lock: {
-    sha: '0df5c98f590a593ad531909bb3160fe30c7b02bd',
+    sha: 'b7393630d2ff2cb8aa61e2d99992c1a1a5d63954',
     includes: ['core'],
     body: `-- @script extend_lock
 -- @purpose Push a held job's lease deadline out; only the current holder may (queue.md §6.3).
@@ -2486,16 +2495,16 @@ return 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE extend token mismatch
 -- @error EMQSTALE not active
-local attempts = redis.call('HGET', KEYS[2], 'attempts')
+local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE extend token mismatch') end
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return redis.error_reply('EMQSTALE not active') end
-redis.call('ZADD', KEYS[1], now_ms() + tonumber(ARGV[3]), ARGV[1])
+if not redis.call('ZSCORE', k_active, ARGV[1]) then return redis.error_reply('EMQSTALE not active') end
+redis.call('ZADD', k_active, now_ms() + tonumber(ARGV[3]), ARGV[1])
 return 1
 `,
   },
   extend_locks: {
-    sha: 'ec3399834035fb62104fb07763c861bba49ca9f6',
+    sha: '626541a65ce2f83fde661b9e6f1a0cee5472a031',
     includes: ['core'],
     body: `-- @script extend_locks
 -- @purpose Extend many leases under one server time, skipping each id that is gone, stale or no
@@ -2515,10 +2524,10 @@ for i = 3, #ARGV, 2 do
   local id = ARGV[i]
   local ok = false
   if vid(id) then
-    local attempts = redis.call('HGET', jkey(KEYS[2], id), 'attempts')
-    if attempts and attempts == ARGV[i + 1] and redis.call('ZSCORE', KEYS[1], id) then
-      redis.call('ZADD', KEYS[1], deadline, id)
-      if marker > 0 then redis.call('PEXPIRE', jkey(KEYS[2], id, ':lock'), marker) end
+    local attempts = redis.call('HGET', jkey(k_jobroot, id), 'attempts')
+    if attempts and attempts == ARGV[i + 1] and redis.call('ZSCORE', k_active, id) then
+      redis.call('ZADD', k_active, deadline, id)
+      if marker > 0 then redis.call('PEXPIRE', jkey(k_jobroot, id, ':lock'), marker) end
       ok = true
     end
   end
@@ -2528,7 +2537,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'f1742a5ff588c82ca796ff97e9100b3b579c3d04',
+    sha: 'e57a6d947dfef775594079a4c840b38f2376f054',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2548,17 +2557,17 @@ return missed
 -- @arg pid        the parent's id
 -- @include core events lanes fanin
 -- @returns 1 applied; 0 duplicate, or the parent row is gone (nothing written; the entry is spent)
-if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
-if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+if redis.call('EXISTS', k_parent) == 0 then return 0 end
+if redis.call('HSETNX', k_processed, ARGV[1], ARGV[2]) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
-count_down(KEYS[1], KEYS[3], KEYS[4], KEYS[5], ARGV[3], 1)
-ev_open(KEYS[6], KEYS[8], KEYS[7])
+count_down(k_deps, k_parent, k_pending, k_waiting, ARGV[3], 1)
+ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '0c1895ae1bb165bbc8336d97edf3263ece907b00',
+    sha: '760f6b9628fddbf1e867f3b7df40ffedf5a4b5ba',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2591,24 +2600,24 @@ return 1
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
 local cid, pid = ARGV[1], ARGV[4]
-if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
+if redis.call('EXISTS', k_parent) == 0 then return 0 end
 if ARGV[3] == 'id' or ARGV[3] == 'cp' then
-  if redis.call('HSETNX', KEYS[3], cid, ARGV[2]) == 0 then return 0 end
-  count_down(KEYS[1], KEYS[4], KEYS[5], KEYS[7], pid, 1)
-  if ARGV[3] == 'cp' then continue_parent(KEYS[4], KEYS[5], KEYS[7], pid) end
-  ev_open(KEYS[8], KEYS[10], KEYS[9])
+  if redis.call('HSETNX', k_unsuccessful, cid, ARGV[2]) == 0 then return 0 end
+  count_down(k_deps, k_parent, k_pending, k_waiting, pid, 1)
+  if ARGV[3] == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid) end
+  ev_open(k_events, k_journal, k_meta)
   for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
 end
-if redis.call('HSETNX', KEYS[2], cid, ARGV[2]) == 0 then return 0 end
-fail_parent_row(KEYS[4], KEYS[5], KEYS[6], KEYS[7], pid)
-local ended = { jobroot = KEYS[11], dead = KEYS[6], deadat = KEYS[12], deroot = KEYS[13] }
-finish_dead(ended, pid, KEYS[4], now_ms(), keep_policy(KEYS[9]))
+if redis.call('HSETNX', k_failed, cid, ARGV[2]) == 0 then return 0 end
+fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid)
+local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
+finish_dead(ended, pid, k_parent, now_ms(), keep_policy(k_meta))
 return 2
 `,
   },
   flow_outbox_trim: {
-    sha: '85d45ad1f65ace87c8e5e63d62ae625e61e52aa1',
+    sha: '4405d870bcbf46828baa3d75ab5bb10738c80a6b',
     includes: [],
     body: `-- @script flow_outbox_trim
 -- @purpose [TS] Drop the entries an outbox sweep has delivered, from the head of the outbox
@@ -2618,12 +2627,12 @@ return 2
 -- @arg delivered  how many entries from the head were delivered
 -- @returns the entries left
 local n = tonumber(ARGV[1])
-if n and n > 0 then redis.call('LTRIM', KEYS[1], n, -1) end
-return redis.call('LLEN', KEYS[1])
+if n and n > 0 then redis.call('LTRIM', k_outbox, n, -1) end
+return redis.call('LLEN', k_outbox)
 `,
   },
   flow_reemit: {
-    sha: '74832e419da7a6d8cab84f65f683bbfbbbc69aa8',
+    sha: '53c40753903e62f0d250b2cd00fb0fd37d81a4f7',
     includes: [],
     body: `-- @script flow_reemit
 -- @purpose [TS] The host re-emit of queue.md §11.7 in one step: when a node died through a
@@ -2636,18 +2645,18 @@ return redis.call('LLEN', KEYS[1])
 -- @arg queue      the node's own queue name: the parent's queue when the row names none
 -- @arg error      the failure text carried up
 -- @returns 1 pushed; 0 the node is not dead or has no parent (nothing written)
-local f = redis.call('HMGET', KEYS[1], 'state', 'parent', 'parent_queue', 'parent_policy')
+local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue', 'parent_policy')
 if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
 local pq = f[3]
 if not pq or pq == '' then pq = ARGV[2] end
 local policy = 'fp'
 if f[4] == 'id' or f[4] == 'cp' then policy = f[4] end
-redis.call('RPUSH', KEYS[2], '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. ARGV[1] .. '\\0' .. policy .. '\\0' .. ARGV[3])
+redis.call('RPUSH', k_outbox, '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. ARGV[1] .. '\\0' .. policy .. '\\0' .. ARGV[3])
 return 1
 `,
   },
   gate_set: {
-    sha: '2ed13afe5df3dc6cfb5ff9af2fcbe691c8e497b8',
+    sha: '83506e6f168e7262f2942ee206f6c52d0bf7fc40',
     includes: [],
     body: `-- @script gate_set
 -- @purpose [TS] Set or clear the claim gates kept in meta that the claims enforce (lib gate): the
@@ -2660,22 +2669,22 @@ return 1
 -- @arg duration     the window in ms when max is set; else ""
 -- @returns 1
 if ARGV[1] == '0' then
-  redis.call('HDEL', KEYS[1], 'concurrency')
+  redis.call('HDEL', k_meta, 'concurrency')
 elseif ARGV[1] ~= '' then
-  redis.call('HSET', KEYS[1], 'concurrency', ARGV[1])
+  redis.call('HSET', k_meta, 'concurrency', ARGV[1])
 end
 if ARGV[2] == '0' then
-  redis.call('HDEL', KEYS[1], 'max', 'duration')
-  redis.call('DEL', KEYS[2])
+  redis.call('HDEL', k_meta, 'max', 'duration')
+  redis.call('DEL', k_limiter)
 elseif ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[1], 'max', ARGV[2], 'duration', ARGV[3])
-  redis.call('DEL', KEYS[2])
+  redis.call('HSET', k_meta, 'max', ARGV[2], 'duration', ARGV[3])
+  redis.call('DEL', k_limiter)
 end
 return 1
 `,
   },
   gbclaim: {
-    sha: 'e0e3864f43fd398a795315f7a1a860726708518b',
+    sha: 'b6db5601b56075712e039b5ec4de9454325e0bff',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2710,22 +2719,22 @@ local cap = nil
 if size and size >= 1 then
   -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.
   local heaviest = 1
-  for _, w in ipairs(redis.call('HVALS', KEYS[10])) do heaviest = math.max(heaviest, tonumber(w) or 1) end
+  for _, w in ipairs(redis.call('HVALS', k_gweight)) do heaviest = math.max(heaviest, tonumber(w) or 1) end
   cap = function(g)
-    local w = math.max(tonumber(redis.call('HGET', KEYS[10], g) or '1') or 1, 1)
+    local w = math.max(tonumber(redis.call('HGET', k_gweight, g) or '1') or 1, 1)
     return math.max(math.floor(size * w / heaviest), 1)
   end
 end
-ev_open(KEYS[11], KEYS[12], KEYS[3])
-expire_open(KEYS[13], KEYS[3], KEYS[14])
-local out = lane_claim(cap, tonumber(ARGV[1]), marker, KEYS[8], KEYS[9])
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
+local out = lane_claim(cap, tonumber(ARGV[1]), marker, k_limiter, k_grate)
 ev_active(out)
-hist_claimed(KEYS[6], out)
+hist_claimed(k_jobroot, out)
 return out
 `,
   },
   gclaim: {
-    sha: 'be9266db2816b5f66fdcf78a938e11873bcd50a5',
+    sha: '725c28089d6c17d0a4ed9e1fad77a72ce9d6a5c9',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2752,21 +2761,21 @@ return out
 -- trace context; false when absent). [TS] Publishes \`active\` per claimed job when meta \`events\` =
 -- all (no \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
-ev_open(KEYS[10], KEYS[11], KEYS[3])
-expire_open(KEYS[12], KEYS[3], KEYS[13])
-local room, _, window = gate_room(KEYS[3], KEYS[2], KEYS[8], 1)
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
+local room, _, window = gate_room(k_meta, k_active, k_limiter, 1)
 if room < 1 then return {} end
-local ring = KEYS[1]
-local g, _, rate = lane_next(ring, KEYS[9])
+local ring = k_ring
+local g, _, rate = lane_next(ring, k_grate)
 if not g then return {} end
 if not vid(g) then
   redis.call('LREM', ring, 0, g)
   return {}
 end
-local lane = gkey(KEYS[7], g)
-local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
+local lane = gkey(k_laneroot, g)
+local lim = tonumber(redis.call('HGET', k_glimit, g) or '')
 -- I6 keeps a lane at its ceiling out of the ring; this holds the line if something broke it.
-if lim and tonumber(redis.call('HGET', KEYS[4], g) or '0') >= lim then
+if lim and tonumber(redis.call('HGET', k_gactive, g) or '0') >= lim then
   redis.call('LREM', ring, 0, g)
   return {}
 end
@@ -2776,14 +2785,14 @@ while true do
     redis.call('LREM', ring, 0, g)
     return {}
   end
-  local attempts, f = lease_job(KEYS[2], KEYS[6], id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
+  local attempts, f = lease_job(k_active, k_jobroot, id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
   if attempts then
-    gate_count(KEYS[8], window, 1)
-    lane_rate_count(KEYS[9], g, rate, 1)
-    local act = redis.call('HINCRBY', KEYS[4], g, 1)
+    gate_count(k_limiter, window, 1)
+    lane_rate_count(k_grate, g, rate, 1)
+    local act = redis.call('HINCRBY', k_gactive, g, 1)
     if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
     local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
-    hist_claimed(KEYS[6], { entry })
+    hist_claimed(k_jobroot, { entry })
     ev_active({ entry })
     return entry
   end
@@ -2791,7 +2800,7 @@ end
 `,
   },
   gdrain: {
-    sha: '9f4e30324fea2ebf4576aaafd417ff6dce4607c5',
+    sha: '0c18a3ebeea952d050bd295eeb885a458ed10212',
     includes: ['core', 'tidy'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
@@ -2808,23 +2817,23 @@ end
 -- @returns the number of jobs deleted (parents included)
 -- @error EMQKIND group id must be a branded id
 if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
-local JR = KEYS[3]
+local JR = k_jobroot
 local tally = tidy_tally(JR)
 local n = 0
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+for _, id in ipairs(redis.call('ZRANGE', k_lane, 0, -1)) do
   if vid(id) then
     tidy_note(tally, id)
     wipe_job(JR, id)
     n = n + 1
   end
 end
-redis.call('DEL', KEYS[1])
-redis.call('LREM', KEYS[2], 0, ARGV[1])
-return n + tidy_settle(tally, KEYS[4])
+redis.call('DEL', k_lane)
+redis.call('LREM', k_ring, 0, ARGV[1])
+return n + tidy_settle(tally, k_waiting)
 `,
   },
   genqueue: {
-    sha: '0aa29f108e59de3436634769996bb85b4e0aad19',
+    sha: 'e3ccbada4b0a86e87bbeb8aede70c1ed02d71281',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2855,18 +2864,18 @@ if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job
 local g = ARGV[3]
 -- Every later script turns the row's group into a lane key, so a bad one must never be stored.
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', k_row) == 1 then return 0 end
 -- Lanes ignore priority: the lane is FIFO and the rotation serves it.
-admit_row(KEYS[1], 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
-redis.call('ZADD', KEYS[2], 0, ARGV[1])
-rering({ ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }, KEYS[2], g)
-ev_open(KEYS[8], KEYS[10], KEYS[9])
+admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
+redis.call('ZADD', k_lane, 0, ARGV[1])
+rering({ ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g)
+ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', ARGV[1])
 return 1
 `,
   },
   glimit: {
-    sha: '7c157dfa6dd590cf26a506cef24f11e5a134f047',
+    sha: 'f8647fcc622cb57bec563fdcef68ec2bc672782b',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -2884,17 +2893,17 @@ return 1
 -- @error EMQKIND group id must be a branded id
 local g = ARGV[1]
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('HSET', KEYS[1], g, ARGV[2])
-if tonumber(redis.call('HGET', KEYS[2], g) or '0') >= tonumber(ARGV[2]) then
-  redis.call('LREM', KEYS[3], 0, g)
+redis.call('HSET', k_glimit, g, ARGV[2])
+if tonumber(redis.call('HGET', k_gactive, g) or '0') >= tonumber(ARGV[2]) then
+  redis.call('LREM', k_ring, 0, g)
 else
-  rering({ glimit = KEYS[1], gactive = KEYS[2], ring = KEYS[3], paused = KEYS[4], wake = KEYS[5] }, KEYS[6], g)
+  rering({ glimit = k_glimit, gactive = k_gactive, ring = k_ring, paused = k_paused, wake = k_wake }, k_lane, g)
 end
 return 1
 `,
   },
   gpause: {
-    sha: '313c8c1d7bf75af62c701e4b8fdd10eb5b342341',
+    sha: 'fe98b5021b6557afa43d7e9ae16ce8d613c34e77',
     includes: ['core'],
     body: `-- @script gpause
 -- @purpose Take one lane out of rotation (queue.md §5.4); its backlog and in-flight work are untouched.
@@ -2906,13 +2915,13 @@ return 1
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
 if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('SADD', KEYS[1], ARGV[1])
-redis.call('LREM', KEYS[2], 0, ARGV[1])
+redis.call('SADD', k_paused, ARGV[1])
+redis.call('LREM', k_ring, 0, ARGV[1])
 return 1
 `,
   },
   grate: {
-    sha: 'e0c3d30a6cccc2303d94d3a8943486704ddb50e0',
+    sha: 'b7e8501649498d3d202c7fda32fef0c4ecd922ab',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -2932,16 +2941,16 @@ return 1
 local g = ARGV[1]
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 if ARGV[2] == '0' then
-  redis.call('HDEL', KEYS[1], g)
+  redis.call('HDEL', k_grate, g)
 else
-  redis.call('HSET', KEYS[1], g, ARGV[2] .. ':' .. ARGV[3])
+  redis.call('HSET', k_grate, g, ARGV[2] .. ':' .. ARGV[3])
 end
-if redis.call('LPOS', KEYS[2], g) then wake({ wake = KEYS[3] }) end
+if redis.call('LPOS', k_ring, g) then wake({ wake = k_wake }) end
 return 1
 `,
   },
   greap_group: {
-    sha: '1fc02e48971fec74040f57c7e6a63de8e1d6e91a',
+    sha: 'e6d49224d95d83e2e462c569a857f774981ac58d',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -2965,15 +2974,15 @@ local limit = tonumber(ARGV[2]) or 100
 local lb = lb_at(3)
 local recovered = 0
 -- Scan every lapsed lease, not the first \`limit\`: other groups' lapses must not hide this group's.
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms())) do
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_active, '-inf', now_ms())) do
   if recovered >= limit then break end
   if vid(id) then
-    local row = jkey(KEYS[8], id)
+    local row = jkey(k_jobroot, id)
     if redis.call('HGET', row, 'group') == g then
-      redis.call('ZREM', KEYS[1], id)
-      redis.call('ZADD', KEYS[2], 0, id)
+      redis.call('ZREM', k_active, id)
+      redis.call('ZADD', k_lane, 0, id)
       redis.call('HSET', row, 'state', 'pending')
-      release(lb, KEYS[2], g)
+      release(lb, k_lane, g)
       recovered = recovered + 1
     end
   end
@@ -2982,7 +2991,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: '8a8c71895566d524184fb0e8553ee12fa7fa6c27',
+    sha: '9cb0c5bce3c23a7b12b8c6a785831113996cdc88',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -3004,22 +3013,22 @@ return recovered
 -- @error EMQKIND group id must be a branded id
 local id, dst = ARGV[1], ARGV[2]
 if not vid(dst) then return redis.error_reply('EMQKIND group id must be a branded id') end
-local src = redis.call('HGET', KEYS[1], 'group')
+local src = redis.call('HGET', k_row, 'group')
 if not src or not vid(src) then return -1 end
 if src == dst then return 0 end
-local from = gkey(KEYS[8], src)
+local from = gkey(k_laneroot, src)
 if redis.call('ZREM', from, id) == 0 then return -2 end
-redis.call('ZADD', KEYS[2], 0, id)
-redis.call('HSET', KEYS[1], 'group', dst)
-if ARGV[3] then redis.call('HSET', KEYS[1], 'lane', ARGV[3]) else redis.call('HDEL', KEYS[1], 'lane') end
-local lb = { ring = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6], wake = KEYS[7] }
-rering(lb, KEYS[2], dst)
+redis.call('ZADD', k_dst, 0, id)
+redis.call('HSET', k_row, 'group', dst)
+if ARGV[3] then redis.call('HSET', k_row, 'lane', ARGV[3]) else redis.call('HDEL', k_row, 'lane') end
+local lb = { ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }
+rering(lb, k_dst, dst)
 if redis.call('ZCARD', from) == 0 then redis.call('LREM', lb.ring, 0, src) end
 return 1
 `,
   },
   gresume: {
-    sha: '69204c679f280f2ad48ffe47f9de5866c79345d8',
+    sha: '2fa0ca0104e42f6d3746788d002748884ec2ef1b',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -3036,13 +3045,13 @@ return 1
 -- @error EMQKIND group id must be a branded id
 local g = ARGV[1]
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('SREM', KEYS[1], g)
-rering({ paused = KEYS[1], ring = KEYS[2], glimit = KEYS[3], gactive = KEYS[4], wake = KEYS[5] }, KEYS[6], g)
+redis.call('SREM', k_paused, g)
+rering({ paused = k_paused, ring = k_ring, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g)
 return 1
 `,
   },
   gwclaim: {
-    sha: '8c32ae4572932c6f122759dfedc1b83f5a91cd58',
+    sha: 'e7058b06be042e920b7de577d70be6a56d2032d5',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3072,18 +3081,18 @@ return 1
 local marker = tonumber(ARGV[2] or '0') or 0
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
 local function weight(g)
-  return math.max(tonumber(redis.call('HGET', KEYS[8], g) or '1') or 1, 1)
+  return math.max(tonumber(redis.call('HGET', k_gweight, g) or '1') or 1, 1)
 end
-ev_open(KEYS[11], KEYS[12], KEYS[3])
-expire_open(KEYS[13], KEYS[3], KEYS[14])
-local out = lane_claim(weight, tonumber(ARGV[1]), marker, KEYS[9], KEYS[10])
+ev_open(k_events, k_journal, k_meta)
+expire_open(k_expired, k_meta, k_deroot)
+local out = lane_claim(weight, tonumber(ARGV[1]), marker, k_limiter, k_grate)
 ev_active(out)
-hist_claimed(KEYS[6], out)
+hist_claimed(k_jobroot, out)
 return out
 `,
   },
   gweight: {
-    sha: 'cbea1fe984845fedf2fb6c352d07b221e7007215',
+    sha: 'c50fb90f1f544d63411a515184be7bdb0de01799',
     includes: ['core'],
     body: `-- @script gweight
 -- @purpose Set a lane's weight, its share of service under gwclaim (queue.md §5.5). A weight never
@@ -3095,12 +3104,12 @@ return out
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
 if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', k_gweight, ARGV[1], ARGV[2])
 return 1
 `,
   },
   hold_parent: {
-    sha: 'aae4436a71d57af27cc1f2fdb8a313a5677e0b15',
+    sha: 'b71e2ceb7fdee1c80e48b8eb936b5d1d29293392',
     includes: [],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
@@ -3122,20 +3131,20 @@ local link = ARGV[4]
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~= 'JOB') then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
+if redis.call('EXISTS', k_parent) == 1 then return 0 end
+redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
 if link ~= '' then
-  redis.call('HSET', KEYS[1], 'parent', link)
-  if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'parent_queue', ARGV[5]) end
-  if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'parent_policy', ARGV[6]) end
+  redis.call('HSET', k_parent, 'parent', link)
+  if ARGV[5] ~= '' then redis.call('HSET', k_parent, 'parent_queue', ARGV[5]) end
+  if ARGV[6] ~= '' then redis.call('HSET', k_parent, 'parent_policy', ARGV[6]) end
 end
-redis.call('SET', KEYS[2], ARGV[3])
-redis.call('SADD', KEYS[3], ARGV[1])
+redis.call('SET', k_deps, ARGV[3])
+redis.call('SADD', k_waiting, ARGV[1])
 return 1
 `,
   },
   is_maxed: {
-    sha: '1562c2c12272602bc2daf5b5009f52c7dc84b239',
+    sha: '1eb60c0212e04178b99a36c11141f8b0be9d7894',
     includes: [],
     body: `-- @script is_maxed
 -- @purpose Consult the queue's concurrency ceiling before claiming; a read that may refuse and moves
@@ -3144,15 +3153,15 @@ return 1
 -- @key active     emq:{q}:active
 -- @returns 0 (room to claim)
 -- @error EMQRATE at concurrency ceiling
-local ceiling = tonumber(redis.call('HGET', KEYS[1], 'concurrency') or '0') or 0
-if ceiling > 0 and redis.call('ZCARD', KEYS[2]) >= ceiling then
+local ceiling = tonumber(redis.call('HGET', k_meta, 'concurrency') or '0') or 0
+if ceiling > 0 and redis.call('ZCARD', k_active) >= ceiling then
   return redis.error_reply('EMQRATE at concurrency ceiling')
 end
 return 0
 `,
   },
   lane_counts: {
-    sha: 'e19c57be4542bed0433b8d805a70596e8554b641',
+    sha: '6e50b7f6f0812e2b011b81a5c5706801c4906f97',
     includes: ['core'],
     body: `-- @script lane_counts
 -- @purpose Read the depth of several lanes in one atomic step (queue.md §5.6).
@@ -3162,13 +3171,13 @@ return 0
 -- @returns a list of integers (ZCARD per lane) in request order; 0 for a group that fails vid
 local out = {}
 for i, g in ipairs(ARGV) do
-  if vid(g) then out[i] = redis.call('ZCARD', gkey(KEYS[1], g)) else out[i] = 0 end
+  if vid(g) then out[i] = redis.call('ZCARD', gkey(k_laneroot, g)) else out[i] = 0 end
 end
 return out
 `,
   },
   obliterate: {
-    sha: '330fa3131109f28a31e3261c2220e765870de092',
+    sha: '8b8b40828370ae5c10c14d65264350f02060cc8f',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3214,14 +3223,14 @@ return out
 -- @error EMQSTATE not paused
 -- @error EMQSTATE active jobs present
 -- @error EMQSTATE outbox not empty
-if redis.call('HEXISTS', KEYS[1], 'paused') == 0 then return redis.error_reply('EMQSTATE not paused') end
+if redis.call('HEXISTS', k_meta, 'paused') == 0 then return redis.error_reply('EMQSTATE not paused') end
 local force = ARGV[1] == 'force'
-if not force and redis.call('LLEN', KEYS[18]) > 0 then return redis.error_reply('EMQSTATE outbox not empty') end
+if not force and redis.call('LLEN', k_outbox) > 0 then return redis.error_reply('EMQSTATE outbox not empty') end
 local budget = tonumber(ARGV[2])
-local JR = KEYS[19]
+local JR = k_jobroot
 
 local function drop_job(id)
-  if vid(id) then wipe_released(JR, KEYS[27], id) end
+  if vid(id) then wipe_released(JR, k_deroot, id) end
 end
 
 -- Deletes up to the remaining budget from one set; true when the set is now empty.
@@ -3236,16 +3245,16 @@ local function purge(set)
   return redis.call('ZCARD', set) == 0
 end
 
-if not force and redis.call('ZCARD', KEYS[3]) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
-for _, set in ipairs({ KEYS[3], KEYS[2], KEYS[4], KEYS[5], KEYS[25], KEYS[26] }) do
+if not force and redis.call('ZCARD', k_active) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
+for _, set in ipairs({ k_active, k_pending, k_schedule, k_dead, k_retained, k_deadat }) do
   if not purge(set) then return 1 end
 end
-if budget <= 0 and redis.call('SCARD', KEYS[21]) > 0 then return 1 end
-for _, id in ipairs(redis.call('SPOP', KEYS[21], math.max(budget, 1))) do
+if budget <= 0 and redis.call('SCARD', k_waiting) > 0 then return 1 end
+for _, id in ipairs(redis.call('SPOP', k_waiting, math.max(budget, 1))) do
   drop_job(id)
   budget = budget - 1
 end
-if redis.call('SCARD', KEYS[21]) > 0 then return 1 end
+if redis.call('SCARD', k_waiting) > 0 then return 1 end
 
 local groups, seen = {}, {}
 local function note(list)
@@ -3256,14 +3265,14 @@ local function note(list)
     end
   end
 end
-note(redis.call('LRANGE', KEYS[6], 0, -1))
-note(redis.call('SMEMBERS', KEYS[7]))
-note(redis.call('HKEYS', KEYS[8]))
-note(redis.call('HKEYS', KEYS[9]))
-note(redis.call('HKEYS', KEYS[10]))
+note(redis.call('LRANGE', k_ring, 0, -1))
+note(redis.call('SMEMBERS', k_paused))
+note(redis.call('HKEYS', k_glimit))
+note(redis.call('HKEYS', k_gactive))
+note(redis.call('HKEYS', k_gweight))
 for _, g in ipairs(groups) do
   if vid(g) then
-    local lane = gkey(KEYS[20], g)
+    local lane = gkey(k_laneroot, g)
     if not purge(lane) then return 1 end
     redis.call('DEL', lane)
   end
@@ -3272,17 +3281,17 @@ end
 for i = 3, #ARGV do
   local record = KEYS[27 + i]
   if record then redis.call('DEL', record) end
-  redis.call('ZREM', KEYS[17], ARGV[i])
+  redis.call('ZREM', k_repeat, ARGV[i])
 end
-if redis.call('ZCARD', KEYS[17]) > 0 then return 1 end
+if redis.call('ZCARD', k_repeat) > 0 then return 1 end
 
-redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS[10], KEYS[6], KEYS[11],
-  KEYS[7], KEYS[17], KEYS[12], KEYS[18], KEYS[21], KEYS[22], KEYS[23], KEYS[24], KEYS[25], KEYS[28], KEYS[29], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1])
+redis.call('DEL', k_completed, k_failed, k_completed_data, k_failed_data, k_gactive, k_glimit, k_gweight, k_ring, k_wake,
+  k_paused, k_repeat, k_limiter, k_outbox, k_waiting, k_workers, k_workers_info, k_grate, k_retained, k_journal, k_outcomes, k_pending, k_active, k_schedule, k_dead, k_meta)
 return 0
 `,
   },
   promote: {
-    sha: '8a6307b6dc9fdaad560f3909f6bf9c9f55c386b7',
+    sha: '41f54b8745a7e2281b0bd0db0d88c9d566f416d9',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -3303,14 +3312,14 @@ return 0
 -- @include core events lanes
 -- @returns the number of jobs moved; [TS] each publishes \`waiting\` when meta \`events\` = all
 local releasing = false -- a scheduled job held no lease, so no lane slot goes back
-ev_open(KEYS[10], KEYS[12], KEYS[11])
+ev_open(k_events, k_journal, k_meta)
 local waiting = nil
 if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
-return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
+return requeue_due(k_schedule, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)
 `,
   },
   promote_next: {
-    sha: '8bb593d7b9f6c58c51a88f9318194d3a8d295aee',
+    sha: '20bb38e9d6211bec0a41e1be600c5387db6c4736',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -3334,11 +3343,11 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- job is due (0 when it is due already), or -1 when the schedule is empty. [TS] Each moved job
 -- publishes \`waiting\` when meta \`events\` = all
 local releasing = false -- a scheduled job held no lease, so no lane slot goes back
-ev_open(KEYS[10], KEYS[12], KEYS[11])
+ev_open(k_events, k_journal, k_meta)
 local waiting = nil
 if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
-local moved = requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
-local head = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local moved = requeue_due(k_schedule, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)
+local head = redis.call('ZRANGE', k_schedule, 0, 0, 'WITHSCORES')
 if #head == 0 then return { moved, -1 } end
 local wait = math.floor(tonumber(head[2]) - now_ms())
 if wait < 0 then wait = 0 end
@@ -3346,29 +3355,29 @@ return { moved, wait }
 `,
   },
   queue_pause: {
-    sha: 'bf7c409db9f83afd1f66c63ba77df474b0965783',
+    sha: '12e7b155b347a103f587cff2dc99955b6cac1977',
     includes: [],
     body: `-- @script queue_pause
 -- @purpose Stop every claim on the queue; admission, promote and reap go on (queue.md §8.1).
 -- @key meta       emq:{q}:meta
 -- @returns 1
-redis.call('HSET', KEYS[1], 'paused', '1')
+redis.call('HSET', k_meta, 'paused', '1')
 return 1
 `,
   },
   queue_resume: {
-    sha: 'bd5e2c3667fe9ab8f6391a7053157b31c6392887',
+    sha: 'd3685fe9954a7c99c06b1974ed5e0fd85b9a3dcb',
     includes: [],
     body: `-- @script queue_resume
 -- @purpose Let claims run again after a queue-wide pause (queue.md §8.1).
 -- @key meta       emq:{q}:meta
 -- @returns 1
-redis.call('HDEL', KEYS[1], 'paused')
+redis.call('HDEL', k_meta, 'paused')
 return 1
 `,
   },
   rate_limit: {
-    sha: '2da3a0ee9ecfc52ea0f55edef6cdfd405a7ed514',
+    sha: '1c50e6c1e606fa47fe9f1cb5f181c5b0f915ff99',
     includes: [],
     body: `-- @script rate_limit
 -- @purpose [TS] Close the queue's rate window for \`ms\` from now (a handler that got a 429): the
@@ -3378,14 +3387,14 @@ return 1
 -- @key limiter    emq:{q}:limiter
 -- @arg ms         how long to refuse claims, in ms (>= 1)
 -- @returns 1 the window is closed; 0 the queue has no rate limit (nothing written)
-local max = tonumber(redis.call('HGET', KEYS[1], 'max') or '') or 0
-if max <= 0 or not redis.call('HGET', KEYS[1], 'duration') then return 0 end
-redis.call('SET', KEYS[2], max, 'PX', ARGV[1])
+local max = tonumber(redis.call('HGET', k_meta, 'max') or '') or 0
+if max <= 0 or not redis.call('HGET', k_meta, 'duration') then return 0 end
+redis.call('SET', k_limiter, max, 'PX', ARGV[1])
 return 1
 `,
   },
   rate_ttl: {
-    sha: 'e148fff497766edd32a6b755b00c4b1bc3ace99c',
+    sha: 'c789b7f36b5dc2e20d4ab9eb870df77a6fa69f1a',
     includes: [],
     body: `-- @script rate_ttl
 -- @purpose Tell how long the queue's rate window still refuses work (queue.md §9.3).
@@ -3394,17 +3403,17 @@ return 1
 -- @arg max        the window's cap; 0 uses meta.max
 -- @returns ms still limited; 0 when not limited
 local max = tonumber(ARGV[1]) or 0
-if max <= 0 then max = tonumber(redis.call('HGET', KEYS[2], 'max') or '0') or 0 end
+if max <= 0 then max = tonumber(redis.call('HGET', k_meta, 'max') or '0') or 0 end
 if max <= 0 then return 0 end
-local used = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+local used = tonumber(redis.call('GET', k_limiter) or '0') or 0
 if used < max then return 0 end
-local ttl = redis.call('PTTL', KEYS[1])
+local ttl = redis.call('PTTL', k_limiter)
 if ttl > 0 then return ttl end
 return 0
 `,
   },
   reap: {
-    sha: 'ba2b690a56a90448e957af86cfb94b1c9c9fc0ff',
+    sha: '4562ea4cd1c37a5aa1712949de64a501e592463e',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -3428,16 +3437,16 @@ return 0
 local releasing = true -- an expired lease gives its lane slot back
 -- Meta is read only once a lease was recovered: the maintenance loop reaps on every tick, mostly
 -- finding nothing.
-ev_open(KEYS[10], KEYS[12], KEYS[11])
+ev_open(k_events, k_journal, k_meta)
 local function waiting(id)
-  hist_settled(KEYS[11], KEYS[8], id, nil, 'stalled', 'lease lapsed', nil)
+  hist_settled(k_meta, k_jobroot, id, nil, 'stalled', 'lease lapsed', nil)
   ev_chatty('waiting', id)
 end
-return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1]), releasing, waiting)
+return requeue_due(k_active, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)
 `,
   },
   remove_job: {
-    sha: 'ac0502059455767c265b5326fd5537bb9efc8c3b',
+    sha: 'dcf139bafc63932fef315a8b968b211f87a118eb',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3475,28 +3484,28 @@ return requeue_due(KEYS[1], KEYS[2], lb_at(3), KEYS[8], KEYS[9], tonumber(ARGV[1
 -- @error EMQSTATE parent awaiting children
 local id = ARGV[1]
 if not vid(id) then return -1 end
-local row = jkey(KEYS[10], id)
+local row = jkey(k_jobroot, id)
 if redis.call('EXISTS', row) == 0 then return -1 end
-if redis.call('EXISTS', jkey(KEYS[10], id, ':lock')) == 1 or redis.call('HEXISTS', row, 'lock') == 1 then
+if redis.call('EXISTS', jkey(k_jobroot, id, ':lock')) == 1 or redis.call('HEXISTS', row, 'lock') == 1 then
   return redis.error_reply('EMQLOCK job is locked')
 end
 local link = redis.call('HMGET', row, 'state', 'parent', 'parent_queue')
 if link[1] == 'awaiting_children' then return redis.error_reply('EMQSTATE parent awaiting children') end
 local pid, pq = link[2], link[3]
 if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
-  local prow = jkey(KEYS[10], pid)
+  local prow = jkey(k_jobroot, pid)
   if redis.call('HGET', prow, 'state') == 'awaiting_children' then
-    count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[1], KEYS[12], pid, 1, KEYS[8])
+    count_down(jkey(k_jobroot, pid, ':dependencies'), prow, k_pending, k_waiting, pid, 1, k_wake)
   end
 end
-local was_active = redis.call('ZREM', KEYS[2], id) == 1
-redis.call('ZREM', KEYS[1], id)
-redis.call('ZREM', KEYS[3], id)
-redis.call('ZREM', KEYS[4], id)
+local was_active = redis.call('ZREM', k_active, id) == 1
+redis.call('ZREM', k_pending, id)
+redis.call('ZREM', k_schedule, id)
+redis.call('ZREM', k_dead, id)
 local g = redis.call('HGET', row, 'group')
 if g and vid(g) then
   local lb = lb_at(5)
-  local lane = gkey(KEYS[11], g)
+  local lane = gkey(k_laneroot, g)
   redis.call('ZREM', lane, id)
   if was_active then
     release(lb, lane, g)
@@ -3504,18 +3513,18 @@ if g and vid(g) then
     redis.call('LREM', lb.ring, 0, g)
   end
 end
-redis.call('ZREM', KEYS[14], id)
-redis.call('ZREM', KEYS[15], id)
-if KEYS[19] and ARGV[2] ~= '' and redis.call('GET', KEYS[19]) == id then redis.call('DEL', KEYS[19]) end
-wipe_released(KEYS[10], KEYS[13], id)
-ev_open(KEYS[16], KEYS[18], KEYS[17])
+redis.call('ZREM', k_retained, id)
+redis.call('ZREM', k_deadat, id)
+if k_dedup and ARGV[2] ~= '' and redis.call('GET', k_dedup) == id then redis.call('DEL', k_dedup) end
+wipe_released(k_jobroot, k_deroot, id)
+ev_open(k_events, k_journal, k_meta)
 ev_emit('removed', id)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
   repeat_advance: {
-    sha: '285ae5599189fa9008b93122f7f261ad041530bc',
+    sha: 'bcfabd11620c49bc940da3fcf945fb569be193e6',
     includes: ['core'],
     body: `-- @script repeat_advance
 -- @purpose Move a repeat's next run one cadence past server now, or drop a name whose record a
@@ -3526,16 +3535,16 @@ return 1
 -- @arg every_ms   the cadence in ms
 -- @include core
 -- @returns 1 advanced; 0 record gone (the name is removed)
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  redis.call('ZREM', KEYS[1], ARGV[1])
+if redis.call('EXISTS', k_record) == 0 then
+  redis.call('ZREM', k_repeat, ARGV[1])
   return 0
 end
-redis.call('ZADD', KEYS[1], now_ms() + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZADD', k_repeat, now_ms() + tonumber(ARGV[2]), ARGV[1])
 return 1
 `,
   },
   repeat_cancel: {
-    sha: '74073b727efa50e12ee1bf87a53fc3cc0ca761d8',
+    sha: 'b8e1da755310a5a9acd1bd70729affa71884185e',
     includes: [],
     body: `-- @script repeat_cancel
 -- @purpose Stop a repeating job; the record is deleted whether or not the name was scheduled
@@ -3544,13 +3553,13 @@ return 1
 -- @key record     emq:{q}:repeat:<name>
 -- @arg name       the repeat name
 -- @returns 1 removed; 0 absent
-local removed = redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('DEL', KEYS[2])
+local removed = redis.call('ZREM', k_repeat, ARGV[1])
+redis.call('DEL', k_record)
 return removed
 `,
   },
   repeat_due: {
-    sha: '0d11da79f8a733f7c98248e105c398775ec84a20',
+    sha: '23c242f94200d242c50299aed37d6fcf21214ffc',
     includes: ['core'],
     body: `-- @script repeat_due
 -- @purpose List the repeat names whose next run is due by the server clock, oldest first [TS].
@@ -3558,11 +3567,11 @@ return removed
 -- @arg limit      most names to return
 -- @include core
 -- @returns the due names, oldest first
-return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[1]))
+return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[1]))
 `,
   },
   repeat_register: {
-    sha: '2b1dcdb453e1cedaa59d121bb65343bd45cd8fdc',
+    sha: 'bebe3891bf8c496914583349d69eccf70181a25e',
     includes: ['core'],
     body: `-- @script repeat_register
 -- @purpose Register a repeating job under a name; an existing name is left exactly as it is
@@ -3575,14 +3584,14 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumb
 -- @arg first_in_ms  delay before the first occurrence, from server now
 -- @include core
 -- @returns 1 registered; 0 exists (nothing changed)
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('HSET', KEYS[2], 'every_ms', ARGV[2], 'template', ARGV[3])
-redis.call('ZADD', KEYS[1], now_ms() + tonumber(ARGV[4]), ARGV[1])
+if redis.call('ZSCORE', k_repeat, ARGV[1]) or redis.call('EXISTS', k_record) == 1 then return 0 end
+redis.call('HSET', k_record, 'every_ms', ARGV[2], 'template', ARGV[3])
+redis.call('ZADD', k_repeat, now_ms() + tonumber(ARGV[4]), ARGV[1])
 return 1
 `,
   },
   reprocess: {
-    sha: '032d0c9ca1ab53639f16d86b2db70de494d62e19',
+    sha: 'bfdbd610a757bef8fa2045b9f8b0cd3433a5aae5',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -3605,28 +3614,28 @@ return 1
 -- @returns 1 moved; -1 gone (no row); [TS] publishes \`waiting\` when meta \`events\` = all
 -- @error EMQSTATE not dead
 local id = ARGV[1]
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('ZREM', KEYS[2], id) == 0 then return redis.error_reply('EMQSTATE not dead') end
-redis.call('ZREM', KEYS[10], id)
-redis.call('HDEL', KEYS[1], 'last_error', 'finished_at')
-redis.call('HSET', KEYS[1], 'state', 'pending')
+if redis.call('EXISTS', k_row) == 0 then return -1 end
+if redis.call('ZREM', k_dead, id) == 0 then return redis.error_reply('EMQSTATE not dead') end
+redis.call('ZREM', k_deadat, id)
+redis.call('HDEL', k_row, 'last_error', 'finished_at')
+redis.call('HSET', k_row, 'state', 'pending')
 local lb = lb_at(4)
-local g = redis.call('HGET', KEYS[1], 'group')
+local g = redis.call('HGET', k_row, 'group')
 if g and vid(g) then
-  local lane = gkey(KEYS[9], g)
+  local lane = gkey(k_laneroot, g)
   redis.call('ZADD', lane, 0, id)
   rering(lb, lane, g)
 else
-  redis.call('ZADD', KEYS[3], flat_score(KEYS[1]), id)
+  redis.call('ZADD', k_pending, flat_score(k_row), id)
   wake(lb)
 end
-ev_open(KEYS[11], KEYS[13], KEYS[12])
+ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', id)
 return 1
 `,
   },
   reschedule_job: {
-    sha: '373f4d26ef78614c7236e9f5e2fee6cdd0cecd41',
+    sha: '0beed2f9c1f77270ac88ce3a95a87574aa925897',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -3653,30 +3662,30 @@ return 1
 -- @error EMQKIND job id must be JOB-namespaced
 local id = ARGV[1]
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-if redis.call('EXISTS', KEYS[8]) == 0 then
-  redis.call('ZREM', KEYS[1], id)
+if redis.call('EXISTS', k_row) == 0 then
+  redis.call('ZREM', k_schedule, id)
   return -1
 end
-if not redis.call('ZSCORE', KEYS[1], id) then return 0 end
+if not redis.call('ZSCORE', k_schedule, id) then return 0 end
 local lb = lb_at(3)
 if ARGV[2] == 'now' then
-  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', k_schedule, id)
   local releasing = false
-  if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', KEYS[8], 'group'), releasing, flat_score(KEYS[8])) then wake(lb) end
-  redis.call('HSET', KEYS[8], 'state', 'pending')
-  ev_open(KEYS[10], KEYS[12], KEYS[11])
+  if requeue(k_pending, lb, k_laneroot, id, redis.call('HGET', k_row, 'group'), releasing, flat_score(k_row)) then wake(lb) end
+  redis.call('HSET', k_row, 'state', 'pending')
+  ev_open(k_events, k_journal, k_meta)
   ev_chatty('waiting', id)
   return 1
 end
 local ms = tonumber(ARGV[3])
-redis.call('ZADD', KEYS[1], now_ms() + ms, id)
-local head = redis.call('ZRANGE', KEYS[1], 0, 0)
-if head[1] == id then due_hint(KEYS[6], ms) end
+redis.call('ZADD', k_schedule, now_ms() + ms, id)
+local head = redis.call('ZRANGE', k_schedule, 0, 0)
+if head[1] == id then due_hint(k_wake, ms) end
 return 1
 `,
   },
   retention_set: {
-    sha: '621ce9b6f87231bd9d3f46c72b37d743804fb327',
+    sha: '1983b76b3e4d7bb5b58f7c255acc23fdd65cac03',
     includes: [],
     body: `-- @script retention_set
 -- @purpose [TS] Set the queue's finished-job retention in meta (lib retain reads it at every
@@ -3691,16 +3700,16 @@ return 1
 local fields = { 'keep_completed_count', 'keep_completed_age', 'keep_failed_count', 'keep_failed_age' }
 for i, field in ipairs(fields) do
   if ARGV[i] == '' then
-    redis.call('HDEL', KEYS[1], field)
+    redis.call('HDEL', k_meta, field)
   else
-    redis.call('HSET', KEYS[1], field, ARGV[i])
+    redis.call('HSET', k_meta, field, ARGV[i])
   end
 end
 return 1
 `,
   },
   retry: {
-    sha: '92d4e2f79f999003e73c9b9b286c11244758a870',
+    sha: 'b040224bf20080c4851f2b8a1513493e57117963',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3732,6 +3741,8 @@ return 1
 -- @keys flow      mode sq:*: parent :failed, :unsuccessful, :dependencies, parent row, [TS]
 -- emq:{q}:waiting-children (optional: a parent leaving \`awaiting_children\` leaves that index); mode
 -- xq:*: emq:{q}:flow:outbox
+-- @tail sq      parent_failed parent_unsuccessful parent_deps parent_row waiting_children
+-- @tail xq      flow_outbox
 -- @arg id         the job's id
 -- @arg token      the attempts value the claim returned
 -- @arg delay_ms   how long to wait before the next attempt, from server now
@@ -3747,70 +3758,70 @@ return 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
 local id = ARGV[1]
-local row = KEYS[5]
+local row = k_row
 local head = redis.call('HMGET', row, 'attempts', 'state')
 local attempts = head[1]
 if not attempts or head[2] == 'completed' then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE retry token mismatch') end
 -- A resend after a dropped reply finds the job already dead under the same token: report the
 -- verdict again without counting the failure twice or firing the flow arm again.
-if head[2] == 'dead' and redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
+if head[2] == 'dead' and redis.call('ZSCORE', k_dead, id) then return 'dead' end
 
-leave_active(KEYS[1], KEYS[2], lb_at(7), KEYS[12], id, redis.call('HGET', row, 'group'))
-redis.call('ZREM', KEYS[3], id)
-redis.call('ZREM', KEYS[4], id)
-redis.call('DEL', jkey(KEYS[13], id, ':lock'))
+leave_active(k_active, k_pending, lb_at(7), k_laneroot, id, redis.call('HGET', row, 'group'))
+redis.call('ZREM', k_schedule, id)
+redis.call('ZREM', k_dead, id)
+redis.call('DEL', jkey(k_jobroot, id, ':lock'))
 redis.call('HSET', row, 'last_error', ARGV[5])
-hist_settled(KEYS[14], KEYS[13], id, attempts, tonumber(attempts) < tonumber(ARGV[4]) and 'retried' or 'failed', ARGV[5], KEYS[6])
+hist_settled(k_meta, k_jobroot, id, attempts, tonumber(attempts) < tonumber(ARGV[4]) and 'retried' or 'failed', ARGV[5], k_failed)
 
 if tonumber(attempts) < tonumber(ARGV[4]) then
   redis.call('HSET', row, 'state', 'scheduled')
-  redis.call('ZADD', KEYS[3], now_ms() + tonumber(ARGV[3]), id)
+  redis.call('ZADD', k_schedule, now_ms() + tonumber(ARGV[3]), id)
   if ARGV[9] == '1' then
-    ev_open(KEYS[17], KEYS[18], KEYS[14])
+    ev_open(k_events, k_journal, k_meta)
     ev_emit('failed', id, { outcome = 'scheduled' })
   end
   return 'scheduled'
 end
 
 redis.call('HSET', row, 'state', 'dead')
-redis.call('ZADD', KEYS[4], 0, id)
-redis.call('HINCRBY', KEYS[6], 'count', 1)
+redis.call('ZADD', k_dead, 0, id)
+redis.call('HINCRBY', k_failed, 'count', 1)
 if ARGV[9] == '1' then
-  ev_open(KEYS[17], KEYS[18], KEYS[14])
+  ev_open(k_events, k_journal, k_meta)
   ev_emit('failed', id, { outcome = 'dead' })
 end
 
 local mode = ARGV[6]
 local pid = ARGV[7]
 local now = now_ms()
-local ended = { jobroot = KEYS[13], dead = KEYS[4], deadat = KEYS[15], deroot = KEYS[16] }
+local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
 local policy = nil
 if mode == 'sq:fp' then
-  if redis.call('EXISTS', KEYS[22]) == 1 then
-    redis.call('HSET', KEYS[19], id, ARGV[5])
-    fail_parent_row(KEYS[22], KEYS[2], KEYS[4], KEYS[23], pid)
-    policy = policy or keep_policy(KEYS[14])
-    finish_dead(ended, pid, KEYS[22], now, policy)
+  if redis.call('EXISTS', k_parent_row) == 1 then
+    redis.call('HSET', k_parent_failed, id, ARGV[5])
+    fail_parent_row(k_parent_row, k_pending, k_dead, k_waiting_children, pid)
+    policy = policy or keep_policy(k_meta)
+    finish_dead(ended, pid, k_parent_row, now, policy)
   end
 elseif mode == 'sq:id' or mode == 'sq:cp' then
   -- [TS] The row guard: a \`cp\` sibling may have let the parent run and end before this child died.
-  if redis.call('EXISTS', KEYS[22]) == 1 and redis.call('HSETNX', KEYS[20], id, ARGV[5]) == 1 then
-    count_down(KEYS[21], KEYS[22], KEYS[2], KEYS[23], pid, 1, KEYS[10])
-    if mode == 'sq:cp' then continue_parent(KEYS[22], KEYS[2], KEYS[23], pid, KEYS[10]) end
+  if redis.call('EXISTS', k_parent_row) == 1 and redis.call('HSETNX', k_parent_unsuccessful, id, ARGV[5]) == 1 then
+    count_down(k_parent_deps, k_parent_row, k_pending, k_waiting_children, pid, 1, k_wake)
+    if mode == 'sq:cp' then continue_parent(k_parent_row, k_pending, k_waiting_children, pid, k_wake) end
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' or mode == 'xq:cp' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', KEYS[19], '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
+  redis.call('RPUSH', k_flow_outbox, '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
 end
-finish_dead(ended, id, row, now, policy or keep_policy(KEYS[14]))
-ev_open(KEYS[17], KEYS[18], KEYS[14])
+finish_dead(ended, id, row, now, policy or keep_policy(k_meta))
+ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 'dead'
 `,
   },
   retry_dead: {
-    sha: '8dd62788cb1ff70500f9604ce15b552cab20e496',
+    sha: 'e3539a64a97ed6bd14d7c7b946e747fa3c215951',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -3833,21 +3844,21 @@ return 'dead'
 -- @arg limit      most jobs to move
 -- @include core events lanes
 -- @returns the number of jobs moved back; [TS] each publishes \`waiting\` when meta \`events\` = all
-local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local ids = redis.call('ZRANGE', k_dead, 0, tonumber(ARGV[1]) - 1)
 local lb = lb_at(3)
 local moved, flat = 0, 0
-ev_open(KEYS[11], KEYS[13], KEYS[12])
+ev_open(k_events, k_journal, k_meta)
 local chatty = ev_chatty_on()
 for _, id in ipairs(ids) do
-  redis.call('ZREM', KEYS[1], id)
-  redis.call('ZREM', KEYS[10], id)
+  redis.call('ZREM', k_dead, id)
+  redis.call('ZREM', k_deadat, id)
   if vid(id) then
-    local row = jkey(KEYS[8], id)
+    local row = jkey(k_jobroot, id)
     if redis.call('EXISTS', row) == 1 then
       redis.call('HDEL', row, 'last_error', 'finished_at')
       redis.call('HSET', row, 'state', 'pending')
       local releasing = false
-      if requeue(KEYS[2], lb, KEYS[9], id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
+      if requeue(k_pending, lb, k_laneroot, id, redis.call('HGET', row, 'group'), releasing, flat_score(row)) then flat = flat + 1 end
       moved = moved + 1
       if chatty then ev_emit('waiting', id) end
     end
@@ -3858,7 +3869,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '7d9c612ac841aa8d7b551e67f383e88387b78e6a',
+    sha: '47f996a4a9e4d910c764fe47a8493778a7057063',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3884,20 +3895,20 @@ return moved
 -- 0 duplicate (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', k_row) == 1 then return 0 end
 local now = now_ms()
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now + score end
-admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 5) })
-redis.call('ZADD', KEYS[2], score, ARGV[1])
-ev_open(KEYS[3], KEYS[5], KEYS[4])
+admit_row(k_row, 'scheduled', ARGV[2], { unpack(ARGV, 5) })
+redis.call('ZADD', k_schedule, score, ARGV[1])
+ev_open(k_events, k_journal, k_meta)
 ev_delayed(ARGV[1], ARGV[3], ARGV[4])
-if KEYS[6] and redis.call('ZRANGE', KEYS[2], 0, 0)[1] == ARGV[1] then due_hint(KEYS[6], score - now) end
+if k_wake and redis.call('ZRANGE', k_schedule, 0, 0)[1] == ARGV[1] then due_hint(k_wake, score - now) end
 return 1
 `,
   },
   schedule_dedup: {
-    sha: '0256e359a1f21d1a5d23198e558dd2c131a91ae7',
+    sha: '152e86f0e0f7ffddbbcbf0fde3d96982dcbee3b1',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3922,8 +3933,8 @@ return 1
 -- dedup hit (nothing written but the \`deduplicated\` event, as enqueue_dedup publishes it)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-ev_open(KEYS[4], KEYS[6], KEYS[5])
-local parked = redis.call('GET', KEYS[3])
+ev_open(k_events, k_journal, k_meta)
+local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
   -- The due time is read off the clock only when a debounce moves the parked job.
@@ -3931,24 +3942,24 @@ if parked then
     if ARGV[3] == 'in' then return now_ms() + tonumber(ARGV[4]) end
     return tonumber(ARGV[4])
   end
-  local extra = dedup_hit(KEYS[3], parked, KEYS[7], ARGV[2], { unpack(ARGV, 6) }, KEYS[2], due)
-  extra.dedup = string.match(KEYS[3], '}:de:(.*)$') or ''
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, ARGV[2], { unpack(ARGV, 6) }, k_schedule, due)
+  extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = ARGV[1]
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return { 0, ARGV[1] } end
+if redis.call('EXISTS', k_row) == 1 then return { 0, ARGV[1] } end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
-admit_row(KEYS[1], 'scheduled', ARGV[2], { unpack(ARGV, 6) })
-redis.call('ZADD', KEYS[2], score, ARGV[1])
-park_dedup(KEYS[3], ARGV[1], ARGV[5])
+admit_row(k_row, 'scheduled', ARGV[2], { unpack(ARGV, 6) })
+redis.call('ZADD', k_schedule, score, ARGV[1])
+park_dedup(k_dedup, ARGV[1], ARGV[5])
 ev_delayed(ARGV[1], ARGV[3], ARGV[4])
 return { 1, ARGV[1] }
 `,
   },
   scheduler_due: {
-    sha: 'e87bbc895fc15f7ab94888e2cf8ec0eda1ecc023',
+    sha: 'e5ae43782f0c4004720f92269e5ad4daf7b29503',
     includes: ['core'],
     body: `-- @script scheduler_due
 -- @purpose [TS] The due schedulers with the occurrence each is due for (queue.md §10.1 \`due\`, with
@@ -3958,11 +3969,11 @@ return { 1, ARGV[1] }
 -- @arg limit      at most this many names
 -- @include core
 -- @returns a flat list name1, score1, name2, score2, ... oldest first
-return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
 `,
   },
   scheduler_fire: {
-    sha: 'dcf47dbb0bda6ed79d950a22cd2f0826f282b656',
+    sha: '49b44fd54bc691dbf37eab76b8134ed8c77df85f',
     includes: ['core'],
     body: `-- @script scheduler_fire
 -- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
@@ -3986,43 +3997,43 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'WITHSCORES', 'LIM
 -- name is removed)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(ARGV[3], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+local score = redis.call('ZSCORE', k_repeat, ARGV[1])
 if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
-local f = redis.call('HMGET', KEYS[2], 'template', 'every_ms', 'end_ms', 'limit', 'count')
+local f = redis.call('HMGET', k_record, 'template', 'every_ms', 'end_ms', 'limit', 'count')
 local template, every, ends, limit, count = f[1], tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5] or '0')
 if not template then
-  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('ZREM', k_repeat, ARGV[1])
   return -1
 end
 local now = now_ms()
 local function retire()
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  redis.call('DEL', KEYS[2])
+  redis.call('ZREM', k_repeat, ARGV[1])
+  redis.call('DEL', k_record)
 end
 if (ends and now > ends) or (limit and count >= limit) then
   retire()
   return 0
 end
-if redis.call('EXISTS', KEYS[3]) == 0 then
-  redis.call('HSET', KEYS[3], 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', ARGV[1])
-  redis.call('ZADD', KEYS[4], 0, ARGV[3])
-  redis.call('LPUSH', KEYS[5], '1')
-  redis.call('LTRIM', KEYS[5], 0, 63)
+if redis.call('EXISTS', k_row) == 0 then
+  redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', ARGV[1])
+  redis.call('ZADD', k_pending, 0, ARGV[3])
+  redis.call('LPUSH', k_wake, '1')
+  redis.call('LTRIM', k_wake, 0, 63)
 end
-count = redis.call('HINCRBY', KEYS[2], 'count', 1)
-redis.call('HSET', KEYS[2], 'last_ms', now, 'last_job', ARGV[3])
+count = redis.call('HINCRBY', k_record, 'count', 1)
+redis.call('HSET', k_record, 'last_ms', now, 'last_job', ARGV[3])
 local next_at = tonumber(ARGV[4])
 if every then next_at = now + every end
 if not next_at or (limit and count >= limit) or (ends and next_at > ends) then
   retire()
 else
-  redis.call('ZADD', KEYS[1], next_at, ARGV[1])
+  redis.call('ZADD', k_repeat, next_at, ARGV[1])
 end
 return 1
 `,
   },
   scheduler_upsert: {
-    sha: '802f92005630b82b302be11dd9a561e83f93bf1e',
+    sha: '997ab69d8b885f769ea126c02571287f034afa1f',
     includes: ['core'],
     body: `-- @script scheduler_upsert
 -- @purpose [TS] Create or update a job scheduler under a repeat name (queue.md §10.1 extended): an
@@ -4045,29 +4056,29 @@ return 1
 -- @arg limit      at most this many occurrences in all, or ""
 -- @include core
 -- @returns 1 created; 0 updated
-local existed = redis.call('EXISTS', KEYS[2]) == 1
+local existed = redis.call('EXISTS', k_record) == 1
 local same = false
 if existed then
-  local old = redis.call('HMGET', KEYS[2], 'every_ms', 'cron', 'tz')
+  local old = redis.call('HMGET', k_record, 'every_ms', 'cron', 'tz')
   same = (old[1] or '') == ARGV[2] and (old[2] or '') == ARGV[3] and (old[3] or '') == ARGV[4]
 end
 local fields = { every_ms = ARGV[2], cron = ARGV[3], tz = ARGV[4], start_ms = ARGV[8], end_ms = ARGV[9], limit = ARGV[10] }
 for field, value in pairs(fields) do
-  if value == '' then redis.call('HDEL', KEYS[2], field) else redis.call('HSET', KEYS[2], field, value) end
+  if value == '' then redis.call('HDEL', k_record, field) else redis.call('HSET', k_record, field, value) end
 end
-redis.call('HSET', KEYS[2], 'template', ARGV[5])
-if same and redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('HSET', k_record, 'template', ARGV[5])
+if same and redis.call('ZSCORE', k_repeat, ARGV[1]) then return 0 end
 local first = tonumber(ARGV[7])
 if ARGV[6] == 'in' then first = now_ms() + first end
 local start = tonumber(ARGV[8])
 if start and first < start then first = start end
-redis.call('ZADD', KEYS[1], first, ARGV[1])
+redis.call('ZADD', k_repeat, first, ARGV[1])
 if existed then return 0 end
 return 1
 `,
   },
   state_lookup: {
-    sha: 'c2b32bd616b5cc963ca030fa6a2e6ae8ca8e2664',
+    sha: '16c66ae21d06bc57a57cce6d042404eb4b59a083',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
@@ -4083,13 +4094,13 @@ return 1
 -- @include core
 -- @returns pending | active | scheduled | dead | awaiting_children | completed | [TS] expired | unknown | absent
 local id = ARGV[1]
-if redis.call('ZSCORE', KEYS[1], id) then return 'pending' end
-local g = redis.call('HGET', KEYS[5], 'group')
-if g and vid(g) and redis.call('ZSCORE', gkey(KEYS[6], g), id) then return 'pending' end
-if redis.call('ZSCORE', KEYS[2], id) then return 'active' end
-if redis.call('ZSCORE', KEYS[3], id) then return 'scheduled' end
-if redis.call('ZSCORE', KEYS[4], id) then return 'dead' end
-local state = redis.call('HGET', KEYS[5], 'state')
+if redis.call('ZSCORE', k_pending, id) then return 'pending' end
+local g = redis.call('HGET', k_row, 'group')
+if g and vid(g) and redis.call('ZSCORE', gkey(k_laneroot, g), id) then return 'pending' end
+if redis.call('ZSCORE', k_active, id) then return 'active' end
+if redis.call('ZSCORE', k_schedule, id) then return 'scheduled' end
+if redis.call('ZSCORE', k_dead, id) then return 'dead' end
+local state = redis.call('HGET', k_row, 'state')
 if not state then return 'absent' end
 if state == 'awaiting_children' then return 'awaiting_children' end
 if state == 'completed' then return 'completed' end
@@ -4099,7 +4110,7 @@ return 'unknown'
 `,
   },
   stream_append: {
-    sha: '48f90c70f3515bcb0b237d6c34663138f52dc13b',
+    sha: 'fdc9b3dd26c9de3a3866eb736940446b8459b6aa',
     includes: [],
     body: `-- @script stream_append
 -- @purpose [TS] Append records to a stream log under a publish deduplication window (bus.md §2.2, as
@@ -4115,9 +4126,9 @@ return 'unknown'
 -- @args records   per record: msgid, xid, field count n, then n field/value items (the \`id\` field first)
 -- @returns per record, in order: {'ok'} appended; {'dup', first EVT id} a duplicate, not written;
 -- {'err', message} the server refused its XADD
-local stream = KEYS[1]
-local msgids = KEYS[2]
-local untilKey = KEYS[3]
+local stream = k_stream
+local msgids = k_msgids
+local untilKey = k_until
 local window = tonumber(ARGV[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -4156,7 +4167,7 @@ return out
 `,
   },
   stream_claim: {
-    sha: 'c0e864534d6807fca58520753251c74a1c2c2ba6',
+    sha: 'ea741fcada0b1bb810c90d5c85e5b9886fc47987',
     includes: ['streams'],
     body: `-- @script stream_claim
 -- @purpose [TS] Hand a group consumer entries that were delivered before, with their delivery
@@ -4177,8 +4188,8 @@ return out
 -- @returns {next_cursor, {xid, attempts, {field, value, ...}, ...}, dead_lettered}; next_cursor is
 -- \`0-0\` once the walk has reached the end; the server's own NOGROUP error when the group does not
 -- exist (a server reply, not a class of this script)
-local stream = KEYS[1]
-local dead = KEYS[2]
+local stream = k_stream
+local dead = k_dead
 local group, consumer, mode, cursor = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local count, max = tonumber(ARGV[5]), tonumber(ARGV[7])
 local claimed, nextCursor
@@ -4221,7 +4232,7 @@ return { nextCursor, out, deadCount }
 `,
   },
   stream_dead_letter: {
-    sha: '056d002b6004f736a8a10ace7c2443e63e3cf961',
+    sha: 'c6d8e2eee7d14881b2da5c6cbc84fc95eb861826',
     includes: ['streams'],
     body: `-- @script stream_dead_letter
 -- @purpose [TS] Move entries of a consumer group to the stream's dead-letter stream, each with its
@@ -4236,13 +4247,13 @@ return { nextCursor, out, deadCount }
 -- @returns the number of records written (an entry trimmed away meanwhile is only acked)
 local moved = 0
 for i = 3, #ARGV, 3 do
-  moved = moved + dead_letter(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[i], ARGV[i + 1], ARGV[i + 2])
+  moved = moved + dead_letter(k_stream, k_dead, ARGV[1], ARGV[2], ARGV[i], ARGV[i + 1], ARGV[i + 2])
 end
 return moved
 `,
   },
   stream_drop: {
-    sha: '75b007c42fd54e3695c77899d66cac7b0adc56d4',
+    sha: '2dbec03a73616ebf8a4d7d1e8aa85d6bf51af6b6',
     includes: [],
     body: `-- @script stream_drop
 -- @purpose [TS] Drop a stream log in one step: the stream (its consumer groups go with it), its
@@ -4255,13 +4266,13 @@ return moved
 -- @key order      emq:{q}:stream:<stream>:order
 -- @key paused     emq:{q}:stream:<stream>:paused
 -- @returns 1 dropped; 0 there was no stream
-local existed = redis.call('EXISTS', KEYS[1])
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
+local existed = redis.call('EXISTS', k_stream)
+redis.call('DEL', k_stream, k_archived, k_msgids, k_until, k_order, k_paused)
 return existed
 `,
   },
   stream_group_forget: {
-    sha: 'a3a5d1f025f5d577361f13da0797b9f1e0b5baf6',
+    sha: 'ddfb7c79bb7f0b4593fab81afa164633b371970b',
     includes: ['order'],
     body: `-- @script stream_group_forget
 -- @purpose [TS] Forget what a stream keeps beside the log for one consumer group (bus.md §7). With
@@ -4276,8 +4287,8 @@ return existed
 -- @arg position   '' to forget the group; else its new last-delivered id
 -- @include order
 -- @returns the number of registry members removed
-local order = KEYS[1]
-local paused = KEYS[2]
+local order = k_order
+local paused = k_paused
 local group, position = ARGV[1], ARGV[2]
 if position == '' then
   redis.call('HDEL', paused, group)
@@ -4289,7 +4300,7 @@ return removed
 `,
   },
   stream_nack: {
-    sha: 'eb198de46e8b91b0d788fb8757f4eecfcc99acbe',
+    sha: '9a595d7ab382e573e743cbc7343844994e69d008',
     includes: [],
     body: `-- @script stream_nack
 -- @purpose [TS] Put entries of a consumer group back for redelivery no sooner than a delay, without
@@ -4310,13 +4321,13 @@ for i = 4, #ARGV, 1000 do
   tail[#tail + 1] = 'IDLE'
   tail[#tail + 1] = ARGV[3]
   tail[#tail + 1] = 'JUSTID'
-  n = n + #redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], '0', unpack(tail))
+  n = n + #redis.call('XCLAIM', k_stream, ARGV[1], ARGV[2], '0', unpack(tail))
 end
 return n
 `,
   },
   stream_order_admit: {
-    sha: '66086d460d5c2dd07b9e54ae34e7db876b5dbbf5',
+    sha: '7b3c7e3308b357324d9c069f7791d4fe131de516',
     includes: ['order'],
     body: `-- @script stream_order_admit
 -- @purpose [TS] Admit entries a consumer of an ordered group holds (bus.md §7, ordered
@@ -4339,8 +4350,8 @@ return n
 -- @args pairs     xid, key per entry
 -- @include order
 -- @returns per entry, in order: '' it may run; the xid it waits for; '-' this consumer no longer holds it
-local stream = KEYS[1]
-local order = KEYS[2]
+local stream = k_stream
+local order = k_order
 local group, consumer, by, last = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if last ~= '' then
   local mark = redis.call('ZRANGEBYLEX', order, '[' .. group .. '\\1', '(' .. group .. '\\2', 'LIMIT', 0, 1)[1]
@@ -4395,7 +4406,7 @@ return out
 `,
   },
   stream_order_done: {
-    sha: '68ca1fc9c766133a3189066e7c0f12376a7d9112',
+    sha: 'bebfcd54c457481d981c0c71b2c6157a2c14cf45',
     includes: ['order'],
     body: `-- @script stream_order_done
 -- @purpose [TS] Settle entries of an ordered group (bus.md §7, ordered consumption): each is acked
@@ -4407,8 +4418,8 @@ return out
 -- @args pairs     xid, key per entry ('' for an entry without a key)
 -- @include order
 -- @returns the number of entries acked by this call
-local stream = KEYS[1]
-local order = KEYS[2]
+local stream = k_stream
+local order = k_order
 local group = ARGV[1]
 local acked = 0
 for i = 2, #ARGV, 2 do
@@ -4420,7 +4431,7 @@ return acked
 `,
   },
   stream_redrive: {
-    sha: '3e39b4622a2444fbe288708ad42ab53a0f9e0fe6',
+    sha: '668a423093daaadee66ce3ce85f76ac09b09ba12',
     includes: [],
     body: `-- @script stream_redrive
 -- @purpose [TS] Put dead-lettered entries back in front of their group, in one step (bus.md §7.2):
@@ -4432,8 +4443,8 @@ return acked
 -- @key dead       emq:{q}:stream:<stream>:dead
 -- @args ids       ids of dead-letter records (their XADD ids in the dead-letter stream)
 -- @returns {redriven, {dead-letter id left in place, ...}}
-local stream = KEYS[1]
-local dead = KEYS[2]
+local stream = k_stream
+local dead = k_dead
 local now = redis.call('TIME')
 local idle = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 local redriven, left = 0, {}
@@ -4460,7 +4471,7 @@ return { redriven, left }
 `,
   },
   stream_touch: {
-    sha: '3ce9a8958060c1c45590df31d03a642f5bcf8bee',
+    sha: 'd6d82180f4508ef2fc6c3c9fea73aa3ec21e1620',
     includes: [],
     body: `-- @script stream_touch
 -- @purpose [TS] Report progress on entries a consumer is still working on (JetStream's in-progress
@@ -4472,7 +4483,7 @@ return { redriven, left }
 -- @arg consumer   the consumer that holds the entries
 -- @args xids      the entries' stream ids
 -- @returns the number of entries still held by \`consumer\` and re-dated now
-local stream = KEYS[1]
+local stream = k_stream
 local group, consumer = ARGV[1], ARGV[2]
 local n = 0
 for i = 3, #ARGV do
@@ -4486,7 +4497,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: '58c5a3d55dc247aa3e1d825111e782c011e41f78',
+    sha: 'c5714831a2836934930cb5af5a3d18b902abfbfe',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -4524,63 +4535,63 @@ return n
 -- error: stalled} [TS])
 local lb = lb_at(5)
 local now = now_ms()
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
-local ended, keep = { jobroot = KEYS[10], dead = KEYS[3], deadat = KEYS[14], deroot = KEYS[15] }, nil
+local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local ended, keep = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }, nil
 local max_stalled = tonumber(ARGV[1])
 local recovered, dead, flat = {}, {}, 0
 
 -- fail_parent(id): the flow failure arm of a child that just died stalled.
 local function fail_parent(id)
-  local link = redis.call('HMGET', jkey(KEYS[10], id), 'parent', 'parent_queue', 'parent_policy')
+  local link = redis.call('HMGET', jkey(k_jobroot, id), 'parent', 'parent_queue', 'parent_policy')
   local pid, pq, policy = link[1], link[2], link[3]
   if not pid or not vid(pid) then return end
   if policy ~= 'id' and policy ~= 'cp' then policy = 'fp' end
   if pq and pq ~= '' then
-    if KEYS[18] then
-      redis.call('RPUSH', KEYS[18], '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
+    if k_outbox then
+      redis.call('RPUSH', k_outbox, '\\0fail\\0' .. pq .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0stalled')
     end
     return
   end
-  local prow = jkey(KEYS[10], pid)
+  local prow = jkey(k_jobroot, pid)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
-      redis.call('HSET', jkey(KEYS[10], pid, ':failed'), id, 'stalled')
-      fail_parent_row(prow, KEYS[2], KEYS[3], KEYS[12], pid)
-      keep = keep or keep_policy(KEYS[13])
+      redis.call('HSET', jkey(k_jobroot, pid, ':failed'), id, 'stalled')
+      fail_parent_row(prow, k_pending, k_dead, k_waiting, pid)
+      keep = keep or keep_policy(k_meta)
       finish_dead(ended, pid, prow, now, keep)
     end
-  elseif redis.call('EXISTS', prow) == 1 and redis.call('HSETNX', jkey(KEYS[10], pid, ':unsuccessful'), id, 'stalled') == 1 then
+  elseif redis.call('EXISTS', prow) == 1 and redis.call('HSETNX', jkey(k_jobroot, pid, ':unsuccessful'), id, 'stalled') == 1 then
     local waiting = redis.call('HGET', prow, 'state') == 'awaiting_children'
-    if count_down(jkey(KEYS[10], pid, ':dependencies'), prow, KEYS[2], KEYS[12], pid, 1) <= 0 and waiting then
+    if count_down(jkey(k_jobroot, pid, ':dependencies'), prow, k_pending, k_waiting, pid, 1) <= 0 and waiting then
       flat = flat + 1
     elseif policy == 'cp' and waiting then
       -- [TS] Continue parent: it runs now, its other children still open.
-      continue_parent(prow, KEYS[2], KEYS[12], pid)
+      continue_parent(prow, k_pending, k_waiting, pid)
       flat = flat + 1
     end
   end
 end
 for _, id in ipairs(expired) do
-  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', k_active, id)
   if vid(id) then
-    local row = jkey(KEYS[10], id)
+    local row = jkey(k_jobroot, id)
     if redis.call('EXISTS', row) == 1 then
       local stalled = redis.call('HINCRBY', row, 'stalled', 1)
-      hist_settled(KEYS[13], KEYS[10], id, nil, 'stalled', 'lease lapsed', stalled >= max_stalled and KEYS[4] or nil)
+      hist_settled(k_meta, k_jobroot, id, nil, 'stalled', 'lease lapsed', stalled >= max_stalled and k_failed or nil)
       local g = redis.call('HGET', row, 'group')
       local lane = nil
       if g and vid(g) then
-        lane = gkey(KEYS[11], g)
+        lane = gkey(k_laneroot, g)
         local act = redis.call('HINCRBY', lb.gactive, g, -1)
         if act <= 0 then redis.call('HDEL', lb.gactive, g) end
       end
       if stalled >= max_stalled then
         redis.call('HSET', row, 'state', 'dead', 'last_error', 'stalled')
-        redis.call('ZADD', KEYS[3], 0, id)
-        redis.call('HINCRBY', KEYS[4], 'count', 1)
+        redis.call('ZADD', k_dead, 0, id)
+        redis.call('HINCRBY', k_failed, 'count', 1)
         if lane then rering(lb, lane, g) end
         fail_parent(id)
-        keep = keep or keep_policy(KEYS[13])
+        keep = keep or keep_policy(k_meta)
         finish_dead(ended, id, row, now, keep)
         dead[#dead + 1] = id
       else
@@ -4588,7 +4599,7 @@ for _, id in ipairs(expired) do
           redis.call('ZADD', lane, 0, id)
           rering(lb, lane, g)
         else
-          redis.call('ZADD', KEYS[2], flat_score(row), id)
+          redis.call('ZADD', k_pending, flat_score(row), id)
           flat = flat + 1
         end
         redis.call('HSET', row, 'state', 'pending')
@@ -4598,7 +4609,7 @@ for _, id in ipairs(expired) do
   end
 end
 if flat > 0 then wake(lb) end
-ev_open(KEYS[16], KEYS[17], KEYS[13])
+ev_open(k_events, k_journal, k_meta)
 for _, id in ipairs(recovered) do ev_emit('stalled', id, { outcome = 'recovered' }) end
 -- [TS] A death by stalling is a failure: \`failed\` (outcome dead, error "stalled") follows each
 -- job's \`stalled\`, so a listener for failures hears it as it hears a retry's dead arm.
@@ -4611,20 +4622,20 @@ return { recovered, dead }
 `,
   },
   update_data: {
-    sha: 'bd0b863c0d982bedd3a5fe9a0e569bb2fb5f9ff4',
+    sha: '879498007a16f9e153ad6377fe335083a4212b75',
     includes: [],
     body: `-- @script update_data
 -- @purpose Replace a job's payload in place (queue.md §8.5).
 -- @key row        emq:{q}:job:<id>
 -- @arg payload    the new opaque bytes
 -- @returns 1 replaced; -1 gone
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-redis.call('HSET', KEYS[1], 'payload', ARGV[1])
+if redis.call('EXISTS', k_row) == 0 then return -1 end
+redis.call('HSET', k_row, 'payload', ARGV[1])
 return 1
 `,
   },
   update_progress: {
-    sha: '8e19f38594a22e4023cfa1bb84855afaa756516a',
+    sha: '64b3cbb35d2bf4ad76d52e146baee9dae3557c6e',
     includes: ['events'],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
@@ -4641,23 +4652,23 @@ return 1
 -- requires). Without it the event is exactly the spec's, and numeric text reads as a number.
 -- @include events
 -- @returns 1 recorded; -1 gone (nothing published)
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('EXISTS', k_row) == 0 then return -1 end
 local kind = ARGV[3]
-redis.call('HSET', KEYS[1], 'progress', ARGV[2])
+redis.call('HSET', k_row, 'progress', ARGV[2])
 local extra = { progress = ARGV[2] }
 if kind == 'string' or kind == 'json' then
-  redis.call('HSET', KEYS[1], 'progress_type', kind)
+  redis.call('HSET', k_row, 'progress_type', kind)
   extra.progress_type = kind
 else
-  redis.call('HDEL', KEYS[1], 'progress_type')
+  redis.call('HDEL', k_row, 'progress_type')
 end
-ev_open(KEYS[2], KEYS[4], KEYS[3])
+ev_open(k_events, k_journal, k_meta)
 ev_emit('progress', ARGV[1], extra)
 return 1
 `,
   },
   wait_children: {
-    sha: '5d5737e815fb6cb98c3542c7b94655d34ebbbbf6',
+    sha: '6a5884106ab9f76e6968e21b5fb32ba8d9835572',
     includes: ['core'],
     body: `-- @script wait_children
 -- @purpose [TS] A step job waits for the children it added (BullMQ's moveToWaitingChildren): fenced
@@ -4682,22 +4693,22 @@ return 1
 -- @error EMQSTATE a lane job cannot wait for children
 local id = ARGV[1]
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-local f = redis.call('HMGET', KEYS[2], 'attempts', 'group')
+local f = redis.call('HMGET', k_row, 'attempts', 'group')
 if not f[1] then return redis.error_reply('EMQSTALE job gone') end
 if f[1] ~= ARGV[2] then return redis.error_reply('EMQSTALE wait_children token mismatch') end
-if not redis.call('ZSCORE', KEYS[1], id) then return redis.error_reply('EMQSTALE not active') end
+if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
 if f[2] and vid(f[2]) then return redis.error_reply('EMQSTATE a lane job cannot wait for children') end
-local open = tonumber(redis.call('GET', KEYS[3]) or '0')
+local open = tonumber(redis.call('GET', k_deps) or '0')
 if open <= 0 then return 0 end
-redis.call('ZREM', KEYS[1], id)
-redis.call('HSET', KEYS[2], 'state', 'awaiting_children')
-redis.call('DEL', jkey(KEYS[5], id, ':lock'))
-redis.call('SADD', KEYS[4], id)
+redis.call('ZREM', k_active, id)
+redis.call('HSET', k_row, 'state', 'awaiting_children')
+redis.call('DEL', jkey(k_jobroot, id, ':lock'))
+redis.call('SADD', k_waiting, id)
 return open
 `,
   },
   worker_beat: {
-    sha: '5a4d88678151ddcc1bfde6d61daeccaad960ca12',
+    sha: 'ee4e1885f20bdb6d01bf23b503d84dc71f95c38d',
     includes: ['core'],
     body: `-- @script worker_beat
 -- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
@@ -4712,19 +4723,19 @@ return open
 -- @include core
 -- @returns the server ms at which the entry lapses
 local now = now_ms()
-local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 16)
+local lapsed = redis.call('ZRANGEBYSCORE', k_workers, '-inf', now, 'LIMIT', 0, 16)
 if #lapsed > 0 then
-  redis.call('ZREM', KEYS[1], unpack(lapsed))
-  redis.call('HDEL', KEYS[2], unpack(lapsed))
+  redis.call('ZREM', k_workers, unpack(lapsed))
+  redis.call('HDEL', k_info, unpack(lapsed))
 end
 local deadline = now + tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], deadline, ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('ZADD', k_workers, deadline, ARGV[1])
+redis.call('HSET', k_info, ARGV[1], ARGV[3])
 return deadline
 `,
   },
   worker_leave: {
-    sha: '5d2dfa9174e2ae185a2d0111c1df90c7bf49049b',
+    sha: '47ffac853123dcd29f5b98c3804920edea1b65a1',
     includes: [],
     body: `-- @script worker_leave
 -- @purpose [TS] A worker's clean exit from the queue's worker registry: its entry goes at once
@@ -4733,12 +4744,12 @@ return deadline
 -- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description
 -- @arg id         the worker's id
 -- @returns 1 the entry was there; 0 it was not
-redis.call('HDEL', KEYS[2], ARGV[1])
-return redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', k_info, ARGV[1])
+return redis.call('ZREM', k_workers, ARGV[1])
 `,
   },
   worker_list: {
-    sha: '3e828626a9cc0c4c3cd07fd3eada9d19c00e205f',
+    sha: 'c55756df4bdf493f205d368ae3eef448f4b8923c',
     includes: ['core'],
     body: `-- @script worker_list
 -- @purpose [TS] Read the live entries of the queue's worker registry under the server's clock: an
@@ -4749,12 +4760,12 @@ return redis.call('ZREM', KEYS[1], ARGV[1])
 -- @include core
 -- @returns {now, id1, lapses1, info1, id2, ...}; an entry without a description answers false for it
 local now = now_ms()
-local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+local live = redis.call('ZRANGEBYSCORE', k_workers, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
 local out = { now }
 if #live == 0 then return out end
 local ids = {}
 for i = 1, #live, 2 do ids[#ids + 1] = live[i] end
-local info = redis.call('HMGET', KEYS[2], unpack(ids))
+local info = redis.call('HMGET', k_info, unpack(ids))
 for i, id in ipairs(ids) do
   out[#out + 1] = id
   out[#out + 1] = tonumber(live[i * 2])
@@ -4763,4 +4774,106 @@ end
 return out
 `,
   },
+};
+
+/** The Redis commands each transition can call (its body and the library code it reaches), in ACL spelling. */
+export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>> = {
+  add_children: ['exists', 'hget', 'hmget', 'hset', 'incrby', 'publish', 'xadd', 'zadd', 'zscore'],
+  add_log: ['exists', 'ltrim', 'rpush'],
+  bclaim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  cache_clear: ['xadd'],
+  cache_delete: ['del', 'xadd'],
+  cache_expire: ['del', 'get', 'pttl', 'set', 'time', 'xadd'],
+  cache_pull: ['getdel', 'xadd'],
+  cache_read: ['get', 'pttl', 'set', 'time'],
+  cache_release: ['del', 'get', 'xadd'],
+  cache_tag_delete: ['del', 'get', 'hdel', 'hget', 'xadd'],
+  cache_write: ['del', 'exists', 'get', 'hset', 'persist', 'pexpire', 'pttl', 'set', 'xadd'],
+  claim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  clean_completed: ['del', 'hget', 'zrem'],
+  clean_dead: ['del', 'get', 'hget', 'pexpire', 'pttl', 'zrem'],
+  coherence_drop: ['del', 'get'],
+  complete: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  complete_batch: ['del', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  complete_claim: ['del', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'incrby', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  counts: ['hget', 'scard', 'zcard'],
+  delay: ['del', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrem'],
+  drain: ['decrby', 'del', 'get', 'hget', 'hmget', 'pexpire', 'pttl', 'srem', 'zrange'],
+  enqueue: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd'],
+  enqueue_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
+  enqueue_flow: ['exists', 'hmget', 'hset', 'publish', 'sadd', 'set', 'xadd', 'zadd'],
+  enqueue_flow_child: ['exists', 'hset', 'zadd'],
+  enqueue_many: ['exists', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'xadd', 'zadd'],
+  enqueue_many_with: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
+  events_set: ['hdel', 'hset', 'xtrim'],
+  extend_lock: ['hget', 'time', 'zadd', 'zscore'],
+  extend_locks: ['hget', 'pexpire', 'time', 'zadd', 'zscore'],
+  flow_deliver: ['decrby', 'exists', 'hget', 'hmget', 'hset', 'hsetnx', 'lpush', 'ltrim', 'publish', 'srem', 'xadd', 'zadd'],
+  flow_fail_deliver: ['decrby', 'del', 'exists', 'get', 'hget', 'hmget', 'hset', 'hsetnx', 'lpush', 'ltrim', 'pexpire', 'pttl', 'publish', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  flow_outbox_trim: ['llen', 'ltrim'],
+  flow_reemit: ['hmget', 'rpush'],
+  gate_set: ['del', 'hdel', 'hset'],
+  gbclaim: ['del', 'exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'hvals', 'incrby', 'llen', 'lmove', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  gclaim: ['del', 'exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'incrby', 'llen', 'lmove', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  gdrain: ['decrby', 'del', 'hget', 'hmget', 'lrem', 'srem', 'zrange'],
+  genqueue: ['exists', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard'],
+  glimit: ['hget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'rpush', 'sismember', 'zcard'],
+  gpause: ['lrem', 'sadd'],
+  grate: ['hdel', 'hset', 'lpos', 'lpush', 'ltrim'],
+  greap_group: ['hdel', 'hget', 'hincrby', 'hset', 'lpos', 'lpush', 'ltrim', 'rpush', 'sismember', 'time', 'zadd', 'zcard', 'zrangebyscore', 'zrem'],
+  greassign: ['hdel', 'hget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'rpush', 'sismember', 'zadd', 'zcard', 'zrem'],
+  gresume: ['hget', 'lpos', 'lpush', 'ltrim', 'rpush', 'sismember', 'srem', 'zcard'],
+  gwclaim: ['del', 'exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'incrby', 'llen', 'lmove', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  gweight: ['hset'],
+  hold_parent: ['exists', 'hset', 'sadd', 'set'],
+  is_maxed: ['hget', 'zcard'],
+  lane_counts: ['zcard'],
+  obliterate: ['del', 'get', 'hexists', 'hget', 'hkeys', 'llen', 'lrange', 'pexpire', 'pttl', 'scard', 'smembers', 'spop', 'zcard', 'zrange', 'zrem'],
+  promote: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrangebyscore', 'zrem'],
+  promote_next: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  queue_pause: ['hset'],
+  queue_resume: ['hdel'],
+  rate_limit: ['hget', 'set'],
+  rate_ttl: ['get', 'hget', 'pttl'],
+  reap: ['exists', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrangebyscore', 'zrem'],
+  remove_job: ['decrby', 'del', 'exists', 'get', 'hdel', 'hexists', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'xadd', 'zadd', 'zcard', 'zrem'],
+  repeat_advance: ['exists', 'time', 'zadd', 'zrem'],
+  repeat_cancel: ['del', 'zrem'],
+  repeat_due: ['time', 'zrangebyscore'],
+  repeat_register: ['exists', 'hset', 'time', 'zadd', 'zscore'],
+  reprocess: ['exists', 'hdel', 'hget', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrem'],
+  reschedule_job: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrem', 'zscore'],
+  retention_set: ['hdel', 'hset'],
+  retry: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem', 'zscore'],
+  retry_dead: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrange', 'zrem'],
+  schedule: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
+  schedule_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
+  scheduler_due: ['time', 'zrangebyscore'],
+  scheduler_fire: ['del', 'exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'time', 'zadd', 'zrem', 'zscore'],
+  scheduler_upsert: ['exists', 'hdel', 'hmget', 'hset', 'time', 'zadd', 'zscore'],
+  state_lookup: ['hget', 'zscore'],
+  stream_append: ['hdel', 'hget', 'hset', 'pexpire', 'pttl', 'time', 'xadd', 'zadd', 'zrangebyscore', 'zrem', 'zscore'],
+  stream_claim: ['xack', 'xadd', 'xautoclaim', 'xclaim', 'xpending', 'xrange'],
+  stream_dead_letter: ['xack', 'xadd', 'xrange'],
+  stream_drop: ['del', 'exists'],
+  stream_group_forget: ['hdel', 'zadd', 'zremrangebylex'],
+  stream_nack: ['xclaim'],
+  stream_order_admit: ['xclaim', 'xpending', 'xrange', 'zadd', 'zrangebylex', 'zrem', 'zrevrangebylex'],
+  stream_order_done: ['xack', 'zrem'],
+  stream_redrive: ['time', 'xclaim', 'xdel', 'xrange'],
+  stream_touch: ['xclaim', 'xpending'],
+  sweep_stalled: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  update_data: ['exists', 'hset'],
+  update_progress: ['exists', 'hdel', 'hmget', 'hset', 'publish', 'xadd'],
+  wait_children: ['del', 'get', 'hmget', 'hset', 'sadd', 'zrem', 'zscore'],
+  worker_beat: ['hdel', 'hset', 'time', 'zadd', 'zrangebyscore', 'zrem'],
+  worker_leave: ['hdel', 'zrem'],
+  worker_list: ['hmget', 'time', 'zrangebyscore'],
+};
+
+/** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
+export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
+  queue: ['add_children', 'add_log', 'bclaim', 'claim', 'clean_completed', 'clean_dead', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
+  bus: ['stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch'],
+  cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };
