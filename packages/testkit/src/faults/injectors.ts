@@ -47,6 +47,10 @@ export function linkFault(proxies: LinkProxy | readonly LinkProxy[], mode: LinkF
 /** Runs one admin command on a short-lived client of `node` that never retries. */
 async function admin(node: RedisServer, ...command: [string, ...(string | number)[]]): Promise<unknown> {
   const client = node.client({ maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2_000 });
+  // A fault can land while the node is down (a restart in progress): the call rejects with the
+  // refused connect, so the client's own error event carries nothing more and must not print as
+  // ioredis's "Unhandled error event".
+  client.on('error', () => undefined);
   try {
     return await client.call(...command);
   } finally {
