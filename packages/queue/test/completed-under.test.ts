@@ -30,13 +30,22 @@ describe('Leases.completedUnder: whose completion the server holds', () => {
     expect(await leases.completedUnder({ id: job.id, attempts: job.attempts - 1 })).toBe(false);
   });
 
-  it('cannot tell from the recent completions, whose entries do not carry the token', async () => {
+  it('reads the recent completions when no row is kept: each entry carries the completing token', async () => {
     const q = await Queue.open<string>(uniqueName('cu'), { connection: conn });
     const leases = q.leases();
     await q.enqueue('a');
     const job = await leases.claim(30_000);
     if (!job) throw new Error('nothing claimed');
     await leases.complete(job);
-    expect(await leases.completedUnder(job)).toBeUndefined();
+    expect(await q.getJob(job.id)).toBeUndefined();
+    expect(await leases.completedUnder(job)).toBe(true);
+    expect(await leases.completedUnder({ id: job.id, attempts: job.attempts - 1 })).toBe(false);
+  });
+
+  it('cannot tell for a job in neither the rows nor the recent completions', async () => {
+    const q = await Queue.open<string>(uniqueName('cu'), { connection: conn });
+    const { id } = await q.enqueue('a');
+    await q.remove(id);
+    expect(await q.leases().completedUnder({ id, attempts: 1 })).toBeUndefined();
   });
 });
