@@ -6,20 +6,8 @@
  *
  * @packageDocumentation
  */
-export { Cache, type CacheOpenOptions, type CacheOptions } from './cache.js';
-export { Table, type Fetched, type Source } from './table.js';
-export {
-  SPEC_DEFAULTS,
-  type Coherence,
-  type Loader,
-  type TableSettings,
-  type TableSpec,
-} from './spec.js';
-export { Versioned, versioned } from './versioned.js';
-export { bufferCodec, stringCodec, type CacheCodec } from './codec.js';
-export type { Row } from './core/rows.js';
-export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from './stats.js';
-export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NamespaceOptionsError, NoSuchCacheError, TrackingArmError } from './errors.js';
+export * from './tables/index.js';
+export { NamespaceOptionsError } from './errors.js';
 export { Namespace } from './keyed/namespace.js';
 export type { CacheIf, Factory, FactoryContext, GetOptions, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
 export type { KeyedCounters, KeyedRead, KeyedSource, NamespaceEvents, NamespaceStats } from './keyed/events.js';
