@@ -5,8 +5,11 @@ export type Source = 'hit' | 'l2' | 'fill';
 
 /** The answer to a fetch: the value, its version, and which tier produced it. */
 export interface Fetched<T> {
+  /** The decoded value. */
   readonly value: T;
+  /** Which tier answered: L1 (`hit`), an L2 frame (`l2`), or the loader (`fill`). */
   readonly source: Source;
+  /** The version of the write that produced the value. */
   readonly version: BrandedId;
 }
 
