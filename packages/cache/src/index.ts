@@ -1,8 +1,10 @@
 /**
- * `@echo/cache`: declared two-tier near-cache tables for EchoMQ. Cache-aside reads with one fill per
- * herd of misses, L2 frames `version ++ value` under `ecc:{<table>}:<id>`, jittered expiry, a
- * bounded L1 that degrades to pass-through, and coherence by newer-wins version messages over a
- * broadcast channel or server-assisted tracking.
+ * `@echo/cache`: the EchoMQ cache, one core with two faces. Declared tables (the spec's face,
+ * cache.md; also the entry point `@echo/cache/tables`): cache-aside reads with one fill per herd of
+ * misses, L2 frames `version ++ value` under `ecc:{<table>}:<id>`, jittered expiry, a bounded L1 that
+ * degrades to pass-through, and coherence by newer-wins version messages over a broadcast channel or
+ * server-assisted tracking. Keyed namespaces ([TS]): any string key, grace, tags, and one load per
+ * key across processes.
  *
  * @packageDocumentation
  */
