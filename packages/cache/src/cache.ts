@@ -5,7 +5,7 @@ import { Namespace } from './keyed/namespace.js';
 import { type NamespaceOptions, type ResolvedNamespace, resolveNamespace } from './keyed/options.js';
 import { differingOption } from './keyed/same-options.js';
 import { checkOpen } from './option-checks.js';
-import { Table } from './table.js';
+import { Table } from './tables/table.js';
 
 /** Options for a {@link Cache}. */
 export interface CacheOptions {
@@ -120,7 +120,8 @@ export class Cache {
     if (open !== undefined) {
       const differs = differingOption(open.resolved, resolved);
       if (differs !== undefined) throw new NamespaceOptionsError(resolved.name, differs);
-      return open.handle;
+      // Same options, same codec: the handle was opened for this value type.
+      return open.handle as unknown as Promise<Namespace<T>>;
     }
     const handle = Namespace.open(resolved, { connection: this.#connection, now: this.#wallNow, onStop: (name) => this.#namespaces.delete(name) });
     const entry: OpenNamespace = { resolved, handle: handle as unknown as Promise<Namespace<never>> };

@@ -1,259 +1,77 @@
-import { type BrandedId, cacheEntryKey, checkValueSize, execute, mintId, transitions } from '@echo/protocol';
-import { FactoryTimeoutError } from '../errors.js';
-import type { Flight } from '../single-flight.js';
-import { VERSION_KIND } from '../keyed/bulk-delete.js';
-import { cacheFill, cacheMiss } from '../keyed/cache-hooks.js';
-import { decodeEntryFrame, encodeEntryFrame, storedVersion } from '../keyed/entry-frame.js';
-import type { KeyedRead } from '../keyed/events.js';
-import { nextLeaseToken } from '../keyed/lease-token.js';
-import { type Factory, type GetOrSetOptions, checkTags, checkTimeouts, lifetime, nonNegative } from '../keyed/options.js';
-import type { Lifetimes, Tiers } from './tiers.js';
+import type { Flight, Flights } from '../single-flight.js';
 
-/** A value and the version it was read at: what grace serves while a refresh runs. */
-interface StaleValue<T> {
-  readonly value: T;
-  readonly version: BrandedId;
+/** What a face's read step found: the answer, or what its load step needs to run the loader. */
+export type LeaseLoaded<R, L> = { readonly answer: R } | { readonly load: L };
+
+/** The counters the handler keeps itself; both faces' counters carry them. */
+export interface FlightCounters {
+  misses: number;
+  coalesced: number;
 }
 
 /**
- * The get-or-set handler of a keyed namespace (after bentocache's two-tier handler, one class whose
- * private steps are the fill path): an L1 miss joins the load already running here, or starts one
- * that goes through the key's L2 lease ({@link #leaseLoad}), runs the factory under its timeouts
- * when it holds the lease ({@link #runFactory}), and writes the answer to both tiers
- * ({@link #writeEntry}, which `set` shares). All state is the namespace's {@link Tiers}.
+ * A face's fill steps: the strategy the one {@link GetOrSet} handler runs. The handler owns the
+ * order (miss, join or start the single flight, read, load) and a face owns what each step sends:
+ * a declared table reads its versioned frame with a plain `GET`, runs the spec's loader and writes
+ * with `SET … PX` (cache.md §3-§5); a keyed namespace takes its key's lease in the read script, runs
+ * the call's factory under its timeouts and writes fenced by the lease. Either face admits what a
+ * step produced into its L1 under the running {@link Flight}, so news that reached the fill wins.
+ *
+ * @typeParam Key the face's key: any string for a namespace, a branded id of the table's kind for a table.
+ * @typeParam A a call's arguments: a namespace's factory and options; nothing for a table, whose loader is declared.
+ * @typeParam R the answer every waiter of a fill gets.
+ * @typeParam L what the read step hands the load step (a namespace's lease token and stale value).
+ * @typeParam W what a write carries.
  */
-export class GetOrSet<T> {
-  readonly #t: Tiers<T>;
-
-  constructor(tiers: Tiers<T>) {
-    this.#t = tiers;
-  }
-
-  /** The answer for an L1 miss of `key` (the caller has checked its arguments and L1). */
-  handle(key: string, factory: Factory<T>, options: GetOrSetOptions<T>): Promise<KeyedRead<T>> {
-    const t = this.#t;
-    t.counters.misses++;
-    cacheMiss(t.name, key);
-    if (t.events.listenerCount('miss') !== 0) t.events.emit('miss', { key });
-    const running = t.flights.join(key);
-    if (running !== undefined) {
-      t.counters.coalesced++;
-      return running.then((read) => ({ ...read, value: t.copies.joined(read.value) }));
-    }
-    const checked = { ...options, tags: checkTags(options.tags), timeouts: { ...t.options.timeouts, ...checkTimeouts(options.timeouts) } };
-    return t.flights.start(key, (flight) => this.#leaseLoad(key, factory, checked, flight));
-  }
-
-  /** A plain write (`set`): both tiers, unfenced, newer wins everywhere. */
-  set(key: string, value: T, lifetimes: Lifetimes, tags: readonly string[]): Promise<void> {
-    return this.#writeEntry(key, value, lifetimes, tags, '', storedVersion(value, mintId(VERSION_KIND)), null);
-  }
-
-  /**
-   * One load of `key` across every process (the single flight's body). It reads first without the
-   * lease (the tick's plain reads share one `MGET`, answered as buffers): a fresh entry costs what
-   * `GET` costs. Only a missing entry, or one past its soft expiry, goes on to the lease rounds. Where
-   * recent reads mostly missed (a cold keyspace), the plain read is skipped: the lease read answers a
-   * fresh entry as well, and a miss then costs two round trips (lease, fill) instead of three. Each
-   * round is one `cache_read` that answers a fresh frame, or hands this caller the key's L2 lease (it
-   * then runs the factory), or says another process holds it (this caller waits for that fill's
-   * coherence entry, or the lease's expiry, and asks again). A stale value in grace is served instead
-   * of waiting. With L2 unreachable in the outage mode, an L1 value in grace is served, else the
-   * factory runs and its answer stays in L1.
-   *
-   * @throws FactoryTimeoutError when no value arrives by `timeouts.hard` (default three leases).
-   */
-  async #leaseLoad(key: string, factory: Factory<T>, options: GetOrSetOptions<T>, flight: Flight): Promise<KeyedRead<T>> {
-    const t = this.#t;
-    const o = t.options;
-    const local = t.l1.get(key);
-    const now = t.now();
-    let stale: StaleValue<T> | undefined = local !== undefined && now < local.graceUntil ? { value: t.copies.out(local), version: local.version } : undefined;
-    if (options.forceFresh === true) return this.#runFactory(key, factory, options, flight, undefined, '');
-    if (!t.misses.mostlyMissing) {
-      let first: Buffer | null;
-      try {
-        first = await t.guard.call('get', () => t.reads.read(cacheEntryKey(t.name, key)));
-      } catch (error) {
-        if (!t.guard.fallsBack) throw error;
-        if (stale !== undefined && local !== undefined) return t.fallback(key, local);
-        return this.#runFactory(key, factory, options, flight, undefined, null);
-      }
-      const frame = first === null ? undefined : decodeEntryFrame(cacheEntryKey(t.name, key), first);
-      const fresh = frame !== undefined && (frame.expiresAt === 0 || frame.expiresAt > t.now());
-      t.misses.saw(fresh);
-      if (fresh) {
-        t.counters.l2Hits++;
-        return { value: t.admitFrame(key, frame, flight), source: 'l2', version: frame.version };
-      }
-    }
-    const token = nextLeaseToken();
-    const hard = options.timeouts?.hard;
-    const deadline = now + (hard ?? o.leaseMs * 3);
-    const hex = o.codec.binary === true;
-    let waited = false;
-    for (;;) {
-      let reply;
-      try {
-        reply = await t.guard.call('read', () => t.scripts.send(transitions.cacheRead({ namespace: t.name, key, token, leaseMs: Math.max(o.leaseMs, hard ?? 0), hex })));
-      } catch (error) {
-        if (!t.guard.fallsBack) throw error;
-        if (stale !== undefined && local !== undefined) return t.fallback(key, local);
-        return this.#runFactory(key, factory, options, flight, undefined, null);
-      }
-      const frame = reply.frame === null ? undefined : decodeEntryFrame(cacheEntryKey(t.name, key), reply.frame, hex);
-      if (!waited) t.misses.saw(reply.status === 'fresh');
-      if (reply.status === 'fresh' && frame !== undefined) {
-        const value = t.admitFrame(key, frame, flight);
-        if (waited) t.counters.peerFills++;
-        else t.counters.l2Hits++;
-        return { value, source: waited ? 'peer' : 'l2', version: frame.version };
-      }
-      // A stale frame still in L2 is within its grace: the server drops it when grace ends.
-      if (stale === undefined && frame !== undefined && o.grace > 0) stale = { value: t.admitFrame(key, frame, flight), version: frame.version };
-      if (reply.status === 'leased') return this.#runFactory(key, factory, options, flight, stale, token);
-      if (stale !== undefined) return t.stale(key, stale.value, stale.version, 'refreshing');
-      if (t.now() >= deadline) throw new FactoryTimeoutError(key, hard ?? o.leaseMs * 3);
-      t.counters.leaseWaits++;
-      waited = true;
-      const until = Math.min(Math.max(reply.pttl, 1) + 2, deadline - t.now());
-      // Without a log there is nothing to wake on: poll, at most at the lease's expiry.
-      await t.waiters.wait(key, t.coherence !== null ? until : Math.min(until, 20));
-      t.live();
-    }
-  }
-
-  /**
-   * Runs the factory for `key` under the call's soft and hard timeouts and writes what it answers.
-   * `token` is the lease to fill under, `''` for an unfenced write (forceFresh), or `null` when L2 is
-   * unreachable (the answer then stays in L1).
-   *
-   * Past the soft timeout with a stale value in grace, the stale value is answered and the factory
-   * goes on to refresh the entry; past the hard timeout the call fails and the factory goes on too.
-   * A factory that fails gives its lease back, so callers waiting elsewhere retry at once, and a
-   * stale value in grace is served in its place. So does a factory that declines to cache its answer
-   * (`ctx.skip()`, or `cacheIf` answering false): the answer goes to its callers uncached. An absent
-   * answer (`undefined` or `null`) lives `negativeTtl` with no grace when one is set.
-   *
-   * @throws FactoryTimeoutError past `timeouts.hard`; the factory's own error when there is no stale value.
-   */
-  async #runFactory(key: string, factory: Factory<T>, options: GetOrSetOptions<T>, flight: Flight, stale: StaleValue<T> | undefined, token: string | null): Promise<KeyedRead<T>> {
-    const t = this.#t;
-    const o = t.options;
-    // Minted before the factory runs: a write or delete announced while it loads is newer than its answer.
-    const minted = mintId(VERSION_KIND);
-    const started = t.now();
-    let ttl = lifetime('ttl', options.ttl, o.ttl);
-    let tags = options.tags ?? [];
-    // What the factory said through its context, read once it has answered.
-    const said = { ttl: false, skip: false };
-    const ctx = {
-      key,
-      stale: stale?.value,
-      setTtl: (ms: number) => {
-        ttl = lifetime('ttl', ms, ttl);
-        said.ttl = true;
-      },
-      setTags: (next: readonly string[]) => void (tags = checkTags(next)),
-      skip: () => void (said.skip = true),
-    };
-    const cacheIf = options.cacheIf ?? ((value: T) => o.cacheIf?.(value) ?? true);
-    const filled = (async (): Promise<KeyedRead<T>> => {
-      const value = await factory(ctx);
-      if (said.skip || !cacheIf(value)) {
-        if (token !== null && token !== '') await this.#release(key, token);
-        t.counters.uncached++;
-        return { value, source: 'uncached', version: undefined };
-      }
-      const negativeTtl = options.negativeTtl ?? o.negativeTtl;
-      const lifetimes =
-        negativeTtl !== undefined && !said.ttl && (value === undefined || value === null)
-          ? { ttl: negativeTtl, grace: 0 }
-          : { ttl, grace: nonNegative('grace', options.grace, o.grace) };
-      const version = storedVersion(value, minted);
-      if (token === null) {
-        const encoded = this.#encode(key, value);
-        t.admit(key, t.copies.owned(value, encoded), version, lifetimes, tags, flight);
-        t.counters.fallbacks++;
-        return { value, source: 'fallback-fill', version: undefined };
-      }
-      await this.#writeEntry(key, value, lifetimes, tags, token, version, flight);
-      t.counters.fills++;
-      cacheFill(t.name, key, t.now() - started);
-      if (t.events.listenerCount('fill') !== 0) t.events.emit('fill', { key, version, ms: t.now() - started });
-      return { value, source: 'fill', version };
-    })();
-    const failed = (error: unknown): void => {
-      t.counters.factoryErrors++;
-      t.events.emit('factory-error', { key, error });
-      if (token !== null && token !== '') void this.#release(key, token);
-    };
-    const { soft, hard } = options.timeouts ?? {};
-    const raced: Promise<KeyedRead<T> | 'soft' | 'hard'>[] = [filled];
-    if (stale !== undefined && soft !== undefined) raced.push(delay(soft, 'soft'));
-    if (hard !== undefined) raced.push(delay(hard, 'hard'));
-    try {
-      const first = raced.length === 1 ? await filled : await Promise.race(raced);
-      if (first === 'soft' || first === 'hard') {
-        filled.catch(failed);
-        if (first === 'hard') throw new FactoryTimeoutError(key, hard ?? 0);
-        const served = stale as StaleValue<T>;
-        return t.stale(key, served.value, served.version, 'soft-timeout');
-      }
-      return first;
-    } catch (error) {
-      if (error instanceof FactoryTimeoutError) throw error;
-      failed(error);
-      if (stale !== undefined) return t.stale(key, stale.value, stale.version, 'factory-error');
-      throw error;
-    }
-  }
-
-  /**
-   * Writes `value` to L2 (one `cache_write`, which also appends its coherence entry; under `token`
-   * for a fill, `''` for a plain write) and then to this L1. A refused write (the fill lost its lease,
-   * or L2 holds a newer frame) leaves L1 alone and is counted; in the outage mode an unreachable L2
-   * still gets the value into L1 before the caller sees `L2UnavailableError`. `version` must already
-   * be the stored one (`storedVersion`).
-   */
-  async #writeEntry(key: string, value: T, lifetimes: Lifetimes, tags: readonly string[], token: string, version: BrandedId, flight: Flight | null): Promise<void> {
-    const t = this.#t;
-    const o = t.options;
-    const expiresAt = lifetimes.ttl === Infinity ? 0 : t.now() + lifetimes.ttl;
-    const encoded = this.#encode(key, value);
-    const frame = encodeEntryFrame(version, expiresAt, encoded);
-    // Without an L1 nothing is kept, so no copy is made.
-    const admit = (): void => {
-      if (o.l1) t.admit(key, t.copies.owned(value, encoded), version, lifetimes, tags, flight);
-    };
-    const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
-    const written = await t.guard.write('set', () => t.scripts.send(transitions.cacheWrite({ namespace: t.name, key, frame, px, token, maxlen: o.logMaxLen, tags })), admit);
-    if (!written) {
-      t.counters.fillsRefused++;
-      return;
-    }
-    admit();
-  }
-
-  /**
-   * The value's bytes for L2, refused over the namespace's cap before anything is written. `undefined`
-   * is no bytes: its frame says so by its version's kind (see `storedVersion`), not through the codec.
-   */
-  #encode(key: string, value: T): Buffer | string {
-    if (value === undefined) return '';
-    const encoded = this.#t.options.codec.encode(value);
-    checkValueSize(`cache value for ${this.#t.name}/${key}`, encoded, this.#t.options.maxValueBytes);
-    return encoded;
-  }
-
-  /** Gives a failed fill's lease back (its `r` log entry wakes the waiters); a lost release only makes them wait out the lease. */
-  #release(key: string, token: string): Promise<unknown> {
-    const t = this.#t;
-    return execute(t.connection, transitions.cacheRelease({ namespace: t.name, key, token, maxlen: t.options.logMaxLen })).catch(() => undefined);
-  }
+export interface FillSteps<Key extends string, A, R, L, W> {
+  readonly counters: FlightCounters;
+  readonly flights: Flights<R>;
+  /** Reports an L1 miss of `key` beyond its counter (hooks, events). */
+  missed(key: Key): void;
+  /** What a caller that joins the fill already running gets. */
+  joined(running: Promise<R>): Promise<R>;
+  /** Step one, the lease-load: reads L2 and answers, or hands over what the load needs. */
+  leaseLoad(key: Key, args: A, flight: Flight): Promise<LeaseLoaded<R, L>>;
+  /** Step two, the factory-run: runs the loader or factory; what it answers goes through {@link writeEntry}. */
+  runFactory(key: Key, args: A, load: L, flight: Flight): Promise<R>;
+  /** Step three, the write-entry: L2, then L1 under `flight` (`null` for a plain write, which no fill owns). */
+  writeEntry(key: Key, write: W, flight: Flight | null): Promise<void>;
 }
 
-/** Resolves with `value` after `ms`, without keeping the process alive. */
-function delay<V>(ms: number, value: V): Promise<V> {
-  return new Promise((resolve) => setTimeout(() => resolve(value), ms).unref());
+/**
+ * The get-or-set handler of both faces (after bentocache's two-tier handler): an L1 miss joins the
+ * fill already running in this process for its key, or starts one that runs the face's lease-load
+ * and, when L2 had no answer, its factory-run, whose answer goes through the face's write-entry.
+ * Every waiter settles with the same answer or the same error; the caller has checked its arguments
+ * and L1 first.
+ */
+export class GetOrSet<Key extends string, A, R, L, W> {
+  readonly #steps: FillSteps<Key, A, R, L, W>;
+
+  constructor(steps: FillSteps<Key, A, R, L, W>) {
+    this.#steps = steps;
+  }
+
+  /** The answer for an L1 miss of `key`. */
+  handle(key: Key, args: A): Promise<R> {
+    const s = this.#steps;
+    s.counters.misses++;
+    s.missed(key);
+    const running = s.flights.join(key);
+    if (running !== undefined) {
+      s.counters.coalesced++;
+      return s.joined(running);
+    }
+    return s.flights.start(key, (flight) => this.#fill(key, args, flight));
+  }
+
+  /** A plain write: both tiers, outside any fill. */
+  write(key: Key, write: W): Promise<void> {
+    return this.#steps.writeEntry(key, write, null);
+  }
+
+  async #fill(key: Key, args: A, flight: Flight): Promise<R> {
+    const read = await this.#steps.leaseLoad(key, args, flight);
+    return 'answer' in read ? read.answer : this.#steps.runFactory(key, args, read.load, flight);
+  }
 }

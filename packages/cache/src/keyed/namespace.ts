@@ -6,11 +6,12 @@ import { applyLog } from './apply-log.js';
 import { VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
 import { cacheHit, cacheMiss } from './cache-hooks.js';
 import { CoherenceLog } from '../coherence/log.js';
-import { decodeEntryFrame } from './entry-frame.js';
+import { decodeEntryFrame, storedVersion } from './entry-frame.js';
+import { type EntryWrite, type FactoryCall, type FactoryTicket, KeyedSteps } from './fill-steps.js';
 import { expireEntry, pullEntry } from './entry-steps.js';
 import type { KeyedRead, NamespaceEvents, NamespaceStats } from './events.js';
 import { checkDelete, checkDeleteByTag, checkExpire, checkGet, checkGetValue, checkPull, checkWrite } from '../option-checks.js';
-import { type Factory, type GetOptions, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkGetOrSetCall, checkTags, lifetime, nonNegative } from './options.js';
+import { type Factory, type GetOptions, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkGetOrSetCall, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
 
 /** What a namespace takes from its directory. */
 export interface NamespaceRuntime {
@@ -35,7 +36,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   readonly #rt: NamespaceRuntime;
   // The face: verbs check their arguments here and act on the tiers; misses go to the handler.
   readonly #t: Tiers<T>;
-  readonly #getOrSet: GetOrSet<T>;
+  readonly #getOrSet: GetOrSet<string, FactoryCall<T>, KeyedRead<T>, FactoryTicket<T>, EntryWrite<T>>;
   #sweeper: NodeJS.Timeout | undefined;
 
   private constructor(options: ResolvedNamespace<T>, runtime: NamespaceRuntime) {
@@ -44,7 +45,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     this.#o = options;
     this.#rt = runtime;
     this.#t = new Tiers(options, runtime.connection, runtime.now, { emit: (event, payload) => this.emit(event, payload), listenerCount: (event) => this.listenerCount(event) });
-    this.#getOrSet = new GetOrSet(this.#t);
+    this.#getOrSet = new GetOrSet(new KeyedSteps(this.#t));
   }
 
   /** @internal Use `Cache.namespace`. */
@@ -166,7 +167,8 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       const entry = t.fresh(key);
       if (entry !== undefined) return t.hit(key, entry);
     }
-    return this.#getOrSet.handle(key, factory, options);
+    const checked = { ...options, tags: checkTags(options.tags), timeouts: { ...t.options.timeouts, ...checkTimeouts(options.timeouts) } };
+    return this.#getOrSet.handle(key, { factory, options: checked });
   }
 
   /** Writes `value` to both tiers and tells every process; newer wins everywhere. */
@@ -174,7 +176,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     checkWrite(options);
     this.#t.live();
     assertCacheEntryKey(key);
-    await this.#getOrSet.set(key, value, this.#lifetimes(options), checkTags(options.tags));
+    await this.#getOrSet.write(key, { value, lifetimes: this.#lifetimes(options), tags: checkTags(options.tags), token: '', version: storedVersion(value, mintId(VERSION_KIND)) });
   }
   /** {@link set} with no expiry. */
   async setForever(key: string, value: T, options: Omit<WriteOptions, 'ttl'> = {}): Promise<void> {
