@@ -28,13 +28,21 @@ afterAll(async () => {
 
 /** The commands naming `table` that `work` sent, once the server has reported them all. */
 async function commands(table: string, work: () => Promise<unknown>): Promise<string[][]> {
+  // MONITOR reports in order but late: a marker before the work drains what earlier steps sent
+  // (a declare's SUBSCRIBE), a marker after it proves the work's own commands have all arrived.
+  await mark(`before-${table}`);
   seen.length = 0;
   await work();
-  // A marker after the work: MONITOR reports in order, so once it is seen the work's commands are too.
-  const marker = `done-${table}-${String(Math.random())}`;
+  const after = await mark(`after-${table}`);
+  return seen.filter((args) => args[1] !== after && args.some((arg) => arg.includes(table)));
+}
+
+/** Sends a unique ECHO and waits until MONITOR has reported it; answers the marker. */
+async function mark(prefix: string): Promise<string> {
+  const marker = `${prefix}-${String(Math.random())}`;
   await conn.command('ECHO', marker);
   await until(() => seen.some((args) => args[1] === marker));
-  return seen.filter((args) => args[1] !== marker && args.some((arg) => arg.includes(table)));
+  return marker;
 }
 
 describe('declared-table wire (cache.md §3-§5)', () => {
