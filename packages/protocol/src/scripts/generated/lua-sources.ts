@@ -97,10 +97,27 @@ local function emq_bytes_le(a, b)
   return #a <= #b
 end
 
--- vid(s): true iff s is a 14-byte branded id whose payload is within the 63-bit range.
+-- The largest payload, 2^63 - 1 in base62, as bytes for vid's compare.
+local EMQ_VID_MAX = { string.byte('AzL8n0Y58m7', 1, 11) }
+-- [TS] Ids this call has already checked: a settle or claim checks one id many times (each key built
+-- from it checks it again), and the check is pure, so a repeat is one table read. Fresh each call:
+-- the script body runs as a new function call, so the table never outlives it.
+local EMQ_VID_OK = {}
+
+-- vid(s): true iff s is a 14-byte branded id whose payload is within the 63-bit range. The range
+-- compare reads the payload's bytes in place (emq_bytes_le's order) instead of cutting a substring.
 local function vid(s)
-  return type(s) == 'string' and #s == 14 and string.match(s, '^%u%u%u[0-9A-Za-z]+$') ~= nil
-    and emq_bytes_le(string.sub(s, 4), 'AzL8n0Y58m7')
+  if EMQ_VID_OK[s] then return true end
+  if type(s) ~= 'string' or #s ~= 14 or not string.find(s, '^%u%u%u[0-9A-Za-z]+$') then return false end
+  for i = 1, 11 do
+    local x, y = string.byte(s, i + 3), EMQ_VID_MAX[i]
+    if x ~= y then
+      if x > y then return false end
+      break
+    end
+  end
+  EMQ_VID_OK[s] = true
+  return true
 end
 
 -- The closed set of job sub-keys (protocol.md §6.1): a set for jkey's check ('' is the row) and a list
@@ -195,19 +212,24 @@ end
 
 -- ev_emit(name, job, extra): publishes {event = name, job = job, extra...} (extra: a table of string
 -- fields, or nil), and journals it when the journal is on.
+-- The JSON is written by hand around cjson's encoding of each value: a completed job publishes one
+-- event, and encoding a table per event costs several times a few concatenations. \`name\` is a
+-- literal of the caller's; a job of ASCII letters and digits only ('' or an id) needs no escaping,
+-- anything else, and every extra value, goes through cjson. Readers do not depend on key order
+-- (bus.md §1.1).
 local function ev_emit(name, job, extra)
   local channel = EMQ_EV.channel
   if not channel then return end
-  local event = { event = name, job = job }
+  local json = '{"event":"' .. name .. '","job":' .. (string.find(job, '[^0-9A-Za-z]') and cjson.encode(job) or ('"' .. job .. '"'))
   local flat = {}
   if extra then
     for k, v in pairs(extra) do
-      event[k] = v
+      json = json .. ',' .. cjson.encode(k) .. ':' .. cjson.encode(v)
       flat[#flat + 1] = k
       flat[#flat + 1] = v
     end
   end
-  redis.call('PUBLISH', channel, cjson.encode(event))
+  redis.call('PUBLISH', channel, json .. '}')
   ev_settings()
   if EMQ_EV.maxlen > 0 then
     redis.call('XADD', EMQ_EV.journal, 'MAXLEN', '~', EMQ_EV.maxlen, '*', 'event', name, 'job', job, unpack(flat))
@@ -1368,7 +1390,7 @@ export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: 'b4582e432e3dcdc6f69cabc6a18b26857cc10549',
+    sha: 'b7d11c9380759debae1248a61da4bf1b4929825c',
     includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
@@ -1449,7 +1471,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '660f71bfa5aec048c40b3c32e4abe48219f7c2e5',
+    sha: '7e27fced90e7223205359da8f9ab371fa9cc2e09',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1485,7 +1507,7 @@ return out
 `,
   },
   cache_clear: {
-    sha: 'b7529c3ff675616d0d0571d6a514b7804907cf46',
+    sha: 'aef26d483f35a28b28b0eafbcc6eda42393293dc',
     includes: ['core'],
     body: `-- @script cache_clear
 -- @purpose [TS] Announce that a keyed namespace is cleared: every process drops L1 entries older than the
@@ -1499,7 +1521,7 @@ return redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o',
 `,
   },
   cache_delete: {
-    sha: '412986e394d75f29ec323b7d22e1581224567693',
+    sha: '02cfe4d77122ab3c958a5c426b5da91845e9a698',
     includes: ['core'],
     body: `-- @script cache_delete
 -- @purpose [TS] Delete keyed cache entries and announce the delete on the coherence log, in one step.
@@ -1524,7 +1546,7 @@ return deleted
 `,
   },
   cache_expire: {
-    sha: '6a71925a62b0d82cef1dbfffbfcf37a0196cd542',
+    sha: '398c1988b61575839788f4a6d6c716acbc3e3d58',
     includes: ['core'],
     body: `-- @script cache_expire
 -- @purpose [TS] Mark a keyed cache entry stale now but keep it for the namespace's grace (bentocache's
@@ -1559,7 +1581,7 @@ return 1
 `,
   },
   cache_pull: {
-    sha: '89f3ebc428af4d821eea767a86af58e25dca65a9',
+    sha: '8783f5fd9fd3a9f1eef16701453bc8bfe55b1ee6',
     includes: ['core'],
     body: `-- @script cache_pull
 -- @purpose [TS] Read a keyed cache entry and delete it in one step (bentocache's pull), announcing the
@@ -1583,7 +1605,7 @@ return frame
 `,
   },
   cache_read: {
-    sha: '1c7a759f43696be04a11e2aecc105583c4184b1f',
+    sha: '6d986be8e15d300fc4ff21f65cc3377e15fe2d35',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
@@ -1614,7 +1636,7 @@ return {3, out or false, redis.call('PTTL', k_lease)}
 `,
   },
   cache_release: {
-    sha: 'f594362236137fa7f0576c12c75e75cc76aab671',
+    sha: '731d93fab1f6e4f02dcd7446c49bcb297eb0872f',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
@@ -1633,7 +1655,7 @@ return 1
 `,
   },
   cache_tag_delete: {
-    sha: 'e3176750669ff5d70ff23305b7d94939dad0f5f7',
+    sha: 'e3cd9324417defe992e571715f0de259f7db9c05',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
@@ -1668,7 +1690,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: '743ad2ac2e0be5efffacea498116fc05a0ca0694',
+    sha: '93c842c5ce03aefd615515dc27d4885da29fe175',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -1716,7 +1738,7 @@ return 1
 `,
   },
   claim: {
-    sha: '35839cbca74f9c9e3feb35a7cb4333600568d0e8',
+    sha: 'eb0e8219aea0e4b64be7b84e7a37e1beb4262c5c',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1761,7 +1783,7 @@ end
 `,
   },
   clean_completed: {
-    sha: 'f72603fa44d2f694dab27dda2bb2c707d69bc975',
+    sha: '6a45227c06f6c23e6e7125d670b00290a8c2f12a',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -1784,7 +1806,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '96ffa6168dd87a5e26302e906aced8e0b1fd7713',
+    sha: 'c0e91a1d433551696999d2fe1fa6a04a70c0b23c',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -1810,7 +1832,7 @@ return n
 `,
   },
   coherence_drop: {
-    sha: '7f6d7e9b6228bd16ab6692f6d0f90a85d50f0d9d',
+    sha: 'f6d168145aa1f00cddee55b2ab14a128fbf94946',
     includes: ['core'],
     body: `-- @script coherence_drop
 -- @purpose Drop an L2 frame only when a coherence message names a strictly newer version, so a late,
@@ -1834,7 +1856,7 @@ return 0
 `,
   },
   complete: {
-    sha: '7ac8f36f9d49e86b3de5cec84afb6c8523c5d863',
+    sha: '9a8b171f99fc622ca99dbf426b0c87c1b1c8a97b',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1927,7 +1949,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '98871a719037ad7dde91c8dc71d0c3adfbdbd048',
+    sha: 'acf580417a5d44ff2d3e5ab470da2534f22079d2',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -1966,7 +1988,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'f936f11aab94cf472e9657315476ed670bdb8e1f',
+    sha: '6845649203f6161987c5ac8c4e20bbdec35fa21a',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2054,7 +2076,7 @@ return out
 `,
   },
   delay: {
-    sha: '6a6dd982d8f8d6dd621aeca6c3fdd79029d90fa7',
+    sha: 'f609040fcea9032da4d1dfc4b6a5ca9a805f21d9',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -2106,7 +2128,7 @@ return 1
 `,
   },
   drain: {
-    sha: 'd25c09eadf2f1c15d0ec2fdc2452b68cf9a6aacd',
+    sha: '65faf679ecec318032664547a7d7a46fc63392d8',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2146,7 +2168,7 @@ return deleted + tidy_settle(tally, k_waiting)
 `,
   },
   enqueue: {
-    sha: '09f1ccf73ba7eee2681629585095a305990805d6',
+    sha: '0cc878a16a75e74a85b865fb8b287c0a200c672d',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -2181,7 +2203,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: 'f7cf8a044a43c343faea9ec22c7bbe66ecbfc057',
+    sha: '2082313e12357c64fd5c12582f39b16cd0399f23',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -2232,7 +2254,7 @@ return { 1, ARGV[1] }
 `,
   },
   enqueue_flow: {
-    sha: '3d81cb6ba3a82d130feb38fdf0466dc51ff559fd',
+    sha: '5abd56c299ca94747677264965d8c0ef33e942bc',
     includes: ['events'],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
@@ -2310,7 +2332,7 @@ return 1
 `,
   },
   enqueue_many: {
-    sha: 'fd4d8b1c64db903cf696dc49d8ad9863b3d6438e',
+    sha: 'a56de0bda1f21a7ccb97cbf282ef474ef2bef149',
     includes: ['core', 'events'],
     body: `-- @script enqueue_many
 -- @purpose [TS] Admit many fresh jobs to the flat pending set in one step, each exactly as enqueue
@@ -2367,7 +2389,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: '6aea27af34553cd015655e72256a33658d126a19',
+    sha: 'd80f7a261666dba4340345feeb0625466fcf5b82',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -2481,7 +2503,7 @@ return 1
 `,
   },
   extend_lock: {
-    sha: 'b7393630d2ff2cb8aa61e2d99992c1a1a5d63954',
+    sha: '08c0599d906733c339a153b4c19881c5e5c2ad7d',
     includes: ['core'],
     body: `-- @script extend_lock
 -- @purpose Push a held job's lease deadline out; only the current holder may (queue.md §6.3).
@@ -2504,7 +2526,7 @@ return 1
 `,
   },
   extend_locks: {
-    sha: '626541a65ce2f83fde661b9e6f1a0cee5472a031',
+    sha: 'f4f4629cb7ac7669471ec9095a996ff964fc3ae3',
     includes: ['core'],
     body: `-- @script extend_locks
 -- @purpose Extend many leases under one server time, skipping each id that is gone, stale or no
@@ -2537,7 +2559,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'e57a6d947dfef775594079a4c840b38f2376f054',
+    sha: '408c3f9a5d097908b0a27e7e0a9529c72057a408',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2567,7 +2589,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '760f6b9628fddbf1e867f3b7df40ffedf5a4b5ba',
+    sha: '2d058d972cc64be3b66ab067759bec691ab2fd0b',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2684,7 +2706,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'b6db5601b56075712e039b5ec4de9454325e0bff',
+    sha: '3bca18085c23c578760615d7cc1707fc894d5b99',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2734,7 +2756,7 @@ return out
 `,
   },
   gclaim: {
-    sha: '725c28089d6c17d0a4ed9e1fad77a72ce9d6a5c9',
+    sha: '9df015aff80d00766706a4f6db16af05c92788f3',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2800,7 +2822,7 @@ end
 `,
   },
   gdrain: {
-    sha: '0c18a3ebeea952d050bd295eeb885a458ed10212',
+    sha: '1dd14373b5a909143f0f7445643659ba66b02f61',
     includes: ['core', 'tidy'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
@@ -2833,7 +2855,7 @@ return n + tidy_settle(tally, k_waiting)
 `,
   },
   genqueue: {
-    sha: 'e3ccbada4b0a86e87bbeb8aede70c1ed02d71281',
+    sha: '24ee5523d6e1d940c8f4f7ceb97a331e6e1799ff',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2875,7 +2897,7 @@ return 1
 `,
   },
   glimit: {
-    sha: 'f8647fcc622cb57bec563fdcef68ec2bc672782b',
+    sha: '1dd840103503d5e47fc1a7cea47175c686528702',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -2903,7 +2925,7 @@ return 1
 `,
   },
   gpause: {
-    sha: 'fe98b5021b6557afa43d7e9ae16ce8d613c34e77',
+    sha: 'd5fe95f40421de8bc17a7b57dfd8e0cc0e33e7f3',
     includes: ['core'],
     body: `-- @script gpause
 -- @purpose Take one lane out of rotation (queue.md §5.4); its backlog and in-flight work are untouched.
@@ -2921,7 +2943,7 @@ return 1
 `,
   },
   grate: {
-    sha: 'b7e8501649498d3d202c7fda32fef0c4ecd922ab',
+    sha: '961221e8e282c11ad518d5ff62b5179c72f8add0',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -2950,7 +2972,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: 'e6d49224d95d83e2e462c569a857f774981ac58d',
+    sha: '62e9e6a04e13495584245a8cc49d9f4d28587194',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -2991,7 +3013,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: '9cb0c5bce3c23a7b12b8c6a785831113996cdc88',
+    sha: '9366b5fa6a3d39ed58be0453dc01afae9c894a65',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -3028,7 +3050,7 @@ return 1
 `,
   },
   gresume: {
-    sha: '2fa0ca0104e42f6d3746788d002748884ec2ef1b',
+    sha: 'bd0c613a506f563d6f7b1c2cf9bbbcf0ef10cdc7',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -3051,7 +3073,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'e7058b06be042e920b7de577d70be6a56d2032d5',
+    sha: '74e95daf354b800cf5e0f2d97daae525ccf979ea',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3092,7 +3114,7 @@ return out
 `,
   },
   gweight: {
-    sha: 'c50fb90f1f544d63411a515184be7bdb0de01799',
+    sha: '3c41766f732974bc957e1453777f94d95a178fab',
     includes: ['core'],
     body: `-- @script gweight
 -- @purpose Set a lane's weight, its share of service under gwclaim (queue.md §5.5). A weight never
@@ -3161,7 +3183,7 @@ return 0
 `,
   },
   lane_counts: {
-    sha: '6e50b7f6f0812e2b011b81a5c5706801c4906f97',
+    sha: 'fe8b8176ff649117cef2adca5059f2a636c47159',
     includes: ['core'],
     body: `-- @script lane_counts
 -- @purpose Read the depth of several lanes in one atomic step (queue.md §5.6).
@@ -3177,7 +3199,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '8b8b40828370ae5c10c14d65264350f02060cc8f',
+    sha: '016ec7763a92e4588de26a3c46837cc1bb376769',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3291,7 +3313,7 @@ return 0
 `,
   },
   promote: {
-    sha: '41f54b8745a7e2281b0bd0db0d88c9d566f416d9',
+    sha: '2f4af8c313113c07f34eb89a8a7b0be92307aded',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -3319,7 +3341,7 @@ return requeue_due(k_schedule, k_pending, lb_at(3), k_jobroot, k_laneroot, tonum
 `,
   },
   promote_next: {
-    sha: '20bb38e9d6211bec0a41e1be600c5387db6c4736',
+    sha: 'cf4e12cd60f3394ce43160444253d844b1555dc7',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -3413,7 +3435,7 @@ return 0
 `,
   },
   reap: {
-    sha: '4562ea4cd1c37a5aa1712949de64a501e592463e',
+    sha: '6a7da633ecec0e7945394cadd2bd96fdd553df5f',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -3446,7 +3468,7 @@ return requeue_due(k_active, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumbe
 `,
   },
   remove_job: {
-    sha: 'dcf139bafc63932fef315a8b968b211f87a118eb',
+    sha: '238a814356b94b172cae7b32610260be35b393b2',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3524,7 +3546,7 @@ return 1
 `,
   },
   repeat_advance: {
-    sha: 'bcfabd11620c49bc940da3fcf945fb569be193e6',
+    sha: '8600663e715a24a0526f6b8d9bc623e230cacd65',
     includes: ['core'],
     body: `-- @script repeat_advance
 -- @purpose Move a repeat's next run one cadence past server now, or drop a name whose record a
@@ -3559,7 +3581,7 @@ return removed
 `,
   },
   repeat_due: {
-    sha: '23c242f94200d242c50299aed37d6fcf21214ffc',
+    sha: '17bf1656c083bcee419fd4e9e160b634f389780e',
     includes: ['core'],
     body: `-- @script repeat_due
 -- @purpose List the repeat names whose next run is due by the server clock, oldest first [TS].
@@ -3571,7 +3593,7 @@ return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'LIMIT', 0, tonum
 `,
   },
   repeat_register: {
-    sha: 'bebe3891bf8c496914583349d69eccf70181a25e',
+    sha: 'f973ae403f58f8089f571af4cb2b94ac7cb75702',
     includes: ['core'],
     body: `-- @script repeat_register
 -- @purpose Register a repeating job under a name; an existing name is left exactly as it is
@@ -3591,7 +3613,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: 'bfdbd610a757bef8fa2045b9f8b0cd3433a5aae5',
+    sha: '8fd4a4b229aba398b97441badf13f7f57b676fcc',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -3635,7 +3657,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: '0beed2f9c1f77270ac88ce3a95a87574aa925897',
+    sha: 'e3d461df3c298c41bbf29256cb985b7fe0f535c4',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -3709,7 +3731,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'b040224bf20080c4851f2b8a1513493e57117963',
+    sha: '8e969b91e2c4858186e4355031c9a8d2e6c57896',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3821,7 +3843,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'e3539a64a97ed6bd14d7c7b946e747fa3c215951',
+    sha: 'cff4e344a650a9d00bc670f88579aa4db7cc70a5',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -3869,7 +3891,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '47f996a4a9e4d910c764fe47a8493778a7057063',
+    sha: '7b25c4d56a9a130440d5544e415c1cde1099a792',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -3908,7 +3930,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '152e86f0e0f7ffddbbcbf0fde3d96982dcbee3b1',
+    sha: 'c8cda1c3def18aee6de43c5c5c49a98976ce58ea',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -3959,7 +3981,7 @@ return { 1, ARGV[1] }
 `,
   },
   scheduler_due: {
-    sha: 'e5ae43782f0c4004720f92269e5ad4daf7b29503',
+    sha: 'dc1caa3f8b2dd65d3f2dda84a20274c75929cdb3',
     includes: ['core'],
     body: `-- @script scheduler_due
 -- @purpose [TS] The due schedulers with the occurrence each is due for (queue.md §10.1 \`due\`, with
@@ -3973,7 +3995,7 @@ return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'WITHSCORES', 'LI
 `,
   },
   scheduler_fire: {
-    sha: '49b44fd54bc691dbf37eab76b8134ed8c77df85f',
+    sha: 'bbbb0a1672b389a87b57c37f9fdfb4351e5ff876',
     includes: ['core'],
     body: `-- @script scheduler_fire
 -- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
@@ -4033,7 +4055,7 @@ return 1
 `,
   },
   scheduler_upsert: {
-    sha: '997ab69d8b885f769ea126c02571287f034afa1f',
+    sha: '8ef2069d34610718516042254db87d5155d51a7f',
     includes: ['core'],
     body: `-- @script scheduler_upsert
 -- @purpose [TS] Create or update a job scheduler under a repeat name (queue.md §10.1 extended): an
@@ -4078,7 +4100,7 @@ return 1
 `,
   },
   state_lookup: {
-    sha: '16c66ae21d06bc57a57cce6d042404eb4b59a083',
+    sha: 'cfeabe3a213e36e2ed7810e4d056c7f69e1c7a5b',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
@@ -4497,7 +4519,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: 'c5714831a2836934930cb5af5a3d18b902abfbfe',
+    sha: 'afa9359b222840358bda148ea345c29a86740970',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -4635,7 +4657,7 @@ return 1
 `,
   },
   update_progress: {
-    sha: '64b3cbb35d2bf4ad76d52e146baee9dae3557c6e',
+    sha: '8663b34f1621a5a5437d3ea9b4c4fa10da94c1f3',
     includes: ['events'],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
@@ -4668,7 +4690,7 @@ return 1
 `,
   },
   wait_children: {
-    sha: '6a5884106ab9f76e6968e21b5fb32ba8d9835572',
+    sha: '71c3aa09565379e2762c7dbffa7d0b1579c6c6c5',
     includes: ['core'],
     body: `-- @script wait_children
 -- @purpose [TS] A step job waits for the children it added (BullMQ's moveToWaitingChildren): fenced
@@ -4708,7 +4730,7 @@ return open
 `,
   },
   worker_beat: {
-    sha: 'ee4e1885f20bdb6d01bf23b503d84dc71f95c38d',
+    sha: 'f79c3eeda351f76faa893726586d7f84ec889d7b',
     includes: ['core'],
     body: `-- @script worker_beat
 -- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
@@ -4749,7 +4771,7 @@ return redis.call('ZREM', k_workers, ARGV[1])
 `,
   },
   worker_list: {
-    sha: 'c55756df4bdf493f205d368ae3eef448f4b8923c',
+    sha: 'ce942e25a4d7016b4cc0bc8915d0b1e96398d018',
     includes: ['core'],
     body: `-- @script worker_list
 -- @purpose [TS] Read the live entries of the queue's worker registry under the server's clock: an
