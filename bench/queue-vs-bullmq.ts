@@ -12,7 +12,7 @@ import { Admin, machineHeader } from './lib/admin.js';
 import { BullSide } from './lib/bull-side.js';
 import { EchoSide, type EchoProcessing } from './lib/echo-side.js';
 import { boolOption, intOption } from './lib/options.js';
-import { goalLine } from './lib/goals.js';
+import { goalLine, type Sides } from './lib/goals.js';
 import { clientUs, percentile, perJob, perSecond, serverUs, tripsPerJob, type BenchConfig, type Fill, type Memory, type Phase } from './lib/phase.js';
 import { progress, publish, table } from './lib/report.js';
 import { fmt, fmtRatio, fmtSpread, pairedRatios, spread } from './lib/stats.js';
@@ -74,6 +74,8 @@ function structureLines(m: Memory, jobs: number): string {
   return `job key mean ${fmt(m.jobKeyMean)} B; other keys: ${parts.length === 0 ? 'none' : parts.join(', ')}`;
 }
 
+const SIDES: Sides = { echo: 'Echo', peer: 'BullMQ', unit: 'job' };
+
 /** The scale row: one fill of `BIG` jobs per system, against the same system's `JOBS` figures. */
 interface Scale {
   readonly bull: Fill;
@@ -130,9 +132,9 @@ function render(header: readonly string[], bull: readonly Round[], echo: readonl
     row(`round trips per job (server socket reads), BatchWorker vs BullMQ c${CFG.concurrency} (lower is better)`, b((r) => tripsPerJob(r.process)), e((r) => tripsPerJob(ep(r).batch))),
   );
   const goals = [
-    goalLine({ label: 'bulk enqueue', atLeast: 4, bull: bull.map((r) => r.enqueue), echo: echo.map((r) => r.enqueue) }),
-    goalLine({ label: `Worker one by one, c${CFG.concurrency}`, atLeast: 2, bull: bull.map((r) => r.process), echo: echo.map((r) => r.process) }),
-    goalLine({ label: `BatchWorker(${CFG.batch}) vs BullMQ c${CFG.concurrency}`, atLeast: 3.5, bull: bull.map((r) => r.process), echo: echo.map((r) => ep(r).batch) }),
+    goalLine({ label: 'bulk enqueue', sides: SIDES, atLeast: 4, peer: bull.map((r) => r.enqueue), echo: echo.map((r) => r.enqueue) }),
+    goalLine({ label: `Worker one by one, c${CFG.concurrency}`, sides: SIDES, atLeast: 2, peer: bull.map((r) => r.process), echo: echo.map((r) => r.process) }),
+    goalLine({ label: `BatchWorker(${CFG.batch}) vs BullMQ c${CFG.concurrency}`, sides: SIDES, atLeast: 3.5, peer: bull.map((r) => r.process), echo: echo.map((r) => ep(r).batch) }),
   ];
   const scaleLines = scale === undefined ? ['Scale row skipped (`--big 0`).'] : scaleTable(scale, bull, echo);
   return [
