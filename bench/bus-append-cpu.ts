@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { Bus } from '@echo/bus';
 import { mintIdParts } from '@echo/protocol';
 import { startRedis } from '@echo/testkit';
+import { cpuPerOp, printCpuRounds, runCpuRounds, type CpuRounds } from './lib/cpu-rounds.js';
 import { intOption } from './lib/options.js';
 
 const RECORDS = intOption('records', 100_000);
@@ -16,17 +17,11 @@ const BATCH = intOption('batch', 1000);
 const ROUNDS = intOption('rounds', 5);
 const VALUE = 'abcdefgh';
 
-async function cpuPerRecord(body: () => Promise<void>): Promise<number> {
-  const before = process.cpuUsage();
-  await body();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / RECORDS;
-}
+const cpuPerRecord = (body: () => Promise<void>): Promise<number> => cpuPerOp(RECORDS, body);
 
 const server = await startRedis();
 const raw = new Redis(server.url);
 const bus = await Bus.open(`cpu-${process.pid}`, { connect: { url: server.url, evictionPolicy: 'allow' } });
-const rows: { raw: number; same: number; echo: number }[] = [];
 try {
   const rawRun = (): Promise<number> =>
     cpuPerRecord(async () => {
@@ -55,25 +50,23 @@ try {
       const stream = bus.stream('append');
       for (let done = 0; done < RECORDS; done += BATCH) await stream.appendBatch(Array.from({ length: Math.min(BATCH, RECORDS - done) }, () => ({ v: VALUE })));
     });
-  await rawRun();
-  await sameRun();
-  await echoRun();
-  await raw.del('raw:append', 'raw:same', bus.stream('append').key);
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? (['raw', 'same', 'echo'] as const) : (['echo', 'same', 'raw'] as const);
-    const row = { raw: 0, same: 0, echo: 0 };
-    for (const which of order) row[which] = await { raw: rawRun, same: sameRun, echo: echoRun }[which]();
-    rows.push(row);
-    await raw.del('raw:append', 'raw:same', bus.stream('append').key);
-  }
+  const spec: CpuRounds<'raw' | 'same' | 'echo'> = {
+    runs: { raw: rawRun, same: sameRun, echo: echoRun },
+    order: ['raw', 'same', 'echo'],
+    rounds: ROUNDS,
+    labels: { same: 'raw same args' },
+    ratios: [
+      ['echo', 'raw'],
+      ['echo', 'same'],
+    ],
+    unit: 'record',
+    reset: async () => {
+      await raw.del('raw:append', 'raw:same', bus.stream('append').key);
+    },
+  };
+  printCpuRounds(spec, await runCpuRounds(spec), `${RECORDS} records, batches of ${BATCH}`);
 } finally {
   raw.disconnect();
   await bus.close();
   await server.stop();
 }
-const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? Number.NaN;
-for (const [i, r] of rows.entries()) {
-  console.log(`round ${i + 1}: raw ${r.raw.toFixed(2)}, raw same args ${r.same.toFixed(2)}, echo ${r.echo.toFixed(2)} µs/record; echo/raw ${(r.echo / r.raw).toFixed(2)}, echo/same ${(r.echo / r.same).toFixed(2)}`);
-}
-const med = (pick: (r: (typeof rows)[number]) => number): string => median(rows.map(pick)).toFixed(2);
-console.log(`median µs/record: raw ${med((r) => r.raw)}, raw same args ${med((r) => r.same)}, echo ${med((r) => r.echo)}; echo/raw ${med((r) => r.echo / r.raw)}, echo/same ${med((r) => r.echo / r.same)} (${RECORDS} records, batches of ${BATCH})`);

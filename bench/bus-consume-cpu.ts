@@ -9,6 +9,7 @@
 import { Redis } from 'ioredis';
 import { Bus, type GroupConsumer } from '@echo/bus';
 import { startRedis } from '@echo/testkit';
+import { cpuPerOp, printCpuRounds, runCpuRounds, type CpuRounds } from './lib/cpu-rounds.js';
 import { intOption } from './lib/options.js';
 
 const RECORDS = intOption('records', 50_000);
@@ -17,18 +18,11 @@ const READ = intOption('read', 100);
 const ROUNDS = intOption('rounds', 5);
 const VALUE = 'abcdefgh';
 
-async function cpuPerRecord(body: () => Promise<void>): Promise<number> {
-  const before = process.cpuUsage();
-  await body();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / RECORDS;
-}
+const cpuPerRecord = (body: () => Promise<void>): Promise<number> => cpuPerOp(RECORDS, body);
 
 const server = await startRedis();
 const raw = new Redis(server.url);
 const bus = await Bus.open(`cpu-${process.pid}`, { connect: { url: server.url, evictionPolicy: 'allow' } });
-type Which = 'raw' | 'each' | 'batch';
-const rows: Record<Which, number>[] = [];
 let run = 0;
 
 async function filled(): Promise<string> {
@@ -69,22 +63,19 @@ try {
       await raw.del(stream.key);
     }
   };
-  const runs: Record<Which, () => Promise<number>> = { raw: rawRun, each: echoRun(false), batch: echoRun(true) };
-  for (const which of ['raw', 'each', 'batch'] as const) await runs[which]();
-  for (let round = 0; round < ROUNDS; round++) {
-    const order: Which[] = round % 2 === 0 ? ['raw', 'each', 'batch'] : ['batch', 'each', 'raw'];
-    const row = { raw: 0, each: 0, batch: 0 };
-    for (const which of order) row[which] = await runs[which]();
-    rows.push(row);
-  }
+  const spec: CpuRounds<'raw' | 'each' | 'batch'> = {
+    runs: { raw: rawRun, each: echoRun(false), batch: echoRun(true) },
+    order: ['raw', 'each', 'batch'],
+    rounds: ROUNDS,
+    ratios: [
+      ['each', 'raw'],
+      ['batch', 'raw'],
+    ],
+    unit: 'record',
+  };
+  printCpuRounds(spec, await runCpuRounds(spec), `${RECORDS} records, reads of ${READ}`);
 } finally {
   raw.disconnect();
   await bus.close();
   await server.stop();
 }
-const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? Number.NaN;
-for (const [i, r] of rows.entries()) {
-  console.log(`round ${i + 1}: raw ${r.raw.toFixed(2)}, each ${r.each.toFixed(2)}, batch ${r.batch.toFixed(2)} µs/record; each/raw ${(r.each / r.raw).toFixed(2)}, batch/raw ${(r.batch / r.raw).toFixed(2)}`);
-}
-const med = (pick: (r: (typeof rows)[number]) => number): string => median(rows.map(pick)).toFixed(2);
-console.log(`median µs/record: raw ${med((r) => r.raw)}, each ${med((r) => r.each)}, batch ${med((r) => r.batch)}; each/raw ${med((r) => r.each / r.raw)}, batch/raw ${med((r) => r.batch / r.raw)} (${RECORDS} records, reads of ${READ})`);

@@ -1,7 +1,9 @@
 /**
  * Echo's bus against raw ioredis and NATS JetStream: appending records to a stream, and consuming
  * them through a consumer group with acks, on the same machine. Rounds are interleaved, the order
- * swapped every other round, and each ratio is taken within its round. See README.md.
+ * swapped every other round, and each ratio is taken within its round. Each run also reads Node CPU
+ * (`process.cpuUsage`) and Redis CPU (`INFO cpu`) per record, so the Goals section can say why a
+ * goal is missed. See README.md.
  *
  *   pnpm bench:bus                          # 100,000 records per run, 5 rounds
  *   RECORDS=5000 ROUNDS=2 pnpm bench:bus    # a quick correctness run
@@ -10,9 +12,11 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Connection, mintId } from '@echo/protocol';
 import { Bus, type GroupConsumer, type Stream } from '@echo/bus';
-import { Admin, machineHeader, snapshotDelta, totalCalls } from './lib/admin.js';
+import { Admin, machineHeader } from './lib/admin.js';
+import { boundLine, callsPerOp, callsText, goalLine, measuredLines, type Sides } from './lib/goals.js';
 import { NatsPeer } from './lib/nats-peer.js';
 import { intOption } from './lib/options.js';
+import { clientUs, offRedis, perJob, perSecond, phase, serverUs, type Phase } from './lib/phase.js';
 import { progress, publish, table } from './lib/report.js';
 import { fmt, fmtRatio, fmtSpread, pairedRatios, spread, waitUntil } from './lib/stats.js';
 import { acquireTarget } from './lib/target.js';
@@ -30,11 +34,11 @@ type Name = 'rawAppend' | 'echoAppend' | 'natsAppend' | 'rawConsume' | 'echoEach
 const APPENDS: readonly Name[] = ['rawAppend', 'echoAppend', 'natsAppend'];
 const CONSUMES: readonly Name[] = ['rawConsume', 'echoEach', 'echoBatch', 'natsConsume'];
 
-/** One run of one measure: records per second, and server commands per record (Redis only). */
-interface Figure {
-  readonly perSecond: number;
-  readonly commandsPerRecord: number;
-}
+/** Issue 25's bounds: server commands per consumed record, and Echo's bytes per record over raw's. */
+const COMMANDS_AT_MOST = 0.05;
+const BYTES_AT_MOST = 1.1;
+const VS_RAW: Sides = { echo: 'Echo', peer: 'raw', unit: 'record' };
+const VS_NATS: Sides = { echo: 'Echo', peer: 'NATS JetStream', unit: 'record' };
 
 interface Ctx {
   readonly admin: Admin;
@@ -45,20 +49,20 @@ interface Ctx {
   readonly n: number;
 }
 
-async function timed(ctx: Ctx, body: () => Promise<void>): Promise<Figure> {
+/** One run of one measure: wall time, the server's commands, CPU and reads, and this process's CPU. */
+async function timed(ctx: Ctx, body: () => Promise<void>): Promise<Phase> {
   const before = await ctx.admin.snapshot();
   const t0 = performance.now();
   await body();
   const ms = performance.now() - t0;
-  const delta = snapshotDelta(before, await ctx.admin.snapshot());
-  return { perSecond: (ctx.n / ms) * 1000, commandsPerRecord: totalCalls(delta.calls) / ctx.n };
+  return phase(ms, ctx.n, before, await ctx.admin.snapshot());
 }
 
 async function fill(stream: Stream, n: number): Promise<void> {
   for (let done = 0; done < n; done += BATCH) await stream.appendBatch(Array.from({ length: Math.min(BATCH, n - done) }, () => ({ v: VALUE })));
 }
 
-async function echoConsume(ctx: Ctx, name: string, batch: boolean): Promise<Figure> {
+async function echoConsume(ctx: Ctx, name: string, batch: boolean): Promise<Phase> {
   const stream = ctx.bus.stream(name);
   await fill(stream, ctx.n);
   let consumer: GroupConsumer | undefined;
@@ -74,7 +78,7 @@ async function echoConsume(ctx: Ctx, name: string, batch: boolean): Promise<Figu
   }
 }
 
-function measures(ctx: Ctx): Record<Name, () => Promise<Figure | undefined>> {
+function measures(ctx: Ctx): Record<Name, () => Promise<Phase | undefined>> {
   const { raw, bus, nats, n } = ctx;
   return {
     rawAppend: () => {
@@ -91,7 +95,7 @@ function measures(ctx: Ctx): Record<Name, () => Promise<Figure | undefined>> {
       });
     },
     echoAppend: () => timed(ctx, () => fill(bus.stream('append'), n)),
-    natsAppend: async () => (nats === undefined ? undefined : timed(ctx, () => nats.publish(ctx.natsStream, n, new TextEncoder().encode(VALUE), BATCH))),
+    natsAppend: async () => (nats === undefined ? undefined : offRedis(await timed(ctx, () => nats.publish(ctx.natsStream, n, new TextEncoder().encode(VALUE), BATCH)))),
     rawConsume: async () => {
       const key = bus.stream('raw-consume').key;
       await fill(bus.stream('raw-consume'), n);
@@ -112,8 +116,116 @@ function measures(ctx: Ctx): Record<Name, () => Promise<Figure | undefined>> {
     },
     echoEach: () => echoConsume(ctx, 'each', false),
     echoBatch: () => echoConsume(ctx, 'batch', true),
-    natsConsume: async () => (nats === undefined ? undefined : timed(ctx, () => nats.consume(ctx.natsStream, n, READ))),
+    natsConsume: async () => (nats === undefined ? undefined : offRedis(await timed(ctx, () => nats.consume(ctx.natsStream, n, READ)))),
   };
+}
+
+/** Bytes per record after each measured round's appends: `MEMORY USAGE` of the streams, NATS's stream bytes. */
+interface Bytes {
+  readonly raw: number[];
+  readonly echo: number[];
+  readonly nats: number[];
+}
+
+function render(header: readonly string[], results: ReadonlyMap<Name, readonly Phase[]>, bytes: Bytes, natsUp: boolean): string {
+  const runs = (name: Name): readonly Phase[] => results.get(name) ?? [];
+  const series = (name: Name, pick: (p: Phase) => number = perSecond): number[] => runs(name).map(pick);
+  const ratio = (a: Name, b: Name, pick: (p: Phase) => number = perSecond): string =>
+    series(b).length === 0 ? 'n/a' : fmtSpread(spread(pairedRatios(series(a, pick), series(b, pick))), fmtRatio);
+  const cell = (name: Name, pick: (p: Phase) => number = perSecond): string => fmtSpread(spread(series(name, pick)));
+  const cmds = (name: Name): string => fmtSpread(spread(series(name, perJob)), (v) => v.toFixed(3));
+  // One row per path of a per-record CPU figure; NATS's server is not the metered Redis, so its Redis cells stay empty.
+  const cpuRows = (what: string, pick: (p: Phase) => number, nats: boolean): string[][] =>
+    (
+      [
+        ['append', 'rawAppend', 'echoAppend', 'natsAppend'],
+        ['consume + ack, handler per entry', 'rawConsume', 'echoEach', 'natsConsume'],
+        ['consume + ack, batch handler', 'rawConsume', 'echoBatch', 'natsConsume'],
+      ] as const
+    ).map(([path, r, e, n]) => [`${what} per record, ${path}, µs`, cell(r, pick), cell(e, pick), ratio(e, r, pick), nats ? cell(n, pick) : '', nats ? ratio(e, n, pick) : '', '']);
+  return [
+    '# Echo bus vs raw ioredis and NATS JetStream',
+    '',
+    ...header,
+    `- records per run: ${RECORDS} of the spec's record (its \`id\` field, then one 8-byte field) on both sides; appends in batches of ${BATCH}; group reads of ${READ}; measured rounds: ${ROUNDS}, warm-up: ${WARMUP}`,
+    `- NATS: ${natsUp ? `${NATS_URL}, memory storage, async publish awaited ${BATCH} at a time, durable pull consumer (consume, ${READ} per pull) with explicit ack` : 'not reachable, rows skipped'}`,
+    '',
+    'Cells: median (min–max) over the measured rounds; ratios are taken within each round. Commands per record: every server command (INFO commandstats, script-internal calls included) over the run / records.',
+    'CPU rows (lower is better): Node CPU is this process (`process.cpuUsage`, user + system) over the run, the one side running at the time; Redis CPU is the server\'s `used_cpu_user + used_cpu_sys` delta. CPU time moves far less with a busy machine than records/s.',
+    '',
+    table(
+      ['path', 'raw ioredis', 'Echo', 'Echo/raw', 'NATS JetStream', 'Echo/NATS', 'goal'],
+      [
+        ['append (records/s)', cell('rawAppend'), cell('echoAppend'), ratio('echoAppend', 'rawAppend'), cell('natsAppend'), ratio('echoAppend', 'natsAppend'), '>= 0.95x raw; ahead of NATS'],
+        ['group consume + ack, handler per entry, concurrency 1 (records/s)', cell('rawConsume'), cell('echoEach'), ratio('echoEach', 'rawConsume'), cell('natsConsume'), ratio('echoEach', 'natsConsume'), '>= 0.95x raw; ahead of NATS'],
+        ['group consume + ack, batch handler (records/s)', cell('rawConsume'), cell('echoBatch'), ratio('echoBatch', 'rawConsume'), cell('natsConsume'), ratio('echoBatch', 'natsConsume'), '>= 0.95x raw; ahead of NATS'],
+        ['server commands per consumed record, per entry / batch', cmds('rawConsume'), `${cmds('echoEach')} / ${cmds('echoBatch')}`, '', '', '', `<= ${COMMANDS_AT_MOST}`],
+        ['bytes per record (MEMORY USAGE; NATS: stream bytes)', fmtSpread(spread(bytes.raw)), fmtSpread(spread(bytes.echo)), fmtSpread(spread(pairedRatios(bytes.echo, bytes.raw)), fmtRatio), fmtSpread(spread(bytes.nats)), '', `<= ${BYTES_AT_MOST}x raw`],
+        ...cpuRows('Node CPU', clientUs, natsUp),
+        ...cpuRows('Redis CPU', serverUs, false),
+      ],
+    ),
+    '',
+    '## Goals (issue 25)',
+    '',
+    'Each goal met, or the measured reason it is not (medians over the rounds; CPU per record is load-insensitive, records/s is not: say whether the machine was quiet).',
+    '',
+    ...goals(runs, bytes),
+  ].join('\n');
+}
+
+/** Issue 25's bus goals, each met or with its measured reason. */
+function goals(runs: (name: Name) => readonly Phase[], bytes: Bytes): string[] {
+  const vsRaw = (label: string, echo: Name, raw: Name): string => goalLine({ label, sides: VS_RAW, atLeast: 0.95, peer: runs(raw), echo: runs(echo) });
+  const vsNats = (label: string, echo: Name, nats: Name): string => goalLine({ label: `${label} vs NATS JetStream (hold: Echo ahead)`, sides: VS_NATS, atLeast: 1, peer: runs(nats), echo: runs(echo) });
+  return [
+    vsRaw('append', 'echoAppend', 'rawAppend'),
+    vsRaw('group consume + ack, handler per entry', 'echoEach', 'rawConsume'),
+    vsRaw('group consume + ack, batch handler', 'echoBatch', 'rawConsume'),
+    commandsBound('server commands per consumed record, handler per entry', runs('echoEach'), runs('rawConsume')),
+    commandsBound('server commands per consumed record, batch handler', runs('echoBatch'), runs('rawConsume')),
+    bytesBound(bytes, runs('echoAppend'), runs('rawAppend')),
+    vsNats('append', 'echoAppend', 'natsAppend'),
+    vsNats('group consume + ack, handler per entry', 'echoEach', 'natsConsume'),
+    vsNats('group consume + ack, batch handler', 'echoBatch', 'natsConsume'),
+  ];
+}
+
+/**
+ * Commands per consumed record held under the bound. A consumer pays its commands per read, so
+ * what moves the figure is the read size or the commands per read.
+ */
+function commandsBound(label: string, echo: readonly Phase[], raw: readonly Phase[]): string {
+  const value = spread(echo.map(perJob)).median;
+  const perRead = value * READ;
+  return boundLine({
+    label,
+    value,
+    atMost: COMMANDS_AT_MOST,
+    format: (v) => v.toFixed(3),
+    measured: [...measuredLines(VS_RAW, echo, raw), `By command, per record: Echo ${callsText(callsPerOp(echo))}; raw ${callsText(callsPerOp(raw))}.`],
+    move: `Echo sends ${fmt(perRead)} commands per read of ${READ} entries; reads of ${Math.ceil(perRead / COMMANDS_AT_MOST)} or more would hold the bound at that count per read, or ${fmt(perRead - COMMANDS_AT_MOST * READ)} fewer commands per read at this size`,
+  });
+}
+
+/**
+ * Echo's bytes per record over raw's held under the bound. Both sides write the same fields, so
+ * what is left is how the stream stores each entry's id.
+ */
+function bytesBound(bytes: Bytes, echo: readonly Phase[], raw: readonly Phase[]): string {
+  const m = (values: readonly number[]): number => spread(values).median;
+  const allowed = m(bytes.raw) * BYTES_AT_MOST;
+  return boundLine({
+    label: 'bytes per record, MEMORY USAGE, Echo/raw',
+    value: bytes.raw.length === 0 ? Number.NaN : m(pairedRatios(bytes.echo, bytes.raw)),
+    atMost: BYTES_AT_MOST,
+    format: fmtRatio,
+    measured: [
+      `Measured per record (medians): ${fmt(m(bytes.echo))} B Echo vs ${fmt(m(bytes.raw))} B raw${bytes.nats.length === 0 ? '' : ` (NATS JetStream ${fmt(m(bytes.nats))} B)`}.`,
+      `Append commands per record: Echo ${callsText(callsPerOp(echo))}; raw ${callsText(callsPerOp(raw))}.`,
+    ],
+    move: `the bound allows Echo ${fmt(allowed)} B per record: ${fmt(m(bytes.echo) - allowed)} B less; both write the spec's fields (\`id\`, then one 8-byte field), and raw's entries take \`*\` ids where Echo's take the explicit ids the writer mints (ms-(node x 4096 + seq)), which the stream's listpacks store as larger deltas`,
+  });
 }
 
 async function main(): Promise<void> {
@@ -125,8 +237,8 @@ async function main(): Promise<void> {
   try {
     const header = await machineHeader(admin);
     const bus = await Bus.open('bench', { connection: conn });
-    const results = new Map<Name, Figure[]>([...APPENDS, ...CONSUMES].map((name) => [name, []]));
-    const bytes = { raw: [] as number[], echo: [] as number[], nats: [] as number[] };
+    const results = new Map<Name, Phase[]>([...APPENDS, ...CONSUMES].map((name) => [name, []]));
+    const bytes: Bytes = { raw: [], echo: [], nats: [] };
     for (let r = 0; r < WARMUP + ROUNDS; r++) {
       const warm = r < WARMUP;
       const n = warm ? Math.min(RECORDS, 10_000) : RECORDS;
@@ -142,10 +254,10 @@ async function main(): Promise<void> {
           const order = r % 2 === 0 ? group : [...group].reverse();
           const natsLast = order.filter((name) => !name.startsWith('nats'));
           for (const name of [...natsLast, ...order.filter((x) => x.startsWith('nats'))]) {
-            const figure = await m[name]();
-            if (figure === undefined) continue;
-            line.push(`${name} ${fmt(figure.perSecond)}/s`);
-            if (!warm) results.get(name)?.push(figure);
+            const run = await m[name]();
+            if (run === undefined) continue;
+            line.push(`${name} ${fmt(perSecond(run))}/s`);
+            if (!warm) results.get(name)?.push(run);
           }
           if (group === APPENDS && !warm) {
             bytes.raw.push((await admin.memoryUsage('raw:append', 0)) / n);
@@ -159,30 +271,7 @@ async function main(): Promise<void> {
       progress(`${warm ? `warm-up ${r + 1}/${WARMUP}` : `round ${r - WARMUP + 1}/${ROUNDS}`}: ${line.join(', ')}`);
     }
 
-    const series = (name: Name, pick: (f: Figure) => number = (f) => f.perSecond): number[] => (results.get(name) ?? []).map(pick);
-    const ratio = (a: Name, b: Name): string => (series(b).length === 0 ? 'n/a' : fmtSpread(spread(pairedRatios(series(a), series(b))), fmtRatio));
-    const rate = (name: Name): string => fmtSpread(spread(series(name)));
-    const cmds = (name: Name): string => fmtSpread(spread(series(name, (f) => f.commandsPerRecord)), (v) => v.toFixed(3));
-    const markdown = [
-      '# Echo bus vs raw ioredis and NATS JetStream',
-      '',
-      ...header,
-      `- records per run: ${RECORDS} of the spec's record (its \`id\` field, then one 8-byte field) on both sides; appends in batches of ${BATCH}; group reads of ${READ}; measured rounds: ${ROUNDS}, warm-up: ${WARMUP}`,
-      `- NATS: ${nats === undefined ? 'not reachable, rows skipped' : `${NATS_URL}, memory storage, async publish awaited ${BATCH} at a time, durable pull consumer (consume, ${READ} per pull) with explicit ack`}`,
-      '',
-      'Cells: median (min–max) over the measured rounds; ratios are taken within each round. Commands per record: every server command (INFO commandstats, script-internal calls included) over the run / records.',
-      '',
-      table(
-        ['path', 'raw ioredis', 'Echo', 'Echo/raw', 'NATS JetStream', 'Echo/NATS', 'goal'],
-        [
-          ['append (records/s)', rate('rawAppend'), rate('echoAppend'), ratio('echoAppend', 'rawAppend'), rate('natsAppend'), ratio('echoAppend', 'natsAppend'), '>= 0.95x raw'],
-          ['group consume + ack, handler per entry, concurrency 1 (records/s)', rate('rawConsume'), rate('echoEach'), ratio('echoEach', 'rawConsume'), rate('natsConsume'), ratio('echoEach', 'natsConsume'), '>= 0.95x raw'],
-          ['group consume + ack, batch handler (records/s)', rate('rawConsume'), rate('echoBatch'), ratio('echoBatch', 'rawConsume'), rate('natsConsume'), ratio('echoBatch', 'natsConsume'), '>= 0.95x raw'],
-          ['server commands per consumed record, per entry / batch', cmds('rawConsume'), `${cmds('echoEach')} / ${cmds('echoBatch')}`, '', '', '', '<= 0.05'],
-          ['bytes per record (MEMORY USAGE; NATS: stream bytes)', fmtSpread(spread(bytes.raw)), fmtSpread(spread(bytes.echo)), fmtSpread(spread(pairedRatios(bytes.echo, bytes.raw)), fmtRatio), fmtSpread(spread(bytes.nats)), '', '<= 1.1x raw'],
-        ],
-      ),
-    ].join('\n');
+    const markdown = render(header, results, bytes, nats !== undefined);
     await admin.flushAll();
     progress(`written to ${publish('bus-latest.md', markdown)}`);
   } finally {

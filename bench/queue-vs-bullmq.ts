@@ -12,7 +12,7 @@ import { Admin, machineHeader } from './lib/admin.js';
 import { BullSide } from './lib/bull-side.js';
 import { EchoSide, type EchoProcessing } from './lib/echo-side.js';
 import { boolOption, intOption } from './lib/options.js';
-import { goalLine } from './lib/goals.js';
+import { boundLine, goalLine, type Sides } from './lib/goals.js';
 import { clientUs, percentile, perJob, perSecond, serverUs, tripsPerJob, type BenchConfig, type Fill, type Memory, type Phase } from './lib/phase.js';
 import { progress, publish, table } from './lib/report.js';
 import { fmt, fmtRatio, fmtSpread, pairedRatios, spread } from './lib/stats.js';
@@ -74,6 +74,46 @@ function structureLines(m: Memory, jobs: number): string {
   return `job key mean ${fmt(m.jobKeyMean)} B; other keys: ${parts.length === 0 ? 'none' : parts.join(', ')}`;
 }
 
+const SIDES: Sides = { echo: 'Echo', peer: 'BullMQ', unit: 'job' };
+
+/** Issue 25's memory goal: Echo/BullMQ `MEMORY USAGE` per pending job held at or under this, within the wire. */
+const MEMORY_AT_MOST = 0.81;
+
+/**
+ * The memory goal's line. The reason, when it is missed, is each side's bytes per job split into
+ * its job key and its queue's other keys (last round), and how many bytes per job Echo must shed.
+ */
+function memoryGoal(bull: readonly Round[], echo: readonly Round[]): string {
+  const bytes = (rounds: readonly Round[]): number => spread(rounds.map((r) => r.memory.keysPerJob)).median;
+  const lastBull = bull[bull.length - 1];
+  const lastEcho = echo[echo.length - 1];
+  const ratio = spread(pairedRatios(echo.map((r) => r.memory.keysPerJob), bull.map((r) => r.memory.keysPerJob))).median;
+  const allowed = bytes(bull) * MEMORY_AT_MOST;
+  const over = bytes(echo) - allowed;
+  const parts = (r: Round | undefined): string => (r === undefined ? 'n/a' : structureLines(r.memory, r.enqueue.jobs));
+  const largest = lastEcho === undefined ? undefined : largestPart(lastEcho.memory, lastEcho.enqueue.jobs);
+  return boundLine({
+    label: 'memory per waiting job, MEMORY USAGE, Echo/BullMQ (hold within the wire)',
+    value: ratio,
+    atMost: MEMORY_AT_MOST,
+    format: fmtRatio,
+    measured: [
+      `Measured per job (medians): ${fmt(bytes(echo))} B Echo vs ${fmt(bytes(bull))} B BullMQ.`,
+      `Echo (last round): ${parts(lastEcho)}.`,
+      `BullMQ (last round): ${parts(lastBull)}.`,
+    ],
+    move: `the goal allows Echo ${fmt(allowed)} B per job (BullMQ's ${fmt(bytes(bull))} B x ${MEMORY_AT_MOST}): ${fmt(over)} B per job less (${fmt((over / bytes(echo)) * 100)}%)${largest === undefined ? '' : `; Echo's largest part is ${largest}`}; within the wire means a smaller encoding of a part, not a field or structure the spec names dropped`,
+  });
+}
+
+/** The biggest share of a pending job's bytes: the job key, or one of the queue's other keys per job. */
+function largestPart(m: Memory, jobs: number): string {
+  const shares: [string, number][] = [['the job key', m.jobKeyMean], ...m.structure.map(([key, bytes]): [string, number] => [`\`${key}\``, bytes / jobs])];
+  shares.sort((a, b) => b[1] - a[1]);
+  const [name, bytes] = shares[0] as [string, number];
+  return `${name} at ${fmt(bytes)} B per job`;
+}
+
 /** The scale row: one fill of `BIG` jobs per system, against the same system's `JOBS` figures. */
 interface Scale {
   readonly bull: Fill;
@@ -130,9 +170,10 @@ function render(header: readonly string[], bull: readonly Round[], echo: readonl
     row(`round trips per job (server socket reads), BatchWorker vs BullMQ c${CFG.concurrency} (lower is better)`, b((r) => tripsPerJob(r.process)), e((r) => tripsPerJob(ep(r).batch))),
   );
   const goals = [
-    goalLine({ label: 'bulk enqueue', atLeast: 4, bull: bull.map((r) => r.enqueue), echo: echo.map((r) => r.enqueue) }),
-    goalLine({ label: `Worker one by one, c${CFG.concurrency}`, atLeast: 2, bull: bull.map((r) => r.process), echo: echo.map((r) => r.process) }),
-    goalLine({ label: `BatchWorker(${CFG.batch}) vs BullMQ c${CFG.concurrency}`, atLeast: 3.5, bull: bull.map((r) => r.process), echo: echo.map((r) => ep(r).batch) }),
+    goalLine({ label: 'bulk enqueue', sides: SIDES, atLeast: 4, peer: bull.map((r) => r.enqueue), echo: echo.map((r) => r.enqueue) }),
+    goalLine({ label: `Worker one by one, c${CFG.concurrency}`, sides: SIDES, atLeast: 2, peer: bull.map((r) => r.process), echo: echo.map((r) => r.process) }),
+    goalLine({ label: `BatchWorker(${CFG.batch}) vs BullMQ c${CFG.concurrency}`, sides: SIDES, atLeast: 3.5, peer: bull.map((r) => r.process), echo: echo.map((r) => ep(r).batch) }),
+    memoryGoal(bull, echo),
   ];
   const scaleLines = scale === undefined ? ['Scale row skipped (`--big 0`).'] : scaleTable(scale, bull, echo);
   return [

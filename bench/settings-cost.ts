@@ -7,14 +7,17 @@
  * with every job carrying a priority, and with the operator's memory on: the attempt history
  * (`setEvents({ history: 20 })`, alone and with completed retention, where the completion's end
  * record is written too) and the per-minute counts (`setEvents({ minutes: 180 })`). Rounds rotate through the modes; per-job CPU and commands
- * are the figures to trust on a shared machine, jobs/s on a quiet one.
+ * are the figures to trust on a shared machine, jobs/s on a quiet one. Last, issue 25's keep.completed
+ * goal: retention at ≥ 0.9x of plain's jobs/s (paired within each round) and ≤ 8 commands per job.
  *
  *   pnpm bench:settings                   # 10,000 jobs, 3 rounds per mode
  *   pnpm bench:settings --quick           # 2,000 jobs, 1 round per mode
  */
 import { Queue, Worker } from '@echo/queue';
-import { Admin, snapshotDelta, totalCalls } from './lib/admin.js';
+import { Admin } from './lib/admin.js';
+import { goalLine } from './lib/goals.js';
 import { boolOption, intOption } from './lib/options.js';
+import { clientUs, perJob, perSecond, phase, serverUs, type Phase } from './lib/phase.js';
 import { acquireTarget } from './lib/target.js';
 
 const QUICK = boolOption('quick', false);
@@ -25,15 +28,7 @@ const CONCURRENCY = intOption('concurrency', 50);
 const MODES = ['plain', 'retention', 'limiter', 'priority', 'history', 'history-kept', 'minutes'] as const;
 type Mode = (typeof MODES)[number];
 
-interface Figures {
-  readonly jobsPerSecond: number;
-  readonly commandsPerJob: number;
-  readonly evalshaPerJob: number;
-  readonly serverUsPerJob: number;
-  readonly clientUsPerJob: number;
-}
-
-async function round(admin: Admin, url: string, mode: Mode): Promise<Figures> {
+async function round(admin: Admin, url: string, mode: Mode): Promise<Phase> {
   await admin.flushAll();
   const kept = mode === 'retention' || mode === 'history-kept';
   const queue = await Queue.open<number>('settings-bench', { connect: url, ...(kept ? { keep: { completed: { count: 1000 } } } : {}) });
@@ -55,15 +50,7 @@ async function round(admin: Admin, url: string, mode: Mode): Promise<Figures> {
   await worker.close();
   const after = await admin.snapshot();
   await queue.close();
-  const delta = snapshotDelta(before, after);
-  const commands = delta.calls;
-  return {
-    jobsPerSecond: JOBS / (elapsedMs / 1000),
-    commandsPerJob: totalCalls(commands) / JOBS,
-    evalshaPerJob: (commands.get('evalsha') ?? 0) / JOBS,
-    serverUsPerJob: delta.serverCpuUs / JOBS,
-    clientUsPerJob: delta.clientCpuUs / JOBS,
-  };
+  return phase(elapsedMs, JOBS, before, after);
 }
 
 function median(values: readonly number[]): number {
@@ -74,7 +61,7 @@ function median(values: readonly number[]): number {
 const target = await acquireTarget();
 const admin = new Admin(target);
 const url = target.url;
-const results = new Map<Mode, Figures[]>(MODES.map((m) => [m, []]));
+const results = new Map<Mode, Phase[]>(MODES.map((m) => [m, []]));
 try {
   for (let r = 0; r < ROUNDS; r++) {
     // Rotate the order so no mode always runs first (or right after the same neighbour).
@@ -89,10 +76,23 @@ try {
 }
 console.log(`settings cost: ${String(JOBS)} jobs, Worker concurrency ${String(CONCURRENCY)}, ${String(ROUNDS)} round(s) per mode (medians)`);
 console.log('mode | jobs/s | vs plain | commands/job | evalsha/job | redis CPU us/job | node CPU us/job');
-const plainRate = median((results.get('plain') ?? []).map((x) => x.jobsPerSecond));
+const plainRate = median((results.get('plain') ?? []).map(perSecond));
 for (const mode of MODES) {
   const f = results.get(mode) ?? [];
-  const m = (pick: (x: Figures) => number, digits = 2): string => median(f.map(pick)).toFixed(digits);
-  const rate = median(f.map((x) => x.jobsPerSecond));
-  console.log(`${mode} | ${rate.toFixed(0)} | ${(rate / plainRate).toFixed(2)}x | ${m((x) => x.commandsPerJob)} | ${m((x) => x.evalshaPerJob)} | ${m((x) => x.serverUsPerJob)} | ${m((x) => x.clientUsPerJob)}`);
+  const m = (pick: (x: Phase) => number, digits = 2): string => median(f.map(pick)).toFixed(digits);
+  const rate = median(f.map(perSecond));
+  console.log(`${mode} | ${rate.toFixed(0)} | ${(rate / plainRate).toFixed(2)}x | ${m(perJob)} | ${m((x) => (x.commands.get('evalsha') ?? 0) / x.jobs)} | ${m(serverUs)} | ${m(clientUs)}`);
 }
+console.log('');
+console.log('Goal (issue 25), medians; the jobs/s ratio is taken within each round, so it needs a quiet machine; CPU and commands per job do not:');
+console.log(
+  goalLine({
+    label: `keep.completed: retention vs plain, Worker c${CONCURRENCY}`,
+    sides: { echo: 'retention', peer: 'plain', unit: 'job' },
+    atLeast: 0.9,
+    commandsAtMost: 8,
+    peer: results.get('plain') ?? [],
+    echo: results.get('retention') ?? [],
+    always: true,
+  }),
+);

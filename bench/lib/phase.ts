@@ -6,7 +6,11 @@ export interface Payload {
   readonly pad: string;
 }
 
-/** What one system did in one phase of one round. */
+/**
+ * What one system did in one phase of one round. `jobs` counts its operations, whatever they are
+ * (jobs, stream records). A system that does not run on the metered redis-server (NATS JetStream)
+ * has `NaN` server CPU and reads and no commands: see {@link onRedis}.
+ */
 export interface Phase {
   readonly ms: number;
   readonly jobs: number;
@@ -26,8 +30,14 @@ export function phase(ms: number, jobs: number, before: Snapshot, after: Snapsho
   return { ms, jobs, commands: d.calls, serverCpuUs: d.serverCpuUs, clientCpuUs: d.clientCpuUs, reads: d.reads };
 }
 
+/** The same phase for a system whose server is not the metered Redis: only its wall time and Node CPU are its own. */
+export const offRedis = (p: Phase): Phase => ({ ...p, commands: new Map(), serverCpuUs: Number.NaN, reads: Number.NaN });
+
+/** False for a phase of a system whose server is not the metered Redis ({@link offRedis}). */
+export const onRedis = (p: Phase): boolean => !Number.isNaN(p.serverCpuUs);
+
 export const perSecond = (p: Phase): number => (p.jobs / p.ms) * 1000;
-export const perJob = (p: Phase): number => totalCalls(p.commands) / p.jobs;
+export const perJob = (p: Phase): number => (onRedis(p) ? totalCalls(p.commands) / p.jobs : Number.NaN);
 export const serverUs = (p: Phase): number => p.serverCpuUs / p.jobs;
 export const clientUs = (p: Phase): number => p.clientCpuUs / p.jobs;
 /** Round trips per job: server socket reads per job (a pipelined burst counts once). */
