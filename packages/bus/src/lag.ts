@@ -4,6 +4,7 @@ import { countUndelivered } from './undelivered.js';
 
 /** How far one consumer of a group is behind. */
 export interface ConsumerLag {
+  /** The consumer's name. */
   readonly consumer: string;
   /** Entries delivered to it and not yet acked. */
   readonly pending: number;
@@ -13,6 +14,7 @@ export interface ConsumerLag {
 
 /** How far a consumer group is behind its stream. */
 export interface GroupLag {
+  /** The group's name. */
   readonly group: string;
   /**
    * Entries in the stream not yet delivered to the group: those after its last delivered one.
@@ -29,6 +31,7 @@ export interface GroupLag {
    * `null` when nothing is pending.
    */
   readonly oldestPendingAgeMs: number | null;
+  /** Each consumer the group has, with what it holds. */
   readonly consumers: readonly ConsumerLag[];
 }
 
