@@ -1,3 +1,4 @@
+import { lag as groupLag } from '@echo/bus';
 import { GoneError, ID_EPOCH_MS, MAX_SNOWFLAKE, encodeId, queueKeys, reads, type Connection, type StreamEntryReply } from '@echo/protocol';
 
 /** One consumer group of a stream, as `XINFO GROUPS` reports it. */
@@ -14,8 +15,10 @@ export interface GroupInfo {
   /** Entries the group has read; `undefined` when the server cannot tell (Redis < 7). */
   readonly entriesRead: number | undefined;
   /**
-   * Entries appended after the group's last delivered one: the consumer lag. `undefined` when the
-   * server cannot tell (Redis < 7, or after deletions it cannot count across).
+   * Entries appended after the group's last delivered one: the consumer lag, counted as the bus's
+   * `lag()` counts it (the server's own counter goes missing or stale after trims, deletions,
+   * resets and failovers). `undefined` when it cannot be told: a group more than 1000 entries from
+   * both ends of the stream whose server count is ruled out.
    */
   readonly lag: number | undefined;
 }
@@ -71,9 +74,13 @@ function entryId(entry: StreamEntryReply | undefined): string | undefined {
  */
 export async function streamInfo(conn: Connection, queue: string, name: string): Promise<StreamInfo> {
   const key = queueKeys(queue).stream(name);
-  const [stream, groups] = await reads.sendReads(conn, [reads.xinfoStream({ key }), reads.xinfoGroups({ key })]);
+  const [[stream, groups], lags] = await Promise.all([
+    reads.sendReads(conn, [reads.xinfoStream({ key }), reads.xinfoGroups({ key })]),
+    groupLag(conn, queue, name),
+  ]);
   if (!stream.ok) throw reads.isNoSuchKey(stream.error) ? new GoneError() : stream.error;
   if (!groups.ok) throw groups.error;
+  const undelivered = new Map(lags.map((l) => [l.group, l.undelivered]));
   const info = stream.value;
   const lastId = entryId(info.lastEntry);
   // Group positions are read as EVT ids only on a stream whose entries carry them.
@@ -91,7 +98,7 @@ export async function streamInfo(conn: Connection, queue: string, name: string):
       pending: g.pending,
       lastDeliveredId: position(g.lastDeliveredId),
       entriesRead: g.entriesRead ?? undefined,
-      lag: g.lag ?? undefined,
+      lag: undelivered.get(g.name) ?? undefined,
     })),
   };
 }
