@@ -1,6 +1,6 @@
 import type { QueueKeys } from '../../keys/queue-keys.js';
 import { read, type Read } from '../read.js';
-import { flag } from './replies.js';
+import { flag } from '../../reply-shapes.js';
 
 /** `HEXISTS meta paused`: whether the queue-wide pause stands (the field's presence is the flag). */
 export function paused(input: { readonly keys: QueueKeys }): Read<boolean> {
