@@ -47,7 +47,7 @@ export function decimal(command: string, reply: unknown, value: unknown = reply,
   return refuse(command, reply, what, 'an integer');
 }
 
-/** A non-negative integer, as a number or as text (some `XINFO`-like fields arrive as text). */
+/** A non-negative integer, as a number or as text (some `XINFO`-like fields arrive as text); unnamed, the message calls it `a count`. */
 export function count(command: string, reply: unknown, value: unknown = reply, what = 'a count'): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 0) return refuse(command, reply, what, 'a non-negative integer');
