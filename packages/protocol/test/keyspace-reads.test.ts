@@ -1,17 +1,16 @@
 import { uniqueName } from '@echo/testkit';
 import { describe, expect, it } from 'vitest';
 import { sendWith, useLiveShapes } from './live-shapes.js';
-import { InvalidArgumentError, MalformedReplyError, queueKeys, reads } from './support.js';
+import { InvalidArgumentError, MalformedReplyError, reads } from './support.js';
 
-describe('keyspace, client and meta read builders (argument shapes, no server)', () => {
-  it('build SCAN, PTTL, HLEN, CLIENT LIST and HGETALL meta', () => {
+describe('keyspace and client read builders (argument shapes, no server)', () => {
+  it('build SCAN, PTTL, HLEN and CLIENT LIST', () => {
     expect(reads.scan({ cursor: '0' })).toMatchObject({ command: 'SCAN', args: ['0'] });
     expect(reads.scan({ cursor: '17', match: 'emq:*', count: 1000, type: 'stream' })).toMatchObject({ args: ['17', 'MATCH', 'emq:*', 'COUNT', '1000', 'TYPE', 'stream'] });
     expect(reads.pttl({ key: 'k' })).toMatchObject({ command: 'PTTL', args: ['k'] });
     expect(reads.hlen({ key: 'k' })).toMatchObject({ command: 'HLEN', args: ['k'] });
     expect(reads.clientList()).toMatchObject({ command: 'CLIENT', args: ['LIST'] });
     expect(reads.clientList({ type: 'normal' })).toMatchObject({ command: 'CLIENT', args: ['LIST', 'TYPE', 'normal'] });
-    expect(reads.queueMeta({ queue: 'q' })).toMatchObject({ command: 'HGETALL', args: [queueKeys('q').meta] });
   });
 
   it('refuse bad arguments before anything is sent', () => {
@@ -19,7 +18,6 @@ describe('keyspace, client and meta read builders (argument shapes, no server)',
     expect(() => reads.scan({ cursor: '0', count: 0 })).toThrow(InvalidArgumentError);
     expect(() => reads.pttl({ key: '' })).toThrow(InvalidArgumentError);
     expect(() => reads.clientList({ type: 'everyone' as 'normal' })).toThrow(InvalidArgumentError);
-    expect(() => reads.queueMeta({ queue: 'bad name' })).toThrow();
   });
 
   it('parse RESP2 and RESP3 shapes, and refuse malformed replies', () => {
@@ -38,18 +36,13 @@ describe('keyspace, client and meta read builders (argument shapes, no server)',
     ]);
     expect(reads.parseClientList(Buffer.from(list))).toHaveLength(2);
     for (const bad of [7, 'addr=x name=y', 'id=3 garbage']) expect(() => reads.parseClientList(bad), JSON.stringify(bad)).toThrow(MalformedReplyError);
-    const meta = reads.queueMeta({ queue: 'q' });
-    expect(meta.parse(['paused', '1', 'concurrency', '4'])).toEqual({ paused: true, concurrency: 4, max: 0 });
-    expect(meta.parse(new Map([['max', '9']]))).toEqual({ paused: false, concurrency: 0, max: 9 });
-    expect(meta.parse({})).toEqual({ paused: false, concurrency: 0, max: 0 });
-    for (const bad of [null, ['paused'], 'OK', ['paused', 1]]) expect(() => meta.parse(bad), JSON.stringify(bad)).toThrow(MalformedReplyError);
   });
 });
 
 const live = useLiveShapes();
 
 describe.each(live.shapes)('keyspace reads against a live server over %s', (_shape, make) => {
-  it('parse SCAN, PTTL, HLEN, CLIENT LIST and the queue meta', async () => {
+  it('parse SCAN, PTTL, HLEN and CLIENT LIST', async () => {
     const send = make();
     const sendOne = <T>(r: reads.Read<T>): Promise<T> => sendWith(send, r);
     const prefix = uniqueName('ks');
@@ -69,9 +62,6 @@ describe.each(live.shapes)('keyspace reads against a live server over %s', (_sha
     expect(await sendOne(reads.hlen({ key: `${prefix}:h` }))).toBe(2);
     await send('CLIENT', 'SETNAME', `${prefix}-me`);
     expect((await sendOne(reads.clientList({ type: 'normal' }))).map((c) => c.name)).toContain(`${prefix}-me`);
-    const queue = uniqueName('q');
-    await send('HSET', queueKeys(queue).meta, 'paused', '1', 'concurrency', '3');
-    expect(await sendOne(reads.queueMeta({ queue }))).toEqual({ paused: true, concurrency: 3, max: 0 });
   });
 });
 

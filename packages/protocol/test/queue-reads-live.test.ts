@@ -23,6 +23,7 @@ beforeAll(async () => {
   await execute(conn, t.enqueue({ queue, id, payload: '"x"' }));
   await execute(conn, t.addLog({ queue, id, line: 'first' }));
   await execute(conn, t.pauseQueue({ queue }));
+  await conn.command('HSET', keys.meta, 'concurrency', '3');
   await execute(conn, t.schedulerUpsert({ queue, name: SAMPLE.scheduler, cadence: { cron: '0 * * * *', tz: 'UTC' }, template: '"t"', first: { at: 2_000_000_000_000 } }));
   await conn.command('RPUSH', keys.jobSub(id, 'attempts'), '1\ts\t100', '1\te\t150\tretried\tboom');
   await conn.command('SET', keys.dedup(SAMPLE.dedupId), id);
@@ -54,6 +55,7 @@ function expected(): Record<string, unknown> {
     setPage: [{ id: child, score: 5 }],
     newestPending: [id],
     scoredUpTo: [child],
+    meta: { paused: true, concurrency: 3, max: 0 },
     paused: true,
     metricCount: 7,
     metricPoints: 0,

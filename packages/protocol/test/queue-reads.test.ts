@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, InvalidNameError, MalformedIdError, MalformedReplyError, mintId, parseAttempts, parseJobRow, reads, type JobId } from './support.js';
+import { InvalidArgumentError, InvalidNameError, MalformedIdError, MalformedReplyError, mintId, parseAttempts, parseJobRow, queueKeys, reads, type JobId } from './support.js';
 import { id, keys, SAMPLE_READS } from './queue-read-samples.js';
 
 const other: JobId = mintId('JOB');
@@ -81,6 +81,16 @@ const CASES: readonly Case[] = [
     sends: ['ZRANGE', keys.completed, '-inf', 1000, 'BYSCORE', 'LIMIT', 0, 10],
     parses: [['ids', [id], [id]]],
     refuses: [[null], {}],
+  },
+  {
+    name: 'meta',
+    sends: ['HGETALL', keys.meta],
+    parses: [
+      ['RESP2', ['paused', '1', 'concurrency', '4'], { paused: true, concurrency: 4, max: 0 }],
+      ['RESP3 map', new Map([['max', '9']]), { paused: false, concurrency: 0, max: 9 }],
+      ['an absent hash', {}, { paused: false, concurrency: 0, max: 0 }],
+    ],
+    refuses: [null, ['paused'], 'OK', ['paused', 1]],
   },
   { name: 'paused', sends: ['HEXISTS', keys.meta, 'paused'], parses: [['set', 1, true], ['unset', 0, false]], refuses: ['1', null] },
   { name: 'metricCount', sends: ['HGET', keys.metricsCompleted, 'count'], parses: [['a count', '7', 7], ['nil', null, 0]], refuses: ['x', '', ['7']] },
@@ -177,6 +187,7 @@ describe('every builder is covered here', () => {
 
 describe('bad input is refused before anything is built', () => {
   it.each([
+    ['a bad queue name, before the meta read can be built', () => reads.queue.meta({ keys: queueKeys('bad name') }), InvalidNameError],
     ['a malformed job id', () => reads.queue.job({ keys, id: 'nope' as JobId }), MalformedIdError],
     ['a malformed parent id', () => reads.queue.openChildren({ keys, parent: 'nope' as JobId }), MalformedIdError],
     ['a bad dedup id', () => reads.queue.dedup({ keys, dedupId: '' }), InvalidNameError],

@@ -1,4 +1,4 @@
-import { Connection, GoneError, reads, StateError, type ConnectOptions } from '@echo/protocol';
+import { Connection, GoneError, queueKeys, reads, StateError, type ConnectOptions } from '@echo/protocol';
 import { Queue, rawCodec, type ListOptions, type ListState, type MinuteCount, type WorkerInfo } from '@echo/queue';
 import { bulkAct, checkBulk, type BulkResult } from './bulk.js';
 import { minuteCounts, redriveDeadLetters, schedulerViews, streamDeadLetters, type DeadLetterView, type SchedulerView } from './operations.js';
@@ -141,7 +141,7 @@ export class Admin {
     const queue = await this.queue(name);
     const [counts, meta] = await Promise.all([
       queue.counts('pending', 'active', 'scheduled', 'dead', 'awaiting_children', 'completed', 'failed'),
-      reads.sendRead(this.connection, reads.queueMeta({ queue: name })),
+      reads.sendRead(this.connection, reads.queue.meta({ keys: queueKeys(name) })),
     ]);
     const { paused, concurrency } = meta;
     const { awaiting_children: awaitingChildren, ...rest } = counts;

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import { MalformedReplyError } from '../errors/wire.js';
 import { read, type Read } from './read.js';
-import { textOf } from './reply-shapes.js';
+import { text } from '../reply-shapes.js';
 
 /** One client connection, as a line of `CLIENT LIST` describes it. */
 export interface ClientInfo {
@@ -21,7 +21,7 @@ const TYPES = new Set<string>(['normal', 'master', 'replica', 'pubsub']);
 /** Parses a `CLIENT LIST` reply: one line per connection, each `key=value` separated by spaces. */
 export function parseClientList(reply: unknown): ClientInfo[] {
   const clients: ClientInfo[] = [];
-  for (const line of textOf('CLIENT LIST', reply).split('\n')) {
+  for (const line of text('CLIENT LIST', reply).split('\n')) {
     const trimmed = line.trim();
     if (trimmed === '') continue;
     const pairs: [string, string][] = [];

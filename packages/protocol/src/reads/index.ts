@@ -1,7 +1,6 @@
 export * as bus from './bus/index.js';
 export { clientList, parseClientList, type ClientInfo, type ClientType } from './clients.js';
 export { hlen, pttl, scan, type ScanInput, type ScanStep } from './keyspace.js';
-export { queueMeta } from './queue-meta.js';
 export { read, sendRead, sendReads, type Read, type ReadSettled, type ReadsSettled, type ReadTarget } from './read.js';
 export { isNoSuchKey, parseStreamInfo, xinfoStream, xrange, xread, xrevrange, xtop, type RangeInput, type StreamInfo, type StreamReadInput } from './streams.js';
 export { xinfoConsumers, xinfoGroups, xpendingSummary, xreadgroup, type ConsumerInfo, type GroupInfo, type GroupReadInput, type PendingSummary } from './stream-groups.js';

@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import { MalformedReplyError } from '../errors/wire.js';
 import { read, type Read } from './read.js';
-import { countOf, integerOf, listOf, positiveArg, textArg, textOf } from './reply-shapes.js';
+import { count, integer, list, text } from '../reply-shapes.js';
+import { positiveArg, textArg } from './args.js';
 
 /** One step of a `SCAN`. */
 export interface ScanInput {
@@ -31,18 +32,18 @@ export function scan(input: ScanInput): Read<ScanStep> {
   if (input.count !== undefined) args.push('COUNT', positiveArg('count', input.count));
   if (input.type !== undefined) args.push('TYPE', textArg('type', input.type));
   return read('SCAN', args, (reply) => {
-    const list = listOf('SCAN', reply);
-    if (list.length !== 2) throw new MalformedReplyError('SCAN', reply, 'not [cursor, keys]');
-    const cursor = textOf('SCAN', reply, list[0]);
+    const step = list('SCAN', reply);
+    if (step.length !== 2) throw new MalformedReplyError('SCAN', reply, 'not [cursor, keys]');
+    const cursor = text('SCAN', reply, step[0]);
     if (!/^\d+$/.test(cursor)) throw new MalformedReplyError('SCAN', reply, 'the cursor is not a number');
-    return { cursor, keys: listOf('SCAN', reply, list[1]).map((key) => textOf('SCAN', reply, key)) };
+    return { cursor, keys: list('SCAN', reply, step[1]).map((key) => text('SCAN', reply, key)) };
   });
 }
 
 /** `PTTL key`: the key's time to live in ms; `null` when it never expires, `undefined` when there is no key. */
 export function pttl(input: { readonly key: string }): Read<number | null | undefined> {
   return read('PTTL', [textArg('key', input.key)], (reply) => {
-    const ms = integerOf('PTTL', reply);
+    const ms = integer('PTTL', reply);
     if (ms === -2) return undefined;
     if (ms === -1) return null;
     if (ms < 0) throw new MalformedReplyError('PTTL', reply, 'a negative ttl other than -1 or -2');
@@ -52,5 +53,5 @@ export function pttl(input: { readonly key: string }): Read<number | null | unde
 
 /** `HLEN key`: how many fields the hash holds (0 when there is no key). */
 export function hlen(input: { readonly key: string }): Read<number> {
-  return read('HLEN', [textArg('key', input.key)], (reply) => countOf('HLEN', reply));
+  return read('HLEN', [textArg('key', input.key)], (reply) => count('HLEN', reply));
 }

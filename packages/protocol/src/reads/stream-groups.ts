@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import { MalformedReplyError } from '../errors/wire.js';
 import { read, type Read } from './read.js';
-import { countOf as count, listOf, mapOf, positiveArg as positive, textArg as text, textOf } from './reply-shapes.js';
+import { count, list, mapOf, text } from '../reply-shapes.js';
+import { positiveArg as positive, textArg } from './args.js';
 import { parseOneStreamRead, type StreamEntryReply } from './stream-entries.js';
 import { isStreamId } from './stream-ids.js';
 
@@ -26,10 +27,10 @@ export interface GroupReadInput {
  * none on a timeout. A history entry deleted meanwhile comes back with `fields: null`.
  */
 export function xreadgroup(input: GroupReadInput): Read<readonly StreamEntryReply[]> {
-  const key = text('key', input.key);
+  const key = textArg('key', input.key);
   const after = input.after ?? '>';
   if (after !== '>' && !isStreamId(after)) throw new InvalidArgumentError('after', `must be ">" or "<ms>-<seq>", got ${JSON.stringify(after)}`);
-  const args = ['GROUP', text('group', input.group), text('consumer', input.consumer)];
+  const args = ['GROUP', textArg('group', input.group), textArg('consumer', input.consumer)];
   if (input.blockMs !== undefined) args.push('BLOCK', positive('blockMs', input.blockMs));
   if (input.count !== undefined) args.push('COUNT', positive('count', input.count));
   args.push('STREAMS', key, after);
@@ -54,15 +55,15 @@ export interface GroupInfo {
 
 /** `XINFO GROUPS key`: the stream's consumer groups. The server refuses a stream that does not exist (`no such key`). */
 export function xinfoGroups(input: { readonly key: string }): Read<GroupInfo[]> {
-  return read('XINFO', ['GROUPS', text('key', input.key)], (reply) =>
-    listOf('XINFO GROUPS', reply).map((item) => {
+  return read('XINFO', ['GROUPS', textArg('key', input.key)], (reply) =>
+    list('XINFO GROUPS', reply).map((item) => {
       const m = mapOf('XINFO GROUPS', reply, item);
       const lag = m.get('lag');
       const entriesRead = m.get('entries-read');
       const last = m.get('last-delivered-id');
       if (!isStreamId(last)) throw new MalformedReplyError('XINFO GROUPS', reply, 'last-delivered-id');
       return {
-        name: textOf('XINFO GROUPS', reply, m.get('name')),
+        name: text('XINFO GROUPS', reply, m.get('name')),
         consumers: count('XINFO GROUPS', reply, m.get('consumers')),
         pending: count('XINFO GROUPS', reply, m.get('pending')),
         lastDeliveredId: last,
@@ -85,10 +86,10 @@ export interface ConsumerInfo {
 
 /** `XINFO CONSUMERS key group`: the group's consumers. */
 export function xinfoConsumers(input: { readonly key: string; readonly group: string }): Read<ConsumerInfo[]> {
-  return read('XINFO', ['CONSUMERS', text('key', input.key), text('group', input.group)], (reply) =>
-    listOf('XINFO CONSUMERS', reply).map((item) => {
+  return read('XINFO', ['CONSUMERS', textArg('key', input.key), textArg('group', input.group)], (reply) =>
+    list('XINFO CONSUMERS', reply).map((item) => {
       const m = mapOf('XINFO CONSUMERS', reply, item);
-      return { name: textOf('XINFO CONSUMERS', reply, m.get('name')), pending: count('XINFO CONSUMERS', reply, m.get('pending')), idleMs: count('XINFO CONSUMERS', reply, m.get('idle')) };
+      return { name: text('XINFO CONSUMERS', reply, m.get('name')), pending: count('XINFO CONSUMERS', reply, m.get('pending')), idleMs: count('XINFO CONSUMERS', reply, m.get('idle')) };
     }),
   );
 }
@@ -105,10 +106,10 @@ export interface PendingSummary {
 
 /** `XPENDING key group`: how many entries the group has delivered and not had acked, and their id range. */
 export function xpendingSummary(input: { readonly key: string; readonly group: string }): Read<PendingSummary> {
-  return read('XPENDING', [text('key', input.key), text('group', input.group)], (reply) => {
-    const list = listOf('XPENDING', reply);
-    if (list.length !== 4) throw new MalformedReplyError('XPENDING', reply, 'not [count, oldest, newest, consumers]');
-    const [n, oldest, newest] = list;
+  return read('XPENDING', [textArg('key', input.key), textArg('group', input.group)], (reply) => {
+    const summary = list('XPENDING', reply);
+    if (summary.length !== 4) throw new MalformedReplyError('XPENDING', reply, 'not [count, oldest, newest, consumers]');
+    const [n, oldest, newest] = summary;
     const id = (value: unknown): string | undefined => {
       if (value === null) return undefined;
       if (!isStreamId(value)) throw new MalformedReplyError('XPENDING', reply, 'an id is not <ms>-<seq>');

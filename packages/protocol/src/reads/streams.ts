@@ -1,7 +1,8 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import { MalformedReplyError } from '../errors/wire.js';
 import { read, type Read } from './read.js';
-import { mapOf, positiveArg as positive, textArg } from './reply-shapes.js';
+import { mapOf } from '../reply-shapes.js';
+import { positiveArg as positive, textArg } from './args.js';
 import { parseOneStreamRead, parseStreamEntries, type StreamEntryReply } from './stream-entries.js';
 import { isStreamId } from './stream-ids.js';
 

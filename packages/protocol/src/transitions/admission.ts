@@ -2,10 +2,10 @@ import type { JobId } from '../ids/branded.js';
 import { assertDedupId } from '../keys/names.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
-import { transition, type Transition } from './transition.js';
+import { checkedTransition, transition, type Transition } from './transition.js';
 import { InvalidArgumentError } from '../errors/validation.js';
 import { admitted, idArg, jobOptionArgs, whole, type JobOptionFields } from './values.js';
-import { integer, integers, text, tuple } from './reply-shape.js';
+import { decimal, decimals, text, tuple } from '../reply-shapes.js';
 
 /** The verdict of an admission: a new row, or a row that already existed (nothing written). */
 export type Admission = 'enqueued' | 'duplicate';
@@ -56,7 +56,7 @@ export function enqueueMany(input: EnqueueManyInput): Transition<ManyAdmission[]
   const items: string[] = [];
   for (const item of input.items) items.push(idArg(item.id), item.payload);
   const call = bind(scripts().enqueue_many, { scope: { q: input.queue }, restArgs: items, optional: input.wake === true });
-  return transition(call, manyCodes);
+  return checkedTransition(call, manyCodes);
 }
 
 /** One item of {@link enqueueManyWith}: a job with its per-job options and, optionally, a time. */
@@ -92,7 +92,7 @@ export function enqueueManyWith(input: EnqueueManyWithInput): Transition<ManyAdm
     items.push(idArg(item.id), item.payload, mode, ms, String(fields.length), ...fields);
   }
   const call = bind(scripts().enqueue_many_with, { scope: { q: input.queue }, restArgs: items, optional: input.wake === true });
-  return transition(call, manyCodes);
+  return checkedTransition(call, manyCodes);
 }
 
 /** Input of {@link enqueueDedup}. */
@@ -137,7 +137,7 @@ export function enqueueDedup(input: EnqueueDedupInput): Transition<DedupAdmissio
     restArgs: keyedArgs(input),
     optional: input.wake === true,
   });
-  return transition(call, dedupAdmission);
+  return checkedTransition(call, dedupAdmission);
 }
 
 /** Input of {@link schedule}: exactly one of `at` (epoch ms) and `inMs` (from the server's now). */
@@ -200,7 +200,7 @@ export function scheduleDedup(input: ScheduleDedupInput): Transition<DedupAdmiss
     args: { id, payload: input.payload, mode, ms, ttl_ms: ttl },
     restArgs: keyedArgs(input),
   });
-  return transition(call, dedupAdmission);
+  return checkedTransition(call, dedupAdmission);
 }
 
 /** Input of {@link laneEnqueue}. */
@@ -218,12 +218,12 @@ export function laneEnqueue(input: LaneEnqueueInput): Transition<Admission> {
 }
 
 /** Reads one verdict code per item. */
-function manyCodes(reply: unknown): ManyAdmission[] {
-  return integers(reply).map((code) => MANY_CODES[code] ?? 'malformed');
+function manyCodes(command: string, reply: unknown): ManyAdmission[] {
+  return decimals(command, reply, reply, 'the reply').map((code) => MANY_CODES[code] ?? 'malformed');
 }
 
 /** Reads `{code, id}`: 1 admitted, else the id already holding the idempotency key. */
-function dedupAdmission(reply: unknown): DedupAdmission {
-  const [code, existing] = tuple(reply, 2);
-  return { status: integer(code, 'the code') === 1 ? 'enqueued' : 'duplicate', existingId: text(existing, 'the existing id') as JobId };
+function dedupAdmission(command: string, reply: unknown): DedupAdmission {
+  const [code, existing] = tuple(command, reply, reply, 2, 'the reply');
+  return { status: decimal(command, reply, code, 'the code') === 1 ? 'enqueued' : 'duplicate', existingId: text(command, reply, existing, 'the existing id') as JobId };
 }

@@ -3,9 +3,9 @@ import type { BrandedId } from '../ids/branded.js';
 import { cacheEntryKey, cacheTagKey } from '../keys/cache-keys.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
-import { transition, type Transition } from './transition.js';
+import { checkedTransition, transition, type Transition } from './transition.js';
 import { idArg, int, whole } from './values.js';
-import { tuple } from './reply-shape.js';
+import { tuple } from '../reply-shapes.js';
 
 /**
  * `coherence_drop`: deletes a row's L2 frame only when `version` is newer than the frame's, or the
@@ -46,8 +46,8 @@ export function cacheRead(input: {
     scope: { t: input.namespace, key: input.key },
     args: { token: input.token ?? '', leaseMs: whole('leaseMs', input.leaseMs, 1), hex: input.hex === true ? '1' : '0' },
   });
-  return transition(call, (reply) => {
-    const [status, frame, pttl] = tuple(reply, 1);
+  return checkedTransition(call, (command, reply) => {
+    const [status, frame, pttl] = tuple(command, reply, reply, 1, 'the reply');
     return {
       status: READ_STATUS[Number(status)] ?? 'none',
       frame: typeof frame === 'string' ? frame : Buffer.isBuffer(frame) ? frame.toString('latin1') : null,

@@ -2,9 +2,9 @@ import type { BrandedId, JobId } from '../ids/branded.js';
 import { scripts } from '../scripts/catalog.js';
 import type { Script } from '../scripts/script.js';
 import { bind } from './bind.js';
-import { transition, type Transition } from './transition.js';
+import { decimal, list, optionalText, text, tuple } from '../reply-shapes.js';
+import { checkedTransition, type Transition } from './transition.js';
 import { flowLink, readJobOptions, whole, type FlowLink, type JobOptionFields } from './values.js';
-import { integer, list, optText, text, tuple } from './reply-shape.js';
 
 /** A job a claim leased: its raw payload, its token and where it came from. */
 export interface ClaimedRow {
@@ -38,26 +38,53 @@ function markerArgs(input: ClaimInput): number[] {
   return input.markerTtlMs === undefined ? [] : [whole('markerTtlMs', input.markerTtlMs, 1)];
 }
 
+/** A flow-link field of a claim entry: text, or absent (a script's nil: `null`, or `false` under RESP3). */
+function linkField(command: string, reply: unknown, value: unknown, what: string): string | undefined {
+  return value === false ? undefined : optionalText(command, reply, value, what);
+}
+
 /**
- * Reads a flat claim entry of `queue` into a row, checking its shape: id, payload, attempts, the
- * flow link fields, then the [TS] per-job option fields and trace context (an older script answers
- * only the first six; readJobOptions keeps only well-formed options).
+ * Reads a flat claim entry of `queue` (a part of `command`'s `reply`) into a row, checking its
+ * shape: id, payload, attempts, the flow link fields, then the [TS] per-job option fields and trace
+ * context (an older script answers only the first six; readJobOptions keeps only well-formed options).
  */
-export function fromFlat(queue: string, reply: unknown): ClaimedRow {
-  const e = tuple(reply, 6, 'a claim entry');
-  const link = flowLink(optText(e[3], 'the parent'), optText(e[4], 'the parent queue'), optText(e[5], 'the parent policy'), queue);
-  return { id: text(e[0], 'the id') as JobId, payload: text(e[1], 'the payload'), attempts: integer(e[2], 'the attempts'), group: undefined, parent: link, options: readJobOptions(e[6], e[7], e[8], e[9], e[10], e[11]) };
+export function fromFlat(command: string, reply: unknown, entry: unknown, queue: string): ClaimedRow {
+  const e = tuple(command, reply, entry, 6, 'a claim entry');
+  const link = flowLink(linkField(command, reply, e[3], 'the parent'), linkField(command, reply, e[4], 'the parent queue'), linkField(command, reply, e[5], 'the parent policy'), queue);
+  return {
+    id: text(command, reply, e[0], 'the id') as JobId,
+    payload: text(command, reply, e[1], 'the payload'),
+    attempts: decimal(command, reply, e[2], 'the attempts'),
+    group: undefined,
+    parent: link,
+    options: readJobOptions(e[6], e[7], e[8], e[9], e[10], e[11]),
+  };
 }
 
 /** Reads a lane claim entry: id, payload, attempts, group, then the per-job options. */
-function fromLane(reply: unknown): ClaimedRow {
-  const e = tuple(reply, 4, 'a lane claim entry');
-  return { id: text(e[0], 'the id') as JobId, payload: text(e[1], 'the payload'), attempts: integer(e[2], 'the attempts'), group: text(e[3], 'the group') as BrandedId, parent: undefined, options: readJobOptions(e[4], e[5], e[6], e[7], e[8], e[9]) };
+function fromLane(command: string, reply: unknown, entry: unknown): ClaimedRow {
+  const e = tuple(command, reply, entry, 4, 'a lane claim entry');
+  return {
+    id: text(command, reply, e[0], 'the id') as JobId,
+    payload: text(command, reply, e[1], 'the payload'),
+    attempts: decimal(command, reply, e[2], 'the attempts'),
+    group: text(command, reply, e[3], 'the group') as BrandedId,
+    parent: undefined,
+    options: readJobOptions(e[4], e[5], e[6], e[7], e[8], e[9]),
+  };
 }
 
+/** Reads one claim entry, a part of `command`'s `reply`. */
+type EntryReader = (command: string, reply: unknown, entry: unknown) => ClaimedRow;
+
 /** A claim's reply: an entry, or the empty list when nothing was claimable. */
-function oneOrNone(reply: unknown, read: (entry: unknown) => ClaimedRow): ClaimedRow | undefined {
-  return list(reply).length === 0 ? undefined : read(reply);
+function oneOrNone(command: string, reply: unknown, read: EntryReader): ClaimedRow | undefined {
+  return list(command, reply, reply, 'the reply').length === 0 ? undefined : read(command, reply, reply);
+}
+
+/** A reply of many claim entries, each read by `read`. */
+function entries(command: string, reply: unknown, read: EntryReader): ClaimedRow[] {
+  return list(command, reply, reply, 'the reply').map((e) => read(command, reply, e));
 }
 
 function leaseCall(script: Script, input: ClaimInput, args: Readonly<Record<string, number>> = {}) {
@@ -70,27 +97,23 @@ function leaseCall(script: Script, input: ClaimInput, args: Readonly<Record<stri
 
 /** `claim`: leases the oldest pending job, or answers `undefined` (queue.md §3.1). */
 export function claim(input: ClaimInput): Transition<ClaimedRow | undefined> {
-  return transition(leaseCall(scripts().claim, input), (reply) => {
-    return oneOrNone(reply, (e) => fromFlat(input.queue, e));
-  });
+  return checkedTransition(leaseCall(scripts().claim, input), (command, reply) => oneOrNone(command, reply, (c, r, e) => fromFlat(c, r, e, input.queue)));
 }
 
 /** `bclaim`: leases up to `size` oldest pending jobs under one deadline (queue.md §7). */
 export function claimBatch(input: ClaimInput & { readonly size: number }): Transition<ClaimedRow[]> {
   const call = leaseCall(scripts().bclaim, input, { size: whole('size', input.size, 1) });
-  return transition(call, (reply) => list(reply).map((e) => fromFlat(input.queue, e)));
+  return checkedTransition(call, (command, reply) => entries(command, reply, (c, r, e) => fromFlat(c, r, e, input.queue)));
 }
 
 /** `gclaim`: rotates the ring one step and leases one job from that lane (queue.md §5.2). */
 export function laneClaim(input: ClaimInput): Transition<ClaimedRow | undefined> {
-  return transition(leaseCall(scripts().gclaim, input), (reply) => {
-    return oneOrNone(reply, fromLane);
-  });
+  return checkedTransition(leaseCall(scripts().gclaim, input), (command, reply) => oneOrNone(command, reply, fromLane));
 }
 
 /** `gwclaim`: rotates once and leases as many jobs from that lane as its weight allows (queue.md §5.5). */
 export function laneWeightedClaim(input: ClaimInput): Transition<ClaimedRow[]> {
-  return transition(leaseCall(scripts().gwclaim, input), (reply) => list(reply).map(fromLane));
+  return checkedTransition(leaseCall(scripts().gwclaim, input), (command, reply) => entries(command, reply, fromLane));
 }
 
 /**
@@ -104,5 +127,5 @@ export function laneBatchClaim(input: ClaimInput & { readonly size?: number }): 
     const marker = input.markerTtlMs === undefined ? 0 : whole('markerTtlMs', input.markerTtlMs, 1);
     call = { ...call, args: [call.args[0] as number, marker, whole('size', input.size, 1)] };
   }
-  return transition(call, (reply) => list(reply).map(fromLane));
+  return checkedTransition(call, (command, reply) => entries(command, reply, fromLane));
 }

@@ -3,9 +3,9 @@ import { UnknownStateError } from '../errors/validation.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { keysOf } from './key-shapes.js';
-import { transition, type Transition } from './transition.js';
-import { idArg, int, ints, whole } from './values.js';
-import { word } from './reply-shape.js';
+import { checkedTransition, transition, type Transition } from './transition.js';
+import { idArg, int, whole } from './values.js';
+import { decimals, word } from '../reply-shapes.js';
 
 /**
  * The names `counts` accepts: the four sets, the two metrics counters (queue.md §9.1), [TS]
@@ -43,8 +43,8 @@ export function counts<N extends CountName>(input: { readonly queue: string; rea
     kinds.push(target[0]);
     keys.push(k[target[1]]);
   }
-  return transition(bind(scripts().counts, { scope: { q: input.queue }, restKeys: keys, restArgs: kinds }), (reply) => {
-    const values = ints(reply);
+  return checkedTransition(bind(scripts().counts, { scope: { q: input.queue }, restKeys: keys, restArgs: kinds }), (command, reply) => {
+    const values = decimals(command, reply, reply, 'the reply');
     const out = {} as Record<N, number>;
     input.names.forEach((name, i) => (out[name] = values[i] ?? 0));
     return out;
@@ -59,7 +59,7 @@ const JOB_POSITIONS: readonly JobPosition[] = ['pending', 'active', 'scheduled',
 /** `state_lookup`: where a job sits right now. */
 export function stateLookup(input: { readonly queue: string; readonly id: JobId | string }): Transition<JobPosition> {
   const id = idArg(input.id);
-  return transition(bind(scripts().state_lookup, { scope: { q: input.queue, id }, args: { id } }), (reply) => word(reply, JOB_POSITIONS));
+  return checkedTransition(bind(scripts().state_lookup, { scope: { q: input.queue, id }, args: { id } }), (command, reply) => word(command, reply, reply, JOB_POSITIONS, 'the reply'));
 }
 
 /** `is_maxed`: resolves when there is room to claim; the script's RateError says the queue is at its ceiling. */
@@ -75,5 +75,5 @@ export function rateTtl(input: { readonly queue: string; readonly max: number })
 /** `lane_counts`: pending depth per lane, in request order. */
 export function laneCounts(input: { readonly queue: string; readonly groups: readonly string[] }): Transition<number[]> {
   const groups = input.groups.map((g) => idArg(g));
-  return transition(bind(scripts().lane_counts, { scope: { q: input.queue }, restArgs: groups }), ints);
+  return checkedTransition(bind(scripts().lane_counts, { scope: { q: input.queue }, restArgs: groups }), (command, reply) => decimals(command, reply, reply, 'the reply'));
 }

@@ -2,9 +2,9 @@ import type { JobId } from '../ids/branded.js';
 import { GoneError } from '../errors/wire.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
-import { transition, type Transition } from './transition.js';
-import { idArg, int, ints, whole } from './values.js';
-import { texts, tuple } from './reply-shape.js';
+import { checkedTransition, transition, type Transition } from './transition.js';
+import { idArg, int, whole } from './values.js';
+import { decimals, texts, tuple } from '../reply-shapes.js';
 
 /** `promote`: moves up to `limit` due scheduled jobs to their lane or to pending; answers how many (queue.md §8.2). */
 export function promote(input: { readonly queue: string; readonly limit: number }): Transition<number> {
@@ -23,8 +23,8 @@ export interface PromoteNext {
  * remaining scheduled job falls due, so a worker can wake at that moment.
  */
 export function promoteNext(input: { readonly queue: string; readonly limit: number }): Transition<PromoteNext> {
-  return transition(bind(scripts().promote_next, { scope: { q: input.queue }, args: { limit: whole('limit', input.limit, 1) } }), (reply) => {
-    const [moved, next] = ints(reply);
+  return checkedTransition(bind(scripts().promote_next, { scope: { q: input.queue }, args: { limit: whole('limit', input.limit, 1) } }), (command, reply) => {
+    const [moved, next] = decimals(command, reply, reply, 'the reply');
     return { moved: moved ?? 0, nextInMs: next ?? -1 };
   });
 }
@@ -71,9 +71,9 @@ export function sweepStalled(input: {
     args: { max_stalled: whole('maxStalled', input.maxStalled, 1), limit: whole('limit', input.limit, 1) },
     optional: input.outbox === true,
   });
-  return transition(call, (reply) => {
-    const [recovered, dead] = tuple(reply, 2);
-    return { recovered: texts(recovered, 'the recovered') as JobId[], dead: texts(dead, 'the dead') as JobId[] };
+  return checkedTransition(call, (command, reply) => {
+    const [recovered, dead] = tuple(command, reply, reply, 2, 'the reply');
+    return { recovered: texts(command, reply, recovered, 'the recovered') as JobId[], dead: texts(command, reply, dead, 'the dead') as JobId[] };
   });
 }
 

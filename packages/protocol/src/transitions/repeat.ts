@@ -1,9 +1,9 @@
 import { assertRepeatName } from '../keys/names.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
-import { transition, type Transition } from './transition.js';
-import { idArg, int, strings, whole } from './values.js';
-import { list, num, text, tuple } from './reply-shape.js';
+import { checkedTransition, transition, type Transition } from './transition.js';
+import { idArg, int, whole } from './values.js';
+import { finiteNumber, list, text, texts, tuple } from '../reply-shapes.js';
 
 /** What every repeat transition names. */
 export interface RepeatInput {
@@ -42,7 +42,7 @@ export function repeatAdvance(input: RepeatInput & { readonly everyMs: number | 
 
 /** `repeat_due`: the names of up to `limit` due repeats, oldest first. */
 export function repeatDue(input: { readonly queue: string; readonly limit: number }): Transition<string[]> {
-  return transition(bind(scripts().repeat_due, { scope: { q: input.queue }, args: { limit: whole('batch', input.limit, 1) } }), strings);
+  return checkedTransition(bind(scripts().repeat_due, { scope: { q: input.queue }, args: { limit: whole('batch', input.limit, 1) } }), (command, reply) => texts(command, reply, reply, 'the reply'));
 }
 
 /** When a scheduler's occurrences fall: a fixed cadence, or a cron pattern in a time zone. */
@@ -98,12 +98,12 @@ export interface DueScheduler {
 
 /** `scheduler_due` [TS]: up to `limit` due schedulers with their due occurrence, oldest first. */
 export function schedulerDue(input: { readonly queue: string; readonly limit: number }): Transition<DueScheduler[]> {
-  return transition(bind(scripts().scheduler_due, { scope: { q: input.queue }, args: { limit: whole('batch', input.limit, 1) } }), (reply) => {
-    const flat = list(reply);
+  return checkedTransition(bind(scripts().scheduler_due, { scope: { q: input.queue }, args: { limit: whole('batch', input.limit, 1) } }), (command, reply) => {
+    const flat = list(command, reply, reply, 'the reply');
     // RESP3 may pair each member with its score; RESP2 interleaves them.
-    const pairs = flat.length > 0 && Array.isArray(flat[0]) ? flat.map((p) => tuple(p, 2, 'a scheduler')) : [];
+    const pairs = flat.length > 0 && Array.isArray(flat[0]) ? flat.map((p) => tuple(command, reply, p, 2, 'a scheduler')) : [];
     if (pairs.length === 0) for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i], flat[i + 1]]);
-    return pairs.map(([name, due]) => ({ name: text(name, 'the name'), due: num(due, 'the due time') }));
+    return pairs.map(([name, due]) => ({ name: text(command, reply, name, 'the name'), due: finiteNumber(command, reply, due, 'the due time') }));
   });
 }
 

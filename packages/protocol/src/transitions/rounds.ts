@@ -2,9 +2,9 @@ import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { fromFlat, type ClaimedRow, type ClaimInput } from './claims.js';
 import { batchCompletions, heldTriples, type BatchCompletion, type HeldJob } from './settlement.js';
-import { transition, type Transition } from './transition.js';
+import { checkedTransition, type Transition } from './transition.js';
 import { whole } from './values.js';
-import { integer, integers, list, tuple } from './reply-shape.js';
+import { decimal, decimals, list, tuple } from '../reply-shapes.js';
 
 /** Input of {@link completeAndClaim}. */
 export interface CompleteAndClaimInput extends ClaimInput {
@@ -39,9 +39,13 @@ export function completeAndClaim(input: CompleteAndClaimInput): Transition<Round
     },
     restArgs: heldTriples(input.jobs),
   });
-  return transition(call, (reply) => {
-    const [codes, claimed, limited] = tuple(reply, 2);
-    const limitedMs = limited === undefined || limited === null ? 0 : integer(limited, 'the limit wait');
-    return { completions: batchCompletions(integers(codes, 'the codes')), claimed: list(claimed, 'the claimed').map((e) => fromFlat(input.queue, e)), limitedMs };
+  return checkedTransition(call, (command, reply) => {
+    const [codes, claimed, limited] = tuple(command, reply, reply, 2, 'the reply');
+    const limitedMs = limited === undefined || limited === null ? 0 : decimal(command, reply, limited, 'the limit wait');
+    return {
+      completions: batchCompletions(decimals(command, reply, codes, 'the codes')),
+      claimed: list(command, reply, claimed, 'the claimed').map((e) => fromFlat(command, reply, e, input.queue)),
+      limitedMs,
+    };
   });
 }

@@ -2,9 +2,9 @@ import type { JobId } from '../ids/branded.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { keysOf } from './key-shapes.js';
-import { transition, type Transition } from './transition.js';
+import { checkedTransition, transition, type Transition } from './transition.js';
 import { idArg, int, tokenArg, whole, type FlowLink } from './values.js';
-import { integers, texts } from './reply-shape.js';
+import { decimals, texts } from '../reply-shapes.js';
 
 /** A job held under a lease, as every settlement names it. */
 export interface HeldJob {
@@ -96,7 +96,7 @@ export interface CompleteBatchInput {
 /** `complete_batch` [TS]: settles many held plain jobs as done in one step, each fenced on its own token. */
 export function completeBatch(input: CompleteBatchInput): Transition<BatchCompletion[]> {
   const call = bind(scripts().complete_batch, { scope: { q: input.queue }, args: { publish: input.publish ? '1' : '' }, restArgs: heldTriples(input.jobs) });
-  return transition(call, (reply) => batchCompletions(integers(reply)));
+  return checkedTransition(call, (command, reply) => batchCompletions(decimals(command, reply, reply, 'the reply')));
 }
 
 /** The retry verdict: rescheduled for another attempt, or dead-lettered at the cap. */
@@ -195,5 +195,5 @@ export function extendLocks(input: {
     args: { lease_ms: whole('leaseMs', input.leaseMs, 1), marker_ms: marker },
     restArgs: pairs,
   });
-  return transition(call, (reply) => texts(reply) as JobId[]);
+  return checkedTransition(call, (command, reply) => texts(command, reply, reply, 'the reply') as JobId[]);
 }

@@ -2,9 +2,9 @@ import { mapReplyError } from '../errors/registry.js';
 import { InvalidArgumentError } from '../errors/validation.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
-import { transition, type Transition } from './transition.js';
+import { checkedTransition, transition, type Transition } from './transition.js';
 import { int, whole } from './values.js';
-import { integer, list, text, texts, tuple } from './reply-shape.js';
+import { decimal, list, text, texts, tuple } from '../reply-shapes.js';
 
 /** Names a stream of a queue. */
 interface StreamScope {
@@ -50,13 +50,13 @@ export interface StreamClaimInput extends StreamScope {
   readonly maxDeliveries: number;
 }
 
-function claimReply(reply: unknown): StreamClaimReply {
-  const [cursor, rows, dead] = tuple(reply, 3);
-  const entries = list(rows, 'the entries').map((row) => {
-    const [xid, attempts, pairs] = tuple(row, 3, 'an entry');
-    return { xid: text(xid, 'an entry id'), attempts: integer(attempts, 'the deliveries'), pairs: list(pairs, 'the fields') };
+function claimReply(command: string, reply: unknown): StreamClaimReply {
+  const [cursor, rows, dead] = tuple(command, reply, reply, 3, 'the reply');
+  const entries = list(command, reply, rows, 'the entries').map((row) => {
+    const [xid, attempts, pairs] = tuple(command, reply, row, 3, 'an entry');
+    return { xid: text(command, reply, xid, 'an entry id'), attempts: decimal(command, reply, attempts, 'the deliveries'), pairs: list(command, reply, pairs, 'the fields') };
   });
-  return { cursor: text(cursor, 'the cursor'), entries, deadLettered: integer(dead, 'the dead-lettered count') };
+  return { cursor: text(command, reply, cursor, 'the cursor'), entries, deadLettered: decimal(command, reply, dead, 'the dead-lettered count') };
 }
 
 /**
@@ -74,7 +74,7 @@ export function streamClaim(input: StreamClaimInput): Transition<StreamClaimRepl
     min_idle: whole('minIdleMs', input.minIdleMs, 0),
     max_deliveries: whole('maxDeliveries', input.maxDeliveries, 0),
   };
-  return transition(bind(scripts().stream_claim, { scope: { q: input.queue, stream: input.stream }, args }), claimReply);
+  return checkedTransition(bind(scripts().stream_claim, { scope: { q: input.queue, stream: input.stream }, args }), claimReply);
 }
 
 /** One entry a consumer gives up on. */
@@ -143,9 +143,9 @@ export interface StreamRedriveReply {
  */
 export function streamRedrive(input: StreamScope & { readonly records: readonly string[] }): Transition<StreamRedriveReply> {
   if (input.records.length === 0) throw new InvalidArgumentError('records', 'must name at least one dead-letter record');
-  return transition(bind(scripts().stream_redrive, { scope: { q: input.queue, stream: input.stream }, restArgs: input.records }), (reply) => {
-    const [redriven, left] = tuple(reply, 2);
-    return { redriven: integer(redriven, 'the redriven count'), left: texts(left, 'the records left') };
+  return checkedTransition(bind(scripts().stream_redrive, { scope: { q: input.queue, stream: input.stream }, restArgs: input.records }), (command, reply) => {
+    const [redriven, left] = tuple(command, reply, reply, 2, 'the reply');
+    return { redriven: decimal(command, reply, redriven, 'the redriven count'), left: texts(command, reply, left, 'the records left') };
   });
 }
 
@@ -181,11 +181,11 @@ export function streamAppend(input: StreamScope & { readonly windowMs: number; r
     if (r.fields[0] !== 'id' || r.fields.length % 2 !== 0) throw new InvalidArgumentError('fields', 'must be field/value pairs starting with the id field');
     restArgs.push(r.msgId, r.xid, String(r.fields.length), ...r.fields);
   }
-  return transition(
+  return checkedTransition(
     bind(scripts().stream_append, { scope: { q: input.queue, stream: input.stream }, args: { window_ms: whole('windowMs', input.windowMs, 1) }, restArgs }),
-    (reply) =>
-      list(reply).map((outcome): DedupOutcome => {
-        const [kind, detail] = tuple(outcome, 1, 'an outcome');
+    (command, reply) =>
+      list(command, reply, reply, 'the reply').map((outcome): DedupOutcome => {
+        const [kind, detail] = tuple(command, reply, outcome, 1, 'an outcome');
         if (kind === 'ok') return { kind: 'appended' };
         if (kind === 'dup') return { kind: 'duplicate', first: String(detail) };
         const error = new Error(String(detail));
@@ -239,9 +239,9 @@ export interface StreamOrderAdmitInput extends StreamScope {
  */
 export function streamOrderAdmit(input: StreamOrderAdmitInput): Transition<OrderVerdict[]> {
   const args = { group: input.group, consumer: input.consumer, order_by: input.orderBy, last: input.last ?? '' };
-  return transition(
+  return checkedTransition(
     bind(scripts().stream_order_admit, { scope: { q: input.queue, stream: input.stream }, args, restArgs: input.entries.flatMap((e) => [e.xid, e.key]) }),
-    (reply) => texts(reply).map((r): OrderVerdict => (r === '' ? { kind: 'head' } : r === '-' ? { kind: 'gone' } : { kind: 'wait', after: r })),
+    (command, reply) => texts(command, reply, reply, 'the reply').map((r): OrderVerdict => (r === '' ? { kind: 'head' } : r === '-' ? { kind: 'gone' } : { kind: 'wait', after: r })),
   );
 }
 

@@ -1,7 +1,5 @@
 import type { Connection } from '../connector/connection.js';
 import type { ScriptCall } from '../connector/connection.js';
-import { MalformedReplyError } from '../errors/wire.js';
-import { ReplyShapeError } from './reply-shape.js';
 
 /**
  * A bound transition: the call to send and how to read its reply. Building one is pure (no I/O),
@@ -16,20 +14,22 @@ export interface Transition<R> extends ScriptCall {
 export type Settled<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: Error };
 
 /**
- * Pairs a bound call with its reply reader. A reply the reader finds of the wrong shape (its
- * checks in reply-shape.ts) raises `MalformedReplyError` naming the script.
+ * Pairs a bound call with its reply reader. The reader checks the reply's shape rather than casting
+ * it: a reply of another shape is a `MalformedReplyError`, never a value read from the wrong type.
  */
 export function transition<R>(call: ScriptCall, parse: (reply: unknown) => R): Transition<R> {
+  return { script: call.script, keys: call.keys, args: call.args, parse };
+}
+
+/**
+ * A {@link transition} whose reader is given the command its reply answers, `EVALSHA <script>`, for
+ * the reply-shape checks (reply-shapes.ts) to name when they refuse it: a reply of another shape
+ * comes from an older or foreign script under the same SHA, or a proxy that mangles replies, so the
+ * error says which script it was.
+ */
+export function checkedTransition<R>(call: ScriptCall, read: (command: string, reply: unknown) => R): Transition<R> {
   const command = `EVALSHA ${call.script.name}`;
-  const checked = (reply: unknown): R => {
-    try {
-      return parse(reply);
-    } catch (error) {
-      if (error instanceof ReplyShapeError) throw new MalformedReplyError(command, reply, error.message);
-      throw error;
-    }
-  };
-  return { script: call.script, keys: call.keys, args: call.args, parse: checked };
+  return transition(call, (reply) => read(command, reply));
 }
 
 /** Sends one transition (EVALSHA, one load on NOSCRIPT) and reads its reply. */

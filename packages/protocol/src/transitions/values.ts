@@ -3,7 +3,6 @@ import type { JobId } from '../ids/branded.js';
 import { assertBrandedId } from '../ids/guards.js';
 import type { ParentPolicy } from '../records.js';
 import { isTraceparent, isTracestate, MAX_TRACESTATE, type TraceContext } from '../telemetry/trace-context.js';
-import { integers, texts } from './reply-shape.js';
 
 /** A whole number of at least `min`, or a typed refusal before anything is sent. */
 export function whole(name: string, value: number, min: number): number {
@@ -44,17 +43,6 @@ export function flowLink(parent: unknown, parentQueue: unknown, policy: unknown,
 /** An integer reply. */
 export function int(reply: unknown): number {
   return Number(reply);
-}
-
-/** A list-of-integers reply. */
-export function ints(reply: unknown): number[] {
-  return integers(reply);
-}
-
-/** A list-of-strings reply. */
-export function strings<S extends string = string>(reply: unknown): S[] {
-  // The scripts' own words: the type names them, the check proves they are strings.
-  return texts(reply) as S[];
 }
 
 /** Replies 1 / 0 as the admission verdict. */

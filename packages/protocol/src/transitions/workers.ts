@@ -1,9 +1,9 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
-import { transition, type Transition } from './transition.js';
+import { checkedTransition, transition, type Transition } from './transition.js';
 import { int, whole } from './values.js';
-import { tuple } from './reply-shape.js';
+import { tuple } from '../reply-shapes.js';
 
 /** The longest worker id or description the registry takes, in characters. */
 const MAX_WORKER_ID = 256;
@@ -56,8 +56,8 @@ export function workerLeave(input: { readonly queue: string; readonly id: string
 /** `worker_list` [TS]: the live registry entries under the server's clock, at most `limit`. */
 export function workerList(input: { readonly queue: string; readonly limit: number }): Transition<WorkerList> {
   const call = bind(scripts().worker_list, { scope: { q: input.queue }, args: { limit: whole('limit', input.limit, 1) } });
-  return transition(call, (reply) => {
-    const flat = tuple(reply, 1);
+  return checkedTransition(call, (command, reply) => {
+    const flat = tuple(command, reply, reply, 1, 'the reply');
     const workers: WorkerEntry[] = [];
     for (let i = 1; i + 2 < flat.length; i += 3) {
       const info = flat[i + 2];

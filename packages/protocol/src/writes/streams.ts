@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import { MalformedReplyError } from '../errors/wire.js';
-import { countOf, flagOf, okOf, textArg, textOf } from '../reads/reply-shapes.js';
+import { count, flag, ok, text } from '../reply-shapes.js';
+import { textArg } from '../reads/args.js';
 import { isStreamId } from '../reads/stream-ids.js';
 import { write, type Write } from './write.js';
 
@@ -29,7 +30,7 @@ function fieldList(fields: readonly string[]): readonly string[] {
 
 /** Reads the id an `XADD` answers. */
 export function parseXaddReply(reply: unknown): string {
-  const id = textOf('XADD', reply);
+  const id = text('XADD', reply);
   if (!isStreamId(id)) throw new MalformedReplyError('XADD', reply, 'not an id <ms>-<seq>');
   return id;
 }
@@ -54,7 +55,7 @@ export function xadd(input: XaddInput): Write<string> {
 export function xack(input: { readonly key: string; readonly group: string; readonly ids: readonly string[] }): Write<number> {
   if (input.ids.length === 0) throw new InvalidArgumentError('ids', 'must name at least one entry');
   for (const id of input.ids) streamId('ids', id);
-  return write('XACK', [textArg('key', input.key), textArg('group', input.group), ...input.ids], (reply) => countOf('XACK', reply));
+  return write('XACK', [textArg('key', input.key), textArg('group', input.group), ...input.ids], (reply) => count('XACK', reply));
 }
 
 /** Which group an `XGROUP CREATE` makes, and where it starts. */
@@ -76,17 +77,17 @@ export interface GroupCreateInput {
 export function xgroupCreate(input: GroupCreateInput): Write<void> {
   const args = ['CREATE', textArg('key', input.key), textArg('group', input.group), position(input.id)];
   if (input.mkstream === true) args.push('MKSTREAM');
-  return write('XGROUP', args, (reply) => okOf('XGROUP CREATE', reply));
+  return write('XGROUP', args, (reply) => ok('XGROUP CREATE', reply));
 }
 
 /** `XGROUP SETID key group id`: moves a group's last-delivered id. `NOGROUP` when there is no such group. */
 export function xgroupSetid(input: { readonly key: string; readonly group: string; readonly id: string }): Write<void> {
-  return write('XGROUP', ['SETID', textArg('key', input.key), textArg('group', input.group), position(input.id)], (reply) => okOf('XGROUP SETID', reply));
+  return write('XGROUP', ['SETID', textArg('key', input.key), textArg('group', input.group), position(input.id)], (reply) => ok('XGROUP SETID', reply));
 }
 
 /** `XGROUP DESTROY key group`: deletes a group with its pending list; answers whether there was one. */
 export function xgroupDestroy(input: { readonly key: string; readonly group: string }): Write<boolean> {
-  return write('XGROUP', ['DESTROY', textArg('key', input.key), textArg('group', input.group)], (reply) => flagOf('XGROUP DESTROY', reply));
+  return write('XGROUP', ['DESTROY', textArg('key', input.key), textArg('group', input.group)], (reply) => flag('XGROUP DESTROY', reply));
 }
 
 /** How much of a stream an `XTRIM` keeps: the `maxlen` newest entries, or those at or above `minid`. */
@@ -101,5 +102,5 @@ export function xtrim(input: XtrimInput): Write<number> {
     if (!Number.isSafeInteger(input.maxlen) || input.maxlen < 0) throw new InvalidArgumentError('maxlen', `must be an integer >= 0, got ${String(input.maxlen)}`);
     args = [key, 'MAXLEN', mode, String(input.maxlen)];
   } else args = [key, 'MINID', mode, streamId('minid', input.minid)];
-  return write('XTRIM', args, (reply) => countOf('XTRIM', reply));
+  return write('XTRIM', args, (reply) => count('XTRIM', reply));
 }

@@ -2,7 +2,7 @@ import type { EvtId } from '../../ids/index.js';
 import { parseId } from '../../ids/index.js';
 import { queueKeys } from '../../keys/index.js';
 import { read, type Read } from '../read.js';
-import { textOf } from '../reply-shapes.js';
+import { text } from '../../reply-shapes.js';
 
 /**
  * `GET emq:{q}:stream:<name>:archived`: the archive watermark W (bus.md §8), `undefined` when none
@@ -10,5 +10,5 @@ import { textOf } from '../reply-shapes.js';
  * an EVT id, MalformedReplyError when the reply is not a string at all.
  */
 export function watermark(input: { readonly queue: string; readonly stream: string }): Read<EvtId | undefined> {
-  return read('GET', [queueKeys(input.queue).archived(input.stream)], (reply) => (reply === null ? undefined : parseId(textOf('GET', reply), 'EVT')));
+  return read('GET', [queueKeys(input.queue).archived(input.stream)], (reply) => (reply === null ? undefined : parseId(text('GET', reply), 'EVT')));
 }

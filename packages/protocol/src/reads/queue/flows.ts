@@ -3,7 +3,7 @@ import type { QueueKeys } from '../../keys/queue-keys.js';
 import { parseOutboxEntry, type OutboxEntry } from '../../formats/outbox-entry.js';
 import { InvalidArgumentError } from '../../errors/validation.js';
 import { read, type Read } from '../read.js';
-import { counter, fieldsOf, texts } from './replies.js';
+import { counter, fieldsOf, texts } from '../../reply-shapes.js';
 
 /** Which flow parent a read is about. */
 export interface ParentInput {

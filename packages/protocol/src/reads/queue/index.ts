@@ -5,7 +5,7 @@
  */
 export { dedup, job, jobAttempts, jobExists, jobLogs, jobToken, jobVerdict, type JobInput, type JobToken, type JobVerdict } from './jobs.js';
 export { JOB_SETS, newestPending, scoredUpTo, setPage, setSize, type JobSet, type PageInput, type ScoredJob, type SetInput } from './listing.js';
-export { paused } from './meta.js';
+export { meta, paused } from './meta.js';
 export { metricCount, metricPoints, minuteCounts, type MetricInput } from './metrics.js';
 export { cronCadence, parseSchedulerRecord, repeatCount, repeatNames, repeatSchedule, scheduler, type CronCadence, type RepeatDue, type RepeatInput, type SchedulerRecord } from './repeat.js';
 export { childrenValues, flowOutbox, ignoredFailures, openChildren, type ParentInput } from './flows.js';

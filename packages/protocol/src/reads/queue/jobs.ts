@@ -4,7 +4,8 @@ import type { BrandedId, JobId } from '../../ids/branded.js';
 import type { QueueKeys } from '../../keys/queue-keys.js';
 import { parseJobRow, type JobRow } from '../../records.js';
 import { read, type Read } from '../read.js';
-import { fieldsOf, flag, jobIdOf, list, optionalText, texts } from './replies.js';
+import { fieldsOf, flag, list, optionalText, texts } from '../../reply-shapes.js';
+import { jobIdOf } from './replies.js';
 
 /** Which job a read is about: the queue's keys and the job's id (checked when the key is built). */
 export interface JobInput {

@@ -2,7 +2,8 @@ import { InvalidArgumentError } from '../../errors/validation.js';
 import type { JobId } from '../../ids/branded.js';
 import type { QueueKeys } from '../../keys/queue-keys.js';
 import { read, type Read } from '../read.js';
-import { integer, jobIdOf, jobIds, scored } from './replies.js';
+import { integer } from '../../reply-shapes.js';
+import { jobIdOf, jobIds, scored } from './replies.js';
 
 /**
  * The queue's job sets a listing reads, by their {@link QueueKeys} name: the four state sets, and

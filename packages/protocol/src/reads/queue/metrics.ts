@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../../errors/validation.js';
 import type { QueueKeys } from '../../keys/queue-keys.js';
 import type { Metric } from '../../keys/registry.js';
 import { read, type Read } from '../read.js';
-import { counter, fieldsOf, integer } from './replies.js';
+import { counter, fieldsOf, integer } from '../../reply-shapes.js';
 
 /** Which counter a metrics read is about. */
 export interface MetricInput {

@@ -1,7 +1,8 @@
 import { MalformedReplyError } from '../../errors/wire.js';
 import type { QueueKeys } from '../../keys/queue-keys.js';
 import { read, type Read } from '../read.js';
-import { fieldsOf, integer, list, optionalText, scored, texts } from './replies.js';
+import { fieldsOf, integer, list, optionalText, texts } from '../../reply-shapes.js';
+import { scored } from './replies.js';
 
 /** The queue a repeat read is about. */
 export interface RepeatInput {

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../../errors/validation.js';
 import { MalformedReplyError } from '../../errors/wire.js';
 import type { QueueKeys } from '../../keys/queue-keys.js';
 import { read, type Read } from '../read.js';
-import { flag, integer, list, text } from './replies.js';
+import { flag, integer, list, text } from '../../reply-shapes.js';
 
 /** `TIME`: the server's clock in ms. Finish times are stamped by it, so ages are measured on it too. */
 export function time(): Read<number> {

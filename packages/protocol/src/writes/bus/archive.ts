@@ -1,6 +1,6 @@
 import { queueKeys } from '../../keys/index.js';
 import { parseId } from '../../ids/index.js';
-import { flagOf, okOf } from '../../reads/reply-shapes.js';
+import { flag, ok } from '../../reply-shapes.js';
 import type { EvtId } from '../../ids/index.js';
 import { write, type Write } from '../write.js';
 
@@ -19,10 +19,10 @@ export interface WatermarkInput {
  */
 export function putWatermark(input: WatermarkInput & { readonly watermark: EvtId }): Write<void> {
   const watermark = parseId(input.watermark, 'EVT');
-  return write('SET', [queueKeys(input.queue).archived(input.stream), watermark], (reply) => okOf('SET', reply));
+  return write('SET', [queueKeys(input.queue).archived(input.stream), watermark], (reply) => ok('SET', reply));
 }
 
 /** `DEL …:archived`: deletes the archive watermark; answers whether there was one. */
 export function clearWatermark(input: WatermarkInput): Write<boolean> {
-  return write('DEL', [queueKeys(input.queue).archived(input.stream)], (reply) => flagOf('DEL', reply));
+  return write('DEL', [queueKeys(input.queue).archived(input.stream)], (reply) => flag('DEL', reply));
 }

@@ -2,7 +2,7 @@ import type { BatchResult } from '../../connector/script-runner.js';
 import { InvalidArgumentError } from '../../errors/validation.js';
 import { MalformedReplyError } from '../../errors/wire.js';
 import type { EvtId } from '../../ids/index.js';
-import { textArg } from '../../reads/reply-shapes.js';
+import { textArg } from '../../reads/args.js';
 import { write, type Write, type WriteBatch } from '../write.js';
 
 /*
