@@ -9,7 +9,7 @@ import * as bulk from './admin/bulk.js';
 import * as controls from './admin/controls.js';
 import * as gates from './admin/gates.js';
 import { QueueEvents } from './reads/events.js';
-import { EventsJournal, type JournalOptions } from './reads/journal.js';
+import { journalReader, type EventsJournal, type JournalOptions } from './reads/journal.js';
 import type { Progress } from './reads/progress.js';
 import type { JobPosition, JobRecord } from './job.js';
 import * as flows from './flows/flows.js';
@@ -245,8 +245,7 @@ export class Queue<T = unknown> {
   }
 
   /** Deletes waiting (and optionally scheduled) jobs; answers how many. */
-  async drain(options?: { includeScheduled?: boolean }): Promise<number> {
-    checks.checkDrainOptions(options);
+  drain(options?: { includeScheduled?: boolean }): Promise<number> {
     return controls.drain(this.#ctx, options);
   }
 
@@ -274,8 +273,7 @@ export class Queue<T = unknown> {
   }
 
   /** Deletes a paused queue entirely. */
-  async obliterate(options?: { force?: boolean; budget?: number }): Promise<void> {
-    checks.checkObliterateOptions(options);
+  obliterate(options?: { force?: boolean; budget?: number }): Promise<void> {
     return controls.obliterate(this.#ctx, options);
   }
 
@@ -309,8 +307,7 @@ export class Queue<T = unknown> {
    * down as if the child had finished, so the parent still runs.
    * @throws LockedError when a worker holds it; StateError("parent awaiting children").
    */
-  async remove(id: string, options?: { dedupId?: string }): Promise<void> {
-    checks.checkRemoveOptions(options);
+  remove(id: string, options?: { dedupId?: string }): Promise<void> {
     return controls.removeJob(this.#ctx, id, options);
   }
 
@@ -428,9 +425,8 @@ export class Queue<T = unknown> {
    * and no verdict of it is kept, `WaitTimeoutError` after `timeoutMs` (default 30 s). Pass an open
    * `QueueEvents` to share its connection; otherwise one is opened for the wait.
    */
-  async waitUntilFinished(id: string, options: { readonly timeoutMs?: number; readonly events?: QueueEvents } = {}): Promise<finished.Finished> {
-    checks.checkWaitOptions(options);
-    return finished.waitUntilFinished(this.#ctx, options.events, id, options.timeoutMs);
+  waitUntilFinished(id: string, options?: { readonly timeoutMs?: number; readonly events?: QueueEvents }): Promise<finished.Finished> {
+    return finished.waitUntilFinished(this.#ctx, id, options);
   }
 
   /**
@@ -440,8 +436,7 @@ export class Queue<T = unknown> {
    * completing and dead-lettering scripts, a few members per call.
    * @throws InvalidArgumentError for a negative or fractional bound.
    */
-  async setRetention(keep: finished.KeepPolicy): Promise<void> {
-    checks.checkKeepPolicy(keep);
+  setRetention(keep: finished.KeepPolicy): Promise<void> {
     return finished.setRetention(this.#ctx, keep);
   }
 
@@ -581,8 +576,7 @@ export class Queue<T = unknown> {
    * (off by default) and the events journal (off by default). Stored in the queue's meta, so every
    * producer and worker of the queue follows it from its next step.
    */
-  async setEvents(settings: controls.EventsSettings): Promise<void> {
-    checks.checkEventsSettings(settings);
+  setEvents(settings: controls.EventsSettings): Promise<void> {
     return controls.setEvents(this.#ctx, settings);
   }
 
@@ -593,8 +587,7 @@ export class Queue<T = unknown> {
    * @throws InvalidArgumentError for a bad option.
    */
   journal(options?: JournalOptions): EventsJournal {
-    checks.checkJournalOptions(options);
-    return new EventsJournal(this.#ctx.conn, this.keys.journal, options);
+    return journalReader(this.#ctx, options);
   }
 
   /** Closes the connection if the queue opened it. */
