@@ -118,7 +118,7 @@ export class Queue<T = unknown> {
    * @throws NotReplicatedError under `durability: 'replicated'` when no replica confirmed in time.
    */
   enqueue(payload: T, options?: admission.EnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, 1, (trace) => this.#durably(() => admission.enqueue(this.#ctx, payload, options, trace)));
+    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, 1, (trace) => durability.admitDurably(this.#ctx, this.#replication, () => admission.enqueue(this.#ctx, payload, options, trace)));
   }
 
   /**
@@ -130,7 +130,7 @@ export class Queue<T = unknown> {
    * runAt/delayMs, dedupId); items without any cost exactly what they did before options existed.
    */
   enqueueMany(items: readonly admission.EnqueueManyItem<T>[]): Promise<admission.EnqueueManyResult[]> {
-    return heardAdmission(this.name, false, items.length, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
+    return heardAdmission(this.name, false, items.length, () => durability.admitDurably(this.#ctx, this.#replication, () => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
   }
 
   /**
@@ -142,25 +142,7 @@ export class Queue<T = unknown> {
    * @throws InvalidArgumentError for an empty or over-long lane name.
    */
   enqueueInLane(lane: string, payload: T, options?: admission.LaneEnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, false, 1, (trace) => this.#durably(() => admission.enqueueInLane(this.#ctx, lane, payload, options, trace)));
-  }
-
-  /**
-   * Runs an admission, then waits for its replication when the queue asks for it; `shortfall`
-   * turns a failed confirmation into the answer instead of an exception.
-   */
-  async #durably<R>(admit: () => Promise<R>, shortfall?: (result: R, error: Error) => R): Promise<R> {
-    const policy = this.#replication;
-    if (policy === undefined) return admit();
-    const reconnects = this.#ctx.conn.stats().reconnects;
-    const result = await admit();
-    try {
-      await durability.confirmReplicated(this.#ctx.conn, this.keys, policy, reconnects);
-    } catch (error) {
-      if (shortfall === undefined || !(error instanceof Error)) throw error;
-      return shortfall(result, error);
-    }
-    return result;
+    return heardAdmission(this.name, false, 1, (trace) => durability.admitDurably(this.#ctx, this.#replication, () => admission.enqueueInLane(this.#ctx, lane, payload, options, trace)));
   }
 
   // Manual processing: most callers use Worker, which drives these handles.
