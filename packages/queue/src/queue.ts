@@ -1,4 +1,4 @@
-import { Connection, queueKeys, RateError, type AttemptRecord, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
+import { Connection, queueKeys, type AttemptRecord, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
 import * as admission from './producer/admission.js';
 import { Leases } from './lease/leases.js';
 import { Maintenance } from './lease/maintenance.js';
@@ -456,14 +456,8 @@ export class Queue<T = unknown> {
   }
 
   /** True when `meta.concurrency` is set and that many jobs are active; consult before claiming. */
-  async isMaxed(): Promise<boolean> {
-    try {
-      await reads.assertNotMaxed(this.#ctx);
-      return false;
-    } catch (error) {
-      if (error instanceof RateError) return true;
-      throw error;
-    }
+  isMaxed(): Promise<boolean> {
+    return reads.isMaxed(this.#ctx);
   }
 
   /** ms the rate window still refuses work; 0 when not limited. */
