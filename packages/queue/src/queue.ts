@@ -1,8 +1,8 @@
-import { Connection, queueKeys, type AttemptRecord, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
+import { type AttemptRecord, type Connection, type JobId, type QueueKeys } from '@echo/protocol';
 import * as admission from './producer/admission.js';
 import { Leases } from './lease/leases.js';
 import { Maintenance } from './lease/maintenance.js';
-import { jsonCodec, type Codec } from './codec.js';
+import type { Codec } from './codec.js';
 import { heardAdmission } from './enqueue-hook.js';
 import type { QueueContext } from './context.js';
 import * as bulk from './admin/bulk.js';
@@ -22,40 +22,10 @@ import * as history from './reads/history.js';
 import type { MinuteCount } from './reads/history.js';
 import * as recovery from './lease/recovery.js';
 import * as durability from './producer/durability.js';
-import { limitedCodec, resolvePayloadLimit } from './producer/payload-limit.js';
 import * as repeat from './producer/repeat.js';
 import * as schedulers from './producer/schedulers.js';
 import * as finished from './reads/finished.js';
-import * as checks from './option-checks.js';
-
-/** How a {@link Queue} reaches its server and encodes payloads. */
-export interface QueueOptions<T> {
-  /** An open connection to share; the queue does not close it. */
-  readonly connection?: Connection;
-  /** Where to connect when no `connection` is given (a URL or full options); the queue owns it. */
-  readonly connect?: ConnectOptions | string;
-  /** Payload codec; JSON by default. A queue and its workers must use the same one. */
-  readonly codec?: Codec<T>;
-  /**
-   * When an admission counts as done (`enqueue`, `enqueueMany`, `enqueueInLane`). Default
-   * `primary`. With `replicated`, each call also waits (`WAIT`) until a replica confirmed it, and
-   * fails with `NotReplicatedError` when none did in time; the job then stands on the primary, and
-   * resending it by id or `dedupId` is safe. Costs one round trip per call; needs `+wait` under an ACL.
-   */
-  readonly durability?: durability.Durability;
-  /**
-   * The largest encoded payload admitted, in UTF-8 bytes. Default 1 MiB
-   * (`DEFAULT_MAX_PAYLOAD_BYTES`); `Infinity` turns the check off. Over it, the call throws
-   * `PayloadTooLargeError` and writes nothing.
-   */
-  readonly maxPayloadBytes?: number;
-  /**
-   * [TS] Finished-job retention, written into the queue's meta at open (as {@link Queue.setRetention}
-   * does) so every process settles by it. Omitted: the queue's stored policy stands; a queue never
-   * given one keeps no completed job and the newest 10,000 dead ones.
-   */
-  readonly keep?: finished.KeepPolicy;
-}
+import { openRuntime, type QueueOptions } from './queue-options.js';
 
 /**
  * One queue on the EchoMQ substrate. Every state change is one EVALSHA of a protocol script; reads
@@ -89,14 +59,8 @@ export class Queue<T = unknown> {
    * @throws InvalidNameError, InvalidArgumentError, ConnectError, VersionFenceError
    */
   static async open<T = unknown>(name: string, options: QueueOptions<T> = {}): Promise<Queue<T>> {
-    const keys = queueKeys(name);
-    checks.checkQueueOptions(options);
-    checks.checkSharedConnection(options.connection);
-    checks.checkKeepPolicy(options.keep);
-    const replication = durability.resolveDurability(options.durability);
-    const codec = limitedCodec(options.codec ?? jsonCodec<T>(), resolvePayloadLimit(options.maxPayloadBytes));
-    const conn = options.connection ?? (await Connection.connect(options.connect ?? {}));
-    const queue = new Queue<T>({ name, keys, conn, codec }, options.connection === undefined, replication);
+    const { ctx, ownsConnection, replication } = await openRuntime(name, options);
+    const queue = new Queue<T>(ctx, ownsConnection, replication);
     if (options.keep !== undefined) await queue.setRetention(options.keep);
     return queue;
   }
