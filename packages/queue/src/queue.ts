@@ -36,7 +36,9 @@ import { openRuntime, type QueueOptions } from './queue-options.js';
  * const { id } = await orders.enqueue({ sku: 'A1', qty: 2 });
  */
 export class Queue<T = unknown> {
+  /** The queue's name, as given to {@link Queue.open}. */
   readonly name: string;
+  /** Every key of the queue (`emq:{<name>}:…`), for reading its sets and rows directly. */
   readonly keys: QueueKeys;
   readonly #ctx: QueueContext<T>;
   readonly #ownsConnection: boolean;
