@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-export { Queue, type QueueOptions } from './queue.js';
+export { Queue } from './queue.js';
+export type { QueueOptions } from './queue-options.js';
 export { DEFAULT_KEY_RETENTION_MS, type EnqueueManyItem, type EnqueueManyResult, type EnqueueOptions, type EnqueueResult, type JobOptions, type LaneEnqueueOptions } from './producer/admission.js';
 export { DEFAULT_FAILED_KEEP, JobFailedError, JobNotFoundError, WaitTimeoutError, type Finished, type KeepBound, type KeepPolicy } from './reads/finished.js';
 export {

@@ -1,15 +1,15 @@
-import { Connection, queueKeys, RateError, type AttemptRecord, type ConnectOptions, type JobId, type QueueKeys } from '@echo/protocol';
+import { type AttemptRecord, type Connection, type JobId, type QueueKeys } from '@echo/protocol';
 import * as admission from './producer/admission.js';
 import { Leases } from './lease/leases.js';
 import { Maintenance } from './lease/maintenance.js';
-import { jsonCodec, type Codec } from './codec.js';
+import type { Codec } from './codec.js';
 import { heardAdmission } from './enqueue-hook.js';
 import type { QueueContext } from './context.js';
 import * as bulk from './admin/bulk.js';
 import * as controls from './admin/controls.js';
 import * as gates from './admin/gates.js';
 import { QueueEvents } from './reads/events.js';
-import { EventsJournal, type JournalOptions } from './reads/journal.js';
+import { journalReader, type EventsJournal, type JournalOptions } from './reads/journal.js';
 import type { Progress } from './reads/progress.js';
 import type { JobPosition, JobRecord } from './job.js';
 import * as flows from './flows/flows.js';
@@ -22,40 +22,10 @@ import * as history from './reads/history.js';
 import type { MinuteCount } from './reads/history.js';
 import * as recovery from './lease/recovery.js';
 import * as durability from './producer/durability.js';
-import { limitedCodec, resolvePayloadLimit } from './producer/payload-limit.js';
 import * as repeat from './producer/repeat.js';
 import * as schedulers from './producer/schedulers.js';
 import * as finished from './reads/finished.js';
-import * as checks from './option-checks.js';
-
-/** How a {@link Queue} reaches its server and encodes payloads. */
-export interface QueueOptions<T> {
-  /** An open connection to share; the queue does not close it. */
-  readonly connection?: Connection;
-  /** Where to connect when no `connection` is given (a URL or full options); the queue owns it. */
-  readonly connect?: ConnectOptions | string;
-  /** Payload codec; JSON by default. A queue and its workers must use the same one. */
-  readonly codec?: Codec<T>;
-  /**
-   * When an admission counts as done (`enqueue`, `enqueueMany`, `enqueueInLane`). Default
-   * `primary`. With `replicated`, each call also waits (`WAIT`) until a replica confirmed it, and
-   * fails with `NotReplicatedError` when none did in time; the job then stands on the primary, and
-   * resending it by id or `dedupId` is safe. Costs one round trip per call; needs `+wait` under an ACL.
-   */
-  readonly durability?: durability.Durability;
-  /**
-   * The largest encoded payload admitted, in UTF-8 bytes. Default 1 MiB
-   * (`DEFAULT_MAX_PAYLOAD_BYTES`); `Infinity` turns the check off. Over it, the call throws
-   * `PayloadTooLargeError` and writes nothing.
-   */
-  readonly maxPayloadBytes?: number;
-  /**
-   * [TS] Finished-job retention, written into the queue's meta at open (as {@link Queue.setRetention}
-   * does) so every process settles by it. Omitted: the queue's stored policy stands; a queue never
-   * given one keeps no completed job and the newest 10,000 dead ones.
-   */
-  readonly keep?: finished.KeepPolicy;
-}
+import { openRuntime, type QueueOptions } from './queue-options.js';
 
 /**
  * One queue on the EchoMQ substrate. Every state change is one EVALSHA of a protocol script; reads
@@ -66,7 +36,9 @@ export interface QueueOptions<T> {
  * const { id } = await orders.enqueue({ sku: 'A1', qty: 2 });
  */
 export class Queue<T = unknown> {
+  /** The queue's name, as given to {@link Queue.open}. */
   readonly name: string;
+  /** Every key of the queue (`emq:{<name>}:…`), for reading its sets and rows directly. */
   readonly keys: QueueKeys;
   readonly #ctx: QueueContext<T>;
   readonly #ownsConnection: boolean;
@@ -89,14 +61,8 @@ export class Queue<T = unknown> {
    * @throws InvalidNameError, InvalidArgumentError, ConnectError, VersionFenceError
    */
   static async open<T = unknown>(name: string, options: QueueOptions<T> = {}): Promise<Queue<T>> {
-    const keys = queueKeys(name);
-    checks.checkQueueOptions(options);
-    checks.checkSharedConnection(options.connection);
-    checks.checkKeepPolicy(options.keep);
-    const replication = durability.resolveDurability(options.durability);
-    const codec = limitedCodec(options.codec ?? jsonCodec<T>(), resolvePayloadLimit(options.maxPayloadBytes));
-    const conn = options.connection ?? (await Connection.connect(options.connect ?? {}));
-    const queue = new Queue<T>({ name, keys, conn, codec }, options.connection === undefined, replication);
+    const { ctx, ownsConnection, replication } = await openRuntime(name, options);
+    const queue = new Queue<T>(ctx, ownsConnection, replication);
     if (options.keep !== undefined) await queue.setRetention(options.keep);
     return queue;
   }
@@ -118,7 +84,7 @@ export class Queue<T = unknown> {
    * @throws NotReplicatedError under `durability: 'replicated'` when no replica confirmed in time.
    */
   enqueue(payload: T, options?: admission.EnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, 1, (trace) => this.#durably(() => admission.enqueue(this.#ctx, payload, options, trace)));
+    return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, 1, (trace) => durability.admitDurably(this.#ctx, this.#replication, () => admission.enqueue(this.#ctx, payload, options, trace)));
   }
 
   /**
@@ -130,7 +96,7 @@ export class Queue<T = unknown> {
    * runAt/delayMs, dedupId); items without any cost exactly what they did before options existed.
    */
   enqueueMany(items: readonly admission.EnqueueManyItem<T>[]): Promise<admission.EnqueueManyResult[]> {
-    return heardAdmission(this.name, false, items.length, () => this.#durably(() => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
+    return heardAdmission(this.name, false, items.length, () => durability.admitDurably(this.#ctx, this.#replication, () => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
   }
 
   /**
@@ -142,25 +108,7 @@ export class Queue<T = unknown> {
    * @throws InvalidArgumentError for an empty or over-long lane name.
    */
   enqueueInLane(lane: string, payload: T, options?: admission.LaneEnqueueOptions): Promise<admission.EnqueueResult> {
-    return heardAdmission(this.name, false, 1, (trace) => this.#durably(() => admission.enqueueInLane(this.#ctx, lane, payload, options, trace)));
-  }
-
-  /**
-   * Runs an admission, then waits for its replication when the queue asks for it; `shortfall`
-   * turns a failed confirmation into the answer instead of an exception.
-   */
-  async #durably<R>(admit: () => Promise<R>, shortfall?: (result: R, error: Error) => R): Promise<R> {
-    const policy = this.#replication;
-    if (policy === undefined) return admit();
-    const reconnects = this.#ctx.conn.stats().reconnects;
-    const result = await admit();
-    try {
-      await durability.confirmReplicated(this.#ctx.conn, this.keys, policy, reconnects);
-    } catch (error) {
-      if (shortfall === undefined || !(error instanceof Error)) throw error;
-      return shortfall(result, error);
-    }
-    return result;
+    return heardAdmission(this.name, false, 1, (trace) => durability.admitDurably(this.#ctx, this.#replication, () => admission.enqueueInLane(this.#ctx, lane, payload, options, trace)));
   }
 
   // Manual processing: most callers use Worker, which drives these handles.
@@ -245,8 +193,7 @@ export class Queue<T = unknown> {
   }
 
   /** Deletes waiting (and optionally scheduled) jobs; answers how many. */
-  async drain(options?: { includeScheduled?: boolean }): Promise<number> {
-    checks.checkDrainOptions(options);
+  drain(options?: { includeScheduled?: boolean }): Promise<number> {
     return controls.drain(this.#ctx, options);
   }
 
@@ -274,8 +221,7 @@ export class Queue<T = unknown> {
   }
 
   /** Deletes a paused queue entirely. */
-  async obliterate(options?: { force?: boolean; budget?: number }): Promise<void> {
-    checks.checkObliterateOptions(options);
+  obliterate(options?: { force?: boolean; budget?: number }): Promise<void> {
     return controls.obliterate(this.#ctx, options);
   }
 
@@ -309,8 +255,7 @@ export class Queue<T = unknown> {
    * down as if the child had finished, so the parent still runs.
    * @throws LockedError when a worker holds it; StateError("parent awaiting children").
    */
-  async remove(id: string, options?: { dedupId?: string }): Promise<void> {
-    checks.checkRemoveOptions(options);
+  remove(id: string, options?: { dedupId?: string }): Promise<void> {
     return controls.removeJob(this.#ctx, id, options);
   }
 
@@ -428,9 +373,8 @@ export class Queue<T = unknown> {
    * and no verdict of it is kept, `WaitTimeoutError` after `timeoutMs` (default 30 s). Pass an open
    * `QueueEvents` to share its connection; otherwise one is opened for the wait.
    */
-  async waitUntilFinished(id: string, options: { readonly timeoutMs?: number; readonly events?: QueueEvents } = {}): Promise<finished.Finished> {
-    checks.checkWaitOptions(options);
-    return finished.waitUntilFinished(this.#ctx, options.events, id, options.timeoutMs);
+  waitUntilFinished(id: string, options?: { readonly timeoutMs?: number; readonly events?: QueueEvents }): Promise<finished.Finished> {
+    return finished.waitUntilFinished(this.#ctx, id, options);
   }
 
   /**
@@ -440,8 +384,7 @@ export class Queue<T = unknown> {
    * completing and dead-lettering scripts, a few members per call.
    * @throws InvalidArgumentError for a negative or fractional bound.
    */
-  async setRetention(keep: finished.KeepPolicy): Promise<void> {
-    checks.checkKeepPolicy(keep);
+  setRetention(keep: finished.KeepPolicy): Promise<void> {
     return finished.setRetention(this.#ctx, keep);
   }
 
@@ -479,14 +422,8 @@ export class Queue<T = unknown> {
   }
 
   /** True when `meta.concurrency` is set and that many jobs are active; consult before claiming. */
-  async isMaxed(): Promise<boolean> {
-    try {
-      await reads.assertNotMaxed(this.#ctx);
-      return false;
-    } catch (error) {
-      if (error instanceof RateError) return true;
-      throw error;
-    }
+  isMaxed(): Promise<boolean> {
+    return reads.isMaxed(this.#ctx);
   }
 
   /** ms the rate window still refuses work; 0 when not limited. */
@@ -581,8 +518,7 @@ export class Queue<T = unknown> {
    * (off by default) and the events journal (off by default). Stored in the queue's meta, so every
    * producer and worker of the queue follows it from its next step.
    */
-  async setEvents(settings: controls.EventsSettings): Promise<void> {
-    checks.checkEventsSettings(settings);
+  setEvents(settings: controls.EventsSettings): Promise<void> {
     return controls.setEvents(this.#ctx, settings);
   }
 
@@ -593,8 +529,7 @@ export class Queue<T = unknown> {
    * @throws InvalidArgumentError for a bad option.
    */
   journal(options?: JournalOptions): EventsJournal {
-    checks.checkJournalOptions(options);
-    return new EventsJournal(this.#ctx.conn, this.keys.journal, options);
+    return journalReader(this.#ctx, options);
   }
 
   /** Closes the connection if the queue opened it. */

@@ -29,7 +29,7 @@ afterAll(async () => {
 
 async function open<T>(name = uniqueName('gt'), on: Connection = conn): Promise<Queue<T>> {
   const q = await Queue.open<T>(name, { connection: on });
-  opened.push(q as Queue);
+  opened.push(q);
   return q;
 }
 

@@ -390,7 +390,7 @@ describe('payload size limit', () => {
   it("counts UTF-8 bytes against a queue's own limit, on every admission path", async () => {
     const name = uniqueName('jo');
     const q = await Queue.open<string>(name, { connection: conn, maxPayloadBytes: 100 });
-    opened.push(q as Queue);
+    opened.push(q);
     await q.enqueue('a'.repeat(98));
     // 49 two-byte characters and the quotes: 100 bytes; one more is over.
     await q.enqueue('é'.repeat(49));

@@ -282,7 +282,7 @@ async function killParentThroughChild(connection: Connection, elsewhere: boolean
   if (held === undefined) throw new Error('no parent');
   await q.leases().addChildren(held, [{ payload: 'child', queue: kids.name }]);
   expect(await q.leases().waitForChildren(held)).toBe(1);
-  await killOne(kids as Queue);
+  await killOne(kids);
   if (elsewhere) expect((await kids.maintenance().deliverOutbox()).delivered).toBe(1);
   expect(await q.getState(parent.id)).toBe('dead');
   const failed = await q.listJobs('failed');

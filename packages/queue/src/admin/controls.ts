@@ -2,6 +2,7 @@ import { assertBrandedId, execute, reads, transitions as t, type BrandedId } fro
 import type { QueueContext } from '../context.js';
 import { ifRowExists } from '../reads/settled.js';
 import { encodeProgress, type Progress } from '../reads/progress.js';
+import { checkDrainOptions, checkEventsSettings, checkObliterateOptions, checkRemoveOptions } from '../option-checks.js';
 
 function checkedId(id: string): BrandedId {
   assertBrandedId(id);
@@ -20,6 +21,7 @@ export async function resume<T>(ctx: QueueContext<T>): Promise<void> {
 
 /** Deletes every waiting job, and scheduled ones when asked; active jobs are untouched (queue.md §8.4). */
 export async function drain<T>(ctx: QueueContext<T>, options: { includeScheduled?: boolean } = {}): Promise<number> {
+  checkDrainOptions(options);
   return execute(ctx.conn, t.drain({ queue: ctx.name, includeScheduled: options.includeScheduled === true }));
 }
 
@@ -29,6 +31,7 @@ export async function drain<T>(ctx: QueueContext<T>, options: { includeScheduled
  * @throws StateError with detail `not paused`, `active jobs present` or `outbox not empty`.
  */
 export async function obliterate<T>(ctx: QueueContext<T>, options: { force?: boolean; budget?: number } = {}): Promise<void> {
+  checkObliterateOptions(options);
   const budget = options.budget ?? 1000;
   for (;;) {
     // The repeat records are named by the set itself, so the host reads the names first (§8.4).
@@ -66,6 +69,7 @@ export async function getLogs<T>(ctx: QueueContext<T>, id: string): Promise<stri
  * @throws GoneError; LockedError while locked.
  */
 export async function removeJob<T>(ctx: QueueContext<T>, id: string, options: { dedupId?: string } = {}): Promise<void> {
+  checkRemoveOptions(options);
   // The script publishes `removed` in the same step; a job that was not there raises GoneError.
   await execute(ctx.conn, t.removeJob({ queue: ctx.name, id, ...(options.dedupId === undefined ? {} : { dedupId: options.dedupId }) }));
 }
@@ -97,5 +101,6 @@ export interface EventsSettings {
 
 /** Sets the queue's lifecycle-event settings, which every writer of the queue follows at once. */
 export async function setEvents<T>(ctx: QueueContext<T>, settings: EventsSettings): Promise<void> {
+  checkEventsSettings(settings);
   await execute(ctx.conn, t.setEvents({ queue: ctx.name, ...settings }));
 }

@@ -1,4 +1,4 @@
-import { execute, flowLink, RateError, reads, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
+import { execute, flowLink, reads, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { claimedJob, type ClaimedJob, type ParentLink } from '../job.js';
 import * as controls from '../admin/controls.js';
@@ -6,7 +6,7 @@ import { childrenValues, reemitIfDead } from '../flows/flows.js';
 import { addChildren, waitForChildren } from '../flows/steps.js';
 import type { FlowChild, FlowResult } from '../flows/flow-shape.js';
 import type { Progress } from '../reads/progress.js';
-import { assertNotMaxed } from '../reads/reads.js';
+import { isMaxed as atConcurrencyCeiling } from '../reads/reads.js';
 
 export type { HeldJob };
 
@@ -151,14 +151,8 @@ export class Leases<T> {
   }
 
   /** True when `meta.concurrency` is set and that many jobs are active: a claim now would be refused. */
-  async isMaxed(): Promise<boolean> {
-    try {
-      await assertNotMaxed(this.#ctx);
-      return false;
-    } catch (error) {
-      if (error instanceof RateError) return true;
-      throw error;
-    }
+  isMaxed(): Promise<boolean> {
+    return atConcurrencyCeiling(this.#ctx);
   }
 
   /** How many jobs wait in the flat pending set (a batch worker's shaping reads it). */

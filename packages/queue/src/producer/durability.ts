@@ -1,4 +1,5 @@
 import { InvalidArgumentError, NotReplicatedError, reads, type Connection, type QueueKeys } from '@echo/protocol';
+import type { QueueContext } from '../context.js';
 import type { EnqueueManyResult } from './admission.js';
 
 /**
@@ -51,6 +52,24 @@ export async function confirmReplicated(conn: Connection, keys: QueueKeys, polic
   }
   if (conn.stats().reconnects !== reconnectsBefore) acknowledged = 0;
   if (acknowledged < policy.replicas) throw new NotReplicatedError(acknowledged, policy.replicas, policy.timeoutMs);
+}
+
+/**
+ * Runs an admission, then waits for its replication when the queue asks for it; `shortfall`
+ * turns a failed confirmation into the answer instead of an exception. Without a policy it is the
+ * admission alone: the connection's stats are read only when a `WAIT` will follow.
+ */
+export async function admitDurably<T, R>(ctx: QueueContext<T>, policy: ReplicationPolicy | undefined, admit: () => Promise<R>, shortfall?: (result: R, error: Error) => R): Promise<R> {
+  if (policy === undefined) return admit();
+  const reconnects = ctx.conn.stats().reconnects;
+  const result = await admit();
+  try {
+    await confirmReplicated(ctx.conn, ctx.keys, policy, reconnects);
+  } catch (error) {
+    if (shortfall === undefined || !(error instanceof Error)) throw error;
+    return shortfall(result, error);
+  }
+  return result;
 }
 
 /**

@@ -2,6 +2,7 @@ import { assertDedupId, EchoError, execute, InvalidArgumentError, reads, transit
 import { decodeResult } from '../codec.js';
 import type { QueueContext } from '../context.js';
 import type { JobRecord } from '../job.js';
+import { checkKeepPolicy, checkWaitOptions } from '../option-checks.js';
 import { QueueEvents } from './events.js';
 import { getDedupJobId, getJob } from './reads.js';
 
@@ -33,6 +34,7 @@ export const DEFAULT_FAILED_KEEP = 10_000;
 
 /** Writes the queue's retention policy (replacing the previous one as a whole). */
 export async function setRetention<T>(ctx: QueueContext<T>, keep: KeepPolicy): Promise<void> {
+  checkKeepPolicy(keep);
   await execute(ctx.conn, t.retentionSet({ queue: ctx.name, ...(keep.completed ? { completed: keep.completed } : {}), ...(keep.failed ? { failed: keep.failed } : {}) }));
 }
 
@@ -126,7 +128,9 @@ async function settledBefore<T>(ctx: QueueContext<T>, id: string): Promise<{ ok:
  * {@link JobNotFoundError} when it is gone and neither retained nor among the recent completions
  * (about the last 1000), and {@link WaitTimeoutError} after `timeoutMs`.
  */
-export async function waitUntilFinished<T>(ctx: QueueContext<T>, events: QueueEvents | undefined, id: string, timeoutMs = 30_000): Promise<Finished> {
+export async function waitUntilFinished<T>(ctx: QueueContext<T>, id: string, options: { readonly timeoutMs?: number; readonly events?: QueueEvents } = {}): Promise<Finished> {
+  checkWaitOptions(options);
+  const { events, timeoutMs = 30_000 } = options;
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new InvalidArgumentError('timeoutMs', 'must be a positive integer');
   const listener = events ?? (await QueueEvents.open(ctx.conn, ctx.name));
   try {

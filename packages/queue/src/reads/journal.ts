@@ -1,4 +1,6 @@
 import { InvalidArgumentError, StreamCursor, entryFields, isStreamId, parseEvent, type Connection, type CursorStart, type LifecycleEvent } from '@echo/protocol';
+import type { QueueContext } from '../context.js';
+import { checkJournalOptions } from '../option-checks.js';
 
 /** Where an {@link EventsJournal} starts reading. */
 export type JournalStart = 'head' | 'new' | { readonly after: string };
@@ -117,4 +119,13 @@ export class EventsJournal implements AsyncIterableIterator<JournalEntry> {
   async close(): Promise<void> {
     await this.#cursor.close();
   }
+}
+
+/**
+ * A queue's journal reader, its options checked strictly first (the constructor checks only their
+ * values), so a key the reader does not know fails before anything is built.
+ */
+export function journalReader<T>(ctx: QueueContext<T>, options?: JournalOptions): EventsJournal {
+  checkJournalOptions(options);
+  return new EventsJournal(ctx.conn, ctx.keys.journal, options);
 }

@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, reads, transitions as t, UnknownStateError, type BrandedId, type JobId } from '@echo/protocol';
+import { assertBrandedId, execute, RateError, reads, transitions as t, UnknownStateError, type BrandedId, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { settledValue } from './settled.js';
 import { jobRecord, type JobPosition, type JobRecord } from '../job.js';
@@ -72,6 +72,17 @@ export async function getDedupJobId<T>(ctx: QueueContext<T>, dedupId: string): P
 /** @throws RateError when the queue is at its `meta.concurrency` ceiling; resolves otherwise. */
 export async function assertNotMaxed<T>(ctx: QueueContext<T>): Promise<void> {
   await execute(ctx.conn, t.isMaxed({ queue: ctx.name }));
+}
+
+/** True when `meta.concurrency` is set and that many jobs are active: the ceiling's refusal, as an answer. */
+export async function isMaxed<T>(ctx: QueueContext<T>): Promise<boolean> {
+  try {
+    await assertNotMaxed(ctx);
+    return false;
+  } catch (error) {
+    if (error instanceof RateError) return true;
+    throw error;
+  }
 }
 
 /** ms the rate window still refuses work; 0 when not limited (queue.md §9.3). */

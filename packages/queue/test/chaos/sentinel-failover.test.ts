@@ -70,7 +70,7 @@ describe('chaos: the Sentinel primary SIGKILLed under running workers', () => {
     await Promise.all(producers);
     await until('every produced job ran', () => produced.every((id) => executions.has(id)), 15_000);
     const drainedAt = Date.now();
-    await until('rows settled', async () => (await rowsLeft(conn, queue as Queue, produced)) === 0, 5_000);
+    await until('rows settled', async () => (await rowsLeft(conn, queue, produced)) === 0, 5_000);
 
     const twice = [...executions].filter(([, n]) => n > 1).length;
     console.log(
