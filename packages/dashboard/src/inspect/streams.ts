@@ -1,9 +1,11 @@
 import { lag as groupLag } from '@echo/bus';
 import { GoneError, ID_EPOCH_MS, MAX_SNOWFLAKE, encodeId, queueKeys, reads, type Connection, type StreamEntryReply } from '@echo/protocol';
 
-/** One consumer group of a stream, as `XINFO GROUPS` reports it. */
+/** One consumer group of a stream, as `XINFO GROUPS` reports it (its lag counted, see {@link GroupInfo.lag}). */
 export interface GroupInfo {
+  /** The group's name. */
   readonly name: string;
+  /** How many consumers the group has. */
   readonly consumers: number;
   /** Entries delivered to the group and not yet acknowledged. */
   readonly pending: number;
@@ -25,8 +27,11 @@ export interface GroupInfo {
 
 /** A stream log with its consumer groups. */
 export interface StreamInfo {
+  /** The queue (hash tag) the stream lives under. */
   readonly queue: string;
+  /** The stream's name within its queue. */
   readonly name: string;
+  /** Entries in the stream (`XLEN`). */
   readonly length: number;
   /**
    * The oldest entry's id as the app sees it (what `stream.append` returned, what `read` gives):
@@ -35,6 +40,7 @@ export interface StreamInfo {
   readonly firstId: string | undefined;
   /** The newest entry's id as the app sees it; see {@link StreamInfo.firstId}. */
   readonly lastId: string | undefined;
+  /** Its consumer groups, in the server's order. */
   readonly groups: GroupInfo[];
 }
 
