@@ -22,6 +22,10 @@ export const sharedConfig = defineConfig({
     // child processes, so vitest's default on a 2-core machine (cores - 1: one file at a time) left a
     // core idle through every fault test's outage and lease.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    typecheck: { enabled: true, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    // The type tests (`*.test-d.ts`) are compile-time assertions, checked by the package's `typecheck`
+    // task: `tsc -p tsconfig.json` over src and test, the very program vitest's typecheck ran again
+    // inside `test` (as much CPU as the package's tests themselves). `pnpm test` runs both tasks; a
+    // lone `vitest run --typecheck` still lists them as tests.
+    typecheck: { enabled: false, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
   },
 });
