@@ -1,3 +1,4 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
 import { sharedConfig } from '../../vitest.shared.js';
 
-export default sharedConfig;
+export default mergeConfig(sharedConfig, defineConfig({ test: { setupFiles: ['./test/hooks.ts'] } }));

@@ -1,3 +1,55 @@
+import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { sharedConfig } from '../../vitest.shared.js';
 
-export default sharedConfig;
+/**
+ * The fault tests that measure rates or race a fault against the work (drain rates against a
+ * reference, kills while work remains, failovers inside a lease): they were tuned one at a time, and
+ * two of them side by side measure each other (a drain timed while the kill test spawns its twelve
+ * worker processes ran at a sixth of its reference). They run one after another once the other
+ * files are done. The soak and the half-open link stay with the other files: they spend their time
+ * waiting, on a steady child process and on a blackholed link.
+ */
+const ONE_AT_A_TIME = [
+  'test/chaos/aof-restart.test.ts',
+  'test/chaos/backpressure.test.ts',
+  'test/chaos/client-kill-pause.test.ts',
+  'test/chaos/failover.test.ts',
+  'test/chaos/fence-change.test.ts',
+  'test/chaos/full-memory.test.ts',
+  'test/chaos/kill-workers.test.ts',
+  'test/chaos/partition.test.ts',
+  'test/chaos/replication-window.test.ts',
+  'test/chaos/sentinel-failover.test.ts',
+];
+
+/**
+ * Files that take their time by design start first, so the short files fill the other worker beside
+ * them. Vitest orders a run without timings from an earlier one (every CI run) by file size, which
+ * started the minute-long soak last.
+ */
+const LONG_FIRST = ['test/chaos/soak.test.ts', 'test/chaos/half-open.test.ts'];
+
+class LongFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification): number => {
+      const at = LONG_FIRST.findIndex((path) => file.moduleId.endsWith(path));
+      return at < 0 ? LONG_FIRST.length : at;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
+export default mergeConfig(
+  sharedConfig,
+  defineConfig({
+    test: {
+      sequence: { sequencer: LongFirst },
+      projects: [
+        { extends: true, test: { name: 'queue', exclude: [...configDefaults.exclude, ...ONE_AT_A_TIME] } },
+        // Not `extends`, which would add the shared include globs to this list.
+        { ...sharedConfig, test: { ...sharedConfig.test, name: 'chaos', include: ONE_AT_A_TIME, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+      ],
+    },
+  }),
+);

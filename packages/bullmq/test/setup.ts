@@ -1,15 +1,15 @@
 import { Connection } from '@echo/protocol';
 import { startCluster, uniqueName, useRedis, type RedisCluster } from '@echo/testkit';
-import { afterAll, afterEach } from 'vitest';
 
 /** `ECHO_BULLMQ_CLUSTER=1` runs a guide file on a 3-master cluster (`pnpm test:cluster`). */
 const ON_CLUSTER = process.env.ECHO_BULLMQ_CLUSTER === '1';
+/**
+ * One cluster per worker process, shared by the files it runs as `useRedis` shares its server:
+ * each test works under its own queue name, and the files that read the keyspace skip on a cluster.
+ * The testkit's exit hooks stop it with the process.
+ */
 let cluster: RedisCluster | undefined;
 let shared: Connection | undefined;
-afterAll(async () => {
-  await shared?.close();
-  await cluster?.stop();
-});
 
 /**
  * BullMQ's `connection` for the shared test server: `{ host, port }`, as a BullMQ app writes it;
@@ -42,10 +42,11 @@ export function closing<T extends { close(): Promise<void> }>(thing: T): T {
   return thing;
 }
 
-afterEach(async () => {
+/** Closes what the test just finished handed to {@link closing}; `hooks.ts` runs it after each test of every file. */
+export async function closeOpened(): Promise<void> {
   const all = open.splice(0);
   await Promise.all(all.map((thing) => thing.close().catch(() => undefined)));
-});
+}
 
 /** Resolves with the arguments of the next `event` that `emitter` emits. */
 export function nextEvent<A extends unknown[]>(emitter: { once(event: string, listener: (...args: never[]) => void): unknown }, event: string, timeoutMs = 10_000): Promise<A> {

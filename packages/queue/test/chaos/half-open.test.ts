@@ -11,7 +11,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/index.js';
 import { sleep, until } from './helpers.js';
 
-const SILENCE_MS = 40_000;
+/**
+ * How long the replies stay blackholed: 20 s, `ECHO_HALF_OPEN_S=40` for the long run. Either way the
+ * silence outlasts every timer it has to cross, in order: the reply timeout (1.5 s), the funnel's
+ * ongoing report (5 s from the last reply), the reconnect backoff reaching its 2 s cap (about 10 s in),
+ * and the calls' reconnect wait ({@link RECONNECT_WAIT_MS}), past which every call still waiting fails
+ * again and must be folded into the same outage, with no second ongoing report.
+ */
+const SILENCE_MS = Number(process.env.ECHO_HALF_OPEN_S ?? 20) * 1000;
+/**
+ * Three quarters of the silence, so the waiting calls lapse well before the heal: the connector's
+ * default (30 s) in the 40 s run; 15 s in the default run, which is what lets it be that short.
+ */
+const RECONNECT_WAIT_MS = SILENCE_MS * 0.75;
 /** The connector's reply timeout (1.5 s) + the funnel's ongoing threshold (5 s from the last reply) + probes and a loaded machine. */
 const REPORTED_WITHIN_MS = 8_000;
 
@@ -25,7 +37,7 @@ beforeAll(async () => {
   server = await startRedis();
   proxy = await startLinkProxy({ target: server });
   direct = await Connection.connect(server.url);
-  viaProxy = await Connection.connect({ host: proxy.host, port: proxy.port, replyTimeoutMs: 1_500 });
+  viaProxy = await Connection.connect({ host: proxy.host, port: proxy.port, replyTimeoutMs: 1_500, reconnectWaitMs: RECONNECT_WAIT_MS });
 });
 
 afterAll(async () => {
@@ -81,7 +93,8 @@ describe('chaos: a worker on a half-open link', () => {
     await until('jobs completed again after the heal', () => w.stats().completed >= completedBeforeHeal + 20, 10_000, 20);
     const resumedAfter = Date.now() - healedAt;
     await until('the end of the outage reported', () => reports.length > 1, 10_000, 20);
-    // Told once while it lasted, then its end: no repeat of the ongoing report for 40 s of silence.
+    // Told once while it lasted, then its end: no repeat of the ongoing report for the whole silence,
+    // the calls that lapsed their reconnect wait included.
     expect(reports.map((r) => r.ongoing)).toEqual([true, false]);
     const report = reports[1] as OutageReport;
     expect(report.startedAt).toBe((reports[0] as OutageReport).startedAt);
@@ -92,5 +105,5 @@ describe('chaos: a worker on a half-open link', () => {
     expect(resumedAfter).toBeLessThan(8_000);
     expect(viaProxy.stats().reconnects).toBeGreaterThanOrEqual(1);
     console.log(JSON.stringify({ detectedAfterMs: detectedAfter, reportedAfterMs: reportedAfter, resumedAfterHealMs: resumedAfter, durationMs: report.durationMs, absorbed: report.absorbed }));
-  }, 75_000);
+  }, SILENCE_MS + 35_000);
 });
