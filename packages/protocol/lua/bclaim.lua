@@ -12,7 +12,8 @@
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
--- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
+-- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each member's
+-- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
 -- @include core history events retain expire lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
@@ -24,6 +25,7 @@ ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
+lease_ticket_set(ARGV[4])
 local out = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(ARGV[1]), marker)
 gate_count(k_limiter, window, #out)
 hist_claimed(k_jobroot, out)

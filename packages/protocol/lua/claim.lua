@@ -12,8 +12,9 @@
 -- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
--- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
--- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
+-- @args extras     [TS] optional: the marker TTL in ms (0 for none): when given, the worker-presence
+-- marker job:<id>:lock is written with the token in the same step, so the lock plane costs no round
+-- trip; then the claim ticket (lib lease), which claim_recover finds the job by if the reply is lost
 -- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
@@ -26,6 +27,7 @@ expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
+lease_ticket_set(ARGV[3])
 -- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
 while true do
   local popped = redis.call('ZPOPMIN', k_pending)

@@ -29,6 +29,7 @@
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
+-- @arg ticket     [TS] the claim ticket (lib lease), for claim_recover; "" writes none
 -- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
 -- @include core history events lanes retain expire lease settle gate
 -- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
@@ -43,7 +44,8 @@ ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
 local m = gate_read(k_meta)
-local codes = complete_held(held, 5, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
+lease_ticket_set(ARGV[5])
+local codes = complete_held(held, 6, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
 local size = tonumber(ARGV[3])
 local claimed = {}
 local limited = 0

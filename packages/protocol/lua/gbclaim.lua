@@ -16,10 +16,11 @@
 -- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
--- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
+-- @args extras     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's `size`), scaled by
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
--- absent, the whole claimable depth
+-- absent or "", the whole claimable depth; then [TS] optional: the claim ticket (lib lease), for
+-- claim_recover
 -- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
@@ -27,6 +28,7 @@
 -- `drained`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
 local size = tonumber(ARGV[3] or '')
+lease_ticket_set(ARGV[4])
 local cap = nil
 if size and size >= 1 then
   -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.

@@ -16,13 +16,15 @@
 -- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
--- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
+-- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each claimed job's
+-- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
 -- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
 -- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
 -- trace context; false when absent). [TS] Publishes `active` per claimed job when meta `events` =
 -- all (no `drained`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
+lease_ticket_set(ARGV[3])
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 local room, _, window = gate_room(k_meta, k_active, k_limiter, 1)

@@ -17,13 +17,15 @@
 -- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
--- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
+-- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each claimed job's
+-- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
 -- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes `active` per claimed job when meta `events` = all (no
 -- `drained`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
+lease_ticket_set(ARGV[3])
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', k_gweight, g) or '1') or 1, 1)

@@ -79,7 +79,7 @@ describe('completeAndClaim', () => {
 
     await queue.pause();
     const paused = await queue.leases().completeAndClaim(round.claimed, 5, 5000);
-    expect(paused).toEqual({ completions: ['ok', 'ok'], claimed: [], limitedMs: 0 });
+    expect(paused).toEqual({ completions: ['ok', 'ok'], claimed: [], limitedMs: 0, resent: false });
     expect(await queue.counts('pending', 'completed')).toEqual({ pending: 1, completed: 3 });
   });
 
@@ -89,7 +89,7 @@ describe('completeAndClaim', () => {
     const [child] = await queue.leases().claimBatch(1, 5000);
     if (!child) throw new Error('nothing claimed');
     const round = await queue.leases().completeAndClaim([{ id: child.id, attempts: child.attempts }], 0, 5000);
-    expect(round).toEqual({ completions: ['flow'], claimed: [], limitedMs: 0 });
+    expect(round).toEqual({ completions: ['flow'], claimed: [], limitedMs: 0, resent: false });
     expect(await queue.getState(child.id)).toBe('active');
     await queue.leases().complete(child, 'done');
     expect(await queue.childrenValues(parentId)).toEqual({ [child.id]: 'done' });

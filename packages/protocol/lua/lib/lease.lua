@@ -7,6 +7,16 @@
 -- the options, then the producer's W3C trace context (traceparent, tracestate).
 local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'traceparent', 'tracestate' }
 
+-- [TS] The claim ticket of this call: a worker-chosen name it sends with each claim, kept on each
+-- leased row as `claim_ticket` = "<ticket>@<token>" in the same HSET as the token (no command of
+-- its own). When the claim's reply is cut off, claim_recover finds the jobs by it. "" writes none.
+local lease_ticket = ''
+
+-- lease_ticket_set(t): the ticket every lease of this call writes ('' or nil: none).
+local function lease_ticket_set(t)
+  lease_ticket = t or ''
+end
+
 -- lease_row(root, id, marker, ...): the row half of a lease on job `id` of job root `root`. Answers
 -- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
 -- the new token (attempts) and the named row fields, read before the write. One HMGET reads the
@@ -23,7 +33,11 @@ local function lease_row(root, id, marker, ...)
   if not f[1] and not f[3] then return nil end
   if f[2] and expire_due(root, id, row, f[2]) then return nil end
   local attempts = (tonumber(f[1]) or 0) + 1
-  redis.call('HSET', row, 'attempts', attempts, 'state', 'active')
+  if lease_ticket == '' then
+    redis.call('HSET', row, 'attempts', attempts, 'state', 'active')
+  else
+    redis.call('HSET', row, 'attempts', attempts, 'state', 'active', 'claim_ticket', lease_ticket .. '@' .. attempts)
+  end
   if marker > 0 then redis.call('SET', jkey(root, id, ':lock'), attempts, 'PX', marker) end
   table.remove(f, 1)
   table.remove(f, 1)

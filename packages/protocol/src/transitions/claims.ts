@@ -2,6 +2,7 @@ import type { BrandedId, JobId } from '../ids/branded.js';
 import { scripts } from '../scripts/catalog.js';
 import type { Script } from '../scripts/script.js';
 import { bind } from './bind.js';
+import { InvalidArgumentError } from '../errors/validation.js';
 import { decimal, list, optionalText, text, tuple } from '../reply-shapes.js';
 import { checkedTransition, type Transition } from './transition.js';
 import { flowLink, readJobOptions, whole, type FlowLink, type JobOptionFields } from './values.js';
@@ -31,11 +32,31 @@ export interface ClaimInput {
    * this many ms, in the same script [TS].
    */
   readonly markerTtlMs?: number;
+  /**
+   * A name this claim leaves on each row it leases [TS] (`claim_ticket`, in the same write as the
+   * token), so that when its reply is cut off {@link recoverClaims} finds what it leased. Unique per
+   * call: 1-64 characters of `A-Z a-z 0-9 . _ -`.
+   */
+  readonly ticket?: string;
 }
 
+const TICKET = /^[A-Za-z0-9._-]{1,64}$/;
 
-function markerArgs(input: ClaimInput): number[] {
-  return input.markerTtlMs === undefined ? [] : [whole('markerTtlMs', input.markerTtlMs, 1)];
+/** The checked ticket of a claim, or `''` for none. */
+export function ticketArg(ticket: string | undefined): string {
+  if (ticket === undefined) return '';
+  if (typeof ticket !== 'string' || !TICKET.test(ticket)) throw new InvalidArgumentError('ticket', 'is not 1-64 characters of A-Z a-z 0-9 . _ -');
+  return ticket;
+}
+
+function markerArg(input: ClaimInput): number {
+  return input.markerTtlMs === undefined ? 0 : whole('markerTtlMs', input.markerTtlMs, 1);
+}
+
+/** The trailing values of a claim: the marker TTL, then the ticket; each only when needed. */
+function markerArgs(input: ClaimInput): (number | string)[] {
+  if (input.ticket !== undefined) return [markerArg(input), ticketArg(input.ticket)];
+  return input.markerTtlMs === undefined ? [] : [markerArg(input)];
 }
 
 /** A flow-link field of a claim entry: text, or absent (a script's nil: `null`, or `false` under RESP3). */
@@ -122,10 +143,49 @@ export function laneWeightedClaim(input: ClaimInput): Transition<ClaimedRow[]> {
  */
 export function laneBatchClaim(input: ClaimInput & { readonly size?: number }): Transition<ClaimedRow[]> {
   let call = leaseCall(scripts().gbclaim, input);
-  if (input.size !== undefined) {
-    // The size rides after the marker slot, which then reads 0 (no marker) when none was asked for.
-    const marker = input.markerTtlMs === undefined ? 0 : whole('markerTtlMs', input.markerTtlMs, 1);
-    call = { ...call, args: [call.args[0] as number, marker, whole('size', input.size, 1)] };
+  if (input.size !== undefined || input.ticket !== undefined) {
+    // The size rides after the marker slot, which then reads 0 (no marker) when none was asked for,
+    // and the ticket after the size ('' for the whole depth).
+    const size = input.size === undefined ? '' : whole('size', input.size, 1);
+    const tail = input.ticket === undefined ? [] : [ticketArg(input.ticket)];
+    call = { ...call, args: [call.args[0] as number, markerArg(input), size, ...tail] };
   }
   return checkedTransition(call, (command, reply) => entries(command, reply, fromLane));
+}
+
+/** A job {@link recoverClaims} found: the claimed row, and how long its lease has left. */
+export interface RecoveredClaim extends ClaimedRow {
+  /** Ms the lease had left when the server answered. */
+  readonly leftMs: number;
+}
+
+/** Input of {@link recoverClaims}. */
+export interface RecoverClaimsInput {
+  readonly queue: string;
+  /** The ticket the lost claim carried. */
+  readonly ticket: string;
+  /** Ms since the lost claim was sent, measured after it failed (an upper bound). */
+  readonly sinceMs: number;
+  /** The lease the lost claim asked for, in ms. */
+  readonly leaseMs: number;
+}
+
+/**
+ * `claim_recover` [TS]: the jobs a claim carrying `ticket` leased and that are still active under
+ * the token it minted, for a worker whose claim reply was cut off (a dropped link, a master killed
+ * after the script ran). Changes nothing; a job re-claimed or settled since is not answered.
+ */
+export function recoverClaims(input: RecoverClaimsInput): Transition<RecoveredClaim[]> {
+  const call = bind(scripts().claim_recover, {
+    scope: { q: input.queue },
+    args: { ticket: ticketArg(input.ticket), since_ms: whole('sinceMs', input.sinceMs, 0), lease_ms: whole('leaseMs', input.leaseMs, 1) },
+  });
+  return checkedTransition(call, (command, reply) =>
+    list(command, reply, reply, 'the reply').map((entry) => {
+      const row = fromFlat(command, reply, entry, input.queue);
+      const e = tuple(command, reply, entry, 14, 'a recovered claim');
+      const group = linkField(command, reply, e[12], 'the group');
+      return { ...row, group: group as BrandedId | undefined, parent: group === undefined ? row.parent : undefined, leftMs: decimal(command, reply, e[13], 'the lease left') };
+    }),
+  );
 }

@@ -7,8 +7,8 @@
  */
 export { enqueue, enqueueDedup, enqueueMany, enqueueManyWith, laneEnqueue, schedule, scheduleDedup } from './admission.js';
 export type { Admission, AdmitInput, DedupAdmission, DedupMode, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, EnqueueManyWithInput, ManyItemWith, LaneEnqueueInput, ManyAdmission, ScheduleDedupInput, ScheduleInput } from './admission.js';
-export { claim, claimBatch, laneBatchClaim, laneClaim, laneWeightedClaim } from './claims.js';
-export type { ClaimedRow, ClaimInput } from './claims.js';
+export { claim, claimBatch, laneBatchClaim, laneClaim, laneWeightedClaim, recoverClaims } from './claims.js';
+export type { ClaimedRow, ClaimInput, RecoverClaimsInput, RecoveredClaim } from './claims.js';
 export { complete, completeBatch, delay, extendLock, extendLocks, retry } from './settlement.js';
 export type { BatchCompletion, CompleteBatchInput, CompleteInput, DelayInput, HeldJob, RetryInput, RetryOutcome, SettleInput } from './settlement.js';
 export { completeAndClaim } from './rounds.js';

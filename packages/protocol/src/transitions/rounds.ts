@@ -1,6 +1,6 @@
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
-import { fromFlat, type ClaimedRow, type ClaimInput } from './claims.js';
+import { fromFlat, ticketArg, type ClaimedRow, type ClaimInput } from './claims.js';
 import { batchCompletions, heldTriples, type BatchCompletion, type HeldJob } from './settlement.js';
 import { checkedTransition, type Transition } from './transition.js';
 import { whole } from './values.js';
@@ -36,6 +36,7 @@ export function completeAndClaim(input: CompleteAndClaimInput): Transition<Round
       lease_ms: whole('leaseMs', input.leaseMs, 1),
       size: whole('size', input.size, 0),
       marker: input.markerTtlMs === undefined ? 0 : whole('markerTtlMs', input.markerTtlMs, 1),
+      ticket: ticketArg(input.ticket),
     },
     restArgs: heldTriples(input.jobs),
   });

@@ -121,6 +121,14 @@ describe('claims', () => {
     expect(shape(t.claim({ queue: 'orders', leaseMs: 100, markerTtlMs: 200 })).args).toEqual([100, 200]);
     expect(shape(t.claimBatch({ queue: 'orders', leaseMs: 100, size: 5 }))).toEqual({ script: 'bclaim', keys: flat, args: [100, 5] });
   });
+  it('claim tickets ride after the marker slot, which reads 0 when no marker was asked for', () => {
+    expect(shape(t.claim({ queue: 'orders', leaseMs: 100, ticket: 'w.1' })).args).toEqual([100, 0, 'w.1']);
+    expect(shape(t.claimBatch({ queue: 'orders', leaseMs: 100, size: 5, markerTtlMs: 7, ticket: 'w.2' })).args).toEqual([100, 5, 7, 'w.2']);
+    expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100, ticket: 'w.3' })).args).toEqual([100, 0, 'w.3']);
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, ticket: 'w.4' })).args).toEqual([100, 0, '', 'w.4']);
+    expect(shape(t.laneBatchClaim({ queue: 'orders', leaseMs: 100, size: 3, ticket: 'w.4' })).args).toEqual([100, 0, 3, 'w.4']);
+    expect(shape(t.recoverClaims({ queue: 'orders', ticket: 'w.1', sinceMs: 12, leaseMs: 100 }))).toEqual({ script: 'claim_recover', keys: [q('active'), q('job:')], args: ['w.1', 12, 100] });
+  });
   it('lane claims', () => {
     const ev = [q('events'), q('journal'), q('expired'), q('de:')];
     expect(shape(t.laneClaim({ queue: 'orders', leaseMs: 100 }))).toEqual({ script: 'gclaim', keys: [...lane, q('limiter'), q('grate'), ...ev], args: [100] });
@@ -174,9 +182,10 @@ describe('settlement', () => {
     expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [{ id: J, attempts: 1 }], size: 4, leaseMs: 100, markerTtlMs: 200, publish: true }))).toEqual({
       script: 'complete_claim',
       keys: [q('active'), q('pending'), q('schedule'), q('dead'), q('metrics:completed'), ...LB, q('g:'), q('job:'), q('events'), q('meta'), q('limiter'), q('completed'), q('de:'), q('journal'), q('outcomes'), q('expired')],
-      args: ['1', 100, 4, 200, J, '1', ''],
+      args: ['1', 100, 4, 200, '', J, '1', ''],
     });
-    expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [], size: 0, leaseMs: 5 })).args).toEqual(['', 5, 0, 0]);
+    expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [], size: 0, leaseMs: 5 })).args).toEqual(['', 5, 0, 0, '']);
+    expect(shape(t.completeAndClaim({ queue: 'orders', jobs: [], size: 1, leaseMs: 5, ticket: 'w.1' })).args).toEqual(['', 5, 1, 0, 'w.1']);
     const round = t.completeAndClaim({ queue: 'orders', jobs: [], size: 1, leaseMs: 5 }).parse([[1, -3], [[J, 'p', 1, P, 'billing', null]]]);
     expect(round).toEqual({
       completions: ['ok', 'flow'],

@@ -1,4 +1,5 @@
-import { execute, flowLink, reads, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
+import { randomBytes } from 'node:crypto';
+import { ConnectionLostError, execute, flowLink, reads, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { claimedJob, type ClaimedJob, type ParentLink } from '../job.js';
 import * as controls from '../admin/controls.js';
@@ -7,6 +8,7 @@ import { addChildren, waitForChildren } from '../flows/steps.js';
 import type { FlowChild, FlowResult } from '../flows/flow-shape.js';
 import type { Progress } from '../reads/progress.js';
 import { isMaxed as atConcurrencyCeiling } from '../reads/reads.js';
+import { resendUntil, unreached } from './resend.js';
 
 export type { HeldJob };
 
@@ -17,6 +19,14 @@ export interface ClaimOptions {
    * this many ms, in the same script, so `remove` refuses held jobs at no extra round trip.
    */
   readonly markerTtlMs?: number;
+  /**
+   * Recover a claim whose reply is lost [TS] (the link dropped, or the master died, after the
+   * script ran): the claim leaves a ticket on each row it leases, and on a cut-off the jobs it
+   * leased are read back by that ticket once a primary answers (up to one lease after the send) and
+   * answered as if the reply had come, instead of staying out of every worker's reach until their
+   * lease lapses. Default true; `false` sends no ticket.
+   */
+  readonly recover?: boolean;
 }
 
 /** Options of a lane batch claim. */
@@ -37,6 +47,11 @@ export interface RoundResult<T> {
   readonly claimed: ClaimedJob<T>[];
   /** When the queue's rate limit refused the claim: ms until its window reopens; else 0. */
   readonly limitedMs: number;
+  /**
+   * True when the round's reply was cut off and the completions were sent again on their own: a
+   * `gone` among them may be this round's own first landing (ask `completedUnder`).
+   */
+  readonly resent: boolean;
 }
 
 /** Options for {@link Leases.complete} and {@link Leases.completeMany}. */
@@ -75,6 +90,18 @@ export interface WakeChannel {
  */
 const deadlines = new WeakMap<object, number>();
 
+/** Ms added to a recovery read's window (see {@link Leases} `#recover`). */
+const RECOVER_SLACK_MS = 2_000;
+
+/** This process's claim tickets: a random prefix, then a counter, so no two claims share one. */
+const TICKET_PREFIX = randomBytes(6).toString('base64url');
+let ticketSeq = 0;
+
+function nextTicket(): string {
+  ticketSeq = (ticketSeq + 1) % Number.MAX_SAFE_INTEGER;
+  return `${TICKET_PREFIX}.${ticketSeq.toString(36)}`;
+}
+
 /** The local bound on a claimed job's first lease (see {@link deadlines}); undefined for a job not claimed here. */
 export function claimDeadline(job: object): number | undefined {
   return deadlines.get(job);
@@ -101,53 +128,88 @@ export class Leases<T> {
 
   /** Leases the oldest pending job, or answers `undefined` when none is claimable (queue.md §3.1). */
   async claim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T> | undefined> {
-    const sent = Date.now();
-    const row = await execute(this.#ctx.conn, t.claim(this.#input(leaseMs, options)));
-    return row === undefined ? undefined : this.#decode(row, this.#until(sent, leaseMs));
+    const jobs = await this.#leased(leaseMs, options, async (input) => {
+      const row = await execute(this.#ctx.conn, t.claim(input));
+      return row === undefined ? [] : [row];
+    });
+    return jobs[0];
   }
 
   /** Leases up to `size` oldest pending jobs under one deadline (queue.md §7). */
-  async claimBatch(size: number, leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
-    const sent = Date.now();
-    const rows = await execute(this.#ctx.conn, t.claimBatch({ ...this.#input(leaseMs, options), size }));
-    const until = this.#until(sent, leaseMs);
-    return rows.map((row) => this.#decode(row, until));
+  claimBatch(size: number, leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
+    return this.#leased(leaseMs, options, (input) => execute(this.#ctx.conn, t.claimBatch({ ...input, size })));
   }
 
   /** Rotates the lane ring one step and leases one job from that lane (queue.md §5.2). */
   async laneClaim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T> | undefined> {
-    const sent = Date.now();
-    const row = await execute(this.#ctx.conn, t.laneClaim(this.#input(leaseMs, options)));
-    return row === undefined ? undefined : this.#decode(row, this.#until(sent, leaseMs));
+    const jobs = await this.#leased(leaseMs, options, async (input) => {
+      const row = await execute(this.#ctx.conn, t.laneClaim(input));
+      return row === undefined ? [] : [row];
+    });
+    return jobs[0];
   }
 
   /** Rotates once and leases as many jobs from that lane as its weight allows (queue.md §5.5). */
-  async laneWeightedClaim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
-    const sent = Date.now();
-    const rows = await execute(this.#ctx.conn, t.laneWeightedClaim(this.#input(leaseMs, options)));
-    const until = this.#until(sent, leaseMs);
-    return rows.map((row) => this.#decode(row, until));
+  laneWeightedClaim(leaseMs: number, options: ClaimOptions = {}): Promise<ClaimedJob<T>[]> {
+    return this.#leased(leaseMs, options, (input) => execute(this.#ctx.conn, t.laneWeightedClaim(input)));
   }
 
   /** Rotates once and leases the claimable depth of that lane (up to `size` [TS]), up to its limit (queue.md §7). */
-  async laneBatchClaim(leaseMs: number, options: LaneBatchOptions = {}): Promise<ClaimedJob<T>[]> {
-    const base = this.#input(leaseMs, options);
-    const sent = Date.now();
-    const rows = await execute(this.#ctx.conn, t.laneBatchClaim(options.size === undefined ? base : { ...base, size: options.size }));
-    const until = this.#until(sent, leaseMs);
-    return rows.map((row) => this.#decode(row, until));
+  laneBatchClaim(leaseMs: number, options: LaneBatchOptions = {}): Promise<ClaimedJob<T>[]> {
+    return this.#leased(leaseMs, options, (input) => execute(this.#ctx.conn, t.laneBatchClaim(options.size === undefined ? input : { ...input, size: options.size })));
   }
 
   /**
    * Completes held plain jobs (each fenced on its own token; a flow child answers `flow` and must go
    * through {@link complete}) and then leases up to `size` oldest pending jobs, in one script [TS]:
-   * a busy worker's whole round in one round trip.
+   * a busy worker's whole round in one round trip. When the reply is cut off, the claims are
+   * recovered as {@link ClaimOptions.recover} says and the completions are sent again on their own
+   * (each fenced on its token, so none lands twice); `resent` then says a `gone` may be this call's
+   * own first landing.
    */
   async completeAndClaim(jobs: readonly HeldJob[], size: number, leaseMs: number, options: RoundOptions = {}): Promise<RoundResult<T>> {
+    const publish = options.publish === true;
+    let round: t.Round | undefined;
+    const claimed = await this.#leased(leaseMs, options, async (input) => {
+      round = await execute(this.#ctx.conn, t.completeAndClaim({ ...input, jobs, size, publish }));
+      return round.claimed;
+    });
+    if (round !== undefined) return { completions: round.completions, claimed, limitedMs: round.limitedMs, resent: false };
+    // The fused call was cut off and its claims recovered: the completions go again, fenced.
+    const completions = jobs.length === 0 ? [] : await resendUntil(Date.now() + leaseMs, new ConnectionLostError('round cut off'), () => this.completeMany(jobs, { publish }));
+    return { completions, claimed, limitedMs: 0, resent: true };
+  }
+
+  /**
+   * Sends a claim with a ticket (unless `recover: false`) and decodes what it leased. When the reply
+   * is lost to a dropped link, reads back what the ticket leased, resending that read until a
+   * primary answers or one lease has passed since the claim went out; throws the claim's error
+   * when nothing could be read back.
+   */
+  async #leased(leaseMs: number, options: ClaimOptions, send: (input: t.ClaimInput) => Promise<readonly ClaimedRow[]>): Promise<ClaimedJob<T>[]> {
+    const ticket = options.recover === false ? undefined : nextTicket();
+    const input = this.#input(leaseMs, options, ticket);
     const sent = Date.now();
-    const round = await execute(this.#ctx.conn, t.completeAndClaim({ ...this.#input(leaseMs, options), jobs, size, publish: options.publish === true }));
-    const until = this.#until(sent, leaseMs);
-    return { completions: round.completions, claimed: round.claimed.map((row) => this.#decode(row, until)), limitedMs: round.limitedMs };
+    try {
+      const rows = await send(input);
+      const until = this.#until(sent, leaseMs);
+      return rows.map((row) => this.#decode(row, until));
+    } catch (error) {
+      if (ticket === undefined || !unreached(error)) throw error;
+      return this.#recover(ticket, sent, leaseMs, error);
+    }
+  }
+
+  /** The jobs a cut-off claim with `ticket`, sent at `sent`, leased and still holds (see {@link #leased}). */
+  async #recover(ticket: string, sent: number, leaseMs: number, error: unknown): Promise<ClaimedJob<T>[]> {
+    let asked = Date.now();
+    const rows = await resendUntil(sent + leaseMs, error, () => {
+      asked = Date.now();
+      // The slack widens the window (more rows read, none missed) for a server clock read later than ours.
+      return execute(this.#ctx.conn, t.recoverClaims({ queue: this.#ctx.name, ticket, sinceMs: asked - sent + RECOVER_SLACK_MS, leaseMs }));
+    });
+    // The lease ends no earlier than the claim's send plus the lease, nor than the read's send plus what it had left.
+    return rows.map((row) => this.#decode(row, Math.max(sent + leaseMs, asked + row.leftMs)));
   }
 
   /** True when `meta.concurrency` is set and that many jobs are active: a claim now would be refused. */
@@ -300,9 +362,10 @@ export class Leases<T> {
     return claimedJob(this.#ctx.codec, { id, raw: row.payload, attempts: row.attempts, group: row.group as ClaimedRow['group'], parent: flowLink(row.parent, row.parentQueue, row.parentPolicy, this.#ctx.name), options });
   }
 
-  #input(leaseMs: number, options: ClaimOptions): t.ClaimInput {
+  #input(leaseMs: number, options: ClaimOptions, ticket: string | undefined): t.ClaimInput {
     const queue = this.#ctx.name;
-    return options.markerTtlMs === undefined ? { queue, leaseMs } : { queue, leaseMs, markerTtlMs: options.markerTtlMs };
+    const base = options.markerTtlMs === undefined ? { queue, leaseMs } : { queue, leaseMs, markerTtlMs: options.markerTtlMs };
+    return ticket === undefined ? base : { ...base, ticket };
   }
 
   /**

@@ -1,43 +1,19 @@
-import { ConnectionLostError, GoneError, InvalidArgumentError, StaleError } from '@echo/protocol';
+import { GoneError, InvalidArgumentError, StaleError } from '@echo/protocol';
+import { resendUntil, unreached } from '../lease/resend.js';
 import { encodeResult } from '../codec.js';
 import type { CompleteManyOutcome, HeldJob } from '../lease/leases.js';
 import { backoffDelay } from '../backoff.js';
 import { UnrecoverableError } from './errors.js';
 import type { ClaimedJob } from '../job.js';
 import type { SettleOutcome } from './partition.js';
-import { sleep, type WorkerRuntime } from './runtime.js';
-
-/** First pause between resends of a settlement that reached no primary; doubles up to the cap. */
-const RESEND_FIRST_MS = 50;
-const RESEND_CAP_MS = 1_000;
+import type { WorkerRuntime } from './runtime.js';
 
 /**
- * Did the call fail to reach a primary: a dropped socket ({@link ConnectionLostError}) or a cluster
- * slot whose master is failing over (`ClusterUnavailableError`, one of them)? Such a settlement may
- * be sent again: its fencing token makes a second landing impossible.
+ * Sends `send` again while it fails without reaching a primary, for up to one lease from the first
+ * failure: after a lease the job may have been reaped and the token would refuse us anyway.
  */
-function unreached(error: unknown): boolean {
-  return error instanceof ConnectionLostError;
-}
-
-/**
- * Sends `send` again while it fails without reaching a primary, backing off, for up to one lease
- * from the first failure: a cluster failover lasts seconds, so one resend would fall inside it and
- * leave the job to wait out its lease. After a lease the job may have been reaped and the token
- * would refuse us anyway. Answers the result or throws the last error.
- */
-async function resend<R>(leaseMs: number, first: unknown, send: () => Promise<R>): Promise<R> {
-  const deadline = Date.now() + leaseMs;
-  let last = first;
-  for (let pause = 0; unreached(last) && Date.now() < deadline; pause = Math.min(RESEND_CAP_MS, Math.max(RESEND_FIRST_MS, pause * 2))) {
-    if (pause > 0) await sleep(pause);
-    try {
-      return await send();
-    } catch (again) {
-      last = again;
-    }
-  }
-  throw last;
+function resend<R>(leaseMs: number, first: unknown, send: () => Promise<R>): Promise<R> {
+  return resendUntil(Date.now() + leaseMs, first, send);
 }
 
 /**
@@ -184,7 +160,7 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
   const plain = jobs.filter((job) => job.parent === undefined);
   const alone = jobs.filter((job) => job.parent !== undefined);
   const o = rt.options;
-  let round: { completions: readonly CompleteManyOutcome[]; claimed: ClaimedJob<T>[]; limitedMs: number };
+  let round: { completions: readonly CompleteManyOutcome[]; claimed: ClaimedJob<T>[]; limitedMs: number; resent: boolean };
   try {
     round = await rt.leases.completeAndClaim(heldWithResults(plain, results), size, o.leaseMs, { ...rt.locks.claimOptions, publish: o.publishEvents });
   } catch (error) {
@@ -192,8 +168,16 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
     return { outcomes: await completeJobs(rt, jobs, results, unreached(error)), claimed: [], limitedMs: 0, error };
   }
   const out = new Map<string, SettleOutcome>();
+  const answeredAt = Date.now();
+  // A round cut off and sent again: a `gone` may be its own first landing, read as completeJobs reads it.
+  const answers = await Promise.all(
+    plain.map(async (job, i) => {
+      const answer = round.completions[i] ?? 'stale';
+      return answer === 'gone' && round.resent && (await ownCompletion(rt, job, answeredAt)) ? 'ok' : answer;
+    }),
+  );
   plain.forEach((job, i) => {
-    const outcome = round.completions[i] ?? 'stale';
+    const outcome = answers[i] ?? 'stale';
     if (outcome === 'flow') {
       alone.push(job);
     } else if (outcome === 'ok') {

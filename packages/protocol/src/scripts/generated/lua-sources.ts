@@ -727,6 +727,16 @@ end
 -- the options, then the producer's W3C trace context (traceparent, tracestate).
 local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'traceparent', 'tracestate' }
 
+-- [TS] The claim ticket of this call: a worker-chosen name it sends with each claim, kept on each
+-- leased row as \`claim_ticket\` = "<ticket>@<token>" in the same HSET as the token (no command of
+-- its own). When the claim's reply is cut off, claim_recover finds the jobs by it. "" writes none.
+local lease_ticket = ''
+
+-- lease_ticket_set(t): the ticket every lease of this call writes ('' or nil: none).
+local function lease_ticket_set(t)
+  lease_ticket = t or ''
+end
+
 -- lease_row(root, id, marker, ...): the row half of a lease on job \`id\` of job root \`root\`. Answers
 -- nil, touching nothing, when id is not a checked id or its row is gone (the caller skips it); else
 -- the new token (attempts) and the named row fields, read before the write. One HMGET reads the
@@ -743,7 +753,11 @@ local function lease_row(root, id, marker, ...)
   if not f[1] and not f[3] then return nil end
   if f[2] and expire_due(root, id, row, f[2]) then return nil end
   local attempts = (tonumber(f[1]) or 0) + 1
-  redis.call('HSET', row, 'attempts', attempts, 'state', 'active')
+  if lease_ticket == '' then
+    redis.call('HSET', row, 'attempts', attempts, 'state', 'active')
+  else
+    redis.call('HSET', row, 'attempts', attempts, 'state', 'active', 'claim_ticket', lease_ticket .. '@' .. attempts)
+  end
   if marker > 0 then redis.call('SET', jkey(root, id, ':lock'), attempts, 'PX', marker) end
   table.remove(f, 1)
   table.remove(f, 1)
@@ -1304,6 +1318,7 @@ export type ScriptName =
   | 'cache_tag_delete'
   | 'cache_write'
   | 'claim'
+  | 'claim_recover'
   | 'clean_completed'
   | 'clean_dead'
   | 'coherence_drop'
@@ -1385,7 +1400,7 @@ export type ScriptName =
   | 'worker_list';
 
 /** Every transition's name, in code-unit order. */
-export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
@@ -1471,7 +1486,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '7e27fced90e7223205359da8f9ab371fa9cc2e09',
+    sha: '29b601dcc61de2965522da3e7c010d23c98d1281',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1487,7 +1502,8 @@ return len
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
 -- @arg size       most jobs to claim (>= 1)
--- @args marker     optional marker TTL in ms [TS]: writes each member's job:<id>:lock in the same step
+-- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each member's
+-- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
 -- @include core history events retain expire lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
@@ -1499,6 +1515,7 @@ ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
 local marker = tonumber(ARGV[3] or '0') or 0
+lease_ticket_set(ARGV[4])
 local out = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(ARGV[1]), marker)
 gate_count(k_limiter, window, #out)
 hist_claimed(k_jobroot, out)
@@ -1738,7 +1755,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'eb0e8219aea0e4b64be7b84e7a37e1beb4262c5c',
+    sha: '6cb9b3caf769894953c3fa1f99d7f023730d8405',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1754,8 +1771,9 @@ return 1
 -- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
--- @args marker     optional marker TTL in ms [TS]: when given, the worker-presence marker
--- job:<id>:lock is written with the token in the same step, so the lock plane costs no round trip
+-- @args extras     [TS] optional: the marker TTL in ms (0 for none): when given, the worker-presence
+-- marker job:<id>:lock is written with the token in the same step, so the lock plane costs no round
+-- trip; then the claim ticket (lib lease), which claim_recover finds the job by if the reply is lost
 -- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
@@ -1768,6 +1786,7 @@ expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
 local lease = tonumber(ARGV[1])
 local marker = tonumber(ARGV[2] or '0') or 0
+lease_ticket_set(ARGV[3])
 -- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
 while true do
   local popped = redis.call('ZPOPMIN', k_pending)
@@ -1780,6 +1799,47 @@ while true do
     return out[1]
   end
 end
+`,
+  },
+  claim_recover: {
+    sha: '6705e4f47b6d5ebf7ee9bbd1ef1ca091a09803bb',
+    includes: ['core'],
+    body: `-- @script claim_recover
+-- @purpose [TS] Finds the jobs a claim leased whose reply its worker never read (the link dropped
+-- or the master died after the script ran): the rows whose \`claim_ticket\` is "<ticket>@<attempts>"
+-- (lib lease) and that are still active under that token, so the worker runs them (or gives them
+-- back) at once instead of leaving them out of reach until their lease lapses. A job re-claimed
+-- since (by any runtime: the token moved on) or settled is not answered. Reads only the jobs whose
+-- lease deadline is at least the lost call's: the claim ran no earlier than \`since_ms\` ago, and
+-- leased for \`lease_ms\`. Changes nothing.
+-- @key active     emq:{q}:active
+-- @key jobroot    emq:{q}:job:
+-- @arg ticket     the claim ticket the lost call carried
+-- @arg since_ms   ms since the worker sent the lost call (an upper bound: measured after it failed)
+-- @arg lease_ms   the lease the lost call asked for, in ms
+-- @include core
+-- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
+-- max_attempts, backoff, timeout_ms, traceparent, tracestate, group, left_ms} (false when absent),
+-- in lease-deadline order: the flat claim entry, then the lane (lane claims), then the ms the
+-- lease has left
+local ticket = ARGV[1]
+local now = now_ms()
+local floor = now - tonumber(ARGV[2]) + tonumber(ARGV[3])
+local out = {}
+if ticket == '' then return out end
+local held = redis.call('ZRANGEBYSCORE', k_active, floor, '+inf', 'WITHSCORES')
+for i = 1, #held, 2 do
+  local id = held[i]
+  if vid(id) then
+    local f = redis.call('HMGET', jkey(k_jobroot, id), 'claim_ticket', 'attempts', 'state', 'payload', 'parent',
+      'parent_queue', 'parent_policy', 'name', 'max_attempts', 'backoff', 'timeout_ms', 'traceparent', 'tracestate', 'group')
+    if f[1] and f[3] == 'active' and f[4] and f[1] == ticket .. '@' .. (f[2] or '') then
+      out[#out + 1] = { id, f[4], tonumber(f[2]), f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], f[13], f[14],
+        math.max(math.floor(tonumber(held[i + 1]) - now), 0) }
+    end
+  end
+end
+return out
 `,
   },
   clean_completed: {
@@ -1988,7 +2048,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: '6845649203f6161987c5ac8c4e20bbdec35fa21a',
+    sha: 'bf3ea2b1319f70acb303ce0a336371fd4189bc8b',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2021,6 +2081,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- @arg lease_ms   lease length in ms of the claimed jobs, from server now
 -- @arg size       most jobs to claim after settling (0 claims nothing)
 -- @arg marker     marker TTL in ms: writes each claimed job's job:<id>:lock in the same step; 0 writes none
+-- @arg ticket     [TS] the claim ticket (lib lease), for claim_recover; "" writes none
 -- @args triples   id1, token1, result1, ... of the jobs to complete (result "" for none; none is fine)
 -- @include core history events lanes retain expire lease settle gate
 -- @returns {codes, claimed, limited_ms}: one code per triple as complete_batch answers (1 completed;
@@ -2035,7 +2096,8 @@ ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
 local m = gate_read(k_meta)
-local codes = complete_held(held, 5, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
+lease_ticket_set(ARGV[5])
+local codes = complete_held(held, 6, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
 local size = tonumber(ARGV[3])
 local claimed = {}
 local limited = 0
@@ -2706,7 +2768,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '3bca18085c23c578760615d7cc1707fc894d5b99',
+    sha: '825f2c4860f306be6dd910c57be73fb9d1cef53d',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2726,10 +2788,11 @@ return 1
 -- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
--- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
+-- @args extras     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
 -- (0: none); then [TS] optional size: the most jobs to lease (a batch worker's \`size\`), scaled by
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
--- absent, the whole claimable depth
+-- absent or "", the whole claimable depth; then [TS] optional: the claim ticket (lib lease), for
+-- claim_recover
 -- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
@@ -2737,6 +2800,7 @@ return 1
 -- \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
 local size = tonumber(ARGV[3] or '')
+lease_ticket_set(ARGV[4])
 local cap = nil
 if size and size >= 1 then
   -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.
@@ -2756,7 +2820,7 @@ return out
 `,
   },
   gclaim: {
-    sha: '9df015aff80d00766706a4f6db16af05c92788f3',
+    sha: 'd451e6a4761c07def10ecd315966c3218a012647',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2776,13 +2840,15 @@ return out
 -- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
--- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
+-- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each claimed job's
+-- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
 -- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
 -- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
 -- trace context; false when absent). [TS] Publishes \`active\` per claimed job when meta \`events\` =
 -- all (no \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
+lease_ticket_set(ARGV[3])
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 local room, _, window = gate_room(k_meta, k_active, k_limiter, 1)
@@ -3073,7 +3139,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '74e95daf354b800cf5e0f2d97daae525ccf979ea',
+    sha: 'd274d4557a77b2728f54bd7c397bd47ccfcf9e97',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3094,13 +3160,15 @@ return 1
 -- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time (lib expire)
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency key an expired row names (lib expire)
 -- @arg lease_ms   lease length in ms, from server now
--- @args marker     optional marker TTL in ms [TS]: writes each claimed job's job:<id>:lock in the same step
+-- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each claimed job's
+-- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
 -- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
 -- \`drained\`: a lane claim does not see the whole queue)
 local marker = tonumber(ARGV[2] or '0') or 0
+lease_ticket_set(ARGV[3])
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', k_gweight, g) or '1') or 1, 1)
@@ -4812,6 +4880,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   cache_tag_delete: ['del', 'get', 'hdel', 'hget', 'xadd'],
   cache_write: ['del', 'exists', 'get', 'hset', 'persist', 'pexpire', 'pttl', 'set', 'xadd'],
   claim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  claim_recover: ['hmget', 'time', 'zrangebyscore'],
   clean_completed: ['del', 'hget', 'zrem'],
   clean_dead: ['del', 'get', 'hget', 'pexpire', 'pttl', 'zrem'],
   coherence_drop: ['del', 'get'],
@@ -4895,7 +4964,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
 
 /** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
 export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
-  queue: ['add_children', 'add_log', 'bclaim', 'claim', 'clean_completed', 'clean_dead', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
+  queue: ['add_children', 'add_log', 'bclaim', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
   bus: ['stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch'],
   cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };
