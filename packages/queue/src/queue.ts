@@ -315,7 +315,14 @@ export class Queue<T = unknown> {
 
   // Reads
 
-  /** Set sizes and metrics counters, read atomically in request order. */
+  /**
+   * Set sizes and metrics counters, read atomically in request order. With no names, every one:
+   * `pending`, `active`, `scheduled`, `awaiting_children`, `dead`, `expired`, `retained` (completed
+   * rows kept), and the counters `completed` and `failed` (every completion and failure so far).
+   * @throws UnknownStateError for a name outside that set, before anything is sent.
+   */
+  counts(): Promise<Record<reads.CountName, number>>;
+  counts<N extends reads.CountName>(...names: N[]): Promise<Record<N, number>>;
   counts<N extends reads.CountName>(...names: N[]): Promise<Record<N, number>> {
     return reads.counts(this.#ctx, names);
   }
