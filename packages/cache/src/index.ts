@@ -11,7 +11,7 @@
 export * from './tables/index.js';
 export { NamespaceOptionsError } from './errors.js';
 export { Namespace } from './keyed/namespace.js';
-export type { CacheIf, Factory, FactoryContext, GetOptions, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
+export type { CacheIf, DefaultFactory, Factory, FactoryContext, GetOptions, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
 export type { KeyedCounters, KeyedRead, KeyedSource, NamespaceEvents, NamespaceStats } from './keyed/events.js';
 export type { LogStats } from './coherence/log.js';
 export type { OutageOptions, BreakerState } from './l2/breaker.js';

@@ -1,4 +1,4 @@
-import { type OptionCheck, strictOptions } from '@echo/protocol';
+import { InvalidArgumentError, type OptionCheck, strictOptions } from '@echo/protocol';
 
 /*
  * What each public entry point of the cache accepts, checked before anything is read or written:
@@ -106,3 +106,14 @@ export const checkDeclare = strictOptions('declare spec', {
     tags: 'tables have no tags; a keyed namespace has (set(key, value, { tags }))',
   },
 });
+
+/**
+ * `maxSize` (a namespace's or a table's): a count of L1 entries. Its refusal says so, since a size
+ * such as `'10mb'` reads naturally there and the unit of the other numbers (milliseconds) is wrong.
+ */
+export function entryCount(field: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
+  const bytes = typeof value === 'string' ? `, not a size (${JSON.stringify(value)}); the cap on one value's bytes is maxValueBytes` : '';
+  throw new InvalidArgumentError(field, `is a count of entries, a positive integer such as 10_000${bytes}`);
+}

@@ -1,5 +1,5 @@
 import { type BrandedId, InvalidArgumentError, assertCacheTable, isNamespace, resolveValueLimit } from '@echo/protocol';
-import { checkDeclare } from './option-checks.js';
+import { checkDeclare, entryCount } from './option-checks.js';
 import { type CacheCodec, jsonCodec } from './codec.js';
 import type { Versioned } from './versioned.js';
 
@@ -102,7 +102,7 @@ export function resolveSpec<T, K extends string>(spec: TableSpec<T, K>): Resolve
     loader: spec.loader,
     ttlMs: positive('ttlMs', spec.ttlMs, SPEC_DEFAULTS.ttlMs),
     jitter,
-    maxSize: positive('maxSize', spec.maxSize, SPEC_DEFAULTS.maxSize),
+    maxSize: entryCount('maxSize', spec.maxSize, SPEC_DEFAULTS.maxSize),
     sweepMs: positive('sweepMs', spec.sweepMs, SPEC_DEFAULTS.sweepMs),
     coherence,
     ringCapacity: positive('ringCapacity', spec.ringCapacity, SPEC_DEFAULTS.ringCapacity),

@@ -315,7 +315,18 @@ export class Queue<T = unknown> {
 
   // Reads
 
-  /** Set sizes and metrics counters, read atomically in request order. */
+  /**
+   * Every set size and metrics counter, read atomically, in this order: `pending`, `active`,
+   * `scheduled`, `awaiting_children`, `dead`, `expired`, `retained` (completed rows kept), and the
+   * counters `completed` and `failed` (every completion and failure so far).
+   */
+  counts(): Promise<Record<reads.CountName, number>>;
+  /**
+   * The named set sizes and metrics counters (the names `counts()` answers), read atomically, in
+   * request order.
+   * @throws UnknownStateError for any other name, before anything is sent.
+   */
+  counts<N extends reads.CountName>(...names: N[]): Promise<Record<N, number>>;
   counts<N extends reads.CountName>(...names: N[]): Promise<Record<N, number>> {
     return reads.counts(this.#ctx, names);
   }

@@ -1,4 +1,4 @@
-import { type Connection, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
+import { type Connection, InvalidArgumentError, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
 import { GetOrSet } from '../core/get-or-set.js';
 import type { Entry } from '../core/rows.js';
 import { type Lifetimes, Tiers } from '../core/tiers.js';
@@ -11,7 +11,7 @@ import { type EntryWrite, type FactoryCall, type FactoryTicket, KeyedSteps } fro
 import { expireEntry, pullEntry } from './entry-steps.js';
 import type { KeyedRead, NamespaceEvents, NamespaceStats } from './events.js';
 import { checkDelete, checkDeleteByTag, checkExpire, checkGet, checkGetValue, checkPull, checkWrite } from '../option-checks.js';
-import { type Factory, type GetOptions, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkGetOrSetCall, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
+import { type DefaultFactory, type Factory, type GetOptions, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkGetOrSetCall, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
 
 /** What a namespace takes from its directory. */
 export interface NamespaceRuntime {
@@ -70,8 +70,11 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return ns;
   }
 
-  /** The value at `key`, or `default` when the key is absent (missing, or a cached `undefined`/`null`); the default is not written. */
-  get(key: string, options: GetOptions<T> & { readonly default: T }): Promise<T>;
+  /**
+   * The value at `key`, or `default` when the key is absent (missing, or a cached `undefined`/`null`);
+   * a function default is called only then, and its answer returned. The default is not written.
+   */
+  get(key: string, options: GetOptions<T> & { readonly default: T | DefaultFactory<T> }): Promise<T>;
   /** The value at `key`: fresh from L1 or L2, or stale within its grace; `undefined` when absent. */
   get(key: string, options?: GetOptions<T>): Promise<T | undefined>;
   get(key: string, options?: GetOptions<T>): Promise<T | undefined> {
@@ -93,7 +96,10 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   async #getOr(key: string, options: GetOptions<T>): Promise<T | undefined> {
     checkGetValue(options);
     const value = (await this.getEntry(key))?.value;
-    return options.default !== undefined && (value === undefined || value === null) ? options.default : value;
+    const fallback = options.default;
+    if (fallback === undefined || (value !== undefined && value !== null)) return value;
+    // Called on a miss only, as bentocache's defaultValue: a costly fallback costs nothing on a hit.
+    return typeof fallback === 'function' ? (fallback as DefaultFactory<T>)() : fallback;
   }
 
   /** Like {@link get}, with the source and version. */
@@ -171,11 +177,19 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return this.#getOrSet.handle(key, { factory, options: checked });
   }
 
-  /** Writes `value` to both tiers and tells every process; newer wins everywhere. */
+  /**
+   * Writes `value` to both tiers and tells every process; newer wins everywhere.
+   *
+   * @throws InvalidArgumentError for an `undefined` value, before anything is written: it is most
+   *   often a slip (a variable not yet set), and storing it would read back as a miss. `delete(key)`
+   *   removes an entry; a cached absence is `set(key, null)`, or a `getOrSet` factory's
+   *   `undefined`/`null` answer, which lives `negativeTtl`.
+   */
   async set(key: string, value: T, options: WriteOptions = {}): Promise<void> {
     checkWrite(options);
     this.#t.live();
     assertCacheEntryKey(key);
+    if (value === undefined) throw new InvalidArgumentError('value', 'undefined is not a value to cache: delete(key) removes an entry; to cache an absence, set null, or let a getOrSet factory answer undefined (kept negativeTtl)');
     await this.#getOrSet.write(key, { value, lifetimes: this.#lifetimes(options), tags: checkTags(options.tags), token: '', version: storedVersion(value, mintId(VERSION_KIND)) });
   }
   /** {@link set} with no expiry. */

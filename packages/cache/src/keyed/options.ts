@@ -1,5 +1,5 @@
 import { InvalidArgumentError, assertCacheTable, assertCacheTag, resolveValueLimit } from '@echo/protocol';
-import { checkGetOrSet, checkNamespace, checkOutageShape, checkTimeoutShape } from '../option-checks.js';
+import { checkGetOrSet, checkNamespace, checkOutageShape, checkTimeoutShape, entryCount } from '../option-checks.js';
 import { type CacheCodec, jsonCodec } from '../codec.js';
 import type { OutageOptions } from '../l2/breaker.js';
 import { READ_MODES, type ReadMode } from './read-mode.js';
@@ -32,13 +32,21 @@ export interface WriteOptions {
  */
 export type NoOptions = Readonly<Record<string, never>>;
 
+/**
+ * A fallback `get` computes only when it needs one (bentocache's `defaultValue` given as a
+ * function): called on a miss, never on a hit.
+ */
+export type DefaultFactory<T> = () => T | Promise<T>;
+
 /** Per-call options of `get`. */
 export interface GetOptions<T> {
   /**
    * Answered when the key is absent: missing, or holding a cached absence (`undefined` or `null`).
-   * Nothing is written.
+   * A function is called then, lazily (never on a hit), and its answer (awaited) is returned; a
+   * function is always called, so a default cannot itself be a function value. Nothing is written:
+   * to cache what a miss loads, use `getOrSet`.
    */
-  readonly default?: T;
+  readonly default?: T | DefaultFactory<T>;
 }
 
 /** What decides, per factory answer, whether it is cached (see {@link GetOrSetOptions.cacheIf}). */
@@ -95,7 +103,7 @@ export interface NamespaceOptions<T> {
   readonly timeouts?: Timeouts;
   /** The cross-process load lease's lifetime, ms: a crashed loader blocks others at most this long. Default 5000. */
   readonly leaseMs?: number;
-  /** The most L1 entries; a full L1 evicts the least recently used. Default 10000. */
+  /** The most L1 entries (a count, not bytes: `maxValueBytes` caps one value); a full L1 evicts the least recently used. Default 10000. */
   readonly maxSize?: number;
   /** What an L1 hit hands back. Default `frozen`. */
   readonly read?: ReadMode;
@@ -180,7 +188,7 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
     grace: nonNegative('grace', options.grace, 0),
     timeouts: { soft: 0, ...checkTimeouts(options.timeouts) },
     leaseMs: positive('leaseMs', options.leaseMs, 5000),
-    maxSize: positive('maxSize', options.maxSize, 10_000),
+    maxSize: entryCount('maxSize', options.maxSize, 10_000),
     read,
     l1: bool('l1', options.l1, true),
     coherence: bool('coherence', options.coherence, true),

@@ -1,6 +1,6 @@
 /** [TS] The lifecycle events our scripts publish and the events journal, appended after ts-only. */
 import assert from 'node:assert/strict';
-import { entryFields, parseKey, parseStreamEntries, type LifecycleEvent } from '@echo/protocol';
+import { entryFields, parseKey, parseStreamEntries, type JobId, type LifecycleEvent } from '@echo/protocol';
 import type { Scenario } from '../scenario.js';
 import { present, until } from '../support.js';
 
@@ -26,7 +26,9 @@ export const tsEvents: Scenario[] = [
       events.on('*', (e) => got.push(e));
       const did = `d${env.mintId('JOB')}`;
       const { id } = await q.enqueue('x', { dedupId: did });
-      const refused = await q.enqueue('y', { dedupId: did });
+      // Given, so the event's `refused` can be checked: the verdict names the kept job, not this id.
+      const refused = env.mintId('JOB') as JobId;
+      assert.deepEqual(await q.enqueue('y', { id: refused, dedupId: did }), { status: 'duplicate', id, existingId: id });
       const job = present(await q.leases().claim(30_000), 'the claimed job');
       assert.equal(await q.leases().retry(job, 60_000, 3, 'later', { publish: true }), 'scheduled');
       await until(() => got.length >= 5, 'five events');
@@ -34,7 +36,7 @@ export const tsEvents: Scenario[] = [
         got.map((e) => [e.event, e.job, e.fields]),
         [
           ['waiting', id, {}],
-          ['deduplicated', id, { dedup: did, refused: refused.id }],
+          ['deduplicated', id, { dedup: did, refused }],
           ['active', id, { attempt: '1' }],
           ['drained', '', {}],
           ['failed', id, { outcome: 'scheduled' }],

@@ -1,6 +1,7 @@
 import { assertBrandedId, execute, reads, transitions as t, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
+import { checkRetryChildren, collision, everyNodeExists, givenIds } from './flow-retry.js';
 
 export function result(node: FlowNode): FlowResult {
   return { id: node.id, queue: node.queue, children: node.children.map(result) };
@@ -11,17 +12,24 @@ export function result(node: FlowNode): FlowResult {
  * then released to pending as an ordinary job. A flat flow in one queue lands in one atomic script;
  * a flow across queues or with grandchildren lands node by node, parents first, and fails closed:
  * on the first node that does not land the call throws and the parent stays held (retry by id; the
- * scripts answer duplicate for what already landed).
+ * scripts answer duplicate for what already landed). Every id the answer names is a job's.
+ *
+ * @throws InvalidArgumentError (`flow`) when an id already names a job and the call is not a retry
+ *   of that flow: a same-queue flat flow whose other nodes do not exist (nothing written), or a held
+ *   node whose children were not all given ids (nothing more written).
  */
 export async function addFlow<T>(ctx: QueueContext<T>, spec: FlowSpec<T>): Promise<FlowResult> {
   const root = shapeFlow(ctx.name, spec);
   const encode = (payload: unknown): string => ctx.codec.encode(payload as T);
   if (isAtomic(root)) {
     const children = root.children.map((c) => ({ id: c.id, payload: encode(c.payload), policy: c.policy }));
-    await execute(ctx.conn, t.enqueueFlow({ queue: ctx.name, parent: { id: root.id, payload: encode(root.payload) }, children }));
+    const landed = await execute(ctx.conn, t.enqueueFlow({ queue: ctx.name, parent: { id: root.id, payload: encode(root.payload) }, children }));
+    // Nothing was written: a retry of this flow is answered as it landed, but an answer naming a
+    // minted id (or any id no job holds) would send the caller after jobs that do not exist.
+    if (landed === 0 && !(await everyNodeExists(ctx, root))) throw collision('the parent or a child id already names a job and the other nodes do not exist');
     return result(root);
   }
-  await land(ctx, root, undefined, encode);
+  await land(ctx, root, undefined, encode, givenIds(spec.children));
   return result(root);
 }
 
@@ -34,14 +42,16 @@ export interface ParentRef {
 /**
  * Lands one node and, depth first, its subtree: a node with children is held, a leaf enqueued,
  * linked to `parent`. Answers the node's own verdict (a duplicate node's subtree is landed anyway:
- * the scripts answer duplicate for what exists, so a retry by id completes a half-landed flow).
+ * the scripts answer duplicate for what exists, so a retry by id completes a half-landed flow; a
+ * duplicate node whose children are not all in `given`, the ids the caller gave, is refused).
  */
-export async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: ParentRef | undefined, encode: (p: unknown) => string): Promise<'enqueued' | 'duplicate'> {
+export async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: ParentRef | undefined, encode: (p: unknown) => string, given: ReadonlySet<string>): Promise<'enqueued' | 'duplicate'> {
   const parentQueue = parent && parent.queue !== node.queue ? parent.queue : '';
   const link = parent ? { id: parent.id, queue: parentQueue, policy: node.policy } : undefined;
   if (node.children.length > 0) {
     const verdict = await execute(ctx.conn, t.holdParent({ queue: node.queue, id: node.id, payload: encode(node.payload), children: node.children.length, link }));
-    for (const child of node.children) await land(ctx, child, node, encode);
+    if (verdict === 'duplicate') checkRetryChildren(node, given);
+    for (const child of node.children) await land(ctx, child, node, encode, given);
     return verdict;
   }
   if (!link) return 'duplicate';

@@ -2,6 +2,7 @@ import { execute, InvalidArgumentError, transitions as t, type HeldJob } from '@
 import type { QueueContext } from '../context.js';
 import { shapeFlow, type FlowChild, type FlowResult } from './flow-shape.js';
 import { land, result } from './flows.js';
+import { givenIds } from './flow-retry.js';
 
 /**
  * A running job adds children to itself (a step job's fan-out). The children are validated as a
@@ -29,6 +30,7 @@ export async function addChildren<T>(ctx: QueueContext<T>, job: HeldJob, childre
     }),
   );
   if (verdict === 'duplicate') throw new InvalidArgumentError('children', 'a child id already names a job in this queue; nothing was added');
+  const given = givenIds(children);
   let missing = 0;
   let failure: { error: unknown } | undefined;
   for (const node of remote) {
@@ -37,7 +39,7 @@ export async function addChildren<T>(ctx: QueueContext<T>, job: HeldJob, childre
       continue;
     }
     try {
-      if ((await land(ctx, node, { id: root.id, queue: ctx.name }, encode)) === 'duplicate') missing++;
+      if ((await land(ctx, node, { id: root.id, queue: ctx.name }, encode, given)) === 'duplicate') missing++;
     } catch (error) {
       failure = { error };
       missing++;

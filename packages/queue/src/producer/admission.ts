@@ -121,12 +121,23 @@ function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly tt
   return { dedupId: options.dedupId, ...(options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs }), ...(options.dedupMode === undefined ? {} : { mode: options.dedupMode }) };
 }
 
-/** The verdict of one admission. */
+/**
+ * The verdict of one admission. Its `id` always names a job that exists (or existed: retention may
+ * remove it later): the admitted job, or for a `duplicate` the job already holding the id or the
+ * idempotency key, so `getJob(r.id)` and `waitUntilFinished(r.id)` follow the job that runs.
+ * `existingId` repeats that id on a duplicate. The id a refused keyed admission minted is never
+ * written; only the `deduplicated` event names it (as `refused`).
+ */
 export type EnqueueResult =
   | { readonly status: 'enqueued'; readonly id: JobId }
   | { readonly status: 'duplicate'; readonly id: JobId; readonly existingId: JobId };
 
-/** One item of {@link enqueueMany}: its verdict, or the typed error that refused it. */
+/**
+ * One item of {@link enqueueMany}: its verdict, or the typed error that refused it. A `failed`
+ * item refused by a check or the server carries the id it was to be admitted under (given or
+ * minted), and nothing was written under it; one failed by a `NotReplicatedError` carries the id
+ * its verdict named (the job admitted, or kept, but not confirmed on a replica).
+ */
 export type EnqueueManyResult = EnqueueResult | { readonly status: 'failed'; readonly id: string; readonly error: Error };
 
 function resolveId(id: JobId | string | undefined): JobId {
@@ -156,18 +167,23 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
     const when = options.runAt !== undefined ? { at: options.runAt instanceof Date ? options.runAt.getTime() : options.runAt } : { inMs: options.delayMs ?? 0 };
     // BullMQ users build on `delayed` at admission: both scripts publish it with the verdict.
     if (key === undefined) return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
-    const reply = await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, ...key }));
-    return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
+    return keyedVerdict(id, await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, ...key })));
   }
-  if (key !== undefined) {
-    const reply = await execute(ctx.conn, t.enqueueDedup({ ...admit, ...key, wake: true }));
-    return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
-  }
+  if (key !== undefined) return keyedVerdict(id, await execute(ctx.conn, t.enqueueDedup({ ...admit, ...key, wake: true })));
   return verdict(id, await execute(ctx.conn, t.enqueue({ ...admit, wake: true })));
 }
 
 function verdict(id: JobId, admission: t.Admission): EnqueueResult {
   return admission === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: id };
+}
+
+/**
+ * The verdict of a keyed admission. A refused one answers the job the key holds under both `id` and
+ * `existingId`: the id this call minted (or was given) was never written, so handing it back would
+ * send `getJob` and `waitUntilFinished` after a job that does not exist.
+ */
+function keyedVerdict(id: JobId, reply: t.DedupAdmission): EnqueueResult {
+  return reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id: reply.existingId, existingId: reply.existingId };
 }
 
 /** Options for an admission into a lane. */
@@ -330,8 +346,7 @@ async function enqueueMixed<T>(ctx: QueueContext<T>, items: readonly EnqueueMany
     if (batch.kind === 'keyed') {
       const { id } = prepared[batch.member] as Prepared;
       const reply = result.ok ? (result.value as t.DedupAdmission) : undefined;
-      out[batch.member] =
-        reply === undefined ? { status: 'failed', id, error: result.ok ? new Error('no verdict') : result.error } : reply.status === 'enqueued' ? { status: 'enqueued', id } : { status: 'duplicate', id, existingId: reply.existingId };
+      out[batch.member] = reply === undefined ? { status: 'failed', id, error: result.ok ? new Error('no verdict') : result.error } : keyedVerdict(id, reply);
       return;
     }
     batch.members.forEach((member, i) => {

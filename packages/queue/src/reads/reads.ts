@@ -12,6 +12,12 @@ import { laneGroupId } from '../admin/lane-names.js';
  */
 export type CountName = Exclude<t.CountName, 'schedule'> | 'scheduled';
 
+/**
+ * Every name `counts` knows, in the order `counts()` with no names answers them: the sets a job
+ * waits or runs in, the finished sets, then the two metrics counters.
+ */
+export const COUNT_NAMES: readonly CountName[] = ['pending', 'active', 'scheduled', 'awaiting_children', 'dead', 'expired', 'retained', 'completed', 'failed'];
+
 /** Names users bring (the spec's set name, BullMQ's states) and the one that means it here. */
 const COUNT_HINTS: Readonly<Record<string, string>> = {
   schedule: "the schedule set is counted as 'scheduled' here, the name getState, listJobs, the CLI and the dashboard use",
@@ -24,11 +30,12 @@ const COUNT_HINTS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Reads several counters in one atomic step, in request order. An unknown name is refused before
- * any wire I/O.
+ * Reads several counters in one atomic step, in request order; no names reads every one
+ * ({@link COUNT_NAMES}). An unknown name is refused before any wire I/O.
  */
-export async function counts<T, N extends CountName>(ctx: QueueContext<T>, names: readonly N[]): Promise<Record<N, number>> {
-  if (names.length === 0) return {} as Record<N, number>;
+export async function counts<T, N extends CountName>(ctx: QueueContext<T>, asked: readonly N[]): Promise<Record<N, number>> {
+  // An empty list is the overview (as BullMQ's getJobCounts() is), never an empty answer.
+  const names = asked.length === 0 ? (COUNT_NAMES as readonly N[]) : asked;
   const wire = (names as readonly string[]).map((name): t.CountName => {
     if (name === 'scheduled') return 'schedule';
     if (name === 'schedule' || Object.hasOwn(COUNT_HINTS, name)) throw new UnknownStateError(name, COUNT_HINTS[name]);
