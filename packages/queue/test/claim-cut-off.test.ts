@@ -127,7 +127,7 @@ describe('a claim whose reply is cut off', () => {
           second = (await watch.enqueue(3)).id;
           proxy.hold();
         }
-        return 'ok';
+        return 'ok' as const;
       },
       { size: 10, leaseMs: LEASE_MS, blockMs: 50, maintenanceMs: 0, onError: () => undefined },
     );
