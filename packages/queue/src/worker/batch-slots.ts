@@ -50,6 +50,8 @@ export class BatchSlots<T> {
   readonly #size: number;
   readonly #shape: BatchShape | undefined;
   readonly #onBatch: BatchSlotOptions['onBatch'];
+  /** Each running slot's carried batches, so a pause or close can give them back at once. */
+  readonly #carried = new Set<Promise<ClaimedJob<T>[]>[]>();
   /** Batch settlements sent but not yet answered; close() waits for them. */
   readonly #settling = new Set<Promise<void>>();
   #limitTimer: NodeJS.Timeout | undefined;
@@ -66,6 +68,7 @@ export class BatchSlots<T> {
     this.#size = options.size;
     this.#shape = options.shape;
     this.#onBatch = options.onBatch;
+    rt.onRelease(() => this.#release());
   }
 
   /** One slot's loop: claim a batch, run it, settle it (with the next claim when it may ride along). */
@@ -76,9 +79,10 @@ export class BatchSlots<T> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     /**
      * The next batches, oldest first: claimed by the last rounds together with their settlements,
-     * or held ahead. Leased to us, so they run even once paused or closing.
+     * or held ahead. Leased to us; given back, not run, once paused or closing.
      */
     const carried: Promise<ClaimedJob<T>[]>[] = [];
+    this.#carried.add(carried);
     for (;;) {
       try {
         let jobs = await carried.shift();
@@ -90,6 +94,12 @@ export class BatchSlots<T> {
           jobs = await this.#claim();
           const ahead = this.#ahead(jobs);
           if (ahead.length > 0) carried.push(Promise.resolve(ahead));
+        }
+        if (jobs.length > 0 && !this.#open()) {
+          // Claimed before pause() or close(), landed after: no handler starts on it here.
+          rt.giveBacks.add(jobs);
+          this.#release();
+          continue;
         }
         // Members whose claim reply came too late are given up: their leases may be over.
         jobs = this.#fresh(jobs);
@@ -106,7 +116,6 @@ export class BatchSlots<T> {
         }
         this.#busy = true;
         rt.idle.wakeOne();
-        // A batch claimed after close() began still runs: it is leased to us.
         const { next } = await this.#run(jobs);
         if (next) carried.push(next);
         since = Date.now();
@@ -116,6 +125,24 @@ export class BatchSlots<T> {
       }
     }
     await Promise.all(this.#settling);
+    // Batches still carried (a settlement round that claimed the next one) go back as they land.
+    this.#releaseCarried(carried);
+    this.#carried.delete(carried);
+  }
+
+  /** True while a handler may start here: running and not paused. */
+  #open(): boolean {
+    return this.#rt.isRunning() && !this.#gate.paused;
+  }
+
+  /** Gives back every batch the slots carry ahead (pause or close): no handler starts on them. */
+  #release(): void {
+    for (const carried of this.#carried) this.#releaseCarried(carried);
+  }
+
+  #releaseCarried(carried: Promise<ClaimedJob<T>[]>[]): void {
+    // A carried claim that failed claimed nothing: there is nothing to give back.
+    for (const batch of carried.splice(0)) batch.then((jobs) => this.#rt.giveBacks.add(jobs), () => undefined);
   }
 
   /** The members with enough lease left to run; the others are given up (see `LockPlane.fresh`). */

@@ -36,6 +36,7 @@ export class JobSlots<T> {
     this.#handler = handler;
     this.#rounds = new Rounds(rt, gate, () => this.#claim());
     this.#lanes = rt.options.source === 'lanes' ? new LaneFeed(rt) : undefined;
+    rt.onRelease(() => this.#release());
   }
 
   /** One slot's loop: claim, run, settle with the next claim, park when idle. */
@@ -52,38 +53,40 @@ export class JobSlots<T> {
         if (!rt.isRunning() || rt.report(error)) break;
         job = undefined;
       }
-      // Spares (of a weighted lane claim, or claimed ahead) are leased to us: they run even while
-      // paused or closing.
-      job ??= this.#lanes?.spare() ?? this.#rounds.spare();
+      // Spares (of a weighted lane claim, or claimed ahead) are leased to us.
+      if (job === undefined && this.#open()) job = this.#lanes?.spare() ?? this.#rounds.spare();
+      if (job && !this.#open()) {
+        // A claim sent before pause() or close() landed after it: no handler starts on it here.
+        rt.giveBacks.add([job]);
+        this.#release();
+        job = undefined;
+      }
       if (job && !rt.locks.fresh(job)) {
         // The claim's reply came too late: the lease may be over and the job run elsewhere.
         rt.giveUp(job);
-        next = rt.isRunning() && !this.#gate.paused ? this.#rounds.take() : Promise.resolve(undefined);
+        next = this.#open() ? this.#rounds.take() : Promise.resolve(undefined);
         continue;
       }
       if (job) {
         this.#busy = true;
-        // Found work: there may be more, so pass the wake on before running this one. A job that
-        // arrives after close() began still runs: it is leased to us.
+        // Found work: there may be more, so pass the wake on before running this one.
         rt.idle.wakeOne();
         next = this.#run(job);
         continue;
       }
       if (!rt.isRunning()) {
-        // A round that left before close() may still bring spares: they are ours to run.
+        // A round that left before close() may still bring jobs: they go back, not to a handler.
         await this.#rounds.drain();
-        const spare = this.#rounds.spare();
-        if (spare === undefined) break;
-        next = Promise.resolve(spare);
-        continue;
+        this.#release();
+        break;
       }
       if (this.#busy && !this.#gate.paused) {
         this.#busy = false;
         rt.events.fire('drained', undefined);
       }
       await rt.idle.wait();
-      // Woken for a spare a round brought: it is leased to us, so it runs even while paused.
-      const spare = this.#rounds.spare();
+      // Woken for a spare a round brought (never started while paused: it went back then).
+      const spare = this.#open() ? this.#rounds.spare() : undefined;
       if (spare !== undefined) {
         next = Promise.resolve(spare);
         continue;
@@ -93,6 +96,18 @@ export class JobSlots<T> {
       next = rt.isRunning() ? this.#rounds.take() : Promise.resolve(undefined);
     }
     await this.#rounds.drain();
+    this.#release();
+  }
+
+  /** True while a handler may start here: running and not paused. */
+  #open(): boolean {
+    return this.#rt.isRunning() && !this.#gate.paused;
+  }
+
+  /** Gives back every job held ahead of the handlers (pause or close): no handler starts on them. */
+  #release(): void {
+    this.#rounds.releaseSpares();
+    if (this.#lanes) this.#rt.giveBacks.add(this.#lanes.takeAll());
   }
 
   /** A slot's own claim, for rounds that cannot claim in the fused script (lanes, the gate). */

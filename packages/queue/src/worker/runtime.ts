@@ -3,6 +3,7 @@ import type { ClaimedJob } from '../job.js';
 import { WorkerEmitter } from './events.js';
 import { JobStalledError } from './errors.js';
 import { DueClock } from './due-clock.js';
+import { GiveBacks } from './give-back.js';
 import { IdleSlots } from './idle.js';
 import { jobsStalled } from './job-hooks.js';
 import { LockPlane } from './lock-plane.js';
@@ -55,6 +56,10 @@ export class WorkerRuntime<T> {
   readonly #pump: Pump;
   /** This worker's entry in the queue's registry, beaten by the lock plane. */
   readonly presence: Presence;
+  /** Jobs claimed that will not run here (paused or closing), on their way back to the queue. */
+  readonly giveBacks: GiveBacks;
+  /** What the slot loops call to give back, at once, every job they hold ahead of a handler. */
+  readonly #releasers: (() => void)[] = [];
   readonly #outages: OutageFunnel;
   readonly #slots: Promise<void>[] = [];
   #parker: Promise<void> | undefined;
@@ -99,6 +104,11 @@ export class WorkerRuntime<T> {
       markers: options.lockMarkers,
       onError,
       onBeat: () => this.announce(),
+    });
+    // A worker stopped by a fatal error cannot reach the server: its give-backs fail quietly and the
+    // jobs' leases lapse instead.
+    this.giveBacks = new GiveBacks(this.leases, this.locks, (error) => {
+      if (!this.#fatal) onError(error);
     });
     this.#pump = new Pump(maintenance, {
       stalled: options.stalled,
@@ -165,6 +175,19 @@ export class WorkerRuntime<T> {
     this.options.onError(new StaleError('the claim reply came after half the lease had run out; the job was given up, not run'), job);
   }
 
+  /** Registers what a slot loop calls to give back what it holds ahead of its handlers. */
+  onRelease(release: () => void): void {
+    this.#releasers.push(release);
+  }
+
+  /**
+   * Gives back, at once, every job claimed and not started (spares, batches carried ahead): on
+   * pause and on close, when no new handler may start here.
+   */
+  releaseAhead(): void {
+    for (const release of this.#releasers) release();
+  }
+
   /** Resolves once `close()` began (or the worker stopped itself). */
   whenClosing(): Promise<void> {
     return this.#closingSignal.promise;
@@ -218,9 +241,10 @@ export class WorkerRuntime<T> {
   }
 
   /**
-   * Stops claiming, lets running handlers finish (up to `closeTimeoutMs`, then fires their cancel
-   * tokens and stops waiting; their leases lapse and the reaper hands them on), and closes the wake
-   * connection. Idempotent. The queue's own connection stays open.
+   * Stops claiming and starts no handler from now on: jobs claimed ahead of a handler are given back
+   * at once for other workers to take. Lets running handlers finish (up to `closeTimeoutMs`, then
+   * fires their cancel tokens and stops waiting; their leases lapse and the reaper hands them on),
+   * and closes the wake connection. Idempotent. The queue's own connection stays open.
    */
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
@@ -229,6 +253,8 @@ export class WorkerRuntime<T> {
 
   async #shutdown(): Promise<void> {
     this.#running = false;
+    // No handler starts from now on: what is held ahead goes back for other workers to take.
+    this.releaseAhead();
     // A closing worker promotes nothing more: its queue's state stays as the caller left it.
     await this.due.stop();
     this.#closingSignal.resolve();
@@ -238,6 +264,8 @@ export class WorkerRuntime<T> {
     const patience = sleep(this.options.closeTimeoutMs).then(() => false);
     if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');
     await Promise.race([drained, sleep(1000)]);
+    // Claims that landed while the slots stopped were handed back: let those calls finish first.
+    await this.giveBacks.settled();
     this.locks.stop();
     // A clean close leaves the registry at once; a worker stopped by a fatal error cannot reach
     // the server, and its entry lapses instead.
