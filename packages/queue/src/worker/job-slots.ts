@@ -3,6 +3,7 @@ import { JobTimeoutError } from './errors.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
 import { jobSettled, jobStarted } from './job-hooks.js';
 import { processTraced, tracedRun } from './job-trace.js';
+import { DrainWatch } from './drain-watch.js';
 import { LaneFeed } from './lane-feed.js';
 import type { PauseGate } from './pause-gate.js';
 import { unencodable } from './result-encoding.js';
@@ -27,8 +28,8 @@ export class JobSlots<T> {
   readonly #rounds: Rounds<T>;
   /** Weighted lane claims and their spare jobs, for `source: 'lanes'`. */
   readonly #lanes: LaneFeed<T> | undefined;
-  /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
-  #busy = false;
+  /** Fires `drained` once the worker has run out of work (see {@link DrainWatch}). */
+  readonly #drain: DrainWatch;
 
   constructor(rt: WorkerRuntime<T>, gate: PauseGate, handler: Handler<T>) {
     this.#rt = rt;
@@ -37,6 +38,7 @@ export class JobSlots<T> {
     this.#rounds = new Rounds(rt, gate, () => this.#claim());
     this.#lanes = rt.options.source === 'lanes' ? new LaneFeed(rt) : undefined;
     rt.onRelease(() => this.#release());
+    this.#drain = new DrainWatch(() => rt.events.fire('drained', undefined), () => this.#open(), () => this.#rounds.held + (this.#lanes?.held ?? 0));
   }
 
   /** One slot's loop: claim, run, settle with the next claim, park when idle. */
@@ -44,7 +46,7 @@ export class JobSlots<T> {
     const rt = this.#rt;
     // A worker paused before it ran claims nothing, not even its first job.
     await this.#gate.wait(rt.whenClosing());
-    let next = rt.isRunning() ? this.#rounds.take() : Promise.resolve(undefined);
+    let next = rt.isRunning() ? this.#take() : Promise.resolve(undefined);
     for (;;) {
       let job: ClaimedJob<T> | undefined;
       try {
@@ -64,11 +66,11 @@ export class JobSlots<T> {
       if (job && !rt.locks.fresh(job)) {
         // The claim's reply came too late: the lease may be over and the job run elsewhere.
         rt.giveUp(job);
-        next = this.#open() ? this.#rounds.take() : Promise.resolve(undefined);
+        next = this.#open() ? this.#take() : Promise.resolve(undefined);
         continue;
       }
       if (job) {
-        this.#busy = true;
+        this.#drain.started();
         // Found work: there may be more, so pass the wake on before running this one.
         rt.idle.wakeOne();
         next = this.#run(job);
@@ -80,10 +82,6 @@ export class JobSlots<T> {
         this.#release();
         break;
       }
-      if (this.#busy && !this.#gate.paused) {
-        this.#busy = false;
-        rt.events.fire('drained', undefined);
-      }
       await rt.idle.wait();
       // Woken for a spare a round brought (never started while paused: it went back then).
       const spare = this.#open() ? this.#rounds.spare() : undefined;
@@ -93,10 +91,15 @@ export class JobSlots<T> {
       }
       // A paused worker waits for resume (or close) before it claims again.
       await this.#gate.wait(rt.whenClosing());
-      next = rt.isRunning() ? this.#rounds.take() : Promise.resolve(undefined);
+      next = rt.isRunning() ? this.#take() : Promise.resolve(undefined);
     }
     await this.#rounds.drain();
     this.#release();
+  }
+
+  /** Asks this turn's round for a job, watched for `drained`. */
+  #take(): Promise<ClaimedJob<T> | undefined> {
+    return this.#drain.asking(this.#rounds.take(), (job) => job === undefined);
   }
 
   /** True while a handler may start here: running and not paused. */
@@ -156,9 +159,13 @@ export class JobSlots<T> {
         if (outcome === 'ok') events.fire('completed', { job, result });
       });
     }
-    void settling.then(() => this.#rt.locks.untrack(job));
+    const done = (): void => {
+      this.#rt.locks.untrack(job);
+      this.#drain.settled();
+    };
+    void settling.then(done, done);
     if (!this.#rt.isRunning() || this.#gate.paused) return undefined;
-    return this.#rounds.take();
+    return this.#take();
   }
 
   /** The handler call itself: under the job's time limit when it has one. */

@@ -38,6 +38,11 @@ export class LaneFeed<T> {
     return first;
   }
 
+  /** How many spares wait here. */
+  get held(): number {
+    return this.#spares.length;
+  }
+
   /** Every spare still leased to this worker, leaving none (to give them back on pause or close). */
   takeAll(): ClaimedJob<T>[] {
     const out: ClaimedJob<T>[] = [];
