@@ -61,6 +61,8 @@ export class WorkerRuntime<T> {
   /** What the slot loops call to give back, at once, every job they hold ahead of a handler. */
   readonly #releasers: (() => void)[] = [];
   readonly #outages: OutageFunnel;
+  /** Jobs read before the last stalled sweep, by id (see `#readLapsing`). */
+  #lapsing = new Map<string, ClaimedJob<T>>();
   readonly #slots: Promise<void>[] = [];
   #parker: Promise<void> | undefined;
   #running = true;
@@ -127,19 +129,44 @@ export class WorkerRuntime<T> {
         // its row holds it (read only when someone listens).
         if (dead.length > 0 && this.events.listenerCount('failed') > 0) this.#reportStalledDeaths(dead);
       },
+      beforeSweep: () => this.#readLapsing(),
     });
   }
 
-  /** Fires `failed` (outcome dead, {@link JobStalledError}) for each job the stalled sweep dead-lettered. */
+  /**
+   * Reads, before a stalled sweep, the jobs whose leases are about to lapse (only when someone
+   * listens for `failed`): a job the sweep dead-letters may leave no row behind (a queue that keeps
+   * no dead jobs), and its `failed` event still needs the job.
+   */
+  async #readLapsing(): Promise<void> {
+    this.#lapsing = new Map();
+    if (this.events.listenerCount('failed') === 0) return;
+    try {
+      // Lease deadlines are server times: the margin covers the sweep's round trip and a small skew.
+      const ids = await this.maintenance.lapsingBy(Date.now() + LAPSING_MARGIN_MS);
+      const jobs = await Promise.all(ids.map((id) => this.leases.readAsClaimed(id)));
+      for (const job of jobs) if (job !== undefined) this.#lapsing.set(job.id, job);
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  /**
+   * Fires `failed` (outcome dead, {@link JobStalledError}) once for each job the stalled sweep
+   * dead-lettered, with the job as read just before the sweep (or from its row, when it was not read then).
+   */
   #reportStalledDeaths(dead: readonly string[]): void {
     for (const id of dead) {
-      this.leases.readAsClaimed(id as JobId).then(
-        (job) => {
-          if (job !== undefined) this.events.fire('failed', { job, error: new JobStalledError(id), outcome: 'dead' });
+      const before = this.#lapsing.get(id);
+      const job = before === undefined ? this.leases.readAsClaimed(id as JobId) : Promise.resolve(before);
+      job.then(
+        (found) => {
+          if (found !== undefined) this.events.fire('failed', { job: found, error: new JobStalledError(id), outcome: 'dead' });
         },
         (error: unknown) => this.options.onError(error),
       );
     }
+    this.#lapsing = new Map();
   }
 
   /** Starts the pump, `count` slot loops and the one blocking read that wakes them. */
@@ -276,6 +303,9 @@ export class WorkerRuntime<T> {
     this.events.fire('closed', undefined);
   }
 }
+
+/** How far past the local now a lease may end and still be read before a stalled sweep, in ms. */
+const LAPSING_MARGIN_MS = 1000;
 
 /** A timer that never keeps the process alive on its own. */
 export function sleep(ms: number): Promise<void> {
