@@ -6,6 +6,7 @@ import { Connection } from '@echo/protocol';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker } from '../src/index.js';
+import { sleep, until } from './worker-harness.js';
 
 let conn: Connection;
 beforeAll(async () => {
@@ -49,5 +50,28 @@ describe.each(kinds)('$name: pause() then close()', ({ start }) => {
     const began = performance.now();
     await worker.close();
     expect(performance.now() - began).toBeLessThan(CLOSE_TIMEOUT_MS);
+  });
+});
+
+describe('close() starts nothing new while it waits for running handlers', () => {
+  it('the pump stops at once: a job falling due during the close stays scheduled', async () => {
+    const queue = await Queue.open<number>(uniqueName('shutdown'), { connection: conn });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    const worker = await Worker.start(queue, async () => {
+      started++;
+      await held;
+    }, { ...quick, concurrency: 1 });
+    await queue.enqueue(1);
+    await until(() => started === 1, 'the handler to start');
+    const { id } = await queue.enqueue(2, { delayMs: 100 });
+    const closed = worker.close();
+    // Well past the due time, with the pump's period at 20 ms: had it ticked, the job would be pending.
+    await sleep(600);
+    expect(await queue.getState(id)).toBe('scheduled');
+    release();
+    await closed;
+    expect(started).toBe(1);
   });
 });

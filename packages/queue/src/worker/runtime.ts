@@ -282,7 +282,9 @@ export class WorkerRuntime<T> {
     this.#running = false;
     // No handler starts from now on: what is held ahead goes back for other workers to take.
     this.releaseAhead();
-    // A closing worker promotes nothing more: its queue's state stays as the caller left it.
+    // A closing worker promotes, recovers and fires nothing more: its queue's state stays as the
+    // caller left it. The pump's timer stops now; a tick already under way is awaited below.
+    const pumpStopped = this.#pump.stop();
     await this.due.stop();
     this.#closingSignal.resolve();
     this.idle.releaseAll();
@@ -297,7 +299,7 @@ export class WorkerRuntime<T> {
     // A clean close leaves the registry at once; a worker stopped by a fatal error cannot reach
     // the server, and its entry lapses instead.
     if (!this.#fatal) await this.presence.leave().catch((error: unknown) => this.options.onError(error));
-    await this.#pump.stop();
+    await pumpStopped;
     await this.#parker;
     this.#outages.stop();
     this.events.fire('closed', undefined);
