@@ -148,6 +148,36 @@ describe('pause(): no handler starts after it, and what was claimed ahead goes b
   });
 });
 
+describe('a weighted lane claim', () => {
+  it('pause(): the extra jobs a weighted claim brought go back to their lane for the other worker', async () => {
+    const queue = await Queue.open<number>(uniqueName('giveback'), { connection: conn });
+    await queue.laneWeight('heavy', 3);
+    for (const payload of [1, 2, 3]) await queue.enqueueInLane('heavy', payload);
+    const held = gate();
+    let paused = false;
+    const startedOnA: number[] = [];
+    const startedWhilePaused: number[] = [];
+    // One slot, weight 3: the claim leases all three, one runs, two wait as spares.
+    const a = await Worker.start(queue, async (job) => {
+      startedOnA.push(job.payload);
+      if (paused) startedWhilePaused.push(job.payload);
+      await held.wait;
+    }, { ...quick, source: 'lanes', concurrency: 1 });
+    await until(() => startedOnA.length === 1, 'A to start one job');
+    expect(await queue.counts('active')).toEqual({ active: 3 });
+    paused = true;
+    a.pause();
+    const ranOnB: number[] = [];
+    const b = await Worker.start(queue, (job) => void ranOnB.push(job.payload), { ...quick, source: 'lanes', concurrency: 2 });
+    await until(() => ranOnB.length === 2, 'B to run the two spares', PROMPTLY_MS);
+    held.open();
+    await a.close();
+    await b.close();
+    expect(startedWhilePaused).toEqual([]);
+    expect([...startedOnA, ...ranOnB].sort()).toEqual([1, 2, 3]);
+  });
+});
+
 describe('Leases.giveBack', () => {
   it('is fenced by the token: a wrong one changes nothing; the right one puts the job back in pending', async () => {
     const queue = await Queue.open<number>(uniqueName('giveback'), { connection: conn });
