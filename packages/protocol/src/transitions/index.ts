@@ -18,7 +18,7 @@ export type { PromoteNext, Rescheduled, StalledSweep } from './recovery.js';
 export { addLog, drain, obliterate, pauseQueue, removeJob, resumeQueue, retentionSet, updateData, updateProgress, type RetentionBound } from './operator.js';
 export { laneDrain, laneLimit, lanePause, laneRateLimit, laneReassign, laneResume, laneWeight } from './lanes.js';
 export type { LaneInput, LaneRateLimit, ReassignResult } from './lanes.js';
-export { workerBeat, workerLeave, workerList } from './workers.js';
+export { giveBack, workerBeat, workerLeave, workerList } from './workers.js';
 export type { WorkerEntry, WorkerList } from './workers.js';
 export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
 export { rateLimit, setGates } from './gates.js';

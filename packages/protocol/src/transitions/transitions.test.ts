@@ -236,6 +236,11 @@ describe('settlement', () => {
       keys: [q('active'), q('job:')],
       args: [9, 18, J, '4'],
     });
+    expect(shape(t.giveBack({ queue: 'orders', jobs: [{ id: J, attempts: 4 }] }))).toEqual({
+      script: 'give_back',
+      keys: [q('active'), q('pending'), ...LB, q('job:'), q('g:'), q('events'), q('meta'), q('journal')],
+      args: [J, '4'],
+    });
   });
 });
 

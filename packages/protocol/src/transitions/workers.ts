@@ -2,8 +2,10 @@ import { InvalidArgumentError } from '../errors/validation.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { checkedTransition, transition, type Transition } from './transition.js';
-import { int, whole } from './values.js';
-import { tuple } from '../reply-shapes.js';
+import { idArg, int, tokenArg, whole } from './values.js';
+import { texts, tuple } from '../reply-shapes.js';
+import type { JobId } from '../ids/branded.js';
+import type { HeldJob } from './settlement.js';
 
 /** The longest worker id or description the registry takes, in characters. */
 const MAX_WORKER_ID = 256;
@@ -65,4 +67,17 @@ export function workerList(input: { readonly queue: string; readonly limit: numb
     }
     return { now: Number(flat[0]), workers };
   });
+}
+
+/**
+ * `give_back` [TS]: hands back jobs a worker claimed and will not run (paused, or closing with jobs
+ * claimed ahead), in one step: each job still held under its token goes back where a claim finds it,
+ * as if never claimed, without counting a failure; a job held under another token, not active or
+ * gone is left alone. Answers the ids given back, in input order.
+ */
+export function giveBack(input: { readonly queue: string; readonly jobs: readonly HeldJob[] }): Transition<JobId[]> {
+  const pairs: string[] = [];
+  for (const job of input.jobs) pairs.push(idArg(job.id), tokenArg(job.attempts));
+  const call = bind(scripts().give_back, { scope: { q: input.queue }, args: {}, restArgs: pairs });
+  return checkedTransition(call, (command, reply) => texts(command, reply, reply, 'the reply') as JobId[]);
 }

@@ -313,6 +313,18 @@ export class Leases<T> {
     return execute(this.#ctx.conn, t.extendLocks({ queue: this.#ctx.name, jobs, leaseMs, ...(markerTtlMs === undefined ? {} : { markerTtlMs }) }));
   }
 
+  /**
+   * Hands back held jobs this holder will not run, in one step [TS]: each job still held under its
+   * token goes back where a claim finds it (pending, or its lane), as if never claimed, without
+   * counting a failure, and a parked worker is woken to take it. A job held under another token (its
+   * lease lapsed and someone else took it), no longer active, or gone is left alone. Answers the ids
+   * given back.
+   */
+  async giveBack(jobs: readonly HeldJob[]): Promise<JobId[]> {
+    if (jobs.length === 0) return [];
+    return execute(this.#ctx.conn, t.giveBack({ queue: this.#ctx.name, jobs }));
+  }
+
   // Children and side channels of a held job
 
   /**

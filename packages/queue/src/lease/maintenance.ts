@@ -1,4 +1,4 @@
-import { execute, reads, transitions as t, type BrandedId, type QueueKeys } from '@echo/protocol';
+import { execute, reads, transitions as t, type BrandedId, type JobId, type QueueKeys } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { deliverOutbox, type OutboxSweep } from '../flows/flows.js';
 import { fireDueSchedulers } from '../producer/schedulers.js';
@@ -43,6 +43,15 @@ export class Maintenance {
   /** Recovers up to `limit` expired leases; answers how many (queue.md §6.1). */
   reap(limit = 100): Promise<number> {
     return execute(this.#ctx.conn, t.reap({ queue: this.queue, limit }));
+  }
+
+  /**
+   * [TS] The ids of up to `limit` leases that end by `cutoff` (server epoch ms), soonest first: the
+   * jobs the next reap or stalled sweep would find. A worker reads their rows before its stalled
+   * sweep, so it can report a death by stalling even when the queue keeps no dead row.
+   */
+  lapsingBy(cutoff: number, limit = 100): Promise<JobId[]> {
+    return reads.sendRead(this.#ctx.conn, reads.queue.scoredUpTo({ keys: this.keys, set: 'active', cutoff, limit }));
   }
 
   /** Recovers expired leases of one lane only (queue.md §5.6), named as the producer named it. */

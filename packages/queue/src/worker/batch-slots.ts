@@ -8,6 +8,7 @@ import { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutc
 import type { PauseGate } from './pause-gate.js';
 import { aheadPays, mean } from './prefetch.js';
 import { CancelToken } from './cancel.js';
+import { DrainWatch } from './drain-watch.js';
 import { sleep, type WorkerRuntime } from './runtime.js';
 import { completeAndClaimJobs, completeJobs, delayJob, failJob } from './settle.js';
 import { decideBatch } from './shaping.js';
@@ -50,11 +51,13 @@ export class BatchSlots<T> {
   readonly #size: number;
   readonly #shape: BatchShape | undefined;
   readonly #onBatch: BatchSlotOptions['onBatch'];
+  /** Each running slot's carried batches, so a pause or close can give them back at once. */
+  readonly #carried = new Set<Promise<ClaimedJob<T>[]>[]>();
   /** Batch settlements sent but not yet answered; close() waits for them. */
   readonly #settling = new Set<Promise<void>>();
   #limitTimer: NodeJS.Timeout | undefined;
-  /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
-  #busy = false;
+  /** Fires `drained` once the worker has run out of work (see {@link DrainWatch}). */
+  readonly #drain: DrainWatch;
   /** Running means of a batch's handler time and of a fused round's round trip, in ms. */
   #handlerMs = 0;
   #roundMs = 0;
@@ -66,6 +69,8 @@ export class BatchSlots<T> {
     this.#size = options.size;
     this.#shape = options.shape;
     this.#onBatch = options.onBatch;
+    rt.onRelease(() => this.#release());
+    this.#drain = new DrainWatch(() => rt.events.fire('drained', undefined), () => this.#open(), () => this.#carriedCount());
   }
 
   /** One slot's loop: claim a batch, run it, settle it (with the next claim when it may ride along). */
@@ -76,9 +81,10 @@ export class BatchSlots<T> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     /**
      * The next batches, oldest first: claimed by the last rounds together with their settlements,
-     * or held ahead. Leased to us, so they run even once paused or closing.
+     * or held ahead. Leased to us; given back, not run, once paused or closing.
      */
     const carried: Promise<ClaimedJob<T>[]>[] = [];
+    this.#carried.add(carried);
     for (;;) {
       try {
         let jobs = await carried.shift();
@@ -87,28 +93,29 @@ export class BatchSlots<T> {
           await this.#gate.wait(rt.whenClosing());
           if (!rt.isRunning()) break;
           if (this.#shape && !(await this.#ready(since))) continue;
-          jobs = await this.#claim();
+          jobs = await this.#drain.asking(this.#claim(), (claimed) => claimed.length === 0);
           const ahead = this.#ahead(jobs);
           if (ahead.length > 0) carried.push(Promise.resolve(ahead));
+        }
+        if (jobs.length > 0 && !this.#open()) {
+          // Claimed before pause() or close(), landed after: no handler starts on it here.
+          rt.giveBacks.add(jobs);
+          this.#release();
+          continue;
         }
         // Members whose claim reply came too late are given up: their leases may be over.
         jobs = this.#fresh(jobs);
         if (jobs.length === 0) {
           if (carried.length > 0) continue;
           if (!rt.isRunning()) break;
-          if (this.#busy && !this.#gate.paused) {
-            this.#busy = false;
-            rt.events.fire('drained', undefined);
-          }
           await rt.idle.wait();
           since = Date.now();
           continue;
         }
-        this.#busy = true;
+        this.#drain.started();
         rt.idle.wakeOne();
-        // A batch claimed after close() began still runs: it is leased to us.
         const { next } = await this.#run(jobs);
-        if (next) carried.push(next);
+        if (next) carried.push(this.#drain.asking(next, (claimed) => claimed.length === 0));
         since = Date.now();
       } catch (error) {
         if (!rt.isRunning() || rt.report(error)) break;
@@ -116,6 +123,31 @@ export class BatchSlots<T> {
       }
     }
     await Promise.all(this.#settling);
+    // Batches still carried (a settlement round that claimed the next one) go back as they land.
+    this.#releaseCarried(carried);
+    this.#carried.delete(carried);
+  }
+
+  /** True while a handler may start here: running and not paused. */
+  #open(): boolean {
+    return this.#rt.isRunning() && !this.#gate.paused;
+  }
+
+  /** How many batches the slots carry ahead, answered or not. */
+  #carriedCount(): number {
+    let n = 0;
+    for (const carried of this.#carried) n += carried.length;
+    return n;
+  }
+
+  /** Gives back every batch the slots carry ahead (pause or close): no handler starts on them. */
+  #release(): void {
+    for (const carried of this.#carried) this.#releaseCarried(carried);
+  }
+
+  #releaseCarried(carried: Promise<ClaimedJob<T>[]>[]): void {
+    // A carried claim that failed claimed nothing: there is nothing to give back.
+    for (const batch of carried.splice(0)) batch.then((jobs) => this.#rt.giveBacks.add(jobs), () => undefined);
   }
 
   /** The members with enough lease left to run; the others are given up (see `LockPlane.fresh`). */
@@ -133,6 +165,7 @@ export class BatchSlots<T> {
     const shape = this.#shape;
     if (!shape) return true;
     const depth = await this.#rt.leases.pending();
+    this.#drain.found(depth > 0);
     const decision = decideBatch(depth, Date.now() - since, shape.minSize, shape.timeoutMs);
     if (decision.action === 'flush') return true;
     if (depth === 0) await this.#rt.idle.wait();
@@ -216,7 +249,10 @@ export class BatchSlots<T> {
       next?.resolve([]);
     });
     this.#settling.add(settling);
-    void settling.finally(() => this.#settling.delete(settling));
+    void settling.finally(() => {
+      this.#settling.delete(settling);
+      this.#drain.settled();
+    });
     return { next: next?.promise };
   }
 

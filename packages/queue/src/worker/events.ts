@@ -9,7 +9,11 @@ export interface WorkerEvents<T> {
   failed: { readonly job: ClaimedJob<T>; readonly error: unknown; readonly outcome: 'scheduled' | 'dead' };
   /** This worker's pump found a job whose lease lapsed: handed on, or dead-lettered. */
   stalled: { readonly id: JobId; readonly outcome: 'recovered' | 'dead' };
-  /** The worker was busy and found nothing more to claim. */
+  /**
+   * The worker ran out of work: it had run jobs, and now none of its handlers is running or
+   * settling, it holds nothing ahead, and its claim found nothing. Once per busy spell; never while
+   * a job it took is still unsettled, nor while paused or closing.
+   */
   drained: undefined;
   /** An error the worker reported (the same ones `onError` gets, outages folded into one report). */
   error: { readonly error: unknown; readonly job: ClaimedJob<unknown> | undefined };

@@ -3,6 +3,7 @@ import { JobTimeoutError } from './errors.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
 import { jobSettled, jobStarted } from './job-hooks.js';
 import { processTraced, tracedRun } from './job-trace.js';
+import { DrainWatch } from './drain-watch.js';
 import { LaneFeed } from './lane-feed.js';
 import type { PauseGate } from './pause-gate.js';
 import { unencodable } from './result-encoding.js';
@@ -27,8 +28,8 @@ export class JobSlots<T> {
   readonly #rounds: Rounds<T>;
   /** Weighted lane claims and their spare jobs, for `source: 'lanes'`. */
   readonly #lanes: LaneFeed<T> | undefined;
-  /** Set when a slot found work, cleared (with a `drained` event) when one then found none. */
-  #busy = false;
+  /** Fires `drained` once the worker has run out of work (see {@link DrainWatch}). */
+  readonly #drain: DrainWatch;
 
   constructor(rt: WorkerRuntime<T>, gate: PauseGate, handler: Handler<T>) {
     this.#rt = rt;
@@ -36,6 +37,8 @@ export class JobSlots<T> {
     this.#handler = handler;
     this.#rounds = new Rounds(rt, gate, () => this.#claim());
     this.#lanes = rt.options.source === 'lanes' ? new LaneFeed(rt) : undefined;
+    rt.onRelease(() => this.#release());
+    this.#drain = new DrainWatch(() => rt.events.fire('drained', undefined), () => this.#open(), () => this.#rounds.held + (this.#lanes?.held ?? 0));
   }
 
   /** One slot's loop: claim, run, settle with the next claim, park when idle. */
@@ -43,7 +46,7 @@ export class JobSlots<T> {
     const rt = this.#rt;
     // A worker paused before it ran claims nothing, not even its first job.
     await this.#gate.wait(rt.whenClosing());
-    let next = rt.isRunning() ? this.#rounds.take() : Promise.resolve(undefined);
+    let next = rt.isRunning() ? this.#take() : Promise.resolve(undefined);
     for (;;) {
       let job: ClaimedJob<T> | undefined;
       try {
@@ -52,47 +55,62 @@ export class JobSlots<T> {
         if (!rt.isRunning() || rt.report(error)) break;
         job = undefined;
       }
-      // Spares (of a weighted lane claim, or claimed ahead) are leased to us: they run even while
-      // paused or closing.
-      job ??= this.#lanes?.spare() ?? this.#rounds.spare();
+      // Spares (of a weighted lane claim, or claimed ahead) are leased to us.
+      if (job === undefined && this.#open()) job = this.#lanes?.spare() ?? this.#rounds.spare();
+      if (job && !this.#open()) {
+        // A claim sent before pause() or close() landed after it: no handler starts on it here.
+        rt.giveBacks.add([job]);
+        this.#release();
+        job = undefined;
+      }
       if (job && !rt.locks.fresh(job)) {
         // The claim's reply came too late: the lease may be over and the job run elsewhere.
         rt.giveUp(job);
-        next = rt.isRunning() && !this.#gate.paused ? this.#rounds.take() : Promise.resolve(undefined);
+        next = this.#open() ? this.#take() : Promise.resolve(undefined);
         continue;
       }
       if (job) {
-        this.#busy = true;
-        // Found work: there may be more, so pass the wake on before running this one. A job that
-        // arrives after close() began still runs: it is leased to us.
+        this.#drain.started();
+        // Found work: there may be more, so pass the wake on before running this one.
         rt.idle.wakeOne();
         next = this.#run(job);
         continue;
       }
       if (!rt.isRunning()) {
-        // A round that left before close() may still bring spares: they are ours to run.
+        // A round that left before close() may still bring jobs: they go back, not to a handler.
         await this.#rounds.drain();
-        const spare = this.#rounds.spare();
-        if (spare === undefined) break;
-        next = Promise.resolve(spare);
-        continue;
-      }
-      if (this.#busy && !this.#gate.paused) {
-        this.#busy = false;
-        rt.events.fire('drained', undefined);
+        this.#release();
+        break;
       }
       await rt.idle.wait();
-      // Woken for a spare a round brought: it is leased to us, so it runs even while paused.
-      const spare = this.#rounds.spare();
+      // Woken for a spare a round brought (never started while paused: it went back then).
+      const spare = this.#open() ? this.#rounds.spare() : undefined;
       if (spare !== undefined) {
         next = Promise.resolve(spare);
         continue;
       }
       // A paused worker waits for resume (or close) before it claims again.
       await this.#gate.wait(rt.whenClosing());
-      next = rt.isRunning() ? this.#rounds.take() : Promise.resolve(undefined);
+      next = rt.isRunning() ? this.#take() : Promise.resolve(undefined);
     }
     await this.#rounds.drain();
+    this.#release();
+  }
+
+  /** Asks this turn's round for a job, watched for `drained`. */
+  #take(): Promise<ClaimedJob<T> | undefined> {
+    return this.#drain.asking(this.#rounds.take(), (job) => job === undefined);
+  }
+
+  /** True while a handler may start here: running and not paused. */
+  #open(): boolean {
+    return this.#rt.isRunning() && !this.#gate.paused;
+  }
+
+  /** Gives back every job held ahead of the handlers (pause or close): no handler starts on them. */
+  #release(): void {
+    this.#rounds.releaseSpares();
+    if (this.#lanes) this.#rt.giveBacks.add(this.#lanes.takeAll());
   }
 
   /** A slot's own claim, for rounds that cannot claim in the fused script (lanes, the gate). */
@@ -141,9 +159,13 @@ export class JobSlots<T> {
         if (outcome === 'ok') events.fire('completed', { job, result });
       });
     }
-    void settling.then(() => this.#rt.locks.untrack(job));
+    const done = (): void => {
+      this.#rt.locks.untrack(job);
+      this.#drain.settled();
+    };
+    void settling.then(done, done);
     if (!this.#rt.isRunning() || this.#gate.paused) return undefined;
-    return this.#rounds.take();
+    return this.#take();
   }
 
   /** The handler call itself: under the job's time limit when it has one. */

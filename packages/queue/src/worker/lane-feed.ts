@@ -38,7 +38,19 @@ export class LaneFeed<T> {
     return first;
   }
 
-  /** A spare job still leased to this worker, if any (also on close: they are ours to run). */
+  /** How many spares wait here. */
+  get held(): number {
+    return this.#spares.length;
+  }
+
+  /** Every spare still leased to this worker, leaving none (to give them back on pause or close). */
+  takeAll(): ClaimedJob<T>[] {
+    const out: ClaimedJob<T>[] = [];
+    for (let job = this.spare(); job; job = this.spare()) out.push(job);
+    return out;
+  }
+
+  /** A spare job still leased to this worker, if any. */
   spare(): ClaimedJob<T> | undefined {
     for (let s = this.#spares.shift(); s; s = this.#spares.shift()) {
       if (!s.cancel.check().cancelled) return s.job;

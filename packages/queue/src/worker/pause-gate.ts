@@ -25,8 +25,15 @@ export class PauseGate {
     paused?.resolve();
   }
 
-  /** Waits while the gate is closed, until it opens or `closing` resolves. */
+  /**
+   * Waits while the gate is closed, until it opens or `closing` resolves. Once `closing` has
+   * resolved it answers at once: racing it again would settle in a microtask every time and never
+   * let a timer run (the process would spin until it ran out of memory).
+   */
   async wait(closing: Promise<void>): Promise<void> {
-    while (this.#paused) await Promise.race([this.#paused.promise, closing]);
+    for (let gate = this.#paused; gate !== undefined; gate = this.#paused) {
+      const closed = await Promise.race([gate.promise.then(() => false), closing.then(() => true)]);
+      if (closed) return;
+    }
   }
 }

@@ -21,8 +21,9 @@ const EWMA_WEIGHT = 0.1;
  * finished starts its next job at once while the round that settles the last one (and claims the
  * next spare) is on the wire: the worker keeps more than one round in flight and never waits on a
  * round trip with free slots. Spares are leased to this worker like any claimed job: the lock plane
- * extends their leases while they wait, a slot checks their freshness before running one, and they
- * run even while the worker is paused or closing (a paused worker claims nothing, ahead or not).
+ * extends their leases while they wait, and a slot checks their freshness before running one. A
+ * paused or closing worker starts no handler: its spares are given back ({@link takeAll}), and it
+ * claims nothing, ahead or not.
  */
 export class Prefetch<T> {
   readonly #locks: LockPlane;
@@ -46,6 +47,11 @@ export class Prefetch<T> {
   /** The oldest spare, or `undefined`. */
   take(): ClaimedJob<T> | undefined {
     return this.#spares.shift();
+  }
+
+  /** Every spare, oldest first, leaving none (to give them back). */
+  takeAll(): ClaimedJob<T>[] {
+    return this.#spares.splice(0);
   }
 
   /**

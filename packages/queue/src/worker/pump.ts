@@ -22,6 +22,7 @@ export class Pump {
   readonly #onError: (error: unknown) => void;
   readonly #onStalled: ((recovered: readonly string[], dead: readonly string[]) => void) | undefined;
   readonly #onNextDue: ((inMs: number) => void) | undefined;
+  readonly #beforeSweep: (() => Promise<void>) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
 
@@ -33,6 +34,8 @@ export class Pump {
       onStalled?: (recovered: readonly string[], dead: readonly string[]) => void;
       /** Told when the schedule's head falls due after a tick, so the worker can wake on time. */
       onNextDue?: (inMs: number) => void;
+      /** Runs right before each stalled sweep (never rejects): what the sweep may end can be read first. */
+      beforeSweep?: () => Promise<void>;
     },
   ) {
     this.#maintenance = maintenance;
@@ -40,6 +43,7 @@ export class Pump {
     this.#onError = options.onError;
     this.#onStalled = options.onStalled;
     this.#onNextDue = options.onNextDue;
+    this.#beforeSweep = options.beforeSweep;
   }
 
   /** Starts ticking every `periodMs`; a tick never overlaps the previous one. */
@@ -64,6 +68,7 @@ export class Pump {
     let recovered = 0;
     let stalledDead = 0;
     if (this.#stalled) {
+      await this.#beforeSweep?.();
       const sweep = await this.#maintenance.sweepStalled({ maxStalled: this.#stalled.maxStalled ?? 1, limit: batch });
       recovered = sweep.recovered.length;
       stalledDead = sweep.dead.length;

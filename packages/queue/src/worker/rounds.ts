@@ -59,9 +59,19 @@ export class Rounds<T> {
     this.#ahead = new Prefetch(rt.locks, rt.options.concurrency);
   }
 
-  /** A job claimed ahead, for a slot that may not claim (paused or closing): it is leased to us. */
+  /** A job claimed ahead, for a slot that wants work: it is leased to us. */
   spare(): ClaimedJob<T> | undefined {
     return this.#ahead.take();
+  }
+
+  /** How many jobs are held ahead of the slots. */
+  get held(): number {
+    return this.#ahead.held;
+  }
+
+  /** Gives back every job held ahead (the worker paused or is closing: no handler starts). */
+  releaseSpares(): void {
+    this.#rt.giveBacks.add(this.#ahead.takeAll());
   }
 
   /** A handler ran for `ms`: the prefetch asks ahead only while handlers are short. */
@@ -149,6 +159,9 @@ export class Rounds<T> {
     // take the oldest first: jobs run in the order they were claimed, as without prefetch.
     this.#ahead.answered(ahead, performance.now() - sent, round.error === undefined ? round.claimed : []);
     for (const d of done) d.resolve(round.outcomes.get(d.job.id) ?? 'stale');
+    // Paused or closing since the round left: what it claimed starts nowhere here, so it goes back,
+    // and the slots that asked hear "no job".
+    if (!this.#rt.isRunning() || this.#gate.paused) this.releaseSpares();
     for (const want of this.#waiting) {
       const job = this.#ahead.take();
       if (job === undefined) break;

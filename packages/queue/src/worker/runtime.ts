@@ -3,6 +3,7 @@ import type { ClaimedJob } from '../job.js';
 import { WorkerEmitter } from './events.js';
 import { JobStalledError } from './errors.js';
 import { DueClock } from './due-clock.js';
+import { GiveBacks } from './give-back.js';
 import { IdleSlots } from './idle.js';
 import { jobsStalled } from './job-hooks.js';
 import { LockPlane } from './lock-plane.js';
@@ -55,7 +56,13 @@ export class WorkerRuntime<T> {
   readonly #pump: Pump;
   /** This worker's entry in the queue's registry, beaten by the lock plane. */
   readonly presence: Presence;
+  /** Jobs claimed that will not run here (paused or closing), on their way back to the queue. */
+  readonly giveBacks: GiveBacks;
+  /** What the slot loops call to give back, at once, every job they hold ahead of a handler. */
+  readonly #releasers: (() => void)[] = [];
   readonly #outages: OutageFunnel;
+  /** Jobs read before the last stalled sweep, by id (see `#readLapsing`). */
+  #lapsing = new Map<string, ClaimedJob<T>>();
   readonly #slots: Promise<void>[] = [];
   #parker: Promise<void> | undefined;
   #running = true;
@@ -100,6 +107,11 @@ export class WorkerRuntime<T> {
       onError,
       onBeat: () => this.announce(),
     });
+    // A worker stopped by a fatal error cannot reach the server: its give-backs fail quietly and the
+    // jobs' leases lapse instead.
+    this.giveBacks = new GiveBacks(this.leases, this.locks, (error) => {
+      if (!this.#fatal) onError(error);
+    });
     this.#pump = new Pump(maintenance, {
       stalled: options.stalled,
       onError,
@@ -117,19 +129,44 @@ export class WorkerRuntime<T> {
         // its row holds it (read only when someone listens).
         if (dead.length > 0 && this.events.listenerCount('failed') > 0) this.#reportStalledDeaths(dead);
       },
+      beforeSweep: () => this.#readLapsing(),
     });
   }
 
-  /** Fires `failed` (outcome dead, {@link JobStalledError}) for each job the stalled sweep dead-lettered. */
+  /**
+   * Reads, before a stalled sweep, the jobs whose leases are about to lapse (only when someone
+   * listens for `failed`): a job the sweep dead-letters may leave no row behind (a queue that keeps
+   * no dead jobs), and its `failed` event still needs the job.
+   */
+  async #readLapsing(): Promise<void> {
+    this.#lapsing = new Map();
+    if (this.events.listenerCount('failed') === 0) return;
+    try {
+      // Lease deadlines are server times: the margin covers the sweep's round trip and a small skew.
+      const ids = await this.maintenance.lapsingBy(Date.now() + LAPSING_MARGIN_MS);
+      const jobs = await Promise.all(ids.map((id) => this.leases.readAsClaimed(id)));
+      for (const job of jobs) if (job !== undefined) this.#lapsing.set(job.id, job);
+    } catch (error) {
+      this.options.onError(error);
+    }
+  }
+
+  /**
+   * Fires `failed` (outcome dead, {@link JobStalledError}) once for each job the stalled sweep
+   * dead-lettered, with the job as read just before the sweep (or from its row, when it was not read then).
+   */
   #reportStalledDeaths(dead: readonly string[]): void {
     for (const id of dead) {
-      this.leases.readAsClaimed(id as JobId).then(
-        (job) => {
-          if (job !== undefined) this.events.fire('failed', { job, error: new JobStalledError(id), outcome: 'dead' });
+      const before = this.#lapsing.get(id);
+      const job = before === undefined ? this.leases.readAsClaimed(id as JobId) : Promise.resolve(before);
+      job.then(
+        (found) => {
+          if (found !== undefined) this.events.fire('failed', { job: found, error: new JobStalledError(id), outcome: 'dead' });
         },
         (error: unknown) => this.options.onError(error),
       );
     }
+    this.#lapsing = new Map();
   }
 
   /** Starts the pump, `count` slot loops and the one blocking read that wakes them. */
@@ -163,6 +200,19 @@ export class WorkerRuntime<T> {
     this.locks.untrack(job);
     this.stats.lost++;
     this.options.onError(new StaleError('the claim reply came after half the lease had run out; the job was given up, not run'), job);
+  }
+
+  /** Registers what a slot loop calls to give back what it holds ahead of its handlers. */
+  onRelease(release: () => void): void {
+    this.#releasers.push(release);
+  }
+
+  /**
+   * Gives back, at once, every job claimed and not started (spares, batches carried ahead): on
+   * pause and on close, when no new handler may start here.
+   */
+  releaseAhead(): void {
+    for (const release of this.#releasers) release();
   }
 
   /** Resolves once `close()` began (or the worker stopped itself). */
@@ -218,9 +268,10 @@ export class WorkerRuntime<T> {
   }
 
   /**
-   * Stops claiming, lets running handlers finish (up to `closeTimeoutMs`, then fires their cancel
-   * tokens and stops waiting; their leases lapse and the reaper hands them on), and closes the wake
-   * connection. Idempotent. The queue's own connection stays open.
+   * Stops claiming and starts no handler from now on: jobs claimed ahead of a handler are given back
+   * at once for other workers to take. Lets running handlers finish (up to `closeTimeoutMs`, then
+   * fires their cancel tokens and stops waiting; their leases lapse and the reaper hands them on),
+   * and closes the wake connection. Idempotent. The queue's own connection stays open.
    */
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
@@ -229,7 +280,11 @@ export class WorkerRuntime<T> {
 
   async #shutdown(): Promise<void> {
     this.#running = false;
-    // A closing worker promotes nothing more: its queue's state stays as the caller left it.
+    // No handler starts from now on: what is held ahead goes back for other workers to take.
+    this.releaseAhead();
+    // A closing worker promotes, recovers and fires nothing more: its queue's state stays as the
+    // caller left it. The pump's timer stops now; a tick already under way is awaited below.
+    const pumpStopped = this.#pump.stop();
     await this.due.stop();
     this.#closingSignal.resolve();
     this.idle.releaseAll();
@@ -238,16 +293,21 @@ export class WorkerRuntime<T> {
     const patience = sleep(this.options.closeTimeoutMs).then(() => false);
     if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');
     await Promise.race([drained, sleep(1000)]);
+    // Claims that landed while the slots stopped were handed back: let those calls finish first.
+    await this.giveBacks.settled();
     this.locks.stop();
     // A clean close leaves the registry at once; a worker stopped by a fatal error cannot reach
     // the server, and its entry lapses instead.
     if (!this.#fatal) await this.presence.leave().catch((error: unknown) => this.options.onError(error));
-    await this.#pump.stop();
+    await pumpStopped;
     await this.#parker;
     this.#outages.stop();
     this.events.fire('closed', undefined);
   }
 }
+
+/** How far past the local now a lease may end and still be read before a stalled sweep, in ms. */
+const LAPSING_MARGIN_MS = 1000;
 
 /** A timer that never keeps the process alive on its own. */
 export function sleep(ms: number): Promise<void> {

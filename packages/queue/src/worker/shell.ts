@@ -50,11 +50,14 @@ export class WorkerShell<T> {
   }
 
   /**
-   * Stops this worker claiming (other workers go on), from its next claim on, including its first;
-   * running handlers finish and settle as usual, their leases still extended. Idempotent.
+   * Stops this worker claiming (other workers go on), from its next claim on, including its first,
+   * and starting handlers: jobs it claimed ahead of its handlers (and claims that land after the
+   * pause) are given back at once for other workers to take. Running handlers finish and settle as
+   * usual, their leases still extended. Idempotent.
    */
   pause(): void {
     this.#gate.pause();
+    this.#rt.releaseAhead();
   }
 
   /** Lets a paused worker claim again. */
@@ -105,8 +108,10 @@ export class WorkerShell<T> {
   }
 
   /**
-   * Stops claiming, lets running handlers finish (up to `closeTimeoutMs`, then fires their cancel
-   * tokens), and closes the wake connection. Idempotent; the queue's connection stays open.
+   * Stops claiming and starts no handler from now on: jobs claimed ahead of a handler are given
+   * back at once for other workers to take. Lets running handlers finish (up to `closeTimeoutMs`,
+   * then fires their cancel tokens), and closes the wake connection. Idempotent; the queue's
+   * connection stays open.
    */
   close(): Promise<void> {
     return this.#rt.close();

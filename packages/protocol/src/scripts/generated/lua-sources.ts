@@ -1346,6 +1346,7 @@ export type ScriptName =
   | 'gclaim'
   | 'gdrain'
   | 'genqueue'
+  | 'give_back'
   | 'glimit'
   | 'gpause'
   | 'grate'
@@ -1400,7 +1401,7 @@ export type ScriptName =
   | 'worker_list';
 
 /** Every transition's name, in code-unit order. */
-export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
@@ -2960,6 +2961,58 @@ rering({ ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactiv
 ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', ARGV[1])
 return 1
+`,
+  },
+  give_back: {
+    sha: '5f600fad553b0628a3d2014a748d8cd5bbb039e0',
+    includes: ['core', 'history', 'events', 'lanes'],
+    body: `-- @script give_back
+-- @purpose [TS] Give back jobs a worker claimed but will not run (it was paused or is closing with
+-- jobs claimed ahead of its handlers): each job it still holds under its token leaves active and goes
+-- back where a claim finds it, as a reap would put it (flat pending at its -priority score, so it
+-- sorts among its equals by mint order again, ahead of every job admitted after it; or its lane,
+-- giving back the lane slot and re-ringing), marked pending, its :lock marker deleted. Not a failure:
+-- attempts, last_error and the stalled count are kept, and no failure is counted; the next claim
+-- mints the next token, so the giver is fenced out from then on. A job whose token no longer
+-- matches (its lease lapsed and someone else holds it), that is not active, or whose row is gone is
+-- left exactly as it is. One parked consumer is woken when a flat job came back, so another worker
+-- takes it now rather than after a lease lapse.
+-- @key active     emq:{q}:active
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key jobroot    emq:{q}:job:
+-- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events (a channel, declared so no name is built; lib events)
+-- @key meta       emq:{q}:meta (the queue's event and history settings: lib events, lib history)
+-- @key journal    emq:{q}:journal (the events journal, written when meta \`journal\` is set)
+-- @args pairs     id1, token1, id2, token2, ...: the jobs and the tokens their claims returned
+-- @include core history events lanes
+-- @returns the ids given back, in input order; each publishes \`waiting\` when meta \`events\` = all,
+-- and its attempt history (when kept) ends as \`delayed\` with the reason "given back"
+ev_open(k_events, k_journal, k_meta)
+local lb = lb_at(3)
+local given, flat = {}, 0
+for i = 1, #ARGV, 2 do
+  local id = ARGV[i]
+  if vid(id) then
+    local row = jkey(k_jobroot, id)
+    local f = redis.call('HMGET', row, 'attempts', 'group', 'priority')
+    if f[1] and f[1] == ARGV[i + 1] and redis.call('ZREM', k_active, id) == 1 then
+      if requeue(k_pending, lb, k_laneroot, id, f[2], true, 0 - (tonumber(f[3]) or 0)) then flat = flat + 1 end
+      redis.call('HSET', row, 'state', 'pending')
+      redis.call('DEL', jkey(k_jobroot, id, ':lock'))
+      hist_settled(k_meta, k_jobroot, id, f[1], 'delayed', 'given back', nil)
+      ev_chatty('waiting', id)
+      given[#given + 1] = id
+    end
+  end
+end
+if flat > 0 then wake(lb) end
+return given
 `,
   },
   glimit: {
@@ -4908,6 +4961,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   gclaim: ['del', 'exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'incrby', 'llen', 'lmove', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
   gdrain: ['decrby', 'del', 'hget', 'hmget', 'lrem', 'srem', 'zrange'],
   genqueue: ['exists', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard'],
+  give_back: ['del', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrem'],
   glimit: ['hget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'rpush', 'sismember', 'zcard'],
   gpause: ['lrem', 'sadd'],
   grate: ['hdel', 'hset', 'lpos', 'lpush', 'ltrim'],
@@ -4964,7 +5018,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
 
 /** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
 export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
-  queue: ['add_children', 'add_log', 'bclaim', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
+  queue: ['add_children', 'add_log', 'bclaim', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
   bus: ['stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch'],
   cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };
