@@ -1,4 +1,4 @@
-import { strictOptions, type OptionCheck } from '@echo/protocol';
+import { strictOptions, type OptionCheck, type TimeBound } from '@echo/protocol';
 import { checkCurveKeys } from '../backoff.js';
 
 /**
@@ -53,10 +53,13 @@ const BULLMQ_HINTS: Readonly<Record<string, string>> = {
   timeout: 'a time limit is per job here: enqueue it with timeoutMs',
 };
 
+/** Every time-like worker option is waited on with a timer (a lease is extended by one), so each holds one. */
+const WORKER_BOUNDS: Readonly<Record<string, TimeBound>> = { leaseMs: 'timer', extendEveryMs: 'timer', blockMs: 'timer', maintenanceMs: 'timer', closeTimeoutMs: 'timer' };
+
 const STALLED_KNOWN = ['maxStalled'];
 const STALLED_HINTS = { maxStalledCount: "BullMQ's maxStalledCount is maxStalled here" };
 
-const checkWorker = strictOptions('Worker.start options', { known: [...WORKER_KEYS, 'autorun'], hints: BULLMQ_HINTS });
+const checkWorker = strictOptions('Worker.start options', { known: [...WORKER_KEYS, 'autorun'], hints: BULLMQ_HINTS, bounds: WORKER_BOUNDS });
 const checkWorkerStalled = strictOptions('Worker.start options.stalled', { known: STALLED_KNOWN, hints: STALLED_HINTS });
 
 const checkBatch = strictOptions('BatchWorker.start options', {
@@ -66,11 +69,13 @@ const checkBatch = strictOptions('BatchWorker.start options', {
     batch: "BullMQ Pro's batch: { size } is size here, and its minSize/timeout are shape: { minSize, timeoutMs }",
     respectConcurrencyGate: 'a BatchWorker does not ask the concurrency gate before a claim; use a Worker for respectConcurrencyGate',
   },
+  bounds: WORKER_BOUNDS,
 });
 const checkBatchStalled = strictOptions('BatchWorker.start options.stalled', { known: STALLED_KNOWN, hints: STALLED_HINTS });
 const checkShape = strictOptions('BatchWorker.start options.shape', {
   known: ['minSize', 'timeoutMs', 'pollMs'],
   hints: { timeout: "BullMQ Pro's batch timeout is timeoutMs here (ms)", size: 'the batch size is size on the BatchWorker options, beside shape' },
+  bounds: { timeoutMs: 'timer', pollMs: 'timer' },
 });
 
 /** Checks an options object, the nested object under `stalled` and the `backoff` curve. */
