@@ -3,7 +3,7 @@
  * refused with a typed error naming the option and the bound, before anything is written. Also the
  * open path's connection check and the "did you mean" of a typo.
  */
-import { type Connection, MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError, UnknownOptionError } from '@echo/protocol';
+import { type Connection, InvalidArgumentError, MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError, UnknownOptionError } from '@echo/protocol';
 import { type RedisServer, startRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, type Namespace } from '../src/index.js';
@@ -107,5 +107,15 @@ describe('typos', () => {
     expect(error).toBeInstanceOf(UnknownOptionError);
     expect((error as UnknownOptionError).suggestion).toBe('ttlMs');
     expect((error as Error).message).toContain('did you mean ttlMs?');
+  });
+});
+
+describe('argument types', () => {
+  it('a getOrSet factory that is not a function is a typed refusal, nothing written', async () => {
+    const before = await keyspace();
+    const error: unknown = await ns.getOrSet('k9', 5 as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect((error as Error).message).toContain('factory');
+    expect(await keyspace()).toEqual(before);
   });
 });

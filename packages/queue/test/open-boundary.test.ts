@@ -5,7 +5,7 @@
 import { Connection, InvalidArgumentError, MAX_SPAN_MS, OptionRangeError, UnknownOptionError } from '@echo/protocol';
 import { startRedis, uniqueName, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventsJournal, Queue, Worker } from '../src/index.js';
+import { BatchWorker, EventsJournal, Queue, Worker } from '../src/index.js';
 import { resolveUntil } from '../src/worker/job-context.js';
 
 let server: RedisServer;
@@ -86,5 +86,20 @@ describe('moveToDelayed', () => {
     expect(() => resolveUntil({ delayMs: MAX_SPAN_MS + 1 })).toThrow(OptionRangeError);
     expect(() => resolveUntil({ at: Date.now() + MAX_SPAN_MS + 60_000 })).toThrow(OptionRangeError);
     expect(() => resolveUntil(new Date(Date.now() + MAX_SPAN_MS + 60_000))).toThrow(OptionRangeError);
+  });
+});
+
+describe('Worker.start and BatchWorker.start arguments', () => {
+  it.each([
+    ['a queue name for the queue', () => Worker.start(loose('orders'), () => undefined), 'Queue.open("orders"'],
+    ['a handler that is not a function', () => Worker.start(q, loose('handler')), 'handler'],
+    ['a batch handler that is not a function', () => BatchWorker.start(q, loose(undefined)), 'handler'],
+    ['a plain object for the batch queue', () => BatchWorker.start(loose({ name: 'orders' }), () => 'ok'), 'Queue.open'],
+  ])('%s is refused before anything starts', async (_label, start, words) => {
+    const clients = String(await conn.command('CLIENT', 'LIST')).split('\n').length;
+    const error = await refusal(start);
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect((error as Error).message).toContain(words);
+    expect(String(await conn.command('CLIENT', 'LIST')).split('\n').length).toBe(clients);
   });
 });

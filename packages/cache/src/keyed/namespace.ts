@@ -1,4 +1,4 @@
-import { type Connection, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
+import { type Connection, InvalidArgumentError, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
 import { GetOrSet } from '../core/get-or-set.js';
 import type { Entry } from '../core/rows.js';
 import { type Lifetimes, Tiers } from '../core/tiers.js';
@@ -162,7 +162,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     const t = this.#t;
     t.live();
     assertCacheEntryKey(key);
-    if (typeof factory !== 'function') throw new TypeError('factory must be a function');
+    if (typeof factory !== 'function') throw new InvalidArgumentError('factory', 'must be a function (ctx) => value');
     if (options.forceFresh !== true) {
       const entry = t.fresh(key);
       if (entry !== undefined) return t.hit(key, entry);

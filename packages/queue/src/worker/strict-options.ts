@@ -1,4 +1,4 @@
-import { strictOptions, type OptionCheck, type TimeBound } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions, type OptionCheck, type TimeBound } from '@echo/protocol';
 import { checkCurveKeys } from '../backoff.js';
 
 /**
@@ -99,4 +99,19 @@ export function checkWorkerOptions(options: object | undefined): void {
 export function checkBatchWorkerOptions(options: object | undefined): void {
   checkNested(options, checkBatch, checkBatchStalled);
   if (options !== undefined && 'shape' in options && isObject(options.shape)) checkShape(options.shape);
+}
+
+/**
+ * `Worker.start(queue, handler)`'s own arguments, checked before anything starts: a queue name in
+ * place of the queue would fail as `queue.leases is not a function`, and a handler that is not a
+ * function would only fail once a job was claimed for it.
+ * @throws InvalidArgumentError naming the argument.
+ */
+export function checkWorkerArguments(where: string, queue: unknown, handler: unknown): void {
+  const leases = isObject(queue) ? (queue as { leases?: unknown }).leases : undefined;
+  if (typeof leases !== 'function') {
+    const hint = typeof queue === 'string' ? `: open it first, Worker.start(await Queue.open(${JSON.stringify(queue)}, ...), handler)` : '';
+    throw new InvalidArgumentError(`${where} queue`, `must be a queue opened by Queue.open${hint}`);
+  }
+  if (typeof handler !== 'function') throw new InvalidArgumentError(`${where} handler`, 'must be a function');
 }
