@@ -90,7 +90,7 @@ describe('moveToDelayed', () => {
 });
 
 describe('Worker.start and BatchWorker.start arguments', () => {
-  it.each([
+  it.each<[string, () => Promise<unknown>, string]>([
     ['a queue name for the queue', () => Worker.start(loose('orders'), () => undefined), 'Queue.open("orders"'],
     ['a handler that is not a function', () => Worker.start(q, loose('handler')), 'handler'],
     ['a batch handler that is not a function', () => BatchWorker.start(q, loose(undefined)), 'handler'],
