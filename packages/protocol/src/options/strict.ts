@@ -55,8 +55,11 @@ export const DEFAULT_MAX_VALUE_BYTES = 1_048_576;
  * bound their values must stay within (see {@link TimeBound}).
  */
 export interface OptionShape {
+  /** The keys the entry point reads. */
   readonly known: readonly string[];
+  /** For a foreign key (a peer's name), the sentence naming what to write here. */
   readonly hints?: Readonly<Record<string, string>>;
+  /** For a time-like known key, what bounds its value. */
   readonly bounds?: Readonly<Record<string, TimeBound>>;
 }
 
