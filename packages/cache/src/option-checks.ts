@@ -1,4 +1,5 @@
-import { type OptionCheck, strictOptions, type TimeBound } from '@echo/protocol';
+import { type OptionCheck, strictOptions } from '@echo/protocol';
+import type { TimeBound } from '@echo/protocol';
 
 /*
  * What each public entry point of the cache accepts, checked before anything is read or written:
