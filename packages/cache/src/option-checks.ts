@@ -1,5 +1,4 @@
 import { type OptionCheck, strictOptions } from '@echo/protocol';
-import type { TimeBound } from '@echo/protocol';
 
 /*
  * What each public entry point of the cache accepts, checked before anything is read or written:
@@ -39,7 +38,7 @@ const BENTO: Readonly<Record<string, string>> = {
  * a table's `ttlMs`) is a span; what the process waits on (timeouts, sweeps, the load lease, the
  * outage breaker) is a timer. `Infinity` (no expiry) is left to the option's own check.
  */
-const TIME_BOUNDS: Readonly<Record<string, TimeBound>> = {
+const TIME_BOUNDS = {
   ttl: 'span',
   grace: 'span',
   negativeTtl: 'span',
@@ -50,9 +49,11 @@ const TIME_BOUNDS: Readonly<Record<string, TimeBound>> = {
   hard: 'timer',
   l2TimeoutMs: 'timer',
   openMs: 'timer',
-};
+} as const;
 
-function boundsOf(known: readonly string[]): Readonly<Record<string, TimeBound>> {
+type CacheTimeBound = (typeof TIME_BOUNDS)[keyof typeof TIME_BOUNDS];
+
+function boundsOf(known: readonly string[]): Readonly<Record<string, CacheTimeBound>> {
   return Object.fromEntries(Object.entries(TIME_BOUNDS).filter(([key]) => known.includes(key)));
 }
 
