@@ -1,4 +1,4 @@
-import { InvalidArgumentError, strictOptions } from '@echo/protocol';
+import { checkTimeBound, InvalidArgumentError, strictOptions } from '@echo/protocol';
 import type { EnqueueOptions, KeepBound } from '@echo/queue';
 import type { StoredOptions } from './envelope.js';
 import { NotSupportedError } from './errors.js';
@@ -105,9 +105,10 @@ const checkJobOptions = strictOptions('job options', {
     'lifo', 'timestamp', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', ...Object.keys(UNSUPPORTED),
   ],
   hints: { delayMs: 'BullMQ spelling here: delay (ms)', key: 'BullMQ spelling here: jobId', dedupId: 'BullMQ spelling here: deduplication: { id }' },
+  bounds: { delay: 'span' },
 });
-const checkBackoff = strictOptions('job options.backoff', { known: ['type', 'delay', 'jitter'] });
-const checkDedup = strictOptions('job options.deduplication', { known: ['id', 'ttl', 'extend', 'replace'] });
+const checkBackoff = strictOptions('job options.backoff', { known: ['type', 'delay', 'jitter'], bounds: { delay: 'span' } });
+const checkDedup = strictOptions('job options.deduplication', { known: ['id', 'ttl', 'extend', 'replace'], bounds: { ttl: 'span' } });
 const checkKeep = strictOptions('job options.removeOnComplete', { known: ['age', 'count'] });
 
 /** BullMQ's highest priority number; Echo's own range is the same width, higher first. */
@@ -138,9 +139,16 @@ export function checkOptions(options: JobsOptions, flowChild = false): void {
     if (jitter !== undefined && (!Number.isFinite(jitter) || jitter < 0 || jitter > 1)) throw new InvalidArgumentError('backoff.jitter', 'must be a number from 0 to 1');
   } else if (options.backoff !== undefined && (!Number.isFinite(options.backoff) || options.backoff < 0)) {
     throw new InvalidArgumentError('backoff', 'must be a number of ms or { type, delay }');
+  } else {
+    checkTimeBound('job options', 'backoff', options.backoff, 'span');
   }
   if (options.deduplication !== undefined) checkDedup(options.deduplication);
-  for (const keep of [options.removeOnComplete, options.removeOnFail]) if (typeof keep === 'object') checkKeep(keep);
+  for (const keep of [options.removeOnComplete, options.removeOnFail]) {
+    if (typeof keep !== 'object') continue;
+    checkKeep(keep);
+    // BullMQ's age is in seconds: bounded as the ms it becomes.
+    if (typeof keep.age === 'number') checkTimeBound('job options.removeOnComplete', 'age', keep.age * 1000, 'span');
+  }
 }
 
 /** The options that travel with the job (shown on `job.opts`, read by the worker for backoff). */

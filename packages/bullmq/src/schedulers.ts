@@ -13,6 +13,7 @@ const checkRepeatShape = strictOptions('repeat options', {
     utc: 'give the time zone as tz',
     cron: 'BullMQ spelling here: pattern',
   },
+  bounds: { every: 'span', startDate: 'instant', endDate: 'instant' },
 });
 
 /** Checks `repeat` / a scheduler's repeat options: exactly one of `every` and `pattern`. */

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { InvalidArgumentError, strictOptions } from '@echo/protocol';
+import { checkTimeBound, InvalidArgumentError, strictOptions } from '@echo/protocol';
 import { Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import { openEnvelope, type Envelope } from './envelope.js';
@@ -78,8 +78,9 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 const checkWorkerOptions = strictOptions('Worker options', {
   known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', ...Object.keys(UNSUPPORTED)],
   hints: { leaseMs: 'BullMQ spelling here: lockDuration', maxAttempts: 'attempts is a job option (queue.add(name, data, { attempts }))', backoff: 'backoff is a job option; custom strategies go in settings.backoffStrategy' },
+  bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer' },
 });
-const checkLimiter = strictOptions('Worker options.limiter', { known: ['max', 'duration'], hints: { groupKey: 'per-group limits are lanes on @echo/queue (laneRateLimit)' } });
+const checkLimiter = strictOptions('Worker options.limiter', { known: ['max', 'duration'], hints: { groupKey: 'per-group limits are lanes on @echo/queue (laneRateLimit)' }, bounds: { duration: 'span' } });
 const checkSettings = strictOptions('Worker options.settings', { known: ['backoffStrategy'] });
 
 /**
@@ -108,6 +109,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       if ((opts as Record<string, unknown>)[key] !== undefined && (opts as Record<string, unknown>)[key] !== false) throw new NotSupportedError(`Worker option ${key}`, UNSUPPORTED[key] ?? '');
     }
     if (opts.limiter !== undefined) checkLimiter(opts.limiter);
+    // BullMQ's drainDelay is in seconds: bounded as the ms block it becomes.
+    if (typeof opts.drainDelay === 'number') checkTimeBound('Worker options', 'drainDelay', opts.drainDelay * 1000, 'timer');
     if (opts.settings !== undefined) checkSettings(opts.settings);
     if (typeof processor !== 'function') {
       throw new NotSupportedError('Worker processor file', 'sandboxed processors (a file path) are not offered; pass a function');

@@ -1,6 +1,7 @@
 import {
   Connection,
   InvalidArgumentError,
+  checkConnectionChoice,
   assertQueueName,
   queueKeys,
   resolveValueLimit,
@@ -176,6 +177,11 @@ export class Bus extends StreamBus {
       options = second ?? {};
     }
     checkBusOptions(options);
+    checkConnectionChoice('Bus.open options', options);
+    const minter: unknown = options.minter;
+    if (minter !== undefined && (typeof minter !== 'object' || minter === null || typeof (minter as { mint?: unknown }).mint !== 'function')) {
+      throw new InvalidArgumentError('Bus.open options.minter', 'must be an id minter (an object with mint(namespace))');
+    }
     const maxEntryBytes = resolveValueLimit('maxEntryBytes', options.maxEntryBytes);
     const conn = options.connection ?? (await Connection.connect(options.connect ?? {}));
     const core: BusCore = { conn, owned: options.connection === undefined, minter: options.minter, maxEntryBytes };

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type EvtId } from '@echo/protocol';
+import { checkTimeBound, InvalidArgumentError, type EvtId } from '@echo/protocol';
 import { ID_FIELD, type StreamFields } from './fields.js';
 import type { GroupStart } from './group.js';
 import { checkConsumeOptions } from './option-checks.js';
@@ -153,6 +153,7 @@ function backoffOf(value: unknown, minIdleMs: number): readonly number[] {
   if (!Array.isArray(value) || value.length === 0) throw new InvalidArgumentError('backoff', 'must be a non-empty list of delays in ms');
   return (value as unknown[]).map((delay, i) => {
     if (typeof delay !== 'number' || !Number.isSafeInteger(delay) || delay < 0) throw new InvalidArgumentError(`backoff[${i}]`, `must be an integer >= 0, got ${String(delay)}`);
+    checkTimeBound('consume options', `backoff[${i}]`, delay, 'span');
     if (delay > minIdleMs) {
       throw new InvalidArgumentError(`backoff[${i}]`, `${delay} ms is over minIdleMs (${minIdleMs}): a redelivery cannot be dated later than that; raise minIdleMs`);
     }

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '@echo/protocol';
 import type { GroupBatchHandler, GroupEntry, GroupHandler } from './consume-options.js';
+import { checkVerdict } from './option-checks.js';
 import { outcomeOf, thrown, type Outcome } from './settle.js';
 
 /**
@@ -25,6 +26,13 @@ function failed(scope: RunScope, outcome: Outcome, error: unknown, entry: GroupE
 
 /** The outcome a handler's answer stands for; an answer that is no verdict fails the delivery. */
 function judged(scope: RunScope, verdict: unknown, entry: GroupEntry): Outcome {
+  if (typeof verdict === 'object' && verdict !== null && !Array.isArray(verdict)) {
+    try {
+      checkVerdict(verdict);
+    } catch (error) {
+      return failed(scope, thrown(error), error, entry);
+    }
+  }
   const outcome = outcomeOf(verdict);
   if (outcome !== undefined) {
     if (outcome.kind === 'retry') scope.stats.failed++;

@@ -1,4 +1,4 @@
-import { strictOptions } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions } from '@echo/protocol';
 
 /*
  * The strict checks of every options object the bus takes, built once. The hints name what raw
@@ -53,6 +53,7 @@ export const checkStreamOptions = strictOptions('stream options', {
     maxMsgSize: ENTRY_CAP,
     maxPayloadBytes: ENTRY_CAP,
   },
+  bounds: { dedupWindowMs: 'span' },
 });
 
 /** The functional `append`/`appendBatch` options. */
@@ -92,12 +93,14 @@ export const checkStreamBatchOptions = strictOptions('appendBatch options', {
 export const checkDedupAppendOptions = strictOptions('appendUnique options', {
   known: ['minter', 'traceContext', 'maxEntryBytes', 'msgId', 'dedupWindowMs'],
   hints: { 'Nats-Msg-Id': MSG_ID, messageId: MSG_ID, duplicate_window: WINDOW, duplicateWindow: WINDOW, maxPayloadBytes: ENTRY_CAP },
+  bounds: { dedupWindowMs: 'span' },
 });
 
 /** The functional `appendBatchUnique` options. */
 export const checkDedupBatchOptions = strictOptions('appendBatchUnique options', {
   known: ['minter', 'traceContext', 'maxEntryBytes', 'msgIds', 'dedupWindowMs'],
   hints: { msgId: 'a batch takes one message id per record: { msgIds: [...] }', duplicate_window: WINDOW, duplicateWindow: WINDOW, maxPayloadBytes: ENTRY_CAP },
+  bounds: { dedupWindowMs: 'span' },
 });
 
 /** The functional `appendId` options. */
@@ -142,6 +145,7 @@ export const checkTailOptions = strictOptions('tail options', {
     NOACK: 'a tail acks nothing and keeps no server state; a group consumer (consume) acks',
     name: 'CLIENT SETNAME of the tail connection is connectionName here',
   },
+  bounds: { blockMs: 'timer' },
 });
 
 const START = "where a new group starts is start here: 'new', 'head', { at: instant } or { after: id } (required)";
@@ -189,7 +193,29 @@ export const checkConsumeOptions = strictOptions('consume options', {
     max_batch: 'entries per read is count here; consumeBatch hands a whole read to one handler call',
     max_ack_pending: 'handler calls in flight at once is concurrency here; a read holds at most count entries',
   },
+  bounds: { minIdleMs: 'span', beatMs: 'timer' },
 });
+
+const RETRY_IN = 'a redelivery delay is { retryInMs } here (milliseconds)';
+const DEAD_REASON = "a dead-letter verdict is { deadLetter: reason } here (the reason is a string)";
+
+const checkVerdictKeys = strictOptions('verdict', {
+  known: ['retryInMs', 'deadLetter'],
+  hints: { delay: RETRY_IN, delayMs: RETRY_IN, retryIn: RETRY_IN, retryAfterMs: RETRY_IN, backoff: RETRY_IN, reason: DEAD_REASON, deadLetterReason: DEAD_REASON, term: DEAD_REASON },
+  bounds: { retryInMs: 'span' },
+});
+
+/**
+ * A handler's verdict given as an object: `{ retryInMs }` or `{ deadLetter }`, exactly one, with no
+ * other key, so a misspelt verdict fails the delivery instead of being read as something else.
+ * @throws UnknownOptionError, OptionRangeError or InvalidArgumentError.
+ */
+export function checkVerdict(verdict: object): void {
+  checkVerdictKeys(verdict);
+  if (Object.hasOwn(verdict, 'retryInMs') && Object.hasOwn(verdict, 'deadLetter')) {
+    throw new InvalidArgumentError('verdict', 'takes { retryInMs } or { deadLetter }, not both');
+  }
+}
 
 /** `stream.deadLetters(range)`. */
 export const checkDeadLetterRange = strictOptions('dead-letter range', {
@@ -220,6 +246,7 @@ export const checkTrimWindow = strictOptions('trim window', { known: ['maxlen', 
 export const checkRetentionOptions = strictOptions('retention options', {
   known: ['intervalMs', 'now', 'onError'],
   hints: { interval: 'the tick period is intervalMs here (milliseconds)' },
+  bounds: { intervalMs: 'timer' },
 });
 
 /** One target of the functional `RetentionDriver`. */

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol';
+import { checkTimeBound, InvalidArgumentError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol';
 import { checkRetentionOptions, checkRetentionTarget, checkTrimWindow } from './option-checks.js';
 import { trim, trimInput, type TrimWindow } from './trim.js';
 
@@ -42,6 +42,7 @@ function checkAgo(window: { readonly minid: { readonly ago: number } }): number 
   if (typeof ago !== 'number' || !Number.isSafeInteger(ago) || ago < 0) {
     throw new InvalidArgumentError('window.minid.ago', `must be an integer >= 0 (ms), got ${String(ago)}`);
   }
+  checkTimeBound('window.minid', 'ago', ago, 'span');
   return ago;
 }
 

@@ -1,4 +1,4 @@
-import { type ConnectOptions, Connection, InvalidArgumentError } from '@echo/protocol';
+import { checkConnectionChoice, type ConnectOptions, Connection, InvalidArgumentError } from '@echo/protocol';
 import { CacheExistsError, NamespaceOptionsError, NoSuchCacheError } from './errors.js';
 import { type TableSettings, type TableSpec, resolveSpec } from './spec.js';
 import { Namespace } from './keyed/namespace.js';
@@ -81,6 +81,7 @@ export class Cache {
    * connector's default (`redis://127.0.0.1:6379`).
    *
    * @throws UnknownOptionError for a key that is not an option (with a hint for bentocache's names);
+   *   or for a `connection` that is not an open Connection (a URL or `{ host, port }` goes in `connect`);
    *   InvalidArgumentError for both `connection` and `connect`, or a bad clock.
    */
   static async open(options: CacheOpenOptions = {}): Promise<Cache> {
@@ -88,12 +89,9 @@ export class Cache {
     if (typeof raw === 'string') throw new InvalidArgumentError('Cache.open options', `must be an object: Cache.open({ connect: ${JSON.stringify(raw)} })`);
     if (typeof raw !== 'object' || raw === null) throw new InvalidArgumentError('Cache.open options', 'must be an object');
     checkOpen(options);
+    // Duck-typed, not instanceof: two copies of the protocol package may share a process.
+    checkConnectionChoice('Cache.open options', options);
     const { connection, connect, ...rest } = options;
-    if (connection !== undefined && connect !== undefined) throw new InvalidArgumentError('Cache.open options', 'take connection (shared) or connect (owned), not both');
-    // Not instanceof: two copies of the protocol package may share a process. A URL is the slip to catch.
-    if (connection !== undefined && (typeof connection !== 'object' || (connection as unknown) === null)) {
-      throw new InvalidArgumentError('connection', 'must be an open Connection; pass a URL or connection options as connect instead');
-    }
     // Checked before connecting, so a bad clock leaves no connection behind.
     for (const field of ['now', 'random', 'wallNow'] as const) {
       if (rest[field] !== undefined && typeof rest[field] !== 'function') throw new InvalidArgumentError(field, 'must be a function');

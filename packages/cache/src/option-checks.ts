@@ -33,8 +33,32 @@ const BENTO: Readonly<Record<string, string>> = {
   namespace: 'open a namespace with cache.namespace({ name, ... }) and call its verbs',
 };
 
+/**
+ * What bounds each time-like option: a lifetime the server keeps (`ttl`, `grace`, `negativeTtl`,
+ * a table's `ttlMs`) is a span; what the process waits on (timeouts, sweeps, the load lease, the
+ * outage breaker) is a timer. `Infinity` (no expiry) is left to the option's own check.
+ */
+const TIME_BOUNDS = {
+  ttl: 'span',
+  grace: 'span',
+  negativeTtl: 'span',
+  ttlMs: 'span',
+  leaseMs: 'timer',
+  sweepMs: 'timer',
+  soft: 'timer',
+  hard: 'timer',
+  l2TimeoutMs: 'timer',
+  openMs: 'timer',
+} as const;
+
+type CacheTimeBound = (typeof TIME_BOUNDS)[keyof typeof TIME_BOUNDS];
+
+function boundsOf(known: readonly string[]): Readonly<Record<string, CacheTimeBound>> {
+  return Object.fromEntries(Object.entries(TIME_BOUNDS).filter(([key]) => known.includes(key)));
+}
+
 function check(where: string, known: readonly string[], extra: Readonly<Record<string, string>> = {}): OptionCheck {
-  return strictOptions(where, { known, hints: { ...BENTO, ...extra } });
+  return strictOptions(where, { known, hints: { ...BENTO, ...extra }, bounds: boundsOf(known) });
 }
 
 /** `Cache.open`. */
@@ -97,8 +121,10 @@ export const checkDelete = check('delete options', [], WRITE_SETS_TTL);
 export const checkDeleteByTag = check('deleteByTag options', [], { tags: 'deleteByTag takes one tag: deleteByTag(tag); call it once per tag' });
 
 /** `cache.declare` (a table spec). */
+const DECLARE_KNOWN = ['name', 'kind', 'loader', 'ttlMs', 'jitter', 'maxSize', 'sweepMs', 'coherence', 'ringCapacity', 'codec', 'maxValueBytes'];
 export const checkDeclare = strictOptions('declare spec', {
-  known: ['name', 'kind', 'loader', 'ttlMs', 'jitter', 'maxSize', 'sweepMs', 'coherence', 'ringCapacity', 'codec', 'maxValueBytes'],
+  known: DECLARE_KNOWN,
+  bounds: boundsOf(DECLARE_KNOWN),
   hints: {
     ttl: 'a table takes ttlMs (milliseconds)',
     factory: 'a table loads through loader: (id) => value',

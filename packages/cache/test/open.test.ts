@@ -41,7 +41,7 @@ describe('Cache.open', () => {
   });
 
   it('refuses a URL given as the connection, and a construction that is not Cache.open', async () => {
-    await expect(Cache.open({ connection: url as never })).rejects.toThrow(/connect instead/);
+    await expect(Cache.open({ connection: url as never })).rejects.toThrow(/as connect/);
     const Ctor = Cache as unknown as new (url: string) => Cache;
     expect(() => new Ctor(url)).toThrow(InvalidArgumentError);
     expect(() => new Ctor(url)).toThrow(/Cache\.open/);

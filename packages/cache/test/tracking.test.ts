@@ -139,8 +139,12 @@ describe('tracking lane (cache.md §7.5)', () => {
   });
 
   it('is refused on a cluster connection before any I/O', async () => {
-    // Only the two fields the lane reads first; anything else touched would throw here.
-    const clustered = { isCluster: true, options: {} } as unknown as Connection;
+    // Only the two fields the lane reads first, and the methods Cache.open checks a connection has;
+    // anything else touched (or any method called) would throw here.
+    const unreachable = (): never => {
+      throw new Error('no I/O expected');
+    };
+    const clustered = { isCluster: true, options: {}, command: unreachable, run: unreachable, duplicate: unreachable, close: unreachable } as unknown as Connection;
     const own = await Cache.open({ connection: clustered });
     await expect(own.declare({ name: tableName('tr'), kind: 'USR', loader: () => 'x', coherence: 'tracking' })).rejects.toThrow(InvalidArgumentError);
   });

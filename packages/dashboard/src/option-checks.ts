@@ -1,4 +1,4 @@
-import { strictOptions } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions } from '@echo/protocol';
 
 /*
  * The strict checks of the dashboard's public entry points, built once. The hints name what
@@ -28,6 +28,7 @@ export const checkDashboardOptions = strictOptions('createDashboard options', {
     connect: 'createDashboard takes an open connection (connection: a Connection or an Admin); serveDashboard takes connect',
     redis: 'an open Echo Connection (or an Admin) is connection here',
   },
+  bounds: { pollMs: 'timer', discoverMs: 'timer' },
 });
 
 /** `serveDashboard(options)`. */
@@ -40,7 +41,35 @@ export const checkServeOptions = strictOptions('serveDashboard options', {
     redis: 'the server URL or connection options is connect here',
     hostname: 'the address to listen on is host here',
   },
+  bounds: { pollMs: 'timer', discoverMs: 'timer' },
 });
+
+type Values = Readonly<Record<string, unknown>>;
+
+function typed(where: string, options: Values, key: string, what: string, ok: (value: unknown) => boolean): void {
+  const value = options[key];
+  if (value !== undefined && !ok(value)) throw new InvalidArgumentError(`${where}.${key}`, `must be ${what}`);
+}
+
+const wholeFrom = (min: number) => (value: unknown): boolean => typeof value === 'number' && Number.isSafeInteger(value) && value >= min;
+
+/**
+ * The value types of the options `createDashboard` and `serveDashboard` share, checked before
+ * anything is built: JavaScript callers and spread configs are not held to the types, and a wrong
+ * type here would only fail at the first request (or never, for the page's poll period).
+ * @throws InvalidArgumentError naming the option.
+ */
+export function checkDashboardValues(where: string, options: object): void {
+  const values = options as Values;
+  typed(where, values, 'readOnly', 'a boolean', (v) => typeof v === 'boolean');
+  typed(where, values, 'authorize', 'a function (request, access) => boolean | Response', (v) => typeof v === 'function');
+  typed(where, values, 'title', 'a string', (v) => typeof v === 'string');
+  typed(where, values, 'pollMs', 'an integer >= 1 (milliseconds)', wholeFrom(1));
+  typed(where, values, 'discoverMs', 'an integer >= 0 (milliseconds)', wholeFrom(0));
+  typed(where, values, 'namespaces', 'a list of cache Namespace handles', (v) => Array.isArray(v));
+  typed(where, values, 'cache', 'a cache directory (an @echo/cache Cache)', (v) => typeof v === 'object' && v !== null);
+  typed(where, values, 'metrics', 'false or hook counters', (v) => v === false || (typeof v === 'object' && v !== null));
+}
 
 /** `prometheusMetrics(admin, options)` / `serverMetricFamilies(admin, options)`. */
 export const checkMetricsOptions = strictOptions('metrics options', {

@@ -1,6 +1,6 @@
 import { metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
 import { meterHooks, type ObservedSources } from './metrics.js';
-import { checkInstrumentationOptions, checkTraceLimits } from './option-checks.js';
+import { checkInstrumentationOptions, checkInstrumentationValues, checkTraceLimits } from './option-checks.js';
 import { traceHooks, type TraceLimits } from './traces.js';
 
 /** The instrumentation scope name of every tracer and meter. */
@@ -29,11 +29,13 @@ export interface EchoInstrumentation {
  * @example
  * const otel = instrumentEcho({ queues: [orders] });
  * process.on('SIGTERM', () => otel.stop());
- * @throws UnknownOptionError for an option it does not read, before subscribing to anything.
+ * @throws UnknownOptionError for an option it does not read, InvalidArgumentError for a value of
+ *   the wrong type, before subscribing to anything.
  */
 export function instrumentEcho(options: EchoInstrumentationOptions = {}): EchoInstrumentation {
   checkInstrumentationOptions(options);
   checkTraceLimits(options.limits);
+  checkInstrumentationValues(options);
   const stops: (() => void)[] = [];
   if (options.tracerProvider !== false) {
     const provider = options.tracerProvider ?? trace.getTracerProvider();

@@ -54,6 +54,8 @@ export {
   type OptionCheck,
   type OptionShape,
 } from './options/strict.js';
+export { MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError, checkTimeBound, type TimeBound } from './options/bounds.js';
+export { checkConnectionChoice, isConnectionLike } from './options/connection.js';
 
 export { parseHeader, type HeaderSlot, type HeaderTail, type ScriptHeader } from './scripts/header.js';
 export { defineScript, loadScript, sha1, type DefineScriptOptions, type Script } from './scripts/script.js';

@@ -95,11 +95,11 @@ const CURVE_HINTS = {
 };
 /** The keys of each curve, by its `type`; a curve of no known type is checked against all of them. */
 const curveChecks: Readonly<Record<string, OptionCheck>> = {
-  fixed: strictOptions('backoff', { known: ['type', 'ms'], hints: CURVE_HINTS }),
-  exponential: strictOptions('backoff', { known: ['type', 'base', 'cap'], hints: CURVE_HINTS }),
+  fixed: strictOptions('backoff', { known: ['type', 'ms'], hints: CURVE_HINTS, bounds: { ms: 'span' } }),
+  exponential: strictOptions('backoff', { known: ['type', 'base', 'cap'], hints: CURVE_HINTS, bounds: { base: 'span', cap: 'span' } }),
   jitter: strictOptions('backoff', { known: ['type', 'inner'], hints: CURVE_HINTS }),
 };
-const anyCurve = strictOptions('backoff', { known: ['type', 'ms', 'base', 'cap', 'inner'], hints: CURVE_HINTS });
+const anyCurve = strictOptions('backoff', { known: ['type', 'ms', 'base', 'cap', 'inner'], hints: CURVE_HINTS, bounds: { ms: 'span', base: 'span', cap: 'span' } });
 
 /**
  * Refuses a key a backoff curve object does not have (BullMQ's `{ type, delay }` among them), inner

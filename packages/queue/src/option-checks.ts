@@ -1,4 +1,4 @@
-import { InvalidArgumentError, isBrandedId, MalformedIdError, strictOptions, UnknownOptionError } from '@echo/protocol';
+import { checkConnectionChoice, InvalidArgumentError, isBrandedId, MalformedIdError, strictOptions, type TimeBound } from '@echo/protocol';
 import { checkCurveKeys } from './backoff.js';
 
 /*
@@ -47,13 +47,29 @@ const QUEUE_HINTS: Readonly<Record<string, string>> = {
   telemetry: TELEMETRY,
 };
 
+/**
+ * The time-like job options and what bounds them: a span or an instant stored on the server, or a
+ * span the worker waits on with a timer.
+ */
+const JOB_BOUNDS: Readonly<Record<string, TimeBound>> = {
+  delayMs: 'span',
+  runAt: 'instant',
+  expireInMs: 'span',
+  expireAt: 'instant',
+  timeoutMs: 'timer',
+  dedupTtlMs: 'span',
+  keyRetentionMs: 'span',
+};
+const LANE_BOUNDS: Readonly<Record<string, TimeBound>> = { timeoutMs: 'timer', expireInMs: 'span', expireAt: 'instant' };
+const AGE_BOUND: Readonly<Record<string, TimeBound>> = { ageMs: 'span' };
+
 const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'lifo', 'timestamp', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'dedupMode', 'key', 'keyRetentionMs'];
 
 /** `Queue.open` options. */
 export const checkQueueOptions = strictOptions('Queue.open options', { known: ['connection', 'connect', 'codec', 'durability', 'maxPayloadBytes', 'keep'], hints: QUEUE_HINTS });
 const checkKeep = strictOptions('keep', { known: ['completed', 'failed'], hints: { removeOnComplete: 'write keep: { completed: { count } }', removeOnFail: 'write keep: { failed: { count } }' } });
-const checkKeepCompleted = strictOptions('keep.completed', { known: ['count', 'ageMs'], hints: { age: 'age is ageMs here (milliseconds, not seconds)' } });
-const checkKeepFailed = strictOptions('keep.failed', { known: ['count', 'ageMs'], hints: { age: 'age is ageMs here (milliseconds, not seconds)' } });
+const checkKeepCompleted = strictOptions('keep.completed', { known: ['count', 'ageMs'], hints: { age: 'age is ageMs here (milliseconds, not seconds)' }, bounds: AGE_BOUND });
+const checkKeepFailed = strictOptions('keep.failed', { known: ['count', 'ageMs'], hints: { age: 'age is ageMs here (milliseconds, not seconds)' }, bounds: AGE_BOUND });
 
 /** A retention policy (`keep` of Queue.open, `setRetention`) and its two bounds. */
 export function checkKeepPolicy(keep: object | undefined): void {
@@ -68,17 +84,20 @@ export function checkKeepPolicy(keep: object | undefined): void {
  * `Queue.open`'s connection must be an open `Connection`: a URL or driver options (BullMQ's
  * `connection: { host, port }`) belong in `connect`.
  */
-export function checkSharedConnection(connection: unknown): void {
-  if (connection === undefined) return;
-  if (typeof connection === 'object' && connection !== null && typeof (connection as { duplicate?: unknown }).duplicate === 'function' && typeof (connection as { close?: unknown }).close === 'function') return;
-  throw new UnknownOptionError('Queue.open options', 'connection', 'connection shares an open Connection here; give a URL or connection options (BullMQ\'s connection: { host, port }) as connect', []);
+export function checkSharedConnection(options: { readonly connection?: unknown; readonly connect?: unknown }): void {
+  checkConnectionChoice('Queue.open options', options);
 }
 
-const checkEnqueueFlat = strictOptions('enqueue options', { known: ENQUEUE_KNOWN, hints: JOB_HINTS });
-const checkManyItem = strictOptions('enqueueMany item', { known: ['payload', ...ENQUEUE_KNOWN], hints: { ...JOB_HINTS, data: "BullMQ's data is payload here", opts: 'the options of enqueue sit on the item itself here, beside payload (no opts object)' } });
+const checkEnqueueFlat = strictOptions('enqueue options', { known: ENQUEUE_KNOWN, hints: JOB_HINTS, bounds: JOB_BOUNDS });
+const checkManyItem = strictOptions('enqueueMany item', {
+  known: ['payload', ...ENQUEUE_KNOWN],
+  hints: { ...JOB_HINTS, data: "BullMQ's data is payload here", opts: 'the options of enqueue sit on the item itself here, beside payload (no opts object)' },
+  bounds: JOB_BOUNDS,
+});
 const checkLaneFlat = strictOptions('enqueueInLane options', {
   known: ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'timestamp', 'id'],
   hints: { ...JOB_HINTS, delayMs: 'a lane job runs when its lane is served: delayMs is not an option of enqueueInLane', priority: 'lanes ignore priority: a lane job is served by the rotation', lifo: 'lifo is not an option of enqueueInLane: a lane serves its jobs in admission order' },
+  bounds: LANE_BOUNDS,
 });
 
 function checkBackoff(backoff: unknown): void {
@@ -133,23 +152,26 @@ export const checkFlowChild = strictOptions('addFlow child', {
 export const checkCadence = strictOptions('upsertScheduler cadence', {
   known: ['everyMs', 'firstInMs', 'cron', 'tz'],
   hints: { every: "BullMQ's every is everyMs here", pattern: "BullMQ's pattern is cron here", immediately: 'immediately is firstInMs: 0 here', offset: 'offset is not supported: use firstInMs', startDate: "BullMQ's startDate is startAt in the scheduler options here", endDate: "BullMQ's endDate is endAt in the scheduler options here", limit: 'limit is a scheduler option here (the fourth argument)' },
+  bounds: { everyMs: 'span', firstInMs: 'span' },
 });
 export const checkSchedulerOptions = strictOptions('upsertScheduler options', {
   known: ['startAt', 'endAt', 'limit'],
   hints: { startDate: "BullMQ's startDate is startAt here", endDate: "BullMQ's endDate is endAt here", name: 'a scheduler is named by its id (the first argument)', opts: 'scheduled jobs take no job options here', every: 'the cadence is the second argument: { everyMs } or { cron, tz }', pattern: 'the cadence is the second argument: { cron, tz }' },
+  bounds: { startAt: 'instant', endAt: 'instant' },
 });
 export const checkRepeatOptions = strictOptions('registerRepeat options', {
   known: ['everyMs', 'template', 'firstInMs'],
   hints: { every: "BullMQ's every is everyMs here", pattern: 'cron patterns are queue.upsertScheduler(id, { cron, tz }, payload); registerRepeat is its low-level every-N-ms form', data: 'the payload is template here' },
+  bounds: { everyMs: 'span', firstInMs: 'span' },
 });
-export const checkCleanOptions = strictOptions('clean options', { known: ['state', 'olderThanMs', 'limit'], hints: { grace: "BullMQ's grace is olderThanMs here", type: "BullMQ's type is state here" } });
+export const checkCleanOptions = strictOptions('clean options', { known: ['state', 'olderThanMs', 'limit'], hints: { grace: "BullMQ's grace is olderThanMs here", type: "BullMQ's type is state here" }, bounds: { olderThanMs: 'span' } });
 export const checkRetryJobsOptions = strictOptions('retryJobs options', { known: ['state', 'count', 'chunk'], hints: { timestamp: 'timestamp is not supported: retryJobs brings back the oldest dead jobs first' } });
 export const checkListOptions = strictOptions('listJobs options', { known: ['offset', 'limit'], hints: { start: 'start is offset here', end: 'end is offset + limit here', asc: 'a listing is in its set\'s order' } });
 export const checkDrainOptions = strictOptions('drain options', { known: ['includeScheduled'], hints: { delayed: "BullMQ's drain(delayed) is includeScheduled here" } });
 export const checkObliterateOptions = strictOptions('obliterate options', { known: ['force', 'budget'], hints: { count: "BullMQ's count is budget here" } });
 export const checkRemoveOptions = strictOptions('remove options', { known: ['dedupId'], hints: { removeChildren: 'removeChildren is not supported: remove each child by its id' } });
-export const checkWaitOptions = strictOptions('waitUntilFinished options', { known: ['timeoutMs', 'events'], hints: { ttl: "BullMQ's ttl is timeoutMs here", queueEvents: 'pass an open QueueEvents as events' } });
-export const checkJournalOptions = strictOptions('journal options', { known: ['from', 'count', 'blockMs', 'connectionName'], hints: { lastEventId: "BullMQ's lastEventId is from: { after: id } here", blockingTimeout: "BullMQ's blockingTimeout is blockMs here" } });
+export const checkWaitOptions = strictOptions('waitUntilFinished options', { known: ['timeoutMs', 'events'], hints: { ttl: "BullMQ's ttl is timeoutMs here", queueEvents: 'pass an open QueueEvents as events' }, bounds: { timeoutMs: 'timer' } });
+export const checkJournalOptions = strictOptions('journal options', { known: ['from', 'count', 'blockMs', 'connectionName'], hints: { lastEventId: "BullMQ's lastEventId is from: { after: id } here", blockingTimeout: "BullMQ's blockingTimeout is blockMs here" }, bounds: { blockMs: 'timer' } });
 export const checkEventsSettings = strictOptions('setEvents settings', {
   known: ['chatty', 'journal', 'history', 'minutes'],
   hints: {
@@ -158,5 +180,5 @@ export const checkEventsSettings = strictOptions('setEvents settings', {
     metrics: "BullMQ's metrics are minutes: m here (per-minute completions and failures kept m minutes)",
   },
 });
-export const checkRateLimit = strictOptions('setRateLimit limit', { known: ['max', 'durationMs'], hints: { duration: "BullMQ's duration is durationMs here" } });
-export const checkLaneRateLimit = strictOptions('laneRateLimit limit', { known: ['max', 'durationMs'], hints: { duration: "BullMQ's duration is durationMs here" } });
+export const checkRateLimit = strictOptions('setRateLimit limit', { known: ['max', 'durationMs'], hints: { duration: "BullMQ's duration is durationMs here" }, bounds: { durationMs: 'span' } });
+export const checkLaneRateLimit = strictOptions('laneRateLimit limit', { known: ['max', 'durationMs'], hints: { duration: "BullMQ's duration is durationMs here" }, bounds: { durationMs: 'span' } });

@@ -53,7 +53,7 @@ export interface QueueRuntime<T> {
 export async function openRuntime<T>(name: string, options: QueueOptions<T>): Promise<QueueRuntime<T>> {
   const keys = queueKeys(name);
   checks.checkQueueOptions(options);
-  checks.checkSharedConnection(options.connection);
+  checks.checkSharedConnection(options);
   checks.checkKeepPolicy(options.keep);
   const replication = durability.resolveDurability(options.durability);
   const codec = limitedCodec(options.codec ?? jsonCodec<T>(), resolvePayloadLimit(options.maxPayloadBytes));

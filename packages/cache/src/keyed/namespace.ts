@@ -168,7 +168,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     const t = this.#t;
     t.live();
     assertCacheEntryKey(key);
-    if (typeof factory !== 'function') throw new TypeError('factory must be a function');
+    if (typeof factory !== 'function') throw new InvalidArgumentError('factory', 'must be a function (ctx) => value');
     if (options.forceFresh !== true) {
       const entry = t.fresh(key);
       if (entry !== undefined) return t.hit(key, entry);

@@ -1,4 +1,4 @@
-import { Connection, GoneError, queueKeys, reads, StateError, type ConnectOptions } from '@echo/protocol';
+import { Connection, GoneError, InvalidArgumentError, isConnectionLike, queueKeys, reads, StateError, type ConnectOptions } from '@echo/protocol';
 import { Queue, rawCodec, type ListOptions, type ListState, type MinuteCount, type WorkerInfo } from '@echo/queue';
 import { bulkAct, checkBulk, type BulkResult } from './bulk.js';
 import { minuteCounts, redriveDeadLetters, schedulerViews, streamDeadLetters, type DeadLetterView, type SchedulerView } from './operations.js';
@@ -45,6 +45,7 @@ export class Admin {
 
   /** An admin over an open connection, which {@link close} leaves open. */
   static over(connection: Connection): Admin {
+    if (!isConnectionLike(connection)) throw new InvalidArgumentError('Admin.over connection', 'must be an open Connection; to connect from a URL or options, use Admin.connect');
     return new Admin(connection, false);
   }
 

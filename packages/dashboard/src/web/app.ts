@@ -1,4 +1,4 @@
-import { EXPOSITION_CONTENT_TYPE, InvalidArgumentError, type Connection, type HookMetrics } from '@echo/protocol';
+import { EXPOSITION_CONTENT_TYPE, InvalidArgumentError, isConnectionLike, type Connection, type HookMetrics } from '@echo/protocol';
 import { LIST_STATES, type ListState } from '@echo/queue';
 import { Hono, type Context } from 'hono';
 import { routePath } from 'hono/route';
@@ -7,7 +7,7 @@ import { cacheTableViews, type CacheStatsSource } from '../inspect/caches.js';
 import { namespaceViews, type NamespaceStatsSource } from '../inspect/namespaces.js';
 import { prometheusMetrics } from '../inspect/metrics.js';
 import { errorReply } from './errors.js';
-import { checkBulkBody, checkCacheDeleteBody, checkDashboardOptions, checkRedriveBody } from '../option-checks.js';
+import { checkBulkBody, checkCacheDeleteBody, checkDashboardOptions, checkDashboardValues, checkRedriveBody } from '../option-checks.js';
 import { renderPage } from './page.js';
 
 /** Whether a request reads or changes something. */
@@ -102,6 +102,13 @@ function whole(name: string, value: string | undefined, fallback: number): numbe
  */
 export function createDashboard(options: DashboardOptions): Hono {
   checkDashboardOptions(options);
+  // Checked at run time: a missing or plain-object connection would otherwise fail at the first request.
+  const raw: unknown = options;
+  if (typeof raw !== 'object' || raw === null) throw new InvalidArgumentError('createDashboard options', 'must be an options object with connection');
+  if (!(options.connection instanceof Admin) && !isConnectionLike(options.connection)) {
+    throw new InvalidArgumentError('createDashboard options.connection', 'must be an open Connection or an Admin; to connect from a URL or { host, port }, use serveDashboard({ connect })');
+  }
+  checkDashboardValues('createDashboard options', options);
   const admin = options.connection instanceof Admin ? options.connection : Admin.over(options.connection);
   const readOnly = options.readOnly === true;
   const app = new Hono();

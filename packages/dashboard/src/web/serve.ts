@@ -1,8 +1,8 @@
 import { serve } from '@hono/node-server';
 import { Admin } from '../inspect/admin.js';
-import type { ConnectOptions } from '@echo/protocol';
+import { InvalidArgumentError, type ConnectOptions } from '@echo/protocol';
 import { createDashboard, type DashboardOptions } from './app.js';
-import { checkServeOptions } from '../option-checks.js';
+import { checkDashboardValues, checkServeOptions } from '../option-checks.js';
 
 /** Where a standalone dashboard listens, and where it connects. */
 export interface ServeOptions extends Omit<DashboardOptions, 'connection'> {
@@ -28,6 +28,13 @@ export interface RunningDashboard {
  */
 export async function serveDashboard(options: ServeOptions): Promise<RunningDashboard> {
   checkServeOptions(options);
+  // Checked before connecting, so a bad value leaves no connection behind.
+  const raw: unknown = options;
+  if (typeof raw !== 'object' || raw === null) throw new InvalidArgumentError('serveDashboard options', 'must be an options object with connect');
+  checkDashboardValues('serveDashboard options', options);
+  const givenPort: unknown = options.port;
+  if (givenPort !== undefined && (typeof givenPort !== 'number' || !Number.isSafeInteger(givenPort) || givenPort < 0 || givenPort > 65_535)) throw new InvalidArgumentError('serveDashboard options.port', 'must be an integer from 0 to 65535');
+  if (options.host !== undefined && typeof (options.host as unknown) !== 'string') throw new InvalidArgumentError('serveDashboard options.host', 'must be a string');
   const admin = await Admin.connect(options.connect);
   const { connect: _connect, port = 3000, host = '127.0.0.1', ...rest } = options;
   const app = createDashboard({ ...rest, connection: admin });

@@ -1,4 +1,4 @@
-import { execute, transitions as t } from '@echo/protocol';
+import { checkTimeBound, execute, transitions as t } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { checkRateLimit } from '../option-checks.js';
 
@@ -24,5 +24,6 @@ export async function setGlobalConcurrency<T>(ctx: QueueContext<T>, concurrency:
  * limit on the queue; answers false, writing nothing, when there is none.
  */
 export async function rateLimit<T>(ctx: QueueContext<T>, ms: number): Promise<boolean> {
+  checkTimeBound('rateLimit', 'ms', ms, 'span');
   return execute(ctx.conn, t.rateLimit({ queue: ctx.name, ms }));
 }

@@ -1,4 +1,4 @@
-import { execute, GoneError, StateError, transitions as t, type JobId } from '@echo/protocol';
+import { checkTimeBound, execute, GoneError, StateError, transitions as t, type JobId } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 
 /**
@@ -6,6 +6,7 @@ import type { QueueContext } from '../context.js';
  * @throws GoneError when the job does not exist; StateError("not scheduled") when it is not waiting on a time.
  */
 export async function rescheduleJob<T>(ctx: QueueContext<T>, id: JobId | string, inMs?: number): Promise<void> {
+  checkTimeBound('changeDelay', 'delayMs', inMs, 'span');
   const answer = await execute(ctx.conn, t.rescheduleJob({ queue: ctx.name, id, ...(inMs === undefined ? {} : { inMs }) }));
   if (answer === 'gone') throw new GoneError();
   if (answer === 'not_scheduled') throw new StateError('not scheduled');

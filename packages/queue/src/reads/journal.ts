@@ -1,4 +1,4 @@
-import { InvalidArgumentError, StreamCursor, entryFields, isStreamId, parseEvent, type Connection, type CursorStart, type LifecycleEvent } from '@echo/protocol';
+import { InvalidArgumentError, isConnectionLike, StreamCursor, entryFields, isStreamId, parseEvent, type Connection, type CursorStart, type LifecycleEvent } from '@echo/protocol';
 import type { QueueContext } from '../context.js';
 import { checkJournalOptions } from '../option-checks.js';
 
@@ -62,10 +62,15 @@ export class EventsJournal implements AsyncIterableIterator<JournalEntry> {
   #last: string | undefined;
 
   /**
-   * Checks the options; the connection opens on the first read (or {@link ready}).
-   * @throws InvalidArgumentError for a bad option.
+   * Checks the arguments and options; the connection opens on the first read (or {@link ready}).
+   * @throws UnknownOptionError for an option the journal does not read; InvalidArgumentError for a
+   *   bad option, a `conn` that is not an open Connection or an empty `key`.
    */
   constructor(conn: Connection, key: string, options: JournalOptions = {}) {
+    // Checked at run time: JavaScript callers reach this constructor directly, not through queue.journal().
+    if (!isConnectionLike(conn)) throw new InvalidArgumentError('new EventsJournal conn', 'must be an open Connection');
+    if (typeof key !== 'string' || key === '') throw new InvalidArgumentError('new EventsJournal key', 'must be the journal key, a non-empty string');
+    checkJournalOptions(options);
     this.key = key;
     const from = startOf(options.from ?? 'new');
     this.#cursor = new StreamCursor(conn, key, {
@@ -121,11 +126,7 @@ export class EventsJournal implements AsyncIterableIterator<JournalEntry> {
   }
 }
 
-/**
- * A queue's journal reader, its options checked strictly first (the constructor checks only their
- * values), so a key the reader does not know fails before anything is built.
- */
+/** A queue's journal reader; the constructor checks its options before anything is built. */
 export function journalReader<T>(ctx: QueueContext<T>, options?: JournalOptions): EventsJournal {
-  checkJournalOptions(options);
   return new EventsJournal(ctx.conn, ctx.keys.journal, options);
 }

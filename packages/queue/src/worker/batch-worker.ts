@@ -5,7 +5,7 @@ import { PauseGate } from './pause-gate.js';
 import { WorkerRuntime, type LeaseSource } from './runtime.js';
 import { decideBatch } from './shaping.js';
 import { WorkerShell } from './shell.js';
-import { checkBatchWorkerOptions } from './strict-options.js';
+import { checkBatchWorkerOptions, checkWorkerArguments } from './strict-options.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
 
 export type { BatchHandler, BatchShape, BatchVerdicts } from './batch-slots.js';
@@ -57,6 +57,7 @@ export class BatchWorker<T = unknown> extends WorkerShell<T> {
    * know, before anything starts.
    */
   static async start<T>(queue: LeaseSource<T>, handler: BatchHandler<T>, options: BatchWorkerOptions = {}): Promise<BatchWorker<T>> {
+    checkWorkerArguments('BatchWorker.start', queue, handler);
     checkBatchWorkerOptions(options);
     const size = options.size ?? 50;
     if (!Number.isSafeInteger(size) || size < 1) throw new InvalidArgumentError('size', 'must be a positive integer');

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, StaleError, strictOptions } from '@echo/protocol';
+import { checkTimeBound, InvalidArgumentError, StaleError, strictOptions } from '@echo/protocol';
 import { CancelToken } from './cancel.js';
 import type { ClaimedJob } from '../job.js';
 import type { FlowChild, FlowResult } from '../flows/flow-shape.js';
@@ -74,6 +74,7 @@ export interface RunState {
 const checkUntilKeys = strictOptions('moveToDelayed', {
   known: ['delayMs', 'at'],
   hints: { delay: 'a delay is { delayMs } here (ms from now)', timestamp: 'a time is { at } here (a Date or epoch ms)' },
+  bounds: { delayMs: 'span', at: 'instant' },
 });
 
 /** A whole, non-negative number of ms, or the refusal naming `what`. */
@@ -87,7 +88,10 @@ export function resolveUntil(until: unknown): number | Date {
   if (typeof until === 'number') {
     throw new InvalidArgumentError('moveToDelayed', 'takes { delayMs } (ms from now) or { at } (a Date or epoch ms), or a Date; a bare number is ambiguous');
   }
-  if (until instanceof Date) return new Date(wholeMs('moveToDelayed', until.getTime(), 'a valid Date'));
+  if (until instanceof Date) {
+    checkTimeBound('moveToDelayed', 'until', until, 'instant');
+    return new Date(wholeMs('moveToDelayed', until.getTime(), 'a valid Date'));
+  }
   if (typeof until !== 'object' || until === null) throw new InvalidArgumentError('moveToDelayed', 'takes { delayMs }, { at } or a Date');
   checkUntilKeys(until);
   const has = (key: string): boolean => Object.hasOwn(until, key);

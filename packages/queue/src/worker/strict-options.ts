@@ -1,4 +1,4 @@
-import { strictOptions, type OptionCheck } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions, type OptionCheck, type TimeBound } from '@echo/protocol';
 import { checkCurveKeys } from '../backoff.js';
 
 /**
@@ -53,10 +53,13 @@ const BULLMQ_HINTS: Readonly<Record<string, string>> = {
   timeout: 'a time limit is per job here: enqueue it with timeoutMs',
 };
 
+/** Every time-like worker option is waited on with a timer (a lease is extended by one), so each holds one. */
+const WORKER_BOUNDS: Readonly<Record<string, TimeBound>> = { leaseMs: 'timer', extendEveryMs: 'timer', blockMs: 'timer', maintenanceMs: 'timer', closeTimeoutMs: 'timer' };
+
 const STALLED_KNOWN = ['maxStalled'];
 const STALLED_HINTS = { maxStalledCount: "BullMQ's maxStalledCount is maxStalled here" };
 
-const checkWorker = strictOptions('Worker.start options', { known: [...WORKER_KEYS, 'autorun'], hints: BULLMQ_HINTS });
+const checkWorker = strictOptions('Worker.start options', { known: [...WORKER_KEYS, 'autorun'], hints: BULLMQ_HINTS, bounds: WORKER_BOUNDS });
 const checkWorkerStalled = strictOptions('Worker.start options.stalled', { known: STALLED_KNOWN, hints: STALLED_HINTS });
 
 const checkBatch = strictOptions('BatchWorker.start options', {
@@ -66,11 +69,13 @@ const checkBatch = strictOptions('BatchWorker.start options', {
     batch: "BullMQ Pro's batch: { size } is size here, and its minSize/timeout are shape: { minSize, timeoutMs }",
     respectConcurrencyGate: 'a BatchWorker does not ask the concurrency gate before a claim; use a Worker for respectConcurrencyGate',
   },
+  bounds: WORKER_BOUNDS,
 });
 const checkBatchStalled = strictOptions('BatchWorker.start options.stalled', { known: STALLED_KNOWN, hints: STALLED_HINTS });
 const checkShape = strictOptions('BatchWorker.start options.shape', {
   known: ['minSize', 'timeoutMs', 'pollMs'],
   hints: { timeout: "BullMQ Pro's batch timeout is timeoutMs here (ms)", size: 'the batch size is size on the BatchWorker options, beside shape' },
+  bounds: { timeoutMs: 'timer', pollMs: 'timer' },
 });
 
 /** Checks an options object, the nested object under `stalled` and the `backoff` curve. */
@@ -94,4 +99,19 @@ export function checkWorkerOptions(options: object | undefined): void {
 export function checkBatchWorkerOptions(options: object | undefined): void {
   checkNested(options, checkBatch, checkBatchStalled);
   if (options !== undefined && 'shape' in options && isObject(options.shape)) checkShape(options.shape);
+}
+
+/**
+ * `Worker.start(queue, handler)`'s own arguments, checked before anything starts: a queue name in
+ * place of the queue would fail as `queue.leases is not a function`, and a handler that is not a
+ * function would only fail once a job was claimed for it.
+ * @throws InvalidArgumentError naming the argument.
+ */
+export function checkWorkerArguments(where: string, queue: unknown, handler: unknown): void {
+  const leases = isObject(queue) ? (queue as { leases?: unknown }).leases : undefined;
+  if (typeof leases !== 'function') {
+    const hint = typeof queue === 'string' ? `: open it first, Worker.start(await Queue.open(${JSON.stringify(queue)}, ...), handler)` : '';
+    throw new InvalidArgumentError(`${where} queue`, `must be a queue opened by Queue.open${hint}`);
+  }
+  if (typeof handler !== 'function') throw new InvalidArgumentError(`${where} handler`, 'must be a function');
 }

@@ -2,7 +2,7 @@ import { JobSlots, type Handler } from './job-slots.js';
 import { PauseGate } from './pause-gate.js';
 import { WorkerRuntime, type LeaseSource } from './runtime.js';
 import { WorkerShell } from './shell.js';
-import { checkWorkerOptions } from './strict-options.js';
+import { checkWorkerArguments, checkWorkerOptions } from './strict-options.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
 export { jobContext, type DelayUntil, type JobContext } from './job-context.js';
@@ -44,6 +44,7 @@ export class Worker<T = unknown> extends WorkerShell<T> {
    * know, before anything starts.
    */
   static async start<T>(queue: LeaseSource<T>, handler: Handler<T>, options: WorkerStartOptions = {}): Promise<Worker<T>> {
+    checkWorkerArguments('Worker.start', queue, handler);
     checkWorkerOptions(options);
     const resolved = resolveWorkerOptions(options);
     const wake = await queue.leases().openWake('echo-worker-wake');
