@@ -19,11 +19,18 @@ function held(pid: number): ProcessInfo[] {
   return under.filter((p) => /redis-server|worker-child/.test(p.command));
 }
 
+/** Test cleanup when an assertion failed midway: whatever is left of what the test started. */
+function killAll(pids: readonly number[]): void {
+  for (const pid of pids) if (pid > 0 && isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
+}
+
 describe('the fault run', () => {
   it('stops its servers and worker processes and exits 130 on SIGINT to the process the script starts', async () => {
     const run = start([...scriptArgv('soak:faults'), ...RUN_ARGS], { cwd: ROOT });
+    let everything: number[] = [];
     try {
       await printed(run, RUNNING, 90_000);
+      everything = descendants(run.pid ?? -1).map((p) => p.pid);
       const pids = held(run.pid ?? -1).map((p) => p.pid);
       // A standalone run: the server and one worker process.
       expect(pids.length).toBeGreaterThanOrEqual(2);
@@ -33,7 +40,7 @@ describe('the fault run', () => {
       expect(code).toBe(130);
       expect(await gone(pids, 10_000)).toEqual([]);
     } finally {
-      if (run.exitCode === null && run.signalCode === null) run.kill('SIGKILL');
+      killAll([run.pid ?? -1, ...everything]);
     }
   }, 150_000);
 
@@ -41,18 +48,18 @@ describe('the fault run', () => {
     // A shell between, as pnpm runs a script; `; exit` keeps it from exec'ing the run in its place.
     const command = [...scriptArgv('soak:faults'), ...RUN_ARGS].map((a) => `'${a}'`).join(' ');
     const shell = spawn('/bin/sh', ['-c', `${command}; exit $?`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let runPid = -1;
+    let everything: number[] = [];
     try {
       await printed(shell, RUNNING, 90_000);
       const under = descendants(shell.pid ?? -1);
-      runPid = under.find((p) => p.ppid === shell.pid)?.pid ?? -1;
+      everything = under.map((p) => p.pid);
+      const runPid = under.find((p) => p.ppid === shell.pid)?.pid ?? -1;
       const pids = held(shell.pid ?? -1).map((p) => p.pid);
       expect(pids.length).toBeGreaterThanOrEqual(2);
       shell.kill('SIGKILL');
       expect(await gone([runPid, ...pids], 30_000)).toEqual([]);
     } finally {
-      if (runPid > 0 && isProcessAlive(runPid)) process.kill(runPid, 'SIGKILL');
-      for (const p of held(runPid)) process.kill(p.pid, 'SIGKILL');
+      killAll([shell.pid ?? -1, ...everything]);
     }
   }, 150_000);
 });
