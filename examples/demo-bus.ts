@@ -23,9 +23,13 @@ export async function busDemo(conn: Connection, queue: string, keep: boolean): P
     },
     { start: 'head', consumer: 'billing-1', minIdleMs: 50, beatMs: 50, onError: () => undefined },
   );
-  const started = Date.now();
-  while ((handled < 501 || redelivered < 1) && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
-  await consumer.close();
+  try {
+    const started = Date.now();
+    while ((handled < 501 || redelivered < 1) && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
+  } finally {
+    // Its reads would keep the process alive after a failure.
+    await consumer.close();
+  }
 
   console.log('\nBus');
   console.log(`  stream        ${ids.length} EVT records appended in one pipeline; XADD ids follow mint order`);

@@ -15,47 +15,51 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 export async function cacheDemo(conn: Connection, namespace: string, keep: boolean): Promise<void> {
   const peerConn = await conn.duplicate();
+  // Each is closed on the way out, a failure midway included: their coherence reads hold the process.
   const here = await Cache.open({ connection: conn });
   const peer = await Cache.open({ connection: peerConn }); // another process, in effect: its own L1 and its own connection
-  const customers = await here.namespace<Customer>({ name: namespace, ttl: 60_000, grace: 3_600_000 });
-  const peerCustomers = await peer.namespace<Customer>({ name: namespace, ttl: 60_000, grace: 3_600_000 });
+  try {
+    const customers = await here.namespace<Customer>({ name: namespace, ttl: 60_000, grace: 3_600_000 });
+    const peerCustomers = await peer.namespace<Customer>({ name: namespace, ttl: 60_000, grace: 3_600_000 });
 
-  let loads = 0;
-  const load = async (): Promise<Customer> => {
-    loads++;
-    await sleep(25); // a slow database
-    return { name: 'Ada', tier: 'gold' };
-  };
-  const herd = await Promise.all(
-    [customers, peerCustomers].flatMap((ns) => Array.from({ length: 50 }, () => ns.getOrSet('customer:42', load, { tags: ['tier:gold'] }))),
-  );
-  const again = await customers.getOrSetEntry('customer:42', load);
+    let loads = 0;
+    const load = async (): Promise<Customer> => {
+      loads++;
+      await sleep(25); // a slow database
+      return { name: 'Ada', tier: 'gold' };
+    };
+    const herd = await Promise.all(
+      [customers, peerCustomers].flatMap((ns) => Array.from({ length: 50 }, () => ns.getOrSet('customer:42', load, { tags: ['tier:gold'] }))),
+    );
+    const again = await customers.getOrSetEntry('customer:42', load);
 
-  await customers.set('customer:42', { name: 'Ada', tier: 'silver' }, { tags: ['tier:silver'] });
-  const wrote = Date.now();
-  let seen = await peerCustomers.get('customer:42');
-  while (seen?.tier !== 'silver' && Date.now() - wrote < 5_000) {
-    await sleep(5);
-    seen = await peerCustomers.get('customer:42');
+    await customers.set('customer:42', { name: 'Ada', tier: 'silver' }, { tags: ['tier:silver'] });
+    const wrote = Date.now();
+    let seen = await peerCustomers.get('customer:42');
+    while (seen?.tier !== 'silver' && Date.now() - wrote < 5_000) {
+      await sleep(5);
+      seen = await peerCustomers.get('customer:42');
+    }
+    const seenAfterMs = Date.now() - wrote;
+    const dropped = await customers.deleteByTag('tier:silver');
+    const deleted = Date.now();
+    let gone = (await peerCustomers.get('customer:42')) === undefined;
+    while (!gone && Date.now() - deleted < 5_000) {
+      await sleep(5);
+      gone = (await peerCustomers.get('customer:42')) === undefined;
+    }
+    await customers.set('customer:7', { name: 'Grace', tier: 'gold' }); // something to look at with --keep
+
+    console.log('\nCache (keyed namespace)');
+    console.log(`  single flight 100 concurrent getOrSet misses from two caches -> ${loads} load, all saw "${herd[0]?.name ?? ''}"`);
+    console.log(`  next read     source ${again.source}: served from this process's L1, no server call`);
+    console.log(`  coherence     a set in one cache reached the other's L1 within ${Math.max(1, seenAfterMs)} ms (tier ${seen?.tier ?? '-'})`);
+    console.log(`  tags          deleteByTag('tier:silver') dropped ${dropped} entry; gone from the other cache too: ${gone}`);
+
+    if (!keep) await customers.clear();
+  } finally {
+    await here.close();
+    await peer.close();
+    await peerConn.close();
   }
-  const seenAfterMs = Date.now() - wrote;
-  const dropped = await customers.deleteByTag('tier:silver');
-  const deleted = Date.now();
-  let gone = (await peerCustomers.get('customer:42')) === undefined;
-  while (!gone && Date.now() - deleted < 5_000) {
-    await sleep(5);
-    gone = (await peerCustomers.get('customer:42')) === undefined;
-  }
-  await customers.set('customer:7', { name: 'Grace', tier: 'gold' }); // something to look at with --keep
-
-  console.log('\nCache (keyed namespace)');
-  console.log(`  single flight 100 concurrent getOrSet misses from two caches -> ${loads} load, all saw "${herd[0]?.name ?? ''}"`);
-  console.log(`  next read     source ${again.source}: served from this process's L1, no server call`);
-  console.log(`  coherence     a set in one cache reached the other's L1 within ${Math.max(1, seenAfterMs)} ms (tier ${seen?.tier ?? '-'})`);
-  console.log(`  tags          deleteByTag('tier:silver') dropped ${dropped} entry; gone from the other cache too: ${gone}`);
-
-  if (!keep) await customers.clear();
-  await here.close();
-  await peer.close();
-  await peerConn.close();
 }

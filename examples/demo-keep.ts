@@ -28,11 +28,17 @@ export function startDashboard(redisUrl: string, timeoutMs = 30_000): Promise<Ke
     env: { ...process.env, REDIS_URL: redisUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // Whatever way this process exits (a thrown error, process.exit), the dashboard goes with it.
+  const orphanGuard = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', orphanGuard);
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
     const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
     await exited(child);
     clearTimeout(killer);
+    process.off('exit', orphanGuard);
   };
   return new Promise((resolve, reject) => {
     let printed = '';
@@ -55,15 +61,27 @@ export function startDashboard(redisUrl: string, timeoutMs = 30_000): Promise<Ke
   });
 }
 
-/** Resolves with the first SIGINT or SIGTERM this process receives. */
-export function nextStopSignal(): Promise<NodeJS.Signals> {
+/** Why the kept demo stops: a signal, or the process that started it is gone. */
+export type StopReason = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'orphaned';
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Resolves with the first SIGINT, SIGTERM or SIGHUP this process receives, or `orphaned` once the
+ * process that started it is gone: `pnpm demo` answers SIGTERM by killing its shell and exiting,
+ * which would leave the demo, its server and its dashboard running with nobody to stop them.
+ */
+export function nextStop(pollMs = 500): Promise<StopReason> {
+  const parent = process.ppid;
   return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      resolve(signal);
+    const done = (reason: StopReason): void => {
+      clearInterval(poll);
+      for (const signal of STOP_SIGNALS) process.off(signal, done);
+      resolve(reason);
     };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
+    for (const signal of STOP_SIGNALS) process.on(signal, done);
+    const poll = setInterval(() => {
+      if (process.ppid !== parent) done('orphaned');
+    }, pollMs);
   });
 }

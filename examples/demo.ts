@@ -15,7 +15,7 @@ import { BatchWorker, exponential, Queue, Worker, type BatchVerdict, type Claime
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { busDemo } from './demo-bus.js';
 import { cacheDemo } from './demo-cache.js';
-import { nextStopSignal, startDashboard } from './demo-keep.js';
+import { nextStop, startDashboard } from './demo-keep.js';
 
 interface OrderJob {
   readonly order: number;
@@ -53,13 +53,41 @@ function bar(done: number, total: number, width = 32): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(done).padStart(String(total).length)}/${total}`;
 }
 
+/** How long the progress bar may stand still before the demo gives up (a job it can never finish). */
+const STALL_MS = 30_000;
+
+/** Something the demo holds, released once: at its place in the run, or by the final sweep. */
+type Release = () => Promise<void>;
+
+/**
+ * Runs the demo; whatever it started (server, connection, workers, listener, dashboard) is given
+ * back in `finally`, last started first, so a failure midway does not leave the process running.
+ */
 async function main(): Promise<void> {
+  const held: Release[] = [];
+  const own = (release: () => Promise<unknown>): Release => {
+    let done: Promise<void> | undefined;
+    const once: Release = () => (done ??= release().then(() => undefined));
+    held.push(once);
+    return once;
+  };
+  try {
+    await run(own);
+  } finally {
+    for (const release of held.reverse()) await release().catch((error: unknown) => console.error('demo: teardown:', error));
+  }
+}
+
+async function run(own: (release: () => Promise<unknown>) => Release): Promise<void> {
   let server: RedisServer | undefined;
   const url = process.env.REDIS_URL ?? (server = await startRedis()).url;
+  const stopServer = own(async () => server?.stop());
   console.log(`Echo demo on ${url}${server ? ' (throwaway server from @echo/testkit)' : ''}\n`);
   const conn = await Connection.connect(url);
+  const closeConn = own(() => conn.close());
   const orders = await Queue.open<OrderJob>(queueName, { connection: conn });
   const events = await orders.events();
+  const closeEvents = own(() => events.close());
   let completed = 0;
   let retried = 0;
   let dead = 0;
@@ -75,6 +103,7 @@ async function main(): Promise<void> {
       Worker.start(orders, handle, { concurrency: 16, maxAttempts: 3, backoff: exponential(20, 200), maintenanceMs: 50, blockMs: 200 }),
     ),
   );
+  const closeWorkers = own(() => Promise.all(workers.map((w) => w.close())));
   const batch = await BatchWorker.start(
     orders,
     async (jobs) => {
@@ -91,6 +120,7 @@ async function main(): Promise<void> {
     },
     { size: 50, maxAttempts: 3, backoff: exponential(20, 200), maintenanceMs: 50, blockMs: 200 },
   );
+  const closeBatch = own(() => batch.close());
 
   // The producer: most orders now, a tenth scheduled a little later, in pipelined batches.
   const now: { payload: OrderJob }[] = [];
@@ -102,8 +132,12 @@ async function main(): Promise<void> {
 
   const interactive = process.stdout.isTTY;
   let lastLine = '';
+  let moved = { done: -1, at: Date.now() };
   for (;;) {
     const counts = await orders.counts('pending', 'active', 'scheduled', 'completed', 'dead');
+    const finished = counts.completed + counts.dead;
+    if (finished !== moved.done) moved = { done: finished, at: Date.now() };
+    else if (Date.now() - moved.at > STALL_MS) throw new Error(`demo: no job finished for ${String(STALL_MS / 1000)} s (${String(finished)} of ${String(TOTAL)} done)`);
     const line = `${bar(counts.completed + counts.dead, TOTAL)}  active ${String(counts.active).padStart(3)}  scheduled ${String(counts.scheduled).padStart(4)}  dead ${counts.dead}`;
     if (interactive) process.stdout.write(`\r${line}`);
     else if (line !== lastLine && (counts.completed + counts.dead) % 1000 < 200) console.log(line);
@@ -114,7 +148,7 @@ async function main(): Promise<void> {
   const seconds = (Date.now() - started) / 1000;
   if (interactive) process.stdout.write('\n');
 
-  await Promise.all([...workers.map((w) => w.close()), batch.close()]);
+  await Promise.all([closeWorkers(), closeBatch()]);
   await new Promise((r) => setTimeout(r, 50));
   const [deadJob] = (await conn.command('ZRANGE', orders.keys.dead, 0, 0)) as JobId[];
   const poison = deadJob ? await orders.getJob(deadJob) : undefined;
@@ -132,7 +166,7 @@ async function main(): Promise<void> {
   await busDemo(conn, queueName, KEEP);
   await cacheDemo(conn, `demo.customers.${Date.now().toString(36)}`, KEEP);
 
-  await events.close();
+  await closeEvents();
   if (!KEEP) {
     await orders.pause();
     await orders.obliterate({ force: true });
@@ -150,17 +184,18 @@ async function main(): Promise<void> {
   } else {
     const emq = `REDIS_URL=${url} pnpm --silent emq`;
     const dashboard = await startDashboard(url);
+    const stopDashboard = own(() => dashboard.stop());
     console.log(`  server        ${url}${server ? ' (throwaway, stopped on Ctrl-C)' : ''}`);
     console.log(`  dashboard     ${dashboard.url}`);
     console.log(`  emq           ${emq} jobs ${queueName} --state dead`);
     console.log(`                ${emq} queues | streams | lag ${queueName} audit`);
     console.log('  Ctrl-C stops the dashboard and the server.');
-    const signal = await nextStopSignal();
-    console.log(`\n${signal}: stopping`);
-    await dashboard.stop();
+    const reason = await nextStop();
+    console.log(`\n${reason === 'orphaned' ? 'the process that started the demo is gone' : reason}: stopping`);
+    await stopDashboard();
   }
-  await conn.close();
-  await server?.stop();
+  await closeConn();
+  await stopServer();
 }
 
 main().catch((error: unknown) => {

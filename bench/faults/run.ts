@@ -44,6 +44,7 @@ import {
 import { boolOption, intOption } from '../lib/options.js';
 import { progress } from '../lib/report.js';
 import { fullGc, slopePerMinute, usedMemory, type Point } from '../lib/soak-audit.js';
+import { Lifecycle } from './lifecycle.js';
 import { errorSamples, MixedWorkload } from './workload.js';
 
 const SHORT = boolOption('short', false);
@@ -183,7 +184,7 @@ function tally(map: ReadonlyMap<string, number> | readonly [string, number][]): 
   return entries.length === 0 ? 'none' : entries.map(([k, v]) => `${k} ${v}`).join(', ');
 }
 
-async function main(): Promise<void> {
+async function main(life: Lifecycle): Promise<void> {
   const clock = new InjectedClock();
   const queueName = uniqueName('faults');
   // The pool must exist before the topology's process-kill fault; the workload behind it comes after.
@@ -193,10 +194,15 @@ async function main(): Promise<void> {
     respawn: (pid: number) => late.workload?.respawn(pid) ?? Promise.resolve(),
   };
   const topology = TOPOLOGY === 'cluster' ? await cluster(clock, pool) : TOPOLOGY === 'sentinel' ? await sentinel(clock, pool) : await standalone(clock, pool);
+  const stopServers = life.own(() => topology.stop());
+  progress(`servers: ${TOPOLOGY} up`);
   const direct = await Connection.connect(topology.direct);
+  const closeDirect = life.own(() => direct.close());
   const far = await Connection.connect(topology.far);
+  const closeFar = life.own(() => far.close());
   const workload = new MixedWorkload({ queueName, direct, far, childEnv: topology.childEnv, clock, coherenceMs: COHERENCE_MS });
   late.workload = workload;
+  const closeWorkload = life.own(() => workload.close());
   await workload.start(CHILDREN);
 
   const steps: FaultStep[] = planFaults({
@@ -218,6 +224,10 @@ async function main(): Promise<void> {
   const started = Date.now();
   const warmupMs = Math.max(steps[0]?.atMs ?? 0, (SECONDS * 1000) / 6);
   const sampling = { on: true };
+  // Off on every way out, or the sampler would go on after a failure.
+  life.own(() => {
+    sampling.on = false;
+  });
   const sampler = (async () => {
     while (sampling.on) {
       await sleep(SAMPLE_MS);
@@ -265,14 +275,14 @@ async function main(): Promise<void> {
   const deadLetters = await workload.recordDeadLetters();
   // Workers close first (running handlers finish and settle, their events arrive); then the jobs no
   // settlement ended are read back from the server.
-  await workload.close();
+  await closeWorkload();
   for (const job of workload.openJobs) {
     const state = await workload.producer.getState(job);
     workload.record({ type: 'final', job, state, at: Date.now() });
   }
-  await far.close();
-  await direct.close();
-  await topology.stop();
+  await closeFar();
+  await closeDirect();
+  await stopServers();
 
   const result = workload.checker.finish(producedUntil);
   const c = workload.counts;
@@ -339,4 +349,13 @@ async function main(): Promise<void> {
   process.exitCode = failing.length > 0 || run.failed > 0 || !drained ? 1 : 0;
 }
 
-await main();
+const life = new Lifecycle({
+  onStop: (reason) => progress(`${reason === 'orphaned' ? 'the process that started the run is gone' : reason}: stopping the workload and the servers`),
+  onError: (error) => progress(`  teardown: ${error instanceof Error ? error.message : String(error)}`),
+});
+life.watch();
+try {
+  await main(life);
+} finally {
+  await life.releaseAll();
+}

@@ -57,6 +57,16 @@ interface Child {
   readonly name: string;
 }
 
+/** SIGTERM, then SIGKILL if the process has not exited within 5 s; resolves once it has. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(killer);
+}
+
 export class MixedWorkload implements ProcessPool {
   readonly checker: RollingChecker;
   readonly counts: WorkloadCounts = { enqueued: 0, enqueueErrors: new Map(), appended: 0, appendErrors: new Map(), cacheWrites: 0, cacheReads: 0, cacheErrors: new Map(), childrenSpawned: 0 };
@@ -162,9 +172,16 @@ export class MixedWorkload implements ProcessPool {
     await Promise.all(this.#loops);
   }
 
+  /**
+   * Stops everything the workload runs: its loops (when the run ends early they would otherwise go
+   * on against closed connections), its worker processes (waited for, so none outlives the run),
+   * its in-process workers, consumers and caches.
+   */
   async close(): Promise<void> {
-    for (const child of this.#children.values()) child.process.kill('SIGTERM');
+    this.#running = false;
+    const children = [...this.#children.values()].map((child) => child.process);
     this.#children.clear();
+    await Promise.all(children.map((child) => stopChild(child)));
     await Promise.all(this.#workers.map((w) => w.close()));
     await Promise.all(this.#consumers.map((c) => c.close()));
     for (const cache of this.#caches) await cache.close();

@@ -23,6 +23,8 @@ export const EXIT = {
   notFound: 3,
   /** The server could not be reached or authenticated. */
   unavailable: 4,
+  /** Stopped by Ctrl-C (SIGINT) or SIGTERM before it finished; 128 + SIGINT, as a shell reports it. */
+  interrupted: 130,
 } as const;
 
 /** One of {@link EXIT}'s values. */
@@ -42,6 +44,13 @@ export class NotFoundError extends EchoError {
   }
 }
 
+/** The command was stopped by Ctrl-C or SIGTERM before it finished. */
+export class InterruptedError extends EchoError {
+  constructor() {
+    super('interrupted', 'interrupted');
+  }
+}
+
 /** Some jobs of a selection were refused (each is listed in the output): exit status 1. */
 export class SelectionError extends EchoError {
   constructor(message: string) {
@@ -54,6 +63,7 @@ export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof Error && error.name === 'CACError') return EXIT.usage;
   if (error instanceof UsageError || error instanceof InvalidArgumentError || error instanceof InvalidNameError || error instanceof MalformedIdError || error instanceof UnknownStateError) return EXIT.usage;
   if (error instanceof GoneError || error instanceof NotFoundError) return EXIT.notFound;
+  if (error instanceof InterruptedError) return EXIT.interrupted;
   if (error instanceof ConnectError || error instanceof AuthError || error instanceof ConnectionLostError || error instanceof ClusterUnavailableError) return EXIT.unavailable;
   return EXIT.failed;
 }

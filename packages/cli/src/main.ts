@@ -9,7 +9,7 @@ import { dlqCommand, minutesCommand, redriveCommand, schedulersCommand, searchCo
 import { controlCommand, drainCommand, retryCommand } from './commands/writes.js';
 import { VERSION } from './version.js';
 import { intFlag, type CommandContext } from './context.js';
-import { EXIT, exitCodeOf, UsageError, type ExitCode } from './exit-codes.js';
+import { EXIT, exitCodeOf, InterruptedError, UsageError, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 
 /** The options every command shares (cac camel-cases them). */
@@ -41,17 +41,21 @@ function connectOptions(flags: GlobalFlags, env: CliIo['env']): ConnectOptions {
 }
 
 type Flags = GlobalFlags & Record<string, unknown>;
-type Run = () => Promise<void>;
+/** What a command line selected: the work, and whether it ends itself on Ctrl-C (`watch`, `dashboard`). */
+interface Run {
+  readonly work: () => Promise<void>;
+  readonly ownsStop: boolean;
+}
 
 /** Declares every command; each action only selects what to run, so errors surface in one place. */
 function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select: (run: Run) => void): CAC {
   const cli = cac('emq');
   // cac calls an action with the positional arguments, then the parsed options.
   const on =
-    (run: (c: CommandContext, flags: Flags, args: unknown[]) => Promise<void>) =>
+    (run: (c: CommandContext, flags: Flags, args: unknown[]) => Promise<void>, ownsStop = false) =>
     (...parsed: unknown[]): void => {
       const flags = parsed[parsed.length - 1] as Flags;
-      select(() => run(ctx(flags), flags, parsed.slice(0, -1)));
+      select({ work: () => run(ctx(flags), flags, parsed.slice(0, -1)), ownsStop });
     };
   // Positional arguments arrive as strings; a number-looking one is still text here (a job id).
   const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
@@ -107,7 +111,7 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
     .command('watch <queue>', 'stats, refreshed until Ctrl-C')
     .option('--interval <ms>', 'refresh interval and rate window in ms (default 1000)')
     .option('--count <n>', 'stop after n refreshes')
-    .action(on((c, f, [q]) => watchCommand(c, str(q), intFlag('interval', f.interval, 1000, 50, 600_000), f.count === undefined ? undefined : intFlag('count', f.count, 1, 1))));
+    .action(on((c, f, [q]) => watchCommand(c, str(q), intFlag('interval', f.interval, 1000, 50, 600_000), f.count === undefined ? undefined : intFlag('count', f.count, 1, 1)), true));
   cli
     .command('dashboard', 'serve the web dashboard (@echo/dashboard) until Ctrl-C')
     .option('--port <port>', 'port to listen on (default 3000; 0 picks one)')
@@ -121,6 +125,7 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
           host: typeof f.host === 'string' ? f.host : '127.0.0.1',
           readOnly: f.readOnly === true,
         }),
+        true,
       ),
     );
   cli.help();
@@ -128,8 +133,31 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
 }
 
 /**
+ * `work`, or an {@link InterruptedError} as soon as `signal` aborts (Ctrl-C, SIGTERM): a command
+ * waiting on a slow scan or an unreachable server stops at once; the connection is closed after,
+ * which ends whatever the work still waits for.
+ */
+async function untilInterrupted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  // Left behind on an interrupt, its failure (the connection closing under it) is nobody's to hear.
+  work.catch(() => undefined);
+  let onAbort: (() => void) | undefined;
+  const interrupted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new InterruptedError());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([work, interrupted]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
  * Runs `emq` with `argv` (the arguments after the binary's name) and answers the exit status;
- * see {@link EXIT}. Errors are printed to `io.err` as one line, never as a stack.
+ * see {@link EXIT}. Errors are printed to `io.err` as one line, never as a stack. When `io.signal`
+ * aborts, a command stops at once with {@link EXIT}.interrupted (`watch` and `dashboard` end
+ * normally instead); what it was still waiting for is abandoned, so the binary exits.
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode> {
   let admin: Promise<Admin> | undefined;
@@ -139,6 +167,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     admin: () => (admin ??= Admin.connect(connectOptions(flags, io.env))),
   });
   let run: Run | undefined;
+  let interrupted = false;
   try {
     const cli = program(context, io, (r) => (run = r));
     const parsed = cli.parse(['node', 'emq', ...argv], { run: false });
@@ -157,12 +186,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     }
     cli.runMatchedCommand();
     if (run === undefined) throw new UsageError('no command to run');
-    await run();
+    await (run.ownsStop ? run.work() : untilInterrupted(run.work(), io.signal));
     return EXIT.ok;
   } catch (error) {
+    interrupted = error instanceof InterruptedError;
     io.err(`emq: ${error instanceof Error ? error.message : String(error)}\n`);
     return exitCodeOf(error);
   } finally {
-    if (admin !== undefined) await admin.then((a) => a.close()).catch(() => undefined);
+    const closing = admin?.then((a) => a.close()).catch(() => undefined);
+    // An interrupted command may still be connecting (up to --timeout): it is closed when it
+    // arrives, and the binary exits without waiting for it.
+    if (!interrupted) await closing;
   }
 }

@@ -63,6 +63,8 @@ function jobText(job: JobDetail): string {
 
 /** `emq job <queue> <id>`: one job with payload, error, attempts and logs. */
 export async function jobCommand(ctx: CommandContext, name: string, id: string): Promise<void> {
-  const job = await (await ctx.admin()).job(name, id);
+  const admin = await ctx.admin();
+  await requireQueue(admin, name);
+  const job = await admin.job(name, id);
   ctx.io.out(ctx.json ? json(job) : jobText(job));
 }

@@ -1,5 +1,5 @@
 import type { AttemptRecord } from '@echo/protocol';
-import { requireQueue, type CommandContext } from '../context.js';
+import { requireQueue, requireStream, type CommandContext } from '../context.js';
 import { NotFoundError, UsageError } from '../exit-codes.js';
 import { clip, json, table, when } from '../format.js';
 
@@ -62,7 +62,7 @@ export async function minutesCommand(ctx: CommandContext, name: string, last: nu
 /** `emq dlq <queue> <stream>`: a stream's dead letters, oldest first. */
 export async function dlqCommand(ctx: CommandContext, queue: string, stream: string, count: number, after: string | undefined): Promise<void> {
   const admin = await ctx.admin();
-  await admin.stream(queue, stream);
+  await requireStream(admin, queue, stream);
   const letters = await admin.deadLetters(queue, stream, { count, ...(after === undefined ? {} : { after }) });
   if (ctx.json) ctx.io.out(json({ queue, stream, deadLetters: letters }));
   else if (letters.length === 0) ctx.io.out(`no dead letters in ${queue}/${stream}\n`);
@@ -77,7 +77,7 @@ export async function dlqCommand(ctx: CommandContext, queue: string, stream: str
 export async function redriveCommand(ctx: CommandContext, queue: string, stream: string, ids: readonly string[], all: boolean): Promise<void> {
   if ((ids.length === 0) === !all) throw new UsageError('give entry ids or --all, not both');
   const admin = await ctx.admin();
-  await admin.stream(queue, stream);
+  await requireStream(admin, queue, stream);
   const result = await admin.redrive(queue, stream, all ? 'all' : ids);
   if (ctx.json) ctx.io.out(json({ ok: true, queue, stream, ...result }));
   else ctx.io.out(`redriven ${String(result.redriven)} dead letter(s) of ${queue}/${stream}${result.left > 0 ? `; ${String(result.left)} left (entry trimmed or group gone)` : ''}\n`);

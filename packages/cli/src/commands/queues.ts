@@ -27,8 +27,9 @@ interface Stats extends QueueSummary {
   readonly workers: readonly WorkerInfo[];
 }
 
-async function stats(admin: Admin, name: string, windowMs: number): Promise<Stats> {
-  const [summary, rates, connected, workers] = await Promise.all([admin.summary(name), admin.rates(name, windowMs), admin.workers(), admin.queueWorkers(name)]);
+async function stats(admin: Admin, name: string, windowMs: number, signal: AbortSignal): Promise<Stats> {
+  // Ctrl-C ends the rate window at once: a long --interval must not hold the process.
+  const [summary, rates, connected, workers] = await Promise.all([admin.summary(name), admin.rates(name, windowMs, { signal }), admin.workers(), admin.queueWorkers(name)]);
   const { name: _name, ...rest } = rates;
   return { ...summary, rates: rest, serverWorkers: connected ?? null, workers };
 }
@@ -66,7 +67,7 @@ function statsText(s: Stats): string {
 export async function statsCommand(ctx: CommandContext, name: string, intervalMs: number): Promise<void> {
   const admin = await ctx.admin();
   await requireQueue(admin, name);
-  const s = await stats(admin, name, intervalMs);
+  const s = await stats(admin, name, intervalMs, ctx.io.signal);
   ctx.io.out(ctx.json ? json(s) : statsText(s));
 }
 
@@ -82,7 +83,7 @@ export async function watchCommand(ctx: CommandContext, name: string, intervalMs
   const stopped = (): boolean => io.signal.aborted;
   for (let frame = 1; !stopped(); frame++) {
     // The rate window is the refresh interval itself, so each frame costs one wait.
-    const s = await stats(admin, name, intervalMs);
+    const s = await stats(admin, name, intervalMs, io.signal);
     if (stopped()) break;
     if (ctx.json) io.out(JSON.stringify({ at: Date.now(), ...s }) + '\n');
     else if (io.isTty) io.out(`\x1b[H\x1b[2J${statsText(s)}\n(every ${intervalMs} ms; Ctrl-C to stop)\n`);

@@ -1,5 +1,5 @@
 import type { StreamInfo } from '@echo/dashboard';
-import type { CommandContext } from '../context.js';
+import { requireStream, type CommandContext } from '../context.js';
 import { json, table } from '../format.js';
 
 function maxLag(stream: StreamInfo): number | null {
@@ -18,7 +18,7 @@ export async function streamsCommand(ctx: CommandContext): Promise<void> {
 
 /** `emq lag <queue> <stream>`: each consumer group's lag, pending entries and consumers. */
 export async function lagCommand(ctx: CommandContext, queue: string, name: string): Promise<void> {
-  const stream = await (await ctx.admin()).stream(queue, name);
+  const stream = await requireStream(await ctx.admin(), queue, name);
   if (ctx.json) ctx.io.out(json(stream));
   else if (stream.groups.length === 0) ctx.io.out(`${queue}/${name}: ${stream.length} entries, no consumer groups\n`);
   else ctx.io.out(table(['GROUP', 'LAG', 'PENDING', 'CONSUMERS', 'LAST DELIVERED'], stream.groups.map((g) => [g.name, g.lag ?? null, g.pending, g.consumers, g.lastDeliveredId])));

@@ -14,6 +14,7 @@ function done(ctx: CommandContext, message: string, result: Record<string, unkno
 export async function retryCommand(ctx: CommandContext, name: string, ids: readonly string[], allDead: boolean): Promise<void> {
   if ((ids.length === 0) === !allDead) throw new UsageError('give job ids or --all-dead, not both');
   const admin = await ctx.admin();
+  await requireQueue(admin, name);
   const [id] = ids;
   if (ids.length === 1 && id !== undefined) {
     await admin.retry(name, id);
@@ -21,7 +22,6 @@ export async function retryCommand(ctx: CommandContext, name: string, ids: reado
     return;
   }
   if (ids.length > 1) {
-    await requireQueue(admin, name);
     const result = await admin.bulk(name, 'retry', ids);
     const refused = result.outcomes.filter((o) => !o.ok);
     if (ctx.json) ctx.io.out(json({ ok: refused.length === 0, retried: result.outcomes.filter((o) => o.ok).map((o) => o.id), refused }));
@@ -29,7 +29,6 @@ export async function retryCommand(ctx: CommandContext, name: string, ids: reado
     if (refused.length > 0) throw new SelectionError(`${String(refused.length)} of ${String(ids.length)} job(s) refused`);
     return;
   }
-  await requireQueue(admin, name);
   const { retried, skipped } = await admin.retryAllDead(name);
   done(ctx, `retried ${retried} dead job(s) in ${name}${skipped > 0 ? ` (${skipped} moved before their turn)` : ''}`, { retried, skipped });
 }

@@ -19,6 +19,23 @@ export interface RetryAllResult {
 
 const RETRY_PAGE = 200;
 
+/** Resolves after `ms`, or as soon as `signal` aborts, clearing its timer either way. */
+function windowOf(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) {
+      resolve();
+      return;
+    }
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
 /**
  * The reads and writes an operator needs across every queue, stream and cache table on one server
  * or cluster. Reads are plain commands and read scripts; every write is a queue transition
@@ -157,12 +174,15 @@ export class Admin {
   /**
    * Completions and failures per second: the metrics counters read twice, `windowMs` apart. The
    * counters only grow, so the difference is what finished in the window.
+   *
+   * @param options.signal - ends the window early (Ctrl-C in `emq watch`): the rates are then over
+   *   the time that passed, reported as `windowMs`, and no timer is left behind.
    */
-  async rates(name: string, windowMs = 1000): Promise<QueueRates> {
+  async rates(name: string, windowMs = 1000, options: { readonly signal?: AbortSignal } = {}): Promise<QueueRates> {
     const queue = await this.queue(name);
     const first = await queue.counts('completed', 'failed');
     const t0 = performance.now();
-    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    await windowOf(windowMs, options.signal);
     const second = await queue.counts('completed', 'failed');
     const elapsed = performance.now() - t0;
     const perSec = (delta: number): number => Math.round((delta * 1000 * 10) / elapsed) / 10;

@@ -5,6 +5,15 @@ import type { InFlight } from './in-flight.js';
 import { Liveness } from './liveness.js';
 import type { ResolvedOptions } from './options.js';
 
+/**
+ * How long a dropped socket may take to close before it is destroyed. ioredis ends the socket and
+ * holds a timer (2 s by default, and it keeps the process alive) until the socket's `close`; a
+ * socket that had already closed (a refused connect, a link waiting for its reconnect) never
+ * closes again, so every such drop kept the process up for the whole timer: a CLI call to a closed
+ * port took 2 s to exit instead of milliseconds. A live server answers the end within a round trip.
+ */
+export const DISCONNECT_GRACE_MS = 100;
+
 /** The driver client behind one connection: one server, or a cluster. */
 export type Client = Redis | Cluster;
 
@@ -69,6 +78,7 @@ export function createRedis(o: ResolvedOptions, retry: (attempt: number) => numb
       disableClientInfo: true,
       maxRetriesPerRequest: null,
       connectTimeout: o.connectTimeoutMs,
+      disconnectTimeout: DISCONNECT_GRACE_MS,
       retryStrategy: retry,
     },
     inFlight,
@@ -115,6 +125,7 @@ export function createCluster(o: ResolvedOptions, retry: (attempt: number) => nu
         disableClientInfo: true,
         autoResendUnfulfilledCommands: false,
         connectTimeout: o.connectTimeoutMs,
+        disconnectTimeout: DISCONNECT_GRACE_MS,
       },
     },
   );

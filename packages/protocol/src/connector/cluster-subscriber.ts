@@ -1,6 +1,7 @@
 import { Redis, type Cluster } from 'ioredis';
 import { ConnectionClosedError, ConnectionLostError } from '../errors/connection.js';
 import { deferred, within, type Deferred } from './deferred.js';
+import { DISCONNECT_GRACE_MS } from './clients.js';
 import { reconnectDelay, type ResolvedOptions } from './options.js';
 
 /** What the cluster subscriber needs of its connection. */
@@ -115,6 +116,7 @@ export class ClusterSubscriber {
       disableClientInfo: true,
       maxRetriesPerRequest: null,
       connectTimeout: o.connectTimeoutMs,
+      disconnectTimeout: DISCONNECT_GRACE_MS,
       retryStrategy: () => null,
     });
     // A failure shows as the close that follows it; the socket's own errors need no listener.

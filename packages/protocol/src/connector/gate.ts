@@ -54,6 +54,8 @@ export class Gate {
   #fatal: Error | undefined;
   #everReady = false;
   #healing: Promise<void> | undefined;
+  /** The socket's last error: why a first connect failed (`ECONNREFUSED`), where the driver only says the connection closed. */
+  #socketError: Error | undefined;
 
   constructor(port: GatePort) {
     this.#port = port;
@@ -82,7 +84,7 @@ export class Gate {
     try {
       await within(opened, options.connectTimeoutMs, () => new ConnectError(`no fenced connection within ${options.connectTimeoutMs} ms`));
     } catch (error) {
-      const typed = this.#fatal ?? (error instanceof ConnectError ? error : toConnectError(error, options));
+      const typed = this.#fatal ?? (error instanceof ConnectError ? error : toConnectError(this.#socketError ?? error, options));
       this.#state = 'closed';
       client.disconnect(false);
       throw typed;
@@ -223,6 +225,7 @@ export class Gate {
 
   #onError(error: Error): void {
     this.#port.stats.wireErrors++;
+    this.#socketError = error;
     if (isAuthFailure(error)) this.#fail(new AuthError(error.message, { cause: error }));
   }
 
