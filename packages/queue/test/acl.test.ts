@@ -64,7 +64,8 @@ describe('least-privilege ACL for the queue pillar', () => {
     const error = await payments.enqueue(1).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PermissionError);
     expect((error as PermissionError).code).toBe('permission');
-    expect(Date.now() - started).toBeLessThan(1000);
+    // A hang runs to the test's timeout; the bound leaves a loaded machine ample room.
+    expect(Date.now() - started).toBeLessThan(10_000);
     await expect(payments.counts('pending')).rejects.toBeInstanceOf(PermissionError);
     expect(await admin.keys('emq:{payments}:*')).toEqual([]);
     await conn.close();
