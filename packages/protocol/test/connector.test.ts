@@ -172,7 +172,8 @@ describe('connection lifecycle', () => {
     const started = Date.now();
     const error = await Connection.connect({ host: '127.0.0.1', port: 1, connectTimeoutMs: 1500 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectError);
-    expect(Date.now() - started).toBeLessThan(3000);
+    // A hang runs to the test's timeout; ten times the connect timeout leaves a loaded machine room.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('refuses a malformed URL before opening a socket', async () => {
