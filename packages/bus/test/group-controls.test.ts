@@ -31,6 +31,22 @@ async function start(stream: Stream, handler: GroupHandler, options: Partial<Par
   return c;
 }
 
+/**
+ * How many HEXISTS the server has run: a consumer's pause check is one a round of its loop, and
+ * nothing else in these tests sends it between a baseline and the wait below.
+ */
+async function pauseChecks(): Promise<number> {
+  return Number(/cmdstat_hexists:calls=(\d+)/.exec(String(await conn.command('INFO', 'commandstats')))?.[1] ?? 0);
+}
+
+/**
+ * Waits until the consumers made `more` pause checks after `baseline`: any check counted then ran
+ * after everything sent before the baseline, so it saw the group as it stands.
+ */
+async function pauseChecksAfter(baseline: number, more: number): Promise<void> {
+  await until(async () => (await pauseChecks()) >= baseline + more);
+}
+
 const pendingCount = async (stream: Stream): Promise<number> => Number(((await conn.command('XPENDING', stream.key, 'g')) as unknown[])[0]);
 
 describe('pause and resume', () => {
@@ -42,10 +58,11 @@ describe('pause and resume', () => {
     await until(() => seen.length === 1);
     await stream.pauseGroup('g');
     expect(await stream.isGroupPaused('g')).toBe(true);
-    // Give every consumer a few beats to see the pause, then append while it holds.
-    await sleep(250);
+    // The consumer heard the pause (its read in flight ended with its beat), then append while it holds.
+    await pauseChecksAfter(await pauseChecks(), 1);
     await stream.appendBatch([{ n: '2' }, { n: '3' }]);
-    await sleep(300);
+    // Two more rounds of its loop, each of which would have read the new entries.
+    await pauseChecksAfter(await pauseChecks(), 2);
     expect(seen).toEqual(['1']);
     expect((await stream.lag('g'))[0]?.undelivered).toBe(2);
     expect(await stream.resumeGroup('g')).toBe(true);
@@ -60,8 +77,9 @@ describe('pause and resume', () => {
     await stream.pauseGroup('g');
     await stream.append({ n: '1' });
     const seen: string[] = [];
+    const checks = await pauseChecks();
     await start(stream, (e) => void seen.push(e.payload.n ?? ''));
-    await sleep(300);
+    await pauseChecksAfter(checks, 2);
     expect(seen).toEqual([]);
     await stream.resumeGroup('g');
     await until(() => seen.length === 1);
@@ -150,15 +168,15 @@ describe('redelivery backoff', () => {
         at.push(Date.now());
         throw new Error('not yet');
       },
-      { minIdleMs: 5000, backoff: [100, 400], beatMs: 20 },
+      { minIdleMs: 60_000, backoff: [100, 400], beatMs: 20 },
     );
     await until(() => at.length >= 4, 10_000);
     const gaps = at.slice(1).map((t, i) => t - (at[i] as number));
     expect(gaps[0]).toBeGreaterThanOrEqual(100);
     expect(gaps[1]).toBeGreaterThanOrEqual(400);
     expect(gaps[2]).toBeGreaterThanOrEqual(400);
-    // Without the backoff, the first redelivery would wait minIdleMs (5 s).
-    expect(gaps[0]).toBeLessThan(2500);
+    // Without the backoff, the first redelivery would wait minIdleMs (60 s, past the wait above).
+    expect(gaps[0]).toBeLessThan(15_000);
   });
 
   it('refuses a delay over minIdleMs, or a list that is no list, before the group is created', async () => {

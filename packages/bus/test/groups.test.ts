@@ -20,6 +20,11 @@ afterEach(async () => {
   await purge(conn, queue);
 });
 
+/** How many clients the server holds in a blocking command. */
+async function blockedClients(): Promise<number> {
+  return Number(/blocked_clients:(\d+)/.exec(String(await conn.command('INFO', 'clients')))?.[1]);
+}
+
 async function freshStream(scenario: string): Promise<Stream> {
   queue = `${uniqueName('bus')}.${scenario}`;
   return (await Bus.open(queue, { connection: conn })).stream('log');
@@ -177,23 +182,28 @@ describe('GroupConsumer', () => {
 
   it('close interrupts a blocked read at once', async () => {
     const stream = await freshStream('block');
+    const blockedBefore = await blockedClients();
     const consumer = await start(stream, 'g', () => undefined, { beatMs: 30_000 });
-    await sleep(100);
+    await until(async () => (await blockedClients()) > blockedBefore);
     const started = Date.now();
     await consumer.close();
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Well short of the 30 s read it interrupted, with room for a busy machine.
+    expect(Date.now() - started).toBeLessThan(7_500);
     await consumer.close();
   });
 
   it('delivers new entries promptly while blocked, and settles entries appended later in order', async () => {
     const stream = await freshStream('live');
     const seen: string[] = [];
-    await start(stream, 'g', (e) => void seen.push(e.payload.n ?? ''), { beatMs: 5000, start: 'new' });
-    await sleep(50);
+    // The beat is far past every wait below: an entry seen in time was delivered by the blocked
+    // read, not by the next beat, however busy the machine.
+    const blockedBefore = await blockedClients();
+    await start(stream, 'g', (e) => void seen.push(e.payload.n ?? ''), { beatMs: 60_000, start: 'new' });
+    await until(async () => (await blockedClients()) > blockedBefore);
     const sent = Date.now();
     await stream.append({ n: 'a' });
-    await until(() => seen.length === 1);
-    expect(Date.now() - sent).toBeLessThan(1000);
+    await until(() => seen.length === 1, 10_000);
+    expect(Date.now() - sent).toBeLessThan(15_000);
     await stream.appendBatch([{ n: 'b' }, { n: 'c' }]);
     await until(() => seen.length === 3);
     expect(seen).toEqual(['a', 'b', 'c']);
@@ -205,7 +215,8 @@ describe('GroupConsumer', () => {
     const seen: string[] = [];
     const errors: unknown[] = [];
     const consumer = await start(stream, 'g', (e) => void seen.push(e.payload.n ?? ''), {
-      beatMs: 5000,
+      // Far past every wait below, so a back-off beat after the lost socket cannot hide in them.
+      beatMs: 60_000,
       connectionName: name,
       onError: (e) => errors.push(e),
     });
@@ -219,9 +230,9 @@ describe('GroupConsumer', () => {
     expect(errors[0]).toBeInstanceOf(ConnectionLostError);
     await stream.append({ n: 'after' });
     const sent = Date.now();
-    await until(() => consumer.stats().acked === 2);
-    // No back-off beat after a lost socket: the 5 s beat would show here.
-    expect(Date.now() - sent).toBeLessThan(2000);
+    await until(() => consumer.stats().acked === 2, 10_000);
+    // No back-off beat after a lost socket: the 60 s beat would show here.
+    expect(Date.now() - sent).toBeLessThan(15_000);
     expect(seen).toEqual(['before', 'after']);
   });
 
@@ -229,8 +240,9 @@ describe('GroupConsumer', () => {
     const stream = await freshStream('lost-reply');
     const name = uniqueName('gc');
     const seen: GroupEntry[] = [];
+    const blockedBefore = await blockedClients();
     const consumer = await start(stream, 'g', (e) => void seen.push(e), { beatMs: 5000, connectionName: name });
-    await sleep(50);
+    await until(async () => (await blockedClients()) > blockedBefore);
     // Deliver an entry to c1 that the running c1 never sees: what a read whose reply died in flight
     // leaves behind. Inside MULTI, the blocked read of the real c1 is only served after EXEC, and by then
     // the entry is no longer new.
@@ -249,7 +261,8 @@ describe('GroupConsumer', () => {
     const list = (await conn.command('CLIENT', 'LIST')) as string;
     const clientId = /^id=(\d+)/.exec(list.split('\n').find((l) => l.includes(` name=${name} `)) ?? '')?.[1];
     await conn.command('CLIENT', 'KILL', 'ID', clientId ?? '');
-    await until(() => consumer.stats().acked === 1, 2000);
+    // Well inside minIdle (30 s): the recovery did not wait for the claim path.
+    await until(() => consumer.stats().acked === 1, 10_000);
     expect(seen).toEqual([{ id, payload: { n: 'lost' }, attempts: 2, group: 'g' }]);
     expect(consumer.stats()).toMatchObject({ recovered: 1, claimed: 0 });
   });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVALIDATE_CHANNEL } from '../src/coherence/tracking.js';
 import { encodeFrame } from '../src/frame.js';
 import { Cache, TrackingArmError, type TrackingStats } from '../src/index.js';
-import { sleep, tableName, until } from './helpers.js';
+import { tableName, until } from './helpers.js';
 
 // Its own server: these tests FLUSHALL and kill connections, which would disturb files sharing one.
 let server: RedisServer;
@@ -32,6 +32,17 @@ async function seed(table: { name: string; stats(): { lane: unknown } }, id: str
   const seen = lane(table.stats()).invalidations;
   await other.set(cacheKey(table.name, id as never), encodeFrame(mintId('VER'), JSON.stringify(value)), 'PX', 60_000);
   await until(() => lane(table.stats()).invalidations > seen);
+}
+
+/**
+ * Writes a key no read touched under `table`'s prefix and waits until its invalidation is heard:
+ * the server sends invalidations in order on one connection, so any that an earlier write caused
+ * has been heard (and acted on) by then. A barrier, where a fixed sleep would only hope.
+ */
+async function heardBarrier(table: { name: string; stats(): { lane: unknown } }): Promise<void> {
+  const before = lane(table.stats()).invalidations;
+  await other.set(cacheKey(table.name, mintId('USR')), 'barrier', 'PX', 60_000);
+  await until(() => lane(table.stats()).invalidations > before);
 }
 
 async function trackingClientId(name: string): Promise<string> {
@@ -74,8 +85,8 @@ describe('tracking lane (cache.md §7.5)', () => {
     await Promise.all([t.fetch(a), t.fetch(b)]);
     const seen = lane(t.stats()).invalidations;
     await other.set(cacheKey(tableName('elsewhere'), a), 'x');
-    await sleep(30);
-    expect(lane(t.stats()).invalidations).toBe(seen);
+    await heardBarrier(t);
+    expect(lane(t.stats()).invalidations).toBe(seen + 1);
     expect(t.stats().size).toBe(2);
     await other.del(cacheKey(t.name, a));
     await until(() => t.peek(a) === undefined);
@@ -90,7 +101,7 @@ describe('tracking lane (cache.md §7.5)', () => {
     expect((await t.fetch(id)).source).toBe('fill');
     await until(() => t.peek(id) === undefined && lane(t.stats()).invalidations >= 1);
     expect(await t.fetch(id)).toMatchObject({ source: 'l2', value: 'v1' });
-    await sleep(30);
+    await heardBarrier(t);
     expect(await t.fetch(id)).toMatchObject({ source: 'hit', value: 'v1' });
     expect(loads).toBe(1);
   });

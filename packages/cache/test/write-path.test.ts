@@ -2,7 +2,7 @@ import { useRedis } from '@echo/testkit';
 import { type Connection, MalformedIdError, cacheChannel, cacheKey, encodeId, mintId, type BrandedId } from '@echo/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, versioned } from '../src/index.js';
-import { connect, sleep, tableName } from './helpers.js';
+import { connect, sleep, tableName, until } from './helpers.js';
 
 let conn: Connection;
 let cache: Cache;
@@ -47,17 +47,20 @@ describe('put (cache.md §5)', () => {
   it('wins over a fill that read the older value while the put ran', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let loading = false;
     const t = await cache.declare({
       name: tableName('p'),
       kind: 'USR',
       loader: async () => {
+        loading = true;
         await gate;
         return versioned('old', v(1n));
       },
     });
     const id = mintId('USR');
     const filling = t.fetch(id);
-    await sleep(10);
+    // The fill has read (its loader is running) before the racing write lands.
+    await until(() => loading);
     await t.put(id, 'new', v(2n));
     release();
     expect(await filling).toMatchObject({ value: 'old', source: 'fill' });
@@ -106,17 +109,20 @@ describe('applyCoherence (cache.md §7.3)', () => {
   it('counts stale when no row exists, and keeps a running fill from caching what the message outdated', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let loading = false;
     const t = await cache.declare({
       name: tableName('coh'),
       kind: 'USR',
       loader: async () => {
+        loading = true;
         await gate;
         return versioned('old', v(1n));
       },
     });
     const id = mintId('USR');
     const filling = t.fetch(id);
-    await sleep(10);
+    // The fill has read (its loader is running) before the racing write lands.
+    await until(() => loading);
     expect(t.applyCoherence(id, v(2n))).toBe('stale');
     release();
     expect(await filling).toMatchObject({ value: 'old' });

@@ -1,5 +1,5 @@
 import { Connection, PermissionError, queueAclRules } from '@echo/protocol';
-import { startRedis, type RedisServer } from '@echo/testkit';
+import { startRedis, waitFor, type RedisServer } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../src/index.js';
@@ -41,7 +41,7 @@ describe('least-privilege ACL for the queue pillar', () => {
     }, { concurrency: 4, maintenanceMs: 20, blockMs: 50, backoff: { type: 'fixed', ms: 10 } });
     await orders.enqueueMany([1, 2, 3, 4].map((payload) => ({ payload })));
     await orders.enqueue(5, { delayMs: 20 });
-    for (let i = 0; i < 200 && (await orders.counts('completed')).completed < 5; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(async () => (await orders.counts('completed')).completed === 5, { what: 'five completions', timeoutMs: 10_000 });
     await worker.close();
     expect(worker.fatalError).toBeUndefined();
     expect(await orders.counts('completed', 'pending', 'active', 'scheduled')).toEqual({ completed: 5, pending: 0, active: 0, scheduled: 0 });
@@ -64,7 +64,8 @@ describe('least-privilege ACL for the queue pillar', () => {
     const error = await payments.enqueue(1).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PermissionError);
     expect((error as PermissionError).code).toBe('permission');
-    expect(Date.now() - started).toBeLessThan(1000);
+    // A hang runs to the test's timeout; the bound leaves a loaded machine ample room.
+    expect(Date.now() - started).toBeLessThan(10_000);
     await expect(payments.counts('pending')).rejects.toBeInstanceOf(PermissionError);
     expect(await admin.keys('emq:{payments}:*')).toEqual([]);
     await conn.close();

@@ -3,7 +3,7 @@
  * shortfall (no replica, or fewer than asked) is a typed error that leaves the job on the primary.
  */
 import { Connection, InvalidArgumentError, mintId, NotReplicatedError } from '@echo/protocol';
-import { startRedis, type RedisServer } from '@echo/testkit';
+import { startRedis, waitFor, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';
 
@@ -18,10 +18,7 @@ beforeAll(async () => {
   lonely = await startRedis();
   const admin = replica.client();
   try {
-    for (let i = 0; !(await admin.info('replication')).includes('master_link_status:up'); i++) {
-      if (i > 200) throw new Error('replica never attached');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitFor(async () => (await admin.info('replication')).includes('master_link_status:up'), { what: 'the replica to attach', timeoutMs: 15_000, everyMs: 25 });
   } finally {
     admin.disconnect();
   }

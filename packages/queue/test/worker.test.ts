@@ -50,18 +50,30 @@ describe('Worker', () => {
 
   it('wakes a parked worker promptly when a job arrives', async () => {
     const queue = await Queue.open<string>(uniqueName('w'), { connection: conn });
+    // Far longer than any wait below: a job that ran only after the block ran out would time out
+    // the wait, and one that ran early enough was woken by its arrival, however busy the machine.
+    const blockMs = 60_000;
     let doneAt = 0;
+    const parkedBefore = await blockedClients();
     const worker = await Worker.start(queue, () => {
       doneAt = Date.now();
-    }, { blockMs: 5000 });
-    await new Promise((r) => setTimeout(r, 100));
-    const sentAt = Date.now();
-    await queue.enqueue('x');
-    await until(() => doneAt > 0);
-    await worker.close();
-    expect(doneAt - sentAt).toBeLessThan(500);
+    }, { blockMs });
+    try {
+      await until(async () => (await blockedClients()) > parkedBefore);
+      const sentAt = Date.now();
+      await queue.enqueue('x');
+      await until(() => doneAt > 0, 10_000);
+      expect(doneAt - sentAt).toBeLessThan(blockMs / 4);
+    } finally {
+      await worker.close();
+    }
   });
 });
+
+/** How many clients the server holds in a blocking command. */
+async function blockedClients(): Promise<number> {
+  return Number(/blocked_clients:(\d+)/.exec(String(await conn.command('INFO', 'clients')))?.[1]);
+}
 
 describe('Worker results', () => {
   it('fails the attempt of a handler that returns a value JSON cannot carry, with a typed error', async () => {

@@ -73,12 +73,14 @@ describe('chaos: the version fence moves under a running worker', () => {
     await admin.set(FENCE_KEY, 'echomq:4.0.0');
     const changedAt = Date.now();
     const killed = Number(await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes'));
-    await until('the worker stopped by itself', () => w.fatalError !== undefined, 5_000, 10);
+    await until('the worker stopped by itself', () => w.fatalError !== undefined, 15_000, 10);
     const stoppedMs = Date.now() - changedAt;
     const fatal = w.fatalError;
     expect(fatal).toBeInstanceOf(VersionFenceError);
     expect((fatal as VersionFenceError).code).toBe('version_major_mismatch');
-    expect(stoppedMs).toBeLessThan(3_000);
+    // Bounds with room for a loaded machine: what they catch is a worker that never stops or a close
+    // that waits out a lease (or hangs), not a slow one.
+    expect(stoppedMs).toBeLessThan(15_000);
 
     // From now on the worker must be silent. Snapshot; let the running job finish (its settlement
     // must not reach the store) and close; wait; hand it a job the raw way; wait again.
@@ -132,6 +134,6 @@ describe('chaos: the version fence moves under a running worker', () => {
     expect(await admin.zscore(queue.keys.active, slow)).not.toBeNull();
     expect(await admin.hget(queue.keys.job(slow), 'attempts')).toBe('1');
     expect(w.stats().completed).toBe(20);
-    expect(closeMs).toBeLessThan(2_000);
+    expect(closeMs).toBeLessThan(10_000);
   }, 30_000);
 });
