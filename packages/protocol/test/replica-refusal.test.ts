@@ -5,7 +5,7 @@
  */
 import { rejection, startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, ConnectionLostError, EchoError, mapReplyError, mintId, NotEnoughReplicasError, queueKeys, scripts } from './support.js';
+import { Connection, ConnectionLostError, EchoError, mapReplyError, mintId, NotEnoughReplicasError, queueKeys, scripts, type JobId } from './support.js';
 
 function reply(message: string): Error {
   const error = new Error(message);
@@ -43,7 +43,7 @@ describe('a primary without the replicas min-replicas-to-write asks for', () => 
     const admin = server.client();
     try {
       const k = queueKeys('noreplicas');
-      const enqueue = (id: string): Promise<unknown> => conn.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'p']);
+      const enqueue = (id: JobId): Promise<unknown> => conn.run(scripts().enqueue, [k.job(id), k.pending, k.events, k.meta, k.journal], [id, 'p']);
       await admin.config('SET', 'min-replicas-to-write', '1');
       const refusedId = mintId('JOB');
       const error = await rejection(enqueue(refusedId));
