@@ -53,6 +53,7 @@ export interface SentinelGroup {
   readonly masterName: string;
   /** The primary at start. */
   readonly primary: RedisServer;
+  /** The replicas at start; after a failover one of them is the primary ({@link currentPrimary}). */
   readonly replicas: readonly RedisServer[];
   /** The sentinel processes (`redis-server <conf> --sentinel`). */
   readonly sentinels: readonly RedisServer[];
