@@ -21,6 +21,7 @@ const ONE_AT_A_TIME = [
   'test/chaos/partition.test.ts',
   'test/chaos/replication-window.test.ts',
   'test/chaos/sentinel-failover.test.ts',
+  'test/chaos/sentinel-split-brain.test.ts',
 ];
 
 /**

@@ -42,7 +42,7 @@ export {
   ShaMismatchError,
   VersionFenceError,
 } from './errors/connection.js';
-export { EvictionPolicyError, NotReplicatedError, OutOfMemoryError } from './errors/durability.js';
+export { EvictionPolicyError, NotEnoughReplicasError, NotReplicatedError, OutOfMemoryError } from './errors/durability.js';
 export { ERROR_CLASSES, mapReplyError, type EmqErrorFactory } from './errors/registry.js';
 export {
   DEFAULT_MAX_VALUE_BYTES,

@@ -23,7 +23,11 @@ export interface StartSentinelOptions {
   readonly downAfterMs?: number;
   /** `failover-timeout`; default 5000. */
   readonly failoverTimeoutMs?: number;
-  /** Extra `redis-server` arguments for the primary and the replicas (not the sentinels). */
+  /**
+   * Extra `redis-server` arguments for the primary and the replicas (not the sentinels). Every data
+   * node gets the same, so a setting that must survive a promotion does, e.g.
+   * `['--min-replicas-to-write', '1', '--min-replicas-max-lag', '5']`.
+   */
   readonly args?: readonly string[];
   /** Server binary (path or command name); default {@link findServerBinary}. */
   readonly binary?: string;
@@ -49,6 +53,7 @@ export interface SentinelGroup {
   readonly masterName: string;
   /** The primary at start. */
   readonly primary: RedisServer;
+  /** The replicas at start; after a failover one of them is the primary ({@link currentPrimary}). */
   readonly replicas: readonly RedisServer[];
   /** The sentinel processes (`redis-server <conf> --sentinel`). */
   readonly sentinels: readonly RedisServer[];

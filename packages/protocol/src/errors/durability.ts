@@ -1,3 +1,4 @@
+import { ConnectionLostError } from './connection.js';
 import { EchoError } from './echo-error.js';
 import { ServerError } from './wire.js';
 
@@ -55,5 +56,20 @@ export class NotReplicatedError extends EchoError {
     this.acknowledged = acknowledged;
     this.required = required;
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The server refused a write because fewer replicas than its `min-replicas-to-write` are attached
+ * and within `min-replicas-max-lag` seconds (`NOREPLICAS`). Nothing ran: Redis refuses a script at
+ * its first write. Under Sentinel this is what a primary that was failed over answers once its
+ * replica has been promoted, instead of accepting writes the promotion will undo. A
+ * {@link ConnectionLostError}, like a write that reached a demoted primary (`READONLY`): retry
+ * logic written for a dropped socket covers it, and a worker resends a settlement refused this way
+ * until it reaches the primary. Unlike a dropped socket, the call is known not to have run.
+ */
+export class NotEnoughReplicasError extends ConnectionLostError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options, 'not_enough_replicas');
   }
 }

@@ -1,5 +1,5 @@
 import { ClusterUnavailableError, ConnectionLostError, KeyLawError } from './connection.js';
-import { OutOfMemoryError } from './durability.js';
+import { NotEnoughReplicasError, OutOfMemoryError } from './durability.js';
 import type { EchoError } from './echo-error.js';
 import {
   EmqError,
@@ -39,6 +39,11 @@ const NOT_SERVED = /^(MOVED|ASK|TRYAGAIN|CLUSTERDOWN)\b/;
 const OUT_OF_MEMORY = /^OOM\b/;
 /** A write sent to a replica: under Sentinel, the node we reached was demoted (or not promoted yet). */
 const READ_ONLY = /^READONLY\b/;
+/**
+ * `min-replicas-to-write` unmet: the primary lost its replicas (under Sentinel, the one promoted in
+ * its place) or they lag; inside a script the reply names the script after it.
+ */
+const NO_REPLICAS = /^NOREPLICAS\b/;
 /** ioredis' wrapper once a call's redirections ran out; the last node's error follows, named. */
 const REDIRECTIONS_SPENT = /^Too many Cluster redirections\. Last error: (?:[A-Za-z]*Error: )?/;
 
@@ -81,6 +86,9 @@ export function mapReplyError(error: unknown, extra?: Readonly<Record<string, Em
   // Nothing ran, but the primary is elsewhere: a lost connection to the primary, so the gate drops
   // the socket and the reconnect asks Sentinel again; callers retry as after any dropped socket.
   if (READ_ONLY.test(message)) return new ConnectionLostError(`reached a read-only replica, not the primary: ${message}`, { cause: error }, 'read_only_replica');
+  // Nothing ran; the primary may be one Sentinel has replaced, so the call is failed like a lost
+  // connection (callers and the worker's settlements retry) but typed as a sure refusal.
+  if (NO_REPLICAS.test(message)) return new NotEnoughReplicasError(`the primary has too few in-sync replicas to accept a write: ${message}`, { cause: error });
   if (CONNECTION_GONE.test(message)) return new ConnectionLostError(message, { cause: error });
   if (NOT_SERVED.test(message)) return new ClusterUnavailableError(`slot not served: ${message}`, { cause: error });
   if (error.name === 'ReplyError') return new ServerError(message, { cause: error });
