@@ -6,9 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { isProcessAlive } from '@echo/testkit';
+import { descendants, isProcessAlive, printed, stillAlive, type ProcessInfo } from '@echo/testkit';
 import { describe, expect, it } from 'vitest';
-import { descendants, gone, printed, ROOT, scriptArgv, start, type ProcessInfo } from './processes.js';
+import { ROOT, scriptArgv, start } from './processes.js';
 
 /** Resolves true when something accepts a TCP connection on `host:port`. */
 function listening(host: string, port: number): Promise<boolean> {
@@ -71,7 +71,7 @@ describe('pnpm demo --keep', () => {
       demo.kill('SIGINT');
       expect((await exited)[0]).toBe(0);
       expect(after).toContain('SIGINT: stopping');
-      expect(await gone(pids, 10_000)).toEqual([]);
+      expect(await stillAlive(pids, 10_000)).toEqual([]);
       expect(await listening('127.0.0.1', Number(new URL(dashboardUrl ?? '').port))).toBe(false);
       expect(await listening('127.0.0.1', Number(new URL(redisUrl ?? '').port))).toBe(false);
     } finally {
@@ -91,7 +91,7 @@ describe('pnpm demo --keep', () => {
       const pids = [demoPid, ...held(shell.pid ?? -1).map((p) => p.pid)];
       expect(pids).toHaveLength(3);
       shell.kill('SIGKILL');
-      expect(await gone(pids, 30_000)).toEqual([]);
+      expect(await stillAlive(pids, 30_000)).toEqual([]);
     } finally {
       killAll(shell, everything);
     }

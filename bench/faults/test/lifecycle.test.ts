@@ -5,9 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { isProcessAlive } from '@echo/testkit';
+import { descendants, isProcessAlive, printed, stillAlive, type ProcessInfo } from '@echo/testkit';
 import { describe, expect, it } from 'vitest';
-import { descendants, gone, printed, ROOT, scriptArgv, start, type ProcessInfo } from './processes.js';
+import { ROOT, scriptArgv, start } from './processes.js';
 
 const RUN_ARGS = ['--seconds', '120', '--children', '1', '--gap-ms', '2000'];
 /** Printed once the servers, the connections, the workload and its worker process are up. */
@@ -38,7 +38,7 @@ describe('the fault run', () => {
       run.kill('SIGINT');
       const [code] = (await exited) as [number | null];
       expect(code).toBe(130);
-      expect(await gone(pids, 10_000)).toEqual([]);
+      expect(await stillAlive(pids, 10_000)).toEqual([]);
     } finally {
       killAll([run.pid ?? -1, ...everything]);
     }
@@ -57,7 +57,7 @@ describe('the fault run', () => {
       const pids = held(shell.pid ?? -1).map((p) => p.pid);
       expect(pids.length).toBeGreaterThanOrEqual(2);
       shell.kill('SIGKILL');
-      expect(await gone([runPid, ...pids], 30_000)).toEqual([]);
+      expect(await stillAlive([runPid, ...pids], 30_000)).toEqual([]);
     } finally {
       killAll([shell.pid ?? -1, ...everything]);
     }

@@ -13,6 +13,7 @@ export { NAME_PATTERN, uniqueName } from './names.js';
 export { CLUSTER_BUS_OFFSET, freeClusterPort, freePort, isPortFree, LOOPBACK } from './ports.js';
 export { UnknownTestkitOptionError } from './options.js';
 export { isProcessAlive } from './process-utils.js';
+export { descendants, printed, stillAlive, type ProcessInfo } from './process-tree.js';
 export { liveCount, stopAll } from './registry.js';
 export { startSentinel, type SentinelFailover, type SentinelGroup, type StartSentinelOptions } from './sentinel.js';
 export { RedisStartError, startRedis, type Persistence, type RedisServer, type StartRedisOptions } from './server.js';
