@@ -38,6 +38,8 @@ if g and vid(g) then release(lb_at(4), gkey(k_laneroot, g), g) end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
 redis.call('HSET', row, 'state', 'scheduled')
+-- [TS] The claim's ticket (lib lease) goes with the lease.
+redis.call('HDEL', row, 'claim_ticket')
 redis.call('DEL', jkey(k_jobroot, id, ':lock'))
 redis.call('ZADD', k_schedule, score, id)
 if ARGV[5] == '1' then

@@ -36,6 +36,7 @@ for i = 1, #ARGV, 2 do
     if f[1] and f[1] == ARGV[i + 1] and redis.call('ZREM', k_active, id) == 1 then
       if requeue(k_pending, lb, k_laneroot, id, f[2], true, 0 - (tonumber(f[3]) or 0)) then flat = flat + 1 end
       redis.call('HSET', row, 'state', 'pending')
+      redis.call('HDEL', row, 'claim_ticket')
       redis.call('DEL', jkey(k_jobroot, id, ':lock'))
       hist_settled(k_meta, k_jobroot, id, f[1], 'delayed', 'given back', nil)
       ev_chatty('waiting', id)

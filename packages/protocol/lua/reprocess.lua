@@ -22,7 +22,7 @@ local id = ARGV[1]
 if redis.call('EXISTS', k_row) == 0 then return -1 end
 if redis.call('ZREM', k_dead, id) == 0 then return redis.error_reply('EMQSTATE not dead') end
 redis.call('ZREM', k_deadat, id)
-redis.call('HDEL', k_row, 'last_error', 'finished_at')
+redis.call('HDEL', k_row, 'last_error', 'finished_at', 'claim_ticket')
 redis.call('HSET', k_row, 'state', 'pending')
 local lb = lb_at(4)
 local g = redis.call('HGET', k_row, 'group')

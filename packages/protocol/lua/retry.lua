@@ -59,6 +59,8 @@ redis.call('ZREM', k_schedule, id)
 redis.call('ZREM', k_dead, id)
 redis.call('DEL', jkey(k_jobroot, id, ':lock'))
 redis.call('HSET', row, 'last_error', ARGV[5])
+-- [TS] The claim's ticket (lib lease) goes with the lease: the row leaves active.
+redis.call('HDEL', row, 'claim_ticket')
 hist_settled(k_meta, k_jobroot, id, attempts, tonumber(attempts) < tonumber(ARGV[4]) and 'retried' or 'failed', ARGV[5], k_failed)
 
 if tonumber(attempts) < tonumber(ARGV[4]) then

@@ -60,6 +60,8 @@ describe('claim tickets and claim_recover [TS]', () => {
     await execute(conn, t.complete({ queue, job: { id: ca.id, attempts: ca.attempts } }));
     // b is reaped and claimed again by a claim without a ticket (another runtime): its token moved on.
     await execute(conn, t.retry({ queue, job: { id: cb.id, attempts: cb.attempts }, delayMs: 0, maxAttempts: 5, error: 'x' }));
+    // The ticket leaves with the lease: a settled row carries the spec's fields only.
+    expect(await conn.command('HGET', queueKeys(queue).job(cb.id), 'claim_ticket')).toBeNull();
     await execute(conn, t.promote({ queue, limit: 10 }));
     const again = await execute(conn, t.claim({ queue, leaseMs: LEASE }));
     expect(again?.id).toBe(b);

@@ -10,6 +10,8 @@ local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'tracepar
 -- [TS] The claim ticket of this call: a worker-chosen name it sends with each claim, kept on each
 -- leased row as `claim_ticket` = "<ticket>@<token>" in the same HSET as the token (no command of
 -- its own). When the claim's reply is cut off, claim_recover finds the jobs by it. "" writes none.
+-- retry, delay, reprocess and give_back delete it as the row leaves active, so a settled row has the
+-- spec's fields; a reaped row keeps it until its next claim (inert: the token it names moved on).
 local lease_ticket = ''
 
 -- lease_ticket_set(t): the ticket every lease of this call writes ('' or nil: none).

@@ -730,6 +730,8 @@ local JOB_OPTIONS = { 'name', 'max_attempts', 'backoff', 'timeout_ms', 'tracepar
 -- [TS] The claim ticket of this call: a worker-chosen name it sends with each claim, kept on each
 -- leased row as \`claim_ticket\` = "<ticket>@<token>" in the same HSET as the token (no command of
 -- its own). When the claim's reply is cut off, claim_recover finds the jobs by it. "" writes none.
+-- retry, delay, reprocess and give_back delete it as the row leaves active, so a settled row has the
+-- spec's fields; a reaped row keeps it until its next claim (inert: the token it names moved on).
 local lease_ticket = ''
 
 -- lease_ticket_set(t): the ticket every lease of this call writes ('' or nil: none).
@@ -1487,7 +1489,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '29b601dcc61de2965522da3e7c010d23c98d1281',
+    sha: '43d424d85d981ad695cf50b6c1f49716e02b0cbe',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1756,7 +1758,7 @@ return 1
 `,
   },
   claim: {
-    sha: '6cb9b3caf769894953c3fa1f99d7f023730d8405',
+    sha: '7a3e12314f24352fea7f366289240928a80c312f',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -2049,7 +2051,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'bf3ea2b1319f70acb303ce0a336371fd4189bc8b',
+    sha: 'a3446a1c1d164b18467b3fc091aa5a22e97dabf6',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2139,7 +2141,7 @@ return out
 `,
   },
   delay: {
-    sha: 'f609040fcea9032da4d1dfc4b6a5ca9a805f21d9',
+    sha: '736eee349cc3a3be74b6e4c0984190560934e64c',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -2181,6 +2183,8 @@ if g and vid(g) then release(lb_at(4), gkey(k_laneroot, g), g) end
 local score = tonumber(ARGV[4])
 if ARGV[3] == 'in' then score = now_ms() + score end
 redis.call('HSET', row, 'state', 'scheduled')
+-- [TS] The claim's ticket (lib lease) goes with the lease.
+redis.call('HDEL', row, 'claim_ticket')
 redis.call('DEL', jkey(k_jobroot, id, ':lock'))
 redis.call('ZADD', k_schedule, score, id)
 if ARGV[5] == '1' then
@@ -2769,7 +2773,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '825f2c4860f306be6dd910c57be73fb9d1cef53d',
+    sha: 'd633c7ced19f040d1e4fbb55a0dbe7d89ac6f512',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2821,7 +2825,7 @@ return out
 `,
   },
   gclaim: {
-    sha: 'd451e6a4761c07def10ecd315966c3218a012647',
+    sha: '05c98c9cf4ace3385836e789fc3ca4eed89b78d1',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2964,7 +2968,7 @@ return 1
 `,
   },
   give_back: {
-    sha: '5f600fad553b0628a3d2014a748d8cd5bbb039e0',
+    sha: '561dc8981c012b589678460082a76ee17d2cf8b4',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script give_back
 -- @purpose [TS] Give back jobs a worker claimed but will not run (it was paused or is closing with
@@ -3004,6 +3008,7 @@ for i = 1, #ARGV, 2 do
     if f[1] and f[1] == ARGV[i + 1] and redis.call('ZREM', k_active, id) == 1 then
       if requeue(k_pending, lb, k_laneroot, id, f[2], true, 0 - (tonumber(f[3]) or 0)) then flat = flat + 1 end
       redis.call('HSET', row, 'state', 'pending')
+      redis.call('HDEL', row, 'claim_ticket')
       redis.call('DEL', jkey(k_jobroot, id, ':lock'))
       hist_settled(k_meta, k_jobroot, id, f[1], 'delayed', 'given back', nil)
       ev_chatty('waiting', id)
@@ -3192,7 +3197,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'd274d4557a77b2728f54bd7c397bd47ccfcf9e97',
+    sha: '72acb362b5dd24ec2976700f858dbea1dfe279bf',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3734,7 +3739,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '8fd4a4b229aba398b97441badf13f7f57b676fcc',
+    sha: '0fe8abb52ce3a27cc9afe590b85284d624ac90f0',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -3760,7 +3765,7 @@ local id = ARGV[1]
 if redis.call('EXISTS', k_row) == 0 then return -1 end
 if redis.call('ZREM', k_dead, id) == 0 then return redis.error_reply('EMQSTATE not dead') end
 redis.call('ZREM', k_deadat, id)
-redis.call('HDEL', k_row, 'last_error', 'finished_at')
+redis.call('HDEL', k_row, 'last_error', 'finished_at', 'claim_ticket')
 redis.call('HSET', k_row, 'state', 'pending')
 local lb = lb_at(4)
 local g = redis.call('HGET', k_row, 'group')
@@ -3852,7 +3857,7 @@ return 1
 `,
   },
   retry: {
-    sha: '8e969b91e2c4858186e4355031c9a8d2e6c57896',
+    sha: '1465c89b71bfc8a278fd6ea27468a1151b9d1655',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3915,6 +3920,8 @@ redis.call('ZREM', k_schedule, id)
 redis.call('ZREM', k_dead, id)
 redis.call('DEL', jkey(k_jobroot, id, ':lock'))
 redis.call('HSET', row, 'last_error', ARGV[5])
+-- [TS] The claim's ticket (lib lease) goes with the lease: the row leaves active.
+redis.call('HDEL', row, 'claim_ticket')
 hist_settled(k_meta, k_jobroot, id, attempts, tonumber(attempts) < tonumber(ARGV[4]) and 'retried' or 'failed', ARGV[5], k_failed)
 
 if tonumber(attempts) < tonumber(ARGV[4]) then
