@@ -36,7 +36,7 @@ describe('claim tickets across a failover [TS]', () => {
     expect(waited.ok && waited.value).toBe(1);
     const failover = await cluster.failover(victim, { timeoutMs: 20_000 });
     expect(failover.promoted).not.toBe(victim);
-    const found = await execute(conn, t.recoverClaims({ queue, ticket: 'w9.1', sinceMs: Date.now() - sent + 2_000, leaseMs: LEASE_MS }));
+    const found = await execute(conn, t.recoverClaims({ queue, ticket: 'w9.1', sinceMs: Date.now() - sent + 10_000, leaseMs: LEASE_MS }));
     expect(found.map((r) => [r.id, r.attempts, r.payload])).toEqual([[id, 1, 'p']]);
     // Its token is live on the new master: the completion lands.
     await execute(conn, t.complete({ queue, job: { id, attempts: 1 } }));

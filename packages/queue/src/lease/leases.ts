@@ -90,8 +90,12 @@ export interface WakeChannel {
  */
 const deadlines = new WeakMap<object, number>();
 
-/** Ms added to a recovery read's window (see {@link Leases} `#recover`). */
-const RECOVER_SLACK_MS = 2_000;
+/**
+ * Ms added to a recovery read's window (see {@link Leases} `#recover`): the read may run well after
+ * the moment its window was measured on a loaded host, and a window too narrow misses the job (it
+ * then waits out its lease); one too wide only reads more of `active`, once, on a rare path.
+ */
+const RECOVER_SLACK_MS = 10_000;
 
 /** This process's claim tickets: a random prefix, then a counter, so no two claims share one. */
 const TICKET_PREFIX = randomBytes(6).toString('base64url');
