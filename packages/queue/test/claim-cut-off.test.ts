@@ -117,19 +117,22 @@ describe('a claim whose reply is cut off', () => {
     const { proxy, queue, watch } = await behindProxy();
     const runs: string[] = [];
     let hold = false;
+    let armed = false;
     let second: string | undefined;
     const worker = await BatchWorker.start(
       queue,
       async (jobs) => {
         runs.push(...jobs.map((j) => `${j.id}@${String(j.attempts)}`));
-        if (hold && second === undefined) {
+        if (hold && !armed) {
+          armed = true;
           // The round that completes this batch claims the next one; its reply stays in the proxy.
           second = (await watch.enqueue(3)).id;
           proxy.hold();
         }
         return 'ok' as const;
       },
-      { size: 10, leaseMs: LEASE_MS, blockMs: 50, maintenanceMs: 0, onError: () => undefined },
+      // One batch in flight: a second slot would take the third job on its own, past the held round.
+      { size: 10, concurrency: 1, leaseMs: LEASE_MS, blockMs: 50, maintenanceMs: 0, onError: () => undefined },
     );
     cleanups.push(() => worker.close());
     // One whole batch first, so every script of a round is loaded (a NOSCRIPT reply would be held too).
