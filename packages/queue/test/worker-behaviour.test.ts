@@ -141,8 +141,11 @@ describe('Worker behaviour', () => {
       await until(() => runs.length === 1, 'the handler to start');
       await sleep(400);
       expect(await q.getState(id)).toBe('active');
-      await until(async () => (await q.counts('completed')).completed === 1, 'the slow job to complete');
+      // The worker counts a completion when its reply arrives, which may be after another connection
+      // already reads the server's counter: wait on the worker, then check the server.
+      await until(() => worker.stats().completed === 1, 'the slow job to complete');
       expect(worker.stats()).toMatchObject({ completed: 1, lost: 0 });
+      expect((await q.counts('completed')).completed).toBe(1);
     });
     expect(runs).toEqual([1]);
     const [first, later] = bounds as [{ at: number; until: number }, { at: number; until: number }];
