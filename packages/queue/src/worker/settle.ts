@@ -168,14 +168,9 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
     return { outcomes: await completeJobs(rt, jobs, results, unreached(error)), claimed: [], limitedMs: 0, error };
   }
   const out = new Map<string, SettleOutcome>();
-  const answeredAt = Date.now();
-  // A round cut off and sent again: a `gone` may be its own first landing, read as completeJobs reads it.
-  const answers = await Promise.all(
-    plain.map(async (job, i) => {
-      const answer = round.completions[i] ?? 'stale';
-      return answer === 'gone' && round.resent && (await ownCompletion(rt, job, answeredAt)) ? 'ok' : answer;
-    }),
-  );
+  // A round cut off and sent again: a `gone` may be its own first landing, read as completeJobs reads
+  // it. Only that rare round pays for the check; an ordinary round reads its codes as they came.
+  const answers = round.resent ? await ownedAnswers(rt, plain, round.completions) : round.completions;
   plain.forEach((job, i) => {
     const outcome = answers[i] ?? 'stale';
     if (outcome === 'flow') {
@@ -191,6 +186,15 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
   });
   await Promise.all(alone.map(async (job) => out.set(job.id, await completeJob(rt, job, results?.get(job.id)))));
   return { outcomes: out, claimed: round.claimed, limitedMs: round.limitedMs };
+}
+
+/** A resent round's codes, with each `gone` that was the round's own first landing read as `ok`. */
+function ownedAnswers<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], codes: readonly CompleteManyOutcome[]): Promise<CompleteManyOutcome[]> {
+  const answeredAt = Date.now();
+  return Promise.all(jobs.map(async (job, i) => {
+    const answer = codes[i] ?? 'stale';
+    return answer === 'gone' && (await ownCompletion(rt, job, answeredAt)) ? 'ok' : answer;
+  }));
 }
 
 /** The delay used when a worker's backoff function fails or answers something that is not a delay. */
