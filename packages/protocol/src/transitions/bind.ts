@@ -15,6 +15,11 @@ export interface BindInput {
   /** Values after the declared ones, for a header with `@args`. */
   readonly restArgs?: readonly Arg[];
   /**
+   * The trailing keys of one `@tail` layout, by name: bind places them in the order that layout's
+   * line lists, so the order is written once, in the header. Refused with `restKeys` beside it.
+   */
+  readonly tail?: { readonly layout: string; readonly keys: Readonly<Record<string, string>> };
+  /**
    * Declare the optional trailing key of a header whose `@keys` reads `optional <shape>` (the wake
    * list of an admission, the schedule of a drain, …), built from the scope like the fixed ones.
    */
@@ -75,6 +80,10 @@ export function bind(script: Script, input: BindInput): ScriptCall {
     const unknown = Object.keys(named).filter((name) => !argNames.includes(name));
     throw new InvalidArgumentError(unknown[0] ?? 'args', `is not an argument of ${script.name}`);
   }
+  if (input.tail !== undefined) {
+    if (input.restKeys !== undefined) throw new InvalidArgumentError('tail', `${script.name}: give trailing keys as a tail or as restKeys, not both`);
+    keys.push(...tailKeys(script, input.tail));
+  }
   if (input.restKeys !== undefined && input.restKeys.length > 0) {
     if (script.header.restKeys === undefined) throw new InvalidArgumentError('keys', `${script.name} declares no trailing keys`);
     keys.push(...input.restKeys);
@@ -84,4 +93,17 @@ export function bind(script: Script, input: BindInput): ScriptCall {
     args.push(...input.restArgs);
   }
   return { script, keys, args };
+}
+
+/** The keys of one `@tail` layout in the header's order, each given by name; none missing, none extra. */
+function tailKeys(script: Script, tail: NonNullable<BindInput['tail']>): string[] {
+  const layout = script.header.tails.find((t) => t.layout === tail.layout);
+  if (layout === undefined) throw new InvalidArgumentError('tail', `${script.name} declares no @tail ${tail.layout}`);
+  const unknown = Object.keys(tail.keys).find((name) => !layout.names.includes(name));
+  if (unknown !== undefined) throw new InvalidArgumentError(unknown, `is not a key of ${script.name}'s @tail ${tail.layout}`);
+  return layout.names.map((name) => {
+    const key = tail.keys[name];
+    if (key === undefined) throw new InvalidArgumentError(name, `is a key of ${script.name}'s @tail ${tail.layout} and was not given`);
+    return key;
+  });
 }

@@ -46,12 +46,21 @@ export function complete(input: CompleteInput): Transition<void> {
   const parent = input.job.parent;
   const same = parent?.queue === input.queue;
   const k = keysOf(input.queue);
-  const flowKeys =
+  // The parent's keys by the names of complete.lua's @tail layouts; bind orders them.
+  const tail =
     parent === undefined
-      ? []
+      ? undefined
       : same
-        ? [k.jobSub(parent.id, 'dependencies'), k.jobSub(parent.id, 'processed'), k.job(parent.id), k.waitingChildren]
-        : [k.flowOutbox];
+        ? {
+            layout: 'sq',
+            keys: {
+              parent_deps: k.jobSub(parent.id, 'dependencies'),
+              parent_processed: k.jobSub(parent.id, 'processed'),
+              parent_row: k.job(parent.id),
+              waiting_children: k.waitingChildren,
+            },
+          }
+        : { layout: 'xq', keys: { flow_outbox: k.flowOutbox } };
   const call = bind(scripts().complete, {
     scope: { q: input.queue, id },
     args: {
@@ -62,7 +71,7 @@ export function complete(input: CompleteInput): Transition<void> {
       result: input.result ?? '',
       parent_queue: parent !== undefined && !same ? keysOf(parent.queue).queue : '',
     },
-    restKeys: flowKeys,
+    ...(tail === undefined ? {} : { tail }),
     restArgs: input.publish ? ['1'] : [],
   });
   return transition(call, () => undefined);
@@ -123,12 +132,22 @@ export function retry(input: RetryInput): Transition<RetryOutcome> {
   const parent = input.job.parent;
   const same = parent?.queue === input.queue;
   const k = keysOf(input.queue);
-  const flowKeys =
+  // The parent's keys by the names of retry.lua's @tail layouts; bind orders them.
+  const tail =
     parent === undefined
-      ? []
+      ? undefined
       : same
-        ? [k.jobSub(parent.id, 'failed'), k.jobSub(parent.id, 'unsuccessful'), k.jobSub(parent.id, 'dependencies'), k.job(parent.id), k.waitingChildren]
-        : [k.flowOutbox];
+        ? {
+            layout: 'sq',
+            keys: {
+              parent_failed: k.jobSub(parent.id, 'failed'),
+              parent_unsuccessful: k.jobSub(parent.id, 'unsuccessful'),
+              parent_deps: k.jobSub(parent.id, 'dependencies'),
+              parent_row: k.job(parent.id),
+              waiting_children: k.waitingChildren,
+            },
+          }
+        : { layout: 'xq', keys: { flow_outbox: k.flowOutbox } };
   const call = bind(scripts().retry, {
     scope: { q: input.queue, id },
     args: {
@@ -141,7 +160,7 @@ export function retry(input: RetryInput): Transition<RetryOutcome> {
       parent_id: parent?.id ?? '',
       parent_queue: parent !== undefined && !same ? keysOf(parent.queue).queue : '',
     },
-    restKeys: flowKeys,
+    ...(tail === undefined ? {} : { tail }),
     restArgs: input.publish ? ['1'] : [],
   });
   return transition(call, (reply) => (reply === 'dead' ? 'dead' : 'scheduled'));
