@@ -35,14 +35,12 @@ export type { AddChildrenInput, AddChildrenOutcome } from './steps.js';
 export { cacheClear, cacheDelete, cacheExpire, cachePull, cacheRead, cacheRelease, cacheTagDelete, cacheWrite, coherenceDrop, type CacheExpireOutcome, type CacheReadReply } from './cache.js';
 export {
   streamClaim,
-  streamDeadLetter,
   streamDrop,
-  streamNack,
+  streamSettle,
   streamRedrive,
   streamAppend,
   streamTouch,
   streamOrderAdmit,
-  streamOrderDone,
   streamGroupForget,
   type DedupOutcome,
   type DedupRecord,
@@ -50,9 +48,10 @@ export {
   type OrderedEntry,
   type StreamOrderAdmitInput,
   type ClaimedEntry,
-  type DeadLetterMove,
+  type SettleEntry,
   type StreamClaimInput,
   type StreamClaimReply,
-  type StreamNackInput,
+  type StreamSettleInput,
+  type StreamSettleReply,
   type StreamRedriveReply,
 } from './streams.js';
