@@ -1,11 +1,10 @@
-import { InvalidArgumentError, execute, resolveValueLimit, transitions, type Connection, type EvtId } from '@echo/protocol';
-import { checked, mint, type AppendOptions, type Minted } from './append.js';
-import { BatchAppendError, type BatchAppendResult } from './errors.js';
-import { ID_FIELD, type StreamFields } from './fields.js';
-import { streamKey } from './keys.js';
-import { checkDedupAppendOptions, checkDedupBatchOptions } from './option-checks.js';
-import { appendClock, appended } from './stream-hooks.js';
-import { appendTraced, tracedAppend } from './stream-trace.js';
+import { InvalidArgumentError, execute, transitions, type EvtId } from '@echo/protocol';
+import type { StreamContext } from '../context.js';
+import { BatchAppendError, type BatchAppendResult } from '../errors.js';
+import { ID_FIELD, type StreamFields } from '../record/fields.js';
+import { appendClock, appended } from '../telemetry/hooks.js';
+import { appendTraced, tracedAppend } from '../telemetry/trace.js';
+import { checked, mint, type Minted } from './append.js';
 
 type DedupOutcome = transitions.DedupOutcome;
 
@@ -21,28 +20,6 @@ export interface AppendReceipt {
   readonly id: EvtId;
   /** True when the message id was appended within the window before, so nothing was written now. */
   readonly duplicate: boolean;
-}
-
-/** The window options of the deduplicating appends. */
-export interface DedupWindowOptions {
-  /**
-   * How long a message id is remembered after its first append, by the server's clock: a second
-   * append with it within this many ms is a duplicate. Default 120000 (two minutes). Give every
-   * writer of a stream the same window.
-   */
-  readonly dedupWindowMs?: number;
-}
-
-/** Options of {@link append} with a message id. */
-export interface DedupAppendOptions extends AppendOptions, DedupWindowOptions {
-  /** The publish message id: a second append with it within the window writes nothing. */
-  readonly msgId: string;
-}
-
-/** Options of {@link appendBatch} with message ids. */
-export interface DedupBatchOptions extends AppendOptions, DedupWindowOptions {
-  /** One message id per record, in order. */
-  readonly msgIds: readonly string[];
 }
 
 /**
@@ -67,87 +44,56 @@ function receiptOf(outcome: DedupOutcome, minted: Minted): AppendReceipt {
   return outcome.kind === 'duplicate' ? { id: outcome.first as EvtId, duplicate: true } : { id: minted.id, duplicate: false };
 }
 
-async function sendDeduped(
-  conn: Connection,
-  queue: string,
-  name: string,
-  windowMs: number,
-  minted: readonly Minted[],
-  flats: readonly (readonly string[])[],
-  msgIds: readonly string[],
-  extra: readonly string[],
-): Promise<DedupOutcome[]> {
+/** Appends the records whose message id is new within the window, in one script; answers one outcome each. */
+async function sendDeduped(ctx: StreamContext, minted: readonly Minted[], flats: readonly (readonly string[])[], msgIds: readonly string[], extra: readonly string[]): Promise<DedupOutcome[]> {
   const records = flats.map((flat, i) => {
     const m = minted[i] as Minted;
     return { msgId: msgIds[i] as string, xid: m.xid, fields: [ID_FIELD, m.id, ...flat, ...extra] };
   });
   const started = appendClock();
-  const outcomes = await execute(conn, transitions.streamAppend({ queue, stream: name, windowMs, records }));
+  const outcomes = await execute(ctx.conn, transitions.streamAppend({ queue: ctx.queue, stream: ctx.name, windowMs: ctx.dedupWindowMs, records }));
   const landed = minted.filter((_, i) => outcomes[i]?.kind === 'appended').map((m) => m.id);
-  if (landed.length > 0) appended(queue, name, landed, started);
+  if (landed.length > 0) appended(ctx.queue, ctx.name, landed, started);
   return outcomes;
 }
 
 /**
- * Appends a record under a freshly minted EVT id unless its message id was appended within the
- * stream's dedup window (JetStream's `Nats-Msg-Id`): one script decides and writes, so two writers
- * racing on one id land it once.
+ * Appends a record unless its message id was appended within the stream's dedup window (script
+ * `stream_append` [TS]), and answers `{ id, duplicate }`: the new id, or the first append's.
  *
- * @returns the receipt: the new id, or the first append's id with `duplicate: true`.
- * @throws InvalidArgumentError for a bad message id, window or fields; UnknownOptionError for an unknown option.
- * @throws ValueTooLargeError when the entry is over `maxEntryBytes`; nothing is written.
- * @throws NonMonotonicError when another writer put a higher id on the stream first.
+ * @throws InvalidArgumentError for a bad message id or fields; ValueTooLargeError over the entry cap.
  */
-export async function appendUnique(conn: Connection, queue: string, name: string, fields: StreamFields, options: DedupAppendOptions): Promise<AppendReceipt> {
-  checkDedupAppendOptions(options);
-  const msgId = msgIdOf(options.msgId, 'msgId');
-  const windowMs = dedupWindowOf(options.dedupWindowMs);
-  streamKey(queue, name);
-  const carried = options.traceContext === true;
-  const flat = checked(fields, carried, resolveValueLimit('maxEntryBytes', options.maxEntryBytes));
-  const minted = mint(options.minter);
+export async function appendUnique(ctx: StreamContext, fields: StreamFields, msgId: unknown): Promise<AppendReceipt> {
+  const id = msgIdOf(msgId, 'msgId');
+  const flat = checked(ctx, fields);
+  const minted = mint(ctx.minter);
   const send = async (extra: readonly string[]): Promise<AppendReceipt> => {
-    const [outcome] = await sendDeduped(conn, queue, name, windowMs, [minted], [flat], [msgId], extra);
+    const [outcome] = await sendDeduped(ctx, [minted], [flat], [id], extra);
     if (outcome === undefined) throw new InvalidArgumentError('reply', 'stream_append answered no outcome');
     if (outcome.kind === 'refused') throw outcome.error;
     return receiptOf(outcome, minted);
   };
   const idOf = (r: AppendReceipt): readonly string[] => (r.duplicate ? [] : [r.id]);
-  return appendTraced() ? tracedAppend(queue, name, 1, carried, idOf, send) : send([]);
+  return appendTraced() ? tracedAppend(ctx.queue, ctx.name, 1, ctx.traceContext, idOf, send) : send([]);
 }
 
 /**
- * Appends many records in one script, each under its own message id: those seen within the window
- * (earlier, or earlier in the same batch) are not written and answer the first append's id.
+ * Appends many records in one script, one message id each: those seen within the dedup window
+ * write nothing. Answers one receipt per record.
  *
- * @returns one receipt per record, in order.
- * @throws InvalidArgumentError for a bad message id, window or record, or `msgIds` not one per
- *   record; UnknownOptionError for an unknown option.
- * @throws ValueTooLargeError when any record is over `maxEntryBytes`; none of them is written.
- * @throws BatchAppendError when the server refused any record; it says which landed.
+ * @throws InvalidArgumentError unless there is one good message id per record, or for bad fields.
+ * @throws BatchAppendError when a record was refused; it says which landed.
  */
-export async function appendBatchUnique(
-  conn: Connection,
-  queue: string,
-  name: string,
-  records: readonly StreamFields[],
-  options: DedupBatchOptions,
-): Promise<AppendReceipt[]> {
-  checkDedupBatchOptions(options);
-  const ids: unknown = options.msgIds;
-  if (!Array.isArray(ids) || ids.length !== records.length) {
+export async function appendBatchUnique(ctx: StreamContext, records: readonly StreamFields[], msgIds: unknown): Promise<AppendReceipt[]> {
+  if (!Array.isArray(msgIds) || msgIds.length !== records.length) {
     throw new InvalidArgumentError('msgIds', `must hold one message id per record (${records.length})`);
   }
-  const msgIds = (ids as unknown[]).map((id, i) => msgIdOf(id, `msgIds[${i}]`));
-  const windowMs = dedupWindowOf(options.dedupWindowMs);
-  streamKey(queue, name);
-  const carried = options.traceContext === true;
-  const limit = resolveValueLimit('maxEntryBytes', options.maxEntryBytes);
-  const flats = records.map((fields, i) => checked(fields, carried, limit, `records[${i}]`));
+  const ids = (msgIds as unknown[]).map((id, i) => msgIdOf(id, `msgIds[${i}]`));
+  const flats = records.map((fields, i) => checked(ctx, fields, `records[${i}]`));
   if (flats.length === 0) return [];
-  const minted = flats.map(() => mint(options.minter));
+  const minted = flats.map(() => mint(ctx.minter));
   const send = async (extra: readonly string[]): Promise<AppendReceipt[]> => {
-    const outcomes = await sendDeduped(conn, queue, name, windowMs, minted, flats, msgIds, extra);
+    const outcomes = await sendDeduped(ctx, minted, flats, ids, extra);
     if (outcomes.some((o) => o.kind === 'refused')) {
       throw new BatchAppendError(
         outcomes.map((o, i): BatchAppendResult => {
@@ -159,5 +105,5 @@ export async function appendBatchUnique(
     return outcomes.map((o, i) => receiptOf(o, minted[i] as Minted));
   };
   const idsOf = (rs: readonly AppendReceipt[]): readonly string[] => rs.filter((r) => !r.duplicate).map((r) => r.id);
-  return appendTraced() ? tracedAppend(queue, name, flats.length, carried, idsOf, send) : send([]);
+  return appendTraced() ? tracedAppend(ctx.queue, ctx.name, flats.length, ctx.traceContext, idsOf, send) : send([]);
 }

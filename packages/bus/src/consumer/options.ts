@@ -1,8 +1,8 @@
 import { checkTimeBound, InvalidArgumentError, type EvtId } from '@echo/protocol';
-import { ID_FIELD, type StreamFields } from './fields.js';
-import type { GroupStart } from './group.js';
+import { ID_FIELD, type StreamFields } from '../record/fields.js';
+import type { GroupStart } from '../groups/open.js';
 import { checkConsumeOptions } from './option-checks.js';
-import type { TraceContextOption } from './trace-fields.js';
+import type { TraceContextOption } from '../record/trace-fields.js';
 
 /** What a group handler receives: the same shape as the job consumer's handler (bus.md §7.2). */
 export interface GroupEntry {

@@ -1,5 +1,5 @@
 import { execute, transitions, writes, type Connection } from '@echo/protocol';
-import { settledEntries } from './stream-hooks.js';
+import { settledEntries } from '../telemetry/hooks.js';
 
 /** What became of one handled entry. */
 export type Outcome =
@@ -74,52 +74,44 @@ function backoffDelay(backoff: readonly number[], attempts: number): number | un
   return backoff[Math.min(Math.max(attempts, 1), backoff.length) - 1];
 }
 
+/** The settlement of a read whose entries were all acked, in a group without order: one `XACK`. */
+function sendAcks(conn: Connection, to: SettleTarget, xids: readonly string[]): Promise<SettleCounts> {
+  return writes.sendWrite(conn, writes.xack({ key: to.key, group: to.group, ids: xids })).then(() => ({ acked: xids.length, deadLettered: 0, retried: 0 }));
+}
+
+/** One entry as the settle script takes it: a retry carries its delay, from its verdict or the backoff. */
+function settleEntry(to: SettleTarget, { xid, attempts, outcome, key }: Settlement): transitions.SettleEntry {
+  const keyed = key === undefined || key === '' ? {} : { key };
+  if (outcome.kind === 'ack') return { kind: 'ack', xid, attempts, ...keyed };
+  if (outcome.kind === 'dead') return { kind: 'dead', xid, attempts, reason: outcome.reason, ...keyed };
+  const delayMs = outcome.delayMs ?? backoffDelay(to.backoff, attempts);
+  return { kind: 'retry', xid, attempts, reason: outcome.reason, ...keyed, ...(delayMs === undefined ? {} : { delayMs: Math.min(delayMs, to.minIdleMs) }) };
+}
+
 /**
- * Sends what a batch of outcomes needs, all at once and without waiting between commands, so the
- * caller can put its next read right behind them on the same socket: one `XACK` for every ack, one
- * `stream_dead_letter` for every entry given up on, and one `stream_nack` per retry delay (it
- * re-dates the delivery without counting one; a plain retry takes its delay from the backoff list when
- * there is one). Without a delay a retry sends nothing: the entry stays
- * pending and comes back once idle for `minIdleMs`.
+ * Sends what a batch of outcomes needs without waiting for it, so the caller can put its next read
+ * right behind it on the same socket. A read whose entries were all acked, in a group without
+ * order, is one `XACK`; anything else is one `stream_settle`, which acks, re-dates retries by their
+ * delay (from the verdict, else the backoff list; none: the entry comes back once idle for
+ * `minIdleMs`), dead-letters failures and applies the max-deliveries rule itself.
  */
 export function sendSettlements(conn: Connection, to: SettleTarget, items: readonly Settlement[]): Promise<SettleCounts> {
-  const acks: string[] = [];
-  const dead: { xid: string; attempts: number; reason: string }[] = [];
-  // In an ordered group, the entries done (acked or dead-lettered) and their keys.
-  const done: { xid: string; key: string }[] = [];
-  const delayed = new Map<number, string[]>();
-  let retried = 0;
-  for (const { xid, attempts, outcome, key } of items) {
-    if (outcome.kind === 'ack') {
-      acks.push(xid);
-      if (to.ordered) done.push({ xid, key: key ?? '' });
-    } else if (outcome.kind === 'dead' || (to.maxDeliveries > 0 && attempts >= to.maxDeliveries)) {
-      dead.push({ xid, attempts, reason: outcome.reason });
-      if (to.ordered && key !== undefined && key !== '') done.push({ xid, key });
-    } else {
-      retried++;
-      const delayMs = outcome.delayMs ?? backoffDelay(to.backoff, attempts);
-      if (delayMs !== undefined) {
-        // One stream_nack per distinct delay: it re-dates the delivery so it is claimable `delay` from now.
-        const delay = Math.min(delayMs, to.minIdleMs);
-        const list = delayed.get(delay) ?? [];
-        list.push(xid);
-        delayed.set(delay, list);
-      }
-    }
-  }
-  const sends: Promise<unknown>[] = [];
-  if (acks.length > 0 && !to.ordered) sends.push(writes.sendWrite(conn, writes.xack({ key: to.key, group: to.group, ids: acks })));
-  if (dead.length > 0) {
-    sends.push(execute(conn, transitions.streamDeadLetter({ queue: to.queue, stream: to.stream, group: to.group, consumer: to.consumer, entries: dead })));
-  }
-  // After the dead letters, so a dead-lettered entry leaves the registry once it is acked there.
-  if (done.length > 0) sends.push(execute(conn, transitions.streamOrderDone({ queue: to.queue, stream: to.stream, group: to.group, entries: done })));
-  for (const [delayMs, xids] of delayed) {
-    sends.push(execute(conn, transitions.streamNack({ queue: to.queue, stream: to.stream, group: to.group, consumer: to.consumer, xids, delayMs, minIdleMs: to.minIdleMs })));
-  }
-  return Promise.all(sends).then(() => {
-    const counts = { acked: acks.length, deadLettered: dead.length, retried };
+  const plain = !to.ordered && items.every((item) => item.outcome.kind === 'ack');
+  const sent = plain
+    ? sendAcks(conn, to, items.map((item) => item.xid))
+    : execute(
+        conn,
+        transitions.streamSettle({
+          queue: to.queue,
+          stream: to.stream,
+          group: to.group,
+          consumer: to.consumer,
+          minIdleMs: to.minIdleMs,
+          maxDeliveries: to.maxDeliveries,
+          entries: items.map((item) => settleEntry(to, item)),
+        }),
+      );
+  return sent.then((counts) => {
     settledEntries(to, counts);
     return counts;
   });
