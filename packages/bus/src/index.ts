@@ -35,6 +35,8 @@ export { RetentionDriver, type RetentionOptions, type RetentionOutcome, type Ret
 export type { GroupStart, OpenGroupResult } from './groups/open.js';
 export { GroupConsumer } from './consumer/consumer.js';
 export type { ConsumeOptions, GroupBatchHandler, GroupConsumerStats, GroupEntry, GroupHandler, Verdict } from './consumer/options.js';
+// The redelivery curve is the queue's: build one with fixed, exponential and jitter from @echo/protocol.
+export type { Backoff } from '@echo/protocol';
 export type { DeadLetter, DeadLetterRange, RedriveResult, RedriveTarget } from './dead-letters/dead-letters.js';
 export type { ConsumerLag, GroupLag } from './groups/lag.js';
 export { StreamTail, type TailOptions, type TailStart } from './read/tail.js';

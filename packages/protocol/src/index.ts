@@ -56,6 +56,7 @@ export {
 } from './options/strict.js';
 export { MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError, checkTimeBound, type TimeBound } from './options/bounds.js';
 export { checkConnectionChoice, isConnectionLike } from './options/connection.js';
+export { backoffDelay, checkCurve, checkCurveKeys, exponential, fixed, jitter, maxBackoffDelay, type Backoff } from './options/backoff.js';
 
 export { parseHeader, type HeaderSlot, type HeaderTail, type ScriptHeader } from './scripts/header.js';
 export { defineScript, loadScript, sha1, type DefineScriptOptions, type Script } from './scripts/script.js';

@@ -5,7 +5,7 @@ const START = "where a new group starts is start here: 'new', 'head', { at: inst
 const IDLE = 'how long an entry sits unacked before it is redelivered is minIdleMs here (milliseconds)';
 const MAX_DELIVER = 'the deliveries an entry may have before it is dead-lettered is maxDeliveries here';
 const ORDER_BY = 'per-key order is orderBy here: the field whose value orders entries (same value one after another, across the group)';
-const BACKOFF = 'redelivery delays are backoff here: a list of ms, the n-th redelivery waits backoff[n - 1] (the last repeats)';
+const BACKOFF = 'redelivery delays are backoff here: a list of ms (the n-th redelivery waits backoff[n - 1], the last repeats) or a Backoff curve such as exponential(base, cap)';
 const BEAT = 'how long one blocking read waits is beatMs here (milliseconds; also the claim period)';
 
 /** `stream.consume(group, handler, options)` / `stream.consumeBatch(...)`. */

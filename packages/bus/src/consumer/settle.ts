@@ -1,4 +1,4 @@
-import { execute, transitions, writes, type Connection } from '@echo/protocol';
+import { backoffDelay, execute, transitions, writes, type Backoff, type Connection } from '@echo/protocol';
 import { settledEntries } from '../telemetry/hooks.js';
 
 /** What became of one handled entry. */
@@ -26,8 +26,8 @@ export interface SettleTarget {
   readonly minIdleMs: number;
   /** 0: no limit. */
   readonly maxDeliveries: number;
-  /** Redelivery delays by delivery; empty: a plain retry waits `minIdleMs`. */
-  readonly backoff: readonly number[];
+  /** Redelivery delays by delivery, or a curve; an empty list: a plain retry waits `minIdleMs`. */
+  readonly backoff: readonly number[] | Backoff;
   /** True in an ordered group: an entry done leaves the order registry as it is acked. */
   readonly ordered: boolean;
 }
@@ -69,9 +69,11 @@ export function outcomeOf(verdict: unknown): Outcome | undefined {
 }
 
 /** The wait before the redelivery that follows delivery `attempts`; undefined without a backoff. */
-function backoffDelay(backoff: readonly number[], attempts: number): number | undefined {
+function redeliveryDelay(backoff: readonly number[] | Backoff, attempts: number): number | undefined {
+  const delivery = Math.max(attempts, 1);
+  if (!Array.isArray(backoff)) return backoffDelay(backoff as Backoff, delivery);
   if (backoff.length === 0) return undefined;
-  return backoff[Math.min(Math.max(attempts, 1), backoff.length) - 1];
+  return backoff[Math.min(delivery, backoff.length) - 1] as number;
 }
 
 /** The settlement of a read whose entries were all acked, in a group without order: one `XACK`. */
@@ -84,7 +86,7 @@ function settleEntry(to: SettleTarget, { xid, attempts, outcome, key }: Settleme
   const keyed = key === undefined || key === '' ? {} : { key };
   if (outcome.kind === 'ack') return { kind: 'ack', xid, attempts, ...keyed };
   if (outcome.kind === 'dead') return { kind: 'dead', xid, attempts, reason: outcome.reason, ...keyed };
-  const delayMs = outcome.delayMs ?? backoffDelay(to.backoff, attempts);
+  const delayMs = outcome.delayMs ?? redeliveryDelay(to.backoff, attempts);
   return { kind: 'retry', xid, attempts, reason: outcome.reason, ...keyed, ...(delayMs === undefined ? {} : { delayMs: Math.min(delayMs, to.minIdleMs) }) };
 }
 
@@ -92,7 +94,7 @@ function settleEntry(to: SettleTarget, { xid, attempts, outcome, key }: Settleme
  * Sends what a batch of outcomes needs without waiting for it, so the caller can put its next read
  * right behind it on the same socket. A read whose entries were all acked, in a group without
  * order, is one `XACK`; anything else is one `stream_settle`, which acks, re-dates retries by their
- * delay (from the verdict, else the backoff list; none: the entry comes back once idle for
+ * delay (from the verdict, else the backoff list or curve; none: the entry comes back once idle for
  * `minIdleMs`), dead-letters failures and applies the max-deliveries rule itself.
  */
 export function sendSettlements(conn: Connection, to: SettleTarget, items: readonly Settlement[]): Promise<SettleCounts> {
