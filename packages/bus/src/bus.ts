@@ -9,13 +9,15 @@ import {
   type EventName,
   type JobId,
 } from '@echo/protocol/bus';
-import type { EvtMinter } from './append.js';
-import { listen, type EventsListener, type ListenOptions } from './events-listener.js';
+import type { EvtMinter } from './context.js';
+import { listen, type EventsListener, type ListenOptions } from './events/listener.js';
+import { publish } from './events/publish.js';
 import { ownHashtag } from './keys.js';
-import { checkBusOptions, checkBusRetentionTarget } from './option-checks.js';
-import { publish } from './publish.js';
-import { RetentionDriver, type RetentionOptions, type RetentionWindow } from './retention.js';
-import { Stream, type StreamOptions } from './stream.js';
+import { checkBusOptions } from './option-checks.js';
+import { checkBusRetentionTarget } from './retention/option-checks.js';
+import { RetentionDriver, type RetentionOptions, type RetentionWindow } from './retention/retention.js';
+import { Stream } from './stream.js';
+import type { StreamOptions } from './stream-options.js';
 
 /** How {@link Bus.open} reaches the server, and the defaults of its streams. */
 export interface BusOptions {
@@ -34,7 +36,9 @@ export interface BusOptions {
 
 /** One stream the bus's retention driver keeps trimmed; the bus places it. */
 export interface BusRetentionTarget {
+  /** The stream's name on this bus. */
   readonly name: string;
+  /** How much of it to keep. */
   readonly window: RetentionWindow;
 }
 
@@ -92,7 +96,8 @@ export class StreamBus {
   }
 
   /**
-   * A retention driver for streams of this bus; call `start()` on it (retention is opt-in).
+   * A retention driver for streams of this bus; call `start()` on it (retention is opt-in) and
+   * `close()` to stop it.
    *
    * @throws InvalidArgumentError, InvalidNameError or UnknownOptionError for a malformed target.
    */
@@ -188,12 +193,24 @@ export class Bus extends StreamBus {
     return queue === undefined ? new StreamBus(core.conn, core.owned, core.minter, core.maxEntryBytes) : new Bus(queue, core);
   }
 
-  /** Listens to this queue's lifecycle events on a dedicated connection. See {@link EventsListener}. */
+  /**
+   * Listens to this queue's lifecycle events on a dedicated connection. See {@link EventsListener}.
+   *
+   * @throws UnknownOptionError for an unknown option, before any connection is made.
+   */
   events(options: ListenOptions = {}): Promise<EventsListener> {
     return listen(this.connection, this.queue, options);
   }
 
-  /** Publishes a lifecycle event, at most once. See {@link publish}. */
+  /**
+   * Publishes a lifecycle event on `emq:{q}:events` (bus.md §1.2), at most once: nobody listening
+   * is still success. For an event that must survive, append it to a stream as well.
+   *
+   * @param job the job's id: a `JobId`, so a plain string does not compile.
+   * @param extra flat string fields such as `outcome`; `event` and `job` are reserved.
+   * @throws MalformedIdError when `job` is not a branded id; InvalidArgumentError for an unknown
+   *   event name or a field that is reserved or not a string.
+   */
   publish(event: EventName, job: JobId, extra: Readonly<Record<string, string>> = {}): Promise<void> {
     return publish(this.connection, this.queue, event, job, extra);
   }

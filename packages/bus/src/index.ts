@@ -6,55 +6,44 @@
  * - the stream logs `emq:{q}:stream:<name>`, durable and replayable records under EVT ids, with
  *   consumer groups (at least once), retention and time-window reads.
  *
- * Start with {@link Bus}; the functional verbs below it take a `Connection` for code that already
- * holds one.
+ * Start with {@link Bus}: `bus.stream(name)` is a {@link Stream}, whose methods are every verb of
+ * a stream log; `bus.events()` listens to the lifecycle events.
  *
  * @packageDocumentation
  */
 export { Bus, StreamBus, type BusOptions, type BusRetentionTarget } from './bus.js';
-export { Stream, type ReadRange, type StreamAppendOptions, type StreamBatchOptions, type StreamOptions, type WindowOptions } from './stream.js';
-export { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './trace-fields.js';
+export { Stream } from './stream.js';
+export type { ReadRange, StreamAppendOptions, StreamBatchOptions, StreamOptions, WindowOptions } from './stream-options.js';
+export type { EvtMinter } from './context.js';
+export { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './record/trace-fields.js';
 
 export {
   EventsListener,
   eventNameOf,
-  listen,
   type EventListener,
   type EventSubscriber,
   type EventsListenerStats,
   type LifecycleEventMap,
   type LifecycleEventOf,
   type ListenOptions,
-} from './events-listener.js';
-export { publish } from './publish.js';
+} from './events/listener.js';
 
-export { append, appendBatch, appendId, type AppendIdOptions, type AppendOptions, type EvtMinter } from './append.js';
-export {
-  DEFAULT_DEDUP_WINDOW_MS,
-  MAX_MSG_ID,
-  appendBatchUnique,
-  appendUnique,
-  type AppendReceipt,
-  type DedupAppendOptions,
-  type DedupBatchOptions,
-  type DedupWindowOptions,
-} from './dedup-append.js';
-export { read, readSince, readWindow, type ReadBound } from './read.js';
-export { trim, type TrimWindow } from './trim.js';
-export { RetentionDriver, type RetentionOptions, type RetentionOutcome, type RetentionTarget, type RetentionWindow } from './retention.js';
-export { clearArchived, getArchived, putArchived } from './archive.js';
-export { dropStream } from './drop.js';
-export { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
-export { deleteGroup, isGroupPaused, pauseGroup, resetGroup, resumeGroup } from './group-controls.js';
-export { GroupConsumer, consume, consumeBatch } from './group-consumer.js';
-export type { ConsumeOptions, GroupBatchHandler, GroupConsumerStats, GroupEntry, GroupHandler, Verdict } from './consume-options.js';
-export { deadLetters, redrive, type DeadLetter, type DeadLetterRange, type RedriveResult, type RedriveTarget } from './dead-letters.js';
-export { lag, type ConsumerLag, type GroupLag } from './lag.js';
-export { StreamTail, type TailOptions, type TailStart } from './tail.js';
+export { DEFAULT_DEDUP_WINDOW_MS, MAX_MSG_ID, type AppendReceipt } from './append/unique.js';
+export type { ReadBound } from './read/range.js';
+export type { TrimWindow } from './retention/trim.js';
+export { RetentionDriver, type RetentionOptions, type RetentionOutcome, type RetentionTarget, type RetentionWindow } from './retention/retention.js';
+export type { GroupStart, OpenGroupResult } from './groups/open.js';
+export { GroupConsumer } from './consumer/consumer.js';
+export type { ConsumeOptions, GroupBatchHandler, GroupConsumerStats, GroupEntry, GroupHandler, Verdict } from './consumer/options.js';
+// The redelivery curve is the queue's: build one with fixed, exponential and jitter from @echo/protocol.
+export type { Backoff } from '@echo/protocol/bus';
+export type { DeadLetter, DeadLetterRange, RedriveResult, RedriveTarget } from './dead-letters/dead-letters.js';
+export type { ConsumerLag, GroupLag } from './groups/lag.js';
+export { StreamTail, type TailOptions, type TailStart } from './read/tail.js';
 
-export type { StreamEntry, StreamFields } from './fields.js';
-export { maxidCeil, minidFloor, type Instant } from './instant.js';
-export { xaddId } from './xadd-id.js';
+export type { StreamEntry, StreamFields } from './record/fields.js';
+export { maxidCeil, minidFloor, type Instant } from './record/instant.js';
+export { xaddId } from './record/xadd-id.js';
 export { BatchAppendError, type BatchAppendResult } from './errors.js';
 // Raised by the connector's subscribe; re-exported under its old home.
 export { Resp3RequiredError } from '@echo/protocol/bus';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, strictOptions } from '@echo/protocol/bus';
+import { strictOptions } from '@echo/protocol/bus';
 
 /*
  * The strict checks of every options object the bus takes, built once. The hints name what raw
@@ -9,8 +9,8 @@ import { InvalidArgumentError, strictOptions } from '@echo/protocol/bus';
 const RETENTION = 'a stream keeps no length cap itself: trim it with stream.trim({ maxlen }) or keep it trimmed with bus.retention([{ name, window: { maxlen } }])';
 const AGE = 'keep a stream to an age with bus.retention([{ name, window: { minid: { ago: ms } } }])';
 const ENTRY_CAP = 'the byte cap on one entry is maxEntryBytes here';
-const GROUP_IS_DURABLE = 'a group is the durable: consume(group, handler, { consumer, start }) names it, and consumer names this process within it';
-const NO_ACK = "group entries are acked when the handler returns (nothing or 'ack'), at least once; to read without acks or server state, use stream.tail()";
+export const GROUP_IS_DURABLE = 'a group is the durable: consume(group, handler, { consumer, start }) names it, and consumer names this process within it';
+export const NO_ACK = "group entries are acked when the handler returns (nothing or 'ack'), at least once; to read without acks or server state, use stream.tail()";
 
 /** `Bus.open(options)` / `Bus.open(queue, options)`. */
 export const checkBusOptions = strictOptions('Bus.open options', {
@@ -56,11 +56,6 @@ export const checkStreamOptions = strictOptions('stream options', {
   bounds: { dedupWindowMs: 'span' },
 });
 
-/** The functional `append`/`appendBatch` options. */
-export const checkAppendOptions = strictOptions('append options', {
-  known: ['minter', 'traceContext', 'maxEntryBytes'],
-  hints: { maxlen: RETENTION, MAXLEN: RETENTION, id: 'a caller-minted EVT id goes through appendId(id, fields)', maxPayloadBytes: ENTRY_CAP },
-});
 
 /** `stream.append(fields, options)`: what the stream's own options do not already say. */
 export const checkStreamAppendOptions = strictOptions('append options', {
@@ -89,25 +84,8 @@ export const checkStreamBatchOptions = strictOptions('appendBatch options', {
   },
 });
 
-/** The functional `appendUnique` options. */
-export const checkDedupAppendOptions = strictOptions('appendUnique options', {
-  known: ['minter', 'traceContext', 'maxEntryBytes', 'msgId', 'dedupWindowMs'],
-  hints: { 'Nats-Msg-Id': MSG_ID, messageId: MSG_ID, duplicate_window: WINDOW, duplicateWindow: WINDOW, maxPayloadBytes: ENTRY_CAP },
-  bounds: { dedupWindowMs: 'span' },
-});
 
-/** The functional `appendBatchUnique` options. */
-export const checkDedupBatchOptions = strictOptions('appendBatchUnique options', {
-  known: ['minter', 'traceContext', 'maxEntryBytes', 'msgIds', 'dedupWindowMs'],
-  hints: { msgId: 'a batch takes one message id per record: { msgIds: [...] }', duplicate_window: WINDOW, duplicateWindow: WINDOW, maxPayloadBytes: ENTRY_CAP },
-  bounds: { dedupWindowMs: 'span' },
-});
 
-/** The functional `appendId` options. */
-export const checkAppendIdOptions = strictOptions('appendId options', {
-  known: ['traceContext', 'maxEntryBytes'],
-  hints: { maxlen: RETENTION, MAXLEN: RETENTION, maxPayloadBytes: ENTRY_CAP },
-});
 
 const COUNT = 'at most this many entries is count here';
 
@@ -124,9 +102,6 @@ export const checkReadRange = strictOptions('read range', {
 
 /** `stream.readWindow(t0, t1, options)` / `stream.readSince(t0, options)`. */
 export const checkWindowOptions = strictOptions('window options', { known: ['count'], hints: { COUNT: COUNT, limit: COUNT } });
-
-/** The functional reads' options. */
-export const checkReadOptions = strictOptions('read options', { known: ['traceContext'] });
 
 const BLOCK_TAIL = 'how long one blocking read waits is blockMs here (milliseconds)';
 const FROM = "where a tail starts is from here: 'new', 'head', { after: id } or { at: instant }";
@@ -148,75 +123,6 @@ export const checkTailOptions = strictOptions('tail options', {
   bounds: { blockMs: 'timer' },
 });
 
-const START = "where a new group starts is start here: 'new', 'head', { at: instant } or { after: id } (required)";
-const IDLE = 'how long an entry sits unacked before it is redelivered is minIdleMs here (milliseconds)';
-const MAX_DELIVER = 'the deliveries an entry may have before it is dead-lettered is maxDeliveries here';
-const ORDER_BY = 'per-key order is orderBy here: the field whose value orders entries (same value one after another, across the group)';
-const BACKOFF = 'redelivery delays are backoff here: a list of ms, the n-th redelivery waits backoff[n - 1] (the last repeats)';
-const BEAT = 'how long one blocking read waits is beatMs here (milliseconds; also the claim period)';
-
-/** `stream.consume(group, handler, options)` / `stream.consumeBatch(...)`. */
-export const checkConsumeOptions = strictOptions('consume options', {
-  known: ['start', 'consumer', 'minIdleMs', 'beatMs', 'count', 'concurrency', 'maxDeliveries', 'connectionName', 'onError', 'traceContext', 'orderBy', 'backoff'],
-  hints: {
-    key: ORDER_BY,
-    partitionKey: ORDER_BY,
-    partition: ORDER_BY,
-    groupId: ORDER_BY,
-    orderingKey: ORDER_BY,
-    BackOff: BACKOFF,
-    back_off: BACKOFF,
-    retryDelays: BACKOFF,
-    durable: GROUP_IS_DURABLE,
-    durable_name: GROUP_IS_DURABLE,
-    durableName: GROUP_IS_DURABLE,
-    group: 'the group is the first argument: consume(group, handler, options)',
-    name: 'the consumer name within the group is consumer here',
-    consumerName: 'the consumer name within the group is consumer here',
-    ack_wait: IDLE,
-    ackWait: IDLE,
-    minIdleTime: IDLE,
-    min_idle_time: IDLE,
-    lockDuration: IDLE,
-    max_deliver: MAX_DELIVER,
-    maxDeliver: MAX_DELIVER,
-    attempts: MAX_DELIVER,
-    deliver_policy: START,
-    deliverPolicy: START,
-    from: START,
-    block: BEAT,
-    BLOCK: BEAT,
-    noack: NO_ACK,
-    NOACK: NO_ACK,
-    COUNT: 'entries per read or claim is count here',
-    batch: 'entries per read is count here; consumeBatch hands a whole read to one handler call',
-    max_batch: 'entries per read is count here; consumeBatch hands a whole read to one handler call',
-    max_ack_pending: 'handler calls in flight at once is concurrency here; a read holds at most count entries',
-  },
-  bounds: { minIdleMs: 'span', beatMs: 'timer' },
-});
-
-const RETRY_IN = 'a redelivery delay is { retryInMs } here (milliseconds)';
-const DEAD_REASON = "a dead-letter verdict is { deadLetter: reason } here (the reason is a string)";
-
-const checkVerdictKeys = strictOptions('verdict', {
-  known: ['retryInMs', 'deadLetter'],
-  hints: { delay: RETRY_IN, delayMs: RETRY_IN, retryIn: RETRY_IN, retryAfterMs: RETRY_IN, backoff: RETRY_IN, reason: DEAD_REASON, deadLetterReason: DEAD_REASON, term: DEAD_REASON },
-  bounds: { retryInMs: 'span' },
-});
-
-/**
- * A handler's verdict given as an object: `{ retryInMs }` or `{ deadLetter }`, exactly one, with no
- * other key, so a misspelt verdict fails the delivery instead of being read as something else.
- * @throws UnknownOptionError, OptionRangeError or InvalidArgumentError.
- */
-export function checkVerdict(verdict: object): void {
-  checkVerdictKeys(verdict);
-  if (Object.hasOwn(verdict, 'retryInMs') && Object.hasOwn(verdict, 'deadLetter')) {
-    throw new InvalidArgumentError('verdict', 'takes { retryInMs } or { deadLetter }, not both');
-  }
-}
-
 /** `stream.deadLetters(range)`. */
 export const checkDeadLetterRange = strictOptions('dead-letter range', {
   known: ['after', 'count'],
@@ -227,43 +133,6 @@ export const checkDeadLetterRange = strictOptions('dead-letter range', {
 export const checkRedriveTarget = strictOptions('redrive target', {
   known: ['ids', 'all', 'group'],
   hints: { id: 'redrive takes a list: { ids: [id] }', records: 'redrive takes entry ids: { ids } (or { all: true })' },
-});
-
-const TRIM_HINTS = {
-  MAXLEN: 'MAXLEN is maxlen here',
-  maxLen: 'the newest entries to keep is maxlen here',
-  MINID: 'MINID is minid here (an instant: Date or Unix ms)',
-  minId: 'the oldest instant to keep is minid here',
-  exact: 'exact trimming is approx: false here',
-  LIMIT: "XTRIM's LIMIT is not used; approx: true trims whole nodes only",
-  limit: "XTRIM's LIMIT is not used; approx: true trims whole nodes only",
-};
-
-/** `stream.trim(window)` and a retention window. */
-export const checkTrimWindow = strictOptions('trim window', { known: ['maxlen', 'minid', 'approx'], hints: TRIM_HINTS });
-
-/** `RetentionDriver` options. */
-export const checkRetentionOptions = strictOptions('retention options', {
-  known: ['intervalMs', 'now', 'onError'],
-  hints: { interval: 'the tick period is intervalMs here (milliseconds)' },
-  bounds: { intervalMs: 'timer' },
-});
-
-/** One target of the functional `RetentionDriver`. */
-export const checkRetentionTarget = strictOptions('retention target', {
-  known: ['queue', 'name', 'window'],
-  hints: { stream: 'the stream is name here', maxlen: 'the window goes in window: { maxlen }', minid: 'the window goes in window: { minid }' },
-});
-
-/** One target of `bus.retention(...)`: the bus places it. */
-export const checkBusRetentionTarget = strictOptions('bus retention target', {
-  known: ['name', 'window'],
-  hints: {
-    queue: "a bus retention target is the bus's own stream: { name, window }",
-    stream: 'the stream is name here',
-    maxlen: 'the window goes in window: { maxlen }',
-    minid: 'the window goes in window: { minid }',
-  },
 });
 
 /** `bus.events(options)`. */

@@ -1,74 +1,24 @@
 import { resolveValueLimit, type Connection, type EvtId } from '@echo/protocol/bus';
-import { append, appendBatch, appendId, type AppendOptions, type EvtMinter } from './append.js';
-import { clearArchived, getArchived, putArchived } from './archive.js';
-import { dropStream } from './drop.js';
-import { deleteGroup, isGroupPaused, pauseGroup, resetGroup, resumeGroup } from './group-controls.js';
-import type { StreamEntry, StreamFields } from './fields.js';
-import type { ConsumeOptions, GroupBatchHandler, GroupHandler } from './consume-options.js';
-import { deadLetters, redrive, type DeadLetter, type DeadLetterRange, type RedriveResult, type RedriveTarget } from './dead-letters.js';
-import { consume, consumeBatch, type GroupConsumer } from './group-consumer.js';
-import { lag, type GroupLag } from './lag.js';
-import { StreamTail, type TailOptions } from './tail.js';
-import { openGroup, type GroupStart, type OpenGroupResult } from './group.js';
-import type { Instant } from './instant.js';
+import { append, appendBatch, appendId } from './append/append.js';
+import { appendBatchUnique, appendUnique, dedupWindowOf, type AppendReceipt } from './append/unique.js';
+import { startConsumer, type GroupConsumer } from './consumer/consumer.js';
+import type { ConsumeOptions, GroupBatchHandler, GroupHandler } from './consumer/options.js';
+import type { EvtMinter, StreamContext } from './context.js';
+import { deadLetters, redrive, type DeadLetter, type DeadLetterRange, type RedriveResult, type RedriveTarget } from './dead-letters/dead-letters.js';
+import { deleteGroup, isGroupPaused, pauseGroup, resetGroup, resumeGroup } from './groups/controls.js';
+import { lag, type GroupLag } from './groups/lag.js';
+import { openGroup, type GroupStart, type OpenGroupResult } from './groups/open.js';
 import { deadLettersKey, streamKey } from './keys.js';
 import { checkReadRange, checkStreamAppendOptions, checkStreamBatchOptions, checkStreamOptions, checkWindowOptions } from './option-checks.js';
-import { appendBatchUnique, appendUnique, dedupWindowOf, type AppendReceipt } from './dedup-append.js';
-import { read, readSince, readWindow, type ReadBound } from './read.js';
-import { trim, type TrimWindow } from './trim.js';
-import type { TraceContextOption } from './trace-fields.js';
-
-/**
- * How a {@link Stream} writes and reads its records. `traceContext: true` carries the producer's
- * W3C trace context in each record (the reserved [TS] fields `_tp`/`_ts`, written when a tracing
- * subscriber such as `@echo/otel` supplies a context) and strips it on every read; see
- * {@link TraceContextOption}. Open the stream with the same option wherever it is written or read.
- */
-export interface StreamOptions extends TraceContextOption {
-  /**
-   * The byte cap on one entry: its field names and values, UTF-8. An append over it throws
-   * `ValueTooLargeError` and writes nothing (a batch: none of its records). Default: the bus's
-   * `maxEntryBytes`, else 1 MiB; `Infinity` for none.
-   */
-  readonly maxEntryBytes?: number;
-  /**
-   * How long a publish message id (`append(fields, { msgId })`) is remembered after its first
-   * append: a second append with it within the window is a duplicate and writes nothing. Default
-   * 120000 ms (two minutes, as JetStream). Give every writer of the stream the same window.
-   */
-  readonly dedupWindowMs?: number;
-}
-
-/** Options of {@link Stream.append} beyond the stream's own. */
-export interface StreamAppendOptions {
-  /**
-   * The publish message id (JetStream's `Nats-Msg-Id`): a second append with it within the
-   * stream's `dedupWindowMs` writes nothing and answers the first append's id.
-   */
-  readonly msgId: string;
-}
-
-/** Options of {@link Stream.appendBatch} beyond the stream's own. */
-export interface StreamBatchOptions {
-  /** One publish message id per record, in order; see {@link StreamAppendOptions.msgId}. */
-  readonly msgIds: readonly string[];
-}
-
-/** The range of a {@link Stream.read}; every field is optional. */
-export interface ReadRange {
-  /** Inclusive start: `-` (default) or an EVT id. */
-  readonly from?: ReadBound;
-  /** Inclusive end: `+` (default) or an EVT id. */
-  readonly to?: ReadBound;
-  /** At most this many entries. */
-  readonly count?: number;
-}
-
-/** A limit on a time-window read. */
-export interface WindowOptions {
-  /** At most this many entries. */
-  readonly count?: number;
-}
+import { read, readSince, readWindow } from './read/range.js';
+import { StreamTail, type TailOptions } from './read/tail.js';
+import type { StreamEntry, StreamFields } from './record/fields.js';
+import type { Instant } from './record/instant.js';
+import type { TraceContextOption } from './record/trace-fields.js';
+import { clearArchived, getArchived, putArchived } from './retention/archive.js';
+import { dropStream } from './retention/drop.js';
+import { trim, type TrimWindow } from './retention/trim.js';
+import type { ReadRange, StreamAppendOptions, StreamBatchOptions, StreamOptions, WindowOptions } from './stream-options.js';
 
 /** A rejected promise when `check` throws, so a verb that answers a promise never throws instead. */
 function refusedOr(check: () => void): Promise<never> | undefined {
@@ -81,8 +31,9 @@ function refusedOr(check: () => void): Promise<never> | undefined {
 }
 
 /**
- * One stream log, `emq:{q}:stream:<name>` (bus.md §2): the verbs of the pillar bound to a connection,
- * a hashtag and a name. Cheap to create; holds no resources of its own.
+ * One stream log, `emq:{q}:stream:<name>` (bus.md §2): the verbs of the pillar on one stream. Its
+ * context (connection, names, keys, options) is built once here and handed to each verb family.
+ * Cheap to create; holds no resources of its own.
  */
 export class Stream {
   /**
@@ -102,10 +53,7 @@ export class Stream {
   readonly maxEntryBytes: number;
   /** How long a publish message id is remembered, in ms. */
   readonly dedupWindowMs: number;
-  readonly #conn: Connection;
-  readonly #append: AppendOptions;
-  readonly #trace: TraceContextOption;
-  readonly #appendId: TraceContextOption & { readonly maxEntryBytes: number };
+  readonly #ctx: StreamContext;
 
   /**
    * @param minter mints the ids of {@link append} and {@link appendBatch}; default the process-wide minter.
@@ -114,148 +62,189 @@ export class Stream {
    */
   constructor(conn: Connection, queue: string, name: string, minter?: EvtMinter, options: StreamOptions = {}) {
     checkStreamOptions(options);
-    this.maxEntryBytes = resolveValueLimit('maxEntryBytes', options.maxEntryBytes);
-    this.dedupWindowMs = dedupWindowOf(options.dedupWindowMs);
-    this.key = streamKey(queue, name);
-    this.deadLettersKey = deadLettersKey(queue, name);
-    this.#conn = conn;
+    const maxEntryBytes = resolveValueLimit('maxEntryBytes', options.maxEntryBytes);
+    const dedupWindowMs = dedupWindowOf(options.dedupWindowMs);
+    const key = streamKey(queue, name);
+    this.#ctx = { conn, queue, name, key, deadLettersKey: deadLettersKey(queue, name), traceContext: options.traceContext === true, maxEntryBytes, dedupWindowMs, minter };
     this.queue = queue;
     this.name = name;
-    this.traceContext = options.traceContext === true;
-    this.#trace = this.traceContext ? { traceContext: true } : {};
-    this.#appendId = { ...this.#trace, maxEntryBytes: this.maxEntryBytes };
-    this.#append = minter === undefined ? this.#appendId : { minter, ...this.#appendId };
+    this.key = key;
+    this.deadLettersKey = this.#ctx.deadLettersKey;
+    this.traceContext = this.#ctx.traceContext;
+    this.maxEntryBytes = maxEntryBytes;
+    this.dedupWindowMs = dedupWindowMs;
   }
 
-  /** Appends a record under a freshly minted EVT id and answers the id. See {@link append}. */
+  /**
+   * Appends a record under a freshly minted EVT id and answers the id (bus.md §2.2). Append never
+   * trims; retention is {@link trim}'s job.
+   *
+   * @throws InvalidArgumentError when `fields` is not flat strings or uses the reserved `id` field
+   *   (or, with `traceContext`, `_tp`/`_ts`); ValueTooLargeError over `maxEntryBytes` (nothing is
+   *   written); NonMonotonicError when another writer put a higher id on the stream first.
+   */
   append(fields?: StreamFields): Promise<EvtId>;
   /**
    * Appends a record unless its message id was appended within the stream's dedup window, and
-   * answers `{ id, duplicate }`: the new id, or the first append's. See {@link appendUnique}.
+   * answers `{ id, duplicate }`: the new id, or the first append's (script `stream_append` [TS]).
    */
   append(fields: StreamFields, options: StreamAppendOptions): Promise<AppendReceipt>;
   append(fields: StreamFields = {}, options?: StreamAppendOptions): Promise<EvtId | AppendReceipt> {
-    if (options === undefined) return append(this.#conn, this.queue, this.name, fields, this.#append);
-    return refusedOr(() => checkStreamAppendOptions(options)) ?? appendUnique(this.#conn, this.queue, this.name, fields, { ...this.#append, dedupWindowMs: this.dedupWindowMs, msgId: options.msgId });
+    if (options === undefined) return append(this.#ctx, fields);
+    return refusedOr(() => checkStreamAppendOptions(options)) ?? appendUnique(this.#ctx, fields, options.msgId);
   }
 
-  /** Appends a record under an EVT id the caller supplies. See {@link appendId}. */
+  /**
+   * Appends a record under an EVT id the caller supplies; checked before any I/O.
+   * @throws MalformedIdError or KindError for a non-EVT id; NonMonotonicError when the stream holds an id at or above it.
+   */
   appendId(id: string, fields: StreamFields = {}): Promise<EvtId> {
-    return appendId(this.#conn, this.queue, this.name, id, fields, this.#appendId);
+    return appendId(this.#ctx, id, fields);
   }
 
-  /** Appends many records in one pipeline and answers their ids in order. See {@link appendBatch}. */
+  /**
+   * Appends many records in one pipeline and answers their ids in order; all are checked first.
+   * @throws BatchAppendError when any XADD was refused; it says which members landed.
+   */
   appendBatch(records: readonly StreamFields[]): Promise<EvtId[]>;
   /**
    * Appends many records in one script, one message id each: those seen within the dedup window
-   * write nothing. Answers one receipt per record. See {@link appendBatchUnique}.
+   * write nothing. Answers one receipt per record.
    */
   appendBatch(records: readonly StreamFields[], options: StreamBatchOptions): Promise<AppendReceipt[]>;
   appendBatch(records: readonly StreamFields[], options?: StreamBatchOptions): Promise<EvtId[] | AppendReceipt[]> {
-    if (options === undefined) return appendBatch(this.#conn, this.queue, this.name, records, this.#append);
-    return refusedOr(() => checkStreamBatchOptions(options)) ?? appendBatchUnique(this.#conn, this.queue, this.name, records, { ...this.#append, dedupWindowMs: this.dedupWindowMs, msgIds: options.msgIds });
+    if (options === undefined) return appendBatch(this.#ctx, records);
+    return refusedOr(() => checkStreamBatchOptions(options)) ?? appendBatchUnique(this.#ctx, records, options.msgIds);
   }
 
-  /** Reads records in mint order, bounds inclusive. See {@link read}. */
+  /**
+   * Reads records in mint order (`XRANGE`), bounds inclusive; `fields` never includes `id` (nor,
+   * with `traceContext`, `_tp`/`_ts`).
+   *
+   * @throws InvalidArgumentError for a bound that is neither `-`, `+` nor an EVT id, or a bad `count`.
+   */
   async read(range: ReadRange = {}): Promise<StreamEntry[]> {
     checkReadRange(range);
-    return await read(this.#conn, this.queue, this.name, range.from, range.to, range.count, this.#trace);
+    return await read(this.#ctx, range.from, range.to, range.count);
   }
 
-  /** Reads the records minted in `[t0, t1]`, inclusive to the millisecond. See {@link readWindow}. */
+  /**
+   * Reads the records minted in `[t0, t1]`, inclusive to the millisecond (bus.md §6).
+   * @throws InvalidArgumentError when `t1` is before `t0` (nothing is sent), or either is not an instant.
+   */
   async readWindow(t0: Instant, t1: Instant, options: WindowOptions = {}): Promise<StreamEntry[]> {
     checkWindowOptions(options);
-    return await readWindow(this.#conn, this.queue, this.name, t0, t1, options.count, this.#trace);
+    return await readWindow(this.#ctx, t0, t1, options.count);
   }
 
-  /** Reads the records minted at or after `t0`. See {@link readSince}. */
+  /** Reads the records minted at or after `t0` (bus.md §6). */
   async readSince(t0: Instant, options: WindowOptions = {}): Promise<StreamEntry[]> {
     checkWindowOptions(options);
-    return await readSince(this.#conn, this.queue, this.name, t0, options.count, this.#trace);
+    return await readSince(this.#ctx, t0, options.count);
   }
 
-  /** Trims with `XTRIM` and answers the number removed. See {@link trim}. */
+  /**
+   * Trims with `XTRIM` (bus.md §5) and answers the number removed (under `approx`, maybe 0).
+   * @throws InvalidArgumentError for a malformed window; nothing is sent.
+   */
   trim(window: TrimWindow): Promise<number> {
-    return trim(this.#conn, this.queue, this.name, window);
+    return trim(this.#ctx.conn, this.#ctx.key, window);
   }
 
-  /** Stores the archive watermark. See {@link putArchived}. */
+  /**
+   * Stores the archive watermark (bus.md §8): an archive driver folds first, then puts, then trims.
+   * @throws MalformedIdError or KindError when `watermark` is not an EVT id; nothing is written.
+   */
   putArchived(watermark: string): Promise<void> {
-    return putArchived(this.#conn, this.queue, this.name, watermark);
+    return putArchived(this.#ctx, watermark);
   }
 
-  /** Reads the archive watermark, `undefined` when none is set. See {@link getArchived}. */
+  /** Reads the archive watermark, `undefined` when none is set. */
   getArchived(): Promise<EvtId | undefined> {
-    return getArchived(this.#conn, this.queue, this.name);
+    return getArchived(this.#ctx);
   }
 
-  /** Deletes the archive watermark. See {@link clearArchived}. */
+  /** Deletes the archive watermark; true when one was there. */
   clearArchived(): Promise<boolean> {
-    return clearArchived(this.#conn, this.queue, this.name);
+    return clearArchived(this.#ctx);
   }
 
-  /** Deletes the whole stream with its groups and watermark, atomically. See {@link dropStream}. */
+  /** Deletes the whole stream with its groups and watermark, atomically (script `stream_drop` [TS]). */
   drop(): Promise<boolean> {
-    return dropStream(this.#conn, this.queue, this.name);
+    return dropStream(this.#ctx);
   }
 
-  /** Opens a consumer group; an existing one is accepted. See {@link openGroup}. */
+  /** Opens a consumer group; an existing one is accepted. See {@link GroupStart}. */
   openGroup(group: string, start: GroupStart): Promise<OpenGroupResult> {
-    return openGroup(this.#conn, this.queue, this.name, group, start);
+    return openGroup(this.#ctx, group, start);
   }
 
-  /** Pauses a group: its consumers everywhere stop reading and claiming. See {@link pauseGroup}. */
+  /** Pauses a group: its consumers everywhere stop reading and claiming. */
   pauseGroup(group: string): Promise<void> {
-    return pauseGroup(this.#conn, this.queue, this.name, group);
+    return pauseGroup(this.#ctx, group);
   }
 
-  /** Resumes a paused group; false when it was not paused. See {@link resumeGroup}. */
+  /** Resumes a paused group; false when it was not paused. */
   resumeGroup(group: string): Promise<boolean> {
-    return resumeGroup(this.#conn, this.queue, this.name, group);
+    return resumeGroup(this.#ctx, group);
   }
 
-  /** True when the group is paused. See {@link isGroupPaused}. */
+  /** True when the group is paused. */
   isGroupPaused(group: string): Promise<boolean> {
-    return isGroupPaused(this.#conn, this.queue, this.name, group);
+    return isGroupPaused(this.#ctx, group);
   }
 
-  /** Moves a group's position to a start, an instant or an entry. See {@link resetGroup}. */
+  /** Moves a group's position to a start, an instant or an entry. */
   resetGroup(group: string, to: GroupStart): Promise<void> {
-    return resetGroup(this.#conn, this.queue, this.name, group, to);
+    return resetGroup(this.#ctx, group, to);
   }
 
-  /** Deletes a group with its pending list and its state; false when there was none. See {@link deleteGroup}. */
+  /** Deletes a group with its pending list and its state; false when there was none. */
   deleteGroup(group: string): Promise<boolean> {
-    return deleteGroup(this.#conn, this.queue, this.name, group);
+    return deleteGroup(this.#ctx, group);
   }
 
-  /** Starts a group consumer on a dedicated connection. See {@link GroupConsumer}. */
+  /**
+   * Starts a group consumer with a per-entry handler, on a dedicated connection: opens the group if
+   * needed, then consumes until closed. See {@link GroupConsumer}.
+   *
+   * @throws InvalidArgumentError for a bad option, name or handler (nothing is sent).
+   * @throws ServerError when the group cannot be opened (for example `WRONGTYPE`).
+   */
   consume(group: string, handler: GroupHandler, options: ConsumeOptions): Promise<GroupConsumer> {
-    return consume(this.#conn, this.queue, this.name, group, handler, { ...this.#trace, ...options });
+    return startConsumer(this.#ctx, group, handler, false, { ...this.#trace(), ...options });
   }
 
-  /** Starts a group consumer with a batch handler. See {@link GroupConsumer.startBatch}. */
+  /**
+   * Like {@link consume}, with a handler that takes each read's entries together and answers one
+   * verdict per entry (or nothing, to ack them all). `concurrency` does not apply.
+   */
   consumeBatch(group: string, handler: GroupBatchHandler, options: ConsumeOptions): Promise<GroupConsumer> {
-    return consumeBatch(this.#conn, this.queue, this.name, group, handler, { ...this.#trace, ...options });
+    return startConsumer(this.#ctx, group, handler, true, { ...this.#trace(), ...options });
   }
 
-  /** Reads this stream's dead letters, oldest first. See {@link deadLetters}. */
+  /** Reads this stream's dead letters, oldest first. */
   deadLetters(range: DeadLetterRange = {}): Promise<DeadLetter[]> {
-    return deadLetters(this.#conn, this.queue, this.name, range, this.#trace);
+    return deadLetters(this.#ctx, range);
   }
 
-  /** Puts dead letters back in front of their group. See {@link redrive}. */
+  /** Puts dead letters back in front of their group. */
   redrive(target: RedriveTarget): Promise<RedriveResult> {
-    return redrive(this.#conn, this.queue, this.name, target);
+    return redrive(this.#ctx, target);
   }
 
-  /** The lag of every group of this stream, or of one. See {@link lag}. */
+  /** The lag of every group of this stream, or of one. */
   lag(group?: string): Promise<GroupLag[]> {
-    return lag(this.#conn, this.queue, this.name, group);
+    return lag(this.#ctx, group);
   }
 
   /** A plain tail of this stream, without a group, as an async iterator. See {@link StreamTail}. */
   tail(options: TailOptions = {}): StreamTail {
-    return new StreamTail(this.#conn, this.queue, this.name, { ...this.#trace, ...options });
+    return new StreamTail(this.#ctx.conn, this.queue, this.name, { ...this.#trace(), ...options });
+  }
+
+  /** The stream's trace option, spread under the caller's options: a consumer or tail may still say otherwise. */
+  #trace(): TraceContextOption {
+    return this.#ctx.traceContext ? { traceContext: true } : {};
   }
 }

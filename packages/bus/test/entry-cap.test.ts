@@ -6,7 +6,7 @@
 import { Connection, DEFAULT_MAX_VALUE_BYTES, InvalidArgumentError, ValueTooLargeError, mintId } from '@echo/protocol/bus';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { append, Bus } from '../src/index.js';
+import { Bus } from '../src/index.js';
 
 let server: RedisServer;
 let conn: Connection;
@@ -68,7 +68,7 @@ describe('the byte cap on a stream entry', () => {
     const loose = bus.stream('loose', { maxEntryBytes: Number.POSITIVE_INFINITY });
     await loose.append({ blob: 'z'.repeat(2 * 1024 * 1024) });
     expect(await loose.read()).toHaveLength(1);
-    await refusal(append(conn, 'fn', 'capped', { a: 'x'.repeat(20) }, { maxEntryBytes: 8 }));
+    await refusal(bus.stream('capped', { maxEntryBytes: 8 }).append({ a: 'x'.repeat(20) }));
   });
 
   it('refuses a cap that is not a whole number of bytes', async () => {

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { Connection, InvalidArgumentError, MalformedIdError, mintId, type LifecycleEvent } from '@echo/protocol/bus';
 import { uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Bus, listen, publish, type EventsListener } from '../src/index.js';
+import { Bus, type EventsListener, type ListenOptions } from '../src/index.js';
 import { connect, until } from './helpers.js';
 
 let conn: Connection;
@@ -13,6 +13,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await conn.close();
 });
+
+/** The queue's bus on the shared connection: opening it sends nothing. */
+async function listenOn(queue: string, options: ListenOptions): Promise<EventsListener> {
+  return (await Bus.open(queue, { connection: conn })).events(options);
+}
+
+async function publishOn(queue: string, ...args: Parameters<Bus['publish']>): Promise<void> {
+  await (await Bus.open(queue, { connection: conn })).publish(...args);
+}
 
 /** The server-side id of the client connection named `name`. */
 async function clientIdByName(name: string): Promise<string> {
@@ -60,7 +69,7 @@ describe('the events channel', () => {
   it('keeps delivering when a subscriber throws, and reports the throw', async () => {
     const queue = uniqueName('ev');
     const errors: unknown[] = [];
-    const events = await listen(conn, queue, { onError: (e) => errors.push(e) });
+    const events = await listenOn(queue, { onError: (e) => errors.push(e) });
     const seen: string[] = [];
     events.subscribe(() => {
       throw new Error('bad subscriber');
@@ -68,12 +77,12 @@ describe('the events channel', () => {
     const off = events.subscribe((name) => seen.push(name));
     try {
       const next = events.next((e) => e.event === 'delayed');
-      await publish(conn, queue, 'delayed', mintId('JOB'));
+      await publishOn(queue, 'delayed', mintId('JOB'));
       expect((await next).event).toBe('delayed');
       await until(() => seen.length === 1);
       expect(errors).toHaveLength(1);
       off();
-      await publish(conn, queue, 'delayed', mintId('JOB'));
+      await publishOn(queue, 'delayed', mintId('JOB'));
       await until(() => errors.length === 2);
       expect(seen).toHaveLength(1);
     } finally {
@@ -84,13 +93,13 @@ describe('the events channel', () => {
   it('publish checks its arguments before any I/O; zero receivers is still success', async () => {
     const queue = uniqueName('ev');
     const before = conn.stats().commands;
-    await expect(publish(conn, queue, 'completed', 'nope' as never)).rejects.toThrow(MalformedIdError);
-    await expect(publish(conn, queue, 'exploded' as never, mintId('JOB'))).rejects.toThrow(InvalidArgumentError);
-    await expect(publish(conn, queue, 'completed', mintId('JOB'), { job: 'x' })).rejects.toThrow(/reserved/);
-    await expect(publish(conn, queue, 'completed', mintId('JOB'), { n: 1 } as never)).rejects.toThrow(InvalidArgumentError);
-    await expect(publish(conn, 'bad name', 'completed', mintId('JOB'))).rejects.toThrow(/queue/);
+    await expect(publishOn(queue, 'completed', 'nope' as never)).rejects.toThrow(MalformedIdError);
+    await expect(publishOn(queue, 'exploded' as never, mintId('JOB'))).rejects.toThrow(InvalidArgumentError);
+    await expect(publishOn(queue, 'completed', mintId('JOB'), { job: 'x' })).rejects.toThrow(/reserved/);
+    await expect(publishOn(queue, 'completed', mintId('JOB'), { n: 1 } as never)).rejects.toThrow(InvalidArgumentError);
+    await expect(publishOn('bad name', 'completed', mintId('JOB'))).rejects.toThrow(/queue/);
     expect(conn.stats().commands).toBe(before);
-    await expect(publish(conn, queue, 'completed', mintId('JOB'))).resolves.toBeUndefined();
+    await expect(publishOn(queue, 'completed', mintId('JOB'))).resolves.toBeUndefined();
   });
 });
 
@@ -98,12 +107,12 @@ describe('conformance 18 resubscribe', () => {
   it('re-subscribes after CLIENT KILL with no help from the caller; the fence runs on the subscribed socket first', async () => {
     const queue = `${uniqueName('ev')}.resubscribe`;
     const name = uniqueName('sub');
-    const events: EventsListener = await listen(conn, queue, { connectionName: name });
+    const events: EventsListener = await listenOn(queue, { connectionName: name });
     const got: LifecycleEvent[] = [];
     events.on((e) => got.push(e));
     try {
       const first = mintId('JOB');
-      await publish(conn, queue, 'progress', first, { progress: '10' });
+      await publishOn(queue, 'progress', first, { progress: '10' });
       await until(() => got.length === 1);
 
       const killed = await clientIdByName(name);
@@ -113,7 +122,7 @@ describe('conformance 18 resubscribe', () => {
       expect(events.stats().subscribes).toBe(2);
 
       const second = mintId('JOB');
-      await publish(conn, queue, 'completed', second);
+      await publishOn(queue, 'completed', second);
       await until(() => got.length === 2);
       expect(got.map((e) => [e.event, e.job])).toEqual([
         ['progress', first],

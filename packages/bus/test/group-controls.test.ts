@@ -2,7 +2,7 @@
  * Group controls (pause, resume, reset, delete), the in-progress signal and the redelivery backoff,
  * as JetStream users know them, against a real server.
  */
-import { InvalidArgumentError, ServerError, queueKeys, type Connection, type EvtId } from '@echo/protocol/bus';
+import { InvalidArgumentError, ServerError, UnknownOptionError, exponential, fixed, jitter, queueKeys, type Backoff, type Connection, type EvtId } from '@echo/protocol/extend';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type GroupConsumer, type GroupEntry, type GroupHandler, type Stream } from '../src/index.js';
@@ -177,6 +177,35 @@ describe('redelivery backoff', () => {
     expect(gaps[2]).toBeGreaterThanOrEqual(400);
     // Without the backoff, the first redelivery would wait minIdleMs (60 s, past the wait above).
     expect(gaps[0]).toBeLessThan(15_000);
+  });
+
+  it("takes the queue's Backoff curve: the n-th redelivery waits the curve at delivery n", async () => {
+    const stream = await fresh();
+    await stream.append({ n: '1' });
+    const at: number[] = [];
+    await start(
+      stream,
+      () => {
+        at.push(Date.now());
+        throw new Error('not yet');
+      },
+      { minIdleMs: 60_000, backoff: exponential(150, 600), beatMs: 20 },
+    );
+    await until(() => at.length >= 4, 10_000);
+    const gaps = at.slice(1).map((t, i) => t - (at[i] as number));
+    expect(gaps[0]).toBeGreaterThanOrEqual(150);
+    expect(gaps[1]).toBeGreaterThanOrEqual(300);
+    expect(gaps[2]).toBeGreaterThanOrEqual(600);
+    expect(gaps[0]).toBeLessThan(15_000);
+  });
+
+  it('refuses a curve that can wait longer than minIdleMs, or one with a key it does not have', async () => {
+    const stream = await fresh();
+    await expect(stream.consume('g', () => undefined, { start: 'head', consumer: 'c', minIdleMs: 1000, backoff: exponential(100, 5000) })).rejects.toThrow(/minIdleMs/);
+    await expect(stream.consume('g', () => undefined, { start: 'head', consumer: 'c', minIdleMs: 1000, backoff: jitter(fixed(2000)) })).rejects.toThrow(/minIdleMs/);
+    const bullmq = { type: 'fixed', delay: 100 } as unknown as Backoff;
+    await expect(stream.consume('g', () => undefined, { start: 'head', consumer: 'c', backoff: bullmq })).rejects.toBeInstanceOf(UnknownOptionError);
+    expect(await conn.command('EXISTS', stream.key)).toBe(0);
   });
 
   it('refuses a delay over minIdleMs, or a list that is no list, before the group is created', async () => {

@@ -2,7 +2,7 @@ import { ConnectionLostError, InvalidArgumentError, ServerError, mintId, parseAu
 import { uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, xaddId, type GroupConsumer, type GroupEntry, type Stream } from '../src/index.js';
-import { entryFromPairs } from '../src/fields.js';
+import { entryFromPairs } from '../src/record/fields.js';
 import { connect, purge, sleep, until } from './helpers.js';
 
 let conn: Connection;

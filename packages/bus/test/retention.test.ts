@@ -114,7 +114,7 @@ describe('RetentionDriver', () => {
     const driver = new RetentionDriver(conn, [{ queue, name: 'log', window: { maxlen: 1, approx: false } }], { intervalMs: 10 }).start();
     expect(driver.running).toBe(true);
     await until(async () => (await stream.read()).length === 1);
-    await driver.stop();
+    await driver.close();
     expect(driver.running).toBe(false);
     await stream.appendBatch([{ a: '4' }, { a: '5' }]);
     await new Promise((r) => setTimeout(r, 50));

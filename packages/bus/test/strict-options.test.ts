@@ -6,7 +6,7 @@
 import { Connection, UnknownOptionError } from '@echo/protocol/bus';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { append, appendUnique, Bus, type StreamBus } from '../src/index.js';
+import { Bus, type StreamBus } from '../src/index.js';
 
 let server: RedisServer;
 let conn: Connection;
@@ -85,12 +85,12 @@ const rows: readonly [string, () => unknown, string, string | undefined][] = [
   ['append jobId (BullMQ)', () => audit().append({ a: '1' }, loose({ jobId: 'm1' })), 'jobId', 'msgId'],
   ['append dedupWindowMs', () => audit().append({ a: '1' }, loose({ msgId: 'm1', dedupWindowMs: 10 })), 'dedupWindowMs', 'stream option'],
   ['appendBatch msgId', () => audit().appendBatch([{ a: '1' }], loose({ msgId: 'm1' })), 'msgId', 'msgIds'],
-  ['appendUnique (functional) messageId', () => appendUnique(conn, 'orders', 'audit', { a: '1' }, loose({ msgId: 'm', messageId: 'm1' })), 'messageId', 'msgId'],
+  ['append messageId', () => audit().append({ a: '1' }, loose({ msgId: 'm', messageId: 'm1' })), 'messageId', 'msgId'],
   ['consume partitionKey (Kafka)', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', partitionKey: 'acct' })), 'partitionKey', 'orderBy'],
   ['consume key', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', key: 'acct' })), 'key', 'orderBy'],
   ['consume BackOff (JetStream)', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', BackOff: [1000] })), 'BackOff', 'backoff'],
   ['consume retryDelays', () => audit().consume('g', handler, loose({ start: 'head', consumer: 'c', retryDelays: [1000] })), 'retryDelays', 'backoff'],
-  ['append (functional) maxlen', () => append(conn, 'orders', 'audit', { a: '1' }, loose({ maxlen: 5 })), 'maxlen', 'bus.retention'],
+  ['append maxlen', () => audit().append({ a: '1' }, loose({ maxlen: 5 })), 'maxlen', 'bus.retention'],
 ];
 
 describe('strict bus options', () => {

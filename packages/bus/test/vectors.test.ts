@@ -1,9 +1,9 @@
 import { InvalidArgumentError, KindError, MalformedIdError, decodeId, snowflakeParts, writes } from '@echo/protocol/bus';
 import { describe, expect, it } from 'vitest';
 import { eventNameOf, maxidCeil, minidFloor, xaddId } from '../src/index.js';
-import { entryFromPairs, flattenFields } from '../src/fields.js';
-import { instantMs } from '../src/instant.js';
-import { trimInput, type TrimWindow } from '../src/trim.js';
+import { entryFromPairs, flattenFields } from '../src/record/fields.js';
+import { instantMs } from '../src/record/instant.js';
+import { trimInput, type TrimWindow } from '../src/retention/trim.js';
 
 /** The XTRIM arguments after the key a window sends. */
 function trimArgs(window: TrimWindow): readonly unknown[] {

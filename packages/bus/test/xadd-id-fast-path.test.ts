@@ -1,6 +1,6 @@
 import { ID_EPOCH_MS, IdMinter, decodeId } from '@echo/protocol/bus';
 import { describe, expect, it } from 'vitest';
-import { xaddId, xaddIdOf } from '../src/xadd-id.js';
+import { xaddId, xaddIdOf } from '../src/record/xadd-id.js';
 
 const EPOCH = BigInt(ID_EPOCH_MS);
 const LAST_MS = ID_EPOCH_MS + 2 ** 41 - 1;

@@ -49,7 +49,7 @@ for _, entry in ipairs(claimed) do
   else
     local row = redis.call('XPENDING', stream, group, xid, xid, 1)[1]
     local attempts = row and row[4] or 1
-    if max > 0 and attempts > max then
+    if spent(attempts, max) then
       dead_letter(stream, dead, group, consumer, xid, attempts, 'max deliveries exceeded')
       deadCount = deadCount + 1
     else

@@ -17,7 +17,7 @@
 -- @arg order_by   the field whose value orders the entries
 -- @arg last       the newest id of the read the entries come from; '' to register only the entries given
 -- @args pairs     xid, key per entry
--- @include order
+-- @include order streams
 -- @returns per entry, in order: '' it may run; the xid it waits for; '-' this consumer no longer holds it
 local stream = k_stream
 local order = k_order
@@ -30,13 +30,8 @@ if last ~= '' then
     if lastPadded > seen then
       local gap = redis.call('XRANGE', stream, '(' .. order_unpad(seen), last, 'COUNT', 10000)
       for _, e in ipairs(gap) do
-        local f = e[2]
-        for j = 1, #f, 2 do
-          if f[j] == by then
-            redis.call('ZADD', order, 'NX', 0, order_prefix(group, f[j + 1]) .. order_pad(e[1]))
-            break
-          end
-        end
+        local k = record_field(e[2], by)
+        if k then redis.call('ZADD', order, 'NX', 0, order_prefix(group, k) .. order_pad(e[1])) end
       end
       redis.call('ZREM', order, mark)
       redis.call('ZADD', order, 0, group .. '\1' .. lastPadded)

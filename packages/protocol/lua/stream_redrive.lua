@@ -7,6 +7,7 @@
 -- @key stream     emq:{q}:stream:<stream>
 -- @key dead       emq:{q}:stream:<stream>:dead
 -- @args ids       ids of dead-letter records (their XADD ids in the dead-letter stream)
+-- @include streams
 -- @returns {redriven, {dead-letter id left in place, ...}}
 local stream = k_stream
 local dead = k_dead
@@ -16,12 +17,10 @@ local redriven, left = 0, {}
 for i = 1, #ARGV do
   local rec = redis.call('XRANGE', dead, ARGV[i], ARGV[i])[1]
   if rec then
-    local f = rec[2]
-    -- The fixed head: id, xid, group, consumer (see lib/streams.lua).
-    local xid, group, consumer = f[4], f[6], f[8]
+    local head = dead_record(rec[2])
     local ok = false
-    if redis.call('XRANGE', stream, xid, xid)[1] then
-      local claim = redis.pcall('XCLAIM', stream, group, consumer, 0, xid, 'IDLE', idle, 'RETRYCOUNT', 0, 'FORCE', 'JUSTID')
+    if head and redis.call('XRANGE', stream, head.xid, head.xid)[1] then
+      local claim = redis.pcall('XCLAIM', stream, head.group, head.consumer, 0, head.xid, 'IDLE', idle, 'RETRYCOUNT', 0, 'FORCE', 'JUSTID')
       ok = type(claim) == 'table' and claim.err == nil
     end
     if ok then

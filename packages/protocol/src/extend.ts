@@ -137,3 +137,4 @@ export { parseDeadLetterRecord, type DeadLetterRecord } from './formats/dead-let
 export { parseOutcomesEntry, type OutcomesEntry, type OutcomeRecord } from './formats/outcomes-entry.js';
 export { jsonCodec, type JsonCodec } from './formats/json-codec.js';
 export { deferred, type Deferred } from './connector/deferred.js';
+export { backoffDelay, checkCurve, checkCurveKeys, exponential, fixed, jitter, maxBackoffDelay, type Backoff } from './options/backoff.js';

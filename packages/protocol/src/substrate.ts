@@ -43,3 +43,4 @@ export { entryFields, parseStreamEntries, type StreamEntryReply } from './reads/
 export { StreamCursor, type CursorStart, type StreamBatch, type StreamCursorEvents, type StreamCursorOptions, type StreamGap } from './reads/stream-cursor.js';
 export type { PubSubMessage, Payload, SubscribeOptions, Subscription, SubscriptionEvents } from './connector/subscription.js';
 export { jsonCodec, type JsonCodec } from './formats/json-codec.js';
+export { backoffDelay, checkCurve, checkCurveKeys, exponential, fixed, jitter, maxBackoffDelay, type Backoff } from './options/backoff.js';

@@ -49,7 +49,7 @@ export const tsStreamState: Scenario[] = [
   {
     name: 'ts_stream_order',
     family: 'ts',
-    contract: 'stream_order_admit registers entries of an ordered group in stream order from the group watermark up to last, whoever admits first, and answers per entry head (empty), the pending xid it waits for, or - when the consumer does not hold it; stream_order_done acks and unregisters, making the next entry of the key the head',
+    contract: 'stream_order_admit registers entries of an ordered group in stream order from the group watermark up to last, whoever admits first, and answers per entry head (empty), the pending xid it waits for, or - when the consumer does not hold it; stream_settle acks and unregisters an entry given with its key, making the next entry of the key the head',
     async run(env) {
       const stream = (await env.bus()).stream('ordered');
       await stream.appendBatch([{ k: 'a' }, { k: 'a' }, { k: 'b' }]);
@@ -64,13 +64,46 @@ export const tsStreamState: Scenario[] = [
       assert.deepEqual(late, [{ kind: 'wait', after: x1 }, { kind: 'head' }]);
       assert.deepEqual(await env.execute(transitions.streamOrderAdmit({ ...scope, consumer: 'c1', last: x1, entries: [{ xid: x1, key: 'a' }] })), [{ kind: 'head' }]);
       assert.deepEqual(await env.execute(transitions.streamOrderAdmit({ ...scope, consumer: 'c1', entries: [{ xid: x2, key: 'a' }] })), [{ kind: 'gone' }]);
-      assert.equal(await env.execute(transitions.streamOrderDone({ queue: stream.queue, stream: stream.name, group: 'g', entries: [{ xid: x1, key: 'a' }] })), 1);
+      const settle = { queue: stream.queue, stream: stream.name, group: 'g', consumer: 'c1', minIdleMs: 30_000, maxDeliveries: 0 };
+      assert.deepEqual(await env.execute(transitions.streamSettle({ ...settle, entries: [{ kind: 'ack', xid: x1, attempts: 1, key: 'a' }] })), { acked: 1, deadLettered: 0, retried: 0 });
       assert.deepEqual(await env.execute(transitions.streamOrderAdmit({ ...scope, consumer: 'c2', entries: [{ xid: x2, key: 'a' }] })), [{ kind: 'head' }]);
       // The registry holds x2, x3 and the watermark; forgetting the group clears it.
       assert.equal(await count(env, 'ZCARD', `${stream.key}:order`), 3);
       await stream.pauseGroup('g');
       assert.equal(await stream.deleteGroup('g'), true);
       assert.equal(await count(env, 'EXISTS', `${stream.key}:order`, `${stream.key}:paused`), 0);
+    },
+  },
+  {
+    name: 'ts_stream_settle',
+    family: 'ts',
+    contract: 'stream_settle acks, leaves a retry pending with its last delivery re-dated by its delay and no delivery counted, moves a failure to stream:<name>:dead with its reason and attempts and acks it, and does the same to a retry on the last delivery max_deliveries allows',
+    async run(env) {
+      const stream = (await env.bus()).stream('settled');
+      await stream.appendBatch([{ n: '1' }, { n: '2' }, { n: '3' }, { n: '4' }]);
+      await stream.openGroup('g', 'head');
+      const [x1, x2, x3, x4] = await readGroup(env, stream.key, 'c', 4);
+      assert.ok(x1 !== undefined && x2 !== undefined && x3 !== undefined && x4 !== undefined, 'four entries read');
+      const scope = { queue: stream.queue, stream: stream.name, group: 'g', consumer: 'c', minIdleMs: 60_000, maxDeliveries: 2 };
+      const entries = [
+        { kind: 'ack', xid: x1, attempts: 1 },
+        { kind: 'retry', xid: x2, attempts: 1, delayMs: 0, reason: 'again' },
+        { kind: 'dead', xid: x3, attempts: 1, reason: 'poison' },
+        { kind: 'retry', xid: x4, attempts: 2, reason: 'last' },
+      ] as const;
+      assert.deepEqual(await env.execute(transitions.streamSettle({ ...scope, entries })), { acked: 1, deadLettered: 2, retried: 1 });
+      // Only the plain retry is still pending: delivered once, dated the whole min-idle time ago.
+      const pending = (await env.command('XPENDING', stream.key, 'g', '-', '+', '10')) as [string, string, number, number][];
+      assert.deepEqual(pending.map(([xid, consumer, , deliveries]) => [xid, consumer, deliveries]), [[x2, 'c', 1]]);
+      assert.ok((pending[0]?.[2] ?? 0) >= 60_000, 'the retry is claimable at once');
+      const dead = await stream.deadLetters();
+      assert.deepEqual(
+        dead.map((d) => [d.xid, d.group, d.consumer, d.reason, d.attempts, d.payload]),
+        [
+          [x3, 'g', 'c', 'poison', 1, { n: '3' }],
+          [x4, 'g', 'c', 'last', 2, { n: '4' }],
+        ],
+      );
     },
   },
   {

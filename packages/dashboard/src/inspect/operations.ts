@@ -1,5 +1,5 @@
 import { InvalidArgumentError, isBrandedId, type Connection, type EvtId } from '@echo/protocol';
-import { deadLetters, redrive, type DeadLetter, type RedriveResult } from '@echo/bus';
+import { Stream, type DeadLetter, type RedriveResult } from '@echo/bus';
 import type { MinuteCount, Queue, SchedulerInfo } from '@echo/queue';
 import type { JobScheduler } from './views.js';
 
@@ -43,7 +43,7 @@ export const DEAD_LETTER_PAGE = 100;
 
 /** The oldest dead letters of a stream (one page of at most `count`, after record `after`). */
 export async function streamDeadLetters(conn: Connection, queue: string, stream: string, range: { after?: string; count?: number } = {}): Promise<DeadLetterView[]> {
-  const page = await deadLetters(conn, queue, stream, { count: range.count ?? DEAD_LETTER_PAGE, ...(range.after === undefined ? {} : { after: range.after }) });
+  const page = await new Stream(conn, queue, stream).deadLetters({ count: range.count ?? DEAD_LETTER_PAGE, ...(range.after === undefined ? {} : { after: range.after }) });
   return page.map((d) => ({ ...d, payload: { ...d.payload } }));
 }
 
@@ -53,7 +53,7 @@ export async function redriveDeadLetters(conn: Connection, queue: string, stream
     if (ids.length === 0) throw new InvalidArgumentError('ids', 'must name at least one entry');
     for (const id of ids) if (!isBrandedId(id) || !id.startsWith('EVT')) throw new InvalidArgumentError('ids', `${JSON.stringify(id)} is not an entry id (EVT…)`);
   }
-  const result: RedriveResult = await redrive(conn, queue, stream, ids === 'all' ? { all: true } : { ids: ids as readonly EvtId[] });
+  const result: RedriveResult = await new Stream(conn, queue, stream).redrive(ids === 'all' ? { all: true } : { ids: ids as readonly EvtId[] });
   return { redriven: result.redriven, left: result.left.length };
 }
 

@@ -1,4 +1,4 @@
-import { lag as groupLag } from '@echo/bus';
+import { Stream } from '@echo/bus';
 import { GoneError, ID_EPOCH_MS, MAX_SNOWFLAKE, encodeId, queueKeys, reads, type Connection, type StreamEntryReply } from '@echo/protocol/extend';
 
 /** One consumer group of a stream, as `XINFO GROUPS` reports it (its lag counted, see {@link GroupInfo.lag}). */
@@ -82,7 +82,7 @@ export async function streamInfo(conn: Connection, queue: string, name: string):
   const key = queueKeys(queue).stream(name);
   const [[stream, groups], lags] = await Promise.all([
     reads.sendReads(conn, [reads.xinfoStream({ key }), reads.xinfoGroups({ key })]),
-    groupLag(conn, queue, name),
+    new Stream(conn, queue, name).lag(),
   ]);
   if (!stream.ok) throw reads.isNoSuchKey(stream.error) ? new GoneError() : stream.error;
   if (!groups.ok) throw groups.error;

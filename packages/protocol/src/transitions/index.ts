@@ -9,14 +9,12 @@ export * from './queue.js';
 export { cacheClear, cacheDelete, cacheExpire, cachePull, cacheRead, cacheRelease, cacheTagDelete, cacheWrite, coherenceDrop, type CacheExpireOutcome, type CacheReadReply } from './cache.js';
 export {
   streamClaim,
-  streamDeadLetter,
   streamDrop,
-  streamNack,
+  streamSettle,
   streamRedrive,
   streamAppend,
   streamTouch,
   streamOrderAdmit,
-  streamOrderDone,
   streamGroupForget,
   type DedupOutcome,
   type DedupRecord,
@@ -24,9 +22,10 @@ export {
   type OrderedEntry,
   type StreamOrderAdmitInput,
   type ClaimedEntry,
-  type DeadLetterMove,
+  type SettleEntry,
   type StreamClaimInput,
   type StreamClaimReply,
-  type StreamNackInput,
+  type StreamSettleInput,
+  type StreamSettleReply,
   type StreamRedriveReply,
 } from './streams.js';

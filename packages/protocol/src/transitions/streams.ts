@@ -77,55 +77,62 @@ export function streamClaim(input: StreamClaimInput): Transition<StreamClaimRepl
   return checkedTransition(bind(scripts().stream_claim, { scope: { q: input.queue, stream: input.stream }, args }), claimReply);
 }
 
-/** One entry a consumer gives up on. */
-export interface DeadLetterMove {
+/** What a consumer's handler said of one entry, as {@link streamSettle} takes it. */
+export interface SettleEntry {
+  /** `ack`: done; `retry`: deliver again (dead-lettered past `maxDeliveries`); `dead`: give up now. */
+  readonly kind: 'ack' | 'retry' | 'dead';
+  /** The entry's XADD id. */
   readonly xid: string;
+  /** Its delivery count, the delivery being settled included. */
   readonly attempts: number;
-  readonly reason: string;
+  /** Its order key in an ordered group; omit (or `''`) for none. */
+  readonly key?: string;
+  /** For a retry: deliver again no sooner than this many ms from now (at most `minIdleMs`); omit for `minIdleMs`. */
+  readonly delayMs?: number;
+  /** For a retry or a failure: why, as the dead-letter record says it. */
+  readonly reason?: string;
 }
 
-/**
- * `stream_dead_letter` [TS]: moves entries of `group` to the stream's dead-letter stream with their
- * reason, attempts and original id, and acks them, atomically. Answers the records written.
- *
- * @throws InvalidArgumentError for an empty list.
- */
-export function streamDeadLetter(input: StreamScope & { readonly group: string; readonly consumer: string; readonly entries: readonly DeadLetterMove[] }): Transition<number> {
-  if (input.entries.length === 0) throw new InvalidArgumentError('entries', 'must name at least one entry');
-  const restArgs = input.entries.flatMap((e) => [e.xid, String(whole('attempts', e.attempts, 0)), e.reason]);
-  return transition(
-    bind(scripts().stream_dead_letter, { scope: { q: input.queue, stream: input.stream }, args: { group: input.group, consumer: input.consumer }, restArgs }),
-    int,
-  );
-}
-
-/** Input of {@link streamNack}. */
-export interface StreamNackInput extends StreamScope {
+/** Input of {@link streamSettle}. */
+export interface StreamSettleInput extends StreamScope {
   readonly group: string;
   readonly consumer: string;
-  /** The entries to put back. */
-  readonly xids: readonly string[];
-  /** Redeliver no sooner than this many ms from now (at most `minIdleMs`: the claim's idle floor). */
-  readonly delayMs: number;
-  /** The min-idle time the group's consumers reclaim entries at. */
+  /** The min-idle time the group's consumers claim entries at. */
   readonly minIdleMs: number;
+  /** 0: no limit. */
+  readonly maxDeliveries: number;
+  readonly entries: readonly SettleEntry[];
 }
 
+/** What {@link streamSettle} answers: how many entries went each way. */
+export interface StreamSettleReply {
+  readonly acked: number;
+  readonly deadLettered: number;
+  readonly retried: number;
+}
+
+const SETTLE_KINDS: ReadonlySet<string> = new Set(['ack', 'retry', 'dead']);
+
 /**
- * `stream_nack` [TS]: puts pending entries back for redelivery no sooner than `delayMs` from now,
- * without counting a delivery: their last delivery is re-dated `minIdleMs - delayMs` ago (never
- * less than 0), so a consumer reclaiming at `minIdleMs` takes them once the delay has passed.
- * Answers how many were re-dated.
+ * `stream_settle` [TS]: settles a consumer's handled entries in one step: acks, retries (re-dated
+ * by their delay without counting a delivery) and failures (moved to the dead-letter stream with
+ * their reason and attempts, and acked). The max-deliveries rule is the script's: a retry that
+ * would need a delivery past `maxDeliveries` is dead-lettered. An entry with an order key leaves
+ * the order registry as it is acked or dead-lettered.
  *
- * @throws InvalidArgumentError for an empty list or a negative or fractional time.
+ * @throws InvalidArgumentError for an empty list, an unknown kind, or a negative or fractional number.
  */
-export function streamNack(input: StreamNackInput): Transition<number> {
-  if (input.xids.length === 0) throw new InvalidArgumentError('xids', 'must name at least one entry');
-  const idle = Math.max(0, whole('minIdleMs', input.minIdleMs, 0) - whole('delayMs', input.delayMs, 0));
-  return transition(
-    bind(scripts().stream_nack, { scope: { q: input.queue, stream: input.stream }, args: { group: input.group, consumer: input.consumer, idle_ms: idle }, restArgs: input.xids }),
-    int,
-  );
+export function streamSettle(input: StreamSettleInput): Transition<StreamSettleReply> {
+  if (input.entries.length === 0) throw new InvalidArgumentError('entries', 'must name at least one entry');
+  const restArgs = input.entries.flatMap((e) => {
+    if (!SETTLE_KINDS.has(e.kind)) throw new InvalidArgumentError('entries.kind', `must be ack, retry or dead, got ${JSON.stringify(e.kind)}`);
+    return [e.kind, e.xid, e.key ?? '', String(whole('attempts', e.attempts, 0)), e.delayMs === undefined ? '' : String(whole('delayMs', e.delayMs, 0)), e.reason ?? ''];
+  });
+  const args = { group: input.group, consumer: input.consumer, min_idle: whole('minIdleMs', input.minIdleMs, 0), max_deliveries: whole('maxDeliveries', input.maxDeliveries, 0) };
+  return checkedTransition(bind(scripts().stream_settle, { scope: { q: input.queue, stream: input.stream }, args, restArgs }), (command, reply) => {
+    const [acked, dead, retried] = tuple(command, reply, reply, 3, 'the reply');
+    return { acked: decimal(command, reply, acked, 'the acked count'), deadLettered: decimal(command, reply, dead, 'the dead-lettered count'), retried: decimal(command, reply, retried, 'the retried count') };
+  });
 }
 
 /** What {@link streamRedrive} answers. */
@@ -242,20 +249,6 @@ export function streamOrderAdmit(input: StreamOrderAdmitInput): Transition<Order
   return checkedTransition(
     bind(scripts().stream_order_admit, { scope: { q: input.queue, stream: input.stream }, args, restArgs: input.entries.flatMap((e) => [e.xid, e.key]) }),
     (command, reply) => texts(command, reply, reply, 'the reply').map((r): OrderVerdict => (r === '' ? { kind: 'head' } : r === '-' ? { kind: 'gone' } : { kind: 'wait', after: r })),
-  );
-}
-
-/**
- * `stream_order_done` [TS]: acks entries of an ordered group and takes them out of the order
- * registry in one step (a `key` of `''` is only acked). Answers how many this call acked.
- *
- * @throws InvalidArgumentError for an empty list.
- */
-export function streamOrderDone(input: StreamScope & { readonly group: string; readonly entries: readonly OrderedEntry[] }): Transition<number> {
-  if (input.entries.length === 0) throw new InvalidArgumentError('entries', 'must name at least one entry');
-  return transition(
-    bind(scripts().stream_order_done, { scope: { q: input.queue, stream: input.stream }, args: { group: input.group }, restArgs: input.entries.flatMap((e) => [e.xid, e.key]) }),
-    int,
   );
 }
 

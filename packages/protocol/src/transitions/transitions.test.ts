@@ -364,17 +364,22 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
       shape(t.streamClaim({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', mode: 'idle', cursor: '0-0', count: 100, minIdleMs: 30_000, maxDeliveries: 5 })),
     ).toEqual({ script: 'stream_claim', keys: dl, args: ['g', 'c', 'idle', '0-0', 100, 30_000, 5] });
     expect(() => t.streamClaim({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', mode: 'self', cursor: '0-0', count: 0, minIdleMs: 0, maxDeliveries: 0 })).toThrow(/count/);
-    expect(
-      shape(t.streamDeadLetter({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', entries: [{ xid: '1-1', attempts: 3, reason: 'boom' }, { xid: '1-2', attempts: 1, reason: 'bad' }] })),
-    ).toEqual({ script: 'stream_dead_letter', keys: dl, args: ['g', 'c', '1-1', '3', 'boom', '1-2', '1', 'bad'] });
-    expect(() => t.streamDeadLetter({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', entries: [] })).toThrow(/entries/);
     expect(shape(t.streamRedrive({ queue: 'orders', stream: 'audit', records: ['5-0', '6-0'] }))).toEqual({ script: 'stream_redrive', keys: dl, args: ['5-0', '6-0'] });
     expect(() => t.streamRedrive({ queue: 'orders', stream: 'audit', records: [] })).toThrow(/records/);
-    const nack = { queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', xids: ['1-1', '1-2'], minIdleMs: 30_000 };
-    expect(shape(t.streamNack({ ...nack, delayMs: 5_000 }))).toEqual({ script: 'stream_nack', keys: [q('stream:audit')], args: ['g', 'c', 25_000, '1-1', '1-2'] });
-    expect(shape(t.streamNack({ ...nack, delayMs: 60_000 })).args[2]).toBe(0);
-    expect(() => t.streamNack({ ...nack, xids: [], delayMs: 1 })).toThrow(/xids/);
-    expect(() => t.streamNack({ ...nack, delayMs: -1 })).toThrow(/delayMs/);
+    const settle = { queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', minIdleMs: 30_000, maxDeliveries: 5 };
+    const entries = [
+      { kind: 'ack', xid: '1-1', attempts: 1 },
+      { kind: 'retry', xid: '1-2', attempts: 2, delayMs: 5_000, reason: 'boom', key: 'a' },
+      { kind: 'dead', xid: '1-3', attempts: 1, reason: 'bad' },
+    ] as const;
+    expect(shape(t.streamSettle({ ...settle, entries }))).toEqual({
+      script: 'stream_settle',
+      keys: [...dl, q('stream:audit:order')],
+      args: ['g', 'c', 30_000, 5, 'ack', '1-1', '', '1', '', '', 'retry', '1-2', 'a', '2', '5000', 'boom', 'dead', '1-3', '', '1', '', 'bad'],
+    });
+    expect(() => t.streamSettle({ ...settle, entries: [] })).toThrow(/entries/);
+    expect(() => t.streamSettle({ ...settle, entries: [{ kind: 'retry', xid: '1-1', attempts: 1, delayMs: -1 }] })).toThrow(/delayMs/);
+    expect(() => t.streamSettle({ ...settle, entries: [{ kind: 'nack' as 'ack', xid: '1-1', attempts: 1 }] })).toThrow(/kind/);
   });
   it('stream dedup, progress and order [TS]', () => {
     expect(shape(t.streamAppend({ queue: 'orders', stream: 'audit', windowMs: 120_000, records: [{ msgId: 'm1', xid: '1-1', fields: ['id', 'EVT', 'a', '1'] }] }))).toEqual({
@@ -393,7 +398,6 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     });
     expect(shape(t.streamGroupForget({ queue: 'orders', stream: 'audit', group: 'g' }))).toEqual({ script: 'stream_group_forget', keys: [q('stream:audit:order'), q('stream:audit:paused')], args: ['g', ''] });
     expect(shape(t.streamGroupForget({ queue: 'orders', stream: 'audit', group: 'g', position: '5-0' })).args).toEqual(['g', '5-0']);
-    expect(shape(t.streamOrderDone({ queue: 'orders', stream: 'audit', group: 'g', entries: [{ xid: '1-2', key: '' }] }))).toEqual({ script: 'stream_order_done', keys: order, args: ['g', '1-2', ''] });
   });
   it('cache', () => {
     expect(shape(t.coherenceDrop({ table: 'users', id: G, version: J }))).toEqual({ script: 'coherence_drop', keys: [`ecc:{users}:${G}`], args: [J] });

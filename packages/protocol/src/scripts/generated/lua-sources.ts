@@ -1158,28 +1158,58 @@ local function complete_held(k, first, publish, policy)
 end
 `,
   streams: `-- @lib streams
--- @purpose [TS] The dead-letter move of a stream log's consumer groups (bus.md §7): an entry that has
--- used up its deliveries is copied, with where it came from and why, to the stream's dead-letter
--- stream and acked for its group, in the same step. Needs no other library.
+-- @purpose [TS] The record layouts of a stream log's consumer groups (bus.md §2, §7), read and
+-- written in one place: an entry's fields (\`record_field\`), the max-deliveries rule (\`spent\`), and
+-- the dead-letter record (\`dead_letter\` writes it, \`dead_record\` reads it back). Needs no other
+-- library.
+
+-- record_field(fields, name): the value of field \`name\` in an entry's flat \`field value ...\` list
+-- and its position (the index of the name), or nil when the entry has no such field.
+local function record_field(fields, name)
+  for i = 1, #fields, 2 do
+    if fields[i] == name then return fields[i + 1], i end
+  end
+  return nil
+end
+
+-- spent(deliveries, max): true when delivery number \`deliveries\` is past the group's allowance,
+-- \`max\` (0: no limit). A claim asks it of the delivery it just counted; a settlement asks it of the
+-- redelivery a retry would need, so a retry on the last allowed delivery is dead-lettered at once.
+local function spent(deliveries, max)
+  return max > 0 and deliveries > max
+end
+
+-- The fixed head of a dead-letter record, in order: \`id <EVT> xid <xid> group <g> consumer <c>
+-- reason <text> attempts <n>\`, then the entry's own fields. Readers split it by position.
+local DEAD_HEAD = { 'id', 'xid', 'group', 'consumer', 'reason', 'attempts' }
+
+-- dead_record(fields): the head of a dead-letter record as a table keyed by DEAD_HEAD's names, or
+-- nil when \`fields\` does not start with that head.
+local function dead_record(fields)
+  local head = {}
+  for i, name in ipairs(DEAD_HEAD) do
+    if fields[2 * i - 1] ~= name then return nil end
+    head[name] = fields[2 * i]
+  end
+  return head
+end
 
 -- dead_letter(stream, dead, group, consumer, xid, attempts, reason): copies entry \`xid\` of \`stream\`
--- to \`dead\` (server-minted id: the dead-letter stream is not an EVT log), then XACKs it for \`group\`.
--- The record is \`id <EVT> xid <xid> group <g> consumer <c> reason <text> attempts <n>\` followed by
--- the entry's own fields, so a reader splits it by position, never by name. An entry trimmed away
--- meanwhile is only acked. Answers 1 when a record was written, else 0.
+-- to \`dead\` (server-minted id: the dead-letter stream is not an EVT log) as a dead-letter record,
+-- then XACKs it for \`group\`. An entry trimmed away meanwhile is only acked. Answers 1 when a record
+-- was written, else 0.
 local function dead_letter(stream, dead, group, consumer, xid, attempts, reason)
   local found = redis.call('XRANGE', stream, xid, xid)[1]
   local moved = 0
   if found then
     local fields = found[2]
-    local id, skip = '', -1
-    for i = 1, #fields, 2 do
-      if fields[i] == 'id' then
-        id, skip = fields[i + 1], i
-        break
-      end
+    local id, skip = record_field(fields, 'id')
+    local head = { id = id or '', xid = xid, group = group, consumer = consumer, reason = reason, attempts = tostring(attempts) }
+    local out = {}
+    for _, name in ipairs(DEAD_HEAD) do
+      out[#out + 1] = name
+      out[#out + 1] = head[name]
     end
-    local out = { 'id', id, 'xid', xid, 'group', group, 'consumer', consumer, 'reason', reason, 'attempts', tostring(attempts) }
     for i = 1, #fields, 2 do
       if i ~= skip then
         out[#out + 1] = fields[i]
@@ -1387,13 +1417,11 @@ export type ScriptName =
   | 'state_lookup'
   | 'stream_append'
   | 'stream_claim'
-  | 'stream_dead_letter'
   | 'stream_drop'
   | 'stream_group_forget'
-  | 'stream_nack'
   | 'stream_order_admit'
-  | 'stream_order_done'
   | 'stream_redrive'
+  | 'stream_settle'
   | 'stream_touch'
   | 'sweep_stalled'
   | 'update_data'
@@ -1404,7 +1432,7 @@ export type ScriptName =
   | 'worker_list';
 
 /** Every transition's name, in code-unit order. */
-export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
@@ -4323,7 +4351,7 @@ return out
 `,
   },
   stream_claim: {
-    sha: '0d0815e4f931e0aa5bc4c4950226b4ddc5727af8',
+    sha: '4c939ea267f9cd6cf991b5fc983916c7a85647a1',
     includes: ['streams'],
     body: `-- @script stream_claim
 -- @purpose [TS] Hand a group consumer entries that were delivered before, with their delivery
@@ -4376,7 +4404,7 @@ for _, entry in ipairs(claimed) do
   else
     local row = redis.call('XPENDING', stream, group, xid, xid, 1)[1]
     local attempts = row and row[4] or 1
-    if max > 0 and attempts > max then
+    if spent(attempts, max) then
       dead_letter(stream, dead, group, consumer, xid, attempts, 'max deliveries exceeded')
       deadCount = deadCount + 1
     else
@@ -4385,27 +4413,6 @@ for _, entry in ipairs(claimed) do
   end
 end
 return { nextCursor, out, deadCount }
-`,
-  },
-  stream_dead_letter: {
-    sha: 'c4d0ae8e3897466f207bd1a4cebbf8b3ea6f6b4d',
-    includes: ['streams'],
-    body: `-- @script stream_dead_letter
--- @purpose [TS] Move entries of a consumer group to the stream's dead-letter stream, each with its
--- reason, attempts and original id, and ack them, in one step (bus.md §7.2): what a consumer does
--- when a handler fails an entry on its last allowed delivery, or rejects it outright.
--- @key stream     emq:{q}:stream:<stream>
--- @key dead       emq:{q}:stream:<stream>:dead
--- @arg group      the consumer group
--- @arg consumer   the consumer that gave up on the entries
--- @args triples   xid attempts reason, per entry
--- @include streams
--- @returns the number of records written (an entry trimmed away meanwhile is only acked)
-local moved = 0
-for i = 3, #ARGV, 3 do
-  moved = moved + dead_letter(k_stream, k_dead, a_group, a_consumer, ARGV[i], ARGV[i + 1], ARGV[i + 2])
-end
-return moved
 `,
   },
   stream_drop: {
@@ -4455,36 +4462,9 @@ if removed > 0 then redis.call('ZADD', order, 0, group .. '\\1' .. order_pad(pos
 return removed
 `,
   },
-  stream_nack: {
-    sha: 'cd2922045e4739d5611b22c152d2d5e79fdb07c6',
-    includes: [],
-    body: `-- @script stream_nack
--- @purpose [TS] Put entries of a consumer group back for redelivery no sooner than a delay, without
--- counting a delivery (bus.md §7): each entry's last delivery is re-dated \`idle_ms\` ago (XCLAIM …
--- IDLE … JUSTID, which leaves the delivery count alone), so it becomes claimable again once it has
--- been idle for the group's min-idle time. An entry no longer pending (acked, or trimmed and
--- reclaimed meanwhile) is skipped by the server.
--- @key stream     emq:{q}:stream:<stream>
--- @arg group      the consumer group
--- @arg consumer   the consumer that keeps the entries
--- @arg idle_ms    how long ago to date the last delivery: the min-idle time minus the delay, >= 0
--- @args xids      the entries' stream ids
--- @returns the number of entries re-dated
-local n = 0
--- Lua's unpack is bounded by its C stack; claim in slices well below it. The options follow the ids.
-for i = 4, #ARGV, 1000 do
-  local tail = { unpack(ARGV, i, math.min(i + 999, #ARGV)) }
-  tail[#tail + 1] = 'IDLE'
-  tail[#tail + 1] = a_idle_ms
-  tail[#tail + 1] = 'JUSTID'
-  n = n + #redis.call('XCLAIM', k_stream, a_group, a_consumer, '0', unpack(tail))
-end
-return n
-`,
-  },
   stream_order_admit: {
-    sha: '343a0e3e7478d66eca4affa6372ce4e11e482518',
-    includes: ['order'],
+    sha: 'b4560a2c61363564c0c1cd052e99f683ac595f76',
+    includes: ['order', 'streams'],
     body: `-- @script stream_order_admit
 -- @purpose [TS] Admit entries a consumer of an ordered group holds (bus.md §7, ordered
 -- consumption): each is registered under its key (see lib/order.lua) and answered with the entry
@@ -4504,7 +4484,7 @@ return n
 -- @arg order_by   the field whose value orders the entries
 -- @arg last       the newest id of the read the entries come from; '' to register only the entries given
 -- @args pairs     xid, key per entry
--- @include order
+-- @include order streams
 -- @returns per entry, in order: '' it may run; the xid it waits for; '-' this consumer no longer holds it
 local stream = k_stream
 local order = k_order
@@ -4517,13 +4497,8 @@ if last ~= '' then
     if lastPadded > seen then
       local gap = redis.call('XRANGE', stream, '(' .. order_unpad(seen), last, 'COUNT', 10000)
       for _, e in ipairs(gap) do
-        local f = e[2]
-        for j = 1, #f, 2 do
-          if f[j] == by then
-            redis.call('ZADD', order, 'NX', 0, order_prefix(group, f[j + 1]) .. order_pad(e[1]))
-            break
-          end
-        end
+        local k = record_field(e[2], by)
+        if k then redis.call('ZADD', order, 'NX', 0, order_prefix(group, k) .. order_pad(e[1])) end
       end
       redis.call('ZREM', order, mark)
       redis.call('ZADD', order, 0, group .. '\\1' .. lastPadded)
@@ -4561,34 +4536,9 @@ end
 return out
 `,
   },
-  stream_order_done: {
-    sha: '6c5e00d2088edc9cd6edda241d49a9bda2418cb5',
-    includes: ['order'],
-    body: `-- @script stream_order_done
--- @purpose [TS] Settle entries of an ordered group (bus.md §7, ordered consumption): each is acked
--- and leaves the order registry in the same step, so the next entry of its key becomes the head
--- the moment this one is done. An entry without a key (its order field missing) is only acked.
--- @key stream     emq:{q}:stream:<stream>
--- @key order      emq:{q}:stream:<stream>:order
--- @arg group      the consumer group
--- @args pairs     xid, key per entry ('' for an entry without a key)
--- @include order
--- @returns the number of entries acked by this call
-local stream = k_stream
-local order = k_order
-local group = a_group
-local acked = 0
-for i = 2, #ARGV, 2 do
-  local xid, k = ARGV[i], ARGV[i + 1]
-  acked = acked + redis.call('XACK', stream, group, xid)
-  if k ~= '' then redis.call('ZREM', order, order_prefix(group, k) .. order_pad(xid)) end
-end
-return acked
-`,
-  },
   stream_redrive: {
-    sha: '668a423093daaadee66ce3ce85f76ac09b09ba12',
-    includes: [],
+    sha: '73337dc5d98040d2407487cda7d62dc9897db155',
+    includes: ['streams'],
     body: `-- @script stream_redrive
 -- @purpose [TS] Put dead-lettered entries back in front of their group, in one step (bus.md §7.2):
 -- each record's original entry is made pending again for its group (XCLAIM FORCE, delivery count
@@ -4598,6 +4548,7 @@ return acked
 -- @key stream     emq:{q}:stream:<stream>
 -- @key dead       emq:{q}:stream:<stream>:dead
 -- @args ids       ids of dead-letter records (their XADD ids in the dead-letter stream)
+-- @include streams
 -- @returns {redriven, {dead-letter id left in place, ...}}
 local stream = k_stream
 local dead = k_dead
@@ -4607,12 +4558,10 @@ local redriven, left = 0, {}
 for i = 1, #ARGV do
   local rec = redis.call('XRANGE', dead, ARGV[i], ARGV[i])[1]
   if rec then
-    local f = rec[2]
-    -- The fixed head: id, xid, group, consumer (see lib/streams.lua).
-    local xid, group, consumer = f[4], f[6], f[8]
+    local head = dead_record(rec[2])
     local ok = false
-    if redis.call('XRANGE', stream, xid, xid)[1] then
-      local claim = redis.pcall('XCLAIM', stream, group, consumer, 0, xid, 'IDLE', idle, 'RETRYCOUNT', 0, 'FORCE', 'JUSTID')
+    if head and redis.call('XRANGE', stream, head.xid, head.xid)[1] then
+      local claim = redis.pcall('XCLAIM', stream, head.group, head.consumer, 0, head.xid, 'IDLE', idle, 'RETRYCOUNT', 0, 'FORCE', 'JUSTID')
       ok = type(claim) == 'table' and claim.err == nil
     end
     if ok then
@@ -4624,6 +4573,78 @@ for i = 1, #ARGV do
   end
 end
 return { redriven, left }
+`,
+  },
+  stream_settle: {
+    sha: 'a3987ee4339c3315453a0065be458a68f74de1a6',
+    includes: ['order', 'streams'],
+    body: `-- @script stream_settle
+-- @purpose [TS] Settle what a group consumer's handlers said of its entries, in one step (bus.md
+-- §7.2): an ack, a retry or a failure each. An ack is XACKed. A failure (a \`deadLetter\` verdict)
+-- is moved to the dead-letter stream with its reason and attempts, and acked; so is a retry that
+-- would need a delivery past max_deliveries (the rule \`spent\` of lib/streams.lua, which the claim
+-- applies too). Any other retry stays pending: with a delay, its last delivery is re-dated
+-- (XCLAIM … IDLE … JUSTID, which counts no delivery) so that it becomes claimable \`delay\` ms from
+-- now, at most min_idle; without one, it comes back once idle for min_idle. An entry with an order
+-- key (an ordered group) leaves the order registry as it is acked or dead-lettered, so the next
+-- entry of its key is the head at once. An entry no longer pending is skipped by the server.
+-- @key stream     emq:{q}:stream:<stream>
+-- @key dead       emq:{q}:stream:<stream>:dead
+-- @key order      emq:{q}:stream:<stream>:order
+-- @arg group      the consumer group
+-- @arg consumer   the consumer that settles the entries
+-- @arg min_idle   ms an entry must sit idle before the group's consumers claim it
+-- @arg max_deliveries  0: no limit; else the deliveries an entry may have
+-- @args entries   six per entry: kind (\`ack\`, \`retry\` or \`dead\`), xid, order key ('' for none),
+--                 attempts (its delivery count), delay ms ('' for none), reason ('' for an ack)
+-- @include order streams
+-- @returns {acked, dead_lettered, retried}: how many entries were acked, moved to the dead-letter
+-- stream, and left pending for a retry
+local stream = k_stream
+local dead = k_dead
+local order = k_order
+local group, consumer = a_group, a_consumer
+local minIdle, max = tonumber(a_min_idle), tonumber(a_max_deliveries)
+local acked, deadCount, retried = 0, 0, 0
+-- Retries re-dated together, by how long ago their delivery is dated: one XCLAIM per distinct delay.
+local redate, idles = {}, {}
+for i = 5, #ARGV, 6 do
+  local kind, xid, k, attempts = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
+  local delay, reason = ARGV[i + 4], ARGV[i + 5]
+  local done = true
+  if kind == 'ack' then
+    redis.call('XACK', stream, group, xid)
+    acked = acked + 1
+  elseif kind == 'dead' or spent(attempts + 1, max) then
+    dead_letter(stream, dead, group, consumer, xid, attempts, reason)
+    deadCount = deadCount + 1
+  else
+    done = false
+    retried = retried + 1
+    if delay ~= '' then
+      local idle = minIdle - math.min(tonumber(delay), minIdle)
+      if not redate[idle] then
+        redate[idle] = {}
+        idles[#idles + 1] = idle
+      end
+      local list = redate[idle]
+      list[#list + 1] = xid
+    end
+  end
+  if done and k ~= '' then redis.call('ZREM', order, order_prefix(group, k) .. order_pad(xid)) end
+end
+for _, idle in ipairs(idles) do
+  local xids = redate[idle]
+  -- Lua's unpack is bounded by its C stack; claim in slices well below it. The options follow the ids.
+  for j = 1, #xids, 1000 do
+    local tail = { unpack(xids, j, math.min(j + 999, #xids)) }
+    tail[#tail + 1] = 'IDLE'
+    tail[#tail + 1] = idle
+    tail[#tail + 1] = 'JUSTID'
+    redis.call('XCLAIM', stream, group, consumer, '0', unpack(tail))
+  end
+end
+return { acked, deadCount, retried }
 `,
   },
   stream_touch: {
@@ -5012,13 +5033,11 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   state_lookup: ['hget', 'zscore'],
   stream_append: ['hdel', 'hget', 'hset', 'pexpire', 'pttl', 'time', 'xadd', 'zadd', 'zrangebyscore', 'zrem', 'zscore'],
   stream_claim: ['xack', 'xadd', 'xautoclaim', 'xclaim', 'xpending', 'xrange'],
-  stream_dead_letter: ['xack', 'xadd', 'xrange'],
   stream_drop: ['del', 'exists'],
   stream_group_forget: ['hdel', 'zadd', 'zremrangebylex'],
-  stream_nack: ['xclaim'],
   stream_order_admit: ['xclaim', 'xpending', 'xrange', 'zadd', 'zrangebylex', 'zrem', 'zrevrangebylex'],
-  stream_order_done: ['xack', 'zrem'],
   stream_redrive: ['time', 'xclaim', 'xdel', 'xrange'],
+  stream_settle: ['xack', 'xadd', 'xclaim', 'xrange', 'zrem'],
   stream_touch: ['xclaim', 'xpending'],
   sweep_stalled: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
   update_data: ['exists', 'hset'],
@@ -5032,6 +5051,6 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
 /** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
 export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
   queue: ['add_children', 'add_log', 'bclaim', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
-  bus: ['stream_append', 'stream_claim', 'stream_dead_letter', 'stream_drop', 'stream_group_forget', 'stream_nack', 'stream_order_admit', 'stream_order_done', 'stream_redrive', 'stream_touch'],
+  bus: ['stream_append', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch'],
   cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };

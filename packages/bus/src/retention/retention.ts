@@ -1,4 +1,5 @@
 import { checkTimeBound, InvalidArgumentError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol/bus';
+import { streamKey } from '../keys.js';
 import { checkRetentionOptions, checkRetentionTarget, checkTrimWindow } from './option-checks.js';
 import { trim, trimInput, type TrimWindow } from './trim.js';
 
@@ -132,7 +133,7 @@ export class RetentionDriver {
     );
   }
 
-  /** True between {@link start} and {@link stop}. */
+  /** True between {@link start} and {@link close}. */
   get running(): boolean {
     return this.#running;
   }
@@ -145,8 +146,8 @@ export class RetentionDriver {
     return this;
   }
 
-  /** Stops ticking and waits for a tick in progress to finish. Idempotent. */
-  async stop(): Promise<void> {
+  /** Stops ticking and waits for a tick in progress to finish; `start()` may run it again. Idempotent. */
+  async close(): Promise<void> {
     this.#running = false;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -163,7 +164,7 @@ export class RetentionDriver {
     const run = Promise.all(
       this.targets.map(async (target): Promise<RetentionOutcome> => {
         try {
-          return { target, ok: true, removed: await trim(this.#conn, target.queue, target.name, resolveWindow(target.window, now)) };
+          return { target, ok: true, removed: await trim(this.#conn, streamKey(target.queue, target.name), resolveWindow(target.window, now)) };
         } catch (error) {
           this.#onError(error, target);
           return { target, ok: false, error };

@@ -1,5 +1,6 @@
-import { reads, writes, type Connection, type EvtId } from '@echo/protocol/bus';
-import { parseEvtId } from './xadd-id.js';
+import { reads, writes, type EvtId } from '@echo/protocol/bus';
+import type { StreamContext } from '../context.js';
+import { parseEvtId } from '../record/xadd-id.js';
 
 /**
  * Stores the archive watermark W, the highest EVT id folded into the durable archive (bus.md §8),
@@ -7,8 +8,8 @@ import { parseEvtId } from './xadd-id.js';
  *
  * @throws MalformedIdError or KindError when `watermark` is not an EVT id; nothing is written.
  */
-export async function putArchived(conn: Connection, queue: string, name: string, watermark: string): Promise<void> {
-  await writes.sendWrite(conn, writes.bus.putWatermark({ queue, stream: name, watermark: parseEvtId(watermark) }));
+export async function putArchived(ctx: StreamContext, watermark: string): Promise<void> {
+  await writes.sendWrite(ctx.conn, writes.bus.putWatermark({ queue: ctx.queue, stream: ctx.name, watermark: parseEvtId(watermark) }));
 }
 
 /**
@@ -18,8 +19,8 @@ export async function putArchived(conn: Connection, queue: string, name: string,
  * @returns the watermark, or `undefined` when none is set.
  * @throws MalformedIdError or KindError when the key holds something other than an EVT id.
  */
-export function getArchived(conn: Connection, queue: string, name: string): Promise<EvtId | undefined> {
-  return reads.sendRead(conn, reads.bus.watermark({ queue, stream: name }));
+export function getArchived(ctx: StreamContext): Promise<EvtId | undefined> {
+  return reads.sendRead(ctx.conn, reads.bus.watermark({ queue: ctx.queue, stream: ctx.name }));
 }
 
 /**
@@ -27,6 +28,6 @@ export function getArchived(conn: Connection, queue: string, name: string): Prom
  *
  * @returns `true` when a watermark was there to delete.
  */
-export function clearArchived(conn: Connection, queue: string, name: string): Promise<boolean> {
-  return writes.sendWrite(conn, writes.bus.clearWatermark({ queue, stream: name }));
+export function clearArchived(ctx: StreamContext): Promise<boolean> {
+  return writes.sendWrite(ctx.conn, writes.bus.clearWatermark({ queue: ctx.queue, stream: ctx.name }));
 }

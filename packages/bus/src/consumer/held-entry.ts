@@ -1,6 +1,6 @@
 import type { EvtId } from '@echo/protocol/bus';
-import type { GroupEntry } from './consume-options.js';
-import type { StreamFields } from './fields.js';
+import type { GroupEntry } from './options.js';
+import type { StreamFields } from '../record/fields.js';
 
 /** The consumer that holds an entry: it resets the entry's idle time while it is worked on. */
 export interface EntryHolder {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '@echo/protocol/bus';
-import type { GroupBatchHandler, GroupEntry, GroupHandler } from './consume-options.js';
+import type { GroupBatchHandler, GroupEntry, GroupHandler } from './options.js';
 import { checkVerdict } from './option-checks.js';
 import { outcomeOf, thrown, type Outcome } from './settle.js';
 

@@ -1,5 +1,5 @@
-import { ServerError, reads, type Connection } from '@echo/protocol/bus';
-import { streamKey } from './keys.js';
+import { ServerError, reads } from '@echo/protocol/bus';
+import type { StreamContext } from '../context.js';
 import { countUndelivered } from './undelivered.js';
 
 /** How far one consumer of a group is behind. */
@@ -49,10 +49,9 @@ function presentOr<T>(settled: reads.ReadSettled<T>): T | undefined {
  * one round trip; a group more than 1000 entries from the newest costs one more. A stream that
  * does not exist has no groups.
  *
- * @throws InvalidNameError for a bad queue or stream name.
  */
-export async function lag(conn: Connection, queue: string, name: string, group?: string): Promise<GroupLag[]> {
-  const key = streamKey(queue, name);
+export async function lag(ctx: StreamContext, group?: string): Promise<GroupLag[]> {
+  const { conn, key } = ctx;
   const [groupsReply, streamReply] = await reads.sendReads(conn, [reads.xinfoGroups({ key }), reads.xinfoStream({ key })]);
   const groups = presentOr(groupsReply);
   const stream = presentOr(streamReply);

@@ -1,10 +1,10 @@
 import { InvalidArgumentError, StreamCursor, type Connection, type CursorStart, type EvtId } from '@echo/protocol/bus';
-import type { StreamEntry } from './fields.js';
-import { instantMs, MAX_TAIL, type Instant } from './instant.js';
-import { streamKey } from './keys.js';
-import { checkPosition, checkTailOptions } from './option-checks.js';
-import { readEntry, type TraceContextOption } from './trace-fields.js';
-import { xaddId } from './xadd-id.js';
+import type { StreamEntry } from '../record/fields.js';
+import { instantMs, MAX_TAIL, type Instant } from '../record/instant.js';
+import { streamKey } from '../keys.js';
+import { checkPosition, checkTailOptions } from '../option-checks.js';
+import { readEntry, type TraceContextOption } from '../record/trace-fields.js';
+import { xaddId } from '../record/xadd-id.js';
 
 /** Where a {@link StreamTail} starts. */
 export type TailStart = 'new' | 'head' | { readonly after: EvtId } | { readonly at: Instant };

@@ -1,6 +1,6 @@
-import { ServerError, execute, reads, transitions, writes, type Connection } from '@echo/protocol/bus';
-import { assertMemberName, startId, type GroupStart } from './group.js';
-import { streamKey } from './keys.js';
+import { ServerError, execute, reads, transitions, writes } from '@echo/protocol/bus';
+import type { StreamContext } from '../context.js';
+import { assertMemberName, startId, type GroupStart } from './open.js';
 
 /*
  * The operator's verbs on a consumer group (JetStream's consumer pause, reset and delete): what
@@ -15,9 +15,9 @@ import { streamKey } from './keys.js';
  *
  * @throws InvalidArgumentError for a bad group name; InvalidNameError for a bad stream name.
  */
-export async function pauseGroup(conn: Connection, queue: string, name: string, group: string): Promise<void> {
+export async function pauseGroup(ctx: StreamContext, group: string): Promise<void> {
   assertMemberName(group, 'group');
-  await writes.sendWrite(conn, writes.bus.pauseGroup({ queue, stream: name, group, atMs: Date.now() }));
+  await writes.sendWrite(ctx.conn, writes.bus.pauseGroup({ queue: ctx.queue, stream: ctx.name, group, atMs: Date.now() }));
 }
 
 /**
@@ -26,15 +26,15 @@ export async function pauseGroup(conn: Connection, queue: string, name: string, 
  * @returns false when the group was not paused.
  * @throws InvalidArgumentError for a bad group name.
  */
-export async function resumeGroup(conn: Connection, queue: string, name: string, group: string): Promise<boolean> {
+export async function resumeGroup(ctx: StreamContext, group: string): Promise<boolean> {
   assertMemberName(group, 'group');
-  return writes.sendWrite(conn, writes.bus.resumeGroup({ queue, stream: name, group }));
+  return writes.sendWrite(ctx.conn, writes.bus.resumeGroup({ queue: ctx.queue, stream: ctx.name, group }));
 }
 
 /** True when the group is paused. */
-export async function isGroupPaused(conn: Connection, queue: string, name: string, group: string): Promise<boolean> {
+export async function isGroupPaused(ctx: StreamContext, group: string): Promise<boolean> {
   assertMemberName(group, 'group');
-  return reads.sendRead(conn, reads.bus.groupPaused({ queue, stream: name, group }));
+  return reads.sendRead(ctx.conn, reads.bus.groupPaused({ queue: ctx.queue, stream: ctx.name, group }));
 }
 
 /**
@@ -46,14 +46,14 @@ export async function isGroupPaused(conn: Connection, queue: string, name: strin
  * @throws InvalidArgumentError for a bad group name or position.
  * @throws ServerError when the group does not exist (`NOGROUP`).
  */
-export async function resetGroup(conn: Connection, queue: string, name: string, group: string, to: GroupStart): Promise<void> {
-  const key = streamKey(queue, name);
+export async function resetGroup(ctx: StreamContext, group: string, to: GroupStart): Promise<void> {
+  const { conn, key } = ctx;
   assertMemberName(group, 'group');
   await writes.sendWrite(conn, writes.xgroupSetid({ key, group, id: startId(to) }));
   // An ordered group registers entries in stream order from its watermark: move it with the group,
   // so entries delivered again are registered again in order, whoever reads them first.
   const position = (await reads.sendRead(conn, reads.xinfoGroups({ key }))).find((g) => g.name === group)?.lastDeliveredId;
-  if (position !== undefined) await execute(conn, transitions.streamGroupForget({ queue, stream: name, group, position }));
+  if (position !== undefined) await execute(conn, transitions.streamGroupForget({ queue: ctx.queue, stream: ctx.name, group, position }));
 }
 
 /**
@@ -64,8 +64,8 @@ export async function resetGroup(conn: Connection, queue: string, name: string, 
  * @returns false when there was no such group.
  * @throws InvalidArgumentError for a bad group name.
  */
-export async function deleteGroup(conn: Connection, queue: string, name: string, group: string): Promise<boolean> {
-  const key = streamKey(queue, name);
+export async function deleteGroup(ctx: StreamContext, group: string): Promise<boolean> {
+  const { conn, key } = ctx;
   assertMemberName(group, 'group');
   let destroyed: boolean;
   try {
@@ -75,6 +75,6 @@ export async function deleteGroup(conn: Connection, queue: string, name: string,
     if (!(error instanceof ServerError) || !/no such key|requires the key to exist/i.test(error.message)) throw error;
     destroyed = false;
   }
-  await execute(conn, transitions.streamGroupForget({ queue, stream: name, group }));
+  await execute(conn, transitions.streamGroupForget({ queue: ctx.queue, stream: ctx.name, group }));
   return destroyed;
 }

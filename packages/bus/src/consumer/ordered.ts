@@ -1,5 +1,6 @@
-import { execute, queueKeys, reads, transitions, type Connection, type TraceContext } from '@echo/protocol/bus';
-import type { GroupEntry } from './consume-options.js';
+import { execute, reads, transitions, type TraceContext } from '@echo/protocol/bus';
+import type { StreamContext } from '../context.js';
+import type { GroupEntry } from './options.js';
 import type { Outcome } from './settle.js';
 
 /** An entry as delivered: its XADD id, its delivery count, and its field list. */
@@ -18,10 +19,8 @@ export interface Item {
   readonly key: string | undefined;
 }
 
-/** Where an ordered consumer's entries are admitted. */
-export interface OrderScope {
-  readonly queue: string;
-  readonly stream: string;
+/** Who admits an ordered consumer's entries: its group, its name, and the order field. */
+export interface OrderMember {
   readonly group: string;
   readonly consumer: string;
   readonly orderBy: string;
@@ -42,15 +41,15 @@ interface Waiting {
  * it from looking idle to the peers' claims), until its turn comes or a peer takes it.
  */
 export class OrderedRounds {
-  readonly #conn: Connection;
-  readonly #scope: OrderScope;
+  readonly #ctx: StreamContext;
+  readonly #member: OrderMember;
   readonly #run: (items: readonly Item[]) => Promise<readonly (Outcome | undefined)[]>;
   readonly #stopping: () => boolean;
   readonly #waiting = new Map<string, Waiting>();
 
-  constructor(conn: Connection, scope: OrderScope, run: (items: readonly Item[]) => Promise<readonly (Outcome | undefined)[]>, stopping: () => boolean) {
-    this.#conn = conn;
-    this.#scope = scope;
+  constructor(ctx: StreamContext, member: OrderMember, run: (items: readonly Item[]) => Promise<readonly (Outcome | undefined)[]>, stopping: () => boolean) {
+    this.#ctx = ctx;
+    this.#member = member;
     this.#run = run;
     this.#stopping = stopping;
   }
@@ -60,10 +59,9 @@ export class OrderedRounds {
    * from then on are registered in stream order whoever admits first.
    */
   async start(): Promise<void> {
-    const key = queueKeys(this.#scope.queue).stream(this.#scope.stream);
-    const groups = await reads.sendRead(this.#conn, reads.xinfoGroups({ key }));
-    const last = groups.find((g) => g.name === this.#scope.group)?.lastDeliveredId;
-    if (last !== undefined) await execute(this.#conn, this.#admission([], last));
+    const groups = await reads.sendRead(this.#ctx.conn, reads.xinfoGroups({ key: this.#ctx.key }));
+    const last = groups.find((g) => g.name === this.#member.group)?.lastDeliveredId;
+    if (last !== undefined) await execute(this.#ctx.conn, this.#admission([], last));
   }
 
   /** How many entries wait for an earlier one of their key. */
@@ -84,7 +82,7 @@ export class OrderedRounds {
       else keyed.push(item);
     }
     if (keyed.length > 0 || last !== undefined) {
-      const verdicts = await execute(this.#conn, this.#admission(keyed, last));
+      const verdicts = await execute(this.#ctx.conn, this.#admission(keyed, last));
       keyed.forEach((item, i) => {
         const v = verdicts[i];
         if (v?.kind === 'head') ready.push(item);
@@ -98,7 +96,7 @@ export class OrderedRounds {
   async recheck(): Promise<void> {
     if (this.#waiting.size === 0) return;
     const list = [...this.#waiting.values()];
-    const verdicts = await execute(this.#conn, this.#admission(list.map((w) => w.item)));
+    const verdicts = await execute(this.#ctx.conn, this.#admission(list.map((w) => w.item)));
     const ready: Item[] = [];
     list.forEach((w, i) => {
       const v = verdicts[i];
@@ -113,7 +111,7 @@ export class OrderedRounds {
 
   #admission(items: readonly Item[], last?: string): ReturnType<typeof transitions.streamOrderAdmit> {
     const entries = items.map((item) => ({ xid: item.d.xid, key: item.key ?? '' }));
-    return transitions.streamOrderAdmit({ ...this.#scope, entries, ...(last === undefined ? {} : { last }) });
+    return transitions.streamOrderAdmit({ queue: this.#ctx.queue, stream: this.#ctx.name, ...this.#member, entries, ...(last === undefined ? {} : { last }) });
   }
 
   async #rounds(ready: readonly Item[]): Promise<void> {

@@ -1,8 +1,8 @@
 import { traceContextOf, traces, type AppendTraceContext, type ProcessedEntry, type StreamProcessTraceContext, type TraceContext } from '@echo/protocol/bus';
-import type { GroupEntry } from './consume-options.js';
-import type { CallWrap } from './handler-runs.js';
-import type { ConsumerLabels } from './stream-hooks.js';
-import { traceFieldPairs } from './trace-fields.js';
+import type { GroupEntry } from '../consumer/options.js';
+import type { CallWrap } from '../consumer/runs.js';
+import type { ConsumerLabels } from './hooks.js';
+import { traceFieldPairs } from '../record/trace-fields.js';
 
 /**
  * The bus's side of the `emq.stream.append` and `emq.stream.process` tracing channels. Callers

@@ -1,8 +1,8 @@
-import { InvalidArgumentError, execute, isStreamId, parseDeadLetterRecord, reads, transitions, type Connection, type EvtId } from '@echo/protocol/bus';
-import type { StreamFields } from './fields.js';
-import { deadLettersKey, streamKey } from './keys.js';
-import { checkDeadLetterRange, checkReadOptions, checkRedriveTarget } from './option-checks.js';
-import { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './trace-fields.js';
+import { InvalidArgumentError, execute, isStreamId, parseDeadLetterRecord, reads, transitions, type EvtId } from '@echo/protocol/bus';
+import type { StreamContext } from '../context.js';
+import { checkDeadLetterRange, checkRedriveTarget } from '../option-checks.js';
+import type { StreamFields } from '../record/fields.js';
+import { TRACEPARENT_FIELD, TRACESTATE_FIELD } from '../record/trace-fields.js';
 
 /**
  * A record of the dead-letter stream `emq:{q}:stream:<name>:dead` [TS]: an entry a consumer group
@@ -64,16 +64,14 @@ export interface DeadLetterRange {
  * @throws InvalidArgumentError for a bad `count` or `after`; UnknownOptionError for an unknown option.
  * @throws InvalidNameError for a bad queue or stream name.
  */
-export async function deadLetters(conn: Connection, queue: string, name: string, range: DeadLetterRange = {}, options: TraceContextOption = {}): Promise<DeadLetter[]> {
+export async function deadLetters(ctx: StreamContext, range: DeadLetterRange = {}): Promise<DeadLetter[]> {
   checkDeadLetterRange(range);
-  checkReadOptions(options);
-  const key = deadLettersKey(queue, name);
   const count = range.count ?? 100;
   if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError('count', `must be a positive integer, got ${String(count)}`);
   if (range.after !== undefined && !isStreamId(range.after)) throw new InvalidArgumentError('after', `must be a record id "<ms>-<seq>", got ${JSON.stringify(range.after)}`);
   const from = range.after === undefined ? '-' : `(${range.after}`;
-  const entries = await reads.sendRead(conn, reads.xrange({ key, start: from, count }));
-  return entries.map((e) => deadLetterOf(e.id, e.fields ?? [], options.traceContext === true));
+  const entries = await reads.sendRead(ctx.conn, reads.xrange({ key: ctx.deadLettersKey, start: from, count }));
+  return entries.map((e) => deadLetterOf(e.id, e.fields ?? [], ctx.traceContext));
 }
 
 /** Which dead letters a {@link redrive} puts back. */
@@ -111,20 +109,19 @@ function targetFilter(target: RedriveTarget): (d: DeadLetter) => boolean {
  * @throws InvalidArgumentError for a target that is neither `{ ids }` nor `{ all: true }`;
  *   UnknownOptionError for an unknown key.
  */
-export async function redrive(conn: Connection, queue: string, name: string, target: RedriveTarget): Promise<RedriveResult> {
-  streamKey(queue, name);
+export async function redrive(ctx: StreamContext, target: RedriveTarget): Promise<RedriveResult> {
   const wanted = targetFilter(target);
   let redriven = 0;
   const left: DeadLetter[] = [];
   let after: string | undefined;
   for (;;) {
-    const page = await deadLetters(conn, queue, name, after === undefined ? {} : { after });
+    const page = await deadLetters(ctx, after === undefined ? {} : { after });
     const last = page.at(-1);
     if (last === undefined) break;
     after = last.record;
     const chosen = page.filter(wanted);
     if (chosen.length === 0) continue;
-    const reply = await execute(conn, transitions.streamRedrive({ queue, stream: name, records: chosen.map((d) => d.record) }));
+    const reply = await execute(ctx.conn, transitions.streamRedrive({ queue: ctx.queue, stream: ctx.name, records: chosen.map((d) => d.record) }));
     redriven += reply.redriven;
     const kept = new Set(reply.left);
     left.push(...chosen.filter((d) => kept.has(d.record)));

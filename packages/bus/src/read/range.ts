@@ -1,10 +1,9 @@
-import { InvalidArgumentError, reads, type Connection, type EvtId } from '@echo/protocol/bus';
-import type { StreamEntry } from './fields.js';
-import { instantMs, maxidCeil, minidFloor, type Instant } from './instant.js';
-import { streamKey } from './keys.js';
-import { checkReadOptions } from './option-checks.js';
-import { readEntry, type TraceContextOption } from './trace-fields.js';
-import { xaddId } from './xadd-id.js';
+import { InvalidArgumentError, reads, type EvtId } from '@echo/protocol/bus';
+import type { StreamContext } from '../context.js';
+import type { StreamEntry } from '../record/fields.js';
+import { instantMs, maxidCeil, minidFloor, type Instant } from '../record/instant.js';
+import { readEntry } from '../record/trace-fields.js';
+import { xaddId } from '../record/xadd-id.js';
 
 /**
  * One end of a {@link read}: `-` (the oldest entry), `+` (the newest), or an EVT id, inclusive.
@@ -22,11 +21,10 @@ function bound(value: string, argument: string): string {
   }
 }
 
-async function xrange(conn: Connection, key: string, start: string, end: string, count: number | undefined, options: TraceContextOption): Promise<StreamEntry[]> {
-  checkReadOptions(options);
-  const entries = await reads.sendRead(conn, reads.xrange({ key, start, end, ...(count === undefined ? {} : { count }) }));
+async function xrange(ctx: StreamContext, start: string, end: string, count: number | undefined): Promise<StreamEntry[]> {
+  const entries = await reads.sendRead(ctx.conn, reads.xrange({ key: ctx.key, start, end, ...(count === undefined ? {} : { count }) }));
   // XRANGE never answers a deleted entry, so every entry has its fields.
-  return entries.map((e) => readEntry(e.id, e.fields ?? [], options.traceContext === true));
+  return entries.map((e) => readEntry(e.id, e.fields ?? [], ctx.traceContext));
 }
 
 /**
@@ -37,9 +35,8 @@ async function xrange(conn: Connection, key: string, start: string, end: string,
  * @throws InvalidArgumentError for a bound that is neither `-`, `+` nor an EVT id, or a bad `count`.
  * @throws MalformedIdError when an entry on the stream carries no EVT id (a foreign writer).
  */
-export async function read(conn: Connection, queue: string, name: string, from: ReadBound = '-', to: ReadBound = '+', count?: number, options: TraceContextOption = {}): Promise<StreamEntry[]> {
-  const key = streamKey(queue, name);
-  return xrange(conn, key, bound(from, 'from'), bound(to, 'to'), count, options);
+export async function read(ctx: StreamContext, from: ReadBound = '-', to: ReadBound = '+', count?: number): Promise<StreamEntry[]> {
+  return xrange(ctx, bound(from, 'from'), bound(to, 'to'), count);
 }
 
 /**
@@ -49,12 +46,11 @@ export async function read(conn: Connection, queue: string, name: string, from: 
  *
  * @throws InvalidArgumentError when `t1` is before `t0` (nothing is sent), or either is not an instant.
  */
-export async function readWindow(conn: Connection, queue: string, name: string, t0: Instant, t1: Instant, count?: number, options: TraceContextOption = {}): Promise<StreamEntry[]> {
-  const key = streamKey(queue, name);
+export async function readWindow(ctx: StreamContext, t0: Instant, t1: Instant, count?: number): Promise<StreamEntry[]> {
   const from = instantMs(t0, 't0');
   const to = instantMs(t1, 't1');
   if (to < from) throw new InvalidArgumentError('t1', `must not be before t0 (${to} < ${from})`);
-  return xrange(conn, key, minidFloor(from), maxidCeil(to), count, options);
+  return xrange(ctx, minidFloor(from), maxidCeil(to), count);
 }
 
 /**
@@ -62,7 +58,6 @@ export async function readWindow(conn: Connection, queue: string, name: string, 
  *
  * @throws InvalidArgumentError when `t0` is not an instant, or for a bad `count`.
  */
-export async function readSince(conn: Connection, queue: string, name: string, t0: Instant, count?: number, options: TraceContextOption = {}): Promise<StreamEntry[]> {
-  const key = streamKey(queue, name);
-  return xrange(conn, key, minidFloor(instantMs(t0, 't0')), '+', count, options);
+export async function readSince(ctx: StreamContext, t0: Instant, count?: number): Promise<StreamEntry[]> {
+  return xrange(ctx, minidFloor(instantMs(t0, 't0')), '+', count);
 }

@@ -1,6 +1,5 @@
 import { InvalidArgumentError, writes, type Connection } from '@echo/protocol/bus';
-import { instantMs, type Instant } from './instant.js';
-import { streamKey } from './keys.js';
+import { instantMs, type Instant } from '../record/instant.js';
 import { checkTrimWindow } from './option-checks.js';
 
 /**
@@ -48,7 +47,6 @@ export function trimInput(window: TrimWindow): TrimInput {
  * @returns the number of entries removed; under `approx` it may be 0 even when some are outside.
  * @throws InvalidArgumentError for a malformed window; nothing is sent.
  */
-export async function trim(conn: Connection, queue: string, name: string, window: TrimWindow): Promise<number> {
-  const key = streamKey(queue, name);
+export async function trim(conn: Connection, key: string, window: TrimWindow): Promise<number> {
   return writes.sendWrite(conn, writes.xtrim({ key, ...trimInput(window) }));
 }

@@ -1,8 +1,8 @@
-import { InvalidArgumentError, ServerError, writes, type Connection, type EvtId } from '@echo/protocol/bus';
-import { instantMs, MAX_TAIL, type Instant } from './instant.js';
-import { streamKey } from './keys.js';
-import { checkPosition } from './option-checks.js';
-import { xaddId } from './xadd-id.js';
+import { InvalidArgumentError, ServerError, writes, type EvtId } from '@echo/protocol/bus';
+import type { StreamContext } from '../context.js';
+import { checkPosition } from '../option-checks.js';
+import { instantMs, MAX_TAIL, type Instant } from '../record/instant.js';
+import { xaddId } from '../record/xadd-id.js';
 
 /**
  * Where a new group starts reading (bus.md §7.1). There is deliberately no default.
@@ -67,12 +67,11 @@ export function startId(start: GroupStart): string {
  * @throws InvalidArgumentError when `start` is not a {@link GroupStart}, or `group` is not a usable name.
  * @throws ServerError for any other refusal, such as `WRONGTYPE`.
  */
-export async function openGroup(conn: Connection, queue: string, name: string, group: string, start: GroupStart): Promise<OpenGroupResult> {
-  const key = streamKey(queue, name);
+export async function openGroup(ctx: StreamContext, group: string, start: GroupStart): Promise<OpenGroupResult> {
   assertMemberName(group, 'group');
   const id = startId(start);
   try {
-    await writes.sendWrite(conn, writes.xgroupCreate({ key, group, id, mkstream: true }));
+    await writes.sendWrite(ctx.conn, writes.xgroupCreate({ key: ctx.key, group, id, mkstream: true }));
     return 'created';
   } catch (error) {
     if (error instanceof ServerError && error.message.startsWith('BUSYGROUP')) return 'exists';

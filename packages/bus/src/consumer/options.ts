@@ -1,8 +1,8 @@
-import { checkTimeBound, InvalidArgumentError, type EvtId } from '@echo/protocol/bus';
-import { ID_FIELD, type StreamFields } from './fields.js';
-import type { GroupStart } from './group.js';
+import { checkCurve, checkCurveKeys, checkTimeBound, InvalidArgumentError, maxBackoffDelay, type Backoff, type EvtId } from '@echo/protocol/bus';
+import { ID_FIELD, type StreamFields } from '../record/fields.js';
+import type { GroupStart } from '../groups/open.js';
 import { checkConsumeOptions } from './option-checks.js';
-import type { TraceContextOption } from './trace-fields.js';
+import type { TraceContextOption } from '../record/trace-fields.js';
 
 /** What a group handler receives: the same shape as the job consumer's handler (bus.md §7.2). */
 export interface GroupEntry {
@@ -87,12 +87,15 @@ export interface ConsumeOptions extends TraceContextOption {
    */
   readonly orderBy?: string;
   /**
-   * Redelivery delays after a failure (JetStream's `BackOff`), in ms: the n-th redelivery of an
-   * entry waits `backoff[n - 1]`, the last delay repeating. Each must be at most `minIdleMs` (the
-   * server cannot date a delivery in the future). A verdict `{ retryInMs }` wins over it. Give the
-   * group's consumers the same list. Default: a failed entry comes back after `minIdleMs`.
+   * Redelivery delays after a failure, in ms: a list (JetStream's `BackOff`), whose n-th redelivery
+   * of an entry waits `backoff[n - 1]`, the last delay repeating; or a curve, the queue's `Backoff`
+   * (`fixed(ms)`, `exponential(base, cap)`, `jitter(...)` from `@echo/protocol` or `@echo/queue`),
+   * taken at the delivery that failed. No delay may exceed `minIdleMs` (the server cannot date a
+   * delivery in the future): a longer list entry, fixed delay or cap is refused at start. A verdict
+   * `{ retryInMs }` wins over it. Give the group's consumers the same one. Default: a failed entry
+   * comes back after `minIdleMs`.
    */
-  readonly backoff?: readonly number[];
+  readonly backoff?: readonly number[] | Backoff;
   /** `CLIENT SETNAME` for the dedicated connection, so it can be found in `CLIENT LIST`. */
   readonly connectionName?: string;
   /**
@@ -130,8 +133,8 @@ export interface ConsumerSettings {
   readonly traceContext: boolean;
   /** The order field, or undefined for no order. */
   readonly orderBy: string | undefined;
-  /** Redelivery delays by delivery; empty: none. */
-  readonly backoff: readonly number[];
+  /** Redelivery delays by delivery (a list, empty for none), or a curve. */
+  readonly backoff: readonly number[] | Backoff;
   readonly onError: (error: unknown, entry?: GroupEntry) => void;
 }
 
@@ -148,9 +151,17 @@ function orderByOf(value: unknown): string | undefined {
   return value;
 }
 
-function backoffOf(value: unknown, minIdleMs: number): readonly number[] {
+function backoffOf(value: unknown, minIdleMs: number): readonly number[] | Backoff {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || value.length === 0) throw new InvalidArgumentError('backoff', 'must be a non-empty list of delays in ms');
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    checkCurveKeys(value);
+    const curve = value as Backoff;
+    checkCurve(curve);
+    const top = maxBackoffDelay(curve);
+    if (top > minIdleMs) throw new InvalidArgumentError('backoff', `delays up to ${top} ms are over minIdleMs (${minIdleMs}): a redelivery cannot be dated later than that; raise minIdleMs`);
+    return curve;
+  }
+  if (!Array.isArray(value) || value.length === 0) throw new InvalidArgumentError('backoff', 'must be a non-empty list of delays in ms, or a Backoff curve');
   return (value as unknown[]).map((delay, i) => {
     if (typeof delay !== 'number' || !Number.isSafeInteger(delay) || delay < 0) throw new InvalidArgumentError(`backoff[${i}]`, `must be an integer >= 0, got ${String(delay)}`);
     checkTimeBound('consume options', `backoff[${i}]`, delay, 'span');

@@ -1,0 +1,228 @@
+import { ConnectionLostError, execute, reads, transitions, type EvtId, type StreamEntryReply, type TraceContext } from '@echo/protocol/bus';
+import type { StreamContext } from '../context.js';
+import { entryFromPairs, type StreamFields } from '../record/fields.js';
+import { tracedEntryFromPairs } from '../record/trace-fields.js';
+import { consumeClock, consumed, type ConsumerLabels } from '../telemetry/hooks.js';
+import { processTraced, traceWrap } from '../telemetry/trace.js';
+import { HeldEntry, type EntryHolder } from './held-entry.js';
+import type { ConsumerSettings } from './options.js';
+import { OrderedRounds, type Delivered, type Item } from './ordered.js';
+import { runHandling, type Handling, type RunScope } from './runs.js';
+import { sendSettlements, type Outcome, type SettleTarget, type Settlement } from './settle.js';
+
+const NO_SETTLEMENT: Promise<void> = Promise.resolve();
+
+/** How long a read blocks while ordered entries wait for a peer: their turn is asked about between reads. */
+export const WAITING_BLOCK_MS = 50;
+
+/** The counters of one consumer, moved as entries pass. */
+export interface ConsumerCounters {
+  delivered: number;
+  acked: number;
+  failed: number;
+  claimed: number;
+  recovered: number;
+  deadLettered: number;
+}
+
+/**
+ * The way entries take through one group consumer: from the server (a read of new entries, or a
+ * walk of those delivered before), through the handler (in an ordered group, through the per-key
+ * order), and back as one settlement per read, sent without waiting so the next read rides right
+ * behind it on the same socket.
+ */
+export class Delivery {
+  readonly stats: ConsumerCounters = { delivered: 0, acked: 0, failed: 0, claimed: 0, recovered: 0, deadLettered: 0 };
+  /** The per-key order of an ordered consumer. */
+  readonly order: OrderedRounds | undefined;
+  readonly #ctx: StreamContext;
+  readonly #group: string;
+  readonly #settings: ConsumerSettings;
+  readonly #handling: Handling;
+  readonly #stopping: () => boolean;
+  readonly #labels: ConsumerLabels;
+  readonly #target: SettleTarget;
+  readonly #scope: RunScope;
+  /** The read of new entries, built once: the same arguments every beat. */
+  readonly #readNewEntries: reads.Read<readonly StreamEntryReply[]>;
+  /** The same read with a short block, while ordered entries wait for their turn. */
+  readonly #readNewBriefly: reads.Read<readonly StreamEntryReply[]>;
+  #claimCursor = '0-0';
+  #nextClaimAt = 0;
+  // True while handlers run: close() must not cut the socket under their settlement.
+  #busy = false;
+  // The settlement sent with the read now in flight; close() waits for its replies before cutting.
+  #settled: Promise<void> = NO_SETTLEMENT;
+
+  /** @param stopping true once the consumer began to close: no new handler call starts. */
+  constructor(ctx: StreamContext, group: string, settings: ConsumerSettings, handling: Handling, stopping: () => boolean) {
+    this.#ctx = ctx;
+    this.#group = group;
+    this.#settings = settings;
+    this.#handling = handling;
+    this.#stopping = stopping;
+    const consumer = settings.consumer;
+    this.#labels = { queue: ctx.queue, stream: ctx.name, group, consumer };
+    this.#target = {
+      ...this.#labels,
+      key: ctx.key,
+      minIdleMs: settings.minIdleMs,
+      maxDeliveries: settings.maxDeliveries,
+      backoff: settings.backoff,
+      ordered: settings.orderBy !== undefined,
+    };
+    this.#scope = { concurrency: settings.concurrency, stats: this.stats, onError: settings.onError, stopping };
+    this.#readNewEntries = reads.xreadgroup({ key: ctx.key, group, consumer, blockMs: settings.beatMs, count: settings.count });
+    this.#readNewBriefly = reads.xreadgroup({ key: ctx.key, group, consumer, blockMs: Math.min(settings.beatMs, WAITING_BLOCK_MS), count: settings.count });
+    this.order =
+      settings.orderBy === undefined ? undefined : new OrderedRounds(ctx, { group, consumer, orderBy: settings.orderBy }, (items) => this.#runRound(items), stopping);
+  }
+
+  /** True while handlers run. */
+  get busy(): boolean {
+    return this.#busy;
+  }
+
+  /** The replies of the settlement last sent (it never rejects: a failure goes to `onError`). */
+  get settled(): Promise<void> {
+    return this.#settled;
+  }
+
+  /** True when the idle walk is due: once a beat, or at once while a walk is left mid-way. */
+  claimDue(now: number): boolean {
+    return now >= this.#nextClaimAt;
+  }
+
+  /**
+   * Walks entries delivered before: this consumer's own pending ones (`self`, at start and after a
+   * lost connection; the cursor moves past each batch, so an entry whose handler keeps failing is
+   * left to the claim path instead of being re-read for ever), or anyone's idle ones (`idle`, once
+   * a beat; the cursor is carried between beats so a deep backlog is walked once). The claim
+   * script dead-letters an entry past `maxDeliveries` instead of handing it over.
+   */
+  async walk(mode: 'self' | 'idle'): Promise<void> {
+    let cursor = mode === 'self' ? '0-0' : this.#claimCursor;
+    do {
+      if (this.#stopping()) return;
+      const reply = await execute(
+        this.#ctx.conn,
+        transitions.streamClaim({
+          queue: this.#ctx.queue,
+          stream: this.#ctx.name,
+          group: this.#group,
+          consumer: this.#settings.consumer,
+          mode,
+          cursor,
+          count: this.#settings.count,
+          minIdleMs: this.#settings.minIdleMs,
+          maxDeliveries: this.#settings.maxDeliveries,
+        }),
+      );
+      cursor = reply.cursor;
+      this.stats.deadLettered += reply.deadLettered;
+      if (mode === 'self') this.stats.recovered += reply.entries.length;
+      else this.stats.claimed += reply.entries.length;
+      await this.#handle(reply.entries);
+      await this.#settled;
+      // An idle walk takes one batch a beat; a cursor left mid-way resumes on the next pass at once.
+    } while (mode === 'self' && cursor !== '0-0');
+    if (mode === 'idle') {
+      this.#claimCursor = cursor;
+      this.#nextClaimAt = cursor === '0-0' ? Date.now() + this.#settings.beatMs : 0;
+    }
+  }
+
+  /** Reads new entries (blocking up to a beat, or briefly while ordered entries wait) and handles them. */
+  async readNew(): Promise<void> {
+    if (this.#stopping()) return;
+    const waiting = this.order !== undefined && this.order.waiting > 0;
+    const raw = await reads.sendRead(this.#ctx.conn, waiting ? this.#readNewBriefly : this.#readNewEntries);
+    // The settlement sent with this read has had its replies by now (they came first).
+    await this.#settled;
+    // A new entry is on its first delivery: `>` only hands over entries never delivered before.
+    const delivered: Delivered[] = [];
+    for (const e of raw) if (e.fields !== null) delivered.push({ xid: e.id, attempts: 1, pairs: e.fields });
+    await this.#handle(delivered, raw.at(-1)?.id);
+  }
+
+  /**
+   * Runs the handler over entries and sends their settlement without waiting for it; in an ordered
+   * group, through the per-key order. `last` is the newest id of the read they come from.
+   */
+  async #handle(delivered: readonly Delivered[], last?: string): Promise<void> {
+    if (delivered.length === 0 || this.#stopping()) return;
+    const items = delivered.map((d) => this.#item(d));
+    if (this.order === undefined) await this.#runRound(items);
+    else await this.order.admit(items, last);
+  }
+
+  /** Reads a delivered entry as a record, with its trace context and order key. */
+  #item(d: Delivered): Item {
+    let id: EvtId;
+    let payload: StreamFields;
+    let context: TraceContext | undefined;
+    try {
+      if (this.#settings.traceContext) {
+        const read = tracedEntryFromPairs(d.xid, d.pairs);
+        [id, payload] = read.entry;
+        context = read.trace;
+      } else [id, payload] = entryFromPairs(d.xid, d.pairs);
+    } catch (error) {
+      // Not a record this bus wrote. Left pending rather than dropped: at least once, even for
+      // it; past maxDeliveries a claim moves it to the dead-letter stream.
+      this.stats.failed++;
+      this.#settings.onError(error);
+      return { d, entry: undefined, context: undefined, key: undefined };
+    }
+    const orderBy = this.#settings.orderBy;
+    const key = orderBy === undefined ? undefined : payload[orderBy];
+    const entry = new HeldEntry(id, payload, d.attempts, this.#group, d.xid, this.#holder);
+    return { d, entry, context, key };
+  }
+
+  /** Resets the idle time of an entry this consumer still holds; false when it holds it no more. */
+  readonly #holder: EntryHolder = {
+    touch: async (xid) => {
+      const { conn, queue, name } = this.#ctx;
+      const held = await execute(conn, transitions.streamTouch({ queue, stream: name, group: this.#group, consumer: this.#settings.consumer, xids: [xid] }));
+      return held > 0;
+    },
+  };
+
+  /** Runs the handler over items at once (up to `concurrency`) and sends their settlement. */
+  async #runRound(items: readonly Item[]): Promise<(Outcome | undefined)[]> {
+    const entries = items.map((item) => item.entry);
+    // The producers' contexts, by slot, when the stream carries them in its records.
+    const contexts = items.map((item) => item.context);
+    const settlements: Settlement[] = [];
+    this.#busy = true;
+    const started = consumeClock();
+    let outcomes: (Outcome | undefined)[];
+    try {
+      outcomes = await runHandling(this.#scope, this.#handling, entries, processTraced() ? traceWrap(this.#labels, entries, contexts) : undefined);
+      consumed(this.#labels, entries, started);
+      outcomes.forEach((outcome, i) => {
+        const item = items[i] as Item;
+        if (outcome !== undefined) settlements.push(item.key === undefined ? { xid: item.d.xid, attempts: item.d.attempts, outcome } : { xid: item.d.xid, attempts: item.d.attempts, outcome, key: item.key });
+      });
+    } finally {
+      this.#busy = false;
+    }
+    if (settlements.length > 0) this.#settle(settlements);
+    return outcomes;
+  }
+
+  /** Sends a settlement; its replies are awaited before the next one, or by close(). */
+  #settle(settlements: readonly Settlement[]): void {
+    this.#settled = sendSettlements(this.#ctx.conn, this.#target, settlements).then(
+      (counts) => {
+        this.stats.acked += counts.acked;
+        this.stats.deadLettered += counts.deadLettered;
+      },
+      (error: unknown) => {
+        // The entries stay pending: a peer's claim, or this consumer's recovery, hands them over again.
+        if (!this.#stopping() || !(error instanceof ConnectionLostError)) this.#settings.onError(error);
+      },
+    );
+  }
+}
