@@ -45,6 +45,7 @@ export async function runMixedOne(target: ConformanceTarget, runtime: SpecRuntim
       echo,
       spec,
       command: (command, ...args) => target.connection.command(command, ...args),
+      scan: (pattern) => target.scanKeys(pattern),
       mint: (ns) => mintId(ns),
     });
     outcome = { verdict: 'ok', detail: undefined, error: undefined };

@@ -13,6 +13,8 @@ export interface MixedEnv {
   readonly spec: SpecQueue;
   /** A plain command on the shared server, to read the rows' truth. */
   command(name: string, ...args: (string | number)[]): Promise<unknown>;
+  /** Every key matching `pattern` on every master. */
+  scan(pattern: string): Promise<string[]>;
   /** A fresh branded id (host mint) of `ns`. */
   mint(ns: string): string;
 }

@@ -292,10 +292,10 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
-    expect(ob.keys).toHaveLength(30);
+    expect(ob.keys).toHaveLength(31);
     expect(ob.keys[20]).toBe(q('waiting-children'));
     expect(ob.keys.slice(21, 24)).toEqual([q('workers'), q('workers:info'), q('grate')]);
-    expect(ob.keys.slice(24, 29)).toEqual([q('completed'), q('dead:at'), q('de:'), q('journal'), q('outcomes')]);
+    expect(ob.keys.slice(24, 30)).toEqual([q('completed'), q('dead:at'), q('de:'), q('journal'), q('outcomes'), q('expired')]);
     expect(ob.args).toEqual(['', 10, 'r1']);
   });
   it('lanes', () => {
