@@ -128,6 +128,7 @@ export const MIXED_SCENARIOS: readonly MixedScenario[] = [
     async run(env) {
       const [g1, g2] = [env.mint('PRT'), env.mint('PRT')];
       const ids = [await env.a.laneEnqueue(g1, 'a1'), await env.a.laneEnqueue(g1, 'a2'), await env.a.laneEnqueue(g2, 'b1')];
+      assert.deepEqual(await env.echo.counts('pending', 'lanes'), { pending: 0, lanes: 3 }, "Echo counts lane jobs apart from pending");
       assert.equal(await env.b.claim(), undefined, 'a plain claim does not serve lane jobs');
       const served: ActorClaim[] = [];
       for (let i = 0; i < 3; i++) served.push(got(await env.b.laneClaim(), 'a lane job'));

@@ -309,10 +309,16 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.laneReassign({ queue: 'orders', id: J, to: G, toName: 'tenantA' })).args).toEqual([J, G, 'tenantA']);
   });
   it('reads', () => {
-    expect(shape(t.counts({ queue: 'orders', names: ['dead', 'completed'] }))).toEqual({ script: 'counts', keys: [q('dead'), q('metrics:completed')], args: ['z', 'm'] });
+    expect(shape(t.counts({ queue: 'orders', names: ['dead', 'completed'] }))).toEqual({ script: 'counts', keys: [q('g:'), q('dead'), q('metrics:completed')], args: ['z', 'm'] });
+    expect(shape(t.counts({ queue: 'orders', names: ['lanes', 'dead'] }))).toEqual({
+      script: 'counts',
+      keys: [q('g:'), q('ring'), q('paused'), q('glimit'), q('gactive'), q('gweight'), q('dead')],
+      args: ['g', '-', '-', '-', '-', 'z'],
+    });
+    expect(t.counts({ queue: 'orders', names: ['lanes', 'dead'] }).parse([3, 1])).toEqual({ lanes: 3, dead: 1 });
     expect(t.counts({ queue: 'orders', names: ['dead', 'completed'] }).parse([1, 2])).toEqual({ dead: 1, completed: 2 });
     expect(() => t.counts({ queue: 'orders', names: ['toString' as 'dead'] })).toThrow(UnknownStateError);
-    expect(shape(t.counts({ queue: 'orders', names: ['awaiting_children'] }))).toEqual({ script: 'counts', keys: [q('waiting-children')], args: ['s'] });
+    expect(shape(t.counts({ queue: 'orders', names: ['awaiting_children'] }))).toEqual({ script: 'counts', keys: [q('g:'), q('waiting-children')], args: ['s'] });
     expect(shape(t.stateLookup({ queue: 'orders', id: J })).keys).toEqual([q('pending'), q('active'), q('schedule'), q('dead'), q(`job:${J}`), q('g:')]);
   });
   it('repeat and flows', () => {
