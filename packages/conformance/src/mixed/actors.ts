@@ -27,6 +27,11 @@ export interface Actor {
   retry(job: ActorClaim, delayMs: number, maxAttempts: number, error: string): Promise<'scheduled' | 'dead'>;
   delay(job: ActorClaim, ms: number): Promise<void>;
   promote(): Promise<number>;
+  /** Recovers leases past their deadline. */
+  reap(): Promise<number>;
+  laneLimit(group: string, limit: number): Promise<void>;
+  lanePause(group: string): Promise<void>;
+  laneResume(group: string): Promise<void>;
   reprocess(id: string): Promise<void>;
   remove(id: string): Promise<void>;
   /** Pauses the queue and obliterates it (force). */
@@ -52,6 +57,10 @@ export function echoActor(queue: Queue<string>, bus: Bus): Actor {
     retry: (job, delayMs, max, error) => queue.leases().retry(held(job), delayMs, max, error, { publish: true }),
     delay: (job, ms) => queue.leases().delay(held(job), ms),
     promote: () => queue.maintenance().promote(),
+    reap: () => queue.maintenance().reap(),
+    laneLimit: (group, limit) => queue.laneLimit(group, limit),
+    lanePause: (group) => queue.lanePause(group),
+    laneResume: (group) => queue.laneResume(group),
     reprocess: (id) => queue.reprocess(id),
     remove: (id) => queue.remove(id),
     async obliterate() {
@@ -75,6 +84,10 @@ export function specActor(queue: SpecQueue): Actor {
     retry: (job, delayMs, max, error) => queue.retry(job.id, job.token, delayMs, max, error),
     delay: (job, ms) => queue.delay(job.id, job.token, ms),
     promote: () => queue.promote(),
+    reap: () => queue.reap(),
+    laneLimit: (group, limit) => queue.laneLimit(group, limit),
+    lanePause: (group) => queue.lanePause(group),
+    laneResume: (group) => queue.laneResume(group),
     async reprocess(id) {
       await queue.reprocess(id);
     },

@@ -141,6 +141,45 @@ export const MIXED_SCENARIOS: readonly MixedScenario[] = [
     },
   },
   {
+    name: 'reap',
+    contract: "a lease one runtime let lapse is reaped by the other, and the job is claimed again with token 2",
+    async run(env) {
+      const id = await env.a.enqueue(PAYLOAD);
+      const lapsed = got(await env.a.claim(1), 'a job on a 1 ms lease');
+      await until(async () => (await env.b.reap()) === 1, 'the lapsed lease to be reaped');
+      assert.deepEqual([(await truthOf(env, id)).state, (await truthOf(env, id)).set], ['pending', 'pending']);
+      await assertEchoAgrees(env, [id]);
+      const again = await claimOne(env, 'b');
+      assert.deepEqual([again.id, again.token], [lapsed.id, 2]);
+      await assert.rejects(env.a.complete(lapsed), /EMQSTALE|token|stale/i);
+      await env.a.complete(again);
+      await assertEchoAgrees(env, [id]);
+    },
+  },
+  {
+    name: 'lane-limit-pause',
+    contract: "a lane ceiling and a lane pause set by one runtime hold for the other's lane claims; raising and resuming bring the lane back",
+    async run(env) {
+      const g = env.mint('PRT');
+      const ids = [await env.a.laneEnqueue(g, 'x1'), await env.a.laneEnqueue(g, 'x2'), await env.a.laneEnqueue(g, 'x3')];
+      await env.a.laneLimit(g, 1);
+      const first = got(await env.b.laneClaim(), 'the first lane job');
+      assert.equal(await env.b.laneClaim(), undefined, 'the ceiling of 1 parks the lane');
+      assert.deepEqual(await env.echo.counts('lanes', 'active'), { lanes: 2, active: 1 }, 'a lane parked at its ceiling is still counted');
+      await env.a.complete(first);
+      await env.a.lanePause(g);
+      assert.equal(await env.b.laneClaim(), undefined, 'a paused lane is not served');
+      assert.deepEqual(await env.echo.counts('lanes'), { lanes: 2 }, 'a paused lane is still counted');
+      await env.a.laneResume(g);
+      await env.a.laneLimit(g, 5);
+      const rest = [got(await env.b.laneClaim(), 'x2'), got(await env.b.laneClaim(), 'x3')];
+      assert.deepEqual(rest.map((j) => j.payload), ['x2', 'x3']);
+      await assertEchoAgrees(env, ids);
+      for (const job of rest) await env.b.complete(job);
+      await assertEchoAgrees(env, ids);
+    },
+  },
+  {
     name: 'lane-dead-reprocess',
     contract: 'a dead lane job reprocessed by the other runtime goes back to its lane (I4), never to flat pending',
     async run(env) {

@@ -113,3 +113,38 @@ redis.call('DEL', KEYS[13], KEYS[14], KEYS[15], KEYS[16], KEYS[9], KEYS[8], KEYS
   KEYS[17], KEYS[12], KEYS[18], KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 return 0`,
 );
+
+/** KEYS glimit, gactive, ring, paused, wake, lane(g) · ARGV g, n · 1 (queue.md §5.3). */
+export const glimit = specScript(
+  'glimit',
+  CORE,
+  `local g, n = ARGV[1], tonumber(ARGV[2])
+redis.call('HSET', KEYS[1], g, n)
+if tonumber(redis.call('HGET', KEYS[2], g) or '0') >= n then
+  redis.call('LREM', KEYS[3], 0, g)
+elseif redis.call('SISMEMBER', KEYS[4], g) == 0 and redis.call('ZCARD', KEYS[6]) > 0 and not redis.call('LPOS', KEYS[3], g) then
+  redis.call('RPUSH', KEYS[3], g)
+  redis.call('LPUSH', KEYS[5], '1')
+  redis.call('LTRIM', KEYS[5], 0, 63)
+end
+return 1`,
+);
+
+/** KEYS paused, ring · ARGV g · 1 (queue.md §5.4). */
+export const gpause = specScript('gpause', `redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('LREM', KEYS[2], 0, ARGV[1])
+return 1`);
+
+/** KEYS paused, ring, glimit, gactive, wake, lane(g) · ARGV g · 1 (queue.md §5.4). */
+export const gresume = specScript(
+  'gresume',
+  `local g = ARGV[1]
+redis.call('SREM', KEYS[1], g)
+local lim = redis.call('HGET', KEYS[3], g)
+if redis.call('ZCARD', KEYS[6]) > 0 and (not lim or tonumber(redis.call('HGET', KEYS[4], g) or '0') < tonumber(lim)) and not redis.call('LPOS', KEYS[2], g) then
+  redis.call('RPUSH', KEYS[2], g)
+  redis.call('LPUSH', KEYS[5], '1')
+  redis.call('LTRIM', KEYS[5], 0, 63)
+end
+return 1`,
+);

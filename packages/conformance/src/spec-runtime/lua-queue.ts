@@ -180,3 +180,29 @@ return 1`);
 /** KEYS meta · HDEL paused. */
 export const queueResume = specScript('queue_resume', `redis.call('HDEL', KEYS[1], 'paused')
 return 1`);
+
+/** KEYS active, pending, LB…, JR, GR · ARGV limit · number recovered (queue.md §6.1). */
+export const reap = specScript(
+  'reap',
+  CORE,
+  laneBookkeeping(3),
+  `local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[1]))
+local n = 0
+for _, id in ipairs(expired) do
+  redis.call('ZREM', KEYS[1], id)
+  local row = KEYS[8] .. id
+  if vid(id) and redis.call('EXISTS', row) == 1 then
+    redis.call('HSET', row, 'state', 'pending')
+    local g = redis.call('HGET', row, 'group')
+    if g and vid(g) then
+      local lane = KEYS[9] .. g .. ':pending'
+      redis.call('ZADD', lane, 0, id)
+      release(g, lane)
+    else
+      redis.call('ZADD', KEYS[2], 0, id)
+    end
+    n = n + 1
+  end
+end
+return n`,
+);

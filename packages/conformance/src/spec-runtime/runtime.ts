@@ -202,6 +202,24 @@ export class SpecQueue {
     return Number(await this.runtime.run(flat.removeJob, keys, [id]));
   }
 
+  async reap(limit = 100): Promise<number> {
+    return Number(await this.runtime.run(flat.reap, [this.key('active'), this.key('pending'), ...this.#lb(), this.key('job:'), this.key('g:')], [limit]));
+  }
+
+  async laneLimit(group: string, limit: number): Promise<void> {
+    const keys = [...['glimit', 'gactive', 'ring', 'paused', 'wake'].map((s) => this.key(s)), this.lane(group)];
+    await this.runtime.run(lanes.glimit, keys, [group, limit]);
+  }
+
+  async lanePause(group: string): Promise<void> {
+    await this.runtime.run(lanes.gpause, [this.key('paused'), this.key('ring')], [group]);
+  }
+
+  async laneResume(group: string): Promise<void> {
+    const keys = [...['paused', 'ring', 'glimit', 'gactive', 'wake'].map((s) => this.key(s)), this.lane(group)];
+    await this.runtime.run(lanes.gresume, keys, [group]);
+  }
+
   async pause(): Promise<void> {
     await this.runtime.run(flat.queuePause, [this.key('meta')], []);
   }
