@@ -11,7 +11,18 @@ import tseslint from 'typescript-eslint';
  * comment.
  */
 const deepImports = {
-  group: ['@echo/*/*', '!@echo/*/package.json', '!@echo/queue/internal', '**/packages/*/src/**', '**/packages/*/dist/**', '../../*/src/**'],
+  group: [
+    '@echo/*/*',
+    '!@echo/*/package.json',
+    '!@echo/queue/internal',
+    '!@echo/protocol/queue',
+    '!@echo/protocol/bus',
+    '!@echo/protocol/cache',
+    '!@echo/protocol/extend',
+    '**/packages/*/src/**',
+    '**/packages/*/dist/**',
+    '../../*/src/**',
+  ],
   message: 'Import another package through its public entry point only (its `exports` map).',
 };
 
@@ -46,16 +57,29 @@ const graph = (forbidden, why, paths = [], extra = [], tops = [cli, dashboard]) 
 });
 
 /**
- * A pillar is a thin reading of the substrate: it sends typed transitions (`transitions.*` through
- * `execute`) and never names a script, builds a KEYS array or holds the driver.
+ * A pillar is a thin reading of the substrate: it imports its own protocol subpath
+ * (`@echo/protocol/queue`, `/bus`, `/cache`), which holds its contract (keys, typed transitions,
+ * reads, formats) on the shared machinery and none of the script machinery (`scripts`, `bind`,
+ * `defineScript`): it sends typed transitions and never names a script, builds a KEYS array or
+ * holds the driver. Its tests may also reach `@echo/protocol/extend`; no file of a pillar reads
+ * another pillar's contract.
+ *
+ * @param {'queue' | 'bus' | 'cache'} pillar @param {boolean} src
  */
-const thinPillar = [
-  {
-    name: '@echo/protocol',
-    importNames: ['scripts', 'SCRIPT_NAMES', 'bind', 'defineScript', 'loadScript', 'strictVariant', 'checkCall'],
-    message: 'Pillars send typed transitions (`transitions.*` with `execute`), not scripts with KEYS arrays.',
-  },
-];
+const protocolFace = (pillar, src) => {
+  const others = ['queue', 'bus', 'cache', ...(src ? ['extend'] : [])].filter((p) => p !== pillar);
+  return {
+    paths: [{ name: '@echo/protocol', message: `A pillar imports its own contract, @echo/protocol/${pillar}; the root is the application's face.` }],
+    patterns: [
+      {
+        group: others.map((p) => `@echo/protocol/${p}`),
+        message: src
+          ? `The ${pillar} reads its own contract, @echo/protocol/${pillar}: no other pillar's, and not the library authors' @echo/protocol/extend.`
+          : `The ${pillar}'s tests read @echo/protocol/${pillar} (or /extend), not another pillar's contract.`,
+      },
+    ],
+  };
+};
 /**
  * No raw command by name: a pillar (and the dashboard) reads and writes through the protocol's typed
  * reads and writes (`reads.*`, `writes.*` with `sendRead`/`sendWrite`), whose builders own the
@@ -102,35 +126,35 @@ export default tseslint.config(
   },
   {
     files: ['packages/queue/**/*.ts'],
-    rules: graph(['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.'),
+    rules: graph(['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.', protocolFace('queue', false).paths, protocolFace('queue', false).patterns),
   },
   {
     files: ['packages/queue/src/**/*.ts'],
-    rules: { ...graph(['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.', thinPillar, [noDriver]), ...pillarSyntax },
+    rules: { ...graph(['@echo/bus', '@echo/cache'], 'A pillar depends on @echo/protocol only; the queue reads no other pillar.', protocolFace('queue', true).paths, [noDriver, ...protocolFace('queue', true).patterns]), ...pillarSyntax },
   },
   {
     files: ['packages/bus/**/*.ts'],
-    rules: graph(['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.'),
+    rules: graph(['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.', protocolFace('bus', false).paths, protocolFace('bus', false).patterns),
   },
   {
     files: ['packages/bus/src/**/*.ts'],
-    rules: { ...graph(['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.', thinPillar, [noDriver]), ...pillarSyntax },
+    rules: { ...graph(['@echo/queue', '@echo/cache'], 'A pillar depends on @echo/protocol only; the bus reads no other pillar.', protocolFace('bus', true).paths, [noDriver, ...protocolFace('bus', true).patterns]), ...pillarSyntax },
   },
   {
     files: ['packages/cache/**/*.ts'],
-    rules: graph(['@echo/queue', '@echo/bus'], 'A pillar depends on @echo/protocol only; the cache reads no other pillar (its coherence log is its own).'),
+    rules: graph(['@echo/queue', '@echo/bus'], 'A pillar depends on @echo/protocol only; the cache reads no other pillar (its coherence log is its own).', protocolFace('cache', false).paths, protocolFace('cache', false).patterns),
   },
   {
     files: ['packages/cache/src/**/*.ts'],
-    rules: { ...graph(['@echo/queue', '@echo/bus'], 'A pillar depends on @echo/protocol only; the cache reads no other pillar (its coherence log is its own).', thinPillar, [noDriver]), ...pillarSyntax },
+    rules: { ...graph(['@echo/queue', '@echo/bus'], 'A pillar depends on @echo/protocol only; the cache reads no other pillar (its coherence log is its own).', protocolFace('cache', true).paths, [noDriver, ...protocolFace('cache', true).patterns]), ...pillarSyntax },
   },
   {
     files: ['packages/bullmq/**/*.ts'],
-    rules: graph(['@echo/bus', '@echo/cache'], '@echo/bullmq is a reading of the queue: it imports @echo/queue and @echo/protocol, and nothing imports it.'),
+    rules: graph(['@echo/bus', '@echo/cache'], '@echo/bullmq is a reading of the queue: it imports @echo/queue and @echo/protocol, and nothing imports it.', protocolFace('queue', false).paths, protocolFace('queue', false).patterns),
   },
   {
     files: ['packages/bullmq/src/**/*.ts'],
-    rules: graph(['@echo/bus', '@echo/cache', '@echo/testkit'], '@echo/bullmq is a reading of the queue: it imports @echo/queue and @echo/protocol, and nothing imports it.', thinPillar, [noDriver]),
+    rules: graph(['@echo/bus', '@echo/cache', '@echo/testkit'], '@echo/bullmq is a reading of the queue: it imports @echo/queue and @echo/protocol, and nothing imports it.', protocolFace('queue', true).paths, [noDriver, ...protocolFace('queue', true).patterns]),
   },
   {
     files: ['packages/conformance/**/*.ts'],

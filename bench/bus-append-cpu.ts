@@ -7,7 +7,7 @@
  */
 import { Redis } from 'ioredis';
 import { Bus } from '@echo/bus';
-import { mintIdParts } from '@echo/protocol';
+import { mintIdParts } from '@echo/protocol/extend';
 import { startRedis } from '@echo/testkit';
 import { cpuPerOp, printCpuRounds, runCpuRounds, type CpuRounds } from './lib/cpu-rounds.js';
 import { intOption } from './lib/options.js';

@@ -20,7 +20,7 @@
  *   pnpm --filter @echo/bench bench:bus-trace --quick    # a smoke run
  */
 import { Bus } from '@echo/bus';
-import { traces } from '@echo/protocol';
+import { traces } from '@echo/protocol/extend';
 import { startRedis } from '@echo/testkit';
 import { clientCpuUs } from './lib/admin.js';
 import { boolOption, intOption } from './lib/options.js';

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { Connection, mintId } from '@echo/protocol';
+import { Connection, mintId } from '@echo/protocol/extend';
 import { Bus, type GroupConsumer, type Stream } from '@echo/bus';
 import { Admin, machineHeader } from './lib/admin.js';
 import { boundLine, callsPerOp, callsText, goalLine, measuredLines, type Sides } from './lib/goals.js';

@@ -7,7 +7,7 @@
  *   OPS=20000 ROUNDS=2 pnpm bench:connector    # a quick correctness run
  */
 import { Redis } from 'ioredis';
-import { Connection, queueKeys, scripts, type ScriptCall } from '@echo/protocol';
+import { Connection, queueKeys, scripts, type ScriptCall } from '@echo/protocol/extend';
 import { Admin, clientCpuUs, machineHeader } from './lib/admin.js';
 import { intOption } from './lib/options.js';
 import { progress, publish, table } from './lib/report.js';

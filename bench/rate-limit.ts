@@ -11,7 +11,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { mintId } from '@echo/protocol';
+import { mintId } from '@echo/protocol/extend';
 import { Queue } from '@echo/queue';
 import { startRedis } from '@echo/testkit';
 import { intOption } from './lib/options.js';

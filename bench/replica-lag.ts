@@ -17,7 +17,7 @@
  *   pnpm bench:replica-lag                      # hold 2 s, lag 100 ms, 8 producers in flight
  *   pnpm bench:replica-lag --hold-ms 1000 --lag-ms 50 --inflight 4
  */
-import { Connection, EchoError, mintId, type JobId } from '@echo/protocol';
+import { Connection, EchoError, mintId, type JobId } from '@echo/protocol/extend';
 import { Queue } from '@echo/queue';
 import { startLinkProxy, startRedis, waitFor, type LinkProxy, type RedisServer } from '@echo/testkit';
 import { intOption } from './lib/options.js';

@@ -11,7 +11,7 @@
  *   pnpm --filter @echo/bench bench:telemetry             # 20,000 jobs, 5 rounds
  *   pnpm --filter @echo/bench bench:telemetry --quick     # a smoke run
  */
-import { TELEMETRY_HOOK_NAMES, hooks, onHook, type JobCompleteEvent } from '@echo/protocol';
+import { TELEMETRY_HOOK_NAMES, hooks, onHook, type JobCompleteEvent } from '@echo/protocol/extend';
 import { Queue, Worker } from '@echo/queue';
 import { startRedis } from '@echo/testkit';
 import { boolOption, intOption } from './lib/options.js';

@@ -17,7 +17,7 @@
  *   pnpm --filter @echo/bench bench:trace             # 10,000 jobs, 5 rounds
  *   pnpm --filter @echo/bench bench:trace --quick     # a smoke run
  */
-import { traces } from '@echo/protocol';
+import { traces } from '@echo/protocol/extend';
 import { Queue, Worker } from '@echo/queue';
 import { startRedis } from '@echo/testkit';
 import { clientCpuUs } from './lib/admin.js';

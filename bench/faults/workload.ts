@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Bus, type GroupConsumer, type Stream } from '@echo/bus';
 import { Cache, type Namespace } from '@echo/cache';
-import { IdMinter, type Connection } from '@echo/protocol';
+import { IdMinter, type Connection } from '@echo/protocol/extend';
 import { Queue, type Worker } from '@echo/queue';
 import { RollingChecker, sleep, type InjectedClock, type Operation, type ProcessPool } from '@echo/testkit';
 import { startRecordedWorker, type FaultJob, type WorkerNotes } from './recorded-worker.js';

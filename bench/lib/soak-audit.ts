@@ -4,7 +4,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { parseKey, type Connection } from '@echo/protocol';
+import { parseKey, type Connection } from '@echo/protocol/extend';
 
 /** A point in time (ms since the run started) and a value. */
 export type Point = readonly [number, number];

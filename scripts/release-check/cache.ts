@@ -4,7 +4,7 @@
  * real server.
  */
 import { Cache } from '@echo/cache';
-import { Connection, mintId } from '@echo/protocol';
+import { Connection, mintId } from '@echo/protocol/extend';
 
 const url = process.env.REDIS_URL;
 if (url === undefined) throw new Error('REDIS_URL is required');

@@ -9,7 +9,7 @@ import * as cli from '@echo/cli';
 import * as conformance from '@echo/conformance';
 import * as dashboard from '@echo/dashboard';
 import * as otel from '@echo/otel';
-import * as protocol from '@echo/protocol';
+import * as protocol from '@echo/protocol/extend';
 import * as queue from '@echo/queue';
 import * as queueInternal from '@echo/queue/internal';
 import * as testkit from '@echo/testkit';

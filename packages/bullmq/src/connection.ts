@@ -1,4 +1,4 @@
-import { Connection, InvalidArgumentError, strictOptions, type ConnectOptions } from '@echo/protocol';
+import { Connection, InvalidArgumentError, strictOptions, type ConnectOptions } from '@echo/protocol/queue';
 import { NotSupportedError } from './errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import { CodecError } from '@echo/protocol';
+import { CodecError } from '@echo/protocol/queue';
 import type { BackoffOptions } from './job-options.js';
 
 /** The job options a job carries with it, as BullMQ shows them on `job.opts`. */

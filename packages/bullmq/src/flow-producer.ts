@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Connection, InvalidArgumentError, strictOptions } from '@echo/protocol';
+import { Connection, InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import { Queue as EchoQueue, type FlowChild, type FlowResult } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';

@@ -1,4 +1,4 @@
-import { checkTimeBound, InvalidArgumentError, strictOptions } from '@echo/protocol';
+import { checkTimeBound, InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import type { EnqueueOptions, KeepBound } from '@echo/queue';
 import type { StoredOptions } from './envelope.js';
 import { NotSupportedError } from './errors.js';

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { strictOptions, type LifecycleEvent } from '@echo/protocol';
+import { strictOptions, type LifecycleEvent } from '@echo/protocol/queue';
 import { progressValue, Queue as EchoQueue, resultValue, type QueueEvents as EchoQueueEvents } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';

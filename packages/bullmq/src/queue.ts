@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { InvalidArgumentError, MalformedIdError, strictOptions } from '@echo/protocol';
+import { InvalidArgumentError, MalformedIdError, strictOptions } from '@echo/protocol/queue';
 import { Queue as EchoQueue, type CountName, type KeepBound, type ListState } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';

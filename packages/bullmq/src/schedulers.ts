@@ -1,4 +1,4 @@
-import { InvalidArgumentError, strictOptions } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import type { SchedulerCadence, SchedulerOptions } from '@echo/queue';
 import type { RepeatOptions } from './job-options.js';
 

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { checkTimeBound, InvalidArgumentError, strictOptions } from '@echo/protocol';
+import { checkTimeBound, InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import { Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import { openEnvelope, type Envelope } from './envelope.js';

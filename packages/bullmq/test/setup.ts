@@ -1,4 +1,4 @@
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { startCluster, uniqueName, useRedis, type RedisCluster } from '@echo/testkit';
 
 /** `ECHO_BULLMQ_CLUSTER=1` runs a guide file on a 3-master cluster (`pnpm test:cluster`). */

@@ -1,4 +1,4 @@
-import { UnknownOptionError } from '@echo/protocol';
+import { UnknownOptionError } from '@echo/protocol/queue';
 import { useRedis } from '@echo/testkit';
 import { describe, expect, it } from 'vitest';
 import { FlowProducer, NotSupportedError, Queue, QueueEvents, Worker } from '../src/index.js';

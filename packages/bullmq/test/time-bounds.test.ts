@@ -3,7 +3,7 @@
  * bound admitted, past it refused with a typed error naming the option and the bound, and nothing
  * written. BullMQ's seconds (removeOnComplete.age, drainDelay) are bounded as the ms they become.
  */
-import { MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError } from '@echo/protocol';
+import { MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError } from '@echo/protocol/queue';
 import { useRedis } from '@echo/testkit';
 import { describe, expect, it } from 'vitest';
 import { Queue, Worker, type JobsOptions, type WorkerOptions } from '../src/index.js';

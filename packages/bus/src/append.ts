@@ -1,4 +1,4 @@
-import { IdMinter, mintIdParts, resolveValueLimit, writes, type Connection, type EvtId } from '@echo/protocol';
+import { IdMinter, mintIdParts, resolveValueLimit, writes, type Connection, type EvtId } from '@echo/protocol/bus';
 import { checkEntrySize } from './entry-size.js';
 import { BatchAppendError, type BatchAppendResult } from './errors.js';
 import { flattenFields, type StreamFields } from './fields.js';

@@ -1,4 +1,4 @@
-import { reads, writes, type Connection, type EvtId } from '@echo/protocol';
+import { reads, writes, type Connection, type EvtId } from '@echo/protocol/bus';
 import { parseEvtId } from './xadd-id.js';
 
 /**

@@ -8,7 +8,7 @@ import {
   type ConnectOptions,
   type EventName,
   type JobId,
-} from '@echo/protocol';
+} from '@echo/protocol/bus';
 import type { EvtMinter } from './append.js';
 import { listen, type EventsListener, type ListenOptions } from './events-listener.js';
 import { ownHashtag } from './keys.js';

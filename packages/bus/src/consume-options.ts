@@ -1,4 +1,4 @@
-import { checkTimeBound, InvalidArgumentError, type EvtId } from '@echo/protocol';
+import { checkTimeBound, InvalidArgumentError, type EvtId } from '@echo/protocol/bus';
 import { ID_FIELD, type StreamFields } from './fields.js';
 import type { GroupStart } from './group.js';
 import { checkConsumeOptions } from './option-checks.js';

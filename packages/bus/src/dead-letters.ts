@@ -1,4 +1,4 @@
-import { InvalidArgumentError, execute, isStreamId, parseDeadLetterRecord, reads, transitions, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, execute, isStreamId, parseDeadLetterRecord, reads, transitions, type Connection, type EvtId } from '@echo/protocol/bus';
 import type { StreamFields } from './fields.js';
 import { deadLettersKey, streamKey } from './keys.js';
 import { checkDeadLetterRange, checkReadOptions, checkRedriveTarget } from './option-checks.js';

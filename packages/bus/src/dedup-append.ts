@@ -1,4 +1,4 @@
-import { InvalidArgumentError, execute, resolveValueLimit, transitions, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, execute, resolveValueLimit, transitions, type Connection, type EvtId } from '@echo/protocol/bus';
 import { checked, mint, type AppendOptions, type Minted } from './append.js';
 import { BatchAppendError, type BatchAppendResult } from './errors.js';
 import { ID_FIELD, type StreamFields } from './fields.js';

@@ -1,4 +1,4 @@
-import { execute, transitions, type Connection } from '@echo/protocol';
+import { execute, transitions, type Connection } from '@echo/protocol/bus';
 
 /**
  * Deletes a stream log in one atomic step: its entries, its consumer groups and its archive

@@ -1,4 +1,4 @@
-import { ValueTooLargeError } from '@echo/protocol';
+import { ValueTooLargeError } from '@echo/protocol/bus';
 
 /**
  * Checks one entry's flattened `field value …` list against its byte cap (UTF-8, names and values

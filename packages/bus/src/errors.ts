@@ -1,4 +1,4 @@
-import { EchoError, type EvtId } from '@echo/protocol';
+import { EchoError, type EvtId } from '@echo/protocol/bus';
 
 /** One member of an {@link appendBatch}: its minted id, and whether the XADD landed. */
 export type BatchAppendResult =

@@ -2,7 +2,7 @@
  * The events channel half of the bus (bus.md §1.3). The listener itself lives in `@echo/protocol`,
  * shared with the queue's `QueueEvents`, so that `emq:{q}:events` is read by one implementation.
  */
-import { EventsListener, type Connection, type ListenOptions } from '@echo/protocol';
+import { EventsListener, type Connection, type ListenOptions } from '@echo/protocol/bus';
 import { checkListenOptions } from './option-checks.js';
 
 export {
@@ -14,7 +14,7 @@ export {
   type LifecycleEventMap,
   type LifecycleEventOf,
   type ListenOptions,
-} from '@echo/protocol';
+} from '@echo/protocol/bus';
 
 /**
  * Opens an {@link EventsListener} for `queue` on a connection duplicated from `conn`.

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, MalformedIdError, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, MalformedIdError, type EvtId } from '@echo/protocol/bus';
 import { parseEvtId } from './xadd-id.js';
 
 /**

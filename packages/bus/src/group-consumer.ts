@@ -1,4 +1,4 @@
-import { ConnectionLostError, InvalidArgumentError, execute, reads, transitions, type Connection, type EvtId, type StreamEntryReply, type TraceContext } from '@echo/protocol';
+import { ConnectionLostError, InvalidArgumentError, execute, reads, transitions, type Connection, type EvtId, type StreamEntryReply, type TraceContext } from '@echo/protocol/bus';
 import {
   settingsOf,
   type ConsumeOptions,

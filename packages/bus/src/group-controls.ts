@@ -1,4 +1,4 @@
-import { ServerError, execute, reads, transitions, writes, type Connection } from '@echo/protocol';
+import { ServerError, execute, reads, transitions, writes, type Connection } from '@echo/protocol/bus';
 import { assertMemberName, startId, type GroupStart } from './group.js';
 import { streamKey } from './keys.js';
 

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, ServerError, writes, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, ServerError, writes, type Connection, type EvtId } from '@echo/protocol/bus';
 import { instantMs, MAX_TAIL, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
 import { checkPosition } from './option-checks.js';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@echo/protocol';
+import { InvalidArgumentError } from '@echo/protocol/bus';
 import type { GroupBatchHandler, GroupEntry, GroupHandler } from './consume-options.js';
 import { checkVerdict } from './option-checks.js';
 import { outcomeOf, thrown, type Outcome } from './settle.js';

@@ -1,4 +1,4 @@
-import type { EvtId } from '@echo/protocol';
+import type { EvtId } from '@echo/protocol/bus';
 import type { GroupEntry } from './consume-options.js';
 import type { StreamFields } from './fields.js';
 

@@ -57,4 +57,4 @@ export { maxidCeil, minidFloor, type Instant } from './instant.js';
 export { xaddId } from './xadd-id.js';
 export { BatchAppendError, type BatchAppendResult } from './errors.js';
 // Raised by the connector's subscribe; re-exported under its old home.
-export { Resp3RequiredError } from '@echo/protocol';
+export { Resp3RequiredError } from '@echo/protocol/bus';

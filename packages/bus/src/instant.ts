@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@echo/protocol';
+import { InvalidArgumentError } from '@echo/protocol/bus';
 
 /**
  * A wall-clock instant: a `Date`, or Unix milliseconds as an integer. Stream bounds are whole

@@ -1,4 +1,4 @@
-import { InvalidNameError, assertStreamName, queueKeys } from '@echo/protocol';
+import { InvalidNameError, assertStreamName, queueKeys } from '@echo/protocol/bus';
 
 /**
  * `emq:{q}:stream:<name>`. Both names are checked by the protocol's key builder, so a bad name

@@ -1,4 +1,4 @@
-import { ServerError, reads, type Connection } from '@echo/protocol';
+import { ServerError, reads, type Connection } from '@echo/protocol/bus';
 import { streamKey } from './keys.js';
 import { countUndelivered } from './undelivered.js';
 

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, strictOptions } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions } from '@echo/protocol/bus';
 
 /*
  * The strict checks of every options object the bus takes, built once. The hints name what raw

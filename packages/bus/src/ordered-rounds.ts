@@ -1,4 +1,4 @@
-import { execute, queueKeys, reads, transitions, type Connection, type TraceContext } from '@echo/protocol';
+import { execute, queueKeys, reads, transitions, type Connection, type TraceContext } from '@echo/protocol/bus';
 import type { GroupEntry } from './consume-options.js';
 import type { Outcome } from './settle.js';
 

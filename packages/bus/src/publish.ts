@@ -1,4 +1,4 @@
-import { EVENT_NAMES, InvalidArgumentError, encodeEvent, queueKeys, writes, type Connection, type EventName, type JobId } from '@echo/protocol';
+import { EVENT_NAMES, InvalidArgumentError, encodeEvent, queueKeys, writes, type Connection, type EventName, type JobId } from '@echo/protocol/bus';
 
 const KNOWN = new Set<string>(EVENT_NAMES);
 

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, reads, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, reads, type Connection, type EvtId } from '@echo/protocol/bus';
 import type { StreamEntry } from './fields.js';
 import { instantMs, maxidCeil, minidFloor, type Instant } from './instant.js';
 import { streamKey } from './keys.js';

@@ -1,4 +1,4 @@
-import { checkTimeBound, InvalidArgumentError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol';
+import { checkTimeBound, InvalidArgumentError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol/bus';
 import { checkRetentionOptions, checkRetentionTarget, checkTrimWindow } from './option-checks.js';
 import { trim, trimInput, type TrimWindow } from './trim.js';
 

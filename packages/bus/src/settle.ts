@@ -1,4 +1,4 @@
-import { execute, transitions, writes, type Connection } from '@echo/protocol';
+import { execute, transitions, writes, type Connection } from '@echo/protocol/bus';
 import { settledEntries } from './stream-hooks.js';
 
 /** What became of one handled entry. */

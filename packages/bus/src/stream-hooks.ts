@@ -1,4 +1,4 @@
-import { hooks } from '@echo/protocol';
+import { hooks } from '@echo/protocol/bus';
 
 /**
  * The bus's side of the `emq.stream.*` telemetry hooks. Every function returns at once when its

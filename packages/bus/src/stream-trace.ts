@@ -1,4 +1,4 @@
-import { traceContextOf, traces, type AppendTraceContext, type ProcessedEntry, type StreamProcessTraceContext, type TraceContext } from '@echo/protocol';
+import { traceContextOf, traces, type AppendTraceContext, type ProcessedEntry, type StreamProcessTraceContext, type TraceContext } from '@echo/protocol/bus';
 import type { GroupEntry } from './consume-options.js';
 import type { CallWrap } from './handler-runs.js';
 import type { ConsumerLabels } from './stream-hooks.js';

@@ -1,4 +1,4 @@
-import { resolveValueLimit, type Connection, type EvtId } from '@echo/protocol';
+import { resolveValueLimit, type Connection, type EvtId } from '@echo/protocol/bus';
 import { append, appendBatch, appendId, type AppendOptions, type EvtMinter } from './append.js';
 import { clearArchived, getArchived, putArchived } from './archive.js';
 import { dropStream } from './drop.js';

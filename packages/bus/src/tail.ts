@@ -1,4 +1,4 @@
-import { InvalidArgumentError, StreamCursor, type Connection, type CursorStart, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, StreamCursor, type Connection, type CursorStart, type EvtId } from '@echo/protocol/bus';
 import type { StreamEntry } from './fields.js';
 import { instantMs, MAX_TAIL, type Instant } from './instant.js';
 import { streamKey } from './keys.js';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, isTracestate, traceContextOf, type TraceContext } from '@echo/protocol';
+import { InvalidArgumentError, isTracestate, traceContextOf, type TraceContext } from '@echo/protocol/bus';
 import { entryFromPairs, type StreamEntry, type StreamFields } from './fields.js';
 
 /**

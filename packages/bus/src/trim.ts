@@ -1,4 +1,4 @@
-import { InvalidArgumentError, writes, type Connection } from '@echo/protocol';
+import { InvalidArgumentError, writes, type Connection } from '@echo/protocol/bus';
 import { instantMs, type Instant } from './instant.js';
 import { streamKey } from './keys.js';
 import { checkTrimWindow } from './option-checks.js';

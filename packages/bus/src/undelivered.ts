@@ -1,4 +1,4 @@
-import { compareStreamIds, reads, type Connection } from '@echo/protocol';
+import { compareStreamIds, reads, type Connection } from '@echo/protocol/bus';
 
 /**
  * How many entries {@link countUndelivered} reads, at most, on each side of a group's position

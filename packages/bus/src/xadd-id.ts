@@ -1,4 +1,4 @@
-import { ID_EPOCH_MS, decodeId, parseId, type EvtId, type MintedId } from '@echo/protocol';
+import { ID_EPOCH_MS, decodeId, parseId, type EvtId, type MintedId } from '@echo/protocol/bus';
 
 const EPOCH = BigInt(ID_EPOCH_MS);
 const TAIL_MASK = 0x3fffffn;

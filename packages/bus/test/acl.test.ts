@@ -1,4 +1,4 @@
-import { busAclRules, Connection, mintId, PermissionError } from '@echo/protocol';
+import { busAclRules, Connection, mintId, PermissionError } from '@echo/protocol/bus';
 import { startRedis, waitFor, type RedisServer } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

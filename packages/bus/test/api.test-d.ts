@@ -1,4 +1,4 @@
-import type { EvtId, JobId } from '@echo/protocol';
+import type { EvtId, JobId } from '@echo/protocol/bus';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { AppendReceipt, Bus, ConsumeOptions, GroupEntry, Stream, StreamEntry, TrimWindow } from '../src/index.js';
 

@@ -1,4 +1,4 @@
-import { KindError, MalformedIdError, mintId, type Connection } from '@echo/protocol';
+import { KindError, MalformedIdError, mintId, type Connection } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus } from '../src/index.js';

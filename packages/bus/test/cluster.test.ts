@@ -1,4 +1,4 @@
-import { Connection, mintId, queueKeys, slot, type LifecycleEvent } from '@echo/protocol';
+import { Connection, mintId, queueKeys, slot, type LifecycleEvent } from '@echo/protocol/extend';
 import { startCluster, uniqueName, type RedisCluster } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type GroupEntry } from '../src/index.js';

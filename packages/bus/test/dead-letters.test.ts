@@ -1,4 +1,4 @@
-import { IdMinter, type Connection, type EvtId } from '@echo/protocol';
+import { IdMinter, type Connection, type EvtId } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type ConsumeOptions, type GroupConsumer, type GroupEntry, type Stream } from '../src/index.js';

@@ -2,8 +2,8 @@
  * The publish deduplication window of a stream: an append with a message id seen within the window
  * writes nothing and answers the first append's id, by the server's clock, atomically.
  */
-import { InvalidArgumentError, IdMinter, NonMonotonicError, queueKeys } from '@echo/protocol';
-import type { Connection } from '@echo/protocol';
+import { InvalidArgumentError, IdMinter, NonMonotonicError, queueKeys } from '@echo/protocol/bus';
+import type { Connection } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchAppendError, Bus, DEFAULT_DEDUP_WINDOW_MS, type StreamBus } from '../src/index.js';

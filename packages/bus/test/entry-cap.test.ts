@@ -3,7 +3,7 @@
  * or per stream. An append over it throws ValueTooLargeError and writes nothing; a batch with one
  * record over it writes none of them.
  */
-import { Connection, DEFAULT_MAX_VALUE_BYTES, InvalidArgumentError, ValueTooLargeError, mintId } from '@echo/protocol';
+import { Connection, DEFAULT_MAX_VALUE_BYTES, InvalidArgumentError, ValueTooLargeError, mintId } from '@echo/protocol/bus';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { append, Bus } from '../src/index.js';

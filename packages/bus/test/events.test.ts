@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { Connection, InvalidArgumentError, MalformedIdError, mintId, type LifecycleEvent } from '@echo/protocol';
+import { Connection, InvalidArgumentError, MalformedIdError, mintId, type LifecycleEvent } from '@echo/protocol/bus';
 import { uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, listen, publish, type EventsListener } from '../src/index.js';

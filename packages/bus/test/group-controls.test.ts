@@ -2,7 +2,7 @@
  * Group controls (pause, resume, reset, delete), the in-progress signal and the redelivery backoff,
  * as JetStream users know them, against a real server.
  */
-import { InvalidArgumentError, ServerError, queueKeys, type Connection, type EvtId } from '@echo/protocol';
+import { InvalidArgumentError, ServerError, queueKeys, type Connection, type EvtId } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type GroupConsumer, type GroupEntry, type GroupHandler, type Stream } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { ConnectionLostError, InvalidArgumentError, ServerError, mintId, parseAutoclaim, parseOneStreamRead, type Connection, type EvtId } from '@echo/protocol';
+import { ConnectionLostError, InvalidArgumentError, ServerError, mintId, parseAutoclaim, parseOneStreamRead, type Connection, type EvtId } from '@echo/protocol/bus';
 import { uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, xaddId, type GroupConsumer, type GroupEntry, type Stream } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { Connection, queueKeys } from '@echo/protocol';
+import { Connection, queueKeys } from '@echo/protocol/bus';
 import { useRedis, waitFor } from '@echo/testkit';
 
 /** A fenced connection to the shared test server. */

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type Connection, type EvtId } from '@echo/protocol';
+import { type Connection, type EvtId } from '@echo/protocol/bus';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type GroupConsumer } from '../src/index.js';

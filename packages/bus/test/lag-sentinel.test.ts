@@ -5,7 +5,7 @@
  * answers a lag too high by every entry read since, and keeps answering it after the group has
  * caught up. `lag()` must count what is there.
  */
-import { ConnectionLostError, Connection } from '@echo/protocol';
+import { ConnectionLostError, Connection } from '@echo/protocol/bus';
 import { startSentinel, waitFor, type SentinelGroup } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type GroupLag, type Stream } from '../src/index.js';

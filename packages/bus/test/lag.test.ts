@@ -4,7 +4,7 @@
  * group's position, an XDEL ahead of it, a group opened at `new` on a stream that has entries, or a
  * reset into the middle of the stream.
  */
-import { type Connection, type EvtId } from '@echo/protocol';
+import { type Connection, type EvtId } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, xaddId, type GroupConsumer, type Stream } from '../src/index.js';

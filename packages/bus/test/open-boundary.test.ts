@@ -3,7 +3,7 @@
  * consumer's handler answers: a misspelt verdict fails the delivery with a typed error, never read
  * as something else.
  */
-import { Connection, InvalidArgumentError, OptionRangeError, UnknownOptionError } from '@echo/protocol';
+import { Connection, InvalidArgumentError, OptionRangeError, UnknownOptionError } from '@echo/protocol/bus';
 import { startRedis, waitFor, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type GroupConsumer, type StreamBus, type Verdict } from '../src/index.js';

@@ -3,7 +3,7 @@
  * in stream order across every consumer of the group (each on its own connection), different
  * values run at once, and a consumer that dies holding entries loses nothing and breaks no order.
  */
-import { Connection, queueKeys } from '@echo/protocol';
+import { Connection, queueKeys } from '@echo/protocol/bus';
 import { uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type GroupConsumer, type GroupEntry, type Stream } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { IdMinter, InvalidArgumentError, ServerError, idUnixMs, type Connection, type EvtId } from '@echo/protocol';
+import { IdMinter, InvalidArgumentError, ServerError, idUnixMs, type Connection, type EvtId } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, RetentionDriver, type RetentionTarget, type Stream } from '../src/index.js';

@@ -2,7 +2,7 @@
  * A bus opened without a queue: streams only, each under its own name as the hashtag, in the key
  * form of bus.md §2 (so every key parses, and a queue bus of that name reaches the same stream).
  */
-import { Connection, InvalidArgumentError, InvalidNameError, parseKey, slot } from '@echo/protocol';
+import { Connection, InvalidArgumentError, InvalidNameError, parseKey, slot } from '@echo/protocol/extend';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, StreamBus } from '../src/index.js';

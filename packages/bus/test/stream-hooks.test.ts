@@ -1,4 +1,4 @@
-import { onHook, type Connection, type TelemetryHookMap } from '@echo/protocol';
+import { onHook, type Connection, type TelemetryHookMap } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus } from '../src/index.js';

@@ -9,7 +9,7 @@ import {
   queueKeys,
   type Connection,
   type EvtId,
-} from '@echo/protocol';
+} from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchAppendError, Bus, xaddId } from '../src/index.js';

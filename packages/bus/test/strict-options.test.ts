@@ -3,7 +3,7 @@
  * naming the key, and for the names users bring from raw Redis Streams, NATS JetStream or BullMQ,
  * the option that means it here.
  */
-import { Connection, UnknownOptionError } from '@echo/protocol';
+import { Connection, UnknownOptionError } from '@echo/protocol/bus';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { append, appendUnique, Bus, type StreamBus } from '../src/index.js';

@@ -2,7 +2,7 @@
  * Every time-like option of the bus is bounded: at its bound it is admitted, past it the call is
  * refused with a typed error naming the option and the bound, before anything is written.
  */
-import { Connection, MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError } from '@echo/protocol';
+import { Connection, MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError } from '@echo/protocol/bus';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type StreamBus } from '../src/index.js';

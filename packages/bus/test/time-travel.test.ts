@@ -1,4 +1,4 @@
-import { IdMinter, InvalidArgumentError, idUnixMs, type Connection, type EvtId } from '@echo/protocol';
+import { IdMinter, InvalidArgumentError, idUnixMs, type Connection, type EvtId } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, type Stream } from '../src/index.js';

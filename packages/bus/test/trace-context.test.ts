@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe, unsubscribe, type Channel } from 'node:diagnostics_channel';
-import { InvalidArgumentError, mintId, traces, type AppendTraceContext, type Connection, type StreamProcessTraceContext } from '@echo/protocol';
+import { InvalidArgumentError, mintId, traces, type AppendTraceContext, type Connection, type StreamProcessTraceContext } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, TRACEPARENT_FIELD, TRACESTATE_FIELD, type GroupEntry, type Stream } from '../src/index.js';

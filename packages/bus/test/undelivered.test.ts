@@ -3,7 +3,7 @@
  * stream is counted exactly; farther from both, the server's own count stands only where the
  * counts around the group's position allow it.
  */
-import { reads, type Connection, type EvtId } from '@echo/protocol';
+import { reads, type Connection, type EvtId } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, xaddId, type Stream } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, KindError, MalformedIdError, decodeId, snowflakeParts, writes } from '@echo/protocol';
+import { InvalidArgumentError, KindError, MalformedIdError, decodeId, snowflakeParts, writes } from '@echo/protocol/bus';
 import { describe, expect, it } from 'vitest';
 import { eventNameOf, maxidCeil, minidFloor, xaddId } from '../src/index.js';
 import { entryFromPairs, flattenFields } from '../src/fields.js';

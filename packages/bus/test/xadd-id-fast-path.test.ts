@@ -1,4 +1,4 @@
-import { ID_EPOCH_MS, IdMinter, decodeId } from '@echo/protocol';
+import { ID_EPOCH_MS, IdMinter, decodeId } from '@echo/protocol/bus';
 import { describe, expect, it } from 'vitest';
 import { xaddId, xaddIdOf } from '../src/xadd-id.js';
 

@@ -1,4 +1,4 @@
-import { checkConnectionChoice, type ConnectOptions, Connection, InvalidArgumentError } from '@echo/protocol';
+import { checkConnectionChoice, type ConnectOptions, Connection, InvalidArgumentError } from '@echo/protocol/cache';
 import { CacheExistsError, NamespaceOptionsError, NoSuchCacheError } from './errors.js';
 import { type TableSettings, type TableSpec, resolveSpec } from './spec.js';
 import { Namespace } from './keyed/namespace.js';

@@ -1,4 +1,4 @@
-import { CodecError } from '@echo/protocol';
+import { CodecError } from '@echo/protocol/cache';
 
 /**
  * Turns a table's values into the bytes that follow the version in an L2 frame, and back. The
@@ -17,7 +17,7 @@ export interface CacheCodec<T> {
 }
 
 /** The default codec: JSON as UTF-8, one shared object (a keyed namespace reads text replies for it). */
-export { jsonCodec } from '@echo/protocol';
+export { jsonCodec } from '@echo/protocol/cache';
 
 /** Stores strings as UTF-8, for callers who serialise values themselves. */
 export const stringCodec: CacheCodec<string> = {

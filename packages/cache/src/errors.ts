@@ -1,4 +1,4 @@
-import { EchoError } from '@echo/protocol';
+import { EchoError } from '@echo/protocol/cache';
 
 /**
  * A call named a table that this {@link Cache} never declared, or one that has stopped. Tables are

@@ -1,4 +1,4 @@
-import { type BrandedId, ID_LENGTH } from '@echo/protocol';
+import { type BrandedId, ID_LENGTH } from '@echo/protocol/cache';
 import { CorruptL2FrameError } from './errors.js';
 
 /** What an L2 frame holds: the write's version and the encoded value. */

@@ -1,4 +1,4 @@
-import { type BrandedId, KindError, isBrandedId } from '@echo/protocol';
+import { type BrandedId, KindError, isBrandedId } from '@echo/protocol/cache';
 
 /**
  * The kind law (cache.md §2): an id reaches neither tier unless it is exactly 14 bytes, starts with

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type OptionCheck, strictOptions } from '@echo/protocol';
+import { InvalidArgumentError, type OptionCheck, strictOptions } from '@echo/protocol/cache';
 
 /*
  * What each public entry point of the cache accepts, checked before anything is read or written:

@@ -1,4 +1,4 @@
-import { type BrandedId, InvalidArgumentError, assertCacheTable, isNamespace, resolveValueLimit } from '@echo/protocol';
+import { type BrandedId, InvalidArgumentError, assertCacheTable, isNamespace, resolveValueLimit } from '@echo/protocol/cache';
 import { checkDeclare, entryCount } from './option-checks.js';
 import { type CacheCodec, jsonCodec } from './codec.js';
 import type { Versioned } from './versioned.js';

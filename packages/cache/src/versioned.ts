@@ -1,4 +1,4 @@
-import { type BrandedId, assertBrandedId } from '@echo/protocol';
+import { type BrandedId, assertBrandedId } from '@echo/protocol/cache';
 
 /**
  * A loader's answer that carries its own version (cache.md §1), typically the source row's update

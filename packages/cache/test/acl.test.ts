@@ -1,4 +1,4 @@
-import { cacheAclRules, Connection, mintId, PermissionError } from '@echo/protocol';
+import { cacheAclRules, Connection, mintId, PermissionError } from '@echo/protocol/cache';
 import { startRedis, waitFor, type RedisServer } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

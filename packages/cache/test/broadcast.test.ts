@@ -1,4 +1,4 @@
-import { type Connection, cacheChannel, encodeId, mintId } from '@echo/protocol';
+import { type Connection, cacheChannel, encodeId, mintId } from '@echo/protocol/cache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, type BroadcastStats } from '../src/index.js';
 import { connect, sleep, tableName, until } from './helpers.js';

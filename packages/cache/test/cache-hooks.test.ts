@@ -1,4 +1,4 @@
-import { onHook, type Connection, type TelemetryHookName } from '@echo/protocol';
+import { onHook, type Connection, type TelemetryHookName } from '@echo/protocol/cache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';
 import { connect, tableName } from './helpers.js';

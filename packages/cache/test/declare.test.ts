@@ -1,4 +1,4 @@
-import { type Connection, InvalidArgumentError, InvalidNameError } from '@echo/protocol';
+import { type Connection, InvalidArgumentError, InvalidNameError } from '@echo/protocol/cache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, CacheExistsError, NoSuchCacheError, SPEC_DEFAULTS, type TableSpec } from '../src/index.js';
 import { connect, tableName } from './helpers.js';

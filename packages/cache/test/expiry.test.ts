@@ -1,4 +1,4 @@
-import { type Connection, mintId } from '@echo/protocol';
+import { type Connection, mintId } from '@echo/protocol/cache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';
 import { connect, manualClock, tableName, until } from './helpers.js';

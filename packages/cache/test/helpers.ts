@@ -1,4 +1,4 @@
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/cache';
 import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 
 /** A fenced connection to the shared test server, with the scripts' strict key check on. */

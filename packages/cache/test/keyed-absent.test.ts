@@ -3,7 +3,7 @@
  * short `negativeTtl` and seen by another connection without a second load; `ctx.skip()` and
  * `cacheIf` handing an answer over uncached and giving the lease back; `get(key, { default })`.
  */
-import type { Connection } from '@echo/protocol';
+import type { Connection } from '@echo/protocol/cache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';
 import { connect, sleep, tableName, until } from './helpers.js';

@@ -1,4 +1,4 @@
-import { Connection, slot } from '@echo/protocol';
+import { Connection, slot } from '@echo/protocol/extend';
 import { startCluster, type RedisCluster } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';

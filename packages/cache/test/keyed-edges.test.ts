@@ -3,7 +3,7 @@
  * function (called on a miss only, its answer returned and not stored), `set(key, undefined)`
  * (refused, nothing written) and `maxSize` given as a size (refused as a count of entries).
  */
-import { type Connection, InvalidArgumentError } from '@echo/protocol';
+import { type Connection, InvalidArgumentError } from '@echo/protocol/cache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';
 import { connect, tableName } from './helpers.js';

@@ -3,7 +3,7 @@
  * leave L1 answering with values older than a write another process has acknowledged. Only the log
  * reader's connection goes through the proxy; the namespace's L2 calls go direct.
  */
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/cache';
 import { startLinkProxy, startRedis, type LinkProxy, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';

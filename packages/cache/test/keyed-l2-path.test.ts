@@ -1,4 +1,4 @@
-import type { Connection } from '@echo/protocol';
+import type { Connection } from '@echo/protocol/cache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';
 import { connect, tableName, until } from './helpers.js';

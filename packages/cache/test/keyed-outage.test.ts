@@ -2,7 +2,7 @@
  * The outage mode against a real stopped server (SIGSTOP: the socket stays open and every call
  * stalls, the hardest kind of outage to notice), and coherence across a dropped connection.
  */
-import { Connection, cacheLogKey } from '@echo/protocol';
+import { Connection, cacheLogKey } from '@echo/protocol/cache';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, L2UnavailableError, type NamespaceEvents } from '../src/index.js';

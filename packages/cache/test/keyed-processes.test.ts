@@ -2,7 +2,7 @@
  * Keyed namespaces across real OS processes: one load per key for a herd spread over four processes,
  * a write seen by another process's L1, and a crashed loader's lease taken over by a waiter.
  */
-import type { Connection } from '@echo/protocol';
+import type { Connection } from '@echo/protocol/cache';
 import { useRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';

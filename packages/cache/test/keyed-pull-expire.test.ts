@@ -2,7 +2,7 @@
  * `pull` (get and delete in one step on the server) and `expire` (stale now, kept for grace), each
  * seen by another connection's L1 through the coherence log.
  */
-import type { Connection } from '@echo/protocol';
+import type { Connection } from '@echo/protocol/cache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, bufferCodec } from '../src/index.js';
 import { connect, tableName, until } from './helpers.js';

@@ -1,4 +1,4 @@
-import { MalformedIdError, type BrandedId, encodeId, mintId } from '@echo/protocol';
+import { MalformedIdError, type BrandedId, encodeId, mintId } from '@echo/protocol/cache';
 import { describe, expect, it } from 'vitest';
 import { MESSAGE_LENGTH, encodeMessage, newer, parseMessage } from '../src/coherence/message.js';
 

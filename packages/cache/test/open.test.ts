@@ -1,4 +1,4 @@
-import { type Connection, InvalidArgumentError } from '@echo/protocol';
+import { type Connection, InvalidArgumentError } from '@echo/protocol/cache';
 import { useRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, NamespaceOptionsError, bufferCodec, stringCodec } from '../src/index.js';

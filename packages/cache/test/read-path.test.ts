@@ -1,4 +1,4 @@
-import { type BrandedId, type Connection, CodecError, KindError, cacheKey, mintId } from '@echo/protocol';
+import { type BrandedId, type Connection, CodecError, KindError, cacheKey, mintId } from '@echo/protocol/cache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, CorruptL2FrameError, FlightCrashedError, versioned } from '../src/index.js';
 import { connect, sleep, tableName } from './helpers.js';

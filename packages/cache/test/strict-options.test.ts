@@ -1,4 +1,4 @@
-import { type Connection, InvalidArgumentError, UnknownOptionError } from '@echo/protocol';
+import { type Connection, InvalidArgumentError, UnknownOptionError } from '@echo/protocol/cache';
 import { type RedisServer, startRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, type Namespace } from '../src/index.js';

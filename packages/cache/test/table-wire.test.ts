@@ -1,4 +1,4 @@
-import { type Connection, cacheKey, mintId } from '@echo/protocol';
+import { type Connection, cacheKey, mintId } from '@echo/protocol/cache';
 import { useRedis } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

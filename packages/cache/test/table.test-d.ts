@@ -1,4 +1,4 @@
-import { type BrandedId, type Connection, mintId } from '@echo/protocol';
+import { type BrandedId, type Connection, mintId } from '@echo/protocol/cache';
 import { describe, expectTypeOf, it } from 'vitest';
 import { Cache, type Fetched, type Table, versioned } from '../src/index.js';
 

@@ -3,7 +3,7 @@
  * refused with a typed error naming the option and the bound, before anything is written. Also the
  * open path's connection check and the "did you mean" of a typo.
  */
-import { type Connection, InvalidArgumentError, MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError, UnknownOptionError } from '@echo/protocol';
+import { type Connection, InvalidArgumentError, MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError, UnknownOptionError } from '@echo/protocol/cache';
 import { type RedisServer, startRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, type Namespace } from '../src/index.js';

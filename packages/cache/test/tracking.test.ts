@@ -1,4 +1,4 @@
-import { Connection, InvalidArgumentError, cacheKey, mintId } from '@echo/protocol';
+import { Connection, InvalidArgumentError, cacheKey, mintId } from '@echo/protocol/cache';
 import { type RedisServer, startRedis, uniqueName } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-import { CodecError, KindError, mintId } from '@echo/protocol';
+import { CodecError, KindError, mintId } from '@echo/protocol/cache';
 import { describe, expect, it } from 'vitest';
 import { jsonCodec } from '../src/codec.js';
 import { expiresAt } from '../src/expiry.js';

@@ -1,4 +1,4 @@
-import { type Connection, ValueTooLargeError, mintId } from '@echo/protocol';
+import { type Connection, ValueTooLargeError, mintId } from '@echo/protocol/cache';
 import { type RedisServer, startRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, stringCodec } from '../src/index.js';

@@ -1,5 +1,5 @@
 import { useRedis } from '@echo/testkit';
-import { type Connection, MalformedIdError, cacheChannel, cacheKey, encodeId, mintId, type BrandedId } from '@echo/protocol';
+import { type Connection, MalformedIdError, cacheChannel, cacheKey, encodeId, mintId, type BrandedId } from '@echo/protocol/cache';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache, versioned } from '../src/index.js';
 import { connect, sleep, tableName, until } from './helpers.js';

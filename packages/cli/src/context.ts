@@ -1,5 +1,5 @@
 import type { Admin, StreamInfo } from '@echo/dashboard';
-import { FIXED_TYPES, formatKey, GoneError, queueKeys } from '@echo/protocol';
+import { FIXED_TYPES, formatKey, GoneError, queueKeys } from '@echo/protocol/extend';
 import { NotFoundError, UsageError } from './exit-codes.js';
 import type { CliIo } from './io.js';
 

@@ -5,7 +5,7 @@
  * other commands.
  */
 import { Bus } from '@echo/bus';
-import { Connection, type AttemptRecord, type JobId } from '@echo/protocol';
+import { Connection, type AttemptRecord, type JobId } from '@echo/protocol/extend';
 import { Queue, Worker, type ClaimedJob } from '@echo/queue';
 import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

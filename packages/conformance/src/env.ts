@@ -1,5 +1,5 @@
 /** The per-scenario environment: sub-queue names, cleanups and the purge. */
-import { execute, mintId } from '@echo/protocol';
+import { execute, mintId } from '@echo/protocol/extend';
 import type { ScenarioEnv } from './scenario.js';
 import type { ConformanceTarget } from './target.js';
 

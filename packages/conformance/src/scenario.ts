@@ -1,5 +1,5 @@
 import type { Bus } from '@echo/bus';
-import type { Arg, BrandedId, Connection, ConnectionStats, ScriptName, Transition } from '@echo/protocol';
+import type { Arg, BrandedId, Connection, ConnectionStats, ScriptName, Transition } from '@echo/protocol/extend';
 import type { BatchHandler, BatchWorker, BatchWorkerOptions, Handler, Queue, QueueEvents, Worker, WorkerOptions } from '@echo/queue';
 import type { ConformanceTarget } from './target.js';
 import type { ServerNode } from './server-nodes.js';

@@ -3,7 +3,7 @@
  * clients), asked of every master directly: a cluster caches scripts and holds keys per node. The
  * connector's `masters()` sends each command to one node through its gate and error mapping.
  */
-import type { Connection, MasterNode } from '@echo/protocol';
+import type { Connection, MasterNode } from '@echo/protocol/extend';
 
 /** One master, answering commands itself (`CLIENT LIST`, `PUBSUB NUMSUB`, `SCRIPT FLUSH`). */
 export type ServerNode = Pick<MasterNode, 'command'>;

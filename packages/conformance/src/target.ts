@@ -5,7 +5,7 @@
  * in `@echo/queue` or `@echo/bus` is fixed here and in the scenarios, nowhere else.
  */
 import { Bus } from '@echo/bus';
-import { Connection, execute, scripts, transition, type Arg, type ConnectOptions, type ScriptName } from '@echo/protocol';
+import { Connection, execute, scripts, transition, type Arg, type ConnectOptions, type ScriptName } from '@echo/protocol/extend';
 import { BatchWorker, Queue, Worker, type BatchHandler, type BatchWorkerOptions, type Handler, type QueueEvents, type WorkerOptions } from '@echo/queue';
 import { mastersOf, scanNode, type ServerNode } from './server-nodes.js';
 

@@ -4,7 +4,7 @@
  * key is absent, and never rewrites a present value; so Echo never locks such a peer out. Its own
  * server: these tests rewrite the one fence key of the server.
  */
-import { Connection, VersionFenceError, WIRE_VERSION } from '@echo/protocol';
+import { Connection, VersionFenceError, WIRE_VERSION } from '@echo/protocol/extend';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@
  * getJob, getState, counts and the dead listings (`assertEchoAgrees`), checked after every step.
  * Seeded, so a failure replays.
  */
-import { mintId } from '@echo/protocol';
+import { mintId } from '@echo/protocol/extend';
 import { Queue, rawCodec } from '@echo/queue';
 import { useRedis } from '@echo/testkit';
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, strictOptions } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions } from '@echo/protocol/extend';
 
 /*
  * The strict checks of the dashboard's public entry points, built once. The hints name what

@@ -1,6 +1,6 @@
 import { Bus } from '@echo/bus';
 import { Cache } from '@echo/cache';
-import { Connection, GoneError, InvalidNameError, mintId, StateError } from '@echo/protocol';
+import { Connection, GoneError, InvalidNameError, mintId, StateError } from '@echo/protocol/extend';
 import { Queue, Worker } from '@echo/queue';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

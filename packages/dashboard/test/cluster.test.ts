@@ -1,5 +1,5 @@
 import { Bus } from '@echo/bus';
-import { Connection, slot } from '@echo/protocol';
+import { Connection, slot } from '@echo/protocol/extend';
 import { Queue } from '@echo/queue';
 import { startCluster, type RedisCluster } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import { Bus, type Stream } from '@echo/bus';
 import { Cache, type Namespace } from '@echo/cache';
-import { mintId, type Connection, type JobId } from '@echo/protocol';
+import { mintId, type Connection, type JobId } from '@echo/protocol/extend';
 import { Queue, Worker } from '@echo/queue';
 
 /** An order; `declined` orders fail their first attempt. */

@@ -1,6 +1,6 @@
 import { Bus } from '@echo/bus';
 import { Cache } from '@echo/cache';
-import { Connection, HookMetrics, mintId } from '@echo/protocol';
+import { Connection, HookMetrics, mintId } from '@echo/protocol/extend';
 import { Queue, Worker } from '@echo/queue';
 import { startRedis, waitFor, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
  * The dashboard's entry points check each argument's type (not only option keys) and bound their
  * time-like options, before they connect, listen or read anything.
  */
-import { Connection, InvalidArgumentError, MAX_TIMER_MS, OptionRangeError, UnknownOptionError } from '@echo/protocol';
+import { Connection, InvalidArgumentError, MAX_TIMER_MS, OptionRangeError, UnknownOptionError } from '@echo/protocol/extend';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Admin, createDashboard, serveDashboard } from '../src/index.js';

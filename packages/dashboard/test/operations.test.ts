@@ -6,7 +6,7 @@
  */
 import { Bus } from '@echo/bus';
 import { Cache } from '@echo/cache';
-import { Connection, type AttemptRecord } from '@echo/protocol';
+import { Connection, type AttemptRecord } from '@echo/protocol/extend';
 import { Queue, Worker, type ClaimedJob } from '@echo/queue';
 import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

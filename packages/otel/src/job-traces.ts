@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace, type Link, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
-import { onHook, traces, type EnqueueTraceContext, type ProcessTraceContext, type ProcessedJob } from '@echo/protocol';
+import { onHook, traces, type EnqueueTraceContext, type ProcessTraceContext, type ProcessedJob } from '@echo/protocol/extend';
 import { ATTR, SYSTEM } from './attributes.js';
 import { Recent } from './recent.js';
 import { errorText, on } from './trace-channel.js';

@@ -1,5 +1,5 @@
 import type { Attributes, Meter, ObservableResult } from '@opentelemetry/api';
-import { onHook } from '@echo/protocol';
+import { onHook } from '@echo/protocol/extend';
 import { ATTR, SYSTEM } from './attributes.js';
 
 /** A queue whose depth is observed: an `@echo/queue` `Queue` fits as it is. */

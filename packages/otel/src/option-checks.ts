@@ -1,4 +1,4 @@
-import { InvalidArgumentError, strictOptions } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions } from '@echo/protocol/extend';
 
 /** The strict check of `instrumentEcho` options; the hints name what the OpenTelemetry instrumentations call these. */
 export const checkInstrumentationOptions = strictOptions('instrumentEcho options', {

@@ -1,5 +1,5 @@
 import { createTraceState, isSpanContextValid, type SpanContext } from '@opentelemetry/api';
-import type { TraceCarrier, TraceContext } from '@echo/protocol';
+import type { TraceCarrier, TraceContext } from '@echo/protocol/extend';
 
 /**
  * Writes `span` into `carrier` as W3C Trace Context. The job row's fields are W3C by definition, so

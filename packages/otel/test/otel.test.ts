@@ -224,7 +224,7 @@ describe('instrumentEcho: metrics', () => {
   });
 
   it('pays nothing once stopped: the hooks have no listener left', async () => {
-    const { hooks, traces } = await import('@echo/protocol');
+    const { hooks, traces } = await import('@echo/protocol/extend');
     const started = instrumentEcho({ tracerProvider, meterProvider });
     expect(hooks.job.complete.hasSubscribers).toBe(true);
     expect(traces.enqueue.hasSubscribers && traces.process.hasSubscribers).toBe(true);

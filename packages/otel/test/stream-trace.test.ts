@@ -1,5 +1,5 @@
 import { Bus } from '@echo/bus';
-import { Connection, traces } from '@echo/protocol';
+import { Connection, traces } from '@echo/protocol/extend';
 import { startRedis, uniqueName, waitFor, type RedisServer } from '@echo/testkit';
 import { SpanKind, SpanStatusCode, context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';

@@ -26,7 +26,7 @@
 -- @error EMQSTALE job gone
 -- @error EMQSTALE add_children token mismatch
 -- @error EMQSTALE not active
-local id = ARGV[1]
+local id = a_id
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 local n = (#ARGV - 3) / 3
 for i = 1, n do
@@ -34,7 +34,7 @@ for i = 1, n do
 end
 local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
-if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children token mismatch') end
+if attempts ~= a_token then return redis.error_reply('EMQSTALE add_children token mismatch') end
 if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
@@ -52,4 +52,4 @@ if n > 0 then
     for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
   end
 end
-return redis.call('INCRBY', k_deps, n + tonumber(ARGV[3]))
+return redis.call('INCRBY', k_deps, n + tonumber(a_remote))

@@ -14,19 +14,20 @@
 -- @arg size       most jobs to claim (>= 1)
 -- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each member's
 -- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
+-- @argtail   marker_ms ticket
 -- @include core history events retain expire lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
 -- absent) in mint order;
 -- its length is min(size, depth), or empty when paused. [TS] Publishes `active` per job and
 -- `drained` when the claim emptied pending, when meta `events` = all
-local room, _, window = gate_room(k_meta, k_active, k_limiter, tonumber(ARGV[2]))
+local room, _, window = gate_room(k_meta, k_active, k_limiter, tonumber(a_size))
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
-local marker = tonumber(ARGV[3] or '0') or 0
-lease_ticket_set(ARGV[4])
-local out = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(ARGV[1]), marker)
+local marker = tonumber(a_marker_ms or '0') or 0
+lease_ticket_set(a_ticket)
+local out = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(a_lease_ms), marker)
 gate_count(k_limiter, window, #out)
 hist_claimed(k_jobroot, out)
 ev_claimed(k_pending, out)

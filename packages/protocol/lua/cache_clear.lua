@@ -6,4 +6,4 @@
 -- @arg maxlen     the log's approximate bound
 -- @include core
 -- @returns the log entry's id
-return redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'c', 'k', '')
+return redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'c', 'k', '')

@@ -14,7 +14,7 @@ for i = 2, #KEYS do
   deleted = deleted + redis.call('DEL', KEYS[i])
   names[#names + 1] = ARGV[i + 2]
 end
-if ARGV[3] == '1' and #names > 0 then
-  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\n'))
+if a_announce == '1' and #names > 0 then
+  redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'd', 'k', table.concat(names, '\n'))
 end
 return deleted

@@ -14,17 +14,17 @@
 -- @returns 0 no entry; 1 marked stale, kept for the grace; 2 deleted (no grace)
 local frame = redis.call('GET', k_entry)
 if not frame or #frame < 27 then return 0 end
-local keep = tonumber(ARGV[2])
+local keep = tonumber(a_grace)
 local left = redis.call('PTTL', k_entry)
 if left > 0 and left < keep then keep = left end
 if keep <= 0 then
   redis.call('DEL', k_entry)
-  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[4])
+  redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'd', 'k', a_name)
   return 2
 end
 -- Frame: version(14) ++ soft expiry (13 decimal digits of Unix ms; 0 never) ++ value.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('SET', k_entry, string.sub(frame, 1, 14) .. string.format('%013d', now) .. string.sub(frame, 28), 'PX', keep)
-redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 's', 'k', ARGV[4])
+redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 's', 'k', a_name)
 return 1

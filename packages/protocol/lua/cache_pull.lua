@@ -11,9 +11,9 @@
 -- @include core
 -- @returns the frame that was deleted (fresh or in grace; hex when asked), or nil when there was none
 local frame = redis.call('GETDEL', k_entry)
-redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[3])
+redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'd', 'k', a_name)
 if not frame then return false end
-if ARGV[4] == '1' then
+if a_hex == '1' then
   frame = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
 end
 return frame

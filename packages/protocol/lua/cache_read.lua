@@ -11,7 +11,7 @@
 -- for grace); 3 another caller holds the lease for pttl ms more; 0 no fresh frame and no lease asked
 local frame = redis.call('GET', k_entry)
 local out = frame
-if frame and ARGV[3] == '1' then
+if frame and a_hex == '1' then
   out = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
 end
 if frame and #frame >= 27 then
@@ -21,6 +21,6 @@ if frame and #frame >= 27 then
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   if expiry == 0 or expiry > now then return {1, out, 0} end
 end
-if ARGV[1] == '' then return {0, out or false, 0} end
-if redis.call('SET', k_lease, ARGV[1], 'NX', 'PX', ARGV[2]) then return {2, out or false, 0} end
+if a_token == '' then return {0, out or false, 0} end
+if redis.call('SET', k_lease, a_token, 'NX', 'PX', a_leaseMs) then return {2, out or false, 0} end
 return {3, out or false, redis.call('PTTL', k_lease)}

@@ -8,7 +8,7 @@
 -- @arg name       the entry's key
 -- @include core
 -- @returns 1 released; 0 the lease was not the caller's
-if redis.call('GET', k_lease) ~= ARGV[1] then return 0 end
+if redis.call('GET', k_lease) ~= a_token then return 0 end
 redis.call('DEL', k_lease)
-redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', '', 'o', 'r', 'k', ARGV[3])
+redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', '', 'o', 'r', 'k', a_name)
 return 1

@@ -25,6 +25,6 @@ for i = 3, #KEYS do
   end
 end
 if #names > 0 then
-  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\n'))
+  redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'd', 'k', table.concat(names, '\n'))
 end
 return #names

@@ -12,24 +12,24 @@
 -- @arg name       the entry's key, as the log and the tag sets name it
 -- @include core
 -- @returns 1 written; 0 refused (the lease is no longer the fill's, or a newer frame is stored)
-local version = string.sub(ARGV[1], 1, 14)
-local px = tonumber(ARGV[2])
-if ARGV[3] ~= '' and redis.call('GET', k_lease) ~= ARGV[3] then return 0 end
+local version = string.sub(a_frame, 1, 14)
+local px = tonumber(a_px)
+if a_token ~= '' and redis.call('GET', k_lease) ~= a_token then return 0 end
 local stored = redis.call('GET', k_entry)
 if stored and #stored >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(stored, 4, 14)) then
-  if ARGV[3] ~= '' then redis.call('DEL', k_lease) end
+  if a_token ~= '' then redis.call('DEL', k_lease) end
   return 0
 end
 if px > 0 then
-  redis.call('SET', k_entry, ARGV[1], 'PX', px)
+  redis.call('SET', k_entry, a_frame, 'PX', px)
 else
-  redis.call('SET', k_entry, ARGV[1])
+  redis.call('SET', k_entry, a_frame)
 end
 for i = 4, #KEYS do
   local fresh = redis.call('EXISTS', KEYS[i]) == 0
   -- The version says which write carried the tag: a later write without it leaves this field stale,
   -- and a tag delete then spares the entry (cache_tag_delete compares it with the stored frame).
-  redis.call('HSET', KEYS[i], ARGV[5], version)
+  redis.call('HSET', KEYS[i], a_name, version)
   -- A tag set lives as long as its longest-lived entry.
   local left = redis.call('PTTL', KEYS[i])
   if px == 0 then
@@ -38,6 +38,6 @@ for i = 4, #KEYS do
     redis.call('PEXPIRE', KEYS[i], px)
   end
 end
-if ARGV[3] ~= '' then redis.call('DEL', k_lease) end
-redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[4], '*', 'v', version, 'o', 's', 'k', ARGV[5])
+if a_token ~= '' then redis.call('DEL', k_lease) end
+redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', version, 'o', 's', 'k', a_name)
 return 1

@@ -15,6 +15,7 @@
 -- @args extras     [TS] optional: the marker TTL in ms (0 for none): when given, the worker-presence
 -- marker job:<id>:lock is written with the token in the same step, so the lock plane costs no round
 -- trip; then the claim ticket (lib lease), which claim_recover finds the job by if the reply is lost
+-- @argtail   marker_ms ticket
 -- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
@@ -25,9 +26,9 @@ local room, _, window = gate_room(k_meta, k_active, k_limiter, 1)
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
-local lease = tonumber(ARGV[1])
-local marker = tonumber(ARGV[2] or '0') or 0
-lease_ticket_set(ARGV[3])
+local lease = tonumber(a_lease_ms)
+local marker = tonumber(a_marker_ms or '0') or 0
+lease_ticket_set(a_ticket)
 -- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
 while true do
   local popped = redis.call('ZPOPMIN', k_pending)

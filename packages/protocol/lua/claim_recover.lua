@@ -16,9 +16,9 @@
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate, group, left_ms} (false when absent),
 -- in lease-deadline order: the flat claim entry, then the lane (lane claims), then the ms the
 -- lease has left
-local ticket = ARGV[1]
+local ticket = a_ticket
 local now = now_ms()
-local floor = now - tonumber(ARGV[2]) + tonumber(ARGV[3])
+local floor = now - tonumber(a_since_ms) + tonumber(a_lease_ms)
 local out = {}
 if ticket == '' then return out end
 local held = redis.call('ZRANGEBYSCORE', k_active, floor, '+inf', 'WITHSCORES')

@@ -12,7 +12,7 @@ if #stored < 14 then
   return 1
 end
 -- Versions compare by their payload bytes (core's byte order, not the server's collation).
-if not emq_bytes_le(string.sub(ARGV[1], 4, 14), string.sub(stored, 4, 14)) then
+if not emq_bytes_le(string.sub(a_version, 4, 14), string.sub(stored, 4, 14)) then
   redis.call('DEL', k_entry)
   return 1
 end

@@ -46,30 +46,30 @@
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
-local id = ARGV[1]
+local id = a_id
 local row = k_row
 local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'dedup', 'dedup_keep', 'flow')
 local attempts, g, state = f[1], f[2], f[3]
 if not attempts or state == 'completed' then return redis.error_reply('EMQSTALE job gone') end
-if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
+if attempts ~= a_token then return redis.error_reply('EMQSTALE complete token mismatch') end
 
-leave_active(k_active, k_pending, lb_at(7), k_laneroot, id, g)
+leave_active(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), k_laneroot, id, g)
 -- A token that still matches after a retry or delay moved the job must not leave a member behind;
 -- the row's state names the set it sits in (I2), so the common path pays for neither.
 if state == 'scheduled' then redis.call('ZREM', k_schedule, id) end
 if state == 'dead' then redis.call('ZREM', k_dead, id) end
 
-local mode = ARGV[3]
-local result = ARGV[5]
+local mode = a_mode
+local result = a_result
 local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
   -- [TS] The row guard: a continue-parent sibling may have let the parent run and end already.
   if redis.call('EXISTS', k_parent_row) == 1 and redis.call('HSETNX', k_parent_processed, id, recorded) == 1 then
-    count_down(k_parent_deps, k_parent_row, k_pending, k_waiting_children, ARGV[4], 1, k_wake)
+    count_down(k_parent_deps, k_parent_row, k_pending, k_waiting_children, a_parent_id, 1, k_wake)
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', k_flow_outbox, ARGV[6] .. '\0' .. ARGV[4] .. '\0' .. id .. '\0' .. recorded)
+  redis.call('RPUSH', k_flow_outbox, a_parent_queue .. '\0' .. a_parent_id .. '\0' .. id .. '\0' .. recorded)
 end
 
 -- One read of meta serves the retention policy and the event settings.
@@ -83,6 +83,6 @@ hist_completed(k_jobroot, id, attempts, policy)
 per_minute(k_completed, 1)
 ev_open(k_events, k_journal, k_meta)
 ev_seed(m[5], m[6])
-if ARGV[7] == '1' then ev_completed(id, result) end
+if a_publish == '1' then ev_completed(id, result) end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1

@@ -28,7 +28,7 @@
 -- @include core history events lanes retain settle
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
-  lb = lb_at(6), laneroot = k_laneroot, jobroot = k_jobroot }
+  lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), laneroot = k_laneroot, jobroot = k_jobroot }
 held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
 ev_open(k_events, k_journal, k_meta)
-return complete_held(held, 2, ARGV[1] == '1')
+return complete_held(held, 2, a_publish == '1')

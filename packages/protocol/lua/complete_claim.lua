@@ -38,22 +38,22 @@
 -- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long. [TS]
 -- `active` and `drained` for the claimed jobs as claim publishes them (lib events)
 local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
-  lb = lb_at(6), laneroot = k_laneroot, jobroot = k_jobroot }
+  lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), laneroot = k_laneroot, jobroot = k_jobroot }
 held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
 local m = gate_read(k_meta)
-lease_ticket_set(ARGV[5])
-local codes = complete_held(held, 6, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
-local size = tonumber(ARGV[3])
+lease_ticket_set(a_ticket)
+local codes = complete_held(held, 6, a_publish == '1', keep_of(m[7], m[8], m[9], m[10]))
+local size = tonumber(a_size)
 local claimed = {}
 local limited = 0
 if size > 0 then
   local room, wait, window = gate_room(k_meta, k_active, k_limiter, size)
   limited = wait
   if room > 0 then
-    claimed = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(ARGV[2]), tonumber(ARGV[4]))
+    claimed = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(a_lease_ms), tonumber(a_marker))
     gate_count(k_limiter, window, #claimed)
     hist_claimed(k_jobroot, claimed)
     ev_claimed(k_pending, claimed)

@@ -25,24 +25,24 @@
 -- @error EMQSTALE job gone
 -- @error EMQSTALE delay token mismatch
 -- @error EMQSTALE not active
-local id = ARGV[1]
+local id = a_id
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 local row = k_row
 local attempts = redis.call('HGET', row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
-if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE delay token mismatch') end
+if attempts ~= a_token then return redis.error_reply('EMQSTALE delay token mismatch') end
 if redis.call('ZREM', k_active, id) == 0 then return redis.error_reply('EMQSTALE not active') end
 hist_settled(k_meta, k_jobroot, id, attempts, 'delayed', '', nil)
 local g = redis.call('HGET', row, 'group')
-if g and vid(g) then release(lb_at(4), gkey(k_laneroot, g), g) end
-local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then score = now_ms() + score end
+if g and vid(g) then release(lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), gkey(k_laneroot, g), g) end
+local score = tonumber(a_ms)
+if a_mode == 'in' then score = now_ms() + score end
 redis.call('HSET', row, 'state', 'scheduled')
 -- [TS] The claim's ticket (lib lease) goes with the lease.
 redis.call('HDEL', row, 'claim_ticket')
 redis.call('DEL', jkey(k_jobroot, id, ':lock'))
 redis.call('ZADD', k_schedule, score, id)
-if ARGV[5] == '1' then
+if a_publish == '1' then
   ev_open(k_events, k_journal, k_meta)
   ev_emit('delayed', id, { runAt = string.format('%d', score) })
 end

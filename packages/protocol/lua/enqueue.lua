@@ -17,12 +17,12 @@
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written). [TS] An admitted job publishes
 -- `waiting` when meta `events` = all
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
-local score = admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 3) }, nil, k_meta)
-redis.call('ZADD', k_pending, score, ARGV[1])
+local score = admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 3) }, nil, k_meta)
+redis.call('ZADD', k_pending, score, a_id)
 ev_open(k_events, k_journal, k_meta)
-ev_chatty('waiting', ARGV[1])
+ev_chatty('waiting', a_id)
 if k_wake then
   redis.call('LPUSH', k_wake, '1')
   redis.call('LTRIM', k_wake, 0, 63)

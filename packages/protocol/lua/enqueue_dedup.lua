@@ -23,24 +23,24 @@
 -- [TS] the `deduplicated` event: the parked id as `job` (the job kept), the dedup id as `dedup`, this
 -- admission's id as `refused`; with a dedup mode, `mode` and `replaced`, after dedup_hit's writes). [TS] An admitted job publishes `waiting` when meta `events` = all
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(k_events, k_journal, k_meta)
 local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  local extra = dedup_hit(k_dedup, parked, k_jobroot, ARGV[2], { unpack(ARGV, 4) })
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 4) })
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
-  extra.refused = ARGV[1]
+  extra.refused = a_id
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
-if redis.call('EXISTS', k_row) == 1 then return { 0, ARGV[1] } end
-local score = admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 4) }, nil, k_meta)
-redis.call('ZADD', k_pending, score, ARGV[1])
-park_dedup(k_dedup, ARGV[1], ARGV[3])
-ev_chatty('waiting', ARGV[1])
+if redis.call('EXISTS', k_row) == 1 then return { 0, a_id } end
+local score = admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 4) }, nil, k_meta)
+redis.call('ZADD', k_pending, score, a_id)
+park_dedup(k_dedup, a_id, a_ttl_ms)
+ev_chatty('waiting', a_id)
 if k_wake then
   redis.call('LPUSH', k_wake, '1')
   redis.call('LTRIM', k_wake, 0, 63)
 end
-return { 1, ARGV[1] }
+return { 1, a_id }

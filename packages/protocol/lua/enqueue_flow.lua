@@ -19,9 +19,9 @@
 -- @include events
 -- @returns N landed ([TS] each child publishes `waiting` when meta `events` = all); 0 duplicate (the parent or a child row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
-local n = tonumber(ARGV[3])
+local n = tonumber(a_n)
 -- The namespace law runs over every id first, so a refused flow writes nothing at all.
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if string.sub(a_pid, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 for i = 1, n do
   if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 end
@@ -30,14 +30,14 @@ if redis.call('EXISTS', k_parent) == 1 then return 0 end
 for i = 1, n do
   if redis.call('EXISTS', KEYS[7 + i]) == 1 then return 0 end
 end
-local pid = ARGV[1]
+local pid = a_pid
 for i = 1, n do
   local cid = ARGV[1 + 3 * i]
   redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', k_pending, 0, cid)
 end
-redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
+redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', a_ppayload, 'flow', 'parent')
 redis.call('SET', k_deps, n)
 redis.call('SADD', k_waiting, pid)
 ev_open(k_events, k_journal, k_meta)

@@ -10,12 +10,12 @@
 -- @arg policy     "fp" | "id" | [TS] "cp"
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' or string.sub(ARGV[3], 1, 3) ~= 'JOB' then
+if string.sub(a_cid, 1, 3) ~= 'JOB' or string.sub(a_pid, 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
-redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'parent', ARGV[3],
-  'parent_policy', ARGV[5])
-if ARGV[4] ~= '' then redis.call('HSET', k_row, 'parent_queue', ARGV[4]) end
-redis.call('ZADD', k_pending, 0, ARGV[1])
+redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', a_payload, 'parent', a_pid,
+  'parent_policy', a_policy)
+if a_pqueue ~= '' then redis.call('HSET', k_row, 'parent_queue', a_pqueue) end
+redis.call('ZADD', k_pending, 0, a_cid)
 return 1

@@ -14,16 +14,16 @@
 -- @args settings   optional [TS]: history ("" leaves it; "0" off; else attempts kept per job), then
 -- minutes ("" leaves it; "0" off; else minutes of per-minute counts kept)
 -- @returns 1
-if ARGV[1] == '1' then
+if a_chatty == '1' then
   redis.call('HSET', k_meta, 'events', 'all')
-elseif ARGV[1] == '0' then
+elseif a_chatty == '0' then
   redis.call('HDEL', k_meta, 'events')
 end
-if ARGV[2] == '0' then
+if a_journal == '0' then
   redis.call('HDEL', k_meta, 'journal')
-elseif ARGV[2] ~= '' then
-  redis.call('HSET', k_meta, 'journal', ARGV[2])
-  redis.call('XTRIM', k_journal, 'MAXLEN', '~', ARGV[2])
+elseif a_journal ~= '' then
+  redis.call('HSET', k_meta, 'journal', a_journal)
+  redis.call('XTRIM', k_journal, 'MAXLEN', '~', a_journal)
 end
 for i, field in ipairs({ 'history', 'minutes' }) do
   local v = ARGV[2 + i]

@@ -12,7 +12,7 @@
 -- @error EMQSTALE not active
 local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
-if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE extend token mismatch') end
-if not redis.call('ZSCORE', k_active, ARGV[1]) then return redis.error_reply('EMQSTALE not active') end
-redis.call('ZADD', k_active, now_ms() + tonumber(ARGV[3]), ARGV[1])
+if attempts ~= a_token then return redis.error_reply('EMQSTALE extend token mismatch') end
+if not redis.call('ZSCORE', k_active, a_id) then return redis.error_reply('EMQSTALE not active') end
+redis.call('ZADD', k_active, now_ms() + tonumber(a_lease_ms), a_id)
 return 1

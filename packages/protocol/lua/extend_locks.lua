@@ -9,8 +9,8 @@
 -- @args pairs     id1, token1, id2, token2, ...
 -- @include core
 -- @returns the ids NOT extended, in input order
-local deadline = now_ms() + tonumber(ARGV[1])
-local marker = tonumber(ARGV[2]) or 0
+local deadline = now_ms() + tonumber(a_lease_ms)
+local marker = tonumber(a_marker_ms) or 0
 local missed = {}
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]

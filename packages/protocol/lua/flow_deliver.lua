@@ -17,9 +17,9 @@
 -- @include core events lanes fanin
 -- @returns 1 applied; 0 duplicate, or the parent row is gone (nothing written; the entry is spent)
 if redis.call('EXISTS', k_parent) == 0 then return 0 end
-if redis.call('HSETNX', k_processed, ARGV[1], ARGV[2]) == 0 then return 0 end
+if redis.call('HSETNX', k_processed, a_cid, a_result) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
-count_down(k_deps, k_parent, k_pending, k_waiting, ARGV[3], 1)
+count_down(k_deps, k_parent, k_pending, k_waiting, a_pid, 1)
 ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1

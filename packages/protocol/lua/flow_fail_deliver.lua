@@ -28,17 +28,17 @@
 -- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
-local cid, pid = ARGV[1], ARGV[4]
+local cid, pid = a_cid, a_pid
 if redis.call('EXISTS', k_parent) == 0 then return 0 end
-if ARGV[3] == 'id' or ARGV[3] == 'cp' then
-  if redis.call('HSETNX', k_unsuccessful, cid, ARGV[2]) == 0 then return 0 end
+if a_policy == 'id' or a_policy == 'cp' then
+  if redis.call('HSETNX', k_unsuccessful, cid, a_error) == 0 then return 0 end
   count_down(k_deps, k_parent, k_pending, k_waiting, pid, 1)
-  if ARGV[3] == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid) end
+  if a_policy == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid) end
   ev_open(k_events, k_journal, k_meta)
   for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
 end
-if redis.call('HSETNX', k_failed, cid, ARGV[2]) == 0 then return 0 end
+if redis.call('HSETNX', k_failed, cid, a_error) == 0 then return 0 end
 fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid)
 local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
 finish_dead(ended, pid, k_parent, now_ms(), keep_policy(k_meta))

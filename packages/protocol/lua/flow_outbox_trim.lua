@@ -5,6 +5,6 @@
 -- @key outbox     emq:{q}:flow:outbox
 -- @arg delivered  how many entries from the head were delivered
 -- @returns the entries left
-local n = tonumber(ARGV[1])
+local n = tonumber(a_delivered)
 if n and n > 0 then redis.call('LTRIM', k_outbox, n, -1) end
 return redis.call('LLEN', k_outbox)

@@ -12,8 +12,8 @@
 local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue', 'parent_policy')
 if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
 local pq = f[3]
-if not pq or pq == '' then pq = ARGV[2] end
+if not pq or pq == '' then pq = a_queue end
 local policy = 'fp'
 if f[4] == 'id' or f[4] == 'cp' then policy = f[4] end
-redis.call('RPUSH', k_outbox, '\0fail\0' .. pq .. '\0' .. f[2] .. '\0' .. ARGV[1] .. '\0' .. policy .. '\0' .. ARGV[3])
+redis.call('RPUSH', k_outbox, '\0fail\0' .. pq .. '\0' .. f[2] .. '\0' .. a_id .. '\0' .. policy .. '\0' .. a_error)
 return 1

@@ -8,16 +8,16 @@
 -- @arg max          "" leaves the rate limit; "0" clears it; else the jobs one window admits
 -- @arg duration     the window in ms when max is set; else ""
 -- @returns 1
-if ARGV[1] == '0' then
+if a_concurrency == '0' then
   redis.call('HDEL', k_meta, 'concurrency')
-elseif ARGV[1] ~= '' then
-  redis.call('HSET', k_meta, 'concurrency', ARGV[1])
+elseif a_concurrency ~= '' then
+  redis.call('HSET', k_meta, 'concurrency', a_concurrency)
 end
-if ARGV[2] == '0' then
+if a_max == '0' then
   redis.call('HDEL', k_meta, 'max', 'duration')
   redis.call('DEL', k_limiter)
-elseif ARGV[2] ~= '' then
-  redis.call('HSET', k_meta, 'max', ARGV[2], 'duration', ARGV[3])
+elseif a_max ~= '' then
+  redis.call('HSET', k_meta, 'max', a_max, 'duration', a_duration)
   redis.call('DEL', k_limiter)
 end
 return 1

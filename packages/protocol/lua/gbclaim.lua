@@ -21,14 +21,15 @@
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
 -- absent or "", the whole claimable depth; then [TS] optional: the claim ticket (lib lease), for
 -- claim_recover
+-- @argtail   marker_ms size ticket
 -- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes `active` per claimed job when meta `events` = all (no
 -- `drained`: a lane claim does not see the whole queue)
-local marker = tonumber(ARGV[2] or '0') or 0
-local size = tonumber(ARGV[3] or '')
-lease_ticket_set(ARGV[4])
+local marker = tonumber(a_marker_ms or '0') or 0
+local size = tonumber(a_size or '')
+lease_ticket_set(a_ticket)
 local cap = nil
 if size and size >= 1 then
   -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.
@@ -41,7 +42,7 @@ if size and size >= 1 then
 end
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
-local out = lane_claim(cap, tonumber(ARGV[1]), marker, k_limiter, k_grate)
+local out = lane_claim(cap, tonumber(a_lease_ms), marker, k_limiter, k_grate)
 ev_active(out)
 hist_claimed(k_jobroot, out)
 return out

@@ -18,13 +18,14 @@
 -- @arg lease_ms   lease length in ms, from server now
 -- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each claimed job's
 -- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
+-- @argtail   marker_ms ticket
 -- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
 -- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
 -- trace context; false when absent). [TS] Publishes `active` per claimed job when meta `events` =
 -- all (no `drained`: a lane claim does not see the whole queue)
-local marker = tonumber(ARGV[2] or '0') or 0
-lease_ticket_set(ARGV[3])
+local marker = tonumber(a_marker_ms or '0') or 0
+lease_ticket_set(a_ticket)
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 local room, _, window = gate_room(k_meta, k_active, k_limiter, 1)
@@ -49,7 +50,7 @@ while true do
     redis.call('LREM', ring, 0, g)
     return {}
   end
-  local attempts, f = lease_job(k_active, k_jobroot, id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
+  local attempts, f = lease_job(k_active, k_jobroot, id, now_ms() + tonumber(a_lease_ms), marker, 'payload', unpack(JOB_OPTIONS))
   if attempts then
     gate_count(k_limiter, window, 1)
     lane_rate_count(k_grate, g, rate, 1)

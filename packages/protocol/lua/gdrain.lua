@@ -12,7 +12,7 @@
 -- @include core tidy
 -- @returns the number of jobs deleted (parents included)
 -- @error EMQKIND group id must be a branded id
-if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
+if not vid(a_g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 local JR = k_jobroot
 local tally = tidy_tally(JR)
 local n = 0
@@ -24,5 +24,5 @@ for _, id in ipairs(redis.call('ZRANGE', k_lane, 0, -1)) do
   end
 end
 redis.call('DEL', k_lane)
-redis.call('LREM', k_ring, 0, ARGV[1])
+redis.call('LREM', k_ring, 0, a_g)
 return n + tidy_settle(tally, k_waiting)

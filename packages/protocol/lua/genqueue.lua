@@ -23,15 +23,15 @@
 -- exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQKIND group id must be a branded id
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-local g = ARGV[3]
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local g = a_g
 -- Every later script turns the row's group into a lane key, so a bad one must never be stored.
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
 -- Lanes ignore priority: the lane is FIFO and the rotation serves it.
-admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
-redis.call('ZADD', k_lane, 0, ARGV[1])
+admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 4) }, { 'group', g })
+redis.call('ZADD', k_lane, 0, a_id)
 rering({ ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g)
 ev_open(k_events, k_journal, k_meta)
-ev_chatty('waiting', ARGV[1])
+ev_chatty('waiting', a_id)
 return 1

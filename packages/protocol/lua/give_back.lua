@@ -26,7 +26,7 @@
 -- @returns the ids given back, in input order; each publishes `waiting` when meta `events` = all,
 -- and its attempt history (when kept) ends as `delayed` with the reason "given back"
 ev_open(k_events, k_journal, k_meta)
-local lb = lb_at(3)
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local given, flat = {}, 0
 for i = 1, #ARGV, 2 do
   local id = ARGV[i]

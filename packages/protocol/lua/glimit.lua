@@ -12,10 +12,10 @@
 -- @include core lanes
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
-local g = ARGV[1]
+local g = a_g
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('HSET', k_glimit, g, ARGV[2])
-if tonumber(redis.call('HGET', k_gactive, g) or '0') >= tonumber(ARGV[2]) then
+redis.call('HSET', k_glimit, g, a_n)
+if tonumber(redis.call('HGET', k_gactive, g) or '0') >= tonumber(a_n) then
   redis.call('LREM', k_ring, 0, g)
 else
   rering({ glimit = k_glimit, gactive = k_gactive, ring = k_ring, paused = k_paused, wake = k_wake }, k_lane, g)

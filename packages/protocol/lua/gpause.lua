@@ -7,7 +7,7 @@
 -- @include core
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
-if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('SADD', k_paused, ARGV[1])
-redis.call('LREM', k_ring, 0, ARGV[1])
+if not vid(a_g) then return redis.error_reply('EMQKIND group id must be a branded id') end
+redis.call('SADD', k_paused, a_g)
+redis.call('LREM', k_ring, 0, a_g)
 return 1

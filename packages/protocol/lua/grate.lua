@@ -13,12 +13,12 @@
 -- @include core lanes
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
-local g = ARGV[1]
+local g = a_g
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
-if ARGV[2] == '0' then
+if a_max == '0' then
   redis.call('HDEL', k_grate, g)
 else
-  redis.call('HSET', k_grate, g, ARGV[2] .. ':' .. ARGV[3])
+  redis.call('HSET', k_grate, g, a_max .. ':' .. a_duration)
 end
 if redis.call('LPOS', k_ring, g) then wake({ wake = k_wake }) end
 return 1

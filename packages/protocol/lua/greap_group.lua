@@ -13,11 +13,11 @@
 -- @arg limit      most leases to recover (default 100)
 -- @include core lanes
 -- @returns the number of jobs recovered
-local g = ARGV[1]
+local g = a_g
 -- No row can carry a group that fails vid, so such a g owns nothing to recover.
 if not vid(g) then return 0 end
-local limit = tonumber(ARGV[2]) or 100
-local lb = lb_at(3)
+local limit = tonumber(a_limit) or 100
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local recovered = 0
 -- Scan every lapsed lease, not the first `limit`: other groups' lapses must not hide this group's.
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_active, '-inf', now_ms())) do

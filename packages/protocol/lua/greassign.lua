@@ -16,7 +16,7 @@
 -- @include core lanes
 -- @returns 1 moved; 0 no-op (dst is the source); -1 no row or no group; -2 not pending in its lane
 -- @error EMQKIND group id must be a branded id
-local id, dst = ARGV[1], ARGV[2]
+local id, dst = a_id, a_dst
 if not vid(dst) then return redis.error_reply('EMQKIND group id must be a branded id') end
 local src = redis.call('HGET', k_row, 'group')
 if not src or not vid(src) then return -1 end
@@ -25,7 +25,7 @@ local from = gkey(k_laneroot, src)
 if redis.call('ZREM', from, id) == 0 then return -2 end
 redis.call('ZADD', k_dst, 0, id)
 redis.call('HSET', k_row, 'group', dst)
-if ARGV[3] then redis.call('HSET', k_row, 'lane', ARGV[3]) else redis.call('HDEL', k_row, 'lane') end
+if a_lane then redis.call('HSET', k_row, 'lane', a_lane) else redis.call('HDEL', k_row, 'lane') end
 local lb = { ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }
 rering(lb, k_dst, dst)
 if redis.call('ZCARD', from) == 0 then redis.call('LREM', lb.ring, 0, src) end

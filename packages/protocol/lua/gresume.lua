@@ -11,7 +11,7 @@
 -- @include core lanes
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
-local g = ARGV[1]
+local g = a_g
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 redis.call('SREM', k_paused, g)
 rering({ paused = k_paused, ring = k_ring, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g)

@@ -19,20 +19,21 @@
 -- @arg lease_ms   lease length in ms, from server now
 -- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each claimed job's
 -- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
+-- @argtail   marker_ms ticket
 -- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes `active` per claimed job when meta `events` = all (no
 -- `drained`: a lane claim does not see the whole queue)
-local marker = tonumber(ARGV[2] or '0') or 0
-lease_ticket_set(ARGV[3])
+local marker = tonumber(a_marker_ms or '0') or 0
+lease_ticket_set(a_ticket)
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', k_gweight, g) or '1') or 1, 1)
 end
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
-local out = lane_claim(weight, tonumber(ARGV[1]), marker, k_limiter, k_grate)
+local out = lane_claim(weight, tonumber(a_lease_ms), marker, k_limiter, k_grate)
 ev_active(out)
 hist_claimed(k_jobroot, out)
 return out

@@ -7,6 +7,6 @@
 -- @include core
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
-if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('HSET', k_gweight, ARGV[1], ARGV[2])
+if not vid(a_g) then return redis.error_reply('EMQKIND group id must be a branded id') end
+redis.call('HSET', k_gweight, a_g, a_w)
 return 1

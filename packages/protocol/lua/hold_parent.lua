@@ -14,17 +14,17 @@
 -- @arg link_policy  "fp" | "id" toward that parent, or ""
 -- @returns 1 held; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
-local link = ARGV[4]
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~= 'JOB') then
+local link = a_link_parent
+if string.sub(a_pid, 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~= 'JOB') then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_parent) == 1 then return 0 end
-redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
+redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', a_payload, 'flow', 'parent')
 if link ~= '' then
   redis.call('HSET', k_parent, 'parent', link)
-  if ARGV[5] ~= '' then redis.call('HSET', k_parent, 'parent_queue', ARGV[5]) end
-  if ARGV[6] ~= '' then redis.call('HSET', k_parent, 'parent_policy', ARGV[6]) end
+  if a_link_queue ~= '' then redis.call('HSET', k_parent, 'parent_queue', a_link_queue) end
+  if a_link_policy ~= '' then redis.call('HSET', k_parent, 'parent_policy', a_link_policy) end
 end
-redis.call('SET', k_deps, ARGV[3])
-redis.call('SADD', k_waiting, ARGV[1])
+redis.call('SET', k_deps, a_n)
+redis.call('SADD', k_waiting, a_pid)
 return 1

@@ -45,9 +45,9 @@
 -- @error EMQSTATE active jobs present
 -- @error EMQSTATE outbox not empty
 if redis.call('HEXISTS', k_meta, 'paused') == 0 then return redis.error_reply('EMQSTATE not paused') end
-local force = ARGV[1] == 'force'
+local force = a_force == 'force'
 if not force and redis.call('LLEN', k_outbox) > 0 then return redis.error_reply('EMQSTATE outbox not empty') end
-local budget = tonumber(ARGV[2])
+local budget = tonumber(a_budget)
 local JR = k_jobroot
 
 local function drop_job(id)

@@ -23,7 +23,7 @@ local releasing = false -- a scheduled job held no lease, so no lane slot goes b
 ev_open(k_events, k_journal, k_meta)
 local waiting = nil
 if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
-local moved = requeue_due(k_schedule, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)
+local moved = requeue_due(k_schedule, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), k_jobroot, k_laneroot, tonumber(a_limit), releasing, waiting)
 local head = redis.call('ZRANGE', k_schedule, 0, 0, 'WITHSCORES')
 if #head == 0 then return { moved, -1 } end
 local wait = math.floor(tonumber(head[2]) - now_ms())

@@ -8,5 +8,5 @@
 -- @returns 1 the window is closed; 0 the queue has no rate limit (nothing written)
 local max = tonumber(redis.call('HGET', k_meta, 'max') or '') or 0
 if max <= 0 or not redis.call('HGET', k_meta, 'duration') then return 0 end
-redis.call('SET', k_limiter, max, 'PX', ARGV[1])
+redis.call('SET', k_limiter, max, 'PX', a_ms)
 return 1

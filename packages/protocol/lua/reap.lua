@@ -25,4 +25,4 @@ local function waiting(id)
   hist_settled(k_meta, k_jobroot, id, nil, 'stalled', 'lease lapsed', nil)
   ev_chatty('waiting', id)
 end
-return requeue_due(k_active, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)
+return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), k_jobroot, k_laneroot, tonumber(a_limit), releasing, waiting)

@@ -32,7 +32,7 @@
 -- @returns 1 removed, publishing `removed` [TS]; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
-local id = ARGV[1]
+local id = a_id
 if not vid(id) then return -1 end
 local row = jkey(k_jobroot, id)
 if redis.call('EXISTS', row) == 0 then return -1 end
@@ -54,7 +54,7 @@ redis.call('ZREM', k_schedule, id)
 redis.call('ZREM', k_dead, id)
 local g = redis.call('HGET', row, 'group')
 if g and vid(g) then
-  local lb = lb_at(5)
+  local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
   local lane = gkey(k_laneroot, g)
   redis.call('ZREM', lane, id)
   if was_active then
@@ -65,7 +65,7 @@ if g and vid(g) then
 end
 redis.call('ZREM', k_retained, id)
 redis.call('ZREM', k_deadat, id)
-if k_dedup and ARGV[2] ~= '' and redis.call('GET', k_dedup) == id then redis.call('DEL', k_dedup) end
+if k_dedup and a_did ~= '' and redis.call('GET', k_dedup) == id then redis.call('DEL', k_dedup) end
 wipe_released(k_jobroot, k_deroot, id)
 ev_open(k_events, k_journal, k_meta)
 ev_emit('removed', id)

@@ -8,8 +8,8 @@
 -- @include core
 -- @returns 1 advanced; 0 record gone (the name is removed)
 if redis.call('EXISTS', k_record) == 0 then
-  redis.call('ZREM', k_repeat, ARGV[1])
+  redis.call('ZREM', k_repeat, a_name)
   return 0
 end
-redis.call('ZADD', k_repeat, now_ms() + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZADD', k_repeat, now_ms() + tonumber(a_every_ms), a_name)
 return 1

@@ -5,6 +5,6 @@
 -- @key record     emq:{q}:repeat:<name>
 -- @arg name       the repeat name
 -- @returns 1 removed; 0 absent
-local removed = redis.call('ZREM', k_repeat, ARGV[1])
+local removed = redis.call('ZREM', k_repeat, a_name)
 redis.call('DEL', k_record)
 return removed

@@ -4,4 +4,4 @@
 -- @arg limit      most names to return
 -- @include core
 -- @returns the due names, oldest first
-return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[1]))
+return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'LIMIT', 0, tonumber(a_limit))

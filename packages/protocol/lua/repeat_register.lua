@@ -9,7 +9,7 @@
 -- @arg first_in_ms  delay before the first occurrence, from server now
 -- @include core
 -- @returns 1 registered; 0 exists (nothing changed)
-if redis.call('ZSCORE', k_repeat, ARGV[1]) or redis.call('EXISTS', k_record) == 1 then return 0 end
-redis.call('HSET', k_record, 'every_ms', ARGV[2], 'template', ARGV[3])
-redis.call('ZADD', k_repeat, now_ms() + tonumber(ARGV[4]), ARGV[1])
+if redis.call('ZSCORE', k_repeat, a_name) or redis.call('EXISTS', k_record) == 1 then return 0 end
+redis.call('HSET', k_record, 'every_ms', a_every_ms, 'template', a_template)
+redis.call('ZADD', k_repeat, now_ms() + tonumber(a_first_in_ms), a_name)
 return 1

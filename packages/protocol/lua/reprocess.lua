@@ -18,13 +18,13 @@
 -- @include core events lanes
 -- @returns 1 moved; -1 gone (no row); [TS] publishes `waiting` when meta `events` = all
 -- @error EMQSTATE not dead
-local id = ARGV[1]
+local id = a_id
 if redis.call('EXISTS', k_row) == 0 then return -1 end
 if redis.call('ZREM', k_dead, id) == 0 then return redis.error_reply('EMQSTATE not dead') end
 redis.call('ZREM', k_deadat, id)
 redis.call('HDEL', k_row, 'last_error', 'finished_at', 'claim_ticket')
 redis.call('HSET', k_row, 'state', 'pending')
-local lb = lb_at(4)
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local g = redis.call('HGET', k_row, 'group')
 if g and vid(g) then
   local lane = gkey(k_laneroot, g)

@@ -21,15 +21,15 @@
 -- @include core events lanes
 -- @returns 1 moved (mode now publishes `waiting` [TS] when meta `events` = all); 0 the job is not scheduled (nothing changed); -1 gone (no row)
 -- @error EMQKIND job id must be JOB-namespaced
-local id = ARGV[1]
+local id = a_id
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', k_row) == 0 then
   redis.call('ZREM', k_schedule, id)
   return -1
 end
 if not redis.call('ZSCORE', k_schedule, id) then return 0 end
-local lb = lb_at(3)
-if ARGV[2] == 'now' then
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
+if a_mode == 'now' then
   redis.call('ZREM', k_schedule, id)
   local releasing = false
   if requeue(k_pending, lb, k_laneroot, id, redis.call('HGET', k_row, 'group'), releasing, flat_score(k_row)) then wake(lb) end
@@ -38,7 +38,7 @@ if ARGV[2] == 'now' then
   ev_chatty('waiting', id)
   return 1
 end
-local ms = tonumber(ARGV[3])
+local ms = tonumber(a_ms)
 redis.call('ZADD', k_schedule, now_ms() + ms, id)
 local head = redis.call('ZRANGE', k_schedule, 0, 0)
 if head[1] == id then due_hint(k_wake, ms) end

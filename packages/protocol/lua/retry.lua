@@ -44,29 +44,29 @@
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
-local id = ARGV[1]
+local id = a_id
 local row = k_row
 local head = redis.call('HMGET', row, 'attempts', 'state')
 local attempts = head[1]
 if not attempts or head[2] == 'completed' then return redis.error_reply('EMQSTALE job gone') end
-if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE retry token mismatch') end
+if attempts ~= a_token then return redis.error_reply('EMQSTALE retry token mismatch') end
 -- A resend after a dropped reply finds the job already dead under the same token: report the
 -- verdict again without counting the failure twice or firing the flow arm again.
 if head[2] == 'dead' and redis.call('ZSCORE', k_dead, id) then return 'dead' end
 
-leave_active(k_active, k_pending, lb_at(7), k_laneroot, id, redis.call('HGET', row, 'group'))
+leave_active(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), k_laneroot, id, redis.call('HGET', row, 'group'))
 redis.call('ZREM', k_schedule, id)
 redis.call('ZREM', k_dead, id)
 redis.call('DEL', jkey(k_jobroot, id, ':lock'))
-redis.call('HSET', row, 'last_error', ARGV[5])
+redis.call('HSET', row, 'last_error', a_error)
 -- [TS] The claim's ticket (lib lease) goes with the lease: the row leaves active.
 redis.call('HDEL', row, 'claim_ticket')
-hist_settled(k_meta, k_jobroot, id, attempts, tonumber(attempts) < tonumber(ARGV[4]) and 'retried' or 'failed', ARGV[5], k_failed)
+hist_settled(k_meta, k_jobroot, id, attempts, tonumber(attempts) < tonumber(a_max_attempts) and 'retried' or 'failed', a_error, k_failed)
 
-if tonumber(attempts) < tonumber(ARGV[4]) then
+if tonumber(attempts) < tonumber(a_max_attempts) then
   redis.call('HSET', row, 'state', 'scheduled')
-  redis.call('ZADD', k_schedule, now_ms() + tonumber(ARGV[3]), id)
-  if ARGV[9] == '1' then
+  redis.call('ZADD', k_schedule, now_ms() + tonumber(a_delay_ms), id)
+  if a_publish == '1' then
     ev_open(k_events, k_journal, k_meta)
     ev_emit('failed', id, { outcome = 'scheduled' })
   end
@@ -76,32 +76,32 @@ end
 redis.call('HSET', row, 'state', 'dead')
 redis.call('ZADD', k_dead, 0, id)
 redis.call('HINCRBY', k_failed, 'count', 1)
-if ARGV[9] == '1' then
+if a_publish == '1' then
   ev_open(k_events, k_journal, k_meta)
   ev_emit('failed', id, { outcome = 'dead' })
 end
 
-local mode = ARGV[6]
-local pid = ARGV[7]
+local mode = a_mode
+local pid = a_parent_id
 local now = now_ms()
 local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
 local policy = nil
 if mode == 'sq:fp' then
   if redis.call('EXISTS', k_parent_row) == 1 then
-    redis.call('HSET', k_parent_failed, id, ARGV[5])
+    redis.call('HSET', k_parent_failed, id, a_error)
     fail_parent_row(k_parent_row, k_pending, k_dead, k_waiting_children, pid)
     policy = policy or keep_policy(k_meta)
     finish_dead(ended, pid, k_parent_row, now, policy)
   end
 elseif mode == 'sq:id' or mode == 'sq:cp' then
   -- [TS] The row guard: a `cp` sibling may have let the parent run and end before this child died.
-  if redis.call('EXISTS', k_parent_row) == 1 and redis.call('HSETNX', k_parent_unsuccessful, id, ARGV[5]) == 1 then
+  if redis.call('EXISTS', k_parent_row) == 1 and redis.call('HSETNX', k_parent_unsuccessful, id, a_error) == 1 then
     count_down(k_parent_deps, k_parent_row, k_pending, k_waiting_children, pid, 1, k_wake)
     if mode == 'sq:cp' then continue_parent(k_parent_row, k_pending, k_waiting_children, pid, k_wake) end
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' or mode == 'xq:cp' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', k_flow_outbox, '\0fail\0' .. ARGV[8] .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. ARGV[5])
+  redis.call('RPUSH', k_flow_outbox, '\0fail\0' .. a_parent_queue .. '\0' .. pid .. '\0' .. id .. '\0' .. policy .. '\0' .. a_error)
 end
 finish_dead(ended, id, row, now, policy or keep_policy(k_meta))
 ev_open(k_events, k_journal, k_meta)

@@ -19,8 +19,8 @@
 -- @arg limit      most jobs to move
 -- @include core events lanes
 -- @returns the number of jobs moved back; [TS] each publishes `waiting` when meta `events` = all
-local ids = redis.call('ZRANGE', k_dead, 0, tonumber(ARGV[1]) - 1)
-local lb = lb_at(3)
+local ids = redis.call('ZRANGE', k_dead, 0, tonumber(a_limit) - 1)
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local moved, flat = 0, 0
 ev_open(k_events, k_journal, k_meta)
 local chatty = ev_chatty_on()

@@ -21,14 +21,14 @@
 -- @returns 1 scheduled, publishing `delayed` [TS] with `delayMs` (mode in) or `runAt` (mode at);
 -- 0 duplicate (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
 local now = now_ms()
-local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then score = now + score end
-admit_row(k_row, 'scheduled', ARGV[2], { unpack(ARGV, 5) })
-redis.call('ZADD', k_schedule, score, ARGV[1])
+local score = tonumber(a_ms)
+if a_mode == 'in' then score = now + score end
+admit_row(k_row, 'scheduled', a_payload, { unpack(ARGV, 5) })
+redis.call('ZADD', k_schedule, score, a_id)
 ev_open(k_events, k_journal, k_meta)
-ev_delayed(ARGV[1], ARGV[3], ARGV[4])
-if k_wake and redis.call('ZRANGE', k_schedule, 0, 0)[1] == ARGV[1] then due_hint(k_wake, score - now) end
+ev_delayed(a_id, a_mode, a_ms)
+if k_wake and redis.call('ZRANGE', k_schedule, 0, 0)[1] == a_id then due_hint(k_wake, score - now) end
 return 1

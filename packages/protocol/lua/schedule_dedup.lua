@@ -20,27 +20,27 @@
 -- @returns {1, id} scheduled, publishing `delayed` as schedule does; {0, id} row duplicate; {2, parked}
 -- dedup hit (nothing written but the `deduplicated` event, as enqueue_dedup publishes it)
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(k_events, k_journal, k_meta)
 local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
   -- The due time is read off the clock only when a debounce moves the parked job.
   local due = function()
-    if ARGV[3] == 'in' then return now_ms() + tonumber(ARGV[4]) end
-    return tonumber(ARGV[4])
+    if a_mode == 'in' then return now_ms() + tonumber(a_ms) end
+    return tonumber(a_ms)
   end
-  local extra = dedup_hit(k_dedup, parked, k_jobroot, ARGV[2], { unpack(ARGV, 6) }, k_schedule, due)
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 6) }, k_schedule, due)
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
-  extra.refused = ARGV[1]
+  extra.refused = a_id
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
-if redis.call('EXISTS', k_row) == 1 then return { 0, ARGV[1] } end
-local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then score = now_ms() + score end
-admit_row(k_row, 'scheduled', ARGV[2], { unpack(ARGV, 6) })
-redis.call('ZADD', k_schedule, score, ARGV[1])
-park_dedup(k_dedup, ARGV[1], ARGV[5])
-ev_delayed(ARGV[1], ARGV[3], ARGV[4])
-return { 1, ARGV[1] }
+if redis.call('EXISTS', k_row) == 1 then return { 0, a_id } end
+local score = tonumber(a_ms)
+if a_mode == 'in' then score = now_ms() + score end
+admit_row(k_row, 'scheduled', a_payload, { unpack(ARGV, 6) })
+redis.call('ZADD', k_schedule, score, a_id)
+park_dedup(k_dedup, a_id, a_ttl_ms)
+ev_delayed(a_id, a_mode, a_ms)
+return { 1, a_id }

@@ -6,4 +6,4 @@
 -- @arg limit      at most this many names
 -- @include core
 -- @returns a flat list name1, score1, name2, score2, ... oldest first
-return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'WITHSCORES', 'LIMIT', 0, tonumber(a_limit))

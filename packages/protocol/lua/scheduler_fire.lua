@@ -19,18 +19,18 @@
 -- @returns 1 fired; 0 not fired (no longer due for that occurrence, or retired); -1 record gone (the
 -- name is removed)
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[3], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-local score = redis.call('ZSCORE', k_repeat, ARGV[1])
-if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local score = redis.call('ZSCORE', k_repeat, a_name)
+if not score or tonumber(score) ~= tonumber(a_due) then return 0 end
 local f = redis.call('HMGET', k_record, 'template', 'every_ms', 'end_ms', 'limit', 'count')
 local template, every, ends, limit, count = f[1], tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5] or '0')
 if not template then
-  redis.call('ZREM', k_repeat, ARGV[1])
+  redis.call('ZREM', k_repeat, a_name)
   return -1
 end
 local now = now_ms()
 local function retire()
-  redis.call('ZREM', k_repeat, ARGV[1])
+  redis.call('ZREM', k_repeat, a_name)
   redis.call('DEL', k_record)
 end
 if (ends and now > ends) or (limit and count >= limit) then
@@ -38,18 +38,18 @@ if (ends and now > ends) or (limit and count >= limit) then
   return 0
 end
 if redis.call('EXISTS', k_row) == 0 then
-  redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', ARGV[1])
-  redis.call('ZADD', k_pending, 0, ARGV[3])
+  redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', a_name)
+  redis.call('ZADD', k_pending, 0, a_id)
   redis.call('LPUSH', k_wake, '1')
   redis.call('LTRIM', k_wake, 0, 63)
 end
 count = redis.call('HINCRBY', k_record, 'count', 1)
-redis.call('HSET', k_record, 'last_ms', now, 'last_job', ARGV[3])
-local next_at = tonumber(ARGV[4])
+redis.call('HSET', k_record, 'last_ms', now, 'last_job', a_id)
+local next_at = tonumber(a_next_at)
 if every then next_at = now + every end
 if not next_at or (limit and count >= limit) or (ends and next_at > ends) then
   retire()
 else
-  redis.call('ZADD', k_repeat, next_at, ARGV[1])
+  redis.call('ZADD', k_repeat, next_at, a_name)
 end
 return 1

@@ -23,18 +23,18 @@ local existed = redis.call('EXISTS', k_record) == 1
 local same = false
 if existed then
   local old = redis.call('HMGET', k_record, 'every_ms', 'cron', 'tz')
-  same = (old[1] or '') == ARGV[2] and (old[2] or '') == ARGV[3] and (old[3] or '') == ARGV[4]
+  same = (old[1] or '') == a_every_ms and (old[2] or '') == a_cron and (old[3] or '') == a_tz
 end
-local fields = { every_ms = ARGV[2], cron = ARGV[3], tz = ARGV[4], start_ms = ARGV[8], end_ms = ARGV[9], limit = ARGV[10] }
+local fields = { every_ms = a_every_ms, cron = a_cron, tz = a_tz, start_ms = a_start_ms, end_ms = a_end_ms, limit = a_limit }
 for field, value in pairs(fields) do
   if value == '' then redis.call('HDEL', k_record, field) else redis.call('HSET', k_record, field, value) end
 end
-redis.call('HSET', k_record, 'template', ARGV[5])
-if same and redis.call('ZSCORE', k_repeat, ARGV[1]) then return 0 end
-local first = tonumber(ARGV[7])
-if ARGV[6] == 'in' then first = now_ms() + first end
-local start = tonumber(ARGV[8])
+redis.call('HSET', k_record, 'template', a_template)
+if same and redis.call('ZSCORE', k_repeat, a_name) then return 0 end
+local first = tonumber(a_first)
+if a_mode == 'in' then first = now_ms() + first end
+local start = tonumber(a_start_ms)
 if start and first < start then first = start end
-redis.call('ZADD', k_repeat, first, ARGV[1])
+redis.call('ZADD', k_repeat, first, a_name)
 if existed then return 0 end
 return 1

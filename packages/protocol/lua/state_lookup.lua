@@ -11,7 +11,7 @@
 -- @arg id         the job's id
 -- @include core
 -- @returns pending | active | scheduled | dead | awaiting_children | completed | [TS] expired | unknown | absent
-local id = ARGV[1]
+local id = a_id
 if redis.call('ZSCORE', k_pending, id) then return 'pending' end
 local g = redis.call('HGET', k_row, 'group')
 if g and vid(g) and redis.call('ZSCORE', gkey(k_laneroot, g), id) then return 'pending' end

@@ -15,7 +15,7 @@
 local stream = k_stream
 local msgids = k_msgids
 local untilKey = k_until
-local window = tonumber(ARGV[1])
+local window = tonumber(a_window_ms)
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 -- Ids whose window ended are forgotten a slice at a time, so no call pays for a long backlog.

@@ -19,8 +19,8 @@
 -- exist (a server reply, not a class of this script)
 local stream = k_stream
 local dead = k_dead
-local group, consumer, mode, cursor = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local count, max = tonumber(ARGV[5]), tonumber(ARGV[7])
+local group, consumer, mode, cursor = a_group, a_consumer, a_mode, a_cursor
+local count, max = tonumber(a_count), tonumber(a_max_deliveries)
 local claimed, nextCursor
 if mode == 'self' then
   -- Own entries after the cursor; XCLAIM to self bumps the count as a re-read would.
@@ -38,7 +38,7 @@ if mode == 'self' then
     if not present[id] then redis.call('XACK', stream, group, id) end
   end
 else
-  local reply = redis.call('XAUTOCLAIM', stream, group, consumer, ARGV[6], cursor, 'COUNT', count)
+  local reply = redis.call('XAUTOCLAIM', stream, group, consumer, a_min_idle, cursor, 'COUNT', count)
   nextCursor, claimed = reply[1], reply[2]
 end
 local out, deadCount = {}, 0

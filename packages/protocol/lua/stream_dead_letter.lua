@@ -11,6 +11,6 @@
 -- @returns the number of records written (an entry trimmed away meanwhile is only acked)
 local moved = 0
 for i = 3, #ARGV, 3 do
-  moved = moved + dead_letter(k_stream, k_dead, ARGV[1], ARGV[2], ARGV[i], ARGV[i + 1], ARGV[i + 2])
+  moved = moved + dead_letter(k_stream, k_dead, a_group, a_consumer, ARGV[i], ARGV[i + 1], ARGV[i + 2])
 end
 return moved

@@ -13,7 +13,7 @@
 -- @returns the number of registry members removed
 local order = k_order
 local paused = k_paused
-local group, position = ARGV[1], ARGV[2]
+local group, position = a_group, a_position
 if position == '' then
   redis.call('HDEL', paused, group)
   return redis.call('ZREMRANGEBYLEX', order, '[' .. group .. '\0', '(' .. group .. '\2')

@@ -15,8 +15,8 @@ local n = 0
 for i = 4, #ARGV, 1000 do
   local tail = { unpack(ARGV, i, math.min(i + 999, #ARGV)) }
   tail[#tail + 1] = 'IDLE'
-  tail[#tail + 1] = ARGV[3]
+  tail[#tail + 1] = a_idle_ms
   tail[#tail + 1] = 'JUSTID'
-  n = n + #redis.call('XCLAIM', k_stream, ARGV[1], ARGV[2], '0', unpack(tail))
+  n = n + #redis.call('XCLAIM', k_stream, a_group, a_consumer, '0', unpack(tail))
 end
 return n

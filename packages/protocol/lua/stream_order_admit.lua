@@ -21,7 +21,7 @@
 -- @returns per entry, in order: '' it may run; the xid it waits for; '-' this consumer no longer holds it
 local stream = k_stream
 local order = k_order
-local group, consumer, by, last = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local group, consumer, by, last = a_group, a_consumer, a_order_by, a_last
 if last ~= '' then
   local mark = redis.call('ZRANGEBYLEX', order, '[' .. group .. '\1', '(' .. group .. '\2', 'LIMIT', 0, 1)[1]
   local lastPadded = order_pad(last)

@@ -10,7 +10,7 @@
 -- @returns the number of entries acked by this call
 local stream = k_stream
 local order = k_order
-local group = ARGV[1]
+local group = a_group
 local acked = 0
 for i = 2, #ARGV, 2 do
   local xid, k = ARGV[i], ARGV[i + 1]

@@ -9,7 +9,7 @@
 -- @args xids      the entries' stream ids
 -- @returns the number of entries still held by `consumer` and re-dated now
 local stream = k_stream
-local group, consumer = ARGV[1], ARGV[2]
+local group, consumer = a_group, a_consumer
 local n = 0
 for i = 3, #ARGV do
   local row = redis.call('XPENDING', stream, group, ARGV[i], ARGV[i], 1)[1]

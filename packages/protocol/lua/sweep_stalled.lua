@@ -32,11 +32,11 @@
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as `stalled` with its `outcome`
 -- (recovered or dead) in the same step, and each dead one then as `failed` ({outcome: dead,
 -- error: stalled} [TS])
-local lb = lb_at(5)
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local now = now_ms()
-local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(a_limit))
 local ended, keep = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }, nil
-local max_stalled = tonumber(ARGV[1])
+local max_stalled = tonumber(a_max_stalled)
 local recovered, dead, flat = {}, {}, 0
 
 -- fail_parent(id): the flow failure arm of a child that just died stalled.

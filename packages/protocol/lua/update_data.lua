@@ -4,5 +4,5 @@
 -- @arg payload    the new opaque bytes
 -- @returns 1 replaced; -1 gone
 if redis.call('EXISTS', k_row) == 0 then return -1 end
-redis.call('HSET', k_row, 'payload', ARGV[1])
+redis.call('HSET', k_row, 'payload', a_payload)
 return 1

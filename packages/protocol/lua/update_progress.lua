@@ -14,9 +14,9 @@
 -- @include events
 -- @returns 1 recorded; -1 gone (nothing published)
 if redis.call('EXISTS', k_row) == 0 then return -1 end
-local kind = ARGV[3]
-redis.call('HSET', k_row, 'progress', ARGV[2])
-local extra = { progress = ARGV[2] }
+local kind = a_kind
+redis.call('HSET', k_row, 'progress', a_progress)
+local extra = { progress = a_progress }
 if kind == 'string' or kind == 'json' then
   redis.call('HSET', k_row, 'progress_type', kind)
   extra.progress_type = kind
@@ -24,5 +24,5 @@ else
   redis.call('HDEL', k_row, 'progress_type')
 end
 ev_open(k_events, k_journal, k_meta)
-ev_emit('progress', ARGV[1], extra)
+ev_emit('progress', a_id, extra)
 return 1

@@ -19,11 +19,11 @@
 -- @error EMQSTALE wait_children token mismatch
 -- @error EMQSTALE not active
 -- @error EMQSTATE a lane job cannot wait for children
-local id = ARGV[1]
+local id = a_id
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 local f = redis.call('HMGET', k_row, 'attempts', 'group')
 if not f[1] then return redis.error_reply('EMQSTALE job gone') end
-if f[1] ~= ARGV[2] then return redis.error_reply('EMQSTALE wait_children token mismatch') end
+if f[1] ~= a_token then return redis.error_reply('EMQSTALE wait_children token mismatch') end
 if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
 if f[2] and vid(f[2]) then return redis.error_reply('EMQSTATE a lane job cannot wait for children') end
 local open = tonumber(redis.call('GET', k_deps) or '0')

@@ -16,7 +16,7 @@ if #lapsed > 0 then
   redis.call('ZREM', k_workers, unpack(lapsed))
   redis.call('HDEL', k_info, unpack(lapsed))
 end
-local deadline = now + tonumber(ARGV[2])
-redis.call('ZADD', k_workers, deadline, ARGV[1])
-redis.call('HSET', k_info, ARGV[1], ARGV[3])
+local deadline = now + tonumber(a_ttl_ms)
+redis.call('ZADD', k_workers, deadline, a_id)
+redis.call('HSET', k_info, a_id, a_info)
 return deadline

@@ -5,5 +5,5 @@
 -- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description
 -- @arg id         the worker's id
 -- @returns 1 the entry was there; 0 it was not
-redis.call('HDEL', k_info, ARGV[1])
-return redis.call('ZREM', k_workers, ARGV[1])
+redis.call('HDEL', k_info, a_id)
+return redis.call('ZREM', k_workers, a_id)

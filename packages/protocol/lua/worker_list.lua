@@ -7,7 +7,7 @@
 -- @include core
 -- @returns {now, id1, lapses1, info1, id2, ...}; an entry without a description answers false for it
 local now = now_ms()
-local live = redis.call('ZRANGEBYSCORE', k_workers, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+local live = redis.call('ZRANGEBYSCORE', k_workers, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(a_limit))
 local out = { now }
 if #live == 0 then return out end
 local ids = {}

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { keyPrelude, namedKeys } from '../src/scripts/source.js';
+import { argPrelude, keyPrelude, namedKeys } from '../src/scripts/source.js';
 import { checkKeyLaw, defineScript, LUA_DIR_FOR_TESTS, SCRIPT_NAMES, scripts, sha1, strictVariant } from './support.js';
 
 const files = readdirSync(LUA_DIR_FOR_TESTS)
@@ -43,6 +43,20 @@ describe('script catalog', () => {
     // Every name the body binds is bound by the prelude, and only those.
     const prelude = keyPrelude(script.header, script.body);
     for (const [local] of script.body.matchAll(/\bk_\w+/g)) expect(prelude).toMatch(new RegExp(`\\b${local}\\b`));
+  });
+
+  it.each(SCRIPT_NAMES.map((n) => [n]))('%s: the body reads no KEYS or ARGV at a written position, and no lane keys by index', (name) => {
+    const script = scripts()[name];
+    const code = script.body
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('--'))
+      .join('\n');
+    // The header is the one place the order lives: a position written in the body would be a second.
+    expect(code.match(/\b(KEYS|ARGV)\[\d+\]/g) ?? []).toEqual([]);
+    expect(code).not.toMatch(/\blb_at\(/);
+    // Every argument name the body uses is bound by the prelude, from the header.
+    const prelude = argPrelude(script.header, script.body);
+    for (const [local] of script.body.matchAll(/\ba_\w+/g)) expect(prelude).toMatch(new RegExp(`\\b${local}\\b`));
   });
 
   it.each(SCRIPT_NAMES.map((n) => [n]))('%s: obeys the declared-keys law (static read)', (name) => {

@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { EventsListener, LifecycleEvent, RawLifecycleMessage } from '../src/index.js';
+import type { EventsListener, LifecycleEvent, RawLifecycleMessage } from '../src/extend.js';
 
 declare const events: EventsListener;
 

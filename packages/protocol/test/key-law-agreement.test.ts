@@ -56,7 +56,7 @@ const rows: readonly Row[] = [
   { name: 'a name bound to jkey', body: "local row = jkey(KEYS[2], ARGV[1])\nredis.call('HGET', row, 'state')", verdict: 'ok' },
   { name: 'jkey through a name bound to the root', body: "local JR = KEYS[2]\nredis.call('EXISTS', jkey(JR, ARGV[1]))", verdict: 'ok' },
   { name: 'gkey on the lane root', body: "redis.call('ZCARD', gkey(KEYS[3], ARGV[2]))", verdict: 'ok' },
-  { name: 'a lane bookkeeping field', body: "local lb = lb_at(4)\nredis.call('LLEN', lb.ring)", verdict: 'ok' },
+  { name: 'a lane bookkeeping field', body: "local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)\nredis.call('LLEN', lb.ring)", verdict: 'ok' },
   {
     name: 'a key parameter given a declared key',
     body: "local function touch(key) return redis.call('EXISTS', key) end\ntouch(KEYS[1])",

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, strictOptions, type OptionCheck } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions, type OptionCheck } from '@echo/protocol/queue';
 
 /**
  * A retry delay curve (queue.md §4.2). The wire takes a literal delay; the curve lives above it.

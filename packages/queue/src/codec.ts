@@ -1,4 +1,4 @@
-import { CodecError, type LifecycleEvent } from '@echo/protocol';
+import { CodecError, type LifecycleEvent } from '@echo/protocol/queue';
 
 /**
  * Turns payload values into the opaque text the wire stores and back. The wire never interprets a
@@ -10,7 +10,7 @@ export interface Codec<T> {
 }
 
 /** The default codec: JSON, refusing values JSON cannot carry (undefined, functions, cycles, bigint). */
-export { jsonCodec } from '@echo/protocol';
+export { jsonCodec } from '@echo/protocol/queue';
 
 /** A codec that stores strings as they are, for callers who bring their own serialisation. */
 export const rawCodec: Codec<string> = {

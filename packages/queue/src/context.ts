@@ -1,4 +1,4 @@
-import type { Connection, QueueKeys } from '@echo/protocol';
+import type { Connection, QueueKeys } from '@echo/protocol/queue';
 import type { Codec } from './codec.js';
 
 /** What every verb family needs to speak for one queue: its name, keys, connection and codec. */

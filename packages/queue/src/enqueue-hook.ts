@@ -1,4 +1,4 @@
-import { hooks, traceContextOf, traces, type EnqueueTraceContext, type TraceContext } from '@echo/protocol';
+import { hooks, traceContextOf, traces, type EnqueueTraceContext, type TraceContext } from '@echo/protocol/queue';
 
 const enqueueHook = hooks.job.enqueue;
 const enqueueTrace = traces.enqueue;

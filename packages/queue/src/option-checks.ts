@@ -1,4 +1,4 @@
-import { checkConnectionChoice, InvalidArgumentError, isBrandedId, MalformedIdError, strictOptions, type TimeBound } from '@echo/protocol';
+import { checkConnectionChoice, InvalidArgumentError, isBrandedId, MalformedIdError, strictOptions, type TimeBound } from '@echo/protocol/queue';
 import { checkCurveKeys } from './backoff.js';
 
 /*

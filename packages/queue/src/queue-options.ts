@@ -1,4 +1,4 @@
-import { Connection, queueKeys, type ConnectOptions } from '@echo/protocol';
+import { Connection, queueKeys, type ConnectOptions } from '@echo/protocol/queue';
 import { jsonCodec, type Codec } from './codec.js';
 import type { QueueContext } from './context.js';
 import * as checks from './option-checks.js';

@@ -1,4 +1,4 @@
-import { type AttemptRecord, type Connection, type JobId, type QueueKeys } from '@echo/protocol';
+import { type AttemptRecord, type Connection, type JobId, type QueueKeys } from '@echo/protocol/queue';
 import * as admission from './producer/admission.js';
 import { Leases } from './lease/leases.js';
 import { Maintenance } from './lease/maintenance.js';

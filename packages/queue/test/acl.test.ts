@@ -1,4 +1,4 @@
-import { Connection, PermissionError, queueAclRules } from '@echo/protocol';
+import { Connection, PermissionError, queueAclRules } from '@echo/protocol/queue';
 import { startRedis, waitFor, type RedisServer } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, InvalidArgumentError, type JobId } from '@echo/protocol';
+import { Connection, InvalidArgumentError, type JobId } from '@echo/protocol/queue';
 import { Queue } from '../src/index.js';
 
 let conn: Connection;

@@ -4,7 +4,7 @@
  */
 import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, GoneError, InvalidArgumentError, parseKey, UnknownOptionError } from '@echo/protocol';
+import { Connection, GoneError, InvalidArgumentError, parseKey, UnknownOptionError } from '@echo/protocol/extend';
 import { exponential, Queue, Worker, type ClaimedJob } from '../src/index.js';
 import { expectError } from './worker-harness.js';
 

@@ -1,4 +1,4 @@
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, JobTimeoutError, Queue, fixed } from '../src/index.js';

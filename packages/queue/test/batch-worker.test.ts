@@ -1,4 +1,4 @@
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, fixed, type BatchPartition } from '../src/index.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { uniqueName, useRedis } from '@echo/testkit';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@
  * to the caller, at once, instead of waiting out a 30 s lease out of every worker's reach.
  */
 import { startLinkProxy, startRedis, uniqueName, type LinkProxy, type RedisServer } from '@echo/testkit';
-import { Connection as EchoConnection } from '@echo/protocol';
+import { Connection as EchoConnection } from '@echo/protocol/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker } from '../src/index.js';
 import { until } from './worker-harness.js';

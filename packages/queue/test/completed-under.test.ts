@@ -2,7 +2,7 @@
  * `Leases.completedUnder`: after a completion's reply was lost and its resend heard `gone`, whether
  * the server holds that completion under this holder's token (its own first send landed) or another's.
  */
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';

@@ -3,7 +3,7 @@
  * children still open, and the parent reads which child failed with `queue.ignoredFailures`. Every
  * death path: a retry at the cap, a stalled death, and a child in another queue (flow outbox).
  */
-import { InvalidArgumentError, type JobId } from '@echo/protocol';
+import { InvalidArgumentError, type JobId } from '@echo/protocol/queue';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, type ClaimedJob } from '../src/index.js';

@@ -4,7 +4,7 @@
  */
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { Queue, type CountName } from '../src/index.js';
 
 let conn: Connection;

@@ -4,7 +4,7 @@
  * claimBatch, completeAndClaim, the three lane claims, and so Worker and BatchWorker), and on a
  * cluster. Deadlines in the past (`expireAt: 1`) make the expiry certain without waiting on a clock.
  */
-import type { LifecycleEvent } from '@echo/protocol';
+import type { LifecycleEvent } from '@echo/protocol/queue';
 import { startCluster, startRedis, type RedisCluster, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker, type QueueEvents } from '../src/index.js';

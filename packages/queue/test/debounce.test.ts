@@ -4,8 +4,8 @@
  * it waits, `debounce` does both and moves a scheduled kept job to the newest due time. The
  * `deduplicated` event names the job kept.
  */
-import type { LifecycleEvent } from '@echo/protocol';
-import { InvalidArgumentError } from '@echo/protocol';
+import type { LifecycleEvent } from '@echo/protocol/queue';
+import { InvalidArgumentError } from '@echo/protocol/queue';
 import { startCluster, startRedis, type RedisCluster, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, type QueueEvents } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { GoneError, InvalidArgumentError, StateError } from '@echo/protocol';
+import { GoneError, InvalidArgumentError, StateError } from '@echo/protocol/queue';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressValue, Queue, ResultEncodingError, Worker, type WorkerOptions } from '../src/index.js';

@@ -6,7 +6,7 @@
  */
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, mintId, type JobId } from '@echo/protocol';
+import { Connection, mintId, type JobId } from '@echo/protocol/queue';
 import { Queue, type EnqueueResult } from '../src/index.js';
 
 let conn: Connection;

@@ -2,7 +2,7 @@
  * `durability: 'replicated'`: an admission answers only once a replica confirmed it (`WAIT`), and a
  * shortfall (no replica, or fewer than asked) is a typed error that leaves the job on the primary.
  */
-import { Connection, InvalidArgumentError, mintId, NotReplicatedError } from '@echo/protocol';
+import { Connection, InvalidArgumentError, mintId, NotReplicatedError } from '@echo/protocol/queue';
 import { startRedis, waitFor, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';

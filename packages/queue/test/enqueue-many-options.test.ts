@@ -2,7 +2,7 @@
  * Per-item options in `enqueueMany`: row options, priority, a time and an idempotency key, each
  * item with its own verdict, all in one pipeline; plain items keep their own script.
  */
-import { Connection, InvalidArgumentError, KindError } from '@echo/protocol';
+import { Connection, InvalidArgumentError, KindError } from '@echo/protocol/queue';
 import { startRedis, uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixed, Queue } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { Connection, parseKey, StateError, type BrandedId, type JobId } from '@echo/protocol';
+import { Connection, parseKey, StateError, type BrandedId, type JobId } from '@echo/protocol/extend';
 import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from '../src/index.js';

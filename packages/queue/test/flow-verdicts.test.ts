@@ -6,7 +6,7 @@
  */
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, InvalidArgumentError, mintId, type JobId } from '@echo/protocol';
+import { Connection, InvalidArgumentError, mintId, type JobId } from '@echo/protocol/queue';
 import { Queue, type FlowResult } from '../src/index.js';
 
 let conn: Connection;

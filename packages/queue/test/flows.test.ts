@@ -1,4 +1,4 @@
-import { Connection, mintId } from '@echo/protocol';
+import { Connection, mintId } from '@echo/protocol/queue';
 import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlowCycleError, FlowTooDeepError, Queue, Worker, type FlowChild } from '../src/index.js';

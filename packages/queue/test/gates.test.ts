@@ -5,7 +5,7 @@
  */
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, InvalidArgumentError } from '@echo/protocol';
+import { Connection, InvalidArgumentError } from '@echo/protocol/queue';
 import { BatchWorker, Queue, Worker } from '../src/index.js';
 import { expectError, rejection, until } from './worker-harness.js';
 

@@ -5,7 +5,7 @@
  */
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, InvalidArgumentError, type JobId } from '@echo/protocol';
+import { Connection, InvalidArgumentError, type JobId } from '@echo/protocol/queue';
 import {
   BatchWorker,
   DEFAULT_MAX_PAYLOAD_BYTES,

@@ -2,7 +2,7 @@
  * Lanes take the names users have (`'tenantA'`, `'acme-corp'`): every lane verb maps a name to the
  * branded group id the wire keys lanes by, and reads give the name back.
  */
-import { Connection, InvalidArgumentError, isBrandedId, mintId } from '@echo/protocol';
+import { Connection, InvalidArgumentError, isBrandedId, mintId } from '@echo/protocol/queue';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { laneGroupId, Queue, Worker } from '../src/index.js';

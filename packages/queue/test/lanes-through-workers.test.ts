@@ -1,4 +1,4 @@
-import { Connection, mintId } from '@echo/protocol';
+import { Connection, mintId } from '@echo/protocol/queue';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker } from '../src/index.js';

@@ -1,4 +1,4 @@
-import type { LifecycleEvent } from '@echo/protocol';
+import type { LifecycleEvent } from '@echo/protocol/queue';
 import { startCluster, startRedis, type RedisCluster, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressValue, Queue, Worker, type QueueEvents, type WorkerOptions } from '../src/index.js';

@@ -2,7 +2,7 @@
  * LIFO admission (`lifo: true`: claimed before the waiting jobs of its priority, the newest first)
  * and a caller-set `timestamp` (the job's created time as the app sees it, for imports).
  */
-import { InvalidArgumentError, UnknownOptionError } from '@echo/protocol';
+import { InvalidArgumentError, UnknownOptionError } from '@echo/protocol/queue';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, type EnqueueOptions } from '../src/index.js';

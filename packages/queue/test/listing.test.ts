@@ -1,6 +1,6 @@
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, InvalidArgumentError } from '@echo/protocol';
+import { Connection, InvalidArgumentError } from '@echo/protocol/queue';
 import { Queue, rawCodec, type ListState } from '../src/index.js';
 
 let conn: Connection;

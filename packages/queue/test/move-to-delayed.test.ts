@@ -1,4 +1,4 @@
-import { Connection, InvalidArgumentError, UnknownOptionError } from '@echo/protocol';
+import { Connection, InvalidArgumentError, UnknownOptionError } from '@echo/protocol/queue';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker, type DelayUntil, type JobContext } from '../src/index.js';

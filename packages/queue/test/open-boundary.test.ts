@@ -2,7 +2,7 @@
  * The boundary checks that are not option keys: what Queue.open takes as its connection, the
  * EventsJournal constructor's own arguments, and the "did you mean" of a typo.
  */
-import { Connection, InvalidArgumentError, MAX_SPAN_MS, OptionRangeError, UnknownOptionError } from '@echo/protocol';
+import { Connection, InvalidArgumentError, MAX_SPAN_MS, OptionRangeError, UnknownOptionError } from '@echo/protocol/queue';
 import { startRedis, uniqueName, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, EventsJournal, Queue, Worker } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { Connection, EchoError, mintId, parseKey } from '@echo/protocol';
+import { Connection, EchoError, mintId, parseKey } from '@echo/protocol/extend';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';

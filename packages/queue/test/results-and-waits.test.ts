@@ -6,7 +6,7 @@
  */
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, parseOutcomesEntry, type JobId } from '@echo/protocol';
+import { Connection, parseOutcomesEntry, type JobId } from '@echo/protocol/queue';
 import { decodeResult, encodeResult, Queue, resultValue, Worker } from '../src/index.js';
 import { until } from './worker-harness.js';
 

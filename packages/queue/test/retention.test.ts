@@ -4,7 +4,7 @@
  */
 import { startCluster, startRedis, useRedis, uniqueName, type RedisCluster } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, InvalidArgumentError, InvalidNameError, mintId, parseKey, type JobId } from '@echo/protocol';
+import { Connection, InvalidArgumentError, InvalidNameError, mintId, parseKey, type JobId } from '@echo/protocol/extend';
 import { JobFailedError, JobNotFoundError, Queue, Worker } from '../src/index.js';
 import { expectError, until } from './worker-harness.js';
 

@@ -1,6 +1,6 @@
 import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, KindError, mintId } from '@echo/protocol';
+import { Connection, KindError, mintId } from '@echo/protocol/queue';
 import { BatchWorker, Queue, Worker } from '../src/index.js';
 
 // One script call per chunk of admissions and per round of work: what a user sees is the same

@@ -1,4 +1,4 @@
-import { Connection, InvalidArgumentError } from '@echo/protocol';
+import { Connection, InvalidArgumentError } from '@echo/protocol/queue';
 import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../src/index.js';

@@ -3,7 +3,7 @@
  * lifecycle event (outcome dead, error stalled) follows its `stalled` one, and the `failed`
  * listeners of the worker whose sweep found it hear it with the job and a JobStalledError.
  */
-import type { LifecycleEvent } from '@echo/protocol';
+import type { LifecycleEvent } from '@echo/protocol/queue';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStalledError, Queue, Worker, type WorkerEvents } from '../src/index.js';

@@ -3,7 +3,7 @@
  * different slots (the fan-in crosses slots only through the outbox), and a lane drain that tidies
  * parents on the parent's own slot.
  */
-import { Connection, slot } from '@echo/protocol';
+import { Connection, slot } from '@echo/protocol/extend';
 import { startCluster, uniqueName, type RedisCluster } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, type ClaimedJob } from '../src/index.js';

@@ -4,7 +4,7 @@
  * cross-queue children, the fail-parent and ignore policies, priority across the wait, a stale
  * token refused.
  */
-import { Connection, InvalidArgumentError, StaleError, StateError, type JobId } from '@echo/protocol';
+import { Connection, InvalidArgumentError, StaleError, StateError, type JobId } from '@echo/protocol/queue';
 import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker, type ClaimedJob } from '../src/index.js';

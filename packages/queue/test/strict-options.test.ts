@@ -5,7 +5,7 @@
  */
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, MalformedIdError, UnknownOptionError, UnknownStateError } from '@echo/protocol';
+import { Connection, MalformedIdError, UnknownOptionError, UnknownStateError } from '@echo/protocol/queue';
 import { Queue } from '../src/index.js';
 
 let conn: Connection;

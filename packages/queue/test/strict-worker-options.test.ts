@@ -1,4 +1,4 @@
-import { Connection, UnknownOptionError } from '@echo/protocol';
+import { Connection, UnknownOptionError } from '@echo/protocol/queue';
 import { startRedis, uniqueName, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker } from '../src/index.js';

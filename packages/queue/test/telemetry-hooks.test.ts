@@ -1,4 +1,4 @@
-import { Connection, hooks, onHook, TELEMETRY_HOOK_NAMES, type TelemetryHookMap, type TelemetryHookName } from '@echo/protocol';
+import { Connection, hooks, onHook, TELEMETRY_HOOK_NAMES, type TelemetryHookMap, type TelemetryHookName } from '@echo/protocol/queue';
 import { sleep, useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, fixed, Queue, Worker } from '../src/index.js';

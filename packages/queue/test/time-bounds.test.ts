@@ -3,7 +3,7 @@
  * past it the call is refused with a typed error naming the option and the bound, before anything
  * is written (the keyspace is the same before and after) or any worker connection opens.
  */
-import { Connection, MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError } from '@echo/protocol';
+import { Connection, MAX_SPAN_MS, MAX_TIMER_MS, OptionRangeError } from '@echo/protocol/queue';
 import { startRedis, uniqueName, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker } from '../src/index.js';

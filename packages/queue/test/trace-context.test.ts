@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, traces, type EnqueueTraceContext, type JobId, type ProcessTraceContext, type TraceContext } from '@echo/protocol';
+import { Connection, traces, type EnqueueTraceContext, type JobId, type ProcessTraceContext, type TraceContext } from '@echo/protocol/queue';
 import { BatchWorker, Queue, Worker, type ClaimedJob } from '../src/index.js';
 import { hgetall } from './worker-harness.js';
 

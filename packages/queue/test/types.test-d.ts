@@ -1,4 +1,4 @@
-import type { JobId } from '@echo/protocol';
+import type { JobId } from '@echo/protocol/queue';
 import { describe, expectTypeOf, it } from 'vitest';
 import { BatchWorker, Worker, type ClaimedJob, type Queue } from '../src/index.js';
 

@@ -1,4 +1,4 @@
-import type { LifecycleEvent } from '@echo/protocol';
+import type { LifecycleEvent } from '@echo/protocol/queue';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, type QueueEvents } from '../src/index.js';

@@ -1,6 +1,6 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { startRedis, uniqueName, waitFor, type RedisServer } from '@echo/testkit';
-import { Connection, mintId } from '@echo/protocol';
+import { Connection, mintId } from '@echo/protocol/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, fixed, Queue, Worker } from '../src/index.js';
 

@@ -14,7 +14,7 @@ import {
   MalformedIdError,
   mintId,
   StaleError,
-} from '@echo/protocol';
+} from '@echo/protocol/queue';
 import { Queue, Worker, type CancelToken, type Handler, type WorkerOptions } from '../src/index.js';
 import { expectError, hgetall, rejection, sleep, until } from './worker-harness.js';
 

@@ -3,7 +3,7 @@
  * to claim and every job it took settled. A slot that finds the queue empty while another slot still
  * runs its job does not fire it.
  */
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker } from '../src/index.js';

@@ -4,7 +4,7 @@
  */
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, type JobId } from '@echo/protocol';
+import { Connection, type JobId } from '@echo/protocol/queue';
 import { BatchWorker, fixed, Queue, UnrecoverableError, Worker, type WorkerEvents } from '../src/index.js';
 import { until } from './worker-harness.js';
 

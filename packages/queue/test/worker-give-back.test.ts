@@ -3,7 +3,7 @@
  * handlers go back to the queue at once, in one `give_back` step, and another worker runs them long
  * before their leases (30 s here) would have lapsed.
  */
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker } from '../src/index.js';

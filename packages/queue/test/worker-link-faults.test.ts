@@ -3,7 +3,7 @@
  * completion the server accepted reaches the worker's events, whichever send landed it, and no
  * handler starts on a claim whose reply came after half its lease.
  */
-import { Connection, StaleError } from '@echo/protocol';
+import { Connection, StaleError } from '@echo/protocol/queue';
 import { startLinkProxy, startRedis, uniqueName, type LinkProxy, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../src/index.js';

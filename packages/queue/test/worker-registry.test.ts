@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Connection, execute, mintId, transitions } from '@echo/protocol';
+import { Connection, execute, mintId, transitions } from '@echo/protocol/queue';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker } from '../src/index.js';

@@ -2,7 +2,7 @@
  * Closing a worker: a paused worker closes as promptly as a running one, and close() starts no
  * handler after it is called.
  */
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, Queue, Worker } from '../src/index.js';

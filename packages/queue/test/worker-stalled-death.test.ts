@@ -2,7 +2,7 @@
  * A death by stalling reaches the `failed` listeners of the worker whose sweep found it, once, with
  * the job, also when the queue keeps no dead rows (the sweep deletes the row in the same step).
  */
-import type { LifecycleEvent } from '@echo/protocol';
+import type { LifecycleEvent } from '@echo/protocol/queue';
 import { useRedis, uniqueName } from '@echo/testkit';
 import { describe, expect, it } from 'vitest';
 import { JobStalledError, Queue, Worker, type WorkerEvents } from '../src/index.js';

@@ -1,6 +1,6 @@
 import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { exponential, Queue, Worker, type ClaimedJob } from '../src/index.js';
 
 let conn: Connection;

@@ -1,4 +1,4 @@
-import { type BrandedId, type Connection, KindError, cacheChannel, writes } from '@echo/protocol';
+import { type BrandedId, type Connection, KindError, cacheChannel, writes } from '@echo/protocol/cache';
 import type { BroadcastStats } from '../stats.js';
 import type { CoherenceLane, CoherenceTarget } from './source.js';
 import { type CoherenceMessage, encodeMessage, parseMessage } from './message.js';

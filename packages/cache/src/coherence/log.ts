@@ -1,4 +1,4 @@
-import { type CoherenceEntry, type Connection, StreamCursor, cacheLogKey, parseCoherenceEntry } from '@echo/protocol';
+import { type CoherenceEntry, type Connection, StreamCursor, cacheLogKey, parseCoherenceEntry } from '@echo/protocol/cache';
 import type { CoherenceSource } from './source.js';
 
 /** One entry of a namespace's coherence log. */

@@ -1,4 +1,4 @@
-import { type BrandedId, InvalidArgumentError, assertBrandedId, isBrandedId } from '@echo/protocol';
+import { type BrandedId, InvalidArgumentError, assertBrandedId, isBrandedId } from '@echo/protocol/cache';
 
 /** A coherence message is `<id>:<version>`: 14 + 1 + 14 bytes (cache.md §7.1). */
 export const MESSAGE_LENGTH = 29;

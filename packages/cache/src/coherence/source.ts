@@ -1,4 +1,4 @@
-import type { BrandedId } from '@echo/protocol';
+import type { BrandedId } from '@echo/protocol/cache';
 import type { LaneStats } from '../stats.js';
 
 /** What a coherence lane may do to its table's L1. */

@@ -1,4 +1,4 @@
-import { type Connection, INVALIDATE_CHANNEL, InvalidArgumentError, type Tracking, cachePrefix } from '@echo/protocol';
+import { type Connection, INVALIDATE_CHANNEL, InvalidArgumentError, type Tracking, cachePrefix } from '@echo/protocol/cache';
 import { TrackingArmError } from '../errors.js';
 import type { TrackingStats } from '../stats.js';
 import type { CoherenceLane, CoherenceTarget } from './source.js';

@@ -1,4 +1,4 @@
-import type { BrandedId } from '@echo/protocol';
+import type { BrandedId } from '@echo/protocol/cache';
 
 /** A declared table's L1 row (cache.md §2). `expiresAt` is on the table's monotonic clock. */
 export interface Row<T> {

@@ -1,4 +1,4 @@
-import type { BrandedId, Connection } from '@echo/protocol';
+import type { BrandedId, Connection } from '@echo/protocol/cache';
 import { NoSuchCacheError } from '../errors.js';
 import { newer } from '../coherence/message.js';
 import { type Flight, Flights } from '../single-flight.js';

@@ -1,4 +1,4 @@
-import { type BrandedId, execute, mintId, reads, transitions } from '@echo/protocol';
+import { type BrandedId, execute, mintId, reads, transitions } from '@echo/protocol/cache';
 import type { Tiers } from '../core/tiers.js';
 
 /** The namespace whose versions mint every keyed write's version. */

@@ -1,4 +1,4 @@
-import { hooks } from '@echo/protocol';
+import { hooks } from '@echo/protocol/cache';
 
 /**
  * The keyed namespace's side of the `emq.cache.*` telemetry hooks. Each returns at once when its

@@ -1,4 +1,4 @@
-import { assertCacheEntryKey, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
+import { assertCacheEntryKey, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol/cache';
 import type { Tiers } from '../core/tiers.js';
 import { VERSION_KIND } from './bulk-delete.js';
 import { decodeEntryFrame, holdsUndefined } from './entry-frame.js';

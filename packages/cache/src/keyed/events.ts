@@ -1,5 +1,5 @@
 import type { LogStats } from '../coherence/log.js';
-import type { BrandedId } from '@echo/protocol';
+import type { BrandedId } from '@echo/protocol/cache';
 
 /** Where a keyed read's value came from. */
 export type KeyedSource =

@@ -1,4 +1,4 @@
-import { type BrandedId, cacheEntryKey, checkValueSize, execute, mintId, transitions } from '@echo/protocol';
+import { type BrandedId, cacheEntryKey, checkValueSize, execute, mintId, transitions } from '@echo/protocol/cache';
 import { FactoryTimeoutError } from '../errors.js';
 import type { FillSteps, FlightCounters, LeaseLoaded } from '../core/get-or-set.js';
 import type { Lifetimes, Tiers } from '../core/tiers.js';

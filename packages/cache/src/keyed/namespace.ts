@@ -1,4 +1,4 @@
-import { type Connection, InvalidArgumentError, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol';
+import { type Connection, InvalidArgumentError, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol/cache';
 import { GetOrSet } from '../core/get-or-set.js';
 import type { Entry } from '../core/rows.js';
 import { type Lifetimes, Tiers } from '../core/tiers.js';

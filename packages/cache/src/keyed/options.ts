@@ -1,4 +1,4 @@
-import { InvalidArgumentError, assertCacheTable, assertCacheTag, resolveValueLimit } from '@echo/protocol';
+import { InvalidArgumentError, assertCacheTable, assertCacheTag, resolveValueLimit } from '@echo/protocol/cache';
 import { checkGetOrSet, checkNamespace, checkOutageShape, checkTimeoutShape, entryCount } from '../option-checks.js';
 import { type CacheCodec, jsonCodec } from '../codec.js';
 import type { OutageOptions } from '../l2/breaker.js';

@@ -1,4 +1,4 @@
-import { type Connection, reads } from '@echo/protocol';
+import { type Connection, reads } from '@echo/protocol/cache';
 
 interface Waiting {
   readonly key: string;

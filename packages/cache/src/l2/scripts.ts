@@ -1,4 +1,4 @@
-import { type Connection, type Transition, executeAll } from '@echo/protocol';
+import { type Connection, type Transition, executeAll } from '@echo/protocol/cache';
 
 interface Queued {
   readonly transition: Transition<unknown>;

@@ -1,4 +1,4 @@
-import type { BrandedId, Connection } from '@echo/protocol';
+import type { BrandedId, Connection } from '@echo/protocol/cache';
 
 /** Where a fetched value came from (cache.md §3). */
 export type Source = 'hit' | 'l2' | 'fill';

@@ -1,4 +1,4 @@
-import { type BrandedId, cacheKey, mintId, reads, writes } from '@echo/protocol';
+import { type BrandedId, cacheKey, mintId, reads, writes } from '@echo/protocol/cache';
 import type { FillSteps, FlightCounters, LeaseLoaded } from '../core/get-or-set.js';
 import { decodeFrame, encodeFrame } from '../frame.js';
 import type { Flight, Flights } from '../single-flight.js';

@@ -1,4 +1,4 @@
-import { type BrandedId, assertBrandedId, execute, mintId, transitions, writes } from '@echo/protocol';
+import { type BrandedId, assertBrandedId, execute, mintId, transitions, writes } from '@echo/protocol/cache';
 import { BroadcastLane, publishCoherence } from '../coherence/broadcast.js';
 import { newer } from '../coherence/message.js';
 import { TrackingLane } from '../coherence/tracking.js';

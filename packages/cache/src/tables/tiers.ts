@@ -1,4 +1,4 @@
-import { type BrandedId, checkValueSize } from '@echo/protocol';
+import { type BrandedId, checkValueSize } from '@echo/protocol/cache';
 import type { CoherenceLane, CoherenceTarget } from '../coherence/source.js';
 import { newer } from '../coherence/message.js';
 import { L1 } from '../core/l1.js';

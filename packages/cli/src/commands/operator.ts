@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '@echo/protocol';
+import type { AttemptRecord } from '@echo/protocol/extend';
 import { requireQueue, requireStream, type CommandContext } from '../context.js';
 import { NotFoundError, UsageError } from '../exit-codes.js';
 import { clip, json, table, when } from '../format.js';

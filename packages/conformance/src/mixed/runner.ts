@@ -4,7 +4,7 @@
  * the shape of {@link ScenarioResult}. Every queue it named is purged afterwards, pass or fail.
  */
 import { randomBytes } from 'node:crypto';
-import { mintId } from '@echo/protocol';
+import { mintId } from '@echo/protocol/extend';
 import { Queue, rawCodec } from '@echo/queue';
 import { scenarioEnv } from '../env.js';
 import { failureDetail, type ScenarioResult } from '../runner.js';

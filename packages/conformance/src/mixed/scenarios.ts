@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { JobFailedError } from '@echo/queue';
 import { decodeId } from '../spec-runtime/index.js';
-import { isBrandedId } from '@echo/protocol';
+import { isBrandedId } from '@echo/protocol/extend';
 import type { ActorClaim } from './actors.js';
 import type { MixedEnv, MixedScenario } from './scenario.js';
 import { assertEchoAgrees, truthOf } from './truth.js';

@@ -1,6 +1,6 @@
 /** G. Flows, scenarios 52–55: ignore-dependency, bulk admission and three-level trees. */
 import assert from 'node:assert/strict';
-import { KindError, transitions, type JobId } from '@echo/protocol';
+import { KindError, transitions, type JobId } from '@echo/protocol/extend';
 import type { Queue } from '@echo/queue';
 import { claimed, deps, failedChildren, otherSlot, sweep } from './flows.js';
 import type { Scenario, ScenarioEnv } from '../scenario.js';

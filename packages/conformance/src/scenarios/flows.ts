@@ -4,7 +4,7 @@
  * runs, called here by hand so each hop can be observed.
  */
 import assert from 'node:assert/strict';
-import { GoneError, slot, type JobId } from '@echo/protocol';
+import { GoneError, slot, type JobId } from '@echo/protocol/extend';
 import type { ClaimedJob, Queue } from '@echo/queue';
 import type { Scenario, ScenarioEnv } from '../scenario.js';
 import { assertError, count, hgetall, lrange, present, rejection, zrange, zscore } from '../support.js';

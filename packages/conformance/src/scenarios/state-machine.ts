@@ -1,6 +1,6 @@
 /** A. The state machine, scenarios 1–11: admission, claim, settlement and recovery of one flat job. */
 import assert from 'node:assert/strict';
-import { FENCE_KEY, KindError, StaleError } from '@echo/protocol';
+import { FENCE_KEY, KindError, StaleError } from '@echo/protocol/extend';
 import type { Scenario } from '../scenario.js';
 import { assertError, assertFields, count, hgetall, present, rejection, setsHolding, sleep, zscore } from '../support.js';
 

@@ -1,7 +1,7 @@
 /** L. Streams, scenarios 74–79 (bus.md). */
 import assert from 'node:assert/strict';
 import { xaddId, type Stream, type StreamEntry } from '@echo/bus';
-import { entryFields, IdMinter, idUnixMs, KindError, MalformedIdError, NonMonotonicError, parseAutoclaim, parseOneStreamRead, parseStreamEntries, type StreamEntryReply } from '@echo/protocol';
+import { entryFields, IdMinter, idUnixMs, KindError, MalformedIdError, NonMonotonicError, parseAutoclaim, parseOneStreamRead, parseStreamEntries, type StreamEntryReply } from '@echo/protocol/extend';
 import type { Scenario, ScenarioEnv } from '../scenario.js';
 import { assertError, byteOrder, count, present, rejection, until } from '../support.js';
 

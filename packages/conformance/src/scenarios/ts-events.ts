@@ -1,6 +1,6 @@
 /** [TS] The lifecycle events our scripts publish and the events journal, appended after ts-only. */
 import assert from 'node:assert/strict';
-import { entryFields, parseKey, parseStreamEntries, type JobId, type LifecycleEvent } from '@echo/protocol';
+import { entryFields, parseKey, parseStreamEntries, type JobId, type LifecycleEvent } from '@echo/protocol/extend';
 import type { Scenario } from '../scenario.js';
 import { present, until } from '../support.js';
 

@@ -1,7 +1,7 @@
 /** The TS-only extensions, appended after scenario 79 under the additive-minor law. */
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { InvalidArgumentError, parseStreamEntries, StaleError, type AppendTraceContext, type EnqueueTraceContext, type JobId } from '@echo/protocol';
+import { InvalidArgumentError, parseStreamEntries, StaleError, type AppendTraceContext, type EnqueueTraceContext, type JobId } from '@echo/protocol/extend';
 import { fill } from './batches.js';
 import { notBuilt, type Scenario } from '../scenario.js';
 import { count, hgetall, present, setsHolding } from '../support.js';

@@ -1,7 +1,7 @@
 /** TS-only queue features of issue 29: deadlines for waiting jobs, dedup modes, LIFO and timestamp, a stalled death as a failure,
  * continueParentOnFailure. */
 import assert from 'node:assert/strict';
-import { entryFields, parseStreamEntries } from '@echo/protocol';
+import { entryFields, parseStreamEntries } from '@echo/protocol/extend';
 import type { Scenario } from '../scenario.js';
 import { count, hgetall, present, until, zrange } from '../support.js';
 

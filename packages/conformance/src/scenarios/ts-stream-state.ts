@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { xaddId } from '@echo/bus';
-import { parseOneStreamRead, transitions, type EvtId } from '@echo/protocol';
+import { parseOneStreamRead, transitions, type EvtId } from '@echo/protocol/extend';
 import type { Scenario, ScenarioEnv } from '../scenario.js';
 import { count } from '../support.js';
 

@@ -1,6 +1,6 @@
 /** D. Watch plane (33–37) and E. Parity closer (38–43). */
 import assert from 'node:assert/strict';
-import { GoneError, StaleError, emitHook, hooks, onHook, type JobCompleteEvent } from '@echo/protocol';
+import { GoneError, StaleError, emitHook, hooks, onHook, type JobCompleteEvent } from '@echo/protocol/extend';
 import { CancelledError, CancelToken } from '@echo/queue';
 import type { Scenario } from '../scenario.js';
 import { assertError, count, hgetall, present, rejection, setsHolding, sleep, thrown, until, zscore } from '../support.js';

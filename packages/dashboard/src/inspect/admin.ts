@@ -1,4 +1,4 @@
-import { Connection, GoneError, InvalidArgumentError, isConnectionLike, queueKeys, reads, StateError, type ConnectOptions } from '@echo/protocol';
+import { Connection, GoneError, InvalidArgumentError, isConnectionLike, queueKeys, reads, StateError, type ConnectOptions } from '@echo/protocol/extend';
 import { Queue, rawCodec, type ListOptions, type ListState, type MinuteCount, type WorkerInfo } from '@echo/queue';
 import { bulkAct, checkBulk, type BulkResult } from './bulk.js';
 import { minuteCounts, redriveDeadLetters, schedulerViews, streamDeadLetters, type DeadLetterView, type SchedulerView } from './operations.js';

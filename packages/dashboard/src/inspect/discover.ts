@@ -1,4 +1,4 @@
-import { parseKey, reads, type Connection, type MasterNode } from '@echo/protocol';
+import { parseKey, reads, type Connection, type MasterNode } from '@echo/protocol/extend';
 
 /** One stream log found on the server, `emq:{queue}:stream:name`. */
 export interface StreamRef {

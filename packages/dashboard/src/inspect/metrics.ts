@@ -1,4 +1,4 @@
-import { formatExposition, type HookMetrics, type MetricFamily, type Sample } from '@echo/protocol';
+import { formatExposition, type HookMetrics, type MetricFamily, type Sample } from '@echo/protocol/extend';
 import type { Admin } from './admin.js';
 import { cacheTableViews, type CacheStatsSource } from './caches.js';
 import type { CacheTableRef, StreamRef } from './discover.js';

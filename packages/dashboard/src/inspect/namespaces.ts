@@ -1,4 +1,4 @@
-import { assertCacheTable, cacheEntryKey, cacheTagKey, parseKey, reads, type Connection } from '@echo/protocol';
+import { assertCacheTable, cacheEntryKey, cacheTagKey, parseKey, reads, type Connection } from '@echo/protocol/extend';
 import { Cache, type Namespace } from '@echo/cache';
 import { scanKeys } from './discover.js';
 

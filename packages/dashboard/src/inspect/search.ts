@@ -1,4 +1,4 @@
-import { isBrandedId, isDedupId } from '@echo/protocol';
+import { isBrandedId, isDedupId } from '@echo/protocol/extend';
 import { LIST_STATES, type JobRecord, type Queue } from '@echo/queue';
 import { jobView, listedView, type JobView } from './views.js';
 

@@ -1,5 +1,5 @@
 import { lag as groupLag } from '@echo/bus';
-import { GoneError, ID_EPOCH_MS, MAX_SNOWFLAKE, encodeId, queueKeys, reads, type Connection, type StreamEntryReply } from '@echo/protocol';
+import { GoneError, ID_EPOCH_MS, MAX_SNOWFLAKE, encodeId, queueKeys, reads, type Connection, type StreamEntryReply } from '@echo/protocol/extend';
 
 /** One consumer group of a stream, as `XINFO GROUPS` reports it (its lag counted, see {@link GroupInfo.lag}). */
 export interface GroupInfo {

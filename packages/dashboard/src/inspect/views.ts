@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '@echo/protocol';
+import type { AttemptRecord } from '@echo/protocol/extend';
 import type { JobPosition, JobRecord, ListedJob, ListState } from '@echo/queue';
 
 /** The six counters of a queue (the four sets and the two metrics counters). */

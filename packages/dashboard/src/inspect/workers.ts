@@ -1,4 +1,4 @@
-import { PermissionError, reads, type Connection } from '@echo/protocol';
+import { PermissionError, reads, type Connection } from '@echo/protocol/extend';
 
 /** The `CLIENT SETNAME`s of the connections a Worker and a BatchWorker park on. */
 const WORKER_NAMES = new Set(['echo-worker-wake', 'echo-batch-wake']);

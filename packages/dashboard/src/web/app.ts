@@ -1,4 +1,4 @@
-import { EXPOSITION_CONTENT_TYPE, InvalidArgumentError, isConnectionLike, type Connection, type HookMetrics } from '@echo/protocol';
+import { EXPOSITION_CONTENT_TYPE, InvalidArgumentError, isConnectionLike, type Connection, type HookMetrics } from '@echo/protocol/extend';
 import { LIST_STATES, type ListState } from '@echo/queue';
 import { Hono, type Context } from 'hono';
 import { routePath } from 'hono/route';

@@ -2,9 +2,10 @@
 -- @purpose The lane bookkeeping shared by every transition that moves a grouped job (protocol.md §6.3).
 -- LB is the declared key list gactive, glimit, ring, wake, paused, in that order.
 
--- lb_at(i): the five lane-bookkeeping keys declared from KEYS[i] on.
-local function lb_at(i)
-  return { gactive = KEYS[i], glimit = KEYS[i + 1], ring = KEYS[i + 2], wake = KEYS[i + 3], paused = KEYS[i + 4] }
+-- lane_keys(gactive, glimit, ring, wake, paused): the five lane-bookkeeping keys as one table, from
+-- the script's declared names (k_gactive, ...), so no body reads them by KEYS position.
+local function lane_keys(gactive, glimit, ring, wake, paused)
+  return { gactive = gactive, glimit = glimit, ring = ring, wake = wake, paused = paused }
 end
 
 -- serviceable(lb, lane, g): I6, minus the ring membership test.

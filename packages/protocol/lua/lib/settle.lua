@@ -14,7 +14,7 @@ end
 
 -- complete_held(k, first, publish, policy?): completes the (id, token, result) triples of ARGV from index
 -- `first` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
--- completed (the metrics counter), lb (lb_at), laneroot, jobroot, meta, retained (the retention
+-- completed (the metrics counter), lb (lane_keys), laneroot, jobroot, meta, retained (the retention
 -- index), deroot, outcomes (the recent completions). `publish` publishes (and journals) `completed` per member through lib events, with
 -- `result` when there is one. Answers one code per triple, in
 -- order: 1 completed; -1 gone (a row already completed too); -2 token mismatch; -3 a flow child

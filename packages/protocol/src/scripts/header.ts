@@ -38,6 +38,11 @@ export interface ScriptHeader {
   readonly args: readonly HeaderSlot[];
   /** Present when further arguments may follow the fixed ones. */
   readonly restArgs: HeaderSlot | undefined;
+  /**
+   * `@argtail`: the names of optional trailing arguments, in `ARGV` order from the first after the
+   * fixed ones (a claim's marker TTL, then its ticket), so the body reads each by name.
+   */
+  readonly argTail: readonly string[];
   /** Library files (`lua/lib/<name>.lua`) prepended to the body, in this order. */
   readonly includes: readonly string[];
   readonly returns: string;
@@ -60,6 +65,7 @@ export function parseHeader(source: string, origin: string): ScriptHeader {
   const includes: string[] = [];
   const errors: string[] = [];
   const tails: HeaderTail[] = [];
+  const argTail: string[] = [];
   let restKeys: HeaderSlot | undefined;
   let restArgs: HeaderSlot | undefined;
   let last: { append: (text: string) => void } | undefined;
@@ -99,6 +105,13 @@ export function parseHeader(source: string, origin: string): ScriptHeader {
         last = undefined;
         break;
       }
+      case 'argtail': {
+        const names = value.split(/\s+/).filter((w) => w !== '');
+        if (names.length === 0) throw new InvalidArgumentError('script header', `${origin}: @argtail needs names`);
+        argTail.push(...names);
+        last = undefined;
+        break;
+      }
       case 'include':
         includes.push(...value.split(/\s+/).filter((s) => s !== ''));
         last = undefined;
@@ -125,7 +138,7 @@ export function parseHeader(source: string, origin: string): ScriptHeader {
   if (name === '') throw new InvalidArgumentError('script header', `${origin}: missing @script`);
   if (purpose === '') throw new InvalidArgumentError('script header', `${origin}: missing @purpose`);
   if (returns === '') throw new InvalidArgumentError('script header', `${origin}: missing @returns`);
-  return { name, purpose, keys, restKeys, tails, args, restArgs, includes, returns, errors };
+  return { name, purpose, keys, restKeys, tails, args, restArgs, argTail, includes, returns, errors };
 }
 
 function splitSlot(value: string, origin: string, tag: string): HeaderSlot {

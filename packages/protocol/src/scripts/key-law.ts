@@ -31,6 +31,8 @@ const LB_FIELD = /^lb\.(gactive|glimit|ring|wake|paused)$/;
 /** An assignment statement's target (group 1): at a line's start or after a keyword, never a table field. */
 const STATEMENT = String.raw`(?:^|\bthen\b|\bdo\b|\belse\b|;)\s*(?:local\s+)?(\w+)\s*=(?!=)\s*`;
 const LB_SLOT = String.raw`\w+\s*=\s*(?:KEYS\[\d+\]|k_\w+)`;
+/** `lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)`: the lanes library's table of the five declared names. */
+const LANE_KEYS = /^lane_keys\(\s*k_\w+(\s*,\s*k_\w+){4}\s*\)/;
 const LB_TABLE = new RegExp(String.raw`^\{\s*(${LB_SLOT}\s*,\s*)*${LB_SLOT}\s*,?\s*\}$`);
 
 /**
@@ -96,7 +98,7 @@ export function checkKeyLaw(script: Script, body: string): KeyLawViolation[] {
       const value = (assign[2] ?? '').trim();
       if (name === 'lb') {
         const named = [...value.matchAll(/\bk_\w+/g)].every((m) => keyVars.has(m[0]));
-        if (!value.startsWith('lb_at(') && !(LB_TABLE.test(value) && named)) flag(i + 1, `lb is bound to ${value}, not the declared lane keys`);
+        if (!((LANE_KEYS.test(value) || LB_TABLE.test(value)) && named)) flag(i + 1, `lb is bound to ${value}, not the declared lane keys`);
       } else if (keyVars.has(name) && !isKey(value) && value !== 'nil') {
         flag(i + 1, `${name} holds a key and is bound to ${value}, which is neither declared nor rooted`);
       }

@@ -24,8 +24,13 @@ export function keyLocal(name: string): string {
   return `k_${name}`;
 }
 
-/** The parts of a header that name keys. */
-export type KeyNaming = Pick<ScriptHeader, 'keys' | 'restKeys' | 'tails'>;
+/** The Lua name a body uses for the declared argument `name`: `a_token` for `@arg token`. */
+export function argLocal(name: string): string {
+  return `a_${name}`;
+}
+
+/** The parts of a header that name keys and arguments. */
+export type KeyNaming = Pick<ScriptHeader, 'keys' | 'restKeys' | 'tails'> & Partial<Pick<ScriptHeader, 'args' | 'restArgs' | 'argTail'>>;
 
 /**
  * The declared keys a body may name, each with its 1-based `KEYS` index: the fixed keys in header
@@ -45,6 +50,34 @@ export function namedKeys(header: KeyNaming): { readonly name: string; readonly 
 }
 
 /**
+ * The declared arguments a body may name, each with its 1-based `ARGV` index: the fixed arguments in
+ * header order, then the optional trailing ones `@argtail` names (or the trailing slot itself when the
+ * header declares it optional: one value, so it has a fixed index too). Trailing lists (pairs,
+ * triples, items) stay indexed: the body walks them.
+ */
+export function namedArgs(header: KeyNaming): { readonly name: string; readonly index: number }[] {
+  const fixed = header.args ?? [];
+  const named = fixed.map((slot, i) => ({ name: slot.name, index: i + 1 }));
+  const tail = header.argTail ?? [];
+  if (tail.length > 0) named.push(...tail.map((name, j) => ({ name, index: fixed.length + 1 + j })));
+  else if (header.restArgs && /^(\[TS\]\s*)?optional\b/.test(header.restArgs.doc)) {
+    named.push({ name: header.restArgs.name, index: fixed.length + 1 });
+  }
+  return named.filter(({ name }) => /^[A-Za-z_]\w*$/.test(name));
+}
+
+/**
+ * The one line that binds the header's argument names for the body: `local a_id, a_token = ARGV[1], ARGV[2]`.
+ * As with keys, only names the body mentions are bound, so a script's body never reads `ARGV` by a
+ * written position: the header is the one place the order lives.
+ */
+export function argPrelude(header: KeyNaming, body: string): string {
+  const used = namedArgs(header).filter(({ name }) => new RegExp(`\\b${argLocal(name)}\\b`).test(body));
+  if (used.length === 0) return '';
+  return `local ${used.map(({ name }) => argLocal(name)).join(', ')} = ${used.map(({ index }) => `ARGV[${index}]`).join(', ')}`;
+}
+
+/**
  * The one line that binds the header's key names for the body: `local k_row, k_meta = KEYS[1], KEYS[3]`.
  * Only names the body mentions are bound, so an unused declared key costs no lookup; a name read
  * once costs what `KEYS[i]` did, and every further read is a register instead of a global and a
@@ -57,11 +90,11 @@ export function keyPrelude(header: KeyNaming, body: string): string {
 }
 
 /**
- * The bytes Redis runs: the included libraries in `@include` order, the key-name prelude, then the
+ * The bytes Redis runs: the included libraries in `@include` order, the key- and argument-name preludes, then the
  * body. The generator and the run-time loader both call this, so the SHA the generator writes names
  * exactly what is sent. The prelude follows the libraries so they cannot capture one script's names.
  */
 export function composeSource(libs: readonly string[], body: string, header: KeyNaming): string {
-  const prelude = keyPrelude(header, body);
-  return [...libs, ...(prelude === '' ? [] : [prelude]), body].join('\n');
+  const preludes = [keyPrelude(header, body), argPrelude(header, body)].filter((line) => line !== '');
+  return [...libs, ...preludes, body].join('\n');
 }

@@ -5,33 +5,7 @@
  *
  * @packageDocumentation
  */
-export { enqueue, enqueueDedup, enqueueMany, enqueueManyWith, laneEnqueue, schedule, scheduleDedup } from './admission.js';
-export type { Admission, AdmitInput, DedupAdmission, DedupMode, EnqueueDedupInput, EnqueueInput, EnqueueManyInput, EnqueueManyWithInput, ManyItemWith, LaneEnqueueInput, ManyAdmission, ScheduleDedupInput, ScheduleInput } from './admission.js';
-export { claim, claimBatch, laneBatchClaim, laneClaim, laneWeightedClaim, recoverClaims } from './claims.js';
-export type { ClaimedRow, ClaimInput, RecoverClaimsInput, RecoveredClaim } from './claims.js';
-export { complete, completeBatch, delay, extendLock, extendLocks, retry } from './settlement.js';
-export type { BatchCompletion, CompleteBatchInput, CompleteInput, DelayInput, HeldJob, RetryInput, RetryOutcome, SettleInput } from './settlement.js';
-export { completeAndClaim } from './rounds.js';
-export type { CompleteAndClaimInput, Round } from './rounds.js';
-export { cleanCompleted, cleanDead, promote, promoteNext, reap, reapGroup, reprocess, rescheduleJob, retryDead, sweepStalled } from './recovery.js';
-export type { PromoteNext, Rescheduled, StalledSweep } from './recovery.js';
-export { addLog, drain, obliterate, pauseQueue, removeJob, resumeQueue, retentionSet, updateData, updateProgress, type RetentionBound } from './operator.js';
-export { laneDrain, laneLimit, lanePause, laneRateLimit, laneReassign, laneResume, laneWeight } from './lanes.js';
-export type { LaneInput, LaneRateLimit, ReassignResult } from './lanes.js';
-export { giveBack, workerBeat, workerLeave, workerList } from './workers.js';
-export type { WorkerEntry, WorkerList } from './workers.js';
-export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
-export { rateLimit, setGates } from './gates.js';
-export type { GatesInput, RateLimit } from './gates.js';
-export { setEvents } from './events.js';
-export type { EventsSettingsInput } from './events.js';
-export type { CountName, JobPosition } from './reads.js';
-export { repeatAdvance, repeatCancel, repeatDue, repeatRegister, schedulerDue, schedulerFire, schedulerUpsert } from './repeat.js';
-export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, SchedulerUpsertInput } from './repeat.js';
-export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, holdParent } from './flows.js';
-export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
-export { addChildren, waitChildren } from './steps.js';
-export type { AddChildrenInput, AddChildrenOutcome } from './steps.js';
+export * from './queue.js';
 export { cacheClear, cacheDelete, cacheExpire, cachePull, cacheRead, cacheRelease, cacheTagDelete, cacheWrite, coherenceDrop, type CacheExpireOutcome, type CacheReadReply } from './cache.js';
 export {
   streamClaim,

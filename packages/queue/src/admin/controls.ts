@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, reads, transitions as t, type BrandedId } from '@echo/protocol';
+import { assertBrandedId, execute, reads, transitions as t, type BrandedId } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { ifRowExists } from '../reads/settled.js';
 import { encodeProgress, type Progress } from '../reads/progress.js';

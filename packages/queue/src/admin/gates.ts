@@ -1,4 +1,4 @@
-import { checkTimeBound, execute, transitions as t } from '@echo/protocol';
+import { checkTimeBound, execute, transitions as t } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { checkRateLimit } from '../option-checks.js';
 

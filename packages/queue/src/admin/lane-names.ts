@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { encodeId, InvalidArgumentError, isBrandedId, type BrandedId } from '@echo/protocol';
+import { encodeId, InvalidArgumentError, isBrandedId, type BrandedId } from '@echo/protocol/queue';
 
 /** The namespace of a lane group derived from a name. */
 const LANE_NAMESPACE = 'GRP';

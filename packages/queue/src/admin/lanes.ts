@@ -1,4 +1,4 @@
-import { execute, isBrandedId, transitions as t } from '@echo/protocol';
+import { execute, isBrandedId, transitions as t } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { checkLaneRateLimit } from '../option-checks.js';
 import { laneGroupId } from './lane-names.js';

@@ -1,4 +1,4 @@
-import { execute, InvalidArgumentError, transitions as t } from '@echo/protocol';
+import { execute, InvalidArgumentError, transitions as t } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import type { FlowChild, FlowNode } from './flow-shape.js';
 

@@ -1,4 +1,4 @@
-import { assertBrandedId, EchoError, InvalidArgumentError, mintId, queueKeys, type JobId } from '@echo/protocol';
+import { assertBrandedId, EchoError, InvalidArgumentError, mintId, queueKeys, type JobId } from '@echo/protocol/queue';
 import { checkFlowChild, checkFlowParent, checkFlowSpec } from '../option-checks.js';
 
 /** The deepest tree a flow may have, the root counting as level 1 (queue.md §11.2). */

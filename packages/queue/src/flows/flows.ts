@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, reads, transitions as t, type JobId } from '@echo/protocol';
+import { assertBrandedId, execute, reads, transitions as t, type JobId } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
 import { checkRetryChildren, collision, everyNodeExists, givenIds } from './flow-retry.js';

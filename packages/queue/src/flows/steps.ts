@@ -1,4 +1,4 @@
-import { execute, InvalidArgumentError, transitions as t, type HeldJob } from '@echo/protocol';
+import { execute, InvalidArgumentError, transitions as t, type HeldJob } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { shapeFlow, type FlowChild, type FlowResult } from './flow-shape.js';
 import { land, result } from './flows.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConnectionLostError, execute, flowLink, reads, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol';
+import { ConnectionLostError, execute, flowLink, reads, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { claimedJob, type ClaimedJob, type ParentLink } from '../job.js';
 import * as controls from '../admin/controls.js';

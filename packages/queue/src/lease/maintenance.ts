@@ -1,4 +1,4 @@
-import { execute, reads, transitions as t, type BrandedId, type JobId, type QueueKeys } from '@echo/protocol';
+import { execute, reads, transitions as t, type BrandedId, type JobId, type QueueKeys } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { deliverOutbox, type OutboxSweep } from '../flows/flows.js';
 import { fireDueSchedulers } from '../producer/schedulers.js';

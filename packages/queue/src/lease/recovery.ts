@@ -1,4 +1,4 @@
-import { checkTimeBound, execute, GoneError, StateError, transitions as t, type JobId } from '@echo/protocol';
+import { checkTimeBound, execute, GoneError, StateError, transitions as t, type JobId } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 
 /**

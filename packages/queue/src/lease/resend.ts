@@ -1,4 +1,4 @@
-import { ConnectionLostError } from '@echo/protocol';
+import { ConnectionLostError } from '@echo/protocol/queue';
 
 /** First pause between resends of a call that reached no primary; doubles up to the cap. */
 const RESEND_FIRST_MS = 50;

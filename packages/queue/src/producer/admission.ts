@@ -1,4 +1,4 @@
-import { assertBrandedId, assertDedupId, isBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol';
+import { assertBrandedId, assertDedupId, isBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { checkEnqueueOptions, checkLaneOptions, checkManyItemOptions } from '../option-checks.js';
 import { laneGroupId } from '../admin/lane-names.js';

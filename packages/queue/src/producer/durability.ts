@@ -1,4 +1,4 @@
-import { InvalidArgumentError, NotReplicatedError, reads, type Connection, type QueueKeys } from '@echo/protocol';
+import { InvalidArgumentError, NotReplicatedError, reads, type Connection, type QueueKeys } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import type { EnqueueManyResult } from './admission.js';
 

@@ -1,4 +1,4 @@
-import { EchoError, InvalidArgumentError } from '@echo/protocol';
+import { EchoError, InvalidArgumentError } from '@echo/protocol/queue';
 import type { Codec } from '../codec.js';
 
 /** The payload limit of a queue opened without `maxPayloadBytes`: 1 MiB of encoded text. */

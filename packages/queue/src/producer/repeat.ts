@@ -1,4 +1,4 @@
-import { execute, InvalidArgumentError, reads, transitions as t } from '@echo/protocol';
+import { execute, InvalidArgumentError, reads, transitions as t } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { checkRepeatOptions } from '../option-checks.js';
 

@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { execute, InvalidArgumentError, mintId, reads, transitions as t } from '@echo/protocol';
+import { execute, InvalidArgumentError, mintId, reads, transitions as t } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { checkCadence, checkSchedulerOptions } from '../option-checks.js';
 

@@ -1,6 +1,6 @@
-import { EventsListener, queueKeys, reads, type Connection, type EventsListenerParts, type JobId, type LifecycleEvent, type ListenOptions } from '@echo/protocol';
+import { EventsListener, queueKeys, reads, type Connection, type EventsListenerParts, type JobId, type LifecycleEvent, type ListenOptions } from '@echo/protocol/queue';
 
-export type { EventListener } from '@echo/protocol';
+export type { EventListener } from '@echo/protocol/queue';
 
 /**
  * A queue's lifecycle events on their own connection (bus.md §1.3): the protocol's one

@@ -1,4 +1,4 @@
-import { assertDedupId, EchoError, execute, InvalidArgumentError, reads, transitions as t, type JobId, type LifecycleEvent } from '@echo/protocol';
+import { assertDedupId, EchoError, execute, InvalidArgumentError, reads, transitions as t, type JobId, type LifecycleEvent } from '@echo/protocol/queue';
 import { decodeResult } from '../codec.js';
 import type { QueueContext } from '../context.js';
 import type { JobRecord } from '../job.js';

@@ -1,4 +1,4 @@
-import { assertBrandedId, InvalidArgumentError, reads, type AttemptRecord } from '@echo/protocol';
+import { assertBrandedId, InvalidArgumentError, reads, type AttemptRecord } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { ifRowExists, settledValue } from './settled.js';
 

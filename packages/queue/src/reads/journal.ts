@@ -1,4 +1,4 @@
-import { InvalidArgumentError, isConnectionLike, StreamCursor, entryFields, isStreamId, parseEvent, type Connection, type CursorStart, type LifecycleEvent } from '@echo/protocol';
+import { InvalidArgumentError, isConnectionLike, StreamCursor, entryFields, isStreamId, parseEvent, type Connection, type CursorStart, type LifecycleEvent } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { checkJournalOptions } from '../option-checks.js';
 

@@ -1,4 +1,4 @@
-import { CodecError, InvalidArgumentError, reads, type JobId, type JobRow } from '@echo/protocol';
+import { CodecError, InvalidArgumentError, reads, type JobId, type JobRow } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { jobRecord, type JobRecord } from '../job.js';
 import { checkListOptions } from '../option-checks.js';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type LifecycleEvent } from '@echo/protocol';
+import { InvalidArgumentError, type LifecycleEvent } from '@echo/protocol/queue';
 
 /** What a job may report as progress: text, a number, or a JSON object or array. */
 export type Progress = string | number | Readonly<Record<string, unknown>> | readonly unknown[];

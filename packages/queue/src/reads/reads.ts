@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, RateError, reads, transitions as t, UnknownStateError, type BrandedId, type JobId } from '@echo/protocol';
+import { assertBrandedId, execute, RateError, reads, transitions as t, UnknownStateError, type BrandedId, type JobId } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 import { settledValue } from './settled.js';
 import { jobRecord, type JobPosition, type JobRecord } from '../job.js';

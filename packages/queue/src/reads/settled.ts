@@ -1,4 +1,4 @@
-import { GoneError, type reads } from '@echo/protocol';
+import { GoneError, type reads } from '@echo/protocol/queue';
 
 /** A pipelined read's value, or the error it alone met. */
 export function settledValue<T>(settled: reads.ReadSettled<T>): T {

@@ -1,4 +1,4 @@
-import { execute, transitions as t } from '@echo/protocol';
+import { execute, transitions as t } from '@echo/protocol/queue';
 import type { QueueContext } from '../context.js';
 
 /** A live worker of a queue, as its last heartbeat described it [TS]. */

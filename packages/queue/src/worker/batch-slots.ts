@@ -1,4 +1,4 @@
-import { deferred, type Deferred, type JobId } from '@echo/protocol';
+import { deferred, type Deferred, type JobId } from '@echo/protocol/queue';
 import type { ClaimedJob } from '../job.js';
 import { armBatchTimeouts } from './batch-timeouts.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';

@@ -1,4 +1,4 @@
-import type { JobId } from '@echo/protocol';
+import type { JobId } from '@echo/protocol/queue';
 import type { ClaimedJob } from '../job.js';
 import { JobTimeoutError } from './errors.js';
 import type { JobContext, RunState } from './job-context.js';

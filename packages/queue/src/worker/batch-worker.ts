@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type JobId } from '@echo/protocol';
+import { InvalidArgumentError, type JobId } from '@echo/protocol/queue';
 import { BatchSlots, type BatchHandler, type BatchShape } from './batch-slots.js';
 import type { BatchPartition } from './partition.js';
 import { PauseGate } from './pause-gate.js';

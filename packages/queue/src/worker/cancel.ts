@@ -1,4 +1,4 @@
-import { EchoError } from '@echo/protocol';
+import { EchoError } from '@echo/protocol/queue';
 
 /** Thrown by {@link CancelToken.throwIfCancelled} once the job was cancelled. */
 export class CancelledError extends EchoError {

@@ -1,4 +1,4 @@
-import { parseWakeToken } from '@echo/protocol';
+import { parseWakeToken } from '@echo/protocol/queue';
 import type { Maintenance } from '../lease/maintenance.js';
 
 /** How many due jobs one wake-up moves; a full batch re-arms at once for the rest. */

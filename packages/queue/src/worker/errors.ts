@@ -1,4 +1,4 @@
-import { EchoError } from '@echo/protocol';
+import { EchoError } from '@echo/protocol/queue';
 import { CancelledError } from './cancel.js';
 
 /**

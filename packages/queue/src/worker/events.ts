@@ -1,4 +1,4 @@
-import { TypedEmitter, type JobId } from '@echo/protocol';
+import { TypedEmitter, type JobId } from '@echo/protocol/queue';
 import type { ClaimedJob } from '../job.js';
 
 /** What a worker reports about its own work, by event name (`worker.on('completed', …)`). */

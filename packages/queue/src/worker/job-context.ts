@@ -1,4 +1,4 @@
-import { checkTimeBound, InvalidArgumentError, StaleError, strictOptions } from '@echo/protocol';
+import { checkTimeBound, InvalidArgumentError, StaleError, strictOptions } from '@echo/protocol/queue';
 import { CancelToken } from './cancel.js';
 import type { ClaimedJob } from '../job.js';
 import type { FlowChild, FlowResult } from '../flows/flow-shape.js';

@@ -1,4 +1,4 @@
-import { hooks, type JobHookBase } from '@echo/protocol';
+import { hooks, type JobHookBase } from '@echo/protocol/queue';
 import type { ClaimedJob } from '../job.js';
 import type { SettleOutcome } from './partition.js';
 

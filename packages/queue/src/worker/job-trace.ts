@@ -1,4 +1,4 @@
-import { traces, type ProcessedJob, type ProcessTraceContext } from '@echo/protocol';
+import { traces, type ProcessedJob, type ProcessTraceContext } from '@echo/protocol/queue';
 import type { ClaimedJob } from '../job.js';
 
 const processTrace = traces.process;

@@ -1,4 +1,4 @@
-import type { JobId } from '@echo/protocol';
+import type { JobId } from '@echo/protocol/queue';
 import type { CancelToken } from './cancel.js';
 import type { ClaimedJob } from '../job.js';
 import { claimDeadline, type Leases } from '../lease/leases.js';

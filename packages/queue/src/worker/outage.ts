@@ -1,4 +1,4 @@
-import { ConnectionLostError, OutageReport } from '@echo/protocol';
+import { ConnectionLostError, OutageReport } from '@echo/protocol/queue';
 import type { ClaimedJob } from '../job.js';
 
 type OnError = (error: unknown, job?: ClaimedJob<unknown>) => void;

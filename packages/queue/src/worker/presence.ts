@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { mintId } from '@echo/protocol';
+import { mintId } from '@echo/protocol/queue';
 import type { Maintenance } from '../lease/maintenance.js';
 import type { WorkerDescription } from '../reads/workers.js';
 

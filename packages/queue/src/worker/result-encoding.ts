@@ -1,4 +1,4 @@
-import { EchoError } from '@echo/protocol';
+import { EchoError } from '@echo/protocol/queue';
 
 /**
  * A handler returned a value its job's result cannot carry (JSON refuses a cycle or a bigint). The

@@ -1,4 +1,4 @@
-import { AuthError, ConnectionClosedError, PermissionError, StaleError, VersionFenceError, type JobId } from '@echo/protocol';
+import { AuthError, ConnectionClosedError, PermissionError, StaleError, VersionFenceError, type JobId } from '@echo/protocol/queue';
 import type { ClaimedJob } from '../job.js';
 import { WorkerEmitter } from './events.js';
 import { JobStalledError } from './errors.js';

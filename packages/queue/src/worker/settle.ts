@@ -1,4 +1,4 @@
-import { GoneError, InvalidArgumentError, StaleError } from '@echo/protocol';
+import { GoneError, InvalidArgumentError, StaleError } from '@echo/protocol/queue';
 import { resendUntil, unreached } from '../lease/resend.js';
 import { encodeResult } from '../codec.js';
 import type { CompleteManyOutcome, HeldJob } from '../lease/leases.js';

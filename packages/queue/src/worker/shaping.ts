@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@echo/protocol';
+import { InvalidArgumentError } from '@echo/protocol/queue';
 
 /** The batch shaper's decision (queue.md §7). */
 export type ShapeDecision = { readonly action: 'flush'; readonly size: number } | { readonly action: 'wait' };

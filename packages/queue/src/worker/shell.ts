@@ -1,4 +1,4 @@
-import type { Listener } from '@echo/protocol';
+import type { Listener } from '@echo/protocol/queue';
 import type { WorkerEvents } from './events.js';
 import type { PauseGate } from './pause-gate.js';
 import type { WorkerRuntime, WorkerStats } from './runtime.js';

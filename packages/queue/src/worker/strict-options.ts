@@ -1,4 +1,4 @@
-import { InvalidArgumentError, strictOptions, type OptionCheck, type TimeBound } from '@echo/protocol';
+import { InvalidArgumentError, strictOptions, type OptionCheck, type TimeBound } from '@echo/protocol/queue';
 import { checkCurveKeys } from '../backoff.js';
 
 /**

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@echo/protocol';
+import { InvalidArgumentError } from '@echo/protocol/queue';
 import { checkCurve, fixed, type Backoff } from '../backoff.js';
 import type { ClaimedJob } from '../job.js';
 

@@ -4,7 +4,7 @@
  * enqueue resolved; a call the crash cut off is retried with the SAME id (enqueue is idempotent by
  * id). Every acknowledged job must be completed afterwards by the same, never-restarted worker.
  */
-import { Connection, ConnectionLostError, mintId, type JobId } from '@echo/protocol';
+import { Connection, ConnectionLostError, mintId, type JobId } from '@echo/protocol/queue';
 import { startRedis, uniqueName, type RedisServer } from '@echo/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/index.js';

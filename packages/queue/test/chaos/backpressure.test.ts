@@ -4,7 +4,7 @@
  * full-speed worker drains the deep queue as fast as its twin drains a shallow one beside it.
  * `ECHO_BACKPRESSURE_S` sets the overload phase (default 15 s; 60 s for the long run).
  */
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/index.js';

@@ -3,7 +3,7 @@
  * command once (`CLIENT PAUSE 500 ALL`) while a worker consumes. The worker must ride it all out by
  * itself: reconnect, re-fence, resend cut-off settlements, and complete every job exactly once.
  */
-import { Connection, type JobId } from '@echo/protocol';
+import { Connection, type JobId } from '@echo/protocol/queue';
 import { startRedis, uniqueName, type RedisServer } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

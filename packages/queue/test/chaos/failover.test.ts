@@ -4,7 +4,7 @@
  * resent once the replica serves (not left to wait out its 30 s lease), and each worker the
  * failover touched must report it once, with its duration.
  */
-import { Connection, ConnectionLostError, EchoError, OutageReport, slot, type JobId } from '@echo/protocol';
+import { Connection, ConnectionLostError, EchoError, OutageReport, slot, type JobId } from '@echo/protocol/extend';
 import { startCluster, uniqueName, type RedisCluster, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/index.js';

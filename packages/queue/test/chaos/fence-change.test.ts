@@ -4,7 +4,7 @@
  * a reconnect), so the worker must stop by itself with the fence error and never touch the store
  * again: no script call, no reconnect attempt, no claim of a job that arrives later.
  */
-import { Connection, FENCE_KEY, mintId, VersionFenceError, WIRE_VERSION } from '@echo/protocol';
+import { Connection, FENCE_KEY, mintId, VersionFenceError, WIRE_VERSION } from '@echo/protocol/extend';
 import { startRedis, uniqueName, type RedisServer } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

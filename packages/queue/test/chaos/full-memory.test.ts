@@ -4,7 +4,7 @@
  * pending entry, or the reverse), every acknowledged job must run once memory is freed, and the
  * producer's next enqueue must succeed without a reconnect.
  */
-import { Connection, EchoError, OutOfMemoryError, parseKey, type JobId } from '@echo/protocol';
+import { Connection, EchoError, OutOfMemoryError, parseKey, type JobId } from '@echo/protocol/extend';
 import { startRedis, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/index.js';

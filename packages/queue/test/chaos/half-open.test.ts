@@ -5,7 +5,7 @@
  * again without waiting for the OS to reset the socket. The outage is reported while it lasts, within
  * a few seconds of the last reply (once), and then its end, both dated from that last reply.
  */
-import { Connection, OutageReport } from '@echo/protocol';
+import { Connection, OutageReport } from '@echo/protocol/queue';
 import { startLinkProxy, startRedis, uniqueName, type LinkProxy, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/index.js';

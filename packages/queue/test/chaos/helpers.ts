@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { Connection, JobId, LifecycleEvent } from '@echo/protocol';
+import type { Connection, JobId, LifecycleEvent } from '@echo/protocol/queue';
 import { waitFor } from '@echo/testkit';
 import type { Queue } from '../../src/index.js';
 

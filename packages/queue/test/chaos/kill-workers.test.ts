@@ -3,7 +3,7 @@
  * the survivors' pumps reap them, so every job must still end completed exactly once (at-least-once
  * execution, exactly-once acceptance: the complete script is token-fenced and deletes the row).
  */
-import { Connection, type JobId } from '@echo/protocol';
+import { Connection, type JobId } from '@echo/protocol/queue';
 import { startRedis, uniqueName, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, type QueueEvents } from '../../src/index.js';

@@ -5,7 +5,7 @@
  * and NOT be reported as its own: the job was completed once, so exactly one `completed` event and
  * one counted completion may exist.
  */
-import { Connection } from '@echo/protocol';
+import { Connection } from '@echo/protocol/queue';
 import { startRedis, uniqueName, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker, type QueueEvents } from '../../src/index.js';

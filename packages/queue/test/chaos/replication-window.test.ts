@@ -5,7 +5,7 @@
  * ran. Twice: a job whose handler ran more than once (a completion the replica never received
  * brings the job back when its lease runs out; `WAIT` on admission does not cover completions).
  */
-import { Connection, ConnectionLostError, EchoError, mintId, NotReplicatedError, slot, type JobId } from '@echo/protocol';
+import { Connection, ConnectionLostError, EchoError, mintId, NotReplicatedError, slot, type JobId } from '@echo/protocol/extend';
 import { startCluster, uniqueName, type RedisCluster, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker, type Durability } from '../../src/index.js';

@@ -4,7 +4,7 @@
  * workers see typed errors only, nothing acknowledged is lost, and no settlement cut off by the kill
  * waits out its 30 s lease.
  */
-import { Connection, ConnectionLostError, EchoError, OutageReport, type JobId } from '@echo/protocol';
+import { Connection, ConnectionLostError, EchoError, OutageReport, type JobId } from '@echo/protocol/queue';
 import { startSentinel, type SentinelGroup } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue, Worker } from '../../src/index.js';

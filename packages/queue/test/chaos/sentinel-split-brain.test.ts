@@ -12,7 +12,7 @@
  * promotion; it also writes before the pause (acknowledged and replicated: must survive) and after
  * it (must land on the promoted replica).
  */
-import { Connection, ConnectionLostError, EchoError, NotEnoughReplicasError, type JobId } from '@echo/protocol';
+import { Connection, ConnectionLostError, EchoError, NotEnoughReplicasError, type JobId } from '@echo/protocol/queue';
 import { startSentinel, type RedisServer, type SentinelGroup } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';

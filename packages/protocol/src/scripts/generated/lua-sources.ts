@@ -615,9 +615,10 @@ end
 -- @purpose The lane bookkeeping shared by every transition that moves a grouped job (protocol.md §6.3).
 -- LB is the declared key list gactive, glimit, ring, wake, paused, in that order.
 
--- lb_at(i): the five lane-bookkeeping keys declared from KEYS[i] on.
-local function lb_at(i)
-  return { gactive = KEYS[i], glimit = KEYS[i + 1], ring = KEYS[i + 2], wake = KEYS[i + 3], paused = KEYS[i + 4] }
+-- lane_keys(gactive, glimit, ring, wake, paused): the five lane-bookkeeping keys as one table, from
+-- the script's declared names (k_gactive, ...), so no body reads them by KEYS position.
+local function lane_keys(gactive, glimit, ring, wake, paused)
+  return { gactive = gactive, glimit = glimit, ring = ring, wake = wake, paused = paused }
 end
 
 -- serviceable(lb, lane, g): I6, minus the ring membership test.
@@ -1095,7 +1096,7 @@ end
 
 -- complete_held(k, first, publish, policy?): completes the (id, token, result) triples of ARGV from index
 -- \`first\` on (result "" for none). k names the declared keys: active, pending, schedule, dead,
--- completed (the metrics counter), lb (lb_at), laneroot, jobroot, meta, retained (the retention
+-- completed (the metrics counter), lb (lane_keys), laneroot, jobroot, meta, retained (the retention
 -- index), deroot, outcomes (the recent completions). \`publish\` publishes (and journals) \`completed\` per member through lib events, with
 -- \`result\` when there is one. Answers one code per triple, in
 -- order: 1 completed; -1 gone (a row already completed too); -2 token mismatch; -3 a flow child
@@ -1408,7 +1409,7 @@ export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: 'b7d11c9380759debae1248a61da4bf1b4929825c',
+    sha: '83b0beda377e5b2259079ecc68c47a4bcd7e6104',
     includes: ['core', 'events'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
@@ -1438,7 +1439,7 @@ export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
 -- @error EMQSTALE job gone
 -- @error EMQSTALE add_children token mismatch
 -- @error EMQSTALE not active
-local id = ARGV[1]
+local id = a_id
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 local n = (#ARGV - 3) / 3
 for i = 1, n do
@@ -1446,7 +1447,7 @@ for i = 1, n do
 end
 local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
-if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE add_children token mismatch') end
+if attempts ~= a_token then return redis.error_reply('EMQSTALE add_children token mismatch') end
 if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
@@ -1464,11 +1465,11 @@ if n > 0 then
     for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
   end
 end
-return redis.call('INCRBY', k_deps, n + tonumber(ARGV[3]))
+return redis.call('INCRBY', k_deps, n + tonumber(a_remote))
 `,
   },
   add_log: {
-    sha: '7d1d28f01c80a679d2bf648702850cfde9ab190e',
+    sha: '5ba9a5104914cca0aeb485c51bd3aeda15534148',
     includes: [],
     body: `-- @script add_log
 -- @purpose Append a line to a job's log, optionally keeping only the newest \`keep\` lines
@@ -1479,8 +1480,8 @@ return redis.call('INCRBY', k_deps, n + tonumber(ARGV[3]))
 -- @arg keep       lines to keep; "" or "0" keeps all
 -- @returns the new length (at most keep); -1 gone
 if redis.call('EXISTS', k_row) == 0 then return -1 end
-local len = redis.call('RPUSH', k_logs, ARGV[1])
-local keep = tonumber(ARGV[2]) or 0
+local len = redis.call('RPUSH', k_logs, a_line)
+local keep = tonumber(a_keep) or 0
 if keep > 0 then
   redis.call('LTRIM', k_logs, -keep, -1)
   if len > keep then return keep end
@@ -1489,7 +1490,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '43d424d85d981ad695cf50b6c1f49716e02b0cbe',
+    sha: '5ce4845f38adddc454a89ca398f9445b87959a59',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1507,19 +1508,20 @@ return len
 -- @arg size       most jobs to claim (>= 1)
 -- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each member's
 -- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
+-- @argtail   marker_ms ticket
 -- @include core history events retain expire lease gate
 -- @returns a list of {id, payload, attempts, parent, parent_queue, parent_policy, name,
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate} ([TS] the last six, false when
 -- absent) in mint order;
 -- its length is min(size, depth), or empty when paused. [TS] Publishes \`active\` per job and
 -- \`drained\` when the claim emptied pending, when meta \`events\` = all
-local room, _, window = gate_room(k_meta, k_active, k_limiter, tonumber(ARGV[2]))
+local room, _, window = gate_room(k_meta, k_active, k_limiter, tonumber(a_size))
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
-local marker = tonumber(ARGV[3] or '0') or 0
-lease_ticket_set(ARGV[4])
-local out = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(ARGV[1]), marker)
+local marker = tonumber(a_marker_ms or '0') or 0
+lease_ticket_set(a_ticket)
+local out = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(a_lease_ms), marker)
 gate_count(k_limiter, window, #out)
 hist_claimed(k_jobroot, out)
 ev_claimed(k_pending, out)
@@ -1527,7 +1529,7 @@ return out
 `,
   },
   cache_clear: {
-    sha: 'aef26d483f35a28b28b0eafbcc6eda42393293dc',
+    sha: 'fbe869e1fe6043408d5c0defa70ec9ced3689e32',
     includes: ['core'],
     body: `-- @script cache_clear
 -- @purpose [TS] Announce that a keyed namespace is cleared: every process drops L1 entries older than the
@@ -1537,11 +1539,11 @@ return out
 -- @arg maxlen     the log's approximate bound
 -- @include core
 -- @returns the log entry's id
-return redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'c', 'k', '')
+return redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'c', 'k', '')
 `,
   },
   cache_delete: {
-    sha: '02cfe4d77122ab3c958a5c426b5da91845e9a698',
+    sha: 'eb081bf7199844ff5ef364c7706b86c00e7f0894',
     includes: ['core'],
     body: `-- @script cache_delete
 -- @purpose [TS] Delete keyed cache entries and announce the delete on the coherence log, in one step.
@@ -1559,14 +1561,14 @@ for i = 2, #KEYS do
   deleted = deleted + redis.call('DEL', KEYS[i])
   names[#names + 1] = ARGV[i + 2]
 end
-if ARGV[3] == '1' and #names > 0 then
-  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
+if a_announce == '1' and #names > 0 then
+  redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'd', 'k', table.concat(names, '\\n'))
 end
 return deleted
 `,
   },
   cache_expire: {
-    sha: '398c1988b61575839788f4a6d6c716acbc3e3d58',
+    sha: '30268c63121830970e3016e902d11b0a0b250f2f',
     includes: ['core'],
     body: `-- @script cache_expire
 -- @purpose [TS] Mark a keyed cache entry stale now but keep it for the namespace's grace (bentocache's
@@ -1584,24 +1586,24 @@ return deleted
 -- @returns 0 no entry; 1 marked stale, kept for the grace; 2 deleted (no grace)
 local frame = redis.call('GET', k_entry)
 if not frame or #frame < 27 then return 0 end
-local keep = tonumber(ARGV[2])
+local keep = tonumber(a_grace)
 local left = redis.call('PTTL', k_entry)
 if left > 0 and left < keep then keep = left end
 if keep <= 0 then
   redis.call('DEL', k_entry)
-  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[4])
+  redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'd', 'k', a_name)
   return 2
 end
 -- Frame: version(14) ++ soft expiry (13 decimal digits of Unix ms; 0 never) ++ value.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('SET', k_entry, string.sub(frame, 1, 14) .. string.format('%013d', now) .. string.sub(frame, 28), 'PX', keep)
-redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[3], '*', 'v', ARGV[1], 'o', 's', 'k', ARGV[4])
+redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 's', 'k', a_name)
 return 1
 `,
   },
   cache_pull: {
-    sha: '8783f5fd9fd3a9f1eef16701453bc8bfe55b1ee6',
+    sha: '8b358a2a1523c5426d360be73c8f699bcd347ccc',
     includes: ['core'],
     body: `-- @script cache_pull
 -- @purpose [TS] Read a keyed cache entry and delete it in one step (bentocache's pull), announcing the
@@ -1616,16 +1618,16 @@ return 1
 -- @include core
 -- @returns the frame that was deleted (fresh or in grace; hex when asked), or nil when there was none
 local frame = redis.call('GETDEL', k_entry)
-redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', ARGV[3])
+redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'd', 'k', a_name)
 if not frame then return false end
-if ARGV[4] == '1' then
+if a_hex == '1' then
   frame = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
 end
 return frame
 `,
   },
   cache_read: {
-    sha: '6d986be8e15d300fc4ff21f65cc3377e15fe2d35',
+    sha: 'a56f4af2eaf1679f8a52656263700d8e9d828e7c',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
@@ -1640,7 +1642,7 @@ return frame
 -- for grace); 3 another caller holds the lease for pttl ms more; 0 no fresh frame and no lease asked
 local frame = redis.call('GET', k_entry)
 local out = frame
-if frame and ARGV[3] == '1' then
+if frame and a_hex == '1' then
   out = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
 end
 if frame and #frame >= 27 then
@@ -1650,13 +1652,13 @@ if frame and #frame >= 27 then
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   if expiry == 0 or expiry > now then return {1, out, 0} end
 end
-if ARGV[1] == '' then return {0, out or false, 0} end
-if redis.call('SET', k_lease, ARGV[1], 'NX', 'PX', ARGV[2]) then return {2, out or false, 0} end
+if a_token == '' then return {0, out or false, 0} end
+if redis.call('SET', k_lease, a_token, 'NX', 'PX', a_leaseMs) then return {2, out or false, 0} end
 return {3, out or false, redis.call('PTTL', k_lease)}
 `,
   },
   cache_release: {
-    sha: '731d93fab1f6e4f02dcd7446c49bcb297eb0872f',
+    sha: '30972048e2ac98b40b8ca1fee2a8988535482243',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
@@ -1668,14 +1670,14 @@ return {3, out or false, redis.call('PTTL', k_lease)}
 -- @arg name       the entry's key
 -- @include core
 -- @returns 1 released; 0 the lease was not the caller's
-if redis.call('GET', k_lease) ~= ARGV[1] then return 0 end
+if redis.call('GET', k_lease) ~= a_token then return 0 end
 redis.call('DEL', k_lease)
-redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', '', 'o', 'r', 'k', ARGV[3])
+redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', '', 'o', 'r', 'k', a_name)
 return 1
 `,
   },
   cache_tag_delete: {
-    sha: 'e3cd9324417defe992e571715f0de259f7db9c05',
+    sha: '0a32fda872f60141549613942ccba8dbf8c032d0',
     includes: ['core'],
     body: `-- @script cache_tag_delete
 -- @purpose [TS] Delete the entries of a tag and announce the delete on the coherence log, in one step. The
@@ -1704,13 +1706,13 @@ for i = 3, #KEYS do
   end
 end
 if #names > 0 then
-  redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[2], '*', 'v', ARGV[1], 'o', 'd', 'k', table.concat(names, '\\n'))
+  redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'd', 'k', table.concat(names, '\\n'))
 end
 return #names
 `,
   },
   cache_write: {
-    sha: '93c842c5ce03aefd615515dc27d4885da29fe175',
+    sha: '4c538f20a20873f70c4ee1a0dd59d496e43eda2f',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -1726,24 +1728,24 @@ return #names
 -- @arg name       the entry's key, as the log and the tag sets name it
 -- @include core
 -- @returns 1 written; 0 refused (the lease is no longer the fill's, or a newer frame is stored)
-local version = string.sub(ARGV[1], 1, 14)
-local px = tonumber(ARGV[2])
-if ARGV[3] ~= '' and redis.call('GET', k_lease) ~= ARGV[3] then return 0 end
+local version = string.sub(a_frame, 1, 14)
+local px = tonumber(a_px)
+if a_token ~= '' and redis.call('GET', k_lease) ~= a_token then return 0 end
 local stored = redis.call('GET', k_entry)
 if stored and #stored >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(stored, 4, 14)) then
-  if ARGV[3] ~= '' then redis.call('DEL', k_lease) end
+  if a_token ~= '' then redis.call('DEL', k_lease) end
   return 0
 end
 if px > 0 then
-  redis.call('SET', k_entry, ARGV[1], 'PX', px)
+  redis.call('SET', k_entry, a_frame, 'PX', px)
 else
-  redis.call('SET', k_entry, ARGV[1])
+  redis.call('SET', k_entry, a_frame)
 end
 for i = 4, #KEYS do
   local fresh = redis.call('EXISTS', KEYS[i]) == 0
   -- The version says which write carried the tag: a later write without it leaves this field stale,
   -- and a tag delete then spares the entry (cache_tag_delete compares it with the stored frame).
-  redis.call('HSET', KEYS[i], ARGV[5], version)
+  redis.call('HSET', KEYS[i], a_name, version)
   -- A tag set lives as long as its longest-lived entry.
   local left = redis.call('PTTL', KEYS[i])
   if px == 0 then
@@ -1752,13 +1754,13 @@ for i = 4, #KEYS do
     redis.call('PEXPIRE', KEYS[i], px)
   end
 end
-if ARGV[3] ~= '' then redis.call('DEL', k_lease) end
-redis.call('XADD', k_log, 'MAXLEN', '~', ARGV[4], '*', 'v', version, 'o', 's', 'k', ARGV[5])
+if a_token ~= '' then redis.call('DEL', k_lease) end
+redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', version, 'o', 's', 'k', a_name)
 return 1
 `,
   },
   claim: {
-    sha: '7a3e12314f24352fea7f366289240928a80c312f',
+    sha: '802671ba8910218b6cf7cf19598251d6befc7bfd',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -1777,6 +1779,7 @@ return 1
 -- @args extras     [TS] optional: the marker TTL in ms (0 for none): when given, the worker-presence
 -- marker job:<id>:lock is written with the token in the same step, so the lock plane costs no round
 -- trip; then the claim ticket (lib lease), which claim_recover finds the job by if the reply is lost
+-- @argtail   marker_ms ticket
 -- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, parent, parent_queue,
 -- parent_policy, name, max_attempts, backoff, timeout_ms, traceparent, tracestate} (absent fields
@@ -1787,9 +1790,9 @@ local room, _, window = gate_room(k_meta, k_active, k_limiter, 1)
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 if room < 1 then return {} end
-local lease = tonumber(ARGV[1])
-local marker = tonumber(ARGV[2] or '0') or 0
-lease_ticket_set(ARGV[3])
+local lease = tonumber(a_lease_ms)
+local marker = tonumber(a_marker_ms or '0') or 0
+lease_ticket_set(a_ticket)
 -- An id that fails the check or whose row is gone is dropped from pending; the next one is tried.
 while true do
   local popped = redis.call('ZPOPMIN', k_pending)
@@ -1805,7 +1808,7 @@ end
 `,
   },
   claim_recover: {
-    sha: '6705e4f47b6d5ebf7ee9bbd1ef1ca091a09803bb',
+    sha: '994be091485570d220fb5dafebe80d707629ab59',
     includes: ['core'],
     body: `-- @script claim_recover
 -- @purpose [TS] Finds the jobs a claim leased whose reply its worker never read (the link dropped
@@ -1825,9 +1828,9 @@ end
 -- max_attempts, backoff, timeout_ms, traceparent, tracestate, group, left_ms} (false when absent),
 -- in lease-deadline order: the flat claim entry, then the lane (lane claims), then the ms the
 -- lease has left
-local ticket = ARGV[1]
+local ticket = a_ticket
 local now = now_ms()
-local floor = now - tonumber(ARGV[2]) + tonumber(ARGV[3])
+local floor = now - tonumber(a_since_ms) + tonumber(a_lease_ms)
 local out = {}
 if ticket == '' then return out end
 local held = redis.call('ZRANGEBYSCORE', k_active, floor, '+inf', 'WITHSCORES')
@@ -1895,7 +1898,7 @@ return n
 `,
   },
   coherence_drop: {
-    sha: 'f6d168145aa1f00cddee55b2ab14a128fbf94946',
+    sha: '45f091923200c4073a61011256fb14df31e9271a',
     includes: ['core'],
     body: `-- @script coherence_drop
 -- @purpose Drop an L2 frame only when a coherence message names a strictly newer version, so a late,
@@ -1911,7 +1914,7 @@ if #stored < 14 then
   return 1
 end
 -- Versions compare by their payload bytes (core's byte order, not the server's collation).
-if not emq_bytes_le(string.sub(ARGV[1], 4, 14), string.sub(stored, 4, 14)) then
+if not emq_bytes_le(string.sub(a_version, 4, 14), string.sub(stored, 4, 14)) then
   redis.call('DEL', k_entry)
   return 1
 end
@@ -1919,7 +1922,7 @@ return 0
 `,
   },
   complete: {
-    sha: '9a8b171f99fc622ca99dbf426b0c87c1b1c8a97b',
+    sha: '90fdfb43ca5f585fe18e26d58592178ac9c3e104',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -1969,30 +1972,30 @@ return 0
 -- @returns 1
 -- @error EMQSTALE job gone
 -- @error EMQSTALE complete token mismatch
-local id = ARGV[1]
+local id = a_id
 local row = k_row
 local f = redis.call('HMGET', row, 'attempts', 'group', 'state', 'dedup', 'dedup_keep', 'flow')
 local attempts, g, state = f[1], f[2], f[3]
 if not attempts or state == 'completed' then return redis.error_reply('EMQSTALE job gone') end
-if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE complete token mismatch') end
+if attempts ~= a_token then return redis.error_reply('EMQSTALE complete token mismatch') end
 
-leave_active(k_active, k_pending, lb_at(7), k_laneroot, id, g)
+leave_active(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), k_laneroot, id, g)
 -- A token that still matches after a retry or delay moved the job must not leave a member behind;
 -- the row's state names the set it sits in (I2), so the common path pays for neither.
 if state == 'scheduled' then redis.call('ZREM', k_schedule, id) end
 if state == 'dead' then redis.call('ZREM', k_dead, id) end
 
-local mode = ARGV[3]
-local result = ARGV[5]
+local mode = a_mode
+local result = a_result
 local recorded = result
 if recorded == '' then recorded = id end
 if mode == 'sq' then
   -- [TS] The row guard: a continue-parent sibling may have let the parent run and end already.
   if redis.call('EXISTS', k_parent_row) == 1 and redis.call('HSETNX', k_parent_processed, id, recorded) == 1 then
-    count_down(k_parent_deps, k_parent_row, k_pending, k_waiting_children, ARGV[4], 1, k_wake)
+    count_down(k_parent_deps, k_parent_row, k_pending, k_waiting_children, a_parent_id, 1, k_wake)
   end
 elseif mode == 'xq' then
-  redis.call('RPUSH', k_flow_outbox, ARGV[6] .. '\\0' .. ARGV[4] .. '\\0' .. id .. '\\0' .. recorded)
+  redis.call('RPUSH', k_flow_outbox, a_parent_queue .. '\\0' .. a_parent_id .. '\\0' .. id .. '\\0' .. recorded)
 end
 
 -- One read of meta serves the retention policy and the event settings.
@@ -2006,13 +2009,13 @@ hist_completed(k_jobroot, id, attempts, policy)
 per_minute(k_completed, 1)
 ev_open(k_events, k_journal, k_meta)
 ev_seed(m[5], m[6])
-if ARGV[7] == '1' then ev_completed(id, result) end
+if a_publish == '1' then ev_completed(id, result) end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
   complete_batch: {
-    sha: 'acf580417a5d44ff2d3e5ab470da2534f22079d2',
+    sha: 'cff34a286a6f95384c8945e7f30ccdd4945d9c31',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -2044,14 +2047,14 @@ return 1
 -- @include core history events lanes retain settle
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
-  lb = lb_at(6), laneroot = k_laneroot, jobroot = k_jobroot }
+  lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), laneroot = k_laneroot, jobroot = k_jobroot }
 held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
 ev_open(k_events, k_journal, k_meta)
-return complete_held(held, 2, ARGV[1] == '1')
+return complete_held(held, 2, a_publish == '1')
 `,
   },
   complete_claim: {
-    sha: 'a3446a1c1d164b18467b3fc091aa5a22e97dabf6',
+    sha: '5c377aadba23633b4c6c0b967637d4cdca273c72',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2093,22 +2096,22 @@ return complete_held(held, 2, ARGV[1] == '1')
 -- when the limiter refused the claim (0 otherwise), so a worker sleeps exactly that long. [TS]
 -- \`active\` and \`drained\` for the claimed jobs as claim publishes them (lib events)
 local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
-  lb = lb_at(6), laneroot = k_laneroot, jobroot = k_jobroot }
+  lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), laneroot = k_laneroot, jobroot = k_jobroot }
 held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
 local m = gate_read(k_meta)
-lease_ticket_set(ARGV[5])
-local codes = complete_held(held, 6, ARGV[1] == '1', keep_of(m[7], m[8], m[9], m[10]))
-local size = tonumber(ARGV[3])
+lease_ticket_set(a_ticket)
+local codes = complete_held(held, 6, a_publish == '1', keep_of(m[7], m[8], m[9], m[10]))
+local size = tonumber(a_size)
 local claimed = {}
 local limited = 0
 if size > 0 then
   local room, wait, window = gate_room(k_meta, k_active, k_limiter, size)
   limited = wait
   if room > 0 then
-    claimed = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(ARGV[2]), tonumber(ARGV[4]))
+    claimed = lease_pop(k_active, k_jobroot, k_pending, room, tonumber(a_lease_ms), tonumber(a_marker))
     gate_count(k_limiter, window, #claimed)
     hist_claimed(k_jobroot, claimed)
     ev_claimed(k_pending, claimed)
@@ -2165,7 +2168,7 @@ return out
 `,
   },
   delay: {
-    sha: '736eee349cc3a3be74b6e4c0984190560934e64c',
+    sha: 'e4e0e52d985d99e1983ce546c4de1762ced24726',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -2194,24 +2197,24 @@ return out
 -- @error EMQSTALE job gone
 -- @error EMQSTALE delay token mismatch
 -- @error EMQSTALE not active
-local id = ARGV[1]
+local id = a_id
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 local row = k_row
 local attempts = redis.call('HGET', row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
-if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE delay token mismatch') end
+if attempts ~= a_token then return redis.error_reply('EMQSTALE delay token mismatch') end
 if redis.call('ZREM', k_active, id) == 0 then return redis.error_reply('EMQSTALE not active') end
 hist_settled(k_meta, k_jobroot, id, attempts, 'delayed', '', nil)
 local g = redis.call('HGET', row, 'group')
-if g and vid(g) then release(lb_at(4), gkey(k_laneroot, g), g) end
-local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then score = now_ms() + score end
+if g and vid(g) then release(lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), gkey(k_laneroot, g), g) end
+local score = tonumber(a_ms)
+if a_mode == 'in' then score = now_ms() + score end
 redis.call('HSET', row, 'state', 'scheduled')
 -- [TS] The claim's ticket (lib lease) goes with the lease.
 redis.call('HDEL', row, 'claim_ticket')
 redis.call('DEL', jkey(k_jobroot, id, ':lock'))
 redis.call('ZADD', k_schedule, score, id)
-if ARGV[5] == '1' then
+if a_publish == '1' then
   ev_open(k_events, k_journal, k_meta)
   ev_emit('delayed', id, { runAt = string.format('%d', score) })
 end
@@ -2259,7 +2262,7 @@ return deleted + tidy_settle(tally, k_waiting)
 `,
   },
   enqueue: {
-    sha: '0cc878a16a75e74a85b865fb8b287c0a200c672d',
+    sha: '1c45cba7ca69464fd21f5847b1468c27b9d67154',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -2280,12 +2283,12 @@ return deleted + tidy_settle(tally, k_waiting)
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written). [TS] An admitted job publishes
 -- \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
-local score = admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 3) }, nil, k_meta)
-redis.call('ZADD', k_pending, score, ARGV[1])
+local score = admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 3) }, nil, k_meta)
+redis.call('ZADD', k_pending, score, a_id)
 ev_open(k_events, k_journal, k_meta)
-ev_chatty('waiting', ARGV[1])
+ev_chatty('waiting', a_id)
 if k_wake then
   redis.call('LPUSH', k_wake, '1')
   redis.call('LTRIM', k_wake, 0, 63)
@@ -2294,7 +2297,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '2082313e12357c64fd5c12582f39b16cd0399f23',
+    sha: '10da115eb8fb7632bc6d59357ea38bc220ce2dbb',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -2321,31 +2324,31 @@ return 1
 -- [TS] the \`deduplicated\` event: the parked id as \`job\` (the job kept), the dedup id as \`dedup\`, this
 -- admission's id as \`refused\`; with a dedup mode, \`mode\` and \`replaced\`, after dedup_hit's writes). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(k_events, k_journal, k_meta)
 local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  local extra = dedup_hit(k_dedup, parked, k_jobroot, ARGV[2], { unpack(ARGV, 4) })
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 4) })
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
-  extra.refused = ARGV[1]
+  extra.refused = a_id
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
-if redis.call('EXISTS', k_row) == 1 then return { 0, ARGV[1] } end
-local score = admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 4) }, nil, k_meta)
-redis.call('ZADD', k_pending, score, ARGV[1])
-park_dedup(k_dedup, ARGV[1], ARGV[3])
-ev_chatty('waiting', ARGV[1])
+if redis.call('EXISTS', k_row) == 1 then return { 0, a_id } end
+local score = admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 4) }, nil, k_meta)
+redis.call('ZADD', k_pending, score, a_id)
+park_dedup(k_dedup, a_id, a_ttl_ms)
+ev_chatty('waiting', a_id)
 if k_wake then
   redis.call('LPUSH', k_wake, '1')
   redis.call('LTRIM', k_wake, 0, 63)
 end
-return { 1, ARGV[1] }
+return { 1, a_id }
 `,
   },
   enqueue_flow: {
-    sha: '5abd56c299ca94747677264965d8c0ef33e942bc',
+    sha: '7888668b511ed2520bc016ae5fcf330287655b78',
     includes: ['events'],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
@@ -2368,9 +2371,9 @@ return { 1, ARGV[1] }
 -- @include events
 -- @returns N landed ([TS] each child publishes \`waiting\` when meta \`events\` = all); 0 duplicate (the parent or a child row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
-local n = tonumber(ARGV[3])
+local n = tonumber(a_n)
 -- The namespace law runs over every id first, so a refused flow writes nothing at all.
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if string.sub(a_pid, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 for i = 1, n do
   if string.sub(ARGV[1 + 3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 end
@@ -2379,14 +2382,14 @@ if redis.call('EXISTS', k_parent) == 1 then return 0 end
 for i = 1, n do
   if redis.call('EXISTS', KEYS[7 + i]) == 1 then return 0 end
 end
-local pid = ARGV[1]
+local pid = a_pid
 for i = 1, n do
   local cid = ARGV[1 + 3 * i]
   redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', k_pending, 0, cid)
 end
-redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
+redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', a_ppayload, 'flow', 'parent')
 redis.call('SET', k_deps, n)
 redis.call('SADD', k_waiting, pid)
 ev_open(k_events, k_journal, k_meta)
@@ -2397,7 +2400,7 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: '3e4e76221438c9511247ee52e756f2eb569f4583',
+    sha: '3049f253aa00220de9bcbfbdac74d502e3994f2a',
     includes: [],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
@@ -2411,14 +2414,14 @@ return n
 -- @arg policy     "fp" | "id" | [TS] "cp"
 -- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' or string.sub(ARGV[3], 1, 3) ~= 'JOB' then
+if string.sub(a_cid, 1, 3) ~= 'JOB' or string.sub(a_pid, 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
-redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', ARGV[2], 'parent', ARGV[3],
-  'parent_policy', ARGV[5])
-if ARGV[4] ~= '' then redis.call('HSET', k_row, 'parent_queue', ARGV[4]) end
-redis.call('ZADD', k_pending, 0, ARGV[1])
+redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', a_payload, 'parent', a_pid,
+  'parent_policy', a_policy)
+if a_pqueue ~= '' then redis.call('HSET', k_row, 'parent_queue', a_pqueue) end
+redis.call('ZADD', k_pending, 0, a_cid)
 return 1
 `,
   },
@@ -2553,7 +2556,7 @@ return out
 `,
   },
   events_set: {
-    sha: 'd697015866a75de10bbde70225f32370045b3b41',
+    sha: 'effe38fb150d0f606b92e1e8d0f68c240d7f38eb',
     includes: [],
     body: `-- @script events_set
 -- @purpose [TS] Set the queue's lifecycle-event settings in meta, read by every script that publishes
@@ -2571,16 +2574,16 @@ return out
 -- @args settings   optional [TS]: history ("" leaves it; "0" off; else attempts kept per job), then
 -- minutes ("" leaves it; "0" off; else minutes of per-minute counts kept)
 -- @returns 1
-if ARGV[1] == '1' then
+if a_chatty == '1' then
   redis.call('HSET', k_meta, 'events', 'all')
-elseif ARGV[1] == '0' then
+elseif a_chatty == '0' then
   redis.call('HDEL', k_meta, 'events')
 end
-if ARGV[2] == '0' then
+if a_journal == '0' then
   redis.call('HDEL', k_meta, 'journal')
-elseif ARGV[2] ~= '' then
-  redis.call('HSET', k_meta, 'journal', ARGV[2])
-  redis.call('XTRIM', k_journal, 'MAXLEN', '~', ARGV[2])
+elseif a_journal ~= '' then
+  redis.call('HSET', k_meta, 'journal', a_journal)
+  redis.call('XTRIM', k_journal, 'MAXLEN', '~', a_journal)
 end
 for i, field in ipairs({ 'history', 'minutes' }) do
   local v = ARGV[2 + i]
@@ -2594,7 +2597,7 @@ return 1
 `,
   },
   extend_lock: {
-    sha: '08c0599d906733c339a153b4c19881c5e5c2ad7d',
+    sha: 'd83e7525249eda928f3d85b576f277804e1c2b21',
     includes: ['core'],
     body: `-- @script extend_lock
 -- @purpose Push a held job's lease deadline out; only the current holder may (queue.md §6.3).
@@ -2610,14 +2613,14 @@ return 1
 -- @error EMQSTALE not active
 local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
-if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE extend token mismatch') end
-if not redis.call('ZSCORE', k_active, ARGV[1]) then return redis.error_reply('EMQSTALE not active') end
-redis.call('ZADD', k_active, now_ms() + tonumber(ARGV[3]), ARGV[1])
+if attempts ~= a_token then return redis.error_reply('EMQSTALE extend token mismatch') end
+if not redis.call('ZSCORE', k_active, a_id) then return redis.error_reply('EMQSTALE not active') end
+redis.call('ZADD', k_active, now_ms() + tonumber(a_lease_ms), a_id)
 return 1
 `,
   },
   extend_locks: {
-    sha: 'f4f4629cb7ac7669471ec9095a996ff964fc3ae3',
+    sha: '5678484db66059bde1adb8c37108700d9deb504a',
     includes: ['core'],
     body: `-- @script extend_locks
 -- @purpose Extend many leases under one server time, skipping each id that is gone, stale or no
@@ -2630,8 +2633,8 @@ return 1
 -- @args pairs     id1, token1, id2, token2, ...
 -- @include core
 -- @returns the ids NOT extended, in input order
-local deadline = now_ms() + tonumber(ARGV[1])
-local marker = tonumber(ARGV[2]) or 0
+local deadline = now_ms() + tonumber(a_lease_ms)
+local marker = tonumber(a_marker_ms) or 0
 local missed = {}
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]
@@ -2650,7 +2653,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '408c3f9a5d097908b0a27e7e0a9529c72057a408',
+    sha: 'a4268dddfc5e2880a64df41be960971f524dbfd0',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2671,16 +2674,16 @@ return missed
 -- @include core events lanes fanin
 -- @returns 1 applied; 0 duplicate, or the parent row is gone (nothing written; the entry is spent)
 if redis.call('EXISTS', k_parent) == 0 then return 0 end
-if redis.call('HSETNX', k_processed, ARGV[1], ARGV[2]) == 0 then return 0 end
+if redis.call('HSETNX', k_processed, a_cid, a_result) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
-count_down(k_deps, k_parent, k_pending, k_waiting, ARGV[3], 1)
+count_down(k_deps, k_parent, k_pending, k_waiting, a_pid, 1)
 ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '2d058d972cc64be3b66ab067759bec691ab2fd0b',
+    sha: 'dbd2c64be5dd9a069e2977ad820fe87fdffcf28e',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2712,17 +2715,17 @@ return 1
 -- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
-local cid, pid = ARGV[1], ARGV[4]
+local cid, pid = a_cid, a_pid
 if redis.call('EXISTS', k_parent) == 0 then return 0 end
-if ARGV[3] == 'id' or ARGV[3] == 'cp' then
-  if redis.call('HSETNX', k_unsuccessful, cid, ARGV[2]) == 0 then return 0 end
+if a_policy == 'id' or a_policy == 'cp' then
+  if redis.call('HSETNX', k_unsuccessful, cid, a_error) == 0 then return 0 end
   count_down(k_deps, k_parent, k_pending, k_waiting, pid, 1)
-  if ARGV[3] == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid) end
+  if a_policy == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid) end
   ev_open(k_events, k_journal, k_meta)
   for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
 end
-if redis.call('HSETNX', k_failed, cid, ARGV[2]) == 0 then return 0 end
+if redis.call('HSETNX', k_failed, cid, a_error) == 0 then return 0 end
 fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid)
 local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
 finish_dead(ended, pid, k_parent, now_ms(), keep_policy(k_meta))
@@ -2730,7 +2733,7 @@ return 2
 `,
   },
   flow_outbox_trim: {
-    sha: '4405d870bcbf46828baa3d75ab5bb10738c80a6b',
+    sha: '774546404290f799bc1e3591bd8e847816609034',
     includes: [],
     body: `-- @script flow_outbox_trim
 -- @purpose [TS] Drop the entries an outbox sweep has delivered, from the head of the outbox
@@ -2739,13 +2742,13 @@ return 2
 -- @key outbox     emq:{q}:flow:outbox
 -- @arg delivered  how many entries from the head were delivered
 -- @returns the entries left
-local n = tonumber(ARGV[1])
+local n = tonumber(a_delivered)
 if n and n > 0 then redis.call('LTRIM', k_outbox, n, -1) end
 return redis.call('LLEN', k_outbox)
 `,
   },
   flow_reemit: {
-    sha: '53c40753903e62f0d250b2cd00fb0fd37d81a4f7',
+    sha: 'a726d294ead57886020c0c3c61de54d1cf869269',
     includes: [],
     body: `-- @script flow_reemit
 -- @purpose [TS] The host re-emit of queue.md §11.7 in one step: when a node died through a
@@ -2761,15 +2764,15 @@ return redis.call('LLEN', k_outbox)
 local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue', 'parent_policy')
 if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
 local pq = f[3]
-if not pq or pq == '' then pq = ARGV[2] end
+if not pq or pq == '' then pq = a_queue end
 local policy = 'fp'
 if f[4] == 'id' or f[4] == 'cp' then policy = f[4] end
-redis.call('RPUSH', k_outbox, '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. ARGV[1] .. '\\0' .. policy .. '\\0' .. ARGV[3])
+redis.call('RPUSH', k_outbox, '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. a_id .. '\\0' .. policy .. '\\0' .. a_error)
 return 1
 `,
   },
   gate_set: {
-    sha: '83506e6f168e7262f2942ee206f6c52d0bf7fc40',
+    sha: '7614e954267b62eecf8f80378e33a2ef08faad6a',
     includes: [],
     body: `-- @script gate_set
 -- @purpose [TS] Set or clear the claim gates kept in meta that the claims enforce (lib gate): the
@@ -2781,23 +2784,23 @@ return 1
 -- @arg max          "" leaves the rate limit; "0" clears it; else the jobs one window admits
 -- @arg duration     the window in ms when max is set; else ""
 -- @returns 1
-if ARGV[1] == '0' then
+if a_concurrency == '0' then
   redis.call('HDEL', k_meta, 'concurrency')
-elseif ARGV[1] ~= '' then
-  redis.call('HSET', k_meta, 'concurrency', ARGV[1])
+elseif a_concurrency ~= '' then
+  redis.call('HSET', k_meta, 'concurrency', a_concurrency)
 end
-if ARGV[2] == '0' then
+if a_max == '0' then
   redis.call('HDEL', k_meta, 'max', 'duration')
   redis.call('DEL', k_limiter)
-elseif ARGV[2] ~= '' then
-  redis.call('HSET', k_meta, 'max', ARGV[2], 'duration', ARGV[3])
+elseif a_max ~= '' then
+  redis.call('HSET', k_meta, 'max', a_max, 'duration', a_duration)
   redis.call('DEL', k_limiter)
 end
 return 1
 `,
   },
   gbclaim: {
-    sha: 'd633c7ced19f040d1e4fbb55a0dbe7d89ac6f512',
+    sha: '10917dfee4d777cefe535d714a6b5221dc9918b3',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2822,14 +2825,15 @@ return 1
 -- the lane's weight against the heaviest lane's: size * w / w_max, at least 1 (no weights: size);
 -- absent or "", the whole claimable depth; then [TS] optional: the claim ticket (lib lease), for
 -- claim_recover
+-- @argtail   marker_ms size ticket
 -- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
 -- \`drained\`: a lane claim does not see the whole queue)
-local marker = tonumber(ARGV[2] or '0') or 0
-local size = tonumber(ARGV[3] or '')
-lease_ticket_set(ARGV[4])
+local marker = tonumber(a_marker_ms or '0') or 0
+local size = tonumber(a_size or '')
+lease_ticket_set(a_ticket)
 local cap = nil
 if size and size >= 1 then
   -- Weighted batches: a lane's share of service follows its weight, each batch still one lane's.
@@ -2842,14 +2846,14 @@ if size and size >= 1 then
 end
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
-local out = lane_claim(cap, tonumber(ARGV[1]), marker, k_limiter, k_grate)
+local out = lane_claim(cap, tonumber(a_lease_ms), marker, k_limiter, k_grate)
 ev_active(out)
 hist_claimed(k_jobroot, out)
 return out
 `,
   },
   gclaim: {
-    sha: '05c98c9cf4ace3385836e789fc3ca4eed89b78d1',
+    sha: '8bf78aa5d84afac0f5346c4771fe292ee357d750',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -2871,13 +2875,14 @@ return out
 -- @arg lease_ms   lease length in ms, from server now
 -- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each claimed job's
 -- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
+-- @argtail   marker_ms ticket
 -- @include core history events retain expire lease gate
 -- @returns {} when nothing is claimable; else {id, payload, attempts, g, name, max_attempts,
 -- backoff, timeout_ms, traceparent, tracestate} (the last six are the [TS] per-job options and
 -- trace context; false when absent). [TS] Publishes \`active\` per claimed job when meta \`events\` =
 -- all (no \`drained\`: a lane claim does not see the whole queue)
-local marker = tonumber(ARGV[2] or '0') or 0
-lease_ticket_set(ARGV[3])
+local marker = tonumber(a_marker_ms or '0') or 0
+lease_ticket_set(a_ticket)
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 local room, _, window = gate_room(k_meta, k_active, k_limiter, 1)
@@ -2902,7 +2907,7 @@ while true do
     redis.call('LREM', ring, 0, g)
     return {}
   end
-  local attempts, f = lease_job(k_active, k_jobroot, id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
+  local attempts, f = lease_job(k_active, k_jobroot, id, now_ms() + tonumber(a_lease_ms), marker, 'payload', unpack(JOB_OPTIONS))
   if attempts then
     gate_count(k_limiter, window, 1)
     lane_rate_count(k_grate, g, rate, 1)
@@ -2917,7 +2922,7 @@ end
 `,
   },
   gdrain: {
-    sha: '1dd14373b5a909143f0f7445643659ba66b02f61',
+    sha: '2ac27071ff24962fae18e84f2ec39ad172bfac6b',
     includes: ['core', 'tidy'],
     body: `-- @script gdrain
 -- @purpose Delete every waiting job of one lane with its row and sub-keys, then the lane and its ring
@@ -2933,7 +2938,7 @@ end
 -- @include core tidy
 -- @returns the number of jobs deleted (parents included)
 -- @error EMQKIND group id must be a branded id
-if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
+if not vid(a_g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 local JR = k_jobroot
 local tally = tidy_tally(JR)
 local n = 0
@@ -2945,12 +2950,12 @@ for _, id in ipairs(redis.call('ZRANGE', k_lane, 0, -1)) do
   end
 end
 redis.call('DEL', k_lane)
-redis.call('LREM', k_ring, 0, ARGV[1])
+redis.call('LREM', k_ring, 0, a_g)
 return n + tidy_settle(tally, k_waiting)
 `,
   },
   genqueue: {
-    sha: '24ee5523d6e1d940c8f4f7ceb97a331e6e1799ff',
+    sha: 'c7e75095c8d4d6b62965cf372a40bc60493419f8',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2977,22 +2982,22 @@ return n + tidy_settle(tally, k_waiting)
 -- exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 -- @error EMQKIND group id must be a branded id
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-local g = ARGV[3]
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local g = a_g
 -- Every later script turns the row's group into a lane key, so a bad one must never be stored.
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
 -- Lanes ignore priority: the lane is FIFO and the rotation serves it.
-admit_row(k_row, 'pending', ARGV[2], { unpack(ARGV, 4) }, { 'group', g })
-redis.call('ZADD', k_lane, 0, ARGV[1])
+admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 4) }, { 'group', g })
+redis.call('ZADD', k_lane, 0, a_id)
 rering({ ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g)
 ev_open(k_events, k_journal, k_meta)
-ev_chatty('waiting', ARGV[1])
+ev_chatty('waiting', a_id)
 return 1
 `,
   },
   give_back: {
-    sha: '561dc8981c012b589678460082a76ee17d2cf8b4',
+    sha: '2594640f98c941e130af58c8204c774c2c289396',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script give_back
 -- @purpose [TS] Give back jobs a worker claimed but will not run (it was paused or is closing with
@@ -3022,7 +3027,7 @@ return 1
 -- @returns the ids given back, in input order; each publishes \`waiting\` when meta \`events\` = all,
 -- and its attempt history (when kept) ends as \`delayed\` with the reason "given back"
 ev_open(k_events, k_journal, k_meta)
-local lb = lb_at(3)
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local given, flat = {}, 0
 for i = 1, #ARGV, 2 do
   local id = ARGV[i]
@@ -3045,7 +3050,7 @@ return given
 `,
   },
   glimit: {
-    sha: '1dd840103503d5e47fc1a7cea47175c686528702',
+    sha: 'b852e23b893581a5375dc38c17ad34f67feca8ca',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -3061,10 +3066,10 @@ return given
 -- @include core lanes
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
-local g = ARGV[1]
+local g = a_g
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('HSET', k_glimit, g, ARGV[2])
-if tonumber(redis.call('HGET', k_gactive, g) or '0') >= tonumber(ARGV[2]) then
+redis.call('HSET', k_glimit, g, a_n)
+if tonumber(redis.call('HGET', k_gactive, g) or '0') >= tonumber(a_n) then
   redis.call('LREM', k_ring, 0, g)
 else
   rering({ glimit = k_glimit, gactive = k_gactive, ring = k_ring, paused = k_paused, wake = k_wake }, k_lane, g)
@@ -3073,7 +3078,7 @@ return 1
 `,
   },
   gpause: {
-    sha: 'd5fe95f40421de8bc17a7b57dfd8e0cc0e33e7f3',
+    sha: '61c05dff0365dd04f33035e1bdf0cfc8bb03e221',
     includes: ['core'],
     body: `-- @script gpause
 -- @purpose Take one lane out of rotation (queue.md §5.4); its backlog and in-flight work are untouched.
@@ -3084,14 +3089,14 @@ return 1
 -- @include core
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
-if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('SADD', k_paused, ARGV[1])
-redis.call('LREM', k_ring, 0, ARGV[1])
+if not vid(a_g) then return redis.error_reply('EMQKIND group id must be a branded id') end
+redis.call('SADD', k_paused, a_g)
+redis.call('LREM', k_ring, 0, a_g)
 return 1
 `,
   },
   grate: {
-    sha: '961221e8e282c11ad518d5ff62b5179c72f8add0',
+    sha: '8ecec3924453ea20d1020f5e51ab4959624de116',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -3108,19 +3113,19 @@ return 1
 -- @include core lanes
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
-local g = ARGV[1]
+local g = a_g
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
-if ARGV[2] == '0' then
+if a_max == '0' then
   redis.call('HDEL', k_grate, g)
 else
-  redis.call('HSET', k_grate, g, ARGV[2] .. ':' .. ARGV[3])
+  redis.call('HSET', k_grate, g, a_max .. ':' .. a_duration)
 end
 if redis.call('LPOS', k_ring, g) then wake({ wake = k_wake }) end
 return 1
 `,
   },
   greap_group: {
-    sha: '62e9e6a04e13495584245a8cc49d9f4d28587194',
+    sha: '59e145b6f691693f7c4ab582139a27a10ce513a2',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -3137,11 +3142,11 @@ return 1
 -- @arg limit      most leases to recover (default 100)
 -- @include core lanes
 -- @returns the number of jobs recovered
-local g = ARGV[1]
+local g = a_g
 -- No row can carry a group that fails vid, so such a g owns nothing to recover.
 if not vid(g) then return 0 end
-local limit = tonumber(ARGV[2]) or 100
-local lb = lb_at(3)
+local limit = tonumber(a_limit) or 100
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local recovered = 0
 -- Scan every lapsed lease, not the first \`limit\`: other groups' lapses must not hide this group's.
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_active, '-inf', now_ms())) do
@@ -3161,7 +3166,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: '9366b5fa6a3d39ed58be0453dc01afae9c894a65',
+    sha: '6b17defaaae7e074ec4c820ece85bcc8271c0786',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -3181,7 +3186,7 @@ return recovered
 -- @include core lanes
 -- @returns 1 moved; 0 no-op (dst is the source); -1 no row or no group; -2 not pending in its lane
 -- @error EMQKIND group id must be a branded id
-local id, dst = ARGV[1], ARGV[2]
+local id, dst = a_id, a_dst
 if not vid(dst) then return redis.error_reply('EMQKIND group id must be a branded id') end
 local src = redis.call('HGET', k_row, 'group')
 if not src or not vid(src) then return -1 end
@@ -3190,7 +3195,7 @@ local from = gkey(k_laneroot, src)
 if redis.call('ZREM', from, id) == 0 then return -2 end
 redis.call('ZADD', k_dst, 0, id)
 redis.call('HSET', k_row, 'group', dst)
-if ARGV[3] then redis.call('HSET', k_row, 'lane', ARGV[3]) else redis.call('HDEL', k_row, 'lane') end
+if a_lane then redis.call('HSET', k_row, 'lane', a_lane) else redis.call('HDEL', k_row, 'lane') end
 local lb = { ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }
 rering(lb, k_dst, dst)
 if redis.call('ZCARD', from) == 0 then redis.call('LREM', lb.ring, 0, src) end
@@ -3198,7 +3203,7 @@ return 1
 `,
   },
   gresume: {
-    sha: 'bd0c613a506f563d6f7b1c2cf9bbbcf0ef10cdc7',
+    sha: '859723c38cd3134de23e76f9159022d4a4a867a5',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -3213,7 +3218,7 @@ return 1
 -- @include core lanes
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
-local g = ARGV[1]
+local g = a_g
 if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded id') end
 redis.call('SREM', k_paused, g)
 rering({ paused = k_paused, ring = k_ring, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g)
@@ -3221,7 +3226,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '72acb362b5dd24ec2976700f858dbea1dfe279bf',
+    sha: '45f6d73bdd16b19232e71726a0b439f941870d9f',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3244,27 +3249,28 @@ return 1
 -- @arg lease_ms   lease length in ms, from server now
 -- @args extras     [TS] optional: the marker TTL in ms (0 for none): writes each claimed job's
 -- job:<id>:lock in the same step; then the claim ticket (lib lease), for claim_recover
+-- @argtail   marker_ms ticket
 -- @include core history events retain expire lease gate lane-claim
 -- @returns a list of {id, payload, attempts, g, name, max_attempts, backoff, timeout_ms,
 -- traceparent, tracestate} ([TS] the last six, false when absent), oldest first, all from one lane; empty when nothing is
 -- claimable. [TS] Publishes \`active\` per claimed job when meta \`events\` = all (no
 -- \`drained\`: a lane claim does not see the whole queue)
-local marker = tonumber(ARGV[2] or '0') or 0
-lease_ticket_set(ARGV[3])
+local marker = tonumber(a_marker_ms or '0') or 0
+lease_ticket_set(a_ticket)
 -- A lane's weight is how many of its heads one rotation serves; an absent weight is 1.
 local function weight(g)
   return math.max(tonumber(redis.call('HGET', k_gweight, g) or '1') or 1, 1)
 end
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
-local out = lane_claim(weight, tonumber(ARGV[1]), marker, k_limiter, k_grate)
+local out = lane_claim(weight, tonumber(a_lease_ms), marker, k_limiter, k_grate)
 ev_active(out)
 hist_claimed(k_jobroot, out)
 return out
 `,
   },
   gweight: {
-    sha: '3c41766f732974bc957e1453777f94d95a178fab',
+    sha: '2ca7ec2900db7a58e6b0e769a475a63bf7c6a717',
     includes: ['core'],
     body: `-- @script gweight
 -- @purpose Set a lane's weight, its share of service under gwclaim (queue.md §5.5). A weight never
@@ -3275,13 +3281,13 @@ return out
 -- @include core
 -- @returns 1
 -- @error EMQKIND group id must be a branded id
-if not vid(ARGV[1]) then return redis.error_reply('EMQKIND group id must be a branded id') end
-redis.call('HSET', k_gweight, ARGV[1], ARGV[2])
+if not vid(a_g) then return redis.error_reply('EMQKIND group id must be a branded id') end
+redis.call('HSET', k_gweight, a_g, a_w)
 return 1
 `,
   },
   hold_parent: {
-    sha: 'b71e2ceb7fdee1c80e48b8eb936b5d1d29293392',
+    sha: 'c174ad8682e8c0e691b9460dc649ad8a0558aef9',
     includes: [],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
@@ -3299,19 +3305,19 @@ return 1
 -- @arg link_policy  "fp" | "id" toward that parent, or ""
 -- @returns 1 held; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
-local link = ARGV[4]
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~= 'JOB') then
+local link = a_link_parent
+if string.sub(a_pid, 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~= 'JOB') then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_parent) == 1 then return 0 end
-redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', ARGV[2], 'flow', 'parent')
+redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', a_payload, 'flow', 'parent')
 if link ~= '' then
   redis.call('HSET', k_parent, 'parent', link)
-  if ARGV[5] ~= '' then redis.call('HSET', k_parent, 'parent_queue', ARGV[5]) end
-  if ARGV[6] ~= '' then redis.call('HSET', k_parent, 'parent_policy', ARGV[6]) end
+  if a_link_queue ~= '' then redis.call('HSET', k_parent, 'parent_queue', a_link_queue) end
+  if a_link_policy ~= '' then redis.call('HSET', k_parent, 'parent_policy', a_link_policy) end
 end
-redis.call('SET', k_deps, ARGV[3])
-redis.call('SADD', k_waiting, ARGV[1])
+redis.call('SET', k_deps, a_n)
+redis.call('SADD', k_waiting, a_pid)
 return 1
 `,
   },
@@ -3349,7 +3355,7 @@ return out
 `,
   },
   obliterate: {
-    sha: 'd226164fdc4c9300a13fe1def5a3cbef2b1a7f22',
+    sha: '29b39c50fd366526280d2827b32d3595e7cbca9b',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3398,9 +3404,9 @@ return out
 -- @error EMQSTATE active jobs present
 -- @error EMQSTATE outbox not empty
 if redis.call('HEXISTS', k_meta, 'paused') == 0 then return redis.error_reply('EMQSTATE not paused') end
-local force = ARGV[1] == 'force'
+local force = a_force == 'force'
 if not force and redis.call('LLEN', k_outbox) > 0 then return redis.error_reply('EMQSTATE outbox not empty') end
-local budget = tonumber(ARGV[2])
+local budget = tonumber(a_budget)
 local JR = k_jobroot
 
 local function drop_job(id)
@@ -3465,7 +3471,7 @@ return 0
 `,
   },
   promote: {
-    sha: '2f4af8c313113c07f34eb89a8a7b0be92307aded',
+    sha: '8003a14f69b166615f17042e88447d03abc588ca',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -3489,11 +3495,11 @@ local releasing = false -- a scheduled job held no lease, so no lane slot goes b
 ev_open(k_events, k_journal, k_meta)
 local waiting = nil
 if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
-return requeue_due(k_schedule, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)
+return requeue_due(k_schedule, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), k_jobroot, k_laneroot, tonumber(a_limit), releasing, waiting)
 `,
   },
   promote_next: {
-    sha: 'cf4e12cd60f3394ce43160444253d844b1555dc7',
+    sha: '0a4f1f1addf2fa8308568750f1bf83064576e6a2',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -3520,7 +3526,7 @@ local releasing = false -- a scheduled job held no lease, so no lane slot goes b
 ev_open(k_events, k_journal, k_meta)
 local waiting = nil
 if ev_chatty_on() then waiting = function(id) ev_emit('waiting', id) end end
-local moved = requeue_due(k_schedule, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)
+local moved = requeue_due(k_schedule, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), k_jobroot, k_laneroot, tonumber(a_limit), releasing, waiting)
 local head = redis.call('ZRANGE', k_schedule, 0, 0, 'WITHSCORES')
 if #head == 0 then return { moved, -1 } end
 local wait = math.floor(tonumber(head[2]) - now_ms())
@@ -3551,7 +3557,7 @@ return 1
 `,
   },
   rate_limit: {
-    sha: '1c50e6c1e606fa47fe9f1cb5f181c5b0f915ff99',
+    sha: '5b8d805920f26fe52e628dee6873eb4bf1825045',
     includes: [],
     body: `-- @script rate_limit
 -- @purpose [TS] Close the queue's rate window for \`ms\` from now (a handler that got a 429): the
@@ -3563,12 +3569,12 @@ return 1
 -- @returns 1 the window is closed; 0 the queue has no rate limit (nothing written)
 local max = tonumber(redis.call('HGET', k_meta, 'max') or '') or 0
 if max <= 0 or not redis.call('HGET', k_meta, 'duration') then return 0 end
-redis.call('SET', k_limiter, max, 'PX', ARGV[1])
+redis.call('SET', k_limiter, max, 'PX', a_ms)
 return 1
 `,
   },
   rate_ttl: {
-    sha: 'c789b7f36b5dc2e20d4ab9eb870df77a6fa69f1a',
+    sha: '427c78ecb547c81e0cf537c688b93a65307a968a',
     includes: [],
     body: `-- @script rate_ttl
 -- @purpose Tell how long the queue's rate window still refuses work (queue.md §9.3).
@@ -3576,7 +3582,7 @@ return 1
 -- @key meta       emq:{q}:meta
 -- @arg max        the window's cap; 0 uses meta.max
 -- @returns ms still limited; 0 when not limited
-local max = tonumber(ARGV[1]) or 0
+local max = tonumber(a_max) or 0
 if max <= 0 then max = tonumber(redis.call('HGET', k_meta, 'max') or '0') or 0 end
 if max <= 0 then return 0 end
 local used = tonumber(redis.call('GET', k_limiter) or '0') or 0
@@ -3587,7 +3593,7 @@ return 0
 `,
   },
   reap: {
-    sha: '6a7da633ecec0e7945394cadd2bd96fdd553df5f',
+    sha: '7a435a4d5c9e1a0931697141cbbbe4dc99166f9f',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -3616,11 +3622,11 @@ local function waiting(id)
   hist_settled(k_meta, k_jobroot, id, nil, 'stalled', 'lease lapsed', nil)
   ev_chatty('waiting', id)
 end
-return requeue_due(k_active, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumber(ARGV[1]), releasing, waiting)
+return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), k_jobroot, k_laneroot, tonumber(a_limit), releasing, waiting)
 `,
   },
   remove_job: {
-    sha: '238a814356b94b172cae7b32610260be35b393b2',
+    sha: '96a4e0cdb7058f57a718d4f495b4ab88659c7105',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3656,7 +3662,7 @@ return requeue_due(k_active, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumbe
 -- @returns 1 removed, publishing \`removed\` [TS]; -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
-local id = ARGV[1]
+local id = a_id
 if not vid(id) then return -1 end
 local row = jkey(k_jobroot, id)
 if redis.call('EXISTS', row) == 0 then return -1 end
@@ -3678,7 +3684,7 @@ redis.call('ZREM', k_schedule, id)
 redis.call('ZREM', k_dead, id)
 local g = redis.call('HGET', row, 'group')
 if g and vid(g) then
-  local lb = lb_at(5)
+  local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
   local lane = gkey(k_laneroot, g)
   redis.call('ZREM', lane, id)
   if was_active then
@@ -3689,7 +3695,7 @@ if g and vid(g) then
 end
 redis.call('ZREM', k_retained, id)
 redis.call('ZREM', k_deadat, id)
-if k_dedup and ARGV[2] ~= '' and redis.call('GET', k_dedup) == id then redis.call('DEL', k_dedup) end
+if k_dedup and a_did ~= '' and redis.call('GET', k_dedup) == id then redis.call('DEL', k_dedup) end
 wipe_released(k_jobroot, k_deroot, id)
 ev_open(k_events, k_journal, k_meta)
 ev_emit('removed', id)
@@ -3698,7 +3704,7 @@ return 1
 `,
   },
   repeat_advance: {
-    sha: '8600663e715a24a0526f6b8d9bc623e230cacd65',
+    sha: 'b5b6a52d4f196ac7c43a7cf0c397bb7199bd1164',
     includes: ['core'],
     body: `-- @script repeat_advance
 -- @purpose Move a repeat's next run one cadence past server now, or drop a name whose record a
@@ -3710,15 +3716,15 @@ return 1
 -- @include core
 -- @returns 1 advanced; 0 record gone (the name is removed)
 if redis.call('EXISTS', k_record) == 0 then
-  redis.call('ZREM', k_repeat, ARGV[1])
+  redis.call('ZREM', k_repeat, a_name)
   return 0
 end
-redis.call('ZADD', k_repeat, now_ms() + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZADD', k_repeat, now_ms() + tonumber(a_every_ms), a_name)
 return 1
 `,
   },
   repeat_cancel: {
-    sha: 'b8e1da755310a5a9acd1bd70729affa71884185e',
+    sha: 'db83a9eb22724c2fcb2110177c18c237613d5e5a',
     includes: [],
     body: `-- @script repeat_cancel
 -- @purpose Stop a repeating job; the record is deleted whether or not the name was scheduled
@@ -3727,13 +3733,13 @@ return 1
 -- @key record     emq:{q}:repeat:<name>
 -- @arg name       the repeat name
 -- @returns 1 removed; 0 absent
-local removed = redis.call('ZREM', k_repeat, ARGV[1])
+local removed = redis.call('ZREM', k_repeat, a_name)
 redis.call('DEL', k_record)
 return removed
 `,
   },
   repeat_due: {
-    sha: '17bf1656c083bcee419fd4e9e160b634f389780e',
+    sha: 'a1a80f7156f09c7cb30c26161c278b2610418506',
     includes: ['core'],
     body: `-- @script repeat_due
 -- @purpose List the repeat names whose next run is due by the server clock, oldest first [TS].
@@ -3741,11 +3747,11 @@ return removed
 -- @arg limit      most names to return
 -- @include core
 -- @returns the due names, oldest first
-return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[1]))
+return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'LIMIT', 0, tonumber(a_limit))
 `,
   },
   repeat_register: {
-    sha: 'f973ae403f58f8089f571af4cb2b94ac7cb75702',
+    sha: 'b37e2f58dfa9fed80d0c1a8d1f512c1de84c3230',
     includes: ['core'],
     body: `-- @script repeat_register
 -- @purpose Register a repeating job under a name; an existing name is left exactly as it is
@@ -3758,14 +3764,14 @@ return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'LIMIT', 0, tonum
 -- @arg first_in_ms  delay before the first occurrence, from server now
 -- @include core
 -- @returns 1 registered; 0 exists (nothing changed)
-if redis.call('ZSCORE', k_repeat, ARGV[1]) or redis.call('EXISTS', k_record) == 1 then return 0 end
-redis.call('HSET', k_record, 'every_ms', ARGV[2], 'template', ARGV[3])
-redis.call('ZADD', k_repeat, now_ms() + tonumber(ARGV[4]), ARGV[1])
+if redis.call('ZSCORE', k_repeat, a_name) or redis.call('EXISTS', k_record) == 1 then return 0 end
+redis.call('HSET', k_record, 'every_ms', a_every_ms, 'template', a_template)
+redis.call('ZADD', k_repeat, now_ms() + tonumber(a_first_in_ms), a_name)
 return 1
 `,
   },
   reprocess: {
-    sha: '0fe8abb52ce3a27cc9afe590b85284d624ac90f0',
+    sha: '587baa969b79ea8b52b1837db1ac6612f38d282d',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -3787,13 +3793,13 @@ return 1
 -- @include core events lanes
 -- @returns 1 moved; -1 gone (no row); [TS] publishes \`waiting\` when meta \`events\` = all
 -- @error EMQSTATE not dead
-local id = ARGV[1]
+local id = a_id
 if redis.call('EXISTS', k_row) == 0 then return -1 end
 if redis.call('ZREM', k_dead, id) == 0 then return redis.error_reply('EMQSTATE not dead') end
 redis.call('ZREM', k_deadat, id)
 redis.call('HDEL', k_row, 'last_error', 'finished_at', 'claim_ticket')
 redis.call('HSET', k_row, 'state', 'pending')
-local lb = lb_at(4)
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local g = redis.call('HGET', k_row, 'group')
 if g and vid(g) then
   local lane = gkey(k_laneroot, g)
@@ -3809,7 +3815,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: 'e3d461df3c298c41bbf29256cb985b7fe0f535c4',
+    sha: '4d9f6227f0b4d27da640b7d83a96803958a58eb5',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -3834,15 +3840,15 @@ return 1
 -- @include core events lanes
 -- @returns 1 moved (mode now publishes \`waiting\` [TS] when meta \`events\` = all); 0 the job is not scheduled (nothing changed); -1 gone (no row)
 -- @error EMQKIND job id must be JOB-namespaced
-local id = ARGV[1]
+local id = a_id
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', k_row) == 0 then
   redis.call('ZREM', k_schedule, id)
   return -1
 end
 if not redis.call('ZSCORE', k_schedule, id) then return 0 end
-local lb = lb_at(3)
-if ARGV[2] == 'now' then
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
+if a_mode == 'now' then
   redis.call('ZREM', k_schedule, id)
   local releasing = false
   if requeue(k_pending, lb, k_laneroot, id, redis.call('HGET', k_row, 'group'), releasing, flat_score(k_row)) then wake(lb) end
@@ -3851,7 +3857,7 @@ if ARGV[2] == 'now' then
   ev_chatty('waiting', id)
   return 1
 end
-local ms = tonumber(ARGV[3])
+local ms = tonumber(a_ms)
 redis.call('ZADD', k_schedule, now_ms() + ms, id)
 local head = redis.call('ZRANGE', k_schedule, 0, 0)
 if head[1] == id then due_hint(k_wake, ms) end
@@ -3883,7 +3889,7 @@ return 1
 `,
   },
   retry: {
-    sha: '1465c89b71bfc8a278fd6ea27468a1151b9d1655',
+    sha: '83f81919197acc21980a2252520d5d57a6ff3bb1',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3931,29 +3937,29 @@ return 1
 -- @returns "scheduled" or "dead"
 -- @error EMQSTALE job gone
 -- @error EMQSTALE retry token mismatch
-local id = ARGV[1]
+local id = a_id
 local row = k_row
 local head = redis.call('HMGET', row, 'attempts', 'state')
 local attempts = head[1]
 if not attempts or head[2] == 'completed' then return redis.error_reply('EMQSTALE job gone') end
-if attempts ~= ARGV[2] then return redis.error_reply('EMQSTALE retry token mismatch') end
+if attempts ~= a_token then return redis.error_reply('EMQSTALE retry token mismatch') end
 -- A resend after a dropped reply finds the job already dead under the same token: report the
 -- verdict again without counting the failure twice or firing the flow arm again.
 if head[2] == 'dead' and redis.call('ZSCORE', k_dead, id) then return 'dead' end
 
-leave_active(k_active, k_pending, lb_at(7), k_laneroot, id, redis.call('HGET', row, 'group'))
+leave_active(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), k_laneroot, id, redis.call('HGET', row, 'group'))
 redis.call('ZREM', k_schedule, id)
 redis.call('ZREM', k_dead, id)
 redis.call('DEL', jkey(k_jobroot, id, ':lock'))
-redis.call('HSET', row, 'last_error', ARGV[5])
+redis.call('HSET', row, 'last_error', a_error)
 -- [TS] The claim's ticket (lib lease) goes with the lease: the row leaves active.
 redis.call('HDEL', row, 'claim_ticket')
-hist_settled(k_meta, k_jobroot, id, attempts, tonumber(attempts) < tonumber(ARGV[4]) and 'retried' or 'failed', ARGV[5], k_failed)
+hist_settled(k_meta, k_jobroot, id, attempts, tonumber(attempts) < tonumber(a_max_attempts) and 'retried' or 'failed', a_error, k_failed)
 
-if tonumber(attempts) < tonumber(ARGV[4]) then
+if tonumber(attempts) < tonumber(a_max_attempts) then
   redis.call('HSET', row, 'state', 'scheduled')
-  redis.call('ZADD', k_schedule, now_ms() + tonumber(ARGV[3]), id)
-  if ARGV[9] == '1' then
+  redis.call('ZADD', k_schedule, now_ms() + tonumber(a_delay_ms), id)
+  if a_publish == '1' then
     ev_open(k_events, k_journal, k_meta)
     ev_emit('failed', id, { outcome = 'scheduled' })
   end
@@ -3963,32 +3969,32 @@ end
 redis.call('HSET', row, 'state', 'dead')
 redis.call('ZADD', k_dead, 0, id)
 redis.call('HINCRBY', k_failed, 'count', 1)
-if ARGV[9] == '1' then
+if a_publish == '1' then
   ev_open(k_events, k_journal, k_meta)
   ev_emit('failed', id, { outcome = 'dead' })
 end
 
-local mode = ARGV[6]
-local pid = ARGV[7]
+local mode = a_mode
+local pid = a_parent_id
 local now = now_ms()
 local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
 local policy = nil
 if mode == 'sq:fp' then
   if redis.call('EXISTS', k_parent_row) == 1 then
-    redis.call('HSET', k_parent_failed, id, ARGV[5])
+    redis.call('HSET', k_parent_failed, id, a_error)
     fail_parent_row(k_parent_row, k_pending, k_dead, k_waiting_children, pid)
     policy = policy or keep_policy(k_meta)
     finish_dead(ended, pid, k_parent_row, now, policy)
   end
 elseif mode == 'sq:id' or mode == 'sq:cp' then
   -- [TS] The row guard: a \`cp\` sibling may have let the parent run and end before this child died.
-  if redis.call('EXISTS', k_parent_row) == 1 and redis.call('HSETNX', k_parent_unsuccessful, id, ARGV[5]) == 1 then
+  if redis.call('EXISTS', k_parent_row) == 1 and redis.call('HSETNX', k_parent_unsuccessful, id, a_error) == 1 then
     count_down(k_parent_deps, k_parent_row, k_pending, k_waiting_children, pid, 1, k_wake)
     if mode == 'sq:cp' then continue_parent(k_parent_row, k_pending, k_waiting_children, pid, k_wake) end
   end
 elseif mode == 'xq:fp' or mode == 'xq:id' or mode == 'xq:cp' then
   local policy = string.sub(mode, 4)
-  redis.call('RPUSH', k_flow_outbox, '\\0fail\\0' .. ARGV[8] .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. ARGV[5])
+  redis.call('RPUSH', k_flow_outbox, '\\0fail\\0' .. a_parent_queue .. '\\0' .. pid .. '\\0' .. id .. '\\0' .. policy .. '\\0' .. a_error)
 end
 finish_dead(ended, id, row, now, policy or keep_policy(k_meta))
 ev_open(k_events, k_journal, k_meta)
@@ -3997,7 +4003,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'cff4e344a650a9d00bc670f88579aa4db7cc70a5',
+    sha: '17f434514bbb6e021043ffe6e894c1c8d951ab98',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -4020,8 +4026,8 @@ return 'dead'
 -- @arg limit      most jobs to move
 -- @include core events lanes
 -- @returns the number of jobs moved back; [TS] each publishes \`waiting\` when meta \`events\` = all
-local ids = redis.call('ZRANGE', k_dead, 0, tonumber(ARGV[1]) - 1)
-local lb = lb_at(3)
+local ids = redis.call('ZRANGE', k_dead, 0, tonumber(a_limit) - 1)
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local moved, flat = 0, 0
 ev_open(k_events, k_journal, k_meta)
 local chatty = ev_chatty_on()
@@ -4045,7 +4051,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '7b25c4d56a9a130440d5544e415c1cde1099a792',
+    sha: '0f78bdadb50591658afa9f11bb138893e4b59b0f',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -4070,21 +4076,21 @@ return moved
 -- @returns 1 scheduled, publishing \`delayed\` [TS] with \`delayMs\` (mode in) or \`runAt\` (mode at);
 -- 0 duplicate (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
 local now = now_ms()
-local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then score = now + score end
-admit_row(k_row, 'scheduled', ARGV[2], { unpack(ARGV, 5) })
-redis.call('ZADD', k_schedule, score, ARGV[1])
+local score = tonumber(a_ms)
+if a_mode == 'in' then score = now + score end
+admit_row(k_row, 'scheduled', a_payload, { unpack(ARGV, 5) })
+redis.call('ZADD', k_schedule, score, a_id)
 ev_open(k_events, k_journal, k_meta)
-ev_delayed(ARGV[1], ARGV[3], ARGV[4])
-if k_wake and redis.call('ZRANGE', k_schedule, 0, 0)[1] == ARGV[1] then due_hint(k_wake, score - now) end
+ev_delayed(a_id, a_mode, a_ms)
+if k_wake and redis.call('ZRANGE', k_schedule, 0, 0)[1] == a_id then due_hint(k_wake, score - now) end
 return 1
 `,
   },
   schedule_dedup: {
-    sha: 'c8cda1c3def18aee6de43c5c5c49a98976ce58ea',
+    sha: '8250226a28317441d3a0e5d07d9de47aad1934c8',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -4108,34 +4114,34 @@ return 1
 -- @returns {1, id} scheduled, publishing \`delayed\` as schedule does; {0, id} row duplicate; {2, parked}
 -- dedup hit (nothing written but the \`deduplicated\` event, as enqueue_dedup publishes it)
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[1], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(k_events, k_journal, k_meta)
 local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
   -- The due time is read off the clock only when a debounce moves the parked job.
   local due = function()
-    if ARGV[3] == 'in' then return now_ms() + tonumber(ARGV[4]) end
-    return tonumber(ARGV[4])
+    if a_mode == 'in' then return now_ms() + tonumber(a_ms) end
+    return tonumber(a_ms)
   end
-  local extra = dedup_hit(k_dedup, parked, k_jobroot, ARGV[2], { unpack(ARGV, 6) }, k_schedule, due)
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 6) }, k_schedule, due)
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
-  extra.refused = ARGV[1]
+  extra.refused = a_id
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
-if redis.call('EXISTS', k_row) == 1 then return { 0, ARGV[1] } end
-local score = tonumber(ARGV[4])
-if ARGV[3] == 'in' then score = now_ms() + score end
-admit_row(k_row, 'scheduled', ARGV[2], { unpack(ARGV, 6) })
-redis.call('ZADD', k_schedule, score, ARGV[1])
-park_dedup(k_dedup, ARGV[1], ARGV[5])
-ev_delayed(ARGV[1], ARGV[3], ARGV[4])
-return { 1, ARGV[1] }
+if redis.call('EXISTS', k_row) == 1 then return { 0, a_id } end
+local score = tonumber(a_ms)
+if a_mode == 'in' then score = now_ms() + score end
+admit_row(k_row, 'scheduled', a_payload, { unpack(ARGV, 6) })
+redis.call('ZADD', k_schedule, score, a_id)
+park_dedup(k_dedup, a_id, a_ttl_ms)
+ev_delayed(a_id, a_mode, a_ms)
+return { 1, a_id }
 `,
   },
   scheduler_due: {
-    sha: 'dc1caa3f8b2dd65d3f2dda84a20274c75929cdb3',
+    sha: 'a5f5761847f194aca77e9e4bb19af681b62cfcc9',
     includes: ['core'],
     body: `-- @script scheduler_due
 -- @purpose [TS] The due schedulers with the occurrence each is due for (queue.md §10.1 \`due\`, with
@@ -4145,11 +4151,11 @@ return { 1, ARGV[1] }
 -- @arg limit      at most this many names
 -- @include core
 -- @returns a flat list name1, score1, name2, score2, ... oldest first
-return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'WITHSCORES', 'LIMIT', 0, tonumber(a_limit))
 `,
   },
   scheduler_fire: {
-    sha: 'bbbb0a1672b389a87b57c37f9fdfb4351e5ff876',
+    sha: '460eb26f9cb6a2eafaaaeed0b9ba623975e7935a',
     includes: ['core'],
     body: `-- @script scheduler_fire
 -- @purpose [TS] Fire one due occurrence of a scheduler in one step (queue.md §10.2, made atomic): only
@@ -4172,18 +4178,18 @@ return redis.call('ZRANGEBYSCORE', k_repeat, '-inf', now_ms(), 'WITHSCORES', 'LI
 -- @returns 1 fired; 0 not fired (no longer due for that occurrence, or retired); -1 record gone (the
 -- name is removed)
 -- @error EMQKIND job id must be JOB-namespaced
-if string.sub(ARGV[3], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
-local score = redis.call('ZSCORE', k_repeat, ARGV[1])
-if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local score = redis.call('ZSCORE', k_repeat, a_name)
+if not score or tonumber(score) ~= tonumber(a_due) then return 0 end
 local f = redis.call('HMGET', k_record, 'template', 'every_ms', 'end_ms', 'limit', 'count')
 local template, every, ends, limit, count = f[1], tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5] or '0')
 if not template then
-  redis.call('ZREM', k_repeat, ARGV[1])
+  redis.call('ZREM', k_repeat, a_name)
   return -1
 end
 local now = now_ms()
 local function retire()
-  redis.call('ZREM', k_repeat, ARGV[1])
+  redis.call('ZREM', k_repeat, a_name)
   redis.call('DEL', k_record)
 end
 if (ends and now > ends) or (limit and count >= limit) then
@@ -4191,25 +4197,25 @@ if (ends and now > ends) or (limit and count >= limit) then
   return 0
 end
 if redis.call('EXISTS', k_row) == 0 then
-  redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', ARGV[1])
-  redis.call('ZADD', k_pending, 0, ARGV[3])
+  redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', template, 'scheduler', a_name)
+  redis.call('ZADD', k_pending, 0, a_id)
   redis.call('LPUSH', k_wake, '1')
   redis.call('LTRIM', k_wake, 0, 63)
 end
 count = redis.call('HINCRBY', k_record, 'count', 1)
-redis.call('HSET', k_record, 'last_ms', now, 'last_job', ARGV[3])
-local next_at = tonumber(ARGV[4])
+redis.call('HSET', k_record, 'last_ms', now, 'last_job', a_id)
+local next_at = tonumber(a_next_at)
 if every then next_at = now + every end
 if not next_at or (limit and count >= limit) or (ends and next_at > ends) then
   retire()
 else
-  redis.call('ZADD', k_repeat, next_at, ARGV[1])
+  redis.call('ZADD', k_repeat, next_at, a_name)
 end
 return 1
 `,
   },
   scheduler_upsert: {
-    sha: '8ef2069d34610718516042254db87d5155d51a7f',
+    sha: '9dd863d6cb95cb64deb77d9b82d75a03ce6740b1',
     includes: ['core'],
     body: `-- @script scheduler_upsert
 -- @purpose [TS] Create or update a job scheduler under a repeat name (queue.md §10.1 extended): an
@@ -4236,25 +4242,25 @@ local existed = redis.call('EXISTS', k_record) == 1
 local same = false
 if existed then
   local old = redis.call('HMGET', k_record, 'every_ms', 'cron', 'tz')
-  same = (old[1] or '') == ARGV[2] and (old[2] or '') == ARGV[3] and (old[3] or '') == ARGV[4]
+  same = (old[1] or '') == a_every_ms and (old[2] or '') == a_cron and (old[3] or '') == a_tz
 end
-local fields = { every_ms = ARGV[2], cron = ARGV[3], tz = ARGV[4], start_ms = ARGV[8], end_ms = ARGV[9], limit = ARGV[10] }
+local fields = { every_ms = a_every_ms, cron = a_cron, tz = a_tz, start_ms = a_start_ms, end_ms = a_end_ms, limit = a_limit }
 for field, value in pairs(fields) do
   if value == '' then redis.call('HDEL', k_record, field) else redis.call('HSET', k_record, field, value) end
 end
-redis.call('HSET', k_record, 'template', ARGV[5])
-if same and redis.call('ZSCORE', k_repeat, ARGV[1]) then return 0 end
-local first = tonumber(ARGV[7])
-if ARGV[6] == 'in' then first = now_ms() + first end
-local start = tonumber(ARGV[8])
+redis.call('HSET', k_record, 'template', a_template)
+if same and redis.call('ZSCORE', k_repeat, a_name) then return 0 end
+local first = tonumber(a_first)
+if a_mode == 'in' then first = now_ms() + first end
+local start = tonumber(a_start_ms)
 if start and first < start then first = start end
-redis.call('ZADD', k_repeat, first, ARGV[1])
+redis.call('ZADD', k_repeat, first, a_name)
 if existed then return 0 end
 return 1
 `,
   },
   state_lookup: {
-    sha: 'cfeabe3a213e36e2ed7810e4d056c7f69e1c7a5b',
+    sha: '97bbdba83567aec6fa355a387aa46ea241edbd6a',
     includes: ['core'],
     body: `-- @script state_lookup
 -- @purpose Report where a job sits, checking the sets in the order of protocol.md §5.3; a grouped
@@ -4269,7 +4275,7 @@ return 1
 -- @arg id         the job's id
 -- @include core
 -- @returns pending | active | scheduled | dead | awaiting_children | completed | [TS] expired | unknown | absent
-local id = ARGV[1]
+local id = a_id
 if redis.call('ZSCORE', k_pending, id) then return 'pending' end
 local g = redis.call('HGET', k_row, 'group')
 if g and vid(g) and redis.call('ZSCORE', gkey(k_laneroot, g), id) then return 'pending' end
@@ -4286,7 +4292,7 @@ return 'unknown'
 `,
   },
   stream_append: {
-    sha: 'fdc9b3dd26c9de3a3866eb736940446b8459b6aa',
+    sha: '54917dcaebb69833d4cbfd1bbf6372084e52b033',
     includes: [],
     body: `-- @script stream_append
 -- @purpose [TS] Append records to a stream log under a publish deduplication window (bus.md §2.2, as
@@ -4305,7 +4311,7 @@ return 'unknown'
 local stream = k_stream
 local msgids = k_msgids
 local untilKey = k_until
-local window = tonumber(ARGV[1])
+local window = tonumber(a_window_ms)
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 -- Ids whose window ended are forgotten a slice at a time, so no call pays for a long backlog.
@@ -4343,7 +4349,7 @@ return out
 `,
   },
   stream_claim: {
-    sha: 'ea741fcada0b1bb810c90d5c85e5b9886fc47987',
+    sha: '0d0815e4f931e0aa5bc4c4950226b4ddc5727af8',
     includes: ['streams'],
     body: `-- @script stream_claim
 -- @purpose [TS] Hand a group consumer entries that were delivered before, with their delivery
@@ -4366,8 +4372,8 @@ return out
 -- exist (a server reply, not a class of this script)
 local stream = k_stream
 local dead = k_dead
-local group, consumer, mode, cursor = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local count, max = tonumber(ARGV[5]), tonumber(ARGV[7])
+local group, consumer, mode, cursor = a_group, a_consumer, a_mode, a_cursor
+local count, max = tonumber(a_count), tonumber(a_max_deliveries)
 local claimed, nextCursor
 if mode == 'self' then
   -- Own entries after the cursor; XCLAIM to self bumps the count as a re-read would.
@@ -4385,7 +4391,7 @@ if mode == 'self' then
     if not present[id] then redis.call('XACK', stream, group, id) end
   end
 else
-  local reply = redis.call('XAUTOCLAIM', stream, group, consumer, ARGV[6], cursor, 'COUNT', count)
+  local reply = redis.call('XAUTOCLAIM', stream, group, consumer, a_min_idle, cursor, 'COUNT', count)
   nextCursor, claimed = reply[1], reply[2]
 end
 local out, deadCount = {}, 0
@@ -4408,7 +4414,7 @@ return { nextCursor, out, deadCount }
 `,
   },
   stream_dead_letter: {
-    sha: 'c6d8e2eee7d14881b2da5c6cbc84fc95eb861826',
+    sha: 'c4d0ae8e3897466f207bd1a4cebbf8b3ea6f6b4d',
     includes: ['streams'],
     body: `-- @script stream_dead_letter
 -- @purpose [TS] Move entries of a consumer group to the stream's dead-letter stream, each with its
@@ -4423,7 +4429,7 @@ return { nextCursor, out, deadCount }
 -- @returns the number of records written (an entry trimmed away meanwhile is only acked)
 local moved = 0
 for i = 3, #ARGV, 3 do
-  moved = moved + dead_letter(k_stream, k_dead, ARGV[1], ARGV[2], ARGV[i], ARGV[i + 1], ARGV[i + 2])
+  moved = moved + dead_letter(k_stream, k_dead, a_group, a_consumer, ARGV[i], ARGV[i + 1], ARGV[i + 2])
 end
 return moved
 `,
@@ -4448,7 +4454,7 @@ return existed
 `,
   },
   stream_group_forget: {
-    sha: 'ddfb7c79bb7f0b4593fab81afa164633b371970b',
+    sha: '897205bf306614126d7ce3a3ad1d1655836a5d60',
     includes: ['order'],
     body: `-- @script stream_group_forget
 -- @purpose [TS] Forget what a stream keeps beside the log for one consumer group (bus.md §7). With
@@ -4465,7 +4471,7 @@ return existed
 -- @returns the number of registry members removed
 local order = k_order
 local paused = k_paused
-local group, position = ARGV[1], ARGV[2]
+local group, position = a_group, a_position
 if position == '' then
   redis.call('HDEL', paused, group)
   return redis.call('ZREMRANGEBYLEX', order, '[' .. group .. '\\0', '(' .. group .. '\\2')
@@ -4476,7 +4482,7 @@ return removed
 `,
   },
   stream_nack: {
-    sha: '9a595d7ab382e573e743cbc7343844994e69d008',
+    sha: 'cd2922045e4739d5611b22c152d2d5e79fdb07c6',
     includes: [],
     body: `-- @script stream_nack
 -- @purpose [TS] Put entries of a consumer group back for redelivery no sooner than a delay, without
@@ -4495,15 +4501,15 @@ local n = 0
 for i = 4, #ARGV, 1000 do
   local tail = { unpack(ARGV, i, math.min(i + 999, #ARGV)) }
   tail[#tail + 1] = 'IDLE'
-  tail[#tail + 1] = ARGV[3]
+  tail[#tail + 1] = a_idle_ms
   tail[#tail + 1] = 'JUSTID'
-  n = n + #redis.call('XCLAIM', k_stream, ARGV[1], ARGV[2], '0', unpack(tail))
+  n = n + #redis.call('XCLAIM', k_stream, a_group, a_consumer, '0', unpack(tail))
 end
 return n
 `,
   },
   stream_order_admit: {
-    sha: '7b3c7e3308b357324d9c069f7791d4fe131de516',
+    sha: '343a0e3e7478d66eca4affa6372ce4e11e482518',
     includes: ['order'],
     body: `-- @script stream_order_admit
 -- @purpose [TS] Admit entries a consumer of an ordered group holds (bus.md §7, ordered
@@ -4528,7 +4534,7 @@ return n
 -- @returns per entry, in order: '' it may run; the xid it waits for; '-' this consumer no longer holds it
 local stream = k_stream
 local order = k_order
-local group, consumer, by, last = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local group, consumer, by, last = a_group, a_consumer, a_order_by, a_last
 if last ~= '' then
   local mark = redis.call('ZRANGEBYLEX', order, '[' .. group .. '\\1', '(' .. group .. '\\2', 'LIMIT', 0, 1)[1]
   local lastPadded = order_pad(last)
@@ -4582,7 +4588,7 @@ return out
 `,
   },
   stream_order_done: {
-    sha: 'bebfcd54c457481d981c0c71b2c6157a2c14cf45',
+    sha: '6c5e00d2088edc9cd6edda241d49a9bda2418cb5',
     includes: ['order'],
     body: `-- @script stream_order_done
 -- @purpose [TS] Settle entries of an ordered group (bus.md §7, ordered consumption): each is acked
@@ -4596,7 +4602,7 @@ return out
 -- @returns the number of entries acked by this call
 local stream = k_stream
 local order = k_order
-local group = ARGV[1]
+local group = a_group
 local acked = 0
 for i = 2, #ARGV, 2 do
   local xid, k = ARGV[i], ARGV[i + 1]
@@ -4647,7 +4653,7 @@ return { redriven, left }
 `,
   },
   stream_touch: {
-    sha: 'd6d82180f4508ef2fc6c3c9fea73aa3ec21e1620',
+    sha: '12fa34308e653d63c9a2f8032b3155b4bcd0b951',
     includes: [],
     body: `-- @script stream_touch
 -- @purpose [TS] Report progress on entries a consumer is still working on (JetStream's in-progress
@@ -4660,7 +4666,7 @@ return { redriven, left }
 -- @args xids      the entries' stream ids
 -- @returns the number of entries still held by \`consumer\` and re-dated now
 local stream = k_stream
-local group, consumer = ARGV[1], ARGV[2]
+local group, consumer = a_group, a_consumer
 local n = 0
 for i = 3, #ARGV do
   local row = redis.call('XPENDING', stream, group, ARGV[i], ARGV[i], 1)[1]
@@ -4673,7 +4679,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: 'afa9359b222840358bda148ea345c29a86740970',
+    sha: 'ebf349ac68968b45e5c8eea4a4b156e748dda28c',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -4709,11 +4715,11 @@ return n
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as \`stalled\` with its \`outcome\`
 -- (recovered or dead) in the same step, and each dead one then as \`failed\` ({outcome: dead,
 -- error: stalled} [TS])
-local lb = lb_at(5)
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local now = now_ms()
-local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(a_limit))
 local ended, keep = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }, nil
-local max_stalled = tonumber(ARGV[1])
+local max_stalled = tonumber(a_max_stalled)
 local recovered, dead, flat = {}, {}, 0
 
 -- fail_parent(id): the flow failure arm of a child that just died stalled.
@@ -4798,7 +4804,7 @@ return { recovered, dead }
 `,
   },
   update_data: {
-    sha: '879498007a16f9e153ad6377fe335083a4212b75',
+    sha: 'ff66f6ece93229fc6011a0811d9f947d3180e8aa',
     includes: [],
     body: `-- @script update_data
 -- @purpose Replace a job's payload in place (queue.md §8.5).
@@ -4806,12 +4812,12 @@ return { recovered, dead }
 -- @arg payload    the new opaque bytes
 -- @returns 1 replaced; -1 gone
 if redis.call('EXISTS', k_row) == 0 then return -1 end
-redis.call('HSET', k_row, 'payload', ARGV[1])
+redis.call('HSET', k_row, 'payload', a_payload)
 return 1
 `,
   },
   update_progress: {
-    sha: '8663b34f1621a5a5437d3ea9b4c4fa10da94c1f3',
+    sha: 'dd7b054bbc3610409551b1d92157ab2e47e45ea8',
     includes: ['events'],
     body: `-- @script update_progress
 -- @purpose Record a job's progress and publish the progress event in the same atomic step
@@ -4829,9 +4835,9 @@ return 1
 -- @include events
 -- @returns 1 recorded; -1 gone (nothing published)
 if redis.call('EXISTS', k_row) == 0 then return -1 end
-local kind = ARGV[3]
-redis.call('HSET', k_row, 'progress', ARGV[2])
-local extra = { progress = ARGV[2] }
+local kind = a_kind
+redis.call('HSET', k_row, 'progress', a_progress)
+local extra = { progress = a_progress }
 if kind == 'string' or kind == 'json' then
   redis.call('HSET', k_row, 'progress_type', kind)
   extra.progress_type = kind
@@ -4839,12 +4845,12 @@ else
   redis.call('HDEL', k_row, 'progress_type')
 end
 ev_open(k_events, k_journal, k_meta)
-ev_emit('progress', ARGV[1], extra)
+ev_emit('progress', a_id, extra)
 return 1
 `,
   },
   wait_children: {
-    sha: '71c3aa09565379e2762c7dbffa7d0b1579c6c6c5',
+    sha: '5a874f2e55d6afcacf4a81751fd2faca7abc0e72',
     includes: ['core'],
     body: `-- @script wait_children
 -- @purpose [TS] A step job waits for the children it added (BullMQ's moveToWaitingChildren): fenced
@@ -4867,11 +4873,11 @@ return 1
 -- @error EMQSTALE wait_children token mismatch
 -- @error EMQSTALE not active
 -- @error EMQSTATE a lane job cannot wait for children
-local id = ARGV[1]
+local id = a_id
 if string.sub(id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 local f = redis.call('HMGET', k_row, 'attempts', 'group')
 if not f[1] then return redis.error_reply('EMQSTALE job gone') end
-if f[1] ~= ARGV[2] then return redis.error_reply('EMQSTALE wait_children token mismatch') end
+if f[1] ~= a_token then return redis.error_reply('EMQSTALE wait_children token mismatch') end
 if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
 if f[2] and vid(f[2]) then return redis.error_reply('EMQSTATE a lane job cannot wait for children') end
 local open = tonumber(redis.call('GET', k_deps) or '0')
@@ -4884,7 +4890,7 @@ return open
 `,
   },
   worker_beat: {
-    sha: 'f79c3eeda351f76faa893726586d7f84ec889d7b',
+    sha: '404b411deb3b906d6bb9356d4d30b1b8faba4444',
     includes: ['core'],
     body: `-- @script worker_beat
 -- @purpose [TS] A worker's heartbeat in the queue's worker registry (queue.getWorkers): its entry
@@ -4904,14 +4910,14 @@ if #lapsed > 0 then
   redis.call('ZREM', k_workers, unpack(lapsed))
   redis.call('HDEL', k_info, unpack(lapsed))
 end
-local deadline = now + tonumber(ARGV[2])
-redis.call('ZADD', k_workers, deadline, ARGV[1])
-redis.call('HSET', k_info, ARGV[1], ARGV[3])
+local deadline = now + tonumber(a_ttl_ms)
+redis.call('ZADD', k_workers, deadline, a_id)
+redis.call('HSET', k_info, a_id, a_info)
 return deadline
 `,
   },
   worker_leave: {
-    sha: '47ffac853123dcd29f5b98c3804920edea1b65a1',
+    sha: '668789d9bf553fd6a28d2c613cf25d8d7c0886ff',
     includes: [],
     body: `-- @script worker_leave
 -- @purpose [TS] A worker's clean exit from the queue's worker registry: its entry goes at once
@@ -4920,12 +4926,12 @@ return deadline
 -- @key info       emq:{q}:workers:info [TS]: HASH worker id → its description
 -- @arg id         the worker's id
 -- @returns 1 the entry was there; 0 it was not
-redis.call('HDEL', k_info, ARGV[1])
-return redis.call('ZREM', k_workers, ARGV[1])
+redis.call('HDEL', k_info, a_id)
+return redis.call('ZREM', k_workers, a_id)
 `,
   },
   worker_list: {
-    sha: 'ce942e25a4d7016b4cc0bc8915d0b1e96398d018',
+    sha: 'acebaa46f77136f07509d909e6bb82f99e65754d',
     includes: ['core'],
     body: `-- @script worker_list
 -- @purpose [TS] Read the live entries of the queue's worker registry under the server's clock: an
@@ -4936,7 +4942,7 @@ return redis.call('ZREM', k_workers, ARGV[1])
 -- @include core
 -- @returns {now, id1, lapses1, info1, id2, ...}; an entry without a description answers false for it
 local now = now_ms()
-local live = redis.call('ZRANGEBYSCORE', k_workers, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+local live = redis.call('ZRANGEBYSCORE', k_workers, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(a_limit))
 local out = { now }
 if #live == 0 then return out end
 local ids = {}
