@@ -67,6 +67,7 @@ export default defineConfig({
           { text: 'Prometheus and OpenTelemetry', link: '/operations/telemetry' },
           { text: 'Dashboard and CLI', link: '/operations/dashboard-cli' },
           { text: 'Upgrades', link: '/operations/upgrades' },
+          { text: 'Beside other EchoMQ runtimes', link: '/operations/mixed-fleet' },
         ],
       },
       { text: 'Extending the protocol', link: '/extending' },

@@ -65,10 +65,10 @@ describe('emq', () => {
     await billing.enqueue(3, { delayMs: 60_000 });
     const table = await emq(['queues']);
     expect(table.code).toBe(EXIT.ok);
-    expect(table.out).toMatch(/^QUEUE\s+STATE\s+PENDING\s+SCHEDULED\s+ACTIVE\s+DEAD\s+AWAITING\s+COMPLETED\s+FAILED$/m);
-    expect(table.out).toMatch(/^billing\s+running\s+2\s+1\s+0\s+0\s+0\s+0\s+0$/m);
+    expect(table.out).toMatch(/^QUEUE\s+STATE\s+PENDING\s+LANES\s+SCHEDULED\s+ACTIVE\s+DEAD\s+AWAITING\s+COMPLETED\s+FAILED$/m);
+    expect(table.out).toMatch(/^billing\s+running\s+2\s+0\s+1\s+0\s+0\s+0\s+0\s+0$/m);
     const { queues } = await jsonOf<{ queues: { name: string; counts: Record<string, number> }[] }>(['queues']);
-    expect(queues.find((q) => q.name === 'billing')?.counts).toEqual({ pending: 2, active: 0, scheduled: 1, dead: 0, awaitingChildren: 0, completed: 0, failed: 0 });
+    expect(queues.find((q) => q.name === 'billing')?.counts).toEqual({ pending: 2, lanes: 0, active: 0, scheduled: 1, dead: 0, awaitingChildren: 0, completed: 0, failed: 0 });
   });
 
   it('shows stats with rates and workers, and refuses unknown or bad queues', async () => {
@@ -86,6 +86,10 @@ describe('emq', () => {
     expect(stats.workers.map((w) => w.name)).toEqual(['stats-worker']);
     expect(stats.rates.windowMs).toBeGreaterThanOrEqual(100);
     await worker.close();
+
+    // Lane jobs are shown apart from pending: a default worker does not serve them.
+    await queue.enqueueInLane('tenant-a', { n: 99 });
+    expect((await emq(['stats', 'stats', '--interval', '100'])).out).toMatch(/^in lanes:\s+1 \(served only by a lane worker: source 'lanes'\)$/m);
 
     expect(await emq(['stats', 'nosuch'])).toMatchObject({ code: EXIT.notFound, out: '' });
     expect((await emq(['stats', 'nosuch'])).err).toMatch(/no queue named "nosuch"/);

@@ -57,7 +57,7 @@ describe('Admin', () => {
       name: 'sum',
       paused: true,
       concurrency: 0,
-      counts: { pending: 1, active: 0, scheduled: 1, dead: 2, awaitingChildren: 0, completed: 0, failed: 2 },
+      counts: { pending: 1, lanes: 0, active: 0, scheduled: 1, dead: 2, awaitingChildren: 0, completed: 0, failed: 2 },
     });
     await admin.resume('sum');
     expect((await admin.summary('sum')).paused).toBe(false);

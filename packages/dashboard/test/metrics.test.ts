@@ -54,6 +54,7 @@ describe('/metrics', () => {
       for (const line of [
         'echo_queue_jobs{queue="prom-orders",state="active"} 1',
         'echo_queue_jobs{queue="prom-orders",state="dead"} 1',
+        'echo_queue_jobs{queue="prom-orders",state="lanes"} 0',
         'echo_queue_completed_total{queue="prom-orders"} 1',
         'echo_queue_failed_total{queue="prom-orders"} 1',
         'echo_queue_paused{queue="prom-orders"} 0',

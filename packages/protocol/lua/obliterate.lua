@@ -3,7 +3,8 @@
 -- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1. [TS]
 -- Parents awaiting children sit in no set: they are found through the index of waiting parents.
 -- [TS] Each job releases the idempotency key its row names; retained completed jobs and the two
--- retention indexes go too.
+-- retention indexes go too, and [TS] the expired index. Each index is swept by its own members, so
+-- what another runtime's obliterate left of Echo's keys (it knows only the spec's) goes as well.
 -- @key meta       emq:{q}:meta
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
@@ -33,6 +34,7 @@
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @key journal    emq:{q}:journal [TS]: the events journal (lib events)
 -- @key outcomes   emq:{q}:outcomes [TS]: recent completions (lib retain)
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
@@ -65,7 +67,7 @@ local function purge(set)
 end
 
 if not force and redis.call('ZCARD', k_active) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
-for _, set in ipairs({ k_active, k_pending, k_schedule, k_dead, k_retained, k_deadat }) do
+for _, set in ipairs({ k_active, k_pending, k_schedule, k_dead, k_retained, k_deadat, k_expired }) do
   if not purge(set) then return 1 end
 end
 if budget <= 0 and redis.call('SCARD', k_waiting) > 0 then return 1 end
@@ -98,12 +100,12 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[27 + i]
+  local record = KEYS[28 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', k_repeat, ARGV[i])
 end
 if redis.call('ZCARD', k_repeat) > 0 then return 1 end
 
 redis.call('DEL', k_completed, k_failed, k_completed_data, k_failed_data, k_gactive, k_glimit, k_gweight, k_ring, k_wake,
-  k_paused, k_repeat, k_limiter, k_outbox, k_waiting, k_workers, k_workers_info, k_grate, k_retained, k_journal, k_outcomes, k_pending, k_active, k_schedule, k_dead, k_meta)
+  k_paused, k_repeat, k_limiter, k_outbox, k_waiting, k_workers, k_workers_info, k_grate, k_retained, k_journal, k_outcomes, k_expired, k_pending, k_active, k_schedule, k_dead, k_meta)
 return 0

@@ -108,6 +108,18 @@ export function claimedJob<T>(
   };
 }
 
+/** The states in which a row has finished, so a `finished_at` field on it means what it says. */
+const FINISHED_STATES: ReadonlySet<string> = new Set(['completed', 'dead', 'expired']);
+
+/**
+ * [TS] `finished_at` read only when the row's state makes it true: a runtime that follows only the
+ * spec reprocesses a dead row without knowing the field, so a pending row may still carry it.
+ */
+function finishedAtOf(row: JobRow): number | undefined {
+  if (row.unknown.finished_at === undefined || !FINISHED_STATES.has(row.rawState ?? '')) return undefined;
+  return Number(row.unknown.finished_at);
+}
+
 /** Turns a stored row into a typed, decoded record; `undefined` when the row does not exist. */
 export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, row: JobRow | undefined): JobRecord<T> | undefined {
   if (!row) return undefined;
@@ -132,7 +144,7 @@ export function jobRecord<T>(id: JobId, queue: string, codec: Codec<T>, row: Job
     parent: flowLink(row.parent, row.parentQueue, row.parentPolicy, queue),
     result: decodeResult(row.unknown.result),
     rawResult: row.unknown.result,
-    finishedAt: row.unknown.finished_at === undefined ? undefined : Number(row.unknown.finished_at),
+    finishedAt: finishedAtOf(row),
     key: row.unknown.dedup,
     timestamp: row.unknown.timestamp === undefined ? undefined : Number(row.unknown.timestamp),
     expireAt: row.unknown.expire_at === undefined ? undefined : Number(row.unknown.expire_at),

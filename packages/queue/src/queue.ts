@@ -316,9 +316,11 @@ export class Queue<T = unknown> {
   // Reads
 
   /**
-   * Every set size and metrics counter, read atomically, in this order: `pending`, `active`,
-   * `scheduled`, `awaiting_children`, `dead`, `expired`, `retained` (completed rows kept), and the
-   * counters `completed` and `failed` (every completion and failure so far).
+   * Every set size and metrics counter, read atomically, in this order: `pending`, `lanes` (jobs
+   * pending in every lane: only a lane claim serves them, so a default `Worker` leaves them alone
+   * until it is started with `source: 'lanes'`), `active`, `scheduled`, `awaiting_children`, `dead`,
+   * `expired`, `retained` (completed rows kept), and the counters `completed` and `failed` (every
+   * completion and failure so far).
    */
   counts(): Promise<Record<reads.CountName, number>>;
   /**

@@ -32,11 +32,13 @@ describe('counts() with no names', () => {
     await q.enqueue('waits');
     await q.enqueue('later', { delayMs: 600_000 });
     await q.addFlow({ parent: { payload: 'parent' }, children: [{ payload: 'child' }] });
+    await q.enqueueInLane('tenant-a', 'lane job');
+    await q.enqueueInLane('tenant-b', 'lane job');
 
     const all = await q.counts();
     expectTypeOf(all).toEqualTypeOf<Record<CountName, number>>();
-    expect(Object.keys(all)).toEqual(['pending', 'active', 'scheduled', 'awaiting_children', 'dead', 'expired', 'retained', 'completed', 'failed']);
-    expect(all).toEqual({ pending: 2, active: 1, scheduled: 1, awaiting_children: 1, dead: 1, expired: 0, retained: 1, completed: 1, failed: 1 });
+    expect(Object.keys(all)).toEqual(['pending', 'lanes', 'active', 'scheduled', 'awaiting_children', 'dead', 'expired', 'retained', 'completed', 'failed']);
+    expect(all).toEqual({ pending: 2, lanes: 2, active: 1, scheduled: 1, awaiting_children: 1, dead: 1, expired: 0, retained: 1, completed: 1, failed: 1 });
     const one = {} as Record<string, number>;
     for (const name of Object.keys(all) as CountName[]) one[name] = (await q.counts(name))[name];
     expect(one).toEqual(all);

@@ -5,10 +5,11 @@ import { fields, json, table, when } from '../format.js';
 
 function summaryRow(q: QueueSummary): (string | number)[] {
   const c = q.counts;
-  return [q.name, q.paused ? 'paused' : 'running', c.pending, c.scheduled, c.active, c.dead, c.awaitingChildren, c.completed, c.failed];
+  return [q.name, q.paused ? 'paused' : 'running', c.pending, c.lanes, c.scheduled, c.active, c.dead, c.awaitingChildren, c.completed, c.failed];
 }
 
-const SUMMARY_HEADERS = ['QUEUE', 'STATE', 'PENDING', 'SCHEDULED', 'ACTIVE', 'DEAD', 'AWAITING', 'COMPLETED', 'FAILED'];
+/** LANES: jobs pending in lanes, which only a lane worker (`source: 'lanes'`) serves. */
+const SUMMARY_HEADERS = ['QUEUE', 'STATE', 'PENDING', 'LANES', 'SCHEDULED', 'ACTIVE', 'DEAD', 'AWAITING', 'COMPLETED', 'FAILED'];
 
 /** `emq queues`: every queue on the server with its counts. */
 export async function queuesCommand(ctx: CommandContext): Promise<void> {
@@ -46,6 +47,7 @@ function statsText(s: Stats): string {
     ['state', s.paused ? 'paused' : 'running'],
     ['concurrency', s.concurrency === 0 ? 'unlimited' : s.concurrency],
     ['pending', c.pending],
+    ['in lanes', `${String(c.lanes)}${c.lanes > 0 ? " (served only by a lane worker: source 'lanes')" : ''}`],
     ['scheduled', c.scheduled],
     ['active', c.active],
     ['dead', c.dead],

@@ -158,7 +158,7 @@ export class Admin {
   async summary(name: string): Promise<QueueSummary> {
     const queue = await this.queue(name);
     const [counts, meta] = await Promise.all([
-      queue.counts('pending', 'active', 'scheduled', 'dead', 'awaiting_children', 'completed', 'failed'),
+      queue.counts('pending', 'lanes', 'active', 'scheduled', 'dead', 'awaiting_children', 'completed', 'failed'),
       reads.sendRead(this.connection, reads.queue.meta({ keys: queueKeys(name) })),
     ]);
     const { paused, concurrency } = meta;

@@ -44,7 +44,8 @@ export async function serverMetricFamilies(admin: Admin, options: MetricsOptions
   const paused: Sample[] = [];
   for (const s of summaries) {
     const queue = s.name;
-    for (const state of ['pending', 'active', 'scheduled', 'dead'] as const) depth.push({ labels: { queue, state }, value: s.counts[state] });
+    // `lanes`: jobs pending in lanes, which only a lane worker serves (apart from `pending`).
+    for (const state of ['pending', 'lanes', 'active', 'scheduled', 'dead'] as const) depth.push({ labels: { queue, state }, value: s.counts[state] });
     depth.push({ labels: { queue, state: 'awaiting_children' }, value: s.counts.awaitingChildren });
     completed.push({ labels: { queue }, value: s.counts.completed });
     failed.push({ labels: { queue }, value: s.counts.failed });

@@ -4,6 +4,11 @@ import type { JobPosition, JobRecord, ListedJob, ListState } from '@echo/queue';
 /** The six counters of a queue (the four sets and the two metrics counters). */
 export interface QueueCounts {
   readonly pending: number;
+  /**
+   * Jobs pending in the queue's lanes, apart from `pending`: only a lane claim serves them, so a
+   * default `Worker` leaves them alone until it is started with `source: 'lanes'`.
+   */
+  readonly lanes: number;
   readonly active: number;
   readonly scheduled: number;
   readonly dead: number;

@@ -11,13 +11,14 @@ import { decimals, word } from '../reply-shapes.js';
  * The names `counts` accepts: the four sets, the two metrics counters (queue.md §9.1), [TS]
  * `awaiting_children`, the parents held until their children settle (the index of waiting parents),
  * [TS] `retained`, the number of completed jobs kept by retention, and [TS] `expired`, the jobs a claim
- * met past their deadline that retention keeps.
+ * met past their deadline that retention keeps, and [TS] `lanes`, the jobs pending in every lane (not in
+ * `pending`, and served only by a lane claim).
  */
-export type CountName = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed' | 'awaiting_children' | 'retained' | 'expired';
+export type CountName = 'pending' | 'lanes' | 'active' | 'schedule' | 'dead' | 'completed' | 'failed' | 'awaiting_children' | 'retained' | 'expired';
 
 type Target = 'pending' | 'active' | 'schedule' | 'dead' | 'completed' | 'metricsCompleted' | 'metricsFailed' | 'waitingChildren' | 'expired';
 
-const TARGETS: Readonly<Record<CountName, readonly ['z' | 'm' | 's', Target]>> = {
+const TARGETS: Readonly<Record<Exclude<CountName, 'lanes'>, readonly ['z' | 'm' | 's', Target]>> = {
   retained: ['z', 'completed'],
   expired: ['z', 'expired'],
   pending: ['z', 'pending'],
@@ -38,7 +39,13 @@ export function counts<N extends CountName>(input: { readonly queue: string; rea
   const keys: string[] = [];
   const kinds: string[] = [];
   for (const name of input.names as readonly string[]) {
-    const target = Object.hasOwn(TARGETS, name) ? TARGETS[name as CountName] : undefined;
+    if (name === 'lanes') {
+      // The five keys the script finds the lanes through (the four after the ring: kind "-", no answer of their own).
+      keys.push(k.ring, k.paused, k.glimit, k.gactive, k.gweight);
+      kinds.push('g', '-', '-', '-', '-');
+      continue;
+    }
+    const target = Object.hasOwn(TARGETS, name) ? TARGETS[name as Exclude<CountName, 'lanes'>] : undefined;
     if (target === undefined) throw new UnknownStateError(name);
     kinds.push(target[0]);
     keys.push(k[target[1]]);

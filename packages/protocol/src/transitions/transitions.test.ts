@@ -292,10 +292,10 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);
     const ob = shape(t.obliterate({ queue: 'orders', budget: 10, repeatNames: ['r1'] }));
     expect(ob.keys.at(-1)).toBe(q('repeat:r1'));
-    expect(ob.keys).toHaveLength(30);
+    expect(ob.keys).toHaveLength(31);
     expect(ob.keys[20]).toBe(q('waiting-children'));
     expect(ob.keys.slice(21, 24)).toEqual([q('workers'), q('workers:info'), q('grate')]);
-    expect(ob.keys.slice(24, 29)).toEqual([q('completed'), q('dead:at'), q('de:'), q('journal'), q('outcomes')]);
+    expect(ob.keys.slice(24, 30)).toEqual([q('completed'), q('dead:at'), q('de:'), q('journal'), q('outcomes'), q('expired')]);
     expect(ob.args).toEqual(['', 10, 'r1']);
   });
   it('lanes', () => {
@@ -309,10 +309,16 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.laneReassign({ queue: 'orders', id: J, to: G, toName: 'tenantA' })).args).toEqual([J, G, 'tenantA']);
   });
   it('reads', () => {
-    expect(shape(t.counts({ queue: 'orders', names: ['dead', 'completed'] }))).toEqual({ script: 'counts', keys: [q('dead'), q('metrics:completed')], args: ['z', 'm'] });
+    expect(shape(t.counts({ queue: 'orders', names: ['dead', 'completed'] }))).toEqual({ script: 'counts', keys: [q('g:'), q('dead'), q('metrics:completed')], args: ['z', 'm'] });
+    expect(shape(t.counts({ queue: 'orders', names: ['lanes', 'dead'] }))).toEqual({
+      script: 'counts',
+      keys: [q('g:'), q('ring'), q('paused'), q('glimit'), q('gactive'), q('gweight'), q('dead')],
+      args: ['g', '-', '-', '-', '-', 'z'],
+    });
+    expect(t.counts({ queue: 'orders', names: ['lanes', 'dead'] }).parse([3, 1])).toEqual({ lanes: 3, dead: 1 });
     expect(t.counts({ queue: 'orders', names: ['dead', 'completed'] }).parse([1, 2])).toEqual({ dead: 1, completed: 2 });
     expect(() => t.counts({ queue: 'orders', names: ['toString' as 'dead'] })).toThrow(UnknownStateError);
-    expect(shape(t.counts({ queue: 'orders', names: ['awaiting_children'] }))).toEqual({ script: 'counts', keys: [q('waiting-children')], args: ['s'] });
+    expect(shape(t.counts({ queue: 'orders', names: ['awaiting_children'] }))).toEqual({ script: 'counts', keys: [q('g:'), q('waiting-children')], args: ['s'] });
     expect(shape(t.stateLookup({ queue: 'orders', id: J })).keys).toEqual([q('pending'), q('active'), q('schedule'), q('dead'), q(`job:${J}`), q('g:')]);
   });
   it('repeat and flows', () => {

@@ -150,10 +150,14 @@ export async function waitUntilFinished<T>(ctx: QueueContext<T>, id: string, opt
         if (event.event === 'completed') finish({ ok: { id: id as JobId, result: decodeResult(event.fields.result) } });
         // A claim met it past its deadline: it will never run.
         else if (event.event === 'expired') finish({ error: new JobFailedError(id as JobId, 'expired') });
-        else if (event.event === 'failed' && event.fields.outcome === 'dead') {
+        // [TS] `outcome` is Echo's own field: a runtime that follows only the spec publishes `failed`
+        // without it, so the row tells whether the job died.
+        else if (event.event === 'failed' && (event.fields.outcome === 'dead' || event.fields.outcome === undefined)) {
           // The event carries no reason; the dead row (kept by failed retention) does.
           getJob(ctx, id).then(
-            (row) => finish({ error: new JobFailedError(id as JobId, row?.lastError ?? 'dead') }),
+            (row) => {
+              if (event.fields.outcome === 'dead' || row?.state === 'dead') finish({ error: new JobFailedError(id as JobId, row?.lastError ?? 'dead') });
+            },
             () => finish({ error: new JobFailedError(id as JobId, 'dead') }),
           );
         }

@@ -92,12 +92,28 @@ export async function listJobs<T>(ctx: QueueContext<T>, state: ListState, option
   const total = settledValue(card);
   const members = settledValue(range);
   const rows = await reads.sendReads(ctx.conn, members.map(({ id }) => reads.queue.job({ keys: ctx.keys, id })));
-  const jobs = members.map(({ id, score }, i): ListedJob<T> => {
-    const row = rows[i];
-    if (row === undefined) throw new Error('missing pipeline reply');
-    return { id, score, ...decoded(ctx, id, settledValue(row)) };
-  });
+  const jobs: ListedJob<T>[] = [];
+  for (const [i, { id, score }] of members.entries()) {
+    const reply = rows[i];
+    if (reply === undefined) throw new Error('missing pipeline reply');
+    const row = settledValue(reply);
+    if (staleIndexEntry(state, row)) continue;
+    jobs.push({ id, score, ...decoded(ctx, id, row) });
+  }
   return { state, total, offset, jobs };
+}
+
+/**
+ * [TS] The finish-time indexes (`completed`, `dead:at`) are Echo's own: another EchoMQ runtime that
+ * reprocesses, removes or obliterates never updates them. An entry is listed only while its row is in
+ * the state the index claims; a missing row (the job left between the two reads, or another runtime
+ * deleted it) or a row in another state is left out. The retention sweep drops such entries.
+ */
+const INDEXED_STATE: Partial<Readonly<Record<ListState, string>>> = { completed: 'completed', failed: 'dead' };
+
+function staleIndexEntry(state: ListState, row: JobRow | undefined): boolean {
+  const want = INDEXED_STATE[state];
+  return want !== undefined && row?.rawState !== want;
 }
 
 function decoded<T>(ctx: QueueContext<T>, id: JobId, row: JobRow | undefined): Pick<ListedJob<T>, 'record' | 'rawPayload'> {

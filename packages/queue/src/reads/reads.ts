@@ -8,7 +8,9 @@ import { laneGroupId } from '../admin/lane-names.js';
  * The names `counts` accepts: the four sets (queue.md §9.1; the schedule set is `scheduled` here, as
  * `getState`, `listJobs`, the CLI, the dashboard and the Prometheus labels name it), the two metrics
  * counters (`completed` and `failed`: every completion and failure so far), [TS] the parents
- * `awaiting_children` and the `retained` completed rows.
+ * `awaiting_children` and the `retained` completed rows, and [TS] `lanes`: the jobs pending in every
+ * lane, counted apart from `pending` because only a lane claim serves them (a default `Worker` does
+ * not: it needs `source: 'lanes'`).
  */
 export type CountName = Exclude<t.CountName, 'schedule'> | 'scheduled';
 
@@ -16,7 +18,7 @@ export type CountName = Exclude<t.CountName, 'schedule'> | 'scheduled';
  * Every name `counts` knows, in the order `counts()` with no names answers them: the sets a job
  * waits or runs in, the finished sets, then the two metrics counters.
  */
-export const COUNT_NAMES: readonly CountName[] = ['pending', 'active', 'scheduled', 'awaiting_children', 'dead', 'expired', 'retained', 'completed', 'failed'];
+export const COUNT_NAMES: readonly CountName[] = ['pending', 'lanes', 'active', 'scheduled', 'awaiting_children', 'dead', 'expired', 'retained', 'completed', 'failed'];
 
 /** Names users bring (the spec's set name, BullMQ's states) and the one that means it here. */
 const COUNT_HINTS: Readonly<Record<string, string>> = {

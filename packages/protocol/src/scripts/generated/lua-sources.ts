@@ -2149,23 +2149,47 @@ return { codes, claimed, limited }
 `,
   },
   counts: {
-    sha: '33e49edf63cda6654372f44730215ff4d0c85ffb',
-    includes: [],
+    sha: 'c6b48212f6f390cef6fdde796e197a2b0ed1a95a',
+    includes: ['core'],
     body: `-- @script counts
 -- @purpose Read several counters in one atomic step: set sizes and metrics counts, in request order
 -- (queue.md §9.1).
+-- @key laneroot  emq:{q}:g: [TS]: the root of the lanes, for "g"
 -- @keys targets   the requested set keys and/or emq:{q}:metrics:* keys, in request order ([TS] and
--- emq:{q}:waiting-children)
--- @args kinds     one per key: "z" (ZCARD), "m" (HGET count, absent reads 0) or [TS] "s" (SCARD)
--- @returns a list of integers in request order
+-- emq:{q}:waiting-children; [TS] for "g", emq:{q}:ring followed by the four other keys that name
+-- the lanes: emq:{q}:paused, emq:{q}:glimit, emq:{q}:gactive, emq:{q}:gweight)
+-- @args kinds     one per key: "z" (ZCARD), "m" (HGET count, absent reads 0), [TS] "s" (SCARD), [TS]
+-- "g" (jobs pending in every lane, each lane found through its key and the four after it, which
+-- take the kind "-" and answer nothing of their own)
+-- @include core
+-- @returns a list of integers in request order, one per kind that is not "-"
 local out = {}
-for i, key in ipairs(KEYS) do
-  if ARGV[i] == 'z' then
-    out[i] = redis.call('ZCARD', key)
-  elseif ARGV[i] == 's' then
-    out[i] = redis.call('SCARD', key)
-  else
-    out[i] = tonumber(redis.call('HGET', key, 'count') or '0')
+
+for i = 2, #KEYS do
+  local key, kind = KEYS[i], ARGV[i - 1]
+  if kind == 'z' then
+    out[#out + 1] = redis.call('ZCARD', key)
+  elseif kind == 's' then
+    out[#out + 1] = redis.call('SCARD', key)
+  elseif kind == 'g' then
+    -- [TS] Every lane with a pending job is named by one of the five keys (invariant I6: a non-empty
+    -- lane is in the ring unless it is paused or at its ceiling), so the sum misses none and counts
+    -- each lane once.
+    local names = redis.call('LRANGE', key, 0, -1)
+    for _, g in ipairs(redis.call('SMEMBERS', KEYS[i + 1])) do names[#names + 1] = g end
+    for _, g in ipairs(redis.call('HKEYS', KEYS[i + 2])) do names[#names + 1] = g end
+    for _, g in ipairs(redis.call('HKEYS', KEYS[i + 3])) do names[#names + 1] = g end
+    for _, g in ipairs(redis.call('HKEYS', KEYS[i + 4])) do names[#names + 1] = g end
+    local seen, total = {}, 0
+    for _, g in ipairs(names) do
+      if not seen[g] and vid(g) then
+        seen[g] = true
+        total = total + redis.call('ZCARD', gkey(k_laneroot, g))
+      end
+    end
+    out[#out + 1] = total
+  elseif kind ~= '-' then
+    out[#out + 1] = tonumber(redis.call('HGET', key, 'count') or '0')
   end
 end
 return out
@@ -3359,14 +3383,15 @@ return out
 `,
   },
   obliterate: {
-    sha: '1cc863d9b3a6b0b4ebf9e89b99b961e36ecd7739',
+    sha: '29b39c50fd366526280d2827b32d3595e7cbca9b',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
 -- records, then every fixed structure (queue.md §8.4). The host calls again while it answers 1. [TS]
 -- Parents awaiting children sit in no set: they are found through the index of waiting parents.
 -- [TS] Each job releases the idempotency key its row names; retained completed jobs and the two
--- retention indexes go too.
+-- retention indexes go too, and [TS] the expired index. Each index is swept by its own members, so
+-- what another runtime's obliterate left of Echo's keys (it knows only the spec's) goes as well.
 -- @key meta       emq:{q}:meta
 -- @key pending    emq:{q}:pending
 -- @key active     emq:{q}:active
@@ -3396,6 +3421,7 @@ return out
 -- @key deroot     emq:{q}:de: [TS]: the root of the idempotency keys rows name
 -- @key journal    emq:{q}:journal [TS]: the events journal (lib events)
 -- @key outcomes   emq:{q}:outcomes [TS]: recent completions (lib retain)
+-- @key expired    emq:{q}:expired [TS]: jobs a claim met past their deadline, by finish time
 -- @keys records   emq:{q}:repeat:<name> for each name the host read from the repeat set
 -- @arg force      "force" deletes active jobs and an unsent outbox too; "" refuses
 -- @arg budget     most jobs to delete in this call
@@ -3428,7 +3454,7 @@ local function purge(set)
 end
 
 if not force and redis.call('ZCARD', k_active) > 0 then return redis.error_reply('EMQSTATE active jobs present') end
-for _, set in ipairs({ k_active, k_pending, k_schedule, k_dead, k_retained, k_deadat }) do
+for _, set in ipairs({ k_active, k_pending, k_schedule, k_dead, k_retained, k_deadat, k_expired }) do
   if not purge(set) then return 1 end
 end
 if budget <= 0 and redis.call('SCARD', k_waiting) > 0 then return 1 end
@@ -3461,14 +3487,14 @@ for _, g in ipairs(groups) do
 end
 
 for i = 3, #ARGV do
-  local record = KEYS[27 + i]
+  local record = KEYS[28 + i]
   if record then redis.call('DEL', record) end
   redis.call('ZREM', k_repeat, ARGV[i])
 end
 if redis.call('ZCARD', k_repeat) > 0 then return 1 end
 
 redis.call('DEL', k_completed, k_failed, k_completed_data, k_failed_data, k_gactive, k_glimit, k_gweight, k_ring, k_wake,
-  k_paused, k_repeat, k_limiter, k_outbox, k_waiting, k_workers, k_workers_info, k_grate, k_retained, k_journal, k_outcomes, k_pending, k_active, k_schedule, k_dead, k_meta)
+  k_paused, k_repeat, k_limiter, k_outbox, k_waiting, k_workers, k_workers_info, k_grate, k_retained, k_journal, k_outcomes, k_expired, k_pending, k_active, k_schedule, k_dead, k_meta)
 return 0
 `,
   },
@@ -4974,7 +5000,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   complete: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
   complete_batch: ['del', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
   complete_claim: ['del', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'incrby', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
-  counts: ['hget', 'scard', 'zcard'],
+  counts: ['hget', 'hkeys', 'lrange', 'scard', 'smembers', 'zcard'],
   delay: ['del', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrem'],
   drain: ['decrby', 'del', 'get', 'hget', 'hmget', 'pexpire', 'pttl', 'srem', 'zrange'],
   enqueue: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd'],
