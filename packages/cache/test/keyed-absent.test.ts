@@ -138,8 +138,8 @@ describe("don't cache this one", () => {
       ctx.skip();
       return { id: 1 };
     });
-    // The lease is A's once its key exists; then B waits on it.
-    while (Number(await connA.command('EXISTS', `ecc:{${name}}:l:k`)) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The lease is A's once its lease frame holds the entry; then B waits on it.
+    await until(async () => String(await connA.command('GET', `ecc:{${name}}:k:k`)).startsWith('~L'));
     const started = Date.now();
     const second = b.getOrSetEntry('k', () => ({ id: 2 }));
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -75,9 +75,11 @@ describe('the read path off L1', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const loads = [ns.getOrSet('a', async () => (await gate, 1)), ns.getOrSet('b', async () => (await gate, 2))];
-    const leases = [`ecc:{${name}}:l:a`, `ecc:{${name}}:l:b`];
-    await until(async () => (await connA.command('EXISTS', ...leases)) === 2);
-    const [ta, tb] = (await Promise.all(leases.map((key) => connA.command('GET', key)))) as [string, string];
+    // A miss's lease is a frame in the entry itself: `~L`, a waited flag, its end (13 digits), the token.
+    const leases = [`ecc:{${name}}:k:a`, `ecc:{${name}}:k:b`];
+    const frames = async (): Promise<string[]> => (await Promise.all(leases.map((key) => connA.command('GET', key)))).map(String);
+    await until(async () => (await frames()).every((f) => f.startsWith('~L')));
+    const [ta, tb] = (await frames()).map((f) => f.slice(16)) as [string, string];
     release();
     await Promise.all(loads);
     expect(ta).not.toBe(tb);
