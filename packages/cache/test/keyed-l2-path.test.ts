@@ -88,18 +88,26 @@ describe('the read path off L1', () => {
 });
 
 describe('read modes freeze or copy only where a value is shared', () => {
-  it('without an L1, values read from L2 are not frozen, and callers sharing one load get their own copies', async () => {
+  it('without an L1, a value read by one caller is its own; callers sharing one load share it frozen, or get copies under clone', async () => {
     const name = tableName('nofreeze');
     await (await cacheA.namespace<{ list: number[] }>({ name })).set('k', { list: [1] });
     const reader = await cacheB.namespace<{ list: number[] }>({ name, l1: false });
     const read = await reader.get('k');
     expect(Object.isFrozen(read)).toBe(false);
     const [x, y] = await Promise.all([reader.getOrSet('k', () => ({ list: [] })), reader.getOrSet('k', () => ({ list: [] }))]);
+    expect(reader.stats().coalesced).toBe(1);
     expect(x).toEqual({ list: [1] });
-    expect(y).toEqual({ list: [1] });
-    expect(x).not.toBe(y);
-    x.list.push(2);
-    expect(y.list).toEqual([1]);
+    // One decode for both, frozen before either caller resumes: no copy per caller.
+    expect(x).toBe(y);
+    expect(Object.isFrozen(x) && Object.isFrozen(x.list)).toBe(true);
+    expect(() => x.list.push(2)).toThrow(TypeError);
+    const cloning = await cacheA.namespace<{ list: number[] }>({ name: tableName('clonejoin'), l1: false, read: 'clone' });
+    await cloning.set('k', { list: [1] });
+    const [p, q] = await Promise.all([cloning.getOrSet('k', () => ({ list: [] })), cloning.getOrSet('k', () => ({ list: [] }))]);
+    expect(p).toEqual({ list: [1] });
+    expect(p).not.toBe(q);
+    p.list.push(2);
+    expect(q.list).toEqual([1]);
   });
 
   it('frozen mode: a written value is decoded once, at its first hit: frozen, shared by later hits, untouched by its writer', async () => {
