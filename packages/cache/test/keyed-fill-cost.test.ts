@@ -56,8 +56,8 @@ describe('a fill', () => {
 
   it('a write that lands while a fill loads wins: the fill is refused and the write keeps its value and lifetime', async () => {
     const name = tableName('race');
-    const a = await cacheA.namespace<string>({ name, l1: false, ttl: 60_000, grace: 30_000 });
-    const b = await cacheB.namespace<string>({ name, l1: false, ttl: 60_000, grace: 30_000 });
+    const a = await cacheA.namespace<string>({ name, l1: false, ttlMs: 60_000, graceMs: 30_000 });
+    const b = await cacheB.namespace<string>({ name, l1: false, ttlMs: 60_000, graceMs: 30_000 });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const filling = a.getOrSetEntry('k', async () => (await gate, 'loaded'));

@@ -1,10 +1,10 @@
 import { type BrandedId, cacheEntryKey, checkValueSize, execute, mintId, transitions } from '@echo/protocol';
 import { FactoryTimeoutError } from '../errors.js';
 import type { FillSteps, FlightCounters, LeaseLoaded } from '../core/get-or-set.js';
-import type { Lifetimes, Tiers } from '../core/tiers.js';
+import type { Lifetimes, Tiers } from './tiers.js';
 import type { Flight, Flights } from '../single-flight.js';
 import { VERSION_KIND } from './bulk-delete.js';
-import { cacheFill, cacheMiss } from './cache-hooks.js';
+import { cacheFill, cacheMiss } from '../cache-hooks.js';
 import { decodeEntryFrame, encodeEntryFrame, storedVersion } from './entry-frame.js';
 import type { KeyedRead } from './events.js';
 import { nextLeaseToken } from './lease-token.js';
@@ -89,7 +89,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
    * of waiting. With L2 unreachable in the outage mode, an L1 value in grace is served, else the
    * factory runs and its answer stays in L1.
    *
-   * @throws FactoryTimeoutError when no value arrives by `timeouts.hard` (default three leases).
+   * @throws FactoryTimeoutError when no value arrives by `timeouts.hardMs` (default three leases).
    */
   async leaseLoad(key: string, call: FactoryCall<T>, flight: Flight): Promise<LeaseLoaded<KeyedRead<T>, FactoryTicket<T>>> {
     const t = this.#t;
@@ -117,7 +117,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       }
     }
     const token = nextLeaseToken();
-    const hard = options.timeouts?.hard;
+    const hard = options.timeouts?.hardMs;
     const leaseMs = Math.max(o.leaseMs, hard ?? 0);
     const deadline = now + (hard ?? o.leaseMs * 3);
     const hex = o.codec.binary === true;
@@ -146,7 +146,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
         return { answer: { value, source: waited ? 'peer' : 'l2', version: frame.version } };
       }
       // A stale frame still in L2 is within its grace: the server drops it when grace ends.
-      if (stale === undefined && frame !== undefined && o.grace > 0) stale = { value: t.admitFrame(key, frame, flight), version: frame.version };
+      if (stale === undefined && frame !== undefined && o.graceMs > 0) stale = { value: t.admitFrame(key, frame, flight), version: frame.version };
       if (reply.status === 'found') {
         entryLease = false;
         continue;
@@ -174,9 +174,9 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
    * A factory that fails gives its lease back, so callers waiting elsewhere retry at once, and a
    * stale value in grace is served in its place. So does a factory that declines to cache its answer
    * (`ctx.skip()`, or `cacheIf` answering false): the answer goes to its callers uncached. An absent
-   * answer (`undefined` or `null`) lives `negativeTtl` with no grace when one is set.
+   * answer (`undefined` or `null`) lives `negativeTtlMs` with no grace when one is set.
    *
-   * @throws FactoryTimeoutError past `timeouts.hard`; the factory's own error when there is no stale value.
+   * @throws FactoryTimeoutError past `timeouts.hardMs`; the factory's own error when there is no stale value.
    */
   async runFactory(key: string, { factory, options }: FactoryCall<T>, { token, stale, entryLease }: FactoryTicket<T>, flight: Flight): Promise<KeyedRead<T>> {
     const t = this.#t;
@@ -184,7 +184,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     // Minted before the factory runs: a write or delete announced while it loads is newer than its answer.
     const minted = mintId(VERSION_KIND);
     const started = t.now();
-    let ttl = lifetime('ttl', options.ttl, o.ttl);
+    let ttl = lifetime('ttlMs', options.ttlMs, o.ttlMs);
     let tags = options.tags ?? [];
     // What the factory said through its context, read once it has answered.
     const said = { ttl: false, skip: false };
@@ -192,7 +192,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       key,
       stale: stale?.value,
       setTtl: (ms: number) => {
-        ttl = lifetime('ttl', ms, ttl);
+        ttl = lifetime('ttlMs', ms, ttl);
         said.ttl = true;
       },
       setTags: (next: readonly string[]) => void (tags = checkTags(next)),
@@ -206,11 +206,11 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
         t.counters.uncached++;
         return { value, source: 'uncached', version: undefined };
       }
-      const negativeTtl = options.negativeTtl ?? o.negativeTtl;
+      const negativeTtl = options.negativeTtlMs ?? o.negativeTtlMs;
       const lifetimes =
         negativeTtl !== undefined && !said.ttl && (value === undefined || value === null)
           ? { ttl: negativeTtl, grace: 0 }
-          : { ttl, grace: nonNegative('grace', options.grace, o.grace) };
+          : { ttl, grace: nonNegative('graceMs', options.graceMs, o.graceMs) };
       const version = storedVersion(value, minted);
       if (token === null) {
         const encoded = this.#encode(key, value);
@@ -229,7 +229,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       t.events.emit('factory-error', { key, error });
       if (token !== null && token !== '') void this.#release(key, token, entryLease);
     };
-    const { soft, hard } = options.timeouts ?? {};
+    const { softMs: soft, hardMs: hard } = options.timeouts ?? {};
     const raced: Promise<KeyedRead<T> | 'soft' | 'hard'>[] = [filled];
     if (stale !== undefined && soft !== undefined) raced.push(delay(soft, 'soft'));
     if (hard !== undefined) raced.push(delay(hard, 'hard'));
