@@ -43,7 +43,7 @@ const TTL = 600_000;
 /** Echo's keyed namespace on its own connection. */
 export async function echo(target: BenchTarget, ns: string, options: Omit<NamespaceOptions<Value>, 'name'> = {}): Promise<System> {
   const cache = await Cache.open({ connect: target.url });
-  const namespace = await cache.namespace<Value>({ name: ns, ttl: TTL, maxSize: 100_000, ...options });
+  const namespace = await cache.namespace<Value>({ name: ns, ttlMs: TTL, maxSize: 100_000, ...options });
   return {
     name: 'echo',
     get: (key) => namespace.get(key),
@@ -82,8 +82,8 @@ export function bento(target: BenchTarget, ns: string, shape: BentoShape): Syste
   return {
     name: 'bentocache',
     get: (key) => space.get({ key }),
-    set: (key, value) => space.set({ key, value, ttl: TTL }).then(() => undefined),
-    getOrSet: (key, factory) => space.getOrSet({ key, factory, ttl: TTL }),
+    set: (key, value) => space.set({ key, value, ttlMs: TTL }).then(() => undefined),
+    getOrSet: (key, factory) => space.getOrSet({ key, factory, ttlMs: TTL }),
     onInvalidated: (key) =>
       new Promise((resolve) => {
         const listener = (e: { message?: { keys?: string[] } }): void => {
