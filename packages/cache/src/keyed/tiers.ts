@@ -121,6 +121,8 @@ export class Tiers<T> extends Stack<Entry<T>, KeyedRead<T>> {
    */
   admitFrame(key: string, frame: EntryFrame, flight: Flight | undefined): T {
     const { value, encoded } = holdsUndefined(frame.version) ? { value: undefined as T, encoded: undefined } : this.copies.fromL2(frame.bytes);
+    // Without an L1 the read is decoded once, for its caller, and nothing else is built.
+    if (!this.options.l1) return value;
     const expiresAt = frame.expiresAt === 0 ? Infinity : frame.expiresAt;
     const grace = value === undefined || value === null ? 0 : this.options.graceMs;
     this.#put(key, { value, encoded, version: frame.version, expiresAt, graceUntil: expiresAt + grace, admittedAt: this.now(), tags: [], used: false }, flight);
