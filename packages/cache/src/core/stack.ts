@@ -46,7 +46,7 @@ export class Stack<R extends object, F> {
   constructor(settings: StackSettings<R>, connection: Connection) {
     this.name = settings.name;
     this.connection = connection;
-    this.l1 = new L1<R>({ maxSize: settings.maxSize, eviction: settings.eviction, dead: settings.dead, name: settings.name });
+    this.l1 = new L1<R>({ maxSize: settings.maxSize, eviction: settings.eviction, dead: (row, now) => settings.dead(row, now), name: settings.name });
     this.reads = new L2Reads(connection);
     this.scripts = new ScriptBatch(connection);
     this.guard = new L2Guard(settings.outage, settings.now, {
@@ -57,13 +57,19 @@ export class Stack<R extends object, F> {
   }
 
   /** The guard's breaker opened: L2 is believed down. A face that reports it overrides this. */
-  protected l2Opened(): void {}
+  protected l2Opened(): void {
+    // A stack without an outage mode has nothing to report.
+  }
 
   /** The breaker closed again after a successful probe. */
-  protected l2Closed(): void {}
+  protected l2Closed(): void {
+    // As l2Opened.
+  }
 
   /** One L2 call failed (timed out, errored or was refused by the open breaker). */
-  protected l2Failed(_op: string, _error: unknown): void {}
+  protected l2Failed(_op: string, _error: unknown): void {
+    // As l2Opened: the failure reaches the caller through the guard.
+  }
 
   /** Throws once the stack is closed. */
   live(): void {
