@@ -82,8 +82,8 @@ export function bento(target: BenchTarget, ns: string, shape: BentoShape): Syste
   return {
     name: 'bentocache',
     get: (key) => space.get({ key }),
-    set: (key, value) => space.set({ key, value, ttlMs: TTL }).then(() => undefined),
-    getOrSet: (key, factory) => space.getOrSet({ key, factory, ttlMs: TTL }),
+    set: (key, value) => space.set({ key, value, ttl: TTL }).then(() => undefined),
+    getOrSet: (key, factory) => space.getOrSet({ key, factory, ttl: TTL }),
     onInvalidated: (key) =>
       new Promise((resolve) => {
         const listener = (e: { message?: { keys?: string[] } }): void => {
