@@ -63,9 +63,15 @@ function rowsOf(payload: 'blob' | 'records'): Row[] {
   const fill = (): Promise<Value> => Promise.resolve(value);
   const tag = ` [${payload}]`;
   const hits = (s: System): Promise<number> => loops(Math.ceil(HIT_OPS / CALLERS), () => s.getOrSet('hot', fill));
-  const warmHot = async (s: System): Promise<void> => void (await s.getOrSet('hot', fill));
-  const ownKeys = async (s: System): Promise<void> => void (await Promise.all(Array.from({ length: CALLERS }, (_, c) => s.set(`r${String(c)}`, value))));
-  const sharedKeys = async (s: System): Promise<void> => void (await Promise.all(Array.from({ length: SHARED }, (_, k) => s.set(`sk${String(k)}`, value))));
+  const warmHot = async (s: System): Promise<void> => {
+    await s.getOrSet('hot', fill);
+  };
+  const ownKeys = async (s: System): Promise<void> => {
+    await Promise.all(Array.from({ length: CALLERS }, (_, c) => s.set(`r${String(c)}`, value)));
+  };
+  const sharedKeys = async (s: System): Promise<void> => {
+    await Promise.all(Array.from({ length: SHARED }, (_, k) => s.set(`sk${String(k)}`, value)));
+  };
   const missFill = (s: System, round: number): Promise<number> =>
     loops(Math.ceil(MISS_OPS / CALLERS), (c, i) => s.getOrSet(`f${String(round)}:${String(c)}:${String(i)}`, fill));
   const missSet = (s: System, round: number): Promise<number> =>
