@@ -32,7 +32,7 @@ async function run(outage: boolean): Promise<Outcome> {
   const server = await startRedis();
   const connection = await Connection.connect({ url: server.url, reconnectWaitMs: 30_000 });
   const cache = await Cache.open({ connection });
-  const ns = await cache.namespace<{ n: number }>({ name: 'outage', ttl: 100, grace: 60_000, ...(outage ? { outage: { l2TimeoutMs: 100, failures: 3, openMs: 1000 } } : {}) });
+  const ns = await cache.namespace<{ n: number }>({ name: 'outage', ttlMs: 100, graceMs: 60_000, ...(outage ? { outage: { l2TimeoutMs: 100, failures: 3, openMs: 1000 } } : {}) });
   const latencies: number[] = [];
   const sources = new Map<string, number>();
   let errors = 0;

@@ -3,7 +3,9 @@
  * table paired in the same run: rounds interleave the two systems (which goes first alternates), and
  * each row reports the median (min-max) of the per-round ratios with what each side cost per
  * operation: Node CPU µs (process.cpuUsage), Redis CPU µs (INFO cpu) and server commands (INFO
- * commandstats, commands run inside scripts included). A ~5 KB JSON value, CALLERS concurrent callers.
+ * commandstats, commands run inside scripts included). CALLERS concurrent callers, two ~5 KB JSON
+ * values: the package's shape (one long string, `blob`) and issue 37's (32 small records, `records`),
+ * each with its rows; `--payload blob|records` runs one.
  *
  *   pnpm bench:cache                          # 3 rounds, about 1-2 minutes
  *   pnpm bench:cache --quick                  # smoke run (small sizes, 2 rounds)
@@ -12,16 +14,19 @@
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type BentoShape, type System, type Value, VALUE, bento, echo } from './lib/cache-systems.js';
+import { type BentoShape, type System, type Value, RECORDS, VALUE, bento, echo } from './lib/cache-systems.js';
 import { type Cost, metered } from './lib/cpu-meter.js';
-import { boolOption, intOption } from './lib/options.js';
+import { boolOption, intOption, stringOption } from './lib/options.js';
 import { progress, publish, table } from './lib/report.js';
 import { fmt, pairedRatios, spread } from './lib/stats.js';
 import { acquireTarget, type BenchTarget } from './lib/target.js';
 
 // A bare `--quick` is a flag; `--quick=false` or QUICK=0 turn it off.
 const quick = process.argv.includes('--quick') || boolOption('quick', false);
-const ROUNDS = intOption('rounds', quick ? 2 : 3);
+const ROUNDS = intOption('rounds', quick ? 2 : 5);
+const PAYLOAD = stringOption('payload', 'both', ['both', 'blob', 'records']);
+/** Keys the callers of a "sharing keys" row spread over (CALLERS / SHARED callers per key). */
+const SHARED = intOption('shared-keys', 5);
 const CALLERS = intOption('callers', 50);
 const HIT_OPS = intOption('hit-ops', quick ? 20_000 : 200_000);
 const L2_OPS = intOption('l2-ops', quick ? 2_000 : 20_000);
@@ -31,7 +36,6 @@ const PROCESSES = intOption('processes', 4);
 const STAMPEDE_CALLERS = intOption('stampede-callers', 100);
 const LOADER_MS = intOption('loader-ms', 200);
 
-const fill = (): Promise<Value> => Promise.resolve(VALUE);
 
 /** CALLERS concurrent loops of `per` awaited calls; answers the operation count. */
 async function loops(per: number, call: (caller: number, i: number) => Promise<unknown>): Promise<number> {
@@ -53,59 +57,58 @@ interface Row {
   run(system: System, round: number): Promise<number>;
 }
 
-const hits = (): ((s: System) => Promise<number>) => async (s) => loops(Math.ceil(HIT_OPS / CALLERS), () => s.getOrSet('hot', fill));
-const rows: Row[] = [
-  {
-    title: 'L1 hit, frozen shared value (bentocache `serialize: false`)',
-    echo: {},
-    bento: { l1: 'shared' },
-    prepare: async (s) => {
-      await s.getOrSet('hot', fill);
+/** The rows of one payload: the package's own shapes for `blob`, issue 37's shapes for `records`. */
+function rowsOf(payload: 'blob' | 'records'): Row[] {
+  const value = payload === 'blob' ? VALUE : RECORDS;
+  const fill = (): Promise<Value> => Promise.resolve(value);
+  const tag = ` [${payload}]`;
+  const hits = (s: System): Promise<number> => loops(Math.ceil(HIT_OPS / CALLERS), () => s.getOrSet('hot', fill));
+  const warmHot = async (s: System): Promise<void> => {
+    await s.getOrSet('hot', fill);
+  };
+  const ownKeys = async (s: System): Promise<void> => {
+    await Promise.all(Array.from({ length: CALLERS }, (_, c) => s.set(`r${String(c)}`, value)));
+  };
+  const sharedKeys = async (s: System): Promise<void> => {
+    await Promise.all(Array.from({ length: SHARED }, (_, k) => s.set(`sk${String(k)}`, value)));
+  };
+  const missFill = (s: System, round: number): Promise<number> =>
+    loops(Math.ceil(MISS_OPS / CALLERS), (c, i) => s.getOrSet(`f${String(round)}:${String(c)}:${String(i)}`, fill));
+  const missSet = (s: System, round: number): Promise<number> =>
+    loops(Math.ceil(MISS_OPS / CALLERS), async (c, i) => {
+      const key = `s${String(round)}:${String(c)}:${String(i)}`;
+      if ((await s.get(key)) === undefined) await s.set(key, value);
+    });
+  const l2Own = (s: System): Promise<number> => loops(Math.ceil(L2_OPS / CALLERS), (c) => s.getOrSet(`r${String(c)}`, fill));
+  const l2Shared = (s: System): Promise<number> => loops(Math.ceil(L2_OPS / CALLERS), (c) => s.getOrSet(`sk${String(c % SHARED)}`, fill));
+  if (payload === 'records') {
+    // Issue 37's shape: bentocache's defaults (its copying L1, Redis L2, no bus), L2-only for the L2 rows.
+    return [
+      { title: `L2 read through getOrSet, ${String(CALLERS)} callers sharing ${String(SHARED)} keys, no L1${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: sharedKeys, run: l2Shared },
+      { title: `L2 read, one key per caller, no L1${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: ownKeys, run: l2Own },
+      { title: `miss + fill, getOrSet of a fresh key (bentocache defaults, no bus)${tag}`, echo: {}, bento: { l1: 'copy', bus: false }, run: missFill },
+      { title: `miss + set, get then set (bentocache defaults, no bus)${tag}`, echo: {}, bento: { l1: 'copy', bus: false }, run: missSet },
+      { title: `L1 hit with a copy (read: 'clone' vs bentocache's copying L1)${tag}`, echo: { read: 'clone' }, bento: { l1: 'copy', bus: false }, prepare: warmHot, run: hits },
+    ];
+  }
+  return [
+    { title: `L1 hit, frozen shared value (bentocache \`serialize: false\`)${tag}`, echo: {}, bento: { l1: 'shared' }, prepare: warmHot, run: hits },
+    { title: `L1 hit, a private copy (\`read: 'clone'\`) vs bentocache's default copying L1${tag}`, echo: { read: 'clone' }, bento: { l1: 'copy' }, prepare: warmHot, run: hits },
+    { title: `L2 read, each caller its own key, no L1 (\`l1: false\`; bentocache L2-only)${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: ownKeys, run: l2Own },
+    { title: `L2 read, ${String(CALLERS)} callers sharing ${String(SHARED)} keys, no L1${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: sharedKeys, run: l2Shared },
+    { title: `miss + fill, \`getOrSet\` of a fresh key${tag}`, echo: {}, bento: { l1: 'shared' }, run: missFill },
+    { title: `miss + set, \`get\` then \`set\`${tag}`, echo: {}, bento: { l1: 'shared' }, run: missSet },
+    {
+      title: `one hot key, ${String(CALLERS)} callers, no L1 (Echo coalesces them)${tag}`,
+      echo: { l1: false },
+      bento: { l1: false },
+      prepare: async (s) => s.set('hot', value),
+      run: (s) => loops(Math.ceil(L2_OPS / CALLERS), () => s.getOrSet('hot', fill)),
     },
-    run: hits(),
-  },
-  {
-    title: "L1 hit, a private copy (`read: 'clone'`) vs bentocache's default copying L1",
-    echo: { read: 'clone' },
-    bento: { l1: 'copy' },
-    prepare: async (s) => {
-      await s.getOrSet('hot', fill);
-    },
-    run: hits(),
-  },
-  {
-    title: 'L2 read, each caller its own key, no L1 (`l1: false`; bentocache L2-only)',
-    echo: { l1: false },
-    bento: { l1: false },
-    prepare: async (s) => {
-      await Promise.all(Array.from({ length: CALLERS }, (_, c) => s.set(`r${String(c)}`, VALUE)));
-    },
-    run: (s) => loops(Math.ceil(L2_OPS / CALLERS), (c) => s.getOrSet(`r${String(c)}`, fill)),
-  },
-  {
-    title: 'miss + fill, `getOrSet` of a fresh key',
-    echo: {},
-    bento: { l1: 'shared' },
-    run: (s, round) => loops(Math.ceil(MISS_OPS / CALLERS), (c, i) => s.getOrSet(`f${String(round)}:${String(c)}:${String(i)}`, fill)),
-  },
-  {
-    title: 'miss + set, `get` then `set`',
-    echo: {},
-    bento: { l1: 'shared' },
-    run: (s, round) =>
-      loops(Math.ceil(MISS_OPS / CALLERS), async (c, i) => {
-        const key = `s${String(round)}:${String(c)}:${String(i)}`;
-        if ((await s.get(key)) === undefined) await s.set(key, VALUE);
-      }),
-  },
-  {
-    title: `one hot key, ${String(CALLERS)} callers, no L1 (Echo coalesces them)`,
-    echo: { l1: false },
-    bento: { l1: false },
-    prepare: async (s) => s.set('hot', VALUE),
-    run: (s) => loops(Math.ceil(L2_OPS / CALLERS), () => s.getOrSet('hot', fill)),
-  },
-];
+  ];
+}
+
+const rows: Row[] = [...(PAYLOAD === 'records' ? [] : rowsOf('blob')), ...(PAYLOAD === 'blob' ? [] : rowsOf('records'))];
 
 async function measure(row: Row, target: BenchTarget, side: Redis, which: 'echo' | 'bento', round: number, index: number): Promise<Cost> {
   const ns = `${which[0] ?? ''}${String(index)}r${String(round)}`;
@@ -214,7 +217,7 @@ body.push([`stampede, ${String(PROCESSES)} processes x ${String(STAMPEDE_CALLERS
 const md = [
   '# Echo keyed cache vs BentoCache 1.6.1',
   '',
-  `${String(ROUNDS)} interleaved rounds, ${String(CALLERS)} concurrent callers, a ~5 KB JSON value. Ratio: Echo / bentocache throughput in the same round, median (min-max). Per-op columns: Echo / bentocache, medians over rounds.`,
+  `${String(ROUNDS)} interleaved rounds, ${String(CALLERS)} concurrent callers, ~5 KB JSON values ([blob]: one long string; [records]: 32 small records). Ratio: Echo / bentocache throughput in the same round, median (min-max). Per-op columns: Echo / bentocache, medians over rounds.`,
   '',
   table(['path', 'Echo / bentocache', 'ops/s', 'Node CPU µs/op', 'Redis CPU µs/op', 'commands/op'], body),
 ].join('\n');

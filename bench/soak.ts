@@ -96,7 +96,7 @@ async function main(): Promise<void> {
 
   // Cache: two caches on two connections share a namespace, so every write reaches the other's L1 through the log.
   const caches = [await Cache.open({ connection: conn }), await Cache.open({ connection: peerConn })];
-  const spaces: Namespace<CacheValue>[] = await Promise.all(caches.map((c) => c.namespace<CacheValue>({ name: 'soakc', ttl: 2_000, grace: 1_000, maxSize: 1_000, logMaxLen: 1_000 })));
+  const spaces: Namespace<CacheValue>[] = await Promise.all(caches.map((c) => c.namespace<CacheValue>({ name: 'soakc', ttlMs: 2_000, graceMs: 1_000, maxSize: 1_000, logMaxLen: 1_000 })));
   let factoryRuns = 0;
   const factory = async (key: string): Promise<CacheValue> => {
     factoryRuns++;

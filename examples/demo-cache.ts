@@ -19,8 +19,8 @@ export async function cacheDemo(conn: Connection, namespace: string, keep: boole
   const here = await Cache.open({ connection: conn });
   const peer = await Cache.open({ connection: peerConn }); // another process, in effect: its own L1 and its own connection
   try {
-    const customers = await here.namespace<Customer>({ name: namespace, ttl: 60_000, grace: 3_600_000 });
-    const peerCustomers = await peer.namespace<Customer>({ name: namespace, ttl: 60_000, grace: 3_600_000 });
+    const customers = await here.namespace<Customer>({ name: namespace, ttlMs: 60_000, graceMs: 3_600_000 });
+    const peerCustomers = await peer.namespace<Customer>({ name: namespace, ttlMs: 60_000, graceMs: 3_600_000 });
 
     let loads = 0;
     const load = async (): Promise<Customer> => {

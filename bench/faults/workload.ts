@@ -158,7 +158,7 @@ export class MixedWorkload implements ProcessPool {
     const writerCache = await Cache.open({ connection: w.direct });
     const readerCache = await Cache.open({ connection: w.far });
     this.#caches.push(writerCache, readerCache);
-    const options = { name: `${w.queueName}-c`, ttl: 600_000, logMaxLen: 10_000 };
+    const options = { name: `${w.queueName}-c`, ttlMs: 600_000, logMaxLen: 10_000 };
     this.#writer = await writerCache.namespace<number>(options);
     this.#reader = await readerCache.namespace<number>(options);
 

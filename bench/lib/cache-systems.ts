@@ -4,9 +4,28 @@ import { memoryDriver } from 'bentocache/drivers/memory';
 import { redisBusDriver, redisDriver } from 'bentocache/drivers/redis';
 import type { BenchTarget } from './target.js';
 
-/** The ~5 KB JSON value every row reads and writes. */
-export const VALUE = { blob: 'x'.repeat(5000), n: 1, tags: ['a', 'b', 'c'], nested: { id: 42, ok: true } };
-export type Value = typeof VALUE;
+/** The package's ~5 KB JSON value: one long string and a few small fields (cheap to parse). */
+export const VALUE: Value = { blob: 'x'.repeat(5000), n: 1, tags: ['a', 'b', 'c'], nested: { id: 42, ok: true } };
+
+/**
+ * The issue's ~5 KB JSON value: 32 small records, as an API response is (many short strings,
+ * numbers and booleans, so parsing and copying it costs what real values cost).
+ */
+export const RECORDS: Value = {
+  items: Array.from({ length: 32 }, (_, i) => ({
+    id: 1000 + i,
+    name: `user-${String(i)}`,
+    email: `user${String(i)}@example.com`,
+    active: i % 3 !== 0,
+    score: i * 1.5,
+    roles: ['reader', i % 2 === 0 ? 'writer' : 'viewer'],
+    address: { city: 'Lisbon', zip: `1${String(i).padStart(3, '0')}-000` },
+  })),
+  total: 32,
+};
+
+/** A JSON value a row reads and writes. */
+export type Value = Readonly<Record<string, unknown>>;
 
 /** One cache as the bench drives it: Echo's keyed namespace or a BentoCache namespace. */
 export interface System {
@@ -24,7 +43,7 @@ const TTL = 600_000;
 /** Echo's keyed namespace on its own connection. */
 export async function echo(target: BenchTarget, ns: string, options: Omit<NamespaceOptions<Value>, 'name'> = {}): Promise<System> {
   const cache = await Cache.open({ connect: target.url });
-  const namespace = await cache.namespace<Value>({ name: ns, ttl: TTL, maxSize: 100_000, ...options });
+  const namespace = await cache.namespace<Value>({ name: ns, ttlMs: TTL, maxSize: 100_000, ...options });
   return {
     name: 'echo',
     get: (key) => namespace.get(key),
@@ -47,15 +66,17 @@ export async function echo(target: BenchTarget, ns: string, options: Omit<Namesp
 export interface BentoShape {
   /** `false`: no L1 (its L2-only store); `'copy'`: the default serializing L1; `'shared'`: `serialize: false`. */
   readonly l1: false | 'copy' | 'shared';
+  /** The Redis bus beside an L1 (default true); `false` is bentocache's defaults without one. */
+  readonly bus?: boolean;
 }
 
-/** A BentoCache 1.6.1 namespace: memory L1 as asked, Redis L2, and the Redis bus when there is an L1. */
+/** A BentoCache 1.6.1 namespace: memory L1 as asked, Redis L2, and the Redis bus when there is an L1 (unless `bus: false`). */
 export function bento(target: BenchTarget, ns: string, shape: BentoShape): System {
   const connection = { host: target.host, port: target.port };
   let store = bentostore();
   if (shape.l1 !== false) store = store.useL1Layer(memoryDriver({ maxItems: 100_000, ...(shape.l1 === 'shared' ? { serialize: false } : {}) }));
   store = store.useL2Layer(redisDriver({ connection }));
-  if (shape.l1 !== false) store = store.useBus(redisBusDriver({ connection }));
+  if (shape.l1 !== false && shape.bus !== false) store = store.useBus(redisBusDriver({ connection }));
   const cache = new BentoCache({ default: 'c', stores: { c: store } });
   const space = cache.namespace(ns);
   return {

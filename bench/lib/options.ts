@@ -32,3 +32,11 @@ export function boolOption(name: string, fallback: boolean): boolean {
   if (['0', 'false', 'no'].includes(raw)) return false;
   throw new Error(`--${name} must be true or false, got ${JSON.stringify(raw)}`);
 }
+
+/** One of `choices`; a bad value stops the bench before anything starts. */
+export function stringOption<C extends string>(name: string, fallback: C, choices: readonly C[] = [fallback]): C {
+  const raw = rawOption(name);
+  if (raw === undefined || raw === '') return fallback;
+  if (!(choices as readonly string[]).includes(raw)) throw new Error(`--${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as C;
+}

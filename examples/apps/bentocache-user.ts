@@ -25,7 +25,7 @@ async function loadProduct(id: number): Promise<Product> {
 const cache = await Cache.open({ connect: url });
 const other = await Cache.open({ connect: url }); // a second cache in the same process, like a second app instance
 try {
-  const products = await cache.namespace<Product>({ name: `products-${run}`, ttl: 60_000, grace: 3_600_000 });
+  const products = await cache.namespace<Product>({ name: `products-${run}`, ttlMs: 60_000, graceMs: 3_600_000 });
 
   // getOrSet: 20 concurrent callers, one load.
   const herd = await Promise.all(Array.from({ length: 20 }, () => products.getOrSet('product:1', () => loadProduct(1), { tags: ['catalog'] })));
@@ -34,17 +34,17 @@ try {
   console.log(`again: source=${again.source}, loads=${String(loads)}`);
 
   // The same namespace asked for twice answers the same handle; different options are refused.
-  const same = await cache.namespace<Product>({ name: products.name, ttl: 60_000, grace: 3_600_000 });
+  const same = await cache.namespace<Product>({ name: products.name, ttlMs: 60_000, graceMs: 3_600_000 });
   console.log(`namespace twice: same handle=${String(same === products)}`);
   try {
-    await cache.namespace<Product>({ name: products.name, ttl: 5_000 });
+    await cache.namespace<Product>({ name: products.name, ttlMs: 5_000 });
   } catch (error) {
     if (error instanceof NamespaceOptionsError) console.log(`namespace with another ttl: ${error.name} (option ${error.option})`);
     else throw error;
   }
 
   // The other cache sees this one's writes, and this one sees its writes.
-  const seen = await other.namespace<Product>({ name: products.name, ttl: 60_000, grace: 3_600_000 });
+  const seen = await other.namespace<Product>({ name: products.name, ttlMs: 60_000, graceMs: 3_600_000 });
   console.log(`other cache reads: ${(await seen.get('product:1'))?.name ?? 'nothing'}`);
   await seen.set('product:1', { id: 1, name: 'product 1 (renamed)', price: 12 }, { tags: ['catalog'] });
   await waitFor(async () => (await products.get('product:1'))?.name === 'product 1 (renamed)');

@@ -196,8 +196,8 @@ export class Cache {
     await Promise.allSettled(this.#starting.values());
     const namespaces = await Promise.allSettled(Array.from(this.#namespaces.values(), (ns) => ns.handle));
     await Promise.all([
-      ...Array.from(this.#tables.values(), (table) => table.stop()),
-      ...namespaces.flatMap((ns) => (ns.status === 'fulfilled' ? [ns.value.stop()] : [])),
+      ...Array.from(this.#tables.values(), (table) => table.close()),
+      ...namespaces.flatMap((ns) => (ns.status === 'fulfilled' ? [ns.value.close()] : [])),
     ]);
     if (this.#ownsConnection) await this.#connection.close();
   }

@@ -122,7 +122,7 @@ export class L2UnavailableError extends EchoError {
 export class NamespaceOptionsError extends EchoError {
   /** The namespace asked for twice. */
   readonly namespace: string;
-  /** The option that differs, e.g. `ttl`, `codec` or `timeouts.soft`. */
+  /** The option that differs, e.g. `ttlMs`, `codec` or `timeouts.softMs`. */
   readonly option: string;
 
   constructor(namespace: string, option: string) {

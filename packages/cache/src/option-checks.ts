@@ -8,17 +8,34 @@ import { InvalidArgumentError, type OptionCheck, strictOptions } from '@echo/pro
 
 const MS = 'milliseconds as a number (3_600_000 for 1h)';
 
+/**
+ * The names every time-like option had before both faces took one vocabulary (the unit in the name,
+ * as `leaseMs`, `sweepMs` and a table's `ttlMs` always had it): refused with the name to use.
+ */
+const RENAMED: Readonly<Record<string, readonly [string, string]>> = {
+  ttl: ['ttlMs', `ttlMs here (${MS}); every time-like cache option names its unit`],
+  grace: ['graceMs', `graceMs here (${MS} after ttlMs during which a stale value may be served)`],
+  negativeTtl: ['negativeTtlMs', `negativeTtlMs here (${MS})`],
+  soft: ['softMs', 'softMs here (milliseconds); every time-like cache option names its unit'],
+  hard: ['hardMs', 'hardMs here (milliseconds); every time-like cache option names its unit'],
+};
+
+/** The renamed options' hints for an entry point that takes their new names. */
+function renamedFor(known: readonly string[]): Readonly<Record<string, string>> {
+  return Object.fromEntries(Object.entries(RENAMED).flatMap(([old, [now, hint]]) => (known.includes(now) ? [[old, hint]] : [])));
+}
+
 /** Hints shared by every keyed entry point: bentocache's per-call and cache-wide options. */
 const BENTO: Readonly<Record<string, string>> = {
   skipBusNotify: 'every write here carries its own coherence entry in the same script, so there is no bus notification to skip',
   skipL2Write: 'every write here goes to L2 with its coherence entry; for a process-local value keep it in a Map, or declare a namespace with coherence: false',
-  lockTimeout: 'the cross-process load lease is leaseMs (declared on the namespace); waiting callers give up at timeouts.hard',
+  lockTimeout: 'the cross-process load lease is leaseMs (declared on the namespace); waiting callers give up at timeouts.hardMs',
   suppressL2Errors: "L2 errors fall back to L1, grace and the factory under the namespace's outage option (outage: true or { l2TimeoutMs, failures, openMs })",
-  gracePeriod: `grace is the option here (${MS} after ttl during which a stale value may be served)`,
+  gracePeriod: `graceMs is the option here (${MS} after ttlMs during which a stale value may be served)`,
   graceBackoff: 'a failed refresh in grace is retried by the next read here; there is no backoff option',
-  timeout: 'the soft factory timeout is timeouts: { soft } here (milliseconds)',
-  hardTimeout: 'the hard factory timeout is timeouts: { hard } here (milliseconds)',
-  earlyExpiration: 'refresh-ahead is grace plus timeouts: { soft: 0 } here: a stale value is served while one refresh runs',
+  timeout: 'the soft factory timeout is timeouts: { softMs } here',
+  hardTimeout: 'the hard factory timeout is timeouts: { hardMs } here',
+  earlyExpiration: 'refresh-ahead is graceMs plus timeouts: { softMs: 0 } here: a stale value is served while one refresh runs',
   serialize: "values are encoded by the namespace's codec; an L1 hit's copy is chosen by read: 'frozen' | 'clone' | 'shared'",
   serializer: "values are encoded by the namespace's codec option (default JSON)",
   l2: 'a namespace always uses L2 (Redis); l1: false turns the in-process tier off',
@@ -34,19 +51,18 @@ const BENTO: Readonly<Record<string, string>> = {
 };
 
 /**
- * What bounds each time-like option: a lifetime the server keeps (`ttl`, `grace`, `negativeTtl`,
- * a table's `ttlMs`) is a span; what the process waits on (timeouts, sweeps, the load lease, the
+ * What bounds each time-like option: a lifetime the server keeps (`ttlMs`, `graceMs`,
+ * `negativeTtlMs`) is a span; what the process waits on (timeouts, sweeps, the load lease, the
  * outage breaker) is a timer. `Infinity` (no expiry) is left to the option's own check.
  */
 const TIME_BOUNDS = {
-  ttl: 'span',
-  grace: 'span',
-  negativeTtl: 'span',
   ttlMs: 'span',
+  graceMs: 'span',
+  negativeTtlMs: 'span',
   leaseMs: 'timer',
   sweepMs: 'timer',
-  soft: 'timer',
-  hard: 'timer',
+  softMs: 'timer',
+  hardMs: 'timer',
   l2TimeoutMs: 'timer',
   openMs: 'timer',
 } as const;
@@ -58,46 +74,51 @@ function boundsOf(known: readonly string[]): Readonly<Record<string, CacheTimeBo
 }
 
 function check(where: string, known: readonly string[], extra: Readonly<Record<string, string>> = {}): OptionCheck {
-  return strictOptions(where, { known, hints: { ...BENTO, ...extra }, bounds: boundsOf(known) });
+  return strictOptions(where, { known, hints: { ...BENTO, ...renamedFor(known), ...extra }, bounds: boundsOf(known) });
 }
 
 /** `Cache.open`. */
 export const checkOpen = check('Cache.open options', ['connection', 'connect', 'now', 'random', 'wallNow'], {
   url: "a URL goes in connect: Cache.open({ connect: 'redis://...' })",
   redis: 'pass { connect: url | ConnectOptions } or { connection } (an open Connection)',
-  ttl: 'ttl is declared per namespace here: cache.namespace({ name, ttl })',
-  grace: 'grace is declared per namespace here: cache.namespace({ name, grace })',
+  ttl: 'ttlMs is declared per namespace here: cache.namespace({ name, ttlMs })',
+  ttlMs: 'ttlMs is declared per namespace here: cache.namespace({ name, ttlMs })',
+  grace: 'graceMs is declared per namespace here: cache.namespace({ name, graceMs })',
+  graceMs: 'graceMs is declared per namespace here: cache.namespace({ name, graceMs })',
 });
 
 /** `cache.namespace`. */
 export const checkNamespace = check(
   'namespace options',
-  ['name', 'codec', 'ttl', 'grace', 'timeouts', 'leaseMs', 'maxSize', 'read', 'l1', 'coherence', 'logMaxLen', 'sweepMs', 'outage', 'maxValueBytes', 'negativeTtl', 'cacheIf'],
+  ['name', 'codec', 'ttlMs', 'graceMs', 'timeouts', 'leaseMs', 'maxSize', 'read', 'l1', 'coherence', 'logMaxLen', 'sweepMs', 'outage', 'maxValueBytes', 'negativeTtlMs', 'cacheIf'],
   { maxItems: 'the L1 bound is maxSize (entries)', maxEntrySize: 'the cap on one encoded value is maxValueBytes (bytes)' },
 );
 
 /** The namespace's and a call's `timeouts`. */
-export const checkTimeoutShape = check('timeouts', ['soft', 'hard'], {
-  timeout: 'the soft timeout is soft here (milliseconds)',
-  hardTimeout: 'the hard timeout is hard here (milliseconds)',
+export const checkTimeoutShape = check('timeouts', ['softMs', 'hardMs'], {
+  timeout: 'the soft timeout is softMs here',
+  hardTimeout: 'the hard timeout is hardMs here',
 });
 
 /** The namespace's `outage`. */
 export const checkOutageShape = check('outage', ['l2TimeoutMs', 'failures', 'openMs']);
 
 /** `set` / `setForever`. */
-export const checkWrite = check('set options', ['ttl', 'grace', 'tags'], {
+export const checkWrite = check('set options', ['ttlMs', 'graceMs', 'tags'], {
   timeouts: 'timeouts apply to a factory: pass them to getOrSet',
   forceFresh: 'forceFresh applies to a factory: pass it to getOrSet',
 });
 
 /** `getOrSet` / `getOrSetEntry` / `getOrSetForever`. */
-export const checkGetOrSet = check('getOrSet options', ['ttl', 'grace', 'tags', 'timeouts', 'forceFresh', 'negativeTtl', 'cacheIf'], {
+export const checkGetOrSet = check('getOrSet options', ['ttlMs', 'graceMs', 'tags', 'timeouts', 'forceFresh', 'negativeTtlMs', 'cacheIf'], {
   skip: 'a factory declines to cache its answer with ctx.skip(), or pass cacheIf: (value) => boolean',
   default: 'getOrSet answers what the factory loads; a default for an absent key is get(key, { default })',
 });
 
-const WRITE_SETS_TTL = { ttl: 'ttl is set by the write: set(key, value, { ttl }) or getOrSet(key, factory, { ttl })' };
+const WRITE_SETS_TTL = {
+  ttl: 'ttlMs is set by the write: set(key, value, { ttlMs }) or getOrSet(key, factory, { ttlMs })',
+  ttlMs: 'ttlMs is set by the write: set(key, value, { ttlMs }) or getOrSet(key, factory, { ttlMs })',
+};
 
 /** `get`: only `default`. */
 export const checkGetValue = check('get options', ['default'], WRITE_SETS_TTL);
@@ -111,7 +132,8 @@ export const checkPull = check('pull options', [], { default: 'pull answers unde
 /** `expire`: no options. */
 export const checkExpire = check('expire options', [], {
   ...WRITE_SETS_TTL,
-  grace: "expire keeps the stale entry for the namespace's grace (cache.namespace({ name, grace }))",
+  grace: "expire keeps the stale entry for the namespace's graceMs (cache.namespace({ name, graceMs }))",
+  graceMs: "expire keeps the stale entry for the namespace's graceMs (cache.namespace({ name, graceMs }))",
 });
 
 /** `delete`, `deleteMany`: no options. */
@@ -128,7 +150,8 @@ export const checkDeclare = strictOptions('declare spec', {
   hints: {
     ttl: 'a table takes ttlMs (milliseconds)',
     factory: 'a table loads through loader: (id) => value',
-    grace: 'tables have no grace; a keyed namespace has (cache.namespace({ name, grace }))',
+    grace: 'tables have no grace; a keyed namespace has (cache.namespace({ name, graceMs }))',
+    graceMs: 'tables have no grace; a keyed namespace has (cache.namespace({ name, graceMs }))',
     tags: 'tables have no tags; a keyed namespace has (set(key, value, { tags }))',
   },
 });

@@ -26,8 +26,8 @@ describe('least-privilege ACL for the cache pillar', () => {
     const [connA, connB] = await Promise.all([connectAs(), connectAs()]);
     await connA.command('SCRIPT', 'FLUSH').catch(() => undefined);
     const [cacheA, cacheB] = [await Cache.open({ connection: connA }), await Cache.open({ connection: connB })];
-    const a = await cacheA.namespace<string>({ name: 'users', ttl: 60_000, grace: 60_000 });
-    const b = await cacheB.namespace<string>({ name: 'users', ttl: 60_000 });
+    const a = await cacheA.namespace<string>({ name: 'users', ttlMs: 60_000, graceMs: 60_000 });
+    const b = await cacheB.namespace<string>({ name: 'users', ttlMs: 60_000 });
 
     expect(await a.getOrSet('user:1', () => 'Ada', { tags: ['team:1'] })).toBe('Ada');
     expect(await b.getEntry('user:1')).toMatchObject({ value: 'Ada', source: 'l2' });

@@ -132,7 +132,7 @@ describe('broadcast lane (cache.md §7.5)', () => {
     const name = tableName('bc');
     const b = await cacheB.declare({ name, kind: 'USR', loader: () => 'x', coherence: 'broadcast' });
     expect(await connA.command('PUBSUB', 'NUMSUB', cacheChannel(name))).toEqual([cacheChannel(name), 1]);
-    await b.stop();
+    await b.close();
     await until(async () => ((await connA.command('PUBSUB', 'NUMSUB', cacheChannel(name))) as unknown[])[1] === 0);
   });
 });

@@ -25,7 +25,7 @@ describe('declared tables', () => {
     expect(cache.has(name)).toBe(true);
     expect(cache.list()).toContainEqual(table.settings);
     expect(cache.table(name)).toBe(table);
-    await table.stop();
+    await table.close();
   });
 
   it.each<[string, Partial<TableSpec<number>>, new (...args: never[]) => Error]>([
@@ -58,7 +58,7 @@ describe('declared tables', () => {
     const zero = await cache.declare({ name: tableName('edge'), kind: 'ABC', loader, jitter: 0 });
     expect(table.settings.jitter).toBe(0.5);
     expect(zero.settings.jitter).toBe(0);
-    await Promise.all([table.stop(), zero.stop()]);
+    await Promise.all([table.close(), zero.close()]);
   });
 
   it('refuses a second declaration of one name, even while the first is starting', async () => {
@@ -67,22 +67,22 @@ describe('declared tables', () => {
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     const refused = results.find((r) => r.status === 'rejected');
     expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(CacheExistsError);
-    await cache.table(name).stop();
+    await cache.table(name).close();
   });
 
   it('answers NoSuchCacheError for an undeclared name and for a stopped table', async () => {
     expect(() => cache.table('never-declared')).toThrow(NoSuchCacheError);
     const name = tableName('stop');
     const table = await cache.declare({ name, kind: 'USR', loader });
-    await table.stop();
+    await table.close();
     expect(cache.has(name)).toBe(false);
     expect(cache.list().map((s) => s.name)).not.toContain(name);
     expect(() => cache.table(name)).toThrow(NoSuchCacheError);
-    expect(table.stopped).toBe(true);
+    expect(table.closed).toBe(true);
     await expect(table.fetch('USR00000000001' as never)).rejects.toThrow(NoSuchCacheError);
     // The name is free again once its table stopped.
     const again = await cache.declare({ name, kind: 'USR', loader });
-    await again.stop();
+    await again.close();
   });
 
   it('close stops every table and refuses new ones', async () => {
@@ -91,7 +91,7 @@ describe('declared tables', () => {
     const b = await own.declare({ name: tableName('cl'), kind: 'USR', loader, coherence: 'broadcast' });
     const starting = own.declare({ name: tableName('cl'), kind: 'USR', loader, coherence: 'broadcast' });
     await own.close();
-    expect([a.stopped, b.stopped, (await starting).stopped]).toEqual([true, true, true]);
+    expect([a.closed, b.closed, (await starting).closed]).toEqual([true, true, true]);
     expect(own.list()).toEqual([]);
     await expect(own.declare({ name: tableName('cl'), kind: 'USR', loader })).rejects.toThrow(InvalidArgumentError);
   });

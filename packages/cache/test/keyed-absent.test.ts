@@ -29,8 +29,8 @@ const pttl = async (name: string, key: string): Promise<number> => Number(await 
 describe('negative caching', () => {
   it('a null answer is cached for negativeTtl and served to another connection without a second load', async () => {
     const name = tableName('kn');
-    const a = await cacheA.namespace<Row>({ name, ttl: 600_000, grace: 600_000, negativeTtl: 30_000 });
-    const b = await cacheB.namespace<Row>({ name, ttl: 600_000, grace: 600_000, negativeTtl: 30_000 });
+    const a = await cacheA.namespace<Row>({ name, ttlMs: 600_000, graceMs: 600_000, negativeTtlMs: 30_000 });
+    const b = await cacheB.namespace<Row>({ name, ttlMs: 600_000, graceMs: 600_000, negativeTtlMs: 30_000 });
     let loads = 0;
     const missingRow = (): Row => {
       loads++;
@@ -40,7 +40,7 @@ describe('negative caching', () => {
     expect(await b.getOrSetEntry('user:404', missingRow)).toMatchObject({ value: null, source: 'l2' });
     expect(await b.getOrSet('user:404', missingRow)).toBeNull();
     expect(loads).toBe(1);
-    // Its own lifetime, no grace: at most negativeTtl on the server, where a present row gets ttl + grace.
+    // Its own lifetime, no graceMs: at most negativeTtl on the server, where a present row gets ttl + grace.
     const left = await pttl(name, 'user:404');
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThanOrEqual(30_000);
@@ -50,8 +50,8 @@ describe('negative caching', () => {
 
   it('an undefined answer is stored as an empty NIL frame (no codec involved) and read back as undefined', async () => {
     const name = tableName('kn');
-    const a = await cacheA.namespace<Row>({ name, negativeTtl: 30_000 });
-    const b = await cacheB.namespace<Row>({ name, negativeTtl: 30_000 });
+    const a = await cacheA.namespace<Row>({ name, negativeTtlMs: 30_000 });
+    const b = await cacheB.namespace<Row>({ name, negativeTtlMs: 30_000 });
     let loads = 0;
     const read = await a.getOrSetEntry('gone', () => {
       loads++;
@@ -73,8 +73,8 @@ describe('negative caching', () => {
 
   it('a cached absence gets no grace in another L1 either: once negativeTtl is over, the next getOrSet loads the row', async () => {
     const name = tableName('kn');
-    const a = await cacheA.namespace<Row>({ name, ttl: 600_000, grace: 600_000, negativeTtl: 50 });
-    const b = await cacheB.namespace<Row>({ name, ttl: 600_000, grace: 600_000, negativeTtl: 50 });
+    const a = await cacheA.namespace<Row>({ name, ttlMs: 600_000, graceMs: 600_000, negativeTtlMs: 50 });
+    const b = await cacheB.namespace<Row>({ name, ttlMs: 600_000, graceMs: 600_000, negativeTtlMs: 50 });
     expect(await a.getOrSet('late', () => null)).toBeNull();
     expect(await b.getEntry('late')).toMatchObject({ value: null, source: 'l2' });
     await until(async () => Number(await connA.command('EXISTS', `ecc:{${name}}:k:late`)) === 0);
@@ -88,15 +88,15 @@ describe('negative caching', () => {
 
   it('a per-call negativeTtl replaces the namespace one, ctx.setTtl wins over both, and without one an absence lives ttl', async () => {
     const name = tableName('kn');
-    const ns = await cacheA.namespace<Row>({ name, ttl: 600_000, negativeTtl: 30_000 });
-    await ns.getOrSet('call', () => null, { negativeTtl: 2_000 });
+    const ns = await cacheA.namespace<Row>({ name, ttlMs: 600_000, negativeTtlMs: 30_000 });
+    await ns.getOrSet('call', () => null, { negativeTtlMs: 2_000 });
     expect(await pttl(name, 'call')).toBeLessThanOrEqual(2_000);
     await ns.getOrSet('adaptive', (ctx) => {
       ctx.setTtl(400_000);
       return null;
     });
     expect(await pttl(name, 'adaptive')).toBeGreaterThan(300_000);
-    const plain = await cacheA.namespace<Row>({ name: tableName('kn'), ttl: 600_000 });
+    const plain = await cacheA.namespace<Row>({ name: tableName('kn'), ttlMs: 600_000 });
     await plain.getOrSet('none', () => undefined);
     expect(Number(await connA.command('PTTL', `ecc:{${plain.name}}:k:none`))).toBeGreaterThan(500_000);
   });
@@ -138,8 +138,8 @@ describe("don't cache this one", () => {
       ctx.skip();
       return { id: 1 };
     });
-    // The lease is A's once its key exists; then B waits on it.
-    while (Number(await connA.command('EXISTS', `ecc:{${name}}:l:k`)) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The lease is A's once its lease frame holds the entry; then B waits on it.
+    await until(async () => String(await connA.command('GET', `ecc:{${name}}:k:k`)).startsWith('~L'));
     const started = Date.now();
     const second = b.getOrSetEntry('k', () => ({ id: 2 }));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -163,14 +163,14 @@ describe("don't cache this one", () => {
 
   it('a skipped refresh in grace leaves the stale entry as it was', async () => {
     const name = tableName('ks');
-    const ns = await cacheA.namespace<Row>({ name, ttl: 50, grace: 600_000, l1: false });
+    const ns = await cacheA.namespace<Row>({ name, ttlMs: 50, graceMs: 600_000, l1: false });
     await ns.set('k', { id: 1 });
     const before = await connA.command('GET', `ecc:{${name}}:k:k`);
     await sleep(100);
     const fresh = await ns.getOrSetEntry('k', (ctx) => {
       ctx.skip();
       return { id: 2 };
-    }, { timeouts: { soft: 10_000 } });
+    }, { timeouts: { softMs: 10_000 } });
     expect(fresh).toMatchObject({ value: { id: 2 }, source: 'uncached' });
     expect(await connA.command('GET', `ecc:{${name}}:k:k`)).toEqual(before);
     expect(await connA.command('EXISTS', `ecc:{${name}}:l:k`)).toBe(0);

@@ -53,8 +53,8 @@ describe('keyed namespaces on a 3-master cluster', { timeout: 30_000 }, () => {
     const names = Array.from({ length: 6 }, () => tableName('kc'));
     expect(new Set(names.map((n) => Math.floor(slot(`{${n}}`) / 5462))).size).toBeGreaterThan(1);
     for (const name of names) {
-      const a = await cacheA.namespace<number | null>({ name, ttl: 600_000, grace: 60_000, negativeTtl: 30_000 });
-      const b = await cacheB.namespace<number | null>({ name, ttl: 600_000, grace: 60_000, negativeTtl: 30_000 });
+      const a = await cacheA.namespace<number | null>({ name, ttlMs: 600_000, graceMs: 60_000, negativeTtlMs: 30_000 });
+      const b = await cacheB.namespace<number | null>({ name, ttlMs: 600_000, graceMs: 60_000, negativeTtlMs: 30_000 });
       await a.set('p', 1);
       expect(await b.get('p')).toBe(1);
       expect(await a.pull('p')).toBe(1);

@@ -18,7 +18,7 @@ const never = (): Promise<string> => new Promise(() => undefined);
 
 describe('keyed namespaces: grace, timeouts, per-call control', () => {
   it('serves the stale value in grace while one refresh runs (soft timeout 0), then the new one', async () => {
-    const ns = await cache.namespace<string>({ name: tableName('kg'), ttl: 300, grace: 10_000 });
+    const ns = await cache.namespace<string>({ name: tableName('kg'), ttlMs: 300, graceMs: 10_000 });
     await ns.set('k', 'old');
     await sleep(320);
     let release!: (v: string) => void;
@@ -30,20 +30,20 @@ describe('keyed namespaces: grace, timeouts, per-call control', () => {
   });
 
   it('waits for the factory up to the soft timeout, then answers stale', async () => {
-    const ns = await cache.namespace<string>({ name: tableName('kg'), ttl: 50, grace: 10_000 });
+    const ns = await cache.namespace<string>({ name: tableName('kg'), ttlMs: 50, graceMs: 10_000 });
     await ns.set('k', 'old');
     await sleep(60);
-    const fast = await ns.getOrSetEntry('k', () => Promise.resolve('fresh'), { timeouts: { soft: 500 } });
+    const fast = await ns.getOrSetEntry('k', () => Promise.resolve('fresh'), { timeouts: { softMs: 500 } });
     expect(fast).toMatchObject({ value: 'fresh', source: 'fill' });
     await sleep(60);
     const started = Date.now();
-    const slow = await ns.getOrSetEntry('k', never, { timeouts: { soft: 40 } });
+    const slow = await ns.getOrSetEntry('k', never, { timeouts: { softMs: 40 } });
     expect(slow).toMatchObject({ value: 'fresh', source: 'stale' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(35);
   });
 
   it('a factory that throws during grace leaves the stale value served and reports the error', async () => {
-    const ns = await cache.namespace<string>({ name: tableName('kg'), ttl: 50, grace: 10_000, timeouts: { soft: 1000 } });
+    const ns = await cache.namespace<string>({ name: tableName('kg'), ttlMs: 50, graceMs: 10_000, timeouts: { softMs: 1000 } });
     const errors: unknown[] = [];
     ns.on('factory-error', (e) => errors.push(e.error));
     await ns.set('k', 'old');
@@ -68,27 +68,27 @@ describe('keyed namespaces: grace, timeouts, per-call control', () => {
 
   it('a hard timeout fails the call with a typed error; the factory still fills in the background', async () => {
     const ns = await cache.namespace<string>({ name: tableName('kg') });
-    await expect(ns.getOrSet('k', () => sleep(80).then(() => 'late'), { timeouts: { hard: 20 } })).rejects.toThrow(FactoryTimeoutError);
+    await expect(ns.getOrSet('k', () => sleep(80).then(() => 'late'), { timeouts: { hardMs: 20 } })).rejects.toThrow(FactoryTimeoutError);
     await expect.poll(() => ns.peek('k')?.value).toBe('late');
   });
 
   it('ctx.setTtl sets the lifetime from what was loaded; forceFresh reloads; forever entries do not expire', async () => {
     const name = tableName('kg');
-    const ns = await cache.namespace<{ ttl: number }>({ name, ttl: 60_000 });
+    const ns = await cache.namespace<{ ttlMs: number }>({ name, ttlMs: 60_000 });
     await ns.getOrSet('adaptive', (ctx) => {
       ctx.setTtl(40);
-      return { ttl: 40 };
+      return { ttlMs: 40 };
     });
     const pttl = Number(await conn.command('PTTL', `ecc:{${name}}:k:adaptive`));
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(40);
     let loads = 0;
-    await ns.getOrSet('f', () => ({ ttl: ++loads }));
-    expect(await ns.getOrSetEntry('f', () => ({ ttl: ++loads }), { forceFresh: true })).toMatchObject({ source: 'fill', value: { ttl: 2 } });
-    expect(await ns.get('f')).toEqual({ ttl: 2 });
-    await ns.setForever('forever', { ttl: 0 });
+    await ns.getOrSet('f', () => ({ ttlMs: ++loads }));
+    expect(await ns.getOrSetEntry('f', () => ({ ttlMs: ++loads }), { forceFresh: true })).toMatchObject({ source: 'fill', value: { ttlMs: 2 } });
+    expect(await ns.get('f')).toEqual({ ttlMs: 2 });
+    await ns.setForever('forever', { ttlMs: 0 });
     expect(Number(await conn.command('PTTL', `ecc:{${name}}:k:forever`))).toBe(-1);
-    await ns.getOrSetForever('forever2', () => ({ ttl: 0 }));
+    await ns.getOrSetForever('forever2', () => ({ ttlMs: 0 }));
     expect(Number(await conn.command('PTTL', `ecc:{${name}}:k:forever2`))).toBe(-1);
     expect(ns.peek('forever2')?.expiresAt).toBe(Infinity);
   });

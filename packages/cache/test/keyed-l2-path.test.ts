@@ -75,9 +75,11 @@ describe('the read path off L1', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const loads = [ns.getOrSet('a', async () => (await gate, 1)), ns.getOrSet('b', async () => (await gate, 2))];
-    const leases = [`ecc:{${name}}:l:a`, `ecc:{${name}}:l:b`];
-    await until(async () => (await connA.command('EXISTS', ...leases)) === 2);
-    const [ta, tb] = (await Promise.all(leases.map((key) => connA.command('GET', key)))) as [string, string];
+    // A miss's lease is a frame in the entry itself: `~L`, a waited flag, its end (13 digits), the token.
+    const leases = [`ecc:{${name}}:k:a`, `ecc:{${name}}:k:b`];
+    const frames = async (): Promise<string[]> => (await Promise.all(leases.map((key) => connA.command('GET', key)))).map(String);
+    await until(async () => (await frames()).every((f) => f.startsWith('~L')));
+    const [ta, tb] = (await frames()).map((f) => f.slice(16)) as [string, string];
     release();
     await Promise.all(loads);
     expect(ta).not.toBe(tb);
@@ -86,18 +88,26 @@ describe('the read path off L1', () => {
 });
 
 describe('read modes freeze or copy only where a value is shared', () => {
-  it('without an L1, values read from L2 are not frozen, and callers sharing one load get their own copies', async () => {
+  it('without an L1, a value read by one caller is its own; callers sharing one load share it frozen, or get copies under clone', async () => {
     const name = tableName('nofreeze');
     await (await cacheA.namespace<{ list: number[] }>({ name })).set('k', { list: [1] });
     const reader = await cacheB.namespace<{ list: number[] }>({ name, l1: false });
     const read = await reader.get('k');
     expect(Object.isFrozen(read)).toBe(false);
     const [x, y] = await Promise.all([reader.getOrSet('k', () => ({ list: [] })), reader.getOrSet('k', () => ({ list: [] }))]);
+    expect(reader.stats().coalesced).toBe(1);
     expect(x).toEqual({ list: [1] });
-    expect(y).toEqual({ list: [1] });
-    expect(x).not.toBe(y);
-    x.list.push(2);
-    expect(y.list).toEqual([1]);
+    // One decode for both, frozen before either caller resumes: no copy per caller.
+    expect(x).toBe(y);
+    expect(Object.isFrozen(x) && Object.isFrozen(x.list)).toBe(true);
+    expect(() => x.list.push(2)).toThrow(TypeError);
+    const cloning = await cacheA.namespace<{ list: number[] }>({ name: tableName('clonejoin'), l1: false, read: 'clone' });
+    await cloning.set('k', { list: [1] });
+    const [p, q] = await Promise.all([cloning.getOrSet('k', () => ({ list: [] })), cloning.getOrSet('k', () => ({ list: [] }))]);
+    expect(p).toEqual({ list: [1] });
+    expect(p).not.toBe(q);
+    p.list.push(2);
+    expect(q.list).toEqual([1]);
   });
 
   it('frozen mode: a written value is decoded once, at its first hit: frozen, shared by later hits, untouched by its writer', async () => {

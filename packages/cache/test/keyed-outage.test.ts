@@ -27,11 +27,11 @@ describe('keyed namespaces: the outage mode', { timeout: 30_000 }, () => {
   it('with L2 stopped: hits still answer, grace and the factory stand in, deletes go locally first, the breaker opens and closes', async () => {
     // The breaker stays open long enough that a busy machine cannot half-open it before the
     // open-breaker call below is made.
-    const ns = await cache.namespace<string>({ name: tableName('ko'), ttl: 200, grace: 60_000, outage: { l2TimeoutMs: 100, failures: 2, openMs: 2_000 } });
+    const ns = await cache.namespace<string>({ name: tableName('ko'), ttlMs: 200, graceMs: 60_000, outage: { l2TimeoutMs: 100, failures: 2, openMs: 2_000 } });
     const breaker: NamespaceEvents['breaker'][] = [];
     ns.on('breaker', (e) => breaker.push(e));
     await ns.set('hot', 'h');
-    await ns.set('graced', 'g', { ttl: 1 });
+    await ns.set('graced', 'g', { ttlMs: 1 });
     await ns.set('doomed', 'd');
     await sleep(5);
     process.kill(server.pid, 'SIGSTOP');
@@ -59,7 +59,7 @@ describe('keyed namespaces: the outage mode', { timeout: 30_000 }, () => {
   });
 
   it('with L2 stopped: pull and expire drop the local copy first and report L2UnavailableError; a skipped answer still reaches its caller', async () => {
-    const ns = await cache.namespace<string>({ name: tableName('ko'), ttl: 60_000, outage: { l2TimeoutMs: 100, failures: 10, openMs: 300 } });
+    const ns = await cache.namespace<string>({ name: tableName('ko'), ttlMs: 60_000, outage: { l2TimeoutMs: 100, failures: 10, openMs: 300 } });
     await ns.set('p', 'p');
     await ns.set('e', 'e');
     process.kill(server.pid, 'SIGSTOP');

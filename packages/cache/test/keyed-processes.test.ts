@@ -59,7 +59,7 @@ describe('keyed namespaces across processes', { timeout: 60_000 }, () => {
     const ns = tableName('kp');
     const runsKey = `test:{${ns}}:runs`;
     const group = await start(ns, 2);
-    const first = await Promise.all(group.map((p) => p.ask<{ value: string; source: string }>({ op: 'absent', key: 'user:404', runsKey, negativeTtl: 30_000 })));
+    const first = await Promise.all(group.map((p) => p.ask<{ value: string; source: string }>({ op: 'absent', key: 'user:404', runsKey, negativeTtlMs: 30_000 })));
     expect(first.map((a) => a.value)).toEqual(['<undefined>', '<undefined>']);
     // One loads; the other waited on its lease (peer) or came after it (l2).
     expect(first.filter((a) => a.source === 'fill')).toHaveLength(1);

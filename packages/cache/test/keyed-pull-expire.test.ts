@@ -73,10 +73,10 @@ describe('pull', () => {
 });
 
 describe('expire', () => {
-  it('marks the entry stale now and keeps it for its grace: reads serve it stale, the next getOrSet refreshes it', async () => {
+  it('marks the entry stale now and keeps it for its graceMs: reads serve it stale, the next getOrSet refreshes it', async () => {
     const name = tableName('ke');
-    const a = await cacheA.namespace<User>({ name, ttl: 600_000, grace: 60_000 });
-    const b = await cacheB.namespace<User>({ name, ttl: 600_000, grace: 60_000 });
+    const a = await cacheA.namespace<User>({ name, ttlMs: 600_000, graceMs: 60_000 });
+    const b = await cacheB.namespace<User>({ name, ttlMs: 600_000, graceMs: 60_000 });
     await a.set('user:1', { name: 'old' });
     expect(await b.getEntry('user:1')).toMatchObject({ source: 'l2' });
     expect(await a.expire('user:1')).toBe(true);
@@ -106,7 +106,7 @@ describe('expire', () => {
 
   it('keeps the namespace grace (never longer than the entry had left); without grace it deletes; a missing key answers false', async () => {
     const name = tableName('ke');
-    const ns = await cacheA.namespace<number>({ name, ttl: 600_000, grace: 30_000 });
+    const ns = await cacheA.namespace<number>({ name, ttlMs: 600_000, graceMs: 30_000 });
     await ns.setForever('forever', 2);
     expect(Number(await connA.command('PTTL', entry(name, 'forever')))).toBe(-1);
     expect(await ns.expire('forever')).toBe(true);
@@ -114,11 +114,11 @@ describe('expire', () => {
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThanOrEqual(30_000);
     expect(await ns.getEntry('forever')).toMatchObject({ value: 2, source: 'stale' });
-    await ns.set('short', 3, { ttl: 1, grace: 5_000 });
+    await ns.set('short', 3, { ttlMs: 1, graceMs: 5_000 });
     expect(await ns.expire('short')).toBe(true);
     expect(Number(await connA.command('PTTL', entry(name, 'short')))).toBeLessThanOrEqual(5_001);
     expect(await ns.expire('missing')).toBe(false);
-    const none = await cacheA.namespace<number>({ name: tableName('ke'), ttl: 600_000 });
+    const none = await cacheA.namespace<number>({ name: tableName('ke'), ttlMs: 600_000 });
     await none.set('k', 1);
     expect(await none.expire('k')).toBe(true);
     expect(await connA.command('EXISTS', entry(none.name, 'k'))).toBe(0);
@@ -127,7 +127,7 @@ describe('expire', () => {
 
   it('an expired entry keeps its version: its tag still deletes it, and any later write wins', async () => {
     const name = tableName('ke');
-    const ns = await cacheA.namespace<number>({ name, ttl: 600_000, grace: 60_000 });
+    const ns = await cacheA.namespace<number>({ name, ttlMs: 600_000, graceMs: 60_000 });
     await ns.set('t1', 1, { tags: ['team'] });
     const version = ((await connA.command('GET', entry(name, 't1'))) as string).slice(0, 14);
     await ns.expire('t1');

@@ -42,7 +42,7 @@ describe('keyed namespaces: the verbs', () => {
       await expect(ns.set(bad, 1)).rejects.toThrow(InvalidArgumentError);
     }
     await expect(ns.set('k', 1, { tags: ['t{'] })).rejects.toThrow(InvalidArgumentError);
-    await expect(ns.set('k', 1, { ttl: -1 })).rejects.toThrow(InvalidArgumentError);
+    await expect(ns.set('k', 1, { ttlMs: -1 })).rejects.toThrow(InvalidArgumentError);
     await expect(cacheA.namespace({ name: 'bad name' })).rejects.toThrow(InvalidNameError);
     await expect(cacheA.namespace({ name: tableName('kv'), ttll: 5 } as never)).rejects.toThrow(InvalidArgumentError);
     expect(ns.stats().size).toBe(0);

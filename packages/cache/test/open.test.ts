@@ -59,20 +59,20 @@ describe('a namespace asked for twice', () => {
 
   it('answers the same handle for the same options, even while the first is opening', async () => {
     const name = tableName('twice');
-    const [a, b] = await Promise.all([cache.namespace({ name, ttl: 1000 }), cache.namespace({ name, ttl: 1000 })]);
+    const [a, b] = await Promise.all([cache.namespace({ name, ttlMs: 1000 }), cache.namespace({ name, ttlMs: 1000 })]);
     expect(b).toBe(a);
-    // Defaults count as given: { name } and { name, grace: 0 } are the same declaration.
-    expect(await cache.namespace({ name, ttl: 1000, grace: 0, read: 'frozen' })).toBe(a);
+    // Defaults count as given: { name } and { name, graceMs: 0 } are the same declaration.
+    expect(await cache.namespace({ name, ttlMs: 1000, graceMs: 0, read: 'frozen' })).toBe(a);
     const shared = await cache.namespace({ name: tableName('codec'), codec: stringCodec });
     expect(await cache.namespace({ name: shared.name, codec: stringCodec })).toBe(shared);
   });
 
   it.each<[string, object, object, string]>([
-    ['ttl', { ttl: 1000 }, { ttl: 2000 }, 'ttl'],
-    ['a default vs a value', {}, { grace: 5 }, 'grace'],
+    ['ttl', { ttlMs: 1000 }, { ttlMs: 2000 }, 'ttlMs'],
+    ['a default vs a value', {}, { graceMs: 5 }, 'graceMs'],
     ['codec (another object)', { codec: bufferCodec }, { codec: { ...bufferCodec } }, 'codec'],
     ['read mode', {}, { read: 'clone' }, 'read'],
-    ['a timeout', { timeouts: { soft: 5 } }, { timeouts: { soft: 6 } }, 'timeouts.soft'],
+    ['a timeout', { timeouts: { softMs: 5 } }, { timeouts: { softMs: 6 } }, 'timeouts.softMs'],
     ['outage settings', { outage: true }, { outage: { failures: 9 } }, 'outage.failures'],
     ['the value cap', {}, { maxValueBytes: 10 }, 'maxValueBytes'],
   ])('with a different %s throws NamespaceOptionsError naming it', async (_, first, second, option) => {
@@ -83,15 +83,15 @@ describe('a namespace asked for twice', () => {
     expect((refused as NamespaceOptionsError).option).toBe(option);
     expect((refused as NamespaceOptionsError).message).toContain(`different ${option}`);
     // The open handle is untouched.
-    expect(open.stopped).toBe(false);
+    expect(open.closed).toBe(false);
   });
 
   it('opens afresh once the first handle stopped', async () => {
     const name = tableName('again');
     const first = await cache.namespace({ name });
-    await first.stop();
-    const second = await cache.namespace({ name, ttl: 5 });
+    await first.close();
+    const second = await cache.namespace({ name, ttlMs: 5 });
     expect(second).not.toBe(first);
-    expect(second.stopped).toBe(false);
+    expect(second.closed).toBe(false);
   });
 });

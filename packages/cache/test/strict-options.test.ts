@@ -13,7 +13,7 @@ beforeAll(async () => {
   server = await startRedis();
   conn = await connect(server.url);
   cache = await Cache.open({ connection: conn });
-  ns = await cache.namespace({ name: 'strict', grace: 60_000 });
+  ns = await cache.namespace({ name: 'strict', graceMs: 60_000 });
   await ns.set('present', { a: 1 }, { tags: ['t'] });
 });
 afterAll(async () => {
@@ -43,11 +43,20 @@ const rows: [string, string, Call, string | null][] = [
   ['getOrSet options', 'lockTimeout', () => ns.getOrSet('k1', factory, { lockTimeout: 1000 } as never), 'leaseMs'],
   ['getOrSet options', 'suppressL2Errors', () => ns.getOrSet('k1', factory, { suppressL2Errors: true } as never), 'outage'],
   ['getOrSet options', 'gracePeriod', () => ns.getOrSet('k1', factory, { gracePeriod: { enabled: true } } as never), 'grace'],
-  ['getOrSet options', 'timeout', () => ns.getOrSet('k1', factory, { timeout: 100 } as never), 'timeouts: { soft }'],
-  ['getOrSet options', 'hardTimeout', () => ns.getOrSet('k1', factory, { hardTimeout: 100 } as never), 'timeouts: { hard }'],
+  ['getOrSet options', 'timeout', () => ns.getOrSet('k1', factory, { timeout: 100 } as never), 'timeouts: { softMs }'],
+  ['getOrSet options', 'hardTimeout', () => ns.getOrSet('k1', factory, { hardTimeout: 100 } as never), 'timeouts: { hardMs }'],
   ['getOrSet options', 'earlyExpiration', () => ns.getOrSet('k1', factory, { earlyExpiration: 0.8 } as never), 'grace'],
   ['getOrSet options', 'factory', () => ns.getOrSet('k1', factory, { factory } as never), 'second argument'],
-  ['getOrSet options', 'ttlMs', () => ns.getOrSet('k1', factory, { ttlMs: 100 } as never), null],
+  ['getOrSet options', 'ttl', () => ns.getOrSet('k1', factory, { ttl: 100 } as never), 'ttlMs'],
+  ['getOrSet options', 'grace', () => ns.getOrSet('k1', factory, { grace: 100 } as never), 'graceMs'],
+  ['getOrSet options', 'negativeTtl', () => ns.getOrSet('k1', factory, { negativeTtl: 100 } as never), 'negativeTtlMs'],
+  ['set options', 'ttl', () => ns.set('k2', 1, { ttl: 100 } as never), 'ttlMs'],
+  ['set options', 'grace', () => ns.set('k2', 1, { grace: 100 } as never), 'graceMs'],
+  ['namespace options', 'ttl', () => cache.namespace({ name: 'n1', ttl: 100 } as never), 'ttlMs'],
+  ['namespace options', 'grace', () => cache.namespace({ name: 'n1', grace: 100 } as never), 'graceMs'],
+  ['namespace options', 'negativeTtl', () => cache.namespace({ name: 'n1', negativeTtl: 100 } as never), 'negativeTtlMs'],
+  ['timeouts', 'soft', () => ns.getOrSet('k1', factory, { timeouts: { soft: 0 } } as never), 'softMs'],
+  ['timeouts', 'hard', () => cache.namespace({ name: 'n1', timeouts: { hard: 5 } } as never), 'hardMs'],
   ['set options', 'skipBusNotify', () => ns.set('k2', 1, { skipBusNotify: true } as never), 'coherence'],
   ['set options', 'forceFresh', () => ns.set('k2', 1, { forceFresh: true } as never), 'getOrSet'],
   ['set options', 'timeouts', () => ns.set('k2', 1, { timeouts: { soft: 1 } } as never), 'getOrSet'],
@@ -58,10 +67,10 @@ const rows: [string, string, Call, string | null][] = [
   ['getOrSet options', 'negativeTTL', () => ns.getOrSet('k1', factory, { negativeTTL: 5 } as never), null],
   ['pull options', 'default', () => ns.pull('present', { default: 1 } as never), '?? fallback'],
   ['pull options', 'ttl', () => ns.pull('present', { ttl: 5 } as never), null],
-  ['expire options', 'grace', () => ns.expire('present', { grace: 5 } as never), "namespace's grace"],
-  ['expire options', 'ttl', () => ns.expire('present', { ttl: 5 } as never), 'set(key, value, { ttl })'],
+  ['expire options', 'grace', () => ns.expire('present', { grace: 5 } as never), "namespace's graceMs"],
+  ['expire options', 'ttl', () => ns.expire('present', { ttl: 5 } as never), 'set(key, value, { ttlMs })'],
   ['namespace options', 'negativeTTL', () => cache.namespace({ name: 'n1', negativeTTL: 5 } as never), null],
-  ['get options', 'ttl', () => ns.getEntry('present', { ttl: 5 } as never), 'set(key, value, { ttl })'],
+  ['get options', 'ttl', () => ns.getEntry('present', { ttl: 5 } as never), 'set(key, value, { ttlMs })'],
   ['delete options', 'skipBusNotify', () => ns.delete('present', { skipBusNotify: true } as never), 'coherence'],
   ['delete options', 'key', () => ns.deleteMany(['present'], { key: 'present' } as never), 'first argument'],
   ['deleteByTag options', 'tags', () => ns.deleteByTag('t', { tags: ['t'] } as never), 'once per tag'],
@@ -102,11 +111,11 @@ describe('strict options: a foreign or misspelt option is refused, named, hinted
   });
 
   it.each<[string, Call, string]>([
-    ["getOrSet's ttl as bentocache's '1h'", () => ns.getOrSet('k1', factory, { ttl: '1h' } as never), "3_600_000 for '1h'"],
-    ["set's grace as '6h'", () => ns.set('k2', 1, { grace: '6h' } as never), 'milliseconds'],
-    ["namespace's ttl as '10m'", () => cache.namespace({ name: 'n2', ttl: '10m' } as never), 'not a duration string'],
-    ["namespace's negativeTtl as '5m'", () => cache.namespace({ name: 'n2', negativeTtl: '5m' } as never), 'not a duration string'],
-    ["getOrSet's negativeTtl as 0", () => ns.getOrSet('k1', factory, { negativeTtl: 0 }), 'positive integer'],
+    ["getOrSet's ttl as bentocache's '1h'", () => ns.getOrSet('k1', factory, { ttlMs: '1h' } as never), "3_600_000 for '1h'"],
+    ["set's grace as '6h'", () => ns.set('k2', 1, { graceMs: '6h' } as never), 'milliseconds'],
+    ["namespace's ttl as '10m'", () => cache.namespace({ name: 'n2', ttlMs: '10m' } as never), 'not a duration string'],
+    ["namespace's negativeTtl as '5m'", () => cache.namespace({ name: 'n2', negativeTtlMs: '5m' } as never), 'not a duration string'],
+    ["getOrSet's negativeTtl as 0", () => ns.getOrSet('k1', factory, { negativeTtlMs: 0 }), 'positive integer'],
     ["getOrSet's cacheIf as a boolean", () => ns.getOrSet('k1', factory, { cacheIf: false } as never), 'must be a function'],
     ["namespace's cacheIf as a boolean", () => cache.namespace({ name: 'n2', cacheIf: true } as never), 'must be a function'],
     ['a namespace name as a string', () => cache.namespace('users' as never), "cache.namespace({ name: \"users\" })"],

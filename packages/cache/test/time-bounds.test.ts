@@ -51,19 +51,19 @@ const table = async (options: object): Promise<void> => {
 
 // [where, option, bound, at the bound, past it]
 const rows: [string, string, number, () => Promise<unknown>, () => Promise<unknown>][] = [
-  ['namespace options', 'ttl', SPAN, () => namespace({ ttl: SPAN }), () => namespace({ ttl: SPAN + 1 })],
-  ['namespace options', 'grace', SPAN, () => namespace({ grace: SPAN }), () => namespace({ grace: SPAN + 1 })],
-  ['namespace options', 'negativeTtl', SPAN, () => namespace({ negativeTtl: SPAN }), () => namespace({ negativeTtl: SPAN + 1 })],
+  ['namespace options', 'ttlMs', SPAN, () => namespace({ ttlMs: SPAN }), () => namespace({ ttlMs: SPAN + 1 })],
+  ['namespace options', 'graceMs', SPAN, () => namespace({ graceMs: SPAN }), () => namespace({ graceMs: SPAN + 1 })],
+  ['namespace options', 'negativeTtlMs', SPAN, () => namespace({ negativeTtlMs: SPAN }), () => namespace({ negativeTtlMs: SPAN + 1 })],
   ['namespace options', 'leaseMs', TIMER, () => namespace({ leaseMs: TIMER }), () => namespace({ leaseMs: TIMER + 1 })],
   ['namespace options', 'sweepMs', TIMER, () => namespace({ sweepMs: TIMER }), () => namespace({ sweepMs: TIMER + 1 })],
-  ['timeouts', 'hard', TIMER, () => namespace({ timeouts: { hard: TIMER } }), () => namespace({ timeouts: { hard: TIMER + 1 } })],
-  ['timeouts', 'soft', TIMER, () => ns.getOrSet('k', factory, { timeouts: { soft: TIMER } }), () => ns.getOrSet('k2', factory, { timeouts: { soft: TIMER + 1 } })],
+  ['timeouts', 'hardMs', TIMER, () => namespace({ timeouts: { hardMs: TIMER } }), () => namespace({ timeouts: { hardMs: TIMER + 1 } })],
+  ['timeouts', 'softMs', TIMER, () => ns.getOrSet('k', factory, { timeouts: { softMs: TIMER } }), () => ns.getOrSet('k2', factory, { timeouts: { softMs: TIMER + 1 } })],
   ['outage', 'l2TimeoutMs', TIMER, () => namespace({ outage: { l2TimeoutMs: TIMER } }), () => namespace({ outage: { l2TimeoutMs: TIMER + 1 } })],
   ['outage', 'openMs', TIMER, () => namespace({ outage: { openMs: TIMER } }), () => namespace({ outage: { openMs: TIMER + 1 } })],
-  ['set options', 'ttl', SPAN, () => ns.set('s', 1, { ttl: SPAN }), () => ns.set('s2', 1, { ttl: SPAN + 1 })],
-  ['set options', 'grace', SPAN, () => ns.set('s', 1, { ttl: SPAN, grace: SPAN }), () => ns.set('s2', 1, { grace: SPAN + 1 })],
-  ['getOrSet options', 'ttl', SPAN, () => ns.getOrSet('g', factory, { ttl: SPAN }), () => ns.getOrSet('g2', factory, { ttl: SPAN + 1 })],
-  ['getOrSet options', 'negativeTtl', SPAN, () => ns.getOrSet('g3', () => undefined, { negativeTtl: SPAN }), () => ns.getOrSet('g4', () => undefined, { negativeTtl: SPAN + 1 })],
+  ['set options', 'ttlMs', SPAN, () => ns.set('s', 1, { ttlMs: SPAN }), () => ns.set('s2', 1, { ttlMs: SPAN + 1 })],
+  ['set options', 'graceMs', SPAN, () => ns.set('s', 1, { ttlMs: SPAN, graceMs: SPAN }), () => ns.set('s2', 1, { graceMs: SPAN + 1 })],
+  ['getOrSet options', 'ttlMs', SPAN, () => ns.getOrSet('g', factory, { ttlMs: SPAN }), () => ns.getOrSet('g2', factory, { ttlMs: SPAN + 1 })],
+  ['getOrSet options', 'negativeTtlMs', SPAN, () => ns.getOrSet('g3', () => undefined, { negativeTtlMs: SPAN }), () => ns.getOrSet('g4', () => undefined, { negativeTtlMs: SPAN + 1 })],
   ['declare spec', 'ttlMs', SPAN, () => table({ ttlMs: SPAN }), () => table({ ttlMs: SPAN + 1 })],
   ['declare spec', 'sweepMs', TIMER, () => table({ sweepMs: TIMER }), () => table({ sweepMs: TIMER + 1 })],
 ];
@@ -86,7 +86,7 @@ describe('time-like cache options are bounded', () => {
   });
 
   it('Infinity still means no expiry', async () => {
-    await ns.set('forever', 1, { ttl: Infinity });
+    await ns.set('forever', 1, { ttlMs: Infinity });
     expect(await ns.get('forever')).toBe(1);
   });
 });

@@ -85,7 +85,7 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
   const users = await cache.declare({ name: 'users', kind: 'USR', loader: (id) => ({ id, plan: 'pro' }) });
   const ids = Array.from({ length: 6 }, () => mintId('USR'));
   for (const id of [...ids, ...ids, ...ids.slice(0, 3)]) await users.fetch(id);
-  const sessions = await cache.namespace<{ user: string }>({ name: 'sessions', ttl: 600_000 });
+  const sessions = await cache.namespace<{ user: string }>({ name: 'sessions', ttlMs: 600_000 });
   for (const [key, user, team] of [['s-ann', 'ann', 'team-a'], ['s-bob', 'bob', 'team-a'], ['s-cy', 'cy', 'team-b'], ['s-di', 'di', 'team-b']] as const) {
     await sessions.set(key, { user }, { tags: [team] });
   }

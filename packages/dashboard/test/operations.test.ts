@@ -126,7 +126,7 @@ describe('operator API', () => {
   it('shows keyed namespaces with their entries, tags and this process\'s hit ratio, and deletes a key or a tag everywhere', async () => {
     const cache = await Cache.open({ connection: conn });
     const name = uniqueName('sess');
-    const sessions = await cache.namespace<{ user: string }>({ name, ttl: 60_000 });
+    const sessions = await cache.namespace<{ user: string }>({ name, ttlMs: 60_000 });
     await sessions.set('s1', { user: 'ann' }, { tags: ['team-a'] });
     await sessions.set('s2', { user: 'bob' }, { tags: ['team-a'] });
     await sessions.set('s3', { user: 'cy' }, { tags: ['team-b'] });

@@ -13,7 +13,8 @@
 -- @include core
 -- @returns 0 no entry; 1 marked stale, kept for the grace; 2 deleted (no grace)
 local frame = redis.call('GET', k_entry)
-if not frame or #frame < 27 then return 0 end
+-- [TS] An entry lease frame is no value: nothing to expire.
+if not frame or #frame < 27 or string.sub(frame, 1, 2) == '~L' then return 0 end
 local keep = tonumber(a_grace)
 local left = redis.call('PTTL', k_entry)
 if left > 0 and left < keep then keep = left end

@@ -12,7 +12,8 @@
 -- @returns the frame that was deleted (fresh or in grace; hex when asked), or nil when there was none
 local frame = redis.call('GETDEL', k_entry)
 redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'd', 'k', a_name)
-if not frame then return false end
+-- [TS] An entry lease frame is no value (the fill it belonged to is then refused).
+if not frame or string.sub(frame, 1, 2) == '~L' then return false end
 if a_hex == '1' then
   frame = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
 end

@@ -1,6 +1,6 @@
 import { newer } from '../coherence/message.js';
 import type { LogEntry } from '../coherence/log.js';
-import type { Tiers } from '../core/tiers.js';
+import type { Tiers } from './tiers.js';
 
 /**
  * Applies coherence log entries in order (newer wins, cache.md §7.2, on keys): a set or delete drops

@@ -1,5 +1,5 @@
 import { type BrandedId, execute, mintId, reads, transitions } from '@echo/protocol/cache';
-import type { Tiers } from '../core/tiers.js';
+import type { Tiers } from './tiers.js';
 
 /** The namespace whose versions mint every keyed write's version. */
 export const VERSION_KIND = 'VER';

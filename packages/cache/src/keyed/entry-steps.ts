@@ -1,5 +1,5 @@
 import { assertCacheEntryKey, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol/cache';
-import type { Tiers } from '../core/tiers.js';
+import type { Tiers } from './tiers.js';
 import { VERSION_KIND } from './bulk-delete.js';
 import { decodeEntryFrame, holdsUndefined } from './entry-frame.js';
 
@@ -26,7 +26,7 @@ export async function pullEntry<T>(target: Tiers<T>, key: string): Promise<T | u
  * per-write grace is not in the frame) and announces it. Answers whether L2 held the entry.
  */
 export async function expireEntry<T>(target: Tiers<T>, key: string): Promise<boolean> {
-  const grace = target.options.grace;
+  const grace = target.options.graceMs;
   assertCacheEntryKey(key);
   target.drop(key);
   const version = mintId(VERSION_KIND);

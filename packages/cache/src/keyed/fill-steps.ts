@@ -1,10 +1,10 @@
 import { type BrandedId, cacheEntryKey, checkValueSize, execute, mintId, transitions } from '@echo/protocol/cache';
 import { FactoryTimeoutError } from '../errors.js';
 import type { FillSteps, FlightCounters, LeaseLoaded } from '../core/get-or-set.js';
-import type { Lifetimes, Tiers } from '../core/tiers.js';
+import type { Lifetimes, Tiers } from './tiers.js';
 import type { Flight, Flights } from '../single-flight.js';
 import { VERSION_KIND } from './bulk-delete.js';
-import { cacheFill, cacheMiss } from './cache-hooks.js';
+import { cacheFill, cacheMiss } from '../cache-hooks.js';
 import { decodeEntryFrame, encodeEntryFrame, storedVersion } from './entry-frame.js';
 import type { KeyedRead } from './events.js';
 import { nextLeaseToken } from './lease-token.js';
@@ -29,6 +29,8 @@ export interface FactoryCall<T> {
 export interface FactoryTicket<T> {
   readonly token: string | null;
   readonly stale: StaleValue<T> | undefined;
+  /** The lease is the entry's lease frame (a miss), not the lease key (a refresh in grace). */
+  readonly entryLease: boolean;
 }
 
 /** One write of an entry: `version` must already be the stored one (`storedVersion`). */
@@ -38,6 +40,8 @@ export interface EntryWrite<T> {
   readonly tags: readonly string[];
   /** The lease a fill writes under; `''` for a plain write. */
   readonly token: string;
+  /** The fill holds the entry lease (its write is one `SET XX GET`). */
+  readonly entryLease?: boolean;
   readonly version: BrandedId;
 }
 
@@ -85,7 +89,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
    * of waiting. With L2 unreachable in the outage mode, an L1 value in grace is served, else the
    * factory runs and its answer stays in L1.
    *
-   * @throws FactoryTimeoutError when no value arrives by `timeouts.hard` (default three leases).
+   * @throws FactoryTimeoutError when no value arrives by `timeouts.hardMs` (default three leases).
    */
   async leaseLoad(key: string, call: FactoryCall<T>, flight: Flight): Promise<LeaseLoaded<KeyedRead<T>, FactoryTicket<T>>> {
     const t = this.#t;
@@ -94,7 +98,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     const local = t.l1.get(key);
     const now = t.now();
     let stale: StaleValue<T> | undefined = local !== undefined && now < local.graceUntil ? { value: t.copies.out(local), version: local.version } : undefined;
-    if (options.forceFresh === true) return { load: { token: '', stale: undefined } };
+    if (options.forceFresh === true) return { load: { token: '', stale: undefined, entryLease: false } };
     if (!t.misses.mostlyMissing) {
       let first: Buffer | null;
       try {
@@ -102,7 +106,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       } catch (error) {
         if (!t.guard.fallsBack) throw error;
         if (stale !== undefined && local !== undefined) return { answer: t.fallback(key, local) };
-        return { load: { token: null, stale: undefined } };
+        return { load: { token: null, stale: undefined, entryLease: false } };
       }
       const frame = first === null ? undefined : decodeEntryFrame(cacheEntryKey(t.name, key), first);
       const fresh = frame !== undefined && (frame.expiresAt === 0 || frame.expiresAt > t.now());
@@ -113,34 +117,47 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       }
     }
     const token = nextLeaseToken();
-    const hard = options.timeouts?.hard;
+    const hard = options.timeouts?.hardMs;
+    const leaseMs = Math.max(o.leaseMs, hard ?? 0);
     const deadline = now + (hard ?? o.leaseMs * 3);
     const hex = o.codec.binary === true;
     let waited = false;
+    // The entry lease first: a miss takes it in the one command that found the entry absent. A frame
+    // past its soft expiry is still there (its grace serves it), so its refresh takes the lease key.
+    let entryLease = true;
     for (;;) {
       let reply;
       try {
-        reply = await t.guard.call('read', () => t.scripts.send(transitions.cacheRead({ namespace: t.name, key, token, leaseMs: Math.max(o.leaseMs, hard ?? 0), hex })));
+        // The lease's end is on the wall clock: the server reads it as PXAT.
+        const until = entryLease ? { deadline: Date.now() + leaseMs } : {};
+        reply = await t.guard.call('read', () => t.scripts.send(transitions.cacheRead({ namespace: t.name, key, token, leaseMs, hex, ...until })));
       } catch (error) {
         if (!t.guard.fallsBack) throw error;
         if (stale !== undefined && local !== undefined) return { answer: t.fallback(key, local) };
-        return { load: { token: null, stale: undefined } };
+        return { load: { token: null, stale: undefined, entryLease: false } };
       }
       const frame = reply.frame === null ? undefined : decodeEntryFrame(cacheEntryKey(t.name, key), reply.frame, hex);
-      if (!waited) t.misses.saw(reply.status === 'fresh');
-      if (reply.status === 'fresh' && frame !== undefined) {
+      const fresh = reply.status === 'fresh' || (reply.status === 'found' && frame !== undefined && (frame.expiresAt === 0 || frame.expiresAt > t.now()));
+      if (!waited) t.misses.saw(fresh);
+      if (fresh && frame !== undefined) {
         const value = t.admitFrame(key, frame, flight);
         if (waited) t.counters.peerFills++;
         else t.counters.l2Hits++;
         return { answer: { value, source: waited ? 'peer' : 'l2', version: frame.version } };
       }
       // A stale frame still in L2 is within its grace: the server drops it when grace ends.
-      if (stale === undefined && frame !== undefined && o.grace > 0) stale = { value: t.admitFrame(key, frame, flight), version: frame.version };
-      if (reply.status === 'leased') return { load: { token, stale } };
+      if (stale === undefined && frame !== undefined && o.graceMs > 0) stale = { value: t.admitFrame(key, frame, flight), version: frame.version };
+      if (reply.status === 'found') {
+        entryLease = false;
+        continue;
+      }
+      if (reply.status === 'leased') return { load: { token, stale, entryLease } };
       if (stale !== undefined) return { answer: t.stale(key, stale.value, stale.version, 'refreshing') };
       if (t.now() >= deadline) throw new FactoryTimeoutError(key, hard ?? o.leaseMs * 3);
       t.counters.leaseWaits++;
       waited = true;
+      // Once waited, the entry lease is tried again: the fill may have ended, or its lease lapsed.
+      entryLease = true;
       const until = Math.min(Math.max(reply.pttl, 1) + 2, deadline - t.now());
       // Without a log there is nothing to wake on: poll, at most at the lease's expiry.
       await t.waiters.wait(key, t.coherence !== null ? until : Math.min(until, 20));
@@ -157,17 +174,17 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
    * A factory that fails gives its lease back, so callers waiting elsewhere retry at once, and a
    * stale value in grace is served in its place. So does a factory that declines to cache its answer
    * (`ctx.skip()`, or `cacheIf` answering false): the answer goes to its callers uncached. An absent
-   * answer (`undefined` or `null`) lives `negativeTtl` with no grace when one is set.
+   * answer (`undefined` or `null`) lives `negativeTtlMs` with no grace when one is set.
    *
-   * @throws FactoryTimeoutError past `timeouts.hard`; the factory's own error when there is no stale value.
+   * @throws FactoryTimeoutError past `timeouts.hardMs`; the factory's own error when there is no stale value.
    */
-  async runFactory(key: string, { factory, options }: FactoryCall<T>, { token, stale }: FactoryTicket<T>, flight: Flight): Promise<KeyedRead<T>> {
+  async runFactory(key: string, { factory, options }: FactoryCall<T>, { token, stale, entryLease }: FactoryTicket<T>, flight: Flight): Promise<KeyedRead<T>> {
     const t = this.#t;
     const o = t.options;
     // Minted before the factory runs: a write or delete announced while it loads is newer than its answer.
     const minted = mintId(VERSION_KIND);
     const started = t.now();
-    let ttl = lifetime('ttl', options.ttl, o.ttl);
+    let ttl = lifetime('ttlMs', options.ttlMs, o.ttlMs);
     let tags = options.tags ?? [];
     // What the factory said through its context, read once it has answered.
     const said = { ttl: false, skip: false };
@@ -175,7 +192,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       key,
       stale: stale?.value,
       setTtl: (ms: number) => {
-        ttl = lifetime('ttl', ms, ttl);
+        ttl = lifetime('ttlMs', ms, ttl);
         said.ttl = true;
       },
       setTags: (next: readonly string[]) => void (tags = checkTags(next)),
@@ -185,15 +202,15 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     const filled = (async (): Promise<KeyedRead<T>> => {
       const value = await factory(ctx);
       if (said.skip || !cacheIf(value)) {
-        if (token !== null && token !== '') await this.#release(key, token);
+        if (token !== null && token !== '') await this.#release(key, token, entryLease);
         t.counters.uncached++;
         return { value, source: 'uncached', version: undefined };
       }
-      const negativeTtl = options.negativeTtl ?? o.negativeTtl;
+      const negativeTtl = options.negativeTtlMs ?? o.negativeTtlMs;
       const lifetimes =
         negativeTtl !== undefined && !said.ttl && (value === undefined || value === null)
           ? { ttl: negativeTtl, grace: 0 }
-          : { ttl, grace: nonNegative('grace', options.grace, o.grace) };
+          : { ttl, grace: nonNegative('graceMs', options.graceMs, o.graceMs) };
       const version = storedVersion(value, minted);
       if (token === null) {
         const encoded = this.#encode(key, value);
@@ -201,7 +218,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
         t.counters.fallbacks++;
         return { value, source: 'fallback-fill', version: undefined };
       }
-      await this.writeEntry(key, { value, lifetimes, tags, token, version }, flight);
+      await this.writeEntry(key, { value, lifetimes, tags, token, entryLease, version }, flight);
       t.counters.fills++;
       cacheFill(t.name, key, t.now() - started);
       if (t.events.listenerCount('fill') !== 0) t.events.emit('fill', { key, version, ms: t.now() - started });
@@ -210,9 +227,9 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     const failed = (error: unknown): void => {
       t.counters.factoryErrors++;
       t.events.emit('factory-error', { key, error });
-      if (token !== null && token !== '') void this.#release(key, token);
+      if (token !== null && token !== '') void this.#release(key, token, entryLease);
     };
-    const { soft, hard } = options.timeouts ?? {};
+    const { softMs: soft, hardMs: hard } = options.timeouts ?? {};
     const raced: Promise<KeyedRead<T> | 'soft' | 'hard'>[] = [filled];
     if (stale !== undefined && soft !== undefined) raced.push(delay(soft, 'soft'));
     if (hard !== undefined) raced.push(delay(hard, 'hard'));
@@ -239,7 +256,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
    * or L2 holds a newer frame) leaves L1 alone and is counted; in the outage mode an unreachable L2
    * still gets the value into L1 before the caller sees `L2UnavailableError`.
    */
-  async writeEntry(key: string, { value, lifetimes, tags, token, version }: EntryWrite<T>, flight: Flight | null): Promise<void> {
+  async writeEntry(key: string, { value, lifetimes, tags, token, entryLease, version }: EntryWrite<T>, flight: Flight | null): Promise<void> {
     const t = this.#t;
     const o = t.options;
     const expiresAt = lifetimes.ttl === Infinity ? 0 : t.now() + lifetimes.ttl;
@@ -250,7 +267,8 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       if (o.l1) t.admit(key, t.copies.owned(value, encoded), version, lifetimes, tags, flight);
     };
     const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
-    const written = await t.guard.write('set', () => t.scripts.send(transitions.cacheWrite({ namespace: t.name, key, frame, px, token, maxlen: o.logMaxLen, tags })), admit);
+    const lease = entryLease === true ? { entryLease: { graceMs: lifetimes.ttl === Infinity ? 0 : lifetimes.grace } } : {};
+    const written = await t.guard.write('set', () => t.scripts.send(transitions.cacheWrite({ namespace: t.name, key, frame, px, token, maxlen: o.logMaxLen, tags, ...lease })), admit);
     if (!written) {
       t.counters.fillsRefused++;
       return;
@@ -270,9 +288,9 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
   }
 
   /** Gives a failed fill's lease back (its `r` log entry wakes the waiters); a lost release only makes them wait out the lease. */
-  #release(key: string, token: string): Promise<unknown> {
+  #release(key: string, token: string, entryLease: boolean): Promise<unknown> {
     const t = this.#t;
-    return execute(t.connection, transitions.cacheRelease({ namespace: t.name, key, token, maxlen: t.options.logMaxLen })).catch(() => undefined);
+    return execute(t.connection, transitions.cacheRelease({ namespace: t.name, key, token, maxlen: t.options.logMaxLen, entryLease })).catch(() => undefined);
   }
 }
 

@@ -1,10 +1,11 @@
 import { type Connection, InvalidArgumentError, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol/cache';
 import { GetOrSet } from '../core/get-or-set.js';
 import type { Entry } from '../core/rows.js';
-import { type Lifetimes, Tiers } from '../core/tiers.js';
+import { closeFace } from '../core/shutdown.js';
+import { type Lifetimes, Tiers } from './tiers.js';
 import { applyLog } from './apply-log.js';
 import { VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
-import { cacheHit, cacheMiss } from './cache-hooks.js';
+import { cacheHit, cacheMiss } from '../cache-hooks.js';
 import { CoherenceLog } from '../coherence/log.js';
 import { decodeEntryFrame, storedVersion } from './entry-frame.js';
 import { type EntryWrite, type FactoryCall, type FactoryTicket, KeyedSteps } from './fill-steps.js';
@@ -148,17 +149,17 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
    * coherence entry (or the lease's expiry) instead of loading. A stale value in grace is served
    * while one refresh runs; a factory that throws during grace leaves the stale value served.
    * A factory may decline to cache its answer (`ctx.skip()`, `cacheIf`); an absent answer
-   * (`undefined`/`null`) lives `negativeTtl` when one is set (negative caching).
+   * (`undefined`/`null`) lives `negativeTtlMs` when one is set (negative caching).
    *
-   * @throws FactoryTimeoutError past `timeouts.hard`; the factory's own error when there is no stale value.
+   * @throws FactoryTimeoutError past `timeouts.hardMs`; the factory's own error when there is no stale value.
    */
   async getOrSet(key: string, factory: Factory<T>, options: GetOrSetOptions<T> = {}): Promise<T> {
     return (await this.getOrSetEntry(key, factory, options)).value;
   }
 
   /** {@link getOrSet} with no expiry. */
-  async getOrSetForever(key: string, factory: Factory<T>, options: Omit<GetOrSetOptions<T>, 'ttl'> = {}): Promise<T> {
-    return this.getOrSet(key, factory, { ...options, ttl: Infinity });
+  async getOrSetForever(key: string, factory: Factory<T>, options: Omit<GetOrSetOptions<T>, 'ttlMs'> = {}): Promise<T> {
+    return this.getOrSet(key, factory, { ...options, ttlMs: Infinity });
   }
 
   /** Like {@link getOrSet}, with the source and version. */
@@ -183,18 +184,18 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
    * @throws InvalidArgumentError for an `undefined` value, before anything is written: it is most
    *   often a slip (a variable not yet set), and storing it would read back as a miss. `delete(key)`
    *   removes an entry; a cached absence is `set(key, null)`, or a `getOrSet` factory's
-   *   `undefined`/`null` answer, which lives `negativeTtl`.
+   *   `undefined`/`null` answer, which lives `negativeTtlMs`.
    */
   async set(key: string, value: T, options: WriteOptions = {}): Promise<void> {
     checkWrite(options);
     this.#t.live();
     assertCacheEntryKey(key);
-    if (value === undefined) throw new InvalidArgumentError('value', 'undefined is not a value to cache: delete(key) removes an entry; to cache an absence, set null, or let a getOrSet factory answer undefined (kept negativeTtl)');
+    if (value === undefined) throw new InvalidArgumentError('value', 'undefined is not a value to cache: delete(key) removes an entry; to cache an absence, set null, or let a getOrSet factory answer undefined (kept negativeTtlMs)');
     await this.#getOrSet.write(key, { value, lifetimes: this.#lifetimes(options), tags: checkTags(options.tags), token: '', version: storedVersion(value, mintId(VERSION_KIND)) });
   }
   /** {@link set} with no expiry. */
-  async setForever(key: string, value: T, options: Omit<WriteOptions, 'ttl'> = {}): Promise<void> {
-    return this.set(key, value, { ...options, ttl: Infinity });
+  async setForever(key: string, value: T, options: Omit<WriteOptions, 'ttlMs'> = {}): Promise<void> {
+    return this.set(key, value, { ...options, ttlMs: Infinity });
   }
 
   /** Deletes `key` here first, then in L2 with its coherence entry. @throws L2UnavailableError (outage mode) after the local delete. */
@@ -271,24 +272,29 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return entry;
   }
 
+  /** True once {@link close} has been called. */
+  get closed(): boolean {
+    return this.#t.stopped;
+  }
+
+  /** @deprecated Use {@link closed}. */
   get stopped(): boolean {
     return this.#t.stopped;
   }
 
-  /** Stops the log reader and the sweeper and empties L1. Idempotent. */
-  async stop(): Promise<void> {
+  /** Stops the log reader and the sweeper, empties L1 and wakes lease waiters. Idempotent. */
+  close(): Promise<void> {
     const t = this.#t;
-    if (t.stopped) return;
-    t.stopped = true;
-    this.#rt.onStop(this.name);
-    clearInterval(this.#sweeper);
-    t.l1.clear();
-    t.waiters.wakeAll();
-    await t.coherence?.stop();
+    return closeFace(t, { leave: () => this.#rt.onStop(this.name), sweeper: this.#sweeper, release: () => t.waiters.wakeAll(), source: t.coherence });
+  }
+
+  /** @deprecated Use {@link close}. */
+  stop(): Promise<void> {
+    return this.close();
   }
 
   #lifetimes(options: WriteOptions): Lifetimes {
-    return { ttl: lifetime('ttl', options.ttl, this.#o.ttl), grace: nonNegative('grace', options.grace, this.#o.grace) };
+    return { ttl: lifetime('ttlMs', options.ttlMs, this.#o.ttlMs), grace: nonNegative('graceMs', options.graceMs, this.#o.graceMs) };
   }
 }
 

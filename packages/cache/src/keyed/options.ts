@@ -11,17 +11,17 @@ export interface Timeouts {
    * goes on in the background to refresh the entry. `0` answers the stale value at once
    * (stale-while-revalidate). Without a stale value it does nothing. Default 0.
    */
-  readonly soft?: number;
+  readonly softMs?: number;
   /** After this many ms the call fails with `FactoryTimeoutError`; the factory goes on in the background. */
-  readonly hard?: number;
+  readonly hardMs?: number;
 }
 
 /** Per-write options. */
 export interface WriteOptions {
-  /** Fresh lifetime in ms; default the namespace's `ttl`. */
-  readonly ttl?: number;
-  /** How long after `ttl` a stale value may still be served (grace), in ms; default the namespace's. */
-  readonly grace?: number;
+  /** Fresh lifetime in ms; default the namespace's `ttlMs`. */
+  readonly ttlMs?: number;
+  /** How long after `ttlMs` a stale value may still be served (grace), in ms; default the namespace's. */
+  readonly graceMs?: number;
   /** Tags for {@link Namespace.deleteByTag}. */
   readonly tags?: readonly string[];
 }
@@ -62,7 +62,7 @@ export interface GetOrSetOptions<T = unknown> extends WriteOptions {
    * is then one factory call per this long, not one per read. Default the namespace's; without one
    * an absent answer lives as long as any other. `ctx.setTtl` still wins.
    */
-  readonly negativeTtl?: number;
+  readonly negativeTtlMs?: number;
   /**
    * Asked with each factory answer; `false` hands the answer to its callers uncached (as
    * `ctx.skip()` does). Replaces the namespace's `cacheIf` for this call.
@@ -97,9 +97,9 @@ export interface NamespaceOptions<T> {
   /** Default {@link jsonCodec}; every process sharing the namespace must share it. */
   readonly codec?: CacheCodec<T>;
   /** Fresh lifetime in ms. Default 30000. */
-  readonly ttl?: number;
-  /** Grace after `ttl`, in ms; 0 turns grace off. Default 0. */
-  readonly grace?: number;
+  readonly ttlMs?: number;
+  /** Grace after `ttlMs`, in ms; 0 turns grace off. Default 0. */
+  readonly graceMs?: number;
   readonly timeouts?: Timeouts;
   /** The cross-process load lease's lifetime, ms: a crashed loader blocks others at most this long. Default 5000. */
   readonly leaseMs?: number;
@@ -124,9 +124,9 @@ export interface NamespaceOptions<T> {
   readonly maxValueBytes?: number;
   /**
    * Fresh lifetime in ms of an absent factory answer (`undefined` or `null`), with no grace
-   * (negative caching). Default none: an absent answer lives `ttl` like any other.
+   * (negative caching). Default none: an absent answer lives `ttlMs` like any other.
    */
-  readonly negativeTtl?: number;
+  readonly negativeTtlMs?: number;
   /** Asked with each factory answer; `false` leaves it uncached (see `FactoryContext.skip`). Default none. */
   readonly cacheIf?: CacheIf<T>;
 }
@@ -135,8 +135,8 @@ export interface NamespaceOptions<T> {
 export interface ResolvedNamespace<T> {
   readonly name: string;
   readonly codec: CacheCodec<T>;
-  readonly ttl: number;
-  readonly grace: number;
+  readonly ttlMs: number;
+  readonly graceMs: number;
   readonly timeouts: Timeouts;
   readonly leaseMs: number;
   readonly maxSize: number;
@@ -147,7 +147,7 @@ export interface ResolvedNamespace<T> {
   readonly sweepMs: number;
   readonly outage: Required<OutageOptions> | null;
   readonly maxValueBytes: number;
-  readonly negativeTtl: number | undefined;
+  readonly negativeTtlMs: number | undefined;
   // A method, so a namespace handle held as Namespace<never> (the directory's) stays assignable.
   cacheIf?(value: T): boolean;
 }
@@ -184,9 +184,9 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
   return {
     name: options.name,
     codec,
-    ttl: lifetime('ttl', options.ttl, 30_000),
-    grace: nonNegative('grace', options.grace, 0),
-    timeouts: { soft: 0, ...checkTimeouts(options.timeouts) },
+    ttlMs: lifetime('ttlMs', options.ttlMs, 30_000),
+    graceMs: nonNegative('graceMs', options.graceMs, 0),
+    timeouts: { softMs: 0, ...checkTimeouts(options.timeouts) },
     leaseMs: positive('leaseMs', options.leaseMs, 5000),
     maxSize: entryCount('maxSize', options.maxSize, 10_000),
     read,
@@ -196,7 +196,7 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
     sweepMs: positive('sweepMs', options.sweepMs, 1000),
     outage: resolvedOutage,
     maxValueBytes: resolveValueLimit('maxValueBytes', options.maxValueBytes),
-    negativeTtl: options.negativeTtl === undefined ? undefined : positive('negativeTtl', options.negativeTtl, 1),
+    negativeTtlMs: options.negativeTtlMs === undefined ? undefined : positive('negativeTtlMs', options.negativeTtlMs, 1),
     ...(options.cacheIf !== undefined ? { cacheIf: options.cacheIf } : {}),
   };
 }
@@ -204,20 +204,20 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
 /** Checks per-call timeouts. */
 export function checkTimeouts(timeouts: Timeouts | undefined): Timeouts {
   if (timeouts === undefined) return {};
-  if (typeof timeouts !== 'object' || (timeouts as unknown) === null) throw new InvalidArgumentError('timeouts', 'must be an object: { soft, hard } in milliseconds');
+  if (typeof timeouts !== 'object' || (timeouts as unknown) === null) throw new InvalidArgumentError('timeouts', 'must be an object: { softMs, hardMs }');
   checkTimeoutShape(timeouts);
   return {
-    ...(timeouts.soft !== undefined ? { soft: nonNegative('timeouts.soft', timeouts.soft, 0) } : {}),
-    ...(timeouts.hard !== undefined ? { hard: positive('timeouts.hard', timeouts.hard, 1) } : {}),
+    ...(timeouts.softMs !== undefined ? { softMs: nonNegative('timeouts.softMs', timeouts.softMs, 0) } : {}),
+    ...(timeouts.hardMs !== undefined ? { hardMs: positive('timeouts.hardMs', timeouts.hardMs, 1) } : {}),
   };
 }
 
 /** Checks a `getOrSet` call's options (strict names, then each value) before anything is read. */
 export function checkGetOrSetCall<T>(options: GetOrSetOptions<T>): void {
   checkGetOrSet(options);
-  if (options.ttl !== undefined) lifetime('ttl', options.ttl, 0);
-  if (options.grace !== undefined) nonNegative('grace', options.grace, 0);
-  if (options.negativeTtl !== undefined) positive('negativeTtl', options.negativeTtl, 1);
+  if (options.ttlMs !== undefined) lifetime('ttlMs', options.ttlMs, 0);
+  if (options.graceMs !== undefined) nonNegative('graceMs', options.graceMs, 0);
+  if (options.negativeTtlMs !== undefined) positive('negativeTtlMs', options.negativeTtlMs, 1);
   checkCacheIf(options.cacheIf);
 }
 

@@ -9,8 +9,10 @@ import { type CacheCodec, jsonCodec } from '../codec.js';
  *   (`JSON.parse` of the stored text for the default codec); the caller may mutate freely.
  * - `shared`: the stored object itself, as most in-memory caches do. Fastest, and unsafe to mutate.
  *
- * Without an L1 (`l1: false`) nothing is kept, so a value read from L2 is its caller's alone and is
- * neither frozen nor copied; only callers that share one load get copies.
+ * Without an L1 (`l1: false`) nothing is kept, so a value read from L2 by one caller is its own,
+ * neither frozen nor copied. Callers that share one load share its value frozen under `frozen`
+ * (no copy: a copy per caller costs more than the read), get copies under `clone`, and the same
+ * object under `shared`.
  */
 export type ReadMode = 'frozen' | 'clone' | 'shared';
 
@@ -94,11 +96,14 @@ export class Copies<T> {
   }
 
   /**
-   * What a caller that joined another caller's load gets: its own copy where the value is not frozen
-   * (clone mode, or no L1 to freeze for), else the shared value.
+   * What a caller that joined another caller's load gets: its own copy under `clone`, else the
+   * shared value, frozen under `frozen` (without an L1 it was not frozen when read, as its reader
+   * might have been alone). The first joiner freezes it before the caller that started the load
+   * resumes: joiners react to the load's promise directly, that caller through the verb's own await.
    */
   joined(value: T): T {
-    if (this.#mode === 'shared' || (this.#mode === 'frozen' && this.#l1) || !isObject(value)) return value;
+    if (this.#mode === 'shared' || !isObject(value)) return value;
+    if (this.#mode === 'frozen') return this.#l1 ? value : deepFreeze(value);
     return structuredClone(value);
   }
 

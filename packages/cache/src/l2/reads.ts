@@ -38,7 +38,11 @@ export class L2Reads {
     this.#batches++;
     try {
       const reply = await reads.sendRead(this.#connection, reads.cacheFramesGet({ keys: batch.map((w) => w.key) }));
-      for (let i = 0; i < batch.length; i++) (batch[i] as Waiting).resolve(reply[i] ?? null);
+      for (let i = 0; i < batch.length; i++) {
+        const frame = reply[i] ?? null;
+        // An entry lease frame (`~L…`) is no value: another caller is loading the key.
+        (batch[i] as Waiting).resolve(frame !== null && frame[0] === 0x7e && frame[1] === 0x4c ? null : frame);
+      }
     } catch (error) {
       for (const w of batch) w.reject(error);
     }

@@ -47,7 +47,7 @@ export class TableSteps<T, K extends string> implements FillSteps<BrandedId<K>, 
     const t = this.#t;
     // Minted before anything is read: a write announced while this fill runs is newer than its answer.
     const minted = mintId(t.kind);
-    const frame = await reads.sendRead(t.runtime.connection, reads.cacheRowGet({ table: t.name, id }));
+    const frame = await t.guard.call('get', () => reads.sendRead(t.connection, reads.cacheRowGet({ table: t.name, id })));
     if (frame === null) return { load: minted };
     const { version, bytes } = decodeFrame(cacheKey(t.name, id), frame);
     const fetched: Fetched<T> = { value: t.spec.codec.decode(bytes), source: 'l2', version };

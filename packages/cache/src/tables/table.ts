@@ -4,6 +4,7 @@ import { newer } from '../coherence/message.js';
 import { TrackingLane } from '../coherence/tracking.js';
 import { GetOrSet } from '../core/get-or-set.js';
 import type { Row } from '../core/rows.js';
+import { closeFace } from '../core/shutdown.js';
 import { checkKind } from '../kind-law.js';
 import { type ResolvedSpec, type TableSettings, settingsOf } from '../spec.js';
 import type { CacheStats } from '../stats.js';
@@ -173,22 +174,27 @@ export class Table<T, K extends string = string> {
     return { ...counters, swept: l1.expired, fullSkips: l1.fullSkips, sweeps: l1.sweeps, size: l1.size, lane: lane?.stats() ?? null };
   }
 
-  /** True once {@link stop} has been called. */
+  /** True once {@link close} has been called. */
+  get closed(): boolean {
+    return this.#t.stopped;
+  }
+
+  /** @deprecated Use {@link closed}. */
   get stopped(): boolean {
     return this.#t.stopped;
   }
 
   /**
-   * Stops the table: it leaves the directory at once (cache.md §1), its sweeper and lane stop, and
+   * Closes the table: it leaves the directory at once (cache.md §1), its sweeper and lane stop, and
    * L1 is emptied. Fills already running still answer their waiters. Idempotent.
    */
-  async stop(): Promise<void> {
+  close(): Promise<void> {
     const t = this.#t;
-    if (t.stopped) return;
-    t.stopped = true;
-    t.runtime.onStop(this.name);
-    clearInterval(this.#sweeper);
-    t.l1.clear();
-    await t.lane?.stop();
+    return closeFace(t, { leave: () => t.runtime.onStop(this.name), sweeper: this.#sweeper, source: t.lane });
+  }
+
+  /** @deprecated Use {@link close}. */
+  stop(): Promise<void> {
+    return this.close();
   }
 }

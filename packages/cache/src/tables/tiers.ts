@@ -1,43 +1,33 @@
 import { type BrandedId, checkValueSize } from '@echo/protocol/cache';
 import type { CoherenceLane, CoherenceTarget } from '../coherence/source.js';
 import { newer } from '../coherence/message.js';
-import { L1 } from '../core/l1.js';
+import { Stack } from '../core/stack.js';
 import { type Row, rowDead } from '../core/rows.js';
-import { NoSuchCacheError } from '../errors.js';
 import { expiresAt } from '../expiry.js';
-import { type Flight, Flights } from '../single-flight.js';
+import type { Flight } from '../single-flight.js';
 import type { ResolvedSpec } from '../spec.js';
 import { emptyCounters } from '../stats.js';
 import type { Fetched, TableRuntime } from './fetched.js';
 
 /**
- * One declared table's tiers: its L1 (eviction `skip`, cache.md §6), the fills running here, the
- * counters and the coherence lane. The table's verbs and its fill steps act on it; it owns the rules
+ * One declared table's stack: the core {@link Stack} (its L1 evicts by `skip`, cache.md §6; its L2
+ * guard is a pass-through) with the table's counters and coherence lane. The table's verbs and its fill steps act on it; it owns the rules
  * that keep L1 honest: a fill older than news that reached it, or than a row a write put meanwhile,
  * does not go in, and nothing goes in while the lane is not trusted.
  */
-export class TableTiers<T, K extends string> {
-  readonly name: string;
+export class TableTiers<T, K extends string> extends Stack<Row<T>, Fetched<T>> {
   readonly kind: K;
   readonly spec: ResolvedSpec<T, K>;
   readonly runtime: TableRuntime;
   readonly counters = emptyCounters();
-  readonly l1: L1<Row<T>>;
-  readonly flights = new Flights<Fetched<T>>();
   lane: CoherenceLane | null = null;
-  stopped = false;
 
   constructor(spec: ResolvedSpec<T, K>, runtime: TableRuntime) {
-    this.name = spec.name;
+    // A table has no outage mode (cache.md): its guard passes L2's errors through as they are.
+    super({ name: spec.name, maxSize: spec.maxSize, eviction: 'skip', dead: rowDead, outage: null, now: runtime.now }, runtime.connection);
     this.kind = spec.kind;
     this.spec = spec;
     this.runtime = runtime;
-    this.l1 = new L1<Row<T>>({ maxSize: spec.maxSize, eviction: 'skip', dead: rowDead, name: spec.name });
-  }
-
-  /** Throws once the table is stopped. */
-  live(): void {
-    if (this.stopped) throw new NoSuchCacheError(this.name);
   }
 
   /** A live L1 row for `id` as a counted `hit`, or undefined. */

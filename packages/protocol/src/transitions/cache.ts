@@ -19,19 +19,25 @@ export function coherenceDrop(input: { readonly table: string; readonly id: Bran
 
 /** What `cache_read` found: a fresh frame, the caller's lease, another caller's lease, or nothing. */
 export interface CacheReadReply {
-  /** `fresh`: a frame before its soft expiry; `leased`: the lease is now the caller's; `busy`: another caller holds it; `none`: no fresh frame, no lease asked. */
-  readonly status: 'fresh' | 'leased' | 'busy' | 'none';
+  /**
+   * `fresh`: a frame before its soft expiry; `leased`: the lease is now the caller's; `busy`: another
+   * caller holds it; `none`: no fresh frame, no lease asked; `found` [TS] (entry lease): a frame the
+   * caller judges by its soft expiry.
+   */
+  readonly status: 'fresh' | 'leased' | 'busy' | 'none' | 'found';
   /** The frame as the script answered it (hex when asked), stale or fresh; `null` when absent. */
   readonly frame: string | null;
   /** For `busy`: the lease's remaining ms. */
   readonly pttl: number;
 }
 
-const READ_STATUS = ['none', 'fresh', 'leased', 'busy'] as const;
+const READ_STATUS = ['none', 'fresh', 'leased', 'busy', 'found'] as const;
 
 /**
  * `cache_read` [TS]: reads a keyed entry and, when it is missing or past its soft expiry and a
- * `token` is given, takes the entry's load lease in the same step.
+ * `token` is given, takes the entry's load lease in the same step. With a `deadline` (the entry
+ * lease) the read is one `SET NX GET` on the entry: a missing entry becomes the caller's lease frame
+ * until `deadline`, and an existing frame is answered as `found`, whatever its soft expiry.
  */
 export function cacheRead(input: {
   readonly namespace: string;
@@ -41,18 +47,24 @@ export function cacheRead(input: {
   readonly leaseMs: number;
   /** Answer the frame hex-encoded, for binary values (script replies arrive as UTF-8 text). */
   readonly hex?: boolean;
+  /**
+   * [TS] Take the entry lease instead of the lease key: the lease frame lives in the entry until
+   * this Unix ms (the lease's end; needs a `token`).
+   */
+  readonly deadline?: number;
 }): Transition<CacheReadReply> {
+  const deadline = input.deadline === undefined ? '' : String(whole('deadline', input.deadline, 1)).padStart(13, '0');
+  if (deadline !== '' && (input.token ?? '') === '') throw new InvalidArgumentError('token', 'an entry lease needs a token');
   const call = bind(scripts().cache_read, {
     scope: { t: input.namespace, key: input.key },
-    args: { token: input.token ?? '', leaseMs: whole('leaseMs', input.leaseMs, 1), hex: input.hex === true ? '1' : '0' },
+    args: { token: input.token ?? '', leaseMs: whole('leaseMs', input.leaseMs, 1), hex: input.hex === true ? '1' : '0', deadline },
   });
   return checkedTransition(call, (command, reply) => {
-    const [status, frame, pttl] = tuple(command, reply, reply, 1, 'the reply');
-    return {
-      status: READ_STATUS[Number(status)] ?? 'none',
-      frame: typeof frame === 'string' ? frame : Buffer.isBuffer(frame) ? frame.toString('latin1') : null,
-      pttl: Number(pttl ?? 0),
-    };
+    const [status, frame, n] = tuple(command, reply, reply, 1, 'the reply');
+    const read = READ_STATUS[Number(status)] ?? 'none';
+    // An entry lease answers its end (the lease frame carries it), not the server's PTTL.
+    const pttl = deadline !== '' && read === 'busy' ? Math.max(0, Number(n ?? 0) - Date.now()) : Number(n ?? 0);
+    return { status: read, frame: typeof frame === 'string' ? frame : Buffer.isBuffer(frame) ? frame.toString('latin1') : null, pttl };
   });
 }
 
@@ -74,10 +86,17 @@ export function cacheWrite(input: {
   /** The coherence log's approximate bound. */
   readonly maxlen: number;
   readonly tags?: readonly string[];
+  /**
+   * [TS] The fill holds the entry lease (see {@link cacheRead}'s `deadline`), so the write is one
+   * `SET XX GET`; `graceMs` is what a refused fill gives back to a value frame it displaced.
+   */
+  readonly entryLease?: { readonly graceMs: number };
 }): Transition<boolean> {
+  if (input.entryLease !== undefined && (input.token ?? '') === '') throw new InvalidArgumentError('token', 'an entry lease needs a token');
+  const graceMs = input.entryLease === undefined ? '' : whole('graceMs', input.entryLease.graceMs, 0);
   const call = bind(scripts().cache_write, {
     scope: { t: input.namespace, key: input.key },
-    args: { frame: input.frame, px: whole('px', input.px, 0), token: input.token ?? '', maxlen: whole('maxlen', input.maxlen, 1), name: input.key },
+    args: { frame: input.frame, px: whole('px', input.px, 0), token: input.token ?? '', maxlen: whole('maxlen', input.maxlen, 1), name: input.key, graceMs },
     restKeys: (input.tags ?? []).map((tag) => cacheTagKey(input.namespace, tag)),
   });
   return transition(call, (reply) => int(reply) === 1);
@@ -87,11 +106,18 @@ export function cacheWrite(input: {
  * `cache_release` [TS]: gives back a load lease whose loader failed and appends `r` to the log, so
  * callers waiting in other processes retry at once. Answers whether the lease was the caller's.
  */
-export function cacheRelease(input: { readonly namespace: string; readonly key: string; readonly token: string; readonly maxlen: number }): Transition<boolean> {
+export function cacheRelease(input: {
+  readonly namespace: string;
+  readonly key: string;
+  readonly token: string;
+  readonly maxlen: number;
+  /** [TS] The lease is the entry's lease frame (see {@link cacheRead}'s `deadline`). */
+  readonly entryLease?: boolean;
+}): Transition<boolean> {
   if (typeof input.token !== 'string' || input.token === '') throw new InvalidArgumentError('token', 'must be a non-empty string');
   const call = bind(scripts().cache_release, {
     scope: { t: input.namespace, key: input.key },
-    args: { token: input.token, maxlen: whole('maxlen', input.maxlen, 1), name: input.key },
+    args: { token: input.token, maxlen: whole('maxlen', input.maxlen, 1), name: input.key, entryLease: input.entryLease === true ? '1' : '0' },
   });
   return transition(call, (reply) => int(reply) === 1);
 }

@@ -413,18 +413,22 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.cacheRead({ namespace: 'users', key: 'user:42', token: 'tok', leaseMs: 500 }))).toEqual({
       script: 'cache_read',
       keys: [e('user:42'), 'ecc:{users}:l:user:42'],
-      args: ['tok', 500, '0'],
+      args: ['tok', 500, '0', ''],
     });
-    expect(shape(t.cacheRead({ namespace: 'users', key: 'a', leaseMs: 1, hex: true })).args).toEqual(['', 1, '1']);
+    expect(shape(t.cacheRead({ namespace: 'users', key: 'a', leaseMs: 1, hex: true })).args).toEqual(['', 1, '1', '']);
+    expect(shape(t.cacheRead({ namespace: 'users', key: 'a', token: 'tok', leaseMs: 1, deadline: 1_700_000_000_000 })).args).toEqual(['tok', 1, '0', '1700000000000']);
+    expect(() => t.cacheRead({ namespace: 'users', key: 'a', leaseMs: 1, deadline: 1 })).toThrow(InvalidArgumentError);
     expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 0, maxlen: 100, tags: ['x', 'y'] }))).toEqual({
       script: 'cache_write',
       keys: [e('a'), 'ecc:{users}:l:a', 'ecc:{users}:log', 'ecc:{users}:tag:x', 'ecc:{users}:tag:y'],
-      args: ['F', 0, '', 100, 'a'],
+      args: ['F', 0, '', 100, 'a', ''],
     });
+    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, token: 'tok', maxlen: 100, entryLease: { graceMs: 7 } })).args).toEqual(['F', 5, 'tok', 100, 'a', 7]);
+    expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, maxlen: 100, entryLease: { graceMs: 7 } })).toThrow(InvalidArgumentError);
     expect(shape(t.cacheRelease({ namespace: 'users', key: 'a', token: 'tok', maxlen: 9 }))).toEqual({
       script: 'cache_release',
-      keys: ['ecc:{users}:l:a', 'ecc:{users}:log'],
-      args: ['tok', 9, 'a'],
+      keys: ['ecc:{users}:l:a', 'ecc:{users}:log', e('a')],
+      args: ['tok', 9, 'a', '0'],
     });
     expect(shape(t.cacheDelete({ namespace: 'users', keys: ['a', 'b'], version: J, maxlen: 9 }))).toEqual({
       script: 'cache_delete',

@@ -1596,7 +1596,7 @@ return deleted
 `,
   },
   cache_expire: {
-    sha: '30268c63121830970e3016e902d11b0a0b250f2f',
+    sha: 'ad1d96bce19a058d587ee63a0e5bf3b2f707516c',
     includes: ['core'],
     body: `-- @script cache_expire
 -- @purpose [TS] Mark a keyed cache entry stale now but keep it for the namespace's grace (bentocache's
@@ -1613,7 +1613,8 @@ return deleted
 -- @include core
 -- @returns 0 no entry; 1 marked stale, kept for the grace; 2 deleted (no grace)
 local frame = redis.call('GET', k_entry)
-if not frame or #frame < 27 then return 0 end
+-- [TS] An entry lease frame is no value: nothing to expire.
+if not frame or #frame < 27 or string.sub(frame, 1, 2) == '~L' then return 0 end
 local keep = tonumber(a_grace)
 local left = redis.call('PTTL', k_entry)
 if left > 0 and left < keep then keep = left end
@@ -1631,7 +1632,7 @@ return 1
 `,
   },
   cache_pull: {
-    sha: '8b358a2a1523c5426d360be73c8f699bcd347ccc',
+    sha: '6785f3a43ba994998eb568f06267ee7a49407a3e',
     includes: ['core'],
     body: `-- @script cache_pull
 -- @purpose [TS] Read a keyed cache entry and delete it in one step (bentocache's pull), announcing the
@@ -1647,7 +1648,8 @@ return 1
 -- @returns the frame that was deleted (fresh or in grace; hex when asked), or nil when there was none
 local frame = redis.call('GETDEL', k_entry)
 redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', a_version, 'o', 'd', 'k', a_name)
-if not frame then return false end
+-- [TS] An entry lease frame is no value (the fill it belonged to is then refused).
+if not frame or string.sub(frame, 1, 2) == '~L' then return false end
 if a_hex == '1' then
   frame = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
 end
@@ -1655,24 +1657,48 @@ return frame
 `,
   },
   cache_read: {
-    sha: 'a56f4af2eaf1679f8a52656263700d8e9d828e7c',
+    sha: 'f215d01aee90013b1bf8046aaf89bb57bb77047e',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
 -- load lease in the same step, so exactly one caller across every process runs the loader.
+-- [TS] With \`deadline\` set (the entry lease), the read is one \`SET NX GET\` on the entry itself: a missing
+-- entry becomes a lease frame (\`~L\` ++ waited flag ++ deadline(13) ++ token) that expires at \`deadline\`,
+-- so the miss, the lease and (for a frame that exists) the value cost the server one command. A caller
+-- that finds another's lease frame marks it waited, so the fill's write announces itself.
 -- @key entry      ecc:{t}:k:<key>
 -- @key lease      ecc:{t}:l:<key>
 -- @arg token      the caller's lease token; '' reads without asking for the lease
 -- @arg leaseMs    the lease's lifetime in ms
 -- @arg hex        '1' answers the frame hex-encoded (binary codecs: script replies arrive as UTF-8 text)
+-- @arg deadline   [TS] '' for the lease key; else the entry lease's end, Unix ms (13 digits)
 -- @include core
 -- @returns {status, frame|nil, pttl}: 1 fresh frame; 2 the lease is the caller's (frame: a stale one,
--- for grace); 3 another caller holds the lease for pttl ms more; 0 no fresh frame and no lease asked
-local frame = redis.call('GET', k_entry)
-local out = frame
-if frame and a_hex == '1' then
-  out = string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end)
+-- for grace); 3 another caller holds the lease for pttl ms more; 0 no fresh frame and no lease asked;
+-- [TS] 4 (entry lease) a frame, fresh or not, that the caller judges by its soft expiry
+local function out_of(frame)
+  if frame and a_hex == '1' then
+    return (string.gsub(frame, '.', function(c) return string.format('%02x', string.byte(c)) end))
+  end
+  return frame
 end
+if a_deadline ~= '' then
+  local lease = '~L0' .. a_deadline .. a_token
+  local old = redis.call('SET', k_entry, lease, 'NX', 'PXAT', a_deadline, 'GET')
+  if not old then return {2, false, 0} end
+  if string.sub(old, 1, 2) ~= '~L' then return {4, out_of(old), 0} end
+  -- Another caller's lease: say its end (the frame carries it), and mark it waited.
+  if string.sub(old, 3, 3) == '0' then redis.call('SET', k_entry, '~Lw' .. string.sub(old, 4), 'KEEPTTL') end
+  return {3, false, tonumber(string.sub(old, 4, 16)) or 0}
+end
+local frame = redis.call('GET', k_entry)
+-- [TS] An entry lease is no value: another caller is loading it.
+if frame and string.sub(frame, 1, 2) == '~L' then
+  if a_token == '' then return {0, false, 0} end
+  if string.sub(frame, 3, 3) == '0' then redis.call('SET', k_entry, '~Lw' .. string.sub(frame, 4), 'KEEPTTL') end
+  return {3, false, redis.call('PTTL', k_entry)}
+end
+local out = out_of(frame)
 if frame and #frame >= 27 then
   -- Frame: version(14) ++ soft expiry (13 decimal digits of Unix ms; 0 never) ++ value.
   local expiry = tonumber(string.sub(frame, 15, 27)) or 0
@@ -1686,18 +1712,42 @@ return {3, out or false, redis.call('PTTL', k_lease)}
 `,
   },
   cache_release: {
-    sha: '30972048e2ac98b40b8ca1fee2a8988535482243',
+    sha: '20bd12c6c76afe3f085329e7d34aab539ee185a7',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
 -- callers waiting in other processes retry at once instead of at the lease's expiry.
+-- [TS] An entry lease (the lease frame in the entry itself) goes with one \`GETDEL\`; in the race where the
+-- entry was no longer the caller's lease, what it held is put back (a lease frame until its deadline, a
+-- value frame until its soft expiry). The log entry is written only when a caller waited on the lease.
 -- @key lease      ecc:{t}:l:<key>
 -- @key log        ecc:{t}:log
+-- @key entry      ecc:{t}:k:<key> [TS]: the entry, whose lease frame an entry lease is
 -- @arg token      the lease token the caller took
 -- @arg maxlen     the log's approximate bound
 -- @arg name       the entry's key
+-- @arg entryLease [TS] '1' when the lease is the entry's lease frame; '0' for the lease key
 -- @include core
 -- @returns 1 released; 0 the lease was not the caller's
+if a_entryLease == '1' then
+  local old = redis.call('GETDEL', k_entry)
+  if not old then return 0 end
+  if string.sub(old, 1, 2) == '~L' and string.sub(old, 17) == a_token then
+    if string.sub(old, 3, 3) ~= '0' then
+      redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', '', 'o', 'r', 'k', a_name)
+    end
+    return 1
+  end
+  if string.sub(old, 1, 2) == '~L' then
+    redis.call('SET', k_entry, old, 'PXAT', string.sub(old, 4, 16))
+  else
+    -- A value written after the lease was lost: put back; its expiry cannot be read after GETDEL, so
+    -- it keeps its soft expiry (readers then refresh it at that time, as a write without grace).
+    local expiry = tonumber(string.sub(old, 15, 27)) or 0
+    if expiry == 0 then redis.call('SET', k_entry, old) else redis.call('SET', k_entry, old, 'PXAT', expiry) end
+  end
+  return 0
+end
 if redis.call('GET', k_lease) ~= a_token then return 0 end
 redis.call('DEL', k_lease)
 redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', '', 'o', 'r', 'k', a_name)
@@ -1740,7 +1790,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: '4c538f20a20873f70c4ee1a0dd59d496e43eda2f',
+    sha: '602af0399e3e69134d93a2187bc1a3530cc7640c',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -1754,12 +1804,68 @@ return #names
 -- @arg token      the fill's lease token; '' for a plain write
 -- @arg maxlen     the log's approximate bound
 -- @arg name       the entry's key, as the log and the tag sets name it
+-- @arg graceMs    [TS] for an entry-lease fill ('' otherwise): the grace a refused fill gives back to a frame it
+-- displaced (a frame carries its soft expiry, not its grace)
 -- @include core
 -- @returns 1 written; 0 refused (the lease is no longer the fill's, or a newer frame is stored)
 local version = string.sub(a_frame, 1, 14)
 local px = tonumber(a_px)
+
+-- The tag sets name the entry with the version that carried each tag.
+local function tag_entry()
+  for i = 4, #KEYS do
+    local fresh = redis.call('EXISTS', KEYS[i]) == 0
+    -- The version says which write carried the tag: a later write without it leaves this field stale,
+    -- and a tag delete then spares the entry (cache_tag_delete compares it with the stored frame).
+    redis.call('HSET', KEYS[i], a_name, version)
+    -- A tag set lives as long as its longest-lived entry.
+    local left = redis.call('PTTL', KEYS[i])
+    if px == 0 then
+      if left >= 0 then redis.call('PERSIST', KEYS[i]) end
+    elseif fresh or (left >= 0 and left < px) then
+      redis.call('PEXPIRE', KEYS[i], px)
+    end
+  end
+end
+
+-- [TS] An entry-lease fill: the entry holds the fill's lease frame (\`~L\` ++ waited flag ++ deadline(13) ++
+-- token), so one \`SET XX GET\` writes the frame and answers what it replaced. That was the fill's own lease
+-- in all but a race; then the fill had lost its lease (to another lease or a newer write) and what it
+-- replaced is put back: a lease frame until its deadline, a value frame until its soft expiry plus the
+-- fill's grace. The log entry is written when a caller waited on the lease (it wakes them) and skipped
+-- otherwise: nothing else can hold the key, which L2 did not have.
+if a_graceMs ~= '' then
+  local old
+  if px > 0 then
+    old = redis.call('SET', k_entry, a_frame, 'XX', 'PX', px, 'GET')
+  else
+    old = redis.call('SET', k_entry, a_frame, 'XX', 'GET')
+  end
+  if not old then return 0 end
+  if string.sub(old, 1, 2) == '~L' and string.sub(old, 17) == a_token then
+    tag_entry()
+    if string.sub(old, 3, 3) ~= '0' then
+      redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', version, 'o', 's', 'k', a_name)
+    end
+    return 1
+  end
+  if string.sub(old, 1, 2) == '~L' then
+    redis.call('SET', k_entry, old, 'PXAT', string.sub(old, 4, 16))
+    return 0
+  end
+  local expiry = tonumber(string.sub(old, 15, 27)) or 0
+  if expiry == 0 then
+    redis.call('SET', k_entry, old)
+  else
+    redis.call('SET', k_entry, old, 'PXAT', expiry + tonumber(a_graceMs))
+  end
+  return 0
+end
+
 if a_token ~= '' and redis.call('GET', k_lease) ~= a_token then return 0 end
 local stored = redis.call('GET', k_entry)
+-- [TS] An entry lease frame holds no version: any write replaces it (its fill is then refused).
+if stored and string.sub(stored, 1, 2) == '~L' then stored = false end
 if stored and #stored >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(stored, 4, 14)) then
   if a_token ~= '' then redis.call('DEL', k_lease) end
   return 0
@@ -1769,19 +1875,7 @@ if px > 0 then
 else
   redis.call('SET', k_entry, a_frame)
 end
-for i = 4, #KEYS do
-  local fresh = redis.call('EXISTS', KEYS[i]) == 0
-  -- The version says which write carried the tag: a later write without it leaves this field stale,
-  -- and a tag delete then spares the entry (cache_tag_delete compares it with the stored frame).
-  redis.call('HSET', KEYS[i], a_name, version)
-  -- A tag set lives as long as its longest-lived entry.
-  local left = redis.call('PTTL', KEYS[i])
-  if px == 0 then
-    if left >= 0 then redis.call('PERSIST', KEYS[i]) end
-  elseif fresh or (left >= 0 and left < px) then
-    redis.call('PEXPIRE', KEYS[i], px)
-  end
-end
+tag_entry()
 if a_token ~= '' then redis.call('DEL', k_lease) end
 redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', version, 'o', 's', 'k', a_name)
 return 1
@@ -4989,7 +5083,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   cache_expire: ['del', 'get', 'pttl', 'set', 'time', 'xadd'],
   cache_pull: ['getdel', 'xadd'],
   cache_read: ['get', 'pttl', 'set', 'time'],
-  cache_release: ['del', 'get', 'xadd'],
+  cache_release: ['del', 'get', 'getdel', 'set', 'xadd'],
   cache_tag_delete: ['del', 'get', 'hdel', 'hget', 'xadd'],
   cache_write: ['del', 'exists', 'get', 'hset', 'persist', 'pexpire', 'pttl', 'set', 'xadd'],
   claim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],

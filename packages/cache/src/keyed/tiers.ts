@@ -1,20 +1,16 @@
 import type { BrandedId, Connection } from '@echo/protocol/cache';
-import { NoSuchCacheError } from '../errors.js';
 import { newer } from '../coherence/message.js';
-import { type Flight, Flights } from '../single-flight.js';
-import { cacheHit, cacheStale } from '../keyed/cache-hooks.js';
+import type { Flight } from '../single-flight.js';
+import { cacheHit, cacheStale } from '../cache-hooks.js';
 import type { CoherenceLog } from '../coherence/log.js';
-import { type EntryFrame, holdsUndefined } from '../keyed/entry-frame.js';
-import { type KeyedCounters, type KeyedRead, type NamespaceEvents, emptyKeyedCounters } from '../keyed/events.js';
-import { L2Guard } from '../l2/guard.js';
-import { L2Reads } from '../l2/reads.js';
-import { MissMeter } from '../keyed/miss-meter.js';
-import type { ResolvedNamespace } from '../keyed/options.js';
-import { Copies, type Held } from '../keyed/read-mode.js';
-import { ScriptBatch } from '../l2/scripts.js';
-import { Waiters } from '../keyed/waiters.js';
-import { L1 } from './l1.js';
-import { type Entry, entryDead } from './rows.js';
+import { type EntryFrame, holdsUndefined } from './entry-frame.js';
+import { type KeyedCounters, type KeyedRead, type NamespaceEvents, emptyKeyedCounters } from './events.js';
+import { MissMeter } from './miss-meter.js';
+import type { ResolvedNamespace } from './options.js';
+import { Copies, type Held } from './read-mode.js';
+import { Waiters } from './waiters.js';
+import { Stack } from '../core/stack.js';
+import { type Entry, entryDead } from '../core/rows.js';
 
 /** An entry's fresh lifetime and its grace after it, in ms. */
 export interface Lifetimes {
@@ -29,25 +25,17 @@ export interface EventSink {
 }
 
 /**
- * One keyed namespace's tiers (after bentocache's cache stack, one object owning them all): L1, L2
- * access behind its guard (batched plain reads, batched scripts, the outage breaker), the coherence
- * source, the loads running here, the counters and the events. The faces (verbs) and the get-or-set
+ * One keyed namespace's stack: the core {@link Stack} (L1, L2 behind its guard with batched plain
+ * reads and scripts, the loads running here) with the namespace's read mode, coherence source,
+ * lease waiters, counters and events. The faces (verbs) and the get-or-set
  * handler (the fill path) act on it; it owns the rules that keep L1 honest: what may go in (newer
  * wins, news that reached a running load wins over what that load read) and what may answer (nothing
  * while the coherence feed is lost).
  */
-export class Tiers<T> {
-  readonly name: string;
+export class Tiers<T> extends Stack<Entry<T>, KeyedRead<T>> {
   readonly options: ResolvedNamespace<T>;
-  readonly connection: Connection;
   /** Unix ms; injectable for tests. */
   readonly now: () => number;
-  readonly l1: L1<Entry<T>>;
-  /** Plain reads, batched into one `MGET` per tick. */
-  readonly reads: L2Reads;
-  /** Scripts, batched into one pipeline per tick. */
-  readonly scripts: ScriptBatch;
-  readonly guard: L2Guard;
   /** The read mode: what L1 keeps and what each caller gets. */
   readonly copies: Copies<T>;
   /** Whether an L1 miss reads plainly first or takes the lease read at once. */
@@ -55,42 +43,34 @@ export class Tiers<T> {
   readonly counters: KeyedCounters = emptyKeyedCounters();
   /** Callers waiting on another process's lease, woken by the coherence log. */
   readonly waiters = new Waiters();
-  readonly flights = new Flights<KeyedRead<T>>();
   readonly events: EventSink;
   /** The coherence source; null when the namespace has none. */
   coherence: CoherenceLog | null = null;
-  stopped = false;
   /** Unix ms since which the coherence feed may have missed entries; 0 while it is trusted. */
   #suspectSince = 0;
   /** Every entry may answer: the feed is trusted and nothing is suspect. One field, so a hit asks one question. */
   #clear = true;
 
   constructor(options: ResolvedNamespace<T>, connection: Connection, now: () => number, events: EventSink) {
-    this.name = options.name;
+    super({ name: options.name, maxSize: options.maxSize, eviction: 'clock', dead: entryDead, outage: options.outage, now }, connection);
     this.options = options;
-    this.connection = connection;
     this.now = now;
     this.events = events;
-    this.l1 = new L1<Entry<T>>({ maxSize: options.maxSize, eviction: 'clock', dead: entryDead, name: options.name });
     this.copies = new Copies(options.codec, options.read, options.l1);
-    this.reads = new L2Reads(connection);
-    this.scripts = new ScriptBatch(connection);
-    this.guard = new L2Guard(options.outage, now, {
-      opened: () => {
-        this.suspect();
-        events.emit('breaker', { state: 'open' });
-      },
-      closed: () => events.emit('breaker', { state: 'closed' }),
-      failed: (op, error) => {
-        this.counters.l2Errors++;
-        events.emit('l2-error', { op, error });
-      },
-    });
   }
 
-  /** Throws once the namespace is stopped. */
-  live(): void {
-    if (this.stopped) throw new NoSuchCacheError(this.name);
+  protected override l2Opened(): void {
+    this.suspect();
+    this.events.emit('breaker', { state: 'open' });
+  }
+
+  protected override l2Closed(): void {
+    this.events.emit('breaker', { state: 'closed' });
+  }
+
+  protected override l2Failed(op: string, error: unknown): void {
+    this.counters.l2Errors++;
+    this.events.emit('l2-error', { op, error });
   }
 
   // ---- what L1 may answer -------------------------------------------------------------------
@@ -141,8 +121,10 @@ export class Tiers<T> {
    */
   admitFrame(key: string, frame: EntryFrame, flight: Flight | undefined): T {
     const { value, encoded } = holdsUndefined(frame.version) ? { value: undefined as T, encoded: undefined } : this.copies.fromL2(frame.bytes);
+    // Without an L1 the read is decoded once, for its caller, and nothing else is built.
+    if (!this.options.l1) return value;
     const expiresAt = frame.expiresAt === 0 ? Infinity : frame.expiresAt;
-    const grace = value === undefined || value === null ? 0 : this.options.grace;
+    const grace = value === undefined || value === null ? 0 : this.options.graceMs;
     this.#put(key, { value, encoded, version: frame.version, expiresAt, graceUntil: expiresAt + grace, admittedAt: this.now(), tags: [], used: false }, flight);
     return value;
   }

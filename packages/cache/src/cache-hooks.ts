@@ -1,7 +1,7 @@
 import { hooks } from '@echo/protocol/cache';
 
 /**
- * The keyed namespace's side of the `emq.cache.*` telemetry hooks. Each returns at once when its
+* Both faces' side of the `emq.cache.*` telemetry hooks. Each returns at once when its
  * hook has no listener, so the hit path stays allocation-free.
  */
 
