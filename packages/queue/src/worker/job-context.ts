@@ -105,53 +105,90 @@ export function resolveUntil(until: unknown): number | Date {
 export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: RunState = { moved: undefined, over: false }): JobContext {
   const cancel = new CancelToken();
   rt.locks.track(job, cancel);
-  return {
-    cancel,
-    get signal() {
-      return cancel.signal;
-    },
-    leaseUntil: () => rt.locks.leaseUntil(job),
-    progress: (value) => rt.leases.updateProgress(job.id, value),
-    log: (line) => rt.leases.addLog(job.id, line),
-    async moveToDelayed(asked) {
-      const until = resolveUntil(asked);
-      if (state.moved !== undefined) throw new InvalidArgumentError('moveToDelayed', 'the job was already moved');
-      if (state.over || cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to move');
-      // Stop extending first: after the move the job is not active, and a beat would read it as lost.
-      rt.locks.untrack(job);
-      state.moved = delayJob(rt, job, until);
-      if ((await state.moved) !== 'ok') throw new StaleError('the lease was lost before the move landed');
-    },
-    addChildren(children) {
-      if (state.moved !== undefined) throw new InvalidArgumentError('addChildren', 'the job was already moved');
-      return rt.leases.addChildren(job, children);
-    },
-    async moveToWaitingChildren() {
-      if (state.moved !== undefined) throw new InvalidArgumentError('moveToWaitingChildren', 'the job was already moved');
-      if (state.over || cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to move');
-      // Stop extending first, as for a delay: once it waits the job is not active and a beat would
-      // read it as lost. With nothing open the job stays ours and is tracked again.
-      rt.locks.untrack(job);
-      // Marked moved at once, as a delay is, so a handler that returns without awaiting is not
-      // completed over its own move; the mark is lifted when nothing was open or the call failed.
-      const open = rt.leases.waitForChildren(job);
-      state.moved = open.then(
-        (): SettleOutcome => 'ok',
-        (): SettleOutcome => 'stale',
-      );
-      let waiting: number;
-      try {
-        waiting = await open;
-      } catch (error) {
-        state.moved = undefined;
-        rt.locks.track(job, cancel);
-        throw error;
-      }
-      if (waiting > 0) return true;
+  return new RunContext(rt, job, state, cancel);
+}
+
+/**
+ * One attempt's context. A class, not an object literal of closures: a worker builds one per job,
+ * and methods on the prototype cost nothing per job where eight closures were allocated each time.
+ */
+class RunContext<T> implements JobContext {
+  readonly cancel: CancelToken;
+  readonly #rt: WorkerRuntime<T>;
+  readonly #job: ClaimedJob<T>;
+  readonly #state: RunState;
+
+  constructor(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: RunState, cancel: CancelToken) {
+    this.#rt = rt;
+    this.#job = job;
+    this.#state = state;
+    this.cancel = cancel;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+
+  leaseUntil(): number {
+    return this.#rt.locks.leaseUntil(this.#job);
+  }
+
+  progress(value: string | number): Promise<void> {
+    return this.#rt.leases.updateProgress(this.#job.id, value);
+  }
+
+  log(line: string): Promise<number> {
+    return this.#rt.leases.addLog(this.#job.id, line);
+  }
+
+  async moveToDelayed(asked: DelayUntil): Promise<void> {
+    const rt = this.#rt;
+    const state = this.#state;
+    const until = resolveUntil(asked);
+    if (state.moved !== undefined) throw new InvalidArgumentError('moveToDelayed', 'the job was already moved');
+    if (state.over || this.cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to move');
+    // Stop extending first: after the move the job is not active, and a beat would read it as lost.
+    rt.locks.untrack(this.#job);
+    state.moved = delayJob(rt, this.#job, until);
+    if ((await state.moved) !== 'ok') throw new StaleError('the lease was lost before the move landed');
+  }
+
+  addChildren(children: readonly FlowChild<unknown>[]): Promise<FlowResult[]> {
+    if (this.#state.moved !== undefined) throw new InvalidArgumentError('addChildren', 'the job was already moved');
+    return this.#rt.leases.addChildren(this.#job, children);
+  }
+
+  async moveToWaitingChildren(): Promise<boolean> {
+    const rt = this.#rt;
+    const state = this.#state;
+    const job = this.#job;
+    if (state.moved !== undefined) throw new InvalidArgumentError('moveToWaitingChildren', 'the job was already moved');
+    if (state.over || this.cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to move');
+    // Stop extending first, as for a delay: once it waits the job is not active and a beat would
+    // read it as lost. With nothing open the job stays ours and is tracked again.
+    rt.locks.untrack(job);
+    // Marked moved at once, as a delay is, so a handler that returns without awaiting is not
+    // completed over its own move; the mark is lifted when nothing was open or the call failed.
+    const open = rt.leases.waitForChildren(job);
+    state.moved = open.then(
+      (): SettleOutcome => 'ok',
+      (): SettleOutcome => 'stale',
+    );
+    let waiting: number;
+    try {
+      waiting = await open;
+    } catch (error) {
       state.moved = undefined;
-      rt.locks.track(job, cancel);
-      return false;
-    },
-    childrenValues: () => rt.leases.childrenValues(job.id),
-  };
+      rt.locks.track(job, this.cancel);
+      throw error;
+    }
+    if (waiting > 0) return true;
+    state.moved = undefined;
+    rt.locks.track(job, this.cancel);
+    return false;
+  }
+
+  childrenValues(): Promise<Record<string, string>> {
+    return this.#rt.leases.childrenValues(this.#job.id);
+  }
 }
