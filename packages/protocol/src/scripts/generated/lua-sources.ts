@@ -445,6 +445,14 @@ local function lane_rate_count(grate, g, state, n)
   end
 end
 
+-- ring_drop_rotated(ring, g): [TS] takes g out of the ring right after lane_next rotated it to the
+-- tail. The ring holds each lane once (I6), so \`LREM ring -1 g\`, which scans from the tail, finds it
+-- at once and leaves the ring exactly as the spec's \`LREM ring 0 g\` does; that one scans the whole
+-- ring, so with 10,000 lanes each emptied lane cost a walk over 10,000 entries.
+local function ring_drop_rotated(ring, g)
+  redis.call('LREM', ring, -1, g)
+end
+
 -- lane_next(ring, grate): rotate the ring to the next lane with room in its own rate window. A lane
 -- out of budget is passed over and stays in rotation (its window reopens by time alone, and nothing
 -- else would put it back), at most one full turn. Answers the lane, its room and its window state;
@@ -563,7 +571,8 @@ end
   'lane-claim': `-- @lib lane-claim
 -- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
 -- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
--- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate.
+-- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate. [TS] A lane leaving the ring
+-- goes by ring_drop_rotated (lib gate): the spec's \`LREM ring 0 g\`, found from the tail.
 
 -- lane_claim(cap, lease, marker, limiter, grate): cap(g) bounds K beyond depth and limit (nil: the
 -- whole depth); [TS] the gates of lib gate bound it too, counted on \`limiter\`, and so does the
@@ -575,7 +584,7 @@ local function lane_claim(cap, lease, marker, limiter, grate)
   local g, lane_room, rate = lane_next(ring, grate)
   if not g then return {} end
   if not vid(g) then
-    redis.call('LREM', ring, 0, g)
+    ring_drop_rotated(ring, g)
     return {}
   end
   local lane = gkey(KEYS[7], g)
@@ -586,7 +595,7 @@ local function lane_claim(cap, lease, marker, limiter, grate)
   local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
   if lim then k = math.min(k, lim - act) end
   if k <= 0 then
-    redis.call('LREM', ring, 0, g)
+    ring_drop_rotated(ring, g)
     return {}
   end
   local deadline = now_ms() + lease
@@ -607,7 +616,7 @@ local function lane_claim(cap, lease, marker, limiter, grate)
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
   lane_rate_count(grate, g, rate, #out)
-  if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
+  if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then ring_drop_rotated(ring, g) end
   return out
 end
 `,
@@ -1489,7 +1498,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '43d424d85d981ad695cf50b6c1f49716e02b0cbe',
+    sha: '33f4d928570ff679827f3c1ad93abe4fbe7d632c',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1758,7 +1767,7 @@ return 1
 `,
   },
   claim: {
-    sha: '7a3e12314f24352fea7f366289240928a80c312f',
+    sha: 'b1b1545332140111b0c1c0d6e3e1619059f8c22b',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -2051,7 +2060,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'a3446a1c1d164b18467b3fc091aa5a22e97dabf6',
+    sha: 'df86544d7dd4c51db1860f1fe6cd4ec16e9201e2',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2773,7 +2782,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'd633c7ced19f040d1e4fbb55a0dbe7d89ac6f512',
+    sha: '6f75fca3174d95cebda031e44f02a553e1689d95',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2825,12 +2834,13 @@ return out
 `,
   },
   gclaim: {
-    sha: '05c98c9cf4ace3385836e789fc3ca4eed89b78d1',
+    sha: '364b1174a998a4891e26d4d035fd999b8c1b285d',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
 -- Fairness is the rotation itself; a lane at its ceiling or left empty leaves the ring. A paused
--- queue claims nothing.
+-- queue claims nothing. [TS] A lane leaving the ring goes by ring_drop_rotated (lib gate): the same
+-- ring as the spec's \`LREM ring 0 g\`, found from the tail where the rotation just put it.
 -- @key ring       emq:{q}:ring
 -- @key active     emq:{q}:active
 -- @key meta       emq:{q}:meta
@@ -2862,20 +2872,20 @@ local ring = k_ring
 local g, _, rate = lane_next(ring, k_grate)
 if not g then return {} end
 if not vid(g) then
-  redis.call('LREM', ring, 0, g)
+  ring_drop_rotated(ring, g)
   return {}
 end
 local lane = gkey(k_laneroot, g)
 local lim = tonumber(redis.call('HGET', k_glimit, g) or '')
 -- I6 keeps a lane at its ceiling out of the ring; this holds the line if something broke it.
 if lim and tonumber(redis.call('HGET', k_gactive, g) or '0') >= lim then
-  redis.call('LREM', ring, 0, g)
+  ring_drop_rotated(ring, g)
   return {}
 end
 while true do
   local id = redis.call('ZPOPMIN', lane)[1]
   if not id then
-    redis.call('LREM', ring, 0, g)
+    ring_drop_rotated(ring, g)
     return {}
   end
   local attempts, f = lease_job(k_active, k_jobroot, id, now_ms() + tonumber(ARGV[1]), marker, 'payload', unpack(JOB_OPTIONS))
@@ -2883,7 +2893,7 @@ while true do
     gate_count(k_limiter, window, 1)
     lane_rate_count(k_grate, g, rate, 1)
     local act = redis.call('HINCRBY', k_gactive, g, 1)
-    if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
+    if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then ring_drop_rotated(ring, g) end
     local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
     hist_claimed(k_jobroot, { entry })
     ev_active({ entry })
@@ -3197,7 +3207,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '72acb362b5dd24ec2976700f858dbea1dfe279bf',
+    sha: '72bbb0005faa1dbab3db45b1d66dfde4a4641d86',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
