@@ -10,7 +10,9 @@ async function lremMicros(queue: Queue<string>, lanes: number): Promise<number> 
   }
   await queue.connection.command('CONFIG', 'RESETSTAT');
   let done = 0;
-  const worker = await Worker.start(queue, () => void done++, { source: 'lanes', concurrency: 8, maintenanceMs: 50, blockMs: 50 });
+  const worker = await Worker.start(queue, () => {
+    done++;
+  }, { source: 'lanes', concurrency: 8, maintenanceMs: 50, blockMs: 50 });
   try {
     await until(() => done === lanes, `${String(lanes)} lane jobs`, 60_000);
   } finally {
