@@ -642,9 +642,12 @@ local function serviceable(lb, lane, g)
 end
 
 -- rering(lb, lane, g): put g back in rotation when it is serviceable and absent, and wake a consumer.
+-- [TS] The membership test looks from the tail (\`RANK -1\`): the ring holds g at most once, so the
+-- answer is the same, and a lane whose job just settled was rotated to the tail by its claim a few
+-- claims ago, so it is found near there instead of after a walk over every lane in the ring.
 local function rering(lb, lane, g)
   if not serviceable(lb, lane, g) then return end
-  if redis.call('LPOS', lb.ring, g) then return end
+  if redis.call('LPOS', lb.ring, g, 'RANK', -1) then return end
   redis.call('RPUSH', lb.ring, g)
   redis.call('LPUSH', lb.wake, '1')
   redis.call('LTRIM', lb.wake, 0, 63)
@@ -1928,7 +1931,7 @@ return 0
 `,
   },
   complete: {
-    sha: '9a8b171f99fc622ca99dbf426b0c87c1b1c8a97b',
+    sha: 'c6d00e3b0e4e977f47d09f17522eea595b17245a',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -2021,7 +2024,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'acf580417a5d44ff2d3e5ab470da2534f22079d2',
+    sha: 'd13bc5bf629137857379e40dce6dd45a9aed9429',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -2060,7 +2063,7 @@ return complete_held(held, 2, ARGV[1] == '1')
 `,
   },
   complete_claim: {
-    sha: 'df86544d7dd4c51db1860f1fe6cd4ec16e9201e2',
+    sha: 'c52ff2899aaff412e6fd0a5a6117425c32dc1088',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2150,7 +2153,7 @@ return out
 `,
   },
   delay: {
-    sha: '736eee349cc3a3be74b6e4c0984190560934e64c',
+    sha: '2b47f9334ecb22b76c9b90c6fa317f2d7b2cbe2a',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -2635,7 +2638,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '408c3f9a5d097908b0a27e7e0a9529c72057a408',
+    sha: 'e4478d77da33cf141f3e33bead48a9fe21d00511',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2665,7 +2668,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '2d058d972cc64be3b66ab067759bec691ab2fd0b',
+    sha: '112fb9c9a1074be64ab331803a7dbe7067f49bdb',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2936,7 +2939,7 @@ return n + tidy_settle(tally, k_waiting)
 `,
   },
   genqueue: {
-    sha: '24ee5523d6e1d940c8f4f7ceb97a331e6e1799ff',
+    sha: 'bc897c47d71f1c454f881c4518e8ac522b938d13',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -2978,7 +2981,7 @@ return 1
 `,
   },
   give_back: {
-    sha: '561dc8981c012b589678460082a76ee17d2cf8b4',
+    sha: 'a45eed30e868f4beebcbfb03e11381ac5961bb76',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script give_back
 -- @purpose [TS] Give back jobs a worker claimed but will not run (it was paused or is closing with
@@ -3031,7 +3034,7 @@ return given
 `,
   },
   glimit: {
-    sha: '1dd840103503d5e47fc1a7cea47175c686528702',
+    sha: 'f7ff32ef4cf0e3bbf4531c01aa9f0b64ef307c76',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -3077,7 +3080,7 @@ return 1
 `,
   },
   grate: {
-    sha: '961221e8e282c11ad518d5ff62b5179c72f8add0',
+    sha: 'c0aed5f66b896ed726bd95c1d051526ba0ffb163',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -3106,7 +3109,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: '62e9e6a04e13495584245a8cc49d9f4d28587194',
+    sha: 'a7496b7364752f54e9503d15c62991f39104af61',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -3147,7 +3150,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: '9366b5fa6a3d39ed58be0453dc01afae9c894a65',
+    sha: '3fa0116155b618d0066e0836935d007226e431ed',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -3184,7 +3187,7 @@ return 1
 `,
   },
   gresume: {
-    sha: 'bd0c613a506f563d6f7b1c2cf9bbbcf0ef10cdc7',
+    sha: 'bceaffeee7a193a1dbbe4489c9a281c84c8cc894',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -3449,7 +3452,7 @@ return 0
 `,
   },
   promote: {
-    sha: '2f4af8c313113c07f34eb89a8a7b0be92307aded',
+    sha: '576854bc0ba6c11342819264ad90608f07dc443c',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -3477,7 +3480,7 @@ return requeue_due(k_schedule, k_pending, lb_at(3), k_jobroot, k_laneroot, tonum
 `,
   },
   promote_next: {
-    sha: 'cf4e12cd60f3394ce43160444253d844b1555dc7',
+    sha: '5a4a96bef7475eb24a4d02396e0826cc3550cce3',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -3571,7 +3574,7 @@ return 0
 `,
   },
   reap: {
-    sha: '6a7da633ecec0e7945394cadd2bd96fdd553df5f',
+    sha: 'cc0e73a33bd1ba3ee09ee9037da1a70fe52aac2d',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -3604,7 +3607,7 @@ return requeue_due(k_active, k_pending, lb_at(3), k_jobroot, k_laneroot, tonumbe
 `,
   },
   remove_job: {
-    sha: '238a814356b94b172cae7b32610260be35b393b2',
+    sha: 'b8d3c2e087e22d0a8c507280680a9795c680177b',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3749,7 +3752,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '0fe8abb52ce3a27cc9afe590b85284d624ac90f0',
+    sha: '4e19ff6d032f2765cd3838e17e5de97723636313',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -3793,7 +3796,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: 'e3d461df3c298c41bbf29256cb985b7fe0f535c4',
+    sha: '78c670aa398572636f8dbe508b4a903c83dd0044',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -3867,7 +3870,7 @@ return 1
 `,
   },
   retry: {
-    sha: '1465c89b71bfc8a278fd6ea27468a1151b9d1655',
+    sha: 'b21bf32d31762a8871e571d0712d9b09a31951d7',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -3981,7 +3984,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: 'cff4e344a650a9d00bc670f88579aa4db7cc70a5',
+    sha: 'f1b5f885391d2e71539e8ac226d428097b7bcd40',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -4657,7 +4660,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: 'afa9359b222840358bda148ea345c29a86740970',
+    sha: '49d01982479628e95e9f11360e4104e24342834d',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
