@@ -1,7 +1,8 @@
 -- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
 -- Fairness is the rotation itself; a lane at its ceiling or left empty leaves the ring. A paused
--- queue claims nothing.
+-- queue claims nothing. [TS] A lane leaving the ring goes by ring_drop_rotated (lib gate): the same
+-- ring as the spec's `LREM ring 0 g`, found from the tail where the rotation just put it.
 -- @key ring       emq:{q}:ring
 -- @key active     emq:{q}:active
 -- @key meta       emq:{q}:meta
@@ -34,20 +35,20 @@ local ring = k_ring
 local g, _, rate = lane_next(ring, k_grate)
 if not g then return {} end
 if not vid(g) then
-  redis.call('LREM', ring, 0, g)
+  ring_drop_rotated(ring, g)
   return {}
 end
 local lane = gkey(k_laneroot, g)
 local lim = tonumber(redis.call('HGET', k_glimit, g) or '')
 -- I6 keeps a lane at its ceiling out of the ring; this holds the line if something broke it.
 if lim and tonumber(redis.call('HGET', k_gactive, g) or '0') >= lim then
-  redis.call('LREM', ring, 0, g)
+  ring_drop_rotated(ring, g)
   return {}
 end
 while true do
   local id = redis.call('ZPOPMIN', lane)[1]
   if not id then
-    redis.call('LREM', ring, 0, g)
+    ring_drop_rotated(ring, g)
     return {}
   end
   local attempts, f = lease_job(k_active, k_jobroot, id, now_ms() + tonumber(a_lease_ms), marker, 'payload', unpack(JOB_OPTIONS))
@@ -55,7 +56,7 @@ while true do
     gate_count(k_limiter, window, 1)
     lane_rate_count(k_grate, g, rate, 1)
     local act = redis.call('HINCRBY', k_gactive, g, 1)
-    if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
+    if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then ring_drop_rotated(ring, g) end
     local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
     hist_claimed(k_jobroot, { entry })
     ev_active({ entry })

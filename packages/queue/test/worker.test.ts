@@ -31,6 +31,22 @@ describe('Worker', () => {
     expect(worker.stats().completed).toBe(200);
   });
 
+  it('hands a context whose verbs work taken off it: a destructured progress, log and leaseUntil', async () => {
+    const queue = await Queue.open<string>(uniqueName('w'), { connection: conn });
+    const { id } = await queue.enqueue('x');
+    let seen: { leaseLeft: number; progress: unknown; logs: string[] } | undefined;
+    const worker = await Worker.start(queue, async (_job, { progress, log, leaseUntil }) => {
+      await progress(40);
+      await log('one line');
+      // Read while the job is held: a completed row is not kept by default.
+      seen = { leaseLeft: leaseUntil() - Date.now(), progress: (await queue.getJob(id))?.progress, logs: await queue.getLogs(id) };
+    });
+    await until(() => worker.stats().completed === 1);
+    await worker.close();
+    expect(seen).toEqual({ leaseLeft: expect.any(Number) as number, progress: '40', logs: ['one line'] });
+    expect(seen?.leaseLeft).toBeGreaterThan(0);
+  });
+
   it('retries along the backoff curve and dead-letters at the cap with last_error kept', async () => {
     const queue = await Queue.open<string>(uniqueName('w'), { connection: conn });
     const attempts: number[] = [];

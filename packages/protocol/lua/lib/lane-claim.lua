@@ -1,7 +1,8 @@
 -- @lib lane-claim
 -- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
 -- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
--- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate.
+-- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate. [TS] A lane leaving the ring
+-- goes by ring_drop_rotated (lib gate): the spec's `LREM ring 0 g`, found from the tail.
 
 -- lane_claim(cap, lease, marker, limiter, grate): cap(g) bounds K beyond depth and limit (nil: the
 -- whole depth); [TS] the gates of lib gate bound it too, counted on `limiter`, and so does the
@@ -13,7 +14,7 @@ local function lane_claim(cap, lease, marker, limiter, grate)
   local g, lane_room, rate = lane_next(ring, grate)
   if not g then return {} end
   if not vid(g) then
-    redis.call('LREM', ring, 0, g)
+    ring_drop_rotated(ring, g)
     return {}
   end
   local lane = gkey(KEYS[7], g)
@@ -24,7 +25,7 @@ local function lane_claim(cap, lease, marker, limiter, grate)
   local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
   if lim then k = math.min(k, lim - act) end
   if k <= 0 then
-    redis.call('LREM', ring, 0, g)
+    ring_drop_rotated(ring, g)
     return {}
   end
   local deadline = now_ms() + lease
@@ -45,6 +46,6 @@ local function lane_claim(cap, lease, marker, limiter, grate)
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
   lane_rate_count(grate, g, rate, #out)
-  if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
+  if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then ring_drop_rotated(ring, g) end
   return out
 end

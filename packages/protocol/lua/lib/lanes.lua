@@ -21,9 +21,12 @@ local function serviceable(lb, lane, g)
 end
 
 -- rering(lb, lane, g): put g back in rotation when it is serviceable and absent, and wake a consumer.
+-- [TS] The membership test looks from the tail (`RANK -1`): the ring holds g at most once, so the
+-- answer is the same, and a lane whose job just settled was rotated to the tail by its claim a few
+-- claims ago, so it is found near there instead of after a walk over every lane in the ring.
 local function rering(lb, lane, g)
   if not serviceable(lb, lane, g) then return end
-  if redis.call('LPOS', lb.ring, g) then return end
+  if redis.call('LPOS', lb.ring, g, 'RANK', -1) then return end
   redis.call('RPUSH', lb.ring, g)
   redis.call('LPUSH', lb.wake, '1')
   redis.call('LTRIM', lb.wake, 0, 63)

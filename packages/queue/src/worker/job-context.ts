@@ -13,7 +13,10 @@ import type { SettleOutcome } from './partition.js';
  */
 export type DelayUntil = { readonly delayMs: number } | { readonly at: Date | number } | Date;
 
-/** What a handler gets besides the job: cancellation and the job's own side channels. */
+/**
+ * What a handler gets besides the job: cancellation and the job's own side channels. Its verbs are
+ * functions bound to the job, so they work taken off the context (`async (job, { progress }) => …`).
+ */
 export interface JobContext {
   /** Fired when the worker closes past its patience, the job's lease was lost, or its `timeoutMs` ran out. */
   readonly cancel: CancelToken;
@@ -24,11 +27,11 @@ export interface JobContext {
    * claim's send time (or its last extension's) plus the lease. The server's deadline is no earlier,
    * so until then no other claim can run the job.
    */
-  leaseUntil(): number;
+  readonly leaseUntil: () => number;
   /** Records progress and publishes the `progress` event. */
-  progress(value: string | number): Promise<void>;
+  readonly progress: (value: string | number) => Promise<void>;
   /** Appends a line to the job's log. */
-  log(line: string): Promise<number>;
+  readonly log: (line: string) => Promise<number>;
   /**
    * Settles the job as delayed without counting a failure (the next claim runs it again, its
    * attempts kept): a step job's way to wait. `until` names its unit: `{ delayMs: 5000 }` from the
@@ -39,7 +42,7 @@ export interface JobContext {
    * @throws InvalidArgumentError for a bare number, a bad time or a second move; StaleError when the
    * lease was lost (or the attempt timed out) before the move landed.
    */
-  moveToDelayed(until: DelayUntil): Promise<void>;
+  readonly moveToDelayed: (until: DelayUntil) => Promise<void>;
   /**
    * Adds children to this job, which becomes their flow parent (in this queue or others, nested,
    * with the fail-parent / ignore policies of flows). The job stays this handler's: call
@@ -47,7 +50,7 @@ export interface JobContext {
    * @throws StaleError when the lease was lost; InvalidArgumentError for a bad flow or a same-queue
    * child id already in use (nothing was added).
    */
-  addChildren(children: readonly FlowChild<unknown>[]): Promise<FlowResult[]>;
+  readonly addChildren: (children: readonly FlowChild<unknown>[]) => Promise<FlowResult[]>;
   /**
    * A step job's wait for its children: while any child is open, the job leaves active for
    * `awaiting_children` (fenced by its token, its lease given back) and answers true; the worker
@@ -58,9 +61,9 @@ export interface JobContext {
    * @throws StaleError when the lease was lost; StateError for a lane job; InvalidArgumentError after
    * another move.
    */
-  moveToWaitingChildren(): Promise<boolean>;
+  readonly moveToWaitingChildren: () => Promise<boolean>;
   /** The results this job's completed children left, child id → result (their id when none). */
-  childrenValues(): Promise<Record<string, string>>;
+  readonly childrenValues: () => Promise<Record<string, string>>;
 }
 
 /** What the worker learns from a run's context: whether the handler settled its own job. */
@@ -105,53 +108,104 @@ export function resolveUntil(until: unknown): number | Date {
 export function jobContext<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: RunState = { moved: undefined, over: false }): JobContext {
   const cancel = new CancelToken();
   rt.locks.track(job, cancel);
-  return {
-    cancel,
-    get signal() {
-      return cancel.signal;
-    },
-    leaseUntil: () => rt.locks.leaseUntil(job),
-    progress: (value) => rt.leases.updateProgress(job.id, value),
-    log: (line) => rt.leases.addLog(job.id, line),
-    async moveToDelayed(asked) {
-      const until = resolveUntil(asked);
-      if (state.moved !== undefined) throw new InvalidArgumentError('moveToDelayed', 'the job was already moved');
-      if (state.over || cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to move');
-      // Stop extending first: after the move the job is not active, and a beat would read it as lost.
-      rt.locks.untrack(job);
-      state.moved = delayJob(rt, job, until);
-      if ((await state.moved) !== 'ok') throw new StaleError('the lease was lost before the move landed');
-    },
-    addChildren(children) {
-      if (state.moved !== undefined) throw new InvalidArgumentError('addChildren', 'the job was already moved');
-      return rt.leases.addChildren(job, children);
-    },
-    async moveToWaitingChildren() {
-      if (state.moved !== undefined) throw new InvalidArgumentError('moveToWaitingChildren', 'the job was already moved');
-      if (state.over || cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to move');
-      // Stop extending first, as for a delay: once it waits the job is not active and a beat would
-      // read it as lost. With nothing open the job stays ours and is tracked again.
-      rt.locks.untrack(job);
-      // Marked moved at once, as a delay is, so a handler that returns without awaiting is not
-      // completed over its own move; the mark is lifted when nothing was open or the call failed.
-      const open = rt.leases.waitForChildren(job);
-      state.moved = open.then(
-        (): SettleOutcome => 'ok',
-        (): SettleOutcome => 'stale',
-      );
-      let waiting: number;
-      try {
-        waiting = await open;
-      } catch (error) {
-        state.moved = undefined;
-        rt.locks.track(job, cancel);
-        throw error;
-      }
-      if (waiting > 0) return true;
+  return new RunContext(rt, job, state, cancel);
+}
+
+/**
+ * One attempt's context. A class, not an object literal of closures: a worker builds one per job,
+ * and nothing here is allocated per job beyond the instance. Each verb is a getter that hands out a
+ * function bound to the context when it is read, so `context.progress(50)` and a destructured
+ * `({ progress }) => progress(50)` both work, and a handler pays for a verb only when it uses it.
+ */
+class RunContext<T> implements JobContext {
+  readonly cancel: CancelToken;
+  readonly #rt: WorkerRuntime<T>;
+  readonly #job: ClaimedJob<T>;
+  readonly #state: RunState;
+
+  constructor(rt: WorkerRuntime<T>, job: ClaimedJob<T>, state: RunState, cancel: CancelToken) {
+    this.#rt = rt;
+    this.#job = job;
+    this.#state = state;
+    this.cancel = cancel;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+
+  get leaseUntil(): JobContext['leaseUntil'] {
+    return () => this.#rt.locks.leaseUntil(this.#job);
+  }
+
+  get progress(): JobContext['progress'] {
+    return (value) => this.#rt.leases.updateProgress(this.#job.id, value);
+  }
+
+  get log(): JobContext['log'] {
+    return (line) => this.#rt.leases.addLog(this.#job.id, line);
+  }
+
+  get moveToDelayed(): JobContext['moveToDelayed'] {
+    return (until) => this.#moveToDelayed(until);
+  }
+
+  async #moveToDelayed(asked: DelayUntil): Promise<void> {
+    const rt = this.#rt;
+    const state = this.#state;
+    const until = resolveUntil(asked);
+    if (state.moved !== undefined) throw new InvalidArgumentError('moveToDelayed', 'the job was already moved');
+    if (state.over || this.cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to move');
+    // Stop extending first: after the move the job is not active, and a beat would read it as lost.
+    rt.locks.untrack(this.#job);
+    state.moved = delayJob(rt, this.#job, until);
+    if ((await state.moved) !== 'ok') throw new StaleError('the lease was lost before the move landed');
+  }
+
+  get addChildren(): JobContext['addChildren'] {
+    return (children) => this.#addChildren(children);
+  }
+
+  #addChildren(children: readonly FlowChild<unknown>[]): Promise<FlowResult[]> {
+    if (this.#state.moved !== undefined) throw new InvalidArgumentError('addChildren', 'the job was already moved');
+    return this.#rt.leases.addChildren(this.#job, children);
+  }
+
+  get moveToWaitingChildren(): JobContext['moveToWaitingChildren'] {
+    return () => this.#moveToWaitingChildren();
+  }
+
+  async #moveToWaitingChildren(): Promise<boolean> {
+    const rt = this.#rt;
+    const state = this.#state;
+    const job = this.#job;
+    if (state.moved !== undefined) throw new InvalidArgumentError('moveToWaitingChildren', 'the job was already moved');
+    if (state.over || this.cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to move');
+    // Stop extending first, as for a delay: once it waits the job is not active and a beat would
+    // read it as lost. With nothing open the job stays ours and is tracked again.
+    rt.locks.untrack(job);
+    // Marked moved at once, as a delay is, so a handler that returns without awaiting is not
+    // completed over its own move; the mark is lifted when nothing was open or the call failed.
+    const open = rt.leases.waitForChildren(job);
+    state.moved = open.then(
+      (): SettleOutcome => 'ok',
+      (): SettleOutcome => 'stale',
+    );
+    let waiting: number;
+    try {
+      waiting = await open;
+    } catch (error) {
       state.moved = undefined;
-      rt.locks.track(job, cancel);
-      return false;
-    },
-    childrenValues: () => rt.leases.childrenValues(job.id),
-  };
+      rt.locks.track(job, this.cancel);
+      throw error;
+    }
+    if (waiting > 0) return true;
+    state.moved = undefined;
+    rt.locks.track(job, this.cancel);
+    return false;
+  }
+
+  get childrenValues(): JobContext['childrenValues'] {
+    return () => this.#rt.leases.childrenValues(this.#job.id);
+  }
 }

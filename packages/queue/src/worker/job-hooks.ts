@@ -65,6 +65,12 @@ export function jobSettled(queue: string, claimed: ClaimedJob<unknown>, failure:
   });
 }
 
+/** {@link jobSettled} for a verdict already known: emits the hook at once (nothing when nobody listens). */
+export function jobSettledAs(queue: string, claimed: ClaimedJob<unknown>, failure: { readonly reason: unknown } | undefined, outcome: SettleOutcome): void {
+  if (!settledHeard() || !starts.has(claimed)) return;
+  jobVerdict(queue, claimed, outcome, failure);
+}
+
 /** Emits the verdict hooks of a settled batch, from its members' verdicts and outcomes. */
 export function batchSettled(
   queue: string,

@@ -1,14 +1,15 @@
 import type { ClaimedJob } from '../job.js';
 import { JobTimeoutError } from './errors.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
-import { jobSettled, jobStarted } from './job-hooks.js';
+import { jobSettled, jobSettledAs, jobStarted } from './job-hooks.js';
 import { processTraced, tracedRun } from './job-trace.js';
 import { DrainWatch } from './drain-watch.js';
 import { LaneFeed } from './lane-feed.js';
 import type { PauseGate } from './pause-gate.js';
 import { unencodable } from './result-encoding.js';
-import { Rounds } from './rounds.js';
+import { Rounds, type CompletionSink } from './rounds.js';
 import type { WorkerRuntime } from './runtime.js';
+import type { SettleOutcome } from './partition.js';
 
 /**
  * Runs one job. Return a value to complete it (the value feeds a flow parent); throw to retry it
@@ -21,7 +22,7 @@ export type Handler<T> = (job: ClaimedJob<T>, context: JobContext) => unknown;
  * hands its verdict to the round of this turn, which completes it and claims the slot's next job
  * in one script.
  */
-export class JobSlots<T> {
+export class JobSlots<T> implements CompletionSink<T> {
   readonly #rt: WorkerRuntime<T>;
   readonly #gate: PauseGate;
   readonly #handler: Handler<T>;
@@ -35,7 +36,7 @@ export class JobSlots<T> {
     this.#rt = rt;
     this.#gate = gate;
     this.#handler = handler;
-    this.#rounds = new Rounds(rt, gate, () => this.#claim());
+    this.#rounds = new Rounds(rt, gate, () => this.#claim(), this);
     this.#lanes = rt.options.source === 'lanes' ? new LaneFeed(rt) : undefined;
     rt.onRelease(() => this.#release());
     this.#drain = new DrainWatch(() => rt.events.fire('drained', undefined), () => this.#open(), () => this.#rounds.held + (this.#lanes?.held ?? 0));
@@ -153,17 +154,31 @@ export class JobSlots<T> {
         if (outcome === 'scheduled' || outcome === 'dead') events.fire('failed', { job, error: reason, outcome });
       });
     } else {
-      const verdict = this.#rounds.complete(job, result);
-      jobSettled(this.#rt.queue, job, failure, verdict);
-      settling = verdict.then((outcome) => {
-        if (outcome === 'ok') events.fire('completed', { job, result });
-      });
+      // The common path: the round tells completed() how it went; no promise or closure per job.
+      this.#rounds.complete(job, result);
+      return this.#next();
     }
     const done = (): void => {
-      this.#rt.locks.untrack(job);
-      this.#drain.settled();
+      this.#settled(job);
     };
     void settling.then(done, done);
+    return this.#next();
+  }
+
+  /** A success handed to {@link Rounds.complete} settled: its verdict hook, its event, and the job let go. */
+  completed(job: ClaimedJob<T>, result: unknown, outcome: SettleOutcome): void {
+    jobSettledAs(this.#rt.queue, job, undefined, outcome);
+    if (outcome === 'ok') this.#rt.events.fire('completed', { job, result });
+    this.#settled(job);
+  }
+
+  #settled(job: ClaimedJob<T>): void {
+    this.#rt.locks.untrack(job);
+    this.#drain.settled();
+  }
+
+  /** The next job for a slot whose handler just finished: none once paused or closing. */
+  #next(): Promise<ClaimedJob<T> | undefined> | undefined {
     if (!this.#rt.isRunning() || this.#gate.paused) return undefined;
     return this.#take();
   }

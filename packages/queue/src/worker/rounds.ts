@@ -14,7 +14,16 @@ interface Done<T> {
   readonly job: ClaimedJob<T>;
   /** The handler's result text, when it left one: kept on a retained row and carried by the event. */
   readonly result: string | undefined;
-  readonly resolve: (outcome: SettleOutcome) => void;
+  /** The handler's return value itself, handed back to the sink with the outcome. */
+  readonly value: unknown;
+}
+
+/**
+ * Told how each completion handed to {@link Rounds.complete} settled, once its round answered. One
+ * object for the whole worker, so a completion allocates no promise or closure of its own.
+ */
+export interface CompletionSink<T> {
+  completed(job: ClaimedJob<T>, value: unknown, outcome: SettleOutcome): void;
 }
 
 /**
@@ -38,6 +47,7 @@ export class Rounds<T> {
   readonly #fused: boolean;
   /** The claim a slot makes on its own when the round is not fused. */
   readonly #claimOne: () => Promise<ClaimedJob<T> | undefined>;
+  readonly #sink: CompletionSink<T>;
   #done: Done<T>[] = [];
   #wants: Want<T>[] = [];
   /**
@@ -51,11 +61,12 @@ export class Rounds<T> {
   #limitTimer: NodeJS.Timeout | undefined;
   readonly #ahead: Prefetch<T>;
 
-  constructor(rt: WorkerRuntime<T>, gate: PauseGate, claimOne: () => Promise<ClaimedJob<T> | undefined>) {
+  constructor(rt: WorkerRuntime<T>, gate: PauseGate, claimOne: () => Promise<ClaimedJob<T> | undefined>, sink: CompletionSink<T>) {
     this.#rt = rt;
     this.#gate = gate;
     this.#fused = rt.options.source === 'flat' && !rt.options.respectConcurrencyGate;
     this.#claimOne = claimOne;
+    this.#sink = sink;
     this.#ahead = new Prefetch(rt.locks, rt.options.concurrency);
   }
 
@@ -80,18 +91,21 @@ export class Rounds<T> {
   }
 
   /**
-   * Queues a plain job's completion for this turn's round; answers how it settled. A flow child
-   * is completed alone at once: only `complete` feeds its parent with the handler's result.
+   * Queues a plain job's completion for this turn's round; the sink hears how it settled. A flow
+   * child is completed alone at once: only `complete` feeds its parent with the handler's result.
+   * The queued completion is not tracked on its own: {@link drain} waits for the queue to be sent,
+   * and the round that carries it is tracked.
    */
-  complete(job: ClaimedJob<T>, result: unknown): Promise<SettleOutcome> {
-    if (job.parent !== undefined) return this.#track(completeJob(this.#rt, job, result));
-    const text = resultText(this.#rt, job, result);
-    return this.#track(
-      new Promise<SettleOutcome>((resolve) => {
-        this.#done.push({ job, result: text, resolve });
-        this.#schedule();
-      }),
-    );
+  complete(job: ClaimedJob<T>, result: unknown): void {
+    if (job.parent !== undefined) {
+      void this.#track(completeJob(this.#rt, job, result)).then(
+        (outcome) => this.#sink.completed(job, result, outcome),
+        () => this.#sink.completed(job, result, 'stale'),
+      );
+      return;
+    }
+    this.#done.push({ job, result: resultText(this.#rt, job, result), value: result });
+    this.#schedule();
   }
 
   /** Retries a failed job along the backoff curve, on its own (failures are rare and carry a reason each). */
@@ -109,7 +123,11 @@ export class Rounds<T> {
 
   /** Waits for every settlement sent or queued (on close). */
   async drain(): Promise<void> {
-    while (this.#inflight.size > 0) await Promise.all(this.#inflight);
+    while (this.#inflight.size > 0 || this.#done.length > 0) {
+      // Completions queued for this turn's round are sent by its flush, which tracks the round.
+      if (this.#inflight.size === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      else await Promise.all(this.#inflight);
+    }
   }
 
   #track<R>(p: Promise<R>): Promise<R> {
@@ -138,7 +156,7 @@ export class Rounds<T> {
     const open = rt.isRunning() && !this.#gate.paused;
     if (!open) for (const want of wants.splice(0)) want.resolve(undefined);
     if (!this.#fused) {
-      if (done.length > 0) void this.#completeAll(done);
+      if (done.length > 0) void this.#track(this.#completeAll(done));
       for (const want of wants) this.#claimOne().then(want.resolve, want.reject);
       return;
     }
@@ -158,7 +176,7 @@ export class Rounds<T> {
     // Every job claimed joins the spares behind those of earlier rounds, and the waiting slots
     // take the oldest first: jobs run in the order they were claimed, as without prefetch.
     this.#ahead.answered(ahead, performance.now() - sent, round.error === undefined ? round.claimed : []);
-    for (const d of done) d.resolve(round.outcomes.get(d.job.id) ?? 'stale');
+    for (const d of done) this.#sink.completed(d.job, d.value, round.outcomes.get(d.job.id) ?? 'stale');
     // Paused or closing since the round left: what it claimed starts nowhere here, so it goes back,
     // and the slots that asked hear "no job".
     if (!this.#rt.isRunning() || this.#gate.paused) this.releaseSpares();
@@ -195,7 +213,7 @@ export class Rounds<T> {
 
   async #completeAll(done: readonly Done<T>[]): Promise<void> {
     const outcomes = await completeJobs(this.#rt, done.map((d) => d.job), resultsOf(done));
-    for (const d of done) d.resolve(outcomes.get(d.job.id) ?? 'stale');
+    for (const d of done) this.#sink.completed(d.job, d.value, outcomes.get(d.job.id) ?? 'stale');
   }
 }
 

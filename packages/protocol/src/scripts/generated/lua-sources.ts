@@ -445,6 +445,14 @@ local function lane_rate_count(grate, g, state, n)
   end
 end
 
+-- ring_drop_rotated(ring, g): [TS] takes g out of the ring right after lane_next rotated it to the
+-- tail. The ring holds each lane once (I6), so \`LREM ring -1 g\`, which scans from the tail, finds it
+-- at once and leaves the ring exactly as the spec's \`LREM ring 0 g\` does; that one scans the whole
+-- ring, so with 10,000 lanes each emptied lane cost a walk over 10,000 entries.
+local function ring_drop_rotated(ring, g)
+  redis.call('LREM', ring, -1, g)
+end
+
 -- lane_next(ring, grate): rotate the ring to the next lane with room in its own rate window. A lane
 -- out of budget is passed over and stays in rotation (its window reopens by time alone, and nothing
 -- else would put it back), at most one full turn. Answers the lane, its room and its window state;
@@ -563,7 +571,8 @@ end
   'lane-claim': `-- @lib lane-claim
 -- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
 -- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
--- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate.
+-- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate. [TS] A lane leaving the ring
+-- goes by ring_drop_rotated (lib gate): the spec's \`LREM ring 0 g\`, found from the tail.
 
 -- lane_claim(cap, lease, marker, limiter, grate): cap(g) bounds K beyond depth and limit (nil: the
 -- whole depth); [TS] the gates of lib gate bound it too, counted on \`limiter\`, and so does the
@@ -575,7 +584,7 @@ local function lane_claim(cap, lease, marker, limiter, grate)
   local g, lane_room, rate = lane_next(ring, grate)
   if not g then return {} end
   if not vid(g) then
-    redis.call('LREM', ring, 0, g)
+    ring_drop_rotated(ring, g)
     return {}
   end
   local lane = gkey(KEYS[7], g)
@@ -586,7 +595,7 @@ local function lane_claim(cap, lease, marker, limiter, grate)
   local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
   if lim then k = math.min(k, lim - act) end
   if k <= 0 then
-    redis.call('LREM', ring, 0, g)
+    ring_drop_rotated(ring, g)
     return {}
   end
   local deadline = now_ms() + lease
@@ -607,7 +616,7 @@ local function lane_claim(cap, lease, marker, limiter, grate)
   if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
   gate_count(limiter, window, #out)
   lane_rate_count(grate, g, rate, #out)
-  if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
+  if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then ring_drop_rotated(ring, g) end
   return out
 end
 `,
@@ -634,9 +643,12 @@ local function serviceable(lb, lane, g)
 end
 
 -- rering(lb, lane, g): put g back in rotation when it is serviceable and absent, and wake a consumer.
+-- [TS] The membership test looks from the tail (\`RANK -1\`): the ring holds g at most once, so the
+-- answer is the same, and a lane whose job just settled was rotated to the tail by its claim a few
+-- claims ago, so it is found near there instead of after a walk over every lane in the ring.
 local function rering(lb, lane, g)
   if not serviceable(lb, lane, g) then return end
-  if redis.call('LPOS', lb.ring, g) then return end
+  if redis.call('LPOS', lb.ring, g, 'RANK', -1) then return end
   redis.call('RPUSH', lb.ring, g)
   redis.call('LPUSH', lb.wake, '1')
   redis.call('LTRIM', lb.wake, 0, 63)
@@ -1518,7 +1530,7 @@ return len
 `,
   },
   bclaim: {
-    sha: '5ce4845f38adddc454a89ca398f9445b87959a59',
+    sha: 'ce8b0012c1fb9e3fb75300eff14f03d46f041b3a',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1882,7 +1894,7 @@ return 1
 `,
   },
   claim: {
-    sha: '802671ba8910218b6cf7cf19598251d6befc7bfd',
+    sha: '560b7d73447417889c23dd51c7ccf57337641667',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -2044,7 +2056,7 @@ return 0
 `,
   },
   complete: {
-    sha: '90fdfb43ca5f585fe18e26d58592178ac9c3e104',
+    sha: '436261a443081142923f8bd19d2b980dbbe4ace4',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -2137,7 +2149,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'cff34a286a6f95384c8945e7f30ccdd4945d9c31',
+    sha: '325264652a6d7afd8d339f3b24bb3605859fd8c3',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -2176,7 +2188,7 @@ return complete_held(held, 2, a_publish == '1')
 `,
   },
   complete_claim: {
-    sha: '5c377aadba23633b4c6c0b967637d4cdca273c72',
+    sha: 'a01c03584ae435c8be459ef14f015e622034e380',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2290,7 +2302,7 @@ return out
 `,
   },
   delay: {
-    sha: 'e4e0e52d985d99e1983ce546c4de1762ced24726',
+    sha: 'b64aac1db1f3a9a2ea77f0922944914c6ed9a35e',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -2775,7 +2787,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'a4268dddfc5e2880a64df41be960971f524dbfd0',
+    sha: 'a52d6c4e36b20f047933130cf784638653a13c28',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -2805,7 +2817,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'dbd2c64be5dd9a069e2977ad820fe87fdffcf28e',
+    sha: 'ada9713b6c20b5c7efced1017b05316f603159f6',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2922,7 +2934,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '10917dfee4d777cefe535d714a6b5221dc9918b3',
+    sha: '17dfd2479780c65c50a6ee4e7d4a73bbc40ea76b',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -2975,12 +2987,13 @@ return out
 `,
   },
   gclaim: {
-    sha: '8bf78aa5d84afac0f5346c4771fe292ee357d750',
+    sha: 'dad2c67aa542954b02b37f0860442ff74287c560',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
 -- Fairness is the rotation itself; a lane at its ceiling or left empty leaves the ring. A paused
--- queue claims nothing.
+-- queue claims nothing. [TS] A lane leaving the ring goes by ring_drop_rotated (lib gate): the same
+-- ring as the spec's \`LREM ring 0 g\`, found from the tail where the rotation just put it.
 -- @key ring       emq:{q}:ring
 -- @key active     emq:{q}:active
 -- @key meta       emq:{q}:meta
@@ -3013,20 +3026,20 @@ local ring = k_ring
 local g, _, rate = lane_next(ring, k_grate)
 if not g then return {} end
 if not vid(g) then
-  redis.call('LREM', ring, 0, g)
+  ring_drop_rotated(ring, g)
   return {}
 end
 local lane = gkey(k_laneroot, g)
 local lim = tonumber(redis.call('HGET', k_glimit, g) or '')
 -- I6 keeps a lane at its ceiling out of the ring; this holds the line if something broke it.
 if lim and tonumber(redis.call('HGET', k_gactive, g) or '0') >= lim then
-  redis.call('LREM', ring, 0, g)
+  ring_drop_rotated(ring, g)
   return {}
 end
 while true do
   local id = redis.call('ZPOPMIN', lane)[1]
   if not id then
-    redis.call('LREM', ring, 0, g)
+    ring_drop_rotated(ring, g)
     return {}
   end
   local attempts, f = lease_job(k_active, k_jobroot, id, now_ms() + tonumber(a_lease_ms), marker, 'payload', unpack(JOB_OPTIONS))
@@ -3034,7 +3047,7 @@ while true do
     gate_count(k_limiter, window, 1)
     lane_rate_count(k_grate, g, rate, 1)
     local act = redis.call('HINCRBY', k_gactive, g, 1)
-    if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then redis.call('LREM', ring, 0, g) end
+    if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then ring_drop_rotated(ring, g) end
     local entry = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] }
     hist_claimed(k_jobroot, { entry })
     ev_active({ entry })
@@ -3077,7 +3090,7 @@ return n + tidy_settle(tally, k_waiting)
 `,
   },
   genqueue: {
-    sha: 'c7e75095c8d4d6b62965cf372a40bc60493419f8',
+    sha: '6bbbce8a0dba9df8f3b5a17eaba9f92704cb0f0e',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -3119,7 +3132,7 @@ return 1
 `,
   },
   give_back: {
-    sha: '2594640f98c941e130af58c8204c774c2c289396',
+    sha: 'a263ab63dd128d0aa22ec9840da406693238f18c',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script give_back
 -- @purpose [TS] Give back jobs a worker claimed but will not run (it was paused or is closing with
@@ -3172,7 +3185,7 @@ return given
 `,
   },
   glimit: {
-    sha: 'b852e23b893581a5375dc38c17ad34f67feca8ca',
+    sha: 'b9150ba3138fe2bce3c8a77b56e2bdf8b31d3e25',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -3218,7 +3231,7 @@ return 1
 `,
   },
   grate: {
-    sha: '8ecec3924453ea20d1020f5e51ab4959624de116',
+    sha: '8ad5c8f068d05c8a530c308a41a3869982098fd7',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -3247,7 +3260,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: '59e145b6f691693f7c4ab582139a27a10ce513a2',
+    sha: '47bc2566c9fd12869934d0acd34770b6623b84f5',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -3288,7 +3301,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: '6b17defaaae7e074ec4c820ece85bcc8271c0786',
+    sha: 'bacf2b60df64f19f8fdd5d66124472974249fae2',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -3325,7 +3338,7 @@ return 1
 `,
   },
   gresume: {
-    sha: '859723c38cd3134de23e76f9159022d4a4a867a5',
+    sha: '572eeaebc45e9ee6b0c43f8cd29443c3b3574afd',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -3348,7 +3361,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '45f6d73bdd16b19232e71726a0b439f941870d9f',
+    sha: '50b76085a6945b2ea4cee678168fd06338c7295f',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3593,7 +3606,7 @@ return 0
 `,
   },
   promote: {
-    sha: '8003a14f69b166615f17042e88447d03abc588ca',
+    sha: '36ddf286da0d5bfa89e71adfd6393101546ccacd',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -3621,7 +3634,7 @@ return requeue_due(k_schedule, k_pending, lane_keys(k_gactive, k_glimit, k_ring,
 `,
   },
   promote_next: {
-    sha: '0a4f1f1addf2fa8308568750f1bf83064576e6a2',
+    sha: 'aeaf0924be63c0b3c05ad9c60ee906e7cae96a54',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -3715,7 +3728,7 @@ return 0
 `,
   },
   reap: {
-    sha: '7a435a4d5c9e1a0931697141cbbbe4dc99166f9f',
+    sha: 'b9ebc4ecb36780d396305b36de573dd87f3b2da8',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -3748,7 +3761,7 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 `,
   },
   remove_job: {
-    sha: '96a4e0cdb7058f57a718d4f495b4ab88659c7105',
+    sha: '7acfec94ec4353de92115f7d7457fa48104bb1d9',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -3893,7 +3906,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: '587baa969b79ea8b52b1837db1ac6612f38d282d',
+    sha: 'df5017a581ab6c30b8b4a3428f72326e0078e038',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -3937,7 +3950,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: '4d9f6227f0b4d27da640b7d83a96803958a58eb5',
+    sha: 'f697da482e3cb6bc2b4f59f134663212d8892363',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -4011,7 +4024,7 @@ return 1
 `,
   },
   retry: {
-    sha: '83f81919197acc21980a2252520d5d57a6ff3bb1',
+    sha: 'e0ff176b259963d9f1716156fda2434a6ff5a279',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4125,7 +4138,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: '17f434514bbb6e021043ffe6e894c1c8d951ab98',
+    sha: '1729f2480369e91f9cf7878d1eb7a6eae3e30b97',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -4794,7 +4807,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: 'ebf349ac68968b45e5c8eea4a4b156e748dda28c',
+    sha: '7890ddd1393e1d29795f2866978ad0d3dee9a6e8',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
