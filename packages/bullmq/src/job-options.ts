@@ -169,9 +169,12 @@ export function storedOptions(options: JobsOptions): StoredOptions | undefined {
  * the job), priority flips to Echo's higher-first order (BullMQ runs 1 before 2, and unprioritized
  * jobs before both), `delay` is `delayMs`.
  */
-export function enqueueOptions(options: JobsOptions): EnqueueOptions {
+export function enqueueOptions(options: JobsOptions, id = options.jobId): EnqueueOptions {
   const out: { -readonly [K in keyof EnqueueOptions]: EnqueueOptions[K] } = {};
+  // A counted id is a business key too (so getJob finds it), except beside a deduplication id:
+  // Echo admits one of the two per job, and deduplication is what the application asked for.
   if (options.jobId !== undefined) out.key = keyOfJobId(options.jobId);
+  else if (id !== undefined && options.deduplication === undefined) out.key = keyOfJobId(id);
   if (options.delay !== undefined && options.delay > 0) out.delayMs = Math.round(options.delay);
   if (options.priority !== undefined && options.priority > 0) out.priority = -options.priority;
   if (options.attempts !== undefined) out.attempts = options.attempts;

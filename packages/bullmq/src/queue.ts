@@ -3,8 +3,9 @@ import { InvalidArgumentError, MalformedIdError, strictOptions } from '@echo/pro
 import { Queue as EchoQueue, type CountName, type KeepBound, type ListState } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
+import { keepCompletedByDefault, nextJobIds, resetJobIds } from './defaults.js';
 import { NotSupportedError } from './errors.js';
-import { keyOfJobId } from './ids.js';
+import { echoQueueName, keyOfJobId } from './ids.js';
 import { Job } from './job.js';
 import { checkOptions, enqueueOptions, keepBound, storedOptions, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, schedulerCadence, schedulerOptions, type RepeatOptions } from './schedulers.js';
@@ -15,7 +16,10 @@ export interface QueueOptions {
   readonly connection?: ConnectionOptions;
   /** Options every `add` starts from. */
   readonly defaultJobOptions?: JobsOptions;
-  /** Not supported: Echo's keys start with `emq:`. */
+  /**
+   * BullMQ's key prefix. The default `bull` is Echo's queue of the same name; another prefix keeps
+   * its queues apart (it becomes part of the Echo queue's name).
+   */
   readonly prefix?: string;
 }
 
@@ -68,15 +72,15 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   readonly #ready: Promise<EchoQueue<Envelope>>;
   #keep: { completed?: KeepBound; failed?: KeepBound } = {};
   #keepApplied = '';
+  #defaulted: Promise<void> | undefined;
 
   constructor(name: string, opts: QueueOptions = {}) {
     super();
     checkQueueOptions(opts);
-    if (opts.prefix !== undefined) throw new NotSupportedError('Queue option prefix', "Echo's keys are emq:{name}:…, with no prefix");
     if (opts.defaultJobOptions !== undefined) checkOptions(opts.defaultJobOptions);
     this.name = name;
     this.defaultJobOptions = opts.defaultJobOptions ?? {};
-    this.#ready = EchoQueue.open<Envelope>(name, echoConnection(opts.connection));
+    this.#ready = EchoQueue.open<Envelope>(echoQueueName(name, opts.prefix), echoConnection(opts.connection));
     this.#ready.catch((error: unknown) => {
       if (this.listenerCount('error') > 0) this.emit('error', error);
     });
@@ -94,8 +98,9 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     const queue = await this.#ready;
     if (merged.repeat !== undefined) return this.#addRepeat(queue, name, data, merged);
     await this.#applyKeep(queue, merged);
-    const envelope = makeEnvelope(name, data, merged);
-    const result = await queue.enqueue(envelope, enqueueOptions(merged));
+    const [id] = counted(merged) ? await nextJobIds(queue, 1) : [merged.jobId];
+    const envelope = makeEnvelope(name, data, merged, id);
+    const result = await queue.enqueue(envelope, enqueueOptions(merged, id));
     if (result.status === 'duplicate') {
       // BullMQ answers the job that holds the id, with its own data.
       const existing = await queue.getJob(result.existingId);
@@ -112,14 +117,19 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
       const merged = { ...this.defaultJobOptions, ...job.opts };
       checkOptions(merged);
       if (merged.repeat !== undefined) throw new NotSupportedError('addBulk with repeat', 'add repeating jobs one by one (or through upsertJobScheduler)');
-      return { envelope: makeEnvelope(job.name, job.data, merged), merged };
+      return { job, merged };
     });
     const queue = await this.#ready;
     for (const { merged } of prepared) await this.#applyKeep(queue, merged);
-    const results = await queue.enqueueMany(prepared.map(({ envelope, merged }) => ({ payload: envelope, ...enqueueOptions(merged) })));
+    const ids = await nextJobIds(queue, prepared.filter(({ merged }) => counted(merged)).length);
+    const made = prepared.map(({ job, merged }) => {
+      const id = counted(merged) ? ids.shift() : merged.jobId;
+      return { envelope: makeEnvelope(job.name, job.data, merged, id), merged, id };
+    });
+    const results = await queue.enqueueMany(made.map(({ envelope, merged, id }) => ({ payload: envelope, ...enqueueOptions(merged, id) })));
     return results.map((result, i) => {
       if (result.status === 'failed') throw result.error;
-      const envelope = (prepared[i] as { envelope: Envelope }).envelope;
+      const envelope = (made[i] as { envelope: Envelope }).envelope;
       return new Job<DataType, ResultType, NameType>(queue, result.status === 'duplicate' ? result.existingId : result.id, envelope);
     });
   }
@@ -243,6 +253,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     // As in BullMQ, obliterate pauses the queue first, so no worker takes a job meanwhile.
     await queue.pause();
     await queue.obliterate({ force: opts.force ?? false });
+    await resetJobIds(queue);
   }
 
   /** Removes a job; answers 1 when it was there, 0 otherwise. Refused while a worker holds it. */
@@ -351,8 +362,13 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return new Job(queue, `repeat:${id}`, { ...envelope, i: `repeat:${id}` });
   }
 
-  /** Retention is a queue setting in Echo: the newest job options that name it set it for the queue. */
+  /**
+   * Retention is a queue setting in Echo: the newest job options that name it set it for the queue.
+   * Before the first write, BullMQ's default (keep completed jobs) goes in unless one is set: at the
+   * first add, not at open, so a refused call writes nothing.
+   */
   async #applyKeep(queue: EchoQueue<Envelope>, opts: JobsOptions): Promise<void> {
+    await (this.#defaulted ??= keepCompletedByDefault(queue));
     if (opts.removeOnComplete === undefined && opts.removeOnFail === undefined) return;
     const next = { ...this.#keep };
     if (opts.removeOnComplete !== undefined) next.completed = keepBound(opts.removeOnComplete);
@@ -365,10 +381,31 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   }
 }
 
-/** The stored payload of a job. */
-export function makeEnvelope(name: string, data: unknown, opts: JobsOptions): Envelope {
+/**
+ * Whether a job takes the next id of the queue's counter: when it has no `jobId`, and no
+ * deduplication id (a deduplicated add that replaces the kept job's data would carry its own,
+ * unused number into that job, so such a job keeps Echo's id).
+ */
+function counted(opts: JobsOptions): boolean {
+  return opts.jobId === undefined && opts.deduplication === undefined;
+}
+
+/** The stored payload of a job; `id` is its BullMQ id (the `jobId`, or the one the queue's counter gave). */
+export function makeEnvelope(name: string, data: unknown, opts: JobsOptions, id = opts.jobId): Envelope {
   const o = storedOptions(opts);
-  return { n: name, d: data, t: opts.timestamp ?? Date.now(), ...(opts.jobId === undefined ? {} : { i: opts.jobId }), ...(o === undefined ? {} : { o }) };
+  return { n: name, d: data, t: opts.timestamp ?? Date.now(), ...(id === undefined ? {} : { i: id }), ...(o === undefined ? {} : { o }) };
+}
+
+/** Opens the Echo queue under a BullMQ queue, with BullMQ's default of keeping completed jobs. */
+export async function openQueue(echoName: string, connection: ConnectionOptions | undefined): Promise<EchoQueue<Envelope>> {
+  const queue = await EchoQueue.open<Envelope>(echoName, echoConnection(connection));
+  try {
+    await keepCompletedByDefault(queue);
+    return queue;
+  } catch (error) {
+    await queue.close();
+    throw error;
+  }
 }
 
 async function byEchoId(queue: EchoQueue<Envelope>, id: string): Promise<Awaited<ReturnType<EchoQueue<Envelope>['getJob']>>> {
