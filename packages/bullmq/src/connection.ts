@@ -7,7 +7,7 @@ import { NotSupportedError } from './errors.js';
  */
 export interface RedisClientLike {
   /** ioredis keeps the options it was made with here. */
-  readonly options: { readonly host?: string; readonly port?: number; readonly username?: string | null; readonly password?: string | null; readonly db?: number };
+  readonly options: { readonly host?: string | undefined; readonly port?: number | undefined; readonly username?: string | null | undefined; readonly password?: string | null | undefined; readonly db?: number | undefined };
   /** Present on every ioredis client: how BullMQ's docs tell an instance from options. */
   readonly sendCommand: (...args: never[]) => unknown;
   /** A cluster client's seeds. */

@@ -54,5 +54,9 @@ export function echoQueueName(name: unknown, prefix: unknown = DEFAULT_PREFIX): 
   if (typeof name !== 'string' || name === '') throw new BullMQInputError('name', 'Queue name must be provided');
   if (name.includes(':')) throw new BullMQInputError('name', 'Queue name cannot contain :');
   if (typeof prefix !== 'string' || prefix === '') throw new InvalidArgumentError('prefix', 'must be a non-empty string');
-  return prefix === DEFAULT_PREFIX ? name : `${prefix}.${name}`;
+  // `{bull}` is BullMQ's default with a cluster hash tag: the same queues. Characters outside
+  // Echo's name alphabet travel as `_` and their hex code.
+  const plain = prefix.replace(/[{}]/g, '');
+  if (plain === DEFAULT_PREFIX) return name;
+  return `${plain.replace(/[^A-Za-z0-9.-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}.${name}`;
 }

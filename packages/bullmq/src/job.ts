@@ -158,6 +158,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return { queue: this.#queue, claimed, token, lockMs: 30_000, backoff: () => 0 };
   }
 
+  /** The job `jobId` of `queue` (the same as `queue.getJob`). */
+  static fromId<D, R, N extends string>(queue: Queue<D, R, N>, jobId: string): Promise<Job<D, R, N> | undefined> {
+    return queue.getJob(jobId);
+  }
+
   /** Adds a job to `queue` (the same as `queue.add`). */
   static create<D, R, N extends string>(queue: Queue<D, R, N>, name: N, data: D, opts?: JobsOptions): Promise<Job<D, R, N>> {
     return queue.add(name, data, opts);

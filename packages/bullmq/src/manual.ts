@@ -40,6 +40,10 @@ export async function failHeld(lease: ManualLease, error: Error): Promise<boolea
   const delayMs = last ? 0 : lease.backoff(lease.claimed.attempts, error);
   const text = error.stack ?? `${error.name}: ${error.message}`;
   const outcome = await lease.queue.leases().retry(lease.claimed, delayMs, last ? lease.claimed.attempts : attempts, text, { publish: true });
+  // Echo's retry always parks the job on the schedule; BullMQ puts a job without backoff straight
+  // back in wait, where getState and the next getNextJob see it. A refused promote means the job
+  // already left the schedule (a sweep promoted it, or a worker took it): nothing left to do.
+  if (outcome === 'scheduled' && delayMs === 0) await lease.queue.promote(lease.claimed.id).catch(() => undefined);
   return outcome === 'dead';
 }
 

@@ -78,6 +78,9 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   telemetry: 'tracing comes through @echo/otel',
 };
 
+/** Echo's shortest blocking wait, ms: a shorter BullMQ drainDelay waits this long. */
+const MIN_BLOCK_MS = 10;
+
 /** How often a hand-driven `getNextJob` looks again while it waits for a job, ms. */
 const MANUAL_POLL_MS = 50;
 
@@ -295,7 +298,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       ...(opts.stalledInterval === undefined ? {} : { maintenanceMs: opts.stalledInterval }),
       // BullMQ's maxStalledCount is how many stalls a job survives; Echo's maxStalled counts the one that fails it too.
       stalled: { maxStalled: (opts.maxStalledCount ?? 1) + 1 },
-      ...(opts.drainDelay === undefined ? {} : { blockMs: Math.max(1, Math.round(opts.drainDelay * 1000)) }),
+      ...(opts.drainDelay === undefined ? {} : { blockMs: Math.max(MIN_BLOCK_MS, Math.round(opts.drainDelay * 1000)) }),
       ...(opts.name === undefined ? {} : { name: opts.name }),
       onError: (error) => this.#emitError(error),
     };
