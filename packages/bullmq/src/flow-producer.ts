@@ -7,7 +7,7 @@ import { NotSupportedError } from './errors.js';
 import { keepCompletedByDefault } from './defaults.js';
 import { echoQueueName } from './ids.js';
 import { Job } from './job.js';
-import { checkOptions, type JobsOptions } from './job-options.js';
+import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
 import { makeEnvelope } from './queue.js';
 
 /** One node of a flow: a job in `queueName`, done after its `children`. */
@@ -46,7 +46,7 @@ const checkProducerOptions = strictOptions('FlowProducer options', { known: ['co
 const checkFlowJob = strictOptions('flow job', { known: ['name', 'queueName', 'data', 'opts', 'children', 'prefix'] });
 
 /** Options a flow node may carry: the rest of the job options are not in Echo's flow admission. */
-const FLOW_OPTIONS = new Set(['backoff', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure']);
+const FLOW_OPTIONS = new Set(['attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure']);
 
 /**
  * BullMQ's `FlowProducer`: adds a parent and its children (across queues) in one step; the parent
@@ -72,9 +72,10 @@ export class FlowProducer extends EventEmitter {
   /** Adds one flow; answers its tree of jobs. */
   async add(flow: FlowJob): Promise<JobNode> {
     check(flow, false);
-    const queue = await this.#queue(flow);
     const children = (flow.children ?? []).map((child) => this.#child(child));
     if (children.length === 0) throw new InvalidArgumentError('flow.children', 'a flow needs at least one child; add a lone job with Queue.add');
+    const queue = await this.#queue(flow);
+    await this.#applyKeep(flow);
     const parent = makeEnvelope(flow.name, flow.data, flow.opts ?? {});
     const result = await queue.addFlow({ parent: { payload: parent }, children: children.map((c) => c.spec) });
     return this.#node(flow, parent, result, children.map((c) => c.envelopes));
@@ -120,6 +121,22 @@ export class FlowProducer extends EventEmitter {
     }
     const job = new Job(queue, result.id, envelope);
     return nodes.length === 0 ? { job } : { job, children: nodes };
+  }
+
+  /**
+   * A node's `removeOnComplete` / `removeOnFail` is its queue's retention (a queue setting in Echo,
+   * as on `Queue.add`); `attempts` and `backoff` travel in the node's envelope, read by the worker.
+   */
+  async #applyKeep(flow: FlowJob): Promise<void> {
+    const { removeOnComplete, removeOnFail } = flow.opts ?? {};
+    if (removeOnComplete !== undefined || removeOnFail !== undefined) {
+      const queue = await this.#queue(flow);
+      await queue.setRetention({
+        ...(removeOnComplete === undefined ? {} : { completed: keepBound(removeOnComplete) }),
+        ...(removeOnFail === undefined ? {} : { failed: keepBound(removeOnFail) }),
+      });
+    }
+    for (const child of flow.children ?? []) await this.#applyKeep(child);
   }
 
   async #queue(flow: FlowJob): Promise<EchoQueue<Envelope>> {

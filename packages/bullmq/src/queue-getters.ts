@@ -3,7 +3,7 @@ import { MalformedIdError } from '@echo/protocol';
 import type { CountName, ListState, Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from './envelope.js';
 import { NotSupportedError } from './errors.js';
-import { keyOfJobId } from './ids.js';
+import { DEFAULT_PREFIX, keyOfJobId } from './ids.js';
 import { Job } from './job.js';
 import type { JobsOptions } from './job-options.js';
 import { readGates, sliceLog, workerEntries, type WorkerEntry } from './queue-extras.js';
@@ -49,10 +49,14 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   /** @internal The Echo queue, once its connection is open. */
   protected readonly echo: Promise<EchoQueue<Envelope>>;
 
+  /** BullMQ's qualified name, `<prefix>:<name>` (the prefix its keys would start with). */
+  readonly qualifiedName: string;
+
   /** @internal */
-  constructor(name: string, echo: Promise<EchoQueue<Envelope>>) {
+  constructor(name: string, echo: Promise<EchoQueue<Envelope>>, prefix = DEFAULT_PREFIX) {
     super();
     this.name = name;
+    this.qualifiedName = `${prefix}:${name}`;
     this.echo = echo;
     this.echo.catch((error: unknown) => {
       if (this.listenerCount('error') > 0) this.emit('error', error);
@@ -168,6 +172,11 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   /** One job scheduler, or undefined. */
   async getJobScheduler(id: string): Promise<JobSchedulerJson<DataType> | undefined> {
     return (await this.getJobSchedulers()).find((s) => s.id === id);
+  }
+
+  /** How many job schedulers the queue has. */
+  async getJobSchedulersCount(): Promise<number> {
+    return (await this.#schedulers()).length;
   }
 
   /** The job schedulers, by next run time (`asc`) or latest first; `start`/`end` slice the list. */

@@ -45,7 +45,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   #defaulted: Promise<void> | undefined;
 
   constructor(name: string, opts: QueueOptions = {}) {
-    super(name, open(name, opts));
+    super(name, open(name, opts), opts.prefix);
     this.defaultJobOptions = opts.defaultJobOptions ?? {};
   }
 
