@@ -5,7 +5,7 @@ import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
 import { NotSupportedError } from './errors.js';
 import { keepCompletedByDefault } from './defaults.js';
-import { echoQueueName } from './ids.js';
+import { definedOnly, echoQueueName } from './ids.js';
 import { Job } from './job.js';
 import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
 import { makeEnvelope } from './queue.js';
@@ -40,9 +40,11 @@ export interface FlowProducerOptions {
   readonly connection?: ConnectionOptions;
   /** BullMQ's key prefix for every node without its own (see `QueueOptions.prefix`). */
   readonly prefix?: string;
+  /** See `QueueOptions.sharedConnection`. */
+  readonly sharedConnection?: boolean;
 }
 
-const checkProducerOptions = strictOptions('FlowProducer options', { known: ['connection', 'prefix'] });
+const checkProducerOptions = strictOptions('FlowProducer options', { known: ['connection', 'prefix', 'sharedConnection'] });
 const checkFlowJob = strictOptions('flow job', { known: ['name', 'queueName', 'data', 'opts', 'children', 'prefix'] });
 
 /** Options a flow node may carry: the rest of the job options are not in Echo's flow admission. */
@@ -60,7 +62,7 @@ export class FlowProducer extends EventEmitter {
 
   constructor(opts: FlowProducerOptions = {}) {
     super();
-    checkProducerOptions(opts);
+    checkProducerOptions(definedOnly(opts));
     this.#prefix = opts.prefix;
     const target = echoConnection(opts.connection);
     this.#connection = 'connection' in target ? Promise.resolve({ connection: target.connection, owned: false }) : Connection.connect(target.connect).then((connection) => ({ connection, owned: true }));

@@ -60,3 +60,14 @@ export function echoQueueName(name: unknown, prefix: unknown = DEFAULT_PREFIX): 
   if (plain === DEFAULT_PREFIX) return name;
   return `${plain.replace(/[^A-Za-z0-9.-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}.${name}`;
 }
+
+/**
+ * `options` without its keys whose value is `undefined`. Frameworks that wrap BullMQ (such as
+ * `@nestjs/bullmq`) spread every option they know, set or not (`telemetry: undefined`); BullMQ
+ * reads those as absent, and so do the strict checks here.
+ */
+export function definedOnly<T extends object>(options: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) if (value !== undefined) out[key] = value;
+  return out as T;
+}

@@ -4,7 +4,7 @@ import { progressValue, Queue as EchoQueue, resultValue, type QueueEvents as Ech
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
 import { BullMQInputError } from './errors.js';
-import { echoQueueName, rememberedJobId } from './ids.js';
+import { definedOnly, echoQueueName, rememberedJobId } from './ids.js';
 
 /** `new QueueEvents(name, opts)`'s options. */
 export interface QueueEventsOptions {
@@ -19,6 +19,8 @@ export interface QueueEventsOptions {
    * here, so there is no read to bound; accepted (a positive number) so BullMQ set-ups run as written.
    */
   readonly blockingTimeout?: number;
+  /** See `QueueOptions.sharedConnection`. */
+  readonly sharedConnection?: boolean;
 }
 
 /** The events and their payloads, as BullMQ documents them; the second argument is the event's id. */
@@ -50,7 +52,7 @@ export interface QueueEventsListener {
 }
 
 const checkOptions = strictOptions('QueueEvents options', {
-  known: ['connection', 'autorun', 'prefix', 'blockingTimeout'],
+  known: ['connection', 'autorun', 'prefix', 'blockingTimeout', 'sharedConnection'],
   hints: {
     lastEventId: 'the events channel is at most once; replay missed events through the journal of @echo/queue (queue.journal({ from }))',
   },
@@ -80,7 +82,7 @@ export class QueueEvents extends EventEmitter {
 
   constructor(name: string, opts: QueueEventsOptions = {}) {
     super();
-    checkOptions(opts);
+    checkOptions(definedOnly(opts));
     const { blockingTimeout } = opts;
     if (blockingTimeout !== undefined && (typeof blockingTimeout !== 'number' || !(blockingTimeout > 0))) throw new InvalidArgumentError('blockingTimeout', 'must be a number of ms > 0');
     const echoName = echoQueueName(name, opts.prefix);

@@ -4,7 +4,7 @@ import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
 import { keepCompletedByDefault, nextJobIds, resetJobIds } from './defaults.js';
 import { NotSupportedError } from './errors.js';
-import { echoQueueName, keyOfJobId } from './ids.js';
+import { definedOnly, echoQueueName, keyOfJobId } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { checkConcurrency } from './queue-extras.js';
 import { QueueGetters } from './queue-getters.js';
@@ -22,12 +22,19 @@ export interface QueueOptions {
    * its queues apart (it becomes part of the Echo queue's name).
    */
   readonly prefix?: string;
+  /** The queue's own name again, as `@nestjs/bullmq` passes its queue options; another name is refused. */
+  readonly name?: string;
+  /**
+   * BullMQ: the ioredis connection is shared, so `close()` leaves it open. The drop-in never closes
+   * an application's client (it opens its own connection from it), so either value behaves so.
+   */
+  readonly sharedConnection?: boolean;
 }
 
 
 
 const checkQueueOptions = strictOptions('Queue options', {
-  known: ['connection', 'defaultJobOptions', 'prefix'],
+  known: ['connection', 'defaultJobOptions', 'prefix', 'name', 'sharedConnection'],
   hints: { streams: 'the events channel is Echo\'s (at most once); the durable journal is set on @echo/queue', telemetry: 'tracing comes through @echo/otel' },
 });
 
@@ -40,6 +47,8 @@ const checkObliterateOptions = strictOptions('obliterate options', { known: ['fo
 export class Queue<DataType = unknown, ResultType = unknown, NameType extends string = string> extends QueueGetters<DataType, ResultType, NameType> {
   /** The options every `add` starts from. */
   readonly defaultJobOptions: JobsOptions;
+  /** The options the queue was made with (frameworks read `connection` and `prefix` from here). */
+  readonly opts: QueueOptions;
   #keep: { completed?: KeepBound; failed?: KeepBound } = {};
   #keepApplied = '';
   #defaulted: Promise<void> | undefined;
@@ -47,6 +56,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   constructor(name: string, opts: QueueOptions = {}) {
     super(name, open(name, opts), opts.prefix);
     this.defaultJobOptions = opts.defaultJobOptions ?? {};
+    this.opts = opts;
   }
 
   /** Adds a job; with `repeat`, upserts a job scheduler instead. A known `jobId` returns the existing job. */
@@ -287,7 +297,8 @@ function counted(opts: JobsOptions): boolean {
 
 /** Checks a Queue's options (before anything opens) and opens its Echo queue. */
 function open(name: string, opts: QueueOptions): Promise<EchoQueue<Envelope>> {
-  checkQueueOptions(opts);
+  checkQueueOptions(definedOnly(opts));
+  if (opts.name !== undefined && opts.name !== name) throw new InvalidArgumentError('Queue options.name', `names another queue than ${JSON.stringify(name)}`);
   if (opts.defaultJobOptions !== undefined) checkOptions(opts.defaultJobOptions);
   return EchoQueue.open<Envelope>(echoQueueName(name, opts.prefix), echoConnection(opts.connection));
 }

@@ -5,7 +5,7 @@ import type { ConnectionOptions } from './connection.js';
 import { openEnvelope, type Envelope } from './envelope.js';
 import { BullMQInputError, DelayedError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from './errors.js';
 import { Job, type JobProgress } from './job.js';
-import { echoQueueName } from './ids.js';
+import { definedOnly, echoQueueName } from './ids.js';
 import { openQueue } from './queue.js';
 import { keepBound, type KeepJobs } from './job-options.js';
 
@@ -45,6 +45,8 @@ export interface WorkerOptions {
   readonly name?: string;
   /** BullMQ's key prefix (see `QueueOptions.prefix`). */
   readonly prefix?: string;
+  /** See `QueueOptions.sharedConnection`. */
+  readonly sharedConnection?: boolean;
 }
 
 /** The worker's events and their arguments, as BullMQ emits them. */
@@ -96,7 +98,7 @@ function checkBullMQWorkerOptions(opts: WorkerOptions): void {
 }
 
 const checkWorkerOptions = strictOptions('Worker options', {
-  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', ...Object.keys(UNSUPPORTED)],
+  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', ...Object.keys(UNSUPPORTED)],
   hints: { leaseMs: 'BullMQ spelling here: lockDuration', maxAttempts: 'attempts is a job option (queue.add(name, data, { attempts }))', backoff: 'backoff is a job option; custom strategies go in settings.backoffStrategy' },
   bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer' },
 });
@@ -126,7 +128,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
 
   constructor(name: string, processor: Processor<DataType, ResultType, NameType> | string | URL | null, opts: WorkerOptions = {}) {
     super();
-    checkWorkerOptions(opts);
+    checkWorkerOptions(definedOnly(opts));
     for (const key of Object.keys(UNSUPPORTED)) {
       if ((opts as Record<string, unknown>)[key] !== undefined && (opts as Record<string, unknown>)[key] !== false) throw new NotSupportedError(`Worker option ${key}`, UNSUPPORTED[key] ?? '');
     }
