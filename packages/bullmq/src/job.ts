@@ -53,6 +53,8 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   processedOn: number | undefined = undefined;
   /** When the job finished. */
   finishedOn: number | undefined = undefined;
+  /** The delay the job was added (or last moved) with, ms; 0 when it had none. */
+  delay = 0;
   /** The lease token of the running attempt, as BullMQ passes it to the processor. */
   token: string | undefined = undefined;
 
@@ -71,6 +73,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.name = envelope.n as NameType;
     this.data = envelope.d as DataType;
     this.opts = envelope.o ?? {};
+    this.delay = this.opts.delay ?? 0;
     this.timestamp = envelope.t;
     this.queueName = queue.name;
   }
@@ -180,9 +183,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /** Reports progress: stored on the job, published as a `progress` event, and emitted by the worker. */
   async updateProgress(progress: JobProgress): Promise<void> {
-    if (typeof progress === 'boolean') throw new NotSupportedError('job.updateProgress(boolean)', 'progress is a number, a string or an object');
     this.progress = progress;
-    await this.#queue.updateProgress(this.#echoId, progress as number | string | Readonly<Record<string, unknown>>);
+    // Echo's progress is a number, a string or an object; a boolean travels as its JSON text, which
+    // reads back (parseProgress) as the boolean.
+    const stored = typeof progress === 'boolean' ? JSON.stringify(progress) : progress;
+    await this.#queue.updateProgress(this.#echoId, stored as number | string | Readonly<Record<string, unknown>>);
     this.#hooks?.onProgress(this, progress);
   }
 
@@ -261,8 +266,9 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   }
 
   /** Moves a delayed job's run time to `delay` ms from now. */
-  changeDelay(delay: number): Promise<void> {
-    return this.#queue.changeDelay(this.#echoId, delay);
+  async changeDelay(delay: number): Promise<void> {
+    await this.#queue.changeDelay(this.#echoId, delay);
+    this.delay = delay;
   }
 
   /** Replaces the job's data. */

@@ -104,4 +104,26 @@ describe('BullMQ connection and option forms', () => {
     expect(() => new Worker(queueName(), async () => 1, { connection, maxStalledCount: -1 })).toThrow('maxStalledCount must be greater or equal than 0');
     expect(() => new Worker(queueName(), async () => 1, { connection, stalledInterval: 0 })).toThrow('stalledInterval must be greater than 0');
   });
+
+  it('refuses the job options BullMQ refuses, with its texts, and adds nothing', async () => {
+    const queue = closing(new Queue(queueName(), { connection }));
+    await expect(queue.add('j', {}, { jobId: '42' })).rejects.toThrow('Custom Id cannot be integers');
+    await expect(queue.add('j', {}, { jobId: 'a:b' })).rejects.toThrow('Custom Id cannot contain :');
+    await expect(queue.add('j', {}, { jobId: '0' })).rejects.toThrow("JobId cannot be '0' or start with '0:'");
+    await expect(queue.add('j', {}, { priority: 1.5 })).rejects.toThrow('Priority should not be float');
+    await expect(queue.add('j', {}, { priority: 2 ** 21 })).rejects.toThrow('Priority should be between 0 and 2097151');
+    await expect(queue.add('j', {}, { deduplication: { id: '' } })).rejects.toThrow('Deduplication id must be provided');
+    await expect(queue.add('j', {}, { attempts: 2, backoff: { type: 'fixed', delay: 10, jitter: 2 } })).rejects.toThrow('Jitter should be between 0 and 1');
+    expect(await queue.count()).toBe(0);
+    expect((await queue.add('j', {}, { priority: 2 ** 21 - 1 })).opts.priority).toBe(2 ** 21 - 1);
+  });
+
+  it('job.delay shows the delay a job was added with, and a boolean progress reads back as a boolean', async () => {
+    const queue = closing(new Queue(queueName(), { connection }));
+    const job = await queue.add('later', {}, { delay: 60_000 });
+    expect(job.delay).toBe(60_000);
+    expect((await queue.getJob(job.id))?.delay).toBe(60_000);
+    await job.updateProgress(true);
+    expect((await queue.getJob(job.id))?.progress).toBe(true);
+  });
 });
