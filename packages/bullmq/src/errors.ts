@@ -1,4 +1,4 @@
-import { EchoError } from '@echo/protocol/queue';
+import { EchoError, InvalidArgumentError } from '@echo/protocol/queue';
 import { UnrecoverableError } from '@echo/queue';
 
 export { UnrecoverableError };
@@ -47,5 +47,16 @@ export class RateLimitError extends Error {
   constructor(message = 'bullmq:rateLimitExceeded') {
     super(message);
     this.name = 'RateLimitError';
+  }
+}
+
+/**
+ * An input BullMQ refuses, refused the same way: the message is BullMQ's own text (applications and
+ * their tests match on it), the class is Echo's typed `InvalidArgumentError` naming the argument.
+ */
+export class BullMQInputError extends InvalidArgumentError {
+  constructor(argument: string, bullmqMessage: string) {
+    super(argument, bullmqMessage);
+    this.message = bullmqMessage;
   }
 }

@@ -4,8 +4,10 @@ import { Queue as EchoQueue, type FlowChild, type FlowResult } from '@echo/queue
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
 import { NotSupportedError } from './errors.js';
+import { keepCompletedByDefault } from './defaults.js';
+import { definedOnly, echoQueueName } from './ids.js';
 import { Job } from './job.js';
-import { checkOptions, type JobsOptions } from './job-options.js';
+import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
 import { makeEnvelope } from './queue.js';
 
 /** One node of a flow: a job in `queueName`, done after its `children`. */
@@ -20,6 +22,8 @@ export interface FlowJob {
   readonly opts?: JobsOptions;
   /** Jobs that must finish first. */
   readonly children?: readonly FlowJob[];
+  /** This node's key prefix (see `QueueOptions.prefix`); default the producer's. */
+  readonly prefix?: string;
 }
 
 /** A flow as added: each node's job and its children's nodes. */
@@ -34,13 +38,17 @@ export interface JobNode {
 export interface FlowProducerOptions {
   /** Where Redis is: `{ host, port }`, or an Echo `Connection` to share. */
   readonly connection?: ConnectionOptions;
+  /** BullMQ's key prefix for every node without its own (see `QueueOptions.prefix`). */
+  readonly prefix?: string;
+  /** See `QueueOptions.sharedConnection`. */
+  readonly sharedConnection?: boolean;
 }
 
-const checkProducerOptions = strictOptions('FlowProducer options', { known: ['connection'], hints: { prefix: "Echo's keys are emq:{name}:…, with no prefix" } });
-const checkFlowJob = strictOptions('flow job', { known: ['name', 'queueName', 'data', 'opts', 'children'], hints: { prefix: "Echo's keys are emq:{name}:…, with no prefix" } });
+const checkProducerOptions = strictOptions('FlowProducer options', { known: ['connection', 'prefix', 'sharedConnection'] });
+const checkFlowJob = strictOptions('flow job', { known: ['name', 'queueName', 'data', 'opts', 'children', 'prefix'] });
 
 /** Options a flow node may carry: the rest of the job options are not in Echo's flow admission. */
-const FLOW_OPTIONS = new Set(['backoff', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure']);
+const FLOW_OPTIONS = new Set(['attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure']);
 
 /**
  * BullMQ's `FlowProducer`: adds a parent and its children (across queues) in one step; the parent
@@ -50,10 +58,12 @@ const FLOW_OPTIONS = new Set(['backoff', 'failParentOnFailure', 'ignoreDependenc
 export class FlowProducer extends EventEmitter {
   readonly #connection: Promise<{ connection: Connection; owned: boolean }>;
   readonly #queues = new Map<string, EchoQueue<Envelope>>();
+  readonly #prefix: string | undefined;
 
   constructor(opts: FlowProducerOptions = {}) {
     super();
-    checkProducerOptions(opts);
+    checkProducerOptions(definedOnly(opts));
+    this.#prefix = opts.prefix;
     const target = echoConnection(opts.connection);
     this.#connection = 'connection' in target ? Promise.resolve({ connection: target.connection, owned: false }) : Connection.connect(target.connect).then((connection) => ({ connection, owned: true }));
     this.#connection.catch((error: unknown) => {
@@ -64,9 +74,10 @@ export class FlowProducer extends EventEmitter {
   /** Adds one flow; answers its tree of jobs. */
   async add(flow: FlowJob): Promise<JobNode> {
     check(flow, false);
-    const queue = await this.#queue(flow.queueName);
     const children = (flow.children ?? []).map((child) => this.#child(child));
     if (children.length === 0) throw new InvalidArgumentError('flow.children', 'a flow needs at least one child; add a lone job with Queue.add');
+    const queue = await this.#queue(flow);
+    await this.#applyKeep(flow);
     const parent = makeEnvelope(flow.name, flow.data, flow.opts ?? {});
     const result = await queue.addFlow({ parent: { payload: parent }, children: children.map((c) => c.spec) });
     return this.#node(flow, parent, result, children.map((c) => c.envelopes));
@@ -93,7 +104,7 @@ export class FlowProducer extends EventEmitter {
     return {
       spec: {
         payload,
-        queue: flow.queueName,
+        queue: echoQueueName(flow.queueName, flow.prefix ?? this.#prefix),
         ...(kids.length === 0 ? {} : { children: kids.map((k) => k.spec) }),
         ...(opts.failParentOnFailure === undefined ? {} : { failParentOnFailure: opts.failParentOnFailure }),
         ...(opts.ignoreDependencyOnFailure === undefined ? {} : { ignoreDependencyOnFailure: opts.ignoreDependencyOnFailure }),
@@ -104,7 +115,7 @@ export class FlowProducer extends EventEmitter {
   }
 
   async #node(flow: FlowJob, envelope: Envelope, result: FlowResult, children: readonly Tree[]): Promise<JobNode> {
-    const queue = await this.#queue(flow.queueName);
+    const queue = await this.#queue(flow);
     const nodes: JobNode[] = [];
     for (const [i, child] of result.children.entries()) {
       const tree = children[i];
@@ -114,11 +125,29 @@ export class FlowProducer extends EventEmitter {
     return nodes.length === 0 ? { job } : { job, children: nodes };
   }
 
-  async #queue(name: string): Promise<EchoQueue<Envelope>> {
+  /**
+   * A node's `removeOnComplete` / `removeOnFail` is its queue's retention (a queue setting in Echo,
+   * as on `Queue.add`); `attempts` and `backoff` travel in the node's envelope, read by the worker.
+   */
+  async #applyKeep(flow: FlowJob): Promise<void> {
+    const { removeOnComplete, removeOnFail } = flow.opts ?? {};
+    if (removeOnComplete !== undefined || removeOnFail !== undefined) {
+      const queue = await this.#queue(flow);
+      await queue.setRetention({
+        ...(removeOnComplete === undefined ? {} : { completed: keepBound(removeOnComplete) }),
+        ...(removeOnFail === undefined ? {} : { failed: keepBound(removeOnFail) }),
+      });
+    }
+    for (const child of flow.children ?? []) await this.#applyKeep(child);
+  }
+
+  async #queue(flow: FlowJob): Promise<EchoQueue<Envelope>> {
+    const name = echoQueueName(flow.queueName, flow.prefix ?? this.#prefix);
     const known = this.#queues.get(name);
     if (known) return known;
     const { connection } = await this.#connection;
     const queue = await EchoQueue.open<Envelope>(name, { connection });
+    await keepCompletedByDefault(queue);
     this.#queues.set(name, queue);
     return queue;
   }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { InvalidArgumentError } from '@echo/protocol/queue';
+import { BullMQInputError } from './errors.js';
 
 /** What Echo's business keys admit: 1-255 characters of `A-Z a-z 0-9 . _ -`. */
 const KEY_SAFE = /^[A-Za-z0-9._-]{1,255}$/;
@@ -38,4 +40,34 @@ export function rememberJobId(echoId: string, jobId: string): void {
 /** The application's id of a job this process added or ran with a custom id, if it remembers one. */
 export function rememberedJobId(echoId: string): string | undefined {
   return seen.get(echoId);
+}
+
+/** BullMQ's default key prefix: a queue under it is Echo's queue of the same name. */
+export const DEFAULT_PREFIX = 'bull';
+
+/**
+ * The Echo queue that stands for BullMQ queue `name` under `prefix`. BullMQ refuses an empty name
+ * and a `:` in it (its key separator), with these texts. A prefix other than BullMQ's default keeps
+ * its queues apart from the default's: it becomes part of the Echo queue's name.
+ */
+export function echoQueueName(name: unknown, prefix: unknown = DEFAULT_PREFIX): string {
+  if (typeof name !== 'string' || name === '') throw new BullMQInputError('name', 'Queue name must be provided');
+  if (name.includes(':')) throw new BullMQInputError('name', 'Queue name cannot contain :');
+  if (typeof prefix !== 'string' || prefix === '') throw new InvalidArgumentError('prefix', 'must be a non-empty string');
+  // `{bull}` is BullMQ's default with a cluster hash tag: the same queues. Characters outside
+  // Echo's name alphabet travel as `_` and their hex code.
+  const plain = prefix.replace(/[{}]/g, '');
+  if (plain === DEFAULT_PREFIX) return name;
+  return `${plain.replace(/[^A-Za-z0-9.-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}.${name}`;
+}
+
+/**
+ * `options` without its keys whose value is `undefined`. Frameworks that wrap BullMQ (such as
+ * `@nestjs/bullmq`) spread every option they know, set or not (`telemetry: undefined`); BullMQ
+ * reads those as absent, and so do the strict checks here.
+ */
+export function definedOnly<T extends object>(options: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) if (value !== undefined) out[key] = value;
+  return out as T;
 }

@@ -5,7 +5,9 @@
  *
  * @packageDocumentation
  */
-export { Queue, type JobSchedulerJson, type JobType, type QueueOptions } from './queue.js';
+export { Queue, type QueueOptions } from './queue.js';
+export { QueueGetters, type JobSchedulerJson, type JobType } from './queue-getters.js';
+export type { WorkerEntry } from './queue-extras.js';
 export { Worker, type BackoffStrategy, type Processor, type WorkerListener, type WorkerOptions } from './worker.js';
 export { Job, type JobProgress, type JobState } from './job.js';
 export { QueueEvents, type QueueEventsListener, type QueueEventsOptions } from './queue-events.js';

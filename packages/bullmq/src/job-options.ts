@@ -1,7 +1,7 @@
 import { checkTimeBound, InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import type { EnqueueOptions, KeepBound } from '@echo/queue';
 import type { StoredOptions } from './envelope.js';
-import { NotSupportedError } from './errors.js';
+import { BullMQInputError, NotSupportedError } from './errors.js';
 import { keyOfJobId } from './ids.js';
 
 /** BullMQ's retry delay: a built-in curve (`fixed`, `exponential`) or a custom type the worker knows. */
@@ -111,8 +111,8 @@ const checkBackoff = strictOptions('job options.backoff', { known: ['type', 'del
 const checkDedup = strictOptions('job options.deduplication', { known: ['id', 'ttl', 'extend', 'replace'], bounds: { ttl: 'span' } });
 const checkKeep = strictOptions('job options.removeOnComplete', { known: ['age', 'count'] });
 
-/** BullMQ's highest priority number; Echo's own range is the same width, higher first. */
-export const MAX_PRIORITY = 2_097_152;
+/** BullMQ's highest priority number (2^21 - 1); Echo's own range is as wide, higher first. */
+export const MAX_PRIORITY = 2 ** 21 - 1;
 
 /** Checks a job's options and refuses what cannot be honoured, before anything is written. */
 export function checkOptions(options: JobsOptions, flowChild = false): void {
@@ -127,7 +127,8 @@ export function checkOptions(options: JobsOptions, flowChild = false): void {
   }
   if (options.timestamp !== undefined && (!Number.isSafeInteger(options.timestamp) || options.timestamp < 0)) throw new InvalidArgumentError('timestamp', 'must be epoch ms, an integer >= 0');
   if (options.jobId !== undefined && (typeof options.jobId !== 'string' || options.jobId === '')) throw new InvalidArgumentError('jobId', 'must be a non-empty string');
-  if (options.priority !== undefined && (!Number.isSafeInteger(options.priority) || options.priority < 0 || options.priority > MAX_PRIORITY)) {
+  checkBullMQJobOptions(options);
+  if (options.priority !== undefined && (!Number.isSafeInteger(options.priority) || options.priority < 0)) {
     throw new InvalidArgumentError('priority', `must be an integer from 0 to ${String(MAX_PRIORITY)}`);
   }
   if (options.delay !== undefined && (!Number.isFinite(options.delay) || options.delay < 0)) throw new InvalidArgumentError('delay', 'must be a number of ms >= 0');
@@ -151,6 +152,27 @@ export function checkOptions(options: JobsOptions, flowChild = false): void {
   }
 }
 
+/**
+ * The refusals BullMQ makes of a job's options, with its texts. A custom id that reads as an
+ * integer is refused because the queue numbers its own jobs that way (`'1'`, `'2'`, …).
+ */
+function checkBullMQJobOptions(options: JobsOptions): void {
+  const { jobId, priority, deduplication, backoff } = options;
+  if (jobId !== undefined) {
+    if (jobId === '0' || jobId.startsWith('0:')) throw new BullMQInputError('jobId', "JobId cannot be '0' or start with '0:'");
+    if (String(Number.parseInt(jobId, 10)) === jobId) throw new BullMQInputError('jobId', 'Custom Id cannot be integers');
+    if (jobId.includes(':') && jobId.split(':').length !== 3) throw new BullMQInputError('jobId', 'Custom Id cannot contain :');
+  }
+  if (typeof priority === 'number' && priority !== 0) {
+    if (Math.trunc(priority) !== priority) throw new BullMQInputError('priority', 'Priority should not be float');
+    if (priority > MAX_PRIORITY) throw new BullMQInputError('priority', `Priority should be between 0 and ${String(MAX_PRIORITY)}`);
+  }
+  if (deduplication !== undefined && !deduplication.id) throw new BullMQInputError('deduplication.id', 'Deduplication id must be provided');
+  if (typeof backoff === 'object' && typeof backoff.jitter === 'number' && (backoff.jitter < 0 || backoff.jitter > 1)) {
+    throw new BullMQInputError('backoff.jitter', 'Jitter should be between 0 and 1');
+  }
+}
+
 /** The options that travel with the job (shown on `job.opts`, read by the worker for backoff). */
 export function storedOptions(options: JobsOptions): StoredOptions | undefined {
   const { jobId, delay, priority, attempts, backoff } = options;
@@ -169,9 +191,12 @@ export function storedOptions(options: JobsOptions): StoredOptions | undefined {
  * the job), priority flips to Echo's higher-first order (BullMQ runs 1 before 2, and unprioritized
  * jobs before both), `delay` is `delayMs`.
  */
-export function enqueueOptions(options: JobsOptions): EnqueueOptions {
+export function enqueueOptions(options: JobsOptions, id = options.jobId): EnqueueOptions {
   const out: { -readonly [K in keyof EnqueueOptions]: EnqueueOptions[K] } = {};
+  // A counted id is a business key too (so getJob finds it), except beside a deduplication id:
+  // Echo admits one of the two per job, and deduplication is what the application asked for.
   if (options.jobId !== undefined) out.key = keyOfJobId(options.jobId);
+  else if (id !== undefined && options.deduplication === undefined) out.key = keyOfJobId(id);
   if (options.delay !== undefined && options.delay > 0) out.delayMs = Math.round(options.delay);
   if (options.priority !== undefined && options.priority > 0) out.priority = -options.priority;
   if (options.attempts !== undefined) out.attempts = options.attempts;

@@ -1,6 +1,8 @@
+import type { JobId } from '@echo/protocol/queue';
 import { decodeResult, JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
 import { NotSupportedError } from './errors.js';
+import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { rememberJobId } from './ids.js';
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
@@ -51,12 +53,15 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   processedOn: number | undefined = undefined;
   /** When the job finished. */
   finishedOn: number | undefined = undefined;
+  /** The delay the job was added (or last moved) with, ms; 0 when it had none. */
+  delay = 0;
   /** The lease token of the running attempt, as BullMQ passes it to the processor. */
   token: string | undefined = undefined;
 
   readonly #queue: EchoQueue<Envelope>;
   readonly #echoId: string;
   readonly #hooks: RunningHooks | undefined;
+  #manual: ManualLease | undefined;
 
   /** @internal */
   constructor(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, hooks?: RunningHooks) {
@@ -68,6 +73,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.name = envelope.n as NameType;
     this.data = envelope.d as DataType;
     this.opts = envelope.o ?? {};
+    this.delay = this.opts.delay ?? 0;
     this.timestamp = envelope.t;
     this.queueName = queue.name;
   }
@@ -97,6 +103,69 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return job;
   }
 
+  /** @internal A job a worker handed out by `getNextJob(token)`, settled by hand. */
+  static fromManual<D, R, N extends string>(lease: ManualLease): Job<D, R, N> {
+    const { queue, claimed, token } = lease;
+    const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
+    job.#manual = lease;
+    job.attemptsStarted = claimed.attempts;
+    job.attemptsMade = claimed.attempts - 1;
+    job.processedOn = Date.now();
+    job.token = token;
+    return job;
+  }
+
+  /**
+   * Completes a job taken with `worker.getNextJob(token)` (BullMQ's manual processing), with
+   * `returnValue` as its result.
+   */
+  async moveToCompleted(returnValue: ReturnType, token: string, _fetchNext = true): Promise<void> {
+    const lease = await this.#held(token, 'moveToFinished');
+    await completeHeld(lease, returnValue);
+    this.#manual = undefined;
+    this.returnvalue = returnValue;
+    this.attemptsMade = lease.claimed.attempts;
+    this.finishedOn = Date.now();
+  }
+
+  /**
+   * Fails the current attempt of a job taken with `worker.getNextJob(token)`: it runs again after
+   * its backoff while it has attempts left, else it fails for good.
+   */
+  async moveToFailed(error: Error, token: string, _fetchNext = false): Promise<void> {
+    const lease = await this.#held(token, 'moveToFinished');
+    const dead = await failHeld(lease, error);
+    this.#manual = undefined;
+    this.failedReason = error.message;
+    if (error.stack !== undefined) this.stacktrace.push(error.stack);
+    this.attemptsMade = lease.claimed.attempts;
+    if (dead) this.finishedOn = Date.now();
+  }
+
+  /** Extends the lock of a job taken with `worker.getNextJob(token)` by `duration` ms from now; answers 1. */
+  async extendLock(token: string, duration: number): Promise<number> {
+    const lease = await this.#held(token, 'extendLock');
+    await extendHeld(lease, duration);
+    return 1;
+  }
+
+  /**
+   * The lease a manual settle goes through: the one `getNextJob` made, or (for a job read another
+   * way) the running attempt read from its row. BullMQ refuses a job nobody holds with this text.
+   */
+  async #held(token: string, command: string): Promise<ManualLease> {
+    if (this.#manual) return this.#manual;
+    const state = await this.#queue.getState(this.#echoId);
+    const claimed = state === 'active' ? await this.#queue.leases().readAsClaimed(this.#echoId as JobId) : undefined;
+    if (!claimed) throw missingLock(this.id, command);
+    return { queue: this.#queue, claimed, token, lockMs: 30_000, backoff: () => 0 };
+  }
+
+  /** The job `jobId` of `queue` (the same as `queue.getJob`). */
+  static fromId<D, R, N extends string>(queue: Queue<D, R, N>, jobId: string): Promise<Job<D, R, N> | undefined> {
+    return queue.getJob(jobId);
+  }
+
   /** Adds a job to `queue` (the same as `queue.add`). */
   static create<D, R, N extends string>(queue: Queue<D, R, N>, name: N, data: D, opts?: JobsOptions): Promise<Job<D, R, N>> {
     return queue.add(name, data, opts);
@@ -114,15 +183,23 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /** Reports progress: stored on the job, published as a `progress` event, and emitted by the worker. */
   async updateProgress(progress: JobProgress): Promise<void> {
-    if (typeof progress === 'boolean') throw new NotSupportedError('job.updateProgress(boolean)', 'progress is a number, a string or an object');
     this.progress = progress;
-    await this.#queue.updateProgress(this.#echoId, progress as number | string | Readonly<Record<string, unknown>>);
+    // Echo's progress is a number, a string or an object; a boolean travels as its JSON text, which
+    // reads back (parseProgress) as the boolean.
+    const stored = typeof progress === 'boolean' ? JSON.stringify(progress) : progress;
+    await this.#queue.updateProgress(this.#echoId, stored as number | string | Readonly<Record<string, unknown>>);
     this.#hooks?.onProgress(this, progress);
   }
 
   /** Appends a line to the job's log; answers the log's length. */
   log(line: string): Promise<number> {
     return this.#hooks ? this.#hooks.context.log(line) : this.#queue.addLog(this.#echoId, line);
+  }
+
+  /** The job's log lines and how many there are (`start`/`end` slice them, BullMQ's way). */
+  async getLogs(start = 0, end = -1): Promise<{ logs: string[]; count: number }> {
+    const all = await this.#queue.getLogs(this.#echoId);
+    return { logs: all.slice(start, end < 0 ? all.length + end + 1 : end + 1), count: all.length };
   }
 
   /** Where the job is now. */
@@ -189,8 +266,9 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   }
 
   /** Moves a delayed job's run time to `delay` ms from now. */
-  changeDelay(delay: number): Promise<void> {
-    return this.#queue.changeDelay(this.#echoId, delay);
+  async changeDelay(delay: number): Promise<void> {
+    await this.#queue.changeDelay(this.#echoId, delay);
+    this.delay = delay;
   }
 
   /** Replaces the job's data. */

@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
-import { strictOptions, type LifecycleEvent } from '@echo/protocol/queue';
+import { InvalidArgumentError, strictOptions, type LifecycleEvent } from '@echo/protocol/queue';
 import { progressValue, Queue as EchoQueue, resultValue, type QueueEvents as EchoQueueEvents } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
-import { NotSupportedError } from './errors.js';
-import { rememberedJobId } from './ids.js';
+import { BullMQInputError } from './errors.js';
+import { definedOnly, echoQueueName, rememberedJobId } from './ids.js';
 
 /** `new QueueEvents(name, opts)`'s options. */
 export interface QueueEventsOptions {
@@ -12,6 +12,15 @@ export interface QueueEventsOptions {
   readonly connection?: ConnectionOptions;
   /** Listen at once (default) or on `run()`. */
   readonly autorun?: boolean;
+  /** BullMQ's key prefix (see `QueueOptions.prefix`). */
+  readonly prefix?: string;
+  /**
+   * BullMQ's bound on one blocking read of its event stream, ms. Events arrive by subscription
+   * here, so there is no read to bound; accepted (a positive number) so BullMQ set-ups run as written.
+   */
+  readonly blockingTimeout?: number;
+  /** See `QueueOptions.sharedConnection`. */
+  readonly sharedConnection?: boolean;
 }
 
 /** The events and their payloads, as BullMQ documents them; the second argument is the event's id. */
@@ -43,11 +52,9 @@ export interface QueueEventsListener {
 }
 
 const checkOptions = strictOptions('QueueEvents options', {
-  known: ['connection', 'autorun'],
+  known: ['connection', 'autorun', 'prefix', 'blockingTimeout', 'sharedConnection'],
   hints: {
     lastEventId: 'the events channel is at most once; replay missed events through the journal of @echo/queue (queue.journal({ from }))',
-    blockingTimeout: 'events arrive by subscription here; there is no blocking read to time',
-    prefix: "Echo's keys are emq:{name}:…, with no prefix",
   },
 });
 
@@ -69,14 +76,22 @@ export class QueueEvents extends EventEmitter {
   #chain: Promise<void> = Promise.resolve();
   #chatty: Promise<void> | undefined;
   #seq = 0;
+  #running = false;
+  #start: (() => void) | undefined;
+  #stopped: (() => void) | undefined;
 
   constructor(name: string, opts: QueueEventsOptions = {}) {
     super();
-    checkOptions(opts);
-    if (opts.autorun === false) throw new NotSupportedError('QueueEvents option autorun: false', 'the subscription starts with the object');
+    checkOptions(definedOnly(opts));
+    const { blockingTimeout } = opts;
+    if (blockingTimeout !== undefined && (typeof blockingTimeout !== 'number' || !(blockingTimeout > 0))) throw new InvalidArgumentError('blockingTimeout', 'must be a number of ms > 0');
+    const echoName = echoQueueName(name, opts.prefix);
     this.name = name;
+    // With autorun: false the subscription waits for run(), as BullMQ's stream reader does.
+    const started = opts.autorun === false ? new Promise<void>((resolve) => (this.#start = resolve)) : Promise.resolve();
     this.#ready = (async () => {
-      const queue = await EchoQueue.open<Envelope>(name, echoConnection(opts.connection));
+      await started;
+      const queue = await EchoQueue.open<Envelope>(echoName, echoConnection(opts.connection));
       try {
         const events = await queue.events();
         events.on('*', (event) => this.#enqueue(event));
@@ -87,9 +102,24 @@ export class QueueEvents extends EventEmitter {
       }
     })();
     this.#ready.catch((error: unknown) => this.#emitError(error));
+    if (opts.autorun !== false) this.#running = true;
     super.on('newListener', (event: string) => {
       if (CHATTY.has(event)) this.#chatty ??= this.#ready.then(({ queue }) => queue.setEvents({ chatty: true })).catch((error: unknown) => this.#emitError(error));
     });
+  }
+
+  /** Starts listening (with `autorun: false`); resolves when the listener closes. */
+  async run(): Promise<void> {
+    if (this.#running) throw new BullMQInputError('run', 'Queue Events is already running.');
+    this.#running = true;
+    this.#start?.();
+    await this.#ready;
+    await new Promise<void>((resolve) => (this.#stopped = resolve));
+  }
+
+  /** True once listening (at once, or after `run()`). */
+  isRunning(): boolean {
+    return this.#running;
   }
 
   /** Resolves once subscribed: an event published after this is received. */
@@ -105,10 +135,18 @@ export class QueueEvents extends EventEmitter {
 
   /** Stops listening and closes the connection. */
   async close(): Promise<void> {
+    // A listener never started has nothing open: release the start so #ready settles.
+    if (!this.#running) {
+      this.#running = true;
+      this.#start?.();
+    }
     const ready = await this.#ready.catch(() => undefined);
-    if (!ready) return;
-    await ready.events.close();
-    await ready.queue.close();
+    if (ready) {
+      await ready.events.close();
+      await ready.queue.close();
+    }
+    this.#running = false;
+    this.#stopped?.();
     this.emit('closed');
   }
 

@@ -1,10 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { checkTimeBound, InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
-import { Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
-import { echoConnection, type ConnectionOptions } from './connection.js';
+import { type Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
+import type { ConnectionOptions } from './connection.js';
 import { openEnvelope, type Envelope } from './envelope.js';
-import { DelayedError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from './errors.js';
+import { BullMQInputError, DelayedError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from './errors.js';
 import { Job, type JobProgress } from './job.js';
+import { definedOnly, echoQueueName } from './ids.js';
+import { openQueue } from './queue.js';
 import { keepBound, type KeepJobs } from './job-options.js';
 
 /** A processor: runs one job; its return value is the job's `returnvalue`. */
@@ -41,6 +43,10 @@ export interface WorkerOptions {
   readonly removeOnFail?: KeepJobs;
   /** The worker's name, as the queue lists its workers. */
   readonly name?: string;
+  /** BullMQ's key prefix (see `QueueOptions.prefix`). */
+  readonly prefix?: string;
+  /** See `QueueOptions.sharedConnection`. */
+  readonly sharedConnection?: boolean;
 }
 
 /** The worker's events and their arguments, as BullMQ emits them. */
@@ -66,7 +72,6 @@ export interface WorkerListener<D = unknown, R = unknown, N extends string = str
 }
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
-  prefix: "Echo's keys are emq:{name}:…, with no prefix",
   useWorkerThreads: 'processors run in the worker process; sandboxed processors are not offered',
   skipLockRenewal: 'Echo always renews the leases of running jobs',
   skipStalledCheck: 'Echo always recovers expired leases',
@@ -75,8 +80,25 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   telemetry: 'tracing comes through @echo/otel',
 };
 
+/** Echo's shortest blocking wait, ms: a shorter BullMQ drainDelay waits this long. */
+const MIN_BLOCK_MS = 10;
+
+/** How often a hand-driven `getNextJob` looks again while it waits for a job, ms. */
+const MANUAL_POLL_MS = 50;
+
+/** BullMQ's own refusals of worker options, with its texts. */
+function checkBullMQWorkerOptions(opts: WorkerOptions): void {
+  const { concurrency, maxStalledCount, stalledInterval, drainDelay } = opts;
+  if (concurrency !== undefined && (typeof concurrency !== 'number' || !Number.isFinite(concurrency) || concurrency < 1)) {
+    throw new BullMQInputError('concurrency', 'concurrency must be a finite number greater than 0');
+  }
+  if (maxStalledCount !== undefined && !(maxStalledCount >= 0)) throw new BullMQInputError('maxStalledCount', 'maxStalledCount must be greater or equal than 0');
+  if (stalledInterval !== undefined && !(stalledInterval > 0)) throw new BullMQInputError('stalledInterval', 'stalledInterval must be greater than 0');
+  if (drainDelay !== undefined && !(drainDelay > 0)) throw new BullMQInputError('drainDelay', 'drainDelay must be greater than 0');
+}
+
 const checkWorkerOptions = strictOptions('Worker options', {
-  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', ...Object.keys(UNSUPPORTED)],
+  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', ...Object.keys(UNSUPPORTED)],
   hints: { leaseMs: 'BullMQ spelling here: lockDuration', maxAttempts: 'attempts is a job option (queue.add(name, data, { attempts }))', backoff: 'backoff is a job option; custom strategies go in settings.backoffStrategy' },
   bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer' },
 });
@@ -92,9 +114,11 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   readonly name: string;
   /** The options it was made with. */
   readonly opts: WorkerOptions;
-  readonly #processor: Processor<DataType, ResultType, NameType>;
+  readonly #echoName: string;
+  readonly #processor: Processor<DataType, ResultType, NameType> | undefined;
   readonly #running = new Map<string, Job<DataType, ResultType, NameType>>();
-  readonly #ready: Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> }>;
+  readonly #contexts = new Map<string, JobContext>();
+  readonly #ready: Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> | undefined }>;
   #closing: Promise<void> | undefined;
   #closed: (() => void) | undefined;
   readonly #closedPromise: Promise<void>;
@@ -104,7 +128,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
 
   constructor(name: string, processor: Processor<DataType, ResultType, NameType> | string | URL | null, opts: WorkerOptions = {}) {
     super();
-    checkWorkerOptions(opts);
+    checkWorkerOptions(definedOnly(opts));
     for (const key of Object.keys(UNSUPPORTED)) {
       if ((opts as Record<string, unknown>)[key] !== undefined && (opts as Record<string, unknown>)[key] !== false) throw new NotSupportedError(`Worker option ${key}`, UNSUPPORTED[key] ?? '');
     }
@@ -112,12 +136,15 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     // BullMQ's drainDelay is in seconds: bounded as the ms block it becomes.
     if (typeof opts.drainDelay === 'number') checkTimeBound('Worker options', 'drainDelay', opts.drainDelay * 1000, 'timer');
     if (opts.settings !== undefined) checkSettings(opts.settings);
-    if (typeof processor !== 'function') {
+    if (processor !== null && typeof processor !== 'function') {
       throw new NotSupportedError('Worker processor file', 'sandboxed processors (a file path) are not offered; pass a function');
     }
+    checkBullMQWorkerOptions(opts);
+    this.#echoName = echoQueueName(name, opts.prefix);
     this.name = name;
     this.opts = opts;
-    this.#processor = processor;
+    // A null processor is BullMQ's manual processing: jobs are taken with getNextJob(token).
+    this.#processor = processor ?? undefined;
     this.#closedPromise = new Promise((resolve) => (this.#closed = resolve));
     const echoOptions = this.#echoOptions(opts);
     this.#ready = this.#start(echoOptions, opts);
@@ -139,8 +166,10 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
 
   /** Starts taking jobs (with `autorun: false`); resolves when the worker closes. */
   async run(): Promise<void> {
+    if (!this.#processor) throw new BullMQInputError('processor', 'No process function is defined.');
+    if (this.#running_) throw new BullMQInputError('run', 'Worker is already running.');
     const { worker } = await this.#ready;
-    if (this.#running_) throw new InvalidArgumentError('run', 'the worker is already running');
+    if (!worker) return;
     this.#running_ = true;
     worker.run();
     await this.#closedPromise;
@@ -154,13 +183,13 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   /** Stops taking new jobs; running ones finish. */
   async pause(_doNotWaitActive?: boolean): Promise<void> {
     this.#paused = true;
-    (await this.#ready).worker.pause();
+    (await this.#ready).worker?.pause();
   }
 
   /** Takes jobs again. */
   resume(): void {
     this.#paused = false;
-    void this.#ready.then(({ worker }) => worker.resume(), () => undefined);
+    void this.#ready.then(({ worker }) => worker?.resume(), () => undefined);
   }
 
   /** True while paused. */
@@ -183,8 +212,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     this.#closing ??= (async () => {
       const started = await this.#ready.catch(() => undefined);
       if (started) {
-        if (force) started.worker.pause();
-        await started.worker.close();
+        if (force) started.worker?.pause();
+        await started.worker?.close();
         await started.queue.close();
       }
       this.#running_ = false;
@@ -192,6 +221,55 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       this.emit('closed');
     })();
     return this.#closing;
+  }
+
+  /**
+   * BullMQ's manual processing: takes the next job for `token`, to be settled with
+   * `job.moveToCompleted(value, token)` or `job.moveToFailed(error, token)`. Waits up to
+   * `drainDelay` for one unless `block` is false; answers undefined when none came.
+   */
+  async getNextJob(token: string, opts: { readonly block?: boolean } = {}): Promise<Job<DataType, ResultType, NameType> | undefined> {
+    const { queue } = await this.#ready;
+    const lockMs = this.opts.lockDuration ?? 30_000;
+    const waitMs = opts.block === false ? 0 : (this.opts.drainDelay ?? 5) * 1000;
+    const until = Date.now() + waitMs;
+    for (;;) {
+      if (this.#closing !== undefined || this.#paused) return undefined;
+      const claimed = await queue.leases().claim(lockMs, { markerTtlMs: lockMs });
+      if (claimed) {
+        const strategy = this.opts.settings?.backoffStrategy;
+        const job = Job.fromManual<DataType, ResultType, NameType>({
+          queue, claimed, token, lockMs,
+          backoff: (attempt, error) => this.#backoff(attempt, error, claimed, strategy),
+        });
+        this.emit('active', job, 'waiting');
+        return job;
+      }
+      const left = until - Date.now();
+      if (left <= 0) return undefined;
+      // No wake channel for a hand-driven taker: look again shortly, within the wait asked for.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(left, MANUAL_POLL_MS)));
+    }
+  }
+
+  /**
+   * Cancels a job this worker is running: its processor's `signal` aborts with `reason`. Answers
+   * false when this worker is not running the job.
+   */
+  cancelJob(jobId: string, reason?: string): boolean {
+    for (const [echoId, job] of this.#running) {
+      if (job.id !== jobId) continue;
+      const context = this.#contexts.get(echoId);
+      if (!context) return false;
+      context.cancel.cancel(reason ?? 'cancelled');
+      return true;
+    }
+    return false;
+  }
+
+  /** Cancels every job this worker is running (see {@link cancelJob}). */
+  cancelAllJobs(reason?: string): void {
+    for (const context of this.#contexts.values()) context.cancel.cancel(reason ?? 'cancelled');
   }
 
   /** Listens to `event`, with BullMQ's arguments. */
@@ -220,15 +298,16 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       ...(opts.lockDuration === undefined ? {} : { leaseMs: opts.lockDuration }),
       ...(opts.lockRenewTime === undefined ? {} : { extendEveryMs: opts.lockRenewTime }),
       ...(opts.stalledInterval === undefined ? {} : { maintenanceMs: opts.stalledInterval }),
-      ...(opts.maxStalledCount === undefined ? {} : { stalled: { maxStalled: opts.maxStalledCount } }),
-      ...(opts.drainDelay === undefined ? {} : { blockMs: Math.max(1, Math.round(opts.drainDelay * 1000)) }),
+      // BullMQ's maxStalledCount is how many stalls a job survives; Echo's maxStalled counts the one that fails it too.
+      stalled: { maxStalled: (opts.maxStalledCount ?? 1) + 1 },
+      ...(opts.drainDelay === undefined ? {} : { blockMs: Math.max(MIN_BLOCK_MS, Math.round(opts.drainDelay * 1000)) }),
       ...(opts.name === undefined ? {} : { name: opts.name }),
       onError: (error) => this.#emitError(error),
     };
   }
 
-  async #start(echoOptions: WorkerStartOptions, opts: WorkerOptions): Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> }> {
-    const queue = await EchoQueue.open<Envelope>(this.name, echoConnection(opts.connection));
+  async #start(echoOptions: WorkerStartOptions, opts: WorkerOptions): Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> | undefined }> {
+    const queue = await openQueue(this.#echoName, opts.connection);
     try {
       if (opts.limiter !== undefined) await queue.setRateLimit({ max: opts.limiter.max, durationMs: opts.limiter.duration });
       if (opts.removeOnComplete !== undefined || opts.removeOnFail !== undefined) {
@@ -237,6 +316,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
           ...(opts.removeOnFail === undefined ? {} : { failed: keepBound(opts.removeOnFail) }),
         });
       }
+      if (!this.#processor) return { queue, worker: undefined };
       const worker = await EchoWorker.start(queue, (claimed, context) => this.#handle(queue, claimed, context), echoOptions);
       this.#wire(worker);
       if (opts.autorun ?? true) {
@@ -256,10 +336,12 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       onProgress: (running, progress) => this.emit('progress', running, progress),
     });
     this.#running.set(claimed.id, job);
+    this.#contexts.set(claimed.id, context);
     this.emit('active', job, 'waiting');
+    const processor = this.#processor as Processor<DataType, ResultType, NameType>;
     try {
       // The abort signal is made on first read; a processor that takes no third argument never pays for it.
-      return await (this.#processor.length > 2 ? this.#processor(job, job.token, context.signal) : this.#processor(job, job.token));
+      return await (processor.length > 2 ? processor(job, job.token, context.signal) : processor(job, job.token));
     } catch (error) {
       if (error instanceof DelayedError || error instanceof WaitingChildrenError) {
         this.#running.delete(claimed.id);
@@ -297,6 +379,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   #wire(worker: EchoWorker<Envelope>): void {
     worker.on('completed', ({ job: claimed, result }) => {
       const job = this.#running.get(claimed.id);
+      this.#contexts.delete(claimed.id);
       if (!job) return;
       this.#running.delete(claimed.id);
       job.returnvalue = result as ResultType;
@@ -307,6 +390,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     worker.on('failed', ({ job: claimed, error }) => {
       const job = this.#running.get(claimed.id);
       this.#running.delete(claimed.id);
+      this.#contexts.delete(claimed.id);
       const err = error instanceof Error ? error : new Error(String(error));
       if (job) {
         job.failedReason = err.message;

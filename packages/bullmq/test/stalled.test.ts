@@ -7,7 +7,7 @@ import { closing, nextEvent, onCluster, queueName, redisConnection } from './set
 const connection = await redisConnection();
 
 describe.skipIf(onCluster)('guide: stalled jobs', () => {
-  it('a job whose worker died stalls; past maxStalledCount it fails, and QueueEvents reports stalled then failed', async () => {
+  it('a job whose worker died stalls; with maxStalledCount 0 (no stall survived) it fails at once, and QueueEvents reports stalled then failed', async () => {
     const name = queueName();
     const queue = closing(new Queue(name, { connection }));
     const queueEvents = closing(new QueueEvents(name, { connection }));
@@ -18,7 +18,7 @@ describe.skipIf(onCluster)('guide: stalled jobs', () => {
     expect(await dead.leases().claim(100)).toBeDefined();
     const stalled = nextEvent<[{ jobId: string }]>(queueEvents, 'stalled');
     const failed = nextEvent<[{ jobId: string; failedReason: string }]>(queueEvents, 'failed');
-    const worker = closing(new Worker(name, async () => 'never', { connection, maxStalledCount: 1, stalledInterval: 50 }));
+    const worker = closing(new Worker(name, async () => 'never', { connection, maxStalledCount: 0, stalledInterval: 50 }));
     const workerStalled = nextEvent<[string]>(worker, 'stalled');
     expect((await stalled)[0].jobId).toBe(job.id);
     expect((await failed)[0]).toMatchObject({ jobId: job.id, failedReason: 'job stalled more than allowable limit' });

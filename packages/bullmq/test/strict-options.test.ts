@@ -42,7 +42,6 @@ const unknownRows: Row[] = [
   { where: 'Worker limiter', key: 'groupKey', hint: /lanes/, call: async (n) => new Worker(n, async () => 1, { connection, limiter: { max: 1, duration: 1000, groupKey: 'customerId' } } as never) },
   { where: 'Worker settings', key: 'backoff', call: async (n) => new Worker(n, async () => 1, { connection, settings: { backoff: 1 } } as never) },
   { where: 'QueueEvents options', key: 'lastEventId', hint: /journal/, call: async (n) => new QueueEvents(n, { connection, lastEventId: '0' } as never) },
-  { where: 'FlowProducer options', key: 'prefix', hint: /emq/, call: async () => new FlowProducer({ connection, prefix: 'bull' } as never) },
   { where: 'flow job', key: 'queue', call: (n) => closing(new FlowProducer({ connection })).add({ name: 'p', queueName: n, queue: n, children: [] } as never) },
   { where: 'obliterate', key: 'count', hint: /chunks/, call: (n) => closing(new Queue(n, { connection })).obliterate({ count: 10 } as never) },
 ];
@@ -51,7 +50,6 @@ const unsupportedRows: Row[] = [
   { where: 'add', key: 'keepLogs', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { keepLogs: 10 }) },
   { where: 'add', key: 'sizeLimit', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { sizeLimit: 1024 }) },
   { where: 'add', key: 'parent', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { parent: { id: 'p', queue: 'q' } }) },
-  { where: 'Queue options', key: 'prefix', call: async (n) => new Queue(n, { connection, prefix: 'bull' }) },
   { where: 'Worker options', key: 'useWorkerThreads', call: async (n) => new Worker(n, async () => 1, { connection, useWorkerThreads: true } as never) },
   { where: 'Worker processor', key: 'processor file', call: async (n) => new Worker(n, './processor.js', { connection }) },
   { where: 'getJobs', key: 'asc', call: (n) => closing(new Queue(n, { connection })).getJobs(['waiting'], 0, -1, true) },

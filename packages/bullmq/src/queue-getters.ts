@@ -1,0 +1,256 @@
+import { EventEmitter } from 'node:events';
+import { MalformedIdError } from '@echo/protocol/queue';
+import type { CountName, ListState, Queue as EchoQueue } from '@echo/queue';
+import type { Envelope } from './envelope.js';
+import { NotSupportedError } from './errors.js';
+import { DEFAULT_PREFIX, keyOfJobId } from './ids.js';
+import { Job } from './job.js';
+import type { JobsOptions } from './job-options.js';
+import { readGates, sliceLog, workerEntries, type WorkerEntry } from './queue-extras.js';
+
+/** BullMQ's job types, in lists and counts. */
+export type JobType = 'waiting' | 'wait' | 'active' | 'delayed' | 'completed' | 'failed' | 'waiting-children' | 'prioritized' | 'paused';
+
+/** A job scheduler, as `getJobSchedulers` lists it. */
+export interface JobSchedulerJson<D = unknown> {
+  /** The scheduler's id. */
+  readonly key: string;
+  /** Same as `key`. */
+  readonly id: string;
+  /** The name of the jobs it makes. */
+  readonly name: string;
+  /** The cron pattern, when it has one. */
+  readonly pattern?: string;
+  /** Every this many ms, when it has no pattern. */
+  readonly every?: number;
+  /** The pattern's time zone. */
+  readonly tz?: string;
+  /** The last allowed run time. */
+  readonly endDate?: number;
+  /** Runs left to make, when limited. */
+  readonly limit?: number;
+  /** The next run time, epoch ms. */
+  readonly next: number;
+  /** The data and options of the jobs it makes. */
+  readonly template: { readonly data: D; readonly opts?: JobsOptions };
+}
+
+const LIST: Readonly<Record<string, ListState>> = { waiting: 'pending', wait: 'pending', prioritized: 'pending', paused: 'pending', active: 'active', delayed: 'scheduled', completed: 'completed', failed: 'dead' };
+const COUNT: Readonly<Record<string, CountName>> = { waiting: 'pending', wait: 'pending', active: 'active', delayed: 'scheduled', completed: 'retained', failed: 'dead', 'waiting-children': 'awaiting_children' };
+const DEFAULT_COUNTS: readonly JobType[] = ['waiting', 'active', 'delayed', 'completed', 'failed', 'waiting-children'];
+
+/**
+ * The reading half of BullMQ's `Queue`: jobs, lists, counts, schedulers, limits and workers, read
+ * from the Echo queue under it. `Queue` adds the writes.
+ */
+export class QueueGetters<DataType = unknown, ResultType = unknown, NameType extends string = string> extends EventEmitter {
+  /** The queue's name. */
+  readonly name: string;
+  /** @internal The Echo queue, once its connection is open. */
+  protected readonly echo: Promise<EchoQueue<Envelope>>;
+
+  /** BullMQ's qualified name, `<prefix>:<name>` (the prefix its keys would start with). */
+  readonly qualifiedName: string;
+
+  /** @internal */
+  constructor(name: string, echo: Promise<EchoQueue<Envelope>>, prefix = DEFAULT_PREFIX) {
+    super();
+    this.name = name;
+    this.qualifiedName = `${prefix}:${name}`;
+    this.echo = echo;
+    this.echo.catch((error: unknown) => {
+      if (this.listenerCount('error') > 0) this.emit('error', error);
+    });
+  }
+
+  /** Resolves once the connection is open. */
+  async waitUntilReady(): Promise<void> {
+    await this.echo;
+  }
+
+  /** The job with this id (the `jobId` it was added with, or the id Echo minted), or undefined. */
+  async getJob(jobId: string): Promise<Job<DataType, ResultType, NameType> | undefined> {
+    const queue = await this.echo;
+    const record = (await queue.getJobByKey(keyOfJobId(jobId))) ?? (await byEchoId(queue, jobId));
+    return record ? Job.fromRecord<DataType, ResultType, NameType>(queue, record) : undefined;
+  }
+
+  /**
+   * Jobs of the given types; `start`/`end` index into each list (`end` -1: up to 1000). Waiting and
+   * prioritized jobs share Echo's pending set, so each is that set filtered by priority.
+   */
+  async getJobs(types: JobType | readonly JobType[] = ['waiting', 'active', 'delayed', 'completed', 'failed'], start = 0, end = -1, asc = false): Promise<Job<DataType, ResultType, NameType>[]> {
+    if (asc) throw new NotSupportedError('getJobs(…, asc: true)', 'lists come in the order Echo keeps them');
+    const queue = await this.echo;
+    const wanted = new Map<ListState, 'all' | 'plain' | 'prioritized'>();
+    for (const type of typeof types === 'string' ? [types] : types) {
+      const state = LIST[type];
+      if (state === undefined) throw new NotSupportedError(`getJobs('${type}')`, 'Echo keeps no list of that state');
+      const filter = type === 'prioritized' ? 'prioritized' : state === 'pending' ? 'plain' : 'all';
+      const before = wanted.get(state);
+      wanted.set(state, before === undefined || before === filter ? filter : 'all');
+    }
+    const limit = Math.min(end < 0 ? 1000 : end - start + 1, 1000);
+    const out: Job<DataType, ResultType, NameType>[] = [];
+    if (limit <= 0) return out;
+    for (const [state, filter] of wanted) {
+      const page = await queue.listJobs(state, { offset: start, limit });
+      for (const listed of page.jobs) {
+        if (!listed.record) continue;
+        const job = Job.fromRecord<DataType, ResultType, NameType>(queue, listed.record);
+        const prioritized = (job.opts.priority ?? 0) > 0;
+        if (filter === 'all' || (filter === 'prioritized') === prioritized) out.push(job);
+      }
+    }
+    return out;
+  }
+
+  /** Prioritized jobs waiting. */
+  getPrioritized(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> {
+    return this.getJobs(['prioritized'], start, end);
+  }
+
+  /** Counts per type: `waiting`, `active`, `delayed`, `completed` (kept), `failed`, `waiting-children`. */
+  async getJobCounts(...types: JobType[]): Promise<Record<string, number>> {
+    const asked = types.length === 0 ? DEFAULT_COUNTS : types;
+    const names = asked.map((type) => {
+      const name = COUNT[type];
+      if (name === undefined) throw new NotSupportedError(`getJobCounts('${type}')`, type === 'prioritized' ? "prioritized jobs are counted in 'waiting' here" : "a paused queue's jobs are counted in 'waiting' here");
+      return name;
+    });
+    const queue = await this.echo;
+    const counted = await queue.counts(...names);
+    const out: Record<string, number> = {};
+    asked.forEach((type, i) => (out[type] = counted[names[i] as CountName]));
+    return out;
+  }
+
+  /** The sum of the counts of `types`. */
+  async getJobCountByTypes(...types: JobType[]): Promise<number> {
+    const counts = await this.getJobCounts(...types);
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  }
+
+  /** Jobs waiting or delayed. */
+  count(): Promise<number> {
+    return this.getJobCountByTypes('waiting', 'delayed');
+  }
+
+  /** Waiting jobs without priority. */
+  getWaiting(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> { return this.getJobs(['waiting'], start, end); }
+
+  /** Running jobs. */
+  getActive(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> { return this.getJobs(['active'], start, end); }
+
+  /** Jobs waiting on a time (delayed, or backing off before a retry). */
+  getDelayed(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> { return this.getJobs(['delayed'], start, end); }
+
+  /** Kept completed jobs, newest first. */
+  getCompleted(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> { return this.getJobs(['completed'], start, end); }
+
+  /** Failed jobs, newest first. */
+  getFailed(start = 0, end = -1): Promise<Job<DataType, ResultType, NameType>[]> { return this.getJobs(['failed'], start, end); }
+
+  /** How many jobs wait (with or without priority). */
+  getWaitingCount(): Promise<number> { return this.getJobCountByTypes('waiting'); }
+
+  /** How many jobs run. */
+  getActiveCount(): Promise<number> { return this.getJobCountByTypes('active'); }
+
+  /** How many jobs wait on a time. */
+  getDelayedCount(): Promise<number> { return this.getJobCountByTypes('delayed'); }
+
+  /** How many completed jobs are kept. */
+  getCompletedCount(): Promise<number> { return this.getJobCountByTypes('completed'); }
+
+  /** How many jobs failed for good. */
+  getFailedCount(): Promise<number> { return this.getJobCountByTypes('failed'); }
+
+  /** True while the queue is paused. */
+  async isPaused(): Promise<boolean> { return (await this.echo).isPaused(); }
+
+  /** One job scheduler, or undefined. */
+  async getJobScheduler(id: string): Promise<JobSchedulerJson<DataType> | undefined> {
+    return (await this.getJobSchedulers()).find((s) => s.id === id);
+  }
+
+  /** How many job schedulers the queue has. */
+  async getJobSchedulersCount(): Promise<number> {
+    return (await this.#schedulers()).length;
+  }
+
+  /** The job schedulers, by next run time (`asc`) or latest first; `start`/`end` slice the list. */
+  async getJobSchedulers(start = 0, end = -1, asc = false): Promise<JobSchedulerJson<DataType>[]> {
+    const all = await this.#schedulers();
+    all.sort((a, b) => (asc ? a.next - b.next : b.next - a.next));
+    return all.slice(start, end < 0 ? undefined : end + 1);
+  }
+
+  async #schedulers(): Promise<JobSchedulerJson<DataType>[]> {
+    const queue = await this.echo;
+    return (await queue.getSchedulers()).map((info) => ({
+      key: info.template.r ?? info.id,
+      id: info.template.r ?? info.id,
+      name: info.template.n,
+      ...(info.cron === undefined ? {} : { pattern: info.cron }),
+      ...(info.everyMs === undefined ? {} : { every: info.everyMs }),
+      ...(info.tz === undefined ? {} : { tz: info.tz }),
+      ...(info.endAt === undefined ? {} : { endDate: info.endAt.getTime() }),
+      ...(info.limit === undefined ? {} : { limit: info.limit }),
+      next: info.next.getTime(),
+      template: { data: info.template.d as DataType, ...(info.template.o === undefined ? {} : { opts: info.template.o }) },
+    }));
+  }
+
+  /** How long the queue stays rate limited, ms; -2 when it is not limited (BullMQ's PTTL answer). */
+  async getRateLimitTtl(maxJobs?: number): Promise<number> {
+    const ttl = await (await this.echo).getRateLimitTtl(maxJobs);
+    return ttl > 0 ? ttl : -2;
+  }
+
+  /** The global concurrency cap, or null when none is set. */
+  async getGlobalConcurrency(): Promise<number | null> {
+    return (await readGates(await this.echo)).concurrency;
+  }
+
+  /** The global rate limit, or null when none is set. */
+  async getGlobalRateLimit(): Promise<{ max: number; duration: number } | null> {
+    return (await readGates(await this.echo)).rateLimit;
+  }
+
+  /** The live workers of the queue. */
+  async getWorkers(): Promise<WorkerEntry[]> {
+    return workerEntries(await this.echo);
+  }
+
+  /** How many workers are live. */
+  async getWorkersCount(): Promise<number> {
+    return (await this.getWorkers()).length;
+  }
+
+  /** A job's log lines (`start`/`end` inclusive, oldest first unless `asc` is false) and their count. */
+  async getJobLogs(jobId: string, start = 0, end = -1, asc = true): Promise<{ logs: string[]; count: number }> {
+    const job = await this.getJob(jobId);
+    if (!job) return { logs: [], count: 0 };
+    const lines = await (await this.echo).getLogs(job.echoId);
+    return { logs: sliceLog(lines, start, end, asc), count: lines.length };
+  }
+
+  /** The id of the job that holds a deduplication id, or undefined. */
+  async getDeduplicationJobId(deduplicationId: string): Promise<string | undefined> {
+    const queue = await this.echo;
+    const echoId = await queue.getDedupJobId(keyOfJobId(deduplicationId));
+    if (echoId === undefined) return undefined;
+    const record = await queue.getJob(echoId);
+    return record?.payload.i ?? echoId;
+  }
+}
+
+async function byEchoId(queue: EchoQueue<Envelope>, id: string): Promise<Awaited<ReturnType<EchoQueue<Envelope>['getJob']>>> {
+  try {
+    return await queue.getJob(id);
+  } catch (error) {
+    if (error instanceof MalformedIdError) return undefined;
+    throw error;
+  }
+}

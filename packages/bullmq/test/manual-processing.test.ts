@@ -1,0 +1,111 @@
+/**
+ * BullMQ's manual processing (a Worker without a processor, jobs taken with getNextJob and settled
+ * by hand), job cancellation, logs, and the queue-wide gates, as BullMQ's API offers them.
+ */
+import { describe, expect, it } from 'vitest';
+import { Queue, Worker, type Job } from '../src/index.js';
+import { closing, nextEvent, queueName, redisConnection } from './setup.js';
+
+const connection = await redisConnection();
+
+describe('manual processing', () => {
+  it('a worker with a null processor hands out jobs with getNextJob; moveToCompleted completes them', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const worker = closing(new Worker(name, null, { connection }));
+    await expect(worker.run()).rejects.toThrow('No process function is defined.');
+    const added = await queue.add('paint', { color: 'red' });
+    const active = nextEvent<[Job]>(worker, 'active');
+    const job = await worker.getNextJob('my-token');
+    expect(job?.id).toBe(added.id);
+    expect((await active)[0].id).toBe(added.id);
+    expect(await job?.getState()).toBe('active');
+    await job?.moveToCompleted('painted', 'my-token');
+    const read = await queue.getJob(added.id);
+    expect(await read?.getState()).toBe('completed');
+    expect(read?.returnvalue).toBe('painted');
+  });
+
+  it('moveToFailed retries while attempts are left, then fails the job for good', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const worker = closing(new Worker(name, null, { connection }));
+    const added = await queue.add('paint', {}, { attempts: 2 });
+    const first = await worker.getNextJob('t');
+    await first?.moveToFailed(new Error('first try'), 't');
+    expect(await (await queue.getJob(added.id))?.getState()).toBe('waiting');
+    const second = await worker.getNextJob('t');
+    expect(second?.attemptsStarted).toBe(2);
+    await second?.moveToFailed(new Error('second try'), 't');
+    const read = await queue.getJob(added.id);
+    expect(await read?.getState()).toBe('failed');
+    expect(read?.failedReason).toBe('Error: second try');
+  });
+
+  it('getNextJob with block: false answers undefined at once on an empty queue', async () => {
+    const worker = closing(new Worker(queueName(), null, { connection }));
+    expect(await worker.getNextJob('t', { block: false })).toBeUndefined();
+  });
+
+  it('a job nobody holds is refused with BullMQ\'s missing-lock text', async () => {
+    const queue = closing(new Queue(queueName(), { connection }));
+    const job = await queue.add('paint', {});
+    await expect(job.moveToCompleted('x', 'no-token')).rejects.toThrow(`Missing lock for job ${job.id}. moveToFinished`);
+  });
+});
+
+describe('cancellation, logs and gates', () => {
+  it('worker.cancelJob aborts the running job\'s signal; the job fails with what the processor threw', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const worker = closing(new Worker(name, (_job, _token, signal) => new Promise((_resolve, reject) => {
+      signal?.addEventListener('abort', () => reject(new Error('Job was cancelled')));
+    }), { connection }));
+    const job = await queue.add('long', {});
+    await nextEvent(worker, 'active');
+    expect(worker.cancelJob('not-running')).toBe(false);
+    const failed = nextEvent<[Job, Error]>(worker, 'failed');
+    expect(worker.cancelJob(job.id, 'user asked')).toBe(true);
+    const [failedJob, error] = await failed;
+    expect(failedJob.id).toBe(job.id);
+    expect(error.message).toBe('Job was cancelled');
+  });
+
+  it('getJobLogs answers the lines and their count, sliced and ordered as asked', async () => {
+    const queue = closing(new Queue(queueName(), { connection }));
+    const job = await queue.add('paint', {});
+    await job.log('one');
+    await queue.addJobLog(job.id, 'two');
+    await job.log('three');
+    expect(await queue.getJobLogs(job.id)).toEqual({ logs: ['one', 'two', 'three'], count: 3 });
+    expect(await queue.getJobLogs(job.id, 0, 1)).toEqual({ logs: ['one', 'two'], count: 3 });
+    expect(await queue.getJobLogs(job.id, 0, 0, false)).toEqual({ logs: ['three'], count: 3 });
+    expect(await job.getLogs()).toEqual({ logs: ['one', 'two', 'three'], count: 3 });
+  });
+
+  it('global concurrency and rate limit are set, read back and removed', async () => {
+    const queue = closing(new Queue(queueName(), { connection }));
+    expect(await queue.getGlobalConcurrency()).toBeNull();
+    expect(await queue.getGlobalRateLimit()).toBeNull();
+    await queue.setGlobalConcurrency(4);
+    await queue.setGlobalRateLimit(10, 1000);
+    expect(await queue.getGlobalConcurrency()).toBe(4);
+    expect(await queue.getGlobalRateLimit()).toEqual({ max: 10, duration: 1000 });
+    await queue.removeGlobalConcurrency();
+    await queue.removeGlobalRateLimit();
+    expect(await queue.getGlobalConcurrency()).toBeNull();
+    expect(await queue.getGlobalRateLimit()).toBeNull();
+  });
+
+  it('getWorkers lists the live workers of the queue', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const worker = closing(new Worker(name, async () => 1, { connection, name: 'painter' }));
+    await worker.waitUntilReady();
+    await queue.add('paint', {});
+    await nextEvent(worker, 'completed');
+    const workers = await queue.getWorkers();
+    expect(workers.map((w) => w.name)).toContain('painter');
+    expect(await queue.getWorkersCount()).toBe(workers.length);
+  });
+});
