@@ -41,9 +41,19 @@ export default defineConfig({
         ],
       },
       {
+        text: 'Recipes',
+        items: [
+          { text: 'Queue: schedulers, retention, deadlines, debounce, attempt history', link: '/guide/queue-recipes' },
+          { text: 'Bus: streams alone, publish dedup, ordered consumption, group controls, dead letters', link: '/guide/bus-recipes' },
+          { text: 'Cache: negative caching, skip and cacheIf, reads without loading', link: '/guide/cache-recipes' },
+        ],
+      },
+      {
         text: 'Coming from',
         items: [
           { text: 'BullMQ', link: '/coming-from/bullmq' },
+          { text: '@echo/bullmq: BullMQ\'s API on Echo', link: '/guide/bullmq' },
+          { text: 'Migrating a live BullMQ app', link: '/coming-from/bullmq-migration' },
           { text: 'bentocache', link: '/coming-from/bentocache' },
           { text: 'Redis Streams / JetStream', link: '/coming-from/streams' },
         ],
