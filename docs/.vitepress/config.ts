@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type DefaultTheme } from 'vitepress';
 
@@ -10,6 +11,23 @@ function apiSidebar(): DefaultTheme.SidebarItem[] {
   const file = fileURLToPath(new URL('../api/typedoc-sidebar.json', import.meta.url));
   if (!existsSync(file)) return [];
   return JSON.parse(readFileSync(file, 'utf8')) as DefaultTheme.SidebarItem[];
+}
+
+const docsRoot = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * A page's source with its `<!--@include: path{lines}-->` directives expanded, so the search index
+ * holds what the page shows (the `@echo/bullmq` page includes the package README).
+ */
+function withIncludes(src: string, relativePath: string): string {
+  return src.replace(/<!--@include:\s*([^{\s]+?)(?:\{(\d*),?(\d*)\})?\s*-->/g, (_all, target: string, from?: string, to?: string) => {
+    const file = resolve(docsRoot, dirname(relativePath), target);
+    if (!existsSync(file)) return '';
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const start = from === undefined || from === '' ? 0 : Number(from) - 1;
+    const end = to === undefined || to === '' ? lines.length : Number(to);
+    return lines.slice(start, end).join('\n');
+  });
 }
 
 // Built offline: no web fonts, no remote search, every link checked (VitePress fails the build on a
@@ -29,7 +47,7 @@ export default defineConfig({
         // (every package, class, function and member name) are indexed; the guides are indexed whole.
         _render(src, env, md) {
           const relative = (env as { relativePath?: string }).relativePath ?? '';
-          if (!relative.startsWith('api/')) return md.render(src, env);
+          if (!relative.startsWith('api/')) return md.render(withIncludes(src, relative), env);
           const headings = src.split('\n').filter((line) => /^#{1,5} /.test(line));
           return md.render(headings.join('\n\n'), env);
         },

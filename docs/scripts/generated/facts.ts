@@ -73,7 +73,8 @@ function needs(name: string, all: ReadonlyMap<string, Manifest>): { echo: string
 /** The install page's table: what each published package is for, what it brings along, what it pulls from npm. */
 export function installTable(root: string): string {
   const all = manifests(root);
-  const names = [...all.keys()].sort((a, b) => (ORDER.indexOf(a) === -1 ? 99 : ORDER.indexOf(a)) - (ORDER.indexOf(b) === -1 ? 99 : ORDER.indexOf(b)));
+  const rank = (n: string): number => (ORDER.includes(n) ? ORDER.indexOf(n) : ORDER.length);
+  const names = [...all.keys()].sort((a, b) => rank(a) - rank(b));
   const rows = names.map((name) => {
     const purpose = PURPOSE[name];
     if (purpose === undefined) throw new Error(`docs/scripts/generated/facts.ts: say what @echo/${name} is for in PURPOSE`);
