@@ -218,6 +218,14 @@ async function run(own: (release: () => Promise<unknown>) => Release): Promise<v
     console.log('  Ctrl-C stops the dashboard and the server.');
     const reason = await nextStop();
     console.log(`\n${reason === 'orphaned' ? 'the process that started the demo is gone' : reason}: stopping`);
+    // Ctrl-C in a terminal signals the whole foreground group: the throwaway redis-server and the
+    // dashboard got the same SIGINT and are stopping too, so a close that still talks to the server
+    // could wait for it forever. Past a bound, stop the server's process and leave.
+    const bound = setTimeout(() => {
+      console.error('demo: the server went away with the interrupt; leaving without closing its connections');
+      void (server?.stop() ?? Promise.resolve()).finally(() => process.exit(0));
+    }, 5_000);
+    bound.unref();
     await stopDashboard();
     await closeReporter();
   }

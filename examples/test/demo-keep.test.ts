@@ -133,3 +133,41 @@ describe('pnpm demo --keep', () => {
     }
   }, 150_000);
 });
+
+describe('pnpm demo --keep, stopped by SIGINT', () => {
+  /**
+   * Starts `pnpm demo --keep` in a process group of its own (as a shell's foreground job), waits for
+   * its ready line, sends SIGINT to `target(pnpm pid)` and checks that pnpm ends and that nothing it
+   * started (the demo, its redis-server, its dashboard) is left.
+   */
+  async function interrupt(target: (pid: number) => number): Promise<void> {
+    const pnpm = spawn('pnpm', ['demo', '--keep'], { cwd: ROOT, env: demoEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let everything: number[] = [];
+    try {
+      await printed(pnpm, READY, 90_000);
+      everything = descendants(pnpm.pid ?? -1).map((p) => p.pid);
+      expect(held(pnpm.pid ?? -1)).toHaveLength(2);
+      const exited = once(pnpm, 'exit');
+      process.kill(target(pnpm.pid ?? 0), 'SIGINT');
+      const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+      // pnpm dies of the SIGINT itself (or exits 0 once its script did): either way it is gone.
+      expect(code === 0 || signal === 'SIGINT').toBe(true);
+      expect(await stillAlive(everything, 15_000)).toEqual([]);
+    } finally {
+      if (pnpm.pid !== undefined && isProcessAlive(pnpm.pid)) process.kill(-pnpm.pid, 'SIGKILL');
+      for (const pid of everything) if (isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }
+
+  // The script execs node, so the demo is pnpm's own child: when pnpm dies of the signal, the demo
+  // sees its parent gone and stops its server and dashboard (a shell in between would stay alive).
+  it('to the pnpm process alone: pnpm ends and no redis-server or dashboard is left', async () => {
+    await interrupt((pid) => pid);
+  }, 150_000);
+
+  // Ctrl-C in a terminal signals the whole foreground group: the redis-server and the dashboard get
+  // the SIGINT too and stop under the demo, which must not wait for its server forever.
+  it('to the whole group, as Ctrl-C in a terminal: pnpm ends and no redis-server or dashboard is left', async () => {
+    await interrupt((pid) => -pid);
+  }, 150_000);
+});
