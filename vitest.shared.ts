@@ -9,8 +9,8 @@ export const sharedConfig = defineConfig({
   ssr: { resolve: { conditions: ['@echo/source'] } },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // The type tests (`*.test-d.ts`) are compile-time assertions, checked by the package's `typecheck`
     // task: `tsc -p tsconfig.json` over src and test, the very program vitest's typecheck ran again
     // inside `test` (as much CPU as the package's tests themselves). `pnpm test` runs both tasks; a

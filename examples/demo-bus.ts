@@ -19,13 +19,16 @@ export async function busDemo(conn: Connection, queue: string, keep: boolean): P
       if (entry.attempts > 1) redelivered++;
       // One entry fails on its first delivery: left pending, then claimed again (at least once).
       if (entry.id === ids[7] && entry.attempts === 1) throw new Error('billing system busy');
+      // One refund is refused for good: it goes to the stream's dead-letter stream (the dashboard shows it).
+      if (entry.id === ids[30]) return { deadLetter: 'refund over the daily limit' };
       if (entry.payload.action === 'refund') refundsSeen.add(entry.id);
+      return 'ack';
     },
     { start: 'head', consumer: 'billing-1', minIdleMs: 50, beatMs: 50, onError: () => undefined },
   );
   try {
     const started = Date.now();
-    while ((handled < 501 || redelivered < 1) && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
+    while ((handled < 501 || redelivered < 1 || (await audit.deadLetters()).length < 1) && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
   } finally {
     // Its reads would keep the process alive after a failure.
     await consumer.close();
@@ -35,6 +38,8 @@ export async function busDemo(conn: Connection, queue: string, keep: boolean): P
   console.log(`  stream        ${ids.length} EVT records appended in one pipeline; XADD ids follow mint order`);
   console.log(`  time travel   readWindow(before, now) returned ${window.length} records, first ${window[0]?.[0] ?? '-'}`);
   console.log(`  group         ${handled} deliveries for ${ids.length} records (${redelivered} redelivered after a failure), ${refundsSeen.size} refunds`);
+  const [letter] = await audit.deadLetters();
+  console.log(`  dead letter   ${letter?.id ?? '-'}: "${letter?.reason ?? ''}" (redrive it from the dashboard or emq redrive)`);
   // The demo leaves nothing behind (the stream goes with its group in one transition), unless asked
   // to keep it for a look with emq or the dashboard.
   if (!keep) await audit.drop();

@@ -48,7 +48,10 @@ export async function cacheDemo(conn: Connection, namespace: string, keep: boole
       await sleep(5);
       gone = (await peerCustomers.get('customer:42')) === undefined;
     }
-    await customers.set('customer:7', { name: 'Grace', tier: 'gold' }); // something to look at with --keep
+    // Something to look at with --keep: a few entries under tags (the dashboard lists both).
+    await customers.set('customer:7', { name: 'Grace', tier: 'gold' }, { tags: ['tier:gold', 'region:eu'] });
+    await customers.set('customer:8', { name: 'Linus', tier: 'silver' }, { tags: ['tier:silver', 'region:eu'] });
+    await customers.set('customer:9', { name: 'Barbara', tier: 'gold' }, { tags: ['tier:gold', 'region:us'] });
 
     console.log('\nCache (keyed namespace)');
     console.log(`  single flight 100 concurrent getOrSet misses from two caches -> ${loads} load, all saw "${herd[0]?.name ?? ''}"`);

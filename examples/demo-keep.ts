@@ -1,11 +1,12 @@
 /**
  * `pnpm demo --keep`: after the run, the demo's server stays up with what the demo wrote, and a
- * dashboard serves it (the `emq dashboard` command of @echo/cli, in a child process) until Ctrl-C.
+ * dashboard serves it (the `emq dashboard` command of @echo/cli, bundled, in a child process) until Ctrl-C.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const cliBin = fileURLToPath(new URL('../packages/cli/src/bin.ts', import.meta.url));
+/** The bundled `emq` (what `pnpm emq` runs: no TypeScript loader, so the dashboard is up in about a second). */
+const emqLauncher = fileURLToPath(new URL('../scripts/emq.mjs', import.meta.url));
 
 /** A dashboard child process and the URL it serves. */
 export interface KeptDashboard {
@@ -23,7 +24,7 @@ function exited(child: ChildProcess): Promise<void> {
 
 /** Starts `emq dashboard --port 0` against `redisUrl`; resolves once it printed where it listens. */
 export function startDashboard(redisUrl: string, timeoutMs = 30_000): Promise<KeptDashboard> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@echo/source', cliBin, 'dashboard', '--port', '0'], {
+  const child = spawn(process.execPath, [emqLauncher, 'dashboard', '--port', '0'], {
     cwd: fileURLToPath(new URL('.', import.meta.url)),
     env: { ...process.env, REDIS_URL: redisUrl },
     stdio: ['ignore', 'pipe', 'inherit'],

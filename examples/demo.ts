@@ -26,13 +26,24 @@ interface OrderJob {
 const TOTAL = Number(process.env.DEMO_JOBS ?? 5000);
 const KEEP = process.argv.includes('--keep');
 const WORKERS = 3;
-const queueName = `demo.orders.${Date.now().toString(36)}`;
+const suffix = Date.now().toString(36);
+const queueName = `demo.orders.${suffix}`;
+/** A second queue, fed by a scheduler, so the dashboard's scheduler view has one that fires. */
+const reportsName = `demo.reports.${suffix}`;
+const namespaceName = `demo.customers.${suffix}`;
 
 function kindOf(i: number): OrderJob['kind'] {
   if (i === 42) return 'poison';
   if (i % 25 === 0) return 'flaky';
   if (i % 40 === 0) return 'slow';
   return 'ok';
+}
+
+/** The job's name, as the dashboard and `emq` show it: what it does. */
+function nameOf(kind: OrderJob['kind']): string {
+  if (kind === 'slow') return 'ship-bulky';
+  if (kind === 'flaky') return 'charge-card';
+  return 'ship-order';
 }
 
 const flakyFailures = new Map<JobId, number>();
@@ -85,7 +96,15 @@ async function run(own: (release: () => Promise<unknown>) => Release): Promise<v
   console.log(`Echo demo on ${url}${server ? ' (throwaway server from @echo/testkit)' : ''}\n`);
   const conn = await Connection.connect(url);
   const closeConn = own(() => conn.close());
-  const orders = await Queue.open<OrderJob>(queueName, { connection: conn });
+  // Every finished job is kept (the completed tab lists them), and each attempt and minute is counted,
+  // so every view of the dashboard has something to show after the run.
+  const orders = await Queue.open<OrderJob>(queueName, { connection: conn, keep: { completed: { count: TOTAL }, failed: { count: 1_000 } } });
+  await orders.setEvents({ history: 10, minutes: 180 });
+  const reports = await Queue.open<{ report: string }>(reportsName, { connection: conn, keep: { completed: { count: 100 } } });
+  await reports.setEvents({ history: 10, minutes: 180 });
+  await reports.upsertScheduler('stock-report', { everyMs: 2_000, firstInMs: 0 }, { report: 'stock' }, {});
+  const reporter = await Worker.start(reports, (job) => `report ${job.payload.report} ready`, { maintenanceMs: 200, blockMs: 200 });
+  const closeReporter = own(() => reporter.close());
   const events = await orders.events();
   const closeEvents = own(() => events.close());
   let completed = 0;
@@ -123,10 +142,12 @@ async function run(own: (release: () => Promise<unknown>) => Release): Promise<v
   const closeBatch = own(() => batch.close());
 
   // The producer: most orders now, a tenth scheduled a little later, in pipelined batches.
-  const now: { payload: OrderJob }[] = [];
+  // Each order carries a name and a business key (`order-<n>`), found by the dashboard's search.
+  const now: { payload: OrderJob; name: string; key: string }[] = [];
   for (let i = 0; i < TOTAL; i++) {
-    if (i % 10 === 7) await orders.enqueue({ order: i, kind: kindOf(i) }, { delayMs: 200 + (i % 300) });
-    else now.push({ payload: { order: i, kind: kindOf(i) } });
+    const kind = kindOf(i);
+    if (i % 10 === 7) await orders.enqueue({ order: i, kind }, { delayMs: 200 + (i % 300), name: nameOf(kind), key: `order-${String(i)}` });
+    else now.push({ payload: { order: i, kind }, name: nameOf(kind), key: `order-${String(i)}` });
   }
   await orders.enqueueMany(now);
 
@@ -164,10 +185,14 @@ async function run(own: (release: () => Promise<unknown>) => Release): Promise<v
   console.log(`  wire          ${conn.stats().evalshaCalls} EVALSHA calls, ${conn.stats().scriptLoads} script loads`);
 
   await busDemo(conn, queueName, KEEP);
-  await cacheDemo(conn, `demo.customers.${Date.now().toString(36)}`, KEEP);
+  await cacheDemo(conn, namespaceName, KEEP);
 
   await closeEvents();
   if (!KEEP) {
+    await closeReporter();
+    await reports.removeScheduler('stock-report');
+    await reports.pause();
+    await reports.obliterate({ force: true });
     await orders.pause();
     await orders.obliterate({ force: true });
   }
@@ -187,15 +212,39 @@ async function run(own: (release: () => Promise<unknown>) => Release): Promise<v
     const stopDashboard = own(() => dashboard.stop());
     console.log(`  server        ${url}${server ? ' (throwaway, stopped on Ctrl-C)' : ''}`);
     console.log(`  dashboard     ${dashboard.url}`);
+    for (const [what, hash] of deepLinks(poison?.id)) console.log(`    ${what.padEnd(19)}${dashboard.url}${hash}`);
     console.log(`  emq           ${emq} jobs ${queueName} --state dead`);
     console.log(`                ${emq} queues | streams | lag ${queueName} audit`);
     console.log('  Ctrl-C stops the dashboard and the server.');
     const reason = await nextStop();
     console.log(`\n${reason === 'orphaned' ? 'the process that started the demo is gone' : reason}: stopping`);
+    // Ctrl-C in a terminal signals the whole foreground group: the throwaway redis-server and the
+    // dashboard got the same SIGINT and are stopping too, so a close that still talks to the server
+    // could wait for it forever. Past a bound, stop the server's process and leave.
+    const bound = setTimeout(() => {
+      console.error('demo: the server went away with the interrupt; leaving without closing its connections');
+      void (server?.stop() ?? Promise.resolve()).finally(() => process.exit(0));
+    }, 5_000);
+    bound.unref();
     await stopDashboard();
+    await closeReporter();
   }
   await closeConn();
   await stopServer();
+}
+
+/** The dashboard's views of what the demo left, as deep links (the dashboard's hash routes). */
+function deepLinks(poisonId: string | undefined): [string, string][] {
+  const q = encodeURIComponent(queueName);
+  return [
+    ['completed jobs', `#/queue/${q}/completed`],
+    ['dead jobs', `#/queue/${q}/dead`],
+    ...(poisonId === undefined ? [] : ([['attempt history', `#/queue/${q}/job/${poisonId}`]] as [string, string][])),
+    ['by business key', `#/queue/${q}/search/order-42`],
+    ['scheduler', `#/queue/${encodeURIComponent(reportsName)}/scheduled`],
+    ['stream dead letter', `#/stream/${q}/audit/dead-letters`],
+    ['cache namespace', `#/namespace/${encodeURIComponent(namespaceName)}`],
+  ];
 }
 
 main().catch((error: unknown) => {

@@ -78,6 +78,10 @@ export function localInstall(appDir: string, names: readonly string[]): string[]
   const wanted = closure(names.length === 0 ? ['queue'] : names);
   const vendor = join(app, 'vendor', 'echo');
   mkdirSync(vendor, { recursive: true });
+  // One turbo build of every package to pack (in parallel, dependencies once), so each `pnpm pack`
+  // below finds its `prepack` build in turbo's cache instead of starting a build of its own.
+  console.log(`local-install: building ${wanted.map((n) => `@echo/${n}`).join(' ')}`);
+  run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only', ...wanted.map((n) => `--filter=@echo/${n}`)], root);
   const scratch = mkdtempSync(join(tmpdir(), 'echo-pack-'));
   const tarballs: string[] = [];
   try {
@@ -96,7 +100,8 @@ export function localInstall(appDir: string, names: readonly string[]): string[]
   console.log(`local-install: npm install ${tarballs.join(' ')}`);
   // Every tarball on one command line, and the scope pointed at nothing: npm never asks the public
   // registry for an @echo package (it would 404, or find someone else's).
-  run('npm', ['install', '--no-audit', '--no-fund', '--@echo:registry=http://127.0.0.1:9/', '--fetch-retries=0', ...tarballs], app);
+  // --prefer-offline: the npm dependencies (ioredis, hono, ...) come from npm's cache when it has them.
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--@echo:registry=http://127.0.0.1:9/', '--fetch-retries=0', ...tarballs], app);
   return tarballs;
 }
 

@@ -66,5 +66,5 @@ describe('the code-block checker', () => {
     expect(report.ran).toBe(real.filter((b) => b.mode === 'run').length + 2);
     expect(report.errors[0]?.message).toContain("'delay'");
     expect(report.errors[1]?.message).toContain('--- printed\npending 1');
-  }, 240_000);
+  }, 600_000); // about 40 runnable blocks, each on a server, on a loaded 2-core machine
 });

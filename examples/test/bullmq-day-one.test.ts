@@ -5,7 +5,7 @@ import { runApp } from './run-app.js';
 let server: RedisServer;
 beforeAll(async () => {
   server = await startRedis();
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await server.stop();
 });

@@ -14,7 +14,8 @@ export function scriptArgv(name: string): [string, ...string[]] {
   const scripts = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
   const script = scripts[name];
   if (script === undefined) throw new Error(`no script ${name}`);
-  const [bin, ...args] = script.split(/\s+/);
+  // `exec` (the demo script's, so the demo is pnpm's own child) is the shell's business, not a binary.
+  const [bin, ...args] = script.replace(/^exec\s+/, '').split(/\s+/);
   if (bin === undefined) throw new Error(`empty script ${name}`);
   return [bin === 'node' ? process.execPath : `${ROOT}node_modules/.bin/${bin}`, ...args];
 }

@@ -7,7 +7,7 @@ export async function connect(): Promise<Connection> {
 }
 
 /** Resolves once `check` holds, polling every 10 ms; rejects after `timeoutMs`. */
-export function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+export function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   return waitFor(check, { timeoutMs });
 }
 

@@ -19,7 +19,7 @@ beforeAll(async () => {
   // from, so its restart is a full resync, as when a failed primary rejoins.
   group = await startSentinel({ downAfterMs: 1_000, args: ['--repl-diskless-load', 'on-empty-db'] });
   conn = await Connection.connect({ sentinel: { sentinels: group.sentinelSeeds, name: group.masterName } });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await conn.close({ immediate: true });
@@ -33,7 +33,7 @@ async function consumeAll(stream: Stream, count: number): Promise<string[]> {
   const seen: string[] = [];
   const consumer = await stream.consume('g', (e) => void seen.push(e.payload.n ?? ''), { start: 'head', consumer: 'c1', beatMs: 50 });
   try {
-    await until(() => seen.length >= count, 15_000);
+    await until(() => seen.length >= count, 45_000);
   } finally {
     await consumer.close();
   }
@@ -42,7 +42,7 @@ async function consumeAll(stream: Stream, count: number): Promise<string[]> {
 
 /** Resolves once every write so far is on the replica too. */
 async function replicated(): Promise<void> {
-  await until(async () => Number(await conn.command('WAIT', '1', '200')) === 1, 15_000);
+  await until(async () => Number(await conn.command('WAIT', '1', '200')) === 1, 45_000);
 }
 
 /** The group's lag, once the connection answers on whichever node is primary now. */
@@ -58,7 +58,7 @@ async function lagOf(stream: Stream): Promise<GroupLag | undefined> {
         throw error;
       }
     },
-    { timeoutMs: 15_000 },
+    { timeoutMs: 45_000 },
   );
   return answer?.[0];
 }

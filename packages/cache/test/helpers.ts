@@ -12,7 +12,7 @@ export function tableName(prefix = 'c'): string {
 }
 
 /** Polls `check` every 5 ms until it holds, or fails after `timeoutMs`. */
-export function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+export function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   return waitFor(check, { timeoutMs, everyMs: 5 });
 }
 

@@ -22,7 +22,7 @@ afterAll(async () => {
   await cluster.stop();
 });
 
-describe('keyed namespaces on a 3-master cluster', { timeout: 30_000 }, () => {
+describe('keyed namespaces on a 3-master cluster', { timeout: 60_000 }, () => {
   it('every verb works in namespaces on different slots, coherence included', async () => {
     const names = Array.from({ length: 6 }, () => tableName('kc'));
     // Several namespaces, so more than one master holds some.

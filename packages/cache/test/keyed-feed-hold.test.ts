@@ -47,7 +47,7 @@ afterAll(async () => {
   await server.stop();
 });
 
-describe('keyed namespaces: a held coherence feed (issue 28)', { timeout: 30_000 }, () => {
+describe('keyed namespaces: a held coherence feed (issue 28)', { timeout: 60_000 }, () => {
   it('stops L1 answering once the feed is silent past its bound, and resumes after it caught up', async () => {
     const name = tableName('hold');
     const readerCache = await Cache.open({ connection: feedThroughProxy() });

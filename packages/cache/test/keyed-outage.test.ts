@@ -23,7 +23,7 @@ afterAll(async () => {
   await server.stop();
 });
 
-describe('keyed namespaces: the outage mode', { timeout: 30_000 }, () => {
+describe('keyed namespaces: the outage mode', { timeout: 60_000 }, () => {
   it('with L2 stopped: hits still answer, grace and the factory stand in, deletes go locally first, the breaker opens and closes', async () => {
     // The breaker stays open long enough that a busy machine cannot half-open it before the
     // open-breaker call below is made.
@@ -94,7 +94,7 @@ describe('keyed namespaces: the outage mode', { timeout: 30_000 }, () => {
   });
 });
 
-describe('keyed namespaces: coherence across a dropped connection', { timeout: 30_000 }, () => {
+describe('keyed namespaces: coherence across a dropped connection', { timeout: 60_000 }, () => {
   it('the log reader resumes where it stopped: a write made while it was down is applied, L1 is not flushed', async () => {
     const name = tableName('kr');
     const a = await cache.namespace<string>({ name });

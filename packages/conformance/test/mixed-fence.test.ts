@@ -16,7 +16,7 @@ let client: Redis;
 beforeAll(async () => {
   server = await startRedis();
   client = new Redis(server.port, server.host);
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   client.disconnect();

@@ -31,7 +31,7 @@ beforeAll(async () => {
   target = await createTarget({ connect: { url, strictKeys: true } });
   client = new Redis(url);
   runtime = await SpecRuntime.connect({ client });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   client.disconnect();

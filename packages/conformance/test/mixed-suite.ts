@@ -30,7 +30,7 @@ export function mixedSuite(open: () => Promise<OpenedMixed>): void {
 
   for (const scenario of MIXED_SCENARIOS) {
     for (const direction of DIRECTIONS) {
-      it(mixedName(scenario, direction), { timeout: 40_000 }, async () => {
+      it(mixedName(scenario, direction), { timeout: 60_000 }, async () => {
         if (!opened || !runtime) throw new Error('the runtimes did not open');
         const result = await runMixedOne(opened.target, runtime, scenario, direction);
         if (result.verdict === 'fail') throw result.error instanceof Error ? result.error : new Error(result.detail);

@@ -45,7 +45,7 @@ export function conformanceSuite(open: () => Promise<OpenedTarget>): void {
   });
 
   for (const scenario of scenarios) {
-    it(scenario.name, { timeout: 40_000 }, async (ctx) => {
+    it(scenario.name, { timeout: 60_000 }, async (ctx) => {
       if (!opened) throw new Error('the target did not open');
       const run = await runConformance(opened.target, { only: [scenario.name], timeoutMs: 30_000 });
       const [result] = run.results;

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection, type JobId } from '@echo/protocol';
@@ -19,6 +19,8 @@ const SCREENSHOT = process.env.ECHO_DASHBOARD_SCREENSHOT;
  * `dashboard-queues.png` (the overview) and `dashboard.png` (a dead job opened, the README's).
  */
 const SCREENSHOTS = process.env.ECHO_DASHBOARD_SCREENSHOTS;
+/** Set to a folder to keep a screenshot of every view (`view-<name>.png`); by default they go to a scratch folder. */
+const VIEWS = process.env.ECHO_DASHBOARD_VIEWS;
 
 /** Every wait on the page is for what a user would see; generous, for a loaded 2-core machine. */
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 100 });
@@ -49,6 +51,40 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
+
+  // Every view of the dashboard against demo-like data (what `pnpm demo --keep` leaves), each one
+  // reached by its deep link and screenshotted: into ECHO_DASHBOARD_VIEWS when set (a folder to look
+  // at them), else a scratch folder. Read-only, so it runs before the tests that retry, redrive and delete.
+  it('renders every view from its deep link with data in it, and screenshots each', async () => {
+    const folder = VIEWS ?? mkdtempSync(join(tmpdir(), 'echo-views-'));
+    if (VIEWS === undefined) cleanups.push(() => Promise.resolve(rmSync(folder, { recursive: true, force: true })));
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    const [invoice] = demo.deadInvoices as [JobId];
+    const views: [name: string, hash: string, shown: () => Promise<number>][] = [
+      ['overview', '#/', () => page.locator('tr[data-queue]').count()],
+      ['queue-completed', '#/queue/shipments/completed', () => page.locator('#job-list tr[data-job]').count()],
+      ['queue-dead', '#/queue/invoices/dead', () => page.locator('#job-list tr[data-job]').count()],
+      ['job-attempts', `#/queue/invoices/job/${invoice}`, () => page.getByTestId('timeline').locator('tbody tr').count()],
+      ['search-by-key', '#/queue/shipments/search/parcel-2', () => page.locator('#job-list tr[data-job]').count()],
+      ['schedulers', '#/queue/reports/scheduled', () => page.locator('tr[data-scheduler]').count()],
+      ['stream-dead-letters', '#/stream/orders/refunds/dead-letters', () => page.locator('#dlq-list tr[data-letter]').count()],
+      ['namespace', '#/namespace/sessions', () => page.locator('#ns-entries tr[data-key]').count()],
+    ];
+    for (const [name, hash, shown] of views) {
+      await page.goto(`${dashboard.url}${hash}`);
+      await poll(shown).toBeGreaterThan(0);
+      await page.screenshot({ path: join(folder, `view-${name}.png`), fullPage: true });
+      expect(statSync(join(folder, `view-${name}.png`)).size, name).toBeGreaterThan(5_000);
+    }
+    // The completed tab lists the kept jobs by name, not "no completed jobs" (keys: the search view).
+    await page.goto(`${dashboard.url}#/queue/shipments/completed`);
+    await poll(() => page.locator('#job-list tr[data-job]').count()).toBe(5);
+    const listed = await page.locator('#job-list').textContent();
+    expect(listed).toContain('ship-bulky');
+    expect(problems).toEqual([]);
+  }, 90_000);
 
   it('shows a dead job with its payload, error and logs; retry brings it back and it completes', async () => {
     const page = await browser.newPage();

@@ -17,6 +17,8 @@ export interface DemoWorkload {
   readonly declined: JobId;
   /** `invoices`: three jobs dead after two attempts each (attempt history on), under keys `inv-1`..`inv-3`. */
   readonly invoices: Queue<{ n: number }>;
+  /** `shipments`: five jobs with names and business keys, completed and kept (retention on). */
+  readonly shipments: Queue<{ parcel: number }>;
   readonly deadInvoices: JobId[];
   /** `orders/refunds`: a stream whose `ledger` group dead-lettered two entries. */
   readonly refunds: Stream;
@@ -70,6 +72,14 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
   while ((await invoices.counts('dead')).dead < 3) await new Promise((resolve) => setTimeout(resolve, 20));
   await biller.close();
 
+  // What `pnpm demo --keep` leaves too: named, keyed jobs kept after they complete.
+  const shipments = await Queue.open<{ parcel: number }>('shipments', { connection: conn, keep: { completed: { count: 100 } } });
+  await shipments.setEvents({ history: 20, minutes: 180 });
+  for (let n = 1; n <= 5; n++) await shipments.enqueue({ parcel: n }, { key: `parcel-${String(n)}`, name: n % 2 === 0 ? 'ship-bulky' : 'ship-order' });
+  const shipper = await Worker.start(shipments, (job) => `shipped ${String(job.payload.parcel)}`, { blockMs: 50, maintenanceMs: 20 });
+  while ((await shipments.counts('retained')).retained < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+  await shipper.close();
+
   const audit = (await Bus.open('orders', { connection: conn })).stream('audit');
   await audit.appendBatch(Array.from({ length: 25 }, (_, n) => ({ order: String(n) })));
   await audit.openGroup('billing', 'head');
@@ -96,6 +106,7 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
     declined,
     invoices,
     deadInvoices,
+    shipments,
     refunds,
     deadRefunds: refundIds,
     cache,

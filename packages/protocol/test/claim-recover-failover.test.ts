@@ -14,7 +14,7 @@ let conn: Connection;
 beforeAll(async () => {
   cluster = await startCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
   conn = await Connection.connect({ cluster: cluster.seeds, reconnectWaitMs: 20_000, strictKeys: true });
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await conn.close({ immediate: true });
   await cluster.stop();

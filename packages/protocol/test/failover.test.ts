@@ -105,7 +105,7 @@ describe('the connector through a cluster failover', () => {
     // The other masters' queues kept working the whole time.
     for (const q of spared) expect(traffic.lastError.has(q)).toBe(false);
     expect(cn.status).toBe('ready');
-  }, 45_000);
+  }, 60_000);
 
   it('cannot be wedged by a script load that meets the dead master', async () => {
     const { cluster: c, conn: cn } = await formed();
@@ -140,5 +140,5 @@ describe('the connector through a cluster failover', () => {
     console.log(`wedge attempt: failover ${healedAt - killedAt} ms; served ${recoveredIn} ms after heal; errors`, traffic.byClass());
     for (const error of traffic.errors) expect(error).toBeInstanceOf(ConnectionLostError);
     expect(cn.status).toBe('ready');
-  }, 45_000);
+  }, 60_000);
 });

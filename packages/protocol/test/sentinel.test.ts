@@ -11,7 +11,7 @@ let group: SentinelGroup;
 
 beforeAll(async () => {
   group = await startSentinel({ downAfterMs: 1_000 });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await group.stop();
@@ -77,5 +77,5 @@ describe('connecting through Sentinel', () => {
       await traffic;
       await conn.close({ immediate: true });
     }
-  }, 45_000);
+  }, 60_000);
 });

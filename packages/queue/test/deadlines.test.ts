@@ -15,7 +15,7 @@ let n = 0;
 
 beforeAll(async () => {
   server = await startRedis();
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await server.stop();
 });

@@ -23,7 +23,7 @@ beforeAll(async () => {
     admin.disconnect();
   }
   conn = await Connection.connect({ url: primary.url, strictKeys: true });
-}, 20_000);
+}, 60_000);
 
 afterAll(async () => {
   await conn.close();

@@ -12,7 +12,7 @@ import { Queue, type FlowResult } from '../src/index.js';
 let conn: Connection;
 beforeAll(async () => {
   conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await conn.close();
 });

@@ -13,7 +13,7 @@ afterAll(async () => {
 
 const fast = { maintenanceMs: 20, blockMs: 50, maxAttempts: 1 } as const;
 
-function until(check: () => boolean | Promise<boolean>, timeoutMs = 8000): Promise<void> {
+function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   return waitFor(check, { timeoutMs });
 }
 

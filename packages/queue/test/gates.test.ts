@@ -17,7 +17,7 @@ beforeAll(async () => {
   const { url } = await useRedis();
   conn = await Connection.connect({ url, strictKeys: true });
   other = await Connection.connect({ url, strictKeys: true });
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   for (const q of opened) {
     const keys = (await q.connection.command('KEYS', `emq:{${q.name}}:*`)) as string[];

@@ -15,7 +15,7 @@ beforeAll(async () => {
   server = await startRedis();
   conn = await Connection.connect({ url: server.url });
   q = await Queue.open<number>(uniqueName('boundary'), { connection: conn });
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await conn.close();
   await server.stop();

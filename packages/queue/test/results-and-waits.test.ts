@@ -13,7 +13,7 @@ import { until } from './worker-harness.js';
 let conn: Connection;
 beforeAll(async () => {
   conn = await Connection.connect({ url: (await useRedis()).url });
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await conn.close();
 });

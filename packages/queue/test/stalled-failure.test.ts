@@ -13,7 +13,7 @@ let server: RedisServer;
 
 beforeAll(async () => {
   server = await startRedis();
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await server.stop();
 });

@@ -16,7 +16,7 @@ beforeAll(async () => {
   // Something on the server, so "unchanged" compares a real keyspace.
   await q.enqueue({ n: 0 });
   await q.upsertScheduler('hourly', { everyMs: 3_600_000 }, { n: 1 });
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await conn.close();
 });

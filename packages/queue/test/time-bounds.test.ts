@@ -16,7 +16,7 @@ beforeAll(async () => {
   conn = await Connection.connect({ url: server.url });
   q = await Queue.open<number>(uniqueName('bounds'), { connection: conn });
   await q.enqueue(0);
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   await conn.close();
   await server.stop();

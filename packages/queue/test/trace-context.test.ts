@@ -18,7 +18,7 @@ const offs: (() => void)[] = [];
 
 beforeAll(async () => {
   conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
-}, 30_000);
+}, 60_000);
 afterEach(() => {
   for (const off of offs.splice(0)) off();
 });

@@ -28,7 +28,7 @@ beforeAll(async () => {
   conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
   own = await startRedis();
   ownConn = await Connection.connect({ url: own.url, strictKeys: true });
-}, 30_000);
+}, 60_000);
 afterAll(async () => {
   for (const q of opened) {
     const keys = (await q.connection.command('KEYS', `emq:{${q.name}}:*`)) as string[];

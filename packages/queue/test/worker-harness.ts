@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 export { rejection, sleep } from '@echo/testkit';
 
 /** Polls `check` until it holds; fails naming `what` after `timeoutMs`. */
-export function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+export function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   return waitFor(check, { what, timeoutMs });
 }
 

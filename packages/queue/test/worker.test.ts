@@ -11,7 +11,7 @@ afterAll(async () => {
   await conn.close();
 });
 
-function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   return waitFor(check, { timeoutMs });
 }
 

@@ -1,6 +1,6 @@
 /** How {@link waitFor} polls. */
 export interface WaitOptions {
-  /** Give up after this many ms. Default 5000. */
+  /** Give up after this many ms. Default 15,000: a wait ends when its condition holds, so the bound only has to outlast a loaded machine. */
   readonly timeoutMs?: number;
   /** Poll period. Default 10 ms. */
   readonly everyMs?: number;
@@ -19,7 +19,7 @@ export function sleep(ms: number): Promise<void> {
  * rejects at once.
  */
 export async function waitFor(check: () => boolean | Promise<boolean>, options: WaitOptions = {}): Promise<void> {
-  const timeoutMs = options.timeoutMs ?? 5000;
+  const timeoutMs = options.timeoutMs ?? 15_000;
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what ?? 'a condition'}`);

@@ -5,7 +5,7 @@ let cluster: RedisCluster;
 
 beforeAll(async () => {
   cluster = await startCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await cluster.stop();
@@ -56,7 +56,7 @@ describe('startCluster with replicas', () => {
     } finally {
       client.disconnect();
     }
-  }, 30_000);
+  }, 60_000);
 
   it('refuses to fail over a node that serves no slot', async () => {
     await expect(cluster.failover(cluster.nodes[4]!)).rejects.toThrow(/not a master/);

@@ -15,7 +15,7 @@ beforeAll(async () => {
   writer = primary.client();
   reader = replica.client();
   await waitFor(async () => (await reader.info('replication')).includes('master_link_status:up'), { what: 'replica linked', timeoutMs: 10_000 });
-}, 20_000);
+}, 60_000);
 
 afterAll(async () => {
   await proxy.close();

@@ -5,7 +5,7 @@ let group: SentinelGroup;
 
 beforeAll(async () => {
   group = await startSentinel({ downAfterMs: 1_000 });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await group.stop();
@@ -42,5 +42,5 @@ describe('startSentinel', () => {
       promoted.disconnect();
     }
     console.log(JSON.stringify({ sentinelFailoverMs: failover.healedAt - failover.killedAt }));
-  }, 30_000);
+  }, 60_000);
 });

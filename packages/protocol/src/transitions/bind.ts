@@ -18,7 +18,7 @@ export interface BindInput {
    * The trailing keys of one `@tail` layout, by name: bind places them in the order that layout's
    * line lists, so the order is written once, in the header. Refused with `restKeys` beside it.
    */
-  readonly tail?: { readonly layout: string; readonly keys: Readonly<Record<string, string>> };
+  readonly tail?: { readonly layout: string; readonly keys: Readonly<Record<string, string>> } | undefined;
   /**
    * Declare the optional trailing key of a header whose `@keys` reads `optional <shape>` (the wake
    * list of an admission, the schedule of a drain, …), built from the scope like the fixed ones.

@@ -1,6 +1,6 @@
 import type { JobId } from '../ids/branded.js';
 import { scripts } from '../scripts/catalog.js';
-import { bind } from './bind.js';
+import { bind, type BindInput } from './bind.js';
 import { keysOf } from './key-shapes.js';
 import { checkedTransition, transition, type Transition } from './transition.js';
 import { idArg, int, tokenArg, whole, type FlowLink } from './values.js';
@@ -47,7 +47,7 @@ export function complete(input: CompleteInput): Transition<void> {
   const same = parent?.queue === input.queue;
   const k = keysOf(input.queue);
   // The parent's keys by the names of complete.lua's @tail layouts; bind orders them.
-  const tail =
+  const tail: BindInput['tail'] =
     parent === undefined
       ? undefined
       : same
@@ -71,7 +71,7 @@ export function complete(input: CompleteInput): Transition<void> {
       result: input.result ?? '',
       parent_queue: parent !== undefined && !same ? keysOf(parent.queue).queue : '',
     },
-    ...(tail === undefined ? {} : { tail }),
+    tail,
     restArgs: input.publish ? ['1'] : [],
   });
   return transition(call, () => undefined);
@@ -133,7 +133,7 @@ export function retry(input: RetryInput): Transition<RetryOutcome> {
   const same = parent?.queue === input.queue;
   const k = keysOf(input.queue);
   // The parent's keys by the names of retry.lua's @tail layouts; bind orders them.
-  const tail =
+  const tail: BindInput['tail'] =
     parent === undefined
       ? undefined
       : same
@@ -160,7 +160,7 @@ export function retry(input: RetryInput): Transition<RetryOutcome> {
       parent_id: parent?.id ?? '',
       parent_queue: parent !== undefined && !same ? keysOf(parent.queue).queue : '',
     },
-    ...(tail === undefined ? {} : { tail }),
+    tail,
     restArgs: input.publish ? ['1'] : [],
   });
   return transition(call, (reply) => (reply === 'dead' ? 'dead' : 'scheduled'));

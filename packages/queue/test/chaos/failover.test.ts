@@ -19,7 +19,7 @@ const workers: Worker[] = [];
 beforeAll(async () => {
   cluster = await startCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
   conn = await Connection.connect({ cluster: cluster.seeds });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await conn.close({ immediate: true });

@@ -98,5 +98,5 @@ describe('chaos: a partitioned worker comes back after its lease lapsed', () => 
     expect(a.stats().lost).toBe(1);
     // And the job was reported completed exactly once.
     expect(tally.completed.get(id)).toBe(1);
-  }, 30_000);
+  }, 60_000);
 });

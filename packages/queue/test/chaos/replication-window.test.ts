@@ -22,7 +22,7 @@ const workers: Worker[] = [];
 beforeAll(async () => {
   cluster = await startCluster({ masters: 3, replicasPerMaster: 1, nodeTimeoutMs: 2_000 });
   conn = await Connection.connect({ cluster: cluster.seeds });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
@@ -111,7 +111,7 @@ async function run(victim: RedisServer, durability: Durability): Promise<Figures
       if (c.pending + c.active + c.scheduled > 0) return false;
     }
     return true;
-  }, 30_000);
+  }, 60_000);
   await sleep(LEASE_MS + 1_000);
   await until('drained again', async () => {
     for (const queue of queues) {
@@ -119,7 +119,7 @@ async function run(victim: RedisServer, durability: Durability): Promise<Figures
       if (c.pending + c.active > 0) return false;
     }
     return true;
-  }, 15_000);
+  }, 60_000);
   const producerErrors: Record<string, number> = {};
   for (const e of errors) {
     const name = e instanceof Error ? e.constructor.name : typeof e;

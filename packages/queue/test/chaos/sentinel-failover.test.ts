@@ -19,7 +19,7 @@ let worker: Worker<number> | undefined;
 beforeAll(async () => {
   group = await startSentinel({ downAfterMs: 1_000 });
   conn = await Connection.connect({ sentinel: { sentinels: group.sentinelSeeds, name: group.masterName } });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await worker?.close();

@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Queue } from '@echo/queue';
+import { uniqueName, useRedis } from '@echo/testkit';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const LAUNCHER = `${root}scripts/emq.mjs`;
+const BUNDLE = `${root}packages/cli/.bundle/emq.mjs`;
+const TSX_BIN = `${root}packages/cli/src/bin.ts`;
+
+/** Wall time of one process, ms. */
+async function timed(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<{ ms: number; stdout: string }> {
+  const t0 = performance.now();
+  const { stdout } = await run(process.execPath, args, { cwd: root, env, encoding: 'utf8' });
+  return { ms: performance.now() - t0, stdout };
+}
+
+describe('pnpm emq: the bundled bin (scripts/emq.mjs)', () => {
+  it('builds the bundle when it is missing or older than a source, and it carries no TypeScript loader', async () => {
+    rmSync(BUNDLE, { force: true });
+    const first = await timed([LAUNCHER, '--version']);
+    expect(first.stdout.trim()).toMatch(/^emq \d+\.\d+\.\d+/); // the version is read, not 'unknown'
+    const built = statSync(BUNDLE).mtimeMs;
+    expect(readFileSync(BUNDLE, 'utf8')).not.toMatch(/from ["']tsx|require\(["']tsx/);
+
+    await timed([LAUNCHER, '--version']);
+    expect(statSync(BUNDLE).mtimeMs).toBe(built); // fresh: reused
+
+    const source = `${root}packages/cli/src/version.ts`;
+    const later = new Date(built + 5_000);
+    utimesSync(source, later, later);
+    await timed([LAUNCHER, '--version']);
+    expect(statSync(BUNDLE).mtimeMs).toBeGreaterThan(built); // a newer source: rebuilt
+  }, 120_000);
+
+  it('answers a real command against a server, and starts several times faster than the tsx bin in the same window', async () => {
+    const { url } = await useRedis();
+    const name = uniqueName('bundle');
+    const q = await Queue.open(name, { connect: url });
+    await q.enqueue({ n: 1 });
+    await q.close();
+    const env = { ...process.env, REDIS_URL: url };
+    const out = await timed([LAUNCHER, 'stats', name], env);
+    expect(out.stdout).toContain('pending');
+
+    // Interleaved, so a loaded machine slows both sides alike; the bound (500 ms quiet) is a ratio here.
+    const bundled: number[] = [];
+    const viaTsx: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      bundled.push((await timed([LAUNCHER, '--help'])).ms);
+      viaTsx.push((await timed(['--conditions=@echo/source', '--import', 'tsx', TSX_BIN, '--help'])).ms);
+    }
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[1] ?? Infinity;
+    expect(median(bundled) * 2).toBeLessThan(median(viaTsx));
+  }, 120_000);
+});
