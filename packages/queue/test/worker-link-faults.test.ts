@@ -6,7 +6,7 @@
 import { Connection, GoneError, StaleError } from '@echo/protocol';
 import { startLinkProxy, startRedis, uniqueName, type LinkProxy, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue, Worker, type QueueOptions } from '../src/index.js';
+import { Queue, Worker, type KeepPolicy } from '../src/index.js';
 import { until } from './worker-harness.js';
 
 let server: RedisServer;
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 /** A proxy in front of the server, a connection through it, and the queue on both sides. */
-async function behindProxy(options: { keep?: QueueOptions['keep'] } = {}): Promise<{ proxy: LinkProxy; queue: Queue<number>; watch: Queue<number> }> {
+async function behindProxy(options: { keep?: KeepPolicy } = {}): Promise<{ proxy: LinkProxy; queue: Queue<number>; watch: Queue<number> }> {
   const proxy = await startLinkProxy({ target: { host: server.host, port: server.port } });
   const via = await Connection.connect(`redis://${proxy.host}:${String(proxy.port)}`);
   cleanups.push(() => proxy.close(), () => via.close({ immediate: true }));
