@@ -114,6 +114,13 @@ export function memoryFullFault(node: RedisServer): Fault {
 export interface FailoverFaultOptions {
   /** How long the inject waits for the promotion, and the heal for each of its waits; default 30000. */
   readonly timeoutMs?: number;
+  /**
+   * Hears when the primary was SIGKILLed (`Date.now()` just before the signal; when the promotion
+   * never came, the time the inject began): writes it acknowledged shortly before may be lost with
+   * it (asynchronous replication), so a run judges them against this moment, not the step's start
+   * (the inject first looks up whom to kill, which takes a while on a loaded machine).
+   */
+  readonly onKill?: (at: number) => void;
 }
 
 /**
@@ -159,7 +166,13 @@ export function masterKillFault(cluster: RedisCluster, slot: () => number = () =
     inject: async () => {
       const master = await cluster.masterOf(slot());
       killed = master;
-      await cluster.failover(master, { timeoutMs });
+      const began = Date.now();
+      try {
+        options.onKill?.((await cluster.failover(master, { timeoutMs })).killedAt);
+      } catch (error) {
+        options.onKill?.(began);
+        throw error;
+      }
     },
     heal: async () => {
       const node = killed;
@@ -192,7 +205,13 @@ export function sentinelFailoverFault(group: SentinelGroup, options: FailoverFau
     kind: 'sentinel-failover',
     inject: async () => {
       killed = await group.currentPrimary();
-      await group.failover({ timeoutMs });
+      const began = Date.now();
+      try {
+        options.onKill?.((await group.failover({ timeoutMs })).killedAt);
+      } catch (error) {
+        options.onKill?.(began);
+        throw error;
+      }
     },
     heal: async () => {
       const node = killed;
