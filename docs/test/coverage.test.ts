@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkCoverage, describe as describeReport, readAllowlist } from '../scripts/coverage/check.js';
-import { apiNames, namesOf } from '../scripts/coverage/names.js';
+import { checkCoverage, describe as describeReport, readAllowlist } from '../scripts/api-coverage/check.js';
+import { apiNames, namesOf } from '../scripts/api-coverage/names.js';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 

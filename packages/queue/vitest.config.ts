@@ -49,7 +49,9 @@ export default mergeConfig(
       projects: [
         { extends: true, test: { name: 'queue', exclude: [...configDefaults.exclude, ...ONE_AT_A_TIME] } },
         // Not `extends`, which would add the shared include globs to this list.
-        { ...sharedConfig, test: { ...sharedConfig.test, name: 'chaos', include: ONE_AT_A_TIME, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+        // Each in a fresh process as well: a file that kills servers and spawns workers leaves nothing
+        // (a half-closed socket, a timer) in a module graph the next one would share.
+        { ...sharedConfig, test: { ...sharedConfig.test, name: 'chaos', include: ONE_AT_A_TIME, maxWorkers: 1, isolate: true, sequence: { groupOrder: 1 } } },
       ],
     },
   }),

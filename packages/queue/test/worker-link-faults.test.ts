@@ -3,10 +3,10 @@
  * completion the server accepted reaches the worker's events, whichever send landed it, and no
  * handler starts on a claim whose reply came after half its lease.
  */
-import { Connection, StaleError } from '@echo/protocol/queue';
+import { Connection, GoneError, StaleError } from '@echo/protocol/queue';
 import { startLinkProxy, startRedis, uniqueName, type LinkProxy, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../src/index.js';
+import { Queue, Worker, type KeepPolicy } from '../src/index.js';
 import { until } from './worker-harness.js';
 
 let server: RedisServer;
@@ -24,12 +24,14 @@ afterAll(async () => {
 });
 
 /** A proxy in front of the server, a connection through it, and the queue on both sides. */
-async function behindProxy(): Promise<{ proxy: LinkProxy; queue: Queue<number>; watch: Queue<number> }> {
+async function behindProxy(options: { keep?: KeepPolicy; replyTimeoutMs?: number } = {}): Promise<{ proxy: LinkProxy; queue: Queue<number>; watch: Queue<number> }> {
   const proxy = await startLinkProxy({ target: { host: server.host, port: server.port } });
-  const via = await Connection.connect(`redis://${proxy.host}:${String(proxy.port)}`);
+  const url = `redis://${proxy.host}:${String(proxy.port)}`;
+  const via = await Connection.connect(options.replyTimeoutMs === undefined ? url : { url, replyTimeoutMs: options.replyTimeoutMs });
   cleanups.push(() => proxy.close(), () => via.close({ immediate: true }));
   const name = uniqueName('link');
-  return { proxy, queue: await Queue.open<number>(name, { connection: via }), watch: await Queue.open<number>(name, { connection: direct }) };
+  const keep = options.keep === undefined ? {} : { keep: options.keep };
+  return { proxy, queue: await Queue.open<number>(name, { connection: via, ...keep }), watch: await Queue.open<number>(name, { connection: direct, ...keep }) };
 }
 
 describe('a worker on a faulty link', () => {
@@ -57,6 +59,45 @@ describe('a worker on a faulty link', () => {
     expect(worker.stats()).toMatchObject({ completed: 1, lost: 0 });
     expect(errors.filter((e) => e instanceof StaleError)).toEqual([]);
   });
+
+  // Past the lease bound `gone` could be another worker's verdict (the job reaped, re-run and
+  // completed elsewhere): the worker asks the server whose completion it holds, by the token kept
+  // with the verdict (the retained row's attempts, or the outcomes entry's token [TS]).
+  for (const [where, keep] of [
+    ['the recent completions (no row kept)', undefined],
+    ['the retained row', { completed: { count: 10 } }],
+  ] as const) {
+    it(`a completion cut off and resent only after its lease ran out, heard gone, is still the worker's own: read from ${where}`, async () => {
+      // Only the cut drops the link (no reply timeout while it is held): the resend then has a whole
+      // lease from the cut to reconnect and be answered, room enough on a loaded machine.
+      const { proxy, queue, watch } = await behindProxy({ replyTimeoutMs: 60_000, ...(keep === undefined ? {} : { keep }) });
+      const { id } = await watch.enqueue(1);
+      const completed: string[] = [];
+      const errors: unknown[] = [];
+      const leaseMs = 4_000;
+      let heldAt = 0;
+      const worker = await Worker.start(
+        queue,
+        () => {
+          // The completing round goes out after this; its reply, and every later one, stays here.
+          heldAt = Date.now();
+          proxy.hold();
+          return 'done';
+        },
+        { concurrency: 1, leaseMs, blockMs: 50, maintenanceMs: 0, onError: (error) => errors.push(error) },
+      );
+      cleanups.push(() => worker.close());
+      worker.on('completed', ({ job }) => completed.push(job.id));
+      await until(async () => (await watch.getState(id)) !== 'active' && (await watch.getState(id)) !== 'pending', 'the first send to complete the job on the server');
+      // No extension can have landed since the hold: once a lease has passed, the worker's own bound has too.
+      await until(() => Date.now() > heldAt + leaseMs + 200, 'the lease to run out', 15_000);
+      proxy.cut();
+      await until(() => completed.length === 1, 'the completed event of the job the first send completed', 15_000);
+      expect(completed).toEqual([id]);
+      expect(worker.stats()).toMatchObject({ completed: 1, lost: 0 });
+      expect(errors.filter((e) => e instanceof StaleError || e instanceof GoneError)).toEqual([]);
+    }, 60_000);
+  }
 
   it('a claim reply that arrives after half the lease starts no handler; the job runs once, after the heal', async () => {
     const { proxy, queue, watch } = await behindProxy();

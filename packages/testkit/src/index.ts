@@ -38,6 +38,7 @@ export {
   memoryFullFault,
   processKillFault,
   sentinelFailoverFault,
+  type FailoverFaultOptions,
   type Fault,
   type LinkFaultMode,
   type ProcessPool,

@@ -110,44 +110,116 @@ export function memoryFullFault(node: RedisServer): Fault {
   };
 }
 
+/** Options for {@link masterKillFault} and {@link sentinelFailoverFault}. */
+export interface FailoverFaultOptions {
+  /** How long the inject waits for the promotion, and the heal for each of its waits; default 30000. */
+  readonly timeoutMs?: number;
+  /**
+   * Hears when the primary was SIGKILLed (`Date.now()` just before the signal; when the promotion
+   * never came, the time the inject began): writes it acknowledged shortly before may be lost with
+   * it (asynchronous replication), so a run judges them against this moment, not the step's start
+   * (the inject first looks up whom to kill, which takes a while on a loaded machine).
+   */
+  readonly onKill?: (at: number) => void;
+}
+
+/**
+ * Resolves once `node` is the master `leads()` says it is, or a replica whose link to its master is
+ * up and whose first sync is done. A node restarted without data answers as soon as it is up (as a
+ * master, until it is told otherwise) but cannot be promoted until it has synced (Redis refuses a
+ * replica whose data is too old): killing its master before then leaves that master's slots, or the
+ * whole Sentinel group, without a primary.
+ */
+async function awaitCaughtUp(node: RedisServer, leads: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: string;
+  for (;;) {
+    try {
+      const info = String(await admin(node, 'INFO', 'replication'));
+      const field = (name: string): string | undefined => new RegExp(`^${name}:(\\S*)`, 'm').exec(info)?.[1];
+      if (field('role') === 'master' && (await leads())) return;
+      if (field('master_link_status') === 'up' && field('master_sync_in_progress') === '0') return;
+      last = `role ${String(field('role'))}, link ${String(field('master_link_status'))}, syncing ${String(field('master_sync_in_progress'))}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    if (Date.now() >= deadline) throw new Error(`node ${node.port} not caught up within ${timeoutMs} ms: ${last}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /**
  * A cluster master SIGKILLed and its replica promoted: inject picks the master of a slot
  * (`slot()`, default 0) and waits until the cluster is healthy again without it; heal restarts the
- * killed node, which rejoins as a replica, so the next kill has a replica to promote.
+ * killed node, which rejoins as a replica, and waits until every slot has a reachable master that
+ * every node agrees on and the restarted node has synced, so the next kill has a replica to promote.
+ *
+ * The node is the heal's to restart as soon as it is killed: an inject whose promotion does not come
+ * (no replica fit to take over) throws, and its heal still brings the master back; without it the
+ * master's slots would stay without one for the rest of the run.
  */
-export function masterKillFault(cluster: RedisCluster, slot: () => number = () => 0): Fault {
+export function masterKillFault(cluster: RedisCluster, slot: () => number = () => 0, options: FailoverFaultOptions = {}): Fault {
+  const timeoutMs = options.timeoutMs ?? 30_000;
   let killed: RedisServer | undefined;
   return {
     kind: 'master-kill',
     inject: async () => {
       const master = await cluster.masterOf(slot());
-      killed = (await cluster.failover(master)).killed;
+      killed = master;
+      const began = Date.now();
+      try {
+        options.onKill?.((await cluster.failover(master, { timeoutMs })).killedAt);
+      } catch (error) {
+        options.onKill?.(began);
+        throw error;
+      }
     },
     heal: async () => {
       const node = killed;
       killed = undefined;
-      if (node === undefined || node.running) return;
-      await node.restart();
-      await cluster.awaitHealthy();
+      if (node === undefined) return;
+      if (!node.running) await node.restart();
+      await cluster.awaitHealthy({ timeoutMs });
+      // Every node agrees on the slots now (awaitHealthy): the node's own line says whether it serves any.
+      const leads = async (): Promise<boolean> => {
+        const mine = String(await admin(node, 'CLUSTER', 'NODES'))
+          .split('\n')
+          .find((line) => line.split(' ')[2]?.split(',').includes('myself') === true);
+        return (mine?.split(' ').length ?? 0) > 8;
+      };
+      await awaitCaughtUp(node, leads, timeoutMs);
     },
   };
 }
 
 /**
  * A Sentinel failover: inject SIGKILLs the current primary and waits until every sentinel names a
- * promoted replica; heal restarts the old primary, which the sentinels turn into a replica.
+ * promoted replica; heal restarts the old primary, which the sentinels turn into a replica, and
+ * waits until it has synced (the next failover needs it). As with {@link masterKillFault}, the
+ * heal restarts the killed node even when the promotion did not come.
  */
-export function sentinelFailoverFault(group: SentinelGroup): Fault {
+export function sentinelFailoverFault(group: SentinelGroup, options: FailoverFaultOptions = {}): Fault {
+  const timeoutMs = options.timeoutMs ?? 30_000;
   let killed: RedisServer | undefined;
   return {
     kind: 'sentinel-failover',
     inject: async () => {
-      killed = (await group.failover()).killed;
+      killed = await group.currentPrimary();
+      const began = Date.now();
+      try {
+        options.onKill?.((await group.failover({ timeoutMs })).killedAt);
+      } catch (error) {
+        options.onKill?.(began);
+        throw error;
+      }
     },
     heal: async () => {
       const node = killed;
       killed = undefined;
-      if (node !== undefined && !node.running) await node.restart();
+      if (node === undefined) return;
+      if (!node.running) await node.restart();
+      const leads = async (): Promise<boolean> => (await group.currentPrimary().catch(() => undefined)) === node;
+      await awaitCaughtUp(node, leads, timeoutMs);
     },
   };
 }
