@@ -4,6 +4,7 @@
  * the heal had nothing recorded to restart, and that master's slots stayed without one.
  */
 import { masterKillFault, startCluster, type FaultStep } from '@echo/testkit';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { withoutLateFailovers } from '../plan.js';
 
@@ -13,8 +14,17 @@ describe('the cluster fault run', () => {
     const client = cluster.client();
     try {
       const master = await cluster.masterOf(0);
-      // Its only replica (masters first, then replicas in the masters' order) is gone: no promotion can come.
-      const replica = cluster.nodes[3 + cluster.masters.indexOf(master)];
+      // Its only replica is gone: no promotion can come. Which node replicates it is the cluster's
+      // choice at creation, so each replica is asked whose port it follows.
+      let replica: (typeof cluster.nodes)[number] | undefined;
+      for (const node of cluster.nodes.filter((n) => !cluster.masters.includes(n))) {
+        const probe = new Redis(node.port, node.host, { lazyConnect: true, maxRetriesPerRequest: 1 });
+        await probe.connect();
+        const info = await probe.info('replication');
+        probe.disconnect();
+        if (new RegExp(`^master_port:${String(master.port)}\\r?$`, 'm').test(info)) replica = node;
+      }
+      expect(replica).toBeDefined();
       await replica?.kill('SIGKILL');
       const fault = masterKillFault(cluster, () => 0, { timeoutMs: 4_000 });
       await expect(fault.inject()).rejects.toThrow(/not healthy/);

@@ -168,7 +168,10 @@ export function masterKillFault(cluster: RedisCluster, slot: () => number = () =
       killed = master;
       const began = Date.now();
       try {
-        options.onKill?.((await cluster.failover(master, { timeoutMs })).killedAt);
+        // Kill first, then tell: an optional call (`onKill?.(…)`) would skip evaluating its argument,
+        // and with it the failover, when no listener was given.
+        const { killedAt } = await cluster.failover(master, { timeoutMs });
+        options.onKill?.(killedAt);
       } catch (error) {
         options.onKill?.(began);
         throw error;
@@ -207,7 +210,8 @@ export function sentinelFailoverFault(group: SentinelGroup, options: FailoverFau
       killed = await group.currentPrimary();
       const began = Date.now();
       try {
-        options.onKill?.((await group.failover({ timeoutMs })).killedAt);
+        const { killedAt } = await group.failover({ timeoutMs });
+        options.onKill?.(killedAt);
       } catch (error) {
         options.onKill?.(began);
         throw error;
