@@ -180,7 +180,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<R
       launchServer({
         binary,
         password: undefined,
-        readyTimeoutMs: 5_000,
+        readyTimeoutMs: 20_000,
         pickPort: freeClusterPort,
         buildArgs: (port, dir) => [
           ...baseArgs(port, dir, 'none', undefined),

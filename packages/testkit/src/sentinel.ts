@@ -123,7 +123,7 @@ export async function startSentinel(options: StartSentinelOptions = {}): Promise
   const extra = options.args ?? [];
   const started: RedisServer[] = [];
   const launch = async (buildArgs: (port: number, dir: string) => readonly string[]): Promise<RedisServer> => {
-    const node = await launchServer({ binary, password: undefined, readyTimeoutMs: 5_000, pickPort: freePort, buildArgs });
+    const node = await launchServer({ binary, password: undefined, readyTimeoutMs: 20_000, pickPort: freePort, buildArgs });
     started.push(node);
     return node;
   };

@@ -29,7 +29,8 @@ export interface StartRedisOptions {
   /** Sets `--requirepass`; the handle's `url` and `client()` then authenticate with it. */
   readonly password?: string;
   /**
-   * How long to wait for the first PING to succeed; default 5000 ms. A server that answers LOADING
+   * How long to wait for the first PING to succeed; default 20000 ms (a server that is up answers at
+   * once; the bound only has to outlast a start on a busy machine). A server that answers LOADING
    * (replaying its AOF) is waited for while it loads, up to 60 s from the start.
    */
   readonly readyTimeoutMs?: number;
@@ -103,7 +104,7 @@ export interface LaunchPlan {
   readonly buildArgs: (port: number, dir: string) => readonly string[];
 }
 
-const DEFAULT_READY_TIMEOUT_MS = 5_000;
+const DEFAULT_READY_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
 /** The longest a start waits for a server that keeps answering LOADING (a long AOF replay). */
 const LOADING_MAX_MS = 60_000;
