@@ -41,6 +41,7 @@ async function settle<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, send: () => P
       last = again;
     }
     if (completes && resent && last instanceof GoneError && (await ownCompletion(rt, job, Date.now()))) return 'ok';
+    if (completes && resent && (await landedUnreported(rt, job, last))) return 'ok';
     if (last instanceof StaleError || last instanceof GoneError) rt.stats.lost++;
     rt.options.onError(last, job);
     return last instanceof GoneError ? 'gone' : 'stale';
@@ -60,6 +61,18 @@ async function settle<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, send: () => P
 async function ownCompletion<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, answeredAt: number): Promise<boolean> {
   if (answeredAt < rt.locks.leaseUntil(job)) return true;
   return (await rt.leases.completedUnder(job).catch(() => undefined)) === true;
+}
+
+/**
+ * A completion whose sends reached no primary for a whole lease (a failover longer than the
+ * lease): the first send may still have landed before the link went. Once a primary answers again
+ * (asked for up to two more leases) the server says whose completion it holds; only one under our
+ * token is ours, so a job another worker finished after a reap is still reported lost.
+ */
+async function landedUnreported<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, error: unknown): Promise<boolean> {
+  if (!unreached(error)) return false;
+  // Two leases: a reconnect on a loaded machine, or a failover, can outlast the first resend window.
+  return (await resendUntil(Date.now() + 2 * rt.options.leaseMs, error, () => rt.leases.completedUnder(job)).catch(() => undefined)) === true;
 }
 
 /**
@@ -101,18 +114,27 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
   const publish = rt.options.publishEvents;
   let outcomes: CompleteManyOutcome[] | undefined;
   let resent = resending;
+  let unanswered: unknown;
   try {
     outcomes = await rt.leases.completeMany(held, { publish });
   } catch (error) {
     resent ||= unreached(error);
-    outcomes = unreached(error) ? await resend(rt.options.leaseMs, error, () => rt.leases.completeMany(held, { publish })).catch(() => undefined) : undefined;
-    if (!outcomes) rt.options.onError(error);
+    outcomes = unreached(error)
+      ? await resend(rt.options.leaseMs, error, () => rt.leases.completeMany(held, { publish })).catch((last: unknown) => {
+          unanswered = last;
+          return undefined;
+        })
+      : undefined;
+    unanswered ??= error;
   }
   const answeredAt = Date.now();
+  // No answer at all: each job is asked after, once a primary answers, whether our first send landed it.
+  if (!outcomes) outcomes = await Promise.all(plain.map(async (job): Promise<CompleteManyOutcome> => ((await landedUnreported(rt, job, unanswered)) ? 'ok' : 'stale')));
+  if (outcomes.some((answer) => answer === 'stale') && unanswered !== undefined) rt.options.onError(unanswered);
   // A flow child must feed its parent, which only the single complete does.
   const individually = jobs.filter((job) => job.parent !== undefined);
   for (const [i, job] of plain.entries()) {
-    const answer = outcomes?.[i] ?? 'stale';
+    const answer = outcomes[i] ?? 'stale';
     const outcome = answer === 'gone' && resent && (await ownCompletion(rt, job, answeredAt)) ? 'ok' : answer;
     if (outcome === 'flow') {
       individually.push(job);
@@ -122,7 +144,7 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
     } else {
       rt.stats.lost++;
       // Without an answer the call's own error was reported above.
-      if (outcomes) rt.options.onError(outcome === 'gone' ? new GoneError() : new StaleError('complete token mismatch'), job);
+      if (unanswered === undefined) rt.options.onError(outcome === 'gone' ? new GoneError() : new StaleError('complete token mismatch'), job);
       out.set(job.id, outcome);
     }
   }
