@@ -92,7 +92,7 @@ describe('a worker on a faulty link', () => {
       // No extension can have landed since the hold: once a lease has passed, the worker's own bound has too.
       await until(() => Date.now() > heldAt + leaseMs + 200, 'the lease to run out', 15_000);
       proxy.cut();
-      await until(() => completed.length === 1, 'the completed event of the job the first send completed', 15_000);
+      await until(() => completed.length === 1, 'the completed event of the job the first send completed', 45_000);
       expect(completed).toEqual([id]);
       expect(worker.stats()).toMatchObject({ completed: 1, lost: 0 });
       expect(errors.filter((e) => e instanceof StaleError || e instanceof GoneError)).toEqual([]);
