@@ -11,41 +11,9 @@
 export * from './ids/index.js';
 export * from './keys/index.js';
 
-export { EchoError } from './errors/echo-error.js';
-export {
-  CodecError,
-  InvalidArgumentError,
-  InvalidNameError,
-  MalformedIdError,
-  UnknownStateError,
-  type NameKind,
-} from './errors/validation.js';
-export {
-  EmqError,
-  GoneError,
-  KindError,
-  LockedError,
-  NonMonotonicError,
-  PermissionError,
-  RateError,
-  ServerError,
-  StaleError,
-  StateError,
-} from './errors/wire.js';
-export {
-  AuthError,
-  ClusterUnavailableError,
-  ConnectError,
-  ConnectionClosedError,
-  ConnectionLostError,
-  CrossSlotError,
-  KeyLawError,
-  OutageReport,
-  Resp3RequiredError,
-  ShaMismatchError,
-  VersionFenceError,
-} from './errors/connection.js';
-export { EvictionPolicyError, NotEnoughReplicasError, NotReplicatedError, OutOfMemoryError } from './errors/durability.js';
+// The app face (connection, ids, event names, ACL rules, every error class), then the rest.
+export * from './index.js';
+export type { NameKind } from './errors/validation.js';
 export { ERROR_CLASSES, mapReplyError, type EmqErrorFactory } from './errors/registry.js';
 export {
   DEFAULT_MAX_VALUE_BYTES,
