@@ -55,7 +55,6 @@ export function queueAclRules(queues: readonly string[]): string[] {
   );
 }
 
-
 /**
  * The least-privilege ACL rules for a user that runs the bus pillar (stream logs, consumer groups,
  * dead letters, the events channel) on the given queues and nothing else. Feed them to
