@@ -48,6 +48,19 @@ describe('each pillar is granted what its own contract sends, and not the others
   });
 });
 
+describe('a pillar subpath', () => {
+  it.each([
+    ['queue', () => import('../src/queue.js')],
+    ['bus', () => import('../src/bus.js')],
+    ['cache', () => import('../src/cache.js')],
+  ] as const)('%s hands out builders and senders, not the factories that build a command by name', async (_pillar, load) => {
+    const face: { reads: object; writes?: object } = await load();
+    expect('read' in face.reads).toBe(false);
+    if (face.writes !== undefined) expect('write' in face.writes).toBe(false);
+    expect(typeof (face.reads as { sendRead?: unknown }).sendRead).toBe('function');
+  });
+});
+
 describe('the derivation is what grants a command', () => {
   let server: RedisServer;
   beforeAll(async () => {
@@ -62,13 +75,16 @@ describe('the derivation is what grants a command', () => {
     await server.stop();
   });
 
-  it('a queue read runs under the generated rules and fails with PermissionError without its command', async () => {
+  it('the wake read and the events subscription run under the generated rules; the read fails with PermissionError without +blpop', async () => {
     const wake = reads.queue.wake({ key: queueKeys('orders').wake, timeoutMs: 10 });
     const granted = await Connection.connect({ host: server.host, port: server.port, username: 'orders', password: 'pw' });
     const denied = await Connection.connect({ host: server.host, port: server.port, username: 'short', password: 'pw' });
     try {
       expect(await reads.sendRead(granted, wake)).toBeNull();
       await expect(reads.sendRead(denied, wake)).rejects.toBeInstanceOf(PermissionError);
+      // SUBSCRIBE is declared by a tag (a method of the driver sends it), and granted from it.
+      const events = await granted.subscribe(['emq:{orders}:events']);
+      await events.unsubscribe();
     } finally {
       await granted.close();
       await denied.close();
