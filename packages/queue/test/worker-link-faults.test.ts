@@ -12,12 +12,16 @@ import { sleep, until } from './worker-harness.js';
 let server: RedisServer;
 let direct: Connection;
 const cleanups: (() => Promise<unknown>)[] = [];
+const proxies: LinkProxy[] = [];
 
 beforeAll(async () => {
   server = await startRedis();
   direct = await Connection.connect(server.url);
 });
 afterAll(async () => {
+  // Nothing stays held while the workers close: a test that failed with its link held must not
+  // make every close wait out its bound, past the hook's timeout, and hide the failure behind it.
+  for (const proxy of proxies) proxy.cut();
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   await direct.close();
   await server.stop();
@@ -28,6 +32,7 @@ async function behindProxy(options: { keep?: KeepPolicy; replyTimeoutMs?: number
   const proxy = await startLinkProxy({ target: { host: server.host, port: server.port } });
   const url = `redis://${proxy.host}:${String(proxy.port)}`;
   const via = await Connection.connect(options.replyTimeoutMs === undefined ? url : { url, replyTimeoutMs: options.replyTimeoutMs });
+  proxies.push(proxy);
   cleanups.push(() => proxy.close(), () => via.close({ immediate: true }));
   const name = uniqueName('link');
   const keep = options.keep === undefined ? {} : { keep: options.keep };
