@@ -193,13 +193,14 @@ export class WorkerRuntime<T> {
 
   /**
    * Gives up a job whose claim reply came too late to start a handler on it (see
-   * `LockPlane.fresh`): it is not run and not settled (its lease lapses, or has already been
-   * handed on, and the reaper deals with it); counted as lost and reported with the job.
+   * `LockPlane.fresh`): it is not run here, and it is handed back at once, fenced by its token, so
+   * another claim takes it now instead of after its lease lapses (when the lease was already handed
+   * on, the give-back leaves the job alone). Counted as lost and reported with the job.
    */
   giveUp(job: ClaimedJob<T>): void {
-    this.locks.untrack(job);
     this.stats.lost++;
-    this.options.onError(new StaleError('the claim reply came after half the lease had run out; the job was given up, not run'), job);
+    this.options.onError(new StaleError('the claim reply came after half the lease had run out; the job was given up and handed back, not run'), job);
+    this.giveBacks.add([job]);
   }
 
   /** Registers what a slot loop calls to give back what it holds ahead of its handlers. */
