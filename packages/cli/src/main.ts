@@ -11,6 +11,8 @@ type Flags = GlobalFlags & Record<string, unknown>;
 
 /** The commands' code, loaded when a command runs, not for `--help` (see commands/index.ts). */
 type Commands = typeof commandsModule;
+/** One module, so the bundled bin loads one chunk (and Node one graph) when a command runs. */
+const load = (): Promise<Commands> => import('./commands/index.js');
 /** What a command line selected: the work, and whether it ends itself on Ctrl-C (`watch`, `dashboard`). */
 interface Run {
   readonly work: () => Promise<void>;
@@ -25,7 +27,7 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
     (run: (m: Commands, c: CommandContext, flags: Flags, args: unknown[]) => Promise<void>, ownsStop = false) =>
     (...parsed: unknown[]): void => {
       const flags = parsed[parsed.length - 1] as Flags;
-      select({ work: async () => run(await import('./commands/index.js'), ctx(flags), flags, parsed.slice(0, -1)), ownsStop });
+      select({ work: async () => run(await load(), ctx(flags), flags, parsed.slice(0, -1)), ownsStop });
     };
   // Positional arguments arrive as strings; a number-looking one is still text here (a job id).
   const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
@@ -108,7 +110,7 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
  * which ends whatever the work still waits for.
  */
 async function untilInterrupted(work: Promise<void>, signal: AbortSignal): Promise<void> {
-  const { InterruptedError } = await import('./errors.js');
+  const { InterruptedError } = await load();
   // Left behind on an interrupt, its failure (the connection closing under it) is nobody's to hear.
   work.catch(() => undefined);
   let onAbort: (() => void) | undefined;
@@ -136,7 +138,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
     io,
     json: flags.json === true,
     admin: () =>
-      (admin ??= Promise.all([import('@echo/dashboard'), import('./connect-options.js')]).then(([{ Admin }, { connectOptions }]) => Admin.connect(connectOptions(flags, io.env)))),
+      (admin ??= load().then((m) => m.Admin.connect(m.connectOptions(flags, io.env)))),
   });
   let run: Run | undefined;
   let interrupted = false;
@@ -154,14 +156,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
         cli.outputHelp();
         return EXIT.usage;
       }
-      throw new (await import('./errors.js')).UsageError(`unknown command ${JSON.stringify(word)} (emq --help lists them)`);
+      throw new (await load()).UsageError(`unknown command ${JSON.stringify(word)} (emq --help lists them)`);
     }
     cli.runMatchedCommand();
-    if (run === undefined) throw new (await import('./errors.js')).UsageError('no command to run');
+    if (run === undefined) throw new (await load()).UsageError('no command to run');
     await (run.ownsStop ? run.work() : untilInterrupted(run.work(), io.signal));
     return EXIT.ok;
   } catch (error) {
-    const { exitCodeOf, InterruptedError } = await import('./errors.js');
+    const { exitCodeOf, InterruptedError } = await load();
     interrupted = error instanceof InterruptedError;
     io.err(`emq: ${error instanceof Error ? error.message : String(error)}\n`);
     return exitCodeOf(error);
