@@ -48,6 +48,9 @@ describe('apps/streams-user', () => {
       'groups: after reset to head handled 4; deleted true',
       'dead letter: ada@example.com group=sender reason=mailbox full',
       'redrive: redriven 1, left 0; delivered bob@example.com, ada@example.com; dead letters now 0',
+      expect.stringMatching(/^consumeBatch: 6 entries in [1-6] batch\(es\) of at most 500; pending after 0$/),
+      'tail from new: login, stop',
+      'archive watermark: true, cleared true',
       'done',
     ]);
 

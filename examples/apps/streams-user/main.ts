@@ -1,7 +1,8 @@
 /**
  * A Redis Streams / JetStream user's app on @echo/bus: day one from the package README, then each
  * recipe of docs/guide/bus-recipes.md (streams without a queue, publish dedup, ordered
- * consumption, group pause/resume/reset, dead letters and redrive). Prints what happened and exits
+ * consumption, group pause/resume/reset, dead letters and redrive, batches, tails and the archive
+ * watermark). Prints what happened and exits
  * 0 (1 if something did not happen).
  *
  * Run: REDIS_URL=redis://127.0.0.1:6379 pnpm exec tsx --conditions=@echo/source apps/streams-user/main.ts
@@ -13,6 +14,7 @@ import { groupControls } from './group-controls.js';
 import { ordered } from './ordered.js';
 import { publishDedup } from './publish-dedup.js';
 import { say, url } from './shared.js';
+import { tailsAndBatches } from './tails-and-batches.js';
 
 // Streams without a queue: each stream is its own hashtag (a URL, or { host, port, ... }).
 const bus = await Bus.open({ connect: url });
@@ -23,6 +25,7 @@ const ok = await (async () => {
     await ordered(bus);
     await groupControls(bus);
     await deadLetters(bus);
+    await tailsAndBatches(bus);
     return dayOneOk;
   } finally {
     await bus.close();
