@@ -45,6 +45,9 @@ it("runs a bentocache user's app: day one from the cache README, then every cach
     'reads: getEntry from hit, peek in this process 1299',
     'reads: forceFresh loads even when fresh: 1399',
     'reads: pull 499, then get undefined',
+    'tables: fetch fill then hit, Ada on free, loads=1',
+    'tables: the other process reads l2',
+    'tables: after put and broadcast the other process reads plan pro; loads=1',
     'done',
   ]);
 }, 90_000);
