@@ -4,19 +4,21 @@
  * workspace packages it uses), with no TypeScript loader at run time, so a call starts in a few
  * hundred ms instead of the seconds `tsx` takes to compile the graph on every call.
  *
- * The bundle (`packages/cli/.bundle/emq.mjs`, git-ignored) is rebuilt on demand: when it is missing
+ * The bundle (`packages/cli/.bundle/emq.mjs` and its chunks, git-ignored) is rebuilt on demand: when it is missing
  * or older than any source file of the packages it bundles (about 0.5 s with esbuild). Plain
  * JavaScript on purpose: this file itself must start without a loader.
  *
  *   pnpm emq stats orders          # builds the bundle the first time, then reuses it
  *   node scripts/emq.mjs --rebuild # forces a rebuild (and runs `emq` with the other arguments)
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'packages/cli/.bundle/emq.mjs');
+const dir = join(root, 'packages/cli/.bundle');
+const out = join(dir, 'emq.mjs');
 /** The workspace packages the CLI reaches, as source through the `@echo/source` condition. */
 const PACKAGES = ['cli', 'dashboard', 'queue', 'protocol', 'bus', 'cache'];
 
@@ -38,12 +40,21 @@ export function newestSource() {
   return newest;
 }
 
-/** Bundles `packages/cli/src/bin.ts` into {@link out}; npm dependencies go in too, so it runs from anywhere. */
+/**
+ * Bundles `packages/cli/src/bin.ts` into {@link out}; npm dependencies go in too, so it runs from
+ * anywhere. Split at the CLI's dynamic imports: `emq --help` loads the entry chunk (the argument
+ * parser) only; the commands, the pillars, the driver and the Node built-ins they import (tls,
+ * http, crypto...) are chunks loaded when a command runs.
+ */
 export async function buildBundle() {
   const { build } = await import('esbuild');
+  rmSync(dir, { recursive: true, force: true }); // no chunk of an older build left behind
   await build({
-    entryPoints: [join(root, 'packages/cli/src/bin.ts')],
-    outfile: out,
+    entryPoints: { emq: join(root, 'packages/cli/src/bin.ts') },
+    outdir: dir,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',

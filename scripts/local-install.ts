@@ -10,7 +10,7 @@
  * folder or rerun the command after pulling. Once the packages are published, `npm install
  * @echo/queue` replaces all of this.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -61,13 +61,41 @@ function run(cmd: string, args: readonly string[], cwd: string): void {
   try {
     execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   } catch (error) {
-    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}\n${stdout}${stderr}`, { cause: error });
+    throw failed(cmd, args, cwd, error);
   }
 }
 
+/** {@link run}, without blocking: several packs go at once. */
+function runAsync(cmd: string, args: readonly string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd, encoding: 'utf8' }, (error) => (error === null ? resolve() : reject(failed(cmd, args, cwd, error))));
+  });
+}
+
+function failed(cmd: string, args: readonly string[], cwd: string, error: unknown): Error {
+  const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+  return new Error(`${cmd} ${args.join(' ')} failed in ${cwd}\n${stdout}${stderr}`, { cause: error });
+}
+
+/** Runs `work` over `items`, at most `limit` at a time; answers in the items' order. */
+async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
+
+/** How many `pnpm pack` run at once: each is mostly waiting on its `prepack` (a turbo cache hit) and on gzip. */
+const PACKS_AT_ONCE = 3;
+
 /** Packs and installs; returns the tarball paths it installed, relative to the app. */
-export function localInstall(appDir: string, names: readonly string[]): string[] {
+export async function localInstall(appDir: string, names: readonly string[]): Promise<string[]> {
   const app = resolve(appDir);
   if (!existsSync(join(app, 'package.json'))) {
     throw new Error(`${app} has no package.json (run \`npm init -y\` there first)`);
@@ -83,17 +111,18 @@ export function localInstall(appDir: string, names: readonly string[]): string[]
   console.log(`local-install: building ${wanted.map((n) => `@echo/${n}`).join(' ')}`);
   run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only', ...wanted.map((n) => `--filter=@echo/${n}`)], root);
   const scratch = mkdtempSync(join(tmpdir(), 'echo-pack-'));
-  const tarballs: string[] = [];
+  let tarballs: string[];
   try {
-    for (const name of wanted) {
-      console.log(`local-install: packing @echo/${name}`);
-      run('pnpm', ['pack', '--pack-destination', scratch], join(root, 'packages', name));
-      const file = readdirSync(scratch).find((f) => f.startsWith(`echo-${name}-`) && f.endsWith('.tgz'));
+    console.log(`local-install: packing ${String(wanted.length)} packages, ${String(PACKS_AT_ONCE)} at a time`);
+    tarballs = await pool(wanted, PACKS_AT_ONCE, async (name) => {
+      // A directory per package: a pack never sees another's tarball.
+      const into = mkdtempSync(join(scratch, `${name}-`));
+      await runAsync('pnpm', ['pack', '--pack-destination', into], join(root, 'packages', name));
+      const file = readdirSync(into).find((f) => f.startsWith(`echo-${name}-`) && f.endsWith('.tgz'));
       if (file === undefined) throw new Error(`pnpm pack wrote no tarball for @echo/${name}`);
-      writeFileSync(join(vendor, file), readFileSync(join(scratch, file)));
-      rmSync(join(scratch, file));
-      tarballs.push(`./${relative(app, join(vendor, file))}`);
-    }
+      writeFileSync(join(vendor, file), readFileSync(join(into, file)));
+      return `./${relative(app, join(vendor, file))}`;
+    });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -112,7 +141,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     process.exitCode = 2;
   } else {
     try {
-      const installed = localInstall(appDir, names);
+      const installed = await localInstall(appDir, names);
       console.log(`local-install: ${String(installed.length)} packages installed into ${resolve(appDir)}`);
     } catch (error) {
       console.error(`local-install: ${error instanceof Error ? error.message : String(error)}`);

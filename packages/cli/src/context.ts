@@ -1,6 +1,6 @@
 import type { Admin, StreamInfo } from '@echo/dashboard';
 import { FIXED_TYPES, formatKey, GoneError, queueKeys } from '@echo/protocol/extend';
-import { NotFoundError, UsageError } from './exit-codes.js';
+import { NotFoundError } from './errors.js';
 import type { CliIo } from './io.js';
 
 /** What every command gets: the IO, the output mode, and a connection opened on first use. */
@@ -39,12 +39,4 @@ export async function requireStream(admin: Admin, queue: string, name: string): 
     if (error instanceof GoneError) throw new NotFoundError(`no stream named ${JSON.stringify(name)} in ${JSON.stringify(queue)} on this server (emq streams lists them)`);
     throw error;
   }
-}
-
-/** A whole number from a flag, within bounds. */
-export function intFlag(name: string, value: unknown, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  const n = typeof value === 'number' ? value : Number(value);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number in ${min}..${max}`);
-  return n;
 }

@@ -5,5 +5,6 @@
  * @packageDocumentation
  */
 export { main } from './main.js';
-export { EXIT, NotFoundError, UsageError, exitCodeOf, type ExitCode } from './exit-codes.js';
+export { NotFoundError, UsageError, exitCodeOf } from './errors.js';
+export { EXIT, type ExitCode } from './exit-codes.js';
 export { processIo, type CliIo } from './io.js';

@@ -1,46 +1,18 @@
-import type { ConnectOptions, NodeAddress } from '@echo/protocol';
-import { Admin } from '@echo/dashboard';
+import type { Admin } from '@echo/dashboard';
 import { cac, type CAC } from 'cac';
-import { dashboardCommand } from './commands/dashboard.js';
-import { jobCommand, jobsCommand, listState } from './commands/jobs.js';
-import { queuesCommand, statsCommand, watchCommand } from './commands/queues.js';
-import { lagCommand, streamsCommand } from './commands/streams.js';
-import { dlqCommand, minutesCommand, redriveCommand, schedulersCommand, searchCommand } from './commands/operator.js';
-import { controlCommand, drainCommand, retryCommand } from './commands/writes.js';
+import type * as commandsModule from './commands/index.js';
 import { VERSION } from './version.js';
-import { intFlag, type CommandContext } from './context.js';
-import { EXIT, exitCodeOf, InterruptedError, UsageError, type ExitCode } from './exit-codes.js';
+import type { CommandContext } from './context.js';
+import type { GlobalFlags } from './connect-options.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 
-/** The options every command shares (cac camel-cases them). */
-interface GlobalFlags {
-  readonly url?: string;
-  readonly cluster?: string;
-  readonly json?: boolean;
-  readonly timeout?: number | string;
-}
-
-const DEFAULT_URL = 'redis://127.0.0.1:6379';
-
-function seeds(list: string): NodeAddress[] {
-  return list.split(',').map((seed) => {
-    const at = seed.lastIndexOf(':');
-    const port = Number(seed.slice(at + 1));
-    if (at <= 0 || !Number.isInteger(port)) throw new UsageError(`--cluster: ${JSON.stringify(seed)} is not host:port`);
-    return { host: seed.slice(0, at), port };
-  });
-}
-
-/** `--cluster` or `ECHO_CLUSTER_SEEDS` first, then `--url`, `REDIS_URL`, and the local default. */
-function connectOptions(flags: GlobalFlags, env: CliIo['env']): ConnectOptions {
-  const timeout = intFlag('timeout', flags.timeout, 5000, 1);
-  const common = { name: 'emq-cli', connectTimeoutMs: timeout, reconnectWaitMs: timeout };
-  const cluster = flags.cluster ?? env.ECHO_CLUSTER_SEEDS;
-  if (cluster !== undefined && cluster !== '') return { ...common, cluster: seeds(cluster) };
-  return { ...common, url: flags.url ?? (env.REDIS_URL || DEFAULT_URL) };
-}
-
 type Flags = GlobalFlags & Record<string, unknown>;
+
+/** The commands' code, loaded when a command runs, not for `--help` (see commands/index.ts). */
+type Commands = typeof commandsModule;
+/** One module, so the bundled bin loads one chunk (and Node one graph) when a command runs. */
+const load = (): Promise<Commands> => import('./commands/index.js');
 /** What a command line selected: the work, and whether it ends itself on Ctrl-C (`watch`, `dashboard`). */
 interface Run {
   readonly work: () => Promise<void>;
@@ -52,10 +24,10 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
   const cli = cac('emq');
   // cac calls an action with the positional arguments, then the parsed options.
   const on =
-    (run: (c: CommandContext, flags: Flags, args: unknown[]) => Promise<void>, ownsStop = false) =>
+    (run: (m: Commands, c: CommandContext, flags: Flags, args: unknown[]) => Promise<void>, ownsStop = false) =>
     (...parsed: unknown[]): void => {
       const flags = parsed[parsed.length - 1] as Flags;
-      select({ work: () => run(ctx(flags), flags, parsed.slice(0, -1)), ownsStop });
+      select({ work: async () => run(await load(), ctx(flags), flags, parsed.slice(0, -1)), ownsStop });
     };
   // Positional arguments arrive as strings; a number-looking one is still text here (a job id).
   const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
@@ -66,62 +38,62 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
   cli.option('--timeout <ms>', 'connect and reconnect patience in ms (default 5000)');
   cli.option('-v, --version', 'print the version of emq (@echo/cli)');
 
-  cli.command('queues', 'list the queues on the server with their counts').action(on((c) => queuesCommand(c)));
+  cli.command('queues', 'list the queues on the server with their counts').action(on((m, c) => m.queuesCommand(c)));
   cli
     .command('stats <queue>', 'counts, pause state, completed/failed per second and workers')
     .option('--interval <ms>', 'rate window in ms (default 1000)')
-    .action(on((c, f, [q]) => statsCommand(c, str(q), intFlag('interval', f.interval, 1000, 50, 600_000))));
+    .action(on((m, c, f, [q]) => m.statsCommand(c, str(q), m.intFlag('interval', f.interval, 1000, 50, 600_000))));
   cli
     .command('jobs <queue>', 'one page of a state\'s jobs, oldest first')
     .option('--state <state>', 'pending | scheduled | active | dead | completed | failed (default: dead)')
     .option('--offset <n>', 'index of the first job (default 0)')
     .option('--limit <n>', 'jobs per page, 1..1000 (default 50)')
-    .action(on((c, f, [q]) => jobsCommand(c, str(q), listState(f.state ?? 'dead'), intFlag('offset', f.offset, 0, 0), intFlag('limit', f.limit, 50, 1, 1000))));
+    .action(on((m, c, f, [q]) => m.jobsCommand(c, str(q), m.listState(f.state ?? 'dead'), m.intFlag('offset', f.offset, 0, 0), m.intFlag('limit', f.limit, 50, 1, 1000))));
   cli
     .command('job <queue> <id>', 'one job: name, key, result, finish time, scheduler, attempt history, payload, logs')
-    .action(on((c, _f, [q, id]) => jobCommand(c, str(q), str(id))));
-  cli.command('search <queue> <text>', 'find jobs by id, business key (or dedup id) or name').action(on((c, _f, [q, t]) => searchCommand(c, str(q), str(t))));
+    .action(on((m, c, _f, [q, id]) => m.jobCommand(c, str(q), str(id))));
+  cli.command('search <queue> <text>', 'find jobs by id, business key (or dedup id) or name').action(on((m, c, _f, [q, t]) => m.searchCommand(c, str(q), str(t))));
   cli
     .command('retry <queue> [...ids]', 'bring dead jobs back to pending (reprocess): those named, or --all-dead')
     .option('--all-dead', 'retry every dead job of the queue')
-    .action(on((c, f, [q, ids]) => retryCommand(c, str(q), Array.isArray(ids) ? ids.map(str) : [], f.allDead === true)));
-  cli.command('schedulers <queue>', 'the schedulers of a queue: pattern, next and last run').action(on((c, _f, [q]) => schedulersCommand(c, str(q))));
+    .action(on((m, c, f, [q, ids]) => m.retryCommand(c, str(q), Array.isArray(ids) ? ids.map(str) : [], f.allDead === true)));
+  cli.command('schedulers <queue>', 'the schedulers of a queue: pattern, next and last run').action(on((m, c, _f, [q]) => m.schedulersCommand(c, str(q))));
   cli
     .command('minutes <queue>', 'completions and failed attempts per minute')
     .option('--last <minutes>', 'how many minutes back, 1..10080 (default 60)')
-    .action(on((c, f, [q]) => minutesCommand(c, str(q), intFlag('last', f.last, 60, 1, 10_080))));
-  cli.command('pause <queue>', 'stop claims on a queue (admission and recovery go on)').action(on((c, _f, [q]) => controlCommand(c, 'pause', str(q))));
-  cli.command('resume <queue>', 'let claims run again').action(on((c, _f, [q]) => controlCommand(c, 'resume', str(q))));
+    .action(on((m, c, f, [q]) => m.minutesCommand(c, str(q), m.intFlag('last', f.last, 60, 1, 10_080))));
+  cli.command('pause <queue>', 'stop claims on a queue (admission and recovery go on)').action(on((m, c, _f, [q]) => m.controlCommand(c, 'pause', str(q))));
+  cli.command('resume <queue>', 'let claims run again').action(on((m, c, _f, [q]) => m.controlCommand(c, 'resume', str(q))));
   cli
     .command('drain <queue>', 'delete the waiting jobs of a queue')
     .option('--include-scheduled', 'delete scheduled jobs too')
-    .action(on((c, f, [q]) => drainCommand(c, str(q), f.includeScheduled === true)));
-  cli.command('streams', 'list the stream logs with their groups and largest lag').action(on((c) => streamsCommand(c)));
-  cli.command('lag <queue> <stream>', 'consumer-group lag of one stream').action(on((c, _f, [q, s]) => lagCommand(c, str(q), str(s))));
+    .action(on((m, c, f, [q]) => m.drainCommand(c, str(q), f.includeScheduled === true)));
+  cli.command('streams', 'list the stream logs with their groups and largest lag').action(on((m, c) => m.streamsCommand(c)));
+  cli.command('lag <queue> <stream>', 'consumer-group lag of one stream').action(on((m, c, _f, [q, s]) => m.lagCommand(c, str(q), str(s))));
   cli
     .command('dlq <queue> <stream>', "a stream's dead letters, oldest first")
     .option('--limit <n>', 'dead letters per page, 1..1000 (default 100)')
     .option('--after <record>', 'the page after this dead-letter record id')
-    .action(on((c, f, [q, s]) => dlqCommand(c, str(q), str(s), intFlag('limit', f.limit, 100, 1, 1000), typeof f.after === 'string' ? f.after : undefined)));
+    .action(on((m, c, f, [q, s]) => m.dlqCommand(c, str(q), str(s), m.intFlag('limit', f.limit, 100, 1, 1000), typeof f.after === 'string' ? f.after : undefined)));
   cli
     .command('redrive <queue> <stream> [...ids]', 'put dead letters back for their group: the entries named, or --all')
     .option('--all', "every dead letter of the stream")
-    .action(on((c, f, [q, s, ids]) => redriveCommand(c, str(q), str(s), Array.isArray(ids) ? ids.map(str) : [], f.all === true)));
+    .action(on((m, c, f, [q, s, ids]) => m.redriveCommand(c, str(q), str(s), Array.isArray(ids) ? ids.map(str) : [], f.all === true)));
   cli
     .command('watch <queue>', 'stats, refreshed until Ctrl-C')
     .option('--interval <ms>', 'refresh interval and rate window in ms (default 1000)')
     .option('--count <n>', 'stop after n refreshes')
-    .action(on((c, f, [q]) => watchCommand(c, str(q), intFlag('interval', f.interval, 1000, 50, 600_000), f.count === undefined ? undefined : intFlag('count', f.count, 1, 1)), true));
+    .action(on((m, c, f, [q]) => m.watchCommand(c, str(q), m.intFlag('interval', f.interval, 1000, 50, 600_000), f.count === undefined ? undefined : m.intFlag('count', f.count, 1, 1)), true));
   cli
     .command('dashboard', 'serve the web dashboard (@echo/dashboard) until Ctrl-C')
     .option('--port <port>', 'port to listen on (default 3000; 0 picks one)')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--read-only', 'refuse retry, remove, pause and resume')
     .action(
-      on((_c, f) =>
-        dashboardCommand(io, {
-          connect: connectOptions(f, io.env),
-          port: intFlag('port', f.port, 3000, 0, 65_535),
+      on((m, _c, f) =>
+        m.dashboardCommand(io, {
+          connect: m.connectOptions(f, io.env),
+          port: m.intFlag('port', f.port, 3000, 0, 65_535),
           host: typeof f.host === 'string' ? f.host : '127.0.0.1',
           readOnly: f.readOnly === true,
         }),
@@ -138,6 +110,7 @@ function program(ctx: (flags: GlobalFlags) => CommandContext, io: CliIo, select:
  * which ends whatever the work still waits for.
  */
 async function untilInterrupted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  const { InterruptedError } = await load();
   // Left behind on an interrupt, its failure (the connection closing under it) is nobody's to hear.
   work.catch(() => undefined);
   let onAbort: (() => void) | undefined;
@@ -164,7 +137,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
   const context = (flags: GlobalFlags): CommandContext => ({
     io,
     json: flags.json === true,
-    admin: () => (admin ??= Admin.connect(connectOptions(flags, io.env))),
+    admin: () =>
+      (admin ??= load().then((m) => m.Admin.connect(m.connectOptions(flags, io.env)))),
   });
   let run: Run | undefined;
   let interrupted = false;
@@ -182,13 +156,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<ExitCode
         cli.outputHelp();
         return EXIT.usage;
       }
-      throw new UsageError(`unknown command ${JSON.stringify(word)} (emq --help lists them)`);
+      throw new (await load()).UsageError(`unknown command ${JSON.stringify(word)} (emq --help lists them)`);
     }
     cli.runMatchedCommand();
-    if (run === undefined) throw new UsageError('no command to run');
+    if (run === undefined) throw new (await load()).UsageError('no command to run');
     await (run.ownsStop ? run.work() : untilInterrupted(run.work(), io.signal));
     return EXIT.ok;
   } catch (error) {
+    const { exitCodeOf, InterruptedError } = await load();
     interrupted = error instanceof InterruptedError;
     io.err(`emq: ${error instanceof Error ? error.message : String(error)}\n`);
     return exitCodeOf(error);

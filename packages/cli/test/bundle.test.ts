@@ -57,4 +57,19 @@ describe('pnpm emq: the bundled bin (scripts/emq.mjs)', () => {
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[1] ?? Infinity;
     expect(median(bundled) * 2).toBeLessThan(median(viaTsx));
   }, 120_000);
+
+  it('answers --help without loading the commands, the pillars or the driver (no tls, no http: they load with a command)', async () => {
+    await timed([LAUNCHER, '--version']); // the bundle is built and fresh
+    // The built-in modules the process loaded, after `emq --help` ran in it.
+    const probe = [
+      "process.argv = [process.argv[0], 'emq', '--help'];",
+      `await import(${JSON.stringify(BUNDLE)});`,
+      "process.on('exit', () => console.error(JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)))));",
+    ].join('\n');
+    const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', probe], { cwd: root, encoding: 'utf8' });
+    expect(stdout).toContain('Usage:');
+    const loaded = JSON.parse(stderr.trim().split('\n').at(-1) ?? '[]') as string[];
+    expect(loaded).toContain('fs'); // the probe sees what was loaded
+    for (const heavy of ['tls', 'http', 'http2', 'crypto', 'dns']) expect(loaded, heavy).not.toContain(heavy);
+  }, 120_000);
 });

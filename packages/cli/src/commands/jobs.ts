@@ -1,7 +1,7 @@
 import type { JobDetail } from '@echo/dashboard';
 import { LIST_STATES, type ListState } from '@echo/queue';
 import { requireQueue, type CommandContext } from '../context.js';
-import { UsageError } from '../exit-codes.js';
+import { UsageError } from '../errors.js';
 import { clip, fields, json, table, when } from '../format.js';
 import { attemptsText } from './operator.js';
 

@@ -1,6 +1,6 @@
 import type { AttemptRecord } from '@echo/protocol/extend';
 import { requireQueue, requireStream, type CommandContext } from '../context.js';
-import { NotFoundError, UsageError } from '../exit-codes.js';
+import { NotFoundError, UsageError } from '../errors.js';
 import { clip, json, table, when } from '../format.js';
 
 /** The attempt history as a table (or a line saying the queue does not record it). */

@@ -1,5 +1,5 @@
 import { requireQueue, type CommandContext } from '../context.js';
-import { SelectionError, UsageError } from '../exit-codes.js';
+import { SelectionError, UsageError } from '../errors.js';
 import { json } from '../format.js';
 
 function done(ctx: CommandContext, message: string, result: Record<string, unknown>): void {
