@@ -99,16 +99,17 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     const now = t.now();
     let stale: StaleValue<T> | undefined = local !== undefined && now < local.graceUntil ? { value: t.copies.out(local), version: local.version } : undefined;
     if (options.forceFresh === true) return { load: { token: '', stale: undefined, entryLease: false } };
+    const l2Key = cacheEntryKey(t.name, key);
     if (!t.misses.mostlyMissing) {
       let first: Buffer | null;
       try {
-        first = await t.guard.call('get', () => t.reads.read(cacheEntryKey(t.name, key)));
+        first = await t.guard.call('get', () => t.reads.read(l2Key));
       } catch (error) {
         if (!t.guard.fallsBack) throw error;
         if (stale !== undefined && local !== undefined) return { answer: t.fallback(key, local) };
         return { load: { token: null, stale: undefined, entryLease: false } };
       }
-      const frame = first === null ? undefined : decodeEntryFrame(cacheEntryKey(t.name, key), first);
+      const frame = first === null ? undefined : decodeEntryFrame(l2Key, first);
       const fresh = frame !== undefined && (frame.expiresAt === 0 || frame.expiresAt > t.now());
       t.misses.saw(fresh);
       if (fresh) {
@@ -136,7 +137,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
         if (stale !== undefined && local !== undefined) return { answer: t.fallback(key, local) };
         return { load: { token: null, stale: undefined, entryLease: false } };
       }
-      const frame = reply.frame === null ? undefined : decodeEntryFrame(cacheEntryKey(t.name, key), reply.frame, hex);
+      const frame = reply.frame === null ? undefined : decodeEntryFrame(l2Key, reply.frame, hex);
       const fresh = reply.status === 'fresh' || (reply.status === 'found' && frame !== undefined && (frame.expiresAt === 0 || frame.expiresAt > t.now()));
       if (!waited) t.misses.saw(fresh);
       if (fresh && frame !== undefined) {

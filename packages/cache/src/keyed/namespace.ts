@@ -114,9 +114,10 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     const entry = t.l1.get(key);
     const now = t.now();
     t.counters.misses++;
+    const l2Key = cacheEntryKey(t.name, key);
     let frame: Buffer | null;
     try {
-      frame = await t.guard.call('get', () => t.reads.read(cacheEntryKeyOf(t, key)));
+      frame = await t.guard.call('get', () => t.reads.read(l2Key));
     } catch (error) {
       if (!t.guard.fallsBack) throw error;
       return entry !== undefined && now < entry.graceUntil ? t.fallback(key, entry) : undefined;
@@ -125,7 +126,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       cacheMiss(this.name, key);
       return undefined;
     }
-    const decoded = decodeEntryFrame(cacheEntryKeyOf(t, key), frame);
+    const decoded = decodeEntryFrame(l2Key, frame);
     const value = t.admitFrame(key, decoded, undefined);
     if (decoded.expiresAt !== 0 && decoded.expiresAt <= now) return t.stale(key, value, decoded.version, 'refreshing');
     t.counters.l2Hits++;
@@ -296,9 +297,4 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   #lifetimes(options: WriteOptions): Lifetimes {
     return { ttl: lifetime('ttlMs', options.ttlMs, this.#o.ttlMs), grace: nonNegative('graceMs', options.graceMs, this.#o.graceMs) };
   }
-}
-
-/** The L2 key of `key` in the namespace of `t`. */
-function cacheEntryKeyOf(t: Tiers<unknown>, key: string): string {
-  return cacheEntryKey(t.name, key);
 }
