@@ -141,4 +141,25 @@ describe('read modes freeze or copy only where a value is shared', () => {
     filled.list.push(6);
     expect(await ns.get('f')).toEqual({ list: [5] });
   });
+
+  it('clone mode: a hit copies records read from L2 deeply, own `__proto__` keys included, and no copy shares an object', async () => {
+    const name = tableName('clonerec');
+    const writer = await cacheB.namespace<unknown>({ name });
+    const text = '{"items":[{"id":1,"roles":["a"],"at":{"city":"x"},"ok":true,"none":null,"__proto__":{"polluted":1}}],"total":1.5}';
+    await writer.set('k', JSON.parse(text));
+    const ns = await cacheA.namespace<{ items: { roles: string[]; at: { city: string } }[] }>({ name, read: 'clone' });
+    const reads = [await ns.get('k'), await ns.get('k'), await ns.get('k')];
+    for (const read of reads) {
+      // Each copy is what JSON.parse of the written text gives, an own `__proto__` key and all.
+      expect(read).toStrictEqual(JSON.parse(text));
+      expect(Object.getPrototypeOf(read?.items[0])).toBe(Object.prototype);
+      expect(Object.keys(read?.items[0] ?? {})).toContain('__proto__');
+    }
+    const [a, b, c] = reads;
+    a?.items[0]?.roles.push('mutated');
+    if (b?.items[0] !== undefined) b.items[0].at.city = 'mutated';
+    expect(c).toStrictEqual(JSON.parse(text));
+    expect(await ns.get('k')).toStrictEqual(JSON.parse(text));
+    expect(a?.items).not.toBe(c?.items);
+  });
 });

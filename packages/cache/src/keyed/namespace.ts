@@ -89,7 +89,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       t.counters.hits++;
       cacheHit(this.name, key, 'l1');
       if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-      return Promise.resolve(entry.encoded === undefined ? entry.value : t.copies.out(entry));
+      return Promise.resolve(t.copies.out(entry));
     }
     return this.getEntry(key).then((read) => read?.value);
   }

@@ -95,7 +95,7 @@ export class Tiers<T> extends Stack<Entry<T>, KeyedRead<T>> {
     this.counters.hits++;
     cacheHit(this.name, key, 'l1');
     if (this.events.listenerCount('hit') !== 0) this.events.emit('hit', { key });
-    return { value: entry.encoded === undefined ? entry.value : this.copies.out(entry), source: 'hit', version: entry.version };
+    return { value: this.copies.out(entry), source: 'hit', version: entry.version };
   }
 
   /** Serves a stale value in grace, counted and reported with `reason`. */
