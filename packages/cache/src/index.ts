@@ -9,7 +9,7 @@
  * @packageDocumentation
  */
 export * from './tables/index.js';
-export { NamespaceOptionsError } from './errors.js';
+export { NamespaceOptionsError, RenamedMethodError } from './errors.js';
 export { Namespace } from './keyed/namespace.js';
 export type { CacheIf, DefaultFactory, Factory, FactoryContext, GetOptions, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
 export type { KeyedCounters, KeyedRead, KeyedSource, NamespaceEvents, NamespaceStats } from './keyed/events.js';

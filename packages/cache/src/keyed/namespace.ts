@@ -5,6 +5,7 @@ import { closeFace } from '../core/shutdown.js';
 import { type Lifetimes, Tiers } from './tiers.js';
 import { applyLog } from './apply-log.js';
 import { VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
+import { RenamedMethodError } from '../errors.js';
 import { cacheHit, cacheMiss } from '../cache-hooks.js';
 import { CoherenceLog } from '../coherence/log.js';
 import { decodeEntryFrame, storedVersion } from './entry-frame.js';
@@ -289,9 +290,14 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return closeFace(t, { leave: () => this.#rt.onStop(this.name), sweeper: this.#sweeper, release: () => t.waiters.wakeAll(), source: t.coherence });
   }
 
-  /** @deprecated Use {@link close}. */
-  stop(): Promise<void> {
-    return this.close();
+  /**
+   * Renamed {@link close}; refused, so one name stays in use.
+   *
+   * @deprecated Use {@link close}.
+   * @throws RenamedMethodError always, naming `close()`.
+   */
+  stop(): never {
+    throw new RenamedMethodError('Namespace.stop()', 'close()');
   }
 
   #lifetimes(options: WriteOptions): Lifetimes {

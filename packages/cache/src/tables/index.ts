@@ -24,4 +24,4 @@ export { Versioned, versioned } from '../versioned.js';
 export { bufferCodec, stringCodec, type CacheCodec } from '../codec.js';
 export type { Row } from '../core/rows.js';
 export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from '../stats.js';
-export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NoSuchCacheError, TrackingArmError } from '../errors.js';
+export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NoSuchCacheError, RenamedMethodError, TrackingArmError } from '../errors.js';
