@@ -64,6 +64,7 @@ describe('the ACL lists of the cache reads and writes', () => {
     writes.cacheRowSet({ table: 'users', id, frame: Buffer.from('x'), ttlMs: 1 }),
     writes.cacheRowDelete({ table: 'users', id }),
     writes.cacheCoherencePublish({ table: 'users', message: 'm' }),
+    writes.cacheEntryLease({ namespace: 'ns', key: 'a', token: 't', deadline: 1 }),
   ];
 
   it('name every command the reads send, and nothing else', () => {
@@ -113,6 +114,25 @@ describe('the cache reads and writes against a live server', () => {
     }
     expect(found).toEqual(['a']);
     expect(await writes.sendWrite(conn, writes.cacheCoherencePublish({ table: 'walk', message: 'm' }))).toBe(0);
+  });
+
+  it('the entry lease [TS]: SET NX PXAT GET takes a missing entry, answers a value frame as bytes and another lease as busy', async () => {
+    const lease = (token: string, deadline = Date.now() + 10_000) => writes.cacheEntryLease({ namespace: 'lease', key: 'k', token, deadline });
+    expect(lease('a', 1_700_000_000_000).args).toEqual([cacheEntryKey('lease', 'k'), '~L01700000000000a', 'NX', 'PXAT', '1700000000000', 'GET']);
+    expect(lease('a').buffers).toBe(true);
+    expect(() => lease('')).toThrow(InvalidArgumentError);
+    expect(() => lease('a', 1.5)).toThrow(InvalidArgumentError);
+    expect(() => lease('a', 1e14)).toThrow(InvalidArgumentError);
+    const until = Date.now() + 10_000;
+    expect(await writes.sendWrite(conn, lease('a', until))).toEqual({ status: 'leased' });
+    expect(await writes.sendWrite(conn, lease('b'))).toEqual({ status: 'busy', until, waited: false });
+    const pttl = Number(await conn.command('PTTL', cacheEntryKey('lease', 'k')));
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(10_000);
+    const frame = Buffer.concat([Buffer.from('x'.repeat(27), 'latin1'), Buffer.from([0xff, 0x00])]);
+    await conn.command('SET', cacheEntryKey('lease', 'k'), frame);
+    expect(await writes.sendWrite(conn, lease('c'))).toEqual({ status: 'found', frame });
+    expect(await conn.commandBuffer('GET', cacheEntryKey('lease', 'k'))).toEqual(frame);
   });
 
   it('a buffer read cannot go into a text pipeline', async () => {

@@ -1,4 +1,4 @@
-import { type BrandedId, cacheEntryKey, checkValueSize, execute, mintId, transitions } from '@echo/protocol/cache';
+import { type BrandedId, cacheEntryKey, checkValueSize, execute, mintId, transitions, writes } from '@echo/protocol/cache';
 import { FactoryTimeoutError } from '../errors.js';
 import type { FillSteps, FlightCounters, LeaseLoaded } from '../core/get-or-set.js';
 import type { Lifetimes, Tiers } from './tiers.js';
@@ -9,6 +9,13 @@ import { decodeEntryFrame, encodeEntryFrame, storedVersion } from './entry-frame
 import type { KeyedRead } from './events.js';
 import { nextLeaseToken } from './lease-token.js';
 import { type Factory, type GetOrSetOptions, checkTags, lifetime, nonNegative } from './options.js';
+
+/** What one lease round found: `cache_read`'s answer, or the plain entry lease's (a frame as bytes). */
+interface LeaseRead {
+  readonly status: 'fresh' | 'leased' | 'busy' | 'none' | 'found';
+  readonly frame: string | Buffer | null;
+  readonly pttl: number;
+}
 
 /** A value and the version it was read at: what grace serves while a refresh runs. */
 interface StaleValue<T> {
@@ -127,11 +134,9 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     // past its soft expiry is still there (its grace serves it), so its refresh takes the lease key.
     let entryLease = true;
     for (;;) {
-      let reply;
+      let reply: LeaseRead;
       try {
-        // The lease's end is on the wall clock: the server reads it as PXAT.
-        const until = entryLease ? { deadline: Date.now() + leaseMs } : {};
-        reply = await t.guard.call('read', () => t.scripts.send(transitions.cacheRead({ namespace: t.name, key, token, leaseMs, hex, ...until })));
+        reply = await t.guard.call('read', () => (entryLease ? this.#entryLease(key, token, leaseMs, hex) : t.scripts.send(transitions.cacheRead({ namespace: t.name, key, token, leaseMs, hex }))));
       } catch (error) {
         if (!t.guard.fallsBack) throw error;
         if (stale !== undefined && local !== undefined) return { answer: t.fallback(key, local) };
@@ -164,6 +169,23 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       await t.waiters.wait(key, t.coherence !== null ? until : Math.min(until, 20));
       t.live();
     }
+  }
+
+  /**
+   * The entry lease, in the one plain command that reads the entry (`SET NX PXAT GET`, no script):
+   * a miss takes it, a value comes back as the bytes the server sent. Only a lease that another
+   * caller holds and nobody has marked waited goes on to `cache_read`, which marks it atomically
+   * (its fill then announces itself on the log).
+   */
+  async #entryLease(key: string, token: string, leaseMs: number, hex: boolean): Promise<LeaseRead> {
+    const t = this.#t;
+    // The lease's end is on the wall clock: the server reads it as PXAT.
+    const deadline = Date.now() + leaseMs;
+    const lease = await writes.sendWrite(t.connection, writes.cacheEntryLease({ namespace: t.name, key, token, deadline }));
+    if (lease.status === 'leased') return { status: 'leased', frame: null, pttl: 0 };
+    if (lease.status === 'found') return { status: 'found', frame: lease.frame, pttl: 0 };
+    if (lease.waited) return { status: 'busy', frame: null, pttl: Math.max(0, lease.until - Date.now()) };
+    return t.scripts.send(transitions.cacheRead({ namespace: t.name, key, token, leaseMs, hex, deadline }));
   }
 
   /**
@@ -268,7 +290,8 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       if (o.l1) t.admit(key, t.copies.owned(value, encoded), version, lifetimes, tags, flight);
     };
     const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
-    const lease = entryLease === true ? { entryLease: { graceMs: lifetimes.ttl === Infinity ? 0 : lifetimes.grace } } : {};
+    const graceMs = lifetimes.ttl === Infinity ? 0 : lifetimes.grace;
+    const lease = entryLease === true ? { entryLease: { graceMs } } : { graceMs };
     const written = await t.guard.write('set', () => t.scripts.send(transitions.cacheWrite({ namespace: t.name, key, frame, px, token, maxlen: o.logMaxLen, tags, ...lease })), admit);
     if (!written) {
       t.counters.fillsRefused++;
