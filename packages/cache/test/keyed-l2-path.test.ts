@@ -59,9 +59,11 @@ describe('the read path off L1', () => {
     const name = tableName('l2m');
     const [a, b] = [await cacheA.namespace<number>({ name, l1: false }), await cacheB.namespace<number>({ name, l1: false })];
     let loads = 0;
+    // The load holds until the other caller waits on its lease (the lease frame marked waited), so
+    // however slow the machine, the second caller cannot arrive after the fill.
     const slow = async (): Promise<number> => {
       loads++;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(async () => String(await connA.command('GET', `ecc:{${name}}:k:k`)).startsWith('~Lw'));
       return 7;
     };
     const [x, y] = await Promise.all([a.getOrSetEntry('k', slow), b.getOrSetEntry('k', slow)]);

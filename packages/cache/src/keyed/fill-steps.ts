@@ -172,16 +172,18 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
   }
 
   /**
-   * The entry lease, in the one plain command that reads the entry (`SET NX PXAT GET`, no script):
-   * a miss takes it, a value comes back as the bytes the server sent. Only a lease that another
-   * caller holds and nobody has marked waited goes on to `cache_read`, which marks it atomically
-   * (its fill then announces itself on the log).
+   * The entry lease, in the one plain command that reads the entry (`SET NX PXAT GET`, no script),
+   * sent in the tick's pipeline with the other misses: a miss takes it, a value comes back as text
+   * (for a binary codec, alone, as the bytes). Only a lease that another caller holds and nobody has
+   * marked waited goes on to `cache_read`, which marks it atomically (its fill then announces itself
+   * on the log).
    */
   async #entryLease(key: string, token: string, leaseMs: number, hex: boolean): Promise<LeaseRead> {
     const t = this.#t;
     // The lease's end is on the wall clock: the server reads it as PXAT.
     const deadline = Date.now() + leaseMs;
-    const lease = await writes.sendWrite(t.connection, writes.cacheEntryLease({ namespace: t.name, key, token, deadline }));
+    const take = writes.cacheEntryLease({ namespace: t.name, key, token, deadline, buffers: hex });
+    const lease = await (hex ? writes.sendWrite(t.connection, take) : t.scripts.write(take));
     if (lease.status === 'leased') return { status: 'leased', frame: null, pttl: 0 };
     if (lease.status === 'found') return { status: 'found', frame: lease.frame, pttl: 0 };
     if (lease.waited) return { status: 'busy', frame: null, pttl: Math.max(0, lease.until - Date.now()) };
