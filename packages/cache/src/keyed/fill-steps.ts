@@ -1,10 +1,10 @@
 import { type BrandedId, cacheEntryKey, checkValueSize, execute, mintId, transitions, writes } from '@echo/protocol/cache';
-import { FactoryTimeoutError } from '../errors.js';
+import { FactoryTimeoutError } from '../base/errors.js';
 import type { FillSteps, FlightCounters, LeaseLoaded } from '../core/get-or-set.js';
 import type { Lifetimes, Tiers } from './tiers.js';
-import type { Flight, Flights } from '../single-flight.js';
+import type { Flight, Flights } from '../core/single-flight.js';
 import { VERSION_KIND } from './bulk-delete.js';
-import { cacheFill, cacheMiss } from '../cache-hooks.js';
+import { cacheFill, cacheMiss } from '../core/cache-hooks.js';
 import { decodeEntryFrame, encodeEntryFrame, storedVersion } from './entry-frame.js';
 import type { KeyedRead } from './events.js';
 import { nextLeaseToken } from './lease-token.js';

@@ -1,4 +1,4 @@
-import { type CacheCodec, jsonCodec } from '../codec.js';
+import { type CacheCodec, jsonCodec } from '../base/codec.js';
 import { copyJson } from './json-copy.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { BrandedId, Connection } from '@echo/protocol/cache';
 import { newer } from '../coherence/message.js';
-import type { Flight } from '../single-flight.js';
-import { cacheHit, cacheStale } from '../cache-hooks.js';
+import type { Flight } from '../core/single-flight.js';
+import { cacheHit, cacheStale } from '../core/cache-hooks.js';
 import type { CoherenceLog } from '../coherence/log.js';
 import { type EntryFrame, holdsUndefined } from './entry-frame.js';
 import { type KeyedCounters, type KeyedRead, type NamespaceEvents, emptyKeyedCounters } from './events.js';
