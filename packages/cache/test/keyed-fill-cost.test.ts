@@ -54,6 +54,20 @@ describe('a fill', () => {
     expect(await cacheB.namespace<{ n: number }>({ name, l1: false }).then((b) => b.get('fresh'))).toEqual({ n: 1 });
   });
 
+  it('a herd of fills on fresh keys goes out in pipelines of at most 8: leases, then writes', async () => {
+    const name = tableName('herd');
+    const ns = await cacheA.namespace<number>({ name, l1: false });
+    // Cold keys: the miss meter sends misses straight to the lease read.
+    for (let i = 0; i < 40; i++) await ns.getOrSet(`warm${String(i)}`, () => i);
+    const before = connA.stats();
+    const values = await Promise.all(Array.from({ length: 20 }, (_, i) => ns.getOrSet(`herd${String(i)}`, () => i)));
+    const after = connA.stats();
+    expect(values).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    // 20 leases as 8 + 8 + 4, then 20 writes as 8 + 8 + 4: six pipelines, one write per 8 members.
+    expect(after.pipelines - before.pipelines).toBe(6);
+    expect(after.evalshaCalls - before.evalshaCalls).toBe(20);
+  });
+
   it('a plain set of a fresh key is one script of 3 commands (SET GET, XADD); a set older than the stored frame puts it back', async () => {
     const name = tableName('setcost');
     const ns = await cacheA.namespace<{ n: number }>({ name, l1: false, ttlMs: 60_000, graceMs: 30_000 });
