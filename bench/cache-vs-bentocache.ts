@@ -2,8 +2,10 @@
  * Echo's keyed cache namespace vs BentoCache 1.6.1 on the same server, every row of the keyed-cache
  * table paired in the same run: rounds interleave the two systems (which goes first alternates), and
  * each row reports the median (min-max) of the per-round ratios with what each side cost per
- * operation: Node CPU µs (process.cpuUsage), Redis CPU µs (INFO cpu) and server commands (INFO
- * commandstats, commands run inside scripts included). CALLERS concurrent callers, two ~5 KB JSON
+ * operation: Node CPU µs (process.cpuUsage), Redis CPU µs (INFO cpu), server commands (INFO
+ * commandstats, commands run inside scripts included) and server read events (INFO stats
+ * total_reads_processed: how many times the server read a client socket, so round trips, a
+ * pipeline or a batch counting once). CALLERS concurrent callers, two ~5 KB JSON
  * values: the package's shape (one long string, `blob`) and issue 37's (32 small records, `records`),
  * each with its rows; `--payload blob|records` runs one.
  *
@@ -110,12 +112,25 @@ function rowsOf(payload: 'blob' | 'records'): Row[] {
 
 const rows: Row[] = [...(PAYLOAD === 'records' ? [] : rowsOf('blob')), ...(PAYLOAD === 'blob' ? [] : rowsOf('records'))];
 
-async function measure(row: Row, target: BenchTarget, side: Redis, which: 'echo' | 'bento', round: number, index: number): Promise<Cost> {
+/** A row's cost, with the round trips it took: the server's read events (`INFO stats` total_reads_processed) per op. */
+interface RowCost extends Cost {
+  readonly roundTrips: number;
+}
+
+async function readEvents(side: Redis): Promise<number> {
+  return Number(/total_reads_processed:(\d+)/.exec(await side.info('stats'))?.[1] ?? 0);
+}
+
+async function measure(row: Row, target: BenchTarget, side: Redis, which: 'echo' | 'bento', round: number, index: number): Promise<RowCost> {
   const ns = `${which[0] ?? ''}${String(index)}r${String(round)}`;
   const system = which === 'echo' ? await echo(target, ns, row.echo) : bento(target, ns, row.bento);
   try {
     await row.prepare?.(system, round);
-    return await metered(side, () => row.run(system, round));
+    let ops = 0;
+    const before = await readEvents(side);
+    const cost = await metered(side, async () => (ops = await row.run(system, round)));
+    // The meter's own INFO calls add at most five read events to thousands of operations.
+    return { ...cost, roundTrips: ((await readEvents(side)) - before) / ops };
   } finally {
     await system.close();
   }
@@ -179,7 +194,7 @@ async function stampede(target: BenchTarget, side: Redis, system: string, round:
 
 const target = await acquireTarget();
 const side = new Redis({ host: target.host, port: target.port, ...(target.password !== undefined ? { password: target.password } : {}) });
-const costs = rows.map(() => ({ echo: [] as Cost[], bento: [] as Cost[] }));
+const costs = rows.map(() => ({ echo: [] as RowCost[], bento: [] as RowCost[] }));
 const inv = { echo: [] as number[], bento: [] as number[] };
 const stampedes = { echo: [] as string[], bento: [] as string[] };
 try {
@@ -188,7 +203,7 @@ try {
     // Interleaved: each row runs both systems back to back; who goes first alternates by round.
     const order: ('echo' | 'bento')[] = round % 2 === 0 ? ['echo', 'bento'] : ['bento', 'echo'];
     for (const [index, row] of rows.entries()) {
-      for (const which of order) (costs[index] as { echo: Cost[]; bento: Cost[] })[which].push(await measure(row, target, side, which, round, index));
+      for (const which of order) (costs[index] as { echo: RowCost[]; bento: RowCost[] })[which].push(await measure(row, target, side, which, round, index));
     }
     const [e1, e2, b1, b2] = [await echo(target, `inv${String(round)}`), await echo(target, `inv${String(round)}`), bento(target, `inv${String(round)}`, { l1: 'shared' }), bento(target, `inv${String(round)}`, { l1: 'shared' })];
     inv.echo.push(await invalidation(e1, e2));
@@ -206,19 +221,19 @@ try {
 
 const med = (values: readonly number[]): string => fmt(spread(values).median);
 const body = rows.map((row, i) => {
-  const c = costs[i] as { echo: Cost[]; bento: Cost[] };
+  const c = costs[i] as { echo: RowCost[]; bento: RowCost[] };
   const r = spread(pairedRatios(c.echo.map((x) => x.opsPerSec), c.bento.map((x) => x.opsPerSec)));
-  const pair = (pick: (x: Cost) => number): string => `${med(c.echo.map(pick))} / ${med(c.bento.map(pick))}`;
-  return [row.title, `**${fmt(r.median)}x** (${fmt(r.min)}-${fmt(r.max)})`, pair((x) => x.opsPerSec), pair((x) => x.nodeUs), pair((x) => x.redisUs), pair((x) => x.commands)];
+  const pair = (pick: (x: RowCost) => number): string => `${med(c.echo.map(pick))} / ${med(c.bento.map(pick))}`;
+  return [row.title, `**${fmt(r.median)}x** (${fmt(r.min)}-${fmt(r.max)})`, pair((x) => x.opsPerSec), pair((x) => x.nodeUs), pair((x) => x.redisUs), pair((x) => x.commands), pair((x) => x.roundTrips)];
 });
 const ri = spread(pairedRatios(inv.bento, inv.echo));
-body.push(['invalidation seen by another instance, p99 ms (ratio: bentocache / Echo)', `${fmt(ri.median)}x (${fmt(ri.min)}-${fmt(ri.max)})`, `${med(inv.echo)} / ${med(inv.bento)} ms`, '', '', '']);
-body.push([`stampede, ${String(PROCESSES)} processes x ${String(STAMPEDE_CALLERS)} callers, ${String(LOADER_MS)} ms loader (loads / wall)`, 'see loads', `${stampedes.echo.join(', ')} vs ${stampedes.bento.join(', ')}`, '', '', '']);
+body.push(['invalidation seen by another instance, p99 ms (ratio: bentocache / Echo)', `${fmt(ri.median)}x (${fmt(ri.min)}-${fmt(ri.max)})`, `${med(inv.echo)} / ${med(inv.bento)} ms`, '', '', '', '']);
+body.push([`stampede, ${String(PROCESSES)} processes x ${String(STAMPEDE_CALLERS)} callers, ${String(LOADER_MS)} ms loader (loads / wall)`, 'see loads', `${stampedes.echo.join(', ')} vs ${stampedes.bento.join(', ')}`, '', '', '', '']);
 const md = [
   '# Echo keyed cache vs BentoCache 1.6.1',
   '',
   `${String(ROUNDS)} interleaved rounds, ${String(CALLERS)} concurrent callers, ~5 KB JSON values ([blob]: one long string; [records]: 32 small records). Ratio: Echo / bentocache throughput in the same round, median (min-max). Per-op columns: Echo / bentocache, medians over rounds.`,
   '',
-  table(['path', 'Echo / bentocache', 'ops/s', 'Node CPU µs/op', 'Redis CPU µs/op', 'commands/op'], body),
+  table(['path', 'Echo / bentocache', 'ops/s', 'Node CPU µs/op', 'Redis CPU µs/op', 'commands/op', 'server reads/op'], body),
 ].join('\n');
 publish('cache-latest.md', md);

@@ -1,10 +1,10 @@
 import { checkConnectionChoice, type ConnectOptions, Connection, InvalidArgumentError } from '@echo/protocol/cache';
-import { CacheExistsError, NamespaceOptionsError, NoSuchCacheError } from './errors.js';
-import { type TableSettings, type TableSpec, resolveSpec } from './spec.js';
+import { CacheExistsError, NamespaceOptionsError, NoSuchCacheError } from './base/errors.js';
+import { type TableSettings, type TableSpec, resolveSpec } from './tables/spec.js';
 import { Namespace } from './keyed/namespace.js';
 import { type NamespaceOptions, type ResolvedNamespace, resolveNamespace } from './keyed/options.js';
 import { differingOption } from './keyed/same-options.js';
-import { checkOpen } from './option-checks.js';
+import { checkOpen } from './base/option-checks.js';
 import { Table } from './tables/table.js';
 
 /** Options for a {@link Cache}. */

@@ -8,12 +8,12 @@
  *
  * @packageDocumentation
  */
-export * from './tables/index.js';
-export { NamespaceOptionsError } from './errors.js';
+export * from './tables.js';
+export { NamespaceOptionsError, RenamedMethodError } from './base/errors.js';
 export { Namespace } from './keyed/namespace.js';
 export type { CacheIf, DefaultFactory, Factory, FactoryContext, GetOptions, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
 export type { KeyedCounters, KeyedRead, KeyedSource, NamespaceEvents, NamespaceStats } from './keyed/events.js';
 export type { LogStats } from './coherence/log.js';
 export type { OutageOptions, BreakerState } from './l2/breaker.js';
-export { FactoryTimeoutError, L2UnavailableError } from './errors.js';
+export { FactoryTimeoutError, L2UnavailableError } from './base/errors.js';
 export { READ_MODES, type ReadMode } from './keyed/read-mode.js';

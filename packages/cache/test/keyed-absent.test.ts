@@ -142,7 +142,8 @@ describe("don't cache this one", () => {
     await until(async () => String(await connA.command('GET', `ecc:{${name}}:k:k`)).startsWith('~L'));
     const started = Date.now();
     const second = b.getOrSetEntry('k', () => ({ id: 2 }));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // B waits on the lease once it marked the lease frame waited; however slow the machine, not before.
+    await until(async () => String(await connA.command('GET', `ecc:{${name}}:k:k`)).startsWith('~Lw'));
     release();
     expect(await first).toMatchObject({ value: { id: 1 }, source: 'uncached' });
     expect(await second).toMatchObject({ value: { id: 2 }, source: 'fill' });

@@ -1,7 +1,7 @@
 import { type Connection, InvalidArgumentError } from '@echo/protocol/cache';
 import { useRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cache, NamespaceOptionsError, bufferCodec, stringCodec } from '../src/index.js';
+import { Cache, NamespaceOptionsError, RenamedMethodError, bufferCodec, stringCodec } from '../src/index.js';
 import { connect, tableName } from './helpers.js';
 
 let conn: Connection;
@@ -93,5 +93,31 @@ describe('a namespace asked for twice', () => {
     const second = await cache.namespace({ name, ttlMs: 5 });
     expect(second).not.toBe(first);
     expect(second.closed).toBe(false);
+  });
+});
+
+describe('one vocabulary: close()', () => {
+  it('refuses stop() on a namespace and a table with a typed error naming close(), and leaves both open', async () => {
+    const cache = await Cache.open({ connection: conn });
+    const ns = await cache.namespace<number>({ name: tableName('stopns') });
+    await ns.set('k', 1);
+    const table = await cache.declare({ name: tableName('stoptb'), kind: 'USR', loader: () => Promise.resolve({ n: 1 }) });
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name, called on purpose to see it refused
+    for (const [face, stop] of [['Namespace', () => ns.stop()], ['Table', () => table.stop()]] as const) {
+      let refused: unknown;
+      try {
+        stop();
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).toBeInstanceOf(RenamedMethodError);
+      expect((refused as RenamedMethodError).method).toBe(`${face}.stop()`);
+      expect((refused as RenamedMethodError).use).toBe('close()');
+      expect((refused as Error).message).toContain('close()');
+    }
+    expect(ns.closed).toBe(false);
+    expect(table.closed).toBe(false);
+    expect(await ns.get('k')).toBe(1);
+    await cache.close();
   });
 });

@@ -2,7 +2,7 @@ import { type Connection, cacheKey, mintId } from '@echo/protocol/cache';
 import { useRedis } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cache } from '../src/tables/index.js';
+import { Cache } from '../src/tables.js';
 import { connect, tableName, until } from './helpers.js';
 
 // What the server runs for a declared table, watched with MONITOR: the commands and bytes cache.md

@@ -3,7 +3,7 @@ import { type RedisServer, startRedis, uniqueName } from '@echo/testkit';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVALIDATE_CHANNEL } from '../src/coherence/tracking.js';
-import { encodeFrame } from '../src/frame.js';
+import { encodeFrame } from '../src/tables/frame.js';
 import { Cache, TrackingArmError, type TrackingStats } from '../src/index.js';
 import { tableName, until } from './helpers.js';
 

@@ -1,12 +1,12 @@
 import { CodecError, KindError, mintId } from '@echo/protocol/cache';
 import { describe, expect, it } from 'vitest';
-import { jsonCodec } from '../src/codec.js';
-import { expiresAt } from '../src/expiry.js';
-import { decodeFrame, encodeFrame } from '../src/frame.js';
+import { jsonCodec } from '../src/base/codec.js';
+import { expiresAt } from '../src/tables/expiry.js';
+import { decodeFrame, encodeFrame } from '../src/tables/frame.js';
 import { CorruptL2FrameError, FlightCrashedError, bufferCodec, stringCodec } from '../src/index.js';
 import { Ring } from '../src/coherence/ring.js';
-import { checkKind } from '../src/kind-law.js';
-import { Flights } from '../src/single-flight.js';
+import { checkKind } from '../src/tables/kind-law.js';
+import { Flights } from '../src/core/single-flight.js';
 
 describe('L2 frame', () => {
   it('is the 14-byte version followed by the value bytes', () => {

@@ -65,6 +65,7 @@ describe('the cache reads and writes and the ACL rules generated from them', () 
     writes.cacheRowSet({ table: 'users', id, frame: Buffer.from('x'), ttlMs: 1 }),
     writes.cacheRowDelete({ table: 'users', id }),
     writes.cacheCoherencePublish({ table: 'users', message: 'm' }),
+    writes.cacheEntryLease({ namespace: 'ns', key: 'a', token: 't', deadline: 1 }),
   ];
 
   // The generator reads the builders' literals; this checks what each really sends is granted.
@@ -112,6 +113,32 @@ describe('the cache reads and writes against a live server', () => {
     }
     expect(found).toEqual(['a']);
     expect(await writes.sendWrite(conn, writes.cacheCoherencePublish({ table: 'walk', message: 'm' }))).toBe(0);
+  });
+
+  it('the entry lease [TS]: SET NX PXAT GET takes a missing entry, answers a value frame as bytes and another lease as busy', async () => {
+    const lease = (token: string, deadline = Date.now() + 10_000) => writes.cacheEntryLease({ namespace: 'lease', key: 'k', token, deadline });
+    expect(lease('a', 1_700_000_000_000).args).toEqual([cacheEntryKey('lease', 'k'), '~L01700000000000a', 'NX', 'PXAT', '1700000000000', 'GET']);
+    expect(lease('a').buffers).toBeUndefined();
+    expect(writes.cacheEntryLease({ namespace: 'lease', key: 'k', token: 'a', deadline: 1, buffers: true }).buffers).toBe(true);
+    expect(() => lease('')).toThrow(InvalidArgumentError);
+    expect(() => lease('a', 1.5)).toThrow(InvalidArgumentError);
+    expect(() => lease('a', 1e14)).toThrow(InvalidArgumentError);
+    const until = Date.now() + 10_000;
+    expect(await writes.sendWrite(conn, lease('a', until))).toEqual({ status: 'leased' });
+    expect(await writes.sendWrite(conn, lease('b'))).toEqual({ status: 'busy', until, waited: false });
+    const pttl = Number(await conn.command('PTTL', cacheEntryKey('lease', 'k')));
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(10_000);
+    // In a pipeline with other misses, as text; alone with buffers, as the bytes (a binary codec's).
+    const [piped] = await writes.sendWrites(conn, [lease('b')]);
+    expect(piped).toEqual({ ok: true, value: { status: 'busy', until, waited: false } });
+    const frame = Buffer.concat([Buffer.from('x'.repeat(27), 'latin1'), Buffer.from([0xff, 0x00])]);
+    await conn.command('SET', cacheEntryKey('lease', 'k'), frame);
+    const bytes = writes.cacheEntryLease({ namespace: 'lease', key: 'k', token: 'c', deadline: Date.now() + 1000, buffers: true });
+    expect(await writes.sendWrite(conn, bytes)).toEqual({ status: 'found', frame });
+    await conn.command('SET', cacheEntryKey('lease', 'k'), `${'v'.repeat(27)}{"é":1}`);
+    expect(await writes.sendWrite(conn, lease('c'))).toEqual({ status: 'found', frame: `${'v'.repeat(27)}{"é":1}` });
+    expect(await conn.command('GET', cacheEntryKey('lease', 'k'))).toBe(`${'v'.repeat(27)}{"é":1}`);
   });
 
   it('a buffer read cannot go into a text pipeline', async () => {

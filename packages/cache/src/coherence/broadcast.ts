@@ -1,5 +1,5 @@
 import { type BrandedId, type Connection, KindError, cacheChannel, writes } from '@echo/protocol/cache';
-import type { BroadcastStats } from '../stats.js';
+import type { BroadcastStats } from '../base/stats.js';
 import type { CoherenceLane, CoherenceTarget } from './source.js';
 import { type CoherenceMessage, encodeMessage, parseMessage } from './message.js';
 import { Ring } from './ring.js';

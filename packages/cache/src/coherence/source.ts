@@ -1,5 +1,5 @@
 import type { BrandedId } from '@echo/protocol/cache';
-import type { LaneStats } from '../stats.js';
+import type { LaneStats } from '../base/stats.js';
 
 /** What a coherence lane may do to its table's L1. */
 export interface CoherenceTarget {

@@ -1,6 +1,6 @@
 import { type Connection, INVALIDATE_CHANNEL, InvalidArgumentError, openTracking, type Tracking, cachePrefix } from '@echo/protocol/cache';
-import { TrackingArmError } from '../errors.js';
-import type { TrackingStats } from '../stats.js';
+import { TrackingArmError } from '../base/errors.js';
+import type { TrackingStats } from '../base/stats.js';
 import type { CoherenceLane, CoherenceTarget } from './source.js';
 
 /** The channel the server publishes redirected invalidations on. */

@@ -1,4 +1,4 @@
-import type { Flight, Flights } from '../single-flight.js';
+import type { Flight, Flights } from './single-flight.js';
 
 /** What a face's read step found: the answer, or what its load step needs to run the loader. */
 export type LeaseLoaded<R, L> = { readonly answer: R } | { readonly load: L };

@@ -1,4 +1,4 @@
-import { cacheEvict } from '../cache-hooks.js';
+import { cacheEvict } from './cache-hooks.js';
 
 /**
  * What a full L1 does with a newcomer:

@@ -15,8 +15,9 @@ export interface Entry<T> {
   /** The value; under `frozen`, not yet decoded while `encoded` is set (see read-mode.ts). */
   value: T;
   /**
-   * The value's encoding: under `clone`, what each hit decodes afresh; under `frozen`, a written
-   * value not yet decoded (the first hit decodes and freezes it, and clears this).
+   * The value's encoding, not yet decoded: under `frozen`, the first hit decodes and freezes it;
+   * under `clone` with the JSON codec, the first hit decodes it into the private value each hit
+   * copies (with another codec, each hit decodes it afresh). Cleared once decoded.
    */
   encoded: string | Buffer | undefined;
   readonly version: BrandedId;

@@ -1,10 +1,10 @@
 import type { Connection } from '@echo/protocol/cache';
-import { NoSuchCacheError } from '../errors.js';
+import { NoSuchCacheError } from '../base/errors.js';
 import { L2Guard } from '../l2/guard.js';
 import type { OutageOptions } from '../l2/breaker.js';
 import { L2Reads } from '../l2/reads.js';
 import { ScriptBatch } from '../l2/scripts.js';
-import { Flights } from '../single-flight.js';
+import { Flights } from './single-flight.js';
 import { type Eviction, L1 } from './l1.js';
 
 /** How a stack is built: its name, its L1's bound and eviction, and its L2's guard. */

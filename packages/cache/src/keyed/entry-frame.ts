@@ -1,5 +1,5 @@
 import { decodeId, encodeId, parseEntryFrame, type BrandedId, type EntryFrame } from '@echo/protocol/cache';
-import { CorruptL2FrameError } from '../errors.js';
+import { CorruptL2FrameError } from '../base/errors.js';
 
 export { encodeEntryFrame, type EntryFrame } from '@echo/protocol/cache';
 

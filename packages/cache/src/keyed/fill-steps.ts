@@ -1,14 +1,21 @@
-import { type BrandedId, cacheEntryKey, checkValueSize, execute, mintId, transitions } from '@echo/protocol/cache';
-import { FactoryTimeoutError } from '../errors.js';
+import { type BrandedId, cacheEntryKey, checkValueSize, execute, mintId, transitions, writes } from '@echo/protocol/cache';
+import { FactoryTimeoutError } from '../base/errors.js';
 import type { FillSteps, FlightCounters, LeaseLoaded } from '../core/get-or-set.js';
 import type { Lifetimes, Tiers } from './tiers.js';
-import type { Flight, Flights } from '../single-flight.js';
+import type { Flight, Flights } from '../core/single-flight.js';
 import { VERSION_KIND } from './bulk-delete.js';
-import { cacheFill, cacheMiss } from '../cache-hooks.js';
+import { cacheFill, cacheMiss } from '../core/cache-hooks.js';
 import { decodeEntryFrame, encodeEntryFrame, storedVersion } from './entry-frame.js';
 import type { KeyedRead } from './events.js';
 import { nextLeaseToken } from './lease-token.js';
 import { type Factory, type GetOrSetOptions, checkTags, lifetime, nonNegative } from './options.js';
+
+/** What one lease round found: `cache_read`'s answer, or the plain entry lease's (a frame as bytes). */
+interface LeaseRead {
+  readonly status: 'fresh' | 'leased' | 'busy' | 'none' | 'found';
+  readonly frame: string | Buffer | null;
+  readonly pttl: number;
+}
 
 /** A value and the version it was read at: what grace serves while a refresh runs. */
 interface StaleValue<T> {
@@ -99,16 +106,17 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     const now = t.now();
     let stale: StaleValue<T> | undefined = local !== undefined && now < local.graceUntil ? { value: t.copies.out(local), version: local.version } : undefined;
     if (options.forceFresh === true) return { load: { token: '', stale: undefined, entryLease: false } };
+    const l2Key = cacheEntryKey(t.name, key);
     if (!t.misses.mostlyMissing) {
       let first: Buffer | null;
       try {
-        first = await t.guard.call('get', () => t.reads.read(cacheEntryKey(t.name, key)));
+        first = await t.guard.call('get', () => t.reads.read(l2Key));
       } catch (error) {
         if (!t.guard.fallsBack) throw error;
         if (stale !== undefined && local !== undefined) return { answer: t.fallback(key, local) };
         return { load: { token: null, stale: undefined, entryLease: false } };
       }
-      const frame = first === null ? undefined : decodeEntryFrame(cacheEntryKey(t.name, key), first);
+      const frame = first === null ? undefined : decodeEntryFrame(l2Key, first);
       const fresh = frame !== undefined && (frame.expiresAt === 0 || frame.expiresAt > t.now());
       t.misses.saw(fresh);
       if (fresh) {
@@ -126,17 +134,15 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     // past its soft expiry is still there (its grace serves it), so its refresh takes the lease key.
     let entryLease = true;
     for (;;) {
-      let reply;
+      let reply: LeaseRead;
       try {
-        // The lease's end is on the wall clock: the server reads it as PXAT.
-        const until = entryLease ? { deadline: Date.now() + leaseMs } : {};
-        reply = await t.guard.call('read', () => t.scripts.send(transitions.cacheRead({ namespace: t.name, key, token, leaseMs, hex, ...until })));
+        reply = await t.guard.call('read', () => (entryLease ? this.#entryLease(key, token, leaseMs, hex) : t.scripts.send(transitions.cacheRead({ namespace: t.name, key, token, leaseMs, hex }))));
       } catch (error) {
         if (!t.guard.fallsBack) throw error;
         if (stale !== undefined && local !== undefined) return { answer: t.fallback(key, local) };
         return { load: { token: null, stale: undefined, entryLease: false } };
       }
-      const frame = reply.frame === null ? undefined : decodeEntryFrame(cacheEntryKey(t.name, key), reply.frame, hex);
+      const frame = reply.frame === null ? undefined : decodeEntryFrame(l2Key, reply.frame, hex);
       const fresh = reply.status === 'fresh' || (reply.status === 'found' && frame !== undefined && (frame.expiresAt === 0 || frame.expiresAt > t.now()));
       if (!waited) t.misses.saw(fresh);
       if (fresh && frame !== undefined) {
@@ -163,6 +169,25 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       await t.waiters.wait(key, t.coherence !== null ? until : Math.min(until, 20));
       t.live();
     }
+  }
+
+  /**
+   * The entry lease, in the one plain command that reads the entry (`SET NX PXAT GET`, no script),
+   * sent in the tick's pipeline with the other misses: a miss takes it, a value comes back as text
+   * (for a binary codec, alone, as the bytes). Only a lease that another caller holds and nobody has
+   * marked waited goes on to `cache_read`, which marks it atomically (its fill then announces itself
+   * on the log).
+   */
+  async #entryLease(key: string, token: string, leaseMs: number, hex: boolean): Promise<LeaseRead> {
+    const t = this.#t;
+    // The lease's end is on the wall clock: the server reads it as PXAT.
+    const deadline = Date.now() + leaseMs;
+    const take = writes.cacheEntryLease({ namespace: t.name, key, token, deadline, buffers: hex });
+    const lease = await (hex ? writes.sendWrite(t.connection, take) : t.scripts.write(take));
+    if (lease.status === 'leased') return { status: 'leased', frame: null, pttl: 0 };
+    if (lease.status === 'found') return { status: 'found', frame: lease.frame, pttl: 0 };
+    if (lease.waited) return { status: 'busy', frame: null, pttl: Math.max(0, lease.until - Date.now()) };
+    return t.scripts.send(transitions.cacheRead({ namespace: t.name, key, token, leaseMs, hex, deadline }));
   }
 
   /**
@@ -267,7 +292,8 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
       if (o.l1) t.admit(key, t.copies.owned(value, encoded), version, lifetimes, tags, flight);
     };
     const px = lifetimes.ttl === Infinity ? 0 : lifetimes.ttl + lifetimes.grace;
-    const lease = entryLease === true ? { entryLease: { graceMs: lifetimes.ttl === Infinity ? 0 : lifetimes.grace } } : {};
+    const graceMs = lifetimes.ttl === Infinity ? 0 : lifetimes.grace;
+    const lease = entryLease === true ? { entryLease: { graceMs } } : { graceMs };
     const written = await t.guard.write('set', () => t.scripts.send(transitions.cacheWrite({ namespace: t.name, key, frame, px, token, maxlen: o.logMaxLen, tags, ...lease })), admit);
     if (!written) {
       t.counters.fillsRefused++;

@@ -1,17 +1,19 @@
-import { type Connection, InvalidArgumentError, TypedEmitter, assertCacheEntryKey, assertCacheTag, cacheEntryKey, execute, mintId, transitions } from '@echo/protocol/cache';
+import { type Connection, InvalidArgumentError, TypedEmitter, assertCacheEntryKey, assertCacheTag, execute, mintId, transitions } from '@echo/protocol/cache';
 import { GetOrSet } from '../core/get-or-set.js';
 import type { Entry } from '../core/rows.js';
 import { closeFace } from '../core/shutdown.js';
 import { type Lifetimes, Tiers } from './tiers.js';
 import { applyLog } from './apply-log.js';
 import { VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
-import { cacheHit, cacheMiss } from '../cache-hooks.js';
+import { RenamedMethodError } from '../base/errors.js';
+import { cacheHit } from '../core/cache-hooks.js';
 import { CoherenceLog } from '../coherence/log.js';
-import { decodeEntryFrame, storedVersion } from './entry-frame.js';
+import { storedVersion } from './entry-frame.js';
 import { type EntryWrite, type FactoryCall, type FactoryTicket, KeyedSteps } from './fill-steps.js';
 import { expireEntry, pullEntry } from './entry-steps.js';
+import { readEntry } from './read-entry.js';
 import type { KeyedRead, NamespaceEvents, NamespaceStats } from './events.js';
-import { checkDelete, checkDeleteByTag, checkExpire, checkGet, checkGetValue, checkPull, checkWrite } from '../option-checks.js';
+import { checkDelete, checkDeleteByTag, checkExpire, checkGet, checkGetValue, checkPull, checkWrite } from '../base/option-checks.js';
 import { type DefaultFactory, type Factory, type GetOptions, type GetOrSetOptions, type NoOptions, type ResolvedNamespace, type WriteOptions, checkGetOrSetCall, checkTags, checkTimeouts, lifetime, nonNegative } from './options.js';
 
 /** What a namespace takes from its directory. */
@@ -89,7 +91,7 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
       t.counters.hits++;
       cacheHit(this.name, key, 'l1');
       if (this.listenerCount('hit') !== 0) this.emit('hit', { key });
-      return Promise.resolve(entry.encoded === undefined ? entry.value : t.copies.out(entry));
+      return Promise.resolve(t.copies.out(entry));
     }
     return this.getEntry(key).then((read) => read?.value);
   }
@@ -111,27 +113,9 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     assertCacheEntryKey(key);
     const fresh = t.fresh(key);
     if (fresh !== undefined) return t.hit(key, fresh);
-    const entry = t.l1.get(key);
-    const now = t.now();
-    t.counters.misses++;
-    let frame: Buffer | null;
-    try {
-      frame = await t.guard.call('get', () => t.reads.read(cacheEntryKeyOf(t, key)));
-    } catch (error) {
-      if (!t.guard.fallsBack) throw error;
-      return entry !== undefined && now < entry.graceUntil ? t.fallback(key, entry) : undefined;
-    }
-    if (frame === null) {
-      cacheMiss(this.name, key);
-      return undefined;
-    }
-    const decoded = decodeEntryFrame(cacheEntryKeyOf(t, key), frame);
-    const value = t.admitFrame(key, decoded, undefined);
-    if (decoded.expiresAt !== 0 && decoded.expiresAt <= now) return t.stale(key, value, decoded.version, 'refreshing');
-    t.counters.l2Hits++;
-    cacheHit(this.name, key, 'l2');
-    return { value, source: 'l2', version: decoded.version };
+    return readEntry(t, key);
   }
+
   /** Reads many keys; absent ones answer `undefined`. Their L2 reads go out as one `MGET`. */
   async getMany(keys: readonly string[]): Promise<(T | undefined)[]> {
     return Promise.all(keys.map((key) => this.get(key)));
@@ -288,17 +272,17 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
     return closeFace(t, { leave: () => this.#rt.onStop(this.name), sweeper: this.#sweeper, release: () => t.waiters.wakeAll(), source: t.coherence });
   }
 
-  /** @deprecated Use {@link close}. */
-  stop(): Promise<void> {
-    return this.close();
+  /**
+   * Renamed {@link close}; refused, so one name stays in use.
+   *
+   * @deprecated Use {@link close}.
+   * @throws RenamedMethodError always, naming `close()`.
+   */
+  stop(): never {
+    throw new RenamedMethodError('Namespace.stop()', 'close()');
   }
 
   #lifetimes(options: WriteOptions): Lifetimes {
     return { ttl: lifetime('ttlMs', options.ttlMs, this.#o.ttlMs), grace: nonNegative('graceMs', options.graceMs, this.#o.graceMs) };
   }
-}
-
-/** The L2 key of `key` in the namespace of `t`. */
-function cacheEntryKeyOf(t: Tiers<unknown>, key: string): string {
-  return cacheEntryKey(t.name, key);
 }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, assertCacheTable, assertCacheTag, resolveValueLimit } from '@echo/protocol/cache';
-import { checkGetOrSet, checkNamespace, checkOutageShape, checkTimeoutShape, entryCount } from '../option-checks.js';
-import { type CacheCodec, jsonCodec } from '../codec.js';
+import { checkGetOrSet, checkNamespace, checkOutageShape, checkTimeoutShape, entryCount } from '../base/option-checks.js';
+import { type CacheCodec, jsonCodec } from '../base/codec.js';
 import type { OutageOptions } from '../l2/breaker.js';
 import { READ_MODES, type ReadMode } from './read-mode.js';
 

@@ -1,12 +1,15 @@
-import { type CacheCodec, jsonCodec } from '../codec.js';
+import { type CacheCodec, jsonCodec } from '../base/codec.js';
+import { copyJson } from './json-copy.js';
 
 /**
  * What an L1 hit hands back (cache-side safety of shared objects):
  * - `frozen` (default): the stored value is deep-frozen when admitted, and every hit returns it; a
  *   caller that tries to mutate it gets a TypeError in strict mode instead of changing everyone's copy.
  *   Costs once per admission, nothing per hit.
- * - `clone`: every hit returns a fresh copy, decoded from the encoding L1 keeps beside the value
- *   (`JSON.parse` of the stored text for the default codec); the caller may mutate freely.
+ * - `clone`: every hit returns a fresh copy the caller may mutate freely. With the default JSON codec
+ *   L1 decodes its stored text once, at the first hit, into a value nobody else sees, and each hit
+ *   copies that value (`copyJson`, about 4x cheaper than parsing the text again for many small
+ *   records); with another codec each hit decodes the stored encoding afresh.
  * - `shared`: the stored object itself, as most in-memory caches do. Fastest, and unsafe to mutate.
  *
  * Without an L1 (`l1: false`) nothing is kept, so a value read from L2 by one caller is its own,
@@ -86,13 +89,29 @@ export class Copies<T> {
     return { value };
   }
 
-  /** What a hit on a held entry hands out (a frozen entry not yet decoded is decoded once, here). */
+  /**
+   * What a hit on a held entry hands out: the shared value, or a frozen one decoded once here, or
+   * under `clone` a fresh copy (see {@link ReadMode}).
+   */
   out(held: Held<T>): T {
-    if (held.encoded === undefined) return this.#mode === 'clone' && isObject(held.value) ? structuredClone(held.value) : held.value;
-    if (this.#mode === 'clone') return this.#decode(held.encoded);
+    if (this.#mode === 'clone') return this.#copy(held);
+    if (held.encoded === undefined) return held.value;
     held.value = deepFreeze(this.#decode(held.encoded));
     held.encoded = undefined;
     return held.value;
+  }
+
+  #copy(held: Held<T>): T {
+    if (this.#text) {
+      // The stored text becomes L1's private value once; every hit copies that value.
+      if (held.encoded !== undefined) {
+        held.value = this.#decode(held.encoded);
+        held.encoded = undefined;
+      }
+      return copyJson(held.value);
+    }
+    if (held.encoded !== undefined) return this.#decode(held.encoded);
+    return isObject(held.value) ? structuredClone(held.value) : held.value;
   }
 
   /**

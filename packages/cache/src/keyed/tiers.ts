@@ -1,7 +1,7 @@
 import type { BrandedId, Connection } from '@echo/protocol/cache';
 import { newer } from '../coherence/message.js';
-import type { Flight } from '../single-flight.js';
-import { cacheHit, cacheStale } from '../cache-hooks.js';
+import type { Flight } from '../core/single-flight.js';
+import { cacheHit, cacheStale } from '../core/cache-hooks.js';
 import type { CoherenceLog } from '../coherence/log.js';
 import { type EntryFrame, holdsUndefined } from './entry-frame.js';
 import { type KeyedCounters, type KeyedRead, type NamespaceEvents, emptyKeyedCounters } from './events.js';
@@ -95,7 +95,7 @@ export class Tiers<T> extends Stack<Entry<T>, KeyedRead<T>> {
     this.counters.hits++;
     cacheHit(this.name, key, 'l1');
     if (this.events.listenerCount('hit') !== 0) this.events.emit('hit', { key });
-    return { value: entry.encoded === undefined ? entry.value : this.copies.out(entry), source: 'hit', version: entry.version };
+    return { value: this.copies.out(entry), source: 'hit', version: entry.version };
   }
 
   /** Serves a stale value in grace, counted and reported with `reason`. */

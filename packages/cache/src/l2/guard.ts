@@ -1,4 +1,4 @@
-import { L2UnavailableError } from '../errors.js';
+import { L2UnavailableError } from '../base/errors.js';
 import { Breaker, BreakerOpen, type OutageOptions, withTimeout } from './breaker.js';
 
 /** What the guard reports to its namespace. */

@@ -1,8 +1,8 @@
 import { type BrandedId, cacheKey, mintId, reads, writes } from '@echo/protocol/cache';
 import type { FillSteps, FlightCounters, LeaseLoaded } from '../core/get-or-set.js';
-import { decodeFrame, encodeFrame } from '../frame.js';
-import type { Flight, Flights } from '../single-flight.js';
-import { Versioned } from '../versioned.js';
+import { decodeFrame, encodeFrame } from './frame.js';
+import type { Flight, Flights } from '../core/single-flight.js';
+import { Versioned } from './versioned.js';
 import type { Fetched } from './fetched.js';
 import type { TableTiers } from './tiers.js';
 

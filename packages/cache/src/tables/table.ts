@@ -5,9 +5,10 @@ import { TrackingLane } from '../coherence/tracking.js';
 import { GetOrSet } from '../core/get-or-set.js';
 import type { Row } from '../core/rows.js';
 import { closeFace } from '../core/shutdown.js';
-import { checkKind } from '../kind-law.js';
-import { type ResolvedSpec, type TableSettings, settingsOf } from '../spec.js';
-import type { CacheStats } from '../stats.js';
+import { RenamedMethodError } from '../base/errors.js';
+import { checkKind } from './kind-law.js';
+import { type ResolvedSpec, type TableSettings, settingsOf } from './spec.js';
+import type { CacheStats } from '../base/stats.js';
 import type { Fetched, TableRuntime } from './fetched.js';
 import { type RowWrite, TableSteps } from './fill-steps.js';
 import { TableTiers } from './tiers.js';
@@ -17,7 +18,7 @@ export type { Fetched, Source, TableRuntime } from './fetched.js';
 /**
  * One declared cache table: a typed handle over an L1 `Map` and L2 keys `ecc:{<name>}:<id>`, with
  * single-flight fills, jittered expiry and an optional coherence lane. Obtain one from
- * `Cache.declare` (or `Cache.table`); after {@link Table.stop} every call throws {@link NoSuchCacheError}.
+ * `Cache.declare` (or `Cache.table`); after {@link Table.close} every call throws {@link NoSuchCacheError}.
  *
  * @typeParam T the value type, carried by the table's codec.
  * @typeParam K the id namespace, so a `USR` table refuses a `JOB` id at compile time as well.
@@ -193,8 +194,13 @@ export class Table<T, K extends string = string> {
     return closeFace(t, { leave: () => t.runtime.onStop(this.name), sweeper: this.#sweeper, source: t.lane });
   }
 
-  /** @deprecated Use {@link close}. */
-  stop(): Promise<void> {
-    return this.close();
+  /**
+   * Renamed {@link close}; refused, so one name stays in use.
+   *
+   * @deprecated Use {@link close}.
+   * @throws RenamedMethodError always, naming `close()`.
+   */
+  stop(): never {
+    throw new RenamedMethodError('Table.stop()', 'close()');
   }
 }

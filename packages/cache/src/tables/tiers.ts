@@ -3,10 +3,10 @@ import type { CoherenceLane, CoherenceTarget } from '../coherence/source.js';
 import { newer } from '../coherence/message.js';
 import { Stack } from '../core/stack.js';
 import { type Row, rowDead } from '../core/rows.js';
-import { expiresAt } from '../expiry.js';
-import type { Flight } from '../single-flight.js';
-import type { ResolvedSpec } from '../spec.js';
-import { emptyCounters } from '../stats.js';
+import { expiresAt } from './expiry.js';
+import type { Flight } from '../core/single-flight.js';
+import type { ResolvedSpec } from './spec.js';
+import { emptyCounters } from '../base/stats.js';
 import type { Fetched, TableRuntime } from './fetched.js';
 
 /**

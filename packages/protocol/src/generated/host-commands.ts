@@ -79,7 +79,7 @@ export const HOST_COMMANDS: Readonly<Record<'queue' | 'bus' | 'cache', readonly 
     'publish', // writes/cache/coherence.ts
     'scan', // reads/cache/walks.ts
     'script|load', // connector/script-load.ts, connector/script-runner.ts
-    'set', // connector/gate.ts, writes/cache/rows.ts
+    'set', // connector/gate.ts, writes/cache/entries.ts, writes/cache/rows.ts
     'subscribe', // connector/pub-sub.ts, connector/tracking.ts
     'unsubscribe', // connector/pub-sub.ts
     'xinfo|stream', // reads/streams.ts

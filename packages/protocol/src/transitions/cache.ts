@@ -70,7 +70,8 @@ export function cacheRead(input: {
 
 /**
  * `cache_write` [TS]: writes a keyed entry's frame, adds it to its tags' sets, and appends `s` to
- * the namespace's coherence log, in one step. Newer wins: a stored frame at least as new is kept.
+ * the namespace's coherence log, in one step. Newer wins: a stored frame at least as new is kept
+ * (a plain write swaps the frame in with one `SET GET` and puts a newer one back).
  * With a `token` (a fill), it writes only while that lease is held, and gives the lease back.
  *
  * @returns whether the frame was written.
@@ -87,16 +88,21 @@ export function cacheWrite(input: {
   readonly maxlen: number;
   readonly tags?: readonly string[];
   /**
+   * [TS] For a plain write (no `token`), the grace a newer frame it displaced gets back: the write is
+   * one `SET GET`, and a newer frame is put back until its soft expiry plus this (default 0).
+   */
+  readonly graceMs?: number;
+  /**
    * [TS] The fill holds the entry lease (see {@link cacheRead}'s `deadline`), so the write is one
    * `SET XX GET`; `graceMs` is what a refused fill gives back to a value frame it displaced.
    */
   readonly entryLease?: { readonly graceMs: number };
 }): Transition<boolean> {
   if (input.entryLease !== undefined && (input.token ?? '') === '') throw new InvalidArgumentError('token', 'an entry lease needs a token');
-  const graceMs = input.entryLease === undefined ? '' : whole('graceMs', input.entryLease.graceMs, 0);
+  const graceMs = whole('graceMs', input.entryLease?.graceMs ?? input.graceMs ?? 0, 0);
   const call = bind(scripts().cache_write, {
     scope: { t: input.namespace, key: input.key },
-    args: { frame: input.frame, px: whole('px', input.px, 0), token: input.token ?? '', maxlen: whole('maxlen', input.maxlen, 1), name: input.key, graceMs },
+    args: { frame: input.frame, px: whole('px', input.px, 0), token: input.token ?? '', maxlen: whole('maxlen', input.maxlen, 1), name: input.key, graceMs, lease: input.entryLease === undefined ? '0' : '1' },
     restKeys: (input.tags ?? []).map((tag) => cacheTagKey(input.namespace, tag)),
   });
   return transition(call, (reply) => int(reply) === 1);

@@ -421,9 +421,11 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 0, maxlen: 100, tags: ['x', 'y'] }))).toEqual({
       script: 'cache_write',
       keys: [e('a'), 'ecc:{users}:l:a', 'ecc:{users}:log', 'ecc:{users}:tag:x', 'ecc:{users}:tag:y'],
-      args: ['F', 0, '', 100, 'a', ''],
+      args: ['F', 0, '', 100, 'a', 0, '0'],
     });
-    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, token: 'tok', maxlen: 100, entryLease: { graceMs: 7 } })).args).toEqual(['F', 5, 'tok', 100, 'a', 7]);
+    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, maxlen: 100, graceMs: 3 })).args).toEqual(['F', 5, '', 100, 'a', 3, '0']);
+    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, token: 'tok', maxlen: 100, entryLease: { graceMs: 7 } })).args).toEqual(['F', 5, 'tok', 100, 'a', 7, '1']);
+    expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, maxlen: 100, graceMs: -1 })).toThrow(InvalidArgumentError);
     expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, maxlen: 100, entryLease: { graceMs: 7 } })).toThrow(InvalidArgumentError);
     expect(shape(t.cacheRelease({ namespace: 'users', key: 'a', token: 'tok', maxlen: 9 }))).toEqual({
       script: 'cache_release',

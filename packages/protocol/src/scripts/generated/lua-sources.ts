@@ -1802,7 +1802,7 @@ return #names
 `,
   },
   cache_write: {
-    sha: '602af0399e3e69134d93a2187bc1a3530cc7640c',
+    sha: '393d2a9ba50563f1a2c711e87b50aa94e27d0031',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
@@ -1816,12 +1816,36 @@ return #names
 -- @arg token      the fill's lease token; '' for a plain write
 -- @arg maxlen     the log's approximate bound
 -- @arg name       the entry's key, as the log and the tag sets name it
--- @arg graceMs    [TS] for an entry-lease fill ('' otherwise): the grace a refused fill gives back to a frame it
--- displaced (a frame carries its soft expiry, not its grace)
+-- @arg graceMs    [TS] the grace (ms) a refused write gives back to a newer frame it displaced (a frame carries its
+-- soft expiry, not its grace)
+-- @arg lease      [TS] '1' for an entry-lease fill (the entry holds the fill's lease frame); '0' otherwise
 -- @include core
 -- @returns 1 written; 0 refused (the lease is no longer the fill's, or a newer frame is stored)
 local version = string.sub(a_frame, 1, 14)
 local px = tonumber(a_px)
+local grace = tonumber(a_graceMs) or 0
+
+-- [TS] Puts back a value frame the write displaced but may not replace: until its soft expiry plus \`grace\`.
+local function restore(old)
+  local expiry = tonumber(string.sub(old, 15, 27)) or 0
+  if expiry == 0 then
+    redis.call('SET', k_entry, old)
+  else
+    redis.call('SET', k_entry, old, 'PXAT', expiry + grace)
+  end
+end
+
+-- One \`SET … GET\`: writes the frame and answers what it replaced.
+local function swap(condition)
+  local args = {k_entry, a_frame}
+  if condition then args[#args + 1] = condition end
+  if px > 0 then
+    args[#args + 1] = 'PX'
+    args[#args + 1] = px
+  end
+  args[#args + 1] = 'GET'
+  return redis.call('SET', unpack(args))
+end
 
 -- The tag sets name the entry with the version that carried each tag.
 local function tag_entry()
@@ -1846,13 +1870,8 @@ end
 -- replaced is put back: a lease frame until its deadline, a value frame until its soft expiry plus the
 -- fill's grace. The log entry is written when a caller waited on the lease (it wakes them) and skipped
 -- otherwise: nothing else can hold the key, which L2 did not have.
-if a_graceMs ~= '' then
-  local old
-  if px > 0 then
-    old = redis.call('SET', k_entry, a_frame, 'XX', 'PX', px, 'GET')
-  else
-    old = redis.call('SET', k_entry, a_frame, 'XX', 'GET')
-  end
+if a_lease == '1' then
+  local old = swap('XX')
   if not old then return 0 end
   if string.sub(old, 1, 2) == '~L' and string.sub(old, 17) == a_token then
     tag_entry()
@@ -1865,21 +1884,29 @@ if a_graceMs ~= '' then
     redis.call('SET', k_entry, old, 'PXAT', string.sub(old, 4, 16))
     return 0
   end
-  local expiry = tonumber(string.sub(old, 15, 27)) or 0
-  if expiry == 0 then
-    redis.call('SET', k_entry, old)
-  else
-    redis.call('SET', k_entry, old, 'PXAT', expiry + tonumber(a_graceMs))
-  end
+  restore(old)
   return 0
 end
 
-if a_token ~= '' and redis.call('GET', k_lease) ~= a_token then return 0 end
+-- [TS] A plain write: one \`SET … GET\`, and a newer frame it displaced is put back (newer wins). An entry lease
+-- frame holds no version: the write replaces it (its fill is then refused).
+if a_token == '' then
+  local old = swap(nil)
+  if old and string.sub(old, 1, 2) ~= '~L' and #old >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(old, 4, 14)) then
+    restore(old)
+    return 0
+  end
+  tag_entry()
+  redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', version, 'o', 's', 'k', a_name)
+  return 1
+end
+
+if redis.call('GET', k_lease) ~= a_token then return 0 end
 local stored = redis.call('GET', k_entry)
 -- [TS] An entry lease frame holds no version: any write replaces it (its fill is then refused).
 if stored and string.sub(stored, 1, 2) == '~L' then stored = false end
 if stored and #stored >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(stored, 4, 14)) then
-  if a_token ~= '' then redis.call('DEL', k_lease) end
+  redis.call('DEL', k_lease)
   return 0
 end
 if px > 0 then
@@ -1888,7 +1915,7 @@ else
   redis.call('SET', k_entry, a_frame)
 end
 tag_entry()
-if a_token ~= '' then redis.call('DEL', k_lease) end
+redis.call('DEL', k_lease)
 redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', version, 'o', 's', 'k', a_name)
 return 1
 `,

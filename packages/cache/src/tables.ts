@@ -17,11 +17,11 @@
  *
  * @packageDocumentation
  */
-export { Cache, type CacheOpenOptions, type CacheOptions } from '../cache.js';
-export { Table, type Fetched, type Source } from './table.js';
-export { SPEC_DEFAULTS, type Coherence, type Loader, type TableSettings, type TableSpec } from '../spec.js';
-export { Versioned, versioned } from '../versioned.js';
-export { bufferCodec, stringCodec, type CacheCodec } from '../codec.js';
-export type { Row } from '../core/rows.js';
-export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from '../stats.js';
-export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NoSuchCacheError, TrackingArmError } from '../errors.js';
+export { Cache, type CacheOpenOptions, type CacheOptions } from './cache.js';
+export { Table, type Fetched, type Source } from './tables/table.js';
+export { SPEC_DEFAULTS, type Coherence, type Loader, type TableSettings, type TableSpec } from './tables/spec.js';
+export { Versioned, versioned } from './tables/versioned.js';
+export { bufferCodec, stringCodec, type CacheCodec } from './base/codec.js';
+export type { Row } from './core/rows.js';
+export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from './base/stats.js';
+export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NoSuchCacheError, RenamedMethodError, TrackingArmError } from './base/errors.js';

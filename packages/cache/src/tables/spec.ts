@@ -1,6 +1,6 @@
 import { type BrandedId, InvalidArgumentError, assertCacheTable, isNamespace, resolveValueLimit } from '@echo/protocol/cache';
-import { checkDeclare, entryCount } from './option-checks.js';
-import { type CacheCodec, jsonCodec } from './codec.js';
+import { checkDeclare, entryCount } from '../base/option-checks.js';
+import { type CacheCodec, jsonCodec } from '../base/codec.js';
 import type { Versioned } from './versioned.js';
 
 /** How a table's L1 learns that an entry changed elsewhere (cache.md §7.5). */

@@ -1,4 +1,4 @@
-import { FlightCrashedError } from './errors.js';
+import { FlightCrashedError } from '../base/errors.js';
 
 /**
  * One fill in progress and what coherence learned while it ran. A fill's L2 read can race a write

@@ -1,5 +1,5 @@
 import { type BrandedId, ID_LENGTH } from '@echo/protocol/cache';
-import { CorruptL2FrameError } from './errors.js';
+import { CorruptL2FrameError } from '../base/errors.js';
 
 /** What an L2 frame holds: the write's version and the encoded value. */
 export interface Frame {
