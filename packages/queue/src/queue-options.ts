@@ -1,7 +1,7 @@
 import { Connection, queueKeys, type ConnectOptions } from '@echo/protocol/queue';
-import { jsonCodec, type Codec } from './codec.js';
-import type { QueueContext } from './context.js';
-import * as checks from './option-checks.js';
+import { jsonCodec, type Codec } from './core/codec.js';
+import type { QueueContext } from './core/context.js';
+import * as checks from './core/option-checks.js';
 import * as durability from './producer/durability.js';
 import { limitedCodec, resolvePayloadLimit } from './producer/payload-limit.js';
 import type * as finished from './reads/finished.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConnectionLostError, execute, flowLink, reads, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
-import { claimedJob, type ClaimedJob, type ParentLink } from '../job.js';
+import type { QueueContext } from '../core/context.js';
+import { claimedJob, type ClaimedJob, type ParentLink } from '../core/job.js';
 import * as controls from '../admin/controls.js';
 import { childrenValues, reemitIfDead } from '../flows/flows.js';
 import { addChildren, waitForChildren } from '../flows/steps.js';

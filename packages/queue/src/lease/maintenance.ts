@@ -1,8 +1,8 @@
 import { execute, reads, transitions as t, type BrandedId, type JobId, type QueueKeys } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 import { deliverOutbox, type OutboxSweep } from '../flows/flows.js';
 import { fireDueSchedulers } from '../producer/schedulers.js';
-import { laneGroupId } from '../admin/lane-names.js';
+import { laneGroupId } from '../core/lane-names.js';
 
 /** What one stalled sweep did. */
 export type StalledSweep = t.StalledSweep;

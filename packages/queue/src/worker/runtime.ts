@@ -1,5 +1,5 @@
 import { AuthError, ConnectionClosedError, PermissionError, StaleError, VersionFenceError, type JobId } from '@echo/protocol/queue';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import { WorkerEmitter } from './events.js';
 import { JobStalledError } from './errors.js';
 import { DueClock } from './due-clock.js';
