@@ -9,11 +9,11 @@ import {
   type EventName,
   type JobId,
 } from '@echo/protocol/bus';
-import type { EvtMinter } from './context.js';
+import type { EvtMinter } from './core/context.js';
 import { listen, type EventsListener, type ListenOptions } from './events/listener.js';
 import { publish } from './events/publish.js';
-import { ownHashtag } from './keys.js';
-import { checkBusOptions } from './option-checks.js';
+import { ownHashtag } from './core/keys.js';
+import { checkBusOptions } from './core/option-checks.js';
 import { checkBusRetentionTarget } from './retention/option-checks.js';
 import { RetentionDriver, type RetentionOptions, type RetentionWindow } from './retention/retention.js';
 import { Stream } from './stream.js';

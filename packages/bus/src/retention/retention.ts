@@ -1,5 +1,5 @@
 import { checkTimeBound, InvalidArgumentError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol/bus';
-import { streamKey } from '../keys.js';
+import { streamKey } from '../core/keys.js';
 import { checkRetentionOptions, checkRetentionTarget, checkTrimWindow } from './option-checks.js';
 import { trim, trimInput, type TrimWindow } from './trim.js';
 
