@@ -16,6 +16,7 @@ const deepImports = {
     '@echo/*/*',
     '!@echo/*/package.json',
     '!@echo/queue/internal',
+    '!@echo/bus/wire',
     '!@echo/protocol/queue',
     '!@echo/protocol/bus',
     '!@echo/protocol/cache',
