@@ -45,6 +45,7 @@ export class Queue<T = unknown> {
   readonly #replication: durability.ReplicationPolicy | undefined;
   readonly #leases: Leases<T>;
   readonly #maintenance: Maintenance;
+  #closed = false;
 
   private constructor(ctx: QueueContext<T>, ownsConnection: boolean, replication?: durability.ReplicationPolicy) {
     this.#ctx = ctx;
@@ -545,8 +546,14 @@ export class Queue<T = unknown> {
     return journalReader(this.#ctx, options);
   }
 
-  /** Closes the connection if the queue opened it. */
+  /** Closes the connection if the queue opened it. Idempotent. */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#ownsConnection) await this.#ctx.conn.close();
+  }
+
+  /** True once {@link close} has been called. */
+  get closed(): boolean {
+    return this.#closed;
   }
 }

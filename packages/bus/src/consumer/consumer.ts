@@ -90,6 +90,11 @@ export class GroupConsumer {
     return this.#loop.running;
   }
 
+  /** True once {@link close} has been called. */
+  get closed(): boolean {
+    return this.#loop.closed;
+  }
+
   /**
    * Stops the loop and closes the dedicated connection. Handlers that are running finish and their
    * entries are settled first; entries of the same read not yet started stay pending. A blocked

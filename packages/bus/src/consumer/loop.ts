@@ -47,6 +47,11 @@ export class ConsumerLoop {
     return !this.#stopping && !this.#exited;
   }
 
+  /** True once closing began. */
+  get closed(): boolean {
+    return this.#stopping;
+  }
+
   /**
    * Stops the loop and closes the connection: running handlers finish and are settled first; a
    * blocked read is cut at once. Idempotent.
