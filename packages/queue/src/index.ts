@@ -6,22 +6,12 @@
  * @packageDocumentation
  */
 export { Queue } from './queue.js';
+export { QueueView } from './queue-view.js';
 export type { QueueOptions } from './queue-options.js';
 export { DEFAULT_KEY_RETENTION_MS, type EnqueueManyItem, type EnqueueManyResult, type EnqueueOptions, type EnqueueResult, type JobOptions, type LaneEnqueueOptions } from './producer/admission.js';
 export { DEFAULT_FAILED_KEEP, JobFailedError, JobNotFoundError, WaitTimeoutError, type Finished, type KeepBound, type KeepPolicy } from './reads/finished.js';
-export {
-  Leases,
-  type ClaimOptions,
-  type CompleteManyOutcome,
-  type CompleteOptions,
-  type HeldJob,
-  type LaneBatchOptions,
-  type RetryOutcome,
-  type RoundOptions,
-  type RoundResult,
-  type SettleOptions,
-  type WakeChannel,
-} from './lease/leases.js';
+export { Leases } from './lease/leases.js';
+export type { ClaimOptions, CompleteManyOutcome, CompleteOptions, HeldJob, LaneBatchOptions, RetryOutcome, RoundOptions, RoundResult, SettleOptions, WakeChannel } from './lease/options.js';
 export { Maintenance, type PromoteNext, type StalledSweep } from './lease/maintenance.js';
 export type { LaneRateLimit, ReassignResult } from './admin/lanes.js';
 export { laneGroupId, MAX_LANE_NAME } from './core/lane-names.js';
@@ -49,7 +39,7 @@ export { WorkerShell } from './worker/shell.js';
 export { ResultEncodingError } from './worker/result-encoding.js';
 export { BatchWorker, type BatchHandler, type BatchShape, type BatchVerdicts, type BatchWorkerOptions } from './worker/batch-worker.js';
 export type { LeaseSource, WorkerStats } from './worker/runtime.js';
-export type { BackoffFunction, ClaimSource, StalledOptions, WorkerOptions } from './worker/worker-options.js';
+export type { BackoffFunction, ClaimSource, ResolvedWorkerOptions, StalledOptions, WorkerOptions } from './worker/worker-options.js';
 export { JobStalledError, JobTimeoutError, UnrecoverableError } from './worker/errors.js';
 export type { WorkerEvents } from './worker/events.js';
 export type { PumpTick } from './worker/pump.js';

@@ -10,6 +10,13 @@ export type StalledSweep = t.StalledSweep;
 /** What {@link Maintenance.promoteNext} did: jobs moved, and ms until the schedule's head falls due (-1: none). */
 export type PromoteNext = t.PromoteNext;
 
+let build: (ctx: QueueContext<unknown>) => Maintenance;
+
+/** The maintenance handle on a queue's context: how `Queue` builds the one `queue.maintenance()` answers. */
+export function maintenanceOf(ctx: QueueContext<unknown>): Maintenance {
+  return build(ctx);
+}
+
 /**
  * The upkeep of one queue (queue.md §6, §8.2, §10.2, §11.5): promoting due jobs, recovering expired
  * leases, firing due repeats, delivering the flow outbox, and the worker registry. A worker's pump
@@ -23,8 +30,12 @@ export class Maintenance {
   readonly keys: QueueKeys;
   readonly #ctx: QueueContext<unknown>;
 
-  /** Built by `Queue` from its own context; get one with `queue.maintenance()`. */
-  constructor(ctx: QueueContext<unknown>) {
+  static {
+    build = (ctx) => new Maintenance(ctx);
+  }
+
+  // Private, so the context it holds stays out of the public types: `Queue` builds it through maintenanceOf.
+  private constructor(ctx: QueueContext<unknown>) {
     this.#ctx = ctx;
     this.queue = ctx.name;
     this.keys = ctx.keys;

@@ -10,7 +10,8 @@ import { LockPlane } from './lock-plane.js';
 import { OutageFunnel } from './outage.js';
 import { Presence } from './presence.js';
 import { Pump } from './pump.js';
-import type { Leases, WakeChannel } from '../lease/leases.js';
+import type { Leases } from '../lease/leases.js';
+import type { WakeChannel } from '../lease/options.js';
 import type { Maintenance } from '../lease/maintenance.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 

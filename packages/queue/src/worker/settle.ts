@@ -1,7 +1,7 @@
 import { GoneError, InvalidArgumentError, StaleError } from '@echo/protocol/queue';
 import { resendUntil, unreached } from '../lease/resend.js';
 import { encodeResult } from '../core/codec.js';
-import type { CompleteManyOutcome, HeldJob } from '../lease/leases.js';
+import type { CompleteManyOutcome, HeldJob } from '../lease/options.js';
 import { backoffDelay } from '../core/backoff.js';
 import { UnrecoverableError } from './errors.js';
 import type { ClaimedJob } from '../core/job.js';
