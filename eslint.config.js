@@ -1,4 +1,5 @@
 // @ts-check
+import path from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -15,6 +16,7 @@ const deepImports = {
     '@echo/*/*',
     '!@echo/*/package.json',
     '!@echo/queue/internal',
+    '!@echo/bus/wire',
     '!@echo/protocol/queue',
     '!@echo/protocol/bus',
     '!@echo/protocol/cache',
@@ -99,6 +101,99 @@ const pillarSyntax = {
     rawCommand,
   ],
 };
+
+/**
+ * Imports inside a package run one way: down. A module in folder D of a package's `src` may import
+ *
+ * - a module of D itself, or of a folder below D;
+ * - a module of a sibling folder S (or below it) only when S sits lower than D's own branch in the
+ *   layer order declared for their common parent folder (the lowest first).
+ *
+ * It never imports a file of an ancestor folder: those are the composing modules (`queue.ts`,
+ * `bus.ts`, `stream.ts`) that import the families, so an import back up is a cycle in waiting; what
+ * several families share lives in a folder of its own low in the order (`core/`). Because each
+ * parent's order is a total order, no two folders can import each other: the folder graph has no
+ * cycle. A sibling folder missing from its parent's order is an error too, so a new folder is
+ * placed on purpose. Only relative imports are checked (`import`, `import type`, `export … from`,
+ * `import()`); other packages are the package graph's business (`no-restricted-imports`).
+ *
+ * Options: `{ root, order }`: `root` the package's `src` folder (absolute), `order` each parent
+ * folder (relative to `root`, `.` for `root` itself) mapped to its child folders, lowest first.
+ */
+const layersRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Imports run one way inside a package: never up to an ancestor folder, sideways only down a declared layer order.' },
+    schema: [
+      {
+        type: 'object',
+        properties: { root: { type: 'string' }, order: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } },
+        required: ['root', 'order'],
+        additionalProperties: false,
+      },
+    ],
+    messages: {
+      up: "'{{spec}}' is a file of an ancestor folder ({{folder}}): imports run one way, down. Move what this module needs into a folder at or below its own (what families share goes in a low folder such as core/).",
+      against: "'{{spec}}': {{from}}/ may not import {{to}}/, which sits above it in the layer order of {{parent}} ({{order}}). Move what both need lower, or into {{from}}/.",
+      unlisted: "'{{spec}}': folder {{missing}}/ is not in the layer order declared for {{parent}} in eslint.config.js; place it there on purpose.",
+    },
+  },
+  /** @param {import('eslint').Rule.RuleContext} context */
+  create(context) {
+    const [{ root, order }] = /** @type {[{ root: string, order: Record<string, string[]> }]} */ (context.options);
+    const file = context.filename;
+    const fromDir = path.relative(root, path.dirname(file));
+    if (fromDir.startsWith('..') || path.isAbsolute(fromDir)) return {};
+    const segments = (/** @type {string} */ dir) => (dir === '' ? [] : dir.split(path.sep));
+    /** @param {import('estree').Node} node @param {unknown} source */
+    const check = (node, source) => {
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const toDir = path.relative(root, path.dirname(path.resolve(path.dirname(file), source)));
+      if (toDir.startsWith('..') || path.isAbsolute(toDir)) return;
+      const from = segments(fromDir);
+      const to = segments(toDir);
+      let common = 0;
+      while (common < from.length && common < to.length && from[common] === to[common]) common++;
+      // Same folder, or a folder below this one.
+      if (common === from.length) return;
+      // The target's folder holds this one: an import back up.
+      if (common === to.length) {
+        context.report({ node, messageId: 'up', data: { spec: source, folder: toDir === '' ? 'src/' : `${toDir}/` } });
+        return;
+      }
+      const parent = common === 0 ? '.' : from.slice(0, common).join('/');
+      const mine = /** @type {string} */ (from[common]);
+      const theirs = /** @type {string} */ (to[common]);
+      const layers = order[parent] ?? [];
+      const missing = [mine, theirs].find((name) => !layers.includes(name));
+      if (missing !== undefined) {
+        context.report({ node, messageId: 'unlisted', data: { spec: source, missing, parent: parent === '.' ? 'src/' : `${parent}/` } });
+        return;
+      }
+      if (layers.indexOf(theirs) < layers.indexOf(mine)) return;
+      context.report({ node, messageId: 'against', data: { spec: source, from: mine, to: theirs, parent: parent === '.' ? 'src/' : `${parent}/`, order: layers.join(' < ') } });
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source.value),
+      ExportNamedDeclaration: (node) => check(node, node.source?.value),
+      ExportAllDeclaration: (node) => check(node, node.source.value),
+      ImportExpression: (node) => check(node, node.source.type === 'Literal' ? node.source.value : undefined),
+    };
+  },
+};
+const echoPlugin = { rules: { layers: layersRule } };
+
+/**
+ * Each pillar's layer order, lowest first: `core/` (the context, the shared shapes and checks), then
+ * the families in the order they build on each other. The composing modules sit at `src/` itself.
+ *
+ * @param {'queue' | 'bus' | 'cache'} pillar @param {Record<string, string[]>} order @param {'error' | 'warn'} [level]
+ */
+const layers = (pillar, order, level = 'error') => ({
+  files: [`packages/${pillar}/src/**/*.ts`],
+  plugins: { echo: echoPlugin },
+  rules: { 'echo/layers': [level, { root: path.join(import.meta.dirname, 'packages', pillar, 'src'), order }] },
+});
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/coverage/**', '**/.bundle/**'] },
@@ -196,6 +291,9 @@ export default tseslint.config(
     files: ['packages/bullmq/test/**/*.ts'],
     rules: { '@typescript-eslint/require-await': 'off' },
   },
+  layers('queue', { '.': ['core', 'reads', 'admin', 'producer', 'flows', 'lease', 'worker'] }),
+  layers('bus', { '.': ['core', 'record', 'telemetry', 'events', 'groups', 'read', 'append', 'dead-letters', 'retention', 'consumer'] }),
+  layers('cache', { '.': ['base', 'l2', 'coherence', 'core', 'keyed', 'tables'] }),
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,

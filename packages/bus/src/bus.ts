@@ -9,11 +9,11 @@ import {
   type EventName,
   type JobId,
 } from '@echo/protocol/bus';
-import type { EvtMinter } from './context.js';
+import type { EvtMinter } from './core/context.js';
 import { listen, type EventsListener, type ListenOptions } from './events/listener.js';
 import { publish } from './events/publish.js';
-import { ownHashtag } from './keys.js';
-import { checkBusOptions } from './option-checks.js';
+import { ownHashtag } from './core/keys.js';
+import { checkBusOptions } from './core/option-checks.js';
 import { checkBusRetentionTarget } from './retention/option-checks.js';
 import { RetentionDriver, type RetentionOptions, type RetentionWindow } from './retention/retention.js';
 import { Stream } from './stream.js';
@@ -67,6 +67,7 @@ export class StreamBus {
   /** The byte cap on one entry that the bus's streams get unless they set their own. */
   readonly maxEntryBytes: number;
   readonly #core: BusCore;
+  #closed = false;
 
   /**
    * Opened by {@link Bus.open}.
@@ -112,9 +113,15 @@ export class StreamBus {
     );
   }
 
-  /** Closes the connection if the bus opened it. Listeners and consumers close on their own. */
+  /** Closes the connection if the bus opened it. Listeners and consumers close on their own. Idempotent. */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#core.owned) await this.#core.conn.close();
+  }
+
+  /** True once {@link close} has been called. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** The hashtag stream `name` lives under: its own name here. */

@@ -14,12 +14,11 @@
 export { Bus, StreamBus, type BusOptions, type BusRetentionTarget } from './bus.js';
 export { Stream } from './stream.js';
 export type { ReadRange, StreamAppendOptions, StreamBatchOptions, StreamOptions, WindowOptions } from './stream-options.js';
-export type { EvtMinter } from './context.js';
+export type { EvtMinter } from './core/context.js';
 export { TRACEPARENT_FIELD, TRACESTATE_FIELD, type TraceContextOption } from './record/trace-fields.js';
 
 export {
   EventsListener,
-  eventNameOf,
   type EventListener,
   type EventSubscriber,
   type EventsListenerStats,
@@ -42,8 +41,8 @@ export type { ConsumerLag, GroupLag } from './groups/lag.js';
 export { StreamTail, type TailOptions, type TailStart } from './read/tail.js';
 
 export type { StreamEntry, StreamFields } from './record/fields.js';
-export { maxidCeil, minidFloor, type Instant } from './record/instant.js';
-export { xaddId } from './record/xadd-id.js';
-export { BatchAppendError, type BatchAppendResult } from './errors.js';
+// The raw-id helpers (xaddId, minidFloor, maxidCeil, eventNameOf) are under `@echo/bus/wire`: the root holds classes.
+export type { Instant } from './record/instant.js';
+export { BatchAppendError, type BatchAppendResult } from './core/errors.js';
 // Raised by the connector's subscribe; re-exported under its old home.
 export { Resp3RequiredError } from '@echo/protocol/bus';

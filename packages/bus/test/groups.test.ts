@@ -1,7 +1,8 @@
 import { ConnectionLostError, InvalidArgumentError, ServerError, mintId, parseAutoclaim, parseOneStreamRead, type Connection, type EvtId } from '@echo/protocol/bus';
 import { uniqueName, useRedis } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Bus, xaddId, type GroupConsumer, type GroupEntry, type Stream } from '../src/index.js';
+import { Bus, type GroupConsumer, type GroupEntry, type Stream } from '../src/index.js';
+import { xaddId } from '../src/wire.js';
 import { entryFromPairs } from '../src/record/fields.js';
 import { connect, purge, sleep, until } from './helpers.js';
 

@@ -7,7 +7,8 @@
 import { type Connection, type EvtId } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Bus, xaddId, type GroupConsumer, type Stream } from '../src/index.js';
+import { Bus, type GroupConsumer, type Stream } from '../src/index.js';
+import { xaddId } from '../src/wire.js';
 import { connect, until } from './helpers.js';
 
 let conn: Connection;

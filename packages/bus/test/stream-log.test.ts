@@ -12,7 +12,8 @@ import {
 } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BatchAppendError, Bus, xaddId } from '../src/index.js';
+import { BatchAppendError, Bus } from '../src/index.js';
+import { xaddId } from '../src/wire.js';
 import { connect, purge, until } from './helpers.js';
 
 let conn: Connection;

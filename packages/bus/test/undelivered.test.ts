@@ -6,7 +6,8 @@
 import { reads, type Connection, type EvtId } from '@echo/protocol/bus';
 import { uniqueName } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Bus, xaddId, type Stream } from '../src/index.js';
+import { Bus, type Stream } from '../src/index.js';
+import { xaddId } from '../src/wire.js';
 import { countUndelivered } from '../src/groups/undelivered.js';
 import { connect } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, KindError, MalformedIdError, decodeId, snowflakeParts, writes } from '@echo/protocol/bus';
 import { describe, expect, it } from 'vitest';
-import { eventNameOf, maxidCeil, minidFloor, xaddId } from '../src/index.js';
+import { eventNameOf, maxidCeil, minidFloor, xaddId } from '../src/wire.js';
 import { entryFromPairs, flattenFields } from '../src/record/fields.js';
 import { instantMs } from '../src/record/instant.js';
 import { trimInput, type TrimWindow } from '../src/retention/trim.js';

@@ -9,7 +9,7 @@
  * @packageDocumentation
  */
 export * from './tables.js';
-export { NamespaceOptionsError, RenamedMethodError } from './base/errors.js';
+export { NamespaceOptionsError } from './base/errors.js';
 export { Namespace } from './keyed/namespace.js';
 export type { CacheIf, DefaultFactory, Factory, FactoryContext, GetOptions, GetOrSetOptions, NamespaceOptions, NoOptions, Timeouts, WriteOptions } from './keyed/options.js';
 export type { KeyedCounters, KeyedRead, KeyedSource, NamespaceEvents, NamespaceStats } from './keyed/events.js';

@@ -24,4 +24,4 @@ export { Versioned, versioned } from './tables/versioned.js';
 export { bufferCodec, stringCodec, type CacheCodec } from './base/codec.js';
 export type { Row } from './core/rows.js';
 export type { BroadcastStats, CacheStats, Counters, LaneStats, TrackingStats } from './base/stats.js';
-export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NoSuchCacheError, RenamedMethodError, TrackingArmError } from './base/errors.js';
+export { CacheExistsError, CorruptL2FrameError, FlightCrashedError, NoSuchCacheError, TrackingArmError } from './base/errors.js';

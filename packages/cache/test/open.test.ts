@@ -1,7 +1,7 @@
-import { type Connection, InvalidArgumentError } from '@echo/protocol/cache';
+import { type Connection, InvalidArgumentError, RenamedError } from '@echo/protocol/cache';
 import { useRedis } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cache, NamespaceOptionsError, RenamedMethodError, bufferCodec, stringCodec } from '../src/index.js';
+import { Cache, NamespaceOptionsError, bufferCodec, stringCodec } from '../src/index.js';
 import { connect, tableName } from './helpers.js';
 
 let conn: Connection;
@@ -110,9 +110,9 @@ describe('one vocabulary: close()', () => {
       } catch (error) {
         refused = error;
       }
-      expect(refused).toBeInstanceOf(RenamedMethodError);
-      expect((refused as RenamedMethodError).method).toBe(`${face}.stop()`);
-      expect((refused as RenamedMethodError).use).toBe('close()');
+      expect(refused).toBeInstanceOf(RenamedError);
+      expect((refused as RenamedError).called).toBe(`${face}.stop()`);
+      expect((refused as RenamedError).use).toBe(`${face}.close()`);
       expect((refused as Error).message).toContain('close()');
     }
     expect(ns.closed).toBe(false);

@@ -48,7 +48,8 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
   );
   const events = await orders.events();
   const { id: declined } = await orders.enqueue({ sku: 'B7', qty: 3, declined: true }, { key: 'order-B7', name: 'charge' });
-  await events.waitFor(declined);
+  // It dies on its one attempt: the wait rejects with JobFailedError, which is the point here.
+  await orders.waitUntilFinished(declined, { events }).catch(() => undefined);
   await events.close();
   await orders.enqueueMany(Array.from({ length: 40 }, (_, n) => ({ payload: { sku: `A${n % 5}`, qty: 1 + (n % 3) } })));
   const trickle = setInterval(() => void orders.enqueue({ sku: 'A1', qty: 1 }).catch(() => undefined), 150);

@@ -84,6 +84,7 @@ export class EventsListener extends TypedEmitter<LifecycleEventMap> {
   #conn: Connection | undefined;
   #subscription: Subscription | undefined;
   #messages = 0;
+  #closed = false;
 
   protected constructor(parts: EventsListenerParts) {
     super(parts.onError);
@@ -168,8 +169,14 @@ export class EventsListener extends TypedEmitter<LifecycleEventMap> {
     return { messages: this.#messages, subscribes: this.#subscription?.confirmations ?? 0 };
   }
 
+  /** True once {@link close} has been called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** Drops every listener and closes the connection. Idempotent. */
   async close(): Promise<void> {
+    this.#closed = true;
     this.removeAllListeners();
     await this.#conn?.close();
   }

@@ -22,6 +22,7 @@ export { EVENT_NAMES, type EventName, type LifecycleEvent } from './events.js';
 export { busAclRules, cacheAclRules, queueAclRules } from './acl.js';
 
 export { EchoError } from './errors/echo-error.js';
+export { RenamedError } from './errors/renamed.js';
 export { CodecError, InvalidArgumentError, InvalidNameError, MalformedIdError, UnknownStateError } from './errors/validation.js';
 export {
   EmqError,

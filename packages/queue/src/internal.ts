@@ -6,4 +6,4 @@
  * @packageDocumentation
  */
 export { decideBatch, type ShapeDecision } from './worker/shaping.js';
-export { partitionBatch, type SettleOutcome } from './worker/partition.js';
+export { partitionBatch, type BatchPartition, type BatchVerdict, type SettleOutcome } from './worker/partition.js';

@@ -1,10 +1,10 @@
 import { Connection, queueKeys, type ConnectOptions } from '@echo/protocol/queue';
-import { jsonCodec, type Codec } from './codec.js';
-import type { QueueContext } from './context.js';
-import * as checks from './option-checks.js';
-import * as durability from './producer/durability.js';
+import { jsonCodec, type Codec } from './core/codec.js';
+import type { QueueContext } from './core/context.js';
+import * as checks from './core/option-checks.js';
+import { resolveDurability, type Durability, type ReplicationPolicy } from './producer/durability.js';
 import { limitedCodec, resolvePayloadLimit } from './producer/payload-limit.js';
-import type * as finished from './reads/finished.js';
+import type { KeepPolicy } from './reads/finished.js';
 
 /** How a {@link Queue} reaches its server and encodes payloads. */
 export interface QueueOptions<T> {
@@ -20,7 +20,7 @@ export interface QueueOptions<T> {
    * fails with `NotReplicatedError` when none did in time; the job then stands on the primary, and
    * resending it by id or `dedupId` is safe. Costs one round trip per call; needs `+wait` under an ACL.
    */
-  readonly durability?: durability.Durability;
+  readonly durability?: Durability;
   /**
    * The largest encoded payload admitted, in UTF-8 bytes. Default 1 MiB
    * (`DEFAULT_MAX_PAYLOAD_BYTES`); `Infinity` turns the check off. Over it, the call throws
@@ -32,7 +32,7 @@ export interface QueueOptions<T> {
    * does) so every process settles by it. Omitted: the queue's stored policy stands; a queue never
    * given one keeps no completed job and the newest 10,000 dead ones.
    */
-  readonly keep?: finished.KeepPolicy;
+  readonly keep?: KeepPolicy;
 }
 
 /** What `Queue.open` makes of a name and its options before the queue exists. */
@@ -42,7 +42,7 @@ export interface QueueRuntime<T> {
   /** True when the queue opened the connection itself, and so closes it. */
   readonly ownsConnection: boolean;
   /** The `WAIT` each admission is followed by; `undefined` under `durability: 'primary'`. */
-  readonly replication: durability.ReplicationPolicy | undefined;
+  readonly replication: ReplicationPolicy | undefined;
 }
 
 /**
@@ -55,7 +55,7 @@ export async function openRuntime<T>(name: string, options: QueueOptions<T>): Pr
   checks.checkQueueOptions(options);
   checks.checkSharedConnection(options);
   checks.checkKeepPolicy(options.keep);
-  const replication = durability.resolveDurability(options.durability);
+  const replication = resolveDurability(options.durability);
   const codec = limitedCodec(options.codec ?? jsonCodec<T>(), resolvePayloadLimit(options.maxPayloadBytes));
   const conn = options.connection ?? (await Connection.connect(options.connect ?? {}));
   return { ctx: { name, keys, conn, codec }, ownsConnection: options.connection === undefined, replication };

@@ -1,59 +1,58 @@
-import { type AttemptRecord, type Connection, type JobId, type QueueKeys } from '@echo/protocol/queue';
-import * as admission from './producer/admission.js';
-import { Leases } from './lease/leases.js';
-import { Maintenance } from './lease/maintenance.js';
-import type { Codec } from './codec.js';
+import type { JobId } from '@echo/protocol/queue';
+import type { QueueContext } from './core/context.js';
 import { heardAdmission } from './enqueue-hook.js';
-import type { QueueContext } from './context.js';
-import * as bulk from './admin/bulk.js';
-import * as controls from './admin/controls.js';
-import * as gates from './admin/gates.js';
-import { QueueEvents } from './reads/events.js';
-import { journalReader, type EventsJournal, type JournalOptions } from './reads/journal.js';
+import { leasesOf, type Leases } from './lease/leases.js';
+import { maintenanceOf, type Maintenance } from './lease/maintenance.js';
 import type { Progress } from './reads/progress.js';
-import type { JobPosition, JobRecord } from './job.js';
-import * as flows from './flows/flows.js';
 import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
-import * as lanes from './admin/lanes.js';
-import * as reads from './reads/reads.js';
-import * as listing from './reads/listing.js';
-import * as workers from './reads/workers.js';
-import * as history from './reads/history.js';
-import type { MinuteCount } from './reads/history.js';
-import * as recovery from './lease/recovery.js';
-import * as durability from './producer/durability.js';
-import * as repeat from './producer/repeat.js';
-import * as schedulers from './producer/schedulers.js';
-import * as finished from './reads/finished.js';
 import { openRuntime, type QueueOptions } from './queue-options.js';
+import { bindView, QueueView } from './queue-view.js';
+import * as bulk from './admin/bulk.js';
+import type { CleanOptions, RetryJobsOptions } from './admin/bulk.js';
+import * as controls from './admin/controls.js';
+import type { EventsSettings } from './admin/controls.js';
+import * as gates from './admin/gates.js';
+import type { RateLimit } from './admin/gates.js';
+import * as lanes from './admin/lanes.js';
+import type { LaneRateLimit, ReassignResult } from './admin/lanes.js';
+import * as flows from './flows/flows.js';
+import * as recovery from './lease/recovery.js';
+import * as admission from './producer/admission.js';
+import type { EnqueueManyItem, EnqueueManyResult, EnqueueOptions, EnqueueResult, LaneEnqueueOptions } from './producer/admission.js';
+import * as durability from './producer/durability.js';
+import type { ReplicationPolicy } from './producer/durability.js';
+import * as repeat from './producer/repeat.js';
+import type { RepeatOptions } from './producer/repeat.js';
+import * as schedulers from './producer/schedulers.js';
+import type { SchedulerCadence, SchedulerInfo, SchedulerOptions } from './producer/schedulers.js';
+import * as finished from './reads/finished.js';
+import type { KeepPolicy } from './reads/finished.js';
 
 /**
  * One queue on the EchoMQ substrate. Every state change is one EVALSHA of a protocol script; reads
- * are single commands or read scripts. `T` is the payload type, shared with the queue's workers.
+ * are single commands or read scripts (the read side is {@link QueueView}'s). `T` is the payload
+ * type, shared with the queue's workers.
  *
  * @example
  * const orders = await Queue.open<Order>('orders', { connect: process.env.REDIS_URL });
  * const { id } = await orders.enqueue({ sku: 'A1', qty: 2 });
  */
-export class Queue<T = unknown> {
-  /** The queue's name, as given to {@link Queue.open}. */
-  readonly name: string;
-  /** Every key of the queue (`emq:{<name>}:…`), for reading its sets and rows directly. */
-  readonly keys: QueueKeys;
+export class Queue<T = unknown> extends QueueView<T> {
   readonly #ctx: QueueContext<T>;
   readonly #ownsConnection: boolean;
-  readonly #replication: durability.ReplicationPolicy | undefined;
+  readonly #replication: ReplicationPolicy | undefined;
   readonly #leases: Leases<T>;
   readonly #maintenance: Maintenance;
+  #closed = false;
 
-  private constructor(ctx: QueueContext<T>, ownsConnection: boolean, replication?: durability.ReplicationPolicy) {
+  private constructor(ctx: QueueContext<T>, ownsConnection: boolean, replication?: ReplicationPolicy) {
+    super();
+    bindView(this, ctx);
     this.#ctx = ctx;
     this.#replication = replication;
-    this.name = ctx.name;
-    this.keys = ctx.keys;
     this.#ownsConnection = ownsConnection;
-    this.#leases = new Leases(ctx);
-    this.#maintenance = new Maintenance(ctx);
+    this.#leases = leasesOf(ctx);
+    this.#maintenance = maintenanceOf(ctx);
   }
 
   /**
@@ -67,23 +66,13 @@ export class Queue<T = unknown> {
     return queue;
   }
 
-  /** The connection this queue speaks through. */
-  get connection(): Connection {
-    return this.#ctx.conn;
-  }
-
-  /** The payload codec. */
-  get codec(): Codec<T> {
-    return this.#ctx.codec;
-  }
-
   // Admission
 
   /**
    * Admits one job: now, at a time, after a delay, or under an idempotency key. Idempotent by id.
    * @throws NotReplicatedError under `durability: 'replicated'` when no replica confirmed in time.
    */
-  enqueue(payload: T, options?: admission.EnqueueOptions): Promise<admission.EnqueueResult> {
+  enqueue(payload: T, options?: EnqueueOptions): Promise<EnqueueResult> {
     return heardAdmission(this.name, options?.runAt !== undefined || options?.delayMs !== undefined, 1, (trace) => durability.admitDurably(this.#ctx, this.#replication, () => admission.enqueue(this.#ctx, payload, options, trace)));
   }
 
@@ -95,7 +84,7 @@ export class Queue<T = unknown> {
    * Each item may carry the options `enqueue` takes (name, attempts, backoff, timeoutMs, priority,
    * runAt/delayMs, dedupId); items without any cost exactly what they did before options existed.
    */
-  enqueueMany(items: readonly admission.EnqueueManyItem<T>[]): Promise<admission.EnqueueManyResult[]> {
+  enqueueMany(items: readonly EnqueueManyItem<T>[]): Promise<EnqueueManyResult[]> {
     return heardAdmission(this.name, false, items.length, () => durability.admitDurably(this.#ctx, this.#replication, () => admission.enqueueMany(this.#ctx, items), durability.unconfirmed));
   }
 
@@ -107,7 +96,7 @@ export class Queue<T = unknown> {
    * (`JobRecord.lane`). Every lane verb takes the same names.
    * @throws InvalidArgumentError for an empty or over-long lane name.
    */
-  enqueueInLane(lane: string, payload: T, options?: admission.LaneEnqueueOptions): Promise<admission.EnqueueResult> {
+  enqueueInLane(lane: string, payload: T, options?: LaneEnqueueOptions): Promise<EnqueueResult> {
     return heardAdmission(this.name, false, 1, (trace) => durability.admitDurably(this.#ctx, this.#replication, () => admission.enqueueInLane(this.#ctx, lane, payload, options, trace)));
   }
 
@@ -172,7 +161,7 @@ export class Queue<T = unknown> {
    * lifts it. A changed limit starts a fresh window.
    * @throws InvalidArgumentError for a limit that is not two whole numbers >= 1.
    */
-  setRateLimit(limit: gates.RateLimit | null): Promise<void> {
+  setRateLimit(limit: RateLimit | null): Promise<void> {
     return gates.setRateLimit(this.#ctx, limit);
   }
 
@@ -197,16 +186,11 @@ export class Queue<T = unknown> {
     return controls.drain(this.#ctx, options);
   }
 
-  /** True while the queue-wide pause stands. */
-  isPaused(): Promise<boolean> {
-    return reads.isPaused(this.#ctx);
-  }
-
   /**
    * Brings dead jobs back to pending, oldest first, in bounded chunks [TS]; answers how many moved.
    * @throws InvalidArgumentError for another state, a bad count or chunk.
    */
-  retryJobs(options: bulk.RetryJobsOptions): Promise<number> {
+  retryJobs(options: RetryJobsOptions): Promise<number> {
     return bulk.retryJobs(this.#ctx, options);
   }
 
@@ -216,7 +200,7 @@ export class Queue<T = unknown> {
    * how many.
    * @throws InvalidArgumentError for another state, a negative age or a bad limit.
    */
-  clean(options: bulk.CleanOptions): Promise<number> {
+  clean(options: CleanOptions): Promise<number> {
     return bulk.clean(this.#ctx, options);
   }
 
@@ -242,11 +226,6 @@ export class Queue<T = unknown> {
   /** Appends a log line, optionally keeping only the newest `keep`. */
   addLog(id: string, line: string, keep?: number): Promise<number> {
     return controls.addLog(this.#ctx, id, line, keep);
-  }
-
-  /** A job's log lines in order. */
-  getLogs(id: string): Promise<string[]> {
-    return controls.getLogs(this.#ctx, id);
   }
 
   /**
@@ -279,7 +258,7 @@ export class Queue<T = unknown> {
    * starts a fresh window.
    * @throws InvalidArgumentError for a limit that is not two whole numbers >= 1, or a bad lane name.
    */
-  laneRateLimit(lane: string, limit: lanes.LaneRateLimit | null): Promise<void> {
+  laneRateLimit(lane: string, limit: LaneRateLimit | null): Promise<void> {
     return lanes.laneRateLimit(this.#ctx, lane, limit);
   }
 
@@ -299,7 +278,7 @@ export class Queue<T = unknown> {
   }
 
   /** Moves a pending job to another lane. */
-  laneReassign(id: string, lane: string): Promise<lanes.ReassignResult> {
+  laneReassign(id: string, lane: string): Promise<ReassignResult> {
     return lanes.laneReassign(this.#ctx, id, lane);
   }
 
@@ -308,87 +287,7 @@ export class Queue<T = unknown> {
     return lanes.laneDrain(this.#ctx, lane);
   }
 
-  /** Pending depth per lane (named as in {@link enqueueInLane}), in request order. */
-  laneDepths(names: readonly string[]): Promise<number[]> {
-    return reads.laneDepths(this.#ctx, names);
-  }
-
-  // Reads
-
-  /**
-   * Every set size and metrics counter, read atomically, in this order: `pending`, `lanes` (jobs
-   * pending in every lane: only a lane claim serves them, so a default `Worker` leaves them alone
-   * until it is started with `source: 'lanes'`), `active`, `scheduled`, `awaiting_children`, `dead`,
-   * `expired`, `retained` (completed rows kept), and the counters `completed` and `failed` (every
-   * completion and failure so far).
-   */
-  counts(): Promise<Record<reads.CountName, number>>;
-  /**
-   * The named set sizes and metrics counters (the names `counts()` answers), read atomically, in
-   * request order.
-   * @throws UnknownStateError for any other name, before anything is sent.
-   */
-  counts<N extends reads.CountName>(...names: N[]): Promise<Record<N, number>>;
-  counts<N extends reads.CountName>(...names: N[]): Promise<Record<N, number>> {
-    return reads.counts(this.#ctx, names);
-  }
-
-  /** Where a job sits right now. */
-  getState(id: string): Promise<JobPosition> {
-    return reads.getState(this.#ctx, id);
-  }
-
-  /** A job's row, decoded, or `undefined`. */
-  getJob(id: string): Promise<JobRecord<T> | undefined> {
-    return reads.getJob(this.#ctx, id);
-  }
-
-  /** A metrics counter. */
-  getMetrics(which: 'completed' | 'failed'): Promise<{ count: number; dataPoints: number }> {
-    return reads.getMetrics(this.#ctx, which);
-  }
-
-  /** The newest `n` pending ids, newest first. */
-  browse(n: number): Promise<JobId[]> {
-    return reads.browse(this.#ctx, n);
-  }
-
-  /** One page of the jobs in a state's set, with their rows, in the set's order. */
-  listJobs(state: listing.ListState, options?: listing.ListOptions): Promise<listing.JobPage<T>> {
-    return listing.listJobs(this.#ctx, state, options);
-  }
-
-  /**
-   * The job admitted under a business key (or dedup id), with its row: live, or finished and
-   * retained [TS]. `undefined` when the key is free or its job's row is gone.
-   * @throws InvalidNameError for a key outside the name grammar.
-   */
-  getJobByKey(key: string): Promise<JobRecord<T> | undefined> {
-    return finished.getJobByKey(this.#ctx, key);
-  }
-
-  /**
-   * A retained completed job's result [TS], decoded: the value the handler returned (a string stays
-   * a string, an object comes back as the object), as `waitUntilFinished`, `getJob` and the
-   * `completed` event (`resultValue(event)`) give it. `undefined` while it runs, when it gave none,
-   * or when it is not retained.
-   */
-  getResult(id: string): Promise<unknown> {
-    return finished.getResult(this.#ctx, id);
-  }
-
-  /**
-   * Waits for a job's verdict [TS] and cannot miss one that came before the call: it subscribes,
-   * then reads the row and, when the row is gone (completed jobs are not kept by default), the
-   * queue's recent completions (about the last 1000), then listens. So it works right after
-   * `enqueue`, however fast the job ran. Resolves with the decoded result; rejects with
-   * `JobFailedError` (carrying the failure) when it died, `JobNotFoundError` when the job is gone
-   * and no verdict of it is kept, `WaitTimeoutError` after `timeoutMs` (default 30 s). Pass an open
-   * `QueueEvents` to share its connection; otherwise one is opened for the wait.
-   */
-  waitUntilFinished(id: string, options?: { readonly timeoutMs?: number; readonly events?: QueueEvents }): Promise<finished.Finished> {
-    return finished.waitUntilFinished(this.#ctx, id, options);
-  }
+  // Retention
 
   /**
    * Sets the queue's finished-job retention [TS], stored in meta for every process: completed jobs
@@ -397,51 +296,8 @@ export class Queue<T = unknown> {
    * completing and dead-lettering scripts, a few members per call.
    * @throws InvalidArgumentError for a negative or fractional bound.
    */
-  setRetention(keep: finished.KeepPolicy): Promise<void> {
+  setRetention(keep: KeepPolicy): Promise<void> {
     return finished.setRetention(this.#ctx, keep);
-  }
-
-  /**
-   * The live workers of this queue [TS], soonest to lapse first, at most `limit` (default 1000):
-   * name, host, pid, concurrency, jobs held and last beat of each. A worker beats on its lease
-   * heartbeat (`extendEveryMs`) and drops out three missed beats (at least 1 s) after its last one;
-   * `close()` removes it at once.
-   */
-  getWorkers(limit?: number): Promise<workers.WorkerInfo[]> {
-    return workers.getWorkers(this.#ctx, limit);
-  }
-
-  /**
-   * A job's attempt history [TS], oldest first: when each attempt started and ended, how (completed,
-   * retried, failed, stalled, delayed), how long it took and its error. Recorded while
-   * `setEvents({ history: n })` is on (the last `n` attempts per job), deleted with the job.
-   * @throws GoneError when the job is gone; MalformedIdError.
-   */
-  getAttempts(id: string): Promise<AttemptRecord[]> {
-    return history.getAttempts(this.#ctx, id);
-  }
-
-  /**
-   * Completions and failed attempts per minute over the last `minutes` (default 60) [TS], oldest
-   * first, counted while `setEvents({ minutes: m })` is on (kept `m` minutes on the server).
-   */
-  getMinutes(minutes?: number): Promise<MinuteCount[]> {
-    return history.getMinutes(this.#ctx, minutes);
-  }
-
-  /** The job id parked under an idempotency key. */
-  getDedupJobId(dedupId: string): Promise<JobId | undefined> {
-    return reads.getDedupJobId(this.#ctx, dedupId);
-  }
-
-  /** True when `meta.concurrency` is set and that many jobs are active; consult before claiming. */
-  isMaxed(): Promise<boolean> {
-    return reads.isMaxed(this.#ctx);
-  }
-
-  /** ms the rate window still refuses work; 0 when not limited. */
-  getRateLimitTtl(max?: number): Promise<number> {
-    return reads.getRateLimitTtl(this.#ctx, max);
   }
 
   // Repeat
@@ -453,7 +309,7 @@ export class Queue<T = unknown> {
    * limit, and updates in place. Both live in the same registry, so `getSchedulers` and
    * `removeScheduler` see repeats too.
    */
-  registerRepeat(name: string, options: repeat.RepeatOptions<T>): Promise<'registered' | 'exists'> {
+  registerRepeat(name: string, options: RepeatOptions<T>): Promise<'registered' | 'exists'> {
     return repeat.registerRepeat(this.#ctx, name, options);
   }
 
@@ -475,12 +331,12 @@ export class Queue<T = unknown> {
    * its next run. Running workers fire due occurrences, each exactly once across processes.
    * @throws UnknownOptionError for a cadence or option key it does not read (BullMQ's `pattern`, `every`…).
    */
-  upsertScheduler(id: string, cadence: schedulers.SchedulerCadence, template: T, options?: schedulers.SchedulerOptions): Promise<'created' | 'updated'> {
+  upsertScheduler(id: string, cadence: SchedulerCadence, template: T, options?: SchedulerOptions): Promise<'created' | 'updated'> {
     return schedulers.upsertScheduler(this.#ctx, id, cadence, template, options);
   }
 
   /** Every job scheduler of the queue (repeats included), soonest first. */
-  getSchedulers(): Promise<schedulers.SchedulerInfo<T>[]> {
+  getSchedulers(): Promise<SchedulerInfo<T>[]> {
     return schedulers.getSchedulers(this.#ctx);
   }
 
@@ -501,52 +357,25 @@ export class Queue<T = unknown> {
     return flows.addFlowBulk(this.#ctx, specs, onError);
   }
 
-  /** Results left by a parent's completed children, child id → result. */
-  childrenValues(parentId: string): Promise<Record<string, string>> {
-    return flows.childrenValues(this.#ctx, parentId);
-  }
-
-  /** Failures of children whose death the parent ignored, child id → error. */
-  ignoredFailures(parentId: string): Promise<Record<string, string>> {
-    return flows.ignoredFailures(this.#ctx, parentId);
-  }
-
-  /** How many of a parent's children are still open. */
-  dependencies(parentId: string): Promise<number> {
-    return flows.dependencies(this.#ctx, parentId);
-  }
-
   // Events
-
-  /**
-   * Opens a listener for this queue's lifecycle events on a connection of its own. At most once:
-   * for events that must survive a disconnect, read the {@link journal}.
-   */
-  events(): Promise<QueueEvents> {
-    return QueueEvents.open(this.#ctx.conn, this.name);
-  }
 
   /**
    * Sets which lifecycle events the queue publishes: the chatty `waiting`/`active`/`drained`
    * (off by default) and the events journal (off by default). Stored in the queue's meta, so every
    * producer and worker of the queue follows it from its next step.
    */
-  setEvents(settings: controls.EventsSettings): Promise<void> {
+  setEvents(settings: EventsSettings): Promise<void> {
     return controls.setEvents(this.#ctx, settings);
   }
 
-  /**
-   * A reader of the queue's events journal (see {@link setEvents}): every journaled event from
-   * `from`, then new ones as they come, on a connection of its own. The durable twin of
-   * {@link events}: resume a reader that was away with `{ from: { after: lastId } }`.
-   * @throws InvalidArgumentError for a bad option.
-   */
-  journal(options?: JournalOptions): EventsJournal {
-    return journalReader(this.#ctx, options);
+  /** Closes the connection if the queue opened it. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#ownsConnection) await this.#ctx.conn.close();
   }
 
-  /** Closes the connection if the queue opened it. */
-  async close(): Promise<void> {
-    if (this.#ownsConnection) await this.#ctx.conn.close();
+  /** True once {@link close} has been called. */
+  get closed(): boolean {
+    return this.#closed;
   }
 }

@@ -50,7 +50,7 @@ describe('the chatty events (waiting, active, drained)', () => {
     const events = await q.events();
     const seen = record(events);
     const { id } = await q.enqueue('one');
-    const done = events.waitFor(id, 5000);
+    const done = q.waitUntilFinished(id, { timeoutMs: 5000, events });
     const worker = await Worker.start(q, () => undefined, FAST);
     await done;
     await worker.close();
@@ -337,7 +337,7 @@ describe('events on a 3-master cluster', () => {
     const events = await q.events();
     const { id } = await q.enqueue('c', { dedupId: 'c-1' });
     await q.enqueue('c', { dedupId: 'c-1' });
-    const done = events.waitFor(id, 10_000);
+    const done = q.waitUntilFinished(id, { timeoutMs: 10_000, events });
     const worker = await Worker.start(q, () => undefined, FAST);
     await done;
     await worker.close();

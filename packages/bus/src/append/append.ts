@@ -1,6 +1,6 @@
 import { IdMinter, mintIdParts, writes, type EvtId } from '@echo/protocol/bus';
-import type { EvtMinter, StreamContext } from '../context.js';
-import { BatchAppendError, type BatchAppendResult } from '../errors.js';
+import type { EvtMinter, StreamContext } from '../core/context.js';
+import { BatchAppendError, type BatchAppendResult } from '../core/errors.js';
 import { checkEntrySize } from '../record/entry-size.js';
 import { flattenFields, type StreamFields } from '../record/fields.js';
 import { refuseTraceFields } from '../record/trace-fields.js';

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, execute, transitions, type EvtId } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
-import { BatchAppendError, type BatchAppendResult } from '../errors.js';
+import type { StreamContext } from '../core/context.js';
+import { BatchAppendError, type BatchAppendResult } from '../core/errors.js';
 import { ID_FIELD, type StreamFields } from '../record/fields.js';
 import { appendClock, appended } from '../telemetry/hooks.js';
 import { appendTraced, tracedAppend } from '../telemetry/trace.js';

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '@echo/protocol/bus';
-import { onConnection, type StreamContext } from '../context.js';
+import { onConnection, type StreamContext } from '../core/context.js';
 import { assertMemberName, openGroup } from '../groups/open.js';
 import { ConsumerLoop } from './loop.js';
 import { settingsOf, type ConsumeOptions, type GroupBatchHandler, type GroupConsumerStats, type GroupHandler } from './options.js';
@@ -88,6 +88,11 @@ export class GroupConsumer {
    */
   get running(): boolean {
     return this.#loop.running;
+  }
+
+  /** True once {@link close} has been called. */
+  get closed(): boolean {
+    return this.#loop.closed;
   }
 
   /**

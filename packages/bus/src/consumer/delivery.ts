@@ -1,9 +1,10 @@
 import { ConnectionLostError, execute, reads, transitions, type EvtId, type StreamEntryReply, type TraceContext } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
+import type { StreamContext } from '../core/context.js';
 import { entryFromPairs, type StreamFields } from '../record/fields.js';
 import { tracedEntryFromPairs } from '../record/trace-fields.js';
 import { consumeClock, consumed, type ConsumerLabels } from '../telemetry/hooks.js';
-import { processTraced, traceWrap } from '../telemetry/trace.js';
+import { processTraced } from '../telemetry/trace.js';
+import { traceWrap } from './process-trace.js';
 import { HeldEntry, type EntryHolder } from './held-entry.js';
 import type { ConsumerSettings } from './options.js';
 import { OrderedRounds, type Delivered, type Item } from './ordered.js';

@@ -1,5 +1,5 @@
 import { ConnectionLostError } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
+import type { StreamContext } from '../core/context.js';
 import { isGroupPaused } from '../groups/controls.js';
 import { Delivery, WAITING_BLOCK_MS } from './delivery.js';
 import type { ConsumerSettings, GroupConsumerStats } from './options.js';
@@ -45,6 +45,11 @@ export class ConsumerLoop {
   /** False once closing began, or once the loop gave up on its connection. */
   get running(): boolean {
     return !this.#stopping && !this.#exited;
+  }
+
+  /** True once closing began. */
+  get closed(): boolean {
+    return this.#stopping;
   }
 
   /**

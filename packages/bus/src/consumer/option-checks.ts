@@ -1,5 +1,5 @@
 import { InvalidArgumentError, strictOptions } from '@echo/protocol/bus';
-import { GROUP_IS_DURABLE, NO_ACK } from '../option-checks.js';
+import { GROUP_IS_DURABLE, NO_ACK } from '../core/option-checks.js';
 
 const START = "where a new group starts is start here: 'new', 'head', { at: instant } or { after: id } (required)";
 const IDLE = 'how long an entry sits unacked before it is redelivered is minIdleMs here (milliseconds)';

@@ -1,5 +1,5 @@
 import { execute, reads, transitions, type TraceContext } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
+import type { StreamContext } from '../core/context.js';
 import type { GroupEntry } from './options.js';
 import type { Outcome } from './settle.js';
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, execute, isStreamId, parseDeadLetterRecord, reads, transitions, type EvtId } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
-import { checkDeadLetterRange, checkRedriveTarget } from '../option-checks.js';
+import type { StreamContext } from '../core/context.js';
+import { checkDeadLetterRange, checkRedriveTarget } from '../core/option-checks.js';
 import type { StreamFields } from '../record/fields.js';
 import { TRACEPARENT_FIELD, TRACESTATE_FIELD } from '../record/trace-fields.js';
 

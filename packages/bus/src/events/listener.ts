@@ -3,7 +3,7 @@
  * shared with the queue's `QueueEvents`, so that `emq:{q}:events` is read by one implementation.
  */
 import { EventsListener, type Connection, type ListenOptions } from '@echo/protocol/bus';
-import { checkListenOptions } from '../option-checks.js';
+import { checkListenOptions } from '../core/option-checks.js';
 
 export {
   EventsListener,

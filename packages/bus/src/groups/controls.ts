@@ -1,5 +1,5 @@
 import { ServerError, execute, reads, transitions, writes } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
+import type { StreamContext } from '../core/context.js';
 import { assertMemberName, startId, type GroupStart } from './open.js';
 
 /*

@@ -1,5 +1,5 @@
 import { ServerError, reads } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
+import type { StreamContext } from '../core/context.js';
 import { countUndelivered } from './undelivered.js';
 
 /** How far one consumer of a group is behind. */

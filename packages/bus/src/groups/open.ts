@@ -1,6 +1,6 @@
 import { InvalidArgumentError, ServerError, writes, type EvtId } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
-import { checkPosition } from '../option-checks.js';
+import type { StreamContext } from '../core/context.js';
+import { checkPosition } from '../core/option-checks.js';
 import { instantMs, MAX_TAIL, type Instant } from '../record/instant.js';
 import { xaddId } from '../record/xadd-id.js';
 

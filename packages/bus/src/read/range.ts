@@ -1,5 +1,5 @@
 import { InvalidArgumentError, reads, type EvtId } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
+import type { StreamContext } from '../core/context.js';
 import type { StreamEntry } from '../record/fields.js';
 import { instantMs, maxidCeil, minidFloor, type Instant } from '../record/instant.js';
 import { readEntry } from '../record/trace-fields.js';

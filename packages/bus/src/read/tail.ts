@@ -1,8 +1,8 @@
 import { InvalidArgumentError, StreamCursor, type Connection, type CursorStart, type EvtId } from '@echo/protocol/bus';
 import type { StreamEntry } from '../record/fields.js';
 import { instantMs, MAX_TAIL, type Instant } from '../record/instant.js';
-import { streamKey } from '../keys.js';
-import { checkPosition, checkTailOptions } from '../option-checks.js';
+import { streamKey } from '../core/keys.js';
+import { checkPosition, checkTailOptions } from '../core/option-checks.js';
 import { readEntry, type TraceContextOption } from '../record/trace-fields.js';
 import { xaddId } from '../record/xadd-id.js';
 

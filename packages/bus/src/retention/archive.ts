@@ -1,5 +1,5 @@
 import { reads, writes, type EvtId } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
+import type { StreamContext } from '../core/context.js';
 import { parseEvtId } from '../record/xadd-id.js';
 
 /**

@@ -1,5 +1,5 @@
 import { execute, transitions } from '@echo/protocol/bus';
-import type { StreamContext } from '../context.js';
+import type { StreamContext } from '../core/context.js';
 
 /**
  * Deletes a stream log in one atomic step: its entries, its consumer groups and its archive

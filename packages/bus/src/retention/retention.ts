@@ -1,5 +1,5 @@
-import { checkTimeBound, InvalidArgumentError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol/bus';
-import { streamKey } from '../keys.js';
+import { checkTimeBound, InvalidArgumentError, RenamedError, assertQueueName, assertStreamName, type Connection } from '@echo/protocol/bus';
+import { streamKey } from '../core/keys.js';
 import { checkRetentionOptions, checkRetentionTarget, checkTrimWindow } from './option-checks.js';
 import { trim, trimInput, type TrimWindow } from './trim.js';
 
@@ -138,6 +138,11 @@ export class RetentionDriver {
     return this.#running;
   }
 
+  /** True while the driver does not tick: before {@link start}, and from {@link close} until a new `start()`. */
+  get closed(): boolean {
+    return !this.#running;
+  }
+
   /** Starts ticking every `intervalMs`; the first tick runs after one interval. Answers the driver. */
   start(): this {
     if (this.#running) return this;
@@ -152,6 +157,14 @@ export class RetentionDriver {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#ticking;
+  }
+
+  /**
+   * @deprecated Every handle closes with `close()`; this name is refused.
+   * @throws RenamedError always, naming `close()`; nothing is stopped.
+   */
+  stop(): never {
+    throw new RenamedError('RetentionDriver.stop()', 'RetentionDriver.close()', 'every handle closes with close()');
   }
 
   /**

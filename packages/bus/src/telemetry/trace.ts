@@ -1,6 +1,4 @@
-import { traceContextOf, traces, type AppendTraceContext, type ProcessedEntry, type StreamProcessTraceContext, type TraceContext } from '@echo/protocol/bus';
-import type { GroupEntry } from '../consumer/options.js';
-import type { CallWrap } from '../consumer/runs.js';
+import { traceContextOf, traces, type AppendTraceContext, type ProcessedEntry, type StreamProcessTraceContext } from '@echo/protocol/bus';
 import type { ConsumerLabels } from './hooks.js';
 import { traceFieldPairs } from '../record/trace-fields.js';
 
@@ -54,17 +52,4 @@ export function tracedProcess(who: ConsumerLabels, batch: boolean, entries: read
   // The executor runs `run` at once, inside whatever `enter` opened; a synchronous throw rejects.
   const call = (): Promise<unknown> => new Promise<unknown>((resolve) => resolve(run()));
   return processTrace.tracePromise(() => (context.enter ? context.enter(call) : call()), context);
-}
-
-/** An entry as the process channel describes it. */
-function processedEntry(entry: GroupEntry, trace: TraceContext | undefined): ProcessedEntry {
-  return trace === undefined ? { id: entry.id, attempts: entry.attempts } : { id: entry.id, attempts: entry.attempts, trace };
-}
-
-/**
- * The wrap that runs each handler call of a read inside `emq.stream.process`, describing the
- * entries at its slots with the producers' contexts read from them (`contexts`, by slot).
- */
-export function traceWrap(who: ConsumerLabels, entries: readonly (GroupEntry | undefined)[], contexts: readonly (TraceContext | undefined)[]): CallWrap {
-  return (slots, batch, run) => tracedProcess(who, batch, slots.map((i) => processedEntry(entries[i] as GroupEntry, contexts[i])), run);
 }

@@ -135,20 +135,3 @@ export class NamespaceOptionsError extends EchoError {
   }
 }
 
-/**
- * A call used a method name the cache no longer answers to. The cache speaks one vocabulary across
- * its faces (`close()`/`closed`, like `Cache.close()`), and a renamed method is refused rather than
- * kept working under two names; the error names the one to call instead.
- */
-export class RenamedMethodError extends EchoError {
-  /** What was called, e.g. `Namespace.stop()`. */
-  readonly method: string;
-  /** What to call instead, e.g. `close()`. */
-  readonly use: string;
-
-  constructor(method: string, use: string) {
-    super('renamed_method', `${method} is now ${use}: call ${use} instead`);
-    this.method = method;
-    this.use = use;
-  }
-}

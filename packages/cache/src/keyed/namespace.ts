@@ -1,11 +1,10 @@
-import { type Connection, InvalidArgumentError, TypedEmitter, assertCacheEntryKey, assertCacheTag, execute, mintId, transitions } from '@echo/protocol/cache';
+import { type Connection, InvalidArgumentError, TypedEmitter, assertCacheEntryKey, assertCacheTag, execute, mintId, transitions, RenamedError } from '@echo/protocol/cache';
 import { GetOrSet } from '../core/get-or-set.js';
 import type { Entry } from '../core/rows.js';
 import { closeFace } from '../core/shutdown.js';
 import { type Lifetimes, Tiers } from './tiers.js';
 import { applyLog } from './apply-log.js';
 import { VERSION_KIND, clearEntries, deleteTagged } from './bulk-delete.js';
-import { RenamedMethodError } from '../base/errors.js';
 import { cacheHit } from '../core/cache-hooks.js';
 import { CoherenceLog } from '../coherence/log.js';
 import { storedVersion } from './entry-frame.js';
@@ -276,10 +275,10 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
    * Renamed {@link close}; refused, so one name stays in use.
    *
    * @deprecated Use {@link close}.
-   * @throws RenamedMethodError always, naming `close()`.
+   * @throws RenamedError (from `@echo/protocol`) always, naming `close()`.
    */
   stop(): never {
-    throw new RenamedMethodError('Namespace.stop()', 'close()');
+    throw new RenamedError('Namespace.stop()', 'Namespace.close()');
   }
 
   #lifetimes(options: WriteOptions): Lifetimes {

@@ -1,11 +1,10 @@
-import { type BrandedId, assertBrandedId, execute, mintId, transitions, writes } from '@echo/protocol/cache';
+import { type BrandedId, assertBrandedId, execute, mintId, transitions, writes, RenamedError } from '@echo/protocol/cache';
 import { BroadcastLane, publishCoherence } from '../coherence/broadcast.js';
 import { newer } from '../coherence/message.js';
 import { TrackingLane } from '../coherence/tracking.js';
 import { GetOrSet } from '../core/get-or-set.js';
 import type { Row } from '../core/rows.js';
 import { closeFace } from '../core/shutdown.js';
-import { RenamedMethodError } from '../base/errors.js';
 import { checkKind } from './kind-law.js';
 import { type ResolvedSpec, type TableSettings, settingsOf } from './spec.js';
 import type { CacheStats } from '../base/stats.js';
@@ -198,9 +197,9 @@ export class Table<T, K extends string = string> {
    * Renamed {@link close}; refused, so one name stays in use.
    *
    * @deprecated Use {@link close}.
-   * @throws RenamedMethodError always, naming `close()`.
+   * @throws RenamedError (from `@echo/protocol`) always, naming `close()`.
    */
   stop(): never {
-    throw new RenamedMethodError('Table.stop()', 'close()');
+    throw new RenamedError('Table.stop()', 'Table.close()');
   }
 }

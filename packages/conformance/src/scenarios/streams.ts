@@ -1,6 +1,7 @@
 /** L. Streams, scenarios 74–79 (bus.md). */
 import assert from 'node:assert/strict';
-import { xaddId, type Stream, type StreamEntry } from '@echo/bus';
+import type { Stream, StreamEntry } from '@echo/bus';
+import { xaddId } from '@echo/bus/wire';
 import { entryFields, IdMinter, idUnixMs, KindError, MalformedIdError, NonMonotonicError, parseAutoclaim, parseOneStreamRead, parseStreamEntries, type StreamEntryReply } from '@echo/protocol/extend';
 import type { Scenario, ScenarioEnv } from '../scenario.js';
 import { assertError, byteOrder, count, present, rejection, until } from '../support.js';

@@ -3,7 +3,7 @@
  * registry of ordered groups, the in-progress touch and the state a stream keeps beside the log.
  */
 import assert from 'node:assert/strict';
-import { xaddId } from '@echo/bus';
+import { xaddId } from '@echo/bus/wire';
 import { parseOneStreamRead, transitions, type EvtId } from '@echo/protocol/extend';
 import type { Scenario, ScenarioEnv } from '../scenario.js';
 import { count } from '../support.js';

@@ -1,6 +1,6 @@
 import { execute, InvalidArgumentError, reads, transitions as t } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
-import { checkCleanOptions, checkRetryJobsOptions } from '../option-checks.js';
+import type { QueueContext } from '../core/context.js';
+import { checkCleanOptions, checkRetryJobsOptions } from '../core/option-checks.js';
 
 /** What {@link retryJobs} takes. */
 export interface RetryJobsOptions {

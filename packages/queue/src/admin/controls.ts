@@ -1,8 +1,8 @@
 import { assertBrandedId, execute, reads, transitions as t, type BrandedId } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 import { ifRowExists } from '../reads/settled.js';
 import { encodeProgress, type Progress } from '../reads/progress.js';
-import { checkDrainOptions, checkEventsSettings, checkObliterateOptions, checkRemoveOptions } from '../option-checks.js';
+import { checkDrainOptions, checkEventsSettings, checkObliterateOptions, checkRemoveOptions } from '../core/option-checks.js';
 
 function checkedId(id: string): BrandedId {
   assertBrandedId(id);

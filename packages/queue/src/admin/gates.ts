@@ -1,6 +1,6 @@
 import { checkTimeBound, execute, transitions as t } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
-import { checkRateLimit } from '../option-checks.js';
+import type { QueueContext } from '../core/context.js';
+import { checkRateLimit } from '../core/option-checks.js';
 
 /** A queue's rate limit: at most `max` jobs claimed per window of `durationMs`, across every worker. */
 export type RateLimit = t.RateLimit;

@@ -1,7 +1,7 @@
 import { execute, isBrandedId, transitions as t } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
-import { checkLaneRateLimit } from '../option-checks.js';
-import { laneGroupId } from './lane-names.js';
+import type { QueueContext } from '../core/context.js';
+import { checkLaneRateLimit } from '../core/option-checks.js';
+import { laneGroupId } from '../core/lane-names.js';
 
 /** The verdict of moving a pending job to another lane. */
 export type ReassignResult = t.ReassignResult;

@@ -1,5 +1,5 @@
 import { execute, InvalidArgumentError, transitions as t } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 import type { FlowChild, FlowNode } from './flow-shape.js';
 
 /**

@@ -1,5 +1,5 @@
 import { assertBrandedId, EchoError, InvalidArgumentError, mintId, queueKeys, type JobId } from '@echo/protocol/queue';
-import { checkFlowChild, checkFlowParent, checkFlowSpec } from '../option-checks.js';
+import { checkFlowChild, checkFlowParent, checkFlowSpec } from '../core/option-checks.js';
 
 /** The deepest tree a flow may have, the root counting as level 1 (queue.md §11.2). */
 export const MAX_FLOW_DEPTH = 8;

@@ -1,5 +1,5 @@
 import { assertBrandedId, execute, reads, transitions as t, type JobId } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
 import { checkRetryChildren, collision, everyNodeExists, givenIds } from './flow-retry.js';
 

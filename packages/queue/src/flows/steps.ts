@@ -1,5 +1,5 @@
 import { execute, InvalidArgumentError, transitions as t, type HeldJob } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 import { shapeFlow, type FlowChild, type FlowResult } from './flow-shape.js';
 import { land, result } from './flows.js';
 import { givenIds } from './flow-retry.js';

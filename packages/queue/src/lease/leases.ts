@@ -1,87 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { ConnectionLostError, execute, flowLink, reads, readJobOptions, transitions as t, type ClaimedRow, type HeldJob, type JobId } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
-import { claimedJob, type ClaimedJob, type ParentLink } from '../job.js';
+import type { QueueContext } from '../core/context.js';
+import { claimedJob, type ClaimedJob, type ParentLink } from '../core/job.js';
 import * as controls from '../admin/controls.js';
 import { childrenValues, reemitIfDead } from '../flows/flows.js';
 import { addChildren, waitForChildren } from '../flows/steps.js';
 import type { FlowChild, FlowResult } from '../flows/flow-shape.js';
 import type { Progress } from '../reads/progress.js';
 import { isMaxed as atConcurrencyCeiling } from '../reads/reads.js';
+import type { ClaimOptions, CompleteManyOutcome, CompleteOptions, LaneBatchOptions, RetryOutcome, RoundOptions, RoundResult, SettleOptions, WakeChannel } from './options.js';
 import { resendUntil, unreached } from './resend.js';
-
-export type { HeldJob };
-
-/** Options every claim takes. */
-export interface ClaimOptions {
-  /**
-   * Also write each claimed job's worker-presence marker `job:<id>:lock` (holding the token) for
-   * this many ms, in the same script, so `remove` refuses held jobs at no extra round trip.
-   */
-  readonly markerTtlMs?: number;
-  /**
-   * Recover a claim whose reply is lost [TS] (the link dropped, or the master died, after the
-   * script ran): the claim leaves a ticket on each row it leases, and on a cut-off the jobs it
-   * leased are read back by that ticket once a primary answers (up to one lease after the send) and
-   * answered as if the reply had come, instead of staying out of every worker's reach until their
-   * lease lapses. Default true; `false` sends no ticket.
-   */
-  readonly recover?: boolean;
-}
-
-/** Options of a lane batch claim. */
-export interface LaneBatchOptions extends ClaimOptions {
-  /** The most jobs to lease [TS]; without it, the lane's whole claimable depth. */
-  readonly size?: number;
-}
-
-/** Options of {@link Leases.completeAndClaim}. */
-export interface RoundOptions extends ClaimOptions {
-  /** Publish the `completed` event of each completed job inside the same script. */
-  readonly publish?: boolean;
-}
-
-/** What one {@link Leases.completeAndClaim} did: an outcome per completed job, in order, and the jobs claimed. */
-export interface RoundResult<T> {
-  readonly completions: t.BatchCompletion[];
-  readonly claimed: ClaimedJob<T>[];
-  /** When the queue's rate limit refused the claim: ms until its window reopens; else 0. */
-  readonly limitedMs: number;
-  /**
-   * True when the round's reply was cut off and the completions were sent again on their own: a
-   * `gone` among them may be this round's own first landing (ask `completedUnder`).
-   */
-  readonly resent: boolean;
-}
-
-/** Options for {@link Leases.complete} and {@link Leases.completeMany}. */
-export interface CompleteOptions {
-  /** Publish the `completed` event inside the same script, atomically with the verdict. */
-  readonly publish?: boolean;
-}
-
-/** Options for {@link Leases.retry} and {@link Leases.delay}. */
-export interface SettleOptions {
-  /** Publish the settlement's event (`failed` with its `outcome`, or `delayed`) inside the same script. */
-  readonly publish?: boolean;
-}
-
-/** The retry verdict: rescheduled for another attempt, or dead-lettered at the cap. */
-export type RetryOutcome = t.RetryOutcome;
-
-/** How one member of {@link Leases.completeMany} ended. */
-export type CompleteManyOutcome = t.BatchCompletion;
-
-/**
- * The queue's wake list on a connection of its own: a worker's one blocking read, woken by every
- * admission and by due hints (`d:<ms>`).
- */
-export interface WakeChannel {
-  /** The next token, waiting up to `blockMs`; `null` on timeout. */
-  next(blockMs: number): Promise<string | null>;
-  /** Closes the channel at once, interrupting a wait with `ConnectionClosedError`. */
-  close(): Promise<void>;
-}
 
 /**
  * The latest local time each claimed job's lease can end, by the job object: the claim's send time
@@ -111,6 +39,13 @@ export function claimDeadline(job: object): number | undefined {
   return deadlines.get(job);
 }
 
+let build: <T>(ctx: QueueContext<T>) => Leases<T>;
+
+/** The lease handle on a queue's context: how `Queue` builds the one `queue.leases()` answers. */
+export function leasesOf<T>(ctx: QueueContext<T>): Leases<T> {
+  return build(ctx);
+}
+
 /**
  * The lease side of one queue (queue.md §3, §4, §6.3, §7): claims, settlements, lock extension,
  * children, and a held job's side channels. What a {@link Worker} runs on, and the low-level form
@@ -122,8 +57,12 @@ export class Leases<T> {
   readonly queue: string;
   readonly #ctx: QueueContext<T>;
 
-  /** Built by `Queue` from its own context; get one with `queue.leases()`. */
-  constructor(ctx: QueueContext<T>) {
+  static {
+    build = (ctx) => new Leases(ctx);
+  }
+
+  // Private, so the context it holds stays out of the public types: `Queue` builds it through leasesOf.
+  private constructor(ctx: QueueContext<T>) {
     this.#ctx = ctx;
     this.queue = ctx.name;
   }

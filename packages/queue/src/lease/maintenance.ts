@@ -1,14 +1,21 @@
 import { execute, reads, transitions as t, type BrandedId, type JobId, type QueueKeys } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 import { deliverOutbox, type OutboxSweep } from '../flows/flows.js';
 import { fireDueSchedulers } from '../producer/schedulers.js';
-import { laneGroupId } from '../admin/lane-names.js';
+import { laneGroupId } from '../core/lane-names.js';
 
 /** What one stalled sweep did. */
 export type StalledSweep = t.StalledSweep;
 
 /** What {@link Maintenance.promoteNext} did: jobs moved, and ms until the schedule's head falls due (-1: none). */
 export type PromoteNext = t.PromoteNext;
+
+let build: (ctx: QueueContext<unknown>) => Maintenance;
+
+/** The maintenance handle on a queue's context: how `Queue` builds the one `queue.maintenance()` answers. */
+export function maintenanceOf(ctx: QueueContext<unknown>): Maintenance {
+  return build(ctx);
+}
 
 /**
  * The upkeep of one queue (queue.md §6, §8.2, §10.2, §11.5): promoting due jobs, recovering expired
@@ -23,8 +30,12 @@ export class Maintenance {
   readonly keys: QueueKeys;
   readonly #ctx: QueueContext<unknown>;
 
-  /** Built by `Queue` from its own context; get one with `queue.maintenance()`. */
-  constructor(ctx: QueueContext<unknown>) {
+  static {
+    build = (ctx) => new Maintenance(ctx);
+  }
+
+  // Private, so the context it holds stays out of the public types: `Queue` builds it through maintenanceOf.
+  private constructor(ctx: QueueContext<unknown>) {
     this.#ctx = ctx;
     this.queue = ctx.name;
     this.keys = ctx.keys;

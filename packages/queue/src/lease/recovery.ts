@@ -1,5 +1,5 @@
 import { checkTimeBound, execute, GoneError, StateError, transitions as t, type JobId } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 
 /**
  * Releases one scheduled job now, or moves its due time to `inMs` from server now.

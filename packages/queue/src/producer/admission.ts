@@ -1,8 +1,8 @@
 import { assertBrandedId, assertDedupId, isBrandedId, execute, executeAll, InvalidArgumentError, KindError, MalformedIdError, mintId, transitions as t, type BrandedId, type JobId, type JobOptionFields, type TraceContext, type Transition } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
-import { checkEnqueueOptions, checkLaneOptions, checkManyItemOptions } from '../option-checks.js';
-import { laneGroupId } from '../admin/lane-names.js';
-import { encodeBackoff, type Backoff } from '../backoff.js';
+import type { QueueContext } from '../core/context.js';
+import { checkEnqueueOptions, checkLaneOptions, checkManyItemOptions } from '../core/option-checks.js';
+import { laneGroupId } from '../core/lane-names.js';
+import { encodeBackoff, type Backoff } from '../core/backoff.js';
 
 /**
  * Per-job options kept in the job's row [TS] and read back by the claim itself, so a worker pays

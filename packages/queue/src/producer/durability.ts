@@ -1,5 +1,5 @@
 import { InvalidArgumentError, NotReplicatedError, reads, type Connection, type QueueKeys } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 import type { EnqueueManyResult } from './admission.js';
 
 /**

@@ -1,5 +1,5 @@
 import { EchoError, InvalidArgumentError } from '@echo/protocol/queue';
-import type { Codec } from '../codec.js';
+import type { Codec } from '../core/codec.js';
 
 /** The payload limit of a queue opened without `maxPayloadBytes`: 1 MiB of encoded text. */
 export const DEFAULT_MAX_PAYLOAD_BYTES = 1_048_576;

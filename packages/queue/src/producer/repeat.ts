@@ -1,6 +1,6 @@
 import { execute, InvalidArgumentError, reads, transitions as t } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
-import { checkRepeatOptions } from '../option-checks.js';
+import type { QueueContext } from '../core/context.js';
+import { checkRepeatOptions } from '../core/option-checks.js';
 
 /** A repeat registration: every `everyMs`, enqueue `template` under a freshly minted id. */
 export interface RepeatOptions<T> {

@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import { execute, InvalidArgumentError, mintId, reads, transitions as t } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
-import { checkCadence, checkSchedulerOptions } from '../option-checks.js';
+import type { QueueContext } from '../core/context.js';
+import { checkCadence, checkSchedulerOptions } from '../core/option-checks.js';
 
 /** When a scheduler fires: every `everyMs` (first after `firstInMs`, default one cadence), or on a cron pattern. */
 export type SchedulerCadence =

@@ -1,8 +1,8 @@
 import { assertDedupId, EchoError, execute, InvalidArgumentError, reads, transitions as t, type JobId, type LifecycleEvent } from '@echo/protocol/queue';
-import { decodeResult } from '../codec.js';
-import type { QueueContext } from '../context.js';
-import type { JobRecord } from '../job.js';
-import { checkKeepPolicy, checkWaitOptions } from '../option-checks.js';
+import { decodeResult } from '../core/codec.js';
+import type { QueueContext } from '../core/context.js';
+import type { JobRecord } from '../core/job.js';
+import { checkKeepPolicy, checkWaitOptions } from '../core/option-checks.js';
 import { QueueEvents } from './events.js';
 import { getDedupJobId, getJob } from './reads.js';
 

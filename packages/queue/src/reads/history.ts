@@ -1,5 +1,5 @@
 import { assertBrandedId, InvalidArgumentError, reads, type AttemptRecord } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 import { ifRowExists, settledValue } from './settled.js';
 
 /**

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, isConnectionLike, StreamCursor, entryFields, isStreamId, parseEvent, type Connection, type CursorStart, type LifecycleEvent } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
-import { checkJournalOptions } from '../option-checks.js';
+import type { QueueContext } from '../core/context.js';
+import { checkJournalOptions } from '../core/option-checks.js';
 
 /** Where an {@link EventsJournal} starts reading. */
 export type JournalStart = 'head' | 'new' | { readonly after: string };

@@ -1,7 +1,7 @@
 import { CodecError, InvalidArgumentError, reads, type JobId, type JobRow } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
-import { jobRecord, type JobRecord } from '../job.js';
-import { checkListOptions } from '../option-checks.js';
+import type { QueueContext } from '../core/context.js';
+import { jobRecord, type JobRecord } from '../core/job.js';
+import { checkListOptions } from '../core/option-checks.js';
 import { settledValue } from './settled.js';
 
 /**

@@ -1,8 +1,8 @@
 import { assertBrandedId, execute, RateError, reads, transitions as t, UnknownStateError, type BrandedId, type JobId } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 import { settledValue } from './settled.js';
-import { jobRecord, type JobPosition, type JobRecord } from '../job.js';
-import { laneGroupId } from '../admin/lane-names.js';
+import { jobRecord, type JobPosition, type JobRecord } from '../core/job.js';
+import { laneGroupId } from '../core/lane-names.js';
 
 /**
  * The names `counts` accepts: the four sets (queue.md §9.1; the schedule set is `scheduled` here, as

@@ -1,5 +1,5 @@
 import { execute, transitions as t } from '@echo/protocol/queue';
-import type { QueueContext } from '../context.js';
+import type { QueueContext } from '../core/context.js';
 
 /** A live worker of a queue, as its last heartbeat described it [TS]. */
 export interface WorkerInfo {

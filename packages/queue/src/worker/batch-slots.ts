@@ -1,5 +1,5 @@
 import { deferred, type Deferred, type JobId } from '@echo/protocol/queue';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import { armBatchTimeouts } from './batch-timeouts.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
 import { batchSettled, jobsStarted } from './job-hooks.js';

@@ -1,5 +1,5 @@
 import type { JobId } from '@echo/protocol/queue';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import { JobTimeoutError } from './errors.js';
 import type { JobContext, RunState } from './job-context.js';
 import type { WorkerRuntime } from './runtime.js';

@@ -1,5 +1,5 @@
 import { TypedEmitter, type JobId } from '@echo/protocol/queue';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 
 /** What a worker reports about its own work, by event name (`worker.on('completed', …)`). */
 export interface WorkerEvents<T> {

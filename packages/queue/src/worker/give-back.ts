@@ -1,4 +1,4 @@
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import type { Leases } from '../lease/leases.js';
 import type { LockPlane } from './lock-plane.js';
 

@@ -1,6 +1,6 @@
 import { checkTimeBound, InvalidArgumentError, StaleError, strictOptions } from '@echo/protocol/queue';
 import { CancelToken } from './cancel.js';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import type { FlowChild, FlowResult } from '../flows/flow-shape.js';
 import type { WorkerRuntime } from './runtime.js';
 import { delayJob } from './settle.js';

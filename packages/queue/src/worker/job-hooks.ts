@@ -1,5 +1,5 @@
 import { hooks, type JobHookBase } from '@echo/protocol/queue';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import type { SettleOutcome } from './partition.js';
 
 /**

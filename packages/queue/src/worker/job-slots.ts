@@ -1,4 +1,4 @@
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import { JobTimeoutError } from './errors.js';
 import { jobContext, type JobContext, type RunState } from './job-context.js';
 import { jobSettled, jobSettledAs, jobStarted } from './job-hooks.js';

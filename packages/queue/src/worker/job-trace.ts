@@ -1,5 +1,5 @@
 import { traces, type ProcessedJob, type ProcessTraceContext } from '@echo/protocol/queue';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 
 const processTrace = traces.process;
 

@@ -1,4 +1,4 @@
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import { CancelToken } from './cancel.js';
 import type { WorkerRuntime } from './runtime.js';
 

@@ -1,6 +1,6 @@
 import type { JobId } from '@echo/protocol/queue';
 import type { CancelToken } from './cancel.js';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import { claimDeadline, type Leases } from '../lease/leases.js';
 
 interface Held {

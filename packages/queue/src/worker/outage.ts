@@ -1,5 +1,5 @@
 import { ConnectionLostError, OutageReport } from '@echo/protocol/queue';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 
 type OnError = (error: unknown, job?: ClaimedJob<unknown>) => void;
 

@@ -1,4 +1,4 @@
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import type { PauseGate } from './pause-gate.js';
 import { Prefetch } from './prefetch.js';
 import type { WorkerRuntime } from './runtime.js';

@@ -1,5 +1,5 @@
 import { AuthError, ConnectionClosedError, PermissionError, StaleError, VersionFenceError, type JobId } from '@echo/protocol/queue';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import { WorkerEmitter } from './events.js';
 import { JobStalledError } from './errors.js';
 import { DueClock } from './due-clock.js';
@@ -10,7 +10,8 @@ import { LockPlane } from './lock-plane.js';
 import { OutageFunnel } from './outage.js';
 import { Presence } from './presence.js';
 import { Pump } from './pump.js';
-import type { Leases, WakeChannel } from '../lease/leases.js';
+import type { Leases } from '../lease/leases.js';
+import type { WakeChannel } from '../lease/options.js';
 import type { Maintenance } from '../lease/maintenance.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 

@@ -1,10 +1,10 @@
 import { GoneError, InvalidArgumentError, StaleError } from '@echo/protocol/queue';
 import { resendUntil, unreached } from '../lease/resend.js';
-import { encodeResult } from '../codec.js';
-import type { CompleteManyOutcome, HeldJob } from '../lease/leases.js';
-import { backoffDelay } from '../backoff.js';
+import { encodeResult } from '../core/codec.js';
+import type { CompleteManyOutcome, HeldJob } from '../lease/options.js';
+import { backoffDelay } from '../core/backoff.js';
 import { UnrecoverableError } from './errors.js';
-import type { ClaimedJob } from '../job.js';
+import type { ClaimedJob } from '../core/job.js';
 import type { SettleOutcome } from './partition.js';
 import type { WorkerRuntime } from './runtime.js';
 

@@ -102,6 +102,11 @@ export class WorkerShell<T> {
     return this.#rt.fatalError;
   }
 
+  /** True once {@link close} began, or once the worker stopped itself (see {@link fatalError}). */
+  get closed(): boolean {
+    return !this.#rt.isRunning();
+  }
+
   /** Jobs currently held here (running, or members of running batches). */
   get running(): number {
     return this.#rt.locks.size;

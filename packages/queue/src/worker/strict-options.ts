@@ -1,5 +1,5 @@
 import { InvalidArgumentError, strictOptions, type OptionCheck, type TimeBound } from '@echo/protocol/queue';
-import { checkCurveKeys } from '../backoff.js';
+import { checkCurveKeys } from '../core/backoff.js';
 
 /**
  * The strict checks of the worker entry points: an option the worker does not know throws

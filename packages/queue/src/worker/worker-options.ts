@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '@echo/protocol/queue';
-import { checkCurve, fixed, type Backoff } from '../backoff.js';
-import type { ClaimedJob } from '../job.js';
+import { checkCurve, fixed, type Backoff } from '../core/backoff.js';
+import type { ClaimedJob } from '../core/job.js';
 
 /**
  * A worker's own retry rule: the delay in ms before the next attempt, given the attempt that just

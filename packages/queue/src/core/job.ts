@@ -1,6 +1,6 @@
 import { CodecError, flowLink, type BrandedId, type FlowLink, type JobId, type JobOptionFields, type JobRow, type ParentPolicy, type RowState, type TraceContext } from '@echo/protocol/queue';
 import { decodeResult, type Codec } from './codec.js';
-import { laneNameOf } from './admin/lane-names.js';
+import { laneNameOf } from './lane-names.js';
 import { parseBackoff, type Backoff } from './backoff.js';
 
 export type { ParentPolicy, RowState };
