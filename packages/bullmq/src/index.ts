@@ -8,7 +8,7 @@
 export { Queue, type QueueOptions } from './queue.js';
 export { QueueGetters, type JobSchedulerJson, type JobType } from './queue-getters.js';
 export type { WorkerEntry } from './queue-extras.js';
-export { Worker, type BackoffStrategy, type Processor, type WorkerListener, type WorkerOptions } from './worker.js';
+export { Worker, type BackoffStrategy, type Processor, type WorkerListener, type WorkerOptions } from './worker/worker.js';
 export { Job, type JobProgress, type JobState } from './job.js';
 export { QueueEvents, type QueueEventsListener, type QueueEventsOptions } from './queue-events.js';
 export { FlowProducer, type FlowJob, type FlowProducerOptions, type JobNode } from './flow-producer.js';
