@@ -271,14 +271,15 @@ export class WorkerRuntime<T> {
    * Stops claiming and starts no handler from now on: jobs claimed ahead of a handler are given back
    * at once for other workers to take. Lets running handlers finish (up to `closeTimeoutMs`, then
    * fires their cancel tokens and stops waiting; their leases lapse and the reaper hands them on),
-   * and closes the wake connection. Idempotent. The queue's own connection stays open.
+   * and closes the wake connection. Idempotent. The queue's own connection stays open. With
+   * `force` [TS], running handlers are not waited for and their leases stop being renewed at once.
    */
-  close(): Promise<void> {
-    this.#closing ??= this.#shutdown();
+  close(force = false): Promise<void> {
+    this.#closing ??= this.#shutdown(force);
     return this.#closing;
   }
 
-  async #shutdown(): Promise<void> {
+  async #shutdown(force: boolean): Promise<void> {
     this.#running = false;
     // No handler starts from now on: what is held ahead goes back for other workers to take.
     this.releaseAhead();
@@ -289,10 +290,15 @@ export class WorkerRuntime<T> {
     this.#closingSignal.resolve();
     this.idle.releaseAll();
     await this.#wake.close();
-    const drained = Promise.all(this.#slots).then(() => true);
-    const patience = sleep(this.options.closeTimeoutMs).then(() => false);
-    if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');
-    await Promise.race([drained, sleep(1000)]);
+    if (force) {
+      // A forced close leaves running handlers to their lapsing leases: no wait, no renewal.
+      this.locks.stop();
+    } else {
+      const drained = Promise.all(this.#slots).then(() => true);
+      const patience = sleep(this.options.closeTimeoutMs).then(() => false);
+      if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');
+      await Promise.race([drained, sleep(1000)]);
+    }
     // Claims that landed while the slots stopped were handed back: let those calls finish first.
     await this.giveBacks.settled();
     this.locks.stop();

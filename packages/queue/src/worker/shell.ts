@@ -112,8 +112,11 @@ export class WorkerShell<T> {
    * back at once for other workers to take. Lets running handlers finish (up to `closeTimeoutMs`,
    * then fires their cancel tokens), and closes the wake connection. Idempotent; the queue's
    * connection stays open.
+   *
+   * [TS] With `force`, running handlers are not waited for and their leases are no longer renewed:
+   * they lapse, and the stalled sweep hands those jobs to another worker (BullMQ's `close(true)`).
    */
-  close(): Promise<void> {
-    return this.#rt.close();
+  close(options: { readonly force?: boolean } = {}): Promise<void> {
+    return this.#rt.close(options.force === true);
   }
 }
