@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { type Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
+import { JobStalledError, type Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
 import { openEnvelope, type Envelope } from '../envelope.js';
 import { BullMQInputError, DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from '../errors.js';
 import { Job, type JobProgress } from '../job.js';
@@ -52,6 +52,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   readonly #processor: Processor<DataType, ResultType, NameType> | undefined;
   readonly #running = new Map<string, Job<DataType, ResultType, NameType>>();
   readonly #contexts = new Map<string, JobContext>();
+  readonly #stalls = new Map<string, number>();
   readonly #ready: Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> | undefined }>;
   #closing: Promise<void> | undefined;
   #closed: (() => void) | undefined;
@@ -130,13 +131,16 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     await queue.rateLimit(ms);
   }
 
-  /** Lets running jobs finish (unless `force`), then closes the worker and its connection. */
+  /**
+   * Lets running jobs finish, then closes the worker and its connection. With `force`, running jobs
+   * are not waited for: their locks are no longer renewed, so another worker takes them as stalled.
+   */
   close(force = false): Promise<void> {
     this.#closing ??= (async () => {
       const started = await this.#ready.catch(() => undefined);
       if (started) {
-        if (force) started.worker?.pause();
-        await started.worker?.close();
+        // BullMQ's force close does not wait for running jobs: their locks lapse and they stall.
+        await started.worker?.close({ force });
         await started.queue.close();
       }
       this.#running_ = false;
@@ -230,7 +234,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       }
       if (!this.#processor) return { queue, worker: undefined };
       const worker = await EchoWorker.start(queue, (claimed, context) => this.#handle(queue, claimed, context), echoOptions);
-      this.#wire(worker);
+      this.#wire(queue, worker);
       if (opts.autorun ?? true) {
         this.#running_ = true;
         worker.run();
@@ -247,6 +251,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       context,
       onProgress: (running, progress) => this.emit('progress', running, progress),
     });
+    job.stalledCounter = this.#stalls.get(claimed.id) ?? 0;
     this.#running.set(claimed.id, job);
     this.#contexts.set(claimed.id, context);
     this.emit('active', job, 'waiting');
@@ -288,7 +293,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     return undefined;
   }
 
-  #wire(worker: EchoWorker<Envelope>): void {
+  #wire(queue: EchoQueue<Envelope>, worker: EchoWorker<Envelope>): void {
     worker.on('completed', ({ job: claimed, result }) => {
       const job = this.#running.get(claimed.id);
       this.#contexts.delete(claimed.id);
@@ -300,10 +305,13 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       this.emit('completed', job, result, 'active');
     });
     worker.on('failed', ({ job: claimed, error }) => {
-      const job = this.#running.get(claimed.id);
+      const stalled = error instanceof JobStalledError;
+      // A job that stalled past its limit was not running here: it is shown as read before the sweep.
+      const job = this.#running.get(claimed.id) ?? (stalled ? Job.fromStalled<DataType, ResultType, NameType>(queue, claimed, (this.#stalls.get(claimed.id) ?? 0) + 1) : undefined);
       this.#running.delete(claimed.id);
       this.#contexts.delete(claimed.id);
-      const err = error instanceof Error ? error : new Error(String(error));
+      // BullMQ's text for a job that stalled more often than maxStalledCount allows.
+      const err = stalled ? new Error('job stalled more than allowable limit') : error instanceof Error ? error : new Error(String(error));
       if (job) {
         job.failedReason = err.message;
         if (err.stack !== undefined) job.stacktrace.push(err.stack);
@@ -313,7 +321,12 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       this.emit('failed', job, err, 'active');
     });
     worker.on('drained', () => this.emit('drained'));
-    worker.on('stalled', ({ id }) => this.emit('stalled', id, 'active'));
+    worker.on('stalled', ({ id }) => {
+      // A claim carries no stall count; the stalls this worker took back are counted here instead.
+      if (this.#stalls.size >= 10_000) this.#stalls.clear();
+      this.#stalls.set(id, (this.#stalls.get(id) ?? 0) + 1);
+      this.emit('stalled', id, 'active');
+    });
   }
 
   #backoff(attempt: number, error: unknown, claimed: ClaimedJob<unknown>, strategy: BackoffStrategy | undefined): number {
