@@ -32,6 +32,10 @@ export interface Envelope {
   readonly r?: string;
   /** The options worth keeping (attempts, backoff, delay, priority, jobId). */
   readonly o?: StoredOptions;
+  /** A flow child's parent: its id and its queue's key (`bull:<queue>`), as BullMQ shows `job.parent`. */
+  readonly p?: { readonly id: string; readonly queueKey: string };
+  /** A flow parent's children, as BullMQ keys them (`bull:<queue>:<id>`), in the order given. */
+  readonly k?: readonly string[];
 }
 
 /** Reads an envelope back; a payload some other producer wrote is refused, not guessed at. */

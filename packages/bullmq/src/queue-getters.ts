@@ -63,6 +63,14 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     });
   }
 
+  /** BullMQ's key of `type` in this queue (`<prefix>:<name>:<type>`); a job's key when `type` is its id. */
+  toKey(type: string): string {
+    return `${this.qualifiedName}:${type}`;
+  }
+
+  /** How many parents wait for their children. */
+  getWaitingChildrenCount(): Promise<number> { return this.getJobCountByTypes('waiting-children'); }
+
   /** Resolves once the connection is open. */
   async waitUntilReady(): Promise<void> {
     await this.echo;
@@ -76,11 +84,13 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   }
 
   /**
-   * Jobs of the given types; `start`/`end` index into each list (`end` -1: up to 1000). Waiting and
+   * Jobs of the given types; `start`/`end` index into each list (`end` -1: up to 1000); `asc` gives
+   * the oldest first (finished jobs by when they finished), read whole (up to 1000 jobs). Waiting and
    * prioritized jobs share Echo's pending set, so each is that set filtered by priority.
    */
   async getJobs(types: JobType | readonly JobType[] = ['waiting', 'active', 'delayed', 'completed', 'failed'], start = 0, end = -1, asc = false): Promise<Job<DataType, ResultType, NameType>[]> {
-    if (asc) throw new NotSupportedError('getJobs(…, asc: true)', 'lists come in the order Echo keeps them');
+    // Ascending is the other end of each list first: read the lists whole (up to 1000), then slice.
+    if (asc) return ascending(await this.getJobs(types, 0, -1, false), start, end);
     const queue = await this.echo;
     const wanted = new Map<ListState, 'all' | 'plain' | 'prioritized'>();
     for (const type of typeof types === 'string' ? [types] : types) {
@@ -253,4 +263,12 @@ async function byEchoId(queue: EchoQueue<Envelope>, id: string): Promise<Awaited
     if (error instanceof MalformedIdError) return undefined;
     throw error;
   }
+}
+
+/** Jobs oldest first (finished ones by when they finished), sliced as Redis slices a range. */
+function ascending<J extends { readonly timestamp: number; readonly finishedOn?: number | undefined }>(jobs: J[], start: number, end: number): J[] {
+  const sorted = jobs.map((job, i) => ({ job, i })).sort((a, b) => (a.job.finishedOn ?? a.job.timestamp) - (b.job.finishedOn ?? b.job.timestamp) || a.i - b.i).map(({ job }) => job);
+  const from = start < 0 ? Math.max(sorted.length + start, 0) : start;
+  const to = end < 0 ? sorted.length + end : Math.min(end, sorted.length - 1);
+  return sorted.slice(from, to + 1);
 }

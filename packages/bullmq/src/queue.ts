@@ -7,6 +7,7 @@ import { NotSupportedError } from './errors.js';
 import { definedOnly, echoQueueName, keyOfJobId } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { checkConcurrency } from './queue-extras.js';
+import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
 import { checkOptions, enqueueOptions, keepBound, storedOptions, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, schedulerCadence, schedulerOptions, type RepeatOptions } from './schedulers.js';
@@ -120,14 +121,14 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   }
 
   /**
-   * Removes finished jobs older than `grace` ms, at most `limit` (0: all). Answers how many were
-   * removed (BullMQ answers their ids).
+   * Removes jobs of `type` (default completed) older than `grace` ms, at most `limit` (0: all);
+   * answers their ids, and emits `cleaned` with them (QueueEvents hears `cleaned` with the count).
    */
-  async clean(grace: number, limit: number, type: 'completed' | 'failed' = 'completed'): Promise<number> {
-    if ((type as string) !== 'completed' && (type as string) !== 'failed') throw new NotSupportedError(`clean(…, '${type}')`, 'only finished jobs are cleaned here; drain() empties the waiting ones');
-    if (!Number.isFinite(grace) || grace < 0) throw new InvalidArgumentError('grace', 'must be a number of ms >= 0');
-    const queue = await this.echo;
-    return queue.clean({ state: type === 'failed' ? 'dead' : 'completed', olderThanMs: grace, ...(limit > 0 ? { limit } : {}) });
+  async clean(grace: number, limit: number, type: CleanType = 'completed'): Promise<string[]> {
+    checkClean(grace, limit, type);
+    const removed = await cleanJobs(await this.echo, grace, limit, type);
+    this.emit('cleaned', removed, type);
+    return removed;
   }
 
   /** Deletes the queue and every job in it; `force` also when jobs are running. */
