@@ -1,5 +1,5 @@
 import { CodecError } from '@echo/protocol/queue';
-import type { BackoffOptions } from './job-options.js';
+import { storedOptions, type BackoffOptions, type JobsOptions } from './job-options.js';
 
 /** The job options a job carries with it, as BullMQ shows them on `job.opts`. */
 export interface StoredOptions {
@@ -44,4 +44,10 @@ export function openEnvelope(payload: unknown): Envelope {
     throw new CodecError('the payload is not a @echo/bullmq job (written by another producer?)');
   }
   return payload as Envelope;
+}
+
+/** The stored payload of a job; `id` is its BullMQ id (the `jobId`, or the one the queue's counter gave). */
+export function makeEnvelope(name: string, data: unknown, opts: JobsOptions, id = opts.jobId): Envelope {
+  const o = storedOptions(opts);
+  return { n: name, d: data, t: opts.timestamp ?? Date.now(), ...(id === undefined ? {} : { i: id }), ...(o === undefined ? {} : { o }) };
 }

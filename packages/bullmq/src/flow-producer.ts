@@ -8,7 +8,7 @@ import { keepCompletedByDefault } from './defaults.js';
 import { DEFAULT_PREFIX, definedOnly, echoQueueName } from './ids.js';
 import { Job } from './job.js';
 import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
-import { makeEnvelope } from './queue.js';
+import { makeEnvelope } from './envelope.js';
 
 /** One node of a flow: a job in `queueName`, done after its `children`. */
 export interface FlowJob {

@@ -33,6 +33,10 @@ export interface RepeatOptions {
   readonly endDate?: Date | string | number;
   /** The scheduler's id; default `<name>:<every or pattern>`. */
   readonly key?: string;
+  /** With `every`: the slot within each period the runs fall on, ms. */
+  readonly offset?: number;
+  /** A pattern's first run now rather than at its next match. */
+  readonly immediately?: boolean;
 }
 
 /** BullMQ's simple-mode deduplication: one job per `id` while it lives (or for `ttl` ms). */

@@ -7,6 +7,7 @@ import { DEFAULT_PREFIX, keyOfJobId } from './ids.js';
 import { Job } from './job.js';
 import type { JobsOptions } from './job-options.js';
 import { readGates, sliceLog, workerEntries, type WorkerEntry } from './queue-extras.js';
+import { readScheduler, readSchedulers, type SchedulerRecord } from './schedulers/job-schedulers.js';
 
 /** BullMQ's job types, in lists and counts. */
 export type JobType = 'waiting' | 'wait' | 'active' | 'delayed' | 'completed' | 'failed' | 'waiting-children' | 'prioritized' | 'paused';
@@ -15,21 +16,25 @@ export type JobType = 'waiting' | 'wait' | 'active' | 'delayed' | 'completed' | 
 export interface JobSchedulerJson<D = unknown> {
   /** The scheduler's id. */
   readonly key: string;
-  /** Same as `key`. */
-  readonly id: string;
   /** The name of the jobs it makes. */
   readonly name: string;
   /** The cron pattern, when it has one. */
   readonly pattern?: string;
   /** Every this many ms, when it has no pattern. */
   readonly every?: number;
+  /** The slot within each period its runs fall on, ms. */
+  readonly offset?: number;
   /** The pattern's time zone. */
   readonly tz?: string;
+  /** The first allowed run time. */
+  readonly startDate?: number;
   /** The last allowed run time. */
   readonly endDate?: number;
-  /** Runs left to make, when limited. */
+  /** At most this many jobs in all. */
   readonly limit?: number;
-  /** The next run time, epoch ms. */
+  /** How many jobs it has made. */
+  readonly iterationCount: number;
+  /** The run its next job is for, epoch ms. */
   readonly next: number;
   /** The data and options of the jobs it makes. */
   readonly template: { readonly data: D; readonly opts?: JobsOptions };
@@ -181,7 +186,8 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
 
   /** One job scheduler, or undefined. */
   async getJobScheduler(id: string): Promise<JobSchedulerJson<DataType> | undefined> {
-    return (await this.getJobSchedulers()).find((s) => s.id === id);
+    const record = await readScheduler(await this.echo, id);
+    return record === undefined ? undefined : schedulerJson<DataType>(id, record);
   }
 
   /** How many job schedulers the queue has. */
@@ -197,19 +203,7 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   }
 
   async #schedulers(): Promise<JobSchedulerJson<DataType>[]> {
-    const queue = await this.echo;
-    return (await queue.getSchedulers()).map((info) => ({
-      key: info.template.r ?? info.id,
-      id: info.template.r ?? info.id,
-      name: info.template.n,
-      ...(info.cron === undefined ? {} : { pattern: info.cron }),
-      ...(info.everyMs === undefined ? {} : { every: info.everyMs }),
-      ...(info.tz === undefined ? {} : { tz: info.tz }),
-      ...(info.endAt === undefined ? {} : { endDate: info.endAt.getTime() }),
-      ...(info.limit === undefined ? {} : { limit: info.limit }),
-      next: info.next.getTime(),
-      template: { data: info.template.d as DataType, ...(info.template.o === undefined ? {} : { opts: info.template.o }) },
-    }));
+    return (await readSchedulers(await this.echo)).map(([id, record]) => schedulerJson<DataType>(id, record));
   }
 
   /** How long the queue stays rate limited, ms; -2 when it is not limited (BullMQ's PTTL answer). */
@@ -271,4 +265,22 @@ function ascending<J extends { readonly timestamp: number; readonly finishedOn?:
   const from = start < 0 ? Math.max(sorted.length + start, 0) : start;
   const to = end < 0 ? sorted.length + end : Math.min(end, sorted.length - 1);
   return sorted.slice(from, to + 1);
+}
+
+/** A stored scheduler as BullMQ's `getJobScheduler` shows it. */
+function schedulerJson<D>(key: string, r: SchedulerRecord): JobSchedulerJson<D> {
+  return {
+    key,
+    name: r.name,
+    ...(r.pattern === undefined ? {} : { pattern: r.pattern }),
+    ...(r.every === undefined ? {} : { every: r.every }),
+    ...(r.offset === undefined ? {} : { offset: r.offset }),
+    ...(r.tz === undefined ? {} : { tz: r.tz }),
+    ...(r.startDate === undefined ? {} : { startDate: r.startDate }),
+    ...(r.endDate === undefined ? {} : { endDate: r.endDate }),
+    ...(r.limit === undefined ? {} : { limit: r.limit }),
+    iterationCount: r.ic,
+    next: r.next,
+    template: { data: r.data as D, ...(r.opts === undefined ? {} : { opts: r.opts }) },
+  };
 }

@@ -11,7 +11,7 @@ describe('queue.clean', () => {
     const plain = await queue.add('a', 1);
     const delayed = await queue.add('b', 2, { delay: 60_000 });
     const prioritized = await queue.add('c', 3, { priority: 5 });
-    const cleaned = nextEvent<[string[], string]>(queue, 'cleaned');
+    const cleaned = new Promise<[string[], string]>((resolve) => queue.once('cleaned', (ids: string[], type: string) => resolve([ids, type])));
     expect(await queue.clean(0, 0, 'wait')).toEqual([plain.id]);
     expect(await cleaned).toEqual([[plain.id], 'wait']);
     expect(await queue.clean(0, 0, 'delayed')).toEqual([delayed.id]);

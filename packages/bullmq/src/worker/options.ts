@@ -5,6 +5,7 @@ import { BullMQInputError, NotSupportedError } from '../errors.js';
 import { definedOnly } from '../ids.js';
 import type { KeepJobs } from '../job-options.js';
 import type { BackoffStrategy } from './backoff.js';
+import type { RepeatStrategy } from '../schedulers/next-millis.js';
 
 /** `new Worker(name, processor, opts)`'s options, as BullMQ names them. */
 export interface WorkerOptions {
@@ -16,8 +17,8 @@ export interface WorkerOptions {
   readonly limiter?: { readonly max: number; readonly duration: number };
   /** Start at once (default) or on `run()`. */
   readonly autorun?: boolean;
-  /** `backoffStrategy` for custom backoff types. */
-  readonly settings?: { readonly backoffStrategy?: BackoffStrategy };
+  /** `backoffStrategy` for custom backoff types; `repeatStrategy` for pattern schedulers' next runs. */
+  readonly settings?: { readonly backoffStrategy?: BackoffStrategy; readonly repeatStrategy?: RepeatStrategy };
   /** How long a job's lock lasts, ms (Echo's lease). Default 30000. */
   readonly lockDuration?: number;
   /** How often held locks are renewed, ms. Default half the lock. */
@@ -58,7 +59,7 @@ const checkShape = strictOptions('Worker options', {
   bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer' },
 });
 const checkLimiter = strictOptions('Worker options.limiter', { known: ['max', 'duration'], hints: { groupKey: 'per-group limits are lanes on @echo/queue (laneRateLimit)' }, bounds: { duration: 'span' } });
-const checkSettings = strictOptions('Worker options.settings', { known: ['backoffStrategy'] });
+const checkSettings = strictOptions('Worker options.settings', { known: ['backoffStrategy', 'repeatStrategy'] });
 
 /** BullMQ's own refusals of worker options, with its texts. */
 function checkBullMQWorkerOptions(opts: WorkerOptions): void {

@@ -7,6 +7,7 @@ import { echoQueueName } from '../ids.js';
 import { openQueue } from '../queue.js';
 import { keepBound } from '../job-options.js';
 import { backoffDelay, type BackoffStrategy } from './backoff.js';
+import { advanceScheduler } from '../schedulers/job-schedulers.js';
 import { checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
 
 export type { BackoffStrategy, WorkerOptions };
@@ -165,6 +166,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       const claimed = await queue.leases().claim(lockMs, { markerTtlMs: lockMs });
       if (claimed) {
         const strategy = this.opts.settings?.backoffStrategy;
+        if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
         const job = Job.fromManual<DataType, ResultType, NameType>({
           queue, claimed, token, lockMs,
           backoff: (attempt, error) => this.#backoff(attempt, error, claimed, strategy),
@@ -252,6 +254,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       onProgress: (running, progress) => this.emit('progress', running, progress),
     });
     job.stalledCounter = this.#stalls.get(claimed.id) ?? 0;
+    // BullMQ makes a scheduler's next job when the job of the run before starts.
+    if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
     this.#running.set(claimed.id, job);
     this.#contexts.set(claimed.id, context);
     this.emit('active', job, 'waiting');
@@ -327,6 +331,10 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       this.#stalls.set(id, (this.#stalls.get(id) ?? 0) + 1);
       this.emit('stalled', id, 'active');
     });
+  }
+
+  async #advance(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>): Promise<void> {
+    await advanceScheduler(queue, openEnvelope(claimed.payload), this.opts.settings?.repeatStrategy).catch((error: unknown) => this.#emitError(error));
   }
 
   #backoff(attempt: number, error: unknown, claimed: ClaimedJob<unknown>, strategy: BackoffStrategy | undefined): number {
