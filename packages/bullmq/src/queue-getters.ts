@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { MalformedIdError } from '@echo/protocol/queue';
+import { MalformedIdError, queueKeys } from '@echo/protocol/queue';
 import type { CountName, ListState, Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from './envelope.js';
 import { NotSupportedError } from './errors.js';
@@ -129,16 +129,25 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   async getJobCounts(...types: JobType[]): Promise<Record<string, number>> {
     const asked = types.length === 0 ? DEFAULT_COUNTS : types;
     const names = asked.map((type) => {
+      if (type === 'prioritized') return 'pending';
       const name = COUNT[type];
-      if (name === undefined) throw new NotSupportedError(`getJobCounts('${type}')`, type === 'prioritized' ? "prioritized jobs are counted in 'waiting' here" : "a paused queue's jobs are counted in 'waiting' here");
+      if (name === undefined) throw new NotSupportedError(`getJobCounts('${type}')`, "a paused queue's jobs are counted in 'waiting' here");
       return name;
     });
     const queue = await this.echo;
-    const counted = await queue.counts(...names);
+    const splits = asked.some((type) => type === 'prioritized' || type === 'waiting' || type === 'wait');
+    const [counted, prioritized] = await Promise.all([queue.counts(...names), splits ? prioritizedCount(queue) : 0]);
     const out: Record<string, number> = {};
-    asked.forEach((type, i) => (out[type] = counted[names[i] as CountName]));
+    asked.forEach((type, i) => {
+      const pending = counted[names[i] as CountName];
+      // Waiting and prioritized jobs share Echo's pending set: BullMQ counts them apart.
+      out[type] = type === 'prioritized' ? prioritized : type === 'waiting' || type === 'wait' ? pending - prioritized : pending;
+    });
     return out;
   }
+
+  /** How many jobs wait with a priority. */
+  getPrioritizedCount(): Promise<number> { return this.getJobCountByTypes('prioritized'); }
 
   /** The sum of the counts of `types`. */
   async getJobCountByTypes(...types: JobType[]): Promise<number> {
@@ -146,9 +155,9 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }
 
-  /** Jobs waiting or delayed. */
+  /** Jobs not yet run: waiting (with or without priority), delayed, or waiting for their children. */
   count(): Promise<number> {
-    return this.getJobCountByTypes('waiting', 'delayed');
+    return this.getJobCountByTypes('waiting', 'prioritized', 'delayed', 'waiting-children');
   }
 
   /** Waiting jobs without priority. */
@@ -283,4 +292,12 @@ function schedulerJson<D>(key: string, r: SchedulerRecord): JobSchedulerJson<D> 
     next: r.next,
     template: { data: r.data as D, ...(r.opts === undefined ? {} : { opts: r.opts }) },
   };
+}
+
+/**
+ * How many pending jobs have a BullMQ priority: Echo scores a pending job -priority, and the
+ * drop-in gives BullMQ's priority p as Echo's -p, so exactly those score above 0 (one ZCOUNT).
+ */
+async function prioritizedCount(queue: EchoQueue<Envelope>): Promise<number> {
+  return Number(await queue.connection.command('ZCOUNT', queueKeys(queue.name).pending, '(0', '+inf'));
 }

@@ -4,14 +4,14 @@ import { echoConnection, type ConnectionOptions } from './connection.js';
 import { makeEnvelope, type Envelope } from './envelope.js';
 import { keepCompletedByDefault, nextJobIds, resetJobIds } from './defaults.js';
 import { BullMQInputError, NotSupportedError } from './errors.js';
-import { definedOnly, echoQueueName, keyOfJobId } from './ids.js';
+import { definedOnly, echoQueueName } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { checkConcurrency } from './queue-extras.js';
 import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
-import { checkOptions, enqueueOptions, keepBound, storedOptions, type JobsOptions, type KeepJobs } from './job-options.js';
+import { checkOptions, enqueueOptions, keepBound, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
-import { removeScheduler, upsertScheduler } from './schedulers/job-schedulers.js';
+import { removeScheduler, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
 import type { RepeatStrategy } from './schedulers/next-millis.js';
 
 /** `new Queue(name, opts)`'s options, as BullMQ names them. */
@@ -144,6 +144,15 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await queue.pause();
     await queue.obliterate({ force: opts.force ?? false });
     await resetJobIds(queue);
+    await queue.connection.command('DEL', schedulersKey(queue.name));
+  }
+
+  /** Runs delayed jobs now, at most `count` of them (BullMQ's default 1000). */
+  async promoteJobs(opts: { readonly count?: number } = {}): Promise<void> {
+    const queue = await this.echo;
+    const page = await queue.listJobs('scheduled', { limit: Math.min(Math.max(opts.count ?? 1000, 1), 1000) });
+    // A job promoted or taken meanwhile is refused by its promote: nothing left to do for it.
+    await Promise.all(page.jobs.map(({ id }) => queue.promote(id).catch(() => undefined)));
   }
 
   /** Removes a job; answers 1 when it was there, 0 otherwise. Refused while a worker holds it. */

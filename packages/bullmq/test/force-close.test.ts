@@ -18,13 +18,13 @@ describe('worker.close(true)', () => {
     await first.close(true);
     // A plain close waits for the processor (which never returns here); a forced one does not.
     expect(Date.now() - started).toBeLessThan(5000);
-    const second = closing(new Worker(name, async (j) => `ran ${j.id ?? ''}`, { connection, stalledInterval: 100 }));
+    const second = closing(new Worker(name, async (j) => `ran ${j.id}`, { connection, stalledInterval: 100 }));
     const [stalledId] = await nextEvent<[string]>(second, 'stalled', 20_000);
     const [completed] = await nextEvent<[Job]>(second, 'completed', 20_000);
     expect(stalledId).toBeTypeOf('string');
     expect(completed.id).toBe(job.id);
     expect(completed.stalledCounter).toBe(1);
-    expect(completed.returnvalue).toBe(`ran ${job.id ?? ''}`);
+    expect(completed.returnvalue).toBe(`ran ${job.id}`);
     release();
   });
 });

@@ -100,6 +100,17 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     await this.#closedPromise;
   }
 
+  /** Waits `ms` (BullMQ's pause between looks; `abortController` ends it early). */
+  async delay(ms = 0, abortController?: AbortController): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      abortController?.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+  }
+
   /** True while the worker takes jobs. */
   isRunning(): boolean {
     return this.#running_;
