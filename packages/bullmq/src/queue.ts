@@ -9,7 +9,7 @@ import { Job, type JobProgress } from './job.js';
 import { checkConcurrency } from './queue-extras.js';
 import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
-import { checkOptions, enqueueOptions, keepBound, type JobsOptions, type KeepJobs } from './job-options.js';
+import { checkOptions, checkSize, enqueueOptions, keepBound, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
 import { removeScheduler, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
 import type { RepeatStrategy } from './schedulers/next-millis.js';
@@ -69,6 +69,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   async add(name: NameType, data: DataType, opts: JobsOptions = {}): Promise<Job<DataType, ResultType, NameType>> {
     const merged = { ...this.defaultJobOptions, ...opts };
     checkOptions(merged);
+    checkSize(name, data, merged);
     const queue = await this.echo;
     if (merged.repeat !== undefined) return this.#addRepeat(name, data, merged);
     await this.#applyKeep(queue, merged);
@@ -90,6 +91,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     const prepared = jobs.map((job) => {
       const merged = { ...this.defaultJobOptions, ...job.opts };
       checkOptions(merged);
+      checkSize(job.name, job.data, merged);
       if (merged.repeat !== undefined) throw new NotSupportedError('addBulk with repeat', 'add repeating jobs one by one (or through upsertJobScheduler)');
       return { job, merged };
     });
