@@ -236,5 +236,7 @@ export function checkSize(name: string, data: unknown, options: JobsOptions): vo
   const limit = options.sizeLimit;
   if (limit === undefined) return;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidArgumentError('sizeLimit', 'must be an integer number of bytes >= 1');
-  if (Buffer.byteLength((JSON.stringify(data)) ?? '', 'utf8') > limit) throw new BullMQInputError('sizeLimit', `The size of job ${name} exceeds the limit ${String(limit)} bytes`);
+  // JSON.stringify answers undefined for undefined data (its type says string).
+  const text = JSON.stringify(data) as string | undefined;
+  if (Buffer.byteLength(text ?? '', 'utf8') > limit) throw new BullMQInputError('sizeLimit', `The size of job ${name} exceeds the limit ${String(limit)} bytes`);
 }
