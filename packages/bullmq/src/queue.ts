@@ -31,7 +31,8 @@ export interface QueueOptions {
    * BullMQ: the ioredis connection is shared, so `close()` leaves it open. The drop-in never closes
    * an application's client (it opens its own connection from it), so either value behaves so.
    */
-  readonly sharedConnection?: boolean;  /** BullMQ's advanced settings: `repeatStrategy` computes a pattern scheduler's next run. */
+  readonly sharedConnection?: boolean;
+  /** BullMQ's advanced settings: `repeatStrategy` computes a pattern scheduler's next run. */
   readonly settings?: { readonly repeatStrategy?: RepeatStrategy };
 }
 

@@ -16,9 +16,13 @@ export interface Dependencies {
 
 /** The counts of {@link Dependencies}, for the kinds asked (all four when none is). */
 export interface DependencyCounts {
+  /** Completed children. */
   readonly processed?: number;
+  /** Children still open. */
   readonly unprocessed?: number;
+  /** Children whose failure the parent ignored. */
   readonly ignored?: number;
+  /** Children that failed the parent. */
   readonly failed?: number;
 }
 
