@@ -1,34 +1,30 @@
+/**
+ * The least-privilege ACL rules of each pillar, derived from the code that sends its commands; no
+ * list of command names is kept here or beside the builders.
+ *
+ * A pillar's commands are two sets, each generated from its source:
+ * - the host's (`HOST_COMMANDS`, scripts/gen-acl.ts): every command the modules its subpath
+ *   (`@echo/protocol/<pillar>`) reaches declare where they send it: a typed read or write names its
+ *   command as a literal (`read('HGETALL', …)`, `write('XGROUP CREATE', …)`), the connector names
+ *   what it sends on the socket (`client.call('EVALSHA', …)`), and a `@sends` tag names what the
+ *   driver sends for an option or a method (`HELLO`, `CLIENT SETNAME`, `SUBSCRIBE`). The subpath
+ *   exposes each pillar only its own builders (src/contract/<pillar>), so a builder widens the rules
+ *   of the pillars that can call it and no other; the connector's own commands reach every pillar.
+ * - the scripts' (`LUA_SCRIPT_COMMANDS`, scripts/gen-lua.ts): what each script the pillar's
+ *   transitions bind calls inside EVALSHA (ACLs apply there too), body and included libraries.
+ * A pillar cannot send anything else: it holds no driver (lint), no read or write factory (its
+ * subpath exports builders only) and no raw `command`/`pipeline` call (lint). Both generated modules
+ * are checked current by the protocol's tests.
+ */
 import { assertCacheTable, assertQueueName } from './keys/names.js';
 import { FENCE_KEY } from './connector/fence.js';
-import { QUEUE_READ_COMMANDS } from './reads/queue/index.js';
-import { CACHE_READ_COMMANDS } from './reads/cache/commands.js';
-import { CACHE_WRITE_COMMANDS } from './writes/cache/commands.js';
-import { BUS_READ_COMMANDS } from './reads/bus/commands.js';
+import { HOST_COMMANDS } from './generated/host-commands.js';
 import { LUA_PILLAR_SCRIPTS, LUA_SCRIPT_COMMANDS } from './scripts/generated/lua-sources.js';
 
-/** Commands the connector itself sends: the handshake, the fence, EVALSHA and its NOSCRIPT fallback. */
-const CONNECTOR_COMMANDS = ['hello', 'ping', 'client|setname', 'get', 'set', 'evalsha', 'script|load'] as const;
-
-/**
- * The commands a pillar's scripts run inside EVALSHA (ACLs apply to these too): the union of what
- * each script the pillar's transitions bind calls, body and included libraries. The generator reads
- * both from the sources (`LUA_PILLAR_SCRIPTS`, `LUA_SCRIPT_COMMANDS`), so a new call in a script
- * widens exactly its pillar's list.
- */
-function scriptCommands(pillar: keyof typeof LUA_PILLAR_SCRIPTS): readonly string[] {
-  return [...new Set(LUA_PILLAR_SCRIPTS[pillar].flatMap((name) => LUA_SCRIPT_COMMANDS[name]))].sort();
+/** Every command `pillar` sends: its host's and its scripts'. */
+function pillarCommands(pillar: 'queue' | 'bus' | 'cache'): string[] {
+  return [...HOST_COMMANDS[pillar], ...LUA_PILLAR_SCRIPTS[pillar].flatMap((name) => LUA_SCRIPT_COMMANDS[name])];
 }
-
-/** Commands the queue's scripts run inside EVALSHA. */
-const QUEUE_SCRIPT_COMMANDS = scriptCommands('queue');
-
-/**
- * Commands the queue host sends directly: its typed reads ({@link QUEUE_READ_COMMANDS}, `wait` for
- * admissions under `durability: 'replicated'` among them), the wake read (`blpop`), the events
- * channel (`subscribe`, `unsubscribe`), the events journal's reader (`xread`, a stream read of the
- * protocol's StreamCursor) and `info` (the connect-time eviction-policy check).
- */
-const QUEUE_HOST_COMMANDS = [...QUEUE_READ_COMMANDS, 'blpop', 'subscribe', 'unsubscribe', 'xread', 'info'] as const;
 
 /** The ACL rules for `commands`, the key `patterns` and the pub/sub `channels`, fence key included. */
 function rules(commands: Iterable<string>, patterns: readonly string[], channels: readonly string[]): string[] {
@@ -53,34 +49,11 @@ function rules(commands: Iterable<string>, patterns: readonly string[], channels
 export function queueAclRules(queues: readonly string[]): string[] {
   for (const q of queues) assertQueueName(q);
   return rules(
-    [...CONNECTOR_COMMANDS, ...QUEUE_SCRIPT_COMMANDS, ...QUEUE_HOST_COMMANDS],
+    pillarCommands('queue'),
     queues.map((q) => `emq:{${q}}:*`),
     queues.map((q) => `emq:{${q}}:events`),
   );
 }
-
-/** Commands the bus's stream scripts run inside EVALSHA. */
-const BUS_SCRIPT_COMMANDS = scriptCommands('bus');
-
-/**
- * Commands the bus host sends: its typed reads and writes (appends, reads, groups and their
- * controls, settlement, lag, trimming, the archive watermark, the events channel), the events
- * listener's subscription, and `info` (the connect-time eviction-policy check).
- */
-const BUS_HOST_COMMANDS = [...BUS_READ_COMMANDS, 'subscribe', 'unsubscribe', 'info'] as const;
-
-/** Commands the cache's scripts run inside EVALSHA. */
-const CACHE_SCRIPT_COMMANDS = scriptCommands('cache');
-
-/**
- * Commands the cache host sends: its typed reads (L2 frames, tag and clear walks) and plain writes
- * (declared tables' rows, the broadcast lane), whose lists live beside them; the coherence log
- * reader; the broadcast and tracking lanes; and `info` (the connect-time eviction-policy check).
- */
-const CACHE_HOST_COMMANDS = [
-  ...CACHE_READ_COMMANDS, ...CACHE_WRITE_COMMANDS, 'xread', 'xrevrange', 'xinfo|stream',
-  'subscribe', 'unsubscribe', 'client|id', 'client|tracking', 'info',
-] as const;
 
 /**
  * The least-privilege ACL rules for a user that runs the bus pillar (stream logs, consumer groups,
@@ -93,7 +66,7 @@ const CACHE_HOST_COMMANDS = [
 export function busAclRules(queues: readonly string[]): string[] {
   for (const q of queues) assertQueueName(q);
   return rules(
-    [...CONNECTOR_COMMANDS, ...BUS_SCRIPT_COMMANDS, ...BUS_HOST_COMMANDS],
+    pillarCommands('bus'),
     queues.map((q) => `emq:{${q}}:*`),
     queues.map((q) => `emq:{${q}}:events`),
   );
@@ -110,7 +83,7 @@ export function busAclRules(queues: readonly string[]): string[] {
 export function cacheAclRules(namespaces: readonly string[]): string[] {
   for (const n of namespaces) assertCacheTable(n);
   return rules(
-    [...CONNECTOR_COMMANDS, ...CACHE_SCRIPT_COMMANDS, ...CACHE_HOST_COMMANDS],
+    pillarCommands('cache'),
     namespaces.map((n) => `ecc:{${n}}:*`),
     [...namespaces.map((n) => `ecc:{${n}}:coh`), '__redis__:invalidate'],
   );

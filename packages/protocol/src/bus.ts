@@ -9,5 +9,7 @@
 export * from './substrate.js';
 export { queueKeys, type QueueKeys } from './keys/queue-keys.js';
 export * as transitions from './transitions/streams.js';
+export * as reads from './contract/bus/reads.js';
+export * as writes from './contract/bus/writes.js';
 export { parseAutoclaim, parseOneStreamRead, parseStreamRead, type AutoclaimReply, type StreamReadReply } from './reads/stream-entries.js';
 export { parseDeadLetterRecord, type DeadLetterRecord } from './formats/dead-letter-record.js';

@@ -9,6 +9,8 @@
 export * from './substrate.js';
 export * from './keys/cache-keys.js';
 export * as transitions from './transitions/cache.js';
+export * as reads from './contract/cache/reads.js';
+export * as writes from './contract/cache/writes.js';
 export { ENTRY_FRAME_HEADER, encodeEntryFrame, parseEntryFrame, type EntryFrame } from './formats/entry-frame.js';
 export { parseCoherenceEntry, type CoherenceEntry, type CoherenceOp } from './formats/coherence-entry.js';
-export { INVALIDATE_CHANNEL, type Tracking, type TrackingEvents, type TrackingOptions } from './connector/tracking.js';
+export { INVALIDATE_CHANNEL, openTracking, type Tracking, type TrackingEvents, type TrackingOptions } from './connector/tracking.js';

@@ -45,7 +45,7 @@ export { flowLink, MAX_JOB_NAME, MAX_PRIORITY, readJobOptions, type FlowLink, ty
 export type { ClaimedRow, HeldJob } from './transitions/index.js';
 export type { MasterNode } from './connector/masters.js';
 export type { PubSubMessage, Payload, SubscribeOptions, Subscription, SubscriptionEvents } from './connector/subscription.js';
-export { INVALIDATE_CHANNEL, type Tracking, type TrackingEvents, type TrackingOptions } from './connector/tracking.js';
+export { INVALIDATE_CHANNEL, openTracking, type Tracking, type TrackingEvents, type TrackingOptions } from './connector/tracking.js';
 export { checkCall, type Arg } from './connector/call-shape.js';
 export { type ConnectOptions, type EvictionPolicyMode, type NodeAddress, type SentinelConfig, reconnectDelay } from './connector/options.js';
 export type { ConnectionStats } from './connector/stats.js';

@@ -1,9 +1,10 @@
 /**
  * What every pillar reads the substrate through, whatever it holds: the app face (connection, ids,
- * errors), `execute` for its typed transitions, the typed reads and writes, the strict-options
+ * errors), `execute` for its typed transitions, the strict-options
  * validator and its bounds, the id codec and minter, the name checks, the telemetry hooks, the
  * lifecycle-events listener and the stream cursor. Each pillar subpath (`./queue.ts`, `./bus.ts`,
- * `./cache.ts`) re-exports this beside its own contract; it is not an entry point of its own.
+ * `./cache.ts`) re-exports this beside its own contract, its typed reads and writes among it (each
+ * pillar's own, so its ACL rules follow them); it is not an entry point of its own.
  */
 export * from './index.js';
 export * from './ids/index.js';
@@ -21,8 +22,6 @@ export {
 export { MAX_SPAN_MS, MAX_TIMER_MS, checkTimeBound, type TimeBound } from './options/bounds.js';
 export { checkConnectionChoice, isConnectionLike } from './options/connection.js';
 export { execute, executeAll, type Settled, type Transition } from './transitions/transition.js';
-export * as reads from './reads/index.js';
-export * as writes from './writes/index.js';
 export { deferred, type Deferred } from './connector/deferred.js';
 export { TypedEmitter, type Listener, type ListenerErrorHandler } from './typed-emitter.js';
 export { encodeEvent, parseEvent, type LifecycleEventFields, type NoExtraFields } from './events.js';

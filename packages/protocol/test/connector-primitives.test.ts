@@ -1,6 +1,6 @@
 import { rejection, uniqueName, useRedis, waitFor, type RedisTarget } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, ConnectionClosedError, ConnectionLostError, InvalidArgumentError, type PubSubMessage } from './support.js';
+import { Connection, ConnectionClosedError, ConnectionLostError, InvalidArgumentError, reads, type PubSubMessage } from './support.js';
 
 let target: RedisTarget;
 let conn: Connection;
@@ -131,20 +131,25 @@ describe('subscribe', () => {
   });
 });
 
-describe('blockingPop', () => {
+/** The queue's wake read (`BLPOP`), sent on `c`. */
+function pop(c: Connection, key: string, timeoutMs: number): Promise<string | null> {
+  return reads.sendRead(c, reads.queue.wake({ key, timeoutMs }));
+}
+
+describe('the wake read (BLPOP)', () => {
   it('pops what is pushed, answers null on timeout, and refuses bad arguments', async () => {
     const name = uniqueName('bpop');
     const own = await conn.duplicate(name);
     const key = `{${name}}:wake`;
     try {
-      const popped = own.blockingPop(key, 5000);
+      const popped = pop(own, key, 5000);
       await waitFor(() => blocked(name), { what: 'the BLPOP to block' });
       await conn.command('RPUSH', key, 'token');
       expect(await popped).toBe('token');
-      expect(await own.blockingPop(key, 20)).toBeNull();
-      await expect(own.blockingPop(key, -1)).rejects.toBeInstanceOf(InvalidArgumentError);
-      await expect(own.blockingPop(key, 1.5)).rejects.toBeInstanceOf(InvalidArgumentError);
-      await expect(own.blockingPop('', 10)).rejects.toBeInstanceOf(InvalidArgumentError);
+      expect(await pop(own, key, 20)).toBeNull();
+      expect(() => reads.queue.wake({ key, timeoutMs: -1 })).toThrow(InvalidArgumentError);
+      expect(() => reads.queue.wake({ key, timeoutMs: 1.5 })).toThrow(InvalidArgumentError);
+      expect(() => reads.queue.wake({ key: '', timeoutMs: 10 })).toThrow(InvalidArgumentError);
     } finally {
       await own.close();
     }
@@ -153,7 +158,7 @@ describe('blockingPop', () => {
   it('is interrupted by close({ immediate }) with ConnectionClosedError', async () => {
     const name = uniqueName('bpop');
     const own = await conn.duplicate(name);
-    const popped = own.blockingPop(`{${name}}:wake`, 0);
+    const popped = pop(own, `{${name}}:wake`, 0);
     await waitFor(() => blocked(name), { what: 'the BLPOP to block' });
     await own.close({ immediate: true });
     expect(await rejection(popped)).toBeInstanceOf(ConnectionClosedError);
@@ -165,7 +170,7 @@ describe('blockingPop', () => {
     const key = `{${name}}:wake`;
     try {
       // The rejection is taken at once: on a loaded machine the socket can go before the kill below.
-      const popped = rejection(own.blockingPop(key, 0));
+      const popped = rejection(pop(own, key, 0));
       await waitFor(() => blocked(name), { what: 'the BLPOP to block' });
       await conn.command('CLIENT', 'KILL', 'ID', await clientId(name));
       expect(await popped).toBeInstanceOf(ConnectionLostError);

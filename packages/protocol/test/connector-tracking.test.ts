@@ -1,6 +1,6 @@
 import { rejection, startRedis, uniqueName, waitFor, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, FENCE_KEY, INVALIDATE_CHANNEL, InvalidArgumentError, PermissionError, VersionFenceError, WIRE_VERSION } from './support.js';
+import { Connection, FENCE_KEY, INVALIDATE_CHANNEL, InvalidArgumentError, openTracking, PermissionError, VersionFenceError, WIRE_VERSION } from './support.js';
 
 // Its own server: these tests kill connections and rewrite the fence.
 let server: RedisServer;
@@ -34,7 +34,7 @@ describe('openTracking', () => {
     const name = uniqueName('trk');
     const prefix = `ecc:{${name}}:`;
     const seen: (readonly string[] | null)[] = [];
-    const tracking = await conn.openTracking([prefix], (keys) => seen.push(keys), { name });
+    const tracking = await openTracking(conn, [prefix], (keys) => seen.push(keys), { name });
     const events: string[] = [];
     tracking.on('lost', () => events.push('lost'));
     tracking.on('armed', (n) => events.push(`armed ${n}`));
@@ -72,7 +72,7 @@ describe('openTracking', () => {
     await conn.command('ACL', 'SETUSER', user, 'on', '>pw', '~*', '&*', '+@all', '-client');
     const limited = await Connection.connect({ host: server.host, port: server.port, username: user, password: 'pw' });
     try {
-      expect(await rejection(limited.openTracking(['ecc:{x}:'], () => undefined))).toBeInstanceOf(PermissionError);
+      expect(await rejection(openTracking(limited, ['ecc:{x}:'], () => undefined))).toBeInstanceOf(PermissionError);
     } finally {
       await limited.close();
       await conn.command('ACL', 'DELUSER', user);
@@ -80,15 +80,15 @@ describe('openTracking', () => {
   });
 
   it('checks its prefixes before any I/O', async () => {
-    await expect(conn.openTracking([], () => undefined)).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(conn.openTracking([''], () => undefined)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(openTracking(conn, [], () => undefined)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(openTracking(conn, [''], () => undefined)).rejects.toBeInstanceOf(InvalidArgumentError);
   });
 
   it('runs the version fence first: a foreign fence refuses it and tracking is never turned on', async () => {
     const before = await trackingCalls();
     await conn.command('SET', FENCE_KEY, 'echomq:4.0.0');
     try {
-      expect(await rejection(conn.openTracking(['ecc:{y}:'], () => undefined))).toBeInstanceOf(VersionFenceError);
+      expect(await rejection(openTracking(conn, ['ecc:{y}:'], () => undefined))).toBeInstanceOf(VersionFenceError);
       expect(await trackingCalls()).toBe(before);
     } finally {
       await conn.command('SET', FENCE_KEY, WIRE_VERSION);

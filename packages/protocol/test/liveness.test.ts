@@ -2,7 +2,7 @@ import { startLinkProxy, startRedis, uniqueName, type LinkProxy, type RedisServe
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockAllowanceMs } from '../src/connector/liveness.js';
 import { noteLastReply } from '../src/errors/connection.js';
-import { Connection, ConnectionLostError, InvalidArgumentError, OutageReport } from './support.js';
+import { Connection, ConnectionLostError, InvalidArgumentError, OutageReport, reads } from './support.js';
 
 describe('blockAllowanceMs', () => {
   it.each([
@@ -93,11 +93,11 @@ describe('liveness on a half-open link', () => {
     try {
       const key = uniqueName('pop');
       const t0 = Date.now();
-      expect(await conn.blockingPop(key, 1_200)).toBeNull();
+      expect(await reads.sendRead(conn, reads.queue.wake({ key, timeoutMs: 1_200 }))).toBeNull();
       expect(Date.now() - t0).toBeGreaterThanOrEqual(1_100);
       proxy.blackhole();
       const t1 = Date.now();
-      await expect(conn.blockingPop(key, 600)).rejects.toBeInstanceOf(ConnectionLostError);
+      await expect(reads.sendRead(conn, reads.queue.wake({ key, timeoutMs: 600 }))).rejects.toBeInstanceOf(ConnectionLostError);
       expect(Date.now() - t1).toBeGreaterThanOrEqual(950);
       // Ten times the quiet figure (its own 600 ms plus the 400 ms reply timeout): a bounded wait, not a hang.
       expect(Date.now() - t1).toBeLessThan(10_000);

@@ -42,6 +42,7 @@ export function sampleReads(on: QueueKeys, job: JobId): Readonly<Record<string, 
     time: reads.queue.time(),
     probe: reads.queue.probe({ keys: on }),
     replicated: reads.queue.replicated({ replicas: 1, timeoutMs: 20 }),
+    wake: reads.queue.wake({ key: on.wake, timeoutMs: 20 }),
   };
 }
 

@@ -74,6 +74,8 @@ function expected(): Record<string, unknown> {
     probe: true,
     // A standalone server has no replica to confirm.
     replicated: 0,
+    // The wake list is empty here: the pop times out.
+    wake: null,
   };
 }
 

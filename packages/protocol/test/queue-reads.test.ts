@@ -160,6 +160,7 @@ const CASES: readonly Case[] = [
   { name: 'time', sends: ['TIME'], parses: [['seconds and micros', ['1700000000', '123456'], 1700000000123]], refuses: [['1'], ['x', '1'], 5] },
   { name: 'probe', sends: ['EXISTS', keys.pending], parses: [['absent', 0, false]], refuses: ['0'] },
   { name: 'replicated', sends: ['WAIT', 1, 20], parses: [['acks', 1, 1]], refuses: ['1', null] },
+  { name: 'wake', sends: ['BLPOP', keys.wake, '0.020'], parses: [['a pop', [keys.wake, 't'], 't'], ['a timeout', null, null]], refuses: ['t', [keys.wake], [keys.wake, 1]] },
 ];
 
 describe.each(CASES)('reads.queue.$name', ({ name, sends, parses, refuses }) => {

@@ -3,7 +3,7 @@
  * primary is SIGKILLed it follows the promoted replica, fences it, reloads its scripts and goes on;
  * callers meanwhile see typed errors only.
  */
-import { startSentinel, type SentinelGroup } from '@echo/testkit';
+import { startSentinel, waitFor, type SentinelGroup } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, ConnectionLostError, EchoError, FENCE_KEY, InvalidArgumentError, mintId, queueKeys, scripts, WIRE_VERSION } from './support.js';
 
@@ -47,16 +47,18 @@ describe('connecting through Sentinel', () => {
     })();
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const before = acked.length;
       const failover = await group.failover({ timeoutMs: 20_000 });
       const healedAt = failover.healedAt;
-      // Calls get through again on the promoted replica.
-      const deadline = Date.now() + 15_000;
-      while (acked.length < before + 50 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      // Calls get through again on the promoted replica: 20 more acknowledgements after the heal.
+      // Under load this failed 3 runs in 5: a failover announced while the reconnect was asking the
+      // sentinels left ioredis ended for good (the gate now connects it again). The bound only has
+      // to outlast a loaded machine.
+      const atHeal = acked.length;
+      await waitFor(() => acked.length >= atHeal + 20, { timeoutMs: 45_000, what: '20 enqueues acknowledged after the failover' });
       const resumedMs = Date.now() - healedAt;
       state.running = false;
       await traffic;
-      expect(acked.length).toBeGreaterThanOrEqual(before + 50);
+      expect(acked.length).toBeGreaterThanOrEqual(atHeal + 20);
       for (const error of errors) {
         expect(error).toBeInstanceOf(EchoError);
         expect(error).toBeInstanceOf(ConnectionLostError);
@@ -77,5 +79,5 @@ describe('connecting through Sentinel', () => {
       await traffic;
       await conn.close({ immediate: true });
     }
-  }, 60_000);
+  }, 90_000);
 });

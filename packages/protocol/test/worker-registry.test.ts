@@ -1,10 +1,9 @@
-import { uniqueName, useRedis } from '@echo/testkit';
+import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection } from '../src/connector/connection.js';
 import { queueKeys } from '../src/keys/index.js';
 import * as t from '../src/transitions/index.js';
 import { execute } from '../src/transitions/transition.js';
-import { sleep } from './lane-harness.js';
 
 let conn: Connection;
 
@@ -41,10 +40,13 @@ describe('worker registry [TS]', () => {
   it('a lapsed entry is left out of the list at once and dropped by the next beat of anyone', async () => {
     const queue = uniqueName('workers');
     const k = queueKeys(queue);
-    await execute(conn, t.workerBeat({ queue, id: 'dead', ttlMs: 50, info: 'x' }));
+    // 'live' beats first: a beat drops every lapsed entry, so a slow machine must not let the
+    // second beat land after 'dead' lapsed. Then wait for the lapse itself, however long it takes.
     await execute(conn, t.workerBeat({ queue, id: 'live', ttlMs: 60_000, info: 'y' }));
-    await sleep(80);
-    expect((await execute(conn, t.workerList({ queue, limit: 10 }))).workers.map((w) => w.id)).toEqual(['live']);
+    await execute(conn, t.workerBeat({ queue, id: 'dead', ttlMs: 50, info: 'x' }));
+    const listed = async () => (await execute(conn, t.workerList({ queue, limit: 10 }))).workers.map((w) => w.id);
+    await waitFor(async () => (await listed()).length === 1, { timeoutMs: 30_000, what: "'dead' to lapse out of the list" });
+    expect(await listed()).toEqual(['live']);
     expect(await conn.command('ZCARD', k.workers)).toBe(2);
     await execute(conn, t.workerBeat({ queue, id: 'live', ttlMs: 60_000, info: 'y' }));
     expect(await conn.command('ZRANGE', k.workers, 0, -1)).toEqual(['live']);

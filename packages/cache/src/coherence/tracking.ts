@@ -1,4 +1,4 @@
-import { type Connection, INVALIDATE_CHANNEL, InvalidArgumentError, type Tracking, cachePrefix } from '@echo/protocol/cache';
+import { type Connection, INVALIDATE_CHANNEL, InvalidArgumentError, openTracking, type Tracking, cachePrefix } from '@echo/protocol/cache';
 import { TrackingArmError } from '../errors.js';
 import type { TrackingStats } from '../stats.js';
 import type { CoherenceLane, CoherenceTarget } from './source.js';
@@ -9,7 +9,7 @@ export { INVALIDATE_CHANNEL };
 /**
  * The tracking lane (cache.md §7.5): server-assisted client caching in broadcast mode, so any write
  * under `ecc:{<table>}:`, by anyone, evicts the id from this process's L1. The connector's
- * {@link Connection.openTracking} does the wire work (a dedicated, fenced connection that turns
+ * {@link openTracking} does the wire work (a dedicated, fenced connection that turns
  * tracking on again after every reconnect); this lane maps its events onto L1.
  *
  * While the connection is down no invalidation can arrive, so L1 is flushed and takes no rows until
@@ -43,7 +43,7 @@ export class TrackingLane implements CoherenceLane {
     const lane = new TrackingLane(target);
     let tracking: Tracking;
     try {
-      tracking = await connection.openTracking([lane.#prefix], (keys) => lane.#receive(keys), { name: `echo-cache-trk-${target.name}` });
+      tracking = await openTracking(connection, [lane.#prefix], (keys) => lane.#receive(keys), { name: `echo-cache-trk-${target.name}` });
     } catch (error) {
       throw new TrackingArmError(target.name, error);
     }

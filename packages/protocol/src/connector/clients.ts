@@ -56,7 +56,11 @@ export interface Wire {
   readonly onLost?: () => void;
 }
 
-/** The ioredis client for one server, configured so the connector owns replay, resubscribe and readiness. */
+/**
+ * The ioredis client for one server, configured so the connector owns replay, resubscribe and readiness.
+ * On every (re)connect the driver sends `HELLO` (the RESP3 handshake) and, for a named connection,
+ * `CLIENT SETNAME`: @sends HELLO @sends CLIENT SETNAME
+ */
 export function createRedis(o: ResolvedOptions, retry: (attempt: number) => number | null, inFlight: InFlight, wire: Wire = {}): Redis {
   return new TrackedRedis(
     {

@@ -1,5 +1,3 @@
-import { InvalidArgumentError } from '../errors/validation.js';
-import { MalformedReplyError } from '../errors/wire.js';
 import type { Script } from '../scripts/script.js';
 import type { Arg } from './call-shape.js';
 import { createCluster, createRedis, execPipeline, livenessOf, type Client, type Wire } from './clients.js';
@@ -8,11 +6,10 @@ import { InFlight } from './in-flight.js';
 import { masterNodes, type MasterNode } from './masters.js';
 import { PolicyWatch } from './memory-policy.js';
 import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
-import { checkNames, PubSub } from './pub-sub.js';
+import { PubSub } from './pub-sub.js';
 import { ScriptRunner, type BatchResult, type ScriptCall } from './script-runner.js';
 import { emptyStats, type ConnectionStats } from './stats.js';
 import type { AnySubscribeOptions, Payload, SubscribeOptions, Subscription } from './subscription.js';
-import { createTracking, type Tracking, type TrackingOptions } from './tracking.js';
 
 export type { BatchResult, ScriptCall } from './script-runner.js';
 
@@ -181,26 +178,6 @@ export class Connection {
   }
 
   /**
-   * Pops the head of list `key`, waiting up to `timeoutMs` (0: until a push or {@link close}) for
-   * one to arrive (`BLPOP`). Answers the popped value, or `null` on timeout. It holds the socket
-   * while it waits, so call it on a dedicated connection (see {@link duplicate});
-   * `close({ immediate: true })` interrupts it with {@link ConnectionClosedError}.
-   *
-   * @throws InvalidArgumentError for an empty key or a timeout that is not a non-negative integer.
-   */
-  async blockingPop(key: string, timeoutMs: number): Promise<string | null> {
-    if (typeof key !== 'string' || key === '') throw new InvalidArgumentError('key', 'must be a non-empty string');
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 0) throw new InvalidArgumentError('timeoutMs', 'must be a non-negative integer (0 waits until a push or close)');
-    const reply = await this.command('BLPOP', key, (timeoutMs / 1000).toFixed(3));
-    if (reply === null) return null;
-    // BLPOP answers [key, value]; anything else is not a pop.
-    const value: unknown = Array.isArray(reply) && reply.length === 2 ? reply[1] : undefined;
-    if (typeof value === 'string') return value;
-    if (Buffer.isBuffer(value)) return value.toString();
-    throw new MalformedReplyError('BLPOP', reply, 'not [key, value]');
-  }
-
-  /**
    * Subscribes to pub/sub channels (use a dedicated connection: see {@link duplicate}). Resolves
    * once the server confirmed the subscription, so a message published after that arrives. The
    * connector keeps the channels and re-issues them after every reconnect, once the version fence
@@ -217,24 +194,15 @@ export class Connection {
   }
 
   /**
-   * Opens a dedicated connection, with these options, that reports every write under `prefixes`
-   * by any client: server-assisted client-side caching in broadcast mode. `onInvalidate` is in
-   * place before tracking is first turned on. After every reconnect the fence runs, then tracking
-   * is turned on again, and the handle emits `armed`; invalidations sent while the socket was down
-   * are lost, which its `lost` event announces.
+   * Opens a dedicated fenced connection with these options (under `name`, when given) and `wire`'s
+   * hooks; `bind` gets its close before the fence runs. Resolves once it is fenced.
    *
-   * @throws InvalidArgumentError on a cluster (tracking is per node: one connection cannot cover a
-   *   prefix) or for an empty prefix list.
-   * @throws a typed error (for example PermissionError) when the server refuses to turn tracking on.
+   * @internal The tracking lane's socket: callers open one with `openTracking(connection, …)`.
    */
-  async openTracking(prefixes: readonly string[], onInvalidate: (keys: readonly string[] | null) => void, options: TrackingOptions = {}): Promise<Tracking> {
-    if (this.isCluster) throw new InvalidArgumentError('tracking', 'needs a standalone server: on a cluster, tracking is per node');
-    checkNames('prefixes', prefixes);
-    const [tracking, wire, bind] = createTracking(prefixes, onInvalidate, options.onListenerError);
-    const connection = new Connection(this.#named(options.name), this.#policy, wire);
+  async openWired(wire: Wire, name: string | undefined, bind: (close: () => Promise<void>) => void): Promise<void> {
+    const connection = new Connection(this.#named(name), this.#policy, wire);
     bind(() => connection.close({ immediate: true }));
     await connection.#gate.open();
-    return tracking;
   }
 
   /** Every master (one on a standalone server), each answering commands itself: `SCRIPT FLUSH`, `SCAN`. */

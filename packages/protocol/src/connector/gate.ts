@@ -13,7 +13,7 @@ import type { InFlight } from './in-flight.js';
 import { masterNodes } from './masters.js';
 import type { PolicyWatch } from './memory-policy.js';
 import type { Liveness } from './liveness.js';
-import type { ResolvedOptions } from './options.js';
+import { reconnectDelay, type ResolvedOptions } from './options.js';
 import type { ConnectionStats } from './stats.js';
 
 /** Where a connection stands: fenced and usable (`ready`), waiting for a fence, or stopped for good. */
@@ -56,6 +56,8 @@ export class Gate {
   #healing: Promise<void> | undefined;
   /** The socket's last error: why a first connect failed (`ECONNREFUSED`), where the driver only says the connection closed. */
   #socketError: Error | undefined;
+  /** Connects restarted after the driver gave the socket up on its own, since the last fence. */
+  #restarts = 0;
 
   constructor(port: GatePort) {
     this.#port = port;
@@ -63,6 +65,7 @@ export class Gate {
     client.on('ready', () => void this.#onReady());
     client.on('close', () => this.#onClose());
     client.on('error', (error: Error) => this.#onError(error));
+    client.on('end', () => this.#onEnd());
   }
 
   get state(): ConnectionState {
@@ -172,6 +175,7 @@ export class Gate {
     if (this.#everReady) stats.reconnects++;
     stats.readyAt = Date.now();
     this.#everReady = true;
+    this.#restarts = 0;
     this.#state = 'ready';
     this.#port.fenced();
     this.#gate.resolve(undefined);
@@ -221,6 +225,26 @@ export class Gate {
     if (this.#state !== 'ready') return;
     this.#state = 'down';
     this.#gate = deferred<undefined>();
+  }
+
+  /**
+   * ioredis gives a socket up for good (`end`) not only when told to: when its connector fails
+   * outright it sets `end` and schedules no retry. Under Sentinel that happens in a failover: the
+   * failover detector of the lost socket hears `+switch-master` while the reconnect is still asking
+   * the sentinels, aborts that connect ("Connection is closed.") and the client stays down, every
+   * caller timing out at the gate. A connection nobody closed must not stay down, so it connects
+   * again on the reconnect schedule. Only after a first fence: a first connect that fails is
+   * `open()`'s to report. Not on a cluster, whose client retries through its own strategy.
+   */
+  #onEnd(): void {
+    const client = this.#port.client;
+    if (this.stopped() || !this.#everReady || !(client instanceof Redis)) return;
+    this.#onClose();
+    setTimeout(() => {
+      if (this.stopped() || client.status !== 'end') return;
+      // A failed attempt ends the client again, and so schedules the next one.
+      client.connect().catch(() => undefined);
+    }, reconnectDelay(++this.#restarts)).unref();
   }
 
   #onError(error: Error): void {

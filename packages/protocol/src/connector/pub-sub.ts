@@ -61,7 +61,7 @@ export class PubSub {
     if (!port.client.isCluster && (port.client as Redis).condition?.protocol !== 3) throw new Resp3RequiredError();
     const [subscription, sink] = createSubscription<Payload>(channels, options.buffers === true, (s) => this.#leave(s), options.onListenerError);
     if (options.onMessage) subscription.on('message', options.onMessage as (message: unknown) => void);
-    // Held before the SUBSCRIBE goes out: a message can follow its confirmation in one read.
+    // Held before the SUBSCRIBE goes out: a message can follow its confirmation in one read. @sends SUBSCRIBE
     this.#channels.hold(sink);
     port.sent();
     try {
@@ -114,7 +114,7 @@ export class PubSub {
 
   async #leave(sink: SubscriptionSink): Promise<void> {
     const orphaned = this.#channels.release(sink);
-    // Off the socket now, or, while it is down, simply not re-issued.
+    // Off the socket now, or, while it is down, simply not re-issued. @sends UNSUBSCRIBE
     const socket = this.#cluster ? this.#cluster.current() : this.#port.isReady() ? this.#port.client : undefined;
     if (orphaned.length === 0 || socket === undefined) return;
     this.#port.sent();

@@ -1,5 +1,8 @@
+import { InvalidArgumentError } from '../errors/validation.js';
 import { TypedEmitter, type Listener, type ListenerErrorHandler } from '../typed-emitter.js';
 import type { PrepareIo, Wire } from './clients.js';
+import type { Connection } from './connection.js';
+import { checkNames } from './pub-sub.js';
 
 /** The channel the server publishes redirected invalidations on. */
 export const INVALIDATE_CHANNEL = '__redis__:invalidate';
@@ -15,14 +18,14 @@ export interface TrackingEvents {
   /**
    * Tracking is on again after a reconnect. Invalidations sent while the socket was down are lost,
    * so whatever was read before this moment may be stale. The payload counts arms, the first
-   * (which happens before `openTracking` resolves) included.
+   * (which happens before {@link openTracking} resolves) included.
    */
   readonly armed: number;
   /** The socket dropped: until the next `armed`, no invalidation can arrive. */
   readonly lost: undefined;
 }
 
-/** How {@link Connection.openTracking} opens its connection. */
+/** How {@link openTracking} opens its connection. */
 export interface TrackingOptions {
   /** `CLIENT SETNAME` for the dedicated connection, to find it in `CLIENT LIST`. */
   readonly name?: string;
@@ -34,13 +37,38 @@ export interface TrackingOptions {
  * Creates a handle, how its dedicated connection differs from a plain one (RESP2, the arm step after
  * every fence, its messages and losses), and the hook that binds its close to it. The connector's
  * constructor, set once by the class's static block (it reaches the handle's private state); not
- * exported from the package: callers get a handle from `Connection.openTracking`.
+ * exported from the package: callers get a handle from {@link openTracking}.
  */
 export let createTracking: (
   prefixes: readonly string[],
   onInvalidate: Listener<readonly string[] | null>,
   onListenerError?: ListenerErrorHandler,
 ) => [Tracking, Wire, (close: () => Promise<void>) => void];
+
+/**
+ * Opens a dedicated connection, with `connection`'s options, that reports every write under
+ * `prefixes` by any client: server-assisted client-side caching in broadcast mode. `onInvalidate`
+ * is in place before tracking is first turned on. After every reconnect the fence runs, then
+ * tracking is turned on again, and the handle emits `armed`; invalidations sent while the socket
+ * was down are lost, which its `lost` event announces. A free function of the cache's contract
+ * rather than a method of every connection, so only the cache's ACL rules grant `CLIENT TRACKING`.
+ *
+ * @throws InvalidArgumentError on a cluster (tracking is per node: one connection cannot cover a
+ *   prefix) or for an empty prefix list.
+ * @throws a typed error (for example PermissionError) when the server refuses to turn tracking on.
+ */
+export async function openTracking(
+  connection: Connection,
+  prefixes: readonly string[],
+  onInvalidate: (keys: readonly string[] | null) => void,
+  options: TrackingOptions = {},
+): Promise<Tracking> {
+  if (connection.isCluster) throw new InvalidArgumentError('tracking', 'needs a standalone server: on a cluster, tracking is per node');
+  checkNames('prefixes', prefixes);
+  const [tracking, wire, bind] = createTracking(prefixes, onInvalidate, options.onListenerError);
+  await connection.openWired(wire, options.name, bind);
+  return tracking;
+}
 
 /**
  * Server-assisted client-side caching in broadcast mode (`CLIENT TRACKING ON BCAST PREFIX …`) on a
@@ -106,6 +134,7 @@ export class Tracking extends TypedEmitter<TrackingEvents> {
     const generation = this.#generation;
     const id = String(await io.call('CLIENT', 'ID'));
     await io.call('CLIENT', 'TRACKING', 'ON', 'REDIRECT', id, 'BCAST', ...this.prefixes.flatMap((p) => ['PREFIX', p]));
+    // @sends SUBSCRIBE: the invalidation channel, on the RESP2 socket the tracking redirects to.
     await io.subscribe(INVALIDATE_CHANNEL);
     // A close during the arm means this arm's socket is gone; the next one arms again.
     if (generation !== this.#generation || this.#closed) return;

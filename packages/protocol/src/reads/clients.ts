@@ -41,5 +41,5 @@ export function parseClientList(reply: unknown): ClientInfo[] {
 /** `CLIENT LIST [TYPE type]`: the connections of one server (send it to each master of a cluster). */
 export function clientList(input: { readonly type?: ClientType } = {}): Read<ClientInfo[]> {
   if (input.type !== undefined && !TYPES.has(input.type)) throw new InvalidArgumentError('type', `must be one of ${[...TYPES].join(', ')}`);
-  return read('CLIENT', input.type === undefined ? ['LIST'] : ['LIST', 'TYPE', input.type], parseClientList);
+  return read('CLIENT LIST', input.type === undefined ? [] : ['TYPE', input.type], parseClientList);
 }

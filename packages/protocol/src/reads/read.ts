@@ -18,8 +18,15 @@ export interface Read<T> {
   readonly buffers?: boolean;
 }
 
-/** Builds a {@link Read}; `buffers` asks for bulk replies as `Buffer`s. */
+/**
+ * Builds a {@link Read}; `buffers` asks for bulk replies as `Buffer`s. `command` is a literal at every
+ * builder, a container command with its subcommand (`'XINFO STREAM'`): that literal is the builder's
+ * declaration of what it sends, which the ACL rules are generated from (scripts/gen-acl.ts).
+ */
 export function read<T>(command: string, args: readonly Arg[], parse: (reply: unknown) => T, options: { readonly buffers?: boolean } = {}): Read<T> {
+  const space = command.indexOf(' ');
+  // `XINFO STREAM key` goes out as the command `XINFO` and the arguments `STREAM key`.
+  if (space !== -1) return read(command.slice(0, space), [command.slice(space + 1), ...args], parse, options);
   return options.buffers === true ? { command, args, parse, buffers: true } : { command, args, parse };
 }
 

@@ -55,7 +55,7 @@ export interface GroupInfo {
 
 /** `XINFO GROUPS key`: the stream's consumer groups. The server refuses a stream that does not exist (`no such key`). */
 export function xinfoGroups(input: { readonly key: string }): Read<GroupInfo[]> {
-  return read('XINFO', ['GROUPS', textArg('key', input.key)], (reply) =>
+  return read('XINFO GROUPS', [textArg('key', input.key)], (reply) =>
     list('XINFO GROUPS', reply).map((item) => {
       const m = mapOf('XINFO GROUPS', reply, item);
       const lag = m.get('lag');
@@ -86,7 +86,7 @@ export interface ConsumerInfo {
 
 /** `XINFO CONSUMERS key group`: the group's consumers. */
 export function xinfoConsumers(input: { readonly key: string; readonly group: string }): Read<ConsumerInfo[]> {
-  return read('XINFO', ['CONSUMERS', textArg('key', input.key), textArg('group', input.group)], (reply) =>
+  return read('XINFO CONSUMERS', [textArg('key', input.key), textArg('group', input.group)], (reply) =>
     list('XINFO CONSUMERS', reply).map((item) => {
       const m = mapOf('XINFO CONSUMERS', reply, item);
       return { name: text('XINFO CONSUMERS', reply, m.get('name')), pending: count('XINFO CONSUMERS', reply, m.get('pending')), idleMs: count('XINFO CONSUMERS', reply, m.get('idle')) };

@@ -7,7 +7,7 @@ import { parseOneStreamRead, parseStreamEntries, type StreamEntryReply } from '.
 import { isStreamId } from './stream-ids.js';
 
 /** A range bound: `-`/`+`, an id, or an exclusive `(id`. */
-function bound(name: string, value: string): string {
+export function bound(name: string, value: string): string {
   const id = value.startsWith('(') ? value.slice(1) : value;
   if (value === '-' || value === '+' || isStreamId(id) || /^\d{1,20}$/.test(value)) return value;
   throw new InvalidArgumentError(name, `must be "-", "+", "<ms>-<seq>", "(<ms>-<seq>" or "<ms>", got ${JSON.stringify(value)}`);
@@ -23,13 +23,6 @@ export interface RangeInput {
   readonly end?: string;
   /** At most this many (`COUNT`). */
   readonly count?: number;
-}
-
-/** `XRANGE key start end [COUNT n]`: entries in id order, both bounds inclusive unless `(`. */
-export function xrange(input: RangeInput): Read<StreamEntryReply[]> {
-  const args = [textArg('key', input.key), bound('start', input.start ?? '-'), bound('end', input.end ?? '+')];
-  if (input.count !== undefined) args.push('COUNT', positive('count', input.count));
-  return read('XRANGE', args, (reply) => parseStreamEntries(reply, 'XRANGE'));
 }
 
 /** `XREVRANGE key start end [COUNT n]`: entries newest first; `start` is the high bound. */
@@ -115,7 +108,7 @@ export function parseStreamInfo(reply: unknown): StreamInfo {
  * server refuses a stream that does not exist (`ERR no such key`): see {@link isNoSuchKey}.
  */
 export function xinfoStream(input: { readonly key: string }): Read<StreamInfo> {
-  return read('XINFO', ['STREAM', textArg('key', input.key)], parseStreamInfo);
+  return read('XINFO STREAM', [textArg('key', input.key)], parseStreamInfo);
 }
 
 /** True for the server's refusal to describe a stream that does not exist (`XINFO STREAM` on no key). */

@@ -75,19 +75,19 @@ export interface GroupCreateInput {
  * `BUSYGROUP` error, which the caller decides about.
  */
 export function xgroupCreate(input: GroupCreateInput): Write<void> {
-  const args = ['CREATE', textArg('key', input.key), textArg('group', input.group), position(input.id)];
+  const args = [textArg('key', input.key), textArg('group', input.group), position(input.id)];
   if (input.mkstream === true) args.push('MKSTREAM');
-  return write('XGROUP', args, (reply) => ok('XGROUP CREATE', reply));
+  return write('XGROUP CREATE', args, (reply) => ok('XGROUP CREATE', reply));
 }
 
 /** `XGROUP SETID key group id`: moves a group's last-delivered id. `NOGROUP` when there is no such group. */
 export function xgroupSetid(input: { readonly key: string; readonly group: string; readonly id: string }): Write<void> {
-  return write('XGROUP', ['SETID', textArg('key', input.key), textArg('group', input.group), position(input.id)], (reply) => ok('XGROUP SETID', reply));
+  return write('XGROUP SETID', [textArg('key', input.key), textArg('group', input.group), position(input.id)], (reply) => ok('XGROUP SETID', reply));
 }
 
 /** `XGROUP DESTROY key group`: deletes a group with its pending list; answers whether there was one. */
 export function xgroupDestroy(input: { readonly key: string; readonly group: string }): Write<boolean> {
-  return write('XGROUP', ['DESTROY', textArg('key', input.key), textArg('group', input.group)], (reply) => flag('XGROUP DESTROY', reply));
+  return write('XGROUP DESTROY', [textArg('key', input.key), textArg('group', input.group)], (reply) => flag('XGROUP DESTROY', reply));
 }
 
 /** How much of a stream an `XTRIM` keeps: the `maxlen` newest entries, or those at or above `minid`. */

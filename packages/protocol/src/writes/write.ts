@@ -11,7 +11,7 @@ import { read, sendRead, sendReads, type Read, type ReadsSettled, type ReadTarge
  */
 export type Write<T> = Read<T>;
 
-/** Builds a {@link Write}. */
+/** Builds a {@link Write}: `command` as for {@link read}, a literal, with a container's subcommand (`'XGROUP CREATE'`). */
 export function write<T>(command: string, args: readonly Arg[], parse: (reply: unknown) => T): Write<T> {
   return read(command, args, parse);
 }

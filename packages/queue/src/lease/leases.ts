@@ -231,7 +231,7 @@ export class Leases<T> {
   async openWake(label: string): Promise<WakeChannel> {
     const conn = await this.#ctx.conn.duplicate(label);
     const key = this.#ctx.keys.wake;
-    return { next: (blockMs) => conn.blockingPop(key, blockMs), close: () => conn.close({ immediate: true }) };
+    return { next: (blockMs) => reads.sendRead(conn, reads.queue.wake({ key, timeoutMs: blockMs })), close: () => conn.close({ immediate: true }) };
   }
 
   // Settlements

@@ -193,13 +193,14 @@ export class WorkerRuntime<T> {
 
   /**
    * Gives up a job whose claim reply came too late to start a handler on it (see
-   * `LockPlane.fresh`): it is not run and not settled (its lease lapses, or has already been
-   * handed on, and the reaper deals with it); counted as lost and reported with the job.
+   * `LockPlane.fresh`): it is not run here, and it is handed back at once, fenced by its token, so
+   * another claim takes it now instead of after its lease lapses (when the lease was already handed
+   * on, the give-back leaves the job alone). Counted as lost and reported with the job.
    */
   giveUp(job: ClaimedJob<T>): void {
-    this.locks.untrack(job);
     this.stats.lost++;
-    this.options.onError(new StaleError('the claim reply came after half the lease had run out; the job was given up, not run'), job);
+    this.options.onError(new StaleError('the claim reply came after half the lease had run out; the job was given up and handed back, not run'), job);
+    this.giveBacks.add([job]);
   }
 
   /** Registers what a slot loop calls to give back what it holds ahead of its handlers. */
@@ -273,6 +274,13 @@ export class WorkerRuntime<T> {
    * fires their cancel tokens and stops waiting; their leases lapse and the reaper hands them on),
    * and closes the wake connection. Idempotent. The queue's own connection stays open. With
    * `force` [TS], running handlers are not waited for and their leases stop being renewed at once.
+   *
+   * Bounded whatever the link does: it resolves within `closeTimeoutMs` plus
+   * {@link CLOSE_SETTLE_MS} plus {@link CLOSE_SERVER_MS}. What it still has to say to the server
+   * (the give-backs, leaving the registry, a pump tick or due wake-up under way) is waited for up
+   * to {@link CLOSE_SERVER_MS}; a link that answers nothing in that time (held, half-open, a
+   * primary gone for good) leaves those jobs to lapse and the registry entry to expire, as a worker
+   * that died would.
    */
   close(force = false): Promise<void> {
     this.#closing ??= this.#shutdown(force);
@@ -284,9 +292,10 @@ export class WorkerRuntime<T> {
     // No handler starts from now on: what is held ahead goes back for other workers to take.
     this.releaseAhead();
     // A closing worker promotes, recovers and fires nothing more: its queue's state stays as the
-    // caller left it. The pump's timer stops now; a tick already under way is awaited below.
+    // caller left it. The pump's timer and the due clock stop now; a tick or wake-up already under
+    // way talks to the server, so it is awaited with the rest of that talk, under its bound, below.
     const pumpStopped = this.#pump.stop();
-    await this.due.stop();
+    const dueStopped = this.due.stop();
     this.#closingSignal.resolve();
     this.idle.releaseAll();
     await this.#wake.close();
@@ -297,20 +306,38 @@ export class WorkerRuntime<T> {
       const drained = Promise.all(this.#slots).then(() => true);
       const patience = sleep(this.options.closeTimeoutMs).then(() => false);
       if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');
-      await Promise.race([drained, sleep(1000)]);
+      await Promise.race([drained, sleep(CLOSE_SETTLE_MS)]);
     }
-    // Claims that landed while the slots stopped were handed back: let those calls finish first.
-    await this.giveBacks.settled();
-    this.locks.stop();
-    // A clean close leaves the registry at once; a worker stopped by a fatal error cannot reach
+    // Claims that landed while the slots stopped were handed back: let those calls finish first. A
+    // clean close then leaves the registry at once; a worker stopped by a fatal error cannot reach
     // the server, and its entry lapses instead.
-    if (!this.#fatal) await this.presence.leave().catch((error: unknown) => this.options.onError(error));
-    await pumpStopped;
+    const talked = (async () => {
+      await this.giveBacks.settled();
+      this.locks.stop();
+      if (!this.#fatal) await this.presence.leave().catch((error: unknown) => this.options.onError(error));
+      await Promise.all([pumpStopped, dueStopped]);
+    })();
+    await Promise.race([talked, sleep(CLOSE_SERVER_MS)]);
+    // Idempotent: stops the beat even when the give-backs never answered.
+    this.locks.stop();
     await this.#parker;
     this.#outages.stop();
     this.events.fire('closed', undefined);
   }
 }
+
+/**
+ * How long `close()` waits, after the patience for handlers ran out, for the handlers it cancelled
+ * to hand in their verdicts.
+ */
+export const CLOSE_SETTLE_MS = 1_000;
+
+/**
+ * How long `close()` waits for its last calls to the server (give-backs, leaving the registry, a
+ * pump tick or due wake-up in flight): room for many round trips on a loaded host; past it the
+ * link is taken as answering nothing, and close resolves without them.
+ */
+export const CLOSE_SERVER_MS = 5_000;
 
 /** How far past the local now a lease may end and still be read before a stalled sweep, in ms. */
 const LAPSING_MARGIN_MS = 1000;

@@ -111,7 +111,9 @@ export class WorkerShell<T> {
    * Stops claiming and starts no handler from now on: jobs claimed ahead of a handler are given
    * back at once for other workers to take. Lets running handlers finish (up to `closeTimeoutMs`,
    * then fires their cancel tokens), and closes the wake connection. Idempotent; the queue's
-   * connection stays open.
+   * connection stays open. Resolves within `closeTimeoutMs` plus 6 s whatever the link does: its
+   * last calls (give-backs, leaving the registry) get 5 s, and a link that answers none of them
+   * (held, half-open, no primary) leaves those jobs to lapse and the registry entry to expire.
    *
    * [TS] With `force`, running handlers are not waited for and their leases are no longer renewed:
    * they lapse, and the stalled sweep hands those jobs to another worker (BullMQ's `close(true)`).

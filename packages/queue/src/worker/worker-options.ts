@@ -53,7 +53,10 @@ export interface WorkerOptions {
   readonly lockMarkers?: boolean;
   /** Ask the queue's concurrency gate (`meta.concurrency`) before each claim. Default false. */
   readonly respectConcurrencyGate?: boolean;
-  /** How long `close()` waits for running handlers. Default 30000 ms. */
+  /**
+   * How long `close()` waits for running handlers. Default 30000 ms. `close()` as a whole resolves
+   * within this plus 6 s, whatever the link does.
+   */
   readonly closeTimeoutMs?: number;
   /**
    * Called with errors the worker survives (a failed maintenance tick, a lost lease) and with the

@@ -32,7 +32,17 @@ export interface RecordInput extends RecordId {
   readonly extra?: readonly string[];
 }
 
-function command(key: string, r: RecordId, fields: readonly string[], extra: readonly string[]): [string, ...string[]] {
+/** The XADD arguments of one record. */
+function xaddArgs(key: string, r: RecordId, fields: readonly string[], extra: readonly string[]): string[] {
+  // The explicit id, never `*`: the wire never mints, so the record's place is fixed by its id.
+  return extra.length === 0 ? [key, r.xid, RECORD_ID_FIELD, r.id, ...fields] : [key, r.xid, RECORD_ID_FIELD, r.id, ...fields, ...extra];
+}
+
+/**
+ * One record's whole XADD command, for a pipeline batch. @sends XADD (declared here for the ACL
+ * generator: a batch builds its commands as data, not through `write`).
+ */
+function xaddCommand(key: string, r: RecordId, fields: readonly string[], extra: readonly string[]): [string, ...string[]] {
   // The explicit id, never `*`: the wire never mints, so the record's place is fixed by its id.
   return extra.length === 0 ? ['XADD', key, r.xid, RECORD_ID_FIELD, r.id, ...fields] : ['XADD', key, r.xid, RECORD_ID_FIELD, r.id, ...fields, ...extra];
 }
@@ -45,8 +55,7 @@ function mismatch(reply: unknown, r: RecordId): MalformedReplyError | undefined 
 
 /** `XADD key <xid> id <EVT id> field value … [trace fields]`: appends one record; answers its EVT id. */
 export function appendRecord(input: RecordInput): Write<EvtId> {
-  const [name, ...args] = command(textArg('key', input.key), input, input.fields, input.extra ?? []);
-  return write(name, args, (reply) => {
+  return write('XADD', xaddArgs(textArg('key', input.key), input, input.fields, input.extra ?? []), (reply) => {
     const error = mismatch(reply, input);
     if (error !== undefined) throw error;
     return input.id;
@@ -78,7 +87,7 @@ export function appendRecords(input: RecordsInput): WriteBatch<AppendRefusals> {
   if (ids.length !== fields.length) throw new InvalidArgumentError('fields', `must have one list per id: ${ids.length} ids, ${fields.length} lists`);
   const extra = input.extra ?? [];
   const commands = new Array<[string, ...string[]]>(ids.length);
-  for (let i = 0; i < ids.length; i++) commands[i] = command(key, ids[i] as RecordId, fields[i] as readonly string[], extra);
+  for (let i = 0; i < ids.length; i++) commands[i] = xaddCommand(key, ids[i] as RecordId, fields[i] as readonly string[], extra);
   return {
     commands,
     parse: (replies: readonly BatchResult[]): AppendRefusals => {

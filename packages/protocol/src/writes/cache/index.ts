@@ -1,3 +1,2 @@
 export { cacheCoherencePublish } from './coherence.js';
 export { cacheRowDelete, cacheRowSet } from './rows.js';
-export { CACHE_WRITE_COMMANDS } from './commands.js';
