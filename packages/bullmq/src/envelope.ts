@@ -1,5 +1,5 @@
 import { CodecError } from '@echo/protocol/queue';
-import type { BackoffOptions } from './job-options.js';
+import { storedOptions, type BackoffOptions, type JobsOptions } from './job-options.js';
 
 /** The job options a job carries with it, as BullMQ shows them on `job.opts`. */
 export interface StoredOptions {
@@ -32,6 +32,10 @@ export interface Envelope {
   readonly r?: string;
   /** The options worth keeping (attempts, backoff, delay, priority, jobId). */
   readonly o?: StoredOptions;
+  /** A flow child's parent: its id and its queue's key (`bull:<queue>`), as BullMQ shows `job.parent`. */
+  readonly p?: { readonly id: string; readonly queueKey: string };
+  /** A flow parent's children, as BullMQ keys them (`bull:<queue>:<id>`), in the order given. */
+  readonly k?: readonly string[];
 }
 
 /** Reads an envelope back; a payload some other producer wrote is refused, not guessed at. */
@@ -40,4 +44,10 @@ export function openEnvelope(payload: unknown): Envelope {
     throw new CodecError('the payload is not a @echo/bullmq job (written by another producer?)');
   }
   return payload as Envelope;
+}
+
+/** The stored payload of a job; `id` is its BullMQ id (the `jobId`, or the one the queue's counter gave). */
+export function makeEnvelope(name: string, data: unknown, opts: JobsOptions, id = opts.jobId): Envelope {
+  const o = storedOptions(opts);
+  return { n: name, d: data, t: opts.timestamp ?? Date.now(), ...(id === undefined ? {} : { i: id }), ...(o === undefined ? {} : { o }) };
 }

@@ -1,14 +1,14 @@
 import { EventEmitter } from 'node:events';
-import { Connection, InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
+import { Connection, InvalidArgumentError, mintId, strictOptions } from '@echo/protocol/queue';
 import { Queue as EchoQueue, type FlowChild, type FlowResult } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
 import { NotSupportedError } from './errors.js';
 import { keepCompletedByDefault } from './defaults.js';
-import { definedOnly, echoQueueName } from './ids.js';
+import { DEFAULT_PREFIX, definedOnly, echoQueueName } from './ids.js';
 import { Job } from './job.js';
 import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
-import { makeEnvelope } from './queue.js';
+import { makeEnvelope } from './envelope.js';
 
 /** One node of a flow: a job in `queueName`, done after its `children`. */
 export interface FlowJob {
@@ -74,12 +74,15 @@ export class FlowProducer extends EventEmitter {
   /** Adds one flow; answers its tree of jobs. */
   async add(flow: FlowJob): Promise<JobNode> {
     check(flow, false);
-    const children = (flow.children ?? []).map((child) => this.#child(child));
+    // Ids are minted here, not by Echo, so each node's envelope can name its parent and its children.
+    const id = mintId('JOB');
+    const parentRef = { id, queueKey: this.#qualified(flow) };
+    const children = (flow.children ?? []).map((child) => this.#child(child, parentRef));
     if (children.length === 0) throw new InvalidArgumentError('flow.children', 'a flow needs at least one child; add a lone job with Queue.add');
     const queue = await this.#queue(flow);
     await this.#applyKeep(flow);
-    const parent = makeEnvelope(flow.name, flow.data, flow.opts ?? {});
-    const result = await queue.addFlow({ parent: { payload: parent }, children: children.map((c) => c.spec) });
+    const parent: Envelope = { ...makeEnvelope(flow.name, flow.data, flow.opts ?? {}), k: children.map((c) => c.key) };
+    const result = await queue.addFlow({ parent: { payload: parent, id }, children: children.map((c) => c.spec) });
     return this.#node(flow, parent, result, children.map((c) => c.envelopes));
   }
 
@@ -96,14 +99,17 @@ export class FlowProducer extends EventEmitter {
     if (owned) await connection.close();
   }
 
-  #child(flow: FlowJob): { spec: FlowChild<Envelope>; envelopes: Tree } {
+  #child(flow: FlowJob, parent: { readonly id: string; readonly queueKey: string }): { spec: FlowChild<Envelope>; envelopes: Tree; key: string } {
     check(flow, true);
     const opts = flow.opts ?? {};
-    const kids = (flow.children ?? []).map((child) => this.#child(child));
-    const payload = makeEnvelope(flow.name, flow.data, opts);
+    const id = mintId('JOB');
+    const qualified = this.#qualified(flow);
+    const kids = (flow.children ?? []).map((child) => this.#child(child, { id, queueKey: qualified }));
+    const payload: Envelope = { ...makeEnvelope(flow.name, flow.data, opts), p: parent, ...(kids.length === 0 ? {} : { k: kids.map((k) => k.key) }) };
     return {
       spec: {
         payload,
+        id,
         queue: echoQueueName(flow.queueName, flow.prefix ?? this.#prefix),
         ...(kids.length === 0 ? {} : { children: kids.map((k) => k.spec) }),
         ...(opts.failParentOnFailure === undefined ? {} : { failParentOnFailure: opts.failParentOnFailure }),
@@ -111,7 +117,13 @@ export class FlowProducer extends EventEmitter {
         ...(opts.continueParentOnFailure === undefined ? {} : { continueParentOnFailure: opts.continueParentOnFailure }),
       },
       envelopes: { envelope: payload, flow, children: kids.map((k) => k.envelopes) },
+      key: `${qualified}:${id}`,
     };
+  }
+
+  /** BullMQ's qualified name of a node's queue (`<prefix>:<queue>`). */
+  #qualified(flow: FlowJob): string {
+    return `${flow.prefix ?? this.#prefix ?? DEFAULT_PREFIX}:${flow.queueName}`;
   }
 
   async #node(flow: FlowJob, envelope: Envelope, result: FlowResult, children: readonly Tree[]): Promise<JobNode> {

@@ -57,8 +57,20 @@ export function echoQueueName(name: unknown, prefix: unknown = DEFAULT_PREFIX): 
   // `{bull}` is BullMQ's default with a cluster hash tag: the same queues. Characters outside
   // Echo's name alphabet travel as `_` and their hex code.
   const plain = prefix.replace(/[{}]/g, '');
-  if (plain === DEFAULT_PREFIX) return name;
-  return `${plain.replace(/[^A-Za-z0-9.-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}.${name}`;
+  const echoName = plain === DEFAULT_PREFIX ? name : `${plain.replace(/[^A-Za-z0-9.-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}.${name}`;
+  qualifiedNames.set(echoName, `${prefix}:${name}`);
+  return echoName;
+}
+
+/** Echo queue name → BullMQ's qualified name (`<prefix>:<name>`), for every queue this process named. */
+const qualifiedNames = new Map<string, string>();
+
+/**
+ * BullMQ's qualified name (`<prefix>:<name>`, the start of its job keys) of the Echo queue
+ * `echoName`: as this process named it, else read under the default prefix.
+ */
+export function qualifiedNameOf(echoName: string): string {
+  return qualifiedNames.get(echoName) ?? `${DEFAULT_PREFIX}:${echoName}`;
 }
 
 /**

@@ -33,6 +33,10 @@ export interface RepeatOptions {
   readonly endDate?: Date | string | number;
   /** The scheduler's id; default `<name>:<every or pattern>`. */
   readonly key?: string;
+  /** With `every`: the slot within each period the runs fall on, ms. */
+  readonly offset?: number;
+  /** A pattern's first run now rather than at its next match. */
+  readonly immediately?: boolean;
 }
 
 /** BullMQ's simple-mode deduplication: one job per `id` while it lives (or for `ttl` ms). */
@@ -77,7 +81,7 @@ export interface JobsOptions {
   readonly keepLogs?: number;
   /** Not supported: the whole failure text is kept. */
   readonly stackTraceLimit?: number;
-  /** Not supported per job: the queue caps payloads (1 MiB). */
+  /** Refuse the add when the data, as JSON, is longer than this many bytes (UTF-8). */
   readonly sizeLimit?: number;
   /** Flow failure options: read by `FlowProducer` only. */
   readonly failParentOnFailure?: boolean;
@@ -92,7 +96,6 @@ export interface JobsOptions {
 const UNSUPPORTED: Readonly<Record<string, string>> = {
   keepLogs: "logs are bounded by the queue's own log bound",
   stackTraceLimit: 'the failure text is kept whole',
-  sizeLimit: 'payloads are capped per queue (1 MiB by default), not per job',
   removeDependencyOnFailure: 'Echo keeps or fails the parent (failParentOnFailure, ignoreDependencyOnFailure)',
   debounce: "BullMQ's older debounce option is deduplication: { id, ttl, extend: true, replace: true }",
   parent: 'add children through FlowProducer.add',
@@ -102,7 +105,7 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 const checkJobOptions = strictOptions('job options', {
   known: [
     'jobId', 'delay', 'priority', 'attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'repeat', 'deduplication',
-    'lifo', 'timestamp', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', ...Object.keys(UNSUPPORTED),
+    'lifo', 'timestamp', 'sizeLimit', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', ...Object.keys(UNSUPPORTED),
   ],
   hints: { delayMs: 'BullMQ spelling here: delay (ms)', key: 'BullMQ spelling here: jobId', dedupId: 'BullMQ spelling here: deduplication: { id }' },
   bounds: { delay: 'span' },
@@ -226,4 +229,14 @@ export function keepBound(keep: KeepJobs): KeepBound {
     ...(keep.count === undefined ? {} : { count: keep.count }),
     ...(keep.age === undefined ? {} : { ageMs: keep.age * 1000 }),
   };
+}
+
+/** BullMQ's per-job size limit: the data as JSON, in UTF-8 bytes, refused with its text past `sizeLimit`. */
+export function checkSize(name: string, data: unknown, options: JobsOptions): void {
+  const limit = options.sizeLimit;
+  if (limit === undefined) return;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidArgumentError('sizeLimit', 'must be an integer number of bytes >= 1');
+  // JSON.stringify answers undefined for undefined data (its type says string).
+  const text = JSON.stringify(data) as string | undefined;
+  if (Buffer.byteLength(text ?? '', 'utf8') > limit) throw new BullMQInputError('sizeLimit', `The size of job ${name} exceeds the limit ${String(limit)} bytes`);
 }

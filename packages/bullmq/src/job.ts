@@ -1,9 +1,10 @@
 import type { JobId } from '@echo/protocol/queue';
-import { decodeResult, JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
+import { JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
 import { NotSupportedError } from './errors.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
-import { rememberJobId } from './ids.js';
+import { qualifiedNameOf, rememberJobId } from './ids.js';
+import { childrenValues, dependencies, dependencyCounts, ignoredFailures, type Dependencies, type DependencyCounts } from './flow/dependencies.js';
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
 import type { QueueEvents } from './queue-events.js';
@@ -43,6 +44,8 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   attemptsMade = 0;
   /** Attempts started. */
   attemptsStarted = 0;
+  /** How many times the job stalled (its lock lapsed and it was taken back). */
+  stalledCounter = 0;
   /** The processor's return value, once completed. */
   returnvalue: ReturnType | undefined = undefined;
   /** The last failure's message. */
@@ -57,10 +60,17 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   delay = 0;
   /** The lease token of the running attempt, as BullMQ passes it to the processor. */
   token: string | undefined = undefined;
+  /** A flow child's parent: its id and its queue's key (`bull:<queue>`). */
+  readonly parent: { readonly id: string; readonly queueKey: string } | undefined;
+  /** A flow child's parent as BullMQ keys it (`bull:<queue>:<id>`). */
+  readonly parentKey: string | undefined;
+  /** BullMQ's qualified name of the job's queue (`bull:<queue>`). */
+  readonly queueQualifiedName: string;
 
   readonly #queue: EchoQueue<Envelope>;
   readonly #echoId: string;
   readonly #hooks: RunningHooks | undefined;
+  readonly #envelope: Envelope;
   #manual: ManualLease | undefined;
 
   /** @internal */
@@ -75,7 +85,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.opts = envelope.o ?? {};
     this.delay = this.opts.delay ?? 0;
     this.timestamp = envelope.t;
-    this.queueName = queue.name;
+    this.queueQualifiedName = qualifiedNameOf(queue.name);
+    this.queueName = this.queueQualifiedName.slice(this.queueQualifiedName.lastIndexOf(':') + 1);
+    this.#envelope = envelope;
+    this.parent = envelope.p;
+    this.parentKey = envelope.p === undefined ? undefined : `${envelope.p.queueKey}:${envelope.p.id}`;
   }
 
   /** @internal A job read from its row. */
@@ -83,6 +97,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     const job = new Job<D, R, N>(queue, record.id, openEnvelope(record.payload));
     job.attemptsMade = record.attempts;
     job.attemptsStarted = record.attempts;
+    job.stalledCounter = record.stalled;
     if (record.progress !== undefined) job.progress = parseProgress(record.progress);
     if (record.lastError !== undefined) {
       job.failedReason = firstLine(record.lastError);
@@ -100,6 +115,15 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     job.attemptsMade = claimed.attempts - 1;
     job.processedOn = Date.now();
     job.token = `${claimed.id}:${String(claimed.attempts)}`;
+    return job;
+  }
+
+  /** @internal A job the stalled sweep failed for good, as read before the sweep, after `stalls` stalls. */
+  static fromStalled<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, stalls: number): Job<D, R, N> {
+    const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
+    job.attemptsStarted = claimed.attempts;
+    job.attemptsMade = claimed.attempts;
+    job.stalledCounter = stalls;
     return job;
   }
 
@@ -297,12 +321,35 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return this.#hooks.context.moveToWaitingChildren();
   }
 
-  /** The children's return values, decoded, keyed by child (`<queue>:<Echo id>`). */
+  /** The children's return values, decoded, keyed as BullMQ keys a job (`bull:<queue>:<id>`). */
   async getChildrenValues<CT = unknown>(): Promise<Record<string, CT>> {
-    const raw = this.#hooks ? await this.#hooks.context.childrenValues() : await this.#queue.childrenValues(this.#echoId);
-    const out: Record<string, CT> = {};
-    for (const [key, text] of Object.entries(raw)) out[key] = decodeResult(text) as CT;
-    return out;
+    const raw = this.#hooks ? await this.#hooks.context.childrenValues() : undefined;
+    return (await childrenValues(this.#queue, this.#echoId, this.#envelope, raw)) as Record<string, CT>;
+  }
+
+  /** The failures of children the parent ignored (`ignoreDependencyOnFailure`), by child key. */
+  getIgnoredChildrenFailures(): Promise<Record<string, string>> {
+    return ignoredFailures(this.#queue, this.#echoId, this.#envelope);
+  }
+
+  /** BullMQ's older name of {@link getIgnoredChildrenFailures}. */
+  getFailedChildrenValues(): Promise<Record<string, string>> {
+    return this.getIgnoredChildrenFailures();
+  }
+
+  /** The children by how they ended: processed (with values), unprocessed, ignored, failed. */
+  getDependencies(): Promise<Dependencies> {
+    return dependencies(this.#queue, this.#echoId, this.#envelope);
+  }
+
+  /** How many children ended each way (the kinds asked, or all four). */
+  getDependenciesCount(opts: { readonly processed?: boolean; readonly unprocessed?: boolean; readonly ignored?: boolean; readonly failed?: boolean } = {}): Promise<DependencyCounts> {
+    return dependencyCounts(this.#queue, this.#echoId, this.#envelope, opts);
+  }
+
+  /** True while the job waits for its children. */
+  async isWaitingChildren(): Promise<boolean> {
+    return (await this.getState()) === 'waiting-children';
   }
 
   /**

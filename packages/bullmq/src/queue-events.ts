@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events';
 import { InvalidArgumentError, strictOptions, type LifecycleEvent } from '@echo/protocol/queue';
 import { progressValue, Queue as EchoQueue, resultValue, type QueueEvents as EchoQueueEvents } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
-import type { Envelope } from './envelope.js';
+import { openEnvelope, type Envelope } from './envelope.js';
 import { BullMQInputError } from './errors.js';
-import { definedOnly, echoQueueName, rememberedJobId } from './ids.js';
+import { definedOnly, echoQueueName, keyOfJobId, rememberedJobId } from './ids.js';
 
 /** `new QueueEvents(name, opts)`'s options. */
 export interface QueueEventsOptions {
@@ -43,6 +43,14 @@ export interface QueueEventsListener {
   stalled(args: { jobId: string }, id: string): void;
   /** An add was dropped: `deduplicatedJobId` was refused, `jobId` holds `deduplicationId`. */
   deduplicated(args: { jobId: string; deduplicationId: string; deduplicatedJobId: string }, id: string): void;
+  /** A job was added (`name` is its name); it is then `waiting` or `delayed`. */
+  added(args: { jobId: string; name: string }, id: string): void;
+  /** An add named a `jobId` that a job already holds: nothing was added. */
+  duplicated(args: { jobId: string }, id: string): void;
+  /** The job failed its last attempt. */
+  'retries-exhausted'(args: { jobId: string; attemptsMade: string }, id: string): void;
+  /** `queue.clean` removed `count` jobs. */
+  cleaned(args: { count: string }, id: string): void;
   /** The last waiting job was taken. */
   drained(id: string): void;
   /** The listener failed. */
@@ -59,7 +67,16 @@ const checkOptions = strictOptions('QueueEvents options', {
 });
 
 /** The events Echo publishes only when the queue asks (`setEvents({ chatty: true })`). */
-const CHATTY = new Set<string>(['waiting', 'active', 'drained']);
+const CHATTY = new Set<string>(['waiting', 'active', 'drained', 'added']);
+
+/** BullMQ's events translated from an Echo event of another name. */
+const ALSO: Readonly<Record<string, readonly string[]>> = {
+  waiting: ['added'],
+  delayed: ['added'],
+  failed: ['retries-exhausted'],
+  deduplicated: ['duplicated'],
+  unknown: ['cleaned'],
+};
 
 /**
  * BullMQ's `QueueEvents`: the queue's lifecycle events, with BullMQ's names and payloads. `jobId`
@@ -171,15 +188,22 @@ export class QueueEvents extends EventEmitter {
   }
 
   async #translate(event: LifecycleEvent): Promise<void> {
-    if (this.listenerCount(event.event) === 0 && !(event.event === 'stalled' && this.listenerCount('failed') > 0)) return;
+    const heard = [event.event, ...(ALSO[event.event] ?? [])].some((name) => this.listenerCount(name) > 0);
+    if (!heard && !(event.event === 'stalled' && this.listenerCount('failed') > 0)) return;
     const id = `${String(Date.now())}-${String(this.#seq++)}`;
     if (event.event === 'drained') {
       this.emit('drained', id);
       return;
     }
+    const f = event.fields;
+    if (event.event === 'unknown') {
+      // The drop-in's own events (queue.clean's `cleaned`) ride the channel beside Echo's.
+      if (f.name === 'cleaned') this.emit('cleaned', { count: f.count ?? '0' }, id);
+      return;
+    }
     const { queue } = await this.#ready;
     const jobId = await this.#jobId(queue, event.job);
-    const f = event.fields;
+    if ((event.event === 'waiting' || event.event === 'delayed') && this.listenerCount('added') > 0) await this.#added(queue, event.job, jobId, id);
     switch (event.event) {
       case 'waiting':
         this.emit('waiting', { jobId }, id);
@@ -203,6 +227,9 @@ export class QueueEvents extends EventEmitter {
         this.#ids.delete(event.job);
         const record = await queue.getJob(event.job);
         this.emit('failed', { jobId, failedReason: firstLine(record?.lastError ?? ''), prev: 'active' }, id);
+        // BullMQ tells a failure of the last attempt apart from an unrecoverable one.
+        const attempts = record === undefined ? undefined : (openEnvelope(record.payload).o?.attempts ?? 1);
+        if (record !== undefined && attempts !== undefined && record.attempts >= attempts) this.emit('retries-exhausted', { jobId, attemptsMade: String(record.attempts) }, id);
         return;
       }
       case 'removed':
@@ -215,11 +242,20 @@ export class QueueEvents extends EventEmitter {
         if (f.outcome === 'dead') this.emit('failed', { jobId, failedReason: 'job stalled more than allowable limit', prev: 'active' }, id);
         return;
       case 'deduplicated':
-        this.emit('deduplicated', { jobId, deduplicationId: f.dedup ?? '', deduplicatedJobId: f.refused ?? '' }, id);
+        // A jobId is a business key here, refused the same way: BullMQ calls that `duplicated`.
+        if (f.dedup !== undefined && f.dedup === keyOfJobId(jobId)) this.emit('duplicated', { jobId }, id);
+        else this.emit('deduplicated', { jobId, deduplicationId: f.dedup ?? '', deduplicatedJobId: f.refused ?? '' }, id);
         return;
       default:
         return;
     }
+  }
+
+  /** BullMQ's `added` for a job that entered wait or delayed for the first time (no attempt yet). */
+  async #added(queue: EchoQueue<Envelope>, echoId: string, jobId: string, id: string): Promise<void> {
+    const record = await queue.getJob(echoId).catch(() => undefined);
+    if (record === undefined || record.attempts > 0) return;
+    this.emit('added', { jobId, name: openEnvelope(record.payload).n }, id);
   }
 
   async #jobId(queue: EchoQueue<Envelope>, echoId: string): Promise<string> {

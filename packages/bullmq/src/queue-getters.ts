@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { MalformedIdError } from '@echo/protocol/queue';
+import { MalformedIdError, queueKeys } from '@echo/protocol/queue';
 import type { CountName, ListState, Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from './envelope.js';
 import { NotSupportedError } from './errors.js';
@@ -7,6 +7,7 @@ import { DEFAULT_PREFIX, keyOfJobId } from './ids.js';
 import { Job } from './job.js';
 import type { JobsOptions } from './job-options.js';
 import { readGates, sliceLog, workerEntries, type WorkerEntry } from './queue-extras.js';
+import { readScheduler, readSchedulers, type SchedulerRecord } from './schedulers/job-schedulers.js';
 
 /** BullMQ's job types, in lists and counts. */
 export type JobType = 'waiting' | 'wait' | 'active' | 'delayed' | 'completed' | 'failed' | 'waiting-children' | 'prioritized' | 'paused';
@@ -15,21 +16,25 @@ export type JobType = 'waiting' | 'wait' | 'active' | 'delayed' | 'completed' | 
 export interface JobSchedulerJson<D = unknown> {
   /** The scheduler's id. */
   readonly key: string;
-  /** Same as `key`. */
-  readonly id: string;
   /** The name of the jobs it makes. */
   readonly name: string;
   /** The cron pattern, when it has one. */
   readonly pattern?: string;
   /** Every this many ms, when it has no pattern. */
   readonly every?: number;
+  /** The slot within each period its runs fall on, ms. */
+  readonly offset?: number;
   /** The pattern's time zone. */
   readonly tz?: string;
+  /** The first allowed run time. */
+  readonly startDate?: number;
   /** The last allowed run time. */
   readonly endDate?: number;
-  /** Runs left to make, when limited. */
+  /** At most this many jobs in all. */
   readonly limit?: number;
-  /** The next run time, epoch ms. */
+  /** How many jobs it has made. */
+  readonly iterationCount: number;
+  /** The run its next job is for, epoch ms. */
   readonly next: number;
   /** The data and options of the jobs it makes. */
   readonly template: { readonly data: D; readonly opts?: JobsOptions };
@@ -63,6 +68,14 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     });
   }
 
+  /** BullMQ's key of `type` in this queue (`<prefix>:<name>:<type>`); a job's key when `type` is its id. */
+  toKey(type: string): string {
+    return `${this.qualifiedName}:${type}`;
+  }
+
+  /** How many parents wait for their children. */
+  getWaitingChildrenCount(): Promise<number> { return this.getJobCountByTypes('waiting-children'); }
+
   /** Resolves once the connection is open. */
   async waitUntilReady(): Promise<void> {
     await this.echo;
@@ -76,11 +89,13 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   }
 
   /**
-   * Jobs of the given types; `start`/`end` index into each list (`end` -1: up to 1000). Waiting and
+   * Jobs of the given types; `start`/`end` index into each list (`end` -1: up to 1000); `asc` gives
+   * the oldest first (finished jobs by when they finished), read whole (up to 1000 jobs). Waiting and
    * prioritized jobs share Echo's pending set, so each is that set filtered by priority.
    */
   async getJobs(types: JobType | readonly JobType[] = ['waiting', 'active', 'delayed', 'completed', 'failed'], start = 0, end = -1, asc = false): Promise<Job<DataType, ResultType, NameType>[]> {
-    if (asc) throw new NotSupportedError('getJobs(…, asc: true)', 'lists come in the order Echo keeps them');
+    // Ascending is the other end of each list first: read the lists whole (up to 1000), then slice.
+    if (asc) return ascending(await this.getJobs(types, 0, -1, false), start, end);
     const queue = await this.echo;
     const wanted = new Map<ListState, 'all' | 'plain' | 'prioritized'>();
     for (const type of typeof types === 'string' ? [types] : types) {
@@ -114,16 +129,25 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   async getJobCounts(...types: JobType[]): Promise<Record<string, number>> {
     const asked = types.length === 0 ? DEFAULT_COUNTS : types;
     const names = asked.map((type) => {
+      if (type === 'prioritized') return 'pending';
       const name = COUNT[type];
-      if (name === undefined) throw new NotSupportedError(`getJobCounts('${type}')`, type === 'prioritized' ? "prioritized jobs are counted in 'waiting' here" : "a paused queue's jobs are counted in 'waiting' here");
+      if (name === undefined) throw new NotSupportedError(`getJobCounts('${type}')`, "a paused queue's jobs are counted in 'waiting' here");
       return name;
     });
     const queue = await this.echo;
-    const counted = await queue.counts(...names);
+    const splits = asked.some((type) => type === 'prioritized' || type === 'waiting' || type === 'wait');
+    const [counted, prioritized] = await Promise.all([queue.counts(...names), splits ? prioritizedCount(queue) : 0]);
     const out: Record<string, number> = {};
-    asked.forEach((type, i) => (out[type] = counted[names[i] as CountName]));
+    asked.forEach((type, i) => {
+      const pending = counted[names[i] as CountName];
+      // Waiting and prioritized jobs share Echo's pending set: BullMQ counts them apart.
+      out[type] = type === 'prioritized' ? prioritized : type === 'waiting' || type === 'wait' ? pending - prioritized : pending;
+    });
     return out;
   }
+
+  /** How many jobs wait with a priority. */
+  getPrioritizedCount(): Promise<number> { return this.getJobCountByTypes('prioritized'); }
 
   /** The sum of the counts of `types`. */
   async getJobCountByTypes(...types: JobType[]): Promise<number> {
@@ -131,9 +155,9 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }
 
-  /** Jobs waiting or delayed. */
+  /** Jobs not yet run: waiting (with or without priority), delayed, or waiting for their children. */
   count(): Promise<number> {
-    return this.getJobCountByTypes('waiting', 'delayed');
+    return this.getJobCountByTypes('waiting', 'prioritized', 'delayed', 'waiting-children');
   }
 
   /** Waiting jobs without priority. */
@@ -171,7 +195,8 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
 
   /** One job scheduler, or undefined. */
   async getJobScheduler(id: string): Promise<JobSchedulerJson<DataType> | undefined> {
-    return (await this.getJobSchedulers()).find((s) => s.id === id);
+    const record = await readScheduler(await this.echo, id);
+    return record === undefined ? undefined : schedulerJson<DataType>(id, record);
   }
 
   /** How many job schedulers the queue has. */
@@ -187,19 +212,7 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   }
 
   async #schedulers(): Promise<JobSchedulerJson<DataType>[]> {
-    const queue = await this.echo;
-    return (await queue.getSchedulers()).map((info) => ({
-      key: info.template.r ?? info.id,
-      id: info.template.r ?? info.id,
-      name: info.template.n,
-      ...(info.cron === undefined ? {} : { pattern: info.cron }),
-      ...(info.everyMs === undefined ? {} : { every: info.everyMs }),
-      ...(info.tz === undefined ? {} : { tz: info.tz }),
-      ...(info.endAt === undefined ? {} : { endDate: info.endAt.getTime() }),
-      ...(info.limit === undefined ? {} : { limit: info.limit }),
-      next: info.next.getTime(),
-      template: { data: info.template.d as DataType, ...(info.template.o === undefined ? {} : { opts: info.template.o }) },
-    }));
+    return (await readSchedulers(await this.echo)).map(([id, record]) => schedulerJson<DataType>(id, record));
   }
 
   /** How long the queue stays rate limited, ms; -2 when it is not limited (BullMQ's PTTL answer). */
@@ -253,4 +266,38 @@ async function byEchoId(queue: EchoQueue<Envelope>, id: string): Promise<Awaited
     if (error instanceof MalformedIdError) return undefined;
     throw error;
   }
+}
+
+/** Jobs oldest first (finished ones by when they finished), sliced as Redis slices a range. */
+function ascending<J extends { readonly timestamp: number; readonly finishedOn?: number | undefined }>(jobs: J[], start: number, end: number): J[] {
+  const sorted = jobs.map((job, i) => ({ job, i })).sort((a, b) => (a.job.finishedOn ?? a.job.timestamp) - (b.job.finishedOn ?? b.job.timestamp) || a.i - b.i).map(({ job }) => job);
+  const from = start < 0 ? Math.max(sorted.length + start, 0) : start;
+  const to = end < 0 ? sorted.length + end : Math.min(end, sorted.length - 1);
+  return sorted.slice(from, to + 1);
+}
+
+/** A stored scheduler as BullMQ's `getJobScheduler` shows it. */
+function schedulerJson<D>(key: string, r: SchedulerRecord): JobSchedulerJson<D> {
+  return {
+    key,
+    name: r.name,
+    ...(r.pattern === undefined ? {} : { pattern: r.pattern }),
+    ...(r.every === undefined ? {} : { every: r.every }),
+    ...(r.offset === undefined ? {} : { offset: r.offset }),
+    ...(r.tz === undefined ? {} : { tz: r.tz }),
+    ...(r.startDate === undefined ? {} : { startDate: r.startDate }),
+    ...(r.endDate === undefined ? {} : { endDate: r.endDate }),
+    ...(r.limit === undefined ? {} : { limit: r.limit }),
+    iterationCount: r.ic,
+    next: r.next,
+    template: { data: r.data as D, ...(r.opts === undefined ? {} : { opts: r.opts }) },
+  };
+}
+
+/**
+ * How many pending jobs have a BullMQ priority: Echo scores a pending job -priority, and the
+ * drop-in gives BullMQ's priority p as Echo's -p, so exactly those score above 0 (one ZCOUNT).
+ */
+async function prioritizedCount(queue: EchoQueue<Envelope>): Promise<number> {
+  return Number(await queue.connection.command('ZCOUNT', queueKeys(queue.name).pending, '(0', '+inf'));
 }

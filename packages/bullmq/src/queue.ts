@@ -1,15 +1,18 @@
 import { InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import { Queue as EchoQueue, type KeepBound } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
-import type { Envelope } from './envelope.js';
+import { makeEnvelope, type Envelope } from './envelope.js';
 import { keepCompletedByDefault, nextJobIds, resetJobIds } from './defaults.js';
-import { NotSupportedError } from './errors.js';
-import { definedOnly, echoQueueName, keyOfJobId } from './ids.js';
+import { BullMQInputError, NotSupportedError } from './errors.js';
+import { definedOnly, echoQueueName } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { checkConcurrency } from './queue-extras.js';
+import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
-import { checkOptions, enqueueOptions, keepBound, storedOptions, type JobsOptions, type KeepJobs } from './job-options.js';
-import { checkRepeat, schedulerCadence, schedulerOptions, type RepeatOptions } from './schedulers.js';
+import { checkOptions, checkSize, enqueueOptions, keepBound, type JobsOptions, type KeepJobs } from './job-options.js';
+import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
+import { removeScheduler, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
+import type { RepeatStrategy } from './schedulers/next-millis.js';
 
 /** `new Queue(name, opts)`'s options, as BullMQ names them. */
 export interface QueueOptions {
@@ -29,14 +32,18 @@ export interface QueueOptions {
    * an application's client (it opens its own connection from it), so either value behaves so.
    */
   readonly sharedConnection?: boolean;
+  /** BullMQ's advanced settings: `repeatStrategy` computes a pattern scheduler's next run. */
+  readonly settings?: { readonly repeatStrategy?: RepeatStrategy };
 }
 
 
 
 const checkQueueOptions = strictOptions('Queue options', {
-  known: ['connection', 'defaultJobOptions', 'prefix', 'name', 'sharedConnection'],
+  known: ['connection', 'defaultJobOptions', 'prefix', 'name', 'sharedConnection', 'settings'],
   hints: { streams: 'the events channel is Echo\'s (at most once); the durable journal is set on @echo/queue', telemetry: 'tracing comes through @echo/otel' },
 });
+
+const checkQueueSettings = strictOptions('Queue options.settings', { known: ['repeatStrategy'], hints: { backoffStrategy: 'a backoff strategy is a Worker setting (settings.backoffStrategy)' } });
 
 const checkObliterateOptions = strictOptions('obliterate options', { known: ['force'], hints: { count: 'Echo obliterates in bounded chunks by itself' } });
 
@@ -63,8 +70,9 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   async add(name: NameType, data: DataType, opts: JobsOptions = {}): Promise<Job<DataType, ResultType, NameType>> {
     const merged = { ...this.defaultJobOptions, ...opts };
     checkOptions(merged);
+    checkSize(name, data, merged);
     const queue = await this.echo;
-    if (merged.repeat !== undefined) return this.#addRepeat(queue, name, data, merged);
+    if (merged.repeat !== undefined) return this.#addRepeat(name, data, merged);
     await this.#applyKeep(queue, merged);
     const [id] = counted(merged) ? await nextJobIds(queue, 1) : [merged.jobId];
     const envelope = makeEnvelope(name, data, merged, id);
@@ -84,6 +92,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     const prepared = jobs.map((job) => {
       const merged = { ...this.defaultJobOptions, ...job.opts };
       checkOptions(merged);
+      checkSize(job.name, job.data, merged);
       if (merged.repeat !== undefined) throw new NotSupportedError('addBulk with repeat', 'add repeating jobs one by one (or through upsertJobScheduler)');
       return { job, merged };
     });
@@ -120,14 +129,14 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   }
 
   /**
-   * Removes finished jobs older than `grace` ms, at most `limit` (0: all). Answers how many were
-   * removed (BullMQ answers their ids).
+   * Removes jobs of `type` (default completed) older than `grace` ms, at most `limit` (0: all);
+   * answers their ids, and emits `cleaned` with them (QueueEvents hears `cleaned` with the count).
    */
-  async clean(grace: number, limit: number, type: 'completed' | 'failed' = 'completed'): Promise<number> {
-    if ((type as string) !== 'completed' && (type as string) !== 'failed') throw new NotSupportedError(`clean(…, '${type}')`, 'only finished jobs are cleaned here; drain() empties the waiting ones');
-    if (!Number.isFinite(grace) || grace < 0) throw new InvalidArgumentError('grace', 'must be a number of ms >= 0');
-    const queue = await this.echo;
-    return queue.clean({ state: type === 'failed' ? 'dead' : 'completed', olderThanMs: grace, ...(limit > 0 ? { limit } : {}) });
+  async clean(grace: number, limit: number, type: CleanType = 'completed'): Promise<string[]> {
+    checkClean(grace, limit, type);
+    const removed = await cleanJobs(await this.echo, grace, limit, type);
+    this.emit('cleaned', removed, type);
+    return removed;
   }
 
   /** Deletes the queue and every job in it; `force` also when jobs are running. */
@@ -138,6 +147,15 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await queue.pause();
     await queue.obliterate({ force: opts.force ?? false });
     await resetJobIds(queue);
+    await queue.connection.command('DEL', schedulersKey(queue.name));
+  }
+
+  /** Runs delayed jobs now, at most `count` of them (BullMQ's default 1000). */
+  async promoteJobs(opts: { readonly count?: number } = {}): Promise<void> {
+    const queue = await this.echo;
+    const page = await queue.listJobs('scheduled', { limit: Math.min(Math.max(opts.count ?? 1000, 1), 1000) });
+    // A job promoted or taken meanwhile is refused by its promote: nothing left to do for it.
+    await Promise.all(page.jobs.map(({ id }) => queue.promote(id).catch(() => undefined)));
   }
 
   /** Removes a job; answers 1 when it was there, 0 otherwise. Refused while a worker holds it. */
@@ -149,11 +167,12 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   }
 
   /**
-   * Creates or updates a job scheduler: jobs named `template.name` made every `every` ms or on
-   * `pattern`. Answers undefined: Echo makes each job when it falls due, so there is no first job
-   * waiting in the delayed set (BullMQ answers that job).
+   * Creates or updates a job scheduler and makes the job of its next run (waiting when due, else
+   * delayed): jobs named `template.name` made every `every` ms or on `pattern`; each next job is made
+   * when the one before it starts. Answers the job made, undefined when the scheduler has no run left.
    */
   async upsertJobScheduler(id: string, repeat: RepeatOptions, template: { readonly name?: NameType; readonly data?: DataType; readonly opts?: JobsOptions } = {}): Promise<Job<DataType, ResultType, NameType> | undefined> {
+    if (template.opts !== undefined && Object.hasOwn(template.opts, 'debounce')) throw new BullMQInputError('debounce', 'Debounce option has been removed. Use deduplication option instead');
     checkRepeat(repeat);
     if (repeat.key !== undefined) throw new InvalidArgumentError('repeat.key', 'the scheduler id is the first argument here');
     const opts = { ...this.defaultJobOptions, ...template.opts };
@@ -161,17 +180,13 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     if (opts.jobId !== undefined || opts.repeat !== undefined || opts.delay !== undefined) throw new InvalidArgumentError('template.opts', 'a scheduler template takes no jobId, repeat or delay');
     const queue = await this.echo;
     await this.#applyKeep(queue, opts);
-    const envelope: Envelope = { ...makeEnvelope(template.name ?? id, template.data, opts), r: id };
-    await queue.upsertScheduler(keyOfJobId(id), schedulerCadence(repeat), envelope, schedulerOptions(repeat));
-    return undefined;
+    const made = await upsertScheduler(queue, { id, repeat, name: template.name ?? id, data: template.data, opts, strategy: this.opts.settings?.repeatStrategy });
+    return made === undefined ? undefined : new Job(queue, made.echoId, made.envelope);
   }
-
-
-
 
   /** Removes a job scheduler; answers whether it existed. */
   async removeJobScheduler(id: string): Promise<boolean> {
-    return (await this.echo).removeScheduler(keyOfJobId(id));
+    return removeScheduler(await this.echo, id);
   }
 
 
@@ -255,16 +270,14 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await queue?.close();
   }
 
-  async #addRepeat(queue: EchoQueue<Envelope>, name: NameType, data: DataType, opts: JobsOptions): Promise<Job<DataType, ResultType, NameType>> {
-    const repeat = opts.repeat as RepeatOptions;
-    checkRepeat(repeat);
-    if (opts.jobId !== undefined) throw new InvalidArgumentError('jobId', 'a repeating job takes its id from repeat.key');
-    const id = repeat.key ?? `${name}:${repeat.pattern ?? String(repeat.every)}`;
-    const { repeat: _repeat, ...rest } = opts;
-    const envelope: Envelope = { ...makeEnvelope(name, data, rest), r: id };
-    await this.#applyKeep(queue, rest);
-    await queue.upsertScheduler(keyOfJobId(id), schedulerCadence(repeat), envelope, schedulerOptions(repeat));
-    return new Job(queue, `repeat:${id}`, { ...envelope, i: `repeat:${id}` });
+  async #addRepeat(name: NameType, data: DataType, opts: JobsOptions): Promise<Job<DataType, ResultType, NameType>> {
+    const { repeat, jobId, ...rest } = opts;
+    if (jobId !== undefined) throw new InvalidArgumentError('jobId', 'a repeating job takes its id from repeat.key');
+    const { key, ...cadence } = repeat as RepeatOptions;
+    const id = key ?? `${name}:${cadence.pattern ?? String(cadence.every)}`;
+    const job = await this.upsertJobScheduler(id, cadence, { name, data, opts: rest });
+    if (job === undefined) throw new InvalidArgumentError('repeat', 'the repeat options leave no run to make');
+    return job;
   }
 
   /**
@@ -300,13 +313,8 @@ function open(name: string, opts: QueueOptions): Promise<EchoQueue<Envelope>> {
   checkQueueOptions(definedOnly(opts));
   if (opts.name !== undefined && opts.name !== name) throw new InvalidArgumentError('Queue options.name', `names another queue than ${JSON.stringify(name)}`);
   if (opts.defaultJobOptions !== undefined) checkOptions(opts.defaultJobOptions);
+  if (opts.settings !== undefined) checkQueueSettings(opts.settings);
   return EchoQueue.open<Envelope>(echoQueueName(name, opts.prefix), echoConnection(opts.connection));
-}
-
-/** The stored payload of a job; `id` is its BullMQ id (the `jobId`, or the one the queue's counter gave). */
-export function makeEnvelope(name: string, data: unknown, opts: JobsOptions, id = opts.jobId): Envelope {
-  const o = storedOptions(opts);
-  return { n: name, d: data, t: opts.timestamp ?? Date.now(), ...(id === undefined ? {} : { i: id }), ...(o === undefined ? {} : { o }) };
 }
 
 /** Opens the Echo queue under a BullMQ queue, with BullMQ's default of keeping completed jobs. */

@@ -32,7 +32,7 @@ const unknownRows: Row[] = [
   { where: 'add', key: 'priorty', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { priorty: 1 } as never) },
   { where: 'add backoff', key: 'kind', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { attempts: 2, backoff: { type: 'fixed', kind: 1 } } as never) },
   { where: 'add deduplication', key: 'mode', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { deduplication: { id: 'd', mode: 'debounce' } } as never) },
-  { where: 'add repeat', key: 'immediately', hint: /not supported/, call: (n) => closing(new Queue(n, { connection })).add('j', {}, { repeat: { every: 1000, immediately: true } } as never) },
+  { where: 'add repeat', key: 'count', hint: /iteration count/, call: (n) => closing(new Queue(n, { connection })).add('j', {}, { repeat: { every: 1000, count: 2 } } as never) },
   { where: 'addBulk', key: 'delayMs', hint: /delay/, call: (n) => closing(new Queue(n, { connection })).addBulk([{ name: 'j', data: {}, opts: { delayMs: 1 } as never }]) },
   { where: 'upsertJobScheduler', key: 'cron', hint: /pattern/, call: (n) => closing(new Queue(n, { connection })).upsertJobScheduler('s', { cron: '* * * * *' } as never) },
   { where: 'Queue options', key: 'streams', hint: /journal/, call: async (n) => new Queue(n, { connection, streams: {} } as never) },
@@ -48,12 +48,9 @@ const unknownRows: Row[] = [
 
 const unsupportedRows: Row[] = [
   { where: 'add', key: 'keepLogs', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { keepLogs: 10 }) },
-  { where: 'add', key: 'sizeLimit', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { sizeLimit: 1024 }) },
   { where: 'add', key: 'parent', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { parent: { id: 'p', queue: 'q' } }) },
   { where: 'Worker options', key: 'useWorkerThreads', call: async (n) => new Worker(n, async () => 1, { connection, useWorkerThreads: true } as never) },
   { where: 'Worker processor', key: 'processor file', call: async (n) => new Worker(n, './processor.js', { connection }) },
-  { where: 'getJobs', key: 'asc', call: (n) => closing(new Queue(n, { connection })).getJobs(['waiting'], 0, -1, true) },
-  { where: 'getJobCounts', key: 'prioritized', call: (n) => closing(new Queue(n, { connection })).getJobCounts('prioritized') },
 ];
 
 describe('strict options: a wrong or foreign name is refused, naming the key, and nothing is written', () => {

@@ -273,7 +273,8 @@ export class WorkerRuntime<T> {
    * Stops claiming and starts no handler from now on: jobs claimed ahead of a handler are given back
    * at once for other workers to take. Lets running handlers finish (up to `closeTimeoutMs`, then
    * fires their cancel tokens and stops waiting; their leases lapse and the reaper hands them on),
-   * and closes the wake connection. Idempotent. The queue's own connection stays open.
+   * and closes the wake connection. Idempotent. The queue's own connection stays open. With
+   * `force` [TS], running handlers are not waited for and their leases stop being renewed at once.
    *
    * Bounded whatever the link does: it resolves within `closeTimeoutMs` plus
    * {@link CLOSE_SETTLE_MS} plus {@link CLOSE_SERVER_MS}. What it still has to say to the server
@@ -282,12 +283,12 @@ export class WorkerRuntime<T> {
    * primary gone for good) leaves those jobs to lapse and the registry entry to expire, as a worker
    * that died would.
    */
-  close(): Promise<void> {
-    this.#closing ??= this.#shutdown();
+  close(force = false): Promise<void> {
+    this.#closing ??= this.#shutdown(force);
     return this.#closing;
   }
 
-  async #shutdown(): Promise<void> {
+  async #shutdown(force: boolean): Promise<void> {
     this.#running = false;
     // No handler starts from now on: what is held ahead goes back for other workers to take.
     this.releaseAhead();
@@ -299,10 +300,15 @@ export class WorkerRuntime<T> {
     this.#closingSignal.resolve();
     this.idle.releaseAll();
     await this.#wake.close();
-    const drained = Promise.all(this.#slots).then(() => true);
-    const patience = sleep(this.options.closeTimeoutMs).then(() => false);
-    if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');
-    await Promise.race([drained, sleep(CLOSE_SETTLE_MS)]);
+    if (force) {
+      // A forced close leaves running handlers to their lapsing leases: no wait, no renewal.
+      this.locks.stop();
+    } else {
+      const drained = Promise.all(this.#slots).then(() => true);
+      const patience = sleep(this.options.closeTimeoutMs).then(() => false);
+      if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');
+      await Promise.race([drained, sleep(CLOSE_SETTLE_MS)]);
+    }
     // Claims that landed while the slots stopped were handed back: let those calls finish first. A
     // clean close then leaves the registry at once; a worker stopped by a fatal error cannot reach
     // the server, and its entry lapses instead.

@@ -119,8 +119,11 @@ export class WorkerShell<T> {
    * connection stays open. Resolves within `closeTimeoutMs` plus 6 s whatever the link does: its
    * last calls (give-backs, leaving the registry) get 5 s, and a link that answers none of them
    * (held, half-open, no primary) leaves those jobs to lapse and the registry entry to expire.
+   *
+   * [TS] With `force`, running handlers are not waited for and their leases are no longer renewed:
+   * they lapse, and the stalled sweep hands those jobs to another worker (BullMQ's `close(true)`).
    */
-  close(): Promise<void> {
-    return this.#rt.close();
+  close(options: { readonly force?: boolean } = {}): Promise<void> {
+    return this.#rt.close(options.force === true);
   }
 }

@@ -1,53 +1,19 @@
 import { EventEmitter } from 'node:events';
-import { checkTimeBound, InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
-import { type Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
-import type { ConnectionOptions } from './connection.js';
-import { openEnvelope, type Envelope } from './envelope.js';
-import { BullMQInputError, DelayedError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from './errors.js';
-import { Job, type JobProgress } from './job.js';
-import { definedOnly, echoQueueName } from './ids.js';
-import { openQueue } from './queue.js';
-import { keepBound, type KeepJobs } from './job-options.js';
+import { JobStalledError, type Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
+import { openEnvelope, type Envelope } from '../envelope.js';
+import { BullMQInputError, DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from '../errors.js';
+import { Job, type JobProgress } from '../job.js';
+import { echoQueueName } from '../ids.js';
+import { openQueue } from '../queue.js';
+import { keepBound } from '../job-options.js';
+import { backoffDelay, type BackoffStrategy } from './backoff.js';
+import { advanceScheduler } from '../schedulers/job-schedulers.js';
+import { checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
+
+export type { BackoffStrategy, WorkerOptions };
 
 /** A processor: runs one job; its return value is the job's `returnvalue`. */
 export type Processor<D = unknown, R = unknown, N extends string = string> = (job: Job<D, R, N>, token?: string, signal?: AbortSignal) => Promise<R>;
-
-/** BullMQ's custom backoff: the delay before the next attempt of a job whose `backoff.type` is custom. */
-export type BackoffStrategy = (attemptsMade: number, type?: string, err?: Error, job?: Job) => number;
-
-/** `new Worker(name, processor, opts)`'s options, as BullMQ names them. */
-export interface WorkerOptions {
-  /** Where Redis is: `{ host, port }`, or an Echo `Connection` to share. */
-  readonly connection?: ConnectionOptions;
-  /** Jobs run at once. Default 1. */
-  readonly concurrency?: number;
-  /** At most `max` jobs per `duration` ms, for the whole queue (Echo keeps it on the queue). */
-  readonly limiter?: { readonly max: number; readonly duration: number };
-  /** Start at once (default) or on `run()`. */
-  readonly autorun?: boolean;
-  /** `backoffStrategy` for custom backoff types. */
-  readonly settings?: { readonly backoffStrategy?: BackoffStrategy };
-  /** How long a job's lock lasts, ms (Echo's lease). Default 30000. */
-  readonly lockDuration?: number;
-  /** How often held locks are renewed, ms. Default half the lock. */
-  readonly lockRenewTime?: number;
-  /** How often this worker looks for stalled jobs (and runs its other upkeep), ms. */
-  readonly stalledInterval?: number;
-  /** Stalls after which a job fails. Default 1. */
-  readonly maxStalledCount?: number;
-  /** How long an idle worker waits for a job before looking again, seconds. Default 5. */
-  readonly drainDelay?: number;
-  /** Retention of completed jobs (a queue setting in Echo). */
-  readonly removeOnComplete?: KeepJobs;
-  /** Retention of failed jobs (a queue setting in Echo). */
-  readonly removeOnFail?: KeepJobs;
-  /** The worker's name, as the queue lists its workers. */
-  readonly name?: string;
-  /** BullMQ's key prefix (see `QueueOptions.prefix`). */
-  readonly prefix?: string;
-  /** See `QueueOptions.sharedConnection`. */
-  readonly sharedConnection?: boolean;
-}
 
 /** The worker's events and their arguments, as BullMQ emits them. */
 export interface WorkerListener<D = unknown, R = unknown, N extends string = string> {
@@ -71,39 +37,8 @@ export interface WorkerListener<D = unknown, R = unknown, N extends string = str
   ready(): void;
 }
 
-const UNSUPPORTED: Readonly<Record<string, string>> = {
-  useWorkerThreads: 'processors run in the worker process; sandboxed processors are not offered',
-  skipLockRenewal: 'Echo always renews the leases of running jobs',
-  skipStalledCheck: 'Echo always recovers expired leases',
-  runRetryDelay: 'Echo retries its own connection errors',
-  metrics: 'the queue counts completions and failures itself (getMetrics on @echo/queue)',
-  telemetry: 'tracing comes through @echo/otel',
-};
-
-/** Echo's shortest blocking wait, ms: a shorter BullMQ drainDelay waits this long. */
-const MIN_BLOCK_MS = 10;
-
 /** How often a hand-driven `getNextJob` looks again while it waits for a job, ms. */
 const MANUAL_POLL_MS = 50;
-
-/** BullMQ's own refusals of worker options, with its texts. */
-function checkBullMQWorkerOptions(opts: WorkerOptions): void {
-  const { concurrency, maxStalledCount, stalledInterval, drainDelay } = opts;
-  if (concurrency !== undefined && (typeof concurrency !== 'number' || !Number.isFinite(concurrency) || concurrency < 1)) {
-    throw new BullMQInputError('concurrency', 'concurrency must be a finite number greater than 0');
-  }
-  if (maxStalledCount !== undefined && !(maxStalledCount >= 0)) throw new BullMQInputError('maxStalledCount', 'maxStalledCount must be greater or equal than 0');
-  if (stalledInterval !== undefined && !(stalledInterval > 0)) throw new BullMQInputError('stalledInterval', 'stalledInterval must be greater than 0');
-  if (drainDelay !== undefined && !(drainDelay > 0)) throw new BullMQInputError('drainDelay', 'drainDelay must be greater than 0');
-}
-
-const checkWorkerOptions = strictOptions('Worker options', {
-  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', ...Object.keys(UNSUPPORTED)],
-  hints: { leaseMs: 'BullMQ spelling here: lockDuration', maxAttempts: 'attempts is a job option (queue.add(name, data, { attempts }))', backoff: 'backoff is a job option; custom strategies go in settings.backoffStrategy' },
-  bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer' },
-});
-const checkLimiter = strictOptions('Worker options.limiter', { known: ['max', 'duration'], hints: { groupKey: 'per-group limits are lanes on @echo/queue (laneRateLimit)' }, bounds: { duration: 'span' } });
-const checkSettings = strictOptions('Worker options.settings', { known: ['backoffStrategy'] });
 
 /**
  * BullMQ's `Worker` over an Echo worker: takes jobs from the queue `name` and runs `processor` on
@@ -118,6 +53,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   readonly #processor: Processor<DataType, ResultType, NameType> | undefined;
   readonly #running = new Map<string, Job<DataType, ResultType, NameType>>();
   readonly #contexts = new Map<string, JobContext>();
+  readonly #stalls = new Map<string, number>();
   readonly #ready: Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> | undefined }>;
   #closing: Promise<void> | undefined;
   #closed: (() => void) | undefined;
@@ -128,23 +64,12 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
 
   constructor(name: string, processor: Processor<DataType, ResultType, NameType> | string | URL | null, opts: WorkerOptions = {}) {
     super();
-    checkWorkerOptions(definedOnly(opts));
-    for (const key of Object.keys(UNSUPPORTED)) {
-      if ((opts as Record<string, unknown>)[key] !== undefined && (opts as Record<string, unknown>)[key] !== false) throw new NotSupportedError(`Worker option ${key}`, UNSUPPORTED[key] ?? '');
-    }
-    if (opts.limiter !== undefined) checkLimiter(opts.limiter);
-    // BullMQ's drainDelay is in seconds: bounded as the ms block it becomes.
-    if (typeof opts.drainDelay === 'number') checkTimeBound('Worker options', 'drainDelay', opts.drainDelay * 1000, 'timer');
-    if (opts.settings !== undefined) checkSettings(opts.settings);
-    if (processor !== null && typeof processor !== 'function') {
-      throw new NotSupportedError('Worker processor file', 'sandboxed processors (a file path) are not offered; pass a function');
-    }
-    checkBullMQWorkerOptions(opts);
+    checkWorkerOptions(opts, processor);
     this.#echoName = echoQueueName(name, opts.prefix);
     this.name = name;
     this.opts = opts;
     // A null processor is BullMQ's manual processing: jobs are taken with getNextJob(token).
-    this.#processor = processor ?? undefined;
+    this.#processor = typeof processor === 'function' ? processor : undefined;
     this.#closedPromise = new Promise((resolve) => (this.#closed = resolve));
     const echoOptions = this.#echoOptions(opts);
     this.#ready = this.#start(echoOptions, opts);
@@ -173,6 +98,17 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     this.#running_ = true;
     worker.run();
     await this.#closedPromise;
+  }
+
+  /** Waits `ms` (BullMQ's pause between looks; `abortController` ends it early). */
+  async delay(ms = 0, abortController?: AbortController): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      abortController?.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
   }
 
   /** True while the worker takes jobs. */
@@ -207,13 +143,16 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     await queue.rateLimit(ms);
   }
 
-  /** Lets running jobs finish (unless `force`), then closes the worker and its connection. */
+  /**
+   * Lets running jobs finish, then closes the worker and its connection. With `force`, running jobs
+   * are not waited for: their locks are no longer renewed, so another worker takes them as stalled.
+   */
   close(force = false): Promise<void> {
     this.#closing ??= (async () => {
       const started = await this.#ready.catch(() => undefined);
       if (started) {
-        if (force) started.worker?.pause();
-        await started.worker?.close();
+        // BullMQ's force close does not wait for running jobs: their locks lapse and they stall.
+        await started.worker?.close({ force });
         await started.queue.close();
       }
       this.#running_ = false;
@@ -238,6 +177,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       const claimed = await queue.leases().claim(lockMs, { markerTtlMs: lockMs });
       if (claimed) {
         const strategy = this.opts.settings?.backoffStrategy;
+        if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
         const job = Job.fromManual<DataType, ResultType, NameType>({
           queue, claimed, token, lockMs,
           backoff: (attempt, error) => this.#backoff(attempt, error, claimed, strategy),
@@ -289,21 +229,10 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
 
   #echoOptions(opts: WorkerOptions): WorkerStartOptions {
     const strategy = opts.settings?.backoffStrategy;
-    return {
-      autorun: false,
-      concurrency: opts.concurrency ?? 1,
-      // BullMQ's default is one attempt; a job's own `attempts` (in its row) wins.
-      maxAttempts: 1,
+    return echoWorkerOptions(opts, {
       backoff: (attempt, error, claimed) => this.#backoff(attempt, error, claimed, strategy),
-      ...(opts.lockDuration === undefined ? {} : { leaseMs: opts.lockDuration }),
-      ...(opts.lockRenewTime === undefined ? {} : { extendEveryMs: opts.lockRenewTime }),
-      ...(opts.stalledInterval === undefined ? {} : { maintenanceMs: opts.stalledInterval }),
-      // BullMQ's maxStalledCount is how many stalls a job survives; Echo's maxStalled counts the one that fails it too.
-      stalled: { maxStalled: (opts.maxStalledCount ?? 1) + 1 },
-      ...(opts.drainDelay === undefined ? {} : { blockMs: Math.max(MIN_BLOCK_MS, Math.round(opts.drainDelay * 1000)) }),
-      ...(opts.name === undefined ? {} : { name: opts.name }),
       onError: (error) => this.#emitError(error),
-    };
+    });
   }
 
   async #start(echoOptions: WorkerStartOptions, opts: WorkerOptions): Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> | undefined }> {
@@ -318,7 +247,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       }
       if (!this.#processor) return { queue, worker: undefined };
       const worker = await EchoWorker.start(queue, (claimed, context) => this.#handle(queue, claimed, context), echoOptions);
-      this.#wire(worker);
+      this.#wire(queue, worker);
       if (opts.autorun ?? true) {
         this.#running_ = true;
         worker.run();
@@ -335,6 +264,9 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       context,
       onProgress: (running, progress) => this.emit('progress', running, progress),
     });
+    job.stalledCounter = this.#stalls.get(claimed.id) ?? 0;
+    // BullMQ makes a scheduler's next job when the job of the run before starts.
+    if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
     this.#running.set(claimed.id, job);
     this.#contexts.set(claimed.id, context);
     this.emit('active', job, 'waiting');
@@ -376,7 +308,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     return undefined;
   }
 
-  #wire(worker: EchoWorker<Envelope>): void {
+  #wire(queue: EchoQueue<Envelope>, worker: EchoWorker<Envelope>): void {
     worker.on('completed', ({ job: claimed, result }) => {
       const job = this.#running.get(claimed.id);
       this.#contexts.delete(claimed.id);
@@ -388,10 +320,13 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       this.emit('completed', job, result, 'active');
     });
     worker.on('failed', ({ job: claimed, error }) => {
-      const job = this.#running.get(claimed.id);
+      const stalled = error instanceof JobStalledError;
+      // A job that stalled past its limit was not running here: it is shown as read before the sweep.
+      const job = this.#running.get(claimed.id) ?? (stalled ? Job.fromStalled<DataType, ResultType, NameType>(queue, claimed, (this.#stalls.get(claimed.id) ?? 0) + 1) : undefined);
       this.#running.delete(claimed.id);
       this.#contexts.delete(claimed.id);
-      const err = error instanceof Error ? error : new Error(String(error));
+      // BullMQ's text for a job that stalled more often than maxStalledCount allows.
+      const err = stalled ? new Error('job stalled more than allowable limit') : error instanceof Error ? error : new Error(String(error));
       if (job) {
         job.failedReason = err.message;
         if (err.stack !== undefined) job.stacktrace.push(err.stack);
@@ -401,25 +336,20 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       this.emit('failed', job, err, 'active');
     });
     worker.on('drained', () => this.emit('drained'));
-    worker.on('stalled', ({ id }) => this.emit('stalled', id, 'active'));
+    worker.on('stalled', ({ id }) => {
+      // A claim carries no stall count; the stalls this worker took back are counted here instead.
+      if (this.#stalls.size >= 10_000) this.#stalls.clear();
+      this.#stalls.set(id, (this.#stalls.get(id) ?? 0) + 1);
+      this.emit('stalled', id, 'active');
+    });
+  }
+
+  async #advance(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>): Promise<void> {
+    await advanceScheduler(queue, openEnvelope(claimed.payload), this.opts.settings?.repeatStrategy).catch((error: unknown) => this.#emitError(error));
   }
 
   #backoff(attempt: number, error: unknown, claimed: ClaimedJob<unknown>, strategy: BackoffStrategy | undefined): number {
-    const opts = openEnvelope(claimed.payload).o;
-    const backoff = opts?.backoff;
-    // The last attempt is not retried: BullMQ does not ask the strategy then.
-    if (backoff === undefined || attempt >= (opts?.attempts ?? 1)) return 0;
-    if (typeof backoff === 'number') return Math.round(backoff);
-    const delay = backoff.delay ?? 0;
-    // BullMQ's jitter takes up to that fraction off the curve's delay, at random.
-    const jittered = (ms: number): number => Math.round(ms - Math.random() * ms * (backoff.jitter ?? 0));
-    if (backoff.type === 'fixed') return jittered(delay);
-    if (backoff.type === 'exponential') return jittered(2 ** (attempt - 1) * delay);
-    if (!strategy) throw new InvalidArgumentError('backoff.type', `'${backoff.type}' needs settings.backoffStrategy on the worker`);
-    const job = this.#running.get(claimed.id);
-    const ms: unknown = strategy(attempt, backoff.type, error instanceof Error ? error : new Error(String(error)), job);
-    if (ms instanceof Promise) throw new NotSupportedError('an async backoffStrategy', 'the strategy must answer a number of ms');
-    return Math.round(ms as number);
+    return backoffDelay(attempt, error, claimed, strategy, this.#running.get(claimed.id));
   }
 
   #emitError(error: unknown): void {

@@ -1,0 +1,60 @@
+import { InvalidArgumentError, queueKeys } from '@echo/protocol/queue';
+import type { ListState, Queue as EchoQueue } from '@echo/queue';
+import { openEnvelope, type Envelope } from '../envelope.js';
+
+/** The job types BullMQ's `clean` takes. */
+export type CleanType = 'completed' | 'failed' | 'wait' | 'waiting' | 'paused' | 'prioritized' | 'delayed' | 'active';
+
+const SET_OF: Readonly<Record<CleanType, ListState>> = {
+  completed: 'completed', failed: 'dead', wait: 'pending', waiting: 'pending', paused: 'pending', prioritized: 'pending', delayed: 'scheduled', active: 'active',
+};
+
+/** How many rows one listing reads while it looks for jobs to clean. */
+const PAGE = 1000;
+
+/** The BullMQ event the drop-in publishes on the queue's events channel, beside Echo's own. */
+export const DROPIN_EVENT = 'bullmq';
+
+/** Checks `clean`'s arguments (BullMQ's types, a grace of ms >= 0, a limit >= 0). */
+export function checkClean(grace: number, limit: number, type: string): asserts type is CleanType {
+  if (!Object.hasOwn(SET_OF, type)) throw new InvalidArgumentError('type', `must be one of ${Object.keys(SET_OF).join(', ')}`);
+  if (!Number.isFinite(grace) || grace < 0) throw new InvalidArgumentError('grace', 'must be a number of ms >= 0');
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new InvalidArgumentError('limit', 'must be an integer >= 0 (0: no limit)');
+}
+
+/**
+ * BullMQ's `clean`: removes jobs of `type` older than `grace` ms (finished jobs by when they
+ * finished, the others by when they were created), at most `limit` (0: all), and answers their
+ * ids. Each removal is Echo's own atomic `remove`, which refuses a job a worker holds: an active
+ * job is never cleaned from under its worker (BullMQ leaves locked jobs too). Publishes BullMQ's
+ * `cleaned` event with the count, on the queue's events channel, when it removed any.
+ */
+export async function cleanJobs(queue: EchoQueue<Envelope>, grace: number, limit: number, type: CleanType): Promise<string[]> {
+  const olderThan = Date.now() - grace;
+  const state = SET_OF[type];
+  const finished = state === 'completed' || state === 'dead';
+  const removed: string[] = [];
+  for (let offset = 0; limit === 0 || removed.length < limit; offset += PAGE) {
+    const page = await queue.listJobs(state, { offset, limit: PAGE });
+    const due = page.jobs.flatMap(({ record }) => {
+      if (!record) return [];
+      const envelope = openEnvelope(record.payload);
+      if (state === 'pending' && (type === 'prioritized') !== (envelope.o?.priority ?? 0) > 0) return [];
+      const at = finished ? record.finishedAt : envelope.t;
+      return at !== undefined && at <= olderThan ? [{ echoId: record.id, id: envelope.i ?? record.id }] : [];
+    });
+    const take = limit === 0 ? due : due.slice(0, limit - removed.length);
+    const outcomes = await Promise.all(take.map(({ echoId }) => queue.remove(echoId).then(() => true, () => false)));
+    take.forEach(({ id }, i) => {
+      if (outcomes[i] === true) removed.push(id);
+    });
+    // Removed rows leave the set: the next page starts where this one's kept rows end.
+    offset -= outcomes.filter(Boolean).length;
+    if (page.jobs.length < PAGE) break;
+  }
+  if (removed.length > 0) {
+    const message = JSON.stringify({ event: DROPIN_EVENT, job: '', name: 'cleaned', count: String(removed.length) });
+    await queue.connection.command('PUBLISH', queueKeys(queue.name).events, message);
+  }
+  return removed;
+}
