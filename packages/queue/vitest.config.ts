@@ -6,9 +6,15 @@ import { sharedConfig } from '../../vitest.shared.js';
  * The fault tests that measure rates or race a fault against the work (drain rates against a
  * reference, kills while work remains, failovers inside a lease): they were tuned one at a time, and
  * two of them side by side measure each other (a drain timed while the kill test spawns its twelve
- * worker processes ran at a sixth of its reference). They run one after another once the other
- * files are done. The soak and the half-open link stay with the other files: they spend their time
+ * worker processes ran at a sixth of its reference). They run one after another, in a project of
+ * their own. The soak and the half-open link stay with the other files: they spend their time
  * waiting, on a steady child process and on a blackholed link.
+ *
+ * The package's `test` script runs the two projects as two vitest processes at once: the fault
+ * files are the longest chain of `pnpm test` (their outages and leases are waited out one after
+ * another, with a core mostly idle), and waiting for the other files first added those files' whole
+ * run to it. A plain `vitest run` runs the fault project after the other (a vitest run cannot mix
+ * two worker counts in one group).
  */
 const ONE_AT_A_TIME = [
   'test/chaos/aof-restart.test.ts',
