@@ -52,7 +52,7 @@ describe('grate [TS]: a lane`s own rate limit', () => {
     // reach it rather than for a guessed pause on ours.
     const ends = Number(((await q.hgetall(q.k.grate))[a] ?? '').split(':')[2]);
     await waitFor(async () => {
-      const [seconds, micros] = (await q.cmd('TIME')) as [string, string];
+      const [seconds, micros] = await q.cmd<[string, string]>('TIME');
       return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) >= ends;
     }, { what: 'the lane`s window to end' });
     expect(((await q.claim()) as Entry)[3]).toBe(a);
