@@ -1,10 +1,11 @@
+import { waitFor } from '@echo/testkit';
 import { describe, expect, it } from 'vitest';
 import { KindError } from '../src/errors/wire.js';
 import { mintId } from '../src/ids/index.js';
 import { scripts } from '../src/scripts/catalog.js';
 import * as t from '../src/transitions/index.js';
 import { execute } from '../src/transitions/transition.js';
-import { conn, Lanes, sleep, useStrictConnection, type Entry } from './lane-harness.js';
+import { conn, Lanes, useStrictConnection, type Entry } from './lane-harness.js';
 
 useStrictConnection();
 
@@ -47,7 +48,13 @@ describe('grate [TS]: a lane`s own rate limit', () => {
     // b has one job left; then only a (out of budget) remains: nothing is claimable.
     expect(((await q.claim()) as Entry)[3]).toBe(b);
     expect(await q.claim()).toEqual([]);
-    await sleep(450);
+    // The window reopens by the server's clock (its end is the third field): wait for that clock to
+    // reach it rather than for a guessed pause on ours.
+    const ends = Number(((await q.hgetall(q.k.grate))[a] ?? '').split(':')[2]);
+    await waitFor(async () => {
+      const [seconds, micros] = await q.cmd<[string, string]>('TIME');
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) >= ends;
+    }, { what: 'the lane`s window to end' });
     expect(((await q.claim()) as Entry)[3]).toBe(a);
     expect((await q.hgetall(q.k.grate))[a]).toMatch(/^2:400:\d+:1$/);
   });

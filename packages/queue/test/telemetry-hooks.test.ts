@@ -1,5 +1,5 @@
 import { Connection, hooks, onHook, TELEMETRY_HOOK_NAMES, type TelemetryHookMap, type TelemetryHookName } from '@echo/protocol/queue';
-import { sleep, useRedis, uniqueName, waitFor } from '@echo/testkit';
+import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BatchWorker, fixed, Queue, Worker } from '../src/index.js';
 
@@ -82,8 +82,8 @@ describe('emq.job.* hooks', () => {
     const queue = await Queue.open<string>(uniqueName('tel-stall'), { connection: conn });
     const heard = listen(queue.name);
     const { id } = await queue.enqueue('s');
+    // A lease of 30 ms that nobody settles: the worker's sweeps (every 20 ms) find it once it lapses.
     await queue.leases().claim(30);
-    await sleep(60);
     const worker = await Worker.start(queue, () => undefined, { blockMs: 50, maintenanceMs: 20, stalled: { maxStalled: 2 } });
     await waitFor(() => heard.some(([n]) => n === 'emq.job.complete'), { what: 'the completion', timeoutMs: 10_000 });
     await worker.close();

@@ -130,17 +130,24 @@ describe('Worker behaviour', () => {
     const runs: number[] = [];
     // The lease bound the handler sees: at its start, within one lease of the claim; later, moved on by the extensions.
     const bounds: { at: number; until: number }[] = [];
-    const options: WorkerOptions = { concurrency: 2, leaseMs: 200, extendEveryMs: 50, maintenanceMs: 20, blockMs: 50 };
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // Ten extensions a lease, and a lease long enough that a claim reply a loaded machine delays stays
+    // within its first half (a 200 ms lease extended every 50 ms lapsed on a loaded run, and a
+    // 1 s lease saw its claim given up); sweeps every 20 ms would re-claim a lapsed lease at once.
+    const options: WorkerOptions = { concurrency: 2, leaseMs: 2_000, extendEveryMs: 200, maintenanceMs: 20, blockMs: 50 };
     await withWorker(q, async (job, ctx) => {
       runs.push(job.attempts);
       bounds.push({ at: Date.now(), until: ctx.leaseUntil() });
-      await sleep(400);
+      await released;
       bounds.push({ at: Date.now(), until: ctx.leaseUntil() });
-      await sleep(200);
     }, options, async (worker) => {
       await until(() => runs.length === 1, 'the handler to start');
-      await sleep(400);
+      const original = bounds[0]?.until ?? 0;
+      // The handler holds the job until its original lease is over by a tenth of a lease.
+      await until(() => Date.now() > original + 200, 'the original lease to run out', 30_000);
       expect(await q.getState(id)).toBe('active');
+      release();
       // The worker counts a completion when its reply arrives, which may be after another connection
       // already reads the server's counter: wait on the worker, then check the server.
       await until(() => worker.stats().completed === 1, 'the slow job to complete');
@@ -150,7 +157,7 @@ describe('Worker behaviour', () => {
     expect(runs).toEqual([1]);
     const [first, later] = bounds as [{ at: number; until: number }, { at: number; until: number }];
     expect(first.until).toBeGreaterThan(first.at);
-    expect(first.until).toBeLessThanOrEqual(first.at + 200);
+    expect(first.until).toBeLessThanOrEqual(first.at + 2_000);
     expect(later.until).toBeGreaterThan(first.until);
   });
 
