@@ -95,7 +95,8 @@ describe('GroupConsumer', () => {
           throw new Error('first try fails');
         }
       },
-      { minIdleMs: 20, onError: (e, entry) => errors.push([e, entry?.id]) },
+      // An idle bound the 'ok' entry's ack meets on a loaded machine (at 20 ms a late ack was claimed again).
+      { minIdleMs: 300, onError: (e, entry) => errors.push([e, entry?.id]) },
     );
     const [ok, flaky] = await stream.appendBatch([{ n: 'ok' }, { n: 'flaky' }]);
     await until(() => seen.length === 3);
