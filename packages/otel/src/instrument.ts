@@ -1,3 +1,4 @@
+import { RenamedError } from '@echo/protocol/extend';
 import { metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
 import { meterHooks, type ObservedSources } from './metrics.js';
 import { checkInstrumentationOptions, checkInstrumentationValues, checkTraceLimits } from './option-checks.js';
@@ -16,9 +17,19 @@ export interface EchoInstrumentationOptions extends ObservedSources {
   readonly limits?: TraceLimits;
 }
 
-/** A running instrumentation; `stop()` unsubscribes from every hook. */
+/** A running instrumentation; `close()` unsubscribes from every hook, like every Echo handle closes. */
 export interface EchoInstrumentation {
-  stop(): void;
+  /** Unsubscribes from every hook; spans already started still end. Idempotent. */
+  close(): void;
+  /** True once {@link EchoInstrumentation.close} ran. */
+  readonly closed: boolean;
+  /**
+   * The old name, refused: every Echo handle closes with `close()`.
+   *
+   * @deprecated Call {@link EchoInstrumentation.close}.
+   * @throws RenamedError always, naming `close()`; nothing is unsubscribed.
+   */
+  stop(): never;
 }
 
 /**
@@ -28,7 +39,7 @@ export interface EchoInstrumentation {
  *
  * @example
  * const otel = instrumentEcho({ queues: [orders] });
- * process.on('SIGTERM', () => otel.stop());
+ * process.on('SIGTERM', () => otel.close());
  * @throws UnknownOptionError for an option it does not read, InvalidArgumentError for a value of
  *   the wrong type, before subscribing to anything.
  */
@@ -45,12 +56,19 @@ export function instrumentEcho(options: EchoInstrumentationOptions = {}): EchoIn
     const provider = options.meterProvider ?? metrics.getMeterProvider();
     stops.push(meterHooks(provider.getMeter(SCOPE), options));
   }
-  let stopped = false;
+  let closed = false;
   return {
-    stop() {
-      if (stopped) return;
-      stopped = true;
+    close() {
+      if (closed) return;
+      closed = true;
       for (const stop of stops) stop();
+    },
+    get closed() {
+      return closed;
+    },
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the refused old name is defined here
+    stop(): never {
+      throw new RenamedError('EchoInstrumentation.stop()', 'EchoInstrumentation.close()', 'every handle closes with close()');
     },
   };
 }

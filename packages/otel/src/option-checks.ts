@@ -4,7 +4,7 @@ import { InvalidArgumentError, strictOptions } from '@echo/protocol/extend';
 export const checkInstrumentationOptions = strictOptions('instrumentEcho options', {
   known: ['tracerProvider', 'meterProvider', 'limits', 'queues', 'lag'],
   hints: {
-    enabled: 'instrumentEcho is on once called; stop() turns it off (tracerProvider: false or meterProvider: false drops one side)',
+    enabled: 'instrumentEcho is on once called; close() turns it off (tracerProvider: false or meterProvider: false drops one side)',
     traces: 'tracerProvider: false turns traces off',
     metrics: 'meterProvider: false turns metrics off',
     tracer: 'give tracerProvider (a TracerProvider), not a tracer',

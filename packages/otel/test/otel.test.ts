@@ -25,7 +25,7 @@ beforeAll(async () => {
   conn = await Connection.connect({ url: server.url, strictKeys: true });
 });
 afterEach(() => {
-  otel?.stop();
+  otel?.close();
   otel = undefined;
   spans.reset();
 });
@@ -99,7 +99,7 @@ describe('instrumentEcho: traces', () => {
         span.end();
       }
     });
-    producing.stop();
+    producing.close();
     const [checkout] = named('checkout');
     const [producer] = named(`${q.name} send`);
     expect(producer?.parentSpanContext?.spanId).toBe(checkout?.spanContext().spanId);
@@ -228,7 +228,7 @@ describe('instrumentEcho: metrics', () => {
     const started = instrumentEcho({ tracerProvider, meterProvider });
     expect(hooks.job.complete.hasSubscribers).toBe(true);
     expect(traces.enqueue.hasSubscribers && traces.process.hasSubscribers).toBe(true);
-    started.stop();
+    started.close();
     expect(traces.enqueue.hasSubscribers || traces.process.hasSubscribers).toBe(false);
     expect(hooks.job.complete.hasSubscribers).toBe(false);
     expect(hooks.stream.append.hasSubscribers).toBe(false);

@@ -22,7 +22,7 @@ beforeAll(async () => {
   consumerConn = await Connection.connect({ url: server.url, strictKeys: true });
 });
 afterEach(() => {
-  otel?.stop();
+  otel?.close();
   otel = undefined;
   spans.reset();
 });
@@ -51,7 +51,7 @@ async function produce<R>(send: () => Promise<R>): Promise<R> {
     });
   } finally {
     // Nothing of the producer survives in memory: the parent can only come from the record.
-    producing.stop();
+    producing.close();
   }
 }
 
@@ -123,7 +123,7 @@ describe('instrumentEcho: trace context across the bus', () => {
   it('stops listening to the stream tracing channels', () => {
     const started = instrumentEcho({ tracerProvider, meterProvider: false });
     expect(traces.streamAppend.hasSubscribers && traces.streamProcess.hasSubscribers).toBe(true);
-    started.stop();
+    started.close();
     expect(traces.streamAppend.hasSubscribers || traces.streamProcess.hasSubscribers).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { channel, tracingChannel } from 'node:diagnostics_channel';
-import { UnknownOptionError } from '@echo/protocol';
+import { RenamedError, UnknownOptionError } from '@echo/protocol';
 import { describe, expect, it } from 'vitest';
 import { instrumentEcho } from '../src/index.js';
 
@@ -9,7 +9,7 @@ function listening(): boolean {
 }
 
 const rows: readonly { readonly options: Record<string, unknown>; readonly key: string; readonly hint?: string }[] = [
-  { options: { enabled: true }, key: 'enabled', hint: 'stop()' },
+  { options: { enabled: true }, key: 'enabled', hint: 'close()' },
   { options: { traces: false }, key: 'traces', hint: 'tracerProvider: false' },
   { options: { metrics: false }, key: 'metrics', hint: 'meterProvider: false' },
   { options: { tracer: {} }, key: 'tracer', hint: 'tracerProvider' },
@@ -36,6 +36,19 @@ describe('instrumentEcho refuses options it does not read, before subscribing to
 
   it('takes the options it reads', () => {
     const otel = instrumentEcho({ tracerProvider: false, meterProvider: false, limits: { produced: 10, open: 10 }, queues: [] });
-    otel.stop();
+    otel.close();
+  });
+
+  it('closes with close() like every handle; the old stop() is refused and unsubscribes nothing', () => {
+    const otel = instrumentEcho({ tracerProvider: false, queues: [] });
+    expect(listening()).toBe(true);
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the refused name is what this test calls
+    expect(() => otel.stop()).toThrow(RenamedError);
+    expect(listening()).toBe(true);
+    expect(otel.closed).toBe(false);
+    otel.close();
+    otel.close();
+    expect(otel.closed).toBe(true);
+    expect(listening()).toBe(false);
   });
 });
