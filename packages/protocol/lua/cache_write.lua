@@ -29,16 +29,15 @@ local function restore(old)
   end
 end
 
--- One `SET … GET`: writes the frame and answers what it replaced.
+-- One `SET … GET`: writes the frame and answers what it replaced. Each form spelled out, so the key
+-- law's static read sees the declared key in every call.
 local function swap(condition)
-  local args = {k_entry, a_frame}
-  if condition then args[#args + 1] = condition end
-  if px > 0 then
-    args[#args + 1] = 'PX'
-    args[#args + 1] = px
+  if condition then
+    if px > 0 then return redis.call('SET', k_entry, a_frame, condition, 'PX', px, 'GET') end
+    return redis.call('SET', k_entry, a_frame, condition, 'GET')
   end
-  args[#args + 1] = 'GET'
-  return redis.call('SET', unpack(args))
+  if px > 0 then return redis.call('SET', k_entry, a_frame, 'PX', px, 'GET') end
+  return redis.call('SET', k_entry, a_frame, 'GET')
 end
 
 -- The tag sets name the entry with the version that carried each tag.
