@@ -38,7 +38,7 @@ context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 export function instrument(setup: Setup, channels: TraceChannels): () => void {
   if (setup === 'otel') {
     const otel = instrumentEcho({ tracerProvider: provider, meterProvider: false });
-    return () => otel.stop();
+    return () => otel.close();
   }
   if (setup === 'off') return () => undefined;
   const fill = (message: unknown): void => {
