@@ -16,8 +16,9 @@
  * connector's own, the shared machinery (the stream cursor, the events listener). A type-only import
  * sends nothing and is not followed. A read or write whose command is not a literal stops the scan.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeGenerated } from './generated-file.js';
 
 /** This package's `src/`. */
 export const SRC_DIR = new URL('../src/', import.meta.url);
@@ -150,23 +151,7 @@ export function renderCommandsModule(): string {
 }
 
 function main(argv: readonly string[]): number {
-  const text = renderCommandsModule();
-  const target = fileURLToPath(GENERATED_FILE);
-  if (argv.includes('--check')) {
-    let committed = '';
-    try {
-      committed = readFileSync(GENERATED_FILE, 'utf8');
-    } catch {
-      // A missing module is stale too.
-    }
-    if (committed === text) return 0;
-    process.stderr.write(`${target} is stale; run \`${REGENERATE}\`\n`);
-    return 1;
-  }
-  mkdirSync(new URL('./', GENERATED_FILE), { recursive: true });
-  writeFileSync(GENERATED_FILE, text);
-  process.stdout.write(`wrote ${target}\n`);
-  return 0;
+  return writeGenerated(GENERATED_FILE, renderCommandsModule(), REGENERATE, argv);
 }
 
 const invoked = process.argv[1];

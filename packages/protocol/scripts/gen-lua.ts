@@ -8,8 +8,9 @@
  * The `.lua` files stay the source of truth; the module is committed because tests, typecheck and
  * lint read `src/` without a build.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeGenerated } from './generated-file.js';
 import { JOB_SUBS } from '../src/keys/registry.js';
 import { parseHeader } from '../src/scripts/header.js';
 import { composeSource, namedKeys, sha1 } from '../src/scripts/source.js';
@@ -231,23 +232,7 @@ export function renderLuaModule(luaDir: URL = LUA_DIR, transitionsDir: URL = TRA
 }
 
 function main(argv: readonly string[]): number {
-  const text = renderLuaModule();
-  const target = fileURLToPath(GENERATED_FILE);
-  if (argv.includes('--check')) {
-    let committed = '';
-    try {
-      committed = readFileSync(GENERATED_FILE, 'utf8');
-    } catch {
-      // A missing module is stale too.
-    }
-    if (committed === text) return 0;
-    process.stderr.write(`${target} is stale; run \`${REGENERATE}\`\n`);
-    return 1;
-  }
-  mkdirSync(new URL('./', GENERATED_FILE), { recursive: true });
-  writeFileSync(GENERATED_FILE, text);
-  process.stdout.write(`wrote ${target}\n`);
-  return 0;
+  return writeGenerated(GENERATED_FILE, renderLuaModule(), REGENERATE, argv);
 }
 
 const invoked = process.argv[1];
