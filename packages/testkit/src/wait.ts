@@ -16,13 +16,14 @@ export function sleep(ms: number): Promise<void> {
 /**
  * Polls `check` until it answers true: tests against a real server wait for an effect to appear
  * rather than sleeping a guessed time. Rejects naming `what` after `timeoutMs`; a throwing check
- * rejects at once.
+ * rejects at once. The deadline is kept on the monotonic clock, so a test that steps or mocks
+ * `Date.now()` does not move it.
  */
 export async function waitFor(check: () => boolean | Promise<boolean>, options: WaitOptions = {}): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what ?? 'a condition'}`);
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what ?? 'a condition'}`);
     await sleep(options.everyMs ?? 10);
   }
 }

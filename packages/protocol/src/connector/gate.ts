@@ -173,7 +173,8 @@ export class Gate {
     const stats = this.#port.stats;
     stats.fences++;
     if (this.#everReady) stats.reconnects++;
-    stats.readyAt = Date.now();
+    // On the monotonic clock (see ConnectionStats.readyAt): a lease bound built on it survives a wall-clock step.
+    stats.readyAt = performance.timeOrigin + performance.now();
     this.#everReady = true;
     this.#restarts = 0;
     this.#state = 'ready';

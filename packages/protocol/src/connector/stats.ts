@@ -15,8 +15,11 @@ export interface ConnectionStats {
   /** Error replies and transport faults seen. */
   wireErrors: number;
   /**
-   * When the connection last became ready (fenced), Unix ms; 0 before it first did. A reply read
-   * after a reconnect answers a call sent no earlier than this.
+   * When the connection last became ready (fenced); 0 before it first did. A reply read after a
+   * reconnect answers a call sent no earlier than this. Read on the process's monotonic clock
+   * (`performance.timeOrigin + performance.now()`: Unix ms at process start, never stepped), so a
+   * lease bound built on it survives a wall-clock step; it drifts from `Date.now()` once the wall
+   * clock is stepped.
    */
   readyAt: number;
 }

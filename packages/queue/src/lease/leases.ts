@@ -10,6 +10,7 @@ import type { Progress } from '../reads/progress.js';
 import { isMaxed as atConcurrencyCeiling } from '../reads/reads.js';
 import type { ClaimOptions, CompleteManyOutcome, CompleteOptions, LaneBatchOptions, RetryOutcome, RoundOptions, RoundResult, SettleOptions, WakeChannel } from './options.js';
 import { resendUntil, unreached } from './resend.js';
+import { localNow } from '../core/clock.js';
 
 /**
  * The latest local time each claimed job's lease can end, by the job object: the claim's send time
@@ -119,7 +120,7 @@ export class Leases<T> {
     });
     if (round !== undefined) return { completions: round.completions, claimed, limitedMs: round.limitedMs, resent: false };
     // The fused call was cut off and its claims recovered: the completions go again, fenced.
-    const completions = jobs.length === 0 ? [] : await resendUntil(Date.now() + leaseMs, new ConnectionLostError('round cut off'), () => this.completeMany(jobs, { publish }));
+    const completions = jobs.length === 0 ? [] : await resendUntil(localNow() + leaseMs, new ConnectionLostError('round cut off'), () => this.completeMany(jobs, { publish }));
     return { completions, claimed, limitedMs: 0, resent: true };
   }
 
@@ -132,7 +133,7 @@ export class Leases<T> {
   async #leased(leaseMs: number, options: ClaimOptions, send: (input: t.ClaimInput) => Promise<readonly ClaimedRow[]>): Promise<ClaimedJob<T>[]> {
     const ticket = options.recover === false ? undefined : nextTicket();
     const input = this.#input(leaseMs, options, ticket);
-    const sent = Date.now();
+    const sent = localNow();
     try {
       const rows = await send(input);
       const until = this.#until(sent, leaseMs);
@@ -145,11 +146,11 @@ export class Leases<T> {
 
   /** The jobs a cut-off claim with `ticket`, sent at `sent`, leased and still holds (see {@link #leased}). */
   async #recover(ticket: string, sent: number, leaseMs: number, error: unknown): Promise<ClaimedJob<T>[]> {
-    let asked = Date.now();
+    let asked = localNow();
     const rows = await resendUntil(sent + leaseMs, error, () => {
-      asked = Date.now();
+      asked = localNow();
       // The slack widens the window (more rows read, none missed) for a server clock read later than ours.
-      return execute(this.#ctx.conn, t.recoverClaims({ queue: this.#ctx.name, ticket, sinceMs: asked - sent + RECOVER_SLACK_MS, leaseMs }));
+      return execute(this.#ctx.conn, t.recoverClaims({ queue: this.#ctx.name, ticket, sinceMs: Math.ceil(asked - sent) + RECOVER_SLACK_MS, leaseMs }));
     });
     // The lease ends no earlier than the claim's send plus the lease, nor than the read's send plus what it had left.
     return rows.map((row) => this.#decode(row, Math.max(sent + leaseMs, asked + row.leftMs)));

@@ -1,4 +1,5 @@
 import { ConnectionLostError } from '@echo/protocol/queue';
+import { localNow } from '../core/clock.js';
 
 /** First pause between resends of a call that reached no primary; doubles up to the cap. */
 const RESEND_FIRST_MS = 50;
@@ -20,7 +21,7 @@ export function unreached(error: unknown): boolean {
  */
 export async function resendUntil<R>(deadline: number, first: unknown, send: () => Promise<R>): Promise<R> {
   let last = first;
-  for (let pause = 0; unreached(last) && Date.now() < deadline; pause = Math.min(RESEND_CAP_MS, Math.max(RESEND_FIRST_MS, pause * 2))) {
+  for (let pause = 0; unreached(last) && localNow() < deadline; pause = Math.min(RESEND_CAP_MS, Math.max(RESEND_FIRST_MS, pause * 2))) {
     if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
     try {
       return await send();

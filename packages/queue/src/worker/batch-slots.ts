@@ -12,6 +12,7 @@ import { DrainWatch } from './drain-watch.js';
 import { sleep, type WorkerRuntime } from './runtime.js';
 import { completeAndClaimJobs, completeJobs, delayJob, failJob } from './settle.js';
 import { decideBatch } from './shaping.js';
+import { localNow } from '../core/clock.js';
 
 /**
  * Verdicts per member id; a member missing here is retried as `missing verdict`. The single word
@@ -76,7 +77,7 @@ export class BatchSlots<T> {
   /** One slot's loop: claim a batch, run it, settle it (with the next claim when it may ride along). */
   async slot(): Promise<void> {
     const rt = this.#rt;
-    let since = Date.now();
+    let since = localNow();
     // Start on the next turn: a worker paused right after start() claims nothing, not even its first batch.
     await new Promise<void>((resolve) => setImmediate(resolve));
     /**
@@ -109,14 +110,14 @@ export class BatchSlots<T> {
           if (carried.length > 0) continue;
           if (!rt.isRunning()) break;
           await rt.idle.wait();
-          since = Date.now();
+          since = localNow();
           continue;
         }
         this.#drain.started();
         rt.idle.wakeOne();
         const { next } = await this.#run(jobs);
         if (next) carried.push(this.#drain.asking(next, (claimed) => claimed.length === 0));
-        since = Date.now();
+        since = localNow();
       } catch (error) {
         if (!rt.isRunning() || rt.report(error)) break;
         await rt.idle.wait();
@@ -166,7 +167,7 @@ export class BatchSlots<T> {
     if (!shape) return true;
     const depth = await this.#rt.leases.pending();
     this.#drain.found(depth > 0);
-    const decision = decideBatch(depth, Date.now() - since, shape.minSize, shape.timeoutMs);
+    const decision = decideBatch(depth, localNow() - since, shape.minSize, shape.timeoutMs);
     if (decision.action === 'flush') return true;
     if (depth === 0) await this.#rt.idle.wait();
     else await sleep(shape.pollMs ?? Math.max(5, Math.floor(shape.timeoutMs / 4)));

@@ -5,6 +5,7 @@ import type { FlowChild, FlowResult } from '../flows/flow-shape.js';
 import type { WorkerRuntime } from './runtime.js';
 import { delayJob } from './settle.js';
 import type { SettleOutcome } from './partition.js';
+import { toWallTime } from '../core/clock.js';
 
 /**
  * When a moved job runs again: `{ delayMs }` from the server's now, or `{ at }` (a Date or epoch
@@ -23,9 +24,11 @@ export interface JobContext {
   /** Aborted together with `cancel`, for APIs that take an `AbortSignal`. */
   readonly signal: AbortSignal;
   /**
-   * The latest local time (epoch ms) this attempt's lease can end, as the worker knows it: its
-   * claim's send time (or its last extension's) plus the lease. The server's deadline is no earlier,
-   * so until then no other claim can run the job.
+   * The latest time (epoch ms, on `Date.now()`'s clock as it reads now) this attempt's lease can
+   * end, as the worker knows it: its claim's send time (or its last extension's) plus the lease. The
+   * server's deadline is no earlier, so until then no other claim can run the job. The worker keeps
+   * the bound on a monotonic clock, so a step of the wall clock moves this answer with `Date.now()`
+   * and leaves the time left unchanged.
    */
   readonly leaseUntil: () => number;
   /** Records progress and publishes the `progress` event. */
@@ -135,7 +138,7 @@ class RunContext<T> implements JobContext {
   }
 
   get leaseUntil(): JobContext['leaseUntil'] {
-    return () => this.#rt.locks.leaseUntil(this.#job);
+    return () => toWallTime(this.#rt.locks.leaseUntil(this.#job));
   }
 
   get progress(): JobContext['progress'] {

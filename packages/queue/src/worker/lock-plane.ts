@@ -2,6 +2,7 @@ import type { JobId } from '@echo/protocol/queue';
 import type { CancelToken } from './cancel.js';
 import type { ClaimedJob } from '../core/job.js';
 import { claimDeadline, type Leases } from '../lease/leases.js';
+import { localNow } from '../core/clock.js';
 
 interface Held {
   readonly job: ClaimedJob<unknown>;
@@ -73,7 +74,7 @@ export class LockPlane {
    * reaped and leased to someone else, so no handler should start on it.
    */
   fresh(job: ClaimedJob<unknown>): boolean {
-    return Date.now() < this.leaseUntil(job) - this.#leaseMs / 2;
+    return localNow() < this.leaseUntil(job) - this.#leaseMs / 2;
   }
 
   /**
@@ -99,7 +100,7 @@ export class LockPlane {
     const held = [...this.#held.values()];
     try {
       const marker = this.#markers ? this.#markerTtlMs : undefined;
-      const until = Date.now() + this.#leaseMs;
+      const until = localNow() + this.#leaseMs;
       const missed = new Set(await this.#leases.extendLocks(held.map((h) => h.job), this.#leaseMs, marker));
       for (const h of held) {
         if (missed.has(h.job.id)) h.cancel.cancel('lease lost');

@@ -7,13 +7,14 @@ import { UnrecoverableError } from './errors.js';
 import type { ClaimedJob } from '../core/job.js';
 import type { SettleOutcome } from './partition.js';
 import type { WorkerRuntime } from './runtime.js';
+import { localNow } from '../core/clock.js';
 
 /**
  * Sends `send` again while it fails without reaching a primary, for up to one lease from the first
  * failure: after a lease the job may have been reaped and the token would refuse us anyway.
  */
 function resend<R>(leaseMs: number, first: unknown, send: () => Promise<R>): Promise<R> {
-  return resendUntil(Date.now() + leaseMs, first, send);
+  return resendUntil(localNow() + leaseMs, first, send);
 }
 
 /**
@@ -40,7 +41,7 @@ async function settle<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, send: () => P
     } catch (again) {
       last = again;
     }
-    if (completes && resent && last instanceof GoneError && (await ownCompletion(rt, job, Date.now()))) return 'ok';
+    if (completes && resent && last instanceof GoneError && (await ownCompletion(rt, job, localNow()))) return 'ok';
     if (completes && resent && (await landedUnreported(rt, job, last))) return 'ok';
     if (last instanceof StaleError || last instanceof GoneError) rt.stats.lost++;
     rt.options.onError(last, job);
@@ -72,7 +73,7 @@ async function ownCompletion<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, answer
 async function landedUnreported<T>(rt: WorkerRuntime<T>, job: ClaimedJob<T>, error: unknown): Promise<boolean> {
   if (!unreached(error)) return false;
   // Two leases: a reconnect on a loaded machine, or a failover, can outlast the first resend window.
-  return (await resendUntil(Date.now() + 2 * rt.options.leaseMs, error, () => rt.leases.completedUnder(job)).catch(() => undefined)) === true;
+  return (await resendUntil(localNow() + 2 * rt.options.leaseMs, error, () => rt.leases.completedUnder(job)).catch(() => undefined)) === true;
 }
 
 /**
@@ -127,7 +128,7 @@ export async function completeJobs<T>(rt: WorkerRuntime<T>, jobs: readonly Claim
       : undefined;
     unanswered ??= error;
   }
-  const answeredAt = Date.now();
+  const answeredAt = localNow();
   // No answer at all: each job is asked after, once a primary answers, whether our first send landed it.
   if (!outcomes) outcomes = await Promise.all(plain.map(async (job): Promise<CompleteManyOutcome> => ((await landedUnreported(rt, job, unanswered)) ? 'ok' : 'stale')));
   if (outcomes.some((answer) => answer === 'stale') && unanswered !== undefined) rt.options.onError(unanswered);
@@ -212,7 +213,7 @@ export async function completeAndClaimJobs<T>(rt: WorkerRuntime<T>, jobs: readon
 
 /** A resent round's codes, with each `gone` that was the round's own first landing read as `ok`. */
 function ownedAnswers<T>(rt: WorkerRuntime<T>, jobs: readonly ClaimedJob<T>[], codes: readonly CompleteManyOutcome[]): Promise<CompleteManyOutcome[]> {
-  const answeredAt = Date.now();
+  const answeredAt = localNow();
   return Promise.all(jobs.map(async (job, i) => {
     const answer = codes[i] ?? 'stale';
     return answer === 'gone' && (await ownCompletion(rt, job, answeredAt)) ? 'ok' : answer;
