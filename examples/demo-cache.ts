@@ -1,10 +1,11 @@
 /**
  * The cache part of the demo: a keyed namespace read by two caches on two connections (as two
  * processes would), one load for a herd of misses across both, a write the other cache sees, and a
- * delete by tag.
+ * delete by tag; then a declared table of branded ids read through (the dashboard lists both).
  */
 import { Cache } from '@echo/cache';
 import type { Connection } from '@echo/protocol';
+import { mintId } from '@echo/protocol/extend';
 
 interface Customer {
   readonly name: string;
@@ -13,7 +14,8 @@ interface Customer {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export async function cacheDemo(conn: Connection, namespace: string, keep: boolean): Promise<void> {
+export async function cacheDemo(conn: Connection, names: { readonly namespace: string; readonly table: string }, keep: boolean): Promise<void> {
+  const { namespace, table } = names;
   const peerConn = await conn.duplicate();
   // Each is closed on the way out, a failure midway included: their coherence reads hold the process.
   const here = await Cache.open({ connection: conn });
@@ -59,7 +61,25 @@ export async function cacheDemo(conn: Connection, namespace: string, keep: boole
     console.log(`  coherence     a set in one cache reached the other's L1 within ${Math.max(1, seenAfterMs)} ms (tier ${seen?.tier ?? '-'})`);
     console.log(`  tags          deleteByTag('tier:silver') dropped ${dropped} entry; gone from the other cache too: ${gone}`);
 
-    if (!keep) await customers.clear();
+    // A declared table: rows by branded id, each loaded once and then answered by L1; the rows stay
+    // in L2 for the dashboard's cache tables (found by their keys, so a separate process lists them).
+    let accountLoads = 0;
+    const accounts = await here.declare({ name: table, kind: 'ACC', ttlMs: 3_600_000, loader: (id) => {
+      accountLoads++;
+      return { id, plan: 'pro' };
+    } });
+    const ids = Array.from({ length: 5 }, () => mintId('ACC'));
+    const sources = new Map<string, number>();
+    for (const id of [...ids, ...ids]) {
+      const { source } = await accounts.fetch(id);
+      sources.set(source, (sources.get(source) ?? 0) + 1);
+    }
+    console.log(`  table         ${ids.length} ids read twice: ${[...sources].map(([source, n]) => `${String(n)} ${source}`).join(', ')} (${accountLoads} loads)`);
+
+    if (!keep) {
+      await customers.clear();
+      for (const id of ids) await accounts.invalidate(id);
+    }
   } finally {
     await here.close();
     await peer.close();

@@ -62,6 +62,14 @@ export function startDashboard(redisUrl: string, timeoutMs = 30_000): Promise<Ke
   });
 }
 
+/**
+ * The process that started the demo, read when this module loads: the demo's run takes a while, and
+ * a starter that died during it must still count as gone (read when the wait began, the parent was
+ * already init, and the demo waited for a signal that never came, holding its server and dashboard).
+ * A starter gone before this module loads (the first seconds, while tsx compiles) is not seen.
+ */
+const startedBy = process.ppid;
+
 /** Why the kept demo stops: a signal, or the process that started it is gone. */
 export type StopReason = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'orphaned';
 
@@ -73,7 +81,6 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * which would leave the demo, its server and its dashboard running with nobody to stop them.
  */
 export function nextStop(pollMs = 500): Promise<StopReason> {
-  const parent = process.ppid;
   return new Promise((resolve) => {
     const done = (reason: StopReason): void => {
       clearInterval(poll);
@@ -82,7 +89,7 @@ export function nextStop(pollMs = 500): Promise<StopReason> {
     };
     for (const signal of STOP_SIGNALS) process.on(signal, done);
     const poll = setInterval(() => {
-      if (process.ppid !== parent) done('orphaned');
+      if (process.ppid !== startedBy) done('orphaned');
     }, pollMs);
   });
 }

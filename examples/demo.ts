@@ -31,6 +31,8 @@ const queueName = `demo.orders.${suffix}`;
 /** A second queue, fed by a scheduler, so the dashboard's scheduler view has one that fires. */
 const reportsName = `demo.reports.${suffix}`;
 const namespaceName = `demo.customers.${suffix}`;
+/** A declared cache table, so the dashboard's cache tables list one. */
+const tableName = `demo.accounts.${suffix}`;
 
 function kindOf(i: number): OrderJob['kind'] {
   if (i === 42) return 'poison';
@@ -185,7 +187,7 @@ async function run(own: (release: () => Promise<unknown>) => Release): Promise<v
   console.log(`  wire          ${conn.stats().evalshaCalls} EVALSHA calls, ${conn.stats().scriptLoads} script loads`);
 
   await busDemo(conn, queueName, KEEP);
-  await cacheDemo(conn, namespaceName, KEEP);
+  await cacheDemo(conn, { namespace: namespaceName, table: tableName }, KEEP);
 
   await closeEvents();
   if (!KEEP) {

@@ -11,7 +11,7 @@
  *   pnpm emq stats orders          # builds the bundle the first time, then reuses it
  *   node scripts/emq.mjs --rebuild # forces a rebuild (and runs `emq` with the other arguments)
  */
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -40,31 +40,10 @@ export function newestSource() {
   return newest;
 }
 
-/**
- * Bundles `packages/cli/src/bin.ts` into {@link out}; npm dependencies go in too, so it runs from
- * anywhere. Split at the CLI's dynamic imports: `emq --help` loads the entry chunk (the argument
- * parser) only; the commands, the pillars, the driver and the Node built-ins they import (tls,
- * http, crypto...) are chunks loaded when a command runs.
- */
+/** Bundles the CLI into {@link dir} as its build does into `dist/` (packages/cli/scripts/bundle.mjs). */
 export async function buildBundle() {
-  const { build } = await import('esbuild');
-  rmSync(dir, { recursive: true, force: true }); // no chunk of an older build left behind
-  await build({
-    entryPoints: { emq: join(root, 'packages/cli/src/bin.ts') },
-    outdir: dir,
-    outExtension: { '.js': '.mjs' },
-    chunkNames: 'chunks/[name]-[hash]',
-    splitting: true,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['@echo/source'],
-    // CommonJS dependencies (ioredis, ...) call require() for Node's built-ins.
-    banner: { js: "import { createRequire as __echoRequire } from 'node:module'; const require = __echoRequire(import.meta.url);" },
-    logLevel: 'error',
-    legalComments: 'none',
-  });
+  const { bundleEmq } = await import('../packages/cli/scripts/bundle.mjs');
+  await bundleEmq({ outdir: dir });
 }
 
 const args = process.argv.slice(2);

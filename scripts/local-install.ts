@@ -1,6 +1,6 @@
 /**
  * Installs Echo packages into an app before they are on the npm registry: packs the named packages
- * and every `@echo/*` package they depend on (prepack builds each one), copies the tarballs into
+ * and every `@echo/*` package they depend on (built first, in one turbo run), copies the tarballs into
  * `<app>/vendor/echo/` and installs them all with one `npm install`, so nothing is looked up on the
  * public registry (the `@echo` scope points at nothing during the install).
  *
@@ -91,7 +91,7 @@ async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) =>
   return results;
 }
 
-/** How many `pnpm pack` run at once: each is mostly waiting on its `prepack` (a turbo cache hit) and on gzip. */
+/** How many `pnpm pack` run at once: each is mostly pnpm's start and gzip. */
 const PACKS_AT_ONCE = 3;
 
 /** Packs and installs; returns the tarball paths it installed, relative to the app. */
@@ -106,10 +106,18 @@ export async function localInstall(appDir: string, names: readonly string[]): Pr
   const wanted = closure(names.length === 0 ? ['queue'] : names);
   const vendor = join(app, 'vendor', 'echo');
   mkdirSync(vendor, { recursive: true });
+  // Each step says how long it took, so a slow install shows where its time went.
+  let stepStarted = performance.now();
+  const took = (): string => {
+    const seconds = (performance.now() - stepStarted) / 1000;
+    stepStarted = performance.now();
+    return `${seconds.toFixed(1)} s`;
+  };
   // One turbo build of every package to pack (in parallel, dependencies once), so each `pnpm pack`
   // below finds its `prepack` build in turbo's cache instead of starting a build of its own.
   console.log(`local-install: building ${wanted.map((n) => `@echo/${n}`).join(' ')}`);
   run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only', ...wanted.map((n) => `--filter=@echo/${n}`)], root);
+  console.log(`local-install: built (${took()})`);
   const scratch = mkdtempSync(join(tmpdir(), 'echo-pack-'));
   let tarballs: string[];
   try {
@@ -117,7 +125,10 @@ export async function localInstall(appDir: string, names: readonly string[]): Pr
     tarballs = await pool(wanted, PACKS_AT_ONCE, async (name) => {
       // A directory per package: a pack never sees another's tarball.
       const into = mkdtempSync(join(scratch, `${name}-`));
-      await runAsync('pnpm', ['pack', '--pack-destination', into], join(root, 'packages', name));
+      // --ignore-scripts: the `prepack` build already ran above, in the one turbo run for all of
+      // them; each prepack would start turbo again to find its cache hit (about 3 s a pack on a
+      // loaded machine, most of a pack's time).
+      await runAsync('pnpm', ['pack', '--ignore-scripts', '--pack-destination', into], join(root, 'packages', name));
       const file = readdirSync(into).find((f) => f.startsWith(`echo-${name}-`) && f.endsWith('.tgz'));
       if (file === undefined) throw new Error(`pnpm pack wrote no tarball for @echo/${name}`);
       writeFileSync(join(vendor, file), readFileSync(join(into, file)));
@@ -126,11 +137,12 @@ export async function localInstall(appDir: string, names: readonly string[]): Pr
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  console.log(`local-install: npm install ${tarballs.join(' ')}`);
+  console.log(`local-install: packed (${took()}); npm install ${tarballs.join(' ')}`);
   // Every tarball on one command line, and the scope pointed at nothing: npm never asks the public
   // registry for an @echo package (it would 404, or find someone else's).
   // --prefer-offline: the npm dependencies (ioredis, hono, ...) come from npm's cache when it has them.
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--@echo:registry=http://127.0.0.1:9/', '--fetch-retries=0', ...tarballs], app);
+  console.log(`local-install: installed (${took()})`);
   return tarballs;
 }
 

@@ -100,6 +100,9 @@ describe('pnpm demo --keep', () => {
       const entries = await get<{ total: number; tags: { tag: string }[] }>(`namespaces/${ns}`);
       expect(entries.total).toBeGreaterThanOrEqual(3);
       expect(entries.tags.map((t) => t.tag)).toContain('region:eu');
+      // A declared table's rows, found by their keys (the dashboard runs in a process of its own).
+      const caches = await get<{ tables: { table: string; l2Rows: number }[] }>('caches');
+      expect(caches.tables.find((t) => t.table.startsWith('demo.accounts.'))?.l2Rows).toBe(5);
 
       let after = '';
       demo.stdout?.on('data', (chunk: Buffer) => (after += chunk.toString()));

@@ -62,19 +62,60 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     const [invoice] = demo.deadInvoices as [JobId];
-    const views: [name: string, hash: string, shown: () => Promise<number>][] = [
-      ['overview', '#/', () => page.locator('tr[data-queue]').count()],
-      ['queue-completed', '#/queue/shipments/completed', () => page.locator('#job-list tr[data-job]').count()],
-      ['queue-dead', '#/queue/invoices/dead', () => page.locator('#job-list tr[data-job]').count()],
-      ['job-attempts', `#/queue/invoices/job/${invoice}`, () => page.getByTestId('timeline').locator('tbody tr').count()],
-      ['search-by-key', '#/queue/shipments/search/parcel-2', () => page.locator('#job-list tr[data-job]').count()],
-      ['schedulers', '#/queue/reports/scheduled', () => page.locator('tr[data-scheduler]').count()],
-      ['stream-dead-letters', '#/stream/orders/refunds/dead-letters', () => page.locator('#dlq-list tr[data-letter]').count()],
-      ['namespace', '#/namespace/sessions', () => page.locator('#ns-entries tr[data-key]').count()],
+    const count = (selector: string) => () => page.locator(selector).count();
+    const text = (selector: string) => async () => (await page.locator(selector).allTextContents()).join(' | ');
+    // Each view with what it must show: a view that renders but stays empty fails here.
+    const views: [name: string, hash: string, shows: () => Promise<void>][] = [
+      ['overview', '#/', async () => {
+        await poll(count('tr[data-queue]')).toBe(5);
+        await poll(count('tr[data-stream]')).toBeGreaterThanOrEqual(2);
+        await poll(count('tr[data-table="users"]')).toBe(1);
+        await poll(count('tr[data-namespace="sessions"]')).toBe(1);
+      }],
+      ['queue-completed', '#/queue/shipments/completed', async () => {
+        await poll(count('#job-list tr[data-job]')).toBe(5);
+        await poll(text('#job-list td.name')).toContain('ship-bulky');
+        await poll(text('#job-list td.key')).toContain('parcel-2');
+        await poll(text('#minutes-total')).toMatch(/^5 completed, 0 failed attempts/);
+      }],
+      ['queue-failed', '#/queue/invoices/failed', async () => {
+        await poll(count('#job-list tr[data-job]')).toBe(3);
+        await poll(text('#job-list td.key')).toContain('inv-1');
+      }],
+      ['queue-dead', '#/queue/invoices/dead', async () => {
+        await poll(count('#job-list tr[data-job]')).toBe(3);
+        await poll(text('#job-list td.name')).toContain('send-invoice');
+        await poll(text('#job-list td.error')).toContain('mail server refused invoice');
+        // Per-minute counts: the six failed attempts, in the bar of their minute.
+        await poll(text('#minutes-total')).toMatch(/^0 completed, 6 failed attempts/);
+        await poll(count('#minutes .minute:not([data-failed="0"])')).toBe(1);
+      }],
+      ['job-attempts', `#/queue/invoices/job/${invoice}`, async () => {
+        await poll(count('[data-testid="timeline"] tbody tr')).toBe(2);
+        await poll(text('#detail')).toContain('business key: inv-1');
+      }],
+      ['search-by-key', '#/queue/shipments/search/parcel-2', async () => {
+        await poll(text('#job-list td.state')).toBe('key');
+        await poll(text('#job-list td.key')).toBe('parcel-2');
+      }],
+      ['schedulers', '#/queue/reports/scheduled', async () => {
+        // A scheduler that fired: its last run is a time, and the job it enqueued is linked.
+        const row = page.locator('tr[data-scheduler="daily-report"]');
+        await poll(() => row.locator('td').nth(3).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+        await poll(() => row.locator('td').nth(4).getByRole('link').count()).toBe(1);
+      }],
+      ['stream-dead-letters', '#/stream/orders/refunds/dead-letters', async () => {
+        await poll(count('#dlq-list tr[data-letter]')).toBe(2);
+        await poll(text('#dlq-list td.error')).toContain('ledger closed for the day');
+      }],
+      ['namespace', '#/namespace/sessions', async () => {
+        await poll(count('#ns-entries tr[data-key]')).toBe(4);
+        await poll(text('#ns-tags tr[data-tag] td:first-child')).toBe('team-a | team-b');
+      }],
     ];
-    for (const [name, hash, shown] of views) {
+    for (const [name, hash, shows] of views) {
       await page.goto(`${dashboard.url}${hash}`);
-      await poll(shown).toBeGreaterThan(0);
+      await shows();
       await page.screenshot({ path: join(folder, `view-${name}.png`), fullPage: true });
       expect(statSync(join(folder, `view-${name}.png`)).size, name).toBeGreaterThan(5_000);
     }
@@ -134,7 +175,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in Chromium', () => {
     await page.locator('button[data-action="search"]').click();
     const id = demo.deadInvoices[1] ?? '';
     const hit = page.locator(`tr[data-job="${id}"]`);
-    await poll(() => hit.locator('td').nth(3).textContent()).toBe('key');
+    await poll(() => hit.locator('td.state').textContent()).toBe('key');
     expect(new URL(page.url()).hash).toBe('#/queue/invoices/search/inv-2');
     await hit.getByRole('link', { name: id }).click();
     expect(new URL(page.url()).hash).toBe(`#/queue/invoices/job/${id}`);

@@ -15,7 +15,7 @@ export interface DemoWorkload {
   readonly orders: Queue<Order>;
   /** The order that went dead with "card declined", waiting for an operator's retry. */
   readonly declined: JobId;
-  /** `invoices`: three jobs dead after two attempts each (attempt history on), under keys `inv-1`..`inv-3`. */
+  /** `invoices`: three jobs dead after two attempts each (attempt history on, failed jobs kept), under keys `inv-1`..`inv-3`. */
   readonly invoices: Queue<{ n: number }>;
   /** `shipments`: five jobs with names and business keys, completed and kept (retention on). */
   readonly shipments: Queue<{ parcel: number }>;
@@ -63,7 +63,8 @@ export async function startDemoWorkload(conn: Connection): Promise<DemoWorkload>
   await reports.upsertScheduler('daily-report', { everyMs: 86_400_000, firstInMs: 0 }, { day: 'today' });
   await reports.maintenance().fireDueRepeats();
 
-  const invoices = await Queue.open<{ n: number }>('invoices', { connection: conn });
+  // Failed jobs are kept too (the failed tab lists them), as the demo's orders queue keeps them.
+  const invoices = await Queue.open<{ n: number }>('invoices', { connection: conn, keep: { failed: { count: 100 } } });
   await invoices.setEvents({ history: 20, minutes: 180 });
   const deadInvoices: JobId[] = [];
   for (let n = 1; n <= 3; n++) deadInvoices.push((await invoices.enqueue({ n }, { key: `inv-${String(n)}`, name: 'send-invoice' })).id);

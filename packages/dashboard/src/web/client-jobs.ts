@@ -50,7 +50,7 @@ export const JOBS_SCRIPT = String.raw`
     return el('tr', { 'data-job': job.id },
       el('td', null, box),
       el('td', null, el('a', { href: link(view.queue, 'job', job.id), text: job.id })),
-      td(job.name || ''), td(match || job.position), num(job.attempts), td(when(job.finishedAt != null ? job.finishedAt : job.at)),
+      td(job.name || '', 'name'), td(job.key || '', 'key'), td(match || job.position, 'state'), num(job.attempts), td(when(job.finishedAt != null ? job.finishedAt : job.at)),
       td(job.payload, 'payload'), td(job.lastError, 'error'), buttons);
   }
 

@@ -48,7 +48,7 @@ export function renderPage(settings: PageSettings): string {
       <span id="page-info"></span><button id="prev">‹ prev</button><button id="next">next ›</button></div>
     <div id="bulk" class="bar" hidden></div>
     <table id="job-list"><thead><tr>
-      <th></th><th>id</th><th>name</th><th>state</th><th class="num">attempts</th><th>when / finished</th><th>payload</th><th>last error</th><th></th>
+      <th></th><th>id</th><th>name</th><th>key</th><th>state</th><th class="num">attempts</th><th>when / finished</th><th>payload</th><th>last error</th><th></th>
     </tr></thead><tbody></tbody></table>
     <div id="detail" hidden></div>
   </section>
