@@ -1,15 +1,20 @@
 /**
- * Node CPU per appended record: Echo's `appendBatch` against raw pipelined XADD of the same records,
- * measured with `process.cpuUsage` (user + system) on a throwaway server. CPU per record is far less
- * sensitive to a busy machine than wall-clock rates; the wall-clock ratio is `pnpm bench:bus`.
+ * The cost of an appended record on both sides of the wire: Echo's `appendBatch` against raw
+ * pipelined XADD of the same records, on a throwaway server. Per record: Node CPU
+ * (`process.cpuUsage`, user + system), Redis CPU (`INFO cpu` of that server) and server commands
+ * (`INFO commandstats`, the ones a script runs included). CPU and commands per record are far less
+ * sensitive to a busy machine than wall-clock rates (printed too, with the load average); the
+ * paired wall-clock ratio is `pnpm bench:bus`.
  *
  *   pnpm bench:bus-cpu                          # 100,000 records per run, 5 interleaved rounds
  */
+import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { Bus } from '@echo/bus';
 import { mintIdParts } from '@echo/protocol/extend';
 import { startRedis } from '@echo/testkit';
-import { cpuPerOp, printCpuRounds, runCpuRounds, type CpuRounds } from './lib/cpu-rounds.js';
+import { printCostRounds, runCostRounds, type CostRounds } from './lib/cost-rounds.js';
+import { metered, type Cost } from './lib/cpu-meter.js';
 import { intOption } from './lib/options.js';
 
 const RECORDS = intOption('records', 100_000);
@@ -17,14 +22,19 @@ const BATCH = intOption('batch', 1000);
 const ROUNDS = intOption('rounds', 5);
 const VALUE = 'abcdefgh';
 
-const cpuPerRecord = (body: () => Promise<void>): Promise<number> => cpuPerOp(RECORDS, body);
-
 const server = await startRedis();
 const raw = new Redis(server.url);
+// The meter's own connection: its INFO calls are not counted as the run's commands.
+const side = new Redis(server.url);
+const costPerRecord = (body: () => Promise<void>): Promise<Cost> =>
+  metered(side, async () => {
+    await body();
+    return RECORDS;
+  });
 const bus = await Bus.open(`cpu-${process.pid}`, { connect: { url: server.url, evictionPolicy: 'allow' } });
 try {
-  const rawRun = (): Promise<number> =>
-    cpuPerRecord(async () => {
+  const rawRun = (): Promise<Cost> =>
+    costPerRecord(async () => {
       for (let done = 0; done < RECORDS; done += BATCH) {
         const pipe = raw.pipeline();
         for (let i = 0; i < Math.min(BATCH, RECORDS - done); i++) pipe.xadd('raw:append', '*', 'v', VALUE);
@@ -32,9 +42,9 @@ try {
       }
     });
   // Raw XADD carrying what Echo's wire carries (an explicit id and the `id` field), minted before the clock starts.
-  const sameRun = async (): Promise<number> => {
+  const sameRun = async (): Promise<Cost> => {
     const minted = Array.from({ length: RECORDS }, () => mintIdParts('EVT'));
-    return cpuPerRecord(async () => {
+    return costPerRecord(async () => {
       for (let done = 0; done < RECORDS; done += BATCH) {
         const pipe = raw.pipeline();
         for (let i = done; i < Math.min(done + BATCH, RECORDS); i++) {
@@ -45,12 +55,12 @@ try {
       }
     });
   };
-  const echoRun = (): Promise<number> =>
-    cpuPerRecord(async () => {
+  const echoRun = (): Promise<Cost> =>
+    costPerRecord(async () => {
       const stream = bus.stream('append');
       for (let done = 0; done < RECORDS; done += BATCH) await stream.appendBatch(Array.from({ length: Math.min(BATCH, RECORDS - done) }, () => ({ v: VALUE })));
     });
-  const spec: CpuRounds<'raw' | 'same' | 'echo'> = {
+  const spec: CostRounds<'raw' | 'same' | 'echo'> = {
     runs: { raw: rawRun, same: sameRun, echo: echoRun },
     order: ['raw', 'same', 'echo'],
     rounds: ROUNDS,
@@ -64,9 +74,11 @@ try {
       await raw.del('raw:append', 'raw:same', bus.stream('append').key);
     },
   };
-  printCpuRounds(spec, await runCpuRounds(spec), `${RECORDS} records, batches of ${BATCH}`);
+  const load = loadavg().map((v) => v.toFixed(1)).join(' ');
+  printCostRounds(spec, await runCostRounds(spec), `${RECORDS} records, batches of ${BATCH}`, `${load} at the start, ${loadavg().map((v) => v.toFixed(1)).join(' ')} at the end`);
 } finally {
   raw.disconnect();
+  side.disconnect();
   await bus.close();
   await server.stop();
 }

@@ -1,15 +1,19 @@
 /**
- * Node CPU per consumed record: Echo's group consumers (`consume`, `consumeBatch`) against raw
- * XREADGROUP + XACK of the same records, measured with `process.cpuUsage` (user + system) on a
- * throwaway server. CPU per record is far less sensitive to a busy machine than wall-clock rates;
- * the wall-clock ratio is `pnpm bench:bus`.
+ * The cost of a consumed record on both sides of the wire: Echo's group consumers (`consume`,
+ * `consumeBatch`) against raw XREADGROUP + XACK of the same records, on a throwaway server. Per
+ * record: Node CPU (`process.cpuUsage`, user + system), Redis CPU (`INFO cpu` of that server) and
+ * server commands (`INFO commandstats`). CPU and commands per record are far less sensitive to a
+ * busy machine than wall-clock rates (printed too, with the load average); the paired wall-clock
+ * ratio is `pnpm bench:bus`.
  *
  *   pnpm bench:bus-consume-cpu          # 50,000 records per run, 5 interleaved rounds
  */
+import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { Bus, type GroupConsumer } from '@echo/bus';
 import { startRedis } from '@echo/testkit';
-import { cpuPerOp, printCpuRounds, runCpuRounds, type CpuRounds } from './lib/cpu-rounds.js';
+import { printCostRounds, runCostRounds, type CostRounds } from './lib/cost-rounds.js';
+import { metered, type Cost } from './lib/cpu-meter.js';
 import { intOption } from './lib/options.js';
 
 const RECORDS = intOption('records', 50_000);
@@ -18,10 +22,15 @@ const READ = intOption('read', 100);
 const ROUNDS = intOption('rounds', 5);
 const VALUE = 'abcdefgh';
 
-const cpuPerRecord = (body: () => Promise<void>): Promise<number> => cpuPerOp(RECORDS, body);
-
 const server = await startRedis();
 const raw = new Redis(server.url);
+// The meter's own connection: its INFO calls are not counted as the run's commands.
+const side = new Redis(server.url);
+const costPerRecord = (body: () => Promise<void>): Promise<Cost> =>
+  metered(side, async () => {
+    await body();
+    return RECORDS;
+  });
 const bus = await Bus.open(`cpu-${process.pid}`, { connect: { url: server.url, evictionPolicy: 'allow' } });
 let run = 0;
 
@@ -33,9 +42,9 @@ async function filled(): Promise<string> {
 }
 
 try {
-  const rawRun = async (): Promise<number> => {
+  const rawRun = async (): Promise<Cost> => {
     const key = bus.stream(await filled()).key;
-    return cpuPerRecord(async () => {
+    return costPerRecord(async () => {
       await raw.xgroup('CREATE', key, 'g', '0');
       let seen = 0;
       while (seen < RECORDS) {
@@ -47,12 +56,12 @@ try {
       }
     });
   };
-  const echoRun = (batch: boolean) => async (): Promise<number> => {
+  const echoRun = (batch: boolean) => async (): Promise<Cost> => {
     const stream = bus.stream(await filled());
     let consumer: GroupConsumer | undefined;
     const options = { start: 'head', consumer: 'c', count: READ } as const;
     try {
-      return await cpuPerRecord(async () => {
+      return await costPerRecord(async () => {
         consumer = batch ? await stream.consumeBatch('g', () => undefined, options) : await stream.consume('g', () => undefined, options);
         const c = consumer;
         // Polled every 20 ms, not every 1: the poll's own timers are CPU of this process too.
@@ -63,7 +72,7 @@ try {
       await raw.del(stream.key);
     }
   };
-  const spec: CpuRounds<'raw' | 'each' | 'batch'> = {
+  const spec: CostRounds<'raw' | 'each' | 'batch'> = {
     runs: { raw: rawRun, each: echoRun(false), batch: echoRun(true) },
     order: ['raw', 'each', 'batch'],
     rounds: ROUNDS,
@@ -73,9 +82,11 @@ try {
     ],
     unit: 'record',
   };
-  printCpuRounds(spec, await runCpuRounds(spec), `${RECORDS} records, reads of ${READ}`);
+  const load = loadavg().map((v) => v.toFixed(1)).join(' ');
+  printCostRounds(spec, await runCostRounds(spec), `${RECORDS} records, reads of ${READ}`, `${load} at the start, ${loadavg().map((v) => v.toFixed(1)).join(' ')} at the end`);
 } finally {
   raw.disconnect();
+  side.disconnect();
   await bus.close();
   await server.stop();
 }

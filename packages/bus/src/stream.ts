@@ -1,5 +1,6 @@
 import { resolveValueLimit, type Connection, type EvtId } from '@echo/protocol/bus';
-import { append, appendBatch, appendId } from './append/append.js';
+import { append, appendId } from './append/append.js';
+import { appendBatch } from './append/batch.js';
 import { appendBatchUnique, appendUnique, dedupWindowOf, type AppendReceipt } from './append/unique.js';
 import { startConsumer, type GroupConsumer } from './consumer/consumer.js';
 import type { ConsumeOptions, GroupBatchHandler, GroupHandler } from './consumer/options.js';
@@ -103,7 +104,8 @@ export class Stream {
   }
 
   /**
-   * Appends many records in one pipeline and answers their ids in order; all are checked first.
+   * Appends many records in one script per 1,000 (the entries the spec's pipelined XADDs write, at
+   * the same ids) and answers their ids in order; all are checked first.
    * @throws BatchAppendError when any XADD was refused; it says which members landed.
    */
   appendBatch(records: readonly StreamFields[]): Promise<EvtId[]>;

@@ -1,6 +1,5 @@
 import { IdMinter, mintIdParts, writes, type EvtId } from '@echo/protocol/bus';
 import type { EvtMinter, StreamContext } from '../core/context.js';
-import { BatchAppendError, type BatchAppendResult } from '../core/errors.js';
 import { checkEntrySize } from '../record/entry-size.js';
 import { flattenFields, type StreamFields } from '../record/fields.js';
 import { refuseTraceFields } from '../record/trace-fields.js';
@@ -39,10 +38,6 @@ export function checked(ctx: StreamContext, fields: StreamFields, argument = 'fi
 
 function one(id: EvtId): readonly string[] {
   return [id];
-}
-
-function same(ids: readonly EvtId[]): readonly string[] {
-  return ids;
 }
 
 /** Writes one checked record under a known id, traced when someone listens. */
@@ -84,37 +79,4 @@ export async function append(ctx: StreamContext, fields: StreamFields): Promise<
   const flat = checked(ctx, fields);
   // Minted last, after every check, so a refused call spends no id.
   return sendOne(ctx, mint(ctx.minter), flat);
-}
-
-/**
- * Appends many records in one pipeline, minting one id per record in order (bus.md §2.2). Every
- * record is checked before anything is sent.
- *
- * @throws InvalidArgumentError when any record is not flat strings or uses a reserved field.
- * @throws ValueTooLargeError when any record is over `maxEntryBytes`; none of them is written.
- * @throws BatchAppendError when any XADD was refused; it says which members landed.
- */
-export async function appendBatch(ctx: StreamContext, records: readonly StreamFields[]): Promise<EvtId[]> {
-  const flats = records.map((fields, i) => checked(ctx, fields, `records[${i}]`));
-  if (flats.length === 0) return [];
-  const ids: EvtId[] = new Array<EvtId>(flats.length);
-  const minted: Minted[] = new Array<Minted>(flats.length);
-  for (let i = 0; i < flats.length; i++) {
-    minted[i] = mint(ctx.minter);
-    ids[i] = (minted[i] as Minted).id;
-  }
-  // One producer context for the whole call: every record of the batch carries the same one.
-  const send = (extra: readonly string[]): Promise<EvtId[]> => sendBatch(ctx, ids, writes.bus.appendRecords({ key: ctx.key, ids: minted, fields: flats, extra }));
-  return appendTraced() ? tracedAppend(ctx.queue, ctx.name, ids.length, ctx.traceContext, same, send) : send([]);
-}
-
-async function sendBatch(ctx: StreamContext, ids: EvtId[], batch: writes.WriteBatch<writes.bus.AppendRefusals>): Promise<EvtId[]> {
-  const started = appendClock();
-  const refusals = await writes.sendWriteBatch(ctx.conn, batch);
-  // The results are built only when something was refused: the common case answers the ids as they are.
-  if (refusals !== undefined) {
-    throw new BatchAppendError(refusals.map((error, i): BatchAppendResult => (error === undefined ? { ok: true, id: ids[i] as EvtId } : { ok: false, id: ids[i] as EvtId, error })));
-  }
-  appended(ctx.queue, ctx.name, ids, started);
-  return ids;
 }

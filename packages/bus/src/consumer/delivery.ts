@@ -1,6 +1,6 @@
 import { ConnectionLostError, execute, reads, transitions, type EvtId, type StreamEntryReply, type TraceContext } from '@echo/protocol/bus';
 import type { StreamContext } from '../core/context.js';
-import { entryFromPairs, type StreamFields } from '../record/fields.js';
+import { payloadOf, recordIdOf, type StreamFields } from '../record/fields.js';
 import { tracedEntryFromPairs } from '../record/trace-fields.js';
 import { consumeClock, consumed, type ConsumerLabels } from '../telemetry/hooks.js';
 import { processTraced } from '../telemetry/trace.js';
@@ -9,9 +9,12 @@ import { HeldEntry, type EntryHolder } from './held-entry.js';
 import type { ConsumerSettings } from './options.js';
 import { OrderedRounds, type Delivered, type Item } from './ordered.js';
 import { runHandling, type Handling, type RunScope } from './runs.js';
-import { sendSettlements, type Outcome, type SettleTarget, type Settlement } from './settle.js';
+import { sendAckIds, sendSettlements, type Outcome, type SettleCounts, type SettleTarget, type Settlement } from './settle.js';
 
 const NO_SETTLEMENT: Promise<void> = Promise.resolve();
+
+/** The contexts of a read from a stream whose records carry none: every slot reads undefined. */
+const NO_CONTEXTS: readonly (TraceContext | undefined)[] = [];
 
 /** How long a read blocks while ordered entries wait for a peer: their turn is asked about between reads. */
 export const WAITING_BLOCK_MS = 50;
@@ -140,10 +143,66 @@ export class Delivery {
     const raw = await reads.sendRead(this.#ctx.conn, waiting ? this.#readNewBriefly : this.#readNewEntries);
     // The settlement sent with this read has had its replies by now (they came first).
     await this.#settled;
+    if (this.order === undefined && !this.#settings.traceContext) return this.#runNew(raw);
     // A new entry is on its first delivery: `>` only hands over entries never delivered before.
     const delivered: Delivered[] = [];
     for (const e of raw) if (e.fields !== null) delivered.push({ xid: e.id, attempts: 1, pairs: e.fields });
     await this.#handle(delivered, raw.at(-1)?.id);
+  }
+
+  /**
+   * The hot path, a group without order over records without trace context: each new entry is read
+   * straight into the entry its handler gets, and a read whose entries were all acked settles with
+   * one XACK of the ids the read answered. Nothing else is built per entry.
+   */
+  async #runNew(raw: readonly StreamEntryReply[]): Promise<void> {
+    if (raw.length === 0 || this.#stopping()) return;
+    const entries = new Array<HeldEntry | undefined>(raw.length);
+    for (let i = 0; i < raw.length; i++) {
+      const e = raw[i] as StreamEntryReply;
+      // A deleted entry comes back without fields: nothing to hand over (as on the general path).
+      entries[i] = e.fields === null ? undefined : this.#held(e.id, 1, e.fields);
+    }
+    this.#busy = true;
+    const started = consumeClock();
+    let outcomes: (Outcome | undefined)[];
+    try {
+      outcomes = await runHandling(this.#scope, this.#handling, entries, processTraced() ? traceWrap(this.#labels, entries, NO_CONTEXTS) : undefined);
+      consumed(this.#labels, entries, started);
+    } finally {
+      this.#busy = false;
+    }
+    const acked: string[] = [];
+    let plain = true;
+    for (let i = 0; i < outcomes.length && plain; i++) {
+      const outcome = outcomes[i];
+      if (outcome === undefined) continue;
+      if (outcome.kind === 'ack') acked.push((raw[i] as StreamEntryReply).id);
+      else plain = false;
+    }
+    if (plain) {
+      if (acked.length > 0) this.#track(sendAckIds(this.#ctx.conn, this.#target, acked));
+      return;
+    }
+    // Some entry retries or fails: the settle script, with a settlement per entry (the rare path).
+    const settlements: Settlement[] = [];
+    outcomes.forEach((outcome, i) => {
+      if (outcome !== undefined) settlements.push({ xid: (raw[i] as StreamEntryReply).id, attempts: 1, outcome });
+    });
+    this.#settle(settlements);
+  }
+
+  /** The entry a handler gets, read from a delivered entry's fields; undefined (reported) when it is no record. */
+  #held(xid: string, attempts: number, pairs: readonly unknown[]): HeldEntry | undefined {
+    try {
+      return new HeldEntry(recordIdOf(xid, pairs), payloadOf(pairs), attempts, this.#group, xid, this.#holder);
+    } catch (error) {
+      // Not a record this bus wrote. Left pending rather than dropped: at least once, even for
+      // it; past maxDeliveries a claim moves it to the dead-letter stream.
+      this.stats.failed++;
+      this.#settings.onError(error);
+      return undefined;
+    }
   }
 
   /**
@@ -167,7 +226,10 @@ export class Delivery {
         const read = tracedEntryFromPairs(d.xid, d.pairs);
         [id, payload] = read.entry;
         context = read.trace;
-      } else [id, payload] = entryFromPairs(d.xid, d.pairs);
+      } else {
+        id = recordIdOf(d.xid, d.pairs);
+        payload = payloadOf(d.pairs);
+      }
     } catch (error) {
       // Not a record this bus wrote. Left pending rather than dropped: at least once, even for
       // it; past maxDeliveries a claim moves it to the dead-letter stream.
@@ -215,7 +277,12 @@ export class Delivery {
 
   /** Sends a settlement; its replies are awaited before the next one, or by close(). */
   #settle(settlements: readonly Settlement[]): void {
-    this.#settled = sendSettlements(this.#ctx.conn, this.#target, settlements).then(
+    this.#track(sendSettlements(this.#ctx.conn, this.#target, settlements));
+  }
+
+  /** Keeps a sent settlement's replies: they are awaited before the next one, or by close(). */
+  #track(sent: Promise<SettleCounts>): void {
+    this.#settled = sent.then(
       (counts) => {
         this.stats.acked += counts.acked;
         this.stats.deadLettered += counts.deadLettered;

@@ -91,6 +91,17 @@ function settleEntry(to: SettleTarget, { xid, attempts, outcome, key }: Settleme
 }
 
 /**
+ * The settlement of a read whose entries were all acked, in a group without order, from their ids
+ * alone: one `XACK`, no settlement per entry.
+ */
+export function sendAckIds(conn: Connection, to: SettleTarget, xids: readonly string[]): Promise<SettleCounts> {
+  return sendAcks(conn, to, xids).then((counts) => {
+    settledEntries(to, counts);
+    return counts;
+  });
+}
+
+/**
  * Sends what a batch of outcomes needs without waiting for it, so the caller can put its next read
  * right behind it on the same socket. A read whose entries were all acked, in a group without
  * order, is one `XACK`; anything else is one `stream_settle`, which acks, re-dates retries by their

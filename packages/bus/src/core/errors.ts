@@ -6,8 +6,9 @@ export type BatchAppendResult =
   | { readonly ok: false; readonly id: EvtId; readonly error: Error };
 
 /**
- * Some XADDs of a pipelined batch were refused. Pipelined members succeed or fail one by one, so
- * the members before and after a refusal may well have landed; `results` says which, in append
+ * Some records of a batch were refused. Records succeed or fail one by one (each its own XADD,
+ * inside the batch's script or pipelined), so the members before and after a refusal may well
+ * have landed; `results` says which, in append
  * order, and keeps the id minted for each refused member so it can be re-sent with `appendId`.
  * `cause` is the first refusal (for example a `NonMonotonicError`).
  */

@@ -20,20 +20,41 @@ export const ID_FIELD = 'id';
  * @throws InvalidArgumentError when `fields` is not a plain object of strings, or uses `id`.
  */
 export function flattenFields(fields: StreamFields, argument = 'fields'): string[] {
+  const flat: string[] = [];
+  flattenInto(flat, fields, argument);
+  return flat;
+}
+
+function argumentName(argument: string | number): string {
+  return typeof argument === 'number' ? `records[${argument}]` : argument;
+}
+
+/**
+ * {@link flattenFields} onto the end of `out` (a batch's one argument list), answering the UTF-16
+ * length of what it pushed, for the entry cap's cheap first check. No array per record; `argument`
+ * as a number names the record `records[<n>]`, a string built only for an error.
+ *
+ * @throws InvalidArgumentError when `fields` is not a plain object of strings, or uses `id`.
+ */
+export function flattenInto(out: unknown[], fields: StreamFields, argument: string | number): number {
   // Checked at run time too: JavaScript callers are not held to the type.
   const value_: unknown = fields;
   if (typeof value_ !== 'object' || value_ === null || Array.isArray(value_)) {
-    throw new InvalidArgumentError(argument, 'must be a flat object of string fields');
+    throw new InvalidArgumentError(argumentName(argument), 'must be a flat object of string fields');
   }
-  const flat: string[] = [];
-  for (const [name, value] of Object.entries(fields as Readonly<Record<string, unknown>>)) {
-    if (name === ID_FIELD) throw new InvalidArgumentError(argument, 'the field name "id" is reserved for the branded id');
+  const record = fields as Readonly<Record<string, unknown>>;
+  let units = 0;
+  // Object.keys, not entries: one array per record instead of one more per field.
+  for (const name of Object.keys(record)) {
+    const value = record[name];
+    if (name === ID_FIELD) throw new InvalidArgumentError(argumentName(argument), 'the field name "id" is reserved for the branded id');
     if (typeof value !== 'string') {
-      throw new InvalidArgumentError(argument, `field ${JSON.stringify(name)} must be a string, got ${value === null ? 'null' : typeof value}`);
+      throw new InvalidArgumentError(argumentName(argument), `field ${JSON.stringify(name)} must be a string, got ${value === null ? 'null' : typeof value}`);
     }
-    flat.push(name, value);
+    out.push(name, value);
+    units += name.length + value.length;
   }
-  return flat;
+  return units;
 }
 
 /**
@@ -43,19 +64,38 @@ export function flattenFields(fields: StreamFields, argument = 'fields'): string
  * @throws MalformedIdError when the entry has no `id` field or it holds no EVT id.
  */
 export function entryFromPairs(xid: string, pairs: readonly unknown[]): StreamEntry {
-  let id: EvtId | undefined;
+  return [recordIdOf(xid, pairs), payloadOf(pairs)];
+}
+
+/**
+ * The branded id of one raw entry: its first `id` field, checked (bus.md §2.1). With
+ * {@link payloadOf}, a consumer reads a record with no tuple per entry.
+ *
+ * @throws MalformedIdError when the entry has no `id` field or it holds no EVT id.
+ */
+export function recordIdOf(xid: string, pairs: readonly unknown[]): EvtId {
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    if (text(pairs[i]) === ID_FIELD) return parseEvtId(text(pairs[i + 1]));
+  }
+  throw new MalformedIdError('', `stream entry ${xid} has no "id" field`);
+}
+
+/** One raw entry's fields, all but its first `id` field: the record's payload. */
+export function payloadOf(pairs: readonly unknown[]): StreamFields {
+  let seenId = false;
   // Filled in place, no pair per field: this runs once per consumed record.
   const rest: Record<string, string> = {};
   for (let i = 0; i + 1 < pairs.length; i += 2) {
-    const rawName = pairs[i];
-    const rawValue = pairs[i + 1];
-    const name = typeof rawName === 'string' ? rawName : String(rawName);
-    const value = typeof rawValue === 'string' ? rawValue : String(rawValue);
-    if (name === ID_FIELD && id === undefined) id = parseEvtId(value);
+    const name = text(pairs[i]);
+    const value = text(pairs[i + 1]);
+    if (name === ID_FIELD && !seenId) seenId = true;
     // Defined as an own property, so a field named `__proto__` reads back as written.
     else if (name === '__proto__') Object.defineProperty(rest, name, { value, enumerable: true, writable: true, configurable: true });
     else rest[name] = value;
   }
-  if (id === undefined) throw new MalformedIdError('', `stream entry ${xid} has no "id" field`);
-  return [id, rest];
+  return rest;
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : String(value);
 }

@@ -1,5 +1,6 @@
 import { mapReplyError } from '../errors/registry.js';
 import { InvalidArgumentError } from '../errors/validation.js';
+import { MalformedReplyError } from '../errors/wire.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { checkedTransition, transition, type Transition } from './transition.js';
@@ -200,6 +201,52 @@ export function streamAppend(input: StreamScope & { readonly windowMs: number; r
         return { kind: 'refused', error: mapReplyError(error) };
       }),
   );
+}
+
+/** Input of {@link streamAppendBatch}. */
+export interface StreamAppendBatchInput extends StreamScope {
+  /**
+   * The records as the script reads them, one list for the whole batch: per record its XADD id, its
+   * EVT id, its item count n, then its n `field value …` items (without the `id` field: the script
+   * writes it first). One list, so a batch costs no array per record.
+   */
+  readonly records: readonly (string | number)[];
+  /** How many records `records` holds. */
+  readonly count: number;
+  /** Items every record carries after its own (one producer's trace context); empty for none. */
+  readonly extra: readonly string[];
+}
+
+/** A record of {@link streamAppendBatch} the server refused: its 0-based place in the call, and why. */
+export interface AppendRefusal {
+  readonly index: number;
+  readonly error: Error;
+}
+
+/**
+ * `stream_append_batch` [TS]: appends records in one script, each exactly as the spec's pipelined
+ * `XADD key <xid> id <EVT id> <fields…> <extra…>` writes it (bus.md §2.2). Answers the records the
+ * server refused (a non-monotonic id as `NonMonotonicError`), empty when every one landed; the
+ * records around a refused one still go.
+ *
+ * @throws InvalidArgumentError for no records, or extra items that are not pairs.
+ */
+export function streamAppendBatch(input: StreamAppendBatchInput): Transition<AppendRefusal[]> {
+  if (input.count < 1) throw new InvalidArgumentError('records', 'must hold at least one record');
+  if (input.extra.length % 2 !== 0) throw new InvalidArgumentError('extra', 'must be field/value pairs');
+  const restArgs = input.extra.length === 0 ? input.records : [...input.records, ...input.extra];
+  return checkedTransition(bind(scripts().stream_append_batch, { scope: { q: input.queue, stream: input.stream }, args: { extra: input.extra.length }, restArgs }), (command, reply) => {
+    const flat = list(command, reply, reply, 'the reply');
+    const refused: AppendRefusal[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const place = decimal(command, reply, flat[i], 'a refused place');
+      if (place < 1 || place > input.count) throw new MalformedReplyError(command, reply, `a refused place out of 1..${input.count}`);
+      const error = new Error(String(flat[i + 1]));
+      error.name = 'ReplyError';
+      refused.push({ index: place - 1, error: mapReplyError(error) });
+    }
+    return refused;
+  });
 }
 
 /**

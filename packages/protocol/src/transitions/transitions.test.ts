@@ -395,6 +395,11 @@ describe('recovery, operator, lanes, reads, repeat, flows, cache', () => {
     });
     expect(() => t.streamAppend({ queue: 'orders', stream: 'audit', windowMs: 0, records: [{ msgId: 'm', xid: '1-1', fields: ['id', 'E'] }] })).toThrow(/windowMs/);
     expect(() => t.streamAppend({ queue: 'orders', stream: 'audit', windowMs: 1, records: [{ msgId: 'm', xid: '1-1', fields: ['a', '1'] }] })).toThrow(/fields/);
+    const batch = { queue: 'orders', stream: 'audit', records: ['1-1', 'EVT1', 2, 'a', '1', '1-2', 'EVT2', 0], count: 2 };
+    expect(shape(t.streamAppendBatch({ ...batch, extra: [] }))).toEqual({ script: 'stream_append_batch', keys: [q('stream:audit')], args: [0, ...batch.records] });
+    expect(shape(t.streamAppendBatch({ ...batch, extra: ['_tp', 'x'] }))).toEqual({ script: 'stream_append_batch', keys: [q('stream:audit')], args: [2, ...batch.records, '_tp', 'x'] });
+    expect(() => t.streamAppendBatch({ ...batch, count: 0, extra: [] })).toThrow(/records/);
+    expect(() => t.streamAppendBatch({ ...batch, extra: ['_tp'] })).toThrow(/extra/);
     expect(shape(t.streamTouch({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', xids: ['1-1'] }))).toEqual({ script: 'stream_touch', keys: [q('stream:audit')], args: ['g', 'c', '1-1'] });
     const order = [q('stream:audit'), q('stream:audit:order')];
     expect(shape(t.streamOrderAdmit({ queue: 'orders', stream: 'audit', group: 'g', consumer: 'c', orderBy: 'acct', last: '1-2', entries: [{ xid: '1-2', key: 'a' }] }))).toEqual({

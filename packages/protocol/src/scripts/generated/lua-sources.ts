@@ -1428,6 +1428,7 @@ export type ScriptName =
   | 'scheduler_upsert'
   | 'state_lookup'
   | 'stream_append'
+  | 'stream_append_batch'
   | 'stream_claim'
   | 'stream_drop'
   | 'stream_group_forget'
@@ -1444,7 +1445,7 @@ export type ScriptName =
   | 'worker_list';
 
 /** Every transition's name, in code-unit order. */
-export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
@@ -4509,6 +4510,63 @@ if redis.call('PTTL', untilKey) < window then redis.call('PEXPIRE', untilKey, wi
 return out
 `,
   },
+  stream_append_batch: {
+    sha: '0f3c84356365404224d7eb1a9524cd281f5edce1',
+    includes: [],
+    body: `-- @script stream_append_batch
+-- @purpose [TS] Append a batch of records to a stream log in one step (bus.md §2.2). The entries are
+-- exactly those of the spec's pipelined form, one \`XADD stream <xid> id <EVT id> <fields…> <extra…>\`
+-- per record, in order, each at the explicit id the writer minted; readers cannot tell the two forms
+-- apart, and a runtime that pipelines the XADDs writes the same stream. One script instead of one
+-- command per record is what takes the client's per-command cost off the batch. As with pipelined
+-- members, a record whose XADD the server refuses (a non-monotonic id, a key of another type) is
+-- reported by its place and the records after it still go; nothing is retried with \`*\`. The layout
+-- is checked whole before the first XADD, so a malformed call (a bug, not a refusal: the builder
+-- never sends one) writes nothing and answers a plain \`ERR\`.
+-- @key stream     emq:{q}:stream:<stream>
+-- @arg extra      how many items every record carries after its own fields (one producer's trace
+--                 context, sent once at the end), an even number >= 0
+-- @args records   per record: xid, EVT id, item count n (even), then its n field/value items; then
+--                 the \`extra\` trailing items
+-- @returns {} when every record landed; else, per refused record in order, its 1-based place in the
+-- batch and the server's error message
+local stream = k_stream
+local e = tonumber(a_extra)
+local last = #ARGV - (e or 0)
+if not e or e < 0 or e % 2 ~= 0 or last < 2 then return redis.error_reply('ERR stream_append_batch: malformed batch layout') end
+-- Walked once before any write: a count that does not fit refuses the whole call.
+local i = 2
+while i <= last do
+  local n = tonumber(ARGV[i + 2])
+  if not n or n < 0 or n % 2 ~= 0 or i + 2 + n > last then return redis.error_reply('ERR stream_append_batch: malformed batch layout') end
+  i = i + 3 + n
+end
+local tail = {}
+for j = 1, e do tail[j] = ARGV[last + j] end
+local out = {}
+local at = 0
+i = 2
+while i <= last do
+  local xid, id, n = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  at = at + 1
+  local added
+  if e == 0 then
+    -- The common case: the fields straight from ARGV, no table per record.
+    added = redis.pcall('XADD', stream, xid, 'id', id, unpack(ARGV, i + 3, i + 2 + n))
+  else
+    local items = { unpack(ARGV, i + 3, i + 2 + n) }
+    for j = 1, e do items[n + j] = tail[j] end
+    added = redis.pcall('XADD', stream, xid, 'id', id, unpack(items))
+  end
+  if type(added) == 'table' and added.err then
+    out[#out + 1] = at
+    out[#out + 1] = added.err
+  end
+  i = i + 3 + n
+end
+return out
+`,
+  },
   stream_claim: {
     sha: '4c939ea267f9cd6cf991b5fc983916c7a85647a1',
     includes: ['streams'],
@@ -5191,6 +5249,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   scheduler_upsert: ['exists', 'hdel', 'hmget', 'hset', 'time', 'zadd', 'zscore'],
   state_lookup: ['hget', 'zscore'],
   stream_append: ['hdel', 'hget', 'hset', 'pexpire', 'pttl', 'time', 'xadd', 'zadd', 'zrangebyscore', 'zrem', 'zscore'],
+  stream_append_batch: ['xadd'],
   stream_claim: ['xack', 'xadd', 'xautoclaim', 'xclaim', 'xpending', 'xrange'],
   stream_drop: ['del', 'exists'],
   stream_group_forget: ['hdel', 'zadd', 'zremrangebylex'],
@@ -5210,6 +5269,6 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
 /** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
 export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
   queue: ['add_children', 'add_log', 'bclaim', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
-  bus: ['stream_append', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch'],
+  bus: ['stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch'],
   cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };
