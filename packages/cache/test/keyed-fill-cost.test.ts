@@ -138,3 +138,41 @@ describe('a fill', () => {
     expect(await a.get('k')).toBe('b');
   });
 });
+
+describe('a refresh in grace', () => {
+  it('is three round trips and 9 server commands: the plain read that found the stale frame, the lease read, one write that gives the lease back with GETDEL', async () => {
+    const name = tableName('refresh');
+    const ns = await cacheA.namespace<{ n: number }>({ name, l1: false, ttlMs: 30, graceMs: 60_000 });
+    // Warm keys: the miss meter sends reads the plain way first (and the scripts get loaded by a first refresh).
+    for (let i = 0; i < 5; i++) await ns.set(`warm${String(i)}`, { n: i });
+    for (let i = 0; i < 5; i++) await ns.get(`warm${String(i)}`);
+    await ns.set('k', { n: 1 });
+    await ns.set('w', { n: 1 });
+    const soft = Date.now() + 30;
+    await until(() => Date.now() > soft + 5);
+    const filled = (key: string): Promise<void> =>
+      new Promise((resolve) => {
+        const off = ns.on('fill', (e) => {
+          if (e.key !== key) return;
+          off();
+          resolve();
+        });
+      });
+    const first = filled('w');
+    await ns.getOrSet('w', () => ({ n: 2 }));
+    await first;
+    await connA.command('CONFIG', 'RESETSTAT');
+    const before = connA.stats();
+    const refreshed = filled('k');
+    const read = await ns.getOrSetEntry('k', () => ({ n: 2 }));
+    await refreshed;
+    const after = connA.stats();
+    // The stale value is answered unless the (synchronous) factory wins the zero soft timeout.
+    expect(read.source === 'stale' ? read.value : { source: read.source, value: read.value }).toEqual(read.source === 'stale' ? { n: 1 } : { source: 'fill', value: { n: 2 } });
+    expect(after.commands - before.commands).toBe(3);
+    expect(await commandCalls(connA)).toEqual({ mget: 1, evalsha: 2, get: 1, time: 1, set: 2, getdel: 1, xadd: 1 });
+    // The lease is given back with the write, and the entry is the new value everywhere.
+    expect(Number(await connB.command('EXISTS', `ecc:{${name}}:l:k`))).toBe(0);
+    expect(await cacheB.namespace<{ n: number }>({ name, l1: false }).then((b) => b.get('k'))).toEqual({ n: 2 });
+  });
+});

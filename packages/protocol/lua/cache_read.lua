@@ -6,7 +6,7 @@
 -- so the miss, the lease and (for a frame that exists) the value cost the server one command. A caller
 -- that finds another's lease frame marks it waited, so the fill's write announces itself.
 -- @key entry      ecc:{t}:k:<key>
--- @key lease      ecc:{t}:l:<key>
+-- @key lease      ecc:{t}:l:<key> [TS] deadline(13 digits, Unix ms) ++ the holder's token, expiring at that deadline
 -- @arg token      the caller's lease token; '' reads without asking for the lease
 -- @arg leaseMs    the lease's lifetime in ms
 -- @arg hex        '1' answers the frame hex-encoded (binary codecs: script replies arrive as UTF-8 text)
@@ -38,13 +38,20 @@ if frame and string.sub(frame, 1, 2) == '~L' then
   return {3, false, redis.call('PTTL', k_entry)}
 end
 local out = out_of(frame)
+local now
+local function clock()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 if frame and #frame >= 27 then
   -- Frame: version(14) ++ soft expiry (13 decimal digits of Unix ms; 0 never) ++ value.
   local expiry = tonumber(string.sub(frame, 15, 27)) or 0
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  now = clock()
   if expiry == 0 or expiry > now then return {1, out, 0} end
 end
 if a_token == '' then return {0, out or false, 0} end
-if redis.call('SET', k_lease, a_token, 'NX', 'PX', a_leaseMs) then return {2, out or false, 0} end
+-- [TS] The lease key holds its own end ahead of the token (deadline(13) ++ token), so the fill's write
+-- can take it back with one `GETDEL` and put back, until that end, a lease that was not its own.
+local until_ms = (now or clock()) + tonumber(a_leaseMs)
+if redis.call('SET', k_lease, string.format('%013d', until_ms) .. a_token, 'NX', 'PXAT', until_ms) then return {2, out or false, 0} end
 return {3, out or false, redis.call('PTTL', k_lease)}

@@ -32,7 +32,9 @@ if a_entryLease == '1' then
   end
   return 0
 end
-if redis.call('GET', k_lease) ~= a_token then return 0 end
+-- [TS] The lease key holds deadline(13) ++ token (see cache_read).
+local held = redis.call('GET', k_lease)
+if not held or string.sub(held, 14) ~= a_token then return 0 end
 redis.call('DEL', k_lease)
 redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', '', 'o', 'r', 'k', a_name)
 return 1

@@ -2,7 +2,7 @@
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
 -- newer wins (a frame at least as new is kept), and a fill writes only while it holds its lease.
 -- @key entry      ecc:{t}:k:<key>
--- @key lease      ecc:{t}:l:<key>
+-- @key lease      ecc:{t}:l:<key> [TS] deadline(13) ++ token (see cache_read)
 -- @key log        ecc:{t}:log
 -- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets: hashes of entry key -> the version that carried the tag
 -- @arg frame      version(14) ++ soft expiry(13 digits) ++ value
@@ -94,20 +94,20 @@ if a_token == '' then
   return 1
 end
 
-if redis.call('GET', k_lease) ~= a_token then return 0 end
-local stored = redis.call('GET', k_entry)
--- [TS] An entry lease frame holds no version: any write replaces it (its fill is then refused).
-if stored and string.sub(stored, 1, 2) == '~L' then stored = false end
-if stored and #stored >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(stored, 4, 14)) then
-  redis.call('DEL', k_lease)
+-- [TS] A refresh under the lease key (deadline(13) ++ token): one `GETDEL` checks the lease and gives it back,
+-- and a lease that was not the fill's is put back until its own deadline. The write is then one `SET … GET`,
+-- as a plain write's: a newer frame it displaced is put back and the fill is refused.
+local held = redis.call('GETDEL', k_lease)
+if not held then return 0 end
+if string.sub(held, 14) ~= a_token then
+  redis.call('SET', k_lease, held, 'PXAT', string.sub(held, 1, 13))
   return 0
 end
-if px > 0 then
-  redis.call('SET', k_entry, a_frame, 'PX', px)
-else
-  redis.call('SET', k_entry, a_frame)
+local old = swap(nil)
+if old and string.sub(old, 1, 2) ~= '~L' and #old >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(old, 4, 14)) then
+  restore(old)
+  return 0
 end
 tag_entry()
-redis.call('DEL', k_lease)
 redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', version, 'o', 's', 'k', a_name)
 return 1

@@ -107,6 +107,10 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     let stale: StaleValue<T> | undefined = local !== undefined && now < local.graceUntil ? { value: t.copies.out(local), version: local.version } : undefined;
     if (options.forceFresh === true) return { load: { token: '', stale: undefined, entryLease: false } };
     const l2Key = cacheEntryKey(t.name, key);
+    // The entry lease first: a miss takes it in the one command that found the entry absent. A frame
+    // past its soft expiry is still there (its grace serves it), so its refresh takes the lease key,
+    // at once when the plain read already found that frame.
+    let entryLease = true;
     if (!t.misses.mostlyMissing) {
       let first: Buffer | null;
       try {
@@ -123,6 +127,10 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
         t.counters.l2Hits++;
         return { answer: { value: t.admitFrame(key, frame, flight), source: 'l2', version: frame.version } };
       }
+      if (frame !== undefined) {
+        entryLease = false;
+        if (stale === undefined && o.graceMs > 0) stale = { value: t.admitFrame(key, frame, flight), version: frame.version };
+      }
     }
     const token = nextLeaseToken();
     const hard = options.timeouts?.hardMs;
@@ -130,9 +138,6 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     const deadline = now + (hard ?? o.leaseMs * 3);
     const hex = o.codec.binary === true;
     let waited = false;
-    // The entry lease first: a miss takes it in the one command that found the entry absent. A frame
-    // past its soft expiry is still there (its grace serves it), so its refresh takes the lease key.
-    let entryLease = true;
     for (;;) {
       let reply: LeaseRead;
       try {

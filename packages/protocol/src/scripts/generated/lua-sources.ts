@@ -1670,7 +1670,7 @@ return frame
 `,
   },
   cache_read: {
-    sha: 'f215d01aee90013b1bf8046aaf89bb57bb77047e',
+    sha: '662c20f8b851634bf7cd74ee6f22ee0fa4e2216b',
     includes: ['core'],
     body: `-- @script cache_read
 -- @purpose [TS] Read a keyed cache entry and, when it is missing or past its soft expiry, take the key's
@@ -1680,7 +1680,7 @@ return frame
 -- so the miss, the lease and (for a frame that exists) the value cost the server one command. A caller
 -- that finds another's lease frame marks it waited, so the fill's write announces itself.
 -- @key entry      ecc:{t}:k:<key>
--- @key lease      ecc:{t}:l:<key>
+-- @key lease      ecc:{t}:l:<key> [TS] deadline(13 digits, Unix ms) ++ the holder's token, expiring at that deadline
 -- @arg token      the caller's lease token; '' reads without asking for the lease
 -- @arg leaseMs    the lease's lifetime in ms
 -- @arg hex        '1' answers the frame hex-encoded (binary codecs: script replies arrive as UTF-8 text)
@@ -1712,20 +1712,27 @@ if frame and string.sub(frame, 1, 2) == '~L' then
   return {3, false, redis.call('PTTL', k_entry)}
 end
 local out = out_of(frame)
+local now
+local function clock()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 if frame and #frame >= 27 then
   -- Frame: version(14) ++ soft expiry (13 decimal digits of Unix ms; 0 never) ++ value.
   local expiry = tonumber(string.sub(frame, 15, 27)) or 0
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  now = clock()
   if expiry == 0 or expiry > now then return {1, out, 0} end
 end
 if a_token == '' then return {0, out or false, 0} end
-if redis.call('SET', k_lease, a_token, 'NX', 'PX', a_leaseMs) then return {2, out or false, 0} end
+-- [TS] The lease key holds its own end ahead of the token (deadline(13) ++ token), so the fill's write
+-- can take it back with one \`GETDEL\` and put back, until that end, a lease that was not its own.
+local until_ms = (now or clock()) + tonumber(a_leaseMs)
+if redis.call('SET', k_lease, string.format('%013d', until_ms) .. a_token, 'NX', 'PXAT', until_ms) then return {2, out or false, 0} end
 return {3, out or false, redis.call('PTTL', k_lease)}
 `,
   },
   cache_release: {
-    sha: '20bd12c6c76afe3f085329e7d34aab539ee185a7',
+    sha: 'c1d6d590ee3f1a44d391f21517a6bc3fa3223a31',
     includes: ['core'],
     body: `-- @script cache_release
 -- @purpose [TS] Give back a load lease whose loader failed, and say so on the coherence log so that the
@@ -1761,7 +1768,9 @@ if a_entryLease == '1' then
   end
   return 0
 end
-if redis.call('GET', k_lease) ~= a_token then return 0 end
+-- [TS] The lease key holds deadline(13) ++ token (see cache_read).
+local held = redis.call('GET', k_lease)
+if not held or string.sub(held, 14) ~= a_token then return 0 end
 redis.call('DEL', k_lease)
 redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', '', 'o', 'r', 'k', a_name)
 return 1
@@ -1803,13 +1812,13 @@ return #names
 `,
   },
   cache_write: {
-    sha: 'b67e3a26efc4083850267969b5b8258c8d5ef571',
+    sha: '1275cd1f2574c867e1cc4c6f5a94681e8f7b3f74',
     includes: ['core'],
     body: `-- @script cache_write
 -- @purpose [TS] Write a keyed cache entry and announce it on the namespace's coherence log, in one step:
 -- newer wins (a frame at least as new is kept), and a fill writes only while it holds its lease.
 -- @key entry      ecc:{t}:k:<key>
--- @key lease      ecc:{t}:l:<key>
+-- @key lease      ecc:{t}:l:<key> [TS] deadline(13) ++ token (see cache_read)
 -- @key log        ecc:{t}:log
 -- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets: hashes of entry key -> the version that carried the tag
 -- @arg frame      version(14) ++ soft expiry(13 digits) ++ value
@@ -1901,21 +1910,21 @@ if a_token == '' then
   return 1
 end
 
-if redis.call('GET', k_lease) ~= a_token then return 0 end
-local stored = redis.call('GET', k_entry)
--- [TS] An entry lease frame holds no version: any write replaces it (its fill is then refused).
-if stored and string.sub(stored, 1, 2) == '~L' then stored = false end
-if stored and #stored >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(stored, 4, 14)) then
-  redis.call('DEL', k_lease)
+-- [TS] A refresh under the lease key (deadline(13) ++ token): one \`GETDEL\` checks the lease and gives it back,
+-- and a lease that was not the fill's is put back until its own deadline. The write is then one \`SET … GET\`,
+-- as a plain write's: a newer frame it displaced is put back and the fill is refused.
+local held = redis.call('GETDEL', k_lease)
+if not held then return 0 end
+if string.sub(held, 14) ~= a_token then
+  redis.call('SET', k_lease, held, 'PXAT', string.sub(held, 1, 13))
   return 0
 end
-if px > 0 then
-  redis.call('SET', k_entry, a_frame, 'PX', px)
-else
-  redis.call('SET', k_entry, a_frame)
+local old = swap(nil)
+if old and string.sub(old, 1, 2) ~= '~L' and #old >= 14 and emq_bytes_le(string.sub(version, 4, 14), string.sub(old, 4, 14)) then
+  restore(old)
+  return 0
 end
 tag_entry()
-redis.call('DEL', k_lease)
 redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', version, 'o', 's', 'k', a_name)
 return 1
 `,
@@ -5182,7 +5191,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   cache_read: ['get', 'pttl', 'set', 'time'],
   cache_release: ['del', 'get', 'getdel', 'set', 'xadd'],
   cache_tag_delete: ['del', 'get', 'hdel', 'hget', 'xadd'],
-  cache_write: ['del', 'exists', 'get', 'hset', 'persist', 'pexpire', 'pttl', 'set', 'xadd'],
+  cache_write: ['exists', 'getdel', 'hset', 'persist', 'pexpire', 'pttl', 'set', 'xadd'],
   claim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
   claim_recover: ['hmget', 'time', 'zrangebyscore'],
   clean_completed: ['del', 'hget', 'zrem'],

@@ -1,0 +1,67 @@
+/**
+ * One side of one cache row, alone, for a CPU profile (the paired bench mixes both systems in one
+ * process, so its profile cannot tell them apart). Prints ops/s and Node CPU µs/op.
+ *
+ *   node --conditions=@echo/source --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof cache-profile.ts --row miss-set --side echo
+ */
+import { type System, RECORDS, VALUE, bento, echo } from './lib/cache-systems.js';
+import { intOption, stringOption } from './lib/options.js';
+import { Redis } from 'ioredis';
+import { acquireTarget } from './lib/target.js';
+
+const ROW = stringOption('row', 'l2-own', ['l2-own', 'miss-fill', 'miss-set']);
+const SIDE = stringOption('side', 'echo', ['echo', 'bento']);
+const PAYLOAD = stringOption('payload', 'records', ['blob', 'records']);
+const OPS = intOption('ops', 20_000);
+const CALLERS = intOption('callers', 50);
+/** Extra namespace options for Echo's side, as JSON (`--echo '{"coherence":false}'`). */
+const EXTRA = JSON.parse(process.env.ECHO_OPTS ?? '{}') as Record<string, unknown>;
+const value = PAYLOAD === 'blob' ? VALUE : RECORDS;
+const fill = (): Promise<typeof value> => Promise.resolve(value);
+
+async function loops(per: number, call: (caller: number, i: number) => Promise<unknown>): Promise<void> {
+  await Promise.all(
+    Array.from({ length: CALLERS }, async (_, c) => {
+      for (let i = 0; i < per; i++) await call(c, i);
+    }),
+  );
+}
+
+const target = await acquireTarget();
+const l2 = ROW === 'l2-own';
+const system: System = SIDE === 'echo' ? await echo(target, 'p', { ...(l2 ? { l1: false } : {}), ...EXTRA }) : bento(target, 'p', l2 ? { l1: false } : { l1: 'copy', bus: false });
+try {
+  if (l2) await Promise.all(Array.from({ length: CALLERS }, (_, c) => system.set(`r${String(c)}`, value)));
+  const per = Math.ceil(OPS / CALLERS);
+  const run = (): Promise<void> =>
+    ROW === 'l2-own'
+      ? loops(per, (c) => system.getOrSet(`r${String(c)}`, fill))
+      : ROW === 'miss-fill'
+        ? loops(per, (c, i) => system.getOrSet(`f:${String(c)}:${String(i)}:${String(Math.random())}`, fill))
+        : loops(per, async (c, i) => {
+            const key = `s:${String(c)}:${String(i)}:${String(Math.random())}`;
+            if ((await system.get(key)) === undefined) await system.set(key, value);
+          });
+  await run(); // warm-up
+  const side = new Redis({ host: target.host, port: target.port });
+  const net = async (): Promise<number[]> => {
+    const info = await side.info('stats');
+    return ['total_net_input_bytes', 'total_net_output_bytes'].map((f) => Number(new RegExp(`${f}:(\\d+)`).exec(info)?.[1] ?? 0));
+  };
+  const netBefore = await net();
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  await run();
+  const ms = performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  const netAfter = await net();
+  side.disconnect();
+  const ops = per * CALLERS;
+  const perOp = (n: number): string => (n / ops).toFixed(1);
+  process.stdout.write(
+    `${SIDE} ${ROW} ${PAYLOAD}: ${String(Math.round(ops / (ms / 1000)))} ops/s, ${perOp(used.user + used.system)} µs CPU/op (user ${perOp(used.user)}, system ${perOp(used.system)}), bytes/op to server ${perOp((netAfter[0] ?? 0) - (netBefore[0] ?? 0))}, from server ${perOp((netAfter[1] ?? 0) - (netBefore[1] ?? 0))}\n`,
+  );
+} finally {
+  await system.close();
+  await target.stop();
+}
