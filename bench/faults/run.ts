@@ -5,10 +5,13 @@
  *   pnpm soak:faults -- --minutes 60                 # the nightly-style run (standalone)
  *   pnpm soak:faults -- --short                      # CI: about 90 s on standalone
  *   pnpm soak:faults -- --short --cluster   # CI: about 90 s on a 3-master cluster (+3 replicas)
- *   pnpm soak:faults -- --short --sentinel  # a primary, a replica and 3 sentinels
+ *   pnpm soak:faults -- --short --sentinel  # a primary, 2 replicas and 3 sentinels, min-replicas-to-write 1,
+ *                                           # enqueues with durability 'replicated'
  *   options: --seed N, --seconds N (instead of --minutes), --children N, --gap-ms, --hold-ms,
  *            --known rule1,rule2 (violations of these rules are printed but do not fail the run:
  *            open findings owned elsewhere, so CI stays a gate for everything else)
+ *   sentinel: --replicas N (default 2), --min-replicas N (`min-replicas-to-write`, default 1; 0 turns it
+ *            off), --min-replicas-max-lag S (default 2), --durability primary|replicated (default replicated)
  *
  * Prints the faults injected by kind, the operations recorded and judged, every violation with the
  * smallest history that shows it, and the heap and Redis memory slopes after warm-up. Exits 1 on a
@@ -41,7 +44,7 @@ import {
   type Violation,
   type RedisServer,
 } from '@echo/testkit';
-import { boolOption, intOption } from '../lib/options.js';
+import { boolOption, intOption, stringOption } from '../lib/options.js';
 import { progress } from '../lib/report.js';
 import { fullGc, slopePerMinute, usedMemory, type Point } from '../lib/soak-audit.js';
 import { Lifecycle } from './lifecycle.js';
@@ -63,6 +66,21 @@ const REPLY_TIMEOUT_MS = 1_500;
 const REPLICATION_WINDOW_MS = intOption('replication-window-ms', 1_000, 0);
 /** How long the topology may take to serve again after the last fault. */
 const SETTLE_MS = intOption('settle-ms', 60_000);
+/**
+ * Sentinel only. Two replicas, so a SIGKILLed primary leaves a promotable replica that still has a
+ * replica of its own and `min-replicas-to-write 1` lets it take writes at once; a primary the
+ * sentinels replaced while it was paused loses its replicas to the promotion and refuses writes
+ * (`NotEnoughReplicasError`) instead of accepting what its demotion throws away.
+ */
+const REPLICAS = intOption('replicas', 2);
+const MIN_REPLICAS = intOption('min-replicas', 1, 0);
+const MIN_REPLICAS_MAX_LAG_S = intOption('min-replicas-max-lag', 2);
+/** Sentinel only: admissions followed by `WAIT 1` (`NotReplicatedError` when no replica confirms). */
+const DURABILITY = stringOption('durability', TOPOLOGY === 'sentinel' ? 'replicated' : 'primary', ['primary', 'replicated']);
+if (TOPOLOGY !== 'sentinel' && process.argv.some((a) => /^--(replicas|min-replicas|min-replicas-max-lag|durability)(=|$)/.test(a))) {
+  throw new Error('--replicas, --min-replicas, --min-replicas-max-lag and --durability apply to --sentinel only');
+}
+if (MIN_REPLICAS > REPLICAS) throw new Error(`--min-replicas ${MIN_REPLICAS} exceeds --replicas ${REPLICAS}: the primary would refuse every write`);
 const KNOWN = new Set((process.argv.find((a) => a.startsWith('--known='))?.slice('--known='.length) ?? process.env.KNOWN ?? '').split(',').filter((r) => r !== ''));
 
 interface Topology {
@@ -169,7 +187,8 @@ async function cluster(clock: InjectedClock, pool: ProcessPool, onKill: (at: num
 }
 
 async function sentinel(clock: InjectedClock, pool: ProcessPool, onKill: (at: number) => void): Promise<Topology> {
-  const group = await startSentinel({ replicas: 1, sentinels: 3, downAfterMs: 1_000 });
+  const args = MIN_REPLICAS > 0 ? ['--min-replicas-to-write', String(MIN_REPLICAS), '--min-replicas-max-lag', String(MIN_REPLICAS_MAX_LAG_S)] : [];
+  const group = await startSentinel({ replicas: REPLICAS, sentinels: 3, downAfterMs: 1_000, args });
   const random = seededRandom(SEED + 1);
   const faults: Record<string, Fault> = {};
   for (const fault of [
@@ -213,6 +232,31 @@ function span(points: readonly Point[]): string {
   return `${Math.min(...values)}-${Math.max(...values)}`;
 }
 
+/**
+ * The workload's `NotEnoughReplicasError` refusals in bursts (a gap over 2 s starts a new one), and
+ * for each failover's kill how long after it the last refusal of its burst came: the price of
+ * `min-replicas-to-write`, the time until the promoted primary has a replica in sync again.
+ */
+function refusalWindows(refusedAt: readonly number[], kills: readonly number[]): string {
+  if (refusedAt.length === 0) return 'none';
+  const sorted = [...refusedAt].sort((a, b) => a - b);
+  const bursts: [number, number][] = [];
+  for (const at of sorted) {
+    const last = bursts.at(-1);
+    if (last !== undefined && at - last[1] <= 2_000) last[1] = at;
+    else bursts.push([at, at]);
+  }
+  const afterKill: number[] = [];
+  for (const kill of kills) {
+    const burst = bursts.find(([from, to]) => to >= kill && from <= kill + 15_000);
+    if (burst !== undefined) afterKill.push(burst[1] - kill);
+  }
+  afterKill.sort((a, b) => a - b);
+  const s = (ms: number | undefined): string => `${((ms ?? 0) / 1000).toFixed(1)} s`;
+  const longest = Math.max(...bursts.map(([from, to]) => to - from));
+  return `${sorted.length} refusals in ${bursts.length} bursts (longest ${s(longest)}); after ${afterKill.length} of ${kills.length} failover kills, the last refusal came p50 ${s(afterKill[Math.floor(afterKill.length / 2)])}, max ${s(afterKill.at(-1))} after the kill`;
+}
+
 function tally(map: ReadonlyMap<string, number> | readonly [string, number][]): string {
   const entries = [...map];
   return entries.length === 0 ? 'none' : entries.map(([k, v]) => `${k} ${v}`).join(', ');
@@ -239,7 +283,7 @@ async function main(life: Lifecycle): Promise<void> {
   const closeDirect = life.own(() => direct.close());
   const far = await Connection.connect(topology.far);
   const closeFar = life.own(() => far.close());
-  const workload = new MixedWorkload({ queueName, direct, far, childEnv: topology.childEnv, clock, coherenceMs: COHERENCE_MS });
+  const workload = new MixedWorkload({ queueName, direct, far, childEnv: topology.childEnv, clock, coherenceMs: COHERENCE_MS, durability: DURABILITY });
   late.workload = workload;
   const closeWorkload = life.own(() => workload.close());
   await workload.start(CHILDREN);
@@ -255,7 +299,8 @@ async function main(life: Lifecycle): Promise<void> {
     }),
     SECONDS * 1000,
   );
-  progress(`faults: ${TOPOLOGY}, ${SECONDS} s, seed ${SEED}, ${steps.length} faults planned, ${CHILDREN} worker processes`);
+  const settings = TOPOLOGY === 'sentinel' ? `, ${REPLICAS} replicas, min-replicas-to-write ${MIN_REPLICAS} (max lag ${MIN_REPLICAS_MAX_LAG_S} s), durability ${DURABILITY}` : '';
+  progress(`faults: ${TOPOLOGY}, ${SECONDS} s, seed ${SEED}, ${steps.length} faults planned, ${CHILDREN} worker processes${settings}`);
 
   // Memory samples after warm-up (a sixth of the run, at least the first fault's time).
   const gc = fullGc();
@@ -368,11 +413,12 @@ async function main(life: Lifecycle): Promise<void> {
   const byRule = new Map<string, number>();
   for (const v of violations) byRule.set(v.rule, (byRule.get(v.rule) ?? 0) + 1);
   const lines = [
-    `faults run (${TOPOLOGY}, seed ${SEED}, ${SECONDS} s + drain ${Math.round((Date.now() - producedUntil) / 1000)} s${drained ? '' : `, NOT drained: ${left}`})`,
+    `faults run (${TOPOLOGY}${settings}, seed ${SEED}, ${SECONDS} s + drain ${Math.round((Date.now() - producedUntil) / 1000)} s${drained ? '' : `, NOT drained: ${left}`})`,
     `  faults injected: ${tally(Object.entries(run.injected))} (total ${Object.values(run.injected).reduce((a, b) => a + b, 0)}; ${run.failed} failed to inject or heal)`,
     `  operations recorded: ${result.operations} (jobs judged ${result.judged.jobs}, cache reads judged ${result.judged.reads}, bus entries judged ${result.judged.entries})`,
     `  produced: ${c.enqueued} jobs acknowledged, ${c.appended} entries appended, ${c.cacheWrites} cache writes, ${c.cacheReads} cache reads; ${c.childrenSpawned} worker processes; ${deadLetters} dead letters`,
     `  typed errors seen: enqueue ${tally(c.enqueueErrors)}; append ${tally(c.appendErrors)}; cache ${tally(c.cacheErrors)}; workers ${tally(workload.notes.errors)}; worker processes ${tally(childErrors)}`,
+    `  writes refused for want of a replica in sync (NotEnoughReplicasError, never acknowledged): ${refusalWindows(c.refusedAt, kills)}`,
     `  outage reports: ${workload.notes.outages} in-process, ${childOutages} from worker processes`,
     `  violations: ${violations.length}${byRule.size > 0 ? ` (${tally(byRule)})` : ''}; replication-window losses (accepted by design, within ${REPLICATION_WINDOW_MS} ms before a failover's kill): ${replicationLosses.length}; ends unreported because the worker process was SIGKILLed within the job's lease: ${killedReports.length}`,
     `  heap slope after warm-up: ${(slopePerMinute(heap) / 1e6).toFixed(2)} MB/min, RSS ${(slopePerMinute(rss) / 1e6).toFixed(2)} MB/min over ${heap.length} samples (the checker judges as it goes: ${span(retained)} operations held, of ${Math.round((result.operations / SECONDS) * 60)} recorded per minute; slope ${slopePerMinute(retained).toFixed(0)} ops/min)`,
