@@ -76,9 +76,11 @@ const REPLICAS = intOption('replicas', 2);
 const MIN_REPLICAS = intOption('min-replicas', 1, 0);
 const MIN_REPLICAS_MAX_LAG_S = intOption('min-replicas-max-lag', 2);
 /** Sentinel only: admissions followed by `WAIT 1` (`NotReplicatedError` when no replica confirms). */
+/** Sentinel only: `down-after-milliseconds`; a loaded machine makes a small one replace live primaries. */
+const DOWN_AFTER_MS = intOption('down-after-ms', 1_000, 100);
 const DURABILITY = stringOption('durability', TOPOLOGY === 'sentinel' ? 'replicated' : 'primary', ['primary', 'replicated']);
-if (TOPOLOGY !== 'sentinel' && process.argv.some((a) => /^--(replicas|min-replicas|min-replicas-max-lag|durability)(=|$)/.test(a))) {
-  throw new Error('--replicas, --min-replicas, --min-replicas-max-lag and --durability apply to --sentinel only');
+if (TOPOLOGY !== 'sentinel' && process.argv.some((a) => /^--(replicas|min-replicas|min-replicas-max-lag|durability|down-after-ms)(=|$)/.test(a))) {
+  throw new Error('--replicas, --min-replicas, --min-replicas-max-lag, --durability and --down-after-ms apply to --sentinel only');
 }
 if (MIN_REPLICAS > REPLICAS) throw new Error(`--min-replicas ${MIN_REPLICAS} exceeds --replicas ${REPLICAS}: the primary would refuse every write`);
 const KNOWN = new Set((process.argv.find((a) => a.startsWith('--known='))?.slice('--known='.length) ?? process.env.KNOWN ?? '').split(',').filter((r) => r !== ''));
@@ -97,6 +99,12 @@ interface Topology {
    */
   settle(): Promise<string>;
   stop(): Promise<void>;
+  /**
+   * Sentinel only: when a sentinel announced `+switch-master`. One the schedule did not cause (no
+   * failover kill in the 30 s before) is the sentinels replacing a primary they did not hear from
+   * within `down-after-milliseconds`, alive: on a loaded machine a slow answer is enough.
+   */
+  readonly switches?: readonly number[];
 }
 
 /** A fault whose target is picked when it is injected (the master of a slot moves with failovers). */
@@ -188,7 +196,11 @@ async function cluster(clock: InjectedClock, pool: ProcessPool, onKill: (at: num
 
 async function sentinel(clock: InjectedClock, pool: ProcessPool, onKill: (at: number) => void): Promise<Topology> {
   const args = MIN_REPLICAS > 0 ? ['--min-replicas-to-write', String(MIN_REPLICAS), '--min-replicas-max-lag', String(MIN_REPLICAS_MAX_LAG_S)] : [];
-  const group = await startSentinel({ replicas: REPLICAS, sentinels: 3, downAfterMs: 1_000, args });
+  const group = await startSentinel({ replicas: REPLICAS, sentinels: 3, downAfterMs: DOWN_AFTER_MS, args });
+  const switches: number[] = [];
+  const watcher = (group.sentinels[0] as RedisServer).client();
+  watcher.on('message', () => switches.push(Date.now()));
+  await watcher.subscribe('+switch-master');
   const random = seededRandom(SEED + 1);
   const faults: Record<string, Fault> = {};
   for (const fault of [
@@ -221,7 +233,11 @@ async function sentinel(clock: InjectedClock, pool: ProcessPool, onKill: (at: nu
         }
       }
     },
-    stop: () => group.stop(),
+    stop: async () => {
+      watcher.disconnect();
+      await group.stop();
+    },
+    switches,
   };
 }
 
@@ -299,7 +315,7 @@ async function main(life: Lifecycle): Promise<void> {
     }),
     SECONDS * 1000,
   );
-  const settings = TOPOLOGY === 'sentinel' ? `, ${REPLICAS} replicas, min-replicas-to-write ${MIN_REPLICAS} (max lag ${MIN_REPLICAS_MAX_LAG_S} s), durability ${DURABILITY}` : '';
+  const settings = TOPOLOGY === 'sentinel' ? `, ${REPLICAS} replicas, down-after ${DOWN_AFTER_MS} ms, min-replicas-to-write ${MIN_REPLICAS} (max lag ${MIN_REPLICAS_MAX_LAG_S} s), durability ${DURABILITY}` : '';
   progress(`faults: ${TOPOLOGY}, ${SECONDS} s, seed ${SEED}, ${steps.length} faults planned, ${CHILDREN} worker processes${settings}`);
 
   // Memory samples after warm-up (a sixth of the run, at least the first fault's time).
@@ -410,6 +426,7 @@ async function main(life: Lifecycle): Promise<void> {
   };
   const killedReports = result.violations.filter((v) => !excused(v) && killedWorker(v));
   const violations = result.violations.filter((v) => !excused(v) && !killedWorker(v));
+  const unplanned = (topology.switches ?? []).filter((at) => !kills.some((kill) => at >= kill && at <= kill + 30_000));
   const byRule = new Map<string, number>();
   for (const v of violations) byRule.set(v.rule, (byRule.get(v.rule) ?? 0) + 1);
   const lines = [
@@ -419,6 +436,7 @@ async function main(life: Lifecycle): Promise<void> {
     `  produced: ${c.enqueued} jobs acknowledged, ${c.appended} entries appended, ${c.cacheWrites} cache writes, ${c.cacheReads} cache reads; ${c.childrenSpawned} worker processes; ${deadLetters} dead letters`,
     `  typed errors seen: enqueue ${tally(c.enqueueErrors)}; append ${tally(c.appendErrors)}; cache ${tally(c.cacheErrors)}; workers ${tally(workload.notes.errors)}; worker processes ${tally(childErrors)}`,
     `  writes refused for want of a replica in sync (NotEnoughReplicasError, never acknowledged): ${refusalWindows(c.refusedAt, kills)}`,
+    ...(topology.switches === undefined ? [] : [`  sentinel switch-master: ${topology.switches.length}, of which ${unplanned.length} not after a scheduled failover (a live primary replaced)${unplanned.length > 0 ? `: at ${unplanned.map((at) => `+${Math.round((at - started) / 1000)} s`).join(', ')}` : ''}`]),
     `  outage reports: ${workload.notes.outages} in-process, ${childOutages} from worker processes`,
     `  violations: ${violations.length}${byRule.size > 0 ? ` (${tally(byRule)})` : ''}; replication-window losses (accepted by design, within ${REPLICATION_WINDOW_MS} ms before a failover's kill): ${replicationLosses.length}; ends unreported because the worker process was SIGKILLed within the job's lease: ${killedReports.length}`,
     `  heap slope after warm-up: ${(slopePerMinute(heap) / 1e6).toFixed(2)} MB/min, RSS ${(slopePerMinute(rss) / 1e6).toFixed(2)} MB/min over ${heap.length} samples (the checker judges as it goes: ${span(retained)} operations held, of ${Math.round((result.operations / SECONDS) * 60)} recorded per minute; slope ${slopePerMinute(retained).toFixed(0)} ops/min)`,
@@ -438,6 +456,7 @@ async function main(life: Lifecycle): Promise<void> {
     const from = (v.operations[0]?.at ?? 0) - 5_000;
     const to = v.operations.filter((op) => op.type !== 'final').at(-1)?.at ?? 0;
     const around = run.steps.filter((step) => step.injectedAt <= to && step.healedAt >= from).map((step) => `${step.kind} +${step.injectedAt - started} ms..+${step.healedAt - started} ms`);
+    for (const at of unplanned) if (at >= from && at <= to + 5_000) around.push(`unscheduled switch-master +${at - started} ms`);
     console.log(`\n${replicationLosses.includes(v) ? '(replication window) ' : ''}${formatViolation(v)}\n  faults around it: ${around.join(', ') || 'none'} (first op at +${(v.operations[0]?.at ?? 0) - started} ms)`);
   }
   if (violations.length > 0) console.log(`\nschedule (seed ${SEED}): ${JSON.stringify(steps)}`);
