@@ -5,10 +5,13 @@
  *   pnpm soak:faults -- --minutes 60                 # the nightly-style run (standalone)
  *   pnpm soak:faults -- --short                      # CI: about 90 s on standalone
  *   pnpm soak:faults -- --short --cluster   # CI: about 90 s on a 3-master cluster (+3 replicas)
- *   pnpm soak:faults -- --short --sentinel  # a primary, a replica and 3 sentinels
+ *   pnpm soak:faults -- --short --sentinel  # a primary, 2 replicas and 3 sentinels, min-replicas-to-write 1,
+ *                                           # enqueues with durability 'replicated'
  *   options: --seed N, --seconds N (instead of --minutes), --children N, --gap-ms, --hold-ms,
  *            --known rule1,rule2 (violations of these rules are printed but do not fail the run:
  *            open findings owned elsewhere, so CI stays a gate for everything else)
+ *   sentinel: --down-after-ms N (default 5000), --replicas N (default 2), --min-replicas N (`min-replicas-to-write`, default 1; 0 turns it
+ *            off), --min-replicas-max-lag S (default 2), --durability primary|replicated (default replicated)
  *
  * Prints the faults injected by kind, the operations recorded and judged, every violation with the
  * smallest history that shows it, and the heap and Redis memory slopes after warm-up. Exits 1 on a
@@ -41,7 +44,7 @@ import {
   type Violation,
   type RedisServer,
 } from '@echo/testkit';
-import { boolOption, intOption } from '../lib/options.js';
+import { boolOption, intOption, stringOption } from '../lib/options.js';
 import { progress } from '../lib/report.js';
 import { fullGc, slopePerMinute, usedMemory, type Point } from '../lib/soak-audit.js';
 import { Lifecycle } from './lifecycle.js';
@@ -63,6 +66,28 @@ const REPLY_TIMEOUT_MS = 1_500;
 const REPLICATION_WINDOW_MS = intOption('replication-window-ms', 1_000, 0);
 /** How long the topology may take to serve again after the last fault. */
 const SETTLE_MS = intOption('settle-ms', 60_000);
+/**
+ * Sentinel only. Two replicas, so a SIGKILLed primary leaves a promotable replica that still has a
+ * replica of its own and `min-replicas-to-write 1` lets it take writes at once; a primary the
+ * sentinels replaced while it was paused loses its replicas to the promotion and refuses writes
+ * (`NotEnoughReplicasError`) instead of accepting what its demotion throws away.
+ */
+const REPLICAS = intOption('replicas', 2);
+const MIN_REPLICAS = intOption('min-replicas', 1, 0);
+const MIN_REPLICAS_MAX_LAG_S = intOption('min-replicas-max-lag', 2);
+/** Sentinel only: admissions followed by `WAIT 1` (`NotReplicatedError` when no replica confirms). */
+/**
+ * Sentinel only: `down-after-milliseconds`. At 1000 on a 2-core machine at load average 40-50 the
+ * sentinels replaced live primaries that answered late (a fork for a resync is enough), a split
+ * brain `min-replicas-to-write 1` does not close (the other replica stays attached to the old
+ * primary until the sentinels move it); 5000 left only the scheduled failovers.
+ */
+const DOWN_AFTER_MS = intOption('down-after-ms', 5_000, 100);
+const DURABILITY = stringOption('durability', TOPOLOGY === 'sentinel' ? 'replicated' : 'primary', ['primary', 'replicated']);
+if (TOPOLOGY !== 'sentinel' && process.argv.some((a) => /^--(replicas|min-replicas|min-replicas-max-lag|durability|down-after-ms)(=|$)/.test(a))) {
+  throw new Error('--replicas, --min-replicas, --min-replicas-max-lag, --durability and --down-after-ms apply to --sentinel only');
+}
+if (MIN_REPLICAS > REPLICAS) throw new Error(`--min-replicas ${MIN_REPLICAS} exceeds --replicas ${REPLICAS}: the primary would refuse every write`);
 const KNOWN = new Set((process.argv.find((a) => a.startsWith('--known='))?.slice('--known='.length) ?? process.env.KNOWN ?? '').split(',').filter((r) => r !== ''));
 
 interface Topology {
@@ -79,6 +104,12 @@ interface Topology {
    */
   settle(): Promise<string>;
   stop(): Promise<void>;
+  /**
+   * Sentinel only: when a sentinel announced `+switch-master`. One the schedule did not cause (no
+   * failover kill in the 30 s before) is the sentinels replacing a primary they did not hear from
+   * within `down-after-milliseconds`, alive: on a loaded machine a slow answer is enough.
+   */
+  readonly switches?: readonly number[];
 }
 
 /** A fault whose target is picked when it is injected (the master of a slot moves with failovers). */
@@ -169,7 +200,14 @@ async function cluster(clock: InjectedClock, pool: ProcessPool, onKill: (at: num
 }
 
 async function sentinel(clock: InjectedClock, pool: ProcessPool, onKill: (at: number) => void): Promise<Topology> {
-  const group = await startSentinel({ replicas: 1, sentinels: 3, downAfterMs: 1_000 });
+  const args = MIN_REPLICAS > 0 ? ['--min-replicas-to-write', String(MIN_REPLICAS), '--min-replicas-max-lag', String(MIN_REPLICAS_MAX_LAG_S)] : [];
+  const group = await startSentinel({ replicas: REPLICAS, sentinels: 3, downAfterMs: DOWN_AFTER_MS, args });
+  const switches: number[] = [];
+  const watcher = (group.sentinels[0] as RedisServer).client();
+  watcher.on('message', () => switches.push(Date.now()));
+  // ioredis reconnects (and resubscribes) by itself; without a listener it would print each failed try.
+  watcher.on('error', () => undefined);
+  await watcher.subscribe('+switch-master');
   const random = seededRandom(SEED + 1);
   const faults: Record<string, Fault> = {};
   for (const fault of [
@@ -202,7 +240,11 @@ async function sentinel(clock: InjectedClock, pool: ProcessPool, onKill: (at: nu
         }
       }
     },
-    stop: () => group.stop(),
+    stop: async () => {
+      watcher.disconnect();
+      await group.stop();
+    },
+    switches,
   };
 }
 
@@ -211,6 +253,31 @@ function span(points: readonly Point[]): string {
   if (points.length === 0) return 'no samples';
   const values = points.map(([, v]) => v);
   return `${Math.min(...values)}-${Math.max(...values)}`;
+}
+
+/**
+ * The workload's `NotEnoughReplicasError` refusals in bursts (a gap over 2 s starts a new one), and
+ * for each failover's kill how long after it the last refusal of its burst came: the price of
+ * `min-replicas-to-write`, the time until the promoted primary has a replica in sync again.
+ */
+function refusalWindows(refusedAt: readonly number[], kills: readonly number[]): string {
+  if (refusedAt.length === 0) return 'none';
+  const sorted = [...refusedAt].sort((a, b) => a - b);
+  const bursts: [number, number][] = [];
+  for (const at of sorted) {
+    const last = bursts.at(-1);
+    if (last !== undefined && at - last[1] <= 2_000) last[1] = at;
+    else bursts.push([at, at]);
+  }
+  const afterKill: number[] = [];
+  for (const kill of kills) {
+    const burst = bursts.find(([from, to]) => to >= kill && from <= kill + 15_000);
+    if (burst !== undefined) afterKill.push(burst[1] - kill);
+  }
+  afterKill.sort((a, b) => a - b);
+  const s = (ms: number | undefined): string => `${((ms ?? 0) / 1000).toFixed(1)} s`;
+  const longest = Math.max(...bursts.map(([from, to]) => to - from));
+  return `${sorted.length} refusals in ${bursts.length} bursts (longest ${s(longest)}); after ${afterKill.length} of ${kills.length} failover kills, the last refusal came p50 ${s(afterKill[Math.floor(afterKill.length / 2)])}, max ${s(afterKill.at(-1))} after the kill`;
 }
 
 function tally(map: ReadonlyMap<string, number> | readonly [string, number][]): string {
@@ -239,7 +306,7 @@ async function main(life: Lifecycle): Promise<void> {
   const closeDirect = life.own(() => direct.close());
   const far = await Connection.connect(topology.far);
   const closeFar = life.own(() => far.close());
-  const workload = new MixedWorkload({ queueName, direct, far, childEnv: topology.childEnv, clock, coherenceMs: COHERENCE_MS });
+  const workload = new MixedWorkload({ queueName, direct, far, childEnv: topology.childEnv, clock, coherenceMs: COHERENCE_MS, durability: DURABILITY });
   late.workload = workload;
   const closeWorkload = life.own(() => workload.close());
   await workload.start(CHILDREN);
@@ -255,7 +322,8 @@ async function main(life: Lifecycle): Promise<void> {
     }),
     SECONDS * 1000,
   );
-  progress(`faults: ${TOPOLOGY}, ${SECONDS} s, seed ${SEED}, ${steps.length} faults planned, ${CHILDREN} worker processes`);
+  const settings = TOPOLOGY === 'sentinel' ? `, ${REPLICAS} replicas, down-after ${DOWN_AFTER_MS} ms, min-replicas-to-write ${MIN_REPLICAS} (max lag ${MIN_REPLICAS_MAX_LAG_S} s), durability ${DURABILITY}` : '';
+  progress(`faults: ${TOPOLOGY}, ${SECONDS} s, seed ${SEED}, ${steps.length} faults planned, ${CHILDREN} worker processes${settings}`);
 
   // Memory samples after warm-up (a sixth of the run, at least the first fault's time).
   const gc = fullGc();
@@ -365,14 +433,17 @@ async function main(life: Lifecycle): Promise<void> {
   };
   const killedReports = result.violations.filter((v) => !excused(v) && killedWorker(v));
   const violations = result.violations.filter((v) => !excused(v) && !killedWorker(v));
+  const unplanned = (topology.switches ?? []).filter((at) => !kills.some((kill) => at >= kill && at <= kill + 30_000));
   const byRule = new Map<string, number>();
   for (const v of violations) byRule.set(v.rule, (byRule.get(v.rule) ?? 0) + 1);
   const lines = [
-    `faults run (${TOPOLOGY}, seed ${SEED}, ${SECONDS} s + drain ${Math.round((Date.now() - producedUntil) / 1000)} s${drained ? '' : `, NOT drained: ${left}`})`,
+    `faults run (${TOPOLOGY}${settings}, seed ${SEED}, ${SECONDS} s + drain ${Math.round((Date.now() - producedUntil) / 1000)} s${drained ? '' : `, NOT drained: ${left}`})`,
     `  faults injected: ${tally(Object.entries(run.injected))} (total ${Object.values(run.injected).reduce((a, b) => a + b, 0)}; ${run.failed} failed to inject or heal)`,
     `  operations recorded: ${result.operations} (jobs judged ${result.judged.jobs}, cache reads judged ${result.judged.reads}, bus entries judged ${result.judged.entries})`,
     `  produced: ${c.enqueued} jobs acknowledged, ${c.appended} entries appended, ${c.cacheWrites} cache writes, ${c.cacheReads} cache reads; ${c.childrenSpawned} worker processes; ${deadLetters} dead letters`,
     `  typed errors seen: enqueue ${tally(c.enqueueErrors)}; append ${tally(c.appendErrors)}; cache ${tally(c.cacheErrors)}; workers ${tally(workload.notes.errors)}; worker processes ${tally(childErrors)}`,
+    `  writes refused for want of a replica in sync (NotEnoughReplicasError, never acknowledged): ${refusalWindows(c.refusedAt, kills)}`,
+    ...(topology.switches === undefined ? [] : [`  sentinel switch-master: ${topology.switches.length}, of which ${unplanned.length} not after a scheduled failover (a live primary replaced)${unplanned.length > 0 ? `: at ${unplanned.map((at) => `+${Math.round((at - started) / 1000)} s`).join(', ')}` : ''}`]),
     `  outage reports: ${workload.notes.outages} in-process, ${childOutages} from worker processes`,
     `  violations: ${violations.length}${byRule.size > 0 ? ` (${tally(byRule)})` : ''}; replication-window losses (accepted by design, within ${REPLICATION_WINDOW_MS} ms before a failover's kill): ${replicationLosses.length}; ends unreported because the worker process was SIGKILLed within the job's lease: ${killedReports.length}`,
     `  heap slope after warm-up: ${(slopePerMinute(heap) / 1e6).toFixed(2)} MB/min, RSS ${(slopePerMinute(rss) / 1e6).toFixed(2)} MB/min over ${heap.length} samples (the checker judges as it goes: ${span(retained)} operations held, of ${Math.round((result.operations / SECONDS) * 60)} recorded per minute; slope ${slopePerMinute(retained).toFixed(0)} ops/min)`,
@@ -392,6 +463,7 @@ async function main(life: Lifecycle): Promise<void> {
     const from = (v.operations[0]?.at ?? 0) - 5_000;
     const to = v.operations.filter((op) => op.type !== 'final').at(-1)?.at ?? 0;
     const around = run.steps.filter((step) => step.injectedAt <= to && step.healedAt >= from).map((step) => `${step.kind} +${step.injectedAt - started} ms..+${step.healedAt - started} ms`);
+    for (const at of unplanned) if (at >= from && at <= to + 5_000) around.push(`unscheduled switch-master +${at - started} ms`);
     console.log(`\n${replicationLosses.includes(v) ? '(replication window) ' : ''}${formatViolation(v)}\n  faults around it: ${around.join(', ') || 'none'} (first op at +${(v.operations[0]?.at ?? 0) - started} ms)`);
   }
   if (violations.length > 0) console.log(`\nschedule (seed ${SEED}): ${JSON.stringify(steps)}`);

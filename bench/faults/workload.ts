@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Bus, type GroupConsumer, type Stream } from '@echo/bus';
 import { Cache, type Namespace } from '@echo/cache';
+import { NotEnoughReplicasError } from '@echo/protocol';
 import { IdMinter, type Connection } from '@echo/protocol/extend';
 import { Queue, type Worker } from '@echo/queue';
 import { RollingChecker, sleep, type InjectedClock, type Operation, type ProcessPool } from '@echo/testkit';
@@ -29,6 +30,8 @@ export interface WorkloadWiring {
   readonly clock: InjectedClock;
   /** How long after a cache write's acknowledgement every reader must see it. */
   readonly coherenceMs: number;
+  /** The producer's `durability` (admissions followed by `WAIT 1` under `'replicated'`). */
+  readonly durability: 'primary' | 'replicated';
 }
 
 /** What the run reports besides the history. */
@@ -41,13 +44,19 @@ export interface WorkloadCounts {
   cacheReads: number;
   cacheErrors: Map<string, number>;
   childrenSpawned: number;
+  /**
+   * When the workload's own writes (enqueue, append, cache write) were refused with
+   * `NotEnoughReplicasError` (`min-replicas-to-write` unmet: nothing ran), for the refusal windows.
+   */
+  readonly refusedAt: number[];
 }
 
 /** The first message of each error kind the workload's own calls met. */
 export const errorSamples = new Map<string, string>();
 
-function bump(map: Map<string, number>, error: unknown): void {
+function bump(map: Map<string, number>, error: unknown, refusedAt?: number[]): void {
   const kind = error instanceof Error ? error.constructor.name : typeof error;
+  if (error instanceof NotEnoughReplicasError) refusedAt?.push(Date.now());
   map.set(kind, (map.get(kind) ?? 0) + 1);
   if (!errorSamples.has(kind)) errorSamples.set(kind, error instanceof Error ? error.message : String(error));
 }
@@ -69,7 +78,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 export class MixedWorkload implements ProcessPool {
   readonly checker: RollingChecker;
-  readonly counts: WorkloadCounts = { enqueued: 0, enqueueErrors: new Map(), appended: 0, appendErrors: new Map(), cacheWrites: 0, cacheReads: 0, cacheErrors: new Map(), childrenSpawned: 0 };
+  readonly counts: WorkloadCounts = { enqueued: 0, enqueueErrors: new Map(), appended: 0, appendErrors: new Map(), cacheWrites: 0, cacheReads: 0, cacheErrors: new Map(), childrenSpawned: 0, refusedAt: [] };
   readonly notes: WorkerNotes = { errors: new Map(), samples: new Map(), outages: 0 };
   readonly childNotes = new Map<string, { errors: [string, number][]; samples: [string, string][]; outages: number }>();
   /** When each worker process exited (SIGKILLed by the schedule), by its worker name. */
@@ -131,7 +140,7 @@ export class MixedWorkload implements ProcessPool {
 
   async start(children: number): Promise<void> {
     const w = this.#wiring;
-    this.#producer = await Queue.open<FaultJob>(w.queueName, { connection: w.direct, keep: { completed: { count: Infinity, ageMs: 180_000 } } });
+    this.#producer = await Queue.open<FaultJob>(w.queueName, { connection: w.direct, durability: w.durability, keep: { completed: { count: Infinity, ageMs: 180_000 } } });
     const far = await Queue.open<FaultJob>(w.queueName, { connection: w.far });
     this.#workers.push(await startRecordedWorker(this.#producer, 'near', this.record, this.notes));
     this.#workers.push(await startRecordedWorker(far, 'far', this.record, this.notes));
@@ -228,14 +237,14 @@ export class MixedWorkload implements ProcessPool {
         const verdicts = await this.#producer.enqueueMany(items);
         const at = Date.now();
         for (const v of verdicts) {
-          if (v.status === 'failed') bump(this.counts.enqueueErrors, v.error);
+          if (v.status === 'failed') bump(this.counts.enqueueErrors, v.error, this.counts.refusedAt);
           else {
             this.counts.enqueued++;
             this.record({ type: 'enqueue', job: v.id, at });
           }
         }
       } catch (error) {
-        bump(this.counts.enqueueErrors, error);
+        bump(this.counts.enqueueErrors, error, this.counts.refusedAt);
         await sleep(100);
       }
       await sleep(40);
@@ -257,7 +266,7 @@ export class MixedWorkload implements ProcessPool {
         this.counts.appended++;
         this.record({ type: 'bus-append', entry: id, at: Date.now() });
       } catch (error) {
-        bump(this.counts.appendErrors, error);
+        bump(this.counts.appendErrors, error, this.counts.refusedAt);
         await sleep(100);
       }
       await sleep(15);
@@ -280,7 +289,7 @@ export class MixedWorkload implements ProcessPool {
       } catch (error) {
         // A write that failed may still have landed: the next one for the key goes above it.
         versions[k] = value;
-        bump(this.counts.cacheErrors, error);
+        bump(this.counts.cacheErrors, error, this.counts.refusedAt);
         await sleep(100);
       }
       await sleep(20);
@@ -297,7 +306,7 @@ export class MixedWorkload implements ProcessPool {
         this.counts.cacheReads++;
         this.record({ type: 'cache-read', key, value: value ?? null, at, reader: 'far' });
       } catch (error) {
-        bump(this.counts.cacheErrors, error);
+        bump(this.counts.cacheErrors, error, this.counts.refusedAt);
         await sleep(100);
       }
       await sleep(10);
