@@ -4,6 +4,7 @@
  * callers meanwhile see typed errors only.
  */
 import { startSentinel, waitFor, type SentinelGroup } from '@echo/testkit';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, ConnectionLostError, EchoError, FENCE_KEY, InvalidArgumentError, mintId, queueKeys, scripts, WIRE_VERSION } from './support.js';
 
@@ -24,6 +25,27 @@ describe('connecting through Sentinel', () => {
     await expect(Connection.connect({ sentinel: { sentinels: group.sentinelSeeds, name: 'echo' }, cluster: group.sentinelSeeds })).rejects.toBeInstanceOf(
       InvalidArgumentError,
     );
+  });
+
+  it('close() leaves no socket on the sentinels, the failover watch included, so a process can exit', async () => {
+    const admin = group.sentinelSeeds.map((s) => new Redis({ host: s.host, port: s.port, lazyConnect: true }));
+    // Each sentinel's clients that are subscribed (the failover watch): `sub=` counts channels.
+    const subscribed = async (): Promise<number> => {
+      let n = 0;
+      for (const sentinel of admin) n += String(await sentinel.call('CLIENT', 'LIST')).split('\n').filter((line) => /\bsub=[1-9]/.test(line)).length;
+      return n;
+    };
+    try {
+      const before = await subscribed();
+      const conn = await Connection.connect({ sentinel: { sentinels: group.sentinelSeeds, name: group.masterName } });
+      // The connection watches for +switch-master on the sentinels while it is open.
+      await waitFor(async () => (await subscribed()) > before, { what: 'the failover watch subscribed' });
+      await conn.close();
+      // ioredis's QUIT left the watch's sentinel sockets open, reconnecting for ever once the sentinels went.
+      await waitFor(async () => (await subscribed()) === before, { what: 'the failover watch unsubscribed' });
+    } finally {
+      for (const sentinel of admin) sentinel.disconnect();
+    }
   });
 
   it('follows a SIGKILLed primary to its promoted replica, with typed errors only', async () => {

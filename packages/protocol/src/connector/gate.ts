@@ -119,8 +119,12 @@ export class Gate {
     try {
       await client.quit();
     } catch {
-      client.disconnect(false);
+      // Falls through to the disconnect below.
     }
+    // QUIT ends the data socket only: under Sentinel, ioredis's failover watch keeps its subscribed
+    // sockets to the sentinels, reconnecting for ever once they go (ioredis #1362), and the process
+    // cannot exit. The connector's disconnect closes them; on an ended client it sends nothing.
+    client.disconnect(false);
   }
 
   /** Sends straight to the socket (no gate), mapping a failure like every other call. */
