@@ -10,7 +10,7 @@ import { deleteGroup, isGroupPaused, pauseGroup, resetGroup, resumeGroup } from 
 import { lag, type GroupLag } from './groups/lag.js';
 import { openGroup, type GroupStart, type OpenGroupResult } from './groups/open.js';
 import { deadLettersKey, streamKey } from './core/keys.js';
-import { checkReadRange, checkStreamAppendOptions, checkStreamBatchOptions, checkStreamOptions, checkWindowOptions } from './core/option-checks.js';
+import { checkReadRange, checkStreamAppendOptions, checkStreamBatchOptions, checkStreamOptions, checkWindowOptions, refusedOr } from './core/option-checks.js';
 import { read, readSince, readWindow } from './read/range.js';
 import { StreamTail, type TailOptions } from './read/tail.js';
 import type { StreamEntry, StreamFields } from './record/fields.js';
@@ -20,16 +20,6 @@ import { clearArchived, getArchived, putArchived } from './retention/archive.js'
 import { dropStream } from './retention/drop.js';
 import { trim, type TrimWindow } from './retention/trim.js';
 import type { ReadRange, StreamAppendOptions, StreamBatchOptions, StreamOptions, WindowOptions } from './stream-options.js';
-
-/** A rejected promise when `check` throws, so a verb that answers a promise never throws instead. */
-function refusedOr(check: () => void): Promise<never> | undefined {
-  try {
-    check();
-    return undefined;
-  } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-  }
-}
 
 /**
  * One stream log, `emq:{q}:stream:<name>` (bus.md §2): the verbs of the pillar on one stream. Its

@@ -1,17 +1,15 @@
-import { ConnectionLostError, execute, reads, transitions, type EvtId, type StreamEntryReply, type TraceContext } from '@echo/protocol/bus';
+import { execute, reads, transitions, type StreamEntryReply, type TraceContext } from '@echo/protocol/bus';
 import type { StreamContext } from '../core/context.js';
-import { payloadOf, recordIdOf, type StreamFields } from '../record/fields.js';
-import { tracedEntryFromPairs } from '../record/trace-fields.js';
 import { consumeClock, consumed, type ConsumerLabels } from '../telemetry/hooks.js';
 import { processTraced } from '../telemetry/trace.js';
 import { traceWrap } from './process-trace.js';
-import { HeldEntry, type EntryHolder } from './held-entry.js';
+import type { EntryHolder, HeldEntry } from './held-entry.js';
 import type { ConsumerSettings } from './options.js';
 import { OrderedRounds, type Delivered, type Item } from './ordered.js';
+import { entryHolder, heldEntryOf, itemOf } from './records.js';
 import { runHandling, type Handling, type RunScope } from './runs.js';
-import { sendAckIds, sendSettlements, type Outcome, type SettleCounts, type SettleTarget, type Settlement } from './settle.js';
-
-const NO_SETTLEMENT: Promise<void> = Promise.resolve();
+import type { Outcome, Settlement } from './settle.js';
+import { Settler } from './settler.js';
 
 /** The contexts of a read from a stream whose records carry none: every slot reads undefined. */
 const NO_CONTEXTS: readonly (TraceContext | undefined)[] = [];
@@ -45,8 +43,9 @@ export class Delivery {
   readonly #handling: Handling;
   readonly #stopping: () => boolean;
   readonly #labels: ConsumerLabels;
-  readonly #target: SettleTarget;
+  readonly #settler: Settler;
   readonly #scope: RunScope;
+  readonly #holder: EntryHolder;
   /** The read of new entries, built once: the same arguments every beat. */
   readonly #readNewEntries: reads.Read<readonly StreamEntryReply[]>;
   /** The same read with a short block, while ordered entries wait for their turn. */
@@ -55,8 +54,6 @@ export class Delivery {
   #nextClaimAt = 0;
   // True while handlers run: close() must not cut the socket under their settlement.
   #busy = false;
-  // The settlement sent with the read now in flight; close() waits for its replies before cutting.
-  #settled: Promise<void> = NO_SETTLEMENT;
 
   /** @param stopping true once the consumer began to close: no new handler call starts. */
   constructor(ctx: StreamContext, group: string, settings: ConsumerSettings, handling: Handling, stopping: () => boolean) {
@@ -67,14 +64,8 @@ export class Delivery {
     this.#stopping = stopping;
     const consumer = settings.consumer;
     this.#labels = { queue: ctx.queue, stream: ctx.name, group, consumer };
-    this.#target = {
-      ...this.#labels,
-      key: ctx.key,
-      minIdleMs: settings.minIdleMs,
-      maxDeliveries: settings.maxDeliveries,
-      backoff: settings.backoff,
-      ordered: settings.orderBy !== undefined,
-    };
+    this.#settler = new Settler(ctx, this.#labels, settings, this.stats, stopping);
+    this.#holder = entryHolder(ctx, group, consumer);
     this.#scope = { concurrency: settings.concurrency, stats: this.stats, onError: settings.onError, stopping };
     this.#readNewEntries = reads.xreadgroup({ key: ctx.key, group, consumer, blockMs: settings.beatMs, count: settings.count });
     this.#readNewBriefly = reads.xreadgroup({ key: ctx.key, group, consumer, blockMs: Math.min(settings.beatMs, WAITING_BLOCK_MS), count: settings.count });
@@ -89,7 +80,7 @@ export class Delivery {
 
   /** The replies of the settlement last sent (it never rejects: a failure goes to `onError`). */
   get settled(): Promise<void> {
-    return this.#settled;
+    return this.#settler.settled;
   }
 
   /** True when the idle walk is due: once a beat, or at once while a walk is left mid-way. */
@@ -127,7 +118,7 @@ export class Delivery {
       if (mode === 'self') this.stats.recovered += reply.entries.length;
       else this.stats.claimed += reply.entries.length;
       await this.#handle(reply.entries);
-      await this.#settled;
+      await this.#settler.settled;
       // An idle walk takes one batch a beat; a cursor left mid-way resumes on the next pass at once.
     } while (mode === 'self' && cursor !== '0-0');
     if (mode === 'idle') {
@@ -142,7 +133,7 @@ export class Delivery {
     const waiting = this.order !== undefined && this.order.waiting > 0;
     const raw = await reads.sendRead(this.#ctx.conn, waiting ? this.#readNewBriefly : this.#readNewEntries);
     // The settlement sent with this read has had its replies by now (they came first).
-    await this.#settled;
+    await this.#settler.settled;
     if (this.order === undefined && !this.#settings.traceContext) return this.#runNew(raw);
     // A new entry is on its first delivery: `>` only hands over entries never delivered before.
     const delivered: Delivered[] = [];
@@ -181,7 +172,7 @@ export class Delivery {
       else plain = false;
     }
     if (plain) {
-      if (acked.length > 0) this.#track(sendAckIds(this.#ctx.conn, this.#target, acked));
+      if (acked.length > 0) this.#settler.acks(acked);
       return;
     }
     // Some entry retries or fails: the settle script, with a settlement per entry (the rare path).
@@ -189,20 +180,33 @@ export class Delivery {
     outcomes.forEach((outcome, i) => {
       if (outcome !== undefined) settlements.push({ xid: (raw[i] as StreamEntryReply).id, attempts: 1, outcome });
     });
-    this.#settle(settlements);
+    this.#settler.send(settlements);
   }
 
-  /** The entry a handler gets, read from a delivered entry's fields; undefined (reported) when it is no record. */
+  /** The entry a handler gets; undefined (counted and reported) when it is no record. */
   #held(xid: string, attempts: number, pairs: readonly unknown[]): HeldEntry | undefined {
     try {
-      return new HeldEntry(recordIdOf(xid, pairs), payloadOf(pairs), attempts, this.#group, xid, this.#holder);
+      return heldEntryOf(xid, attempts, pairs, this.#group, this.#holder);
     } catch (error) {
-      // Not a record this bus wrote. Left pending rather than dropped: at least once, even for
-      // it; past maxDeliveries a claim moves it to the dead-letter stream.
-      this.stats.failed++;
-      this.#settings.onError(error);
+      this.#notRecord(error);
       return undefined;
     }
+  }
+
+  /** A delivered entry as an item; without an entry (counted and reported) when it is no record. */
+  #item(d: Delivered): Item {
+    try {
+      return itemOf(d, this.#settings, this.#group, this.#holder);
+    } catch (error) {
+      this.#notRecord(error);
+      return { d, entry: undefined, context: undefined, key: undefined };
+    }
+  }
+
+  /** An entry this bus did not write: left pending rather than dropped (see records.ts). */
+  #notRecord(error: unknown): void {
+    this.stats.failed++;
+    this.#settings.onError(error);
   }
 
   /**
@@ -215,42 +219,6 @@ export class Delivery {
     if (this.order === undefined) await this.#runRound(items);
     else await this.order.admit(items, last);
   }
-
-  /** Reads a delivered entry as a record, with its trace context and order key. */
-  #item(d: Delivered): Item {
-    let id: EvtId;
-    let payload: StreamFields;
-    let context: TraceContext | undefined;
-    try {
-      if (this.#settings.traceContext) {
-        const read = tracedEntryFromPairs(d.xid, d.pairs);
-        [id, payload] = read.entry;
-        context = read.trace;
-      } else {
-        id = recordIdOf(d.xid, d.pairs);
-        payload = payloadOf(d.pairs);
-      }
-    } catch (error) {
-      // Not a record this bus wrote. Left pending rather than dropped: at least once, even for
-      // it; past maxDeliveries a claim moves it to the dead-letter stream.
-      this.stats.failed++;
-      this.#settings.onError(error);
-      return { d, entry: undefined, context: undefined, key: undefined };
-    }
-    const orderBy = this.#settings.orderBy;
-    const key = orderBy === undefined ? undefined : payload[orderBy];
-    const entry = new HeldEntry(id, payload, d.attempts, this.#group, d.xid, this.#holder);
-    return { d, entry, context, key };
-  }
-
-  /** Resets the idle time of an entry this consumer still holds; false when it holds it no more. */
-  readonly #holder: EntryHolder = {
-    touch: async (xid) => {
-      const { conn, queue, name } = this.#ctx;
-      const held = await execute(conn, transitions.streamTouch({ queue, stream: name, group: this.#group, consumer: this.#settings.consumer, xids: [xid] }));
-      return held > 0;
-    },
-  };
 
   /** Runs the handler over items at once (up to `concurrency`) and sends their settlement. */
   async #runRound(items: readonly Item[]): Promise<(Outcome | undefined)[]> {
@@ -271,26 +239,7 @@ export class Delivery {
     } finally {
       this.#busy = false;
     }
-    if (settlements.length > 0) this.#settle(settlements);
+    if (settlements.length > 0) this.#settler.send(settlements);
     return outcomes;
-  }
-
-  /** Sends a settlement; its replies are awaited before the next one, or by close(). */
-  #settle(settlements: readonly Settlement[]): void {
-    this.#track(sendSettlements(this.#ctx.conn, this.#target, settlements));
-  }
-
-  /** Keeps a sent settlement's replies: they are awaited before the next one, or by close(). */
-  #track(sent: Promise<SettleCounts>): void {
-    this.#settled = sent.then(
-      (counts) => {
-        this.stats.acked += counts.acked;
-        this.stats.deadLettered += counts.deadLettered;
-      },
-      (error: unknown) => {
-        // The entries stay pending: a peer's claim, or this consumer's recovery, hands them over again.
-        if (!this.#stopping() || !(error instanceof ConnectionLostError)) this.#settings.onError(error);
-      },
-    );
   }
 }

@@ -150,3 +150,13 @@ const POSITION_HINTS = {
 
 /** A group's `start` or a tail's `from` given as an object: `{ at }` or `{ after }`, one of them. */
 export const checkPosition = strictOptions('position', { known: ['at', 'after'], hints: POSITION_HINTS });
+
+/** A rejected promise when `check` throws, so a verb that answers a promise never throws instead. */
+export function refusedOr(check: () => void): Promise<never> | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
