@@ -60,3 +60,39 @@ export class BullMQInputError extends InvalidArgumentError {
     this.message = bullmqMessage;
   }
 }
+
+/**
+ * A job command refused for the job's state, with BullMQ's own text (`Missing key for job 1.
+ * updateProgress`, `Job 1 is not in the delayed state. promote`): applications match on it. The
+ * Echo error that caused it is kept as `cause`.
+ */
+export class JobStateError extends EchoError {
+  /** The job's id, as the application sees it. */
+  readonly jobId: string;
+  /** BullMQ's name of the refused command. */
+  readonly command: string;
+
+  constructor(jobId: string, command: string, message: string, cause?: unknown) {
+    super('bullmq_job_state', message, cause === undefined ? undefined : { cause });
+    this.message = message;
+    this.jobId = jobId;
+    this.command = command;
+  }
+}
+
+/** BullMQ's error for a job whose row is gone. */
+export function missingJob(jobId: string, command: string, cause?: unknown): JobStateError {
+  return new JobStateError(jobId, command, `Missing key for job ${jobId}. ${command}`, cause);
+}
+
+/**
+ * Turns Echo's refusals of a job command into BullMQ's: a gone row is `Missing key for job …`, a
+ * state precondition `Job … is not in the <state> state`. Anything else passes through unchanged.
+ */
+export function asBullMQError(error: unknown, jobId: string, command: string, state: string): unknown {
+  if (!(error instanceof EchoError)) return error;
+  const detail = (error as EchoError & { readonly detail?: unknown }).detail;
+  if (detail === 'job gone') return missingJob(jobId, command, error);
+  if (error.code === 'emqstate' || error.code === 'emqstale') return new JobStateError(jobId, command, `Job ${jobId} is not in the ${state} state. ${command}`, error);
+  return error;
+}

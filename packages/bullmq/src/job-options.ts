@@ -97,7 +97,6 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   keepLogs: "logs are bounded by the queue's own log bound",
   stackTraceLimit: 'the failure text is kept whole',
   removeDependencyOnFailure: 'Echo keeps or fails the parent (failParentOnFailure, ignoreDependencyOnFailure)',
-  debounce: "BullMQ's older debounce option is deduplication: { id, ttl, extend: true, replace: true }",
   parent: 'add children through FlowProducer.add',
   telemetry: 'tracing comes through @echo/otel',
 };
@@ -105,7 +104,7 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 const checkJobOptions = strictOptions('job options', {
   known: [
     'jobId', 'delay', 'priority', 'attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'repeat', 'deduplication',
-    'lifo', 'timestamp', 'sizeLimit', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', ...Object.keys(UNSUPPORTED),
+    'lifo', 'timestamp', 'sizeLimit', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'debounce', ...Object.keys(UNSUPPORTED),
   ],
   hints: { delayMs: 'BullMQ spelling here: delay (ms)', key: 'BullMQ spelling here: jobId', dedupId: 'BullMQ spelling here: deduplication: { id }' },
   bounds: { delay: 'span' },
@@ -114,12 +113,29 @@ const checkBackoff = strictOptions('job options.backoff', { known: ['type', 'del
 const checkDedup = strictOptions('job options.deduplication', { known: ['id', 'ttl', 'extend', 'replace'], bounds: { ttl: 'span' } });
 const checkKeep = strictOptions('job options.removeOnComplete', { known: ['age', 'count'] });
 
+/** A child's failure policies, at most one of which a job may take (BullMQ's order, for its message). */
+const EXCLUSIVE = ['removeDependencyOnFailure', 'failParentOnFailure', 'continueParentOnFailure', 'ignoreDependencyOnFailure'] as const;
+
+/**
+ * The options as BullMQ reads them: an empty `jobId` is no id (BullMQ numbers the job itself), so
+ * it is dropped before anything checks it.
+ */
+export function withoutEmptyJobId<T extends JobsOptions>(options: T): T {
+  if (options.jobId !== '') return options;
+  const { jobId: _empty, ...rest } = options;
+  return rest as T;
+}
+
 /** BullMQ's highest priority number (2^21 - 1); Echo's own range is as wide, higher first. */
 export const MAX_PRIORITY = 2 ** 21 - 1;
 
 /** Checks a job's options and refuses what cannot be honoured, before anything is written. */
 export function checkOptions(options: JobsOptions, flowChild = false): void {
   checkJobOptions(options);
+  // BullMQ's own refusals come first, with its texts: applications match on them.
+  const exclusive = EXCLUSIVE.filter((name) => (options as Record<string, unknown>)[name]);
+  if (exclusive.length > 1) throw new BullMQInputError(exclusive.join(', '), `The following options cannot be used together: ${exclusive.join(', ')}`);
+  if (Object.hasOwn(options, 'debounce')) throw new BullMQInputError('debounce', 'Debounce option has been removed. Use deduplication option instead');
   for (const name of Object.keys(UNSUPPORTED)) {
     if ((options as Record<string, unknown>)[name] !== undefined) {
       throw new NotSupportedError(`job option ${name}`, UNSUPPORTED[name] ?? '');

@@ -1,7 +1,7 @@
 import type { JobId } from '@echo/protocol/queue';
 import { JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
-import { NotSupportedError } from './errors.js';
+import { asBullMQError, JobStateError, missingJob, NotSupportedError } from './errors.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
 import { childrenValues, dependencies, dependencyCounts, ignoredFailures, type Dependencies, type DependencyCounts } from './flow/dependencies.js';
@@ -157,7 +157,9 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
    * its backoff while it has attempts left, else it fails for good.
    */
   async moveToFailed(error: Error, token: string, _fetchNext = false): Promise<void> {
-    const lease = await this.#held(token, 'moveToFinished');
+    // BullMQ retries a job with attempts left through its retryJob command, which checks the state first.
+    const retrying = (this.opts.attempts ?? 1) > this.attemptsMade + 1;
+    const lease = await this.#held(token, retrying ? 'retryJob' : 'moveToFinished', retrying);
     const dead = await failHeld(lease, error);
     this.#manual = undefined;
     this.failedReason = error.message;
@@ -177,9 +179,10 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
    * The lease a manual settle goes through: the one `getNextJob` made, or (for a job read another
    * way) the running attempt read from its row. BullMQ refuses a job nobody holds with this text.
    */
-  async #held(token: string, command: string): Promise<ManualLease> {
+  async #held(token: string, command: string, stateFirst = false): Promise<ManualLease> {
     if (this.#manual) return this.#manual;
     const state = await this.#queue.getState(this.#echoId);
+    if (stateFirst && state !== 'active') throw new JobStateError(this.id, command, `Job ${this.id} is not in the active state. ${command}`);
     const claimed = state === 'active' ? await this.#queue.leases().readAsClaimed(this.#echoId as JobId) : undefined;
     if (!claimed) throw missingLock(this.id, command);
     return { queue: this.#queue, claimed, token, lockMs: 30_000, backoff: () => 0 };
@@ -196,8 +199,9 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   }
 
   /** Not supported: Echo keeps a job's priority from admission to the end. */
-  changePriority(_opts: { readonly priority?: number; readonly lifo?: boolean }): Promise<void> {
-    return Promise.reject(new NotSupportedError('job.changePriority', "a job's priority is fixed at admission in Echo's queue"));
+  async changePriority(_opts: { readonly priority?: number; readonly lifo?: boolean }): Promise<void> {
+    if (!(await this.#queue.getJob(this.#echoId))) throw missingJob(this.id, 'changePriority');
+    throw new NotSupportedError('job.changePriority', "a job's priority is fixed at admission in Echo's queue");
   }
 
   /** Echo's id for this job (differs from `id` when the application gave a `jobId`). */
@@ -211,13 +215,13 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     // Echo's progress is a number, a string or an object; a boolean travels as its JSON text, which
     // reads back (parseProgress) as the boolean.
     const stored = typeof progress === 'boolean' ? JSON.stringify(progress) : progress;
-    await this.#queue.updateProgress(this.#echoId, stored as number | string | Readonly<Record<string, unknown>>);
+    await this.#queue.updateProgress(this.#echoId, stored as number | string | Readonly<Record<string, unknown>>).catch(this.#refused('updateProgress', 'active'));
     this.#hooks?.onProgress(this, progress);
   }
 
   /** Appends a line to the job's log; answers the log's length. */
   log(line: string): Promise<number> {
-    return this.#hooks ? this.#hooks.context.log(line) : this.#queue.addLog(this.#echoId, line);
+    return this.#hooks ? this.#hooks.context.log(line) : this.#queue.addLog(this.#echoId, line).catch(this.#refused('addLog', 'active'));
   }
 
   /** The job's log lines and how many there are (`start`/`end` slice them, BullMQ's way). */
@@ -286,19 +290,26 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /** Runs a delayed job now. */
   promote(): Promise<void> {
-    return this.#queue.promote(this.#echoId);
+    return this.#queue.promote(this.#echoId).catch(this.#refused('promote', 'delayed'));
+  }
+
+  /** A catch handler that throws Echo's refusal of `command` as BullMQ's error. */
+  #refused(command: string, state: string): (error: unknown) => never {
+    return (error: unknown) => {
+      throw asBullMQError(error, this.id, command, state);
+    };
   }
 
   /** Moves a delayed job's run time to `delay` ms from now. */
   async changeDelay(delay: number): Promise<void> {
-    await this.#queue.changeDelay(this.#echoId, delay);
+    await this.#queue.changeDelay(this.#echoId, delay).catch(this.#refused('changeDelay', 'delayed'));
     this.delay = delay;
   }
 
   /** Replaces the job's data. */
   async updateData(data: DataType): Promise<void> {
     const record = await this.#queue.getJob(this.#echoId);
-    if (!record) throw new NotSupportedError('job.updateData on a finished job', 'the row is gone');
+    if (!record) throw missingJob(this.id, 'updateData');
     await this.#queue.updateData(this.#echoId, { ...openEnvelope(record.payload), d: data });
     this.data = data;
   }

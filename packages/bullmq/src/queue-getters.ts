@@ -4,7 +4,7 @@ import type { CountName, ListState, Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from './envelope.js';
 import { NotSupportedError } from './errors.js';
 import { DEFAULT_PREFIX, keyOfJobId } from './ids.js';
-import { Job } from './job.js';
+import { Job, type JobState } from './job.js';
 import type { JobsOptions } from './job-options.js';
 import { readGates, sliceLog, workerEntries, type WorkerEntry } from './queue-extras.js';
 import { readScheduler, readSchedulers, type SchedulerRecord } from './schedulers/job-schedulers.js';
@@ -86,6 +86,12 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     const queue = await this.echo;
     const record = (await queue.getJobByKey(keyOfJobId(jobId))) ?? (await byEchoId(queue, jobId));
     return record ? Job.fromRecord<DataType, ResultType, NameType>(queue, record) : undefined;
+  }
+
+  /** Where the job `jobId` is now; `unknown` when there is no such job. */
+  async getJobState(jobId: string): Promise<JobState> {
+    const job = await this.getJob(jobId);
+    return job ? job.getState() : 'unknown';
   }
 
   /**

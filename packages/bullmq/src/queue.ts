@@ -1,4 +1,4 @@
-import { InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
+import { EchoError, EmqError, InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import { Queue as EchoQueue, type KeepBound } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import { makeEnvelope, type Envelope } from './envelope.js';
@@ -9,7 +9,7 @@ import { Job, type JobProgress } from './job.js';
 import { checkConcurrency } from './queue-extras.js';
 import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
-import { checkOptions, checkSize, enqueueOptions, keepBound, type JobsOptions, type KeepJobs } from './job-options.js';
+import { checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
 import { removeScheduler, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
 import type { RepeatStrategy } from './schedulers/next-millis.js';
@@ -68,7 +68,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
 
   /** Adds a job; with `repeat`, upserts a job scheduler instead. A known `jobId` returns the existing job. */
   async add(name: NameType, data: DataType, opts: JobsOptions = {}): Promise<Job<DataType, ResultType, NameType>> {
-    const merged = { ...this.defaultJobOptions, ...opts };
+    const merged = withoutEmptyJobId({ ...this.defaultJobOptions, ...opts });
     checkOptions(merged);
     checkSize(name, data, merged);
     const queue = await this.echo;
@@ -90,7 +90,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   /** Adds several jobs in one round trip. */
   async addBulk(jobs: readonly { readonly name: NameType; readonly data: DataType; readonly opts?: JobsOptions }[]): Promise<Job<DataType, ResultType, NameType>[]> {
     const prepared = jobs.map((job) => {
-      const merged = { ...this.defaultJobOptions, ...job.opts };
+      const merged = withoutEmptyJobId({ ...this.defaultJobOptions, ...job.opts });
       checkOptions(merged);
       checkSize(job.name, job.data, merged);
       if (merged.repeat !== undefined) throw new NotSupportedError('addBulk with repeat', 'add repeating jobs one by one (or through upsertJobScheduler)');
@@ -145,7 +145,11 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     const queue = await this.echo;
     // As in BullMQ, obliterate pauses the queue first, so no worker takes a job meanwhile.
     await queue.pause();
-    await queue.obliterate({ force: opts.force ?? false });
+    await queue.obliterate({ force: opts.force ?? false }).catch((error: unknown) => {
+      // BullMQ's text for the refusal; Echo's StateError stays the cause.
+      if (error instanceof EmqError && error.detail === 'active jobs present') throw new EchoError('bullmq_active_jobs', 'Cannot obliterate queue with active jobs', { cause: error });
+      throw error;
+    });
     await resetJobIds(queue);
     await queue.connection.command('DEL', schedulersKey(queue.name));
   }

@@ -59,7 +59,8 @@ describe('cancellation, logs and gates', () => {
     const name = queueName();
     const queue = closing(new Queue(name, { connection }));
     const worker = closing(new Worker(name, (_job, _token, signal) => new Promise((_resolve, reject) => {
-      signal?.addEventListener('abort', () => reject(new Error('Job was cancelled')));
+      // BullMQ hands the application's reason itself as the signal's reason.
+      signal?.addEventListener('abort', () => reject(new Error(`Job was cancelled: ${String(signal.reason)}`)));
     }), { connection }));
     const job = await queue.add('long', {});
     await nextEvent(worker, 'active');
@@ -68,7 +69,7 @@ describe('cancellation, logs and gates', () => {
     expect(worker.cancelJob(job.id, 'user asked')).toBe(true);
     const [failedJob, error] = await failed;
     expect(failedJob.id).toBe(job.id);
-    expect(error.message).toBe('Job was cancelled');
+    expect(error.message).toBe('Job was cancelled: user asked');
   });
 
   it('getJobLogs answers the lines and their count, sliced and ordered as asked', async () => {

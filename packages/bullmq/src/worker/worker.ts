@@ -9,6 +9,7 @@ import { keepBound } from '../job-options.js';
 import { backoffDelay, type BackoffStrategy } from './backoff.js';
 import { advanceScheduler } from '../schedulers/job-schedulers.js';
 import { checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
+import { bullmqSignal } from './signal.js';
 
 export type { BackoffStrategy, WorkerOptions };
 
@@ -273,7 +274,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     const processor = this.#processor as Processor<DataType, ResultType, NameType>;
     try {
       // The abort signal is made on first read; a processor that takes no third argument never pays for it.
-      return await (processor.length > 2 ? processor(job, job.token, context.signal) : processor(job, job.token));
+      return await (processor.length > 2 ? processor(job, job.token, bullmqSignal(context.signal)) : processor(job, job.token));
     } catch (error) {
       if (error instanceof DelayedError || error instanceof WaitingChildrenError) {
         this.#running.delete(claimed.id);
