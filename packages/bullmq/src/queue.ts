@@ -36,8 +36,6 @@ export interface QueueOptions {
   readonly settings?: { readonly repeatStrategy?: RepeatStrategy };
 }
 
-
-
 const checkQueueOptions = strictOptions('Queue options', {
   known: ['connection', 'defaultJobOptions', 'prefix', 'name', 'sharedConnection', 'settings'],
   hints: { streams: 'the events channel is Echo\'s (at most once); the durable journal is set on @echo/queue', telemetry: 'tracing comes through @echo/otel' },
@@ -110,13 +108,6 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
       return new Job<DataType, ResultType, NameType>(queue, result.status === 'duplicate' ? result.existingId : result.id, envelope);
     });
   }
-
-
-
-
-
-
-
 
   /** Stops every worker of the queue from taking jobs. */
   async pause(): Promise<void> { await (await this.echo).pause(); }
@@ -193,7 +184,6 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return removeScheduler(await this.echo, id);
   }
 
-
   /** Caps how many jobs run at once across every worker of the queue. */
   async setGlobalConcurrency(concurrency: number): Promise<void> {
     checkConcurrency(concurrency);
@@ -205,7 +195,6 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await (await this.echo).setGlobalConcurrency(null);
   }
 
-
   /** Limits the whole queue to `max` jobs per `duration` ms. */
   async setGlobalRateLimit(max: number, duration: number): Promise<void> {
     await (await this.echo).setRateLimit({ max, durationMs: duration });
@@ -215,10 +204,6 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   async removeGlobalRateLimit(): Promise<void> {
     await (await this.echo).setRateLimit(null);
   }
-
-
-
-
 
   /** Appends a line to a job's log; answers the log's length. */
   async addJobLog(jobId: string, logRow: string): Promise<number> {
@@ -256,7 +241,6 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   removeRateLimitKey(): Promise<number> {
     return Promise.reject(new NotSupportedError('removeRateLimitKey', "the window is kept by the queue's limiter script"));
   }
-
 
   /** Not supported: a deduplication id is released by its job's end (or its ttl). */
   removeDeduplicationKey(_deduplicationId: string): Promise<number> {
@@ -332,6 +316,5 @@ export async function openQueue(echoName: string, connection: ConnectionOptions 
     throw error;
   }
 }
-
 
 export type { KeepJobs };
