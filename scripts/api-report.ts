@@ -84,6 +84,43 @@ function extract(entry: Entry, update: boolean, temp: string): { ok: boolean; ch
   return { ok: result.succeeded, changed: result.apiReportChanged };
 }
 
+/**
+ * Names a handle might end with besides `close()`. Every Echo handle closes with `close()` and says so
+ * with `closed`; an old name may stay only refused (typed `never`: it throws a RenamedError naming `close()`).
+ */
+const OTHER_ENDINGS = ['stop', 'shutdown', 'disconnect', 'quit', 'dispose', 'destroy', 'terminate', 'end'];
+
+/** Declarations that keep another ending on purpose, each with its reason. */
+const OTHER_ENDING_ALLOWED: Readonly<Record<string, string>> = {
+  // The test servers are processes the testkit starts and stops, not connections a user holds.
+  'testkit.RedisServer.stop': 'a redis-server process',
+  'testkit.RedisCluster.stop': 'the cluster nodes\' processes',
+  'testkit.SentinelGroup.stop': 'the sentinel group\'s processes',
+  // start() and stop() subscribe and unsubscribe the metrics to the hooks, and may alternate.
+  'protocol.HookMetrics.stop': 'a subscription that starts again',
+};
+
+/** The class and interface members of every report that end a handle by another name than `close()`. */
+function otherEndings(reportFiles: readonly { pkg: string; path: string }[]): string[] {
+  const found = new Set<string>();
+  for (const { pkg, path } of reportFiles) {
+    let owner: string | undefined;
+    for (const line of readFileSync(path, 'utf8').split('\n')) {
+      const opened = /^export (?:declare )?(?:abstract )?(?:class|interface) (\w+)/.exec(line);
+      if (opened) owner = opened[1];
+      else if (line.startsWith('}')) owner = undefined;
+      else if (owner !== undefined) {
+        const member = /^ {4}(\w+)\(.*\): (.+);$/.exec(line);
+        if (member && OTHER_ENDINGS.includes(member[1] ?? '') && member[2] !== 'never') {
+          const key = `${pkg}.${owner}.${member[1] ?? ''}`;
+          if (OTHER_ENDING_ALLOWED[key] === undefined) found.add(`${key}() in ${path.slice(root.length + 1)}`);
+        }
+      }
+    }
+  }
+  return [...found].sort();
+}
+
 const update = process.argv.includes('--update');
 const temp = mkdtempSync(join(tmpdir(), 'echo-api-'));
 let failed = 0;
@@ -100,5 +137,9 @@ try {
   }
 } finally {
   rmSync(temp, { recursive: true, force: true });
+}
+for (const ending of otherEndings(PACKAGES.flatMap(entries).map((e) => ({ pkg: e.pkg, path: join(root, 'packages', e.pkg, 'api', e.report) })))) {
+  failed += 1;
+  console.error(`api: ${ending} ends a handle: name it close() (with closed), and refuse the old name with a RenamedError`);
 }
 if (failed > 0) process.exit(1);

@@ -33,7 +33,9 @@ local function weight(g)
 end
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
-local out = lane_claim(weight, tonumber(a_lease_ms), marker, k_limiter, k_grate)
+local lk = { ring = k_ring, active = k_active, meta = k_meta, gactive = k_gactive, glimit = k_glimit }
+lk.jobroot, lk.laneroot, lk.limiter, lk.grate = k_jobroot, k_laneroot, k_limiter, k_grate
+local out = lane_claim(lk, weight, tonumber(a_lease_ms), marker)
 ev_active(out)
 hist_claimed(k_jobroot, out)
 return out

@@ -7,6 +7,8 @@ const files = readdirSync(LUA_DIR_FOR_TESTS)
   .filter((f) => f.endsWith('.lua'))
   .map((f) => f.replace(/\.lua$/, ''))
   .sort();
+const LIB_DIR = new URL('lib/', LUA_DIR_FOR_TESTS);
+const libs = readdirSync(LIB_DIR).filter((f) => f.endsWith('.lua')).sort();
 
 describe('script catalog', () => {
   it('lists exactly the .lua files of the folder', () => {
@@ -57,6 +59,17 @@ describe('script catalog', () => {
     // Every argument name the body uses is bound by the prelude, from the header.
     const prelude = argPrelude(script.header, script.body);
     for (const [local] of script.body.matchAll(/\ba_\w+/g)) expect(prelude).toMatch(new RegExp(`\\b${local}\\b`));
+  });
+
+  it.each(libs.map((f) => [f]))('lib/%s: reads no KEYS or ARGV at a written position, and no lane keys by index', (file) => {
+    // A library runs inside the scripts that include it: a position written here would tie it to
+    // one script's header order, a second place the order lives. Keys come in as arguments.
+    const code = readFileSync(new URL(file, LIB_DIR), 'utf8')
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('--'))
+      .join('\n');
+    expect(code.match(/\b(KEYS|ARGV)\[\d+\]/g) ?? []).toEqual([]);
+    expect(code).not.toMatch(/\blb_at\(/);
   });
 
   it.each(SCRIPT_NAMES.map((n) => [n]))('%s: obeys the declared-keys law (static read)', (name) => {

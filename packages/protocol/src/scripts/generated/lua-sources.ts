@@ -570,50 +570,52 @@ end
 `,
   'lane-claim': `-- @lib lane-claim
 -- @purpose The weighted and batch lane claims (queue.md §5.5, §7): rotate the ring once, then lease
--- up to K heads of that one lane under one deadline. Reads the gclaim key layout: ring, active,
--- meta, gactive, glimit, jobroot, laneroot. Needs core, lease and gate. [TS] A lane leaving the ring
--- goes by ring_drop_rotated (lib gate): the spec's \`LREM ring 0 g\`, found from the tail.
+-- up to K heads of that one lane under one deadline. [TS] The script hands over its declared keys by
+-- name, so the library depends on no script's key order. Needs core, lease and gate. [TS] A lane
+-- leaving the ring goes by ring_drop_rotated (lib gate): the spec's \`LREM ring 0 g\`, found from the tail.
 
--- lane_claim(cap, lease, marker, limiter, grate): cap(g) bounds K beyond depth and limit (nil: the
--- whole depth); [TS] the gates of lib gate bound it too, counted on \`limiter\`, and so does the
--- lane's own rate limit in \`grate\` (a lane out of budget is passed over for the next one).
-local function lane_claim(cap, lease, marker, limiter, grate)
-  local room, _, window = gate_room(KEYS[3], KEYS[2], limiter, math.huge)
+-- lane_claim(k, cap, lease, marker): k names the declared keys: ring, active, meta, gactive, glimit,
+-- jobroot, laneroot, limiter, grate. cap(g) bounds K beyond depth and limit (nil: the whole depth);
+-- [TS] the gates of lib gate bound it too, counted on k.limiter, and so does the lane's own rate
+-- limit in k.grate (a lane out of budget is passed over for the next one).
+local function lane_claim(k, cap, lease, marker)
+  local limiter, grate = k.limiter, k.grate
+  local room, _, window = gate_room(k.meta, k.active, limiter, math.huge)
   if room < 1 then return {} end
-  local ring = KEYS[1]
+  local ring = k.ring
   local g, lane_room, rate = lane_next(ring, grate)
   if not g then return {} end
   if not vid(g) then
     ring_drop_rotated(ring, g)
     return {}
   end
-  local lane = gkey(KEYS[7], g)
-  local k = redis.call('ZCARD', lane)
-  if cap then k = math.min(k, cap(g)) end
-  k = math.min(k, room, lane_room)
-  local lim = tonumber(redis.call('HGET', KEYS[5], g) or '')
-  local act = tonumber(redis.call('HGET', KEYS[4], g) or '0')
-  if lim then k = math.min(k, lim - act) end
-  if k <= 0 then
+  local lane = gkey(k.laneroot, g)
+  local n = redis.call('ZCARD', lane)
+  if cap then n = math.min(n, cap(g)) end
+  n = math.min(n, room, lane_room)
+  local lim = tonumber(redis.call('HGET', k.glimit, g) or '')
+  local act = tonumber(redis.call('HGET', k.gactive, g) or '0')
+  if lim then n = math.min(n, lim - act) end
+  if n <= 0 then
     ring_drop_rotated(ring, g)
     return {}
   end
   local deadline = now_ms() + lease
   local out = {}
-  local want = k
+  local want = n
   -- [TS] Heads skipped (gone, or settled as expired by lib expire) are made up from the lane's next
   -- ones; with none skipped this is the one ZPOPMIN it always was.
   while want > 0 do
     local popped = redis.call('ZPOPMIN', lane, want)
     for i = 1, #popped, 2 do
       local id = popped[i]
-      local attempts, f = lease_job(KEYS[2], KEYS[6], id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
+      local attempts, f = lease_job(k.active, k.jobroot, id, deadline, marker, 'payload', unpack(JOB_OPTIONS))
       if attempts then out[#out + 1] = { id, f[1], attempts, g, f[2], f[3], f[4], f[5], f[6], f[7] } end
     end
     if #popped < 2 * want then break end
-    want = k - #out
+    want = n - #out
   end
-  if #out > 0 then act = redis.call('HINCRBY', KEYS[4], g, #out) end
+  if #out > 0 then act = redis.call('HINCRBY', k.gactive, g, #out) end
   gate_count(limiter, window, #out)
   lane_rate_count(grate, g, rate, #out)
   if (lim and act >= lim) or redis.call('ZCARD', lane) == 0 then ring_drop_rotated(ring, g) end
@@ -2970,7 +2972,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '17dfd2479780c65c50a6ee4e7d4a73bbc40ea76b',
+    sha: '269c275748e4dbf0c0bab7bfef4446d89e9b5cc5',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -3016,7 +3018,9 @@ if size and size >= 1 then
 end
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
-local out = lane_claim(cap, tonumber(a_lease_ms), marker, k_limiter, k_grate)
+local lk = { ring = k_ring, active = k_active, meta = k_meta, gactive = k_gactive, glimit = k_glimit }
+lk.jobroot, lk.laneroot, lk.limiter, lk.grate = k_jobroot, k_laneroot, k_limiter, k_grate
+local out = lane_claim(lk, cap, tonumber(a_lease_ms), marker)
 ev_active(out)
 hist_claimed(k_jobroot, out)
 return out
@@ -3397,7 +3401,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '50b76085a6945b2ea4cee678168fd06338c7295f',
+    sha: '8d51cc3e6cd5ef020506daa24590aee8a95e82d0',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3434,7 +3438,9 @@ local function weight(g)
 end
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
-local out = lane_claim(weight, tonumber(a_lease_ms), marker, k_limiter, k_grate)
+local lk = { ring = k_ring, active = k_active, meta = k_meta, gactive = k_gactive, glimit = k_glimit }
+lk.jobroot, lk.laneroot, lk.limiter, lk.grate = k_jobroot, k_laneroot, k_limiter, k_grate
+local out = lane_claim(lk, weight, tonumber(a_lease_ms), marker)
 ev_active(out)
 hist_claimed(k_jobroot, out)
 return out
