@@ -4,7 +4,7 @@ import type { BatchPartition } from './partition.js';
 import { PauseGate } from './pause-gate.js';
 import { WorkerRuntime, type LeaseSource } from './runtime.js';
 import { decideBatch } from './shaping.js';
-import { WorkerShell } from './shell.js';
+import { WorkerShell, shellParts } from './shell.js';
 import { checkBatchWorkerOptions, checkWorkerArguments } from './strict-options.js';
 import { resolveWorkerOptions, type WorkerOptions } from './worker-options.js';
 
@@ -47,7 +47,7 @@ export class BatchWorker<T = unknown> extends WorkerShell<T> {
   private constructor(rt: WorkerRuntime<T>, handler: BatchHandler<T>, options: BatchWorkerOptions) {
     const gate = new PauseGate();
     const slots = new BatchSlots(rt, gate, handler, { size: options.size ?? 50, shape: options.shape, onBatch: options.onBatch });
-    super(rt, gate, () => slots.slot());
+    super(shellParts(rt, gate, () => slots.slot()));
   }
 
   /**

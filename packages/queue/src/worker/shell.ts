@@ -3,6 +3,24 @@ import type { WorkerEvents } from './events.js';
 import type { PauseGate } from './pause-gate.js';
 import type { WorkerRuntime, WorkerStats } from './runtime.js';
 
+/** A worker kind's runtime, pause gate and slot loop, as its shell's constructor takes them. */
+interface ShellParts {
+  readonly rt: WorkerRuntime<unknown>;
+  readonly gate: PauseGate;
+  readonly slot: () => Promise<void>;
+}
+
+// Parts by token: the shell's constructor takes an opaque object, so neither the runtime nor the
+// gate appears in the package's public types (they are internals `Worker` and `BatchWorker` build).
+const partsByToken = new WeakMap<object, ShellParts>();
+
+/** Wraps a worker kind's parts into the token its shell's constructor takes. */
+export function shellParts<T>(rt: WorkerRuntime<T>, gate: PauseGate, slot: () => Promise<void>): object {
+  const token = {};
+  partsByToken.set(token, { rt, gate, slot });
+  return token;
+}
+
 /**
  * What every kind of worker offers its user: start claiming, pause and resume, listen, read its
  * counters, close. `Worker` and `BatchWorker` are this shell around their own slot loop.
@@ -16,11 +34,13 @@ export class WorkerShell<T> {
   #started = false;
 
   /** @internal Built by `Worker.start` and `BatchWorker.start`. */
-  protected constructor(rt: WorkerRuntime<T>, gate: PauseGate, slot: () => Promise<void>) {
-    this.#rt = rt;
-    this.#gate = gate;
-    this.#slot = slot;
-    this.queue = rt.queue;
+  protected constructor(parts: object) {
+    const built = partsByToken.get(parts);
+    if (built === undefined) throw new TypeError('a worker is built by Worker.start or BatchWorker.start');
+    this.#rt = built.rt as WorkerRuntime<T>;
+    this.#gate = built.gate;
+    this.#slot = built.slot;
+    this.queue = built.rt.queue;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { JobSlots, type Handler } from './job-slots.js';
 import { PauseGate } from './pause-gate.js';
 import { WorkerRuntime, type LeaseSource } from './runtime.js';
-import { WorkerShell } from './shell.js';
+import { WorkerShell, shellParts } from './shell.js';
 import { checkWorkerArguments, checkWorkerOptions } from './strict-options.js';
 import { resolveWorkerOptions, type ResolvedWorkerOptions, type WorkerOptions } from './worker-options.js';
 
@@ -32,7 +32,7 @@ export class Worker<T = unknown> extends WorkerShell<T> {
   private constructor(rt: WorkerRuntime<T>, handler: Handler<T>) {
     const gate = new PauseGate();
     const slots = new JobSlots(rt, gate, handler);
-    super(rt, gate, () => slots.slot());
+    super(shellParts(rt, gate, () => slots.slot()));
     this.options = rt.options;
   }
 
