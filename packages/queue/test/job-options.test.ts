@@ -3,38 +3,21 @@
  * by the claim, and the payload size limit. Standalone: every option lives in the job's own row. How a
  * worker runs a job under them is job-runs.test.ts.
  */
-import { useRedis, uniqueName } from '@echo/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, InvalidArgumentError, type JobId } from '@echo/protocol/queue';
+import { uniqueName } from '@echo/testkit';
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError, type JobId } from '@echo/protocol/queue';
 import { DEFAULT_MAX_PAYLOAD_BYTES, exponential, PayloadTooLargeError, Queue } from '../src/index.js';
+import { queuesPerFile } from './queues-per-file.js';
 import { expectError, hgetall, rejection } from './worker-harness.js';
 
-let conn: Connection;
-const opened: Queue[] = [];
-
-beforeAll(async () => {
-  conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
-}, 60_000);
-afterAll(async () => {
-  for (const q of opened) {
-    const keys = (await q.connection.command('KEYS', `emq:{${q.name}}:*`)) as string[];
-    if (keys.length > 0) await q.connection.command('DEL', ...keys);
-  }
-  await conn.close();
-});
-
-async function open<T>(): Promise<Queue<T>> {
-  const q = await Queue.open<T>(uniqueName('jo'), { connection: conn });
-  opened.push(q);
-  return q;
-}
+const { open, connection } = queuesPerFile('jo');
 
 describe('per-job options in the row', () => {
   it('are written with the job and answered by the claim itself, on every admission path', async () => {
     const q = await open<string>();
     const backoff = exponential(10, 80);
     const { id } = await q.enqueue('a', { name: 'ship', attempts: 4, backoff, timeoutMs: 250 });
-    const row = await hgetall(conn, q.keys.job(id));
+    const row = await hgetall(connection(), q.keys.job(id));
     expect(row).toMatchObject({ state: 'pending', attempts: '0', payload: '"a"', name: 'ship', max_attempts: '4', timeout_ms: '250' });
     expect(JSON.parse(row.backoff ?? '')).toEqual(backoff);
     expect((await q.getJob(id))?.name).toBe('ship');
@@ -45,9 +28,9 @@ describe('per-job options in the row', () => {
     expect(await q.leases().claim(1000)).toMatchObject({ id: plain.id, name: undefined, maxAttempts: undefined, backoff: undefined, timeoutMs: undefined });
 
     const later = await q.enqueue('c', { name: 'later', delayMs: 60_000 });
-    expect(await hgetall(conn, q.keys.job(later.id))).toMatchObject({ state: 'scheduled', name: 'later' });
+    expect(await hgetall(connection(), q.keys.job(later.id))).toMatchObject({ state: 'scheduled', name: 'later' });
     const keyed = await q.enqueue('d', { name: 'keyed', dedupId: uniqueName('d') });
-    expect(await hgetall(conn, q.keys.job(keyed.id))).toMatchObject({ state: 'pending', name: 'keyed' });
+    expect(await hgetall(connection(), q.keys.job(keyed.id))).toMatchObject({ state: 'pending', name: 'keyed' });
   });
 
   it('reach a lane claim too', async () => {
@@ -68,7 +51,7 @@ describe('per-job options in the row', () => {
       { backoff: { type: 'exponential', base: 0, cap: 1 } as const },
     ];
     for (const options of bad) expectError(await rejection(q.enqueue('x', options)), InvalidArgumentError);
-    expect(await conn.command('KEYS', `emq:{${q.name}}:*`)).toEqual([]);
+    expect(await connection().command('KEYS', `emq:{${q.name}}:*`)).toEqual([]);
   });
 });
 
@@ -78,7 +61,7 @@ describe('dedupId with a delay', () => {
     const key = uniqueName('k');
     const first = await q.enqueue('a', { dedupId: key, delayMs: 60_000, name: 'later' });
     expect(first.status).toBe('enqueued');
-    expect(await hgetall(conn, q.keys.job(first.id))).toMatchObject({ state: 'scheduled', name: 'later' });
+    expect(await hgetall(connection(), q.keys.job(first.id))).toMatchObject({ state: 'scheduled', name: 'later' });
     const again = await q.enqueue('b', { dedupId: key, runAt: Date.now() + 1000 });
     expect(again).toMatchObject({ status: 'duplicate', existingId: first.id });
     const now = await q.enqueue('c', { dedupId: key });
@@ -91,7 +74,7 @@ describe('dedupId with a delay', () => {
     const q = await open<string>();
     const key = uniqueName('k');
     await q.enqueue('a', { dedupId: key, dedupTtlMs: 60_000, delayMs: 10 });
-    const ttl = Number(await conn.command('PTTL', q.keys.dedup(key)));
+    const ttl = Number(await connection().command('PTTL', q.keys.dedup(key)));
     expect(ttl).toBeGreaterThan(50_000);
   });
 });
@@ -140,7 +123,7 @@ describe('priorities', () => {
   it('a bad priority is refused and writes nothing', async () => {
     const q = await open<string>();
     for (const priority of [1.5, 2_097_153, Number.NaN]) expectError(await rejection(q.enqueue('x', { priority })), InvalidArgumentError);
-    expect(await conn.command('KEYS', `emq:{${q.name}}:*`)).toEqual([]);
+    expect(await connection().command('KEYS', `emq:{${q.name}}:*`)).toEqual([]);
   });
 });
 
@@ -157,9 +140,8 @@ describe('payload size limit', () => {
   });
 
   it("counts UTF-8 bytes against a queue's own limit, on every admission path", async () => {
-    const name = uniqueName('jo');
-    const q = await Queue.open<string>(name, { connection: conn, maxPayloadBytes: 100 });
-    opened.push(q);
+    const q = await open<string>({ maxPayloadBytes: 100 });
+    const name = q.name;
     await q.enqueue('a'.repeat(98));
     // 49 two-byte characters and the quotes: 100 bytes; one more is over.
     await q.enqueue('é'.repeat(49));
@@ -168,8 +150,8 @@ describe('payload size limit', () => {
     expectError(await rejection(q.enqueueInLane('USR0Nb1VTbfnu4', 'b'.repeat(200))), PayloadTooLargeError);
     expectError(await rejection(q.enqueueMany([{ payload: 'ok' }, { payload: 'c'.repeat(200) }])), PayloadTooLargeError);
     expect(await q.counts('pending', 'scheduled')).toMatchObject({ pending: 2, scheduled: 0 });
-    const unlimited = await Queue.open<string>(name, { connection: conn, maxPayloadBytes: Number.POSITIVE_INFINITY });
+    const unlimited = await Queue.open<string>(name, { connection: connection(), maxPayloadBytes: Number.POSITIVE_INFINITY });
     await unlimited.enqueue('d'.repeat(200));
-    for (const bad of [0, 1.5, -1]) expectError(await rejection(Queue.open(name, { connection: conn, maxPayloadBytes: bad })), InvalidArgumentError);
+    for (const bad of [0, 1.5, -1]) expectError(await rejection(Queue.open(name, { connection: connection(), maxPayloadBytes: bad })), InvalidArgumentError);
   });
 });

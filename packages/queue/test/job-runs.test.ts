@@ -3,41 +3,24 @@
  * worker's backoff function, UnrecoverableError, timeoutMs, and step jobs (`moveToDelayed`).
  * Standalone: every option lives in the job's own row.
  */
-import { useRedis, uniqueName } from '@echo/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection, InvalidArgumentError, type JobId } from '@echo/protocol/queue';
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError, type JobId } from '@echo/protocol/queue';
+import type {
+  Queue} from '../src/index.js';
 import {
   BatchWorker,
   fixed,
   JobTimeoutError,
-  Queue,
   UnrecoverableError,
   Worker,
   type ClaimedJob,
   type Handler,
   type WorkerOptions,
 } from '../src/index.js';
+import { queuesPerFile } from './queues-per-file.js';
 import { expectError, rejection, until } from './worker-harness.js';
 
-let conn: Connection;
-const opened: Queue[] = [];
-
-beforeAll(async () => {
-  conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
-}, 60_000);
-afterAll(async () => {
-  for (const q of opened) {
-    const keys = (await q.connection.command('KEYS', `emq:{${q.name}}:*`)) as string[];
-    if (keys.length > 0) await q.connection.command('DEL', ...keys);
-  }
-  await conn.close();
-});
-
-async function open<T>(): Promise<Queue<T>> {
-  const q = await Queue.open<T>(uniqueName('jo'), { connection: conn });
-  opened.push(q);
-  return q;
-}
+const { open } = queuesPerFile('jo');
 
 async function withWorker<T>(q: Queue<T>, handler: Handler<T>, options: WorkerOptions, body: (worker: Worker<T>) => Promise<void>): Promise<void> {
   const worker = await Worker.start(q, handler, { maintenanceMs: 20, blockMs: 50, onError: () => undefined, ...options });
