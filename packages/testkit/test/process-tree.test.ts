@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { descendants, printed, stillAlive } from '../src/index.js';
+import { descendants, printed, stillAlive, waitFor } from '../src/index.js';
 
 describe('process tree helpers', () => {
   it('finds a grandchild by pid, reads what the child printed, and sees both gone after a kill', async () => {
@@ -8,6 +8,9 @@ describe('process tree helpers', () => {
     const child = spawn('sh', ['-c', 'sleep 30 & echo "started $!"; wait'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const out = await printed(child, /started \d+/, 10_000);
     const sleeper = Number(/started (\d+)/.exec(out)?.[1]);
+    // The shell prints the pid right after its fork; on a loaded machine the forked child may not
+    // have exec'd `sleep` yet (it still reads as the shell's command line), so wait for the exec.
+    await waitFor(() => descendants(process.pid).find((p) => p.pid === sleeper)?.command === 'sleep 30', { what: 'the grandchild to exec sleep' });
     const tree = descendants(process.pid);
     expect(tree.map((p) => p.pid)).toEqual(expect.arrayContaining([child.pid, sleeper]));
     expect(tree.find((p) => p.pid === sleeper)).toMatchObject({ ppid: child.pid, command: 'sleep 30' });
