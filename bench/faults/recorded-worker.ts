@@ -42,7 +42,10 @@ export async function startRecordedWorker(queue: Queue<FaultJob>, name: string, 
         await sleep(2 + (job.payload.n % 8));
         if (job.payload.flaky && job.attempts === 1) throw new Error('first attempt fails');
       } finally {
-        finishedAt.set(keyOf(job), Date.now());
+        const at = Date.now();
+        finishedAt.set(keyOf(job), at);
+        // Sent before the settlement: a SIGKILL after the server took it loses only the settlement's report.
+        record({ type: 'handler-end', job: job.id, token: job.attempts, at, worker: name });
       }
     },
     {

@@ -48,7 +48,7 @@ import { boolOption, intOption, stringOption } from '../lib/options.js';
 import { progress } from '../lib/report.js';
 import { fullGc, slopePerMinute, usedMemory, type Point } from '../lib/soak-audit.js';
 import { Lifecycle } from './lifecycle.js';
-import { withoutLateFailovers } from './plan.js';
+import { fitsRun, withoutLateFailovers } from './plan.js';
 import { errorSamples, MixedWorkload } from './workload.js';
 
 const SHORT = boolOption('short', false);
@@ -354,6 +354,7 @@ async function main(life: Lifecycle): Promise<void> {
   })();
 
   const run = await runFaults(steps, topology.faults, {
+    mayStart: fitsRun(SECONDS * 1000),
     onStep: (event, step) => progress(`  +${Math.round((Date.now() - started) / 1000)} s ${event} ${step.kind}${event === 'inject' ? ` for ${step.holdMs} ms` : ''}`),
   });
   const remaining = started + SECONDS * 1000 - Date.now();
@@ -438,7 +439,7 @@ async function main(life: Lifecycle): Promise<void> {
   for (const v of violations) byRule.set(v.rule, (byRule.get(v.rule) ?? 0) + 1);
   const lines = [
     `faults run (${TOPOLOGY}${settings}, seed ${SEED}, ${SECONDS} s + drain ${Math.round((Date.now() - producedUntil) / 1000)} s${drained ? '' : `, NOT drained: ${left}`})`,
-    `  faults injected: ${tally(Object.entries(run.injected))} (total ${Object.values(run.injected).reduce((a, b) => a + b, 0)}; ${run.failed} failed to inject or heal)`,
+    `  faults injected: ${tally(Object.entries(run.injected))} (total ${Object.values(run.injected).reduce((a, b) => a + b, 0)}; ${run.failed} failed to inject or heal; ${Object.values(run.skipped).reduce((a, b) => a + b, 0)} skipped as late${Object.keys(run.skipped).length > 0 ? `: ${tally(Object.entries(run.skipped))}` : ''})`,
     `  operations recorded: ${result.operations} (jobs judged ${result.judged.jobs}, cache reads judged ${result.judged.reads}, bus entries judged ${result.judged.entries})`,
     `  produced: ${c.enqueued} jobs acknowledged, ${c.appended} entries appended, ${c.cacheWrites} cache writes, ${c.cacheReads} cache reads; ${c.childrenSpawned} worker processes; ${deadLetters} dead letters`,
     `  typed errors seen: enqueue ${tally(c.enqueueErrors)}; append ${tally(c.appendErrors)}; cache ${tally(c.cacheErrors)}; workers ${tally(workload.notes.errors)}; worker processes ${tally(childErrors)}`,

@@ -6,7 +6,7 @@
 import { masterKillFault, startCluster, type FaultStep } from '@echo/testkit';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { withoutLateFailovers } from '../plan.js';
+import { fitsRun, withoutLateFailovers } from '../plan.js';
 
 describe('the cluster fault run', () => {
   it('brings a killed master back on heal even when no replica could take over, so every slot has a reachable master', async () => {
@@ -49,5 +49,15 @@ describe('the cluster fault run', () => {
     expect(withoutLateFailovers(plan, hour).map((s) => s.atMs)).toEqual([10_000, hour - 61_000, hour - 20_000]);
     const short = [step(10_000, 'master-kill'), step(60_000, 'master-kill'), step(70_000, 'process-kill')];
     expect(withoutLateFailovers(short, 75_000).map((s) => s.atMs)).toEqual([10_000, 70_000]);
+  });
+
+  it('skips a step whose turn comes after the run or a failover whose turn comes in its tail (late behind slow heals)', () => {
+    const hour = 3_600_000;
+    const mayStart = fitsRun(hour);
+    const step = (kind: string): FaultStep => ({ atMs: 10_000, kind, holdMs: 1_000 });
+    expect(mayStart(step('master-kill'), hour - 61_000)).toBe(true);
+    expect(mayStart(step('master-kill'), hour - 59_000)).toBe(false);
+    expect(mayStart(step('client-pause-all'), hour - 59_000)).toBe(true);
+    expect(mayStart(step('client-pause-all'), hour)).toBe(false);
   });
 });

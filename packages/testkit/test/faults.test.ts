@@ -66,6 +66,34 @@ describe('runFaults', () => {
     expect(run.injected).toEqual({ ok: 2 });
     expect(run.failed).toBe(1);
     expect(run.steps[1]?.error).toBe('inject: boom');
+    expect(run.skipped).toEqual({});
+  });
+
+  it('skips the steps mayStart refuses when their turn comes, late ones behind a slow heal', async () => {
+    const log: string[] = [];
+    const slow: Fault = { kind: 'slow', inject: () => Promise.resolve(void log.push('inject slow')), heal: () => new Promise((resolve) => setTimeout(() => resolve(void log.push('heal slow')), 200)) };
+    const quick: Fault = { kind: 'quick', inject: () => Promise.resolve(void log.push('inject quick')), heal: () => Promise.resolve(void log.push('heal quick')) };
+    const asked: [string, number][] = [];
+    const run = await runFaults(
+      [
+        { atMs: 0, kind: 'slow', holdMs: 0 },
+        { atMs: 10, kind: 'quick', holdMs: 0 },
+        { atMs: 20, kind: 'quick', holdMs: 0 },
+      ],
+      { slow, quick },
+      {
+        // The slow heal pushes both quick steps past 150 ms: the bound drops them.
+        mayStart: (step, elapsedMs) => {
+          asked.push([step.kind, elapsedMs]);
+          return elapsedMs < 150;
+        },
+      },
+    );
+    expect(log).toEqual(['inject slow', 'heal slow']);
+    expect(run.skipped).toEqual({ quick: 2 });
+    expect(run.injected).toEqual({ slow: 1 });
+    expect(asked.map(([kind]) => kind)).toEqual(['slow', 'quick', 'quick']);
+    expect(asked[1]?.[1]).toBeGreaterThanOrEqual(200);
   });
 });
 

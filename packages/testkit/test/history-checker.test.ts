@@ -90,6 +90,16 @@ describe('checkHistory: a start never overlaps another start of the job within i
     // A start before the bound is an overlap either way.
     expect(rules(history(enq('a'), claimed(1, 40, 1_000), claimed(2, 990, 1_990), done('a', 2, 1_000)))).toEqual(['overlapping-starts']);
   });
+
+  it("takes a handler's recorded end as its finish when its settlement's report was lost with its process", () => {
+    // Attempt 1 threw at 10 and its retry was accepted, but the worker process was killed before
+    // reporting it; the retry's claim started attempt 2 at 190, inside attempt 1's lease.
+    const end = (token: number, at: number): Operation => ({ type: 'handler-end', job: 'a', token, at, worker: 'w1' });
+    expect(rules(history(enq('a'), start('a', 1, 0, 3_000), end(1, 10), start('a', 2, 190, 3_000, 'w2'), done('a', 2, 200)))).toEqual([]);
+    // Without that record the same history is an overlap; with an end after the second start, too.
+    expect(rules(history(enq('a'), start('a', 1, 0, 3_000), start('a', 2, 190, 3_000, 'w2'), done('a', 2, 200)))).toEqual(['overlapping-starts']);
+    expect(rules(history(enq('a'), start('a', 1, 0, 3_000), start('a', 2, 190, 3_000, 'w2'), end(1, 195), done('a', 2, 200)))).toEqual(['overlapping-starts']);
+  });
 });
 
 describe('checkHistory: cache reads are never older than the coherence bound allows', () => {

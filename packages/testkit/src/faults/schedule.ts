@@ -64,6 +64,8 @@ export interface FaultRun {
   readonly injected: Readonly<Record<string, number>>;
   /** Steps whose inject or heal threw. */
   readonly failed: number;
+  /** Steps not run because `mayStart` refused them when their turn came (late ones), by kind. */
+  readonly skipped: Readonly<Record<string, number>>;
 }
 
 /** Options for {@link runFaults}. */
@@ -72,6 +74,12 @@ export interface RunFaultsOptions {
   readonly signal?: AbortSignal;
   /** Hears each step as it begins and ends (for a log). */
   readonly onStep?: (event: 'inject' | 'heal', step: FaultStep) => void;
+  /**
+   * Asked when a step's turn comes, with the time since the start: `false` skips it (counted in
+   * `skipped`). Steps run one at a time, so slow heals push the later ones back; a run bounded in
+   * time uses this to drop what no longer fits instead of running for hours past its schedule.
+   */
+  readonly mayStart?: (step: FaultStep, elapsedMs: number) => boolean;
 }
 
 function sleepUntil(at: number, signal: AbortSignal | undefined): Promise<void> {
@@ -99,10 +107,15 @@ export async function runFaults(steps: readonly FaultStep[], faults: Readonly<Re
   const start = Date.now();
   const outcomes: StepOutcome[] = [];
   const injected: Record<string, number> = {};
+  const skipped: Record<string, number> = {};
   let failed = 0;
   for (const step of steps) {
     await sleepUntil(start + step.atMs, options.signal);
     if (options.signal?.aborted === true) break;
+    if (options.mayStart?.(step, Date.now() - start) === false) {
+      skipped[step.kind] = (skipped[step.kind] ?? 0) + 1;
+      continue;
+    }
     const fault = faults[step.kind] as Fault;
     const injectedAt = Date.now();
     const errors: string[] = [];
@@ -123,5 +136,5 @@ export async function runFaults(steps: readonly FaultStep[], faults: Readonly<Re
     if (errors.length > 0) failed++;
     outcomes.push({ ...step, injectedAt, healedAt: Date.now(), ...(errors.length > 0 ? { error: errors.join('; ') } : {}) });
   }
-  return { steps: outcomes, injected, failed };
+  return { steps: outcomes, injected, failed, skipped };
 }

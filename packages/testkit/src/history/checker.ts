@@ -98,6 +98,7 @@ export function checkJob(job: string, ops: readonly Recorded[]): Violation[] {
   }
   const starts = ops.filter((op): op is Of<'start'> => op.type === 'start');
   const settles = ops.filter((op): op is Of<'settle'> => op.type === 'settle');
+  const handlerEnds = ops.filter((op): op is Of<'handler-end'> => op.type === 'handler-end');
   // A start that supersedes token T happened after the server re-leased the job, so after any
   // acceptance of T; a T settlement accepted although its handler finished after that start is stale.
   for (const settle of settles) {
@@ -123,7 +124,9 @@ export function checkJob(job: string, ops: readonly Recorded[]): Violation[] {
       const next = ordered[j] as Of<'start'>;
       if (next.at >= until) break;
       if (next.token === first.token) continue;
-      const finished = settles.some((s) => s.token === first.token && s.sentAt <= next.at);
+      // The first handler had finished: by its settlement's record, or by its own end's when the
+      // worker process died before reporting the settlement (the server took it: a retry's claim).
+      const finished = settles.some((s) => s.token === first.token && s.sentAt <= next.at) || handlerEnds.some((h) => h.token === first.token && h.at <= next.at);
       if (finished) continue;
       out.push({
         rule: 'overlapping-starts',
@@ -194,7 +197,7 @@ export function checkHistory(operations: readonly Recorded[], options: CheckOpti
   const before = options.settledBefore ?? Infinity;
   const violations: Violation[] = [];
   const jobOps = groupBy(
-    operations.filter((op): op is Of<'enqueue' | 'start' | 'settle' | 'removed' | 'final'> => 'job' in op),
+    operations.filter((op): op is Of<'enqueue' | 'start' | 'handler-end' | 'settle' | 'removed' | 'final'> => 'job' in op),
     (op) => op.job,
   );
   let jobs = 0;

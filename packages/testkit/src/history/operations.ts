@@ -28,6 +28,12 @@ export type Operation =
       readonly at: number;
       readonly worker: string;
     }
+  /**
+   * The handler of `job` under `token` returned or threw at `at`. Recorded before its settlement goes
+   * out: a worker process killed between the server accepting that settlement and its report leaving
+   * the process takes the settlement's record along, but not this one.
+   */
+  | { readonly type: 'handler-end'; readonly job: string; readonly token: number; readonly at: number; readonly worker: string }
   /** `job` was removed (acknowledged), which ends it. */
   | { readonly type: 'removed'; readonly job: string; readonly at: number }
   /** The state the server holds for `job` when the run ended (`completed`, `dead`, `waiting`, `missing`…). */
