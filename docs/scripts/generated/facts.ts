@@ -85,6 +85,21 @@ export function installTable(root: string): string {
   return ['| you want | install | brings along | its own npm dependencies |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }
 
+/**
+ * The scripts Echo adds beyond the protocol's catalog: every `lua/` script whose header's `@purpose`
+ * starts with `[TS]`, the cache's by prefix, as the mixed-fleet page lists them.
+ */
+export function extensionScripts(root: string): string {
+  const dir = join(root, 'packages/protocol/lua');
+  const names = readdirSync(dir)
+    .filter((f) => f.endsWith('.lua') && /^-- @purpose \[TS\]/m.test(readFileSync(join(dir, f), 'utf8').split('\n').slice(0, 5).join('\n')))
+    .map((f) => f.slice(0, -'.lua'.length))
+    .sort();
+  const own = names.filter((n) => !n.startsWith('cache_'));
+  const cache = names.length - own.length;
+  return `**Scripts** beyond the protocol's catalog: ${own.map((n) => `\`${n}\``).join(', ')}, and the ${cache} cache scripts (\`cache_*\`). Each runtime loads its own scripts by SHA1, so they never collide.`;
+}
+
 const acl = (user: string, rules: readonly string[]): string => ['```text', [`ACL SETUSER ${user} on >secret`, ...rules].join(' '), '```'].join('\n');
 
 /** Every generated block by name. */
@@ -94,6 +109,7 @@ export function facts(root: string): Record<string, string> {
     'acl-bus': acl('orders-audit', busAclRules(['orders'])),
     'acl-cache': acl('users-cache', cacheAclRules(['users'])),
     'install-table': installTable(root),
+    'extension-scripts': extensionScripts(root),
   };
 }
 
