@@ -7,7 +7,7 @@
  *   OPS=20000 ROUNDS=2 pnpm bench:connector    # a quick correctness run
  */
 import { Redis } from 'ioredis';
-import { Connection, queueKeys, scripts, type ScriptCall } from '@echo/protocol/extend';
+import { Connection, execute, executeAll, queueKeys, scripts, transition, type Transition } from '@echo/protocol/extend';
 import { Admin, clientCpuUs, machineHeader } from './lib/admin.js';
 import { intOption } from './lib/options.js';
 import { progress, publish, table } from './lib/report.js';
@@ -55,8 +55,9 @@ async function inFlight(ops: number, inflight: number, call: () => Promise<unkno
 type MeasureName = 'rawPipeline' | 'echoBatch' | 'rawInFlight' | 'echoInFlight';
 
 function measures(echo: Connection, raw: Redis): Record<MeasureName, Measure> {
-  const call: ScriptCall = { script, keys: [key], args: [] };
-  const calls: ScriptCall[] = Array.from({ length: BATCH }, () => call);
+  // The typed face a pillar uses (`execute`/`executeAll`), with a reader that keeps the reply as it is.
+  const call: Transition<unknown> = transition({ script, keys: [key], args: [] }, (reply) => reply);
+  const calls: Transition<unknown>[] = Array.from({ length: BATCH }, () => call);
   return {
     rawPipeline: (ops) =>
       timed(ops, async () => {
@@ -72,12 +73,12 @@ function measures(echo: Connection, raw: Redis): Record<MeasureName, Measure> {
       timed(ops, async () => {
         for (let done = 0; done < ops; done += BATCH) {
           const size = Math.min(BATCH, ops - done);
-          const results = await echo.runBatch(size === BATCH ? calls : calls.slice(0, size));
-          if (results.length !== size || results.some((r) => !r.ok)) throw new Error('Echo runBatch failed');
+          const results = await executeAll(echo, size === BATCH ? calls : calls.slice(0, size));
+          if (results.length !== size || results.some((r) => !r.ok)) throw new Error('Echo executeAll failed');
         }
       }),
     rawInFlight: (ops) => timed(ops, () => inFlight(ops, INFLIGHT, () => raw.evalsha(script.sha, 1, key))),
-    echoInFlight: (ops) => timed(ops, () => inFlight(ops, INFLIGHT, () => echo.run(script, [key]))),
+    echoInFlight: (ops) => timed(ops, () => inFlight(ops, INFLIGHT, () => execute(echo, call))),
   };
 }
 
@@ -152,11 +153,11 @@ async function main(): Promise<void> {
       table(
         ['measure', 'raw ioredis', 'Echo', 'Echo/raw'],
         [
-          row(`calls/s: Connection.runBatch(${BATCH}) vs pipeline().evalsha x${BATCH}`, results.echoBatch, results.rawPipeline, rate),
-          row(`calls/s: Connection.run, ${INFLIGHT} in flight vs pipeline().evalsha x${BATCH}`, results.echoInFlight, results.rawPipeline, rate),
-          row(`calls/s: Connection.run, ${INFLIGHT} in flight vs evalsha, ${INFLIGHT} in flight`, results.echoInFlight, results.rawInFlight, rate),
-          row(`client CPU µs/call: runBatch(${BATCH}) vs pipeline x${BATCH} (lower is better)`, results.echoBatch, results.rawPipeline, cpu),
-          row(`client CPU µs/call: run vs evalsha, ${INFLIGHT} in flight (lower is better)`, results.echoInFlight, results.rawInFlight, cpu),
+          row(`calls/s: executeAll(${BATCH}) vs pipeline().evalsha x${BATCH}`, results.echoBatch, results.rawPipeline, rate),
+          row(`calls/s: execute, ${INFLIGHT} in flight vs pipeline().evalsha x${BATCH}`, results.echoInFlight, results.rawPipeline, rate),
+          row(`calls/s: execute, ${INFLIGHT} in flight vs evalsha, ${INFLIGHT} in flight`, results.echoInFlight, results.rawInFlight, rate),
+          row(`client CPU µs/call: executeAll(${BATCH}) vs pipeline x${BATCH} (lower is better)`, results.echoBatch, results.rawPipeline, cpu),
+          row(`client CPU µs/call: execute vs evalsha, ${INFLIGHT} in flight (lower is better)`, results.echoInFlight, results.rawInFlight, cpu),
         ],
       ),
     ].join('\n');

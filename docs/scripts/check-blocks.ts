@@ -4,7 +4,7 @@
  * page says it prints.
  *
  * What a page writer marks (docs/CONTRIBUTING.md says the same, with examples):
- * - ```ts                a module, type-checked (strict, NodeNext, `@echo/*` from source).
+ * - ```ts                a module, type-checked (strict, NodeNext, `@echo/*` as built: run a build first).
  * - ```ts run            also run against a throwaway `redis-server` with `REDIS_URL` set; the
  *                        ```text block right after it holds its exact stdout. It must exit by itself.
  * - ```ts peer / nocheck shown only: another library's code (BullMQ, bentocache, ...) or a fragment.

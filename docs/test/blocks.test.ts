@@ -6,7 +6,7 @@ import { checkBlocks } from '../scripts/check-blocks.js';
 import { collectBlocks, extractBlocks } from '../scripts/blocks/extract.js';
 
 const docsDir = fileURLToPath(new URL('..', import.meta.url));
-/** Scratch output inside the workspace, so `@echo/*` resolve from source as they do for real blocks. */
+/** Scratch output inside the workspace, so `@echo/*` resolve to the workspace packages as they do for real blocks. */
 const scratches: string[] = [];
 const scratch = (): string => {
   mkdirSync(join(docsDir, '.blocks'), { recursive: true });

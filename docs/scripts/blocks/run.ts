@@ -20,7 +20,7 @@ const normalise = (text: string): string =>
 
 function runOne(file: string, cwd: string, redisUrl: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@echo/source', file], {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
       cwd,
       env: { ...process.env, REDIS_URL: redisUrl },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,7 +43,9 @@ function runOne(file: string, cwd: string, redisUrl: string, timeoutMs: number):
 }
 
 /**
- * Runs each runnable block in its own Node process (tsx, `@echo/source`), one after another on the
+ * Runs each runnable block in its own Node process (tsx for the block, the packages' built `dist/`
+ * as an installed app loads them: compiling the packages' sources in every process was most of the
+ * docs test's time), one after another on the
  * same throwaway server with `REDIS_URL` set, emptied between blocks, and compares its stdout with
  * the block's ```text output. A block must exit by itself with code 0.
  */

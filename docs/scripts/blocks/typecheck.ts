@@ -16,8 +16,8 @@ const require = createRequire(import.meta.url);
 
 /**
  * Type-checks every emitted block in one `tsc --noEmit` run, under the repository's strict base
- * config and the `@echo/source` condition (so `@echo/*` resolve to the packages' sources, no build
- * needed), with `ambient` declaring the app stand-ins every block may use.
+ * config, against the packages' published declarations (`dist/*.d.ts`, what an app's compiler
+ * reads: build first, as `pnpm test` does), with `ambient` declaring the app stand-ins every block may use.
  */
 export function typecheckBlocks(dir: string, emitted: readonly EmittedBlock[], ambient: string, baseConfig: string): BlockError[] {
   const config = {
