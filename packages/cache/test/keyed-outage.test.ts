@@ -156,4 +156,28 @@ describe('keyed namespaces: coherence across a dropped connection', { timeout: 6
     await cacheB.close();
     await connB.close();
   });
+  it('a burst past the log bound while the reader keeps up (one server-side step): the full batch it reads is checked, L1 is flushed', async () => {
+    const name = tableName('kb');
+    const a = await cache.namespace<string>({ name, logMaxLen: 512 });
+    const connB = await connect(server.url);
+    const cacheB = await Cache.open({ connection: connB });
+    const b = await cacheB.namespace<string>({ name, logMaxLen: 512 });
+    await a.set('other', 'x');
+    expect(await b.get('other')).toBe('x');
+    await until(() => b.stats().log?.read === 1);
+    // 1,000 entries and the cache's own trim (MAXLEN ~ 512) in one script: b's reader, caught up and
+    // blocked, is served once it ends, past a hole and with a full batch (released-lease entries
+    // name a key nobody waits on, so only the hole can touch b's L1).
+    await conn.command(
+      'EVAL',
+      "for i = 1, 1000 do redis.call('XADD', KEYS[1], 'MAXLEN', '~', '512', '*', 'v', '', 'o', 'r', 'k', 'nobody') end return 1",
+      '1',
+      cacheLogKey(name),
+    );
+    await until(() => b.stats().flushes === 1);
+    expect(b.peek('other')).toBeUndefined();
+    expect(b.stats().log).toMatchObject({ gaps: 1 });
+    await cacheB.close();
+    await connB.close();
+  });
 });

@@ -116,6 +116,7 @@ describe('strict options: a foreign or misspelt option is refused, named, hinted
     ["namespace's ttl as '10m'", () => cache.namespace({ name: 'n2', ttlMs: '10m' } as never), 'not a duration string'],
     ["namespace's negativeTtl as '5m'", () => cache.namespace({ name: 'n2', negativeTtlMs: '5m' } as never), 'not a duration string'],
     ["getOrSet's negativeTtl as 0", () => ns.getOrSet('k1', factory, { negativeTtlMs: 0 }), 'positive integer'],
+    ["namespace's logMaxLen below one read of the log", () => cache.namespace({ name: 'n2', logMaxLen: 100 }), 'at least 512'],
     ["getOrSet's cacheIf as a boolean", () => ns.getOrSet('k1', factory, { cacheIf: false } as never), 'must be a function'],
     ["namespace's cacheIf as a boolean", () => cache.namespace({ name: 'n2', cacheIf: true } as never), 'must be a function'],
     ['a namespace name as a string', () => cache.namespace('users' as never), "cache.namespace({ name: \"users\" })"],

@@ -1,4 +1,4 @@
-import { uniqueName, useRedis, waitFor, type RedisTarget } from '@echo/testkit';
+import { startRedis, uniqueName, useRedis, waitFor, type RedisTarget } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, InvalidArgumentError, StreamCursor, type StreamEntryReply, type StreamGap } from './support.js';
 
@@ -245,5 +245,46 @@ describe('StreamCursor reading', () => {
       break;
     }
     expect(cursor.closed).toBe(true);
+  });
+});
+
+describe('StreamCursor under retainsAtLeast (a stream only ever trimmed to that many entries)', () => {
+  /** `XINFO STREAM` calls so far, on a server of the test's own (commandstats counts every client). */
+  async function xinfoCalls(c: Connection): Promise<number> {
+    return Number(/cmdstat_xinfo\|stream:calls=(\d+)/.exec(String(await c.command('INFO', 'commandstats')))?.[1] ?? 0);
+  }
+
+  it('reads after a batch that caught up send no XINFO STREAM, and a trim past the position still reads as a gap', async () => {
+    const server = await startRedis();
+    const own = await Connection.connect(server.url);
+    const key = uniqueName('cur');
+    const cursor = new StreamCursor(own, key, { from: 'head', count: 2, blockMs: 50, retainsAtLeast: 2 });
+    const gaps: StreamGap[] = [];
+    cursor.on('gap', (gap) => gaps.push(gap));
+    const append = async (value: string): Promise<string> => String(await own.command('XADD', key, '*', 'v', value));
+    try {
+      await append('a');
+      expect(values((await cursor.read()).entries)).toEqual(['a']);
+      const b = await append('b');
+      expect(values((await cursor.read()).entries)).toEqual(['b']);
+      expect(await xinfoCalls(own)).toBe(0);
+      // A burst and a trim by the bound take entries it never read: the full batch it then reads is checked when it arrives.
+      const ids = [await append('c'), await append('d'), await append('e')];
+      await own.command('XTRIM', key, 'MAXLEN', '2');
+      expect(values((await cursor.read()).entries)).toEqual(['d', 'e']);
+      expect(gaps).toEqual([{ after: b, firstRetained: ids[1] }]);
+      // Past the full batch the next read is checked before it goes (it may lag): no second report for the same hole.
+      await append('f');
+      expect(values((await cursor.read()).entries)).toEqual(['f']);
+      expect(gaps).toHaveLength(1);
+    } finally {
+      await cursor.close();
+      await own.close();
+      await server.stop();
+    }
+  });
+
+  it('refuses a bound that is not a positive integer', () => {
+    expect(() => new StreamCursor(conn, 'k', { retainsAtLeast: 0 })).toThrow(InvalidArgumentError);
   });
 });

@@ -33,6 +33,8 @@ export interface LogHooks {
 
 /** Entries read per call; a full batch means the reader lags and reads again at once. */
 const BATCH = 512;
+/** The least `logMaxLen` a namespace takes: every trim then leaves at least one full batch. */
+export const LOG_MIN_LEN = BATCH;
 /** How long one blocking read waits before it reports "caught up" and reads again. */
 const BLOCK_MS = 1000;
 /**
@@ -79,9 +81,22 @@ export class CoherenceLog implements CoherenceSource<LogStats> {
     cursor.on('gap', () => this.#gap());
   }
 
-  /** Opens the reader's connection (a duplicate of `connection`) and starts reading after the log's current end. */
+  /**
+   * Opens the reader's connection (a duplicate of `connection`) and starts reading after the log's
+   * current end. Every cache script trims the log with `MAXLEN ~ logMaxLen`, which keeps at least
+   * that many entries, and no process's `logMaxLen` is below {@link LOG_MIN_LEN}: so a batch that
+   * caught up needs no trim check before the next read (a trim past it shows as a full batch, which
+   * the cursor checks when it arrives). Its own writes come back in every batch, so this spares an
+   * `XINFO STREAM` on nearly every read of a busy namespace.
+   */
   static async start(connection: Connection, namespace: string, hooks: LogHooks, now: () => number): Promise<CoherenceLog> {
-    const cursor = new StreamCursor(connection, cacheLogKey(namespace), { from: 'new', count: BATCH, blockMs: BLOCK_MS, connectionName: `echo-cache-log-${namespace}` });
+    const cursor = new StreamCursor(connection, cacheLogKey(namespace), {
+      from: 'new',
+      count: BATCH,
+      blockMs: BLOCK_MS,
+      connectionName: `echo-cache-log-${namespace}`,
+      retainsAtLeast: LOG_MIN_LEN,
+    });
     try {
       await cursor.ready();
     } catch (error) {

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, assertCacheTable, assertCacheTag, resolveValueLimit } from '@echo/protocol/cache';
 import { checkGetOrSet, checkNamespace, checkOutageShape, checkTimeoutShape, entryCount } from '../base/option-checks.js';
 import { type CacheCodec, jsonCodec } from '../base/codec.js';
+import { LOG_MIN_LEN } from '../coherence/log.js';
 import type { OutageOptions } from '../l2/breaker.js';
 import { READ_MODES, type ReadMode } from './read-mode.js';
 
@@ -111,7 +112,7 @@ export interface NamespaceOptions<T> {
   readonly l1?: boolean;
   /** Read the namespace's coherence log, so writes elsewhere reach this L1. Default true. */
   readonly coherence?: boolean;
-  /** The coherence log's approximate length bound. Default 10000. */
+  /** The coherence log's approximate length bound, at least 512 (one read of the log). Default 10000. */
   readonly logMaxLen?: number;
   /** How often L1 drops entries past their grace, ms. Default 1000. */
   readonly sweepMs?: number;
@@ -192,7 +193,7 @@ export function resolveNamespace<T>(options: NamespaceOptions<T>): ResolvedNames
     read,
     l1: bool('l1', options.l1, true),
     coherence: bool('coherence', options.coherence, true),
-    logMaxLen: positive('logMaxLen', options.logMaxLen, 10_000),
+    logMaxLen: logBound(options.logMaxLen),
     sweepMs: positive('sweepMs', options.sweepMs, 1000),
     outage: resolvedOutage,
     maxValueBytes: resolveValueLimit('maxValueBytes', options.maxValueBytes),
@@ -243,6 +244,16 @@ export function lifetime(field: string, value: unknown, fallback: number): numbe
 /** A duration string such as bentocache's `'1h'` is refused with the unit we take. */
 function notDuration(field: string, value: unknown): void {
   if (typeof value === 'string') throw new InvalidArgumentError(field, `is milliseconds as a number here, not a duration string (${JSON.stringify(value)}); e.g. 3_600_000 for '1h'`);
+}
+
+/**
+ * The coherence log's bound: at least {@link LOG_MIN_LEN}, so every process's trim leaves a full
+ * batch of the log reader, which then checks for trims only after a full batch (coherence/log.ts).
+ */
+function logBound(value: unknown): number {
+  const bound = positive('logMaxLen', value, 10_000);
+  if (bound < LOG_MIN_LEN) throw new InvalidArgumentError('logMaxLen', `must be at least ${String(LOG_MIN_LEN)} (one read of the coherence log), got ${String(bound)}`);
+  return bound;
 }
 
 export function positive(field: string, value: unknown, fallback: number): number {

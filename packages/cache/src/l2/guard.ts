@@ -33,9 +33,21 @@ export class L2Guard {
   }
 
   /** A read's L2 call; in the outage mode a failure rejects and the caller falls back. */
-  async call<R>(op: string, call: () => Promise<R>): Promise<R> {
+  call<R>(op: string, call: () => Promise<R>): Promise<R> {
     const breaker = this.breaker;
-    if (breaker === null) return call();
+    // Outside the outage mode the call's own promise is the answer: no async frame around it (one
+    // promise and two microtask hops less on every L2 read and write). A synchronous throw still rejects.
+    if (breaker === null) {
+      try {
+        return call();
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    return this.#guarded(breaker, op, call);
+  }
+
+  async #guarded<R>(breaker: Breaker, op: string, call: () => Promise<R>): Promise<R> {
     // Refused calls are fallbacks, not failures: they are not counted again.
     if (!breaker.allow()) throw new BreakerOpen();
     try {
@@ -55,11 +67,16 @@ export class L2Guard {
    * A write's L2 call: outside the outage mode its error passes through; inside it `onFallback`
    * runs and the caller gets {@link L2UnavailableError}.
    */
-  async write<R>(op: string, call: () => Promise<R>, onFallback?: () => void): Promise<R> {
+  write<R>(op: string, call: () => Promise<R>, onFallback?: () => void): Promise<R> {
+    // Outside the outage mode an error passes through as it is: nothing to wrap.
+    if (this.breaker === null) return this.call(op, call);
+    return this.#fallingBack(op, call, onFallback);
+  }
+
+  async #fallingBack<R>(op: string, call: () => Promise<R>, onFallback: (() => void) | undefined): Promise<R> {
     try {
       return await this.call(op, call);
     } catch (error) {
-      if (this.breaker === null) throw error;
       onFallback?.();
       throw new L2UnavailableError(op, error instanceof BreakerOpen ? 'the circuit breaker is open' : error);
     }

@@ -24,6 +24,14 @@ export interface StreamCursorOptions {
   readonly blockMs?: number;
   /** `CLIENT SETNAME` for the cursor's own connection. */
   readonly connectionName?: string;
+  /**
+   * The fewest entries a trim of this stream ever leaves (its writers' `XADD … MAXLEN ~ n` keeps at
+   * least n). At least `count`, it spares the gap check after a batch that caught up: a trim past the
+   * position would leave a full batch past it, so only a full batch read unchecked is checked, after
+   * it arrives. A trim below the bound while the cursor is caught up is then not seen (as a trim
+   * after a read that found nothing never was). Default: no bound, every read after a batch is checked.
+   */
+  readonly retainsAtLeast?: number;
 }
 
 /**
@@ -78,7 +86,8 @@ const EMPTY: StreamBatch = { entries: [], caughtUp: true };
  * - A read that fails with the connection reports `lost`; the next read resumes after the last id
  *   read, whatever the connector did to reconnect.
  * - With a `gap` listener, whenever it may have fallen behind (after a batch, a lost read, or a
- *   start `{ after }`), the next read is pipelined behind an `XINFO STREAM`: when the stream lost
+ *   start `{ after }`; under `retainsAtLeast`, after a full batch only, and a full batch read
+ *   unchecked is checked once it arrives), the next read is pipelined behind an `XINFO STREAM`: when the stream lost
  *   entries past the position before they were read (trimmed, or deleted), a `gap` event says so
  *   once, with the first id it still holds. It errs on the safe side: a trim that took exactly the
  *   entries up to the position also reads as a gap.
@@ -105,6 +114,8 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
   readonly #name: string | undefined;
   readonly #count: number;
   readonly #blockMs: number;
+  /** A short batch proves no trim passed the position (see `retainsAtLeast`). */
+  readonly #floored: boolean;
   #position: string | undefined;
   /** The position may be behind the stream's retained range: check before the next read. */
   #behind: boolean;
@@ -131,6 +142,7 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
     this.#behind = typeof options.from === 'object';
     this.#count = positive('count', options.count ?? 100);
     this.#blockMs = positive('blockMs', options.blockMs ?? 5000);
+    this.#floored = options.retainsAtLeast !== undefined && positive('retainsAtLeast', options.retainsAtLeast) >= this.#count;
   }
 
   /** The id of the last entry read (or the start), where the next read begins; `undefined` before `new` is resolved. */
@@ -191,14 +203,20 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
       const after = this.#position;
       if (conn === undefined || after === undefined || this.#closed) return EMPTY;
       // Only a reader that listens for gaps pays for the check.
-      const entries = this.#behind && this.listenerCount('gap') > 0 ? await this.#readChecked(conn, after, blockMs) : await sendRead(conn, xread({ key: this.key, after, count: this.#count, ...(blockMs === undefined ? {} : { blockMs }) }));
+      const gaps = this.listenerCount('gap') > 0;
+      const checked = this.#behind && gaps;
+      const entries = checked ? await this.#readChecked(conn, after, blockMs) : await sendRead(conn, xread({ key: this.key, after, count: this.#count, ...(blockMs === undefined ? {} : { blockMs }) }));
       // Closed while the read was out: what it brought is not delivered.
       if (this.closed) return EMPTY;
+      const full = entries.length === this.#count;
+      // A full batch read unchecked may follow a trim past the position: look now, from where it read.
+      if (gaps && !checked && full && this.#floored) await this.#checkAfter(conn, after, entries);
       const last = entries.at(-1);
       if (last !== undefined) this.#position = last.id;
-      // Entries arrived, so the reader now spends time on them: the stream may move past it meanwhile.
-      this.#behind = entries.length > 0;
-      return { entries, caughtUp: entries.length < this.#count };
+      // Entries arrived, so the reader now spends time on them: the stream may move past it meanwhile
+      // (past its retained range only by a full batch, under a floor).
+      this.#behind = entries.length > 0 && (full || !this.#floored);
+      return { entries, caughtUp: !full };
     } catch (error) {
       if (this.#closed) return EMPTY;
       this.#behind = true;
@@ -251,6 +269,18 @@ export class StreamCursor extends TypedEmitter<StreamCursorEvents> implements As
     if (info.ok) this.#checkGap(info.value, after, entries.value);
     else if (!isNoSuchKey(info.error)) throw info.error;
     return entries.value;
+  }
+
+  /** `XINFO STREAM` after a read from `after`: errs on the safe side, as a trim since the read also counts. */
+  async #checkAfter(conn: Connection, after: string, entries: readonly StreamEntryReply[]): Promise<void> {
+    let info: StreamInfo;
+    try {
+      info = await sendRead(conn, xinfoStream({ key: this.key }));
+    } catch (error) {
+      if (isNoSuchKey(error)) return;
+      throw error;
+    }
+    this.#checkGap(info, after, entries);
   }
 
   /**
