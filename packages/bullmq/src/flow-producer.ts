@@ -9,6 +9,7 @@ import { DEFAULT_PREFIX, definedOnly, echoQueueName } from './ids.js';
 import { Job } from './job.js';
 import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
 import { makeEnvelope } from './envelope.js';
+import { getFlow, type NodeOpts } from './flow/get-flow.js';
 import { Queue } from './queue.js';
 
 /** One node of a flow: a job in `queueName`, done after its `children`. */
@@ -101,6 +102,15 @@ export class FlowProducer extends EventEmitter {
     const out: JobNode[] = [];
     for (const flow of flows) out.push(await this.add(flow));
     return out;
+  }
+
+  /**
+   * Reads a flow back from one of its nodes: the node's job and its children, down to `depth`
+   * levels (default 10), at most `maxChildren` (default 20) of each kind per node. Answers
+   * undefined when the node does not exist.
+   */
+  getFlow(opts: NodeOpts): Promise<JobNode | undefined> {
+    return getFlow((queueName, prefix) => this.#queue(prefix === undefined ? { name: '', queueName } : { name: '', queueName, prefix }), opts);
   }
 
   /** Closes the connection it opened. */
