@@ -3,12 +3,14 @@ import { Connection, InvalidArgumentError, mintId, strictOptions } from '@echo/p
 import { Queue as EchoQueue, type FlowChild, type FlowResult } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
-import { NotSupportedError } from './errors.js';
+import { BullMQInputError, NotSupportedError } from './errors.js';
 import { keepCompletedByDefault } from './defaults.js';
 import { DEFAULT_PREFIX, definedOnly, echoQueueName } from './ids.js';
 import { Job } from './job.js';
 import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
 import { makeEnvelope } from './envelope.js';
+import { getFlow, type NodeOpts } from './flow/get-flow.js';
+import { Queue } from './queue.js';
 
 /** One node of a flow: a job in `queueName`, done after its `children`. */
 export interface FlowJob {
@@ -47,8 +49,11 @@ export interface FlowProducerOptions {
 const checkProducerOptions = strictOptions('FlowProducer options', { known: ['connection', 'prefix', 'sharedConnection'] });
 const checkFlowJob = strictOptions('flow job', { known: ['name', 'queueName', 'data', 'opts', 'children', 'prefix'] });
 
-/** Options a flow node may carry: the rest of the job options are not in Echo's flow admission. */
-const FLOW_OPTIONS = new Set(['attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure']);
+/**
+ * Options a flow node may carry: the rest of the job options are not in Echo's flow admission. A
+ * node without children is a lone job (`Queue.add`), so it takes every option `add` takes.
+ */
+const FLOW_OPTIONS = new Set(['attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'priority', 'delay']);
 
 /**
  * BullMQ's `FlowProducer`: adds a parent and its children (across queues) in one step; the parent
@@ -71,18 +76,24 @@ export class FlowProducer extends EventEmitter {
     });
   }
 
-  /** Adds one flow; answers its tree of jobs. */
+  /**
+   * Adds one flow; answers its tree of jobs. A root without children (none given, or `[]`) is a
+   * lone job, added as `Queue.add` adds it (deduplication included), and answered without `children`.
+   */
   async add(flow: FlowJob): Promise<JobNode> {
+    if (flow.children === undefined || flow.children.length === 0) {
+      checkFlowJob(flow);
+      return { job: await this.#addLone(flow) };
+    }
     check(flow, false);
     // Ids are minted here, not by Echo, so each node's envelope can name its parent and its children.
     const id = mintId('JOB');
     const parentRef = { id, queueKey: this.#qualified(flow) };
-    const children = (flow.children ?? []).map((child) => this.#child(child, parentRef));
-    if (children.length === 0) throw new InvalidArgumentError('flow.children', 'a flow needs at least one child; add a lone job with Queue.add');
+    const children = flow.children.map((child) => this.#child(child, parentRef));
     const queue = await this.#queue(flow);
     await this.#applyKeep(flow);
     const parent: Envelope = { ...makeEnvelope(flow.name, flow.data, flow.opts ?? {}), k: children.map((c) => c.key) };
-    const result = await queue.addFlow({ parent: { payload: parent, id }, children: children.map((c) => c.spec) });
+    const result = await queue.addFlow({ parent: { payload: parent, id, ...timing(flow.opts, true) }, children: children.map((c) => c.spec) });
     return this.#node(flow, parent, result, children.map((c) => c.envelopes));
   }
 
@@ -91,6 +102,15 @@ export class FlowProducer extends EventEmitter {
     const out: JobNode[] = [];
     for (const flow of flows) out.push(await this.add(flow));
     return out;
+  }
+
+  /**
+   * Reads a flow back from one of its nodes: the node's job and its children, down to `depth`
+   * levels (default 10), at most `maxChildren` (default 20) of each kind per node. Answers
+   * undefined when the node does not exist.
+   */
+  getFlow(opts: NodeOpts): Promise<JobNode | undefined> {
+    return getFlow((queueName, prefix) => this.#queue(prefix === undefined ? { name: '', queueName } : { name: '', queueName, prefix }), opts);
   }
 
   /** Closes the connection it opened. */
@@ -112,6 +132,7 @@ export class FlowProducer extends EventEmitter {
         id,
         queue: echoQueueName(flow.queueName, flow.prefix ?? this.#prefix),
         ...(kids.length === 0 ? {} : { children: kids.map((k) => k.spec) }),
+        ...timing(opts, kids.length > 0),
         ...(opts.failParentOnFailure === undefined ? {} : { failParentOnFailure: opts.failParentOnFailure }),
         ...(opts.ignoreDependencyOnFailure === undefined ? {} : { ignoreDependencyOnFailure: opts.ignoreDependencyOnFailure }),
         ...(opts.continueParentOnFailure === undefined ? {} : { continueParentOnFailure: opts.continueParentOnFailure }),
@@ -119,6 +140,18 @@ export class FlowProducer extends EventEmitter {
       envelopes: { envelope: payload, flow, children: kids.map((k) => k.envelopes) },
       key: `${qualified}:${id}`,
     };
+  }
+
+  /** A childless root, added through a `Queue` of the node's queue on this producer's connection. */
+  async #addLone(flow: FlowJob): Promise<Job> {
+    const { connection } = await this.#connection;
+    const prefix = flow.prefix ?? this.#prefix;
+    const queue = new Queue(flow.queueName, prefix === undefined ? { connection } : { connection, prefix });
+    try {
+      return await queue.add(flow.name, flow.data, flow.opts ?? {});
+    } finally {
+      await queue.close();
+    }
   }
 
   /** BullMQ's qualified name of a node's queue (`<prefix>:<queue>`). */
@@ -171,10 +204,29 @@ interface Tree {
   readonly children: readonly Tree[];
 }
 
+/**
+ * A node's BullMQ priority and delay as Echo's flow admission takes them: priority flips to Echo's
+ * higher-first order (BullMQ runs 1 before 2, and unprioritized jobs before both); a delay is a
+ * leaf's only (a parent is released by its last child, into pending).
+ */
+function timing(opts: JobsOptions | undefined, hasChildren: boolean): { priority?: number; delayMs?: number } {
+  const { priority, delay } = opts ?? {};
+  const out: { priority?: number; delayMs?: number } = {};
+  if (priority !== undefined && priority > 0) out.priority = -priority;
+  if (delay !== undefined && delay > 0) {
+    if (hasChildren) throw new NotSupportedError('flow job option delay on a node with children', 'a parent enters the queue when its last child settles, never delayed; delay its children instead');
+    out.delayMs = Math.round(delay);
+  }
+  return out;
+}
+
 function check(flow: FlowJob, child: boolean): void {
   checkFlowJob(flow);
   const opts = flow.opts ?? {};
   checkOptions(opts, true);
+  if (opts.deduplication !== undefined && (flow.children ?? []).length > 0) {
+    throw new BullMQInputError('deduplication', 'Deduplication options cannot be used on flow nodes with children');
+  }
   for (const key of Object.keys(opts)) {
     if (!FLOW_OPTIONS.has(key) && (opts as Record<string, unknown>)[key] !== undefined) {
       throw new NotSupportedError(`flow job option ${key}`, "Echo's flow admission takes a child's failure policy and backoff; other options are set per queue or by Queue.add");

@@ -8,13 +8,14 @@
 export { Queue, type QueueOptions } from './queue.js';
 export type { CleanType } from './queue/clean.js';
 export type { RepeatStrategy } from './schedulers/next-millis.js';
-export type { Dependencies, DependencyCounts } from './flow/dependencies.js';
+export type { Dependencies, DependenciesOpts, DependencyCounts, DependencyPage, DependencyPages } from './flow/dependencies.js';
 export { QueueGetters, type JobSchedulerJson, type JobType } from './queue-getters.js';
 export type { WorkerEntry } from './queue-extras.js';
 export { Worker, type BackoffStrategy, type Processor, type WorkerListener, type WorkerOptions } from './worker/worker.js';
 export { Job, type JobProgress, type JobState } from './job.js';
 export { QueueEvents, type QueueEventsListener, type QueueEventsOptions } from './queue-events.js';
 export { FlowProducer, type FlowJob, type FlowProducerOptions, type JobNode } from './flow-producer.js';
+export type { NodeOpts } from './flow/get-flow.js';
 export { DelayedError, JobStateError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from './errors.js';
 export type { ConnectionOptions } from './connection.js';
 export type { StoredOptions } from './envelope.js';

@@ -4,7 +4,7 @@ import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
 import { asBullMQError, JobStateError, missingJob, NotSupportedError } from './errors.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
-import { childrenValues, dependencies, dependencyCounts, ignoredFailures, type Dependencies, type DependencyCounts } from './flow/dependencies.js';
+import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
 import type { QueueEvents } from './queue-events.js';
@@ -348,9 +348,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return this.getIgnoredChildrenFailures();
   }
 
-  /** The children by how they ended: processed (with values), unprocessed, ignored, failed. */
-  getDependencies(): Promise<Dependencies> {
-    return dependencies(this.#queue, this.#echoId, this.#envelope);
+  /** The children by how they ended (processed with values, unprocessed, ignored, failed); with `opts`, a page of each kind asked. */
+  getDependencies(): Promise<Dependencies>;
+  getDependencies(opts: DependenciesOpts): Promise<Dependencies | DependencyPages>;
+  getDependencies(opts: DependenciesOpts = {}): Promise<Dependencies | DependencyPages> {
+    return dependencyPages(this.#queue, this.#echoId, this.#envelope, opts);
   }
 
   /** How many children ended each way (the kinds asked, or all four). */

@@ -131,9 +131,15 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     return this.getJobs(['prioritized'], start, end);
   }
 
-  /** Counts per type: `waiting`, `active`, `delayed`, `completed` (kept), `failed`, `waiting-children`. */
+  /**
+   * Counts per type: `waiting`, `active`, `delayed`, `completed` (kept), `failed`, `waiting-children`.
+   * `paused` is always 0: since BullMQ 6 a paused queue's jobs stay in `waiting` (its `paused` list
+   * is a legacy one, emptied on resume), and so they do here.
+   */
   async getJobCounts(...types: JobType[]): Promise<Record<string, number>> {
-    const asked = types.length === 0 ? DEFAULT_COUNTS : types;
+    const all = types.length === 0 ? DEFAULT_COUNTS : types;
+    const asked = all.filter((type) => type !== 'paused');
+    if (asked.length < all.length) return { ...(asked.length === 0 ? {} : await this.getJobCounts(...asked)), paused: 0 };
     const names = asked.map((type) => {
       if (type === 'prioritized') return 'pending';
       const name = COUNT[type];

@@ -34,4 +34,20 @@ describe('flow links, as BullMQ shows them', () => {
     expect(values).toEqual({ [keyOne]: 'done 1', [keyTwo]: 'done 2' });
     expect(counts).toEqual({ processed: 2, unprocessed: 0, ignored: 0, failed: 0 });
   });
+
+  it('getDependencies(opts) answers a page of each kind asked and the cursor of the next page', async () => {
+    const parentName = queueName('parent');
+    const childName = queueName('child');
+    const flow = closing(new FlowProducer({ connection }));
+    const tree = await flow.add({ name: 'top', queueName: parentName, children: [1, 2, 3].map((n) => ({ name: `c${String(n)}`, queueName: childName, data: n })) });
+    const keys = (tree.children ?? []).map((node) => `bull:${childName}:${node.job.id}`);
+    expect(await tree.job.getDependencies({ unprocessed: { count: 2 } })).toEqual({ unprocessed: keys.slice(0, 2), nextUnprocessedCursor: 2 });
+    expect(await tree.job.getDependencies({ unprocessed: { cursor: 2, count: 2 }, processed: {} })).toEqual({
+      unprocessed: keys.slice(2),
+      nextUnprocessedCursor: 0,
+      processed: {},
+      nextProcessedCursor: 0,
+    });
+    await expect(tree.job.getDependencies({ unprocessed: { count: 0 } })).rejects.toThrow(/count/);
+  });
 });

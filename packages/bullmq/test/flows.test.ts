@@ -83,7 +83,7 @@ describe('guide: flows', () => {
   it('options the flow admission cannot carry are refused before anything is added', async () => {
     const name = queueName();
     const flow = closing(new FlowProducer({ connection }));
-    await expect(flow.add({ name: 'p', queueName: name, children: [{ name: 'c', queueName: name, opts: { priority: 3 } }] })).rejects.toBeInstanceOf(NotSupportedError);
+    await expect(flow.add({ name: 'p', queueName: name, children: [{ name: 'c', queueName: name, opts: { deduplication: { id: 'd' } } }] })).rejects.toBeInstanceOf(NotSupportedError);
     const queue = closing(new Queue(name, { connection }));
     expect(await queue.getJobCountByTypes('waiting', 'waiting-children')).toBe(0);
   });

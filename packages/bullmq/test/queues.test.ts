@@ -44,6 +44,9 @@ describe('guide: queues', () => {
     await queue.add('paint', { color: 'blue' }, { delay: 60_000 });
     await queue.pause();
     expect(await queue.isPaused()).toBe(true);
+    // As since BullMQ 6: a paused queue's jobs stay waiting; its legacy paused count is 0.
+    expect(await queue.getJobCounts('paused', 'waiting')).toEqual({ paused: 0, waiting: 1 });
+    expect(await queue.getJobCountByTypes('paused', 'waiting', 'delayed')).toBe(2);
     await queue.resume();
     expect(await queue.isPaused()).toBe(false);
     await queue.drain();

@@ -12,6 +12,10 @@
 -- @arg link_parent  the node's own parent id, or "" for a root
 -- @arg link_queue   the parent's queue when it differs from this one, else ""
 -- @arg link_policy  "fp" | "id" toward that parent, or ""
+-- @args fields   [TS] per-job option pairs written into the row with it, as enqueue's (priority
+-- scores its pending entry -priority when its children release it); the spec fields are written
+-- after them and win
+-- @include admit
 -- @returns 1 held; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 local link = a_link_parent
@@ -19,7 +23,7 @@ if string.sub(a_pid, 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~=
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_parent) == 1 then return 0 end
-redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', a_payload, 'flow', 'parent')
+admit_row(k_parent, 'awaiting_children', a_payload, { unpack(ARGV, 7) }, { 'flow', 'parent' })
 if link ~= '' then
   redis.call('HSET', k_parent, 'parent', link)
   if a_link_queue ~= '' then redis.call('HSET', k_parent, 'parent_queue', a_link_queue) end

@@ -1,8 +1,10 @@
 import { uniqueName } from '@echo/testkit';
 import { describe, expect, it } from 'vitest';
 import { KindError } from '../src/errors/wire.js';
+import { InvalidArgumentError } from '../src/errors/validation.js';
 import { mintId } from '../src/ids/index.js';
-import { Q, sweep, twoSlots, cmd, hgetall, type Claimed, useFlowConnection } from './flow-harness.js';
+import * as t from '../src/transitions/index.js';
+import { Q, raw, sweep, twoSlots, cmd, hgetall, type Claimed, useFlowConnection } from './flow-harness.js';
 
 useFlowConnection();
 
@@ -100,5 +102,33 @@ describe('cross-queue flows', () => {
     const cid = mintId('JOB');
     expect(await q.addChild(cid, 'c', ord, '', 'fp').catch((e: unknown) => e)).toBeInstanceOf(KindError);
     expect(await cmd('EXISTS', q.k.job(ord), q.k.job(pid), q.k.job(cid), q.k.jobSub(pid, 'dependencies'), q.k.pending)).toBe(0);
+  });
+
+  it('[TS] flow nodes carry job options: a held parent keeps its priority for its release; a delayed leaf waits in the schedule', async () => {
+    const q = new Q(uniqueName('flows'));
+    const pid = mintId('JOB');
+    const soon = mintId('JOB');
+    const later = mintId('JOB');
+    expect(await raw(t.holdParent({ queue: q.k.queue, id: pid, payload: 'p', children: 2, options: { priority: 7 } }))).toBe(1);
+    expect(await q.row(pid)).toEqual({ state: 'awaiting_children', attempts: '0', payload: 'p', flow: 'parent', priority: '7' });
+    const link = { id: pid, queue: '', policy: 'fp' } as const;
+    expect(await raw(t.enqueueFlowChild({ queue: q.k.queue, id: soon, payload: 's', parent: link, options: { priority: 3 } }))).toBe(1);
+    expect(await cmd('ZSCORE', q.k.pending, soon)).toBe('-3');
+    const before = Number(await cmd('TIME').then((time) => (time as string[])[0])) * 1000;
+    expect(await raw(t.enqueueFlowChild({ queue: q.k.queue, id: later, payload: 'l', parent: link, options: { priority: 2 }, delayMs: 60_000 }))).toBe(1);
+    expect(await q.row(later)).toEqual({ state: 'scheduled', attempts: '0', payload: 'l', priority: '2', parent: pid, parent_policy: 'fp' });
+    expect(await q.inSet(q.k.pending, later)).toBe(false);
+    expect(Number(await cmd('ZSCORE', q.k.schedule, later))).toBeGreaterThanOrEqual(before + 60_000);
+    // A bad delay is refused before the wire: nothing written.
+    const bad = mintId('JOB');
+    expect(() => t.enqueueFlowChild({ queue: q.k.queue, id: bad, payload: 'b', parent: link, delayMs: -1 })).toThrow(InvalidArgumentError);
+    expect(await cmd('EXISTS', q.k.job(bad))).toBe(0);
+    // Both children settle (the delayed one as if promoted): the parent enters pending at -priority.
+    const [first, , t1] = (await q.claim()) as Claimed;
+    expect(first).toBe(soon);
+    await q.complete(soon, t1, { pid, result: 'a' });
+    expect((await q.row(pid)).state).toBe('awaiting_children');
+    expect(await q.deliver(later, 'b', pid)).toBe(1);
+    expect(await cmd('ZSCORE', q.k.pending, pid)).toBe('-7');
   });
 });

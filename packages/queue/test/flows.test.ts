@@ -139,4 +139,35 @@ describe('flows through the public API', () => {
     expect(await q.getState(held)).toBe('awaiting_children');
     expect(await q.counts('pending')).toEqual({ pending: 2 });
   });
+
+  it('[TS] flow nodes take a priority and a leaf a delay: children run by priority, the delayed one after its delay', async () => {
+    const q = await open();
+    const added = Date.now();
+    const flow = await q.addFlow({
+      parent: { payload: { name: 'parent' }, priority: 5 },
+      children: [{ payload: { name: 'low' }, priority: 1 }, { payload: { name: 'high' }, priority: 9 }, { payload: { name: 'late' }, delayMs: 400 }],
+    });
+    const late = flow.children[2]!.id;
+    expect(await q.getState(late)).toBe('scheduled');
+    const ran: string[] = [];
+    let lateAt = 0;
+    const worker = await Worker.start(q, (job) => {
+      ran.push(job.payload.name);
+      if (job.payload.name === 'late') lateAt = Date.now();
+    }, { ...fast, concurrency: 1 });
+    await until(async () => (await q.getState(flow.id)) === 'absent');
+    await worker.close();
+    // One slot: the waiting children by priority (no priority is 0, last); the parent after all.
+    expect(ran).toEqual(['high', 'low', 'late', 'parent']);
+    expect(lateAt - added).toBeGreaterThanOrEqual(400);
+  });
+
+  it('[TS] refuses a delay on a node with children, and a bad priority, before writing anything', async () => {
+    const q = await open();
+    const id = mintId('JOB');
+    await expect(q.addFlow({ parent: { payload: { name: 'p' }, id }, children: [{ payload: { name: 'n' }, delayMs: 10, children: [{ payload: { name: 'leaf' } }] }] })).rejects.toThrow(/only a leaf/);
+    await expect(q.addFlow({ parent: { payload: { name: 'p' }, id, priority: 1.5 }, children: [{ payload: { name: 'c' } }] })).rejects.toThrow(/priority/);
+    await expect(q.addFlow({ parent: { payload: { name: 'p' }, id }, children: [{ payload: { name: 'c' }, delayMs: -1 }] })).rejects.toThrow(/delayMs/);
+    expect(await q.getState(id)).toBe('absent');
+  });
 });

@@ -1,3 +1,4 @@
+import { InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import { decodeResult, type Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from '../envelope.js';
 import { qualifiedNameOf } from '../ids.js';
@@ -12,6 +13,75 @@ export interface Dependencies {
   readonly ignored: Record<string, string>;
   /** Children that failed the parent. */
   readonly failed: string[];
+}
+
+/** One page of one kind of children: from `cursor` (default 0), at most `count` (default 20). */
+export interface DependencyPage {
+  /** Where to start: 0, or the next cursor a page before answered. */
+  readonly cursor?: number;
+  /** At most this many children. */
+  readonly count?: number;
+}
+
+/** `job.getDependencies(opts)`'s options: the kinds to read, each by page. */
+export interface DependenciesOpts {
+  /** Completed children, with their values. */
+  readonly processed?: DependencyPage;
+  /** Children still open. */
+  readonly unprocessed?: DependencyPage;
+  /** Children whose failure the parent ignored. */
+  readonly ignored?: DependencyPage;
+  /** Children that failed the parent. */
+  readonly failed?: DependencyPage;
+}
+
+/** The pages asked for, each with the cursor of its next page (0 when it was the last). */
+export interface DependencyPages {
+  /** A page of completed children and their values. */
+  readonly processed?: Record<string, unknown>;
+  /** Where the next page of completed children starts; 0 when none is left. */
+  readonly nextProcessedCursor?: number;
+  /** A page of open children. */
+  readonly unprocessed?: string[];
+  /** Where the next page of open children starts; 0 when none is left. */
+  readonly nextUnprocessedCursor?: number;
+  /** A page of ignored failures. */
+  readonly ignored?: Record<string, string>;
+  /** Where the next page of ignored failures starts; 0 when none is left. */
+  readonly nextIgnoredCursor?: number;
+  /** A page of children that failed the parent. */
+  readonly failed?: string[];
+  /** Where the next page of those starts; 0 when none is left. */
+  readonly nextFailedCursor?: number;
+}
+
+const checkPages = strictOptions('getDependencies options', { known: ['processed', 'unprocessed', 'ignored', 'failed'] });
+const checkPage = strictOptions('getDependencies page', { known: ['cursor', 'count'] });
+
+/**
+ * BullMQ's `getDependencies(opts)`: without kinds, every child by how it ended; with kinds, a page of
+ * each kind asked and the cursor of its next page (an offset here; 0 when none is left).
+ */
+export async function dependencyPages(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, opts: DependenciesOpts): Promise<Dependencies | DependencyPages> {
+  checkPages(opts);
+  const all = await dependencies(queue, echoId, envelope);
+  const kinds = (['processed', 'unprocessed', 'ignored', 'failed'] as const).filter((kind) => opts[kind] !== undefined);
+  if (kinds.length === 0) return all;
+  const out: Record<string, unknown> = {};
+  for (const kind of kinds) {
+    const page = opts[kind] ?? {};
+    checkPage(page);
+    const cursor = page.cursor ?? 0;
+    const count = page.count ?? 20;
+    if (!Number.isSafeInteger(cursor) || cursor < 0) throw new InvalidArgumentError(`${kind}.cursor`, 'must be an integer >= 0');
+    if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError(`${kind}.count`, 'must be an integer >= 1');
+    const value = all[kind];
+    const entries = Array.isArray(value) ? value : Object.entries(value);
+    const slice = entries.slice(cursor, cursor + count);
+    out[kind] = Array.isArray(value) ? slice : Object.fromEntries(slice as [string, unknown][]);
+    out[`next${kind[0]?.toUpperCase() ?? ''}${kind.slice(1)}Cursor`] = cursor + count < entries.length ? cursor + count : 0;
+  }
+  return out;
 }
 
 /** The counts of {@link Dependencies}, for the kinds asked (all four when none is). */

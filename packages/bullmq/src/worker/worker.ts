@@ -10,6 +10,7 @@ import { backoffDelay, type BackoffStrategy } from './backoff.js';
 import { advanceScheduler } from '../schedulers/job-schedulers.js';
 import { checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
 import { bullmqSignal } from './signal.js';
+import { InFlight } from './in-flight.js';
 
 export type { BackoffStrategy, WorkerOptions };
 
@@ -55,6 +56,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   readonly #running = new Map<string, Job<DataType, ResultType, NameType>>();
   readonly #contexts = new Map<string, JobContext>();
   readonly #stalls = new Map<string, number>();
+  readonly #inFlight = new InFlight();
   readonly #ready: Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> | undefined }>;
   #closing: Promise<void> | undefined;
   #closed: (() => void) | undefined;
@@ -117,10 +119,14 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     return this.#running_;
   }
 
-  /** Stops taking new jobs; running ones finish. */
-  async pause(_doNotWaitActive?: boolean): Promise<void> {
+  /**
+   * Stops taking new jobs; resolves when the jobs running now have ended (at once with
+   * `doNotWaitActive`), or when the worker closes meanwhile.
+   */
+  async pause(doNotWaitActive = false): Promise<void> {
     this.#paused = true;
     (await this.#ready).worker?.pause();
+    if (!doNotWaitActive) await this.#inFlight.idle(this.#closedPromise);
   }
 
   /** Takes jobs again. */
@@ -266,6 +272,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       onProgress: (running, progress) => this.emit('progress', running, progress),
     });
     job.stalledCounter = this.#stalls.get(claimed.id) ?? 0;
+    this.#inFlight.add(claimed.id);
     // BullMQ makes a scheduler's next job when the job of the run before starts.
     if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
     this.#running.set(claimed.id, job);
@@ -278,11 +285,13 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     } catch (error) {
       if (error instanceof DelayedError || error instanceof WaitingChildrenError) {
         this.#running.delete(claimed.id);
+        this.#inFlight.done(claimed.id);
         return undefined;
       }
       if (error instanceof RateLimitError) {
         this.#running.delete(claimed.id);
         await context.moveToDelayed({ delayMs: Math.max(this.#rateLimitMs, 0) });
+        this.#inFlight.done(claimed.id);
         return undefined;
       }
       if (claimed.maxAttempts === undefined && !(error instanceof UnrecoverableError)) return this.#retryFromEnvelope(claimed, context, job, error);
@@ -301,6 +310,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     const delayMs = this.#backoff(claimed.attempts, error, claimed, this.opts.settings?.backoffStrategy);
     await context.moveToDelayed({ delayMs });
     this.#running.delete(claimed.id);
+    this.#inFlight.done(claimed.id);
     const err = error instanceof Error ? error : new Error(String(error));
     job.failedReason = err.message;
     if (err.stack !== undefined) job.stacktrace.push(err.stack);
@@ -313,6 +323,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     worker.on('completed', ({ job: claimed, result }) => {
       const job = this.#running.get(claimed.id);
       this.#contexts.delete(claimed.id);
+      this.#inFlight.done(claimed.id);
       if (!job) return;
       this.#running.delete(claimed.id);
       job.returnvalue = result as ResultType;
@@ -326,6 +337,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       const job = this.#running.get(claimed.id) ?? (stalled ? Job.fromStalled<DataType, ResultType, NameType>(queue, claimed, (this.#stalls.get(claimed.id) ?? 0) + 1) : undefined);
       this.#running.delete(claimed.id);
       this.#contexts.delete(claimed.id);
+      this.#inFlight.done(claimed.id);
       // BullMQ's text for a job that stalled more often than maxStalledCount allows.
       const err = stalled ? new Error('job stalled more than allowable limit') : error instanceof Error ? error : new Error(String(error));
       if (job) {

@@ -4,7 +4,7 @@ import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { keysOf } from './key-shapes.js';
 import { transition, type Transition } from './transition.js';
-import { admitted, idArg, int, whole } from './values.js';
+import { admitted, idArg, int, jobOptionArgs, whole, type JobOptionFields } from './values.js';
 
 /** One child of a flat flow: its id, encoded payload and failure policy. */
 export interface FlowChildInput {
@@ -43,13 +43,18 @@ export interface FlowLinkInput {
   readonly policy: ParentPolicy;
 }
 
-/** `hold_parent`: admits a parent held in `awaiting_children` until `n` children are done (queue.md §11.3). */
+/**
+ * `hold_parent`: admits a parent held in `awaiting_children` until `n` children are done (queue.md
+ * §11.3). [TS] `options` are written into its row as enqueue writes them (its priority orders it
+ * when its children release it).
+ */
 export function holdParent(input: {
   readonly queue: string;
   readonly id: JobId | string;
   readonly payload: string;
   readonly children: number;
   readonly link?: FlowLinkInput | undefined;
+  readonly options?: JobOptionFields | undefined;
 }): Transition<'enqueued' | 'duplicate'> {
   const pid = idArg(input.id);
   const call = bind(scripts().hold_parent, {
@@ -62,21 +67,36 @@ export function holdParent(input: {
       link_queue: input.link?.queue ?? '',
       link_policy: input.link?.policy ?? '',
     },
+    restArgs: jobOptionArgs(input.options),
   });
   return transition(call, admitted);
 }
 
-/** `enqueue_flow_child`: admits one child of a held parent (queue.md §11.3). */
+/**
+ * `enqueue_flow_child`: admits one child of a held parent (queue.md §11.3). [TS] `options` are
+ * written into its row as enqueue writes them; with `delayMs` above 0 it waits in the schedule that
+ * long (from the server's now) before it may run.
+ */
 export function enqueueFlowChild(input: {
   readonly queue: string;
   readonly id: JobId | string;
   readonly payload: string;
   readonly parent: FlowLinkInput;
+  readonly options?: JobOptionFields | undefined;
+  readonly delayMs?: number | undefined;
 }): Transition<'enqueued' | 'duplicate'> {
   const cid = idArg(input.id);
   const call = bind(scripts().enqueue_flow_child, {
     scope: { qc: input.queue, cid },
-    args: { cid, payload: input.payload, pid: idArg(input.parent.id), pqueue: input.parent.queue, policy: input.parent.policy },
+    args: {
+      cid,
+      payload: input.payload,
+      pid: idArg(input.parent.id),
+      pqueue: input.parent.queue,
+      policy: input.parent.policy,
+      delay_ms: whole('delayMs', input.delayMs ?? 0, 0),
+    },
+    restArgs: jobOptionArgs(input.options),
   });
   return transition(call, admitted);
 }

@@ -95,8 +95,8 @@ describe('recovery, operator, lanes, reads, repeat, flows', () => {
     });
     expect(shape(t.enqueueFlowChild({ queue: 'billing', id: J, payload: 'c', parent: { id: P, queue: 'orders', policy: 'fp' } }))).toEqual({
       script: 'enqueue_flow_child',
-      keys: ['emq:{billing}:job:' + J, 'emq:{billing}:pending'],
-      args: [J, 'c', P, 'orders', 'fp'],
+      keys: ['emq:{billing}:job:' + J, 'emq:{billing}:pending', 'emq:{billing}:schedule', 'emq:{billing}:meta'],
+      args: [J, 'c', P, 'orders', 'fp', 0],
     });
     expect(shape(t.flowFailDeliver({ parentQueue: 'orders', parentId: P, childId: J, error: 'e', policy: 'fp' })).keys).toEqual([
       q(`job:${P}:dependencies`),

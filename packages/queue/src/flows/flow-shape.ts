@@ -1,4 +1,4 @@
-import { assertBrandedId, EchoError, InvalidArgumentError, mintId, queueKeys, type JobId } from '@echo/protocol/queue';
+import { assertBrandedId, EchoError, InvalidArgumentError, MAX_PRIORITY, mintId, queueKeys, type JobId } from '@echo/protocol/queue';
 import { checkFlowChild, checkFlowParent, checkFlowSpec } from '../core/option-checks.js';
 
 /** The deepest tree a flow may have, the root counting as level 1 (queue.md §11.2). */
@@ -42,12 +42,17 @@ export interface FlowChild<T> {
    * `ignoreDependencyOnFailure`. A fail-parent sibling that dies later still fails the parent.
    */
   readonly continueParentOnFailure?: boolean;
+  /** [TS] Its pending order, as `enqueue`'s (higher first); a node with children is ordered so when they release it. */
+  readonly priority?: number;
+  /** [TS] A leaf only: it waits this many ms (from admission) before it may run. */
+  readonly delayMs?: number;
   readonly children?: readonly FlowChild<T>[];
 }
 
 /** A flow: a parent held until its children finish. */
 export interface FlowSpec<T> {
-  readonly parent: { readonly payload: T; readonly id?: JobId | string };
+  /** The parent; [TS] `priority` orders it, as `enqueue`'s, once its children release it. */
+  readonly parent: { readonly payload: T; readonly id?: JobId | string; readonly priority?: number };
   readonly children: readonly FlowChild<T>[];
 }
 
@@ -57,6 +62,10 @@ export interface FlowNode {
   readonly queue: string;
   readonly payload: unknown;
   readonly policy: 'fp' | 'id' | 'cp';
+  /** [TS] Its priority, 0 when none was given. */
+  readonly priority: number;
+  /** [TS] A leaf's delay in ms, 0 when none was given. */
+  readonly delayMs: number;
   readonly children: readonly FlowNode[];
 }
 
@@ -83,7 +92,7 @@ export function shapeFlow<T>(queue: string, spec: FlowSpec<T>): FlowNode {
   checkFlowSpec(spec);
   checkFlowParent(spec.parent);
   const seen = new Set<string>();
-  const visit = (payload: unknown, id: JobId, q: string, policy: 'fp' | 'id' | 'cp', children: readonly FlowChild<T>[] | undefined, depth: number): FlowNode => {
+  const visit = (payload: unknown, id: JobId, q: string, policy: 'fp' | 'id' | 'cp', timing: { priority?: number | undefined; delayMs?: number | undefined }, children: readonly FlowChild<T>[] | undefined, depth: number): FlowNode => {
     if (depth > MAX_FLOW_DEPTH) throw new FlowTooDeepError(MAX_FLOW_DEPTH);
     if (seen.has(id)) throw new FlowCycleError(id);
     seen.add(id);
@@ -93,16 +102,31 @@ export function shapeFlow<T>(queue: string, spec: FlowSpec<T>): FlowNode {
       queueKeys(childQueue);
       if (c.continueParentOnFailure === true && c.ignoreDependencyOnFailure === true) throw new InvalidArgumentError('continueParentOnFailure', 'give continueParentOnFailure or ignoreDependencyOnFailure, not both');
       const policy = c.ignoreDependencyOnFailure === true ? 'id' : c.continueParentOnFailure === true ? 'cp' : 'fp';
-      return visit(c.payload, resolve(c.id), childQueue, policy, c.children, depth + 1);
+      return visit(c.payload, resolve(c.id), childQueue, policy, c, c.children, depth + 1);
     });
     if (children !== undefined && kids.length === 0) throw new InvalidArgumentError('children', `node ${id} has an empty children list; it would be held for ever`);
-    return { id, queue: q, payload, policy, children: kids };
+    const delayMs = timing.delayMs ?? 0;
+    if (!Number.isSafeInteger(delayMs) || delayMs < 0) throw new InvalidArgumentError('delayMs', 'must be an integer number of ms >= 0');
+    // A held node is released by its last child, in a script that has no schedule to put it in.
+    if (delayMs > 0 && kids.length > 0) throw new InvalidArgumentError('delayMs', `node ${id} has children: only a leaf may wait out a delay`);
+    return { id, queue: q, payload, policy, priority: checkPriority(timing.priority), delayMs, children: kids };
   };
   if (spec.children.length === 0) throw new InvalidArgumentError('children', 'a flow needs at least one child; its parent would be held for ever');
-  return visit(spec.parent.payload, resolve(spec.parent.id), queue, 'fp', spec.children, 1);
+  return visit(spec.parent.payload, resolve(spec.parent.id), queue, 'fp', { priority: spec.parent.priority }, spec.children, 1);
 }
 
-/** A flat flow whose children all share the parent's queue lands in one atomic script. */
+/** A node's priority, checked before any wire I/O (a node refused mid-landing would strand its parent). */
+function checkPriority(priority: number | undefined): number {
+  if (priority === undefined) return 0;
+  if (!Number.isSafeInteger(priority) || Math.abs(priority) > MAX_PRIORITY) throw new InvalidArgumentError('priority', `must be an integer within ±${String(MAX_PRIORITY)}`);
+  return priority;
+}
+
+/**
+ * A flat flow whose children all share the parent's queue, none with a priority or a delay, lands
+ * in one atomic script (`enqueue_flow` takes no per-node options); any other lands node by node.
+ */
 export function isAtomic(root: FlowNode): boolean {
-  return root.children.every((c) => c.children.length === 0 && c.queue === root.queue);
+  const plain = (n: FlowNode): boolean => n.priority === 0 && n.delayMs === 0;
+  return plain(root) && root.children.every((c) => c.children.length === 0 && c.queue === root.queue && plain(c));
 }

@@ -49,13 +49,14 @@ export async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: Pare
   const parentQueue = parent && parent.queue !== node.queue ? parent.queue : '';
   const link = parent ? { id: parent.id, queue: parentQueue, policy: node.policy } : undefined;
   if (node.children.length > 0) {
-    const verdict = await execute(ctx.conn, t.holdParent({ queue: node.queue, id: node.id, payload: encode(node.payload), children: node.children.length, link }));
+    const options = node.priority === 0 ? undefined : { priority: node.priority };
+    const verdict = await execute(ctx.conn, t.holdParent({ queue: node.queue, id: node.id, payload: encode(node.payload), children: node.children.length, link, options }));
     if (verdict === 'duplicate') checkRetryChildren(node, given);
     for (const child of node.children) await land(ctx, child, node, encode, given);
     return verdict;
   }
   if (!link) return 'duplicate';
-  return execute(ctx.conn, t.enqueueFlowChild({ queue: node.queue, id: node.id, payload: encode(node.payload), parent: link }));
+  return execute(ctx.conn, t.enqueueFlowChild({ queue: node.queue, id: node.id, payload: encode(node.payload), parent: link, ...(node.priority === 0 ? {} : { options: { priority: node.priority } }), delayMs: node.delayMs }));
 }
 
 /**

@@ -2572,28 +2572,46 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: '3049f253aa00220de9bcbfbdac74d502e3994f2a',
-    includes: [],
+    sha: 'a169c7600914c8a3138fdea695a3a3307360e55d',
+    includes: ['core', 'admit'],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
--- (queue.md §11.5, §11.7).
+-- (queue.md §11.5, §11.7). [TS] It may carry per-job options, and wait out a delay in the schedule
+-- first (BullMQ's per-node job options in a flow).
 -- @key row        emq:{qc}:job:<cid>
 -- @key pending    emq:{qc}:pending
+-- @key schedule   emq:{qc}:schedule [TS]: where a child with a delay waits until it is due
+-- @key meta       emq:{qc}:meta [TS]: the queue's LIFO count (lib admit)
 -- @arg cid        the child's id; must be JOB-namespaced
 -- @arg payload    the child's payload
 -- @arg pid        the parent's id
 -- @arg pqueue     the parent's queue when it differs from this one, else ""
 -- @arg policy     "fp" | "id" | [TS] "cp"
--- @returns 1 enqueued; 0 duplicate (the row exists; nothing written)
+-- @arg delay_ms   [TS] ms from the server's now before the child may run; "0": pending at once
+-- @args fields   [TS] per-job option pairs written into the row with it, as enqueue's (priority
+-- scores the pending entry -priority, and is read when promote moves a delayed child to pending);
+-- the spec fields are written after them and win
+-- @include core admit
+-- @returns 1 enqueued (pending, or [TS] scheduled with a delay); 0 duplicate (the row exists; nothing
+-- written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(a_cid, 1, 3) ~= 'JOB' or string.sub(a_pid, 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
-redis.call('HSET', k_row, 'state', 'pending', 'attempts', '0', 'payload', a_payload, 'parent', a_pid,
-  'parent_policy', a_policy)
-if a_pqueue ~= '' then redis.call('HSET', k_row, 'parent_queue', a_pqueue) end
-redis.call('ZADD', k_pending, 0, a_cid)
+local link = { 'parent', a_pid, 'parent_policy', a_policy }
+if a_pqueue ~= '' then
+  link[#link + 1] = 'parent_queue'
+  link[#link + 1] = a_pqueue
+end
+local delay = tonumber(a_delay_ms) or 0
+if delay > 0 then
+  admit_row(k_row, 'scheduled', a_payload, { unpack(ARGV, 7) }, link)
+  redis.call('ZADD', k_schedule, now_ms() + delay, a_cid)
+else
+  local score = admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 7) }, link, k_meta)
+  redis.call('ZADD', k_pending, score, a_cid)
+end
 return 1
 `,
   },
@@ -3464,8 +3482,8 @@ return 1
 `,
   },
   hold_parent: {
-    sha: 'c174ad8682e8c0e691b9460dc649ad8a0558aef9',
-    includes: [],
+    sha: '8834307caafd9ffedfec2789fc4a29d97f74a959',
+    includes: ['admit'],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
 -- set with its own direct-child count, linked to its own parent when it is a nested node. [TS] The
@@ -3480,6 +3498,10 @@ return 1
 -- @arg link_parent  the node's own parent id, or "" for a root
 -- @arg link_queue   the parent's queue when it differs from this one, else ""
 -- @arg link_policy  "fp" | "id" toward that parent, or ""
+-- @args fields   [TS] per-job option pairs written into the row with it, as enqueue's (priority
+-- scores its pending entry -priority when its children release it); the spec fields are written
+-- after them and win
+-- @include admit
 -- @returns 1 held; 0 duplicate (the row exists; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 local link = a_link_parent
@@ -3487,7 +3509,7 @@ if string.sub(a_pid, 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~=
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_parent) == 1 then return 0 end
-redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', a_payload, 'flow', 'parent')
+admit_row(k_parent, 'awaiting_children', a_payload, { unpack(ARGV, 7) }, { 'flow', 'parent' })
 if link ~= '' then
   redis.call('HSET', k_parent, 'parent', link)
   if a_link_queue ~= '' then redis.call('HSET', k_parent, 'parent_queue', a_link_queue) end
@@ -5212,7 +5234,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   enqueue: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd'],
   enqueue_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
   enqueue_flow: ['exists', 'hmget', 'hset', 'publish', 'sadd', 'set', 'xadd', 'zadd'],
-  enqueue_flow_child: ['exists', 'hset', 'zadd'],
+  enqueue_flow_child: ['exists', 'hincrby', 'hset', 'time', 'zadd'],
   enqueue_many: ['exists', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'xadd', 'zadd'],
   enqueue_many_with: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
   events_set: ['hdel', 'hset', 'xtrim'],
@@ -5236,7 +5258,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   gresume: ['hget', 'lpos', 'lpush', 'ltrim', 'rpush', 'sismember', 'srem', 'zcard'],
   gwclaim: ['del', 'exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'incrby', 'llen', 'lmove', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
   gweight: ['hset'],
-  hold_parent: ['exists', 'hset', 'sadd', 'set'],
+  hold_parent: ['exists', 'hincrby', 'hset', 'sadd', 'set', 'time'],
   is_maxed: ['hget', 'zcard'],
   lane_counts: ['zcard'],
   obliterate: ['del', 'get', 'hexists', 'hget', 'hkeys', 'llen', 'lrange', 'pexpire', 'pttl', 'scard', 'smembers', 'spop', 'zcard', 'zrange', 'zrem'],
