@@ -103,9 +103,12 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
     // Rows leave with their completion: none may be stuck waiting out a lease.
     for (const lane of lanes) await until(`${lane.queue.name} settled`, async () => (await rowsLeft(conn, lane.queue, lane.produced)) === 0, 5_000);
 
-    // A worker closes its outage after calls have got through quietly for a while: wait for the report.
+    // A worker closes its outage after calls have got through quietly for a while (2 s after the
+    // last error, found by a probe): wait for the report. What is judged is that it comes, once per
+    // worker; at load 8-9 with two CPU hogs beside the run it took over 10 s, so the bound is a
+    // hang's, not a speed.
     for (const lane of lanes.slice(0, 2)) {
-      await until(`${lane.queue.name} reported its outage's end`, () => lane.workerErrors.some((e) => e instanceof OutageReport && !e.ongoing), 10_000);
+      await until(`${lane.queue.name} reported its outage's end`, () => lane.workerErrors.some((e) => e instanceof OutageReport && !e.ongoing), 30_000);
     }
     const twice = [...executions].filter(([, n]) => n > 1).map(([id]) => id);
     const producerErrors = lanes.flatMap((lane) => lane.producerErrors);
@@ -148,5 +151,5 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
     expect(lanes.map((lane) => lane.worker.stats().lost)).toEqual([0, 0, 0, 0]);
     // Nothing waited out its lease: the last job ran well within one lease of the promotion.
     expect(drainedAt - failover.healedAt).toBeLessThan(LEASE_MS / 2);
-  }, 60_000);
+  }, 120_000);
 });
