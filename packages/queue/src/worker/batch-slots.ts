@@ -56,7 +56,6 @@ export class BatchSlots<T> {
   readonly #carried = new Set<Promise<ClaimedJob<T>[]>[]>();
   /** Batch settlements sent but not yet answered; close() waits for them. */
   readonly #settling = new Set<Promise<void>>();
-  #limitTimer: NodeJS.Timeout | undefined;
   /** Fires `drained` once the worker has run out of work (see {@link DrainWatch}). */
   readonly #drain: DrainWatch;
   /** Running means of a batch's handler time and of a fused round's round trip, in ms. */
@@ -304,14 +303,7 @@ export class BatchSlots<T> {
     this.#roundMs = mean(this.#roundMs, performance.now() - sent);
     if (round.error !== undefined) next.reject(round.error);
     else next.resolve(round.claimed);
-    // Refused by the rate limit: no wake token will come when the window reopens, so set one.
-    if (round.limitedMs > 0 && this.#limitTimer === undefined) {
-      this.#limitTimer = setTimeout(() => {
-        this.#limitTimer = undefined;
-        this.#rt.idle.wakeOne();
-      }, round.limitedMs);
-      this.#limitTimer.unref();
-    }
+    if (round.limitedMs > 0) this.#rt.idle.wakeAfter(round.limitedMs);
     return round.outcomes;
   }
 }

@@ -58,7 +58,6 @@ export class Rounds<T> {
   readonly #waiting = new Set<Want<T>>();
   #scheduled = false;
   readonly #inflight = new Set<Promise<void>>();
-  #limitTimer: NodeJS.Timeout | undefined;
   readonly #ahead: Prefetch<T>;
 
   constructor(rt: WorkerRuntime<T>, gate: PauseGate, claimOne: () => Promise<ClaimedJob<T> | undefined>, sink: CompletionSink<T>) {
@@ -194,21 +193,7 @@ export class Rounds<T> {
     }
     // A slot that parked meanwhile would not see the spares: wake one, the relay passes it on.
     if (this.#ahead.held > 0) this.#rt.idle.wakeOne();
-    if (round.limitedMs > 0) this.#wakeAfter(round.limitedMs);
-  }
-
-  /**
-   * The rate limit refused this round's claim: its slots park, and nothing would wake them when the
-   * window reopens (no job arrives to push a wake token), so one is woken then and the relay passes
-   * it on. One timer at a time: later refusals in the same window change nothing.
-   */
-  #wakeAfter(ms: number): void {
-    if (this.#limitTimer !== undefined) return;
-    this.#limitTimer = setTimeout(() => {
-      this.#limitTimer = undefined;
-      this.#rt.idle.wakeOne();
-    }, ms);
-    this.#limitTimer.unref();
+    if (round.limitedMs > 0) this.#rt.idle.wakeAfter(round.limitedMs);
   }
 
   async #completeAll(done: readonly Done<T>[]): Promise<void> {

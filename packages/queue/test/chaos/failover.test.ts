@@ -98,7 +98,20 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
     producing = false;
     await Promise.all(producers);
     const ids = lanes.flatMap((lane) => lane.produced);
-    await until('every produced job ran', () => ids.every((id) => completedAt.has(id)), 15_000);
+    // The bound is a hang's: a loaded machine may drain slowly, and the test judges below whether a
+    // job waited out its lease. Jobs still missing after 15 s are named, with their rows, to tell a
+    // slow drain from a stuck lease when it happens.
+    const ran = (): boolean => ids.every((id) => completedAt.has(id));
+    await until('every produced job ran', ran, 15_000).catch(async () => {
+      const missing = ids.filter((id) => !completedAt.has(id));
+      const rowOf = async (id: JobId): Promise<unknown> => {
+        const lane = lanes.find((l) => l.produced.includes(id));
+        return lane === undefined ? null : conn.command('HGETALL', lane.queue.keys.job(id));
+      };
+      const sample = await Promise.all(missing.slice(0, 5).map(async (id) => [id, await rowOf(id)]));
+      console.log(JSON.stringify({ slowDrain: { missing: missing.length, sample } }));
+      await until('every produced job ran', ran, LEASE_MS + 15_000);
+    });
     const drainedAt = Date.now();
     // Rows leave with their completion: none may be stuck waiting out a lease.
     for (const lane of lanes) await until(`${lane.queue.name} settled`, async () => (await rowsLeft(conn, lane.queue, lane.produced)) === 0, 5_000);
@@ -149,7 +162,9 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
     }
     expect(twice).toEqual([]);
     expect(lanes.map((lane) => lane.worker.stats().lost)).toEqual([0, 0, 0, 0]);
-    // Nothing waited out its lease: the last job ran well within one lease of the promotion.
-    expect(drainedAt - failover.healedAt).toBeLessThan(LEASE_MS / 2);
-  }, 120_000);
+    // Nothing waited out its lease. A job that did was claimed before the kill (a claim after it
+    // reaches no primary, or the promoted one, whose reply is read), so it ran no earlier than one
+    // lease after the kill, less the moment a claim is in flight: the last job ran before that.
+    expect(drainedAt - failover.killedAt).toBeLessThan(LEASE_MS - 2_000);
+  }, 180_000);
 });
