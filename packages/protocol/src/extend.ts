@@ -41,7 +41,7 @@ export * as transitions from './transitions/index.js';
 export { bind, type BindInput } from './transitions/bind.js';
 export { compileKeyShape, type KeyResolver, type KeyScope } from './transitions/key-shapes.js';
 export { execute, executeAll, transition, type Settled, type Transition } from './transitions/transition.js';
-export { flowLink, MAX_JOB_NAME, MAX_PRIORITY, readJobOptions, type FlowLink, type JobOptionFields } from './transitions/values.js';
+export { checkPriority, flowLink, MAX_JOB_NAME, MAX_PRIORITY, readJobOptions, type FlowLink, type JobOptionFields } from './transitions/values.js';
 export type { ClaimedRow, HeldJob } from './transitions/index.js';
 export type { MasterNode } from './connector/masters.js';
 export type { PubSubMessage, Payload, SubscribeOptions, Subscription, SubscriptionEvents } from './connector/subscription.js';

@@ -11,7 +11,7 @@ export * from './substrate.js';
 export { queueKeys, type QueueKeys } from './keys/queue-keys.js';
 export * as transitions from './transitions/queue.js';
 export * as reads from './contract/queue/reads.js';
-export { flowLink, MAX_JOB_NAME, MAX_PRIORITY, readJobOptions, type FlowLink, type JobOptionFields } from './transitions/values.js';
+export { checkPriority, flowLink, MAX_JOB_NAME, MAX_PRIORITY, readJobOptions, type FlowLink, type JobOptionFields } from './transitions/values.js';
 export type { ClaimedRow, HeldJob } from './transitions/index.js';
 export {
   JOB_FIELDS,

@@ -96,6 +96,16 @@ export interface JobOptionFields {
 /** The largest priority magnitude admitted: scores stay exact and compact. */
 export const MAX_PRIORITY = 2_097_152;
 
+/**
+ * A job's priority, checked (an integer within ±{@link MAX_PRIORITY}; `undefined` is 0), or
+ * {@link InvalidArgumentError}: callers that land several nodes check each before any wire I/O.
+ */
+export function checkPriority(priority: number | undefined): number {
+  if (priority === undefined) return 0;
+  if (!Number.isSafeInteger(priority) || Math.abs(priority) > MAX_PRIORITY) throw new InvalidArgumentError('priority', `must be an integer within ±${String(MAX_PRIORITY)}`);
+  return priority;
+}
+
 /** The longest job name admitted, in characters. */
 export const MAX_JOB_NAME = 256;
 
@@ -118,12 +128,8 @@ export function jobOptionArgs(options: JobOptionFields | undefined): string[] {
     out.push('backoff', backoff);
   }
   if (options.timeoutMs !== undefined) out.push('timeout_ms', String(whole('timeoutMs', options.timeoutMs, 1)));
-  if (options.priority !== undefined && options.priority !== 0) {
-    if (!Number.isSafeInteger(options.priority) || Math.abs(options.priority) > MAX_PRIORITY) {
-      throw new InvalidArgumentError('priority', `must be an integer within ±${String(MAX_PRIORITY)}`);
-    }
-    out.push('priority', String(options.priority));
-  }
+  const priority = checkPriority(options.priority);
+  if (priority !== 0) out.push('priority', String(priority));
   if (options.trace !== undefined) out.push(...traceArgs(options.trace));
   const lane: unknown = options.lane;
   if (lane !== undefined) {

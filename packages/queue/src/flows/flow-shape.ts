@@ -1,4 +1,4 @@
-import { assertBrandedId, EchoError, InvalidArgumentError, MAX_PRIORITY, mintId, queueKeys, type JobId } from '@echo/protocol/queue';
+import { assertBrandedId, checkPriority, EchoError, InvalidArgumentError, mintId, queueKeys, type JobId } from '@echo/protocol/queue';
 import { checkFlowChild, checkFlowParent, checkFlowSpec } from '../core/option-checks.js';
 
 /** The deepest tree a flow may have, the root counting as level 1 (queue.md §11.2). */
@@ -109,17 +109,11 @@ export function shapeFlow<T>(queue: string, spec: FlowSpec<T>): FlowNode {
     if (!Number.isSafeInteger(delayMs) || delayMs < 0) throw new InvalidArgumentError('delayMs', 'must be an integer number of ms >= 0');
     // A held node is released by its last child, in a script that has no schedule to put it in.
     if (delayMs > 0 && kids.length > 0) throw new InvalidArgumentError('delayMs', `node ${id} has children: only a leaf may wait out a delay`);
+    // Checked here, before any wire I/O: a node refused mid-landing would strand its parent.
     return { id, queue: q, payload, policy, priority: checkPriority(timing.priority), delayMs, children: kids };
   };
   if (spec.children.length === 0) throw new InvalidArgumentError('children', 'a flow needs at least one child; its parent would be held for ever');
   return visit(spec.parent.payload, resolve(spec.parent.id), queue, 'fp', { priority: spec.parent.priority }, spec.children, 1);
-}
-
-/** A node's priority, checked before any wire I/O (a node refused mid-landing would strand its parent). */
-function checkPriority(priority: number | undefined): number {
-  if (priority === undefined) return 0;
-  if (!Number.isSafeInteger(priority) || Math.abs(priority) > MAX_PRIORITY) throw new InvalidArgumentError('priority', `must be an integer within ±${String(MAX_PRIORITY)}`);
-  return priority;
 }
 
 /**
