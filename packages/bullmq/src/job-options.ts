@@ -49,6 +49,12 @@ export interface DeduplicationOptions {
   readonly extend?: boolean;
   /** Each duplicate gives the kept job its data while the job still waits. */
   readonly replace?: boolean;
+  /**
+   * A duplicate added while the kept job is active is kept in turn (the newest wins) and added,
+   * with its own delay, when the active job ends (completes, or fails for good); the id then holds
+   * until its job ends, whatever the `ttl`. Echo's name: `dedupKeepLast`.
+   */
+  readonly keepLastIfActive?: boolean;
 }
 
 /** The options of `queue.add`, as BullMQ names them. */
@@ -110,7 +116,7 @@ const checkJobOptions = strictOptions('job options', {
   bounds: { delay: 'span' },
 });
 const checkBackoff = strictOptions('job options.backoff', { known: ['type', 'delay', 'jitter'], bounds: { delay: 'span' } });
-const checkDedup = strictOptions('job options.deduplication', { known: ['id', 'ttl', 'extend', 'replace'], bounds: { ttl: 'span' } });
+const checkDedup = strictOptions('job options.deduplication', { known: ['id', 'ttl', 'extend', 'replace', 'keepLastIfActive'], bounds: { ttl: 'span' } });
 const checkKeep = strictOptions('job options.removeOnComplete', { known: ['age', 'count'] });
 
 /** A child's failure policies, at most one of which a job may take (BullMQ's order, for its message). */
@@ -162,7 +168,12 @@ export function checkOptions(options: JobsOptions, flowChild = false): void {
   } else {
     checkTimeBound('job options', 'backoff', options.backoff, 'span');
   }
-  if (options.deduplication !== undefined) checkDedup(options.deduplication);
+  if (options.deduplication !== undefined) {
+    checkDedup(options.deduplication);
+    // Only `true` asks for it: anything but a boolean would otherwise be read as "no".
+    const { keepLastIfActive } = options.deduplication;
+    if (keepLastIfActive !== undefined && typeof keepLastIfActive !== 'boolean') throw new InvalidArgumentError('deduplication.keepLastIfActive', 'must be a boolean');
+  }
   for (const keep of [options.removeOnComplete, options.removeOnFail]) {
     if (typeof keep !== 'object') continue;
     checkKeep(keep);
@@ -222,9 +233,10 @@ export function enqueueOptions(options: JobsOptions, id = options.jobId): Enqueu
   if (options.lifo === true) out.lifo = true;
   if (options.timestamp !== undefined) out.timestamp = options.timestamp;
   if (options.deduplication !== undefined) {
-    const { id, ttl, extend, replace } = options.deduplication;
+    const { id, ttl, extend, replace, keepLastIfActive } = options.deduplication;
     out.dedupId = keyOfJobId(id);
     if (ttl !== undefined) out.dedupTtlMs = ttl;
+    if (keepLastIfActive === true) out.dedupKeepLast = true;
     // BullMQ's extend restarts the window on each duplicate, replace gives the waiting job the new
     // data; both together are its debounce.
     if (extend === true) out.dedupMode = replace === true ? 'debounce' : 'extend';

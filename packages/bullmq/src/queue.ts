@@ -3,7 +3,7 @@ import { Queue as EchoQueue, type KeepBound } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import { makeEnvelope, type Envelope } from './envelope.js';
 import { keepCompletedByDefault, nextJobIds, resetJobIds } from './defaults.js';
-import { BullMQInputError, NotSupportedError } from './errors.js';
+import { BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
 import { definedOnly, echoQueueName } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { checkConcurrency } from './queue-extras.js';
@@ -67,6 +67,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   /** Adds a job; with `repeat`, upserts a job scheduler instead. A known `jobId` returns the existing job. */
   async add(name: NameType, data: DataType, opts: JobsOptions = {}): Promise<Job<DataType, ResultType, NameType>> {
     const merged = withoutEmptyJobId({ ...this.defaultJobOptions, ...opts });
+    if (merged.parent !== undefined) await this.#checkParent(merged.parent, merged);
     checkOptions(merged);
     checkSize(name, data, merged);
     const queue = await this.echo;
@@ -83,6 +84,18 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     const job = new Job<DataType, ResultType, NameType>(queue, result.id, envelope);
     if (this.listenerCount('waiting') > 0) this.emit('waiting', job);
     return job;
+  }
+
+  /**
+   * BullMQ's refusals of a `parent` option, with its texts, ahead of Echo's own (the option itself
+   * is refused by checkOptions): beside deduplication, and a parent in this queue that does not
+   * exist. A parent in another queue is not looked up.
+   */
+  async #checkParent(parent: { readonly id: string; readonly queue: string }, opts: JobsOptions): Promise<void> {
+    if (opts.deduplication !== undefined) throw new BullMQInputError('parent', 'Deduplication and parent options cannot be used together');
+    if (parent.queue === this.qualifiedName && (await this.getJob(parent.id)) === undefined) {
+      throw new JobStateError(parent.id, 'addJob', `Missing key for parent job ${parent.queue}:${parent.id}. addJob`);
+    }
   }
 
   /** Adds several jobs in one round trip. */

@@ -61,4 +61,15 @@ describe('refusals in BullMQ words', () => {
     expect(await job.getState()).toBe('active');
     release();
   });
+
+  it('the job option parent: beside deduplication, or naming a missing parent, is refused in BullMQ words', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const parent = await queue.add('parent', {});
+    await expect(queue.add('child', {}, { deduplication: { id: 'd' }, parent: { id: parent.id, queue: `bull:${name}` } })).rejects.toThrow(
+      'Deduplication and parent options cannot be used together',
+    );
+    await expect(queue.add('child', {}, { parent: { id: 'gone', queue: `bull:${name}` } })).rejects.toThrow(`Missing key for parent job bull:${name}:gone. addJob`);
+    expect(await queue.count()).toBe(1);
+  });
 });

@@ -75,7 +75,7 @@ end
 -- One read of meta serves the retention policy and the event settings.
 local policy, m = keep_read(k_meta, 'events', 'journal', 'history', 'minutes')
 hist_seed(m[7], m[8])
-local ended = { jobroot = k_jobroot, completed = k_retained, deroot = k_deroot, outcomes = k_outcomes }
+local ended = { jobroot = k_jobroot, completed = k_retained, deroot = k_deroot, outcomes = k_outcomes, pending = k_pending, schedule = k_schedule, wake = k_wake }
 finish_completed(ended, id, row, result, f[4], f[5], f[6], policy, attempts)
 retain_flush(ended, policy)
 redis.call('HINCRBY', k_completed, 'count', 1)

@@ -29,6 +29,6 @@
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
   lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), laneroot = k_laneroot, jobroot = k_jobroot }
-held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
+held.meta, held.retained, held.deroot, held.outcomes, held.wake = k_meta, k_retained, k_deroot, k_outcomes, k_wake
 ev_open(k_events, k_journal, k_meta)
 return complete_held(held, 2, a_publish == '1')

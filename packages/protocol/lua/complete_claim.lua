@@ -39,7 +39,7 @@
 -- `active` and `drained` for the claimed jobs as claim publishes them (lib events)
 local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
   lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), laneroot = k_laneroot, jobroot = k_jobroot }
-held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
+held.meta, held.retained, held.deroot, held.outcomes, held.wake = k_meta, k_retained, k_deroot, k_outcomes, k_wake
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 -- One read of meta serves the claim's gates, the completed events and the retention policy.

@@ -16,19 +16,20 @@
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
 -- traceparent, tracestate (the producer's W3C trace context), [TS] lifo (claimed ahead of its
 -- priority, newest first, counted in meta `lifo_seq`), timestamp (the app's created time), [TS] dedup_mode and dedup_ttl (what
--- a refused admission does to the parked job: lib admit's dedup_hit); the spec fields are written
+-- a refused admission does to the parked job: lib admit's dedup_hit), [TS] dedup_keep_last (a refusal
+-- while the parked job is active is kept on its row and admitted when it ends); the spec fields are written
 -- after them and win
 -- @include core events admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but
 -- [TS] the `deduplicated` event: the parked id as `job` (the job kept), the dedup id as `dedup`, this
--- admission's id as `refused`; with a dedup mode, `mode` and `replaced`, after dedup_hit's writes). [TS] An admitted job publishes `waiting` when meta `events` = all
+-- admission's id as `refused`; with a dedup mode, `mode` and `replaced`, after dedup_hit's writes; `kept` when kept). [TS] An admitted job publishes `waiting` when meta `events` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(k_events, k_journal, k_meta)
 local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 4) })
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 4) }, nil, nil, { id = a_id, when = '' })
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = a_id
   ev_emit('deduplicated', parked, extra)

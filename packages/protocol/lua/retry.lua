@@ -84,7 +84,7 @@ end
 local mode = a_mode
 local pid = a_parent_id
 local now = now_ms()
-local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
+local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot, pending = k_pending, schedule = k_schedule, wake = k_wake }
 local policy = nil
 if mode == 'sq:fp' then
   if redis.call('EXISTS', k_parent_row) == 1 then

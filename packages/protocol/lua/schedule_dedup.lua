@@ -15,7 +15,8 @@
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields    per-job option pairs written into the row with it, as schedule takes them ([TS]
 -- dedup_mode and dedup_ttl as enqueue_dedup reads them; `debounce` also moves a scheduled parked job
--- to this admission's due time)
+-- to this admission's due time; [TS] dedup_keep_last keeps a refusal met while the parked job is
+-- active, with this admission's timing, to be admitted when that job ends)
 -- @include core events admit
 -- @returns {1, id} scheduled, publishing `delayed` as schedule does; {0, id} row duplicate; {2, parked}
 -- dedup hit (nothing written but the `deduplicated` event, as enqueue_dedup publishes it)
@@ -30,7 +31,7 @@ if parked then
     if a_mode == 'in' then return now_ms() + tonumber(a_ms) end
     return tonumber(a_ms)
   end
-  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 6) }, k_schedule, due)
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 6) }, k_schedule, due, { id = a_id, when = a_mode .. ':' .. a_ms })
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = a_id
   ev_emit('deduplicated', parked, extra)

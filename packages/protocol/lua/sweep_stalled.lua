@@ -35,7 +35,7 @@
 local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(a_limit))
-local ended, keep = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }, nil
+local ended, keep = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot, pending = k_pending, wake = k_wake }, nil
 local max_stalled = tonumber(a_max_stalled)
 local recovered, dead, flat = {}, {}, 0
 

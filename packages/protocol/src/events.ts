@@ -42,9 +42,10 @@ export interface LifecycleEventFields {
   /**
    * `deduplicated` [TS]: `job` is the job already parked (the one kept); `dedup` the key, `refused`
    * the id turned away; with a dedup mode, `mode` (`extend`, `replace`, `debounce`) and `replaced`
-   * (`"1"` when the kept job took the refused admission's payload).
+   * (`"1"` when the kept job took the refused admission's payload); `kept` = `"1"` when the refused
+   * admission was kept to be admitted once the active parked job ends (`keepLast`).
    */
-  readonly deduplicated: { readonly dedup?: string; readonly refused?: string; readonly mode?: string; readonly replaced?: string };
+  readonly deduplicated: { readonly dedup?: string; readonly refused?: string; readonly mode?: string; readonly replaced?: string; readonly kept?: string };
   /** `drained` [TS, chatty]: a queue-level event, `job` is `""`. */
   readonly drained: NoExtraFields;
   /** `expired` [TS]: `expireAt` is the deadline the claim found passed (server epoch ms). */

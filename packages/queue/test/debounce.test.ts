@@ -8,7 +8,7 @@ import type { LifecycleEvent } from '@echo/protocol/queue';
 import { InvalidArgumentError } from '@echo/protocol/queue';
 import { startCluster, startRedis, type RedisCluster, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue, type QueueEvents } from '../src/index.js';
+import { Queue, Worker, type QueueEvents } from '../src/index.js';
 import { until } from './worker-harness.js';
 
 let server: RedisServer;
@@ -130,6 +130,42 @@ describe('dedup modes on a 3-master cluster', () => {
     await q.enqueue('c2', { dedupId: 'c', dedupTtlMs: 10_000, dedupMode: 'debounce', delayMs: 90_000 });
     expect((await q.getJob(first.id))?.payload).toBe('c2');
     expect(await q.counts('scheduled')).toEqual({ scheduled: 1 });
+    await q.close();
+  });
+});
+
+describe('dedupKeepLast', () => {
+  it('keeps the newest add refused while the kept job is active and admits it when that job ends; the key never lapses under it', async () => {
+    const q = await open<string>();
+    const seen: string[] = [];
+    let resolveStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (resolveStarted = resolve));
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const worker = await Worker.start(q, async (job) => {
+      seen.push(job.payload);
+      if (job.payload === 'a') {
+        resolveStarted();
+        await gate;
+      }
+    }, { maintenanceMs: 0, blockMs: 60_000, concurrency: 4 });
+    const first = await q.enqueue('a', { dedupId: 'kl', dedupTtlMs: 60_000, dedupKeepLast: true });
+    await started;
+    expect(await pttl(q, 'kl')).toBe(-1);
+    for (const payload of ['b', 'c']) {
+      expect(await q.enqueue(payload, { dedupId: 'kl', dedupKeepLast: true })).toMatchObject({ status: 'duplicate', existingId: first.id });
+    }
+    release();
+    await until(() => seen.length === 2, 'the kept add ran');
+    expect(seen).toEqual(['a', 'c']);
+    await worker.close();
+    await q.close();
+  });
+
+  it('refuses a non-boolean and a keepLast without a dedupId', async () => {
+    const q = await open<string>();
+    await expect(q.enqueue('a', { dedupId: 'x', dedupKeepLast: 'yes' as unknown as boolean })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(q.enqueue('a', { dedupKeepLast: true })).rejects.toBeInstanceOf(InvalidArgumentError);
     await q.close();
   });
 });

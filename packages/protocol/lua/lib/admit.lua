@@ -50,11 +50,23 @@ end
 -- scheduled); `debounce` does both and, when `schedule` and `due` are given (a timed admission) and
 -- the parked job is scheduled, moves it to `due()` (a function, so the clock is read only then). Answers the `deduplicated` event's extra fields:
 -- `mode`, and `replaced` = "1" when the payload was replaced. Without a mode it touches nothing.
-local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due)
-  local mode, ttl
+-- [TS] With a `dedup_keep_last` pair (BullMQ's keepLastIfActive) and the parked job active, the
+-- refused admission is kept on the parked row instead (`next_id`, `next_payload`, `next_fields` as
+-- JSON, `next_when` = `refused.when`: "" or "in:<ms>" or "at:<ms>"), the newest replacing an older
+-- one; lib retain admits it when the parked job ends (admit_kept). Answers `kept` = "1" then.
+local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due, refused)
+  local mode, ttl, keep_last
   for i = 1, #fields - 1, 2 do
     if fields[i] == 'dedup_mode' then mode = fields[i + 1] end
     if fields[i] == 'dedup_ttl' then ttl = tonumber(fields[i + 1]) end
+    if fields[i] == 'dedup_keep_last' then keep_last = true end
+  end
+  if keep_last and refused and vid(parked) then
+    local row = jkey(jobroot, parked)
+    if redis.call('HGET', row, 'state') == 'active' then
+      redis.call('HSET', row, 'next_id', refused.id, 'next_payload', payload, 'next_fields', cjson.encode(fields), 'next_when', refused.when)
+      return { kept = '1' }
+    end
   end
   if not mode then return {} end
   local out = { mode = mode, replaced = '0' }

@@ -1,6 +1,7 @@
 -- @lib retain
 -- @purpose [TS] What a job leaves behind when it ends: the retention of finished rows (queue meta's
--- `keep_*` fields) and the release of the idempotency key a row names. Needs core.
+-- `keep_*` fields) and the release of the idempotency key a row names, [TS] with the admission a
+-- row kept for when it ends (admit_kept). Needs core.
 --
 -- Policy, read from the queue meta so every process settles by the same rule:
 --   keep_completed_count  completed rows kept (newest by finish time); absent = 0, keep none: the
@@ -134,6 +135,56 @@ local function gathered(k, name)
   return list
 end
 
+-- [TS] admit_kept(k, id, row, did): when the row keeps a refused admission (lib admit's dedup_hit,
+-- BullMQ's keepLastIfActive), admits it now that the row's job ended: a fresh row from the kept
+-- option pairs, in pending (scored by its priority) or, with a kept delay or time, in the schedule,
+-- and the idempotency key `did` re-parked on it without expiry, so the next job with that key is
+-- again the only one. Nothing when k names no pending set (an ending path that cannot admit), when
+-- another job took the key meanwhile or the kept id's row exists. k names jobroot, deroot, pending,
+-- schedule and optionally wake.
+local function admit_kept(k, id, row, did)
+  if not k.pending then return end
+  local f = redis.call('HMGET', row, 'next_id', 'next_payload', 'next_fields', 'next_when')
+  if not f[1] then return end
+  redis.call('HDEL', row, 'next_id', 'next_payload', 'next_fields', 'next_when')
+  local nid = f[1]
+  if not vid(nid) or not vdid(did) then return end
+  local key = dkey(k.deroot, did)
+  local holder = redis.call('GET', key)
+  if holder and holder ~= id then return end
+  local nrow = jkey(k.jobroot, nid)
+  if redis.call('EXISTS', nrow) == 1 then return end
+  local now = now_ms()
+  local fields = cjson.decode(f[3])
+  local score = 0
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'priority' then score = 0 - (tonumber(fields[i + 1]) or 0) end
+    if fields[i] == 'expire_in' then
+      fields[i] = 'expire_at'
+      fields[i + 1] = string.format('%d', now + (tonumber(fields[i + 1]) or 0))
+    end
+  end
+  local how, ms = string.match(f[4] or '', '^(%a+):(%d+)$')
+  local due
+  if how == 'in' and tonumber(ms) > 0 then due = now + tonumber(ms) end
+  if how == 'at' then due = tonumber(ms) end
+  -- An ending path without the schedule (a stalled job's sweep) admits the kept job at once.
+  if not k.schedule then due = nil end
+  for _, v in ipairs({ 'state', due and 'scheduled' or 'pending', 'attempts', '0', 'payload', f[2] }) do fields[#fields + 1] = v end
+  redis.call('HSET', nrow, unpack(fields))
+  redis.call('SET', key, nid)
+  if due then
+    redis.call('ZADD', k.schedule, due, nid)
+    if k.wake and redis.call('ZRANGE', k.schedule, 0, 0)[1] == nid then due_hint(k.wake, due - now) end
+  else
+    redis.call('ZADD', k.pending, score, nid)
+    if k.wake then
+      redis.call('LPUSH', k.wake, '1')
+      redis.call('LTRIM', k.wake, 0, 63)
+    end
+  end
+end
+
 -- finish_completed(k, id, row, result, dedup, keep, parent, policy, token): the row's end on
 -- completion. k names jobroot, completed (the index), deroot and outcomes (the recent completions);
 -- `parent` is the row's `flow` field; `token` the attempt that completed it. Keeping none deletes
@@ -144,7 +195,10 @@ end
 -- after the call's last completion, pays the XADD, the clock read, the lock markers' DEL, the
 -- index's ZADD and the trim once per call, not per job.
 local function finish_completed(k, id, row, result, dedup, keep, parent, policy, token)
-  if dedup then release_key(k.deroot, id, dedup, keep) end
+  if dedup then
+    release_key(k.deroot, id, dedup, keep)
+    admit_kept(k, id, row, dedup)
+  end
   if policy.ccount == 0 then
     -- [TS] The row goes, so its verdict is kept a little while in a short stream: a waiter that
     -- comes after a fast job finished reads it there, and a worker whose resend heard `gone` finds
@@ -227,7 +281,10 @@ end
 -- deroot.
 local function finish_dead(k, id, row, now, policy)
   local f = redis.call('HMGET', row, 'dedup', 'dedup_keep')
-  if f[1] then release_key(k.deroot, id, f[1], f[2]) end
+  if f[1] then
+    release_key(k.deroot, id, f[1], f[2])
+    admit_kept(k, id, row, f[1])
+  end
   redis.call('HSET', row, 'finished_at', now)
   redis.call('ZADD', k.deadat, now, id)
   trim_finished(k.deadat, k.jobroot, policy.fcount, policy.fage, now, function(old)

@@ -31,7 +31,7 @@ local function complete_held(k, first, publish, policy)
     if publish then ev_seed(m[5], m[6]) end
     hist_seed(m[7], m[8])
   end
-  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes }
+  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes, pending = k.pending, schedule = k.schedule, wake = k.wake }
   -- Ids completed by this call: their rows are deleted only at retain_flush, so a repeat in the
   -- same call answers gone here, as it would once the row is gone.
   local seen = {}

@@ -108,6 +108,12 @@ export interface EnqueueDedupInput extends EnqueueInput {
   readonly keepMs?: number;
   /** [TS] What an admission refused by the key does to the job it names: see {@link DedupMode}. */
   readonly mode?: DedupMode;
+  /**
+   * [TS] BullMQ's keepLastIfActive: an admission refused while the parked job is active is kept
+   * (the newest replacing an older one) and admitted, with its own delay, when that job ends; the
+   * key then holds until its job ends, so no `ttlMs` expiry applies. Not with `keepMs`.
+   */
+  readonly keepLast?: boolean;
 }
 
 /**
@@ -131,9 +137,11 @@ export function enqueueDedup(input: EnqueueDedupInput): Transition<DedupAdmissio
   const id = idArg(input.id);
   assertDedupId(input.dedupId);
   const ttl = input.ttlMs === undefined ? '' : whole('dedupTtlMs', input.ttlMs, 1);
+  // A kept admission waits for its parked job's end, so that key must not expire under it.
+  const ttlArg = input.keepLast === true ? '' : ttl;
   const call = bind(scripts().enqueue_dedup, {
     scope: { q: input.queue, id, did: input.dedupId },
-    args: { id, payload: input.payload, ttl_ms: ttl },
+    args: { id, payload: input.payload, ttl_ms: ttlArg },
     restArgs: keyedArgs(input),
     optional: input.wake === true,
   });
@@ -165,14 +173,23 @@ export type ScheduleDedupInput = ScheduleInput & {
   readonly keepMs?: number;
   /** [TS] As {@link EnqueueDedupInput.mode}. */
   readonly mode?: DedupMode;
+  /** [TS] As {@link EnqueueDedupInput.keepLast}. */
+  readonly keepLast?: boolean;
 };
 
 /**
  * [TS] The row fields naming the idempotency key, after the option pairs: `dedup` (so the ending
  * scripts can release it) and, for a business key, `dedup_keep` (ms it outlives the job).
  */
-function keyedArgs(input: { readonly options?: JobOptionFields | undefined; readonly dedupId: string; readonly ttlMs?: number | undefined; readonly keepMs?: number | undefined; readonly mode?: DedupMode | undefined }): string[] {
+function keyedArgs(input: { readonly options?: JobOptionFields | undefined; readonly dedupId: string; readonly ttlMs?: number | undefined; readonly keepMs?: number | undefined; readonly mode?: DedupMode | undefined; readonly keepLast?: boolean | undefined }): string[] {
   const out = [...jobOptionArgs(input.options), 'dedup', input.dedupId];
+  // Checked as unknown: JavaScript callers are not held to the type.
+  const keepLast: unknown = input.keepLast;
+  if (keepLast !== undefined && typeof keepLast !== 'boolean') throw new InvalidArgumentError('keepLast', 'must be a boolean');
+  if (keepLast === true) {
+    if (input.keepMs !== undefined) throw new InvalidArgumentError('keepLast', 'applies to a dedupId, not a business key');
+    out.push('dedup_keep_last', '1');
+  }
   if (input.keepMs !== undefined) {
     if (input.ttlMs !== undefined) throw new InvalidArgumentError('keepMs', 'cannot be combined with a dedup TTL');
     if (input.mode !== undefined) throw new InvalidArgumentError('dedupMode', 'applies to a dedupId, not a business key');
@@ -195,9 +212,11 @@ export function scheduleDedup(input: ScheduleDedupInput): Transition<DedupAdmiss
   assertDedupId(input.dedupId);
   const [mode, ms] = input.at !== undefined ? ['at', whole('runAt', input.at, 0)] : ['in', whole('delayMs', input.inMs, 0)];
   const ttl = input.ttlMs === undefined ? '' : whole('dedupTtlMs', input.ttlMs, 1);
+  // A kept admission waits for its parked job's end, so that key must not expire under it.
+  const ttlArg = input.keepLast === true ? '' : ttl;
   const call = bind(scripts().schedule_dedup, {
     scope: { q: input.queue, id, did: input.dedupId },
-    args: { id, payload: input.payload, mode, ms, ttl_ms: ttl },
+    args: { id, payload: input.payload, mode, ms, ttl_ms: ttlArg },
     restArgs: keyedArgs(input),
   });
   return checkedTransition(call, dedupAdmission);

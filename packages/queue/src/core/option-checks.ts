@@ -20,7 +20,7 @@ const JOB_HINTS: Readonly<Record<string, string>> = {
   removeOnFail: RETAIN_FAILED,
   repeat: "BullMQ's repeat is queue.upsertScheduler(id, { everyMs } or { cron, tz }, payload) here",
   parent: "BullMQ's parent is queue.addFlow({ parent, children }) here (a parent is held until its children finish)",
-  deduplication: "BullMQ's deduplication { id, ttl, extend, replace } is dedupId, dedupTtlMs and dedupMode ('extend', 'replace' or 'debounce') here, or key for a business key",
+  deduplication: "BullMQ's deduplication { id, ttl, extend, replace, keepLastIfActive } is dedupId, dedupTtlMs, dedupMode ('extend', 'replace' or 'debounce') and dedupKeepLast here, or key for a business key",
   debounce: "BullMQ's debounce is dedupId with dedupTtlMs and dedupMode: 'debounce' here (each new add restarts the window and replaces the kept job's payload)",
   keepLogs: "BullMQ's keepLogs is the keep argument of addLog(id, line, keep) here",
   stackTraceLimit: 'stackTraceLimit is not supported: a failure keeps its error text as lastError',
@@ -63,7 +63,7 @@ const JOB_BOUNDS: Readonly<Record<string, TimeBound>> = {
 const LANE_BOUNDS: Readonly<Record<string, TimeBound>> = { timeoutMs: 'timer', expireInMs: 'span', expireAt: 'instant' };
 const AGE_BOUND: Readonly<Record<string, TimeBound>> = { ageMs: 'span' };
 
-const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'lifo', 'timestamp', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'dedupMode', 'key', 'keyRetentionMs'];
+const ENQUEUE_KNOWN = ['name', 'attempts', 'backoff', 'timeoutMs', 'expireInMs', 'expireAt', 'lifo', 'timestamp', 'priority', 'id', 'runAt', 'delayMs', 'dedupId', 'dedupTtlMs', 'dedupMode', 'dedupKeepLast', 'key', 'keyRetentionMs'];
 
 /** `Queue.open` options. */
 export const checkQueueOptions = strictOptions('Queue.open options', { known: ['connection', 'connect', 'codec', 'durability', 'maxPayloadBytes', 'keep'], hints: QUEUE_HINTS });

@@ -93,6 +93,13 @@ export interface EnqueueOptions extends JobOptions {
    */
   readonly dedupMode?: t.DedupMode;
   /**
+   * [TS] BullMQ's `deduplication.keepLastIfActive`: an admission refused by `dedupId` while the job
+   * the key names is active is kept (a newer one replaces it) and admitted, with its own
+   * `delayMs`/`runAt`, in the same step that ends that job, so two jobs under one key never run
+   * at once. The key then holds until its job ends: `dedupTtlMs` sets no expiry on it.
+   */
+  readonly dedupKeepLast?: boolean;
+  /**
    * [TS] A business key (`'order-42'`): the admission is idempotent on it while the job lives and
    * for `keyRetentionMs` after it ends, delayed jobs included; `getJobByKey` finds the job. The
    * same mechanism as `dedupId` (one namespace) with a different release rule: a dedup id without a
@@ -109,8 +116,9 @@ export interface EnqueueOptions extends JobOptions {
 export const DEFAULT_KEY_RETENTION_MS = 3_600_000;
 
 /** The idempotency key of an admission and its release rule, or `undefined` for a plain one. */
-function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode } | undefined {
+function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode; readonly keepLast?: boolean } | undefined {
   if (options.dedupMode !== undefined && options.dedupId === undefined) throw new InvalidArgumentError('dedupMode', 'needs a dedupId');
+  if (options.dedupKeepLast !== undefined && options.dedupId === undefined) throw new InvalidArgumentError('dedupKeepLast', 'needs a dedupId');
   if (options.key !== undefined) {
     if (options.dedupId !== undefined || options.dedupTtlMs !== undefined) throw new InvalidArgumentError('key', 'give key or dedupId, not both');
     assertDedupId(options.key);
@@ -118,7 +126,7 @@ function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly tt
   }
   if (options.keyRetentionMs !== undefined) throw new InvalidArgumentError('keyRetentionMs', 'needs a key');
   if (options.dedupId === undefined) return undefined;
-  return { dedupId: options.dedupId, ...(options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs }), ...(options.dedupMode === undefined ? {} : { mode: options.dedupMode }) };
+  return { dedupId: options.dedupId, ...(options.dedupTtlMs === undefined ? {} : { ttlMs: options.dedupTtlMs }), ...(options.dedupMode === undefined ? {} : { mode: options.dedupMode }), ...(options.dedupKeepLast === undefined ? {} : { keepLast: options.dedupKeepLast }) };
 }
 
 /**
@@ -235,6 +243,7 @@ function isPlain(item: EnqueueManyItem<unknown>): boolean {
     (item.delayMs === undefined || item.delayMs === 0) &&
     item.dedupId === undefined &&
     item.dedupMode === undefined &&
+    item.dedupKeepLast === undefined &&
     item.key === undefined &&
     item.keyRetentionMs === undefined
   );
@@ -249,7 +258,7 @@ interface Prepared {
   readonly fields?: JobOptionFields;
   readonly when?: { readonly at: number } | { readonly inMs: number };
   /** The idempotency key (dedup id or business key) of a keyed item, with its release rule. */
-  readonly key?: { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode };
+  readonly key?: { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode; readonly keepLast?: boolean };
   readonly item: EnqueueManyItem<unknown>;
 }
 

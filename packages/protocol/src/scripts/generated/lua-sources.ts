@@ -56,11 +56,23 @@ end
 -- scheduled); \`debounce\` does both and, when \`schedule\` and \`due\` are given (a timed admission) and
 -- the parked job is scheduled, moves it to \`due()\` (a function, so the clock is read only then). Answers the \`deduplicated\` event's extra fields:
 -- \`mode\`, and \`replaced\` = "1" when the payload was replaced. Without a mode it touches nothing.
-local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due)
-  local mode, ttl
+-- [TS] With a \`dedup_keep_last\` pair (BullMQ's keepLastIfActive) and the parked job active, the
+-- refused admission is kept on the parked row instead (\`next_id\`, \`next_payload\`, \`next_fields\` as
+-- JSON, \`next_when\` = \`refused.when\`: "" or "in:<ms>" or "at:<ms>"), the newest replacing an older
+-- one; lib retain admits it when the parked job ends (admit_kept). Answers \`kept\` = "1" then.
+local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due, refused)
+  local mode, ttl, keep_last
   for i = 1, #fields - 1, 2 do
     if fields[i] == 'dedup_mode' then mode = fields[i + 1] end
     if fields[i] == 'dedup_ttl' then ttl = tonumber(fields[i + 1]) end
+    if fields[i] == 'dedup_keep_last' then keep_last = true end
+  end
+  if keep_last and refused and vid(parked) then
+    local row = jkey(jobroot, parked)
+    if redis.call('HGET', row, 'state') == 'active' then
+      redis.call('HSET', row, 'next_id', refused.id, 'next_payload', payload, 'next_fields', cjson.encode(fields), 'next_when', refused.when)
+      return { kept = '1' }
+    end
   end
   if not mode then return {} end
   local out = { mode = mode, replaced = '0' }
@@ -859,7 +871,8 @@ end
 `,
   retain: `-- @lib retain
 -- @purpose [TS] What a job leaves behind when it ends: the retention of finished rows (queue meta's
--- \`keep_*\` fields) and the release of the idempotency key a row names. Needs core.
+-- \`keep_*\` fields) and the release of the idempotency key a row names, [TS] with the admission a
+-- row kept for when it ends (admit_kept). Needs core.
 --
 -- Policy, read from the queue meta so every process settles by the same rule:
 --   keep_completed_count  completed rows kept (newest by finish time); absent = 0, keep none: the
@@ -993,6 +1006,56 @@ local function gathered(k, name)
   return list
 end
 
+-- [TS] admit_kept(k, id, row, did): when the row keeps a refused admission (lib admit's dedup_hit,
+-- BullMQ's keepLastIfActive), admits it now that the row's job ended: a fresh row from the kept
+-- option pairs, in pending (scored by its priority) or, with a kept delay or time, in the schedule,
+-- and the idempotency key \`did\` re-parked on it without expiry, so the next job with that key is
+-- again the only one. Nothing when k names no pending set (an ending path that cannot admit), when
+-- another job took the key meanwhile or the kept id's row exists. k names jobroot, deroot, pending,
+-- schedule and optionally wake.
+local function admit_kept(k, id, row, did)
+  if not k.pending then return end
+  local f = redis.call('HMGET', row, 'next_id', 'next_payload', 'next_fields', 'next_when')
+  if not f[1] then return end
+  redis.call('HDEL', row, 'next_id', 'next_payload', 'next_fields', 'next_when')
+  local nid = f[1]
+  if not vid(nid) or not vdid(did) then return end
+  local key = dkey(k.deroot, did)
+  local holder = redis.call('GET', key)
+  if holder and holder ~= id then return end
+  local nrow = jkey(k.jobroot, nid)
+  if redis.call('EXISTS', nrow) == 1 then return end
+  local now = now_ms()
+  local fields = cjson.decode(f[3])
+  local score = 0
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'priority' then score = 0 - (tonumber(fields[i + 1]) or 0) end
+    if fields[i] == 'expire_in' then
+      fields[i] = 'expire_at'
+      fields[i + 1] = string.format('%d', now + (tonumber(fields[i + 1]) or 0))
+    end
+  end
+  local how, ms = string.match(f[4] or '', '^(%a+):(%d+)$')
+  local due
+  if how == 'in' and tonumber(ms) > 0 then due = now + tonumber(ms) end
+  if how == 'at' then due = tonumber(ms) end
+  -- An ending path without the schedule (a stalled job's sweep) admits the kept job at once.
+  if not k.schedule then due = nil end
+  for _, v in ipairs({ 'state', due and 'scheduled' or 'pending', 'attempts', '0', 'payload', f[2] }) do fields[#fields + 1] = v end
+  redis.call('HSET', nrow, unpack(fields))
+  redis.call('SET', key, nid)
+  if due then
+    redis.call('ZADD', k.schedule, due, nid)
+    if k.wake and redis.call('ZRANGE', k.schedule, 0, 0)[1] == nid then due_hint(k.wake, due - now) end
+  else
+    redis.call('ZADD', k.pending, score, nid)
+    if k.wake then
+      redis.call('LPUSH', k.wake, '1')
+      redis.call('LTRIM', k.wake, 0, 63)
+    end
+  end
+end
+
 -- finish_completed(k, id, row, result, dedup, keep, parent, policy, token): the row's end on
 -- completion. k names jobroot, completed (the index), deroot and outcomes (the recent completions);
 -- \`parent\` is the row's \`flow\` field; \`token\` the attempt that completed it. Keeping none deletes
@@ -1003,7 +1066,10 @@ end
 -- after the call's last completion, pays the XADD, the clock read, the lock markers' DEL, the
 -- index's ZADD and the trim once per call, not per job.
 local function finish_completed(k, id, row, result, dedup, keep, parent, policy, token)
-  if dedup then release_key(k.deroot, id, dedup, keep) end
+  if dedup then
+    release_key(k.deroot, id, dedup, keep)
+    admit_kept(k, id, row, dedup)
+  end
   if policy.ccount == 0 then
     -- [TS] The row goes, so its verdict is kept a little while in a short stream: a waiter that
     -- comes after a fast job finished reads it there, and a worker whose resend heard \`gone\` finds
@@ -1086,7 +1152,10 @@ end
 -- deroot.
 local function finish_dead(k, id, row, now, policy)
   local f = redis.call('HMGET', row, 'dedup', 'dedup_keep')
-  if f[1] then release_key(k.deroot, id, f[1], f[2]) end
+  if f[1] then
+    release_key(k.deroot, id, f[1], f[2])
+    admit_kept(k, id, row, f[1])
+  end
   redis.call('HSET', row, 'finished_at', now)
   redis.call('ZADD', k.deadat, now, id)
   trim_finished(k.deadat, k.jobroot, policy.fcount, policy.fage, now, function(old)
@@ -1127,7 +1196,7 @@ local function complete_held(k, first, publish, policy)
     if publish then ev_seed(m[5], m[6]) end
     hist_seed(m[7], m[8])
   end
-  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes }
+  local ended = { jobroot = k.jobroot, completed = k.retained, deroot = k.deroot, outcomes = k.outcomes, pending = k.pending, schedule = k.schedule, wake = k.wake }
   -- Ids completed by this call: their rows are deleted only at retain_flush, so a repeat in the
   -- same call answers gone here, as it would once the row is gone.
   local seen = {}
@@ -1533,7 +1602,7 @@ return len
 `,
   },
   bclaim: {
-    sha: 'ce8b0012c1fb9e3fb75300eff14f03d46f041b3a',
+    sha: 'dd3392eb5cf65c281e10696fd8ad7ab7924c2ac4',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -1932,7 +2001,7 @@ return 1
 `,
   },
   claim: {
-    sha: '560b7d73447417889c23dd51c7ccf57337641667',
+    sha: 'a67ba433ea32b38cac9e468a2aa79ca6c536141b',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -2021,7 +2090,7 @@ return out
 `,
   },
   clean_completed: {
-    sha: '6a45227c06f6c23e6e7125d670b00290a8c2f12a',
+    sha: 'b1bf0fb3df9bb42ae2b484dfb59aec8e9e68dc74',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -2044,7 +2113,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: 'c0e91a1d433551696999d2fe1fa6a04a70c0b23c',
+    sha: '93272390f8ece4bb32d32d050aa07864953cf150',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -2094,7 +2163,7 @@ return 0
 `,
   },
   complete: {
-    sha: '436261a443081142923f8bd19d2b980dbbe4ace4',
+    sha: 'f28288c8c8ce0f0077faacbafcbb333016d674ab',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -2173,7 +2242,7 @@ end
 -- One read of meta serves the retention policy and the event settings.
 local policy, m = keep_read(k_meta, 'events', 'journal', 'history', 'minutes')
 hist_seed(m[7], m[8])
-local ended = { jobroot = k_jobroot, completed = k_retained, deroot = k_deroot, outcomes = k_outcomes }
+local ended = { jobroot = k_jobroot, completed = k_retained, deroot = k_deroot, outcomes = k_outcomes, pending = k_pending, schedule = k_schedule, wake = k_wake }
 finish_completed(ended, id, row, result, f[4], f[5], f[6], policy, attempts)
 retain_flush(ended, policy)
 redis.call('HINCRBY', k_completed, 'count', 1)
@@ -2187,7 +2256,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '325264652a6d7afd8d339f3b24bb3605859fd8c3',
+    sha: 'e73b7318a290d030ec6092d794de4d626c87d1fd',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -2220,13 +2289,13 @@ return 1
 -- @returns one code per triple, in order: 1 completed; -1 gone; -2 token mismatch; -3 a flow child
 local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
   lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), laneroot = k_laneroot, jobroot = k_jobroot }
-held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
+held.meta, held.retained, held.deroot, held.outcomes, held.wake = k_meta, k_retained, k_deroot, k_outcomes, k_wake
 ev_open(k_events, k_journal, k_meta)
 return complete_held(held, 2, a_publish == '1')
 `,
   },
   complete_claim: {
-    sha: 'a01c03584ae435c8be459ef14f015e622034e380',
+    sha: '629dfc9e3416b1ca3dc3984dadb01553fe54e938',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2269,7 +2338,7 @@ return complete_held(held, 2, a_publish == '1')
 -- \`active\` and \`drained\` for the claimed jobs as claim publishes them (lib events)
 local held = { active = k_active, pending = k_pending, schedule = k_schedule, dead = k_dead, completed = k_completed,
   lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused), laneroot = k_laneroot, jobroot = k_jobroot }
-held.meta, held.retained, held.deroot, held.outcomes = k_meta, k_retained, k_deroot, k_outcomes
+held.meta, held.retained, held.deroot, held.outcomes, held.wake = k_meta, k_retained, k_deroot, k_outcomes, k_wake
 ev_open(k_events, k_journal, k_meta)
 expire_open(k_expired, k_meta, k_deroot)
 -- One read of meta serves the claim's gates, the completed events and the retention policy.
@@ -2394,7 +2463,7 @@ return 1
 `,
   },
   drain: {
-    sha: '65faf679ecec318032664547a7d7a46fc63392d8',
+    sha: 'ead0c1280b4c9d3b6095ce7d14560153f7163192',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2434,7 +2503,7 @@ return deleted + tidy_settle(tally, k_waiting)
 `,
   },
   enqueue: {
-    sha: '1c45cba7ca69464fd21f5847b1468c27b9d67154',
+    sha: '6e9b9b8e4a6483f44347951264bea732dce04af9',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -2469,7 +2538,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '10da115eb8fb7632bc6d59357ea38bc220ce2dbb',
+    sha: '1256b23c06129190fb753637a307878cc9d1bab4',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -2489,19 +2558,20 @@ return 1
 -- backoff (a curve spec as JSON), timeout_ms, priority (scores the pending entry -priority),
 -- traceparent, tracestate (the producer's W3C trace context), [TS] lifo (claimed ahead of its
 -- priority, newest first, counted in meta \`lifo_seq\`), timestamp (the app's created time), [TS] dedup_mode and dedup_ttl (what
--- a refused admission does to the parked job: lib admit's dedup_hit); the spec fields are written
+-- a refused admission does to the parked job: lib admit's dedup_hit), [TS] dedup_keep_last (a refusal
+-- while the parked job is active is kept on its row and admitted when it ends); the spec fields are written
 -- after them and win
 -- @include core events admit
 -- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but
 -- [TS] the \`deduplicated\` event: the parked id as \`job\` (the job kept), the dedup id as \`dedup\`, this
--- admission's id as \`refused\`; with a dedup mode, \`mode\` and \`replaced\`, after dedup_hit's writes). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
+-- admission's id as \`refused\`; with a dedup mode, \`mode\` and \`replaced\`, after dedup_hit's writes; \`kept\` when kept). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(k_events, k_journal, k_meta)
 local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 4) })
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 4) }, nil, nil, { id = a_id, when = '' })
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = a_id
   ev_emit('deduplicated', parked, extra)
@@ -2572,7 +2642,7 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: 'a169c7600914c8a3138fdea695a3a3307360e55d',
+    sha: '859870621a8ad9a0c77970168a65e4587ce699f8',
     includes: ['core', 'admit'],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
@@ -2673,7 +2743,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: 'd80f7a261666dba4340345feeb0625466fcf5b82',
+    sha: 'c1bb4d0c6e3f1b78b5cecf71a09e3d398b3686e9',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -2873,7 +2943,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'ada9713b6c20b5c7efced1017b05316f603159f6',
+    sha: '68f8e1090e99a8eb0db9331b064b5c09e7a5b083',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -2990,7 +3060,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: '269c275748e4dbf0c0bab7bfef4446d89e9b5cc5',
+    sha: 'd27f80559a6b088b672896bd225c06ed180dbf27',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -3045,7 +3115,7 @@ return out
 `,
   },
   gclaim: {
-    sha: 'dad2c67aa542954b02b37f0860442ff74287c560',
+    sha: '641b236889262642b17a64a401df72d3a52a8731',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -3148,7 +3218,7 @@ return n + tidy_settle(tally, k_waiting)
 `,
   },
   genqueue: {
-    sha: '6bbbce8a0dba9df8f3b5a17eaba9f92704cb0f0e',
+    sha: 'adc2d23285182236df79406d76eb459910621205',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -3419,7 +3489,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: '8d51cc3e6cd5ef020506daa24590aee8a95e82d0',
+    sha: 'b7dc1237f03b425fdc088b67fd6ec3139cee8378',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3482,7 +3552,7 @@ return 1
 `,
   },
   hold_parent: {
-    sha: '8834307caafd9ffedfec2789fc4a29d97f74a959',
+    sha: '63f4900cf51e696fd24a04dfaa6b2024370bb097',
     includes: ['admit'],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
@@ -3554,7 +3624,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '29b39c50fd366526280d2827b32d3595e7cbca9b',
+    sha: '3eb903cd053bf329c7d99f06aa55d12b4232e83d',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -3825,7 +3895,7 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 `,
   },
   remove_job: {
-    sha: '7acfec94ec4353de92115f7d7457fa48104bb1d9',
+    sha: '33b401cb51da4b13114c8e6308442398044bd683',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -4088,7 +4158,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'e0ff176b259963d9f1716156fda2434a6ff5a279',
+    sha: '8079afdf811c5a183f9336b42cc1cb63adec63af',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4176,7 +4246,7 @@ end
 local mode = a_mode
 local pid = a_parent_id
 local now = now_ms()
-local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
+local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot, pending = k_pending, schedule = k_schedule, wake = k_wake }
 local policy = nil
 if mode == 'sq:fp' then
   if redis.call('EXISTS', k_parent_row) == 1 then
@@ -4250,7 +4320,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '0f78bdadb50591658afa9f11bb138893e4b59b0f',
+    sha: 'e2029035b95f8293b4cc8dacb65fbc2b13ea6b6a',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -4289,7 +4359,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '8250226a28317441d3a0e5d07d9de47aad1934c8',
+    sha: '77b06729e5ab20d65aa2c590186af241bd383a06',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -4308,7 +4378,8 @@ return 1
 -- @arg ttl_ms     idempotency window in ms; "" parks the key without expiry
 -- @args fields    per-job option pairs written into the row with it, as schedule takes them ([TS]
 -- dedup_mode and dedup_ttl as enqueue_dedup reads them; \`debounce\` also moves a scheduled parked job
--- to this admission's due time)
+-- to this admission's due time; [TS] dedup_keep_last keeps a refusal met while the parked job is
+-- active, with this admission's timing, to be admitted when that job ends)
 -- @include core events admit
 -- @returns {1, id} scheduled, publishing \`delayed\` as schedule does; {0, id} row duplicate; {2, parked}
 -- dedup hit (nothing written but the \`deduplicated\` event, as enqueue_dedup publishes it)
@@ -4323,7 +4394,7 @@ if parked then
     if a_mode == 'in' then return now_ms() + tonumber(a_ms) end
     return tonumber(a_ms)
   end
-  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 6) }, k_schedule, due)
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 6) }, k_schedule, due, { id = a_id, when = a_mode .. ':' .. a_ms })
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = a_id
   ev_emit('deduplicated', parked, extra)
@@ -4928,7 +4999,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: '7890ddd1393e1d29795f2866978ad0d3dee9a6e8',
+    sha: 'ad2108ed99cc51e86aa40bfb976e14c06bcf2244',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -4967,7 +5038,7 @@ return n
 local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(a_limit))
-local ended, keep = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }, nil
+local ended, keep = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot, pending = k_pending, wake = k_wake }, nil
 local max_stalled = tonumber(a_max_stalled)
 local recovered, dead, flat = {}, {}, 0
 
@@ -5225,9 +5296,9 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   clean_completed: ['del', 'hget', 'zrem'],
   clean_dead: ['del', 'get', 'hget', 'pexpire', 'pttl', 'zrem'],
   coherence_drop: ['del', 'get'],
-  complete: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
-  complete_batch: ['del', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
-  complete_claim: ['del', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'incrby', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
+  complete: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  complete_batch: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  complete_claim: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'incrby', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
   counts: ['hget', 'hkeys', 'lrange', 'scard', 'smembers', 'zcard'],
   delay: ['del', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrem'],
   drain: ['decrby', 'del', 'get', 'hget', 'hmget', 'pexpire', 'pttl', 'srem', 'zrange'],
@@ -5241,7 +5312,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   extend_lock: ['hget', 'time', 'zadd', 'zscore'],
   extend_locks: ['hget', 'pexpire', 'time', 'zadd', 'zscore'],
   flow_deliver: ['decrby', 'exists', 'hget', 'hmget', 'hset', 'hsetnx', 'lpush', 'ltrim', 'publish', 'srem', 'xadd', 'zadd'],
-  flow_fail_deliver: ['decrby', 'del', 'exists', 'get', 'hget', 'hmget', 'hset', 'hsetnx', 'lpush', 'ltrim', 'pexpire', 'pttl', 'publish', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  flow_fail_deliver: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hmget', 'hset', 'hsetnx', 'lpush', 'ltrim', 'pexpire', 'pttl', 'publish', 'set', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
   flow_outbox_trim: ['llen', 'ltrim'],
   flow_reemit: ['hmget', 'rpush'],
   gate_set: ['del', 'hdel', 'hset'],
@@ -5277,7 +5348,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   reprocess: ['exists', 'hdel', 'hget', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrem'],
   reschedule_job: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrem', 'zscore'],
   retention_set: ['hdel', 'hset'],
-  retry: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem', 'zscore'],
+  retry: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem', 'zscore'],
   retry_dead: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrange', 'zrem'],
   schedule: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
   schedule_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
@@ -5294,7 +5365,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   stream_redrive: ['time', 'xclaim', 'xdel', 'xrange'],
   stream_settle: ['xack', 'xadd', 'xclaim', 'xrange', 'zrem'],
   stream_touch: ['xclaim', 'xpending'],
-  sweep_stalled: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
+  sweep_stalled: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
   update_data: ['exists', 'hset'],
   update_progress: ['exists', 'hdel', 'hmget', 'hset', 'publish', 'xadd'],
   wait_children: ['del', 'get', 'hmget', 'hset', 'sadd', 'zrem', 'zscore'],
