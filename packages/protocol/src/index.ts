@@ -13,13 +13,6 @@ export { Connection } from './connector/connection.js';
 export type { ConnectOptions, EvictionPolicyMode, NodeAddress, SentinelConfig } from './connector/options.js';
 export type { ConnectionState } from './connector/gate.js';
 export type { ConnectionStats } from './connector/stats.js';
-// Types that the connection's own signatures use, so an app can name what it holds.
-export type { Arg } from './connector/call-shape.js';
-export type { BatchResult } from './connector/script-runner.js';
-export type { MasterNode } from './connector/masters.js';
-export type { NameKind } from './errors/validation.js';
-export type { TimeBound } from './options/bounds.js';
-export type { SubscribeOptions } from './connector/subscription.js';
 export { WIRE_VERSION } from './connector/fence.js';
 
 export type { BrandedId, EvtId, JobId } from './ids/branded.js';
