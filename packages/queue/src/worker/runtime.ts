@@ -286,7 +286,7 @@ export class WorkerRuntime<T> {
   /** One wait on the wake list, with a claim behind it when a slot loop takes one and may start it now. */
   async #wait(): Promise<{ token: string | null; claimed: boolean }> {
     const taker = this.#wakeTaker;
-    if (taker === undefined || !taker.open()) return { token: await this.#wake.next(this.options.blockMs), claimed: false };
+    if (!taker?.open()) return { token: await this.#wake.next(this.options.blockMs), claimed: false };
     const { token, job } = await this.#wake.nextThenClaim(this.options.blockMs, this.options.leaseMs, this.locks.claimOptions);
     if (job !== undefined) taker.adopt(job);
     return { token, claimed: job !== undefined };
