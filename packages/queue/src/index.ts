@@ -11,7 +11,7 @@ export type { QueueOptions } from './queue-options.js';
 export { DEFAULT_KEY_RETENTION_MS, type EnqueueManyItem, type EnqueueManyResult, type EnqueueOptions, type EnqueueResult, type JobOptions, type LaneEnqueueOptions } from './producer/admission.js';
 export { DEFAULT_FAILED_KEEP, JobFailedError, JobNotFoundError, WaitTimeoutError, type Finished, type KeepBound, type KeepPolicy } from './reads/finished.js';
 export { Leases } from './lease/leases.js';
-export type { ClaimOptions, CompleteManyOutcome, CompleteOptions, HeldJob, LaneBatchOptions, RetryOutcome, RoundOptions, RoundResult, SettleOptions, WakeChannel } from './lease/options.js';
+export type { ClaimOptions, CompleteManyOutcome, CompleteOptions, HeldJob, LaneBatchOptions, RetryOutcome, RoundOptions, RoundResult, SettleOptions, WakeChannel, WakeClaim } from './lease/options.js';
 export { Maintenance, type PromoteNext, type StalledSweep } from './lease/maintenance.js';
 export type { LaneRateLimit, ReassignResult } from './admin/lanes.js';
 export { laneGroupId, MAX_LANE_NAME } from './core/lane-names.js';

@@ -352,7 +352,12 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     worker.on('stalled', ({ id }) => {
       // A claim carries no stall count; the stalls this worker took back are counted here instead.
       if (this.#stalls.size >= 10_000) this.#stalls.clear();
-      this.#stalls.set(id, (this.#stalls.get(id) ?? 0) + 1);
+      const stalls = (this.#stalls.get(id) ?? 0) + 1;
+      this.#stalls.set(id, stalls);
+      // The sweep's reply can come after the job's next claim (an idle worker claims on its wake
+      // read, as soon as the sweep's wake lands): a job already running here learns its count now.
+      const running = this.#running.get(id);
+      if (running) running.stalledCounter = stalls;
       this.emit('stalled', id, 'active');
     });
   }

@@ -168,10 +168,32 @@ export class Leases<T> {
   }
 
   /** Opens the queue's wake list on a connection of its own, named `label` (`CLIENT SETNAME`). */
-  async openWake(label: string): Promise<WakeChannel> {
+  async openWake(label: string): Promise<WakeChannel<T>> {
     const conn = await this.#ctx.conn.duplicate(label);
     const key = this.#ctx.keys.wake;
-    return { next: (blockMs) => reads.sendRead(conn, reads.queue.wake({ key, timeoutMs: blockMs })), close: () => conn.close({ immediate: true }) };
+    const next = (blockMs: number): Promise<string | null> => reads.sendRead(conn, reads.queue.wake({ key, timeoutMs: blockMs }));
+    return {
+      next,
+      nextThenClaim: async (blockMs, leaseMs, options = {}) => {
+        // Both leave in this order on the one socket before either awaits: the server holds the
+        // claim behind the blocked pop and runs it as the pop ends, with no round trip between.
+        const token = next(blockMs);
+        const claimed = this.#leased(leaseMs, options, async (input) => {
+          const row = await execute(conn, t.claim(input));
+          return row === undefined ? [] : [row];
+        });
+        const [popped, leased] = await Promise.allSettled([token, claimed]);
+        const job = leased.status === 'fulfilled' ? leased.value[0] : undefined;
+        if (popped.status === 'fulfilled') {
+          if (leased.status === 'rejected') throw leased.reason;
+          return { token: popped.value, job };
+        }
+        // The wait failed; a claim read back after the cut-off still holds its job for us.
+        if (job === undefined) throw popped.reason;
+        return { token: null, job };
+      },
+      close: () => conn.close({ immediate: true }),
+    };
   }
 
   // Settlements

@@ -68,13 +68,30 @@ export type RetryOutcome = t.RetryOutcome;
 /** How one member of {@link Leases.completeMany} ended. */
 export type CompleteManyOutcome = t.BatchCompletion;
 
+/** What {@link WakeChannel.nextThenClaim} answers. */
+export interface WakeClaim<T> {
+  /** The token the wait popped; `null` when it timed out (or failed after its claim leased a job). */
+  readonly token: string | null;
+  /** The job the claim behind the wait leased, if one was pending. */
+  readonly job: ClaimedJob<T> | undefined;
+}
+
 /**
  * The queue's wake list on a connection of its own: a worker's one blocking read, woken by every
  * admission and by due hints (`d:<ms>`).
  */
-export interface WakeChannel {
+export interface WakeChannel<T = unknown> {
   /** The next token, waiting up to `blockMs`; `null` on timeout. */
   next(blockMs: number): Promise<string | null>;
+  /**
+   * The next token, with a claim of the oldest pending job sent right behind the wait on the same
+   * connection [TS]: the server runs the claim the moment the wait ends (a token or the timeout),
+   * so an idle worker's pickup is one hop from the admission instead of two. The claim goes out
+   * with a ticket, as {@link Leases.claim}'s does: a reply cut off is read back on the queue's own
+   * connection. Answers the token (`null` on timeout) and the job claimed, if any; throws the
+   * wait's error when it failed and nothing was claimed.
+   */
+  nextThenClaim(blockMs: number, leaseMs: number, options?: ClaimOptions): Promise<WakeClaim<T>>;
   /** Closes the channel at once, interrupting a wait with `ConnectionClosedError`. */
   close(): Promise<void>;
 }

@@ -72,10 +72,13 @@ export class Prefetch<T> {
   answered(n: number, ms: number, jobs: readonly ClaimedJob<T>[]): void {
     this.#asked -= n;
     this.#roundMs = mean(this.#roundMs, ms);
-    for (const job of jobs) {
-      this.#locks.track(job, new CancelToken());
-      this.#spares.push(job);
-    }
+    for (const job of jobs) this.adopt(job);
+  }
+
+  /** Holds a job claimed outside the rounds (behind the wake read) as a spare: leased to us, lock tracked. */
+  adopt(job: ClaimedJob<T>): void {
+    this.#locks.track(job, new CancelToken());
+    this.#spares.push(job);
   }
 
   /** A handler ran for `ms`. */

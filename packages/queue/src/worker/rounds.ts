@@ -67,6 +67,14 @@ export class Rounds<T> {
     this.#claimOne = claimOne;
     this.#sink = sink;
     this.#ahead = new Prefetch(rt.locks, rt.options.concurrency);
+    // A fused worker claims one job at a time: the wake read may claim the woken slot's job itself.
+    if (this.#fused) rt.claimOnWake({ open: () => rt.isRunning() && !gate.paused, adopt: (job) => this.#adoptWoken(job) });
+  }
+
+  /** A job claimed behind the wake read, for the slot it wakes; given back when paused or closing since. */
+  #adoptWoken(job: ClaimedJob<T>): void {
+    this.#ahead.adopt(job);
+    if (!this.#rt.isRunning() || this.#gate.paused) this.releaseSpares();
   }
 
   /** A job claimed ahead, for a slot that wants work: it is leased to us. */

@@ -53,7 +53,9 @@ export class WorkerRuntime<T> {
   readonly stats: WorkerStats = { completed: 0, retried: 0, dead: 0, delayed: 0, lost: 0 };
   /** The worker's typed events; a listener that throws is reported to `onError`. */
   readonly events: WorkerEmitter<T>;
-  readonly #wake: WakeChannel;
+  readonly #wake: WakeChannel<T>;
+  /** Where a job claimed behind the wake read goes (see {@link claimOnWake}). */
+  #wakeTaker: WakeTaker<T> | undefined;
   readonly #pump: Pump;
   /** This worker's entry in the queue's registry, beaten by the lock plane. */
   readonly presence: Presence;
@@ -75,7 +77,7 @@ export class WorkerRuntime<T> {
     return { promise, resolve };
   })();
 
-  constructor(source: LeaseSource<T>, options: ResolvedWorkerOptions, wake: WakeChannel, kind: 'worker' | 'batch' = 'worker') {
+  constructor(source: LeaseSource<T>, options: ResolvedWorkerOptions, wake: WakeChannel<T>, kind: 'worker' | 'batch' = 'worker') {
     const maintenance = source.maintenance();
     this.leases = source.leases();
     this.maintenance = maintenance;
@@ -204,6 +206,17 @@ export class WorkerRuntime<T> {
     this.giveBacks.add([job]);
   }
 
+  /**
+   * Lets the wake read carry a claim (see `WakeChannel.nextThenClaim`): the slot loop that registers
+   * takes the job claimed as the wait ends, and the slot woken runs it with no claim of its own, so
+   * an idle worker starts a job one hop after its admission. Only when a whole wait leaves most of
+   * the lease: the lease is counted from the wait's send, and a job whose lease looks half gone is
+   * given up rather than run.
+   */
+  claimOnWake(taker: WakeTaker<T>): void {
+    if (this.options.blockMs * WAKE_CLAIM_LEASE_SHARE <= this.options.leaseMs) this.#wakeTaker = taker;
+  }
+
   /** Registers what a slot loop calls to give back what it holds ahead of its handlers. */
   onRelease(release: () => void): void {
     this.#releasers.push(release);
@@ -258,15 +271,25 @@ export class WorkerRuntime<T> {
       await this.idle.whenSomeoneWaits();
       if (!this.isRunning()) return;
       try {
-        const token = await this.#wake.next(this.options.blockMs);
-        // A due hint names no claimable job: it arms the due clock, and the slot stays parked.
-        if (token !== null && this.due.hint(token)) continue;
+        const { token, claimed } = await this.#wait();
+        // A due hint names no claimable job: it arms the due clock, and the slot stays parked
+        // unless the claim behind the wait brought one.
+        if (token !== null && this.due.hint(token) && !claimed) continue;
       } catch (error) {
         if (!this.isRunning() || this.report(error)) return;
         await sleep(Math.min(this.options.blockMs, 250));
       }
       this.idle.wakeOne();
     }
+  }
+
+  /** One wait on the wake list, with a claim behind it when a slot loop takes one and may start it now. */
+  async #wait(): Promise<{ token: string | null; claimed: boolean }> {
+    const taker = this.#wakeTaker;
+    if (!taker?.open()) return { token: await this.#wake.next(this.options.blockMs), claimed: false };
+    const { token, job } = await this.#wake.nextThenClaim(this.options.blockMs, this.options.leaseMs, this.locks.claimOptions);
+    if (job !== undefined) taker.adopt(job);
+    return { token, claimed: job !== undefined };
   }
 
   /**
@@ -313,6 +336,8 @@ export class WorkerRuntime<T> {
     // clean close then leaves the registry at once; a worker stopped by a fatal error cannot reach
     // the server, and its entry lapses instead.
     const talked = (async () => {
+      // A claim that rode on the wake read and landed as it closed is handed back before we wait for the give-backs.
+      await this.#parker;
       await this.giveBacks.settled();
       this.locks.stop();
       if (!this.#fatal) await this.presence.leave().catch((error: unknown) => this.options.onError(error));
@@ -325,6 +350,21 @@ export class WorkerRuntime<T> {
     this.#outages.stop();
     this.events.fire('closed', undefined);
   }
+}
+
+/**
+ * The wake read carries a claim only when the lease is at least this many wake waits long: a job
+ * claimed as a full wait ends then still has most of its lease by the local count (which starts at
+ * the wait's send), and is fresh when a slot takes it.
+ */
+const WAKE_CLAIM_LEASE_SHARE = 4;
+
+/** What takes a job claimed behind the wake read: the slot loop of a worker that claims one job per slot. */
+export interface WakeTaker<T> {
+  /** True while a handler may start (running, not paused): otherwise the wait carries no claim. */
+  open(): boolean;
+  /** Holds the job for the slot the wake is about to wake (or gives it back, paused or closing since). */
+  adopt(job: ClaimedJob<T>): void;
 }
 
 /**
