@@ -308,8 +308,10 @@ function schedulerJson<D>(key: string, r: SchedulerRecord): JobSchedulerJson<D> 
 
 /**
  * How many pending jobs have a BullMQ priority: Echo scores a pending job -priority, and the
- * drop-in gives BullMQ's priority p as Echo's -p, so exactly those score above 0 (one ZCOUNT).
+ * drop-in gives BullMQ's priority p as Echo's -p, so those score p (a LIFO one p - 0.5 - a little,
+ * at least 0.25). An unprioritized job scores 0, a LIFO one below 0, and one that
+ * `changePriority` moved to priority 0 just above 0 and below 0.25 (one ZCOUNT).
  */
 async function prioritizedCount(queue: EchoQueue<Envelope>): Promise<number> {
-  return Number(await queue.connection.command('ZCOUNT', queueKeys(queue.name).pending, '(0', '+inf'));
+  return Number(await queue.connection.command('ZCOUNT', queueKeys(queue.name).pending, '0.25', '+inf'));
 }
