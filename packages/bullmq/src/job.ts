@@ -226,9 +226,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.#hooks?.onProgress(this, progress);
   }
 
-  /** Appends a line to the job's log; answers the log's length. */
+  /** Appends a line to the job's log, keeping the newest `opts.keepLogs` when set; answers the log's length. */
   log(line: string): Promise<number> {
-    return this.#hooks ? this.#hooks.context.log(line) : this.#queue.addLog(this.#echoId, line).catch(this.#refused('addLog', 'active'));
+    const keep = this.opts.keepLogs;
+    if (this.#hooks && keep === undefined) return this.#hooks.context.log(line);
+    return this.#queue.addLog(this.#echoId, line, keep).catch(this.#refused('addLog', 'active'));
   }
 
   /** The job's log lines and how many there are (`start`/`end` slice them, BullMQ's way). */
