@@ -4,31 +4,15 @@
  * `clearLogs` (keeps a job's newest log lines, or deletes its log).
  */
 import { GoneError, InvalidArgumentError, UnknownOptionError } from '@echo/protocol/queue';
-import { startRedis, type RedisServer } from '@echo/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Queue } from '../src/index.js';
+import { queuesPerFile } from './queues-per-file.js';
 
-let server: RedisServer;
-let n = 0;
+const { open } = queuesPerFile('reprio');
 
-beforeAll(async () => {
-  server = await startRedis();
-}, 60_000);
-afterAll(async () => {
-  await server.stop();
-});
-
-async function open<T>(): Promise<Queue<T>> {
-  return Queue.open<T>(`reprio-${String(++n)}-${String(process.pid)}`, { connect: { host: server.host, port: server.port, strictKeys: true } });
-}
-
-async function drainOrder(q: Queue<string>): Promise<string[]> {
-  const out: string[] = [];
-  for (;;) {
-    const job = await q.leases().claim(60_000);
-    if (job === undefined) return out;
-    out.push(job.payload);
-  }
+/** The payloads of every waiting job, in the order workers get them. */
+async function claimOrder(q: Queue<string>): Promise<string[]> {
+  return (await q.leases().claimBatch(100, 60_000)).map((job) => job.payload);
 }
 
 describe('changePriority', () => {
@@ -39,7 +23,7 @@ describe('changePriority', () => {
     await q.enqueue('c', { priority: 5 });
     await q.enqueue('d', { priority: 4, lifo: true });
     expect(await q.changePriority(a, 5)).toBe('moved');
-    expect(await drainOrder(q)).toEqual(['b', 'c', 'a', 'd']);
+    expect(await claimOrder(q)).toEqual(['b', 'c', 'a', 'd']);
     await q.close();
   });
 
@@ -51,7 +35,7 @@ describe('changePriority', () => {
     await q.enqueue('d', { priority: 3 });
     await q.changePriority(b, 2, { lifo: true });
     await q.changePriority(c, 2, { lifo: true });
-    expect(await drainOrder(q)).toEqual(['d', 'c', 'b', 'a']);
+    expect(await claimOrder(q)).toEqual(['d', 'c', 'b', 'a']);
     await q.close();
   });
 
@@ -62,7 +46,7 @@ describe('changePriority', () => {
     expect(await q.changePriority(late, 9)).toBe('kept');
     expect(await q.getState(late)).toBe('scheduled');
     await q.promote(late);
-    expect(await drainOrder(q)).toEqual(['late', 'now']);
+    expect(await claimOrder(q)).toEqual(['late', 'now']);
     await q.close();
   });
 
@@ -81,7 +65,7 @@ describe('changePriority', () => {
     await expect(q.changePriority(id, 2_097_153)).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(q.changePriority(id, 1.5)).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(q.changePriority(id, 3, { front: true } as never)).rejects.toBeInstanceOf(UnknownOptionError);
-    expect(await drainOrder(q)).toEqual(['b', 'a']);
+    expect(await claimOrder(q)).toEqual(['b', 'a']);
     const { id: gone } = await q.enqueue('c');
     await q.remove(gone);
     await expect(q.changePriority(gone, 3)).rejects.toBeInstanceOf(GoneError);
