@@ -205,10 +205,11 @@ function checkBullMQJobOptions(options: JobsOptions): void {
 
 /** The options that travel with the job (shown on `job.opts`, read by the worker for backoff). */
 export function storedOptions(options: JobsOptions): StoredOptions | undefined {
-  const { jobId, delay, priority, attempts, backoff, keepLogs } = options;
-  if (jobId === undefined && delay === undefined && priority === undefined && attempts === undefined && backoff === undefined && !keepLogs) return undefined;
+  const { jobId, delay, priority, attempts, backoff, keepLogs, timestamp, sizeLimit } = options;
+  const shown = { ...(keepLogs ? { keepLogs } : {}), ...(timestamp === undefined ? {} : { timestamp }), ...(sizeLimit === undefined ? {} : { sizeLimit }) };
+  if (jobId === undefined && delay === undefined && priority === undefined && attempts === undefined && backoff === undefined && Object.keys(shown).length === 0) return undefined;
   return {
-    ...(keepLogs ? { keepLogs } : {}),
+    ...shown,
     ...(jobId === undefined ? {} : { jobId }),
     ...(delay === undefined ? {} : { delay }),
     ...(priority === undefined ? {} : { priority }),

@@ -29,6 +29,7 @@ describe('guide: prioritized jobs', () => {
     const imported = await myQueue.add('wall', { color: 'white' }, { lifo: true, timestamp: 1_700_000_000_000 });
     expect(imported.timestamp).toBe(1_700_000_000_000);
     expect((await myQueue.getJob(imported.id))?.timestamp).toBe(1_700_000_000_000);
+    expect((await myQueue.getJob(imported.id))?.opts.timestamp).toBe(1_700_000_000_000);
     const order: string[] = [];
     const worker = closing(new Worker(name, async (job) => { order.push((job.data as { color: string }).color); }, { connection }));
     await nextEvent(worker, 'drained');
