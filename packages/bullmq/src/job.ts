@@ -286,9 +286,10 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     await this.#queue.reprocess(this.#echoId);
   }
 
-  /** Runs a delayed job now. */
-  promote(): Promise<void> {
-    return this.#queue.promote(this.#echoId).catch(this.#refused('promote', 'delayed'));
+  /** Runs a delayed job now; its `delay` reads 0 after. */
+  async promote(): Promise<void> {
+    await this.#queue.promote(this.#echoId).catch(this.#refused('promote', 'delayed'));
+    this.delay = 0;
   }
 
   /** A catch handler that throws Echo's refusal of `command` as BullMQ's error. */
