@@ -13,6 +13,12 @@ export interface StoredOptions {
   readonly attempts?: number;
   /** The delay between attempts. */
   readonly backoff?: number | BackoffOptions;
+  /** The newest log lines kept (each `job.log` trims the log to them). */
+  readonly keepLogs?: number;
+  /** The created time the application gave, epoch ms. */
+  readonly timestamp?: number;
+  /** The data size limit it was added under, bytes. */
+  readonly sizeLimit?: number;
 }
 
 /**
@@ -30,7 +36,7 @@ export interface Envelope {
   readonly t: number;
   /** The job scheduler that makes it, as the application named it. */
   readonly r?: string;
-  /** The options worth keeping (attempts, backoff, delay, priority, jobId). */
+  /** The options worth keeping (attempts, backoff, delay, priority, jobId, keepLogs, timestamp, sizeLimit). */
   readonly o?: StoredOptions;
   /** A flow child's parent: its id and its queue's key (`bull:<queue>`), as BullMQ shows `job.parent`. */
   readonly p?: { readonly id: string; readonly queueKey: string };

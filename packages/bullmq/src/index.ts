@@ -19,4 +19,5 @@ export type { NodeOpts } from './flow/get-flow.js';
 export { DelayedError, JobStateError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from './errors.js';
 export type { ConnectionOptions } from './connection.js';
 export type { StoredOptions } from './envelope.js';
+export type { ChangePriorityOpts } from './job-edits.js';
 export type { BackoffOptions, DeduplicationOptions, JobsOptions, KeepJobs, RepeatOptions } from './job-options.js';

@@ -83,7 +83,7 @@ export interface JobsOptions {
   readonly timestamp?: number;
   /** Not supported here: add children through `FlowProducer`. */
   readonly parent?: { readonly id: string; readonly queue: string };
-  /** Not supported: logs are kept by the queue's own bound. */
+  /** Keep only the newest this many lines of the job's log (each `job.log` trims it); 0 keeps all. */
   readonly keepLogs?: number;
   /** Not supported: the whole failure text is kept. */
   readonly stackTraceLimit?: number;
@@ -100,7 +100,6 @@ export interface JobsOptions {
 }
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
-  keepLogs: "logs are bounded by the queue's own log bound",
   stackTraceLimit: 'the failure text is kept whole',
   removeDependencyOnFailure: 'Echo keeps or fails the parent (failParentOnFailure, ignoreDependencyOnFailure)',
   parent: 'add children through FlowProducer.add',
@@ -110,7 +109,7 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 const checkJobOptions = strictOptions('job options', {
   known: [
     'jobId', 'delay', 'priority', 'attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'repeat', 'deduplication',
-    'lifo', 'timestamp', 'sizeLimit', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'debounce', ...Object.keys(UNSUPPORTED),
+    'lifo', 'timestamp', 'sizeLimit', 'keepLogs', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'debounce', ...Object.keys(UNSUPPORTED),
   ],
   hints: { delayMs: 'BullMQ spelling here: delay (ms)', key: 'BullMQ spelling here: jobId', dedupId: 'BullMQ spelling here: deduplication: { id }' },
   bounds: { delay: 'span' },
@@ -157,6 +156,7 @@ export function checkOptions(options: JobsOptions, flowChild = false): void {
     throw new InvalidArgumentError('priority', `must be an integer from 0 to ${String(MAX_PRIORITY)}`);
   }
   if (options.delay !== undefined && (!Number.isFinite(options.delay) || options.delay < 0)) throw new InvalidArgumentError('delay', 'must be a number of ms >= 0');
+  if (options.keepLogs !== undefined && (!Number.isSafeInteger(options.keepLogs) || options.keepLogs < 0)) throw new InvalidArgumentError('keepLogs', 'must be an integer >= 0');
   if (options.attempts !== undefined && (!Number.isSafeInteger(options.attempts) || options.attempts < 1)) throw new InvalidArgumentError('attempts', 'must be an integer >= 1');
   if (typeof options.backoff === 'object') {
     checkBackoff(options.backoff);
@@ -205,9 +205,11 @@ function checkBullMQJobOptions(options: JobsOptions): void {
 
 /** The options that travel with the job (shown on `job.opts`, read by the worker for backoff). */
 export function storedOptions(options: JobsOptions): StoredOptions | undefined {
-  const { jobId, delay, priority, attempts, backoff } = options;
-  if (jobId === undefined && delay === undefined && priority === undefined && attempts === undefined && backoff === undefined) return undefined;
+  const { jobId, delay, priority, attempts, backoff, keepLogs, timestamp, sizeLimit } = options;
+  const shown = { ...(keepLogs ? { keepLogs } : {}), ...(timestamp === undefined ? {} : { timestamp }), ...(sizeLimit === undefined ? {} : { sizeLimit }) };
+  if (jobId === undefined && delay === undefined && priority === undefined && attempts === undefined && backoff === undefined && Object.keys(shown).length === 0) return undefined;
   return {
+    ...shown,
     ...(jobId === undefined ? {} : { jobId }),
     ...(delay === undefined ? {} : { delay }),
     ...(priority === undefined ? {} : { priority }),

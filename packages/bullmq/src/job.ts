@@ -1,16 +1,17 @@
 import type { JobId } from '@echo/protocol/queue';
 import { JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
-import { asBullMQError, JobStateError, missingJob, NotSupportedError } from './errors.js';
+import { asBullMQError, JobStateError, NotSupportedError } from './errors.js';
+import { changeJobPriority, clearJobLogs, updateJobData, type ChangePriorityOpts } from './job-edits.js';
+import { bullmqState, type JobState } from './job-state.js';
+
+export type { JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
 import type { QueueEvents } from './queue-events.js';
-
-/** A job's state, as BullMQ names them. */
-export type JobState = 'waiting' | 'prioritized' | 'active' | 'delayed' | 'completed' | 'failed' | 'waiting-children' | 'unknown';
 
 /** What a running job needs from its worker: the lease context and the progress hook. */
 export interface RunningHooks {
@@ -56,6 +57,8 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   processedOn: number | undefined = undefined;
   /** When the job finished. */
   finishedOn: number | undefined = undefined;
+  /** Its priority: 1 runs first; 0 (none) runs before every prioritized job. */
+  priority: number;
   /** The delay the job was added (or last moved) with, ms; 0 when it had none. */
   delay = 0;
   /** The lease token of the running attempt, as BullMQ passes it to the processor. */
@@ -84,6 +87,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.data = envelope.d as DataType;
     this.opts = envelope.o ?? {};
     this.delay = this.opts.delay ?? 0;
+    this.priority = this.opts.priority ?? 0;
     this.timestamp = envelope.t;
     this.queueQualifiedName = qualifiedNameOf(queue.name);
     this.queueName = this.queueQualifiedName.slice(this.queueQualifiedName.lastIndexOf(':') + 1);
@@ -198,10 +202,13 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return queue.add(name, data, opts);
   }
 
-  /** Not supported: Echo keeps a job's priority from admission to the end. */
-  async changePriority(_opts: { readonly priority?: number; readonly lifo?: boolean }): Promise<void> {
-    if (!(await this.#queue.getJob(this.#echoId))) throw missingJob(this.id, 'changePriority');
-    throw new NotSupportedError('job.changePriority', "a job's priority is fixed at admission in Echo's queue");
+  /**
+   * Gives the job a new priority (1 first; 0 for none). A waiting job moves at once, after the jobs
+   * waiting at that priority or, with `lifo`, ahead of them; a delayed, active or finished job keeps
+   * its place and runs at the new priority when it next waits.
+   */
+  async changePriority(opts: ChangePriorityOpts): Promise<void> {
+    this.priority = await changeJobPriority(this.#queue, this.#echoId, this.id, opts);
   }
 
   /** Echo's id for this job (differs from `id` when the application gave a `jobId`). */
@@ -219,9 +226,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.#hooks?.onProgress(this, progress);
   }
 
-  /** Appends a line to the job's log; answers the log's length. */
+  /** Appends a line to the job's log, keeping the newest `opts.keepLogs` when set; answers the log's length. */
   log(line: string): Promise<number> {
-    return this.#hooks ? this.#hooks.context.log(line) : this.#queue.addLog(this.#echoId, line).catch(this.#refused('addLog', 'active'));
+    const keep = this.opts.keepLogs;
+    if (this.#hooks && keep === undefined) return this.#hooks.context.log(line);
+    return this.#queue.addLog(this.#echoId, line, keep).catch(this.#refused('addLog', 'active'));
   }
 
   /** The job's log lines and how many there are (`start`/`end` slice them, BullMQ's way). */
@@ -230,25 +239,14 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return { logs: all.slice(start, end < 0 ? all.length + end + 1 : end + 1), count: all.length };
   }
 
+  /** Keeps the newest `keepLogs` lines of the job's log; without a count (or 0) deletes the log. */
+  clearLogs(keepLogs?: number): Promise<void> {
+    return clearJobLogs(this.#queue, this.#echoId, this.id, keepLogs);
+  }
+
   /** Where the job is now. */
   async getState(): Promise<JobState> {
-    const position = await this.#queue.getState(this.#echoId);
-    switch (position) {
-      case 'pending':
-        return this.opts.priority !== undefined && this.opts.priority > 0 ? 'prioritized' : 'waiting';
-      case 'active':
-        return 'active';
-      case 'scheduled':
-        return 'delayed';
-      case 'completed':
-        return 'completed';
-      case 'dead':
-        return 'failed';
-      case 'awaiting_children':
-        return 'waiting-children';
-      default:
-        return 'unknown';
-    }
+    return bullmqState(await this.#queue.getState(this.#echoId), this.priority);
   }
 
   /** True when the job completed. */
@@ -288,9 +286,10 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     await this.#queue.reprocess(this.#echoId);
   }
 
-  /** Runs a delayed job now. */
-  promote(): Promise<void> {
-    return this.#queue.promote(this.#echoId).catch(this.#refused('promote', 'delayed'));
+  /** Runs a delayed job now; its `delay` reads 0 after. */
+  async promote(): Promise<void> {
+    await this.#queue.promote(this.#echoId).catch(this.#refused('promote', 'delayed'));
+    this.delay = 0;
   }
 
   /** A catch handler that throws Echo's refusal of `command` as BullMQ's error. */
@@ -308,9 +307,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /** Replaces the job's data. */
   async updateData(data: DataType): Promise<void> {
-    const record = await this.#queue.getJob(this.#echoId);
-    if (!record) throw missingJob(this.id, 'updateData');
-    await this.#queue.updateData(this.#echoId, { ...openEnvelope(record.payload), d: data });
+    await updateJobData(this.#queue, this.#echoId, this.id, data);
     this.data = data;
   }
 

@@ -280,9 +280,14 @@ async function byEchoId(queue: EchoQueue<Envelope>, id: string): Promise<Awaited
   }
 }
 
-/** Jobs oldest first (finished ones by when they finished), sliced as Redis slices a range. */
+/**
+ * Jobs oldest first (finished ones by when they finished), sliced as Redis slices a range. Finished
+ * jobs come newest first, so two that finished in the same millisecond (a fast worker's usual case)
+ * take the reverse of that order; other ties keep the order they were listed in.
+ */
 function ascending<J extends { readonly timestamp: number; readonly finishedOn?: number | undefined }>(jobs: J[], start: number, end: number): J[] {
-  const sorted = jobs.map((job, i) => ({ job, i })).sort((a, b) => (a.job.finishedOn ?? a.job.timestamp) - (b.job.finishedOn ?? b.job.timestamp) || a.i - b.i).map(({ job }) => job);
+  const tie = (a: { job: J; i: number }, b: { job: J; i: number }): number => (a.job.finishedOn !== undefined && b.job.finishedOn !== undefined ? b.i - a.i : a.i - b.i);
+  const sorted = jobs.map((job, i) => ({ job, i })).sort((a, b) => (a.job.finishedOn ?? a.job.timestamp) - (b.job.finishedOn ?? b.job.timestamp) || tie(a, b)).map(({ job }) => job);
   const from = start < 0 ? Math.max(sorted.length + start, 0) : start;
   const to = end < 0 ? sorted.length + end : Math.min(end, sorted.length - 1);
   return sorted.slice(from, to + 1);
@@ -308,8 +313,10 @@ function schedulerJson<D>(key: string, r: SchedulerRecord): JobSchedulerJson<D> 
 
 /**
  * How many pending jobs have a BullMQ priority: Echo scores a pending job -priority, and the
- * drop-in gives BullMQ's priority p as Echo's -p, so exactly those score above 0 (one ZCOUNT).
+ * drop-in gives BullMQ's priority p as Echo's -p, so those score p (a LIFO one p - 0.5 - a little,
+ * at least 0.25). An unprioritized job scores 0, a LIFO one below 0, and one that
+ * `changePriority` moved to priority 0 just above 0 and below 0.25 (one ZCOUNT).
  */
 async function prioritizedCount(queue: EchoQueue<Envelope>): Promise<number> {
-  return Number(await queue.connection.command('ZCOUNT', queueKeys(queue.name).pending, '(0', '+inf'));
+  return Number(await queue.connection.command('ZCOUNT', queueKeys(queue.name).pending, '0.25', '+inf'));
 }

@@ -218,11 +218,13 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await (await this.echo).setRateLimit(null);
   }
 
-  /** Appends a line to a job's log; answers the log's length. */
-  async addJobLog(jobId: string, logRow: string): Promise<number> {
+  /** Appends a line to a job's log, keeping the newest `keepLogs` (default: the job's own `keepLogs`); answers the log's length. */
+  async addJobLog(jobId: string, logRow: string, keepLogs?: number): Promise<number> {
+    if (keepLogs !== undefined && (!Number.isSafeInteger(keepLogs) || keepLogs < 0)) throw new InvalidArgumentError('keepLogs', 'must be an integer >= 0');
     const job = await this.getJob(jobId);
     if (!job) throw new Error(`Missing key for job ${jobId}. addLog`);
-    return job.log(logRow);
+    if (keepLogs === undefined) return job.log(logRow);
+    return (await this.echo).addLog(job.echoId, logRow, keepLogs);
   }
 
   /** Reports a job's progress (as `job.updateProgress`). */

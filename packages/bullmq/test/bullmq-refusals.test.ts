@@ -13,7 +13,8 @@ describe('refusals in BullMQ words', () => {
     await expect(job.updateProgress(50)).rejects.toThrow(`Missing key for job ${job.id}. updateProgress`);
     await expect(job.log('line')).rejects.toThrow(`Missing key for job ${job.id}. addLog`);
     await expect(job.updateData({ a: 2 })).rejects.toThrow(`Missing key for job ${job.id}. updateData`);
-    await expect(job.changePriority({ priority: 2 })).rejects.toBeInstanceOf(JobStateError);
+    await expect(job.changePriority({ priority: 2 })).rejects.toThrow(`Missing key for job ${job.id}. changePriority`);
+    await expect(job.clearLogs()).rejects.toBeInstanceOf(JobStateError);
     expect(await queue.getJob(job.id)).toBeUndefined();
   });
 

@@ -22,9 +22,11 @@ describe('guide: delayed jobs', () => {
     const job = await Job.create(queue, 'test', { foo: 'bar' }, { delay: 60_000 });
     await job.changeDelay(120_000);
     expect(await job.getState()).toBe('delayed');
+    expect(job.delay).toBe(120_000);
     const worker = closing(new Worker(name, async () => 'now', { connection }));
     const completed = nextEvent(worker, 'completed');
     await job.promote();
+    expect(job.delay).toBe(0);
     await completed;
   });
 

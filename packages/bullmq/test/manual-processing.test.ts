@@ -84,6 +84,35 @@ describe('cancellation, logs and gates', () => {
     expect(await job.getLogs()).toEqual({ logs: ['one', 'two', 'three'], count: 3 });
   });
 
+  it('clearLogs keeps the newest lines asked for, or empties the log', async () => {
+    const queue = closing(new Queue(queueName(), { connection }));
+    const job = await queue.add('paint', {});
+    for (const line of ['one', 'two', 'three']) await job.log(line);
+    await job.clearLogs(5);
+    expect(await queue.getJobLogs(job.id)).toEqual({ logs: ['one', 'two', 'three'], count: 3 });
+    await job.clearLogs(2);
+    expect(await queue.getJobLogs(job.id)).toEqual({ logs: ['two', 'three'], count: 2 });
+    await expect(job.clearLogs(-1)).rejects.toThrow(/keepLogs/);
+    expect(await job.getLogs()).toEqual({ logs: ['two', 'three'], count: 2 });
+    await job.clearLogs();
+    expect(await queue.getJobLogs(job.id)).toEqual({ logs: [], count: 0 });
+  });
+
+  it('keepLogs keeps the newest lines at each log, from the job or from addJobLog', async () => {
+    const queue = closing(new Queue(queueName(), { connection }));
+    const job = await queue.add('paint', {}, { keepLogs: 2 });
+    expect(job.opts.keepLogs).toBe(2);
+    expect(await job.log('one')).toBe(1);
+    expect(await job.log('two')).toBe(2);
+    expect(await job.log('three')).toBe(2);
+    expect(await queue.getJobLogs(job.id)).toEqual({ logs: ['two', 'three'], count: 2 });
+    expect(await queue.addJobLog(job.id, 'four')).toBe(2);
+    expect(await queue.addJobLog(job.id, 'five', 1)).toBe(1);
+    expect(await queue.getJobLogs(job.id)).toEqual({ logs: ['five'], count: 1 });
+    await expect(queue.add('paint', {}, { keepLogs: -1 })).rejects.toThrow(/keepLogs/);
+    expect(await queue.count()).toBe(1);
+  });
+
   it('global concurrency and rate limit are set, read back and removed', async () => {
     const queue = closing(new Queue(queueName(), { connection }));
     expect(await queue.getGlobalConcurrency()).toBeNull();

@@ -12,5 +12,7 @@ describe('job option sizeLimit', () => {
     expect(await queue.count()).toBe(0);
     const small = await queue.add('small', { a: 1 }, { sizeLimit: 100 });
     expect(await small.getState()).toBe('waiting');
+    expect(small.opts.sizeLimit).toBe(100);
+    expect((await queue.getJob(small.id))?.opts.sizeLimit).toBe(100);
   });
 });

@@ -10,7 +10,7 @@ import { bindView, QueueView } from './queue-view.js';
 import * as bulk from './admin/bulk.js';
 import type { CleanOptions, RetryJobsOptions } from './admin/bulk.js';
 import * as controls from './admin/controls.js';
-import type { EventsSettings } from './admin/controls.js';
+import type { EventsSettings, PriorityOptions } from './admin/controls.js';
 import * as gates from './admin/gates.js';
 import type { RateLimit } from './admin/gates.js';
 import * as lanes from './admin/lanes.js';
@@ -226,6 +226,20 @@ export class Queue<T = unknown> extends QueueView<T> {
   /** Appends a log line, optionally keeping only the newest `keep`. */
   addLog(id: string, line: string, keep?: number): Promise<number> {
     return controls.addLog(this.#ctx, id, line, keep);
+  }
+
+  /** Keeps a job's newest `keep` log lines, or deletes its log (`keep` 0, the default); answers the lines left. */
+  clearLogs(id: string, keep?: number): Promise<number> {
+    return controls.clearLogs(this.#ctx, id, keep);
+  }
+
+  /**
+   * Gives a job a new priority (higher first): a waiting job moves at once, after the jobs waiting
+   * at that priority or, with `lifo`, ahead of them (`'moved'`); any other job keeps its place and
+   * runs at the new priority when it next waits (`'kept'`).
+   */
+  changePriority(id: string, priority: number, options?: PriorityOptions<T>): Promise<'moved' | 'kept'> {
+    return controls.changePriority(this.#ctx, id, priority, options);
   }
 
   /**

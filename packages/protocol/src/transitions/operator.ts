@@ -5,7 +5,7 @@ import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { keysOf } from './key-shapes.js';
 import { transition, type Transition } from './transition.js';
-import { idArg, int, whole } from './values.js';
+import { checkPriority, idArg, int, whole } from './values.js';
 
 /** Reads 1 / -1 replies: -1 means the row is gone. */
 function found(reply: unknown): number {
@@ -73,6 +73,43 @@ export function addLog(input: { readonly queue: string; readonly id: JobId | str
   const id = idArg(input.id);
   const keep = whole('keep', input.keep ?? 0, 0);
   return transition(bind(scripts().add_log, { scope: { q: input.queue, id }, args: { line: input.line, keep: keep === 0 ? '' : keep } }), found);
+}
+
+/**
+ * [TS] `clear_logs`: keeps a job's newest `keep` log lines (0 deletes the log); answers the lines
+ * left. The reply reader throws GoneError for a missing job.
+ */
+export function clearLogs(input: { readonly queue: string; readonly id: JobId | string; readonly keep?: number }): Transition<number> {
+  const id = idArg(input.id);
+  const keep = whole('keep', input.keep ?? 0, 0);
+  return transition(bind(scripts().clear_logs, { scope: { q: input.queue, id }, args: { keep } }), found);
+}
+
+/** Where {@link changePriority} found the job. */
+export type PriorityChange = 'moved' | 'kept';
+
+/**
+ * [TS] `change_priority`: gives a job a new priority (higher first, within ±MAX_PRIORITY). A job in
+ * flat pending is re-scored at once, after the jobs waiting at that priority, or ahead of them with
+ * `lifo` ('moved'); a job elsewhere keeps its place and takes the priority with it ('kept').
+ * `payload`, when given, replaces the job's payload in the same step. Throws GoneError for a
+ * missing job.
+ */
+export function changePriority(input: {
+  readonly queue: string;
+  readonly id: JobId | string;
+  readonly priority: number;
+  readonly lifo?: boolean;
+  readonly payload?: string;
+}): Transition<PriorityChange> {
+  const id = idArg(input.id);
+  const priority = checkPriority(input.priority);
+  const call = bind(scripts().change_priority, {
+    scope: { q: input.queue, id },
+    args: { id, priority: String(priority), lifo: input.lifo === true ? '1' : '' },
+    restArgs: input.payload === undefined ? [] : [input.payload],
+  });
+  return transition(call, (r) => (found(r) === 1 ? 'moved' : 'kept'));
 }
 
 /**

@@ -48,6 +48,13 @@ describe('recovery, operator, lanes, reads, repeat, flows', () => {
       args: [J, 'd'],
     });
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
+    expect(shape(t.clearLogs({ queue: 'orders', id: J, keep: 2 }))).toEqual({ script: 'clear_logs', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: [2] });
+    expect(shape(t.clearLogs({ queue: 'orders', id: J })).args).toEqual([0]);
+    expect(() => t.clearLogs({ queue: 'orders', id: J, keep: -1 })).toThrow(InvalidArgumentError);
+    const reprioritized = shape(t.changePriority({ queue: 'orders', id: J, priority: -16, lifo: true }));
+    expect(reprioritized).toEqual({ script: 'change_priority', keys: [q(`job:${J}`), q('pending'), q('meta')], args: [J, '-16', '1'] });
+    expect(shape(t.changePriority({ queue: 'orders', id: J, priority: 0, payload: 'p' })).args).toEqual([J, '0', '', 'p']);
+    expect(() => t.changePriority({ queue: 'orders', id: J, priority: 1.5 })).toThrow(InvalidArgumentError);
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).keys).toEqual([q(`job:${J}`), q('events'), q('meta'), q('journal')]);
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5' })).args).toEqual([J, '5']);
     expect(shape(t.updateProgress({ queue: 'orders', id: J, progress: '5', kind: 'string' })).args).toEqual([J, '5', 'string']);

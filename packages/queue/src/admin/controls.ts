@@ -2,7 +2,7 @@ import { assertBrandedId, execute, reads, transitions as t, type BrandedId } fro
 import type { QueueContext } from '../core/context.js';
 import { ifRowExists } from '../reads/settled.js';
 import { encodeProgress, type Progress } from '../reads/progress.js';
-import { checkDrainOptions, checkEventsSettings, checkObliterateOptions, checkRemoveOptions } from '../core/option-checks.js';
+import { checkDrainOptions, checkEventsSettings, checkObliterateOptions, checkPriorityOptions, checkRemoveOptions } from '../core/option-checks.js';
 
 function checkedId(id: string): BrandedId {
   assertBrandedId(id);
@@ -54,6 +54,31 @@ export async function updateProgress<T>(ctx: QueueContext<T>, id: string, progre
 /** Appends a log line, keeping only the newest `keep` lines when `keep > 0`; answers the length. */
 export async function addLog<T>(ctx: QueueContext<T>, id: string, line: string, keep = 0): Promise<number> {
   return execute(ctx.conn, t.addLog({ queue: ctx.name, id, line, keep }));
+}
+
+/** Keeps a job's newest `keep` log lines (0 deletes the log); answers the lines left. @throws GoneError. */
+export async function clearLogs<T>(ctx: QueueContext<T>, id: string, keep = 0): Promise<number> {
+  return execute(ctx.conn, t.clearLogs({ queue: ctx.name, id, keep }));
+}
+
+/** How {@link changePriority} places the job. */
+export interface PriorityOptions<T> {
+  /** Ahead of the jobs waiting at the new priority (newest first), instead of after them. */
+  readonly lifo?: boolean;
+  /** A new payload, written in the same step (for a caller that keeps the priority in it). */
+  readonly payload?: T;
+}
+
+/**
+ * Gives a job a new priority (higher first). A waiting job moves at once: after the jobs waiting at
+ * that priority, or ahead of them with `lifo` (answers `'moved'`); a job elsewhere keeps its place
+ * and runs at the new priority when it next waits (`'kept'`).
+ * @throws GoneError when the job does not exist; InvalidArgumentError for a priority outside ±MAX_PRIORITY.
+ */
+export async function changePriority<T>(ctx: QueueContext<T>, id: string, priority: number, options: PriorityOptions<T> = {}): Promise<'moved' | 'kept'> {
+  checkPriorityOptions(options);
+  const payload = options.payload === undefined ? {} : { payload: ctx.codec.encode(options.payload) };
+  return execute(ctx.conn, t.changePriority({ queue: ctx.name, id, priority, lifo: options.lifo === true, ...payload }));
 }
 
 /** A job's log lines in append order. @throws GoneError when the job does not exist. */

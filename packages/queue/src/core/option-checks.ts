@@ -170,6 +170,7 @@ export const checkListOptions = strictOptions('listJobs options', { known: ['off
 export const checkDrainOptions = strictOptions('drain options', { known: ['includeScheduled'], hints: { delayed: "BullMQ's drain(delayed) is includeScheduled here" } });
 export const checkObliterateOptions = strictOptions('obliterate options', { known: ['force', 'budget'], hints: { count: "BullMQ's count is budget here" } });
 export const checkRemoveOptions = strictOptions('remove options', { known: ['dedupId'], hints: { removeChildren: 'removeChildren is not supported: remove each child by its id' } });
+export const checkPriorityOptions = strictOptions('changePriority options', { known: ['lifo', 'payload'], hints: { priority: 'the priority is the second argument' } });
 export const checkWaitOptions = strictOptions('waitUntilFinished options', { known: ['timeoutMs', 'events'], hints: { ttl: "BullMQ's ttl is timeoutMs here", queueEvents: 'pass an open QueueEvents as events' }, bounds: { timeoutMs: 'timer' } });
 export const checkJournalOptions = strictOptions('journal options', { known: ['from', 'count', 'blockMs', 'connectionName'], hints: { lastEventId: "BullMQ's lastEventId is from: { after: id } here", blockingTimeout: "BullMQ's blockingTimeout is blockMs here" }, bounds: { blockMs: 'timer' } });
 export const checkEventsSettings = strictOptions('setEvents settings', {

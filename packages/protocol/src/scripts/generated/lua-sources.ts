@@ -1433,10 +1433,12 @@ export type ScriptName =
   | 'cache_release'
   | 'cache_tag_delete'
   | 'cache_write'
+  | 'change_priority'
   | 'claim'
   | 'claim_recover'
   | 'clean_completed'
   | 'clean_dead'
+  | 'clear_logs'
   | 'coherence_drop'
   | 'complete'
   | 'complete_batch'
@@ -1516,7 +1518,7 @@ export type ScriptName =
   | 'worker_list';
 
 /** Every transition's name, in code-unit order. */
-export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
@@ -2000,6 +2002,44 @@ redis.call('XADD', k_log, 'MAXLEN', '~', a_maxlen, '*', 'v', version, 'o', 's', 
 return 1
 `,
   },
+  change_priority: {
+    sha: '845800a284fcf9308b5c2a7c8ab5c8f4f6246c3e',
+    includes: [],
+    body: `-- @script change_priority
+-- @purpose [TS] Give a job a new priority. A job waiting in flat pending is re-scored there in the
+-- same step: after every job waiting at the new priority now, or with \`lifo\` ahead of them (newest
+-- first). A job anywhere else (scheduled, active, in a lane, waiting for children, finished) keeps
+-- its place and carries the priority with it: promote, retry and fan-in score it by the field.
+-- @key row        emq:{q}:job:<id>
+-- @key pending    emq:{q}:pending
+-- @key meta       emq:{q}:meta [TS]: the queue's placement count \`lifo_seq\`, shared with lib admit's
+-- LIFO admissions so one count orders every placement
+-- @arg id         the job's id
+-- @arg priority   the new priority, an integer within ±2^21, higher first; "0" for none
+-- @arg lifo       "1": ahead of the jobs waiting at the new priority; "": after them
+-- @args payload   optional: the job's new payload, written in the same step (for a host that keeps a
+-- copy of the priority inside its payload)
+-- @returns 1 re-scored in pending; 0 not in flat pending (the field and payload changed, nothing
+-- moved); -1 gone (nothing written)
+if redis.call('EXISTS', k_row) == 0 then return -1 end
+local priority = tonumber(a_priority) or 0
+redis.call('HSET', k_row, 'priority', string.format('%d', priority))
+if a_payload then redis.call('HSET', k_row, 'payload', a_payload) end
+if not redis.call('ZSCORE', k_pending, a_id) then return 0 end
+-- Fresh admissions at priority p score exactly -p, LIFO ones in (-p - 1, -p - 0.5] (lib admit). A
+-- job moved to the tail takes -p + n * 2^-31: after the jobs at -p, in the order of the moves, and
+-- below the next priority's LIFO range while n < 2^28 (exact in a double for |p| <= 2^21).
+local n = redis.call('HINCRBY', k_meta, 'lifo_seq', 1) % 536870912
+local score
+if a_lifo == '1' then
+  score = 0 - priority - 0.5 - n / 1073741824
+else
+  score = 0 - priority + n / 2147483648
+end
+redis.call('ZADD', k_pending, score, a_id)
+return 1
+`,
+  },
   claim: {
     sha: 'a67ba433ea32b38cac9e468a2aa79ca6c536141b',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
@@ -2136,6 +2176,25 @@ for _, id in ipairs(ARGV) do
   end
 end
 return n
+`,
+  },
+  clear_logs: {
+    sha: '066e4e2c50229aae4d0767356ec9b262eac89fb6',
+    includes: [],
+    body: `-- @script clear_logs
+-- @purpose [TS] Trim a job's log to its newest \`keep\` lines, or delete it (queue.md §8.5's log).
+-- @key row        emq:{q}:job:<id>
+-- @key logs       emq:{q}:job:<id>:logs
+-- @arg keep       lines to keep, newest first; "0" deletes the log
+-- @returns the lines left; -1 gone (nothing written)
+if redis.call('EXISTS', k_row) == 0 then return -1 end
+local keep = tonumber(a_keep) or 0
+if keep <= 0 then
+  redis.call('DEL', k_logs)
+  return 0
+end
+redis.call('LTRIM', k_logs, -keep, -1)
+return redis.call('LLEN', k_logs)
 `,
   },
   coherence_drop: {
@@ -5291,10 +5350,12 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   cache_release: ['del', 'get', 'getdel', 'set', 'xadd'],
   cache_tag_delete: ['del', 'get', 'hdel', 'hget', 'xadd'],
   cache_write: ['exists', 'getdel', 'hset', 'persist', 'pexpire', 'pttl', 'set', 'xadd'],
+  change_priority: ['exists', 'hincrby', 'hset', 'zadd', 'zscore'],
   claim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
   claim_recover: ['hmget', 'time', 'zrangebyscore'],
   clean_completed: ['del', 'hget', 'zrem'],
   clean_dead: ['del', 'get', 'hget', 'pexpire', 'pttl', 'zrem'],
+  clear_logs: ['del', 'exists', 'llen', 'ltrim'],
   coherence_drop: ['del', 'get'],
   complete: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
   complete_batch: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
@@ -5376,7 +5437,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
 
 /** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
 export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
-  queue: ['add_children', 'add_log', 'bclaim', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
+  queue: ['add_children', 'add_log', 'bclaim', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
   bus: ['stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch'],
   cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };
