@@ -1,7 +1,7 @@
-import { Connection, GoneError, StateError } from '@echo/protocol/queue';
+import { Connection, GoneError, InvalidArgumentError, StateError } from '@echo/protocol/queue';
 import { useRedis, uniqueName, waitFor } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidArgumentError, Queue, Worker } from '../src/index.js';
+import { Queue, Worker } from '../src/index.js';
 
 let conn: Connection;
 beforeAll(async () => {
