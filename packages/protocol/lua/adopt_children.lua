@@ -19,7 +19,7 @@
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id" | "cp") for each local child, in order
--- @include core events lanes fanin
+-- @include core events lanes fanin fanout
 -- @returns the open-child count after the call (each local child, and a parent a take-back
 -- released, publishes `waiting` when meta `events` = all); -1 a local child's row exists (nothing
 -- written)
@@ -35,26 +35,16 @@ end
 local state = redis.call('HGET', k_row, 'state')
 if not state then return redis.error_reply('EMQSTATE parent missing') end
 if state == 'completed' or state == 'dead' then return redis.error_reply('EMQSTATE parent finished') end
--- A child id that already names a row is a collision; overwriting it would reset its token (I7).
-for i = 1, n do
-  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return -1 end
-end
+if leaves_taken(7, n) then return -1 end
 redis.call('HSET', k_row, 'flow', 'parent')
-for i = 1, n do
-  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[1 + 3 * i],
-    'parent', pid, 'parent_policy', ARGV[2 + 3 * i])
-  redis.call('ZADD', k_pending, 0, ARGV[3 * i])
-end
+ev_open(k_events, k_journal, k_meta)
+land_leaves(7, 3, n, k_pending, pid)
 local remote = tonumber(a_remote)
 local open
 if remote < 0 then
   open = count_down(k_deps, k_row, k_pending, k_waiting, pid, -remote)
 else
   open = redis.call('INCRBY', k_deps, n + remote)
-end
-ev_open(k_events, k_journal, k_meta)
-if ev_chatty_on() then
-  for i = 1, n do ev_emit('waiting', ARGV[3 * i]) end
 end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return open

@@ -378,6 +378,35 @@ local function continue_parent(prow, pending, wc, pid, wakekey)
   if redis.call('HGET', prow, 'state') == 'awaiting_children' then release_parent(prow, pending, wc, pid, wakekey) end
 end
 `,
+  fanout: `-- @lib fanout
+-- @purpose [TS] How a parent's leaf children in its own queue land in the step that counts them
+-- (add_children, adopt_children): the collision check first, so a refused call writes nothing, then
+-- each child pending and linked. Needs events (the \`waiting\` announcements).
+
+-- leaves_taken(first, n): the KEYS index before the first child row, and the child count. Answers
+-- true when a child id already names a row (I7: overwriting it would reset its token).
+local function leaves_taken(first, n)
+  for i = 1, n do
+    if redis.call('EXISTS', KEYS[first + i]) == 1 then return true end
+  end
+  return false
+end
+
+-- land_leaves(first, at, n, pending, pid): child i's row is KEYS[first + i] and its id, payload and
+-- policy are ARGV[at + 3i - 2 .. at + 3i]; each lands pending at score 0, linked to \`pid\`, and is
+-- announced \`waiting\` when the queue's meta \`events\` = all (the caller opened its events).
+local function land_leaves(first, at, n, pending, pid)
+  for i = 1, n do
+    local base = at + 3 * (i - 1)
+    redis.call('HSET', KEYS[first + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[base + 1],
+      'parent', pid, 'parent_policy', ARGV[base + 2])
+    redis.call('ZADD', pending, 0, ARGV[base])
+  end
+  if n > 0 and ev_chatty_on() then
+    for i = 1, n do ev_emit('waiting', ARGV[at + 3 * (i - 1)]) end
+  end
+end
+`,
   gate: `-- @lib gate
 -- @purpose [TS] The gates a claim passes on the server, read from meta in one HMGET: the queue-wide
 -- pause, the global concurrency cap (meta.concurrency against ZCARD active, queue.md §9.2, here
@@ -1523,8 +1552,8 @@ export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: '83b0beda377e5b2259079ecc68c47a4bcd7e6104',
-    includes: ['core', 'events'],
+    sha: '3955fafe88bbc8e3359b062f63f6fe89c31c17d4',
+    includes: ['core', 'events', 'fanout'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
 -- fenced on its token while it is active, its open-child count grows by every child it adds, and its
@@ -1546,7 +1575,7 @@ export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
 -- @arg token      the attempts value the claim returned
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id" | [TS] "cp") for each local child, in order
--- @include core events
+-- @include core events fanout
 -- @returns the open-child count after the call ([TS] each local child publishes \`waiting\` when meta
 -- \`events\` = all); -1 a local child's row exists (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -1563,22 +1592,10 @@ local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= a_token then return redis.error_reply('EMQSTALE add_children token mismatch') end
 if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
--- A child id that already names a row is a collision; overwriting it would reset its token (I7).
-for i = 1, n do
-  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return -1 end
-end
+if leaves_taken(7, n) then return -1 end
 redis.call('HSET', k_row, 'flow', 'parent')
-for i = 1, n do
-  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
-    'parent', id, 'parent_policy', ARGV[3 + 3 * i])
-  redis.call('ZADD', k_pending, 0, ARGV[1 + 3 * i])
-end
-if n > 0 then
-  ev_open(k_events, k_journal, k_meta)
-  if ev_chatty_on() then
-    for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
-  end
-end
+if n > 0 then ev_open(k_events, k_journal, k_meta) end
+land_leaves(7, 4, n, k_pending, id)
 return redis.call('INCRBY', k_deps, n + tonumber(a_remote))
 `,
   },
@@ -1604,8 +1621,8 @@ return len
 `,
   },
   adopt_children: {
-    sha: 'c90a6d9db0fdcfd302056fdeeb21a4b6d9bcce00',
-    includes: ['core', 'events', 'lanes', 'fanin'],
+    sha: '9ba5cb093f4b3f821868197f2449e101076d9f94',
+    includes: ['core', 'events', 'lanes', 'fanin', 'fanout'],
     body: `-- @script adopt_children
 -- @purpose [TS] Children join a parent that already exists, from outside it (BullMQ's \`parent\` job
 -- option): the parent's open-child count grows by every child it takes, and its same-queue leaf
@@ -1627,7 +1644,7 @@ return len
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id" | "cp") for each local child, in order
--- @include core events lanes fanin
+-- @include core events lanes fanin fanout
 -- @returns the open-child count after the call (each local child, and a parent a take-back
 -- released, publishes \`waiting\` when meta \`events\` = all); -1 a local child's row exists (nothing
 -- written)
@@ -1643,26 +1660,16 @@ end
 local state = redis.call('HGET', k_row, 'state')
 if not state then return redis.error_reply('EMQSTATE parent missing') end
 if state == 'completed' or state == 'dead' then return redis.error_reply('EMQSTATE parent finished') end
--- A child id that already names a row is a collision; overwriting it would reset its token (I7).
-for i = 1, n do
-  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return -1 end
-end
+if leaves_taken(7, n) then return -1 end
 redis.call('HSET', k_row, 'flow', 'parent')
-for i = 1, n do
-  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[1 + 3 * i],
-    'parent', pid, 'parent_policy', ARGV[2 + 3 * i])
-  redis.call('ZADD', k_pending, 0, ARGV[3 * i])
-end
+ev_open(k_events, k_journal, k_meta)
+land_leaves(7, 3, n, k_pending, pid)
 local remote = tonumber(a_remote)
 local open
 if remote < 0 then
   open = count_down(k_deps, k_row, k_pending, k_waiting, pid, -remote)
 else
   open = redis.call('INCRBY', k_deps, n + remote)
-end
-ev_open(k_events, k_journal, k_meta)
-if ev_chatty_on() then
-  for i = 1, n do ev_emit('waiting', ARGV[3 * i]) end
 end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return open
