@@ -2,7 +2,7 @@ import { execute, GoneError, InvalidArgumentError, transitions as t } from '@ech
 import type { QueueContext } from '../core/context.js';
 import { getJob } from '../reads/reads.js';
 import { shapeFlow, type FlowChild, type FlowResult } from './flow-shape.js';
-import { land, result } from './flows.js';
+import { landCounted, result } from './flows.js';
 import { givenIds } from './flow-retry.js';
 
 /**
@@ -29,20 +29,7 @@ export async function adoptChildren<T>(ctx: QueueContext<T>, parentId: string, c
   );
   if (verdict === 'duplicate') throw new InvalidArgumentError('children', 'a child id already names a job in this queue; nothing was added');
   const given = givenIds(children);
-  let missing = 0;
-  let failure: { error: unknown } | undefined;
-  for (const node of remote) {
-    if (failure) {
-      missing++;
-      continue;
-    }
-    try {
-      if ((await land(ctx, node, { id: root.id, queue: ctx.name }, encode, given)) === 'duplicate') missing++;
-    } catch (error) {
-      failure = { error };
-      missing++;
-    }
-  }
+  const { missing, failure } = await landCounted(ctx, remote, { id: root.id, queue: ctx.name }, encode, given);
   if (missing > 0) await execute(ctx.conn, t.adoptChildren({ queue: ctx.name, parent: root.id, local: [], remote: -missing }));
   if (failure) throw failure.error;
   return root.children.map(result);
