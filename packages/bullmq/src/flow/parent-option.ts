@@ -1,10 +1,10 @@
-import { InvalidArgumentError, MalformedIdError, StateError, mintId } from '@echo/protocol/queue';
+import { InvalidArgumentError, StateError, mintId } from '@echo/protocol/queue';
 import type { FlowChild, FlowResult, Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from '../envelope.js';
 import { JobStateError } from '../errors.js';
 import { keyOfJobId } from '../ids.js';
 import type { JobsOptions } from '../job-options.js';
-import type { OpenQueue } from './get-flow.js';
+import { byEchoId, type OpenQueue } from './get-flow.js';
 
 /** BullMQ's `parent` job option: the parent's id and its queue's qualified name (`<prefix>:<queue>`). */
 export interface ParentOption {
@@ -75,13 +75,4 @@ export function missingParent(parent: ParentOption, command: string, cause?: unk
 /** BullMQ's text for a job that already has another parent. */
 export function parentCannotBeReplaced(parent: ParentOption, command: string): JobStateError {
   return new JobStateError(parent.id, command, `The parent job ${parent.queue}:${parent.id} cannot be replaced. ${command}`);
-}
-
-async function byEchoId(queue: EchoQueue<Envelope>, id: string): ReturnType<EchoQueue<Envelope>['getJob']> {
-  try {
-    return await queue.getJob(id);
-  } catch (error) {
-    if (error instanceof MalformedIdError) return undefined;
-    throw error;
-  }
 }
