@@ -10,6 +10,7 @@ import { Job } from './job.js';
 import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
 import { makeEnvelope } from './envelope.js';
 import { getFlow, type NodeOpts } from './flow/get-flow.js';
+import { addUnder, findParent, type ParentOption } from './flow/parent-option.js';
 import { Queue } from './queue.js';
 
 /** One node of a flow: a job in `queueName`, done after its `children`. */
@@ -85,6 +86,7 @@ export class FlowProducer extends EventEmitter {
       checkFlowJob(flow);
       return { job: await this.#addLone(flow) };
     }
+    if (flow.opts?.parent !== undefined) return this.#addUnder(flow, flow.opts.parent);
     check(flow, false);
     // Ids are minted here, not by Echo, so each node's envelope can name its parent and its children.
     const id = mintId('JOB');
@@ -95,6 +97,20 @@ export class FlowProducer extends EventEmitter {
     const parent: Envelope = { ...makeEnvelope(flow.name, flow.data, flow.opts ?? {}), k: children.map((c) => c.key) };
     const result = await queue.addFlow({ parent: { payload: parent, id, ...timing(flow.opts, true) }, children: children.map((c) => c.spec) });
     return this.#node(flow, parent, result, children.map((c) => c.envelopes));
+  }
+
+  /**
+   * A flow whose root names an existing `parent`: the whole tree joins that parent as one more child
+   * it waits for (BullMQ's way of chaining flows at run time, as from a step job).
+   */
+  async #addUnder(flow: FlowJob, parentOption: ParentOption): Promise<JobNode> {
+    const { parent: _parent, ...opts } = flow.opts ?? {};
+    const root: FlowJob = { ...flow, opts };
+    const parent = await findParent((queueName, prefix) => this.#queue(prefix === undefined ? { name: '', queueName } : { name: '', queueName, prefix }), parentOption, 'addJob');
+    const child = this.#child(root, parent.ref);
+    await this.#applyKeep(root);
+    const landed = await addUnder(parent, child.spec, 'addJob');
+    return this.#node(root, child.envelopes.envelope, landed, child.envelopes.children);
   }
 
   /** Adds several flows; answers their trees. */

@@ -81,7 +81,10 @@ export interface JobsOptions {
   readonly lifo?: boolean;
   /** The job's creation time as the app sees it (epoch ms), for imports; default the time of the add. */
   readonly timestamp?: number;
-  /** Not supported here: add children through `FlowProducer`. */
+  /**
+   * The job is a child of job `id` of queue `queue` (its qualified name, `<prefix>:<queue>`), which
+   * must exist and not have finished: the parent waits for this child too.
+   */
   readonly parent?: { readonly id: string; readonly queue: string };
   /** Keep only the newest this many lines of the job's log (each `job.log` trims it); 0 keeps all. */
   readonly keepLogs?: number;
@@ -102,14 +105,13 @@ export interface JobsOptions {
 const UNSUPPORTED: Readonly<Record<string, string>> = {
   stackTraceLimit: 'the failure text is kept whole',
   removeDependencyOnFailure: 'Echo keeps or fails the parent (failParentOnFailure, ignoreDependencyOnFailure)',
-  parent: 'add children through FlowProducer.add',
   telemetry: 'tracing comes through @echo/otel',
 };
 
 const checkJobOptions = strictOptions('job options', {
   known: [
     'jobId', 'delay', 'priority', 'attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'repeat', 'deduplication',
-    'lifo', 'timestamp', 'sizeLimit', 'keepLogs', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'debounce', ...Object.keys(UNSUPPORTED),
+    'lifo', 'timestamp', 'sizeLimit', 'keepLogs', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'debounce', 'parent', ...Object.keys(UNSUPPORTED),
   ],
   hints: { delayMs: 'BullMQ spelling here: delay (ms)', key: 'BullMQ spelling here: jobId', dedupId: 'BullMQ spelling here: deduplication: { id }' },
   bounds: { delay: 'span' },
@@ -117,6 +119,14 @@ const checkJobOptions = strictOptions('job options', {
 const checkBackoff = strictOptions('job options.backoff', { known: ['type', 'delay', 'jitter'], bounds: { delay: 'span' } });
 const checkDedup = strictOptions('job options.deduplication', { known: ['id', 'ttl', 'extend', 'replace', 'keepLastIfActive'], bounds: { ttl: 'span' } });
 const checkKeep = strictOptions('job options.removeOnComplete', { known: ['age', 'count'] });
+const checkParent = strictOptions('job options.parent', { known: ['id', 'queue'] });
+
+/** A `parent` option names a job id and its queue's qualified name (`<prefix>:<queue>`). */
+function checkParentOption(parent: { readonly id: string; readonly queue: string }): void {
+  checkParent(parent);
+  if (typeof parent.id !== 'string' || parent.id === '') throw new InvalidArgumentError('parent.id', 'must be a non-empty string');
+  if (typeof parent.queue !== 'string' || parent.queue.lastIndexOf(':') <= 0) throw new InvalidArgumentError('parent.queue', "must be the parent queue's qualified name, <prefix>:<queue>");
+}
 
 /** A child's failure policies, at most one of which a job may take (BullMQ's order, for its message). */
 const EXCLUSIVE = ['removeDependencyOnFailure', 'failParentOnFailure', 'continueParentOnFailure', 'ignoreDependencyOnFailure'] as const;
@@ -146,8 +156,9 @@ export function checkOptions(options: JobsOptions, flowChild = false): void {
       throw new NotSupportedError(`job option ${name}`, UNSUPPORTED[name] ?? '');
     }
   }
-  if (!flowChild && (options.failParentOnFailure !== undefined || options.ignoreDependencyOnFailure !== undefined || options.continueParentOnFailure !== undefined)) {
-    throw new NotSupportedError('job option failParentOnFailure', 'it applies to flow children: add them through FlowProducer');
+  if (options.parent !== undefined) checkParentOption(options.parent);
+  if (!flowChild && options.parent === undefined && (options.failParentOnFailure !== undefined || options.ignoreDependencyOnFailure !== undefined || options.continueParentOnFailure !== undefined)) {
+    throw new NotSupportedError('job option failParentOnFailure', 'it applies to flow children: add them through FlowProducer, or with a parent option');
   }
   if (options.timestamp !== undefined && (!Number.isSafeInteger(options.timestamp) || options.timestamp < 0)) throw new InvalidArgumentError('timestamp', 'must be epoch ms, an integer >= 0');
   if (options.jobId !== undefined && (typeof options.jobId !== 'string' || options.jobId === '')) throw new InvalidArgumentError('jobId', 'must be a non-empty string');

@@ -8,6 +8,7 @@ import { bullmqState, type JobState } from './job-state.js';
 export type { JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
+import { removeChildDependency } from './flow/child-dependency.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
@@ -63,10 +64,10 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   delay = 0;
   /** The lease token of the running attempt, as BullMQ passes it to the processor. */
   token: string | undefined = undefined;
-  /** A flow child's parent: its id and its queue's key (`bull:<queue>`). */
-  readonly parent: { readonly id: string; readonly queueKey: string } | undefined;
+  /** A flow child's parent: its id and its queue's key (`bull:<queue>`); cleared by `removeChildDependency`. */
+  parent: { readonly id: string; readonly queueKey: string } | undefined;
   /** A flow child's parent as BullMQ keys it (`bull:<queue>:<id>`). */
-  readonly parentKey: string | undefined;
+  parentKey: string | undefined;
   /** BullMQ's qualified name of the job's queue (`bull:<queue>`). */
   readonly queueQualifiedName: string;
 
@@ -109,7 +110,14 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     }
     if (record.state === 'completed') job.returnvalue = record.result as R;
     job.finishedOn = record.finishedAt;
+    // The envelope keeps the parent the job was added under; the row says whether it still has one.
+    if (record.parent === undefined) job.#unlink();
     return job;
+  }
+
+  #unlink(): void {
+    this.parent = undefined;
+    this.parentKey = undefined;
   }
 
   /** @internal A job a worker claimed. */
@@ -355,6 +363,13 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   /** How many children ended each way (the kinds asked, or all four). */
   getDependenciesCount(opts: { readonly processed?: boolean; readonly unprocessed?: boolean; readonly ignored?: boolean; readonly failed?: boolean } = {}): Promise<DependencyCounts> {
     return dependencyCounts(this.#queue, this.#echoId, this.#envelope, opts);
+  }
+
+  /** Detaches the job from its parent, which no longer waits for it; false when it had none (or already ended for it). */
+  async removeChildDependency(): Promise<boolean> {
+    const detached = await removeChildDependency(this.#queue, this.#echoId, this.id, this.parentKey);
+    if (detached) this.#unlink();
+    return detached;
   }
 
   /** True while the job waits for its children. */

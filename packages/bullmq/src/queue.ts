@@ -3,9 +3,10 @@ import { Queue as EchoQueue, type KeepBound } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import { makeEnvelope, type Envelope } from './envelope.js';
 import { keepCompletedByDefault, nextJobIds, resetJobIds } from './defaults.js';
-import { BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
+import { BullMQInputError, NotSupportedError } from './errors.js';
 import { definedOnly, echoQueueName } from './ids.js';
 import { Job, type JobProgress } from './job.js';
+import { addChildJob } from './flow/child-job.js';
 import { checkConcurrency } from './queue-extras.js';
 import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
@@ -67,12 +68,13 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   /** Adds a job; with `repeat`, upserts a job scheduler instead. A known `jobId` returns the existing job. */
   async add(name: NameType, data: DataType, opts: JobsOptions = {}): Promise<Job<DataType, ResultType, NameType>> {
     const merged = withoutEmptyJobId({ ...this.defaultJobOptions, ...opts });
-    if (merged.parent !== undefined) await this.#checkParent(merged.parent, merged);
+    if (merged.parent !== undefined && merged.deduplication !== undefined) throw new BullMQInputError('parent', 'Deduplication and parent options cannot be used together');
     checkOptions(merged);
     checkSize(name, data, merged);
     const queue = await this.echo;
     if (merged.repeat !== undefined) return this.#addRepeat(name, data, merged);
     await this.#applyKeep(queue, merged);
+    if (merged.parent !== undefined) return addChildJob<DataType, ResultType, NameType>(queue, merged.parent, name, data, merged);
     const [id] = counted(merged) ? await nextJobIds(queue, 1) : [merged.jobId];
     const envelope = makeEnvelope(name, data, merged, id);
     const result = await queue.enqueue(envelope, enqueueOptions(merged, id));
@@ -86,20 +88,14 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return job;
   }
 
-  /**
-   * BullMQ's refusals of a `parent` option, with its texts, ahead of Echo's own (the option itself
-   * is refused by checkOptions): beside deduplication, and a parent in this queue that does not
-   * exist. A parent in another queue is not looked up.
-   */
-  async #checkParent(parent: { readonly id: string; readonly queue: string }, opts: JobsOptions): Promise<void> {
-    if (opts.deduplication !== undefined) throw new BullMQInputError('parent', 'Deduplication and parent options cannot be used together');
-    if (parent.queue === this.qualifiedName && (await this.getJob(parent.id)) === undefined) {
-      throw new JobStateError(parent.id, 'addJob', `Missing key for parent job ${parent.queue}:${parent.id}. addJob`);
-    }
-  }
-
   /** Adds several jobs in one round trip. */
   async addBulk(jobs: readonly { readonly name: NameType; readonly data: DataType; readonly opts?: JobsOptions }[]): Promise<Job<DataType, ResultType, NameType>[]> {
+    // A child joins its parent in a step of its own (the parent's count grows with it): one by one.
+    if (jobs.some((job) => (job.opts?.parent ?? this.defaultJobOptions.parent) !== undefined)) {
+      const added: Job<DataType, ResultType, NameType>[] = [];
+      for (const job of jobs) added.push(await this.add(job.name, job.data, job.opts));
+      return added;
+    }
     const prepared = jobs.map((job) => {
       const merged = withoutEmptyJobId({ ...this.defaultJobOptions, ...job.opts });
       checkOptions(merged);

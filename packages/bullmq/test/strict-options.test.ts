@@ -47,7 +47,7 @@ const unknownRows: Row[] = [
 ];
 
 const unsupportedRows: Row[] = [
-  { where: 'add', key: 'parent', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { parent: { id: 'p', queue: 'q' } }) },
+  { where: 'add', key: 'removeDependencyOnFailure', call: (n) => closing(new Queue(n, { connection })).add('j', {}, { removeDependencyOnFailure: true }) },
   { where: 'Worker options', key: 'useWorkerThreads', call: async (n) => new Worker(n, async () => 1, { connection, useWorkerThreads: true } as never) },
   { where: 'Worker processor', key: 'processor file', call: async (n) => new Worker(n, './processor.js', { connection }) },
 ];

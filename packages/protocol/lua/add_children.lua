@@ -19,7 +19,7 @@
 -- @arg token      the attempts value the claim returned
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id" | [TS] "cp") for each local child, in order
--- @include core events
+-- @include core events fanout
 -- @returns the open-child count after the call ([TS] each local child publishes `waiting` when meta
 -- `events` = all); -1 a local child's row exists (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -36,20 +36,8 @@ local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= a_token then return redis.error_reply('EMQSTALE add_children token mismatch') end
 if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
--- A child id that already names a row is a collision; overwriting it would reset its token (I7).
-for i = 1, n do
-  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return -1 end
-end
+if leaves_taken(7, n) then return -1 end
 redis.call('HSET', k_row, 'flow', 'parent')
-for i = 1, n do
-  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
-    'parent', id, 'parent_policy', ARGV[3 + 3 * i])
-  redis.call('ZADD', k_pending, 0, ARGV[1 + 3 * i])
-end
-if n > 0 then
-  ev_open(k_events, k_journal, k_meta)
-  if ev_chatty_on() then
-    for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
-  end
-end
+if n > 0 then ev_open(k_events, k_journal, k_meta) end
+land_leaves(7, 4, n, k_pending, id)
 return redis.call('INCRBY', k_deps, n + tonumber(a_remote))

@@ -4,7 +4,7 @@ import { heardAdmission } from './enqueue-hook.js';
 import { leasesOf, type Leases } from './lease/leases.js';
 import { maintenanceOf, type Maintenance } from './lease/maintenance.js';
 import type { Progress } from './reads/progress.js';
-import type { FlowResult, FlowSpec } from './flows/flow-shape.js';
+import type { FlowChild, FlowResult, FlowSpec } from './flows/flow-shape.js';
 import { openRuntime, type QueueOptions } from './queue-options.js';
 import { bindView, QueueView } from './queue-view.js';
 import * as bulk from './admin/bulk.js';
@@ -15,6 +15,7 @@ import * as gates from './admin/gates.js';
 import type { RateLimit } from './admin/gates.js';
 import * as lanes from './admin/lanes.js';
 import type { LaneRateLimit, ReassignResult } from './admin/lanes.js';
+import * as adoption from './flows/adoption.js';
 import * as flows from './flows/flows.js';
 import * as recovery from './lease/recovery.js';
 import * as admission from './producer/admission.js';
@@ -369,6 +370,28 @@ export class Queue<T = unknown> extends QueueView<T> {
   /** Adds many flows; one that fails to land is left out of the answer without stopping the rest. */
   addFlowBulk(specs: readonly FlowSpec<T>[], onError?: (index: number, error: unknown) => void): Promise<FlowResult[]> {
     return flows.addFlowBulk(this.#ctx, specs, onError);
+  }
+
+  /**
+   * Adds children to job `parentId` of this queue, which already exists (in any state but finished):
+   * its open-child count grows by them, so a held parent waits for them too, and a running step job
+   * waits for them once it calls `moveToWaitingChildren`. Children may live in other queues and
+   * have children of their own, as in {@link addFlow}. Answers the landed children.
+   * @throws StateError (`parent missing`, `parent finished`) with nothing written; InvalidArgumentError
+   *   when a child id in this queue already names a job.
+   */
+  addChildren(parentId: JobId | string, children: readonly FlowChild<T>[]): Promise<FlowResult[]> {
+    return adoption.adoptChildren(this.#ctx, parentId, children);
+  }
+
+  /**
+   * Detaches flow child `id` from its parent (in this queue): the parent stops waiting for it, and
+   * runs when it was its last open child; the job runs on as a lone job and reports to no parent.
+   * Answers false when the job has no parent or already settled for it.
+   * @throws GoneError when the job does not exist; StateError (`parent missing`, `parent in another queue`).
+   */
+  detachChild(id: JobId | string): Promise<boolean> {
+    return adoption.detachChild(this.#ctx, id);
   }
 
   // Events

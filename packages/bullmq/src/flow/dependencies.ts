@@ -127,9 +127,25 @@ export async function ignoredFailures(queue: EchoQueue<Envelope>, echoId: string
  */
 export async function dependencies(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope): Promise<Dependencies> {
   const [processed, ignored, state] = await Promise.all([childrenValues(queue, echoId, envelope), ignoredFailures(queue, echoId, envelope), queue.getState(echoId)]);
-  const open = (envelope.k ?? []).filter((key) => !(key in processed) && !(key in ignored));
+  const open = await stillLinked(queue, echoId, (envelope.k ?? []).filter((key) => !(key in processed) && !(key in ignored)));
   const dead = state === 'dead';
   return { processed, ignored, unprocessed: dead ? [] : open, failed: dead ? open.slice(0, 1) : [] };
+}
+
+/**
+ * The open children that still report to parent `echoId`: a child in the parent's queue that
+ * `removeChildDependency` detached is no longer one (children elsewhere cannot be detached).
+ */
+async function stillLinked(queue: EchoQueue<Envelope>, echoId: string, keys: readonly string[]): Promise<string[]> {
+  const local = `${qualifiedNameOf(queue.name)}:`;
+  const linked = await Promise.all(
+    keys.map(async (key) => {
+      if (!key.startsWith(local) || key.slice(local.length).includes(':')) return true;
+      const child = await queue.getJob(key.slice(local.length)).catch(() => undefined);
+      return child === undefined || child.parent?.id === echoId;
+    }),
+  );
+  return keys.filter((_, i) => linked[i]);
 }
 
 /** BullMQ's `getDependenciesCount`: the counts of the kinds asked (all four when none is). */

@@ -58,7 +58,8 @@ async function readNode(open: OpenQueue, queueName: string, prefix: string | und
   return { job, children };
 }
 
-async function byEchoId(queue: EchoQueue<Envelope>, id: string): ReturnType<EchoQueue<Envelope>['getJob']> {
+/** A job read by Echo's id; an id that is not one (a custom `jobId`) reads as absent. */
+export async function byEchoId(queue: EchoQueue<Envelope>, id: string): ReturnType<EchoQueue<Envelope>['getJob']> {
   try {
     return await queue.getJob(id);
   } catch (error) {

@@ -30,3 +30,5 @@ export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutbox
 export type { FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
 export { addChildren, waitChildren } from './steps.js';
 export type { AddChildrenInput, AddChildrenOutcome } from './steps.js';
+export { adoptChildren, detachChild } from './adoption.js';
+export type { AdoptChildrenInput, AdoptChildrenOutcome } from './adoption.js';

@@ -216,3 +216,27 @@ describe('the rest of the catalog', () => {
     });
   });
 });
+
+describe('flow adoption and detachment [TS]', () => {
+  it('adopt_children: the parent first, then its local leaves; a take-back carries a negative remote', () => {
+    expect(shape(t.adoptChildren({ queue: 'orders', parent: J, local: [{ id: P, payload: 'c', policy: 'cp' }], remote: 1 }))).toEqual({
+      script: 'adopt_children',
+      keys: [q(`job:${J}`), q(`job:${J}:dependencies`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal'), q(`job:${P}`)],
+      args: [J, '1', P, 'c', 'cp'],
+    });
+    expect(shape(t.adoptChildren({ queue: 'orders', parent: J, local: [], remote: -2 })).args).toEqual([J, '-2']);
+    expect(t.adoptChildren({ queue: 'orders', parent: J, local: [], remote: 0 }).parse(2)).toEqual({ open: 2 });
+    expect(t.adoptChildren({ queue: 'orders', parent: J, local: [], remote: 0 }).parse(-1)).toBe('duplicate');
+    expect(() => t.adoptChildren({ queue: 'orders', parent: J, local: [], remote: 1.5 })).toThrow(InvalidArgumentError);
+    expect(() => t.adoptChildren({ queue: 'orders', parent: 'nope', local: [], remote: 1 })).toThrow(MalformedIdError);
+  });
+  it('detach_child: the child row, then its parent on the same slot', () => {
+    expect(shape(t.detachChild({ queue: 'orders', child: P, parent: J }))).toEqual({
+      script: 'detach_child',
+      keys: [q(`job:${P}`), q(`job:${J}`), q(`job:${J}:dependencies`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal')],
+      args: [P, J],
+    });
+    expect(t.detachChild({ queue: 'orders', child: P, parent: J }).parse(1)).toBe(true);
+    expect(t.detachChild({ queue: 'orders', child: P, parent: J }).parse(0)).toBe(false);
+  });
+});

@@ -59,6 +59,29 @@ export async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: Pare
   return execute(ctx.conn, t.enqueueFlowChild({ queue: node.queue, id: node.id, payload: encode(node.payload), parent: link, ...(node.priority === 0 ? {} : { options: { priority: node.priority } }), delayMs: node.delayMs }));
 }
 
+/** What {@link landCounted} left: how many nodes did not land, and the failure that stopped it, if any. */
+export interface CountedLanding {
+  readonly missing: number;
+  readonly failure?: { readonly error: unknown };
+}
+
+/**
+ * Lands `nodes` under `parent` node by node, their count already taken on the parent: a node that
+ * answers duplicate, and every node from a failure on, did not land, so the caller takes their
+ * count back (and rethrows the failure).
+ */
+export async function landCounted<T>(ctx: QueueContext<T>, nodes: readonly FlowNode[], parent: ParentRef, encode: (p: unknown) => string, given: ReadonlySet<string>): Promise<CountedLanding> {
+  let missing = 0;
+  for (const [i, node] of nodes.entries()) {
+    try {
+      if ((await land(ctx, node, parent, encode, given)) === 'duplicate') missing++;
+    } catch (error) {
+      return { missing: missing + nodes.length - i, failure: { error } };
+    }
+  }
+  return { missing };
+}
+
 /**
  * Adds many flows (queue.md §11.8). Every flow is validated before any wire I/O; each then lands on
  * its own, and one that fails to land is left out of the answer (its parent stays held) without

@@ -1,7 +1,7 @@
 import { execute, InvalidArgumentError, transitions as t, type HeldJob } from '@echo/protocol/queue';
 import type { QueueContext } from '../core/context.js';
 import { shapeFlow, type FlowChild, type FlowResult } from './flow-shape.js';
-import { land, result } from './flows.js';
+import { landCounted, result } from './flows.js';
 import { givenIds } from './flow-retry.js';
 
 /**
@@ -31,20 +31,7 @@ export async function addChildren<T>(ctx: QueueContext<T>, job: HeldJob, childre
   );
   if (verdict === 'duplicate') throw new InvalidArgumentError('children', 'a child id already names a job in this queue; nothing was added');
   const given = givenIds(children);
-  let missing = 0;
-  let failure: { error: unknown } | undefined;
-  for (const node of remote) {
-    if (failure) {
-      missing++;
-      continue;
-    }
-    try {
-      if ((await land(ctx, node, { id: root.id, queue: ctx.name }, encode, given)) === 'duplicate') missing++;
-    } catch (error) {
-      failure = { error };
-      missing++;
-    }
-  }
+  const { missing, failure } = await landCounted(ctx, remote, { id: root.id, queue: ctx.name }, encode, given);
   if (missing > 0) await execute(ctx.conn, t.addChildren({ queue: ctx.name, job, local: [], remote: -missing }));
   if (failure) throw failure.error;
   return root.children.map(result);

@@ -83,6 +83,16 @@ export class Pump {
     return { promoted, recovered, stalledDead, fired, delivered: sweep.delivered };
   }
 
+  /**
+   * The outbox step of a tick alone: delivers this queue's cross-queue flow signals once, so the
+   * last settlements of a closing worker reach their parents in other queues without waiting for
+   * another worker of this queue to tick.
+   */
+  async flushOutbox(batch = 100): Promise<void> {
+    const sweep = await this.#maintenance.deliverOutbox(batch);
+    if (sweep.error !== undefined) this.#onError(sweep.error);
+  }
+
   /** Stops ticking and waits for a tick in progress. */
   async stop(): Promise<void> {
     clearInterval(this.#timer);

@@ -316,7 +316,7 @@ export class WorkerRuntime<T> {
     // No handler starts from now on: what is held ahead goes back for other workers to take.
     this.releaseAhead();
     // A closing worker promotes, recovers and fires nothing more: its queue's state stays as the
-    // caller left it. The pump's timer and the due clock stop now; a tick or wake-up already under
+    // caller left it (it only delivers the flow signals its own settlements left, below). The pump's timer and the due clock stop now; a tick or wake-up already under
     // way talks to the server, so it is awaited with the rest of that talk, under its bound, below.
     const pumpStopped = this.#pump.stop();
     const dueStopped = this.due.stop();
@@ -342,6 +342,9 @@ export class WorkerRuntime<T> {
       this.locks.stop();
       if (!this.#fatal) await this.presence.leave().catch((error: unknown) => this.options.onError(error));
       await Promise.all([pumpStopped, dueStopped]);
+      // A child completed here whose parent lives in another queue is announced through this
+      // queue's outbox; with no worker of this queue left, the parent would wait for the next one.
+      if (!this.#fatal && this.options.maintenanceMs > 0) await this.#pump.flushOutbox().catch((error: unknown) => this.options.onError(error));
     })();
     await Promise.race([talked, sleep(CLOSE_SERVER_MS)]);
     // Idempotent: stops the beat even when the give-backs never answered.

@@ -378,6 +378,35 @@ local function continue_parent(prow, pending, wc, pid, wakekey)
   if redis.call('HGET', prow, 'state') == 'awaiting_children' then release_parent(prow, pending, wc, pid, wakekey) end
 end
 `,
+  fanout: `-- @lib fanout
+-- @purpose [TS] How a parent's leaf children in its own queue land in the step that counts them
+-- (add_children, adopt_children): the collision check first, so a refused call writes nothing, then
+-- each child pending and linked. Needs events (the \`waiting\` announcements).
+
+-- leaves_taken(first, n): the KEYS index before the first child row, and the child count. Answers
+-- true when a child id already names a row (I7: overwriting it would reset its token).
+local function leaves_taken(first, n)
+  for i = 1, n do
+    if redis.call('EXISTS', KEYS[first + i]) == 1 then return true end
+  end
+  return false
+end
+
+-- land_leaves(first, at, n, pending, pid): child i's row is KEYS[first + i] and its id, payload and
+-- policy are ARGV[at + 3i - 2 .. at + 3i]; each lands pending at score 0, linked to \`pid\`, and is
+-- announced \`waiting\` when the queue's meta \`events\` = all (the caller opened its events).
+local function land_leaves(first, at, n, pending, pid)
+  for i = 1, n do
+    local base = at + 3 * (i - 1)
+    redis.call('HSET', KEYS[first + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[base + 1],
+      'parent', pid, 'parent_policy', ARGV[base + 2])
+    redis.call('ZADD', pending, 0, ARGV[base])
+  end
+  if n > 0 and ev_chatty_on() then
+    for i = 1, n do ev_emit('waiting', ARGV[at + 3 * (i - 1)]) end
+  end
+end
+`,
   gate: `-- @lib gate
 -- @purpose [TS] The gates a claim passes on the server, read from meta in one HMGET: the queue-wide
 -- pause, the global concurrency cap (meta.concurrency against ZCARD active, queue.md §9.2, here
@@ -1424,6 +1453,7 @@ end
 export type ScriptName =
   | 'add_children'
   | 'add_log'
+  | 'adopt_children'
   | 'bclaim'
   | 'cache_clear'
   | 'cache_delete'
@@ -1445,6 +1475,7 @@ export type ScriptName =
   | 'complete_claim'
   | 'counts'
   | 'delay'
+  | 'detach_child'
   | 'drain'
   | 'enqueue'
   | 'enqueue_dedup'
@@ -1518,13 +1549,13 @@ export type ScriptName =
   | 'worker_list';
 
 /** Every transition's name, in code-unit order. */
-export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'adopt_children', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
   add_children: {
-    sha: '83b0beda377e5b2259079ecc68c47a4bcd7e6104',
-    includes: ['core', 'events'],
+    sha: '3955fafe88bbc8e3359b062f63f6fe89c31c17d4',
+    includes: ['core', 'events', 'fanout'],
     body: `-- @script add_children
 -- @purpose [TS] A running job becomes a flow parent (BullMQ's children added from inside a job):
 -- fenced on its token while it is active, its open-child count grows by every child it adds, and its
@@ -1546,7 +1577,7 @@ export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
 -- @arg token      the attempts value the claim returned
 -- @arg remote     how many children land elsewhere (may be negative to take back a count)
 -- @args children  cid, cpayload, cpolicy ("fp" | "id" | [TS] "cp") for each local child, in order
--- @include core events
+-- @include core events fanout
 -- @returns the open-child count after the call ([TS] each local child publishes \`waiting\` when meta
 -- \`events\` = all); -1 a local child's row exists (nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
@@ -1563,22 +1594,10 @@ local attempts = redis.call('HGET', k_row, 'attempts')
 if not attempts then return redis.error_reply('EMQSTALE job gone') end
 if attempts ~= a_token then return redis.error_reply('EMQSTALE add_children token mismatch') end
 if not redis.call('ZSCORE', k_active, id) then return redis.error_reply('EMQSTALE not active') end
--- A child id that already names a row is a collision; overwriting it would reset its token (I7).
-for i = 1, n do
-  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return -1 end
-end
+if leaves_taken(7, n) then return -1 end
 redis.call('HSET', k_row, 'flow', 'parent')
-for i = 1, n do
-  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
-    'parent', id, 'parent_policy', ARGV[3 + 3 * i])
-  redis.call('ZADD', k_pending, 0, ARGV[1 + 3 * i])
-end
-if n > 0 then
-  ev_open(k_events, k_journal, k_meta)
-  if ev_chatty_on() then
-    for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
-  end
-end
+if n > 0 then ev_open(k_events, k_journal, k_meta) end
+land_leaves(7, 4, n, k_pending, id)
 return redis.call('INCRBY', k_deps, n + tonumber(a_remote))
 `,
   },
@@ -1601,6 +1620,61 @@ if keep > 0 then
   if len > keep then return keep end
 end
 return len
+`,
+  },
+  adopt_children: {
+    sha: '9ba5cb093f4b3f821868197f2449e101076d9f94',
+    includes: ['core', 'events', 'lanes', 'fanin', 'fanout'],
+    body: `-- @script adopt_children
+-- @purpose [TS] Children join a parent that already exists, from outside it (BullMQ's \`parent\` job
+-- option): the parent's open-child count grows by every child it takes, and its same-queue leaf
+-- children land pending and linked to it in the same step. Children elsewhere (or with children of
+-- their own) land after, through enqueue_flow_child / hold_parent; the count they add is counted
+-- here first, so a child that finishes early can never release the parent too soon. A negative
+-- \`remote\` (with no local children) takes back what did not land, and releases a parent that waits
+-- on nothing more. The parent's state is left as it is: a held parent goes on waiting, a pending or
+-- active one runs (a step job waits by moving itself with wait_children). A finished parent is
+-- refused: no fan-in would ever reach it. Its row is marked \`flow = parent\` (see enqueue_flow).
+-- @key row        emq:{q}:job:<pid>
+-- @key deps       emq:{q}:job:<pid>:dependencies
+-- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children
+-- @key events     emq:{q}:events (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @keys children  emq:{q}:job:<cid> for each local child, in ARGV order
+-- @arg pid        the parent's id; must be JOB-namespaced
+-- @arg remote     how many children land elsewhere (may be negative to take back a count)
+-- @args children  cid, cpayload, cpolicy ("fp" | "id" | "cp") for each local child, in order
+-- @include core events lanes fanin fanout
+-- @returns the open-child count after the call (each local child, and a parent a take-back
+-- released, publishes \`waiting\` when meta \`events\` = all); -1 a local child's row exists (nothing
+-- written)
+-- @error EMQKIND job id must be JOB-namespaced
+-- @error EMQSTATE parent missing
+-- @error EMQSTATE parent finished
+local pid = a_pid
+if string.sub(pid, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+local n = (#ARGV - 2) / 3
+for i = 1, n do
+  if string.sub(ARGV[3 * i], 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
+end
+local state = redis.call('HGET', k_row, 'state')
+if not state then return redis.error_reply('EMQSTATE parent missing') end
+if state == 'completed' or state == 'dead' then return redis.error_reply('EMQSTATE parent finished') end
+if leaves_taken(7, n) then return -1 end
+redis.call('HSET', k_row, 'flow', 'parent')
+ev_open(k_events, k_journal, k_meta)
+land_leaves(7, 3, n, k_pending, pid)
+local remote = tonumber(a_remote)
+local open
+if remote < 0 then
+  open = count_down(k_deps, k_row, k_pending, k_waiting, pid, -remote)
+else
+  open = redis.call('INCRBY', k_deps, n + remote)
+end
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
+return open
 `,
   },
   bclaim: {
@@ -2518,6 +2592,45 @@ if a_publish == '1' then
   ev_open(k_events, k_journal, k_meta)
   ev_emit('delayed', id, { runAt = string.format('%d', score) })
 end
+return 1
+`,
+  },
+  detach_child: {
+    sha: '5f8725473064917b8f43027fb1354bc29d84dc2a',
+    includes: ['core', 'events', 'lanes', 'fanin'],
+    body: `-- @script detach_child
+-- @purpose [TS] A child leaves its parent (BullMQ's removeChildDependency): the child's link fields
+-- go, and its parent counts it down as if it had settled, without recording it in :processed; a
+-- parent that waits on its children and had no other open child is released to pending. The child
+-- itself runs on as a lone job. Only a parent in the child's own queue is reached here (one slot);
+-- a child that has already settled for its parent (completed or dead) is left as it is.
+-- @key row        emq:{q}:job:<cid>
+-- @key parent     emq:{q}:job:<pid>
+-- @key deps       emq:{q}:job:<pid>:dependencies
+-- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children
+-- @key events     emq:{q}:events (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @arg cid        the child's id
+-- @arg pid        the parent the caller read off the child's row
+-- @include core events lanes fanin
+-- @returns 1 detached (a released parent publishes \`waiting\` when meta \`events\` = all); 0 the child
+-- has no parent, or has settled for it (nothing written)
+-- @error EMQSTALE job gone
+-- @error EMQSTATE parent missing
+-- @error EMQSTATE parent changed
+-- @error EMQSTATE parent in another queue
+local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue')
+if not f[1] then return redis.error_reply('EMQSTALE job gone') end
+if not f[2] or f[1] == 'completed' or f[1] == 'dead' then return 0 end
+if f[2] ~= a_pid then return redis.error_reply('EMQSTATE parent changed') end
+if f[3] and f[3] ~= '' then return redis.error_reply('EMQSTATE parent in another queue') end
+if redis.call('EXISTS', k_parent) == 0 then return redis.error_reply('EMQSTATE parent missing') end
+redis.call('HDEL', k_row, 'parent', 'parent_queue', 'parent_policy')
+count_down(k_deps, k_parent, k_pending, k_waiting, a_pid, 1)
+ev_open(k_events, k_journal, k_meta)
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
@@ -5341,6 +5454,7 @@ return out
 export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>> = {
   add_children: ['exists', 'hget', 'hmget', 'hset', 'incrby', 'publish', 'xadd', 'zadd', 'zscore'],
   add_log: ['exists', 'ltrim', 'rpush'],
+  adopt_children: ['decrby', 'exists', 'hget', 'hmget', 'hset', 'incrby', 'lpush', 'ltrim', 'publish', 'srem', 'xadd', 'zadd'],
   bclaim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
   cache_clear: ['xadd'],
   cache_delete: ['del', 'xadd'],
@@ -5362,6 +5476,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   complete_claim: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'incrby', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
   counts: ['hget', 'hkeys', 'lrange', 'scard', 'smembers', 'zcard'],
   delay: ['del', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrem'],
+  detach_child: ['decrby', 'exists', 'hdel', 'hget', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'srem', 'xadd', 'zadd'],
   drain: ['decrby', 'del', 'get', 'hget', 'hmget', 'pexpire', 'pttl', 'srem', 'zrange'],
   enqueue: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd'],
   enqueue_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
@@ -5437,7 +5552,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
 
 /** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
 export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
-  queue: ['add_children', 'add_log', 'bclaim', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
+  queue: ['add_children', 'add_log', 'adopt_children', 'bclaim', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
   bus: ['stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch'],
   cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };
