@@ -175,6 +175,9 @@ export class Leases<T> {
     return {
       next,
       nextThenClaim: async (blockMs, leaseMs, options = {}) => {
+        // A link that is down would hold the claim until it is back, and its lease, counted from
+        // now, would look half gone on arrival: the wait goes alone then.
+        if (conn.status !== 'ready') return { token: await next(blockMs), job: undefined };
         // Both leave in this order on the one socket before either awaits: the server holds the
         // claim behind the blocked pop and runs it as the pop ends, with no round trip between.
         const token = next(blockMs);

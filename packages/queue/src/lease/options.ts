@@ -89,7 +89,9 @@ export interface WakeChannel<T = unknown> {
    * so an idle worker's pickup is one hop from the admission instead of two. The claim goes out
    * with a ticket, as {@link Leases.claim}'s does: a reply cut off is read back on the queue's own
    * connection. Answers the token (`null` on timeout) and the job claimed, if any; throws the
-   * wait's error when it failed and nothing was claimed.
+   * wait's error when it failed and nothing was claimed. While the connection is not ready (a
+   * reconnect under way) the wait goes alone and no job comes back: a claim held until the link is
+   * back would count its lease from before the outage.
    */
   nextThenClaim(blockMs: number, leaseMs: number, options?: ClaimOptions): Promise<WakeClaim<T>>;
   /** Closes the channel at once, interrupting a wait with `ConnectionClosedError`. */
