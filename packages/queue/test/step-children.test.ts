@@ -188,6 +188,22 @@ describe('add_children and wait_children on the wire', () => {
     expect(await q.getState(job.id)).toBe('absent');
   });
 
+  it("places a same-queue child by its own delay and priority, as addFlow does", async () => {
+    const q = await open();
+    await q.enqueue('parent');
+    const job = await claimed(q);
+    const [later, urgent, plain] = await q.leases().addChildren(job, [
+      { payload: 'later', delayMs: 60_000 },
+      { payload: 'urgent', priority: 5 },
+      { payload: 'plain' },
+    ]);
+    expect(await q.getState(later?.id ?? '')).toBe('scheduled');
+    expect(await q.dependencies(job.id)).toBe(3);
+    // The urgent child is claimed first, ahead of the plain one added with it.
+    expect((await claimed(q)).id).toBe(urgent?.id);
+    expect((await claimed(q)).id).toBe(plain?.id);
+  });
+
   it('refuses a stale token on both verbs and writes nothing', async () => {
     const q = await open();
     await q.enqueue('parent');

@@ -1,40 +1,18 @@
-import { execute, InvalidArgumentError, transitions as t, type HeldJob } from '@echo/protocol/queue';
+import { execute, transitions as t, type HeldJob } from '@echo/protocol/queue';
 import type { QueueContext } from '../core/context.js';
-import { shapeFlow, type FlowChild, type FlowResult } from './flow-shape.js';
-import { landCounted, result } from './flows.js';
-import { givenIds } from './flow-retry.js';
+import type { FlowChild, FlowResult } from './flow-shape.js';
+import { fanOut } from './fan-out.js';
 
 /**
- * A running job adds children to itself (a step job's fan-out). The children are validated as a
- * flow under the job before any wire I/O. Leaf children in the job's own queue land with the count
- * in one fenced script; children in other queues, or with children of their own, land after it,
- * node by node, their count already taken (so a fast child can never release the job too soon).
- * A child that did not land (a duplicate id, or a failure on the way) has its count taken back.
- * The job stays active: it waits only when it calls {@link waitForChildren}.
+ * A running job adds children to itself (a step job's fan-out), as {@link fanOut} lands them, the
+ * count in one script fenced on the job's token. The job stays active: it waits only when it calls
+ * {@link waitForChildren}.
  *
  * @throws StaleError when the job's lease was lost; InvalidArgumentError when a same-queue child id
  * already names a job (nothing was added); the flow validation errors of `addFlow`.
  */
-export async function addChildren<T>(ctx: QueueContext<T>, job: HeldJob, children: readonly FlowChild<T>[]): Promise<FlowResult[]> {
-  const root = shapeFlow(ctx.name, { parent: { payload: undefined as T, id: job.id }, children });
-  const encode = (payload: unknown): string => ctx.codec.encode(payload as T);
-  const local = root.children.filter((c) => c.children.length === 0 && c.queue === ctx.name);
-  const remote = root.children.filter((c) => !local.includes(c));
-  const verdict = await execute(
-    ctx.conn,
-    t.addChildren({
-      queue: ctx.name,
-      job,
-      local: local.map((c) => ({ id: c.id, payload: encode(c.payload), policy: c.policy })),
-      remote: remote.length,
-    }),
-  );
-  if (verdict === 'duplicate') throw new InvalidArgumentError('children', 'a child id already names a job in this queue; nothing was added');
-  const given = givenIds(children);
-  const { missing, failure } = await landCounted(ctx, remote, { id: root.id, queue: ctx.name }, encode, given);
-  if (missing > 0) await execute(ctx.conn, t.addChildren({ queue: ctx.name, job, local: [], remote: -missing }));
-  if (failure) throw failure.error;
-  return root.children.map(result);
+export function addChildren<T>(ctx: QueueContext<T>, job: HeldJob, children: readonly FlowChild<T>[]): Promise<FlowResult[]> {
+  return fanOut(ctx, job.id, children, (local, remote) => execute(ctx.conn, t.addChildren({ queue: ctx.name, job, local, remote })));
 }
 
 /**
