@@ -316,8 +316,9 @@ export class WorkerRuntime<T> {
     // No handler starts from now on: what is held ahead goes back for other workers to take.
     this.releaseAhead();
     // A closing worker promotes, recovers and fires nothing more: its queue's state stays as the
-    // caller left it (it only delivers the flow signals its own settlements left, below). The pump's timer and the due clock stop now; a tick or wake-up already under
-    // way talks to the server, so it is awaited with the rest of that talk, under its bound, below.
+    // caller left it (it only delivers the flow signals its own settlements left, below). The pump's
+    // timer and the due clock stop now; a tick or wake-up already under way talks to the server, so
+    // it is awaited with the rest of that talk, under its bound, below.
     const pumpStopped = this.#pump.stop();
     const dueStopped = this.due.stop();
     this.#closingSignal.resolve();
