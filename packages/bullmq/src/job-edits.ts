@@ -2,7 +2,7 @@ import { InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import type { Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
 import { asBullMQError, BullMQInputError, missingJob } from './errors.js';
-import { MAX_PRIORITY } from './job-options.js';
+import { checkKeepLogs, MAX_PRIORITY } from './job-options.js';
 
 /**
  * The edits of a stored job that rewrite its envelope or its log: BullMQ's `updateData`,
@@ -60,7 +60,7 @@ export async function changeJobPriority(queue: EchoQueue<Envelope>, echoId: stri
 
 /** Keeps a job's newest `keepLogs` log lines; without a count (or 0) deletes its log, as BullMQ's `clearLogs`. */
 export async function clearJobLogs(queue: EchoQueue<Envelope>, echoId: string, jobId: string, keepLogs?: number): Promise<void> {
-  if (keepLogs !== undefined && (!Number.isSafeInteger(keepLogs) || keepLogs < 0)) throw new InvalidArgumentError('keepLogs', 'must be an integer >= 0');
+  checkKeepLogs(keepLogs);
   await queue.clearLogs(echoId, keepLogs ?? 0).catch((error: unknown) => {
     throw asBullMQError(error, jobId, 'clearLogs', 'any');
   });

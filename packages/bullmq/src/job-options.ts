@@ -128,6 +128,11 @@ function checkParentOption(parent: { readonly id: string; readonly queue: string
   if (typeof parent.queue !== 'string' || parent.queue.lastIndexOf(':') <= 0) throw new InvalidArgumentError('parent.queue', "must be the parent queue's qualified name, <prefix>:<queue>");
 }
 
+/** A log bound (`keepLogs`, or the argument of `clearLogs` / `addJobLog`): an integer >= 0 when given. */
+export function checkKeepLogs(keepLogs: number | undefined): void {
+  if (keepLogs !== undefined && (!Number.isSafeInteger(keepLogs) || keepLogs < 0)) throw new InvalidArgumentError('keepLogs', 'must be an integer >= 0');
+}
+
 /** A child's failure policies, at most one of which a job may take (BullMQ's order, for its message). */
 const EXCLUSIVE = ['removeDependencyOnFailure', 'failParentOnFailure', 'continueParentOnFailure', 'ignoreDependencyOnFailure'] as const;
 
@@ -167,7 +172,7 @@ export function checkOptions(options: JobsOptions, flowChild = false): void {
     throw new InvalidArgumentError('priority', `must be an integer from 0 to ${String(MAX_PRIORITY)}`);
   }
   if (options.delay !== undefined && (!Number.isFinite(options.delay) || options.delay < 0)) throw new InvalidArgumentError('delay', 'must be a number of ms >= 0');
-  if (options.keepLogs !== undefined && (!Number.isSafeInteger(options.keepLogs) || options.keepLogs < 0)) throw new InvalidArgumentError('keepLogs', 'must be an integer >= 0');
+  checkKeepLogs(options.keepLogs);
   if (options.attempts !== undefined && (!Number.isSafeInteger(options.attempts) || options.attempts < 1)) throw new InvalidArgumentError('attempts', 'must be an integer >= 1');
   if (typeof options.backoff === 'object') {
     checkBackoff(options.backoff);

@@ -4,8 +4,6 @@ import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
 import { asBullMQError, JobStateError, NotSupportedError } from './errors.js';
 import { changeJobPriority, clearJobLogs, updateJobData, type ChangePriorityOpts } from './job-edits.js';
 import { bullmqState, type JobState } from './job-state.js';
-
-export type { JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
@@ -13,6 +11,8 @@ import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, typ
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
 import type { QueueEvents } from './queue-events.js';
+
+export type { JobState } from './job-state.js';
 
 /** What a running job needs from its worker: the lease context and the progress hook. */
 export interface RunningHooks {

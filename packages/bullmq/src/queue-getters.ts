@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { MalformedIdError, queueKeys } from '@echo/protocol/queue';
+import { queueKeys } from '@echo/protocol/queue';
 import type { CountName, ListState, Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from './envelope.js';
 import { NotSupportedError } from './errors.js';
 import { DEFAULT_PREFIX, keyOfJobId } from './ids.js';
 import { Job, type JobState } from './job.js';
+import { recordOfJobId } from './job-lookup.js';
 import type { JobsOptions } from './job-options.js';
 import { readGates, sliceLog, workerEntries, type WorkerEntry } from './queue-extras.js';
 import { readScheduler, readSchedulers, type SchedulerRecord } from './schedulers/job-schedulers.js';
@@ -84,7 +85,7 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   /** The job with this id (the `jobId` it was added with, or the id Echo minted), or undefined. */
   async getJob(jobId: string): Promise<Job<DataType, ResultType, NameType> | undefined> {
     const queue = await this.echo;
-    const record = (await queue.getJobByKey(keyOfJobId(jobId))) ?? (await byEchoId(queue, jobId));
+    const record = await recordOfJobId(queue, jobId);
     return record ? Job.fromRecord<DataType, ResultType, NameType>(queue, record) : undefined;
   }
 
@@ -268,15 +269,6 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     if (echoId === undefined) return undefined;
     const record = await queue.getJob(echoId);
     return record?.payload.i ?? echoId;
-  }
-}
-
-async function byEchoId(queue: EchoQueue<Envelope>, id: string): Promise<Awaited<ReturnType<EchoQueue<Envelope>['getJob']>>> {
-  try {
-    return await queue.getJob(id);
-  } catch (error) {
-    if (error instanceof MalformedIdError) return undefined;
-    throw error;
   }
 }
 

@@ -10,7 +10,7 @@ import { addChildJob } from './flow/child-job.js';
 import { checkConcurrency } from './queue-extras.js';
 import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
-import { checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
+import { checkKeepLogs, checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
 import { removeScheduler, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
 import type { RepeatStrategy } from './schedulers/next-millis.js';
@@ -216,7 +216,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
 
   /** Appends a line to a job's log, keeping the newest `keepLogs` (default: the job's own `keepLogs`); answers the log's length. */
   async addJobLog(jobId: string, logRow: string, keepLogs?: number): Promise<number> {
-    if (keepLogs !== undefined && (!Number.isSafeInteger(keepLogs) || keepLogs < 0)) throw new InvalidArgumentError('keepLogs', 'must be an integer >= 0');
+    checkKeepLogs(keepLogs);
     const job = await this.getJob(jobId);
     if (!job) throw new Error(`Missing key for job ${jobId}. addLog`);
     if (keepLogs === undefined) return job.log(logRow);

@@ -37,4 +37,3 @@ export function openBeside(queue: EchoQueue<Envelope>): (queueName: string, pref
     return EchoQueue.open<Envelope>(name, { connection: queue.connection });
   };
 }
-

@@ -1,9 +1,9 @@
-import { MalformedIdError, strictOptions } from '@echo/protocol/queue';
+import { strictOptions } from '@echo/protocol/queue';
 import type { Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from '../envelope.js';
 import type { JobNode } from '../flow-producer.js';
-import { keyOfJobId } from '../ids.js';
 import { Job } from '../job.js';
+import { recordOfJobId } from '../job-lookup.js';
 
 /** `FlowProducer.getFlow`'s options, as BullMQ names them. */
 export interface NodeOpts {
@@ -40,7 +40,7 @@ export async function getFlow(open: OpenQueue, opts: NodeOpts): Promise<JobNode 
 
 async function readNode(open: OpenQueue, queueName: string, prefix: string | undefined, id: string, depth: number, maxChildren: number): Promise<JobNode | undefined> {
   const queue = await open(queueName, prefix);
-  const record = (await queue.getJobByKey(keyOfJobId(id))) ?? (await byEchoId(queue, id));
+  const record = await recordOfJobId(queue, id);
   if (record === undefined) return undefined;
   const job = Job.fromRecord(queue, record);
   if (depth <= 1) return { job };
@@ -56,14 +56,4 @@ async function readNode(open: OpenQueue, queueName: string, prefix: string | und
     if (child !== undefined) children.push(child);
   }
   return { job, children };
-}
-
-/** A job read by Echo's id; an id that is not one (a custom `jobId`) reads as absent. */
-export async function byEchoId(queue: EchoQueue<Envelope>, id: string): ReturnType<EchoQueue<Envelope>['getJob']> {
-  try {
-    return await queue.getJob(id);
-  } catch (error) {
-    if (error instanceof MalformedIdError) return undefined;
-    throw error;
-  }
 }

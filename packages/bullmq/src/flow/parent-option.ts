@@ -2,9 +2,9 @@ import { InvalidArgumentError, StateError, mintId } from '@echo/protocol/queue';
 import type { FlowChild, FlowResult, Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from '../envelope.js';
 import { JobStateError } from '../errors.js';
-import { keyOfJobId } from '../ids.js';
 import type { JobsOptions } from '../job-options.js';
-import { byEchoId, type OpenQueue } from './get-flow.js';
+import { recordOfJobId } from '../job-lookup.js';
+import type { OpenQueue } from './get-flow.js';
 
 /** BullMQ's `parent` job option: the parent's id and its queue's qualified name (`<prefix>:<queue>`). */
 export interface ParentOption {
@@ -27,7 +27,7 @@ export async function findParent(open: OpenQueue, parent: ParentOption, command:
   const at = parent.queue.lastIndexOf(':');
   if (at <= 0) throw new InvalidArgumentError('parent.queue', "must be the parent queue's qualified name, <prefix>:<queue>");
   const queue = await open(parent.queue.slice(at + 1), parent.queue.slice(0, at));
-  const record = (await queue.getJobByKey(keyOfJobId(parent.id))) ?? (await byEchoId(queue, parent.id));
+  const record = await recordOfJobId(queue, parent.id);
   if (record === undefined) throw missingParent(parent, command);
   return { queue, echoId: record.id, ref: { id: parent.id, queueKey: parent.queue } };
 }
