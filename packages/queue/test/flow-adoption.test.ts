@@ -1,20 +1,15 @@
-import { Connection, GoneError, InvalidArgumentError, StateError } from '@echo/protocol/queue';
-import { useRedis, uniqueName, waitFor } from '@echo/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../src/index.js';
+import { GoneError, InvalidArgumentError, StateError } from '@echo/protocol/queue';
+import { waitFor } from '@echo/testkit';
+import { describe, expect, it } from 'vitest';
+import { Worker, type Queue } from '../src/index.js';
+import { queuesPerFile } from './queues-per-file.js';
 
-let conn: Connection;
-beforeAll(async () => {
-  conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
-});
-afterAll(async () => {
-  await conn.close();
-});
+const queues = queuesPerFile('adopt');
 
 const fast = { maintenanceMs: 20, blockMs: 50, maxAttempts: 1 } as const;
 
-async function open(name = uniqueName('adopt')): Promise<Queue<string>> {
-  return Queue.open<string>(name, { connection: conn });
+function open(): Promise<Queue<string>> {
+  return queues.open<string>();
 }
 
 describe('addChildren: children join a parent that already exists', () => {
