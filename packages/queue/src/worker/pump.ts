@@ -77,10 +77,16 @@ export class Pump {
       for (let n = batch; n === batch; recovered += n) n = await this.#maintenance.reap(batch);
     }
     const fired = await this.#maintenance.fireDueRepeats(batch, (_, error) => this.#onError(error));
+    const delivered = await this.#deliver(batch);
+    return { promoted, recovered, stalledDead, fired, delivered };
+  }
+
+  /** Delivers up to `batch` of the outbox's flow signals; reports what stopped it; answers how many went. */
+  async #deliver(batch: number): Promise<number> {
     const sweep = await this.#maintenance.deliverOutbox(batch);
     if (sweep.error !== undefined) this.#onError(sweep.error);
     if (sweep.poisoned) this.#onError(new Error(`flow outbox ${this.#maintenance.keys.flowOutbox} holds a malformed entry; remove it to unblock delivery`));
-    return { promoted, recovered, stalledDead, fired, delivered: sweep.delivered };
+    return sweep.delivered;
   }
 
   /**
@@ -89,8 +95,7 @@ export class Pump {
    * another worker of this queue to tick.
    */
   async flushOutbox(batch = 100): Promise<void> {
-    const sweep = await this.#maintenance.deliverOutbox(batch);
-    if (sweep.error !== undefined) this.#onError(sweep.error);
+    await this.#deliver(batch);
   }
 
   /** Stops ticking and waits for a tick in progress. */
