@@ -68,6 +68,8 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   parent: { readonly id: string; readonly queueKey: string } | undefined;
   /** A flow child's parent as BullMQ keys it (`bull:<queue>:<id>`). */
   parentKey: string | undefined;
+  /** The id of the job scheduler that made the job, when one did. */
+  readonly repeatJobKey: string | undefined;
   /** BullMQ's qualified name of the job's queue (`bull:<queue>`). */
   readonly queueQualifiedName: string;
 
@@ -93,6 +95,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.queueQualifiedName = qualifiedNameOf(queue.name);
     this.queueName = this.queueQualifiedName.slice(this.queueQualifiedName.lastIndexOf(':') + 1);
     this.#envelope = envelope;
+    this.repeatJobKey = envelope.r;
     this.parent = envelope.p;
     this.parentKey = envelope.p === undefined ? undefined : `${envelope.p.queueKey}:${envelope.p.id}`;
   }
@@ -133,7 +136,9 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   /** @internal A job the stalled sweep failed for good, as read before the sweep, after `stalls` stalls. */
   static fromStalled<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, stalls: number): Job<D, R, N> {
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
-    job.attemptsStarted = claimed.attempts;
+    // BullMQ moves a job past its stall limit back to wait and fails it when next taken, so it
+    // reports one more start than the job ran; Echo's sweep fails it in place.
+    job.attemptsStarted = claimed.attempts + 1;
     job.attemptsMade = claimed.attempts;
     job.stalledCounter = stalls;
     return job;

@@ -224,6 +224,9 @@ export class QueueEvents extends EventEmitter {
       case 'failed': {
         // Echo reports every failed attempt; BullMQ's event is the final one.
         if (f.outcome !== 'dead') return;
+        // The sweep's failure of a job that stalled past its limit follows its `stalled` event,
+        // which already reported it as `failed` with BullMQ's text (only the sweep sets `error`).
+        if (f.error === 'stalled') return;
         this.#ids.delete(event.job);
         const record = await queue.getJob(event.job);
         this.emit('failed', { jobId, failedReason: firstLine(record?.lastError ?? ''), prev: 'active' }, id);
@@ -239,7 +242,9 @@ export class QueueEvents extends EventEmitter {
       case 'stalled':
         this.emit('stalled', { jobId }, id);
         // A job that stalled past its limit fails for good, and BullMQ reports that as `failed` too.
-        if (f.outcome === 'dead') this.emit('failed', { jobId, failedReason: 'job stalled more than allowable limit', prev: 'active' }, id);
+        if (f.outcome !== 'dead') return;
+        this.#ids.delete(event.job);
+        this.emit('failed', { jobId, failedReason: 'job stalled more than allowable limit', prev: 'active' }, id);
         return;
       case 'deduplicated':
         // A jobId is a business key here, refused the same way: BullMQ calls that `duplicated`.

@@ -179,12 +179,15 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     if (template.opts !== undefined && Object.hasOwn(template.opts, 'debounce')) throw new BullMQInputError('debounce', 'Debounce option has been removed. Use deduplication option instead');
     checkRepeat(repeat);
     if (repeat.key !== undefined) throw new InvalidArgumentError('repeat.key', 'the scheduler id is the first argument here');
-    const opts = { ...this.defaultJobOptions, ...template.opts };
+    // BullMQ's `prevMillis` (no run computed from before it) is a scheduler input, not a job option.
+    const { prevMillis, ...templateOpts } = (template.opts ?? {}) as JobsOptions & { readonly prevMillis?: number };
+    if (prevMillis !== undefined && !Number.isSafeInteger(prevMillis)) throw new InvalidArgumentError('template.opts.prevMillis', 'an epoch ms integer');
+    const opts = { ...this.defaultJobOptions, ...templateOpts };
     checkOptions(opts);
     if (opts.jobId !== undefined || opts.repeat !== undefined || opts.delay !== undefined) throw new InvalidArgumentError('template.opts', 'a scheduler template takes no jobId, repeat or delay');
     const queue = await this.echo;
     await this.#applyKeep(queue, opts);
-    const made = await upsertScheduler(queue, { id, repeat, name: template.name ?? id, data: template.data, opts, strategy: this.opts.settings?.repeatStrategy });
+    const made = await upsertScheduler(queue, { id, repeat, name: template.name ?? id, data: template.data, opts, strategy: this.opts.settings?.repeatStrategy, ...(prevMillis === undefined ? {} : { prevMillis }) });
     return made === undefined ? undefined : new Job(queue, made.echoId, made.envelope);
   }
 

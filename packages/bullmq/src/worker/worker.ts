@@ -333,8 +333,9 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     });
     worker.on('failed', ({ job: claimed, error }) => {
       const stalled = error instanceof JobStalledError;
-      // A job that stalled past its limit was not running here: it is shown as read before the sweep.
-      const job = this.#running.get(claimed.id) ?? (stalled ? Job.fromStalled<DataType, ResultType, NameType>(queue, claimed, (this.#stalls.get(claimed.id) ?? 0) + 1) : undefined);
+      // A job that stalled past its limit was not running here: it is shown as read before the sweep,
+      // with the stall the sweep's `stalled` event (heard first) counted.
+      const job = this.#running.get(claimed.id) ?? (stalled ? Job.fromStalled<DataType, ResultType, NameType>(queue, claimed, this.#stalls.get(claimed.id) ?? 1) : undefined);
       this.#running.delete(claimed.id);
       this.#contexts.delete(claimed.id);
       this.#inFlight.done(claimed.id);
