@@ -7,6 +7,7 @@ import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
+import { isSchedulerJob } from './schedulers/job-schedulers.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
@@ -288,9 +289,12 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return state === 'waiting' || state === 'prioritized';
   }
 
-  /** Removes the job (refused while a worker holds it). */
-  remove(): Promise<void> {
-    return this.#queue.remove(this.#echoId);
+  /** Removes the job (refused while a worker holds it, and for a scheduler's next run, as BullMQ refuses it). */
+  async remove(): Promise<void> {
+    if (await isSchedulerJob(this.#queue, this.#envelope)) {
+      throw new JobStateError(this.id, 'remove', `Job ${this.id} belongs to a job scheduler and cannot be removed directly. remove`);
+    }
+    await this.#queue.remove(this.#echoId);
   }
 
   /** Runs a failed job again. Only `failed` jobs can be retried here. */

@@ -12,7 +12,7 @@ import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
 import { checkKeepLogs, checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
-import { removeScheduler, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
+import { removeScheduler, restoreSchedulerJobs, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
 import type { RepeatStrategy } from './schedulers/next-millis.js';
 
 /** `new Queue(name, opts)`'s options, as BullMQ names them. */
@@ -125,7 +125,10 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
 
   /** Removes every waiting job (and the delayed ones with `delayed: true`). */
   async drain(delayed = false): Promise<void> {
-    await (await this.echo).drain({ includeScheduled: delayed });
+    const queue = await this.echo;
+    await queue.drain({ includeScheduled: delayed });
+    // BullMQ's drain leaves each job scheduler's next job.
+    await restoreSchedulerJobs(queue);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, queueKeys } from '@echo/protocol/queue';
 import type { ListState, Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope } from '../envelope.js';
+import { schedulerJobIds } from '../schedulers/job-schedulers.js';
 
 /** The job types BullMQ's `clean` takes. */
 export type CleanType = 'completed' | 'failed' | 'wait' | 'waiting' | 'paused' | 'prioritized' | 'delayed' | 'active';
@@ -34,12 +35,15 @@ export async function cleanJobs(queue: EchoQueue<Envelope>, grace: number, limit
   const state = SET_OF[type];
   const finished = state === 'completed' || state === 'dead';
   const removed: string[] = [];
+  // A job scheduler's next job stays, as BullMQ's clean leaves it.
+  const kept = state === 'pending' || state === 'scheduled' ? await schedulerJobIds(queue) : new Set<string>();
   for (let offset = 0; limit === 0 || removed.length < limit; offset += PAGE) {
     const page = await queue.listJobs(state, { offset, limit: PAGE });
     const due = page.jobs.flatMap(({ record }) => {
       if (!record) return [];
       const envelope = openEnvelope(record.payload);
       if (state === 'pending' && (type === 'prioritized') !== (envelope.o?.priority ?? 0) > 0) return [];
+      if (envelope.i !== undefined && kept.has(envelope.i)) return [];
       const at = finished ? record.finishedAt : envelope.t;
       return at !== undefined && at <= olderThan ? [{ echoId: record.id, id: envelope.i ?? record.id }] : [];
     });

@@ -157,6 +157,12 @@ export async function upsertScheduler(queue: EchoQueue<Envelope>, input: UpsertI
       return made;
     }
     if (repeat.every === undefined) {
+      // Two upserts at once compute the same run: the later answers the job the first made.
+      const same = await queue.getJobByKey(keyOfJobId(iterationJobId(id, next)));
+      if (same !== undefined && (same.state === 'pending' || same.state === 'scheduled')) {
+        await writeScheduler(queue, id, record);
+        return { envelope: same.payload, echoId: same.id };
+      }
       throw new JobStateError(iterationJobId(id, next), 'addJobScheduler', 'Cannot create job scheduler iteration - job ID already exists. addJobScheduler');
     }
     if (scans + 1 >= MAX_SLOT_SCANS) {
@@ -188,6 +194,33 @@ export async function advanceScheduler(queue: EchoQueue<Envelope>, envelope: Env
   const moved: SchedulerRecord = { ...record, ic: record.ic + 1, next };
   if ((await addIteration(queue, id, moved, next, now)) === undefined) return;
   await writeScheduler(queue, id, moved);
+}
+
+/**
+ * The ids of the jobs that are some scheduler's next run: BullMQ keeps those from `job.remove`,
+ * `drain` and `clean` (only removing or upserting the scheduler replaces them).
+ */
+export async function schedulerJobIds(queue: EchoQueue<Envelope>): Promise<Set<string>> {
+  return new Set((await readSchedulers(queue)).map(([id, record]) => iterationJobId(id, record.next)));
+}
+
+/** Whether the job is the next run of a scheduler that still exists. */
+export async function isSchedulerJob(queue: EchoQueue<Envelope>, envelope: Envelope): Promise<boolean> {
+  if (envelope.r === undefined || envelope.i === undefined) return false;
+  const record = await readScheduler(queue, envelope.r);
+  return record !== undefined && iterationJobId(envelope.r, record.next) === envelope.i;
+}
+
+/**
+ * Makes again each scheduler's next job that a drain took (Echo's drain empties the sets whole;
+ * BullMQ's leaves a scheduler's job in place). The record already names the run, so a job made
+ * here is the one the drain removed.
+ */
+export async function restoreSchedulerJobs(queue: EchoQueue<Envelope>): Promise<void> {
+  const now = Date.now();
+  for (const [id, record] of await readSchedulers(queue)) {
+    if ((await queue.getJobByKey(keyOfJobId(iterationJobId(id, record.next)))) === undefined) await addIteration(queue, id, record, record.next, now);
+  }
 }
 
 /** Removes a scheduler and the waiting or delayed job of its next run; answers whether it existed. */
