@@ -138,9 +138,10 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   static fromStalled<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, stalls: number): Job<D, R, N> {
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
     // BullMQ moves a job past its stall limit back to wait and fails it when next taken, so it
-    // reports one more start than the job ran; Echo's sweep fails it in place.
+    // reports one more start than the job ran; Echo's sweep fails it in place. A stall is not an
+    // attempt made in BullMQ (Echo counts every claim): only that last failure and earlier ones are.
     job.attemptsStarted = claimed.attempts + 1;
-    job.attemptsMade = claimed.attempts;
+    job.attemptsMade = Math.max(1, claimed.attempts - stalls + 1);
     job.stalledCounter = stalls;
     return job;
   }
