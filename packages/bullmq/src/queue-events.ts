@@ -51,6 +51,10 @@ export interface QueueEventsListener {
   'retries-exhausted'(args: { jobId: string; attemptsMade: string }, id: string): void;
   /** `queue.clean` removed `count` jobs. */
   cleaned(args: { count: string }, id: string): void;
+  /** `queue.pause()` paused the queue. */
+  paused(args: Record<string, never>, id: string): void;
+  /** `queue.resume()` resumed the queue. */
+  resumed(args: Record<string, never>, id: string): void;
   /** The last waiting job was taken. */
   drained(id: string): void;
   /** The listener failed. */
@@ -75,7 +79,7 @@ const ALSO: Readonly<Record<string, readonly string[]>> = {
   delayed: ['added'],
   failed: ['retries-exhausted'],
   deduplicated: ['duplicated'],
-  unknown: ['cleaned'],
+  unknown: ['cleaned', 'paused', 'resumed'],
 };
 
 /**
@@ -197,8 +201,9 @@ export class QueueEvents extends EventEmitter {
     }
     const f = event.fields;
     if (event.event === 'unknown') {
-      // The drop-in's own events (queue.clean's `cleaned`) ride the channel beside Echo's.
+      // The drop-in's own events (clean's `cleaned`, pause's `paused`, resume's `resumed`) ride the channel beside Echo's.
       if (f.name === 'cleaned') this.emit('cleaned', { count: f.count ?? '0' }, id);
+      else if (f.name === 'paused' || f.name === 'resumed') this.emit(f.name, {}, id);
       return;
     }
     const { queue } = await this.#ready;

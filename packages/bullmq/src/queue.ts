@@ -8,7 +8,7 @@ import { definedOnly, echoQueueName } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { addChildJob } from './flow/child-job.js';
 import { checkConcurrency } from './queue-extras.js';
-import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
+import { checkClean, cleanJobs, publishDropInEvent, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
 import { checkKeepLogs, checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
@@ -118,10 +118,19 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     });
   }
 
-  /** Stops every worker of the queue from taking jobs. */
-  async pause(): Promise<void> { await (await this.echo).pause(); }
-  /** Lets workers take jobs again. */
-  async resume(): Promise<void> { await (await this.echo).resume(); }
+  /** Stops every worker of the queue from taking jobs; QueueEvents hears `paused`. */
+  async pause(): Promise<void> {
+    const queue = await this.echo;
+    await queue.pause();
+    await publishDropInEvent(queue, 'paused');
+  }
+
+  /** Lets workers take jobs again; QueueEvents hears `resumed`. */
+  async resume(): Promise<void> {
+    const queue = await this.echo;
+    await queue.resume();
+    await publishDropInEvent(queue, 'resumed');
+  }
 
   /** Removes every waiting job (and the delayed ones with `delayed: true`). */
   async drain(delayed = false): Promise<void> {

@@ -56,9 +56,15 @@ export async function cleanJobs(queue: EchoQueue<Envelope>, grace: number, limit
     offset -= outcomes.filter(Boolean).length;
     if (page.jobs.length < PAGE) break;
   }
-  if (removed.length > 0) {
-    const message = JSON.stringify({ event: DROPIN_EVENT, job: '', name: 'cleaned', count: String(removed.length) });
-    await queue.connection.command('PUBLISH', queueKeys(queue.name).events, message);
-  }
+  if (removed.length > 0) await publishDropInEvent(queue, 'cleaned', { count: String(removed.length) });
   return removed;
+}
+
+/**
+ * Publishes one of the drop-in's own events (BullMQ's `cleaned`, `paused`, `resumed`, which Echo's
+ * scripts do not publish) on the queue's events channel, beside Echo's, for `QueueEvents` to hear.
+ */
+export async function publishDropInEvent(queue: EchoQueue<Envelope>, name: string, fields: Readonly<Record<string, string>> = {}): Promise<void> {
+  const message = JSON.stringify({ event: DROPIN_EVENT, job: '', name, ...fields });
+  await queue.connection.command('PUBLISH', queueKeys(queue.name).events, message);
 }
