@@ -229,6 +229,16 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await (await this.echo).setRateLimit(null);
   }
 
+  /**
+   * Limits the whole queue for `expireTimeMs`: no worker takes a job until then (BullMQ's manual
+   * rate limit, from outside a worker). A processor throws `Worker.RateLimitError()` after it to
+   * put its current job back. As in BullMQ, it holds a queue that has a rate limit (a worker's
+   * `limiter`, or `setGlobalRateLimit`); a queue without one is not limited by it.
+   */
+  async rateLimit(expireTimeMs: number): Promise<void> {
+    await (await this.echo).rateLimit(expireTimeMs);
+  }
+
   /** Appends a line to a job's log, keeping the newest `keepLogs` (default: the job's own `keepLogs`); answers the log's length. */
   async addJobLog(jobId: string, logRow: string, keepLogs?: number): Promise<number> {
     checkKeepLogs(keepLogs);
