@@ -12,7 +12,7 @@ import { checkClean, cleanJobs, publishDropInEvent, type CleanType } from './que
 import { QueueGetters } from './queue-getters.js';
 import { checkKeepLogs, checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
-import { removeScheduler, restoreSchedulerJobs, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
+import { delayedSchedulerJobs, removeScheduler, restoreSchedulerJobs, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
 import type { RepeatStrategy } from './schedulers/next-millis.js';
 
 /** `new Queue(name, opts)`'s options, as BullMQ names them. */
@@ -135,9 +135,10 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   /** Removes every waiting job (and the delayed ones with `delayed: true`). */
   async drain(delayed = false): Promise<void> {
     const queue = await this.echo;
+    // BullMQ's drain leaves each job scheduler's next job, delayed or waiting as it was.
+    const schedulersDelayed = await delayedSchedulerJobs(queue);
     await queue.drain({ includeScheduled: delayed });
-    // BullMQ's drain leaves each job scheduler's next job.
-    await restoreSchedulerJobs(queue);
+    await restoreSchedulerJobs(queue, schedulersDelayed);
   }
 
   /**

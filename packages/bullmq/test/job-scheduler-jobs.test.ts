@@ -48,6 +48,14 @@ describe("a job scheduler's jobs, as BullMQ shows and keeps them", () => {
     expect(await queue.getWaitingCount()).toBe(0);
   });
 
+  it('a drain leaves a delayed scheduler job delayed, under the same id', async () => {
+    const queue = closing(new Queue(queueName(), { connection }));
+    const made = await queue.upsertJobScheduler('nightly', { pattern: '0 0 3 * * *' });
+    await queue.drain(true);
+    expect((await queue.getDelayed()).map((j) => j.id)).toEqual([made?.id]);
+    expect(await queue.getWaitingCount()).toBe(0);
+  });
+
   it('getNextMillis answers the next run of every and of a pattern', () => {
     expect(getNextMillis(125_000, { every: 60_000 })).toBe(180_000);
     expect(getNextMillis(125_000, { every: 60_000, immediately: true })).toBe(120_000);

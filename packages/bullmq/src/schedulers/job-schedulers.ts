@@ -71,9 +71,10 @@ const MAX_SLOT_SCANS = 32;
  * as BullMQ). The job carries BullMQ's scheduler options (`repeat` with its `count`,
  * `repeatJobKey`, `prevMillis`). Answers undefined when a job with the run's id already exists.
  */
-async function addIteration(queue: EchoQueue<Envelope>, id: string, record: SchedulerRecord, millis: number, now: number): Promise<{ envelope: Envelope; echoId: string } | undefined> {
+async function addIteration(queue: EchoQueue<Envelope>, id: string, record: SchedulerRecord, millis: number, now: number, delayed = false): Promise<{ envelope: Envelope; echoId: string } | undefined> {
   const jobId = iterationJobId(id, millis);
-  const delay = Math.max(0, millis - now);
+  // `delayed`: the job was delayed before and stays so, whatever the client's clock says now.
+  const delay = Math.max(delayed ? 1 : 0, millis - now);
   const opts: JobsOptions = { ...record.opts, ...(delay > 0 ? { delay } : {}), timestamp: now };
   const made = makeEnvelope(record.name, record.data ?? {}, opts, jobId);
   const repeat = { ...repeatOf(record), count: record.ic };
@@ -211,15 +212,24 @@ export async function isSchedulerJob(queue: EchoQueue<Envelope>, envelope: Envel
   return record !== undefined && iterationJobId(envelope.r, record.next) === envelope.i;
 }
 
+/** The schedulers whose next job is delayed, before a drain (see {@link restoreSchedulerJobs}). */
+export async function delayedSchedulerJobs(queue: EchoQueue<Envelope>): Promise<Set<string>> {
+  const delayed = new Set<string>();
+  for (const [id, record] of await readSchedulers(queue)) {
+    if ((await queue.getJobByKey(keyOfJobId(iterationJobId(id, record.next))))?.state === 'scheduled') delayed.add(id);
+  }
+  return delayed;
+}
+
 /**
  * Makes again each scheduler's next job that a drain took (Echo's drain empties the sets whole;
- * BullMQ's leaves a scheduler's job in place). The record already names the run, so a job made
- * here is the one the drain removed.
+ * BullMQ's leaves a scheduler's job in place), delayed if it was (`delayed`, read before the
+ * drain). The record already names the run, so a job made here is the one the drain removed.
  */
-export async function restoreSchedulerJobs(queue: EchoQueue<Envelope>): Promise<void> {
+export async function restoreSchedulerJobs(queue: EchoQueue<Envelope>, delayed: ReadonlySet<string>): Promise<void> {
   const now = Date.now();
   for (const [id, record] of await readSchedulers(queue)) {
-    if ((await queue.getJobByKey(keyOfJobId(iterationJobId(id, record.next)))) === undefined) await addIteration(queue, id, record, record.next, now);
+    if ((await queue.getJobByKey(keyOfJobId(iterationJobId(id, record.next)))) === undefined) await addIteration(queue, id, record, record.next, now, delayed.has(id));
   }
 }
 
