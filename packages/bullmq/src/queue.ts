@@ -204,7 +204,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return made === undefined ? undefined : new Job(queue, made.echoId, made.envelope);
   }
 
-  /** Removes a job scheduler; answers whether it existed. */
+  /** Removes a job scheduler and its delayed next job (a job already waiting runs once); answers whether it existed. */
   async removeJobScheduler(id: string): Promise<boolean> {
     return removeScheduler(await this.echo, id);
   }

@@ -57,9 +57,9 @@ async function writeScheduler(queue: EchoQueue<Envelope>, id: string, record: Sc
 }
 
 /** Removes a waiting or delayed job of a scheduler; answers whether it was there to remove. */
-async function removeWaiting(queue: EchoQueue<Envelope>, jobId: string): Promise<boolean> {
+async function removeWaiting(queue: EchoQueue<Envelope>, jobId: string, states: readonly string[] = ['pending', 'scheduled']): Promise<boolean> {
   const record = await queue.getJobByKey(keyOfJobId(jobId));
-  if (record === undefined || (record.state !== 'pending' && record.state !== 'scheduled')) return false;
+  if (record === undefined || !states.includes(record.state)) return false;
   return queue.remove(record.id).then(() => true, () => false);
 }
 
@@ -233,12 +233,15 @@ export async function restoreSchedulerJobs(queue: EchoQueue<Envelope>, delayed: 
   }
 }
 
-/** Removes a scheduler and the waiting or delayed job of its next run; answers whether it existed. */
+/**
+ * Removes a scheduler and the job of its next run while that job is delayed (BullMQ leaves a job
+ * already promoted to wait, which then runs once); answers whether the scheduler existed.
+ */
 export async function removeScheduler(queue: EchoQueue<Envelope>, id: string): Promise<boolean> {
   const record = await readScheduler(queue, id);
   if (record === undefined) return false;
   await queue.connection.command('HDEL', schedulersKey(queue.name), id);
-  await removeWaiting(queue, iterationJobId(id, record.next));
+  await removeWaiting(queue, iterationJobId(id, record.next), ['scheduled']);
   return true;
 }
 
