@@ -87,11 +87,11 @@ describe('Worker', () => {
 
   it('runs a job already due at once while the application fakes setTimeout (sinon, vi.useFakeTimers)', async () => {
     const queue = await Queue.open<string>(uniqueName('w'), { connection: conn });
-    let done = false;
+    const ran = { done: false };
     const parkedBefore = await blockedClients();
     // Far longer than the wait below: only the admission's due hint can get the job run.
     const worker = await Worker.start(queue, () => {
-      done = true;
+      ran.done = true;
     }, { blockMs: 60_000, maintenanceMs: 60_000 });
     try {
       await until(async () => (await blockedClients()) > parkedBefore);
@@ -99,8 +99,8 @@ describe('Worker', () => {
       await queue.enqueue('late', { runAt: Date.now() - 5_000 });
       // setTimeout is faked: look again on each turn of the event loop, for at most 10 s.
       const giveUpAt = Date.now() + 10_000;
-      while (!done && Date.now() < giveUpAt) await new Promise((resolve) => setImmediate(resolve));
-      expect(done).toBe(true);
+      while (!ran.done && Date.now() < giveUpAt) await new Promise((resolve) => setImmediate(resolve));
+      expect(ran.done).toBe(true);
     } finally {
       vi.useRealTimers();
       await worker.close();
