@@ -1,5 +1,5 @@
 import { CodecError } from '@echo/protocol/queue';
-import { storedOptions, type BackoffOptions, type JobsOptions } from './job-options.js';
+import { storedOptions, type BackoffOptions, type JobsOptions, type RepeatOptions } from './job-options.js';
 
 /** The job options a job carries with it, as BullMQ shows them on `job.opts`. */
 export interface StoredOptions {
@@ -19,6 +19,12 @@ export interface StoredOptions {
   readonly timestamp?: number;
   /** The data size limit it was added under, bytes. */
   readonly sizeLimit?: number;
+  /** A scheduler's job: the scheduler's repeat options, with `count`, the run this job is. */
+  readonly repeat?: RepeatOptions & { readonly count: number };
+  /** A scheduler's job: the scheduler's id. */
+  readonly repeatJobKey?: string;
+  /** A scheduler's job: the run (epoch ms) it was made for. */
+  readonly prevMillis?: number;
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 export { Queue, type QueueOptions } from './queue.js';
 export type { CleanType } from './queue/clean.js';
-export type { RepeatStrategy } from './schedulers/next-millis.js';
+export { getNextMillis, type RepeatStrategy } from './schedulers/next-millis.js';
 export type { Dependencies, DependenciesOpts, DependencyCounts, DependencyPage, DependencyPages } from './flow/dependencies.js';
 export { QueueGetters, type JobSchedulerJson, type JobType } from './queue-getters.js';
 export type { WorkerEntry } from './queue-extras.js';

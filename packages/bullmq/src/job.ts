@@ -7,6 +7,7 @@ import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
+import { isSchedulerJob } from './schedulers/job-schedulers.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
@@ -68,6 +69,8 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   parent: { readonly id: string; readonly queueKey: string } | undefined;
   /** A flow child's parent as BullMQ keys it (`bull:<queue>:<id>`). */
   parentKey: string | undefined;
+  /** The id of the job scheduler that made the job, when one did. */
+  readonly repeatJobKey: string | undefined;
   /** BullMQ's qualified name of the job's queue (`bull:<queue>`). */
   readonly queueQualifiedName: string;
 
@@ -93,6 +96,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.queueQualifiedName = qualifiedNameOf(queue.name);
     this.queueName = this.queueQualifiedName.slice(this.queueQualifiedName.lastIndexOf(':') + 1);
     this.#envelope = envelope;
+    this.repeatJobKey = envelope.r;
     this.parent = envelope.p;
     this.parentKey = envelope.p === undefined ? undefined : `${envelope.p.queueKey}:${envelope.p.id}`;
   }
@@ -133,8 +137,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   /** @internal A job the stalled sweep failed for good, as read before the sweep, after `stalls` stalls. */
   static fromStalled<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, stalls: number): Job<D, R, N> {
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
-    job.attemptsStarted = claimed.attempts;
-    job.attemptsMade = claimed.attempts;
+    // BullMQ moves a job past its stall limit back to wait and fails it when next taken, so it
+    // reports one more start than the job ran; Echo's sweep fails it in place. A stall is not an
+    // attempt made in BullMQ (Echo counts every claim): only that last failure and earlier ones are.
+    job.attemptsStarted = claimed.attempts + 1;
+    job.attemptsMade = Math.max(1, claimed.attempts - stalls + 1);
     job.stalledCounter = stalls;
     return job;
   }
@@ -283,9 +290,12 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return state === 'waiting' || state === 'prioritized';
   }
 
-  /** Removes the job (refused while a worker holds it). */
-  remove(): Promise<void> {
-    return this.#queue.remove(this.#echoId);
+  /** Removes the job (refused while a worker holds it, and for a scheduler's next run, as BullMQ refuses it). */
+  async remove(): Promise<void> {
+    if (await isSchedulerJob(this.#queue, this.#envelope)) {
+      throw new JobStateError(this.id, 'remove', `Job ${this.id} belongs to a job scheduler and cannot be removed directly. remove`);
+    }
+    await this.#queue.remove(this.#echoId);
   }
 
   /** Runs a failed job again. Only `failed` jobs can be retried here. */

@@ -51,6 +51,10 @@ export interface QueueEventsListener {
   'retries-exhausted'(args: { jobId: string; attemptsMade: string }, id: string): void;
   /** `queue.clean` removed `count` jobs. */
   cleaned(args: { count: string }, id: string): void;
+  /** `queue.pause()` paused the queue. */
+  paused(args: Record<string, never>, id: string): void;
+  /** `queue.resume()` resumed the queue. */
+  resumed(args: Record<string, never>, id: string): void;
   /** The last waiting job was taken. */
   drained(id: string): void;
   /** The listener failed. */
@@ -75,7 +79,7 @@ const ALSO: Readonly<Record<string, readonly string[]>> = {
   delayed: ['added'],
   failed: ['retries-exhausted'],
   deduplicated: ['duplicated'],
-  unknown: ['cleaned'],
+  unknown: ['cleaned', 'paused', 'resumed'],
 };
 
 /**
@@ -197,8 +201,9 @@ export class QueueEvents extends EventEmitter {
     }
     const f = event.fields;
     if (event.event === 'unknown') {
-      // The drop-in's own events (queue.clean's `cleaned`) ride the channel beside Echo's.
+      // The drop-in's own events (clean's `cleaned`, pause's `paused`, resume's `resumed`) ride the channel beside Echo's.
       if (f.name === 'cleaned') this.emit('cleaned', { count: f.count ?? '0' }, id);
+      else if (f.name === 'paused' || f.name === 'resumed') this.emit(f.name, {}, id);
       return;
     }
     const { queue } = await this.#ready;
@@ -224,6 +229,9 @@ export class QueueEvents extends EventEmitter {
       case 'failed': {
         // Echo reports every failed attempt; BullMQ's event is the final one.
         if (f.outcome !== 'dead') return;
+        // The sweep's failure of a job that stalled past its limit follows its `stalled` event,
+        // which already reported it as `failed` with BullMQ's text (only the sweep sets `error`).
+        if (f.error === 'stalled') return;
         this.#ids.delete(event.job);
         const record = await queue.getJob(event.job);
         this.emit('failed', { jobId, failedReason: firstLine(record?.lastError ?? ''), prev: 'active' }, id);
@@ -239,7 +247,9 @@ export class QueueEvents extends EventEmitter {
       case 'stalled':
         this.emit('stalled', { jobId }, id);
         // A job that stalled past its limit fails for good, and BullMQ reports that as `failed` too.
-        if (f.outcome === 'dead') this.emit('failed', { jobId, failedReason: 'job stalled more than allowable limit', prev: 'active' }, id);
+        if (f.outcome !== 'dead') return;
+        this.#ids.delete(event.job);
+        this.emit('failed', { jobId, failedReason: 'job stalled more than allowable limit', prev: 'active' }, id);
         return;
       case 'deduplicated':
         // A jobId is a business key here, refused the same way: BullMQ calls that `duplicated`.

@@ -37,8 +37,8 @@ export interface JobSchedulerJson<D = unknown> {
   readonly iterationCount: number;
   /** The run its next job is for, epoch ms. */
   readonly next: number;
-  /** The data and options of the jobs it makes. */
-  readonly template: { readonly data: D; readonly opts?: JobsOptions };
+  /** The data and options of the jobs it makes, when it was given either. */
+  readonly template?: { readonly data?: D; readonly opts?: JobsOptions };
 }
 
 const LIST: Readonly<Record<string, ListState>> = { waiting: 'pending', wait: 'pending', prioritized: 'pending', paused: 'pending', active: 'active', delayed: 'scheduled', completed: 'completed', failed: 'dead' };
@@ -299,7 +299,8 @@ function schedulerJson<D>(key: string, r: SchedulerRecord): JobSchedulerJson<D> 
     ...(r.limit === undefined ? {} : { limit: r.limit }),
     iterationCount: r.ic,
     next: r.next,
-    template: { data: r.data as D, ...(r.opts === undefined ? {} : { opts: r.opts }) },
+    // BullMQ shows a template only when the scheduler was given data or options.
+    ...(r.data === undefined && r.opts === undefined ? {} : { template: { ...(r.data === undefined ? {} : { data: r.data as D }), ...(r.opts === undefined ? {} : { opts: r.opts }) } }),
   };
 }
 

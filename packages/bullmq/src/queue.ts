@@ -8,11 +8,11 @@ import { definedOnly, echoQueueName } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { addChildJob } from './flow/child-job.js';
 import { checkConcurrency } from './queue-extras.js';
-import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
+import { checkClean, cleanJobs, publishDropInEvent, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
 import { checkKeepLogs, checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
-import { removeScheduler, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
+import { delayedSchedulerJobs, removeScheduler, restoreSchedulerJobs, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
 import type { RepeatStrategy } from './schedulers/next-millis.js';
 
 /** `new Queue(name, opts)`'s options, as BullMQ names them. */
@@ -118,14 +118,27 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     });
   }
 
-  /** Stops every worker of the queue from taking jobs. */
-  async pause(): Promise<void> { await (await this.echo).pause(); }
-  /** Lets workers take jobs again. */
-  async resume(): Promise<void> { await (await this.echo).resume(); }
+  /** Stops every worker of the queue from taking jobs; QueueEvents hears `paused`. */
+  async pause(): Promise<void> {
+    const queue = await this.echo;
+    await queue.pause();
+    await publishDropInEvent(queue, 'paused');
+  }
+
+  /** Lets workers take jobs again; QueueEvents hears `resumed`. */
+  async resume(): Promise<void> {
+    const queue = await this.echo;
+    await queue.resume();
+    await publishDropInEvent(queue, 'resumed');
+  }
 
   /** Removes every waiting job (and the delayed ones with `delayed: true`). */
   async drain(delayed = false): Promise<void> {
-    await (await this.echo).drain({ includeScheduled: delayed });
+    const queue = await this.echo;
+    // BullMQ's drain leaves each job scheduler's next job, delayed or waiting as it was.
+    const schedulersDelayed = await delayedSchedulerJobs(queue);
+    await queue.drain({ includeScheduled: delayed });
+    await restoreSchedulerJobs(queue, schedulersDelayed);
   }
 
   /**
@@ -179,16 +192,19 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     if (template.opts !== undefined && Object.hasOwn(template.opts, 'debounce')) throw new BullMQInputError('debounce', 'Debounce option has been removed. Use deduplication option instead');
     checkRepeat(repeat);
     if (repeat.key !== undefined) throw new InvalidArgumentError('repeat.key', 'the scheduler id is the first argument here');
-    const opts = { ...this.defaultJobOptions, ...template.opts };
+    // BullMQ's `prevMillis` (no run computed from before it) is a scheduler input, not a job option.
+    const { prevMillis, ...templateOpts } = (template.opts ?? {}) as JobsOptions & { readonly prevMillis?: number };
+    if (prevMillis !== undefined && !Number.isSafeInteger(prevMillis)) throw new InvalidArgumentError('template.opts.prevMillis', 'an epoch ms integer');
+    const opts = { ...this.defaultJobOptions, ...templateOpts };
     checkOptions(opts);
     if (opts.jobId !== undefined || opts.repeat !== undefined || opts.delay !== undefined) throw new InvalidArgumentError('template.opts', 'a scheduler template takes no jobId, repeat or delay');
     const queue = await this.echo;
     await this.#applyKeep(queue, opts);
-    const made = await upsertScheduler(queue, { id, repeat, name: template.name ?? id, data: template.data, opts, strategy: this.opts.settings?.repeatStrategy });
+    const made = await upsertScheduler(queue, { id, repeat, name: template.name ?? id, data: template.data, opts, strategy: this.opts.settings?.repeatStrategy, ...(prevMillis === undefined ? {} : { prevMillis }) });
     return made === undefined ? undefined : new Job(queue, made.echoId, made.envelope);
   }
 
-  /** Removes a job scheduler; answers whether it existed. */
+  /** Removes a job scheduler and its delayed next job (a job already waiting runs once); answers whether it existed. */
   async removeJobScheduler(id: string): Promise<boolean> {
     return removeScheduler(await this.echo, id);
   }
@@ -212,6 +228,16 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   /** Lifts the global rate limit. */
   async removeGlobalRateLimit(): Promise<void> {
     await (await this.echo).setRateLimit(null);
+  }
+
+  /**
+   * Limits the whole queue for `expireTimeMs`: no worker takes a job until then (BullMQ's manual
+   * rate limit, from outside a worker). A processor throws `Worker.RateLimitError()` after it to
+   * put its current job back. As in BullMQ, it holds a queue that has a rate limit (a worker's
+   * `limiter`, or `setGlobalRateLimit`); a queue without one is not limited by it.
+   */
+  async rateLimit(expireTimeMs: number): Promise<void> {
+    await (await this.echo).rateLimit(expireTimeMs);
   }
 
   /** Appends a line to a job's log, keeping the newest `keepLogs` (default: the job's own `keepLogs`); answers the log's length. */

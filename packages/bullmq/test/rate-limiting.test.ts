@@ -48,4 +48,15 @@ describe('guide: rate limiting', () => {
     expect(calls).toBe(2);
     expect(failed).toEqual([]);
   });
+  it('queue.rateLimit(ms) holds the workers of a rate-limited queue off it until the limit ends', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const worker = closing(new Worker(name, async () => Date.now(), { connection, limiter: { max: 100, duration: 1000 } }));
+    await worker.waitUntilReady();
+    const limitedAt = Date.now();
+    await queue.rateLimit(400);
+    await queue.add('paint', {});
+    const [, ranAt] = await nextEvent<[Job, number]>(worker, 'completed');
+    expect(ranAt - limitedAt).toBeGreaterThanOrEqual(390);
+  });
 });

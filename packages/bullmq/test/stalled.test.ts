@@ -1,7 +1,7 @@
 import { Queue as EchoQueue } from '@echo/queue';
 import { useRedis } from '@echo/testkit';
 import { describe, expect, it } from 'vitest';
-import { Queue, QueueEvents, Worker } from '../src/index.js';
+import { Queue, QueueEvents, Worker, type Job } from '../src/index.js';
 import { closing, nextEvent, onCluster, queueName, redisConnection } from './setup.js';
 
 const connection = await redisConnection();
@@ -20,9 +20,20 @@ describe.skipIf(onCluster)('guide: stalled jobs', () => {
     const failed = nextEvent<[{ jobId: string; failedReason: string }]>(queueEvents, 'failed');
     const worker = closing(new Worker(name, async () => 'never', { connection, maxStalledCount: 0, stalledInterval: 50 }));
     const workerStalled = nextEvent<[string]>(worker, 'stalled');
+    const workerFailed = nextEvent<[Job | undefined, Error, string]>(worker, 'failed');
+    let failures = 0;
+    queueEvents.on('failed', () => (failures += 1));
     expect((await stalled)[0].jobId).toBe(job.id);
     expect((await failed)[0]).toMatchObject({ jobId: job.id, failedReason: 'job stalled more than allowable limit' });
     expect(typeof (await workerStalled)[0]).toBe('string');
+    // BullMQ's counts: one stall, one attempt made, and the start that found it past its limit.
+    const [failedJob, error, prev] = await workerFailed;
+    expect({ stalledCounter: failedJob?.stalledCounter, attemptsMade: failedJob?.attemptsMade, attemptsStarted: failedJob?.attemptsStarted }).toEqual({ stalledCounter: 1, attemptsMade: 1, attemptsStarted: 2 });
+    expect([error.message, prev]).toEqual(['job stalled more than allowable limit', 'active']);
     expect(await job.getState()).toBe('failed');
+    // The failure is reported once, though Echo's sweep publishes both stalled and failed.
+    await queue.add('after', {});
+    await nextEvent(worker, 'completed');
+    expect(failures).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
 import { useRedis, uniqueName, waitFor } from '@echo/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Connection } from '@echo/protocol/queue';
 import { exponential, Queue, Worker, type ClaimedJob } from '../src/index.js';
 
@@ -81,6 +81,28 @@ describe('Worker', () => {
       await until(() => doneAt > 0, 10_000);
       expect(doneAt - sentAt).toBeLessThan(blockMs / 4);
     } finally {
+      await worker.close();
+    }
+  });
+
+  it('runs a job already due at once while the application fakes setTimeout (sinon, vi.useFakeTimers)', async () => {
+    const queue = await Queue.open<string>(uniqueName('w'), { connection: conn });
+    const ran = { done: false };
+    const parkedBefore = await blockedClients();
+    // Far longer than the wait below: only the admission's due hint can get the job run.
+    const worker = await Worker.start(queue, () => {
+      ran.done = true;
+    }, { blockMs: 60_000, maintenanceMs: 60_000 });
+    try {
+      await until(async () => (await blockedClients()) > parkedBefore);
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      await queue.enqueue('late', { runAt: Date.now() - 5_000 });
+      // setTimeout is faked: look again on each turn of the event loop, for at most 10 s.
+      const giveUpAt = Date.now() + 10_000;
+      while (!ran.done && Date.now() < giveUpAt) await new Promise((resolve) => setImmediate(resolve));
+      expect(ran.done).toBe(true);
+    } finally {
+      vi.useRealTimers();
       await worker.close();
     }
   });

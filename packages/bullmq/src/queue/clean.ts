@@ -1,6 +1,7 @@
 import { InvalidArgumentError, queueKeys } from '@echo/protocol/queue';
 import type { ListState, Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope } from '../envelope.js';
+import { schedulerJobIds } from '../schedulers/job-schedulers.js';
 
 /** The job types BullMQ's `clean` takes. */
 export type CleanType = 'completed' | 'failed' | 'wait' | 'waiting' | 'paused' | 'prioritized' | 'delayed' | 'active';
@@ -34,12 +35,15 @@ export async function cleanJobs(queue: EchoQueue<Envelope>, grace: number, limit
   const state = SET_OF[type];
   const finished = state === 'completed' || state === 'dead';
   const removed: string[] = [];
+  // A job scheduler's next job stays, as BullMQ's clean leaves it.
+  const kept = state === 'pending' || state === 'scheduled' ? await schedulerJobIds(queue) : new Set<string>();
   for (let offset = 0; limit === 0 || removed.length < limit; offset += PAGE) {
     const page = await queue.listJobs(state, { offset, limit: PAGE });
     const due = page.jobs.flatMap(({ record }) => {
       if (!record) return [];
       const envelope = openEnvelope(record.payload);
       if (state === 'pending' && (type === 'prioritized') !== (envelope.o?.priority ?? 0) > 0) return [];
+      if (envelope.i !== undefined && kept.has(envelope.i)) return [];
       const at = finished ? record.finishedAt : envelope.t;
       return at !== undefined && at <= olderThan ? [{ echoId: record.id, id: envelope.i ?? record.id }] : [];
     });
@@ -52,9 +56,15 @@ export async function cleanJobs(queue: EchoQueue<Envelope>, grace: number, limit
     offset -= outcomes.filter(Boolean).length;
     if (page.jobs.length < PAGE) break;
   }
-  if (removed.length > 0) {
-    const message = JSON.stringify({ event: DROPIN_EVENT, job: '', name: 'cleaned', count: String(removed.length) });
-    await queue.connection.command('PUBLISH', queueKeys(queue.name).events, message);
-  }
+  if (removed.length > 0) await publishDropInEvent(queue, 'cleaned', { count: String(removed.length) });
   return removed;
+}
+
+/**
+ * Publishes one of the drop-in's own events (BullMQ's `cleaned`, `paused`, `resumed`, which Echo's
+ * scripts do not publish) on the queue's events channel, beside Echo's, for `QueueEvents` to hear.
+ */
+export async function publishDropInEvent(queue: EchoQueue<Envelope>, name: string, fields: Readonly<Record<string, string>> = {}): Promise<void> {
+  const message = JSON.stringify({ event: DROPIN_EVENT, job: '', name, ...fields });
+  await queue.connection.command('PUBLISH', queueKeys(queue.name).events, message);
 }

@@ -1,6 +1,6 @@
 import type { Queue as EchoQueue } from '@echo/queue';
 import { makeEnvelope, type Envelope } from '../envelope.js';
-import { BullMQInputError } from '../errors.js';
+import { BullMQInputError, JobStateError } from '../errors.js';
 import { keyOfJobId } from '../ids.js';
 import { enqueueOptions, type JobsOptions, type RepeatOptions } from '../job-options.js';
 
@@ -57,21 +57,31 @@ async function writeScheduler(queue: EchoQueue<Envelope>, id: string, record: Sc
 }
 
 /** Removes a waiting or delayed job of a scheduler; answers whether it was there to remove. */
-async function removeWaiting(queue: EchoQueue<Envelope>, jobId: string): Promise<boolean> {
+async function removeWaiting(queue: EchoQueue<Envelope>, jobId: string, states: readonly string[] = ['pending', 'scheduled']): Promise<boolean> {
   const record = await queue.getJobByKey(keyOfJobId(jobId));
-  if (record === undefined || (record.state !== 'pending' && record.state !== 'scheduled')) return false;
+  if (record === undefined || !states.includes(record.state)) return false;
   return queue.remove(record.id).then(() => true, () => false);
 }
 
-/** Adds the job of run `millis`: waiting when due, else delayed until then (on the client's clock, as BullMQ). */
-async function addIteration(queue: EchoQueue<Envelope>, id: string, record: SchedulerRecord, millis: number): Promise<{ envelope: Envelope; echoId: string }> {
+/** BullMQ tries at most this many later `every` slots when the run's job id is taken. */
+const MAX_SLOT_SCANS = 32;
+
+/**
+ * Adds the job of run `millis`: waiting when due, else delayed until then (on the client's clock,
+ * as BullMQ). The job carries BullMQ's scheduler options (`repeat` with its `count`,
+ * `repeatJobKey`, `prevMillis`). Answers undefined when a job with the run's id already exists.
+ */
+async function addIteration(queue: EchoQueue<Envelope>, id: string, record: SchedulerRecord, millis: number, now: number, delayed = false): Promise<{ envelope: Envelope; echoId: string } | undefined> {
   const jobId = iterationJobId(id, millis);
-  const delay = Math.max(0, millis - Date.now());
-  const opts: JobsOptions = { ...record.opts, ...(delay > 0 ? { delay } : {}) };
-  const envelope: Envelope = { ...makeEnvelope(record.name, record.data ?? {}, opts, jobId), r: id };
+  // `delayed`: the job was delayed before and stays so, whatever the client's clock says now.
+  const delay = Math.max(delayed ? 1 : 0, millis - now);
+  const opts: JobsOptions = { ...record.opts, ...(delay > 0 ? { delay } : {}), timestamp: now };
+  const made = makeEnvelope(record.name, record.data ?? {}, opts, jobId);
+  const repeat = { ...repeatOf(record), count: record.ic };
+  const envelope: Envelope = { ...made, r: id, o: { ...made.o, jobId, delay, repeat, repeatJobKey: id, prevMillis: millis } };
   const { delayMs: _delayMs, ...admission } = enqueueOptions(opts, jobId);
   const result = await queue.enqueue(envelope, { ...admission, ...(delay > 0 ? { runAt: millis } : {}) });
-  return { envelope, echoId: result.status === 'duplicate' ? result.existingId : result.id };
+  return result.status === 'duplicate' ? undefined : { envelope, echoId: result.id };
 }
 
 /** What `upsertJobScheduler` is given. */
@@ -82,59 +92,92 @@ export interface UpsertInput {
   readonly data: unknown;
   readonly opts: JobsOptions;
   readonly strategy: RepeatStrategy | undefined;
+  /** BullMQ's `prevMillis` template option: no run is computed from before it. */
+  readonly prevMillis?: number;
+}
+
+/** A template's data or options worth keeping: BullMQ keeps neither when it is empty. */
+function kept<T>(value: T | undefined): T | undefined {
+  return value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0) ? undefined : value;
 }
 
 /**
  * BullMQ's `upsertJobScheduler`: stores the scheduler and makes the job of its next run, replacing
- * the waiting or delayed job of the run before (the same run for an unchanged `every`). Answers the
- * job made, or undefined when the scheduler has no run left (its `limit` reached, no next match).
+ * the waiting or delayed job of the run before (the same run for an unchanged `every`). When the
+ * run's job id is taken (the job of that run is active or finished), an `every` scheduler moves on
+ * to the next free slot, a pattern one is refused with BullMQ's text. The iteration count carries
+ * over. Answers the job made, or undefined when the scheduler has no run left.
  */
 export async function upsertScheduler(queue: EchoQueue<Envelope>, input: UpsertInput): Promise<{ envelope: Envelope; echoId: string } | undefined> {
   const { id, repeat, name } = input;
-  const now = Date.now();
+  const clock = Date.now();
   const endDate = epochOf(repeat.endDate);
   const startDate = epochOf(repeat.startDate);
-  if (endDate !== undefined && now > endDate) throw new BullMQInputError('repeat.endDate', 'End date must be greater than current timestamp');
+  if (endDate !== undefined && clock > endDate) throw new BullMQInputError('repeat.endDate', 'End date must be greater than current timestamp');
+  if (repeat.limit !== undefined && repeat.limit < 1) return undefined;
+  const now = Math.max(clock, input.prevMillis ?? 0);
   const existing = await readScheduler(queue, id);
   const prev = existing?.next;
-  const removedPrev = prev === undefined ? false : await removeWaiting(queue, iterationJobId(id, prev));
   let next: number | undefined;
-  let offset: number | undefined = repeat.offset;
+  let offset = repeat.every !== undefined && repeat.offset ? repeat.offset : 0;
+  const updatedEvery = repeat.every !== undefined && existing !== undefined && existing.every !== repeat.every;
   if (repeat.every !== undefined) {
-    const same = existing?.every === repeat.every;
-    const computed = nextEvery(same ? prev : undefined, repeat.every, now, repeat.offset ?? existing?.offset, startDate);
-    next = removedPrev && same && prev !== undefined ? prev : computed.next;
+    const computed = nextEvery(updatedEvery ? undefined : prev, repeat.every, now, offset, startDate);
+    next = computed.next;
     offset = computed.offset;
   } else {
     const found = (input.strategy ?? defaultRepeatStrategy)(now, repeat, name);
     next = found === undefined ? undefined : Math.max(found, now);
   }
-  const ic = existing?.ic ?? 1;
-  if (next === undefined || (repeat.limit !== undefined && ic > repeat.limit)) return undefined;
-  const record: SchedulerRecord = {
-    name,
-    ...(repeat.every === undefined ? {} : { every: repeat.every }),
-    ...(repeat.pattern === undefined ? {} : { pattern: repeat.pattern }),
-    ...(repeat.tz === undefined ? {} : { tz: repeat.tz }),
-    offset: offset ?? 0,
-    ...(repeat.limit === undefined ? {} : { limit: repeat.limit }),
-    ...(startDate === undefined ? {} : { startDate }),
-    ...(endDate === undefined ? {} : { endDate }),
-    ic,
-    next,
-    data: input.data,
-    ...(Object.keys(input.opts).length === 0 ? {} : { opts: input.opts }),
-  };
-  // The job goes in first: a scheduler record never names a run whose job was not made.
-  const made = await addIteration(queue, id, record, next);
-  await writeScheduler(queue, id, record);
-  return made;
+  if (next === undefined) return undefined;
+  const removedPrev = prev === undefined ? false : await removeWaiting(queue, iterationJobId(id, prev));
+  // BullMQ keeps an unchanged `every` on the run it replaced, and its stored offset with it.
+  if (removedPrev && repeat.every !== undefined && !updatedEvery && prev !== undefined) next = prev;
+  const keptOffset = removedPrev && !(repeat.every !== undefined && repeat.offset) ? (existing?.offset ?? offset) : offset;
+  const data = kept(input.data);
+  const opts = kept(input.opts);
+  for (let scans = 0; ; scans += 1) {
+    const record: SchedulerRecord = {
+      name,
+      ...(repeat.every === undefined ? {} : { every: repeat.every }),
+      ...(repeat.pattern === undefined ? {} : { pattern: repeat.pattern }),
+      ...(repeat.tz === undefined ? {} : { tz: repeat.tz }),
+      offset: keptOffset,
+      ...(repeat.limit === undefined ? {} : { limit: repeat.limit }),
+      ...(startDate === undefined ? {} : { startDate }),
+      ...(endDate === undefined ? {} : { endDate }),
+      ic: existing?.ic ?? 1,
+      next,
+      ...(data === undefined ? {} : { data }),
+      ...(opts === undefined ? {} : { opts }),
+    };
+    // The job goes in first: a scheduler record never names a run whose job was not made.
+    const made = await addIteration(queue, id, record, next, clock);
+    if (made !== undefined) {
+      await writeScheduler(queue, id, record);
+      return made;
+    }
+    if (repeat.every === undefined) {
+      // Two upserts at once compute the same run: the later answers the job the first made.
+      const same = await queue.getJobByKey(keyOfJobId(iterationJobId(id, next)));
+      if (same !== undefined && (same.state === 'pending' || same.state === 'scheduled')) {
+        await writeScheduler(queue, id, record);
+        return { envelope: same.payload, echoId: same.id };
+      }
+      throw new JobStateError(iterationJobId(id, next), 'addJobScheduler', 'Cannot create job scheduler iteration - job ID already exists. addJobScheduler');
+    }
+    if (scans + 1 >= MAX_SLOT_SCANS) {
+      throw new JobStateError(iterationJobId(id, next), 'addJobScheduler', 'Cannot create job scheduler iteration - current and next time slots already have jobs. addJobScheduler');
+    }
+    next += repeat.every;
+  }
 }
 
 /**
  * The run after a scheduler's job started, made as BullMQ makes it (when the job of the run before
  * becomes active). Only the job of the run the scheduler is at moves it on; a scheduler past its
- * limit or end date makes nothing more.
+ * limit or end date makes nothing more. A pattern's next run is computed from now, or from the run
+ * before when that is later (BullMQ's `prevMillis`).
  */
 export async function advanceScheduler(queue: EchoQueue<Envelope>, envelope: Envelope, strategy: RepeatStrategy | undefined): Promise<void> {
   const id = envelope.r;
@@ -144,21 +187,61 @@ export async function advanceScheduler(queue: EchoQueue<Envelope>, envelope: Env
   if (record?.next !== millis) return;
   if (record.limit !== undefined && record.ic >= record.limit) return;
   const now = Date.now();
+  if (record.endDate !== undefined && now > record.endDate) return;
   const next = record.every !== undefined
     ? nextEvery(millis, record.every, now, record.offset, undefined).next
-    : (strategy ?? defaultRepeatStrategy)(millis, repeatOf(record), record.name);
-  if (next === undefined || (record.endDate !== undefined && next > record.endDate)) return;
+    : (strategy ?? defaultRepeatStrategy)(Math.max(millis, now), repeatOf(record), record.name);
+  if (next === undefined) return;
   const moved: SchedulerRecord = { ...record, ic: record.ic + 1, next };
-  await addIteration(queue, id, moved, next);
+  if ((await addIteration(queue, id, moved, next, now)) === undefined) return;
   await writeScheduler(queue, id, moved);
 }
 
-/** Removes a scheduler and the waiting or delayed job of its next run; answers whether it existed. */
+/**
+ * The ids of the jobs that are some scheduler's next run: BullMQ keeps those from `job.remove`,
+ * `drain` and `clean` (only removing or upserting the scheduler replaces them).
+ */
+export async function schedulerJobIds(queue: EchoQueue<Envelope>): Promise<Set<string>> {
+  return new Set((await readSchedulers(queue)).map(([id, record]) => iterationJobId(id, record.next)));
+}
+
+/** Whether the job is the next run of a scheduler that still exists. */
+export async function isSchedulerJob(queue: EchoQueue<Envelope>, envelope: Envelope): Promise<boolean> {
+  if (envelope.r === undefined || envelope.i === undefined) return false;
+  const record = await readScheduler(queue, envelope.r);
+  return record !== undefined && iterationJobId(envelope.r, record.next) === envelope.i;
+}
+
+/** The schedulers whose next job is delayed, before a drain (see {@link restoreSchedulerJobs}). */
+export async function delayedSchedulerJobs(queue: EchoQueue<Envelope>): Promise<Set<string>> {
+  const delayed = new Set<string>();
+  for (const [id, record] of await readSchedulers(queue)) {
+    if ((await queue.getJobByKey(keyOfJobId(iterationJobId(id, record.next))))?.state === 'scheduled') delayed.add(id);
+  }
+  return delayed;
+}
+
+/**
+ * Makes again each scheduler's next job that a drain took (Echo's drain empties the sets whole;
+ * BullMQ's leaves a scheduler's job in place), delayed if it was (`delayed`, read before the
+ * drain). The record already names the run, so a job made here is the one the drain removed.
+ */
+export async function restoreSchedulerJobs(queue: EchoQueue<Envelope>, delayed: ReadonlySet<string>): Promise<void> {
+  const now = Date.now();
+  for (const [id, record] of await readSchedulers(queue)) {
+    if ((await queue.getJobByKey(keyOfJobId(iterationJobId(id, record.next)))) === undefined) await addIteration(queue, id, record, record.next, now, delayed.has(id));
+  }
+}
+
+/**
+ * Removes a scheduler and the job of its next run while that job is delayed (BullMQ leaves a job
+ * already promoted to wait, which then runs once); answers whether the scheduler existed.
+ */
 export async function removeScheduler(queue: EchoQueue<Envelope>, id: string): Promise<boolean> {
   const record = await readScheduler(queue, id);
   if (record === undefined) return false;
   await queue.connection.command('HDEL', schedulersKey(queue.name), id);
-  await removeWaiting(queue, iterationJobId(id, record.next));
+  await removeWaiting(queue, iterationJobId(id, record.next), ['scheduled']);
   return true;
 }
 

@@ -47,3 +47,13 @@ export const defaultRepeatStrategy: RepeatStrategy = (millis, opts) => {
   }
   return cron.nextRun(new Date(from))?.getTime();
 };
+
+/**
+ * BullMQ's exported `getNextMillis`: the run after `millis` for a scheduler's options, `every`
+ * (the next multiple of the period, or this one with `immediately`) or a cron `pattern`.
+ */
+export function getNextMillis(millis: number, opts: RepeatOptions): number | undefined {
+  if (opts.pattern !== undefined && opts.every !== undefined) throw new InvalidArgumentError('repeat', 'Both .pattern and .every options are defined for this repeatable job');
+  if (opts.every !== undefined) return Math.floor(millis / opts.every) * opts.every + (opts.immediately === true ? 0 : opts.every);
+  return defaultRepeatStrategy(millis, opts);
+}

@@ -341,14 +341,16 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       this.emit('completed', job, result, 'active');
     });
     worker.on('failed', ({ job: claimed, error }) => {
-      const stalled = error instanceof JobStalledError;
-      // A job that stalled past its limit was not running here: it is shown as read before the sweep.
-      const job = this.#running.get(claimed.id) ?? (stalled ? Job.fromStalled<DataType, ResultType, NameType>(queue, claimed, (this.#stalls.get(claimed.id) ?? 0) + 1) : undefined);
+      const job = this.#running.get(claimed.id);
       this.#running.delete(claimed.id);
       this.#contexts.delete(claimed.id);
       this.#inFlight.done(claimed.id);
+      if (error instanceof JobStalledError && job === undefined) {
+        this.#failedByStalls(queue, claimed).catch((failure: unknown) => this.#emitError(failure));
+        return;
+      }
       // BullMQ's text for a job that stalled more often than maxStalledCount allows.
-      const err = stalled ? new Error('job stalled more than allowable limit') : error instanceof Error ? error : new Error(String(error));
+      const err = error instanceof JobStalledError ? stalledTooOften() : error instanceof Error ? error : new Error(String(error));
       if (job) {
         job.failedReason = err.message;
         if (err.stack !== undefined) job.stacktrace.push(err.stack);
@@ -371,6 +373,21 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     });
   }
 
+  /**
+   * A job that stalled past its limit was not running here: it is shown as read before the sweep,
+   * with the stalls its row counted (every worker's; a row already removed by `removeOnFail`
+   * leaves the claim count, one stall per claim).
+   */
+  async #failedByStalls(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>): Promise<void> {
+    const row = await queue.getJob(claimed.id);
+    const job = Job.fromStalled<DataType, ResultType, NameType>(queue, claimed, row?.stalled ?? Math.max(claimed.attempts, this.#stalls.get(claimed.id) ?? 1));
+    const err = stalledTooOften();
+    job.failedReason = err.message;
+    if (err.stack !== undefined) job.stacktrace.push(err.stack);
+    job.finishedOn = Date.now();
+    this.emit('failed', job, err, 'active');
+  }
+
   async #advance(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>): Promise<void> {
     await advanceScheduler(queue, openEnvelope(claimed.payload), this.opts.settings?.repeatStrategy).catch((error: unknown) => this.#emitError(error));
   }
@@ -384,4 +401,9 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     if (this.listenerCount('error') > 0) this.emit('error', err);
     else console.warn(`[@echo/bullmq] worker ${this.name}: ${err.name}: ${err.message}`);
   }
+}
+
+/** BullMQ's failure of a job that stalled more often than `maxStalledCount` allows. */
+function stalledTooOften(): Error {
+  return new Error('job stalled more than allowable limit');
 }

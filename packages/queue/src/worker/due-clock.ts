@@ -45,6 +45,15 @@ export class DueClock {
     if (at >= this.#at) return;
     clearTimeout(this.#timer);
     this.#at = at;
+    if (wait === 0) {
+      // Due now (a job admitted for a time the server clock has passed hints 0): no timer to wait
+      // for, so an application's faked timers (sinon, vitest) cannot hold the promote back.
+      this.#timer = undefined;
+      queueMicrotask(() => {
+        if (this.#at === at) this.#fire();
+      });
+      return;
+    }
     this.#timer = setTimeout(() => this.#fire(), wait);
     this.#timer.unref();
   }
