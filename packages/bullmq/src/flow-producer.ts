@@ -54,7 +54,7 @@ const checkFlowJob = strictOptions('flow job', { known: ['name', 'queueName', 'd
  * Options a flow node may carry: the rest of the job options are not in Echo's flow admission. A
  * node without children is a lone job (`Queue.add`), so it takes every option `add` takes.
  */
-const FLOW_OPTIONS = new Set(['attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'priority', 'delay']);
+const FLOW_OPTIONS = new Set(['attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'removeDependencyOnFailure', 'priority', 'delay']);
 
 /**
  * BullMQ's `FlowProducer`: adds a parent and its children (across queues) in one step; the parent
@@ -94,7 +94,7 @@ export class FlowProducer extends EventEmitter {
     const children = flow.children.map((child) => this.#child(child, parentRef));
     const queue = await this.#queue(flow);
     await this.#applyKeep(flow);
-    const parent: Envelope = { ...makeEnvelope(flow.name, flow.data, flow.opts ?? {}), k: children.map((c) => c.key) };
+    const parent: Envelope = { ...makeEnvelope(flow.name, flow.data, flow.opts ?? {}), ...childKeys(children) };
     const result = await queue.addFlow({ parent: { payload: parent, id, ...timing(flow.opts, true) }, children: children.map((c) => c.spec) });
     return this.#node(flow, parent, result, children.map((c) => c.envelopes));
   }
@@ -135,13 +135,13 @@ export class FlowProducer extends EventEmitter {
     if (owned) await connection.close();
   }
 
-  #child(flow: FlowJob, parent: { readonly id: string; readonly queueKey: string }): { spec: FlowChild<Envelope>; envelopes: Tree; key: string } {
+  #child(flow: FlowJob, parent: { readonly id: string; readonly queueKey: string }): ChildNode {
     check(flow, true);
     const opts = flow.opts ?? {};
     const id = mintId('JOB');
     const qualified = this.#qualified(flow);
     const kids = (flow.children ?? []).map((child) => this.#child(child, { id, queueKey: qualified }));
-    const payload: Envelope = { ...makeEnvelope(flow.name, flow.data, opts), p: parent, ...(kids.length === 0 ? {} : { k: kids.map((k) => k.key) }) };
+    const payload: Envelope = { ...makeEnvelope(flow.name, flow.data, opts), p: parent, ...(kids.length === 0 ? {} : childKeys(kids)) };
     return {
       spec: {
         payload,
@@ -150,11 +150,13 @@ export class FlowProducer extends EventEmitter {
         ...(kids.length === 0 ? {} : { children: kids.map((k) => k.spec) }),
         ...timing(opts, kids.length > 0),
         ...(opts.failParentOnFailure === undefined ? {} : { failParentOnFailure: opts.failParentOnFailure }),
-        ...(opts.ignoreDependencyOnFailure === undefined ? {} : { ignoreDependencyOnFailure: opts.ignoreDependencyOnFailure }),
+        // A forgotten dependency is an ignored one in Echo, left out of the parent's lists by its envelope's `f`.
+        ...(opts.ignoreDependencyOnFailure === undefined && opts.removeDependencyOnFailure !== true ? {} : { ignoreDependencyOnFailure: opts.ignoreDependencyOnFailure === true || opts.removeDependencyOnFailure === true }),
         ...(opts.continueParentOnFailure === undefined ? {} : { continueParentOnFailure: opts.continueParentOnFailure }),
       },
       envelopes: { envelope: payload, flow, children: kids.map((k) => k.envelopes) },
       key: `${qualified}:${id}`,
+      forgotten: opts.removeDependencyOnFailure === true,
     };
   }
 
@@ -214,6 +216,20 @@ export class FlowProducer extends EventEmitter {
   }
 }
 
+/** A node under its parent: its Echo spec, its envelopes, its BullMQ key, and whether its failure removes the dependency. */
+interface ChildNode {
+  readonly spec: FlowChild<Envelope>;
+  readonly envelopes: Tree;
+  readonly key: string;
+  readonly forgotten: boolean;
+}
+
+/** A parent's record of its children: their keys, and those its failure forgets (`removeDependencyOnFailure`). */
+function childKeys(children: readonly ChildNode[]): Pick<Envelope, 'k' | 'f'> {
+  const forgotten = children.filter((c) => c.forgotten).map((c) => c.key);
+  return { k: children.map((c) => c.key), ...(forgotten.length === 0 ? {} : { f: forgotten }) };
+}
+
 interface Tree {
   readonly envelope: Envelope;
   readonly flow: FlowJob;
@@ -248,7 +264,7 @@ function check(flow: FlowJob, child: boolean): void {
       throw new NotSupportedError(`flow job option ${key}`, "Echo's flow admission takes a child's failure policy and backoff; other options are set per queue or by Queue.add");
     }
   }
-  if (!child && (opts.failParentOnFailure !== undefined || opts.ignoreDependencyOnFailure !== undefined || opts.continueParentOnFailure !== undefined)) {
-    throw new InvalidArgumentError('flow.opts', 'failParentOnFailure, ignoreDependencyOnFailure and continueParentOnFailure apply to children');
+  if (!child && (opts.failParentOnFailure !== undefined || opts.ignoreDependencyOnFailure !== undefined || opts.continueParentOnFailure !== undefined || opts.removeDependencyOnFailure !== undefined)) {
+    throw new InvalidArgumentError('flow.opts', 'failParentOnFailure, ignoreDependencyOnFailure, continueParentOnFailure and removeDependencyOnFailure apply to children');
   }
 }

@@ -7,6 +7,8 @@ import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
+import { removeTree, type RemoveOpts } from './flow/remove-tree.js';
+import { openBeside } from './flow/open-beside.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
@@ -283,9 +285,12 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return state === 'waiting' || state === 'prioritized';
   }
 
-  /** Removes the job (refused while a worker holds it). */
-  remove(): Promise<void> {
-    return this.#queue.remove(this.#echoId);
+  /**
+   * Removes the job and, unless `removeChildren` is false, its children at every depth; a parent
+   * that waited on it stops waiting. Refused while a worker holds any job of the tree.
+   */
+  remove(opts: RemoveOpts = {}): Promise<void> {
+    return removeTree(openBeside(this.#queue), this.#queue, this.#echoId, this.id, opts);
   }
 
   /** Runs a failed job again. Only `failed` jobs can be retried here. */

@@ -112,11 +112,19 @@ export async function childrenValues(queue: EchoQueue<Envelope>, echoId: string,
   return out;
 }
 
-/** The failures of children the parent ignored (`ignoreDependencyOnFailure`), keyed BullMQ's way. */
-export async function ignoredFailures(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope): Promise<Record<string, string>> {
+/**
+ * The failures of children the parent ignored (`ignoreDependencyOnFailure`), keyed BullMQ's way;
+ * with `forgotten`, also those whose failure removed the dependency (`removeDependencyOnFailure`),
+ * which BullMQ lists nowhere.
+ */
+export async function ignoredFailures(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, forgotten = false): Promise<Record<string, string>> {
   const raw = await queue.ignoredFailures(echoId);
+  const removed = new Set(envelope.f ?? []);
   const out: Record<string, string> = {};
-  for (const [child, text] of Object.entries(raw)) out[keyOfChild(queue.name, envelope.k ?? [], child)] = firstLine(text);
+  for (const [child, text] of Object.entries(raw)) {
+    const key = keyOfChild(queue.name, envelope.k ?? [], child);
+    if (forgotten || !removed.has(key)) out[key] = firstLine(text);
+  }
   return out;
 }
 
@@ -126,8 +134,10 @@ export async function ignoredFailures(queue: EchoQueue<Envelope>, echoId: string
  * the parent is one the parent died with (counted open by Echo).
  */
 export async function dependencies(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope): Promise<Dependencies> {
-  const [processed, ignored, state] = await Promise.all([childrenValues(queue, echoId, envelope), ignoredFailures(queue, echoId, envelope), queue.getState(echoId)]);
-  const open = await stillLinked(queue, echoId, (envelope.k ?? []).filter((key) => !(key in processed) && !(key in ignored)));
+  const [processed, settled, state] = await Promise.all([childrenValues(queue, echoId, envelope), ignoredFailures(queue, echoId, envelope, true), queue.getState(echoId)]);
+  const removed = new Set(envelope.f ?? []);
+  const ignored = Object.fromEntries(Object.entries(settled).filter(([key]) => !removed.has(key)));
+  const open = await stillLinked(queue, echoId, (envelope.k ?? []).filter((key) => !(key in processed) && !(key in settled)));
   const dead = state === 'dead';
   return { processed, ignored, unprocessed: dead ? [] : open, failed: dead ? open.slice(0, 1) : [] };
 }
