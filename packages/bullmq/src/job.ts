@@ -8,6 +8,7 @@ import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } fro
 import { qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
 import { removeTree, type RemoveOpts } from './flow/remove-tree.js';
+import { failedReasonOf } from './flow/child-failure.js';
 import { openBeside } from './flow/open-beside.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
 import type { JobsOptions } from './job-options.js';
@@ -101,13 +102,14 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /** @internal A job read from its row. */
   static fromRecord<D, R, N extends string>(queue: EchoQueue<Envelope>, record: JobRecord<Envelope>): Job<D, R, N> {
-    const job = new Job<D, R, N>(queue, record.id, openEnvelope(record.payload));
+    const envelope = openEnvelope(record.payload);
+    const job = new Job<D, R, N>(queue, record.id, envelope);
     job.attemptsMade = record.attempts;
     job.attemptsStarted = record.attempts;
     job.stalledCounter = record.stalled;
     if (record.progress !== undefined) job.progress = parseProgress(record.progress);
     if (record.lastError !== undefined) {
-      job.failedReason = firstLine(record.lastError);
+      job.failedReason = failedReasonOf(queue.name, envelope, record.lastError);
       job.stacktrace = [record.lastError];
     }
     if (record.state === 'completed') job.returnvalue = record.result as R;

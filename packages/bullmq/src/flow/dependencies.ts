@@ -100,7 +100,7 @@ export interface DependencyCounts {
  * The key BullMQ gives child `echoId` of a parent: the one the flow recorded in the parent's
  * envelope, else the child read as a job of the parent's own queue.
  */
-function keyOfChild(parentQueue: string, children: readonly string[], echoId: string): string {
+export function keyOfChild(parentQueue: string, children: readonly string[], echoId: string): string {
   return children.find((key) => key.endsWith(`:${echoId}`)) ?? `${qualifiedNameOf(parentQueue)}:${echoId}`;
 }
 

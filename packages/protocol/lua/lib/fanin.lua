@@ -32,8 +32,16 @@ local function count_down(deps, prow, pending, wc, pid, n, wakekey)
   return left
 end
 
--- fail_parent_row(prow, pending, dead, wc, pid): a fail-parent child died; its parent dies with it.
-local function fail_parent_row(prow, pending, dead, wc, pid)
+-- Parents this call killed, in order, so a script that publishes events (lib events) can announce
+-- each one's `failed` [TS]; fanin itself never publishes.
+local FANIN_FAILED = {}
+
+-- fail_parent_row(prow, pending, dead, wc, pid, cid): a fail-parent child died; its parent dies with
+-- it. [TS] The parent's `last_error` names the child that killed it, "child <cid> failed", and the
+-- parent joins FANIN_FAILED.
+local function fail_parent_row(prow, pending, dead, wc, pid, cid)
+  redis.call('HSET', prow, 'last_error', 'child ' .. cid .. ' failed')
+  FANIN_FAILED[#FANIN_FAILED + 1] = pid
   redis.call('HSET', prow, 'state', 'dead')
   redis.call('ZREM', pending, pid)
   redis.call('ZADD', dead, 0, pid)

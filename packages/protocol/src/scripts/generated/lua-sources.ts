@@ -363,8 +363,16 @@ local function count_down(deps, prow, pending, wc, pid, n, wakekey)
   return left
 end
 
--- fail_parent_row(prow, pending, dead, wc, pid): a fail-parent child died; its parent dies with it.
-local function fail_parent_row(prow, pending, dead, wc, pid)
+-- Parents this call killed, in order, so a script that publishes events (lib events) can announce
+-- each one's \`failed\` [TS]; fanin itself never publishes.
+local FANIN_FAILED = {}
+
+-- fail_parent_row(prow, pending, dead, wc, pid, cid): a fail-parent child died; its parent dies with
+-- it. [TS] The parent's \`last_error\` names the child that killed it, "child <cid> failed", and the
+-- parent joins FANIN_FAILED.
+local function fail_parent_row(prow, pending, dead, wc, pid, cid)
+  redis.call('HSET', prow, 'last_error', 'child ' .. cid .. ' failed')
+  FANIN_FAILED[#FANIN_FAILED + 1] = pid
   redis.call('HSET', prow, 'state', 'dead')
   redis.call('ZREM', pending, pid)
   redis.call('ZADD', dead, 0, pid)
@@ -1623,7 +1631,7 @@ return len
 `,
   },
   adopt_children: {
-    sha: '9ba5cb093f4b3f821868197f2449e101076d9f94',
+    sha: '7f99dde22f4ddeb42aff539f021b2bd541094f9e',
     includes: ['core', 'events', 'lanes', 'fanin', 'fanout'],
     body: `-- @script adopt_children
 -- @purpose [TS] Children join a parent that already exists, from outside it (BullMQ's \`parent\` job
@@ -2296,7 +2304,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'f28288c8c8ce0f0077faacbafcbb333016d674ab',
+    sha: '7172da2e51dbfec66057641330e15bd2366fcc7f',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -2596,7 +2604,7 @@ return 1
 `,
   },
   detach_child: {
-    sha: '5f8725473064917b8f43027fb1354bc29d84dc2a',
+    sha: 'e02598e210f02dc2b4f365ce336d2362f443308a',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script detach_child
 -- @purpose [TS] A child leaves its parent (BullMQ's removeChildDependency): the child's link fields
@@ -3085,7 +3093,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'a52d6c4e36b20f047933130cf784638653a13c28',
+    sha: '324c8d43656d3504b4ce7db12490f1a854bdbaa9',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -3115,7 +3123,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '68f8e1090e99a8eb0db9331b064b5c09e7a5b083',
+    sha: 'd38d5bc139275a567cd28a63cf39f7de28816baa',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -3124,7 +3132,8 @@ return 1
 -- index of waiting parents; a released one keeps its priority score and publishes \`waiting\` when the
 -- parent queue's meta \`events\` = all. [TS] A killed parent ends as a dead-lettered job does (lib
 -- retain): \`finished_at\` stamped, indexed in dead:at, its idempotency key released, the dead set
--- trimmed to the parent queue's policy.
+-- trimmed to the parent queue's policy; [TS] its \`last_error\` names the child ("child <cid> failed")
+-- and it publishes \`failed\` (outcome dead).
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key failed     emq:{qp}:job:<pid>:failed
 -- @key unsuccessful  emq:{qp}:job:<pid>:unsuccessful
@@ -3158,9 +3167,11 @@ if a_policy == 'id' or a_policy == 'cp' then
   return 1
 end
 if redis.call('HSETNX', k_failed, cid, a_error) == 0 then return 0 end
-fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid)
+fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid, cid)
 local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
 finish_dead(ended, pid, k_parent, now_ms(), keep_policy(k_meta))
+ev_open(k_events, k_journal, k_meta)
+ev_emit('failed', pid, { outcome = 'dead' })
 return 2
 `,
   },
@@ -4067,7 +4078,7 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 `,
   },
   remove_job: {
-    sha: 'ed052411eb30b80482dabf52dfcbac64a408d71f',
+    sha: '908eed1965ef1221d6dfbe20b2ef94f8e8541b75',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -4337,7 +4348,7 @@ return 1
 `,
   },
   retry: {
-    sha: '8079afdf811c5a183f9336b42cc1cb63adec63af',
+    sha: '3fd5a10a5605d9a9e298dbf5605027e695533202',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4346,7 +4357,8 @@ return 1
 -- [TS] retention and event keys. [TS] A dead row gets \`finished_at\`, enters emq:{q}:dead:at at that
 -- time, releases the idempotency key it names, and the dead set is trimmed to the queue's
 -- failed-retention policy (lib retain). A parent failed by its child under \`fp\` ends the same way,
--- its own idempotency key released too.
+-- its own idempotency key released too; [TS] its \`last_error\` names the child ("child <id> failed"),
+-- and with \`publish\` it publishes \`failed\` (outcome dead) after the child's.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -4430,7 +4442,7 @@ local policy = nil
 if mode == 'sq:fp' then
   if redis.call('EXISTS', k_parent_row) == 1 then
     redis.call('HSET', k_parent_failed, id, a_error)
-    fail_parent_row(k_parent_row, k_pending, k_dead, k_waiting_children, pid)
+    fail_parent_row(k_parent_row, k_pending, k_dead, k_waiting_children, pid, id)
     policy = policy or keep_policy(k_meta)
     finish_dead(ended, pid, k_parent_row, now, policy)
   end
@@ -4447,6 +4459,9 @@ end
 finish_dead(ended, id, row, now, policy or keep_policy(k_meta))
 ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
+if a_publish == '1' then
+  for _, p in ipairs(FANIN_FAILED) do ev_emit('failed', p, { outcome = 'dead' }) end
+end
 return 'dead'
 `,
   },
@@ -5178,7 +5193,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: 'ad2108ed99cc51e86aa40bfb976e14c06bcf2244',
+    sha: 'a16df6a67c16cd296c3da91d1e8d7bf6caa9794d',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -5213,7 +5228,8 @@ return n
 -- @include core history events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as \`stalled\` with its \`outcome\`
 -- (recovered or dead) in the same step, and each dead one then as \`failed\` ({outcome: dead,
--- error: stalled} [TS])
+-- error: stalled} [TS]); [TS] a parent in this queue a dead child killed publishes \`failed\`
+-- ({outcome: dead}), its \`last_error\` naming the child
 local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(a_limit))
@@ -5237,7 +5253,7 @@ local function fail_parent(id)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(k_jobroot, pid, ':failed'), id, 'stalled')
-      fail_parent_row(prow, k_pending, k_dead, k_waiting, pid)
+      fail_parent_row(prow, k_pending, k_dead, k_waiting, pid, id)
       keep = keep or keep_policy(k_meta)
       finish_dead(ended, pid, prow, now, keep)
     end
@@ -5299,6 +5315,7 @@ for _, id in ipairs(dead) do
   ev_emit('failed', id, { outcome = 'dead', error = 'stalled' })
 end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
+for _, p in ipairs(FANIN_FAILED) do ev_emit('failed', p, { outcome = 'dead' }) end
 return { recovered, dead }
 `,
   },
