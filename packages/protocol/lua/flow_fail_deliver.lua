@@ -5,7 +5,7 @@
 -- index of waiting parents; a released one keeps its priority score and publishes `waiting` when the
 -- parent queue's meta `events` = all. [TS] A killed parent ends as a dead-lettered job does (lib
 -- retain): `finished_at` stamped, indexed in dead:at, its idempotency key released, the dead set
--- trimmed to the parent queue's policy; [TS] its `last_error` names the child ("child <cid> failed")
+-- trimmed to the parent queue's policy; [TS] its `last_error` names the child ("child <cqueue>:<cid> failed")
 -- and it publishes `failed` (outcome dead).
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key failed     emq:{qp}:job:<pid>:failed
@@ -26,6 +26,7 @@
 -- @arg policy     "fp" | "id" | [TS] "cp" (as id, and a parent still waiting runs now: lib fanin
 -- continue_parent); anything else reads as fp
 -- @arg pid        the parent's id
+-- @arg cqueue     [TS] the child's queue, named in the parent's `last_error`; "" leaves it out
 -- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
@@ -40,7 +41,7 @@ if a_policy == 'id' or a_policy == 'cp' then
   return 1
 end
 if redis.call('HSETNX', k_failed, cid, a_error) == 0 then return 0 end
-fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid, cid)
+fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid, cid, a_cqueue)
 local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
 finish_dead(ended, pid, k_parent, now_ms(), keep_policy(k_meta))
 ev_open(k_events, k_journal, k_meta)

@@ -1,8 +1,11 @@
 import type { Envelope } from '../envelope.js';
 import { keyOfChild } from './dependencies.js';
 
-/** Echo's failure text on a parent a fail-parent child killed: `child <Echo id> failed`. */
-const KILLED_BY = /^child (JOB[0-9A-Za-z]+) failed$/;
+/**
+ * Echo's failure text on a parent a fail-parent child killed: `child <Echo id> failed`, or
+ * `child <Echo queue>:<Echo id> failed` for a child in another queue.
+ */
+const KILLED_BY = /^child (?:(\S+):)?(JOB[0-9A-Za-z]+) failed$/;
 
 /**
  * The failure text of a job as BullMQ shows it (its first line): a flow parent a child killed
@@ -11,6 +14,7 @@ const KILLED_BY = /^child (JOB[0-9A-Za-z]+) failed$/;
 export function failedReasonOf(queueName: string, envelope: Envelope, lastError: string): string {
   const end = lastError.indexOf('\n');
   const line = end === -1 ? lastError : lastError.slice(0, end);
-  const killer = KILLED_BY.exec(line)?.[1];
-  return killer === undefined ? line : `child ${keyOfChild(queueName, envelope.k ?? [], killer)} failed`;
+  const killer = KILLED_BY.exec(line);
+  const [, childQueue, childId] = killer ?? [];
+  return childId === undefined ? line : `child ${keyOfChild(childQueue ?? queueName, envelope.k ?? [], childId)} failed`;
 }

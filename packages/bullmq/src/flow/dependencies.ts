@@ -98,10 +98,10 @@ export interface DependencyCounts {
 
 /**
  * The key BullMQ gives child `echoId` of a parent: the one the flow recorded in the parent's
- * envelope, else the child read as a job of the parent's own queue.
+ * envelope, else the child read as a job of `childQueue` (the parent's own, unless known).
  */
-export function keyOfChild(parentQueue: string, children: readonly string[], echoId: string): string {
-  return children.find((key) => key.endsWith(`:${echoId}`)) ?? `${qualifiedNameOf(parentQueue)}:${echoId}`;
+export function keyOfChild(childQueue: string, children: readonly string[], echoId: string): string {
+  return children.find((key) => key.endsWith(`:${echoId}`)) ?? `${qualifiedNameOf(childQueue)}:${echoId}`;
 }
 
 /** The children's return values, decoded, keyed BullMQ's way. */

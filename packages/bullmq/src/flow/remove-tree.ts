@@ -3,7 +3,7 @@ import { Queue as EchoQueue, type JobRecord } from '@echo/queue';
 import { openEnvelope, type Envelope } from '../envelope.js';
 import { JobStateError } from '../errors.js';
 import { recordOfJobId } from '../job-lookup.js';
-import { dependencies } from './dependencies.js';
+import { childrenValues, ignoredFailures } from './dependencies.js';
 import type { OpenQueue } from './get-flow.js';
 
 /** `job.remove(opts)`'s options, as BullMQ names them. */
@@ -62,12 +62,14 @@ async function removeOne(queue: EchoQueue<Envelope>, record: JobRecord<Envelope>
   }
 }
 
-/** Every descendant of `node`, parents before their children, read through BullMQ's child keys. */
+/**
+ * Every descendant of `node`, parents before their children, read through BullMQ's child keys:
+ * those its flow recorded, and those children added under it later left (completed or ignored).
+ */
 async function collect(open: OpenQueue, node: TreeNode, into: TreeNode[]): Promise<void> {
   const envelope = openEnvelope(node.record.payload);
-  if ((envelope.k ?? []).length === 0) return;
-  const { processed, unprocessed, ignored, failed } = await dependencies(node.queue, node.record.id, envelope);
-  const keys = [...Object.keys(processed), ...unprocessed, ...Object.keys(ignored), ...failed];
+  const [processed, ignored] = await Promise.all([childrenValues(node.queue, node.record.id, envelope), ignoredFailures(node.queue, node.record.id, envelope, true)]);
+  const keys = [...new Set([...(envelope.k ?? []), ...Object.keys(processed), ...Object.keys(ignored)])];
   for (const key of keys) {
     // BullMQ's child key is `<prefix>:<queue>:<id>`; a prefix may itself hold a `:`.
     const idAt = key.lastIndexOf(':');

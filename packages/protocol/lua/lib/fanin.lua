@@ -36,11 +36,13 @@ end
 -- each one's `failed` [TS]; fanin itself never publishes.
 local FANIN_FAILED = {}
 
--- fail_parent_row(prow, pending, dead, wc, pid, cid): a fail-parent child died; its parent dies with
--- it. [TS] The parent's `last_error` names the child that killed it, "child <cid> failed", and the
--- parent joins FANIN_FAILED.
-local function fail_parent_row(prow, pending, dead, wc, pid, cid)
-  redis.call('HSET', prow, 'last_error', 'child ' .. cid .. ' failed')
+-- fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue): a fail-parent child died; its parent
+-- dies with it. [TS] The parent's `last_error` names the child that killed it, "child <cid> failed",
+-- or "child <cqueue>:<cid> failed" when `cqueue` (the child's queue, when it is another) is given;
+-- the parent joins FANIN_FAILED.
+local function fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue)
+  local child = (cqueue and cqueue ~= '') and (cqueue .. ':' .. cid) or cid
+  redis.call('HSET', prow, 'last_error', 'child ' .. child .. ' failed')
   FANIN_FAILED[#FANIN_FAILED + 1] = pid
   redis.call('HSET', prow, 'state', 'dead')
   redis.call('ZREM', pending, pid)

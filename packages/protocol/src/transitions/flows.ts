@@ -123,11 +123,13 @@ export function flowFailDeliver(input: {
   readonly childId: JobId | string;
   readonly error: string;
   readonly policy: ParentPolicy;
+  /** [TS] The child's queue, named in the failure text of a parent it kills. */
+  readonly childQueue?: string;
 }): Transition<FailDelivery> {
   const pid = idArg(input.parentId);
   const call = bind(scripts().flow_fail_deliver, {
     scope: { qp: input.parentQueue, pid },
-    args: { cid: input.childId, error: input.error, policy: input.policy, pid },
+    args: { cid: input.childId, error: input.error, policy: input.policy, pid, cqueue: input.childQueue ?? '' },
   });
   return transition(call, (reply) => {
     const n = int(reply);

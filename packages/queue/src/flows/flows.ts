@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, reads, transitions as t, type JobId } from '@echo/protocol/queue';
+import { assertBrandedId, execute, queueKeys, reads, transitions as t, type JobId } from '@echo/protocol/queue';
 import type { QueueContext } from '../core/context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
 import { checkRetryChildren, collision, everyNodeExists, givenIds } from './flow-retry.js';
@@ -148,6 +148,7 @@ export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promi
   let delivered = 0;
   let poisoned = false;
   let failure: { error: unknown } | undefined;
+  const reemitted = new Set<string>();
   for (const entry of entries) {
     if (!entry) {
       poisoned = true;
@@ -158,8 +159,8 @@ export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promi
       if (entry.kind === 'complete') {
         await execute(ctx.conn, t.flowDeliver({ ...target, result: entry.result }));
       } else {
-        const verdict = await execute(ctx.conn, t.flowFailDeliver({ ...target, error: entry.error, policy: entry.policy }));
-        if (verdict === 'parent_dead') await reemitIfDead(ctx, entry.parentQueue, entry.parentId, entry.error);
+        const verdict = await execute(ctx.conn, t.flowFailDeliver({ ...target, error: entry.error, policy: entry.policy, childQueue: ctx.name }));
+        if (verdict === 'parent_dead' && (await reemitIfDead(ctx, entry.parentQueue, entry.parentId, entry.error))) reemitted.add(entry.parentQueue);
       }
     } catch (error) {
       failure = { error };
@@ -168,5 +169,11 @@ export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promi
     delivered++;
   }
   if (delivered > 0) await execute(ctx.conn, t.flowOutboxTrim({ queue: ctx.name, delivered }));
+  // [TS] A node that died of its child reports to its own parent through its queue's outbox: that
+  // outbox is delivered now, so a failure climbs the tree in one sweep instead of a tick per level.
+  for (const queue of reemitted) {
+    const sweep = await deliverOutbox({ ...ctx, name: queue, keys: queueKeys(queue) }, batch);
+    if (sweep.error !== undefined && failure === undefined) failure = { error: sweep.error };
+  }
   return failure ? { delivered, poisoned, error: failure.error } : { delivered, poisoned };
 }

@@ -367,11 +367,13 @@ end
 -- each one's \`failed\` [TS]; fanin itself never publishes.
 local FANIN_FAILED = {}
 
--- fail_parent_row(prow, pending, dead, wc, pid, cid): a fail-parent child died; its parent dies with
--- it. [TS] The parent's \`last_error\` names the child that killed it, "child <cid> failed", and the
--- parent joins FANIN_FAILED.
-local function fail_parent_row(prow, pending, dead, wc, pid, cid)
-  redis.call('HSET', prow, 'last_error', 'child ' .. cid .. ' failed')
+-- fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue): a fail-parent child died; its parent
+-- dies with it. [TS] The parent's \`last_error\` names the child that killed it, "child <cid> failed",
+-- or "child <cqueue>:<cid> failed" when \`cqueue\` (the child's queue, when it is another) is given;
+-- the parent joins FANIN_FAILED.
+local function fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue)
+  local child = (cqueue and cqueue ~= '') and (cqueue .. ':' .. cid) or cid
+  redis.call('HSET', prow, 'last_error', 'child ' .. child .. ' failed')
   FANIN_FAILED[#FANIN_FAILED + 1] = pid
   redis.call('HSET', prow, 'state', 'dead')
   redis.call('ZREM', pending, pid)
@@ -1631,7 +1633,7 @@ return len
 `,
   },
   adopt_children: {
-    sha: '7f99dde22f4ddeb42aff539f021b2bd541094f9e',
+    sha: 'a30703dfd3d79560dddf2d271bf9b25943dd634b',
     includes: ['core', 'events', 'lanes', 'fanin', 'fanout'],
     body: `-- @script adopt_children
 -- @purpose [TS] Children join a parent that already exists, from outside it (BullMQ's \`parent\` job
@@ -2304,7 +2306,7 @@ return 0
 `,
   },
   complete: {
-    sha: '7172da2e51dbfec66057641330e15bd2366fcc7f',
+    sha: '56c2b663cff7ad56bf4bf8f1ef95d65055741ff2',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -2604,7 +2606,7 @@ return 1
 `,
   },
   detach_child: {
-    sha: 'e02598e210f02dc2b4f365ce336d2362f443308a',
+    sha: '09b896e2cc98a15fc41613e49102203379e37d79',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script detach_child
 -- @purpose [TS] A child leaves its parent (BullMQ's removeChildDependency): the child's link fields
@@ -3093,7 +3095,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '324c8d43656d3504b4ce7db12490f1a854bdbaa9',
+    sha: '8ad0294af57e8efbab9aa846a8f5ca571c4f8080',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -3123,7 +3125,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'd38d5bc139275a567cd28a63cf39f7de28816baa',
+    sha: '89d5f90b4b9578d52fe0ebf953e11a63c4745499',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -3132,7 +3134,7 @@ return 1
 -- index of waiting parents; a released one keeps its priority score and publishes \`waiting\` when the
 -- parent queue's meta \`events\` = all. [TS] A killed parent ends as a dead-lettered job does (lib
 -- retain): \`finished_at\` stamped, indexed in dead:at, its idempotency key released, the dead set
--- trimmed to the parent queue's policy; [TS] its \`last_error\` names the child ("child <cid> failed")
+-- trimmed to the parent queue's policy; [TS] its \`last_error\` names the child ("child <cqueue>:<cid> failed")
 -- and it publishes \`failed\` (outcome dead).
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key failed     emq:{qp}:job:<pid>:failed
@@ -3153,6 +3155,7 @@ return 1
 -- @arg policy     "fp" | "id" | [TS] "cp" (as id, and a parent still waiting runs now: lib fanin
 -- continue_parent); anything else reads as fp
 -- @arg pid        the parent's id
+-- @arg cqueue     [TS] the child's queue, named in the parent's \`last_error\`; "" leaves it out
 -- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
@@ -3167,7 +3170,7 @@ if a_policy == 'id' or a_policy == 'cp' then
   return 1
 end
 if redis.call('HSETNX', k_failed, cid, a_error) == 0 then return 0 end
-fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid, cid)
+fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid, cid, a_cqueue)
 local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
 finish_dead(ended, pid, k_parent, now_ms(), keep_policy(k_meta))
 ev_open(k_events, k_journal, k_meta)
@@ -4078,7 +4081,7 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 `,
   },
   remove_job: {
-    sha: '908eed1965ef1221d6dfbe20b2ef94f8e8541b75',
+    sha: '2f95609596ab4831fff4da6e77930b8ce6493b31',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -4348,7 +4351,7 @@ return 1
 `,
   },
   retry: {
-    sha: '3fd5a10a5605d9a9e298dbf5605027e695533202',
+    sha: 'c721eba1bbbc0f1055ef78d0350d7abbca6face2',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -5193,7 +5196,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: 'a16df6a67c16cd296c3da91d1e8d7bf6caa9794d',
+    sha: '84ef2028f852ef0377fbda4185e13a025ec1398b',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
