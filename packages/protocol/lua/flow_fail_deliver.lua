@@ -26,7 +26,7 @@
 -- @arg policy     "fp" | "id" | [TS] "cp" (as id, and a parent still waiting runs now: lib fanin
 -- continue_parent); anything else reads as fp
 -- @arg pid        the parent's id
--- @arg cqueue     [TS] the child's queue, named in the parent's `last_error`; "" leaves it out
+-- @arg cqueue     [TS] the child's queue, named in the parent's `last_error`; "" names the parent's own
 -- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead

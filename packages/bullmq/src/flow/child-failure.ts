@@ -1,5 +1,5 @@
 import type { Envelope } from '../envelope.js';
-import { keyOfChild } from './dependencies.js';
+import { keyOfChild } from './child-keys.js';
 
 /**
  * Echo's failure text on a parent a fail-parent child killed: `child <Echo id> failed`, or

@@ -2,6 +2,8 @@ import { InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import { decodeResult, type Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from '../envelope.js';
 import { qualifiedNameOf } from '../ids.js';
+import { failedReasonOf } from './child-failure.js';
+import { keyOfChild } from './child-keys.js';
 
 /** A flow parent's children by how they ended, keyed BullMQ's way (`bull:<queue>:<id>`). */
 export interface Dependencies {
@@ -96,14 +98,6 @@ export interface DependencyCounts {
   readonly failed?: number;
 }
 
-/**
- * The key BullMQ gives child `echoId` of a parent: the one the flow recorded in the parent's
- * envelope, else the child read as a job of `childQueue` (the parent's own, unless known).
- */
-export function keyOfChild(childQueue: string, children: readonly string[], echoId: string): string {
-  return children.find((key) => key.endsWith(`:${echoId}`)) ?? `${qualifiedNameOf(childQueue)}:${echoId}`;
-}
-
 /** The children's return values, decoded, keyed BullMQ's way. */
 export async function childrenValues(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, raw?: Record<string, string>): Promise<Record<string, unknown>> {
   const values = raw ?? (await queue.childrenValues(echoId));
@@ -123,7 +117,7 @@ export async function ignoredFailures(queue: EchoQueue<Envelope>, echoId: string
   const out: Record<string, string> = {};
   for (const [child, text] of Object.entries(raw)) {
     const key = keyOfChild(queue.name, envelope.k ?? [], child);
-    if (forgotten || !removed.has(key)) out[key] = firstLine(text);
+    if (forgotten || !removed.has(key)) out[key] = failedReasonOf(queue.name, envelope, text);
   }
   return out;
 }
@@ -168,9 +162,4 @@ export async function dependencyCounts(queue: EchoQueue<Envelope>, echoId: strin
     out[kind] = Array.isArray(value) ? value.length : Object.keys(value).length;
   }
   return out;
-}
-
-function firstLine(text: string): string {
-  const end = text.indexOf('\n');
-  return end === -1 ? text : text.slice(0, end);
 }

@@ -37,12 +37,12 @@ end
 local FANIN_FAILED = {}
 
 -- fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue): a fail-parent child died; its parent
--- dies with it. [TS] The parent's `last_error` names the child that killed it, "child <cid> failed",
--- or "child <cqueue>:<cid> failed" when `cqueue` (the child's queue, when it is another) is given;
--- the parent joins FANIN_FAILED.
+-- dies with it. [TS] The parent's `last_error` names the child that killed it, "child <cqueue>:<cid>
+-- failed"; without `cqueue` (a child of the parent's own queue) the queue is the one the parent's
+-- row key names (read as text, never used to build a key). The parent joins FANIN_FAILED.
 local function fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue)
-  local child = (cqueue and cqueue ~= '') and (cqueue .. ':' .. cid) or cid
-  redis.call('HSET', prow, 'last_error', 'child ' .. child .. ' failed')
+  if not cqueue or cqueue == '' then cqueue = string.match(prow, '^emq:{(.-)}:') or '' end
+  redis.call('HSET', prow, 'last_error', 'child ' .. cqueue .. ':' .. cid .. ' failed')
   FANIN_FAILED[#FANIN_FAILED + 1] = pid
   redis.call('HSET', prow, 'state', 'dead')
   redis.call('ZREM', pending, pid)

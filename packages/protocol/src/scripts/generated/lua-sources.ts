@@ -368,12 +368,12 @@ end
 local FANIN_FAILED = {}
 
 -- fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue): a fail-parent child died; its parent
--- dies with it. [TS] The parent's \`last_error\` names the child that killed it, "child <cid> failed",
--- or "child <cqueue>:<cid> failed" when \`cqueue\` (the child's queue, when it is another) is given;
--- the parent joins FANIN_FAILED.
+-- dies with it. [TS] The parent's \`last_error\` names the child that killed it, "child <cqueue>:<cid>
+-- failed"; without \`cqueue\` (a child of the parent's own queue) the queue is the one the parent's
+-- row key names (read as text, never used to build a key). The parent joins FANIN_FAILED.
 local function fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue)
-  local child = (cqueue and cqueue ~= '') and (cqueue .. ':' .. cid) or cid
-  redis.call('HSET', prow, 'last_error', 'child ' .. child .. ' failed')
+  if not cqueue or cqueue == '' then cqueue = string.match(prow, '^emq:{(.-)}:') or '' end
+  redis.call('HSET', prow, 'last_error', 'child ' .. cqueue .. ':' .. cid .. ' failed')
   FANIN_FAILED[#FANIN_FAILED + 1] = pid
   redis.call('HSET', prow, 'state', 'dead')
   redis.call('ZREM', pending, pid)
@@ -1633,7 +1633,7 @@ return len
 `,
   },
   adopt_children: {
-    sha: 'a30703dfd3d79560dddf2d271bf9b25943dd634b',
+    sha: 'ef5a292d4326cb5d29fc9a4bd66df30d10f245b4',
     includes: ['core', 'events', 'lanes', 'fanin', 'fanout'],
     body: `-- @script adopt_children
 -- @purpose [TS] Children join a parent that already exists, from outside it (BullMQ's \`parent\` job
@@ -2306,7 +2306,7 @@ return 0
 `,
   },
   complete: {
-    sha: '56c2b663cff7ad56bf4bf8f1ef95d65055741ff2',
+    sha: '739dd4eaa60c5608a626b24af53e5f7030e594bd',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -2606,7 +2606,7 @@ return 1
 `,
   },
   detach_child: {
-    sha: '09b896e2cc98a15fc41613e49102203379e37d79',
+    sha: '1133cfe030b2b755c9bdd115ca185448f743a383',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script detach_child
 -- @purpose [TS] A child leaves its parent (BullMQ's removeChildDependency): the child's link fields
@@ -3095,7 +3095,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '8ad0294af57e8efbab9aa846a8f5ca571c4f8080',
+    sha: 'd4e985f06239979299d765d0dfda406bb0b0d322',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -3125,7 +3125,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '89d5f90b4b9578d52fe0ebf953e11a63c4745499',
+    sha: 'e45f9633d6ba058a4df18b1a9557c22326281199',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -3155,7 +3155,7 @@ return 1
 -- @arg policy     "fp" | "id" | [TS] "cp" (as id, and a parent still waiting runs now: lib fanin
 -- continue_parent); anything else reads as fp
 -- @arg pid        the parent's id
--- @arg cqueue     [TS] the child's queue, named in the parent's \`last_error\`; "" leaves it out
+-- @arg cqueue     [TS] the child's queue, named in the parent's \`last_error\`; "" names the parent's own
 -- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
@@ -3194,7 +3194,7 @@ return redis.call('LLEN', k_outbox)
 `,
   },
   flow_reemit: {
-    sha: 'a726d294ead57886020c0c3c61de54d1cf869269',
+    sha: '970de2256318c7f187e75acd3d33541f1cb79198',
     includes: [],
     body: `-- @script flow_reemit
 -- @purpose [TS] The host re-emit of queue.md §11.7 in one step: when a node died through a
@@ -3205,15 +3205,16 @@ return redis.call('LLEN', k_outbox)
 -- @key outbox     emq:{q}:flow:outbox
 -- @arg id         the node's id
 -- @arg queue      the node's own queue name: the parent's queue when the row names none
--- @arg error      the failure text carried up
+-- @arg error      the failure text carried up; [TS] the node's own \`last_error\` (naming the child
+-- that killed it, lib fanin) is carried instead when it has one
 -- @returns 1 pushed; 0 the node is not dead or has no parent (nothing written)
-local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue', 'parent_policy')
+local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue', 'parent_policy', 'last_error')
 if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
 local pq = f[3]
 if not pq or pq == '' then pq = a_queue end
 local policy = 'fp'
 if f[4] == 'id' or f[4] == 'cp' then policy = f[4] end
-redis.call('RPUSH', k_outbox, '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. a_id .. '\\0' .. policy .. '\\0' .. a_error)
+redis.call('RPUSH', k_outbox, '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. a_id .. '\\0' .. policy .. '\\0' .. (f[5] or a_error))
 return 1
 `,
   },
@@ -4081,7 +4082,7 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 `,
   },
   remove_job: {
-    sha: '2f95609596ab4831fff4da6e77930b8ce6493b31',
+    sha: '3171eb1bedf2dd6c102e09d9085c4c4a985b2e90',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -4351,7 +4352,7 @@ return 1
 `,
   },
   retry: {
-    sha: 'c721eba1bbbc0f1055ef78d0350d7abbca6face2',
+    sha: '70b33e6e9785e8c7082962d231a0f06ea76d70f7',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -5196,7 +5197,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: '84ef2028f852ef0377fbda4185e13a025ec1398b',
+    sha: 'd0bffb2eba6ba0a85f71a251a4f36db2dfcf0321',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
