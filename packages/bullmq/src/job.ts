@@ -7,7 +7,7 @@ import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
-import { removeTree, type RemoveOpts } from './flow/remove-tree.js';
+import { removeTree, removeUnprocessedChildren, type RemoveOpts } from './flow/remove-tree.js';
 import { failedReasonOf } from './flow/child-failure.js';
 import { openBeside } from './flow/open-beside.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
@@ -293,6 +293,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
    */
   remove(opts: RemoveOpts = {}): Promise<void> {
     return removeTree(openBeside(this.#queue), this.#queue, this.#echoId, this.id, opts);
+  }
+
+  /** Removes the children still open (waiting, delayed or waiting for their own), with theirs; running and finished ones stay. */
+  removeUnprocessedChildren(): Promise<void> {
+    return removeUnprocessedChildren(openBeside(this.#queue), this.#queue, this.#echoId, this.#envelope);
   }
 
   /** Runs a failed job again. Only `failed` jobs can be retried here. */

@@ -83,6 +83,28 @@ async function collect(open: OpenQueue, node: TreeNode, into: TreeNode[]): Promi
   }
 }
 
+/**
+ * BullMQ's `job.removeUnprocessedChildren()`: every child of the job still open (waiting, delayed,
+ * or waiting for children of its own) goes, with its own children; a child that is running,
+ * completed or failed stays, and so does a child whose tree a worker holds.
+ */
+export async function removeUnprocessedChildren(open: OpenQueue, queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope): Promise<void> {
+  const processed = await childrenValues(queue, echoId, envelope);
+  for (const key of envelope.k ?? []) {
+    if (key in processed) continue;
+    const idAt = key.lastIndexOf(':');
+    const queueAt = key.lastIndexOf(':', idAt - 1);
+    const childQueue = await open(key.slice(queueAt + 1, idAt), key.slice(0, queueAt));
+    const childId = key.slice(idAt + 1);
+    const record = await recordOfJobId(childQueue, childId);
+    if (record === undefined || !OPEN.has(await childQueue.getState(record.id))) continue;
+    await removeTree(open, childQueue, record.id, childId, {}).catch((error: unknown) => {
+      // A child whose tree a worker holds is left whole, as a running child is.
+      if (!(error instanceof JobStateError)) throw error;
+    });
+  }
+}
+
 function lockedTree(jobId: string): JobStateError {
   return new JobStateError(jobId, 'removeJob', `Job ${jobId} could not be removed because it is locked by another worker`);
 }
