@@ -5,7 +5,7 @@ import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
 import { BullMQInputError, NotSupportedError } from './errors.js';
 import { keepCompletedByDefault } from './defaults.js';
-import { DEFAULT_PREFIX, definedOnly, echoQueueName } from './ids.js';
+import { DEFAULT_PREFIX, definedOnly, echoQueueName, keyOfJobId, rememberJobId } from './ids.js';
 import { Job } from './job.js';
 import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
 import { makeEnvelope } from './envelope.js';
@@ -54,7 +54,7 @@ const checkFlowJob = strictOptions('flow job', { known: ['name', 'queueName', 'd
  * Options a flow node may carry: the rest of the job options are not in Echo's flow admission. A
  * node without children is a lone job (`Queue.add`), so it takes every option `add` takes.
  */
-const FLOW_OPTIONS = new Set(['attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'removeDependencyOnFailure', 'priority', 'delay']);
+const FLOW_OPTIONS = new Set(['jobId', 'attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'removeDependencyOnFailure', 'priority', 'delay']);
 
 /**
  * BullMQ's `FlowProducer`: adds a parent and its children (across queues) in one step; the parent
@@ -88,14 +88,16 @@ export class FlowProducer extends EventEmitter {
     }
     if (flow.opts?.parent !== undefined) return this.#addUnder(flow, flow.opts.parent);
     check(flow, false);
-    // Ids are minted here, not by Echo, so each node's envelope can name its parent and its children.
+    // Ids are minted here, not by Echo, so each node's envelope can name its parent and its children
+    // (by the node's `jobId` when it has one, found through its business key).
     const id = mintId('JOB');
-    const parentRef = { id, queueKey: this.#qualified(flow) };
+    const parentRef = { id: flow.opts?.jobId ?? id, queueKey: this.#qualified(flow) };
     const children = flow.children.map((child) => this.#child(child, parentRef));
     const queue = await this.#queue(flow);
     await this.#applyKeep(flow);
     const parent: Envelope = { ...makeEnvelope(flow.name, flow.data, flow.opts ?? {}), ...childKeys(children) };
-    const result = await queue.addFlow({ parent: { payload: parent, id, ...timing(flow.opts, true) }, children: children.map((c) => c.spec) });
+    const key = flow.opts?.jobId === undefined ? {} : { key: keyOfJobId(flow.opts.jobId) };
+    const result = await queue.addFlow({ parent: { payload: parent, id, ...key, ...timing(flow.opts, true) }, children: children.map((c) => c.spec) });
     return this.#node(flow, parent, result, children.map((c) => c.envelopes));
   }
 
@@ -139,13 +141,15 @@ export class FlowProducer extends EventEmitter {
     check(flow, true);
     const opts = flow.opts ?? {};
     const id = mintId('JOB');
+    const bullmqId = opts.jobId ?? id;
     const qualified = this.#qualified(flow);
-    const kids = (flow.children ?? []).map((child) => this.#child(child, { id, queueKey: qualified }));
+    const kids = (flow.children ?? []).map((child) => this.#child(child, { id: bullmqId, queueKey: qualified }));
     const payload: Envelope = { ...makeEnvelope(flow.name, flow.data, opts), p: parent, ...(kids.length === 0 ? {} : childKeys(kids)) };
     return {
       spec: {
         payload,
         id,
+        ...(opts.jobId === undefined ? {} : { key: keyOfJobId(opts.jobId) }),
         queue: echoQueueName(flow.queueName, flow.prefix ?? this.#prefix),
         ...(kids.length === 0 ? {} : { children: kids.map((k) => k.spec) }),
         ...timing(opts, kids.length > 0),
@@ -155,7 +159,8 @@ export class FlowProducer extends EventEmitter {
         ...(opts.continueParentOnFailure === undefined ? {} : { continueParentOnFailure: opts.continueParentOnFailure }),
       },
       envelopes: { envelope: payload, flow, children: kids.map((k) => k.envelopes) },
-      key: `${qualified}:${id}`,
+      key: `${qualified}:${bullmqId}`,
+      echoId: id,
       forgotten: opts.removeDependencyOnFailure === true,
     };
   }
@@ -185,6 +190,7 @@ export class FlowProducer extends EventEmitter {
       if (tree) nodes.push(await this.#node(tree.flow, tree.envelope, child, tree.children));
     }
     const job = new Job(queue, result.id, envelope);
+    if (envelope.i !== undefined) rememberJobId(result.id, envelope.i);
     return nodes.length === 0 ? { job } : { job, children: nodes };
   }
 
@@ -216,18 +222,21 @@ export class FlowProducer extends EventEmitter {
   }
 }
 
-/** A node under its parent: its Echo spec, its envelopes, its BullMQ key, and whether its failure removes the dependency. */
+/** A node under its parent: its Echo spec, its envelopes, its BullMQ key, its Echo id, and whether its failure removes the dependency. */
 interface ChildNode {
   readonly spec: FlowChild<Envelope>;
   readonly envelopes: Tree;
   readonly key: string;
+  readonly echoId: string;
   readonly forgotten: boolean;
 }
 
 /** A parent's record of its children: their keys, and those its failure forgets (`removeDependencyOnFailure`). */
-function childKeys(children: readonly ChildNode[]): Pick<Envelope, 'k' | 'f'> {
+function childKeys(children: readonly ChildNode[]): Pick<Envelope, 'k' | 'e' | 'f'> {
   const forgotten = children.filter((c) => c.forgotten).map((c) => c.key);
-  return { k: children.map((c) => c.key), ...(forgotten.length === 0 ? {} : { f: forgotten }) };
+  // Echo reports a child by its Echo id; a child keyed by its `jobId` is found through `e`.
+  const named = children.some((c) => !c.key.endsWith(`:${c.echoId}`));
+  return { k: children.map((c) => c.key), ...(named ? { e: children.map((c) => c.echoId) } : {}), ...(forgotten.length === 0 ? {} : { f: forgotten }) };
 }
 
 interface Tree {

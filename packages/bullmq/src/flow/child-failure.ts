@@ -16,5 +16,5 @@ export function failedReasonOf(queueName: string, envelope: Envelope, lastError:
   const line = end === -1 ? lastError : lastError.slice(0, end);
   const killer = KILLED_BY.exec(line);
   const [, childQueue, childId] = killer ?? [];
-  return childId === undefined ? line : `child ${keyOfChild(childQueue ?? queueName, envelope.k ?? [], childId)} failed`;
+  return childId === undefined ? line : `child ${keyOfChild(childQueue ?? queueName, envelope, childId)} failed`;
 }

@@ -102,7 +102,7 @@ export interface DependencyCounts {
 export async function childrenValues(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, raw?: Record<string, string>): Promise<Record<string, unknown>> {
   const values = raw ?? (await queue.childrenValues(echoId));
   const out: Record<string, unknown> = {};
-  for (const [child, text] of Object.entries(values)) out[keyOfChild(queue.name, envelope.k ?? [], child)] = decodeResult(text);
+  for (const [child, text] of Object.entries(values)) out[keyOfChild(queue.name, envelope, child)] = decodeResult(text);
   return out;
 }
 
@@ -116,7 +116,7 @@ export async function ignoredFailures(queue: EchoQueue<Envelope>, echoId: string
   const removed = new Set(envelope.f ?? []);
   const out: Record<string, string> = {};
   for (const [child, text] of Object.entries(raw)) {
-    const key = keyOfChild(queue.name, envelope.k ?? [], child);
+    const key = keyOfChild(queue.name, envelope, child);
     if (forgotten || !removed.has(key)) out[key] = failedReasonOf(queue.name, envelope, text);
   }
   return out;

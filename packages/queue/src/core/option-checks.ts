@@ -142,9 +142,9 @@ export function checkLaneOptions(options: object | null | undefined): void {
 
 /** An `addFlow` spec: its parent, and each child at every depth. */
 export const checkFlowSpec = strictOptions('addFlow spec', { known: ['parent', 'children'], hints: { name: 'a flow is named by its parent job (parent: { payload, id })', queueName: 'the parent runs in the queue addFlow is called on', data: "BullMQ's data is payload here" } });
-export const checkFlowParent = strictOptions('addFlow parent', { known: ['payload', 'id', 'priority'], hints: { data: "BullMQ's data is payload here", opts: 'flow jobs take no job options here', name: 'flow jobs take no name here', queueName: 'the parent runs in the queue addFlow is called on' } });
+export const checkFlowParent = strictOptions('addFlow parent', { known: ['payload', 'id', 'priority', 'key'], hints: { data: "BullMQ's data is payload here", opts: 'flow jobs take no job options here', name: 'flow jobs take no name here', queueName: 'the parent runs in the queue addFlow is called on' } });
 export const checkFlowChild = strictOptions('addFlow child', {
-  known: ['payload', 'id', 'queue', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'children', 'priority', 'delayMs'],
+  known: ['payload', 'id', 'queue', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'children', 'priority', 'delayMs', 'key'],
   hints: { data: "BullMQ's data is payload here", queueName: "BullMQ's queueName is queue here", opts: 'a flow child takes failParentOnFailure, ignoreDependencyOnFailure and continueParentOnFailure on itself here (no opts object)', name: 'flow jobs take no name here', removeDependencyOnFailure: NO_REMOVE_DEPENDENCY },
 });
 

@@ -2824,7 +2824,7 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: '859870621a8ad9a0c77970168a65e4587ce699f8',
+    sha: 'd8c28b099c6dd8baeb4d42a799c3431872db13c5',
     includes: ['core', 'admit'],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
@@ -2834,6 +2834,8 @@ return n
 -- @key pending    emq:{qc}:pending
 -- @key schedule   emq:{qc}:schedule [TS]: where a child with a delay waits until it is due
 -- @key meta       emq:{qc}:meta [TS]: the queue's LIFO count (lib admit)
+-- @keys dedup     optional emq:{qc}:de:<did> [TS]: the child's business key (its option pairs then carry
+-- \`dedup\` and \`dedup_keep\`, so the scripts that end it release the key as enqueue's)
 -- @arg cid        the child's id; must be JOB-namespaced
 -- @arg payload    the child's payload
 -- @arg pid        the parent's id
@@ -2844,13 +2846,17 @@ return n
 -- scores the pending entry -priority, and is read when promote moves a delayed child to pending);
 -- the spec fields are written after them and win
 -- @include core admit
--- @returns 1 enqueued (pending, or [TS] scheduled with a delay); 0 duplicate (the row exists; nothing
--- written)
+-- @returns 1 enqueued (pending, or [TS] scheduled with a delay); 0 duplicate (the row exists, or [TS]
+-- the business key names a job; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(a_cid, 1, 3) ~= 'JOB' or string.sub(a_pid, 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
+if k_dedup then
+  if redis.call('EXISTS', k_dedup) == 1 then return 0 end
+  redis.call('SET', k_dedup, a_cid)
+end
 local link = { 'parent', a_pid, 'parent_policy', a_policy }
 if a_pqueue ~= '' then
   link[#link + 1] = 'parent_queue'
@@ -3739,7 +3745,7 @@ return 1
 `,
   },
   hold_parent: {
-    sha: '63f4900cf51e696fd24a04dfaa6b2024370bb097',
+    sha: '5827201625cc73c41c54c02b2ea9d726627fdf75',
     includes: ['admit'],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
@@ -3749,6 +3755,8 @@ return 1
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @keys dedup     optional emq:{q}:de:<did> [TS]: the node's business key (its option pairs then carry
+-- \`dedup\` and \`dedup_keep\`, so the scripts that end it release the key as enqueue's)
 -- @arg pid        the node's id; must be JOB-namespaced
 -- @arg payload    the node's payload
 -- @arg n          its direct-child count (>= 1)
@@ -3759,13 +3767,17 @@ return 1
 -- scores its pending entry -priority when its children release it); the spec fields are written
 -- after them and win
 -- @include admit
--- @returns 1 held; 0 duplicate (the row exists; nothing written)
+-- @returns 1 held; 0 duplicate (the row exists, or [TS] the business key names a job; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 local link = a_link_parent
 if string.sub(a_pid, 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~= 'JOB') then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_parent) == 1 then return 0 end
+if k_dedup then
+  if redis.call('EXISTS', k_dedup) == 1 then return 0 end
+  redis.call('SET', k_dedup, a_pid)
+end
 admit_row(k_parent, 'awaiting_children', a_payload, { unpack(ARGV, 7) }, { 'flow', 'parent' })
 if link ~= '' then
   redis.call('HSET', k_parent, 'parent', link)
@@ -5509,7 +5521,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   enqueue: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd'],
   enqueue_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
   enqueue_flow: ['exists', 'hmget', 'hset', 'publish', 'sadd', 'set', 'xadd', 'zadd'],
-  enqueue_flow_child: ['exists', 'hincrby', 'hset', 'time', 'zadd'],
+  enqueue_flow_child: ['exists', 'hincrby', 'hset', 'set', 'time', 'zadd'],
   enqueue_many: ['exists', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'xadd', 'zadd'],
   enqueue_many_with: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
   events_set: ['hdel', 'hset', 'xtrim'],
