@@ -21,6 +21,7 @@
 -- @key jobroot    emq:{qp}:job: [TS]: rows of dead jobs the retention bound trims
 -- @key deadat     emq:{qp}:dead:at [TS]: dead ids by finish time; a killed parent joins it
 -- @key deroot     emq:{qp}:de: [TS]: the root of the idempotency key the parent's row names
+-- @key wake       emq:{qp}:wake [TS]: a released parent wakes one parked consumer of its queue
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
 -- @arg policy     "fp" | "id" | [TS] "cp" (as id, and a parent still waiting runs now: lib fanin
@@ -34,8 +35,8 @@ local cid, pid = a_cid, a_pid
 if redis.call('EXISTS', k_parent) == 0 then return 0 end
 if a_policy == 'id' or a_policy == 'cp' then
   if redis.call('HSETNX', k_unsuccessful, cid, a_error) == 0 then return 0 end
-  count_down(k_deps, k_parent, k_pending, k_waiting, pid, 1)
-  if a_policy == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid) end
+  count_down(k_deps, k_parent, k_pending, k_waiting, pid, 1, k_wake)
+  if a_policy == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid, k_wake) end
   ev_open(k_events, k_journal, k_meta)
   for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1

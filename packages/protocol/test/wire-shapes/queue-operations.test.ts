@@ -119,6 +119,7 @@ describe('recovery, operator, lanes, reads, repeat, flows', () => {
       q('job:'),
       q('dead:at'),
       q('de:'),
+      q('wake'),
     ]);
   });
   it('flow outbox trim', () => {
@@ -211,7 +212,7 @@ describe('the rest of the catalog', () => {
     });
     expect(shape(t.flowDeliver({ parentQueue: 'orders', parentId: P, childId: J, result: 'r' }))).toEqual({
       script: 'flow_deliver',
-      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal')],
+      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal'), q('wake')],
       args: [J, 'r', P],
     });
   });

@@ -3101,7 +3101,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'd4e985f06239979299d765d0dfda406bb0b0d322',
+    sha: '463fdb431f2977e2c7e520446fe63c5c200232f5',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -3116,6 +3116,7 @@ return missed
 -- @key events     emq:{qp}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{qp}:meta [TS]: the parent queue's event settings (lib events)
 -- @key journal    emq:{qp}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key wake       emq:{qp}:wake [TS]: a released parent wakes one parked consumer of its queue
 -- @arg cid        the child's id
 -- @arg result     the child's result (its own id when it gave none)
 -- @arg pid        the parent's id
@@ -3124,14 +3125,14 @@ return missed
 if redis.call('EXISTS', k_parent) == 0 then return 0 end
 if redis.call('HSETNX', k_processed, a_cid, a_result) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
-count_down(k_deps, k_parent, k_pending, k_waiting, a_pid, 1)
+count_down(k_deps, k_parent, k_pending, k_waiting, a_pid, 1, k_wake)
 ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
   flow_fail_deliver: {
-    sha: 'e45f9633d6ba058a4df18b1a9557c22326281199',
+    sha: '08eca12c9a0e5e880808f51b276aa16c67db987f',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -3156,6 +3157,7 @@ return 1
 -- @key jobroot    emq:{qp}:job: [TS]: rows of dead jobs the retention bound trims
 -- @key deadat     emq:{qp}:dead:at [TS]: dead ids by finish time; a killed parent joins it
 -- @key deroot     emq:{qp}:de: [TS]: the root of the idempotency key the parent's row names
+-- @key wake       emq:{qp}:wake [TS]: a released parent wakes one parked consumer of its queue
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
 -- @arg policy     "fp" | "id" | [TS] "cp" (as id, and a parent still waiting runs now: lib fanin
@@ -3169,8 +3171,8 @@ local cid, pid = a_cid, a_pid
 if redis.call('EXISTS', k_parent) == 0 then return 0 end
 if a_policy == 'id' or a_policy == 'cp' then
   if redis.call('HSETNX', k_unsuccessful, cid, a_error) == 0 then return 0 end
-  count_down(k_deps, k_parent, k_pending, k_waiting, pid, 1)
-  if a_policy == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid) end
+  count_down(k_deps, k_parent, k_pending, k_waiting, pid, 1, k_wake)
+  if a_policy == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid, k_wake) end
   ev_open(k_events, k_journal, k_meta)
   for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
