@@ -37,6 +37,12 @@ export interface JobNode {
   readonly children?: JobNode[];
 }
 
+/** `FlowProducer.add`'s second argument: per queue, the job options its nodes take by default. */
+export interface FlowOpts {
+  /** Queue name → `{ defaultJobOptions }`, applied under each node's own options. */
+  readonly queuesOptions?: Readonly<Record<string, { readonly defaultJobOptions?: JobsOptions }>>;
+}
+
 /** `new FlowProducer(opts)`'s options. */
 export interface FlowProducerOptions {
   /** Where Redis is: `{ host, port }`, or an Echo `Connection` to share. */
@@ -80,8 +86,10 @@ export class FlowProducer extends EventEmitter {
   /**
    * Adds one flow; answers its tree of jobs. A root without children (none given, or `[]`) is a
    * lone job, added as `Queue.add` adds it (deduplication included), and answered without `children`.
+   * `opts.queuesOptions` gives the nodes of a queue their `defaultJobOptions` (a node's own win).
    */
-  async add(flow: FlowJob): Promise<JobNode> {
+  async add(flowJob: FlowJob, opts?: FlowOpts): Promise<JobNode> {
+    const flow = opts === undefined ? flowJob : withQueueDefaults(flowJob, opts);
     if (flow.children === undefined || flow.children.length === 0) {
       checkFlowJob(flow);
       return { job: await this.#addLone(flow) };
@@ -237,6 +245,22 @@ function childKeys(children: readonly ChildNode[]): Pick<Envelope, 'k' | 'e' | '
   // Echo reports a child by its Echo id; a child keyed by its `jobId` is found through `e`.
   const named = children.some((c) => !c.key.endsWith(`:${c.echoId}`));
   return { k: children.map((c) => c.key), ...(named ? { e: children.map((c) => c.echoId) } : {}), ...(forgotten.length === 0 ? {} : { f: forgotten }) };
+}
+
+const checkFlowOpts = strictOptions('flow options', { known: ['queuesOptions'] });
+const checkQueueOptions = strictOptions('flow queuesOptions entry', { known: ['defaultJobOptions'] });
+
+/** The tree with each node's options laid over its queue's `defaultJobOptions`, as BullMQ merges them. */
+function withQueueDefaults(flow: FlowJob, opts: FlowOpts): FlowJob {
+  checkFlowOpts(opts);
+  const byQueue = opts.queuesOptions ?? {};
+  for (const entry of Object.values(byQueue)) checkQueueOptions(entry);
+  const visit = (node: FlowJob): FlowJob => {
+    const defaults = byQueue[node.queueName]?.defaultJobOptions;
+    const merged = defaults === undefined ? node.opts : { ...defaults, ...node.opts };
+    return { ...node, ...(merged === undefined ? {} : { opts: merged }), ...(node.children === undefined ? {} : { children: node.children.map(visit) }) };
+  };
+  return visit(flow);
 }
 
 interface Tree {
