@@ -148,6 +148,10 @@ export class FlowProducer extends EventEmitter {
   #child(flow: FlowJob, parent: { readonly id: string; readonly queueKey: string }): ChildNode {
     check(flow, true);
     const opts = flow.opts ?? {};
+    // A child removed when it fails (`removeOnFail: true`, no failure policy) can no longer be waited
+    // for: BullMQ takes it out of its parent's dependencies, as `removeDependencyOnFailure` does.
+    const policy = opts.failParentOnFailure === true || opts.ignoreDependencyOnFailure === true || opts.continueParentOnFailure === true;
+    const forgets = opts.removeDependencyOnFailure === true || (opts.removeOnFail === true && !policy);
     const id = mintId('JOB');
     const bullmqId = opts.jobId ?? id;
     const qualified = this.#qualified(flow);
@@ -163,13 +167,13 @@ export class FlowProducer extends EventEmitter {
         ...timing(opts, kids.length > 0),
         ...(opts.failParentOnFailure === undefined ? {} : { failParentOnFailure: opts.failParentOnFailure }),
         // A forgotten dependency is an ignored one in Echo, left out of the parent's lists by its envelope's `f`.
-        ...(opts.ignoreDependencyOnFailure === undefined && opts.removeDependencyOnFailure !== true ? {} : { ignoreDependencyOnFailure: opts.ignoreDependencyOnFailure === true || opts.removeDependencyOnFailure === true }),
+        ...(opts.ignoreDependencyOnFailure === undefined && !forgets ? {} : { ignoreDependencyOnFailure: opts.ignoreDependencyOnFailure === true || forgets }),
         ...(opts.continueParentOnFailure === undefined ? {} : { continueParentOnFailure: opts.continueParentOnFailure }),
       },
       envelopes: { envelope: payload, flow, children: kids.map((k) => k.envelopes) },
       key: `${qualified}:${bullmqId}`,
       echoId: id,
-      forgotten: opts.removeDependencyOnFailure === true,
+      forgotten: forgets,
     };
   }
 
@@ -210,8 +214,10 @@ export class FlowProducer extends EventEmitter {
     const { removeOnComplete, removeOnFail } = flow.opts ?? {};
     if (removeOnComplete !== undefined || removeOnFail !== undefined) {
       const queue = await this.#queue(flow);
+      // Echo writes both bounds at once: a node that names only removeOnFail keeps BullMQ's default
+      // for completed jobs (keep them), or its queue's parents would lose their children's values.
       await queue.setRetention({
-        ...(removeOnComplete === undefined ? {} : { completed: keepBound(removeOnComplete) }),
+        completed: keepBound(removeOnComplete ?? false),
         ...(removeOnFail === undefined ? {} : { failed: keepBound(removeOnFail) }),
       });
     }

@@ -109,6 +109,25 @@ describe('removeDependencyOnFailure', () => {
     expect(await seen).toEqual({ dependencies: { processed: { [worked]: 'ok' }, unprocessed: [], ignored: {}, failed: [] }, ignored: {} });
   });
 
+  it('a child with removeOnFail and no failure policy is forgotten too; its parent keeps the values of the others', async () => {
+    const name = queueName('forget');
+    const flow = closing(new FlowProducer({ connection }));
+    await flow.add({ name: 'parent', queueName: name, children: [
+      { name: 'fails', queueName: name, opts: { removeOnFail: true } },
+      { name: 'works', queueName: name },
+    ] });
+    const counts = new Promise<unknown>((resolve) => {
+      const worker = closing(new Worker(name, async (job: Job) => {
+        if (job.name === 'fails') throw new Error('no');
+        return job.name;
+      }, { connection }));
+      worker.on('completed', (job: Job) => {
+        if (job.name === 'parent') void job.getDependenciesCount().then(resolve);
+      });
+    });
+    expect(await counts).toEqual({ processed: 1, unprocessed: 0, ignored: 0, failed: 0 });
+  });
+
   it('is refused on a job added outside a flow, and with another failure policy', async () => {
     const name = queueName('lone');
     const queue = closing(new Queue(name, { connection }));
