@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FlowProducer, Job, Queue, Worker, type JobNode } from '../src/index.js';
+import { FlowProducer, Queue, Worker, type Job, type JobNode } from '../src/index.js';
 import { closing, queueName, redisConnection } from './setup.js';
 
 const connection = await redisConnection();
@@ -82,7 +82,7 @@ describe('removing flow jobs, as BullMQ does', () => {
 
     await expect(tree.job.remove({ removeChildren: false, cascade: true } as never)).rejects.toThrow(/cascade/);
     expect(await tree.job.getState()).toBe('waiting-children');
-    expect(await parents.remove(tree.job.id ?? '', { removeChildren: true })).toBe(1);
+    expect(await parents.remove(tree.job.id, { removeChildren: true })).toBe(1);
     for (const job of nodes(tree)) expect(await job.getState()).toBe('unknown');
   });
 });

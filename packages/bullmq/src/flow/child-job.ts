@@ -1,4 +1,4 @@
-import { Queue as EchoQueue } from '@echo/queue';
+import type { Queue as EchoQueue } from '@echo/queue';
 import { makeEnvelope, openEnvelope, type Envelope } from '../envelope.js';
 import { NotSupportedError } from '../errors.js';
 import { keyOfJobId } from '../ids.js';
