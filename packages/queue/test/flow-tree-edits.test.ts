@@ -21,7 +21,7 @@ describe('removing a parent still waiting on its children', () => {
     await q.remove(flow.id, { held: true });
     expect(await q.getState(flow.id)).toBe('absent');
     expect(await q.counts('awaiting_children')).toEqual({ awaiting_children: 0 });
-    const worker = await Worker.start(q, async (job) => `r-${job.payload}`, fast);
+    const worker = await Worker.start(q, (job) => Promise.resolve(`r-${job.payload}`), fast);
     await waitFor(async () => (await q.getState(flow.children[0]!.id)) === 'absent', { timeoutMs: 15_000 });
     await worker.close();
   });

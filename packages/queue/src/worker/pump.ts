@@ -26,7 +26,8 @@ export class Pump {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #delivering: Promise<void> | undefined;
-  #deliverAgain = false;
+  /** Deliveries asked for so far: one asked while a delivery runs makes it go round once more. */
+  #asked = 0;
 
   constructor(
     maintenance: Maintenance,
@@ -107,15 +108,13 @@ export class Pump {
    */
   deliverSoon(): void {
     if (this.#timer === undefined) return;
-    if (this.#delivering) {
-      this.#deliverAgain = true;
-      return;
-    }
+    this.#asked++;
+    if (this.#delivering) return;
     this.#delivering = (async () => {
-      do {
-        this.#deliverAgain = false;
+      for (let seen = -1; seen !== this.#asked && this.#timer !== undefined; ) {
+        seen = this.#asked;
         await this.#deliver(100).catch(this.#onError);
-      } while (this.#deliverAgain && this.#timer !== undefined);
+      }
     })().finally(() => (this.#delivering = undefined));
   }
 
