@@ -283,7 +283,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     try {
       // The abort signal is made on first read; a processor that takes no third argument never pays for it.
       const result = await (processor.length > 2 ? processor(job, job.token, bullmqSignal(context.signal)) : processor(job, job.token));
-      await refusePendingChildren(queue, claimed.id, job.id ?? claimed.id);
+      await refusePendingChildren(queue, claimed.id, job.id);
       return result;
     } catch (error) {
       if (error instanceof DelayedError || error instanceof WaitingChildrenError) {
