@@ -7,14 +7,13 @@
 -- @key outbox     emq:{q}:flow:outbox
 -- @arg id         the node's id
 -- @arg queue      the node's own queue name: the parent's queue when the row names none
--- @arg error      the failure text carried up; [TS] the node's own `last_error` (naming the child
--- that killed it, lib fanin) is carried instead when it has one
+-- @arg error      the failure text carried up
 -- @returns 1 pushed; 0 the node is not dead or has no parent (nothing written)
-local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue', 'parent_policy', 'last_error')
+local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue', 'parent_policy')
 if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
 local pq = f[3]
 if not pq or pq == '' then pq = a_queue end
 local policy = 'fp'
 if f[4] == 'id' or f[4] == 'cp' then policy = f[4] end
-redis.call('RPUSH', k_outbox, '\0fail\0' .. pq .. '\0' .. f[2] .. '\0' .. a_id .. '\0' .. policy .. '\0' .. (f[5] or a_error))
+redis.call('RPUSH', k_outbox, '\0fail\0' .. pq .. '\0' .. f[2] .. '\0' .. a_id .. '\0' .. policy .. '\0' .. a_error)
 return 1

@@ -1,6 +1,8 @@
 import { InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import { decodeResult, type Queue as EchoQueue } from '@echo/queue';
-import type { Envelope } from '../envelope.js';
+import { openEnvelope, type Envelope } from '../envelope.js';
+import { recordOfJobId } from '../job-lookup.js';
+import { openBeside } from './open-beside.js';
 import { qualifiedNameOf } from '../ids.js';
 import { failedReasonOf } from './child-failure.js';
 import { keyOfChild } from './child-keys.js';
@@ -117,9 +119,23 @@ export async function ignoredFailures(queue: EchoQueue<Envelope>, echoId: string
   const out: Record<string, string> = {};
   for (const [child, text] of Object.entries(raw)) {
     const key = keyOfChild(queue.name, envelope, child);
-    if (forgotten || !removed.has(key)) out[key] = failedReasonOf(queue.name, envelope, text);
+    if (forgotten || !removed.has(key)) out[key] = (await ownFailure(queue, key)) ?? failedReasonOf(queue.name, envelope, text);
   }
   return out;
+}
+
+/**
+ * The failure a child died with, as BullMQ shows it: Echo records on the parent the text that
+ * started the failure (a grandchild's, for a node its own child killed), BullMQ the child's own
+ * reason (`child <key> failed`). Undefined when the child is gone.
+ */
+async function ownFailure(queue: EchoQueue<Envelope>, key: string): Promise<string | undefined> {
+  const idAt = key.lastIndexOf(':');
+  const queueAt = key.lastIndexOf(':', idAt - 1);
+  const childQueue = await openBeside(queue)(key.slice(queueAt + 1, idAt), key.slice(0, queueAt));
+  const record = await recordOfJobId(childQueue, key.slice(idAt + 1));
+  if (record?.lastError === undefined) return undefined;
+  return failedReasonOf(childQueue.name, openEnvelope(record.payload), record.lastError);
 }
 
 /**

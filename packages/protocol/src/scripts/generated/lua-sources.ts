@@ -3202,7 +3202,7 @@ return redis.call('LLEN', k_outbox)
 `,
   },
   flow_reemit: {
-    sha: '970de2256318c7f187e75acd3d33541f1cb79198',
+    sha: 'a726d294ead57886020c0c3c61de54d1cf869269',
     includes: [],
     body: `-- @script flow_reemit
 -- @purpose [TS] The host re-emit of queue.md §11.7 in one step: when a node died through a
@@ -3213,16 +3213,15 @@ return redis.call('LLEN', k_outbox)
 -- @key outbox     emq:{q}:flow:outbox
 -- @arg id         the node's id
 -- @arg queue      the node's own queue name: the parent's queue when the row names none
--- @arg error      the failure text carried up; [TS] the node's own \`last_error\` (naming the child
--- that killed it, lib fanin) is carried instead when it has one
+-- @arg error      the failure text carried up
 -- @returns 1 pushed; 0 the node is not dead or has no parent (nothing written)
-local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue', 'parent_policy', 'last_error')
+local f = redis.call('HMGET', k_row, 'state', 'parent', 'parent_queue', 'parent_policy')
 if f[1] ~= 'dead' or not f[2] or f[2] == '' then return 0 end
 local pq = f[3]
 if not pq or pq == '' then pq = a_queue end
 local policy = 'fp'
 if f[4] == 'id' or f[4] == 'cp' then policy = f[4] end
-redis.call('RPUSH', k_outbox, '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. a_id .. '\\0' .. policy .. '\\0' .. (f[5] or a_error))
+redis.call('RPUSH', k_outbox, '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. a_id .. '\\0' .. policy .. '\\0' .. a_error)
 return 1
 `,
   },
