@@ -48,6 +48,10 @@ export interface Envelope {
   readonly p?: { readonly id: string; readonly queueKey: string };
   /** A flow parent's children, as BullMQ keys them (`bull:<queue>:<id>`), in the order given. */
   readonly k?: readonly string[];
+  /** The Echo ids of `k`, in its order, when a child is keyed by its `jobId` rather than its Echo id. */
+  readonly e?: readonly string[];
+  /** Those of `k` whose failure removes the dependency (`removeDependencyOnFailure`): listed nowhere once failed. */
+  readonly f?: readonly string[];
 }
 
 /** Reads an envelope back; a payload some other producer wrote is refused, not guessed at. */

@@ -5,7 +5,7 @@ import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
 import { BullMQInputError, NotSupportedError } from './errors.js';
 import { keepCompletedByDefault } from './defaults.js';
-import { DEFAULT_PREFIX, definedOnly, echoQueueName } from './ids.js';
+import { DEFAULT_PREFIX, definedOnly, echoQueueName, keyOfJobId, rememberJobId } from './ids.js';
 import { Job } from './job.js';
 import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
 import { makeEnvelope } from './envelope.js';
@@ -37,6 +37,12 @@ export interface JobNode {
   readonly children?: JobNode[];
 }
 
+/** `FlowProducer.add`'s second argument: per queue, the job options its nodes take by default. */
+export interface FlowOpts {
+  /** Queue name → `{ defaultJobOptions }`, applied under each node's own options. */
+  readonly queuesOptions?: Readonly<Record<string, { readonly defaultJobOptions?: JobsOptions }>>;
+}
+
 /** `new FlowProducer(opts)`'s options. */
 export interface FlowProducerOptions {
   /** Where Redis is: `{ host, port }`, or an Echo `Connection` to share. */
@@ -54,7 +60,7 @@ const checkFlowJob = strictOptions('flow job', { known: ['name', 'queueName', 'd
  * Options a flow node may carry: the rest of the job options are not in Echo's flow admission. A
  * node without children is a lone job (`Queue.add`), so it takes every option `add` takes.
  */
-const FLOW_OPTIONS = new Set(['attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'priority', 'delay']);
+const FLOW_OPTIONS = new Set(['jobId', 'attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'removeDependencyOnFailure', 'priority', 'delay']);
 
 /**
  * BullMQ's `FlowProducer`: adds a parent and its children (across queues) in one step; the parent
@@ -80,22 +86,26 @@ export class FlowProducer extends EventEmitter {
   /**
    * Adds one flow; answers its tree of jobs. A root without children (none given, or `[]`) is a
    * lone job, added as `Queue.add` adds it (deduplication included), and answered without `children`.
+   * `opts.queuesOptions` gives the nodes of a queue their `defaultJobOptions` (a node's own win).
    */
-  async add(flow: FlowJob): Promise<JobNode> {
+  async add(flowJob: FlowJob, opts?: FlowOpts): Promise<JobNode> {
+    const flow = opts === undefined ? flowJob : withQueueDefaults(flowJob, opts);
     if (flow.children === undefined || flow.children.length === 0) {
       checkFlowJob(flow);
       return { job: await this.#addLone(flow) };
     }
     if (flow.opts?.parent !== undefined) return this.#addUnder(flow, flow.opts.parent);
     check(flow, false);
-    // Ids are minted here, not by Echo, so each node's envelope can name its parent and its children.
+    // Ids are minted here, not by Echo, so each node's envelope can name its parent and its children
+    // (by the node's `jobId` when it has one, found through its business key).
     const id = mintId('JOB');
-    const parentRef = { id, queueKey: this.#qualified(flow) };
+    const parentRef = { id: flow.opts?.jobId ?? id, queueKey: this.#qualified(flow) };
     const children = flow.children.map((child) => this.#child(child, parentRef));
     const queue = await this.#queue(flow);
     await this.#applyKeep(flow);
-    const parent: Envelope = { ...makeEnvelope(flow.name, flow.data, flow.opts ?? {}), k: children.map((c) => c.key) };
-    const result = await queue.addFlow({ parent: { payload: parent, id, ...timing(flow.opts, true) }, children: children.map((c) => c.spec) });
+    const parent: Envelope = { ...makeEnvelope(flow.name, flow.data, flow.opts ?? {}), ...childKeys(children) };
+    const key = flow.opts?.jobId === undefined ? {} : { key: keyOfJobId(flow.opts.jobId) };
+    const result = await queue.addFlow({ parent: { payload: parent, id, ...key, ...timing(flow.opts, true) }, children: children.map((c) => c.spec) });
     return this.#node(flow, parent, result, children.map((c) => c.envelopes));
   }
 
@@ -135,26 +145,35 @@ export class FlowProducer extends EventEmitter {
     if (owned) await connection.close();
   }
 
-  #child(flow: FlowJob, parent: { readonly id: string; readonly queueKey: string }): { spec: FlowChild<Envelope>; envelopes: Tree; key: string } {
+  #child(flow: FlowJob, parent: { readonly id: string; readonly queueKey: string }): ChildNode {
     check(flow, true);
     const opts = flow.opts ?? {};
+    // A child removed when it fails (`removeOnFail: true`, no failure policy) can no longer be waited
+    // for: BullMQ takes it out of its parent's dependencies, as `removeDependencyOnFailure` does.
+    const policy = opts.failParentOnFailure === true || opts.ignoreDependencyOnFailure === true || opts.continueParentOnFailure === true;
+    const forgets = opts.removeDependencyOnFailure === true || (opts.removeOnFail === true && !policy);
     const id = mintId('JOB');
+    const bullmqId = opts.jobId ?? id;
     const qualified = this.#qualified(flow);
-    const kids = (flow.children ?? []).map((child) => this.#child(child, { id, queueKey: qualified }));
-    const payload: Envelope = { ...makeEnvelope(flow.name, flow.data, opts), p: parent, ...(kids.length === 0 ? {} : { k: kids.map((k) => k.key) }) };
+    const kids = (flow.children ?? []).map((child) => this.#child(child, { id: bullmqId, queueKey: qualified }));
+    const payload: Envelope = { ...makeEnvelope(flow.name, flow.data, opts), p: parent, ...(kids.length === 0 ? {} : childKeys(kids)) };
     return {
       spec: {
         payload,
         id,
+        ...(opts.jobId === undefined ? {} : { key: keyOfJobId(opts.jobId) }),
         queue: echoQueueName(flow.queueName, flow.prefix ?? this.#prefix),
         ...(kids.length === 0 ? {} : { children: kids.map((k) => k.spec) }),
         ...timing(opts, kids.length > 0),
         ...(opts.failParentOnFailure === undefined ? {} : { failParentOnFailure: opts.failParentOnFailure }),
-        ...(opts.ignoreDependencyOnFailure === undefined ? {} : { ignoreDependencyOnFailure: opts.ignoreDependencyOnFailure }),
+        // A forgotten dependency is an ignored one in Echo, left out of the parent's lists by its envelope's `f`.
+        ...(opts.ignoreDependencyOnFailure === undefined && !forgets ? {} : { ignoreDependencyOnFailure: opts.ignoreDependencyOnFailure === true || forgets }),
         ...(opts.continueParentOnFailure === undefined ? {} : { continueParentOnFailure: opts.continueParentOnFailure }),
       },
       envelopes: { envelope: payload, flow, children: kids.map((k) => k.envelopes) },
-      key: `${qualified}:${id}`,
+      key: `${qualified}:${bullmqId}`,
+      echoId: id,
+      forgotten: forgets,
     };
   }
 
@@ -183,6 +202,7 @@ export class FlowProducer extends EventEmitter {
       if (tree) nodes.push(await this.#node(tree.flow, tree.envelope, child, tree.children));
     }
     const job = new Job(queue, result.id, envelope);
+    if (envelope.i !== undefined) rememberJobId(result.id, envelope.i);
     return nodes.length === 0 ? { job } : { job, children: nodes };
   }
 
@@ -194,8 +214,10 @@ export class FlowProducer extends EventEmitter {
     const { removeOnComplete, removeOnFail } = flow.opts ?? {};
     if (removeOnComplete !== undefined || removeOnFail !== undefined) {
       const queue = await this.#queue(flow);
+      // Echo writes both bounds at once: a node that names only removeOnFail keeps BullMQ's default
+      // for completed jobs (keep them), or its queue's parents would lose their children's values.
       await queue.setRetention({
-        ...(removeOnComplete === undefined ? {} : { completed: keepBound(removeOnComplete) }),
+        completed: keepBound(removeOnComplete ?? false),
         ...(removeOnFail === undefined ? {} : { failed: keepBound(removeOnFail) }),
       });
     }
@@ -212,6 +234,39 @@ export class FlowProducer extends EventEmitter {
     this.#queues.set(name, queue);
     return queue;
   }
+}
+
+/** A node under its parent: its Echo spec, its envelopes, its BullMQ key, its Echo id, and whether its failure removes the dependency. */
+interface ChildNode {
+  readonly spec: FlowChild<Envelope>;
+  readonly envelopes: Tree;
+  readonly key: string;
+  readonly echoId: string;
+  readonly forgotten: boolean;
+}
+
+/** A parent's record of its children: their keys, and those its failure forgets (`removeDependencyOnFailure`). */
+function childKeys(children: readonly ChildNode[]): Pick<Envelope, 'k' | 'e' | 'f'> {
+  const forgotten = children.filter((c) => c.forgotten).map((c) => c.key);
+  // Echo reports a child by its Echo id; a child keyed by its `jobId` is found through `e`.
+  const named = children.some((c) => !c.key.endsWith(`:${c.echoId}`));
+  return { k: children.map((c) => c.key), ...(named ? { e: children.map((c) => c.echoId) } : {}), ...(forgotten.length === 0 ? {} : { f: forgotten }) };
+}
+
+const checkFlowOpts = strictOptions('flow options', { known: ['queuesOptions'] });
+const checkQueueOptions = strictOptions('flow queuesOptions entry', { known: ['defaultJobOptions'] });
+
+/** The tree with each node's options laid over its queue's `defaultJobOptions`, as BullMQ merges them. */
+function withQueueDefaults(flow: FlowJob, opts: FlowOpts): FlowJob {
+  checkFlowOpts(opts);
+  const byQueue = opts.queuesOptions ?? {};
+  for (const entry of Object.values(byQueue)) checkQueueOptions(entry);
+  const visit = (node: FlowJob): FlowJob => {
+    const defaults = byQueue[node.queueName]?.defaultJobOptions;
+    const merged = defaults === undefined ? node.opts : { ...defaults, ...node.opts };
+    return { ...node, ...(merged === undefined ? {} : { opts: merged }), ...(node.children === undefined ? {} : { children: node.children.map(visit) }) };
+  };
+  return visit(flow);
 }
 
 interface Tree {
@@ -248,7 +303,7 @@ function check(flow: FlowJob, child: boolean): void {
       throw new NotSupportedError(`flow job option ${key}`, "Echo's flow admission takes a child's failure policy and backoff; other options are set per queue or by Queue.add");
     }
   }
-  if (!child && (opts.failParentOnFailure !== undefined || opts.ignoreDependencyOnFailure !== undefined || opts.continueParentOnFailure !== undefined)) {
-    throw new InvalidArgumentError('flow.opts', 'failParentOnFailure, ignoreDependencyOnFailure and continueParentOnFailure apply to children');
+  if (!child && (opts.failParentOnFailure !== undefined || opts.ignoreDependencyOnFailure !== undefined || opts.continueParentOnFailure !== undefined || opts.removeDependencyOnFailure !== undefined)) {
+    throw new InvalidArgumentError('flow.opts', 'failParentOnFailure, ignoreDependencyOnFailure, continueParentOnFailure and removeDependencyOnFailure apply to children');
   }
 }

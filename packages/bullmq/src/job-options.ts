@@ -96,7 +96,10 @@ export interface JobsOptions {
   readonly failParentOnFailure?: boolean;
   /** Flow failure options: read by `FlowProducer` only. */
   readonly ignoreDependencyOnFailure?: boolean;
-  /** Not supported: see `ignoreDependencyOnFailure`. */
+  /**
+   * Flow failure options: read by `FlowProducer` only (the parent stops waiting for this child when
+   * it fails for good, and lists it nowhere).
+   */
   readonly removeDependencyOnFailure?: boolean;
   /** Flow failure options: read by `FlowProducer` only (the parent runs at once when this child fails). */
   readonly continueParentOnFailure?: boolean;
@@ -104,14 +107,13 @@ export interface JobsOptions {
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
   stackTraceLimit: 'the failure text is kept whole',
-  removeDependencyOnFailure: 'Echo keeps or fails the parent (failParentOnFailure, ignoreDependencyOnFailure)',
   telemetry: 'tracing comes through @echo/otel',
 };
 
 const checkJobOptions = strictOptions('job options', {
   known: [
     'jobId', 'delay', 'priority', 'attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'repeat', 'deduplication',
-    'lifo', 'timestamp', 'sizeLimit', 'keepLogs', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'debounce', 'parent', ...Object.keys(UNSUPPORTED),
+    'lifo', 'timestamp', 'sizeLimit', 'keepLogs', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'removeDependencyOnFailure', 'debounce', 'parent', ...Object.keys(UNSUPPORTED),
   ],
   hints: { delayMs: 'BullMQ spelling here: delay (ms)', key: 'BullMQ spelling here: jobId', dedupId: 'BullMQ spelling here: deduplication: { id }' },
   bounds: { delay: 'span' },
@@ -162,6 +164,10 @@ export function checkOptions(options: JobsOptions, flowChild = false): void {
     }
   }
   if (options.parent !== undefined) checkParentOption(options.parent);
+  // The parent's list of such children is written when its flow is added; a child joining later cannot extend it.
+  if (!flowChild && options.removeDependencyOnFailure !== undefined) {
+    throw new NotSupportedError('job option removeDependencyOnFailure outside FlowProducer', 'the parent records which children it forgets on failure when its flow is added; use ignoreDependencyOnFailure');
+  }
   if (!flowChild && options.parent === undefined && (options.failParentOnFailure !== undefined || options.ignoreDependencyOnFailure !== undefined || options.continueParentOnFailure !== undefined)) {
     throw new NotSupportedError('job option failParentOnFailure', 'it applies to flow children: add them through FlowProducer, or with a parent option');
   }

@@ -8,6 +8,9 @@ import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } fro
 import { qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
 import { isSchedulerJob } from './schedulers/job-schedulers.js';
+import { removeTree, removeUnprocessedChildren, type RemoveOpts } from './flow/remove-tree.js';
+import { failedReasonOf } from './flow/child-failure.js';
+import { openBeside } from './flow/open-beside.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
 import type { JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
@@ -103,13 +106,14 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /** @internal A job read from its row. */
   static fromRecord<D, R, N extends string>(queue: EchoQueue<Envelope>, record: JobRecord<Envelope>): Job<D, R, N> {
-    const job = new Job<D, R, N>(queue, record.id, openEnvelope(record.payload));
+    const envelope = openEnvelope(record.payload);
+    const job = new Job<D, R, N>(queue, record.id, envelope);
     job.attemptsMade = record.attempts;
     job.attemptsStarted = record.attempts;
     job.stalledCounter = record.stalled;
     if (record.progress !== undefined) job.progress = parseProgress(record.progress);
     if (record.lastError !== undefined) {
-      job.failedReason = firstLine(record.lastError);
+      job.failedReason = failedReasonOf(queue.name, envelope, record.lastError);
       job.stacktrace = [record.lastError];
     }
     if (record.state === 'completed') job.returnvalue = record.result as R;
@@ -290,12 +294,21 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return state === 'waiting' || state === 'prioritized';
   }
 
-  /** Removes the job (refused while a worker holds it, and for a scheduler's next run, as BullMQ refuses it). */
-  async remove(): Promise<void> {
+  /**
+   * Removes the job and, unless `removeChildren` is false, its children at every depth; a parent
+   * that waited on it stops waiting. Refused while a worker holds any job of the tree, and for a
+   * scheduler's next run, as BullMQ refuses them.
+   */
+  async remove(opts: RemoveOpts = {}): Promise<void> {
     if (await isSchedulerJob(this.#queue, this.#envelope)) {
       throw new JobStateError(this.id, 'remove', `Job ${this.id} belongs to a job scheduler and cannot be removed directly. remove`);
     }
-    await this.#queue.remove(this.#echoId);
+    await removeTree(openBeside(this.#queue), this.#queue, this.#echoId, this.id, opts);
+  }
+
+  /** Removes the children still open (waiting, delayed or waiting for their own), with theirs; running and finished ones stay. */
+  removeUnprocessedChildren(): Promise<void> {
+    return removeUnprocessedChildren(openBeside(this.#queue), this.#queue, this.#echoId, this.#envelope);
   }
 
   /** Runs a failed job again. Only `failed` jobs can be retried here. */

@@ -5,6 +5,7 @@ import { echoConnection, type ConnectionOptions } from './connection.js';
 import { openEnvelope, type Envelope } from './envelope.js';
 import { BullMQInputError } from './errors.js';
 import { definedOnly, echoQueueName, keyOfJobId, rememberedJobId } from './ids.js';
+import { failedReasonOf } from './flow/child-failure.js';
 
 /** `new QueueEvents(name, opts)`'s options. */
 export interface QueueEventsOptions {
@@ -234,9 +235,10 @@ export class QueueEvents extends EventEmitter {
         if (f.error === 'stalled') return;
         this.#ids.delete(event.job);
         const record = await queue.getJob(event.job);
-        this.emit('failed', { jobId, failedReason: firstLine(record?.lastError ?? ''), prev: 'active' }, id);
+        const envelope = record === undefined ? undefined : openEnvelope(record.payload);
+        this.emit('failed', { jobId, failedReason: envelope === undefined ? '' : failedReasonOf(queue.name, envelope, record?.lastError ?? ''), prev: 'active' }, id);
         // BullMQ tells a failure of the last attempt apart from an unrecoverable one.
-        const attempts = record === undefined ? undefined : (openEnvelope(record.payload).o?.attempts ?? 1);
+        const attempts = envelope === undefined ? undefined : (envelope.o?.attempts ?? 1);
         if (record !== undefined && attempts !== undefined && record.attempts >= attempts) this.emit('retries-exhausted', { jobId, attemptsMade: String(record.attempts) }, id);
         return;
       }
@@ -284,9 +286,4 @@ export class QueueEvents extends EventEmitter {
     if (this.listenerCount('error') > 0) this.emit('error', err);
     else console.warn(`[@echo/bullmq] queue events ${this.name}: ${err.name}: ${err.message}`);
   }
-}
-
-function firstLine(text: string): string {
-  const end = text.indexOf('\n');
-  return end === -1 ? text : text.slice(0, end);
 }

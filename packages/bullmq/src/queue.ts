@@ -7,6 +7,7 @@ import { BullMQInputError, NotSupportedError } from './errors.js';
 import { definedOnly, echoQueueName } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { addChildJob } from './flow/child-job.js';
+import type { RemoveOpts } from './flow/remove-tree.js';
 import { checkConcurrency } from './queue-extras.js';
 import { checkClean, cleanJobs, publishDropInEvent, type CleanType } from './queue/clean.js';
 import { QueueGetters } from './queue-getters.js';
@@ -175,11 +176,11 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await Promise.all(page.jobs.map(({ id }) => queue.promote(id).catch(() => undefined)));
   }
 
-  /** Removes a job; answers 1 when it was there, 0 otherwise. Refused while a worker holds it. */
-  async remove(jobId: string): Promise<number> {
+  /** Removes a job (and its children, as `job.remove`); answers 1 when it was there, 0 otherwise. Refused while a worker holds it. */
+  async remove(jobId: string, opts: RemoveOpts = {}): Promise<number> {
     const job = await this.getJob(jobId);
     if (!job) return 0;
-    await job.remove();
+    await job.remove(opts);
     return 1;
   }
 

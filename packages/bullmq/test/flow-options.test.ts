@@ -67,4 +67,17 @@ describe('flows: per-node job options', () => {
     const queue = closing(new Queue(name, { connection }));
     expect(await queue.getJobCountByTypes('waiting', 'waiting-children', 'delayed', 'prioritized')).toBe(0);
   });
+
+  it('queuesOptions gives the nodes of a queue their defaultJobOptions, under their own; unknown keys are refused', async () => {
+    const parentName = queueName('parent');
+    const childName = queueName('child');
+    const flow = closing(new FlowProducer({ connection }));
+    const tree = await flow.add({ name: 'p', queueName: parentName, children: [
+      { name: 'a', queueName: childName, opts: { priority: 5 } },
+      { name: 'b', queueName: childName },
+    ] }, { queuesOptions: { [childName]: { defaultJobOptions: { priority: 2 } } } });
+    expect(tree.children?.map((node) => node.job.opts.priority)).toEqual([5, 2]);
+    await expect(flow.add({ name: 'p', queueName: parentName, children: [{ name: 'c', queueName: childName }] }, { queueOptions: {} } as never)).rejects.toThrow(/queueOptions/);
+    await expect(flow.add({ name: 'p', queueName: parentName, children: [{ name: 'c', queueName: childName }] }, { queuesOptions: { [childName]: { defaults: {} } } } as never)).rejects.toThrow(/defaults/);
+  });
 });

@@ -43,6 +43,22 @@ describe('the parent job option: a job joins a parent that already exists', () =
     expect(await done).toBe(1);
   });
 
+  it('a step job that returns while the children it added are open fails with BullMQ\'s pending-dependencies text', async () => {
+    const stepName = queueName('step');
+    const childName = queueName('child');
+    const steps = closing(new Queue(stepName, { connection }));
+    const flow = closing(new FlowProducer({ connection }));
+    const failed = new Promise<string>((resolve) => {
+      closing(new Worker(stepName, async (job: Job) => {
+        await flow.add({ name: 'later', queueName: childName, opts: { parent: { id: job.id, queue: job.queueQualifiedName } } });
+        return 'done too soon';
+      }, { connection })).on('failed', (_job, error) => resolve(error.message));
+    });
+    const job = await steps.add('step', {});
+    expect(await failed).toBe(`Job ${job.id} has pending dependencies. moveToFinished`);
+    expect(await job.getState()).toBe('failed');
+  });
+
   it("refuses a parent that does not exist, or has finished, with BullMQ's text", async () => {
     const name = queueName('parent-missing');
     const queue = closing(new Queue(name, { connection }));

@@ -6,6 +6,8 @@
 -- @key pending    emq:{qc}:pending
 -- @key schedule   emq:{qc}:schedule [TS]: where a child with a delay waits until it is due
 -- @key meta       emq:{qc}:meta [TS]: the queue's LIFO count (lib admit)
+-- @keys dedup     optional emq:{qc}:de:<did> [TS]: the child's business key (its option pairs then carry
+-- `dedup` and `dedup_keep`, so the scripts that end it release the key as enqueue's)
 -- @arg cid        the child's id; must be JOB-namespaced
 -- @arg payload    the child's payload
 -- @arg pid        the parent's id
@@ -16,13 +18,17 @@
 -- scores the pending entry -priority, and is read when promote moves a delayed child to pending);
 -- the spec fields are written after them and win
 -- @include core admit
--- @returns 1 enqueued (pending, or [TS] scheduled with a delay); 0 duplicate (the row exists; nothing
--- written)
+-- @returns 1 enqueued (pending, or [TS] scheduled with a delay); 0 duplicate (the row exists, or [TS]
+-- the business key names a job; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(a_cid, 1, 3) ~= 'JOB' or string.sub(a_pid, 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
+if k_dedup then
+  if redis.call('EXISTS', k_dedup) == 1 then return 0 end
+  redis.call('SET', k_dedup, a_cid)
+end
 local link = { 'parent', a_pid, 'parent_policy', a_policy }
 if a_pqueue ~= '' then
   link[#link + 1] = 'parent_queue'

@@ -6,6 +6,8 @@
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @keys dedup     optional emq:{q}:de:<did> [TS]: the node's business key (its option pairs then carry
+-- `dedup` and `dedup_keep`, so the scripts that end it release the key as enqueue's)
 -- @arg pid        the node's id; must be JOB-namespaced
 -- @arg payload    the node's payload
 -- @arg n          its direct-child count (>= 1)
@@ -16,13 +18,17 @@
 -- scores its pending entry -priority when its children release it); the spec fields are written
 -- after them and win
 -- @include admit
--- @returns 1 held; 0 duplicate (the row exists; nothing written)
+-- @returns 1 held; 0 duplicate (the row exists, or [TS] the business key names a job; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 local link = a_link_parent
 if string.sub(a_pid, 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~= 'JOB') then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_parent) == 1 then return 0 end
+if k_dedup then
+  if redis.call('EXISTS', k_dedup) == 1 then return 0 end
+  redis.call('SET', k_dedup, a_pid)
+end
 admit_row(k_parent, 'awaiting_children', a_payload, { unpack(ARGV, 7) }, { 'flow', 'parent' })
 if link ~= '' then
   redis.call('HSET', k_parent, 'parent', link)

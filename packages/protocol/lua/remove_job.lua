@@ -3,7 +3,9 @@
 -- its idempotency key when it still names this job (queue.md §8.5). [TS] The key the row itself
 -- names (its `dedup` field) is released too, so the caller need not pass it; a retained finished job
 -- is removed like any other. [TS] Flows stay whole: a parent
--- still waiting on children is refused (remove the children first, or drain), and removing a child
+-- still waiting on children is refused (remove the children first, or drain) unless `held` says
+-- the caller removes the tree (its children then no longer count for a parent that is gone, and
+-- run as lone jobs if the caller leaves them), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
 -- parent runs once its other children are done instead of waiting forever (at its priority score,
 -- leaving the index of waiting parents).
@@ -28,6 +30,8 @@
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
+-- @arg held       [TS] "1": a parent still waiting on children may be removed too (it leaves the
+-- index of waiting parents); "" refuses it
 -- @include core events lanes fanin retain
 -- @returns 1 removed, publishing `removed` [TS]; -1 gone
 -- @error EMQLOCK job is locked
@@ -40,7 +44,10 @@ if redis.call('EXISTS', jkey(k_jobroot, id, ':lock')) == 1 or redis.call('HEXIST
   return redis.error_reply('EMQLOCK job is locked')
 end
 local link = redis.call('HMGET', row, 'state', 'parent', 'parent_queue')
-if link[1] == 'awaiting_children' then return redis.error_reply('EMQSTATE parent awaiting children') end
+if link[1] == 'awaiting_children' then
+  if a_held ~= '1' then return redis.error_reply('EMQSTATE parent awaiting children') end
+  redis.call('SREM', k_waiting, id)
+end
 local pid, pq = link[2], link[3]
 if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
   local prow = jkey(k_jobroot, pid)

@@ -5,7 +5,8 @@
 -- [TS] retention and event keys. [TS] A dead row gets `finished_at`, enters emq:{q}:dead:at at that
 -- time, releases the idempotency key it names, and the dead set is trimmed to the queue's
 -- failed-retention policy (lib retain). A parent failed by its child under `fp` ends the same way,
--- its own idempotency key released too.
+-- its own idempotency key released too; [TS] its `last_error` names the child ("child <id> failed"),
+-- and with `publish` it publishes `failed` (outcome dead) after the child's.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -89,7 +90,7 @@ local policy = nil
 if mode == 'sq:fp' then
   if redis.call('EXISTS', k_parent_row) == 1 then
     redis.call('HSET', k_parent_failed, id, a_error)
-    fail_parent_row(k_parent_row, k_pending, k_dead, k_waiting_children, pid)
+    fail_parent_row(k_parent_row, k_pending, k_dead, k_waiting_children, pid, id)
     policy = policy or keep_policy(k_meta)
     finish_dead(ended, pid, k_parent_row, now, policy)
   end
@@ -106,4 +107,7 @@ end
 finish_dead(ended, id, row, now, policy or keep_policy(k_meta))
 ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
+if a_publish == '1' then
+  for _, p in ipairs(FANIN_FAILED) do ev_emit('failed', p, { outcome = 'dead' }) end
+end
 return 'dead'

@@ -31,7 +31,8 @@
 -- @include core history events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as `stalled` with its `outcome`
 -- (recovered or dead) in the same step, and each dead one then as `failed` ({outcome: dead,
--- error: stalled} [TS])
+-- error: stalled} [TS]); [TS] a parent in this queue a dead child killed publishes `failed`
+-- ({outcome: dead}), its `last_error` naming the child
 local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(a_limit))
@@ -55,7 +56,7 @@ local function fail_parent(id)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(k_jobroot, pid, ':failed'), id, 'stalled')
-      fail_parent_row(prow, k_pending, k_dead, k_waiting, pid)
+      fail_parent_row(prow, k_pending, k_dead, k_waiting, pid, id)
       keep = keep or keep_policy(k_meta)
       finish_dead(ended, pid, prow, now, keep)
     end
@@ -117,4 +118,5 @@ for _, id in ipairs(dead) do
   ev_emit('failed', id, { outcome = 'dead', error = 'stalled' })
 end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
+for _, p in ipairs(FANIN_FAILED) do ev_emit('failed', p, { outcome = 'dead' }) end
 return { recovered, dead }

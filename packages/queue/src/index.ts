@@ -32,7 +32,7 @@ export { CancelledError, CancelToken, type CancelCheck } from './worker/cancel.j
 export type { BatchPartition, BatchVerdict } from './worker/partition.js';
 export { QueueEvents, type EventListener } from './reads/events.js';
 export { EventsJournal, type JournalEntry, type JournalOptions, type JournalStart } from './reads/journal.js';
-export type { EventsSettings, PriorityOptions } from './admin/controls.js';
+export type { EventsSettings, PriorityOptions, RemoveOptions } from './admin/controls.js';
 export { progressValue, type Progress } from './reads/progress.js';
 export { Worker, type DelayUntil, type Handler, type JobContext, type WorkerStartOptions } from './worker/worker.js';
 export { WorkerShell } from './worker/shell.js';

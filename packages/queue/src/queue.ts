@@ -10,7 +10,7 @@ import { bindView, QueueView } from './queue-view.js';
 import * as bulk from './admin/bulk.js';
 import type { CleanOptions, RetryJobsOptions } from './admin/bulk.js';
 import * as controls from './admin/controls.js';
-import type { EventsSettings, PriorityOptions } from './admin/controls.js';
+import type { EventsSettings, PriorityOptions, RemoveOptions } from './admin/controls.js';
 import * as gates from './admin/gates.js';
 import type { RateLimit } from './admin/gates.js';
 import * as lanes from './admin/lanes.js';
@@ -245,11 +245,12 @@ export class Queue<T = unknown> extends QueueView<T> {
 
   /**
    * Deletes a job unless a worker holds its lock. A flow parent still waiting on children is
-   * refused (remove them first, or drain) [TS]; removing a child counts its parent (in this queue)
-   * down as if the child had finished, so the parent still runs.
+   * refused (remove them first, or drain) [TS] unless `held` is set (the caller removes the tree);
+   * removing a child counts its parent (in this queue) down as if the child had finished, so the
+   * parent still runs (a parent in another queue: {@link forgetChildren}).
    * @throws LockedError when a worker holds it; StateError("parent awaiting children").
    */
-  remove(id: string, options?: { dedupId?: string }): Promise<void> {
+  remove(id: string, options?: RemoveOptions): Promise<void> {
     return controls.removeJob(this.#ctx, id, options);
   }
 
@@ -392,6 +393,17 @@ export class Queue<T = unknown> extends QueueView<T> {
    */
   detachChild(id: JobId | string): Promise<boolean> {
     return adoption.detachChild(this.#ctx, id);
+  }
+
+  /**
+   * [TS] Job `parentId` of this queue stops waiting for `count` open children that left it from
+   * another queue (removed there, where one step cannot reach this queue): its open-child count
+   * drops by them, and a parent waiting on nothing more is released to pending. Answers the
+   * open-child count left.
+   * @throws StateError (`parent missing`, `parent finished`) with nothing changed.
+   */
+  forgetChildren(parentId: JobId | string, count: number): Promise<number> {
+    return adoption.forgetChildren(this.#ctx, parentId, count);
   }
 
   // Events

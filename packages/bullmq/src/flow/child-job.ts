@@ -1,7 +1,8 @@
-import { Queue as EchoQueue } from '@echo/queue';
+import type { Queue as EchoQueue } from '@echo/queue';
 import { makeEnvelope, openEnvelope, type Envelope } from '../envelope.js';
 import { NotSupportedError } from '../errors.js';
-import { echoQueueName, keyOfJobId } from '../ids.js';
+import { keyOfJobId } from '../ids.js';
+import { openBeside } from './open-beside.js';
 import { Job } from '../job.js';
 import type { JobsOptions } from '../job-options.js';
 import { addUnder, findParent, leafUnder, parentCannotBeReplaced, type ParentOption } from './parent-option.js';
@@ -27,13 +28,4 @@ export async function addChildJob<D, R, N extends string>(queue: EchoQueue<Envel
   const child = leafUnder(queue.name, envelope, opts);
   const landed = await addUnder(found, child, 'addJob');
   return new Job<D, R, N>(queue, landed.id, envelope);
-}
-
-/** Opens Echo queues on `queue`'s connection (the queue itself when it is the one named). */
-export function openBeside(queue: EchoQueue<Envelope>): (queueName: string, prefix: string | undefined) => Promise<EchoQueue<Envelope>> {
-  return async (queueName, prefix) => {
-    const name = echoQueueName(queueName, prefix);
-    if (name === queue.name) return queue;
-    return EchoQueue.open<Envelope>(name, { connection: queue.connection });
-  };
 }

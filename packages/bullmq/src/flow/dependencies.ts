@@ -1,7 +1,11 @@
 import { InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
 import { decodeResult, type Queue as EchoQueue } from '@echo/queue';
-import type { Envelope } from '../envelope.js';
+import { openEnvelope, type Envelope } from '../envelope.js';
+import { recordOfJobId } from '../job-lookup.js';
+import { openBeside } from './open-beside.js';
 import { qualifiedNameOf } from '../ids.js';
+import { failedReasonOf } from './child-failure.js';
+import { keyOfChild } from './child-keys.js';
 
 /** A flow parent's children by how they ended, keyed BullMQ's way (`bull:<queue>:<id>`). */
 export interface Dependencies {
@@ -96,28 +100,42 @@ export interface DependencyCounts {
   readonly failed?: number;
 }
 
-/**
- * The key BullMQ gives child `echoId` of a parent: the one the flow recorded in the parent's
- * envelope, else the child read as a job of the parent's own queue.
- */
-function keyOfChild(parentQueue: string, children: readonly string[], echoId: string): string {
-  return children.find((key) => key.endsWith(`:${echoId}`)) ?? `${qualifiedNameOf(parentQueue)}:${echoId}`;
-}
-
 /** The children's return values, decoded, keyed BullMQ's way. */
 export async function childrenValues(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, raw?: Record<string, string>): Promise<Record<string, unknown>> {
   const values = raw ?? (await queue.childrenValues(echoId));
   const out: Record<string, unknown> = {};
-  for (const [child, text] of Object.entries(values)) out[keyOfChild(queue.name, envelope.k ?? [], child)] = decodeResult(text);
+  for (const [child, text] of Object.entries(values)) out[keyOfChild(queue.name, envelope, child)] = decodeResult(text);
   return out;
 }
 
-/** The failures of children the parent ignored (`ignoreDependencyOnFailure`), keyed BullMQ's way. */
-export async function ignoredFailures(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope): Promise<Record<string, string>> {
+/**
+ * The failures of children the parent ignored (`ignoreDependencyOnFailure`), keyed BullMQ's way;
+ * with `forgotten`, also those whose failure removed the dependency (`removeDependencyOnFailure`),
+ * which BullMQ lists nowhere.
+ */
+export async function ignoredFailures(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, forgotten = false): Promise<Record<string, string>> {
   const raw = await queue.ignoredFailures(echoId);
+  const removed = new Set(envelope.f ?? []);
   const out: Record<string, string> = {};
-  for (const [child, text] of Object.entries(raw)) out[keyOfChild(queue.name, envelope.k ?? [], child)] = firstLine(text);
+  for (const [child, text] of Object.entries(raw)) {
+    const key = keyOfChild(queue.name, envelope, child);
+    if (forgotten || !removed.has(key)) out[key] = (await ownFailure(queue, key)) ?? failedReasonOf(queue.name, envelope, text);
+  }
   return out;
+}
+
+/**
+ * The failure a child died with, as BullMQ shows it: Echo records on the parent the text that
+ * started the failure (a grandchild's, for a node its own child killed), BullMQ the child's own
+ * reason (`child <key> failed`). Undefined when the child is gone.
+ */
+async function ownFailure(queue: EchoQueue<Envelope>, key: string): Promise<string | undefined> {
+  const idAt = key.lastIndexOf(':');
+  const queueAt = key.lastIndexOf(':', idAt - 1);
+  const childQueue = await openBeside(queue)(key.slice(queueAt + 1, idAt), key.slice(0, queueAt));
+  const record = await recordOfJobId(childQueue, key.slice(idAt + 1));
+  if (record?.lastError === undefined) return undefined;
+  return failedReasonOf(childQueue.name, openEnvelope(record.payload), record.lastError);
 }
 
 /**
@@ -126,8 +144,10 @@ export async function ignoredFailures(queue: EchoQueue<Envelope>, echoId: string
  * the parent is one the parent died with (counted open by Echo).
  */
 export async function dependencies(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope): Promise<Dependencies> {
-  const [processed, ignored, state] = await Promise.all([childrenValues(queue, echoId, envelope), ignoredFailures(queue, echoId, envelope), queue.getState(echoId)]);
-  const open = await stillLinked(queue, echoId, (envelope.k ?? []).filter((key) => !(key in processed) && !(key in ignored)));
+  const [processed, settled, state] = await Promise.all([childrenValues(queue, echoId, envelope), ignoredFailures(queue, echoId, envelope, true), queue.getState(echoId)]);
+  const removed = new Set(envelope.f ?? []);
+  const ignored = Object.fromEntries(Object.entries(settled).filter(([key]) => !removed.has(key)));
+  const open = await stillLinked(queue, echoId, (envelope.k ?? []).filter((key) => !(key in processed) && !(key in settled)));
   const dead = state === 'dead';
   return { processed, ignored, unprocessed: dead ? [] : open, failed: dead ? open.slice(0, 1) : [] };
 }
@@ -158,9 +178,4 @@ export async function dependencyCounts(queue: EchoQueue<Envelope>, echoId: strin
     out[kind] = Array.isArray(value) ? value.length : Object.keys(value).length;
   }
   return out;
-}
-
-function firstLine(text: string): string {
-  const end = text.indexOf('\n');
-  return end === -1 ? text : text.slice(0, end);
 }

@@ -5,6 +5,7 @@ import { JobStateError } from '../errors.js';
 import type { JobsOptions } from '../job-options.js';
 import { recordOfJobId } from '../job-lookup.js';
 import type { OpenQueue } from './get-flow.js';
+import { noteChildrenAdded } from './step-parents.js';
 
 /** BullMQ's `parent` job option: the parent's id and its queue's qualified name (`<prefix>:<queue>`). */
 export interface ParentOption {
@@ -41,6 +42,7 @@ export async function addUnder(parent: FoundParent, child: FlowChild<Envelope>, 
   try {
     const [landed] = await parent.queue.addChildren(parent.echoId, [child]);
     if (landed === undefined) throw new InvalidArgumentError('parent', 'the child did not land');
+    noteChildrenAdded(parent.echoId);
     return landed;
   } catch (error) {
     const option = { id: parent.ref.id, queue: parent.ref.queueKey };

@@ -11,6 +11,7 @@ import { advanceScheduler } from '../schedulers/job-schedulers.js';
 import { checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
 import { bullmqSignal } from './signal.js';
 import { InFlight } from './in-flight.js';
+import { refusePendingChildren } from '../flow/step-parents.js';
 
 export type { BackoffStrategy, WorkerOptions };
 
@@ -281,7 +282,9 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     const processor = this.#processor as Processor<DataType, ResultType, NameType>;
     try {
       // The abort signal is made on first read; a processor that takes no third argument never pays for it.
-      return await (processor.length > 2 ? processor(job, job.token, bullmqSignal(context.signal)) : processor(job, job.token));
+      const result = await (processor.length > 2 ? processor(job, job.token, bullmqSignal(context.signal)) : processor(job, job.token));
+      await refusePendingChildren(queue, claimed.id, job.id);
+      return result;
     } catch (error) {
       if (error instanceof DelayedError || error instanceof WaitingChildrenError) {
         this.#movedAway(claimed.id);

@@ -32,8 +32,18 @@ local function count_down(deps, prow, pending, wc, pid, n, wakekey)
   return left
 end
 
--- fail_parent_row(prow, pending, dead, wc, pid): a fail-parent child died; its parent dies with it.
-local function fail_parent_row(prow, pending, dead, wc, pid)
+-- Parents this call killed, in order, so a script that publishes events (lib events) can announce
+-- each one's `failed` [TS]; fanin itself never publishes.
+local FANIN_FAILED = {}
+
+-- fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue): a fail-parent child died; its parent
+-- dies with it. [TS] The parent's `last_error` names the child that killed it, "child <cqueue>:<cid>
+-- failed"; without `cqueue` (a child of the parent's own queue) the queue is the one the parent's
+-- row key names (read as text, never used to build a key). The parent joins FANIN_FAILED.
+local function fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue)
+  if not cqueue or cqueue == '' then cqueue = string.match(prow, '^emq:{(.-)}:') or '' end
+  redis.call('HSET', prow, 'last_error', 'child ' .. cqueue .. ':' .. cid .. ' failed')
+  FANIN_FAILED[#FANIN_FAILED + 1] = pid
   redis.call('HSET', prow, 'state', 'dead')
   redis.call('ZREM', pending, pid)
   redis.call('ZADD', dead, 0, pid)

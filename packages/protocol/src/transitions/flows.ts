@@ -2,6 +2,7 @@ import type { JobId } from '../ids/branded.js';
 import type { ParentPolicy } from '../records.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
+import { assertDedupId } from '../keys/names.js';
 import { keysOf } from './key-shapes.js';
 import { transition, type Transition } from './transition.js';
 import { admitted, idArg, int, jobOptionArgs, whole, type JobOptionFields } from './values.js';
@@ -43,6 +44,19 @@ export interface FlowLinkInput {
   readonly policy: ParentPolicy;
 }
 
+/** [TS] A flow node's business key and how long it outlives the node, in ms. */
+export interface BusinessKey {
+  readonly key: string;
+  readonly keepMs: number;
+}
+
+/** [TS] The row fields naming a node's business key, so the scripts that end it release the key. */
+function keyArgs(key: BusinessKey | undefined): string[] {
+  if (key === undefined) return [];
+  assertDedupId(key.key);
+  return ['dedup', key.key, 'dedup_keep', String(whole('keepMs', key.keepMs, 1))];
+}
+
 /**
  * `hold_parent`: admits a parent held in `awaiting_children` until `n` children are done (queue.md
  * §11.3). [TS] `options` are written into its row as enqueue writes them (its priority orders it
@@ -55,10 +69,13 @@ export function holdParent(input: {
   readonly children: number;
   readonly link?: FlowLinkInput | undefined;
   readonly options?: JobOptionFields | undefined;
+  /** [TS] The node's business key, as enqueue's `key`: a key that names a job answers duplicate. */
+  readonly key?: BusinessKey | undefined;
 }): Transition<'enqueued' | 'duplicate'> {
   const pid = idArg(input.id);
   const call = bind(scripts().hold_parent, {
-    scope: { q: input.queue, pid },
+    scope: { q: input.queue, pid, ...(input.key === undefined ? {} : { did: input.key.key }) },
+    optional: input.key !== undefined,
     args: {
       pid,
       payload: input.payload,
@@ -67,7 +84,7 @@ export function holdParent(input: {
       link_queue: input.link?.queue ?? '',
       link_policy: input.link?.policy ?? '',
     },
-    restArgs: jobOptionArgs(input.options),
+    restArgs: [...jobOptionArgs(input.options), ...keyArgs(input.key)],
   });
   return transition(call, admitted);
 }
@@ -84,10 +101,13 @@ export function enqueueFlowChild(input: {
   readonly parent: FlowLinkInput;
   readonly options?: JobOptionFields | undefined;
   readonly delayMs?: number | undefined;
+  /** [TS] The child's business key, as enqueue's `key`: a key that names a job answers duplicate. */
+  readonly key?: BusinessKey | undefined;
 }): Transition<'enqueued' | 'duplicate'> {
   const cid = idArg(input.id);
   const call = bind(scripts().enqueue_flow_child, {
-    scope: { qc: input.queue, cid },
+    scope: { qc: input.queue, cid, ...(input.key === undefined ? {} : { did: input.key.key }) },
+    optional: input.key !== undefined,
     args: {
       cid,
       payload: input.payload,
@@ -96,7 +116,7 @@ export function enqueueFlowChild(input: {
       policy: input.parent.policy,
       delay_ms: whole('delayMs', input.delayMs ?? 0, 0),
     },
-    restArgs: jobOptionArgs(input.options),
+    restArgs: [...jobOptionArgs(input.options), ...keyArgs(input.key)],
   });
   return transition(call, admitted);
 }
@@ -123,11 +143,13 @@ export function flowFailDeliver(input: {
   readonly childId: JobId | string;
   readonly error: string;
   readonly policy: ParentPolicy;
+  /** [TS] The child's queue, named in the failure text of a parent it kills. */
+  readonly childQueue?: string;
 }): Transition<FailDelivery> {
   const pid = idArg(input.parentId);
   const call = bind(scripts().flow_fail_deliver, {
     scope: { qp: input.parentQueue, pid },
-    args: { cid: input.childId, error: input.error, policy: input.policy, pid },
+    args: { cid: input.childId, error: input.error, policy: input.policy, pid, cqueue: input.childQueue ?? '' },
   });
   return transition(call, (reply) => {
     const n = int(reply);

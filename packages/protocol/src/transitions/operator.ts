@@ -114,14 +114,16 @@ export function changePriority(input: {
 
 /**
  * `remove_job`: deletes a job wherever it sits unless a worker holds it, and releases its
- * idempotency key when given and still naming it (queue.md §8.5). Throws GoneError or LockedError.
+ * idempotency key when given and still naming it (queue.md §8.5). [TS] With `held`, a flow parent
+ * still waiting on its children goes too (the caller removes the tree); without, it is refused.
+ * Throws GoneError, LockedError, or StateError (`parent awaiting children`).
  */
-export function removeJob(input: { readonly queue: string; readonly id: JobId | string; readonly dedupId?: string }): Transition<void> {
+export function removeJob(input: { readonly queue: string; readonly id: JobId | string; readonly dedupId?: string; readonly held?: boolean }): Transition<void> {
   const id = idArg(input.id);
   if (input.dedupId !== undefined) assertDedupId(input.dedupId);
   const call = bind(scripts().remove_job, {
     scope: { q: input.queue, id, ...(input.dedupId === undefined ? {} : { did: input.dedupId }) },
-    args: { id, did: input.dedupId ?? '' },
+    args: { id, did: input.dedupId ?? '', held: input.held === true ? '1' : '' },
     optional: input.dedupId !== undefined,
   });
   return transition(call, (r) => void found(r));

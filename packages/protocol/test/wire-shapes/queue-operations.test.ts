@@ -45,8 +45,9 @@ describe('recovery, operator, lanes, reads, repeat, flows', () => {
     expect(shape(t.removeJob({ queue: 'orders', id: J, dedupId: 'd' }))).toEqual({
       script: 'remove_job',
       keys: [q('pending'), q('active'), q('schedule'), q('dead'), ...LB, q('job:'), q('g:'), q('waiting-children'), q('de:'), q('completed'), q('dead:at'), q('events'), q('meta'), q('journal'), q('de:d')],
-      args: [J, 'd'],
+      args: [J, 'd', ''],
     });
+    expect(shape(t.removeJob({ queue: 'orders', id: J, held: true })).args).toEqual([J, '', '1']);
     expect(shape(t.addLog({ queue: 'orders', id: J, line: 'l', keep: 2 }))).toEqual({ script: 'add_log', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: ['l', 2] });
     expect(shape(t.clearLogs({ queue: 'orders', id: J, keep: 2 }))).toEqual({ script: 'clear_logs', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: [2] });
     expect(shape(t.clearLogs({ queue: 'orders', id: J })).args).toEqual([0]);
@@ -119,6 +120,7 @@ describe('recovery, operator, lanes, reads, repeat, flows', () => {
       q('job:'),
       q('dead:at'),
       q('de:'),
+      q('wake'),
     ]);
   });
   it('flow outbox trim', () => {
@@ -209,9 +211,17 @@ describe('the rest of the catalog', () => {
       keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('waiting-children')],
       args: [P, 'p', 2, J, 'billing', 'id'],
     });
+    // [TS] A node's business key: its dedup key trails the keys, its release fields the option pairs.
+    expect(shape(t.holdParent({ queue: 'orders', id: P, payload: 'p', children: 1, key: { key: 'order-42', keepMs: 1000 } }))).toEqual({
+      script: 'hold_parent',
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('waiting-children'), q('de:order-42')],
+      args: [P, 'p', 1, '', '', '', 'dedup', 'order-42', 'dedup_keep', '1000'],
+    });
+    expect(shape(t.enqueueFlowChild({ queue: 'orders', id: J, payload: 'c', parent: { id: P, queue: '', policy: 'fp' }, key: { key: 'pick-42', keepMs: 5 } })).keys.at(-1)).toBe(q('de:pick-42'));
+    expect(() => t.holdParent({ queue: 'orders', id: P, payload: 'p', children: 1, key: { key: 'a b', keepMs: 1 } })).toThrow();
     expect(shape(t.flowDeliver({ parentQueue: 'orders', parentId: P, childId: J, result: 'r' }))).toEqual({
       script: 'flow_deliver',
-      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal')],
+      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal'), q('wake')],
       args: [J, 'r', P],
     });
   });

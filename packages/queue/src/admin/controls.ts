@@ -1,4 +1,4 @@
-import { assertBrandedId, execute, reads, transitions as t, type BrandedId } from '@echo/protocol/queue';
+import { assertBrandedId, execute, InvalidArgumentError, reads, transitions as t, type BrandedId } from '@echo/protocol/queue';
 import type { QueueContext } from '../core/context.js';
 import { ifRowExists } from '../reads/settled.js';
 import { encodeProgress, type Progress } from '../reads/progress.js';
@@ -88,15 +88,28 @@ export async function getLogs<T>(ctx: QueueContext<T>, id: string): Promise<stri
   return ifRowExists(exists, lines);
 }
 
+/** {@link removeJob}'s options. */
+export interface RemoveOptions {
+  /** An idempotency key to release when it still names the job. */
+  readonly dedupId?: string;
+  /**
+   * [TS] A flow parent still waiting on its children may be removed too: the caller removes the
+   * tree (remove its children after it; any left run as lone jobs, reporting to no one).
+   */
+  readonly held?: boolean;
+}
+
 /**
  * Deletes a job wherever it sits, unless a worker holds its lock, and releases its idempotency key
  * when given and still naming it (queue.md §8.5).
- * @throws GoneError; LockedError while locked.
+ * @throws GoneError; LockedError while locked; StateError (`parent awaiting children`) without `held`.
  */
-export async function removeJob<T>(ctx: QueueContext<T>, id: string, options: { dedupId?: string } = {}): Promise<void> {
+export async function removeJob<T>(ctx: QueueContext<T>, id: string, options: RemoveOptions = {}): Promise<void> {
   checkRemoveOptions(options);
+  const held: unknown = options.held;
+  if (held !== undefined && typeof held !== 'boolean') throw new InvalidArgumentError('held', 'must be a boolean');
   // The script publishes `removed` in the same step; a job that was not there raises GoneError.
-  await execute(ctx.conn, t.removeJob({ queue: ctx.name, id, ...(options.dedupId === undefined ? {} : { dedupId: options.dedupId }) }));
+  await execute(ctx.conn, t.removeJob({ queue: ctx.name, id, ...(options.dedupId === undefined ? {} : { dedupId: options.dedupId }), ...(held === true ? { held: true } : {}) }));
 }
 
 /** What {@link setEvents} changes; a setting left out is kept. */

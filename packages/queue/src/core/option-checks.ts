@@ -142,9 +142,9 @@ export function checkLaneOptions(options: object | null | undefined): void {
 
 /** An `addFlow` spec: its parent, and each child at every depth. */
 export const checkFlowSpec = strictOptions('addFlow spec', { known: ['parent', 'children'], hints: { name: 'a flow is named by its parent job (parent: { payload, id })', queueName: 'the parent runs in the queue addFlow is called on', data: "BullMQ's data is payload here" } });
-export const checkFlowParent = strictOptions('addFlow parent', { known: ['payload', 'id', 'priority'], hints: { data: "BullMQ's data is payload here", opts: 'flow jobs take no job options here', name: 'flow jobs take no name here', queueName: 'the parent runs in the queue addFlow is called on' } });
+export const checkFlowParent = strictOptions('addFlow parent', { known: ['payload', 'id', 'priority', 'key'], hints: { data: "BullMQ's data is payload here", opts: 'flow jobs take no job options here', name: 'flow jobs take no name here', queueName: 'the parent runs in the queue addFlow is called on' } });
 export const checkFlowChild = strictOptions('addFlow child', {
-  known: ['payload', 'id', 'queue', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'children', 'priority', 'delayMs'],
+  known: ['payload', 'id', 'queue', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'children', 'priority', 'delayMs', 'key'],
   hints: { data: "BullMQ's data is payload here", queueName: "BullMQ's queueName is queue here", opts: 'a flow child takes failParentOnFailure, ignoreDependencyOnFailure and continueParentOnFailure on itself here (no opts object)', name: 'flow jobs take no name here', removeDependencyOnFailure: NO_REMOVE_DEPENDENCY },
 });
 
@@ -169,7 +169,7 @@ export const checkRetryJobsOptions = strictOptions('retryJobs options', { known:
 export const checkListOptions = strictOptions('listJobs options', { known: ['offset', 'limit'], hints: { start: 'start is offset here', end: 'end is offset + limit here', asc: 'a listing is in its set\'s order' } });
 export const checkDrainOptions = strictOptions('drain options', { known: ['includeScheduled'], hints: { delayed: "BullMQ's drain(delayed) is includeScheduled here" } });
 export const checkObliterateOptions = strictOptions('obliterate options', { known: ['force', 'budget'], hints: { count: "BullMQ's count is budget here" } });
-export const checkRemoveOptions = strictOptions('remove options', { known: ['dedupId'], hints: { removeChildren: 'removeChildren is not supported: remove each child by its id' } });
+export const checkRemoveOptions = strictOptions('remove options', { known: ['dedupId', 'held'], hints: { removeChildren: 'removeChildren is not supported: remove each child by its id' } });
 export const checkPriorityOptions = strictOptions('changePriority options', { known: ['lifo', 'payload'], hints: { priority: 'the priority is the second argument' } });
 export const checkWaitOptions = strictOptions('waitUntilFinished options', { known: ['timeoutMs', 'events'], hints: { ttl: "BullMQ's ttl is timeoutMs here", queueEvents: 'pass an open QueueEvents as events' }, bounds: { timeoutMs: 'timer' } });
 export const checkJournalOptions = strictOptions('journal options', { known: ['from', 'count', 'blockMs', 'connectionName'], hints: { lastEventId: "BullMQ's lastEventId is from: { after: id } here", blockingTimeout: "BullMQ's blockingTimeout is blockMs here" }, bounds: { blockMs: 'timer' } });

@@ -1,4 +1,4 @@
-import { execute, GoneError, transitions as t } from '@echo/protocol/queue';
+import { execute, GoneError, InvalidArgumentError, transitions as t } from '@echo/protocol/queue';
 import type { QueueContext } from '../core/context.js';
 import { getJob } from '../reads/reads.js';
 import type { FlowChild, FlowResult } from './flow-shape.js';
@@ -32,4 +32,18 @@ export async function detachChild<T>(ctx: QueueContext<T>, childId: string): Pro
   if (child === undefined) throw new GoneError();
   if (child.parent === undefined) return false;
   return execute(ctx.conn, t.detachChild({ queue: ctx.name, child: child.id, parent: child.parent.id }));
+}
+
+/**
+ * Parent `parentId` of this queue stops waiting for `count` open children that left it elsewhere
+ * (a child removed in another queue): the take-back of `adopt_children`, which releases a parent
+ * that waits on nothing more. Answers the open-child count left.
+ *
+ * @throws InvalidArgumentError for a count below 1; StateError (`parent missing`, `parent finished`).
+ */
+export async function forgetChildren<T>(ctx: QueueContext<T>, parentId: string, count: number): Promise<number> {
+  if (!Number.isSafeInteger(count) || count < 1) throw new InvalidArgumentError('count', 'must be an integer >= 1');
+  const outcome = await execute(ctx.conn, t.adoptChildren({ queue: ctx.name, parent: parentId, local: [], remote: -count }));
+  // No local child was given, so no id can be in use.
+  return outcome === 'duplicate' ? 0 : outcome.open;
 }

@@ -13,7 +13,8 @@ export type CountChildren = (local: readonly t.FlowChildInput[], remote: number)
 /**
  * Children join job `parentId` of this queue, validated as a flow under it before any wire I/O.
  * Plain leaves in the parent's queue land with the count in one script (`count`); the rest (in
- * other queues, with children of their own, or with a priority or a delay to be placed by) land
+ * other queues, with children of their own, with a priority or a delay to be placed by, or with a
+ * business key) land
  * after it, node by node, their count already taken, so a fast child can never release the parent
  * too soon. A child that did not land (a duplicate id, or a failure on the way) has its count
  * taken back.
@@ -24,7 +25,7 @@ export type CountChildren = (local: readonly t.FlowChildInput[], remote: number)
 export async function fanOut<T>(ctx: QueueContext<T>, parentId: string, children: readonly FlowChild<T>[], count: CountChildren): Promise<FlowResult[]> {
   const root = shapeFlow(ctx.name, { parent: { payload: undefined as T, id: parentId }, children });
   const encode = (payload: unknown): string => ctx.codec.encode(payload as T);
-  const local = root.children.filter((c) => c.children.length === 0 && c.queue === ctx.name && c.priority === 0 && c.delayMs === 0);
+  const local = root.children.filter((c) => c.children.length === 0 && c.queue === ctx.name && c.priority === 0 && c.delayMs === 0 && c.key === undefined);
   const remote = root.children.filter((c) => !local.includes(c));
   const verdict = await count(local.map((c) => ({ id: c.id, payload: encode(c.payload), policy: c.policy })), remote.length);
   if (verdict === 'duplicate') throw new InvalidArgumentError('children', 'a child id already names a job in this queue; nothing was added');

@@ -1,4 +1,4 @@
-import { assertBrandedId, checkPriority, EchoError, InvalidArgumentError, mintId, queueKeys, type JobId } from '@echo/protocol/queue';
+import { assertBrandedId, assertDedupId, checkPriority, EchoError, InvalidArgumentError, mintId, queueKeys, type JobId } from '@echo/protocol/queue';
 import { checkFlowChild, checkFlowParent, checkFlowSpec } from '../core/option-checks.js';
 
 /** The deepest tree a flow may have, the root counting as level 1 (queue.md §11.2). */
@@ -46,13 +46,19 @@ export interface FlowChild<T> {
   readonly priority?: number;
   /** [TS] A leaf only: it waits this many ms (from admission) before it may run. */
   readonly delayMs?: number;
+  /**
+   * [TS] A business key, as `enqueue`'s `key`: `getJobByKey` finds the node, and the key is held
+   * for an hour after the node ends. A key that already names a job is a duplicate node: it does
+   * not land (a flow with one lands node by node; see `addFlow`).
+   */
+  readonly key?: string;
   readonly children?: readonly FlowChild<T>[];
 }
 
 /** A flow: a parent held until its children finish. */
 export interface FlowSpec<T> {
   /** The parent; [TS] `priority` orders it, as `enqueue`'s, once its children release it. */
-  readonly parent: { readonly payload: T; readonly id?: JobId | string; readonly priority?: number };
+  readonly parent: { readonly payload: T; readonly id?: JobId | string; readonly priority?: number; /** [TS] As {@link FlowChild.key}. */ readonly key?: string };
   readonly children: readonly FlowChild<T>[];
 }
 
@@ -66,6 +72,8 @@ export interface FlowNode {
   readonly priority: number;
   /** [TS] A leaf's delay in ms, 0 when none was given. */
   readonly delayMs: number;
+  /** [TS] Its business key, when it has one. */
+  readonly key: string | undefined;
   readonly children: readonly FlowNode[];
 }
 
@@ -92,7 +100,7 @@ export function shapeFlow<T>(queue: string, spec: FlowSpec<T>): FlowNode {
   checkFlowSpec(spec);
   checkFlowParent(spec.parent);
   const seen = new Set<string>();
-  const visit = (payload: unknown, id: JobId, q: string, policy: 'fp' | 'id' | 'cp', timing: { priority?: number | undefined; delayMs?: number | undefined }, children: readonly FlowChild<T>[] | undefined, depth: number): FlowNode => {
+  const visit = (payload: unknown, id: JobId, q: string, policy: 'fp' | 'id' | 'cp', timing: { priority?: number | undefined; delayMs?: number | undefined; key?: string | undefined }, children: readonly FlowChild<T>[] | undefined, depth: number): FlowNode => {
     if (depth > MAX_FLOW_DEPTH) throw new FlowTooDeepError(MAX_FLOW_DEPTH);
     if (seen.has(id)) throw new FlowCycleError(id);
     seen.add(id);
@@ -110,17 +118,19 @@ export function shapeFlow<T>(queue: string, spec: FlowSpec<T>): FlowNode {
     // A held node is released by its last child, in a script that has no schedule to put it in.
     if (delayMs > 0 && kids.length > 0) throw new InvalidArgumentError('delayMs', `node ${id} has children: only a leaf may wait out a delay`);
     // Checked here, before any wire I/O: a node refused mid-landing would strand its parent.
-    return { id, queue: q, payload, policy, priority: checkPriority(timing.priority), delayMs, children: kids };
+    if (timing.key !== undefined) assertDedupId(timing.key);
+    return { id, queue: q, payload, policy, priority: checkPriority(timing.priority), delayMs, key: timing.key, children: kids };
   };
   if (spec.children.length === 0) throw new InvalidArgumentError('children', 'a flow needs at least one child; its parent would be held for ever');
-  return visit(spec.parent.payload, resolve(spec.parent.id), queue, 'fp', { priority: spec.parent.priority }, spec.children, 1);
+  return visit(spec.parent.payload, resolve(spec.parent.id), queue, 'fp', { priority: spec.parent.priority, key: spec.parent.key }, spec.children, 1);
 }
 
 /**
- * A flat flow whose children all share the parent's queue, none with a priority or a delay, lands
- * in one atomic script (`enqueue_flow` takes no per-node options); any other lands node by node.
+ * A flat flow whose children all share the parent's queue, none with a priority, a delay or a
+ * business key, lands in one atomic script (`enqueue_flow` takes no per-node options); any other
+ * lands node by node.
  */
 export function isAtomic(root: FlowNode): boolean {
-  const plain = (n: FlowNode): boolean => n.priority === 0 && n.delayMs === 0;
+  const plain = (n: FlowNode): boolean => n.priority === 0 && n.delayMs === 0 && n.key === undefined;
   return plain(root) && root.children.every((c) => c.children.length === 0 && c.queue === root.queue && plain(c));
 }

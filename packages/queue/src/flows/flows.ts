@@ -1,7 +1,8 @@
-import { assertBrandedId, execute, reads, transitions as t, type JobId } from '@echo/protocol/queue';
+import { assertBrandedId, execute, queueKeys, reads, transitions as t, type JobId } from '@echo/protocol/queue';
 import type { QueueContext } from '../core/context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
 import { checkRetryChildren, collision, everyNodeExists, givenIds } from './flow-retry.js';
+import { DEFAULT_KEY_RETENTION_MS } from '../producer/admission.js';
 
 export function result(node: FlowNode): FlowResult {
   return { id: node.id, queue: node.queue, children: node.children.map(result) };
@@ -16,7 +17,8 @@ export function result(node: FlowNode): FlowResult {
  *
  * @throws InvalidArgumentError (`flow`) when an id already names a job and the call is not a retry
  *   of that flow: a same-queue flat flow whose other nodes do not exist (nothing written), or a held
- *   node whose children were not all given ids (nothing more written).
+ *   node whose children were not all given ids (nothing more written); [TS] when a node's business
+ *   key already names a job (nothing written).
  */
 export async function addFlow<T>(ctx: QueueContext<T>, spec: FlowSpec<T>): Promise<FlowResult> {
   const root = shapeFlow(ctx.name, spec);
@@ -29,8 +31,26 @@ export async function addFlow<T>(ctx: QueueContext<T>, spec: FlowSpec<T>): Promi
     if (landed === 0 && !(await everyNodeExists(ctx, root))) throw collision('the parent or a child id already names a job and the other nodes do not exist');
     return result(root);
   }
+  await refuseTakenKeys(ctx, root);
   await land(ctx, root, undefined, encode, givenIds(spec.children));
   return result(root);
+}
+
+/**
+ * [TS] A node whose business key already names a job would not land, and its parent would wait for
+ * it for ever: such a flow is refused before anything is written.
+ */
+async function refuseTakenKeys<T>(ctx: QueueContext<T>, root: FlowNode): Promise<void> {
+  const keyed: FlowNode[] = [];
+  const walk = (node: FlowNode): void => {
+    if (node.key !== undefined) keyed.push(node);
+    node.children.forEach(walk);
+  };
+  walk(root);
+  for (const node of keyed) {
+    const holder = await reads.sendRead(ctx.conn, reads.queue.dedup({ keys: queueKeys(node.queue), dedupId: node.key ?? '' }));
+    if (holder !== undefined) throw collision(`key ${node.key ?? ''} already names job ${holder} in ${node.queue}`);
+  }
 }
 
 /** Where a node reports to: its parent's id and queue. */
@@ -50,13 +70,18 @@ export async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: Pare
   const link = parent ? { id: parent.id, queue: parentQueue, policy: node.policy } : undefined;
   if (node.children.length > 0) {
     const options = node.priority === 0 ? undefined : { priority: node.priority };
-    const verdict = await execute(ctx.conn, t.holdParent({ queue: node.queue, id: node.id, payload: encode(node.payload), children: node.children.length, link, options }));
+    const verdict = await execute(ctx.conn, t.holdParent({ queue: node.queue, id: node.id, payload: encode(node.payload), children: node.children.length, link, options, key: keyOf(node) }));
     if (verdict === 'duplicate') checkRetryChildren(node, given);
     for (const child of node.children) await land(ctx, child, node, encode, given);
     return verdict;
   }
   if (!link) return 'duplicate';
-  return execute(ctx.conn, t.enqueueFlowChild({ queue: node.queue, id: node.id, payload: encode(node.payload), parent: link, ...(node.priority === 0 ? {} : { options: { priority: node.priority } }), delayMs: node.delayMs }));
+  return execute(ctx.conn, t.enqueueFlowChild({ queue: node.queue, id: node.id, payload: encode(node.payload), parent: link, ...(node.priority === 0 ? {} : { options: { priority: node.priority } }), delayMs: node.delayMs, key: keyOf(node) }));
+}
+
+/** A node's business key, held for the default window after it ends, as `enqueue`'s `key`. */
+function keyOf(node: FlowNode): t.BusinessKey | undefined {
+  return node.key === undefined ? undefined : { key: node.key, keepMs: DEFAULT_KEY_RETENTION_MS };
 }
 
 /** What {@link landCounted} left: how many nodes did not land, and the failure that stopped it, if any. */
@@ -148,6 +173,7 @@ export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promi
   let delivered = 0;
   let poisoned = false;
   let failure: { error: unknown } | undefined;
+  const reemitted = new Set<string>();
   for (const entry of entries) {
     if (!entry) {
       poisoned = true;
@@ -158,8 +184,8 @@ export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promi
       if (entry.kind === 'complete') {
         await execute(ctx.conn, t.flowDeliver({ ...target, result: entry.result }));
       } else {
-        const verdict = await execute(ctx.conn, t.flowFailDeliver({ ...target, error: entry.error, policy: entry.policy }));
-        if (verdict === 'parent_dead') await reemitIfDead(ctx, entry.parentQueue, entry.parentId, entry.error);
+        const verdict = await execute(ctx.conn, t.flowFailDeliver({ ...target, error: entry.error, policy: entry.policy, childQueue: ctx.name }));
+        if (verdict === 'parent_dead' && (await reemitIfDead(ctx, entry.parentQueue, entry.parentId, entry.error))) reemitted.add(entry.parentQueue);
       }
     } catch (error) {
       failure = { error };
@@ -168,5 +194,11 @@ export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promi
     delivered++;
   }
   if (delivered > 0) await execute(ctx.conn, t.flowOutboxTrim({ queue: ctx.name, delivered }));
+  // [TS] A node that died of its child reports to its own parent through its queue's outbox: that
+  // outbox is delivered now, so a failure climbs the tree in one sweep instead of a tick per level.
+  for (const queue of reemitted) {
+    const sweep = await deliverOutbox({ ...ctx, name: queue, keys: queueKeys(queue) }, batch);
+    if (sweep.error !== undefined && failure === undefined) failure = { error: sweep.error };
+  }
   return failure ? { delivered, poisoned, error: failure.error } : { delivered, poisoned };
 }

@@ -151,6 +151,7 @@ export class JobSlots<T> implements CompletionSink<T> {
       const verdict = this.#rounds.fail(job, reason);
       jobSettled(this.#rt.queue, job, failure, verdict);
       settling = verdict.then((outcome) => {
+        if (outcome === 'dead') this.#toParentElsewhere(job);
         if (outcome === 'scheduled' || outcome === 'dead') events.fire('failed', { job, error: reason, outcome });
       });
     } else {
@@ -168,8 +169,14 @@ export class JobSlots<T> implements CompletionSink<T> {
   /** A success handed to {@link Rounds.complete} settled: its verdict hook, its event, and the job let go. */
   completed(job: ClaimedJob<T>, result: unknown, outcome: SettleOutcome): void {
     jobSettledAs(this.#rt.queue, job, undefined, outcome);
+    if (outcome === 'ok') this.#toParentElsewhere(job);
     if (outcome === 'ok') this.#rt.events.fire('completed', { job, result });
     this.#settled(job);
+  }
+
+  /** A flow child whose parent lives in another queue left its signal in this queue's outbox: deliver it now. */
+  #toParentElsewhere(job: ClaimedJob<T>): void {
+    if (job.parent !== undefined && job.parent.queue !== this.#rt.queue) this.#rt.deliverSoon();
   }
 
   #settled(job: ClaimedJob<T>): void {

@@ -173,6 +173,11 @@ export class WorkerRuntime<T> {
   }
 
   /** Starts the pump, `count` slot loops and the one blocking read that wakes them. */
+  /** [TS] A job settled for a parent in another queue: see {@link Pump.deliverSoon}. */
+  deliverSoon(): void {
+    this.#pump.deliverSoon();
+  }
+
   start(count: number, slot: () => Promise<void>): void {
     if (this.options.maintenanceMs > 0) this.#pump.start(this.options.maintenanceMs);
     this.due.expect(0);

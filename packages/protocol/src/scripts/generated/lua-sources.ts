@@ -363,8 +363,18 @@ local function count_down(deps, prow, pending, wc, pid, n, wakekey)
   return left
 end
 
--- fail_parent_row(prow, pending, dead, wc, pid): a fail-parent child died; its parent dies with it.
-local function fail_parent_row(prow, pending, dead, wc, pid)
+-- Parents this call killed, in order, so a script that publishes events (lib events) can announce
+-- each one's \`failed\` [TS]; fanin itself never publishes.
+local FANIN_FAILED = {}
+
+-- fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue): a fail-parent child died; its parent
+-- dies with it. [TS] The parent's \`last_error\` names the child that killed it, "child <cqueue>:<cid>
+-- failed"; without \`cqueue\` (a child of the parent's own queue) the queue is the one the parent's
+-- row key names (read as text, never used to build a key). The parent joins FANIN_FAILED.
+local function fail_parent_row(prow, pending, dead, wc, pid, cid, cqueue)
+  if not cqueue or cqueue == '' then cqueue = string.match(prow, '^emq:{(.-)}:') or '' end
+  redis.call('HSET', prow, 'last_error', 'child ' .. cqueue .. ':' .. cid .. ' failed')
+  FANIN_FAILED[#FANIN_FAILED + 1] = pid
   redis.call('HSET', prow, 'state', 'dead')
   redis.call('ZREM', pending, pid)
   redis.call('ZADD', dead, 0, pid)
@@ -1654,7 +1664,7 @@ return len
 `,
   },
   adopt_children: {
-    sha: '42162d6475d8544d9c33db57582520c7f6db1993',
+    sha: '2d57853fe707ea8e69db95a296598273f6ad31ad',
     includes: ['core', 'events', 'lanes', 'fanin', 'fanout'],
     body: `-- @script adopt_children
 -- @purpose [TS] Children join a parent that already exists, from outside it (BullMQ's \`parent\` job
@@ -2327,7 +2337,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'bcfdc53fe34a90caf94f428b85183cafb87936bd',
+    sha: '725dbcd7c98a8318b58e3a02d404e33087263cb1',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -2627,7 +2637,7 @@ return 1
 `,
   },
   detach_child: {
-    sha: '6830f0ed4a23fe1f8177b2651f0508fc66af2141',
+    sha: 'c643a77cdcda114089bbc22e56e953040efbca6c',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script detach_child
 -- @purpose [TS] A child leaves its parent (BullMQ's removeChildDependency): the child's link fields
@@ -2845,7 +2855,7 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: '859870621a8ad9a0c77970168a65e4587ce699f8',
+    sha: 'd8c28b099c6dd8baeb4d42a799c3431872db13c5',
     includes: ['core', 'admit'],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
@@ -2855,6 +2865,8 @@ return n
 -- @key pending    emq:{qc}:pending
 -- @key schedule   emq:{qc}:schedule [TS]: where a child with a delay waits until it is due
 -- @key meta       emq:{qc}:meta [TS]: the queue's LIFO count (lib admit)
+-- @keys dedup     optional emq:{qc}:de:<did> [TS]: the child's business key (its option pairs then carry
+-- \`dedup\` and \`dedup_keep\`, so the scripts that end it release the key as enqueue's)
 -- @arg cid        the child's id; must be JOB-namespaced
 -- @arg payload    the child's payload
 -- @arg pid        the parent's id
@@ -2865,13 +2877,17 @@ return n
 -- scores the pending entry -priority, and is read when promote moves a delayed child to pending);
 -- the spec fields are written after them and win
 -- @include core admit
--- @returns 1 enqueued (pending, or [TS] scheduled with a delay); 0 duplicate (the row exists; nothing
--- written)
+-- @returns 1 enqueued (pending, or [TS] scheduled with a delay); 0 duplicate (the row exists, or [TS]
+-- the business key names a job; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(a_cid, 1, 3) ~= 'JOB' or string.sub(a_pid, 1, 3) ~= 'JOB' then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_row) == 1 then return 0 end
+if k_dedup then
+  if redis.call('EXISTS', k_dedup) == 1 then return 0 end
+  redis.call('SET', k_dedup, a_cid)
+end
 local link = { 'parent', a_pid, 'parent_policy', a_policy }
 if a_pqueue ~= '' then
   link[#link + 1] = 'parent_queue'
@@ -3116,7 +3132,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: '7ca8a86b032bc6e1cc739fd7cb2c50517226b4ff',
+    sha: 'c2fcf1d4f507a71cf1203141cbda50bf2224d1aa',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -3131,6 +3147,7 @@ return missed
 -- @key events     emq:{qp}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{qp}:meta [TS]: the parent queue's event settings (lib events)
 -- @key journal    emq:{qp}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key wake       emq:{qp}:wake [TS]: a released parent wakes one parked consumer of its queue
 -- @arg cid        the child's id
 -- @arg result     the child's result (its own id when it gave none)
 -- @arg pid        the parent's id
@@ -3139,14 +3156,14 @@ return missed
 if redis.call('EXISTS', k_parent) == 0 then return 0 end
 if redis.call('HSETNX', k_processed, a_cid, a_result) == 0 then return 0 end
 -- The state guard keeps a parent that a fail-parent sibling killed from being brought back.
-count_down(k_deps, k_parent, k_pending, k_waiting, a_pid, 1)
+count_down(k_deps, k_parent, k_pending, k_waiting, a_pid, 1, k_wake)
 ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '1f1fb9c407f983b8d4f8cff37b9397032dfd0db9',
+    sha: '9cdae929b4e77be8d7d96b01e6b1aff9d922c146',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -3155,7 +3172,8 @@ return 1
 -- index of waiting parents; a released one keeps its priority score and publishes \`waiting\` when the
 -- parent queue's meta \`events\` = all. [TS] A killed parent ends as a dead-lettered job does (lib
 -- retain): \`finished_at\` stamped, indexed in dead:at, its idempotency key released, the dead set
--- trimmed to the parent queue's policy.
+-- trimmed to the parent queue's policy; [TS] its \`last_error\` names the child ("child <cqueue>:<cid> failed")
+-- and it publishes \`failed\` (outcome dead).
 -- @key deps       emq:{qp}:job:<pid>:dependencies
 -- @key failed     emq:{qp}:job:<pid>:failed
 -- @key unsuccessful  emq:{qp}:job:<pid>:unsuccessful
@@ -3170,11 +3188,13 @@ return 1
 -- @key jobroot    emq:{qp}:job: [TS]: rows of dead jobs the retention bound trims
 -- @key deadat     emq:{qp}:dead:at [TS]: dead ids by finish time; a killed parent joins it
 -- @key deroot     emq:{qp}:de: [TS]: the root of the idempotency key the parent's row names
+-- @key wake       emq:{qp}:wake [TS]: a released parent wakes one parked consumer of its queue
 -- @arg cid        the child's id
 -- @arg error      the child's failure text
 -- @arg policy     "fp" | "id" | [TS] "cp" (as id, and a parent still waiting runs now: lib fanin
 -- continue_parent); anything else reads as fp
 -- @arg pid        the parent's id
+-- @arg cqueue     [TS] the child's queue, named in the parent's \`last_error\`; "" names the parent's own
 -- @include core events lanes fanin retain
 -- @returns 0 duplicate, or the parent row is gone (nothing written); 1 applied; 2 applied and the
 -- parent moved to dead
@@ -3182,16 +3202,18 @@ local cid, pid = a_cid, a_pid
 if redis.call('EXISTS', k_parent) == 0 then return 0 end
 if a_policy == 'id' or a_policy == 'cp' then
   if redis.call('HSETNX', k_unsuccessful, cid, a_error) == 0 then return 0 end
-  count_down(k_deps, k_parent, k_pending, k_waiting, pid, 1)
-  if a_policy == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid) end
+  count_down(k_deps, k_parent, k_pending, k_waiting, pid, 1, k_wake)
+  if a_policy == 'cp' then continue_parent(k_parent, k_pending, k_waiting, pid, k_wake) end
   ev_open(k_events, k_journal, k_meta)
   for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
   return 1
 end
 if redis.call('HSETNX', k_failed, cid, a_error) == 0 then return 0 end
-fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid)
+fail_parent_row(k_parent, k_pending, k_dead, k_waiting, pid, cid, a_cqueue)
 local ended = { jobroot = k_jobroot, dead = k_dead, deadat = k_deadat, deroot = k_deroot }
 finish_dead(ended, pid, k_parent, now_ms(), keep_policy(k_meta))
+ev_open(k_events, k_journal, k_meta)
+ev_emit('failed', pid, { outcome = 'dead' })
 return 2
 `,
   },
@@ -3757,7 +3779,7 @@ return 1
 `,
   },
   hold_parent: {
-    sha: '63f4900cf51e696fd24a04dfaa6b2024370bb097',
+    sha: '5827201625cc73c41c54c02b2ea9d726627fdf75',
     includes: ['admit'],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
@@ -3767,6 +3789,8 @@ return 1
 -- @key parent     emq:{q}:job:<pid>
 -- @key deps       emq:{q}:job:<pid>:dependencies
 -- @key waiting    emq:{q}:waiting-children [TS]
+-- @keys dedup     optional emq:{q}:de:<did> [TS]: the node's business key (its option pairs then carry
+-- \`dedup\` and \`dedup_keep\`, so the scripts that end it release the key as enqueue's)
 -- @arg pid        the node's id; must be JOB-namespaced
 -- @arg payload    the node's payload
 -- @arg n          its direct-child count (>= 1)
@@ -3777,13 +3801,17 @@ return 1
 -- scores its pending entry -priority when its children release it); the spec fields are written
 -- after them and win
 -- @include admit
--- @returns 1 held; 0 duplicate (the row exists; nothing written)
+-- @returns 1 held; 0 duplicate (the row exists, or [TS] the business key names a job; nothing written)
 -- @error EMQKIND job id must be JOB-namespaced
 local link = a_link_parent
 if string.sub(a_pid, 1, 3) ~= 'JOB' or (link ~= '' and string.sub(link, 1, 3) ~= 'JOB') then
   return redis.error_reply('EMQKIND job id must be JOB-namespaced')
 end
 if redis.call('EXISTS', k_parent) == 1 then return 0 end
+if k_dedup then
+  if redis.call('EXISTS', k_dedup) == 1 then return 0 end
+  redis.call('SET', k_dedup, a_pid)
+end
 admit_row(k_parent, 'awaiting_children', a_payload, { unpack(ARGV, 7) }, { 'flow', 'parent' })
 if link ~= '' then
   redis.call('HSET', k_parent, 'parent', link)
@@ -4100,14 +4128,16 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 `,
   },
   remove_job: {
-    sha: 'e9543bf21c0ec1361da2a77a5e5767951c3b60d0',
+    sha: 'f3fc1fc337f96abe9ad01f0a368815bcb20759c2',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
 -- its idempotency key when it still names this job (queue.md §8.5). [TS] The key the row itself
 -- names (its \`dedup\` field) is released too, so the caller need not pass it; a retained finished job
 -- is removed like any other. [TS] Flows stay whole: a parent
--- still waiting on children is refused (remove the children first, or drain), and removing a child
+-- still waiting on children is refused (remove the children first, or drain) unless \`held\` says
+-- the caller removes the tree (its children then no longer count for a parent that is gone, and
+-- run as lone jobs if the caller leaves them), and removing a child
 -- whose parent in this queue waits on it counts the parent down as if the child had finished, so the
 -- parent runs once its other children are done instead of waiting forever (at its priority score,
 -- leaving the index of waiting parents).
@@ -4132,6 +4162,8 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 -- @keys dedup     optional emq:{q}:de:<did>
 -- @arg id         the job's id
 -- @arg did        the idempotency key it was admitted under, or ""
+-- @arg held       [TS] "1": a parent still waiting on children may be removed too (it leaves the
+-- index of waiting parents); "" refuses it
 -- @include core events lanes fanin retain
 -- @returns 1 removed, publishing \`removed\` [TS]; -1 gone
 -- @error EMQLOCK job is locked
@@ -4144,7 +4176,10 @@ if redis.call('EXISTS', jkey(k_jobroot, id, ':lock')) == 1 or redis.call('HEXIST
   return redis.error_reply('EMQLOCK job is locked')
 end
 local link = redis.call('HMGET', row, 'state', 'parent', 'parent_queue')
-if link[1] == 'awaiting_children' then return redis.error_reply('EMQSTATE parent awaiting children') end
+if link[1] == 'awaiting_children' then
+  if a_held ~= '1' then return redis.error_reply('EMQSTATE parent awaiting children') end
+  redis.call('SREM', k_waiting, id)
+end
 local pid, pq = link[2], link[3]
 if pid and vid(pid) and (not pq or pq == '') and link[1] ~= 'dead' then
   local prow = jkey(k_jobroot, pid)
@@ -4363,7 +4398,7 @@ return 1
 `,
   },
   retry: {
-    sha: '12bf3ca34b75958c9ce2d70e89a199b7dc902bd3',
+    sha: '8ee94ac3f2fb3dfb68238a72fc1865b6725e99f9',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4372,7 +4407,8 @@ return 1
 -- [TS] retention and event keys. [TS] A dead row gets \`finished_at\`, enters emq:{q}:dead:at at that
 -- time, releases the idempotency key it names, and the dead set is trimmed to the queue's
 -- failed-retention policy (lib retain). A parent failed by its child under \`fp\` ends the same way,
--- its own idempotency key released too.
+-- its own idempotency key released too; [TS] its \`last_error\` names the child ("child <id> failed"),
+-- and with \`publish\` it publishes \`failed\` (outcome dead) after the child's.
 -- @key active     emq:{q}:active
 -- @key pending    emq:{q}:pending
 -- @key schedule   emq:{q}:schedule
@@ -4456,7 +4492,7 @@ local policy = nil
 if mode == 'sq:fp' then
   if redis.call('EXISTS', k_parent_row) == 1 then
     redis.call('HSET', k_parent_failed, id, a_error)
-    fail_parent_row(k_parent_row, k_pending, k_dead, k_waiting_children, pid)
+    fail_parent_row(k_parent_row, k_pending, k_dead, k_waiting_children, pid, id)
     policy = policy or keep_policy(k_meta)
     finish_dead(ended, pid, k_parent_row, now, policy)
   end
@@ -4473,6 +4509,9 @@ end
 finish_dead(ended, id, row, now, policy or keep_policy(k_meta))
 ev_open(k_events, k_journal, k_meta)
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
+if a_publish == '1' then
+  for _, p in ipairs(FANIN_FAILED) do ev_emit('failed', p, { outcome = 'dead' }) end
+end
 return 'dead'
 `,
   },
@@ -5204,7 +5243,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: '9aaa19cf2fb0dede9584638ef0c56d89876182ec',
+    sha: 'faf46c93b6c69b3f6d7813c35de1bcccf517b349',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -5239,7 +5278,8 @@ return n
 -- @include core history events lanes fanin retain
 -- @returns {recovered_ids, dead_ids}; [TS] each id is published as \`stalled\` with its \`outcome\`
 -- (recovered or dead) in the same step, and each dead one then as \`failed\` ({outcome: dead,
--- error: stalled} [TS])
+-- error: stalled} [TS]); [TS] a parent in this queue a dead child killed publishes \`failed\`
+-- ({outcome: dead}), its \`last_error\` naming the child
 local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
 local now = now_ms()
 local expired = redis.call('ZRANGEBYSCORE', k_active, '-inf', now, 'LIMIT', 0, tonumber(a_limit))
@@ -5263,7 +5303,7 @@ local function fail_parent(id)
   if policy == 'fp' then
     if redis.call('EXISTS', prow) == 1 then
       redis.call('HSET', jkey(k_jobroot, pid, ':failed'), id, 'stalled')
-      fail_parent_row(prow, k_pending, k_dead, k_waiting, pid)
+      fail_parent_row(prow, k_pending, k_dead, k_waiting, pid, id)
       keep = keep or keep_policy(k_meta)
       finish_dead(ended, pid, prow, now, keep)
     end
@@ -5325,6 +5365,7 @@ for _, id in ipairs(dead) do
   ev_emit('failed', id, { outcome = 'dead', error = 'stalled' })
 end
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
+for _, p in ipairs(FANIN_FAILED) do ev_emit('failed', p, { outcome = 'dead' }) end
 return { recovered, dead }
 `,
   },
@@ -5514,7 +5555,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   enqueue: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd'],
   enqueue_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
   enqueue_flow: ['exists', 'hmget', 'hset', 'publish', 'sadd', 'set', 'xadd', 'zadd'],
-  enqueue_flow_child: ['exists', 'hincrby', 'hset', 'time', 'zadd'],
+  enqueue_flow_child: ['exists', 'hincrby', 'hset', 'set', 'time', 'zadd'],
   enqueue_many: ['exists', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'xadd', 'zadd'],
   enqueue_many_with: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
   events_set: ['hdel', 'hset', 'xtrim'],
