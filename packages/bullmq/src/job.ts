@@ -62,6 +62,8 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   priority: number;
   /** The delay the job was added (or last moved) with, ms; 0 when it had none. */
   delay = 0;
+  /** The name of the worker running the job (its `name` option), when it has one. */
+  processedBy: string | undefined = undefined;
   /** The lease token of the running attempt, as BullMQ passes it to the processor. */
   token: string | undefined = undefined;
   /** A flow child's parent: its id and its queue's key (`bull:<queue>`); cleared by `removeChildDependency`. */

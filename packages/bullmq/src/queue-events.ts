@@ -215,7 +215,7 @@ export class QueueEvents extends EventEmitter {
         this.emit('delayed', { jobId, delay: f.runAt !== undefined ? Number(f.runAt) : Date.now() + Number(f.delayMs ?? 0) }, id);
         return;
       case 'progress':
-        this.emit('progress', { jobId, data: progressValue(event) }, id);
+        this.emit('progress', { jobId, data: bullmqProgress(progressValue(event)) }, id);
         return;
       case 'completed':
         this.#ids.delete(event.job);
@@ -279,4 +279,9 @@ export class QueueEvents extends EventEmitter {
 function firstLine(text: string): string {
   const end = text.indexOf('\n');
   return end === -1 ? text : text.slice(0, end);
+}
+
+/** A boolean progress travels as its JSON text (Echo's progress has no boolean): read back as the boolean. */
+function bullmqProgress(data: unknown): unknown {
+  return data === 'true' ? true : data === 'false' ? false : data;
 }

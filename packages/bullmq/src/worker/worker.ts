@@ -8,7 +8,7 @@ import { openQueue } from '../queue.js';
 import { keepBound } from '../job-options.js';
 import { backoffDelay, type BackoffStrategy } from './backoff.js';
 import { advanceScheduler } from '../schedulers/job-schedulers.js';
-import { checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
+import { checkConcurrency, checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
 import { bullmqSignal } from './signal.js';
 import { InFlight } from './in-flight.js';
 
@@ -33,8 +33,14 @@ export interface WorkerListener<D = unknown, R = unknown, N extends string = str
   error(failedReason: Error): void;
   /** A job's lock lapsed and it was taken back. */
   stalled(jobId: string, prev: string): void;
+  /** The worker began to close. */
+  closing(msg: string): void;
   /** The worker closed. */
   closed(): void;
+  /** The worker paused (after its running jobs ended, unless paused with `doNotWaitActive`). */
+  paused(): void;
+  /** The worker resumed. */
+  resumed(): void;
   /** The worker is connected. */
   ready(): void;
 }
@@ -56,6 +62,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   readonly #running = new Map<string, Job<DataType, ResultType, NameType>>();
   readonly #contexts = new Map<string, JobContext>();
   readonly #stalls = new Map<string, number>();
+  /** The backoff last worked out for a running job, ms: its `delay` once the attempt failed. */
+  readonly #backoffs = new Map<string, number>();
   readonly #inFlight = new InFlight();
   readonly #ready: Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> | undefined }>;
   #closing: Promise<void> | undefined;
@@ -64,6 +72,9 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   #rateLimitMs = 0;
   #running_ = false;
   #paused = false;
+  #concurrency: number;
+  /** Ends the pending `run()`: BullMQ's main loop ends when the worker closes or pauses and waits. */
+  #loopEnded: (() => void) | undefined;
 
   constructor(name: string, processor: Processor<DataType, ResultType, NameType> | string | URL | null, opts: WorkerOptions = {}) {
     super();
@@ -73,6 +84,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     this.opts = opts;
     // A null processor is BullMQ's manual processing: jobs are taken with getNextJob(token).
     this.#processor = typeof processor === 'function' ? processor : undefined;
+    this.#concurrency = opts.concurrency ?? 1;
     this.#closedPromise = new Promise((resolve) => (this.#closed = resolve));
     const echoOptions = this.#echoOptions(opts);
     this.#ready = this.#start(echoOptions, opts);
@@ -100,7 +112,26 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     if (!worker) return;
     this.#running_ = true;
     worker.run();
-    await this.#closedPromise;
+    if (this.#paused) worker.resume();
+    this.#paused = false;
+    await Promise.race([new Promise<void>((resolve) => (this.#loopEnded = resolve)), this.#closedPromise]);
+  }
+
+  /** How many jobs this worker runs at once. */
+  get concurrency(): number {
+    return this.#concurrency;
+  }
+
+  /**
+   * Changes how many jobs this worker runs at once, from now on: raising it starts more at once;
+   * lowering it lets running jobs finish and takes no new job until fewer than `concurrency` run.
+   * @throws BullMQInputError (BullMQ's text) unless it is a finite number >= 1; nothing changes then.
+   */
+  set concurrency(concurrency: number) {
+    checkConcurrency(concurrency);
+    this.#concurrency = concurrency;
+    // Applied in the order set, once the worker started (at once when it has).
+    void this.#ready.then(({ worker }) => worker?.setConcurrency(Math.floor(this.#concurrency)), () => undefined);
   }
 
   /** Waits `ms` (BullMQ's pause between looks; `abortController` ends it early). */
@@ -124,15 +155,35 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
    * `doNotWaitActive`), or when the worker closes meanwhile.
    */
   async pause(doNotWaitActive = false): Promise<void> {
+    if (this.#paused) return;
     this.#paused = true;
     (await this.#ready).worker?.pause();
-    if (!doNotWaitActive) await this.#inFlight.idle(this.#closedPromise);
+    if (!doNotWaitActive) {
+      await this.#inFlight.idle(this.#closedPromise);
+      // BullMQ's main loop has ended now: isRunning() reads false and a pending run() resolves.
+      this.#endLoop();
+    }
+    this.emit('paused');
   }
 
-  /** Takes jobs again. */
-  resume(): void {
+  /** Takes jobs again; starts a worker whose loop ended (paused, or not run yet) when it has a processor. */
+  async resume(): Promise<void> {
+    if (this.#running_ && !this.#paused) return;
+    if (this.#closing !== undefined) return;
     this.#paused = false;
-    void this.#ready.then(({ worker }) => worker?.resume(), () => undefined);
+    const { worker } = await this.#ready;
+    if (worker) {
+      worker.resume();
+      worker.run();
+      this.#running_ = true;
+    }
+    this.emit('resumed');
+  }
+
+  #endLoop(): void {
+    this.#running_ = false;
+    this.#loopEnded?.();
+    this.#loopEnded = undefined;
   }
 
   /** True while paused. */
@@ -156,13 +207,14 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
    */
   close(force = false): Promise<void> {
     this.#closing ??= (async () => {
+      this.emit('closing', 'closing queue');
       const started = await this.#ready.catch(() => undefined);
       if (started) {
         // BullMQ's force close does not wait for running jobs: their locks lapse and they stall.
         await started.worker?.close({ force });
         await started.queue.close();
       }
-      this.#running_ = false;
+      this.#endLoop();
       this.#closed?.();
       this.emit('closed');
     })();
@@ -272,6 +324,9 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       onProgress: (running, progress) => this.emit('progress', running, progress),
     });
     job.stalledCounter = this.#stalls.get(claimed.id) ?? 0;
+    if (this.opts.name !== undefined) job.processedBy = this.opts.name;
+    // A job taken to run is no longer delayed: BullMQ zeroes its delay as it promotes it.
+    job.delay = 0;
     this.#inFlight.add(claimed.id);
     // BullMQ makes a scheduler's next job when the job of the run before starts.
     if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
@@ -279,6 +334,9 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     this.#contexts.set(claimed.id, context);
     this.emit('active', job, 'waiting');
     const processor = this.#processor as Processor<DataType, ResultType, NameType>;
+    const maxStarts = this.opts.maxStartedAttempts;
+    // A job started more often than allowed fails for good, its processor not run (BullMQ's check).
+    if (maxStarts !== undefined && maxStarts > 0 && claimed.attempts > maxStarts) throw new UnrecoverableError('job started more than allowable limit');
     try {
       // The abort signal is made on first read; a processor that takes no third argument never pays for it.
       return await (processor.length > 2 ? processor(job, job.token, bullmqSignal(context.signal)) : processor(job, job.token));
@@ -315,6 +373,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     job.failedReason = err.message;
     if (err.stack !== undefined) job.stacktrace.push(err.stack);
     job.attemptsMade = claimed.attempts;
+    job.delay = delayMs;
     this.emit('failed', job, err, 'active');
     return undefined;
   }
@@ -331,7 +390,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       job.finishedOn = Date.now();
       this.emit('completed', job, result, 'active');
     });
-    worker.on('failed', ({ job: claimed, error }) => {
+    worker.on('failed', ({ job: claimed, error, outcome }) => {
       const stalled = error instanceof JobStalledError;
       // A job that stalled past its limit was not running here: it is shown as read before the sweep.
       const job = this.#running.get(claimed.id) ?? (stalled ? Job.fromStalled<DataType, ResultType, NameType>(queue, claimed, (this.#stalls.get(claimed.id) ?? 0) + 1) : undefined);
@@ -344,8 +403,12 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
         job.failedReason = err.message;
         if (err.stack !== undefined) job.stacktrace.push(err.stack);
         job.attemptsMade = claimed.attempts;
-        job.finishedOn = Date.now();
+        // BullMQ's job.delay of a job waiting out its backoff is that backoff.
+        const delay = this.#backoffs.get(claimed.id);
+        if (outcome === 'scheduled' && delay !== undefined) job.delay = delay;
+        if (outcome !== 'scheduled') job.finishedOn = Date.now();
       }
+      this.#backoffs.delete(claimed.id);
       this.emit('failed', job, err, 'active');
     });
     worker.on('drained', () => this.emit('drained'));
@@ -367,7 +430,10 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   }
 
   #backoff(attempt: number, error: unknown, claimed: ClaimedJob<unknown>, strategy: BackoffStrategy | undefined): number {
-    return backoffDelay(attempt, error, claimed, strategy, this.#running.get(claimed.id));
+    const delay = backoffDelay(attempt, error, claimed, strategy, this.#running.get(claimed.id));
+    if (this.#backoffs.size >= 10_000) this.#backoffs.clear();
+    this.#backoffs.set(claimed.id, delay);
+    return delay;
   }
 
   #emitError(error: unknown): void {
