@@ -1,7 +1,7 @@
 import type { JobId } from '@echo/protocol/queue';
 import { JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
-import { asBullMQError, JobStateError, NotSupportedError } from './errors.js';
+import { asBullMQError, BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
 import { changeJobPriority, clearJobLogs, updateJobData, type ChangePriorityOpts } from './job-edits.js';
 import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
@@ -290,10 +290,20 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return this.#queue.remove(this.#echoId);
   }
 
-  /** Runs a failed job again. Only `failed` jobs can be retried here. */
+  /**
+   * Runs a failed job (or, with `'completed'`, a completed job the queue kept) again. A job in
+   * another state, or gone, is refused with BullMQ's texts.
+   */
   async retry(state: 'failed' | 'completed' = 'failed'): Promise<void> {
-    if (state !== 'failed') throw new NotSupportedError("job.retry('completed')", 'a completed job is not kept as a retryable row; add it again');
-    await this.#queue.reprocess(this.#echoId);
+    if (state !== 'failed' && state !== 'completed') throw new BullMQInputError('state', "retry takes 'failed' or 'completed'");
+    const rerun = state === 'failed' ? this.#queue.reprocess(this.#echoId) : this.#queue.reprocessCompleted(this.#echoId);
+    await rerun.catch((error: unknown) => {
+      throw asBullMQError(error, this.id, 'reprocessJob', state);
+    });
+    this.failedReason = undefined;
+    this.finishedOn = undefined;
+    this.processedOn = undefined;
+    this.returnvalue = undefined;
   }
 
   /** Runs a delayed job now; its `delay` reads 0 after. */
