@@ -6,7 +6,7 @@ import { Job, type JobProgress } from '../job.js';
 import { echoQueueName } from '../ids.js';
 import { openQueue } from '../queue.js';
 import { keepBound } from '../job-options.js';
-import { backoffDelay, type BackoffStrategy } from './backoff.js';
+import { backoffDelay, customBackoff, type BackoffStrategy } from './backoff.js';
 import { advanceScheduler } from '../schedulers/job-schedulers.js';
 import { checkConcurrency, checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
 import { bullmqSignal } from './signal.js';
@@ -64,6 +64,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   readonly #stalls = new Map<string, number>();
   /** The backoff last worked out for a running job, ms: its `delay` once the attempt failed. */
   readonly #backoffs = new Map<string, number>();
+  /** Delays a custom strategy answered (maybe as a promise) while the failed attempt still ran, ms. */
+  readonly #customDelays = new Map<string, number>();
   readonly #inFlight = new InFlight();
   readonly #ready: Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> | undefined }>;
   #closing: Promise<void> | undefined;
@@ -328,6 +330,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     // A job taken to run is no longer delayed: BullMQ zeroes its delay as it promotes it.
     job.delay = 0;
     this.#inFlight.add(claimed.id);
+    // A retried job shows the failure of the attempt before, as BullMQ's job does (read only on retries).
+    if (claimed.attempts > 1) await this.#readLastFailure(queue, claimed, job);
     // BullMQ makes a scheduler's next job when the job of the run before starts.
     if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
     this.#running.set(claimed.id, job);
@@ -352,6 +356,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
         this.#inFlight.done(claimed.id);
         return undefined;
       }
+      if (!(error instanceof UnrecoverableError)) await this.#askStrategy(claimed, job, error);
       if (claimed.maxAttempts === undefined && !(error instanceof UnrecoverableError)) return this.#retryFromEnvelope(claimed, context, job, error);
       throw error;
     }
@@ -425,11 +430,43 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     });
   }
 
+  async #readLastFailure(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, job: Job<DataType, ResultType, NameType>): Promise<void> {
+    const record = await queue.getJob(claimed.id).catch((error: unknown) => {
+      this.#emitError(error);
+      return undefined;
+    });
+    const lastError = record?.lastError;
+    if (lastError === undefined) return;
+    const end = lastError.indexOf('\n');
+    job.failedReason = end === -1 ? lastError : lastError.slice(0, end);
+    job.stacktrace = [lastError];
+  }
+
   async #advance(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>): Promise<void> {
     await advanceScheduler(queue, openEnvelope(claimed.payload), this.opts.settings?.repeatStrategy).catch((error: unknown) => this.#emitError(error));
   }
 
+  /**
+   * Asks the custom backoff strategy for the failed attempt's delay while the attempt still runs:
+   * BullMQ awaits a strategy that answers a promise (and lets it edit the job), and Echo's retry
+   * takes its delay synchronously, so the answer is kept for {@link #backoff}.
+   */
+  async #askStrategy(claimed: ClaimedJob<Envelope>, job: Job<DataType, ResultType, NameType>, error: unknown): Promise<void> {
+    const strategy = this.opts.settings?.backoffStrategy;
+    const type = customBackoff(claimed.attempts, claimed, strategy);
+    if (strategy === undefined || type === undefined) return;
+    const ms = await strategy(claimed.attempts, type, error instanceof Error ? error : new Error(String(error)), job as Job);
+    if (this.#customDelays.size >= 10_000) this.#customDelays.clear();
+    this.#customDelays.set(claimed.id, Math.round(ms));
+  }
+
   #backoff(attempt: number, error: unknown, claimed: ClaimedJob<unknown>, strategy: BackoffStrategy | undefined): number {
+    const asked = this.#customDelays.get(claimed.id);
+    if (asked !== undefined) {
+      this.#customDelays.delete(claimed.id);
+      this.#backoffs.set(claimed.id, asked);
+      return asked;
+    }
     const delay = backoffDelay(attempt, error, claimed, strategy, this.#running.get(claimed.id));
     if (this.#backoffs.size >= 10_000) this.#backoffs.clear();
     this.#backoffs.set(claimed.id, delay);
