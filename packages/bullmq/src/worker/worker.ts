@@ -78,7 +78,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   /** Ends the pending `run()`: BullMQ's main loop ends when the worker closes or pauses and waits. */
   #loopEnded: (() => void) | undefined;
 
-  constructor(name: string, processor: Processor<DataType, ResultType, NameType> | string | URL | null, opts: WorkerOptions = {}) {
+  constructor(name: string, processor?: Processor<DataType, ResultType, NameType> | string | URL | null, opts: WorkerOptions = {}) {
     super();
     checkWorkerOptions(opts, processor);
     this.#echoName = echoQueueName(name, opts.prefix);
@@ -110,9 +110,13 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   async run(): Promise<void> {
     if (!this.#processor) throw new BullMQInputError('processor', 'No process function is defined.');
     if (this.#running_) throw new BullMQInputError('run', 'Worker is already running.');
-    const { worker } = await this.#ready;
-    if (!worker) return;
+    // Running from the call on, as BullMQ's run() is: a second call meanwhile is refused.
     this.#running_ = true;
+    const { worker } = await this.#ready.catch((error: unknown) => {
+      this.#running_ = false;
+      throw error;
+    });
+    if (!worker) return;
     worker.run();
     if (this.#paused) worker.resume();
     this.#paused = false;
