@@ -16,7 +16,7 @@ export { Job, type JobProgress, type JobState } from './job.js';
 export { QueueEvents, type QueueEventsListener, type QueueEventsOptions } from './queue-events.js';
 export { FlowProducer, type FlowJob, type FlowProducerOptions, type JobNode } from './flow-producer.js';
 export type { NodeOpts } from './flow/get-flow.js';
-export { DelayedError, JobStateError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from './errors.js';
+export { DelayedError, JobStateError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError, WaitingError } from './errors.js';
 export type { ConnectionOptions } from './connection.js';
 export type { StoredOptions } from './envelope.js';
 export type { ChangePriorityOpts } from './job-edits.js';

@@ -1,8 +1,8 @@
 import type { JobId } from '@echo/protocol/queue';
 import { JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
-import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
+import { attemptsMadeOf, openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
 import { asBullMQError, BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
-import { changeJobPriority, clearJobLogs, updateJobData, type ChangePriorityOpts } from './job-edits.js';
+import { changeJobPriority, clearJobLogs, countStep, updateJobData, type ChangePriorityOpts } from './job-edits.js';
 import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
@@ -102,7 +102,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   /** @internal A job read from its row. */
   static fromRecord<D, R, N extends string>(queue: EchoQueue<Envelope>, record: JobRecord<Envelope>): Job<D, R, N> {
     const job = new Job<D, R, N>(queue, record.id, openEnvelope(record.payload));
-    job.attemptsMade = record.attempts;
+    job.attemptsMade = attemptsMadeOf(job.#envelope, record.attempts);
     job.attemptsStarted = record.attempts;
     job.stalledCounter = record.stalled;
     if (record.progress !== undefined) job.progress = parseProgress(record.progress);
@@ -126,7 +126,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   static fromClaim<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, hooks: RunningHooks): Job<D, R, N> {
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload), hooks);
     job.attemptsStarted = claimed.attempts;
-    job.attemptsMade = claimed.attempts - 1;
+    job.attemptsMade = attemptsMadeOf(job.#envelope, claimed.attempts - 1);
     job.processedOn = Date.now();
     job.token = `${claimed.id}:${String(claimed.attempts)}`;
     return job;
@@ -136,7 +136,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   static fromStalled<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, stalls: number): Job<D, R, N> {
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
     job.attemptsStarted = claimed.attempts;
-    job.attemptsMade = claimed.attempts;
+    job.attemptsMade = attemptsMadeOf(job.#envelope, claimed.attempts);
     job.stalledCounter = stalls;
     return job;
   }
@@ -147,7 +147,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
     job.#manual = lease;
     job.attemptsStarted = claimed.attempts;
-    job.attemptsMade = claimed.attempts - 1;
+    job.attemptsMade = attemptsMadeOf(job.#envelope, claimed.attempts - 1);
     job.processedOn = Date.now();
     job.token = token;
     return job;
@@ -162,7 +162,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     await completeHeld(lease, returnValue);
     this.#manual = undefined;
     this.returnvalue = returnValue;
-    this.attemptsMade = lease.claimed.attempts;
+    this.attemptsMade = this.attemptsOf(lease.claimed.attempts);
     this.finishedOn = Date.now();
   }
 
@@ -178,7 +178,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.#manual = undefined;
     this.failedReason = error.message;
     if (error.stack !== undefined) this.stacktrace.push(error.stack);
-    this.attemptsMade = lease.claimed.attempts;
+    this.attemptsMade = this.attemptsOf(lease.claimed.attempts);
     if (dead) this.finishedOn = Date.now();
   }
 
@@ -337,7 +337,24 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
    */
   async moveToDelayed(timestamp: number, _token?: string): Promise<void> {
     if (!this.#hooks) throw new NotSupportedError('job.moveToDelayed outside a processor', 'only the worker that holds the job can move it');
+    await countStep(this.#queue, this.#echoId, this.id, 'moveToDelayed');
     await this.#hooks.context.moveToDelayed({ at: timestamp });
+  }
+
+  /**
+   * From a processor: puts the job back to wait, to run again as a new start (a step job's next
+   * step); answers 0. Throw `WaitingError` afterwards. Its `attemptsMade` does not grow.
+   */
+  async moveToWait(_token?: string): Promise<number> {
+    if (!this.#hooks) throw new NotSupportedError('job.moveToWait outside a processor', 'only the worker that holds the job can move it');
+    await countStep(this.#queue, this.#echoId, this.id, 'moveJobFromActiveToWait');
+    await this.#hooks.context.moveToDelayed({ delayMs: 0 });
+    return 0;
+  }
+
+  /** @internal The attempts BullMQ counts of `starts` starts of this job. */
+  attemptsOf(starts: number): number {
+    return attemptsMadeOf(this.#envelope, starts);
   }
 
   /**

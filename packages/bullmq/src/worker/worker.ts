@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { JobStalledError, type Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
 import { openEnvelope, type Envelope } from '../envelope.js';
-import { BullMQInputError, DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from '../errors.js';
+import { BullMQInputError, DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError, WaitingError } from '../errors.js';
 import { Job, type JobProgress } from '../job.js';
 import { echoQueueName } from '../ids.js';
 import { openQueue } from '../queue.js';
@@ -349,7 +349,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       // The abort signal is made on first read; a processor that takes no third argument never pays for it.
       return await (processor.length > 2 ? processor(job, job.token, bullmqSignal(context.signal)) : processor(job, job.token));
     } catch (error) {
-      if (error instanceof DelayedError || error instanceof WaitingChildrenError) {
+      if (error instanceof DelayedError || error instanceof WaitingError || error instanceof WaitingChildrenError) {
         this.#running.delete(claimed.id);
         this.#inFlight.done(claimed.id);
         return undefined;
@@ -381,7 +381,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     const err = error instanceof Error ? error : new Error(String(error));
     job.failedReason = err.message;
     if (err.stack !== undefined) job.stacktrace.push(err.stack);
-    job.attemptsMade = claimed.attempts;
+    job.attemptsMade = job.attemptsOf(claimed.attempts);
     job.delay = delayMs;
     this.emit('failed', job, err, 'active');
     return undefined;
@@ -395,7 +395,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       if (!job) return;
       this.#running.delete(claimed.id);
       job.returnvalue = result as ResultType;
-      job.attemptsMade = claimed.attempts;
+      job.attemptsMade = job.attemptsOf(claimed.attempts);
       job.finishedOn = Date.now();
       this.emit('completed', job, result, 'active');
     });
@@ -411,7 +411,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       if (job) {
         job.failedReason = err.message;
         if (err.stack !== undefined) job.stacktrace.push(err.stack);
-        job.attemptsMade = claimed.attempts;
+        job.attemptsMade = job.attemptsOf(claimed.attempts);
         // BullMQ's job.delay of a job waiting out its backoff is that backoff.
         const delay = this.#backoffs.get(claimed.id);
         if (outcome === 'scheduled' && delay !== undefined) job.delay = delay;
