@@ -4,7 +4,7 @@
  * a processor-less worker for manual processing.
  */
 import { describe, expect, it } from 'vitest';
-import { Queue, Worker, type Job } from '../src/index.js';
+import { DelayedError, Queue, WaitingError, Worker, type Job } from '../src/index.js';
 import { closing, nextEvent, queueName, redisConnection } from './setup.js';
 
 const connection = await redisConnection();
@@ -227,5 +227,32 @@ describe('job.retry', () => {
     expect(rerun.attemptsStarted).toBe(2);
     await queue.remove(job.id);
     await expect(job.retry('completed')).rejects.toThrow(`Missing key for job ${job.id}. reprocessJob`);
+  });
+});
+
+describe('step jobs', () => {
+  it('a start that ends in moveToWait or moveToDelayed is not counted in attemptsMade', async () => {
+    const name = queueName('steps');
+    const queue = closing(new Queue(name, { connection }));
+    const worker = closing(new Worker(name, async (job: Job, token?: string) => {
+      const step = (job.data as { step: number }).step;
+      if (step === 0) {
+        await job.moveToWait(token);
+        await job.updateData({ step: 1 });
+        throw new WaitingError();
+      }
+      if (step === 1) {
+        await job.moveToDelayed(Date.now() + 20, token);
+        await job.updateData({ step: 2 });
+        throw new DelayedError();
+      }
+      return 'done';
+    }, { connection }));
+    const completed = nextEvent<[Job, unknown]>(worker, 'completed');
+    await queue.add('j', { step: 0 });
+    const [job, result] = await completed;
+    expect(result).toBe('done');
+    expect(job.attemptsStarted).toBe(3);
+    expect(job.attemptsMade).toBe(1);
   });
 });
