@@ -12,7 +12,7 @@ export type { Dependencies, DependenciesOpts, DependencyCounts, DependencyPage, 
 export { QueueGetters, type JobSchedulerJson, type JobType } from './queue-getters.js';
 export type { WorkerEntry } from './queue-extras.js';
 export { Worker, type BackoffStrategy, type Processor, type WorkerListener, type WorkerOptions } from './worker/worker.js';
-export { Job, type JobProgress, type JobState } from './job.js';
+export { Job, type JobProgress, type JobState, type RetryOptions } from './job.js';
 export { QueueEvents, type QueueEventsListener, type QueueEventsOptions } from './queue-events.js';
 export { FlowProducer, type FlowJob, type FlowProducerOptions, type JobNode } from './flow-producer.js';
 export type { NodeOpts } from './flow/get-flow.js';

@@ -1,4 +1,4 @@
-import type { JobId } from '@echo/protocol/queue';
+import { strictOptions, type JobId } from '@echo/protocol/queue';
 import { JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
 import { attemptsMadeOf, openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
 import { asBullMQError, BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
@@ -294,8 +294,13 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
    * Runs a failed job (or, with `'completed'`, a completed job the queue kept) again. A job in
    * another state, or gone, is refused with BullMQ's texts.
    */
-  async retry(state: 'failed' | 'completed' = 'failed'): Promise<void> {
-    if (state !== 'failed' && state !== 'completed') throw new BullMQInputError('state', "retry takes 'failed' or 'completed'");
+  async retry(state: 'failed' | 'completed' = 'failed', opts: RetryOptions = {}): Promise<void> {
+    if (!RETRY_STATES.has(state)) throw new BullMQInputError('state', "retry takes 'failed' or 'completed'");
+    checkRetryOptions(opts);
+    for (const key of ['resetAttemptsMade', 'resetAttemptsStarted'] as const) {
+      // Echo's attempt count is the lease's fencing token: it only grows, so a rerun keeps counting.
+      if (opts[key] === true) throw new NotSupportedError(`job.retry ${key}`, 'the attempt count fences the job\'s leases and is never reset; a retried job keeps counting');
+    }
     const rerun = state === 'failed' ? this.#queue.reprocess(this.#echoId) : this.#queue.reprocessCompleted(this.#echoId);
     await rerun.catch((error: unknown) => {
       throw asBullMQError(error, this.id, 'reprocessJob', state);
@@ -430,6 +435,17 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     };
   }
 }
+
+/** BullMQ's options of `job.retry`. */
+export interface RetryOptions {
+  /** Start `attemptsMade` over (refused: see the README's table). */
+  readonly resetAttemptsMade?: boolean;
+  /** Start `attemptsStarted` over (refused: see the README's table). */
+  readonly resetAttemptsStarted?: boolean;
+}
+
+const RETRY_STATES: ReadonlySet<string> = new Set(['failed', 'completed']);
+const checkRetryOptions = strictOptions('job.retry options', { known: ['resetAttemptsMade', 'resetAttemptsStarted'] });
 
 function firstLine(text: string): string {
   const end = text.indexOf('\n');

@@ -459,7 +459,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     const strategy = this.opts.settings?.backoffStrategy;
     const type = customBackoff(claimed.attempts, claimed, strategy);
     if (strategy === undefined || type === undefined) return;
-    const ms = await strategy(claimed.attempts, type, error instanceof Error ? error : new Error(String(error)), job as Job);
+    const ms = await strategy(claimed.attempts, type, error instanceof Error ? error : new Error(String(error)), job);
     if (this.#customDelays.size >= 10_000) this.#customDelays.clear();
     this.#customDelays.set(claimed.id, Math.round(ms));
   }
