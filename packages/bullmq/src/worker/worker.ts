@@ -334,12 +334,13 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     // A job taken to run is no longer delayed: BullMQ zeroes its delay as it promotes it.
     job.delay = 0;
     this.#inFlight.add(claimed.id);
-    // A retried job shows the failure of the attempt before, as BullMQ's job does (read only on retries).
-    if (claimed.attempts > 1) await this.#readLastFailure(queue, claimed, job);
     // BullMQ makes a scheduler's next job when the job of the run before starts.
     if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
     this.#running.set(claimed.id, job);
     this.#contexts.set(claimed.id, context);
+    // A retried job shows the failure of the attempt before, as BullMQ's job does (read only on
+    // retries, once the job is listed as running here, so a stall reported meanwhile reaches it).
+    if (claimed.attempts > 1) await this.#readLastFailure(queue, claimed, job);
     this.emit('active', job, 'waiting');
     const processor = this.#processor as Processor<DataType, ResultType, NameType>;
     const maxStarts = this.opts.maxStartedAttempts;
@@ -440,7 +441,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       return undefined;
     });
     const lastError = record?.lastError;
-    if (lastError === undefined) return;
+    // A lease that lapsed leaves Echo's `stalled` mark, where BullMQ leaves the reason as it was.
+    if (lastError === undefined || lastError === 'stalled') return;
     const end = lastError.indexOf('\n');
     job.failedReason = end === -1 ? lastError : lastError.slice(0, end);
     job.stacktrace = [lastError];
