@@ -48,16 +48,16 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   attemptsStarted = 0;
   /** How many times the job stalled (its lock lapsed and it was taken back). */
   stalledCounter = 0;
-  /** The processor's return value, once completed. */
-  returnvalue: ReturnType | undefined = undefined;
-  /** The last failure's message. */
-  failedReason: string | undefined = undefined;
+  /** The processor's return value, once completed; null before (BullMQ's default). */
+  returnvalue: ReturnType | null = null;
+  /** The last failure's message; null once `retry()` cleared it. */
+  failedReason: string | null | undefined = undefined;
   /** The failures' stacks, newest last. */
   stacktrace: string[] = [];
-  /** When the current (or last) attempt started. */
-  processedOn: number | undefined = undefined;
-  /** When the job finished. */
-  finishedOn: number | undefined = undefined;
+  /** When the current (or last) attempt started; null once `retry()` cleared it. */
+  processedOn: number | null | undefined = undefined;
+  /** When the job finished; null once `retry()` cleared it. */
+  finishedOn: number | null | undefined = undefined;
   /** Its priority: 1 runs first; 0 (none) runs before every prioritized job. */
   priority: number;
   /** The delay the job was added (or last moved) with, ms; 0 when it had none. */
@@ -305,10 +305,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     await rerun.catch((error: unknown) => {
       throw asBullMQError(error, this.id, 'reprocessJob', state);
     });
-    this.failedReason = undefined;
-    this.finishedOn = undefined;
-    this.processedOn = undefined;
-    this.returnvalue = undefined;
+    // BullMQ's retry clears these to null on the job at hand.
+    this.failedReason = null;
+    this.finishedOn = null;
+    this.processedOn = null;
+    this.returnvalue = null;
   }
 
   /** Runs a delayed job now; its `delay` reads 0 after. */

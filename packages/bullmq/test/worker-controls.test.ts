@@ -162,7 +162,7 @@ describe('the job a worker runs', () => {
   it('names the worker in processedBy and, retried, shows the failure before and the backoff as its delay', async () => {
     const name = queueName('job-fields');
     const queue = closing(new Queue(name, { connection }));
-    const seen: { processedBy: string | undefined; failedReason: string | undefined }[] = [];
+    const seen: { processedBy: string | undefined; failedReason: string | null | undefined }[] = [];
     const worker = closing(new Worker(name, async (job: Job) => {
       seen.push({ processedBy: job.processedBy, failedReason: job.failedReason });
       if (job.attemptsStarted === 1) throw new Error('first try');
