@@ -30,8 +30,10 @@ if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded 
 if redis.call('EXISTS', k_row) == 1 then return 0 end
 -- Lanes ignore priority: the lane is FIFO and the rotation serves it.
 admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 4) }, { 'group', g })
-redis.call('ZADD', k_lane, 0, a_id)
-rering({ ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g)
+-- [TS] The re-ring knows from the ZADD whether the lane was empty (lib lanes rering_added): no
+-- `LPOS` walk over the ring.
+rering_added({ ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g,
+  redis.call('ZADD', k_lane, 0, a_id))
 ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', a_id)
 return 1

@@ -26,9 +26,9 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_active, '-inf', now_ms())) do
     local row = jkey(k_jobroot, id)
     if redis.call('HGET', row, 'group') == g then
       redis.call('ZREM', k_active, id)
-      redis.call('ZADD', k_lane, 0, id)
+      local added = redis.call('ZADD', k_lane, 0, id)
       redis.call('HSET', row, 'state', 'pending')
-      release(lb, k_lane, g)
+      release(lb, k_lane, g, added)
       recovered = recovered + 1
     end
   end

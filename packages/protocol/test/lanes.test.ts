@@ -164,7 +164,9 @@ describe('gclaim', () => {
     const q = new Lanes('lanes');
     const a = mintId('PRT');
     const ghost = mintId('JOB');
+    // The ghost was admitted as any lane job is (its lane in the ring, I6) and its row then vanished.
     await q.cmd('ZADD', q.k.lane(a), 0, ghost);
+    await q.cmd('RPUSH', q.k.ring, a);
     const real = await q.add(a, 'real');
     expect(await q.claim()).toEqual([real, 'real', 1, a]);
     expect(await q.cmd('EXISTS', q.k.job(ghost))).toBe(0);
@@ -180,6 +182,53 @@ describe('gclaim', () => {
     expect(await q.claim()).toEqual([]);
     expect(await q.ring()).toEqual([]);
     expect(await q.gactive()).toEqual({});
+  });
+});
+
+describe('the ring through a mixed run (I6)', () => {
+  // The hot re-rings (admission, a slot given back, a reaped job back in its lane) decide a lane's
+  // membership from the change they make instead of searching the ring, so this checks after every
+  // step that the ring holds exactly the serviceable lanes, each once.
+  it('holds exactly the serviceable lanes, once each, after every admission, claim, settlement, reap and control', async () => {
+    const q = new Lanes('lanes');
+    const groups = [mintId('PRT'), mintId('PRT'), mintId('PRT'), mintId('PRT')];
+    const running: Entry[] = [];
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const check = async (step: string): Promise<void> => {
+      const [ring, active, limits, paused, depths] = await Promise.all([
+        q.ring(),
+        q.gactive(),
+        q.hgetall(q.k.glimit),
+        q.cmd<string[]>('SMEMBERS', q.k.paused),
+        q.depths(...groups),
+      ]);
+      const serviceable = groups.filter((g, i) => {
+        const limit = limits[g];
+        return (depths[i] ?? 0) > 0 && !paused.includes(g) && (limit === undefined || Number(active[g] ?? 0) < Number(limit));
+      });
+      expect([...ring].sort(), step).toEqual([...serviceable].sort());
+      expect(new Set(ring).size, step).toBe(ring.length);
+    };
+    for (let step = 0; step < 400; step++) {
+      const g = groups[next(groups.length)] as BrandedId;
+      const op = next(10);
+      if (op < 4) await q.add(g);
+      else if (op < 6) {
+        const entry = await q.claim(next(3) === 0 ? 1 : 30_000);
+        if (entry.length > 0) running.push(entry as Entry);
+      } else if (op < 8 && running.length > 0) {
+        const [id, , token] = running.splice(next(running.length), 1)[0] as Entry;
+        await q.complete(id, token).catch(() => undefined); // a reaped job's completion is stale
+      } else if (op === 8) await q.limit(g, 1 + next(2));
+      else if (next(2) === 0) await q.pause(g);
+      else await q.resume(g);
+      if (step % 25 === 24) for (const group of groups) await q.reapGroup(group);
+      await check(`step ${step}`);
+    }
   });
 });
 

@@ -351,14 +351,13 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       return await (processor.length > 2 ? processor(job, job.token, bullmqSignal(context.signal)) : processor(job, job.token));
     } catch (error) {
       if (error instanceof DelayedError || error instanceof WaitingError || error instanceof WaitingChildrenError) {
-        this.#running.delete(claimed.id);
-        this.#inFlight.done(claimed.id);
+        this.#movedAway(claimed.id);
         return undefined;
       }
       if (error instanceof RateLimitError) {
         this.#running.delete(claimed.id);
         await context.moveToDelayed({ delayMs: Math.max(this.#rateLimitMs, 0) });
-        this.#inFlight.done(claimed.id);
+        this.#movedAway(claimed.id);
         return undefined;
       }
       if (!(error instanceof UnrecoverableError)) await this.#askStrategy(claimed, job, error);
@@ -377,8 +376,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     if (claimed.attempts >= attempts) throw error;
     const delayMs = this.#backoff(claimed.attempts, error, claimed, this.opts.settings?.backoffStrategy);
     await context.moveToDelayed({ delayMs });
-    this.#running.delete(claimed.id);
-    this.#inFlight.done(claimed.id);
+    this.#movedAway(claimed.id);
     const err = error instanceof Error ? error : new Error(String(error));
     job.failedReason = err.message;
     if (err.stack !== undefined) job.stacktrace.push(err.stack);
@@ -386,6 +384,17 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     job.delay = delayMs;
     this.emit('failed', job, err, 'active');
     return undefined;
+  }
+
+  /**
+   * A job the processor moved out of active itself (delayed, waiting for children, rate limited):
+   * Echo's worker reports no settlement for it, so its entries here end now (the context too, or
+   * every such move would leave one behind).
+   */
+  #movedAway(echoId: string): void {
+    this.#running.delete(echoId);
+    this.#contexts.delete(echoId);
+    this.#inFlight.done(echoId);
   }
 
   #wire(queue: EchoQueue<Envelope>, worker: EchoWorker<Envelope>): void {

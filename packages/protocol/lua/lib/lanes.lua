@@ -8,16 +8,26 @@ local function lane_keys(gactive, glimit, ring, wake, paused)
   return { gactive = gactive, glimit = glimit, ring = ring, wake = wake, paused = paused }
 end
 
--- serviceable(lb, lane, g): I6, minus the ring membership test.
+-- serviceable(lb, lane, g): I6, minus the ring membership test. Also answers the lane's size and
+-- the group's ceiling (nil when none), which the re-ring variants below read.
 local function serviceable(lb, lane, g)
   if redis.call('SISMEMBER', lb.paused, g) == 1 then return false end
-  if redis.call('ZCARD', lane) == 0 then return false end
+  local card = redis.call('ZCARD', lane)
+  if card == 0 then return false end
   local lim = redis.call('HGET', lb.glimit, g)
   if lim then
+    lim = tonumber(lim)
     local act = tonumber(redis.call('HGET', lb.gactive, g) or '0')
-    if act >= tonumber(lim) then return false end
+    if act >= lim then return false end
   end
-  return true
+  return true, card, lim
+end
+
+-- join(lb, g): g enters the rotation; wake a consumer.
+local function join(lb, g)
+  redis.call('RPUSH', lb.ring, g)
+  redis.call('LPUSH', lb.wake, '1')
+  redis.call('LTRIM', lb.wake, 0, 63)
 end
 
 -- rering(lb, lane, g): put g back in rotation when it is serviceable and absent, and wake a consumer.
@@ -27,16 +37,37 @@ end
 local function rering(lb, lane, g)
   if not serviceable(lb, lane, g) then return end
   if redis.call('LPOS', lb.ring, g, 'RANK', -1) then return end
-  redis.call('RPUSH', lb.ring, g)
-  redis.call('LPUSH', lb.wake, '1')
-  redis.call('LTRIM', lb.wake, 0, 63)
+  join(lb, g)
 end
 
--- release(lb, lane, g): an active lane job left active; give its slot back and re-ring.
-local function release(lb, lane, g)
+-- [TS] The two re-rings of the hot paths below prove g's absence without the `LPOS` walk, which
+-- over a ring of 10,000 lanes costs a scan of the list each time a lane is found absent (every
+-- admission to an emptied lane, every slot freed under a ceiling). I6 holds before the script's
+-- change (every script keeps it), so g was in the ring exactly when it was serviceable then; the
+-- change (one job added to the lane, one slot given back) can only make g serviceable, so g must
+-- join exactly when it is serviceable now and was not before. The ring ends as the spec's re-ring
+-- leaves it. `added` is the answer of the `ZADD lane 0 id` the caller just ran, or nil when the
+-- lane was not added to; an answer of 0 (the id was already there, which no consistent state
+-- has) falls back to the spec's test.
+
+-- rering_added(lb, lane, g, added): re-ring after `ZADD lane 0 id` answered `added`. The lane was
+-- empty before exactly when it now holds one job, and an empty lane is out of the ring.
+local function rering_added(lb, lane, g, added)
+  if added ~= 1 then return rering(lb, lane, g) end
+  local ok, card = serviceable(lb, lane, g)
+  if ok and card == 1 then join(lb, g) end
+end
+
+-- release(lb, lane, g, added): an active lane job left active; give its slot back and re-ring.
+-- `added`: as above, when the job was put back in its lane before this call (nil otherwise). g
+-- was out of the ring before when its lane was empty or it held its ceiling's every slot.
+local function release(lb, lane, g, added)
   local act = redis.call('HINCRBY', lb.gactive, g, -1)
   if act <= 0 then redis.call('HDEL', lb.gactive, g) end
-  rering(lb, lane, g)
+  if added == 0 then return rering(lb, lane, g) end
+  local ok, card, lim = serviceable(lb, lane, g)
+  if not ok then return end
+  if (added == 1 and card == 1) or (lim and act + 1 >= lim) then join(lb, g) end
 end
 
 -- wake(lb): a flat job became claimable; let one parked consumer know.
@@ -76,8 +107,8 @@ end
 local function requeue(pending, lb, laneroot, id, g, releasing, score)
   if g and vid(g) then
     local lane = gkey(laneroot, g)
-    redis.call('ZADD', lane, 0, id)
-    if releasing then release(lb, lane, g) else rering(lb, lane, g) end
+    local added = redis.call('ZADD', lane, 0, id)
+    if releasing then release(lb, lane, g, added) else rering_added(lb, lane, g, added) end
     return false
   end
   redis.call('ZADD', pending, score or 0, id)

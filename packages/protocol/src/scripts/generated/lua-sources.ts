@@ -673,16 +673,26 @@ local function lane_keys(gactive, glimit, ring, wake, paused)
   return { gactive = gactive, glimit = glimit, ring = ring, wake = wake, paused = paused }
 end
 
--- serviceable(lb, lane, g): I6, minus the ring membership test.
+-- serviceable(lb, lane, g): I6, minus the ring membership test. Also answers the lane's size and
+-- the group's ceiling (nil when none), which the re-ring variants below read.
 local function serviceable(lb, lane, g)
   if redis.call('SISMEMBER', lb.paused, g) == 1 then return false end
-  if redis.call('ZCARD', lane) == 0 then return false end
+  local card = redis.call('ZCARD', lane)
+  if card == 0 then return false end
   local lim = redis.call('HGET', lb.glimit, g)
   if lim then
+    lim = tonumber(lim)
     local act = tonumber(redis.call('HGET', lb.gactive, g) or '0')
-    if act >= tonumber(lim) then return false end
+    if act >= lim then return false end
   end
-  return true
+  return true, card, lim
+end
+
+-- join(lb, g): g enters the rotation; wake a consumer.
+local function join(lb, g)
+  redis.call('RPUSH', lb.ring, g)
+  redis.call('LPUSH', lb.wake, '1')
+  redis.call('LTRIM', lb.wake, 0, 63)
 end
 
 -- rering(lb, lane, g): put g back in rotation when it is serviceable and absent, and wake a consumer.
@@ -692,16 +702,37 @@ end
 local function rering(lb, lane, g)
   if not serviceable(lb, lane, g) then return end
   if redis.call('LPOS', lb.ring, g, 'RANK', -1) then return end
-  redis.call('RPUSH', lb.ring, g)
-  redis.call('LPUSH', lb.wake, '1')
-  redis.call('LTRIM', lb.wake, 0, 63)
+  join(lb, g)
 end
 
--- release(lb, lane, g): an active lane job left active; give its slot back and re-ring.
-local function release(lb, lane, g)
+-- [TS] The two re-rings of the hot paths below prove g's absence without the \`LPOS\` walk, which
+-- over a ring of 10,000 lanes costs a scan of the list each time a lane is found absent (every
+-- admission to an emptied lane, every slot freed under a ceiling). I6 holds before the script's
+-- change (every script keeps it), so g was in the ring exactly when it was serviceable then; the
+-- change (one job added to the lane, one slot given back) can only make g serviceable, so g must
+-- join exactly when it is serviceable now and was not before. The ring ends as the spec's re-ring
+-- leaves it. \`added\` is the answer of the \`ZADD lane 0 id\` the caller just ran, or nil when the
+-- lane was not added to; an answer of 0 (the id was already there, which no consistent state
+-- has) falls back to the spec's test.
+
+-- rering_added(lb, lane, g, added): re-ring after \`ZADD lane 0 id\` answered \`added\`. The lane was
+-- empty before exactly when it now holds one job, and an empty lane is out of the ring.
+local function rering_added(lb, lane, g, added)
+  if added ~= 1 then return rering(lb, lane, g) end
+  local ok, card = serviceable(lb, lane, g)
+  if ok and card == 1 then join(lb, g) end
+end
+
+-- release(lb, lane, g, added): an active lane job left active; give its slot back and re-ring.
+-- \`added\`: as above, when the job was put back in its lane before this call (nil otherwise). g
+-- was out of the ring before when its lane was empty or it held its ceiling's every slot.
+local function release(lb, lane, g, added)
   local act = redis.call('HINCRBY', lb.gactive, g, -1)
   if act <= 0 then redis.call('HDEL', lb.gactive, g) end
-  rering(lb, lane, g)
+  if added == 0 then return rering(lb, lane, g) end
+  local ok, card, lim = serviceable(lb, lane, g)
+  if not ok then return end
+  if (added == 1 and card == 1) or (lim and act + 1 >= lim) then join(lb, g) end
 end
 
 -- wake(lb): a flat job became claimable; let one parked consumer know.
@@ -741,8 +772,8 @@ end
 local function requeue(pending, lb, laneroot, id, g, releasing, score)
   if g and vid(g) then
     local lane = gkey(laneroot, g)
-    redis.call('ZADD', lane, 0, id)
-    if releasing then release(lb, lane, g) else rering(lb, lane, g) end
+    local added = redis.call('ZADD', lane, 0, id)
+    if releasing then release(lb, lane, g, added) else rering_added(lb, lane, g, added) end
     return false
   end
   redis.call('ZADD', pending, score or 0, id)
@@ -1624,7 +1655,7 @@ return len
 `,
   },
   adopt_children: {
-    sha: '9ba5cb093f4b3f821868197f2449e101076d9f94',
+    sha: '42162d6475d8544d9c33db57582520c7f6db1993',
     includes: ['core', 'events', 'lanes', 'fanin', 'fanout'],
     body: `-- @script adopt_children
 -- @purpose [TS] Children join a parent that already exists, from outside it (BullMQ's \`parent\` job
@@ -2297,7 +2328,7 @@ return 0
 `,
   },
   complete: {
-    sha: 'f28288c8c8ce0f0077faacbafcbb333016d674ab',
+    sha: 'bcfdc53fe34a90caf94f428b85183cafb87936bd',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -2390,7 +2421,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: 'e73b7318a290d030ec6092d794de4d626c87d1fd',
+    sha: '2293f063419ff1a042c20094acd3411be44eafbf',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -2429,7 +2460,7 @@ return complete_held(held, 2, a_publish == '1')
 `,
   },
   complete_claim: {
-    sha: '629dfc9e3416b1ca3dc3984dadb01553fe54e938',
+    sha: '339b9326174158d6124365a473b99803104b77ff',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2543,7 +2574,7 @@ return out
 `,
   },
   delay: {
-    sha: 'b64aac1db1f3a9a2ea77f0922944914c6ed9a35e',
+    sha: 'a46992e2b0a0a91c1614d1c06a588724d733d83b',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script delay
 -- @purpose Hand a held job back until a later time without counting a failure: the inverse of a
@@ -2597,7 +2628,7 @@ return 1
 `,
   },
   detach_child: {
-    sha: '5f8725473064917b8f43027fb1354bc29d84dc2a',
+    sha: '6830f0ed4a23fe1f8177b2651f0508fc66af2141',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script detach_child
 -- @purpose [TS] A child leaves its parent (BullMQ's removeChildDependency): the child's link fields
@@ -3086,7 +3117,7 @@ return missed
 `,
   },
   flow_deliver: {
-    sha: 'a52d6c4e36b20f047933130cf784638653a13c28',
+    sha: '7ca8a86b032bc6e1cc739fd7cb2c50517226b4ff',
     includes: ['core', 'events', 'lanes', 'fanin'],
     body: `-- @script flow_deliver
 -- @purpose Apply one child's completion to its parent, on the parent's slot (queue.md §11.5): record
@@ -3116,7 +3147,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '68f8e1090e99a8eb0db9331b064b5c09e7a5b083',
+    sha: '1f1fb9c407f983b8d4f8cff37b9397032dfd0db9',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -3391,7 +3422,7 @@ return n + tidy_settle(tally, k_waiting)
 `,
   },
   genqueue: {
-    sha: 'adc2d23285182236df79406d76eb459910621205',
+    sha: 'afc2fffb7fa55d6efe7056bf61c78b55e5ff98b4',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -3425,15 +3456,17 @@ if not vid(g) then return redis.error_reply('EMQKIND group id must be a branded 
 if redis.call('EXISTS', k_row) == 1 then return 0 end
 -- Lanes ignore priority: the lane is FIFO and the rotation serves it.
 admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 4) }, { 'group', g })
-redis.call('ZADD', k_lane, 0, a_id)
-rering({ ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g)
+-- [TS] The re-ring knows from the ZADD whether the lane was empty (lib lanes rering_added): no
+-- \`LPOS\` walk over the ring.
+rering_added({ ring = k_ring, paused = k_paused, glimit = k_glimit, gactive = k_gactive, wake = k_wake }, k_lane, g,
+  redis.call('ZADD', k_lane, 0, a_id))
 ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', a_id)
 return 1
 `,
   },
   give_back: {
-    sha: 'a263ab63dd128d0aa22ec9840da406693238f18c',
+    sha: '58c07e2fb8a9fc0b574f9a754c70894ea0976ce2',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script give_back
 -- @purpose [TS] Give back jobs a worker claimed but will not run (it was paused or is closing with
@@ -3486,7 +3519,7 @@ return given
 `,
   },
   glimit: {
-    sha: 'b9150ba3138fe2bce3c8a77b56e2bdf8b31d3e25',
+    sha: '271132a2b34cee48d779f804291b508ebd35f9ed',
     includes: ['core', 'lanes'],
     body: `-- @script glimit
 -- @purpose Set a lane's concurrency ceiling (queue.md §5.3): lowering it to or below the in-flight
@@ -3532,7 +3565,7 @@ return 1
 `,
   },
   grate: {
-    sha: '8ad5c8f068d05c8a530c308a41a3869982098fd7',
+    sha: 'e8a25e02cd91df47815ad51ba8af4b00115997d1',
     includes: ['core', 'lanes'],
     body: `-- @script grate
 -- @purpose [TS] Set or lift a lane's own rate limit: at most \`max\` of its jobs claimed per window of
@@ -3561,7 +3594,7 @@ return 1
 `,
   },
   greap_group: {
-    sha: '47bc2566c9fd12869934d0acd34770b6623b84f5',
+    sha: '2ff9ad7787f9762248ab1fb29b83493efbd34e69',
     includes: ['core', 'lanes'],
     body: `-- @script greap_group
 -- @purpose Recover the lapsed leases of one group only: each goes back to its lane with attempts kept,
@@ -3591,9 +3624,9 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', k_active, '-inf', now_ms())) do
     local row = jkey(k_jobroot, id)
     if redis.call('HGET', row, 'group') == g then
       redis.call('ZREM', k_active, id)
-      redis.call('ZADD', k_lane, 0, id)
+      local added = redis.call('ZADD', k_lane, 0, id)
       redis.call('HSET', row, 'state', 'pending')
-      release(lb, k_lane, g)
+      release(lb, k_lane, g, added)
       recovered = recovered + 1
     end
   end
@@ -3602,7 +3635,7 @@ return recovered
 `,
   },
   greassign: {
-    sha: 'bacf2b60df64f19f8fdd5d66124472974249fae2',
+    sha: '33062608204d79abd727d6312a0e3f7e5334a68a',
     includes: ['core', 'lanes'],
     body: `-- @script greassign
 -- @purpose Move one pending job to another lane (queue.md §5.6). The source lane comes from the row,
@@ -3639,7 +3672,7 @@ return 1
 `,
   },
   gresume: {
-    sha: '572eeaebc45e9ee6b0c43f8cd29443c3b3574afd',
+    sha: '4c37178c24cabc16933e40dc3fd62bf3c8dbf721',
     includes: ['core', 'lanes'],
     body: `-- @script gresume
 -- @purpose Lift a lane pause and put the lane back in rotation when it is serviceable, waking a
@@ -3913,7 +3946,7 @@ return 0
 `,
   },
   promote: {
-    sha: '36ddf286da0d5bfa89e71adfd6393101546ccacd',
+    sha: '64856b3bbbd0e1230bb83f2cba868f582d71866c',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote
 -- @purpose Release due scheduled jobs: each goes to its lane (re-ringing it) or to flat pending
@@ -3941,7 +3974,7 @@ return requeue_due(k_schedule, k_pending, lane_keys(k_gactive, k_glimit, k_ring,
 `,
   },
   promote_next: {
-    sha: 'aeaf0924be63c0b3c05ad9c60ee906e7cae96a54',
+    sha: 'b969ab58156a3a64b0353ebb7de465ed3fe055cc',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script promote_next
 -- @purpose [TS] Promote as \`promote\` does (queue.md §8.2), then say how long until the earliest job
@@ -4035,7 +4068,7 @@ return 0
 `,
   },
   reap: {
-    sha: 'b9ebc4ecb36780d396305b36de573dd87f3b2da8',
+    sha: '07c2cd0cb2efc9244ac1e552829822afc82ae30e',
     includes: ['core', 'history', 'events', 'lanes'],
     body: `-- @script reap
 -- @purpose Crash recovery: every lease past its deadline goes back to its lane or to pending with
@@ -4068,7 +4101,7 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 `,
   },
   remove_job: {
-    sha: '33b401cb51da4b13114c8e6308442398044bd683',
+    sha: 'e9543bf21c0ec1361da2a77a5e5767951c3b60d0',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -4213,7 +4246,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: 'df5017a581ab6c30b8b4a3428f72326e0078e038',
+    sha: 'b00859fa84d81e8aafb26473e08b5d6abf912a52',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -4302,7 +4335,7 @@ return 1
 `,
   },
   reschedule_job: {
-    sha: 'f697da482e3cb6bc2b4f59f134663212d8892363',
+    sha: '2de945cb643c3e171f47904d1d4664486f75af48',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reschedule_job
 -- @purpose [TS] Move one scheduled job in time: \`now\` releases it at once to its lane or to pending
@@ -4376,7 +4409,7 @@ return 1
 `,
   },
   retry: {
-    sha: '8079afdf811c5a183f9336b42cc1cb63adec63af',
+    sha: '12bf3ca34b75958c9ce2d70e89a199b7dc902bd3',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4490,7 +4523,7 @@ return 'dead'
 `,
   },
   retry_dead: {
-    sha: '1729f2480369e91f9cf7878d1eb7a6eae3e30b97',
+    sha: 'd1a51438a1452f6b218fbd2769a19909d95fcbd2',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script retry_dead
 -- @purpose [TS] Bring up to \`limit\` dead jobs back to be claimed, oldest death-set member first: the
@@ -5217,7 +5250,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: 'ad2108ed99cc51e86aa40bfb976e14c06bcf2244',
+    sha: '9aaa19cf2fb0dede9584638ef0c56d89876182ec',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
