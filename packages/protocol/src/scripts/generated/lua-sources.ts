@@ -4290,7 +4290,7 @@ return 1
 `,
   },
   reprocess_completed: {
-    sha: 'fbcda870d61cbef4dfbfe97a25fcdaf2773a2383',
+    sha: 'f91b2ebd2ec7dfdabeab47b689c7f25990599397',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess_completed
 -- @purpose [TS] Bring a retained completed job back to pending (its lane when grouped), clearing
