@@ -6,7 +6,9 @@ import { Job, type JobProgress } from '../job.js';
 import { echoQueueName } from '../ids.js';
 import { openQueue } from '../queue.js';
 import { keepBound } from '../job-options.js';
-import { backoffDelay, customBackoff, type BackoffStrategy } from './backoff.js';
+import type { BackoffStrategy } from './backoff.js';
+import { AttemptDelays } from './attempt-delays.js';
+import { showLastFailure } from './last-failure.js';
 import { advanceScheduler } from '../schedulers/job-schedulers.js';
 import { checkConcurrency, checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
 import { bullmqSignal } from './signal.js';
@@ -62,10 +64,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   readonly #running = new Map<string, Job<DataType, ResultType, NameType>>();
   readonly #contexts = new Map<string, JobContext>();
   readonly #stalls = new Map<string, number>();
-  /** The backoff last worked out for a running job, ms: its `delay` once the attempt failed. */
-  readonly #backoffs = new Map<string, number>();
-  /** Delays a custom strategy answered (maybe as a promise) while the failed attempt still ran, ms. */
-  readonly #customDelays = new Map<string, number>();
+  readonly #delays: AttemptDelays;
   readonly #inFlight = new InFlight();
   readonly #ready: Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> | undefined }>;
   #closing: Promise<void> | undefined;
@@ -87,6 +86,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     // A null processor is BullMQ's manual processing: jobs are taken with getNextJob(token).
     this.#processor = typeof processor === 'function' ? processor : undefined;
     this.#concurrency = opts.concurrency ?? 1;
+    this.#delays = new AttemptDelays(opts.settings?.backoffStrategy, (id) => this.#running.get(id));
     this.#closedPromise = new Promise((resolve) => (this.#closed = resolve));
     const echoOptions = this.#echoOptions(opts);
     this.#ready = this.#start(echoOptions, opts);
@@ -241,11 +241,10 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       if (this.#closing !== undefined || this.#paused) return undefined;
       const claimed = await queue.leases().claim(lockMs, { markerTtlMs: lockMs });
       if (claimed) {
-        const strategy = this.opts.settings?.backoffStrategy;
         if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
         const job = Job.fromManual<DataType, ResultType, NameType>({
           queue, claimed, token, lockMs,
-          backoff: (attempt, error) => this.#backoff(attempt, error, claimed, strategy),
+          backoff: (attempt, error) => this.#delays.delay(attempt, error, claimed),
         });
         this.emit('active', job, 'waiting');
         return job;
@@ -293,9 +292,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   }
 
   #echoOptions(opts: WorkerOptions): WorkerStartOptions {
-    const strategy = opts.settings?.backoffStrategy;
     return echoWorkerOptions(opts, {
-      backoff: (attempt, error, claimed) => this.#backoff(attempt, error, claimed, strategy),
+      backoff: (attempt, error, claimed) => this.#delays.delay(attempt, error, claimed),
       onError: (error) => this.#emitError(error),
     });
   }
@@ -340,7 +338,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     this.#contexts.set(claimed.id, context);
     // A retried job shows the failure of the attempt before, as BullMQ's job does (read only on
     // retries, once the job is listed as running here, so a stall reported meanwhile reaches it).
-    if (claimed.attempts > 1) await this.#readLastFailure(queue, claimed, job);
+    if (claimed.attempts > 1) await showLastFailure(queue, claimed.id, job).catch((error: unknown) => this.#emitError(error));
     this.emit('active', job, 'waiting');
     const processor = this.#processor as Processor<DataType, ResultType, NameType>;
     const maxStarts = this.opts.maxStartedAttempts;
@@ -360,7 +358,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
         this.#movedAway(claimed.id);
         return undefined;
       }
-      if (!(error instanceof UnrecoverableError)) await this.#askStrategy(claimed, job, error);
+      if (!(error instanceof UnrecoverableError)) await this.#delays.ask(claimed, job, error);
       if (claimed.maxAttempts === undefined && !(error instanceof UnrecoverableError)) return this.#retryFromEnvelope(claimed, context, job, error);
       throw error;
     }
@@ -374,7 +372,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   async #retryFromEnvelope(claimed: ClaimedJob<Envelope>, context: JobContext, job: Job<DataType, ResultType, NameType>, error: unknown): Promise<undefined> {
     const attempts = openEnvelope(claimed.payload).o?.attempts ?? 1;
     if (claimed.attempts >= attempts) throw error;
-    const delayMs = this.#backoff(claimed.attempts, error, claimed, this.opts.settings?.backoffStrategy);
+    const delayMs = this.#delays.delay(claimed.attempts, error, claimed);
     await context.moveToDelayed({ delayMs });
     this.#movedAway(claimed.id);
     const err = error instanceof Error ? error : new Error(String(error));
@@ -423,11 +421,12 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
         if (err.stack !== undefined) job.stacktrace.push(err.stack);
         job.attemptsMade = job.attemptsOf(claimed.attempts);
         // BullMQ's job.delay of a job waiting out its backoff is that backoff.
-        const delay = this.#backoffs.get(claimed.id);
+        const delay = this.#delays.takeGiven(claimed.id);
         if (outcome === 'scheduled' && delay !== undefined) job.delay = delay;
         if (outcome !== 'scheduled') job.finishedOn = Date.now();
+      } else {
+        this.#delays.takeGiven(claimed.id);
       }
-      this.#backoffs.delete(claimed.id);
       this.emit('failed', job, err, 'active');
     });
     worker.on('drained', () => this.emit('drained'));
@@ -444,48 +443,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     });
   }
 
-  async #readLastFailure(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, job: Job<DataType, ResultType, NameType>): Promise<void> {
-    const record = await queue.getJob(claimed.id).catch((error: unknown) => {
-      this.#emitError(error);
-      return undefined;
-    });
-    const lastError = record?.lastError;
-    // A lease that lapsed leaves Echo's `stalled` mark, where BullMQ leaves the reason as it was.
-    if (lastError === undefined || lastError === 'stalled') return;
-    const end = lastError.indexOf('\n');
-    job.failedReason = end === -1 ? lastError : lastError.slice(0, end);
-    job.stacktrace = [lastError];
-  }
-
   async #advance(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>): Promise<void> {
     await advanceScheduler(queue, openEnvelope(claimed.payload), this.opts.settings?.repeatStrategy).catch((error: unknown) => this.#emitError(error));
-  }
-
-  /**
-   * Asks the custom backoff strategy for the failed attempt's delay while the attempt still runs:
-   * BullMQ awaits a strategy that answers a promise (and lets it edit the job), and Echo's retry
-   * takes its delay synchronously, so the answer is kept for {@link #backoff}.
-   */
-  async #askStrategy(claimed: ClaimedJob<Envelope>, job: Job<DataType, ResultType, NameType>, error: unknown): Promise<void> {
-    const strategy = this.opts.settings?.backoffStrategy;
-    const type = customBackoff(claimed.attempts, claimed, strategy);
-    if (strategy === undefined || type === undefined) return;
-    const ms = await strategy(claimed.attempts, type, error instanceof Error ? error : new Error(String(error)), job);
-    if (this.#customDelays.size >= 10_000) this.#customDelays.clear();
-    this.#customDelays.set(claimed.id, Math.round(ms));
-  }
-
-  #backoff(attempt: number, error: unknown, claimed: ClaimedJob<unknown>, strategy: BackoffStrategy | undefined): number {
-    const asked = this.#customDelays.get(claimed.id);
-    if (asked !== undefined) {
-      this.#customDelays.delete(claimed.id);
-      this.#backoffs.set(claimed.id, asked);
-      return asked;
-    }
-    const delay = backoffDelay(attempt, error, claimed, strategy, this.#running.get(claimed.id));
-    if (this.#backoffs.size >= 10_000) this.#backoffs.clear();
-    this.#backoffs.set(claimed.id, delay);
-    return delay;
   }
 
   #emitError(error: unknown): void {
