@@ -52,6 +52,16 @@ export interface Envelope {
   readonly e?: readonly string[];
   /** Those of `k` whose failure removes the dependency (`removeDependencyOnFailure`): listed nowhere once failed. */
   readonly f?: readonly string[];
+  /**
+   * Starts that ended in a step move (`moveToDelayed`, `moveToWait` from the processor): Echo counts
+   * every start as an attempt, BullMQ's `attemptsMade` counts only the starts that failed or completed.
+   */
+  readonly s?: number;
+}
+
+/** How many of a job's starts were attempts BullMQ counts (failed or completed), of `starts` in all. */
+export function attemptsMadeOf(envelope: Envelope, starts: number): number {
+  return Math.max(0, starts - (envelope.s ?? 0));
 }
 
 /** Reads an envelope back; a payload some other producer wrote is refused, not guessed at. */

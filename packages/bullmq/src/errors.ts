@@ -28,6 +28,14 @@ export class DelayedError extends Error {
   }
 }
 
+/** Thrown by a processor after `job.moveToWait(token)`: the job waits to run again. */
+export class WaitingError extends Error {
+  constructor(message = 'bullmq:movedToWait') {
+    super(message);
+    this.name = 'WaitingError';
+  }
+}
+
 /**
  * Thrown by a processor after `job.moveToWaitingChildren(token)` answered true: the job waits for
  * its children and runs again when they are done.

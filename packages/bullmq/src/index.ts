@@ -12,12 +12,12 @@ export type { Dependencies, DependenciesOpts, DependencyCounts, DependencyPage, 
 export { QueueGetters, type JobSchedulerJson, type JobType } from './queue-getters.js';
 export type { WorkerEntry } from './queue-extras.js';
 export { Worker, type BackoffStrategy, type Processor, type WorkerListener, type WorkerOptions } from './worker/worker.js';
-export { Job, type JobProgress, type JobState } from './job.js';
+export { Job, type JobProgress, type JobState, type RetryOptions } from './job.js';
 export { QueueEvents, type QueueEventsListener, type QueueEventsOptions } from './queue-events.js';
 export { FlowProducer, type FlowJob, type FlowOpts, type FlowProducerOptions, type JobNode } from './flow-producer.js';
 export type { NodeOpts } from './flow/get-flow.js';
 export type { RemoveOpts } from './flow/remove-tree.js';
-export { DelayedError, JobStateError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from './errors.js';
+export { DelayedError, JobStateError, NotSupportedError, RateLimitError, UnrecoverableError, WaitingChildrenError, WaitingError } from './errors.js';
 export type { ConnectionOptions } from './connection.js';
 export type { StoredOptions } from './envelope.js';
 export type { ChangePriorityOpts } from './job-edits.js';

@@ -33,6 +33,12 @@ export async function updateJobData(queue: EchoQueue<Envelope>, echoId: string, 
   await queue.updateData(echoId, { ...envelope, d: data });
 }
 
+/** Counts a step move in the job's envelope (see `Envelope.s`), while its processor still holds it. */
+export async function countStep(queue: EchoQueue<Envelope>, echoId: string, jobId: string, command: string): Promise<void> {
+  const envelope = await storedEnvelope(queue, echoId, jobId, command);
+  await queue.updateData(echoId, { ...envelope, s: (envelope.s ?? 0) + 1 });
+}
+
 /**
  * Gives a job a new BullMQ priority; answers it. A waiting job moves at once (after the jobs
  * waiting at that priority, or ahead of them with `lifo`); any other job keeps its place and takes

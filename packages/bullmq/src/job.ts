@@ -1,8 +1,8 @@
-import type { JobId } from '@echo/protocol/queue';
+import { strictOptions, type JobId } from '@echo/protocol/queue';
 import { JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
-import { openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
-import { asBullMQError, JobStateError, NotSupportedError } from './errors.js';
-import { changeJobPriority, clearJobLogs, updateJobData, type ChangePriorityOpts } from './job-edits.js';
+import { attemptsMadeOf, openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
+import { asBullMQError, BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
+import { changeJobPriority, clearJobLogs, countStep, updateJobData, type ChangePriorityOpts } from './job-edits.js';
 import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
 import { qualifiedNameOf, rememberJobId } from './ids.js';
@@ -52,20 +52,22 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   attemptsStarted = 0;
   /** How many times the job stalled (its lock lapsed and it was taken back). */
   stalledCounter = 0;
-  /** The processor's return value, once completed. */
-  returnvalue: ReturnType | undefined = undefined;
-  /** The last failure's message. */
-  failedReason: string | undefined = undefined;
+  /** The processor's return value, once completed; null before (BullMQ's default). */
+  returnvalue: ReturnType | null = null;
+  /** The last failure's message; null once `retry()` cleared it. */
+  failedReason: string | null | undefined = undefined;
   /** The failures' stacks, newest last. */
   stacktrace: string[] = [];
-  /** When the current (or last) attempt started. */
-  processedOn: number | undefined = undefined;
-  /** When the job finished. */
-  finishedOn: number | undefined = undefined;
+  /** When the current (or last) attempt started; null once `retry()` cleared it. */
+  processedOn: number | null | undefined = undefined;
+  /** When the job finished; null once `retry()` cleared it. */
+  finishedOn: number | null | undefined = undefined;
   /** Its priority: 1 runs first; 0 (none) runs before every prioritized job. */
   priority: number;
   /** The delay the job was added (or last moved) with, ms; 0 when it had none. */
   delay = 0;
+  /** The name of the worker running the job (its `name` option), when it has one. */
+  processedBy: string | undefined = undefined;
   /** The lease token of the running attempt, as BullMQ passes it to the processor. */
   token: string | undefined = undefined;
   /** A flow child's parent: its id and its queue's key (`bull:<queue>`); cleared by `removeChildDependency`. */
@@ -108,7 +110,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   static fromRecord<D, R, N extends string>(queue: EchoQueue<Envelope>, record: JobRecord<Envelope>): Job<D, R, N> {
     const envelope = openEnvelope(record.payload);
     const job = new Job<D, R, N>(queue, record.id, envelope);
-    job.attemptsMade = record.attempts;
+    job.attemptsMade = attemptsMadeOf(envelope, record.attempts);
     job.attemptsStarted = record.attempts;
     job.stalledCounter = record.stalled;
     if (record.progress !== undefined) job.progress = parseProgress(record.progress);
@@ -132,7 +134,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   static fromClaim<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, hooks: RunningHooks): Job<D, R, N> {
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload), hooks);
     job.attemptsStarted = claimed.attempts;
-    job.attemptsMade = claimed.attempts - 1;
+    job.attemptsMade = attemptsMadeOf(job.#envelope, claimed.attempts - 1);
     job.processedOn = Date.now();
     job.token = `${claimed.id}:${String(claimed.attempts)}`;
     return job;
@@ -143,9 +145,10 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
     // BullMQ moves a job past its stall limit back to wait and fails it when next taken, so it
     // reports one more start than the job ran; Echo's sweep fails it in place. A stall is not an
-    // attempt made in BullMQ (Echo counts every claim): only that last failure and earlier ones are.
+    // attempt made in BullMQ (Echo counts every claim), nor is a step move: only that last failure
+    // and earlier ones are.
     job.attemptsStarted = claimed.attempts + 1;
-    job.attemptsMade = Math.max(1, claimed.attempts - stalls + 1);
+    job.attemptsMade = Math.max(1, attemptsMadeOf(job.#envelope, claimed.attempts) - stalls + 1);
     job.stalledCounter = stalls;
     return job;
   }
@@ -156,7 +159,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
     job.#manual = lease;
     job.attemptsStarted = claimed.attempts;
-    job.attemptsMade = claimed.attempts - 1;
+    job.attemptsMade = attemptsMadeOf(job.#envelope, claimed.attempts - 1);
     job.processedOn = Date.now();
     job.token = token;
     return job;
@@ -171,7 +174,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     await completeHeld(lease, returnValue);
     this.#manual = undefined;
     this.returnvalue = returnValue;
-    this.attemptsMade = lease.claimed.attempts;
+    this.attemptsMade = this.attemptsOf(lease.claimed.attempts);
     this.finishedOn = Date.now();
   }
 
@@ -187,7 +190,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.#manual = undefined;
     this.failedReason = error.message;
     if (error.stack !== undefined) this.stacktrace.push(error.stack);
-    this.attemptsMade = lease.claimed.attempts;
+    this.attemptsMade = this.attemptsOf(lease.claimed.attempts);
     if (dead) this.finishedOn = Date.now();
   }
 
@@ -311,10 +314,26 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return removeUnprocessedChildren(openBeside(this.#queue), this.#queue, this.#echoId, this.#envelope);
   }
 
-  /** Runs a failed job again. Only `failed` jobs can be retried here. */
-  async retry(state: 'failed' | 'completed' = 'failed'): Promise<void> {
-    if (state !== 'failed') throw new NotSupportedError("job.retry('completed')", 'a completed job is not kept as a retryable row; add it again');
-    await this.#queue.reprocess(this.#echoId);
+  /**
+   * Runs a failed job (or, with `'completed'`, a completed job the queue kept) again. A job in
+   * another state, or gone, is refused with BullMQ's texts.
+   */
+  async retry(state: 'failed' | 'completed' = 'failed', opts: RetryOptions = {}): Promise<void> {
+    if (!RETRY_STATES.has(state)) throw new BullMQInputError('state', "retry takes 'failed' or 'completed'");
+    checkRetryOptions(opts);
+    for (const key of ['resetAttemptsMade', 'resetAttemptsStarted'] as const) {
+      // Echo's attempt count is the lease's fencing token: it only grows, so a rerun keeps counting.
+      if (opts[key] === true) throw new NotSupportedError(`job.retry ${key}`, 'the attempt count fences the job\'s leases and is never reset; a retried job keeps counting');
+    }
+    const rerun = state === 'failed' ? this.#queue.reprocess(this.#echoId) : this.#queue.reprocessCompleted(this.#echoId);
+    await rerun.catch((error: unknown) => {
+      throw asBullMQError(error, this.id, 'reprocessJob', state);
+    });
+    // BullMQ's retry clears these to null on the job at hand.
+    this.failedReason = null;
+    this.finishedOn = null;
+    this.processedOn = null;
+    this.returnvalue = null;
   }
 
   /** Runs a delayed job now; its `delay` reads 0 after. */
@@ -348,7 +367,24 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
    */
   async moveToDelayed(timestamp: number, _token?: string): Promise<void> {
     if (!this.#hooks) throw new NotSupportedError('job.moveToDelayed outside a processor', 'only the worker that holds the job can move it');
+    await countStep(this.#queue, this.#echoId, this.id, 'moveToDelayed');
     await this.#hooks.context.moveToDelayed({ at: timestamp });
+  }
+
+  /**
+   * From a processor: puts the job back to wait, to run again as a new start (a step job's next
+   * step); answers 0. Throw `WaitingError` afterwards. Its `attemptsMade` does not grow.
+   */
+  async moveToWait(_token?: string): Promise<number> {
+    if (!this.#hooks) throw new NotSupportedError('job.moveToWait outside a processor', 'only the worker that holds the job can move it');
+    await countStep(this.#queue, this.#echoId, this.id, 'moveJobFromActiveToWait');
+    await this.#hooks.context.moveToDelayed({ delayMs: 0 });
+    return 0;
+  }
+
+  /** @internal The attempts BullMQ counts of `starts` starts of this job. */
+  attemptsOf(starts: number): number {
+    return attemptsMadeOf(this.#envelope, starts);
   }
 
   /**
@@ -424,6 +460,17 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     };
   }
 }
+
+/** BullMQ's options of `job.retry`. */
+export interface RetryOptions {
+  /** Start `attemptsMade` over (refused: see the README's table). */
+  readonly resetAttemptsMade?: boolean;
+  /** Start `attemptsStarted` over (refused: see the README's table). */
+  readonly resetAttemptsStarted?: boolean;
+}
+
+const RETRY_STATES: ReadonlySet<string> = new Set(['failed', 'completed']);
+const checkRetryOptions = strictOptions('job.retry options', { known: ['resetAttemptsMade', 'resetAttemptsStarted'] });
 
 function firstLine(text: string): string {
   const end = text.indexOf('\n');

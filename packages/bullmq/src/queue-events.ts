@@ -221,7 +221,7 @@ export class QueueEvents extends EventEmitter {
         this.emit('delayed', { jobId, delay: f.runAt !== undefined ? Number(f.runAt) : Date.now() + Number(f.delayMs ?? 0) }, id);
         return;
       case 'progress':
-        this.emit('progress', { jobId, data: progressValue(event) }, id);
+        this.emit('progress', { jobId, data: bullmqProgress(progressValue(event)) }, id);
         return;
       case 'completed':
         this.#ids.delete(event.job);
@@ -286,4 +286,9 @@ export class QueueEvents extends EventEmitter {
     if (this.listenerCount('error') > 0) this.emit('error', err);
     else console.warn(`[@echo/bullmq] queue events ${this.name}: ${err.name}: ${err.message}`);
   }
+}
+
+/** A boolean progress travels as its JSON text (Echo's progress has no boolean): read back as the boolean. */
+function bullmqProgress(data: unknown): unknown {
+  return data === 'true' ? true : data === 'false' ? false : data;
 }

@@ -277,8 +277,8 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
  * jobs come newest first, so two that finished in the same millisecond (a fast worker's usual case)
  * take the reverse of that order; other ties keep the order they were listed in.
  */
-function ascending<J extends { readonly timestamp: number; readonly finishedOn?: number | undefined }>(jobs: J[], start: number, end: number): J[] {
-  const tie = (a: { job: J; i: number }, b: { job: J; i: number }): number => (a.job.finishedOn !== undefined && b.job.finishedOn !== undefined ? b.i - a.i : a.i - b.i);
+function ascending<J extends { readonly timestamp: number; readonly finishedOn?: number | null | undefined }>(jobs: J[], start: number, end: number): J[] {
+  const tie = (a: { job: J; i: number }, b: { job: J; i: number }): number => (typeof a.job.finishedOn === 'number' && typeof b.job.finishedOn === 'number' ? b.i - a.i : a.i - b.i);
   const sorted = jobs.map((job, i) => ({ job, i })).sort((a, b) => (a.job.finishedOn ?? a.job.timestamp) - (b.job.finishedOn ?? b.job.timestamp) || tie(a, b)).map(({ job }) => job);
   const from = start < 0 ? Math.max(sorted.length + start, 0) : start;
   const to = end < 0 ? sorted.length + end : Math.min(end, sorted.length - 1);

@@ -259,6 +259,16 @@ export class Queue<T = unknown> extends QueueView<T> {
     return recovery.reprocess(this.#ctx, id);
   }
 
+  /**
+   * [TS] Runs a completed job again: a row kept by the completed retention goes back to pending,
+   * its result and finish time cleared (its attempts go on counting).
+   * @throws GoneError when the job does not exist (or its row was not kept); StateError("not completed")
+   * when it is in another state; nothing changes then.
+   */
+  reprocessCompleted(id: string): Promise<void> {
+    return recovery.reprocessCompleted(this.#ctx, id);
+  }
+
   // Lanes
 
   /** Caps a lane's in-flight jobs (the lane named as in {@link enqueueInLane}). */

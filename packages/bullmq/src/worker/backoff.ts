@@ -5,7 +5,19 @@ import { NotSupportedError } from '../errors.js';
 import type { Job } from '../job.js';
 
 /** BullMQ's custom backoff: the delay before the next attempt of a job whose `backoff.type` is custom. */
-export type BackoffStrategy = (attemptsMade: number, type?: string, err?: Error, job?: Job) => number;
+export type BackoffStrategy = (attemptsMade: number, type?: string, err?: Error, job?: Job) => number | Promise<number>;
+
+/**
+ * True when the delay after `attempt` comes from the worker's custom strategy (a custom `backoff.type`
+ * with attempts left): the worker asks the strategy while the attempt still runs, so it may answer a promise.
+ */
+export function customBackoff(attempt: number, claimed: ClaimedJob<unknown>, strategy: BackoffStrategy | undefined): string | undefined {
+  const opts = openEnvelope(claimed.payload).o;
+  const backoff = opts?.backoff;
+  if (strategy === undefined || backoff === undefined || typeof backoff === 'number') return undefined;
+  if (backoff.type === 'fixed' || backoff.type === 'exponential' || attempt >= (opts?.attempts ?? 1)) return undefined;
+  return backoff.type;
+}
 
 /**
  * The delay before attempt `attempt + 1` of a claimed job, BullMQ's way: its `backoff` option (a

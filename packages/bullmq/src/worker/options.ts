@@ -27,6 +27,12 @@ export interface WorkerOptions {
   readonly stalledInterval?: number;
   /** Stalls after which a job fails. Default 1. */
   readonly maxStalledCount?: number;
+  /**
+   * Starts a job may have (counting the moves to delayed of step jobs): a job taken more often
+   * fails at once with `job started more than allowable limit`, its processor not run. No limit
+   * when unset or 0.
+   */
+  readonly maxStartedAttempts?: number;
   /** How long an idle worker waits for a job before looking again, seconds. Default 5. */
   readonly drainDelay?: number;
   /** Retention of completed jobs (a queue setting in Echo). */
@@ -54,20 +60,28 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 const MIN_BLOCK_MS = 10;
 
 const checkShape = strictOptions('Worker options', {
-  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', ...Object.keys(UNSUPPORTED)],
+  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'maxStartedAttempts', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', ...Object.keys(UNSUPPORTED)],
   hints: { leaseMs: 'BullMQ spelling here: lockDuration', maxAttempts: 'attempts is a job option (queue.add(name, data, { attempts }))', backoff: 'backoff is a job option; custom strategies go in settings.backoffStrategy' },
   bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer' },
 });
 const checkLimiter = strictOptions('Worker options.limiter', { known: ['max', 'duration'], hints: { groupKey: 'per-group limits are lanes on @echo/queue (laneRateLimit)' }, bounds: { duration: 'span' } });
 const checkSettings = strictOptions('Worker options.settings', { known: ['backoffStrategy', 'repeatStrategy'] });
 
-/** BullMQ's own refusals of worker options, with its texts. */
-function checkBullMQWorkerOptions(opts: WorkerOptions): void {
-  const { concurrency, maxStalledCount, stalledInterval, drainDelay } = opts;
-  if (concurrency !== undefined && (typeof concurrency !== 'number' || !Number.isFinite(concurrency) || concurrency < 1)) {
+/** BullMQ's refusal of a concurrency (the option, or the `concurrency` setter), with its text. */
+export function checkConcurrency(concurrency: unknown): asserts concurrency is number {
+  if (typeof concurrency !== 'number' || !Number.isFinite(concurrency) || concurrency < 1) {
     throw new BullMQInputError('concurrency', 'concurrency must be a finite number greater than 0');
   }
+}
+
+/** BullMQ's own refusals of worker options, with its texts. */
+function checkBullMQWorkerOptions(opts: WorkerOptions): void {
+  const { concurrency, maxStalledCount, maxStartedAttempts, stalledInterval, drainDelay } = opts;
+  if (concurrency !== undefined) checkConcurrency(concurrency);
   if (maxStalledCount !== undefined && !(maxStalledCount >= 0)) throw new BullMQInputError('maxStalledCount', 'maxStalledCount must be greater or equal than 0');
+  if (maxStartedAttempts !== undefined && !(typeof maxStartedAttempts === 'number' && maxStartedAttempts >= 0)) {
+    throw new BullMQInputError('maxStartedAttempts', 'maxStartedAttempts must be greater or equal than 0');
+  }
   if (stalledInterval !== undefined && !(stalledInterval > 0)) throw new BullMQInputError('stalledInterval', 'stalledInterval must be greater than 0');
   if (drainDelay !== undefined && !(drainDelay > 0)) throw new BullMQInputError('drainDelay', 'drainDelay must be greater than 0');
 }
@@ -86,7 +100,8 @@ export function checkWorkerOptions(opts: WorkerOptions, processor: unknown): voi
   // BullMQ's drainDelay is in seconds: bounded as the ms block it becomes.
   if (typeof opts.drainDelay === 'number') checkTimeBound('Worker options', 'drainDelay', opts.drainDelay * 1000, 'timer');
   if (opts.settings !== undefined) checkSettings(opts.settings);
-  if (processor !== null && typeof processor !== 'function') {
+  // No processor (null or undefined) is BullMQ's manual processing.
+  if (processor !== null && processor !== undefined && typeof processor !== 'function') {
     throw new NotSupportedError('Worker processor file', 'sandboxed processors (a file path) are not offered; pass a function');
   }
   checkBullMQWorkerOptions(opts);
@@ -96,7 +111,8 @@ export function checkWorkerOptions(opts: WorkerOptions, processor: unknown): voi
 export function echoWorkerOptions(opts: WorkerOptions, hooks: Pick<WorkerStartOptions, 'backoff' | 'onError'>): WorkerStartOptions {
   return {
     autorun: false,
-    concurrency: opts.concurrency ?? 1,
+    // Echo runs whole slots: a fractional BullMQ concurrency runs its integer part.
+    concurrency: Math.floor(opts.concurrency ?? 1),
     // BullMQ's default is one attempt; a job's own `attempts` (in its row) wins.
     maxAttempts: 1,
     ...hooks,

@@ -1,14 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { JobStalledError, type Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
 import { openEnvelope, type Envelope } from '../envelope.js';
-import { BullMQInputError, DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError } from '../errors.js';
+import { BullMQInputError, DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError, WaitingError } from '../errors.js';
 import { Job, type JobProgress } from '../job.js';
 import { echoQueueName } from '../ids.js';
 import { openQueue } from '../queue.js';
 import { keepBound } from '../job-options.js';
-import { backoffDelay, type BackoffStrategy } from './backoff.js';
+import type { BackoffStrategy } from './backoff.js';
+import { AttemptDelays } from './attempt-delays.js';
+import { showLastFailure } from './last-failure.js';
 import { advanceScheduler } from '../schedulers/job-schedulers.js';
-import { checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
+import { checkConcurrency, checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
 import { bullmqSignal } from './signal.js';
 import { InFlight } from './in-flight.js';
 import { refusePendingChildren } from '../flow/step-parents.js';
@@ -34,8 +36,14 @@ export interface WorkerListener<D = unknown, R = unknown, N extends string = str
   error(failedReason: Error): void;
   /** A job's lock lapsed and it was taken back. */
   stalled(jobId: string, prev: string): void;
+  /** The worker began to close. */
+  closing(msg: string): void;
   /** The worker closed. */
   closed(): void;
+  /** The worker paused (after its running jobs ended, unless paused with `doNotWaitActive`). */
+  paused(): void;
+  /** The worker resumed. */
+  resumed(): void;
   /** The worker is connected. */
   ready(): void;
 }
@@ -57,6 +65,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   readonly #running = new Map<string, Job<DataType, ResultType, NameType>>();
   readonly #contexts = new Map<string, JobContext>();
   readonly #stalls = new Map<string, number>();
+  readonly #delays: AttemptDelays;
   readonly #inFlight = new InFlight();
   readonly #ready: Promise<{ queue: EchoQueue<Envelope>; worker: EchoWorker<Envelope> | undefined }>;
   #closing: Promise<void> | undefined;
@@ -65,8 +74,11 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   #rateLimitMs = 0;
   #running_ = false;
   #paused = false;
+  #concurrency: number;
+  /** Ends the pending `run()`: BullMQ's main loop ends when the worker closes or pauses and waits. */
+  #loopEnded: (() => void) | undefined;
 
-  constructor(name: string, processor: Processor<DataType, ResultType, NameType> | string | URL | null, opts: WorkerOptions = {}) {
+  constructor(name: string, processor?: Processor<DataType, ResultType, NameType> | string | URL | null, opts: WorkerOptions = {}) {
     super();
     checkWorkerOptions(opts, processor);
     this.#echoName = echoQueueName(name, opts.prefix);
@@ -74,6 +86,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     this.opts = opts;
     // A null processor is BullMQ's manual processing: jobs are taken with getNextJob(token).
     this.#processor = typeof processor === 'function' ? processor : undefined;
+    this.#concurrency = opts.concurrency ?? 1;
+    this.#delays = new AttemptDelays(opts.settings?.backoffStrategy, (id) => this.#running.get(id));
     this.#closedPromise = new Promise((resolve) => (this.#closed = resolve));
     const echoOptions = this.#echoOptions(opts);
     this.#ready = this.#start(echoOptions, opts);
@@ -97,11 +111,34 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   async run(): Promise<void> {
     if (!this.#processor) throw new BullMQInputError('processor', 'No process function is defined.');
     if (this.#running_) throw new BullMQInputError('run', 'Worker is already running.');
-    const { worker } = await this.#ready;
-    if (!worker) return;
+    // Running from the call on, as BullMQ's run() is: a second call meanwhile is refused.
     this.#running_ = true;
+    const { worker } = await this.#ready.catch((error: unknown) => {
+      this.#running_ = false;
+      throw error;
+    });
+    if (!worker) return;
     worker.run();
-    await this.#closedPromise;
+    if (this.#paused) worker.resume();
+    this.#paused = false;
+    await Promise.race([new Promise<void>((resolve) => (this.#loopEnded = resolve)), this.#closedPromise]);
+  }
+
+  /** How many jobs this worker runs at once. */
+  get concurrency(): number {
+    return this.#concurrency;
+  }
+
+  /**
+   * Changes how many jobs this worker runs at once, from now on: raising it starts more at once;
+   * lowering it lets running jobs finish and takes no new job until fewer than `concurrency` run.
+   * @throws BullMQInputError (BullMQ's text) unless it is a finite number >= 1; nothing changes then.
+   */
+  set concurrency(concurrency: number) {
+    checkConcurrency(concurrency);
+    this.#concurrency = concurrency;
+    // Applied in the order set, once the worker started (at once when it has).
+    void this.#ready.then(({ worker }) => worker?.setConcurrency(Math.floor(this.#concurrency)), () => undefined);
   }
 
   /** Waits `ms` (BullMQ's pause between looks; `abortController` ends it early). */
@@ -125,15 +162,35 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
    * `doNotWaitActive`), or when the worker closes meanwhile.
    */
   async pause(doNotWaitActive = false): Promise<void> {
+    if (this.#paused) return;
     this.#paused = true;
     (await this.#ready).worker?.pause();
-    if (!doNotWaitActive) await this.#inFlight.idle(this.#closedPromise);
+    if (!doNotWaitActive) {
+      await this.#inFlight.idle(this.#closedPromise);
+      // BullMQ's main loop has ended now: isRunning() reads false and a pending run() resolves.
+      this.#endLoop();
+    }
+    this.emit('paused');
   }
 
-  /** Takes jobs again. */
-  resume(): void {
+  /** Takes jobs again; starts a worker whose loop ended (paused, or not run yet) when it has a processor. */
+  async resume(): Promise<void> {
+    if (this.#running_ && !this.#paused) return;
+    if (this.#closing !== undefined) return;
     this.#paused = false;
-    void this.#ready.then(({ worker }) => worker?.resume(), () => undefined);
+    const { worker } = await this.#ready;
+    if (worker) {
+      worker.resume();
+      worker.run();
+      this.#running_ = true;
+    }
+    this.emit('resumed');
+  }
+
+  #endLoop(): void {
+    this.#running_ = false;
+    this.#loopEnded?.();
+    this.#loopEnded = undefined;
   }
 
   /** True while paused. */
@@ -157,13 +214,14 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
    */
   close(force = false): Promise<void> {
     this.#closing ??= (async () => {
+      this.emit('closing', 'closing queue');
       const started = await this.#ready.catch(() => undefined);
       if (started) {
         // BullMQ's force close does not wait for running jobs: their locks lapse and they stall.
         await started.worker?.close({ force });
         await started.queue.close();
       }
-      this.#running_ = false;
+      this.#endLoop();
       this.#closed?.();
       this.emit('closed');
     })();
@@ -184,11 +242,10 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       if (this.#closing !== undefined || this.#paused) return undefined;
       const claimed = await queue.leases().claim(lockMs, { markerTtlMs: lockMs });
       if (claimed) {
-        const strategy = this.opts.settings?.backoffStrategy;
         if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
         const job = Job.fromManual<DataType, ResultType, NameType>({
           queue, claimed, token, lockMs,
-          backoff: (attempt, error) => this.#backoff(attempt, error, claimed, strategy),
+          backoff: (attempt, error) => this.#delays.delay(attempt, error, claimed),
         });
         this.emit('active', job, 'waiting');
         return job;
@@ -236,9 +293,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   }
 
   #echoOptions(opts: WorkerOptions): WorkerStartOptions {
-    const strategy = opts.settings?.backoffStrategy;
     return echoWorkerOptions(opts, {
-      backoff: (attempt, error, claimed) => this.#backoff(attempt, error, claimed, strategy),
+      backoff: (attempt, error, claimed) => this.#delays.delay(attempt, error, claimed),
       onError: (error) => this.#emitError(error),
     });
   }
@@ -273,20 +329,29 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       onProgress: (running, progress) => this.emit('progress', running, progress),
     });
     job.stalledCounter = this.#stalls.get(claimed.id) ?? 0;
+    if (this.opts.name !== undefined) job.processedBy = this.opts.name;
+    // A job taken to run is no longer delayed: BullMQ zeroes its delay as it promotes it.
+    job.delay = 0;
     this.#inFlight.add(claimed.id);
     // BullMQ makes a scheduler's next job when the job of the run before starts.
     if (openEnvelope(claimed.payload).r !== undefined) await this.#advance(queue, claimed);
     this.#running.set(claimed.id, job);
     this.#contexts.set(claimed.id, context);
+    // A retried job shows the failure of the attempt before, as BullMQ's job does (read only on
+    // retries, once the job is listed as running here, so a stall reported meanwhile reaches it).
+    if (claimed.attempts > 1) await showLastFailure(queue, claimed.id, job).catch((error: unknown) => this.#emitError(error));
     this.emit('active', job, 'waiting');
     const processor = this.#processor as Processor<DataType, ResultType, NameType>;
+    const maxStarts = this.opts.maxStartedAttempts;
+    // A job started more often than allowed fails for good, its processor not run (BullMQ's check).
+    if (maxStarts !== undefined && maxStarts > 0 && claimed.attempts > maxStarts) throw new UnrecoverableError('job started more than allowable limit');
     try {
       // The abort signal is made on first read; a processor that takes no third argument never pays for it.
       const result = await (processor.length > 2 ? processor(job, job.token, bullmqSignal(context.signal)) : processor(job, job.token));
       await refusePendingChildren(queue, claimed.id, job.id);
       return result;
     } catch (error) {
-      if (error instanceof DelayedError || error instanceof WaitingChildrenError) {
+      if (error instanceof DelayedError || error instanceof WaitingError || error instanceof WaitingChildrenError) {
         this.#movedAway(claimed.id);
         return undefined;
       }
@@ -296,6 +361,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
         this.#movedAway(claimed.id);
         return undefined;
       }
+      if (!(error instanceof UnrecoverableError)) await this.#delays.ask(claimed, job, error);
       if (claimed.maxAttempts === undefined && !(error instanceof UnrecoverableError)) return this.#retryFromEnvelope(claimed, context, job, error);
       throw error;
     }
@@ -309,13 +375,14 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   async #retryFromEnvelope(claimed: ClaimedJob<Envelope>, context: JobContext, job: Job<DataType, ResultType, NameType>, error: unknown): Promise<undefined> {
     const attempts = openEnvelope(claimed.payload).o?.attempts ?? 1;
     if (claimed.attempts >= attempts) throw error;
-    const delayMs = this.#backoff(claimed.attempts, error, claimed, this.opts.settings?.backoffStrategy);
+    const delayMs = this.#delays.delay(claimed.attempts, error, claimed);
     await context.moveToDelayed({ delayMs });
     this.#movedAway(claimed.id);
     const err = error instanceof Error ? error : new Error(String(error));
     job.failedReason = err.message;
     if (err.stack !== undefined) job.stacktrace.push(err.stack);
-    job.attemptsMade = claimed.attempts;
+    job.attemptsMade = job.attemptsOf(claimed.attempts);
+    job.delay = delayMs;
     this.emit('failed', job, err, 'active');
     return undefined;
   }
@@ -339,16 +406,17 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       if (!job) return;
       this.#running.delete(claimed.id);
       job.returnvalue = result as ResultType;
-      job.attemptsMade = claimed.attempts;
+      job.attemptsMade = job.attemptsOf(claimed.attempts);
       job.finishedOn = Date.now();
       this.emit('completed', job, result, 'active');
     });
-    worker.on('failed', ({ job: claimed, error }) => {
+    worker.on('failed', ({ job: claimed, error, outcome }) => {
       const job = this.#running.get(claimed.id);
       this.#running.delete(claimed.id);
       this.#contexts.delete(claimed.id);
       this.#inFlight.done(claimed.id);
       if (error instanceof JobStalledError && job === undefined) {
+        this.#delays.takeGiven(claimed.id);
         this.#failedByStalls(queue, claimed).catch((failure: unknown) => this.#emitError(failure));
         return;
       }
@@ -357,8 +425,13 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       if (job) {
         job.failedReason = err.message;
         if (err.stack !== undefined) job.stacktrace.push(err.stack);
-        job.attemptsMade = claimed.attempts;
-        job.finishedOn = Date.now();
+        job.attemptsMade = job.attemptsOf(claimed.attempts);
+        // BullMQ's job.delay of a job waiting out its backoff is that backoff.
+        const delay = this.#delays.takeGiven(claimed.id);
+        if (outcome === 'scheduled' && delay !== undefined) job.delay = delay;
+        if (outcome !== 'scheduled') job.finishedOn = Date.now();
+      } else {
+        this.#delays.takeGiven(claimed.id);
       }
       this.emit('failed', job, err, 'active');
     });
@@ -393,10 +466,6 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
 
   async #advance(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>): Promise<void> {
     await advanceScheduler(queue, openEnvelope(claimed.payload), this.opts.settings?.repeatStrategy).catch((error: unknown) => this.#emitError(error));
-  }
-
-  #backoff(attempt: number, error: unknown, claimed: ClaimedJob<unknown>, strategy: BackoffStrategy | undefined): number {
-    return backoffDelay(attempt, error, claimed, strategy, this.#running.get(claimed.id));
   }
 
   #emitError(error: unknown): void {

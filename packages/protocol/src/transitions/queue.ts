@@ -11,7 +11,7 @@ export { complete, completeBatch, delay, extendLock, extendLocks, retry } from '
 export type { BatchCompletion, CompleteBatchInput, CompleteInput, DelayInput, HeldJob, RetryInput, RetryOutcome, SettleInput } from './settlement.js';
 export { completeAndClaim } from './rounds.js';
 export type { CompleteAndClaimInput, Round } from './rounds.js';
-export { cleanCompleted, cleanDead, promote, promoteNext, reap, reapGroup, reprocess, rescheduleJob, retryDead, sweepStalled } from './recovery.js';
+export { cleanCompleted, cleanDead, promote, promoteNext, reap, reapGroup, reprocess, reprocessCompleted, rescheduleJob, retryDead, sweepStalled } from './recovery.js';
 export type { PromoteNext, Rescheduled, StalledSweep } from './recovery.js';
 export { addLog, changePriority, clearLogs, drain, obliterate, pauseQueue, removeJob, resumeQueue, retentionSet, updateData, updateProgress, type PriorityChange, type RetentionBound } from './operator.js';
 export { laneDrain, laneLimit, lanePause, laneRateLimit, laneReassign, laneResume, laneWeight } from './lanes.js';

@@ -95,6 +95,19 @@ export function reprocess(input: { readonly queue: string; readonly id: JobId | 
 }
 
 /**
+ * `reprocess_completed` [TS]: brings a retained completed job back to pending (its lane when
+ * grouped), clearing `finished_at` and `result` (BullMQ's `job.retry('completed')`). The reply
+ * reader throws GoneError when the job does not exist; a job in any other state is refused with
+ * StateError `not completed`.
+ */
+export function reprocessCompleted(input: { readonly queue: string; readonly id: JobId | string }): Transition<void> {
+  const id = idArg(input.id);
+  return transition(bind(scripts().reprocess_completed, { scope: { q: input.queue, id }, args: { id } }), (reply) => {
+    if (int(reply) === -1) throw new GoneError();
+  });
+}
+
+/**
  * `retry_dead` [TS]: brings up to `limit` dead jobs back to pending (their lane when grouped),
  * clearing `last_error`; answers how many moved. The bulk, bounded form of {@link reprocess}.
  */

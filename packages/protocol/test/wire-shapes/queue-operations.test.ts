@@ -30,6 +30,11 @@ describe('recovery, operator, lanes, reads, repeat, flows', () => {
       args: [G, 2],
     });
     expect(shape(t.reprocess({ queue: 'orders', id: J })).keys).toEqual([q(`job:${J}`), q('dead'), q('pending'), ...LB, q('g:'), q('dead:at'), q('events'), q('meta'), q('journal')]);
+    expect(shape(t.reprocessCompleted({ queue: 'orders', id: J }))).toEqual({
+      script: 'reprocess_completed',
+      keys: [q(`job:${J}`), q('completed'), q('pending'), ...LB, q('g:'), q('events'), q('meta'), q('journal')],
+      args: [J],
+    });
   });
   it('operator', () => {
     expect(shape(t.drain({ queue: 'orders', includeScheduled: true })).keys).toEqual([q('job:'), q('pending'), q('waiting-children'), q('de:'), q('schedule')]);

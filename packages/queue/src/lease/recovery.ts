@@ -19,3 +19,12 @@ export async function rescheduleJob<T>(ctx: QueueContext<T>, id: JobId | string,
 export async function reprocess<T>(ctx: QueueContext<T>, id: JobId | string): Promise<void> {
   await execute(ctx.conn, t.reprocess({ queue: ctx.name, id }));
 }
+
+/**
+ * [TS] Brings a retained completed job back to pending (its lane when grouped), clearing its
+ * finish time and result; its attempts go on counting.
+ * @throws GoneError when the job does not exist; StateError("not completed") when it is in another state.
+ */
+export async function reprocessCompleted<T>(ctx: QueueContext<T>, id: JobId | string): Promise<void> {
+  await execute(ctx.conn, t.reprocessCompleted({ queue: ctx.name, id }));
+}

@@ -56,6 +56,8 @@ export class JobSlots<T> implements CompletionSink<T> {
         if (!rt.isRunning() || rt.report(error)) break;
         job = undefined;
       }
+      // Fewer slots are wanted (setConcurrency): this one ends between jobs, holding none.
+      if (job === undefined && rt.isRunning() && rt.retire()) return;
       // Spares (of a weighted lane claim, or claimed ahead) are leased to us.
       if (job === undefined && this.#open()) job = this.#lanes?.spare() ?? this.#rounds.spare();
       if (job && !this.#open()) {
@@ -84,6 +86,11 @@ export class JobSlots<T> implements CompletionSink<T> {
         break;
       }
       await rt.idle.wait();
+      if (rt.isRunning() && rt.retire()) {
+        // The wake this slot took is passed on: the slot that stays may find the work it announced.
+        rt.idle.wakeOne();
+        return;
+      }
       // Woken for a spare a round brought (never started while paused: it went back then).
       const spare = this.#open() ? this.#rounds.spare() : undefined;
       if (spare !== undefined) {
@@ -186,7 +193,7 @@ export class JobSlots<T> implements CompletionSink<T> {
 
   /** The next job for a slot whose handler just finished: none once paused or closing. */
   #next(): Promise<ClaimedJob<T> | undefined> | undefined {
-    if (!this.#rt.isRunning() || this.#gate.paused) return undefined;
+    if (!this.#rt.isRunning() || this.#gate.paused || this.#rt.surplus()) return undefined;
     return this.#take();
   }
 

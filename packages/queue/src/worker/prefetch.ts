@@ -27,14 +27,15 @@ const EWMA_WEIGHT = 0.1;
  */
 export class Prefetch<T> {
   readonly #locks: LockPlane;
-  readonly #slots: number;
+  /** The worker's slot count now (it may change while the worker runs). */
+  readonly #slots: () => number;
   readonly #spares: ClaimedJob<T>[] = [];
   /** Jobs asked for ahead in rounds not answered yet. */
   #asked = 0;
   #handlerMs = 0;
   #roundMs = 0;
 
-  constructor(locks: LockPlane, slots: number) {
+  constructor(locks: LockPlane, slots: () => number) {
     this.#locks = locks;
     this.#slots = slots;
   }
@@ -60,7 +61,7 @@ export class Prefetch<T> {
    */
   wanted(serving: number): number {
     if (!aheadPays(this.#handlerMs, this.#roundMs)) return 0;
-    return Math.max(0, this.#slots - (this.#spares.length - serving) - this.#asked);
+    return Math.max(0, this.#slots() - (this.#spares.length - serving) - this.#asked);
   }
 
   /** A round leaves asking for `n` jobs ahead. */

@@ -17,7 +17,8 @@ export function presenceTtl(beatMs: number): number {
 export interface PresenceOptions {
   readonly name: string | undefined;
   readonly kind: 'worker' | 'batch';
-  readonly concurrency: number;
+  /** The worker's concurrency, read at each beat (it may change while the worker runs). */
+  readonly concurrency: () => number;
   /** How often the worker beats; the entry lapses after {@link presenceTtl} of it. */
   readonly beatMs: number;
   /** Jobs held right now, read at each beat. */
@@ -53,7 +54,7 @@ export class Presence {
       kind: o.kind,
       host: this.#host,
       pid: process.pid,
-      concurrency: o.concurrency,
+      concurrency: o.concurrency(),
       active: o.active(),
       startedAt: this.#startedAt,
       ttlMs: this.#ttlMs,

@@ -66,7 +66,7 @@ export class Rounds<T> {
     this.#fused = rt.options.source === 'flat' && !rt.options.respectConcurrencyGate;
     this.#claimOne = claimOne;
     this.#sink = sink;
-    this.#ahead = new Prefetch(rt.locks, rt.options.concurrency);
+    this.#ahead = new Prefetch(rt.locks, () => rt.concurrency);
     // A fused worker claims one job at a time: the wake read may claim the woken slot's job itself.
     if (this.#fused) rt.claimOnWake({ open: () => rt.isRunning() && !gate.paused, adopt: (job) => this.#adoptWoken(job) });
   }

@@ -67,6 +67,12 @@ export class WorkerRuntime<T> {
   /** Jobs read before the last stalled sweep, by id (see `#readLapsing`). */
   #lapsing = new Map<string, ClaimedJob<T>>();
   readonly #slots: Promise<void>[] = [];
+  /** The slot loops wanted (the `concurrency` option until {@link setConcurrency} changes it). */
+  #concurrency: number;
+  /** Slot loops started and not retired. */
+  #live = 0;
+  /** The slot loop, once {@link start} ran: what {@link setConcurrency} starts more of. */
+  #slot: (() => Promise<void>) | undefined;
   #parker: Promise<void> | undefined;
   #running = true;
   #closing: Promise<void> | undefined;
@@ -93,13 +99,14 @@ export class WorkerRuntime<T> {
       () => maintenance.probe(),
     );
     this.options = { ...options, onError: this.#outages.onError };
+    this.#concurrency = options.concurrency;
     this.#wake = wake;
     const onError = (error: unknown): void => this.options.onError(error);
     this.due = new DueClock(maintenance, onError);
     this.presence = new Presence(maintenance, {
       name: options.name,
       kind,
-      concurrency: options.concurrency,
+      concurrency: () => this.#concurrency,
       beatMs: options.extendEveryMs,
       active: () => this.locks.size,
     });
@@ -172,17 +179,53 @@ export class WorkerRuntime<T> {
     this.#lapsing = new Map();
   }
 
-  /** Starts the pump, `count` slot loops and the one blocking read that wakes them. */
   /** [TS] A job settled for a parent in another queue: see {@link Pump.deliverSoon}. */
   deliverSoon(): void {
     this.#pump.deliverSoon();
   }
 
-  start(count: number, slot: () => Promise<void>): void {
+  /** Starts the pump, {@link concurrency} slot loops and the one blocking read that wakes them. */
+  start(slot: () => Promise<void>): void {
     if (this.options.maintenanceMs > 0) this.#pump.start(this.options.maintenanceMs);
     this.due.expect(0);
-    for (let i = 0; i < count; i++) this.#slots.push(slot());
+    this.#slot = slot;
+    this.#spawn(this.#concurrency);
     this.#parker = this.#park();
+  }
+
+  /** How many slot loops the worker runs now. */
+  get concurrency(): number {
+    return this.#concurrency;
+  }
+
+  /**
+   * Changes how many slot loops run: more start at once; when fewer are wanted, slots end as they
+   * finish their jobs (see {@link retire}), so no running job is cut short.
+   */
+  setConcurrency(count: number): void {
+    this.#concurrency = count;
+    if (this.#slot !== undefined && this.isRunning() && count > this.#live) this.#spawn(count - this.#live);
+  }
+
+  #spawn(count: number): void {
+    const slot = this.#slot;
+    if (slot === undefined) return;
+    for (let i = 0; i < count; i++) {
+      this.#live++;
+      this.#slots.push(slot());
+    }
+  }
+
+  /** True while more slot loops run than are wanted: a slot between jobs takes no new one. */
+  surplus(): boolean {
+    return this.#live > this.#concurrency;
+  }
+
+  /** A slot between jobs asks whether to end: true (and it is counted out) while slots are surplus. */
+  retire(): boolean {
+    if (!this.surplus()) return false;
+    this.#live--;
+    return true;
   }
 
   /**

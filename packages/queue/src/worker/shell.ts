@@ -66,7 +66,7 @@ export class WorkerShell<T> {
   #begin(): void {
     if (this.#started || !this.#rt.isRunning()) return;
     this.#started = true;
-    this.#rt.start(this.#rt.options.concurrency, this.#slot);
+    this.#rt.start(this.#slot);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '@echo/protocol/queue';
 import { JobSlots, type Handler } from './job-slots.js';
 import { PauseGate } from './pause-gate.js';
 import { WorkerRuntime, type LeaseSource } from './runtime.js';
@@ -28,12 +29,30 @@ export interface WorkerStartOptions extends WorkerOptions {
 export class Worker<T = unknown> extends WorkerShell<T> {
   /** The options in force, defaults applied. */
   readonly options: ResolvedWorkerOptions;
+  readonly #rt: WorkerRuntime<T>;
 
   private constructor(rt: WorkerRuntime<T>, handler: Handler<T>) {
     const gate = new PauseGate();
     const slots = new JobSlots(rt, gate, handler);
     super(shellParts(rt, gate, () => slots.slot()));
     this.options = rt.options;
+    this.#rt = rt;
+  }
+
+  /** How many jobs this worker runs at once now (`options.concurrency` until {@link setConcurrency}). */
+  get concurrency(): number {
+    return this.#rt.concurrency;
+  }
+
+  /**
+   * [TS] Changes how many jobs this worker runs at once, from now on. Raising it starts the new
+   * slots at once; lowering it lets running jobs finish, and the slots past the new count take no
+   * further job. Before `run()` it sets the count the worker starts with.
+   * @throws InvalidArgumentError unless `concurrency` is an integer >= 1; nothing changes then.
+   */
+  setConcurrency(concurrency: number): void {
+    if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError('concurrency', 'must be an integer >= 1');
+    this.#rt.setConcurrency(concurrency);
   }
 
   /**

@@ -1562,6 +1562,7 @@ export type ScriptName =
   | 'repeat_due'
   | 'repeat_register'
   | 'reprocess'
+  | 'reprocess_completed'
   | 'reschedule_job'
   | 'retention_set'
   | 'retry'
@@ -1590,7 +1591,7 @@ export type ScriptName =
   | 'worker_list';
 
 /** Every transition's name, in code-unit order. */
-export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'adopt_children', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'adopt_children', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
@@ -4323,6 +4324,51 @@ ev_chatty('waiting', id)
 return 1
 `,
   },
+  reprocess_completed: {
+    sha: 'f91b2ebd2ec7dfdabeab47b689c7f25990599397',
+    includes: ['core', 'events', 'lanes'],
+    body: `-- @script reprocess_completed
+-- @purpose [TS] Bring a retained completed job back to pending (its lane when grouped), clearing
+-- \`finished_at\` and \`result\` and keeping attempts so the next claim mints the next token: the
+-- completed-job counterpart of reprocess (BullMQ's \`job.retry('completed')\`). The row leaves the
+-- completed index in the same step, so retention never deletes the job while it runs again.
+-- @key row        emq:{q}:job:<id>
+-- @key retained   emq:{q}:completed [TS]: retained completed ids by finish time
+-- @key pending    emq:{q}:pending
+-- @key gactive    emq:{q}:gactive
+-- @key glimit     emq:{q}:glimit
+-- @key ring       emq:{q}:ring
+-- @key wake       emq:{q}:wake
+-- @key paused     emq:{q}:paused
+-- @key laneroot   emq:{q}:g:
+-- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @arg id         the job's id
+-- @include core events lanes
+-- @returns 1 moved; -1 gone (no row); publishes \`waiting\` when meta \`events\` = all
+-- @error EMQSTATE not completed
+local id = a_id
+if redis.call('EXISTS', k_row) == 0 then return -1 end
+if redis.call('HGET', k_row, 'state') ~= 'completed' then return redis.error_reply('EMQSTATE not completed') end
+redis.call('ZREM', k_retained, id)
+redis.call('HDEL', k_row, 'finished_at', 'result', 'claim_ticket')
+redis.call('HSET', k_row, 'state', 'pending')
+local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
+local g = redis.call('HGET', k_row, 'group')
+if g and vid(g) then
+  local lane = gkey(k_laneroot, g)
+  redis.call('ZADD', lane, 0, id)
+  rering(lb, lane, g)
+else
+  redis.call('ZADD', k_pending, flat_score(k_row), id)
+  wake(lb)
+end
+ev_open(k_events, k_journal, k_meta)
+ev_chatty('waiting', id)
+return 1
+`,
+  },
   reschedule_job: {
     sha: '2de945cb643c3e171f47904d1d4664486f75af48',
     includes: ['core', 'events', 'lanes'],
@@ -5596,6 +5642,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   repeat_due: ['time', 'zrangebyscore'],
   repeat_register: ['exists', 'hset', 'time', 'zadd', 'zscore'],
   reprocess: ['exists', 'hdel', 'hget', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrem'],
+  reprocess_completed: ['exists', 'hdel', 'hget', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrem'],
   reschedule_job: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrem', 'zscore'],
   retention_set: ['hdel', 'hset'],
   retry: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem', 'zscore'],
@@ -5626,7 +5673,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
 
 /** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
 export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
-  queue: ['add_children', 'add_log', 'adopt_children', 'bclaim', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
+  queue: ['add_children', 'add_log', 'adopt_children', 'bclaim', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
   bus: ['stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch'],
   cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };
