@@ -135,7 +135,8 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   async clean(grace: number, limit: number, type: CleanType = 'completed'): Promise<string[]> {
     checkClean(grace, limit, type);
     const removed = await cleanJobs(await this.echo, grace, limit, type);
-    this.emit('cleaned', removed, type);
+    // BullMQ names the waiting list 'wait' in the event, whichever spelling the call used.
+    this.emit('cleaned', removed, type === 'waiting' ? 'wait' : type);
     return removed;
   }
 
