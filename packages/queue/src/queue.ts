@@ -229,6 +229,15 @@ export class Queue<T = unknown> extends QueueView<T> {
     return controls.addLog(this.#ctx, id, line, keep);
   }
 
+  /**
+   * [TS] Frees the idempotency key `dedupId` before its job ends, or, with `id`, only while it names
+   * that job; answers whether it was freed.
+   * @throws InvalidNameError for a key outside `A-Z a-z 0-9 . _ -`; MalformedIdError for a bad id.
+   */
+  releaseDedup(dedupId: string, id?: string): Promise<boolean> {
+    return controls.releaseDedup(this.#ctx, dedupId, id);
+  }
+
   /** Keeps a job's newest `keep` log lines, or deletes its log (`keep` 0, the default); answers the lines left. */
   clearLogs(id: string, keep?: number): Promise<number> {
     return controls.clearLogs(this.#ctx, id, keep);

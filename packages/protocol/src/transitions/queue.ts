@@ -13,7 +13,7 @@ export { completeAndClaim } from './rounds.js';
 export type { CompleteAndClaimInput, Round } from './rounds.js';
 export { cleanCompleted, cleanDead, promote, promoteNext, reap, reapGroup, reprocess, rescheduleJob, retryDead, sweepStalled } from './recovery.js';
 export type { PromoteNext, Rescheduled, StalledSweep } from './recovery.js';
-export { addLog, changePriority, clearLogs, drain, obliterate, pauseQueue, removeJob, resumeQueue, retentionSet, updateData, updateProgress, type PriorityChange, type RetentionBound } from './operator.js';
+export { addLog, changePriority, clearLogs, dedupRelease, drain, obliterate, pauseQueue, removeJob, resumeQueue, retentionSet, updateData, updateProgress, type PriorityChange, type RetentionBound } from './operator.js';
 export { laneDrain, laneLimit, lanePause, laneRateLimit, laneReassign, laneResume, laneWeight } from './lanes.js';
 export type { LaneInput, LaneRateLimit, ReassignResult } from './lanes.js';
 export { giveBack, workerBeat, workerLeave, workerList } from './workers.js';
