@@ -5,7 +5,7 @@ import { asBullMQError, JobStateError, NotSupportedError } from './errors.js';
 import { changeJobPriority, clearJobLogs, updateJobData, type ChangePriorityOpts } from './job-edits.js';
 import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
-import { qualifiedNameOf, rememberJobId } from './ids.js';
+import { keyOfJobId, qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
 import type { JobsOptions } from './job-options.js';
@@ -70,6 +70,8 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   parentKey: string | undefined;
   /** BullMQ's qualified name of the job's queue (`bull:<queue>`). */
   readonly queueQualifiedName: string;
+  /** The deduplication id the job was added with, if any. */
+  readonly deduplicationId: string | undefined;
 
   readonly #queue: EchoQueue<Envelope>;
   readonly #echoId: string;
@@ -89,6 +91,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.opts = envelope.o ?? {};
     this.delay = this.opts.delay ?? 0;
     this.priority = this.opts.priority ?? 0;
+    this.deduplicationId = this.opts.deduplication?.id;
     this.timestamp = envelope.t;
     this.queueQualifiedName = qualifiedNameOf(queue.name);
     this.queueName = this.queueQualifiedName.slice(this.queueQualifiedName.lastIndexOf(':') + 1);
@@ -284,8 +287,16 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   }
 
   /** Removes the job (refused while a worker holds it). */
-  remove(): Promise<void> {
-    return this.#queue.remove(this.#echoId);
+  async remove(): Promise<void> {
+    await this.#queue.remove(this.#echoId);
+    // BullMQ frees the deduplication id with the job; Echo's remove leaves one with a ttl to expire.
+    if (this.deduplicationId !== undefined) await this.#queue.releaseDedup(keyOfJobId(this.deduplicationId), this.#echoId);
+  }
+
+  /** Frees the job's deduplication id while it still names this job; answers whether it did. */
+  async removeDeduplicationKey(): Promise<boolean> {
+    if (this.deduplicationId === undefined) return false;
+    return this.#queue.releaseDedup(keyOfJobId(this.deduplicationId), this.#echoId);
   }
 
   /** Runs a failed job again. Only `failed` jobs can be retried here. */

@@ -4,7 +4,7 @@ import { echoConnection, type ConnectionOptions } from './connection.js';
 import { makeEnvelope, type Envelope } from './envelope.js';
 import { keepCompletedByDefault, nextJobIds, resetJobIds } from './defaults.js';
 import { BullMQInputError, NotSupportedError } from './errors.js';
-import { definedOnly, echoQueueName } from './ids.js';
+import { definedOnly, echoQueueName, keyOfJobId } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { addChildJob } from './flow/child-job.js';
 import { checkConcurrency } from './queue-extras.js';
@@ -254,9 +254,9 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return Promise.reject(new NotSupportedError('removeRateLimitKey', "the window is kept by the queue's limiter script"));
   }
 
-  /** Not supported: a deduplication id is released by its job's end (or its ttl). */
-  removeDeduplicationKey(_deduplicationId: string): Promise<number> {
-    return Promise.reject(new NotSupportedError('removeDeduplicationKey', "a deduplication id is released in the script that ends its job, or by its ttl"));
+  /** Frees a deduplication id before its job ends (the next add with it is added); answers 1 when it was held, else 0. */
+  async removeDeduplicationKey(deduplicationId: string): Promise<number> {
+    return (await (await this.echo).releaseDedup(keyOfJobId(deduplicationId))) ? 1 : 0;
   }
 
   /** Not supported: Echo's events go over a channel, not a stream to trim. */
@@ -300,12 +300,12 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
 }
 
 /**
- * Whether a job takes the next id of the queue's counter: when it has no `jobId`, and no
- * deduplication id (a deduplicated add that replaces the kept job's data would carry its own,
- * unused number into that job, so such a job keeps Echo's id).
+ * Whether a job takes the next id of the queue's counter: when it has no `jobId`. A deduplicated
+ * add takes one too, as in BullMQ (the number of a refused add is not used again); one that
+ * replaces the kept job's data gives that job its number.
  */
 function counted(opts: JobsOptions): boolean {
-  return opts.jobId === undefined && opts.deduplication === undefined;
+  return opts.jobId === undefined;
 }
 
 /** Checks a Queue's options (before anything opens) and opens its Echo queue. */
