@@ -9,6 +9,7 @@ import { Job, type JobProgress } from './job.js';
 import { addChildJob } from './flow/child-job.js';
 import { checkConcurrency } from './queue-extras.js';
 import { checkClean, cleanJobs, type CleanType } from './queue/clean.js';
+import { checkRetryJobs, retryFailedBefore } from './queue/retry-jobs.js';
 import { QueueGetters } from './queue-getters.js';
 import { checkKeepLogs, checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
@@ -163,11 +164,15 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await Promise.all(page.jobs.map(({ id }) => queue.promote(id).catch(() => undefined)));
   }
 
-  /** Removes a job; answers 1 when it was there, 0 otherwise. Refused while a worker holds it. */
+  /**
+   * Removes a job; answers 1 when it was there, 0 otherwise, and emits `removed` with its id.
+   * Refused while a worker holds it.
+   */
   async remove(jobId: string): Promise<number> {
     const job = await this.getJob(jobId);
     if (!job) return 0;
     await job.remove();
+    this.emit('removed', jobId);
     return 1;
   }
 
@@ -232,12 +237,20 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   }
 
   /**
-   * Runs failed jobs again (`state` 'failed', the default), at most `count`. Completed jobs are not
-   * retried in bulk here.
+   * Runs every failed job again (`state` 'failed', the default), oldest first, `count` (default
+   * 1000) per step as BullMQ does; with `timestamp`, only those that failed before it. Completed
+   * jobs are not retried in bulk here.
    */
   async retryJobs(opts: { readonly count?: number; readonly state?: 'failed' | 'completed'; readonly timestamp?: number } = {}): Promise<void> {
+    checkRetryJobs(opts);
     if (opts.state === 'completed') throw new NotSupportedError("retryJobs({ state: 'completed' })", 'completed jobs are run again one by one with job.retry');
-    await (await this.echo).retryJobs({ state: 'dead', ...(opts.count === undefined ? {} : { count: opts.count }) });
+    const queue = await this.echo;
+    const chunk = Math.min(opts.count ?? 1000, 1000);
+    if (opts.timestamp === undefined) {
+      await queue.retryJobs({ state: 'dead', chunk });
+      return;
+    }
+    await retryFailedBefore(queue, opts.timestamp, chunk);
   }
 
   /**
