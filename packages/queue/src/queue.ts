@@ -182,6 +182,14 @@ export class Queue<T = unknown> extends QueueView<T> {
     return gates.rateLimit(this.#ctx, ms);
   }
 
+  /**
+   * [TS] Opens the queue's rate window now, keeping the limit: the next claim starts a fresh window.
+   * Answers whether a window was open.
+   */
+  resetRateLimit(): Promise<boolean> {
+    return gates.resetRateLimit(this.#ctx);
+  }
+
   /** Deletes waiting (and optionally scheduled) jobs; answers how many. */
   drain(options?: { includeScheduled?: boolean }): Promise<number> {
     return controls.drain(this.#ctx, options);

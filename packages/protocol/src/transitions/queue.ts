@@ -19,7 +19,7 @@ export type { LaneInput, LaneRateLimit, ReassignResult } from './lanes.js';
 export { giveBack, workerBeat, workerLeave, workerList } from './workers.js';
 export type { WorkerEntry, WorkerList } from './workers.js';
 export { counts, isMaxed, laneCounts, rateTtl, stateLookup } from './reads.js';
-export { rateLimit, setGates } from './gates.js';
+export { rateLimit, rateReset, setGates } from './gates.js';
 export type { GatesInput, RateLimit } from './gates.js';
 export { setEvents } from './events.js';
 export type { EventsSettingsInput } from './events.js';

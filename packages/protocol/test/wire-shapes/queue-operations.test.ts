@@ -152,6 +152,8 @@ describe('the rest of the catalog', () => {
     expect(shape(t.setEvents({ queue: 'orders', journal: null })).args).toEqual(['', '0']);
     expect(() => t.setEvents({ queue: 'orders', journal: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.rateLimit({ queue: 'orders', ms: 500 }))).toEqual({ script: 'rate_limit', keys: gates, args: [500] });
+    expect(shape(t.rateReset({ queue: 'orders' }))).toEqual({ script: 'rate_reset', keys: [q('limiter')], args: [] });
+    expect(t.rateReset({ queue: 'orders' }).parse(1)).toBe(true);
     expect(t.rateLimit({ queue: 'orders', ms: 500 }).parse(0)).toBe(false);
     expect(() => t.rateLimit({ queue: 'orders', ms: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.laneCounts({ queue: 'orders', groups: [G] }))).toEqual({ script: 'lane_counts', keys: [q('g:')], args: [G] });
