@@ -262,9 +262,9 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return 0;
   }
 
-  /** Not supported: the window is kept by the queue's limiter; `setRateLimit(null)` on `@echo/queue` lifts it. */
-  removeRateLimitKey(): Promise<number> {
-    return Promise.reject(new NotSupportedError('removeRateLimitKey', "the window is kept by the queue's limiter script"));
+  /** Ends the queue's current rate window (the limit stays): answers 1 when one was open, else 0. */
+  async removeRateLimitKey(): Promise<number> {
+    return (await (await this.echo).resetRateLimit()) ? 1 : 0;
   }
 
   /** Frees a deduplication id before its job ends (the next add with it is added); answers 1 when it was held, else 0. */
