@@ -34,6 +34,21 @@ export async function cleanJobs(queue: EchoQueue<Envelope>, grace: number, limit
   const state = SET_OF[type];
   const finished = state === 'completed' || state === 'dead';
   const removed: string[] = [];
+  // Removing a flow's last waiting child releases its parent into the waiting set, behind the pages
+  // already read: another pass cleans it as BullMQ's does, until a pass removes nothing.
+  for (let pass = removed.length; ; pass = removed.length) {
+    await cleanPass(queue, state, type, finished, olderThan, limit, removed);
+    if (state !== 'pending' || removed.length === pass || (limit !== 0 && removed.length >= limit)) break;
+  }
+  if (removed.length > 0) {
+    const message = JSON.stringify({ event: DROPIN_EVENT, job: '', name: 'cleaned', count: String(removed.length) });
+    await queue.connection.command('PUBLISH', queueKeys(queue.name).events, message);
+  }
+  return removed;
+}
+
+/** One walk over the set of `type`, removing what is due into `removed` (up to `limit`). */
+async function cleanPass(queue: EchoQueue<Envelope>, state: ListState, type: CleanType, finished: boolean, olderThan: number, limit: number, removed: string[]): Promise<void> {
   for (let offset = 0; limit === 0 || removed.length < limit; offset += PAGE) {
     const page = await queue.listJobs(state, { offset, limit: PAGE });
     const due = page.jobs.flatMap(({ record }) => {
@@ -52,9 +67,4 @@ export async function cleanJobs(queue: EchoQueue<Envelope>, grace: number, limit
     offset -= outcomes.filter(Boolean).length;
     if (page.jobs.length < PAGE) break;
   }
-  if (removed.length > 0) {
-    const message = JSON.stringify({ event: DROPIN_EVENT, job: '', name: 'cleaned', count: String(removed.length) });
-    await queue.connection.command('PUBLISH', queueKeys(queue.name).events, message);
-  }
-  return removed;
 }
