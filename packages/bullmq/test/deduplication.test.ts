@@ -41,7 +41,7 @@ describe('guide: deduplication', () => {
     const second = await myQueue.add('house1', { color: 'white 2' }, { deduplication: { id: 'customValue', ttl: 5000, extend: true, replace: true }, delay: 400 });
     // As in BullMQ, the latest add replaces the delayed job: the one job left has its id.
     expect(second.id).not.toBe(first.id);
-    expect(await myQueue.getJob(first.id ?? '')).toBeUndefined();
+    expect(await myQueue.getJob(first.id)).toBeUndefined();
     expect(await myQueue.getDelayedCount()).toBe(1);
     const seen: unknown[] = [];
     const worker = closing(new Worker(name, async (job) => { seen.push(job.data); }, { connection }));
@@ -74,6 +74,7 @@ describe('guide: deduplication', () => {
     const myQueue = closing(new Queue(queueName(), { connection }));
     const a1 = await myQueue.add('house', { n: 1 }, { jobId: 'a1', deduplication: { id: 'customValue' } });
     const a2 = await myQueue.add('house', { n: 2 }, { jobId: 'a2', deduplication: { id: 'customValue' } });
+    expect(a1.id).toBe('a1');
     expect(a2.id).toBe('a1');
     expect(await myQueue.getJob('a2')).toBeUndefined();
     const again = await myQueue.add('house', { n: 3 }, { jobId: 'a1', deduplication: { id: 'otherValue' } });

@@ -36,7 +36,7 @@ describe('queue getters', () => {
     const queue = closing(new Queue(name, { connection }));
     const flow = closing(new FlowProducer({ connection }));
     const tree = await flow.add({ name: 'parent', queueName: name, data: {}, children: [1, 2, 3].map((i) => ({ name: `child-${String(i)}`, queueName: name, data: { i } })) });
-    const parentId = tree.job.id ?? '';
+    const parentId = tree.job.id;
     const pending = await queue.getDependencies(parentId, 'pending', 0, 1);
     expect(pending.total).toBe(3);
     expect(pending.items).toHaveLength(2);
@@ -78,9 +78,9 @@ describe('queue getters', () => {
   it('remove emits removed with the job id; removeRateLimitKey ends the current window', async () => {
     const queue = closing(new Queue(queueName(), { connection }));
     const job = await queue.add('n', {});
-    const removed = nextEvent<[string]>(queue, 'removed');
-    expect(await queue.remove(job.id ?? '')).toBe(1);
-    expect((await removed)[0]).toBe(job.id);
+    const removed = new Promise<unknown>((resolve) => queue.once('removed', resolve));
+    expect(await queue.remove(job.id)).toBe(1);
+    expect(await removed).toBe(job.id);
     expect(await queue.removeRateLimitKey()).toBe(0);
   });
 });

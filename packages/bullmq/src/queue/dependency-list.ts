@@ -31,7 +31,8 @@ export interface DependencyList {
  * listed in `items` but has no job in `jobs` (this queue cannot read another's rows).
  */
 export async function dependencyList(queue: EchoQueue<Envelope>, parentId: string, type: 'processed' | 'pending', start: number, end: number): Promise<DependencyList> {
-  if (type !== 'processed' && type !== 'pending') throw new InvalidArgumentError('type', "must be 'processed' or 'pending'");
+  // Checked as a string: JavaScript callers are not held to the type.
+  if ((type as string) !== 'processed' && (type as string) !== 'pending') throw new InvalidArgumentError('type', "must be 'processed' or 'pending'");
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) throw new InvalidArgumentError('start/end', 'must be integers');
   const record = await recordOfJobId(queue, parentId);
   if (record === undefined) return { items: [], jobs: [], total: 0 };

@@ -31,7 +31,8 @@ export interface Metrics {
  * empty otherwise. Echo counts minutes by the server's clock, BullMQ by the worker's.
  */
 export async function readMetrics(queue: EchoQueue<Envelope>, type: 'completed' | 'failed', start = 0, end = -1): Promise<Metrics> {
-  if (type !== 'completed' && type !== 'failed') throw new InvalidArgumentError('type', "must be 'completed' or 'failed'");
+  // Checked as a string: JavaScript callers are not held to the type.
+  if ((type as string) !== 'completed' && (type as string) !== 'failed') throw new InvalidArgumentError('type', "must be 'completed' or 'failed'");
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) throw new InvalidArgumentError('start/end', 'must be integers');
   const [counter, kept] = await Promise.all([queue.getMetrics(type), keptMinutes(queue)]);
   const series = kept === 0 ? [] : (await queue.getMinutes(kept)).map((minute) => minute[type]).reverse();
