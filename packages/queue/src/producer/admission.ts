@@ -117,7 +117,15 @@ export interface EnqueueOptions extends JobOptions {
 export const DEFAULT_KEY_RETENTION_MS = 3_600_000;
 
 /** An admission's idempotency key with its release rule, and [TS] a business key beside a dedup id. */
-type Keyed = { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode; readonly keepLast?: boolean; readonly idKey?: string; readonly idKeyKeepMs?: number };
+interface Keyed {
+  readonly dedupId: string;
+  readonly ttlMs?: number;
+  readonly keepMs?: number;
+  readonly mode?: t.DedupMode;
+  readonly keepLast?: boolean;
+  readonly idKey?: string;
+  readonly idKeyKeepMs?: number;
+}
 
 /** The idempotency key of an admission and its release rule, or `undefined` for a plain one. */
 function keyed(options: EnqueueOptions): Keyed | undefined {
