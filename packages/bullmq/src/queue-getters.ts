@@ -242,10 +242,16 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     return (await readSchedulers(await this.echo)).map(([id, record]) => schedulerJson<DataType>(id, record));
   }
 
-  /** How long the queue stays rate limited, ms; -2 when it is not limited (BullMQ's PTTL answer). */
+  /**
+   * How long the queue stays rate limited, ms: 0 while its window (of `maxJobs`, default its limit's
+   * max) is not full, -2 when neither `maxJobs` nor a limit is given (BullMQ's PTTL of no key).
+   */
   async getRateLimitTtl(maxJobs?: number): Promise<number> {
-    const ttl = await (await this.echo).getRateLimitTtl(maxJobs);
-    return ttl > 0 ? ttl : -2;
+    const queue = await this.echo;
+    const ttl = await queue.getRateLimitTtl(maxJobs);
+    if (ttl > 0) return ttl;
+    if (maxJobs !== undefined && maxJobs > 0) return 0;
+    return (await readGates(queue)).rateLimit === null ? -2 : 0;
   }
 
   /** The global concurrency cap, or null when none is set. */

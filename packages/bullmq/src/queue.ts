@@ -215,6 +215,14 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await (await this.echo).setRateLimit({ max, durationMs: duration });
   }
 
+  /**
+   * Closes the queue's rate window for `expireTimeMs` from now (as `worker.rateLimit` does); a queue
+   * without a rate limit has no window to close.
+   */
+  async rateLimit(expireTimeMs: number): Promise<void> {
+    await (await this.echo).rateLimit(expireTimeMs);
+  }
+
   /** Lifts the global rate limit. */
   async removeGlobalRateLimit(): Promise<void> {
     await (await this.echo).setRateLimit(null);
