@@ -45,7 +45,8 @@ export interface JobSchedulerJson<D = unknown> {
 
 const LIST: Readonly<Record<string, ListState>> = { waiting: 'pending', wait: 'pending', prioritized: 'pending', paused: 'pending', active: 'active', delayed: 'scheduled', completed: 'completed', failed: 'dead' };
 const COUNT: Readonly<Record<string, CountName>> = { waiting: 'pending', wait: 'pending', active: 'active', delayed: 'scheduled', completed: 'retained', failed: 'dead', 'waiting-children': 'awaiting_children' };
-const DEFAULT_COUNTS: readonly JobType[] = ['waiting', 'active', 'delayed', 'completed', 'failed', 'waiting-children'];
+/** BullMQ's types when none is asked, in its order. */
+const DEFAULT_COUNTS: readonly JobType[] = ['active', 'completed', 'delayed', 'failed', 'prioritized', 'waiting', 'waiting-children'];
 
 /**
  * The reading half of BullMQ's `Queue`: jobs, lists, counts, schedulers, limits and workers, read
@@ -135,7 +136,8 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   }
 
   /**
-   * Counts per type: `waiting`, `active`, `delayed`, `completed` (kept), `failed`, `waiting-children`.
+   * Counts per type (by default `active`, `completed` (kept), `delayed`, `failed`, `prioritized`,
+   * `waiting`, `waiting-children`, as BullMQ answers).
    * `paused` is always 0: since BullMQ 6 a paused queue's jobs stay in `waiting` (its `paused` list
    * is a legacy one, emptied on resume), and so they do here.
    */
