@@ -126,7 +126,8 @@ export default defineConfig({
     resolveId(id) {
       const m = /^(?:\\.\\.\\/)+src\\/(.*)$/.exec(id);
       if (m === null) return null;
-      if (m[1] === 'classes' || m[1] === 'classes/index') return shims + '/classes.ts';
+      // The enums the drop-in provides (MetricsTime) come from its entry point too.
+      if (m[1] === 'classes' || m[1] === 'classes/index' || m[1] === 'enums' || m[1] === 'enums/index') return shims + '/classes.ts';
       if (m[1] === 'utils') return shims + '/utils.ts';
       return shims + '/empty.ts';
     },

@@ -1,5 +1,5 @@
 import { CodecError } from '@echo/protocol/queue';
-import { storedOptions, type BackoffOptions, type JobsOptions, type RepeatOptions } from './job-options.js';
+import { storedOptions, type BackoffOptions, type DeduplicationOptions, type JobsOptions, type RepeatOptions } from './job-options.js';
 
 /** The job options a job carries with it, as BullMQ shows them on `job.opts`. */
 export interface StoredOptions {
@@ -25,6 +25,8 @@ export interface StoredOptions {
   readonly repeatJobKey?: string;
   /** A scheduler's job: the run (epoch ms) it was made for. */
   readonly prevMillis?: number;
+  /** The deduplication it was added with (its `id` is `job.deduplicationId`). */
+  readonly deduplication?: DeduplicationOptions;
 }
 
 /**
@@ -42,7 +44,7 @@ export interface Envelope {
   readonly t: number;
   /** The job scheduler that makes it, as the application named it. */
   readonly r?: string;
-  /** The options worth keeping (attempts, backoff, delay, priority, jobId, keepLogs, timestamp, sizeLimit). */
+  /** The options worth keeping (attempts, backoff, delay, priority, jobId, keepLogs, timestamp, sizeLimit, deduplication). */
   readonly o?: StoredOptions;
   /** A flow child's parent: its id and its queue's key (`bull:<queue>`), as BullMQ shows `job.parent`. */
   readonly p?: { readonly id: string; readonly queueKey: string };

@@ -227,8 +227,8 @@ function checkBullMQJobOptions(options: JobsOptions): void {
 
 /** The options that travel with the job (shown on `job.opts`, read by the worker for backoff). */
 export function storedOptions(options: JobsOptions): StoredOptions | undefined {
-  const { jobId, delay, priority, attempts, backoff, keepLogs, timestamp, sizeLimit } = options;
-  const shown = { ...(keepLogs ? { keepLogs } : {}), ...(timestamp === undefined ? {} : { timestamp }), ...(sizeLimit === undefined ? {} : { sizeLimit }) };
+  const { jobId, delay, priority, attempts, backoff, keepLogs, timestamp, sizeLimit, deduplication } = options;
+  const shown = { ...(keepLogs ? { keepLogs } : {}), ...(timestamp === undefined ? {} : { timestamp }), ...(sizeLimit === undefined ? {} : { sizeLimit }), ...(deduplication === undefined ? {} : { deduplication }) };
   if (jobId === undefined && delay === undefined && priority === undefined && attempts === undefined && backoff === undefined && Object.keys(shown).length === 0) return undefined;
   return {
     ...shown,
@@ -247,10 +247,9 @@ export function storedOptions(options: JobsOptions): StoredOptions | undefined {
  */
 export function enqueueOptions(options: JobsOptions, id = options.jobId): EnqueueOptions {
   const out: { -readonly [K in keyof EnqueueOptions]: EnqueueOptions[K] } = {};
-  // A counted id is a business key too (so getJob finds it), except beside a deduplication id:
-  // Echo admits one of the two per job, and deduplication is what the application asked for.
-  if (options.jobId !== undefined) out.key = keyOfJobId(options.jobId);
-  else if (id !== undefined && options.deduplication === undefined) out.key = keyOfJobId(id);
+  // A counted id is a business key too, so getJob finds the job; beside a deduplication id the job
+  // holds both (the id is checked first, as BullMQ checks a jobId before deduplicating).
+  if (id !== undefined) out.key = keyOfJobId(id);
   if (options.delay !== undefined && options.delay > 0) out.delayMs = Math.round(options.delay);
   if (options.priority !== undefined && options.priority > 0) out.priority = -options.priority;
   if (options.attempts !== undefined) out.attempts = options.attempts;
@@ -265,9 +264,6 @@ export function enqueueOptions(options: JobsOptions, id = options.jobId): Enqueu
     // data; both together are its debounce.
     if (extend === true) out.dedupMode = replace === true ? 'debounce' : 'extend';
     else if (replace === true) out.dedupMode = 'replace';
-  }
-  if (out.key !== undefined && out.dedupId !== undefined) {
-    throw new NotSupportedError('jobId with deduplication', 'a job id is itself a deduplication key here; use one of them');
   }
   return out;
 }

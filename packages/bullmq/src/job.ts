@@ -5,7 +5,7 @@ import { asBullMQError, BullMQInputError, JobStateError, NotSupportedError } fro
 import { changeJobPriority, clearJobLogs, countStep, updateJobData, type ChangePriorityOpts } from './job-edits.js';
 import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
-import { qualifiedNameOf, rememberJobId } from './ids.js';
+import { keyOfJobId, qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
 import { isSchedulerJob } from './schedulers/job-schedulers.js';
 import { removeTree, removeUnprocessedChildren, type RemoveOpts } from './flow/remove-tree.js';
@@ -78,6 +78,8 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   readonly repeatJobKey: string | undefined;
   /** BullMQ's qualified name of the job's queue (`bull:<queue>`). */
   readonly queueQualifiedName: string;
+  /** The deduplication id the job was added with, if any. */
+  readonly deduplicationId: string | undefined;
 
   readonly #queue: EchoQueue<Envelope>;
   readonly #echoId: string;
@@ -97,6 +99,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.opts = envelope.o ?? {};
     this.delay = this.opts.delay ?? 0;
     this.priority = this.opts.priority ?? 0;
+    this.deduplicationId = this.opts.deduplication?.id;
     this.timestamp = envelope.t;
     this.queueQualifiedName = qualifiedNameOf(queue.name);
     this.queueName = this.queueQualifiedName.slice(this.queueQualifiedName.lastIndexOf(':') + 1);
@@ -307,6 +310,14 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
       throw new JobStateError(this.id, 'remove', `Job ${this.id} belongs to a job scheduler and cannot be removed directly. remove`);
     }
     await removeTree(openBeside(this.#queue), this.#queue, this.#echoId, this.id, opts);
+    // BullMQ frees the deduplication id with the job; Echo's remove leaves one with a ttl to expire.
+    if (this.deduplicationId !== undefined) await this.#queue.releaseDedup(keyOfJobId(this.deduplicationId), this.#echoId);
+  }
+
+  /** Frees the job's deduplication id while it still names this job; answers whether it did. */
+  async removeDeduplicationKey(): Promise<boolean> {
+    if (this.deduplicationId === undefined) return false;
+    return this.#queue.releaseDedup(keyOfJobId(this.deduplicationId), this.#echoId);
   }
 
   /** Removes the children still open (waiting, delayed or waiting for their own), with theirs; running and finished ones stay. */

@@ -71,8 +71,8 @@ const checkOptions = strictOptions('QueueEvents options', {
   },
 });
 
-/** The events Echo publishes only when the queue asks (`setEvents({ chatty: true })`). */
-const CHATTY = new Set<string>(['waiting', 'active', 'drained', 'added']);
+/** Echo's events after which BullMQ may report the queue drained (a job left the active set). */
+const FINISHING = new Set<string>(['drained', 'completed', 'failed', 'removed', 'stalled']);
 
 /** BullMQ's events translated from an Echo event of another name. */
 const ALSO: Readonly<Record<string, readonly string[]>> = {
@@ -93,10 +93,12 @@ const ALSO: Readonly<Record<string, readonly string[]>> = {
 export class QueueEvents extends EventEmitter {
   /** The queue's name. */
   readonly name: string;
+  readonly #open: Promise<EchoQueue<Envelope>>;
   readonly #ready: Promise<{ queue: EchoQueue<Envelope>; events: EchoQueueEvents }>;
   readonly #ids = new Map<string, string>();
   #chain: Promise<void> = Promise.resolve();
-  #chatty: Promise<void> | undefined;
+  /** Echo said the last waiting job was taken: BullMQ's `drained` waits for the last to finish. */
+  #draining = false;
   #seq = 0;
   #running = false;
   #start: (() => void) | undefined;
@@ -111,12 +113,19 @@ export class QueueEvents extends EventEmitter {
     this.name = name;
     // With autorun: false the subscription waits for run(), as BullMQ's stream reader does.
     const started = opts.autorun === false ? new Promise<void>((resolve) => (this.#start = resolve)) : Promise.resolve();
+    // The connection opens at once, as BullMQ's does; the subscription waits for the start.
+    const opening = EchoQueue.open<Envelope>(echoName, echoConnection(opts.connection));
+    opening.catch(() => undefined);
+    this.#open = opening;
     this.#ready = (async () => {
+      const queue = await opening;
       await started;
-      const queue = await EchoQueue.open<Envelope>(echoName, echoConnection(opts.connection));
       try {
         const events = await queue.events();
         events.on('*', (event) => this.#enqueue(event));
+        // BullMQ's listeners hear waiting, active and drained from the first job on: Echo publishes
+        // them only on request, so a listening QueueEvents asks before it reports itself ready.
+        await queue.setEvents({ chatty: true });
         return { queue, events };
       } catch (error) {
         await queue.close();
@@ -125,9 +134,6 @@ export class QueueEvents extends EventEmitter {
     })();
     this.#ready.catch((error: unknown) => this.#emitError(error));
     if (opts.autorun !== false) this.#running = true;
-    super.on('newListener', (event: string) => {
-      if (CHATTY.has(event)) this.#chatty ??= this.#ready.then(({ queue }) => queue.setEvents({ chatty: true })).catch((error: unknown) => this.#emitError(error));
-    });
   }
 
   /** Starts listening (with `autorun: false`); resolves when the listener closes. */
@@ -144,10 +150,16 @@ export class QueueEvents extends EventEmitter {
     return this.#running;
   }
 
-  /** Resolves once subscribed: an event published after this is received. */
+  /**
+   * Resolves once subscribed: an event published after this is received. Before `run()` (with
+   * `autorun: false`), once the connection is open.
+   */
   async waitUntilReady(): Promise<void> {
+    if (!this.#running) {
+      await this.#open;
+      return;
+    }
     await this.#ready;
-    await this.#chatty;
   }
 
   /** @internal The Echo listener underneath (for `job.waitUntilFinished`). */
@@ -193,13 +205,12 @@ export class QueueEvents extends EventEmitter {
   }
 
   async #translate(event: LifecycleEvent): Promise<void> {
+    if (event.event === 'drained') this.#draining = true;
+    if (this.#draining && this.listenerCount('drained') > 0 && FINISHING.has(event.event)) await this.#drainedWhenIdle();
     const heard = [event.event, ...(ALSO[event.event] ?? [])].some((name) => this.listenerCount(name) > 0);
     if (!heard && !(event.event === 'stalled' && this.listenerCount('failed') > 0)) return;
-    const id = `${String(Date.now())}-${String(this.#seq++)}`;
-    if (event.event === 'drained') {
-      this.emit('drained', id);
-      return;
-    }
+    const id = this.#nextId();
+    if (event.event === 'drained') return;
     const f = event.fields;
     if (event.event === 'unknown') {
       // The drop-in's own events (clean's `cleaned`, pause's `paused`, resume's `resumed`) ride the channel beside Echo's.
@@ -209,7 +220,7 @@ export class QueueEvents extends EventEmitter {
     }
     const { queue } = await this.#ready;
     const jobId = await this.#jobId(queue, event.job);
-    if ((event.event === 'waiting' || event.event === 'delayed') && this.listenerCount('added') > 0) await this.#added(queue, event.job, jobId, id);
+    if ((event.event === 'waiting' || event.event === 'delayed') && this.listenerCount('added') > 0) await this.#added(queue, event.job, jobId, id, event.event === 'waiting');
     switch (event.event) {
       case 'waiting':
         this.emit('waiting', { jobId }, id);
@@ -225,7 +236,8 @@ export class QueueEvents extends EventEmitter {
         return;
       case 'completed':
         this.#ids.delete(event.job);
-        this.emit('completed', { jobId, returnvalue: resultValue(event), prev: 'active' }, id);
+        // BullMQ stores a processor's undefined as JSON: its listeners read null.
+        this.emit('completed', { jobId, returnvalue: resultValue(event) ?? null, prev: 'active' }, id);
         return;
       case 'failed': {
         // Echo reports every failed attempt; BullMQ's event is the final one.
@@ -263,10 +275,32 @@ export class QueueEvents extends EventEmitter {
     }
   }
 
-  /** BullMQ's `added` for a job that entered wait or delayed for the first time (no attempt yet). */
-  async #added(queue: EchoQueue<Envelope>, echoId: string, jobId: string, id: string): Promise<void> {
+  #nextId(): string {
+    return `${String(Date.now())}-${String(this.#seq++)}`;
+  }
+
+  /**
+   * BullMQ's `drained`: a job finished and none waits or runs. Echo's own `drained` (the last waiting
+   * job was taken) arms it; an end after that with nothing left waiting or running fires it once.
+   */
+  async #drainedWhenIdle(): Promise<void> {
+    const { queue } = await this.#ready;
+    const counts = await queue.counts('pending', 'active');
+    if (counts.pending > 0 || counts.active > 0) return;
+    this.#draining = false;
+    this.emit('drained', this.#nextId());
+  }
+
+  /**
+   * BullMQ's `added` for a job that entered wait or delayed for the first time. The row is read
+   * after the event, so a waiting job a worker took meanwhile has one attempt: one attempt, not
+   * waiting again, with no failure or stall yet, is still its first entry.
+   */
+  async #added(queue: EchoQueue<Envelope>, echoId: string, jobId: string, id: string, waiting: boolean): Promise<void> {
     const record = await queue.getJob(echoId).catch(() => undefined);
-    if (record === undefined || record.attempts > 0) return;
+    if (record === undefined) return;
+    const taken = waiting && record.attempts === 1 && record.state !== 'pending' && record.state !== 'scheduled' && record.lastError === undefined && record.stalled === 0;
+    if (record.attempts > 0 && !taken) return;
     this.emit('added', { jobId, name: openEnvelope(record.payload).n }, id);
   }
 

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, queueKeys } from '@echo/protocol/queue';
 import type { Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from './envelope.js';
+import { qualifiedNameOf } from './ids.js';
 
 /** A worker of the queue, as BullMQ's `getWorkers` lists it (one entry per worker, named). */
 export interface WorkerEntry {
@@ -16,6 +17,8 @@ export interface WorkerEntry {
   readonly active: string;
   /** When it started, epoch ms. */
   readonly started: string;
+  /** BullMQ's client name of the worker, `<prefix>:<queue>:w:<name>` (the name last). */
+  readonly rawname: string;
 }
 
 /** The live workers of the queue, from the registry every Echo worker keeps its entry in. */
@@ -27,7 +30,8 @@ export async function workerEntries(queue: EchoQueue<Envelope>): Promise<WorkerE
     addr: `${w.host}:${String(w.pid)}`,
     concurrency: String(w.concurrency),
     active: String(w.active),
-    started: String((w as { started?: number }).started ?? ''),
+    started: String(w.startedAt),
+    rawname: `${qualifiedNameOf(queue.name)}:w:${w.name}`,
   }));
 }
 

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { queueKeys } from '@echo/protocol/queue';
+import { InvalidArgumentError, queueKeys } from '@echo/protocol/queue';
 import type { CountName, ListState, Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from './envelope.js';
 import { NotSupportedError } from './errors.js';
@@ -9,6 +9,8 @@ import { recordOfJobId } from './job-lookup.js';
 import type { JobsOptions } from './job-options.js';
 import { readGates, sliceLog, workerEntries, type WorkerEntry } from './queue-extras.js';
 import { readScheduler, readSchedulers, type SchedulerRecord } from './schedulers/job-schedulers.js';
+import { dependencyList, type DependencyList } from './queue/dependency-list.js';
+import { prometheusText, readMetrics, type Metrics } from './queue/metrics.js';
 
 /** BullMQ's job types, in lists and counts. */
 export type JobType = 'waiting' | 'wait' | 'active' | 'delayed' | 'completed' | 'failed' | 'waiting-children' | 'prioritized' | 'paused';
@@ -43,7 +45,8 @@ export interface JobSchedulerJson<D = unknown> {
 
 const LIST: Readonly<Record<string, ListState>> = { waiting: 'pending', wait: 'pending', prioritized: 'pending', paused: 'pending', active: 'active', delayed: 'scheduled', completed: 'completed', failed: 'dead' };
 const COUNT: Readonly<Record<string, CountName>> = { waiting: 'pending', wait: 'pending', active: 'active', delayed: 'scheduled', completed: 'retained', failed: 'dead', 'waiting-children': 'awaiting_children' };
-const DEFAULT_COUNTS: readonly JobType[] = ['waiting', 'active', 'delayed', 'completed', 'failed', 'waiting-children'];
+/** BullMQ's types when none is asked, in its order. */
+const DEFAULT_COUNTS: readonly JobType[] = ['active', 'completed', 'delayed', 'failed', 'prioritized', 'waiting', 'waiting-children'];
 
 /**
  * The reading half of BullMQ's `Queue`: jobs, lists, counts, schedulers, limits and workers, read
@@ -133,7 +136,8 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
   }
 
   /**
-   * Counts per type: `waiting`, `active`, `delayed`, `completed` (kept), `failed`, `waiting-children`.
+   * Counts per type (by default `active`, `completed` (kept), `delayed`, `failed`, `prioritized`,
+   * `waiting`, `waiting-children`, as BullMQ answers).
    * `paused` is always 0: since BullMQ 6 a paused queue's jobs stay in `waiting` (its `paused` list
    * is a legacy one, emptied on resume), and so they do here.
    */
@@ -157,6 +161,18 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
       out[type] = type === 'prioritized' ? prioritized : type === 'waiting' || type === 'wait' ? pending - prioritized : pending;
     });
     return out;
+  }
+
+  /**
+   * How many jobs wait at each of `priorities` (0: without one), keyed by priority. Waiting jobs of
+   * a paused queue count too: they stay waiting here, as in BullMQ 6.
+   */
+  async getCountsPerPriority(priorities: readonly number[]): Promise<Record<string, number>> {
+    const unique = [...new Set(priorities)];
+    for (const p of unique) if (!Number.isSafeInteger(p) || p < 0) throw new InvalidArgumentError('priorities', 'each must be an integer >= 0');
+    const queue = await this.echo;
+    const counts = await Promise.all(unique.map((p) => countAtPriority(queue, p)));
+    return Object.fromEntries(unique.map((p, i) => [String(p), counts[i] ?? 0]));
   }
 
   /** How many jobs wait with a priority. */
@@ -228,10 +244,16 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     return (await readSchedulers(await this.echo)).map(([id, record]) => schedulerJson<DataType>(id, record));
   }
 
-  /** How long the queue stays rate limited, ms; -2 when it is not limited (BullMQ's PTTL answer). */
+  /**
+   * How long the queue stays rate limited, ms: 0 while its window (of `maxJobs`, default its limit's
+   * max) is not full, -2 when neither `maxJobs` nor a limit is given (BullMQ's PTTL of no key).
+   */
   async getRateLimitTtl(maxJobs?: number): Promise<number> {
-    const ttl = await (await this.echo).getRateLimitTtl(maxJobs);
-    return ttl > 0 ? ttl : -2;
+    const queue = await this.echo;
+    const ttl = await queue.getRateLimitTtl(maxJobs);
+    if (ttl > 0) return ttl;
+    if (maxJobs !== undefined && maxJobs > 0) return 0;
+    return (await readGates(queue)).rateLimit === null ? -2 : 0;
   }
 
   /** The global concurrency cap, or null when none is set. */
@@ -260,6 +282,32 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     if (!job) return { logs: [], count: 0 };
     const lines = await (await this.echo).getLogs(job.echoId);
     return { logs: sliceLog(lines, start, end, asc), count: lines.length };
+  }
+
+  /**
+   * A flow parent's `processed` (completed) or `pending` (open) children, `start`..`end` inclusive,
+   * with their jobs and the total of that kind.
+   */
+  async getDependencies(parentId: string, type: 'processed' | 'pending', start: number, end: number): Promise<DependencyList> {
+    return dependencyList(await this.echo, parentId, type, start, end);
+  }
+
+  /**
+   * Completed or failed jobs: `meta.count` counts them all; `data` holds jobs per minute, newest
+   * first (`start`..`end`), when the queue keeps minute counts (`setEvents({ minutes })` on
+   * `@echo/queue`, by the server's clock), else it is empty.
+   */
+  async getMetrics(type: 'completed' | 'failed', start = 0, end = -1): Promise<Metrics> {
+    return readMetrics(await this.echo, type, start, end);
+  }
+
+  /**
+   * The queue's counts (`getJobCounts()`) and its completed and failed totals (`getMetrics`) in the
+   * Prometheus text format, each line labelled with the queue and with `globalVariables`.
+   */
+  async exportPrometheusMetrics(globalVariables?: Readonly<Record<string, string>>): Promise<string> {
+    const [counts, completed, failed] = await Promise.all([this.getJobCounts(), this.getMetrics('completed'), this.getMetrics('failed')]);
+    return prometheusText(this.name, counts, completed.meta.count, failed.meta.count, globalVariables);
   }
 
   /** The id of the job that holds a deduplication id, or undefined. */
@@ -312,4 +360,13 @@ function schedulerJson<D>(key: string, r: SchedulerRecord): JobSchedulerJson<D> 
  */
 async function prioritizedCount(queue: EchoQueue<Envelope>): Promise<number> {
   return Number(await queue.connection.command('ZCOUNT', queueKeys(queue.name).pending, '0.25', '+inf'));
+}
+
+/**
+ * How many pending jobs wait at BullMQ priority `priority`, by the scores {@link prioritizedCount}
+ * describes: priority 0 below 0.25, priority p in p - 0.75 .. p (its LIFO jobs just under p - 0.5).
+ */
+async function countAtPriority(queue: EchoQueue<Envelope>, priority: number): Promise<number> {
+  const [min, max] = priority === 0 ? ['-inf', '(0.25'] : [String(priority - 0.75), String(priority)];
+  return Number(await queue.connection.command('ZCOUNT', queueKeys(queue.name).pending, min, max));
 }

@@ -4,12 +4,13 @@ import { echoConnection, type ConnectionOptions } from './connection.js';
 import { makeEnvelope, type Envelope } from './envelope.js';
 import { keepCompletedByDefault, nextJobIds, resetJobIds } from './defaults.js';
 import { BullMQInputError, NotSupportedError } from './errors.js';
-import { definedOnly, echoQueueName } from './ids.js';
+import { definedOnly, echoQueueName, keyOfJobId } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { addChildJob } from './flow/child-job.js';
 import type { RemoveOpts } from './flow/remove-tree.js';
 import { checkConcurrency } from './queue-extras.js';
 import { checkClean, cleanJobs, publishDropInEvent, type CleanType } from './queue/clean.js';
+import { checkRetryJobs, retryFailedBefore } from './queue/retry-jobs.js';
 import { QueueGetters } from './queue-getters.js';
 import { checkKeepLogs, checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
@@ -149,7 +150,8 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   async clean(grace: number, limit: number, type: CleanType = 'completed'): Promise<string[]> {
     checkClean(grace, limit, type);
     const removed = await cleanJobs(await this.echo, grace, limit, type);
-    this.emit('cleaned', removed, type);
+    // BullMQ names the waiting list 'wait' in the event, whichever spelling the call used.
+    this.emit('cleaned', removed, type === 'waiting' ? 'wait' : type);
     return removed;
   }
 
@@ -176,11 +178,15 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await Promise.all(page.jobs.map(({ id }) => queue.promote(id).catch(() => undefined)));
   }
 
-  /** Removes a job (and its children, as `job.remove`); answers 1 when it was there, 0 otherwise. Refused while a worker holds it. */
+  /**
+   * Removes a job (and its children, as `job.remove`); answers 1 when it was there, 0 otherwise,
+   * and emits `removed` with its id. Refused while a worker holds it.
+   */
   async remove(jobId: string, opts: RemoveOpts = {}): Promise<number> {
     const job = await this.getJob(jobId);
     if (!job) return 0;
     await job.remove(opts);
+    this.emit('removed', jobId);
     return 1;
   }
 
@@ -258,12 +264,20 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   }
 
   /**
-   * Runs failed jobs again (`state` 'failed', the default), at most `count`. Completed jobs are not
-   * retried in bulk here.
+   * Runs every failed job again (`state` 'failed', the default), oldest first, `count` (default
+   * 1000) per step as BullMQ does; with `timestamp`, only those that failed before it. Completed
+   * jobs are not retried in bulk here.
    */
   async retryJobs(opts: { readonly count?: number; readonly state?: 'failed' | 'completed'; readonly timestamp?: number } = {}): Promise<void> {
+    checkRetryJobs(opts);
     if (opts.state === 'completed') throw new NotSupportedError("retryJobs({ state: 'completed' })", 'completed jobs are run again one by one with job.retry');
-    await (await this.echo).retryJobs({ state: 'dead', ...(opts.count === undefined ? {} : { count: opts.count }) });
+    const queue = await this.echo;
+    const chunk = Math.min(opts.count ?? 1000, 1000);
+    if (opts.timestamp === undefined) {
+      await queue.retryJobs({ state: 'dead', chunk });
+      return;
+    }
+    await retryFailedBefore(queue, opts.timestamp, chunk);
   }
 
   /**
@@ -275,14 +289,14 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return 0;
   }
 
-  /** Not supported: the window is kept by the queue's limiter; `setRateLimit(null)` on `@echo/queue` lifts it. */
-  removeRateLimitKey(): Promise<number> {
-    return Promise.reject(new NotSupportedError('removeRateLimitKey', "the window is kept by the queue's limiter script"));
+  /** Ends the queue's current rate window (the limit stays): answers 1 when one was open, else 0. */
+  async removeRateLimitKey(): Promise<number> {
+    return (await (await this.echo).resetRateLimit()) ? 1 : 0;
   }
 
-  /** Not supported: a deduplication id is released by its job's end (or its ttl). */
-  removeDeduplicationKey(_deduplicationId: string): Promise<number> {
-    return Promise.reject(new NotSupportedError('removeDeduplicationKey', "a deduplication id is released in the script that ends its job, or by its ttl"));
+  /** Frees a deduplication id before its job ends (the next add with it is added); answers 1 when it was held, else 0. */
+  async removeDeduplicationKey(deduplicationId: string): Promise<number> {
+    return (await (await this.echo).releaseDedup(keyOfJobId(deduplicationId))) ? 1 : 0;
   }
 
   /** Not supported: Echo's events go over a channel, not a stream to trim. */
@@ -326,12 +340,12 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
 }
 
 /**
- * Whether a job takes the next id of the queue's counter: when it has no `jobId`, and no
- * deduplication id (a deduplicated add that replaces the kept job's data would carry its own,
- * unused number into that job, so such a job keeps Echo's id).
+ * Whether a job takes the next id of the queue's counter: when it has no `jobId`. A deduplicated
+ * add takes one too, as in BullMQ (the number of a refused add is not used again); one that
+ * replaces the kept job's data gives that job its number.
  */
 function counted(opts: JobsOptions): boolean {
-  return opts.jobId === undefined && opts.deduplication === undefined;
+  return opts.jobId === undefined;
 }
 
 /** Checks a Queue's options (before anything opens) and opens its Echo queue. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@echo/protocol/queue';
-import { Queue, QueueEvents, Worker, type Job } from '../src/index.js';
+import { FlowProducer, Queue, QueueEvents, Worker, type Job } from '../src/index.js';
 import { closing, nextEvent, queueName, redisConnection } from './setup.js';
 
 const connection = await redisConnection();
@@ -45,5 +45,16 @@ describe('queue.clean', () => {
     await expect(queue.clean(0, 0, 'nope' as 'wait')).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(queue.clean(-1, 0, 'wait')).rejects.toBeInstanceOf(InvalidArgumentError);
     expect(await queue.getWaitingCount()).toBe(1);
+  });
+
+  it("cleaning waiting jobs cleans a flow's parent its removed children released, as BullMQ does", async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const flow = closing(new FlowProducer({ connection }));
+    await flow.add({ name: 'parent', queueName: name, data: {}, children: [{ name: 'a', queueName: name, data: {} }, { name: 'b', queueName: name, data: {} }] });
+    expect(await queue.count()).toBe(3);
+    const removed = await queue.clean(0, 0, 'wait');
+    expect(removed).toHaveLength(3);
+    expect(await queue.count()).toBe(0);
   });
 });

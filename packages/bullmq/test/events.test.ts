@@ -19,7 +19,7 @@ describe('guide: events', () => {
     await drained;
   });
 
-  it('QueueEvents: listening to waiting and active turns them on; ids are the application ids', async () => {
+  it('QueueEvents: a listening QueueEvents turns waiting and active on; ids are the application ids', async () => {
     const name = queueName('Paint');
     const queueEvents = closing(new QueueEvents(name, { connection }));
     const heard: string[] = [];
@@ -59,5 +59,33 @@ describe('QueueEvents ids', () => {
     await closing(new Queue(name, { connection })).add('paint', {}, { jobId: 'only-completed-heard' });
     closing(new Worker(name, async () => 'ok', { connection }));
     expect((await completed)[0].jobId).toBe('only-completed-heard');
+  });
+});
+
+describe('QueueEvents as BullMQ reports', () => {
+  it('with autorun: false, waitUntilReady resolves before run(), and run() twice is refused', async () => {
+    const name = queueName();
+    const queueEvents = closing(new QueueEvents(name, { connection, autorun: false }));
+    await queueEvents.waitUntilReady();
+    const running = queueEvents.run();
+    await expect(queueEvents.run()).rejects.toThrow('Queue Events is already running.');
+    await queueEvents.close();
+    await expect(running).resolves.toBeUndefined();
+  });
+
+  it('drained comes once the last job finished, added names the job, and an undefined result is null', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const queueEvents = closing(new QueueEvents(name, { connection }));
+    await queueEvents.waitUntilReady();
+    const added = nextEvent<[{ jobId: string; name: string }]>(queueEvents, 'added');
+    const completed = nextEvent<[{ jobId: string; returnvalue: unknown }]>(queueEvents, 'completed');
+    const drained = nextEvent(queueEvents, 'drained');
+    closing(new Worker(name, async () => { await new Promise((r) => setTimeout(r, 50)); }, { connection, concurrency: 3 }));
+    await queue.addBulk([{ name: 'a', data: {} }, { name: 'b', data: {} }, { name: 'c', data: {} }]);
+    expect((await added)[0]).toMatchObject({ jobId: '1', name: 'a' });
+    expect((await completed)[0].returnvalue).toBeNull();
+    await drained;
+    expect(await queue.getCompletedCount()).toBe(3);
   });
 });

@@ -16,14 +16,22 @@ describe('guide: rate limiting', () => {
     while (starts.length < 5) await nextEvent(worker, 'completed');
     // Five jobs at two per 500 ms window need at least two full windows.
     expect(starts[4]! - starts[0]!).toBeGreaterThanOrEqual(900);
-    // BullMQ's answer: the window's ms left while limited, -2 once no window is open.
+    // BullMQ's answer: the window's ms left while it is full, 0 once it is not.
     const ttl = await queue.getRateLimitTtl(2);
-    expect(ttl === -2 || ttl > 0).toBe(true);
+    expect(ttl).toBeGreaterThanOrEqual(0);
   });
 
-  it('getRateLimitTtl answers -2 on a queue that is not rate limited, as BullMQ does', async () => {
+  it('getRateLimitTtl answers -2 on a queue that is not rate limited, 0 under a limit not reached, as BullMQ does', async () => {
     const queue = closing(new Queue(queueName(), { connection }));
     expect(await queue.getRateLimitTtl()).toBe(-2);
+    expect(await queue.getRateLimitTtl(2)).toBe(0);
+    await queue.setGlobalRateLimit(2, 60_000);
+    expect(await queue.getRateLimitTtl()).toBe(0);
+    // queue.rateLimit closes the window; removeRateLimitKey opens it again.
+    await queue.rateLimit(30_000);
+    expect(await queue.getRateLimitTtl()).toBeGreaterThan(20_000);
+    expect(await queue.removeRateLimitKey()).toBe(1);
+    expect(await queue.getRateLimitTtl()).toBe(0);
   });
 
   it('worker.rateLimit(ms) + Worker.RateLimitError() puts the job back; it runs after the limit, not failed', async () => {

@@ -182,6 +182,14 @@ export class Queue<T = unknown> extends QueueView<T> {
     return gates.rateLimit(this.#ctx, ms);
   }
 
+  /**
+   * [TS] Opens the queue's rate window now, keeping the limit: the next claim starts a fresh window.
+   * Answers whether a window was open.
+   */
+  resetRateLimit(): Promise<boolean> {
+    return gates.resetRateLimit(this.#ctx);
+  }
+
   /** Deletes waiting (and optionally scheduled) jobs; answers how many. */
   drain(options?: { includeScheduled?: boolean }): Promise<number> {
     return controls.drain(this.#ctx, options);
@@ -227,6 +235,15 @@ export class Queue<T = unknown> extends QueueView<T> {
   /** Appends a log line, optionally keeping only the newest `keep`. */
   addLog(id: string, line: string, keep?: number): Promise<number> {
     return controls.addLog(this.#ctx, id, line, keep);
+  }
+
+  /**
+   * [TS] Frees the idempotency key `dedupId` before its job ends, or, with `id`, only while it names
+   * that job; answers whether it was freed.
+   * @throws InvalidNameError for a key outside `A-Z a-z 0-9 . _ -`; MalformedIdError for a bad id.
+   */
+  releaseDedup(dedupId: string, id?: string): Promise<boolean> {
+    return controls.releaseDedup(this.#ctx, dedupId, id);
   }
 
   /** Keeps a job's newest `keep` log lines, or deletes its log (`keep` 0, the default); answers the lines left. */

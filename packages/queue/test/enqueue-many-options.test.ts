@@ -82,7 +82,7 @@ describe('enqueueMany with per-item options', () => {
   it('refuses a bad item before anything is sent', async () => {
     const q = await open();
     await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', runAt: Date.now(), delayMs: 5 }])).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', key: 'k', dedupId: 'k' }])).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', key: 'k', dedupTtlMs: 5 }])).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', keyRetentionMs: 5 }])).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(q.enqueueMany([{ payload: 'a' }, { payload: 'b', priority: 0.5 }])).rejects.toBeInstanceOf(InvalidArgumentError);
     expect(await q.counts('pending', 'scheduled')).toEqual({ pending: 0, scheduled: 0 });

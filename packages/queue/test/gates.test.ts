@@ -111,6 +111,21 @@ describe('rate limit', () => {
     expect(await q.getRateLimitTtl()).toBeGreaterThan(50_000);
   });
 
+  it('resetRateLimit() opens a closed window at once and keeps the limit [TS]', async () => {
+    const q = await open<string>();
+    await fill(q, 2);
+    await q.setRateLimit({ max: 1, durationMs: 60_000 });
+    expect(await q.rateLimit(60_000)).toBe(true);
+    expect(await q.leases().claim(30_000)).toBeUndefined();
+    expect(await q.resetRateLimit()).toBe(true);
+    expect(await q.getRateLimitTtl()).toBe(0);
+    expect(await q.leases().claim(30_000)).toBeDefined();
+    // The limit stays: the fresh window admitted one claim and refuses the next.
+    expect(await q.leases().claim(30_000)).toBeUndefined();
+    expect(await q.resetRateLimit()).toBe(true);
+    expect(await q.resetRateLimit()).toBe(false);
+  });
+
   it('a bad limit is refused and writes nothing', async () => {
     const q = await open<string>();
     for (const bad of [{ max: 0, durationMs: 10 }, { max: 1, durationMs: 0 }, { max: 1.5, durationMs: 10 }]) {

@@ -261,11 +261,12 @@ describe('idempotency keys end with their job', () => {
     expect((await q.enqueue(1, { key: 'short' })).id).not.toBe(short.id);
   });
 
-  it('refuses a bad key, and a key with a dedupId', async () => {
+  it('refuses a bad key (beside a dedupId too), and a dedup ttl with a key but no dedupId', async () => {
     const q = await Queue.open(uniqueName('bk'), { connection: conn });
     await expect(q.enqueue(1, { key: 'a:b' })).rejects.toThrow(InvalidNameError);
     await expect(q.enqueue(1, { key: 'x'.repeat(256) })).rejects.toThrow(InvalidNameError);
-    await expect(q.enqueue(1, { key: 'k', dedupId: 'd' })).rejects.toThrow(InvalidArgumentError);
+    await expect(q.enqueue(1, { key: 'a:b', dedupId: 'd' })).rejects.toThrow(InvalidNameError);
+    await expect(q.enqueue(1, { key: 'k', dedupTtlMs: 5 })).rejects.toThrow(InvalidArgumentError);
     expect(await keysOf(q)).toEqual([]);
   });
 });

@@ -37,6 +37,29 @@ export async function cleanJobs(queue: EchoQueue<Envelope>, grace: number, limit
   const removed: string[] = [];
   // A job scheduler's next job stays, as BullMQ's clean leaves it.
   const kept = state === 'pending' || state === 'scheduled' ? await schedulerJobIds(queue) : new Set<string>();
+  // Removing a flow's last waiting child releases its parent into the waiting set, behind the pages
+  // already read: another pass cleans it as BullMQ's does, until a pass removes nothing.
+  for (let pass = removed.length; ; pass = removed.length) {
+    await cleanPass(queue, { state, type, finished, olderThan, limit, kept }, removed);
+    if (state !== 'pending' || removed.length === pass || (limit !== 0 && removed.length >= limit)) break;
+  }
+  if (removed.length > 0) await publishDropInEvent(queue, 'cleaned', { count: String(removed.length) });
+  return removed;
+}
+
+/** What one clean looks for: the set, BullMQ's type, the age bound, the limit, the ids it leaves. */
+interface CleanScope {
+  readonly state: ListState;
+  readonly type: CleanType;
+  readonly finished: boolean;
+  readonly olderThan: number;
+  readonly limit: number;
+  readonly kept: ReadonlySet<string>;
+}
+
+/** One walk over the set of the scope, removing what is due into `removed` (up to its limit). */
+async function cleanPass(queue: EchoQueue<Envelope>, scope: CleanScope, removed: string[]): Promise<void> {
+  const { state, type, finished, olderThan, limit, kept } = scope;
   for (let offset = 0; limit === 0 || removed.length < limit; offset += PAGE) {
     const page = await queue.listJobs(state, { offset, limit: PAGE });
     const due = page.jobs.flatMap(({ record }) => {
@@ -56,8 +79,6 @@ export async function cleanJobs(queue: EchoQueue<Envelope>, grace: number, limit
     offset -= outcomes.filter(Boolean).length;
     if (page.jobs.length < PAGE) break;
   }
-  if (removed.length > 0) await publishDropInEvent(queue, 'cleaned', { count: String(removed.length) });
-  return removed;
 }
 
 /**

@@ -1,6 +1,7 @@
 -- @lib admit
 -- @purpose What every admission script writes the same way: a fresh job row and an idempotency key,
--- and [TS] what a keyed admission with a dedup mode does to the job it was refused for.
+-- and [TS] what a keyed admission with a dedup mode does to the job it was refused for; [TS] the
+-- business key an admission may name beside its dedup id (option pairs `idkey`, `idkey_keep`).
 
 -- admit_row(row, state, payload, fields, extra): write a fresh row. `fields` are the [TS] per-job
 -- option pairs the host sent ([TS] `expire_in` ms is written as `expire_at`, server ms); the spec fields (`state`, `attempts = "0"`, `payload`, then `extra`
@@ -81,4 +82,46 @@ local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due, r
     end
   end
   return out
+end
+
+-- [TS] idkey_of(fields): the business key an admission names beside its dedup id (option pair
+-- `idkey`, BullMQ's `jobId` next to its `deduplication`), or nil. The row keeps the pair, so the
+-- ending scripts find the key to release (lib retain's release_idkey).
+local function idkey_of(fields)
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'idkey' then return fields[i + 1] end
+  end
+  return nil
+end
+
+-- [TS] idkey_holder(DR, fields): the job that already holds the admission's business key, or nil.
+local function idkey_holder(dr, fields)
+  local idk = idkey_of(fields)
+  if not idk then return nil end
+  return redis.call('GET', dkey(dr, idk))
+end
+
+-- [TS] park_idkey(DR, fields, id): the business key names the admitted job, without expiry: it is
+-- released (or kept `idkey_keep` ms) when the job ends.
+local function park_idkey(dr, fields, id)
+  local idk = idkey_of(fields)
+  if idk then redis.call('SET', dkey(dr, idk), id, 'NX') end
+end
+
+-- [TS] move_idkey(DR, JR, parked, fields): a refused admission whose payload replaced the parked
+-- job's (a `replace` or `debounce` dedup mode) makes that job the one its business key names, as
+-- the job now carries that admission's identity; the key the job held before is released.
+local function move_idkey(dr, jr, parked, fields)
+  local idk = idkey_of(fields)
+  if not idk or not vid(parked) then return end
+  local row = jkey(jr, parked)
+  local old = redis.call('HGET', row, 'idkey')
+  if old and old ~= idk and vdid(old) and redis.call('GET', dkey(dr, old)) == parked then redis.call('DEL', dkey(dr, old)) end
+  redis.call('SET', dkey(dr, idk), parked, 'NX')
+  local keep = nil
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'idkey_keep' then keep = fields[i + 1] end
+  end
+  redis.call('HSET', row, 'idkey', idk)
+  if keep then redis.call('HSET', row, 'idkey_keep', keep) else redis.call('HDEL', row, 'idkey_keep') end
 end

@@ -27,7 +27,10 @@ local function expire_due(root, id, row, at)
   if not EMQ_EXPIRE.policy then EMQ_EXPIRE.policy = keep_policy(EMQ_EXPIRE.meta) end
   local policy = EMQ_EXPIRE.policy
   local f = redis.call('HMGET', row, 'dedup', 'dedup_keep')
-  if f[1] then release_key(EMQ_EXPIRE.deroot, id, f[1], f[2]) end
+  if f[1] then
+    release_key(EMQ_EXPIRE.deroot, id, f[1], f[2])
+    release_idkey(EMQ_EXPIRE.deroot, row, id, false)
+  end
   redis.call('HSET', row, 'state', 'expired', 'finished_at', now)
   redis.call('ZADD', EMQ_EXPIRE.index, now, id)
   trim_finished(EMQ_EXPIRE.index, root, policy.fcount, policy.fage, now, function(old)

@@ -71,12 +71,26 @@ local function release_key(root, id, did, keep)
   end
 end
 
+-- [TS] release_idkey(DR, row, id, removed): frees the business key a row names beside its dedup id
+-- (`idkey`, lib admit) as release_key frees a business key: kept `idkey_keep` ms after the job ends,
+-- freed at once when the job is removed. Only rows with a dedup id can have one.
+local function release_idkey(dr, row, id, removed)
+  local f = redis.call('HMGET', row, 'idkey', 'idkey_keep')
+  if not f[1] then return end
+  local keep = f[2]
+  if removed then keep = nil end
+  release_key(dr, id, f[1], keep)
+end
+
 -- wipe_released(JR, DR, id): deletes a job that is removed rather than finished (remove, drain,
 -- clean, obliterate) with its sub-keys, releasing the idempotency key its row names (a key with a
 -- TTL is left to expire by it).
 local function wipe_released(jr, dr, id)
   local did = redis.call('HGET', jkey(jr, id), 'dedup')
-  if did then release_key(dr, id, did, nil) end
+  if did then
+    release_key(dr, id, did, nil)
+    release_idkey(dr, jkey(jr, id), id, true)
+  end
   wipe_job(jr, id)
 end
 
@@ -173,6 +187,10 @@ local function admit_kept(k, id, row, did)
   for _, v in ipairs({ 'state', due and 'scheduled' or 'pending', 'attempts', '0', 'payload', f[2] }) do fields[#fields + 1] = v end
   redis.call('HSET', nrow, unpack(fields))
   redis.call('SET', key, nid)
+  -- [TS] A kept admission that named a business key (`idkey`) holds it from now on.
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'idkey' and vdid(fields[i + 1]) then redis.call('SET', dkey(k.deroot, fields[i + 1]), nid, 'NX') end
+  end
   if due then
     redis.call('ZADD', k.schedule, due, nid)
     if k.wake and redis.call('ZRANGE', k.schedule, 0, 0)[1] == nid then due_hint(k.wake, due - now) end
@@ -197,6 +215,7 @@ end
 local function finish_completed(k, id, row, result, dedup, keep, parent, policy, token)
   if dedup then
     release_key(k.deroot, id, dedup, keep)
+    release_idkey(k.deroot, row, id, false)
     admit_kept(k, id, row, dedup)
   end
   if policy.ccount == 0 then
@@ -283,6 +302,7 @@ local function finish_dead(k, id, row, now, policy)
   local f = redis.call('HMGET', row, 'dedup', 'dedup_keep')
   if f[1] then
     release_key(k.deroot, id, f[1], f[2])
+    release_idkey(k.deroot, row, id, false)
     admit_kept(k, id, row, f[1])
   end
   redis.call('HSET', row, 'finished_at', now)

@@ -114,6 +114,14 @@ export interface EnqueueDedupInput extends EnqueueInput {
    * key then holds until its job ends, so no `ttlMs` expiry applies. Not with `keepMs`.
    */
   readonly keepLast?: boolean;
+  /**
+   * [TS] A business key beside the dedup id (BullMQ's `jobId` next to its deduplication): checked
+   * before the dedup id (a job holding it answers the admission), held by the admitted job while it
+   * lives and `idKeyKeepMs` after it ends (released at once when the job is removed). Not with `keepMs`.
+   */
+  readonly idKey?: string;
+  /** [TS] How long `idKey` outlives its job, in ms (required with `idKey`). */
+  readonly idKeyKeepMs?: number;
 }
 
 /**
@@ -175,14 +183,24 @@ export type ScheduleDedupInput = ScheduleInput & {
   readonly mode?: DedupMode;
   /** [TS] As {@link EnqueueDedupInput.keepLast}. */
   readonly keepLast?: boolean;
+  /** [TS] As {@link EnqueueDedupInput.idKey}. */
+  readonly idKey?: string;
+  /** [TS] As {@link EnqueueDedupInput.idKeyKeepMs}. */
+  readonly idKeyKeepMs?: number;
 };
 
 /**
  * [TS] The row fields naming the idempotency key, after the option pairs: `dedup` (so the ending
  * scripts can release it) and, for a business key, `dedup_keep` (ms it outlives the job).
  */
-function keyedArgs(input: { readonly options?: JobOptionFields | undefined; readonly dedupId: string; readonly ttlMs?: number | undefined; readonly keepMs?: number | undefined; readonly mode?: DedupMode | undefined; readonly keepLast?: boolean | undefined }): string[] {
+function keyedArgs(input: { readonly options?: JobOptionFields | undefined; readonly dedupId: string; readonly ttlMs?: number | undefined; readonly keepMs?: number | undefined; readonly mode?: DedupMode | undefined; readonly keepLast?: boolean | undefined; readonly idKey?: string | undefined; readonly idKeyKeepMs?: number | undefined }): string[] {
   const out = [...jobOptionArgs(input.options), 'dedup', input.dedupId];
+  if (input.idKey !== undefined || input.idKeyKeepMs !== undefined) {
+    if (input.idKey === undefined || input.idKeyKeepMs === undefined) throw new InvalidArgumentError('idKey', 'idKey and idKeyKeepMs go together');
+    if (input.keepMs !== undefined) throw new InvalidArgumentError('idKey', 'applies beside a dedupId, not a business key');
+    assertDedupId(input.idKey);
+    out.push('idkey', input.idKey, 'idkey_keep', String(whole('idKeyKeepMs', input.idKeyKeepMs, 1)));
+  }
   // Checked as unknown: JavaScript callers are not held to the type.
   const keepLast: unknown = input.keepLast;
   if (keepLast !== undefined && typeof keepLast !== 'boolean') throw new InvalidArgumentError('keepLast', 'must be a boolean');

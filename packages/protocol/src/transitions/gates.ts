@@ -50,3 +50,11 @@ export function rateLimit(input: { readonly queue: string; readonly ms: number }
   const call = bind(scripts().rate_limit, { scope: { q: input.queue }, args: { ms: whole('ms', input.ms, 1) } });
   return transition(call, (reply) => Number(reply) === 1);
 }
+
+/**
+ * `rate_reset` [TS]: opens the queue's rate window now (the limit itself stays); answers whether a
+ * window was open.
+ */
+export function rateReset(input: { readonly queue: string }): Transition<boolean> {
+  return transition(bind(scripts().rate_reset, { scope: { q: input.queue } }), (reply) => Number(reply) === 1);
+}

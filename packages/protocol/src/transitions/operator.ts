@@ -85,6 +85,16 @@ export function clearLogs(input: { readonly queue: string; readonly id: JobId | 
   return transition(bind(scripts().clear_logs, { scope: { q: input.queue, id }, args: { keep } }), found);
 }
 
+/**
+ * [TS] `dedup_release`: frees the idempotency key `dedupId` before its job ends, or, with `id`, only
+ * while it names that job; answers whether it was freed.
+ */
+export function dedupRelease(input: { readonly queue: string; readonly dedupId: string; readonly id?: JobId | string }): Transition<boolean> {
+  assertDedupId(input.dedupId);
+  const id = input.id === undefined ? '' : idArg(input.id);
+  return transition(bind(scripts().dedup_release, { scope: { q: input.queue, did: input.dedupId }, args: { id } }), (reply) => int(reply) === 1);
+}
+
 /** Where {@link changePriority} found the job. */
 export type PriorityChange = 'moved' | 'kept';
 

@@ -60,7 +60,7 @@ describe('admission', () => {
   it('enqueue_dedup', () => {
     expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd1', ttlMs: 500, wake: true }))).toEqual({
       script: 'enqueue_dedup',
-      keys: [q(`job:${J}`), q('pending'), q('de:d1'), q('events'), q('meta'), q('journal'), q('job:'), q('wake')],
+      keys: [q(`job:${J}`), q('pending'), q('de:d1'), q('events'), q('meta'), q('journal'), q('job:'), q('de:'), q('wake')],
       args: [J, 'p', 500, 'dedup', 'd1'],
     });
   });
@@ -69,6 +69,14 @@ describe('admission', () => {
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 5, dedupId: 'k', keepMs: 9 })).args).toEqual([J, 'p', 'in', 5, '', 'dedup', 'k', 'dedup_keep', '9']);
     expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', ttlMs: 5, keepMs: 9 })).toThrow(InvalidArgumentError);
     expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', keepMs: 0 })).toThrow(InvalidArgumentError);
+  });
+  it('a business key beside the dedup id rides in the option pairs [TS]: idkey and idkey_keep, held code 3 a duplicate', () => {
+    expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd', idKey: 'a1', idKeyKeepMs: 60000 })).args).toEqual([J, 'p', '', 'dedup', 'd', 'idkey', 'a1', 'idkey_keep', '60000']);
+    expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 5, dedupId: 'd', idKey: 'a1', idKeyKeepMs: 9 })).args).toEqual([J, 'p', 'in', 5, '', 'dedup', 'd', 'idkey', 'a1', 'idkey_keep', '9']);
+    expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd', idKey: 'a1' })).toThrow(InvalidArgumentError);
+    expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd', idKey: 'a:1', idKeyKeepMs: 9 })).toThrow();
+    expect(() => t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd', keepMs: 9, idKey: 'a1', idKeyKeepMs: 9 })).toThrow(InvalidArgumentError);
+    expect(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'd' }).parse([3, P])).toEqual({ status: 'duplicate', existingId: P });
   });
   it('a dedup mode rides in the option pairs [TS]: dedup_mode, and dedup_ttl for the window it restarts', () => {
     expect(shape(t.enqueueDedup({ queue: 'orders', id: J, payload: 'p', dedupId: 'k', ttlMs: 50, mode: 'debounce' })).args).toEqual([J, 'p', 50, 'dedup', 'k', 'dedup_mode', 'debounce', 'dedup_ttl', '50']);
@@ -84,7 +92,7 @@ describe('admission', () => {
   it('schedule_dedup [TS]: the schedule keys plus the dedup key, the schedule args plus the TTL, then option pairs', () => {
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', inMs: 7, dedupId: 'd1', ttlMs: 500, options: { name: 'n' } }))).toEqual({
       script: 'schedule_dedup',
-      keys: [q(`job:${J}`), q('schedule'), q('de:d1'), q('events'), q('meta'), q('journal'), q('job:')],
+      keys: [q(`job:${J}`), q('schedule'), q('de:d1'), q('events'), q('meta'), q('journal'), q('job:'), q('de:')],
       args: [J, 'p', 'in', 7, 500, 'name', 'n', 'dedup', 'd1'],
     });
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' })).args).toEqual([J, 'p', 'at', 5, '', 'dedup', 'd1']);

@@ -57,6 +57,10 @@ describe('recovery, operator, lanes, reads, repeat, flows', () => {
     expect(shape(t.clearLogs({ queue: 'orders', id: J, keep: 2 }))).toEqual({ script: 'clear_logs', keys: [q(`job:${J}`), q(`job:${J}:logs`)], args: [2] });
     expect(shape(t.clearLogs({ queue: 'orders', id: J })).args).toEqual([0]);
     expect(() => t.clearLogs({ queue: 'orders', id: J, keep: -1 })).toThrow(InvalidArgumentError);
+    expect(shape(t.dedupRelease({ queue: 'orders', dedupId: 'd1', id: J }))).toEqual({ script: 'dedup_release', keys: [q('de:d1')], args: [J] });
+    expect(shape(t.dedupRelease({ queue: 'orders', dedupId: 'd1' })).args).toEqual(['']);
+    expect(t.dedupRelease({ queue: 'orders', dedupId: 'd1' }).parse(1)).toBe(true);
+    expect(t.dedupRelease({ queue: 'orders', dedupId: 'd1' }).parse(0)).toBe(false);
     const reprioritized = shape(t.changePriority({ queue: 'orders', id: J, priority: -16, lifo: true }));
     expect(reprioritized).toEqual({ script: 'change_priority', keys: [q(`job:${J}`), q('pending'), q('meta')], args: [J, '-16', '1'] });
     expect(shape(t.changePriority({ queue: 'orders', id: J, priority: 0, payload: 'p' })).args).toEqual([J, '0', '', 'p']);
@@ -155,6 +159,8 @@ describe('the rest of the catalog', () => {
     expect(shape(t.setEvents({ queue: 'orders', journal: null })).args).toEqual(['', '0']);
     expect(() => t.setEvents({ queue: 'orders', journal: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.rateLimit({ queue: 'orders', ms: 500 }))).toEqual({ script: 'rate_limit', keys: gates, args: [500] });
+    expect(shape(t.rateReset({ queue: 'orders' }))).toEqual({ script: 'rate_reset', keys: [q('limiter')], args: [] });
+    expect(t.rateReset({ queue: 'orders' }).parse(1)).toBe(true);
     expect(t.rateLimit({ queue: 'orders', ms: 500 }).parse(0)).toBe(false);
     expect(() => t.rateLimit({ queue: 'orders', ms: 0 })).toThrow(InvalidArgumentError);
     expect(shape(t.laneCounts({ queue: 'orders', groups: [G] }))).toEqual({ script: 'lane_counts', keys: [q('g:')], args: [G] });

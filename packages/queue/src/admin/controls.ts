@@ -56,6 +56,14 @@ export async function addLog<T>(ctx: QueueContext<T>, id: string, line: string, 
   return execute(ctx.conn, t.addLog({ queue: ctx.name, id, line, keep }));
 }
 
+/**
+ * [TS] Frees the idempotency key `dedupId` before its job ends (the next admission under it is
+ * admitted), or, with `id`, only while it names that job; answers whether it was freed.
+ */
+export async function releaseDedup<T>(ctx: QueueContext<T>, dedupId: string, id?: string): Promise<boolean> {
+  return execute(ctx.conn, t.dedupRelease({ queue: ctx.name, dedupId, ...(id === undefined ? {} : { id }) }));
+}
+
 /** Keeps a job's newest `keep` log lines (0 deletes the log); answers the lines left. @throws GoneError. */
 export async function clearLogs<T>(ctx: QueueContext<T>, id: string, keep = 0): Promise<number> {
   return execute(ctx.conn, t.clearLogs({ queue: ctx.name, id, keep }));

@@ -19,6 +19,11 @@ export async function setGlobalConcurrency<T>(ctx: QueueContext<T>, concurrency:
   await execute(ctx.conn, t.setGates({ queue: ctx.name, concurrency }));
 }
 
+/** [TS] Opens the queue's rate window now (the limit stays): the next claim starts a fresh window. */
+export async function resetRateLimit<T>(ctx: QueueContext<T>): Promise<boolean> {
+  return execute(ctx.conn, t.rateReset({ queue: ctx.name }));
+}
+
 /**
  * Refuses every claim for `ms` from now (a handler that got a 429 from what it calls). Needs a rate
  * limit on the queue; answers false, writing nothing, when there is none.

@@ -105,7 +105,8 @@ export interface EnqueueOptions extends JobOptions {
    * same mechanism as `dedupId` (one namespace) with a different release rule: a dedup id without a
    * TTL is released when its job ends, a business key is kept for its window. 1 to 255 characters of
    * `A-Z a-z 0-9 . _ -` (anything else, `:` `{` `}` and spaces included, is refused with
-   * InvalidNameError). Exclusive with `dedupId`.
+   * InvalidNameError). [TS] Beside a `dedupId` it is checked first (a job holding it answers the
+   * admission), then the dedup id; the admitted job holds both.
    */
   readonly key?: string;
   /** [TS] How long a business key outlives its job, in ms; default one hour (`DEFAULT_KEY_RETENTION_MS`). */
@@ -115,12 +116,29 @@ export interface EnqueueOptions extends JobOptions {
 /** How long a business key outlives its job by default: one hour. */
 export const DEFAULT_KEY_RETENTION_MS = 3_600_000;
 
+/** An admission's idempotency key with its release rule, and [TS] a business key beside a dedup id. */
+interface Keyed {
+  readonly dedupId: string;
+  readonly ttlMs?: number;
+  readonly keepMs?: number;
+  readonly mode?: t.DedupMode;
+  readonly keepLast?: boolean;
+  readonly idKey?: string;
+  readonly idKeyKeepMs?: number;
+}
+
 /** The idempotency key of an admission and its release rule, or `undefined` for a plain one. */
-function keyed(options: EnqueueOptions): { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode; readonly keepLast?: boolean } | undefined {
+function keyed(options: EnqueueOptions): Keyed | undefined {
   if (options.dedupMode !== undefined && options.dedupId === undefined) throw new InvalidArgumentError('dedupMode', 'needs a dedupId');
   if (options.dedupKeepLast !== undefined && options.dedupId === undefined) throw new InvalidArgumentError('dedupKeepLast', 'needs a dedupId');
+  if (options.key !== undefined && options.dedupId !== undefined) {
+    assertDedupId(options.key);
+    const { key, keyRetentionMs, ...dedup } = options;
+    const inner = keyed(dedup) as Keyed;
+    return { ...inner, idKey: key, idKeyKeepMs: keyRetentionMs ?? DEFAULT_KEY_RETENTION_MS };
+  }
   if (options.key !== undefined) {
-    if (options.dedupId !== undefined || options.dedupTtlMs !== undefined) throw new InvalidArgumentError('key', 'give key or dedupId, not both');
+    if (options.dedupTtlMs !== undefined) throw new InvalidArgumentError('key', 'a dedupTtlMs needs a dedupId');
     assertDedupId(options.key);
     return { dedupId: options.key, keepMs: options.keyRetentionMs ?? DEFAULT_KEY_RETENTION_MS };
   }
@@ -258,7 +276,7 @@ interface Prepared {
   readonly fields?: JobOptionFields;
   readonly when?: { readonly at: number } | { readonly inMs: number };
   /** The idempotency key (dedup id or business key) of a keyed item, with its release rule. */
-  readonly key?: { readonly dedupId: string; readonly ttlMs?: number; readonly keepMs?: number; readonly mode?: t.DedupMode; readonly keepLast?: boolean };
+  readonly key?: Keyed;
   readonly item: EnqueueManyItem<unknown>;
 }
 

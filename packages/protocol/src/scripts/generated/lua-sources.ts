@@ -6,7 +6,8 @@ import type { LuaScriptSource } from '../source.js';
 export const LUA_LIBS: Readonly<Record<string, string>> = {
   admit: `-- @lib admit
 -- @purpose What every admission script writes the same way: a fresh job row and an idempotency key,
--- and [TS] what a keyed admission with a dedup mode does to the job it was refused for.
+-- and [TS] what a keyed admission with a dedup mode does to the job it was refused for; [TS] the
+-- business key an admission may name beside its dedup id (option pairs \`idkey\`, \`idkey_keep\`).
 
 -- admit_row(row, state, payload, fields, extra): write a fresh row. \`fields\` are the [TS] per-job
 -- option pairs the host sent ([TS] \`expire_in\` ms is written as \`expire_at\`, server ms); the spec fields (\`state\`, \`attempts = "0"\`, \`payload\`, then \`extra\`
@@ -87,6 +88,48 @@ local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due, r
     end
   end
   return out
+end
+
+-- [TS] idkey_of(fields): the business key an admission names beside its dedup id (option pair
+-- \`idkey\`, BullMQ's \`jobId\` next to its \`deduplication\`), or nil. The row keeps the pair, so the
+-- ending scripts find the key to release (lib retain's release_idkey).
+local function idkey_of(fields)
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'idkey' then return fields[i + 1] end
+  end
+  return nil
+end
+
+-- [TS] idkey_holder(DR, fields): the job that already holds the admission's business key, or nil.
+local function idkey_holder(dr, fields)
+  local idk = idkey_of(fields)
+  if not idk then return nil end
+  return redis.call('GET', dkey(dr, idk))
+end
+
+-- [TS] park_idkey(DR, fields, id): the business key names the admitted job, without expiry: it is
+-- released (or kept \`idkey_keep\` ms) when the job ends.
+local function park_idkey(dr, fields, id)
+  local idk = idkey_of(fields)
+  if idk then redis.call('SET', dkey(dr, idk), id, 'NX') end
+end
+
+-- [TS] move_idkey(DR, JR, parked, fields): a refused admission whose payload replaced the parked
+-- job's (a \`replace\` or \`debounce\` dedup mode) makes that job the one its business key names, as
+-- the job now carries that admission's identity; the key the job held before is released.
+local function move_idkey(dr, jr, parked, fields)
+  local idk = idkey_of(fields)
+  if not idk or not vid(parked) then return end
+  local row = jkey(jr, parked)
+  local old = redis.call('HGET', row, 'idkey')
+  if old and old ~= idk and vdid(old) and redis.call('GET', dkey(dr, old)) == parked then redis.call('DEL', dkey(dr, old)) end
+  redis.call('SET', dkey(dr, idk), parked, 'NX')
+  local keep = nil
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'idkey_keep' then keep = fields[i + 1] end
+  end
+  redis.call('HSET', row, 'idkey', idk)
+  if keep then redis.call('HSET', row, 'idkey_keep', keep) else redis.call('HDEL', row, 'idkey_keep') end
 end
 `,
   core: `-- @lib core
@@ -319,7 +362,10 @@ local function expire_due(root, id, row, at)
   if not EMQ_EXPIRE.policy then EMQ_EXPIRE.policy = keep_policy(EMQ_EXPIRE.meta) end
   local policy = EMQ_EXPIRE.policy
   local f = redis.call('HMGET', row, 'dedup', 'dedup_keep')
-  if f[1] then release_key(EMQ_EXPIRE.deroot, id, f[1], f[2]) end
+  if f[1] then
+    release_key(EMQ_EXPIRE.deroot, id, f[1], f[2])
+    release_idkey(EMQ_EXPIRE.deroot, row, id, false)
+  end
   redis.call('HSET', row, 'state', 'expired', 'finished_at', now)
   redis.call('ZADD', EMQ_EXPIRE.index, now, id)
   trim_finished(EMQ_EXPIRE.index, root, policy.fcount, policy.fage, now, function(old)
@@ -1012,12 +1058,26 @@ local function release_key(root, id, did, keep)
   end
 end
 
+-- [TS] release_idkey(DR, row, id, removed): frees the business key a row names beside its dedup id
+-- (\`idkey\`, lib admit) as release_key frees a business key: kept \`idkey_keep\` ms after the job ends,
+-- freed at once when the job is removed. Only rows with a dedup id can have one.
+local function release_idkey(dr, row, id, removed)
+  local f = redis.call('HMGET', row, 'idkey', 'idkey_keep')
+  if not f[1] then return end
+  local keep = f[2]
+  if removed then keep = nil end
+  release_key(dr, id, f[1], keep)
+end
+
 -- wipe_released(JR, DR, id): deletes a job that is removed rather than finished (remove, drain,
 -- clean, obliterate) with its sub-keys, releasing the idempotency key its row names (a key with a
 -- TTL is left to expire by it).
 local function wipe_released(jr, dr, id)
   local did = redis.call('HGET', jkey(jr, id), 'dedup')
-  if did then release_key(dr, id, did, nil) end
+  if did then
+    release_key(dr, id, did, nil)
+    release_idkey(dr, jkey(jr, id), id, true)
+  end
   wipe_job(jr, id)
 end
 
@@ -1114,6 +1174,10 @@ local function admit_kept(k, id, row, did)
   for _, v in ipairs({ 'state', due and 'scheduled' or 'pending', 'attempts', '0', 'payload', f[2] }) do fields[#fields + 1] = v end
   redis.call('HSET', nrow, unpack(fields))
   redis.call('SET', key, nid)
+  -- [TS] A kept admission that named a business key (\`idkey\`) holds it from now on.
+  for i = 1, #fields - 1, 2 do
+    if fields[i] == 'idkey' and vdid(fields[i + 1]) then redis.call('SET', dkey(k.deroot, fields[i + 1]), nid, 'NX') end
+  end
   if due then
     redis.call('ZADD', k.schedule, due, nid)
     if k.wake and redis.call('ZRANGE', k.schedule, 0, 0)[1] == nid then due_hint(k.wake, due - now) end
@@ -1138,6 +1202,7 @@ end
 local function finish_completed(k, id, row, result, dedup, keep, parent, policy, token)
   if dedup then
     release_key(k.deroot, id, dedup, keep)
+    release_idkey(k.deroot, row, id, false)
     admit_kept(k, id, row, dedup)
   end
   if policy.ccount == 0 then
@@ -1224,6 +1289,7 @@ local function finish_dead(k, id, row, now, policy)
   local f = redis.call('HMGET', row, 'dedup', 'dedup_keep')
   if f[1] then
     release_key(k.deroot, id, f[1], f[2])
+    release_idkey(k.deroot, row, id, false)
     admit_kept(k, id, row, f[1])
   end
   redis.call('HSET', row, 'finished_at', now)
@@ -1515,6 +1581,7 @@ export type ScriptName =
   | 'complete_batch'
   | 'complete_claim'
   | 'counts'
+  | 'dedup_release'
   | 'delay'
   | 'detach_child'
   | 'drain'
@@ -1554,6 +1621,7 @@ export type ScriptName =
   | 'queue_pause'
   | 'queue_resume'
   | 'rate_limit'
+  | 'rate_reset'
   | 'rate_ttl'
   | 'reap'
   | 'remove_job'
@@ -1591,7 +1659,7 @@ export type ScriptName =
   | 'worker_list';
 
 /** Every transition's name, in code-unit order. */
-export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'adopt_children', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'adopt_children', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'dedup_release', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_reset', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
@@ -1720,7 +1788,7 @@ return open
 `,
   },
   bclaim: {
-    sha: 'dd3392eb5cf65c281e10696fd8ad7ab7924c2ac4',
+    sha: '92810b59f4db4cc31a8ae0c8004f83ecae528d73',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script bclaim
 -- @purpose Lease up to \`size\` of the oldest pending jobs in one step, all under one deadline
@@ -2157,7 +2225,7 @@ return 1
 `,
   },
   claim: {
-    sha: 'a67ba433ea32b38cac9e468a2aa79ca6c536141b',
+    sha: '18f2cbc68ba40064e6d7b771c6976d924922c2c7',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script claim
 -- @purpose Lease the oldest pending job to one worker: pop it, mint the next token, score its lease
@@ -2246,7 +2314,7 @@ return out
 `,
   },
   clean_completed: {
-    sha: 'b1bf0fb3df9bb42ae2b484dfb59aec8e9e68dc74',
+    sha: '6349b9a34ed5948d9441bc1a46c86b8439640ce6',
     includes: ['core', 'retain'],
     body: `-- @script clean_completed
 -- @purpose [TS] Delete the given retained completed jobs with their rows and sub-keys: the bounded
@@ -2269,7 +2337,7 @@ return n
 `,
   },
   clean_dead: {
-    sha: '93272390f8ece4bb32d32d050aa07864953cf150',
+    sha: '085c1375efdcf8577b0a31d98b30bb6a271137e3',
     includes: ['core', 'retain'],
     body: `-- @script clean_dead
 -- @purpose [TS] Delete the given dead jobs with their rows and sub-keys: the bounded clean of the
@@ -2338,7 +2406,7 @@ return 0
 `,
   },
   complete: {
-    sha: '725dbcd7c98a8318b58e3a02d404e33087263cb1',
+    sha: 'c06ff57b61adccad576c7a8438e182b793384dd1',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script complete
 -- @purpose Settle a held job as done: fence on the token, leave every set, fan into a flow parent,
@@ -2431,7 +2499,7 @@ return 1
 `,
   },
   complete_batch: {
-    sha: '2293f063419ff1a042c20094acd3411be44eafbf',
+    sha: '226245d0762f254acea667ffcaff8e814d519f26',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'settle'],
     body: `-- @script complete_batch
 -- @purpose [TS] Settle many held jobs as done in one step, each fenced on its own token with the
@@ -2470,7 +2538,7 @@ return complete_held(held, 2, a_publish == '1')
 `,
   },
   complete_claim: {
-    sha: '339b9326174158d6124365a473b99803104b77ff',
+    sha: '76ab84af8c6317fbbfe289c880a77cccdd3ff5a2',
     includes: ['core', 'history', 'events', 'lanes', 'retain', 'expire', 'lease', 'settle', 'gate'],
     body: `-- @script complete_claim
 -- @purpose [TS] One round of a busy worker in one step: complete the jobs it holds, exactly as
@@ -2583,6 +2651,23 @@ end
 return out
 `,
   },
+  dedup_release: {
+    sha: '2fef8d3f07fcb01978c9e470c33148f31436a6eb',
+    includes: [],
+    body: `-- @script dedup_release
+-- @purpose [TS] Release an idempotency key before its job ends (BullMQ's removeDeduplicationKey): the
+-- next admission under it is admitted. With a job id, only while the key still names that job (a
+-- job releasing its own key must not free one a later job holds).
+-- @key dedup      emq:{q}:de:<did>
+-- @arg id         the job the key must name, or "" for whichever job it names
+-- @returns 1 released; 0 the key was free, or named another job (nothing written)
+local holder = redis.call('GET', k_dedup)
+if not holder then return 0 end
+if a_id ~= '' and holder ~= a_id then return 0 end
+redis.call('DEL', k_dedup)
+return 1
+`,
+  },
   delay: {
     sha: 'a46992e2b0a0a91c1614d1c06a588724d733d83b',
     includes: ['core', 'history', 'events', 'lanes'],
@@ -2677,7 +2762,7 @@ return 1
 `,
   },
   drain: {
-    sha: 'ead0c1280b4c9d3b6095ce7d14560153f7163192',
+    sha: '40b20f3e1da3c06672f1cb7350699577bf53a1eb',
     includes: ['core', 'tidy', 'retain'],
     body: `-- @script drain
 -- @purpose Delete every waiting job (and, when declared, every scheduled one) with its row and
@@ -2717,7 +2802,7 @@ return deleted + tidy_settle(tally, k_waiting)
 `,
   },
   enqueue: {
-    sha: '6e9b9b8e4a6483f44347951264bea732dce04af9',
+    sha: '9e731393e2c3d79f32bb7a8e121b344d95bbb103',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -2752,7 +2837,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: '1256b23c06129190fb753637a307878cc9d1bab4',
+    sha: 'b9680e3f1b97d62eb50d81473b61180902e836d1',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -2764,6 +2849,7 @@ return 1
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events) and LIFO count (lib admit)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
+-- @key deroot     emq:{q}:de: [TS]: the root of the business key an \`idkey\` option pair names (lib admit)
 -- @keys wake      optional emq:{q}:wake [TS]
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
@@ -2775,24 +2861,37 @@ return 1
 -- a refused admission does to the parked job: lib admit's dedup_hit), [TS] dedup_keep_last (a refusal
 -- while the parked job is active is kept on its row and admitted when it ends); the spec fields are written
 -- after them and win
+-- [TS] idkey and idkey_keep: a business key beside the dedup id (BullMQ's jobId next to its
+-- deduplication): an admission whose idkey a job holds is answered {3, holder} before the dedup id is
+-- read (the \`deduplicated\` event names the holder, the idkey as \`dedup\`); an admitted job holds it
+-- until it ends, then idkey_keep ms (at once when removed); a replacing dedup hit moves it to the parked job
 -- @include core events admit
--- @returns {1, id} enqueued; {0, id} row duplicate; {2, parked} dedup hit (nothing written but
+-- @returns {1, id} enqueued; {0, id} row duplicate; [TS] {3, holder} idkey held; {2, parked} dedup hit (nothing written but
 -- [TS] the \`deduplicated\` event: the parked id as \`job\` (the job kept), the dedup id as \`dedup\`, this
 -- admission's id as \`refused\`; with a dedup mode, \`mode\` and \`replaced\`, after dedup_hit's writes; \`kept\` when kept). [TS] An admitted job publishes \`waiting\` when meta \`events\` = all
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(k_events, k_journal, k_meta)
+local fields = { unpack(ARGV, 4) }
+-- [TS] A business key named beside the dedup id is checked first: a job holding it answers the add.
+local holder = idkey_holder(k_deroot, fields)
+if holder then
+  ev_emit('deduplicated', holder, { dedup = idkey_of(fields), refused = a_id })
+  return { 3, holder }
+end
 local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
-  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 4) }, nil, nil, { id = a_id, when = '' })
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, fields, nil, nil, { id = a_id, when = '' })
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = a_id
+  if extra.replaced == '1' then move_idkey(k_deroot, k_jobroot, parked, fields) end
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
 if redis.call('EXISTS', k_row) == 1 then return { 0, a_id } end
 local score = admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 4) }, nil, k_meta)
+park_idkey(k_deroot, fields, a_id)
 redis.call('ZADD', k_pending, score, a_id)
 park_dedup(k_dedup, a_id, a_ttl_ms)
 ev_chatty('waiting', a_id)
@@ -2856,7 +2955,7 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: 'd8c28b099c6dd8baeb4d42a799c3431872db13c5',
+    sha: '68965b817decdb9dc1296ccd20dd78e3378f4f87',
     includes: ['core', 'admit'],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
@@ -2963,7 +3062,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: 'c1bb4d0c6e3f1b78b5cecf71a09e3d398b3686e9',
+    sha: 'addb7b3119a900458c37fe3ecad894c067bbf88c',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -3164,7 +3263,7 @@ return 1
 `,
   },
   flow_fail_deliver: {
-    sha: '9cdae929b4e77be8d7d96b01e6b1aff9d922c146',
+    sha: 'f4def752e2b520f44e2199352977e9e660aa1d8c',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script flow_fail_deliver
 -- @purpose Apply one child's death to its parent, on the parent's slot (queue.md §11.6): fail-parent
@@ -3286,7 +3385,7 @@ return 1
 `,
   },
   gbclaim: {
-    sha: 'd27f80559a6b088b672896bd225c06ed180dbf27',
+    sha: 'a301cfb137b8234cf0b5a41182461ac4ec16ce9c',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gbclaim
 -- @purpose Rotate the ring one step and lease every job of the lane that came up, up to its ceiling,
@@ -3341,7 +3440,7 @@ return out
 `,
   },
   gclaim: {
-    sha: '641b236889262642b17a64a401df72d3a52a8731',
+    sha: 'f7970596cebf1de1bda6f3080570001c7066e5b2',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate'],
     body: `-- @script gclaim
 -- @purpose Rotate the ring one step and lease the oldest job of the lane that came up (queue.md §5.2).
@@ -3444,7 +3543,7 @@ return n + tidy_settle(tally, k_waiting)
 `,
   },
   genqueue: {
-    sha: 'afc2fffb7fa55d6efe7056bf61c78b55e5ff98b4',
+    sha: '6094cc87aa5c13d4ff2518dd9d38cf8fca11fdaf',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -3717,7 +3816,7 @@ return 1
 `,
   },
   gwclaim: {
-    sha: 'b7dc1237f03b425fdc088b67fd6ec3139cee8378',
+    sha: 'dff44a5e9f0562db9f9c46d85b75d593c7d2711e',
     includes: ['core', 'history', 'events', 'retain', 'expire', 'lease', 'gate', 'lane-claim'],
     body: `-- @script gwclaim
 -- @purpose Rotate the ring one step and lease up to the lane's weight in jobs from the lane that came
@@ -3780,7 +3879,7 @@ return 1
 `,
   },
   hold_parent: {
-    sha: '5827201625cc73c41c54c02b2ea9d726627fdf75',
+    sha: '9a2c2b12e5c2a61f9139002b80aefc0123fbdb3d',
     includes: ['admit'],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
@@ -3858,7 +3957,7 @@ return out
 `,
   },
   obliterate: {
-    sha: '3eb903cd053bf329c7d99f06aa55d12b4232e83d',
+    sha: 'b23de10c717ea0265deacb745255299c8367c33d',
     includes: ['core', 'retain'],
     body: `-- @script obliterate
 -- @purpose Delete a paused queue entirely, in bounded steps: jobs and sub-keys, lanes, repeat
@@ -4076,6 +4175,17 @@ redis.call('SET', k_limiter, max, 'PX', a_ms)
 return 1
 `,
   },
+  rate_reset: {
+    sha: '6f5b8b9678cb0510fefc12067e7049d16101fbd7',
+    includes: [],
+    body: `-- @script rate_reset
+-- @purpose [TS] Open the queue's rate window now (BullMQ's removeRateLimitKey): the limiter counter
+-- is deleted, so the next claim starts a fresh window; the limit itself (meta max, duration) stays.
+-- @key limiter    emq:{q}:limiter
+-- @returns 1 a window was open and is now reset; 0 there was none
+return redis.call('DEL', k_limiter)
+`,
+  },
   rate_ttl: {
     sha: '427c78ecb547c81e0cf537c688b93a65307a968a',
     includes: [],
@@ -4129,7 +4239,7 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 `,
   },
   remove_job: {
-    sha: 'f3fc1fc337f96abe9ad01f0a368815bcb20759c2',
+    sha: 'b1ba451f6a71ebca821d23f7671d54cbb67a6945',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -4444,7 +4554,7 @@ return 1
 `,
   },
   retry: {
-    sha: '8ee94ac3f2fb3dfb68238a72fc1865b6725e99f9',
+    sha: '9c699bdbfa6546357f6583c266d5747054a0e051',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script retry
 -- @purpose Settle a held job as failed: fence on the token, keep the error, then reschedule it or,
@@ -4610,7 +4720,7 @@ return moved
 `,
   },
   schedule: {
-    sha: 'e2029035b95f8293b4cc8dacb65fbc2b13ea6b6a',
+    sha: '3754be8ab31fb5fefaa2d56007a373dba0b75028',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -4649,7 +4759,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '77b06729e5ab20d65aa2c590186af241bd383a06',
+    sha: '5c269ea323dfd5244cc2066a97a6cfde66c993fe',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -4661,6 +4771,7 @@ return 1
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
+-- @key deroot     emq:{q}:de: [TS]: the root of the business key an \`idkey\` option pair names (lib admit)
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
@@ -4670,12 +4781,24 @@ return 1
 -- dedup_mode and dedup_ttl as enqueue_dedup reads them; \`debounce\` also moves a scheduled parked job
 -- to this admission's due time; [TS] dedup_keep_last keeps a refusal met while the parked job is
 -- active, with this admission's timing, to be admitted when that job ends)
+-- [TS] idkey and idkey_keep: a business key beside the dedup id (BullMQ's jobId next to its
+-- deduplication): an admission whose idkey a job holds is answered {3, holder} before the dedup id is
+-- read (the \`deduplicated\` event names the holder, the idkey as \`dedup\`); an admitted job holds it
+-- until it ends, then idkey_keep ms (at once when removed); a replacing dedup hit moves it to the parked job
 -- @include core events admit
--- @returns {1, id} scheduled, publishing \`delayed\` as schedule does; {0, id} row duplicate; {2, parked}
+-- @returns {1, id} scheduled, publishing \`delayed\` as schedule does; {0, id} row duplicate; [TS] {3, holder}
+-- idkey held; {2, parked}
 -- dedup hit (nothing written but the \`deduplicated\` event, as enqueue_dedup publishes it)
 -- @error EMQKIND job id must be JOB-namespaced
 if string.sub(a_id, 1, 3) ~= 'JOB' then return redis.error_reply('EMQKIND job id must be JOB-namespaced') end
 ev_open(k_events, k_journal, k_meta)
+local fields = { unpack(ARGV, 6) }
+-- [TS] A business key named beside the dedup id is checked first: a job holding it answers the add.
+local holder = idkey_holder(k_deroot, fields)
+if holder then
+  ev_emit('deduplicated', holder, { dedup = idkey_of(fields), refused = a_id })
+  return { 3, holder }
+end
 local parked = redis.call('GET', k_dedup)
 if parked then
   -- The key's own tail is the dedup id: read back as a value, never used to build a key.
@@ -4684,9 +4807,10 @@ if parked then
     if a_mode == 'in' then return now_ms() + tonumber(a_ms) end
     return tonumber(a_ms)
   end
-  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, { unpack(ARGV, 6) }, k_schedule, due, { id = a_id, when = a_mode .. ':' .. a_ms })
+  local extra = dedup_hit(k_dedup, parked, k_jobroot, a_payload, fields, k_schedule, due, { id = a_id, when = a_mode .. ':' .. a_ms })
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = a_id
+  if extra.replaced == '1' then move_idkey(k_deroot, k_jobroot, parked, fields) end
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
@@ -4694,6 +4818,7 @@ if redis.call('EXISTS', k_row) == 1 then return { 0, a_id } end
 local score = tonumber(a_ms)
 if a_mode == 'in' then score = now_ms() + score end
 admit_row(k_row, 'scheduled', a_payload, { unpack(ARGV, 6) })
+park_idkey(k_deroot, fields, a_id)
 redis.call('ZADD', k_schedule, score, a_id)
 park_dedup(k_dedup, a_id, a_ttl_ms)
 ev_delayed(a_id, a_mode, a_ms)
@@ -5289,7 +5414,7 @@ return n
 `,
   },
   sweep_stalled: {
-    sha: 'faf46c93b6c69b3f6d7813c35de1bcccf517b349',
+    sha: 'c4481254878d91278bd52fa386e83f1569a4eb8e',
     includes: ['core', 'history', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script sweep_stalled
 -- @purpose Count lapsed leases per job: below the threshold the job is recovered like a reap; at it,
@@ -5588,18 +5713,19 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   claim: ['del', 'get', 'hget', 'hmget', 'hset', 'incrby', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
   claim_recover: ['hmget', 'time', 'zrangebyscore'],
   clean_completed: ['del', 'hget', 'zrem'],
-  clean_dead: ['del', 'get', 'hget', 'pexpire', 'pttl', 'zrem'],
+  clean_dead: ['del', 'get', 'hget', 'hmget', 'pexpire', 'pttl', 'zrem'],
   clear_logs: ['del', 'exists', 'llen', 'ltrim'],
   coherence_drop: ['del', 'get'],
   complete: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
   complete_batch: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
   complete_claim: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'incrby', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
   counts: ['hget', 'hkeys', 'lrange', 'scard', 'smembers', 'zcard'],
+  dedup_release: ['del', 'get'],
   delay: ['del', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrem'],
   detach_child: ['decrby', 'exists', 'hdel', 'hget', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'srem', 'xadd', 'zadd'],
   drain: ['decrby', 'del', 'get', 'hget', 'hmget', 'pexpire', 'pttl', 'srem', 'zrange'],
   enqueue: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd'],
-  enqueue_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
+  enqueue_dedup: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
   enqueue_flow: ['exists', 'hmget', 'hset', 'publish', 'sadd', 'set', 'xadd', 'zadd'],
   enqueue_flow_child: ['exists', 'hincrby', 'hset', 'set', 'time', 'zadd'],
   enqueue_many: ['exists', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'xadd', 'zadd'],
@@ -5628,12 +5754,13 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   hold_parent: ['exists', 'hincrby', 'hset', 'sadd', 'set', 'time'],
   is_maxed: ['hget', 'zcard'],
   lane_counts: ['zcard'],
-  obliterate: ['del', 'get', 'hexists', 'hget', 'hkeys', 'llen', 'lrange', 'pexpire', 'pttl', 'scard', 'smembers', 'spop', 'zcard', 'zrange', 'zrem'],
+  obliterate: ['del', 'get', 'hexists', 'hget', 'hkeys', 'hmget', 'llen', 'lrange', 'pexpire', 'pttl', 'scard', 'smembers', 'spop', 'zcard', 'zrange', 'zrem'],
   promote: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrangebyscore', 'zrem'],
   promote_next: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
   queue_pause: ['hset'],
   queue_resume: ['hdel'],
   rate_limit: ['hget', 'set'],
+  rate_reset: ['del'],
   rate_ttl: ['get', 'hget', 'pttl'],
   reap: ['exists', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrangebyscore', 'zrem'],
   remove_job: ['decrby', 'del', 'exists', 'get', 'hdel', 'hexists', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'sismember', 'srem', 'xadd', 'zadd', 'zcard', 'zrem'],
@@ -5648,7 +5775,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   retry: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem', 'zscore'],
   retry_dead: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrange', 'zrem'],
   schedule: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
-  schedule_dedup: ['exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
+  schedule_dedup: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
   scheduler_due: ['time', 'zrangebyscore'],
   scheduler_fire: ['del', 'exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'time', 'zadd', 'zrem', 'zscore'],
   scheduler_upsert: ['exists', 'hdel', 'hmget', 'hset', 'time', 'zadd', 'zscore'],
@@ -5673,7 +5800,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
 
 /** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
 export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
-  queue: ['add_children', 'add_log', 'adopt_children', 'bclaim', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'complete', 'complete_batch', 'complete_claim', 'counts', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
+  queue: ['add_children', 'add_log', 'adopt_children', 'bclaim', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'complete', 'complete_batch', 'complete_claim', 'counts', 'dedup_release', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_reset', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
   bus: ['stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch'],
   cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };

@@ -1,0 +1,34 @@
+import { InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
+import type { Queue as EchoQueue } from '@echo/queue';
+import type { Envelope } from '../envelope.js';
+
+const checkOptions = strictOptions('retryJobs options', { known: ['count', 'state', 'timestamp'] });
+
+/** Checks `retryJobs`'s options: BullMQ's keys, a `count` of at least 1, a `timestamp` in epoch ms. */
+export function checkRetryJobs(opts: { readonly count?: number; readonly state?: string; readonly timestamp?: number }): void {
+  checkOptions(opts);
+  if (opts.count !== undefined && (!Number.isSafeInteger(opts.count) || opts.count < 1)) throw new InvalidArgumentError('count', 'must be an integer >= 1');
+  if (opts.state !== undefined && opts.state !== 'failed' && opts.state !== 'completed') throw new InvalidArgumentError('state', "must be 'failed' or 'completed'");
+  if (opts.timestamp !== undefined && !Number.isFinite(opts.timestamp)) throw new InvalidArgumentError('timestamp', 'must be epoch ms');
+}
+
+/**
+ * Runs again the failed jobs that failed before `timestamp`, oldest first, reading the failed set
+ * `chunk` rows at a time. Each goes through Echo's own `reprocess`; one retried or removed meanwhile
+ * is refused by it and left as it is.
+ */
+export async function retryFailedBefore(queue: EchoQueue<Envelope>, timestamp: number, chunk: number): Promise<number> {
+  const due: string[] = [];
+  for (let offset = 0; ; offset += chunk) {
+    const page = await queue.listJobs('dead', { offset, limit: chunk });
+    for (const { record } of page.jobs) if (record?.finishedAt !== undefined && record.finishedAt < timestamp) due.push(record.id);
+    if (page.jobs.length < chunk) break;
+  }
+  // The failed list is newest first; BullMQ retries the oldest first.
+  due.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  let retried = 0;
+  for (const id of due) {
+    if (await queue.reprocess(id).then(() => true, () => false)) retried += 1;
+  }
+  return retried;
+}
