@@ -13,7 +13,11 @@ export function localNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
-/** A time on {@link localNow}'s clock as wall-clock Unix ms now (what a user compares with `Date.now()`). */
+/**
+ * A time on {@link localNow}'s clock as wall-clock Unix ms now (what a user compares with
+ * `Date.now()`): whole ms, rounded down, as `Date.now()` is, so a lease that ends within the
+ * millisecond a handler started in never reads as later than that millisecond plus the lease.
+ */
 export function toWallTime(local: number): number {
-  return Number.isFinite(local) ? local - localNow() + Date.now() : local;
+  return Number.isFinite(local) ? Math.floor(local - localNow() + Date.now()) : local;
 }
