@@ -25,15 +25,8 @@ redis.call('ZREM', k_deadat, id)
 redis.call('HDEL', k_row, 'last_error', 'finished_at', 'claim_ticket')
 redis.call('HSET', k_row, 'state', 'pending')
 local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
-local g = redis.call('HGET', k_row, 'group')
-if g and vid(g) then
-  local lane = gkey(k_laneroot, g)
-  redis.call('ZADD', lane, 0, id)
-  rering(lb, lane, g)
-else
-  redis.call('ZADD', k_pending, flat_score(k_row), id)
-  wake(lb)
-end
+-- Back where a claim finds it (lib lanes requeue): its lane, re-ringed, or flat pending at its priority.
+if requeue(k_pending, lb, k_laneroot, id, redis.call('HGET', k_row, 'group'), false, flat_score(k_row)) then wake(lb) end
 ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', id)
 return 1

@@ -4,21 +4,14 @@
  * dedup id when the job ends, the key `keyRetentionMs` later, both at once when the job is removed).
  * `releaseDedup` frees a dedup id early. Run with the run-time key law on (`strictKeys`).
  */
-import { useRedis, uniqueName } from '@echo/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection } from '@echo/protocol/queue';
-import { Queue } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Queue } from '../src/index.js';
+import { queuesPerFile } from './queues-per-file.js';
 
-let conn: Connection;
-beforeAll(async () => {
-  conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
-}, 60_000);
-afterAll(async () => {
-  await conn.close();
-});
+const files = queuesPerFile('kd');
 
-async function open(): Promise<Queue<string>> {
-  return Queue.open<string>(uniqueName('kd'), { connection: conn });
+function open(): Promise<Queue<string>> {
+  return files.open<string>();
 }
 
 describe('a business key beside a dedup id', () => {

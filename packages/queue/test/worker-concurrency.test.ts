@@ -2,19 +2,13 @@
  * A worker's concurrency changed while it runs (`setConcurrency`), and a kept completed job run
  * again (`reprocessCompleted`).
  */
-import { Connection, GoneError, InvalidArgumentError, StateError } from '@echo/protocol/queue';
-import { useRedis, uniqueName } from '@echo/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue, Worker } from '../src/index.js';
+import { GoneError, InvalidArgumentError, StateError } from '@echo/protocol/queue';
+import { describe, expect, it } from 'vitest';
+import { Worker } from '../src/index.js';
+import { queuesPerFile } from './queues-per-file.js';
 import { expectError, rejection, until } from './worker-harness.js';
 
-let conn: Connection;
-beforeAll(async () => {
-  conn = await Connection.connect({ url: (await useRedis()).url, strictKeys: true });
-});
-afterAll(async () => {
-  await conn.close();
-});
+const files = queuesPerFile('conc');
 
 const quick = { maintenanceMs: 20, blockMs: 50 } as const;
 
@@ -42,7 +36,7 @@ function held(): { handler: () => Promise<void>; running: () => number; started:
 
 describe('Worker.setConcurrency', () => {
   it('raised, more handlers start at once', async () => {
-    const queue = await Queue.open<number>(uniqueName('conc'), { connection: conn });
+    const queue = await files.open<number>();
     await queue.enqueueMany([1, 2, 3, 4, 5].map((payload) => ({ payload })));
     const h = held();
     const worker = await Worker.start(queue, h.handler, { ...quick, concurrency: 1 });
@@ -57,7 +51,7 @@ describe('Worker.setConcurrency', () => {
   });
 
   it('lowered, running handlers finish and no more than the new count run after', async () => {
-    const queue = await Queue.open<number>(uniqueName('conc'), { connection: conn });
+    const queue = await files.open<number>();
     await queue.enqueueMany([1, 2, 3, 4, 5, 6].map((payload) => ({ payload })));
     const h = held();
     const worker = await Worker.start(queue, h.handler, { ...quick, concurrency: 3 });
@@ -74,7 +68,7 @@ describe('Worker.setConcurrency', () => {
   });
 
   it('refuses a count that is not an integer >= 1, changing nothing', async () => {
-    const queue = await Queue.open<number>(uniqueName('conc'), { connection: conn });
+    const queue = await files.open<number>();
     const worker = await Worker.start(queue, () => undefined, { ...quick, concurrency: 2, autorun: false });
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => worker.setConcurrency(bad)).toThrow(InvalidArgumentError);
     expect(worker.concurrency).toBe(2);
@@ -84,7 +78,7 @@ describe('Worker.setConcurrency', () => {
 
 describe('Queue.reprocessCompleted', () => {
   it('runs a kept completed job again; another state is refused, a gone job answers GoneError', async () => {
-    const queue = await Queue.open<number>(uniqueName('rerun'), { connection: conn });
+    const queue = await files.open<number>();
     await queue.setRetention({ completed: { count: 100 } });
     const { id } = await queue.enqueue(7);
     expectError(await rejection(queue.reprocessCompleted(id)), StateError);

@@ -4391,7 +4391,7 @@ return 1
 `,
   },
   reprocess: {
-    sha: 'b00859fa84d81e8aafb26473e08b5d6abf912a52',
+    sha: 'd4d17fbbe025646ee5c8a22656d8fe7215a5632f',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess
 -- @purpose Bring a dead job back to pending (its lane when grouped), clearing last_error (and [TS]
@@ -4420,22 +4420,15 @@ redis.call('ZREM', k_deadat, id)
 redis.call('HDEL', k_row, 'last_error', 'finished_at', 'claim_ticket')
 redis.call('HSET', k_row, 'state', 'pending')
 local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
-local g = redis.call('HGET', k_row, 'group')
-if g and vid(g) then
-  local lane = gkey(k_laneroot, g)
-  redis.call('ZADD', lane, 0, id)
-  rering(lb, lane, g)
-else
-  redis.call('ZADD', k_pending, flat_score(k_row), id)
-  wake(lb)
-end
+-- Back where a claim finds it (lib lanes requeue): its lane, re-ringed, or flat pending at its priority.
+if requeue(k_pending, lb, k_laneroot, id, redis.call('HGET', k_row, 'group'), false, flat_score(k_row)) then wake(lb) end
 ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', id)
 return 1
 `,
   },
   reprocess_completed: {
-    sha: 'f91b2ebd2ec7dfdabeab47b689c7f25990599397',
+    sha: '7178e540b20c2dfd9aa0e935e8d2289919108b45',
     includes: ['core', 'events', 'lanes'],
     body: `-- @script reprocess_completed
 -- @purpose [TS] Bring a retained completed job back to pending (its lane when grouped), clearing
@@ -4465,15 +4458,8 @@ redis.call('ZREM', k_retained, id)
 redis.call('HDEL', k_row, 'finished_at', 'result', 'claim_ticket')
 redis.call('HSET', k_row, 'state', 'pending')
 local lb = lane_keys(k_gactive, k_glimit, k_ring, k_wake, k_paused)
-local g = redis.call('HGET', k_row, 'group')
-if g and vid(g) then
-  local lane = gkey(k_laneroot, g)
-  redis.call('ZADD', lane, 0, id)
-  rering(lb, lane, g)
-else
-  redis.call('ZADD', k_pending, flat_score(k_row), id)
-  wake(lb)
-end
+-- Back where a claim finds it (lib lanes requeue): its lane, re-ringed, or flat pending at its priority.
+if requeue(k_pending, lb, k_laneroot, id, redis.call('HGET', k_row, 'group'), false, flat_score(k_row)) then wake(lb) end
 ev_open(k_events, k_journal, k_meta)
 ev_chatty('waiting', id)
 return 1
@@ -5768,8 +5754,8 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   repeat_cancel: ['del', 'zrem'],
   repeat_due: ['time', 'zrangebyscore'],
   repeat_register: ['exists', 'hset', 'time', 'zadd', 'zscore'],
-  reprocess: ['exists', 'hdel', 'hget', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrem'],
-  reprocess_completed: ['exists', 'hdel', 'hget', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrem'],
+  reprocess: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrem'],
+  reprocess_completed: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrem'],
   reschedule_job: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrem', 'zscore'],
   retention_set: ['hdel', 'hset'],
   retry: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem', 'zscore'],
