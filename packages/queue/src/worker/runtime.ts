@@ -14,6 +14,7 @@ import type { Leases } from '../lease/leases.js';
 import type { WakeChannel } from '../lease/options.js';
 import type { Maintenance } from '../lease/maintenance.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
+import { SlotPool } from './slot-pool.js';
 
 /** Counters a worker keeps about its own work. */
 export interface WorkerStats {
@@ -66,13 +67,7 @@ export class WorkerRuntime<T> {
   readonly #outages: OutageFunnel;
   /** Jobs read before the last stalled sweep, by id (see `#readLapsing`). */
   #lapsing = new Map<string, ClaimedJob<T>>();
-  readonly #slots: Promise<void>[] = [];
-  /** The slot loops wanted (the `concurrency` option until {@link setConcurrency} changes it). */
-  #concurrency: number;
-  /** Slot loops started and not retired. */
-  #live = 0;
-  /** The slot loop, once {@link start} ran: what {@link setConcurrency} starts more of. */
-  #slot: (() => Promise<void>) | undefined;
+  readonly #slots: SlotPool;
   #parker: Promise<void> | undefined;
   #running = true;
   #closing: Promise<void> | undefined;
@@ -99,14 +94,14 @@ export class WorkerRuntime<T> {
       () => maintenance.probe(),
     );
     this.options = { ...options, onError: this.#outages.onError };
-    this.#concurrency = options.concurrency;
+    this.#slots = new SlotPool(options.concurrency);
     this.#wake = wake;
     const onError = (error: unknown): void => this.options.onError(error);
     this.due = new DueClock(maintenance, onError);
     this.presence = new Presence(maintenance, {
       name: options.name,
       kind,
-      concurrency: () => this.#concurrency,
+      concurrency: () => this.#slots.wanted,
       beatMs: options.extendEveryMs,
       active: () => this.locks.size,
     });
@@ -188,14 +183,13 @@ export class WorkerRuntime<T> {
   start(slot: () => Promise<void>): void {
     if (this.options.maintenanceMs > 0) this.#pump.start(this.options.maintenanceMs);
     this.due.expect(0);
-    this.#slot = slot;
-    this.#spawn(this.#concurrency);
+    this.#slots.start(slot);
     this.#parker = this.#park();
   }
 
   /** How many slot loops the worker runs now. */
   get concurrency(): number {
-    return this.#concurrency;
+    return this.#slots.wanted;
   }
 
   /**
@@ -203,29 +197,17 @@ export class WorkerRuntime<T> {
    * finish their jobs (see {@link retire}), so no running job is cut short.
    */
   setConcurrency(count: number): void {
-    this.#concurrency = count;
-    if (this.#slot !== undefined && this.isRunning() && count > this.#live) this.#spawn(count - this.#live);
-  }
-
-  #spawn(count: number): void {
-    const slot = this.#slot;
-    if (slot === undefined) return;
-    for (let i = 0; i < count; i++) {
-      this.#live++;
-      this.#slots.push(slot());
-    }
+    this.#slots.resize(count, this.isRunning());
   }
 
   /** True while more slot loops run than are wanted: a slot between jobs takes no new one. */
   surplus(): boolean {
-    return this.#live > this.#concurrency;
+    return this.#slots.surplus();
   }
 
   /** A slot between jobs asks whether to end: true (and it is counted out) while slots are surplus. */
   retire(): boolean {
-    if (!this.surplus()) return false;
-    this.#live--;
-    return true;
+    return this.#slots.retire();
   }
 
   /**
@@ -376,7 +358,7 @@ export class WorkerRuntime<T> {
       // A forced close leaves running handlers to their lapsing leases: no wait, no renewal.
       this.locks.stop();
     } else {
-      const drained = Promise.all(this.#slots).then(() => true);
+      const drained = this.#slots.ended().then(() => true);
       const patience = sleep(this.options.closeTimeoutMs).then(() => false);
       if (!(await Promise.race([drained, patience]))) this.locks.cancelAll('worker closing');
       await Promise.race([drained, sleep(CLOSE_SETTLE_MS)]);
