@@ -19,6 +19,8 @@ export interface StoredOptions {
   readonly timestamp?: number;
   /** The data size limit it was added under, bytes. */
   readonly sizeLimit?: number;
+  /** How many failures' stack traces `job.stacktrace` keeps (0: none; absent: all). */
+  readonly stackTraceLimit?: number;
   /** A scheduler's job: the scheduler's repeat options, with `count`, the run this job is. */
   readonly repeat?: RepeatOptions & { readonly count: number };
   /** A scheduler's job: the scheduler's id. */

@@ -88,7 +88,7 @@ export interface JobsOptions {
   readonly parent?: { readonly id: string; readonly queue: string };
   /** Keep only the newest this many lines of the job's log (each `job.log` trims it); 0 keeps all. */
   readonly keepLogs?: number;
-  /** Not supported: the whole failure text is kept. */
+  /** How many failures' stack traces `job.stacktrace` keeps, newest last (0: none; absent: all). */
   readonly stackTraceLimit?: number;
   /** Refuse the add when the data, as JSON, is longer than this many bytes (UTF-8). */
   readonly sizeLimit?: number;
@@ -106,14 +106,13 @@ export interface JobsOptions {
 }
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
-  stackTraceLimit: 'the failure text is kept whole',
   telemetry: 'tracing comes through @echo/otel',
 };
 
 const checkJobOptions = strictOptions('job options', {
   known: [
     'jobId', 'delay', 'priority', 'attempts', 'backoff', 'removeOnComplete', 'removeOnFail', 'repeat', 'deduplication',
-    'lifo', 'timestamp', 'sizeLimit', 'keepLogs', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'removeDependencyOnFailure', 'debounce', 'parent', ...Object.keys(UNSUPPORTED),
+    'lifo', 'timestamp', 'sizeLimit', 'keepLogs', 'stackTraceLimit', 'failParentOnFailure', 'ignoreDependencyOnFailure', 'continueParentOnFailure', 'removeDependencyOnFailure', 'debounce', 'parent', ...Object.keys(UNSUPPORTED),
   ],
   hints: { delayMs: 'BullMQ spelling here: delay (ms)', key: 'BullMQ spelling here: jobId', dedupId: 'BullMQ spelling here: deduplication: { id }' },
   bounds: { delay: 'span' },
@@ -148,6 +147,16 @@ export function withoutEmptyJobId<T extends JobsOptions>(options: T): T {
   return rest as T;
 }
 
+/**
+ * The stack traces a job shows after a failure with `stack`, as BullMQ keeps them: `limit` 0 keeps
+ * none, a number the newest that many, none given every one.
+ */
+export function withStack(stacktrace: readonly string[], stack: string | undefined, limit: number | undefined): string[] {
+  const all = stack === undefined ? [...stacktrace] : [...stacktrace, stack];
+  if (limit === 0) return [];
+  return limit === undefined ? all : all.slice(-limit);
+}
+
 /** BullMQ's highest priority number (2^21 - 1); Echo's own range is as wide, higher first. */
 export const MAX_PRIORITY = 2 ** 21 - 1;
 
@@ -179,6 +188,8 @@ export function checkOptions(options: JobsOptions, flowChild = false): void {
   }
   if (options.delay !== undefined && (!Number.isFinite(options.delay) || options.delay < 0)) throw new InvalidArgumentError('delay', 'must be a number of ms >= 0');
   checkKeepLogs(options.keepLogs);
+  const { stackTraceLimit } = options;
+  if (stackTraceLimit !== undefined && (!Number.isSafeInteger(stackTraceLimit) || stackTraceLimit < 0)) throw new InvalidArgumentError('stackTraceLimit', 'must be an integer >= 0');
   if (options.attempts !== undefined && (!Number.isSafeInteger(options.attempts) || options.attempts < 1)) throw new InvalidArgumentError('attempts', 'must be an integer >= 1');
   if (typeof options.backoff === 'object') {
     checkBackoff(options.backoff);
@@ -227,8 +238,14 @@ function checkBullMQJobOptions(options: JobsOptions): void {
 
 /** The options that travel with the job (shown on `job.opts`, read by the worker for backoff). */
 export function storedOptions(options: JobsOptions): StoredOptions | undefined {
-  const { jobId, delay, priority, attempts, backoff, keepLogs, timestamp, sizeLimit, deduplication } = options;
-  const shown = { ...(keepLogs ? { keepLogs } : {}), ...(timestamp === undefined ? {} : { timestamp }), ...(sizeLimit === undefined ? {} : { sizeLimit }), ...(deduplication === undefined ? {} : { deduplication }) };
+  const { jobId, delay, priority, attempts, backoff, keepLogs, timestamp, sizeLimit, stackTraceLimit, deduplication } = options;
+  const shown = {
+    ...(keepLogs ? { keepLogs } : {}),
+    ...(timestamp === undefined ? {} : { timestamp }),
+    ...(sizeLimit === undefined ? {} : { sizeLimit }),
+    ...(stackTraceLimit === undefined ? {} : { stackTraceLimit }),
+    ...(deduplication === undefined ? {} : { deduplication }),
+  };
   if (jobId === undefined && delay === undefined && priority === undefined && attempts === undefined && backoff === undefined && Object.keys(shown).length === 0) return undefined;
   return {
     ...shown,

@@ -12,7 +12,7 @@ import { removeTree, removeUnprocessedChildren, type RemoveOpts } from './flow/r
 import { failedReasonOf } from './flow/child-failure.js';
 import { openBeside } from './flow/open-beside.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
-import type { JobsOptions } from './job-options.js';
+import { withStack, type JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
 import type { QueueEvents } from './queue-events.js';
 
@@ -119,7 +119,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     if (record.progress !== undefined) job.progress = parseProgress(record.progress);
     if (record.lastError !== undefined) {
       job.failedReason = failedReasonOf(queue.name, envelope, record.lastError);
-      job.stacktrace = [record.lastError];
+      job.stacktrace = withStack([], record.lastError, job.opts.stackTraceLimit);
     }
     if (record.state === 'completed') job.returnvalue = record.result as R;
     job.finishedOn = record.finishedAt;
@@ -192,7 +192,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     const dead = await failHeld(lease, error);
     this.#manual = undefined;
     this.failedReason = error.message;
-    if (error.stack !== undefined) this.stacktrace.push(error.stack);
+    this.stacktrace = withStack(this.stacktrace, error.stack, this.opts.stackTraceLimit);
     this.attemptsMade = this.attemptsOf(lease.claimed.attempts);
     if (dead) this.finishedOn = Date.now();
   }

@@ -10,7 +10,7 @@ import { addChildJob } from './flow/child-job.js';
 import type { RemoveOpts } from './flow/remove-tree.js';
 import { checkConcurrency } from './queue-extras.js';
 import { checkClean, cleanJobs, publishDropInEvent, type CleanType } from './queue/clean.js';
-import { checkRetryJobs, retryFailedBefore } from './queue/retry-jobs.js';
+import { checkRetryJobs, retryFinishedBefore } from './queue/retry-jobs.js';
 import { QueueGetters } from './queue-getters.js';
 import { checkKeepLogs, checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
@@ -265,19 +265,23 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
 
   /**
    * Runs every failed job again (`state` 'failed', the default), oldest first, `count` (default
-   * 1000) per step as BullMQ does; with `timestamp`, only those that failed before it. Completed
-   * jobs are not retried in bulk here.
+   * 1000) per step as BullMQ does; with `timestamp`, only those that failed before it. With
+   * `state: 'completed'`, the completed jobs the queue kept (BullMQ's default keeps them all).
    */
   async retryJobs(opts: { readonly count?: number; readonly state?: 'failed' | 'completed'; readonly timestamp?: number } = {}): Promise<void> {
     checkRetryJobs(opts);
-    if (opts.state === 'completed') throw new NotSupportedError("retryJobs({ state: 'completed' })", 'completed jobs are run again one by one with job.retry');
     const queue = await this.echo;
     const chunk = Math.min(opts.count ?? 1000, 1000);
+    if (opts.state === 'completed') {
+      // Completed jobs the retention kept, each run again as job.retry('completed') does.
+      await retryFinishedBefore(queue, 'completed', opts.timestamp ?? Number.POSITIVE_INFINITY, chunk);
+      return;
+    }
     if (opts.timestamp === undefined) {
       await queue.retryJobs({ state: 'dead', chunk });
       return;
     }
-    await retryFailedBefore(queue, opts.timestamp, chunk);
+    await retryFinishedBefore(queue, 'dead', opts.timestamp, chunk);
   }
 
   /**

@@ -75,6 +75,23 @@ describe('queue getters', () => {
     await expect(queue.retryJobs({ count: 0 })).rejects.toThrow(/count/);
   });
 
+  it("retryJobs({ state: 'completed' }) runs every kept completed job again, and with timestamp only those finished before it", async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    let runs = 0;
+    const worker = closing(new Worker(name, async () => {
+      runs += 1;
+    }, { connection }));
+    for (let i = 0; i < 3; i++) await queue.add('n', { i });
+    await expect.poll(() => queue.getCompletedCount()).toBe(3);
+    await queue.retryJobs({ state: 'completed', timestamp: 0 });
+    expect(runs).toBe(3);
+    await queue.retryJobs({ state: 'completed', count: 2 });
+    await expect.poll(() => runs).toBe(6);
+    await expect.poll(() => queue.getCompletedCount()).toBe(3);
+    await worker.close();
+  });
+
   it('remove emits removed with the job id; removeRateLimitKey ends the current window', async () => {
     const queue = closing(new Queue(queueName(), { connection }));
     const job = await queue.add('n', {});

@@ -181,6 +181,33 @@ describe('the job a worker runs', () => {
     ]);
   });
 
+  it('keeps as many failures\' stack traces as stackTraceLimit says, none at 0, and refuses a bad limit', async () => {
+    const name = queueName('stack-limit');
+    const queue = closing(new Queue(name, { connection }));
+    const failures: [Job, Error][] = [];
+    const worker = closing(new Worker(name, async (job: Job) => {
+      throw new Error(`try ${String(job.attemptsStarted)} of ${String(job.data)}`);
+    }, { connection }));
+    worker.on('failed', (job, error) => {
+      if (job) failures.push([job, error]);
+    });
+    const one = await queue.add('one', 'one', { attempts: 2, backoff: 1, stackTraceLimit: 1 });
+    const none = await queue.add('none', 'none', { attempts: 2, backoff: 1, stackTraceLimit: 0 });
+    const all = await queue.add('all', 'all', { attempts: 2, backoff: 1 });
+    while (failures.length < 6) await nextEvent(worker, 'failed');
+    const last = (id: string | undefined): Job => failures.filter(([job]) => job.id === id).at(-1)?.[0] as Job;
+    expect(last(one.id).stacktrace).toHaveLength(1);
+    expect(last(one.id).stacktrace[0]).toContain('try 2 of one');
+    expect(last(none.id).stacktrace).toEqual([]);
+    expect(last(all.id).stacktrace).toHaveLength(2);
+    // Read back from the server: the limit travels with the job.
+    expect((await queue.getJob(one.id))?.stacktrace).toHaveLength(1);
+    expect((await queue.getJob(none.id))?.stacktrace).toEqual([]);
+    expect((await queue.getJob(one.id))?.opts.stackTraceLimit).toBe(1);
+    await expect(queue.add('bad', 'bad', { stackTraceLimit: -1 })).rejects.toThrow(/stackTraceLimit/);
+    expect(await queue.getJobCountByTypes('wait', 'delayed')).toBe(0);
+  });
+
   it('waits out a delay a custom strategy answers as a promise', async () => {
     const name = queueName('job-fields');
     const queue = closing(new Queue(name, { connection }));

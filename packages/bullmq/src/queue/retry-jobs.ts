@@ -13,22 +13,24 @@ export function checkRetryJobs(opts: { readonly count?: number; readonly state?:
 }
 
 /**
- * Runs again the failed jobs that failed before `timestamp`, oldest first, reading the failed set
- * `chunk` rows at a time. Each goes through Echo's own `reprocess`; one retried or removed meanwhile
- * is refused by it and left as it is.
+ * Runs again the jobs of `state` (failed: Echo's dead set; completed: the rows its retention kept)
+ * that finished before `timestamp`, oldest first, reading the set `chunk` rows at a time. Each goes
+ * through Echo's own `reprocess` or `reprocessCompleted`; one retried or removed meanwhile is
+ * refused by it and left as it is. Answers how many went back.
  */
-export async function retryFailedBefore(queue: EchoQueue<Envelope>, timestamp: number, chunk: number): Promise<number> {
+export async function retryFinishedBefore(queue: EchoQueue<Envelope>, state: 'dead' | 'completed', timestamp: number, chunk: number): Promise<number> {
   const due: string[] = [];
   for (let offset = 0; ; offset += chunk) {
-    const page = await queue.listJobs('dead', { offset, limit: chunk });
+    const page = await queue.listJobs(state, { offset, limit: chunk });
     for (const { record } of page.jobs) if (record?.finishedAt !== undefined && record.finishedAt < timestamp) due.push(record.id);
     if (page.jobs.length < chunk) break;
   }
-  // The failed list is newest first; BullMQ retries the oldest first.
+  // The lists are newest first; BullMQ retries the oldest first.
   due.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const again = (id: string): Promise<void> => (state === 'dead' ? queue.reprocess(id) : queue.reprocessCompleted(id));
   let retried = 0;
   for (const id of due) {
-    if (await queue.reprocess(id).then(() => true, () => false)) retried += 1;
+    if (await again(id).then(() => true, () => false)) retried += 1;
   }
   return retried;
 }

@@ -1,6 +1,7 @@
 import type { Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from '../envelope.js';
 import type { Job } from '../job.js';
+import { withStack } from '../job-options.js';
 
 /**
  * Shows on a retried job the failure of its attempt before (`failedReason`, `stacktrace`), as
@@ -12,5 +13,5 @@ export async function showLastFailure(queue: EchoQueue<Envelope>, echoId: string
   if (lastError === undefined || lastError === 'stalled') return;
   const end = lastError.indexOf('\n');
   job.failedReason = end === -1 ? lastError : lastError.slice(0, end);
-  job.stacktrace = [lastError];
+  job.stacktrace = withStack([], lastError, job.opts.stackTraceLimit);
 }

@@ -5,7 +5,7 @@ import { BullMQInputError, DelayedError, RateLimitError, UnrecoverableError, Wai
 import { Job, type JobProgress } from '../job.js';
 import { echoQueueName } from '../ids.js';
 import { openQueue } from '../queue.js';
-import { keepBound } from '../job-options.js';
+import { keepBound, withStack } from '../job-options.js';
 import type { BackoffStrategy } from './backoff.js';
 import { AttemptDelays } from './attempt-delays.js';
 import { showLastFailure } from './last-failure.js';
@@ -380,7 +380,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     this.#movedAway(claimed.id);
     const err = error instanceof Error ? error : new Error(String(error));
     job.failedReason = err.message;
-    if (err.stack !== undefined) job.stacktrace.push(err.stack);
+    job.stacktrace = withStack(job.stacktrace, err.stack, job.opts.stackTraceLimit);
     job.attemptsMade = job.attemptsOf(claimed.attempts);
     job.delay = delayMs;
     this.emit('failed', job, err, 'active');
@@ -424,7 +424,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       const err = error instanceof JobStalledError ? stalledTooOften() : error instanceof Error ? error : new Error(String(error));
       if (job) {
         job.failedReason = err.message;
-        if (err.stack !== undefined) job.stacktrace.push(err.stack);
+        job.stacktrace = withStack(job.stacktrace, err.stack, job.opts.stackTraceLimit);
         job.attemptsMade = job.attemptsOf(claimed.attempts);
         // BullMQ's job.delay of a job waiting out its backoff is that backoff.
         const delay = this.#delays.takeGiven(claimed.id);
@@ -459,7 +459,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     const job = Job.fromStalled<DataType, ResultType, NameType>(queue, claimed, row?.stalled ?? Math.max(claimed.attempts, this.#stalls.get(claimed.id) ?? 1));
     const err = stalledTooOften();
     job.failedReason = err.message;
-    if (err.stack !== undefined) job.stacktrace.push(err.stack);
+    job.stacktrace = withStack(job.stacktrace, err.stack, job.opts.stackTraceLimit);
     job.finishedOn = Date.now();
     this.emit('failed', job, err, 'active');
   }
