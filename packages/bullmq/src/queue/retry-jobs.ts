@@ -14,15 +14,16 @@ export function checkRetryJobs(opts: { readonly count?: number; readonly state?:
 
 /**
  * Runs again the jobs of `state` (failed: Echo's dead set; completed: the rows its retention kept)
- * that finished before `timestamp`, oldest first, reading the set `chunk` rows at a time. Each goes
- * through Echo's own `reprocess` or `reprocessCompleted`; one retried or removed meanwhile is
- * refused by it and left as it is. Answers how many went back.
+ * that finished at or before `timestamp` (BullMQ's bound includes it: a job that failed in the
+ * millisecond the caller read its clock is retried), oldest first, reading the set `chunk` rows at
+ * a time. Each goes through Echo's own `reprocess` or `reprocessCompleted`; one retried or removed
+ * meanwhile is refused by it and left as it is. Answers how many went back.
  */
 export async function retryFinishedBefore(queue: EchoQueue<Envelope>, state: 'dead' | 'completed', timestamp: number, chunk: number): Promise<number> {
   const due: string[] = [];
   for (let offset = 0; ; offset += chunk) {
     const page = await queue.listJobs(state, { offset, limit: chunk });
-    for (const { record } of page.jobs) if (record?.finishedAt !== undefined && record.finishedAt < timestamp) due.push(record.id);
+    for (const { record } of page.jobs) if (record?.finishedAt !== undefined && record.finishedAt <= timestamp) due.push(record.id);
     if (page.jobs.length < chunk) break;
   }
   // The lists are newest first; BullMQ retries the oldest first.
