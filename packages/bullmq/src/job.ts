@@ -4,7 +4,7 @@ import { attemptsMadeOf, openEnvelope, type Envelope, type StoredOptions } from 
 import { asBullMQError, BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
 import { changeJobPriority, clearJobLogs, countStep, updateJobData, type ChangePriorityOpts } from './job-edits.js';
 import { bullmqState, type JobState } from './job-state.js';
-import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease } from './manual.js';
+import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease, type NextJobData } from './manual.js';
 import { keyOfJobId, qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
 import { isSchedulerJob } from './schedulers/job-schedulers.js';
@@ -170,22 +170,25 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /**
    * Completes a job taken with `worker.getNextJob(token)` (BullMQ's manual processing), with
-   * `returnValue` as its result.
+   * `returnValue` as its result. With `fetchNext` (BullMQ's default) the next waiting job is taken
+   * under the same token and answered as BullMQ's raw `[jobData, jobId, 0, 0]`; `[]` when none.
    */
-  async moveToCompleted(returnValue: ReturnType, token: string, _fetchNext = true): Promise<void> {
+  async moveToCompleted(returnValue: ReturnType, token: string, fetchNext = true): Promise<NextJobData> {
     const lease = await this.#held(token, 'moveToFinished');
     await completeHeld(lease, returnValue);
     this.#manual = undefined;
     this.returnvalue = returnValue;
     this.attemptsMade = this.attemptsOf(lease.claimed.attempts);
     this.finishedOn = Date.now();
+    return fetchNext ? lease.fetchNext() : [];
   }
 
   /**
    * Fails the current attempt of a job taken with `worker.getNextJob(token)`: it runs again after
-   * its backoff while it has attempts left, else it fails for good.
+   * its backoff while it has attempts left, else it fails for good. With `fetchNext`, the next
+   * waiting job is taken and answered as by {@link moveToCompleted}; `[]` otherwise.
    */
-  async moveToFailed(error: Error, token: string, _fetchNext = false): Promise<void> {
+  async moveToFailed(error: Error, token: string, fetchNext = false): Promise<NextJobData> {
     // BullMQ retries a job with attempts left through its retryJob command, which checks the state first.
     const retrying = (this.opts.attempts ?? 1) > this.attemptsMade + 1;
     const lease = await this.#held(token, retrying ? 'retryJob' : 'moveToFinished', retrying);
@@ -195,6 +198,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.stacktrace = withStack(this.stacktrace, error.stack, this.opts.stackTraceLimit);
     this.attemptsMade = this.attemptsOf(lease.claimed.attempts);
     if (dead) this.finishedOn = Date.now();
+    return fetchNext ? lease.fetchNext() : [];
   }
 
   /** Extends the lock of a job taken with `worker.getNextJob(token)` by `duration` ms from now; answers 1. */
@@ -214,7 +218,8 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     if (stateFirst && state !== 'active') throw new JobStateError(this.id, command, `Job ${this.id} is not in the active state. ${command}`);
     const claimed = state === 'active' ? await this.#queue.leases().readAsClaimed(this.#echoId as JobId) : undefined;
     if (!claimed) throw missingLock(this.id, command);
-    return { queue: this.#queue, claimed, token, lockMs: 30_000, backoff: () => 0 };
+    // No worker took it by hand here, so none takes a next job for it either.
+    return { queue: this.#queue, claimed, token, lockMs: 30_000, backoff: () => 0, fetchNext: () => Promise.resolve([]) };
   }
 
   /** The job `jobId` of `queue` (the same as `queue.getJob`). */

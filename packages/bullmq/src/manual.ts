@@ -16,7 +16,16 @@ export interface ManualLease {
   readonly lockMs: number;
   /** The worker's backoff for the job's next attempt, ms. */
   readonly backoff: (attempt: number, error: Error) => number;
+  /** Takes the next job under the same token without waiting (BullMQ's `fetchNext`). */
+  readonly fetchNext: () => Promise<NextJobData>;
 }
+
+/**
+ * What a manual settle answers with `fetchNext`, as BullMQ's does: the next job taken under the same
+ * token as `[jobData, jobId, limitUntil, delayUntil]` (its fields as BullMQ stores them: strings,
+ * `data` and `opts` as JSON), or `[]` when none was taken or none was asked for.
+ */
+export type NextJobData = readonly [Readonly<Record<string, string>>, string, number, number] | readonly [];
 
 /** BullMQ's text when a job is settled by a token that does not hold its lock. */
 export function missingLock(jobId: string, command: string): Error {

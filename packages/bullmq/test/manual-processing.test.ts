@@ -42,6 +42,29 @@ describe('manual processing', () => {
     expect(read?.failedReason).toBe('Error: second try');
   });
 
+  it('fetchNext takes the next waiting job under the same token and answers it as BullMQ\'s raw job data; [] when none or not asked', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const worker = closing(new Worker(name, null, { connection }));
+    await queue.add('first', { n: 1 });
+    const second = await queue.add('second', { n: 2 });
+    const first = await worker.getNextJob('tok');
+    const next = await first?.moveToCompleted('done', 'tok');
+    expect(next?.[1]).toBe(second.id);
+    expect(next?.[0]).toMatchObject({ name: 'second', data: JSON.stringify({ n: 2 }), ats: '1' });
+    expect(next?.slice(2)).toEqual([0, 0]);
+    // The job it answered is active, held for the same token: a read of it settles it by hand.
+    const held = await queue.getJob(second.id);
+    expect(await held?.getState()).toBe('active');
+    expect(await held?.moveToCompleted('done too', 'tok', true)).toEqual([]);
+    expect(await held?.getState()).toBe('completed');
+    const third = await queue.add('third', {});
+    const taken = await worker.getNextJob('tok');
+    expect(taken?.id).toBe(third.id);
+    expect(await taken?.moveToCompleted('done', 'tok', false)).toEqual([]);
+    expect(await queue.getWaitingCount()).toBe(0);
+  });
+
   it('getNextJob with block: false answers undefined at once on an empty queue', async () => {
     const worker = closing(new Worker(queueName(), null, { connection }));
     expect(await worker.getNextJob('t', { block: false })).toBeUndefined();

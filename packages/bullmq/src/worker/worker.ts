@@ -13,6 +13,7 @@ import { advanceScheduler } from '../schedulers/job-schedulers.js';
 import { checkConcurrency, checkWorkerOptions, echoWorkerOptions, type WorkerOptions } from './options.js';
 import { bullmqSignal } from './signal.js';
 import { InFlight } from './in-flight.js';
+import { rawJobData } from './raw-job.js';
 import { refusePendingChildren } from '../flow/step-parents.js';
 
 export type { BackoffStrategy, WorkerOptions };
@@ -246,6 +247,10 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
         const job = Job.fromManual<DataType, ResultType, NameType>({
           queue, claimed, token, lockMs,
           backoff: (attempt, error) => this.#delays.delay(attempt, error, claimed),
+          fetchNext: async () => {
+            const next = await this.getNextJob(token, { block: false });
+            return next === undefined ? [] : [rawJobData(next), next.id, 0, 0];
+          },
         });
         this.emit('active', job, 'waiting');
         return job;
