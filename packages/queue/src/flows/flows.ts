@@ -167,8 +167,30 @@ export interface OutboxSweep {
  * Delivers this queue's cross-queue flow signals in order on their parents' slots, then trims what
  * was delivered (queue.md §11.5). Delivery comes before removal, so a crash can only redeliver; the
  * scripts' HSETNX guards make redelivery harmless. Stops at a malformed entry or a failed delivery.
+ * One sweep moves a failure one level: a node that died of it reports through its own queue's
+ * outbox, delivered by that queue's next sweep (queue.md §11.7).
  */
 export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promise<OutboxSweep> {
+  return (await deliverOnce(ctx, batch)).sweep;
+}
+
+/**
+ * [TS] {@link deliverOutbox}, then the outboxes of the queues whose nodes died of what it delivered,
+ * level by level: a failure climbs a cross-queue tree in one worker tick instead of a tick of each
+ * queue per level. The spec's one-level sweep stays {@link deliverOutbox}.
+ */
+export async function deliverOutboxClimbing<T>(ctx: QueueContext<T>, batch = 100): Promise<OutboxSweep> {
+  const { sweep, reemitted } = await deliverOnce(ctx, batch);
+  let failure = sweep.error === undefined ? undefined : { error: sweep.error };
+  for (const queue of reemitted) {
+    const above = await deliverOutboxClimbing({ ...ctx, name: queue, keys: queueKeys(queue) }, batch);
+    if (above.error !== undefined && failure === undefined) failure = { error: above.error };
+  }
+  return failure ? { ...sweep, error: failure.error } : sweep;
+}
+
+/** One sweep of this queue's outbox, and the queues whose outbox it gave a re-emitted failure. */
+async function deliverOnce<T>(ctx: QueueContext<T>, batch: number): Promise<{ sweep: OutboxSweep; reemitted: ReadonlySet<string> }> {
   const entries = await reads.sendRead(ctx.conn, reads.queue.flowOutbox({ keys: ctx.keys, count: batch }));
   let delivered = 0;
   let poisoned = false;
@@ -194,11 +216,5 @@ export async function deliverOutbox<T>(ctx: QueueContext<T>, batch = 100): Promi
     delivered++;
   }
   if (delivered > 0) await execute(ctx.conn, t.flowOutboxTrim({ queue: ctx.name, delivered }));
-  // [TS] A node that died of its child reports to its own parent through its queue's outbox: that
-  // outbox is delivered now, so a failure climbs the tree in one sweep instead of a tick per level.
-  for (const queue of reemitted) {
-    const sweep = await deliverOutbox({ ...ctx, name: queue, keys: queueKeys(queue) }, batch);
-    if (sweep.error !== undefined && failure === undefined) failure = { error: sweep.error };
-  }
-  return failure ? { delivered, poisoned, error: failure.error } : { delivered, poisoned };
+  return { sweep: failure ? { delivered, poisoned, error: failure.error } : { delivered, poisoned }, reemitted };
 }

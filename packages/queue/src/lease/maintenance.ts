@@ -1,6 +1,6 @@
 import { execute, reads, transitions as t, type BrandedId, type JobId, type QueueKeys } from '@echo/protocol/queue';
 import type { QueueContext } from '../core/context.js';
-import { deliverOutbox, type OutboxSweep } from '../flows/flows.js';
+import { deliverOutbox, deliverOutboxClimbing, type OutboxSweep } from '../flows/flows.js';
 import { fireDueSchedulers } from '../producer/schedulers.js';
 import { laneGroupId } from '../core/lane-names.js';
 
@@ -85,9 +85,17 @@ export class Maintenance {
     return fireDueSchedulers(this.#ctx, batch, onError);
   }
 
-  /** Delivers this queue's cross-queue flow signals to their parents. */
+  /** Delivers this queue's cross-queue flow signals to their parents (a failure climbs one level). */
   deliverOutbox(batch?: number): Promise<OutboxSweep> {
     return deliverOutbox(this.#ctx, batch);
+  }
+
+  /**
+   * [TS] {@link deliverOutbox}, then the outboxes of the queues whose flow nodes died of it, level
+   * by level, so a failure climbs a cross-queue tree in one call (a worker's tick uses this).
+   */
+  deliverOutboxClimbing(batch?: number): Promise<OutboxSweep> {
+    return deliverOutboxClimbing(this.#ctx, batch);
   }
 
   /** Writes (or refreshes) a worker's registry entry for `ttlMs`; `info` is its JSON description. */

@@ -86,7 +86,7 @@ export class Pump {
 
   /** Delivers up to `batch` of the outbox's flow signals; reports what stopped it; answers how many went. */
   async #deliver(batch: number): Promise<number> {
-    const sweep = await this.#maintenance.deliverOutbox(batch);
+    const sweep = await this.#maintenance.deliverOutboxClimbing(batch);
     if (sweep.error !== undefined) this.#onError(sweep.error);
     if (sweep.poisoned) this.#onError(new Error(`flow outbox ${this.#maintenance.keys.flowOutbox} holds a malformed entry; remove it to unblock delivery`));
     return sweep.delivered;
