@@ -186,19 +186,21 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   /**
    * Fails the current attempt of a job taken with `worker.getNextJob(token)`: it runs again after
    * its backoff while it has attempts left, else it fails for good. With `fetchNext`, the next
-   * waiting job is taken and answered as by {@link moveToCompleted}; `[]` otherwise.
+   * waiting job is taken and answered as by {@link moveToCompleted} (not when the job goes straight
+   * back to wait, as BullMQ's retry without backoff takes none); `[]` otherwise.
    */
   async moveToFailed(error: Error, token: string, fetchNext = false): Promise<NextJobData> {
     // BullMQ retries a job with attempts left through its retryJob command, which checks the state first.
     const retrying = (this.opts.attempts ?? 1) > this.attemptsMade + 1;
     const lease = await this.#held(token, retrying ? 'retryJob' : 'moveToFinished', retrying);
-    const dead = await failHeld(lease, error);
+    const went = await failHeld(lease, error);
     this.#manual = undefined;
     this.failedReason = error.message;
     this.stacktrace = withStack(this.stacktrace, error.stack, this.opts.stackTraceLimit);
     this.attemptsMade = this.attemptsOf(lease.claimed.attempts);
-    if (dead) this.finishedOn = Date.now();
-    return fetchNext ? lease.fetchNext() : [];
+    if (went === 'dead') this.finishedOn = Date.now();
+    // BullMQ puts a retry without backoff back in wait by a script that takes no next job.
+    return fetchNext && went !== 'waiting' ? lease.fetchNext() : [];
   }
 
   /** Extends the lock of a job taken with `worker.getNextJob(token)` by `duration` ms from now; answers 1. */

@@ -40,10 +40,10 @@ export async function completeHeld(lease: ManualLease, returnValue: unknown): Pr
 
 /**
  * Fails an attempt of a hand-held job: it waits out its backoff and runs again while it has
- * attempts left (BullMQ's `attempts`, default 1), else it fails for good. Answers whether it failed
- * for good.
+ * attempts left (BullMQ's `attempts`, default 1), else it fails for good. Answers where it went:
+ * `'dead'` (failed for good), `'delayed'` (waiting out a backoff) or `'waiting'` (no backoff).
  */
-export async function failHeld(lease: ManualLease, error: Error): Promise<boolean> {
+export async function failHeld(lease: ManualLease, error: Error): Promise<'dead' | 'delayed' | 'waiting'> {
   const attempts = openEnvelope(lease.claimed.payload).o?.attempts ?? lease.claimed.maxAttempts ?? 1;
   const last = error instanceof UnrecoverableError || lease.claimed.attempts >= attempts;
   const delayMs = last ? 0 : lease.backoff(lease.claimed.attempts, error);
@@ -53,7 +53,7 @@ export async function failHeld(lease: ManualLease, error: Error): Promise<boolea
   // back in wait, where getState and the next getNextJob see it. A refused promote means the job
   // already left the schedule (a sweep promoted it, or a worker took it): nothing left to do.
   if (outcome === 'scheduled' && delayMs === 0) await lease.queue.promote(lease.claimed.id).catch(() => undefined);
-  return outcome === 'dead';
+  return outcome === 'dead' ? 'dead' : delayMs === 0 ? 'waiting' : 'delayed';
 }
 
 /** Pushes a hand-held job's lock out to `durationMs` from now. */

@@ -63,6 +63,12 @@ describe('manual processing', () => {
     expect(taken?.id).toBe(third.id);
     expect(await taken?.moveToCompleted('done', 'tok', false)).toEqual([]);
     expect(await queue.getWaitingCount()).toBe(0);
+    // A retry without backoff goes straight back to wait and takes no next job, as BullMQ's retry.
+    const retried = await queue.add('retried', {}, { attempts: 2 });
+    const again = await worker.getNextJob('tok');
+    expect(again?.id).toBe(retried.id);
+    expect(await again?.moveToFailed(new Error('again'), 'tok', true)).toEqual([]);
+    expect(await (await queue.getJob(retried.id))?.getState()).toBe('waiting');
   });
 
   it('getNextJob with block: false answers undefined at once on an empty queue', async () => {
