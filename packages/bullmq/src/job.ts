@@ -178,7 +178,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     await completeHeld(lease, returnValue);
     this.#manual = undefined;
     this.returnvalue = returnValue;
-    this.attemptsMade = this.attemptsOf(lease.claimed.attempts);
+    this.attemptsMade = attemptsMadeOf(this.#envelope, lease.claimed.attempts);
     this.finishedOn = Date.now();
     return fetchNext ? lease.fetchNext() : [];
   }
@@ -197,7 +197,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     this.#manual = undefined;
     this.failedReason = error.message;
     this.stacktrace = withStack(this.stacktrace, error.stack, this.opts.stackTraceLimit);
-    this.attemptsMade = this.attemptsOf(lease.claimed.attempts);
+    this.attemptsMade = attemptsMadeOf(this.#envelope, lease.claimed.attempts);
     if (went === 'dead') this.finishedOn = Date.now();
     // BullMQ puts a retry without backoff back in wait by a script that takes no next job.
     return fetchNext && went !== 'waiting' ? lease.fetchNext() : [];
@@ -400,11 +400,6 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     return 0;
   }
 
-  /** @internal The attempts BullMQ counts of `starts` starts of this job. */
-  attemptsOf(starts: number): number {
-    return attemptsMadeOf(this.#envelope, starts);
-  }
-
   /**
    * From a processor: parks the job until its children are done; false when none is open. Throw
    * `WaitingChildrenError` after a true answer.
@@ -432,6 +427,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /** The children by how they ended (processed with values, unprocessed, ignored, failed); with `opts`, a page of each kind asked. */
   getDependencies(): Promise<Dependencies>;
+  /** With `opts`, a page of each kind of child asked for (`processed`, `unprocessed`, `ignored`, `failed`, each `{ cursor, count }`). */
   getDependencies(opts: DependenciesOpts): Promise<Dependencies | DependencyPages>;
   getDependencies(opts: DependenciesOpts = {}): Promise<Dependencies | DependencyPages> {
     return dependencyPages(this.#queue, this.#echoId, this.#envelope, opts);

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { JobStalledError, type Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
-import { openEnvelope, type Envelope } from '../envelope.js';
+import { attemptsMadeOf, openEnvelope, type Envelope } from '../envelope.js';
 import { BullMQInputError, DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError, WaitingError } from '../errors.js';
 import { Job, type JobProgress } from '../job.js';
 import { echoQueueName } from '../ids.js';
@@ -386,7 +386,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     const err = error instanceof Error ? error : new Error(String(error));
     job.failedReason = err.message;
     job.stacktrace = withStack(job.stacktrace, err.stack, job.opts.stackTraceLimit);
-    job.attemptsMade = job.attemptsOf(claimed.attempts);
+    job.attemptsMade = attemptsMadeOf(openEnvelope(claimed.payload), claimed.attempts);
     job.delay = delayMs;
     this.emit('failed', job, err, 'active');
     return undefined;
@@ -411,7 +411,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       if (!job) return;
       this.#running.delete(claimed.id);
       job.returnvalue = result as ResultType;
-      job.attemptsMade = job.attemptsOf(claimed.attempts);
+      job.attemptsMade = attemptsMadeOf(openEnvelope(claimed.payload), claimed.attempts);
       job.finishedOn = Date.now();
       this.emit('completed', job, result, 'active');
     });
@@ -430,7 +430,7 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       if (job) {
         job.failedReason = err.message;
         job.stacktrace = withStack(job.stacktrace, err.stack, job.opts.stackTraceLimit);
-        job.attemptsMade = job.attemptsOf(claimed.attempts);
+        job.attemptsMade = attemptsMadeOf(openEnvelope(claimed.payload), claimed.attempts);
         // BullMQ's job.delay of a job waiting out its backoff is that backoff.
         const delay = this.#delays.takeGiven(claimed.id);
         if (outcome === 'scheduled' && delay !== undefined) job.delay = delay;
