@@ -119,7 +119,7 @@ export class FlowProducer extends EventEmitter {
     const parent = await findParent((queueName, prefix) => this.#queue(prefix === undefined ? { name: '', queueName } : { name: '', queueName, prefix }), parentOption, 'addJob');
     const child = this.#child(root, parent.ref);
     await this.#applyKeep(root);
-    const landed = await addUnder(parent, child.spec, 'addJob');
+    const landed = await addUnder(parent, child.spec, 'addJob', () => child.key);
     return this.#node(root, child.envelopes.envelope, landed, child.envelopes.children);
   }
 

@@ -121,4 +121,15 @@ describe('the parent option with a jobId', () => {
     expect(again.data).toEqual({ n: 1 });
     expect(again.parent).toBeUndefined();
   });
+
+  it('children added by addBulk under a plain job are counted by that job read before they were added', async () => {
+    const parents = closing(new Queue(queueName('parent'), { connection }));
+    const children = closing(new Queue(queueName('child'), { connection }));
+    const parent = await parents.add('parent', {});
+    const parentOption = { id: parent.id, queue: `bull:${parents.name}` };
+    const added = await children.addBulk([{ name: 'a', data: 1, opts: { parent: parentOption } }, { name: 'b', data: 2, opts: { parent: parentOption } }]);
+    expect(await parent.getDependenciesCount({ unprocessed: true })).toEqual({ unprocessed: 2 });
+    expect((await parent.getDependencies()).unprocessed).toEqual(added.map((job) => `bull:${children.name}:${job.id}`));
+  });
 });
+

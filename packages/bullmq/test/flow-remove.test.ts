@@ -137,4 +137,23 @@ describe('removeDependencyOnFailure', () => {
       'The following options cannot be used together: removeDependencyOnFailure, failParentOnFailure',
     );
   });
+
+  it('removeUnprocessedChildren takes an open child away with its open children, leaving a running grandchild where it is', async () => {
+    const parentName = queueName('parent');
+    const childName = queueName('child');
+    const flow = closing(new FlowProducer({ connection }));
+    const tree = await addTree(flow, parentName, childName);
+    const taker = closing(new Worker(childName, null, { connection }));
+    const running = await taker.getNextJob('token-1');
+    expect(running?.name).toBe('leaf');
+    const mid = tree.children?.[1];
+    const low = mid?.children?.[0]?.job;
+
+    await tree.job.removeUnprocessedChildren();
+    expect(await mid?.job.getState()).toBe('unknown');
+    expect(await low?.getState()).toBe('unknown');
+    expect(await tree.children?.[0]?.job.getState()).toBe('active');
+    expect(await tree.job.getState()).toBe('waiting-children');
+  });
 });
+
