@@ -26,7 +26,7 @@ export type { EventsSettingsInput } from './events.js';
 export type { CountName, JobPosition } from './reads.js';
 export { repeatAdvance, repeatCancel, repeatDue, repeatRegister, schedulerDue, schedulerFire, schedulerUpsert } from './repeat.js';
 export type { DueScheduler, FireOutcome, RepeatInput, SchedulerCadence, SchedulerUpsertInput } from './repeat.js';
-export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, holdParent } from './flows.js';
+export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutboxTrim, flowReemit, flowRejoin, holdParent } from './flows.js';
 export type { BusinessKey, FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
 export { addChildren, waitChildren } from './steps.js';
 export type { AddChildrenInput, AddChildrenOutcome } from './steps.js';

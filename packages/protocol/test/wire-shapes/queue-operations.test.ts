@@ -235,6 +235,11 @@ describe('the rest of the catalog', () => {
       keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal'), q('wake')],
       args: [J, 'r', P],
     });
+    expect(shape(t.flowRejoin({ parentQueue: 'orders', parentId: P, childId: J }))).toEqual({
+      script: 'flow_rejoin',
+      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}`)],
+      args: [J, P],
+    });
   });
 });
 
