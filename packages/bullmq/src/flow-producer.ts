@@ -3,7 +3,7 @@ import { Connection, InvalidArgumentError, mintId, strictOptions } from '@echo/p
 import { Queue as EchoQueue, type FlowChild, type FlowResult } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
-import { BullMQInputError, NotSupportedError } from './errors.js';
+import { BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
 import { keepCompletedByDefault } from './defaults.js';
 import { DEFAULT_PREFIX, definedOnly, echoQueueName, keyOfJobId, rememberJobId } from './ids.js';
 import { Job } from './job.js';
@@ -123,10 +123,22 @@ export class FlowProducer extends EventEmitter {
     return this.#node(root, child.envelopes.envelope, landed, child.envelopes.children);
   }
 
-  /** Adds several flows; answers their trees. */
+  /**
+   * Adds several flows; answers their trees. As in BullMQ, whose flows land in one pipeline where a
+   * refused one does not stop the others, a flow the server refuses for its state (a `parent` that
+   * is missing, finished or cannot be replaced) is left out and answered with a job of the id it
+   * would have had, which names no job; input that is not valid still throws.
+   */
   async addBulk(flows: readonly FlowJob[]): Promise<JobNode[]> {
     const out: JobNode[] = [];
-    for (const flow of flows) out.push(await this.add(flow));
+    for (const flow of flows) {
+      try {
+        out.push(await this.add(flow));
+      } catch (error) {
+        if (!(error instanceof JobStateError)) throw error;
+        out.push({ job: new Job(await this.#queue(flow), mintId('JOB'), makeEnvelope(flow.name, flow.data, flow.opts ?? {})) });
+      }
+    }
     return out;
   }
 
