@@ -30,5 +30,5 @@ export { enqueueFlow, enqueueFlowChild, flowDeliver, flowFailDeliver, flowOutbox
 export type { BusinessKey, FailDelivery, FlowChildInput, FlowLinkInput } from './flows.js';
 export { addChildren, waitChildren } from './steps.js';
 export type { AddChildrenInput, AddChildrenOutcome } from './steps.js';
-export { adoptChildren, detachChild } from './adoption.js';
+export { adoptChildren, detachChild, linkChild, type LinkVerdict } from './adoption.js';
 export type { AdoptChildrenInput, AdoptChildrenOutcome } from './adoption.js';
