@@ -26,6 +26,6 @@ export async function addChildJob<D, R, N extends string>(queue: EchoQueue<Envel
   if (opts.jobId !== undefined) throw new NotSupportedError('jobId with a parent option', "a child added under a parent takes Echo's id; read it from the answered job");
   const envelope: Envelope = { ...makeEnvelope(name, data, opts), p: found.ref };
   const child = leafUnder(queue.name, envelope, opts);
-  const landed = await addUnder(found, child, 'addJob', ({ id }) => `${qualifiedNameOf(queue.name)}:${id}`);
+  const landed = await addUnder(found, child, 'addJob', ({ id }) => `${qualifiedNameOf(queue.name)}:${id}`, opts.removeDependencyOnFailure === true);
   return new Job<D, R, N>(queue, landed.id, envelope);
 }
