@@ -3,10 +3,11 @@ import { Connection, InvalidArgumentError, mintId, strictOptions } from '@echo/p
 import { Queue as EchoQueue, type FlowChild, type FlowResult } from '@echo/queue';
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import type { Envelope } from './envelope.js';
-import { BullMQInputError, NotSupportedError } from './errors.js';
+import { BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
 import { keepCompletedByDefault } from './defaults.js';
 import { DEFAULT_PREFIX, definedOnly, echoQueueName, keyOfJobId, rememberJobId } from './ids.js';
 import { Job } from './job.js';
+import { recordOfJobId } from './job-lookup.js';
 import { checkOptions, keepBound, type JobsOptions } from './job-options.js';
 import { makeEnvelope } from './envelope.js';
 import { getFlow, type NodeOpts } from './flow/get-flow.js';
@@ -100,7 +101,8 @@ export class FlowProducer extends EventEmitter {
     // (by the node's `jobId` when it has one, found through its business key).
     const id = mintId('JOB');
     const parentRef = { id: flow.opts?.jobId ?? id, queueKey: this.#qualified(flow) };
-    const children = flow.children.map((child) => this.#child(child, parentRef));
+    const existing = await this.#existingChildren(flow);
+    const children = flow.children.map((child) => this.#child(child, parentRef, existing));
     const queue = await this.#queue(flow);
     await this.#applyKeep(flow);
     const parent: Envelope = { ...makeEnvelope(flow.name, flow.data, flow.opts ?? {}), ...childKeys(children) };
@@ -119,14 +121,26 @@ export class FlowProducer extends EventEmitter {
     const parent = await findParent((queueName, prefix) => this.#queue(prefix === undefined ? { name: '', queueName } : { name: '', queueName, prefix }), parentOption, 'addJob');
     const child = this.#child(root, parent.ref);
     await this.#applyKeep(root);
-    const landed = await addUnder(parent, child.spec, 'addJob');
+    const landed = await addUnder(parent, child.spec, 'addJob', () => child.key);
     return this.#node(root, child.envelopes.envelope, landed, child.envelopes.children);
   }
 
-  /** Adds several flows; answers their trees. */
+  /**
+   * Adds several flows; answers their trees. As in BullMQ, whose flows land in one pipeline where a
+   * refused one does not stop the others, a flow the server refuses for its state (a `parent` that
+   * is missing, finished or cannot be replaced) is left out and answered with a job of the id it
+   * would have had, which names no job; input that is not valid still throws.
+   */
   async addBulk(flows: readonly FlowJob[]): Promise<JobNode[]> {
     const out: JobNode[] = [];
-    for (const flow of flows) out.push(await this.add(flow));
+    for (const flow of flows) {
+      try {
+        out.push(await this.add(flow));
+      } catch (error) {
+        if (!(error instanceof JobStateError)) throw error;
+        out.push({ job: new Job(await this.#queue(flow), mintId('JOB'), makeEnvelope(flow.name, flow.data, flow.opts ?? {})) });
+      }
+    }
     return out;
   }
 
@@ -145,24 +159,45 @@ export class FlowProducer extends EventEmitter {
     if (owned) await connection.close();
   }
 
-  #child(flow: FlowJob, parent: { readonly id: string; readonly queueKey: string }): ChildNode {
+  /**
+   * The Echo ids of the jobs that children of the tree name by `jobId` in their parent's queue, by
+   * `<queue>\n<jobId>`: such a child is that job, linked to its new parent (see `@echo/queue`'s
+   * `addFlow`), so its parent's envelope pairs its key with the job's own id.
+   */
+  async #existingChildren(root: FlowJob): Promise<ReadonlyMap<string, string>> {
+    const out = new Map<string, string>();
+    const visit = async (node: FlowJob, parentQueue: string | undefined): Promise<void> => {
+      const queueName = echoQueueName(node.queueName, node.prefix ?? this.#prefix);
+      const jobId = node.opts?.jobId;
+      if (jobId !== undefined && queueName === parentQueue && (node.children ?? []).length === 0) {
+        const record = await recordOfJobId(await this.#queue(node), jobId);
+        if (record !== undefined) out.set(`${queueName}\n${jobId}`, record.id);
+      }
+      for (const child of node.children ?? []) await visit(child, queueName);
+    };
+    await visit(root, undefined);
+    return out;
+  }
+
+  #child(flow: FlowJob, parent: { readonly id: string; readonly queueKey: string }, existing: ReadonlyMap<string, string> = new Map()): ChildNode {
     check(flow, true);
     const opts = flow.opts ?? {};
     // A child removed when it fails (`removeOnFail: true`, no failure policy) can no longer be waited
     // for: BullMQ takes it out of its parent's dependencies, as `removeDependencyOnFailure` does.
     const policy = opts.failParentOnFailure === true || opts.ignoreDependencyOnFailure === true || opts.continueParentOnFailure === true;
     const forgets = opts.removeDependencyOnFailure === true || (opts.removeOnFail === true && !policy);
-    const id = mintId('JOB');
+    const queueName = echoQueueName(flow.queueName, flow.prefix ?? this.#prefix);
+    const id = (opts.jobId === undefined ? undefined : existing.get(`${queueName}\n${opts.jobId}`)) ?? mintId('JOB');
     const bullmqId = opts.jobId ?? id;
     const qualified = this.#qualified(flow);
-    const kids = (flow.children ?? []).map((child) => this.#child(child, { id: bullmqId, queueKey: qualified }));
+    const kids = (flow.children ?? []).map((child) => this.#child(child, { id: bullmqId, queueKey: qualified }, existing));
     const payload: Envelope = { ...makeEnvelope(flow.name, flow.data, opts), p: parent, ...(kids.length === 0 ? {} : childKeys(kids)) };
     return {
       spec: {
         payload,
         id,
         ...(opts.jobId === undefined ? {} : { key: keyOfJobId(opts.jobId) }),
-        queue: echoQueueName(flow.queueName, flow.prefix ?? this.#prefix),
+        queue: queueName,
         ...(kids.length === 0 ? {} : { children: kids.map((k) => k.spec) }),
         ...timing(opts, kids.length > 0),
         ...(opts.failParentOnFailure === undefined ? {} : { failParentOnFailure: opts.failParentOnFailure }),

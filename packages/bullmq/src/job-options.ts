@@ -173,12 +173,9 @@ export function checkOptions(options: JobsOptions, flowChild = false): void {
     }
   }
   if (options.parent !== undefined) checkParentOption(options.parent);
-  // The parent's list of such children is written when its flow is added; a child joining later cannot extend it.
-  if (!flowChild && options.removeDependencyOnFailure !== undefined) {
-    throw new NotSupportedError('job option removeDependencyOnFailure outside FlowProducer', 'the parent records which children it forgets on failure when its flow is added; use ignoreDependencyOnFailure');
-  }
-  if (!flowChild && options.parent === undefined && (options.failParentOnFailure !== undefined || options.ignoreDependencyOnFailure !== undefined || options.continueParentOnFailure !== undefined)) {
-    throw new NotSupportedError('job option failParentOnFailure', 'it applies to flow children: add them through FlowProducer, or with a parent option');
+  const policy = EXCLUSIVE.find((name) => options[name] !== undefined);
+  if (!flowChild && options.parent === undefined && policy !== undefined) {
+    throw new NotSupportedError(`job option ${policy}`, 'it applies to flow children: add them through FlowProducer, or with a parent option');
   }
   if (options.timestamp !== undefined && (!Number.isSafeInteger(options.timestamp) || options.timestamp < 0)) throw new InvalidArgumentError('timestamp', 'must be epoch ms, an integer >= 0');
   if (options.jobId !== undefined && (typeof options.jobId !== 'string' || options.jobId === '')) throw new InvalidArgumentError('jobId', 'must be a non-empty string');

@@ -16,6 +16,7 @@ import { checkKeepLogs, checkOptions, checkSize, enqueueOptions, keepBound, with
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
 import { delayedSchedulerJobs, removeScheduler, restoreSchedulerJobs, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
 import type { RepeatStrategy } from './schedulers/next-millis.js';
+import { parentsOfDrained } from './flow/parents-elsewhere.js';
 
 /** `new Queue(name, opts)`'s options, as BullMQ names them. */
 export interface QueueOptions {
@@ -139,7 +140,9 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     const queue = await this.echo;
     // BullMQ's drain leaves each job scheduler's next job, delayed or waiting as it was.
     const schedulersDelayed = await delayedSchedulerJobs(queue);
+    const parents = await parentsOfDrained(queue, delayed);
     await queue.drain({ includeScheduled: delayed });
+    await parents.forget();
     await restoreSchedulerJobs(queue, schedulersDelayed);
   }
 

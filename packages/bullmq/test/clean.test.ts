@@ -57,4 +57,25 @@ describe('queue.clean', () => {
     expect(removed).toHaveLength(3);
     expect(await queue.count()).toBe(0);
   });
+
+  it('cleaning or draining the last waiting children of a parent in another queue moves that parent to wait', async () => {
+    const parents = closing(new Queue(queueName(), { connection }));
+    const children = closing(new Queue(queueName(), { connection }));
+    const flow = closing(new FlowProducer({ connection }));
+    const child = (n: number) => ({ name: 'child', queueName: children.name, data: n });
+    await flow.add({ name: 'cleaned', queueName: parents.name, data: {}, children: [child(1), child(2)] });
+    await flow.add({ name: 'prioritized', queueName: parents.name, data: {}, children: [{ ...child(3), opts: { priority: 1 } }] });
+    expect(await parents.getJobCountByTypes('waiting-children')).toBe(2);
+    expect(await children.clean(0, 0, 'wait')).toHaveLength(2);
+    expect(await parents.getJobCountByTypes('wait')).toBe(1);
+    expect(await parents.getJobCountByTypes('waiting-children')).toBe(1);
+    expect(await children.clean(0, 0, 'prioritized')).toHaveLength(1);
+    expect(await parents.getJobCountByTypes('wait')).toBe(2);
+    await flow.add({ name: 'drained', queueName: parents.name, data: {}, children: [child(4), child(5)] });
+    await children.drain();
+    expect(await children.count()).toBe(0);
+    expect(await parents.getJobCountByTypes('wait')).toBe(3);
+    expect(await parents.getJobCountByTypes('waiting-children')).toBe(0);
+    expect(await children.getJobCountByTypes('failed')).toBe(0);
+  });
 });

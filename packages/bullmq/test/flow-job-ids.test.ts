@@ -30,13 +30,33 @@ describe('flow nodes with a jobId', () => {
     expect(await values).toEqual({ [`bull:${childName}:pick-42`]: 'done 1', [`bull:${childName}:${packId}`]: 'done 2' });
   });
 
-  it('a flow whose node jobId already names a job is refused, adding nothing', async () => {
+  it('a flow child whose jobId names a job of its queue links that job; in another queue, or with a parent, it is refused', async () => {
     const name = queueName('taken');
     const queue = closing(new Queue(name, { connection }));
-    await queue.add('first', {}, { jobId: 'taken' });
+    const existing = await queue.add('first', {}, { jobId: 'taken' });
     const flow = closing(new FlowProducer({ connection }));
-    await expect(flow.add({ name: 'top', queueName: name, children: [{ name: 'c', queueName: name, opts: { jobId: 'taken' } }] })).rejects.toThrow(/taken/);
-    expect(await queue.getJobCountByTypes('waiting', 'waiting-children')).toBe(1);
+    const tree = await flow.add({ name: 'top', queueName: name, children: [{ name: 'c', queueName: name, opts: { jobId: 'taken' } }] });
+    expect(tree.children?.[0]?.job.id).toBe('taken');
+    expect(await queue.count()).toBe(2);
+    expect(await tree.job.getDependenciesCount({ unprocessed: true })).toEqual({ unprocessed: 1 });
+    expect(await existing.getState()).toBe('waiting');
+
+    await expect(flow.add({ name: 'again', queueName: name, children: [{ name: 'c', queueName: name, opts: { jobId: 'taken' } }] })).rejects.toThrow(/taken/);
+    const elsewhere = queueName('elsewhere');
+    await expect(flow.add({ name: 'top', queueName: elsewhere, children: [{ name: 'c', queueName: name, opts: { jobId: 'taken' } }] })).rejects.toThrow(/taken/);
+    expect(await queue.getJobCountByTypes('waiting', 'waiting-children')).toBe(2);
+  });
+
+  it('a flow child whose jobId names a completed job counts as done: the parent runs and reads its value', async () => {
+    const name = queueName('done');
+    const queue = closing(new Queue(name, { connection }));
+    const flow = closing(new FlowProducer({ connection }));
+    await queue.add('first', 1, { jobId: 'mon' });
+    const worker = closing(new Worker(name, async (job: Job) => (job.name === 'top' ? job.getChildrenValues() : `done ${String(job.data)}`), { connection }));
+    await new Promise<void>((resolve) => worker.once('completed', () => resolve()));
+    const tree = await flow.add({ name: 'top', queueName: name, children: [{ name: 'mon', queueName: name, opts: { jobId: 'mon' } }] });
+    await expect.poll(() => tree.job.getState()).toBe('completed');
+    expect((await queue.getJob(tree.job.id))?.returnvalue).toEqual({ [`bull:${name}:mon`]: 'done 1' });
   });
 
   it('a job added under a flow child with another parent is refused with BullMQ\'s text', async () => {

@@ -121,4 +121,30 @@ describe('the parent option with a jobId', () => {
     expect(again.data).toEqual({ n: 1 });
     expect(again.parent).toBeUndefined();
   });
+
+  it('children added by addBulk under a plain job are counted by that job read before they were added', async () => {
+    const parents = closing(new Queue(queueName('parent'), { connection }));
+    const children = closing(new Queue(queueName('child'), { connection }));
+    const parent = await parents.add('parent', {});
+    const parentOption = { id: parent.id, queue: `bull:${parents.name}` };
+    const added = await children.addBulk([{ name: 'a', data: 1, opts: { parent: parentOption } }, { name: 'b', data: 2, opts: { parent: parentOption } }]);
+    expect(await parent.getDependenciesCount({ unprocessed: true })).toEqual({ unprocessed: 2 });
+    expect((await parent.getDependencies()).unprocessed).toEqual(added.map((job) => `bull:${children.name}:${job.id}`));
+  });
+
+  it('FlowProducer.addBulk lands the flows it can: one under a missing parent is answered with a job that names nothing', async () => {
+    const name = queueName('bulk');
+    const queue = closing(new Queue(name, { connection }));
+    const flow = closing(new FlowProducer({ connection }));
+    const [landed, refused] = await flow.addBulk([
+      { name: 'fine', queueName: name, data: 1 },
+      { name: 'orphan', queueName: name, data: 2, opts: { parent: { id: 'no-such-parent', queue: `bull:${name}` } } },
+    ]);
+    expect((await queue.getJob(landed?.job.id ?? ''))?.data).toBe(1);
+    expect(refused?.job.name).toBe('orphan');
+    expect(await queue.getJob(refused?.job.id ?? '')).toBeUndefined();
+    expect(await queue.count()).toBe(1);
+    await expect(flow.add({ name: 'orphan', queueName: name, opts: { parent: { id: 'no-such-parent', queue: `bull:${name}` } } })).rejects.toThrow(`Missing key for parent job bull:${name}:no-such-parent. addJob`);
+  });
 });
+

@@ -128,13 +128,48 @@ describe('removeDependencyOnFailure', () => {
     expect(await counts).toEqual({ processed: 1, unprocessed: 0, ignored: 0, failed: 0 });
   });
 
+  it('on a job added under an existing parent: its failure leaves the parent, which lists it nowhere', async () => {
+    const name = queueName('late');
+    const parents = closing(new Queue(queueName('parent'), { connection }));
+    const queue = closing(new Queue(name, { connection }));
+    const parent = await parents.add('parent', {});
+    const parentOption = { id: parent.id, queue: `bull:${parents.name}` };
+    await queue.add('fails', {}, { removeDependencyOnFailure: true, parent: parentOption });
+    const kept = await queue.add('works', {}, { parent: parentOption });
+    closing(new Worker(name, async (job: Job) => {
+      if (job.name === 'fails') throw new Error('no');
+      return job.name;
+    }, { connection }));
+    const settled = { processed: { [`bull:${name}:${kept.id}`]: 'works' }, unprocessed: [], ignored: {}, failed: [] };
+    await expect.poll(() => parent.getDependencies(), { timeout: 5000 }).toEqual(settled);
+  });
+
   it('is refused on a job added outside a flow, and with another failure policy', async () => {
     const name = queueName('lone');
     const queue = closing(new Queue(name, { connection }));
-    await expect(queue.add('a', {}, { removeDependencyOnFailure: true, parent: { id: 'p', queue: `bull:${name}` } })).rejects.toThrow(/removeDependencyOnFailure/);
+    await expect(queue.add('a', {}, { removeDependencyOnFailure: true })).rejects.toThrow(/removeDependencyOnFailure/);
     const flow = closing(new FlowProducer({ connection }));
     await expect(flow.add({ name: 'top', queueName: name, children: [{ name: 'c', queueName: name, opts: { removeDependencyOnFailure: true, failParentOnFailure: true } }] })).rejects.toThrow(
       'The following options cannot be used together: removeDependencyOnFailure, failParentOnFailure',
     );
   });
+
+  it('removeUnprocessedChildren takes an open child away with its open children, leaving a running grandchild where it is', async () => {
+    const parentName = queueName('parent');
+    const childName = queueName('child');
+    const flow = closing(new FlowProducer({ connection }));
+    const tree = await addTree(flow, parentName, childName);
+    const taker = closing(new Worker(childName, null, { connection }));
+    const running = await taker.getNextJob('token-1');
+    expect(running?.name).toBe('leaf');
+    const mid = tree.children?.[1];
+    const low = mid?.children?.[0]?.job;
+
+    await tree.job.removeUnprocessedChildren();
+    expect(await mid?.job.getState()).toBe('unknown');
+    expect(await low?.getState()).toBe('unknown');
+    expect(await tree.children?.[0]?.job.getState()).toBe('active');
+    expect(await tree.job.getState()).toBe('waiting-children');
+  });
 });
+

@@ -1,7 +1,7 @@
 import type { Queue as EchoQueue } from '@echo/queue';
 import { makeEnvelope, openEnvelope, type Envelope } from '../envelope.js';
 import { NotSupportedError } from '../errors.js';
-import { keyOfJobId } from '../ids.js';
+import { keyOfJobId, qualifiedNameOf } from '../ids.js';
 import { openBeside } from './open-beside.js';
 import { Job } from '../job.js';
 import type { JobsOptions } from '../job-options.js';
@@ -26,6 +26,6 @@ export async function addChildJob<D, R, N extends string>(queue: EchoQueue<Envel
   if (opts.jobId !== undefined) throw new NotSupportedError('jobId with a parent option', "a child added under a parent takes Echo's id; read it from the answered job");
   const envelope: Envelope = { ...makeEnvelope(name, data, opts), p: found.ref };
   const child = leafUnder(queue.name, envelope, opts);
-  const landed = await addUnder(found, child, 'addJob');
+  const landed = await addUnder(found, child, 'addJob', ({ id }) => `${qualifiedNameOf(queue.name)}:${id}`, opts.removeDependencyOnFailure === true);
   return new Job<D, R, N>(queue, landed.id, envelope);
 }

@@ -101,8 +101,8 @@ export interface DependencyCounts {
 }
 
 /** The children's return values, decoded, keyed BullMQ's way. */
-export async function childrenValues(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, raw?: Record<string, string>): Promise<Record<string, unknown>> {
-  const values = raw ?? (await queue.childrenValues(echoId));
+export async function childrenValues(queue: EchoQueue<Envelope>, echoId: string, given: Envelope, raw?: Record<string, string>): Promise<Record<string, unknown>> {
+  const [values, envelope] = await Promise.all([raw ?? queue.childrenValues(echoId), storedEnvelope(queue, echoId, given)]);
   const out: Record<string, unknown> = {};
   for (const [child, text] of Object.entries(values)) out[keyOfChild(queue.name, envelope, child)] = decodeResult(text);
   return out;
@@ -143,13 +143,23 @@ async function ownFailure(queue: EchoQueue<Envelope>, key: string): Promise<stri
  * the open ones are the children the flow recorded that are in neither, and a child that failed
  * the parent is one the parent died with (counted open by Echo).
  */
-export async function dependencies(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope): Promise<Dependencies> {
+export async function dependencies(queue: EchoQueue<Envelope>, echoId: string, given: Envelope): Promise<Dependencies> {
+  const envelope = await storedEnvelope(queue, echoId, given);
   const [processed, settled, state] = await Promise.all([childrenValues(queue, echoId, envelope), ignoredFailures(queue, echoId, envelope, true), queue.getState(echoId)]);
   const removed = new Set(envelope.f ?? []);
   const ignored = Object.fromEntries(Object.entries(settled).filter(([key]) => !removed.has(key)));
   const open = await stillLinked(queue, echoId, (envelope.k ?? []).filter((key) => !(key in processed) && !(key in settled)));
   const dead = state === 'dead';
   return { processed, ignored, unprocessed: dead ? [] : open, failed: dead ? open.slice(0, 1) : [] };
+}
+
+/**
+ * The parent's envelope as stored, else `given` (the `Job`'s copy): children added under it since
+ * that copy was read (the `parent` option) are listed only in the stored one.
+ */
+export async function storedEnvelope(queue: EchoQueue<Envelope>, echoId: string, given: Envelope): Promise<Envelope> {
+  const record = await queue.getJob(echoId);
+  return record === undefined ? given : openEnvelope(record.payload);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, StateError, mintId } from '@echo/protocol/queue';
 import type { FlowChild, FlowResult, Queue as EchoQueue } from '@echo/queue';
-import type { Envelope } from '../envelope.js';
+import { openEnvelope, type Envelope } from '../envelope.js';
 import { JobStateError } from '../errors.js';
 import type { JobsOptions } from '../job-options.js';
 import { recordOfJobId } from '../job-lookup.js';
@@ -36,13 +36,16 @@ export async function findParent(open: OpenQueue, parent: ParentOption, command:
 /**
  * Lands `child` (a leaf, or a node with children of its own) under a parent found by
  * {@link findParent}: the parent's open-child count grows by it in the same step that lands it (a
- * child in the parent's queue) or before it lands (elsewhere). Echo's refusals become BullMQ's texts.
+ * child in the parent's queue) or before it lands (elsewhere), and its BullMQ key `childKey` (its
+ * `<prefix>:<queue>:<id>`) joins those the parent's envelope lists (and, when its failure removes the
+ * dependency, `forgotten`, those it forgets). Echo's refusals become BullMQ's texts.
  */
-export async function addUnder(parent: FoundParent, child: FlowChild<Envelope>, command: string): Promise<FlowResult> {
+export async function addUnder(parent: FoundParent, child: FlowChild<Envelope>, command: string, childKey: (landed: FlowResult) => string, forgotten = false): Promise<FlowResult> {
   try {
     const [landed] = await parent.queue.addChildren(parent.echoId, [child]);
     if (landed === undefined) throw new InvalidArgumentError('parent', 'the child did not land');
     noteChildrenAdded(parent.echoId);
+    await recordChild(parent, childKey(landed), landed.id, forgotten);
     return landed;
   } catch (error) {
     const option = { id: parent.ref.id, queue: parent.ref.queueKey };
@@ -54,9 +57,31 @@ export async function addUnder(parent: FoundParent, child: FlowChild<Envelope>, 
   }
 }
 
+/**
+ * Lists a child added under an existing parent in the parent's stored envelope, as a flow lists the
+ * children it was added with: BullMQ's `getDependencies` and `removeUnprocessedChildren` read them
+ * there (Echo keeps only the parent's open-child count). A read then a write: two processes adding
+ * children under one parent at the same instant may keep only one of them in the list (the count,
+ * which decides when the parent runs, is Echo's and exact).
+ */
+async function recordChild(parent: FoundParent, key: string, echoId: string, forgotten: boolean): Promise<void> {
+  const record = await parent.queue.getJob(parent.echoId);
+  if (record === undefined) return;
+  const envelope = openEnvelope(record.payload);
+  const keys = envelope.k ?? [];
+  if (keys.includes(key)) return;
+  // `e` pairs each key with its Echo id once one key does not end with it (a `jobId` child).
+  const named = envelope.e !== undefined || !key.endsWith(`:${echoId}`);
+  const ids = named ? (envelope.e ?? keys.map((k) => k.slice(k.lastIndexOf(':') + 1))) : undefined;
+  const forgets = forgotten ? { f: [...(envelope.f ?? []), key] } : {};
+  await parent.queue.updateData(parent.echoId, { ...envelope, k: [...keys, key], ...(ids === undefined ? {} : { e: [...ids, echoId] }), ...forgets });
+}
+
 /** A child job's spec under a parent: a leaf in `queue` with its failure policy and timing, Echo's id minted. */
 export function leafUnder(queue: string, envelope: Envelope, opts: JobsOptions): FlowChild<Envelope> {
-  const { priority, delay, failParentOnFailure, ignoreDependencyOnFailure, continueParentOnFailure } = opts;
+  const { priority, delay, failParentOnFailure, continueParentOnFailure } = opts;
+  // A forgotten dependency is an ignored one in Echo, left out of the parent's lists by its envelope's `f`.
+  const ignoreDependencyOnFailure = opts.removeDependencyOnFailure === true ? true : opts.ignoreDependencyOnFailure;
   return {
     payload: envelope,
     id: mintId('JOB'),

@@ -3,7 +3,7 @@ import { Queue as EchoQueue, type JobRecord } from '@echo/queue';
 import { openEnvelope, type Envelope } from '../envelope.js';
 import { JobStateError } from '../errors.js';
 import { recordOfJobId } from '../job-lookup.js';
-import { childrenValues, ignoredFailures } from './dependencies.js';
+import { childrenValues, ignoredFailures, storedEnvelope } from './dependencies.js';
 import type { OpenQueue } from './get-flow.js';
 
 /** `job.remove(opts)`'s options, as BullMQ names them. */
@@ -32,12 +32,22 @@ const OPEN = new Set(['pending', 'scheduled', 'awaiting_children']);
  */
 export async function removeTree(open: OpenQueue, queue: EchoQueue<Envelope>, echoId: string, jobId: string, opts: RemoveOpts): Promise<void> {
   checkRemoveOpts(opts);
+  await removeNodes(open, queue, echoId, jobId, opts.removeChildren !== false, false);
+}
+
+/**
+ * Removes the job and, with `children`, its descendants. With `openOnly` (BullMQ's
+ * `removeUnprocessedChildren`, which ignores locked and processed jobs) only the open jobs of the
+ * tree go and a running one is left where it is; otherwise a running job anywhere refuses it all.
+ */
+async function removeNodes(open: OpenQueue, queue: EchoQueue<Envelope>, echoId: string, jobId: string, children: boolean, openOnly: boolean): Promise<void> {
   const root = await queue.getJob(echoId);
   if (root === undefined) return;
   const tree: TreeNode[] = [{ queue, record: root }];
-  if (opts.removeChildren !== false) await collect(open, { queue, record: root }, tree);
+  if (children) await collect(open, { queue, record: root }, tree);
   const states = await Promise.all(tree.map((node) => node.queue.getState(node.record.id)));
-  if (states.includes('active')) throw lockedTree(jobId);
+  if (!openOnly && states.includes('active')) throw lockedTree(jobId);
+  if (openOnly && !OPEN.has(states[0] ?? '')) return;
   // The root first: its children then no longer count for it, so none releases it meanwhile.
   await removeOne(queue, root, jobId);
   const link = root.parent;
@@ -48,7 +58,9 @@ export async function removeTree(open: OpenQueue, queue: EchoQueue<Envelope>, ec
       if (!(error instanceof StateError)) throw error;
     });
   }
-  for (const node of tree.slice(1)) await removeOne(node.queue, node.record, jobId);
+  for (const [i, node] of tree.entries()) {
+    if (i > 0 && (!openOnly || OPEN.has(states[i] ?? ''))) await removeOne(node.queue, node.record, jobId);
+  }
 }
 
 /** Removes one job of the tree; one already gone is left as it is. */
@@ -85,10 +97,11 @@ async function collect(open: OpenQueue, node: TreeNode, into: TreeNode[]): Promi
 
 /**
  * BullMQ's `job.removeUnprocessedChildren()`: every child of the job still open (waiting, delayed,
- * or waiting for children of its own) goes, with its own children; a child that is running,
- * completed or failed stays, and so does a child whose tree a worker holds.
+ * or waiting for children of its own) goes, with its own open children; a child that is running,
+ * completed or failed stays, and so does a running job under an open child.
  */
-export async function removeUnprocessedChildren(open: OpenQueue, queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope): Promise<void> {
+export async function removeUnprocessedChildren(open: OpenQueue, queue: EchoQueue<Envelope>, echoId: string, given: Envelope): Promise<void> {
+  const envelope = await storedEnvelope(queue, echoId, given);
   const processed = await childrenValues(queue, echoId, envelope);
   for (const key of envelope.k ?? []) {
     if (key in processed) continue;
@@ -97,11 +110,8 @@ export async function removeUnprocessedChildren(open: OpenQueue, queue: EchoQueu
     const childQueue = await open(key.slice(queueAt + 1, idAt), key.slice(0, queueAt));
     const childId = key.slice(idAt + 1);
     const record = await recordOfJobId(childQueue, childId);
-    if (record === undefined || !OPEN.has(await childQueue.getState(record.id))) continue;
-    await removeTree(open, childQueue, record.id, childId, {}).catch((error: unknown) => {
-      // A child whose tree a worker holds is left whole, as a running child is.
-      if (!(error instanceof JobStateError)) throw error;
-    });
+    // A running child stays, and so does each running job below an open one (BullMQ's ignoreLocked).
+    if (record !== undefined) await removeNodes(open, childQueue, record.id, childId, true, true);
   }
 }
 

@@ -2,6 +2,7 @@ import { InvalidArgumentError, queueKeys } from '@echo/protocol/queue';
 import type { ListState, Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope } from '../envelope.js';
 import { schedulerJobIds } from '../schedulers/job-schedulers.js';
+import { ParentsElsewhere } from '../flow/parents-elsewhere.js';
 
 /** The job types BullMQ's `clean` takes. */
 export type CleanType = 'completed' | 'failed' | 'wait' | 'waiting' | 'paused' | 'prioritized' | 'delayed' | 'active';
@@ -35,14 +36,16 @@ export async function cleanJobs(queue: EchoQueue<Envelope>, grace: number, limit
   const state = SET_OF[type];
   const finished = state === 'completed' || state === 'dead';
   const removed: string[] = [];
+  const parents = new ParentsElsewhere(queue);
   // A job scheduler's next job stays, as BullMQ's clean leaves it.
   const kept = state === 'pending' || state === 'scheduled' ? await schedulerJobIds(queue) : new Set<string>();
   // Removing a flow's last waiting child releases its parent into the waiting set, behind the pages
   // already read: another pass cleans it as BullMQ's does, until a pass removes nothing.
   for (let pass = removed.length; ; pass = removed.length) {
-    await cleanPass(queue, { state, type, finished, olderThan, limit, kept }, removed);
+    await cleanPass(queue, { state, type, finished, olderThan, limit, kept, parents }, removed);
     if (state !== 'pending' || removed.length === pass || (limit !== 0 && removed.length >= limit)) break;
   }
+  await parents.forget();
   if (removed.length > 0) await publishDropInEvent(queue, 'cleaned', { count: String(removed.length) });
   return removed;
 }
@@ -55,11 +58,13 @@ interface CleanScope {
   readonly olderThan: number;
   readonly limit: number;
   readonly kept: ReadonlySet<string>;
+  /** Where the open jobs removed had a parent in another queue, counted down when the clean ends. */
+  readonly parents: ParentsElsewhere;
 }
 
 /** One walk over the set of the scope, removing what is due into `removed` (up to its limit). */
 async function cleanPass(queue: EchoQueue<Envelope>, scope: CleanScope, removed: string[]): Promise<void> {
-  const { state, type, finished, olderThan, limit, kept } = scope;
+  const { state, type, finished, olderThan, limit, kept, parents } = scope;
   for (let offset = 0; limit === 0 || removed.length < limit; offset += PAGE) {
     const page = await queue.listJobs(state, { offset, limit: PAGE });
     const due = page.jobs.flatMap(({ record }) => {
@@ -68,12 +73,14 @@ async function cleanPass(queue: EchoQueue<Envelope>, scope: CleanScope, removed:
       if (state === 'pending' && (type === 'prioritized') !== (envelope.o?.priority ?? 0) > 0) return [];
       if (envelope.i !== undefined && kept.has(envelope.i)) return [];
       const at = finished ? record.finishedAt : envelope.t;
-      return at !== undefined && at <= olderThan ? [{ echoId: record.id, id: envelope.i ?? record.id }] : [];
+      return at !== undefined && at <= olderThan ? [{ record, id: envelope.i ?? record.id }] : [];
     });
     const take = limit === 0 ? due : due.slice(0, limit - removed.length);
-    const outcomes = await Promise.all(take.map(({ echoId }) => queue.remove(echoId).then(() => true, () => false)));
-    take.forEach(({ id }, i) => {
-      if (outcomes[i] === true) removed.push(id);
+    const outcomes = await Promise.all(take.map(({ record }) => queue.remove(record.id).then(() => true, () => false)));
+    take.forEach(({ id, record }, i) => {
+      if (outcomes[i] !== true) return;
+      removed.push(id);
+      if (!finished) parents.note(record);
     });
     // Removed rows leave the set: the next page starts where this one's kept rows end.
     offset -= outcomes.filter(Boolean).length;

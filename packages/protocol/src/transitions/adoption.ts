@@ -66,3 +66,21 @@ export function detachChild(input: { readonly queue: string; readonly child: Job
   const call = bind(scripts().detach_child, { scope: { q: input.queue, cid, pid }, args: { cid, pid } });
   return transition(call, (reply) => int(reply) === 1);
 }
+
+/** What {@link linkChild} did: linked and still open, linked and counted down (completed), or nothing. */
+export type LinkVerdict = 'open' | 'settled' | 'refused';
+
+/**
+ * `link_child` [TS]: a job that already exists in the parent's queue becomes the parent's child (a
+ * flow node naming it by its business key); `refused` when the job is gone, reports to another
+ * parent, or the parent is missing (nothing written).
+ */
+export function linkChild(input: { readonly queue: string; readonly child: JobId | string; readonly parent: JobId | string; readonly policy: 'fp' | 'id' | 'cp' }): Transition<LinkVerdict> {
+  const cid = idArg(input.child);
+  const pid = idArg(input.parent);
+  const call = bind(scripts().link_child, { scope: { q: input.queue, cid, pid }, args: { cid, pid, policy: input.policy } });
+  return transition(call, (reply) => {
+    const code = int(reply);
+    return code === 1 ? 'open' : code === 2 ? 'settled' : 'refused';
+  });
+}

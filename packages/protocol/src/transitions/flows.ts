@@ -133,6 +133,17 @@ export function flowDeliver(input: {
   return transition(call, (reply) => (int(reply) === 1 ? 'applied' : 'duplicate'));
 }
 
+/**
+ * `flow_rejoin` [TS]: a child that settled for its parent runs again; its outcome on the parent is
+ * taken back and it counts as open again. `false` when the parent is gone or finished, or held no
+ * outcome of the child (nothing written).
+ */
+export function flowRejoin(input: { readonly parentQueue: string; readonly parentId: JobId | string; readonly childId: JobId | string }): Transition<boolean> {
+  const pid = idArg(input.parentId);
+  const call = bind(scripts().flow_rejoin, { scope: { qp: input.parentQueue, pid }, args: { cid: input.childId, pid } });
+  return transition(call, (reply) => int(reply) === 1);
+}
+
 /** The verdict of a failure delivery: nothing written, applied, or applied and the parent died. */
 export type FailDelivery = 'duplicate' | 'applied' | 'parent_dead';
 

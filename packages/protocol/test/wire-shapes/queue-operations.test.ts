@@ -235,6 +235,11 @@ describe('the rest of the catalog', () => {
       keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal'), q('wake')],
       args: [J, 'r', P],
     });
+    expect(shape(t.flowRejoin({ parentQueue: 'orders', parentId: P, childId: J }))).toEqual({
+      script: 'flow_rejoin',
+      keys: [q(`job:${P}:dependencies`), q(`job:${P}:processed`), q(`job:${P}:failed`), q(`job:${P}:unsuccessful`), q(`job:${P}`)],
+      args: [J, P],
+    });
   });
 });
 
@@ -251,6 +256,16 @@ describe('flow adoption and detachment [TS]', () => {
     expect(() => t.adoptChildren({ queue: 'orders', parent: J, local: [], remote: 1.5 })).toThrow(InvalidArgumentError);
     expect(() => t.adoptChildren({ queue: 'orders', parent: 'nope', local: [], remote: 1 })).toThrow(MalformedIdError);
   });
+  it('link_child [TS]: the existing child row, then its parent on the same slot', () => {
+    expect(shape(t.linkChild({ queue: 'orders', child: P, parent: J, policy: 'id' }))).toEqual({
+      script: 'link_child',
+      keys: [q(`job:${P}`), q(`job:${J}`), q(`job:${J}:dependencies`), q(`job:${J}:processed`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal'), q('wake')],
+      args: [P, J, 'id'],
+    });
+    expect(t.linkChild({ queue: 'orders', child: P, parent: J, policy: 'fp' }).parse(2)).toBe('settled');
+    expect(t.linkChild({ queue: 'orders', child: P, parent: J, policy: 'fp' }).parse(0)).toBe('refused');
+  });
+
   it('detach_child: the child row, then its parent on the same slot', () => {
     expect(shape(t.detachChild({ queue: 'orders', child: P, parent: J }))).toEqual({
       script: 'detach_child',

@@ -29,9 +29,9 @@ export const SHAPED = {
   ],
   'queue-operations': [
     'add_log', 'adopt_children', 'change_priority', 'clean_completed', 'clean_dead', 'clear_logs', 'counts', 'dedup_release', 'detach_child', 'drain', 'enqueue_flow', 'enqueue_flow_child',
-    'events_set', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gdrain',
+    'events_set', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'flow_rejoin', 'gate_set', 'gdrain',
     'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gweight', 'hold_parent', 'is_maxed',
-    'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_reset', 'rate_ttl',
+    'lane_counts', 'link_child', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_reset', 'rate_ttl',
     'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed',
     'reschedule_job', 'retention_set', 'retry_dead', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert',
     'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'worker_beat', 'worker_leave', 'worker_list'

@@ -32,5 +32,5 @@ export async function fanOut<T>(ctx: QueueContext<T>, parentId: string, children
   const { missing, failure } = await landCounted(ctx, remote, { id: root.id, queue: ctx.name }, encode, givenIds(children));
   if (missing > 0) await count([], -missing);
   if (failure) throw failure.error;
-  return root.children.map(result);
+  return root.children.map((node) => result(node));
 }

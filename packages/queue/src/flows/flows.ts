@@ -3,9 +3,10 @@ import type { QueueContext } from '../core/context.js';
 import { isAtomic, shapeFlow, type FlowNode, type FlowResult, type FlowSpec } from './flow-shape.js';
 import { checkRetryChildren, collision, everyNodeExists, givenIds } from './flow-retry.js';
 import { DEFAULT_KEY_RETENTION_MS } from '../producer/admission.js';
+import { existingChildren, linkExisting, type Linked } from './existing-children.js';
 
-export function result(node: FlowNode): FlowResult {
-  return { id: node.id, queue: node.queue, children: node.children.map(result) };
+export function result(node: FlowNode, linked: Linked = new Map()): FlowResult {
+  return { id: linked.get(node) ?? node.id, queue: node.queue, children: node.children.map((child) => result(child, linked)) };
 }
 
 /**
@@ -18,7 +19,8 @@ export function result(node: FlowNode): FlowResult {
  * @throws InvalidArgumentError (`flow`) when an id already names a job and the call is not a retry
  *   of that flow: a same-queue flat flow whose other nodes do not exist (nothing written), or a held
  *   node whose children were not all given ids (nothing more written); [TS] when a node's business
- *   key already names a job (nothing written).
+ *   key already names a job (nothing written), except a childless child of its parent's queue: that
+ *   job becomes the parent's child (see {@link existingChildren}), and the answer names it.
  */
 export async function addFlow<T>(ctx: QueueContext<T>, spec: FlowSpec<T>): Promise<FlowResult> {
   const root = shapeFlow(ctx.name, spec);
@@ -31,26 +33,9 @@ export async function addFlow<T>(ctx: QueueContext<T>, spec: FlowSpec<T>): Promi
     if (landed === 0 && !(await everyNodeExists(ctx, root))) throw collision('the parent or a child id already names a job and the other nodes do not exist');
     return result(root);
   }
-  await refuseTakenKeys(ctx, root);
-  await land(ctx, root, undefined, encode, givenIds(spec.children));
-  return result(root);
-}
-
-/**
- * [TS] A node whose business key already names a job would not land, and its parent would wait for
- * it for ever: such a flow is refused before anything is written.
- */
-async function refuseTakenKeys<T>(ctx: QueueContext<T>, root: FlowNode): Promise<void> {
-  const keyed: FlowNode[] = [];
-  const walk = (node: FlowNode): void => {
-    if (node.key !== undefined) keyed.push(node);
-    node.children.forEach(walk);
-  };
-  walk(root);
-  for (const node of keyed) {
-    const holder = await reads.sendRead(ctx.conn, reads.queue.dedup({ keys: queueKeys(node.queue), dedupId: node.key ?? '' }));
-    if (holder !== undefined) throw collision(`key ${node.key ?? ''} already names job ${holder} in ${node.queue}`);
-  }
+  const linked = await existingChildren(ctx, root);
+  await land(ctx, root, undefined, encode, givenIds(spec.children), linked);
+  return result(root, linked);
 }
 
 /** Where a node reports to: its parent's id and queue. */
@@ -65,14 +50,19 @@ export interface ParentRef {
  * the scripts answer duplicate for what exists, so a retry by id completes a half-landed flow; a
  * duplicate node whose children are not all in `given`, the ids the caller gave, is refused).
  */
-export async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: ParentRef | undefined, encode: (p: unknown) => string, given: ReadonlySet<string>): Promise<'enqueued' | 'duplicate'> {
+export async function land<T>(ctx: QueueContext<T>, node: FlowNode, parent: ParentRef | undefined, encode: (p: unknown) => string, given: ReadonlySet<string>, linked: Linked = new Map()): Promise<'enqueued' | 'duplicate'> {
+  const holder = linked.get(node);
+  if (holder !== undefined && parent) {
+    await linkExisting(ctx, node, holder, parent.id);
+    return 'enqueued';
+  }
   const parentQueue = parent && parent.queue !== node.queue ? parent.queue : '';
   const link = parent ? { id: parent.id, queue: parentQueue, policy: node.policy } : undefined;
   if (node.children.length > 0) {
     const options = node.priority === 0 ? undefined : { priority: node.priority };
     const verdict = await execute(ctx.conn, t.holdParent({ queue: node.queue, id: node.id, payload: encode(node.payload), children: node.children.length, link, options, key: keyOf(node) }));
     if (verdict === 'duplicate') checkRetryChildren(node, given);
-    for (const child of node.children) await land(ctx, child, node, encode, given);
+    for (const child of node.children) await land(ctx, child, node, encode, given, linked);
     return verdict;
   }
   if (!link) return 'duplicate';

@@ -1,5 +1,6 @@
 import { checkTimeBound, execute, GoneError, StateError, transitions as t, type JobId } from '@echo/protocol/queue';
 import type { QueueContext } from '../core/context.js';
+import { rejoinParent } from '../flows/rejoin.js';
 
 /**
  * Releases one scheduled job now, or moves its due time to `inMs` from server now.
@@ -14,17 +15,21 @@ export async function rescheduleJob<T>(ctx: QueueContext<T>, id: JobId | string,
 
 /**
  * Brings a dead job back to pending (its lane when grouped), clearing `last_error` (queue.md §4.3).
+ * [TS] A flow child counts as open for its parent again (see {@link rejoinParent}).
  * @throws GoneError when the job does not exist; StateError("not dead") when it is not dead.
  */
 export async function reprocess<T>(ctx: QueueContext<T>, id: JobId | string): Promise<void> {
   await execute(ctx.conn, t.reprocess({ queue: ctx.name, id }));
+  await rejoinParent(ctx, id);
 }
 
 /**
  * [TS] Brings a retained completed job back to pending (its lane when grouped), clearing its
- * finish time and result; its attempts go on counting.
+ * finish time and result; its attempts go on counting. A flow child counts as open for its
+ * parent again (see {@link rejoinParent}).
  * @throws GoneError when the job does not exist; StateError("not completed") when it is in another state.
  */
 export async function reprocessCompleted<T>(ctx: QueueContext<T>, id: JobId | string): Promise<void> {
   await execute(ctx.conn, t.reprocessCompleted({ queue: ctx.name, id }));
+  await rejoinParent(ctx, id);
 }

@@ -1598,6 +1598,7 @@ export type ScriptName =
   | 'flow_fail_deliver'
   | 'flow_outbox_trim'
   | 'flow_reemit'
+  | 'flow_rejoin'
   | 'gate_set'
   | 'gbclaim'
   | 'gclaim'
@@ -1615,6 +1616,7 @@ export type ScriptName =
   | 'hold_parent'
   | 'is_maxed'
   | 'lane_counts'
+  | 'link_child'
   | 'obliterate'
   | 'promote'
   | 'promote_next'
@@ -1659,7 +1661,7 @@ export type ScriptName =
   | 'worker_list';
 
 /** Every transition's name, in code-unit order. */
-export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'adopt_children', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'dedup_release', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_reset', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
+export const LUA_SCRIPT_NAMES: readonly ScriptName[] = ['add_children', 'add_log', 'adopt_children', 'bclaim', 'cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'coherence_drop', 'complete', 'complete_batch', 'complete_claim', 'counts', 'dedup_release', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'flow_rejoin', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'link_child', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_reset', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'];
 
 /** Every transition, by script name, with the SHA of its composed source. */
 export const LUA_SCRIPTS: Readonly<Record<ScriptName, LuaScriptSource>> = {
@@ -3356,6 +3358,33 @@ redis.call('RPUSH', k_outbox, '\\0fail\\0' .. pq .. '\\0' .. f[2] .. '\\0' .. a_
 return 1
 `,
   },
+  flow_rejoin: {
+    sha: '4a1c5e72baf0b05531233e195e887086a15f89e6',
+    includes: [],
+    body: `-- @script flow_rejoin
+-- @purpose [TS] A child that settled for its parent runs again (a retried dead or completed child,
+-- BullMQ's reprocessJob): on the parent's slot, its recorded outcome (result, ignored failure or
+-- fatal failure) is taken back and it counts as open again, so its next settlement applies once
+-- more (flow_deliver and flow_fail_deliver apply a child once). The parent's state is left as it
+-- is, as BullMQ's does: a held parent waits for it too; a released or running one runs on. A
+-- finished parent (completed or dead) is left untouched: nothing would ever count it down again.
+-- @key deps       emq:{qp}:job:<pid>:dependencies
+-- @key processed  emq:{qp}:job:<pid>:processed
+-- @key failed     emq:{qp}:job:<pid>:failed
+-- @key unsuccessful  emq:{qp}:job:<pid>:unsuccessful
+-- @key parent     emq:{qp}:job:<pid>
+-- @arg cid        the child's id
+-- @arg pid        the parent's id
+-- @returns 1 the child is open again; 0 the parent is gone or finished, or it held no outcome of
+-- the child (nothing written)
+local state = redis.call('HGET', k_parent, 'state')
+if not state or state == 'completed' or state == 'dead' then return 0 end
+local taken = redis.call('HDEL', k_processed, a_cid) + redis.call('HDEL', k_unsuccessful, a_cid) + redis.call('HDEL', k_failed, a_cid)
+if taken == 0 then return 0 end
+redis.call('INCR', k_deps)
+return 1
+`,
+  },
   gate_set: {
     sha: '7614e954267b62eecf8f80378e33a2ef08faad6a',
     includes: [],
@@ -3954,6 +3983,48 @@ for i, g in ipairs(ARGV) do
   if vid(g) then out[i] = redis.call('ZCARD', gkey(k_laneroot, g)) else out[i] = 0 end
 end
 return out
+`,
+  },
+  link_child: {
+    sha: '356a2de49d1a68219f0488d15e0017a76dc2bb27',
+    includes: ['core', 'events', 'lanes', 'fanin'],
+    body: `-- @script link_child
+-- @purpose [TS] A flow node names a job that already exists in its parent's queue (BullMQ's flow
+-- whose child carries the \`jobId\` of a job added before): that job becomes the parent's child
+-- instead of a new one. The parent, held just before with this child in its count, keeps counting
+-- it while the job is open; a completed job is recorded at once with its result (its own id when
+-- it gave none) and counted down, releasing a parent that waits on nothing more. A dead job stays
+-- counted, as BullMQ's parent waits for a failed child to be retried. One slot: child and parent
+-- share the queue.
+-- @key row        emq:{q}:job:<cid>
+-- @key parent     emq:{q}:job:<pid>
+-- @key deps       emq:{q}:job:<pid>:dependencies
+-- @key processed  emq:{q}:job:<pid>:processed
+-- @key pending    emq:{q}:pending
+-- @key waiting    emq:{q}:waiting-children
+-- @key events     emq:{q}:events (a channel, declared so no name is built): lib events
+-- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
+-- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key wake       emq:{q}:wake [TS]: a released parent wakes one parked consumer
+-- @arg cid        the existing job's id
+-- @arg pid        the parent's id
+-- @arg policy     "fp" | "id" | "cp" toward the parent
+-- @include core events lanes fanin
+-- @returns 1 linked, counted open; 2 linked and counted down (it had completed); 0 the job is gone,
+-- or already reports to another parent, or the parent is missing (nothing written)
+local f = redis.call('HMGET', k_row, 'state', 'parent', 'result')
+if not f[1] or redis.call('EXISTS', k_parent) == 0 then return 0 end
+if f[2] and f[2] ~= a_pid then return 0 end
+redis.call('HSET', k_row, 'parent', a_pid, 'parent_policy', a_policy)
+redis.call('HDEL', k_row, 'parent_queue')
+if f[1] ~= 'completed' then return 1 end
+local recorded = f[3]
+if not recorded or recorded == '' then recorded = a_cid end
+if redis.call('HSETNX', k_processed, a_cid, recorded) == 0 then return 2 end
+count_down(k_deps, k_parent, k_pending, k_waiting, a_pid, 1, k_wake)
+ev_open(k_events, k_journal, k_meta)
+for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
+return 2
 `,
   },
   obliterate: {
@@ -5723,6 +5794,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   flow_fail_deliver: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hmget', 'hset', 'hsetnx', 'lpush', 'ltrim', 'pexpire', 'pttl', 'publish', 'set', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
   flow_outbox_trim: ['llen', 'ltrim'],
   flow_reemit: ['hmget', 'rpush'],
+  flow_rejoin: ['hdel', 'hget', 'incr'],
   gate_set: ['del', 'hdel', 'hset'],
   gbclaim: ['del', 'exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'hvals', 'incrby', 'llen', 'lmove', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
   gclaim: ['del', 'exists', 'get', 'hget', 'hincrby', 'hmget', 'hset', 'incrby', 'llen', 'lmove', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'time', 'xadd', 'zadd', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore', 'zrem'],
@@ -5740,6 +5812,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   hold_parent: ['exists', 'hincrby', 'hset', 'sadd', 'set', 'time'],
   is_maxed: ['hget', 'zcard'],
   lane_counts: ['zcard'],
+  link_child: ['decrby', 'exists', 'hdel', 'hget', 'hmget', 'hset', 'hsetnx', 'lpush', 'ltrim', 'publish', 'srem', 'xadd', 'zadd'],
   obliterate: ['del', 'get', 'hexists', 'hget', 'hkeys', 'hmget', 'llen', 'lrange', 'pexpire', 'pttl', 'scard', 'smembers', 'spop', 'zcard', 'zrange', 'zrem'],
   promote: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrangebyscore', 'zrem'],
   promote_next: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem'],
@@ -5786,7 +5859,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
 
 /** The transitions each pillar runs: those its module in src/transitions binds (streams: bus, cache: cache). */
 export const LUA_PILLAR_SCRIPTS: Readonly<Record<'queue' | 'bus' | 'cache', readonly ScriptName[]>> = {
-  queue: ['add_children', 'add_log', 'adopt_children', 'bclaim', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'complete', 'complete_batch', 'complete_claim', 'counts', 'dedup_release', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_reset', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
+  queue: ['add_children', 'add_log', 'adopt_children', 'bclaim', 'change_priority', 'claim', 'claim_recover', 'clean_completed', 'clean_dead', 'clear_logs', 'complete', 'complete_batch', 'complete_claim', 'counts', 'dedup_release', 'delay', 'detach_child', 'drain', 'enqueue', 'enqueue_dedup', 'enqueue_flow', 'enqueue_flow_child', 'enqueue_many', 'enqueue_many_with', 'events_set', 'extend_lock', 'extend_locks', 'flow_deliver', 'flow_fail_deliver', 'flow_outbox_trim', 'flow_reemit', 'flow_rejoin', 'gate_set', 'gbclaim', 'gclaim', 'gdrain', 'genqueue', 'give_back', 'glimit', 'gpause', 'grate', 'greap_group', 'greassign', 'gresume', 'gwclaim', 'gweight', 'hold_parent', 'is_maxed', 'lane_counts', 'link_child', 'obliterate', 'promote', 'promote_next', 'queue_pause', 'queue_resume', 'rate_limit', 'rate_reset', 'rate_ttl', 'reap', 'remove_job', 'repeat_advance', 'repeat_cancel', 'repeat_due', 'repeat_register', 'reprocess', 'reprocess_completed', 'reschedule_job', 'retention_set', 'retry', 'retry_dead', 'schedule', 'schedule_dedup', 'scheduler_due', 'scheduler_fire', 'scheduler_upsert', 'state_lookup', 'sweep_stalled', 'update_data', 'update_progress', 'wait_children', 'worker_beat', 'worker_leave', 'worker_list'],
   bus: ['stream_append', 'stream_append_batch', 'stream_claim', 'stream_drop', 'stream_group_forget', 'stream_order_admit', 'stream_redrive', 'stream_settle', 'stream_touch'],
   cache: ['cache_clear', 'cache_delete', 'cache_expire', 'cache_pull', 'cache_read', 'cache_release', 'cache_tag_delete', 'cache_write', 'coherence_drop'],
 };
