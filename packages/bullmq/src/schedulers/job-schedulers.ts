@@ -1,5 +1,5 @@
 import type { Queue as EchoQueue } from '@echo/queue';
-import { makeEnvelope, type Envelope } from '../envelope.js';
+import { makeEnvelope, openEnvelope, type Envelope } from '../envelope.js';
 import { BullMQInputError, JobStateError } from '../errors.js';
 import { keyOfJobId } from '../ids.js';
 import { enqueueOptions, type JobsOptions, type RepeatOptions } from '../job-options.js';
@@ -61,6 +61,19 @@ async function removeWaiting(queue: EchoQueue<Envelope>, jobId: string, states: 
   const record = await queue.getJobByKey(keyOfJobId(jobId));
   if (record === undefined || !states.includes(record.state)) return false;
   return queue.remove(record.id).then(() => true, () => false);
+}
+
+/**
+ * Removes the job of the run an upsert replaces, where BullMQ's `addJobScheduler` finds it: delayed,
+ * prioritized, or in the list the queue's state names. BullMQ 6 keeps every waiting job in `wait`,
+ * paused or not, but looks for it in `paused` while the queue is paused: a paused queue's waiting job
+ * without a priority stays (and runs once the queue resumes), and the upsert makes its next run beside it.
+ */
+async function removeReplaced(queue: EchoQueue<Envelope>, jobId: string): Promise<boolean> {
+  const record = await queue.getJobByKey(keyOfJobId(jobId));
+  if (record === undefined) return false;
+  if (record.state === 'pending' && !(openEnvelope(record.payload).o?.priority ?? 0) && await queue.isPaused()) return false;
+  return removeWaiting(queue, jobId);
 }
 
 /** BullMQ tries at most this many later `every` slots when the run's job id is taken. */
@@ -130,7 +143,7 @@ export async function upsertScheduler(queue: EchoQueue<Envelope>, input: UpsertI
     next = found === undefined ? undefined : Math.max(found, now);
   }
   if (next === undefined) return undefined;
-  const removedPrev = prev === undefined ? false : await removeWaiting(queue, iterationJobId(id, prev));
+  const removedPrev = prev === undefined ? false : await removeReplaced(queue, iterationJobId(id, prev));
   // BullMQ keeps an unchanged `every` on the run it replaced, and its stored offset with it.
   if (removedPrev && repeat.every !== undefined && !updatedEvery && prev !== undefined) next = prev;
   const keptOffset = removedPrev && !(repeat.every !== undefined && repeat.offset) ? (existing?.offset ?? offset) : offset;
