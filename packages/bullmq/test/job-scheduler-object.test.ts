@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JobScheduler, Queue, Worker, type Job } from '../src/index.js';
+import { JobScheduler, Queue, QueueEvents, Worker, type Job } from '../src/index.js';
 import { closing, nextEvent, queueName, redisConnection } from './setup.js';
 
 const connection = await redisConnection();
@@ -78,5 +78,22 @@ describe('upserting the scheduler of a paused queue', () => {
     await queue.upsertJobScheduler('cron', { pattern: '2 10 * * * *' });
     expect(await queue.getDelayedCount()).toBe(1);
     expect(await queue.getWaitingCount()).toBe(0);
+  });
+});
+
+describe('removed events say where the job was', () => {
+  it('prev is delayed for a scheduler\'s delayed job removed with its scheduler, wait for a removed waiting job', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const queueEvents = closing(new QueueEvents(name, { connection }));
+    await queueEvents.waitUntilReady();
+    const next = await queue.upsertJobScheduler('cron', { pattern: '0 0 3 * * *' });
+    const fromDelayed = nextEvent<[{ jobId: string; prev: string }]>(queueEvents, 'removed');
+    await queue.removeJobScheduler('cron');
+    expect((await fromDelayed)[0]).toEqual({ jobId: next?.id, prev: 'delayed' });
+    const waiting = await queue.add('plain', {});
+    const fromWait = nextEvent<[{ jobId: string; prev: string }]>(queueEvents, 'removed');
+    await waiting.remove();
+    expect((await fromWait)[0]).toEqual({ jobId: waiting.id, prev: 'wait' });
   });
 });
