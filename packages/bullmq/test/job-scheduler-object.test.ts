@@ -45,10 +45,12 @@ describe('queue.jobScheduler, BullMQ\'s JobScheduler of a queue', () => {
     const first = await queue.upsertJobScheduler('beat', { every: 60_000 }, { data: 'x' });
     const scheduler = await queue.jobScheduler;
     const args = ['beat', { every: 60_000 }, 'beat', 'x', {}, { override: false, producerId: first?.id ?? '' }] as const;
-    await scheduler.upsertJobScheduler(...args);
+    const made = await scheduler.upsertJobScheduler(...args);
     const moved = await queue.getJobScheduler('beat');
     expect(moved?.iterationCount).toBe(2);
-    await scheduler.upsertJobScheduler(...args);
+    expect(made?.id).toBe(`repeat:beat:${String(moved?.next)}`);
+    expect(await made?.getState()).toBe('delayed');
+    expect(await scheduler.upsertJobScheduler(...args)).toBeUndefined();
     expect((await queue.getJobScheduler('beat'))?.iterationCount).toBe(2);
     expect(await queue.getDelayedCount()).toBe(1);
   });

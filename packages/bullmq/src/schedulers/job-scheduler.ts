@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Queue as EchoQueue } from '@echo/queue';
 import { openEnvelope, type Envelope } from '../envelope.js';
 import { keyOfJobId } from '../ids.js';
-import type { Job } from '../job.js';
+import { Job } from '../job.js';
 import type { JobsOptions, RepeatOptions } from '../job-options.js';
 import type { JobSchedulerJson } from '../queue-getters.js';
 import { advanceScheduler, readScheduler } from './job-schedulers.js';
@@ -68,7 +68,8 @@ export class JobScheduler<DataType = unknown, ResultType = unknown, NameType ext
    * BullMQ's `upsertJobScheduler(id, repeatOpts, jobName, jobData, opts, { override, producerId })`:
    * with `override` (the default) creates or updates the scheduler as `queue.upsertJobScheduler`
    * does; with `override: false`, makes the run after the one job `producerId` is for, as a worker
-   * does when that job starts (nothing when the scheduler is already past that run).
+   * does when that job starts, and answers its job (undefined when the scheduler is already past
+   * that run, or has no run left).
    */
   async upsertJobScheduler(id: string, repeatOpts: RepeatOptions, jobName: NameType, jobData?: DataType, opts: JobsOptions = {}, upsert: JobSchedulerUpsertOptions = {}): Promise<Job<DataType, ResultType, NameType> | undefined> {
     if (upsert.override !== false) return this.#host.upsertJobScheduler(id, repeatOpts, { name: jobName, ...(jobData === undefined ? {} : { data: jobData }), opts });
@@ -77,8 +78,9 @@ export class JobScheduler<DataType = unknown, ResultType = unknown, NameType ext
     const producer = await queue.getJobByKey(keyOfJobId(upsert.producerId));
     if (producer === undefined) return undefined;
     const envelope = openEnvelope(producer.payload);
-    if (envelope.r === id) await advanceScheduler(queue, envelope, this.#host.repeatStrategy);
-    return undefined;
+    if (envelope.r !== id) return undefined;
+    const made = await advanceScheduler(queue, envelope, this.#host.repeatStrategy);
+    return made === undefined ? undefined : new Job<DataType, ResultType, NameType>(queue, made.echoId, made.envelope);
   }
 
   /** Whether a job scheduler with this id exists. */

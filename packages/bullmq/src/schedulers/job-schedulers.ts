@@ -190,24 +190,26 @@ export async function upsertScheduler(queue: EchoQueue<Envelope>, input: UpsertI
  * The run after a scheduler's job started, made as BullMQ makes it (when the job of the run before
  * becomes active). Only the job of the run the scheduler is at moves it on; a scheduler past its
  * limit or end date makes nothing more. A pattern's next run is computed from now, or from the run
- * before when that is later (BullMQ's `prevMillis`).
+ * before when that is later (BullMQ's `prevMillis`). Answers the job made, if any.
  */
-export async function advanceScheduler(queue: EchoQueue<Envelope>, envelope: Envelope, strategy: RepeatStrategy | undefined): Promise<void> {
+export async function advanceScheduler(queue: EchoQueue<Envelope>, envelope: Envelope, strategy: RepeatStrategy | undefined): Promise<{ envelope: Envelope; echoId: string } | undefined> {
   const id = envelope.r;
-  if (id === undefined || envelope.i === undefined) return;
+  if (id === undefined || envelope.i === undefined) return undefined;
   const millis = Number(envelope.i.slice(envelope.i.lastIndexOf(':') + 1));
   const record = await readScheduler(queue, id);
-  if (record?.next !== millis) return;
-  if (record.limit !== undefined && record.ic >= record.limit) return;
+  if (record?.next !== millis) return undefined;
+  if (record.limit !== undefined && record.ic >= record.limit) return undefined;
   const now = Date.now();
-  if (record.endDate !== undefined && now > record.endDate) return;
+  if (record.endDate !== undefined && now > record.endDate) return undefined;
   const next = record.every !== undefined
     ? nextEvery(millis, record.every, now, record.offset, undefined).next
     : (strategy ?? defaultRepeatStrategy)(Math.max(millis, now), repeatOf(record), record.name);
-  if (next === undefined) return;
+  if (next === undefined) return undefined;
   const moved: SchedulerRecord = { ...record, ic: record.ic + 1, next };
-  if ((await addIteration(queue, id, moved, next, now)) === undefined) return;
+  const made = await addIteration(queue, id, moved, next, now);
+  if (made === undefined) return undefined;
   await writeScheduler(queue, id, moved);
+  return made;
 }
 
 /**
