@@ -8,6 +8,7 @@
 export { Queue, type QueueOptions } from './queue.js';
 export type { CleanType } from './queue/clean.js';
 export { getNextMillis, type RepeatStrategy } from './schedulers/next-millis.js';
+export { JobScheduler, type JobSchedulerUpsertOptions } from './schedulers/job-scheduler.js';
 export { MetricsTime, type Metrics } from './queue/metrics.js';
 export type { DependencyItem, DependencyList } from './queue/dependency-list.js';
 export type { Dependencies, DependenciesOpts, DependencyCounts, DependencyPage, DependencyPages } from './flow/dependencies.js';

@@ -73,6 +73,8 @@ const checkOptions = strictOptions('QueueEvents options', {
 
 /** Echo's events after which BullMQ may report the queue drained (a job left the active set). */
 const FINISHING = new Set<string>(['drained', 'completed', 'failed', 'removed', 'stalled']);
+/** BullMQ's `prev` of a `removed` event, by the Echo state the job was removed from (the event's `state`). */
+const REMOVED_FROM: Readonly<Record<string, string>> = { pending: 'wait', scheduled: 'delayed', active: 'active', completed: 'completed', dead: 'failed', awaiting_children: 'waiting-children' };
 
 /** BullMQ's events translated from an Echo event of another name. */
 const ALSO: Readonly<Record<string, readonly string[]>> = {
@@ -256,7 +258,7 @@ export class QueueEvents extends EventEmitter {
       }
       case 'removed':
         this.#ids.delete(event.job);
-        this.emit('removed', { jobId, prev: 'unknown' }, id);
+        this.emit('removed', { jobId, prev: REMOVED_FROM[f.state ?? ''] ?? 'unknown' }, id);
         return;
       case 'stalled':
         this.emit('stalled', { jobId }, id);

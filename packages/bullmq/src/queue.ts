@@ -17,6 +17,7 @@ import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js'
 import { delayedSchedulerJobs, removeScheduler, restoreSchedulerJobs, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
 import type { RepeatStrategy } from './schedulers/next-millis.js';
 import { parentsOfDrained } from './flow/parents-elsewhere.js';
+import { JobScheduler } from './schedulers/job-scheduler.js';
 
 /** `new Queue(name, opts)`'s options, as BullMQ names them. */
 export interface QueueOptions {
@@ -61,6 +62,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   #keep: { completed?: KeepBound; failed?: KeepBound } = {};
   #keepApplied = '';
   #defaulted: Promise<void> | undefined;
+  #jobScheduler: JobScheduler<DataType, ResultType, NameType> | undefined;
 
   constructor(name: string, opts: QueueOptions = {}) {
     super(name, open(name, opts), opts.prefix);
@@ -212,6 +214,27 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     await this.#applyKeep(queue, opts);
     const made = await upsertScheduler(queue, { id, repeat, name: template.name ?? id, data: template.data, opts, strategy: this.opts.settings?.repeatStrategy, ...(prevMillis === undefined ? {} : { prevMillis }) });
     return made === undefined ? undefined : new Job(queue, made.echoId, made.envelope);
+  }
+
+  /**
+   * BullMQ's `JobScheduler` of this queue, made at first use: the scheduler operations, and an
+   * emitter whose `error` events the queue emits as its own.
+   */
+  get jobScheduler(): Promise<JobScheduler<DataType, ResultType, NameType>> {
+    if (this.#jobScheduler === undefined) {
+      const scheduler = new JobScheduler<DataType, ResultType, NameType>(this.name, {
+        echo: this.echo,
+        repeatStrategy: this.opts.settings?.repeatStrategy,
+        upsertJobScheduler: (id, repeat, template) => this.upsertJobScheduler(id, repeat, template),
+        getJobScheduler: (id) => this.getJobScheduler(id),
+        getJobSchedulers: (start, end, asc) => this.getJobSchedulers(start, end, asc),
+        getJobSchedulersCount: () => this.getJobSchedulersCount(),
+        removeJobScheduler: (id) => this.removeJobScheduler(id),
+      });
+      scheduler.on('error', (error: unknown) => this.emit('error', error));
+      this.#jobScheduler = scheduler;
+    }
+    return Promise.resolve(this.#jobScheduler);
   }
 
   /** Removes a job scheduler and its delayed next job (a job already waiting runs once); answers whether it existed. */

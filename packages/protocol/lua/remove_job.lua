@@ -33,7 +33,8 @@
 -- @arg held       [TS] "1": a parent still waiting on children may be removed too (it leaves the
 -- index of waiting parents); "" refuses it
 -- @include core events lanes fanin retain
--- @returns 1 removed, publishing `removed` [TS]; -1 gone
+-- @returns 1 removed, publishing `removed` [TS] with `state`, the state the job was removed from
+-- [TS] (pending, scheduled, dead, completed, awaiting_children); -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
 local id = a_id
@@ -75,6 +76,6 @@ redis.call('ZREM', k_deadat, id)
 if k_dedup and a_did ~= '' and redis.call('GET', k_dedup) == id then redis.call('DEL', k_dedup) end
 wipe_released(k_jobroot, k_deroot, id)
 ev_open(k_events, k_journal, k_meta)
-ev_emit('removed', id)
+ev_emit('removed', id, { state = link[1] or '' })
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1

@@ -33,8 +33,8 @@ export interface LifecycleEventFields {
   readonly stalled: { readonly outcome?: string };
   /** `scheduled`: no extra fields. */
   readonly scheduled: NoExtraFields;
-  /** `removed`: no extra fields. */
-  readonly removed: NoExtraFields;
+  /** `removed` [TS]: `state` is the state the job was removed from (`pending`, `scheduled`, `dead`, …). */
+  readonly removed: { readonly state?: string };
   /** `waiting` [TS, chatty]: no extra fields. */
   readonly waiting: NoExtraFields;
   /** `active` [TS, chatty]: `attempt` is the attempt the claim started (1 for the first). */

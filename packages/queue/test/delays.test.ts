@@ -153,13 +153,13 @@ describe('the progress event', () => {
 });
 
 describe('the removed event', () => {
-  it('is published after a job is removed', async () => {
+  it('is published after a job is removed, with the state it was removed from', async () => {
     const q = await open<string>();
     const events = await q.events();
     const seen = events.next((event) => event.event === 'removed');
     const { id } = await q.enqueue('gone soon');
     await q.remove(id);
-    expect(await seen).toEqual({ event: 'removed', job: id, fields: {} });
+    expect(await seen).toEqual({ event: 'removed', job: id, fields: { state: 'pending' } });
     await events.close();
     await q.close();
   });

@@ -308,7 +308,7 @@ describe('the events journal', () => {
       ['failed', a, { outcome: 'scheduled' }],
       ['delayed', a, ['runAt']],
       ['delayed', b, { delayMs: '60000' }],
-      ['removed', b, {}],
+      ['removed', b, { state: 'scheduled' }],
       ['stalled', c, { outcome: 'dead' }],
     ]);
     await q.close();

@@ -1,5 +1,5 @@
 import type { Queue as EchoQueue } from '@echo/queue';
-import { makeEnvelope, type Envelope } from '../envelope.js';
+import { makeEnvelope, openEnvelope, type Envelope } from '../envelope.js';
 import { BullMQInputError, JobStateError } from '../errors.js';
 import { keyOfJobId } from '../ids.js';
 import { enqueueOptions, type JobsOptions, type RepeatOptions } from '../job-options.js';
@@ -61,6 +61,19 @@ async function removeWaiting(queue: EchoQueue<Envelope>, jobId: string, states: 
   const record = await queue.getJobByKey(keyOfJobId(jobId));
   if (record === undefined || !states.includes(record.state)) return false;
   return queue.remove(record.id).then(() => true, () => false);
+}
+
+/**
+ * Removes the job of the run an upsert replaces, where BullMQ's `addJobScheduler` finds it: delayed,
+ * prioritized, or in the list the queue's state names. BullMQ 6 keeps every waiting job in `wait`,
+ * paused or not, but looks for it in `paused` while the queue is paused: a paused queue's waiting job
+ * without a priority stays (and runs once the queue resumes), and the upsert makes its next run beside it.
+ */
+async function removeReplaced(queue: EchoQueue<Envelope>, jobId: string): Promise<boolean> {
+  const record = await queue.getJobByKey(keyOfJobId(jobId));
+  if (record === undefined) return false;
+  if (record.state === 'pending' && !(openEnvelope(record.payload).o?.priority ?? 0) && await queue.isPaused()) return false;
+  return removeWaiting(queue, jobId);
 }
 
 /** BullMQ tries at most this many later `every` slots when the run's job id is taken. */
@@ -130,7 +143,7 @@ export async function upsertScheduler(queue: EchoQueue<Envelope>, input: UpsertI
     next = found === undefined ? undefined : Math.max(found, now);
   }
   if (next === undefined) return undefined;
-  const removedPrev = prev === undefined ? false : await removeWaiting(queue, iterationJobId(id, prev));
+  const removedPrev = prev === undefined ? false : await removeReplaced(queue, iterationJobId(id, prev));
   // BullMQ keeps an unchanged `every` on the run it replaced, and its stored offset with it.
   if (removedPrev && repeat.every !== undefined && !updatedEvery && prev !== undefined) next = prev;
   const keptOffset = removedPrev && !(repeat.every !== undefined && repeat.offset) ? (existing?.offset ?? offset) : offset;
@@ -177,24 +190,26 @@ export async function upsertScheduler(queue: EchoQueue<Envelope>, input: UpsertI
  * The run after a scheduler's job started, made as BullMQ makes it (when the job of the run before
  * becomes active). Only the job of the run the scheduler is at moves it on; a scheduler past its
  * limit or end date makes nothing more. A pattern's next run is computed from now, or from the run
- * before when that is later (BullMQ's `prevMillis`).
+ * before when that is later (BullMQ's `prevMillis`). Answers the job made, if any.
  */
-export async function advanceScheduler(queue: EchoQueue<Envelope>, envelope: Envelope, strategy: RepeatStrategy | undefined): Promise<void> {
+export async function advanceScheduler(queue: EchoQueue<Envelope>, envelope: Envelope, strategy: RepeatStrategy | undefined): Promise<{ envelope: Envelope; echoId: string } | undefined> {
   const id = envelope.r;
-  if (id === undefined || envelope.i === undefined) return;
+  if (id === undefined || envelope.i === undefined) return undefined;
   const millis = Number(envelope.i.slice(envelope.i.lastIndexOf(':') + 1));
   const record = await readScheduler(queue, id);
-  if (record?.next !== millis) return;
-  if (record.limit !== undefined && record.ic >= record.limit) return;
+  if (record?.next !== millis) return undefined;
+  if (record.limit !== undefined && record.ic >= record.limit) return undefined;
   const now = Date.now();
-  if (record.endDate !== undefined && now > record.endDate) return;
+  if (record.endDate !== undefined && now > record.endDate) return undefined;
   const next = record.every !== undefined
     ? nextEvery(millis, record.every, now, record.offset, undefined).next
     : (strategy ?? defaultRepeatStrategy)(Math.max(millis, now), repeatOf(record), record.name);
-  if (next === undefined) return;
+  if (next === undefined) return undefined;
   const moved: SchedulerRecord = { ...record, ic: record.ic + 1, next };
-  if ((await addIteration(queue, id, moved, next, now)) === undefined) return;
+  const made = await addIteration(queue, id, moved, next, now);
+  if (made === undefined) return undefined;
   await writeScheduler(queue, id, moved);
+  return made;
 }
 
 /**

@@ -30,18 +30,25 @@ export function deferred<T>(): Deferred<T> {
   return { promise, resolve, reject, settled: () => done };
 }
 
-/** Rejects with `onTimeout()` if `promise` has not settled within `ms`. */
+/**
+ * The host's timers as they were when the connector loaded: a connection deadline is about the
+ * network, so an application that fakes its clock (sinon, vitest's fake timers) after that does not
+ * time out a connection that is still opening when it moves its clock on.
+ */
+const { setTimeout: hostSetTimeout, clearTimeout: hostClearTimeout } = globalThis;
+
+/** Rejects with `onTimeout()` if `promise` has not settled within `ms` (on the host's own clock). */
 export async function within<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
       promise,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(onTimeout()), ms);
+        timer = hostSetTimeout(() => reject(onTimeout()), ms);
         timer.unref();
       }),
     ]);
   } finally {
-    clearTimeout(timer);
+    hostClearTimeout(timer);
   }
 }

@@ -4310,7 +4310,7 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 `,
   },
   remove_job: {
-    sha: 'b1ba451f6a71ebca821d23f7671d54cbb67a6945',
+    sha: 'ecc673386da8606b1532b28b5b7cf015f7d2dc53',
     includes: ['core', 'events', 'lanes', 'fanin', 'retain'],
     body: `-- @script remove_job
 -- @purpose Delete a job wherever it sits, with its sub-keys, unless a worker holds its lock; release
@@ -4347,7 +4347,8 @@ return requeue_due(k_active, k_pending, lane_keys(k_gactive, k_glimit, k_ring, k
 -- @arg held       [TS] "1": a parent still waiting on children may be removed too (it leaves the
 -- index of waiting parents); "" refuses it
 -- @include core events lanes fanin retain
--- @returns 1 removed, publishing \`removed\` [TS]; -1 gone
+-- @returns 1 removed, publishing \`removed\` [TS] with \`state\`, the state the job was removed from
+-- [TS] (pending, scheduled, dead, completed, awaiting_children); -1 gone
 -- @error EMQLOCK job is locked
 -- @error EMQSTATE parent awaiting children
 local id = a_id
@@ -4389,7 +4390,7 @@ redis.call('ZREM', k_deadat, id)
 if k_dedup and a_did ~= '' and redis.call('GET', k_dedup) == id then redis.call('DEL', k_dedup) end
 wipe_released(k_jobroot, k_deroot, id)
 ev_open(k_events, k_journal, k_meta)
-ev_emit('removed', id)
+ev_emit('removed', id, { state = link[1] or '' })
 for _, p in ipairs(FANIN_RELEASED) do ev_chatty('waiting', p) end
 return 1
 `,
