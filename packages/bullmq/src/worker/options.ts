@@ -45,12 +45,17 @@ export interface WorkerOptions {
   readonly prefix?: string;
   /** See `QueueOptions.sharedConnection`. */
   readonly sharedConnection?: boolean;
+  /**
+   * Never extend the locks of this worker's running jobs: a job that runs past `lockDuration` is
+   * recovered as stalled (by this worker's stalled check or another's). Default false.
+   */
+  readonly skipLockRenewal?: boolean;
+  /** Run no stalled check in this worker (another worker, or none, recovers stalled jobs). Default false. */
+  readonly skipStalledCheck?: boolean;
 }
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
   useWorkerThreads: 'processors run in the worker process; sandboxed processors are not offered',
-  skipLockRenewal: 'Echo always renews the leases of running jobs',
-  skipStalledCheck: 'Echo always recovers expired leases',
   runRetryDelay: 'Echo retries its own connection errors',
   metrics: 'the queue counts completions and failures itself (getMetrics on @echo/queue)',
   telemetry: 'tracing comes through @echo/otel',
@@ -60,7 +65,7 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 const MIN_BLOCK_MS = 10;
 
 const checkShape = strictOptions('Worker options', {
-  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'maxStartedAttempts', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', ...Object.keys(UNSUPPORTED)],
+  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'maxStartedAttempts', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', 'skipLockRenewal', 'skipStalledCheck', ...Object.keys(UNSUPPORTED)],
   hints: { leaseMs: 'BullMQ spelling here: lockDuration', maxAttempts: 'attempts is a job option (queue.add(name, data, { attempts }))', backoff: 'backoff is a job option; custom strategies go in settings.backoffStrategy' },
   bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer' },
 });
@@ -76,6 +81,10 @@ export function checkConcurrency(concurrency: unknown): asserts concurrency is n
 
 /** BullMQ's own refusals of worker options, with its texts. */
 function checkBullMQWorkerOptions(opts: WorkerOptions): void {
+  for (const key of ['skipLockRenewal', 'skipStalledCheck'] as const) {
+    const flag = opts[key];
+    if (flag !== undefined && typeof flag !== 'boolean') throw new BullMQInputError(key, `${key} must be a boolean`);
+  }
   const { concurrency, maxStalledCount, maxStartedAttempts, stalledInterval, drainDelay } = opts;
   if (concurrency !== undefined) checkConcurrency(concurrency);
   if (maxStalledCount !== undefined && !(maxStalledCount >= 0)) throw new BullMQInputError('maxStalledCount', 'maxStalledCount must be greater or equal than 0');
@@ -123,5 +132,7 @@ export function echoWorkerOptions(opts: WorkerOptions, hooks: Pick<WorkerStartOp
     stalled: { maxStalled: (opts.maxStalledCount ?? 1) + 1 },
     ...(opts.drainDelay === undefined ? {} : { blockMs: Math.max(MIN_BLOCK_MS, Math.round(opts.drainDelay * 1000)) }),
     ...(opts.name === undefined ? {} : { name: opts.name }),
+    ...(opts.skipLockRenewal === true ? { extendLeases: false } : {}),
+    ...(opts.skipStalledCheck === true ? { recoverLeases: false } : {}),
   };
 }

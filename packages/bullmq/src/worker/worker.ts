@@ -3,7 +3,7 @@ import { JobStalledError, type Queue as EchoQueue, Worker as EchoWorker, type Cl
 import { attemptsMadeOf, openEnvelope, type Envelope } from '../envelope.js';
 import { BullMQInputError, DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError, WaitingError } from '../errors.js';
 import { Job, type JobProgress } from '../job.js';
-import { echoQueueName } from '../ids.js';
+import { echoQueueName, rememberedJobId } from '../ids.js';
 import { openQueue } from '../queue.js';
 import { keepBound, withStack } from '../job-options.js';
 import type { BackoffStrategy } from './backoff.js';
@@ -450,7 +450,11 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       // read, as soon as the sweep's wake lands): a job already running here learns its count now.
       const running = this.#running.get(id);
       if (running) running.stalledCounter = stalls;
-      this.emit('stalled', id, 'active');
+      // BullMQ names the job by its own id, not Echo's: known when it runs here or was added or
+      // run by this process with a custom id; else read from the job's envelope.
+      const known = running?.id ?? rememberedJobId(id);
+      if (known !== undefined) this.emit('stalled', known, 'active');
+      else void this.#stalledJobId(queue, id).then((jobId) => this.emit('stalled', jobId, 'active'));
     });
   }
 
@@ -467,6 +471,12 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     job.stacktrace = withStack(job.stacktrace, err.stack, job.opts.stackTraceLimit);
     job.finishedOn = Date.now();
     this.emit('failed', job, err, 'active');
+  }
+
+  /** The application's id of a job Echo calls `echoId` (Echo's id when its row is gone). */
+  async #stalledJobId(queue: EchoQueue<Envelope>, echoId: string): Promise<string> {
+    const record = await queue.getJob(echoId).catch(() => undefined);
+    return record === undefined ? echoId : openEnvelope(record.payload).i ?? echoId;
   }
 
   async #advance(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>): Promise<void> {
