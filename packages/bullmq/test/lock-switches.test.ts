@@ -52,3 +52,27 @@ describe.skipIf(onCluster)('worker options skipLockRenewal and skipStalledCheck'
     expect(() => new Worker(queueName(), null, { connection, skipStalledCheck: 1 as unknown as boolean })).toThrow('skipStalledCheck must be a boolean');
   });
 });
+
+describe('worker option maximumRateLimitDelay', () => {
+  it('a rate-limited worker looks again within maximumRateLimitDelay: a lifted limit is seen at once', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    await queue.setGlobalRateLimit(1, 10_000);
+    const done: number[] = [];
+    const worker = closing(new Worker(name, async () => done.push(Date.now()), { connection, drainDelay: 5, maximumRateLimitDelay: 200 }));
+    await worker.waitUntilReady();
+    await queue.addBulk([{ name: 'a', data: {} }, { name: 'b', data: {} }]);
+    await nextEvent(worker, 'completed');
+    // The second job waits on the limit's ten-second window; lifting the limit frees it.
+    await sleep(300);
+    const lifted = Date.now();
+    await queue.removeGlobalRateLimit();
+    await nextEvent(worker, 'completed');
+    expect(Date.now() - lifted).toBeLessThan(2000);
+  });
+
+  it('refuses a maximumRateLimitDelay that is not a positive number, with BullMQ-style text', () => {
+    expect(() => new Worker(queueName(), null, { connection, maximumRateLimitDelay: 0 })).toThrow('maximumRateLimitDelay must be greater than 0');
+    expect(() => new Worker(queueName(), null, { connection, maximumRateLimitDelay: '5' as unknown as number })).toThrow(InvalidArgumentError);
+  });
+});

@@ -35,6 +35,12 @@ export interface WorkerOptions {
   readonly maxStartedAttempts?: number;
   /** How long an idle worker waits for a job before looking again, seconds. Default 5. */
   readonly drainDelay?: number;
+  /**
+   * The longest a rate-limited worker waits before it looks for jobs again, ms. Default 30000.
+   * Echo promotes delayed jobs whether or not the queue is limited, and an idle worker looks again
+   * at least every `drainDelay`; a shorter `maximumRateLimitDelay` shortens that wait.
+   */
+  readonly maximumRateLimitDelay?: number;
   /** Retention of completed jobs (a queue setting in Echo). */
   readonly removeOnComplete?: KeepJobs;
   /** Retention of failed jobs (a queue setting in Echo). */
@@ -63,11 +69,23 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 
 /** Echo's shortest blocking wait, ms: a shorter BullMQ drainDelay waits this long. */
 const MIN_BLOCK_MS = 10;
+/** The Echo worker's own idle wait (its `blockMs` default), ms. */
+const ECHO_BLOCK_MS = 1000;
+
+/**
+ * The Echo worker's idle wait, ms: BullMQ's drainDelay, shortened to maximumRateLimitDelay (a
+ * rate-limited Echo worker looks again when its wait ends, or when the window reopens).
+ */
+function blockMsOf(opts: WorkerOptions): number | undefined {
+  const drainMs = opts.drainDelay === undefined ? undefined : Math.round(opts.drainDelay * 1000);
+  const waitMs = opts.maximumRateLimitDelay === undefined ? drainMs : Math.min(drainMs ?? ECHO_BLOCK_MS, Math.round(opts.maximumRateLimitDelay));
+  return waitMs === undefined ? undefined : Math.max(MIN_BLOCK_MS, waitMs);
+}
 
 const checkShape = strictOptions('Worker options', {
-  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'maxStartedAttempts', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', 'skipLockRenewal', 'skipStalledCheck', ...Object.keys(UNSUPPORTED)],
+  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'maxStartedAttempts', 'drainDelay', 'maximumRateLimitDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', 'skipLockRenewal', 'skipStalledCheck', ...Object.keys(UNSUPPORTED)],
   hints: { leaseMs: 'BullMQ spelling here: lockDuration', maxAttempts: 'attempts is a job option (queue.add(name, data, { attempts }))', backoff: 'backoff is a job option; custom strategies go in settings.backoffStrategy' },
-  bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer' },
+  bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer', maximumRateLimitDelay: 'timer' },
 });
 const checkLimiter = strictOptions('Worker options.limiter', { known: ['max', 'duration'], hints: { groupKey: 'per-group limits are lanes on @echo/queue (laneRateLimit)' }, bounds: { duration: 'span' } });
 const checkSettings = strictOptions('Worker options.settings', { known: ['backoffStrategy', 'repeatStrategy'] });
@@ -93,6 +111,10 @@ function checkBullMQWorkerOptions(opts: WorkerOptions): void {
   }
   if (stalledInterval !== undefined && !(stalledInterval > 0)) throw new BullMQInputError('stalledInterval', 'stalledInterval must be greater than 0');
   if (drainDelay !== undefined && !(drainDelay > 0)) throw new BullMQInputError('drainDelay', 'drainDelay must be greater than 0');
+  const { maximumRateLimitDelay: maxLimitDelay } = opts;
+  if (maxLimitDelay !== undefined && !(typeof maxLimitDelay === 'number' && maxLimitDelay > 0)) {
+    throw new BullMQInputError('maximumRateLimitDelay', 'maximumRateLimitDelay must be greater than 0');
+  }
 }
 
 /**
@@ -118,6 +140,7 @@ export function checkWorkerOptions(opts: WorkerOptions, processor: unknown): voi
 
 /** The Echo worker's start options for BullMQ's worker options (the callbacks come from the worker). */
 export function echoWorkerOptions(opts: WorkerOptions, hooks: Pick<WorkerStartOptions, 'backoff' | 'onError'>): WorkerStartOptions {
+  const blockMs = blockMsOf(opts);
   return {
     autorun: false,
     // Echo runs whole slots: a fractional BullMQ concurrency runs its integer part.
@@ -130,7 +153,7 @@ export function echoWorkerOptions(opts: WorkerOptions, hooks: Pick<WorkerStartOp
     ...(opts.stalledInterval === undefined ? {} : { maintenanceMs: opts.stalledInterval }),
     // BullMQ's maxStalledCount is how many stalls a job survives; Echo's maxStalled counts the one that fails it too.
     stalled: { maxStalled: (opts.maxStalledCount ?? 1) + 1 },
-    ...(opts.drainDelay === undefined ? {} : { blockMs: Math.max(MIN_BLOCK_MS, Math.round(opts.drainDelay * 1000)) }),
+    ...(blockMs === undefined ? {} : { blockMs }),
     ...(opts.name === undefined ? {} : { name: opts.name }),
     ...(opts.skipLockRenewal === true ? { extendLeases: false } : {}),
     ...(opts.skipStalledCheck === true ? { recoverLeases: false } : {}),
