@@ -6,6 +6,7 @@ import { Job, type JobProgress } from '../job.js';
 import { echoQueueName, rememberedJobId } from '../ids.js';
 import { openQueue } from '../queue.js';
 import { keepBound, withStack } from '../job-options.js';
+import { countStep } from '../job-edits.js';
 import type { BackoffStrategy } from './backoff.js';
 import { AttemptDelays } from './attempt-delays.js';
 import { showLastFailure } from './last-failure.js';
@@ -72,7 +73,6 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   #closing: Promise<void> | undefined;
   #closed: (() => void) | undefined;
   readonly #closedPromise: Promise<void>;
-  #rateLimitMs = 0;
   #running_ = false;
   #paused = false;
   #concurrency: number;
@@ -205,7 +205,6 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
    */
   async rateLimit(ms: number): Promise<void> {
     const { queue } = await this.#ready;
-    this.#rateLimitMs = ms;
     await queue.rateLimit(ms);
   }
 
@@ -361,8 +360,10 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
         return undefined;
       }
       if (error instanceof RateLimitError) {
+        // BullMQ puts a rate-limited job back to wait, first among its equals; the queue's limit
+        // window (worker.rateLimit) keeps every worker from taking it before the window ends.
         this.#running.delete(claimed.id);
-        await context.moveToDelayed({ delayMs: Math.max(this.#rateLimitMs, 0) });
+        await this.#giveBackLimited(queue, claimed, context, job);
         this.#movedAway(claimed.id);
         return undefined;
       }
@@ -390,6 +391,26 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     job.delay = delayMs;
     this.emit('failed', job, err, 'active');
     return undefined;
+  }
+
+  /**
+   * Puts a rate-limited job back to wait, its attemptsMade unchanged (the start counts as a step,
+   * as BullMQ's moveJobFromActiveToWait leaves `atm` alone). A job gone meanwhile (obliterated)
+   * is BullMQ's `Missing key` error on the worker, and the worker leaves the job alone.
+   */
+  async #giveBackLimited(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, context: JobContext, job: Job<DataType, ResultType, NameType>): Promise<void> {
+    const counted = await countStep(queue, claimed.id, job.id, 'moveJobFromActiveToWait').then(
+      () => true,
+      (failure: unknown) => {
+        this.#emitError(failure);
+        return false;
+      },
+    );
+    // Given back even when the count failed, so the worker does not settle the job; a job that
+    // is gone answers StaleError, already reported as its missing key.
+    await context.giveBack().catch((failure: unknown) => {
+      if (counted) this.#emitError(failure);
+    });
   }
 
   /**
