@@ -74,6 +74,7 @@ export class Pump {
     }
     let recovered = 0;
     let stalledDead = 0;
+    let delivered = 0;
     if (!this.#recover) {
       // BullMQ's skipStalledCheck: this worker sweeps nothing; others (or queue.maintenance()) do.
     } else if (this.#stalled) {
@@ -81,12 +82,16 @@ export class Pump {
       const sweep = await this.#maintenance.sweepStalled({ maxStalled: this.#stalled.maxStalled ?? 1, limit: batch });
       recovered = sweep.recovered.length;
       stalledDead = sweep.dead.length;
+      // A death's flow signal to a parent in another queue waits in the outbox: delivered before
+      // the deaths are reported, so a `failed` listener already sees the parent moved (as a
+      // same-queue parent is, in the sweep's own step).
+      if (stalledDead > 0) delivered += await this.#deliver(batch);
       if (recovered + stalledDead > 0) this.#onStalled?.(sweep.recovered, sweep.dead);
     } else {
       for (let n = batch; n === batch; recovered += n) n = await this.#maintenance.reap(batch);
     }
     const fired = await this.#maintenance.fireDueRepeats(batch, (_, error) => this.#onError(error));
-    const delivered = await this.#deliver(batch);
+    delivered += await this.#deliver(batch);
     return { promoted, recovered, stalledDead, fired, delivered };
   }
 
