@@ -51,9 +51,11 @@ describe('guide: rate limiting', () => {
     worker.on('failed', (j) => failed.push(j));
     const completed = nextEvent<[Job, number]>(worker, 'completed');
     await queue.add('call-api', {});
-    const [, ranAt] = await completed;
+    const [done, ranAt] = await completed;
     expect(ranAt - started).toBeGreaterThanOrEqual(290);
     expect(calls).toBe(2);
+    // The start that hit the limit is not an attempt made (BullMQ's count), though it was started.
+    expect([done.attemptsMade, done.attemptsStarted]).toEqual([1, 2]);
     expect(failed).toEqual([]);
   });
   it('queue.rateLimit(ms) holds the workers of a rate-limited queue off it until the limit ends', async () => {
@@ -66,5 +68,32 @@ describe('guide: rate limiting', () => {
     await queue.add('paint', {});
     const [, ranAt] = await nextEvent<[Job, number]>(worker, 'completed');
     expect(ranAt - limitedAt).toBeGreaterThanOrEqual(390);
+  });
+
+  it('a job put back by Worker.RateLimitError() waits (prioritized), first among its equals, while the limit holds', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const worker: Worker = closing(new Worker(name, async (): Promise<unknown> => {
+      await worker.rateLimit(2000);
+      throw Worker.RateLimitError();
+    }, { connection, limiter: { max: 1, duration: 100 } }));
+    await worker.waitUntilReady();
+    for (const n of ['1', '2', '3']) await queue.add(n, {}, { priority: 10 });
+    // The first job ran, hit the limit and went back: nothing is delayed, and the order is kept.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await queue.getDelayedCount()).toBe(0);
+    expect((await queue.getJobs(['prioritized'], 0, -1, true)).map((job) => job.name)).toEqual(['1', '2', '3']);
+  });
+
+  it('a rate-limited job removed meanwhile is reported on the worker as BullMQ\'s missing key', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const worker = closing(new Worker(name, async () => {
+      await queue.obliterate({ force: true });
+      throw Worker.RateLimitError();
+    }, { connection, limiter: { max: 1, duration: 100 } }));
+    const error = nextEvent<[Error]>(worker, 'error');
+    const job = await queue.add('gone', {});
+    expect((await error)[0].message).toBe(`Missing key for job ${job.id}. moveJobFromActiveToWait`);
   });
 });

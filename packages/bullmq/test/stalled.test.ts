@@ -1,7 +1,7 @@
 import { Queue as EchoQueue } from '@echo/queue';
 import { useRedis } from '@echo/testkit';
 import { describe, expect, it } from 'vitest';
-import { Queue, QueueEvents, Worker, type Job } from '../src/index.js';
+import { FlowProducer, Queue, QueueEvents, Worker, type Job } from '../src/index.js';
 import { closing, nextEvent, onCluster, queueName, redisConnection } from './setup.js';
 
 const connection = await redisConnection();
@@ -35,5 +35,33 @@ describe.skipIf(onCluster)('guide: stalled jobs', () => {
     await queue.add('after', {});
     await nextEvent(worker, 'completed');
     expect(failures).toBe(1);
+  });
+
+  it('a child in another queue that dies of stalling has moved its parent (ignoreDependencyOnFailure) by the time its worker reports the failure', async () => {
+    const name = queueName();
+    const parentName = queueName();
+    const flow = closing(new FlowProducer({ connection }));
+    closing(new Queue(name, { connection }));
+    const { job: parent } = await flow.add({
+      name: 'parent',
+      queueName: parentName,
+      data: {},
+      children: [{ name: 'child', queueName: name, data: {}, opts: { ignoreDependencyOnFailure: true } }],
+    });
+    // A worker that takes the child and dies: a bare lease of 100 ms that nobody extends or settles.
+    const dead = closing(await EchoQueue.open(name, { connect: (await useRedis()).url }));
+    expect(await dead.leases().claim(100)).toBeDefined();
+    const worker = closing(new Worker(name, async () => 'never', { connection, maxStalledCount: 0, stalledInterval: 50 }));
+    const states: string[] = [];
+    const reported = new Promise<void>((resolve) => {
+      worker.once('failed', () => {
+        void parent.getState().then((state) => {
+          states.push(state);
+          resolve();
+        });
+      });
+    });
+    await reported;
+    expect(states).toEqual(['waiting']);
   });
 });

@@ -35,6 +35,12 @@ export interface WorkerOptions {
   readonly maxStartedAttempts?: number;
   /** How long an idle worker waits for a job before looking again, seconds. Default 5. */
   readonly drainDelay?: number;
+  /**
+   * The longest a rate-limited worker waits before it looks for jobs again, ms. Default 30000.
+   * Echo promotes delayed jobs whether or not the queue is limited, and an idle worker looks again
+   * at least every `drainDelay`; a shorter `maximumRateLimitDelay` shortens that wait.
+   */
+  readonly maximumRateLimitDelay?: number;
   /** Retention of completed jobs (a queue setting in Echo). */
   readonly removeOnComplete?: KeepJobs;
   /** Retention of failed jobs (a queue setting in Echo). */
@@ -45,12 +51,17 @@ export interface WorkerOptions {
   readonly prefix?: string;
   /** See `QueueOptions.sharedConnection`. */
   readonly sharedConnection?: boolean;
+  /**
+   * Never extend the locks of this worker's running jobs: a job that runs past `lockDuration` is
+   * recovered as stalled (by this worker's stalled check or another's). Default false.
+   */
+  readonly skipLockRenewal?: boolean;
+  /** Run no stalled check in this worker (another worker, or none, recovers stalled jobs). Default false. */
+  readonly skipStalledCheck?: boolean;
 }
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
   useWorkerThreads: 'processors run in the worker process; sandboxed processors are not offered',
-  skipLockRenewal: 'Echo always renews the leases of running jobs',
-  skipStalledCheck: 'Echo always recovers expired leases',
   runRetryDelay: 'Echo retries its own connection errors',
   metrics: 'the queue counts completions and failures itself (getMetrics on @echo/queue)',
   telemetry: 'tracing comes through @echo/otel',
@@ -58,11 +69,23 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 
 /** Echo's shortest blocking wait, ms: a shorter BullMQ drainDelay waits this long. */
 const MIN_BLOCK_MS = 10;
+/** The Echo worker's own idle wait (its `blockMs` default), ms. */
+const ECHO_BLOCK_MS = 1000;
+
+/**
+ * The Echo worker's idle wait, ms: BullMQ's drainDelay, shortened to maximumRateLimitDelay (a
+ * rate-limited Echo worker looks again when its wait ends, or when the window reopens).
+ */
+function blockMsOf(opts: WorkerOptions): number | undefined {
+  const drainMs = opts.drainDelay === undefined ? undefined : Math.round(opts.drainDelay * 1000);
+  const waitMs = opts.maximumRateLimitDelay === undefined ? drainMs : Math.min(drainMs ?? ECHO_BLOCK_MS, Math.round(opts.maximumRateLimitDelay));
+  return waitMs === undefined ? undefined : Math.max(MIN_BLOCK_MS, waitMs);
+}
 
 const checkShape = strictOptions('Worker options', {
-  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'maxStartedAttempts', 'drainDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', ...Object.keys(UNSUPPORTED)],
+  known: ['connection', 'concurrency', 'limiter', 'autorun', 'settings', 'lockDuration', 'lockRenewTime', 'stalledInterval', 'maxStalledCount', 'maxStartedAttempts', 'drainDelay', 'maximumRateLimitDelay', 'removeOnComplete', 'removeOnFail', 'name', 'prefix', 'sharedConnection', 'skipLockRenewal', 'skipStalledCheck', ...Object.keys(UNSUPPORTED)],
   hints: { leaseMs: 'BullMQ spelling here: lockDuration', maxAttempts: 'attempts is a job option (queue.add(name, data, { attempts }))', backoff: 'backoff is a job option; custom strategies go in settings.backoffStrategy' },
-  bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer' },
+  bounds: { lockDuration: 'timer', lockRenewTime: 'timer', stalledInterval: 'timer', maximumRateLimitDelay: 'timer' },
 });
 const checkLimiter = strictOptions('Worker options.limiter', { known: ['max', 'duration'], hints: { groupKey: 'per-group limits are lanes on @echo/queue (laneRateLimit)' }, bounds: { duration: 'span' } });
 const checkSettings = strictOptions('Worker options.settings', { known: ['backoffStrategy', 'repeatStrategy'] });
@@ -76,6 +99,10 @@ export function checkConcurrency(concurrency: unknown): asserts concurrency is n
 
 /** BullMQ's own refusals of worker options, with its texts. */
 function checkBullMQWorkerOptions(opts: WorkerOptions): void {
+  for (const key of ['skipLockRenewal', 'skipStalledCheck'] as const) {
+    const flag = opts[key];
+    if (flag !== undefined && typeof flag !== 'boolean') throw new BullMQInputError(key, `${key} must be a boolean`);
+  }
   const { concurrency, maxStalledCount, maxStartedAttempts, stalledInterval, drainDelay } = opts;
   if (concurrency !== undefined) checkConcurrency(concurrency);
   if (maxStalledCount !== undefined && !(maxStalledCount >= 0)) throw new BullMQInputError('maxStalledCount', 'maxStalledCount must be greater or equal than 0');
@@ -84,6 +111,10 @@ function checkBullMQWorkerOptions(opts: WorkerOptions): void {
   }
   if (stalledInterval !== undefined && !(stalledInterval > 0)) throw new BullMQInputError('stalledInterval', 'stalledInterval must be greater than 0');
   if (drainDelay !== undefined && !(drainDelay > 0)) throw new BullMQInputError('drainDelay', 'drainDelay must be greater than 0');
+  const { maximumRateLimitDelay: maxLimitDelay } = opts;
+  if (maxLimitDelay !== undefined && !(typeof maxLimitDelay === 'number' && maxLimitDelay > 0)) {
+    throw new BullMQInputError('maximumRateLimitDelay', 'maximumRateLimitDelay must be greater than 0');
+  }
 }
 
 /**
@@ -109,6 +140,7 @@ export function checkWorkerOptions(opts: WorkerOptions, processor: unknown): voi
 
 /** The Echo worker's start options for BullMQ's worker options (the callbacks come from the worker). */
 export function echoWorkerOptions(opts: WorkerOptions, hooks: Pick<WorkerStartOptions, 'backoff' | 'onError'>): WorkerStartOptions {
+  const blockMs = blockMsOf(opts);
   return {
     autorun: false,
     // Echo runs whole slots: a fractional BullMQ concurrency runs its integer part.
@@ -121,7 +153,9 @@ export function echoWorkerOptions(opts: WorkerOptions, hooks: Pick<WorkerStartOp
     ...(opts.stalledInterval === undefined ? {} : { maintenanceMs: opts.stalledInterval }),
     // BullMQ's maxStalledCount is how many stalls a job survives; Echo's maxStalled counts the one that fails it too.
     stalled: { maxStalled: (opts.maxStalledCount ?? 1) + 1 },
-    ...(opts.drainDelay === undefined ? {} : { blockMs: Math.max(MIN_BLOCK_MS, Math.round(opts.drainDelay * 1000)) }),
+    ...(blockMs === undefined ? {} : { blockMs }),
     ...(opts.name === undefined ? {} : { name: opts.name }),
+    ...(opts.skipLockRenewal === true ? { extendLeases: false } : {}),
+    ...(opts.skipStalledCheck === true ? { recoverLeases: false } : {}),
   };
 }

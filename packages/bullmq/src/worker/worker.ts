@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { JobStalledError, type Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
+import { type Queue as EchoQueue, Worker as EchoWorker, type ClaimedJob, type JobContext, type WorkerStartOptions } from '@echo/queue';
 import { attemptsMadeOf, openEnvelope, type Envelope } from '../envelope.js';
 import { BullMQInputError, DelayedError, RateLimitError, UnrecoverableError, WaitingChildrenError, WaitingError } from '../errors.js';
-import { Job, type JobProgress } from '../job.js';
+import { Job } from '../job.js';
 import { echoQueueName } from '../ids.js';
 import { openQueue } from '../queue.js';
 import { keepBound, withStack } from '../job-options.js';
@@ -16,38 +16,11 @@ import { InFlight } from './in-flight.js';
 import { rawJobData } from './raw-job.js';
 import { refusePendingChildren } from '../flow/step-parents.js';
 
-export type { BackoffStrategy, WorkerOptions };
+import type { Processor, WorkerListener } from './listener.js';
+import { wireWorkerEvents } from './wiring.js';
+import { giveBackLimited } from './rate-limited.js';
 
-/** A processor: runs one job; its return value is the job's `returnvalue`. */
-export type Processor<D = unknown, R = unknown, N extends string = string> = (job: Job<D, R, N>, token?: string, signal?: AbortSignal) => Promise<R>;
-
-/** The worker's events and their arguments, as BullMQ emits them. */
-export interface WorkerListener<D = unknown, R = unknown, N extends string = string> {
-  /** The worker took the job. */
-  active(job: Job<D, R, N>, prev: string): void;
-  /** The job completed with `result`. */
-  completed(job: Job<D, R, N>, result: R, prev: string): void;
-  /** An attempt failed (the job may retry); `job` is undefined when it could not be read. */
-  failed(job: Job<D, R, N> | undefined, error: Error, prev: string): void;
-  /** The running job reported progress. */
-  progress(job: Job<D, R, N>, progress: JobProgress): void;
-  /** The queue has no waiting job left. */
-  drained(): void;
-  /** The worker hit an error it survives (or the one that stopped it). */
-  error(failedReason: Error): void;
-  /** A job's lock lapsed and it was taken back. */
-  stalled(jobId: string, prev: string): void;
-  /** The worker began to close. */
-  closing(msg: string): void;
-  /** The worker closed. */
-  closed(): void;
-  /** The worker paused (after its running jobs ended, unless paused with `doNotWaitActive`). */
-  paused(): void;
-  /** The worker resumed. */
-  resumed(): void;
-  /** The worker is connected. */
-  ready(): void;
-}
+export type { BackoffStrategy, Processor, WorkerListener, WorkerOptions };
 
 /** How often a hand-driven `getNextJob` looks again while it waits for a job, ms. */
 const MANUAL_POLL_MS = 50;
@@ -72,7 +45,6 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
   #closing: Promise<void> | undefined;
   #closed: (() => void) | undefined;
   readonly #closedPromise: Promise<void>;
-  #rateLimitMs = 0;
   #running_ = false;
   #paused = false;
   #concurrency: number;
@@ -205,7 +177,6 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
    */
   async rateLimit(ms: number): Promise<void> {
     const { queue } = await this.#ready;
-    this.#rateLimitMs = ms;
     await queue.rateLimit(ms);
   }
 
@@ -316,7 +287,8 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
       }
       if (!this.#processor) return { queue, worker: undefined };
       const worker = await EchoWorker.start(queue, (claimed, context) => this.#handle(queue, claimed, context), echoOptions);
-      this.#wire(queue, worker);
+      const book = { running: this.#running, contexts: this.#contexts, stalls: this.#stalls, delays: this.#delays, inFlight: this.#inFlight };
+      wireWorkerEvents({ ...book, emit: (event, ...args) => this.emit(event, ...args), emitError: (error) => this.#emitError(error) }, queue, worker);
       if (opts.autorun ?? true) {
         this.#running_ = true;
         worker.run();
@@ -361,8 +333,10 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
         return undefined;
       }
       if (error instanceof RateLimitError) {
+        // BullMQ puts a rate-limited job back to wait, first among its equals; the queue's limit
+        // window (worker.rateLimit) keeps every worker from taking it before the window ends.
         this.#running.delete(claimed.id);
-        await context.moveToDelayed({ delayMs: Math.max(this.#rateLimitMs, 0) });
+        await giveBackLimited(queue, claimed.id, job.id, context, (failure) => this.#emitError(failure));
         this.#movedAway(claimed.id);
         return undefined;
       }
@@ -403,72 +377,6 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     this.#inFlight.done(echoId);
   }
 
-  #wire(queue: EchoQueue<Envelope>, worker: EchoWorker<Envelope>): void {
-    worker.on('completed', ({ job: claimed, result }) => {
-      const job = this.#running.get(claimed.id);
-      this.#contexts.delete(claimed.id);
-      this.#inFlight.done(claimed.id);
-      if (!job) return;
-      this.#running.delete(claimed.id);
-      job.returnvalue = result as ResultType;
-      job.attemptsMade = attemptsMadeOf(openEnvelope(claimed.payload), claimed.attempts);
-      job.finishedOn = Date.now();
-      this.emit('completed', job, result, 'active');
-    });
-    worker.on('failed', ({ job: claimed, error, outcome }) => {
-      const job = this.#running.get(claimed.id);
-      this.#running.delete(claimed.id);
-      this.#contexts.delete(claimed.id);
-      this.#inFlight.done(claimed.id);
-      if (error instanceof JobStalledError && job === undefined) {
-        this.#delays.takeGiven(claimed.id);
-        this.#failedByStalls(queue, claimed).catch((failure: unknown) => this.#emitError(failure));
-        return;
-      }
-      // BullMQ's text for a job that stalled more often than maxStalledCount allows.
-      const err = error instanceof JobStalledError ? stalledTooOften() : error instanceof Error ? error : new Error(String(error));
-      if (job) {
-        job.failedReason = err.message;
-        job.stacktrace = withStack(job.stacktrace, err.stack, job.opts.stackTraceLimit);
-        job.attemptsMade = attemptsMadeOf(openEnvelope(claimed.payload), claimed.attempts);
-        // BullMQ's job.delay of a job waiting out its backoff is that backoff.
-        const delay = this.#delays.takeGiven(claimed.id);
-        if (outcome === 'scheduled' && delay !== undefined) job.delay = delay;
-        if (outcome !== 'scheduled') job.finishedOn = Date.now();
-      } else {
-        this.#delays.takeGiven(claimed.id);
-      }
-      this.emit('failed', job, err, 'active');
-    });
-    worker.on('drained', () => this.emit('drained'));
-    worker.on('stalled', ({ id }) => {
-      // A claim carries no stall count; the stalls this worker took back are counted here instead.
-      if (this.#stalls.size >= 10_000) this.#stalls.clear();
-      const stalls = (this.#stalls.get(id) ?? 0) + 1;
-      this.#stalls.set(id, stalls);
-      // The sweep's reply can come after the job's next claim (an idle worker claims on its wake
-      // read, as soon as the sweep's wake lands): a job already running here learns its count now.
-      const running = this.#running.get(id);
-      if (running) running.stalledCounter = stalls;
-      this.emit('stalled', id, 'active');
-    });
-  }
-
-  /**
-   * A job that stalled past its limit was not running here: it is shown as read before the sweep,
-   * with the stalls its row counted (every worker's; a row already removed by `removeOnFail`
-   * leaves the claim count, one stall per claim).
-   */
-  async #failedByStalls(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>): Promise<void> {
-    const row = await queue.getJob(claimed.id);
-    const job = Job.fromStalled<DataType, ResultType, NameType>(queue, claimed, row?.stalled ?? Math.max(claimed.attempts, this.#stalls.get(claimed.id) ?? 1));
-    const err = stalledTooOften();
-    job.failedReason = err.message;
-    job.stacktrace = withStack(job.stacktrace, err.stack, job.opts.stackTraceLimit);
-    job.finishedOn = Date.now();
-    this.emit('failed', job, err, 'active');
-  }
-
   async #advance(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>): Promise<void> {
     await advanceScheduler(queue, openEnvelope(claimed.payload), this.opts.settings?.repeatStrategy).catch((error: unknown) => this.#emitError(error));
   }
@@ -478,9 +386,4 @@ export class Worker<DataType = unknown, ResultType = unknown, NameType extends s
     if (this.listenerCount('error') > 0) this.emit('error', err);
     else console.warn(`[@echo/bullmq] worker ${this.name}: ${err.name}: ${err.message}`);
   }
-}
-
-/** BullMQ's failure of a job that stalled more often than `maxStalledCount` allows. */
-function stalledTooOften(): Error {
-  return new Error('job stalled more than allowable limit');
 }

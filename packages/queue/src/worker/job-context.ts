@@ -67,11 +67,21 @@ export interface JobContext {
   readonly moveToWaitingChildren: () => Promise<boolean>;
   /** The results this job's completed children left, child id → result (their id when none). */
   readonly childrenValues: () => Promise<Record<string, string>>;
+  /**
+   * [TS] Hands the job back to the queue as if it had not been claimed: it goes back where a claim
+   * finds it, first among its equals by priority (it keeps its admission order), no failure
+   * counted, its attempts kept (BullMQ's rate-limited job going back to wait). The worker then
+   * leaves the job alone when the handler returns or throws. Call it at most once, before the
+   * handler returns.
+   * @throws InvalidArgumentError after another move; StaleError when the lease was lost (or the
+   * attempt timed out) before the job went back.
+   */
+  readonly giveBack: () => Promise<void>;
 }
 
 /** What the worker learns from a run's context: whether the handler settled its own job. */
 export interface RunState {
-  /** Set once `moveToDelayed` or `moveToWaitingChildren` moved the job: the settlement the handler asked for. */
+  /** Set once `moveToDelayed`, `moveToWaitingChildren` or `giveBack` moved the job: the settlement the handler asked for. */
   moved: Promise<SettleOutcome> | undefined;
   /** Set when the worker stopped waiting for the handler (it returned, threw or timed out). */
   over: boolean;
@@ -206,6 +216,21 @@ class RunContext<T> implements JobContext {
     state.moved = undefined;
     rt.locks.track(job, this.cancel);
     return false;
+  }
+
+  get giveBack(): JobContext['giveBack'] {
+    return () => this.#giveBack();
+  }
+
+  async #giveBack(): Promise<void> {
+    const rt = this.#rt;
+    const state = this.#state;
+    if (state.moved !== undefined) throw new InvalidArgumentError('giveBack', 'the job was already moved');
+    if (state.over || this.cancel.check().cancelled) throw new StaleError('the attempt is over; the job is no longer this handler\'s to give back');
+    // Stop extending first, as for a delay: once back in the queue the job is not active.
+    rt.locks.untrack(this.#job);
+    state.moved = rt.leases.giveBack([this.#job]).then((given): SettleOutcome => (given.length === 1 ? 'ok' : 'stale'));
+    if ((await state.moved) !== 'ok') throw new StaleError('the lease was lost before the job went back');
   }
 
   get childrenValues(): JobContext['childrenValues'] {

@@ -23,6 +23,7 @@ export class LockPlane {
   readonly #leaseMs: number;
   readonly #markerTtlMs: number;
   readonly #markers: boolean;
+  readonly #extend: boolean;
   readonly #onError: (error: unknown) => void;
   readonly #onBeat: (() => Promise<void>) | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -31,11 +32,12 @@ export class LockPlane {
    * `onBeat` rides on every beat, held jobs or not (the worker's registry entry): it costs the
    * worker no timer of its own, and goes out beside the lease extension.
    */
-  constructor(leases: Leases<unknown>, options: { leaseMs: number; extendEveryMs: number; markers: boolean; onError: (error: unknown) => void; onBeat?: () => Promise<void> }) {
+  constructor(leases: Leases<unknown>, options: { leaseMs: number; extendEveryMs: number; markers: boolean; extend: boolean; onError: (error: unknown) => void; onBeat?: () => Promise<void> }) {
     this.#leases = leases;
     this.#leaseMs = options.leaseMs;
     this.#markerTtlMs = options.leaseMs * 2;
     this.#markers = options.markers;
+    this.#extend = options.extend;
     this.#onError = options.onError;
     this.#onBeat = options.onBeat;
     this.#timer = setInterval(() => void this.beat(), options.extendEveryMs);
@@ -96,7 +98,9 @@ export class LockPlane {
    */
   async beat(): Promise<void> {
     const also = this.#onBeat?.();
-    if (this.#held.size === 0) return also;
+    // Without extension (BullMQ's skipLockRenewal) the beat only carries the registry entry: a
+    // job that outlives its lease is left to lapse and to be recovered as stalled.
+    if (this.#held.size === 0 || !this.#extend) return also;
     const held = [...this.#held.values()];
     try {
       const marker = this.#markers ? this.#markerTtlMs : undefined;

@@ -19,6 +19,7 @@ export interface PumpTick {
 export class Pump {
   readonly #maintenance: Maintenance;
   readonly #stalled: StalledOptions | undefined;
+  readonly #recover: boolean;
   readonly #onError: (error: unknown) => void;
   readonly #onStalled: ((recovered: readonly string[], dead: readonly string[]) => void) | undefined;
   readonly #onNextDue: ((inMs: number) => void) | undefined;
@@ -33,6 +34,8 @@ export class Pump {
     maintenance: Maintenance,
     options: {
       stalled: StalledOptions | undefined;
+      /** Recover expired leases in each tick; false leaves that to other workers. */
+      recover: boolean;
       onError: (error: unknown) => void;
       onStalled?: (recovered: readonly string[], dead: readonly string[]) => void;
       /** Told when the schedule's head falls due after a tick, so the worker can wake on time. */
@@ -43,6 +46,7 @@ export class Pump {
   ) {
     this.#maintenance = maintenance;
     this.#stalled = options.stalled;
+    this.#recover = options.recover;
     this.#onError = options.onError;
     this.#onStalled = options.onStalled;
     this.#onNextDue = options.onNextDue;
@@ -70,17 +74,24 @@ export class Pump {
     }
     let recovered = 0;
     let stalledDead = 0;
-    if (this.#stalled) {
+    let delivered = 0;
+    if (!this.#recover) {
+      // BullMQ's skipStalledCheck: this worker sweeps nothing; others (or queue.maintenance()) do.
+    } else if (this.#stalled) {
       await this.#beforeSweep?.();
       const sweep = await this.#maintenance.sweepStalled({ maxStalled: this.#stalled.maxStalled ?? 1, limit: batch });
       recovered = sweep.recovered.length;
       stalledDead = sweep.dead.length;
+      // A death's flow signal to a parent in another queue waits in the outbox: delivered before
+      // the deaths are reported, so a `failed` listener already sees the parent moved (as a
+      // same-queue parent is, in the sweep's own step).
+      if (stalledDead > 0) delivered += await this.#deliver(batch);
       if (recovered + stalledDead > 0) this.#onStalled?.(sweep.recovered, sweep.dead);
     } else {
       for (let n = batch; n === batch; recovered += n) n = await this.#maintenance.reap(batch);
     }
     const fired = await this.#maintenance.fireDueRepeats(batch, (_, error) => this.#onError(error));
-    const delivered = await this.#deliver(batch);
+    delivered += await this.#deliver(batch);
     return { promoted, recovered, stalledDead, fired, delivered };
   }
 

@@ -109,6 +109,7 @@ export class WorkerRuntime<T> {
       leaseMs: options.leaseMs,
       extendEveryMs: options.extendEveryMs,
       markers: options.lockMarkers,
+      extend: options.extendLeases,
       onError,
       onBeat: () => this.announce(),
     });
@@ -119,6 +120,7 @@ export class WorkerRuntime<T> {
     });
     this.#pump = new Pump(maintenance, {
       stalled: options.stalled,
+      recover: options.recoverLeases,
       onError,
       onNextDue: (inMs) => this.due.expect(inMs),
       onStalled: (recovered, dead) => {

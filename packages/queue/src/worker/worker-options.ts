@@ -33,6 +33,12 @@ export interface WorkerOptions {
   readonly leaseMs?: number;
   /** How often held leases are extended. Default half the lease, clamped to [1, lease−1]. */
   readonly extendEveryMs?: number;
+  /**
+   * Extend the leases of running jobs. Default true. With `false` (BullMQ's `skipLockRenewal`) a
+   * job whose handler runs past `leaseMs` lapses and is recovered by a sweep as stalled, while its
+   * handler still runs here (its settlement is then refused); the registry beat goes on.
+   */
+  readonly extendLeases?: boolean;
   /** Attempts before a job is dead-lettered, for jobs enqueued without `attempts`. Default 3. */
   readonly maxAttempts?: number;
   /** Delay curve or function between attempts, for jobs enqueued without `backoff`. Default fixed(1000). */
@@ -43,6 +49,12 @@ export interface WorkerOptions {
   readonly maintenanceMs?: number;
   /** Use the stalled sweep instead of the plain reaper. */
   readonly stalled?: StalledOptions;
+  /**
+   * Recover expired leases (the plain reap, or the stalled sweep) in this worker's pump. Default
+   * true. With `false` (BullMQ's `skipStalledCheck`) the pump still promotes, fires repeats and
+   * delivers the flow outbox, and another worker (or `queue.maintenance()`) recovers lapsed jobs.
+   */
+  readonly recoverLeases?: boolean;
   /**
    * Publish this worker's settlement events (`completed`, `failed`, `delayed`), each inside the script
    * of its verdict. Default true. The queue-level events (`stalled`, `removed`, admission events)
@@ -98,6 +110,10 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
   const backoff = options.backoff ?? fixed(1000);
   // Walk the curve once now: a policy that cannot produce a delay would otherwise fail every retry.
   if (typeof backoff !== 'function') checkCurve(backoff);
+  for (const key of ['extendLeases', 'recoverLeases'] as const) {
+    const flag: unknown = options[key];
+    if (flag !== undefined && typeof flag !== 'boolean') throw new InvalidArgumentError(key, 'must be a boolean');
+  }
   const name: unknown = options.name;
   if (name !== undefined && (typeof name !== 'string' || name.length === 0 || name.length > 200)) {
     throw new InvalidArgumentError('name', 'must be a string of 1 to 200 characters');
@@ -108,11 +124,13 @@ export function resolveWorkerOptions(options: WorkerOptions): ResolvedWorkerOpti
     source: options.source ?? 'flat',
     leaseMs,
     extendEveryMs: Math.min(Math.max(positive('extendEveryMs', extend), 1), leaseMs - 1),
+    extendLeases: options.extendLeases ?? true,
     maxAttempts: positive('maxAttempts', options.maxAttempts ?? 3),
     backoff,
     blockMs: positive('blockMs', options.blockMs ?? 1000, 10),
     maintenanceMs: positive('maintenanceMs', options.maintenanceMs ?? 1000, 0),
     stalled: options.stalled,
+    recoverLeases: options.recoverLeases ?? true,
     publishEvents: options.publishEvents ?? true,
     lockMarkers: options.lockMarkers ?? true,
     respectConcurrencyGate: options.respectConcurrencyGate ?? false,
