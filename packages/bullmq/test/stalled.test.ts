@@ -63,5 +63,10 @@ describe.skipIf(onCluster)('guide: stalled jobs', () => {
     });
     await reported;
     expect(states).toEqual(['waiting']);
+    // The parent keeps the child's failure in BullMQ's words (Echo records the spec's `stalled`), as
+    // does the child's own record.
+    const [child] = await closing(new Queue(name, { connection })).getJobs(['failed']);
+    expect(child?.failedReason).toBe('job stalled more than allowable limit');
+    expect(await parent.getIgnoredChildrenFailures()).toEqual({ [`bull:${name}:${String(child?.id)}`]: 'job stalled more than allowable limit' });
   });
 });

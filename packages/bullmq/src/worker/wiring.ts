@@ -5,6 +5,7 @@ import { rememberedJobId } from '../ids.js';
 import { withStack } from '../job-options.js';
 import type { AttemptDelays } from './attempt-delays.js';
 import type { InFlight } from './in-flight.js';
+import { STALLED_REASON } from '../stalled-reason.js';
 
 /**
  * What the event bridge reads and writes of a BullMQ worker: its bookkeeping of the jobs it runs
@@ -23,7 +24,7 @@ export interface WorkerBook<D, R, N extends string> {
 
 /** BullMQ's failure of a job that stalled more often than `maxStalledCount` allows. */
 function stalledTooOften(): Error {
-  return new Error('job stalled more than allowable limit');
+  return new Error(STALLED_REASON);
 }
 
 /**
