@@ -9,6 +9,7 @@ export { Queue, type QueueOptions } from './queue.js';
 export type { CleanType } from './queue/clean.js';
 export { getNextMillis, type RepeatStrategy } from './schedulers/next-millis.js';
 export { MetricsTime, type Metrics } from './queue/metrics.js';
+export type { QueueMeta, StreamsOptions } from './queue/meta.js';
 export type { DependencyItem, DependencyList } from './queue/dependency-list.js';
 export type { Dependencies, DependenciesOpts, DependencyCounts, DependencyPage, DependencyPages } from './flow/dependencies.js';
 export { QueueGetters, type JobSchedulerJson, type JobType } from './queue-getters.js';

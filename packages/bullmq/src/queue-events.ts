@@ -4,7 +4,8 @@ import { progressValue, Queue as EchoQueue, resultValue, type QueueEvents as Ech
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import { openEnvelope, type Envelope } from './envelope.js';
 import { BullMQInputError } from './errors.js';
-import { definedOnly, echoQueueName, keyOfJobId, rememberedJobId } from './ids.js';
+import { DEFAULT_PREFIX, definedOnly, echoQueueName, keyOfJobId, rememberedJobId } from './ids.js';
+import { queueEventsClientName } from './queue-extras.js';
 import { failedReasonOf } from './flow/child-failure.js';
 
 /** `new QueueEvents(name, opts)`'s options. */
@@ -121,7 +122,8 @@ export class QueueEvents extends EventEmitter {
       const queue = await opening;
       await started;
       try {
-        const events = await queue.events();
+        // Named as BullMQ names it, so queue.getQueueEvents() finds it.
+        const events = await queue.events({ connectionName: queueEventsClientName(opts.prefix ?? DEFAULT_PREFIX, name) });
         events.on('*', (event) => this.#enqueue(event));
         // BullMQ's listeners hear waiting, active and drained from the first job on: Echo publishes
         // them only on request, so a listening QueueEvents asks before it reports itself ready.
