@@ -1,7 +1,7 @@
-import { strictOptions, type JobId } from '@echo/protocol/queue';
+import type { JobId } from '@echo/protocol/queue';
 import { JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
-import { attemptsMadeOf, openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
-import { asBullMQError, BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
+import { attemptsMadeOf, attemptsStartedOf, openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
+import { asBullMQError, JobStateError, NotSupportedError } from './errors.js';
 import { changeJobPriority, clearJobLogs, countStep, updateJobData, type ChangePriorityOpts } from './job-edits.js';
 import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease, type NextJobData } from './manual.js';
@@ -15,8 +15,10 @@ import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, typ
 import { withStack, type JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
 import type { QueueEvents } from './queue-events.js';
+import { retryJob, type RetryOptions } from './job-retry.js';
 
 export type { JobState } from './job-state.js';
+export type { RetryOptions } from './job-retry.js';
 
 /** What a running job needs from its worker: the lease context and the progress hook. */
 export interface RunningHooks {
@@ -114,7 +116,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     const envelope = openEnvelope(record.payload);
     const job = new Job<D, R, N>(queue, record.id, envelope);
     job.attemptsMade = attemptsMadeOf(envelope, record.attempts);
-    job.attemptsStarted = record.attempts;
+    job.attemptsStarted = attemptsStartedOf(envelope, record.attempts);
     job.stalledCounter = record.stalled;
     if (record.progress !== undefined) job.progress = parseProgress(record.progress);
     if (record.lastError !== undefined) {
@@ -136,7 +138,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   /** @internal A job a worker claimed. */
   static fromClaim<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, hooks: RunningHooks): Job<D, R, N> {
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload), hooks);
-    job.attemptsStarted = claimed.attempts;
+    job.attemptsStarted = attemptsStartedOf(job.#envelope, claimed.attempts);
     job.attemptsMade = attemptsMadeOf(job.#envelope, claimed.attempts - 1);
     job.processedOn = Date.now();
     job.token = `${claimed.id}:${String(claimed.attempts)}`;
@@ -150,7 +152,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     // reports one more start than the job ran; Echo's sweep fails it in place. A stall is not an
     // attempt made in BullMQ (Echo counts every claim), nor is a step move: only that last failure
     // and earlier ones are.
-    job.attemptsStarted = claimed.attempts + 1;
+    job.attemptsStarted = attemptsStartedOf(job.#envelope, claimed.attempts) + 1;
     job.attemptsMade = Math.max(1, attemptsMadeOf(job.#envelope, claimed.attempts) - stalls + 1);
     job.stalledCounter = stalls;
     return job;
@@ -161,7 +163,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     const { queue, claimed, token } = lease;
     const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
     job.#manual = lease;
-    job.attemptsStarted = claimed.attempts;
+    job.attemptsStarted = attemptsStartedOf(job.#envelope, claimed.attempts);
     job.attemptsMade = attemptsMadeOf(job.#envelope, claimed.attempts - 1);
     job.processedOn = Date.now();
     job.token = token;
@@ -334,19 +336,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /**
    * Runs a failed job (or, with `'completed'`, a completed job the queue kept) again. A job in
-   * another state, or gone, is refused with BullMQ's texts.
+   * another state, or gone, is refused with BullMQ's texts. `resetAttemptsMade` /
+   * `resetAttemptsStarted` start the counts the job reports over (see `retryJob`).
    */
   async retry(state: 'failed' | 'completed' = 'failed', opts: RetryOptions = {}): Promise<void> {
-    if (!RETRY_STATES.has(state)) throw new BullMQInputError('state', "retry takes 'failed' or 'completed'");
-    checkRetryOptions(opts);
-    for (const key of ['resetAttemptsMade', 'resetAttemptsStarted'] as const) {
-      // Echo's attempt count is the lease's fencing token: it only grows, so a rerun keeps counting.
-      if (opts[key] === true) throw new NotSupportedError(`job.retry ${key}`, 'the attempt count fences the job\'s leases and is never reset; a retried job keeps counting');
-    }
-    const rerun = state === 'failed' ? this.#queue.reprocess(this.#echoId) : this.#queue.reprocessCompleted(this.#echoId);
-    await rerun.catch((error: unknown) => {
-      throw asBullMQError(error, this.id, 'reprocessJob', state);
-    });
+    await retryJob(this.#queue, this.#echoId, this.id, state, opts);
     // BullMQ's retry clears these to null on the job at hand.
     this.failedReason = null;
     this.finishedOn = null;
@@ -474,17 +468,6 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
     };
   }
 }
-
-/** BullMQ's options of `job.retry`. */
-export interface RetryOptions {
-  /** Start `attemptsMade` over (refused: see the README's table). */
-  readonly resetAttemptsMade?: boolean;
-  /** Start `attemptsStarted` over (refused: see the README's table). */
-  readonly resetAttemptsStarted?: boolean;
-}
-
-const RETRY_STATES: ReadonlySet<string> = new Set(['failed', 'completed']);
-const checkRetryOptions = strictOptions('job.retry options', { known: ['resetAttemptsMade', 'resetAttemptsStarted'] });
 
 function firstLine(text: string): string {
   const end = text.indexOf('\n');
