@@ -450,6 +450,9 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
    */
   async waitUntilFinished(queueEvents: QueueEvents, ttl?: number): Promise<ReturnType> {
     const events = await queueEvents.echoEvents();
+    // BullMQ checks the job's key once its listener is up: a job already gone (removed at its
+    // completion, say) is refused with its text, though Echo may still know how it ended.
+    if ((await this.#queue.getState(this.#echoId)) === 'absent') throw new Error(`Missing key for job ${this.queueQualifiedName}:${this.id}. isFinished`);
     try {
       const finished = await this.#queue.waitUntilFinished(this.#echoId, { events, ...(ttl === undefined ? {} : { timeoutMs: ttl }) });
       return finished.result as ReturnType;

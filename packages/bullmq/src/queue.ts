@@ -260,11 +260,13 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return (await this.echo).addLog(job.echoId, logRow, keepLogs);
   }
 
-  /** Reports a job's progress (as `job.updateProgress`). */
+  /** Reports a job's progress (as `job.updateProgress`); emits `progress` with the job's id and the progress. */
   async updateJobProgress(jobId: string, progress: JobProgress): Promise<void> {
     const job = await this.getJob(jobId);
     if (!job) throw new Error(`Missing key for job ${jobId}. updateProgress`);
     await job.updateProgress(progress);
+    // BullMQ's Queue tells its own listeners, with the job's id.
+    this.emit('progress', jobId, progress);
   }
 
   /**
