@@ -16,6 +16,8 @@ import { withStack, type JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
 import type { QueueEvents } from './queue-events.js';
 import { retryJob, type RetryOptions } from './job-retry.js';
+import { manualToWait } from './job-held.js';
+import { firstLine, parseProgress } from './job-values.js';
 
 export type { JobState } from './job-state.js';
 export type { RetryOptions } from './job-retry.js';
@@ -384,11 +386,16 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   }
 
   /**
-   * From a processor: puts the job back to wait, to run again as a new start (a step job's next
-   * step); answers 0. Throw `WaitingError` afterwards. Its `attemptsMade` does not grow.
+   * From a processor (or for a job taken by `getNextJob(token)`, with its token): puts the job back
+   * to wait, to run again as a new start (a step job's next step); answers 0. Throw `WaitingError`
+   * afterwards from a processor. Its `attemptsMade` does not grow.
    */
-  async moveToWait(_token?: string): Promise<number> {
-    if (!this.#hooks) throw new NotSupportedError('job.moveToWait outside a processor', 'only the worker that holds the job can move it');
+  async moveToWait(token?: string): Promise<number> {
+    if (!this.#hooks) {
+      await manualToWait(this.#manual, this.#echoId, this.id, token);
+      this.#manual = undefined;
+      return 0;
+    }
     await countStep(this.#queue, this.#echoId, this.id, 'moveJobFromActiveToWait');
     await this.#hooks.context.moveToDelayed({ delayMs: 0 });
     return 0;
@@ -469,21 +476,5 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
       returnvalue: this.returnvalue, failedReason: this.failedReason, stacktrace: this.stacktrace, timestamp: this.timestamp,
       processedOn: this.processedOn, finishedOn: this.finishedOn, queueName: this.queueName,
     };
-  }
-}
-
-function firstLine(text: string): string {
-  const end = text.indexOf('\n');
-  return end === -1 ? text : text.slice(0, end);
-}
-
-function parseProgress(raw: string): JobProgress {
-  if (raw === '') return 0;
-  const asNumber = Number(raw);
-  if (Number.isFinite(asNumber)) return asNumber;
-  try {
-    return JSON.parse(raw) as JobProgress;
-  } catch {
-    return raw;
   }
 }
