@@ -17,6 +17,7 @@ export type { WorkerEntry } from './queue-extras.js';
 export { Worker, type BackoffStrategy, type Processor, type WorkerListener, type WorkerOptions } from './worker/worker.js';
 export { Job, type JobProgress, type JobState, type RetryOptions } from './job.js';
 export { QueueEvents, type QueueEventsListener, type QueueEventsOptions } from './queue-events.js';
+export { QueueEventsProducer, type QueueEventsProducerOptions } from './queue-events-producer.js';
 export { FlowProducer, type FlowJob, type FlowOpts, type FlowProducerOptions, type JobNode } from './flow-producer.js';
 export type { NodeOpts } from './flow/get-flow.js';
 export type { RemoveOpts } from './flow/remove-tree.js';

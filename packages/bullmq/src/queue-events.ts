@@ -6,6 +6,7 @@ import { openEnvelope, type Envelope } from './envelope.js';
 import { BullMQInputError } from './errors.js';
 import { DEFAULT_PREFIX, definedOnly, echoQueueName, keyOfJobId, rememberedJobId } from './ids.js';
 import { queueEventsClientName } from './queue-extras.js';
+import { CUSTOM_EVENT } from './queue-events-producer.js';
 import { failedReasonOf } from './flow/child-failure.js';
 
 /** `new QueueEvents(name, opts)`'s options. */
@@ -209,7 +210,8 @@ export class QueueEvents extends EventEmitter {
   async #translate(event: LifecycleEvent): Promise<void> {
     if (event.event === 'drained') this.#draining = true;
     if (this.#draining && this.listenerCount('drained') > 0 && FINISHING.has(event.event)) await this.#drainedWhenIdle();
-    const heard = [event.event, ...(ALSO[event.event] ?? [])].some((name) => this.listenerCount(name) > 0);
+    const custom = event.event === 'unknown' && event.fields.name === CUSTOM_EVENT ? event.fields.custom : undefined;
+    const heard = [event.event, ...(ALSO[event.event] ?? []), ...(custom === undefined ? [] : [custom])].some((name) => this.listenerCount(name) > 0);
     if (!heard && !(event.event === 'stalled' && this.listenerCount('failed') > 0)) return;
     const id = this.#nextId();
     if (event.event === 'drained') return;
@@ -218,6 +220,8 @@ export class QueueEvents extends EventEmitter {
       // The drop-in's own events (clean's `cleaned`, pause's `paused`, resume's `resumed`) ride the channel beside Echo's.
       if (f.name === 'cleaned') this.emit('cleaned', { count: f.count ?? '0' }, id);
       else if (f.name === 'paused' || f.name === 'resumed') this.emit(f.name, {}, id);
+      // An application's own event, from a QueueEventsProducer.
+      else if (custom !== undefined) this.emit(custom, JSON.parse(f.args ?? '{}') as Record<string, string>, id);
       return;
     }
     const { queue } = await this.#ready;
