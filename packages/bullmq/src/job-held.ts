@@ -1,4 +1,7 @@
-import { NotSupportedError } from './errors.js';
+import type { JobId } from '@echo/protocol/queue';
+import type { Queue as EchoQueue } from '@echo/queue';
+import type { Envelope } from './envelope.js';
+import { JobStateError, NotSupportedError } from './errors.js';
 import { countStep } from './job-edits.js';
 import { missingLock, type ManualLease } from './manual.js';
 
@@ -17,3 +20,17 @@ export async function manualToWait(lease: ManualLease | undefined, echoId: strin
   await lease.queue.promote(lease.claimed.id).catch(() => undefined);
 }
 
+
+/**
+ * The lease a manual settle goes through: the one `getNextJob` made, or (for a job read another
+ * way) the running attempt read from its row. BullMQ refuses a job nobody holds with this text.
+ */
+export async function heldLease(queue: EchoQueue<Envelope>, echoId: string, jobId: string, manual: ManualLease | undefined, token: string, command: string, stateFirst: boolean): Promise<ManualLease> {
+  if (manual) return manual;
+  const state = await queue.getState(echoId);
+  if (stateFirst && state !== 'active') throw new JobStateError(jobId, command, `Job ${jobId} is not in the active state. ${command}`);
+  const claimed = state === 'active' ? await queue.leases().readAsClaimed(echoId as JobId) : undefined;
+  if (!claimed) throw missingLock(jobId, command);
+  // No worker took it by hand here, so none takes a next job for it either.
+  return { queue, claimed, token, lockMs: 30_000, backoff: () => 0, fetchNext: () => Promise.resolve([]) };
+}
