@@ -93,6 +93,8 @@ export function getParentKey(): never { throw new KeyspaceAccess('getParentKey')
 `,
 );
 writeFileSync(join(shims, 'empty.ts'), 'export {};\n');
+// The version the library records in a queue's meta (getVersion), which BullMQ's tests compare with.
+writeFileSync(join(shims, 'version.ts'), `export { version } from ${JSON.stringify(join(packageRoot, 'src', 'version.ts'))};\n`);
 writeFileSync(
   join(out, 'tests', 'utils', 'get-redis-client.ts'),
   `import { KeyspaceAccess } from '../../shims/keyspace.js';
@@ -135,6 +137,7 @@ export default defineConfig({
       // The enums the drop-in provides (MetricsTime) come from its entry point too.
       if (m[1] === 'classes' || m[1] === 'classes/index' || m[1] === 'enums' || m[1] === 'enums/index') return shims + '/classes.ts';
       if (m[1] === 'utils') return shims + '/utils.ts';
+      if (m[1] === 'version') return shims + '/version.ts';
       return shims + '/empty.ts';
     },
   }],

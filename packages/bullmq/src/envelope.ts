@@ -61,11 +61,18 @@ export interface Envelope {
    * every start as an attempt, BullMQ's `attemptsMade` counts only the starts that failed or completed.
    */
   readonly s?: number;
+  /** Starts before the last `job.retry({ resetAttemptsStarted })`: `attemptsStarted` counts from there. */
+  readonly a?: number;
 }
 
 /** How many of a job's starts were attempts BullMQ counts (failed or completed), of `starts` in all. */
 export function attemptsMadeOf(envelope: Envelope, starts: number): number {
   return Math.max(0, starts - (envelope.s ?? 0));
+}
+
+/** How many starts BullMQ's `attemptsStarted` shows, of `starts` Echo counted. */
+export function attemptsStartedOf(envelope: Envelope, starts: number): number {
+  return Math.max(0, starts - (envelope.a ?? 0));
 }
 
 /** Reads an envelope back; a payload some other producer wrote is refused, not guessed at. */

@@ -1,22 +1,25 @@
-import { strictOptions, type JobId } from '@echo/protocol/queue';
-import { JobFailedError, type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
-import { attemptsMadeOf, openEnvelope, type Envelope, type StoredOptions } from './envelope.js';
-import { asBullMQError, BullMQInputError, JobStateError, NotSupportedError } from './errors.js';
+import { type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
+import { attemptsMadeOf, type Envelope, type StoredOptions } from './envelope.js';
+import { asBullMQError, NotSupportedError } from './errors.js';
 import { changeJobPriority, clearJobLogs, countStep, updateJobData, type ChangePriorityOpts } from './job-edits.js';
 import { bullmqState, type JobState } from './job-state.js';
-import { completeHeld, extendHeld, failHeld, missingLock, type ManualLease, type NextJobData } from './manual.js';
+import { completeHeld, extendHeld, failHeld, type ManualLease, type NextJobData } from './manual.js';
 import { keyOfJobId, qualifiedNameOf, rememberJobId } from './ids.js';
 import { removeChildDependency } from './flow/child-dependency.js';
-import { isSchedulerJob } from './schedulers/job-schedulers.js';
-import { removeTree, removeUnprocessedChildren, type RemoveOpts } from './flow/remove-tree.js';
-import { failedReasonOf } from './flow/child-failure.js';
+import { removeUnprocessedChildren, type RemoveOpts } from './flow/remove-tree.js';
 import { openBeside } from './flow/open-beside.js';
 import { childrenValues, dependencyCounts, dependencyPages, ignoredFailures, type Dependencies, type DependenciesOpts, type DependencyCounts, type DependencyPages } from './flow/dependencies.js';
 import { withStack, type JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
 import type { QueueEvents } from './queue-events.js';
+import { retryJob, type RetryOptions } from './job-retry.js';
+import { heldLease, manualToWait } from './job-held.js';
+import { jobFromClaim, jobFromManual, jobFromRecord, jobFromStalled } from './job-factories.js';
+import { jobJson, waitFinished } from './job-values.js';
+import { removeJob } from './job-remove.js';
 
 export type { JobState } from './job-state.js';
+export type { RetryOptions } from './job-retry.js';
 
 /** What a running job needs from its worker: the lease context and the progress hook. */
 export interface RunningHooks {
@@ -88,10 +91,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   #manual: ManualLease | undefined;
 
   /** @internal */
-  constructor(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, hooks?: RunningHooks) {
+  constructor(queue: EchoQueue<Envelope>, echoId: string, envelope: Envelope, hooks?: RunningHooks, manual?: ManualLease) {
     this.#queue = queue;
     this.#echoId = echoId;
     this.#hooks = hooks;
+    this.#manual = manual;
     this.id = envelope.i ?? echoId;
     if (envelope.i !== undefined) rememberJobId(echoId, envelope.i);
     this.name = envelope.n as NameType;
@@ -111,61 +115,22 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /** @internal A job read from its row. */
   static fromRecord<D, R, N extends string>(queue: EchoQueue<Envelope>, record: JobRecord<Envelope>): Job<D, R, N> {
-    const envelope = openEnvelope(record.payload);
-    const job = new Job<D, R, N>(queue, record.id, envelope);
-    job.attemptsMade = attemptsMadeOf(envelope, record.attempts);
-    job.attemptsStarted = record.attempts;
-    job.stalledCounter = record.stalled;
-    if (record.progress !== undefined) job.progress = parseProgress(record.progress);
-    if (record.lastError !== undefined) {
-      job.failedReason = failedReasonOf(queue.name, envelope, record.lastError);
-      job.stacktrace = withStack([], record.lastError, job.opts.stackTraceLimit);
-    }
-    if (record.state === 'completed') job.returnvalue = record.result as R;
-    job.finishedOn = record.finishedAt;
-    // The envelope keeps the parent the job was added under; the row says whether it still has one.
-    if (record.parent === undefined) job.#unlink();
-    return job;
-  }
-
-  #unlink(): void {
-    this.parent = undefined;
-    this.parentKey = undefined;
+    return jobFromRecord(queue, record);
   }
 
   /** @internal A job a worker claimed. */
   static fromClaim<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, hooks: RunningHooks): Job<D, R, N> {
-    const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload), hooks);
-    job.attemptsStarted = claimed.attempts;
-    job.attemptsMade = attemptsMadeOf(job.#envelope, claimed.attempts - 1);
-    job.processedOn = Date.now();
-    job.token = `${claimed.id}:${String(claimed.attempts)}`;
-    return job;
+    return jobFromClaim(queue, claimed, hooks);
   }
 
   /** @internal A job the stalled sweep failed for good, as read before the sweep, after `stalls` stalls. */
   static fromStalled<D, R, N extends string>(queue: EchoQueue<Envelope>, claimed: ClaimedJob<Envelope>, stalls: number): Job<D, R, N> {
-    const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
-    // BullMQ moves a job past its stall limit back to wait and fails it when next taken, so it
-    // reports one more start than the job ran; Echo's sweep fails it in place. A stall is not an
-    // attempt made in BullMQ (Echo counts every claim), nor is a step move: only that last failure
-    // and earlier ones are.
-    job.attemptsStarted = claimed.attempts + 1;
-    job.attemptsMade = Math.max(1, attemptsMadeOf(job.#envelope, claimed.attempts) - stalls + 1);
-    job.stalledCounter = stalls;
-    return job;
+    return jobFromStalled(queue, claimed, stalls);
   }
 
   /** @internal A job a worker handed out by `getNextJob(token)`, settled by hand. */
   static fromManual<D, R, N extends string>(lease: ManualLease): Job<D, R, N> {
-    const { queue, claimed, token } = lease;
-    const job = new Job<D, R, N>(queue, claimed.id, openEnvelope(claimed.payload));
-    job.#manual = lease;
-    job.attemptsStarted = claimed.attempts;
-    job.attemptsMade = attemptsMadeOf(job.#envelope, claimed.attempts - 1);
-    job.processedOn = Date.now();
-    job.token = token;
-    return job;
+    return jobFromManual(lease);
   }
 
   /**
@@ -174,7 +139,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
    * under the same token and answered as BullMQ's raw `[jobData, jobId, 0, 0]`; `[]` when none.
    */
   async moveToCompleted(returnValue: ReturnType, token: string, fetchNext = true): Promise<NextJobData> {
-    const lease = await this.#held(token, 'moveToFinished');
+    const lease = await heldLease(this.#queue, this.#echoId, this.id, this.#manual, token, 'moveToFinished', false);
     await completeHeld(lease, returnValue);
     this.#manual = undefined;
     this.returnvalue = returnValue;
@@ -192,7 +157,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   async moveToFailed(error: Error, token: string, fetchNext = false): Promise<NextJobData> {
     // BullMQ retries a job with attempts left through its retryJob command, which checks the state first.
     const retrying = (this.opts.attempts ?? 1) > this.attemptsMade + 1;
-    const lease = await this.#held(token, retrying ? 'retryJob' : 'moveToFinished', retrying);
+    const lease = await heldLease(this.#queue, this.#echoId, this.id, this.#manual, token, retrying ? 'retryJob' : 'moveToFinished', retrying);
     const went = await failHeld(lease, error);
     this.#manual = undefined;
     this.failedReason = error.message;
@@ -205,23 +170,9 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /** Extends the lock of a job taken with `worker.getNextJob(token)` by `duration` ms from now; answers 1. */
   async extendLock(token: string, duration: number): Promise<number> {
-    const lease = await this.#held(token, 'extendLock');
+    const lease = await heldLease(this.#queue, this.#echoId, this.id, this.#manual, token, 'extendLock', false);
     await extendHeld(lease, duration);
     return 1;
-  }
-
-  /**
-   * The lease a manual settle goes through: the one `getNextJob` made, or (for a job read another
-   * way) the running attempt read from its row. BullMQ refuses a job nobody holds with this text.
-   */
-  async #held(token: string, command: string, stateFirst = false): Promise<ManualLease> {
-    if (this.#manual) return this.#manual;
-    const state = await this.#queue.getState(this.#echoId);
-    if (stateFirst && state !== 'active') throw new JobStateError(this.id, command, `Job ${this.id} is not in the active state. ${command}`);
-    const claimed = state === 'active' ? await this.#queue.leases().readAsClaimed(this.#echoId as JobId) : undefined;
-    if (!claimed) throw missingLock(this.id, command);
-    // No worker took it by hand here, so none takes a next job for it either.
-    return { queue: this.#queue, claimed, token, lockMs: 30_000, backoff: () => 0, fetchNext: () => Promise.resolve([]) };
   }
 
   /** The job `jobId` of `queue` (the same as `queue.getJob`). */
@@ -282,43 +233,27 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   }
 
   /** True when the job completed. */
-  async isCompleted(): Promise<boolean> {
-    return (await this.getState()) === 'completed';
-  }
+  async isCompleted(): Promise<boolean> { return (await this.getState()) === 'completed'; }
 
   /** True when the job failed for good. */
-  async isFailed(): Promise<boolean> {
-    return (await this.getState()) === 'failed';
-  }
+  async isFailed(): Promise<boolean> { return (await this.getState()) === 'failed'; }
 
   /** True while the job waits on a time. */
-  async isDelayed(): Promise<boolean> {
-    return (await this.getState()) === 'delayed';
-  }
+  async isDelayed(): Promise<boolean> { return (await this.getState()) === 'delayed'; }
 
   /** True while the job is running. */
-  async isActive(): Promise<boolean> {
-    return (await this.getState()) === 'active';
-  }
+  async isActive(): Promise<boolean> { return (await this.getState()) === 'active'; }
 
   /** True while the job waits for a worker. */
-  async isWaiting(): Promise<boolean> {
-    const state = await this.getState();
-    return state === 'waiting' || state === 'prioritized';
-  }
+  async isWaiting(): Promise<boolean> { return ['waiting', 'prioritized'].includes(await this.getState()); }
 
   /**
    * Removes the job and, unless `removeChildren` is false, its children at every depth; a parent
    * that waited on it stops waiting. Refused while a worker holds any job of the tree, and for a
    * scheduler's next run, as BullMQ refuses them.
    */
-  async remove(opts: RemoveOpts = {}): Promise<void> {
-    if (await isSchedulerJob(this.#queue, this.#envelope)) {
-      throw new JobStateError(this.id, 'remove', `Job ${this.id} belongs to a job scheduler and cannot be removed directly. remove`);
-    }
-    await removeTree(openBeside(this.#queue), this.#queue, this.#echoId, this.id, opts);
-    // BullMQ frees the deduplication id with the job; Echo's remove leaves one with a ttl to expire.
-    if (this.deduplicationId !== undefined) await this.#queue.releaseDedup(keyOfJobId(this.deduplicationId), this.#echoId);
+  remove(opts: RemoveOpts = {}): Promise<void> {
+    return removeJob(this.#queue, this.#echoId, this.id, this.#envelope, opts);
   }
 
   /** Frees the job's deduplication id while it still names this job; answers whether it did. */
@@ -334,19 +269,11 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /**
    * Runs a failed job (or, with `'completed'`, a completed job the queue kept) again. A job in
-   * another state, or gone, is refused with BullMQ's texts.
+   * another state, or gone, is refused with BullMQ's texts. `resetAttemptsMade` /
+   * `resetAttemptsStarted` start the counts the job reports over (see `retryJob`).
    */
   async retry(state: 'failed' | 'completed' = 'failed', opts: RetryOptions = {}): Promise<void> {
-    if (!RETRY_STATES.has(state)) throw new BullMQInputError('state', "retry takes 'failed' or 'completed'");
-    checkRetryOptions(opts);
-    for (const key of ['resetAttemptsMade', 'resetAttemptsStarted'] as const) {
-      // Echo's attempt count is the lease's fencing token: it only grows, so a rerun keeps counting.
-      if (opts[key] === true) throw new NotSupportedError(`job.retry ${key}`, 'the attempt count fences the job\'s leases and is never reset; a retried job keeps counting');
-    }
-    const rerun = state === 'failed' ? this.#queue.reprocess(this.#echoId) : this.#queue.reprocessCompleted(this.#echoId);
-    await rerun.catch((error: unknown) => {
-      throw asBullMQError(error, this.id, 'reprocessJob', state);
-    });
+    await retryJob(this.#queue, this.#echoId, this.id, state, opts);
     // BullMQ's retry clears these to null on the job at hand.
     this.failedReason = null;
     this.finishedOn = null;
@@ -390,11 +317,16 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   }
 
   /**
-   * From a processor: puts the job back to wait, to run again as a new start (a step job's next
-   * step); answers 0. Throw `WaitingError` afterwards. Its `attemptsMade` does not grow.
+   * From a processor (or for a job taken by `getNextJob(token)`, with its token): puts the job back
+   * to wait, to run again as a new start (a step job's next step); answers 0. Throw `WaitingError`
+   * afterwards from a processor. Its `attemptsMade` does not grow.
    */
-  async moveToWait(_token?: string): Promise<number> {
-    if (!this.#hooks) throw new NotSupportedError('job.moveToWait outside a processor', 'only the worker that holds the job can move it');
+  async moveToWait(token?: string): Promise<number> {
+    if (!this.#hooks) {
+      await manualToWait(this.#manual, this.#echoId, this.id, token);
+      this.#manual = undefined;
+      return 0;
+    }
     await countStep(this.#queue, this.#echoId, this.id, 'moveJobFromActiveToWait');
     await this.#hooks.context.moveToDelayed({ delayMs: 0 });
     return 0;
@@ -441,63 +373,26 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   /** Detaches the job from its parent, which no longer waits for it; false when it had none (or already ended for it). */
   async removeChildDependency(): Promise<boolean> {
     const detached = await removeChildDependency(this.#queue, this.#echoId, this.id, this.parentKey);
-    if (detached) this.#unlink();
+    if (detached) {
+      this.parent = undefined;
+      this.parentKey = undefined;
+    }
     return detached;
   }
 
   /** True while the job waits for its children. */
-  async isWaitingChildren(): Promise<boolean> {
-    return (await this.getState()) === 'waiting-children';
-  }
+  async isWaitingChildren(): Promise<boolean> { return (await this.getState()) === 'waiting-children'; }
 
   /**
    * Resolves with the return value once the job completes; rejects with its failure once it fails
    * for good, or after `ttl` ms.
    */
   async waitUntilFinished(queueEvents: QueueEvents, ttl?: number): Promise<ReturnType> {
-    const events = await queueEvents.echoEvents();
-    try {
-      const finished = await this.#queue.waitUntilFinished(this.#echoId, { events, ...(ttl === undefined ? {} : { timeoutMs: ttl }) });
-      return finished.result as ReturnType;
-    } catch (error) {
-      if (error instanceof JobFailedError) throw new Error(firstLine(error.failure), { cause: error });
-      throw error;
-    }
+    return (await waitFinished(this.#queue, this.#echoId, `${this.queueQualifiedName}:${this.id}`, await queueEvents.echoEvents(), ttl)) as ReturnType;
   }
 
   /** The job as plain JSON. */
   toJSON(): Record<string, unknown> {
-    return {
-      id: this.id, name: this.name, data: this.data, opts: this.opts, progress: this.progress, attemptsMade: this.attemptsMade,
-      returnvalue: this.returnvalue, failedReason: this.failedReason, stacktrace: this.stacktrace, timestamp: this.timestamp,
-      processedOn: this.processedOn, finishedOn: this.finishedOn, queueName: this.queueName,
-    };
-  }
-}
-
-/** BullMQ's options of `job.retry`. */
-export interface RetryOptions {
-  /** Start `attemptsMade` over (refused: see the README's table). */
-  readonly resetAttemptsMade?: boolean;
-  /** Start `attemptsStarted` over (refused: see the README's table). */
-  readonly resetAttemptsStarted?: boolean;
-}
-
-const RETRY_STATES: ReadonlySet<string> = new Set(['failed', 'completed']);
-const checkRetryOptions = strictOptions('job.retry options', { known: ['resetAttemptsMade', 'resetAttemptsStarted'] });
-
-function firstLine(text: string): string {
-  const end = text.indexOf('\n');
-  return end === -1 ? text : text.slice(0, end);
-}
-
-function parseProgress(raw: string): JobProgress {
-  if (raw === '') return 0;
-  const asNumber = Number(raw);
-  if (Number.isFinite(asNumber)) return asNumber;
-  try {
-    return JSON.parse(raw) as JobProgress;
-  } catch {
-    return raw;
+    return jobJson(this);
   }
 }

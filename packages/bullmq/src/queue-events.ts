@@ -4,8 +4,11 @@ import { progressValue, Queue as EchoQueue, resultValue, type QueueEvents as Ech
 import { echoConnection, type ConnectionOptions } from './connection.js';
 import { openEnvelope, type Envelope } from './envelope.js';
 import { BullMQInputError } from './errors.js';
-import { definedOnly, echoQueueName, keyOfJobId, rememberedJobId } from './ids.js';
+import { DEFAULT_PREFIX, definedOnly, echoQueueName, keyOfJobId, rememberedJobId } from './ids.js';
+import { queueEventsClientName } from './queue-extras.js';
+import { CUSTOM_EVENT } from './queue-events-producer.js';
 import { failedReasonOf } from './flow/child-failure.js';
+import { STALLED_REASON } from './stalled-reason.js';
 
 /** `new QueueEvents(name, opts)`'s options. */
 export interface QueueEventsOptions {
@@ -123,7 +126,8 @@ export class QueueEvents extends EventEmitter {
       const queue = await opening;
       await started;
       try {
-        const events = await queue.events();
+        // Named as BullMQ names it, so queue.getQueueEvents() finds it.
+        const events = await queue.events({ connectionName: queueEventsClientName(opts.prefix ?? DEFAULT_PREFIX, name) });
         events.on('*', (event) => this.#enqueue(event));
         // BullMQ's listeners hear waiting, active and drained from the first job on: Echo publishes
         // them only on request, so a listening QueueEvents asks before it reports itself ready.
@@ -209,7 +213,8 @@ export class QueueEvents extends EventEmitter {
   async #translate(event: LifecycleEvent): Promise<void> {
     if (event.event === 'drained') this.#draining = true;
     if (this.#draining && this.listenerCount('drained') > 0 && FINISHING.has(event.event)) await this.#drainedWhenIdle();
-    const heard = [event.event, ...(ALSO[event.event] ?? [])].some((name) => this.listenerCount(name) > 0);
+    const custom = event.event === 'unknown' && event.fields.name === CUSTOM_EVENT ? event.fields.custom : undefined;
+    const heard = [event.event, ...(ALSO[event.event] ?? []), ...(custom === undefined ? [] : [custom])].some((name) => this.listenerCount(name) > 0);
     if (!heard && !(event.event === 'stalled' && this.listenerCount('failed') > 0)) return;
     const id = this.#nextId();
     if (event.event === 'drained') return;
@@ -218,6 +223,8 @@ export class QueueEvents extends EventEmitter {
       // The drop-in's own events (clean's `cleaned`, pause's `paused`, resume's `resumed`) ride the channel beside Echo's.
       if (f.name === 'cleaned') this.emit('cleaned', { count: f.count ?? '0' }, id);
       else if (f.name === 'paused' || f.name === 'resumed') this.emit(f.name, {}, id);
+      // An application's own event, from a QueueEventsProducer.
+      else if (custom !== undefined) this.emit(custom, JSON.parse(f.args ?? '{}') as Record<string, string>, id);
       return;
     }
     const { queue } = await this.#ready;
@@ -265,7 +272,7 @@ export class QueueEvents extends EventEmitter {
         // A job that stalled past its limit fails for good, and BullMQ reports that as `failed` too.
         if (f.outcome !== 'dead') return;
         this.#ids.delete(event.job);
-        this.emit('failed', { jobId, failedReason: 'job stalled more than allowable limit', prev: 'active' }, id);
+        this.emit('failed', { jobId, failedReason: STALLED_REASON, prev: 'active' }, id);
         return;
       case 'deduplicated':
         // A jobId is a business key here, refused the same way: BullMQ calls that `duplicated`.

@@ -48,6 +48,37 @@ export async function readGates(queue: EchoQueue<Envelope>): Promise<{ concurren
   };
 }
 
+/**
+ * BullMQ's client name of a queue's `QueueEvents` connection: `<prefix>:<base64 of the name>:qe`.
+ * The drop-in names its listener's connection so, and finds the listeners by it.
+ */
+export function queueEventsClientName(prefix: string, name: string): string {
+  return `${prefix}:${Buffer.from(name).toString('base64')}:qe`;
+}
+
+/**
+ * The subscribed connections named `clientName` on every master, as BullMQ's `getQueueEvents` lists them: each
+ * `CLIENT LIST` field, with `name` the queue's name and `rawname` the connection's.
+ */
+export async function namedClients(queue: EchoQueue<Envelope>, clientName: string, name: string): Promise<Record<string, string>[]> {
+  const lists = await Promise.all(queue.connection.masters().map((node) => node.command('CLIENT', 'LIST')));
+  const clients: Record<string, string>[] = [];
+  for (const list of lists) {
+    for (const line of String(list).split(/\r?\n/)) {
+      const fields: Record<string, string> = {};
+      for (const pair of line.split(' ')) {
+        const eq = pair.indexOf('=');
+        if (eq > 0) fields[pair.slice(0, eq)] = pair.slice(eq + 1);
+      }
+      // A listener's subscribing connection: on a cluster its named connection also has a plain
+      // link to every node, which is not a listener of its own.
+      const subscribed = ['sub', 'psub', 'ssub'].some((k) => Number(fields[k] ?? 0) > 0);
+      if (fields.name === clientName && subscribed) clients.push({ ...fields, name, rawname: clientName });
+    }
+  }
+  return clients;
+}
+
 /** BullMQ's bounds on a global concurrency: a whole number of at least 1. */
 export function checkConcurrency(concurrency: number): void {
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new InvalidArgumentError('concurrency', 'must be an integer >= 1');

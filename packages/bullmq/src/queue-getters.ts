@@ -7,9 +7,10 @@ import { DEFAULT_PREFIX, keyOfJobId } from './ids.js';
 import { Job, type JobState } from './job.js';
 import { recordOfJobId } from './job-lookup.js';
 import type { JobsOptions } from './job-options.js';
-import { readGates, sliceLog, workerEntries, type WorkerEntry } from './queue-extras.js';
+import { namedClients, queueEventsClientName, readGates, sliceLog, workerEntries, type WorkerEntry } from './queue-extras.js';
 import { readScheduler, readSchedulers, type SchedulerRecord } from './schedulers/job-schedulers.js';
 import { dependencyList, type DependencyList } from './queue/dependency-list.js';
+import { readMeta, type QueueMeta } from './queue/meta.js';
 import { prometheusText, readMetrics, type Metrics } from './queue/metrics.js';
 
 /** BullMQ's job types, in lists and counts. */
@@ -60,12 +61,14 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
 
   /** BullMQ's qualified name, `<prefix>:<name>` (the prefix its keys would start with). */
   readonly qualifiedName: string;
+  readonly #prefix: string;
 
   /** @internal */
   constructor(name: string, echo: Promise<EchoQueue<Envelope>>, prefix = DEFAULT_PREFIX) {
     super();
     this.name = name;
     this.qualifiedName = `${prefix}:${name}`;
+    this.#prefix = prefix;
     this.echo = echo;
     this.echo.catch((error: unknown) => {
       if (this.listenerCount('error') > 0) this.emit('error', error);
@@ -261,9 +264,22 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     return (await readGates(await this.echo)).concurrency;
   }
 
+  /** The queue's global settings: `paused`, `concurrency`, `max`/`duration`, `maxLenEvents`, `version`. */
+  async getMeta(): Promise<QueueMeta> {
+    return readMeta(await this.echo);
+  }
+
   /** The global rate limit, or null when none is set. */
   async getGlobalRateLimit(): Promise<{ max: number; duration: number } | null> {
     return (await readGates(await this.echo)).rateLimit;
+  }
+
+  /**
+   * The `QueueEvents` listening to this queue, one entry per connection (`CLIENT LIST`'s fields,
+   * `name` the queue's). BullMQ deprecates it; kept for the applications that call it.
+   */
+  async getQueueEvents(): Promise<Record<string, string>[]> {
+    return namedClients(await this.echo, queueEventsClientName(this.#prefix, this.name), this.name);
   }
 
   /** The live workers of the queue. */

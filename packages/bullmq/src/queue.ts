@@ -1,52 +1,23 @@
 import { EchoError, EmqError, InvalidArgumentError, strictOptions } from '@echo/protocol/queue';
-import { Queue as EchoQueue, type KeepBound } from '@echo/queue';
-import { echoConnection, type ConnectionOptions } from './connection.js';
+import type { Queue as EchoQueue, KeepBound } from '@echo/queue';
 import { makeEnvelope, type Envelope } from './envelope.js';
 import { keepCompletedByDefault, nextJobIds, resetJobIds } from './defaults.js';
 import { BullMQInputError, NotSupportedError } from './errors.js';
-import { definedOnly, echoQueueName, keyOfJobId } from './ids.js';
+import { keyOfJobId } from './ids.js';
 import { Job, type JobProgress } from './job.js';
 import { addChildJob } from './flow/child-job.js';
 import type { RemoveOpts } from './flow/remove-tree.js';
 import { checkConcurrency } from './queue-extras.js';
 import { checkClean, cleanJobs, publishDropInEvent, type CleanType } from './queue/clean.js';
 import { checkRetryJobs, retryFinishedBefore } from './queue/retry-jobs.js';
+import { deleteMeta, readVersion, writeMeta, type QueueMeta } from './queue/meta.js';
+import { open, type QueueOptions } from './queue/options.js';
 import { QueueGetters } from './queue-getters.js';
 import { checkKeepLogs, checkOptions, checkSize, enqueueOptions, keepBound, withoutEmptyJobId, type JobsOptions, type KeepJobs } from './job-options.js';
 import { checkRepeat, type RepeatOptions } from './schedulers/repeat-options.js';
 import { delayedSchedulerJobs, removeScheduler, restoreSchedulerJobs, schedulersKey, upsertScheduler } from './schedulers/job-schedulers.js';
-import type { RepeatStrategy } from './schedulers/next-millis.js';
 import { parentsOfDrained } from './flow/parents-elsewhere.js';
 import { JobScheduler } from './schedulers/job-scheduler.js';
-
-/** `new Queue(name, opts)`'s options, as BullMQ names them. */
-export interface QueueOptions {
-  /** Where Redis is: `{ host, port }` (and credentials), or an Echo `Connection` to share. */
-  readonly connection?: ConnectionOptions;
-  /** Options every `add` starts from. */
-  readonly defaultJobOptions?: JobsOptions;
-  /**
-   * BullMQ's key prefix. The default `bull` is Echo's queue of the same name; another prefix keeps
-   * its queues apart (it becomes part of the Echo queue's name).
-   */
-  readonly prefix?: string;
-  /** The queue's own name again, as `@nestjs/bullmq` passes its queue options; another name is refused. */
-  readonly name?: string;
-  /**
-   * BullMQ: the ioredis connection is shared, so `close()` leaves it open. The drop-in never closes
-   * an application's client (it opens its own connection from it), so either value behaves so.
-   */
-  readonly sharedConnection?: boolean;
-  /** BullMQ's advanced settings: `repeatStrategy` computes a pattern scheduler's next run. */
-  readonly settings?: { readonly repeatStrategy?: RepeatStrategy };
-}
-
-const checkQueueOptions = strictOptions('Queue options', {
-  known: ['connection', 'defaultJobOptions', 'prefix', 'name', 'sharedConnection', 'settings'],
-  hints: { streams: 'the events channel is Echo\'s (at most once); the durable journal is set on @echo/queue', telemetry: 'tracing comes through @echo/otel' },
-});
-
-const checkQueueSettings = strictOptions('Queue options.settings', { known: ['repeatStrategy'], hints: { backoffStrategy: 'a backoff strategy is a Worker setting (settings.backoffStrategy)' } });
 
 const checkObliterateOptions = strictOptions('obliterate options', { known: ['force'], hints: { count: 'Echo obliterates in bounded chunks by itself' } });
 
@@ -63,11 +34,40 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   #keepApplied = '';
   #defaulted: Promise<void> | undefined;
   #jobScheduler: JobScheduler<DataType, ResultType, NameType> | undefined;
+  #metaWritten: Promise<void> | undefined;
 
   constructor(name: string, opts: QueueOptions = {}) {
     super(name, open(name, opts), opts.prefix);
     this.defaultJobOptions = opts.defaultJobOptions ?? {};
     this.opts = opts;
+  }
+
+  /**
+   * Records the library version and events bound in the queue's meta, once, as BullMQ's Queue does
+   * at open: here at this Queue's first write or meta read, so a refused first call writes nothing.
+   */
+  #recordMeta(queue: EchoQueue<Envelope>): Promise<void> {
+    // A failed write (a lost connection) is tried again by the next call rather than kept.
+    return (this.#metaWritten ??= this.opts.skipMetasUpdate === true ? Promise.resolve() : writeMeta(queue, this.opts.streams).catch((error: unknown) => {
+      this.#metaWritten = undefined;
+      throw error;
+    }));
+  }
+
+  /**
+   * `<library>:<version>` recorded in the queue's meta by the last Queue opened on it
+   * (`bullmq-echo:<version of @echo/bullmq>`), or null when none recorded one.
+   */
+  async getVersion(): Promise<string | null> {
+    const queue = await this.echo;
+    await this.#recordMeta(queue);
+    return readVersion(queue);
+  }
+
+  /** The queue's global settings (see `QueueGetters.getMeta`), once this Queue's own record is written. */
+  override async getMeta(): Promise<QueueMeta> {
+    await this.#recordMeta(await this.echo);
+    return super.getMeta();
   }
 
   /** Adds a job; with `repeat`, upserts a job scheduler instead. A known `jobId` returns the existing job. */
@@ -126,6 +126,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   /** Stops every worker of the queue from taking jobs; QueueEvents hears `paused`. */
   async pause(): Promise<void> {
     const queue = await this.echo;
+    await this.#recordMeta(queue);
     await queue.pause();
     await publishDropInEvent(queue, 'paused');
   }
@@ -172,6 +173,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
       throw error;
     });
     await resetJobIds(queue);
+    await deleteMeta(queue);
     await queue.connection.command('DEL', schedulersKey(queue.name));
   }
 
@@ -245,7 +247,9 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
   /** Caps how many jobs run at once across every worker of the queue. */
   async setGlobalConcurrency(concurrency: number): Promise<void> {
     checkConcurrency(concurrency);
-    await (await this.echo).setGlobalConcurrency(concurrency);
+    const queue = await this.echo;
+    await this.#recordMeta(queue);
+    await queue.setGlobalConcurrency(concurrency);
   }
 
   /** Lifts the global concurrency cap. */
@@ -282,11 +286,13 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
     return (await this.echo).addLog(job.echoId, logRow, keepLogs);
   }
 
-  /** Reports a job's progress (as `job.updateProgress`). */
+  /** Reports a job's progress (as `job.updateProgress`); emits `progress` with the job's id and the progress. */
   async updateJobProgress(jobId: string, progress: JobProgress): Promise<void> {
     const job = await this.getJob(jobId);
     if (!job) throw new Error(`Missing key for job ${jobId}. updateProgress`);
     await job.updateProgress(progress);
+    // BullMQ's Queue tells its own listeners, with the job's id.
+    this.emit('progress', jobId, progress);
   }
 
   /**
@@ -357,6 +363,7 @@ export class Queue<DataType = unknown, ResultType = unknown, NameType extends st
    */
   async #applyKeep(queue: EchoQueue<Envelope>, opts: JobsOptions): Promise<void> {
     await (this.#defaulted ??= keepCompletedByDefault(queue));
+    await this.#recordMeta(queue);
     if (opts.removeOnComplete === undefined && opts.removeOnFail === undefined) return;
     const next = { ...this.#keep };
     if (opts.removeOnComplete !== undefined) next.completed = keepBound(opts.removeOnComplete);
@@ -378,25 +385,6 @@ function counted(opts: JobsOptions): boolean {
   return opts.jobId === undefined;
 }
 
-/** Checks a Queue's options (before anything opens) and opens its Echo queue. */
-function open(name: string, opts: QueueOptions): Promise<EchoQueue<Envelope>> {
-  checkQueueOptions(definedOnly(opts));
-  if (opts.name !== undefined && opts.name !== name) throw new InvalidArgumentError('Queue options.name', `names another queue than ${JSON.stringify(name)}`);
-  if (opts.defaultJobOptions !== undefined) checkOptions(opts.defaultJobOptions);
-  if (opts.settings !== undefined) checkQueueSettings(opts.settings);
-  return EchoQueue.open<Envelope>(echoQueueName(name, opts.prefix), echoConnection(opts.connection));
-}
 
-/** Opens the Echo queue under a BullMQ queue, with BullMQ's default of keeping completed jobs. */
-export async function openQueue(echoName: string, connection: ConnectionOptions | undefined): Promise<EchoQueue<Envelope>> {
-  const queue = await EchoQueue.open<Envelope>(echoName, echoConnection(connection));
-  try {
-    await keepCompletedByDefault(queue);
-    return queue;
-  } catch (error) {
-    await queue.close();
-    throw error;
-  }
-}
-
-export type { KeepJobs };
+export type { KeepJobs, QueueOptions };
+export { openQueue } from './queue/options.js';

@@ -70,6 +70,17 @@ describe('guide: deduplication', () => {
     expect(await myQueue.getDelayedCount()).toBe(1);
   });
 
+  it('replace mode runs the delayed job when the latest add asked, as BullMQ swaps the delayed job for the new one', async () => {
+    const name = queueName();
+    const myQueue = closing(new Queue(name, { connection }));
+    await myQueue.add('house', { color: 'white' }, { deduplication: { id: 'v', replace: true }, delay: 60_000 });
+    await myQueue.add('house', { color: 'black' }, { deduplication: { id: 'v', replace: true }, delay: 100 });
+    const worker = closing(new Worker(name, async (job) => job.data, { connection }));
+    const [job, result] = await nextEvent<[{ id: string }, unknown]>(worker, 'completed', 5000);
+    expect(job.id).toBe('2');
+    expect(result).toEqual({ color: 'black' });
+  });
+
   it('a jobId beside a deduplication id: the id is checked first, then the deduplication id; the job holds both', async () => {
     const myQueue = closing(new Queue(queueName(), { connection }));
     const a1 = await myQueue.add('house', { n: 1 }, { jobId: 'a1', deduplication: { id: 'customValue' } });

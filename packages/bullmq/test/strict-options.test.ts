@@ -35,7 +35,7 @@ const unknownRows: Row[] = [
   { where: 'add repeat', key: 'count', hint: /iteration count/, call: (n) => closing(new Queue(n, { connection })).add('j', {}, { repeat: { every: 1000, count: 2 } } as never) },
   { where: 'addBulk', key: 'delayMs', hint: /delay/, call: (n) => closing(new Queue(n, { connection })).addBulk([{ name: 'j', data: {}, opts: { delayMs: 1 } as never }]) },
   { where: 'upsertJobScheduler', key: 'cron', hint: /pattern/, call: (n) => closing(new Queue(n, { connection })).upsertJobScheduler('s', { cron: '* * * * *' } as never) },
-  { where: 'Queue options', key: 'streams', hint: /journal/, call: async (n) => new Queue(n, { connection, streams: {} } as never) },
+  { where: 'Queue options.streams.events', key: 'maxLength', call: async (n) => new Queue(n, { connection, streams: { events: { maxLength: 5 } as never } }) },
   { where: 'Queue connection', key: 'tls', hint: /TLS/, call: async (n) => new Queue(n, { connection: { ...connection, tls: {} } as never }) },
   { where: 'Worker options', key: 'leaseMs', hint: /lockDuration/, call: async (n) => new Worker(n, async () => 1, { connection, leaseMs: 1000 } as never) },
   { where: 'Worker options', key: 'maxAttempts', hint: /attempts is a job option/, call: async (n) => new Worker(n, async () => 1, { connection, maxAttempts: 3 } as never) },

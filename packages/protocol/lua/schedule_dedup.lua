@@ -9,6 +9,9 @@
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta `journal` is set
 -- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
 -- @key deroot     emq:{q}:de: [TS]: the root of the business key an `idkey` option pair names (lib admit)
+-- @keys wake      optional emq:{q}:wake [TS]: when declared, a job that became the earliest in the
+-- schedule (admitted, or moved by a `replace`/`debounce` hit) pushes a due hint `d:<ms until due>`,
+-- so a parked worker wakes at its due time rather than at its maintenance tick
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
@@ -48,6 +51,9 @@ if parked then
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = a_id
   if extra.replaced == '1' then move_idkey(k_deroot, k_jobroot, parked, fields) end
+  if k_wake and extra.replaced == '1' and redis.call('ZRANGE', k_schedule, 0, 0)[1] == parked then
+    due_hint(k_wake, tonumber(redis.call('ZSCORE', k_schedule, parked)) - now_ms())
+  end
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
@@ -59,4 +65,5 @@ park_idkey(k_deroot, fields, a_id)
 redis.call('ZADD', k_schedule, score, a_id)
 park_dedup(k_dedup, a_id, a_ttl_ms)
 ev_delayed(a_id, a_mode, a_ms)
+if k_wake and redis.call('ZRANGE', k_schedule, 0, 0)[1] == a_id then due_hint(k_wake, score - now_ms()) end
 return { 1, a_id }

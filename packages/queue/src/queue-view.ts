@@ -1,4 +1,4 @@
-import type { AttemptRecord, Connection, JobId, QueueKeys } from '@echo/protocol/queue';
+import type { AttemptRecord, Connection, JobId, ListenOptions, QueueKeys } from '@echo/protocol/queue';
 import type { Codec } from './core/codec.js';
 import type { QueueContext } from './core/context.js';
 import type { JobPosition, JobRecord } from './core/job.js';
@@ -214,10 +214,11 @@ export class QueueView<T = unknown> {
 
   /**
    * Opens a listener for this queue's lifecycle events on a connection of its own. At most once:
-   * for events that must survive a disconnect, read the {@link journal}.
+   * for events that must survive a disconnect, read the {@link journal}. `connectionName` names that
+   * connection (`CLIENT SETNAME`), so the listeners of a queue can be found in `CLIENT LIST`.
    */
-  events(): Promise<QueueEvents> {
-    return QueueEvents.open(this.#ctx.conn, this.name);
+  events(options: Pick<ListenOptions, 'connectionName'> = {}): Promise<QueueEvents> {
+    return QueueEvents.open(this.#ctx.conn, this.name, options);
   }
 
   /**

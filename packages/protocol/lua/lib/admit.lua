@@ -48,8 +48,10 @@ end
 -- by its idempotency key still does when its option pairs carry `dedup_mode` (BullMQ's extend and
 -- replace deduplication): `extend` restarts the key's TTL window (the `dedup_ttl` pair, ms);
 -- `replace` gives the parked job this admission's payload while it is still waiting (pending or
--- scheduled); `debounce` does both and, when `schedule` and `due` are given (a timed admission) and
--- the parked job is scheduled, moves it to `due()` (a function, so the clock is read only then). Answers the `deduplicated` event's extra fields:
+-- scheduled); `debounce` does both. With `replace` or `debounce`, when `schedule` and `due` are
+-- given (a timed admission) and the parked job is scheduled, it moves to `due()` (a function, so the
+-- clock is read only then): the replaced job runs when the admission that replaced it asked, as
+-- BullMQ's replace removes the delayed job and adds the new one with its own delay. Answers the `deduplicated` event's extra fields:
 -- `mode`, and `replaced` = "1" when the payload was replaced. Without a mode it touches nothing.
 -- [TS] With a `dedup_keep_last` pair (BullMQ's keepLastIfActive) and the parked job active, the
 -- refused admission is kept on the parked row instead (`next_id`, `next_payload`, `next_fields` as
@@ -78,7 +80,7 @@ local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due, r
     if state == 'pending' or state == 'scheduled' then
       redis.call('HSET', row, 'payload', payload)
       out.replaced = '1'
-      if mode == 'debounce' and schedule and due and state == 'scheduled' then redis.call('ZADD', schedule, 'XX', due(), parked) end
+      if schedule and due and state == 'scheduled' then redis.call('ZADD', schedule, 'XX', due(), parked) end
     end
   end
   return out

@@ -236,6 +236,7 @@ export function scheduleDedup(input: ScheduleDedupInput): Transition<DedupAdmiss
     scope: { q: input.queue, id, did: input.dedupId },
     args: { id, payload: input.payload, mode, ms, ttl_ms: ttlArg },
     restArgs: keyedArgs(input),
+    optional: input.wake === true,
   });
   return checkedTransition(call, dedupAdmission);
 }

@@ -96,6 +96,8 @@ describe('admission', () => {
       args: [J, 'p', 'in', 7, 500, 'name', 'n', 'dedup', 'd1'],
     });
     expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' })).args).toEqual([J, 'p', 'at', 5, '', 'dedup', 'd1']);
+    // [TS] With wake, the wake list follows: a job that became the schedule's head pushes a due hint.
+    expect(shape(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1', wake: true })).keys).toEqual([q(`job:${J}`), q('schedule'), q('de:d1'), q('events'), q('meta'), q('journal'), q('job:'), q('de:'), q('wake')]);
     expect(t.scheduleDedup({ queue: 'orders', id: J, payload: 'p', at: 5, dedupId: 'd1' }).parse([2, P])).toEqual({ status: 'duplicate', existingId: P });
   });
   it('genqueue', () => {

@@ -86,9 +86,10 @@ export interface EnqueueOptions extends JobOptions {
   /**
    * [TS] What an admission refused by `dedupId` does to the job the key names (the job kept, which
    * the `deduplicated` event names as `job`): `'extend'` restarts the key's `dedupTtlMs` window;
-   * `'replace'` gives the kept job this payload while it still waits; `'debounce'` does both and,
-   * with `delayMs`/`runAt`, moves a still-scheduled kept job to the new time (BullMQ's
-   * `deduplication: { extend: true, replace: true }` with a delay). Without it a refused admission
+   * `'replace'` gives the kept job this payload while it still waits and, with `delayMs`/`runAt`,
+   * moves a still-scheduled kept job to the new time (BullMQ's replace, which swaps the delayed job
+   * for the new one); `'debounce'` does both that and `'extend'` (BullMQ's
+   * `deduplication: { extend: true, replace: true }`). Without it a refused admission
    * changes nothing. `'extend'` and `'debounce'` need `dedupTtlMs`.
    */
   readonly dedupMode?: t.DedupMode;
@@ -193,7 +194,7 @@ export async function enqueue<T>(ctx: QueueContext<T>, payload: T, options: Enqu
     const when = options.runAt !== undefined ? { at: options.runAt instanceof Date ? options.runAt.getTime() : options.runAt } : { inMs: options.delayMs ?? 0 };
     // BullMQ users build on `delayed` at admission: both scripts publish it with the verdict.
     if (key === undefined) return verdict(id, await execute(ctx.conn, t.schedule({ ...admit, ...when, wake: true })));
-    return keyedVerdict(id, await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, ...key })));
+    return keyedVerdict(id, await execute(ctx.conn, t.scheduleDedup({ ...admit, ...when, ...key, wake: true })));
   }
   if (key !== undefined) return keyedVerdict(id, await execute(ctx.conn, t.enqueueDedup({ ...admit, ...key, wake: true })));
   return verdict(id, await execute(ctx.conn, t.enqueue({ ...admit, wake: true })));
@@ -297,7 +298,7 @@ function prepare<T>(ctx: QueueContext<T>, item: EnqueueManyItem<T>): Prepared {
 function keyedTransition(queue: string, p: Prepared): Transition<t.DedupAdmission> {
   const key = p.key as NonNullable<Prepared['key']>;
   const base = { queue, id: p.id, payload: p.payload, ...key, ...(p.fields === undefined ? {} : { options: p.fields }) };
-  return p.when === undefined ? t.enqueueDedup({ ...base, wake: true }) : t.scheduleDedup({ ...base, ...p.when });
+  return p.when === undefined ? t.enqueueDedup({ ...base, wake: true }) : t.scheduleDedup({ ...base, ...p.when, wake: true });
 }
 
 type Batch = { readonly kind: 'many'; readonly members: readonly number[] } | { readonly kind: 'keyed'; readonly member: number };

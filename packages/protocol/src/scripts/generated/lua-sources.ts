@@ -54,8 +54,10 @@ end
 -- by its idempotency key still does when its option pairs carry \`dedup_mode\` (BullMQ's extend and
 -- replace deduplication): \`extend\` restarts the key's TTL window (the \`dedup_ttl\` pair, ms);
 -- \`replace\` gives the parked job this admission's payload while it is still waiting (pending or
--- scheduled); \`debounce\` does both and, when \`schedule\` and \`due\` are given (a timed admission) and
--- the parked job is scheduled, moves it to \`due()\` (a function, so the clock is read only then). Answers the \`deduplicated\` event's extra fields:
+-- scheduled); \`debounce\` does both. With \`replace\` or \`debounce\`, when \`schedule\` and \`due\` are
+-- given (a timed admission) and the parked job is scheduled, it moves to \`due()\` (a function, so the
+-- clock is read only then): the replaced job runs when the admission that replaced it asked, as
+-- BullMQ's replace removes the delayed job and adds the new one with its own delay. Answers the \`deduplicated\` event's extra fields:
 -- \`mode\`, and \`replaced\` = "1" when the payload was replaced. Without a mode it touches nothing.
 -- [TS] With a \`dedup_keep_last\` pair (BullMQ's keepLastIfActive) and the parked job active, the
 -- refused admission is kept on the parked row instead (\`next_id\`, \`next_payload\`, \`next_fields\` as
@@ -84,7 +86,7 @@ local function dedup_hit(key, parked, jobroot, payload, fields, schedule, due, r
     if state == 'pending' or state == 'scheduled' then
       redis.call('HSET', row, 'payload', payload)
       out.replaced = '1'
-      if mode == 'debounce' and schedule and due and state == 'scheduled' then redis.call('ZADD', schedule, 'XX', due(), parked) end
+      if schedule and due and state == 'scheduled' then redis.call('ZADD', schedule, 'XX', due(), parked) end
     end
   end
   return out
@@ -2804,7 +2806,7 @@ return deleted + tidy_settle(tally, k_waiting)
 `,
   },
   enqueue: {
-    sha: '9e731393e2c3d79f32bb7a8e121b344d95bbb103',
+    sha: '1a3d890d277b7fe37ea2acb2519a76a177263939',
     includes: ['events', 'admit'],
     body: `-- @script enqueue
 -- @purpose Admit a fresh job to the flat pending set; idempotent by id (queue.md §2.1).
@@ -2839,7 +2841,7 @@ return 1
 `,
   },
   enqueue_dedup: {
-    sha: 'b9680e3f1b97d62eb50d81473b61180902e836d1',
+    sha: '86025345f8daa902ba88783f830db241022b4834',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_dedup
 -- @purpose Admit a job under an idempotency key: the key parks the first job's id, optionally for a
@@ -2957,7 +2959,7 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: '68965b817decdb9dc1296ccd20dd78e3378f4f87',
+    sha: '85a1f734545a9333c46eba02449d699eb0b13745',
     includes: ['core', 'admit'],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
@@ -3064,7 +3066,7 @@ return out
 `,
   },
   enqueue_many_with: {
-    sha: 'addb7b3119a900458c37fe3ecad894c067bbf88c',
+    sha: 'd7b3899f4108fe4d4a76b1fca5b0c1a674e2d935',
     includes: ['core', 'events', 'admit'],
     body: `-- @script enqueue_many_with
 -- @purpose [TS] Admit many fresh jobs that carry per-job options in one step (queue.md §2.3 with the
@@ -3572,7 +3574,7 @@ return n + tidy_settle(tally, k_waiting)
 `,
   },
   genqueue: {
-    sha: '6094cc87aa5c13d4ff2518dd9d38cf8fca11fdaf',
+    sha: 'af6dd98ae41963219b41facc2529ec469dacbd88',
     includes: ['core', 'events', 'lanes', 'admit'],
     body: `-- @script genqueue
 -- @purpose Admit a fresh job to its group's lane and put the group in rotation when it is
@@ -3908,7 +3910,7 @@ return 1
 `,
   },
   hold_parent: {
-    sha: '9a2c2b12e5c2a61f9139002b80aefc0123fbdb3d',
+    sha: '54e24b92d32ba350df0980f1d60b15fd2f3288ac',
     includes: ['admit'],
     body: `-- @script hold_parent
 -- @purpose Land a flow node that waits for its children (queue.md §11.5, §11.7): held outside every
@@ -4778,7 +4780,7 @@ return moved
 `,
   },
   schedule: {
-    sha: '3754be8ab31fb5fefaa2d56007a373dba0b75028',
+    sha: '3e352714f1e3ceb0aa88e5233ccbc8cb34183e73',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule
 -- @purpose Admit a job that may not run before a time: absolute (\`at\`) or relative to the server
@@ -4817,7 +4819,7 @@ return 1
 `,
   },
   schedule_dedup: {
-    sha: '5c269ea323dfd5244cc2066a97a6cfde66c993fe',
+    sha: '66bef931718d9ff90c133ec2ef8be5316a5838c8',
     includes: ['core', 'events', 'admit'],
     body: `-- @script schedule_dedup
 -- @purpose [TS] Admit a job that may not run before a time under an idempotency key: the keyed
@@ -4830,6 +4832,9 @@ return 1
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
 -- @key jobroot    emq:{q}:job: [TS]: the root of the parked job's row, which a dedup mode may update (lib admit)
 -- @key deroot     emq:{q}:de: [TS]: the root of the business key an \`idkey\` option pair names (lib admit)
+-- @keys wake      optional emq:{q}:wake [TS]: when declared, a job that became the earliest in the
+-- schedule (admitted, or moved by a \`replace\`/\`debounce\` hit) pushes a due hint \`d:<ms until due>\`,
+-- so a parked worker wakes at its due time rather than at its maintenance tick
 -- @arg id         the job's branded id; must be JOB-namespaced
 -- @arg payload    opaque bytes
 -- @arg mode       "at" (absolute epoch ms) or "in" (ms from server now)
@@ -4869,6 +4874,9 @@ if parked then
   extra.dedup = string.match(k_dedup, '}:de:(.*)$') or ''
   extra.refused = a_id
   if extra.replaced == '1' then move_idkey(k_deroot, k_jobroot, parked, fields) end
+  if k_wake and extra.replaced == '1' and redis.call('ZRANGE', k_schedule, 0, 0)[1] == parked then
+    due_hint(k_wake, tonumber(redis.call('ZSCORE', k_schedule, parked)) - now_ms())
+  end
   ev_emit('deduplicated', parked, extra)
   return { 2, parked }
 end
@@ -4880,6 +4888,7 @@ park_idkey(k_deroot, fields, a_id)
 redis.call('ZADD', k_schedule, score, a_id)
 park_dedup(k_dedup, a_id, a_ttl_ms)
 ev_delayed(a_id, a_mode, a_ms)
+if k_wake and redis.call('ZRANGE', k_schedule, 0, 0)[1] == a_id then due_hint(k_wake, score - now_ms()) end
 return { 1, a_id }
 `,
   },
@@ -5835,7 +5844,7 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   retry: ['decrby', 'del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hkeys', 'hlen', 'hmget', 'hset', 'hsetnx', 'lpos', 'lpush', 'lrem', 'ltrim', 'pexpire', 'pttl', 'publish', 'rpush', 'set', 'sismember', 'srem', 'time', 'xadd', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem', 'zscore'],
   retry_dead: ['exists', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpos', 'lpush', 'ltrim', 'publish', 'rpush', 'sismember', 'xadd', 'zadd', 'zcard', 'zrange', 'zrem'],
   schedule: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
-  schedule_dedup: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
+  schedule_dedup: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd', 'zrange', 'zscore'],
   scheduler_due: ['time', 'zrangebyscore'],
   scheduler_fire: ['del', 'exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'time', 'zadd', 'zrem', 'zscore'],
   scheduler_upsert: ['exists', 'hdel', 'hmget', 'hset', 'time', 'zadd', 'zscore'],
