@@ -33,10 +33,13 @@ export async function updateJobData(queue: EchoQueue<Envelope>, echoId: string, 
   await queue.updateData(echoId, { ...envelope, d: data });
 }
 
-/** Counts a step move in the job's envelope (see `Envelope.s`), while its processor still holds it. */
-export async function countStep(queue: EchoQueue<Envelope>, echoId: string, jobId: string, command: string): Promise<void> {
+/**
+ * Counts a step move in the job's envelope (see `Envelope.s`), while its processor still holds it;
+ * `by` -1 takes back a step counted for a move that did not happen.
+ */
+export async function countStep(queue: EchoQueue<Envelope>, echoId: string, jobId: string, command: string, by: 1 | -1 = 1): Promise<void> {
   const envelope = await storedEnvelope(queue, echoId, jobId, command);
-  await queue.updateData(echoId, { ...envelope, s: (envelope.s ?? 0) + 1 });
+  await queue.updateData(echoId, { ...envelope, s: (envelope.s ?? 0) + by });
 }
 
 /**

@@ -334,11 +334,16 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /**
    * From a processor: parks the job until its children are done; false when none is open. Throw
-   * `WaitingChildrenError` after a true answer.
+   * `WaitingChildrenError` after a true answer. The wait is a step: `attemptsMade` does not grow.
    */
-  moveToWaitingChildren(_token?: string): Promise<boolean> {
+  async moveToWaitingChildren(_token?: string): Promise<boolean> {
     if (!this.#hooks) throw new NotSupportedError('job.moveToWaitingChildren outside a processor', 'only the worker that holds the job can move it');
-    return this.#hooks.context.moveToWaitingChildren();
+    // Counted while the job is still held: once parked, its last child may release it to another
+    // slot before a count written afterwards lands. A move that does not happen takes it back.
+    await countStep(this.#queue, this.#echoId, this.id, 'moveToWaitingChildren');
+    const waiting = await this.#hooks.context.moveToWaitingChildren();
+    if (!waiting) await countStep(this.#queue, this.#echoId, this.id, 'moveToWaitingChildren', -1);
+    return waiting;
   }
 
   /** The children's return values, decoded, keyed as BullMQ keys a job (`bull:<queue>:<id>`). */
