@@ -6,6 +6,8 @@
 -- @key pending    emq:{qc}:pending
 -- @key schedule   emq:{qc}:schedule [TS]: where a child with a delay waits until it is due
 -- @key meta       emq:{qc}:meta [TS]: the queue's LIFO count (lib admit)
+-- @key wake       emq:{qc}:wake [TS]: a pending child wakes one parked consumer of its queue; a delayed
+-- one that became the schedule's head pushes a due hint, as enqueue and schedule do
 -- @keys dedup     optional emq:{qc}:de:<did> [TS]: the child's business key (its option pairs then carry
 -- `dedup` and `dedup_keep`, so the scripts that end it release the key as enqueue's)
 -- @arg cid        the child's id; must be JOB-namespaced
@@ -38,8 +40,11 @@ local delay = tonumber(a_delay_ms) or 0
 if delay > 0 then
   admit_row(k_row, 'scheduled', a_payload, { unpack(ARGV, 7) }, link)
   redis.call('ZADD', k_schedule, now_ms() + delay, a_cid)
+  if redis.call('ZRANGE', k_schedule, 0, 0)[1] == a_cid then due_hint(k_wake, delay) end
 else
   local score = admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 7) }, link, k_meta)
   redis.call('ZADD', k_pending, score, a_cid)
+  redis.call('LPUSH', k_wake, '1')
+  redis.call('LTRIM', k_wake, 0, 63)
 end
 return 1

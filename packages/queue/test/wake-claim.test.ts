@@ -118,3 +118,26 @@ describe('an idle worker claims on its wake read', () => {
     }
   });
 });
+
+describe('a flow wakes the idle workers of the queues its children land in', () => {
+  // Workers whose beat is a minute: without a wake token from the flow's admission, a child would
+  // wait out the beat (the waits below give up after 10 s).
+  it('a same-queue flow and a child in another queue are taken by parked workers at once', async () => {
+    const parents = await Queue.open<string>(uniqueName('wake-flow'), { connection: producer });
+    const kids = await Queue.open<string>(uniqueName('wake-flow-kids'), { connection: producer });
+    const seen: string[] = [];
+    const workers = await Promise.all(
+      [parents.name, kids.name].map(async (name) => Worker.start(await Queue.open<string>(name, { connection: workerConn }), (job) => void seen.push(job.payload), { blockMs: 60_000 })),
+    );
+    try {
+      await waitFor(async () => String(await producer.command('CLIENT', 'LIST')).split('\n').filter((l) => l.includes(' cmd=blpop ')).length >= 2, { timeoutMs: 10_000 });
+      await parents.addFlow({ parent: { payload: 'p1' }, children: [{ payload: 'same' }] });
+      await waitFor(() => seen.includes('p1'), { timeoutMs: 10_000 });
+      await parents.addFlow({ parent: { payload: 'p2' }, children: [{ payload: 'other', queue: kids.name }] });
+      await waitFor(() => seen.includes('other'), { timeoutMs: 10_000 });
+      expect(seen.slice(0, 3)).toEqual(['same', 'p1', 'other']);
+    } finally {
+      await Promise.all(workers.map((w) => w.close()));
+    }
+  });
+});

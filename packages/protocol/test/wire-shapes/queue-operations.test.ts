@@ -107,12 +107,12 @@ describe('recovery, operator, lanes, reads, repeat, flows', () => {
     });
     expect(shape(t.enqueueFlow({ queue: 'orders', parent: { id: P, payload: 'pp' }, children: [{ id: J, payload: 'c', policy: 'fp' }] }))).toEqual({
       script: 'enqueue_flow',
-      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal'), q(`job:${J}`)],
+      keys: [q(`job:${P}`), q(`job:${P}:dependencies`), q('pending'), q('waiting-children'), q('events'), q('meta'), q('journal'), q('wake'), q(`job:${J}`)],
       args: [P, 'pp', '1', J, 'c', 'fp'],
     });
     expect(shape(t.enqueueFlowChild({ queue: 'billing', id: J, payload: 'c', parent: { id: P, queue: 'orders', policy: 'fp' } }))).toEqual({
       script: 'enqueue_flow_child',
-      keys: ['emq:{billing}:job:' + J, 'emq:{billing}:pending', 'emq:{billing}:schedule', 'emq:{billing}:meta'],
+      keys: ['emq:{billing}:job:' + J, 'emq:{billing}:pending', 'emq:{billing}:schedule', 'emq:{billing}:meta', 'emq:{billing}:wake'],
       args: [J, 'c', P, 'orders', 'fp', 0],
     });
     expect(shape(t.flowFailDeliver({ parentQueue: 'orders', parentId: P, childId: J, error: 'e', policy: 'fp' })).keys).toEqual([

@@ -2907,7 +2907,7 @@ return { 1, a_id }
 `,
   },
   enqueue_flow: {
-    sha: '7888668b511ed2520bc016ae5fcf330287655b78',
+    sha: '3de8bc4822e087f339c2c75a11ce5fc9c431f1f2',
     includes: ['events'],
     body: `-- @script enqueue_flow
 -- @purpose Land a flat same-queue flow in one atomic step: every child pending and linked to its
@@ -2922,6 +2922,8 @@ return { 1, a_id }
 -- @key events     emq:{q}:events [TS] (a channel, declared so no name is built): lib events
 -- @key meta       emq:{q}:meta [TS]: the queue's event settings (lib events)
 -- @key journal    emq:{q}:journal [TS]: the events journal, written when meta \`journal\` is set
+-- @key wake       emq:{q}:wake [TS]: one token wakes a parked consumer for the landed children, as
+-- enqueue_many's does
 -- @keys children  emq:{q}:job:<cid> for each child, in ARGV order
 -- @arg pid        the parent's id; must be JOB-namespaced
 -- @arg ppayload   the parent's payload
@@ -2939,18 +2941,20 @@ end
 if redis.call('EXISTS', k_parent) == 1 then return 0 end
 -- A child id that already names a row is a collision; overwriting it would reset its token (I7).
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[7 + i]) == 1 then return 0 end
+  if redis.call('EXISTS', KEYS[8 + i]) == 1 then return 0 end
 end
 local pid = a_pid
 for i = 1, n do
   local cid = ARGV[1 + 3 * i]
-  redis.call('HSET', KEYS[7 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
+  redis.call('HSET', KEYS[8 + i], 'state', 'pending', 'attempts', '0', 'payload', ARGV[2 + 3 * i],
     'parent', pid, 'parent_policy', ARGV[3 + 3 * i])
   redis.call('ZADD', k_pending, 0, cid)
 end
 redis.call('HSET', k_parent, 'state', 'awaiting_children', 'attempts', '0', 'payload', a_ppayload, 'flow', 'parent')
 redis.call('SET', k_deps, n)
 redis.call('SADD', k_waiting, pid)
+redis.call('LPUSH', k_wake, '1')
+redis.call('LTRIM', k_wake, 0, 63)
 ev_open(k_events, k_journal, k_meta)
 if ev_chatty_on() then
   for i = 1, n do ev_emit('waiting', ARGV[1 + 3 * i]) end
@@ -2959,7 +2963,7 @@ return n
 `,
   },
   enqueue_flow_child: {
-    sha: '85a1f734545a9333c46eba02449d699eb0b13745',
+    sha: '8899b8f598042b66c02f2271f7ae5a8c4f854386',
     includes: ['core', 'admit'],
     body: `-- @script enqueue_flow_child
 -- @purpose Land one flow leaf in its own queue, pending and linked to a parent that may run elsewhere
@@ -2969,6 +2973,8 @@ return n
 -- @key pending    emq:{qc}:pending
 -- @key schedule   emq:{qc}:schedule [TS]: where a child with a delay waits until it is due
 -- @key meta       emq:{qc}:meta [TS]: the queue's LIFO count (lib admit)
+-- @key wake       emq:{qc}:wake [TS]: a pending child wakes one parked consumer of its queue; a delayed
+-- one that became the schedule's head pushes a due hint, as enqueue and schedule do
 -- @keys dedup     optional emq:{qc}:de:<did> [TS]: the child's business key (its option pairs then carry
 -- \`dedup\` and \`dedup_keep\`, so the scripts that end it release the key as enqueue's)
 -- @arg cid        the child's id; must be JOB-namespaced
@@ -3001,9 +3007,12 @@ local delay = tonumber(a_delay_ms) or 0
 if delay > 0 then
   admit_row(k_row, 'scheduled', a_payload, { unpack(ARGV, 7) }, link)
   redis.call('ZADD', k_schedule, now_ms() + delay, a_cid)
+  if redis.call('ZRANGE', k_schedule, 0, 0)[1] == a_cid then due_hint(k_wake, delay) end
 else
   local score = admit_row(k_row, 'pending', a_payload, { unpack(ARGV, 7) }, link, k_meta)
   redis.call('ZADD', k_pending, score, a_cid)
+  redis.call('LPUSH', k_wake, '1')
+  redis.call('LTRIM', k_wake, 0, 63)
 end
 return 1
 `,
@@ -5793,8 +5802,8 @@ export const LUA_SCRIPT_COMMANDS: Readonly<Record<ScriptName, readonly string[]>
   drain: ['decrby', 'del', 'get', 'hget', 'hmget', 'pexpire', 'pttl', 'srem', 'zrange'],
   enqueue: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd'],
   enqueue_dedup: ['del', 'exists', 'get', 'hdel', 'hget', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'pexpire', 'publish', 'set', 'time', 'xadd', 'zadd'],
-  enqueue_flow: ['exists', 'hmget', 'hset', 'publish', 'sadd', 'set', 'xadd', 'zadd'],
-  enqueue_flow_child: ['exists', 'hincrby', 'hset', 'set', 'time', 'zadd'],
+  enqueue_flow: ['exists', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'sadd', 'set', 'xadd', 'zadd'],
+  enqueue_flow_child: ['exists', 'hincrby', 'hset', 'lpush', 'ltrim', 'set', 'time', 'zadd', 'zrange'],
   enqueue_many: ['exists', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'xadd', 'zadd'],
   enqueue_many_with: ['exists', 'hincrby', 'hmget', 'hset', 'lpush', 'ltrim', 'publish', 'time', 'xadd', 'zadd', 'zrange'],
   events_set: ['hdel', 'hset', 'xtrim'],
