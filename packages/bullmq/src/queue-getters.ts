@@ -264,6 +264,11 @@ export class QueueGetters<DataType = unknown, ResultType = unknown, NameType ext
     return (await readGates(await this.echo)).concurrency;
   }
 
+  /** True when the global concurrency is set and that many jobs are active: no worker takes more now. */
+  async isMaxed(): Promise<boolean> {
+    return (await this.echo).isMaxed();
+  }
+
   /** The queue's global settings: `paused`, `concurrency`, `max`/`duration`, `maxLenEvents`, `version`. */
   async getMeta(): Promise<QueueMeta> {
     return readMeta(await this.echo);

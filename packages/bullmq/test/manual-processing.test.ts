@@ -156,6 +156,19 @@ describe('cancellation, logs and gates', () => {
     expect(await queue.getGlobalRateLimit()).toBeNull();
   });
 
+  it('isMaxed answers whether the global concurrency is reached', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const worker = closing(new Worker(name, null, { connection }));
+    await queue.add('paint', {});
+    expect(await queue.isMaxed()).toBe(false);
+    await queue.setGlobalConcurrency(1);
+    const job = await worker.getNextJob('t');
+    expect(await queue.isMaxed()).toBe(true);
+    await job?.moveToCompleted('done', 't', false);
+    expect(await queue.isMaxed()).toBe(false);
+  });
+
   it('getWorkers lists the live workers of the queue', async () => {
     const name = queueName();
     const queue = closing(new Queue(name, { connection }));
