@@ -1,4 +1,4 @@
-import type { JobId } from '@echo/protocol/queue';
+import { EmqError, type JobId } from '@echo/protocol/queue';
 import type { Queue as EchoQueue } from '@echo/queue';
 import type { Envelope } from './envelope.js';
 import { JobStateError, NotSupportedError } from './errors.js';
@@ -33,4 +33,29 @@ export async function heldLease(queue: EchoQueue<Envelope>, echoId: string, jobI
   if (!claimed) throw missingLock(jobId, command);
   // No worker took it by hand here, so none takes a next job for it either.
   return { queue, claimed, token, lockMs: 30_000, backoff: () => 0, fetchNext: () => Promise.resolve([]) };
+}
+
+/**
+ * `job.moveToWaitingChildren(token)` outside a processor, for a job held by hand (`getNextJob`, or
+ * the running attempt read from its row, as the manual settles take it): parks it until its open
+ * children are done; false when none is open. The wait is a step, uncounted as an attempt
+ * (`Envelope.s`). BullMQ's token `'0'` skips the lock check and refuses a job not active; any other
+ * token that no longer holds the job is `Missing lock`.
+ */
+export async function manualWaitChildren(queue: EchoQueue<Envelope>, echoId: string, jobId: string, manual: ManualLease | undefined, token: string): Promise<boolean> {
+  const command = 'moveToWaitingChildren';
+  const lease = await heldLease(queue, echoId, jobId, token === '0' ? undefined : manual, token, command, token === '0');
+  if (manual && token !== '0' && token !== manual.token) throw missingLock(jobId, command);
+  await countStep(queue, echoId, jobId, command);
+  let open: number;
+  try {
+    open = await queue.leases().waitForChildren(lease.claimed);
+  } catch (error) {
+    await countStep(queue, echoId, jobId, command, -1);
+    // The claim no longer holds the job (it was moved or settled since): BullMQ's lock refusal.
+    if (error instanceof EmqError && error.errorClass === 'EMQSTALE') throw missingLock(jobId, command);
+    throw error;
+  }
+  if (open === 0) await countStep(queue, echoId, jobId, command, -1);
+  return open > 0;
 }

@@ -13,7 +13,7 @@ import { withStack, type JobsOptions } from './job-options.js';
 import type { Queue } from './queue.js';
 import type { QueueEvents } from './queue-events.js';
 import { retryJob, type RetryOptions } from './job-retry.js';
-import { heldLease, manualToWait } from './job-held.js';
+import { heldLease, manualToWait, manualWaitChildren } from './job-held.js';
 import { jobFromClaim, jobFromManual, jobFromRecord, jobFromStalled } from './job-factories.js';
 import { jobJson, waitFinished } from './job-values.js';
 import { removeJob } from './job-remove.js';
@@ -333,11 +333,15 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   }
 
   /**
-   * From a processor: parks the job until its children are done; false when none is open. Throw
-   * `WaitingChildrenError` after a true answer. The wait is a step: `attemptsMade` does not grow.
+   * From a processor (or for a job held by hand, with its token): parks the job until its children
+   * are done; false when none is open. Throw `WaitingChildrenError` after a true answer from a
+   * processor. The wait is a step: `attemptsMade` does not grow.
    */
-  async moveToWaitingChildren(_token?: string): Promise<boolean> {
-    if (!this.#hooks) throw new NotSupportedError('job.moveToWaitingChildren outside a processor', 'only the worker that holds the job can move it');
+  async moveToWaitingChildren(token?: string): Promise<boolean> {
+    if (!this.#hooks) {
+      if (token === undefined) throw new NotSupportedError('job.moveToWaitingChildren outside a processor without a token', 'only a holder of the job can move it (a job taken by getNextJob can, with its token)');
+      return manualWaitChildren(this.#queue, this.#echoId, this.id, this.#manual, token);
+    }
     // Counted while the job is still held: once parked, its last child may release it to another
     // slot before a count written afterwards lands. A move that does not happen takes it back.
     await countStep(this.#queue, this.#echoId, this.id, 'moveToWaitingChildren');

@@ -156,6 +156,22 @@ describe('cancellation, logs and gates', () => {
     expect(await queue.getGlobalRateLimit()).toBeNull();
   });
 
+  it('a job taken by hand waits for its children with moveToWaitingChildren(token), then refuses the token as BullMQ does', async () => {
+    const name = queueName();
+    const queue = closing(new Queue(name, { connection }));
+    const worker = closing(new Worker(name, null, { connection }));
+    await queue.add('parent', {});
+    const parent = await worker.getNextJob('p-token');
+    if (parent?.id === undefined) throw new Error('no job taken');
+    expect(await parent.moveToWaitingChildren('p-token')).toBe(false);
+    expect(await parent.getState()).toBe('active');
+    await queue.add('child', {}, { parent: { id: parent.id, queue: parent.queueQualifiedName } });
+    expect(await parent.moveToWaitingChildren('p-token')).toBe(true);
+    expect(await parent.getState()).toBe('waiting-children');
+    await expect(parent.moveToWaitingChildren('p-token')).rejects.toThrow(`Missing lock for job ${parent.id}. moveToWaitingChildren`);
+    await expect(parent.moveToWaitingChildren('0')).rejects.toThrow(`Job ${parent.id} is not in the active state. moveToWaitingChildren`);
+  });
+
   it('isMaxed answers whether the global concurrency is reached', async () => {
     const name = queueName();
     const queue = closing(new Queue(name, { connection }));
