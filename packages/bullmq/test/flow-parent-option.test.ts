@@ -27,13 +27,15 @@ describe('the parent job option: a job joins a parent that already exists', () =
     const kids = queueName('steps-kids');
     const queue = closing(new Queue(name, { connection }));
     const flow = closing(new FlowProducer({ connection }));
-    closing(new Worker(kids, async () => 'kid', { connection }));
     const done = new Promise<unknown>((resolve) => {
       const worker = closing(new Worker(name, async (job: Job, token?: string) => {
         if (job.data === 'start') {
           await flow.add({ name: 'node', queueName: kids, children: [{ name: 'leaf', queueName: kids }], opts: { parent: { id: job.id, queue: job.queueQualifiedName } } });
           await job.updateData('waiting');
-          if (await job.moveToWaitingChildren(token)) throw new WaitingChildrenError();
+          // The children run only once the parent waits for them: it takes the wait as a step.
+          const waits = await job.moveToWaitingChildren(token);
+          closing(new Worker(kids, async () => 'kid', { connection }));
+          if (waits) throw new WaitingChildrenError();
         }
         return Object.keys(await job.getChildrenValues()).length;
       }, { connection }));
