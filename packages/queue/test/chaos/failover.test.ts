@@ -118,10 +118,10 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
 
     // A worker closes its outage after calls have got through quietly for a while (2 s after the
     // last error, found by a probe): wait for the report. What is judged is that it comes, once per
-    // worker; with two CPU hogs and other work beside the run it took over 30 s, so the bound is a
-    // hang's, not a speed.
+    // worker; with two CPU hogs and other work beside the run it took over 30 s, and once (the whole
+    // CI beside two hogs, 2026-12-03) over 60 s, so the bound is a hang's, not a speed.
     for (const lane of lanes.slice(0, 2)) {
-      await until(`${lane.queue.name} reported its outage's end`, () => lane.workerErrors.some((e) => e instanceof OutageReport && !e.ongoing), 60_000);
+      await until(`${lane.queue.name} reported its outage's end`, () => lane.workerErrors.some((e) => e instanceof OutageReport && !e.ongoing), 150_000);
     }
     const twice = [...executions].filter(([, n]) => n > 1).map(([id]) => id);
     const producerErrors = lanes.flatMap((lane) => lane.producerErrors);
@@ -166,5 +166,5 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
     // reaches no primary, or the promoted one, whose reply is read), so it ran no earlier than one
     // lease after the kill, less the moment a claim is in flight: the last job ran before that.
     expect(drainedAt - failover.killedAt).toBeLessThan(LEASE_MS - 2_000);
-  }, 180_000);
+  }, 300_000);
 });
