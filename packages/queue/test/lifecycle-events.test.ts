@@ -2,7 +2,7 @@ import type { LifecycleEvent } from '@echo/protocol/queue';
 import { startCluster, startRedis, type RedisCluster, type RedisServer } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressValue, Queue, Worker, type QueueEvents, type WorkerOptions } from '../src/index.js';
-import { until } from './worker-harness.js';
+import { until, within } from './worker-harness.js';
 
 const FAST: WorkerOptions = { maintenanceMs: 0, blockMs: 200, concurrency: 1 };
 
@@ -331,23 +331,31 @@ describe('events on a 3-master cluster', () => {
     await cluster.stop();
   });
 
+  // Each step is bounded and named: once (CI beside two CPU hogs, 2026-12-03) this test ran past
+  // vitest's 60 s where it takes 0.3 s, and the timeout did not say which step waited. The bounds
+  // are a hang's, not a speed.
   it('publishes and journals in the queue slot, and a resumed reader catches up', async () => {
-    const q = await Queue.open<string>(`lifecycle-cluster-${String(process.pid)}`, { connect: { cluster: cluster.seeds, strictKeys: true } });
-    await q.setEvents({ chatty: true, journal: 1000 });
-    const events = await q.events();
-    const { id } = await q.enqueue('c', { dedupId: 'c-1' });
-    await q.enqueue('c', { dedupId: 'c-1' });
-    const done = q.waitUntilFinished(id, { timeoutMs: 10_000, events });
-    const worker = await Worker.start(q, () => undefined, FAST);
+    const q = await within(Queue.open<string>(`lifecycle-cluster-${String(process.pid)}`, { connect: { cluster: cluster.seeds, strictKeys: true } }), 'Queue.open');
+    await within(q.setEvents({ chatty: true, journal: 1000 }), 'setEvents');
+    const events = await within(q.events(), 'q.events()');
+    const { id } = await within(q.enqueue('c', { dedupId: 'c-1' }), 'the first enqueue');
+    await within(q.enqueue('c', { dedupId: 'c-1' }), 'the deduplicated enqueue');
+    const done = q.waitUntilFinished(id, { timeoutMs: 45_000, events });
+    const worker = await within(Worker.start(q, () => undefined, FAST), 'Worker.start');
     await done;
-    await worker.close();
+    await within(worker.close(), 'worker.close()');
     const names: string[] = [];
-    for await (const { event } of q.journal({ from: 'head', blockMs: 100 })) {
-      names.push(event.event);
-      if (event.event === 'completed') break;
-    }
+    const reading = async (): Promise<void> => {
+      for await (const { event } of q.journal({ from: 'head', blockMs: 100 })) {
+        names.push(event.event);
+        if (event.event === 'completed') break;
+      }
+    };
+    await within(reading(), 'the journal read up to completed').catch((error: unknown) => {
+      throw new Error(`${String(error)}; read so far: ${names.join(', ')}`);
+    });
     expect(names).toEqual(['waiting', 'deduplicated', 'active', 'drained', 'completed']);
-    await events.close();
-    await q.close();
-  });
+    await within(events.close(), 'events.close()');
+    await within(q.close(), 'q.close()');
+  }, 300_000);
 });

@@ -9,6 +9,22 @@ export function until(check: () => boolean | Promise<boolean>, what: string, tim
   return waitFor(check, { what, timeoutMs });
 }
 
+/**
+ * Awaits `work`, failing naming `what` once `timeoutMs` passes first: a step that can hang says which
+ * it was, where a test's own timeout names only the test.
+ */
+export async function within<T>(work: Promise<T>, what: string, timeoutMs = 45_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${String(timeoutMs)} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** HGETALL as a plain object, whichever reply shape the client maps to. */
 export async function hgetall(wire: { command(name: string, ...args: (string | number)[]): Promise<unknown> }, key: string): Promise<Record<string, string>> {
   const reply = await wire.command('HGETALL', key);
