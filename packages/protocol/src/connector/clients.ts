@@ -1,6 +1,7 @@
 import { Cluster, Redis, type Command, type RedisOptions } from 'ioredis';
 import { ConnectionLostError } from '../errors/connection.js';
 import type { Arg } from './call-shape.js';
+import type { ClusterCalls } from './cluster-calls.js';
 import type { InFlight } from './in-flight.js';
 import { Liveness } from './liveness.js';
 import type { ResolvedOptions } from './options.js';
@@ -112,27 +113,49 @@ function sentinelOptions(o: ResolvedOptions): Partial<RedisOptions> {
   };
 }
 
-/** The ioredis cluster client; the same ownership rules, per node. */
-export function createCluster(o: ResolvedOptions, retry: (attempt: number) => number | null): Cluster {
-  const cluster = new Cluster(
-    (o.cluster ?? []).map((n) => ({ host: n.host, port: n.port })),
-    {
-      lazyConnect: true,
-      enableReadyCheck: true,
-      enableOfflineQueue: true,
-      maxRedirections: 16,
-      clusterRetryStrategy: retry,
-      redisOptions: {
-        ...(o.username === undefined ? {} : { username: o.username }),
-        ...(o.password === undefined ? {} : { password: o.password }),
-        ...(o.name === undefined ? {} : { connectionName: o.name }),
-        disableClientInfo: true,
-        autoResendUnfulfilledCommands: false,
-        connectTimeout: o.connectTimeoutMs,
-        disconnectTimeout: DISCONNECT_GRACE_MS,
+/**
+ * A cluster client that records every call it is handed in the connector's {@link ClusterCalls},
+ * wherever the driver then keeps it (a node's socket, its offline queue, a redirection's retry
+ * timer): a call the driver holds past its deadline fails, and closing the connection fails what
+ * is still waiting, whatever the driver's state. Until then the driver's own rules stand: a call
+ * on a node that dropped is sent again once the slots are known, and a call waiting for a cluster
+ * that reconnects waits for it.
+ */
+class TrackedCluster extends Cluster {
+  readonly #calls: ClusterCalls;
+
+  constructor(o: ResolvedOptions, retry: (attempt: number) => number | null, calls: ClusterCalls) {
+    super(
+      (o.cluster ?? []).map((n) => ({ host: n.host, port: n.port })),
+      {
+        lazyConnect: true,
+        enableReadyCheck: true,
+        enableOfflineQueue: true,
+        maxRedirections: 16,
+        clusterRetryStrategy: retry,
+        redisOptions: {
+          ...(o.username === undefined ? {} : { username: o.username }),
+          ...(o.password === undefined ? {} : { password: o.password }),
+          ...(o.name === undefined ? {} : { connectionName: o.name }),
+          disableClientInfo: true,
+          autoResendUnfulfilledCommands: false,
+          connectTimeout: o.connectTimeoutMs,
+          disconnectTimeout: DISCONNECT_GRACE_MS,
+        },
       },
-    },
-  );
+    );
+    this.#calls = calls;
+  }
+
+  override sendCommand(...args: Parameters<Cluster['sendCommand']>): ReturnType<Cluster['sendCommand']> {
+    this.#calls.hold(args[0]);
+    return super.sendCommand(...args);
+  }
+}
+
+/** The ioredis cluster client; the same ownership rules, per node. */
+export function createCluster(o: ResolvedOptions, retry: (attempt: number) => number | null, calls: ClusterCalls): Cluster {
+  const cluster = new TrackedCluster(o, retry, calls);
   // Every node's socket gets its own silence watch: a half-open link to one master stalls its slots.
   if (o.replyTimeoutMs > 0) cluster.on('+node', (node: Redis) => new Liveness(node, o.replyTimeoutMs));
   return cluster;

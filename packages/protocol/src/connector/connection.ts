@@ -2,7 +2,8 @@ import type { Script } from '../scripts/script.js';
 import type { Arg } from './call-shape.js';
 import { createCluster, createRedis, execPipeline, livenessOf, type Client, type Wire } from './clients.js';
 import { Gate, type ConnectionState } from './gate.js';
-import { InFlight } from './in-flight.js';
+import { ClusterCalls } from './cluster-calls.js';
+import { InFlight, type CallRegistry } from './in-flight.js';
 import { masterNodes, type MasterNode } from './masters.js';
 import { PolicyWatch } from './memory-policy.js';
 import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
@@ -33,9 +34,18 @@ export class Connection {
     this.#options = options;
     this.#policy = policy;
     this.#wire = wire;
-    const inFlight = new InFlight();
     const retry = (attempt: number): number | null => (this.#gate.stopped() ? null : reconnectDelay(attempt));
-    const client = options.cluster ? createCluster(options, retry) : createRedis(options, retry, inFlight, wire);
+    let inFlight: CallRegistry;
+    let client: Client;
+    if (options.cluster) {
+      const calls = new ClusterCalls(options.reconnectWaitMs + options.replyTimeoutMs);
+      client = createCluster(options, retry, calls);
+      inFlight = calls;
+    } else {
+      const calls = new InFlight();
+      client = createRedis(options, retry, calls, wire);
+      inFlight = calls;
+    }
     this.#client = client;
     const stats = this.#stats;
     const mapError = (error: unknown, script?: Script): Error => this.#gate.mapError(error, script);

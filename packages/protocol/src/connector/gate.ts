@@ -9,7 +9,7 @@ import type { Client, Wire } from './clients.js';
 import { deferred, within, type Deferred } from './deferred.js';
 import { isAuthFailure, rejected, toConnectError } from './failures.js';
 import { claimOrVerify } from './fence.js';
-import type { InFlight } from './in-flight.js';
+import type { CallRegistry } from './in-flight.js';
 import { masterNodes } from './masters.js';
 import type { PolicyWatch } from './memory-policy.js';
 import type { Liveness } from './liveness.js';
@@ -27,7 +27,7 @@ export interface GatePort {
   readonly client: Client;
   readonly options: ResolvedOptions;
   readonly wire: Wire;
-  readonly inFlight: InFlight;
+  readonly inFlight: CallRegistry;
   readonly stats: ConnectionStats;
   /** The eviction-policy check, run before every fence. */
   readonly policy: PolicyWatch;
@@ -47,6 +47,12 @@ export interface GatePort {
  * the state: after a close every failure is a {@link ConnectionClosedError}, after a fatal one it is
  * that error.
  */
+/**
+ * How long after its disconnect a cluster client's calls may still settle on their own: its node
+ * sockets close within the driver's disconnect grace (`DISCONNECT_GRACE_MS`, 100 ms).
+ */
+const CLUSTER_END_GRACE_MS = 1_000;
+
 export class Gate {
   readonly #port: GatePort;
   #state: ConnectionState = 'connecting';
@@ -112,19 +118,31 @@ export class Gate {
     this.#port.ended();
     if (wasFatal) return;
     const client = this.#port.client;
-    if (immediate) {
-      client.disconnect(false);
-      return;
-    }
-    try {
-      await client.quit();
-    } catch {
-      // Falls through to the disconnect below.
+    if (!immediate) {
+      try {
+        await client.quit();
+      } catch {
+        // Falls through to the disconnect below.
+      }
     }
     // QUIT ends the data socket only: under Sentinel, ioredis's failover watch keeps its subscribed
     // sockets to the sentinels, reconnecting for ever once they go (ioredis #1362), and the process
     // cannot exit. The connector's disconnect closes them; on an ended client it sends nothing.
     client.disconnect(false);
+    if (!(client instanceof Redis)) this.#settleLeftovers();
+  }
+
+  /**
+   * A cluster client keeps calls in queues and retry timers that its disconnect does not always
+   * flush (a worker's close() on a loaded machine once waited for ever on its wake read): what it
+   * still holds {@link CLUSTER_END_GRACE_MS} after the disconnect fails with `ConnectionClosedError`.
+   * Not at once, nor on the client's `end` (which comes as the nodes are let go, before their
+   * sockets close): a call still out on a node's socket settles when that socket closes, after the
+   * server has dropped it, so a blocked read failed earlier could still be served (a stream entry
+   * delivered to a consumer that has closed).
+   */
+  #settleLeftovers(): void {
+    setTimeout(() => this.#port.inFlight.failAll(() => new ConnectionClosedError()), CLUSTER_END_GRACE_MS).unref();
   }
 
   /** Sends straight to the socket (no gate), mapping a failure like every other call. */
@@ -220,12 +238,15 @@ export class Gate {
 
   #onClose(): void {
     // ioredis, told not to replay, silently drops the calls that were in flight when the socket
-    // closed; their promises would never settle. Fail them now: they may or may not have run.
+    // closed; their promises would never settle. Fail them now: they may or may not have run. A
+    // cluster client sends its calls again itself (see TrackedCluster); its registry serves close().
     const liveness = this.#port.liveness;
-    this.#port.inFlight.failAll(() => {
-      const lost = new ConnectionLostError('connection lost while the call was in flight');
-      return liveness ? liveness.stamp(lost) : lost;
-    });
+    if (this.#port.client instanceof Redis) {
+      this.#port.inFlight.failAll(() => {
+        const lost = new ConnectionLostError('connection lost while the call was in flight');
+        return liveness ? liveness.stamp(lost) : lost;
+      });
+    }
     this.#port.wire.onLost?.();
     if (this.#state !== 'ready') return;
     this.#state = 'down';

@@ -4,6 +4,12 @@ export interface Settleable {
   reject(error: Error): void;
 }
 
+/** Where a connection's unsettled calls are kept, so that they can all be failed at once. */
+export interface CallRegistry {
+  /** Fails every call still waiting with a fresh `error()`. */
+  failAll(error: () => Error): void;
+}
+
 /** Below this many entries the registry never sweeps. */
 const MIN_SWEEP = 256;
 
@@ -17,7 +23,7 @@ const MIN_SWEEP = 256;
  * path costs one array push per call and no extra promise reaction. An array, not a set: a call is
  * registered once and only ever leaves in a sweep, and a set would hash every command object.
  */
-export class InFlight {
+export class InFlight implements CallRegistry {
   #calls: Settleable[] = [];
   #sweepAt = MIN_SWEEP;
 

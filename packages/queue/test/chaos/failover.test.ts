@@ -121,7 +121,11 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
     // worker; with two CPU hogs and other work beside the run it took over 30 s, and once (the whole
     // CI beside two hogs, 2026-12-03) over 60 s, so the bound is a hang's, not a speed.
     for (const lane of lanes.slice(0, 2)) {
-      await until(`${lane.queue.name} reported its outage's end`, () => lane.workerErrors.some((e) => e instanceof OutageReport && !e.ongoing), 150_000);
+      await until(`${lane.queue.name} reported its outage's end`, () => lane.workerErrors.some((e) => e instanceof OutageReport && !e.ongoing), 150_000).catch((error: unknown) => {
+        // What kept the outage open: the errors the worker heard, last first.
+        const heard = lane.workerErrors.slice(-8).map((e) => (e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e)));
+        throw new Error(`${String(error)}; last errors heard: ${JSON.stringify(heard)}`);
+      });
     }
     const twice = [...executions].filter(([, n]) => n > 1).map(([id]) => id);
     const producerErrors = lanes.flatMap((lane) => lane.producerErrors);
