@@ -116,7 +116,7 @@ describe('chaos: a cluster master SIGKILLed under running workers', () => {
     // Rows leave with their completion: none may be stuck waiting out a lease.
     for (const lane of lanes) await until(`${lane.queue.name} settled`, async () => (await rowsLeft(conn, lane.queue, lane.produced)) === 0, 5_000);
 
-    // A worker closes its outage after calls have got through quietly for a while (2 s after the
+    // A worker closes its outage after calls have got through quietly for a while (3 s after the
     // last error, found by a probe): wait for the report. What is judged is that it comes, once per
     // worker; with two CPU hogs and other work beside the run it took over 30 s, and once (the whole
     // CI beside two hogs, 2026-12-03) over 60 s, so the bound is a hang's, not a speed.
