@@ -3,7 +3,7 @@ import type { Arg } from './call-shape.js';
 import { createCluster, createRedis, execPipeline, livenessOf, type Client, type Wire } from './clients.js';
 import { Gate, type ConnectionState } from './gate.js';
 import { ClusterCalls } from './cluster-calls.js';
-import { InFlight, type CallRegistry } from './in-flight.js';
+import { InFlight } from './in-flight.js';
 import { masterNodes, type MasterNode } from './masters.js';
 import { PolicyWatch } from './memory-policy.js';
 import { reconnectDelay, resolveOptions, type ConnectOptions, type ResolvedOptions } from './options.js';
@@ -35,17 +35,8 @@ export class Connection {
     this.#policy = policy;
     this.#wire = wire;
     const retry = (attempt: number): number | null => (this.#gate.stopped() ? null : reconnectDelay(attempt));
-    let inFlight: CallRegistry;
-    let client: Client;
-    if (options.cluster) {
-      const calls = new ClusterCalls(options.reconnectWaitMs + options.replyTimeoutMs);
-      client = createCluster(options, retry, calls);
-      inFlight = calls;
-    } else {
-      const calls = new InFlight();
-      client = createRedis(options, retry, calls, wire);
-      inFlight = calls;
-    }
+    const inFlight = options.cluster ? new ClusterCalls(options.reconnectWaitMs + options.replyTimeoutMs) : new InFlight();
+    const client = inFlight instanceof ClusterCalls ? createCluster(options, retry, inFlight) : createRedis(options, retry, inFlight, wire);
     this.#client = client;
     const stats = this.#stats;
     const mapError = (error: unknown, script?: Script): Error => this.#gate.mapError(error, script);

@@ -40,6 +40,12 @@ export interface GatePort {
 }
 
 /**
+ * How long after its disconnect a cluster client's calls may still settle on their own: its node
+ * sockets close within the driver's disconnect grace (`DISCONNECT_GRACE_MS`, 100 ms).
+ */
+const CLUSTER_END_GRACE_MS = 1_000;
+
+/**
  * The readiness gate of one connection and the state machine behind it. No caller command reaches
  * the server on a (re)connect until the version fence has passed and the connection's own step has
  * run; a fence, auth or boot failure on a reconnect stops the connection for good and fails every
@@ -47,12 +53,6 @@ export interface GatePort {
  * the state: after a close every failure is a {@link ConnectionClosedError}, after a fatal one it is
  * that error.
  */
-/**
- * How long after its disconnect a cluster client's calls may still settle on their own: its node
- * sockets close within the driver's disconnect grace (`DISCONNECT_GRACE_MS`, 100 ms).
- */
-const CLUSTER_END_GRACE_MS = 1_000;
-
 export class Gate {
   readonly #port: GatePort;
   #state: ConnectionState = 'connecting';
