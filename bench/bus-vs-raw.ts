@@ -19,7 +19,10 @@ import { intOption } from './lib/options.js';
 import { clientUs, offRedis, perJob, perSecond, phase, serverUs, type Phase } from './lib/phase.js';
 import { progress, publish, table } from './lib/report.js';
 import { fmt, fmtRatio, fmtSpread, pairedRatios, spread, waitUntil } from './lib/stats.js';
+import { fullGc } from './lib/soak-audit.js';
 import { acquireTarget } from './lib/target.js';
+
+const gc = fullGc();
 
 const RECORDS = intOption('records', 100_000);
 const BATCH = intOption('batch', 1000);
@@ -51,6 +54,9 @@ interface Ctx {
 
 /** One run of one measure: wall time, the server's commands, CPU and reads, and this process's CPU. */
 async function timed(ctx: Ctx, body: () => Promise<void>): Promise<Phase> {
+  // Each measure starts on a collected heap: the garbage of the fill before it (or of the measure
+  // before it, which is the other side's) is not collected on its time.
+  gc();
   const before = await ctx.admin.snapshot();
   const t0 = performance.now();
   await body();
@@ -69,8 +75,21 @@ async function echoConsume(ctx: Ctx, name: string, batch: boolean): Promise<Phas
   const options = { start: 'head', consumer: 'c', count: READ } as const;
   try {
     return await timed(ctx, async () => {
-      consumer = batch ? await stream.consumeBatch('g', () => undefined, options) : await stream.consume('g', () => undefined, options);
+      // The handlers say when the last entry arrived; only then is the ack count polled (a 1 ms poll
+      // through the whole run is a thousand timer turns a second that the raw loop does not have).
+      let seen = 0;
+      let allSeen = (): void => undefined;
+      const arrived = new Promise<void>((resolve) => (allSeen = resolve));
+      const saw = (count: number): undefined => {
+        seen += count;
+        if (seen >= ctx.n) allSeen();
+        return undefined;
+      };
+      consumer = batch ? await stream.consumeBatch('g', (entries) => saw(entries.length), options) : await stream.consume('g', () => saw(1), options);
       const c = consumer;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${name}: ${seen} of ${ctx.n} handled after ${TIMEOUT_S} s`)), TIMEOUT_S * 1000)));
+      await Promise.race([arrived, late]).finally(() => clearTimeout(timer));
       await waitUntil(() => c.stats().acked === ctx.n, TIMEOUT_S * 1000, `${name}: ${ctx.n} acked`);
     });
   } finally {
