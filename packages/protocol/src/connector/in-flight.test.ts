@@ -44,7 +44,7 @@ describe('InFlight', () => {
       inFlight.add(done);
       done.settle();
     }
-    expect(inFlight.size).toBeLessThanOrEqual(512);
+    expect(inFlight.size).toBeLessThanOrEqual(64);
     inFlight.failAll(() => new Error('lost'));
     expect(open.errors).toHaveLength(1);
   });
