@@ -123,7 +123,7 @@ describe('one result shape everywhere', () => {
     const events = await q.events();
     try {
       const { id } = await q.enqueue(1);
-      const heard = events.next((e) => e.job === id && e.event === 'completed', 5000);
+      const heard = events.next((e) => e.job === id && e.event === 'completed');
       const job = await q.leases().claim(30_000);
       if (job === undefined) throw new Error('nothing to claim');
       await q.leases().complete(job, encodeResult({ n: 1 }), { publish: true });
