@@ -1,13 +1,19 @@
 /**
  * Echo's queue against BullMQ on one redis-server: bulk enqueue, processing one by one (concurrency
- * 50), Echo's batch mode, latency at concurrency 1, a 4 KB payload, memory per pending job (also at
- * a million waiting jobs) and server-side commands and CPU per job. Rounds are interleaved (BullMQ,
- * Echo, BullMQ, Echo, ...) and every ratio is taken within a round, so the machine's drift between
- * rounds mostly cancels. See README.md.
+ * 50), Echo's batch mode, pickup latency at concurrency 1 (an idle worker, and jobs sent at a steady
+ * 500/s), a 4 KB payload, memory per pending job (also at a million waiting jobs) and server-side
+ * commands and CPU per job. Rounds are interleaved (BullMQ, Echo, BullMQ, Echo, ...) and every ratio
+ * is taken within a round, so the machine's drift between rounds mostly cancels. Then, in their own
+ * processes, the bus against raw ioredis (`bus-vs-raw.ts`) and kept results against keeping none
+ * (`settings-cost.ts --modes=retention`), so this one command prints every row of issue 40.
+ * See README.md.
  *
- *   pnpm bench                      # 20,000 jobs, 5 rounds, plus the 1,000,000-job fill
- *   pnpm bench --quick              # a quick correctness run (seconds)
+ *   pnpm bench                      # 20,000 jobs, 5 rounds, plus the 1,000,000-job fill, then the companions
+ *   pnpm bench --quick              # a quick correctness run (about a minute with the companions)
+ *   pnpm bench --companions false   # the queue rows only
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Admin, machineHeader } from './lib/admin.js';
 import { BullSide } from './lib/bull-side.js';
 import { EchoSide, type EchoProcessing } from './lib/echo-side.js';
@@ -29,6 +35,14 @@ const JOBS_4K = intOption('jobs-4k', Math.min(JOBS, QUICK ? 500 : 5_000), 0);
 const PAD_4K = 4096;
 /** Jobs enqueued one at a time into an idle worker at concurrency 1, each round. */
 const LATENCY_JOBS = intOption('latency-jobs', QUICK ? 30 : 200, 0);
+/** Jobs of the paced pickup row (sent at PACED_RATE per second, not waiting for each); 0 skips it. */
+const PACED_JOBS = intOption('paced-jobs', QUICK ? 100 : 1_000, 0);
+const PACED_RATE = intOption('paced-rate', 500);
+/** Issue 40's pickup goals: an idle worker's p50, and p99 under a steady PACED_RATE. */
+const PICKUP_IDLE_P50_MS = 0.5;
+const PICKUP_PACED_P99_MS = 2;
+/** After the queue's report, the bus (vs raw ioredis) and kept-results benches run too, so one command prints every row; `--companions false` skips them. */
+const COMPANIONS = boolOption('companions', true);
 /** Jobs of the scale row (enqueue rate and memory with this many waiting), once after the rounds; 0 skips it. */
 const BIG = intOption('big', QUICK ? 0 : 1_000_000, 0);
 
@@ -52,6 +66,8 @@ interface Round extends Fill {
   readonly big4k?: Fill & { readonly process: Phase };
   /** Enqueue → handler start at concurrency 1, ms. */
   readonly latency: readonly number[];
+  /** Enqueue → handler start at PACED_RATE jobs/s, concurrency 1, ms. */
+  readonly paced: readonly number[];
   /** Echo only. */
   readonly echo?: EchoProcessing;
 }
@@ -83,6 +99,23 @@ const MEMORY_AT_MOST = 0.81;
  * The memory goal's line. The reason, when it is missed, is each side's bytes per job split into
  * its job key and its queue's other keys (last round), and how many bytes per job Echo must shed.
  */
+/** An absolute latency goal (ms, at most), with BullMQ's figure on the same host as its measured context. */
+function pickupGoal(label: string, atMost: number, bull: readonly number[], echo: readonly number[]): string {
+  const e = spread(echo).median;
+  const b = spread(bull).median;
+  return boundLine({
+    label,
+    value: e,
+    atMost,
+    format: (ms) => `${fmt(ms)} ms`,
+    measured: [
+      `Measured (medians of the rounds): Echo ${fmt(e)} ms, BullMQ ${fmt(b)} ms on the same server in the same run (Echo/BullMQ ${fmtRatio(spread(pairedRatios(echo, bull)).median)}).`,
+      'An idle Echo worker claims in the wake itself (its claim rides right behind the blocking wake read), so a pickup is the enqueue reply, the wake and the handler call in this one process.',
+    ],
+    move: `${fmt(e - atMost)} ms less per pickup; BullMQ's own pickup on this host (${fmt(b)} ms) says how much of it is the host's loopback and event-loop turns rather than either queue`,
+  });
+}
+
 function memoryGoal(bull: readonly Round[], echo: readonly Round[]): string {
   const bytes = (rounds: readonly Round[]): number => spread(rounds.map((r) => r.memory.keysPerJob)).median;
   const lastBull = bull[bull.length - 1];
@@ -145,6 +178,14 @@ function render(header: readonly string[], bull: readonly Round[], echo: readonl
       row('latency c1, enqueue → handler start, p99, ms (lower is better)', b(p99), e(p99)),
     );
   }
+  const paced50 = (r: Round): number => percentile(r.paced, 50);
+  const paced99 = (r: Round): number => percentile(r.paced, 99);
+  if (PACED_JOBS > 0) {
+    rows.push(
+      row(`pickup at ${fmt(PACED_RATE)} jobs/s, c1, enqueue → handler start, p50, ms (lower is better)`, b(paced50), e(paced50)),
+      row(`pickup at ${fmt(PACED_RATE)} jobs/s, c1, enqueue → handler start, p99, ms (lower is better)`, b(paced99), e(paced99)),
+    );
+  }
   if (JOBS_4K > 0) {
     rows.push(
       row(`4 KB payload: enqueue, jobs/s (higher is better)`, b((r) => perSecond(k4(r).enqueue)), e((r) => perSecond(k4(r).enqueue))),
@@ -171,9 +212,11 @@ function render(header: readonly string[], bull: readonly Round[], echo: readonl
   );
   const goals = [
     goalLine({ label: 'bulk enqueue', sides: SIDES, atLeast: 4, peer: bull.map((r) => r.enqueue), echo: echo.map((r) => r.enqueue) }),
-    goalLine({ label: `Worker one by one, c${CFG.concurrency}`, sides: SIDES, atLeast: 2, peer: bull.map((r) => r.process), echo: echo.map((r) => r.process) }),
+    goalLine({ label: `Worker one by one, c${CFG.concurrency}`, sides: SIDES, atLeast: 2.5, peer: bull.map((r) => r.process), echo: echo.map((r) => r.process) }),
     goalLine({ label: `BatchWorker(${CFG.batch}) vs BullMQ c${CFG.concurrency}`, sides: SIDES, atLeast: 3.5, peer: bull.map((r) => r.process), echo: echo.map((r) => ep(r).batch) }),
     memoryGoal(bull, echo),
+    ...(LATENCY_JOBS > 0 ? [pickupGoal('pickup, idle worker, c1, p50 (issue 40)', PICKUP_IDLE_P50_MS, b(p50), e(p50))] : []),
+    ...(PACED_JOBS > 0 ? [pickupGoal(`pickup at ${fmt(PACED_RATE)} jobs/s, c1, p99 (issue 40)`, PICKUP_PACED_P99_MS, b(paced99), e(paced99))] : []),
   ];
   const scaleLines = scale === undefined ? ['Scale row skipped (`--big 0`).'] : scaleTable(scale, bull, echo);
   return [
@@ -192,7 +235,7 @@ function render(header: readonly string[], bull: readonly Round[], echo: readonl
     '',
     table(['measure', 'BullMQ', 'Echo', 'Echo/BullMQ'], rows),
     '',
-    '## Goals (issue 25)',
+    '## Goals (issues 25 and 40)',
     '',
     'Each goal met, or the measured reason it is not (medians over the rounds; CPU per job is load-insensitive, jobs/s is not: say whether the machine was quiet). keep.completed (≥ 0.9x of keeping nothing, ≤ 8 commands/job) is measured by `pnpm bench:settings`.',
     '',
@@ -240,19 +283,21 @@ function scaleTable(scale: Scale, bull: readonly Round[], echo: readonly Round[]
 
 async function bullRound(side: BullSide, n: number, full: boolean): Promise<Round> {
   const main = await side.fillAndProcess(n, PAD);
-  if (!full) return { ...main, latency: [] };
+  if (!full) return { ...main, latency: [], paced: [] };
   const big4k = JOBS_4K > 0 ? await side.fillAndProcess(JOBS_4K, PAD_4K) : undefined;
   const latency = LATENCY_JOBS > 0 ? await side.latency(LATENCY_JOBS, PAD) : [];
-  return { ...main, ...(big4k ? { big4k } : {}), latency };
+  const paced = PACED_JOBS > 0 ? await side.pacedLatency(PACED_JOBS, PACED_RATE, PAD) : [];
+  return { ...main, ...(big4k ? { big4k } : {}), latency, paced };
 }
 
 async function echoRound(side: EchoSide, n: number, full: boolean): Promise<Round> {
   const main = await side.fullRound(n, PAD);
   const round = { enqueue: main.enqueue, memory: main.memory, process: main.process, echo: main };
-  if (!full) return { ...round, latency: [] };
+  if (!full) return { ...round, latency: [], paced: [] };
   const big4k = JOBS_4K > 0 ? await side.fillAndProcess(JOBS_4K, PAD_4K) : undefined;
   const latency = LATENCY_JOBS > 0 ? await side.latency(LATENCY_JOBS, PAD) : [];
-  return { ...round, ...(big4k ? { big4k } : {}), latency };
+  const paced = PACED_JOBS > 0 ? await side.pacedLatency(PACED_JOBS, PACED_RATE, PAD) : [];
+  return { ...round, ...(big4k ? { big4k } : {}), latency, paced };
 }
 
 async function main(): Promise<void> {
@@ -294,6 +339,25 @@ async function main(): Promise<void> {
   } finally {
     await admin.close();
     await target.stop();
+  }
+  if (COMPANIONS) runCompanions();
+}
+
+/**
+ * The rows of issue 40 that other benches own, run after this one in their own processes (each on
+ * its own server, so nothing here skews them): the bus against raw ioredis, and kept results
+ * against keeping none.
+ */
+function runCompanions(): void {
+  const quick = QUICK ? ['--quick'] : [];
+  const runs: [string, string[]][] = [
+    ['bus-vs-raw.ts', QUICK ? ['--records', '5000', '--rounds', '2'] : []],
+    ['settings-cost.ts', ['--modes=retention', ...quick]],
+  ];
+  for (const [script, args] of runs) {
+    progress(`running ${script} ${args.join(' ')}`.trim());
+    const run = spawnSync(process.execPath, ['--conditions=@echo/source', '--import', 'tsx', fileURLToPath(new URL(`./${script}`, import.meta.url)), ...args], { stdio: 'inherit' });
+    if (run.status !== 0) throw new Error(`${script} exited with ${String(run.status ?? run.signal)}`);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Queue as BullQueue, Worker as BullWorker } from 'bullmq';
 import type { Admin } from './admin.js';
-import { expectedChecksum, measureMemory, payloads, phase, sequentialLatency, type BenchConfig, type Fill, type Payload, type Phase } from './phase.js';
+import { expectedChecksum, measureMemory, pacedLatency, payloads, phase, sequentialLatency, type BenchConfig, type Fill, type Payload, type Phase } from './phase.js';
 import { waitUntil } from './stats.js';
 import type { BenchTarget } from './target.js';
 
@@ -104,6 +104,38 @@ export class BullSide {
     const left = await queue.getJobCounts('wait', 'active', 'delayed', 'failed');
     if (Object.values(left).some((count) => count !== 0)) throw new Error(`BullMQ: jobs left after processing: ${JSON.stringify(left)}`);
     return phase(processMs, n, c2, c3);
+  }
+
+  /** Enqueue → handler start at `rate` jobs/s into a Worker at concurrency 1 (see `pacedLatency`); ms per job. */
+  pacedLatency(n: number, rate: number, pad: number): Promise<number[]> {
+    return this.#withQueue(async (queue) => {
+      const seen: number[] = [];
+      const worker = new BullWorker<Payload>(
+        this.#cfg.queue,
+        (job) => {
+          seen.push(performance.now() - job.data.i);
+          return Promise.resolve();
+        },
+        { connection: bullConnection(this.#target), concurrency: 1, removeOnComplete: { count: 0 } },
+      );
+      try {
+        await worker.waitUntilReady();
+        const text = 'x'.repeat(pad);
+        return await pacedLatency(
+          n,
+          rate,
+          async (t0) => {
+            await queue.add('job', { i: t0, pad: text });
+          },
+          async (count) => {
+            await waitUntil(() => seen.length >= count, this.#cfg.timeoutMs, 'BullMQ to start every paced job');
+            return seen;
+          },
+        );
+      } finally {
+        await worker.close();
+      }
+    });
   }
 
   /** Enqueue → handler start, one job at a time, into an idle Worker at concurrency 1; ms per job. */

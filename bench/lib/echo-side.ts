@@ -1,6 +1,6 @@
 import { BatchWorker, Queue, Worker, type BatchVerdict, type ClaimedJob } from '@echo/queue';
 import type { Admin } from './admin.js';
-import { expectedChecksum, measureMemory, payloads, phase, sequentialLatency, type BenchConfig, type Fill, type Payload, type Phase } from './phase.js';
+import { expectedChecksum, measureMemory, pacedLatency, payloads, phase, sequentialLatency, type BenchConfig, type Fill, type Payload, type Phase } from './phase.js';
 import { waitUntil } from './stats.js';
 import type { BenchTarget } from './target.js';
 
@@ -179,6 +179,31 @@ export class EchoSide {
   }
 
   /** Enqueue → handler start, one job at a time, into an idle Worker at concurrency 1; ms per job. */
+  /** Enqueue → handler start at `rate` jobs/s into a Worker at concurrency 1 (see `pacedLatency`); ms per job. */
+  pacedLatency(n: number, rate: number, pad: number): Promise<number[]> {
+    return this.#withQueue(async (queue) => {
+      const seen: number[] = [];
+      const worker = await Worker.start(queue, (job: ClaimedJob<Payload>) => void seen.push(performance.now() - job.payload.i), { concurrency: 1 });
+      try {
+        const text = 'x'.repeat(pad);
+        return await pacedLatency(
+          n,
+          rate,
+          async (t0) => {
+            const v = await queue.enqueue({ i: t0, pad: text });
+            if (v.status !== 'enqueued') throw new Error(`Echo: enqueue answered ${v.status}`);
+          },
+          async (count) => {
+            await waitUntil(() => seen.length >= count, this.#cfg.timeoutMs, 'Echo to start every paced job');
+            return seen;
+          },
+        );
+      } finally {
+        await worker.close();
+      }
+    });
+  }
+
   latency(n: number, pad: number): Promise<number[]> {
     return this.#withQueue(async (queue) => {
       let notify: ((at: number) => void) | undefined;

@@ -127,6 +127,26 @@ export interface Fill {
  * idle worker, ms. After each job the worker is let settle it and park again (`idle` resolves once
  * it counted the completion, then a short pause), so every sample starts from a parked worker.
  */
+/**
+ * Enqueue → handler start with jobs sent at a steady `rate` per second (not waiting for each to
+ * settle), `n` jobs: what a worker under a steady load picks up. `send(t0)` enqueues a job stamped
+ * with its send time; `started` answers the start times the handler recorded, one per job, in ms
+ * after its stamp, once `n` have been heard.
+ */
+export async function pacedLatency(n: number, rate: number, send: (t0: number) => Promise<void>, heard: (count: number) => Promise<readonly number[]>): Promise<number[]> {
+  const every = 1000 / rate;
+  const begin = performance.now();
+  const sends: Promise<void>[] = [];
+  for (let i = 0; i < n; i++) {
+    sends.push(send(performance.now()));
+    const next = begin + (i + 1) * every;
+    const wait = next - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  await Promise.all(sends);
+  return [...(await heard(n))];
+}
+
 export async function sequentialLatency(
   n: number,
   send: (t0: number) => Promise<void>,
