@@ -127,10 +127,8 @@ export class BullSide {
           async (t0) => {
             await queue.add('job', { i: t0, pad: text });
           },
-          async (count) => {
-            await waitUntil(() => seen.length >= count, this.#cfg.timeoutMs, 'BullMQ to start every paced job');
-            return seen;
-          },
+          seen,
+          this.#cfg.timeoutMs,
         );
       } finally {
         await worker.close();

@@ -178,7 +178,6 @@ export class EchoSide {
     return phase(loopMs, n, c6, c7);
   }
 
-  /** Enqueue → handler start, one job at a time, into an idle Worker at concurrency 1; ms per job. */
   /** Enqueue → handler start at `rate` jobs/s into a Worker at concurrency 1 (see `pacedLatency`); ms per job. */
   pacedLatency(n: number, rate: number, pad: number): Promise<number[]> {
     return this.#withQueue(async (queue) => {
@@ -193,10 +192,8 @@ export class EchoSide {
             const v = await queue.enqueue({ i: t0, pad: text });
             if (v.status !== 'enqueued') throw new Error(`Echo: enqueue answered ${v.status}`);
           },
-          async (count) => {
-            await waitUntil(() => seen.length >= count, this.#cfg.timeoutMs, 'Echo to start every paced job');
-            return seen;
-          },
+          seen,
+          this.#cfg.timeoutMs,
         );
       } finally {
         await worker.close();
@@ -204,6 +201,7 @@ export class EchoSide {
     });
   }
 
+  /** Enqueue → handler start, one job at a time, into an idle Worker at concurrency 1; ms per job. */
   latency(n: number, pad: number): Promise<number[]> {
     return this.#withQueue(async (queue) => {
       let notify: ((at: number) => void) | undefined;

@@ -1,4 +1,5 @@
 import { snapshotDelta, totalCalls, type Admin, type Snapshot } from './admin.js';
+import { waitUntil } from './stats.js';
 
 /** The payload both systems carry: `i` is summed by the handlers to prove each job ran once. */
 export interface Payload {
@@ -123,30 +124,30 @@ export interface Fill {
 }
 
 /**
- * Latency from just before the enqueue call to the handler's first line, one job at a time into an
- * idle worker, ms. After each job the worker is let settle it and park again (`idle` resolves once
- * it counted the completion, then a short pause), so every sample starts from a parked worker.
- */
-/**
  * Enqueue → handler start with jobs sent at a steady `rate` per second (not waiting for each to
  * settle), `n` jobs: what a worker under a steady load picks up. `send(t0)` enqueues a job stamped
- * with its send time; `started` answers the start times the handler recorded, one per job, in ms
- * after its stamp, once `n` have been heard.
+ * with its send time; the handler pushes onto `samples` the ms from its job's stamp to its start.
+ * Answers the samples once all `n` are in.
  */
-export async function pacedLatency(n: number, rate: number, send: (t0: number) => Promise<void>, heard: (count: number) => Promise<readonly number[]>): Promise<number[]> {
+export async function pacedLatency(n: number, rate: number, send: (t0: number) => Promise<void>, samples: readonly number[], timeoutMs: number): Promise<number[]> {
   const every = 1000 / rate;
   const begin = performance.now();
   const sends: Promise<void>[] = [];
   for (let i = 0; i < n; i++) {
     sends.push(send(performance.now()));
-    const next = begin + (i + 1) * every;
-    const wait = next - performance.now();
+    const wait = begin + (i + 1) * every - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
   await Promise.all(sends);
-  return [...(await heard(n))];
+  await waitUntil(() => samples.length >= n, timeoutMs, `every paced job started (${samples.length} of ${n})`);
+  return [...samples];
 }
 
+/**
+ * Latency from just before the enqueue call to the handler's first line, one job at a time into an
+ * idle worker, ms. After each job the worker is let settle it and park again (`idle` resolves once
+ * it counted the completion, then a short pause), so every sample starts from a parked worker.
+ */
 export async function sequentialLatency(
   n: number,
   send: (t0: number) => Promise<void>,
