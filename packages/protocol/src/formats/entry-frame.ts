@@ -28,12 +28,30 @@ export interface EntryFrame {
  * Buffer here and again by the client.
  */
 export function encodeEntryFrame(version: BrandedId, expiresAt: number, value: Buffer | string): Buffer | string {
-  const expiry = String(expiresAt).padStart(EXPIRY_DIGITS, '0');
-  if (typeof value === 'string') return version + expiry + value;
-  const head = Buffer.allocUnsafe(ENTRY_FRAME_HEADER);
-  head.write(version, 0, ID_LENGTH, 'latin1');
-  head.write(expiry, ID_LENGTH, EXPIRY_DIGITS, 'latin1');
-  return Buffer.concat([head, value]);
+  const head = entryFrameHead(version, expiresAt);
+  return typeof value === 'string' ? head + value : Buffer.concat([Buffer.from(head, 'latin1'), value]);
+}
+
+/** A keyed entry frame in its two parts, as `cache_write` takes it: the server stores `head ++ value`. */
+export interface EntryFrameParts {
+  /** `version(14) ++ soft expiry(13 digits)`, ASCII. */
+  readonly head: string;
+  /** The encoded value. */
+  readonly value: Buffer | string;
+}
+
+/**
+ * The frame of {@link encodeEntryFrame} in its two parts, for `cache_write`, which joins them on the
+ * server. Sent joined, a long text value is copied into a new string with its header when the client
+ * measures it; measured on Node 20 (20,000 fills of a 5 KB value, 50 callers), that copy outlived young
+ * collections (2.7 MB promoted per scavenge against 1.8 MB) and cost 10-14 µs of CPU per fill.
+ */
+export function entryFrameParts(version: BrandedId, expiresAt: number, value: Buffer | string): EntryFrameParts {
+  return { head: entryFrameHead(version, expiresAt), value };
+}
+
+function entryFrameHead(version: BrandedId, expiresAt: number): string {
+  return version + String(expiresAt).padStart(EXPIRY_DIGITS, '0');
 }
 
 /**
