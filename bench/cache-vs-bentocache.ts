@@ -7,7 +7,9 @@
  * total_reads_processed: how many times the server read a client socket, so round trips, a
  * pipeline or a batch counting once). CALLERS concurrent callers, two ~5 KB JSON
  * values: the package's shape (one long string, `blob`) and issue 37's (32 small records, `records`),
- * each with its rows; `--payload blob|records` runs one.
+ * each with its rows; `--payload blob|records` runs one. The fill and set rows also run a hand-rolled
+ * ioredis client (`handRolled`) in each round: the ceiling any cache that writes a value once and
+ * keeps its text in L1 can reach there, printed as its own ratio to bentocache.
  *
  *   pnpm bench:cache                          # 3 rounds, about 1-2 minutes
  *   pnpm bench:cache --quick                  # smoke run (small sizes, 2 rounds)
@@ -16,7 +18,7 @@
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type BentoShape, type System, type Value, RECORDS, VALUE, bento, echo } from './lib/cache-systems.js';
+import { type BentoShape, type System, type Value, RECORDS, VALUE, bento, echo, handRolled } from './lib/cache-systems.js';
 import { type Cost, metered } from './lib/cpu-meter.js';
 import { boolOption, intOption, stringOption } from './lib/options.js';
 import { progress, publish, table } from './lib/report.js';
@@ -54,6 +56,8 @@ interface Row {
   readonly title: string;
   readonly echo: Parameters<typeof echo>[2];
   readonly bento: BentoShape;
+  /** The row also runs the hand-rolled ioredis client ({@link handRolled}): its ceiling is printed beside the ratio. */
+  readonly floor?: true;
   /** Untimed preparation (writes the keys a read row reads). */
   prepare?(system: System, round: number): Promise<void>;
   run(system: System, round: number): Promise<number>;
@@ -88,8 +92,8 @@ function rowsOf(payload: 'blob' | 'records'): Row[] {
     return [
       { title: `L2 read through getOrSet, ${String(CALLERS)} callers sharing ${String(SHARED)} keys, no L1${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: sharedKeys, run: l2Shared },
       { title: `L2 read, one key per caller, no L1${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: ownKeys, run: l2Own },
-      { title: `miss + fill, getOrSet of a fresh key (bentocache defaults, no bus)${tag}`, echo: {}, bento: { l1: 'copy', bus: false }, run: missFill },
-      { title: `miss + set, get then set (bentocache defaults, no bus)${tag}`, echo: {}, bento: { l1: 'copy', bus: false }, run: missSet },
+      { title: `miss + fill, getOrSet of a fresh key (bentocache defaults, no bus)${tag}`, echo: {}, bento: { l1: 'copy', bus: false }, floor: true, run: missFill },
+      { title: `miss + set, get then set (bentocache defaults, no bus)${tag}`, echo: {}, bento: { l1: 'copy', bus: false }, floor: true, run: missSet },
       { title: `L1 hit with a copy (read: 'clone' vs bentocache's copying L1)${tag}`, echo: { read: 'clone' }, bento: { l1: 'copy', bus: false }, prepare: warmHot, run: hits },
     ];
   }
@@ -98,8 +102,8 @@ function rowsOf(payload: 'blob' | 'records'): Row[] {
     { title: `L1 hit, a private copy (\`read: 'clone'\`) vs bentocache's default copying L1${tag}`, echo: { read: 'clone' }, bento: { l1: 'copy' }, prepare: warmHot, run: hits },
     { title: `L2 read, each caller its own key, no L1 (\`l1: false\`; bentocache L2-only)${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: ownKeys, run: l2Own },
     { title: `L2 read, ${String(CALLERS)} callers sharing ${String(SHARED)} keys, no L1${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: sharedKeys, run: l2Shared },
-    { title: `miss + fill, \`getOrSet\` of a fresh key${tag}`, echo: {}, bento: { l1: 'shared' }, run: missFill },
-    { title: `miss + set, \`get\` then \`set\`${tag}`, echo: {}, bento: { l1: 'shared' }, run: missSet },
+    { title: `miss + fill, \`getOrSet\` of a fresh key${tag}`, echo: {}, bento: { l1: 'shared' }, floor: true, run: missFill },
+    { title: `miss + set, \`get\` then \`set\`${tag}`, echo: {}, bento: { l1: 'shared' }, floor: true, run: missSet },
     {
       title: `one hot key, ${String(CALLERS)} callers, no L1 (Echo coalesces them)${tag}`,
       echo: { l1: false },
@@ -121,9 +125,12 @@ async function readEvents(side: Redis): Promise<number> {
   return Number(/total_reads_processed:(\d+)/.exec(await side.info('stats'))?.[1] ?? 0);
 }
 
-async function measure(row: Row, target: BenchTarget, side: Redis, which: 'echo' | 'bento', round: number, index: number): Promise<RowCost> {
+/** Who runs a row: Echo, bentocache, or (rows with a floor) the hand-rolled client. */
+type Side = 'echo' | 'bento' | 'raw';
+
+async function measure(row: Row, target: BenchTarget, side: Redis, which: Side, round: number, index: number): Promise<RowCost> {
   const ns = `${which[0] ?? ''}${String(index)}r${String(round)}`;
-  const system = which === 'echo' ? await echo(target, ns, row.echo) : bento(target, ns, row.bento);
+  const system = which === 'echo' ? await echo(target, ns, row.echo) : which === 'bento' ? bento(target, ns, row.bento) : handRolled(target, ns);
   try {
     await row.prepare?.(system, round);
     let ops = 0;
@@ -194,16 +201,19 @@ async function stampede(target: BenchTarget, side: Redis, system: string, round:
 
 const target = await acquireTarget();
 const side = new Redis({ host: target.host, port: target.port, ...(target.password !== undefined ? { password: target.password } : {}) });
-const costs = rows.map(() => ({ echo: [] as RowCost[], bento: [] as RowCost[] }));
+const costs = rows.map(() => ({ echo: [] as RowCost[], bento: [] as RowCost[], raw: [] as RowCost[] }));
 const inv = { echo: [] as number[], bento: [] as number[] };
 const stampedes = { echo: [] as string[], bento: [] as string[] };
 try {
   for (let round = 0; round < ROUNDS; round++) {
     progress(`round ${String(round + 1)}/${String(ROUNDS)}`);
     // Interleaved: each row runs both systems back to back; who goes first alternates by round.
-    const order: ('echo' | 'bento')[] = round % 2 === 0 ? ['echo', 'bento'] : ['bento', 'echo'];
+    const order: Side[] = round % 2 === 0 ? ['echo', 'bento'] : ['bento', 'echo'];
+    // A row with a floor runs three sides; the hand-rolled one goes first, between or last by round.
+    const withFloor = [...order];
+    withFloor.splice(round % 3, 0, 'raw');
     for (const [index, row] of rows.entries()) {
-      for (const which of order) (costs[index] as { echo: RowCost[]; bento: RowCost[] })[which].push(await measure(row, target, side, which, round, index));
+      for (const which of row.floor === true ? withFloor : order) (costs[index] as Record<Side, RowCost[]>)[which].push(await measure(row, target, side, which, round, index));
     }
     const [e1, e2, b1, b2] = [await echo(target, `inv${String(round)}`), await echo(target, `inv${String(round)}`), bento(target, `inv${String(round)}`, { l1: 'shared' }), bento(target, `inv${String(round)}`, { l1: 'shared' })];
     inv.echo.push(await invalidation(e1, e2));
@@ -226,6 +236,16 @@ const body = rows.map((row, i) => {
   const pair = (pick: (x: RowCost) => number): string => `${med(c.echo.map(pick))} / ${med(c.bento.map(pick))}`;
   return [row.title, `**${fmt(r.median)}x** (${fmt(r.min)}-${fmt(r.max)})`, pair((x) => x.opsPerSec), pair((x) => x.nodeUs), pair((x) => x.redisUs), pair((x) => x.commands), pair((x) => x.roundTrips)];
 });
+// The ceiling: what the hand-rolled client gets on the same rows, against bentocache and against Echo.
+const floorBody = rows.flatMap((row, i) => {
+  if (row.floor !== true) return [];
+  const c = costs[i] as Record<Side, RowCost[]>;
+  const ratio = (a: RowCost[], b: RowCost[]): string => {
+    const r = spread(pairedRatios(a.map((x) => x.opsPerSec), b.map((x) => x.opsPerSec)));
+    return `**${fmt(r.median)}x** (${fmt(r.min)}-${fmt(r.max)})`;
+  };
+  return [[row.title, ratio(c.raw, c.bento), ratio(c.echo, c.raw), med(c.raw.map((x) => x.opsPerSec)), med(c.raw.map((x) => x.nodeUs)), med(c.raw.map((x) => x.commands))]];
+});
 const ri = spread(pairedRatios(inv.bento, inv.echo));
 body.push(['invalidation seen by another instance, p99 ms (ratio: bentocache / Echo)', `${fmt(ri.median)}x (${fmt(ri.min)}-${fmt(ri.max)})`, `${med(inv.echo)} / ${med(inv.bento)} ms`, '', '', '', '']);
 body.push([`stampede, ${String(PROCESSES)} processes x ${String(STAMPEDE_CALLERS)} callers, ${String(LOADER_MS)} ms loader (loads / wall)`, 'see loads', `${stampedes.echo.join(', ')} vs ${stampedes.bento.join(', ')}`, '', '', '', '']);
@@ -235,5 +255,9 @@ const md = [
   `${String(ROUNDS)} interleaved rounds, ${String(CALLERS)} concurrent callers, ~5 KB JSON values ([blob]: one long string; [records]: 32 small records). Ratio: Echo / bentocache throughput in the same round, median (min-max). Per-op columns: Echo / bentocache, medians over rounds.`,
   '',
   table(['path', 'Echo / bentocache', 'ops/s', 'Node CPU µs/op', 'Redis CPU µs/op', 'commands/op', 'server reads/op'], body),
+  '',
+  'The fill and set rows, run a third time in each round by a hand-rolled ioredis client (a `Map` of JSON text as L1, `GET` then `SET … PX`, no lease, versions or coherence): the least work a cache that writes a value once and keeps its text does, so its ratio to bentocache is the ceiling for these rows.',
+  '',
+  table(['path', 'hand-rolled / bentocache', 'Echo / hand-rolled', 'hand-rolled ops/s', 'hand-rolled Node CPU µs/op', 'hand-rolled commands/op'], floorBody),
 ].join('\n');
 publish('cache-latest.md', md);

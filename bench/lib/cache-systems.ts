@@ -2,6 +2,7 @@ import { Cache, type NamespaceOptions } from '@echo/cache';
 import { BentoCache, bentostore } from 'bentocache';
 import { memoryDriver } from 'bentocache/drivers/memory';
 import { redisBusDriver, redisDriver } from 'bentocache/drivers/redis';
+import { Redis } from 'ioredis';
 import type { BenchTarget } from './target.js';
 
 /** The package's ~5 KB JSON value: one long string and a few small fields (cheap to parse). */
@@ -95,5 +96,50 @@ export function bento(target: BenchTarget, ns: string, shape: BentoShape): Syste
         cache.on('bus:message:received', listener);
       }),
     close: () => cache.disconnectAll(),
+  };
+}
+
+/**
+ * The least a client on ioredis does for these rows, hand-rolled: a `Map` of JSON text as its L1 and
+ * one plain command per L2 step (`GET`, then `SET … PX`), no lease, no versions, no coherence, no
+ * expiry in L1. A miss + fill is `GET`, the factory, one `JSON.stringify`, `SET` and the text kept
+ * in the map: the work any cache that writes a value once and keeps a copy of it must do, so its
+ * figure is the ceiling for the fill and set rows (the bench prints it beside them). Only `get`,
+ * `set` and `getOrSet` are meant to be driven.
+ */
+export function handRolled(target: BenchTarget, ns: string): System {
+  const redis = new Redis({ host: target.host, port: target.port, ...(target.password !== undefined ? { password: target.password } : {}) });
+  const l1 = new Map<string, string>();
+  const read = async (name: string): Promise<unknown> => {
+    const key = `${ns}:${name}`;
+    const held = l1.get(key);
+    if (held !== undefined) return JSON.parse(held);
+    const text = await redis.get(key);
+    if (text === null) return undefined;
+    l1.set(key, text);
+    return JSON.parse(text);
+  };
+  const write = async (name: string, value: Value): Promise<void> => {
+    const key = `${ns}:${name}`;
+    const text = JSON.stringify(value);
+    await redis.set(key, text, 'PX', TTL);
+    l1.set(key, text);
+  };
+  return {
+    name: 'hand-rolled',
+    get: read,
+    set: write,
+    getOrSet: async (key, factory) => {
+      const found = await read(key);
+      if (found !== undefined) return found;
+      const value = await factory();
+      await write(key, value);
+      return value;
+    },
+    onInvalidated: () => Promise.reject(new Error('the hand-rolled side has no coherence')),
+    close: async () => {
+      l1.clear();
+      await redis.quit();
+    },
   };
 }
