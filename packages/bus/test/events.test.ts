@@ -117,8 +117,9 @@ describe('conformance 18 resubscribe', () => {
 
       const killed = await clientIdByName(name);
       await conn.command('CLIENT', 'KILL', 'ID', killed);
-      // Back once the server lists a new connection under the name, subscribed again.
-      await until(async () => (await clientIdByName(name).catch(() => killed)) !== killed && (await subscribers(events.channel)) === 1);
+      // Back once the server lists a new connection under the name, subscribed again, and the
+      // listener has read the confirmation (the server lists the subscriber before its reply is read).
+      await until(async () => (await clientIdByName(name).catch(() => killed)) !== killed && (await subscribers(events.channel)) === 1 && events.stats().subscribes >= 2);
       expect(events.stats().subscribes).toBe(2);
 
       const second = mintId('JOB');

@@ -161,8 +161,43 @@ export function createCluster(o: ResolvedOptions, retry: (attempt: number) => nu
   return cluster;
 }
 
+/**
+ * Sends `commands` as one batch and answers each reply or error in order, as a pipeline does. To one
+ * server they go back to back on its socket, corked so they leave in one write, and not through the
+ * driver's `Pipeline`: measured on ioredis 6 (50 callers, 5 KB `SET`s in batches of 8), a pipeline
+ * cost 43 µs of CPU per command against 24 and kept every command's arguments alive past young
+ * collections (226 MB promoted over 40,000 commands against 19). A cluster gets a pipeline, which
+ * routes the batch by slot.
+ */
+export async function sendBatch(client: Client, commands: readonly (readonly [string, ...Arg[]])[], mapError: (error: unknown) => Error): Promise<[Error | null, unknown][]> {
+  if (!(client instanceof Redis)) {
+    const pipe = client.pipeline();
+    // Spread as given: a destructured copy per command is measurable at pipeline sizes.
+    for (const command of commands) pipe.call(...command);
+    return execPipeline(pipe, mapError);
+  }
+  // Absent while the socket is down: the calls then fail as any call does.
+  const stream = client.stream as NodeJS.WritableStream & { cork?(): void; uncork?(): void } | undefined;
+  stream?.cork?.();
+  const sent: Promise<unknown>[] = [];
+  try {
+    for (const command of commands) sent.push(client.call(...command));
+  } finally {
+    stream?.uncork?.();
+  }
+  const replies: [Error | null, unknown][] = [];
+  for (const reply of sent) {
+    try {
+      replies.push([null, await reply]);
+    } catch (error) {
+      replies.push([error instanceof Error ? error : new Error(String(error)), undefined]);
+    }
+  }
+  return replies;
+}
+
 /** Sends a pipeline and answers its replies in order; a pipeline that never went out is a lost connection. */
-export async function execPipeline(pipe: ReturnType<Client['pipeline']>, mapError: (error: unknown) => Error): Promise<[Error | null, unknown][]> {
+async function execPipeline(pipe: ReturnType<Client['pipeline']>, mapError: (error: unknown) => Error): Promise<[Error | null, unknown][]> {
   let replies: [Error | null, unknown][] | null;
   try {
     replies = await pipe.exec();

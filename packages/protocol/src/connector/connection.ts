@@ -1,6 +1,6 @@
 import type { Script } from '../scripts/script.js';
 import type { Arg } from './call-shape.js';
-import { createCluster, createRedis, execPipeline, livenessOf, type Client, type Wire } from './clients.js';
+import { createCluster, createRedis, livenessOf, sendBatch, type Client, type Wire } from './clients.js';
 import { Gate, type ConnectionState } from './gate.js';
 import { ClusterCalls } from './cluster-calls.js';
 import { InFlight } from './in-flight.js';
@@ -169,12 +169,9 @@ export class Connection {
   async pipeline(commands: readonly (readonly [string, ...Arg[]])[]): Promise<BatchResult[]> {
     if (commands.length === 0) return [];
     if (this.#gate.state !== 'ready') await this.#gate.whenReady();
-    const pipe = this.#client.pipeline();
-    // Spread as given: a destructured copy per command is measurable at pipeline sizes.
-    for (const command of commands) pipe.call(...command);
     this.#stats.pipelines++;
     this.#stats.commands += commands.length;
-    const replies = await execPipeline(pipe, (error) => this.#gate.mapError(error));
+    const replies = await sendBatch(this.#client, commands, (error) => this.#gate.mapError(error));
     return replies.map(([error, value]) => (error ? { ok: false, error: this.#gate.mapError(error) } : { ok: true, value }));
   }
 

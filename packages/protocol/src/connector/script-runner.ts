@@ -3,7 +3,7 @@ import { EchoError } from '../errors/echo-error.js';
 import type { Script } from '../scripts/script.js';
 import { strictVariant } from '../scripts/strict.js';
 import { checkCall, type Arg } from './call-shape.js';
-import { execPipeline, type Client } from './clients.js';
+import { sendBatch, type Client } from './clients.js';
 import { isNoScript } from './failures.js';
 import { checkDigest, loadOnMasters } from './script-load.js';
 import type { ConnectionStats } from './stats.js';
@@ -140,15 +140,14 @@ export class ScriptRunner {
 
   async #pipelineEval(calls: readonly ScriptCall[], variants: readonly Script[], indexes: readonly number[]): Promise<BatchResult[]> {
     const { client, stats } = this.#port;
-    const pipe = client.pipeline();
-    for (const i of indexes) {
+    const commands = indexes.map((i): [string, ...Arg[]] => {
       const call = calls[i] as ScriptCall;
-      pipe.call('EVALSHA', (variants[i] as Script).sha, call.keys.length, ...call.keys, ...call.args);
-    }
+      return ['EVALSHA', (variants[i] as Script).sha, call.keys.length, ...call.keys, ...call.args];
+    });
     stats.pipelines++;
     stats.commands += indexes.length;
     stats.evalshaCalls += indexes.length;
-    const replies = await execPipeline(pipe, (error) => this.#port.mapError(error));
+    const replies = await sendBatch(client, commands, (error) => this.#port.mapError(error));
     return replies.map(([error, value]) => (error ? { ok: false, error } : { ok: true, value }));
   }
 }
