@@ -179,21 +179,23 @@ export async function sendBatch(client: Client, commands: readonly (readonly [st
   // Absent while the socket is down: the calls then fail as any call does.
   const stream = client.stream as NodeJS.WritableStream & { cork?(): void; uncork?(): void } | undefined;
   stream?.cork?.();
-  const sent: Promise<unknown>[] = [];
+  // Each call is settled into its slot as it is sent, so a member that fails while an earlier one
+  // is still awaited is never an unhandled rejection.
+  const sent: Promise<[Error | null, unknown]>[] = [];
   try {
-    for (const command of commands) sent.push(client.call(...command));
+    for (const command of commands) sent.push(client.call(...command).then(answered, failed));
   } finally {
     stream?.uncork?.();
   }
-  const replies: [Error | null, unknown][] = [];
-  for (const reply of sent) {
-    try {
-      replies.push([null, await reply]);
-    } catch (error) {
-      replies.push([error instanceof Error ? error : new Error(String(error)), undefined]);
-    }
-  }
-  return replies;
+  return Promise.all(sent);
+}
+
+function answered(value: unknown): [Error | null, unknown] {
+  return [null, value];
+}
+
+function failed(error: unknown): [Error | null, unknown] {
+  return [error instanceof Error ? error : new Error(String(error)), undefined];
 }
 
 /** Sends a pipeline and answers its replies in order; a pipeline that never went out is a lost connection. */
