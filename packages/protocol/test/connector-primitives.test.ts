@@ -1,4 +1,4 @@
-import { rejection, uniqueName, useRedis, waitFor, type RedisTarget } from '@echo/testkit';
+import { rejection, startRedis, uniqueName, useRedis, waitFor, type RedisTarget } from '@echo/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, ConnectionClosedError, ConnectionLostError, InvalidArgumentError, reads, type PubSubMessage } from './support.js';
 
@@ -54,6 +54,30 @@ describe('a closed Connection', () => {
     expect(masters).toHaveLength(1);
     expect(masters[0]?.address).toBe(`${target.host}:${target.port}`);
     expect(await masters[0]?.command('PING')).toBe('PONG');
+  });
+});
+
+describe('a batch (Connection.pipeline)', () => {
+  it('answers every member in order, a failing member on its own, and reaches the server in one read', async () => {
+    // A server of its own: the read counter is server-wide.
+    const server = await startRedis();
+    const own = await Connection.connect(server.url);
+    try {
+      const key = uniqueName('batch');
+      await own.command('SET', `${key}:text`, 'text');
+      const readsSoFar = async (): Promise<number> => Number(/total_reads_processed:(\d+)/.exec(String(await own.command('INFO', 'stats')))?.[1]);
+      const before = await readsSoFar();
+      const results = await own.pipeline([...Array.from({ length: 40 }, () => ['INCR', `${key}:n`] as const), ['INCR', `${key}:text`], ['GET', `${key}:text`]]);
+      const after = await readsSoFar();
+      expect(results.slice(0, 40).map((r) => (r.ok ? r.value : r.error))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect(results[40]?.ok).toBe(false);
+      expect(results[41]).toEqual({ ok: true, value: 'text' });
+      // The batch's 42 commands are one read (sent one by one they are dozens); the second INFO is the other.
+      expect(after - before).toBeLessThanOrEqual(3);
+    } finally {
+      await own.close();
+      await server.stop();
+    }
   });
 });
 
