@@ -28,8 +28,10 @@ describe('BullMQ defaults', () => {
     const name = queueName();
     const queue = closing(new Queue(name, { connection }));
     const worker = closing(new Worker(name, async () => 'done', { connection }));
+    // Listening before the job goes in: a ready worker may complete it before `add`'s reply is read.
+    const completed = nextEvent(worker, 'completed');
     const job = await queue.add('paint', {});
-    await nextEvent(worker, 'completed');
+    await completed;
     expect(await queue.getCompletedCount()).toBe(1);
     const kept = await queue.getJob(job.id);
     expect(await kept?.getState()).toBe('completed');
@@ -41,8 +43,9 @@ describe('BullMQ defaults', () => {
     const queue = closing(new Queue(name, { connection }));
     const worker = closing(new Worker(name, async () => 'done', { connection, removeOnComplete: { count: 0 } }));
     await worker.waitUntilReady();
+    const completed = nextEvent(worker, 'completed');
     await queue.add('paint', {});
-    await nextEvent(worker, 'completed');
+    await completed;
     expect(await queue.getCompletedCount()).toBe(0);
   });
 });

@@ -190,8 +190,10 @@ describe('cancellation, logs and gates', () => {
     const queue = closing(new Queue(name, { connection }));
     const worker = closing(new Worker(name, async () => 1, { connection, name: 'painter' }));
     await worker.waitUntilReady();
+    // Listening before the job goes in: a ready worker may complete it before `add`'s reply is read.
+    const completed = nextEvent(worker, 'completed');
     await queue.add('paint', {});
-    await nextEvent(worker, 'completed');
+    await completed;
     const workers = await queue.getWorkers();
     expect(workers.map((w) => w.name)).toContain('painter');
     expect(await queue.getWorkersCount()).toBe(workers.length);

@@ -32,8 +32,9 @@ describe.skipIf(onCluster)('guide: stalled jobs', () => {
     expect([error.message, prev]).toEqual(['job stalled more than allowable limit', 'active']);
     expect(await job.getState()).toBe('failed');
     // The failure is reported once, though Echo's sweep publishes both stalled and failed.
+    const completed = nextEvent(worker, 'completed');
     await queue.add('after', {});
-    await nextEvent(worker, 'completed');
+    await completed;
     expect(failures).toBe(1);
   });
 
