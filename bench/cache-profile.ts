@@ -45,22 +45,22 @@ try {
           });
   await run(); // warm-up
   const side = new Redis({ host: target.host, port: target.port });
-  const net = async (): Promise<number[]> => {
+  const counters = async (): Promise<number[]> => {
     const info = `${await side.info('stats')}${await side.info('cpu')}`;
     return ['total_net_input_bytes', 'total_net_output_bytes', 'used_cpu_user', 'used_cpu_sys'].map((f) => Number(new RegExp(`${f}:([\\d.]+)`).exec(info)?.[1] ?? 0));
   };
-  const netBefore = await net();
+  const before = await counters();
   const cpu = process.cpuUsage();
   const t = performance.now();
   await run();
   const ms = performance.now() - t;
   const used = process.cpuUsage(cpu);
-  const netAfter = await net();
+  const after = await counters();
   side.disconnect();
   const ops = per * CALLERS;
   const perOp = (n: number): string => (n / ops).toFixed(1);
   process.stdout.write(
-    `${SIDE} ${ROW} ${PAYLOAD}: ${String(Math.round(ops / (ms / 1000)))} ops/s, ${perOp(used.user + used.system)} µs CPU/op (user ${perOp(used.user)}, system ${perOp(used.system)}), bytes/op to server ${perOp((netAfter[0] ?? 0) - (netBefore[0] ?? 0))}, from server ${perOp((netAfter[1] ?? 0) - (netBefore[1] ?? 0))}, Redis CPU µs/op ${perOp(((netAfter[2] ?? 0) + (netAfter[3] ?? 0) - (netBefore[2] ?? 0) - (netBefore[3] ?? 0)) * 1e6)}\n`,
+    `${SIDE} ${ROW} ${PAYLOAD}: ${String(Math.round(ops / (ms / 1000)))} ops/s, ${perOp(used.user + used.system)} µs CPU/op (user ${perOp(used.user)}, system ${perOp(used.system)}), bytes/op to server ${perOp((after[0] ?? 0) - (before[0] ?? 0))}, from server ${perOp((after[1] ?? 0) - (before[1] ?? 0))}, Redis CPU µs/op ${perOp(((after[2] ?? 0) + (after[3] ?? 0) - (before[2] ?? 0) - (before[3] ?? 0)) * 1e6)}\n`,
   );
 } finally {
   await system.close();

@@ -176,16 +176,16 @@ export async function sendBatch(client: Client, commands: readonly (readonly [st
     for (const command of commands) pipe.call(...command);
     return execPipeline(pipe, mapError);
   }
-  // Absent while the socket is down: the calls then fail as any call does.
-  const stream = client.stream as NodeJS.WritableStream & { cork?(): void; uncork?(): void } | undefined;
-  stream?.cork?.();
+  // Absent until the first connect (the driver types it as always there): the calls then fail as any call does.
+  const stream = client.stream as Redis['stream'] | undefined;
+  stream?.cork();
   // Each call is settled into its slot as it is sent, so a member that fails while an earlier one
   // is still awaited is never an unhandled rejection.
   const sent: Promise<[Error | null, unknown]>[] = [];
   try {
     for (const command of commands) sent.push(client.call(...command).then(answered, failed));
   } finally {
-    stream?.uncork?.();
+    stream?.uncork();
   }
   return Promise.all(sent);
 }
