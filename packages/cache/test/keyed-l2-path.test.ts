@@ -1,4 +1,6 @@
 import type { Connection } from '@echo/protocol/cache';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';
 import { connect, tableName, until } from './helpers.js';
@@ -128,6 +130,24 @@ describe('read modes freeze or copy only where a value is shared', () => {
     expect(ns.peek('f')?.encoded).toBeUndefined();
   });
 
+  it('L1 keeps the encoding of a value written here, not its writer\'s object: a set or filled object its writer drops is collected', async () => {
+    for (const read of ['frozen', 'clone'] as const) {
+      const ns = await cacheA.namespace<{ list: number[] }>({ name: tableName(`owned-${read}`), read });
+      const refs = await (async () => {
+        const set = { list: [1] };
+        const filled = { list: [2] };
+        await ns.set('s', set);
+        await ns.getOrSet('f', () => filled);
+        return [new WeakRef(set), new WeakRef(filled)];
+      })();
+      await collectGarbage();
+      expect(refs.map((ref) => ref.deref()), read).toEqual([undefined, undefined]);
+      // What hits hand out is decoded from the kept encoding.
+      expect([await ns.get('s'), await ns.get('f')]).toEqual([{ list: [1] }, { list: [2] }]);
+      expect(ns.stats().hits).toBe(2);
+    }
+  });
+
   it('clone mode: each hit is a fresh copy of what was written, untouched by later mutation of any object', async () => {
     const ns = await cacheA.namespace<{ list: number[] }>({ name: tableName('clone'), read: 'clone' });
     const mine = { list: [1] };
@@ -165,3 +185,11 @@ describe('read modes freeze or copy only where a value is shared', () => {
     expect(a?.items).not.toBe(c?.items);
   });
 });
+
+/** A full collection, run after the current job ends (a WeakRef keeps its target alive through the job that made it). */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+}

@@ -12,7 +12,7 @@ export interface Row<T> {
 
 /** A keyed namespace's L1 entry. Times are Unix ms, like the L2 frame's expiry. */
 export interface Entry<T> {
-  /** The value; under `frozen`, not yet decoded while `encoded` is set (see read-mode.ts). */
+  /** The value; unset (`undefined`) while `encoded` holds it not yet decoded (see read-mode.ts). */
   value: T;
   /**
    * The value's encoding, not yet decoded: under `frozen`, the first hit decodes and freezes it;

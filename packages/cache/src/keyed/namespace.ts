@@ -250,9 +250,12 @@ export class Namespace<T> extends TypedEmitter<NamespaceEvents> {
   /** The L1 entry for `key`, live or not, without counting a read. For tests and diagnostics. */
   peek(key: string): Readonly<Entry<T>> | undefined {
     const entry = this.#t.l1.get(key);
-    // A frozen value not yet read is decoded now, so what is peeked is what a hit would see.
-    if (entry?.encoded !== undefined && this.#o.read === 'frozen') this.#t.copies.out(entry);
-    return entry;
+    if (entry?.encoded === undefined) return entry;
+    // A value not yet read is decoded now, so what is peeked is what a hit would see (L1 keeps a
+    // written value's encoding, not its writer's object).
+    const value = this.#t.copies.out(entry);
+    // A frozen hit decodes into the entry itself; a clone hit hands out a copy, shown beside it.
+    return this.#o.read === 'frozen' ? entry : { ...entry, value };
   }
 
   /** True once {@link close} has been called. */

@@ -33,7 +33,7 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** What L1 holds of a value: the value, or (clone mode, or a frozen value not yet read) its encoding. */
+/** What L1 holds of a value: the value, or (clone mode, or a frozen value not yet read) its encoding and no value. */
 export interface Held<T> {
   value: T;
   encoded?: string | Buffer | undefined;
@@ -81,11 +81,13 @@ export class Copies<T> {
    * What L1 keeps of a value its caller still holds (`set`, a factory's answer): under `clone`, the
    * encoding hits decode from; under `frozen`, the encoding too, decoded into a frozen copy by the
    * first hit (what other processes will read), so the caller's object stays theirs and a value
-   * written but never read here costs no decode. The held `value` is the caller's object until then,
-   * and is never handed out.
+   * written but never read here costs no decode. The caller's object is not kept beside its encoding:
+   * no hit hands it out, and a factory's fresh answer (often larger on the heap than its text) would
+   * otherwise live as long as the entry, doubling what every filled but unread entry costs the
+   * collector. `value` stays unset until a hit decodes the encoding.
    */
   owned(value: T, encoded: string | Buffer): Held<T> {
-    if (this.copies || (this.#mode === 'frozen' && isObject(value))) return { value, encoded };
+    if (this.copies || (this.#mode === 'frozen' && isObject(value))) return { value: undefined as T, encoded };
     return { value };
   }
 
