@@ -4,8 +4,8 @@
  *
  *   node --conditions=@echo/source --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof cache-profile.ts --row miss-set --side echo
  */
-import { type System, RECORDS, VALUE, bento, echo, handRolled } from './lib/cache-systems.js';
-import { intOption, stringOption } from './lib/options.js';
+import { type System, RECORDS, VALUE, blob, bento, echo, handRolled, records } from './lib/cache-systems.js';
+import { boolOption, intOption, stringOption } from './lib/options.js';
 import { Redis } from 'ioredis';
 import { acquireTarget } from './lib/target.js';
 
@@ -17,7 +17,10 @@ const CALLERS = intOption('callers', 50);
 /** Extra namespace options for Echo's side, as JSON (`--echo '{"coherence":false}'`). */
 const EXTRA = JSON.parse(process.env.ECHO_OPTS ?? '{}') as Record<string, unknown>;
 const value = PAYLOAD === 'blob' ? VALUE : RECORDS;
-const fill = (): Promise<typeof value> => Promise.resolve(value);
+/** `--fresh`: each fill answers, and each set writes, new objects (as a loader does), not one shared value. */
+const FRESH = boolOption('fresh', false);
+const make = PAYLOAD === 'blob' ? blob : records;
+const fill = (): Promise<typeof value> => Promise.resolve(FRESH ? make() : value);
 
 async function loops(per: number, call: (caller: number, i: number) => Promise<unknown>): Promise<void> {
   await Promise.all(
@@ -41,7 +44,7 @@ try {
         ? loops(per, (c, i) => system.getOrSet(`f:${String(c)}:${String(i)}:${String(Math.random())}`, fill))
         : loops(per, async (c, i) => {
             const key = `s:${String(c)}:${String(i)}:${String(Math.random())}`;
-            if ((await system.get(key)) === undefined) await system.set(key, value);
+            if ((await system.get(key)) === undefined) await system.set(key, FRESH ? make() : value);
           });
   await run(); // warm-up
   const side = new Redis({ host: target.host, port: target.port });

@@ -6,24 +6,34 @@ import { Redis } from 'ioredis';
 import type { BenchTarget } from './target.js';
 
 /** The package's ~5 KB JSON value: one long string and a few small fields (cheap to parse). */
-export const VALUE: Value = { blob: 'x'.repeat(5000), n: 1, tags: ['a', 'b', 'c'], nested: { id: 42, ok: true } };
+export const VALUE: Value = blob();
+
+/** A fresh copy of {@link VALUE}: new objects and a new string each call. */
+export function blob(): Value {
+  return { blob: 'x'.repeat(5000), n: 1, tags: ['a', 'b', 'c'], nested: { id: 42, ok: true } };
+}
 
 /**
  * The issue's ~5 KB JSON value: 32 small records, as an API response is (many short strings,
  * numbers and booleans, so parsing and copying it costs what real values cost).
  */
-export const RECORDS: Value = {
-  items: Array.from({ length: 32 }, (_, i) => ({
-    id: 1000 + i,
-    name: `user-${String(i)}`,
-    email: `user${String(i)}@example.com`,
-    active: i % 3 !== 0,
-    score: i * 1.5,
-    roles: ['reader', i % 2 === 0 ? 'writer' : 'viewer'],
-    address: { city: 'Lisbon', zip: `1${String(i).padStart(3, '0')}-000` },
-  })),
-  total: 32,
-};
+export const RECORDS: Value = records();
+
+/** A fresh copy of {@link RECORDS}, built as a loader builds its answer (new objects each call). */
+export function records(): Value {
+  return {
+    items: Array.from({ length: 32 }, (_, i) => ({
+      id: 1000 + i,
+      name: `user-${String(i)}`,
+      email: `user${String(i)}@example.com`,
+      active: i % 3 !== 0,
+      score: i * 1.5,
+      roles: ['reader', i % 2 === 0 ? 'writer' : 'viewer'],
+      address: { city: 'Lisbon', zip: `1${String(i).padStart(3, '0')}-000` },
+    })),
+    total: 32,
+  };
+}
 
 /** A JSON value a row reads and writes. */
 export type Value = Readonly<Record<string, unknown>>;
