@@ -24,7 +24,6 @@ import { type Cost, metered } from './lib/cpu-meter.js';
 import { boolOption, intOption, stringOption } from './lib/options.js';
 import { progress, publish, table } from './lib/report.js';
 import { fmt, pairedRatios, spread } from './lib/stats.js';
-import { fullGc } from './lib/soak-audit.js';
 import { acquireTarget, type BenchTarget } from './lib/target.js';
 
 // A bare `--quick` is a flag; `--quick=false` or QUICK=0 turn it off.
@@ -37,7 +36,6 @@ const CALLERS = intOption('callers', 50);
 const HIT_OPS = intOption('hit-ops', quick ? 20_000 : 200_000);
 const L2_OPS = intOption('l2-ops', quick ? 2_000 : 20_000);
 const MISS_OPS = intOption('miss-ops', quick ? 1_000 : 10_000);
-const gc = fullGc();
 const INVALIDATIONS = intOption('invalidations', quick ? 30 : 100);
 const PROCESSES = intOption('processes', 4);
 const STAMPEDE_CALLERS = intOption('stampede-callers', 100);
@@ -141,9 +139,6 @@ async function measure(row: Row, target: BenchTarget, side: Redis, which: Side, 
   const system = which === 'echo' ? await echo(target, ns, row.echo) : which === 'bento' ? bento(target, ns, row.bento) : handRolled(target, ns);
   try {
     await row.prepare?.(system, round);
-    // Each side starts on a collected heap: the garbage of the side before it (a closed cache's L1)
-    // is not collected on this side's time.
-    gc();
     let ops = 0;
     const before = await readEvents(side);
     const cost = await metered(side, async () => (ops = await row.run(system, round)));
