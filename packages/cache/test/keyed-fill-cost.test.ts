@@ -82,9 +82,9 @@ describe('a fill', () => {
     const entry = `ecc:{${name}}:k:fresh`;
     const stored = String(await connB.command('GET', entry));
     const pttl = Number(await connB.command('PTTL', entry));
-    const { execute, transitions, entryFrameParts } = await import('@echo/protocol/cache');
+    const { execute, transitions, encodeEntryFrame } = await import('@echo/protocol/cache');
     const older = `${stored.slice(0, 3)}${'0'.repeat(11)}`;
-    const written = await execute(connB, transitions.cacheWrite({ namespace: name, key: 'fresh', frame: entryFrameParts(older as never, Date.now() + 60_000, '{"n":2}'), px: 90_000, maxlen: 100, graceMs: 30_000 }));
+    const written = await execute(connB, transitions.cacheWrite({ namespace: name, key: 'fresh', frame: String(encodeEntryFrame(older as never, Date.now() + 60_000, '{"n":2}')), px: 90_000, maxlen: 100, graceMs: 30_000 }));
     expect(written).toBe(false);
     expect(String(await connB.command('GET', entry))).toBe(stored);
     const left = Number(await connB.command('PTTL', entry));

@@ -5,9 +5,7 @@
 -- @key lease      ecc:{t}:l:<key> [TS] deadline(13) ++ token (see cache_read)
 -- @key log        ecc:{t}:log
 -- @keys tags      ecc:{t}:tag:<tag> the entry's tag sets: hashes of entry key -> the version that carried the tag
--- @arg head       [TS] the frame's header: version(14) ++ soft expiry(13 digits)
--- @arg value      [TS] the frame's value; the frame stored is head ++ value (sent apart, so the client never
--- copies a long value into one string with its header)
+-- @arg frame      version(14) ++ soft expiry(13 digits) ++ value
 -- @arg px         the L2 lifetime in ms (ttl + grace); 0 keeps the entry without expiry
 -- @arg token      the fill's lease token; '' for a plain write
 -- @arg maxlen     the log's approximate bound
@@ -17,8 +15,7 @@
 -- @arg lease      [TS] '1' for an entry-lease fill (the entry holds the fill's lease frame); '0' otherwise
 -- @include core
 -- @returns 1 written; 0 refused (the lease is no longer the fill's, or a newer frame is stored)
-local frame = a_head .. a_value
-local version = string.sub(a_head, 1, 14)
+local version = string.sub(a_frame, 1, 14)
 local px = tonumber(a_px)
 local grace = tonumber(a_graceMs) or 0
 
@@ -36,11 +33,11 @@ end
 -- law's static read sees the declared key in every call.
 local function swap(condition)
   if condition then
-    if px > 0 then return redis.call('SET', k_entry, frame, condition, 'PX', px, 'GET') end
-    return redis.call('SET', k_entry, frame, condition, 'GET')
+    if px > 0 then return redis.call('SET', k_entry, a_frame, condition, 'PX', px, 'GET') end
+    return redis.call('SET', k_entry, a_frame, condition, 'GET')
   end
-  if px > 0 then return redis.call('SET', k_entry, frame, 'PX', px, 'GET') end
-  return redis.call('SET', k_entry, frame, 'GET')
+  if px > 0 then return redis.call('SET', k_entry, a_frame, 'PX', px, 'GET') end
+  return redis.call('SET', k_entry, a_frame, 'GET')
 end
 
 -- The tag sets name the entry with the version that carried each tag.

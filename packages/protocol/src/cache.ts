@@ -11,6 +11,6 @@ export * from './keys/cache-keys.js';
 export * as transitions from './transitions/cache.js';
 export * as reads from './contract/cache/reads.js';
 export * as writes from './contract/cache/writes.js';
-export { ENTRY_FRAME_HEADER, encodeEntryFrame, entryFrameParts, parseEntryFrame, type EntryFrame, type EntryFrameParts } from './formats/entry-frame.js';
+export { ENTRY_FRAME_HEADER, encodeEntryFrame, parseEntryFrame, type EntryFrame } from './formats/entry-frame.js';
 export { parseCoherenceEntry, type CoherenceEntry, type CoherenceOp } from './formats/coherence-entry.js';
 export { INVALIDATE_CHANNEL, openTracking, type Tracking, type TrackingEvents, type TrackingOptions } from './connector/tracking.js';

@@ -99,7 +99,7 @@ export {
 export { StreamCursor, type CursorStart, type StreamBatch, type StreamCursorEvents, type StreamCursorOptions, type StreamGap } from './reads/stream-cursor.js';
 export { parseCoherenceEntry, type CoherenceEntry, type CoherenceOp } from './formats/coherence-entry.js';
 export { parseOutboxEntry, type OutboxEntry } from './formats/outbox-entry.js';
-export { ENTRY_FRAME_HEADER, encodeEntryFrame, entryFrameParts, parseEntryFrame, type EntryFrame, type EntryFrameParts } from './formats/entry-frame.js';
+export { ENTRY_FRAME_HEADER, encodeEntryFrame, parseEntryFrame, type EntryFrame } from './formats/entry-frame.js';
 export { parseWakeToken, type WakeToken } from './formats/wake-token.js';
 export { parseDeadLetterRecord, type DeadLetterRecord } from './formats/dead-letter-record.js';
 export { parseOutcomesEntry, type OutcomesEntry, type OutcomeRecord } from './formats/outcomes-entry.js';

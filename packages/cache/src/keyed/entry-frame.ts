@@ -1,7 +1,7 @@
 import { decodeId, encodeId, parseEntryFrame, type BrandedId, type EntryFrame } from '@echo/protocol/cache';
 import { CorruptL2FrameError } from '../base/errors.js';
 
-export { entryFrameParts, type EntryFrame } from '@echo/protocol/cache';
+export { encodeEntryFrame, type EntryFrame } from '@echo/protocol/cache';
 
 /**
  * The version kind of a frame that holds no value ([TS]): a cached `undefined`, which no codec has

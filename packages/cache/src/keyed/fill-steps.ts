@@ -5,7 +5,7 @@ import type { Lifetimes, Tiers } from './tiers.js';
 import type { Flight, Flights } from '../core/single-flight.js';
 import { VERSION_KIND } from './bulk-delete.js';
 import { cacheFill, cacheMiss } from '../core/cache-hooks.js';
-import { decodeEntryFrame, entryFrameParts, storedVersion } from './entry-frame.js';
+import { decodeEntryFrame, encodeEntryFrame, storedVersion } from './entry-frame.js';
 import type { KeyedRead } from './events.js';
 import { nextLeaseToken } from './lease-token.js';
 import { type Factory, type GetOrSetOptions, checkTags, lifetime, nonNegative } from './options.js';
@@ -291,8 +291,7 @@ export class KeyedSteps<T> implements FillSteps<string, FactoryCall<T>, KeyedRea
     const o = t.options;
     const expiresAt = lifetimes.ttl === Infinity ? 0 : t.now() + lifetimes.ttl;
     const encoded = this.#encode(key, value);
-    // Header and value go apart, joined by the script: see entryFrameParts.
-    const frame = entryFrameParts(version, expiresAt, encoded);
+    const frame = encodeEntryFrame(version, expiresAt, encoded);
     // Without an L1 nothing is kept, so no copy is made.
     const admit = (): void => {
       if (o.l1) t.admit(key, t.copies.owned(value, encoded), version, lifetimes, tags, flight);

@@ -28,32 +28,8 @@ export interface EntryFrame {
  * Buffer here and again by the client.
  */
 export function encodeEntryFrame(version: BrandedId, expiresAt: number, value: Buffer | string): Buffer | string {
-  const head = entryFrameHead(version, expiresAt);
+  const head = version + String(expiresAt).padStart(EXPIRY_DIGITS, '0');
   return typeof value === 'string' ? head + value : Buffer.concat([Buffer.from(head, 'latin1'), value]);
-}
-
-/** A keyed entry frame in its two parts, as `cache_write` takes it: the server stores `head ++ value`. */
-export interface EntryFrameParts {
-  /** `version(14) ++ soft expiry(13 digits)`, ASCII. */
-  readonly head: string;
-  /** The encoded value. */
-  readonly value: Buffer | string;
-}
-
-/**
- * The frame of {@link encodeEntryFrame} in its two parts, for `cache_write`, which joins them on the
- * server, so the client never copies a value into one string with its header: sent joined, every
- * write of a long text value made that copy (5.4 KB per write of a 5 KB value). While batches went
- * through ioredis pipelines, which kept their commands' arguments alive, the copy was promoted on
- * every fill (2.7 MB promoted per scavenge against 1.8 MB, 10-14 µs of CPU per fill); with corked
- * batches it dies young, and what is left is the allocation.
- */
-export function entryFrameParts(version: BrandedId, expiresAt: number, value: Buffer | string): EntryFrameParts {
-  return { head: entryFrameHead(version, expiresAt), value };
-}
-
-function entryFrameHead(version: BrandedId, expiresAt: number): string {
-  return version + String(expiresAt).padStart(EXPIRY_DIGITS, '0');
 }
 
 /**

@@ -1,7 +1,6 @@
 import { InvalidArgumentError } from '../errors/validation.js';
 import type { BrandedId } from '../ids/branded.js';
 import { cacheEntryKey, cacheTagKey } from '../keys/cache-keys.js';
-import { ENTRY_FRAME_HEADER, type EntryFrameParts } from '../formats/entry-frame.js';
 import { scripts } from '../scripts/catalog.js';
 import { bind } from './bind.js';
 import { checkedTransition, transition, type Transition } from './transition.js';
@@ -80,8 +79,8 @@ export function cacheRead(input: {
 export function cacheWrite(input: {
   readonly namespace: string;
   readonly key: string;
-  /** `version(14) ++ soft expiry(13 digits)` and the value (`entryFrameParts`): the script joins them. */
-  readonly frame: EntryFrameParts;
+  /** `version(14) ++ soft expiry(13 digits) ++ value`. */
+  readonly frame: Buffer | string;
   /** L2 lifetime in ms; 0 keeps the entry without expiry. */
   readonly px: number;
   readonly token?: string;
@@ -101,11 +100,9 @@ export function cacheWrite(input: {
 }): Transition<boolean> {
   if (input.entryLease !== undefined && (input.token ?? '') === '') throw new InvalidArgumentError('token', 'an entry lease needs a token');
   const graceMs = whole('graceMs', input.entryLease?.graceMs ?? input.graceMs ?? 0, 0);
-  const { head, value } = input.frame;
-  if (typeof head !== 'string' || head.length !== ENTRY_FRAME_HEADER) throw new InvalidArgumentError('frame.head', `must be the ${String(ENTRY_FRAME_HEADER)}-character frame header (entryFrameParts)`);
   const call = bind(scripts().cache_write, {
     scope: { t: input.namespace, key: input.key },
-    args: { head, value, px: whole('px', input.px, 0), token: input.token ?? '', maxlen: whole('maxlen', input.maxlen, 1), name: input.key, graceMs, lease: input.entryLease === undefined ? '0' : '1' },
+    args: { frame: input.frame, px: whole('px', input.px, 0), token: input.token ?? '', maxlen: whole('maxlen', input.maxlen, 1), name: input.key, graceMs, lease: input.entryLease === undefined ? '0' : '1' },
     restKeys: (input.tags ?? []).map((tag) => cacheTagKey(input.namespace, tag)),
   });
   return transition(call, (reply) => int(reply) === 1);

@@ -4,8 +4,6 @@ import * as t from '../../src/transitions/index.js';
 import { J, G, shapes } from './shape.js';
 
 const shape = shapes('cache');
-/** A frame header: a version (14) and a soft expiry (13 digits). */
-const H = `${'0'.repeat(14)}${'1'.repeat(13)}`;
 
 describe('cache', () => {
   it('cache', () => {
@@ -21,17 +19,15 @@ describe('cache', () => {
     expect(shape(t.cacheRead({ namespace: 'users', key: 'a', leaseMs: 1, hex: true })).args).toEqual(['', 1, '1', '']);
     expect(shape(t.cacheRead({ namespace: 'users', key: 'a', token: 'tok', leaseMs: 1, deadline: 1_700_000_000_000 })).args).toEqual(['tok', 1, '0', '1700000000000']);
     expect(() => t.cacheRead({ namespace: 'users', key: 'a', leaseMs: 1, deadline: 1 })).toThrow(InvalidArgumentError);
-    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: { head: H, value: 'V' }, px: 0, maxlen: 100, tags: ['x', 'y'] }))).toEqual({
+    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 0, maxlen: 100, tags: ['x', 'y'] }))).toEqual({
       script: 'cache_write',
       keys: [e('a'), 'ecc:{users}:l:a', 'ecc:{users}:log', 'ecc:{users}:tag:x', 'ecc:{users}:tag:y'],
-      args: [H, 'V', 0, '', 100, 'a', 0, '0'],
+      args: ['F', 0, '', 100, 'a', 0, '0'],
     });
-    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: { head: H, value: 'V' }, px: 5, maxlen: 100, graceMs: 3 })).args).toEqual([H, 'V', 5, '', 100, 'a', 3, '0']);
-    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: { head: H, value: 'V' }, px: 5, token: 'tok', maxlen: 100, entryLease: { graceMs: 7 } })).args).toEqual([H, 'V', 5, 'tok', 100, 'a', 7, '1']);
-    expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: { head: H, value: 'V' }, px: 5, maxlen: 100, graceMs: -1 })).toThrow(InvalidArgumentError);
-    expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: { head: H, value: 'V' }, px: 5, maxlen: 100, entryLease: { graceMs: 7 } })).toThrow(InvalidArgumentError);
-    // The header is the version and the soft expiry, 27 characters: anything else is refused before a call.
-    expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: { head: 'F', value: 'V' }, px: 5, maxlen: 100 })).toThrow(/frame.head/);
+    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, maxlen: 100, graceMs: 3 })).args).toEqual(['F', 5, '', 100, 'a', 3, '0']);
+    expect(shape(t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, token: 'tok', maxlen: 100, entryLease: { graceMs: 7 } })).args).toEqual(['F', 5, 'tok', 100, 'a', 7, '1']);
+    expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, maxlen: 100, graceMs: -1 })).toThrow(InvalidArgumentError);
+    expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 5, maxlen: 100, entryLease: { graceMs: 7 } })).toThrow(InvalidArgumentError);
     expect(shape(t.cacheRelease({ namespace: 'users', key: 'a', token: 'tok', maxlen: 9 }))).toEqual({
       script: 'cache_release',
       keys: ['ecc:{users}:l:a', 'ecc:{users}:log', e('a')],
@@ -65,7 +61,7 @@ describe('cache', () => {
     expect(() => t.cacheRead({ namespace: 'users', key: 'a{b}', leaseMs: 1 })).toThrow(InvalidArgumentError);
     expect(() => t.cacheRead({ namespace: 'users', key: '', leaseMs: 1 })).toThrow(InvalidArgumentError);
     expect(() => t.cacheRead({ namespace: 'users', key: 'a\nb', leaseMs: 1 })).toThrow(InvalidArgumentError);
-    expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: { head: H, value: 'V' }, px: 0, maxlen: 1, tags: ['t}'] })).toThrow(InvalidArgumentError);
+    expect(() => t.cacheWrite({ namespace: 'users', key: 'a', frame: 'F', px: 0, maxlen: 1, tags: ['t}'] })).toThrow(InvalidArgumentError);
     expect(() => t.cacheDelete({ namespace: 'users', keys: [], version: J, maxlen: 1 })).toThrow(InvalidArgumentError);
     expect(() => t.cacheRelease({ namespace: 'users', key: 'a', token: '', maxlen: 1 })).toThrow(InvalidArgumentError);
     expect(() => t.cachePull({ namespace: 'users', key: 'a}', version: J, maxlen: 1 })).toThrow(InvalidArgumentError);
