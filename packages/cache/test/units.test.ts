@@ -7,6 +7,7 @@ import { CorruptL2FrameError, FlightCrashedError, bufferCodec, stringCodec } fro
 import { Ring } from '../src/coherence/ring.js';
 import { checkKind } from '../src/tables/kind-law.js';
 import { Flights } from '../src/core/single-flight.js';
+import { L1 } from '../src/core/l1.js';
 
 describe('L2 frame', () => {
   it('is the 14-byte version followed by the value bytes', () => {
@@ -122,3 +123,89 @@ describe('single flight (unit)', () => {
   });
 });
 
+describe('L1 clock eviction (unit)', () => {
+  interface Row {
+    used: boolean;
+    deadAt: number;
+  }
+
+  /** The clock as specified, on an array: walk from the oldest row, reclaim a dead one, give a used one a second chance at the back, evict the first unused one. */
+  function reference(max: number): { set(key: string, row: Row, now: number): void; delete(key: string): void; keys(): string[]; evictions: number; expired: number } {
+    let rows: [string, Row][] = [];
+    const model = {
+      evictions: 0,
+      expired: 0,
+      set(key: string, row: Row, now: number): void {
+        const at = rows.findIndex(([k]) => k === key);
+        if (at >= 0) rows.splice(at, 1);
+        else if (rows.length >= max) makeRoom(now);
+        rows.push([key, row]);
+      },
+      delete(key: string): void {
+        rows = rows.filter(([k]) => k !== key);
+      },
+      keys: (): string[] => rows.map(([k]) => k),
+    };
+    function makeRoom(now: number): void {
+      for (let budget = rows.length * 2; budget > 0; budget--) {
+        const [key, row] = rows[0] as [string, Row];
+        rows.shift();
+        if (row.deadAt <= now) {
+          model.expired++;
+          return;
+        }
+        if (row.used) {
+          row.used = false;
+          rows.push([key, row]);
+          continue;
+        }
+        model.evictions++;
+        return;
+      }
+      rows.shift();
+      model.evictions++;
+    }
+    return model;
+  }
+
+  it('evicts what the clock as specified evicts, through a long churn of inserts, hits, replacements, deletes and dead rows', () => {
+    const max = 40;
+    const l1 = new L1<Row>({ maxSize: max, eviction: 'clock', dead: (row, now) => row.deadAt <= now, name: 'unit' });
+    const model = reference(max);
+    // A fixed sequence (mulberry32), so a failure replays.
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const shared = new Map<string, { l1: Row; model: Row }>();
+    for (let now = 0; now < 20_000; now++) {
+      const key = `k${String(next(120))}`;
+      const op = next(10);
+      if (op < 5) {
+        const deadAt = next(20) === 0 ? now + next(50) : Infinity;
+        const pair = { l1: { used: false, deadAt }, model: { used: false, deadAt } };
+        shared.set(key, pair);
+        l1.set(key, pair.l1, now);
+        model.set(key, pair.model, now);
+      } else if (op < 9) {
+        // A hit sets the flag on both.
+        const pair = shared.get(key);
+        if (pair !== undefined && l1.get(key) === pair.l1) {
+          pair.l1.used = true;
+          pair.model.used = true;
+        }
+      } else {
+        l1.delete(key);
+        model.delete(key);
+      }
+      expect([...l1.entries()].map(([k]) => k), `step ${String(now)}`).toEqual(model.keys());
+    }
+    expect(l1.evictions).toBe(model.evictions);
+    expect(l1.expired).toBe(model.expired);
+    expect(l1.evictions).toBeGreaterThan(1_000);
+    expect(l1.expired).toBeGreaterThan(10);
+  });
+});
