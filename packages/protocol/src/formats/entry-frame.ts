@@ -28,8 +28,12 @@ export interface EntryFrame {
  * Buffer here and again by the client.
  */
 export function encodeEntryFrame(version: BrandedId, expiresAt: number, value: Buffer | string): Buffer | string {
-  const head = version + String(expiresAt).padStart(EXPIRY_DIGITS, '0');
-  return typeof value === 'string' ? head + value : Buffer.concat([Buffer.from(head, 'latin1'), value]);
+  const expiry = String(expiresAt).padStart(EXPIRY_DIGITS, '0');
+  if (typeof value === 'string') return version + expiry + value;
+  const head = Buffer.allocUnsafe(ENTRY_FRAME_HEADER);
+  head.write(version, 0, ID_LENGTH, 'latin1');
+  head.write(expiry, ID_LENGTH, EXPIRY_DIGITS, 'latin1');
+  return Buffer.concat([head, value]);
 }
 
 /**
