@@ -5,161 +5,82 @@
  * operation: Node CPU µs (process.cpuUsage), Redis CPU µs (INFO cpu), server commands (INFO
  * commandstats, commands run inside scripts included) and server read events (INFO stats
  * total_reads_processed: how many times the server read a client socket, so round trips, a
- * pipeline or a batch counting once). CALLERS concurrent callers, two ~5 KB JSON
+ * pipeline or a batch counting once). Each side of each row runs in a process of its own
+ * (`lib/cache-side.ts`, which says why), once untimed on other keys and then measured.
+ * CALLERS concurrent callers, two ~5 KB JSON
  * values: the package's shape (one long string, `blob`) and issue 37's (32 small records, `records`),
  * each with its rows; `--payload blob|records` runs one. The fill and set rows also run a hand-rolled
  * ioredis client (`handRolled`) in each round: the ceiling any cache that writes a value once and
  * keeps its text in L1 can reach there, printed as its own ratio to bentocache. The fill and set rows
  * write a new value each time (the loader builds it, as a real one does); the others read one.
  *
- *   pnpm bench:cache                          # 3 rounds, about 1-2 minutes
+ *   pnpm bench:cache                          # 5 rounds, about 8 minutes
+ *   pnpm bench:cache --payload records        # issue 37's rows only, about 4 minutes
  *   pnpm bench:cache --quick                  # smoke run (small sizes, 2 rounds)
  *   pnpm bench:cache --rounds 5 --hit-ops 400000
  */
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type BentoShape, type System, type Value, RECORDS, VALUE, blob, bento, echo, handRolled, records } from './lib/cache-systems.js';
-import { type Cost, metered } from './lib/cpu-meter.js';
-import { boolOption, intOption, stringOption } from './lib/options.js';
+import { CALLERS, ROUNDS, quick, rows, type RowCost, type Side } from './lib/cache-rows.js';
+import { type System, VALUE, bento, echo } from './lib/cache-systems.js';
+import { intOption } from './lib/options.js';
 import { progress, publish, table } from './lib/report.js';
 import { fmt, pairedRatios, spread } from './lib/stats.js';
 import { acquireTarget, type BenchTarget } from './lib/target.js';
 
-// A bare `--quick` is a flag; `--quick=false` or QUICK=0 turn it off.
-const quick = process.argv.includes('--quick') || boolOption('quick', false);
-const ROUNDS = intOption('rounds', quick ? 2 : 5);
-const PAYLOAD = stringOption('payload', 'both', ['both', 'blob', 'records']);
-/** Keys the callers of a "sharing keys" row spread over (CALLERS / SHARED callers per key). */
-const SHARED = intOption('shared-keys', 5);
-const CALLERS = intOption('callers', 50);
-const HIT_OPS = intOption('hit-ops', quick ? 20_000 : 200_000);
-const L2_OPS = intOption('l2-ops', quick ? 2_000 : 20_000);
-const MISS_OPS = intOption('miss-ops', quick ? 1_000 : 10_000);
 const INVALIDATIONS = intOption('invalidations', quick ? 30 : 100);
 const PROCESSES = intOption('processes', 4);
 const STAMPEDE_CALLERS = intOption('stampede-callers', 100);
 const LOADER_MS = intOption('loader-ms', 200);
 
+/**
+ * How children resolve Echo's packages: as this process does. `pnpm bench:cache` builds them and runs
+ * the built packages, as an application installs them (and as bentocache runs); with
+ * `--conditions=@echo/source` they run from source through tsx, which adds a `__name` call per
+ * closure created (2-8% fewer fills per second, three interleaved pairs alone).
+ */
+const RESOLUTION = process.execArgv.filter((arg) => arg.startsWith('--conditions'));
 
-/** CALLERS concurrent loops of `per` awaited calls; answers the operation count. */
-async function loops(per: number, call: (caller: number, i: number) => Promise<unknown>): Promise<number> {
-  await Promise.all(
-    Array.from({ length: CALLERS }, async (_, c) => {
-      for (let i = 0; i < per; i++) await call(c, i);
-    }),
-  );
-  return per * CALLERS;
-}
-
-/** One throughput row: how to open each side, then the measured work on the opened system. */
-interface Row {
-  readonly title: string;
-  readonly echo: Parameters<typeof echo>[2];
-  readonly bento: BentoShape;
-  /** The row also runs the hand-rolled ioredis client ({@link handRolled}): its ceiling is printed beside the ratio. */
-  readonly floor?: true;
-  /** Untimed preparation (writes the keys a read row reads). */
-  prepare?(system: System, round: number): Promise<void>;
-  run(system: System, round: number): Promise<number>;
-}
-
-/** The rows of one payload: the package's own shapes for `blob`, issue 37's shapes for `records`. */
-function rowsOf(payload: 'blob' | 'records'): Row[] {
-  const value = payload === 'blob' ? VALUE : RECORDS;
-  const fill = (): Promise<Value> => Promise.resolve(value);
-  // The fill and set rows write a new value each time, built as a loader builds its answer: a
-  // cache that keeps a writer's object costs the collector what that object costs, which one
-  // shared value would hide (Echo's L1 kept it until this was measured).
-  const make = payload === 'blob' ? blob : records;
-  const loaded = (): Promise<Value> => Promise.resolve(make());
-  const tag = ` [${payload}]`;
-  const hits = (s: System): Promise<number> => loops(Math.ceil(HIT_OPS / CALLERS), () => s.getOrSet('hot', fill));
-  const warmHot = async (s: System): Promise<void> => {
-    await s.getOrSet('hot', fill);
-  };
-  const ownKeys = async (s: System): Promise<void> => {
-    await Promise.all(Array.from({ length: CALLERS }, (_, c) => s.set(`r${String(c)}`, value)));
-  };
-  const sharedKeys = async (s: System): Promise<void> => {
-    await Promise.all(Array.from({ length: SHARED }, (_, k) => s.set(`sk${String(k)}`, value)));
-  };
-  const missFill = (s: System, round: number): Promise<number> =>
-    loops(Math.ceil(MISS_OPS / CALLERS), (c, i) => s.getOrSet(`f${String(round)}:${String(c)}:${String(i)}`, loaded));
-  const missSet = (s: System, round: number): Promise<number> =>
-    loops(Math.ceil(MISS_OPS / CALLERS), async (c, i) => {
-      const key = `s${String(round)}:${String(c)}:${String(i)}`;
-      if ((await s.get(key)) === undefined) await s.set(key, make());
+/**
+ * One side of one row, measured in a process of its own (`lib/cache-side.ts`, which says why), on a
+ * server emptied first: a round writes about 1 GB of 5 KB entries that live 10 minutes, and a server
+ * that keeps growing charges its allocation to whichever side runs later.
+ */
+async function measure(target: BenchTarget, side: Redis, which: Side, round: number, index: number): Promise<RowCost> {
+  await side.call('FLUSHALL', 'SYNC');
+  const script = fileURLToPath(new URL('./lib/cache-side.ts', import.meta.url));
+  const child = spawn(process.execPath, [...RESOLUTION, '--import', 'tsx', script, ...process.argv.slice(2)], {
+    env: { ...process.env, REDIS_URL: target.url, BENCH_CHILD: JSON.stringify({ index, which, round }) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0) resolve(JSON.parse(out) as RowCost);
+      else reject(new Error(`${which} on row ${String(index)} (round ${String(round)}) exited with ${String(code)}`));
     });
-  const l2Own = (s: System): Promise<number> => loops(Math.ceil(L2_OPS / CALLERS), (c) => s.getOrSet(`r${String(c)}`, fill));
-  const l2Shared = (s: System): Promise<number> => loops(Math.ceil(L2_OPS / CALLERS), (c) => s.getOrSet(`sk${String(c % SHARED)}`, fill));
-  if (payload === 'records') {
-    // Issue 37's shape: bentocache's defaults (its copying L1, Redis L2, no bus), L2-only for the L2 rows.
-    return [
-      { title: `L2 read through getOrSet, ${String(CALLERS)} callers sharing ${String(SHARED)} keys, no L1${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: sharedKeys, run: l2Shared },
-      { title: `L2 read, one key per caller, no L1${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: ownKeys, run: l2Own },
-      { title: `miss + fill, getOrSet of a fresh key (bentocache defaults, no bus)${tag}`, echo: {}, bento: { l1: 'copy', bus: false }, floor: true, run: missFill },
-      { title: `miss + set, get then set (bentocache defaults, no bus)${tag}`, echo: {}, bento: { l1: 'copy', bus: false }, floor: true, run: missSet },
-      { title: `L1 hit with a copy (read: 'clone' vs bentocache's copying L1)${tag}`, echo: { read: 'clone' }, bento: { l1: 'copy', bus: false }, prepare: warmHot, run: hits },
-    ];
-  }
-  return [
-    { title: `L1 hit, frozen shared value (bentocache \`serialize: false\`)${tag}`, echo: {}, bento: { l1: 'shared' }, prepare: warmHot, run: hits },
-    { title: `L1 hit, a private copy (\`read: 'clone'\`) vs bentocache's default copying L1${tag}`, echo: { read: 'clone' }, bento: { l1: 'copy' }, prepare: warmHot, run: hits },
-    { title: `L2 read, each caller its own key, no L1 (\`l1: false\`; bentocache L2-only)${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: ownKeys, run: l2Own },
-    { title: `L2 read, ${String(CALLERS)} callers sharing ${String(SHARED)} keys, no L1${tag}`, echo: { l1: false }, bento: { l1: false }, prepare: sharedKeys, run: l2Shared },
-    { title: `miss + fill, \`getOrSet\` of a fresh key${tag}`, echo: {}, bento: { l1: 'shared' }, floor: true, run: missFill },
-    { title: `miss + set, \`get\` then \`set\`${tag}`, echo: {}, bento: { l1: 'shared' }, floor: true, run: missSet },
-    {
-      title: `one hot key, ${String(CALLERS)} callers, no L1 (Echo coalesces them)${tag}`,
-      echo: { l1: false },
-      bento: { l1: false },
-      prepare: async (s) => s.set('hot', value),
-      run: (s) => loops(Math.ceil(L2_OPS / CALLERS), () => s.getOrSet('hot', fill)),
-    },
-  ];
+  });
 }
 
-const rows: Row[] = [...(PAYLOAD === 'records' ? [] : rowsOf('blob')), ...(PAYLOAD === 'blob' ? [] : rowsOf('records'))];
-
-/** A row's cost, with the round trips it took: the server's read events (`INFO stats` total_reads_processed) per op. */
-interface RowCost extends Cost {
-  readonly roundTrips: number;
-}
-
-async function readEvents(side: Redis): Promise<number> {
-  return Number(/total_reads_processed:(\d+)/.exec(await side.info('stats'))?.[1] ?? 0);
-}
-
-/** Who runs a row: Echo, bentocache, or (rows with a floor) the hand-rolled client. */
-type Side = 'echo' | 'bento' | 'raw';
-
-async function measure(row: Row, target: BenchTarget, side: Redis, which: Side, round: number, index: number): Promise<RowCost> {
-  const ns = `${which[0] ?? ''}${String(index)}r${String(round)}`;
-  const system = which === 'echo' ? await echo(target, ns, row.echo) : which === 'bento' ? bento(target, ns, row.bento) : handRolled(target, ns);
-  try {
-    await row.prepare?.(system, round);
-    let ops = 0;
-    const before = await readEvents(side);
-    const cost = await metered(side, async () => (ops = await row.run(system, round)));
-    // The meter's own INFO calls add at most five read events to thousands of operations.
-    return { ...cost, roundTrips: ((await readEvents(side)) - before) / ops };
-  } finally {
-    await system.close();
-  }
-}
-
-/** Writes on `a`, time until `b` hears: p99 in ms. */
+/**
+ * Writes on `a`, time until `b` hears: p99 in ms. As many again (at least 30) go first, untimed:
+ * this process runs no other row, so its first invalidations would time the compiler (measured: a
+ * p99 of 4.7 ms after 30 untimed, 1.3-2.6 after 300, on both sides).
+ */
 async function invalidation(a: System, b: System): Promise<number> {
   const times: number[] = [];
-  for (let i = 0; i < INVALIDATIONS; i++) {
+  const warm = Math.max(30, INVALIDATIONS);
+  for (let i = -warm; i < INVALIDATIONS; i++) {
     await a.set('inv', { ...VALUE, n: i });
     await b.get('inv');
     const heard = b.onInvalidated('inv');
     const t = performance.now();
     await a.set('inv', { ...VALUE, n: -i });
     await heard;
-    times.push(performance.now() - t);
+    if (i >= 0) times.push(performance.now() - t);
   }
   times.sort((x, y) => x - y);
   return times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] as number;
@@ -170,7 +91,7 @@ async function stampede(target: BenchTarget, side: Redis, system: string, round:
   const runsKey = `bench:runs:${system}:${String(round)}`;
   const peer = fileURLToPath(new URL('./lib/cache-peer.ts', import.meta.url));
   const children = Array.from({ length: PROCESSES }, () =>
-    spawn(process.execPath, ['--conditions=@echo/source', '--import', 'tsx', peer], {
+    spawn(process.execPath, [...RESOLUTION, '--import', 'tsx', peer], {
       env: { ...process.env, BENCH_URL: target.url, BENCH_SYSTEM: system, BENCH_CALLERS: String(STAMPEDE_CALLERS), BENCH_LOADER_MS: String(LOADER_MS), BENCH_RUNS_KEY: runsKey, BENCH_NS: `st${String(round)}` },
       stdio: ['pipe', 'pipe', 'inherit'],
     }),
@@ -207,6 +128,7 @@ async function stampede(target: BenchTarget, side: Redis, system: string, round:
 
 const target = await acquireTarget();
 const side = new Redis({ host: target.host, port: target.port, ...(target.password !== undefined ? { password: target.password } : {}) });
+if (target.external) progress(`using REDIS_URL ${target.host}:${String(target.port)}; it is FLUSHALLed before each measurement`);
 const costs = rows.map(() => ({ echo: [] as RowCost[], bento: [] as RowCost[], raw: [] as RowCost[] }));
 const inv = { echo: [] as number[], bento: [] as number[] };
 const stampedes = { echo: [] as string[], bento: [] as string[] };
@@ -219,7 +141,7 @@ try {
     const withFloor = [...order];
     withFloor.splice(round % 3, 0, 'raw');
     for (const [index, row] of rows.entries()) {
-      for (const which of row.floor === true ? withFloor : order) (costs[index] as Record<Side, RowCost[]>)[which].push(await measure(row, target, side, which, round, index));
+      for (const which of row.floor === true ? withFloor : order) (costs[index] as Record<Side, RowCost[]>)[which].push(await measure(target, side, which, round, index));
     }
     const [e1, e2, b1, b2] = [await echo(target, `inv${String(round)}`), await echo(target, `inv${String(round)}`), bento(target, `inv${String(round)}`, { l1: 'shared' }), bento(target, `inv${String(round)}`, { l1: 'shared' })];
     inv.echo.push(await invalidation(e1, e2));
