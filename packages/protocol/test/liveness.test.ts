@@ -1,5 +1,5 @@
 import { startLinkProxy, startRedis, uniqueName, type LinkProxy, type RedisServer } from '@echo/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { blockAllowanceMs } from '../src/connector/liveness.js';
 import { noteLastReply } from '../src/errors/connection.js';
 import { Connection, ConnectionLostError, InvalidArgumentError, OutageReport, reads } from './support.js';
@@ -103,6 +103,23 @@ describe('liveness on a half-open link', () => {
       expect(Date.now() - t1).toBeLessThan(10_000);
     } finally {
       proxy.release();
+      await conn.close({ immediate: true });
+    }
+  });
+
+  it('times silence on the host clock: an application moving a faked Date a day on leaves a live blocking call alone', async () => {
+    const conn = await Connection.connect({ port: server.port, replyTimeoutMs: 400 });
+    try {
+      const key = uniqueName('faked');
+      const waiting = reads.sendRead(conn, reads.queue.wake({ key, timeoutMs: 2_000 }));
+      // Real time for the watch to date the waiting call (it ticks every 100 ms at this timeout).
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.now() + 86_400_000);
+      // On the wall clock the call would have waited a day: the watch dropped the link (old behaviour).
+      expect(await waiting).toBeNull();
+    } finally {
+      vi.useRealTimers();
       await conn.close({ immediate: true });
     }
   });

@@ -21,13 +21,15 @@ const SWEEP_MS = 1_000;
  * then fails with `ConnectionLostError` (it may or may not have run, as for a socket that dropped).
  *
  * The hot path is one push into each of two arrays; the clock is read once per sweep, and a call
- * is dated by the sweep before it (so failed up to two sweeps late, never early).
+ * is dated by the sweep before it (so failed up to two sweeps late, never early). The clock is the
+ * host's monotonic one (`performance.now()`): an application that fakes `Date` (a test moving it a
+ * day on) or a wall clock that steps must not age the calls it holds.
  */
 export class ClusterCalls implements CallRegistry {
   readonly #waitMs: number;
   #held: HeldCall[] = [];
   #since: number[] = [];
-  #now = Date.now();
+  #now = performance.now();
   #timer: NodeJS.Timeout | undefined;
 
   /** @param waitMs what any call may wait beyond its own blocking time: reconnect wait plus reply silence. */
@@ -39,7 +41,7 @@ export class ClusterCalls implements CallRegistry {
   hold(call: HeldCall): void {
     this.#held.push(call);
     if (this.#timer === undefined) {
-      this.#now = Date.now();
+      this.#now = performance.now();
       this.#timer = setInterval(() => this.#sweep(), SWEEP_MS).unref();
     }
     this.#since.push(this.#now);
@@ -54,7 +56,7 @@ export class ClusterCalls implements CallRegistry {
   }
 
   #sweep(): void {
-    const now = (this.#now = Date.now());
+    const now = (this.#now = performance.now());
     const held = this.#held;
     const since = this.#since;
     let kept = 0;
@@ -63,7 +65,7 @@ export class ClusterCalls implements CallRegistry {
       if (call.isSettled) continue;
       const waited = now - (since[i] as number);
       if (waited > this.#waitMs + blockAllowanceMs(call.name, call.args)) {
-        call.reject(new ConnectionLostError(`no reply for ${String(waited)} ms: the cluster client held the call (a slot refresh or redirection that never ended)`));
+        call.reject(new ConnectionLostError(`no reply for ${String(Math.round(waited))} ms: the cluster client held the call (a slot refresh or redirection that never ended)`));
         continue;
       }
       held[kept] = call;

@@ -75,7 +75,10 @@ export class Liveness {
   #timer: NodeJS.Timeout | undefined;
   #head: unknown;
   #since = 0;
+  /** Unix ms of the last bytes received, for outage reports. */
   #lastReplyAt: number | undefined;
+  /** The same moment on the monotonic clock, which the silence check reads. */
+  #heardAt: number | undefined;
   #watchedStream: unknown;
 
   constructor(node: Redis, timeoutMs: number) {
@@ -110,6 +113,7 @@ export class Liveness {
       this.#watchedStream = stream;
       stream.on('data', () => {
         this.#lastReplyAt = Date.now();
+        this.#heardAt = performance.now();
       });
     }
     if (this.#timer !== undefined) return;
@@ -123,16 +127,18 @@ export class Liveness {
       this.#head = undefined;
       return;
     }
-    const now = Date.now();
+    // Silence is timed on the host's monotonic clock: an application that fakes `Date` (a test moving
+    // it a day on) or a wall clock that steps must not make a live link look silent.
+    const now = performance.now();
     if (item.command !== this.#head) {
       this.#head = item.command;
       this.#since = now;
       return;
     }
     const waited = now - this.#since;
-    const heard = this.#lastReplyAt ?? 0;
+    const heard = this.#heardAt;
     // Bytes still arriving (a long reply, pub/sub pushes) are not silence.
-    if (now - heard < this.#timeoutMs) return;
+    if (heard !== undefined && now - heard < this.#timeoutMs) return;
     if (waited < this.#timeoutMs + blockAllowanceMs(item.command.name, item.command.args)) return;
     this.#dead(waited);
   }
@@ -140,7 +146,7 @@ export class Liveness {
   #dead(waited: number): void {
     this.stop();
     const node = this.#node;
-    const reason = `no reply for ${waited} ms: the link is presumed dead and was dropped`;
+    const reason = `no reply for ${String(Math.round(waited))} ms: the link is presumed dead and was dropped`;
     for (const item of node.commandQueue.toArray() as { readonly command: Waiting }[]) {
       item.command.reject(this.stamp(new ConnectionLostError(reason)));
     }
