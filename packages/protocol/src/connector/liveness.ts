@@ -75,9 +75,11 @@ export class Liveness {
   #timer: NodeJS.Timeout | undefined;
   #head: unknown;
   #since = 0;
-  /** Unix ms of the last bytes received, for outage reports. */
-  #lastReplyAt: number | undefined;
-  /** The same moment on the monotonic clock, which the silence check reads. */
+  /**
+   * When the socket last received bytes, on the monotonic clock (`performance.now()`): one stamp per
+   * read of the socket, which the silence check reads as it is and {@link lastReplyAt} turns into
+   * Unix ms only when an outage report asks.
+   */
   #heardAt: number | undefined;
   #watchedStream: unknown;
 
@@ -89,9 +91,10 @@ export class Liveness {
     node.on('close', () => this.stop());
   }
 
-  /** `Date.now()` when the socket last received bytes; `undefined` before the first. */
+  /** `Date.now()` when the socket last received bytes (whole ms, not later than it); `undefined` before the first. */
   get lastReplyAt(): number | undefined {
-    return this.#lastReplyAt;
+    const heard = this.#heardAt;
+    return heard === undefined ? undefined : Math.floor(Date.now() - (performance.now() - heard));
   }
 
   /** Stops watching until the socket connects again. */
@@ -103,7 +106,8 @@ export class Liveness {
 
   /** Stamps `error` with this socket's last reply, so an outage report can start there. */
   stamp<E extends Error>(error: E): E {
-    if (error instanceof ConnectionLostError && this.#lastReplyAt !== undefined) noteLastReply(error, this.#lastReplyAt);
+    const at = this.lastReplyAt;
+    if (error instanceof ConnectionLostError && at !== undefined) noteLastReply(error, at);
     return error;
   }
 
@@ -112,7 +116,6 @@ export class Liveness {
     if (stream !== undefined && stream !== this.#watchedStream) {
       this.#watchedStream = stream;
       stream.on('data', () => {
-        this.#lastReplyAt = Date.now();
         this.#heardAt = performance.now();
       });
     }
