@@ -170,7 +170,7 @@ describe('L1 clock eviction (unit)', () => {
 
   it('evicts what the clock as specified evicts, through a long churn of inserts, hits, replacements, deletes and dead rows', () => {
     const max = 40;
-    const l1 = new L1<Row>({ maxSize: max, eviction: 'clock', dead: (row, now) => row.deadAt <= now, name: 'unit' });
+    const l1 = new L1<Row>({ maxSize: max, eviction: 'clock', dead: (row, now) => row.deadAt <= now, deadFrom: (row) => row.deadAt, name: 'unit' });
     const model = reference(max);
     // A fixed sequence (mulberry32), so a failure replays.
     let seed = 7;
@@ -207,5 +207,88 @@ describe('L1 clock eviction (unit)', () => {
     expect(l1.expired).toBe(model.expired);
     expect(l1.evictions).toBeGreaterThan(1_000);
     expect(l1.expired).toBeGreaterThan(10);
+  });
+});
+
+describe('L1 skip eviction (unit)', () => {
+  interface Row {
+    deadAt: number;
+  }
+  /** Counts the rows `dead` is asked about: a walk of L1 asks about each row it passes. */
+  function counted(max: number): { l1: L1<Row>; asked: () => number } {
+    let asked = 0;
+    const l1 = new L1<Row>({
+      maxSize: max,
+      eviction: 'skip',
+      dead: (row, now) => {
+        asked++;
+        return row.deadAt <= now;
+      },
+      deadFrom: (row) => row.deadAt,
+      name: 'unit',
+    });
+    return { l1, asked: () => asked };
+  }
+
+  it('skips newcomers to a full L1 of live rows without walking it for each', () => {
+    const { l1, asked } = counted(1_000);
+    for (let i = 0; i < 1_000; i++) l1.set(`live${String(i)}`, { deadAt: 10_000 + i }, 0);
+    for (let i = 0; i < 1_000; i++) expect(l1.set(`new${String(i)}`, { deadAt: 50_000 }, 1 + i)).toBe(false);
+    expect(l1.fullSkips).toBe(1_000);
+    // One walk learns when the first row dies; a walk per newcomer asked about 1,000,000 rows.
+    expect(asked()).toBeLessThanOrEqual(1_000);
+    // Once the first row has died, the next newcomer walks, reclaims it and goes in.
+    expect(l1.set('late', { deadAt: 50_000 }, 10_000)).toBe(true);
+    expect(l1.get('live0')).toBeUndefined();
+    expect(l1.expired).toBe(1);
+  });
+
+  it('inserts, reclaims and skips as specified, through a long churn of inserts, replacements, deletes, sweeps and dying rows', () => {
+    const max = 40;
+    const { l1 } = counted(max);
+    // The spec's rule on an array: insert below the bound; at it, reclaim the dead rows and insert if any went; else skip.
+    let model: [string, Row][] = [];
+    let skips = 0;
+    let expired = 0;
+    const reclaim = (now: number): void => {
+      const before = model.length;
+      model = model.filter(([, row]) => row.deadAt > now);
+      expired += before - model.length;
+    };
+    let seed = 11;
+    const next = (n: number): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    for (let now = 0; now < 20_000; now++) {
+      const key = `k${String(next(120))}`;
+      const op = next(20);
+      if (op < 16) {
+        const row = { deadAt: now + 1 + next(next(4) === 0 ? 50 : 5_000) };
+        const at = model.findIndex(([k]) => k === key);
+        if (at >= 0) model[at] = [key, row];
+        else if (model.length < max) model.push([key, row]);
+        else {
+          const size = model.length;
+          reclaim(now);
+          if (model.length < size) model.push([key, row]);
+          else skips++;
+        }
+        l1.set(key, { ...row }, now);
+      } else if (op < 19) {
+        model = model.filter(([k]) => k !== key);
+        l1.delete(key);
+      } else {
+        reclaim(now);
+        l1.sweep(now);
+      }
+      expect(new Set([...l1.entries()].map(([k]) => k)), `step ${String(now)}`).toEqual(new Set(model.map(([k]) => k)));
+    }
+    expect(l1.fullSkips).toBe(skips);
+    expect(l1.expired).toBe(expired);
+    expect(skips).toBeGreaterThan(1_000);
+    expect(expired).toBeGreaterThan(1_000);
   });
 });

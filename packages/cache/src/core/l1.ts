@@ -21,6 +21,8 @@ export interface L1Settings<R> {
   readonly eviction: Eviction;
   /** True when `row` can no longer be served at `now` and may be reclaimed. A method, so an L1 of a wider row type accepts it. */
   dead(row: R, now: number): boolean;
+  /** An instant before which `dead(row, now)` is false for every `now` (a row's expiry, an entry's end of grace). */
+  deadFrom(row: R): number;
   /** The name the `emq.cache.evict` hook reports. */
   readonly name: string;
 }
@@ -43,6 +45,13 @@ export class L1<R extends object> {
    * tables its `Map` has shrunk out of until it moves, and refilling compacts the table anyway.
    */
   #hand: IterableIterator<[string, R]> | undefined;
+  /**
+   * No row is dead before this instant (`skip`): the least `deadFrom` of the rows, or lower, since a
+   * replaced or deleted row is not taken out of it (the next walk sets it again). A newcomer to a full
+   * L1 of live rows is then skipped without walking it: the walk cost O(maxSize) per newcomer, so a
+   * full table, which the spec makes a pass-through, spent about 1 ms of CPU on each miss at 100,000 rows.
+   */
+  #firstDeath = Infinity;
   #evictions = 0;
   #expired = 0;
   #sweeps = 0;
@@ -95,8 +104,9 @@ export class L1<R extends object> {
       this.#rows.set(key, row);
       return true;
     }
-    if (this.#rows.has(key) || this.#rows.size < this.#settings.maxSize || this.#reclaim(now) > 0) {
+    if (this.#rows.has(key) || this.#rows.size < this.#settings.maxSize || (now >= this.#firstDeath && this.#reclaim(now) > 0)) {
       this.#rows.set(key, row);
+      this.#firstDeath = Math.min(this.#firstDeath, this.#settings.deadFrom(row));
       return true;
     }
     this.#fullSkips++;
@@ -115,6 +125,7 @@ export class L1<R extends object> {
     const n = this.#rows.size;
     this.#rows.clear();
     this.#hand = undefined;
+    this.#firstDeath = Infinity;
     return n;
   }
 
@@ -129,15 +140,22 @@ export class L1<R extends object> {
     return this.#reclaim(now);
   }
 
-  /** Deletes dead rows. Deleting while iterating a `Map` is safe: entries not yet visited are still seen. */
+  /**
+   * Deletes dead rows, and learns when the first of the others dies. Deleting while iterating a
+   * `Map` is safe: entries not yet visited are still seen.
+   */
   #reclaim(now: number): number {
     let n = 0;
+    let first = Infinity;
     for (const [key, row] of this.#rows) {
       if (this.#settings.dead(row, now)) {
         this.#rows.delete(key);
         n++;
+      } else {
+        first = Math.min(first, this.#settings.deadFrom(row));
       }
     }
+    this.#firstDeath = first;
     this.#expired += n;
     this.#dropHand();
     return n;

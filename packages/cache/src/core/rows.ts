@@ -37,7 +37,17 @@ export function rowDead(row: Row<unknown>, now: number): boolean {
   return row.expiresAt < now;
 }
 
+/** A table row is never dead before its expiry. */
+export function rowDeadFrom(row: Row<unknown>): number {
+  return row.expiresAt;
+}
+
 /** A keyed entry is dead once its grace has passed: until then it may still be served stale. */
 export function entryDead(entry: Entry<unknown>, now: number): boolean {
   return entry.graceUntil <= now;
+}
+
+/** A keyed entry is dead from the end of its grace. */
+export function entryDeadFrom(entry: Entry<unknown>): number {
+  return entry.graceUntil;
 }

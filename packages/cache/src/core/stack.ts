@@ -5,15 +5,10 @@ import type { OutageOptions } from '../l2/breaker.js';
 import { L2Reads } from '../l2/reads.js';
 import { ScriptBatch } from '../l2/scripts.js';
 import { Flights } from './single-flight.js';
-import { type Eviction, L1 } from './l1.js';
+import { L1, type L1Settings } from './l1.js';
 
-/** How a stack is built: its name, its L1's bound and eviction, and its L2's guard. */
-export interface StackSettings<R> {
-  readonly name: string;
-  readonly maxSize: number;
-  readonly eviction: Eviction;
-  /** True when `row` can no longer be served at `now` and may be reclaimed. */
-  dead(row: R, now: number): boolean;
+/** How a stack is built: its L1's settings (name, bound, eviction, when a row is dead) and its L2's guard. */
+export interface StackSettings<R> extends L1Settings<R> {
   /** The outage mode's settings; `null` makes the guard a pass-through. */
   readonly outage: Required<OutageOptions> | null;
   /** Unix ms (or a table's monotonic clock); the breaker reads it. */
@@ -46,7 +41,7 @@ export class Stack<R extends object, F> {
   constructor(settings: StackSettings<R>, connection: Connection) {
     this.name = settings.name;
     this.connection = connection;
-    this.l1 = new L1<R>({ maxSize: settings.maxSize, eviction: settings.eviction, dead: (row, now) => settings.dead(row, now), name: settings.name });
+    this.l1 = new L1<R>(settings);
     this.reads = new L2Reads(connection);
     this.scripts = new ScriptBatch(connection);
     this.guard = new L2Guard(settings.outage, settings.now, {

@@ -10,7 +10,7 @@ import type { ResolvedNamespace } from './options.js';
 import { Copies, type Held } from './read-mode.js';
 import { Waiters } from './waiters.js';
 import { Stack } from '../core/stack.js';
-import { type Entry, entryDead } from '../core/rows.js';
+import { type Entry, entryDead, entryDeadFrom } from '../core/rows.js';
 
 /** An entry's fresh lifetime and its grace after it, in ms. */
 export interface Lifetimes {
@@ -52,7 +52,7 @@ export class Tiers<T> extends Stack<Entry<T>, KeyedRead<T>> {
   #clear = true;
 
   constructor(options: ResolvedNamespace<T>, connection: Connection, now: () => number, events: EventSink) {
-    super({ name: options.name, maxSize: options.maxSize, eviction: 'clock', dead: entryDead, outage: options.outage, now }, connection);
+    super({ name: options.name, maxSize: options.maxSize, eviction: 'clock', dead: entryDead, deadFrom: entryDeadFrom, outage: options.outage, now }, connection);
     this.options = options;
     this.now = now;
     this.events = events;

@@ -2,7 +2,7 @@ import { type BrandedId, checkValueSize } from '@echo/protocol/cache';
 import type { CoherenceLane, CoherenceTarget } from '../coherence/source.js';
 import { newer } from '../coherence/message.js';
 import { Stack } from '../core/stack.js';
-import { type Row, rowDead } from '../core/rows.js';
+import { type Row, rowDead, rowDeadFrom } from '../core/rows.js';
 import { expiresAt } from './expiry.js';
 import type { Flight } from '../core/single-flight.js';
 import type { ResolvedSpec } from './spec.js';
@@ -24,7 +24,7 @@ export class TableTiers<T, K extends string> extends Stack<Row<T>, Fetched<T>> {
 
   constructor(spec: ResolvedSpec<T, K>, runtime: TableRuntime) {
     // A table has no outage mode (cache.md): its guard passes L2's errors through as they are.
-    super({ name: spec.name, maxSize: spec.maxSize, eviction: 'skip', dead: rowDead, outage: null, now: runtime.now }, runtime.connection);
+    super({ name: spec.name, maxSize: spec.maxSize, eviction: 'skip', dead: rowDead, deadFrom: rowDeadFrom, outage: null, now: runtime.now }, runtime.connection);
     this.kind = spec.kind;
     this.spec = spec;
     this.runtime = runtime;
