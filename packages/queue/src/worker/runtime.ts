@@ -1,11 +1,9 @@
-import { AuthError, ConnectionClosedError, PermissionError, StaleError, VersionFenceError, type JobId } from '@echo/protocol/queue';
+import { AuthError, ConnectionClosedError, PermissionError, StaleError, VersionFenceError } from '@echo/protocol/queue';
 import type { ClaimedJob } from '../core/job.js';
 import { WorkerEmitter } from './events.js';
-import { JobStalledError } from './errors.js';
 import { DueClock } from './due-clock.js';
 import { GiveBacks } from './give-back.js';
 import { IdleSlots } from './idle.js';
-import { jobsStalled } from './job-hooks.js';
 import { LockPlane } from './lock-plane.js';
 import { OutageFunnel } from './outage.js';
 import { Presence } from './presence.js';
@@ -15,6 +13,7 @@ import type { WakeChannel } from '../lease/options.js';
 import type { Maintenance } from '../lease/maintenance.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import { SlotPool } from './slot-pool.js';
+import { StalledReports } from './stalled-reports.js';
 
 /** Counters a worker keeps about its own work. */
 export interface WorkerStats {
@@ -27,10 +26,6 @@ export interface WorkerStats {
 }
 
 /**
- * What every kind of worker shares: the wake connection and its single blocking read, the idle
- * slots, the lock plane, the pump and an orderly shutdown. A worker only brings its slot loop.
- */
-/**
  * What a worker reads from the queue it is started on: its two handles, never the queue itself.
  * A `Queue` is one.
  */
@@ -41,6 +36,10 @@ export interface LeaseSource<T> {
   maintenance(): Maintenance;
 }
 
+/**
+ * What every kind of worker shares: the wake connection and its single blocking read, the idle
+ * slots, the lock plane, the pump and an orderly shutdown. A worker only brings its slot loop.
+ */
 export class WorkerRuntime<T> {
   /** The queue's name. */
   readonly queue: string;
@@ -65,8 +64,6 @@ export class WorkerRuntime<T> {
   /** What the slot loops call to give back, at once, every job they hold ahead of a handler. */
   readonly #releasers: (() => void)[] = [];
   readonly #outages: OutageFunnel;
-  /** Jobs read before the last stalled sweep, by id (see `#readLapsing`). */
-  #lapsing = new Map<string, ClaimedJob<T>>();
   readonly #slots: SlotPool;
   #parker: Promise<void> | undefined;
   #running = true;
@@ -118,62 +115,15 @@ export class WorkerRuntime<T> {
     this.giveBacks = new GiveBacks(this.leases, this.locks, (error) => {
       if (!this.#fatal) onError(error);
     });
+    const stalled = new StalledReports(maintenance, this.leases, this.events, onError);
     this.#pump = new Pump(maintenance, {
       stalled: options.stalled,
       recover: options.recoverLeases,
       onError,
       onNextDue: (inMs) => this.due.expect(inMs),
-      onStalled: (recovered, dead) => {
-        jobsStalled(maintenance.queue, recovered, dead);
-        // The sweep script published `stalled` for each, in the same step as the verdict.
-        for (const id of recovered) {
-          this.events.fire('stalled', { id: id as JobId, outcome: 'recovered' });
-        }
-        for (const id of dead) {
-          this.events.fire('stalled', { id: id as JobId, outcome: 'dead' });
-        }
-        // A death by stalling is a failure: this worker's `failed` listeners hear it, with the job as
-        // its row holds it (read only when someone listens).
-        if (dead.length > 0 && this.events.listenerCount('failed') > 0) this.#reportStalledDeaths(dead);
-      },
-      beforeSweep: () => this.#readLapsing(),
+      onStalled: (recovered, dead) => stalled.swept(recovered, dead),
+      beforeSweep: () => stalled.beforeSweep(),
     });
-  }
-
-  /**
-   * Reads, before a stalled sweep, the jobs whose leases are about to lapse (only when someone
-   * listens for `failed`): a job the sweep dead-letters may leave no row behind (a queue that keeps
-   * no dead jobs), and its `failed` event still needs the job.
-   */
-  async #readLapsing(): Promise<void> {
-    this.#lapsing = new Map();
-    if (this.events.listenerCount('failed') === 0) return;
-    try {
-      // Lease deadlines are server times: the margin covers the sweep's round trip and a small skew.
-      const ids = await this.maintenance.lapsingBy(Date.now() + LAPSING_MARGIN_MS);
-      const jobs = await Promise.all(ids.map((id) => this.leases.readAsClaimed(id)));
-      for (const job of jobs) if (job !== undefined) this.#lapsing.set(job.id, job);
-    } catch (error) {
-      this.options.onError(error);
-    }
-  }
-
-  /**
-   * Fires `failed` (outcome dead, {@link JobStalledError}) once for each job the stalled sweep
-   * dead-lettered, with the job as read just before the sweep (or from its row, when it was not read then).
-   */
-  #reportStalledDeaths(dead: readonly string[]): void {
-    for (const id of dead) {
-      const before = this.#lapsing.get(id);
-      const job = before === undefined ? this.leases.readAsClaimed(id as JobId) : Promise.resolve(before);
-      job.then(
-        (found) => {
-          if (found !== undefined) this.events.fire('failed', { job: found, error: new JobStalledError(id), outcome: 'dead' });
-        },
-        (error: unknown) => this.options.onError(error),
-      );
-    }
-    this.#lapsing = new Map();
   }
 
   /** [TS] A job settled for a parent in another queue: see {@link Pump.deliverSoon}. */
@@ -415,9 +365,6 @@ export const CLOSE_SETTLE_MS = 1_000;
  * link is taken as answering nothing, and close resolves without them.
  */
 export const CLOSE_SERVER_MS = 5_000;
-
-/** How far past the local now a lease may end and still be read before a stalled sweep, in ms. */
-const LAPSING_MARGIN_MS = 1000;
 
 /** A timer that never keeps the process alive on its own. */
 export function sleep(ms: number): Promise<void> {
