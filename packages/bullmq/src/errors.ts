@@ -104,3 +104,10 @@ export function asBullMQError(error: unknown, jobId: string, command: string, st
   if (error.code === 'emqstate' || error.code === 'emqstale') return new JobStateError(jobId, command, `Job ${jobId} is not in the ${state} state. ${command}`, error);
   return error;
 }
+
+/** A catch handler that throws Echo's refusal of `command` on job `jobId` as BullMQ's error (see {@link asBullMQError}). */
+export function refused(jobId: string, command: string, state: string): (error: unknown) => never {
+  return (error: unknown) => {
+    throw asBullMQError(error, jobId, command, state);
+  };
+}

@@ -40,9 +40,10 @@ export async function heldLease(queue: EchoQueue<Envelope>, echoId: string, jobI
  * the running attempt read from its row, as the manual settles take it): parks it until its open
  * children are done; false when none is open. The wait is a step, uncounted as an attempt
  * (`Envelope.s`). BullMQ's token `'0'` skips the lock check and refuses a job not active; any other
- * token that no longer holds the job is `Missing lock`.
+ * token that no longer holds the job is `Missing lock`; no token at all is refused.
  */
-export async function manualWaitChildren(queue: EchoQueue<Envelope>, echoId: string, jobId: string, manual: ManualLease | undefined, token: string): Promise<boolean> {
+export async function manualWaitChildren(queue: EchoQueue<Envelope>, echoId: string, jobId: string, manual: ManualLease | undefined, token: string | undefined): Promise<boolean> {
+  if (token === undefined) throw new NotSupportedError('job.moveToWaitingChildren outside a processor without a token', 'only a holder of the job can move it (a job taken by getNextJob can, with its token)');
   const command = 'moveToWaitingChildren';
   const lease = await heldLease(queue, echoId, jobId, token === '0' ? undefined : manual, token, command, token === '0');
   if (manual && token !== '0' && token !== manual.token) throw missingLock(jobId, command);

@@ -1,6 +1,9 @@
 import { JobFailedError, type Queue as EchoQueue, type QueueEvents as EchoQueueEvents } from '@echo/queue';
 import type { Envelope } from './envelope.js';
-import type { Job, JobProgress } from './job.js';
+import type { Job } from './job.js';
+
+/** A progress value: a number, or an object. */
+export type JobProgress = number | object | string | boolean;
 
 /** The first line of a failure's text (its message, without the stack). */
 export function firstLine(text: string): string {
@@ -18,6 +21,14 @@ export function parseProgress(raw: string): JobProgress {
   } catch {
     return raw;
   }
+}
+
+/** A progress value as Echo's `updateProgress` takes it. */
+export function storedProgress(progress: JobProgress): number | string | Readonly<Record<string, unknown>> {
+  // Echo's progress is a number, a string or an object; a boolean travels as its JSON text, which
+  // reads back (parseProgress) as the boolean.
+  const stored = typeof progress === 'boolean' ? JSON.stringify(progress) : progress;
+  return stored as number | string | Readonly<Record<string, unknown>>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type ClaimedJob, type JobContext, type JobRecord, type Queue as EchoQueue } from '@echo/queue';
 import { attemptsMadeOf, type Envelope, type StoredOptions } from './envelope.js';
-import { asBullMQError, NotSupportedError } from './errors.js';
-import { changeJobPriority, clearJobLogs, countStep, updateJobData, type ChangePriorityOpts } from './job-edits.js';
+import { refused } from './errors.js';
+import { changeJobPriority, clearJobLogs, updateJobData, type ChangePriorityOpts } from './job-edits.js';
 import { bullmqState, type JobState } from './job-state.js';
 import { completeHeld, extendHeld, failHeld, type ManualLease, type NextJobData } from './manual.js';
 import { keyOfJobId, qualifiedNameOf, rememberJobId } from './ids.js';
@@ -15,20 +15,19 @@ import type { QueueEvents } from './queue-events.js';
 import { retryJob, type RetryOptions } from './job-retry.js';
 import { heldLease, manualToWait, manualWaitChildren } from './job-held.js';
 import { jobFromClaim, jobFromManual, jobFromRecord, jobFromStalled } from './job-factories.js';
-import { jobJson, waitFinished } from './job-values.js';
+import { jobJson, storedProgress, waitFinished, type JobProgress } from './job-values.js';
 import { removeJob } from './job-remove.js';
+import { stepToDelayed, stepToWait, stepToWaitingChildren } from './job-steps.js';
 
 export type { JobState } from './job-state.js';
 export type { RetryOptions } from './job-retry.js';
+export type { JobProgress } from './job-values.js';
 
 /** What a running job needs from its worker: the lease context and the progress hook. */
 export interface RunningHooks {
   readonly context: JobContext;
   readonly onProgress: (job: Job, progress: JobProgress) => void;
 }
-
-/** A progress value: a number, or an object. */
-export type JobProgress = number | object | string | boolean;
 
 /**
  * A job, as BullMQ shows it: `id` is the application's `jobId` when it gave one, Echo's minted id
@@ -202,10 +201,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   /** Reports progress: stored on the job, published as a `progress` event, and emitted by the worker. */
   async updateProgress(progress: JobProgress): Promise<void> {
     this.progress = progress;
-    // Echo's progress is a number, a string or an object; a boolean travels as its JSON text, which
-    // reads back (parseProgress) as the boolean.
-    const stored = typeof progress === 'boolean' ? JSON.stringify(progress) : progress;
-    await this.#queue.updateProgress(this.#echoId, stored as number | string | Readonly<Record<string, unknown>>).catch(this.#refused('updateProgress', 'active'));
+    await this.#queue.updateProgress(this.#echoId, storedProgress(progress)).catch(refused(this.id, 'updateProgress', 'active'));
     this.#hooks?.onProgress(this, progress);
   }
 
@@ -213,7 +209,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
   log(line: string): Promise<number> {
     const keep = this.opts.keepLogs;
     if (this.#hooks && keep === undefined) return this.#hooks.context.log(line);
-    return this.#queue.addLog(this.#echoId, line, keep).catch(this.#refused('addLog', 'active'));
+    return this.#queue.addLog(this.#echoId, line, keep).catch(refused(this.id, 'addLog', 'active'));
   }
 
   /** The job's log lines and how many there are (`start`/`end` slice them, BullMQ's way). */
@@ -283,20 +279,13 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
 
   /** Runs a delayed job now; its `delay` reads 0 after. */
   async promote(): Promise<void> {
-    await this.#queue.promote(this.#echoId).catch(this.#refused('promote', 'delayed'));
+    await this.#queue.promote(this.#echoId).catch(refused(this.id, 'promote', 'delayed'));
     this.delay = 0;
-  }
-
-  /** A catch handler that throws Echo's refusal of `command` as BullMQ's error. */
-  #refused(command: string, state: string): (error: unknown) => never {
-    return (error: unknown) => {
-      throw asBullMQError(error, this.id, command, state);
-    };
   }
 
   /** Moves a delayed job's run time to `delay` ms from now. */
   async changeDelay(delay: number): Promise<void> {
-    await this.#queue.changeDelay(this.#echoId, delay).catch(this.#refused('changeDelay', 'delayed'));
+    await this.#queue.changeDelay(this.#echoId, delay).catch(refused(this.id, 'changeDelay', 'delayed'));
     this.delay = delay;
   }
 
@@ -311,9 +300,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
    * in BullMQ; the worker then leaves the job alone.
    */
   async moveToDelayed(timestamp: number, _token?: string): Promise<void> {
-    if (!this.#hooks) throw new NotSupportedError('job.moveToDelayed outside a processor', 'only the worker that holds the job can move it');
-    await countStep(this.#queue, this.#echoId, this.id, 'moveToDelayed');
-    await this.#hooks.context.moveToDelayed({ at: timestamp });
+    await stepToDelayed(this.#queue, this.#echoId, this.id, this.#hooks, timestamp);
   }
 
   /**
@@ -327,8 +314,7 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
       this.#manual = undefined;
       return 0;
     }
-    await countStep(this.#queue, this.#echoId, this.id, 'moveJobFromActiveToWait');
-    await this.#hooks.context.moveToDelayed({ delayMs: 0 });
+    await stepToWait(this.#queue, this.#echoId, this.id, this.#hooks);
     return 0;
   }
 
@@ -338,16 +324,8 @@ export class Job<DataType = unknown, ReturnType = unknown, NameType extends stri
    * processor. The wait is a step: `attemptsMade` does not grow.
    */
   async moveToWaitingChildren(token?: string): Promise<boolean> {
-    if (!this.#hooks) {
-      if (token === undefined) throw new NotSupportedError('job.moveToWaitingChildren outside a processor without a token', 'only a holder of the job can move it (a job taken by getNextJob can, with its token)');
-      return manualWaitChildren(this.#queue, this.#echoId, this.id, this.#manual, token);
-    }
-    // Counted while the job is still held: once parked, its last child may release it to another
-    // slot before a count written afterwards lands. A move that does not happen takes it back.
-    await countStep(this.#queue, this.#echoId, this.id, 'moveToWaitingChildren');
-    const waiting = await this.#hooks.context.moveToWaitingChildren();
-    if (!waiting) await countStep(this.#queue, this.#echoId, this.id, 'moveToWaitingChildren', -1);
-    return waiting;
+    if (!this.#hooks) return manualWaitChildren(this.#queue, this.#echoId, this.id, this.#manual, token);
+    return stepToWaitingChildren(this.#queue, this.#echoId, this.id, this.#hooks);
   }
 
   /** The children's return values, decoded, keyed as BullMQ keys a job (`bull:<queue>:<id>`). */
