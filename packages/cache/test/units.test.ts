@@ -9,6 +9,17 @@ import { checkKind } from '../src/tables/kind-law.js';
 import { Flights } from '../src/core/single-flight.js';
 import { L1 } from '../src/core/l1.js';
 
+/** A fixed sequence of whole numbers below `n` (mulberry32 from `seed`), so a failing churn replays. */
+function sequence(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) % n;
+  };
+}
+
 describe('L2 frame', () => {
   it('is the 14-byte version followed by the value bytes', () => {
     const version = mintId('USR');
@@ -172,14 +183,7 @@ describe('L1 clock eviction (unit)', () => {
     const max = 40;
     const l1 = new L1<Row>({ maxSize: max, eviction: 'clock', dead: (row, now) => row.deadAt <= now, deadFrom: (row) => row.deadAt, name: 'unit' });
     const model = reference(max);
-    // A fixed sequence (mulberry32), so a failure replays.
-    let seed = 7;
-    const next = (n: number): number => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) % n;
-    };
+    const next = sequence(7);
     const shared = new Map<string, { l1: Row; model: Row }>();
     for (let now = 0; now < 20_000; now++) {
       const key = `k${String(next(120))}`;
@@ -255,13 +259,7 @@ describe('L1 skip eviction (unit)', () => {
       model = model.filter(([, row]) => row.deadAt > now);
       expired += before - model.length;
     };
-    let seed = 11;
-    const next = (n: number): number => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) % n;
-    };
+    const next = sequence(11);
     for (let now = 0; now < 20_000; now++) {
       const key = `k${String(next(120))}`;
       const op = next(20);
