@@ -17,12 +17,13 @@
  *   pnpm bench:cache                          # 5 rounds, about 8 minutes
  *   pnpm bench:cache --payload records        # issue 37's rows only, about 4 minutes
  *   pnpm bench:cache --quick                  # smoke run (small sizes, 2 rounds)
+ *   pnpm bench:cache --only "miss + set"      # the rows whose title holds the text
  *   pnpm bench:cache --rounds 5 --hit-ops 400000
  */
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { CALLERS, ROUNDS, quick, rows, type RowCost, type Side } from './lib/cache-rows.js';
+import { CALLERS, ROUNDS, picked, quick, rows, type RowCost, type Side } from './lib/cache-rows.js';
 import { type System, VALUE, bento, echo } from './lib/cache-systems.js';
 import { intOption } from './lib/options.js';
 import { progress, publish, table } from './lib/report.js';
@@ -33,6 +34,8 @@ const INVALIDATIONS = intOption('invalidations', quick ? 30 : 100);
 const PROCESSES = intOption('processes', 4);
 const STAMPEDE_CALLERS = intOption('stampede-callers', 100);
 const LOADER_MS = intOption('loader-ms', 200);
+const INVALIDATION_TITLE = 'invalidation seen by another instance, p99 ms (ratio: bentocache / Echo)';
+const STAMPEDE_TITLE = `stampede, ${String(PROCESSES)} processes x ${String(STAMPEDE_CALLERS)} callers, ${String(LOADER_MS)} ms loader (loads / wall)`;
 
 /**
  * How children resolve Echo's packages: as this process does. `pnpm bench:cache` builds them and runs
@@ -143,14 +146,18 @@ try {
     for (const [index, row] of rows.entries()) {
       for (const which of row.floor === true ? withFloor : order) (costs[index] as Record<Side, RowCost[]>)[which].push(await measure(target, side, which, round, index));
     }
-    const [e1, e2, b1, b2] = [await echo(target, `inv${String(round)}`), await echo(target, `inv${String(round)}`), bento(target, `inv${String(round)}`, { l1: 'shared' }), bento(target, `inv${String(round)}`, { l1: 'shared' })];
-    inv.echo.push(await invalidation(e1, e2));
-    inv.bento.push(await invalidation(b1, b2));
-    for (const s of [e1, e2, b1, b2]) await s.close();
-    const se = await stampede(target, side, 'echo', round);
-    const sb = await stampede(target, side, 'bento', round);
-    stampedes.echo.push(`${String(se.runs)} / ${String(se.wallMs)} ms`);
-    stampedes.bento.push(`${String(sb.runs)} / ${String(sb.wallMs)} ms`);
+    if (picked(INVALIDATION_TITLE)) {
+      const [e1, e2, b1, b2] = [await echo(target, `inv${String(round)}`), await echo(target, `inv${String(round)}`), bento(target, `inv${String(round)}`, { l1: 'shared' }), bento(target, `inv${String(round)}`, { l1: 'shared' })];
+      inv.echo.push(await invalidation(e1, e2));
+      inv.bento.push(await invalidation(b1, b2));
+      for (const s of [e1, e2, b1, b2]) await s.close();
+    }
+    if (picked(STAMPEDE_TITLE)) {
+      const se = await stampede(target, side, 'echo', round);
+      const sb = await stampede(target, side, 'bento', round);
+      stampedes.echo.push(`${String(se.runs)} / ${String(se.wallMs)} ms`);
+      stampedes.bento.push(`${String(sb.runs)} / ${String(sb.wallMs)} ms`);
+    }
   }
 } finally {
   side.disconnect();
@@ -174,9 +181,11 @@ const floorBody = rows.flatMap((row, i) => {
   };
   return [[row.title, ratio(c.raw, c.bento), ratio(c.echo, c.raw), med(c.raw.map((x) => x.opsPerSec)), med(c.raw.map((x) => x.nodeUs)), med(c.raw.map((x) => x.commands))]];
 });
-const ri = spread(pairedRatios(inv.bento, inv.echo));
-body.push(['invalidation seen by another instance, p99 ms (ratio: bentocache / Echo)', `${fmt(ri.median)}x (${fmt(ri.min)}-${fmt(ri.max)})`, `${med(inv.echo)} / ${med(inv.bento)} ms`, '', '', '', '']);
-body.push([`stampede, ${String(PROCESSES)} processes x ${String(STAMPEDE_CALLERS)} callers, ${String(LOADER_MS)} ms loader (loads / wall)`, 'see loads', `${stampedes.echo.join(', ')} vs ${stampedes.bento.join(', ')}`, '', '', '', '']);
+if (inv.echo.length > 0) {
+  const ri = spread(pairedRatios(inv.bento, inv.echo));
+  body.push([INVALIDATION_TITLE, `${fmt(ri.median)}x (${fmt(ri.min)}-${fmt(ri.max)})`, `${med(inv.echo)} / ${med(inv.bento)} ms`, '', '', '', '']);
+}
+if (stampedes.echo.length > 0) body.push([STAMPEDE_TITLE, 'see loads', `${stampedes.echo.join(', ')} vs ${stampedes.bento.join(', ')}`, '', '', '', '']);
 const md = [
   '# Echo keyed cache vs BentoCache 1.6.1',
   '',

@@ -5,7 +5,7 @@
 import type { Redis } from 'ioredis';
 import { type BentoShape, type System, type Value, RECORDS, VALUE, blob, bento, echo, handRolled, records } from './cache-systems.js';
 import { type Cost, metered } from './cpu-meter.js';
-import { boolOption, intOption, stringOption } from './options.js';
+import { boolOption, intOption, stringOption, textOption } from './options.js';
 import type { BenchTarget } from './target.js';
 
 // A bare `--quick` is a flag; `--quick=false` or QUICK=0 turn it off.
@@ -98,8 +98,16 @@ function rowsOf(payload: 'blob' | 'records'): Row[] {
   ];
 }
 
-/** Every row this run measures (`--payload blob|records` runs one payload's). */
-export const rows: readonly Row[] = [...(PAYLOAD === 'records' ? [] : rowsOf('blob')), ...(PAYLOAD === 'blob' ? [] : rowsOf('records'))];
+/** `--only <text>`: the rows whose title holds the text (case-insensitive), for a run on what changed. */
+const ONLY = textOption('only').toLowerCase();
+
+/** Whether `--only` picks the row titled `title`. */
+export function picked(title: string): boolean {
+  return title.toLowerCase().includes(ONLY);
+}
+
+/** Every row this run measures (`--payload blob|records` runs one payload's, `--only` the matching titles). */
+export const rows: readonly Row[] = [...(PAYLOAD === 'records' ? [] : rowsOf('blob')), ...(PAYLOAD === 'blob' ? [] : rowsOf('records'))].filter((row) => picked(row.title));
 
 /** Who runs a row: Echo, bentocache, or (rows with a floor) the hand-rolled client. */
 export type Side = 'echo' | 'bento' | 'raw';

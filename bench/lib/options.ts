@@ -33,6 +33,11 @@ export function boolOption(name: string, fallback: boolean): boolean {
   throw new Error(`--${name} must be true or false, got ${JSON.stringify(raw)}`);
 }
 
+/** Free text (a filter, a name); empty when not given. */
+export function textOption(name: string): string {
+  return rawOption(name) ?? '';
+}
+
 /** One of `choices`; a bad value stops the bench before anything starts. */
 export function stringOption<C extends string>(name: string, fallback: C, choices: readonly C[] = [fallback]): C {
   const raw = rawOption(name);
