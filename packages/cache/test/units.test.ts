@@ -239,12 +239,24 @@ describe('L1 skip eviction (unit)', () => {
     for (let i = 0; i < 1_000; i++) l1.set(`live${String(i)}`, { deadAt: 10_000 + i }, 0);
     for (let i = 0; i < 1_000; i++) expect(l1.set(`new${String(i)}`, { deadAt: 50_000 }, 1 + i)).toBe(false);
     expect(l1.fullSkips).toBe(1_000);
-    // One walk learns when the first row dies; a walk per newcomer asked about 1,000,000 rows.
+    // No row is asked about before the first can have died; a walk per newcomer asked about 1,000,000.
     expect(asked()).toBeLessThanOrEqual(1_000);
     // Once the first row has died, the next newcomer walks, reclaims it and goes in.
     expect(l1.set('late', { deadAt: 50_000 }, 10_000)).toBe(true);
     expect(l1.get('live0')).toBeUndefined();
     expect(l1.expired).toBe(1);
+  });
+
+  it('reclaims the rows that died from the front of the death order, not by walking L1 for each newcomer', () => {
+    const { l1, asked } = counted(1_000);
+    // Rows that die one per instant, as jittered expiries make them: each newcomer finds one dead row.
+    for (let i = 0; i < 1_000; i++) l1.set(`old${String(i)}`, { deadAt: 1_000 + i }, 0);
+    for (let i = 0; i < 1_000; i++) expect(l1.set(`new${String(i)}`, { deadAt: 50_000 }, 1_000 + i)).toBe(true);
+    expect(l1.expired).toBe(1_000);
+    expect(l1.fullSkips).toBe(0);
+    expect(l1.get('old999')).toBeUndefined();
+    // Two rows asked about per newcomer (the dead one and the live one after it); a walk per newcomer asked 1,000.
+    expect(asked()).toBeLessThanOrEqual(2_000);
   });
 
   it('inserts, reclaims and skips as specified, through a long churn of inserts, replacements, deletes, sweeps and dying rows', () => {
