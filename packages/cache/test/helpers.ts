@@ -1,4 +1,6 @@
 import { Connection } from '@echo/protocol/cache';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { uniqueName, useRedis, waitFor } from '@echo/testkit';
 
 /** A fenced connection to the shared test server, with the scripts' strict key check on. */
@@ -22,4 +24,12 @@ export { sleep } from '@echo/testkit';
 export function manualClock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;
   return { now: () => t, advance: (ms) => void (t += ms) };
+}
+
+/** A full collection, run after the current job ends (a WeakRef keeps its target alive through the job that made it). */
+export async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
 }

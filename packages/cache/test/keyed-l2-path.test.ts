@@ -1,9 +1,7 @@
 import type { Connection } from '@echo/protocol/cache';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cache } from '../src/index.js';
-import { connect, tableName, until } from './helpers.js';
+import { collectGarbage, connect, tableName, until } from './helpers.js';
 
 let connA: Connection;
 let connB: Connection;
@@ -185,11 +183,3 @@ describe('read modes freeze or copy only where a value is shared', () => {
     expect(a?.items).not.toBe(c?.items);
   });
 });
-
-/** A full collection, run after the current job ends (a WeakRef keeps its target alive through the job that made it). */
-async function collectGarbage(): Promise<void> {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  await new Promise((resolve) => setImmediate(resolve));
-  gc();
-}

@@ -8,6 +8,7 @@ import { Ring } from '../src/coherence/ring.js';
 import { checkKind } from '../src/tables/kind-law.js';
 import { Flights } from '../src/core/single-flight.js';
 import { L1 } from '../src/core/l1.js';
+import { collectGarbage } from './helpers.js';
 
 /** A fixed sequence of whole numbers below `n` (mulberry32 from `seed`), so a failing churn replays. */
 function sequence(seed: number): (n: number) => number {
@@ -241,10 +242,41 @@ describe('L1 skip eviction (unit)', () => {
     expect(l1.fullSkips).toBe(1_000);
     // No row is asked about before the first can have died; a walk per newcomer asked about 1,000,000.
     expect(asked()).toBeLessThanOrEqual(1_000);
-    // Once the first row has died, the next newcomer walks, reclaims it and goes in.
+    // Once the first row has died, the next newcomer reclaims it from the front of the death order and goes in.
     expect(l1.set('late', { deadAt: 50_000 }, 10_000)).toBe(true);
     expect(l1.get('live0')).toBeUndefined();
     expect(l1.expired).toBe(1);
+  });
+
+  it('lets go of a replaced or deleted row at once: its stale entry in the death order holds the key, not the row', async () => {
+    const { l1 } = counted(100);
+    // Made in a function of their own, so nothing here holds the rows but L1 (and its death order).
+    const dropped = ((): WeakRef<Row>[] => {
+      const replaced = { deadAt: 10_000 };
+      const deleted = { deadAt: 10_000 };
+      l1.set('a', replaced, 0);
+      l1.set('b', deleted, 0);
+      l1.set('a', { deadAt: 20_000 }, 0);
+      l1.delete('b');
+      return [new WeakRef(replaced), new WeakRef(deleted)];
+    })();
+    await collectGarbage();
+    expect(dropped.map((ref) => ref.deref())).toStrictEqual([undefined, undefined]);
+    // The stale entries come first and are dropped; the replacement dies at its own instant.
+    expect(l1.sweep(15_000)).toBe(0);
+    expect(l1.get('a')?.deadAt).toBe(20_000);
+    expect(l1.sweep(20_000)).toBe(1);
+    expect(l1.size).toBe(0);
+  });
+
+  it('keeps reclaiming past a row whose death instant is NaN (an injected clock): that row never dies', () => {
+    const { l1 } = counted(2);
+    // In this order the NaN rose to the front of the death order, and every reclaim stopped there.
+    l1.set('dies', { deadAt: 5 }, 0);
+    l1.set('nan', { deadAt: Number.NaN }, 0);
+    expect(l1.set('new', { deadAt: 50 }, 10)).toBe(true);
+    expect(l1.get('dies')).toBeUndefined();
+    expect(l1.get('nan')).toBeDefined();
   });
 
   it('reclaims the rows that died from the front of the death order, not by walking L1 for each newcomer', () => {

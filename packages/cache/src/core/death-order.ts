@@ -1,13 +1,13 @@
 /**
- * An L1's rows in the order they die, earliest first: a binary min-heap of (instant, key, row). A
+ * An L1's keys in the order their rows die, earliest first: a binary min-heap of (instant, key). A
  * row that is replaced or deleted is not taken out (that would need its position); its entry stays
- * until it reaches the top, where the owner sees that the key no longer holds that row and drops it,
- * and the heap is rebuilt from the live rows when such entries outnumber them.
+ * until it reaches the top, where the owner sees that the key no longer holds a row dying at that
+ * instant and drops it, and the heap is rebuilt from the live rows when such entries outnumber them.
+ * Entries hold keys, not rows, so a replaced or deleted value is not kept alive by its stale entry.
  */
-export class DeathOrder<R> {
+export class DeathOrder {
   #at: number[] = [];
   #keys: string[] = [];
-  #rows: R[] = [];
 
   /** Entries held, those of replaced or deleted rows included. */
   get size(): number {
@@ -19,15 +19,14 @@ export class DeathOrder<R> {
     return this.#at[0] ?? Infinity;
   }
 
-  /** The earliest entry's key and row; call only when {@link size} is above 0. */
-  peek(): [string, R] {
-    return [this.#keys[0] as string, this.#rows[0] as R];
+  /** The earliest entry's key; call only when {@link size} is above 0. */
+  peek(): string {
+    return this.#keys[0] as string;
   }
 
-  push(at: number, key: string, row: R): void {
+  push(at: number, key: string): void {
     this.#at.push(at);
     this.#keys.push(key);
-    this.#rows.push(row);
     this.#up(this.#at.length - 1);
   }
 
@@ -38,17 +37,15 @@ export class DeathOrder<R> {
     this.#move(last, 0);
     this.#at.pop();
     this.#keys.pop();
-    this.#rows.pop();
     if (last > 0) this.#down(0);
   }
 
   /** Starts again from `entries` (the live rows), in O(n). */
-  rebuild(entries: Iterable<[string, R]>, deadFrom: (row: R) => number): void {
+  rebuild<R>(entries: Iterable<[string, R]>, deadFrom: (row: R) => number): void {
     this.clear();
     for (const [key, row] of entries) {
       this.#at.push(deadFrom(row));
       this.#keys.push(key);
-      this.#rows.push(row);
     }
     for (let i = (this.#at.length >> 1) - 1; i >= 0; i--) this.#down(i);
   }
@@ -56,7 +53,6 @@ export class DeathOrder<R> {
   clear(): void {
     this.#at = [];
     this.#keys = [];
-    this.#rows = [];
   }
 
   #up(i: number): void {
@@ -86,15 +82,12 @@ export class DeathOrder<R> {
   #swap(i: number, j: number): void {
     const at = this.#at;
     const keys = this.#keys;
-    const rows = this.#rows;
     [at[i], at[j]] = [at[j] as number, at[i] as number];
     [keys[i], keys[j]] = [keys[j] as string, keys[i] as string];
-    [rows[i], rows[j]] = [rows[j] as R, rows[i] as R];
   }
 
   #move(from: number, to: number): void {
     this.#at[to] = this.#at[from] as number;
     this.#keys[to] = this.#keys[from] as string;
-    this.#rows[to] = this.#rows[from] as R;
   }
 }

@@ -22,7 +22,11 @@ export interface L1Settings<R> {
   readonly eviction: Eviction;
   /** True when `row` can no longer be served at `now` and may be reclaimed. A method, so an L1 of a wider row type accepts it. */
   dead(row: R, now: number): boolean;
-  /** An instant before which `dead(row, now)` is false for every `now` (a row's expiry, an entry's end of grace). */
+  /**
+   * When `row` dies, exactly: `dead(row, now)` is false before it and true after it (a row's expiry,
+   * an entry's end of grace; `Infinity` for a row that never dies). The death order holds this
+   * instant, so a row must not change it in place: a replacement is a new row.
+   */
   deadFrom(row: R): number;
   /** The name the `emq.cache.evict` hook reports. */
   readonly name: string;
@@ -52,7 +56,7 @@ export class L1<R extends object> {
    * newcomer: a full table, which the spec makes a pass-through, spent 0.9-1.5 ms of CPU on each miss
    * at 100,000 rows, whether it found a dead row or not.
    */
-  readonly #deaths = new DeathOrder<R>();
+  readonly #deaths = new DeathOrder();
   #evictions = 0;
   #expired = 0;
   #sweeps = 0;
@@ -107,7 +111,7 @@ export class L1<R extends object> {
     }
     if (this.#rows.has(key) || this.#rows.size < this.#settings.maxSize || (now >= this.#deaths.first && this.#reclaimDead(now) > 0)) {
       this.#rows.set(key, row);
-      this.#deaths.push(this.#settings.deadFrom(row), key, row);
+      this.#deaths.push(this.#deathOf(row), key);
       this.#compactDeaths();
       return true;
     }
@@ -165,8 +169,10 @@ export class L1<R extends object> {
   #reclaimDead(now: number): number {
     let n = 0;
     while (this.#deaths.size > 0) {
-      const [key, row] = this.#deaths.peek();
-      if (this.#rows.get(key) === row) {
+      const key = this.#deaths.peek();
+      const row = this.#rows.get(key);
+      // The entry is the held row's only if that row dies at the entry's instant; else it is a replaced or deleted row's.
+      if (row !== undefined && this.#deathOf(row) === this.#deaths.first) {
         if (!this.#settings.dead(row, now)) break;
         this.#rows.delete(key);
         n++;
@@ -179,7 +185,13 @@ export class L1<R extends object> {
 
   /** Rebuilds the death order from the live rows once entries of replaced or deleted rows outnumber them. */
   #compactDeaths(): void {
-    if (this.#deaths.size > 2 * this.#rows.size + 64) this.#deaths.rebuild(this.#rows.entries(), (row) => this.#settings.deadFrom(row));
+    if (this.#deaths.size > 2 * this.#rows.size + 64) this.#deaths.rebuild(this.#rows.entries(), (row) => this.#deathOf(row));
+  }
+
+  /** {@link L1Settings.deadFrom}, with a row whose instant is not a number (an injected clock's NaN) never dying, as `dead` says of it: a NaN in the heap would stop every reclaim. */
+  #deathOf(row: R): number {
+    const at = this.#settings.deadFrom(row);
+    return Number.isNaN(at) ? Infinity : at;
   }
 
   #dropHand(): void {
