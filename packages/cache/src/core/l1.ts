@@ -51,7 +51,7 @@ export class L1<R extends object> {
    */
   #hand: IterableIterator<[string, R]> | undefined;
   /**
-   * Under `skip`, the rows in the order they die: reclaiming takes the dead ones from the front, so a
+   * Under `skip`, the keys in the order their rows die: reclaiming takes the dead ones from the front, so a
    * newcomer to a full L1 costs O(log n), not a walk of every row. Walking cost O(maxSize) per
    * newcomer: a full table, which the spec makes a pass-through, spent 0.9-1.5 ms of CPU on each miss
    * at 100,000 rows, whether it found a dead row or not.
@@ -163,8 +163,8 @@ export class L1<R extends object> {
 
   /**
    * Deletes dead rows (`skip`), earliest first: the dead rows are the front of the death order, so
-   * it stops at the first live one. An entry whose key no longer holds its row (replaced, deleted) is
-   * dropped on the way.
+   * it stops at the first live one. An entry whose key no longer holds a row dying at its instant
+   * (replaced, deleted) is dropped on the way.
    */
   #reclaimDead(now: number): number {
     let n = 0;
