@@ -4,13 +4,13 @@
  *
  *   node --conditions=@echo/source --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof cache-profile.ts --row miss-set --side echo
  */
-import { type System, RECORDS, VALUE, blob, bento, echo, handRolled, records } from './lib/cache-systems.js';
+import { type System, RECORDS, VALUE, blob, bento, echo, handRolled, records, wire } from './lib/cache-systems.js';
 import { boolOption, intOption, stringOption } from './lib/options.js';
 import { Redis } from 'ioredis';
 import { acquireTarget } from './lib/target.js';
 
 const ROW = stringOption('row', 'l2-own', ['l2-own', 'miss-fill', 'miss-set']);
-const SIDE = stringOption('side', 'echo', ['echo', 'bento', 'raw']);
+const SIDE = stringOption('side', 'echo', ['echo', 'bento', 'raw', 'wire']);
 const PAYLOAD = stringOption('payload', 'records', ['blob', 'records']);
 const OPS = intOption('ops', 20_000);
 const CALLERS = intOption('callers', 50);
@@ -33,7 +33,13 @@ async function loops(per: number, call: (caller: number, i: number) => Promise<u
 const target = await acquireTarget();
 const l2 = ROW === 'l2-own';
 const system: System =
-  SIDE === 'echo' ? await echo(target, 'p', { ...(l2 ? { l1: false } : {}), ...EXTRA }) : SIDE === 'bento' ? bento(target, 'p', l2 ? { l1: false } : { l1: 'copy', bus: false }) : handRolled(target, 'p');
+  SIDE === 'echo'
+    ? await echo(target, 'p', { ...(l2 ? { l1: false } : {}), ...EXTRA })
+    : SIDE === 'bento'
+      ? bento(target, 'p', l2 ? { l1: false } : { l1: 'copy', bus: false })
+      : SIDE === 'raw'
+        ? handRolled(target, 'p')
+        : await wire(target, 'p');
 try {
   if (l2) await Promise.all(Array.from({ length: CALLERS }, (_, c) => system.set(`r${String(c)}`, value)));
   const per = Math.ceil(OPS / CALLERS);

@@ -10,12 +10,13 @@
  * CALLERS concurrent callers, two ~5 KB JSON
  * values: the package's shape (one long string, `blob`) and issue 37's (32 small records, `records`),
  * each with its rows; `--payload blob|records` runs one. The fill and set rows also run a hand-rolled
- * ioredis client (`handRolled`) in each round: the ceiling any cache that writes a value once and
- * keeps its text in L1 can reach there, printed as its own ratio to bentocache. The fill and set rows
+ * client in each round, on ioredis (`handRolled`: the ceiling for a cache on ioredis that writes a
+ * value once and keeps its text in L1) and on no driver (`wire`: the floor, what the JSON, the kept
+ * text and the socket cost), each printed as its own ratio to bentocache. The fill and set rows
  * write a new value each time (the loader builds it, as a real one does); the others read one.
  *
- *   pnpm bench:cache                          # 5 rounds, about 8 minutes
- *   pnpm bench:cache --payload records        # issue 37's rows only, about 4 minutes
+ *   pnpm bench:cache                          # 5 rounds, about 10 minutes
+ *   pnpm bench:cache --payload records        # issue 37's rows only, about 5 minutes
  *   pnpm bench:cache --quick                  # smoke run (small sizes, 2 rounds)
  *   pnpm bench:cache --only "miss + set"      # the rows whose title holds the text
  *   pnpm bench:cache --rounds 5 --hit-ops 400000
@@ -132,7 +133,7 @@ async function stampede(target: BenchTarget, side: Redis, system: string, round:
 const target = await acquireTarget();
 const side = new Redis({ host: target.host, port: target.port, ...(target.password !== undefined ? { password: target.password } : {}) });
 if (target.external) progress(`using REDIS_URL ${target.host}:${String(target.port)}; it is FLUSHALLed before each measurement`);
-const costs = rows.map(() => ({ echo: [] as RowCost[], bento: [] as RowCost[], raw: [] as RowCost[] }));
+const costs = rows.map(() => ({ echo: [] as RowCost[], bento: [] as RowCost[], raw: [] as RowCost[], wire: [] as RowCost[] }));
 const inv = { echo: [] as number[], bento: [] as number[] };
 const stampedes = { echo: [] as string[], bento: [] as string[] };
 try {
@@ -140,9 +141,10 @@ try {
     progress(`round ${String(round + 1)}/${String(ROUNDS)}`);
     // Interleaved: each row runs both systems back to back; who goes first alternates by round.
     const order: Side[] = round % 2 === 0 ? ['echo', 'bento'] : ['bento', 'echo'];
-    // A row with a floor runs three sides; the hand-rolled one goes first, between or last by round.
+    // A row with a floor runs four sides; the two hand-rolled ones take turns at each place by round.
     const withFloor = [...order];
     withFloor.splice(round % 3, 0, 'raw');
+    withFloor.splice((round + 2) % 4, 0, 'wire');
     for (const [index, row] of rows.entries()) {
       for (const which of row.floor === true ? withFloor : order) (costs[index] as Record<Side, RowCost[]>)[which].push(await measure(target, side, which, round, index));
     }
@@ -171,7 +173,7 @@ const body = rows.map((row, i) => {
   const pair = (pick: (x: RowCost) => number): string => `${med(c.echo.map(pick))} / ${med(c.bento.map(pick))}`;
   return [row.title, `**${fmt(r.median)}x** (${fmt(r.min)}-${fmt(r.max)})`, pair((x) => x.opsPerSec), pair((x) => x.nodeUs), pair((x) => x.redisUs), pair((x) => x.commands), pair((x) => x.roundTrips)];
 });
-// The ceiling: what the hand-rolled client gets on the same rows, against bentocache and against Echo.
+// The ceiling and the floor: what the hand-rolled clients get on the same rows, against bentocache and against Echo.
 const floorBody = rows.flatMap((row, i) => {
   if (row.floor !== true) return [];
   const c = costs[i] as Record<Side, RowCost[]>;
@@ -179,7 +181,8 @@ const floorBody = rows.flatMap((row, i) => {
     const r = spread(pairedRatios(a.map((x) => x.opsPerSec), b.map((x) => x.opsPerSec)));
     return `**${fmt(r.median)}x** (${fmt(r.min)}-${fmt(r.max)})`;
   };
-  return [[row.title, ratio(c.raw, c.bento), ratio(c.echo, c.raw), med(c.raw.map((x) => x.opsPerSec)), med(c.raw.map((x) => x.nodeUs)), med(c.raw.map((x) => x.commands))]];
+  const pair = (pick: (x: RowCost) => number): string => `${med(c.raw.map(pick))} / ${med(c.wire.map(pick))}`;
+  return [[row.title, ratio(c.raw, c.bento), ratio(c.echo, c.raw), ratio(c.wire, c.bento), ratio(c.echo, c.wire), pair((x) => x.opsPerSec), pair((x) => x.nodeUs), pair((x) => x.roundTrips)]];
 });
 if (inv.echo.length > 0) {
   const ri = spread(pairedRatios(inv.bento, inv.echo));
@@ -193,8 +196,8 @@ const md = [
   '',
   table(['path', 'Echo / bentocache', 'ops/s', 'Node CPU µs/op', 'Redis CPU µs/op', 'commands/op', 'server reads/op'], body),
   '',
-  'The fill and set rows, run a third time in each round by a hand-rolled ioredis client (a `Map` of JSON text as L1, `GET` then `SET … PX`, no lease, versions or coherence): the least work a cache that writes a value once and keeps its text does, so its ratio to bentocache is the ceiling for these rows.',
+  'The fill and set rows, run a third and a fourth time in each round by a hand-rolled client (a `Map` of JSON text as L1, `GET` then `SET … PX`, no lease, versions or coherence): the least work a cache that writes a value once and keeps its text does. Once on ioredis, each command sent as asked (the ceiling for a client on ioredis); once on no driver at all, the commands of each tick in one socket write (the wire floor: what is left of the row once a client spends nothing beyond the JSON, the text L1 keeps and the socket). Per-op columns: on ioredis / on no driver.',
   '',
-  table(['path', 'hand-rolled / bentocache', 'Echo / hand-rolled', 'hand-rolled ops/s', 'hand-rolled Node CPU µs/op', 'hand-rolled commands/op'], floorBody),
+  table(['path', 'ioredis hand-rolled / bentocache', 'Echo / ioredis hand-rolled', 'wire floor / bentocache', 'Echo / wire floor', 'ops/s', 'Node CPU µs/op', 'server reads/op'], floorBody),
 ].join('\n');
 publish('cache-latest.md', md);

@@ -3,7 +3,7 @@
  * child it spawns (`cache-side.ts`) read the same command line, so both build the same rows.
  */
 import type { Redis } from 'ioredis';
-import { type BentoShape, type System, type Value, RECORDS, VALUE, blob, bento, echo, handRolled, records } from './cache-systems.js';
+import { type BentoShape, type System, type Value, RECORDS, VALUE, blob, bento, echo, handRolled, records, wire } from './cache-systems.js';
 import { type Cost, metered } from './cpu-meter.js';
 import { boolOption, intOption, stringOption, textOption } from './options.js';
 import type { BenchTarget } from './target.js';
@@ -34,7 +34,7 @@ export interface Row {
   readonly title: string;
   readonly echo: Parameters<typeof echo>[2];
   readonly bento: BentoShape;
-  /** The row also runs the hand-rolled ioredis client ({@link handRolled}): its ceiling is printed beside the ratio. */
+  /** The row also runs the hand-rolled clients ({@link handRolled}, {@link wire}): their ratios are printed beside Echo's. */
   readonly floor?: true;
   /** Untimed preparation (writes the keys a read row reads). */
   prepare?(system: System, round: number): Promise<void>;
@@ -109,8 +109,8 @@ export function picked(title: string): boolean {
 /** Every row this run measures (`--payload blob|records` runs one payload's, `--only` the matching titles). */
 export const rows: readonly Row[] = [...(PAYLOAD === 'records' ? [] : rowsOf('blob')), ...(PAYLOAD === 'blob' ? [] : rowsOf('records'))].filter((row) => picked(row.title));
 
-/** Who runs a row: Echo, bentocache, or (rows with a floor) the hand-rolled client. */
-export type Side = 'echo' | 'bento' | 'raw';
+/** Who runs a row: Echo, bentocache, or (rows with a floor) the hand-rolled client on ioredis or on no driver. */
+export type Side = 'echo' | 'bento' | 'raw' | 'wire';
 
 /** A row's cost, with the round trips it took: the server's read events (`INFO stats` total_reads_processed) per op. */
 export interface RowCost extends Cost {
@@ -128,7 +128,7 @@ async function readEvents(side: Redis): Promise<number> {
  */
 export async function measureSide(row: Row, target: BenchTarget, side: Redis, which: Side, round: number, index: number): Promise<RowCost> {
   const ns = `${which[0] ?? ''}${String(index)}r${String(round)}`;
-  const system = which === 'echo' ? await echo(target, ns, row.echo) : which === 'bento' ? bento(target, ns, row.bento) : handRolled(target, ns);
+  const system = which === 'echo' ? await echo(target, ns, row.echo) : which === 'bento' ? bento(target, ns, row.bento) : which === 'raw' ? handRolled(target, ns) : await wire(target, ns);
   try {
     await row.prepare?.(system, round);
     await row.run(system, round + ROUNDS);

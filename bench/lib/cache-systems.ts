@@ -4,6 +4,7 @@ import { memoryDriver } from 'bentocache/drivers/memory';
 import { redisBusDriver, redisDriver } from 'bentocache/drivers/redis';
 import { Redis } from 'ioredis';
 import type { BenchTarget } from './target.js';
+import { WireFloor } from './wire-floor.js';
 
 /** The package's ~5 KB JSON value: one long string and a few small fields (cheap to parse). */
 export const VALUE: Value = blob();
@@ -109,34 +110,39 @@ export function bento(target: BenchTarget, ns: string, shape: BentoShape): Syste
   };
 }
 
+/** The two L2 steps a hand-rolled cache takes, on some connection. */
+interface TextStore {
+  get(key: string): Promise<string | null>;
+  set(key: string, text: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
 /**
- * The least a client on ioredis does for these rows, hand-rolled: a `Map` of JSON text as its L1 and
- * one plain command per L2 step (`GET`, then `SET … PX`), no lease, no versions, no coherence, no
- * expiry in L1. A miss + fill is `GET`, the factory, one `JSON.stringify`, `SET` and the text kept
- * in the map: the work any cache that writes a value once and keeps a copy of it must do, so its
- * figure is the ceiling for the fill and set rows (the bench prints it beside them). Only `get`,
- * `set` and `getOrSet` are meant to be driven.
+ * A hand-rolled cache on `store`: a `Map` of JSON text as its L1 and one plain command per L2 step
+ * (`GET`, then `SET … PX`), no lease, no versions, no coherence, no expiry in L1. A miss + fill is
+ * `GET`, the factory, one `JSON.stringify`, `SET` and the text kept in the map: the work any cache
+ * that writes a value once and keeps a copy of it must do. Only `get`, `set` and `getOrSet` are
+ * meant to be driven.
  */
-export function handRolled(target: BenchTarget, ns: string): System {
-  const redis = new Redis({ host: target.host, port: target.port, ...(target.password !== undefined ? { password: target.password } : {}) });
+function textCache(name: string, ns: string, store: TextStore): System {
   const l1 = new Map<string, string>();
-  const read = async (name: string): Promise<unknown> => {
-    const key = `${ns}:${name}`;
-    const held = l1.get(key);
+  const read = async (key: string): Promise<unknown> => {
+    const stored = `${ns}:${key}`;
+    const held = l1.get(stored);
     if (held !== undefined) return JSON.parse(held);
-    const text = await redis.get(key);
+    const text = await store.get(stored);
     if (text === null) return undefined;
-    l1.set(key, text);
+    l1.set(stored, text);
     return JSON.parse(text);
   };
-  const write = async (name: string, value: Value): Promise<void> => {
-    const key = `${ns}:${name}`;
+  const write = async (key: string, value: Value): Promise<void> => {
+    const stored = `${ns}:${key}`;
     const text = JSON.stringify(value);
-    await redis.set(key, text, 'PX', TTL);
-    l1.set(key, text);
+    await store.set(stored, text);
+    l1.set(stored, text);
   };
   return {
-    name: 'hand-rolled',
+    name,
     get: read,
     set: write,
     getOrSet: async (key, factory) => {
@@ -146,10 +152,44 @@ export function handRolled(target: BenchTarget, ns: string): System {
       await write(key, value);
       return value;
     },
-    onInvalidated: () => Promise.reject(new Error('the hand-rolled side has no coherence')),
+    onInvalidated: () => Promise.reject(new Error(`the ${name} side has no coherence`)),
     close: async () => {
       l1.clear();
-      await redis.quit();
+      await store.close();
     },
   };
+}
+
+/**
+ * The least a client on ioredis does for these rows ({@link textCache} on one ioredis connection,
+ * each command sent as it is asked): its figure is the ceiling the bench prints beside the fill and
+ * set rows.
+ */
+export function handRolled(target: BenchTarget, ns: string): System {
+  const redis = new Redis({ host: target.host, port: target.port, ...(target.password !== undefined ? { password: target.password } : {}) });
+  return textCache('hand-rolled', ns, {
+    get: (key) => redis.get(key),
+    set: (key, text) => redis.set(key, text, 'PX', TTL),
+    close: async () => {
+      await redis.quit();
+    },
+  });
+}
+
+/**
+ * {@link textCache} on no driver at all ({@link WireFloor}: each tick's commands in one socket write,
+ * a reply reader for what `GET` and `SET` answer): what is left of a fill or a set once a client
+ * spends nothing beyond the value's JSON, the text L1 keeps and the socket. Its ratio to bentocache
+ * is the floor of these rows on this machine: a goal above it is out of any Node client's reach.
+ */
+export async function wire(target: BenchTarget, ns: string): Promise<System> {
+  const floor = await WireFloor.open(target.host, target.port, target.password);
+  return textCache('wire floor', ns, {
+    get: async (key) => {
+      const reply = await floor.call('GET', key);
+      return typeof reply === 'string' ? reply : null;
+    },
+    set: (key, text) => floor.call('SET', key, text, 'PX', TTL),
+    close: () => floor.close(),
+  });
 }
