@@ -15,7 +15,7 @@
  * text and the socket cost), each printed as its own ratio to bentocache. The fill and set rows
  * write a new value each time (the loader builds it, as a real one does); the others read one.
  *
- *   pnpm bench:cache                          # 5 rounds, about 10 minutes
+ *   pnpm bench:cache                          # 5 rounds, about 9 minutes
  *   pnpm bench:cache --payload records        # issue 37's rows only, about 5 minutes
  *   pnpm bench:cache --quick                  # smoke run (small sizes, 2 rounds)
  *   pnpm bench:cache --only "miss + set"      # the rows whose title holds the text
